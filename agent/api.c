@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+#include <jansson.h>
+
+#include "api.h"
+#include "cli.h"
+#include "drift.h"
+#include "metrics.h"
+#include "probe.h"
+#include "probe_gate.h"
+#include "state_json.h"
+#include "txn.h"
+#include "version.h"
+
+static void reply_json(struct http_response *resp, int status, json_t *j)
+{
+        if (!j) {
+                http_error(resp, 500, "internal", NULL, "out of memory");
+                return;
+        }
+        resp->status = status;
+        resp->body = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+        resp->content_type = "application/json";
+        json_decref(j);
+}
+
+static void reply_errbuf(struct http_response *resp, int status, const char *code, const struct errbuf *e)
+{
+        http_error(resp, status, code, e->where, "%s", e->msg);
+}
+
+static struct policy *parse_body(const struct http_request *req, struct http_response *resp)
+{
+        struct errbuf e = { 0 };
+        struct policy *p = NULL;
+        char where[300];
+        const char *path;
+
+        if (policy_parse_buffer(req->body, req->body_len, "request body", &p, &e) >= 0)
+                return p;
+        /* where is "request body: $.x" or "request body:L:C": keep the JSON path for "path". */
+        snprintf(where, sizeof(where), "%s", e.where);
+        path = strstr(where, "$") ? strstr(where, "$") : where;
+        http_error(resp, 400, "invalid", path, "%s; nothing was changed", e.msg);
+        return NULL;
+}
+
+static void env_init(struct api *a, struct txn_env *env)
+{
+        txn_env_init(env, a->config, a->journal);
+        env->no_watchdog = true;
+}
+
+/* Take the node's transaction lock or answer 409. */
+static int lock_or_409(struct txn_env *env, struct http_response *resp)
+{
+        struct errbuf e = { 0 };
+        int r = txn_lock(env, false, &e);
+
+        if (r == -EBUSY)
+                http_error(resp, 409, "busy", NULL, "%s; nothing was changed", e.msg);
+        else if (r < 0)
+                reply_errbuf(resp, 500, "internal", &e);
+        return r;
+}
+
+static void reply_result(struct http_response *resp, struct txn_result *r)
+{
+        if (streq(r->result, "busy")) {
+                http_error(resp, 409, "busy", NULL, "%s; nothing was changed", r->error.msg);
+                return;
+        }
+        metrics_record(r);
+        if (r->exit_code == EXIT_INVALID && !r->tx) {
+                http_error(resp, 400, "invalid", r->error.where, "%s%s", r->error.msg,
+                           strstr(r->error.msg, "nothing was changed") ? "" : "; nothing was changed");
+                return;
+        }
+        reply_json(resp, 200, txn_result_to_json(r));
+}
+
+static void do_apply(struct api *a, const struct http_request *req, struct http_response *resp)
+{
+        const char *ct = http_query(req, "confirm_timeout_s");
+        struct policy *p = parse_body(req, resp);
+        struct txn_result res;
+        struct txn_env env;
+        int confirm = -1;
+        char *end;
+
+        if (!p)
+                return;
+        if (ct) {
+                long v = strtol(ct, &end, 10);
+
+                if (*end || end == ct || v < 0 || v > 86400) {
+                        policy_free(p);
+                        http_error(resp, 400, "invalid", "confirm_timeout_s",
+                                   "confirm_timeout_s '%s' out of range 0-86400; nothing was changed", ct);
+                        return;
+                }
+                confirm = (int)v;
+        }
+        env_init(a, &env);
+        if (lock_or_409(&env, resp) >= 0) {
+                txn_result_init(&res);
+                txn_apply(&env, p, confirm, &res);
+                txn_unlock(&env);
+                reply_result(resp, &res);
+                txn_result_done(&res);
+        }
+        policy_free(p);
+}
+
+static void do_rollback(struct api *a, struct http_response *resp)
+{
+        struct txn_result res;
+        struct txn_env env;
+
+        env_init(a, &env);
+        if (lock_or_409(&env, resp) < 0)
+                return;
+        txn_result_init(&res);
+        txn_rollback(&env, &res);
+        txn_unlock(&env);
+        if (res.exit_code == EXIT_INVALID && !res.tx)
+                http_error(resp, 404, "not_found", NULL, "%s", res.error.msg);
+        else
+                reply_result(resp, &res);
+        txn_result_done(&res);
+}
+
+static void do_confirm(struct api *a, const char *id, struct http_response *resp)
+{
+        struct txn_result res;
+        struct txn_env env;
+        char *end;
+        long long tx = strtoll(id, &end, 10);
+
+        if (*end || end == id || tx <= 0) {
+                http_error(resp, 404, "not_found", NULL, "no transaction '%s'", id);
+                return;
+        }
+        env_init(a, &env);
+        if (lock_or_409(&env, resp) < 0)
+                return;
+        txn_result_init(&res);
+        txn_confirm(&env, tx, &res);
+        txn_unlock(&env);
+        if (res.exit_code == EXIT_INVALID)
+                http_error(resp, 404, "not_found", NULL, "%s", res.error.msg);
+        else if (res.state != TXN_COMMITTED)
+                http_error(resp, 409, "not_pending", NULL, "%s", res.error.msg);
+        else
+                reply_json(resp, 200, txn_result_to_json(&res));
+        txn_result_done(&res);
+}
+
+static void do_plan(struct api *a, const struct http_request *req, struct http_response *resp)
+{
+        struct policy *p = parse_body(req, resp);
+        struct txn_target *tg = NULL;
+        struct state *live = NULL;
+        struct errbuf e = { 0 };
+        struct txn_env env;
+        json_t *changes = NULL, *names;
+        unsigned n = 0;
+        int r;
+
+        if (!p)
+                return;
+        env_init(a, &env);
+        r = env.hooks.resolve(&env, p, &tg, &n, &e);
+        if (r >= 0 && !(live = calloc(n ? n : 1, sizeof(*live))))
+                r = -ENOMEM;
+        if (r >= 0)
+                r = txn_read_live(tg, n, live, &e);
+        if (r >= 0)
+                r = txn_diff_json(tg, live, n, &changes, NULL);
+        if (r < 0) {
+                reply_errbuf(resp, r == -ENOENT ? 400 : 500, r == -ENOENT ? "invalid" : "runtime", &e);
+        } else {
+                names = json_array();
+                for (unsigned i = 0; i < n; i++)
+                        json_array_append_new(names, json_pack("{s:s, s:s}", "name", tg[i].t.name, "kind",
+                                                               tg[i].t.kind == TARGET_SWITCH ? "switch" : "interface"));
+                reply_json(resp, 200, json_pack("{s:o, s:o}", "changes", changes, "targets", names));
+        }
+        free(live);
+        free(tg);
+        policy_free(p);
+}
+
+static void do_state(struct api *a, struct http_response *resp)
+{
+        _cleanup_free_ char *json = NULL;
+        _cleanup_free_ struct txn_target *tg = NULL;
+        struct policy *p = NULL;
+        struct errbuf e = { 0 };
+        struct txn_env env;
+        json_t *arr = json_array();
+        unsigned n = 0;
+        int r;
+
+        env_init(a, &env);
+        r = journal_revision(a->journal, 0, NULL, NULL, &json, &e);
+        if (r == -ENOENT || (r >= 0 && !json)) {
+                reply_json(resp, 200, json_pack("{s:o, s:n}", "targets", arr, "policy"));
+                return;
+        }
+        if (r >= 0)
+                r = policy_parse_buffer(json, strlen(json), "committed revision", &p, &e);
+        if (r >= 0)
+                r = env.hooks.resolve(&env, p, &tg, &n, &e);
+        for (unsigned i = 0; r >= 0 && i < n; i++) {
+                struct state live;
+                uint32_t all = 0;
+
+                for (unsigned d = 0; d < tg[i].n_drivers; d++)
+                        all |= tg[i].fields[d];
+                tg[i].desired.present = all;
+                r = txn_read_live(&tg[i], 1, &live, &e);
+                if (r >= 0)
+                        json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "name", tg[i].t.name, "kind",
+                                                             tg[i].t.kind == TARGET_SWITCH ? "switch" : "interface",
+                                                             "state", state_to_json(&live)));
+        }
+        if (r < 0) {
+                json_decref(arr);
+                reply_errbuf(resp, 500, "runtime", &e);
+        } else {
+                reply_json(resp, 200, json_pack("{s:o, s:s}", "targets", arr, "policy", p->name));
+        }
+        policy_free(p);
+}
+
+static void do_drift(struct api *a, struct http_response *resp)
+{
+        struct errbuf e = { 0 };
+        struct txn_env env;
+        json_t *changes = NULL;
+        int r;
+
+        env_init(a, &env);
+        r = drift_check(&env, &changes, NULL, &e);
+        if (r == -ENOENT)
+                reply_json(resp, 200, json_pack("{s:b, s:[], s:s}", "drift", 0, "changes", "note", e.msg));
+        else if (r < 0)
+                reply_errbuf(resp, 500, "runtime", &e);
+        else {
+                metrics_set_drift(changes);
+                reply_json(resp, 200, json_pack("{s:b, s:o}", "drift", r > 0, "changes", changes));
+        }
+}
+
+static void do_history(struct api *a, struct http_response *resp)
+{
+        struct errbuf e = { 0 };
+        json_t *arr = history_json(a->journal, 100, &e);
+
+        if (!arr)
+                reply_errbuf(resp, 500, "internal", &e);
+        else
+                reply_json(resp, 200, json_pack("{s:o}", "transactions", arr));
+}
+
+static void do_probe(struct api *a, const struct http_request *req, struct http_response *resp)
+{
+        json_auto_t *body = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, NULL);
+        struct probe_measurement *m = NULL;
+        struct probe_params pp;
+        struct errbuf e = { 0 };
+        const char *peer = NULL, *mode = "auto";
+        json_int_t duration = 3000, runs = 1;
+        enum probe_mode pm;
+        json_error_t je;
+
+        if (!body || json_unpack_ex(body, &je, JSON_STRICT, "{s:s, s?s, s?I, s?I}", "peer", &peer, "mode", &mode,
+                                    "duration_ms", &duration, "runs", &runs) < 0) {
+                http_error(resp, 400, "invalid", "$", "expected {\"peer\": \"HOST:PORT\", \"mode\"?, \"duration_ms\"?, \"runs\"?}%s%s",
+                           body ? ": " : "", body ? je.text : "");
+                return;
+        }
+        probe_params_init(&pp);
+        snprintf(pp.peer, sizeof(pp.peer), "%s", peer);
+        pp.duration_ms = (unsigned)duration;
+        if (probe_mode_from_string(mode, &pm) < 0 || runs < 1 || runs > PROBE_RUNS_MAX || duration < 100 ||
+            duration > 60000 || probe_params_check(&pp, &e) < 0) {
+                http_error(resp, 400, "invalid", "$", "bad probe request (mode auto|verbs|tcp, runs 1-%d, duration_ms 100-60000)%s%s",
+                           PROBE_RUNS_MAX, e.msg[0] ? ": " : "", e.msg);
+                return;
+        }
+        m = calloc(1, sizeof(*m));
+        if (!m) {
+                http_error(resp, 500, "internal", NULL, "out of memory");
+                return;
+        }
+        probe_measure(&pp, pm, (unsigned)runs, m, &e);
+        {
+                json_t *j = probe_measurement_to_json(m);
+
+                if (j)
+                        json_object_set_new(j, "gbps", m->ok ? json_real(m->median_gbps) : json_null());
+                reply_json(resp, m->ok ? 200 : 502, j);
+        }
+        free(m);
+}
+
+static void do_metrics(struct api *a, struct http_response *resp)
+{
+        char ifs[POLICY_TARGETS_MAX][STATE_NAME_MAX];
+        _cleanup_free_ char *json = NULL;
+        struct policy *p = NULL;
+        unsigned n = 0;
+
+        /* NIC counters of the committed policy's plain interface names (globs skipped). */
+        if (journal_revision(a->journal, 0, NULL, NULL, &json, NULL) >= 0 && json &&
+            policy_parse_buffer(json, strlen(json), "revision", &p, NULL) >= 0)
+                for (unsigned i = 0; i < p->n_interfaces; i++)
+                        if (!strpbrk(p->interfaces[i], "*?["))
+                                snprintf(ifs[n++], STATE_NAME_MAX, "%s", p->interfaces[i]);
+        policy_free(p);
+        resp->status = 200;
+        resp->body = metrics_render(a->journal, a->config, ifs, n);
+        resp->content_type = "text/plain; version=0.0.4";
+        if (!resp->body)
+                http_error(resp, 500, "internal", NULL, "out of memory");
+}
+
+void api_handle(void *userdata, const struct http_request *req, struct http_response *resp)
+{
+        struct api *a = userdata;
+        bool get = streq(req->method, "GET"), post = streq(req->method, "POST");
+        const char *u = req->url;
+
+        if (get && streq(u, "/v1/health"))
+                reply_json(resp, 200, json_pack("{s:s, s:s, s:s}", "status", "ok", "version", NETTUNE_VERSION,
+                                                "client", req->client));
+        else if (get && streq(u, "/metrics"))
+                do_metrics(a, resp);
+        else if (get && streq(u, "/v1/state"))
+                do_state(a, resp);
+        else if (post && streq(u, "/v1/plan"))
+                do_plan(a, req, resp);
+        else if (post && streq(u, "/v1/apply"))
+                do_apply(a, req, resp);
+        else if (post && !strncmp(u, "/v1/confirm/", 12))
+                do_confirm(a, u + 12, resp);
+        else if (post && streq(u, "/v1/rollback"))
+                do_rollback(a, resp);
+        else if (get && streq(u, "/v1/drift"))
+                do_drift(a, resp);
+        else if (get && streq(u, "/v1/history"))
+                do_history(a, resp);
+        else if (post && streq(u, "/v1/probe"))
+                do_probe(a, req, resp);
+        else
+                http_error(resp, 404, "not_found", NULL, "no route %s '%s'", req->method, u);
+}

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/* Commands that change or report transactions: apply, rollback, confirm, history, drift. */
+#include <getopt.h>
+#include <time.h>
+
+#include "cli.h"
+#include "drift.h"
+#include "log.h"
+#include "txn.h"
+
+struct session {
+        struct journal *journal;
+        struct txn_env env;
+};
+
+static void session_done(struct session *s)
+{
+        txn_unlock(&s->env);
+        journal_close(s->journal);
+}
+
+/* Open the journal and, when lock is set, take the lock (which recovers first). */
+static int session_open(struct cli *c, struct session *s, bool lock)
+{
+        struct errbuf e = { 0 };
+        char buf[1100];
+        int r;
+
+        memset(s, 0, sizeof(*s));
+        s->env.lock_fd = -1;
+        r = journal_open(c->config.state_dir, &s->journal, &e);
+        if (r >= 0) {
+                txn_env_init(&s->env, &c->config, s->journal);
+                if (lock)
+                        r = txn_lock(&s->env, false, &e);
+        }
+        if (r < 0) {
+                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
+                journal_close(s->journal);
+                s->journal = NULL;
+                return EXIT_RUNTIME;
+        }
+        return 0;
+}
+
+static int want_help(struct cli *c, const char *usage)
+{
+        for (int i = 1; i < c->argc; i++)
+                if (streq(c->argv[i], "--help") || streq(c->argv[i], "-h")) {
+                        printf("%s", usage);
+                        return 1;
+                }
+        return 0;
+}
+
+static void print_changes(const json_t *changes)
+{
+        size_t i;
+        json_t *ch;
+
+        json_array_foreach(changes, i, ch)
+                printf("  %s %s: %s -> %s\n", json_string_value(json_object_get(ch, "target")),
+                       json_string_value(json_object_get(ch, "key")),
+                       json_string_value(json_object_get(ch, "from")),
+                       json_string_value(json_object_get(ch, "to")));
+}
+
+static int print_result(struct cli *c, const struct txn_result *r)
+{
+        char buf[1100];
+
+        if (c->json) {
+                json_t *j = txn_result_to_json(r);
+
+                json_dumpf(j, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+                putchar('\n');
+                json_decref(j);
+        } else {
+                if (r->tx)
+                        printf("transaction %lld: %s", (long long)r->tx, r->result);
+                else
+                        printf("%s", r->result);
+                if (r->restored_by[0])
+                        printf(" (restored by %s)", r->restored_by);
+                if (r->baseline.ok || r->post.ok)
+                        printf(", probe %.2f -> %.2f Gbit/s", r->baseline.gbps, r->post.gbps);
+                if (r->state == TXN_PENDING_CONFIRM)
+                        printf("; confirm with 'nettune-agent confirm %lld' within %lld s",
+                               (long long)r->tx, (long long)((r->confirm_deadline_ms - journal_now_ms() + 999) / 1000));
+                putchar('\n');
+                print_changes(r->changes);
+        }
+        if (r->error.msg[0])
+                fprintf(stderr, "%s: %s%s\n", c->prog, errbuf_str(&r->error, buf, sizeof(buf)),
+                        r->exit_code == EXIT_INVALID && !strstr(r->error.msg, "nothing was changed") ?
+                        "; nothing was changed" : "");
+        return r->exit_code;
+}
+
+static const char apply_usage[] =
+        "usage: nettune-agent apply POLICY [--confirm-timeout S]\n"
+        "apply POLICY as one transaction: snapshot, apply, read back, probe, commit or roll back.\n"
+        "  --confirm-timeout S  leave the change pending (exit 4) and restore it after S seconds\n"
+        "                       unless 'nettune-agent confirm TX' comes first\n";
+
+static int parse_uint_opt(struct cli *c, const char *opt, const char *v, unsigned max, int *ret)
+{
+        char *end;
+        unsigned long n;
+
+        errno = 0;
+        n = strtoul(v, &end, 10);
+        if (errno || end == v || *end || n > max || v[0] == '-') {
+                fprintf(stderr, "%s: %s '%s': expected an integer 0-%u; nothing was changed\n", c->prog, opt, v, max);
+                return -EINVAL;
+        }
+        *ret = (int)n;
+        return 0;
+}
+
+int cmd_apply(struct cli *c)
+{
+        struct policy *p = NULL;
+        struct errbuf e = { 0 };
+        struct session s;
+        struct txn_result res;
+        const char *file = NULL;
+        int confirm = -1, rc;
+        char buf[1100];
+
+        if (want_help(c, apply_usage))
+                return EXIT_OK;
+        for (int i = 1; i < c->argc; i++) {
+                if (streq(c->argv[i], "--confirm-timeout") && i + 1 < c->argc) {
+                        if (parse_uint_opt(c, "--confirm-timeout", c->argv[++i], 86400, &confirm) < 0)
+                                return EXIT_INVALID;
+                } else if (!file && c->argv[i][0] != '-') {
+                        file = c->argv[i];
+                } else {
+                        fprintf(stderr, "%s: apply: unexpected argument '%s'\n%s", c->prog, c->argv[i], apply_usage);
+                        return EXIT_INVALID;
+                }
+        }
+        if (!file) {
+                fprintf(stderr, "%s", apply_usage);
+                return EXIT_INVALID;
+        }
+        if (policy_load_file(file, &p, &e) < 0) {
+                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
+                return EXIT_INVALID;
+        }
+        rc = session_open(c, &s, true);
+        if (rc) {
+                policy_free(p);
+                return rc;
+        }
+        txn_result_init(&res);
+        txn_apply(&s.env, p, confirm, &res);
+        rc = print_result(c, &res);
+        txn_result_done(&res);
+        policy_free(p);
+        session_done(&s);
+        return rc;
+}
+
+int cmd_rollback(struct cli *c)
+{
+        struct session s;
+        struct txn_result res;
+        int rc;
+
+        if (want_help(c, "usage: nettune-agent rollback\nundo the newest committed revision as a full, verified transaction.\n"))
+                return EXIT_OK;
+        rc = session_open(c, &s, true);
+        if (rc)
+                return rc;
+        txn_result_init(&res);
+        txn_rollback(&s.env, &res);
+        rc = print_result(c, &res);
+        txn_result_done(&res);
+        session_done(&s);
+        return rc;
+}
+
+static int parse_tx(struct cli *c, const char *v, int64_t *ret)
+{
+        char *end;
+        long long n;
+
+        errno = 0;
+        n = strtoll(v ? v : "", &end, 10);
+        if (!v || errno || end == v || *end || n <= 0) {
+                fprintf(stderr, "%s: transaction id '%s': expected a positive integer\n", c->prog, v ? v : "");
+                return -EINVAL;
+        }
+        *ret = n;
+        return 0;
+}
+
+int cmd_confirm(struct cli *c)
+{
+        struct session s;
+        struct txn_result res;
+        int64_t tx;
+        int rc;
+
+        if (want_help(c, "usage: nettune-agent confirm TX\nkeep a change applied with --confirm-timeout.\n"))
+                return EXIT_OK;
+        if (c->argc != 2 || parse_tx(c, c->argv[1], &tx) < 0)
+                return EXIT_INVALID;
+        rc = session_open(c, &s, true);
+        if (rc)
+                return rc;
+        txn_result_init(&res);
+        txn_confirm(&s.env, tx, &res);
+        rc = print_result(c, &res);
+        txn_result_done(&res);
+        session_done(&s);
+        return rc;
+}
+
+/* Hidden: the detached confirm watchdog (txn_watchdog.c). */
+int cmd_confirm_watchdog(struct cli *c)
+{
+        struct session s;
+        struct journal_tx t;
+        struct errbuf e = { 0 };
+        int64_t tx;
+
+        if (c->argc != 2 || parse_tx(c, c->argv[1], &tx) < 0)
+                return EXIT_INVALID;
+        if (session_open(c, &s, false))
+                return EXIT_RUNTIME;
+        for (;;) {
+                struct timespec ts = { 1, 0 };
+                int64_t left;
+
+                if (journal_get(s.journal, tx, &t, &e) < 0)
+                        break;
+                journal_tx_done(&t);
+                if (t.state != TXN_PENDING_CONFIRM)
+                        break;
+                left = t.confirm_deadline_ms - journal_now_ms();
+                if (left <= 0) {
+                        /* Taking the lock recovers: an expired confirmation is restored. */
+                        if (txn_lock(&s.env, true, &e) >= 0)
+                                break;
+                } else if (left < 1000) {
+                        ts = (struct timespec){ 0, (long)left * 1000000L };
+                }
+                nanosleep(&ts, NULL);
+        }
+        session_done(&s);
+        return EXIT_OK;
+}

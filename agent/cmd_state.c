@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nettune-agent state [--interfaces GLOB,...]: the live state of this
+ * namespace's interfaces (all but loopback by default) with their congestion
+ * counters.
+ * nettune-agent plan POLICY: resolve the policy's targets, read their live
+ * state and print the field-by-field difference. Both change nothing.
+ */
+#include <jansson.h>
+#include <net/if.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "counters.h"
+#include "diff.h"
+#include "policy.h"
+#include "state_json.h"
+#include "targets.h"
+
+#define GLOBS_MAX 64
+
+static int fail(struct cli *c, const struct errbuf *e, int code)
+{
+        char buf[1100];
+
+        fprintf(stderr, "%s: %s\n", c->prog, errbuf_str(e, buf, sizeof(buf)));
+        return code;
+}
+
+/* An errno from resolving/checking targets as an exit code. */
+static int exit_for(int r)
+{
+        return r == -ENOENT || r == -EOPNOTSUPP || r == -EINVAL ? EXIT_INVALID : EXIT_RUNTIME;
+}
+
+static void print_json(json_t *j)
+{
+        char *s = j ? json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+
+        if (s)
+                puts(s);
+        free(s);
+}
+
+/* ---- state ---- */
+
+static int split_globs(const char *arg, char (*globs)[64], unsigned *n)
+{
+        _cleanup_free_ char *copy = strdup(arg);
+        char *save = NULL;
+
+        if (!copy)
+                return -ENOMEM;
+        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                if (*n >= GLOBS_MAX || strlen(tok) >= 64)
+                        return -EINVAL;
+                snprintf(globs[(*n)++], 64, "%s", tok);
+        }
+        return 0;
+}
+
+static json_t *counters_json(const struct counters *k)
+{
+        json_t *a = json_array();
+
+        for (unsigned i = 0; a && i < k->n; i++)
+                json_array_append_new(a, json_pack("{s:s,s:s,s:I}", "name", k->c[i].name, "source",
+                                                   k->c[i].source, "value", (json_int_t)k->c[i].value));
+        return a;
+}
+
+static json_t *fields_json(uint32_t fields)
+{
+        json_t *a = json_array();
+
+        for (int f = 0; a && f < STATE_FIELD_MAX; f++)
+                if (fields & STATE_BIT(f))
+                        json_array_append_new(a, json_string(state_field_name(f)));
+        return a;
+}
+
+static json_t *interface_json(struct target *t, struct errbuf *e, int *ret_r)
+{
+        uint32_t want = targets_wanted(TARGET_INTERFACE, STATE_ALL_FIELDS);
+        _cleanup_free_ struct counters *k = calloc(1, sizeof(*k));
+        struct state live;
+        json_t *o;
+
+        state_init(&live);
+        *ret_r = k ? targets_read_state(t, want, &live, e) : -ENOMEM;
+        if (*ret_r >= 0)
+                *ret_r = counters_read(t->name, t->env->sysfs_root, k, e);
+        if (*ret_r < 0)
+                return NULL;
+        o = json_pack("{s:s,s:i,s:s,s:o,s:o,s:o}", "name", t->name, "ifindex", t->ifindex,
+                      "driver", t->kernel_driver, "state", state_to_json(&live),
+                      "unsupported", fields_json(want & ~live.present), "counters", counters_json(k));
+        if (!o)
+                *ret_r = -ENOMEM;
+        return o;
+}
+
+static void print_interface_text(const json_t *o)
+{
+        const json_t *st = json_object_get(o, "state"), *v;
+        const char *key;
+        size_t i;
+
+        printf("interface '%s' (ifindex %d, driver %s)\n", json_string_value(json_object_get(o, "name")),
+               (int)json_integer_value(json_object_get(o, "ifindex")),
+               json_string_value(json_object_get(o, "driver")));
+        json_object_foreach((json_t *)st, key, v) {
+                char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+
+                printf("  %s: %s\n", key, s ? s : "?");
+                free(s);
+        }
+        v = json_object_get(o, "unsupported");
+        if (json_array_size(v)) {
+                printf("  unsupported here:");
+                json_array_foreach(v, i, st)
+                        printf("%s %s", i ? "," : "", json_string_value(st));
+                printf("\n");
+        }
+        v = json_object_get(o, "counters");
+        if (!json_array_size(v))
+                printf("  counters: none\n");
+        json_array_foreach(v, i, st)
+                printf("  counter %s (%s): %" JSON_INTEGER_FORMAT "\n", json_string_value(json_object_get(st, "name")),
+                       json_string_value(json_object_get(st, "source")),
+                       json_integer_value(json_object_get(st, "value")));
+}
+
+static int state_usage(struct cli *c, FILE *f, int code)
+{
+        fprintf(f,
+                "usage: %s state [--config FILE] [--output json] [--interfaces GLOB,...]\n"
+                "\n"
+                "Prints the live managed settings (mtu, trust, dscp_to_priority, pfc, ets,\n"
+                "host_ecn) and congestion counters of this namespace's interfaces, every\n"
+                "interface but loopback by default. Changes nothing.\n"
+                "\nexit codes: 0 ok, 2 bad usage, 3 an interface could not be read\n", c->prog);
+        return code;
+}
+
+static int parse_state_args(struct cli *c, char (*globs)[64], unsigned *n)
+{
+        for (int i = 1; i < c->argc; i++) {
+                const char *a = c->argv[i], *v = NULL;
+
+                if (streq(a, "--help") || streq(a, "-h"))
+                        return state_usage(c, stdout, 1), -ECANCELED;
+                if (streq(a, "--interfaces") && i + 1 < c->argc)
+                        v = c->argv[++i];
+                else if (!strncmp(a, "--interfaces=", 13))
+                        v = a + 13;
+                if (!v) {
+                        fprintf(stderr, "%s: state: unexpected argument '%s'\n", c->prog, a);
+                        return -EINVAL;
+                }
+                if (split_globs(v, globs, n) < 0) {
+                        fprintf(stderr, "%s: state: --interfaces '%s': at most %d globs of 63 characters\n",
+                                c->prog, v, GLOBS_MAX);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
+int cmd_state(struct cli *c)
+{
+        char globs[GLOBS_MAX][64];
+        struct target_list l = { 0 };
+        struct errbuf e = { .where = "" };
+        json_auto_t *all = json_array();
+        unsigned n = 0;
+        int r;
+
+        r = parse_state_args(c, globs, &n);
+        if (r == -ECANCELED)
+                return EXIT_OK;
+        if (r < 0)
+                return state_usage(c, stderr, EXIT_INVALID);
+        r = targets_for_interfaces(&c->config, globs, n, &l, &e);
+        if (r < 0)
+                return fail(c, &e, exit_for(r));
+        for (unsigned i = 0; i < l.n && r >= 0; i++) {
+                json_t *o = interface_json(&l.v[i], &e, &r);
+
+                if (o)
+                        json_array_append_new(all, o);
+        }
+        targets_free(&l);
+        if (r < 0)
+                return fail(c, &e, EXIT_RUNTIME);
+        if (c->json) {
+                json_auto_t *doc = json_pack("{s:O}", "interfaces", all);
+
+                print_json(doc);
+        } else {
+                size_t i;
+                json_t *o;
+
+                json_array_foreach(all, i, o)
+                        print_interface_text(o);
+        }
+        return EXIT_OK;
+}
+
+/* ---- plan ---- */
+
+static int plan_target(struct target *t, const struct policy *p, json_t *out, unsigned *changes,
+                       struct errbuf *e)
+{
+        struct state desired = p->spec, live;
+        struct diff d = { 0 };
+        json_t *o;
+        int r;
+
+        desired.present = targets_wanted(t->kind, p->spec.present);
+        state_init(&live);
+        r = targets_check_caps(t, desired.present, e);
+        if (r >= 0)
+                r = targets_read_state(t, desired.present, &live, e);
+        if (r >= 0 && state_diff(&desired, &live, &d) < 0)
+                r = errbuf_set(e, ENOMEM, NULL, "out of memory");
+        if (r < 0)
+                return r;
+        o = json_pack("{s:s,s:s,s:o}", "kind", t->kind == TARGET_SWITCH ? "switch" : "interface",
+                      "name", t->name, "changes", diff_to_json(&d));
+        *changes += d.n;
+        diff_done(&d);
+        if (!o || json_array_append_new(out, o) < 0)
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        return 0;
+}
+
+static void print_plan_text(const json_t *targets, unsigned changes)
+{
+        const json_t *t, *ch;
+        size_t i, k;
+
+        json_array_foreach(targets, i, t) {
+                const json_t *list = json_object_get(t, "changes");
+
+                printf("%s '%s':%s\n", json_string_value(json_object_get(t, "kind")),
+                       json_string_value(json_object_get(t, "name")), json_array_size(list) ? "" : " no changes");
+                json_array_foreach(list, k, ch)
+                        printf("  %s: %s -> %s\n", json_string_value(json_object_get(ch, "key")),
+                               json_string_value(json_object_get(ch, "from")),
+                               json_string_value(json_object_get(ch, "to")));
+        }
+        printf("%u change%s planned; nothing was changed\n", changes, changes == 1 ? "" : "s");
+}
+
+int cmd_plan(struct cli *c)
+{
+        struct errbuf e = { .where = "" };
+        struct target_list l = { 0 };
+        json_auto_t *targets = json_array();
+        struct policy *p = NULL;
+        unsigned changes = 0;
+        int r;
+
+        if (c->argc != 2 || streq(c->argv[1], "--help")) {
+                fprintf(c->argc == 2 ? stdout : stderr,
+                        "usage: %s plan [--config FILE] [--output json] POLICY\n"
+                        "\nPrints what 'apply POLICY' would change here, field by field. Changes nothing.\n"
+                        "\nexit codes: 0 ok, 2 invalid policy or unsupported field, 3 runtime failure\n", c->prog);
+                return c->argc == 2 ? EXIT_OK : EXIT_INVALID;
+        }
+        r = policy_load_file(c->argv[1], &p, &e);
+        if (r < 0)
+                return fail(c, &e, EXIT_INVALID);
+        r = targets_for_policy(p, &c->config, &l, &e);
+        for (unsigned i = 0; r >= 0 && i < l.n; i++)
+                r = plan_target(&l.v[i], p, targets, &changes, &e);
+        targets_free(&l);
+        if (r < 0) {
+                policy_free(p);
+                return fail(c, &e, exit_for(r));
+        }
+        if (c->json) {
+                json_auto_t *doc = json_pack("{s:s,s:O,s:i}", "policy", p->name, "targets", targets,
+                                             "changes", (int)changes);
+
+                print_json(doc);
+        } else {
+                print_plan_text(targets, changes);
+        }
+        policy_free(p);
+        return EXIT_OK;
+}

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/* The agent configuration file: defaults, validation tables, relative paths. */
+#include <libgen.h>
+#include <limits.h>
+
+#include "config.h"
+#include "jsonv.h"
+
+#define CONFIG_DOC_MAX (1u << 20)
+
+static const char *const drift_names[] = { "report", "enforce", NULL };
+static const char *const dialect_names[] = { "nvue", "sonic", "eos", NULL };
+
+void config_defaults(struct agent_config *c)
+{
+        memset(c, 0, sizeof(*c));
+        snprintf(c->listen, sizeof(c->listen), "0.0.0.0:7440");
+        snprintf(c->state_dir, sizeof(c->state_dir), "/var/lib/nettune");
+        snprintf(c->probe_listen, sizeof(c->probe_listen), "0.0.0.0:18515");
+        snprintf(c->env.sysfs_root, sizeof(c->env.sysfs_root), "/sys");
+        snprintf(c->env.debugfs_root, sizeof(c->env.debugfs_root), "/sys/kernel/debug");
+        c->env.settle_ms = 3000;
+        c->probe_runs = 3;
+        c->drift_interval_s = 60;
+        c->drift_mode = DRIFT_MODE_REPORT;
+        c->max_body_bytes = 1u << 20;
+        c->request_timeout_s = 30;
+}
+
+static int check_listen(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_check_hostport(v, "listen address", json_string_value(j));
+}
+
+static int check_dialect(struct jsonv *v, const json_t *j, void *obj)
+{
+        unsigned i;
+
+        return jsonv_enum(v, j, "dialect", dialect_names, &i);
+}
+
+static int check_host(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_check_chars(v, "host", json_string_value(j), "-_.:%");
+}
+
+static int check_switch_name(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_check_chars(v, "switch name", json_string_value(j), "-_.");
+}
+
+static int check_user(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_check_chars(v, "user", json_string_value(j), "-_.");
+}
+
+static int check_port_name(struct jsonv *v, const char *s)
+{
+        return jsonv_check_chars(v, "port name", s, "-_./:");
+}
+
+static int parse_ports(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct switch_config *sw = obj;
+        size_t n;
+        int r = jsonv_string_array(v, j, "port", STATE_PORTS_MAX, sw->ports[0], sizeof(sw->ports[0]), &n,
+                                   check_port_name);
+
+        sw->n_ports = r < 0 ? 0 : (unsigned)n;
+        return r;
+}
+
+#define SW_STR(k, m, fn) { .key = (k), .type = JSONV_STRING, .flags = JSONV_REQUIRED | JSONV_NONEMPTY, \
+                           JSONV_MEMBER(struct switch_config, m), .parse = (fn) }
+
+static const struct jsonv_field switch_fields[] = {
+        SW_STR("name", name, check_switch_name),
+        SW_STR("dialect", dialect, check_dialect),
+        SW_STR("host", host, check_host),
+        JSONV_UINT("port", struct switch_config, port, 1, 65535),
+        SW_STR("user", user, check_user),
+        SW_STR("key", key, NULL),
+        SW_STR("known_hosts", known_hosts, NULL),
+        JSONV_CUSTOM("ports", JSONV_ARRAY, 0, parse_ports),
+        JSONV_UINT("connect_timeout_ms", struct switch_config, connect_timeout_ms, 100, 600000),
+        JSONV_UINT("command_timeout_ms", struct switch_config, command_timeout_ms, 100, 600000),
+        { 0 },
+};
+
+static int parse_switch(struct jsonv *v, const json_t *j, struct agent_config *c, unsigned i)
+{
+        struct switch_config *sw = &c->switches[i];
+        char q[80];
+        int r;
+
+        *sw = (struct switch_config){ .port = 22, .connect_timeout_ms = 5000, .command_timeout_ms = 30000 };
+        r = jsonv_object(v, j, switch_fields, sw);
+        if (r < 0)
+                return r;
+        for (unsigned k = 0; k < i; k++)
+                if (streq(c->switches[k].name, sw->name)) {
+                        jsonv_push_key(v, "name");
+                        r = jsonv_error(v, "duplicate switch '%s'", jsonv_quote(sw->name, q, sizeof(q)));
+                        jsonv_pop(v);
+                        return r;
+                }
+        return 0;
+}
+
+static int parse_switches(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct agent_config *c = obj;
+        size_t i;
+        json_t *el;
+
+        if (json_array_size(j) > CONFIG_SWITCHES_MAX)
+                return jsonv_error(v, "expected at most %d switches, found %zu", CONFIG_SWITCHES_MAX,
+                                   json_array_size(j));
+        json_array_foreach(j, i, el) {
+                int r;
+
+                jsonv_push_index(v, i);
+                r = parse_switch(v, el, c, (unsigned)i);
+                jsonv_pop(v);
+                if (r < 0)
+                        return r;
+        }
+        c->n_switches = (unsigned)json_array_size(j);
+        return 0;
+}
+
+#define CF_STR(k, m, fn) { .key = (k), .type = JSONV_STRING, .flags = JSONV_NONEMPTY, \
+                           JSONV_MEMBER(struct agent_config, m), .parse = (fn) }
+
+static const struct jsonv_field tls_fields[] = {
+        CF_STR("cert", tls_cert, NULL),
+        CF_STR("key", tls_key, NULL),
+        CF_STR("client_ca", tls_client_ca, NULL),
+        { 0 },
+};
+
+static const struct jsonv_field probe_fields[] = {
+        CF_STR("listen", probe_listen, check_listen),
+        JSONV_UINT("runs", struct agent_config, probe_runs, 1, 15),
+        { 0 },
+};
+
+static const struct jsonv_field drift_fields[] = {
+        JSONV_UINT("interval_s", struct agent_config, drift_interval_s, 0, 86400),
+        JSONV_ENUM("mode", struct agent_config, drift_mode, drift_names, 0),
+        { 0 },
+};
+
+static int parse_tls(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_object(v, j, tls_fields, obj);
+}
+
+static int parse_probe(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_object(v, j, probe_fields, obj);
+}
+
+static int parse_drift(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_object(v, j, drift_fields, obj);
+}
+
+static const struct jsonv_field config_fields[] = {
+        CF_STR("listen", listen, check_listen),
+        JSONV_CUSTOM("tls", JSONV_OBJECT, 0, parse_tls),
+        CF_STR("state_dir", state_dir, NULL),
+        CF_STR("sysfs_root", env.sysfs_root, NULL),
+        CF_STR("debugfs_root", env.debugfs_root, NULL),
+        JSONV_CUSTOM("probe", JSONV_OBJECT, 0, parse_probe),
+        JSONV_CUSTOM("drift", JSONV_OBJECT, 0, parse_drift),
+        JSONV_UINT("settle_ms", struct agent_config, env.settle_ms, 0, 120000),
+        JSONV_UINT("max_body_bytes", struct agent_config, max_body_bytes, 1024, 64u << 20),
+        JSONV_UINT("request_timeout_s", struct agent_config, request_timeout_s, 1, 3600),
+        JSONV_CUSTOM("switches", JSONV_ARRAY, 0, parse_switches),
+        { 0 },
+};
+
+/* Make the path in p[size] absolute against dir ("" and absolute paths stay). */
+static int resolve(const char *file, const char *key, char *p, size_t size, const char *dir,
+                   struct errbuf *e)
+{
+        char buf[PATH_MAX + CONFIG_PATH_MAX];
+
+        if (!p[0] || p[0] == '/')
+                return 0;
+        snprintf(buf, sizeof(buf), "%s/%s", dir, p);
+        if (strlen(buf) >= size)
+                return errbuf_set(e, EINVAL, file, "%s: '%s' is too long once resolved against '%s' (max %zu bytes)",
+                                  key, p, dir, size - 1);
+        snprintf(p, size, "%s", buf);
+        return 0;
+}
+
+static int resolve_switch(struct agent_config *c, unsigned i, const char *dir, struct errbuf *e)
+{
+        struct switch_config *sw = &c->switches[i];
+        char key[64];
+        int r;
+
+        snprintf(key, sizeof(key), "$.switches[%u].key", i);
+        r = resolve(c->path, key, sw->key, sizeof(sw->key), dir, e);
+        snprintf(key, sizeof(key), "$.switches[%u].known_hosts", i);
+        return r < 0 ? r : resolve(c->path, key, sw->known_hosts, sizeof(sw->known_hosts), dir, e);
+}
+
+static int resolve_all(struct agent_config *c, const char *dir, struct errbuf *e)
+{
+        struct { const char *key; char *p; size_t size; } paths[] = {
+                { "$.tls.cert", c->tls_cert, sizeof(c->tls_cert) },
+                { "$.tls.key", c->tls_key, sizeof(c->tls_key) },
+                { "$.tls.client_ca", c->tls_client_ca, sizeof(c->tls_client_ca) },
+                { "$.state_dir", c->state_dir, sizeof(c->state_dir) },
+                { "$.sysfs_root", c->env.sysfs_root, sizeof(c->env.sysfs_root) },
+                { "$.debugfs_root", c->env.debugfs_root, sizeof(c->env.debugfs_root) },
+        };
+        int r = 0;
+
+        for (size_t i = 0; i < ARRAY_SIZE(paths) && r >= 0; i++)
+                r = resolve(c->path, paths[i].key, paths[i].p, paths[i].size, dir, e);
+        for (unsigned i = 0; i < c->n_switches && r >= 0; i++)
+                r = resolve_switch(c, i, dir, e);
+        return r;
+}
+
+static int config_dir(const char *path, char *ret, size_t size, struct errbuf *e)
+{
+        char copy[PATH_MAX], real[PATH_MAX];
+
+        snprintf(copy, sizeof(copy), "%s", path);
+        if (!realpath(dirname(copy), real))
+                return errbuf_set(e, errno, path, "cannot resolve its directory: %s", strerror(errno));
+        snprintf(ret, size, "%s", real);
+        return 0;
+}
+
+int config_load(const char *path, struct agent_config *ret, struct errbuf *e)
+{
+        _cleanup_free_ struct agent_config *c = malloc(sizeof(*c));
+        _cleanup_free_ char *buf = NULL;
+        json_auto_t *root = NULL;
+        char dir[PATH_MAX];
+        struct jsonv v;
+        size_t len;
+        int r;
+
+        if (!c)
+                return errbuf_set(e, ENOMEM, path, "out of memory");
+        config_defaults(c);
+        if (!path) {
+                memcpy(ret, c, sizeof(*c));
+                return 0;
+        }
+        if (strlen(path) >= sizeof(c->path))
+                return errbuf_set(e, ENAMETOOLONG, path, "file name is too long");
+        snprintf(c->path, sizeof(c->path), "%s", path);
+        r = jsonv_read_file(path, CONFIG_DOC_MAX, &buf, &len, e);
+        if (r >= 0)
+                r = jsonv_parse(buf, len, path, CONFIG_DOC_MAX, &root, e);
+        if (r < 0)
+                return r;
+        jsonv_init(&v, path, e);
+        r = jsonv_object(&v, root, config_fields, c);
+        if (r >= 0)
+                r = config_dir(path, dir, sizeof(dir), e);
+        if (r >= 0)
+                r = resolve_all(c, dir, e);
+        if (r < 0)
+                return r;
+        memcpy(ret, c, sizeof(*c));
+        return 0;
+}
+
+const struct switch_config *config_find_switch(const struct agent_config *c, const char *name)
+{
+        for (unsigned i = 0; i < c->n_switches; i++)
+                if (streq(c->switches[i].name, name))
+                        return &c->switches[i];
+        return NULL;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The agent configuration file (/etc/nettune/agent.json, spec "Agent configuration").
+ * Validated like a policy: unknown keys, wrong types and out-of-range values are
+ * errors naming the file and the JSON path. Relative file names (tls, switch keys,
+ * known_hosts) are resolved against the configuration file's directory.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "driver.h"
+#include "errbuf.h"
+
+#define CONFIG_PATH_MAX 256
+#define CONFIG_SWITCHES_MAX 16
+#define CONFIG_DEFAULT_PATH "/etc/nettune/agent.json"
+
+enum drift_mode {
+        DRIFT_MODE_REPORT,
+        DRIFT_MODE_ENFORCE,
+        DRIFT_MODE_MAX,
+};
+
+struct agent_config {
+        char path[CONFIG_PATH_MAX];             /* where it was loaded from, "" = defaults */
+        char listen[128];                       /* "0.0.0.0:7440" */
+        char tls_cert[CONFIG_PATH_MAX];
+        char tls_key[CONFIG_PATH_MAX];
+        char tls_client_ca[CONFIG_PATH_MAX];
+        char state_dir[CONFIG_PATH_MAX];        /* "/var/lib/nettune" */
+        char probe_listen[128];                 /* "0.0.0.0:18515" */
+        unsigned probe_runs;                    /* default runs per probe measurement when the policy says none */
+        unsigned drift_interval_s;              /* 0 = no periodic drift check */
+        enum drift_mode drift_mode;
+        struct driver_env env;                  /* sysfs_root, debugfs_root, settle_ms */
+        unsigned n_switches;
+        struct switch_config switches[CONFIG_SWITCHES_MAX];
+        unsigned max_body_bytes;                /* API request body limit (default 1 MiB) */
+        unsigned request_timeout_s;             /* API connection timeout (default 30) */
+};
+
+/* Defaults for every field (no file). */
+void config_defaults(struct agent_config *c);
+
+/* Load and validate. path NULL = defaults only. Writes *ret only on success. */
+int config_load(const char *path, struct agent_config *ret, struct errbuf *e);
+
+/* The switch named `name`, or NULL. */
+const struct switch_config *config_find_switch(const struct agent_config *c, const char *name);

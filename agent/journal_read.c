@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/* The journal's queries: transactions, snapshots, steps, revisions. */
+#include "journal_internal.h"
+
+static void finalizep(sqlite3_stmt **s)
+{
+        sqlite3_finalize(*s);
+}
+#define _cleanup_stmt_ _cleanup_(finalizep)
+
+static int prepare(struct journal *j, const char *sql, sqlite3_stmt **ret, struct errbuf *e)
+{
+        if (sqlite3_prepare_v2(journal_db(j), sql, -1, ret, NULL) != SQLITE_OK)
+                return errbuf_set(e, EIO, journal_path(j), "cannot prepare statement: %s",
+                                  sqlite3_errmsg(journal_db(j)));
+        return 0;
+}
+
+static int read_error(struct journal *j, struct errbuf *e)
+{
+        return errbuf_set(e, EIO, journal_path(j), "cannot read: %s", sqlite3_errmsg(journal_db(j)));
+}
+
+static char *col_dup(sqlite3_stmt *st, int col)
+{
+        const unsigned char *t = sqlite3_column_text(st, col);
+
+        return t ? strdup((const char *)t) : NULL;
+}
+
+static void col_copy(sqlite3_stmt *st, int col, char *buf, size_t size)
+{
+        const unsigned char *t = sqlite3_column_text(st, col);
+
+        snprintf(buf, size, "%s", t ? (const char *)t : "");
+}
+
+void journal_tx_done(struct journal_tx *t)
+{
+        if (!t)
+                return;
+        free(t->policy_json);
+        free(t->error);
+        free(t->changes_json);
+        free(t->probe_json);
+        t->policy_json = t->error = t->changes_json = t->probe_json = NULL;
+}
+
+#define TX_COLUMNS "id, kind, policy_name, policy_json, state, result, exit_code, error," \
+        " changes_json, probe_json, restored_by, started_ms, finished_ms, confirm_deadline_ms"
+
+static void tx_from_row(sqlite3_stmt *st, struct journal_tx *t)
+{
+        char state[32];
+        int s;
+
+        memset(t, 0, sizeof(*t));
+        t->id = sqlite3_column_int64(st, 0);
+        col_copy(st, 1, t->kind, sizeof(t->kind));
+        col_copy(st, 2, t->policy_name, sizeof(t->policy_name));
+        t->policy_json = col_dup(st, 3);
+        col_copy(st, 4, state, sizeof(state));
+        s = journal_state_from_name(state);
+        t->state = s < 0 ? TXN_FAILED : (enum txn_state)s;
+        col_copy(st, 5, t->result, sizeof(t->result));
+        t->exit_code = sqlite3_column_int(st, 6);
+        t->error = col_dup(st, 7);
+        t->changes_json = col_dup(st, 8);
+        t->probe_json = col_dup(st, 9);
+        col_copy(st, 10, t->restored_by, sizeof(t->restored_by));
+        t->started_ms = sqlite3_column_int64(st, 11);
+        t->finished_ms = sqlite3_column_int64(st, 12);
+        t->confirm_deadline_ms = sqlite3_column_int64(st, 13);
+}
+
+int journal_get(struct journal *j, int64_t tx, struct journal_tx *ret, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int r = prepare(j, "SELECT " TX_COLUMNS " FROM transactions WHERE id = ?", &st, e);
+
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(st, 1, tx);
+        r = sqlite3_step(st);
+        if (r == SQLITE_DONE)
+                return errbuf_set(e, ENOENT, NULL, "no transaction %lld", (long long)tx);
+        if (r != SQLITE_ROW)
+                return read_error(j, e);
+        tx_from_row(st, ret);
+        return 0;
+}
+
+int journal_list(struct journal *j, unsigned limit, struct journal_tx **ret, unsigned *ret_n,
+                 struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        struct journal_tx *rows;
+        unsigned n = 0;
+        int r = prepare(j, "SELECT " TX_COLUMNS " FROM transactions ORDER BY id DESC LIMIT ?", &st, e);
+
+        if (r < 0)
+                return r;
+        rows = calloc(limit ? limit : 1, sizeof(*rows));
+        if (!rows)
+                return -ENOMEM;
+        sqlite3_bind_int(st, 1, (int)limit);
+        while (n < limit && (r = sqlite3_step(st)) == SQLITE_ROW)
+                tx_from_row(st, &rows[n++]);
+        if (n < limit && r != SQLITE_DONE) {
+                for (unsigned i = 0; i < n; i++)
+                        journal_tx_done(&rows[i]);
+                free(rows);
+                return read_error(j, e);
+        }
+        *ret = rows;
+        *ret_n = n;
+        return 0;
+}
+
+int journal_unfinished(struct journal *j, int64_t **ret_ids, unsigned *ret_n, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int64_t *ids = NULL;
+        unsigned n = 0;
+        int r = prepare(j, "SELECT id FROM transactions WHERE state NOT IN"
+                        " ('committed', 'rolled_back', 'failed') ORDER BY id", &st, e);
+
+        if (r < 0)
+                return r;
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                int64_t *more = realloc(ids, (n + 1) * sizeof(*ids));
+
+                if (!more) {
+                        free(ids);
+                        return -ENOMEM;
+                }
+                ids = more;
+                ids[n++] = sqlite3_column_int64(st, 0);
+        }
+        if (r != SQLITE_DONE) {
+                free(ids);
+                return read_error(j, e);
+        }
+        *ret_ids = ids;
+        *ret_n = n;
+        return 0;
+}
+
+void journal_snapshots_free(struct journal_snapshot *rows, unsigned n)
+{
+        if (!rows)
+                return;
+        for (unsigned i = 0; i < n; i++)
+                free(rows[i].state_json);
+        free(rows);
+}
+
+int journal_load_snapshots(struct journal *j, int64_t tx, struct journal_snapshot **ret,
+                           unsigned *ret_n, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        struct journal_snapshot *rows = NULL;
+        unsigned n = 0;
+        int r = prepare(j, "SELECT target, kind, fields, state_json FROM snapshots WHERE tx = ?"
+                        " ORDER BY rowid", &st, e);
+
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(st, 1, tx);
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                struct journal_snapshot *more = realloc(rows, (n + 1) * sizeof(*rows));
+
+                if (!more) {
+                        journal_snapshots_free(rows, n);
+                        return -ENOMEM;
+                }
+                rows = more;
+                col_copy(st, 0, rows[n].target, sizeof(rows[n].target));
+                rows[n].kind = sqlite3_column_int(st, 1);
+                rows[n].fields = (uint32_t)sqlite3_column_int64(st, 2);
+                rows[n].state_json = col_dup(st, 3);
+                n++;
+                if (!rows[n - 1].state_json) {
+                        journal_snapshots_free(rows, n);
+                        return -ENOMEM;
+                }
+        }
+        if (r != SQLITE_DONE) {
+                journal_snapshots_free(rows, n);
+                return read_error(j, e);
+        }
+        *ret = rows;
+        *ret_n = n;
+        return 0;
+}
+
+int journal_steps_json(struct journal *j, int64_t tx, char **ret, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int r = prepare(j, "SELECT COALESCE(json_group_array(json_object('state', state, 'at_ms', at_ms)), '[]')"
+                        " FROM (SELECT state, at_ms FROM steps WHERE tx = ? ORDER BY rowid)", &st, e);
+        char *s;
+
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(st, 1, tx);
+        if (sqlite3_step(st) != SQLITE_ROW)
+                return read_error(j, e);
+        s = col_dup(st, 0);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+int journal_revision(struct journal *j, unsigned back, int64_t *ret_rev, int64_t *ret_tx,
+                     char **ret_policy_json, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int r = prepare(j, "SELECT rev, tx, policy_json FROM revisions ORDER BY rev DESC LIMIT 1 OFFSET ?",
+                        &st, e);
+
+        if (r < 0)
+                return r;
+        sqlite3_bind_int(st, 1, (int)back);
+        r = sqlite3_step(st);
+        if (r == SQLITE_DONE)
+                return -ENOENT;
+        if (r != SQLITE_ROW)
+                return read_error(j, e);
+        if (ret_policy_json) {
+                *ret_policy_json = col_dup(st, 2);
+                if (!*ret_policy_json && sqlite3_column_type(st, 2) != SQLITE_NULL)
+                        return -ENOMEM;
+        }
+        if (ret_rev)
+                *ret_rev = sqlite3_column_int64(st, 0);
+        if (ret_tx)
+                *ret_tx = sqlite3_column_int64(st, 1);
+        return 0;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transaction: one change set applied to this node's targets as a whole.
+ *
+ *   read live → diff → (nothing to do: exit 0) → refuse unsupported fields →
+ *   baseline probe → snapshot (journal) → apply through the drivers → read back →
+ *   settle → post probe + regression gate → commit | pending confirmation
+ *   any failure → restore the snapshot through the drivers → read back again
+ *
+ * States PLANNED → SNAPSHOTTED → APPLYING → APPLIED → VERIFYING →
+ * (PENDING_CONFIRM) → COMMITTED | RESTORING → ROLLED_BACK (FAILED when the
+ * restore itself fails). Each arrow is a journal write before the next side
+ * effect. The caller holds the node's transaction lock (txn_lock).
+ */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "driver.h"
+#include "errbuf.h"
+#include "journal.h"
+#include "policy.h"
+
+#define TXN_DRIVERS_MAX 8
+#define TXN_PROBE_RUNS_MAX 15
+
+/* One target with the drivers that serve it and what the transaction wants of it. */
+struct txn_target {
+        struct target t;
+        struct state desired;                           /* present = managed fields */
+        unsigned n_drivers;
+        const struct driver_ops *drivers[TXN_DRIVERS_MAX];
+        uint32_t fields[TXN_DRIVERS_MAX];               /* fields each driver serves here (caps) */
+
+        /* Filled by the transaction. */
+        struct state before;                            /* the snapshot */
+        bool opened[TXN_DRIVERS_MAX];
+        bool touched;
+};
+
+struct txn_probe {
+        bool ran;                       /* a measurement was attempted */
+        bool ok;                        /* and produced a rate */
+        char mode[8];                   /* "tcp", "verbs" */
+        double gbps;                    /* median of the runs */
+        unsigned n_runs;
+        double runs[TXN_PROBE_RUNS_MAX];
+        char error[256];
+};
+
+struct txn_env;
+
+/* How the transaction reaches the outside world; the defaults (txn_env_init) use
+ * agent/targets.c and the probe engines. Unit tests put fakes here. */
+struct txn_hooks {
+        /* Targets a policy names, with drivers and caps. Caller frees *ret. */
+        int (*resolve)(struct txn_env *env, const struct policy *p, struct txn_target **ret,
+                       unsigned *ret_n, struct errbuf *e);
+        /* Rebuild one target (recovery, rollback) from a snapshot row. */
+        int (*resolve_one)(struct txn_env *env, int kind, const char *name, uint32_t fields,
+                           struct txn_target *ret, struct errbuf *e);
+        /* Measure: fill ret (all runs, median). phase "baseline" or "post". */
+        int (*probe)(struct txn_env *env, const struct policy_verify *v, const char *phase,
+                     struct txn_probe *ret, struct errbuf *e);
+};
+
+struct txn_env {
+        const struct agent_config *config;
+        struct journal *journal;        /* owned by whoever opened it */
+        struct txn_hooks hooks;
+        int lock_fd;                    /* -1 when the lock is not held */
+        bool no_watchdog;               /* serve: the daemon's timer handles confirm deadlines */
+        const char *apply_kind;         /* journal kind of txn_apply: NULL = "apply" ("enforce" for drift) */
+};
+
+struct txn_result {
+        int64_t tx;                     /* 0: nothing was journaled */
+        enum txn_state state;
+        int exit_code;                  /* enum exit_code */
+        char result[32];                /* "committed", "rolled_back", "failed", "pending_confirm", "nothing_to_do", "refused" */
+        char restored_by[32];           /* "" or "gate", "readback", "error", "confirm-timeout", "recovery" */
+        struct errbuf error;
+        json_t *changes;                /* [{target, field, key, from, to}] (owned) */
+        struct txn_probe baseline, post;
+        int64_t confirm_deadline_ms;
+};
+
+void txn_env_init(struct txn_env *env, const struct agent_config *c, struct journal *j);
+void txn_result_init(struct txn_result *r);
+void txn_result_done(struct txn_result *r);
+/* {tx, state, result, exit_code, changes, probe:{baseline_gbps, post_gbps, baseline:{...}, post:{...}}, restored_by, error} */
+json_t *txn_result_to_json(const struct txn_result *r);
+
+/*
+ * Take the node's transaction lock and then restore whatever an interrupted
+ * transaction left behind (and expired confirmations). -EBUSY when another
+ * transaction holds the lock (wait=false).
+ */
+int txn_lock(struct txn_env *env, bool wait, struct errbuf *e);
+void txn_unlock(struct txn_env *env);
+
+/* Finish interrupted transactions; returns how many were restored. Needs the lock. */
+int txn_recover(struct txn_env *env, struct errbuf *e);
+
+/* Apply a policy. confirm_timeout_s < 0: use the policy's commit.confirm_timeout_s. */
+int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s,
+              struct txn_result *ret);
+/* Undo the newest committed revision (restore its snapshot), gated like an apply. */
+int txn_rollback(struct txn_env *env, struct txn_result *ret);
+/* Confirm a pending transaction. */
+int txn_confirm(struct txn_env *env, int64_t tx, struct txn_result *ret);
+/* Restore tx from its snapshot (recovery, confirm timeout); records why. */
+int txn_restore_tx(struct txn_env *env, int64_t tx, const char *restored_by, struct txn_result *ret);
+
+/*
+ * The core, shared by apply and rollback: run the transaction over targets whose
+ * desired states are filled in. policy_json (canonical) becomes the revision.
+ */
+int txn_run(struct txn_env *env, const char *kind, const char *policy_name, const char *policy_json,
+            const struct policy_verify *verify, unsigned confirm_timeout_s,
+            struct txn_target *targets, unsigned n, struct txn_result *ret);
+
+/* Read live state of every target's managed fields into *live (array of n). */
+int txn_read_live(struct txn_target *targets, unsigned n, struct state *live, struct errbuf *e);
+/* Diff entries of every target as JSON [{target, field, key, from, to}]; fills *ret_n. */
+int txn_diff_json(const struct txn_target *targets, const struct state *live, unsigned n,
+                  json_t **ret, unsigned *ret_n);

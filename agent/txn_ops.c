@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/* Entry points around the core: lock + recovery, apply, rollback, confirm. */
+#include "cli.h"
+#include "log.h"
+#include "txlock.h"
+#include "txn_internal.h"
+
+void txn_result_init(struct txn_result *r)
+{
+        memset(r, 0, sizeof(*r));
+        r->exit_code = EXIT_RUNTIME;
+}
+
+void txn_result_done(struct txn_result *r)
+{
+        if (!r)
+                return;
+        json_decref(r->changes);
+        r->changes = NULL;
+}
+
+int txn_lock(struct txn_env *env, bool wait, struct errbuf *e)
+{
+        int r = txlock_acquire(env->config->state_dir, wait, &env->lock_fd, e);
+
+        if (r < 0)
+                return r;
+        r = txn_recover(env, e);
+        if (r < 0) {
+                txn_unlock(env);
+                return r;
+        }
+        return 0;
+}
+
+void txn_unlock(struct txn_env *env)
+{
+        txlock_release(env->lock_fd);
+        env->lock_fd = -1;
+}
+
+static int recover_one(struct txn_env *env, int64_t id, struct errbuf *e)
+{
+        struct journal_tx t;
+        struct txn_result res;
+        const char *by = "recovery";
+        int r = journal_get(env->journal, id, &t, e);
+
+        if (r < 0)
+                return r;
+        if (t.state == TXN_PENDING_CONFIRM) {
+                if (t.confirm_deadline_ms > journal_now_ms()) {
+                        journal_tx_done(&t);
+                        return 0;
+                }
+                by = "confirm-timeout";
+        }
+        if (t.state == TXN_PENDING_CONFIRM)
+                log_warn("transaction %lld was not confirmed in time; restoring its snapshot", (long long)id);
+        else
+                log_warn("transaction %lld was interrupted in state %s; restoring its snapshot",
+                         (long long)id, journal_state_name(t.state));
+        journal_tx_done(&t);
+        txn_result_init(&res);
+        if (t.state == TXN_PLANNED) {
+                /* Nothing was touched before the snapshot. */
+                res.tx = id;
+                snprintf(res.restored_by, sizeof(res.restored_by), "%s", by);
+                errbuf_set(&res.error, EINTR, NULL, "interrupted before anything was changed");
+                r = txn_record_final(env, &res, TXN_ROLLED_BACK, EXIT_RUNTIME, "rolled_back");
+        } else {
+                r = txn_restore_tx(env, id, by, &res);
+        }
+        txn_result_done(&res);
+        return r < 0 ? r : 1;
+}
+
+int txn_recover(struct txn_env *env, struct errbuf *e)
+{
+        _cleanup_free_ int64_t *ids = NULL;
+        unsigned n = 0;
+        int r, count = 0;
+
+        r = journal_unfinished(env->journal, &ids, &n, e);
+        if (r < 0)
+                return r;
+        for (unsigned i = 0; i < n; i++) {
+                r = recover_one(env, ids[i], e);
+                if (r < 0)
+                        log_err("transaction %lld: recovery failed; see 'history'", (long long)ids[i]);
+                else
+                        count += r;
+        }
+        return count;
+}
+
+int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s,
+              struct txn_result *ret)
+{
+        _cleanup_free_ struct txn_target *tg = NULL;
+        _cleanup_free_ char *json = NULL;
+        unsigned n = 0;
+        int r;
+
+        r = env->hooks.resolve(env, p, &tg, &n, &ret->error);
+        if (r < 0) {
+                txn_finish(ret, TXN_PLANNED, r == -EINVAL || r == -ENOENT || r == -EOPNOTSUPP ?
+                           EXIT_INVALID : EXIT_RUNTIME, "refused");
+                return r;
+        }
+        json = policy_to_json(p);
+        if (!json)
+                return -ENOMEM;
+        return txn_run(env, env->apply_kind ? env->apply_kind : "apply", p->name, json, &p->verify,
+                       confirm_timeout_s >= 0 ? (unsigned)confirm_timeout_s : p->confirm_timeout_s,
+                       tg, n, ret);
+}
+
+/* The verify settings of the revision being returned to (none: no probe). */
+static int rollback_policy(struct txn_env *env, struct policy **ret_p, char **ret_json,
+                           struct errbuf *e)
+{
+        _cleanup_free_ char *json = NULL;
+        int r = journal_revision(env->journal, 1, NULL, NULL, &json, e);
+
+        *ret_p = NULL;
+        *ret_json = NULL;
+        if (r == -ENOENT || (r >= 0 && !json))
+                return 0;
+        if (r < 0)
+                return r;
+        r = policy_parse_buffer(json, strlen(json), "revision", ret_p, e);
+        if (r < 0)
+                return r;
+        *ret_json = TAKE_PTR(json);
+        return 0;
+}
+
+int txn_rollback(struct txn_env *env, struct txn_result *ret)
+{
+        _cleanup_free_ struct txn_target *tg = NULL;
+        _cleanup_free_ char *json = NULL;
+        struct policy *prev = NULL;
+        int64_t last_tx = 0;
+        unsigned n = 0;
+        int r;
+
+        r = journal_revision(env->journal, 0, NULL, &last_tx, NULL, &ret->error);
+        if (r == -ENOENT) {
+                txn_finish(ret, TXN_PLANNED, EXIT_INVALID, "refused");
+                return errbuf_set(&ret->error, ENOENT, NULL, "nothing to roll back: no committed revision");
+        }
+        if (r >= 0)
+                r = rollback_policy(env, &prev, &json, &ret->error);
+        if (r >= 0)
+                r = txn_targets_from_snapshot(env, last_tx, &tg, &n, &ret->error);
+        if (r < 0) {
+                policy_free(prev);
+                txn_finish(ret, TXN_PLANNED, EXIT_RUNTIME, "failed");
+                return r;
+        }
+        r = txn_run(env, "rollback", prev ? prev->name : "", json, prev ? &prev->verify : NULL, 0,
+                    tg, n, ret);
+        policy_free(prev);
+        return r;
+}
+
+int txn_confirm(struct txn_env *env, int64_t tx, struct txn_result *ret)
+{
+        struct journal_tx t;
+        int r = journal_get(env->journal, tx, &t, &ret->error);
+
+        ret->tx = tx;
+        if (r < 0) {
+                txn_finish(ret, TXN_PLANNED, r == -ENOENT ? EXIT_INVALID : EXIT_RUNTIME, "refused");
+                return r;
+        }
+        ret->state = t.state;
+        journal_tx_done(&t);
+        if (t.state == TXN_PENDING_CONFIRM && t.confirm_deadline_ms <= journal_now_ms()) {
+                txn_restore_tx(env, tx, "confirm-timeout", ret);
+                errbuf_clear(&ret->error);
+        }
+        if (t.state == TXN_COMMITTED) {
+                txn_finish(ret, TXN_COMMITTED, EXIT_OK, "committed");
+                return 0;
+        }
+        if (t.state == TXN_PENDING_CONFIRM && ret->state == TXN_PENDING_CONFIRM) {
+                struct journal_result jr = { .result = "committed", .exit_code = EXIT_OK };
+
+                r = txn_step(env, ret, TXN_COMMITTED, &jr);
+                if (r < 0)
+                        return r;
+                txn_finish(ret, TXN_COMMITTED, EXIT_OK, "committed");
+                return 0;
+        }
+        txn_finish(ret, ret->state, EXIT_ROLLED_BACK, journal_state_name(ret->state));
+        if (ret->state == TXN_ROLLED_BACK)
+                return errbuf_set(&ret->error, ESTALE, NULL, "transaction %lld already rolled back", (long long)tx);
+        return errbuf_set(&ret->error, EINVAL, NULL, "transaction %lld is %s, not pending confirmation",
+                          (long long)tx, journal_state_name(ret->state));
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Verbs probe vs perftest's ib_write_bw: needs real verbs, so it runs the Soft-RoCE
+# VM lab (tests/vmlab) and reads the two rates the guest measured in the same boot.
+# Prints one markdown table row.
+. "$(dirname "$0")/lib.sh"
+out=$(BUILD=$BUILD "$NETTUNE_TOP/tests/vmlab/run.sh" 2>&1)
+line=$(printf '%s\n' "$out" | sed -n 's/^  verbs probe median of 3: \([0-9.]*\) Gb\/s; ib_write_bw: \([0-9.]*\) Gb\/s.*/\1 \2/p' | tail -1)
+if [ -z "$line" ]; then
+        why=$(printf '%s\n' "$out" | grep -m1 '^SKIP\|^FAIL' || echo "no measurement")
+        echo "| verbs probe vs ib_write_bw (Soft-RoCE VM lab) | - | - | - | not measured: $why |"
+        exit 0
+fi
+set -- $line
+echo "| verbs probe vs ib_write_bw (Soft-RoCE, qemu TCG, 64 KiB WRITEs) | $1 Gb/s | $2 Gb/s | $(ratio "$1" "$2") | TCG: function and relative rates only |"

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* Diagnostics for programs (agent/, controller/): always stderr. Library code never logs. */
+#pragma once
+
+#include "util.h"
+
+enum log_level { LOG_LEVEL_ERR, LOG_LEVEL_WARN, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG, LOG_LEVEL_MAX };
+
+void log_set_level(enum log_level level);
+void log_set_prefix(const char *prefix);   /* e.g. "nettune-agent" */
+void log_msg(enum log_level level, const char *fmt, ...) _printf_(2, 3);
+
+#define log_err(...) log_msg(LOG_LEVEL_ERR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_LEVEL_WARN, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__)

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* Small shared helpers: cleanup attributes, array sizes, string compare. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline bool streq(const char *a, const char *b)
+{
+        return a && b && strcmp(a, b) == 0;
+}
+
+static inline void freep(void *p)
+{
+        free(*(void **)p);
+}
+
+static inline void closep(int *fd)
+{
+        if (*fd >= 0) {
+                int saved = errno;
+                close(*fd);
+                errno = saved;
+        }
+}
+
+static inline void fclosep(FILE **f)
+{
+        if (*f)
+                fclose(*f);
+}
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+/* Take ownership out of a cleanup variable: return it and leave NULL/-1 behind. */
+#define TAKE_PTR(p) ({ __typeof__(p) _t = (p); (p) = NULL; _t; })
+#define TAKE_FD(fd) ({ int _t = (fd); (fd) = -1; _t; })
+
+#define _unused_ __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/* Opening the inventory, store and HTTPS client on demand; small option helpers. */
+#include <limits.h>
+
+#include "ctl.h"
+#include "log.h"
+#include "policy.h"
+#include "jsonv.h"
+#include "rollout_run.h"
+
+int ctl_need_inventory(struct ctl *c)
+{
+        struct errbuf e = { 0 };
+        char buf[1100];
+
+        if (c->inv)
+                return 0;
+        if (inventory_load_file(c->inventory_path, &c->inv, &e) < 0) {
+                log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
+                return CTL_EXIT_INVALID;
+        }
+        return 0;
+}
+
+int ctl_need_store(struct ctl *c)
+{
+        struct errbuf e = { 0 };
+        char buf[1100];
+
+        if (c->store)
+                return 0;
+        if (store_open(c->db_path, &c->store, &e) < 0) {
+                log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
+                return CTL_EXIT_RUNTIME;
+        }
+        return 0;
+}
+
+int ctl_need_http(struct ctl *c)
+{
+        struct errbuf e = { 0 };
+        struct http_opts o;
+        char buf[1100];
+        int r = ctl_need_inventory(c);
+
+        if (r > 0 || c->http)
+                return r;
+        http_opts_defaults(&o);
+        o.parallel = c->parallel;
+        o.max_conns = c->inv->n_nodes < 512 ? c->inv->n_nodes + 1 : 512;
+        if (http_client_new(&(struct http_tls) { c->inv->ca, c->inv->cert, c->inv->key }, &o,
+                            &c->http, &e) < 0) {
+                log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
+                return CTL_EXIT_RUNTIME;
+        }
+        return 0;
+}
+
+void ctl_done(struct ctl *c)
+{
+        http_client_free(c->http);
+        store_close(c->store);
+        inventory_free(c->inv);
+        c->http = NULL;
+        c->store = NULL;
+        c->inv = NULL;
+}
+
+int ctl_url(char *buf, size_t size, const char *base, const char *path)
+{
+        int n = snprintf(buf, size, "%s%s", base, path);
+
+        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int ctl_parse_uint(const char *opt, const char *s, unsigned min, unsigned max, unsigned *ret)
+{
+        unsigned long v;
+        char *end;
+
+        errno = 0;
+        v = s && *s >= '0' && *s <= '9' ? strtoul(s, &end, 10) : ULONG_MAX;
+        if (!s || errno || v == ULONG_MAX || *end || v < min || v > max) {
+                log_err("%s '%s': expected an integer %u-%u; nothing was changed", opt, s ? s : "", min, max);
+                return -EINVAL;
+        }
+        *ret = (unsigned)v;
+        return 0;
+}
+
+int ctl_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+        struct errbuf e = { 0 };
+        char buf[1100];
+
+        if (jsonv_read_file(path, max, ret, ret_len, &e) < 0) {
+                log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int ctl_select(struct ctl *c, const struct policy *p, const struct inventory_node ***ret, unsigned *ret_n)
+{
+        const struct inventory_node **v = calloc(c->inv->n_nodes + 1, sizeof(*v));
+        unsigned n = 0;
+
+        if (!v)
+                return -ENOMEM;
+        for (unsigned i = 0; i < c->inv->n_nodes; i++)
+                if (!p || policy_selects(p, c->inv->nodes[i].labels, c->inv->nodes[i].n_labels))
+                        v[n++] = &c->inv->nodes[i];
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+void ctl_run_env(struct ctl *c, struct rollout_run_env *ret)
+{
+        *ret = (struct rollout_run_env) {
+                .http = c->http, .store = c->store, .timeout_s = c->timeout_s,
+                .progress_tty = c->progress_tty, .progress_plain = !c->quiet && !c->json && !c->progress_tty,
+        };
+}
+
+int ctl_fail(const struct errbuf *e)
+{
+        char buf[1100];
+
+        log_err("%s", errbuf_str(e, buf, sizeof(buf)));
+        return CTL_EXIT_RUNTIME;
+}

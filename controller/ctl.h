@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nettunectl's shared context: common options, the inventory, the store and the
+ * HTTPS client, opened on first use by whichever subcommand needs them. Each
+ * subcommand is one ctl_cmd_* function in its own cmd_*.c file and returns an
+ * exit code (spec "Exit codes").
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "http.h"
+#include "inventory.h"
+#include "store.h"
+
+enum ctl_exit {
+        CTL_EXIT_OK = 0,                /* success; plan/drift ran; apply committed */
+        CTL_EXIT_ROLLED_BACK = 1,       /* apply halted and reverted; drift found drift */
+        CTL_EXIT_INVALID = 2,           /* invalid input or usage: nothing was changed */
+        CTL_EXIT_RUNTIME = 3,           /* runtime failure (agents unreachable, store) */
+        CTL_EXIT_PENDING = 4,           /* rollout left pending confirmation (--no-confirm) */
+};
+
+struct ctl {
+        const char *inventory_path;     /* --inventory, default ./inventory.json */
+        const char *db_path;            /* --db, default ./nettune.db */
+        bool json;                      /* --output json */
+        bool yes;                       /* --yes */
+        bool quiet;                     /* --quiet: no progress */
+        bool progress_tty;              /* stderr is a terminal: live progress lines */
+        unsigned parallel;              /* --parallel, default 32 */
+        unsigned timeout_s;             /* --timeout: per request, default 60 */
+        int argc;                       /* arguments after the subcommand */
+        char **argv;
+
+        struct inventory *inv;
+        struct store *store;
+        struct http_client *http;
+};
+
+/* Open what a subcommand needs; on failure print the error and return an exit code (> 0). */
+int ctl_need_inventory(struct ctl *c);
+int ctl_need_store(struct ctl *c);
+int ctl_need_http(struct ctl *c);
+void ctl_done(struct ctl *c);
+
+/* "https://host:port" + "/v1/plan" into buf; -ENAMETOOLONG if it does not fit. */
+int ctl_url(char *buf, size_t size, const char *base, const char *path);
+
+/* Parse an unsigned option value in [min, max]; prints the error. */
+int ctl_parse_uint(const char *opt, const char *s, unsigned min, unsigned max, unsigned *ret);
+
+/* A whole file (at most max bytes) into a NUL-terminated buffer; prints the error. */
+int ctl_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
+
+int ctl_cmd_plan(struct ctl *c);
+int ctl_cmd_apply(struct ctl *c);
+int ctl_cmd_status(struct ctl *c);
+int ctl_cmd_history(struct ctl *c);
+int ctl_cmd_drift(struct ctl *c);
+int ctl_cmd_rollback(struct ctl *c);
+int ctl_cmd_confirm(struct ctl *c);
+
+/* Inventory nodes the policy selects (NULL p: all), in inventory order. Caller frees *ret. */
+int ctl_select(struct ctl *c, const struct policy *p, const struct inventory_node ***ret, unsigned *ret_n);
+
+struct rollout_run_env;
+void ctl_run_env(struct ctl *c, struct rollout_run_env *ret);
+
+/* Print a store/engine failure and return CTL_EXIT_RUNTIME. */
+int ctl_fail(const struct errbuf *e);

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/* libcurl multi transport: bounded concurrency, deadlines, retries for idempotent requests. */
+#include <curl/curl.h>
+#include <time.h>
+
+#include "http.h"
+
+struct http_client {
+        CURLM *multi;
+        CURLSH *share;
+        char *ca, *cert, *key;
+        struct http_opts o;
+};
+
+long long http_now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void http_opts_defaults(struct http_opts *o)
+{
+        *o = (struct http_opts) {
+                .parallel = 32, .connect_timeout_ms = 3000, .retries = 2, .backoff_ms = 200,
+                .max_conns = 256,
+        };
+}
+
+int http_client_new(const struct http_tls *tls, const struct http_opts *o, struct http_client **ret,
+                    struct errbuf *e)
+{
+        static bool global_done;
+        struct http_client *c;
+
+        if (!global_done) {
+                if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+                        return errbuf_set(e, EIO, "libcurl", "cannot initialise libcurl");
+                global_done = true;
+        }
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return errbuf_set(e, ENOMEM, "libcurl", "out of memory");
+        c->o = *o;
+        if (c->o.parallel == 0)
+                c->o.parallel = 1;
+        c->multi = curl_multi_init();
+        c->share = curl_share_init();
+        c->ca = strdup(tls->ca);
+        c->cert = strdup(tls->cert);
+        c->key = strdup(tls->key);
+        if (!c->multi || !c->share || !c->ca || !c->cert || !c->key) {
+                http_client_free(c);
+                return errbuf_set(e, ENOMEM, "libcurl", "out of memory");
+        }
+        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+        curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)(o->max_conns ? o->max_conns : 256));
+        *ret = c;
+        return 0;
+}
+
+void http_client_free(struct http_client *c)
+{
+        if (!c)
+                return;
+        if (c->multi)
+                curl_multi_cleanup(c->multi);
+        if (c->share)
+                curl_share_cleanup(c->share);
+        free(c->ca);
+        free(c->cert);
+        free(c->key);
+        free(c);
+}
+
+void http_req_done(struct http_req *r)
+{
+        free(r->resp);
+        r->resp = NULL;
+        r->resp_len = r->cap_ = 0;
+        r->status = 0;
+        r->err = 0;
+        r->errmsg[0] = '\0';
+        r->attempts = 0;
+        r->queued_ = r->done_ = false;
+        r->not_before_ms_ = 0;
+}
+
+static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
+{
+        struct http_req *r = userdata;
+        size_t len = size * nmemb;
+
+        if (r->resp_len + len > HTTP_BODY_MAX)
+                return 0;
+        if (r->resp_len + len + 1 > r->cap_) {
+                size_t cap = r->cap_ ? r->cap_ : 4096;
+                char *p;
+
+                while (cap < r->resp_len + len + 1)
+                        cap *= 2;
+                p = realloc(r->resp, cap);
+                if (!p)
+                        return 0;
+                r->resp = p;
+                r->cap_ = cap;
+        }
+        memcpy(r->resp + r->resp_len, data, len);
+        r->resp_len += len;
+        r->resp[r->resp_len] = '\0';
+        return len;
+}
+
+static int start(struct http_client *c, struct http_req *r, long long deadline)
+{
+        struct curl_slist *h = NULL;
+        long timeout = r->timeout_ms ? (long)r->timeout_ms : 30000;
+        CURL *easy = curl_easy_init();
+
+        if (!easy)
+                return -ENOMEM;
+        if (deadline && deadline - http_now_ms() < timeout)
+                timeout = (long)(deadline - http_now_ms() > 1 ? deadline - http_now_ms() : 1);
+        h = curl_slist_append(h, "Accept: application/json");
+        h = curl_slist_append(h, "Content-Type: application/json");
+        h = curl_slist_append(h, "Expect:");
+        curl_easy_setopt(easy, CURLOPT_URL, r->url);
+        curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "https");
+        curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(easy, CURLOPT_SHARE, c->share);
+        curl_easy_setopt(easy, CURLOPT_CAINFO, c->ca);
+        curl_easy_setopt(easy, CURLOPT_SSLCERT, c->cert);
+        curl_easy_setopt(easy, CURLOPT_SSLKEY, c->key);
+        curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 1L);
+        curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L);
+        curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, (long)c->o.connect_timeout_ms);
+        curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout);
+        curl_easy_setopt(easy, CURLOPT_HTTPHEADER, h);
+        curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_write);
+        curl_easy_setopt(easy, CURLOPT_WRITEDATA, r);
+        curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, r->errmsg);
+        curl_easy_setopt(easy, CURLOPT_PRIVATE, r);
+        if (streq(r->method, "POST")) {
+                curl_easy_setopt(easy, CURLOPT_POST, 1L);
+                curl_easy_setopt(easy, CURLOPT_POSTFIELDS, r->body ? r->body : "");
+                curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(r->body ? r->body_len : 0));
+        }
+        r->errmsg[0] = '\0';
+        r->easy_ = easy;
+        r->headers_ = h;
+        r->queued_ = true;
+        r->attempts++;
+        if (curl_multi_add_handle(c->multi, easy) != CURLM_OK)
+                return -EIO;
+        return 0;
+}
+
+static void release(struct http_client *c, struct http_req *r)
+{
+        if (r->easy_) {
+                curl_multi_remove_handle(c->multi, r->easy_);
+                curl_easy_cleanup(r->easy_);
+        }
+        curl_slist_free_all(r->headers_);
+        r->easy_ = NULL;
+        r->headers_ = NULL;
+}
+
+static int map_error(CURLcode rc, struct http_req *r)
+{
+        switch (rc) {
+        case CURLE_OPERATION_TIMEDOUT:
+                return -ETIMEDOUT;
+        case CURLE_COULDNT_CONNECT:
+        case CURLE_COULDNT_RESOLVE_HOST:
+                return -ECONNREFUSED;
+        case CURLE_WRITE_ERROR:
+                return r->resp_len >= HTTP_BODY_MAX / 2 ? -EFBIG : -ENOMEM;
+        case CURLE_PEER_FAILED_VERIFICATION:
+        case CURLE_SSL_CONNECT_ERROR:
+        case CURLE_SSL_CERTPROBLEM:
+        case CURLE_SSL_CACERT_BADFILE:
+        case CURLE_SSL_CIPHER:
+        case CURLE_SSL_ISSUER_ERROR:
+                return -EPROTO;
+        default:
+                return -EIO;
+        }
+}
+
+static bool retryable(const struct http_req *r)
+{
+        if (r->err == -EPROTO || r->err == -EFBIG || r->err == -ENOMEM)
+                return false;
+        return r->err < 0 || r->status >= 500;
+}
+
+/* One attempt ended: keep the answer, or schedule the next attempt. */
+static void finish(struct http_client *c, struct http_req *r, CURLcode rc)
+{
+        r->status = 0;
+        r->err = 0;
+        if (rc == CURLE_OK)
+                curl_easy_getinfo(r->easy_, CURLINFO_RESPONSE_CODE, &r->status);
+        else
+                r->err = map_error(rc, r);
+        if (r->err < 0 && !r->errmsg[0])
+                snprintf(r->errmsg, sizeof(r->errmsg), "%s", curl_easy_strerror(rc));
+        release(c, r);
+        r->queued_ = false;
+        if (r->idempotent && r->attempts <= c->o.retries && retryable(r)) {
+                free(r->resp);
+                r->resp = NULL;
+                r->resp_len = r->cap_ = 0;
+                r->not_before_ms_ = http_now_ms() + ((long long)c->o.backoff_ms << (r->attempts - 1));
+                return;
+        }
+        r->done_ = true;
+}
+
+static void expire(struct http_client *c, struct http_req *r)
+{
+        release(c, r);
+        r->queued_ = false;
+        r->done_ = true;
+        r->status = 0;
+        r->err = -ETIMEDOUT;
+        snprintf(r->errmsg, sizeof(r->errmsg), "overall deadline passed");
+}
+
+static size_t start_ready(struct http_client *c, struct http_req **reqs, size_t n, size_t active,
+                          long long deadline, long long *next_wakeup)
+{
+        long long now = http_now_ms();
+
+        for (size_t i = 0; i < n && active < c->o.parallel; i++) {
+                struct http_req *r = reqs[i];
+
+                if (r->done_ || r->queued_)
+                        continue;
+                if (r->not_before_ms_ > now) {
+                        if (!*next_wakeup || r->not_before_ms_ < *next_wakeup)
+                                *next_wakeup = r->not_before_ms_;
+                        continue;
+                }
+                if (start(c, r, deadline) < 0) {
+                        release(c, r);
+                        r->done_ = true;
+                        r->err = -ENOMEM;
+                        snprintf(r->errmsg, sizeof(r->errmsg), "cannot start the request");
+                        continue;
+                }
+                active++;
+        }
+        return active;
+}
+
+static size_t collect(struct http_client *c, void (*on_done)(struct http_req *, void *), void *ud,
+                      size_t *active)
+{
+        size_t finished = 0;
+        CURLMsg *m;
+        int left;
+
+        while ((m = curl_multi_info_read(c->multi, &left))) {
+                struct http_req *r = NULL;
+
+                if (m->msg != CURLMSG_DONE)
+                        continue;
+                curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+                finish(c, r, m->data.result);
+                (*active)--;
+                if (r->done_) {
+                        finished++;
+                        if (on_done)
+                                on_done(r, ud);
+                }
+        }
+        return finished;
+}
+
+int http_run(struct http_client *c, struct http_req **reqs, size_t n, unsigned overall_ms,
+             void (*on_done)(struct http_req *r, void *userdata), void *userdata)
+{
+        long long deadline = overall_ms ? http_now_ms() + overall_ms : 0;
+        size_t done = 0, active = 0;
+
+        for (size_t i = 0; i < n; i++)
+                http_req_done(reqs[i]);
+        while (done < n) {
+                long long wake = 0, now, wait;
+                int running;
+
+                active = start_ready(c, reqs, n, active, deadline, &wake);
+                if (curl_multi_perform(c->multi, &running) != CURLM_OK)
+                        return -EIO;
+                done += collect(c, on_done, userdata, &active);
+                now = http_now_ms();
+                if (deadline && now >= deadline && done < n) {
+                        for (size_t i = 0; i < n; i++)
+                                if (!reqs[i]->done_) {
+                                        expire(c, reqs[i]);
+                                        if (on_done)
+                                                on_done(reqs[i], userdata);
+                                }
+                        break;
+                }
+                if (done == n)
+                        break;
+                wait = 200;
+                if (wake && wake - now < wait)
+                        wait = wake - now > 0 ? wake - now : 0;
+                if (deadline && deadline - now < wait)
+                        wait = deadline - now;
+                if (curl_multi_poll(c->multi, NULL, 0, (int)wait, NULL) != CURLM_OK)
+                        return -EIO;
+        }
+        return 0;
+}
+
+const char *http_req_error(const struct http_req *r, char *buf, size_t size)
+{
+        if (r->err == -ETIMEDOUT)
+                snprintf(buf, size, "timed out (%s)", r->errmsg);
+        else if (r->err == -ECONNREFUSED)
+                snprintf(buf, size, "unreachable (%s)", r->errmsg);
+        else if (r->err == -EPROTO)
+                snprintf(buf, size, "tls failure (%s)", r->errmsg);
+        else if (r->err == -EFBIG)
+                snprintf(buf, size, "answer larger than %u bytes", HTTP_BODY_MAX);
+        else if (r->err < 0)
+                snprintf(buf, size, "transport error (%s)", r->errmsg);
+        else
+                snprintf(buf, size, "HTTP %ld", r->status);
+        return buf;
+}

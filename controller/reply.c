@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/* Parsing and validating agent answers. */
+#include <math.h>
+
+#include "reply.h"
+#include "state.h"
+
+static int load(const char *body, size_t len, json_t **ret, struct errbuf *e)
+{
+        json_error_t jerr;
+        json_t *j;
+
+        if (!body || len == 0)
+                return errbuf_set(e, EBADMSG, "answer", "empty answer");
+        j = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+        if (!j)
+                return errbuf_set(e, EBADMSG, "answer", "not JSON: %s", jerr.text);
+        if (!json_is_object(j)) {
+                json_decref(j);
+                return errbuf_set(e, EBADMSG, "answer", "not a JSON object");
+        }
+        *ret = j;
+        return 0;
+}
+
+/* Optional string member copied into buf; wrong type is an error. */
+static int get_str(const json_t *o, const char *key, char *buf, size_t size, struct errbuf *e)
+{
+        const json_t *v = json_object_get(o, key);
+
+        buf[0] = '\0';
+        if (!v || json_is_null(v))
+                return 0;
+        if (!json_is_string(v))
+                return errbuf_set(e, EBADMSG, "answer", "$.%s: expected a string", key);
+        if (json_string_length(v) >= size)
+                return errbuf_set(e, EBADMSG, "answer", "$.%s: longer than %zu bytes", key, size - 1);
+        memcpy(buf, json_string_value(v), json_string_length(v) + 1);
+        return 0;
+}
+
+static double get_gbps(const json_t *probe, const char *key)
+{
+        const json_t *v = json_object_get(probe, key);
+        double d;
+
+        if (!json_is_number(v))
+                return NAN;
+        d = json_number_value(v);
+        return d >= 0 && d < 1e6 ? d : NAN;
+}
+
+static int get_tx(const json_t *o, char *buf, size_t size, struct errbuf *e)
+{
+        const json_t *v = json_object_get(o, "tx");
+
+        buf[0] = '\0';
+        if (json_is_integer(v)) {
+                if (json_integer_value(v) < 0)
+                        return errbuf_set(e, EBADMSG, "answer", "$.tx: negative");
+                if (json_integer_value(v) > 0)
+                        snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+                return 0;
+        }
+        return get_str(o, "tx", buf, size, e);
+}
+
+static int get_error(const json_t *o, char *buf, size_t size)
+{
+        const json_t *v = json_object_get(o, "error");
+
+        buf[0] = '\0';
+        if (json_is_string(v))
+                snprintf(buf, size, "%s", json_string_value(v));
+        else if (json_is_object(v) && json_is_string(json_object_get(v, "message")))
+                snprintf(buf, size, "%s", json_string_value(json_object_get(v, "message")));
+        return 0;
+}
+
+static int parse_apply_obj(const json_t *j, struct reply_apply *a, struct errbuf *e)
+{
+        const json_t *ec = json_object_get(j, "exit_code"), *ch = json_object_get(j, "changes");
+        const json_t *probe = json_object_get(j, "probe");
+        int r;
+
+        if (!json_is_integer(ec) || json_integer_value(ec) < 0 || json_integer_value(ec) > 4)
+                return errbuf_set(e, EBADMSG, "answer", "$.exit_code: expected an integer 0-4");
+        a->exit_code = (int)json_integer_value(ec);
+        if ((r = get_tx(j, a->tx, sizeof(a->tx), e)) < 0 ||
+            (r = get_str(j, "state", a->state, sizeof(a->state), e)) < 0 ||
+            (r = get_str(j, "result", a->result, sizeof(a->result), e)) < 0 ||
+            (r = get_str(j, "restored_by", a->restored_by, sizeof(a->restored_by), e)) < 0)
+                return r;
+        get_error(j, a->error, sizeof(a->error));
+        if (json_is_array(ch))
+                a->changes = json_array_size(ch) > REPLY_CHANGES_MAX ? REPLY_CHANGES_MAX :
+                             (unsigned)json_array_size(ch);
+        else if (json_is_integer(ch) && json_integer_value(ch) >= 0 && json_integer_value(ch) <= REPLY_CHANGES_MAX)
+                a->changes = (unsigned)json_integer_value(ch);
+        a->baseline_gbps = a->post_gbps = NAN;
+        if (json_is_object(probe)) {
+                a->baseline_gbps = get_gbps(probe, "baseline_gbps");
+                a->post_gbps = get_gbps(probe, "post_gbps");
+        }
+        return 0;
+}
+
+int reply_parse_apply(const char *body, size_t len, struct reply_apply *ret, struct errbuf *e)
+{
+        struct reply_apply a = { 0 };
+        json_t *j;
+        int r = load(body, len, &j, e);
+
+        if (r < 0)
+                return r;
+        r = parse_apply_obj(j, &a, e);
+        json_decref(j);
+        if (r < 0)
+                return r;
+        *ret = a;
+        return 0;
+}
+
+static int plan_fields(const json_t *changes, uint32_t *ret, struct errbuf *e)
+{
+        size_t i;
+        json_t *c;
+
+        *ret = 0;
+        json_array_foreach(changes, i, c) {
+                const json_t *f;
+                int k;
+
+                if (!json_is_object(c))
+                        return errbuf_set(e, EBADMSG, "answer", "$.changes[%zu]: expected an object", i);
+                f = json_object_get(c, "field");
+                if (f && !json_is_string(f))
+                        return errbuf_set(e, EBADMSG, "answer", "$.changes[%zu].field: expected a string", i);
+                k = f ? state_field_from_name(json_string_value(f)) : -1;
+                if (k >= 0)
+                        *ret |= STATE_BIT(k);
+        }
+        return 0;
+}
+
+int reply_parse_plan(const char *body, size_t len, struct reply_plan *ret, struct errbuf *e)
+{
+        json_t *j, *changes;
+        uint32_t fields = 0;
+        int r = load(body, len, &j, e);
+
+        if (r < 0)
+                return r;
+        changes = json_object_get(j, "changes");
+        if (!json_is_array(changes))
+                r = errbuf_set(e, EBADMSG, "answer", "$.changes: expected an array");
+        else if (json_array_size(changes) > REPLY_CHANGES_MAX)
+                r = errbuf_set(e, EBADMSG, "answer", "$.changes: more than %d entries", REPLY_CHANGES_MAX);
+        else
+                r = plan_fields(changes, &fields, e);
+        if (r >= 0) {
+                ret->n_changes = (unsigned)json_array_size(changes);
+                ret->fields = fields;
+                ret->changes = json_incref(changes);
+        }
+        json_decref(j);
+        return r;
+}
+
+void reply_plan_done(struct reply_plan *p)
+{
+        json_decref(p->changes);
+        p->changes = NULL;
+}
+
+/* Drift answers name their findings "drift" (bool or array), "drifted" (bool) or "changes"/"entries". */
+int reply_parse_drift(const char *body, size_t len, struct reply_drift *ret, struct errbuf *e)
+{
+        static const char *const lists[] = { "entries", "changes", "drift", "targets" };
+        const json_t *flag;
+        json_t *j;
+        int r = load(body, len, &j, e);
+
+        if (r < 0)
+                return r;
+        *ret = (struct reply_drift) { .doc = j };
+        for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
+                const json_t *l = json_object_get(j, lists[i]);
+
+                if (json_is_array(l) && i < 3) {
+                        ret->n_entries = (unsigned)(json_array_size(l) > REPLY_CHANGES_MAX ?
+                                                    REPLY_CHANGES_MAX : json_array_size(l));
+                        ret->drifted = ret->n_entries > 0;
+                        break;
+                }
+        }
+        flag = json_object_get(j, "drifted");
+        if (!flag)
+                flag = json_object_get(j, "drift");
+        if (flag && json_is_boolean(flag))
+                ret->drifted = json_is_true(flag);
+        else if (flag && !json_is_array(flag) && !json_is_null(flag)) {
+                reply_drift_done(ret);
+                return errbuf_set(e, EBADMSG, "answer", "$.drifted: expected a boolean");
+        }
+        return 0;
+}
+
+void reply_drift_done(struct reply_drift *d)
+{
+        json_decref(d->doc);
+        d->doc = NULL;
+}
+
+const char *reply_error_text(long status, const char *body, size_t len, char *buf, size_t size)
+{
+        json_t *j = body && len ? json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
+        const json_t *err = json_object_get(j, "error");
+        const char *msg = json_string_value(json_object_get(err, "message"));
+        const char *code = json_string_value(json_object_get(err, "code"));
+        const char *path = json_string_value(json_object_get(err, "path"));
+
+        if (msg && path && *path)
+                snprintf(buf, size, "HTTP %ld: %.*s: %.200s (%.40s)", status, 100, path, msg, code ? code : "error");
+        else if (msg)
+                snprintf(buf, size, "HTTP %ld: %.300s (%.40s)", status, msg, code ? code : "error");
+        else
+                snprintf(buf, size, "HTTP %ld", status);
+        json_decref(j);
+        return buf;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Agent answers, validated like any outside input: JSON of bounded size, the
+ * expected types, bounded strings and counts. Unknown keys are ignored (newer
+ * agents may add some); wrong types of known keys are errors.
+ */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "errbuf.h"
+
+#define REPLY_CHANGES_MAX 100000
+
+struct reply_apply {
+        char tx[64];                    /* "" = nothing was journaled */
+        char state[32];                 /* "PENDING_CONFIRM", "COMMITTED", ... as the agent says */
+        char result[32];                /* "committed", "pending_confirm", "nothing_to_do", "rolled_back", ... */
+        int exit_code;                  /* 0-4 */
+        unsigned changes;
+        double baseline_gbps, post_gbps;        /* NAN = none */
+        char restored_by[32];
+        char error[256];
+};
+
+struct reply_plan {
+        unsigned n_changes;
+        uint32_t fields;                /* STATE_BIT of every changing field the agent named */
+        json_t *changes;                /* owned: [{target, field, key, from, to}] */
+};
+
+struct reply_drift {
+        bool drifted;
+        unsigned n_entries;
+        json_t *doc;                    /* owned: the whole answer */
+};
+
+/* An apply, rollback or confirm answer (all share the transaction result shape). */
+int reply_parse_apply(const char *body, size_t len, struct reply_apply *ret, struct errbuf *e);
+int reply_parse_plan(const char *body, size_t len, struct reply_plan *ret, struct errbuf *e);
+void reply_plan_done(struct reply_plan *p);
+int reply_parse_drift(const char *body, size_t len, struct reply_drift *ret, struct errbuf *e);
+void reply_drift_done(struct reply_drift *d);
+
+/* The agent's {"error":{code,message,path}} as "message (code, at path)"; fallback "HTTP N". */
+const char *reply_error_text(long status, const char *body, size_t len, char *buf, size_t size);

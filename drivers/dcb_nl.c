@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT */
+/* dcbnl (RTM_GETDCB/RTM_SETDCB) requests and reply parsing. */
+#include <linux/rtnetlink.h>
+
+#include "dcb_nl.h"
+
+static const struct nl_policy get_policy[DCB_ATTR_MAX + 1] = {
+        [DCB_ATTR_IFNAME] = { MNL_TYPE_NUL_STRING, 0 },
+        [DCB_ATTR_IEEE] = { MNL_TYPE_NESTED, 0 },
+        [DCB_ATTR_DCBX] = { MNL_TYPE_U8, 0 },
+};
+
+/* In a SET reply DCB_ATTR_IEEE/DCB_ATTR_DCBX carry the driver's result as a u8. */
+static const struct nl_policy set_policy[DCB_ATTR_MAX + 1] = {
+        [DCB_ATTR_IFNAME] = { MNL_TYPE_NUL_STRING, 0 },
+        [DCB_ATTR_IEEE] = { MNL_TYPE_U8, 0 },
+        [DCB_ATTR_DCBX] = { MNL_TYPE_U8, 0 },
+};
+
+static const struct nl_policy ieee_policy[DCB_NL_IEEE_ATTR_MAX + 1] = {
+        [DCB_ATTR_IEEE_ETS] = { MNL_TYPE_BINARY, sizeof(struct ieee_ets) },
+        [DCB_ATTR_IEEE_PFC] = { MNL_TYPE_BINARY, sizeof(struct ieee_pfc) },
+        [DCB_ATTR_IEEE_APP_TABLE] = { MNL_TYPE_NESTED, 0 },
+        [DCB_ATTR_DCB_APP_TRUST_TABLE] = { MNL_TYPE_NESTED, 0 },
+};
+
+static const struct dcbmsg *dcb_header(const struct nlmsghdr *nlh, uint8_t cmd)
+{
+        const struct dcbmsg *d = mnl_nlmsg_get_payload(nlh);
+
+        if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*d) || d->cmd != cmd)
+                return NULL;
+        return d;
+}
+
+static int parse_apps(const struct nlattr *table, struct dcb_nl_ieee *r)
+{
+        const struct nlattr *a;
+
+        r->has_apps = true;
+        mnl_attr_for_each_nested(a, table) {
+                if (mnl_attr_get_type(a) != DCB_ATTR_IEEE_APP)
+                        continue;
+                if (mnl_attr_validate2(a, MNL_TYPE_BINARY, sizeof(struct dcb_app)) < 0)
+                        return -EINVAL;
+                if (r->n_apps >= DCB_NL_APPS_MAX)
+                        return -E2BIG;
+                memcpy(&r->apps[r->n_apps++], mnl_attr_get_payload(a), sizeof(struct dcb_app));
+        }
+        return 0;
+}
+
+static int parse_trust(const struct nlattr *table, struct dcb_nl_ieee *r)
+{
+        const struct nlattr *a;
+
+        r->has_trust = true;
+        mnl_attr_for_each_nested(a, table) {
+                uint16_t type = mnl_attr_get_type(a);
+
+                if (type != DCB_ATTR_IEEE_APP && type != DCB_NL_APP_ATTR_DCB)
+                        continue;
+                if (mnl_attr_validate(a, MNL_TYPE_U8) < 0)
+                        return -EINVAL;
+                if (r->n_trust >= DCB_NL_TRUST_MAX)
+                        return -E2BIG;
+                r->trust[r->n_trust++] = mnl_attr_get_u8(a);
+        }
+        return 0;
+}
+
+int dcb_nl_parse_ieee(const struct nlmsghdr *nlh, struct dcb_nl_ieee *ret)
+{
+        const struct nlattr *tb[DCB_ATTR_MAX + 1], *ieee[DCB_NL_IEEE_ATTR_MAX + 1];
+        int r;
+
+        memset(ret, 0, sizeof(*ret));
+        if (nlh->nlmsg_type != RTM_GETDCB || !dcb_header(nlh, DCB_CMD_IEEE_GET))
+                return -EBADMSG;
+        r = nl_parse_msg(nlh, sizeof(struct dcbmsg), get_policy, DCB_ATTR_MAX, tb);
+        if (r < 0)
+                return r;
+        if (tb[DCB_ATTR_DCBX]) {
+                ret->has_dcbx = true;
+                ret->dcbx = mnl_attr_get_u8(tb[DCB_ATTR_DCBX]);
+        }
+        if (!tb[DCB_ATTR_IEEE])
+                return -EBADMSG;
+        r = nl_parse_nested(tb[DCB_ATTR_IEEE], ieee_policy, DCB_NL_IEEE_ATTR_MAX, ieee);
+        if (r < 0)
+                return r;
+        if (ieee[DCB_ATTR_IEEE_ETS]) {
+                ret->has_ets = true;
+                memcpy(&ret->ets, mnl_attr_get_payload(ieee[DCB_ATTR_IEEE_ETS]), sizeof(ret->ets));
+        }
+        if (ieee[DCB_ATTR_IEEE_PFC]) {
+                ret->has_pfc = true;
+                memcpy(&ret->pfc, mnl_attr_get_payload(ieee[DCB_ATTR_IEEE_PFC]), sizeof(ret->pfc));
+        }
+        if (ieee[DCB_ATTR_IEEE_APP_TABLE] && (r = parse_apps(ieee[DCB_ATTR_IEEE_APP_TABLE], ret)) < 0)
+                return r;
+        if (ieee[DCB_ATTR_DCB_APP_TRUST_TABLE] &&
+            (r = parse_trust(ieee[DCB_ATTR_DCB_APP_TRUST_TABLE], ret)) < 0)
+                return r;
+        return 0;
+}
+
+/* A u8 errno as the kernel stores it (nla_put_u8(skb, attr, err)): 0 or -errno. */
+static int inband_errno(uint8_t v)
+{
+        return v == 0 ? 0 : -(int)(uint8_t)(256 - v);
+}
+
+int dcb_nl_parse_set_reply(const struct nlmsghdr *nlh, uint8_t cmd, int *ret_result)
+{
+        const struct nlattr *tb[DCB_ATTR_MAX + 1];
+        int r;
+
+        if (nlh->nlmsg_type != RTM_SETDCB || !dcb_header(nlh, cmd))
+                return -EBADMSG;
+        r = nl_parse_msg(nlh, sizeof(struct dcbmsg), set_policy, DCB_ATTR_MAX, tb);
+        if (r < 0)
+                return r;
+        if (cmd == DCB_CMD_SDCBX) {
+                if (!tb[DCB_ATTR_DCBX])
+                        return -EBADMSG;
+                /* setdcbx() returns 0 or 1 ("failed"), not an errno */
+                *ret_result = mnl_attr_get_u8(tb[DCB_ATTR_DCBX]) ? -EINVAL : 0;
+                return 0;
+        }
+        if (!tb[DCB_ATTR_IEEE])
+                return -EBADMSG;
+        *ret_result = inband_errno(mnl_attr_get_u8(tb[DCB_ATTR_IEEE]));
+        return 0;
+}
+
+static struct nlmsghdr *dcb_msg(struct nl *nl, uint16_t type, uint8_t cmd, const char *ifname)
+{
+        struct nlmsghdr *nlh = nl_msg_new(nl, type, NLM_F_ACK);
+        struct dcbmsg *d = mnl_nlmsg_put_extra_header(nlh, sizeof(*d));
+
+        d->dcb_family = AF_UNSPEC;
+        d->cmd = cmd;
+        if (nl_put_strz(nlh, DCB_ATTR_IFNAME, ifname) < 0)
+                return NULL;
+        return nlh;
+}
+
+struct get_ctx {
+        struct dcb_nl_ieee *ieee;
+        bool found;
+        uint8_t *dcbx;
+};
+
+static int get_cb(const struct nlmsghdr *nlh, void *data)
+{
+        struct get_ctx *g = data;
+        int r = dcb_nl_parse_ieee(nlh, g->ieee);
+
+        if (r < 0) {
+                errno = -r;
+                return MNL_CB_ERROR;
+        }
+        g->found = true;
+        return MNL_CB_OK;
+}
+
+int dcb_nl_get(struct nl *nl, const char *ifname, struct dcb_nl_ieee *ret, struct errbuf *e)
+{
+        struct get_ctx g = { .ieee = ret };
+        struct nlmsghdr *nlh = dcb_msg(nl, RTM_GETDCB, DCB_CMD_IEEE_GET, ifname);
+        int r;
+
+        if (!nlh)
+                return errbuf_set(e, EMSGSIZE, NULL, "interface name too long");
+        r = nl_talk(nl, nlh, get_cb, &g, "read dcb ieee configuration", e);
+        if (r >= 0 && !g.found)
+                r = errbuf_set(e, EBADMSG, NULL, "read dcb ieee configuration: no reply");
+        return r;
+}
+
+struct set_ctx {
+        uint8_t cmd;
+        bool found;
+        int result;
+};
+
+static int set_cb(const struct nlmsghdr *nlh, void *data)
+{
+        struct set_ctx *s = data;
+        int r = dcb_nl_parse_set_reply(nlh, s->cmd, &s->result);
+
+        if (r < 0) {
+                errno = -r;
+                return MNL_CB_ERROR;
+        }
+        s->found = true;
+        return MNL_CB_OK;
+}
+
+/* Send a SET-type request and check both the ACK and the in-band result. */
+static int talk_set(struct nl *nl, struct nlmsghdr *nlh, uint8_t cmd, const char *what, struct errbuf *e)
+{
+        struct set_ctx s = { .cmd = cmd };
+        int r;
+
+        r = nl_talk(nl, nlh, set_cb, &s, what, e);
+        if (r < 0)
+                return r;
+        if (!s.found)
+                return errbuf_set(e, EBADMSG, NULL, "%s: the reply carried no result", what);
+        if (s.result < 0) {
+                char t[128];
+
+                return errbuf_set(e, -s.result, NULL, "%s: the device driver refused it: %s",
+                                  what, nl_strerror(-s.result, t, sizeof(t)));
+        }
+        return 0;
+}
+
+static int set_ieee_attr(struct nl *nl, const char *ifname, uint16_t attr, const void *data,
+                         size_t len, const char *what, struct errbuf *e)
+{
+        struct nlmsghdr *nlh = dcb_msg(nl, RTM_SETDCB, DCB_CMD_IEEE_SET, ifname);
+        struct nlattr *nest;
+
+        if (!nlh || !(nest = nl_nest_start(nlh, DCB_ATTR_IEEE)) || nl_put(nlh, attr, len, data) < 0)
+                return errbuf_set(e, EMSGSIZE, NULL, "%s: request too large", what);
+        nl_nest_end(nlh, nest);
+        return talk_set(nl, nlh, DCB_CMD_IEEE_SET, what, e);
+}
+
+int dcb_nl_set_ets(struct nl *nl, const char *ifname, const struct ieee_ets *ets, struct errbuf *e)
+{
+        return set_ieee_attr(nl, ifname, DCB_ATTR_IEEE_ETS, ets, sizeof(*ets), "set ets", e);
+}
+
+int dcb_nl_set_pfc(struct nl *nl, const char *ifname, const struct ieee_pfc *pfc, struct errbuf *e)
+{
+        return set_ieee_attr(nl, ifname, DCB_ATTR_IEEE_PFC, pfc, sizeof(*pfc), "set pfc", e);
+}
+
+int dcb_nl_apps(struct nl *nl, const char *ifname, uint8_t cmd, const struct dcb_app *apps,
+                unsigned n, struct errbuf *e)
+{
+        const char *what = cmd == DCB_CMD_IEEE_DEL ? "delete dcb app entries" : "add dcb app entries";
+        struct nlmsghdr *nlh = dcb_msg(nl, RTM_SETDCB, cmd, ifname);
+        struct nlattr *nest, *table;
+
+        if (!nlh || !(nest = nl_nest_start(nlh, DCB_ATTR_IEEE)) ||
+            !(table = nl_nest_start(nlh, DCB_ATTR_IEEE_APP_TABLE)))
+                return errbuf_set(e, EMSGSIZE, NULL, "%s: request too large", what);
+        for (unsigned i = 0; i < n; i++)
+                if (nl_put(nlh, DCB_ATTR_IEEE_APP, sizeof(apps[i]), &apps[i]) < 0)
+                        return errbuf_set(e, EMSGSIZE, NULL, "%s: request too large", what);
+        nl_nest_end(nlh, table);
+        nl_nest_end(nlh, nest);
+        return talk_set(nl, nlh, cmd, what, e);
+}
+
+static int dcbx_cb(const struct nlmsghdr *nlh, void *data)
+{
+        const struct nlattr *tb[DCB_ATTR_MAX + 1];
+        struct get_ctx *g = data;
+
+        if (nlh->nlmsg_type != RTM_GETDCB || !dcb_header(nlh, DCB_CMD_GDCBX) ||
+            nl_parse_msg(nlh, sizeof(struct dcbmsg), get_policy, DCB_ATTR_MAX, tb) < 0 ||
+            !tb[DCB_ATTR_DCBX]) {
+                errno = EBADMSG;
+                return MNL_CB_ERROR;
+        }
+        *g->dcbx = mnl_attr_get_u8(tb[DCB_ATTR_DCBX]);
+        g->found = true;
+        return MNL_CB_OK;
+}
+
+int dcb_nl_get_dcbx(struct nl *nl, const char *ifname, uint8_t *ret, struct errbuf *e)
+{
+        struct nlmsghdr *nlh = dcb_msg(nl, RTM_GETDCB, DCB_CMD_GDCBX, ifname);
+        uint8_t v = 0;
+        struct get_ctx g = { .dcbx = &v };
+        int r;
+
+        if (!nlh)
+                return errbuf_set(e, EMSGSIZE, NULL, "interface name too long");
+        r = nl_talk(nl, nlh, dcbx_cb, &g, "read dcbx mode", e);
+        if (r >= 0 && !g.found)
+                r = errbuf_set(e, EBADMSG, NULL, "read dcbx mode: no reply");
+        if (r >= 0)
+                *ret = v;
+        return r;
+}
+
+int dcb_nl_set_dcbx(struct nl *nl, const char *ifname, uint8_t mode, struct errbuf *e)
+{
+        struct nlmsghdr *nlh = dcb_msg(nl, RTM_SETDCB, DCB_CMD_SDCBX, ifname);
+
+        if (!nlh || nl_put_u8(nlh, DCB_ATTR_DCBX, mode) < 0)
+                return errbuf_set(e, EMSGSIZE, NULL, "set dcbx mode: request too large");
+        return talk_set(nl, nlh, DCB_CMD_SDCBX, "set dcbx mode", e);
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dcbnl requests over the netlink helper: the IEEE 802.1Qaz GET (ETS, PFC, APP
+ * table, APP trust table, DCBX mode) and the SETs the "dcb" driver needs. The
+ * requests are byte-for-byte what iproute2's `dcb` sends (tests compare them).
+ *
+ * A SET is only successful when the reply's in-band result (a u8 in
+ * DCB_ATTR_IEEE / DCB_ATTR_DCBX) is zero: the netlink ACK alone proves nothing.
+ */
+#pragma once
+
+#include <linux/dcbnl.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nl.h"
+
+/* Newer than Debian 12's uapi headers (enumerators, so always define the value). */
+#ifndef DCB_ATTR_DCB_APP_TRUST_TABLE
+#define DCB_ATTR_DCB_APP_TRUST_TABLE 11
+#endif
+#ifndef DCB_ATTR_DCB_REWR_TABLE
+#define DCB_ATTR_DCB_REWR_TABLE 12
+#endif
+#define DCB_NL_IEEE_ATTR_MAX 12
+#define DCB_NL_APP_ATTR_DCB 2           /* DCB_ATTR_DCB_APP: non-IEEE selectors in the trust table */
+#define DCB_NL_SEL_PCP 255              /* DCB_APP_SEL_PCP */
+
+#define DCB_NL_APPS_MAX 256             /* larger APP tables are refused */
+#define DCB_NL_TRUST_MAX 8
+
+struct dcb_nl_ieee {
+        bool has_ets;
+        struct ieee_ets ets;
+        bool has_pfc;
+        struct ieee_pfc pfc;
+        bool has_apps;                  /* the APP table nest was present */
+        unsigned n_apps;
+        struct dcb_app apps[DCB_NL_APPS_MAX];
+        bool has_trust;                 /* DCB_ATTR_DCB_APP_TRUST_TABLE was present */
+        unsigned n_trust;
+        uint8_t trust[DCB_NL_TRUST_MAX]; /* selectors, most trusted first */
+        bool has_dcbx;
+        uint8_t dcbx;                   /* DCB_CAP_DCBX_* */
+};
+
+/* Parse an RTM_GETDCB DCB_CMD_IEEE_GET reply. -EBADMSG/-EINVAL/-E2BIG on bad input. */
+int dcb_nl_parse_ieee(const struct nlmsghdr *nlh, struct dcb_nl_ieee *ret);
+
+/* The in-band result of a SET reply: 0, or -errno the driver returned. */
+int dcb_nl_parse_set_reply(const struct nlmsghdr *nlh, uint8_t cmd, int *ret_result);
+
+/* The device's whole IEEE configuration. */
+int dcb_nl_get(struct nl *nl, const char *ifname, struct dcb_nl_ieee *ret, struct errbuf *e);
+
+/* Whole-struct SETs (read-modify-write is the caller's). */
+int dcb_nl_set_ets(struct nl *nl, const char *ifname, const struct ieee_ets *ets, struct errbuf *e);
+int dcb_nl_set_pfc(struct nl *nl, const char *ifname, const struct ieee_pfc *pfc, struct errbuf *e);
+
+/* Add (DCB_CMD_IEEE_SET) or delete (DCB_CMD_IEEE_DEL) APP entries in one request. */
+int dcb_nl_apps(struct nl *nl, const char *ifname, uint8_t cmd, const struct dcb_app *apps,
+                unsigned n, struct errbuf *e);
+
+/* DCBX mode (DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE ...). */
+int dcb_nl_get_dcbx(struct nl *nl, const char *ifname, uint8_t *ret, struct errbuf *e);
+int dcb_nl_set_dcbx(struct nl *nl, const char *ifname, uint8_t mode, struct errbuf *e);

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/* The "nic-ecn" driver: DCQCN RP/NP enables and CNP marking over sysfs. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "ecn_sysfs.h"
+
+#define KNOBS_MAX (2 * STATE_PRIO_COUNT + 2)
+
+struct knob {
+        char rel[48];                   /* "roce_np/enable/3": named in messages */
+        char path[PATH_MAX];
+        unsigned old;
+        unsigned want;
+        bool written;
+};
+
+static const char *kdrv(const struct target *t)
+{
+        return t->kernel_driver[0] ? t->kernel_driver : "unknown";
+}
+
+static void ecn_dir(const struct target *t, char *buf, size_t size)
+{
+        snprintf(buf, size, "%s/class/net/%s/ecn", t->env ? t->env->sysfs_root : "/sys", t->name);
+}
+
+static int knob_path(const struct target *t, const char *rel, char *buf, size_t size)
+{
+        char dir[PATH_MAX];
+        int n;
+
+        ecn_dir(t, dir, sizeof(dir));
+        n = snprintf(buf, size, "%s/%s", dir, rel);
+        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static int read_uint(const char *path, unsigned *ret)
+{
+        char buf[32], *end;
+        unsigned long v;
+        ssize_t n;
+        int fd;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        errno = 0;
+        v = strtoul(buf, &end, 10);
+        if (errno || end == buf || (*end && *end != '\n') || v > UINT_MAX)
+                return -EBADMSG;
+        *ret = (unsigned)v;
+        return 0;
+}
+
+static int write_uint(const char *path, unsigned v)
+{
+        char buf[16];
+        int fd, n, r = 0;
+
+        fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        n = snprintf(buf, sizeof(buf), "%u\n", v);
+        if (write(fd, buf, (size_t)n) != n)
+                r = errno ? -errno : -EIO;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        return r;
+}
+
+static bool exists(const char *path)
+{
+        return access(path, F_OK) == 0;
+}
+
+static int ecn_caps(struct target *t, uint32_t *ret_fields, struct errbuf *e)
+{
+        char dir[PATH_MAX];
+
+        ecn_dir(t, dir, sizeof(dir));
+        *ret_fields = exists(dir) ? STATE_BIT(STATE_FIELD_HOST_ECN) : 0;
+        return 0;
+}
+
+static int knob_fail(const struct target *t, const char *rel, int r, const char *what, struct errbuf *e)
+{
+        return errbuf_set(e, r, NULL, "interface '%s' (driver %s): NIC ECN knob '%s' %s",
+                          t->name, kdrv(t), rel, what);
+}
+
+/* Read one knob of the live state; ENOENT = the knob does not exist here. */
+static int read_knob(const struct target *t, const char *rel, unsigned *ret, struct errbuf *e)
+{
+        char path[PATH_MAX];
+        int r;
+
+        r = knob_path(t, rel, path, sizeof(path));
+        if (r >= 0)
+                r = read_uint(path, ret);
+        if (r < 0 && r != -ENOENT) {
+                char why[128];
+
+                snprintf(why, sizeof(why), "cannot be read: %s", strerror(-r));
+                return knob_fail(t, rel, r, why, e);
+        }
+        return r;
+}
+
+static int read_prio(const struct target *t, unsigned p, struct state_host_ecn *h, struct errbuf *e)
+{
+        char rp[48], np[48];
+        unsigned v_rp, v_np;
+        int r1, r2;
+
+        snprintf(rp, sizeof(rp), "roce_rp/enable/%u", p);
+        snprintf(np, sizeof(np), "roce_np/enable/%u", p);
+        r1 = read_knob(t, rp, &v_rp, e);
+        if (r1 < 0 && r1 != -ENOENT)
+                return r1;
+        r2 = read_knob(t, np, &v_np, e);
+        if (r2 < 0 && r2 != -ENOENT)
+                return r2;
+        if (r1 < 0 || r2 < 0)
+                return 0;               /* priority not described: both knobs needed */
+        h->prios |= 1u << p;
+        h->rp_enabled |= (v_rp ? 1u : 0u) << p;
+        h->np_enabled |= (v_np ? 1u : 0u) << p;
+        return 0;
+}
+
+static int ecn_read(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e)
+{
+        struct state_host_ecn h = { 0 };
+        char dir[PATH_MAX];
+        unsigned dscp, prio;
+        int r1, r2;
+
+        if (!(fields & STATE_BIT(STATE_FIELD_HOST_ECN)))
+                return 0;
+        ecn_dir(t, dir, sizeof(dir));
+        if (!exists(dir))
+                return errbuf_set(e, EOPNOTSUPP, NULL,
+                                  "interface '%s' (driver %s) has no NIC ECN knobs (no '%s')",
+                                  t->name, kdrv(t), dir);
+        for (unsigned p = 0; p < STATE_PRIO_COUNT; p++) {
+                int r = read_prio(t, p, &h, e);
+
+                if (r < 0)
+                        return r;
+        }
+        r1 = read_knob(t, "roce_np/cnp_dscp", &dscp, e);
+        if (r1 < 0 && r1 != -ENOENT)
+                return r1;
+        r2 = read_knob(t, "roce_np/cnp_802p_prio", &prio, e);
+        if (r2 < 0 && r2 != -ENOENT)
+                return r2;
+        if (r1 == 0 && r2 == 0) {
+                h.has_cnp = true;
+                h.cnp_dscp = (uint8_t)(dscp & 0x3f);
+                h.cnp_prio = (uint8_t)(prio & 0x7);
+        }
+        ret->host_ecn = h;
+        ret->present |= STATE_BIT(STATE_FIELD_HOST_ECN);
+        return 0;
+}
+
+/* ---- apply ---- */
+
+/* A knob "BASE" (prio < 0) or "BASE/PRIO". */
+static void add_knob(struct knob *k, unsigned *n, const char *base, int prio, unsigned want)
+{
+        struct knob *x = &k[(*n)++];
+
+        memset(x, 0, sizeof(*x));
+        if (prio < 0)
+                snprintf(x->rel, sizeof(x->rel), "%s", base);
+        else
+                snprintf(x->rel, sizeof(x->rel), "%s/%d", base, prio);
+        x->want = want;
+}
+
+static unsigned plan_knobs(const struct state_host_ecn *d, struct knob *k)
+{
+        unsigned n = 0;
+
+        for (unsigned p = 0; p < STATE_PRIO_COUNT; p++) {
+                if (!(d->prios & (1u << p)))
+                        continue;
+                add_knob(k, &n, "roce_rp/enable", (int)p, (d->rp_enabled >> p) & 1u);
+                add_knob(k, &n, "roce_np/enable", (int)p, (d->np_enabled >> p) & 1u);
+        }
+        if (d->has_cnp) {
+                add_knob(k, &n, "roce_np/cnp_dscp", -1, d->cnp_dscp);
+                add_knob(k, &n, "roce_np/cnp_802p_prio", -1, d->cnp_prio);
+        }
+        return n;
+}
+
+/* Every knob exists, is writable (a write bit, like sysfs checks) and readable. */
+static int check_knobs(const struct target *t, struct knob *k, unsigned n, struct errbuf *e)
+{
+        for (unsigned i = 0; i < n; i++) {
+                struct stat st;
+                int r;
+
+                if (knob_path(t, k[i].rel, k[i].path, sizeof(k[i].path)) < 0)
+                        return knob_fail(t, k[i].rel, ENAMETOOLONG, "path is too long; nothing was changed", e);
+                if (stat(k[i].path, &st) < 0)
+                        return knob_fail(t, k[i].rel, errno, "does not exist; nothing was changed", e);
+                if (S_ISDIR(st.st_mode) || !(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)))
+                        return knob_fail(t, k[i].rel, EACCES, "is read-only; nothing was changed", e);
+                r = read_uint(k[i].path, &k[i].old);
+                if (r < 0)
+                        return knob_fail(t, k[i].rel, r, "cannot be read; nothing was changed", e);
+        }
+        return 0;
+}
+
+static void undo_knobs(struct knob *k, unsigned n)
+{
+        for (unsigned i = n; i-- > 0;)
+                if (k[i].written)
+                        (void)write_uint(k[i].path, k[i].old);
+}
+
+static int ecn_apply(struct target *t, const struct state *d, uint32_t fields, struct errbuf *e)
+{
+        struct knob k[KNOBS_MAX];
+        unsigned n;
+        int r;
+
+        if (!(fields & STATE_BIT(STATE_FIELD_HOST_ECN)) || !state_has(d, STATE_FIELD_HOST_ECN))
+                return 0;
+        n = plan_knobs(&d->host_ecn, k);
+        r = check_knobs(t, k, n, e);
+        if (r < 0)
+                return r;
+        for (unsigned i = 0; i < n; i++) {
+                if (k[i].old == k[i].want)
+                        continue;
+                r = write_uint(k[i].path, k[i].want);
+                if (r < 0) {
+                        char why[160];
+
+                        undo_knobs(k, i);
+                        snprintf(why, sizeof(why), "write %u failed: %s; the knobs written before were restored",
+                                 k[i].want, strerror(-r));
+                        return knob_fail(t, k[i].rel, r, why, e);
+                }
+                k[i].written = true;
+        }
+        return 0;
+}
+
+/* ---- debugfs cc_params (read-only report) ---- */
+
+static int pci_name(const struct target *t, char *buf, size_t size)
+{
+        char link[PATH_MAX], target[PATH_MAX];
+        const char *base;
+        ssize_t n;
+
+        snprintf(link, sizeof(link), "%s/class/net/%s/device", t->env ? t->env->sysfs_root : "/sys", t->name);
+        n = readlink(link, target, sizeof(target) - 1);
+        if (n < 0)
+                return -errno;
+        target[n] = '\0';
+        base = strrchr(target, '/');
+        base = base ? base + 1 : target;
+        if (strlen(base) >= size)
+                return -ENAMETOOLONG;
+        memcpy(buf, base, strlen(base) + 1);
+        return 0;
+}
+
+int ecn_sysfs_cc_params(const struct target *t, struct ecn_sysfs_param *ret, unsigned max,
+                        unsigned *ret_n, struct errbuf *e)
+{
+        char pci[128], dir[PATH_MAX], path[PATH_MAX + 64];
+        struct dirent *de;
+        unsigned n = 0;
+        DIR *d;
+
+        *ret_n = 0;
+        if (pci_name(t, pci, sizeof(pci)) < 0)
+                return 0;
+        snprintf(dir, sizeof(dir), "%s/mlx5/%s/cc_params", t->env ? t->env->debugfs_root : "/sys/kernel/debug", pci);
+        d = opendir(dir);
+        if (!d)
+                return 0;
+        while ((de = readdir(d)) && n < max) {
+                unsigned v;
+
+                if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(ret[n].name))
+                        continue;
+                if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
+                    read_uint(path, &v) < 0)
+                        continue;
+                memcpy(ret[n].name, de->d_name, strlen(de->d_name) + 1);
+                ret[n++].value = v;
+        }
+        closedir(d);
+        *ret_n = n;
+        return 0;
+}
+
+const struct driver_ops nic_ecn_driver = {
+        .name = "nic-ecn",
+        .kind = TARGET_INTERFACE,
+        .fields = STATE_BIT(STATE_FIELD_HOST_ECN),
+        .caps = ecn_caps,
+        .read = ecn_read,
+        .apply = ecn_apply,
+        .restore = ecn_apply,
+};

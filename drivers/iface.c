@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/* Interface discovery: rtnetlink dump, globs, kernel driver names. */
+#include <fnmatch.h>
+#include <limits.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include "iface.h"
+#include "link_rtnl.h"
+
+static int drvinfo(const char *name, char *buf, size_t size)
+{
+        struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+        struct ifreq ifr = { 0 };
+        int fd, r = 0;
+
+        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+        ifr.ifr_data = (void *)&info;
+        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+                r = -errno;
+        close(fd);
+        if (r < 0 || !info.driver[0])
+                return r < 0 ? r : -ENOENT;
+        info.driver[sizeof(info.driver) - 1] = '\0';
+        snprintf(buf, size, "%s", info.driver);
+        return 0;
+}
+
+static int sysfs_driver(const char *name, const char *sysfs_root, char *buf, size_t size)
+{
+        char link[PATH_MAX], target[PATH_MAX];
+        const char *base;
+        ssize_t n;
+
+        snprintf(link, sizeof(link), "%s/class/net/%s/device/driver", sysfs_root, name);
+        n = readlink(link, target, sizeof(target) - 1);
+        if (n < 0)
+                return -errno;
+        target[n] = '\0';
+        base = strrchr(target, '/');
+        snprintf(buf, size, "%s", base ? base + 1 : target);
+        return 0;
+}
+
+void iface_kernel_driver(const char *name, const char *sysfs_root, const char *kind,
+                         char *buf, size_t size)
+{
+        if (drvinfo(name, buf, size) == 0)
+                return;
+        if (sysfs_driver(name, sysfs_root && *sysfs_root ? sysfs_root : "/sys", buf, size) == 0)
+                return;
+        snprintf(buf, size, "%s", kind && *kind ? kind : "unknown");
+}
+
+bool iface_match(const char *name, const char (*globs)[64], unsigned n)
+{
+        for (unsigned i = 0; i < n; i++)
+                if (fnmatch(globs[i], name, 0) == 0)
+                        return true;
+        return false;
+}
+
+struct collect {
+        struct iface *v;
+        unsigned n;
+};
+
+static int collect_cb(const struct link_info *l, void *data)
+{
+        struct collect *c = data;
+        struct iface *x;
+
+        if (c->n >= IFACE_MAX)
+                return -E2BIG;
+        x = &c->v[c->n++];
+        memset(x, 0, sizeof(*x));
+        snprintf(x->name, sizeof(x->name), "%s", l->name);
+        x->ifindex = l->ifindex;
+        x->flags = l->flags;
+        x->mtu = l->mtu;
+        snprintf(x->kind, sizeof(x->kind), "%s", l->kind);
+        return 0;
+}
+
+static int by_ifindex(const void *a, const void *b)
+{
+        const struct iface *x = a, *y = b;
+
+        return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
+}
+
+int iface_list(const struct nl_transport *t, const char *sysfs_root, struct iface **ret,
+               unsigned *ret_n, struct errbuf *e)
+{
+        _cleanup_nl_ struct nl *nl = NULL;
+        struct collect c = { 0 };
+        int r;
+
+        c.v = calloc(IFACE_MAX, sizeof(*c.v));
+        if (!c.v)
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        r = nl_open(t, NETLINK_ROUTE, &nl, e);
+        if (r >= 0)
+                r = link_rtnl_dump(nl, collect_cb, &c, e);
+        if (r < 0) {
+                free(c.v);
+                return r == -E2BIG ? errbuf_set(e, E2BIG, NULL, "more than %d interfaces", IFACE_MAX) : r;
+        }
+        qsort(c.v, c.n, sizeof(*c.v), by_ifindex);
+        for (unsigned i = 0; i < c.n; i++)
+                iface_kernel_driver(c.v[i].name, sysfs_root, c.v[i].kind, c.v[i].kernel_driver,
+                                    sizeof(c.v[i].kernel_driver));
+        *ret = c.v;
+        *ret_n = c.n;
+        return 0;
+}

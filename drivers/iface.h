@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Interface discovery in the caller's network namespace: every link from an
+ * rtnetlink dump, matched against policy globs (fnmatch(3)), with its ifindex
+ * and kernel driver name (ETHTOOL_GDRVINFO, else the sysfs device/driver link,
+ * else the rtnetlink link kind, else "unknown").
+ */
+#pragma once
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "errbuf.h"
+
+#define IFACE_MAX 1024                  /* links beyond this are an error */
+
+struct nl_transport;
+
+struct iface {
+        char name[IF_NAMESIZE];
+        int ifindex;
+        unsigned flags;                 /* IFF_*: IFF_LOOPBACK, IFF_UP, IFF_LOWER_UP */
+        uint32_t mtu;
+        char kind[32];                  /* "veth", "" */
+        char kernel_driver[32];         /* "veth", "mlx5_core", "unknown" */
+};
+
+/* All links, sorted by ifindex. *ret is owned by the caller (free()). t NULL = the kernel. */
+int iface_list(const struct nl_transport *t, const char *sysfs_root, struct iface **ret,
+               unsigned *ret_n, struct errbuf *e);
+
+/* The kernel driver of a link into buf (never fails: "unknown"). */
+void iface_kernel_driver(const char *name, const char *sysfs_root, const char *kind,
+                         char *buf, size_t size);
+
+/* Does name match any of the globs? */
+bool iface_match(const char *name, const char (*globs)[64], unsigned n);

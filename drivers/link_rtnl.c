@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* The "link" driver: interface MTU over rtnetlink, plus link read/dump/carrier helpers. */
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <time.h>
+
+#include "link_rtnl.h"
+
+#define CARRIER_POLL_MS 50
+
+static const struct nl_policy link_policy[IFLA_MAX + 1] = {
+        [IFLA_IFNAME] = { MNL_TYPE_NUL_STRING, 0 },
+        [IFLA_MTU] = { MNL_TYPE_U32, 0 },
+        [IFLA_MIN_MTU] = { MNL_TYPE_U32, 0 },
+        [IFLA_MAX_MTU] = { MNL_TYPE_U32, 0 },
+        [IFLA_OPERSTATE] = { MNL_TYPE_U8, 0 },
+        [IFLA_LINKINFO] = { MNL_TYPE_NESTED, 0 },
+};
+
+static const struct nl_policy linkinfo_policy[IFLA_INFO_MAX + 1] = {
+        [IFLA_INFO_KIND] = { MNL_TYPE_NUL_STRING, 0 },
+};
+
+int link_rtnl_parse(const struct nlmsghdr *nlh, struct link_info *ret)
+{
+        const struct nlattr *tb[IFLA_MAX + 1], *info[IFLA_INFO_MAX + 1];
+        const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+        struct link_info l = { 0 };
+        int r;
+
+        if (nlh->nlmsg_type != RTM_NEWLINK)
+                return -EBADMSG;
+        r = nl_parse_msg(nlh, sizeof(*ifi), link_policy, IFLA_MAX, tb);
+        if (r < 0)
+                return r;
+        if (!tb[IFLA_IFNAME] || !tb[IFLA_MTU] || ifi->ifi_index <= 0)
+                return -EBADMSG;
+        l.ifindex = ifi->ifi_index;
+        l.flags = ifi->ifi_flags;
+        snprintf(l.name, sizeof(l.name), "%s", mnl_attr_get_str(tb[IFLA_IFNAME]));
+        l.mtu = mnl_attr_get_u32(tb[IFLA_MTU]);
+        if (tb[IFLA_MIN_MTU])
+                l.min_mtu = mnl_attr_get_u32(tb[IFLA_MIN_MTU]);
+        if (tb[IFLA_MAX_MTU])
+                l.max_mtu = mnl_attr_get_u32(tb[IFLA_MAX_MTU]);
+        if (tb[IFLA_OPERSTATE])
+                l.operstate = mnl_attr_get_u8(tb[IFLA_OPERSTATE]);
+        if (tb[IFLA_LINKINFO] && nl_parse_nested(tb[IFLA_LINKINFO], linkinfo_policy,
+                                                 IFLA_INFO_MAX, info) == 0 && info[IFLA_INFO_KIND])
+                snprintf(l.kind, sizeof(l.kind), "%s", mnl_attr_get_str(info[IFLA_INFO_KIND]));
+        *ret = l;
+        return 0;
+}
+
+struct get_ctx {
+        struct link_info *l;
+        bool found;
+        int (*fn)(const struct link_info *l, void *data);
+        void *data;
+};
+
+static int get_cb(const struct nlmsghdr *nlh, void *data)
+{
+        struct get_ctx *g = data;
+        struct link_info l;
+        int r;
+
+        r = link_rtnl_parse(nlh, &l);
+        if (r < 0) {
+                errno = -r;
+                return MNL_CB_ERROR;
+        }
+        if (g->fn) {
+                r = g->fn(&l, g->data);
+                if (r < 0) {
+                        errno = -r;
+                        return MNL_CB_ERROR;
+                }
+                return MNL_CB_OK;
+        }
+        *g->l = l;
+        g->found = true;
+        return MNL_CB_OK;
+}
+
+static struct nlmsghdr *getlink_msg(struct nl *nl, uint16_t flags, int ifindex)
+{
+        struct nlmsghdr *nlh = nl_msg_new(nl, RTM_GETLINK, flags);
+        struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+        ifi->ifi_family = AF_UNSPEC;
+        ifi->ifi_index = ifindex;
+        (void)nl_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+        return nlh;
+}
+
+int link_rtnl_get(struct nl *nl, int ifindex, const char *name, struct link_info *ret,
+                  struct errbuf *e)
+{
+        struct get_ctx g = { .l = ret };
+        struct nlmsghdr *nlh = getlink_msg(nl, 0, ifindex > 0 ? ifindex : 0);
+        int r;
+
+        if (ifindex <= 0 && nl_put_strz(nlh, IFLA_IFNAME, name ? name : "") < 0)
+                return errbuf_set(e, EMSGSIZE, NULL, "interface name too long");
+        r = nl_talk(nl, nlh, get_cb, &g, "read link", e);
+        if (r < 0)
+                return r;
+        if (!g.found)
+                return errbuf_set(e, ENODEV, NULL, "read link: no reply for the link");
+        return 0;
+}
+
+int link_rtnl_dump(struct nl *nl, int (*fn)(const struct link_info *l, void *data), void *data,
+                   struct errbuf *e)
+{
+        struct get_ctx g = { .fn = fn, .data = data };
+
+        return nl_talk(nl, getlink_msg(nl, NLM_F_DUMP, 0), get_cb, &g, "list links", e);
+}
+
+int link_rtnl_set_mtu(struct nl *nl, int ifindex, uint32_t mtu, struct errbuf *e)
+{
+        struct nlmsghdr *nlh = nl_msg_new(nl, RTM_NEWLINK, NLM_F_ACK);
+        struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+        char what[64];
+
+        ifi->ifi_family = AF_UNSPEC;
+        ifi->ifi_index = ifindex;
+        if (nl_put_u32(nlh, IFLA_MTU, mtu) < 0)
+                return errbuf_set(e, EMSGSIZE, NULL, "set mtu: request too large");
+        snprintf(what, sizeof(what), "set mtu %u", mtu);
+        return nl_talk(nl, nlh, NULL, NULL, what, e);
+}
+
+static uint64_t now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int link_rtnl_wait_carrier(struct nl *nl, int ifindex, unsigned timeout_ms, struct errbuf *e)
+{
+        uint64_t deadline = now_ms() + timeout_ms;
+        struct link_info l;
+        int r;
+
+        for (;;) {
+                r = link_rtnl_get(nl, ifindex, NULL, &l, e);
+                if (r < 0)
+                        return r;
+                if (l.flags & IFF_LOWER_UP)
+                        return 0;
+                if (now_ms() >= deadline)
+                        return errbuf_set(e, ETIMEDOUT, NULL,
+                                          "link has no carrier %u ms after the change", timeout_ms);
+                nanosleep(&(struct timespec){ .tv_nsec = CARRIER_POLL_MS * 1000000L }, NULL);
+        }
+}
+
+int link_rtnl_where(const struct target *t, struct errbuf *e, int r)
+{
+        if (e)
+                snprintf(e->where, sizeof(e->where), "interface '%s'", t->name);
+        return r;
+}
+
+/* ---- the driver ---- */
+
+static const struct nl_transport *transport(const struct target *t)
+{
+        return t->env ? t->env->nl : NULL;
+}
+
+static int link_caps(struct target *t, uint32_t *ret_fields, struct errbuf *e)
+{
+        *ret_fields = STATE_BIT(STATE_FIELD_MTU);
+        return 0;
+}
+
+static int link_read(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e)
+{
+        _cleanup_nl_ struct nl *nl = NULL;
+        struct link_info l;
+        int r;
+
+        if (!(fields & STATE_BIT(STATE_FIELD_MTU)))
+                return 0;
+        r = nl_open(transport(t), NETLINK_ROUTE, &nl, e);
+        if (r >= 0)
+                r = link_rtnl_get(nl, t->ifindex, t->name, &l, e);
+        if (r < 0)
+                return link_rtnl_where(t, e, r);
+        ret->mtu = l.mtu;
+        ret->present |= STATE_BIT(STATE_FIELD_MTU);
+        return 0;
+}
+
+static int link_apply(struct target *t, const struct state *desired, uint32_t fields, struct errbuf *e)
+{
+        _cleanup_nl_ struct nl *nl = NULL;
+        struct link_info l;
+        int r;
+
+        if (!(fields & STATE_BIT(STATE_FIELD_MTU)) || !state_has(desired, STATE_FIELD_MTU))
+                return 0;
+        r = nl_open(transport(t), NETLINK_ROUTE, &nl, e);
+        if (r >= 0)
+                r = link_rtnl_get(nl, t->ifindex, t->name, &l, e);
+        if (r >= 0 && l.mtu != desired->mtu)
+                r = link_rtnl_set_mtu(nl, l.ifindex, desired->mtu, e);
+        return r < 0 ? link_rtnl_where(t, e, r) : 0;
+}
+
+const struct driver_ops link_driver = {
+        .name = "link",
+        .kind = TARGET_INTERFACE,
+        .fields = STATE_BIT(STATE_FIELD_MTU),
+        .caps = link_caps,
+        .read = link_read,
+        .apply = link_apply,
+        .restore = link_apply,
+};

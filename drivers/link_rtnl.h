@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Links over rtnetlink: read one link or dump all (RTM_GETLINK), set the MTU
+ * (RTM_NEWLINK IFLA_MTU), wait for carrier after a flapping change. Also the
+ * "link" driver (field mtu on interfaces).
+ */
+#pragma once
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "driver.h"
+#include "nl.h"
+
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000         /* linux/if.h; net/if.h lacks it */
+#endif
+
+struct link_info {
+        int ifindex;
+        char name[IF_NAMESIZE];
+        unsigned flags;                 /* IFF_*; IFF_LOWER_UP = carrier */
+        uint8_t operstate;              /* IF_OPER_*, 0 = unknown */
+        uint32_t mtu;
+        uint32_t min_mtu;               /* 0 = not reported */
+        uint32_t max_mtu;               /* 0 = not reported */
+        char kind[32];                  /* IFLA_INFO_KIND ("veth"), "" for hardware */
+};
+
+/* Parse one RTM_NEWLINK message. -EBADMSG/-EINVAL on malformed input. */
+int link_rtnl_parse(const struct nlmsghdr *nlh, struct link_info *ret);
+
+/* One link by ifindex (> 0) or else by name. */
+int link_rtnl_get(struct nl *nl, int ifindex, const char *name, struct link_info *ret,
+                  struct errbuf *e);
+
+/* Every link of the namespace: fn is called for each; a negative return stops the dump. */
+int link_rtnl_dump(struct nl *nl, int (*fn)(const struct link_info *l, void *data), void *data,
+                   struct errbuf *e);
+
+int link_rtnl_set_mtu(struct nl *nl, int ifindex, uint32_t mtu, struct errbuf *e);
+
+/* Poll until the link has carrier again, at most timeout_ms. -ETIMEDOUT if not. */
+int link_rtnl_wait_carrier(struct nl *nl, int ifindex, unsigned timeout_ms, struct errbuf *e);
+
+/* "interface 'NAME'" into e->where, keeping the message; returns r. */
+int link_rtnl_where(const struct target *t, struct errbuf *e, int r);
+
+extern const struct driver_ops link_driver;

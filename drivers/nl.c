@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: MIT */
+/* The one netlink helper: transport, sequence numbers, ack/extack, policy parsing. */
+#include <ctype.h>
+#include <poll.h>
+#include <time.h>
+
+#include "nl.h"
+
+#ifndef NETLINK_CAP_ACK
+#define NETLINK_CAP_ACK 10
+#endif
+#ifndef NETLINK_EXT_ACK
+#define NETLINK_EXT_ACK 11
+#endif
+#ifndef NLM_F_CAPPED
+#define NLM_F_CAPPED 0x100
+#endif
+#ifndef NLM_F_ACK_TLVS
+#define NLM_F_ACK_TLVS 0x200
+#endif
+
+struct nl {
+        const struct nl_transport *t;
+        void *ctx;
+        uint32_t seq;
+        uint32_t portid;
+        char extack[NL_EXTACK_MAX];
+        _Alignas(8) char req[NL_MSG_MAX];
+        _Alignas(8) char rx[NL_RECV_MAX];
+};
+
+/* One request in flight: the caller's callback and what the replies said. */
+struct talk {
+        struct nl *nl;
+        mnl_cb_t cb;
+        void *data;
+        bool done;
+        int err;
+};
+
+/* ---- the kernel transport ---- */
+
+static int kernel_open(void *userdata, int protocol, void **ret_ctx)
+{
+        struct mnl_socket *s;
+        int one = 1;
+
+        s = mnl_socket_open2(protocol, SOCK_CLOEXEC);
+        if (!s)
+                return -errno;
+        if (mnl_socket_bind(s, 0, MNL_SOCKET_AUTOPID) < 0) {
+                int r = -errno;
+
+                mnl_socket_close(s);
+                return r;
+        }
+        /* Both are best effort: old kernels answer without them. */
+        (void)mnl_socket_setsockopt(s, NETLINK_EXT_ACK, &one, sizeof(one));
+        (void)mnl_socket_setsockopt(s, NETLINK_CAP_ACK, &one, sizeof(one));
+        *ret_ctx = s;
+        return 0;
+}
+
+static ssize_t kernel_send(void *ctx, const void *buf, size_t len)
+{
+        ssize_t n = mnl_socket_sendto(ctx, buf, len);
+
+        return n < 0 ? -errno : n;
+}
+
+static ssize_t kernel_recv(void *ctx, void *buf, size_t size, unsigned timeout_ms)
+{
+        struct pollfd p = { .fd = mnl_socket_get_fd(ctx), .events = POLLIN };
+        ssize_t n;
+        int r;
+
+        do
+                r = poll(&p, 1, (int)timeout_ms);
+        while (r < 0 && errno == EINTR);
+        if (r < 0)
+                return -errno;
+        if (r == 0)
+                return -ETIMEDOUT;
+        n = mnl_socket_recvfrom(ctx, buf, size);
+        return n < 0 ? -errno : n;
+}
+
+static uint32_t kernel_portid(void *ctx)
+{
+        return mnl_socket_get_portid(ctx);
+}
+
+static void kernel_close(void *ctx)
+{
+        mnl_socket_close(ctx);
+}
+
+static const struct nl_transport_ops kernel_ops = {
+        .name = "kernel",
+        .open = kernel_open,
+        .send = kernel_send,
+        .recv = kernel_recv,
+        .portid = kernel_portid,
+        .close = kernel_close,
+};
+
+const struct nl_transport nl_kernel_transport = { .ops = &kernel_ops };
+
+/* ---- handle ---- */
+
+int nl_open(const struct nl_transport *t, int protocol, struct nl **ret, struct errbuf *e)
+{
+        struct nl *nl;
+        int r;
+
+        if (!t)
+                t = &nl_kernel_transport;
+        nl = calloc(1, sizeof(*nl));
+        if (!nl)
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        r = t->ops->open(t->userdata, protocol, &nl->ctx);
+        if (r < 0) {
+                free(nl);
+                return errbuf_set(e, -r, NULL, "cannot open a netlink socket: %s", strerror(-r));
+        }
+        nl->t = t;
+        nl->seq = (uint32_t)time(NULL);
+        nl->portid = t->ops->portid ? t->ops->portid(nl->ctx) : 0;
+        *ret = nl;
+        return 0;
+}
+
+void nl_close(struct nl *nl)
+{
+        if (!nl)
+                return;
+        if (nl->t->ops->close)
+                nl->t->ops->close(nl->ctx);
+        free(nl);
+}
+
+struct nlmsghdr *nl_msg_new(struct nl *nl, uint16_t type, uint16_t flags)
+{
+        struct nlmsghdr *nlh;
+
+        memset(nl->req, 0, sizeof(nl->req));   /* libmnl 1.0.4 leaves attribute padding as it was */
+        nlh = mnl_nlmsg_put_header(nl->req);
+        nlh->nlmsg_type = type;
+        nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+        nlh->nlmsg_seq = ++nl->seq;
+        return nlh;
+}
+
+int nl_put(struct nlmsghdr *nlh, uint16_t type, size_t len, const void *data)
+{
+        return mnl_attr_put_check(nlh, NL_MSG_MAX, type, len, data) ? 0 : -EMSGSIZE;
+}
+
+int nl_put_u8(struct nlmsghdr *nlh, uint16_t type, uint8_t v)
+{
+        return mnl_attr_put_u8_check(nlh, NL_MSG_MAX, type, v) ? 0 : -EMSGSIZE;
+}
+
+int nl_put_u32(struct nlmsghdr *nlh, uint16_t type, uint32_t v)
+{
+        return mnl_attr_put_u32_check(nlh, NL_MSG_MAX, type, v) ? 0 : -EMSGSIZE;
+}
+
+int nl_put_strz(struct nlmsghdr *nlh, uint16_t type, const char *s)
+{
+        return mnl_attr_put_strz_check(nlh, NL_MSG_MAX, type, s) ? 0 : -EMSGSIZE;
+}
+
+struct nlattr *nl_nest_start(struct nlmsghdr *nlh, uint16_t type)
+{
+        return mnl_attr_nest_start_check(nlh, NL_MSG_MAX, type);
+}
+
+void nl_nest_end(struct nlmsghdr *nlh, struct nlattr *nest)
+{
+        mnl_attr_nest_end(nlh, nest);
+}
+
+const char *nl_last_extack(const struct nl *nl)
+{
+        return nl->extack;
+}
+
+/* ---- replies ---- */
+
+/* The NLMSGERR_ATTR_MSG text after an error, bounded by the message. */
+static void read_extack(struct nl *nl, const struct nlmsghdr *nlh, const struct nlmsgerr *err)
+{
+        size_t payload = mnl_nlmsg_get_payload_len(nlh);
+        size_t off = sizeof(*err);
+        const struct nlattr *a;
+
+        nl->extack[0] = '\0';
+        if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+                return;
+        if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+                if (err->msg.nlmsg_len < sizeof(struct nlmsghdr) ||
+                    err->msg.nlmsg_len > payload)
+                        return;
+                off += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
+        }
+        if (off > payload)
+                return;
+        mnl_attr_for_each(a, nlh, off) {
+                if (mnl_attr_get_type(a) != NLMSGERR_ATTR_MSG ||
+                    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0)
+                        continue;
+                snprintf(nl->extack, sizeof(nl->extack), "%s", mnl_attr_get_str(a));
+        }
+}
+
+static int cb_error(const struct nlmsghdr *nlh, void *data)
+{
+        struct talk *tk = data;
+        const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+
+        if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*err)) {
+                tk->err = -EBADMSG;
+                return MNL_CB_ERROR;
+        }
+        tk->done = true;
+        if (err->error > 0 || err->error < -4095)
+                tk->err = -EPROTO;
+        else
+                tk->err = err->error;
+        if (tk->err)
+                read_extack(tk->nl, nlh, err);
+        return MNL_CB_STOP;
+}
+
+static int cb_done(const struct nlmsghdr *nlh, void *data)
+{
+        struct talk *tk = data;
+
+        tk->done = true;
+        if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(int)) {
+                int v;
+
+                memcpy(&v, mnl_nlmsg_get_payload(nlh), sizeof(v));
+                if (v < 0 && v >= -4095)
+                        tk->err = v;
+        }
+        return MNL_CB_STOP;
+}
+
+static int cb_overrun(const struct nlmsghdr *nlh, void *data)
+{
+        struct talk *tk = data;
+
+        tk->err = -ENOBUFS;
+        return MNL_CB_ERROR;
+}
+
+static int cb_data(const struct nlmsghdr *nlh, void *data)
+{
+        struct talk *tk = data;
+        int r;
+
+        if (!tk->cb)
+                return MNL_CB_OK;
+        errno = 0;
+        r = tk->cb(nlh, tk->data);
+        if (r == MNL_CB_ERROR) {
+                tk->err = errno > 0 ? -errno : -EBADMSG;
+                return MNL_CB_ERROR;
+        }
+        if (r == MNL_CB_STOP && !(nlh->nlmsg_flags & NLM_F_MULTI))
+                return MNL_CB_OK;       /* keep going until the ACK */
+        return r;
+}
+
+static mnl_cb_t ctl_cbs[NLMSG_MIN_TYPE] = {
+        [NLMSG_ERROR] = cb_error,
+        [NLMSG_DONE] = cb_done,
+        [NLMSG_OVERRUN] = cb_overrun,
+};
+
+/*
+ * Every message length within the datagram. libmnl's mnl_nlmsg_ok() compares
+ * (int)nlmsg_len, so a length of 2^31 or more would walk off the buffer.
+ */
+static bool lengths_ok(const unsigned char *buf, size_t len)
+{
+        size_t off = 0;
+
+        while (len - off >= sizeof(struct nlmsghdr)) {
+                const struct nlmsghdr *nlh = (const void *)(buf + off);
+
+                if (nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len - off)
+                        return false;
+                off += NLMSG_ALIGN(nlh->nlmsg_len);
+                if (off >= len)
+                        break;
+        }
+        return true;
+}
+
+static int run_replies(struct talk *tk, const void *buf, size_t len, uint32_t seq)
+{
+        int r;
+
+        if (len > INT32_MAX || !lengths_ok(buf, len))
+                return -EBADMSG;
+        errno = 0;
+        r = mnl_cb_run2(buf, len, seq, tk->nl->portid, cb_data, tk, ctl_cbs, ARRAY_SIZE(ctl_cbs));
+        if (tk->err)
+                return tk->err;
+        if (r < 0)
+                return errno > 0 ? -errno : -EBADMSG;
+        return tk->done ? 0 : 1;
+}
+
+int nl_process(struct nl *nl, const void *buf, size_t len, uint32_t seq, mnl_cb_t cb, void *data)
+{
+        struct talk tk = { .nl = nl, .cb = cb, .data = data };
+
+        return run_replies(&tk, buf, len, seq);
+}
+
+const char *nl_strerror(int err, char *buf, size_t size)
+{
+        snprintf(buf, size, "%s", strerror(err));
+        if (buf[0] && !(buf[0] == 'I' && buf[1] == '/'))
+                buf[0] = (char)tolower((unsigned char)buf[0]);
+        return buf;
+}
+
+static int talk_fail(struct nl *nl, int r, const char *what, struct errbuf *e)
+{
+        char t[128];
+
+        if (nl->extack[0])
+                return errbuf_set(e, -r, NULL, "%s: %s (kernel: %s)", what, nl_strerror(-r, t, sizeof(t)),
+                                  nl->extack);
+        if (r == -ETIMEDOUT)
+                return errbuf_set(e, ETIMEDOUT, NULL, "%s: no reply from netlink within %d ms",
+                                  what, NL_TIMEOUT_MS);
+        return errbuf_set(e, -r, NULL, "%s: %s", what, nl_strerror(-r, t, sizeof(t)));
+}
+
+int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
+            const char *what, struct errbuf *e)
+{
+        struct talk tk = { .nl = nl, .cb = cb, .data = data };
+        uint32_t seq = nlh->nlmsg_seq;
+        ssize_t n;
+        int r;
+
+        nl->extack[0] = '\0';
+        if (!(nlh->nlmsg_flags & NLM_F_DUMP))
+                nlh->nlmsg_flags |= NLM_F_ACK;
+        n = nl->t->ops->send(nl->ctx, nlh, nlh->nlmsg_len);
+        if (n < 0)
+                return talk_fail(nl, (int)n, what, e);
+        do {
+                n = nl->t->ops->recv(nl->ctx, nl->rx, sizeof(nl->rx), NL_TIMEOUT_MS);
+                if (n < 0)
+                        return talk_fail(nl, (int)n, what, e);
+                r = run_replies(&tk, nl->rx, (size_t)n, seq);
+        } while (r > 0);
+        return r < 0 ? talk_fail(nl, r, what, e) : 0;
+}
+
+/* ---- attribute policy tables ---- */
+
+struct parse_ctx {
+        const struct nl_policy *pol;
+        unsigned max;
+        const struct nlattr **tb;
+};
+
+static int parse_attr_cb(const struct nlattr *a, void *data)
+{
+        struct parse_ctx *p = data;
+        uint16_t type = mnl_attr_get_type(a);
+        const struct nl_policy *pol;
+        int r;
+
+        if (type > p->max || !p->pol[type].type)
+                return MNL_CB_OK;
+        pol = &p->pol[type];
+        r = mnl_attr_validate(a, (enum mnl_attr_data_type)pol->type);
+        if (r >= 0 && pol->type == MNL_TYPE_BINARY && mnl_attr_get_payload_len(a) < pol->len)
+                r = -1;
+        if (r < 0) {
+                errno = EINVAL;
+                return MNL_CB_ERROR;
+        }
+        p->tb[type] = a;
+        return MNL_CB_OK;
+}
+
+int nl_parse_msg(const struct nlmsghdr *nlh, size_t hdrlen, const struct nl_policy *pol,
+                 unsigned max, const struct nlattr **tb)
+{
+        struct parse_ctx p = { pol, max, tb };
+
+        memset(tb, 0, sizeof(*tb) * (max + 1));
+        if (mnl_nlmsg_get_payload_len(nlh) < hdrlen)
+                return -EBADMSG;
+        return mnl_attr_parse(nlh, (unsigned)hdrlen, parse_attr_cb, &p) < 0 ? -EINVAL : 0;
+}
+
+int nl_parse_nested(const struct nlattr *nest, const struct nl_policy *pol,
+                    unsigned max, const struct nlattr **tb)
+{
+        struct parse_ctx p = { pol, max, tb };
+
+        memset(tb, 0, sizeof(*tb) * (max + 1));
+        return mnl_attr_parse_nested(nest, parse_attr_cb, &p) < 0 ? -EINVAL : 0;
+}

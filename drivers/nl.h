@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one netlink helper (libmnl). It owns the transport, the sequence numbers,
+ * NETLINK_EXT_ACK/NETLINK_CAP_ACK and the ack/error callback that puts the
+ * kernel's extended-ack text into struct errbuf. Replies are parsed through
+ * attribute policy tables (nl_parse_*) into tb[] arrays.
+ *
+ * libmnl serves both rtnetlink (MTU, link state) and dcbnl: one idiom for every
+ * request, and libnl has no DCB API.
+ *
+ * The transport is pluggable: NULL means a real NETLINK_ROUTE socket in the
+ * caller's network namespace; tests put a userspace device model behind it.
+ */
+#pragma once
+
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "errbuf.h"
+
+#define NL_MSG_MAX 8192                 /* request buffer: every request fits */
+#define NL_RECV_MAX 32768               /* one datagram of replies */
+#define NL_TIMEOUT_MS 5000              /* bound on waiting for one reply */
+#define NL_EXTACK_MAX 256
+
+/* Where requests go and replies come from. */
+struct nl_transport_ops {
+        const char *name;
+        /* Open a channel for `protocol` (NETLINK_ROUTE); *ret_ctx is passed to the others. */
+        int (*open)(void *userdata, int protocol, void **ret_ctx);
+        /* Send one request; returns bytes sent or -errno. */
+        ssize_t (*send)(void *ctx, const void *buf, size_t len);
+        /* Receive one datagram; -ETIMEDOUT when nothing came within timeout_ms. */
+        ssize_t (*recv)(void *ctx, void *buf, size_t size, unsigned timeout_ms);
+        /* The port id replies are addressed to (0: do not check). */
+        uint32_t (*portid)(void *ctx);
+        void (*close)(void *ctx);
+};
+
+struct nl_transport {
+        const struct nl_transport_ops *ops;
+        void *userdata;
+};
+
+/* The kernel transport (a SOCK_CLOEXEC netlink socket). */
+extern const struct nl_transport nl_kernel_transport;
+
+struct nl;
+
+/* Open a handle. t NULL = the kernel. *ret is owned by the caller (nl_close). */
+int nl_open(const struct nl_transport *t, int protocol, struct nl **ret, struct errbuf *e);
+void nl_close(struct nl *nl);
+static inline void nl_closep(struct nl **nl)
+{
+        nl_close(*nl);
+}
+#define _cleanup_nl_ _cleanup_(nl_closep)
+
+/* Start a new request in the handle's buffer (previous request is discarded). */
+struct nlmsghdr *nl_msg_new(struct nl *nl, uint16_t type, uint16_t flags);
+
+/* Bounded builders: -EMSGSIZE when the attribute does not fit in NL_MSG_MAX. */
+int nl_put(struct nlmsghdr *nlh, uint16_t type, size_t len, const void *data);
+int nl_put_u8(struct nlmsghdr *nlh, uint16_t type, uint8_t v);
+int nl_put_u32(struct nlmsghdr *nlh, uint16_t type, uint32_t v);
+int nl_put_strz(struct nlmsghdr *nlh, uint16_t type, const char *s);
+struct nlattr *nl_nest_start(struct nlmsghdr *nlh, uint16_t type);   /* NULL: no room */
+void nl_nest_end(struct nlmsghdr *nlh, struct nlattr *nest);
+
+/*
+ * Send the request and run cb on every reply message for it until the kernel's
+ * ACK (NLM_F_ACK), NLMSG_DONE (dumps) or an error. A negative kernel error is
+ * returned as -errno with the extended-ack text in e->msg ("<what>: <strerror>:
+ * <ext ack>"); `what` names the request in messages. cb may be NULL.
+ */
+int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
+            const char *what, struct errbuf *e);
+
+/* strerror(3) in the house style: "operation not supported". Returns buf. */
+const char *nl_strerror(int err, char *buf, size_t size);
+
+/* The extended-ack text of the last failed request, "" if none. */
+const char *nl_last_extack(const struct nl *nl);
+
+/*
+ * Run a buffer of replies through the same callbacks nl_talk uses, without a
+ * transport (fuzzing, tests). seq 0 accepts any sequence number. Returns > 0 while
+ * more replies are expected, 0 when the request is complete, or -errno.
+ */
+int nl_process(struct nl *nl, const void *buf, size_t len, uint32_t seq,
+               mnl_cb_t cb, void *data);
+
+/* Attribute policy: MNL_TYPE_* and, for MNL_TYPE_BINARY, the minimum payload length. */
+struct nl_policy {
+        uint8_t type;                   /* enum mnl_attr_data_type; 0 (MNL_TYPE_UNSPEC) = ignore */
+        uint16_t len;
+};
+
+/*
+ * Validate attributes against pol[0..max] into tb[0..max] (zeroed first).
+ * Unknown attribute types are skipped; an attribute that fails its policy is an
+ * error (-EINVAL). The _nested form parses a nest's payload.
+ */
+int nl_parse_msg(const struct nlmsghdr *nlh, size_t hdrlen, const struct nl_policy *pol,
+                 unsigned max, const struct nlattr **tb);
+int nl_parse_nested(const struct nlattr *nest, const struct nl_policy *pol,
+                    unsigned max, const struct nlattr **tb);

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/* The probe table, `auto` selection, and measurements of N runs with their median. */
+#include <math.h>
+#include <netinet/in.h>
+
+#include "probe.h"
+#include "probe_gate.h"
+#include "probe_gid.h"
+#include "probe_net.h"
+#include "probe_verbs.h"
+
+static const char *const mode_names[PROBE_MODE_MAX] = {
+        [PROBE_MODE_AUTO] = "auto",
+        [PROBE_MODE_VERBS] = "verbs",
+        [PROBE_MODE_TCP] = "tcp",
+};
+
+void probe_params_init(struct probe_params *p)
+{
+        *p = (struct probe_params) {
+                .duration_ms = 3000, .iterations = 1000, .message_size = 65536, .streams = 1,
+                .gid_index = -1, .traffic_class = -1, .timeout_ms = 10000,
+        };
+        snprintf(p->sysfs_root, sizeof(p->sysfs_root), "/sys");
+}
+
+const char *probe_mode_name(enum probe_mode m)
+{
+        return m < PROBE_MODE_MAX ? mode_names[m] : "unknown";
+}
+
+int probe_mode_from_string(const char *s, enum probe_mode *ret)
+{
+        for (unsigned m = 0; m < PROBE_MODE_MAX; m++)
+                if (streq(s, mode_names[m])) {
+                        *ret = (enum probe_mode)m;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+const struct probe_ops *probe_ops_for(enum probe_mode m)
+{
+        switch (m) {
+        case PROBE_MODE_VERBS:
+                return &probe_verbs_ops;
+        case PROBE_MODE_TCP:
+                return &probe_tcp_ops;
+        default:
+                return NULL;
+        }
+}
+
+/* The local address the kernel would use toward the peer (a connected UDP socket sends nothing). */
+static int route_source(const struct probe_params *p, struct probe_addr *ret)
+{
+        struct probe_addr peer;
+        _cleanup_close_ int fd = -1;
+
+        if (p->source[0])
+                return probe_net_parse_host(p->source, ret);
+        if (probe_net_parse(p->peer, "probe peer", &peer, NULL) < 0)
+                return -EINVAL;
+        fd = socket(peer.ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        if (connect(fd, (struct sockaddr *)&peer.ss, peer.len) < 0)
+                return -errno;
+        return probe_net_local(fd, ret);
+}
+
+enum probe_mode probe_resolve_mode(const struct probe_params *p, enum probe_mode m)
+{
+        struct probe_addr local;
+        struct probe_gid g;
+
+        if (m != PROBE_MODE_AUTO)
+                return m;
+        if (!probe_verbs_any_device())
+                return PROBE_MODE_TCP;
+        if (p->device[0] && p->gid_index >= 0)
+                return PROBE_MODE_VERBS;
+        if (route_source(p, &local) < 0)
+                return PROBE_MODE_TCP;
+        if (probe_gid_find(p->sysfs_root, p->device, (struct sockaddr *)&local.ss, &g, NULL) < 0)
+                return PROBE_MODE_TCP;
+        return PROBE_MODE_VERBS;
+}
+
+int probe_params_check(const struct probe_params *p, struct errbuf *e)
+{
+        struct probe_addr a;
+        int r;
+
+        r = probe_net_parse(p->peer, "peer", &a, e);
+        if (r < 0)
+                return r;
+        if (p->message_size < PROBE_MESSAGE_MIN || p->message_size > PROBE_MESSAGE_MAX)
+                return errbuf_set(e, EINVAL, "message size", "%u out of range %u-%u",
+                                  p->message_size, PROBE_MESSAGE_MIN, PROBE_MESSAGE_MAX);
+        if (p->streams < 1 || p->streams > PROBE_STREAMS_MAX)
+                return errbuf_set(e, EINVAL, "streams", "%u out of range 1-%u", p->streams, PROBE_STREAMS_MAX);
+        if (p->duration_ms > PROBE_DURATION_MAX_MS)
+                return errbuf_set(e, EINVAL, "duration", "%u ms out of range 0-%u", p->duration_ms,
+                                  PROBE_DURATION_MAX_MS);
+        if (!p->duration_ms && (p->iterations < 1 || p->iterations > PROBE_ITERATIONS_MAX))
+                return errbuf_set(e, EINVAL, "iterations", "%u out of range 1-%u", p->iterations,
+                                  PROBE_ITERATIONS_MAX);
+        if (p->traffic_class < -1 || p->traffic_class > 255)
+                return errbuf_set(e, EINVAL, "traffic class", "%d out of range 0-255", p->traffic_class);
+        if (p->gid_index < -1 || p->gid_index > 65535)
+                return errbuf_set(e, EINVAL, "gid index", "%d out of range 0-65535", p->gid_index);
+        if (p->source[0] && probe_net_parse_host(p->source, &a) < 0)
+                return errbuf_set(e, EINVAL, "source", "'%s' is not a numeric IP address", p->source);
+        return 0;
+}
+
+int probe_run(const struct probe_params *p, enum probe_mode mode, struct probe_result *ret, struct errbuf *e)
+{
+        const struct probe_ops *ops = probe_ops_for(probe_resolve_mode(p, mode));
+        struct probe_result r;
+        int k;
+
+        if (!ops)
+                return errbuf_set(e, EINVAL, NULL, "unknown probe mode %d", (int)mode);
+        k = probe_params_check(p, e);
+        if (k < 0)
+                return k;
+        k = ops->run(p, &r, e);
+        if (k < 0)
+                return k;
+        *ret = r;
+        return 0;
+}
+
+int probe_measure(const struct probe_params *p, enum probe_mode mode, unsigned runs,
+                  struct probe_measurement *ret, struct errbuf *e)
+{
+        struct probe_measurement m = { .mode = probe_resolve_mode(p, mode) };
+        double rates[PROBE_RUNS_MAX];
+        int first = 0;
+
+        if (runs < 1 || runs > PROBE_RUNS_MAX) {
+                snprintf(m.error, sizeof(m.error), "runs %u out of range 1-%u", runs, PROBE_RUNS_MAX);
+                *ret = m;
+                return errbuf_set(e, EINVAL, "runs", "%u out of range 1-%u", runs, PROBE_RUNS_MAX);
+        }
+        for (unsigned i = 0; i < runs; i++) {
+                struct errbuf re = { .msg = "" };
+                int r = probe_run(p, m.mode, &m.runs[i], &re);
+
+                m.n_runs++;
+                m.run_error[i] = r < 0 ? r : 0;
+                if (r >= 0) {
+                        rates[m.n_ok++] = m.runs[i].gbps;
+                        continue;
+                }
+                snprintf(m.runs[i].mode, sizeof(m.runs[i].mode), "%s", probe_mode_name(m.mode));
+                if (!first) {
+                        first = r;
+                        errbuf_str(&re, m.error, sizeof(m.error));
+                        if (e)
+                                *e = re;
+                }
+        }
+        m.ok = m.n_ok == runs;
+        m.median_gbps = m.n_ok ? probe_median(rates, m.n_ok) : NAN;
+        *ret = m;
+        return first;
+}

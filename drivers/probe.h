@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bandwidth probes: a second small vtable beside driver_ops. "verbs" moves RDMA
+ * WRITEs over an RC QP (ib_write_bw class), "tcp" streams over TCP where no RDMA
+ * device backs the interface. Both measure against a peer running probe-server.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "errbuf.h"
+
+#define PROBE_PEER_MAX 128
+#define PROBE_STREAMS_MAX 16            /* TCP streams or verbs QPs per probe */
+#define PROBE_RUNS_MAX 15               /* runs per measurement (median of N) */
+#define PROBE_MESSAGE_MIN 1
+#define PROBE_MESSAGE_MAX (16u << 20)   /* bytes per message / RDMA WRITE */
+#define PROBE_DURATION_MAX_MS 600000u
+#define PROBE_ITERATIONS_MAX 100000000u
+#define PROBE_DEFAULT_PORT 18515
+
+enum probe_mode {
+        PROBE_MODE_AUTO,
+        PROBE_MODE_VERBS,
+        PROBE_MODE_TCP,
+        PROBE_MODE_MAX,
+};
+
+struct probe_params {
+        char peer[PROBE_PEER_MAX];      /* "host:port" of the peer's probe-server */
+        unsigned duration_ms;           /* measure for this long (0: use iterations) */
+        unsigned iterations;            /* verbs: RDMA WRITEs per QP when duration_ms is 0 */
+        unsigned message_size;          /* bytes per message / write */
+        unsigned streams;               /* TCP streams or verbs QPs, >= 1 */
+        int gid_index;                  /* verbs: -1 = choose the RoCEv2 GID of the local IP */
+        int traffic_class;              /* verbs/tcp: IP TOS byte (DSCP << 2), -1 = leave */
+        char device[64];                /* verbs: RDMA device name, "" = the one backing the route */
+        /* Extensions (probe_params_init sets them): */
+        char source[64];                /* local address to bind, "" = the route's choice */
+        char sysfs_root[256];           /* "/sys"; a fake tree in unit tests */
+        unsigned timeout_ms;            /* connect and handshake bound (default 10000) */
+};
+
+struct probe_result {
+        char mode[8];                   /* "verbs" or "tcp" */
+        double gbps;                    /* bytes * 8 / seconds / 1e9 */
+        uint64_t bytes;
+        double seconds;
+        unsigned iterations;
+        unsigned streams;               /* streams or QPs actually used */
+        char device[64];                /* verbs: RDMA device used */
+        int gid_index;                  /* verbs: local GID index used, -1 for tcp */
+};
+
+struct probe_ops {
+        const char *name;
+        /* Can this host run the probe? (verbs: an RDMA device exists.) */
+        bool (*available)(const struct probe_params *p);
+        int (*run)(const struct probe_params *p, struct probe_result *ret, struct errbuf *e);
+};
+
+/*
+ * All runs of one measurement, for the gate and the journal. The median is over
+ * the runs; a measurement is good only when every run succeeded.
+ */
+struct probe_measurement {
+        enum probe_mode mode;                   /* the mode that ran (auto resolved) */
+        unsigned n_runs;                        /* runs attempted */
+        unsigned n_ok;                          /* runs that succeeded */
+        struct probe_result runs[PROBE_RUNS_MAX];
+        int run_error[PROBE_RUNS_MAX];          /* 0 or -errno, per run */
+        double median_gbps;                     /* meaningful when ok */
+        bool ok;                                /* every run succeeded */
+        char error[512];                        /* the first failure, "" when ok */
+};
+
+extern const struct probe_ops probe_tcp_ops;
+extern const struct probe_ops probe_verbs_ops;
+
+/* Defaults: 3000 ms, 65536-byte messages, 1 stream, automatic GID, TOS untouched. */
+void probe_params_init(struct probe_params *p);
+
+/* "auto", "verbs", "tcp" <-> enum. from_string returns -EINVAL for anything else. */
+const char *probe_mode_name(enum probe_mode m);
+int probe_mode_from_string(const char *s, enum probe_mode *ret);
+
+/* The probe for a concrete mode (verbs, tcp); NULL for auto. */
+const struct probe_ops *probe_ops_for(enum probe_mode m);
+
+/*
+ * Resolve `auto`: verbs when an RDMA device's RoCE GID carries the local address
+ * of the route to the peer (or params->device is set and exists), else tcp.
+ * Concrete modes are returned as they are.
+ */
+enum probe_mode probe_resolve_mode(const struct probe_params *p, enum probe_mode m);
+
+/* Validate params (ranges, peer syntax). -EINVAL with the offending option in e. */
+int probe_params_check(const struct probe_params *p, struct errbuf *e);
+
+/* One run in `mode` (auto resolved first). *ret written on success only. */
+int probe_run(const struct probe_params *p, enum probe_mode mode,
+              struct probe_result *ret, struct errbuf *e);
+
+/*
+ * `runs` runs (1..PROBE_RUNS_MAX) and their median: the API the transaction uses
+ * for its baseline and post-change measurements. Returns 0 when every run
+ * succeeded, else the first run's -errno with e filled. *ret is written in both
+ * cases (failed runs are part of the journal's record).
+ */
+int probe_measure(const struct probe_params *p, enum probe_mode mode, unsigned runs,
+                  struct probe_measurement *ret, struct errbuf *e);

@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <time.h>
+
+#include "probe_net.h"
+
+uint64_t probe_now_ns(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int split_hostport(const char *s, char *host, size_t hsize, const char **ret_port)
+{
+        const char *colon;
+        size_t n;
+
+        if (s[0] == '[') {
+                const char *end = strchr(s, ']');
+
+                if (!end || end[1] != ':')
+                        return -EINVAL;
+                n = (size_t)(end - s - 1);
+                colon = end + 1;
+                s++;
+        } else {
+                colon = strrchr(s, ':');
+                if (!colon || memchr(s, ':', (size_t)(colon - s)))
+                        return -EINVAL;
+                n = (size_t)(colon - s);
+        }
+        if (n == 0 || n >= hsize)
+                return -EINVAL;
+        memcpy(host, s, n);
+        host[n] = '\0';
+        *ret_port = colon + 1;
+        return 0;
+}
+
+static int parse_port(const char *s, bool allow_zero, unsigned *ret)
+{
+        char *end;
+        unsigned long v;
+
+        if (!s[0] || s[0] == '-' || s[0] == '+')
+                return -EINVAL;
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno || *end || (v == 0 && !allow_zero) || v > 65535)
+                return -EINVAL;
+        *ret = (unsigned)v;
+        return 0;
+}
+
+static int parse_addr(const char *hostport, const char *what, bool listen, struct probe_addr *ret,
+                      struct errbuf *e)
+{
+        struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+                                  .ai_flags = AI_NUMERICSERV | (listen ? AI_PASSIVE : 0) };
+        struct addrinfo *res = NULL;
+        char host[256];
+        const char *port;
+        unsigned pnum;
+        int r;
+
+        if (!hostport || split_hostport(hostport, host, sizeof(host), &port) < 0 ||
+            parse_port(port, listen, &pnum) < 0)
+                return errbuf_set(e, EINVAL, what, "'%s' is not ADDR:PORT (port %d-65535)",
+                                  hostport ? hostport : "", listen ? 0 : 1);
+        r = getaddrinfo(host, port, &hints, &res);
+        if (r != 0 || !res) {
+                errbuf_set(e, r == EAI_NONAME ? EINVAL : EHOSTUNREACH, what, "cannot resolve '%s': %s",
+                           host, gai_strerror(r));
+                return r == EAI_NONAME ? -EINVAL : -EHOSTUNREACH;
+        }
+        memset(ret, 0, sizeof(*ret));
+        memcpy(&ret->ss, res->ai_addr, res->ai_addrlen);
+        ret->len = res->ai_addrlen;
+        freeaddrinfo(res);
+        return 0;
+}
+
+int probe_net_parse(const char *hostport, const char *what, struct probe_addr *ret, struct errbuf *e)
+{
+        return parse_addr(hostport, what, false, ret, e);
+}
+
+int probe_net_parse_listen(const char *hostport, const char *what, struct probe_addr *ret, struct errbuf *e)
+{
+        return parse_addr(hostport, what, true, ret, e);
+}
+
+int probe_net_parse_host(const char *host, struct probe_addr *ret)
+{
+        struct probe_addr a = { .len = 0 };
+        struct sockaddr_in *in4 = (struct sockaddr_in *)&a.ss;
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&a.ss;
+
+        if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
+                in4->sin_family = AF_INET;
+                a.len = sizeof(*in4);
+        } else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+                in6->sin6_family = AF_INET6;
+                a.len = sizeof(*in6);
+        } else {
+                return -EINVAL;
+        }
+        *ret = a;
+        return 0;
+}
+
+const char *probe_net_str(const struct probe_addr *a, char *buf, size_t size)
+{
+        char h[INET6_ADDRSTRLEN] = "?";
+
+        if (a->ss.ss_family == AF_INET) {
+                const struct sockaddr_in *in4 = (const struct sockaddr_in *)&a->ss;
+
+                inet_ntop(AF_INET, &in4->sin_addr, h, sizeof(h));
+                snprintf(buf, size, "%s:%u", h, ntohs(in4->sin_port));
+        } else {
+                const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&a->ss;
+
+                inet_ntop(AF_INET6, &in6->sin6_addr, h, sizeof(h));
+                snprintf(buf, size, "[%s]:%u", h, ntohs(in6->sin6_port));
+        }
+        return buf;
+}
+
+int probe_net_wait(int fd, short events, unsigned timeout_ms)
+{
+        struct pollfd pfd = { .fd = fd, .events = events };
+        int r;
+
+        do
+                r = poll(&pfd, 1, (int)timeout_ms);
+        while (r < 0 && errno == EINTR);
+        if (r < 0)
+                return -errno;
+        if (r == 0)
+                return -ETIMEDOUT;
+        return 0;
+}
+
+static int set_tos(int fd, int family, int tos)
+{
+        int r;
+
+        if (tos < 0)
+                return 0;
+        if (family == AF_INET6)
+                r = setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos));
+        else
+                r = setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+        return r < 0 ? -errno : 0;
+}
+
+static int bind_source(int fd, const struct probe_addr *peer, const char *source)
+{
+        struct probe_addr src;
+
+        if (!source || !source[0])
+                return 0;
+        if (probe_net_parse_host(source, &src) < 0 || src.ss.ss_family != peer->ss.ss_family)
+                return -EINVAL;
+        if (bind(fd, (struct sockaddr *)&src.ss, src.len) < 0)
+                return -errno;
+        return 0;
+}
+
+static int finish_connect(int fd, unsigned timeout_ms)
+{
+        int err = 0, r;
+        socklen_t len = sizeof(err);
+
+        r = probe_net_wait(fd, POLLOUT, timeout_ms);
+        if (r < 0)
+                return r;
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+                return -errno;
+        return -err;
+}
+
+int probe_net_connect(const struct probe_addr *a, const char *source, int tos,
+                      unsigned timeout_ms, struct errbuf *e)
+{
+        _cleanup_close_ int fd = -1;
+        char where[INET6_ADDRSTRLEN + 16];
+        int one = 1, r;
+
+        probe_net_str(a, where, sizeof(where));
+        fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return errbuf_set(e, errno, NULL, "socket: %s", strerror(errno));
+        r = bind_source(fd, a, source);
+        if (r < 0)
+                return errbuf_set(e, -r, NULL, "cannot bind source address '%s': %s", source, strerror(-r));
+        r = set_tos(fd, a->ss.ss_family, tos);
+        if (r < 0)
+                return errbuf_set(e, -r, NULL, "cannot set traffic class %d: %s", tos, strerror(-r));
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        r = connect(fd, (struct sockaddr *)&a->ss, a->len) < 0 ? -errno : 0;
+        if (r == -EINPROGRESS)
+                r = finish_connect(fd, timeout_ms);
+        if (r < 0)
+                return errbuf_set(e, -r, NULL, "cannot connect to probe server '%s': %s", where, strerror(-r));
+        if (fcntl(fd, F_SETFL, 0) < 0)
+                return errbuf_set(e, errno, NULL, "fcntl: %s", strerror(errno));
+        return TAKE_FD(fd);
+}
+
+int probe_net_listen(const struct probe_addr *a, int backlog, struct errbuf *e)
+{
+        _cleanup_close_ int fd = -1;
+        char where[INET6_ADDRSTRLEN + 16];
+        int one = 1;
+
+        probe_net_str(a, where, sizeof(where));
+        fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return errbuf_set(e, errno, NULL, "socket: %s", strerror(errno));
+        (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (bind(fd, (const struct sockaddr *)&a->ss, a->len) < 0)
+                return errbuf_set(e, errno, NULL, "cannot listen on '%s': %s", where, strerror(errno));
+        if (listen(fd, backlog) < 0)
+                return errbuf_set(e, errno, NULL, "cannot listen on '%s': %s", where, strerror(errno));
+        return TAKE_FD(fd);
+}
+
+int probe_net_local(int fd, struct probe_addr *ret)
+{
+        struct probe_addr a = { .len = sizeof(a.ss) };
+
+        if (getsockname(fd, (struct sockaddr *)&a.ss, &a.len) < 0)
+                return -errno;
+        *ret = a;
+        return 0;
+}
+
+static unsigned left_ms(uint64_t deadline)
+{
+        uint64_t now = probe_now_ns();
+
+        return now >= deadline ? 0 : (unsigned)((deadline - now) / 1000000 + 1);
+}
+
+int probe_net_read_full(int fd, void *buf, size_t n, unsigned timeout_ms)
+{
+        uint64_t deadline = probe_now_ns() + (uint64_t)timeout_ms * 1000000;
+        size_t done = 0;
+
+        while (done < n) {
+                ssize_t k;
+                int r = probe_net_wait(fd, POLLIN, left_ms(deadline));
+
+                if (r < 0)
+                        return r;
+                k = recv(fd, (char *)buf + done, n - done, MSG_DONTWAIT);
+                if (k == 0)
+                        return -ECONNRESET;
+                if (k < 0 && errno != EINTR && errno != EAGAIN)
+                        return -errno;
+                if (k > 0)
+                        done += (size_t)k;
+        }
+        return 0;
+}
+
+int probe_net_write_full(int fd, const void *buf, size_t n, unsigned timeout_ms)
+{
+        uint64_t deadline = probe_now_ns() + (uint64_t)timeout_ms * 1000000;
+        size_t done = 0;
+
+        while (done < n) {
+                ssize_t k;
+                int r = probe_net_wait(fd, POLLOUT, left_ms(deadline));
+
+                if (r < 0)
+                        return r;
+                k = send(fd, (const char *)buf + done, n - done, MSG_DONTWAIT | MSG_NOSIGNAL);
+                if (k < 0 && errno != EINTR && errno != EAGAIN)
+                        return -errno;
+                if (k > 0)
+                        done += (size_t)k;
+        }
+        return 0;
+}

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The verbs probe (ib_write_bw class): RC QPs, RDMA WRITEs of message_size
+ * bytes with a bounded number in flight per QP, for duration_ms or a number of
+ * iterations per QP. Rate as perftest defines it: bytes completed * 8 / (last
+ * completion - first post). QP numbers, PSNs, rkey, address and GIDs travel
+ * over the out-of-band TCP control connection (probe_oob.h).
+ */
+#include "probe_net.h"
+#include "probe_server.h"
+#include "probe_verbs.h"
+
+#define VERBS_DEPTH 128u                /* WRITEs in flight per QP (perftest's tx_depth) */
+#define VERBS_STALL_MS 10000u           /* no completion for this long: the peer is gone */
+#define VERBS_ITERATION_BOUND_MS 300000u
+#define VERBS_HANDSHAKE_MS 10000u
+
+struct writer {
+        uint64_t posted[PROBE_STREAMS_MAX];
+        uint64_t done[PROBE_STREAMS_MAX];
+        uint64_t completed;
+        uint64_t first_post_ns, last_cqe_ns;
+        bool stop_posting;
+};
+
+static int post_write(struct probe_verbs *v, unsigned i, const struct probe_oob_msg *rm)
+{
+        struct ibv_sge sge = {
+                .addr = (uint64_t)(uintptr_t)v->buf, .length = (uint32_t)v->size, .lkey = v->mr->lkey,
+        };
+        struct ibv_send_wr wr = {
+                .wr_id = i, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+                .send_flags = IBV_SEND_SIGNALED,
+                .wr.rdma = { .remote_addr = rm->addr, .rkey = rm->rkey },
+        }, *bad = NULL;
+
+        return -ibv_post_send(v->qp[i], &wr, &bad);
+}
+
+static bool want_more(const struct probe_params *p, const struct writer *w, unsigned i, uint64_t now)
+{
+        if (w->stop_posting)
+                return false;
+        if (p->duration_ms)
+                return !w->first_post_ns || now - w->first_post_ns < (uint64_t)p->duration_ms * 1000000ull;
+        return w->posted[i] < p->iterations;
+}
+
+static int fill_queues(const struct probe_params *p, struct probe_verbs *v, const struct probe_oob_msg *rm,
+                       struct writer *w, struct errbuf *e)
+{
+        for (unsigned i = 0; i < v->n_qp; i++)
+                while (w->posted[i] - w->done[i] < v->depth && want_more(p, w, i, probe_now_ns())) {
+                        int r = post_write(v, i, &rm[i]);
+
+                        if (r < 0)
+                                return errbuf_set(e, -r, NULL, "ibv_post_send on qp %u: %s", i, strerror(-r));
+                        if (!w->first_post_ns)
+                                w->first_post_ns = probe_now_ns();
+                        w->posted[i]++;
+                }
+        return 0;
+}
+
+static int reap(struct probe_verbs *v, struct writer *w, struct errbuf *e)
+{
+        struct ibv_wc wc[16];
+        int n = ibv_poll_cq(v->cq, 16, wc);
+
+        if (n < 0)
+                return errbuf_set(e, EIO, NULL, "ibv_poll_cq failed on '%s'", v->gid.device);
+        for (int k = 0; k < n; k++) {
+                if (wc[k].status != IBV_WC_SUCCESS)
+                        return errbuf_set(e, EIO, NULL, "RDMA WRITE completion failed on '%s': %s (status %d)",
+                                          v->gid.device, ibv_wc_status_str(wc[k].status), wc[k].status);
+                if (wc[k].wr_id < v->n_qp)
+                        w->done[wc[k].wr_id]++;
+                w->completed++;
+        }
+        if (n > 0)
+                w->last_cqe_ns = probe_now_ns();
+        return n;
+}
+
+static bool outstanding(const struct writer *w, unsigned n)
+{
+        for (unsigned i = 0; i < n; i++)
+                if (w->posted[i] != w->done[i])
+                        return true;
+        return false;
+}
+
+static int write_loop(const struct probe_params *p, struct probe_verbs *v, const struct probe_oob_msg *rm,
+                      struct writer *w, struct errbuf *e)
+{
+        uint64_t start = probe_now_ns(), last_progress = start;
+        uint64_t bound = (uint64_t)(p->duration_ms ? p->duration_ms : VERBS_ITERATION_BOUND_MS) * 1000000ull;
+
+        for (;;) {
+                uint64_t now = probe_now_ns();
+                int r = fill_queues(p, v, rm, w, e);
+
+                if (r < 0)
+                        return r;
+                if (now - start > bound)
+                        w->stop_posting = true;
+                if (!outstanding(w, v->n_qp))
+                        break;
+                r = reap(v, w, e);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        last_progress = now;
+                else if (now - last_progress > VERBS_STALL_MS * 1000000ull)
+                        return errbuf_set(e, ETIMEDOUT, NULL, "no RDMA WRITE completed for %u ms on '%s'",
+                                          VERBS_STALL_MS, v->gid.device);
+        }
+        if (!p->duration_ms && w->stop_posting)
+                return errbuf_set(e, ETIMEDOUT, NULL, "%u iterations did not finish within %u ms",
+                                  p->iterations, VERBS_ITERATION_BOUND_MS);
+        return 0;
+}
+
+/* Exchange QP descriptions: ours out, theirs in, in index order. */
+static int send_qps(int fd, const struct probe_verbs *v, unsigned timeout_ms, struct errbuf *e)
+{
+        for (unsigned i = 0; i < v->n_qp; i++) {
+                struct probe_oob_msg m;
+                int r;
+
+                probe_verbs_describe(v, i, &m);
+                r = probe_oob_send(fd, &m, timeout_ms, e);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int recv_qps(int fd, unsigned n, uint32_t size, struct probe_oob_msg *rm, unsigned timeout_ms,
+                    struct errbuf *e)
+{
+        for (unsigned i = 0; i < n; i++) {
+                int r = probe_oob_expect(fd, PROBE_OOB_QP, &rm[i], timeout_ms, e);
+
+                if (r < 0)
+                        return r;
+                if (rm[i].index != i)
+                        return errbuf_set(e, EBADMSG, "probe control connection", "qp %u arrived as number %u",
+                                          i, rm[i].index);
+                if (rm[i].message_size < size)
+                        return errbuf_set(e, EBADMSG, "probe control connection",
+                                          "peer buffer of %u bytes is smaller than the %u-byte message",
+                                          rm[i].message_size, size);
+        }
+        return 0;
+}
+
+static int connect_qps(struct probe_verbs *v, const struct probe_oob_msg *rm, int tc, struct errbuf *e)
+{
+        for (unsigned i = 0; i < v->n_qp; i++) {
+                int r = probe_verbs_connect(v, i, &rm[i], tc, e);
+
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static void fill_result(const struct probe_params *p, const struct probe_verbs *v, const struct writer *w,
+                        struct probe_result *ret)
+{
+        struct probe_result r = { .mode = "verbs" };
+
+        r.bytes = w->completed * p->message_size;
+        r.seconds = w->last_cqe_ns > w->first_post_ns ? (double)(w->last_cqe_ns - w->first_post_ns) / 1e9 : 0.0;
+        r.gbps = r.seconds > 0 ? (double)r.bytes * 8.0 / r.seconds / 1e9 : 0.0;
+        r.iterations = (unsigned)(w->completed / v->n_qp);
+        r.streams = v->n_qp;
+        snprintf(r.device, sizeof(r.device), "%s", v->gid.device);
+        r.gid_index = (int)v->gid.index;
+        *ret = r;
+}
+
+static int client_exchange(const struct probe_params *p, int ctrl, struct probe_verbs *v,
+                           struct probe_result *ret, struct errbuf *e)
+{
+        struct probe_oob_msg hello = {
+                .type = PROBE_OOB_HELLO, .mode = PROBE_MODE_VERBS, .message_size = p->message_size,
+                .streams = p->streams, .duration_ms = p->duration_ms, .iterations = p->iterations,
+                .traffic_class = p->traffic_class,
+        };
+        struct probe_oob_msg ready, res, done = { .type = PROBE_OOB_DONE, .mode = PROBE_MODE_VERBS };
+        struct probe_oob_msg rm[PROBE_STREAMS_MAX];
+        struct writer w = { .completed = 0 };
+        int r;
+
+        r = probe_oob_send(ctrl, &hello, p->timeout_ms, e);
+        if (r >= 0)
+                r = send_qps(ctrl, v, p->timeout_ms, e);
+        if (r >= 0)
+                r = probe_oob_expect(ctrl, PROBE_OOB_READY, &ready, p->timeout_ms, e);
+        if (r >= 0)
+                r = recv_qps(ctrl, v->n_qp, p->message_size, rm, p->timeout_ms, e);
+        if (r >= 0)
+                r = connect_qps(v, rm, p->traffic_class, e);
+        if (r >= 0)
+                r = write_loop(p, v, rm, &w, e);
+        if (r < 0)
+                return r;
+        fill_result(p, v, &w, ret);
+        done.bytes = ret->bytes;
+        done.elapsed_ns = w.last_cqe_ns - w.first_post_ns;
+        r = probe_oob_send(ctrl, &done, p->timeout_ms, e);
+        if (r >= 0)
+                r = probe_oob_expect(ctrl, PROBE_OOB_RESULT, &res, p->timeout_ms, e);
+        return r;
+}
+
+static int verbs_run(const struct probe_params *p, struct probe_result *ret, struct errbuf *e)
+{
+        struct probe_verbs v = { .n_qp = 0 };
+        struct probe_result res;
+        struct probe_addr peer, local;
+        _cleanup_close_ int ctrl = -1;
+        int r;
+
+        if (!probe_verbs_any_device())
+                return errbuf_set(e, ENODEV, NULL, "no RDMA device on this host; use the tcp probe");
+        r = probe_net_parse(p->peer, "probe peer", &peer, e);
+        if (r < 0)
+                return r;
+        ctrl = probe_net_connect(&peer, p->source, -1, p->timeout_ms, e);
+        if (ctrl < 0)
+                return ctrl;
+        r = probe_net_local(ctrl, &local);
+        if (r < 0)
+                return errbuf_set(e, -r, NULL, "getsockname: %s", strerror(-r));
+        r = probe_verbs_open(&(struct probe_verbs_want) {
+                .sysfs_root = p->sysfs_root, .device = p->device, .gid_index = p->gid_index,
+                .local = (struct sockaddr *)&local.ss, .n_qp = p->streams, .size = p->message_size,
+                .depth = VERBS_DEPTH }, &v, e);
+        if (r < 0) {
+                probe_oob_send_error(ctrl, r, e);
+                return r;
+        }
+        r = client_exchange(p, ctrl, &v, &res, e);
+        probe_verbs_close(&v);
+        if (r < 0)
+                return r;
+        *ret = res;
+        return 0;
+}
+
+int probe_verbs_serve(const struct probe_session *s, struct errbuf *e)
+{
+        const struct probe_oob_msg *h = s->hello;
+        struct probe_oob_msg rm[PROBE_STREAMS_MAX], done;
+        struct probe_oob_msg ready = { .type = PROBE_OOB_READY, .mode = PROBE_MODE_VERBS, .streams = h->streams };
+        struct probe_oob_msg res = { .type = PROBE_OOB_RESULT, .mode = PROBE_MODE_VERBS };
+        struct probe_verbs v = { .n_qp = 0 };
+        struct probe_addr local;
+        unsigned bound = (h->duration_ms ? h->duration_ms : VERBS_ITERATION_BOUND_MS) + 2 * VERBS_HANDSHAKE_MS;
+        int r;
+
+        r = probe_net_local(s->fd, &local);
+        if (r < 0)
+                return errbuf_set(e, -r, NULL, "getsockname: %s", strerror(-r));
+        r = probe_verbs_open(&(struct probe_verbs_want) {
+                .sysfs_root = s->sysfs_root, .device = "", .gid_index = -1,
+                .local = (struct sockaddr *)&local.ss, .n_qp = h->streams, .size = h->message_size,
+                .depth = 1 }, &v, e);
+        if (r >= 0)
+                r = recv_qps(s->fd, h->streams, 1, rm, VERBS_HANDSHAKE_MS, e);
+        if (r >= 0)
+                r = connect_qps(&v, rm, h->traffic_class, e);
+        if (r >= 0)
+                r = probe_oob_send(s->fd, &ready, VERBS_HANDSHAKE_MS, e);
+        if (r >= 0)
+                r = send_qps(s->fd, &v, VERBS_HANDSHAKE_MS, e);
+        if (r >= 0)
+                r = probe_oob_expect(s->fd, PROBE_OOB_DONE, &done, bound, e);
+        if (r >= 0) {
+                res.bytes = done.bytes;
+                res.elapsed_ns = done.elapsed_ns;
+                r = probe_oob_send(s->fd, &res, VERBS_HANDSHAKE_MS, e);
+        }
+        probe_verbs_close(&v);
+        return r;
+}
+
+static bool verbs_available(const struct probe_params *p)
+{
+        return probe_verbs_any_device();
+}
+
+const struct probe_ops probe_verbs_ops = {
+        .name = "verbs",
+        .available = verbs_available,
+        .run = verbs_run,
+};

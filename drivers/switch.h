@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the switch dialects (switch_nvue.c, switch_sonic.c, switch_eos.c) share:
+ * unit and list parsing, the vendor limits check, the per-transaction session,
+ * and the generic driver flow (switch_txn.c) that every dialect plugs into
+ * through struct switch_dialect. Adding a vendor = one file with one
+ * switch_dialect + SWITCH_DRIVER_OPS(), and one line in registry.c.
+ *
+ * A switch is one target. Its fields: trust, dscp_to_priority, pfc, ecn (per
+ * queue) and mtu (per configured port, state.ports[]). A switch maps DSCP to a
+ * switch priority / traffic class; nettune's priority is that value.
+ *
+ * How a failed change was undone is kept per target: switch_last_restore_method().
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "driver.h"
+#include "ssh_session.h"
+
+#define SWITCH_FIELDS (STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_TRUST) | \
+                       STATE_BIT(STATE_FIELD_DSCP_MAP) | STATE_BIT(STATE_FIELD_PFC) | \
+                       STATE_BIT(STATE_FIELD_ECN))
+#define SWITCH_TXID_MAX 48
+#define SWITCH_CMD_MAX 4096
+
+enum switch_restore_method {
+        SWITCH_RESTORE_NONE,            /* nothing was restored (yet) */
+        SWITCH_RESTORE_VENDOR_ABORT,    /* the switch's own abort of the pending commit */
+        SWITCH_RESTORE_VENDOR_TIMER,    /* unreachable: the switch's commit timer reverts it */
+        SWITCH_RESTORE_CHECKPOINT,      /* the switch's checkpoint rollback (SONiC config rollback) */
+        SWITCH_RESTORE_DRIVER,          /* the driver wrote the snapshot back */
+        SWITCH_RESTORE_FAILED,          /* could not restore; see the error */
+        SWITCH_RESTORE_MAX,
+};
+
+struct switch_limits {
+        uint32_t mtu_min, mtu_max;
+        uint32_t thr_min, thr_max;      /* ECN thresholds, bytes */
+};
+
+struct switch_session {
+        const struct switch_dialect *d;
+        const struct switch_config *sw;
+        const struct driver_env *env;
+        struct ssh_session *ssh;
+        char where[96];                 /* "switch 'leaf1' (nvue)" */
+        char txid[SWITCH_TXID_MAX];     /* native session / checkpoint name of this transaction */
+        bool pending;                   /* a native change awaits commit or abort */
+        bool timer;                     /* ... and the switch reverts it by itself on expiry */
+        unsigned timer_s;
+        enum switch_restore_method restore_method;
+        uint32_t mixed;                 /* fields on which the ports disagreed at the last read */
+        unsigned apply_commands;        /* commands the last apply sent (0: nothing to do) */
+        json_t *native;                 /* dialect data of the last read (SONiC: CONFIG_DB), owned */
+        json_t *saved;                  /* dialect data to undo outside the native path, owned */
+};
+
+struct switch_dialect {
+        const char *name;
+        struct switch_limits lim;
+        /* Read every switch field (ports: one entry per configured port). */
+        int (*read)(struct switch_session *s, struct state *ret, struct errbuf *e);
+        /* Optional extra checks before anything is touched. */
+        int (*validate)(struct switch_session *s, const struct state *live, const struct state *desired,
+                        uint32_t fields, struct errbuf *e);
+        /* Write the delta live -> desired as one native transaction; confirm_s > 0: with a timer. */
+        int (*apply)(struct switch_session *s, const struct state *live, const struct state *desired,
+                     uint32_t fields, unsigned confirm_s, struct errbuf *e);
+        int (*commit)(struct switch_session *s, struct errbuf *e);
+        /* Native undo of the pending change; -EOPNOTSUPP when there is none. */
+        int (*abort)(struct switch_session *s, struct errbuf *e);
+};
+
+/* ---- switch_common.c: pure helpers (unit-tested, fuzzed) ---- */
+
+/* "40000", "40000 B", "146.48 KB", "1.43 MB" (1 KB = 1024 B), rounded to bytes. */
+int switch_parse_bytes(const char *s, uint64_t *ret);
+/* "3,4", "0-3,5-7", "" -> bitmap of values 0..max (max <= 63). */
+int switch_parse_list(const char *s, unsigned max, uint64_t *ret);
+/* Bitmap -> "3,4" (no ranges). Returns buf. */
+char *switch_format_list(uint64_t bits, char *buf, size_t size);
+/* Strict decimal in [min,max]. */
+int switch_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret);
+/* A JSON number or a decimal string. */
+int switch_json_uint(const json_t *j, uint64_t max, uint64_t *ret);
+
+/* desired with its mtu spread over the configured ports (ports[] filled). */
+void switch_expand_desired(const struct switch_config *sw, const struct state *desired, struct state *ret);
+/* Do a and b agree on `fields`? (ECN: queues bitmap and each described queue.) */
+bool switch_state_equal(const struct state *a, const struct state *b, uint32_t fields);
+/* Which of `fields` differ. */
+uint32_t switch_state_delta(const struct state *live, const struct state *desired, uint32_t fields);
+/* Vendor limits and what a switch cannot express; names switch, dialect and knob. */
+int switch_validate(const struct switch_dialect *d, const struct switch_config *sw,
+                    const struct state *desired, uint32_t fields, struct errbuf *e);
+/* The desired MTU of port `name` (0 if none). */
+uint32_t switch_port_mtu(const struct state *s, const char *name);
+/* Append text to e->msg. */
+void switch_err_suffix(struct errbuf *e, const char *text);
+
+/* A list of commands built before anything is sent (heap: switch_cmds_new/free). */
+#define SWITCH_CMDS_MAX 256
+#define SWITCH_LINE_MAX 512
+struct switch_cmds {
+        unsigned n;
+        bool overflow;
+        char line[SWITCH_CMDS_MAX][SWITCH_LINE_MAX];
+};
+struct switch_cmds *switch_cmds_new(void);
+void switch_cmds_free(struct switch_cmds *c);
+void switch_cmds_add(struct switch_cmds *c, const char *fmt, ...) _printf_(2, 3);
+/* Ports whose desired MTU differs from live, grouped by MTU: calls add(mtu, "p1,p2") per group. */
+void switch_mtu_groups(const struct state *live, const struct state *desired, char sep,
+                       void (*add)(void *ctx, uint32_t mtu, const char *ports), void *ctx);
+
+/* ---- dialect output parsers (pure; unit-tested and fuzzed) ---- */
+int switch_nvue_parse_qos(const char *text, const char *where, struct state *ret, struct errbuf *e);
+int switch_nvue_parse_interfaces(const char *text, const char *where, const struct switch_config *sw,
+                                 struct state *ret, struct errbuf *e);
+/* *ret_db (may be NULL) receives the parsed CONFIG_DB, owned by the caller. */
+int switch_sonic_parse(const char *text, const char *where, const struct switch_config *sw,
+                       struct state *ret, uint32_t *ret_mixed, json_t **ret_db, struct errbuf *e);
+int switch_eos_parse(const char *text, const char *where, const struct switch_config *sw,
+                     struct state *ret, uint32_t *ret_mixed, struct errbuf *e);
+
+/* ---- switch_txn.c: sessions, commands, the generic driver flow ---- */
+
+int switch_run(struct switch_session *s, const char *cmd, const char *input, char **ret_out,
+               struct errbuf *e);
+int switch_runf(struct switch_session *s, char **ret_out, struct errbuf *e, const char *fmt, ...)
+        _printf_(4, 5);
+
+int switch_drv_caps(const struct switch_dialect *d, struct target *t, uint32_t *ret, struct errbuf *e);
+int switch_drv_read(const struct switch_dialect *d, struct target *t, uint32_t fields, struct state *ret,
+                    struct errbuf *e);
+int switch_drv_apply(const struct switch_dialect *d, struct target *t, const struct state *desired,
+                     uint32_t fields, struct errbuf *e);
+int switch_drv_restore(const struct switch_dialect *d, struct target *t, const struct state *snapshot,
+                       uint32_t fields, struct errbuf *e);
+int switch_drv_open(const struct switch_dialect *d, struct target *t, struct errbuf *e);
+int switch_drv_commit(const struct switch_dialect *d, struct target *t, struct errbuf *e);
+void switch_drv_close(struct target *t);
+
+/* How the last restore on this target's session put the switch back ("none" without a session). */
+enum switch_restore_method switch_restore_method(const struct target *t);
+const char *switch_last_restore_method(const struct target *t);
+const char *switch_restore_method_name(enum switch_restore_method m);
+/* Commands the last apply sent (0 when there was nothing to do). */
+unsigned switch_last_apply_commands(const struct target *t);
+
+#define SWITCH_DRIVER_OPS(var, dialect, drvname)                                                      \
+        static int var##_caps(struct target *t, uint32_t *r, struct errbuf *e)                         \
+        { return switch_drv_caps(&(dialect), t, r, e); }                                              \
+        static int var##_read(struct target *t, uint32_t f, struct state *r, struct errbuf *e)        \
+        { return switch_drv_read(&(dialect), t, f, r, e); }                                           \
+        static int var##_apply(struct target *t, const struct state *d, uint32_t f, struct errbuf *e) \
+        { return switch_drv_apply(&(dialect), t, d, f, e); }                                          \
+        static int var##_restore(struct target *t, const struct state *s, uint32_t f, struct errbuf *e) \
+        { return switch_drv_restore(&(dialect), t, s, f, e); }                                        \
+        static int var##_open(struct target *t, struct errbuf *e)                                     \
+        { return switch_drv_open(&(dialect), t, e); }                                                 \
+        static int var##_commit(struct target *t, struct errbuf *e)                                   \
+        { return switch_drv_commit(&(dialect), t, e); }                                               \
+        const struct driver_ops var = {                                                               \
+                .name = drvname, .kind = TARGET_SWITCH, .fields = SWITCH_FIELDS,                      \
+                .caps = var##_caps, .read = var##_read, .apply = var##_apply,                         \
+                .restore = var##_restore, .open = var##_open, .commit = var##_commit,                 \
+                .close = switch_drv_close,                                                            \
+        }

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Field-by-field difference between a desired and a live state. Only fields the
+ * desired state manages are compared; fields the live state lacks (the target
+ * cannot read them) are reported as such, never silently skipped.
+ */
+#pragma once
+
+#include <jansson.h>
+
+#include "state.h"
+
+#define DIFF_KEY_MAX 96
+#define DIFF_VALUE_MAX 160
+
+struct diff_entry {
+        enum state_field field;
+        char key[DIFF_KEY_MAX];         /* "mtu", "dscp_to_priority.26", "ecn.queue3.min_threshold_bytes", "ports.swp1.mtu" */
+        char from[DIFF_VALUE_MAX];      /* live value, "unset", or "unsupported" */
+        char to[DIFF_VALUE_MAX];        /* desired value, or "unset" */
+};
+
+struct diff {
+        uint32_t fields;                /* STATE_BIT(f) for each field with at least one entry */
+        unsigned n;
+        struct diff_entry *entries;     /* owned; diff_done() frees */
+};
+
+/* Compare desired against live. Returns 0 or -ENOMEM; *ret is filled on success. */
+int state_diff(const struct state *desired, const struct state *live, struct diff *ret);
+void diff_done(struct diff *d);
+
+/* desired ⊆ live: every managed field of desired holds in live. */
+static inline bool diff_empty(const struct diff *d)
+{
+        return d->n == 0;
+}
+
+/*
+ * The plan as text: one line per entry, "  mtu: 1500 -> 9000\n". "" when the
+ * diff is empty. Caller frees; NULL on ENOMEM.
+ */
+char *diff_to_text(const struct diff *d);
+
+/*
+ * The plan as JSON: an array of {"field": "mtu", "key": "mtu", "from": "1500",
+ * "to": "9000"} (values are the same strings as in the text form). New
+ * reference owned by the caller (json_decref); NULL on ENOMEM.
+ */
+json_t *diff_to_json(const struct diff *d);

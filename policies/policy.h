@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Policy documents (apiVersion "nettune/v1", kind "Policy"): parse, validate,
+ * and the validated C model. Only validated structs leave policies/; errors
+ * carry the file, the JSON path and the allowed range:
+ *
+ *   policy.json: $.spec.pfc.priorities[1]: priority 9 out of range 0-7
+ *   policy.json:3:14: end of file expected near '}'
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "errbuf.h"
+#include "state.h"
+
+#define POLICY_NAME_MAX 64
+#define POLICY_LABELS_MAX 32
+#define POLICY_TARGETS_MAX 64
+#define POLICY_LABEL_MAX 64
+#define POLICY_PEER_MAX 128
+#define POLICY_DOC_MAX (1u << 20)       /* bytes: larger documents are refused */
+#define POLICY_GBPS_MAX 100000          /* verify.min_gbps upper bound */
+
+struct policy_label {
+        char key[POLICY_LABEL_MAX];
+        char value[POLICY_LABEL_MAX];
+};
+
+enum policy_probe {
+        POLICY_PROBE_AUTO,      /* verbs if an RDMA device backs the interface, else tcp */
+        POLICY_PROBE_VERBS,
+        POLICY_PROBE_TCP,
+        POLICY_PROBE_NONE,
+        POLICY_PROBE_MAX,
+};
+
+enum policy_on_baseline_failure {
+        POLICY_BASELINE_FAIL,   /* default: no baseline, no change */
+        POLICY_BASELINE_SKIP_GATE, /* apply anyway, gate only on min_gbps and probe success */
+        POLICY_BASELINE_MAX,
+};
+
+struct policy_verify {
+        bool present;                           /* "verify" given at all */
+        enum policy_probe probe;
+        char peer[POLICY_PEER_MAX];             /* "host:port"; empty = none */
+        unsigned duration_ms;
+        unsigned message_size;
+        unsigned max_regression_pct;            /* 0-100 */
+        double min_gbps;
+        unsigned settle_ms;
+        unsigned runs;                          /* median of N measurements, 1-15 */
+        enum policy_on_baseline_failure on_baseline_failure;
+};
+
+struct policy {
+        char name[POLICY_NAME_MAX];
+        unsigned n_labels;
+        struct policy_label labels[POLICY_LABELS_MAX];
+        unsigned n_selector;
+        struct policy_label selector[POLICY_LABELS_MAX];
+
+        unsigned n_interfaces;                  /* names or fnmatch(3) globs */
+        char interfaces[POLICY_TARGETS_MAX][STATE_NAME_MAX];
+        unsigned n_switches;
+        char switches[POLICY_TARGETS_MAX][STATE_NAME_MAX];
+
+        struct state spec;                      /* desired; present = managed fields */
+        struct policy_verify verify;
+        unsigned confirm_timeout_s;             /* commit.confirm_timeout_s, 0 = none */
+};
+
+/*
+ * Parse and validate. `name` is used in messages (a file name, "request body").
+ * On success *ret is a new policy owned by the caller (policy_free). On failure
+ * returns -EINVAL (invalid document) or -errno (I/O), fills e, and writes nothing.
+ * e->where holds "FILE: $.path" or "FILE:LINE:COL", e->msg the text.
+ */
+int policy_parse_buffer(const char *buf, size_t len, const char *name,
+                        struct policy **ret, struct errbuf *e);
+int policy_load_file(const char *path, struct policy **ret, struct errbuf *e);
+void policy_free(struct policy *p);
+
+/* Canonical JSON (sorted keys, defaults made explicit). Caller frees. NULL on ENOMEM. */
+char *policy_to_json(const struct policy *p);
+
+/* Does the node with these labels match the policy selector? (empty selector: yes) */
+bool policy_selects(const struct policy *p, const struct policy_label *labels, unsigned n);
+
+const char *policy_probe_name(enum policy_probe p);
+const char *policy_baseline_name(enum policy_on_baseline_failure b);
+
+/* Every field at its documented default (verify absent: probe "none"). */
+void policy_defaults(struct policy *p);
+
+/* Does an interface / switch name match one of the policy's targets (fnmatch globs)? */
+bool policy_targets_interface(const struct policy *p, const char *ifname);
+bool policy_targets_switch(const struct policy *p, const char *name);
+
+/*
+ * A label map ({"role": "gpu"}) at the validator's current path, for other
+ * documents that carry labels (the controller's inventory). At most
+ * POLICY_LABELS_MAX entries; keys [A-Za-z0-9._/-]+, values [A-Za-z0-9._-]*,
+ * each shorter than POLICY_LABEL_MAX. Writes ret[0..n) and *ret_n.
+ */
+struct jsonv;
+int policy_labels_parse(struct jsonv *v, const json_t *j, struct policy_label *ret, unsigned *ret_n);

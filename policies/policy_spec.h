@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal to policies/: the "spec" member of a policy document (policy_spec.c). */
+#pragma once
+
+#include "jsonv.h"
+#include "policy.h"
+
+#define POLICY_MTU_MIN 68
+#define POLICY_MTU_MAX 9216
+#define POLICY_ECN_BYTES_MAX (64 * 1024 * 1024)        /* 64 MiB: larger than any switch buffer */
+
+/* Validate `spec` at the current path of v and map it into *ret (which it initialises). */
+int policy_spec_parse(struct jsonv *v, const json_t *j, struct state *ret);

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The managed RoCE knobs of one target (a host interface or a switch), as plain
+ * comparable C data. The same struct describes a policy's desired settings and a
+ * target's live state: a field is meaningful only when its bit is set in
+ * `present`. A policy sets the bits it manages; a driver sets the bits it read.
+ *
+ * Everything here is pure data: no json_t, no file descriptors. The JSON form
+ * (canonical output, the journal's snapshots) lives in state_json.c, the
+ * field-by-field comparison in diff.c.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define STATE_PRIO_COUNT 8      /* 802.1p priorities 0-7 */
+#define STATE_TC_COUNT 8        /* traffic classes / switch queues 0-7 */
+#define STATE_DSCP_COUNT 64     /* DSCP code points 0-63 */
+#define STATE_PORTS_MAX 64      /* switch ports one target may manage */
+#define STATE_NAME_MAX 64       /* interface, switch and port names */
+
+/* One bit per managed field; also the unit of diffs, drift and driver routing. */
+enum state_field {
+        STATE_FIELD_MTU,                /* interface MTU; on a switch: every port's MTU */
+        STATE_FIELD_TRUST,              /* pcp or dscp */
+        STATE_FIELD_DSCP_MAP,           /* exact DSCP -> priority table */
+        STATE_FIELD_PFC,                /* PFC enable bitmap over priorities */
+        STATE_FIELD_ETS,                /* priority -> TC, TC bandwidth, TC TSA */
+        STATE_FIELD_ECN,                /* switch queue WRED/ECN marking */
+        STATE_FIELD_HOST_ECN,           /* NIC DCQCN RP/NP enables, CNP DSCP/priority */
+        STATE_FIELD_MAX,
+};
+
+#define STATE_BIT(f) (1u << (f))
+#define STATE_ALL_FIELDS ((1u << STATE_FIELD_MAX) - 1)
+
+enum state_trust {
+        STATE_TRUST_PCP,
+        STATE_TRUST_DSCP,
+        STATE_TRUST_MAX,
+};
+
+enum state_tsa {
+        STATE_TSA_STRICT,
+        STATE_TSA_ETS,
+        STATE_TSA_VENDOR,       /* read back only: a TSA nettune does not manage */
+        STATE_TSA_MAX,
+};
+
+#define STATE_DSCP_UNMAPPED 0xff
+
+struct state_ets {
+        uint8_t prio_tc[STATE_PRIO_COUNT];
+        uint8_t tc_bw_pct[STATE_TC_COUNT];
+        uint8_t tc_tsa[STATE_TC_COUNT];         /* enum state_tsa */
+};
+
+struct state_ecn_queue {
+        bool enabled;                           /* ECN marking on for this queue */
+        uint32_t min_bytes;
+        uint32_t max_bytes;
+        uint8_t probability_pct;                /* 1-100 */
+};
+
+struct state_ecn {
+        uint8_t queues;                         /* bitmap: queues described below */
+        struct state_ecn_queue q[STATE_TC_COUNT];
+};
+
+struct state_host_ecn {
+        uint8_t prios;                          /* bitmap: priorities described below */
+        uint8_t rp_enabled;                     /* bitmap over prios: DCQCN reaction point */
+        uint8_t np_enabled;                     /* bitmap over prios: notification point */
+        bool has_cnp;                           /* cnp_dscp/cnp_prio are meaningful */
+        uint8_t cnp_dscp;
+        uint8_t cnp_prio;
+};
+
+struct state_port {
+        char name[STATE_NAME_MAX];
+        uint32_t mtu;
+};
+
+struct state {
+        uint32_t present;                       /* STATE_BIT(field) for each meaningful field */
+
+        uint32_t mtu;                           /* interface targets */
+        uint8_t trust;                          /* enum state_trust */
+        uint8_t dscp_prio[STATE_DSCP_COUNT];    /* STATE_DSCP_UNMAPPED or 0-7 */
+        uint8_t pfc_enabled;                    /* bitmap over priorities */
+        struct state_ets ets;
+        struct state_ecn ecn;
+        struct state_host_ecn host_ecn;
+
+        /* Switch targets: the MTU of each managed port (STATE_FIELD_MTU). */
+        unsigned n_ports;
+        struct state_port ports[STATE_PORTS_MAX];
+};
+
+/* An empty state: nothing present, DSCP table unmapped. */
+void state_init(struct state *s);
+
+static inline bool state_has(const struct state *s, enum state_field f)
+{
+        return s->present & STATE_BIT(f);
+}
+
+/* "mtu", "trust", "dscp_to_priority", "pfc", "ets", "ecn", "host_ecn"; NULL if out of range. */
+const char *state_field_name(enum state_field f);
+int state_field_from_name(const char *name);    /* enum value or -EINVAL */
+const char *state_trust_name(enum state_trust t);
+const char *state_tsa_name(enum state_tsa t);

@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * JSON form of struct state (see state_json.h). Live state may differ per queue
+ * and per priority, so ECN and host ECN are written per member, with the same
+ * names the diff uses:
+ *
+ *   "ecn": { "queue3": { "enabled": true, "min_threshold_bytes": 150000,
+ *                        "max_threshold_bytes": 1500000, "mark_probability_pct": 100 } },
+ *   "host_ecn": { "priority3": { "reaction_point": true, "notification_point": true },
+ *                 "cnp_dscp": 48, "cnp_priority": 6 },
+ *   "ports": [ { "name": "swp1", "mtu": 9216 } ]
+ */
+#include "jsonv.h"
+#include "state_json.h"
+
+#define U32_MAX 4294967295LL
+
+static void set(json_t *o, const char *key, json_t *val, bool *ok)
+{
+        if (!val || json_object_set_new(o, key, val) < 0)
+                *ok = false;
+}
+
+static json_t *u8_array(const uint8_t *v, unsigned n, bool *ok)
+{
+        json_t *a = json_array();
+
+        for (unsigned i = 0; a && i < n; i++)
+                if (json_array_append_new(a, json_integer(v[i])) < 0)
+                        *ok = false;
+        return a;
+}
+
+static json_t *bits_array(unsigned bits, bool *ok)
+{
+        json_t *a = json_array();
+
+        for (unsigned i = 0; a && i < 8; i++)
+                if ((bits & (1u << i)) && json_array_append_new(a, json_integer(i)) < 0)
+                        *ok = false;
+        return a;
+}
+
+static json_t *ets_to_json(const struct state_ets *ets, bool *ok)
+{
+        json_t *o = json_object(), *tsa = json_array();
+
+        for (unsigned i = 0; tsa && i < STATE_TC_COUNT; i++)
+                if (json_array_append_new(tsa, json_string(state_tsa_name(ets->tc_tsa[i]))) < 0)
+                        *ok = false;
+        set(o, "priority_to_tc", u8_array(ets->prio_tc, STATE_PRIO_COUNT, ok), ok);
+        set(o, "tc_bandwidth_pct", u8_array(ets->tc_bw_pct, STATE_TC_COUNT, ok), ok);
+        set(o, "tc_tsa", tsa, ok);
+        return o;
+}
+
+static json_t *ecn_to_json(const struct state_ecn *ecn, bool *ok)
+{
+        json_t *o = json_object();
+        char key[16];
+
+        for (unsigned i = 0; o && i < STATE_TC_COUNT; i++) {
+                const struct state_ecn_queue *q = &ecn->q[i];
+
+                if (!(ecn->queues & (1u << i)))
+                        continue;
+                snprintf(key, sizeof(key), "queue%u", i);
+                set(o, key, json_pack("{s:b,s:I,s:I,s:i}", "enabled", q->enabled,
+                                      "min_threshold_bytes", (json_int_t)q->min_bytes,
+                                      "max_threshold_bytes", (json_int_t)q->max_bytes,
+                                      "mark_probability_pct", q->probability_pct), ok);
+        }
+        return o;
+}
+
+static json_t *host_ecn_to_json(const struct state_host_ecn *h, bool *ok)
+{
+        json_t *o = json_object();
+        char key[16];
+
+        for (unsigned i = 0; o && i < STATE_PRIO_COUNT; i++) {
+                if (!(h->prios & (1u << i)))
+                        continue;
+                snprintf(key, sizeof(key), "priority%u", i);
+                set(o, key, json_pack("{s:b,s:b}", "reaction_point", (h->rp_enabled >> i) & 1,
+                                      "notification_point", (h->np_enabled >> i) & 1), ok);
+        }
+        if (o && h->has_cnp) {
+                set(o, "cnp_dscp", json_integer(h->cnp_dscp), ok);
+                set(o, "cnp_priority", json_integer(h->cnp_prio), ok);
+        }
+        return o;
+}
+
+static json_t *dscp_to_json(const uint8_t *map, bool *ok)
+{
+        json_t *o = json_object();
+        char key[4];
+
+        for (unsigned d = 0; o && d < STATE_DSCP_COUNT; d++) {
+                if (map[d] == STATE_DSCP_UNMAPPED)
+                        continue;
+                snprintf(key, sizeof(key), "%u", d);
+                set(o, key, json_integer(map[d]), ok);
+        }
+        return o;
+}
+
+static json_t *ports_to_json(const struct state *s, bool *ok)
+{
+        json_t *a = json_array();
+
+        for (unsigned i = 0; a && i < s->n_ports && i < STATE_PORTS_MAX; i++)
+                if (json_array_append_new(a, json_pack("{s:s,s:I}", "name", s->ports[i].name,
+                                                       "mtu", (json_int_t)s->ports[i].mtu)) < 0)
+                        *ok = false;
+        return a;
+}
+
+json_t *state_to_json(const struct state *s)
+{
+        json_t *o = json_object();
+        bool ok = true;
+
+        if (!o)
+                return NULL;
+        if (state_has(s, STATE_FIELD_MTU))
+                set(o, "mtu", json_integer(s->mtu), &ok);
+        if (state_has(s, STATE_FIELD_TRUST))
+                set(o, "trust", json_string(state_trust_name(s->trust)), &ok);
+        if (state_has(s, STATE_FIELD_DSCP_MAP))
+                set(o, "dscp_to_priority", dscp_to_json(s->dscp_prio, &ok), &ok);
+        if (state_has(s, STATE_FIELD_PFC))
+                set(o, "pfc", json_pack("{s:o}", "priorities", bits_array(s->pfc_enabled, &ok)), &ok);
+        if (state_has(s, STATE_FIELD_ETS))
+                set(o, "ets", ets_to_json(&s->ets, &ok), &ok);
+        if (state_has(s, STATE_FIELD_ECN))
+                set(o, "ecn", ecn_to_json(&s->ecn, &ok), &ok);
+        if (state_has(s, STATE_FIELD_HOST_ECN))
+                set(o, "host_ecn", host_ecn_to_json(&s->host_ecn, &ok), &ok);
+        if (s->n_ports)
+                set(o, "ports", ports_to_json(s, &ok), &ok);
+        if (!ok) {
+                json_decref(o);
+                return NULL;
+        }
+        return o;
+}
+
+/* ---- parsing ---- */
+
+static const char *const trust_names[] = { "pcp", "dscp", NULL };
+static const char *const tsa_names[] = { "strict", "ets", "vendor", NULL };
+
+static int parse_dscp(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct state *s = obj;
+        const char *key;
+        json_t *val;
+        char q[80];
+
+        json_object_foreach((json_t *)j, key, val) {
+                char *end;
+                long d = strtol(key, &end, 10);
+                long long prio;
+                int r;
+
+                if (!*key || *end || d < 0 || d > 63 || (key[0] == '0' && key[1]) || key[0] == '+' ||
+                    key[0] == '-' || key[0] == ' ')
+                        return jsonv_error(v, "dscp key '%s' is not an integer 0-63", jsonv_quote(key, q, sizeof(q)));
+                jsonv_push_key(v, key);
+                r = jsonv_int(v, val, "priority", 0, 7, &prio);
+                jsonv_pop(v);
+                if (r < 0)
+                        return r;
+                s->dscp_prio[d] = (uint8_t)prio;
+        }
+        return 0;
+}
+
+static int parse_pfc_prios(struct jsonv *v, const json_t *j, void *obj)
+{
+        unsigned long long bits;
+        int r = jsonv_bitmap_array(v, j, "priority", 7, 0, &bits);
+
+        if (r >= 0)
+                ((struct state *)obj)->pfc_enabled = (uint8_t)bits;
+        return r;
+}
+
+static const struct jsonv_field pfc_fields[] = {
+        JSONV_CUSTOM("priorities", JSONV_ARRAY, JSONV_REQUIRED, parse_pfc_prios),
+        { 0 },
+};
+
+static int parse_pfc(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_object(v, j, pfc_fields, obj);
+}
+
+static int u8_list(struct jsonv *v, const json_t *j, const char *what, long long max, uint8_t *out)
+{
+        long long vals[8];
+        size_t n;
+        int r = jsonv_int_array(v, j, what, 0, max, 8, 8, 0, vals, &n);
+
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                out[i] = (uint8_t)vals[i];
+        return r;
+}
+
+static int parse_prio_tc(struct jsonv *v, const json_t *j, void *obj)
+{
+        return u8_list(v, j, "tc", 7, ((struct state_ets *)obj)->prio_tc);
+}
+
+static int parse_tc_bw(struct jsonv *v, const json_t *j, void *obj)
+{
+        return u8_list(v, j, "bandwidth", 100, ((struct state_ets *)obj)->tc_bw_pct);
+}
+
+static int parse_tc_tsa(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct state_ets *ets = obj;
+        size_t i;
+        json_t *el;
+
+        if (json_array_size(j) != STATE_TC_COUNT)
+                return jsonv_error(v, "expected 8 elements, found %zu", json_array_size(j));
+        json_array_foreach(j, i, el) {
+                unsigned tsa;
+                int r;
+
+                jsonv_push_index(v, i);
+                r = jsonv_enum(v, el, "tsa", tsa_names, &tsa);
+                jsonv_pop(v);
+                if (r < 0)
+                        return r;
+                ets->tc_tsa[i] = (uint8_t)tsa;
+        }
+        return 0;
+}
+
+static const struct jsonv_field ets_fields[] = {
+        JSONV_CUSTOM("priority_to_tc", JSONV_ARRAY, JSONV_REQUIRED, parse_prio_tc),
+        JSONV_CUSTOM("tc_bandwidth_pct", JSONV_ARRAY, JSONV_REQUIRED, parse_tc_bw),
+        JSONV_CUSTOM("tc_tsa", JSONV_ARRAY, JSONV_REQUIRED, parse_tc_tsa),
+        { 0 },
+};
+
+static int parse_ets(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_object(v, j, ets_fields, &((struct state *)obj)->ets);
+}
+
+static const struct jsonv_field ecn_queue_fields[] = {
+        { .key = "enabled", .type = JSONV_BOOL, .flags = JSONV_REQUIRED, JSONV_MEMBER(struct state_ecn_queue, enabled) },
+        { .key = "min_threshold_bytes", .type = JSONV_INTEGER, .flags = JSONV_REQUIRED, .min = 0, .max = U32_MAX,
+          JSONV_MEMBER(struct state_ecn_queue, min_bytes) },
+        { .key = "max_threshold_bytes", .type = JSONV_INTEGER, .flags = JSONV_REQUIRED, .min = 0, .max = U32_MAX,
+          JSONV_MEMBER(struct state_ecn_queue, max_bytes) },
+        { .key = "mark_probability_pct", .type = JSONV_INTEGER, .flags = JSONV_REQUIRED, .min = 0, .max = 100,
+          JSONV_MEMBER(struct state_ecn_queue, probability_pct) },
+        { 0 },
+};
+
+/* "queue3" / "priority3" -> 3; -1 if key is not prefix followed by one digit 0-7. */
+static int indexed_key(const char *key, const char *prefix)
+{
+        size_t n = strlen(prefix);
+
+        if (strncmp(key, prefix, n) || key[n] < '0' || key[n] > '7' || key[n + 1])
+                return -1;
+        return key[n] - '0';
+}
+
+static int parse_ecn(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct state_ecn *ecn = &((struct state *)obj)->ecn;
+        const char *key;
+        json_t *val;
+        char q[80];
+
+        json_object_foreach((json_t *)j, key, val) {
+                int i = indexed_key(key, "queue"), r;
+
+                if (i < 0)
+                        return jsonv_error(v, "unknown key '%s', expected queue0 to queue7",
+                                           jsonv_quote(key, q, sizeof(q)));
+                jsonv_push_key(v, key);
+                r = jsonv_object(v, val, ecn_queue_fields, &ecn->q[i]);
+                jsonv_pop(v);
+                if (r < 0)
+                        return r;
+                ecn->queues |= (uint8_t)(1u << i);
+        }
+        return 0;
+}
+
+struct prio_doc {
+        bool rp, np;
+};
+
+static const struct jsonv_field host_prio_fields[] = {
+        { .key = "reaction_point", .type = JSONV_BOOL, .flags = JSONV_REQUIRED, JSONV_MEMBER(struct prio_doc, rp) },
+        { .key = "notification_point", .type = JSONV_BOOL, .flags = JSONV_REQUIRED, JSONV_MEMBER(struct prio_doc, np) },
+        { 0 },
+};
+
+static int host_ecn_member(struct jsonv *v, const char *key, const json_t *val, struct state_host_ecn *h)
+{
+        struct prio_doc d = { 0 };
+        long long x;
+        int i = indexed_key(key, "priority"), r;
+
+        if (streq(key, "cnp_dscp") || streq(key, "cnp_priority")) {
+                r = jsonv_int(v, val, key, 0, streq(key, "cnp_dscp") ? 63 : 7, &x);
+                if (r >= 0 && streq(key, "cnp_dscp"))
+                        h->cnp_dscp = (uint8_t)x;
+                else if (r >= 0)
+                        h->cnp_prio = (uint8_t)x;
+                return r;
+        }
+        r = jsonv_object(v, val, host_prio_fields, &d);
+        if (r < 0)
+                return r;
+        h->prios |= (uint8_t)(1u << i);
+        h->rp_enabled |= (uint8_t)(d.rp << i);
+        h->np_enabled |= (uint8_t)(d.np << i);
+        return 0;
+}
+
+static int parse_host_ecn(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct state_host_ecn *h = &((struct state *)obj)->host_ecn;
+        bool has_dscp = json_object_get(j, "cnp_dscp"), has_prio = json_object_get(j, "cnp_priority");
+        const char *key;
+        json_t *val;
+
+        char q[80];
+
+        json_object_foreach((json_t *)j, key, val) {
+                int r;
+
+                if (indexed_key(key, "priority") < 0 && !streq(key, "cnp_dscp") && !streq(key, "cnp_priority"))
+                        return jsonv_error(v, "unknown key '%s', expected priority0 to priority7, cnp_dscp "
+                                           "or cnp_priority", jsonv_quote(key, q, sizeof(q)));
+                jsonv_push_key(v, key);
+                r = host_ecn_member(v, key, val, h);
+                jsonv_pop(v);
+                if (r < 0)
+                        return r;
+        }
+        if (has_dscp != has_prio)
+                return jsonv_error(v, "%s is given without %s; give both or neither",
+                                   has_dscp ? "cnp_dscp" : "cnp_priority", has_dscp ? "cnp_priority" : "cnp_dscp");
+        h->has_cnp = has_dscp;
+        return 0;
+}
+
+static const struct jsonv_field port_fields[] = {
+        { .key = "name", .type = JSONV_STRING, .flags = JSONV_REQUIRED | JSONV_NONEMPTY, .what = "port name",
+          JSONV_MEMBER(struct state_port, name) },
+        { .key = "mtu", .type = JSONV_INTEGER, .flags = JSONV_REQUIRED, .min = 0, .max = U32_MAX,
+          JSONV_MEMBER(struct state_port, mtu) },
+        { 0 },
+};
+
+static int parse_ports(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct state *s = obj;
+        size_t i;
+        json_t *el;
+
+        if (json_array_size(j) > STATE_PORTS_MAX)
+                return jsonv_error(v, "expected at most %d elements, found %zu", STATE_PORTS_MAX,
+                                   json_array_size(j));
+        json_array_foreach(j, i, el) {
+                int r;
+
+                jsonv_push_index(v, i);
+                r = jsonv_object(v, el, port_fields, &s->ports[i]);
+                jsonv_pop(v);
+                if (r < 0)
+                        return r;
+        }
+        s->n_ports = (unsigned)json_array_size(j);
+        return 0;
+}
+
+static const struct jsonv_field state_fields[] = {
+        { .key = "mtu", .type = JSONV_INTEGER, .min = 0, .max = U32_MAX, JSONV_MEMBER(struct state, mtu) },
+        JSONV_ENUM("trust", struct state, trust, trust_names, 0),
+        JSONV_CUSTOM("dscp_to_priority", JSONV_OBJECT, 0, parse_dscp),
+        JSONV_CUSTOM("pfc", JSONV_OBJECT, 0, parse_pfc),
+        JSONV_CUSTOM("ets", JSONV_OBJECT, 0, parse_ets),
+        JSONV_CUSTOM("ecn", JSONV_OBJECT, 0, parse_ecn),
+        JSONV_CUSTOM("host_ecn", JSONV_OBJECT, 0, parse_host_ecn),
+        JSONV_CUSTOM("ports", JSONV_ARRAY, 0, parse_ports),
+        { 0 },
+};
+
+int state_from_json(const json_t *j, struct state *ret, struct errbuf *e)
+{
+        _cleanup_free_ struct state *s = malloc(sizeof(*s));
+        struct jsonv v;
+        const char *key;
+        json_t *val;
+        int r;
+
+        if (!s)
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        state_init(s);
+        jsonv_init(&v, NULL, e);
+        r = jsonv_object(&v, j, state_fields, s);
+        if (r < 0)
+                return r;
+        json_object_foreach((json_t *)j, key, val) {
+                int f = state_field_from_name(key);
+
+                if (f >= 0)
+                        s->present |= STATE_BIT(f);
+        }
+        memcpy(ret, s, sizeof(*s));
+        return 0;
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Golden tier: every tests/data/policies/invalid/<case>/policy.json must be
+# rejected by `nettune-agent validate` with exit code 2 and exactly the line in
+# <case>/expected on stderr; every tests/data/policies/valid/*.json must pass.
+# A case directory may hold an executable `generate` instead of policy.json
+# (for documents too big to keep in git); its stdout becomes policy.json.
+# Prints PASS/FAIL per case.
+set -uo pipefail
+
+cd "$(dirname "$0")/../.."
+top=$PWD
+build=${BUILD:-build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+agent=$build/nettune-agent
+data=$top/tests/data/policies
+
+if [ ! -x "$agent" ]; then
+        echo "FAIL golden: $agent not built (run 'make BUILD=${BUILD:-build}')"
+        exit 1
+fi
+work=$(mktemp -d /tmp/nettune-golden.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+failed=0
+fail() {
+        echo "FAIL $1: $2"
+        failed=1
+}
+
+run_invalid() {
+        local dir=$1 name=$2 rc got want
+        mkdir -p "$work/$name"
+        if [ -x "$dir/generate" ]; then
+                "$dir/generate" > "$work/$name/policy.json"
+        else
+                cp "$dir/policy.json" "$work/$name/policy.json"
+        fi
+        got=$(cd "$work/$name" && "$agent" validate policy.json 2>&1 >/dev/null)
+        rc=$?
+        want=$(cat "$dir/expected")
+        if [ "$rc" -ne 2 ]; then
+                fail "invalid/$name" "exit code $rc, expected 2 (stderr: $got)"
+        elif [ "$got" != "$want" ]; then
+                fail "invalid/$name" "stderr '$got', expected '$want'"
+        else
+                echo "PASS invalid/$name"
+        fi
+        rm -rf "${work:?}/$name"
+}
+
+for dir in "$data"/invalid/*/; do
+        dir=${dir%/}
+        name=$(basename "$dir")
+        if [ ! -f "$dir/expected" ] || { [ ! -f "$dir/policy.json" ] && [ ! -x "$dir/generate" ]; }; then
+                fail "invalid/$name" "case needs policy.json (or generate) and expected"
+                continue
+        fi
+        run_invalid "$dir" "$name"
+done
+
+for f in "$data"/valid/*.json; do
+        name=$(basename "$f")
+        out=$(cd "$data/valid" && "$agent" validate "$name" 2>&1)
+        rc=$?
+        if [ "$rc" -ne 0 ] || [ "$out" != "$name: ok" ]; then
+                fail "valid/$name" "exit code $rc: $out"
+        else
+                echo "PASS valid/$name"
+        fi
+done
+exit $failed

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Commit-confirm: a change applied with a confirm timeout is restored by itself
+# when nobody confirms it — by the serve daemon's timer, and without any daemon
+# by the CLI's detached watchdog. A late confirm is refused; a timely one keeps it.
+. "$NETTUNE_TOP/tests/lib/common.sh"
+. "$NETTUNE_TOP/tests/lib/certs.sh"
+. "$NETTUNE_TOP/tests/lib/agent.sh"
+require_root
+require_cmd openssl curl ss python3
+
+ns=$(netns_add ac)
+nsp=$(netns_add acp)
+ifc=ca$NT_ID
+veth_pair "$ns" "$ifc" "$nsp" cb$NT_ID
+make_certs "$T/certs" || fail "cannot make test certificates"
+policy_file "$T/p.json" jumbo "$ifc" 9000
+
+step "CLI without a daemon: the watchdog restores at the deadline"
+agent_config "$T/cli.json" "$T/cli-state" "127.0.0.1:7450" "127.0.0.1:18525"
+A() { ip netns exec "$ns" "$AGENT" --config "$T/cli.json" "$@"; }
+rc=0; A --output json apply --confirm-timeout 2 "$T/p.json" >"$T/r.json" || rc=$?
+check "apply --confirm-timeout exits 4 (got $rc)" [ "$rc" -eq 4 ]
+tx=$(jq_py "$T/r.json" 'd["tx"]')
+check "state pending_confirm" [ "$(jq_py "$T/r.json" 'd["state"]')" = pending_confirm ]
+check "MTU 9000 while pending" [ "$(mtu_of "$ns" "$ifc")" = 9000 ]
+check "MTU back to 1500 after the deadline" wait_for 8 sh -c "[ \"\$(ip -n $ns -o link show $ifc | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')\" = 1500 ]"
+A --output json history >"$T/h.json"
+check "journal: rolled back by confirm-timeout" [ "$(jq_py "$T/h.json" 'd[0]["restored_by"]')" = confirm-timeout ]
+rc=0; A confirm "$tx" 2>"$T/err" || rc=$?
+check "late confirm fails (exit $rc)" [ "$rc" -eq 1 ]
+check "late confirm says so" grep -q "transaction $tx already rolled back" "$T/err"
+
+step "CLI: a timely confirm keeps the change"
+rc=0; A --output json apply --confirm-timeout 3 "$T/p.json" >"$T/r.json" || rc=$?
+check "pending (exit $rc)" [ "$rc" -eq 4 ]
+tx=$(jq_py "$T/r.json" 'd["tx"]')
+policy_file "$T/q.json" other "$ifc" 4000
+rc=0; A apply "$T/q.json" 2>"$T/err" || rc=$?
+check "another apply while one is pending is refused (exit $rc)" [ "$rc" -eq 3 ]
+check "refusal names the pending transaction" grep -q "transaction $tx is pending confirmation" "$T/err"
+check "MTU still 9000" [ "$(mtu_of "$ns" "$ifc")" = 9000 ]
+expect_rc 0 "confirm in time" A confirm "$tx"
+sleep 4
+check "MTU still 9000 after the deadline" [ "$(mtu_of "$ns" "$ifc")" = 9000 ]
+expect_rc 0 "confirm again is harmless" A confirm "$tx"
+ip -n "$ns" link set "$ifc" mtu 1500
+
+step "daemon: its timer restores at the deadline"
+agent_config "$T/d.json" "$T/d-state" "127.0.0.1:7451" "127.0.0.1:18526" '"drift": {"interval_s": 0}'
+API_URL=https://127.0.0.1:7451
+serve_start "$ns" "$T/d.json"
+check "apply: 200" [ "$(api "$ns" '/v1/apply?confirm_timeout_s=2' -X POST --data-binary @"$T/p.json")" = 200 ]
+check "pending, exit_code 4" [ "$(jq_py "$T/body" 'd["exit_code"]')" = 4 ]
+tx=$(jq_py "$T/body" 'd["tx"]')
+check "MTU 9000 while pending" [ "$(mtu_of "$ns" "$ifc")" = 9000 ]
+api "$ns" /metrics >/dev/null
+check "metrics: one pending confirmation" grep -q '^nettune_pending_confirm 1$' "$T/body"
+check "MTU back to 1500 after the deadline" wait_for 8 sh -c "[ \"\$(ip -n $ns -o link show $ifc | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')\" = 1500 ]"
+check "late confirm: 409" [ "$(api "$ns" "/v1/confirm/$tx" -X POST)" = 409 ]
+check "late confirm says already rolled back" grep -q "already rolled back" "$T/body"
+
+step "daemon: pending confirmations survive a restart and expire after it"
+check "apply: 200" [ "$(api "$ns" '/v1/apply?confirm_timeout_s=3' -X POST --data-binary @"$T/p.json")" = 200 ]
+kill -TERM "$SERVE_PID"; wait "$SERVE_PID" || true
+check "MTU still 9000 after SIGTERM" [ "$(mtu_of "$ns" "$ifc")" = 9000 ]
+serve_start "$ns" "$T/d.json"
+check "restored after restart" wait_for 8 sh -c "[ \"\$(ip -n $ns -o link show $ifc | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')\" = 1500 ]"

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# valgrind finds no leaks or errors in the apply path (apply, a gate-less commit,
+# nothing-to-do, drift, rollback) of a non-sanitized build inside a namespace.
+. "$NETTUNE_TOP/tests/lib/common.sh"
+. "$NETTUNE_TOP/tests/lib/agent.sh"
+require_root
+require_cmd valgrind ss
+if nm -D "$AGENT" 2>/dev/null | grep -c __asan_init >/dev/null; then
+        skip "$AGENT is built with AddressSanitizer; valgrind needs a plain build"
+fi
+
+ns=$(netns_add av)
+nsp=$(netns_add avp)
+ifc=va$NT_ID
+veth_pair "$ns" "$ifc" "$nsp" vb$NT_ID 10.206.0.1/24 10.206.0.2/24
+bg ip netns exec "$nsp" "$AGENT" probe-server --listen 10.206.0.2:18515
+wait_for 10 sh -c "ip netns exec '$nsp' ss -ltnH 'sport = :18515' | grep -q LISTEN" || fail "probe-server did not start"
+# min_gbps far above veth: the probe runs, the gate fails, the snapshot is restored.
+policy_file "$T/gated.json" gated "$ifc" 4000 \
+        '{"probe":"tcp","peer":"10.206.0.2:18515","duration_ms":200,"runs":2,"settle_ms":0,"min_gbps":100000}'
+policy_file "$T/p.json" jumbo "$ifc" 9000
+echo "{ \"state_dir\": \"$T/state\" }" >"$T/agent.json"
+V() {
+        ip netns exec "$ns" valgrind -q --leak-check=full --show-leak-kinds=definite,indirect \
+                --errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
+                "$AGENT" --config "$T/agent.json" "$@"
+}
+expect_rc 0 "apply under valgrind" V apply "$T/p.json"
+check "MTU 9000" [ "$(mtu_of "$ns" "$ifc")" = 9000 ]
+expect_rc 0 "nothing to do under valgrind" V apply "$T/p.json"
+ip -n "$ns" link set "$ifc" mtu 1400
+expect_rc 1 "drift under valgrind" V drift
+expect_rc 0 "rollback under valgrind" V rollback
+expect_rc 1 "gated apply rolled back under valgrind" V apply "$T/gated.json"
+check "MTU restored to 1500" [ "$(mtu_of "$ns" "$ifc")" = 1500 ]
+expect_rc 0 "history under valgrind" V --output json history

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# nettune-agent state/plan against real veth links in a namespace this test makes:
+# the live MTU is read over rtnetlink, plan shows the exact field diff and changes
+# nothing, a matching MTU plans no change, and every DCB field is refused on veth
+# with the clear unsupported error (exit 2) while the MTU stays untouched.
+. "$NETTUNE_TOP/tests/lib/common.sh"
+require_root
+require_cmd ip python3
+[ -x "$AGENT" ] || skip "agent not built ($AGENT)"
+
+ns=$(netns_add host)
+a=hA$NT_ID b=hB$NT_ID
+veth_pair "$ns" "$a" "$ns" "$b"
+run() { ip netns exec "$ns" "$AGENT" "$@"; }
+mtu_of() { ip -n "$ns" -o link show "$1" | sed -n 's/.* mtu \([0-9]*\) .*/\1/p'; }
+
+policy() {     # policy FILE SPEC-JSON [INTERFACES-JSON]
+        printf '{"apiVersion":"nettune/v1","kind":"Policy","metadata":{"name":"host-plan"},"targets":{"interfaces":%s},"spec":%s}\n' \
+                "${3:-[\"hA*\"]}" "$2" > "$1"
+}
+
+step "state reads the live links"
+run state --output json > "$T/state.json"
+check "state lists both veth ends with mtu 1500 and driver veth" python3 - "$T/state.json" "$a" "$b" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+by = {i["name"]: i for i in doc["interfaces"]}
+for name in sys.argv[2:]:
+    i = by[name]
+    assert i["state"] == {"mtu": 1500}, i
+    assert i["driver"] == "veth", i
+    assert "pfc" in i["unsupported"] and "mtu" not in i["unsupported"], i
+    assert i["counters"] == [], i
+assert "lo" not in by
+PY
+run state --interfaces "$a" > "$T/state.txt"
+check "text state names the interface and its mtu" grep -q "^interface '$a' (ifindex [0-9]*, driver veth)" "$T/state.txt"
+check "only the requested interface is shown" test "$(grep -c '^interface' "$T/state.txt")" -eq 1
+
+step "plan shows the mtu diff and changes nothing"
+policy "$T/mtu.json" '{"mtu":9000}'
+run plan "$T/mtu.json" > "$T/plan.txt"
+check "plan prints mtu 1500 -> 9000" grep -qx "  mtu: 1500 -> 9000" "$T/plan.txt"
+check "plan counts one change" grep -q "^1 change planned; nothing was changed" "$T/plan.txt"
+check "mtu is still 1500 after plan" test "$(mtu_of "$a")" = 1500
+run --output json plan "$T/mtu.json" > "$T/plan.json"
+check "json plan carries the entry" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["changes"] == 1, d
+t = d["targets"][0]
+assert t["kind"] == "interface" and t["name"] == sys.argv[2], t
+assert t["changes"] == [{"field": "mtu", "key": "mtu", "from": "1500", "to": "9000"}], t
+' "$T/plan.json" "$a"
+
+step "a matching live state plans nothing"
+ip -n "$ns" link set "$a" mtu 9000
+run plan "$T/mtu.json" > "$T/plan2.txt"
+check "plan reports no changes" grep -q "^interface '$a': no changes" "$T/plan2.txt"
+check "zero changes" grep -q "^0 changes planned" "$T/plan2.txt"
+
+step "DCB fields are refused on veth before anything is touched"
+for spec in '{"mtu":1500,"pfc":{"priorities":[3]}}' '{"trust":"dscp","dscp_to_priority":{"26":3}}' \
+            '{"ets":{"priority_to_tc":[0,1,2,3,4,5,6,7],"tc_bandwidth_pct":[50,0,0,50,0,0,0,0],"tc_tsa":["ets","strict","strict","ets","strict","strict","strict","strict"]}}'; do
+        policy "$T/dcb.json" "$spec"
+        expect_rc 2 "plan refuses $spec" run plan "$T/dcb.json" 2> "$T/err.txt"
+        check "the error names interface, driver and DCB" grep -q "interface '$a' (driver veth) does not support DCB (needed for .*); nothing was changed" "$T/err.txt"
+done
+check "mtu untouched by the refused plans" test "$(mtu_of "$a")" = 9000
+
+step "bad input exits 2"
+echo '{"apiVersion":"nettune/v1","kind":"Policy","spec":{"mtu":70000}}' > "$T/bad.json"
+expect_rc 2 "out-of-range mtu policy" run plan "$T/bad.json"
+policy "$T/none.json" '{"mtu":9000}' '["nosuch*"]'
+expect_rc 2 "a glob that matches nothing" run plan "$T/none.json" 2> "$T/err2.txt"
+check "the error quotes the glob" grep -q "no interface matches 'nosuch\*' here" "$T/err2.txt"
+echo "host-plan: ok"

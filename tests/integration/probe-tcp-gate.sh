@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The tcp probe across a veth pair between two namespaces, and the regression gate:
+# a tbf rate limit added between the baseline and the post-change measurement
+# makes the gate fail (exit 1, verdict "regression"); removing it recovers.
+. "$NETTUNE_TOP/tests/lib/common.sh"
+require_root
+require_cmd tc ip ss python3
+
+nsa=$(netns_add pa)
+nsb=$(netns_add pb)
+va=pa$NT_ID vb=pb$NT_ID
+veth_pair "$nsa" "$va" "$nsb" "$vb" 10.201.0.1/24 10.201.0.2/24
+port=18515
+peer=10.201.0.2:$port
+
+step "probe-server in $nsb"
+bg ip netns exec "$nsb" "$AGENT" probe-server --listen "$peer"
+server=$BG_PID
+wait_for 10 sh -c "ip netns exec '$nsb' ss -ltnH 'sport = :$port' | grep -q LISTEN" ||
+        fail "probe-server did not start listening on $peer"
+
+probe() {       # probe EXTRA...: JSON result on stdout, exit status of the agent
+        ip netns exec "$nsa" "$AGENT" probe --peer "$peer" --mode tcp --duration-ms 700 --runs 3 \
+                --output json "$@"
+}
+field() {       # field FILE PYEXPR
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+step "baseline"
+probe >"$T/base.json" || fail "baseline probe failed"
+base=$(field "$T/base.json" 'd["gbps"]')
+runs=$(field "$T/base.json" 'len(d["measurement"]["runs"])')
+echo "baseline: $base Gb/s over $runs runs"
+check "three runs recorded" [ "$runs" -eq 3 ]
+check "baseline above 2 Gb/s on veth (got $base)" python3 -c "import sys; sys.exit(0 if $base > 2 else 1)"
+
+step "no change: the gate passes"
+rc=0; probe --baseline-gbps "$base" --max-regression-pct 50 >"$T/same.json" || rc=$?
+check "unchanged path passes the gate (exit $rc)" [ "$rc" -eq 0 ]
+check "verdict pass" [ "$(field "$T/same.json" 'd["gate"]["verdict"]')" = pass ]
+
+step "tbf 1gbit on $va: the gate fails"
+tc -n "$nsa" qdisc add dev "$va" root tbf rate 1gbit burst 64k latency 10ms
+rc=0; probe --baseline-gbps "$base" --max-regression-pct 20 >"$T/post.json" || rc=$?
+check "rate-limited path fails the gate (exit $rc, expected 1)" [ "$rc" -eq 1 ]
+post=$(field "$T/post.json" 'd["gbps"]')
+echo "post: $post Gb/s, gate: $(field "$T/post.json" 'd["gate"]["reason"]')"
+check "verdict regression" [ "$(field "$T/post.json" 'd["gate"]["verdict"]')" = regression ]
+check "post rate near the 1 Gb/s limit (got $post)" python3 -c "import sys; sys.exit(0 if 0.5 < $post < 1.2 else 1)"
+
+step "tbf removed: recovered"
+tc -n "$nsa" qdisc del dev "$va" root
+rc=0; probe --baseline-gbps "$base" --max-regression-pct 50 >/dev/null || rc=$?
+check "recovered path passes the gate (exit $rc)" [ "$rc" -eq 0 ]
+
+step "failures"
+expect_rc 3 "unreachable peer is a runtime failure" \
+        ip netns exec "$nsa" "$AGENT" probe --peer 10.201.0.2:1 --mode tcp --runs 1
+expect_rc 2 "bad usage" ip netns exec "$nsa" "$AGENT" probe --peer 10.201.0.2:1 --streams 99
+expect_rc 3 "verbs without an RDMA device" \
+        ip netns exec "$nsa" "$AGENT" probe --peer "$peer" --mode verbs --runs 1
+
+step "probe-server stops on SIGTERM"
+kill -TERM "$server"
+rc=0; wait "$server" || rc=$?
+check "probe-server exited 0 (got $rc)" [ "$rc" -eq 0 ]

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An in-memory driver for unit tests of transaction logic only (integration tests
+ * use the real drivers). Devices are named states; faults can be injected per
+ * device: fail apply, ignore apply (read-back mismatch), fail restore.
+ */
+#pragma once
+
+#include "driver.h"
+#include "txn.h"
+
+#define FAKEDRV_DEVICES 8
+
+struct fakedrv_device {
+        char name[STATE_NAME_MAX];
+        struct state live;
+        uint32_t caps;                  /* fields supported */
+        bool fail_apply;
+        bool ignore_apply;
+        bool fail_restore;
+        unsigned applies, restores;
+};
+
+extern const struct driver_ops fakedrv_ops;
+extern struct fakedrv_device fakedrv_devices[FAKEDRV_DEVICES];
+
+void fakedrv_reset(void);
+/* A device with mtu present and the given caps; returns it. */
+struct fakedrv_device *fakedrv_add(const char *name, uint32_t mtu, uint32_t caps);
+struct fakedrv_device *fakedrv_find(const char *name);
+
+/* Probe results the fake probe returns, in order (gbps; < 0 = fail). */
+void fakedrv_set_probes(const double *gbps, unsigned n);
+
+/* txn hooks: targets = policy interface names that are fake devices; probe = the list above. */
+void fakedrv_hooks(struct txn_hooks *h);

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * EOS subset. The running config is kept in the shape of
+ * `show running-config | json`: {"cmds": {"interface Ethernet1": {"cmds": {...}}, ...}}.
+ * One exec may carry several lines (as `Cli -c` does):
+ *   configure session NAME / interface X / mtu N / qos trust dscp|cos /
+ *   priority-flow-control on / priority-flow-control priority N no-drop /
+ *   tx-queue N / random-detect ecn minimum-threshold A UNIT maximum-threshold B UNIT
+ *   [max-mark-probability P] / qos map dscp D... to traffic-class T / no ... / exit /
+ *   commit | commit timer HH:MM:SS | abort | end
+ * and standalone: configure session NAME commit|abort, show running-config | json,
+ * show configuration sessions | json.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+#include "switch.h"
+
+#define EOS_MTU_MIN 68
+#define EOS_MTU_MAX 9214
+
+json_t *eos_init(json_t *ports)
+{
+        json_t *run = json_object(), *cmds = sim_obj(run, "cmds"), *p;
+        size_t i;
+
+        json_array_foreach(ports, i, p) {
+                char key[96];
+                snprintf(key, sizeof(key), "interface %s", json_string_value(p));
+                json_object_set_new(cmds, key, json_pack("{s:{s:n,s:n}}", "cmds", "mtu 1500", "qos trust cos"));
+        }
+        json_object_set_new(cmds, "qos map dscp 8 9 10 11 12 13 14 15 to traffic-class 1", json_null());
+        return json_pack("{s:o,s:{},s:n}", "running", run, "sessions", "timer");
+}
+
+/* Remove every line of node starting with prefix. */
+static void del_prefix(json_t *node, const char *prefix)
+{
+        json_t *cmds = json_object_get(node, "cmds"), *v;
+        const char *k;
+        void *tmp;
+
+        json_object_foreach_safe(cmds, tmp, k, v)
+                if (!strncmp(k, prefix, strlen(prefix)))
+                        json_object_del(cmds, k);
+}
+
+static void set_line(json_t *node, const char *prefix, const char *line)
+{
+        del_prefix(node, prefix);
+        json_object_set_new(sim_obj(node, "cmds"), line, json_null());
+}
+
+static int parse_dscps(char **w, int n, int *to_idx, uint64_t *bits, uint64_t *tc)
+{
+        *bits = 0;
+        for (int i = 3; i < n; i++) {
+                uint64_t v;
+                if (!strcmp(w[i], "to")) {
+                        if (i + 3 != n || strcmp(w[i + 1], "traffic-class") || switch_parse_uint(w[i + 2], 0, 7, tc) < 0)
+                                return -1;
+                        *to_idx = i;
+                        return *bits ? 0 : -1;
+                }
+                if (switch_parse_uint(w[i], 0, 63, &v) < 0)
+                        return -1;
+                *bits |= UINT64_C(1) << v;
+        }
+        return -1;
+}
+
+/* Keep "qos map dscp ... to traffic-class T" lines normalised: one per class, sorted. */
+static void dscp_map_edit(json_t *root, uint64_t bits, int tc, bool add)
+{
+        json_t *cmds = sim_obj(root, "cmds"), *v;
+        uint64_t per_tc[8] = { 0 };
+        const char *k;
+        void *tmp;
+
+        json_object_foreach_safe(cmds, tmp, k, v) {
+                char buf[512], *w[80];
+                int n, idx;
+                uint64_t b, t;
+                snprintf(buf, sizeof(buf), "%s", k);
+                n = sim_split(buf, w, 80);
+                if (n > 3 && !strcmp(w[0], "qos") && !strcmp(w[1], "map") && !strcmp(w[2], "dscp") &&
+                    parse_dscps(w, n, &idx, &b, &t) == 0) {
+                        per_tc[t] |= b;
+                        json_object_del(cmds, k);
+                }
+        }
+        for (int t = 0; t < 8; t++)
+                per_tc[t] &= ~bits;
+        if (add)
+                per_tc[tc] |= bits;
+        for (int t = 0; t < 8; t++) {
+                char line[512] = "qos map dscp";
+                size_t off = strlen(line);
+                if (!per_tc[t])
+                        continue;
+                for (int d = 0; d < 64; d++)
+                        if (per_tc[t] & (UINT64_C(1) << d))
+                                off += (size_t)snprintf(line + off, sizeof(line) - off, " %d", d);
+                snprintf(line + off, sizeof(line) - off, " to traffic-class %d", t);
+                json_object_set_new(cmds, line, json_null());
+        }
+}
+
+static int ecn_line(char **w, int n)
+{
+        static const char *const units[] = { "segments", "bytes", "kbytes", "mbytes", "milliseconds" };
+        uint64_t a, b, p;
+        bool ua = false, ub = false;
+
+        if (n < 8 || strcmp(w[2], "minimum-threshold") || strcmp(w[5], "maximum-threshold"))
+                return -1;
+        if (switch_parse_uint(w[3], 1, UINT32_MAX, &a) < 0 || switch_parse_uint(w[6], 1, UINT32_MAX, &b) < 0)
+                return -1;
+        for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+                ua |= !strcmp(w[4], units[i]);
+                ub |= !strcmp(w[7], units[i]);
+        }
+        if (!ua || !ub || (!strcmp(w[4], w[7]) && b < a))
+                return -1;
+        for (int i = 8; i < n; i += 2) {
+                if (i + 1 >= n)
+                        return -1;
+                if (!strcmp(w[i], "max-mark-probability") && switch_parse_uint(w[i + 1], 1, 100, &p) == 0)
+                        continue;
+                if (!strcmp(w[i], "weight") && switch_parse_uint(w[i + 1], 0, 15, &p) == 0)
+                        continue;
+                return -1;
+        }
+        return 0;
+}
+
+struct mode {
+        json_t *root;           /* session config */
+        json_t *intf;           /* interface node or NULL */
+        json_t *queue;          /* tx-queue node or NULL */
+};
+
+static int queue_line(struct mode *m, char **w, int n, bool no, const char *line)
+{
+        if (n >= 2 && !strcmp(w[0], "random-detect") && !strcmp(w[1], "ecn")) {
+                if (no)
+                        return del_prefix(m->queue, "random-detect ecn"), 0;
+                if (ecn_line(w, n) < 0)
+                        return -1;
+                set_line(m->queue, "random-detect ecn ", line);
+                return 0;
+        }
+        return -1;
+}
+
+static int intf_line(struct mode *m, char **w, int n, bool no, const char *line)
+{
+        uint64_t v;
+        char prefix[64];
+
+        if (!strcmp(w[0], "mtu")) {
+                if (no)
+                        return del_prefix(m->intf, "mtu "), 0;
+                if (n != 2 || switch_parse_uint(w[1], EOS_MTU_MIN, EOS_MTU_MAX, &v) < 0)
+                        return -1;
+                return set_line(m->intf, "mtu ", line), 0;
+        }
+        if (n >= 2 && !strcmp(w[0], "qos") && !strcmp(w[1], "trust")) {
+                if (no)
+                        return del_prefix(m->intf, "qos trust"), 0;
+                if (n != 3 || (strcmp(w[2], "dscp") && strcmp(w[2], "cos")))
+                        return -1;
+                return set_line(m->intf, "qos trust ", line), 0;
+        }
+        if (!strcmp(w[0], "priority-flow-control") && n == 2 && !strcmp(w[1], "on")) {
+                if (no)
+                        return -1;
+                return set_line(m->intf, "priority-flow-control on", line), 0;
+        }
+        if (!strcmp(w[0], "priority-flow-control") && n == 1 && no)
+                return del_prefix(m->intf, "priority-flow-control on"), 0;
+        if (!strcmp(w[0], "priority-flow-control") && n >= 3 && !strcmp(w[1], "priority")) {
+                if (switch_parse_uint(w[2], 0, 7, &v) < 0)
+                        return -1;
+                snprintf(prefix, sizeof(prefix), "priority-flow-control priority %s ", w[2]);
+                if (no)
+                        return del_prefix(m->intf, prefix), 0;
+                if (n != 4 || (strcmp(w[3], "no-drop") && strcmp(w[3], "drop")))
+                        return -1;
+                return set_line(m->intf, prefix, line), 0;
+        }
+        if (!strcmp(w[0], "tx-queue") && n == 2 && switch_parse_uint(w[1], 0, 7, &v) == 0) {
+                char key[32];
+                snprintf(key, sizeof(key), "tx-queue %s", w[1]);
+                if (no)
+                        return json_object_del(sim_obj(m->intf, "cmds"), key), 0;
+                m->queue = sim_obj(sim_obj(m->intf, "cmds"), key);
+                sim_obj(m->queue, "cmds");
+                return 0;
+        }
+        return -1;
+}
+
+static bool port_known(struct sim *s, const char *name)
+{
+        size_t i;
+        json_t *p;
+
+        json_array_foreach(json_object_get(s->st, "ports"), i, p)
+                if (!strcmp(json_string_value(p), name))
+                        return true;
+        return false;
+}
+
+static int global_line(struct sim *s, struct mode *m, char **w, int n, bool no)
+{
+        uint64_t bits, tc;
+        int idx;
+
+        if (!strcmp(w[0], "interface") && n == 2 && !no) {
+                char key[96];
+                if (!port_known(s, w[1]))
+                        return -1;
+                snprintf(key, sizeof(key), "interface %s", w[1]);
+                m->intf = sim_obj(sim_obj(m->root, "cmds"), key);
+                sim_obj(m->intf, "cmds");
+                return 0;
+        }
+        if (n > 3 && !strcmp(w[0], "qos") && !strcmp(w[1], "map") && !strcmp(w[2], "dscp")) {
+                if (parse_dscps(w, n, &idx, &bits, &tc) < 0)
+                        return -1;
+                dscp_map_edit(m->root, bits, (int)tc, !no);
+                return 0;
+        }
+        return -1;
+}
+
+/* One configuration line in the current mode. */
+static int config_line(struct sim *s, struct mode *m, char *line)
+{
+        char buf[512], *w[80];
+        bool no = false;
+        int n;
+
+        while (*line == ' ')
+                line++;
+        snprintf(buf, sizeof(buf), "%s", line);
+        n = sim_split(buf, w, 80);
+        if (n <= 0 || !strcmp(w[0], "!"))
+                return 0;
+        if (!strcmp(w[0], "exit")) {
+                if (m->queue)
+                        m->queue = NULL;
+                else
+                        m->intf = NULL;
+                return 0;
+        }
+        if (!strcmp(w[0], "no")) {
+                no = true;
+                memmove(w, w + 1, sizeof(w[0]) * (size_t)--n);
+                line += 3;
+                if (n <= 0)
+                        return -1;
+        }
+        if (m->queue && queue_line(m, w, n, no, line) == 0)
+                return 0;
+        if (m->intf && intf_line(m, w, n, no, line) == 0)
+                return 0;
+        /* Like EOS, a line not valid in a sub-mode is tried in the modes above. */
+        m->queue = NULL;
+        if (m->intf && intf_line(m, w, n, no, line) == 0)
+                return 0;
+        m->intf = NULL;
+        return global_line(s, m, w, n, no);
+}
+
+static void prune_empty(json_t *node)
+{
+        json_t *cmds = json_object_get(node, "cmds"), *v;
+        const char *k;
+        void *tmp;
+
+        json_object_foreach_safe(cmds, tmp, k, v) {
+                if (!json_is_object(v))
+                        continue;
+                prune_empty(v);
+                if (!strncmp(k, "tx-queue", 8) && json_object_size(json_object_get(v, "cmds")) == 0)
+                        json_object_del(cmds, k);
+        }
+}
+
+static int parse_hms(const char *t, double *ret)
+{
+        unsigned h, m, sec;
+
+        if (sscanf(t, "%u:%u:%u", &h, &m, &sec) != 3 || m > 59 || sec > 59 || h + m + sec == 0)
+                return -1;
+        *ret = h * 3600.0 + m * 60.0 + sec;
+        return 0;
+}
+
+static int commit(struct sim *s, const char *name, json_t *session, const char *timer)
+{
+        double secs = 0;
+
+        if (json_is_object(json_object_get(s->d, "timer")))
+                return sim_fail("%% Cannot commit: session '%s' has a pending commit timer",
+                                json_string_value(json_object_get(json_object_get(s->d, "timer"), "session")));
+        if (timer && parse_hms(timer, &secs) < 0)
+                return sim_fail("%% Invalid input (commit timer hh:mm:ss)");
+        prune_empty(session);
+        if (secs > 0)
+                json_object_set_new(s->d, "timer", json_pack("{s:s,s:f,s:O}", "session", name,
+                                                             "deadline", sim_now() + secs, "rollback",
+                                                             json_object_get(s->d, "running")));
+        json_object_set(s->d, "running", session);
+        json_object_del(json_object_get(s->d, "sessions"), name);
+        s->mutated = true;
+        return 0;
+}
+
+static int session_script(struct sim *s, char *script)
+{
+        char *save = NULL, *line = strtok_r(script, "\n", &save), name[64];
+        json_t *sessions = sim_obj(s->d, "sessions"), *cfg;
+        struct mode m = { 0 };
+
+        if (sscanf(line, "configure session %63s", name) != 1)
+                return sim_fail("%% Invalid input: start with 'configure session NAME'");
+        cfg = json_object_get(sessions, name);
+        if (!cfg) {
+                cfg = json_deep_copy(json_object_get(s->d, "running"));
+                json_object_set_new(sessions, name, cfg);
+        }
+        m.root = cfg;
+        for (line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *t = line;
+                while (*t == ' ')
+                        t++;
+                if (!strcmp(t, "end"))
+                        return 0;
+                if (!strcmp(t, "abort"))
+                        return json_object_del(sessions, name), 0;
+                if (!strcmp(t, "commit"))
+                        return commit(s, name, cfg, NULL);
+                if (!strncmp(t, "commit timer ", 13))
+                        return commit(s, name, cfg, t + 13);
+                if (config_line(s, &m, t) < 0)
+                        return sim_fail("%% Invalid input (at line '%s')", t);
+        }
+        return 0;
+}
+
+static int session_action(struct sim *s, const char *name, const char *action)
+{
+        json_t *timer = json_object_get(s->d, "timer"), *sessions = sim_obj(s->d, "sessions");
+        bool timed = json_is_object(timer) &&
+                     !strcmp(json_string_value(json_object_get(timer, "session")), name);
+
+        if (!strcmp(action, "commit")) {
+                if (timed) {
+                        json_object_set_new(s->d, "timer", json_null());
+                        s->mutated = true;
+                        return 0;
+                }
+                if (json_object_get(sessions, name))
+                        return commit(s, name, json_object_get(sessions, name), NULL);
+        } else if (!strcmp(action, "abort")) {
+                if (timed) {
+                        json_object_set(s->d, "running", json_object_get(timer, "rollback"));
+                        json_object_set_new(s->d, "timer", json_null());
+                        s->mutated = true;
+                        return 0;
+                }
+                if (json_object_get(sessions, name))
+                        return json_object_del(sessions, name), 0;
+        }
+        return sim_fail("%% Session '%s' does not exist or has nothing to %s", name, action);
+}
+
+static int show_sessions(struct sim *s)
+{
+        json_t *out = json_object(), *list = sim_obj(out, "sessions"), *v, *timer = json_object_get(s->d, "timer");
+        const char *k;
+
+        json_object_foreach(json_object_get(s->d, "sessions"), k, v)
+                json_object_set_new(list, k, json_pack("{s:s}", "state", "pending"));
+        if (json_is_object(timer))
+                json_object_set_new(list, json_string_value(json_object_get(timer, "session")),
+                                    json_pack("{s:s,s:O}", "state", "pendingCommitTimer", "commitTimerExpireTime",
+                                              json_object_get(timer, "deadline")));
+        sim_print_json(out);
+        json_decref(out);
+        return 0;
+}
+
+int eos_run(struct sim *s)
+{
+        char name[64], action[16], *script;
+        int rc;
+
+        if (!strcmp(s->cmd, "show running-config | json")) {
+                sim_print_json(json_object_get(s->d, "running"));
+                return 0;
+        }
+        if (!strcmp(s->cmd, "show configuration sessions | json"))
+                return show_sessions(s);
+        if (!strchr(s->cmd, '\n') && sscanf(s->cmd, "configure session %63s %15s", name, action) == 2)
+                return session_action(s, name, action);
+        if (strncmp(s->cmd, "configure session ", 18))
+                return sim_fail("%% Invalid input");
+        script = strdup(s->cmd);
+        rc = script ? session_script(s, script) : 1;
+        free(script);
+        return rc;
+}
+
+void eos_tick(struct sim *s)
+{
+        json_t *timer = json_object_get(s->d, "timer");
+
+        if (!json_is_object(timer) || json_real_value(json_object_get(timer, "deadline")) > sim_now())
+                return;
+        json_object_set(s->d, "running", json_object_get(timer, "rollback"));
+        json_object_set_new(s->d, "timer", json_null());
+}

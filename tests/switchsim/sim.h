@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * switchsim: a fake switch shell for tests, run as the ForceCommand of a
+ * private sshd. It speaks the subset of NVUE, SONiC and EOS commands the
+ * nettune switch drivers use, keeps the switch in a JSON state file (flock'd),
+ * runs native commit-confirm timers lazily, and injects faults from a file
+ * beside the state (STATE.faults).
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#define SIM_ARGV_MAX 1024
+#define SIM_INPUT_MAX (1u << 20)
+
+struct sim {
+        const char *dialect;
+        const char *state_path;
+        json_t *st;             /* whole state file; st[dialect] is the dialect's part */
+        json_t *d;              /* borrowed: st[dialect] */
+        const char *cmd;        /* the command line as received */
+        int argc;
+        char *argv[SIM_ARGV_MAX];
+        bool mutated;           /* this command changed the switch */
+};
+
+/* Split a command line into words (quotes '...' and "..." group). Returns argc or -1. */
+int sim_split(char *line, char **argv, int max);
+/* Print an error the way the vendor would (to stderr) and return 1 (the exit status). */
+int sim_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double sim_now(void);
+/* Print JSON (indent 2, sorted keys) and a newline to stdout. */
+void sim_print_json(const json_t *j);
+/* Get or create an object member. */
+json_t *sim_obj(json_t *parent, const char *key);
+
+/* Per dialect: create the factory state, run one command (exit status), expire timers. */
+json_t *nvue_init(json_t *ports);
+int nvue_run(struct sim *s);
+void nvue_tick(struct sim *s);
+json_t *sonic_init(json_t *ports);
+int sonic_run(struct sim *s);
+void sonic_tick(struct sim *s);
+json_t *eos_init(json_t *ports);
+int eos_run(struct sim *s);
+void eos_tick(struct sim *s);

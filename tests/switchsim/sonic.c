@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * SONiC subset over CONFIG_DB (JSON, table -> key -> field -> string):
+ * sonic-cfggen -d --print-data; config checkpoint|rollback|delete-checkpoint NAME;
+ * config list-checkpoints; config apply-patch FILE|/dev/stdin (RFC 6902, atomic,
+ * yang-like checks, DSCP_TO_TC_MAP refused like GCU's validators);
+ * sonic-db-cli CONFIG_DB hset|hdel|hgetall "TABLE|key" ...
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+#include "switch.h"
+
+static json_t *azure_dscp_map(void)
+{
+        json_t *m = json_object();
+
+        for (int d = 0; d < 64; d++) {
+                char k[4];
+                const char *v = d == 3 ? "3" : d == 4 ? "4" : d == 5 ? "2" : d == 8 ? "0" :
+                                d == 46 ? "5" : d == 48 ? "6" : "1";
+                snprintf(k, sizeof(k), "%d", d);
+                json_object_set_new(m, k, json_string(v));
+        }
+        return m;
+}
+
+json_t *sonic_init(json_t *ports)
+{
+        json_t *db = json_object(), *p;
+        size_t i;
+
+        json_object_set_new(sim_obj(db, "DSCP_TO_TC_MAP"), "AZURE", azure_dscp_map());
+        json_object_set_new(sim_obj(db, "WRED_PROFILE"), "AZURE_LOSSLESS", json_pack(
+                "{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}",
+                "ecn", "ecn_all", "green_drop_probability", "5", "green_max_threshold", "2097152",
+                "green_min_threshold", "1048576", "red_drop_probability", "5", "red_max_threshold", "2097152",
+                "red_min_threshold", "1048576", "wred_green_enable", "true", "wred_red_enable", "true",
+                "wred_yellow_enable", "true", "yellow_drop_probability", "5",
+                "yellow_max_threshold", "2097152", "yellow_min_threshold", "1048576"));
+        json_array_foreach(ports, i, p) {
+                const char *name = json_string_value(p);
+                char key[96];
+                json_object_set_new(sim_obj(db, "PORT"), name, json_pack("{s:s,s:s,s:s,s:s}", "admin_status", "up",
+                                    "mtu", "9100", "pfc_asym", "off", "speed", "100000"));
+                json_object_set_new(sim_obj(db, "PORT_QOS_MAP"), name, json_pack("{s:s,s:s,s:s}",
+                                    "dscp_to_tc_map", "AZURE", "pfc_enable", "3,4", "tc_to_queue_map", "AZURE"));
+                for (int q = 3; q <= 4; q++) {
+                        snprintf(key, sizeof(key), "%s|%d", name, q);
+                        json_object_set_new(sim_obj(db, "QUEUE"), key,
+                                            json_pack("{s:s}", "wred_profile", "AZURE_LOSSLESS"));
+                }
+        }
+        return json_pack("{s:o,s:{}}", "db", db, "checkpoints");
+}
+
+/* ---- RFC 6901 pointers and RFC 6902 operations on the DB ---- */
+
+static int pointer_split(const char *path, char tokens[][128], int max)
+{
+        int n = 0;
+
+        if (path[0] != '/')
+                return -1;
+        for (const char *p = path + 1;; ) {
+                size_t len = 0;
+                if (n >= max)
+                        return -1;
+                while (*p && *p != '/') {
+                        char c = *p++;
+                        if (c == '~' && (*p == '0' || *p == '1'))
+                                c = *p++ == '0' ? '~' : '/';
+                        if (len + 1 >= 128)
+                                return -1;
+                        tokens[n][len++] = c;
+                }
+                tokens[n++][len] = '\0';
+                if (!*p)
+                        return n;
+                p++;
+        }
+}
+
+static int patch_op(json_t *db, const json_t *op, char *why, size_t wsize)
+{
+        const char *kind = json_string_value(json_object_get(op, "op"));
+        const char *path = json_string_value(json_object_get(op, "path"));
+        json_t *value = json_object_get(op, "value"), *parent = db;
+        char tok[8][128];
+        int n;
+
+        if (!kind || !path || (n = pointer_split(path, tok, 8)) < 1)
+                return snprintf(why, wsize, "invalid patch operation"), -1;
+        if (!strcmp(tok[0], "DSCP_TO_TC_MAP"))
+                return snprintf(why, wsize, "Modification of DSCP_TO_TC_MAP table is illegal- validating "
+                                "function generic_config_updater.field_operation_validators.rdma_config_update_"
+                                "validator returned False"), -1;
+        for (int i = 0; i < n - 1; i++)
+                if (!(parent = json_object_get(parent, tok[i])) || !json_is_object(parent))
+                        return snprintf(why, wsize, "path '%s' does not exist", path), -1;
+        if (!strcmp(kind, "remove")) {
+                if (json_object_del(parent, tok[n - 1]) < 0)
+                        return snprintf(why, wsize, "path '%s' does not exist", path), -1;
+                return 0;
+        }
+        if (!value || (strcmp(kind, "add") && strcmp(kind, "replace")))
+                return snprintf(why, wsize, "unsupported operation '%s'", kind), -1;
+        if (!strcmp(kind, "replace") && !json_object_get(parent, tok[n - 1]))
+                return snprintf(why, wsize, "path '%s' does not exist", path), -1;
+        json_object_set(parent, tok[n - 1], value);
+        return 0;
+}
+
+static int check_uint_field(const json_t *obj, const char *key, uint64_t min, uint64_t max, uint64_t *ret)
+{
+        const char *v = json_string_value(json_object_get(obj, key));
+        uint64_t n = 0;
+
+        if (!json_object_get(obj, key)) {
+                *ret = 0;
+                return 0;
+        }
+        if (!v || switch_parse_uint(v, min, max, &n) < 0)
+                return -1;
+        *ret = n;
+        return 0;
+}
+
+/* What yang would refuse: mtu, pfc_enable, WRED numbers, dangling references. */
+static int validate_db(const json_t *db, char *why, size_t wsize)
+{
+        const char *k;
+        json_t *v;
+        uint64_t a, b, bits;
+
+        json_object_foreach(json_object_get(db, "PORT"), k, v)
+                if (check_uint_field(v, "mtu", 68, 9216, &a) < 0)
+                        return snprintf(why, wsize, "PORT|%s: mtu must be in range 68..9216", k), -1;
+        json_object_foreach(json_object_get(db, "PORT_QOS_MAP"), k, v) {
+                const char *pfc = json_string_value(json_object_get(v, "pfc_enable"));
+                const char *map = json_string_value(json_object_get(v, "dscp_to_tc_map"));
+                if (pfc && switch_parse_list(pfc, 7, &bits) < 0)
+                        return snprintf(why, wsize, "PORT_QOS_MAP|%s: pfc_enable '%s' does not match "
+                                        "([0-7](,[0-7])*)?", k, pfc), -1;
+                if (map && !json_object_get(json_object_get(db, "DSCP_TO_TC_MAP"), map))
+                        return snprintf(why, wsize, "PORT_QOS_MAP|%s: dscp_to_tc_map '%s' does not exist", k, map), -1;
+        }
+        json_object_foreach(json_object_get(db, "WRED_PROFILE"), k, v) {
+                if (check_uint_field(v, "green_min_threshold", 0, UINT32_MAX, &a) < 0 ||
+                    check_uint_field(v, "green_max_threshold", 0, UINT32_MAX, &b) < 0 || b < a)
+                        return snprintf(why, wsize, "WRED_PROFILE|%s: Green max threshold must be greater than "
+                                        "or equal to min threshold", k), -1;
+                if (check_uint_field(v, "green_drop_probability", 0, 100, &a) < 0)
+                        return snprintf(why, wsize, "WRED_PROFILE|%s: green_drop_probability out of range 0..100",
+                                        k), -1;
+        }
+        json_object_foreach(json_object_get(db, "QUEUE"), k, v) {
+                const char *prof = json_string_value(json_object_get(v, "wred_profile"));
+                if (prof && !json_object_get(json_object_get(db, "WRED_PROFILE"), prof))
+                        return snprintf(why, wsize, "QUEUE|%s: wred_profile '%s' does not exist", k, prof), -1;
+        }
+        return 0;
+}
+
+static char *read_input(const char *file)
+{
+        FILE *f = (!strcmp(file, "-") || !strcmp(file, "/dev/stdin")) ? stdin : fopen(file, "re");
+        char *buf = calloc(1, SIM_INPUT_MAX + 1);
+        size_t n = 0;
+
+        if (!f || !buf) {
+                free(buf);
+                return NULL;
+        }
+        n = fread(buf, 1, SIM_INPUT_MAX, f);
+        buf[n] = '\0';
+        if (f != stdin)
+                fclose(f);
+        return buf;
+}
+
+static int apply_patch(struct sim *s)
+{
+        json_error_t err;
+        char why[400] = "", *text;
+        json_t *patch, *db, *op;
+        size_t i;
+
+        if (s->argc < 3 || !(text = read_input(s->argv[2])))
+                return sim_fail("Usage: config apply-patch [OPTIONS] PATCH_FILE_PATH");
+        patch = json_loads(text, 0, &err);
+        free(text);
+        if (!json_is_array(patch)) {
+                json_decref(patch);
+                return sim_fail("Failed to apply patch due to: invalid JSON patch");
+        }
+        db = json_deep_copy(json_object_get(s->d, "db"));
+        json_array_foreach(patch, i, op)
+                if (patch_op(db, op, why, sizeof(why)) < 0)
+                        break;
+        if (!why[0])
+                validate_db(db, why, sizeof(why));
+        json_decref(patch);
+        if (why[0]) {
+                json_decref(db);
+                return sim_fail("Failed to apply patch due to: %s", why);
+        }
+        json_object_set_new(s->d, "db", db);
+        s->mutated = true;
+        printf("Patch applied successfully.\n");
+        return 0;
+}
+
+static int checkpoint_cmd(struct sim *s)
+{
+        json_t *cps = sim_obj(s->d, "checkpoints"), *db = json_object_get(s->d, "db"), *cp;
+        const char *sub = s->argv[1];
+
+        if (!strcmp(sub, "list-checkpoints")) {
+                json_t *names = json_array();
+                const char *k;
+                json_t *v;
+                json_object_foreach(cps, k, v)
+                        json_array_append_new(names, json_string(k));
+                char *out = json_dumps(names, JSON_INDENT(4));
+                printf("%s\n", out ? out : "[]");
+                free(out);
+                json_decref(names);
+                return 0;
+        }
+        if (s->argc != 3)
+                return sim_fail("Usage: config %s CHECKPOINT_NAME", sub);
+        cp = json_object_get(cps, s->argv[2]);
+        if (!strcmp(sub, "checkpoint")) {
+                json_object_set_new(cps, s->argv[2], json_deep_copy(db));
+                printf("Checkpoint created successfully.\n");
+                return 0;
+        }
+        if (!cp)
+                return sim_fail("Failed to %s config checkpoint\nError: checkpoint '%s' does not exist",
+                                !strcmp(sub, "rollback") ? "rollback" : "delete", s->argv[2]);
+        if (!strcmp(sub, "delete-checkpoint")) {
+                json_object_del(cps, s->argv[2]);
+                printf("Checkpoint deleted successfully.\n");
+                return 0;
+        }
+        if (!json_equal(json_object_get(cp, "DSCP_TO_TC_MAP"), json_object_get(db, "DSCP_TO_TC_MAP")))
+                return sim_fail("Failed to rollback config\nError: Modification of DSCP_TO_TC_MAP table is illegal");
+        json_object_set(s->d, "db", cp);
+        s->mutated = true;
+        printf("Config rolled back successfully.\n");
+        return 0;
+}
+
+static int db_cli(struct sim *s)
+{
+        char key[256], *bar;
+        json_t *row;
+
+        if (s->argc < 4 || strcmp(s->argv[1], "CONFIG_DB"))
+                return sim_fail("Usage: sonic-db-cli CONFIG_DB hset|hdel|hgetall KEY ...");
+        snprintf(key, sizeof(key), "%s", s->argv[3]);
+        if (!(bar = strchr(key, '|')))
+                return sim_fail("(error) key '%s' has no table", s->argv[3]);
+        *bar = '\0';
+        row = sim_obj(sim_obj(json_object_get(s->d, "db"), key), bar + 1);
+        if (!strcasecmp(s->argv[2], "hgetall")) {
+                const char *k;
+                json_t *v;
+                int first = 1;
+                printf("{");
+                json_object_foreach(row, k, v)
+                        printf("%s'%s': '%s'", first-- > 0 ? "" : ", ", k, json_string_value(v));
+                printf("}\n");
+                return 0;
+        }
+        if (!strcasecmp(s->argv[2], "hset") && s->argc >= 6 && (s->argc - 4) % 2 == 0) {
+                int added = 0;
+                for (int i = 4; i + 1 < s->argc; i += 2) {
+                        added += !json_object_get(row, s->argv[i]);
+                        json_object_set_new(row, s->argv[i], json_string(s->argv[i + 1]));
+                }
+                s->mutated = true;
+                printf("%d\n", added);
+                return 0;
+        }
+        if (!strcasecmp(s->argv[2], "hdel") && s->argc >= 5) {
+                int removed = 0;
+                for (int i = 4; i < s->argc; i++)
+                        removed += json_object_del(row, s->argv[i]) == 0;
+                s->mutated = true;
+                printf("%d\n", removed);
+                return 0;
+        }
+        return sim_fail("(error) ERR wrong number of arguments for '%s' command", s->argv[2]);
+}
+
+int sonic_run(struct sim *s)
+{
+        const char *c = s->argv[0];
+
+        if (!strcmp(c, "sonic-cfggen") && s->argc == 3 && !strcmp(s->argv[1], "-d") &&
+            !strcmp(s->argv[2], "--print-data")) {
+                char *out = json_dumps(json_object_get(s->d, "db"), JSON_INDENT(4) | JSON_SORT_KEYS);
+                printf("%s\n", out ? out : "{}");
+                free(out);
+                return 0;
+        }
+        if (!strcmp(c, "sonic-db-cli"))
+                return db_cli(s);
+        if (!strcmp(c, "config") && s->argc >= 2) {
+                if (!strcmp(s->argv[1], "apply-patch"))
+                        return apply_patch(s);
+                if (!strcmp(s->argv[1], "checkpoint") || !strcmp(s->argv[1], "rollback") ||
+                    !strcmp(s->argv[1], "delete-checkpoint") || !strcmp(s->argv[1], "list-checkpoints"))
+                        return checkpoint_cmd(s);
+        }
+        return sim_fail("Error: unsupported command '%s'", s->cmd);
+}
+
+void sonic_tick(struct sim *s)
+{
+        (void)s;        /* SONiC has no commit timer */
+}

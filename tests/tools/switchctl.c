@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * switchctl: drive one switch through the driver vtable, the way the agent's
+ * transaction does, for the switch integration tests.
+ *
+ *   switchctl --config AGENT.json --switch NAME read
+ *   switchctl --config AGENT.json --switch NAME apply POLICY [--confirm S]
+ *             [--no-commit] [--rollback] [--snapshot FILE]
+ *   switchctl --config AGENT.json --switch NAME restore SNAPSHOT.json
+ *
+ * apply: open -> read (snapshot) -> apply -> read (verify) -> commit | restore -> close,
+ * where --rollback restores instead of committing (a failed probe) and --no-commit
+ * leaves a native commit pending (closes without confirming). A failed apply or
+ * verify restores. Prints {"before","after","apply_commands","restore_method",
+ * "verified"} on stdout. Exit: 0 ok, 1 verify failed (restored), 2 usage/invalid,
+ * 3 runtime failure (restored as "restore_method" says).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "config.h"
+#include "driver.h"
+#include "policy.h"
+#include "state_json.h"
+#include "switch.h"
+
+struct ctx {
+        struct agent_config cfg;
+        struct target t;
+        const struct driver_ops *ops;
+        struct errbuf e;
+        json_t *out;
+};
+
+static int fail(struct ctx *c, int code, int r)
+{
+        char buf[1100];
+
+        fprintf(stderr, "switchctl: %s (%s)\n", errbuf_str(&c->e, buf, sizeof(buf)), strerror(-r));
+        return code;
+}
+
+static void put_state(struct ctx *c, const char *key, const struct state *s)
+{
+        json_object_set_new(c->out, key, state_to_json(s));
+}
+
+static int do_read(struct ctx *c)
+{
+        struct state s;
+        int r;
+
+        state_init(&s);
+        r = c->ops->read(&c->t, SWITCH_FIELDS, &s, &c->e);
+        if (r < 0)
+                return fail(c, 3, r);
+        put_state(c, "state", &s);
+        return 0;
+}
+
+static int restore(struct ctx *c, const struct state *snap, int code, int why)
+{
+        struct errbuf e2 = { 0 };
+        int r = c->ops->restore(&c->t, snap, snap->present, &e2);
+        char buf[1100];
+
+        json_object_set_new(c->out, "restore_method", json_string(switch_last_restore_method(&c->t)));
+        if (r < 0) {
+                fprintf(stderr, "switchctl: restore: %s\n", errbuf_str(&e2, buf, sizeof(buf)));
+                json_object_set_new(c->out, "restore_error", json_string(errbuf_str(&e2, buf, sizeof(buf))));
+        }
+        return why ? fail(c, code, why) : code;
+}
+
+static int save_snapshot(const char *path, const struct state *s)
+{
+        json_t *j = state_to_json(s);
+        int r = j ? json_dump_file(j, path, JSON_INDENT(2) | JSON_SORT_KEYS) : -1;
+
+        json_decref(j);
+        return r;
+}
+
+static int do_apply(struct ctx *c, const char *policy_path, bool commit, bool rollback, const char *snap_path)
+{
+        struct policy *p = NULL;
+        struct state before, after;
+        uint32_t fields;
+        int r;
+
+        r = policy_load_file(policy_path, &p, &c->e);
+        if (r < 0)
+                return fail(c, 2, r);
+        fields = p->spec.present & SWITCH_FIELDS;
+        state_init(&before);
+        state_init(&after);
+        r = c->ops->read(&c->t, fields, &before, &c->e);
+        if (r < 0) {
+                policy_free(p);
+                return fail(c, 3, r);
+        }
+        put_state(c, "before", &before);
+        if (snap_path && save_snapshot(snap_path, &before) < 0)
+                fprintf(stderr, "switchctl: cannot write '%s'\n", snap_path);
+        r = c->ops->apply(&c->t, &p->spec, fields, &c->e);
+        json_object_set_new(c->out, "apply_commands", json_integer(switch_last_apply_commands(&c->t)));
+        if (r < 0) {
+                policy_free(p);
+                return r == -EINVAL || r == -ERANGE || r == -EOPNOTSUPP ? fail(c, 2, r) : restore(c, &before, 3, r);
+        }
+        r = c->ops->read(&c->t, fields, &after, &c->e);
+        if (r < 0) {
+                policy_free(p);
+                return restore(c, &before, 3, r);
+        }
+        put_state(c, "after", &after);
+        struct state want;
+        switch_expand_desired(c->t.sw, &p->spec, &want);
+        bool ok = switch_state_equal(&after, &want, fields);
+        policy_free(p);
+        json_object_set_new(c->out, "verified", json_boolean(ok));
+        if (!ok || rollback)
+                return restore(c, &before, ok ? 0 : 1, 0);
+        if (commit && (r = c->ops->commit(&c->t, &c->e)) < 0)
+                return restore(c, &before, 3, r);
+        return 0;
+}
+
+static int do_restore(struct ctx *c, const char *path)
+{
+        json_error_t err;
+        json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+        struct state snap;
+        int r;
+
+        if (!j) {
+                fprintf(stderr, "switchctl: %s:%d:%d: %s\n", path, err.line, err.column, err.text);
+                return 2;
+        }
+        r = state_from_json(j, &snap, &c->e);
+        json_decref(j);
+        if (r < 0)
+                return fail(c, 2, r);
+        r = c->ops->restore(&c->t, &snap, snap.present, &c->e);
+        json_object_set_new(c->out, "restore_method", json_string(switch_last_restore_method(&c->t)));
+        return r < 0 ? fail(c, 3, r) : 0;
+}
+
+static int setup(struct ctx *c, const char *config, const char *name, unsigned confirm_s)
+{
+        const struct switch_config *sw;
+        int r = config_load(config, &c->cfg, &c->e);
+
+        if (r < 0)
+                return fail(c, 2, r);
+        sw = config_find_switch(&c->cfg, name);
+        if (!sw) {
+                fprintf(stderr, "switchctl: no switch '%s' in '%s'\n", name, config);
+                return 2;
+        }
+        c->ops = driver_for_dialect(sw->dialect);
+        if (!c->ops) {
+                fprintf(stderr, "switchctl: no driver for dialect '%s'\n", sw->dialect);
+                return 2;
+        }
+        c->cfg.env.confirm_timeout_s = confirm_s;
+        c->t = (struct target){ .kind = TARGET_SWITCH, .sw = sw, .env = &c->cfg.env };
+        snprintf(c->t.name, sizeof(c->t.name), "%s", sw->name);
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        static const struct option opts[] = {
+                { "config", required_argument, NULL, 'c' }, { "switch", required_argument, NULL, 's' },
+                { "confirm", required_argument, NULL, 'C' }, { "no-commit", no_argument, NULL, 'n' },
+                { "rollback", no_argument, NULL, 'r' }, { "snapshot", required_argument, NULL, 'S' },
+                { 0 },
+        };
+        const char *config = NULL, *name = NULL, *snap = NULL;
+        unsigned confirm_s = 0;
+        bool commit = true, rollback = false;
+        struct ctx *c = calloc(1, sizeof(*c));
+        int o, rc;
+
+        while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+                switch (o) {
+                case 'c': config = optarg; break;
+                case 's': name = optarg; break;
+                case 'C': confirm_s = (unsigned)strtoul(optarg, NULL, 10); break;
+                case 'n': commit = false; break;
+                case 'r': rollback = true; break;
+                case 'S': snap = optarg; break;
+                default: free(c); return 2;
+                }
+        }
+        if (!c || !config || !name || optind >= argc) {
+                fprintf(stderr, "usage: switchctl --config FILE --switch NAME read|apply POLICY|restore SNAPSHOT\n");
+                free(c);
+                return 2;
+        }
+        rc = setup(c, config, name, confirm_s);
+        if (rc) {
+                free(c);
+                return rc;
+        }
+        c->out = json_object();
+        rc = c->ops->open(&c->t, &c->e) < 0 ? fail(c, 3, -EIO) : 0;
+        if (!rc && !strcmp(argv[optind], "read"))
+                rc = do_read(c);
+        else if (!rc && !strcmp(argv[optind], "apply") && optind + 1 < argc)
+                rc = do_apply(c, argv[optind + 1], commit, rollback, snap);
+        else if (!rc && !strcmp(argv[optind], "restore") && optind + 1 < argc)
+                rc = do_restore(c, argv[optind + 1]);
+        else if (!rc)
+                rc = 2;
+        c->ops->close(&c->t);
+        char *s = json_dumps(c->out, JSON_INDENT(2) | JSON_SORT_KEYS);
+        if (s)
+                printf("%s\n", s);
+        free(s);
+        json_decref(c->out);
+        free(c);
+        return rc;
+}

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/* Agent configuration: defaults, loading, relative paths, validation errors. */
+#include <CUnit/CUnit.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "config.h"
+
+static char dir[PATH_MAX];
+
+static int setup(void)
+{
+        char tmpl[] = "/tmp/nettune-config-test.XXXXXX";
+        char *d = mkdtemp(tmpl);
+
+        if (!d || !realpath(d, dir))
+                return -1;
+        return 0;
+}
+
+static int teardown(void)
+{
+        char path[PATH_MAX + 16];
+
+        snprintf(path, sizeof(path), "%s/agent.json", dir);
+        unlink(path);
+        return rmdir(dir);
+}
+
+static const char *write_config(const char *text)
+{
+        static char path[PATH_MAX + 16];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/agent.json", dir);
+        f = fopen(path, "we");
+        if (!f)
+                return NULL;
+        fputs(text, f);
+        fclose(f);
+        return path;
+}
+
+static void test_defaults(void)
+{
+        struct agent_config c;
+        struct errbuf e = { .where = "" };
+
+        config_defaults(&c);
+        CU_ASSERT_STRING_EQUAL(c.listen, "0.0.0.0:7440");
+        CU_ASSERT_STRING_EQUAL(c.state_dir, "/var/lib/nettune");
+        CU_ASSERT_STRING_EQUAL(c.env.sysfs_root, "/sys");
+        CU_ASSERT_STRING_EQUAL(c.env.debugfs_root, "/sys/kernel/debug");
+        CU_ASSERT_STRING_EQUAL(c.probe_listen, "0.0.0.0:18515");
+        CU_ASSERT_EQUAL(c.drift_interval_s, 60);
+        CU_ASSERT_EQUAL(c.drift_mode, DRIFT_MODE_REPORT);
+        CU_ASSERT_EQUAL(c.env.settle_ms, 3000);
+        CU_ASSERT_EQUAL(c.max_body_bytes, 1u << 20);
+        CU_ASSERT_EQUAL(c.request_timeout_s, 30);
+        CU_ASSERT_EQUAL(c.probe_runs, 3);
+        CU_ASSERT_EQUAL(c.n_switches, 0);
+        CU_ASSERT_EQUAL(config_load(NULL, &c, &e), 0);
+        CU_ASSERT_STRING_EQUAL(c.path, "");
+}
+
+static void test_load(void)
+{
+        struct agent_config c;
+        struct errbuf e = { .where = "" };
+        const char *path = write_config(
+                "{\"listen\":\"127.0.0.1:7441\",\"tls\":{\"cert\":\"a.crt\",\"key\":\"/etc/k.key\",\"client_ca\":\"ca.crt\"},"
+                "\"state_dir\":\"state\",\"probe\":{\"listen\":\"[::1]:18516\",\"runs\":5},"
+                "\"drift\":{\"interval_s\":0,\"mode\":\"enforce\"},\"settle_ms\":100,"
+                "\"switches\":[{\"name\":\"leaf1\",\"dialect\":\"nvue\",\"host\":\"127.0.0.1\",\"port\":2222,"
+                "\"user\":\"nettune\",\"key\":\"id_ed25519\",\"known_hosts\":\"kh\",\"ports\":[\"swp1\",\"swp2\"]},"
+                "{\"name\":\"leaf2\",\"dialect\":\"sonic\",\"host\":\"h\",\"user\":\"u\",\"key\":\"/k\","
+                "\"known_hosts\":\"/kh\",\"command_timeout_ms\":1000}]}");
+        char want[PATH_MAX + 32];
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+        CU_ASSERT_EQUAL_FATAL(config_load(path, &c, &e), 0);
+        CU_ASSERT_STRING_EQUAL(c.path, path);
+        CU_ASSERT_STRING_EQUAL(c.listen, "127.0.0.1:7441");
+        snprintf(want, sizeof(want), "%s/a.crt", dir);
+        CU_ASSERT_STRING_EQUAL(c.tls_cert, want);
+        CU_ASSERT_STRING_EQUAL(c.tls_key, "/etc/k.key");
+        snprintf(want, sizeof(want), "%s/state", dir);
+        CU_ASSERT_STRING_EQUAL(c.state_dir, want);
+        CU_ASSERT_STRING_EQUAL(c.probe_listen, "[::1]:18516");
+        CU_ASSERT_EQUAL(c.probe_runs, 5);
+        CU_ASSERT_EQUAL(c.drift_interval_s, 0);
+        CU_ASSERT_EQUAL(c.drift_mode, DRIFT_MODE_ENFORCE);
+        CU_ASSERT_EQUAL(c.env.settle_ms, 100);
+        CU_ASSERT_EQUAL(c.n_switches, 2);
+        CU_ASSERT_EQUAL(c.switches[0].port, 2222);
+        CU_ASSERT_EQUAL(c.switches[0].n_ports, 2);
+        CU_ASSERT_STRING_EQUAL(c.switches[0].ports[1], "swp2");
+        snprintf(want, sizeof(want), "%s/id_ed25519", dir);
+        CU_ASSERT_STRING_EQUAL(c.switches[0].key, want);
+        CU_ASSERT_EQUAL(c.switches[1].port, 22);
+        CU_ASSERT_EQUAL(c.switches[1].connect_timeout_ms, 5000);
+        CU_ASSERT_EQUAL(c.switches[1].command_timeout_ms, 1000);
+        CU_ASSERT_PTR_EQUAL(config_find_switch(&c, "leaf2"), &c.switches[1]);
+        CU_ASSERT_PTR_NULL(config_find_switch(&c, "leaf3"));
+}
+
+static void bad(const char *text, const char *where_path, const char *msg)
+{
+        struct agent_config c;
+        struct errbuf e = { .where = "" };
+        const char *path = write_config(text);
+        char where[PATH_MAX + 64];
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+        memset(&c, 0x5a, sizeof(c));
+        CU_ASSERT_EQUAL(config_load(path, &c, &e), -EINVAL);
+        CU_ASSERT_EQUAL(c.n_switches, 0x5a5a5a5a);      /* untouched */
+        snprintf(where, sizeof(where), "%s%s%s", path, *where_path == ':' ? "" : ": ", where_path);
+        if (strcmp(e.where, where) || strcmp(e.msg, msg))
+                fprintf(stderr, "\n  got: %s: %s\n", e.where, e.msg);
+        CU_ASSERT_STRING_EQUAL(e.where, where);
+        CU_ASSERT_STRING_EQUAL(e.msg, msg);
+}
+
+static void test_errors(void)
+{
+        bad("{\"lisen\":\"x\"}", "$", "unknown key 'lisen'");
+        bad("{\"listen\":\"localhost\"}", "$.listen", "listen address 'localhost' is not host:port");
+        bad("{\"drift\":{\"mode\":\"fix\"}}", "$.drift.mode", "mode 'fix' is not one of 'report', 'enforce'");
+        bad("{\"probe\":{\"runs\":16}}", "$.probe.runs", "runs 16 out of range 1-15");
+        bad("{\"switches\":[{\"name\":\"s\",\"dialect\":\"ios\",\"host\":\"h\",\"user\":\"u\",\"key\":\"k\","
+            "\"known_hosts\":\"kh\"}]}", "$.switches[0].dialect", "dialect 'ios' is not one of 'nvue', 'sonic', 'eos'");
+        bad("{\"switches\":[{\"name\":\"s\",\"dialect\":\"eos\",\"host\":\"h\",\"user\":\"u\",\"key\":\"k\"}]}",
+            "$.switches[0]", "missing required key 'known_hosts'");
+        bad("{\"switches\":[{\"name\":\"s\",\"dialect\":\"eos\",\"host\":\"h\",\"user\":\"u\",\"key\":\"k\","
+            "\"known_hosts\":\"kh\",\"port\":0}]}", "$.switches[0].port", "port 0 out of range 1-65535");
+        bad("{\"switches\":[{\"name\":\"s\",\"dialect\":\"eos\",\"host\":\"h\",\"user\":\"u\",\"key\":\"k\","
+            "\"known_hosts\":\"kh\"},{\"name\":\"s\",\"dialect\":\"eos\",\"host\":\"h\",\"user\":\"u\",\"key\":\"k\","
+            "\"known_hosts\":\"kh\"}]}", "$.switches[1].name", "duplicate switch 's'");
+        bad("{\"max_body_bytes\":10}", "$.max_body_bytes", "max_body_bytes 10 out of range 1024-67108864");
+        bad("{\"listen\":1,}", ":1:13", "string or '}' expected near '}'");
+}
+
+static void test_missing_file(void)
+{
+        struct agent_config c;
+        struct errbuf e = { .where = "" };
+
+        CU_ASSERT_EQUAL(config_load("/nonexistent/agent.json", &c, &e), -ENOENT);
+        CU_ASSERT_STRING_EQUAL(e.where, "/nonexistent/agent.json");
+}
+
+int suite_config(void);
+int suite_config(void)
+{
+        CU_pSuite s = CU_add_suite("config", setup, teardown);
+
+        if (!s || !CU_add_test(s, "defaults", test_defaults) || !CU_add_test(s, "load", test_load) ||
+            !CU_add_test(s, "errors", test_errors) || !CU_add_test(s, "missing_file", test_missing_file))
+                return -1;
+        return 0;
+}

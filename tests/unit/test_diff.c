@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/* state_diff: every field kind, unsupported fields, switch ports, text and JSON renderings. */
+#include <CUnit/CUnit.h>
+
+#include "diff.h"
+#include "util.h"
+
+static struct state want, live;
+
+static int setup(void)
+{
+        state_init(&want);
+        state_init(&live);
+        return 0;
+}
+
+static void reset(void)
+{
+        setup();
+}
+
+static const struct diff_entry *find(const struct diff *d, const char *key)
+{
+        for (unsigned i = 0; i < d->n; i++)
+                if (streq(d->entries[i].key, key))
+                        return &d->entries[i];
+        return NULL;
+}
+
+/* Exactly one entry for key, with these from/to. */
+static void expect(const struct diff *d, const char *key, const char *from, const char *to)
+{
+        const struct diff_entry *e = find(d, key);
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+        CU_ASSERT_STRING_EQUAL(e->from, from);
+        CU_ASSERT_STRING_EQUAL(e->to, to);
+}
+
+static void test_equal_is_empty(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_TRUST);
+        want.mtu = live.mtu = 9000;
+        live.pfc_enabled = 0xff;        /* not managed: ignored */
+        CU_ASSERT_EQUAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT(diff_empty(&d));
+        CU_ASSERT_EQUAL(d.fields, 0);
+        diff_done(&d);
+}
+
+static void test_scalars(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_TRUST) |
+                                      STATE_BIT(STATE_FIELD_PFC);
+        live.mtu = 1500;
+        want.mtu = 9000;
+        live.trust = STATE_TRUST_PCP;
+        want.trust = STATE_TRUST_DSCP;
+        live.pfc_enabled = 1u << 3;
+        want.pfc_enabled = (1u << 3) | (1u << 4);
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 3);
+        expect(&d, "mtu", "1500", "9000");
+        expect(&d, "trust", "pcp", "dscp");
+        expect(&d, "pfc.priorities", "[3]", "[3,4]");
+        CU_ASSERT_EQUAL(d.fields, want.present);
+        diff_done(&d);
+}
+
+static void test_dscp_exact_table(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_DSCP_MAP);
+        want.dscp_prio[26] = 3;
+        live.dscp_prio[26] = 4;
+        live.dscp_prio[10] = 1;         /* not in the policy: must be removed */
+        want.dscp_prio[48] = 6;         /* not live: must be added */
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 3);
+        expect(&d, "dscp_to_priority.26", "4", "3");
+        expect(&d, "dscp_to_priority.10", "1", "unset");
+        expect(&d, "dscp_to_priority.48", "unset", "6");
+        diff_done(&d);
+}
+
+static void test_ets(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_ETS);
+        for (unsigned i = 0; i < 8; i++) {
+                want.ets.prio_tc[i] = (uint8_t)i;
+                want.ets.tc_tsa[i] = live.ets.tc_tsa[i] = STATE_TSA_STRICT;
+        }
+        want.ets.tc_tsa[0] = want.ets.tc_tsa[3] = STATE_TSA_ETS;
+        want.ets.tc_bw_pct[0] = want.ets.tc_bw_pct[3] = 50;
+        live.ets.tc_tsa[7] = STATE_TSA_VENDOR;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 3);
+        expect(&d, "ets.priority_to_tc", "[0,0,0,0,0,0,0,0]", "[0,1,2,3,4,5,6,7]");
+        expect(&d, "ets.tc_bandwidth_pct", "[0,0,0,0,0,0,0,0]", "[50,0,0,50,0,0,0,0]");
+        expect(&d, "ets.tc_tsa", "[strict,strict,strict,strict,strict,strict,strict,vendor]",
+               "[ets,strict,strict,ets,strict,strict,strict,strict]");
+        diff_done(&d);
+}
+
+static void test_ecn(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_ECN);
+        want.ecn.queues = (1u << 3) | (1u << 5);
+        want.ecn.q[3] = want.ecn.q[5] = (struct state_ecn_queue){ true, 150000, 1500000, 100 };
+        live.ecn.queues = 1u << 3;
+        live.ecn.q[3] = (struct state_ecn_queue){ true, 100000, 1500000, 50 };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        expect(&d, "ecn.queue3.min_threshold_bytes", "100000", "150000");
+        expect(&d, "ecn.queue3.mark_probability_pct", "50", "100");
+        CU_ASSERT_PTR_NULL(find(&d, "ecn.queue3.max_threshold_bytes"));
+        CU_ASSERT_PTR_NULL(find(&d, "ecn.queue3.enabled"));
+        expect(&d, "ecn.queue5.enabled", "unset", "true");
+        expect(&d, "ecn.queue5.max_threshold_bytes", "unset", "1500000");
+        CU_ASSERT_EQUAL(d.n, 6);
+        diff_done(&d);
+
+        /* Disabling a queue compares only the enable. */
+        want.ecn.queues = 1u << 3;
+        want.ecn.q[3] = (struct state_ecn_queue){ .enabled = false };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
+        expect(&d, "ecn.queue3.enabled", "true", "false");
+        diff_done(&d);
+}
+
+static void test_host_ecn(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_HOST_ECN);
+        want.host_ecn = (struct state_host_ecn){ .prios = 1u << 3, .rp_enabled = 1u << 3, .np_enabled = 1u << 3,
+                                                 .has_cnp = true, .cnp_dscp = 48, .cnp_prio = 6 };
+        live.host_ecn = (struct state_host_ecn){ .prios = 0xff, .rp_enabled = 0, .np_enabled = 1u << 3 };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 3);
+        expect(&d, "host_ecn.priority3.reaction_point", "false", "true");
+        expect(&d, "host_ecn.cnp_dscp", "unset", "48");
+        expect(&d, "host_ecn.cnp_priority", "unset", "6");
+        diff_done(&d);
+}
+
+static void test_unsupported(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = STATE_BIT(STATE_FIELD_PFC) | STATE_BIT(STATE_FIELD_MTU);
+        want.pfc_enabled = 1u << 3;
+        want.mtu = 9000;
+        live.present = STATE_BIT(STATE_FIELD_MTU);
+        live.mtu = 9000;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
+        expect(&d, "pfc", "unsupported", "{\"priorities\":[3]}");
+        CU_ASSERT_EQUAL(d.entries[0].field, STATE_FIELD_PFC);
+        CU_ASSERT_EQUAL(d.fields, STATE_BIT(STATE_FIELD_PFC));
+        diff_done(&d);
+}
+
+static void test_switch_ports(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_MTU);
+        want.mtu = 9216;
+        live.n_ports = 3;
+        live.ports[0] = (struct state_port){ "swp1", 9216 };
+        live.ports[1] = (struct state_port){ "swp2", 1500 };
+        live.ports[2] = (struct state_port){ "swp3", 9000 };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 2);
+        expect(&d, "ports.swp2.mtu", "1500", "9216");
+        expect(&d, "ports.swp3.mtu", "9000", "9216");
+        diff_done(&d);
+}
+
+static void test_render(void)
+{
+        struct diff d;
+        char *text;
+        json_t *j;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_TRUST);
+        live.mtu = 1500;
+        want.mtu = 9000;
+        want.trust = STATE_TRUST_DSCP;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        text = diff_to_text(&d);
+        CU_ASSERT_STRING_EQUAL(text, "  mtu: 1500 -> 9000\n  trust: pcp -> dscp\n");
+        free(text);
+        j = diff_to_json(&d);
+        CU_ASSERT_EQUAL(json_array_size(j), 2);
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(j, 1), "field")), "trust");
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(j, 0), "to")), "9000");
+        json_decref(j);
+        diff_done(&d);
+        diff_done(&d);          /* idempotent */
+        text = diff_to_text(&d);
+        CU_ASSERT_STRING_EQUAL(text, "");
+        free(text);
+}
+
+static void test_many_entries(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_DSCP_MAP);
+        for (unsigned i = 0; i < STATE_DSCP_COUNT; i++)
+                want.dscp_prio[i] = i % 8;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 64);
+        expect(&d, "dscp_to_priority.63", "unset", "7");
+        diff_done(&d);
+}
+
+int suite_diff(void);
+int suite_diff(void)
+{
+        CU_pSuite s = CU_add_suite("diff", setup, NULL);
+
+        if (!s || !CU_add_test(s, "equal_is_empty", test_equal_is_empty) || !CU_add_test(s, "scalars", test_scalars) ||
+            !CU_add_test(s, "dscp_exact_table", test_dscp_exact_table) || !CU_add_test(s, "ets", test_ets) ||
+            !CU_add_test(s, "ecn", test_ecn) || !CU_add_test(s, "host_ecn", test_host_ecn) ||
+            !CU_add_test(s, "unsupported", test_unsupported) || !CU_add_test(s, "switch_ports", test_switch_ports) ||
+            !CU_add_test(s, "render", test_render) || !CU_add_test(s, "many_entries", test_many_entries))
+                return -1;
+        return 0;
+}

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The "nic-ecn" driver against a fake sysfs tree in the MLNX_OFED layout.
+ * "Read-only" knobs are files without write bits: the driver judges them by the
+ * mode bits as kernfs does (root can write a 0444 regular file, sysfs refuses).
+ * A write that fails midway is produced with the immutable attribute
+ * (FS_IOC_SETFLAGS), which stops even root; skipped where the file system
+ * lacks it.
+ */
+#include <CUnit/CUnit.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+
+#include "ecn_sysfs.h"
+
+static char root[64];
+static struct driver_env env;
+static struct target tgt;
+
+static void put(const char *rel, const char *text)
+{
+        char path[256];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/class/net/mlx0/ecn/%s", root, rel);
+        f = fopen(path, "we");
+        CU_ASSERT_FATAL(f != NULL);
+        fputs(text, f);
+        fclose(f);
+}
+
+static unsigned get(const char *rel)
+{
+        char path[256], buf[16] = "";
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/class/net/mlx0/ecn/%s", root, rel);
+        f = fopen(path, "re");
+        if (!f)
+                return 999;
+        if (!fgets(buf, sizeof(buf), f))
+                buf[0] = '\0';
+        fclose(f);
+        return (unsigned)strtoul(buf, NULL, 10);
+}
+
+static void build_tree(void)
+{
+        char cmd[512];
+
+        snprintf(root, sizeof(root), "/tmp/nettune-sysfs.XXXXXX");
+        CU_ASSERT_FATAL(mkdtemp(root) != NULL);
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s/class/net/mlx0/ecn/roce_rp/enable %s/class/net/mlx0/ecn/roce_np/enable",
+                 root, root);
+        CU_ASSERT_FATAL(system(cmd) == 0);
+        for (unsigned p = 0; p < 8; p++) {
+                char rel[64];
+
+                snprintf(rel, sizeof(rel), "roce_rp/enable/%u", p);
+                put(rel, "0\n");
+                snprintf(rel, sizeof(rel), "roce_np/enable/%u", p);
+                put(rel, p == 1 ? "1\n" : "0\n");
+        }
+        put("roce_np/cnp_dscp", "0\n");
+        put("roce_np/cnp_802p_prio", "0\n");
+        memset(&env, 0, sizeof(env));
+        snprintf(env.sysfs_root, sizeof(env.sysfs_root), "%s", root);
+        snprintf(env.debugfs_root, sizeof(env.debugfs_root), "%s/debug", root);
+        memset(&tgt, 0, sizeof(tgt));
+        tgt.kind = TARGET_INTERFACE;
+        snprintf(tgt.name, sizeof(tgt.name), "mlx0");
+        snprintf(tgt.kernel_driver, sizeof(tgt.kernel_driver), "mlx5_core");
+        tgt.env = &env;
+}
+
+static void remove_tree(void)
+{
+        char cmd[128];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+        CU_ASSERT(system(cmd) == 0);
+}
+
+static void desired(struct state *d)
+{
+        state_init(d);
+        d->present = STATE_BIT(STATE_FIELD_HOST_ECN);
+        d->host_ecn.prios = 0x08;
+        d->host_ecn.rp_enabled = 0x08;
+        d->host_ecn.np_enabled = 0x08;
+        d->host_ecn.has_cnp = true;
+        d->host_ecn.cnp_dscp = 48;
+        d->host_ecn.cnp_prio = 6;
+}
+
+static void test_read_apply_restore(void)
+{
+        struct state before, want, after;
+        struct errbuf e;
+        uint32_t caps = 0;
+
+        build_tree();
+        CU_ASSERT(nic_ecn_driver.caps(&tgt, &caps, &e) == 0);
+        CU_ASSERT_EQUAL(caps, STATE_BIT(STATE_FIELD_HOST_ECN));
+        state_init(&before);
+        CU_ASSERT_FATAL(nic_ecn_driver.read(&tgt, caps, &before, &e) == 0);
+        CU_ASSERT_EQUAL(before.host_ecn.prios, 0xff);
+        CU_ASSERT_EQUAL(before.host_ecn.rp_enabled, 0);
+        CU_ASSERT_EQUAL(before.host_ecn.np_enabled, 0x02);
+        CU_ASSERT(before.host_ecn.has_cnp);
+        desired(&want);
+        CU_ASSERT(nic_ecn_driver.apply(&tgt, &want, want.present, &e) == 0);
+        CU_ASSERT_EQUAL(get("roce_rp/enable/3"), 1);
+        CU_ASSERT_EQUAL(get("roce_np/enable/3"), 1);
+        CU_ASSERT_EQUAL(get("roce_np/enable/1"), 1);            /* not managed: untouched */
+        CU_ASSERT_EQUAL(get("roce_np/cnp_dscp"), 48);
+        CU_ASSERT_EQUAL(get("roce_np/cnp_802p_prio"), 6);
+        state_init(&after);
+        CU_ASSERT(nic_ecn_driver.read(&tgt, caps, &after, &e) == 0);
+        CU_ASSERT_EQUAL(after.host_ecn.rp_enabled, 0x08);
+        CU_ASSERT_EQUAL(after.host_ecn.np_enabled, 0x0a);
+        CU_ASSERT(nic_ecn_driver.restore(&tgt, &before, before.present, &e) == 0);
+        CU_ASSERT_EQUAL(get("roce_rp/enable/3"), 0);
+        CU_ASSERT_EQUAL(get("roce_np/enable/1"), 1);
+        CU_ASSERT_EQUAL(get("roce_np/cnp_dscp"), 0);
+        remove_tree();
+}
+
+static void test_missing_and_readonly(void)
+{
+        char path[256];
+        struct state want;
+        struct errbuf e;
+
+        build_tree();
+        desired(&want);
+        snprintf(path, sizeof(path), "%s/class/net/mlx0/ecn/roce_np/cnp_802p_prio", root);
+        CU_ASSERT(unlink(path) == 0);
+        CU_ASSERT_EQUAL(nic_ecn_driver.apply(&tgt, &want, want.present, &e), -ENOENT);
+        CU_ASSERT_STRING_EQUAL(e.msg, "interface 'mlx0' (driver mlx5_core): NIC ECN knob 'roce_np/cnp_802p_prio' "
+                                      "does not exist; nothing was changed");
+        CU_ASSERT_EQUAL(get("roce_rp/enable/3"), 0);
+        put("roce_np/cnp_802p_prio", "0\n");
+        CU_ASSERT(chmod(path, 0444) == 0);
+        CU_ASSERT_EQUAL(nic_ecn_driver.apply(&tgt, &want, want.present, &e), -EACCES);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "'roce_np/cnp_802p_prio' is read-only; nothing was changed"));
+        CU_ASSERT_EQUAL(get("roce_rp/enable/3"), 0);
+        CU_ASSERT_EQUAL(get("roce_np/cnp_dscp"), 0);
+        remove_tree();
+}
+
+static void test_midway_failure_restores(void)
+{
+        char path[256];
+        struct state want;
+        struct errbuf e;
+        int fd, flags = 0;
+
+        build_tree();
+        desired(&want);
+        snprintf(path, sizeof(path), "%s/class/net/mlx0/ecn/roce_np/cnp_802p_prio", root);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0 ||
+            (flags |= FS_IMMUTABLE_FL, ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0)) {
+                fprintf(stderr, "test_ecn_sysfs: no immutable files here: midway failure not tested\n");
+                if (fd >= 0)
+                        close(fd);
+                remove_tree();
+                return;
+        }
+        CU_ASSERT(nic_ecn_driver.apply(&tgt, &want, want.present, &e) < 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "the knobs written before were restored"));
+        CU_ASSERT_EQUAL(get("roce_rp/enable/3"), 0);
+        CU_ASSERT_EQUAL(get("roce_np/enable/3"), 0);
+        CU_ASSERT_EQUAL(get("roce_np/cnp_dscp"), 0);
+        flags &= ~FS_IMMUTABLE_FL;
+        CU_ASSERT(ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0);
+        close(fd);
+        remove_tree();
+}
+
+static void test_no_ecn_dir_and_cc_params(void)
+{
+        char cmd[512];
+        struct ecn_sysfs_param p[8];
+        struct state s;
+        struct errbuf e;
+        uint32_t caps = 1;
+        unsigned n = 0;
+
+        build_tree();
+        snprintf(tgt.name, sizeof(tgt.name), "veth0");
+        snprintf(tgt.kernel_driver, sizeof(tgt.kernel_driver), "veth");
+        CU_ASSERT(nic_ecn_driver.caps(&tgt, &caps, &e) == 0);
+        CU_ASSERT_EQUAL(caps, 0);
+        state_init(&s);
+        CU_ASSERT_EQUAL(nic_ecn_driver.read(&tgt, STATE_BIT(STATE_FIELD_HOST_ECN), &s, &e), -EOPNOTSUPP);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "interface 'veth0' (driver veth) has no NIC ECN knobs"));
+        snprintf(tgt.name, sizeof(tgt.name), "mlx0");
+        snprintf(cmd, sizeof(cmd),
+                 "mkdir -p %s/devices/0000:08:00.0 %s/debug/mlx5/0000:08:00.0/cc_params && "
+                 "ln -s ../../../devices/0000:08:00.0 %s/class/net/mlx0/device && "
+                 "echo 2000 > %s/debug/mlx5/0000:08:00.0/cc_params/rp_time_reset", root, root, root, root);
+        CU_ASSERT_FATAL(system(cmd) == 0);
+        CU_ASSERT(ecn_sysfs_cc_params(&tgt, p, 8, &n, &e) == 0);
+        CU_ASSERT_EQUAL_FATAL(n, 1);
+        CU_ASSERT_STRING_EQUAL(p[0].name, "rp_time_reset");
+        CU_ASSERT_EQUAL(p[0].value, 2000);
+        remove_tree();
+}
+
+int suite_ecn_sysfs(void);
+int suite_ecn_sysfs(void)
+{
+        CU_pSuite s = CU_add_suite("ecn_sysfs", NULL, NULL);
+
+        if (!s || !CU_add_test(s, "read_apply_restore", test_read_apply_restore) ||
+            !CU_add_test(s, "missing_and_readonly", test_missing_and_readonly) ||
+            !CU_add_test(s, "midway_failure_restores", test_midway_failure_restores) ||
+            !CU_add_test(s, "no_ecn_dir_and_cc_params", test_no_ecn_dir_and_cc_params))
+                return -1;
+        return 0;
+}

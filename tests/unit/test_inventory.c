@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/* Inventory validation: accepted documents, and each rejection with its exact message. */
+#include <CUnit/CUnit.h>
+
+#include "inventory.h"
+
+static const char good[] =
+        "{ \"tls\": { \"ca\": \"ca.crt\", \"cert\": \"/etc/c.crt\", \"key\": \"c.key\" },\n"
+        "  \"nodes\": [ { \"name\": \"gpu01\", \"url\": \"https://10.0.0.1:7440/\",\n"
+        "                 \"labels\": { \"role\": \"gpu\", \"rack\": \"r1\" } },\n"
+        "               { \"name\": \"gpu02\", \"url\": \"https://10.0.0.2:7440\" } ] }";
+
+static void test_good(void)
+{
+        struct inventory *inv = NULL;
+        struct errbuf e = { 0 };
+
+        CU_ASSERT_EQUAL_FATAL(inventory_parse_buffer(good, strlen(good), "inv.json", "/srv", &inv, &e), 0);
+        CU_ASSERT_EQUAL(inv->n_nodes, 2);
+        CU_ASSERT_STRING_EQUAL(inv->ca, "/srv/ca.crt");
+        CU_ASSERT_STRING_EQUAL(inv->cert, "/etc/c.crt");
+        CU_ASSERT_STRING_EQUAL(inv->nodes[0].url, "https://10.0.0.1:7440");     /* trailing / dropped */
+        CU_ASSERT_EQUAL(inv->nodes[0].n_labels, 2);
+        CU_ASSERT_TRUE(inventory_node_has_label(&inv->nodes[0], "rack", "r1"));
+        CU_ASSERT_FALSE(inventory_node_has_label(&inv->nodes[1], "rack", "r1"));
+        CU_ASSERT_PTR_EQUAL(inventory_find(inv, "gpu02"), &inv->nodes[1]);
+        CU_ASSERT_PTR_NULL(inventory_find(inv, "gpu03"));
+        inventory_free(inv);
+}
+
+static const struct {
+        const char *doc;
+        const char *where;
+        const char *msg;
+} bad[] = {
+        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[],\"x\":1}", "i.json: $.x",
+          "unknown key 'x'" },
+        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[]}", "i.json: $.nodes",
+          "no nodes: at least one is needed" },
+        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\"},\"nodes\":[]}", "i.json: $.tls.key",
+          "required key 'key' is missing" },
+        { "{\"tls\":{\"ca\":1,\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[]}", "i.json: $.tls.ca",
+          "expected a string" },
+        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"name\":\"n1\",\"url\":\"http://x\"}]}",
+          "i.json: $.nodes[0].url", "'http://x' is not an https:// URL (host[:port], no query)" },
+        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"name\":\"n1\",\"url\":\"https://a\"},"
+          "{\"name\":\"n1\",\"url\":\"https://b\"}]}", "i.json: $.nodes[1].name", "duplicate node name 'n1'" },
+        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"name\":\"a b\",\"url\":\"https://a\"}]}",
+          "i.json: $.nodes[0].name", "node name 'a b' must be 1-63 characters of A-Z a-z 0-9 . _ -" },
+        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"name\":\"a\",\"url\":\"https://a\","
+          "\"labels\":{\"role\":7}}]}", "i.json: $.nodes[0].labels.role", "expected a string" },
+        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"name\":\"a\",\"url\":\"https://a\","
+          "\"port\":1}]}", "i.json: $.nodes[0].port", "unknown key 'port'" },
+        { "{\"tls\":{\"ca\":\"a\",\"ca\":\"b\"}}", "i.json:1:21", NULL },
+        { "[1]", "i.json: $", "expected an object" },
+};
+
+static void test_bad(void)
+{
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                struct inventory *inv = NULL;
+                struct errbuf e = { 0 };
+                int r = inventory_parse_buffer(bad[i].doc, strlen(bad[i].doc), "i.json", NULL, &inv, &e);
+
+                CU_ASSERT_EQUAL(r, -EINVAL);
+                CU_ASSERT_PTR_NULL(inv);
+                CU_ASSERT_STRING_EQUAL(e.where, bad[i].where);
+                if (bad[i].msg)
+                        CU_ASSERT_STRING_EQUAL(e.msg, bad[i].msg);
+                if (strcmp(e.where, bad[i].where) || (bad[i].msg && strcmp(e.msg, bad[i].msg)))
+                        fprintf(stderr, "case %zu: got '%s: %s'\n", i, e.where, e.msg);
+        }
+}
+
+static void test_load_missing(void)
+{
+        struct inventory *inv = NULL;
+        struct errbuf e = { 0 };
+
+        CU_ASSERT_EQUAL(inventory_load_file("/nonexistent/inventory.json", &inv, &e), -ENOENT);
+        CU_ASSERT_PTR_NULL(inv);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "No such file"));
+}
+
+int suite_inventory(void);
+int suite_inventory(void)
+{
+        CU_pSuite s = CU_add_suite("inventory", NULL, NULL);
+
+        if (!s ||
+            !CU_add_test(s, "good", test_good) ||
+            !CU_add_test(s, "bad", test_bad) ||
+            !CU_add_test(s, "load_missing", test_load_missing))
+                return -1;
+        return 0;
+}

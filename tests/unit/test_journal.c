@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* The journal against a real SQLite file in a temporary state directory. */
+#include <CUnit/CUnit.h>
+#include <stdlib.h>
+
+#include "journal.h"
+
+static char dir[64];
+
+static struct journal *open_fresh(void)
+{
+        struct errbuf e = { 0 };
+        struct journal *j = NULL;
+        char cmd[128];
+
+        if (dir[0]) {
+                snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+                CU_ASSERT_EQUAL(system(cmd), 0);
+        }
+        snprintf(dir, sizeof(dir), "/tmp/nettune-journal.XXXXXX");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+        CU_ASSERT_EQUAL_FATAL(journal_open(dir, &j, &e), 0);
+        return j;
+}
+
+static void cleanup_dir(void)
+{
+        char cmd[128];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        CU_ASSERT_EQUAL(system(cmd), 0);
+        dir[0] = '\0';
+}
+
+static void test_state_names(void)
+{
+        for (int s = 0; s < TXN_STATE_MAX; s++)
+                CU_ASSERT_EQUAL(journal_state_from_name(journal_state_name(s)), s);
+        CU_ASSERT_EQUAL(journal_state_from_name("bogus"), -EINVAL);
+        CU_ASSERT_TRUE(journal_state_final(TXN_COMMITTED));
+        CU_ASSERT_TRUE(journal_state_final(TXN_FAILED));
+        CU_ASSERT_FALSE(journal_state_final(TXN_PENDING_CONFIRM));
+}
+
+static void test_lifecycle(void)
+{
+        struct journal *j = open_fresh();
+        struct errbuf e = { 0 };
+        struct journal_snapshot snap = { .target = "vA", .kind = 0, .fields = 1,
+                                         .state_json = (char *)"{\"mtu\":1500}" };
+        struct journal_snapshot *rows = NULL;
+        struct journal_result done = { .result = "committed", .exit_code = 0 };
+        struct journal_tx t;
+        char *steps = NULL, *pj = NULL;
+        int64_t tx = 0, rev = 0, rtx = 0;
+        unsigned n = 0;
+
+        CU_ASSERT_EQUAL(journal_begin(j, "apply", "p1", "{\"p\":1}", "[]", &tx, &e), 0);
+        CU_ASSERT(tx > 0);
+        CU_ASSERT_EQUAL(journal_snapshot(j, tx, &snap, 1, &e), 0);
+        CU_ASSERT_EQUAL(journal_load_snapshots(j, tx, &rows, &n, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(n, 1);
+        CU_ASSERT_STRING_EQUAL(rows[0].target, "vA");
+        CU_ASSERT_STRING_EQUAL(rows[0].state_json, "{\"mtu\":1500}");
+        journal_snapshots_free(rows, n);
+        CU_ASSERT_EQUAL(journal_revision(j, 0, &rev, &rtx, &pj, &e), -ENOENT);
+        CU_ASSERT_EQUAL(journal_record(j, tx, TXN_APPLYING, NULL, &e), 0);
+        CU_ASSERT_EQUAL(journal_get(j, tx, &t, &e), 0);
+        CU_ASSERT_EQUAL(t.state, TXN_APPLYING);
+        CU_ASSERT_EQUAL(t.finished_ms, 0);
+        journal_tx_done(&t);
+        CU_ASSERT_EQUAL(journal_record(j, tx, TXN_COMMITTED, &done, &e), 0);
+        CU_ASSERT_EQUAL(journal_get(j, tx, &t, &e), 0);
+        CU_ASSERT_EQUAL(t.state, TXN_COMMITTED);
+        CU_ASSERT_STRING_EQUAL(t.result, "committed");
+        CU_ASSERT(t.finished_ms >= t.started_ms);
+        journal_tx_done(&t);
+        CU_ASSERT_EQUAL(journal_revision(j, 0, &rev, &rtx, &pj, &e), 0);
+        CU_ASSERT_EQUAL(rtx, tx);
+        CU_ASSERT_STRING_EQUAL(pj, "{\"p\":1}");
+        free(pj);
+        CU_ASSERT_EQUAL(journal_steps_json(j, tx, &steps, &e), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(steps, "\"snapshotted\""));
+        CU_ASSERT_PTR_NOT_NULL(strstr(steps, "\"committed\""));
+        free(steps);
+        CU_ASSERT_EQUAL(journal_record(j, 999, TXN_APPLYING, NULL, &e), -ENOENT);
+        CU_ASSERT_EQUAL(journal_get(j, 999, &t, &e), -ENOENT);
+        journal_close(j);
+        cleanup_dir();
+}
+
+/* What a crash leaves behind is visible to the next process. */
+static void test_durable_unfinished(void)
+{
+        struct journal *j = open_fresh();
+        struct errbuf e = { 0 };
+        struct journal_result pend = { .result = "pending_confirm", .exit_code = 4, .confirm_deadline_ms = 42 };
+        struct journal_tx *list = NULL;
+        int64_t a = 0, b = 0, c = 0, *ids = NULL;
+        unsigned n = 0;
+
+        CU_ASSERT_EQUAL(journal_begin(j, "apply", "a", "{}", NULL, &a, &e), 0);
+        CU_ASSERT_EQUAL(journal_record(j, a, TXN_ROLLED_BACK, NULL, &e), 0);
+        CU_ASSERT_EQUAL(journal_begin(j, "apply", "b", "{}", NULL, &b, &e), 0);
+        CU_ASSERT_EQUAL(journal_record(j, b, TXN_PENDING_CONFIRM, &pend, &e), 0);
+        CU_ASSERT_EQUAL(journal_begin(j, "apply", "c", "{}", NULL, &c, &e), 0);
+        CU_ASSERT_EQUAL(journal_record(j, c, TXN_APPLYING, NULL, &e), 0);
+        journal_close(j);
+
+        CU_ASSERT_EQUAL_FATAL(journal_open(dir, &j, &e), 0);
+        CU_ASSERT_EQUAL(journal_unfinished(j, &ids, &n, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(n, 2);
+        CU_ASSERT_EQUAL(ids[0], b);
+        CU_ASSERT_EQUAL(ids[1], c);
+        free(ids);
+        CU_ASSERT_EQUAL(journal_list(j, 2, &list, &n, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(n, 2);
+        CU_ASSERT_EQUAL(list[0].id, c);
+        CU_ASSERT_EQUAL(list[1].id, b);
+        CU_ASSERT_EQUAL(list[1].confirm_deadline_ms, 42);
+        CU_ASSERT_EQUAL(list[1].exit_code, 4);
+        for (unsigned i = 0; i < n; i++)
+                journal_tx_done(&list[i]);
+        free(list);
+        journal_close(j);
+        cleanup_dir();
+}
+
+static void test_bad_dir(void)
+{
+        struct errbuf e = { 0 };
+        struct journal *j = NULL;
+
+        CU_ASSERT(journal_open("/proc/nonexistent/x", &j, &e) < 0);
+        CU_ASSERT_PTR_NULL(j);
+        CU_ASSERT(e.msg[0] != '\0');
+}
+
+int suite_journal(void);
+int suite_journal(void)
+{
+        CU_pSuite s = CU_add_suite("journal", NULL, NULL);
+
+        if (!s ||
+            !CU_add_test(s, "state_names", test_state_names) ||
+            !CU_add_test(s, "lifecycle", test_lifecycle) ||
+            !CU_add_test(s, "durable_unfinished", test_durable_unfinished) ||
+            !CU_add_test(s, "bad_dir", test_bad_dir))
+                return -1;
+        return 0;
+}

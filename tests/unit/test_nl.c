@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* The netlink helper: ack/extack handling, policy tables, timeouts, bad replies. */
+#include <CUnit/CUnit.h>
+#include <linux/rtnetlink.h>
+
+#include "dcb_model.h"
+#include "link_rtnl.h"
+#include "nl.h"
+
+static struct nl *open_model(struct dcb_model *m)
+{
+        struct nl *nl = NULL;
+        struct errbuf e;
+
+        dcb_model_init(m);
+        dcb_model_add_mlx5(m, "mlx0", 7);
+        CU_ASSERT_FATAL(nl_open(dcb_model_transport(m), NETLINK_ROUTE, &nl, &e) == 0);
+        return nl;
+}
+
+/* An NLMSG_ERROR with extended-ack TLVs, capped or carrying the whole request. */
+static size_t make_error(unsigned char *buf, bool capped, int err, const char *text)
+{
+        struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+        struct nlmsgerr *ne;
+
+        nlh->nlmsg_type = NLMSG_ERROR;
+        nlh->nlmsg_flags = 0x200 | (capped ? 0x100 : 0);
+        nlh->nlmsg_seq = 77;
+        ne = mnl_nlmsg_put_extra_header(nlh, sizeof(*ne));
+        ne->error = err;
+        ne->msg.nlmsg_len = capped ? 16 : 24;
+        if (!capped)
+                mnl_nlmsg_put_extra_header(nlh, 8);     /* the request's payload */
+        mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, text);
+        mnl_attr_put_u32(nlh, NLMSGERR_ATTR_OFFS, 20);
+        return nlh->nlmsg_len;
+}
+
+static void test_extack(void)
+{
+        _Alignas(8) unsigned char buf[256] = { 0 };
+        struct dcb_model m;
+        struct nl *nl = open_model(&m);
+        size_t len;
+
+        len = make_error(buf, true, -EINVAL, "mtu greater than device maximum");
+        CU_ASSERT_EQUAL(nl_process(nl, buf, len, 77, NULL, NULL), -EINVAL);
+        CU_ASSERT_STRING_EQUAL(nl_last_extack(nl), "mtu greater than device maximum");
+        memset(buf, 0, sizeof(buf));
+        len = make_error(buf, false, -ERANGE, "uncapped text");
+        CU_ASSERT_EQUAL(nl_process(nl, buf, len, 77, NULL, NULL), -ERANGE);
+        CU_ASSERT_STRING_EQUAL(nl_last_extack(nl), "uncapped text");
+        /* the wrong sequence number is refused */
+        CU_ASSERT_EQUAL(nl_process(nl, buf, len, 78, NULL, NULL), -EPROTO);
+        /* a positive "error" is nonsense, not success */
+        ((struct nlmsgerr *)mnl_nlmsg_get_payload((void *)buf))->error = 5;
+        CU_ASSERT_EQUAL(nl_process(nl, buf, len, 77, NULL, NULL), -EPROTO);
+        /* truncated: an ACK shorter than struct nlmsgerr */
+        ((struct nlmsghdr *)buf)->nlmsg_len = 18;
+        CU_ASSERT(nl_process(nl, buf, 18, 77, NULL, NULL) < 0);
+        nl_close(nl);
+        dcb_model_done(&m);
+}
+
+static void test_policy_tables(void)
+{
+        _Alignas(8) unsigned char buf[256] = { 0 };
+        struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+        struct link_info l;
+
+        nlh->nlmsg_type = RTM_NEWLINK;
+        ((struct ifinfomsg *)mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg)))->ifi_index = 4;
+        mnl_attr_put_strz(nlh, IFLA_IFNAME, "x0");
+        mnl_attr_put_u16(nlh, IFLA_MTU, 1500);                  /* u16 where the policy says u32 */
+        CU_ASSERT_EQUAL(link_rtnl_parse(nlh, &l), -EINVAL);
+        memset(buf, 0, sizeof(buf));
+        nlh = mnl_nlmsg_put_header(buf);
+        nlh->nlmsg_type = RTM_NEWLINK;
+        ((struct ifinfomsg *)mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg)))->ifi_index = 4;
+        mnl_attr_put_strz(nlh, IFLA_IFNAME, "x0");
+        CU_ASSERT_EQUAL(link_rtnl_parse(nlh, &l), -EBADMSG);    /* no MTU at all */
+        mnl_attr_put_u32(nlh, IFLA_MTU, 1500);
+        mnl_attr_put_u32(nlh, 0x7fff, 1);                       /* unknown attributes are skipped */
+        CU_ASSERT(link_rtnl_parse(nlh, &l) == 0);
+        CU_ASSERT_EQUAL(l.mtu, 1500);
+        CU_ASSERT_STRING_EQUAL(l.name, "x0");
+}
+
+static ssize_t silent_recv(void *ctx, void *buf, size_t size, unsigned timeout_ms)
+{
+        return -ETIMEDOUT;
+}
+
+static void test_timeout_and_talk(void)
+{
+        struct dcb_model m;
+        struct nl *nl = open_model(&m);
+        struct link_info l;
+        struct errbuf e;
+
+        CU_ASSERT(link_rtnl_get(nl, 7, NULL, &l, &e) == 0);
+        CU_ASSERT_STRING_EQUAL(l.name, "mlx0");
+        CU_ASSERT(l.flags & IFF_LOWER_UP);
+        CU_ASSERT_EQUAL(link_rtnl_set_mtu(nl, 7, 20000, &e), -EINVAL);
+        CU_ASSERT_STRING_EQUAL(e.msg, "set mtu 20000: invalid argument (kernel: mtu greater than device maximum)");
+        nl_close(nl);
+        m.ops.recv = silent_recv;
+        CU_ASSERT_FATAL(nl_open(dcb_model_transport(&m), NETLINK_ROUTE, &nl, &e) == 0);
+        CU_ASSERT_EQUAL(link_rtnl_get(nl, 7, NULL, &l, &e), -ETIMEDOUT);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no reply from netlink"));
+        nl_close(nl);
+        dcb_model_done(&m);
+}
+
+int suite_nl(void);
+int suite_nl(void)
+{
+        CU_pSuite s = CU_add_suite("nl", NULL, NULL);
+
+        if (!s || !CU_add_test(s, "extack", test_extack) ||
+            !CU_add_test(s, "policy_tables", test_policy_tables) ||
+            !CU_add_test(s, "timeout_and_talk", test_timeout_and_talk))
+                return -1;
+        return 0;
+}

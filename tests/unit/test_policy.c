@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/* Policy parser and validator: valid documents, error paths and texts, canonical round trip. */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+
+#include "jsonv.h"
+#include "policy.h"
+
+#define HEAD "{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"t\"}," \
+             "\"targets\":{\"interfaces\":[\"eth0\"]},"
+
+static const char full_policy[] =
+        "{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\","
+        "\"metadata\":{\"name\":\"roce-lossless\",\"labels\":{\"team\":\"fabric\"}},"
+        "\"selector\":{\"role\":\"gpu\"},"
+        "\"targets\":{\"interfaces\":[\"ens1f0np0\",\"ens2*\"],\"switches\":[\"leaf*\"]},"
+        "\"spec\":{\"mtu\":9000,\"trust\":\"dscp\",\"dscp_to_priority\":{\"26\":3,\"48\":6},"
+        "\"pfc\":{\"priorities\":[3]},"
+        "\"ets\":{\"priority_to_tc\":[0,1,2,3,4,5,6,7],\"tc_bandwidth_pct\":[50,0,0,50,0,0,0,0],"
+        "\"tc_tsa\":[\"ets\",\"strict\",\"strict\",\"ets\",\"strict\",\"strict\",\"strict\",\"strict\"]},"
+        "\"ecn\":{\"queues\":[3,4],\"min_threshold_bytes\":150000,\"max_threshold_bytes\":1500000,"
+        "\"mark_probability_pct\":100},"
+        "\"host_ecn\":{\"priorities\":[3],\"reaction_point\":true,\"notification_point\":false,"
+        "\"cnp_dscp\":48,\"cnp_priority\":6}},"
+        "\"verify\":{\"probe\":\"auto\",\"peer\":\"10.0.0.2:18515\",\"duration_ms\":3000,"
+        "\"message_size\":65536,\"max_regression_pct\":20,\"min_gbps\":1.5,\"settle_ms\":3000},"
+        "\"commit\":{\"confirm_timeout_s\":60}}";
+
+static struct policy *parse_ok(const char *doc)
+{
+        struct policy *p = NULL;
+        struct errbuf e = { .where = "" };
+        int r = policy_parse_buffer(doc, strlen(doc), "t.json", &p, &e);
+
+        if (r < 0)
+                fprintf(stderr, "unexpected error: %s: %s\n", e.where, e.msg);
+        CU_ASSERT_EQUAL(r, 0);
+        return p;
+}
+
+/* Parse must fail with exactly this "where: msg" and leave *ret untouched. */
+static void parse_bad(const char *doc, const char *expect)
+{
+        struct policy *sentinel = (struct policy *)&sentinel, *p = sentinel;
+        struct errbuf e = { .where = "" };
+        char buf[1100];
+        int r = policy_parse_buffer(doc, strlen(doc), "t.json", &p, &e);
+
+        CU_ASSERT_EQUAL(r, -EINVAL);
+        CU_ASSERT_PTR_EQUAL(p, sentinel);
+        errbuf_str(&e, buf, sizeof(buf));
+        if (strcmp(buf, expect))
+                fprintf(stderr, "\n  got:    %s\n  wanted: %s\n", buf, expect);
+        CU_ASSERT_STRING_EQUAL(buf, expect);
+}
+
+static void test_full(void)
+{
+        struct policy *p = parse_ok(full_policy);
+
+        if (!p)
+                return;
+        CU_ASSERT_STRING_EQUAL(p->name, "roce-lossless");
+        CU_ASSERT_EQUAL(p->n_labels, 1);
+        CU_ASSERT_STRING_EQUAL(p->selector[0].key, "role");
+        CU_ASSERT_EQUAL(p->n_interfaces, 2);
+        CU_ASSERT_STRING_EQUAL(p->switches[0], "leaf*");
+        CU_ASSERT_EQUAL(p->spec.present, STATE_ALL_FIELDS);
+        CU_ASSERT_EQUAL(p->spec.mtu, 9000);
+        CU_ASSERT_EQUAL(p->spec.trust, STATE_TRUST_DSCP);
+        CU_ASSERT_EQUAL(p->spec.dscp_prio[26], 3);
+        CU_ASSERT_EQUAL(p->spec.dscp_prio[48], 6);
+        CU_ASSERT_EQUAL(p->spec.dscp_prio[0], STATE_DSCP_UNMAPPED);
+        CU_ASSERT_EQUAL(p->spec.pfc_enabled, 1u << 3);
+        CU_ASSERT_EQUAL(p->spec.ets.tc_bw_pct[3], 50);
+        CU_ASSERT_EQUAL(p->spec.ets.tc_tsa[1], STATE_TSA_STRICT);
+        CU_ASSERT_EQUAL(p->spec.ecn.queues, (1u << 3) | (1u << 4));
+        CU_ASSERT(p->spec.ecn.q[4].enabled);
+        CU_ASSERT_EQUAL(p->spec.ecn.q[4].max_bytes, 1500000);
+        CU_ASSERT_EQUAL(p->spec.host_ecn.rp_enabled, 1u << 3);
+        CU_ASSERT_EQUAL(p->spec.host_ecn.np_enabled, 0);
+        CU_ASSERT(p->spec.host_ecn.has_cnp);
+        CU_ASSERT_EQUAL(p->spec.host_ecn.cnp_dscp, 48);
+        CU_ASSERT(p->verify.present);
+        CU_ASSERT_EQUAL(p->verify.probe, POLICY_PROBE_AUTO);
+        CU_ASSERT_EQUAL(p->verify.runs, 3);
+        CU_ASSERT_DOUBLE_EQUAL(p->verify.min_gbps, 1.5, 1e-9);
+        CU_ASSERT_EQUAL(p->confirm_timeout_s, 60);
+        policy_free(p);
+}
+
+static void test_minimal_defaults(void)
+{
+        struct policy *p = parse_ok(HEAD "\"spec\":{}}");
+
+        if (!p)
+                return;
+        CU_ASSERT_EQUAL(p->spec.present, 0);
+        CU_ASSERT_FALSE(p->verify.present);
+        CU_ASSERT_EQUAL(p->verify.probe, POLICY_PROBE_NONE);
+        CU_ASSERT_EQUAL(p->verify.duration_ms, 3000);
+        CU_ASSERT_EQUAL(p->verify.on_baseline_failure, POLICY_BASELINE_FAIL);
+        CU_ASSERT_EQUAL(p->confirm_timeout_s, 0);
+        policy_free(p);
+
+        p = parse_ok(HEAD "\"spec\":{\"pfc\":{\"priorities\":[]},\"ecn\":{\"queues\":[2],\"enabled\":false}}}");
+        if (!p)
+                return;
+        CU_ASSERT_EQUAL(p->spec.present, STATE_BIT(STATE_FIELD_PFC) | STATE_BIT(STATE_FIELD_ECN));
+        CU_ASSERT_EQUAL(p->spec.pfc_enabled, 0);
+        CU_ASSERT_FALSE(p->spec.ecn.q[2].enabled);
+        policy_free(p);
+}
+
+static void test_errors(void)
+{
+        static const struct { const char *doc, *expect; } cases[] = {
+                { "", "t.json: document is empty" },
+                { "{", "t.json:1:1: string or '}' expected near end of file" },
+                { "[1]", "t.json: $: expected object, found array" },
+                { HEAD "\"spec\":{\"mtu\":67}}", "t.json: $.spec.mtu: mtu 67 out of range 68-9216" },
+                { HEAD "\"spec\":{\"mtu\":9217}}", "t.json: $.spec.mtu: mtu 9217 out of range 68-9216" },
+                { HEAD "\"spec\":{\"mtu\":\"9000\"}}", "t.json: $.spec.mtu: expected integer, found string" },
+                { HEAD "\"spec\":{\"mtu\":9000.5}}", "t.json: $.spec.mtu: expected integer, found number" },
+                { HEAD "\"spec\":{\"foo\":1}}", "t.json: $.spec: unknown key 'foo'" },
+                { HEAD "\"spec\":{\"pfc\":{\"priorities\":[3,9]}}}",
+                  "t.json: $.spec.pfc.priorities[1]: priority 9 out of range 0-7" },
+                { HEAD "\"spec\":{\"pfc\":{\"priorities\":[3,3]}}}",
+                  "t.json: $.spec.pfc.priorities[1]: duplicate priority 3" },
+                { HEAD "\"spec\":{\"dscp_to_priority\":{\"x\":1}}}",
+                  "t.json: $.spec.dscp_to_priority: dscp key 'x' is not an integer 0-63" },
+                { HEAD "\"spec\":{\"dscp_to_priority\":{\"64\":1}}}",
+                  "t.json: $.spec.dscp_to_priority: dscp key '64' is not an integer 0-63" },
+                { HEAD "\"spec\":{\"dscp_to_priority\":{\"26\":8}}}",
+                  "t.json: $.spec.dscp_to_priority.26: priority 8 out of range 0-7" },
+                { HEAD "\"spec\":{\"ets\":{\"priority_to_tc\":[0,1,2,3,4,5,6,7],"
+                  "\"tc_bandwidth_pct\":[50,0,0,40,0,0,0,0],\"tc_tsa\":[\"ets\",\"strict\",\"strict\",\"ets\","
+                  "\"strict\",\"strict\",\"strict\",\"strict\"]}}}",
+                  "t.json: $.spec.ets.tc_bandwidth_pct: tc_bandwidth_pct of ets classes sums to 90, expected 100" },
+                { HEAD "\"spec\":{\"ecn\":{\"queues\":[3],\"min_threshold_bytes\":2000,\"max_threshold_bytes\":1000}}}",
+                  "t.json: $.spec.ecn: min_threshold_bytes 2000 is greater than max_threshold_bytes 1000" },
+                { HEAD "\"spec\":{},\"verify\":{\"probe\":\"tcp\"}}",
+                  "t.json: $.verify: missing required key 'peer' (probe 'tcp' needs a peer)" },
+                { HEAD "\"spec\":{},\"verify\":{\"probe\":\"tcp\",\"peer\":\"h:0\"}}",
+                  "t.json: $.verify.peer: peer port 0 out of range 1-65535" },
+                { HEAD "\"spec\":{\"trust\":\"cos\"}}",
+                  "t.json: $.spec.trust: trust 'cos' is not one of 'pcp', 'dscp'" },
+                { "{\"apiVersion\":\"nettune/v2\"}",
+                  "t.json: $.apiVersion: apiVersion 'nettune/v2' is not supported, expected 'nettune/v1'" },
+                { "{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\"}", "t.json: $: missing required key 'metadata'" },
+                { "{\"a\":1,\"a\":2}", "t.json:1:10: $.a: duplicate key 'a'" },
+                { HEAD "\"spec\":{\"pfc\":{\"priorities\":[1],\"priorities\":[2]}}}",
+                  "t.json:1:145: $.spec.pfc.priorities: duplicate key 'priorities'" },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+                parse_bad(cases[i].doc, cases[i].expect);
+}
+
+static void test_targets(void)
+{
+        struct policy *p;
+
+        parse_bad("{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"t\"},"
+                  "\"targets\":{\"interfaces\":[\"abcdefghijklmnop\"]},\"spec\":{}}",
+                  "t.json: $.targets.interfaces[0]: interface name 'abcdefghijklmnop' is 16 characters, longer than 15");
+        parse_bad("{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"t\"},"
+                  "\"targets\":{\"interfaces\":[\"eth[0\"]},\"spec\":{}}",
+                  "t.json: $.targets.interfaces[0]: interface name 'eth[0' has an unclosed '['");
+        parse_bad("{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"t\"},"
+                  "\"targets\":{},\"spec\":{}}",
+                  "t.json: $.targets: no interface and no switch given; a policy needs at least one target");
+        p = parse_ok("{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"t\"},"
+                     "\"targets\":{\"interfaces\":[\"ens[12]f*\"],\"switches\":[\"leaf?\"]},\"spec\":{}}");
+        if (!p)
+                return;
+        CU_ASSERT(policy_targets_interface(p, "ens1f0np0"));
+        CU_ASSERT_FALSE(policy_targets_interface(p, "ens3f0"));
+        CU_ASSERT(policy_targets_switch(p, "leaf1"));
+        CU_ASSERT_FALSE(policy_targets_switch(p, "leaf12"));
+        policy_free(p);
+}
+
+static void test_selects(void)
+{
+        struct policy *p = parse_ok(full_policy);
+        struct policy_label gpu[] = { { "rack", "r1" }, { "role", "gpu" } };
+        struct policy_label cpu[] = { { "role", "cpu" } };
+
+        if (!p)
+                return;
+        CU_ASSERT(policy_selects(p, gpu, 2));
+        CU_ASSERT_FALSE(policy_selects(p, cpu, 1));
+        CU_ASSERT_FALSE(policy_selects(p, NULL, 0));
+        p->n_selector = 0;
+        CU_ASSERT(policy_selects(p, NULL, 0));
+        policy_free(p);
+}
+
+static bool state_same(const struct state *a, const struct state *b)
+{
+        if (a->present != b->present || a->mtu != b->mtu || a->trust != b->trust ||
+            memcmp(a->dscp_prio, b->dscp_prio, sizeof(a->dscp_prio)) || a->pfc_enabled != b->pfc_enabled ||
+            memcmp(&a->ets, &b->ets, sizeof(a->ets)) || a->ecn.queues != b->ecn.queues)
+                return false;
+        for (unsigned q = 0; q < STATE_TC_COUNT; q++)
+                if ((a->ecn.queues & (1u << q)) &&
+                    (a->ecn.q[q].enabled != b->ecn.q[q].enabled || a->ecn.q[q].min_bytes != b->ecn.q[q].min_bytes ||
+                     a->ecn.q[q].max_bytes != b->ecn.q[q].max_bytes ||
+                     a->ecn.q[q].probability_pct != b->ecn.q[q].probability_pct))
+                        return false;
+        return a->host_ecn.prios == b->host_ecn.prios && a->host_ecn.rp_enabled == b->host_ecn.rp_enabled &&
+               a->host_ecn.np_enabled == b->host_ecn.np_enabled && a->host_ecn.has_cnp == b->host_ecn.has_cnp &&
+               a->host_ecn.cnp_dscp == b->host_ecn.cnp_dscp && a->host_ecn.cnp_prio == b->host_ecn.cnp_prio;
+}
+
+static bool policy_same(const struct policy *a, const struct policy *b)
+{
+        return streq(a->name, b->name) && a->n_labels == b->n_labels &&
+               !memcmp(a->labels, b->labels, sizeof(a->labels[0]) * a->n_labels) &&
+               a->n_selector == b->n_selector &&
+               !memcmp(a->selector, b->selector, sizeof(a->selector[0]) * a->n_selector) &&
+               a->n_interfaces == b->n_interfaces && a->n_switches == b->n_switches &&
+               !memcmp(a->interfaces, b->interfaces, sizeof(a->interfaces[0]) * a->n_interfaces) &&
+               !memcmp(a->switches, b->switches, sizeof(a->switches[0]) * a->n_switches) &&
+               state_same(&a->spec, &b->spec) && a->verify.present == b->verify.present &&
+               a->verify.probe == b->verify.probe && streq(a->verify.peer, b->verify.peer) &&
+               a->verify.duration_ms == b->verify.duration_ms && a->verify.message_size == b->verify.message_size &&
+               a->verify.max_regression_pct == b->verify.max_regression_pct &&
+               a->verify.min_gbps == b->verify.min_gbps && a->verify.settle_ms == b->verify.settle_ms &&
+               a->verify.runs == b->verify.runs && a->verify.on_baseline_failure == b->verify.on_baseline_failure &&
+               a->confirm_timeout_s == b->confirm_timeout_s;
+}
+
+static void round_trip(const char *doc)
+{
+        struct policy *a = parse_ok(doc), *b = NULL;
+        char *s1 = a ? policy_to_json(a) : NULL, *s2 = NULL;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s1);
+        b = parse_ok(s1);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        CU_ASSERT(policy_same(a, b));
+        s2 = policy_to_json(b);
+        CU_ASSERT_STRING_EQUAL(s1, s2);
+        free(s1);
+        free(s2);
+        policy_free(a);
+        policy_free(b);
+}
+
+static void test_round_trip(void)
+{
+        round_trip(full_policy);
+        round_trip(HEAD "\"spec\":{}}");
+        round_trip(HEAD "\"spec\":{\"ecn\":{\"queues\":[0,7],\"enabled\":false,\"min_threshold_bytes\":5}}}");
+        round_trip(HEAD "\"spec\":{\"host_ecn\":{\"priorities\":[1,2],\"reaction_point\":false}},"
+               "\"verify\":{\"probe\":\"none\",\"runs\":15,\"on_baseline_failure\":\"skip_gate\",\"min_gbps\":0.1}}");
+}
+
+static void test_canonical_text(void)
+{
+        struct policy *p = parse_ok(HEAD "\"spec\":{\"mtu\":1500}}");
+        char *s = p ? policy_to_json(p) : NULL;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        /* sorted keys, defaults explicit */
+        CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"commit\": {\n    \"confirm_timeout_s\": 0\n  }"));
+        CU_ASSERT(strstr(s, "\"apiVersion\"") < strstr(s, "\"commit\""));
+        CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"selector\": {}"));
+        CU_ASSERT_PTR_NULL(strstr(s, "\"verify\""));
+        free(s);
+        policy_free(p);
+}
+
+static void test_limits(void)
+{
+        size_t len = POLICY_DOC_MAX + 1;
+        char *big = malloc(len);
+        struct policy *p = NULL;
+        struct errbuf e = { .where = "" };
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+        memset(big, ' ', len);
+        CU_ASSERT_EQUAL(policy_parse_buffer(big, len, "big.json", &p, &e), -EINVAL);
+        CU_ASSERT_STRING_EQUAL(e.msg, "document is 1048577 bytes, larger than the limit of 1048576 bytes");
+        CU_ASSERT_PTR_NULL(p);
+        free(big);
+        CU_ASSERT_EQUAL(policy_load_file("/nonexistent/p.json", &p, &e), -ENOENT);
+        CU_ASSERT_STRING_EQUAL(e.where, "/nonexistent/p.json");
+        CU_ASSERT_STRING_EQUAL(e.msg, "cannot read: no such file or directory");
+}
+
+static void test_jsonv_paths(void)
+{
+        struct errbuf e = { .where = "" };
+        struct jsonv v;
+        char q[80];
+
+        jsonv_init(&v, NULL, &e);
+        jsonv_push_key(&v, "spec");
+        jsonv_push_key(&v, "a b");
+        jsonv_push_index(&v, 3);
+        CU_ASSERT_STRING_EQUAL(v.path, "$.spec['a b'][3]");
+        jsonv_pop(&v);
+        jsonv_pop(&v);
+        CU_ASSERT_STRING_EQUAL(v.path, "$.spec");
+        CU_ASSERT_EQUAL(jsonv_error(&v, "x %d", 1), -EINVAL);
+        CU_ASSERT_STRING_EQUAL(e.where, "$.spec");
+        CU_ASSERT_STRING_EQUAL(jsonv_quote("a\nb'", q, sizeof(q)), "a\\x0ab\\'");
+}
+
+int suite_policy(void);
+int suite_policy(void)
+{
+        CU_pSuite s = CU_add_suite("policy", NULL, NULL);
+
+        if (!s || !CU_add_test(s, "full", test_full) || !CU_add_test(s, "minimal_defaults", test_minimal_defaults) ||
+            !CU_add_test(s, "errors", test_errors) || !CU_add_test(s, "targets", test_targets) ||
+            !CU_add_test(s, "selects", test_selects) || !CU_add_test(s, "round_trip", test_round_trip) ||
+            !CU_add_test(s, "canonical_text", test_canonical_text) || !CU_add_test(s, "limits", test_limits) ||
+            !CU_add_test(s, "jsonv_paths", test_jsonv_paths))
+                return -1;
+        return 0;
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/* state_to_json / state_from_json: exact round trip and strict parsing. */
+#include <CUnit/CUnit.h>
+
+#include "state_json.h"
+
+static void full_state(struct state *s)
+{
+        state_init(s);
+        s->present = STATE_ALL_FIELDS;
+        s->mtu = 65536;                 /* live values may exceed policy ranges (loopback) */
+        s->trust = STATE_TRUST_DSCP;
+        s->dscp_prio[0] = 0;
+        s->dscp_prio[26] = 3;
+        s->dscp_prio[63] = 7;
+        s->pfc_enabled = (1u << 3) | (1u << 7);
+        for (unsigned i = 0; i < 8; i++) {
+                s->ets.prio_tc[i] = (uint8_t)(7 - i);
+                s->ets.tc_tsa[i] = STATE_TSA_STRICT;
+        }
+        s->ets.tc_tsa[2] = STATE_TSA_VENDOR;
+        s->ets.tc_tsa[3] = STATE_TSA_ETS;
+        s->ets.tc_bw_pct[3] = 100;
+        s->ecn.queues = (1u << 0) | (1u << 3);
+        s->ecn.q[0] = (struct state_ecn_queue){ false, 0, 0, 0 };
+        s->ecn.q[3] = (struct state_ecn_queue){ true, 150000, 4000000000u, 100 };
+        s->host_ecn = (struct state_host_ecn){ .prios = 0x0c, .rp_enabled = 0x08, .np_enabled = 0x0c,
+                                               .has_cnp = true, .cnp_dscp = 48, .cnp_prio = 6 };
+        s->n_ports = 2;
+        s->ports[0] = (struct state_port){ "swp1", 9216 };
+        s->ports[1] = (struct state_port){ "Ethernet0", 1500 };
+}
+
+static void assert_same(const struct state *a, const struct state *b)
+{
+        CU_ASSERT_EQUAL(a->present, b->present);
+        CU_ASSERT_EQUAL(a->mtu, b->mtu);
+        CU_ASSERT_EQUAL(a->trust, b->trust);
+        CU_ASSERT(!memcmp(a->dscp_prio, b->dscp_prio, sizeof(a->dscp_prio)));
+        CU_ASSERT_EQUAL(a->pfc_enabled, b->pfc_enabled);
+        CU_ASSERT(!memcmp(&a->ets, &b->ets, sizeof(a->ets)));
+        CU_ASSERT_EQUAL(a->ecn.queues, b->ecn.queues);
+        for (unsigned q = 0; q < 8; q++) {
+                if (!(a->ecn.queues & (1u << q)))
+                        continue;
+                CU_ASSERT_EQUAL(a->ecn.q[q].enabled, b->ecn.q[q].enabled);
+                CU_ASSERT_EQUAL(a->ecn.q[q].min_bytes, b->ecn.q[q].min_bytes);
+                CU_ASSERT_EQUAL(a->ecn.q[q].max_bytes, b->ecn.q[q].max_bytes);
+                CU_ASSERT_EQUAL(a->ecn.q[q].probability_pct, b->ecn.q[q].probability_pct);
+        }
+        CU_ASSERT_EQUAL(a->host_ecn.prios, b->host_ecn.prios);
+        CU_ASSERT_EQUAL(a->host_ecn.rp_enabled, b->host_ecn.rp_enabled);
+        CU_ASSERT_EQUAL(a->host_ecn.np_enabled, b->host_ecn.np_enabled);
+        CU_ASSERT_EQUAL(a->host_ecn.has_cnp, b->host_ecn.has_cnp);
+        CU_ASSERT_EQUAL(a->host_ecn.cnp_dscp, b->host_ecn.cnp_dscp);
+        CU_ASSERT_EQUAL(a->host_ecn.cnp_prio, b->host_ecn.cnp_prio);
+        CU_ASSERT_EQUAL(a->n_ports, b->n_ports);
+        CU_ASSERT(!memcmp(a->ports, b->ports, sizeof(a->ports[0]) * a->n_ports));
+}
+
+static void test_round_trip(void)
+{
+        struct state a, b;
+        struct errbuf e = { .where = "" };
+        json_t *j;
+        char *s;
+
+        full_state(&a);
+        j = state_to_json(&a);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        CU_ASSERT_EQUAL(state_from_json(j, &b, &e), 0);
+        assert_same(&a, &b);
+        s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+        CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"queue3\":{\"enabled\":true,\"mark_probability_pct\":100,"
+                                         "\"max_threshold_bytes\":4000000000,\"min_threshold_bytes\":150000}"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"ports\":[{\"mtu\":9216,\"name\":\"swp1\"}"));
+        free(s);
+        json_decref(j);
+}
+
+static void test_partial(void)
+{
+        struct state a, b;
+        struct errbuf e = { .where = "" };
+        json_t *j;
+
+        state_init(&a);
+        j = state_to_json(&a);
+        CU_ASSERT_EQUAL(json_object_size(j), 0);
+        CU_ASSERT_EQUAL(state_from_json(j, &b, &e), 0);
+        assert_same(&a, &b);
+        json_decref(j);
+
+        a.present = STATE_BIT(STATE_FIELD_DSCP_MAP) | STATE_BIT(STATE_FIELD_ECN);
+        j = state_to_json(&a);
+        CU_ASSERT_EQUAL(json_object_size(j), 2);
+        CU_ASSERT_EQUAL(state_from_json(j, &b, &e), 0);
+        assert_same(&a, &b);
+        json_decref(j);
+}
+
+static void bad(const char *doc, const char *where, const char *msg)
+{
+        struct errbuf e = { .where = "" };
+        struct state s;
+        json_t *j = json_loads(doc, 0, NULL);
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        memset(&s, 0xaa, sizeof(s));
+        CU_ASSERT_EQUAL(state_from_json(j, &s, &e), -EINVAL);
+        CU_ASSERT_EQUAL(s.present, 0xaaaaaaaa);         /* untouched */
+        if (strcmp(e.where, where) || strcmp(e.msg, msg))
+                fprintf(stderr, "\n  got: %s: %s\n", e.where, e.msg);
+        CU_ASSERT_STRING_EQUAL(e.where, where);
+        CU_ASSERT_STRING_EQUAL(e.msg, msg);
+        json_decref(j);
+}
+
+static void test_strict(void)
+{
+        bad("{\"bogus\":1}", "$", "unknown key 'bogus'");
+        bad("{\"mtu\":-1}", "$.mtu", "mtu -1 out of range 0-4294967295");
+        bad("{\"trust\":1}", "$.trust", "expected string, found integer");
+        bad("{\"dscp_to_priority\":{\"64\":1}}", "$.dscp_to_priority", "dscp key '64' is not an integer 0-63");
+        bad("{\"ecn\":{\"queue8\":{}}}", "$.ecn", "unknown key 'queue8', expected queue0 to queue7");
+        bad("{\"ecn\":{\"queue1\":{\"enabled\":true}}}", "$.ecn.queue1", "missing required key 'min_threshold_bytes'");
+        bad("{\"host_ecn\":{\"priority1\":{\"reaction_point\":1,\"notification_point\":true}}}",
+            "$.host_ecn.priority1.reaction_point", "expected boolean, found integer");
+        bad("{\"host_ecn\":{\"cnp_dscp\":3}}", "$.host_ecn", "cnp_dscp is given without cnp_priority; give both or neither");
+        bad("{\"ets\":{\"priority_to_tc\":[0,0,0,0,0,0,0,0],\"tc_bandwidth_pct\":[0,0,0,0,0,0,0,0],"
+            "\"tc_tsa\":[\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"wrr\"]}}",
+            "$.ets.tc_tsa[7]", "tsa 'wrr' is not one of 'strict', 'ets', 'vendor'");
+        bad("{\"ports\":[{\"name\":\"\",\"mtu\":1}]}", "$.ports[0].name", "port name must not be empty");
+        bad("[]", "$", "expected object, found array");
+}
+
+int suite_state_json(void);
+int suite_state_json(void)
+{
+        CU_pSuite s = CU_add_suite("state_json", NULL, NULL);
+
+        if (!s || !CU_add_test(s, "round_trip", test_round_trip) || !CU_add_test(s, "partial", test_partial) ||
+            !CU_add_test(s, "strict", test_strict))
+                return -1;
+        return 0;
+}

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/* The controller store on a real SQLite file: create, journal, reload, list, drift scans. */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "rollout_run.h"
+#include "store.h"
+
+static char dir[64];
+static char db[128];
+
+static int setup(void)
+{
+        snprintf(dir, sizeof(dir), "/tmp/nettune-store-XXXXXX");
+        if (!mkdtemp(dir))
+                return -1;
+        snprintf(db, sizeof(db), "%s/ctl.db", dir);
+        return 0;
+}
+
+static int teardown(void)
+{
+        char path[160];
+
+        for (const char *const *s = (const char *const[]) { "", "-wal", "-shm", NULL }; *s; s++) {
+                snprintf(path, sizeof(path), "%s%s", db, *s);
+                unlink(path);
+        }
+        rmdir(dir);
+        return 0;
+}
+
+static struct rollout_rec *sample(unsigned n)
+{
+        struct inventory_node nodes[8] = { 0 };
+        const struct inventory_node *ptrs[8];
+        struct rollout_opts o;
+
+        rollout_opts_defaults(&o);
+        o.wave_size = (struct rollout_count) { 3, false };
+        o.max_unavailable = (struct rollout_count) { 10, true };
+        o.halt_scope = ROLLOUT_HALT_ALL;
+        for (unsigned i = 0; i < n; i++) {
+                snprintf(nodes[i].name, sizeof(nodes[i].name), "node%u", i);
+                snprintf(nodes[i].url, sizeof(nodes[i].url), "https://10.0.0.%u:7440", i + 1);
+                ptrs[i] = &nodes[i];
+        }
+        return rollout_rec_new("apply", "roce", "{\"apiVersion\":\"nettune/v1\"}", NULL, &o, ptrs, n);
+}
+
+static void test_opts_roundtrip(void)
+{
+        struct rollout_opts o, back;
+        char *text;
+
+        rollout_opts_defaults(&o);
+        o.canary = 3;
+        o.wave_size = (struct rollout_count) { 20, true };
+        o.halt_scope = ROLLOUT_HALT_ALL;
+        o.no_confirm = true;
+        text = rollout_opts_to_json(&o);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+        CU_ASSERT_EQUAL(rollout_opts_from_json(text, &back), 0);
+        CU_ASSERT_EQUAL(back.canary, 3);
+        CU_ASSERT_EQUAL(back.wave_size.value, 20);
+        CU_ASSERT_TRUE(back.wave_size.pct);
+        CU_ASSERT_FALSE(back.max_unavailable.pct);
+        CU_ASSERT_EQUAL(back.confirm_timeout_s, 120);
+        CU_ASSERT_EQUAL(back.halt_scope, ROLLOUT_HALT_ALL);
+        CU_ASSERT_TRUE(back.no_confirm);
+        CU_ASSERT_EQUAL(rollout_opts_from_json("{\"canary\":1}", &back), -EINVAL);
+        free(text);
+}
+
+static void test_create_update_load(void)
+{
+        struct store *s = NULL;
+        struct rollout_rec *r = sample(7), *back = NULL;
+        struct errbuf e = { 0 };
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_EQUAL(r->n_waves, 3);                 /* canary 1 | 3 | 3 */
+        CU_ASSERT_EQUAL_FATAL(store_open(db, &s, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(store_rollout_create(s, r, &e), 0);
+        CU_ASSERT_TRUE(r->id > 0);
+        r->nodes[0].state = RNODE_PENDING;
+        snprintf(r->nodes[0].tx, sizeof(r->nodes[0].tx), "42");
+        r->nodes[0].baseline_gbps = 10.5;
+        r->nodes[0].post_gbps = 9.75;
+        r->nodes[0].changes = 2;
+        CU_ASSERT_EQUAL(store_node_update(s, r, &r->nodes[0], &e), 0);
+        r->waves[0].state = RWAVE_PASSED;
+        r->waves[0].deadline = 1234;
+        CU_ASSERT_EQUAL(store_wave_update(s, r, 0, &e), 0);
+        r->state = ROLLOUT_HALTED;
+        r->exit_code = 1;
+        snprintf(r->message, sizeof(r->message), "halted: test");
+        CU_ASSERT_EQUAL(store_rollout_update(s, r, &e), 0);
+        store_close(s);
+
+        /* A fresh handle sees exactly what was journaled. */
+        CU_ASSERT_EQUAL_FATAL(store_open(db, &s, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(store_rollout_load(s, r->id, &back, &e), 0);
+        CU_ASSERT_EQUAL(back->n_nodes, 7);
+        CU_ASSERT_EQUAL(back->n_waves, 3);
+        CU_ASSERT_EQUAL(back->state, ROLLOUT_HALTED);
+        CU_ASSERT_EQUAL(back->exit_code, 1);
+        CU_ASSERT_STRING_EQUAL(back->message, "halted: test");
+        CU_ASSERT_STRING_EQUAL(back->policy_doc, "{\"apiVersion\":\"nettune/v1\"}");
+        CU_ASSERT_EQUAL(back->opts.halt_scope, ROLLOUT_HALT_ALL);
+        CU_ASSERT_EQUAL(back->opts.max_unavailable.value, 10);
+        CU_ASSERT_EQUAL(back->nodes[0].state, RNODE_PENDING);
+        CU_ASSERT_STRING_EQUAL(back->nodes[0].tx, "42");
+        CU_ASSERT_DOUBLE_EQUAL(back->nodes[0].post_gbps, 9.75, 1e-9);
+        CU_ASSERT_TRUE(isnan(back->nodes[1].post_gbps));
+        CU_ASSERT_EQUAL(back->nodes[6].wave, 2);
+        CU_ASSERT_STRING_EQUAL(back->nodes[6].url, "https://10.0.0.7:7440");
+        CU_ASSERT_EQUAL(back->waves[0].state, RWAVE_PASSED);
+        CU_ASSERT_EQUAL(back->waves[0].deadline, 1234);
+        rollout_rec_free(back);
+        back = NULL;
+        CU_ASSERT_EQUAL(store_rollout_load(s, 0, &back, &e), 0);  /* newest */
+        CU_ASSERT_EQUAL(back ? back->id : 0, r->id);
+        rollout_rec_free(back);
+        CU_ASSERT_EQUAL(store_rollout_load(s, 9999, &back, &e), -ENOENT);
+        CU_ASSERT_STRING_EQUAL(e.msg, "no rollout 9999");
+        store_close(s);
+        rollout_rec_free(r);
+}
+
+static int count_cb(const struct rollout_rec *r, void *ud)
+{
+        (*(unsigned *)ud)++;
+        return 0;
+}
+
+static void test_list_and_drift(void)
+{
+        struct store *s = NULL;
+        struct errbuf e = { 0 };
+        struct rollout_rec *r = sample(2);
+        struct drift_node dn[2] = { { .name = "a", .reached = true, .drifted = true, .report = "{\"drifted\":true}" },
+                                    { .name = "b", .error = "unreachable" } };
+        struct drift_scan scan = { .at = 77, .n_nodes = 2, .n_drifted = 1, .n_unreachable = 1, .nodes = dn };
+        struct drift_scan last;
+        unsigned n = 0;
+
+        CU_ASSERT_EQUAL_FATAL(store_open(db, &s, &e), 0);
+        CU_ASSERT_EQUAL(store_rollout_create(s, r, &e), 0);
+        CU_ASSERT_EQUAL(store_rollout_list(s, 100, count_cb, &n, &e), 0);
+        CU_ASSERT_EQUAL(n, 2);                          /* with the rollout of the previous test */
+        n = 0;
+        CU_ASSERT_EQUAL(store_rollout_list(s, 1, count_cb, &n, &e), 0);
+        CU_ASSERT_EQUAL(n, 1);
+        CU_ASSERT_EQUAL(store_drift_save(s, &scan, &e), 0);
+        CU_ASSERT_TRUE(scan.id > 0);
+        CU_ASSERT_EQUAL(store_drift_last(s, &last, &e), 0);
+        CU_ASSERT_EQUAL(last.n_drifted, 1);
+        CU_ASSERT_EQUAL(last.n_unreachable, 1);
+        CU_ASSERT_EQUAL(last.at, 77);
+        store_close(s);
+        rollout_rec_free(r);
+}
+
+static void test_open_fails(void)
+{
+        struct store *s = NULL;
+        struct errbuf e = { 0 };
+
+        CU_ASSERT_EQUAL(store_open("/nonexistent/dir/x.db", &s, &e), -EIO);
+        CU_ASSERT_PTR_NULL(s);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "cannot open the database"));
+}
+
+int suite_store(void);
+int suite_store(void)
+{
+        CU_pSuite s = CU_add_suite("store", setup, teardown);
+
+        if (!s ||
+            !CU_add_test(s, "opts_roundtrip", test_opts_roundtrip) ||
+            !CU_add_test(s, "create_update_load", test_create_update_load) ||
+            !CU_add_test(s, "list_and_drift", test_list_and_drift) ||
+            !CU_add_test(s, "open_fails", test_open_fails))
+                return -1;
+        return 0;
+}

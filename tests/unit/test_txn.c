@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Transaction logic with the in-memory fake driver (tests/lib/fakedrv.c) and a
+ * real SQLite journal: commit, nothing to do, refusal, every failure path
+ * restoring what was touched, the gate, commit-confirm, recovery, rollback.
+ */
+#include <CUnit/CUnit.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "fakedrv.h"
+#include "txn.h"
+
+#define MTU_BIT STATE_BIT(STATE_FIELD_MTU)
+#define ALL_CAPS (STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_PFC))
+
+static char dir[64];
+static struct agent_config config;
+static struct journal *journal;
+static struct txn_env env;
+
+static int setup(void)
+{
+        struct errbuf e = { 0 };
+
+        snprintf(dir, sizeof(dir), "/tmp/nettune-txn.XXXXXX");
+        if (!mkdtemp(dir))
+                return -1;
+        memset(&config, 0, sizeof(config));
+        snprintf(config.state_dir, sizeof(config.state_dir), "%s", dir);
+        if (journal_open(dir, &journal, &e) < 0)
+                return -1;
+        memset(&env, 0, sizeof(env));
+        env.config = &config;
+        env.journal = journal;
+        env.lock_fd = -1;
+        env.no_watchdog = true;
+        fakedrv_hooks(&env.hooks);
+        fakedrv_reset();
+        return 0;
+}
+
+static int teardown(void)
+{
+        char cmd[128];
+
+        journal_close(journal);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        return system(cmd) == 0 ? 0 : -1;
+}
+
+static struct policy *make_policy(unsigned mtu, const char *verify)
+{
+        struct errbuf e = { 0 };
+        struct policy *p = NULL;
+        char doc[1024];
+
+        snprintf(doc, sizeof(doc),
+                 "{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"t%u\"},"
+                 "\"targets\":{\"interfaces\":[\"fa\",\"fb\"]},\"spec\":{\"mtu\":%u},\"verify\":%s}",
+                 mtu, mtu, verify ? verify : "{\"probe\":\"none\",\"settle_ms\":0}");
+        CU_ASSERT_EQUAL(policy_parse_buffer(doc, strlen(doc), "test", &p, &e), 0);
+        return p;
+}
+
+#define GATED "{\"probe\":\"tcp\",\"peer\":\"127.0.0.1:1\",\"settle_ms\":0,\"max_regression_pct\":20}"
+
+static void fresh_devices(void)
+{
+        fakedrv_reset();
+        fakedrv_add("fa", 1500, ALL_CAPS);
+        fakedrv_add("fb", 1500, ALL_CAPS);
+}
+
+/* Run apply; return the result's exit code and keep the result in *r. */
+static int apply(unsigned mtu, const char *verify, int confirm, struct txn_result *r)
+{
+        struct policy *p = make_policy(mtu, verify);
+
+        txn_result_init(r);
+        if (!p)
+                return -1;
+        txn_apply(&env, p, confirm, r);
+        policy_free(p);
+        return r->exit_code;
+}
+
+static void test_commit_and_nothing_to_do(void)
+{
+        struct txn_result r;
+        struct journal_tx t;
+        struct errbuf e = { 0 };
+
+        fresh_devices();
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_OK);
+        CU_ASSERT_STRING_EQUAL(r.result, "committed");
+        CU_ASSERT_EQUAL(r.state, TXN_COMMITTED);
+        CU_ASSERT_EQUAL(json_array_size(r.changes), 2);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 9000);
+        CU_ASSERT_EQUAL_FATAL(journal_get(journal, r.tx, &t, &e), 0);
+        CU_ASSERT_EQUAL(t.state, TXN_COMMITTED);
+        journal_tx_done(&t);
+        txn_result_done(&r);
+
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_OK);
+        CU_ASSERT_STRING_EQUAL(r.result, "nothing_to_do");
+        CU_ASSERT_EQUAL(r.tx, 0);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->applies, 1);
+        txn_result_done(&r);
+}
+
+static void test_caps_refused(void)
+{
+        struct txn_result r;
+
+        fresh_devices();
+        fakedrv_find("fb")->caps = STATE_BIT(STATE_FIELD_PFC);
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_INVALID);
+        CU_ASSERT_EQUAL(r.tx, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "does not support 'mtu'"));
+        CU_ASSERT_STRING_EQUAL(r.error.where, "interface 'fb'");
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->applies, 0);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 1500);
+        txn_result_done(&r);
+}
+
+static void test_apply_failure_restores_all(void)
+{
+        struct txn_result r;
+
+        fresh_devices();
+        fakedrv_find("fb")->fail_apply = true;
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_RUNTIME);
+        CU_ASSERT_EQUAL(r.state, TXN_ROLLED_BACK);
+        CU_ASSERT_STRING_EQUAL(r.restored_by, "error");
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 1500);
+        CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 1500);
+        CU_ASSERT(fakedrv_find("fa")->restores >= 1);
+        txn_result_done(&r);
+}
+
+static void test_readback_mismatch(void)
+{
+        struct txn_result r;
+
+        fresh_devices();
+        fakedrv_find("fa")->ignore_apply = true;
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_RUNTIME);
+        CU_ASSERT_STRING_EQUAL(r.restored_by, "readback");
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "read-back of interface 'fa' differs"));
+        CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 1500);
+        txn_result_done(&r);
+}
+
+static void test_gate(void)
+{
+        static const double pass[] = { 10.0, 9.0 }, regress[] = { 10.0, 5.0 }, nobase[] = { -1 };
+        struct txn_result r;
+
+        fresh_devices();
+        fakedrv_set_probes(regress, 2);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_ROLLED_BACK);
+        CU_ASSERT_STRING_EQUAL(r.restored_by, "gate");
+        CU_ASSERT_DOUBLE_EQUAL(r.baseline.gbps, 10.0, 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(r.post.gbps, 5.0, 1e-9);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "rate fell from 10.00 to 5.00"));
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 1500);
+        txn_result_done(&r);
+
+        fakedrv_set_probes(nobase, 1);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_RUNTIME);
+        CU_ASSERT_STRING_EQUAL(r.result, "aborted");
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->applies, 1);
+        txn_result_done(&r);
+
+        fakedrv_set_probes(pass, 2);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_OK);
+        CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 9000);
+        txn_result_done(&r);
+}
+
+static void test_restore_failure_is_failed(void)
+{
+        struct txn_result r;
+
+        fresh_devices();
+        fakedrv_find("fb")->fail_apply = true;
+        fakedrv_find("fa")->fail_restore = true;
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_RUNTIME);
+        CU_ASSERT_EQUAL(r.state, TXN_FAILED);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "RESTORE FAILED"));
+        txn_result_done(&r);
+}
+
+static void test_confirm(void)
+{
+        struct txn_result r, c;
+        struct journal_result expire = { .confirm_deadline_ms = 1 };
+        struct errbuf e = { 0 };
+        int64_t tx;
+
+        fresh_devices();
+        CU_ASSERT_EQUAL(apply(9000, NULL, 60, &r), EXIT_PENDING);
+        CU_ASSERT_EQUAL(r.state, TXN_PENDING_CONFIRM);
+        CU_ASSERT(r.confirm_deadline_ms > journal_now_ms());
+        tx = r.tx;
+        txn_result_done(&r);
+        CU_ASSERT_EQUAL(apply(4000, NULL, -1, &r), EXIT_RUNTIME);
+        CU_ASSERT_STRING_EQUAL(r.result, "busy");
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        txn_result_done(&r);
+        txn_result_init(&c);
+        CU_ASSERT_EQUAL(txn_confirm(&env, tx, &c), 0);
+        CU_ASSERT_EQUAL(c.state, TXN_COMMITTED);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        txn_result_done(&c);
+
+        /* A deadline in the past: confirm finds it expired and restores. */
+        CU_ASSERT_EQUAL(apply(4000, NULL, 60, &r), EXIT_PENDING);
+        tx = r.tx;
+        txn_result_done(&r);
+        CU_ASSERT_EQUAL(journal_record(journal, tx, TXN_PENDING_CONFIRM, &expire, &e), 0);
+        txn_result_init(&c);
+        CU_ASSERT(txn_confirm(&env, tx, &c) < 0);
+        CU_ASSERT_EQUAL(c.state, TXN_ROLLED_BACK);
+        CU_ASSERT_PTR_NOT_NULL(strstr(c.error.msg, "already rolled back"));
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        txn_result_done(&c);
+}
+
+/* A transaction interrupted while applying is restored by the next lock holder. */
+static void test_recovery(void)
+{
+        struct errbuf e = { 0 };
+        struct journal_snapshot snap = { .target = "fa", .kind = TARGET_INTERFACE, .fields = MTU_BIT,
+                                         .state_json = (char *)"{\"mtu\":1500}" };
+        struct journal_tx t;
+        int64_t tx = 0;
+
+        fresh_devices();
+        CU_ASSERT_EQUAL(journal_begin(journal, "apply", "crashed", "{}", "[]", &tx, &e), 0);
+        CU_ASSERT_EQUAL(journal_snapshot(journal, tx, &snap, 1, &e), 0);
+        CU_ASSERT_EQUAL(journal_record(journal, tx, TXN_APPLYING, NULL, &e), 0);
+        fakedrv_find("fa")->live.mtu = 7000;      /* the half-done apply */
+        CU_ASSERT_EQUAL(txn_lock(&env, false, &e), 0);
+        txn_unlock(&env);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 1500);
+        CU_ASSERT_EQUAL_FATAL(journal_get(journal, tx, &t, &e), 0);
+        CU_ASSERT_EQUAL(t.state, TXN_ROLLED_BACK);
+        CU_ASSERT_STRING_EQUAL(t.restored_by, "recovery");
+        journal_tx_done(&t);
+}
+
+static void test_lock_excludes(void)
+{
+        struct errbuf e = { 0 };
+        struct txn_env other = env;
+
+        CU_ASSERT_EQUAL(txn_lock(&env, false, &e), 0);
+        other.lock_fd = -1;
+        CU_ASSERT_EQUAL(txn_lock(&other, false, &e), -EBUSY);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "another transaction is running"));
+        txn_unlock(&env);
+        CU_ASSERT_EQUAL(txn_lock(&other, false, &e), 0);
+        txn_unlock(&other);
+}
+
+static void test_rollback(void)
+{
+        struct txn_result r;
+
+        fresh_devices();
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_OK);
+        txn_result_done(&r);
+        CU_ASSERT_EQUAL(apply(4000, NULL, -1, &r), EXIT_OK);
+        txn_result_done(&r);
+        txn_result_init(&r);
+        txn_rollback(&env, &r);
+        CU_ASSERT_EQUAL(r.exit_code, EXIT_OK);
+        CU_ASSERT_EQUAL(r.state, TXN_COMMITTED);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 9000);
+        txn_result_done(&r);
+}
+
+int suite_txn(void);
+int suite_txn(void)
+{
+        CU_pSuite s = CU_add_suite("txn", setup, teardown);
+
+        if (!s ||
+            !CU_add_test(s, "commit_and_nothing_to_do", test_commit_and_nothing_to_do) ||
+            !CU_add_test(s, "caps_refused", test_caps_refused) ||
+            !CU_add_test(s, "apply_failure_restores_all", test_apply_failure_restores_all) ||
+            !CU_add_test(s, "readback_mismatch", test_readback_mismatch) ||
+            !CU_add_test(s, "gate", test_gate) ||
+            !CU_add_test(s, "restore_failure_is_failed", test_restore_failure_is_failed) ||
+            !CU_add_test(s, "confirm", test_confirm) ||
+            !CU_add_test(s, "recovery", test_recovery) ||
+            !CU_add_test(s, "lock_excludes", test_lock_excludes) ||
+            !CU_add_test(s, "rollback", test_rollback))
+                return -1;
+        return 0;
+}

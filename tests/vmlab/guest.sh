@@ -1,0 +1,134 @@
+#!/bin/sh
+# Runs inside the lab guest (busybox sh). Two Soft-RoCE devices on the two ends of a
+# veth pair in the main namespace (rxe does not work across namespaces on 6.1), with
+# policy routing so traffic between the two local addresses crosses the veth.
+# Prints "VMLAB-RESULT PASS|FAIL|SKIP name[: why]" and "VMLAB-INFO text" lines.
+IP=/usr/bin/ip TC=/usr/sbin/tc RDMA=/usr/bin/rdma AGENT=/usr/bin/nettune-agent
+A=10.77.0.1 B=10.77.0.2 PORT=18515
+ITER=${VMLAB_ITER:-800} SIZE=65536
+ulimit -l unlimited
+
+res() { echo "VMLAB-RESULT $*"; }
+info() { echo "VMLAB-INFO $*"; }
+mtu() { cat /sys/class/net/$1/mtu; }
+set_mtu() { $IP link set va mtu "$1" && $IP link set vb mtu "$1"; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "nan" }'; }
+gbps() { sed -n 's/^  "gbps": \([0-9.e+-]*\).*/\1/p' "$1" | head -1; }
+
+setup() {
+        $IP link add va type veth peer name vb || return 1
+        set_mtu 9000
+        $IP addr add $A/32 dev va && $IP addr add $B/32 dev vb || return 1
+        $IP link set va up && $IP link set vb up || return 1
+        for c in all default va vb; do
+                echo 0 > /proc/sys/net/ipv4/conf/$c/rp_filter
+                echo 1 > /proc/sys/net/ipv4/conf/$c/accept_local
+        done
+        $IP route add $B dev va src $A table 101 && $IP route add $A dev vb src $B table 102 || return 1
+        $IP rule add pref 100 to $B iif lo lookup 101 && $IP rule add pref 101 to $A iif lo lookup 102 || return 1
+        $IP rule add pref 1000 lookup local && $IP rule del pref 0 || return 1
+        $RDMA link add rxe0 type rxe netdev va && $RDMA link add rxe1 type rxe netdev vb || return 1
+        sleep 1
+}
+
+probe() {       # probe OUT [extra...]: our verbs probe, JSON into OUT
+        out=$1; shift
+        $AGENT probe --peer $B:$PORT --mode verbs --duration-ms 0 --iterations $ITER --size $SIZE \
+                --output json "$@" > "$out" 2>/tmp/probe.err
+}
+
+perftest() {    # average Gb/s of one ib_write_bw pair, "" on failure
+        ib_write_bw -d rxe1 -x 1 -s $SIZE -n $ITER -F --report_gbits -p 18600 > /tmp/ibs.out 2>&1 &
+        srv=$!
+        sleep 1
+        ib_write_bw -d rxe0 -x 1 -s $SIZE -n $ITER -F --report_gbits -p 18600 $B > /tmp/ibc.out 2>&1
+        rc=$?
+        wait $srv
+        [ $rc -eq 0 ] || { cat /tmp/ibc.out /tmp/ibs.out >&2; return 1; }
+        awk -v s=$SIZE '$1 == s && NF >= 5 { print $4 }' /tmp/ibc.out | head -1
+}
+
+case_a() {
+        if ! probe /tmp/a.json --runs 3; then
+                res "FAIL verbs-probe: $(tail -1 /tmp/probe.err)"
+                return 1
+        fi
+        ours=$(gbps /tmp/a.json)
+        ibw=$(perftest) || ibw=""
+        info "verbs probe median of 3: $ours Gb/s; ib_write_bw: ${ibw:-failed} Gb/s (size $SIZE, $ITER iterations)"
+        ge "$ours" 0.01 && res "PASS verbs-probe" || res "FAIL verbs-probe: rate '$ours' Gb/s"
+        if [ -z "$ibw" ]; then
+                res "FAIL ib_write_bw: $(tail -2 /tmp/ibc.out | tr '\n' ' ')"
+                return 1
+        fi
+        r=$(ratio "$ours" "$ibw")
+        info "verbs probe / ib_write_bw = $r"
+        ge "$r" 0.5 && res "PASS verbs-probe-vs-ib_write_bw" ||
+                res "FAIL verbs-probe-vs-ib_write_bw: ratio $r below 0.5"
+}
+
+policy() {      # policy FILE MTU MAX_REGRESSION_PCT
+        cat > "$1" <<EOP
+{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "vmlab-mtu-$2" },
+  "targets": { "interfaces": ["va", "vb"] },
+  "spec": { "mtu": $2 },
+  "verify": { "probe": "verbs", "peer": "$B:$PORT", "duration_ms": 800, "message_size": $SIZE,
+              "max_regression_pct": $3, "min_gbps": 0, "settle_ms": 500, "runs": 5 } }
+EOP
+}
+
+has_apply() {
+        $AGENT apply --help >/dev/null 2>&1
+}
+
+case_b() {
+        has_apply || { res "SKIP mtu-drop-rolled-back: nettune-agent has no 'apply' command yet"; return; }
+        set_mtu 9000
+        policy /tmp/drop.json 1500 25
+        $AGENT --config /tmp/agent.json apply /tmp/drop.json > /tmp/b.out 2>&1
+        rc=$?
+        info "apply mtu 1500: exit $rc, mtu now va=$(mtu va) vb=$(mtu vb)"
+        tail -5 /tmp/b.out | sed 's/^/VMLAB-INFO   /'
+        if [ $rc -ne 1 ] || [ "$(mtu va)" != 9000 ] || [ "$(mtu vb)" != 9000 ]; then
+                res "FAIL mtu-drop-rolled-back: exit $rc (expected 1), mtu va=$(mtu va) vb=$(mtu vb) (expected 9000)"
+                return
+        fi
+        res "PASS mtu-drop-rolled-back"
+        # Recovery, paired back to back (TCG rates drift with host load): 9000 again vs 1500.
+        probe /tmp/b9.json --runs 3 || { res "FAIL reprobe-after-rollback: $(tail -1 /tmp/probe.err)"; return; }
+        set_mtu 1500
+        probe /tmp/b15.json --runs 3 || { res "FAIL reprobe-after-rollback: at mtu 1500: $(tail -1 /tmp/probe.err)"; set_mtu 9000; return; }
+        set_mtu 9000
+        r9=$(gbps /tmp/b9.json) r15=$(gbps /tmp/b15.json)
+        r=$(ratio "$r9" "$r15")
+        info "after rollback: $r9 Gb/s at mtu 9000 vs $r15 Gb/s at mtu 1500 (paired ratio $r)"
+        ge "$r" 1.2 && res "PASS reprobe-after-rollback" ||
+                res "FAIL reprobe-after-rollback: mtu 9000 rate $r9 is not above mtu 1500 rate $r15 (ratio $r)"
+}
+
+case_c() {
+        has_apply || { res "SKIP harmless-change-commits: nettune-agent has no 'apply' command yet"; return; }
+        set_mtu 4200
+        policy /tmp/up.json 9000 45
+        $AGENT --config /tmp/agent.json apply /tmp/up.json > /tmp/c.out 2>&1
+        rc=$?
+        info "apply mtu 4200 -> 9000: exit $rc, mtu now va=$(mtu va) vb=$(mtu vb)"
+        tail -5 /tmp/c.out | sed 's/^/VMLAB-INFO   /'
+        [ $rc -eq 0 ] && [ "$(mtu va)" = 9000 ] && [ "$(mtu vb)" = 9000 ] && res "PASS harmless-change-commits" ||
+                res "FAIL harmless-change-commits: exit $rc, mtu va=$(mtu va) vb=$(mtu vb)"
+}
+
+if ! setup > /tmp/setup.log 2>&1; then
+        res "FAIL lab-setup: $(tail -2 /tmp/setup.log | tr '\n' ' ')"
+        exit 0
+fi
+res "PASS lab-setup"
+mkdir -p /tmp/state
+printf '{ "state_dir": "/tmp/state", "probe": { "listen": "%s:%s" } }\n' $B $PORT > /tmp/agent.json
+$AGENT --config /tmp/agent.json probe-server > /tmp/server.log 2>&1 &
+sleep 1
+case_a
+case_b
+case_c
+kill %1 2>/dev/null
