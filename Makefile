@@ -128,7 +128,8 @@ test-bins: all $(UNIT) $(if $(SIM_SRCS),$(SIM)) $(TOOLS)
 # libFuzzer harnesses, built with clang into their own object tree.
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(INCLUDES) -Itests/lib $(PKG_CFLAGS) -pthread \
                -fsanitize=fuzzer-no-link,address,undefined -DNETTUNE_VERSION='"$(VERSION)"'
-FUZZ_LIB_OBJS := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRCS))
+# Plus the controller's parser of agent answers (pure: jansson and the library only).
+FUZZ_LIB_OBJS := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRCS) controller/reply.c)
 $(BUILD)/fuzzobj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $<")
@@ -151,7 +152,7 @@ deps-check:
 deps:
 	$(Q).ci/deps.sh
 
-demo: deps-check all
+demo: deps-check all $(SIM)
 	$(Q)BUILD=$(BUILD) examples/demo/run.sh
 
 demo-clean:

@@ -4,9 +4,11 @@
 #include "api.h"
 #include "cli.h"
 #include "drift.h"
+#include "jsonv.h"
 #include "metrics.h"
 #include "probe.h"
 #include "probe_gate.h"
+#include "probe_request.h"
 #include "state_json.h"
 #include "txn.h"
 #include "version.h"
@@ -26,6 +28,14 @@ static void reply_json(struct http_response *resp, int status, json_t *j)
 static void reply_errbuf(struct http_response *resp, int status, const char *code, const struct errbuf *e)
 {
         http_error(resp, status, code, e->where, "%s", e->msg);
+}
+
+/* 400 for a body the validator refused: "path" is the JSON path (or FILE:LINE:COL of a syntax error). */
+static void reply_invalid(struct http_response *resp, const struct errbuf *e, const char *tail)
+{
+        const char *path = strchr(e->where, '$');
+
+        http_error(resp, 400, "invalid", path ? path : e->where, "%s%s", e->msg, tail);
 }
 
 static struct policy *parse_body(const struct http_request *req, struct http_response *resp)
@@ -111,16 +121,55 @@ static void do_apply(struct api *a, const struct http_request *req, struct http_
         policy_free(p);
 }
 
-static void do_rollback(struct api *a, struct http_response *resp)
+/* Body of POST /v1/rollback: empty, {} (undo the newest revision) or {"to": REV}. */
+#define ROLLBACK_BODY_MAX 4096
+
+struct rollback_req {
+        int64_t to;                     /* 0: not given */
+};
+
+static const struct jsonv_field rollback_fields[] = {
+        { .key = "to", .type = JSONV_INTEGER, .min = 1, .max = INT32_MAX, .what = "revision",
+          JSONV_MEMBER(struct rollback_req, to) },
+        { 0 },
+};
+
+static int parse_rollback_body(const struct http_request *req, struct rollback_req *ret,
+                               struct http_response *resp)
 {
+        json_auto_t *root = NULL;
+        struct errbuf e = { 0 };
+        struct jsonv v;
+        int r;
+
+        memset(ret, 0, sizeof(*ret));
+        if (req->body_len == 0)
+                return 0;
+        jsonv_init(&v, NULL, &e);
+        r = jsonv_parse(req->body, req->body_len, "request body", ROLLBACK_BODY_MAX, &root, &e);
+        if (r >= 0)
+                r = jsonv_object(&v, root, rollback_fields, ret);
+        if (r < 0)
+                reply_invalid(resp, &e, "; nothing was changed");
+        return r;
+}
+
+static void do_rollback(struct api *a, const struct http_request *req, struct http_response *resp)
+{
+        struct rollback_req body;
         struct txn_result res;
         struct txn_env env;
 
+        if (parse_rollback_body(req, &body, resp) < 0)
+                return;
         env_init(a, &env);
         if (lock_or_409(&env, resp) < 0)
                 return;
         txn_result_init(&res);
-        txn_rollback(&env, &res);
+        if (body.to)
+                txn_rollback_to(&env, body.to, &res);
+        else
+                txn_rollback(&env, &res);
         txn_unlock(&env);
         if (res.exit_code == EXIT_INVALID && !res.tx)
                 http_error(resp, 404, "not_found", NULL, "%s", res.error.msg);
@@ -265,28 +314,16 @@ static void do_history(struct api *a, struct http_response *resp)
 
 static void do_probe(struct api *a, const struct http_request *req, struct http_response *resp)
 {
-        json_auto_t *body = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, NULL);
         struct probe_measurement *m = NULL;
-        struct probe_params pp;
+        struct probe_request pr;
         struct errbuf e = { 0 };
-        const char *peer = NULL, *mode = "auto";
-        json_int_t duration = 3000, runs = 1;
-        enum probe_mode pm;
-        json_error_t je;
 
-        if (!body || json_unpack_ex(body, &je, JSON_STRICT, "{s:s, s?s, s?I, s?I}", "peer", &peer, "mode", &mode,
-                                    "duration_ms", &duration, "runs", &runs) < 0) {
-                http_error(resp, 400, "invalid", "$", "expected {\"peer\": \"HOST:PORT\", \"mode\"?, \"duration_ms\"?, \"runs\"?}%s%s",
-                           body ? ": " : "", body ? je.text : "");
+        if (probe_request_parse(req->body, req->body_len, &pr, &e) < 0) {
+                reply_invalid(resp, &e, "");
                 return;
         }
-        probe_params_init(&pp);
-        snprintf(pp.peer, sizeof(pp.peer), "%s", peer);
-        pp.duration_ms = (unsigned)duration;
-        if (probe_mode_from_string(mode, &pm) < 0 || runs < 1 || runs > PROBE_RUNS_MAX || duration < 100 ||
-            duration > 60000 || probe_params_check(&pp, &e) < 0) {
-                http_error(resp, 400, "invalid", "$", "bad probe request (mode auto|verbs|tcp, runs 1-%d, duration_ms 100-60000)%s%s",
-                           PROBE_RUNS_MAX, e.msg[0] ? ": " : "", e.msg);
+        if (probe_params_check(&pr.params, &e) < 0) {
+                http_error(resp, 400, "invalid", "$.peer", "%s", e.msg);
                 return;
         }
         m = calloc(1, sizeof(*m));
@@ -294,7 +331,7 @@ static void do_probe(struct api *a, const struct http_request *req, struct http_
                 http_error(resp, 500, "internal", NULL, "out of memory");
                 return;
         }
-        probe_measure(&pp, pm, (unsigned)runs, m, &e);
+        probe_measure(&pr.params, pr.mode, pr.runs, m, &e);
         {
                 json_t *j = probe_measurement_to_json(m);
 
@@ -346,7 +383,7 @@ void api_handle(void *userdata, const struct http_request *req, struct http_resp
         else if (post && !strncmp(u, "/v1/confirm/", 12))
                 do_confirm(a, u + 12, resp);
         else if (post && streq(u, "/v1/rollback"))
-                do_rollback(a, resp);
+                do_rollback(a, req, resp);
         else if (get && streq(u, "/v1/drift"))
                 do_drift(a, resp);
         else if (get && streq(u, "/v1/history"))

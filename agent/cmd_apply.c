@@ -65,6 +65,18 @@ static void print_changes(const json_t *changes)
                        json_string_value(json_object_get(ch, "to")));
 }
 
+/* "; restored switch 'leaf1' by vendor-abort, interface 'vA' by driver-reapply" */
+static void print_restores(const json_t *restores)
+{
+        size_t i;
+        json_t *o;
+
+        json_array_foreach(restores, i, o)
+                printf("%s %s '%s' by %s", i ? "," : "; restored", json_string_value(json_object_get(o, "kind")),
+                       json_string_value(json_object_get(o, "target")),
+                       json_string_value(json_object_get(o, "method")));
+}
+
 static int print_result(struct cli *c, const struct txn_result *r)
 {
         char buf[1100];
@@ -82,6 +94,7 @@ static int print_result(struct cli *c, const struct txn_result *r)
                         printf("%s", r->result);
                 if (r->restored_by[0])
                         printf(" (restored by %s)", r->restored_by);
+                print_restores(r->restores);
                 if (r->baseline.ok || r->post.ok)
                         printf(", probe %.2f -> %.2f Gbit/s", r->baseline.gbps, r->post.gbps);
                 if (r->state == TXN_PENDING_CONFIRM)
@@ -163,19 +176,60 @@ int cmd_apply(struct cli *c)
         return rc;
 }
 
+static const char rollback_usage[] =
+        "usage: nettune-agent rollback [--to REV]\n"
+        "undo the newest committed revision as a full, verified transaction.\n"
+        "  --to REV  apply committed revision REV (the REV column of 'history') again instead\n";
+
+/* --to REV or --to=REV: *ret = REV; 0 when not given. */
+static int parse_rollback_args(struct cli *c, int64_t *ret)
+{
+        const char *v = NULL;
+        char *end;
+        long long n;
+
+        *ret = 0;
+        if (c->argc == 1)
+                return 0;
+        if (c->argc == 3 && streq(c->argv[1], "--to"))
+                v = c->argv[2];
+        else if (c->argc == 2 && !strncmp(c->argv[1], "--to=", 5))
+                v = c->argv[1] + 5;
+        if (!v) {
+                fprintf(stderr, "%s: rollback: unexpected argument '%s'; %snothing was changed\n", c->prog,
+                        c->argv[1], "usage: nettune-agent rollback [--to REV]; ");
+                return -EINVAL;
+        }
+        errno = 0;
+        n = strtoll(v, &end, 10);
+        if (errno || end == v || *end || n <= 0) {
+                fprintf(stderr, "%s: rollback --to '%s': expected a revision number 1 or more; nothing was changed\n",
+                        c->prog, v);
+                return -EINVAL;
+        }
+        *ret = n;
+        return 0;
+}
+
 int cmd_rollback(struct cli *c)
 {
         struct session s;
         struct txn_result res;
+        int64_t rev;
         int rc;
 
-        if (want_help(c, "usage: nettune-agent rollback\nundo the newest committed revision as a full, verified transaction.\n"))
+        if (want_help(c, rollback_usage))
                 return EXIT_OK;
+        if (parse_rollback_args(c, &rev) < 0)
+                return EXIT_INVALID;
         rc = session_open(c, &s, true);
         if (rc)
                 return rc;
         txn_result_init(&res);
-        txn_rollback(&s.env, &res);
+        if (rev)
+                txn_rollback_to(&s.env, rev, &res);
+        else
+                txn_rollback(&s.env, &res);
         rc = print_result(c, &res);
         txn_result_done(&res);
         session_done(&s);

@@ -8,12 +8,29 @@
 
 static json_t *tx_json(const struct journal_tx *t)
 {
-        return json_pack("{s:I, s:s, s:s, s:s, s:s, s:i, s:s, s:s?, s:I, s:I, s:I}",
-                         "tx", (json_int_t)t->id, "kind", t->kind, "policy", t->policy_name,
+        json_t *restores = t->restores_json ? json_loads(t->restores_json, 0, NULL) : NULL;
+
+        /* restores: how each target was put back ([{target, kind, method}]), when anything was. */
+        /* rev: the committed revision this transaction recorded (for rollback --to), else null. */
+        return json_pack("{s:I, s:o, s:s, s:s, s:s, s:s, s:i, s:s, s:s?, s:I, s:I, s:I, s:o*}",
+                         "tx", (json_int_t)t->id, "rev", t->rev > 0 ? json_integer(t->rev) : json_null(),
+                         "kind", t->kind, "policy", t->policy_name,
                          "state", journal_state_name(t->state), "result", t->result,
                          "exit_code", t->exit_code, "restored_by", t->restored_by, "error", t->error,
                          "started_ms", (json_int_t)t->started_ms, "finished_ms", (json_int_t)t->finished_ms,
-                         "confirm_deadline_ms", (json_int_t)t->confirm_deadline_ms);
+                         "confirm_deadline_ms", (json_int_t)t->confirm_deadline_ms, "restores", restores);
+}
+
+/* " (leaf1 vendor-abort, vA driver-reapply)" */
+static void print_restores(const json_t *restores)
+{
+        size_t i;
+        json_t *r;
+
+        json_array_foreach(restores, i, r)
+                printf("%s%s %s%s", i ? ", " : " (", json_string_value(json_object_get(r, "target")),
+                       json_string_value(json_object_get(r, "method")),
+                       i + 1 == json_array_size(restores) ? ")" : "");
 }
 
 json_t *history_json(struct journal *j, unsigned limit, struct errbuf *e)
@@ -39,20 +56,26 @@ static void print_history(const json_t *arr)
         size_t i;
         json_t *t;
 
-        printf("%-6s %-9s %-16s %-16s %-14s %-20s %s\n", "TX", "KIND", "POLICY", "STATE", "RESULT", "STARTED", "RESTORED_BY");
+        printf("%-6s %-9s %-16s %-16s %-14s %-5s %-20s %s\n", "TX", "KIND", "POLICY", "STATE", "RESULT", "REV",
+               "STARTED", "RESTORED_BY");
         json_array_foreach(arr, i, t) {
                 time_t sec = (time_t)(json_integer_value(json_object_get(t, "started_ms")) / 1000);
-                char when[32];
+                json_int_t rev = json_integer_value(json_object_get(t, "rev"));
+                char when[32], revs[24] = "-";
                 struct tm tm;
 
                 strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime_r(&sec, &tm));
-                printf("%-6lld %-9s %-16s %-16s %-14s %-20s %s\n",
+                if (rev > 0)
+                        snprintf(revs, sizeof(revs), "%lld", (long long)rev);
+                printf("%-6lld %-9s %-16s %-16s %-14s %-5s %-20s %s",
                        (long long)json_integer_value(json_object_get(t, "tx")),
                        json_string_value(json_object_get(t, "kind")),
                        json_string_value(json_object_get(t, "policy")),
                        json_string_value(json_object_get(t, "state")),
-                       json_string_value(json_object_get(t, "result")), when,
+                       json_string_value(json_object_get(t, "result")), revs, when,
                        json_string_value(json_object_get(t, "restored_by")));
+                print_restores(json_object_get(t, "restores"));
+                putchar('\n');
         }
 }
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nettune-agent state [--interfaces GLOB,...]: the live state of this
- * namespace's interfaces (all but loopback by default) with their congestion
- * counters.
+ * nettune-agent state [--interfaces GLOB,...] [--switches GLOB,... | --no-switches]:
+ * the live state of this namespace's interfaces (all but loopback by default)
+ * with their congestion counters, and of the configuration's switches (each
+ * read over its own SSH session; one that cannot be read is reported with its
+ * error and the others are still shown, exit 3 at the end).
  * nettune-agent plan POLICY: resolve the policy's targets, read their live
  * state and print the field-by-field difference. Both change nothing.
  */
@@ -16,6 +18,7 @@
 #include "policy.h"
 #include "state_json.h"
 #include "targets.h"
+#include "txn.h"
 
 #define GLOBS_MAX 64
 
@@ -100,21 +103,74 @@ static json_t *interface_json(struct target *t, struct errbuf *e, int *ret_r)
         return o;
 }
 
-static void print_interface_text(const json_t *o)
+static json_t *switch_json(struct target *t, struct errbuf *e, int *ret_r)
 {
-        const json_t *st = json_object_get(o, "state"), *v;
-        const char *key;
-        size_t i;
+        uint32_t want = targets_wanted(TARGET_SWITCH, STATE_ALL_FIELDS);
+        json_t *ports = json_array(), *o;
+        struct state live;
+        char buf[1100];
 
-        printf("interface '%s' (ifindex %d, driver %s)\n", json_string_value(json_object_get(o, "name")),
-               (int)json_integer_value(json_object_get(o, "ifindex")),
-               json_string_value(json_object_get(o, "driver")));
+        for (unsigned i = 0; ports && i < t->sw->n_ports; i++)
+                json_array_append_new(ports, json_string(t->sw->ports[i]));
+        o = json_pack("{s:s,s:s,s:s,s:i,s:o}", "name", t->name, "dialect", t->sw->dialect,
+                      "host", t->sw->host, "port", (int)t->sw->port, "ports", ports);
+        state_init(&live);
+        *ret_r = targets_read_state(t, want, &live, e);
+        if (!o)
+                return NULL;
+        if (*ret_r < 0) {
+                json_object_set_new(o, "error", json_string(errbuf_str(e, buf, sizeof(buf))));
+                return o;
+        }
+        json_object_set_new(o, "state", state_to_json(&live));
+        json_object_set_new(o, "unsupported", fields_json(want & ~live.present));
+        return o;
+}
+
+static void print_values(const json_t *st)
+{
+        const char *key;
+        json_t *v;
+
         json_object_foreach((json_t *)st, key, v) {
                 char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
 
                 printf("  %s: %s\n", key, s ? s : "?");
                 free(s);
         }
+}
+
+static void print_switch_text(const json_t *o)
+{
+        const json_t *err = json_object_get(o, "error"), *v;
+        size_t i;
+
+        printf("switch '%s' (%s at %s port %d)\n", json_string_value(json_object_get(o, "name")),
+               json_string_value(json_object_get(o, "dialect")), json_string_value(json_object_get(o, "host")),
+               (int)json_integer_value(json_object_get(o, "port")));
+        if (err) {
+                printf("  error: %s\n", json_string_value(err));
+                return;
+        }
+        print_values(json_object_get(o, "state"));
+        v = json_object_get(o, "unsupported");
+        if (json_array_size(v)) {
+                printf("  unsupported here:");
+                json_array_foreach(v, i, err)
+                        printf("%s %s", i ? "," : "", json_string_value(err));
+                printf("\n");
+        }
+}
+
+static void print_interface_text(const json_t *o)
+{
+        const json_t *st, *v;
+        size_t i;
+
+        printf("interface '%s' (ifindex %d, driver %s)\n", json_string_value(json_object_get(o, "name")),
+               (int)json_integer_value(json_object_get(o, "ifindex")),
+               json_string_value(json_object_get(o, "driver")));
+        print_values(json_object_get(o, "state"));
         v = json_object_get(o, "unsupported");
         if (json_array_size(v)) {
                 printf("  unsupported here:");
@@ -135,53 +191,115 @@ static int state_usage(struct cli *c, FILE *f, int code)
 {
         fprintf(f,
                 "usage: %s state [--config FILE] [--output json] [--interfaces GLOB,...]\n"
+                "                [--switches GLOB,... | --no-switches]\n"
                 "\n"
                 "Prints the live managed settings (mtu, trust, dscp_to_priority, pfc, ets,\n"
                 "host_ecn) and congestion counters of this namespace's interfaces, every\n"
-                "interface but loopback by default. Changes nothing.\n"
-                "\nexit codes: 0 ok, 2 bad usage, 3 an interface could not be read\n", c->prog);
+                "interface but loopback by default, and the live settings (ports' mtu, trust,\n"
+                "dscp_to_priority, pfc, ecn) of the switches of the agent configuration, every\n"
+                "one by default. A switch that cannot be read is shown with its error; the\n"
+                "rest is still listed. Changes nothing.\n"
+                "\nexit codes: 0 ok, 2 bad usage or a glob that matches nothing,\n"
+                "3 an interface or a switch could not be read\n", c->prog);
         return code;
 }
 
-static int parse_state_args(struct cli *c, char (*globs)[64], unsigned *n)
+struct state_args {
+        char ifglobs[GLOBS_MAX][64], swglobs[GLOBS_MAX][64];
+        unsigned n_if, n_sw;
+        bool no_switches;
+};
+
+/* "--NAME VALUE" or "--NAME=VALUE": the value, or NULL. */
+static const char *opt_value(struct cli *c, int *i, const char *name)
+{
+        const char *a = c->argv[*i];
+        size_t len = strlen(name);
+
+        if (streq(a, name) && *i + 1 < c->argc)
+                return c->argv[++*i];
+        if (!strncmp(a, name, len) && a[len] == '=')
+                return a + len + 1;
+        return NULL;
+}
+
+static int parse_state_args(struct cli *c, struct state_args *sa)
 {
         for (int i = 1; i < c->argc; i++) {
-                const char *a = c->argv[i], *v = NULL;
+                const char *a = c->argv[i], *v;
+                bool sw = false;
 
                 if (streq(a, "--help") || streq(a, "-h"))
                         return state_usage(c, stdout, 1), -ECANCELED;
-                if (streq(a, "--interfaces") && i + 1 < c->argc)
-                        v = c->argv[++i];
-                else if (!strncmp(a, "--interfaces=", 13))
-                        v = a + 13;
+                if (streq(a, "--no-switches")) {
+                        sa->no_switches = true;
+                        continue;
+                }
+                v = opt_value(c, &i, "--interfaces");
+                if (!v && (v = opt_value(c, &i, "--switches")))
+                        sw = true;
                 if (!v) {
                         fprintf(stderr, "%s: state: unexpected argument '%s'\n", c->prog, a);
                         return -EINVAL;
                 }
-                if (split_globs(v, globs, n) < 0) {
-                        fprintf(stderr, "%s: state: --interfaces '%s': at most %d globs of 63 characters\n",
-                                c->prog, v, GLOBS_MAX);
+                if (split_globs(v, sw ? sa->swglobs : sa->ifglobs, sw ? &sa->n_sw : &sa->n_if) < 0) {
+                        fprintf(stderr, "%s: state: %s '%s': at most %d globs of 63 characters\n",
+                                c->prog, sw ? "--switches" : "--interfaces", v, GLOBS_MAX);
                         return -EINVAL;
                 }
         }
+        if (sa->no_switches && sa->n_sw) {
+                fprintf(stderr, "%s: state: --switches and --no-switches exclude each other\n", c->prog);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* Every switch is read even when one fails; *ret_failed counts those. */
+static int read_switches(struct cli *c, const struct state_args *sa, json_t *out, unsigned *ret_failed)
+{
+        struct target_list l = { 0 };
+        struct errbuf e = { .where = "" };
+        int r;
+
+        if (sa->no_switches)
+                return 0;
+        r = targets_for_switches(&c->config, (const char (*)[64])sa->swglobs, sa->n_sw, &l, &e);
+        if (r < 0)
+                return fail(c, &e, exit_for(r)), r;
+        for (unsigned i = 0; i < l.n; i++) {
+                json_t *o = switch_json(&l.v[i], &e, &r);
+
+                if (r < 0) {
+                        fail(c, &e, EXIT_RUNTIME);
+                        ++*ret_failed;
+                }
+                if (o)
+                        json_array_append_new(out, o);
+                errbuf_clear(&e);
+        }
+        targets_free(&l);
         return 0;
 }
 
 int cmd_state(struct cli *c)
 {
-        char globs[GLOBS_MAX][64];
+        _cleanup_free_ struct state_args *sa = calloc(1, sizeof(*sa));
         struct target_list l = { 0 };
         struct errbuf e = { .where = "" };
         json_auto_t *all = json_array();
-        unsigned n = 0;
+        json_auto_t *switches = json_array();
+        unsigned failed = 0;
         int r;
 
-        r = parse_state_args(c, globs, &n);
+        if (!sa)
+                return EXIT_RUNTIME;
+        r = parse_state_args(c, sa);
         if (r == -ECANCELED)
                 return EXIT_OK;
         if (r < 0)
                 return state_usage(c, stderr, EXIT_INVALID);
-        r = targets_for_interfaces(&c->config, globs, n, &l, &e);
+        r = targets_for_interfaces(&c->config, sa->ifglobs, sa->n_if, &l, &e);
         if (r < 0)
                 return fail(c, &e, exit_for(r));
         for (unsigned i = 0; i < l.n && r >= 0; i++) {
@@ -193,8 +311,11 @@ int cmd_state(struct cli *c)
         targets_free(&l);
         if (r < 0)
                 return fail(c, &e, EXIT_RUNTIME);
+        r = read_switches(c, sa, switches, &failed);
+        if (r < 0)
+                return exit_for(r);
         if (c->json) {
-                json_auto_t *doc = json_pack("{s:O}", "interfaces", all);
+                json_auto_t *doc = json_pack("{s:O,s:O}", "interfaces", all, "switches", switches);
 
                 print_json(doc);
         } else {
@@ -203,8 +324,10 @@ int cmd_state(struct cli *c)
 
                 json_array_foreach(all, i, o)
                         print_interface_text(o);
+                json_array_foreach(switches, i, o)
+                        print_switch_text(o);
         }
-        return EXIT_OK;
+        return failed ? EXIT_RUNTIME : EXIT_OK;
 }
 
 /* ---- plan ---- */
@@ -229,6 +352,8 @@ static int plan_target(struct target *t, const struct policy *p, json_t *out, un
         o = json_pack("{s:s,s:s,s:o}", "kind", t->kind == TARGET_SWITCH ? "switch" : "interface",
                       "name", t->name, "changes", diff_to_json(&d));
         *changes += d.n;
+        if (o)
+                *changes += txn_switch_extra_json(t, &desired, &live, false, json_object_get(o, "changes"));
         diff_done(&d);
         if (!o || json_array_append_new(out, o) < 0)
                 return errbuf_set(e, ENOMEM, NULL, "out of memory");

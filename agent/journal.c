@@ -31,7 +31,8 @@ static const char schema[] =
         " result TEXT NOT NULL DEFAULT '', exit_code INTEGER NOT NULL DEFAULT -1,"
         " error TEXT, changes_json TEXT, probe_json TEXT,"
         " restored_by TEXT NOT NULL DEFAULT '', started_ms INTEGER NOT NULL,"
-        " finished_ms INTEGER NOT NULL DEFAULT 0, confirm_deadline_ms INTEGER NOT NULL DEFAULT 0);"
+        " finished_ms INTEGER NOT NULL DEFAULT 0, confirm_deadline_ms INTEGER NOT NULL DEFAULT 0,"
+        " restores_json TEXT);"
         "CREATE TABLE IF NOT EXISTS steps ("
         " tx INTEGER NOT NULL REFERENCES transactions(id), state TEXT NOT NULL, at_ms INTEGER NOT NULL);"
         "CREATE TABLE IF NOT EXISTS snapshots ("
@@ -105,6 +106,18 @@ static int step_done(struct journal *j, sqlite3_stmt *s, struct errbuf *e)
         return 0;
 }
 
+/* Columns added after the first release: a journal from before gets them here. */
+static int add_missing_columns(struct journal *j, struct errbuf *e)
+{
+        sqlite3_stmt *st = NULL;
+
+        if (sqlite3_prepare_v2(j->db, "SELECT restores_json FROM transactions LIMIT 0", -1, &st, NULL) == SQLITE_OK) {
+                sqlite3_finalize(st);
+                return 0;
+        }
+        return exec_sql(j, "ALTER TABLE transactions ADD COLUMN restores_json TEXT", e);
+}
+
 int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
 {
         struct journal *j;
@@ -127,6 +140,8 @@ int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
         r = exec_sql(j, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", e);
         if (r >= 0)
                 r = exec_sql(j, schema, e);
+        if (r >= 0)
+                r = add_missing_columns(j, e);
         if (r < 0) {
                 journal_close(j);
                 return r;
@@ -239,6 +254,7 @@ static int do_record(struct journal *j, const void *arg, struct errbuf *e)
                         " error = COALESCE(?4, error), changes_json = COALESCE(?5, changes_json),"
                         " probe_json = COALESCE(?6, probe_json), restored_by = COALESCE(?7, restored_by),"
                         " confirm_deadline_ms = CASE WHEN ?8 > 0 THEN ?8 ELSE confirm_deadline_ms END,"
+                        " restores_json = COALESCE(?11, restores_json),"
                         " finished_ms = ?9 WHERE id = ?10", &st, e);
 
         if (r < 0)
@@ -253,6 +269,7 @@ static int do_record(struct journal *j, const void *arg, struct errbuf *e)
         sqlite3_bind_int64(st, 8, res->confirm_deadline_ms);
         sqlite3_bind_int64(st, 9, journal_state_final(a->s) ? now : 0);
         sqlite3_bind_int64(st, 10, a->tx);
+        sqlite3_bind_text(st, 11, res->restores_json, -1, SQLITE_STATIC);
         r = step_done(j, st, e);
         if (r < 0)
                 return r;

@@ -8,7 +8,8 @@
  * Tables: transactions (one row per transaction: policy, state, result, probe
  * runs, error), steps (every state a transaction entered, with its time),
  * snapshots (per target: state_to_json() of the before-state), revisions
- * (committed policies, newest = what drift compares against).
+ * (committed policies, newest = what drift compares against). A journal made
+ * before a column existed gets it added when opened (ALTER TABLE ... ADD COLUMN).
  */
 #pragma once
 
@@ -71,6 +72,7 @@ struct journal_result {
         const char *changes_json;       /* diff as JSON array */
         const char *probe_json;         /* {"baseline":{...},"post":{...}} with every run */
         const char *restored_by;        /* "gate", "readback", "error", "confirm-timeout", "recovery", "operator" */
+        const char *restores_json;      /* how each target was restored: [{target, kind, method}] */
         int64_t confirm_deadline_ms;    /* PENDING_CONFIRM: wall clock, ms since the epoch */
 };
 
@@ -93,9 +95,11 @@ struct journal_tx {
         char *changes_json;             /* owned, may be NULL */
         char *probe_json;               /* owned, may be NULL */
         char restored_by[32];
+        char *restores_json;            /* owned, may be NULL: [{target, kind, method}] */
         int64_t started_ms;
         int64_t finished_ms;            /* 0 while not final */
         int64_t confirm_deadline_ms;
+        int64_t rev;                    /* the revision its commit recorded, 0 when none */
 };
 
 void journal_tx_done(struct journal_tx *t);     /* frees the owned members */
@@ -116,6 +120,13 @@ int journal_steps_json(struct journal *j, int64_t tx, char **ret, struct errbuf 
  */
 int journal_revision(struct journal *j, unsigned back, int64_t *ret_rev, int64_t *ret_tx,
                      char **ret_policy_json, struct errbuf *e);
+
+/*
+ * Committed revision number `rev` (1, 2, ... as journal_tx.rev shows it): its tx
+ * and policy (NULL as above; caller frees). -ENOENT when there is no such revision.
+ */
+int journal_revision_get(struct journal *j, int64_t rev, int64_t *ret_tx, char **ret_policy_json,
+                         struct errbuf *e);
 
 /* Wall clock in ms since the epoch. */
 int64_t journal_now_ms(void);

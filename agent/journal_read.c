@@ -43,11 +43,13 @@ void journal_tx_done(struct journal_tx *t)
         free(t->error);
         free(t->changes_json);
         free(t->probe_json);
-        t->policy_json = t->error = t->changes_json = t->probe_json = NULL;
+        free(t->restores_json);
+        t->policy_json = t->error = t->changes_json = t->probe_json = t->restores_json = NULL;
 }
 
 #define TX_COLUMNS "id, kind, policy_name, policy_json, state, result, exit_code, error," \
-        " changes_json, probe_json, restored_by, started_ms, finished_ms, confirm_deadline_ms"
+        " changes_json, probe_json, restored_by, started_ms, finished_ms, confirm_deadline_ms, restores_json," \
+        " (SELECT MAX(rev) FROM revisions WHERE revisions.tx = transactions.id)"
 
 static void tx_from_row(sqlite3_stmt *st, struct journal_tx *t)
 {
@@ -71,6 +73,8 @@ static void tx_from_row(sqlite3_stmt *st, struct journal_tx *t)
         t->started_ms = sqlite3_column_int64(st, 11);
         t->finished_ms = sqlite3_column_int64(st, 12);
         t->confirm_deadline_ms = sqlite3_column_int64(st, 13);
+        t->restores_json = col_dup(st, 14);
+        t->rev = sqlite3_column_int64(st, 15);
 }
 
 int journal_get(struct journal *j, int64_t tx, struct journal_tx *ret, struct errbuf *e)
@@ -213,17 +217,11 @@ int journal_steps_json(struct journal *j, int64_t tx, char **ret, struct errbuf 
         return 0;
 }
 
-int journal_revision(struct journal *j, unsigned back, int64_t *ret_rev, int64_t *ret_tx,
-                     char **ret_policy_json, struct errbuf *e)
+static int revision_row(struct journal *j, sqlite3_stmt *st, int64_t *ret_rev, int64_t *ret_tx,
+                        char **ret_policy_json, struct errbuf *e)
 {
-        _cleanup_stmt_ sqlite3_stmt *st = NULL;
-        int r = prepare(j, "SELECT rev, tx, policy_json FROM revisions ORDER BY rev DESC LIMIT 1 OFFSET ?",
-                        &st, e);
+        int r = sqlite3_step(st);
 
-        if (r < 0)
-                return r;
-        sqlite3_bind_int(st, 1, (int)back);
-        r = sqlite3_step(st);
         if (r == SQLITE_DONE)
                 return -ENOENT;
         if (r != SQLITE_ROW)
@@ -238,4 +236,29 @@ int journal_revision(struct journal *j, unsigned back, int64_t *ret_rev, int64_t
         if (ret_tx)
                 *ret_tx = sqlite3_column_int64(st, 1);
         return 0;
+}
+
+int journal_revision(struct journal *j, unsigned back, int64_t *ret_rev, int64_t *ret_tx,
+                     char **ret_policy_json, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int r = prepare(j, "SELECT rev, tx, policy_json FROM revisions ORDER BY rev DESC LIMIT 1 OFFSET ?",
+                        &st, e);
+
+        if (r < 0)
+                return r;
+        sqlite3_bind_int(st, 1, (int)back);
+        return revision_row(j, st, ret_rev, ret_tx, ret_policy_json, e);
+}
+
+int journal_revision_get(struct journal *j, int64_t rev, int64_t *ret_tx, char **ret_policy_json,
+                         struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int r = prepare(j, "SELECT rev, tx, policy_json FROM revisions WHERE rev = ?", &st, e);
+
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(st, 1, rev);
+        return revision_row(j, st, NULL, ret_tx, ret_policy_json, e);
 }

@@ -74,16 +74,16 @@ static int add_interfaces(struct target_list *l, const struct agent_config *c, c
         return 0;
 }
 
-static int add_switches(struct target_list *l, const struct policy *p, const struct agent_config *c,
-                        struct errbuf *e)
+static int add_switches(struct target_list *l, const struct agent_config *c, const char (*globs)[64],
+                        unsigned n, bool policy, struct errbuf *e)
 {
-        for (unsigned g = 0; g < p->n_switches; g++) {
+        for (unsigned g = 0; g < (n ? n : 1) && (n || c->n_switches); g++) {
                 bool found = false;
 
                 for (unsigned i = 0; i < c->n_switches; i++) {
                         struct target *t;
 
-                        if (fnmatch(p->switches[g], c->switches[i].name, 0) != 0)
+                        if (n && fnmatch(globs[g], c->switches[i].name, 0) != 0)
                                 continue;
                         t = add(l, c, TARGET_SWITCH, c->switches[i].name);
                         if (!t)
@@ -91,13 +91,14 @@ static int add_switches(struct target_list *l, const struct policy *p, const str
                         t->sw = &c->switches[i];
                         found = true;
                 }
-                if (!found) {
-                        char where[64];
+                if (n && !found) {
+                        char where[64] = "";
 
-                        snprintf(where, sizeof(where), "$.targets.switches[%u]", g);
+                        if (policy)
+                                snprintf(where, sizeof(where), "$.targets.switches[%u]", g);
                         return errbuf_set(e, ENOENT, where,
                                           "no switch of the agent configuration matches '%s'; nothing was changed",
-                                          p->switches[g]);
+                                          globs[g]);
                 }
         }
         return 0;
@@ -121,8 +122,8 @@ int targets_for_policy(const struct policy *p, const struct agent_config *c, str
         r = list_new(ret, &l, e);
         if (r >= 0 && p->n_interfaces)
                 r = add_interfaces(&l, c, p->interfaces, p->n_interfaces, true, e);
-        if (r >= 0)
-                r = add_switches(&l, p, c, e);
+        if (r >= 0 && p->n_switches)
+                r = add_switches(&l, c, p->switches, p->n_switches, true, e);
         if (r < 0) {
                 targets_free(&l);
                 return r;
@@ -140,6 +141,23 @@ int targets_for_interfaces(const struct agent_config *c, const char (*globs)[64]
         r = list_new(ret, &l, e);
         if (r >= 0)
                 r = add_interfaces(&l, c, globs, n, false, e);
+        if (r < 0) {
+                targets_free(&l);
+                return r;
+        }
+        *ret = l;
+        return 0;
+}
+
+int targets_for_switches(const struct agent_config *c, const char (*globs)[64], unsigned n,
+                         struct target_list *ret, struct errbuf *e)
+{
+        struct target_list l;
+        int r;
+
+        r = list_new(ret, &l, e);
+        if (r >= 0)
+                r = add_switches(&l, c, globs, n, false, e);
         if (r < 0) {
                 targets_free(&l);
                 return r;

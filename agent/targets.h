@@ -34,6 +34,10 @@ int targets_for_policy(const struct policy *p, const struct agent_config *c, str
 int targets_for_interfaces(const struct agent_config *c, const char (*globs)[64], unsigned n,
                            struct target_list *ret, struct errbuf *e);
 
+/* Switches of the agent configuration matching globs (n 0: every configured switch). */
+int targets_for_switches(const struct agent_config *c, const char (*globs)[64], unsigned n,
+                         struct target_list *ret, struct errbuf *e);
+
 void targets_free(struct target_list *l);
 
 /* The fields of a policy spec that concern a kind of target (ecn: switches, host_ecn: interfaces). */

@@ -221,7 +221,7 @@ static int changes_of(struct txn_target *tg, const struct state *live, unsigned 
 
                 if (r < 0)
                         return r;
-                changed[i] = d.fields;
+                changed[i] = d.fields | txn_switch_extra_fields(&tg[i].t, &tg[i].desired, &live[i]);
                 diff_done(&d);
         }
         return txn_diff_json(tg, live, n, &res->changes, ret_n);
@@ -268,7 +268,6 @@ static int baseline(struct txn_env *env, const struct policy_verify *v, struct t
 /* Post probe and gate; 0 = pass, -EIO = regression (res->error says why). */
 static int verify_post(struct txn_env *env, const struct policy_verify *v, struct txn_result *res)
 {
-        char why[512];
         int r;
 
         if (!v || v->probe == POLICY_PROBE_NONE)
@@ -276,9 +275,10 @@ static int verify_post(struct txn_env *env, const struct policy_verify *v, struc
         r = txn_probe_phase(env, v, "post", &res->post, &res->error);
         if (r < 0 && !res->post.error[0])
                 errbuf_str(&res->error, res->post.error, sizeof(res->post.error));
-        if (txn_gate(v, &res->baseline, &res->post, why, sizeof(why)))
+        if (txn_gate(v, res) >= 0)
                 return 0;
-        return errbuf_set(&res->error, EIO, NULL, "verification failed: %s; the change was rolled back", why);
+        return errbuf_set(&res->error, EIO, NULL, "verification failed: %s; the change was rolled back",
+                          res->gate.reason);
 }
 
 static int finish_ok(struct txn_env *env, unsigned confirm_timeout_s, struct txn_result *res)
@@ -324,7 +324,8 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
         }
         if (txn_step(env, res, TXN_APPLIED, NULL) < 0)
                 goto restore;
-        if (v && v->present && v->settle_ms)
+        /* Settling is for the post-change probe: without one there is nothing to wait for. */
+        if (v && v->present && v->probe != POLICY_PROBE_NONE && v->settle_ms)
                 sleep_ms(v->settle_ms);
         if (txn_step(env, res, TXN_VERIFYING, NULL) < 0)
                 goto restore;
@@ -373,6 +374,7 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_name, cons
         _cleanup_free_ struct state *live = calloc(n ? n : 1, sizeof(*live));
         _cleanup_free_ uint32_t *changed = calloc(n ? n : 1, sizeof(*changed));
         _cleanup_free_ char *changes = NULL;
+        struct txn_switch_envs armed = { 0 };
         unsigned n_changes = 0;
         int r;
 
@@ -388,7 +390,10 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_name, cons
                 txn_finish(res, TXN_PLANNED, EXIT_INVALID, "refused");
                 return r;
         }
-        r = open_sessions(tg, n, &res->error);
+        /* Switches apply with their native commit-confirm timer; the gate's pass commits it. */
+        r = txn_switch_arm(tg, n, txn_switch_timer_s(env, verify), &armed);
+        if (r >= 0)
+                r = open_sessions(tg, n, &res->error);
         if (r >= 0)
                 r = txn_read_live(tg, n, live, &res->error);
         if (r >= 0)
@@ -419,5 +424,6 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_name, cons
         r = change_and_verify(env, verify, confirm_timeout_s, tg, n, live, changed, res);
 out:
         txn_close_sessions(tg, n);
+        txn_switch_disarm(tg, &armed);
         return r;
 }

@@ -23,6 +23,7 @@
 #include "errbuf.h"
 #include "journal.h"
 #include "policy.h"
+#include "probe_gate.h"
 
 #define TXN_DRIVERS_MAX 8
 #define TXN_PROBE_RUNS_MAX 15
@@ -85,13 +86,18 @@ struct txn_result {
         struct errbuf error;
         json_t *changes;                /* [{target, field, key, from, to}] (owned) */
         struct txn_probe baseline, post;
+        bool gated;                     /* the regression gate ran: gate_params and gate are set */
+        struct probe_gate_params gate_params;
+        struct probe_gate_report gate;  /* drivers/probe_gate.c's verdict on baseline and post */
         int64_t confirm_deadline_ms;
+        json_t *restores;               /* [{target, kind, method}] of every restored target, or NULL (owned) */
 };
 
 void txn_env_init(struct txn_env *env, const struct agent_config *c, struct journal *j);
 void txn_result_init(struct txn_result *r);
 void txn_result_done(struct txn_result *r);
-/* {tx, state, result, exit_code, changes, probe:{baseline_gbps, post_gbps, baseline:{...}, post:{...}}, restored_by, error} */
+/* {tx, state, result, exit_code, changes, probe:{baseline_gbps, post_gbps, baseline:{...}, post:{...},
+ *  gate:{verdict, reason, ...} when the gate ran}, restored_by, error} */
 json_t *txn_result_to_json(const struct txn_result *r);
 
 /*
@@ -110,6 +116,12 @@ int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s
               struct txn_result *ret);
 /* Undo the newest committed revision (restore its snapshot), gated like an apply. */
 int txn_rollback(struct txn_env *env, struct txn_result *ret);
+/*
+ * Apply the canonical policy of committed revision rev (journal_tx.rev) again, gated
+ * like an apply, journaled as kind "rollback". No such revision (or one without a
+ * policy): exit_code EXIT_INVALID, result "refused", -ENOENT; nothing is touched.
+ */
+int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret);
 /* Confirm a pending transaction. */
 int txn_confirm(struct txn_env *env, int64_t tx, struct txn_result *ret);
 /* Restore tx from its snapshot (recovery, confirm timeout); records why. */
@@ -125,6 +137,11 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_name, cons
 
 /* Read live state of every target's managed fields into *live (array of n). */
 int txn_read_live(struct txn_target *targets, unsigned n, struct state *live, struct errbuf *e);
+/* Switch ECN is exact: live queues with ECN that desired does not describe (txn_switch.c).
+ * The fields they make differ (ECN or 0), and their diff entries appended to changes (count). */
+uint32_t txn_switch_extra_fields(const struct target *t, const struct state *desired, const struct state *live);
+unsigned txn_switch_extra_json(const struct target *t, const struct state *desired, const struct state *live,
+                               bool with_target, json_t *changes);
 /* Diff entries of every target as JSON [{target, field, key, from, to}]; fills *ret_n. */
 int txn_diff_json(const struct txn_target *targets, const struct state *live, unsigned n,
                   json_t **ret, unsigned *ret_n);

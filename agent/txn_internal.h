@@ -21,8 +21,8 @@ int txn_restore_targets(struct txn_env *env, struct txn_target *tg, unsigned n, 
 /* Measure and gate. */
 int txn_probe_phase(struct txn_env *env, const struct policy_verify *v, const char *phase,
                     struct txn_probe *ret, struct errbuf *e);
-bool txn_gate(const struct policy_verify *v, const struct txn_probe *base,
-              const struct txn_probe *post, char *why, size_t size);
+/* drivers/probe_gate.c over res->baseline and res->post: fills res->gate; 0 pass, -EIO fail. */
+int txn_gate(const struct policy_verify *v, struct txn_result *res);
 /* Detached child that restores tx at its deadline unless confirmed. */
 int txn_spawn_watchdog(struct txn_env *env, int64_t tx, struct errbuf *e);
 /* The canonical JSON text of a value (caller frees). */
@@ -33,3 +33,19 @@ void txn_run_test_hook(void);
 /* Targets of tx rebuilt from its snapshot rows: ->before = ->desired = the snapshot. Caller frees. */
 int txn_targets_from_snapshot(struct txn_env *env, int64_t tx, struct txn_target **ret,
                               unsigned *ret_n, struct errbuf *e);
+
+/* ---- txn_switch.c: switch targets in a transaction ---- */
+
+/* Per-transaction driver settings of switch targets (the armed commit-confirm timer). */
+struct txn_switch_envs {
+        unsigned n;
+        struct driver_env *envs;
+        const struct driver_env **saved;        /* the targets' own env pointers */
+};
+/* Seconds of the vendor commit-confirm timer: read-back, settle and post probe plus a margin. */
+unsigned txn_switch_timer_s(const struct txn_env *env, const struct policy_verify *v);
+/* Point every switch target at a copy of its settings with the timer set; disarm puts them back. */
+int txn_switch_arm(struct txn_target *tg, unsigned n, unsigned timer_s, struct txn_switch_envs *ret);
+void txn_switch_disarm(struct txn_target *tg, struct txn_switch_envs *a);
+/* Append {target, kind, method} for a target just restored (r: the restore's result) to res->restores. */
+void txn_switch_note_restore(struct txn_result *res, const struct txn_target *t, int r);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The transaction's JSON: change lists, probe runs, results; the regression gate. */
+/* The transaction's JSON: change lists, probe runs, results; the call to the regression gate. */
 #include <sys/wait.h>
 
 #include "diff.h"
@@ -33,6 +33,7 @@ int txn_diff_json(const struct txn_target *targets, const struct state *live, un
                                               "key", d.entries[k].key,
                                               "from", d.entries[k].from, "to", d.entries[k].to));
                 diff_done(&d);
+                count += txn_switch_extra_json(&targets[i].t, &targets[i].desired, &live[i], true, arr);
         }
         *ret = arr;
         if (ret_n)
@@ -59,6 +60,8 @@ static json_t *probes_json(const struct txn_result *r)
         json_object_set_new(o, "post_gbps", r->post.ok ? json_real(r->post.gbps) : json_null());
         json_object_set_new(o, "baseline", probe_json(&r->baseline));
         json_object_set_new(o, "post", probe_json(&r->post));
+        if (r->gated)
+                json_object_set_new(o, "gate", probe_gate_report_to_json(&r->gate_params, &r->gate));
         return o;
 }
 
@@ -81,12 +84,13 @@ json_t *txn_result_to_json(const struct txn_result *r)
 
         if (r->error.msg[0])
                 errbuf_str(&r->error, err, sizeof(err));
-        return json_pack("{s:I, s:s, s:s, s:i, s:o, s:o, s:s?, s:s?, s:I}",
+        return json_pack("{s:I, s:s, s:s, s:i, s:o, s:o, s:s?, s:O*, s:s?, s:I}",
                          "tx", (json_int_t)r->tx, "state", journal_state_name(r->state),
                          "result", r->result, "exit_code", r->exit_code,
                          "changes", r->changes ? json_incref(r->changes) : json_array(),
                          "probe", probes_json(r),
                          "restored_by", r->restored_by[0] ? r->restored_by : NULL,
+                         "restores", r->restores,
                          "error", err[0] ? err : NULL,
                          "confirm_deadline_ms", (json_int_t)r->confirm_deadline_ms);
 }
@@ -109,29 +113,29 @@ int txn_probe_phase(struct txn_env *env, const struct policy_verify *v, const ch
         return r;
 }
 
-bool txn_gate(const struct policy_verify *v, const struct txn_probe *base,
-              const struct txn_probe *post, char *why, size_t size)
+/* The fields of a measurement the gate reads. */
+static void to_measurement(const struct txn_probe *p, struct probe_measurement *m)
 {
-        double floor;
+        memset(m, 0, sizeof(*m));
+        m->ok = p->ran && p->ok;
+        m->median_gbps = p->gbps;
+        m->n_runs = m->n_ok = p->n_runs;
+        snprintf(m->error, sizeof(m->error), "%s", p->error);
+}
 
-        if (!post->ok) {
-                snprintf(why, size, "post-change probe failed: %s", post->error[0] ? post->error : "no result");
-                return false;
-        }
-        if (v->min_gbps > 0 && post->gbps < v->min_gbps) {
-                snprintf(why, size, "post-change rate %.2f Gbit/s is below min_gbps %.2f", post->gbps, v->min_gbps);
-                return false;
-        }
-        if (!base->ok || base->gbps <= 0)
-                return true;
-        floor = base->gbps * (100.0 - v->max_regression_pct) / 100.0;
-        if (post->gbps < floor) {
-                snprintf(why, size, "rate fell from %.2f to %.2f Gbit/s (-%.0f%%), more than max_regression_pct %u%%",
-                         base->gbps, post->gbps, 100.0 * (base->gbps - post->gbps) / base->gbps,
-                         v->max_regression_pct);
-                return false;
-        }
-        return true;
+int txn_gate(const struct policy_verify *v, struct txn_result *res)
+{
+        struct probe_measurement base, post;
+
+        res->gate_params = (struct probe_gate_params){
+                .max_regression_pct = v->max_regression_pct,
+                .min_gbps = v->min_gbps,
+                .skip_gate_without_baseline = v->on_baseline_failure == POLICY_BASELINE_SKIP_GATE,
+        };
+        res->gated = true;
+        to_measurement(&res->baseline, &base);
+        to_measurement(&res->post, &post);
+        return probe_gate_evaluate(&res->gate_params, &base, &post, &res->gate);
 }
 
 void txn_run_test_hook(void)

@@ -16,7 +16,8 @@ void txn_result_done(struct txn_result *r)
         if (!r)
                 return;
         json_decref(r->changes);
-        r->changes = NULL;
+        json_decref(r->restores);
+        r->changes = r->restores = NULL;
 }
 
 int txn_lock(struct txn_env *env, bool wait, struct errbuf *e)

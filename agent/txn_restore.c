@@ -11,10 +11,12 @@ int txn_record_final(struct txn_env *env, struct txn_result *res, enum txn_state
                      int exit_code, const char *result)
 {
         _cleanup_free_ char *probe = txn_probe_json_text(res);
+        _cleanup_free_ char *restores = txn_json_text(res->restores);
         char err[1100] = "";
         struct journal_result jr = {
                 .result = result, .exit_code = exit_code, .probe_json = probe,
                 .restored_by = res->restored_by[0] ? res->restored_by : NULL,
+                .restores_json = restores,
         };
 
         if (res->error.msg[0])
@@ -85,6 +87,7 @@ int txn_restore_targets(struct txn_env *env, struct txn_target *tg, unsigned n, 
                 if (!all && !tg[i].touched)
                         continue;
                 k = restore_target(&tg[i], &e2);
+                txn_switch_note_restore(res, &tg[i], k);
                 if (k < 0 && r == 0)
                         r = k;
         }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nettunectl rollback [--rollout ID] [--label KEY=VALUE]...: POST
+ * nettunectl rollback [--to REV] [--rollout ID] [--label KEY=VALUE]...: POST
  * /v1/rollback across the fleet, recorded as a rollout of kind "rollback".
+ * Without --to each agent undoes its newest committed revision; with --to REV
+ * each agent applies its committed revision REV again ({"to": REV}).
  * --rollout ID limits it to the nodes that rollout changed and committed.
  */
 #include <jansson.h>
@@ -12,8 +14,10 @@
 #include "output.h"
 #include "rollout_run.h"
 
+#define REV_MAX 2147483647u
+
 struct rollback_args {
-        const char *to;
+        unsigned to;                    /* 0: undo the newest revision */
         unsigned rollout;
         unsigned n_labels;
         const char *labels[POLICY_LABELS_MAX];
@@ -24,11 +28,9 @@ static int parse_args(struct ctl *c, struct rollback_args *a)
         for (int i = 0; i < c->argc; i++) {
                 const char *o = c->argv[i], *v = i + 1 < c->argc ? c->argv[i + 1] : NULL;
 
-                if (streq(o, "--to")) {
-                        /* The agent API (v1) undoes only the newest committed revision. */
-                        log_err("rollback --to '%s': the agents' API undoes only the newest committed revision;"
-                                " use 'nettunectl apply' with that revision's policy; nothing was changed", v ? v : "");
-                        return -EINVAL;
+                if (streq(o, "--to") && v) {
+                        if (ctl_parse_uint("--to", v, 1, REV_MAX, &a->to) < 0)
+                                return -EINVAL;
                 } else if (streq(o, "--rollout") && v) {
                         if (ctl_parse_uint("--rollout", v, 1, 2000000000, &a->rollout) < 0)
                                 return -EINVAL;
@@ -36,7 +38,7 @@ static int parse_args(struct ctl *c, struct rollback_args *a)
                         a->labels[a->n_labels++] = v;
                 } else {
                         log_err("rollback: unexpected argument '%s'; usage: nettunectl rollback "
-                                "[--rollout ID] [--label KEY=VALUE]...; nothing was changed", o);
+                                "[--to REV] [--rollout ID] [--label KEY=VALUE]...; nothing was changed", o);
                         return -EINVAL;
                 }
                 i++;
@@ -104,8 +106,15 @@ static int run(struct ctl *c, const struct rollback_args *a, const struct invent
         unsigned ok = 0;
         int rc;
 
-        body = a->to ? json_dumps(json_pack("{s:s}", "to", a->to), JSON_COMPACT) : strdup("{}");
-        snprintf(name, sizeof(name), a->to ? "rollback to %s" : "rollback", a->to);
+        if (a->to) {
+                body = malloc(32);
+                if (body)
+                        snprintf(body, 32, "{\"to\":%u}", a->to);
+                snprintf(name, sizeof(name), "rollback to %u", a->to);
+        } else {
+                body = strdup("{}");
+                snprintf(name, sizeof(name), "rollback");
+        }
         r = body ? rollout_rec_new("rollback", name, NULL, body, &o, sel, n) : NULL;
         if (!r)
                 return log_err("out of memory"), CTL_EXIT_RUNTIME;

@@ -5,7 +5,7 @@
  * strictly: unknown keys, duplicate keys, wrong types, bad URLs and duplicate node
  * names are errors naming the file and the JSON path:
  *
- *   inventory.json: $.nodes[3].url: "http://x" is not an https:// URL
+ *   inventory.json: $.nodes[3].url: 'http://x' is not an https:// URL (host[:port], no query)
  *
  * Relative TLS file names are resolved against the inventory file's directory.
  */

@@ -38,7 +38,7 @@ static void usage(FILE *f)
                 "      [--confirm-timeout S] [--rollback-on-halt wave|all] [--no-confirm]\n"
                 "apply --resume ID      continue an interrupted rollout\n"
                 "status [ID]   history [--limit N]   confirm ID\n"
-                "rollback [--rollout ID] [--label KEY=VALUE]...\n"
+                "rollback [--to REV] [--rollout ID] [--label KEY=VALUE]...\n"
                 "\noptions:\n"
                 "  --inventory FILE  nodes, URLs and labels (default ./inventory.json)\n"
                 "  --db FILE         SQLite state (default ./nettune.db)\n"

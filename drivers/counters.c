@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "counters.h"
+#include "sysfs.h"
 #include "util.h"
 
 #define ETHTOOL_STATS_MAX 16384         /* a device reporting more is not believed */
@@ -108,25 +109,6 @@ int counters_read_ethtool(const char *ifname, struct counters *c, struct errbuf 
         return 0;
 }
 
-static int read_u64(const char *path, uint64_t *ret)
-{
-        char buf[32], *end;
-        ssize_t n;
-        int fd;
-
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        n = read(fd, buf, sizeof(buf) - 1);
-        close(fd);
-        if (n <= 0)
-                return n < 0 ? -errno : -EBADMSG;
-        buf[n] = '\0';
-        errno = 0;
-        *ret = strtoull(buf, &end, 10);
-        return errno || end == buf ? -EBADMSG : 0;
-}
-
 /* SYSFS/class/infiniband/DEV/ports/PORT/hw_counters/ * */
 static void read_port(const char *sysfs_root, const char *dev, const char *port, struct counters *c)
 {
@@ -144,7 +126,7 @@ static void read_port(const char *sysfs_root, const char *dev, const char *port,
 
                 if (de->d_name[0] == '.' ||
                     snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
-                    read_u64(path, &v) < 0)
+                    sysfs_read_u64(path, &v) < 0)
                         continue;
                 add(c, de->d_name, source, v);
         }

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "ecn_sysfs.h"
+#include "sysfs.h"
 
 #define KNOBS_MAX (2 * STATE_PRIO_COUNT + 2)
 
@@ -37,45 +38,6 @@ static int knob_path(const struct target *t, const char *rel, char *buf, size_t 
         return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static int read_uint(const char *path, unsigned *ret)
-{
-        char buf[32], *end;
-        unsigned long v;
-        ssize_t n;
-        int fd;
-
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        n = read(fd, buf, sizeof(buf) - 1);
-        close(fd);
-        if (n < 0)
-                return -errno;
-        buf[n] = '\0';
-        errno = 0;
-        v = strtoul(buf, &end, 10);
-        if (errno || end == buf || (*end && *end != '\n') || v > UINT_MAX)
-                return -EBADMSG;
-        *ret = (unsigned)v;
-        return 0;
-}
-
-static int write_uint(const char *path, unsigned v)
-{
-        char buf[16];
-        int fd, n, r = 0;
-
-        fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        n = snprintf(buf, sizeof(buf), "%u\n", v);
-        if (write(fd, buf, (size_t)n) != n)
-                r = errno ? -errno : -EIO;
-        if (close(fd) < 0 && r == 0)
-                r = -errno;
-        return r;
-}
-
 static bool exists(const char *path)
 {
         return access(path, F_OK) == 0;
@@ -104,7 +66,7 @@ static int read_knob(const struct target *t, const char *rel, unsigned *ret, str
 
         r = knob_path(t, rel, path, sizeof(path));
         if (r >= 0)
-                r = read_uint(path, ret);
+                r = sysfs_read_uint(path, ret);
         if (r < 0 && r != -ENOENT) {
                 char why[128];
 
@@ -217,7 +179,7 @@ static int check_knobs(const struct target *t, struct knob *k, unsigned n, struc
                         return knob_fail(t, k[i].rel, errno, "does not exist; nothing was changed", e);
                 if (S_ISDIR(st.st_mode) || !(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)))
                         return knob_fail(t, k[i].rel, EACCES, "is read-only; nothing was changed", e);
-                r = read_uint(k[i].path, &k[i].old);
+                r = sysfs_read_uint(k[i].path, &k[i].old);
                 if (r < 0)
                         return knob_fail(t, k[i].rel, r, "cannot be read; nothing was changed", e);
         }
@@ -228,7 +190,7 @@ static void undo_knobs(struct knob *k, unsigned n)
 {
         for (unsigned i = n; i-- > 0;)
                 if (k[i].written)
-                        (void)write_uint(k[i].path, k[i].old);
+                        (void)sysfs_write_uint(k[i].path, k[i].old);
 }
 
 static int ecn_apply(struct target *t, const struct state *d, uint32_t fields, struct errbuf *e)
@@ -246,7 +208,7 @@ static int ecn_apply(struct target *t, const struct state *d, uint32_t fields, s
         for (unsigned i = 0; i < n; i++) {
                 if (k[i].old == k[i].want)
                         continue;
-                r = write_uint(k[i].path, k[i].want);
+                r = sysfs_write_uint(k[i].path, k[i].want);
                 if (r < 0) {
                         char why[160];
 
@@ -302,7 +264,7 @@ int ecn_sysfs_cc_params(const struct target *t, struct ecn_sysfs_param *ret, uns
                 if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(ret[n].name))
                         continue;
                 if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
-                    read_uint(path, &v) < 0)
+                    sysfs_read_uint(path, &v) < 0)
                         continue;
                 memcpy(ret[n].name, de->d_name, strlen(de->d_name) + 1);
                 ret[n++].value = v;

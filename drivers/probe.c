@@ -115,6 +115,15 @@ int probe_params_check(const struct probe_params *p, struct errbuf *e)
         return 0;
 }
 
+int probe_connect_control(const struct probe_params *p, struct probe_addr *ret_peer, struct errbuf *e)
+{
+        int r = probe_net_parse(p->peer, "probe peer", ret_peer, e);
+
+        if (r < 0)
+                return r;
+        return probe_net_connect(ret_peer, p->source, -1, p->timeout_ms, e);
+}
+
 int probe_run(const struct probe_params *p, enum probe_mode mode, struct probe_result *ret, struct errbuf *e)
 {
         const struct probe_ops *ops = probe_ops_for(probe_resolve_mode(p, mode));

@@ -98,6 +98,15 @@ enum probe_mode probe_resolve_mode(const struct probe_params *p, enum probe_mode
 /* Validate params (ranges, peer syntax). -EINVAL with the offending option in e. */
 int probe_params_check(const struct probe_params *p, struct errbuf *e);
 
+struct probe_addr;
+
+/*
+ * The engines' first step: parse p->peer and open the control connection to the
+ * peer's probe-server (bound to p->source, within p->timeout_ms). Returns the fd
+ * (the caller closes it) and fills *ret_peer, or -errno with e filled.
+ */
+int probe_connect_control(const struct probe_params *p, struct probe_addr *ret_peer, struct errbuf *e);
+
 /* One run in `mode` (auto resolved first). *ret written on success only. */
 int probe_run(const struct probe_params *p, enum probe_mode mode,
               struct probe_result *ret, struct errbuf *e);

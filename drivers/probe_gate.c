@@ -126,15 +126,20 @@ json_t *probe_measurement_to_json(const struct probe_measurement *m)
         return o;
 }
 
+json_t *probe_gate_report_to_json(const struct probe_gate_params *g, const struct probe_gate_report *r)
+{
+        return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:f, s:f}",
+                         "verdict", probe_gate_verdict_name(r->verdict), "reason", r->reason,
+                         "baseline_ok", r->baseline_ok, "baseline_gbps", num_or_null(r->baseline_gbps),
+                         "post_gbps", num_or_null(r->post_gbps), "threshold_gbps", num_or_null(r->threshold_gbps),
+                         "change_pct", num_or_null(r->change_pct),
+                         "max_regression_pct", g->max_regression_pct, "min_gbps", g->min_gbps);
+}
+
 json_t *probe_gate_to_json(const struct probe_gate_params *g, const struct probe_measurement *baseline,
                            const struct probe_measurement *post, const struct probe_gate_report *r)
 {
-        json_t *gate = json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:f, s:f}",
-                                 "verdict", probe_gate_verdict_name(r->verdict), "reason", r->reason,
-                                 "baseline_ok", r->baseline_ok, "baseline_gbps", num_or_null(r->baseline_gbps),
-                                 "post_gbps", num_or_null(r->post_gbps), "threshold_gbps",
-                                 num_or_null(r->threshold_gbps), "change_pct", num_or_null(r->change_pct),
-                                 "max_regression_pct", g->max_regression_pct, "min_gbps", g->min_gbps);
+        json_t *gate = probe_gate_report_to_json(g, r);
 
         return json_pack("{s:o, s:o, s:o}", "baseline", baseline ? probe_measurement_to_json(baseline) : json_null(),
                          "post", post ? probe_measurement_to_json(post) : json_null(), "gate", gate);

@@ -51,6 +51,10 @@ int probe_gate_evaluate(const struct probe_gate_params *g, const struct probe_me
 /* {"mode","ok","median_gbps","runs":[{"gbps","bytes","seconds",...}|{"error"}],"error"}. New reference. */
 json_t *probe_measurement_to_json(const struct probe_measurement *m);
 
+/* {"verdict","reason","baseline_ok","baseline_gbps","post_gbps","threshold_gbps","change_pct",
+ *  "max_regression_pct","min_gbps"}: the decision alone. New reference. */
+json_t *probe_gate_report_to_json(const struct probe_gate_params *g, const struct probe_gate_report *r);
+
 /* {"baseline":{...},"post":{...},"gate":{"verdict","reason",...}} for the journal. New reference. */
 json_t *probe_gate_to_json(const struct probe_gate_params *g, const struct probe_measurement *baseline,
                            const struct probe_measurement *post, const struct probe_gate_report *r);

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 
 #include "probe_gid.h"
+#include "sysfs.h"
 
 #define GID_TABLE_MAX 1024      /* bound on the entries read per port */
 
@@ -36,21 +37,6 @@ int probe_gid_from_addr(const struct sockaddr *sa, uint8_t ret[16])
         return -EAFNOSUPPORT;
 }
 
-static int read_line(const char *path, char *buf, size_t size)
-{
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t n;
-
-        if (fd < 0)
-                return -errno;
-        n = read(fd, buf, size - 1);
-        if (n < 0)
-                return -errno;
-        buf[n] = '\0';
-        buf[strcspn(buf, "\n")] = '\0';
-        return 0;
-}
-
 static bool gid_is_zero(const uint8_t g[16])
 {
         for (int i = 0; i < 16; i++)
@@ -73,10 +59,10 @@ static int read_entry(const char *portdir, unsigned idx, uint8_t gid[16], bool *
 
         if (snprintf(path, sizeof(path), "%s/gids/%u", portdir, idx) >= (int)sizeof(path))
                 return -ENOENT;
-        if (read_line(path, text, sizeof(text)) < 0 || probe_gid_parse(text, gid) < 0 || gid_is_zero(gid))
+        if (sysfs_read_line(path, text, sizeof(text)) < 0 || probe_gid_parse(text, gid) < 0 || gid_is_zero(gid))
                 return -ENOENT;
         if (snprintf(path, sizeof(path), "%s/gid_attrs/types/%u", portdir, idx) >= (int)sizeof(path) ||
-            read_line(path, text, sizeof(text)) < 0)
+            sysfs_read_line(path, text, sizeof(text)) < 0)
                 return -ENOENT;
         if (strcasecmp(text, "RoCE v2") == 0)
                 *ret_v2 = true;

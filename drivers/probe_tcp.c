@@ -372,13 +372,8 @@ static int tcp_exchange(const struct probe_params *p, int ctrl, const struct pro
 static int tcp_run(const struct probe_params *p, struct probe_result *ret, struct errbuf *e)
 {
         struct probe_addr peer;
-        _cleanup_close_ int ctrl = -1;
-        int r;
+        _cleanup_close_ int ctrl = probe_connect_control(p, &peer, e);
 
-        r = probe_net_parse(p->peer, "probe peer", &peer, e);
-        if (r < 0)
-                return r;
-        ctrl = probe_net_connect(&peer, p->source, -1, p->timeout_ms, e);
         if (ctrl < 0)
                 return ctrl;
         return tcp_exchange(p, ctrl, &peer, ret, e);

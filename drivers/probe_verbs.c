@@ -226,10 +226,7 @@ static int verbs_run(const struct probe_params *p, struct probe_result *ret, str
 
         if (!probe_verbs_any_device())
                 return errbuf_set(e, ENODEV, NULL, "no RDMA device on this host; use the tcp probe");
-        r = probe_net_parse(p->peer, "probe peer", &peer, e);
-        if (r < 0)
-                return r;
-        ctrl = probe_net_connect(&peer, p->source, -1, p->timeout_ms, e);
+        ctrl = probe_connect_control(p, &peer, e);
         if (ctrl < 0)
                 return ctrl;
         r = probe_net_local(ctrl, &local);

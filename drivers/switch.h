@@ -74,6 +74,10 @@ struct switch_dialect {
         int (*commit)(struct switch_session *s, struct errbuf *e);
         /* Native undo of the pending change; -EOPNOTSUPP when there is none. */
         int (*abort)(struct switch_session *s, struct errbuf *e);
+        /* Optional: find a timed change an interrupted earlier session left pending (a
+         * crashed agent) and take it over (set pending/timer, txid), so restore can
+         * abort it natively. 0 also when there is none. */
+        int (*adopt)(struct switch_session *s, struct errbuf *e);
 };
 
 /* ---- switch_common.c: pure helpers (unit-tested, fuzzed) ---- */

@@ -4,7 +4,8 @@
  * Apply: one exec carrying `configure session TX`, the changed lines, and
  * `commit timer HH:MM:SS` (or `commit`). Commit: `configure session TX commit`;
  * abort: `configure session TX abort`; the switch reverts by itself when the
- * commit timer expires. Per configured port: `mtu` (68-9214; no line = 1500),
+ * commit timer expires. A timed session of ours an interrupted agent left
+ * behind (`show configuration sessions | json`) is aborted before a restore. Per configured port: `mtu` (68-9214; no line = 1500),
  * `qos trust dscp|cos` (no line = cos), `priority-flow-control on` +
  * `priority-flow-control priority N no-drop`, `tx-queue N` /
  * `random-detect ecn minimum-threshold A UNIT maximum-threshold B UNIT
@@ -326,6 +327,31 @@ static int eos_abort(struct switch_session *s, struct errbuf *e)
         return switch_runf(s, NULL, e, "configure session %s abort", s->txid);
 }
 
+/* A session of ours ("nettune-...") an interrupted agent left with a running commit timer. */
+static int eos_adopt(struct switch_session *s, struct errbuf *e)
+{
+        _cleanup_free_ char *out = NULL;
+        json_t *j, *v;
+        const char *name;
+        int r = switch_run(s, "show configuration sessions | json", NULL, &out, e);
+
+        if (r < 0)
+                return r;
+        j = json_loads(out, 0, NULL);
+        json_object_foreach(json_object_get(j, "sessions"), name, v) {
+                const char *st = json_string_value(json_object_get(v, "state"));
+
+                if (!st || !streq(st, "pendingCommitTimer") || strncmp(name, "nettune-", 8) ||
+                    strlen(name) >= sizeof(s->txid))
+                        continue;
+                snprintf(s->txid, sizeof(s->txid), "%s", name);
+                s->pending = s->timer = true;
+                break;
+        }
+        json_decref(j);
+        return 0;
+}
+
 static const struct switch_dialect eos = {
         .name = "eos",
         .lim = { .mtu_min = 68, .mtu_max = 9214, .thr_min = 1, .thr_max = UINT32_MAX },
@@ -333,6 +359,7 @@ static const struct switch_dialect eos = {
         .apply = eos_apply,
         .commit = eos_commit,
         .abort = eos_abort,
+        .adopt = eos_adopt,
 };
 
 extern const struct driver_ops switch_eos_driver;

@@ -4,7 +4,8 @@
  * Apply: `nv config detach`, `nv set/unset ...` into the pending revision, then
  * `nv config apply -y [--confirm Ns]`. Commit: `nv config apply --confirm-yes`;
  * abort: `nv config apply --confirm-no`; the switch rolls back by itself when
- * the confirm time runs out. trust: pcp = l2, dscp = l3 (both/port are not
+ * the confirm time runs out. A confirmation left pending by an interrupted
+ * agent (`--confirm-status`) is aborted before a restore. trust: pcp = l2, dscp = l3 (both/port are not
  * nettune modes: read leaves trust out, apply replaces it). MTU 552-9216.
  */
 #include "switch.h"
@@ -285,6 +286,22 @@ static int nvue_abort(struct switch_session *s, struct errbuf *e)
         return switch_run(s, "nv config apply --confirm-no", NULL, NULL, e);
 }
 
+/* `nv config apply --confirm-status`: "No pending confirmation" or "N seconds left". */
+static int nvue_adopt(struct switch_session *s, struct errbuf *e)
+{
+        _cleanup_free_ char *out = NULL;
+        unsigned long left;
+        int r = switch_run(s, "nv config apply --confirm-status", NULL, &out, e);
+
+        if (r < 0)
+                return r;
+        if (sscanf(out, "%lu seconds left", &left) != 1)
+                return 0;
+        s->pending = s->timer = true;
+        s->timer_s = (unsigned)left;
+        return 0;
+}
+
 static const struct switch_dialect nvue = {
         .name = "nvue",
         .lim = { .mtu_min = 552, .mtu_max = 9216, .thr_min = 1, .thr_max = INT32_MAX },
@@ -292,6 +309,7 @@ static const struct switch_dialect nvue = {
         .apply = nvue_apply,
         .commit = nvue_commit,
         .abort = nvue_abort,
+        .adopt = nvue_adopt,
 };
 
 extern const struct driver_ops switch_nvue_driver;

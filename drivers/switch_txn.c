@@ -182,8 +182,9 @@ static int session_get(const struct switch_dialect *d, struct target *t, struct 
 
 int switch_drv_caps(const struct switch_dialect *d, struct target *t, uint32_t *ret, struct errbuf *e)
 {
+        /* Not this dialect: routing goes on to the next driver; not an error to report. */
         if (t->kind != TARGET_SWITCH || !t->sw || !streq(t->sw->dialect, d->name))
-                return errbuf_set(e, EINVAL, t->name, "not a '%s' switch", d->name);
+                return (void)e, -EOPNOTSUPP;
         *ret = SWITCH_FIELDS;
         return 0;
 }
@@ -337,6 +338,8 @@ static int restore_in(struct switch_session *s, const struct state *snapshot, ui
         s->restore_method = SWITCH_RESTORE_NONE;
         fields &= snapshot->present & SWITCH_FIELDS;
         if (!ssh_session_alive(s->ssh) && (r = connect_session(s, e)) < 0)
+                return unreachable(s, r, e);
+        if (!s->pending && s->d->adopt && (r = s->d->adopt(s, e)) < 0 && !ssh_session_alive(s->ssh))
                 return unreachable(s, r, e);
         r = native_undo(s, e);
         if (r < 0 && !ssh_session_alive(s->ssh))

@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The "spec" member of a policy: validation tables and the mapping into struct state. */
-#include <ctype.h>
-
+/* The "spec" member of a policy: validation tables and the mapping into struct state
+ * (the members live state shares are parsed by spec_json.c). */
 #include "policy_spec.h"
-
-static const char *const trust_names[] = { "pcp", "dscp", NULL };
-/* Indexes are enum state_tsa values; "vendor" is read-back only, never desired. */
-static const char *const tsa_names[] = { "strict", "ets", NULL };
+#include "spec_json.h"
 
 struct ecn_doc {
         unsigned long long queues;
@@ -20,116 +16,6 @@ struct host_ecn_doc {
         unsigned long long prios;
         bool rp, np;
         uint8_t cnp_dscp, cnp_prio;
-};
-
-static int dscp_key(struct jsonv *v, const char *key, unsigned *ret)
-{
-        char q[80];
-        size_t len = strlen(key);
-
-        if (len == 0 || len > 2 || !isdigit((unsigned char)key[0]) ||
-            (len == 2 && (!isdigit((unsigned char)key[1]) || key[0] == '0')) ||
-            atoi(key) > 63)
-                return jsonv_error(v, "dscp key '%s' is not an integer 0-63", jsonv_quote(key, q, sizeof(q)));
-        *ret = (unsigned)atoi(key);
-        return 0;
-}
-
-static int parse_dscp_map(struct jsonv *v, const json_t *j, void *obj)
-{
-        struct state *st = obj;
-        const char *key;
-        json_t *val;
-
-        json_object_foreach((json_t *)j, key, val) {
-                unsigned dscp = 0;
-                long long prio;
-                int r = dscp_key(v, key, &dscp);
-
-                if (r < 0)
-                        return r;
-                jsonv_push_key(v, key);
-                r = jsonv_int(v, val, "priority", 0, 7, &prio);
-                jsonv_pop(v);
-                if (r < 0)
-                        return r;
-                st->dscp_prio[dscp] = (uint8_t)prio;
-        }
-        return 0;
-}
-
-static int parse_pfc_priorities(struct jsonv *v, const json_t *j, void *obj)
-{
-        struct state *st = obj;
-        unsigned long long bits;
-        int r = jsonv_bitmap_array(v, j, "priority", 7, 0, &bits);
-
-        if (r >= 0)
-                st->pfc_enabled = (uint8_t)bits;
-        return r;
-}
-
-static const struct jsonv_field pfc_fields[] = {
-        JSONV_CUSTOM("priorities", JSONV_ARRAY, JSONV_REQUIRED, parse_pfc_priorities),
-        { 0 },
-};
-
-static int parse_pfc(struct jsonv *v, const json_t *j, void *obj)
-{
-        return jsonv_object(v, j, pfc_fields, obj);
-}
-
-static int parse_prio_tc(struct jsonv *v, const json_t *j, void *obj)
-{
-        struct state_ets *ets = obj;
-        long long vals[STATE_PRIO_COUNT];
-        size_t n;
-        int r = jsonv_int_array(v, j, "tc", 0, 7, 8, 8, 0, vals, &n);
-
-        for (size_t i = 0; r >= 0 && i < n; i++)
-                ets->prio_tc[i] = (uint8_t)vals[i];
-        return r;
-}
-
-static int parse_tc_bw(struct jsonv *v, const json_t *j, void *obj)
-{
-        struct state_ets *ets = obj;
-        long long vals[STATE_TC_COUNT];
-        size_t n;
-        int r = jsonv_int_array(v, j, "bandwidth", 0, 100, 8, 8, 0, vals, &n);
-
-        for (size_t i = 0; r >= 0 && i < n; i++)
-                ets->tc_bw_pct[i] = (uint8_t)vals[i];
-        return r;
-}
-
-static int parse_tc_tsa(struct jsonv *v, const json_t *j, void *obj)
-{
-        struct state_ets *ets = obj;
-        size_t i;
-        json_t *el;
-
-        if (json_array_size(j) != STATE_TC_COUNT)
-                return jsonv_error(v, "expected 8 elements, found %zu", json_array_size(j));
-        json_array_foreach(j, i, el) {
-                unsigned tsa;
-                int r;
-
-                jsonv_push_index(v, i);
-                r = jsonv_enum(v, el, "tsa", tsa_names, &tsa);
-                jsonv_pop(v);
-                if (r < 0)
-                        return r;
-                ets->tc_tsa[i] = (uint8_t)tsa;
-        }
-        return 0;
-}
-
-static const struct jsonv_field ets_fields[] = {
-        JSONV_CUSTOM("priority_to_tc", JSONV_ARRAY, JSONV_REQUIRED, parse_prio_tc),
-        JSONV_CUSTOM("tc_bandwidth_pct", JSONV_ARRAY, JSONV_REQUIRED, parse_tc_bw),
-        JSONV_CUSTOM("tc_tsa", JSONV_ARRAY, JSONV_REQUIRED, parse_tc_tsa),
-        { 0 },
 };
 
 /* Strict classes carry no bandwidth; the ets classes share exactly 100%. */
@@ -158,7 +44,7 @@ static int ets_cross_check(struct jsonv *v, const struct state_ets *ets)
 static int parse_ets(struct jsonv *v, const json_t *j, void *obj)
 {
         struct state *st = obj;
-        int r = jsonv_object(v, j, ets_fields, &st->ets);
+        int r = spec_json_parse_ets(v, j, &st->ets, false);
 
         return r < 0 ? r : ets_cross_check(v, &st->ets);
 }
@@ -256,9 +142,7 @@ static int parse_host_ecn(struct jsonv *v, const json_t *j, void *obj)
 
 static const struct jsonv_field spec_fields[] = {
         JSONV_UINT("mtu", struct state, mtu, POLICY_MTU_MIN, POLICY_MTU_MAX),
-        JSONV_ENUM("trust", struct state, trust, trust_names, 0),
-        JSONV_CUSTOM("dscp_to_priority", JSONV_OBJECT, 0, parse_dscp_map),
-        JSONV_CUSTOM("pfc", JSONV_OBJECT, 0, parse_pfc),
+        SPEC_JSON_SHARED_FIELDS,
         JSONV_CUSTOM("ets", JSONV_OBJECT, 0, parse_ets),
         JSONV_CUSTOM("ecn", JSONV_OBJECT, 0, parse_ecn),
         JSONV_CUSTOM("host_ecn", JSONV_OBJECT, 0, parse_host_ecn),
@@ -267,8 +151,6 @@ static const struct jsonv_field spec_fields[] = {
 
 int policy_spec_parse(struct jsonv *v, const json_t *j, struct state *ret)
 {
-        const char *key;
-        json_t *val;
         int r;
 
         state_init(ret);
@@ -276,11 +158,6 @@ int policy_spec_parse(struct jsonv *v, const json_t *j, struct state *ret)
         if (r < 0)
                 return r;
         /* Every spec key is a state field name: what is given is managed. */
-        json_object_foreach((json_t *)j, key, val) {
-                int f = state_field_from_name(key);
-
-                if (f >= 0)
-                        ret->present |= STATE_BIT(f);
-        }
+        ret->present = spec_json_present(j);
         return 0;
 }

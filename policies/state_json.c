@@ -9,50 +9,14 @@
  *   "host_ecn": { "priority3": { "reaction_point": true, "notification_point": true },
  *                 "cnp_dscp": 48, "cnp_priority": 6 },
  *   "ports": [ { "name": "swp1", "mtu": 9216 } ]
+ *
+ * mtu, trust, dscp_to_priority, pfc and ets are written and read by spec_json.c,
+ * exactly as in a policy's spec.
  */
-#include "jsonv.h"
+#include "spec_json.h"
 #include "state_json.h"
 
 #define U32_MAX 4294967295LL
-
-static void set(json_t *o, const char *key, json_t *val, bool *ok)
-{
-        if (!val || json_object_set_new(o, key, val) < 0)
-                *ok = false;
-}
-
-static json_t *u8_array(const uint8_t *v, unsigned n, bool *ok)
-{
-        json_t *a = json_array();
-
-        for (unsigned i = 0; a && i < n; i++)
-                if (json_array_append_new(a, json_integer(v[i])) < 0)
-                        *ok = false;
-        return a;
-}
-
-static json_t *bits_array(unsigned bits, bool *ok)
-{
-        json_t *a = json_array();
-
-        for (unsigned i = 0; a && i < 8; i++)
-                if ((bits & (1u << i)) && json_array_append_new(a, json_integer(i)) < 0)
-                        *ok = false;
-        return a;
-}
-
-static json_t *ets_to_json(const struct state_ets *ets, bool *ok)
-{
-        json_t *o = json_object(), *tsa = json_array();
-
-        for (unsigned i = 0; tsa && i < STATE_TC_COUNT; i++)
-                if (json_array_append_new(tsa, json_string(state_tsa_name(ets->tc_tsa[i]))) < 0)
-                        *ok = false;
-        set(o, "priority_to_tc", u8_array(ets->prio_tc, STATE_PRIO_COUNT, ok), ok);
-        set(o, "tc_bandwidth_pct", u8_array(ets->tc_bw_pct, STATE_TC_COUNT, ok), ok);
-        set(o, "tc_tsa", tsa, ok);
-        return o;
-}
 
 static json_t *ecn_to_json(const struct state_ecn *ecn, bool *ok)
 {
@@ -65,10 +29,10 @@ static json_t *ecn_to_json(const struct state_ecn *ecn, bool *ok)
                 if (!(ecn->queues & (1u << i)))
                         continue;
                 snprintf(key, sizeof(key), "queue%u", i);
-                set(o, key, json_pack("{s:b,s:I,s:I,s:i}", "enabled", q->enabled,
-                                      "min_threshold_bytes", (json_int_t)q->min_bytes,
-                                      "max_threshold_bytes", (json_int_t)q->max_bytes,
-                                      "mark_probability_pct", q->probability_pct), ok);
+                spec_json_set(o, key, json_pack("{s:b,s:I,s:I,s:i}", "enabled", q->enabled,
+                                                "min_threshold_bytes", (json_int_t)q->min_bytes,
+                                                "max_threshold_bytes", (json_int_t)q->max_bytes,
+                                                "mark_probability_pct", q->probability_pct), ok);
         }
         return o;
 }
@@ -82,26 +46,12 @@ static json_t *host_ecn_to_json(const struct state_host_ecn *h, bool *ok)
                 if (!(h->prios & (1u << i)))
                         continue;
                 snprintf(key, sizeof(key), "priority%u", i);
-                set(o, key, json_pack("{s:b,s:b}", "reaction_point", (h->rp_enabled >> i) & 1,
-                                      "notification_point", (h->np_enabled >> i) & 1), ok);
+                spec_json_set(o, key, json_pack("{s:b,s:b}", "reaction_point", (h->rp_enabled >> i) & 1,
+                                                "notification_point", (h->np_enabled >> i) & 1), ok);
         }
         if (o && h->has_cnp) {
-                set(o, "cnp_dscp", json_integer(h->cnp_dscp), ok);
-                set(o, "cnp_priority", json_integer(h->cnp_prio), ok);
-        }
-        return o;
-}
-
-static json_t *dscp_to_json(const uint8_t *map, bool *ok)
-{
-        json_t *o = json_object();
-        char key[4];
-
-        for (unsigned d = 0; o && d < STATE_DSCP_COUNT; d++) {
-                if (map[d] == STATE_DSCP_UNMAPPED)
-                        continue;
-                snprintf(key, sizeof(key), "%u", d);
-                set(o, key, json_integer(map[d]), ok);
+                spec_json_set(o, "cnp_dscp", json_integer(h->cnp_dscp), ok);
+                spec_json_set(o, "cnp_priority", json_integer(h->cnp_prio), ok);
         }
         return o;
 }
@@ -111,9 +61,8 @@ static json_t *ports_to_json(const struct state *s, bool *ok)
         json_t *a = json_array();
 
         for (unsigned i = 0; a && i < s->n_ports && i < STATE_PORTS_MAX; i++)
-                if (json_array_append_new(a, json_pack("{s:s,s:I}", "name", s->ports[i].name,
-                                                       "mtu", (json_int_t)s->ports[i].mtu)) < 0)
-                        *ok = false;
+                spec_json_append(a, json_pack("{s:s,s:I}", "name", s->ports[i].name,
+                                              "mtu", (json_int_t)s->ports[i].mtu), ok);
         return a;
 }
 
@@ -124,22 +73,13 @@ json_t *state_to_json(const struct state *s)
 
         if (!o)
                 return NULL;
-        if (state_has(s, STATE_FIELD_MTU))
-                set(o, "mtu", json_integer(s->mtu), &ok);
-        if (state_has(s, STATE_FIELD_TRUST))
-                set(o, "trust", json_string(state_trust_name(s->trust)), &ok);
-        if (state_has(s, STATE_FIELD_DSCP_MAP))
-                set(o, "dscp_to_priority", dscp_to_json(s->dscp_prio, &ok), &ok);
-        if (state_has(s, STATE_FIELD_PFC))
-                set(o, "pfc", json_pack("{s:o}", "priorities", bits_array(s->pfc_enabled, &ok)), &ok);
-        if (state_has(s, STATE_FIELD_ETS))
-                set(o, "ets", ets_to_json(&s->ets, &ok), &ok);
+        spec_json_put_common(o, s, &ok);
         if (state_has(s, STATE_FIELD_ECN))
-                set(o, "ecn", ecn_to_json(&s->ecn, &ok), &ok);
+                spec_json_set(o, "ecn", ecn_to_json(&s->ecn, &ok), &ok);
         if (state_has(s, STATE_FIELD_HOST_ECN))
-                set(o, "host_ecn", host_ecn_to_json(&s->host_ecn, &ok), &ok);
+                spec_json_set(o, "host_ecn", host_ecn_to_json(&s->host_ecn, &ok), &ok);
         if (s->n_ports)
-                set(o, "ports", ports_to_json(s, &ok), &ok);
+                spec_json_set(o, "ports", ports_to_json(s, &ok), &ok);
         if (!ok) {
                 json_decref(o);
                 return NULL;
@@ -149,108 +89,9 @@ json_t *state_to_json(const struct state *s)
 
 /* ---- parsing ---- */
 
-static const char *const trust_names[] = { "pcp", "dscp", NULL };
-static const char *const tsa_names[] = { "strict", "ets", "vendor", NULL };
-
-static int parse_dscp(struct jsonv *v, const json_t *j, void *obj)
-{
-        struct state *s = obj;
-        const char *key;
-        json_t *val;
-        char q[80];
-
-        json_object_foreach((json_t *)j, key, val) {
-                char *end;
-                long d = strtol(key, &end, 10);
-                long long prio;
-                int r;
-
-                if (!*key || *end || d < 0 || d > 63 || (key[0] == '0' && key[1]) || key[0] == '+' ||
-                    key[0] == '-' || key[0] == ' ')
-                        return jsonv_error(v, "dscp key '%s' is not an integer 0-63", jsonv_quote(key, q, sizeof(q)));
-                jsonv_push_key(v, key);
-                r = jsonv_int(v, val, "priority", 0, 7, &prio);
-                jsonv_pop(v);
-                if (r < 0)
-                        return r;
-                s->dscp_prio[d] = (uint8_t)prio;
-        }
-        return 0;
-}
-
-static int parse_pfc_prios(struct jsonv *v, const json_t *j, void *obj)
-{
-        unsigned long long bits;
-        int r = jsonv_bitmap_array(v, j, "priority", 7, 0, &bits);
-
-        if (r >= 0)
-                ((struct state *)obj)->pfc_enabled = (uint8_t)bits;
-        return r;
-}
-
-static const struct jsonv_field pfc_fields[] = {
-        JSONV_CUSTOM("priorities", JSONV_ARRAY, JSONV_REQUIRED, parse_pfc_prios),
-        { 0 },
-};
-
-static int parse_pfc(struct jsonv *v, const json_t *j, void *obj)
-{
-        return jsonv_object(v, j, pfc_fields, obj);
-}
-
-static int u8_list(struct jsonv *v, const json_t *j, const char *what, long long max, uint8_t *out)
-{
-        long long vals[8];
-        size_t n;
-        int r = jsonv_int_array(v, j, what, 0, max, 8, 8, 0, vals, &n);
-
-        for (size_t i = 0; r >= 0 && i < n; i++)
-                out[i] = (uint8_t)vals[i];
-        return r;
-}
-
-static int parse_prio_tc(struct jsonv *v, const json_t *j, void *obj)
-{
-        return u8_list(v, j, "tc", 7, ((struct state_ets *)obj)->prio_tc);
-}
-
-static int parse_tc_bw(struct jsonv *v, const json_t *j, void *obj)
-{
-        return u8_list(v, j, "bandwidth", 100, ((struct state_ets *)obj)->tc_bw_pct);
-}
-
-static int parse_tc_tsa(struct jsonv *v, const json_t *j, void *obj)
-{
-        struct state_ets *ets = obj;
-        size_t i;
-        json_t *el;
-
-        if (json_array_size(j) != STATE_TC_COUNT)
-                return jsonv_error(v, "expected 8 elements, found %zu", json_array_size(j));
-        json_array_foreach(j, i, el) {
-                unsigned tsa;
-                int r;
-
-                jsonv_push_index(v, i);
-                r = jsonv_enum(v, el, "tsa", tsa_names, &tsa);
-                jsonv_pop(v);
-                if (r < 0)
-                        return r;
-                ets->tc_tsa[i] = (uint8_t)tsa;
-        }
-        return 0;
-}
-
-static const struct jsonv_field ets_fields[] = {
-        JSONV_CUSTOM("priority_to_tc", JSONV_ARRAY, JSONV_REQUIRED, parse_prio_tc),
-        JSONV_CUSTOM("tc_bandwidth_pct", JSONV_ARRAY, JSONV_REQUIRED, parse_tc_bw),
-        JSONV_CUSTOM("tc_tsa", JSONV_ARRAY, JSONV_REQUIRED, parse_tc_tsa),
-        { 0 },
-};
-
 static int parse_ets(struct jsonv *v, const json_t *j, void *obj)
 {
-        return jsonv_object(v, j, ets_fields, &((struct state *)obj)->ets);
+        return spec_json_parse_ets(v, j, &((struct state *)obj)->ets, true);
 }
 
 static const struct jsonv_field ecn_queue_fields[] = {
@@ -390,9 +231,7 @@ static int parse_ports(struct jsonv *v, const json_t *j, void *obj)
 
 static const struct jsonv_field state_fields[] = {
         { .key = "mtu", .type = JSONV_INTEGER, .min = 0, .max = U32_MAX, JSONV_MEMBER(struct state, mtu) },
-        JSONV_ENUM("trust", struct state, trust, trust_names, 0),
-        JSONV_CUSTOM("dscp_to_priority", JSONV_OBJECT, 0, parse_dscp),
-        JSONV_CUSTOM("pfc", JSONV_OBJECT, 0, parse_pfc),
+        SPEC_JSON_SHARED_FIELDS,
         JSONV_CUSTOM("ets", JSONV_OBJECT, 0, parse_ets),
         JSONV_CUSTOM("ecn", JSONV_OBJECT, 0, parse_ecn),
         JSONV_CUSTOM("host_ecn", JSONV_OBJECT, 0, parse_host_ecn),
@@ -404,8 +243,6 @@ int state_from_json(const json_t *j, struct state *ret, struct errbuf *e)
 {
         _cleanup_free_ struct state *s = malloc(sizeof(*s));
         struct jsonv v;
-        const char *key;
-        json_t *val;
         int r;
 
         if (!s)
@@ -415,12 +252,7 @@ int state_from_json(const json_t *j, struct state *ret, struct errbuf *e)
         r = jsonv_object(&v, j, state_fields, s);
         if (r < 0)
                 return r;
-        json_object_foreach((json_t *)j, key, val) {
-                int f = state_field_from_name(key);
-
-                if (f >= 0)
-                        s->present |= STATE_BIT(f);
-        }
+        s->present = spec_json_present(j);
         memcpy(ret, s, sizeof(*s));
         return 0;
 }

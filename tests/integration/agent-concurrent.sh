@@ -13,12 +13,12 @@ nsp=$(netns_add akp)
 ifc=ka$NT_ID
 veth_pair "$ns" "$ifc" "$nsp" kb$NT_ID
 make_certs "$T/certs" || fail "cannot make test certificates"
-# settle_ms keeps each transaction busy for 2 s.
-policy_file "$T/p.json" jumbo "$ifc" 9000 '{"probe":"none","settle_ms":2000}'
-policy_file "$T/q.json" other "$ifc" 4000 '{"probe":"none","settle_ms":0}'
+policy_file "$T/p.json" jumbo "$ifc" 9000 '{"probe":"none"}'
+policy_file "$T/q.json" other "$ifc" 4000 '{"probe":"none"}'
 agent_config "$T/agent.json" "$T/state" "127.0.0.1:7460" "127.0.0.1:18535" '"drift": {"interval_s": 0}'
 API_URL=https://127.0.0.1:7460
-serve_start "$ns" "$T/agent.json"
+# The test-only hook keeps each of the daemon's transactions busy for 2 s after apply.
+NETTUNE_TEST_HOOK_AFTER_APPLY='sleep 2' serve_start "$ns" "$T/agent.json"
 
 step "two concurrent applies"
 ( api "$ns" /v1/apply -X POST --data-binary @"$T/p.json" >"$T/code1"; cp "$T/body" "$T/body1" ) &

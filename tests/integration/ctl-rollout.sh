@@ -57,3 +57,17 @@ for ((i = 1; i <= N; i++)); do
         [ "$(node_mtu $i)" = 1500 ] || fail "node $i has mtu $(node_mtu $i) after rollback, expected 1500"
 done
 echo "ok: every node is back at mtu 1500"
+
+step "rollback --to the first revision"
+expect_rc 2 "--to needs a number" ctl rollback --to first
+rc=0; ctl_to "$T/rbto-bad.json" --output json rollback --to 999 || rc=$?
+check "unknown revision everywhere: exit 3 (got $rc)" [ "$rc" -eq 3 ]
+check "no node rolled back" [ "$(json_get "$T/rbto-bad.json" 'd["summary"].get("rolled_back", 0)')" = 0 ]
+check "the node error says why" grep -q "revision 999 does not exist" "$T/rbto-bad.json"
+check "nothing changed" [ "$(node_mtu 1)" = 1500 ]
+expect_rc 0 "fleet rollback --to 1" ctl_to "$T/rbto.json" --output json rollback --to 1
+check "all $N rolled back" [ "$(json_get "$T/rbto.json" 'd["summary"]["rolled_back"]')" = $N ]
+for ((i = 1; i <= N; i++)); do
+        [ "$(node_mtu $i)" = 9000 ] || fail "node $i has mtu $(node_mtu $i) after rollback --to 1, expected 9000"
+done
+echo "ok: every node is at mtu 9000 again (revision 1)"

@@ -33,26 +33,36 @@ static const struct {
         const char *where;
         const char *msg;
 } bad[] = {
-        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[],\"x\":1}", "i.json: $.x",
+        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[],\"x\":1}", "i.json: $",
           "unknown key 'x'" },
         { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[]}", "i.json: $.nodes",
           "no nodes: at least one is needed" },
-        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\"},\"nodes\":[]}", "i.json: $.tls.key",
-          "required key 'key' is missing" },
+        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\"},\"nodes\":[]}", "i.json: $.tls",
+          "missing required key 'key'" },
         { "{\"tls\":{\"ca\":1,\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[]}", "i.json: $.tls.ca",
-          "expected a string" },
+          "expected string, found integer" },
         { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"name\":\"n1\",\"url\":\"http://x\"}]}",
           "i.json: $.nodes[0].url", "'http://x' is not an https:// URL (host[:port], no query)" },
         { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"name\":\"n1\",\"url\":\"https://a\"},"
           "{\"name\":\"n1\",\"url\":\"https://b\"}]}", "i.json: $.nodes[1].name", "duplicate node name 'n1'" },
         { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"name\":\"a b\",\"url\":\"https://a\"}]}",
-          "i.json: $.nodes[0].name", "node name 'a b' must be 1-63 characters of A-Z a-z 0-9 . _ -" },
+          "i.json: $.nodes[0].name", "node name 'a b' has character ' '; allowed: letters, digits and '-_.'" },
         { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"name\":\"a\",\"url\":\"https://a\","
-          "\"labels\":{\"role\":7}}]}", "i.json: $.nodes[0].labels.role", "expected a string" },
+          "\"labels\":{\"role\":7}}]}", "i.json: $.nodes[0].labels.role", "expected string, found integer" },
         { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"name\":\"a\",\"url\":\"https://a\","
-          "\"port\":1}]}", "i.json: $.nodes[0].port", "unknown key 'port'" },
-        { "{\"tls\":{\"ca\":\"a\",\"ca\":\"b\"}}", "i.json:1:21", NULL },
-        { "[1]", "i.json: $", "expected an object" },
+          "\"port\":1}]}", "i.json: $.nodes[0]", "unknown key 'port'" },
+        { "{\"tls\":{\"ca\":\"a\",\"ca\":\"b\"}}", "i.json:1:21", "$.tls.ca: duplicate key 'ca'" },
+        { "{\"tls\":{\"ca\":\"\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[]}", "i.json: $.tls.ca",
+          "ca must not be empty" },
+        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"url\":\"https://a\"}]}",
+          "i.json: $.nodes[0]", "missing required key 'name'" },
+        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[7]}", "i.json: $.nodes[0]",
+          "expected object, found integer" },
+        { "", "i.json", "document is empty" },
+        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"name\":\"a\",\"url\":\"https://a\","
+          "\"labels\":{\"role\":\"g p\"}}]}", "i.json: $.nodes[0].labels.role",
+          "label value 'g p' has character ' '; allowed: letters, digits and '-_.'" },
+        { "[1]", "i.json: $", "expected object, found array" },
 };
 
 static void test_bad(void)
@@ -79,7 +89,7 @@ static void test_load_missing(void)
 
         CU_ASSERT_EQUAL(inventory_load_file("/nonexistent/inventory.json", &inv, &e), -ENOENT);
         CU_ASSERT_PTR_NULL(inv);
-        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "No such file"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no such file"));
 }
 
 int suite_inventory(void);

@@ -122,6 +122,9 @@ static void test_strict(void)
         bad("{\"mtu\":-1}", "$.mtu", "mtu -1 out of range 0-4294967295");
         bad("{\"trust\":1}", "$.trust", "expected string, found integer");
         bad("{\"dscp_to_priority\":{\"64\":1}}", "$.dscp_to_priority", "dscp key '64' is not an integer 0-63");
+        bad("{\"dscp_to_priority\":{\"\\t5\":1}}", "$.dscp_to_priority", "dscp key '\\x095' is not an integer 0-63");
+        bad("{\"dscp_to_priority\":{\"07\":1}}", "$.dscp_to_priority", "dscp key '07' is not an integer 0-63");
+        bad("{\"pfc\":{\"priorities\":[8]}}", "$.pfc.priorities[0]", "priority 8 out of range 0-7");
         bad("{\"ecn\":{\"queue8\":{}}}", "$.ecn", "unknown key 'queue8', expected queue0 to queue7");
         bad("{\"ecn\":{\"queue1\":{\"enabled\":true}}}", "$.ecn.queue1", "missing required key 'min_threshold_bytes'");
         bad("{\"host_ecn\":{\"priority1\":{\"reaction_point\":1,\"notification_point\":true}}}",

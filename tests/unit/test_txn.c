@@ -153,6 +153,17 @@ static void test_readback_mismatch(void)
         txn_result_done(&r);
 }
 
+/* The result's probe.gate is drivers/probe_gate.c's report. */
+static void check_gate_json(const struct txn_result *r, const char *verdict, double threshold)
+{
+        json_t *j = txn_result_to_json(r);
+        const json_t *g = json_object_get(json_object_get(j, "probe"), "gate");
+
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "verdict")), verdict);
+        CU_ASSERT_DOUBLE_EQUAL(json_number_value(json_object_get(g, "threshold_gbps")), threshold, 1e-9);
+        json_decref(j);
+}
+
 static void test_gate(void)
 {
         static const double pass[] = { 10.0, 9.0 }, regress[] = { 10.0, 5.0 }, nobase[] = { -1 };
@@ -164,7 +175,10 @@ static void test_gate(void)
         CU_ASSERT_STRING_EQUAL(r.restored_by, "gate");
         CU_ASSERT_DOUBLE_EQUAL(r.baseline.gbps, 10.0, 1e-9);
         CU_ASSERT_DOUBLE_EQUAL(r.post.gbps, 5.0, 1e-9);
-        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "rate fell from 10.00 to 5.00"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "post-change rate 5.000 Gb/s is 50.0% below the baseline 10.000 Gb/s"));
+        CU_ASSERT_TRUE(r.gated);
+        CU_ASSERT_EQUAL(r.gate.verdict, PROBE_GATE_FAIL_REGRESSION);
+        check_gate_json(&r, "regression", 8.0);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 1500);
         txn_result_done(&r);
 
@@ -177,6 +191,7 @@ static void test_gate(void)
         fakedrv_set_probes(pass, 2);
         CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_OK);
         CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 9000);
+        check_gate_json(&r, "pass", 8.0);
         txn_result_done(&r);
 }
 
@@ -284,6 +299,81 @@ static void test_rollback(void)
         txn_result_done(&r);
 }
 
+/* The revision number a committed apply recorded. */
+static int64_t rev_of(int64_t tx)
+{
+        struct errbuf e = { 0 };
+        struct journal_tx t;
+        int64_t rev;
+
+        CU_ASSERT_EQUAL_FATAL(journal_get(journal, tx, &t, &e), 0);
+        rev = t.rev;
+        journal_tx_done(&t);
+        return rev;
+}
+
+static void test_rollback_to(void)
+{
+        static const double pass[] = { 10.0, 9.0 }, regress[] = { 10.0, 5.0 };
+        struct txn_result r;
+        struct journal_tx t;
+        struct errbuf e = { 0 };
+        int64_t rev9000, rev2000;
+        unsigned applies;
+
+        fresh_devices();
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_OK);
+        rev9000 = rev_of(r.tx);
+        CU_ASSERT(rev9000 > 0);
+        txn_result_done(&r);
+        fakedrv_set_probes(pass, 2);
+        CU_ASSERT_EQUAL(apply(2000, GATED, -1, &r), EXIT_OK);
+        rev2000 = rev_of(r.tx);
+        txn_result_done(&r);
+        CU_ASSERT_EQUAL(apply(4000, NULL, -1, &r), EXIT_OK);
+        txn_result_done(&r);
+
+        /* Unknown revision: refused, nothing touched. */
+        applies = fakedrv_find("fa")->applies;
+        txn_result_init(&r);
+        CU_ASSERT_EQUAL(txn_rollback_to(&env, 99999, &r), -ENOENT);
+        CU_ASSERT_EQUAL(r.exit_code, EXIT_INVALID);
+        CU_ASSERT_STRING_EQUAL(r.result, "refused");
+        CU_ASSERT_EQUAL(r.tx, 0);
+        CU_ASSERT_STRING_EQUAL(r.error.msg, "revision 99999 does not exist: no committed revision has that number; "
+                               "nothing was changed");
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->applies, applies);
+        txn_result_done(&r);
+
+        /* Back to 9000: a full transaction of kind rollback, recorded as a new revision. */
+        txn_result_init(&r);
+        CU_ASSERT_EQUAL(txn_rollback_to(&env, rev9000, &r), 0);
+        CU_ASSERT_EQUAL(r.exit_code, EXIT_OK);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 9000);
+        CU_ASSERT_EQUAL_FATAL(journal_get(journal, r.tx, &t, &e), 0);
+        CU_ASSERT_STRING_EQUAL(t.kind, "rollback");
+        CU_ASSERT_STRING_EQUAL(t.policy_name, "t9000");
+        CU_ASSERT(t.rev > rev2000);
+        journal_tx_done(&t);
+        txn_result_done(&r);
+
+        /* The 2000 revision carries a gate: a regression undoes the rollback itself. */
+        fakedrv_set_probes(regress, 2);
+        txn_result_init(&r);
+        txn_rollback_to(&env, rev2000, &r);
+        CU_ASSERT_EQUAL(r.exit_code, EXIT_ROLLED_BACK);
+        CU_ASSERT_STRING_EQUAL(r.restored_by, "gate");
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        txn_result_done(&r);
+        fakedrv_set_probes(pass, 2);
+        txn_result_init(&r);
+        txn_rollback_to(&env, rev2000, &r);
+        CU_ASSERT_EQUAL(r.exit_code, EXIT_OK);
+        CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 2000);
+        txn_result_done(&r);
+}
+
 int suite_txn(void);
 int suite_txn(void)
 {
@@ -299,7 +389,8 @@ int suite_txn(void)
             !CU_add_test(s, "confirm", test_confirm) ||
             !CU_add_test(s, "recovery", test_recovery) ||
             !CU_add_test(s, "lock_excludes", test_lock_excludes) ||
-            !CU_add_test(s, "rollback", test_rollback))
+            !CU_add_test(s, "rollback", test_rollback) ||
+            !CU_add_test(s, "rollback_to", test_rollback_to))
                 return -1;
         return 0;
 }

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Switch targets inside a transaction:
+ *   - the vendor-native commit-confirm timer a transaction arms on every switch
+ *     it changes (driver_env.confirm_timeout_s): long enough for the read-back,
+ *     the settle time and the post-change probe, so the switch only reverts by
+ *     itself when the agent is gone; the transaction commits natively once the
+ *     gate passed;
+ *   - how each restored target was put back, for the result and the journal:
+ *     [{"target": "leaf1", "kind": "switch", "method": "vendor-abort"}, ...]
+ *     with the methods of drivers/switch.h (vendor-abort, vendor-timer,
+ *     checkpoint-rollback, driver-reapply, none = already matched the snapshot,
+ *     failed); interfaces are always driver-reapply (or failed);
+ *   - ECN on a switch is exact: the switch drivers unset marking on queues the
+ *     desired state does not describe, so those queues are changes too (plan,
+ *     drift, the transaction's change list), and a rollback to a snapshot
+ *     without them removes them.
+ */
+#include "switch.h"
+#include "txn_internal.h"
+
+#define TIMER_MARGIN_S 60
+#define TIMER_PROBE_OVERHEAD_S 5
+#define TIMER_MAX_S 3600
+
+unsigned txn_switch_timer_s(const struct txn_env *env, const struct policy_verify *v)
+{
+        unsigned s = TIMER_MARGIN_S, runs;
+
+        if (v && v->present)
+                s += v->settle_ms / 1000 + 1;
+        if (v && v->probe != POLICY_PROBE_NONE) {
+                runs = v->runs ? v->runs : env->config->probe_runs;
+                s += (runs ? runs : 1) * (v->duration_ms / 1000 + TIMER_PROBE_OVERHEAD_S);
+        }
+        if (env->config->env.confirm_timeout_s > s)
+                s = env->config->env.confirm_timeout_s;
+        return s < TIMER_MAX_S ? s : TIMER_MAX_S;
+}
+
+int txn_switch_arm(struct txn_target *tg, unsigned n, unsigned timer_s, struct txn_switch_envs *ret)
+{
+        ret->n = n;
+        ret->envs = calloc(n ? n : 1, sizeof(*ret->envs));
+        ret->saved = calloc(n ? n : 1, sizeof(*ret->saved));
+        if (!ret->envs || !ret->saved) {
+                txn_switch_disarm(tg, ret);
+                return -ENOMEM;
+        }
+        for (unsigned i = 0; i < n; i++) {
+                ret->saved[i] = tg[i].t.env;
+                if (tg[i].t.kind != TARGET_SWITCH)
+                        continue;
+                if (tg[i].t.env)
+                        ret->envs[i] = *tg[i].t.env;
+                ret->envs[i].confirm_timeout_s = timer_s;
+                tg[i].t.env = &ret->envs[i];
+        }
+        return 0;
+}
+
+void txn_switch_disarm(struct txn_target *tg, struct txn_switch_envs *a)
+{
+        for (unsigned i = 0; a->saved && i < a->n; i++)
+                tg[i].t.env = a->saved[i];
+        free(a->envs);
+        free(a->saved);
+        a->envs = NULL;
+        a->saved = NULL;
+        a->n = 0;
+}
+
+static const char *method_of(const struct txn_target *t, int r)
+{
+        if (t->t.kind != TARGET_SWITCH)
+                return r < 0 ? "failed" : "driver-reapply";
+        if (r < 0 && switch_restore_method(&t->t) == SWITCH_RESTORE_NONE)
+                return "failed";
+        return switch_last_restore_method(&t->t);
+}
+
+void txn_switch_note_restore(struct txn_result *res, const struct txn_target *t, int r)
+{
+        json_t *o;
+
+        if (!res->restores && !(res->restores = json_array()))
+                return;
+        o = json_pack("{s:s, s:s, s:s}", "target", t->t.name,
+                      "kind", t->t.kind == TARGET_SWITCH ? "switch" : "interface", "method", method_of(t, r));
+        if (o)
+                json_array_append_new(res->restores, o);
+}
+
+/* Queues with ECN/WRED described live that desired does not describe. */
+static uint8_t extra_queues(const struct target *t, const struct state *desired, const struct state *live)
+{
+        if (t->kind != TARGET_SWITCH || !state_has(desired, STATE_FIELD_ECN) || !state_has(live, STATE_FIELD_ECN))
+                return 0;
+        return live->ecn.queues & ~desired->ecn.queues;
+}
+
+uint32_t txn_switch_extra_fields(const struct target *t, const struct state *desired, const struct state *live)
+{
+        return extra_queues(t, desired, live) ? STATE_BIT(STATE_FIELD_ECN) : 0;
+}
+
+unsigned txn_switch_extra_json(const struct target *t, const struct state *desired, const struct state *live,
+                               bool with_target, json_t *changes)
+{
+        uint8_t extra = extra_queues(t, desired, live);
+        unsigned n = 0;
+
+        for (unsigned q = 0; q < STATE_TC_COUNT; q++) {
+                char key[32];
+
+                if (!(extra & (1u << q)))
+                        continue;
+                snprintf(key, sizeof(key), "ecn.queue%u.enabled", q);
+                json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "field", state_field_name(STATE_FIELD_ECN), "key", key,
+                                      "from", live->ecn.q[q].enabled ? "true" : "false", "to", "unset");
+
+                if (o && with_target)
+                        json_object_set_new(o, "target", json_string(t->name));
+                if (json_array_append_new(changes, o) == 0)
+                        n++;
+        }
+        return n;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* The body of a probe request from outside (see probe_request.h). */
+#include "jsonv.h"
+#include "probe_request.h"
+
+/* Indexes are enum probe_mode values. */
+static const char *const mode_names[] = { "auto", "verbs", "tcp", NULL };
+
+static int check_peer(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_check_hostport(v, "peer", json_string_value(j));
+}
+
+static const struct jsonv_field request_fields[] = {
+        { .key = "peer", .type = JSONV_STRING, .flags = JSONV_REQUIRED | JSONV_NONEMPTY,
+          JSONV_MEMBER(struct probe_request, params.peer), .parse = check_peer },
+        JSONV_ENUM("mode", struct probe_request, mode, mode_names, 0),
+        JSONV_UINT("duration_ms", struct probe_request, params.duration_ms, PROBE_REQUEST_DURATION_MIN_MS,
+                   PROBE_REQUEST_DURATION_MAX_MS),
+        JSONV_UINT("runs", struct probe_request, runs, 1, PROBE_RUNS_MAX),
+        { 0 },
+};
+
+int probe_request_parse(const char *body, size_t len, struct probe_request *ret, struct errbuf *e)
+{
+        struct probe_request req = { .mode = PROBE_MODE_AUTO, .runs = 1 };
+        json_auto_t *root = NULL;
+        struct jsonv v;
+        int r;
+
+        probe_params_init(&req.params);
+        r = jsonv_parse(body, len, "request body", PROBE_REQUEST_BODY_MAX, &root, e);
+        if (r < 0)
+                return r;
+        jsonv_init(&v, NULL, e);
+        r = jsonv_object(&v, root, request_fields, &req);
+        if (r < 0)
+                return r;
+        *ret = req;
+        return 0;
+}

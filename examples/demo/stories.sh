@@ -1,0 +1,190 @@
+# The four stories of the demo: source after lib.sh and lab.sh.
+# Each story narrates, runs real commands against the lab, and checks the results
+# on the kernel (ip link), the switch simulator's own configuration, the agents'
+# journals and the controller's SQLite record — never on the printed text alone.
+
+GPU_POLICY=$POLICIES/lab-gpu-lossless.json
+LEAF_POLICY=$POLICIES/lab-leaf-lossless.json
+ECN_POLICY=$POLICIES/lab-leaf-lossless-ecn.json
+BAD_POLICY=$POLICIES/lab-gpu-bad-mtu.json
+WAVES=(--canary 1 --wave-size 50%)
+
+agent_in() { local n=$1; shift; in_ns "$n" "$AGENT" --config "$DEMO_DIR/$n/agent.json" "$@"; }
+# ctl_json FILE ARGS...: nettunectl --output json into FILE, its exit status returned.
+ctl_json() { local f=$1; shift; ctl --output json "$@" >"$f" 2>>"$DEMO_DIR/ctl.log"; }
+node_field() { json "$1" "[n['$3'] for n in d['nodes'] if n['name'] == '$2'][0]"; }
+# The switch's own view, straight from the simulator: nv show qos -o json.
+leaf_qos() { sim -- nv show qos -o json >"$DEMO_DIR/qos.json" && json "$DEMO_DIR/qos.json" "$1"; }
+leaf_mtus() {
+        sim -- nv show interface -o json >"$DEMO_DIR/ifs.json" &&
+                json "$DEMO_DIR/ifs.json" "sorted({v['link']['mtu'] for v in d.values()})"
+}
+drift_metric() { agent_api "$1" /metrics | grep '^nettune_drift_fields{field="mtu"}'; }
+mtu_is() { [ "$(mtu_of "$1")" = "$2" ]; }
+all_mtu() { local n; for n in "${GPUS[@]}"; do [ "$(mtu_of "$n")" = "$1" ] || return 1; done; }
+tx_count() { agent_in "$1" --output json history | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
+leaf_own() {    # the simulated switch's own configuration, compact
+        sim -- nv show qos -o json >"$DEMO_DIR/qos.json" && leaf_mtus >"$DEMO_DIR/mtus" &&
+                python3 - "$DEMO_DIR/qos.json" "$(cat "$DEMO_DIR/mtus")" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d.get("mapping", {}).get("default-global", {})
+print("trust %s; dscp map %s" % (m.get("trust"),
+      ", ".join("%s->%s" % (k, v.get("switch-priority")) for k, v in sorted(m.get("dscp", {}).items())) or "none"))
+print("pfc switch-priority %s" % sorted(d.get("pfc", {}).get("default-global", {}).get("switch-priority", {})))
+for tc, e in sorted(d.get("congestion-control", {}).get("default-global", {}).get("traffic-class", {}).items()):
+    print("traffic-class %s: ecn %s, min-threshold %s, max-threshold %s, probability %s" % (tc, e.get("ecn"),
+          e.get("min-threshold"), e.get("max-threshold"), e.get("probability")))
+print("port mtu %s" % sys.argv[2])
+PY
+}
+leaf_ecn() {    # the agent's read-back of leaf1 over ssh, compact
+        agent_api fabric1 /v1/state | python3 -c '
+import json, sys
+try:
+    d = json.load(sys.stdin)
+except ValueError:
+    sys.exit("no read-back: the agent did not answer with JSON")
+for t in d["targets"]:
+    s = t["state"]
+    print("%s (policy %s): trust %s, pfc %s, dscp %s, ports mtu %s" % (t["name"], d["policy"], s.get("trust"),
+          s.get("pfc", {}).get("priorities"), s.get("dscp_to_priority"), sorted({p["mtu"] for p in s.get("ports", [])})))
+    for q, e in sorted(s.get("ecn", {}).items()):
+        print("  ecn %s: min %s B, max %s B, probability %s%%" % (q, e.get("min_threshold_bytes"),
+              e.get("max_threshold_bytes"), e.get("mark_probability_pct")))'
+}
+
+story_1() {
+        local rc
+        story_begin 1 "declare the RoCE lossless profile fleet-wide"
+        say "Two declarations make up the profile in this lab: $GPU_POLICY for the GPU nodes (selector role=gpu) and $LEAF_POLICY for the leaf switch (selector role=fabric)." \
+            "Be clear about the lab: veth has no DCB, so the hosts here can only take the MTU. DSCP trust, the DSCP map, PFC and ECN are carried by the switch. The agent says so itself instead of pretending:"
+        show "nettune-agent state --interfaces eth0            # on gpu1" agent_in gpu1 state --interfaces eth0
+        rc=0
+        show "nettune-agent validate $GPU_POLICY $LEAF_POLICY" \
+                "$AGENT" validate "$GPU_POLICY" "$LEAF_POLICY" || rc=$?
+        expect "both policies are valid (exit $rc)" [ "$rc" -eq 0 ]
+        say "nettunectl runs in the hub namespace with --inventory $DEMO_DIR/inventory.json and --db $DEMO_DIR/nettune.db. First the plan: every agent diffs its live state against the policy; nothing changes."
+        show "nettunectl plan $GPU_POLICY" ctl plan "$GPU_POLICY"
+        say "Now the rollout: a canary wave of 1 node, then waves of 50%. Each node's agent measures TCP bandwidth to the probe-server before and after the change and rolls back by itself if it drops by more than 50% (the lab's veth noise on two busy CPUs reaches 30%; production would gate at 15-20%). Each wave stays pending until the controller confirms it, within --confirm-timeout 30 s. --parallel 1: one probe at a time, so the nodes do not share the probe-server's CPU."
+        rc=0
+        show_out "nettunectl --parallel 1 apply $GPU_POLICY --canary 1 --wave-size 50% --confirm-timeout 30" \
+                ctl --parallel 1 apply "$GPU_POLICY" "${WAVES[@]}" --confirm-timeout 30 || rc=$?
+        expect "rollout exit 0 (got $rc)" [ "$rc" -eq 0 ]
+        ctl_json "$DEMO_DIR/s1.json" status
+        expect "controller: rollout completed, 4 nodes committed" \
+                [ "$(json "$DEMO_DIR/s1.json" "d['state'], sum(n['state'] == 'committed' for n in d['nodes'])")" = "('completed', 4)" ]
+        expect "canary first: 3 waves (1 + 2 + 1)" [ "$(json "$DEMO_DIR/s1.json" 'len(d["waves"])')" = 3 ]
+        expect "kernel: eth0 has MTU 9000 on gpu1..gpu4" all_mtu 9000
+        say "The switch: fabric1's agent drives leaf1 over SSH (host key pinned in known_hosts) with NVUE commands, reads the result back and commits it only then."
+        show "nettunectl plan $LEAF_POLICY" ctl plan "$LEAF_POLICY"
+        rc=0
+        show_out "nettunectl apply $LEAF_POLICY --canary 1 --wave-size 50% --confirm-timeout 30" \
+                ctl apply "$LEAF_POLICY" "${WAVES[@]}" --confirm-timeout 30 || rc=$?
+        expect "rollout exit 0 (got $rc)" [ "$rc" -eq 0 ]
+        show "nv show qos -o json; nv show interface -o json   # on leaf1, summarised" leaf_own
+        expect "leaf1: trust dscp (NVUE 'l3')" [ "$(leaf_qos 'd["mapping"]["default-global"]["trust"]')" = l3 ]
+        expect "leaf1: DSCP 26 -> priority 3, 48 -> 6" \
+                [ "$(leaf_qos '[d["mapping"]["default-global"]["dscp"][k]["switch-priority"] for k in ("26","48")]')" = "[3, 6]" ]
+        expect "leaf1: PFC on priority 3" [ "$(leaf_qos 'list(d["pfc"]["default-global"]["switch-priority"])')" = "['3']" ]
+        expect "leaf1: ECN on queue 3" [ "$(leaf_qos 'd["congestion-control"]["default-global"]["traffic-class"]["3"]["ecn"]')" = enable ]
+        expect "leaf1: MTU 9216 on every port" [ "$(leaf_mtus)" = "[9216]" ]
+        story_end 1
+}
+
+story_2() {
+        local rc
+        story_begin 2 "raise the switch ECN thresholds fleet-wide"
+        say "The incident from the field: training runs at 60% of the expected throughput. The checklist (docs/operations.md): link rate fine; point-to-point bandwidth fine; pause counters high; root cause: the ECN thresholds are too low, so the switch marks congestion too early and the senders slow down. Step 2 of the checklist, here on gpu1:"
+        show "nettune-agent probe --peer $PROBE_PEER --mode tcp --duration-ms 500   # on gpu1" \
+                agent_in gpu1 probe --peer "$PROBE_PEER" --mode tcp --duration-ms 500 --runs 3
+        say "(The lab cannot make real RoCE congestion or pause frames; the thresholds themselves are real switch configuration.) What leaf1 has now, read back by fabric1's agent over SSH:"
+        show "curl https://198.18.0.21:7440/v1/state (mTLS)    # fabric1's read-back of leaf1" leaf_ecn
+        say "The fix is an edit of the declaration: $ECN_POLICY is the same leaf policy with the thresholds raised from 15 kB / 150 kB to 150 kB / 1.5 MB. The plan shows that only those two values change:"
+        show "nettunectl plan $ECN_POLICY" ctl plan "$ECN_POLICY"
+        ctl_json "$DEMO_DIR/p2.json" plan "$ECN_POLICY"
+        expect "plan: only ecn changes, 2 values, on fabric1" \
+                [ "$(json "$DEMO_DIR/p2.json" 'd["summary"]["fields"], [(n["name"], len(n["changes"])) for n in d["nodes"]]')" = "({'ecn': 1}, [('fabric1', 2)])" ]
+        rc=0
+        show_out "nettunectl apply $ECN_POLICY --canary 1 --wave-size 50% --confirm-timeout 30" \
+                ctl apply "$ECN_POLICY" "${WAVES[@]}" --confirm-timeout 30 || rc=$?
+        expect "rollout exit 0 (got $rc)" [ "$rc" -eq 0 ]
+        show "curl https://198.18.0.21:7440/v1/state (mTLS)    # read-back after the change" leaf_ecn
+        show "nv show qos -o json; nv show interface -o json   # on leaf1, summarised" leaf_own
+        expect "switch: queue 3 marks from 150000 to 1500000 bytes" \
+                [ "$(leaf_qos 'tuple(d["congestion-control"]["default-global"]["traffic-class"]["3"][k] for k in ("min-threshold","max-threshold"))')" = "(150000, 1500000)" ]
+        expect "switch: trust, PFC and MTU untouched" \
+                [ "$(leaf_qos 'd["mapping"]["default-global"]["trust"], list(d["pfc"]["default-global"]["switch-priority"])')$(leaf_mtus)" = "('l3', ['3'])[9216]" ]
+        story_end 2
+}
+
+story_3() {
+        local rc
+        story_begin 3 "a hand edit drifts, nettunectl finds it, a re-apply heals it"
+        say "Someone logs into gpu3 and sets the MTU back to 1500 by hand."
+        show "ip link set eth0 mtu 1500                        # on gpu3" ip -n "$(ns_of gpu3)" link set eth0 mtu 1500
+        rc=0
+        show "nettunectl drift" ctl drift || rc=$?
+        expect "drift found: exit 1 (got $rc)" [ "$rc" -eq 1 ]
+        ctl_json "$DEMO_DIR/d3.json" drift
+        expect "exactly gpu3 drifted" \
+                [ "$(json "$DEMO_DIR/d3.json" '",".join(n["name"] for n in d["nodes"] if n["drifted"])')" = gpu3 ]
+        say "gpu3's agent also exports it for monitoring (the drift scan refreshed the gauge):"
+        show "curl https://198.18.0.13:7440/metrics | grep drift_fields.*mtu" drift_metric gpu3
+        expect "metrics: nettune_drift_fields{field=\"mtu\"} 1 on gpu3" [ "$(drift_metric gpu3)" = 'nettune_drift_fields{field="mtu"} 1' ]
+        say "Heal it by rolling the same declaration out again: every agent diffs, only gpu3 has something to do (and measures before and after)."
+        rc=0
+        show_out "nettunectl --parallel 1 apply $GPU_POLICY --canary 1 --wave-size 50% --confirm-timeout 30" \
+                ctl --parallel 1 apply "$GPU_POLICY" "${WAVES[@]}" --confirm-timeout 30 || rc=$?
+        expect "rollout exit 0 (got $rc)" [ "$rc" -eq 0 ]
+        ctl_json "$DEMO_DIR/s3.json" status
+        expect "only gpu3 changed" \
+                [ "$(json "$DEMO_DIR/s3.json" '",".join(n["name"] for n in d["nodes"] if n["changes"])')" = gpu3 ]
+        expect "kernel: gpu3's eth0 is back at MTU 9000" [ "$(mtu_of gpu3)" = 9000 ]
+        rc=0
+        show "nettunectl drift" ctl drift || rc=$?
+        expect "drift clean: exit 0 (got $rc)" [ "$rc" -eq 0 ]
+        story_end 3
+}
+
+story_4_explain() {
+        say "A bad change goes out: $BAD_POLICY lowers the MTU of every GPU node to 1280. On a RoCE NIC that costs bandwidth. On veth it barely does (segmentation is done in software), so the lab SIMULATES the cost on one node: gpu2's agent was started with the test hook NETTUNE_TEST_HOOK_AFTER_APPLY, armed now, which adds 'tc qdisc ... tbf rate 1gbit burst 64k latency 10ms' to gpu2's eth0 after the change and before the post-change probe." \
+            "Everything else is real: the probes, gpu2's gate and its rollback, the controller's halt, gpu3's confirm timer, the rollback of the canary (--rollback-on-halt all)."
+}
+
+story_4_checks() {
+        local f=$DEMO_DIR/s4.json
+        ctl_json "$f" status
+        expect "controller: rollout halted" [ "$(json "$f" 'd["state"]')" = halted ]
+        expect "gpu2 failed its gate and rolled back by itself (agent exit 1)" \
+                [ "$(node_field "$f" gpu2 state)/$(node_field "$f" gpu2 exit_code)" = failed/1 ]
+        expect "gpu2 measured the regression (post < half the baseline)" \
+                [ "$(json "$f" "[n['post_gbps'] < n['baseline_gbps'] / 2 for n in d['nodes'] if n['name'] == 'gpu2'][0]")" = True ]
+        expect "gpu1 (canary, committed) rolled back by the controller" [ "$(node_field "$f" gpu1 state)" = rolled_back ]
+        expect "gpu4 skipped, its agent never asked" \
+                [ "$(node_field "$f" gpu4 state)/$(tx_count gpu4)" = "skipped/$GPU4_TX" ]
+        expect "kernel: gpu1, gpu2, gpu4 at MTU 9000 again" \
+                [ "$(mtu_of gpu1)$(mtu_of gpu2)$(mtu_of gpu4)" = 900090009000 ]
+        say "gpu3 was in the failing wave and is still pending: nobody will confirm it, so its own agent reverts it when its 15 s confirm timer runs out."
+        expect "gpu3 reverted by its confirm timer" wait_until 30 mtu_is gpu3 9000
+        expect "gpu3 agent journal: restored_by confirm-timeout" \
+                [ "$(agent_in gpu3 --output json history | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["restored_by"])')" = confirm-timeout ]
+}
+
+story_4() {
+        local rc
+        story_begin 4 "a change that regresses bandwidth is caught and rolled back"
+        story_4_explain
+        GPU4_TX=$(tx_count gpu4)
+        touch "$DEMO_DIR/rig-gpu2"
+        rc=0
+        show_out "nettunectl --parallel 1 apply $BAD_POLICY --canary 1 --wave-size 50% --confirm-timeout 15 --rollback-on-halt all" \
+                ctl --parallel 1 apply "$BAD_POLICY" "${WAVES[@]}" --confirm-timeout 15 --rollback-on-halt all || rc=$?
+        rm -f "$DEMO_DIR/rig-gpu2"
+        say "The lab removes its rate limit from gpu2 (nettune does not manage qdiscs)."
+        tc -n "$(ns_of gpu2)" qdisc del dev eth0 root 2>/dev/null || true
+        expect "rollout exit 1: halted and rolled back (got $rc)" [ "$rc" -eq 1 ]
+        story_4_checks
+        show "nettune-agent history                            # on gpu3" agent_in gpu3 history
+        story_end 4
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal to policies/: the JSON of the knobs a policy's "spec" and struct
+ * state's JSON (state_json.c) write the same way — mtu, trust,
+ * dscp_to_priority, pfc, ets — in one place, for rendering and for parsing.
+ * ECN and host ECN differ (a policy gives one setting for a list of queues,
+ * live state one per queue) and stay with their owners.
+ */
+#pragma once
+
+#include "jsonv.h"
+#include "state.h"
+
+/* Rendering. Each function records an allocation failure in *ok and never fails otherwise. */
+/* json_object_set_new() that remembers a failure (also of a NULL val) instead of returning it. */
+void spec_json_set(json_t *o, const char *key, json_t *val, bool *ok);
+/* The same for json_array_append_new(). */
+void spec_json_append(json_t *a, json_t *val, bool *ok);
+/* [i, ...] for each bit i set in bits (0-7). New reference. */
+json_t *spec_json_bits(unsigned bits, bool *ok);
+/* mtu, trust, dscp_to_priority, pfc and ets of s, those present, into o. */
+void spec_json_put_common(json_t *o, const struct state *s, bool *ok);
+
+/* STATE_BIT() of every key of object j that names a state field: what is given is managed. */
+uint32_t spec_json_present(const json_t *j);
+
+/*
+ * Parsing: jsonv handlers (obj is the struct state) for the same members. The
+ * ets handler takes a struct state_ets and whether the read-back only TSA
+ * "vendor" is allowed (live state: yes; a policy: no).
+ */
+extern const char *const spec_json_trust_names[];       /* indexes are enum state_trust */
+int spec_json_parse_dscp_map(struct jsonv *v, const json_t *j, void *obj);
+int spec_json_parse_pfc(struct jsonv *v, const json_t *j, void *obj);
+int spec_json_parse_ets(struct jsonv *v, const json_t *j, struct state_ets *ets, bool allow_vendor);
+
+/* The table rows (obj: struct state) both kinds share as they are; mtu and ets differ in range/TSA. */
+#define SPEC_JSON_SHARED_FIELDS \
+        JSONV_ENUM("trust", struct state, trust, spec_json_trust_names, 0), \
+        JSONV_CUSTOM("dscp_to_priority", JSONV_OBJECT, 0, spec_json_parse_dscp_map), \
+        JSONV_CUSTOM("pfc", JSONV_OBJECT, 0, spec_json_parse_pfc)

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# EOS and SONiC switches in one agent transaction, each behind its own private sshd
+# with switchsim: plan, apply + read-back, idempotent re-apply, a failing gate that
+# restores both natively (EOS: session abort, SONiC: checkpoint rollback) and says
+# so per switch, and the agent's rollback to the previous revision.
+. "$NETTUNE_TOP/tests/lib/common.sh"
+. "$NETTUNE_TOP/tests/lib/sshd.sh"
+. "$NETTUNE_TOP/tests/lib/agent.sh"
+. "$NETTUNE_TOP/tests/integration/agent-switch.inc"
+require_root
+require_sshd
+require_cmd ss python3
+
+as_setup 209
+as_switch leaf1 eos Ethernet1,Ethernet2
+as_switch leaf2 sonic Ethernet0,Ethernet4
+as_switches_up
+policy_switch "$T/p1.json" lossless 9000 3
+policy_switch "$T/p2.json" other 4000 4 \
+        "{\"probe\":\"tcp\",\"peer\":\"$AS_PEER:18515\",\"duration_ms\":200,\"runs\":1,\"settle_ms\":0,\"min_gbps\":100000}"
+sw_state() { A --output json state --switches "$1" >"$T/st.json" && jq_py "$T/st.json" 'd["switches"][0]["state"]'; }
+sw_get() { A --output json state --switches "$1" >"$T/st.json" && jq_py "$T/st.json" "d['switches'][0]['state']$2"; }
+
+base1=$(sw_state leaf1)
+base2=$(sw_state leaf2)
+
+step "plan: both switches, every knob"
+A --output json plan "$T/p1.json" >"$T/plan.json"
+for sw in leaf1 leaf2; do
+        keys=$(jq_py "$T/plan.json" "sorted(c['key'] for t in d['targets'] if t['name'] == '$sw' for c in t['changes'])")
+        echo "$sw: $keys" | cut -c1-300
+        check "plan $sw shows the port MTUs" grep -q "'ports\.[A-Za-z0-9]*\.mtu'" <<<"$keys"
+        for k in dscp_to_priority.26 pfc.priorities ecn.queue3.min_threshold_bytes; do
+                check "plan $sw shows $k" grep -q "'$k'" <<<"$keys"
+        done
+done
+
+step "apply: committed on both, read back"
+expect_rc 0 "apply p1" A apply "$T/p1.json"
+for sw in leaf1 leaf2; do
+        check "$sw trust dscp" [ "$(sw_get $sw "['trust']")" = dscp ]
+        check "$sw dscp 26 -> 3" [ "$(sw_get $sw "['dscp_to_priority']['26']")" = 3 ]
+        check "$sw pfc [3]" [ "$(sw_get $sw "['pfc']['priorities']")" = "[3]" ]
+        check "$sw ports mtu 9000" [ "$(sw_get $sw "['ports'][1]['mtu']")" = 9000 ]
+done
+check "eos: no commit timer left running" [ "$(swdump leaf1 'd["eos"]["timer"]')" = None ]
+check "eos: running config has mtu 9000 on Ethernet2" grep -q "mtu 9000" <(swdump leaf1 'json.dumps(d["eos"]["running"])')
+check "sonic: CONFIG_DB port mtu" [ "$(swdump leaf2 'd["sonic"]["db"]["PORT"]["Ethernet4"]["mtu"]')" = 9000 ]
+check "sonic: no checkpoint left behind" [ "$(swdump leaf2 'len(d["sonic"]["checkpoints"])')" = 0 ]
+p1_1=$(sw_state leaf1)
+p1_2=$(sw_state leaf2)
+
+step "re-apply: nothing to do"
+A --output json apply "$T/p1.json" >"$T/r.json"
+check "nothing_to_do" [ "$(jq_py "$T/r.json" 'd["result"]')" = nothing_to_do ]
+
+step "a failing gate restores both switches natively"
+rc=0; A --output json apply "$T/p2.json" >"$T/r.json" || rc=$?
+check "apply exits 1 (got $rc)" [ "$rc" -eq 1 ]
+check "eos restored by vendor-abort" [ "$(jq_py "$T/r.json" "[r['method'] for r in d['restores'] if r['target'] == 'leaf1']")" = "['vendor-abort']" ]
+check "sonic restored by checkpoint-rollback" [ "$(jq_py "$T/r.json" "[r['method'] for r in d['restores'] if r['target'] == 'leaf2']")" = "['checkpoint-rollback']" ]
+check "leaf1 is p1 again" [ "$(sw_state leaf1)" = "$p1_1" ]
+check "leaf2 is p1 again" [ "$(sw_state leaf2)" = "$p1_2" ]
+check "eos: no commit timer left running" [ "$(swdump leaf1 'd["eos"]["timer"]')" = None ]
+A --output json history >"$T/h.json"
+check "journal: both restore methods" [ "$(jq_py "$T/h.json" "sorted((r['target'], r['method']) for r in d[0]['restores'])")" = "[('leaf1', 'vendor-abort'), ('leaf2', 'checkpoint-rollback')]" ]
+
+step "rollback: back to before p1"
+expect_rc 0 "rollback" A rollback
+check "leaf1 back to its first state" [ "$(sw_state leaf1)" = "$base1" ]
+check "leaf2 back to its first state" [ "$(sw_state leaf2)" = "$base2" ]
