@@ -3,14 +3,16 @@
 # (nvue) as its ForceCommand, together with a veth interface in the agent's netns:
 # state (with an unreachable switch), plan, apply + read-back, idempotent re-apply,
 # a failing TCP gate that restores switch and interface (and says how), confirm
-# timeout, drift after a hand edit and its healing, and the agent's rollback.
+# timeout, drift after a hand edit and its healing, the agent's rollback, and the
+# HTTPS API (plan, state, drift) over the same switch.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/sshd.sh"
 . "$NETTUNE_TOP/tests/lib/agent.sh"
+. "$NETTUNE_TOP/tests/lib/certs.sh"
 . "$NETTUNE_TOP/tests/integration/agent-switch.inc"
 require_root
 require_sshd
-require_cmd tc ss python3
+require_cmd tc ss python3 openssl curl
 
 as_setup 207
 as_switch leaf1 nvue swp1,swp2
@@ -119,3 +121,24 @@ A --output json state --switches leaf1 >"$T/s4.json"
 check "agent read: leaf1 is as before p3" [ "$(jq_py "$T/s4.json" 'd["switches"][0]["state"]')" = "$(jq_py "$T/s3.json" 'd["switches"][0]["state"]')" ]
 A --output json history >"$T/h.json"
 check "journal: rollback committed" [ "$(jq_py "$T/h.json" '(d[0]["kind"], d[0]["state"])')" = "('rollback', 'committed')" ]
+
+step "the API covers the switch: plan, state, drift"
+make_certs "$T/certs" || fail "cannot make test certificates"
+python3 - "$T/agent.json" "$T/serve.json" "$T/certs" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c.update({"listen": "127.0.0.1:7470", "drift": {"interval_s": 0},
+          "tls": {"cert": sys.argv[3] + "/agent.crt", "key": sys.argv[3] + "/agent.key",
+                  "client_ca": sys.argv[3] + "/ca.crt"}, "probe": {"listen": "127.0.0.1:18545"}})
+json.dump(c, open(sys.argv[2], "w"))
+PY
+API_URL=https://127.0.0.1:7470
+serve_start "$AS_NS" "$T/serve.json"
+check "plan: 200" [ "$(api "$AS_NS" /v1/plan -X POST --data-binary @"$T/p3.json")" = 200 ]
+check "plan names leaf1's trust change" [ "$(jq_py "$T/body" "[c['to'] for c in d['changes'] if c['target'] == 'leaf1' and c['key'] == 'trust']")" = "['dscp']" ]
+check "state: 200" [ "$(api "$AS_NS" /v1/state)" = 200 ]
+check "state has leaf1 with both ports" [ "$(jq_py "$T/body" "[[p['name'] for p in t['state']['ports']] for t in d['targets'] if t['kind'] == 'switch']")" = "[['swp1', 'swp2']]" ]
+swsim leaf1 -- nv set interface swp1 link mtu 2000 >/dev/null
+swsim leaf1 -- nv config apply -y >/dev/null
+check "drift: 200" [ "$(api "$AS_NS" /v1/drift)" = 200 ]
+check "drift reports ports.swp1.mtu on leaf1" [ "$(jq_py "$T/body" "(d['drift'], [(c['target'], c['key']) for c in d['changes']])")" = "(True, [('leaf1', 'ports.swp1.mtu')])" ]

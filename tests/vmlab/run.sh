@@ -5,7 +5,7 @@
 # MTU and must be rolled back by the gate, and one that must commit.
 # Prints PASS/FAIL/SKIP lines for tests/check.sh. Guest build cache: $VMLAB_CACHE
 # (default $BUILD/vmlab; never committed). The guest runs a non-sanitized agent:
-# $BUILD/nettune-agent when it is one, else a copy built into $VMLAB_CACHE/build.
+# $BUILD/nettune-agent when it is one, else a plain copy built into $BUILD/plain.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -18,8 +18,8 @@ mkdir -p "$cache"
 
 agent=$BUILD/nettune-agent
 if [ ! -x "$agent" ] || ldd "$agent" 2>/dev/null | grep -q 'libasan\|libubsan'; then
-        agent=$cache/build/nettune-agent
-        if ! make -s BUILD="$cache/build" SANITIZE= "$agent" >"$cache/build.log" 2>&1; then
+        agent=$BUILD/plain/nettune-agent       # shared with tests/integration/agent-valgrind.sh
+        if ! make -s BUILD="$BUILD/plain" SANITIZE= "$agent" >"$cache/build.log" 2>&1; then
                 echo "FAIL vmlab-build: cannot build a plain nettune-agent for the guest (see $cache/build.log)"
                 tail -5 "$cache/build.log" | sed 's/^/  /'
                 exit 0
