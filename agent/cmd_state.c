@@ -352,8 +352,6 @@ static int plan_target(struct target *t, const struct policy *p, json_t *out, un
         o = json_pack("{s:s,s:s,s:o}", "kind", t->kind == TARGET_SWITCH ? "switch" : "interface",
                       "name", t->name, "changes", diff_to_json(&d));
         *changes += d.n;
-        if (o)
-                *changes += txn_switch_extra_json(t, &desired, &live, false, json_object_get(o, "changes"));
         diff_done(&d);
         if (!o || json_array_append_new(out, o) < 0)
                 return errbuf_set(e, ENOMEM, NULL, "out of memory");

@@ -175,13 +175,7 @@ uint32_t targets_wanted(enum target_kind kind, uint32_t spec_fields)
 
 /* ---- routing ---- */
 
-struct route {
-        unsigned n;
-        const struct driver_ops *ops[TARGETS_DRIVERS_MAX];
-        uint32_t fields[TARGETS_DRIVERS_MAX];
-};
-
-static int route(struct target *t, uint32_t want, struct route *ret, struct errbuf *e)
+int targets_route(struct target *t, uint32_t want, struct targets_route *ret, struct errbuf *e)
 {
         const struct driver_ops *ops[TARGETS_DRIVERS_MAX];
         unsigned n = driver_select(t->kind, want, ops, TARGETS_DRIVERS_MAX);
@@ -208,11 +202,11 @@ static int route(struct target *t, uint32_t want, struct route *ret, struct errb
 
 int targets_caps(struct target *t, uint32_t want, uint32_t *ret_fields, struct errbuf *e)
 {
-        struct route rt;
+        struct targets_route rt;
         uint32_t f = 0;
         int r;
 
-        r = route(t, want, &rt, e);
+        r = targets_route(t, want, &rt, e);
         if (r < 0)
                 return r;
         for (unsigned i = 0; i < rt.n; i++)
@@ -295,10 +289,10 @@ static int read_with(const struct driver_ops *ops, struct target *t, uint32_t f,
 
 int targets_read_state(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e)
 {
-        struct route rt;
+        struct targets_route rt;
         int r;
 
-        r = route(t, fields, &rt, e);
+        r = targets_route(t, fields, &rt, e);
         for (unsigned i = 0; r >= 0 && i < rt.n; i++)
                 r = read_with(rt.ops[i], t, rt.fields[i], ret, e);
         return r;

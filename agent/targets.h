@@ -43,6 +43,15 @@ void targets_free(struct target_list *l);
 /* The fields of a policy spec that concern a kind of target (ecn: switches, host_ecn: interfaces). */
 uint32_t targets_wanted(enum target_kind kind, uint32_t spec_fields);
 
+/* Which driver owns which field of a target here: the first driver, in registry order, whose caps include it. */
+struct targets_route {
+        unsigned n;
+        const struct driver_ops *ops[TARGETS_DRIVERS_MAX];
+        uint32_t fields[TARGETS_DRIVERS_MAX];   /* disjoint; their union is what the target supports of want */
+};
+
+int targets_route(struct target *t, uint32_t want, struct targets_route *ret, struct errbuf *e);
+
 /* Which of `want` the target supports here (asks each driver's caps). */
 int targets_caps(struct target *t, uint32_t want, uint32_t *ret_fields, struct errbuf *e);
 

@@ -221,7 +221,7 @@ static int changes_of(struct txn_target *tg, const struct state *live, unsigned 
 
                 if (r < 0)
                         return r;
-                changed[i] = d.fields | txn_switch_extra_fields(&tg[i].t, &tg[i].desired, &live[i]);
+                changed[i] = d.fields;
                 diff_done(&d);
         }
         return txn_diff_json(tg, live, n, &res->changes, ret_n);

@@ -24,8 +24,9 @@
 #include "journal.h"
 #include "policy.h"
 #include "probe_gate.h"
+#include "targets.h"
 
-#define TXN_DRIVERS_MAX 8
+#define TXN_DRIVERS_MAX TARGETS_DRIVERS_MAX
 #define TXN_PROBE_RUNS_MAX 15
 
 /* One target with the drivers that serve it and what the transaction wants of it. */
@@ -137,11 +138,6 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_name, cons
 
 /* Read live state of every target's managed fields into *live (array of n). */
 int txn_read_live(struct txn_target *targets, unsigned n, struct state *live, struct errbuf *e);
-/* Switch ECN is exact: live queues with ECN that desired does not describe (txn_switch.c).
- * The fields they make differ (ECN or 0), and their diff entries appended to changes (count). */
-uint32_t txn_switch_extra_fields(const struct target *t, const struct state *desired, const struct state *live);
-unsigned txn_switch_extra_json(const struct target *t, const struct state *desired, const struct state *live,
-                               bool with_target, json_t *changes);
 /* Diff entries of every target as JSON [{target, field, key, from, to}]; fills *ret_n. */
 int txn_diff_json(const struct txn_target *targets, const struct state *live, unsigned n,
                   json_t **ret, unsigned *ret_n);

@@ -9,28 +9,18 @@
 #include "targets.h"
 #include "txn_internal.h"
 
-/* Route each field of `want` to the first driver of this kind that supports it here. */
+/* Route each field of `want` to the driver that owns it here (agent/targets.c). */
 static int route_fields(struct txn_target *tg, uint32_t want, struct errbuf *e)
 {
-        const struct driver_ops *ops[TXN_DRIVERS_MAX];
-        unsigned n = driver_select(tg->t.kind, want ? want : STATE_ALL_FIELDS, ops, TXN_DRIVERS_MAX);
-        uint32_t routed = 0;
+        struct targets_route rt;
+        int r = targets_route(&tg->t, want ? want : STATE_ALL_FIELDS, &rt, e);
 
-        tg->n_drivers = 0;
-        for (unsigned i = 0; i < n; i++) {
-                uint32_t caps = 0;
-                int r = ops[i]->caps ? ops[i]->caps(&tg->t, &caps, e) : 0;
-
-                if (r == -EOPNOTSUPP)
-                        continue;
-                if (r < 0)
-                        return r;
-                caps &= ops[i]->fields & ~routed;
-                if (!caps)
-                        continue;
-                tg->drivers[tg->n_drivers] = ops[i];
-                tg->fields[tg->n_drivers++] = caps;
-                routed |= caps;
+        if (r < 0)
+                return r;
+        tg->n_drivers = rt.n;
+        for (unsigned i = 0; i < rt.n; i++) {
+                tg->drivers[i] = rt.ops[i];
+                tg->fields[i] = rt.fields[i];
         }
         return 0;
 }

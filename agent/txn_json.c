@@ -33,7 +33,6 @@ int txn_diff_json(const struct txn_target *targets, const struct state *live, un
                                               "key", d.entries[k].key,
                                               "from", d.entries[k].from, "to", d.entries[k].to));
                 diff_done(&d);
-                count += txn_switch_extra_json(&targets[i].t, &targets[i].desired, &live[i], true, arr);
         }
         *ret = arr;
         if (ret_n)

@@ -90,39 +90,3 @@ void txn_switch_note_restore(struct txn_result *res, const struct txn_target *t,
         if (o)
                 json_array_append_new(res->restores, o);
 }
-
-/* Queues with ECN/WRED described live that desired does not describe. */
-static uint8_t extra_queues(const struct target *t, const struct state *desired, const struct state *live)
-{
-        if (t->kind != TARGET_SWITCH || !state_has(desired, STATE_FIELD_ECN) || !state_has(live, STATE_FIELD_ECN))
-                return 0;
-        return live->ecn.queues & ~desired->ecn.queues;
-}
-
-uint32_t txn_switch_extra_fields(const struct target *t, const struct state *desired, const struct state *live)
-{
-        return extra_queues(t, desired, live) ? STATE_BIT(STATE_FIELD_ECN) : 0;
-}
-
-unsigned txn_switch_extra_json(const struct target *t, const struct state *desired, const struct state *live,
-                               bool with_target, json_t *changes)
-{
-        uint8_t extra = extra_queues(t, desired, live);
-        unsigned n = 0;
-
-        for (unsigned q = 0; q < STATE_TC_COUNT; q++) {
-                char key[32];
-
-                if (!(extra & (1u << q)))
-                        continue;
-                snprintf(key, sizeof(key), "ecn.queue%u.enabled", q);
-                json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "field", state_field_name(STATE_FIELD_ECN), "key", key,
-                                      "from", live->ecn.q[q].enabled ? "true" : "false", "to", "unset");
-
-                if (o && with_target)
-                        json_object_set_new(o, "target", json_string(t->name));
-                if (json_array_append_new(changes, o) == 0)
-                        n++;
-        }
-        return n;
-}

@@ -186,13 +186,24 @@ static int diff_ecn_queue(struct diff *d, unsigned i, const struct state_ecn_que
         return r;
 }
 
+/*
+ * The queue list is exact, like the DSCP map: a queue the target describes that the
+ * policy does not list is reported for removal (the switch drivers unset it).
+ */
 static int diff_ecn(struct diff *d, const struct state_ecn *want, const struct state_ecn *live)
 {
         int r = 0;
 
-        for (unsigned i = 0; i < STATE_TC_COUNT && r >= 0; i++)
-                if (want->queues & (1u << i))
+        for (unsigned i = 0; i < STATE_TC_COUNT && r >= 0; i++) {
+                char key[DIFF_KEY_MAX];
+
+                if (want->queues & (1u << i)) {
                         r = diff_ecn_queue(d, i, &want->q[i], &live->q[i], live->queues & (1u << i));
+                } else if (live->queues & (1u << i)) {
+                        snprintf(key, sizeof(key), "ecn.queue%u.enabled", i);
+                        r = add(d, STATE_FIELD_ECN, key, fmt_bool(live->q[i].enabled), "unset");
+                }
+        }
         return r;
 }
 

@@ -140,6 +140,17 @@ static void test_ecn(void)
         CU_ASSERT_EQUAL(d.n, 1);
         expect(&d, "ecn.queue3.enabled", "true", "false");
         diff_done(&d);
+
+        /* The queue list is exact: a queue the target describes and the policy does not is removed. */
+        want.ecn.queues = 1u << 3;
+        want.ecn.q[3] = live.ecn.q[3];
+        live.ecn.queues = (1u << 0) | (1u << 3);
+        live.ecn.q[0] = (struct state_ecn_queue){ true, 40000, 200000, 100 };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
+        CU_ASSERT_EQUAL(d.fields, STATE_BIT(STATE_FIELD_ECN));
+        expect(&d, "ecn.queue0.enabled", "true", "unset");
+        diff_done(&d);
 }
 
 static void test_host_ecn(void)
