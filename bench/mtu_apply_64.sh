@@ -45,5 +45,5 @@ done
 n=$(ip -n "$ns" -o link show | grep -c 'mtu 1500')
 [ "$n" -ge 64 ] || { echo "bench: expected 64 interfaces at mtu 1500, found $n" >&2; exit 1; }
 a=$(median "${agent[@]}") b=$(median "${batch[@]}") p=$(median "${procs[@]}")
-echo "| MTU apply, 64 veth (median of $((REPS * 2))) | ${a} ms | ip -batch: ${b} ms | $(ratio "$a" "$b")× | full transaction incl. SQLite journal and read-back |"
-echo "| MTU apply, 64 veth (median of $((REPS * 2))) | ${a} ms | 64 × ip link set: ${p} ms | $(ratio "$a" "$p")× | |"
+echo "| MTU apply, 64 veth (median of $((REPS * 2))) | ${a} ms | ip -batch: ${b} ms | $(ratio "$a" "$b") | full transaction incl. SQLite journal and read-back |"
+echo "| MTU apply, 64 veth (median of $((REPS * 2))) | ${a} ms | 64 × ip link set: ${p} ms | $(ratio "$a" "$p") | |"

@@ -22,4 +22,4 @@ done
 got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); i=d.get("interfaces", d); print(len(i))' "$W/state.json")
 [ "$got" -ge 1000 ] || { echo "bench: state listed $got interfaces, expected 1000" >&2; exit 1; }
 a=$(median "${agent[@]}") b=$(median "${iprt[@]}")
-echo "| state read, 1,000 veth (median of $REPS) | ${a} ms | ip -j link show: ${b} ms | $(ratio "$a" "$b")× | includes DCB/ECN capability probes and counters per interface |"
+echo "| state read, 1,000 veth (median of $REPS) | ${a} ms | ip -j link show: ${b} ms | $(ratio "$a" "$b") | includes DCB/ECN capability probes and counters per interface |"

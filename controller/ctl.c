@@ -36,6 +36,22 @@ int ctl_need_store(struct ctl *c)
         return 0;
 }
 
+/* The controller's certificate, key and CA must be readable before any node is tried. */
+static int check_tls_files(const struct ctl *c)
+{
+        const struct { const char *key, *path; } f[] = {
+                { "ca", c->inv->ca }, { "cert", c->inv->cert }, { "key", c->inv->key },
+        };
+
+        for (size_t i = 0; i < ARRAY_SIZE(f); i++)
+                if (access(f[i].path, R_OK) < 0) {
+                        log_err("%s: $.tls.%s: cannot read '%s': %s; nothing was changed",
+                                c->inventory_path, f[i].key, f[i].path, strerror(errno));
+                        return CTL_EXIT_INVALID;
+                }
+        return 0;
+}
+
 int ctl_need_http(struct ctl *c)
 {
         struct errbuf e = { 0 };
@@ -44,6 +60,9 @@ int ctl_need_http(struct ctl *c)
         int r = ctl_need_inventory(c);
 
         if (r > 0 || c->http)
+                return r;
+        r = check_tls_files(c);
+        if (r > 0)
                 return r;
         http_opts_defaults(&o);
         o.parallel = c->parallel;

@@ -43,9 +43,15 @@ check "a config with an unknown key is refused (exit $rc)" [ "$rc" -eq 2 ]
 check "naming the JSON path and the key" grep -q "probe: unknown key 'listn'" "$T/out"
 
 step "inventory"
-rc=$(rc_of isolated "$CTL" --inventory examples/inventory.json --db "$T/ctl.db" --timeout 2 plan examples/policies/lab-gpu-lossless.json)
+rc=$(rc_of "$CTL" --inventory examples/inventory.json --db "$T/ctl.db" plan examples/policies/lab-gpu-lossless.json)
+check "without its certificate files the inventory is refused before any node is tried (exit $rc)" [ "$rc" -eq 2 ]
+check "naming the TLS file" grep -q "examples/inventory.json: \$.tls.ca: cannot read" "$T/out"
+. "$NETTUNE_TOP/tests/lib/certs.sh"
+make_certs "$T/inv" >/dev/null || fail "cannot make test certificates"
+cp examples/inventory.json "$T/inv/inventory.json"
+rc=$(rc_of isolated "$CTL" --inventory "$T/inv/inventory.json" --db "$T/ctl.db" --timeout 2 plan examples/policies/lab-gpu-lossless.json)
 cat "$T/out"
-check "examples/inventory.json loads: the nodes are tried (exit $rc, 3: unreachable here)" [ "$rc" -eq 3 ]
+check "examples/inventory.json with certificates: the nodes are tried (exit $rc, 3: unreachable here)" [ "$rc" -eq 3 ]
 check "the selector role=gpu picks the four gpu nodes" grep -q "^plan: 4 nodes selected" "$T/out"
 jedit examples/inventory.json "$T/bad-inv.json" 'd["nodes"][1]["url"] = "http://10.0.0.2:7440"'
 rc=$(rc_of "$CTL" --inventory "$T/bad-inv.json" --db "$T/ctl.db" plan examples/policies/mtu-9000.json)
