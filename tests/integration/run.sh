@@ -11,6 +11,7 @@ pattern=${TESTS:-*}
 for t in tests/integration/$pattern.sh; do
         [ -e "$t" ] || continue
         name=$(basename "$t" .sh)
+        [ "$name" = run ] && continue           # this runner
         log=$logdir/$name.log
         timeout -k 10 "${TEST_TIMEOUT:-600}" bash "$t" >"$log" 2>&1
         rc=$?
