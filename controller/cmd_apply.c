@@ -178,5 +178,7 @@ int ctl_cmd_apply(struct ctl *c)
                 return CTL_EXIT_INVALID;
         if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0 || (r = ctl_need_http(c)) > 0)
                 return r;
+        if ((r = ctl_need_lease(c, a.resume)) > 0)
+                return r;
         return a.resume ? resume(c, a.resume) : start(c, &a);
 }

@@ -20,7 +20,7 @@ int ctl_cmd_confirm(struct ctl *c)
                 log_err("usage: nettunectl confirm ID");
                 return CTL_EXIT_INVALID;
         }
-        if ((rc = ctl_need_store(c)) > 0 || (rc = ctl_need_http(c)) > 0)
+        if ((rc = ctl_need_store(c)) > 0 || (rc = ctl_need_http(c)) > 0 || (rc = ctl_need_lease(c, id)) > 0)
                 return rc;
         if (store_rollout_load(c->store, id, &r, &e) < 0) {
                 log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));

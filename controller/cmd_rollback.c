@@ -153,7 +153,7 @@ int ctl_cmd_rollback(struct ctl *c)
 
         if (parse_args(c, &a) < 0)
                 return CTL_EXIT_INVALID;
-        if ((rc = ctl_need_store(c)) > 0 || (rc = ctl_need_http(c)) > 0)
+        if ((rc = ctl_need_store(c)) > 0 || (rc = ctl_need_http(c)) > 0 || (rc = ctl_need_lease(c, 0)) > 0)
                 return rc;
         sel = calloc(c->inv->n_nodes + 1, sizeof(*sel));
         if (!sel || pick(c, &a, sel, &n) < 0)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Opening the inventory, store and HTTPS client on demand; small option helpers. */
 #include <limits.h>
+#include <time.h>
 
 #include "ctl.h"
 #include "log.h"
@@ -34,6 +35,33 @@ int ctl_need_store(struct ctl *c)
                 return CTL_EXIT_RUNTIME;
         }
         return 0;
+}
+
+int ctl_need_lease(struct ctl *c, long long rollout_id)
+{
+        struct store_lease me, holder;
+        struct errbuf e = { 0 };
+        char when[64], what[64];
+        struct tm tm;
+        time_t t;
+        int r = ctl_need_store(c);
+
+        if (r > 0)
+                return r;
+        store_lease_self(&me, rollout_id);
+        r = store_lease_take(c->store, &me, &holder, &e);
+        if (r == -EBUSY) {
+                t = (time_t)holder.started_at;
+                strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+                if (holder.rollout_id > 0)
+                        snprintf(what, sizeof(what), "rollout %lld", holder.rollout_id);
+                else
+                        snprintf(what, sizeof(what), "a new rollout");
+                log_err("%s: %s is being driven by pid %lld on '%s' since %s; nothing was changed",
+                        c->db_path, what, holder.pid, holder.host, when);
+                return CTL_EXIT_INVALID;
+        }
+        return r < 0 ? ctl_fail(&e) : 0;
 }
 
 /* The controller's certificate, key and CA must be readable before any node is tried. */

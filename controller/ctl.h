@@ -42,6 +42,12 @@ struct ctl {
 int ctl_need_inventory(struct ctl *c);
 int ctl_need_store(struct ctl *c);
 int ctl_need_http(struct ctl *c);
+/*
+ * Take the database's rollout lease for rollout_id (0: a rollout about to be
+ * created); a live lease of another controller prints who holds it and returns
+ * CTL_EXIT_INVALID. Released by ctl_done (store_close).
+ */
+int ctl_need_lease(struct ctl *c, long long rollout_id);
 void ctl_done(struct ctl *c);
 
 /* "https://host:port" + "/v1/plan" into buf; -ENAMETOOLONG if it does not fit. */

@@ -68,6 +68,7 @@ void store_close(struct store *s)
 {
         if (!s)
                 return;
+        store_lease_release(s, NULL);
         sqlite3_close(s->db);
         free(s);
 }
@@ -221,6 +222,8 @@ int store_rollout_create(struct store *s, struct rollout_rec *r, struct errbuf *
         if (rc < 0)
                 return rc;
         rc = insert_rollout(s, r, e);
+        if (rc >= 0)
+                rc = store_lease_note_rollout(s, r->id, e);
         for (unsigned i = 0; rc >= 0 && i < r->n_waves; i++)
                 rc = insert_wave(s, r, i, e);
         for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++)

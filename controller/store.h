@@ -96,6 +96,40 @@ int store_drift_last(struct store *s, struct drift_scan *ret, struct errbuf *e);
 char *rollout_opts_to_json(const struct rollout_opts *o);
 int rollout_opts_from_json(const char *text, struct rollout_opts *ret);
 
+/*
+ * The rollout lease: at most one controller drives rollouts of a database at a
+ * time. The row names the owner (pid, host, start) and a heartbeat that a
+ * thread of the owner refreshes every STORE_LEASE_BEAT_S. A lease is stale
+ * (and is taken over) when its owner ran on this host and that pid is gone, or
+ * when its heartbeat is older than STORE_LEASE_STALE_S.
+ */
+#define STORE_LEASE_BEAT_S 5
+#define STORE_LEASE_STALE_S 60
+#define STORE_HOST_MAX 256
+
+struct store_lease {
+        long long rollout_id;                   /* 0 until the new rollout has an id */
+        long long pid;
+        char host[STORE_HOST_MAX];
+        long long started_at, heartbeat;        /* unix seconds */
+};
+
+/* This process as a lease owner (pid, hostname, now). */
+void store_lease_self(struct store_lease *ret, long long rollout_id);
+bool store_lease_stale(const struct store_lease *l, long long now);
+/*
+ * Take the lease for `me` (one BEGIN IMMEDIATE transaction) and start the
+ * heartbeat; a lease of the same owner or a stale one is replaced. -EBUSY with
+ * *ret_holder set when another owner holds a live lease (nothing written).
+ * store_rollout_create records the new rollout's id in the lease.
+ */
+int store_lease_take(struct store *s, const struct store_lease *me, struct store_lease *ret_holder,
+                     struct errbuf *e);
+/* The current lease row; -ENOENT when none is held. */
+int store_lease_get(struct store *s, struct store_lease *ret, struct errbuf *e);
+/* Stop the heartbeat and delete our row; no-op when not held. store_close calls it. */
+int store_lease_release(struct store *s, struct errbuf *e);
+
 /* Group writes into one transaction (one fsync). */
 int store_begin(struct store *s, struct errbuf *e);
 int store_commit(struct store *s, struct errbuf *e);

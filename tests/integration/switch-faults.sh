@@ -64,6 +64,8 @@ EOS_T=$T/eos; mkdir -p "$EOS_T"
 (
         T=$EOS_T
         switch_sim_start "$T/sw" eos Ethernet1,Ethernet2
+        # A subshell does not inherit the cleanup trap: stop this sshd when it ends.
+        trap sshd_stop EXIT
         write_policy "$T/p1.json" 9100 3
         swctl read > "$T/base.json"
         faults '{"drop_match": "configure session", "drop_after_run": true}'

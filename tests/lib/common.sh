@@ -11,8 +11,10 @@ AGENT=$BUILD/nettune-agent
 CTL=$BUILD/nettunectl
 TEST_NAME=$(basename "${0%.sh}")
 # Short unique prefix for namespaces and links (interface names are <= 15 chars).
-NT_ID=$(printf '%04x' $(( $$ % 65536 )))
-T=$(mktemp -d "/tmp/nettune-$TEST_NAME.XXXXXX")
+# tests/integration/run.sh exports one per test, so that it can find what a test leaves behind.
+NT_ID=${NT_ID:-$(printf '%04x' $(( $$ % 65536 )))}
+# The per-test temp dir; the runner passes one (NT_TMP) to find processes left running from it.
+if [ -n "${NT_TMP:-}" ] && [ -d "$NT_TMP" ]; then T=$NT_TMP; else T=$(mktemp -d "/tmp/nettune-$TEST_NAME.XXXXXX"); fi
 
 _nt_netns=()
 _nt_pids=()

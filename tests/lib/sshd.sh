@@ -51,6 +51,13 @@ EOF
         echo "[127.0.0.1]:$SSHD_PORT $(cut -d' ' -f1,2 "$dir/host_ed25519.pub")" > "$SSHD_KNOWN_HOSTS"
 }
 
+sshd_stop() {
+        [ -n "${SSHD_PID:-}" ] || return 0
+        kill "$SSHD_PID" 2>/dev/null || true
+        wait "$SSHD_PID" 2>/dev/null || true
+        SSHD_PID=
+}
+
 # Replace the sshd host key (a "changed switch"): restart sshd with a new key, same port.
 sshd_change_hostkey() {
         local dir=$1

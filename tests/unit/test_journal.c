@@ -136,6 +136,51 @@ static void test_bad_dir(void)
         CU_ASSERT(e.msg[0] != '\0');
 }
 
+/* How each target was restored survives the journal, with restored_by, and later records keep it. */
+static void test_restores_roundtrip(void)
+{
+        static const char restores[] =
+                "[{\"target\":\"vA\",\"kind\":\"link\",\"method\":\"snapshot\"},"
+                "{\"target\":\"sw1\",\"kind\":\"switch\",\"method\":\"rollback-to-revision\"}]";
+        struct journal *j = open_fresh();
+        struct journal_result rb = { .result = "rolled_back", .exit_code = 1, .restored_by = "gate",
+                                     .restores_json = restores };
+        struct errbuf e = { 0 };
+        struct journal_tx t;
+        int64_t tx = 0, other = 0;
+
+        CU_ASSERT_EQUAL(journal_begin(j, "apply", "p1", "{\"p\":1}", "[]", &tx, &e), 0);
+        CU_ASSERT_EQUAL(journal_begin(j, "apply", "p2", "{\"p\":2}", "[]", &other, &e), 0);
+        CU_ASSERT_EQUAL(journal_get(j, tx, &t, &e), 0);
+        CU_ASSERT_PTR_NULL(t.restores_json);
+        journal_tx_done(&t);
+        CU_ASSERT_EQUAL(journal_record(j, tx, TXN_RESTORING, NULL, &e), 0);
+        CU_ASSERT_EQUAL(journal_record(j, tx, TXN_ROLLED_BACK, &rb, &e), 0);
+        CU_ASSERT_EQUAL(journal_get(j, tx, &t, &e), 0);
+        CU_ASSERT_EQUAL(t.state, TXN_ROLLED_BACK);
+        CU_ASSERT_STRING_EQUAL(t.restored_by, "gate");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t.restores_json);
+        CU_ASSERT_STRING_EQUAL(t.restores_json, restores);
+        journal_tx_done(&t);
+        /* a later state change without restores_json leaves it as it was */
+        CU_ASSERT_EQUAL(journal_record(j, tx, TXN_FAILED, &(struct journal_result) { .error = "x" }, &e), 0);
+        CU_ASSERT_EQUAL(journal_get(j, tx, &t, &e), 0);
+        CU_ASSERT_STRING_EQUAL(t.restores_json ? t.restores_json : "", restores);
+        journal_tx_done(&t);
+        /* another transaction is untouched */
+        CU_ASSERT_EQUAL(journal_get(j, other, &t, &e), 0);
+        CU_ASSERT_PTR_NULL(t.restores_json);
+        journal_tx_done(&t);
+        journal_close(j);
+        /* and it is durable: a fresh open reads the same text */
+        CU_ASSERT_EQUAL_FATAL(journal_open(dir, &j, &e), 0);
+        CU_ASSERT_EQUAL(journal_get(j, tx, &t, &e), 0);
+        CU_ASSERT_STRING_EQUAL(t.restores_json ? t.restores_json : "", restores);
+        journal_tx_done(&t);
+        journal_close(j);
+        cleanup_dir();
+}
+
 int suite_journal(void);
 int suite_journal(void)
 {
@@ -145,7 +190,8 @@ int suite_journal(void)
             !CU_add_test(s, "state_names", test_state_names) ||
             !CU_add_test(s, "lifecycle", test_lifecycle) ||
             !CU_add_test(s, "durable_unfinished", test_durable_unfinished) ||
-            !CU_add_test(s, "bad_dir", test_bad_dir))
+            !CU_add_test(s, "bad_dir", test_bad_dir) ||
+            !CU_add_test(s, "restores_roundtrip", test_restores_roundtrip))
                 return -1;
         return 0;
 }

@@ -3,6 +3,9 @@
 #include <CUnit/CUnit.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "rollout_run.h"
 #include "store.h"
@@ -173,6 +176,120 @@ static void test_open_fails(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "cannot open the database"));
 }
 
+static void lease_db(char *buf, size_t size)
+{
+        snprintf(buf, size, "%s/lease.db", dir);
+}
+
+static void lease_db_remove(void)
+{
+        char path[160];
+
+        for (const char *const *s = (const char *const[]) { "", "-wal", "-shm", NULL }; *s; s++) {
+                snprintf(path, sizeof(path), "%s/lease.db%s", dir, *s);
+                unlink(path);
+        }
+}
+
+/* A pid that ran on this host and is gone (a reaped child). */
+static pid_t dead_pid(void)
+{
+        pid_t pid = fork();
+
+        if (pid == 0)
+                _exit(0);
+        CU_ASSERT_FATAL(pid > 0);
+        CU_ASSERT_EQUAL(waitpid(pid, NULL, 0), pid);
+        return pid;
+}
+
+/* Two controllers (two connections): the second is refused while the first holds it. */
+static void test_lease_take_refuse(void)
+{
+        struct store *a = NULL, *b = NULL;
+        struct store_lease other, me, holder = { 0 }, cur;
+        struct errbuf e = { 0 };
+        char path[160];
+
+        lease_db(path, sizeof(path));
+        CU_ASSERT_EQUAL_FATAL(store_open(path, &a, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(store_open(path, &b, &e), 0);
+        CU_ASSERT_EQUAL(store_lease_get(a, &cur, &e), -ENOENT);
+        /* "other" is a live process on this host: our parent */
+        store_lease_self(&other, 7);
+        other.pid = getppid();
+        CU_ASSERT_EQUAL(store_lease_take(a, &other, &holder, &e), 0);
+        store_lease_self(&me, 0);
+        CU_ASSERT_EQUAL(store_lease_take(b, &me, &holder, &e), -EBUSY);
+        CU_ASSERT_EQUAL(holder.pid, getppid());
+        CU_ASSERT_EQUAL(holder.rollout_id, 7);
+        CU_ASSERT_STRING_EQUAL(holder.host, me.host);
+        /* the refusal wrote nothing */
+        CU_ASSERT_EQUAL(store_lease_get(b, &cur, &e), 0);
+        CU_ASSERT_EQUAL(cur.pid, getppid());
+        /* the same owner may take it again */
+        CU_ASSERT_EQUAL(store_lease_take(a, &other, &holder, &e), 0);
+        /* released: the second one gets it, and a new rollout's id lands in the lease */
+        CU_ASSERT_EQUAL(store_lease_release(a, &e), 0);
+        CU_ASSERT_EQUAL(store_lease_get(b, &cur, &e), -ENOENT);
+        CU_ASSERT_EQUAL(store_lease_take(b, &me, &holder, &e), 0);
+        struct rollout_rec *r = sample(2);
+
+        CU_ASSERT_EQUAL_FATAL(store_rollout_create(b, r, &e), 0);
+        CU_ASSERT_EQUAL(store_lease_get(a, &cur, &e), 0);
+        CU_ASSERT_EQUAL(cur.rollout_id, r->id);
+        CU_ASSERT_EQUAL(cur.pid, getpid());
+        CU_ASSERT_EQUAL(store_lease_take(a, &other, &holder, &e), -EBUSY);
+        rollout_rec_free(r);
+        /* closing releases */
+        store_close(b);
+        CU_ASSERT_EQUAL(store_lease_get(a, &cur, &e), -ENOENT);
+        store_close(a);
+        lease_db_remove();
+}
+
+/* A lease whose pid is gone on this host, or whose heartbeat is too old, is taken over. */
+static void test_lease_stale_takeover(void)
+{
+        struct store *a = NULL, *b = NULL;
+        struct store_lease gone, far, me, holder, cur;
+        struct errbuf e = { 0 };
+        char path[160];
+        long long now = (long long)time(NULL);
+
+        lease_db(path, sizeof(path));
+        CU_ASSERT_EQUAL_FATAL(store_open(path, &a, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(store_open(path, &b, &e), 0);
+        store_lease_self(&me, 3);
+        store_lease_self(&gone, 3);
+        gone.pid = dead_pid();
+        CU_ASSERT_TRUE(store_lease_stale(&gone, now));
+        CU_ASSERT_EQUAL(store_lease_take(a, &gone, &holder, &e), 0);
+        CU_ASSERT_EQUAL(store_lease_take(b, &me, &holder, &e), 0);
+        CU_ASSERT_EQUAL(store_lease_get(a, &cur, &e), 0);
+        CU_ASSERT_EQUAL(cur.pid, getpid());
+        CU_ASSERT_EQUAL(store_lease_release(b, &e), 0);
+
+        /* another host: the pid cannot be checked, only the heartbeat counts */
+        far = (struct store_lease) { .rollout_id = 4, .pid = getpid(), .host = "ctl-elsewhere.invalid",
+                                     .started_at = now, .heartbeat = now };
+        CU_ASSERT_FALSE(store_lease_stale(&far, now));
+        CU_ASSERT_EQUAL(store_lease_take(a, &far, &holder, &e), 0);
+        CU_ASSERT_EQUAL(store_lease_take(b, &me, &holder, &e), -EBUSY);
+        CU_ASSERT_STRING_EQUAL(holder.host, "ctl-elsewhere.invalid");
+        CU_ASSERT_EQUAL(store_lease_release(a, &e), 0);
+        far.heartbeat = now - STORE_LEASE_STALE_S - 5;
+        CU_ASSERT_TRUE(store_lease_stale(&far, now));
+        CU_ASSERT_FALSE(store_lease_stale(&far, now - 10));
+        CU_ASSERT_EQUAL(store_lease_take(a, &far, &holder, &e), 0);
+        CU_ASSERT_EQUAL(store_lease_take(b, &me, &holder, &e), 0);
+        CU_ASSERT_EQUAL(store_lease_get(a, &cur, &e), 0);
+        CU_ASSERT_STRING_EQUAL(cur.host, me.host);
+        store_close(a);
+        store_close(b);
+        lease_db_remove();
+}
+
 int suite_store(void);
 int suite_store(void)
 {
@@ -182,7 +299,9 @@ int suite_store(void)
             !CU_add_test(s, "opts_roundtrip", test_opts_roundtrip) ||
             !CU_add_test(s, "create_update_load", test_create_update_load) ||
             !CU_add_test(s, "list_and_drift", test_list_and_drift) ||
-            !CU_add_test(s, "open_fails", test_open_fails))
+            !CU_add_test(s, "open_fails", test_open_fails) ||
+            !CU_add_test(s, "lease_take_refuse", test_lease_take_refuse) ||
+            !CU_add_test(s, "lease_stale_takeover", test_lease_stale_takeover))
                 return -1;
         return 0;
 }
