@@ -1,26 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer: the eos switch output parser on arbitrary show output. */
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
+#include "fuzz_switch.h"
 
-#include "switch.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void fuzz_switch_parse(const char *text, struct state *s, struct errbuf *e)
 {
         static struct switch_config sw = { .name = "f", .n_ports = 2, .ports = { "Ethernet1", "Ethernet2" } };
-        struct errbuf e;
-        struct state s;
-        char *text = malloc(size + 1);
-
-        if (!text)
-                return 0;
-        memcpy(text, data, size);
-        text[size] = '\0';
-        state_init(&s);
         uint32_t mixed;
-        switch_eos_parse(text, "fuzz", &sw, &s, &mixed, &e);
-        free(text);
-        return 0;
+
+        switch_eos_parse(text, "fuzz", &sw, s, &mixed, e);
 }
