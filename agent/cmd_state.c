@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "counters.h"
+#include "ecn_sysfs.h"
 #include "diff.h"
 #include "policy.h"
 #include "state_json.h"
@@ -72,6 +73,21 @@ static json_t *counters_json(const struct counters *k)
         return a;
 }
 
+/* The mlx5 debugfs congestion parameters, read only; an empty object where there are none. */
+static json_t *cc_params_json(const struct target *t)
+{
+        struct ecn_sysfs_param p[ECN_SYSFS_PARAMS_MAX];
+        struct errbuf e;
+        json_t *o = json_object();
+        unsigned n = 0;
+
+        if (ecn_sysfs_cc_params(t, p, ECN_SYSFS_PARAMS_MAX, &n, &e) < 0)
+                n = 0;
+        for (unsigned i = 0; o && i < n; i++)
+                json_object_set_new(o, p[i].name, json_integer((json_int_t)p[i].value));
+        return o;
+}
+
 static json_t *fields_json(uint32_t fields)
 {
         json_t *a = json_array();
@@ -95,9 +111,10 @@ static json_t *interface_json(struct target *t, struct errbuf *e, int *ret_r)
                 *ret_r = counters_read(t->name, t->env->sysfs_root, k, e);
         if (*ret_r < 0)
                 return NULL;
-        o = json_pack("{s:s,s:i,s:s,s:o,s:o,s:o}", "name", t->name, "ifindex", t->ifindex,
+        o = json_pack("{s:s,s:i,s:s,s:o,s:o,s:o,s:o}", "name", t->name, "ifindex", t->ifindex,
                       "driver", t->kernel_driver, "state", state_to_json(&live),
-                      "unsupported", fields_json(want & ~live.present), "counters", counters_json(k));
+                      "unsupported", fields_json(want & ~live.present), "counters", counters_json(k),
+                      "cc_params", cc_params_json(t));
         if (!o)
                 *ret_r = -ENOMEM;
         return o;
@@ -140,10 +157,22 @@ static void print_values(const json_t *st)
         }
 }
 
+static void print_unsupported(const json_t *v)
+{
+        const json_t *f;
+        size_t i;
+
+        if (!json_array_size(v))
+                return;
+        printf("  unsupported here:");
+        json_array_foreach(v, i, f)
+                printf("%s %s", i ? "," : "", json_string_value(f));
+        printf("\n");
+}
+
 static void print_switch_text(const json_t *o)
 {
-        const json_t *err = json_object_get(o, "error"), *v;
-        size_t i;
+        const json_t *err = json_object_get(o, "error");
 
         printf("switch '%s' (%s at %s port %d)\n", json_string_value(json_object_get(o, "name")),
                json_string_value(json_object_get(o, "dialect")), json_string_value(json_object_get(o, "host")),
@@ -153,31 +182,22 @@ static void print_switch_text(const json_t *o)
                 return;
         }
         print_values(json_object_get(o, "state"));
-        v = json_object_get(o, "unsupported");
-        if (json_array_size(v)) {
-                printf("  unsupported here:");
-                json_array_foreach(v, i, err)
-                        printf("%s %s", i ? "," : "", json_string_value(err));
-                printf("\n");
-        }
+        print_unsupported(json_object_get(o, "unsupported"));
 }
 
 static void print_interface_text(const json_t *o)
 {
         const json_t *st, *v;
+        const char *key;
         size_t i;
 
         printf("interface '%s' (ifindex %d, driver %s)\n", json_string_value(json_object_get(o, "name")),
                (int)json_integer_value(json_object_get(o, "ifindex")),
                json_string_value(json_object_get(o, "driver")));
         print_values(json_object_get(o, "state"));
-        v = json_object_get(o, "unsupported");
-        if (json_array_size(v)) {
-                printf("  unsupported here:");
-                json_array_foreach(v, i, st)
-                        printf("%s %s", i ? "," : "", json_string_value(st));
-                printf("\n");
-        }
+        print_unsupported(json_object_get(o, "unsupported"));
+        json_object_foreach((json_t *)json_object_get(o, "cc_params"), key, v)
+                printf("  cc_param %s: %" JSON_INTEGER_FORMAT "\n", key, json_integer_value(v));
         v = json_object_get(o, "counters");
         if (!json_array_size(v))
                 printf("  counters: none\n");

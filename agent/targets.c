@@ -132,15 +132,18 @@ int targets_for_policy(const struct policy *p, const struct agent_config *c, str
         return 0;
 }
 
-int targets_for_interfaces(const struct agent_config *c, const char (*globs)[64], unsigned n,
-                           struct target_list *ret, struct errbuf *e)
+/* A list of one kind of target: add_kind is add_interfaces or add_switches. */
+static int targets_for(int (*add_kind)(struct target_list *, const struct agent_config *, const char (*)[64],
+                                       unsigned, bool, struct errbuf *),
+                       const struct agent_config *c, const char (*globs)[64], unsigned n,
+                       struct target_list *ret, struct errbuf *e)
 {
         struct target_list l;
         int r;
 
         r = list_new(ret, &l, e);
         if (r >= 0)
-                r = add_interfaces(&l, c, globs, n, false, e);
+                r = add_kind(&l, c, globs, n, false, e);
         if (r < 0) {
                 targets_free(&l);
                 return r;
@@ -149,21 +152,16 @@ int targets_for_interfaces(const struct agent_config *c, const char (*globs)[64]
         return 0;
 }
 
+int targets_for_interfaces(const struct agent_config *c, const char (*globs)[64], unsigned n,
+                           struct target_list *ret, struct errbuf *e)
+{
+        return targets_for(add_interfaces, c, globs, n, ret, e);
+}
+
 int targets_for_switches(const struct agent_config *c, const char (*globs)[64], unsigned n,
                          struct target_list *ret, struct errbuf *e)
 {
-        struct target_list l;
-        int r;
-
-        r = list_new(ret, &l, e);
-        if (r >= 0)
-                r = add_switches(&l, c, globs, n, false, e);
-        if (r < 0) {
-                targets_free(&l);
-                return r;
-        }
-        *ret = l;
-        return 0;
+        return targets_for(add_switches, c, globs, n, ret, e);
 }
 
 uint32_t targets_wanted(enum target_kind kind, uint32_t spec_fields)

@@ -14,7 +14,7 @@
  * the knobs already written.
  *
  * The upstream mlx5 debugfs congestion parameters (DEBUGFS/mlx5/PCI/cc_params)
- * are reported read-only by ecn_sysfs_cc_params(); nettune does not change them.
+ * are reported read-only by ecn_sysfs_cc_params() (shown by `state`); nettune does not change them.
  */
 #pragma once
 

@@ -34,6 +34,15 @@ for name in sys.argv[2:]:
 assert "lo" not in by
 PY
 run state --interfaces "$a" > "$T/state.txt"
+check "veth has no mlx5 congestion parameters" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert all(i["cc_params"] == {} for i in d["interfaces"])' "$T/state.json"
+# A sysfs/debugfs tree the test builds: the interface's PCI device and its mlx5 cc_params.
+mkdir -p "$T/sys/devices/0000:08:00.0" "$T/sys/class/net/$a" "$T/debug/mlx5/0000:08:00.0/cc_params"
+ln -s ../../../devices/0000:08:00.0 "$T/sys/class/net/$a/device"
+echo 2000 > "$T/debug/mlx5/0000:08:00.0/cc_params/rp_time_reset"
+printf '{ "state_dir": "%s/var", "sysfs_root": "%s/sys", "debugfs_root": "%s/debug" }\n' "$T" "$T" "$T" > "$T/cc.json"
+run --config "$T/cc.json" state --interfaces "$a" --output json > "$T/cc-state.json"
+check "state reports the mlx5 debugfs cc_params read-only" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["interfaces"][0]["cc_params"] == {"rp_time_reset": 2000}, d' "$T/cc-state.json"
+run --config "$T/cc.json" state --interfaces "$a" | grep -q "cc_param rp_time_reset: 2000" || fail "text state shows the cc_param"
 check "text state names the interface and its mtu" grep -q "^interface '$a' (ifindex [0-9]*, driver veth)" "$T/state.txt"
 check "only the requested interface is shown" test "$(grep -c '^interface' "$T/state.txt")" -eq 1
 
