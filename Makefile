@@ -32,7 +32,7 @@ ifneq ($(CI),)
 WARN += -Werror
 endif
 
-INCLUDES := -Icommon -Ipolicies -Idrivers -Iagent -Icontroller
+INCLUDES := -Icommon -Ipolicies -Idrivers -Idrivers/host -Idrivers/switch -Idrivers/probe -Iagent -Icontroller
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -DNETTUNE_VERSION='"$(VERSION)"' $(WARN) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP -pthread
 LDFLAGS  += -pthread
@@ -43,7 +43,7 @@ CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-LIB_SRCS   := $(sort $(wildcard common/*.c policies/*.c drivers/*.c))
+LIB_SRCS   := $(sort $(wildcard common/*.c policies/*.c drivers/*.c drivers/*/*.c))
 AGENT_SRCS := $(sort $(wildcard agent/*.c))
 CTL_SRCS   := $(sort $(wildcard controller/*.c))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/*.c tests/lib/*.c))

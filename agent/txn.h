@@ -89,7 +89,7 @@ struct txn_result {
         struct txn_probe baseline, post;
         bool gated;                     /* the regression gate ran: gate_params and gate are set */
         struct probe_gate_params gate_params;
-        struct probe_gate_report gate;  /* drivers/probe_gate.c's verdict on baseline and post */
+        struct probe_gate_report gate;  /* drivers/probe/probe_gate.c's verdict on baseline and post */
         int64_t confirm_deadline_ms;
         json_t *restores;               /* [{target, kind, method}] of every restored target, or NULL (owned) */
 };

@@ -21,7 +21,7 @@ int txn_restore_targets(struct txn_env *env, struct txn_target *tg, unsigned n, 
 /* Measure and gate. */
 int txn_probe_phase(struct txn_env *env, const struct policy_verify *v, const char *phase,
                     struct txn_probe *ret, struct errbuf *e);
-/* drivers/probe_gate.c over res->baseline and res->post: fills res->gate; 0 pass, -EIO fail. */
+/* drivers/probe/probe_gate.c over res->baseline and res->post: fills res->gate; 0 pass, -EIO fail. */
 int txn_gate(const struct policy_verify *v, struct txn_result *res);
 /* Detached child that restores tx at its deadline unless confirmed. */
 int txn_spawn_watchdog(struct txn_env *env, int64_t tx, struct errbuf *e);

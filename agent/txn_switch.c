@@ -8,7 +8,7 @@
  *     gate passed;
  *   - how each restored target was put back, for the result and the journal:
  *     [{"target": "leaf1", "kind": "switch", "method": "vendor-abort"}, ...]
- *     with the methods of drivers/switch.h (vendor-abort, vendor-timer,
+ *     with the methods of drivers/switch/switch.h (vendor-abort, vendor-timer,
  *     checkpoint-rollback, driver-reapply, none = already matched the snapshot,
  *     failed); interfaces are always driver-reapply (or failed);
  *   - ECN on a switch is exact: the switch drivers unset marking on queues the

@@ -41,7 +41,7 @@ struct switch_config {
         unsigned command_timeout_ms;
 };
 
-struct nl_transport;                            /* drivers/nl.h */
+struct nl_transport;                            /* drivers/host/nl.h */
 
 /* Settings every driver may need, from the agent configuration. */
 struct driver_env {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness for the agent's POST /v1/probe body (drivers/probe_request.c):
+ * libFuzzer harness for the agent's POST /v1/probe body (drivers/probe/probe_request.c):
  * any input must be accepted or refused cleanly with a message; a refusal leaves
  * *ret untouched; an accepted request is within the documented ranges.
  */

@@ -153,7 +153,7 @@ static void test_readback_mismatch(void)
         txn_result_done(&r);
 }
 
-/* The result's probe.gate is drivers/probe_gate.c's report. */
+/* The result's probe.gate is drivers/probe/probe_gate.c's report. */
 static void check_gate_json(const struct txn_result *r, const char *verdict, double threshold)
 {
         json_t *j = txn_result_to_json(r);
