@@ -204,74 +204,62 @@ static void do_confirm(struct api *a, const char *id, struct http_response *resp
         txn_result_done(&res);
 }
 
+/* The same plan JSON as `nettune-agent plan --output json`. */
 static void do_plan(struct api *a, const struct http_request *req, struct http_response *resp)
 {
         struct policy *p = parse_body(req, resp);
-        struct txn_target *tg = NULL;
-        struct state *live = NULL;
         struct errbuf e = { 0 };
         struct txn_env env;
-        json_t *changes = NULL, *names;
-        unsigned n = 0;
+        struct plan plan;
         int r;
 
         if (!p)
                 return;
         env_init(a, &env);
-        r = env.hooks.resolve(&env, p, &tg, &n, &e);
-        if (r >= 0 && !(live = calloc(n ? n : 1, sizeof(*live))))
-                r = -ENOMEM;
-        if (r >= 0)
-                r = txn_read_live(tg, n, live, &e);
-        if (r >= 0)
-                r = txn_diff_json(tg, live, n, &changes, NULL);
-        if (r < 0) {
-                reply_errbuf(resp, r == -ENOENT ? 400 : 500, r == -ENOENT ? "invalid" : "runtime", &e);
-        } else {
-                names = json_array();
-                for (unsigned i = 0; i < n; i++)
-                        json_array_append_new(names, json_pack("{s:s, s:s}", "name", tg[i].t.name, "kind",
-                                                               tg[i].t.kind == TARGET_SWITCH ? "switch" : "interface"));
-                reply_json(resp, 200, json_pack("{s:o, s:o}", "changes", changes, "targets", names));
-        }
-        free(live);
-        free(tg);
+        txn_plan_init(&env, &plan);
+        r = plan_for_policy(&plan, p, 0, &e);
+        if (r < 0)
+                reply_errbuf(resp, r == -ENOENT || r == -EOPNOTSUPP ? 400 : 500,
+                             r == -ENOENT || r == -EOPNOTSUPP ? "invalid" : "runtime", &e);
+        else if ((r = plan_read(&plan, &e)) < 0)
+                reply_errbuf(resp, 500, "runtime", &e);
+        else if ((r = plan_check(&plan, &e)) < 0)
+                reply_errbuf(resp, 400, "invalid", &e);
+        else
+                reply_json(resp, 200, plan_to_json(&plan));
+        plan_free(&plan);
         policy_free(p);
 }
 
+/* Every field the committed policy's targets support, live. */
 static void do_state(struct api *a, struct http_response *resp)
 {
-        _cleanup_free_ char *json = NULL;
-        _cleanup_free_ struct txn_target *tg = NULL;
         struct policy *p = NULL;
         struct errbuf e = { 0 };
         struct txn_env env;
-        json_t *arr = json_array();
-        unsigned n = 0;
+        struct plan plan;
+        json_t *arr;
         int r;
 
         env_init(a, &env);
-        r = journal_revision(a->journal, 0, NULL, NULL, &json, &e);
-        if (r == -ENOENT || (r >= 0 && !json)) {
-                reply_json(resp, 200, json_pack("{s:o, s:n}", "targets", arr, "policy"));
+        txn_plan_init(&env, &plan);
+        r = journal_committed_policy(a->journal, 0, &p, NULL, &e);
+        if (r == -ENOENT || (r >= 0 && !p)) {
+                reply_json(resp, 200, json_pack("{s:[], s:n}", "targets", "policy"));
                 return;
         }
         if (r >= 0)
-                r = policy_parse_buffer(json, strlen(json), "committed revision", &p, &e);
+                r = plan_for_policy(&plan, p, PLAN_ALL_FIELDS, &e);
         if (r >= 0)
-                r = env.hooks.resolve(&env, p, &tg, &n, &e);
-        for (unsigned i = 0; r >= 0 && i < n; i++) {
-                struct state live;
-                uint32_t all = 0;
+                r = plan_read(&plan, &e);
+        arr = json_array();
+        for (unsigned i = 0; r >= 0 && arr && i < plan.n; i++) {
+                const struct plan_target *pt = &plan.v[i];
 
-                for (unsigned d = 0; d < tg[i].n_drivers; d++)
-                        all |= tg[i].fields[d];
-                tg[i].desired.present = all;
-                r = txn_read_live(&tg[i], 1, &live, &e);
-                if (r >= 0)
-                        json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "name", tg[i].t.name, "kind",
-                                                             tg[i].t.kind == TARGET_SWITCH ? "switch" : "interface",
-                                                             "state", state_to_json(&live)));
+                json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "name", pt->t.name, "kind",
+                                                     target_kind_name(pt->t.kind), "state",
+                                                     state_units_to_json(pt->live, target_unit_names(&pt->t),
+                                                                         pt->n_units)));
         }
         if (r < 0) {
                 json_decref(arr);
@@ -279,6 +267,7 @@ static void do_state(struct api *a, struct http_response *resp)
         } else {
                 reply_json(resp, 200, json_pack("{s:o, s:s}", "targets", arr, "policy", p->name));
         }
+        plan_free(&plan);
         policy_free(p);
 }
 
@@ -286,19 +275,20 @@ static void do_drift(struct api *a, struct http_response *resp)
 {
         struct errbuf e = { 0 };
         struct txn_env env;
-        json_t *changes = NULL;
+        struct plan plan;
         int r;
 
         env_init(a, &env);
-        r = drift_check(&env, &changes, NULL, &e);
+        r = drift_check(&env, &plan, NULL, &e);
         if (r == -ENOENT)
                 reply_json(resp, 200, json_pack("{s:b, s:[], s:s}", "drift", 0, "changes", "note", e.msg));
         else if (r < 0)
                 reply_errbuf(resp, 500, "runtime", &e);
         else {
-                metrics_set_drift(changes);
-                reply_json(resp, 200, json_pack("{s:b, s:o}", "drift", r > 0, "changes", changes));
+                metrics_set_drift(&plan);
+                reply_json(resp, 200, json_pack("{s:b, s:o}", "drift", r > 0, "changes", plan_changes_json(&plan)));
         }
+        plan_free(&plan);
 }
 
 static void do_history(struct api *a, struct http_response *resp)
@@ -345,13 +335,11 @@ static void do_probe(struct api *a, const struct http_request *req, struct http_
 static void do_metrics(struct api *a, struct http_response *resp)
 {
         char ifs[POLICY_TARGETS_MAX][STATE_NAME_MAX];
-        _cleanup_free_ char *json = NULL;
         struct policy *p = NULL;
         unsigned n = 0;
 
         /* NIC counters of the committed policy's plain interface names (globs skipped). */
-        if (journal_revision(a->journal, 0, NULL, NULL, &json, NULL) >= 0 && json &&
-            policy_parse_buffer(json, strlen(json), "revision", &p, NULL) >= 0)
+        if (journal_committed_policy(a->journal, 0, &p, NULL, NULL) >= 0 && p)
                 for (unsigned i = 0; i < p->n_interfaces; i++)
                         if (!strpbrk(p->interfaces[i], "*?["))
                                 snprintf(ifs[n++], STATE_NAME_MAX, "%s", p->interfaces[i]);

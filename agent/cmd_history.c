@@ -115,6 +115,7 @@ int cmd_drift(struct cli *c)
         struct errbuf e = { 0 };
         struct journal *j = NULL;
         struct txn_env env;
+        struct plan p = { 0 };
         json_t *changes = NULL;
         char buf[1100];
         size_t i;
@@ -128,7 +129,10 @@ int cmd_drift(struct cli *c)
         r = journal_open(c->config.state_dir, &j, &e);
         if (r >= 0) {
                 txn_env_init(&env, &c->config, j);
-                r = drift_check(&env, &changes, NULL, &e);
+                r = drift_check(&env, &p, NULL, &e);
+                if (r >= 0 && !(changes = plan_changes_json(&p)))
+                        r = errbuf_set(&e, ENOMEM, NULL, "out of memory");
+                plan_free(&p);
         }
         journal_close(j);
         if (r < 0) {

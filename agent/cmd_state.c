@@ -5,8 +5,8 @@
  * with their congestion counters, and of the configuration's switches (each
  * read over its own SSH session; one that cannot be read is reported with its
  * error and the others are still shown, exit 3 at the end).
- * nettune-agent plan POLICY: resolve the policy's targets, read their live
- * state and print the field-by-field difference. Both change nothing.
+ * nettune-agent plan POLICY: the policy's plan (plan.h) — its targets, the
+ * field-by-field difference and what a device would refuse. Both change nothing.
  */
 #include <jansson.h>
 #include <net/if.h>
@@ -15,11 +15,10 @@
 #include "cli.h"
 #include "counters.h"
 #include "ecn_sysfs.h"
-#include "diff.h"
+#include "field.h"
+#include "plan.h"
 #include "policy.h"
 #include "state_json.h"
-#include "targets.h"
-#include "txn.h"
 
 #define GLOBS_MAX 64
 
@@ -98,49 +97,45 @@ static json_t *fields_json(uint32_t fields)
         return a;
 }
 
-static json_t *interface_json(struct target *t, struct errbuf *e, int *ret_r)
+static json_t *interface_json(const struct plan_target *pt, struct errbuf *e, int *ret_r)
 {
-        uint32_t want = targets_wanted(TARGET_INTERFACE, STATE_ALL_FIELDS);
+        const struct target *t = &pt->t;
         _cleanup_free_ struct counters *k = calloc(1, sizeof(*k));
-        struct state live;
         json_t *o;
 
-        state_init(&live);
-        *ret_r = k ? targets_read_state(t, want, &live, e) : -ENOMEM;
-        if (*ret_r >= 0)
-                *ret_r = counters_read(t->name, t->env->sysfs_root, k, e);
+        *ret_r = k ? counters_read(t->name, t->env->sysfs_root, k, e) : -ENOMEM;
         if (*ret_r < 0)
                 return NULL;
         o = json_pack("{s:s,s:i,s:s,s:o,s:o,s:o,s:o}", "name", t->name, "ifindex", t->ifindex,
-                      "driver", t->kernel_driver, "state", state_to_json(&live),
-                      "unsupported", fields_json(want & ~live.present), "counters", counters_json(k),
-                      "cc_params", cc_params_json(t));
+                      "driver", t->kernel_driver, "state", state_to_json(&pt->live[0]),
+                      "unsupported", fields_json(field_mask_on(FIELD_ON_INTERFACE, STATE_ALL_FIELDS) &
+                                                 ~pt->live[0].present),
+                      "counters", counters_json(k), "cc_params", cc_params_json(t));
         if (!o)
                 *ret_r = -ENOMEM;
         return o;
 }
 
-static json_t *switch_json(struct target *t, struct errbuf *e, int *ret_r)
+/* A switch that could not be read (r < 0) is shown with its error. */
+static json_t *switch_json(const struct plan_target *pt, const struct errbuf *e, int r)
 {
-        uint32_t want = targets_wanted(TARGET_SWITCH, STATE_ALL_FIELDS);
+        const struct target *t = &pt->t;
         json_t *ports = json_array(), *o;
-        struct state live;
         char buf[1100];
 
         for (unsigned i = 0; ports && i < t->sw->n_ports; i++)
                 json_array_append_new(ports, json_string(t->sw->ports[i]));
         o = json_pack("{s:s,s:s,s:s,s:i,s:o}", "name", t->name, "dialect", t->sw->dialect,
                       "host", t->sw->host, "port", (int)t->sw->port, "ports", ports);
-        state_init(&live);
-        *ret_r = targets_read_state(t, want, &live, e);
         if (!o)
                 return NULL;
-        if (*ret_r < 0) {
+        if (r < 0) {
                 json_object_set_new(o, "error", json_string(errbuf_str(e, buf, sizeof(buf))));
                 return o;
         }
-        json_object_set_new(o, "state", state_to_json(&live));
-        json_object_set_new(o, "unsupported", fields_json(want & ~live.present));
+        json_object_set_new(o, "state", state_units_to_json(pt->live, target_unit_names(t), pt->n_units));
+        json_object_set_new(o, "unsupported", fields_json(field_mask_on(FIELD_ON_SWITCH, STATE_ALL_FIELDS) &
+                                                          ~(pt->n_units ? pt->live[0].present : 0)));
         return o;
 }
 
@@ -275,37 +270,39 @@ static int parse_state_args(struct cli *c, struct state_args *sa)
         return 0;
 }
 
-/* Every switch is read even when one fails; *ret_failed counts those. */
-static int read_switches(struct cli *c, const struct state_args *sa, json_t *out, unsigned *ret_failed)
+/* Every target is read; a switch that fails is shown with its error (*ret_failed counts them), an interface fails the command. */
+static int read_all(struct cli *c, struct plan *p, json_t *ifs, json_t *switches, unsigned *ret_failed)
 {
-        struct target_list l = { 0 };
         struct errbuf e = { .where = "" };
-        int r;
 
-        if (sa->no_switches)
-                return 0;
-        r = targets_for_switches(&c->config, (const char (*)[64])sa->swglobs, sa->n_sw, &l, &e);
-        if (r < 0)
-                return fail(c, &e, exit_for(r)), r;
-        for (unsigned i = 0; i < l.n; i++) {
-                json_t *o = switch_json(&l.v[i], &e, &r);
+        for (unsigned i = 0; i < p->n; i++) {
+                struct plan_target *pt = &p->v[i];
+                int r = plan_read_target(p, i, pt->live, &e);
+                json_t *o;
 
-                if (r < 0) {
-                        fail(c, &e, EXIT_RUNTIME);
-                        ++*ret_failed;
+                if (pt->t.kind == TARGET_SWITCH) {
+                        if (r < 0) {
+                                fail(c, &e, EXIT_RUNTIME);
+                                ++*ret_failed;
+                        }
+                        o = switch_json(pt, &e, r);
+                        if (o)
+                                json_array_append_new(switches, o);
+                        errbuf_clear(&e);
+                        continue;
                 }
-                if (o)
-                        json_array_append_new(out, o);
-                errbuf_clear(&e);
+                o = r < 0 ? NULL : interface_json(pt, &e, &r);
+                if (r < 0)
+                        return fail(c, &e, EXIT_RUNTIME), r;
+                json_array_append_new(ifs, o);
         }
-        targets_free(&l);
         return 0;
 }
 
 int cmd_state(struct cli *c)
 {
         _cleanup_free_ struct state_args *sa = calloc(1, sizeof(*sa));
-        struct target_list l = { 0 };
+        struct plan p;
         struct errbuf e = { .where = "" };
         json_auto_t *all = json_array();
         json_auto_t *switches = json_array();
@@ -319,21 +316,17 @@ int cmd_state(struct cli *c)
                 return EXIT_OK;
         if (r < 0)
                 return state_usage(c, stderr, EXIT_INVALID);
-        r = targets_for_interfaces(&c->config, sa->ifglobs, sa->n_if, &l, &e);
-        if (r < 0)
+        plan_init(&p, &(struct plan_env){ .config = &c->config });
+        r = plan_for_globs(&p, (const char (*)[64])sa->ifglobs, sa->n_if, (const char (*)[64])sa->swglobs, sa->n_sw,
+                           sa->no_switches, &e);
+        if (r < 0) {
+                plan_free(&p);
                 return fail(c, &e, exit_for(r));
-        for (unsigned i = 0; i < l.n && r >= 0; i++) {
-                json_t *o = interface_json(&l.v[i], &e, &r);
-
-                if (o)
-                        json_array_append_new(all, o);
         }
-        targets_free(&l);
+        r = read_all(c, &p, all, switches, &failed);
+        plan_free(&p);
         if (r < 0)
-                return fail(c, &e, EXIT_RUNTIME);
-        r = read_switches(c, sa, switches, &failed);
-        if (r < 0)
-                return exit_for(r);
+                return EXIT_RUNTIME;
         if (c->json) {
                 json_auto_t *doc = json_pack("{s:O,s:O}", "interfaces", all, "switches", switches);
 
@@ -352,35 +345,10 @@ int cmd_state(struct cli *c)
 
 /* ---- plan ---- */
 
-static int plan_target(struct target *t, const struct policy *p, json_t *out, unsigned *changes,
-                       struct errbuf *e)
+static void print_plan_text(const json_t *doc)
 {
-        struct state desired = p->spec, live;
-        struct diff d = { 0 };
-        json_t *o;
-        int r;
-
-        desired.present = targets_wanted(t->kind, p->spec.present);
-        state_init(&live);
-        r = targets_check_caps(t, desired.present, e);
-        if (r >= 0)
-                r = targets_read_state(t, desired.present, &live, e);
-        if (r >= 0 && state_diff(&desired, &live, &d) < 0)
-                r = errbuf_set(e, ENOMEM, NULL, "out of memory");
-        if (r < 0)
-                return r;
-        o = json_pack("{s:s,s:s,s:o}", "kind", t->kind == TARGET_SWITCH ? "switch" : "interface",
-                      "name", t->name, "changes", diff_to_json(&d));
-        *changes += d.n;
-        diff_done(&d);
-        if (!o || json_array_append_new(out, o) < 0)
-                return errbuf_set(e, ENOMEM, NULL, "out of memory");
-        return 0;
-}
-
-static void print_plan_text(const json_t *targets, unsigned changes)
-{
-        const json_t *t, *ch;
+        const json_t *t, *ch, *targets = json_object_get(doc, "targets");
+        unsigned changes = (unsigned)json_integer_value(json_object_get(doc, "changes"));
         size_t i, k;
 
         json_array_foreach(targets, i, t) {
@@ -393,44 +361,48 @@ static void print_plan_text(const json_t *targets, unsigned changes)
                                json_string_value(json_object_get(ch, "from")),
                                json_string_value(json_object_get(ch, "to")));
         }
+        json_array_foreach(json_object_get(doc, "notes"), i, t)
+                printf("note: %s\n", json_string_value(t));
         printf("%u change%s planned; nothing was changed\n", changes, changes == 1 ? "" : "s");
 }
 
 int cmd_plan(struct cli *c)
 {
         struct errbuf e = { .where = "" };
-        struct target_list l = { 0 };
-        json_auto_t *targets = json_array();
         struct policy *p = NULL;
-        unsigned changes = 0;
-        int r;
+        json_auto_t *doc = NULL;
+        struct plan plan;
+        int r, code = EXIT_OK;
 
         if (c->argc != 2 || streq(c->argv[1], "--help")) {
                 fprintf(c->argc == 2 ? stdout : stderr,
                         "usage: %s plan [--config FILE] [--output json] POLICY\n"
-                        "\nPrints what 'apply POLICY' would change here, field by field. Changes nothing.\n"
-                        "\nexit codes: 0 ok, 2 invalid policy or unsupported field, 3 runtime failure\n", c->prog);
+                        "\nPrints what 'apply POLICY' would change here, field by field, and refuses what a\n"
+                        "device here would refuse. Changes nothing.\n"
+                        "\nexit codes: 0 ok, 2 invalid policy, unsupported field or a value a device refuses,\n"
+                        "3 runtime failure\n", c->prog);
                 return c->argc == 2 ? EXIT_OK : EXIT_INVALID;
         }
         r = policy_load_file(c->argv[1], &p, &e);
         if (r < 0)
                 return fail(c, &e, EXIT_INVALID);
-        r = targets_for_policy(p, &c->config, &l, &e);
-        for (unsigned i = 0; r >= 0 && i < l.n; i++)
-                r = plan_target(&l.v[i], p, targets, &changes, &e);
-        targets_free(&l);
-        if (r < 0) {
-                policy_free(p);
-                return fail(c, &e, exit_for(r));
-        }
-        if (c->json) {
-                json_auto_t *doc = json_pack("{s:s,s:O,s:i}", "policy", p->name, "targets", targets,
-                                             "changes", (int)changes);
-
-                print_json(doc);
-        } else {
-                print_plan_text(targets, changes);
-        }
+        plan_init(&plan, &(struct plan_env){ .config = &c->config });
+        r = plan_for_policy(&plan, p, 0, &e);
+        if (r < 0)
+                code = exit_for(r);
+        else if ((r = plan_read(&plan, &e)) < 0)
+                code = EXIT_RUNTIME;            /* a device that cannot be read */
+        else if ((r = plan_check(&plan, &e)) < 0)
+                code = EXIT_INVALID;            /* a value a device here refuses */
+        else if (!(doc = plan_to_json(&plan)))
+                code = EXIT_RUNTIME;
+        plan_free(&plan);
         policy_free(p);
+        if (code != EXIT_OK)
+                return fail(c, &e, code);
+        if (c->json)
+                print_json(doc);
+        else
+                print_plan_text(doc);
         return EXIT_OK;
 }

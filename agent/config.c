@@ -87,8 +87,9 @@ static const struct jsonv_field switch_fields[] = {
         { 0 },
 };
 
-static int parse_switch(struct jsonv *v, const json_t *j, struct agent_config *c, unsigned i)
+static int parse_switch(struct jsonv *v, const json_t *j, size_t i, void *ctx)
 {
+        struct agent_config *c = ctx;
         struct switch_config *sw = &c->switches[i];
         char q[80];
         int r;
@@ -97,6 +98,7 @@ static int parse_switch(struct jsonv *v, const json_t *j, struct agent_config *c
         r = jsonv_object(v, j, switch_fields, sw);
         if (r < 0)
                 return r;
+        c->n_switches = (unsigned)i + 1;
         for (unsigned k = 0; k < i; k++)
                 if (streq(c->switches[k].name, sw->name)) {
                         jsonv_push_key(v, "name");
@@ -109,24 +111,7 @@ static int parse_switch(struct jsonv *v, const json_t *j, struct agent_config *c
 
 static int parse_switches(struct jsonv *v, const json_t *j, void *obj)
 {
-        struct agent_config *c = obj;
-        size_t i;
-        json_t *el;
-
-        if (json_array_size(j) > CONFIG_SWITCHES_MAX)
-                return jsonv_error(v, "expected at most %d switches, found %zu", CONFIG_SWITCHES_MAX,
-                                   json_array_size(j));
-        json_array_foreach(j, i, el) {
-                int r;
-
-                jsonv_push_index(v, i);
-                r = parse_switch(v, el, c, (unsigned)i);
-                jsonv_pop(v);
-                if (r < 0)
-                        return r;
-        }
-        c->n_switches = (unsigned)json_array_size(j);
-        return 0;
+        return jsonv_object_array(v, j, "switch", "switches", 0, CONFIG_SWITCHES_MAX, parse_switch, obj);
 }
 
 #define CF_STR(k, m, fn) { .key = (k), .type = JSONV_STRING, .flags = JSONV_NONEMPTY, \

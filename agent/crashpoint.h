@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Test-only crash points. With NETTUNE_CRASH_AT=<step> in the environment the
+ * Test-only hooks, no-ops in production.
+ *
+ * Crash points. With NETTUNE_CRASH_AT=<step> in the environment the
  * process kills itself with SIGKILL right after the journal has durably recorded
  * <step> ("planned", "snapshotted", "applying", "applied", "verifying",
  * "pending_confirm", "committed", "restoring", "rolled_back", or "applied-drivers":
@@ -10,3 +12,9 @@
 #pragma once
 
 void crashpoint(const char *step);
+
+/*
+ * NETTUNE_TEST_HOOK_AFTER_APPLY=<shell command>: run between the apply and the
+ * post-change probe (tests use it to break the data path and watch the gate).
+ */
+void crashpoint_after_apply(void);

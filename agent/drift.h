@@ -7,11 +7,11 @@
 #include "txn.h"
 
 /*
- * Compare. *ret_changes: [{target, field, key, from, to}] (caller owns);
+ * Compare: *ret is the committed policy's plan, read (plan_free it in every case);
  * *ret_policy (may be NULL): the committed policy (caller frees).
  * Returns the number of differences, -ENOENT when nothing was ever committed.
  */
-int drift_check(struct txn_env *env, json_t **ret_changes, struct policy **ret_policy, struct errbuf *e);
+int drift_check(struct txn_env *env, struct plan *ret, struct policy **ret_policy, struct errbuf *e);
 
 /* The newest `limit` transactions as a JSON array (history command and API); NULL on error. */
 json_t *history_json(struct journal *j, unsigned limit, struct errbuf *e);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "errbuf.h"
+#include "policy.h"
 
 enum txn_state {
         TXN_PLANNED,
@@ -127,6 +128,15 @@ int journal_revision(struct journal *j, unsigned back, int64_t *ret_rev, int64_t
  */
 int journal_revision_get(struct journal *j, int64_t rev, int64_t *ret_tx, char **ret_policy_json,
                          struct errbuf *e);
+
+/*
+ * A committed revision's policy, parsed: rev > 0 is a revision number, rev <= 0
+ * counts back from the newest (0 = newest). *ret_policy (caller frees) is NULL for a
+ * revision without a policy (one that rolled back to before any); *ret_json (may be
+ * NULL) receives its canonical text. -ENOENT when there is no such revision.
+ */
+int journal_committed_policy(struct journal *j, int64_t rev, struct policy **ret_policy, char **ret_json,
+                             struct errbuf *e);
 
 /* Wall clock in ms since the epoch. */
 int64_t journal_now_ms(void);

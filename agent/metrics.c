@@ -31,19 +31,13 @@ void metrics_record(const struct txn_result *r)
         pthread_mutex_unlock(&m.lock);
 }
 
-void metrics_set_drift(const json_t *changes)
+void metrics_set_drift(const struct plan *p)
 {
-        size_t i;
-        json_t *ch;
-
         pthread_mutex_lock(&m.lock);
         memset(m.drift, 0, sizeof(m.drift));
-        json_array_foreach(changes, i, ch) {
-                int f = state_field_from_name(json_string_value(json_object_get(ch, "field")));
-
-                if (f >= 0)
-                        m.drift[f]++;
-        }
+        for (unsigned i = 0; i < p->n; i++)
+                for (unsigned k = 0; k < p->v[i].diff.n; k++)
+                        m.drift[p->v[i].diff.entries[k].field]++;
         pthread_mutex_unlock(&m.lock);
 }
 

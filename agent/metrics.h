@@ -10,8 +10,8 @@
 
 /* Count a finished transaction (result, rollbacks, last probe rate). */
 void metrics_record(const struct txn_result *r);
-/* Replace the drift gauges with the counts per field of changes (NULL: no drift). */
-void metrics_set_drift(const json_t *changes);
+/* Replace the drift gauges with the differences per field of a read plan. */
+void metrics_set_drift(const struct plan *p);
 /* The exposition text; caller frees. interfaces: names whose NIC counters to export. */
 char *metrics_render(struct journal *j, const struct agent_config *c, char (*interfaces)[STATE_NAME_MAX],
                      unsigned n_interfaces);

@@ -50,18 +50,19 @@ static void check_drift(struct txn_env *env, enum drift_mode mode)
 {
         struct errbuf e = { 0 };
         struct policy *p = NULL;
-        json_t *changes = NULL;
         struct txn_result res;
+        struct plan plan;
         char buf[1100];
-        int r = drift_check(env, &changes, &p, &e);
+        int r = drift_check(env, &plan, &p, &e);
 
+        if (r >= 0)
+                metrics_set_drift(&plan);
+        plan_free(&plan);
         if (r < 0) {
                 if (r != -ENOENT)
                         log_warn("drift check failed: %s", errbuf_str(&e, buf, sizeof(buf)));
                 return;
         }
-        metrics_set_drift(changes);
-        json_decref(changes);
         if (r > 0)
                 log_warn("drift: %d field(s) differ from committed policy '%s'%s", r, p->name,
                          mode == DRIFT_MODE_ENFORCE ? "; re-applying it" : "");

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Targets of a policy, field routing to drivers, caps checks, live state reads. */
+/* Discovery of a request's targets: local interfaces by glob, configured switches by glob. */
 #include <fnmatch.h>
 
 #include "iface.h"
@@ -35,17 +35,29 @@ static struct target *add(struct target_list *l, const struct agent_config *c, e
 static void fill_iface(struct target *t, const struct iface *x)
 {
         t->ifindex = x->ifindex;
+        t->min_mtu = x->min_mtu;
+        t->max_mtu = x->max_mtu;
         snprintf(t->kernel_driver, sizeof(t->kernel_driver), "%s", x->kernel_driver);
 }
 
-static int add_interfaces(struct target_list *l, const struct agent_config *c, const char (*globs)[64],
+static int list_ifaces(const struct plan_env *env, struct iface **ret, unsigned *ret_n, struct errbuf *e)
+{
+        const struct agent_config *c = env->config;
+
+        if (env->interfaces)
+                return env->interfaces(c, ret, ret_n, e);
+        return iface_list(c->env.nl, c->env.sysfs_root, ret, ret_n, e);
+}
+
+static int add_interfaces(struct target_list *l, const struct plan_env *env, const char (*globs)[64],
                           unsigned n, bool policy, struct errbuf *e)
 {
+        const struct agent_config *c = env->config;
         _cleanup_free_ struct iface *v = NULL;
         unsigned nv = 0;
         int r;
 
-        r = iface_list(c->env.nl, c->env.sysfs_root, &v, &nv, e);
+        r = list_ifaces(env, &v, &nv, e);
         if (r < 0)
                 return r;
         for (unsigned g = 0; g < (n ? n : 1); g++) {
@@ -74,9 +86,11 @@ static int add_interfaces(struct target_list *l, const struct agent_config *c, c
         return 0;
 }
 
-static int add_switches(struct target_list *l, const struct agent_config *c, const char (*globs)[64],
+static int add_switches(struct target_list *l, const struct plan_env *env, const char (*globs)[64],
                         unsigned n, bool policy, struct errbuf *e)
 {
+        const struct agent_config *c = env->config;
+
         for (unsigned g = 0; g < (n ? n : 1) && (n || c->n_switches); g++) {
                 bool found = false;
 
@@ -113,7 +127,7 @@ static int list_new(struct target_list *ret, struct target_list *l, struct errbu
         return 0;
 }
 
-int targets_for_policy(const struct policy *p, const struct agent_config *c, struct target_list *ret,
+int targets_for_policy(const struct plan_env *env, const struct policy *p, struct target_list *ret,
                        struct errbuf *e)
 {
         struct target_list l;
@@ -121,9 +135,9 @@ int targets_for_policy(const struct policy *p, const struct agent_config *c, str
 
         r = list_new(ret, &l, e);
         if (r >= 0 && p->n_interfaces)
-                r = add_interfaces(&l, c, p->interfaces, p->n_interfaces, true, e);
+                r = add_interfaces(&l, env, p->interfaces, p->n_interfaces, true, e);
         if (r >= 0 && p->n_switches)
-                r = add_switches(&l, c, p->switches, p->n_switches, true, e);
+                r = add_switches(&l, env, p->switches, p->n_switches, true, e);
         if (r < 0) {
                 targets_free(&l);
                 return r;
@@ -133,9 +147,9 @@ int targets_for_policy(const struct policy *p, const struct agent_config *c, str
 }
 
 /* A list of one kind of target: add_kind is add_interfaces or add_switches. */
-static int targets_for(int (*add_kind)(struct target_list *, const struct agent_config *, const char (*)[64],
+static int targets_for(int (*add_kind)(struct target_list *, const struct plan_env *, const char (*)[64],
                                        unsigned, bool, struct errbuf *),
-                       const struct agent_config *c, const char (*globs)[64], unsigned n,
+                       const struct plan_env *env, const char (*globs)[64], unsigned n,
                        struct target_list *ret, struct errbuf *e)
 {
         struct target_list l;
@@ -143,7 +157,7 @@ static int targets_for(int (*add_kind)(struct target_list *, const struct agent_
 
         r = list_new(ret, &l, e);
         if (r >= 0)
-                r = add_kind(&l, c, globs, n, false, e);
+                r = add_kind(&l, env, globs, n, false, e);
         if (r < 0) {
                 targets_free(&l);
                 return r;
@@ -152,146 +166,14 @@ static int targets_for(int (*add_kind)(struct target_list *, const struct agent_
         return 0;
 }
 
-int targets_for_interfaces(const struct agent_config *c, const char (*globs)[64], unsigned n,
+int targets_for_interfaces(const struct plan_env *env, const char (*globs)[64], unsigned n,
                            struct target_list *ret, struct errbuf *e)
 {
-        return targets_for(add_interfaces, c, globs, n, ret, e);
+        return targets_for(add_interfaces, env, globs, n, ret, e);
 }
 
-int targets_for_switches(const struct agent_config *c, const char (*globs)[64], unsigned n,
+int targets_for_switches(const struct plan_env *env, const char (*globs)[64], unsigned n,
                          struct target_list *ret, struct errbuf *e)
 {
-        return targets_for(add_switches, c, globs, n, ret, e);
-}
-
-uint32_t targets_wanted(enum target_kind kind, uint32_t spec_fields)
-{
-        if (kind == TARGET_INTERFACE)
-                return spec_fields & ~STATE_BIT(STATE_FIELD_ECN);
-        return spec_fields & ~STATE_BIT(STATE_FIELD_HOST_ECN);
-}
-
-/* ---- routing ---- */
-
-int targets_route(struct target *t, uint32_t want, struct targets_route *ret, struct errbuf *e)
-{
-        const struct driver_ops *ops[TARGETS_DRIVERS_MAX];
-        unsigned n = driver_select(t->kind, want, ops, TARGETS_DRIVERS_MAX);
-        uint32_t routed = 0;
-
-        ret->n = 0;
-        for (unsigned i = 0; i < n; i++) {
-                uint32_t caps = 0;
-                int r = ops[i]->caps ? ops[i]->caps(t, &caps, e) : (caps = ops[i]->fields, 0);
-
-                if (r == -EOPNOTSUPP)
-                        continue;
-                if (r < 0)
-                        return r;
-                caps &= ops[i]->fields & want & ~routed;
-                if (!caps)
-                        continue;
-                ret->ops[ret->n] = ops[i];
-                ret->fields[ret->n++] = caps;
-                routed |= caps;
-        }
-        return 0;
-}
-
-int targets_caps(struct target *t, uint32_t want, uint32_t *ret_fields, struct errbuf *e)
-{
-        struct targets_route rt;
-        uint32_t f = 0;
-        int r;
-
-        r = targets_route(t, want, &rt, e);
-        if (r < 0)
-                return r;
-        for (unsigned i = 0; i < rt.n; i++)
-                f |= rt.fields[i];
-        *ret_fields = f;
-        return 0;
-}
-
-/* What a missing field needs, named after the driver that would own it. */
-static const char *mechanism(enum target_kind kind, enum state_field f)
-{
-        const struct driver_ops *ops[1];
-
-        if (!driver_select(kind, STATE_BIT(f), ops, 1))
-                return NULL;
-        if (streq(ops[0]->name, "dcb"))
-                return "DCB";
-        if (streq(ops[0]->name, "nic-ecn"))
-                return "NIC ECN (DCQCN) knobs";
-        return ops[0]->name;
-}
-
-static void field_list(uint32_t fields, char *buf, size_t size)
-{
-        size_t len = 0;
-
-        buf[0] = '\0';
-        for (int f = 0; f < STATE_FIELD_MAX && len < size; f++)
-                if (fields & STATE_BIT(f))
-                        len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
-                                                state_field_name(f));
-}
-
-int targets_check_caps(struct target *t, uint32_t want, struct errbuf *e)
-{
-        const char *kind = t->kind == TARGET_SWITCH ? "switch" : "interface";
-        char drv[64] = "", fields[128];
-        uint32_t have = 0, missing;
-        int r;
-
-        r = targets_caps(t, want, &have, e);
-        if (r < 0)
-                return r;
-        missing = want & ~have;
-        if (!missing)
-                return 0;
-        if (t->kind == TARGET_INTERFACE)
-                snprintf(drv, sizeof(drv), " (driver %s)", t->kernel_driver[0] ? t->kernel_driver : "unknown");
-        for (int f = 0; f < STATE_FIELD_MAX; f++) {
-                const char *m = (missing & STATE_BIT(f)) ? mechanism(t->kind, f) : NULL;
-                uint32_t same = 0;
-
-                if (!(missing & STATE_BIT(f)))
-                        continue;
-                if (!m)
-                        return errbuf_set(e, EOPNOTSUPP, NULL, "%s '%s'%s cannot manage '%s'; nothing was changed",
-                                          kind, t->name, drv, state_field_name(f));
-                for (int g = f; g < STATE_FIELD_MAX; g++)
-                        if ((missing & STATE_BIT(g)) && streq(mechanism(t->kind, g), m))
-                                same |= STATE_BIT(g);
-                field_list(same, fields, sizeof(fields));
-                return errbuf_set(e, EOPNOTSUPP, NULL, "%s '%s'%s does not support %s (needed for %s); nothing was changed",
-                                  kind, t->name, drv, m, fields);
-        }
-        return 0;
-}
-
-static int read_with(const struct driver_ops *ops, struct target *t, uint32_t f, struct state *ret,
-                     struct errbuf *e)
-{
-        int r;
-
-        if (ops->open && (r = ops->open(t, e)) < 0)
-                return r;
-        r = ops->read(t, f, ret, e);
-        if (ops->close)
-                ops->close(t);
-        return r;
-}
-
-int targets_read_state(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e)
-{
-        struct targets_route rt;
-        int r;
-
-        r = targets_route(t, fields, &rt, e);
-        for (unsigned i = 0; r >= 0 && i < rt.n; i++)
-                r = read_with(rt.ops[i], t, rt.fields[i], ret, e);
-        return r;
+        return targets_for(add_switches, env, globs, n, ret, e);
 }

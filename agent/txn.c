@@ -1,202 +1,100 @@
 /* SPDX-License-Identifier: MIT */
-/* The transaction's forward path: read, diff, probe, snapshot, apply, verify, commit. */
+/* The transaction's forward path: plan, probe, snapshot, apply the delta, read back, verify, commit. */
 #include <time.h>
 
 #include "cli.h"
 #include "crashpoint.h"
 #include "diff.h"
 #include "state_json.h"
-#include "txn.h"
 #include "txn_internal.h"
 
-int txn_step(struct txn_env *env, struct txn_result *res, enum txn_state s,
-             const struct journal_result *jr)
+/* The delta of every target through the drivers that own it, in registry order. */
+static int apply_all(struct plan *p, struct errbuf *e)
 {
-        int r = journal_record(env->journal, res->tx, s, jr, &res->error);
+        for (unsigned i = 0; i < p->n; i++) {
+                struct plan_target *pt = &p->v[i];
+                _cleanup_free_ uint32_t *delta = calloc(pt->n_units ? pt->n_units : 1, sizeof(*delta));
 
-        if (r < 0)
-                return r;
-        res->state = s;
-        crashpoint(journal_state_name(s));
-        return 0;
-}
+                if (!delta)
+                        return errbuf_set(e, ENOMEM, NULL, "out of memory");
+                for (unsigned r = 0; r < pt->n_routes; r++) {
+                        struct driver_change c;
+                        int k;
 
-void txn_finish(struct txn_result *res, enum txn_state s, int exit_code, const char *result)
-{
-        res->state = s;
-        res->exit_code = exit_code;
-        snprintf(res->result, sizeof(res->result), "%s", result);
-}
-
-static int open_sessions(struct txn_target *tg, unsigned n, struct errbuf *e)
-{
-        for (unsigned i = 0; i < n; i++)
-                for (unsigned d = 0; d < tg[i].n_drivers; d++) {
-                        const struct driver_ops *ops = tg[i].drivers[d];
-                        int r;
-
-                        if (!ops->open || tg[i].opened[d])
+                        plan_change(pt, r, delta, &c);
+                        if (!c.fields)
                                 continue;
-                        r = ops->open(&tg[i].t, e);
-                        if (r < 0)
-                                return r;
-                        tg[i].opened[d] = true;
+                        pt->touched = true;
+                        k = pt->routes[r].ops->apply(&pt->t, &c, e);
+                        if (k < 0)
+                                return k;
                 }
+        }
         return 0;
 }
 
-void txn_close_sessions(struct txn_target *tg, unsigned n)
+/* desired ⊆ live for every changed target after the apply (the field table compares). */
+static int read_back(struct plan *p, struct errbuf *e)
 {
-        for (unsigned i = 0; i < n; i++)
-                for (unsigned d = 0; d < tg[i].n_drivers; d++)
-                        if (tg[i].opened[d] && tg[i].drivers[d]->close) {
-                                tg[i].drivers[d]->close(&tg[i].t);
-                                tg[i].opened[d] = false;
-                        }
-}
-
-int txn_commit_sessions(struct txn_target *tg, unsigned n, struct errbuf *e)
-{
-        for (unsigned i = 0; i < n; i++)
-                for (unsigned d = 0; d < tg[i].n_drivers; d++)
-                        if (tg[i].opened[d] && tg[i].drivers[d]->commit) {
-                                int r = tg[i].drivers[d]->commit(&tg[i].t, e);
-
-                                if (r < 0)
-                                        return r;
-                        }
-        return 0;
-}
-
-/* Read `want` fields of one target (those its drivers serve) into *live. */
-int txn_read_target(struct txn_target *t, uint32_t want, struct state *live, struct errbuf *e)
-{
-        state_init(live);
-        for (unsigned d = 0; d < t->n_drivers; d++) {
-                const struct driver_ops *ops = t->drivers[d];
-                uint32_t f = t->fields[d] & want;
-                bool temporary = ops->open && !t->opened[d];    /* a read outside a transaction */
+        for (unsigned i = 0; i < p->n; i++) {
+                struct plan_target *pt = &p->v[i];
+                struct diff d = { 0 };
                 int r;
 
-                if (!f)
+                if (!pt->touched)
                         continue;
-                if (temporary && (r = ops->open(&t->t, e)) < 0)
-                        return r;
-                r = ops->read(&t->t, f, live, e);
-                if (temporary && ops->close)
-                        ops->close(&t->t);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
+                r = plan_read_target(p, i, pt->live, e);
+                for (unsigned u = 0; r >= 0 && u < pt->n_units; u++) {
+                        const char (*names)[STATE_NAME_MAX] = target_unit_names(&pt->t);
+                        char prefix[STATE_NAME_MAX + 8] = "";
 
-int txn_read_live(struct txn_target *targets, unsigned n, struct state *live, struct errbuf *e)
-{
-        for (unsigned i = 0; i < n; i++) {
-                int r = txn_read_target(&targets[i], targets[i].desired.present, &live[i], e);
-
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
-static uint32_t served_fields(const struct txn_target *t)
-{
-        uint32_t f = 0;
-
-        for (unsigned d = 0; d < t->n_drivers; d++)
-                f |= t->fields[d];
-        return f;
-}
-
-/* Refuse fields no driver of a target can serve, before anything is touched. */
-static int check_caps(const struct txn_target *tg, unsigned n, struct errbuf *e)
-{
-        for (unsigned i = 0; i < n; i++) {
-                uint32_t missing = tg[i].desired.present & ~served_fields(&tg[i]);
-                const struct target *t = &tg[i].t;
-                char where[128];
-
-                if (!missing)
-                        continue;
-                snprintf(where, sizeof(where), "%s '%s'", t->kind == TARGET_SWITCH ? "switch" : "interface", t->name);
-                for (int f = 0; f < STATE_FIELD_MAX; f++)
-                        if (missing & STATE_BIT(f))
-                                return errbuf_set(e, EOPNOTSUPP, where, "does not support '%s' here%s%s%s",
-                                                  state_field_name(f), t->kernel_driver[0] ? " (kernel driver '" : "",
-                                                  t->kernel_driver, t->kernel_driver[0] ? "')" : "");
-        }
-        return 0;
-}
-
-static int apply_all(struct txn_target *tg, unsigned n, const uint32_t *changed, struct errbuf *e)
-{
-        for (unsigned i = 0; i < n; i++)
-                for (unsigned d = 0; d < tg[i].n_drivers; d++) {
-                        uint32_t f = tg[i].fields[d] & changed[i];
-                        int r;
-
-                        if (!f)
-                                continue;
-                        tg[i].touched = true;
-                        r = tg[i].drivers[d]->apply(&tg[i].t, &tg[i].desired, f, e);
-                        if (r < 0)
-                                return r;
+                        if (names)
+                                snprintf(prefix, sizeof(prefix), "ports.%s.", names[u]);
+                        if (diff_append(&d, prefix, &pt->desired[u], &pt->live[u]) < 0)
+                                r = errbuf_set(e, ENOMEM, NULL, "out of memory");
                 }
-        return 0;
-}
-
-/* desired ⊆ live for every target after the apply. */
-static int read_back(struct txn_target *tg, unsigned n, struct state *live, struct errbuf *e)
-{
-        int r = txn_read_live(tg, n, live, e);
-
-        if (r < 0)
-                return r;
-        for (unsigned i = 0; i < n; i++) {
-                struct diff d = { 0 };
-
-                r = state_diff(&tg[i].desired, &live[i], &d);
-                if (r < 0)
-                        return r;
-                if (!diff_empty(&d)) {
+                if (r >= 0 && !diff_empty(&d))
                         r = errbuf_set(e, EIO, NULL, "read-back of %s '%s' differs: %s is %s, expected %s",
-                                       tg[i].t.kind == TARGET_SWITCH ? "switch" : "interface", tg[i].t.name,
-                                       d.entries[0].key, d.entries[0].from, d.entries[0].to);
-                        diff_done(&d);
-                        return r;
-                }
+                                       target_kind_name(pt->t.kind), pt->t.name, d.entries[0].key, d.entries[0].from,
+                                       d.entries[0].to);
                 diff_done(&d);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }
 
-static int save_snapshot(struct txn_env *env, struct txn_target *tg, const struct state *live,
-                         unsigned n, struct txn_result *res)
+/* Keep every target's live state as its snapshot, in the journal first. */
+static int save_snapshot(struct txn_env *env, struct plan *p, struct txn_result *res)
 {
-        struct journal_snapshot *rows = calloc(n ? n : 1, sizeof(*rows));
+        struct journal_snapshot *rows = calloc(p->n ? p->n : 1, sizeof(*rows));
         int r = 0;
 
         if (!rows)
                 return -ENOMEM;
-        for (unsigned i = 0; i < n && r >= 0; i++) {
+        for (unsigned i = 0; i < p->n && r >= 0; i++) {
+                struct plan_target *pt = &p->v[i];
                 json_t *j;
 
-                tg[i].before = live[i];
-                j = state_to_json(&live[i]);
-                snprintf(rows[i].target, sizeof(rows[i].target), "%s", tg[i].t.name);
-                rows[i].kind = tg[i].t.kind;
-                rows[i].fields = live[i].present;
+                if (!pt->before)
+                        pt->before = calloc(pt->n_units ? pt->n_units : 1, sizeof(*pt->before));
+                if (!pt->before) {
+                        r = -ENOMEM;
+                        break;
+                }
+                memcpy(pt->before, pt->live, pt->n_units * sizeof(*pt->before));
+                j = state_units_to_json(pt->before, target_unit_names(&pt->t), pt->n_units);
+                snprintf(rows[i].target, sizeof(rows[i].target), "%s", pt->t.name);
+                rows[i].kind = pt->t.kind;
+                rows[i].fields = pt->want;
                 rows[i].state_json = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
                 json_decref(j);
                 if (!rows[i].state_json)
                         r = -ENOMEM;
         }
         if (r >= 0)
-                r = journal_snapshot(env->journal, res->tx, rows, n, &res->error);
-        journal_snapshots_free(rows, n);
+                r = journal_snapshot(env->journal, res->tx, rows, p->n, &res->error);
+        journal_snapshots_free(rows, p->n);
         if (r >= 0) {
                 res->state = TXN_SNAPSHOTTED;
                 crashpoint("snapshotted");
@@ -210,21 +108,6 @@ static void sleep_ms(unsigned ms)
 
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                 ;
-}
-
-static int changes_of(struct txn_target *tg, const struct state *live, unsigned n,
-                      uint32_t *changed, struct txn_result *res, unsigned *ret_n)
-{
-        for (unsigned i = 0; i < n; i++) {
-                struct diff d = { 0 };
-                int r = state_diff(&tg[i].desired, &live[i], &d);
-
-                if (r < 0)
-                        return r;
-                changed[i] = d.fields;
-                diff_done(&d);
-        }
-        return txn_diff_json(tg, live, n, &res->changes, ret_n);
 }
 
 /* Live state already matches: no device change; record the policy as a revision if it is new. */
@@ -307,18 +190,17 @@ static int finish_ok(struct txn_env *env, unsigned confirm_timeout_s, struct txn
 
 /* From the snapshot on: anything that fails restores what was touched. */
 static int change_and_verify(struct txn_env *env, const struct policy_verify *v, unsigned confirm_timeout_s,
-                             struct txn_target *tg, unsigned n, struct state *live,
-                             const uint32_t *changed, struct txn_result *res)
+                             struct plan *p, struct txn_result *res)
 {
         const char *by = "error";
         int code = EXIT_RUNTIME;
 
         if (txn_step(env, res, TXN_APPLYING, NULL) < 0)
                 goto restore;
-        if (apply_all(tg, n, changed, &res->error) < 0)
+        if (apply_all(p, &res->error) < 0)
                 goto restore;
         crashpoint("applied-drivers");
-        if (read_back(tg, n, live, &res->error) < 0) {
+        if (read_back(p, &res->error) < 0) {
                 by = "readback";
                 goto restore;
         }
@@ -329,19 +211,19 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
                 sleep_ms(v->settle_ms);
         if (txn_step(env, res, TXN_VERIFYING, NULL) < 0)
                 goto restore;
-        txn_run_test_hook();
+        crashpoint_after_apply();
         if (verify_post(env, v, res) < 0) {
                 by = "gate";
                 code = EXIT_ROLLED_BACK;
                 goto restore;
         }
-        if (txn_commit_sessions(tg, n, &res->error) < 0)
+        if (txn_commit_sessions(p, &res->error) < 0)
                 goto restore;
         if (finish_ok(env, confirm_timeout_s, res) < 0 && res->state != TXN_PENDING_CONFIRM)
                 goto restore;
         return 0;
 restore:
-        return txn_restore_targets(env, tg, n, false, by, code, res);
+        return txn_restore_targets(env, p, false, by, code, res);
 }
 
 /* A change pending confirmation owns the node until confirmed or restored. */
@@ -367,47 +249,55 @@ static int check_no_pending(struct txn_env *env, struct txn_result *res)
         return 0;
 }
 
-int txn_run(struct txn_env *env, const char *kind, const char *policy_name, const char *policy_json,
-            const struct policy_verify *verify, unsigned confirm_timeout_s,
-            struct txn_target *tg, unsigned n, struct txn_result *res)
+/* Read, diff and check: anything refused here leaves the node untouched. */
+static int plan_phase(struct plan *p, struct txn_result *res)
 {
-        _cleanup_free_ struct state *live = calloc(n ? n : 1, sizeof(*live));
-        _cleanup_free_ uint32_t *changed = calloc(n ? n : 1, sizeof(*changed));
+        int r = plan_read(p, &res->error);
+
+        if (r < 0) {
+                txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
+                return r;
+        }
+        /* What a device refuses is invalid input for this node: exit 2, nothing touched. */
+        r = plan_check(p, &res->error);
+        if (r < 0)
+                txn_finish(res, TXN_PLANNED, EXIT_INVALID, "refused");
+        return r;
+}
+
+int txn_run(struct txn_env *env, const char *kind, const char *policy_json, const struct policy_verify *verify,
+            unsigned confirm_timeout_s, struct plan *p, struct txn_result *res)
+{
         _cleanup_free_ char *changes = NULL;
         struct txn_switch_envs armed = { 0 };
-        unsigned n_changes = 0;
         int r;
 
-        if (!live || !changed)
-                return -ENOMEM;
         r = check_no_pending(env, res);
         if (r < 0) {
                 txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "busy");
                 return r;
         }
-        r = check_caps(tg, n, &res->error);
-        if (r < 0) {
-                txn_finish(res, TXN_PLANNED, EXIT_INVALID, "refused");
-                return r;
-        }
         /* Switches apply with their native commit-confirm timer; the gate's pass commits it. */
-        r = txn_switch_arm(tg, n, txn_switch_timer_s(env, verify), &armed);
-        if (r >= 0)
-                r = open_sessions(tg, n, &res->error);
-        if (r >= 0)
-                r = txn_read_live(tg, n, live, &res->error);
-        if (r >= 0)
-                r = changes_of(tg, live, n, changed, res, &n_changes);
+        r = txn_switch_arm(p, txn_switch_timer_s(env, verify), &armed);
         if (r < 0) {
                 txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
                 goto out;
         }
-        if (n_changes == 0) {
-                r = nothing_to_do(env, kind, policy_name, policy_json, res);
+        r = plan_phase(p, res);
+        if (r < 0)
+                goto out;
+        res->changes = plan_changes_json(p);
+        if (!res->changes) {
+                r = -ENOMEM;
+                txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
+                goto out;
+        }
+        if (p->n_changes == 0) {
+                r = nothing_to_do(env, kind, p->policy, policy_json, res);
                 goto out;
         }
         changes = txn_json_text(res->changes);
-        r = journal_begin(env->journal, kind, policy_name, policy_json, changes, &res->tx, &res->error);
+        r = journal_begin(env->journal, kind, p->policy, policy_json, changes, &res->tx, &res->error);
         if (r < 0) {
                 txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
                 goto out;
@@ -416,14 +306,14 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_name, cons
         r = baseline(env, verify, res);
         if (r < 0)
                 goto out;
-        r = save_snapshot(env, tg, live, n, res);
+        r = save_snapshot(env, p, res);
         if (r < 0) {
                 txn_record_final(env, res, TXN_ROLLED_BACK, EXIT_RUNTIME, "aborted");
                 goto out;
         }
-        r = change_and_verify(env, verify, confirm_timeout_s, tg, n, live, changed, res);
+        r = change_and_verify(env, verify, confirm_timeout_s, p, res);
 out:
-        txn_close_sessions(tg, n);
-        txn_switch_disarm(tg, &armed);
+        plan_close(p);
+        txn_switch_disarm(p, &armed);
         return r;
 }

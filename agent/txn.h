@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The transaction: one change set applied to this node's targets as a whole.
+ * The transaction: one plan (plan.h) applied to this node's targets as a whole.
  *
- *   read live → diff → (nothing to do: exit 0) → refuse unsupported fields →
- *   baseline probe → snapshot (journal) → apply through the drivers → read back →
- *   settle → post probe + regression gate → commit | pending confirmation
+ *   plan: read live, diff, check → (nothing to do: exit 0) → baseline probe →
+ *   snapshot (journal) → the delta through the drivers → read back → settle →
+ *   post probe + regression gate → commit | pending confirmation
  *   any failure → restore the snapshot through the drivers → read back again
  *
  * States PLANNED → SNAPSHOTTED → APPLYING → APPLIED → VERIFYING →
@@ -22,26 +22,11 @@
 #include "driver.h"
 #include "errbuf.h"
 #include "journal.h"
+#include "plan.h"
 #include "policy.h"
 #include "probe_gate.h"
-#include "targets.h"
 
-#define TXN_DRIVERS_MAX TARGETS_DRIVERS_MAX
 #define TXN_PROBE_RUNS_MAX 15
-
-/* One target with the drivers that serve it and what the transaction wants of it. */
-struct txn_target {
-        struct target t;
-        struct state desired;                           /* present = managed fields */
-        unsigned n_drivers;
-        const struct driver_ops *drivers[TXN_DRIVERS_MAX];
-        uint32_t fields[TXN_DRIVERS_MAX];               /* fields each driver serves here (caps) */
-
-        /* Filled by the transaction. */
-        struct state before;                            /* the snapshot */
-        bool opened[TXN_DRIVERS_MAX];
-        bool touched;
-};
 
 struct txn_probe {
         bool ran;                       /* a measurement was attempted */
@@ -55,15 +40,8 @@ struct txn_probe {
 
 struct txn_env;
 
-/* How the transaction reaches the outside world; the defaults (txn_env_init) use
- * agent/targets.c and the probe engines. Unit tests put fakes here. */
+/* How the transaction measures; the default (txn_env_init) uses the probe engines. Unit tests put a fake here. */
 struct txn_hooks {
-        /* Targets a policy names, with drivers and caps. Caller frees *ret. */
-        int (*resolve)(struct txn_env *env, const struct policy *p, struct txn_target **ret,
-                       unsigned *ret_n, struct errbuf *e);
-        /* Rebuild one target (recovery, rollback) from a snapshot row. */
-        int (*resolve_one)(struct txn_env *env, int kind, const char *name, uint32_t fields,
-                           struct txn_target *ret, struct errbuf *e);
         /* Measure: fill ret (all runs, median). phase "baseline" or "post". */
         int (*probe)(struct txn_env *env, const struct policy_verify *v, const char *phase,
                      struct txn_probe *ret, struct errbuf *e);
@@ -72,6 +50,7 @@ struct txn_hooks {
 struct txn_env {
         const struct agent_config *config;
         struct journal *journal;        /* owned by whoever opened it */
+        struct plan_env plan;           /* where plans find targets and drivers (tests: fakes) */
         struct txn_hooks hooks;
         int lock_fd;                    /* -1 when the lock is not held */
         bool no_watchdog;               /* serve: the daemon's timer handles confirm deadlines */
@@ -129,15 +108,12 @@ int txn_confirm(struct txn_env *env, int64_t tx, struct txn_result *ret);
 int txn_restore_tx(struct txn_env *env, int64_t tx, const char *restored_by, struct txn_result *ret);
 
 /*
- * The core, shared by apply and rollback: run the transaction over targets whose
- * desired states are filled in. policy_json (canonical) becomes the revision.
+ * The core, shared by apply and rollback: run the transaction over a plan whose
+ * targets and desired states are built (not read yet). policy_json (canonical)
+ * becomes the revision.
  */
-int txn_run(struct txn_env *env, const char *kind, const char *policy_name, const char *policy_json,
-            const struct policy_verify *verify, unsigned confirm_timeout_s,
-            struct txn_target *targets, unsigned n, struct txn_result *ret);
+int txn_run(struct txn_env *env, const char *kind, const char *policy_json, const struct policy_verify *verify,
+            unsigned confirm_timeout_s, struct plan *p, struct txn_result *ret);
 
-/* Read live state of every target's managed fields into *live (array of n). */
-int txn_read_live(struct txn_target *targets, unsigned n, struct state *live, struct errbuf *e);
-/* Diff entries of every target as JSON [{target, field, key, from, to}]; fills *ret_n. */
-int txn_diff_json(const struct txn_target *targets, const struct state *live, unsigned n,
-                  json_t **ret, unsigned *ret_n);
+/* A plan over this env's targets and drivers (plan_init with env->plan). */
+void txn_plan_init(const struct txn_env *env, struct plan *ret);

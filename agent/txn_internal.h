@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* Helpers shared by the transaction's files (txn*.c); not for other modules. */
+/*
+ * Helpers shared by the transaction's files; not for other modules. Layers, each
+ * calling only those below it:
+ *   txn_ops.c (entry points) → txn.c (forward path) → txn_restore.c (the way back)
+ *   → txn_verify.c (probes, gate), txn_switch.c (switch timers), txn_record.c (journal
+ *   writes of the result), txn_json.c (result JSON)
+ */
 #pragma once
 
 #include "txn.h"
+
+/* ---- txn_record.c ---- */
 
 /* Journal state s for res->tx, then the crash point of that step. */
 int txn_step(struct txn_env *env, struct txn_result *res, enum txn_state s,
@@ -11,28 +19,41 @@ void txn_finish(struct txn_result *res, enum txn_state s, int exit_code, const c
 /* Record a final state with the result's fields (error, probes, restored_by). */
 int txn_record_final(struct txn_env *env, struct txn_result *res, enum txn_state s,
                      int exit_code, const char *result);
-void txn_close_sessions(struct txn_target *tg, unsigned n);
-int txn_commit_sessions(struct txn_target *tg, unsigned n, struct errbuf *e);
-int txn_read_target(struct txn_target *t, uint32_t want, struct state *live, struct errbuf *e);
-/* Restore every (touched, or all when all=true) target from ->before, read back,
- * and record ROLLED_BACK with exit_code, or FAILED (exit 3) when the restore fails. */
-int txn_restore_targets(struct txn_env *env, struct txn_target *tg, unsigned n, bool all,
-                        const char *restored_by, int exit_code, struct txn_result *res);
-/* Measure and gate. */
+/* The canonical JSON text of a value (caller frees). */
+char *txn_json_text(const json_t *j);
+/* The probe runs and the gate's verdict as JSON text, NULL when no probe ran (caller frees). */
+char *txn_probe_json_text(const struct txn_result *res);
+
+/* ---- txn_restore.c ---- */
+
+/* Commit every open native session (switches). */
+int txn_commit_sessions(struct plan *p, struct errbuf *e);
+/*
+ * Restore every touched (or, all=true, every) target of p from ->before, best
+ * effort: every target and every driver is tried, each failure is named; then
+ * read back. Records ROLLED_BACK with exit_code, or FAILED (exit 3) naming what
+ * could not be restored.
+ */
+int txn_restore_targets(struct txn_env *env, struct plan *p, bool all, const char *restored_by, int exit_code,
+                        struct txn_result *res);
+/* A plan of tx's snapshot rows: desired = before = the snapshot. */
+int txn_plan_from_snapshot(struct txn_env *env, int64_t tx, struct plan *p, struct errbuf *e);
+
+/* ---- txn_verify.c ---- */
+
+/* Measure one phase ("baseline", "post") into *ret. */
 int txn_probe_phase(struct txn_env *env, const struct policy_verify *v, const char *phase,
                     struct txn_probe *ret, struct errbuf *e);
 /* drivers/probe/probe_gate.c over res->baseline and res->post: fills res->gate; 0 pass, -EIO fail. */
 int txn_gate(const struct policy_verify *v, struct txn_result *res);
+/* The default probe hook: probe_measure() with the policy's verify settings. */
+int txn_probe_default(struct txn_env *env, const struct policy_verify *v, const char *phase,
+                      struct txn_probe *ret, struct errbuf *e);
+
+/* ---- txn_watchdog.c ---- */
+
 /* Detached child that restores tx at its deadline unless confirmed. */
 int txn_spawn_watchdog(struct txn_env *env, int64_t tx, struct errbuf *e);
-/* The canonical JSON text of a value (caller frees). */
-char *txn_json_text(const json_t *j);
-char *txn_probe_json_text(const struct txn_result *res);
-/* NETTUNE_TEST_HOOK_AFTER_APPLY (test-only): a shell command run between apply and post probe. */
-void txn_run_test_hook(void);
-/* Targets of tx rebuilt from its snapshot rows: ->before = ->desired = the snapshot. Caller frees. */
-int txn_targets_from_snapshot(struct txn_env *env, int64_t tx, struct txn_target **ret,
-                              unsigned *ret_n, struct errbuf *e);
 
 /* ---- txn_switch.c: switch targets in a transaction ---- */
 
@@ -45,7 +66,7 @@ struct txn_switch_envs {
 /* Seconds of the vendor commit-confirm timer: read-back, settle and post probe plus a margin. */
 unsigned txn_switch_timer_s(const struct txn_env *env, const struct policy_verify *v);
 /* Point every switch target at a copy of its settings with the timer set; disarm puts them back. */
-int txn_switch_arm(struct txn_target *tg, unsigned n, unsigned timer_s, struct txn_switch_envs *ret);
-void txn_switch_disarm(struct txn_target *tg, struct txn_switch_envs *a);
+int txn_switch_arm(struct plan *p, unsigned timer_s, struct txn_switch_envs *ret);
+void txn_switch_disarm(struct plan *p, struct txn_switch_envs *a);
 /* Append {target, kind, method} for a target just restored (r: the restore's result) to res->restores. */
-void txn_switch_note_restore(struct txn_result *res, const struct txn_target *t, int r);
+void txn_switch_note_restore(struct txn_result *res, const struct plan_target *pt, int r);

@@ -95,55 +95,50 @@ int txn_recover(struct txn_env *env, struct errbuf *e)
         return count;
 }
 
+void txn_env_init(struct txn_env *env, const struct agent_config *c, struct journal *j)
+{
+        memset(env, 0, sizeof(*env));
+        env->config = c;
+        env->journal = j;
+        env->lock_fd = -1;
+        env->plan = (struct plan_env){ .config = c };
+        env->hooks.probe = txn_probe_default;
+}
+
+void txn_plan_init(const struct txn_env *env, struct plan *ret)
+{
+        plan_init(ret, &env->plan);
+}
+
 int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s,
               struct txn_result *ret)
 {
-        _cleanup_free_ struct txn_target *tg = NULL;
         _cleanup_free_ char *json = NULL;
-        unsigned n = 0;
+        struct plan plan;
         int r;
 
-        r = env->hooks.resolve(env, p, &tg, &n, &ret->error);
+        txn_plan_init(env, &plan);
+        r = plan_for_policy(&plan, p, 0, &ret->error);
         if (r < 0) {
                 txn_finish(ret, TXN_PLANNED, r == -EINVAL || r == -ENOENT || r == -EOPNOTSUPP ?
                            EXIT_INVALID : EXIT_RUNTIME, "refused");
+                plan_free(&plan);
                 return r;
         }
         json = policy_to_json(p);
-        if (!json)
-                return -ENOMEM;
-        return txn_run(env, env->apply_kind ? env->apply_kind : "apply", p->name, json, &p->verify,
-                       confirm_timeout_s >= 0 ? (unsigned)confirm_timeout_s : p->confirm_timeout_s,
-                       tg, n, ret);
-}
-
-/* The verify settings of the revision being returned to (none: no probe). */
-static int rollback_policy(struct txn_env *env, struct policy **ret_p, char **ret_json,
-                           struct errbuf *e)
-{
-        _cleanup_free_ char *json = NULL;
-        int r = journal_revision(env->journal, 1, NULL, NULL, &json, e);
-
-        *ret_p = NULL;
-        *ret_json = NULL;
-        if (r == -ENOENT || (r >= 0 && !json))
-                return 0;
-        if (r < 0)
-                return r;
-        r = policy_parse_buffer(json, strlen(json), "revision", ret_p, e);
-        if (r < 0)
-                return r;
-        *ret_json = TAKE_PTR(json);
-        return 0;
+        r = json ? txn_run(env, env->apply_kind ? env->apply_kind : "apply", json, &p->verify,
+                           confirm_timeout_s >= 0 ? (unsigned)confirm_timeout_s : p->confirm_timeout_s, &plan, ret)
+                 : -ENOMEM;
+        plan_free(&plan);
+        return r;
 }
 
 int txn_rollback(struct txn_env *env, struct txn_result *ret)
 {
-        _cleanup_free_ struct txn_target *tg = NULL;
         _cleanup_free_ char *json = NULL;
         struct policy *prev = NULL;
         int64_t last_tx = 0;
-        unsigned n = 0;
+        struct plan plan;
         int r;
 
         r = journal_revision(env->journal, 0, NULL, &last_tx, NULL, &ret->error);
@@ -151,17 +146,21 @@ int txn_rollback(struct txn_env *env, struct txn_result *ret)
                 txn_finish(ret, TXN_PLANNED, EXIT_INVALID, "refused");
                 return errbuf_set(&ret->error, ENOENT, NULL, "nothing to roll back: no committed revision");
         }
+        txn_plan_init(env, &plan);
+        /* The revision before the newest: its verify settings gate the way back (none: no probe). */
         if (r >= 0)
-                r = rollback_policy(env, &prev, &json, &ret->error);
+                r = journal_committed_policy(env->journal, -1, &prev, &json, &ret->error);
+        if (r == -ENOENT)
+                r = 0;
         if (r >= 0)
-                r = txn_targets_from_snapshot(env, last_tx, &tg, &n, &ret->error);
-        if (r < 0) {
-                policy_free(prev);
+                r = txn_plan_from_snapshot(env, last_tx, &plan, &ret->error);
+        if (r >= 0) {
+                snprintf(plan.policy, sizeof(plan.policy), "%s", prev ? prev->name : "");
+                r = txn_run(env, "rollback", json, prev ? &prev->verify : NULL, 0, &plan, ret);
+        } else {
                 txn_finish(ret, TXN_PLANNED, EXIT_RUNTIME, "failed");
-                return r;
         }
-        r = txn_run(env, "rollback", prev ? prev->name : "", json, prev ? &prev->verify : NULL, 0,
-                    tg, n, ret);
+        plan_free(&plan);
         policy_free(prev);
         return r;
 }

@@ -1,107 +1,159 @@
 /* SPDX-License-Identifier: MIT */
-/* The transaction's way back: restore a snapshot, verify the restore, record it. */
+/*
+ * The transaction's way back: restore the snapshot of every target it touched,
+ * best effort — every target and every driver is tried even when one fails, and
+ * each failure is named — then read back and record the outcome.
+ */
 #include "cli.h"
 #include "crashpoint.h"
 #include "diff.h"
 #include "log.h"
-#include "state_json.h"
 #include "txn_internal.h"
 
-int txn_record_final(struct txn_env *env, struct txn_result *res, enum txn_state s,
-                     int exit_code, const char *result)
+int txn_commit_sessions(struct plan *p, struct errbuf *e)
 {
-        _cleanup_free_ char *probe = txn_probe_json_text(res);
-        _cleanup_free_ char *restores = txn_json_text(res->restores);
-        char err[1100] = "";
-        struct journal_result jr = {
-                .result = result, .exit_code = exit_code, .probe_json = probe,
-                .restored_by = res->restored_by[0] ? res->restored_by : NULL,
-                .restores_json = restores,
-        };
+        for (unsigned i = 0; i < p->n; i++)
+                for (unsigned r = 0; r < p->v[i].n_routes; r++) {
+                        const struct plan_route *rt = &p->v[i].routes[r];
+                        int k;
 
-        if (res->error.msg[0])
-                jr.error = errbuf_str(&res->error, err, sizeof(err));
-        txn_finish(res, s, exit_code, result);
-        if (!res->tx)
-                return 0;
-        return txn_step(env, res, s, &jr);
+                        if (!rt->opened || !rt->ops->commit)
+                                continue;
+                        k = rt->ops->commit(&p->v[i].t, e);
+                        if (k < 0)
+                                return k;
+                }
+        return 0;
 }
 
-static int restore_target(struct txn_target *t, struct errbuf *e)
+/* "; " between the failures gathered in one message. */
+static void gather(char *buf, size_t size, const struct errbuf *e)
 {
-        int first = 0;
+        char one[1100];
+        size_t n = strlen(buf);
 
-        for (unsigned d = t->n_drivers; d-- > 0;) {
-                uint32_t f = t->fields[d] & t->before.present;
-                int r;
+        errbuf_str(e, one, sizeof(one));
+        if (n + 2 < size)
+                snprintf(buf + n, size - n, "%s%.*s", n ? "; " : "", (int)(size - n - 3), one);
+}
 
-                if (!f)
+/*
+ * Read what the target holds now, and put every differing field back through the
+ * driver that owns it, in reverse registry order. A driver that fails does not
+ * stop the others.
+ */
+static int restore_target(struct plan *p, unsigned i, char *failures, size_t size)
+{
+        struct plan_target *pt = &p->v[i];
+        _cleanup_free_ uint32_t *delta = calloc(pt->n_units ? pt->n_units : 1, sizeof(*delta));
+        struct errbuf e = { 0 };
+        int first = 0, r;
+
+        if (!delta)
+                return -ENOMEM;
+        memcpy(pt->desired, pt->before, pt->n_units * sizeof(*pt->desired));
+        for (unsigned u = 0; u < pt->n_units; u++)
+                pt->desired[u].present &= pt->want;
+        r = plan_read_target(p, i, pt->live, &e);
+        if (r < 0) {
+                gather(failures, size, &e);
+                /* Unreadable: a driver with a native undo may still put it back. */
+                memset(pt->delta, 0, pt->n_units * sizeof(*pt->delta));
+        } else {
+                for (unsigned u = 0; u < pt->n_units; u++) {
+                        struct diff d = { 0 };
+
+                        if (state_diff(&pt->desired[u], &pt->live[u], &d) < 0)
+                                return -ENOMEM;
+                        pt->delta[u] = d.fields;
+                        diff_done(&d);
+                }
+        }
+        for (unsigned k = pt->n_routes; k-- > 0;) {
+                const struct driver_ops *ops = pt->routes[k].ops;
+                struct driver_change c;
+
+                plan_change(pt, k, delta, &c);
+                if (!c.fields && !ops->restore)
                         continue;
-                r = t->drivers[d]->restore(&t->t, &t->before, f, e);
-                if (r < 0 && first == 0)
-                        first = r;
+                errbuf_clear(&e);
+                r = ops->restore ? ops->restore(&pt->t, &c, &e) : ops->apply(&pt->t, &c, &e);
+                if (r < 0) {
+                        gather(failures, size, &e);
+                        if (!first)
+                                first = r;
+                }
         }
         return first;
 }
 
-/* before ⊆ live for every target restored. */
-static int verify_restore(struct txn_target *tg, unsigned n, bool all, struct errbuf *e)
+/* before ⊆ live for every target restored; every difference left is named. */
+static int verify_restore(struct plan *p, bool all, char *failures, size_t size)
 {
-        for (unsigned i = 0; i < n; i++) {
-                struct state live;
-                struct diff d = { 0 };
+        int first = 0;
+
+        for (unsigned i = 0; i < p->n; i++) {
+                struct plan_target *pt = &p->v[i];
+                struct errbuf e = { 0 };
                 int r;
 
-                if (!all && !tg[i].touched)
+                if (!all && !pt->touched)
                         continue;
-                r = txn_read_target(&tg[i], tg[i].before.present, &live, e);
-                if (r < 0)
-                        return r;
-                r = state_diff(&tg[i].before, &live, &d);
-                if (r < 0)
-                        return r;
-                if (!diff_empty(&d))
-                        r = errbuf_set(e, EIO, NULL, "after restore %s '%s' still differs: %s is %s, snapshot has %s",
-                                       tg[i].t.kind == TARGET_SWITCH ? "switch" : "interface", tg[i].t.name,
-                                       d.entries[0].key, d.entries[0].from, d.entries[0].to);
-                diff_done(&d);
-                if (r < 0)
-                        return r;
+                r = plan_read_target(p, i, pt->live, &e);
+                for (unsigned u = 0; r >= 0 && u < pt->n_units; u++) {
+                        struct diff d = { 0 };
+
+                        if (state_diff(&pt->desired[u], &pt->live[u], &d) < 0)
+                                return -ENOMEM;
+                        for (unsigned k = 0; k < d.n; k++) {
+                                errbuf_set(&e, EIO, NULL, "%s '%s' still differs: %s is %s, snapshot has %s",
+                                           target_kind_name(pt->t.kind), pt->t.name, d.entries[k].key,
+                                           d.entries[k].from, d.entries[k].to);
+                                gather(failures, size, &e);
+                                r = -EIO;
+                        }
+                        diff_done(&d);
+                }
+                if (r < 0 && !first)
+                        first = r;
+                if (r < 0 && r != -EIO)
+                        gather(failures, size, &e);
         }
-        return 0;
+        return first;
 }
 
-int txn_restore_targets(struct txn_env *env, struct txn_target *tg, unsigned n, bool all,
-                        const char *restored_by, int exit_code, struct txn_result *res)
+int txn_restore_targets(struct txn_env *env, struct plan *p, bool all, const char *restored_by, int exit_code,
+                        struct txn_result *res)
 {
-        struct errbuf e2 = { 0 };
-        char buf[1100];
+        char failures[1100] = "";
+        struct errbuf e = { 0 };
         int r = 0;
 
         snprintf(res->restored_by, sizeof(res->restored_by), "%s", restored_by);
         /* The journal must say RESTORING even if writing it fails: restore anyway. */
         txn_step(env, res, TXN_RESTORING, NULL);
-        for (unsigned i = 0; i < n; i++) {
+        for (unsigned i = 0; i < p->n; i++) {
                 int k;
 
-                if (!all && !tg[i].touched)
+                if (!all && !p->v[i].touched)
                         continue;
-                k = restore_target(&tg[i], &e2);
-                txn_switch_note_restore(res, &tg[i], k);
+                k = restore_target(p, i, failures, sizeof(failures));
+                txn_switch_note_restore(res, &p->v[i], k);
                 if (k < 0 && r == 0)
                         r = k;
         }
-        if (r >= 0)
-                r = txn_commit_sessions(tg, n, &e2);
-        if (r >= 0)
-                r = verify_restore(tg, n, all, &e2);
+        if (txn_commit_sessions(p, &e) < 0) {
+                gather(failures, sizeof(failures), &e);
+                r = r ? r : -EIO;
+        }
+        if (!failures[0])
+                r = verify_restore(p, all, failures, sizeof(failures));
         if (r < 0) {
-                char why[1100];
+                char buf[1100];
 
                 errbuf_str(&res->error, buf, sizeof(buf));
-                errbuf_str(&e2, why, sizeof(why));
                 errbuf_set(&res->error, -r, NULL, "%s%sRESTORE FAILED: %s; the node is in an unknown state, check it by hand",
-                           buf, buf[0] ? "; " : "", why);
+                           buf, buf[0] ? "; " : "", failures[0] ? failures : "unknown error");
                 log_err("transaction %lld: %s", (long long)res->tx, res->error.msg);
                 txn_record_final(env, res, TXN_FAILED, EXIT_RUNTIME, "failed");
                 return r;
@@ -110,64 +162,35 @@ int txn_restore_targets(struct txn_env *env, struct txn_target *tg, unsigned n, 
         return 0;
 }
 
-/* Targets of tx rebuilt from its snapshot rows, with ->before and ->desired = the snapshot. */
-int txn_targets_from_snapshot(struct txn_env *env, int64_t tx, struct txn_target **ret,
-                              unsigned *ret_n, struct errbuf *e)
+int txn_plan_from_snapshot(struct txn_env *env, int64_t tx, struct plan *p, struct errbuf *e)
 {
         struct journal_snapshot *rows = NULL;
-        struct txn_target *tg;
         unsigned n = 0;
         int r = journal_load_snapshots(env->journal, tx, &rows, &n, e);
 
-        if (r < 0)
-                return r;
-        tg = calloc(n ? n : 1, sizeof(*tg));
-        if (!tg) {
-                journal_snapshots_free(rows, n);
-                return -ENOMEM;
-        }
-        for (unsigned i = 0; i < n && r >= 0; i++) {
-                json_t *j = json_loads(rows[i].state_json, JSON_REJECT_DUPLICATES, NULL);
-
-                r = env->hooks.resolve_one(env, rows[i].kind, rows[i].target, rows[i].fields, &tg[i], e);
-                if (r >= 0 && !j)
-                        r = errbuf_set(e, EIO, rows[i].target, "snapshot of transaction %lld is not valid JSON",
-                                       (long long)tx);
-                if (r >= 0)
-                        r = state_from_json(j, &tg[i].before, e);
-                tg[i].desired = tg[i].before;
-                json_decref(j);
-        }
+        for (unsigned i = 0; r >= 0 && i < n; i++)
+                r = plan_add_snapshot(p, rows[i].kind, rows[i].target, rows[i].fields, rows[i].state_json, e);
         journal_snapshots_free(rows, n);
-        if (r < 0) {
-                free(tg);
-                return r;
-        }
-        *ret = tg;
-        *ret_n = n;
-        return 0;
+        return r;
 }
 
 int txn_restore_tx(struct txn_env *env, int64_t tx, const char *restored_by, struct txn_result *res)
 {
-        _cleanup_free_ struct txn_target *tg = NULL;
-        unsigned n = 0;
+        struct plan p;
         int r;
 
         res->tx = tx;
-        r = txn_targets_from_snapshot(env, tx, &tg, &n, &res->error);
+        txn_plan_init(env, &p);
+        r = txn_plan_from_snapshot(env, tx, &p, &res->error);
         if (r < 0) {
                 snprintf(res->restored_by, sizeof(res->restored_by), "%s", restored_by);
                 errbuf_prefix(&res->error, "cannot restore transaction %lld", (long long)tx);
                 txn_record_final(env, res, TXN_FAILED, EXIT_RUNTIME, "failed");
+                plan_free(&p);
                 return r;
         }
-        for (unsigned i = 0; i < n; i++)
-                for (unsigned d = 0; d < tg[i].n_drivers; d++)
-                        if (tg[i].drivers[d]->open && tg[i].drivers[d]->open(&tg[i].t, &res->error) >= 0)
-                                tg[i].opened[d] = true;
-        r = txn_restore_targets(env, tg, n, true, restored_by,
+        r = txn_restore_targets(env, &p, true, restored_by,
                                 streq(restored_by, "operator") ? EXIT_OK : EXIT_ROLLED_BACK, res);
-        txn_close_sessions(tg, n);
+        plan_free(&p);
         return r;
 }

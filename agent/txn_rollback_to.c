@@ -17,20 +17,17 @@ static int refuse(struct txn_result *ret, int64_t rev, const char *why)
 
 int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret)
 {
-        _cleanup_free_ char *json = NULL;
         const char *kind = env->apply_kind;
         struct policy *p = NULL;
         int r;
 
         if (rev <= 0)
                 return refuse(ret, rev, "does not exist: revisions are numbered from 1");
-        r = journal_revision_get(env->journal, rev, NULL, &json, &ret->error);
+        r = journal_committed_policy(env->journal, rev, &p, NULL, &ret->error);
         if (r == -ENOENT)
                 return refuse(ret, rev, "does not exist: no committed revision has that number");
-        if (r >= 0 && !json)
+        if (r >= 0 && !p)
                 return refuse(ret, rev, "has no policy (it undid the first one): there is nothing to apply");
-        if (r >= 0)
-                r = policy_parse_buffer(json, strlen(json), "revision", &p, &ret->error);
         if (r < 0) {
                 txn_finish(ret, TXN_PLANNED, EXIT_RUNTIME, "failed");
                 return r;

@@ -15,6 +15,8 @@
  *     desired state does not describe, so those queues are changes too (plan,
  *     drift, the transaction's change list), and a rollback to a snapshot
  *     without them removes them.
+ * The timer arms before the plan opens the switch sessions: a session takes its
+ * settings when it opens.
  */
 #include "switch.h"
 #include "txn_internal.h"
@@ -38,31 +40,35 @@ unsigned txn_switch_timer_s(const struct txn_env *env, const struct policy_verif
         return s < TIMER_MAX_S ? s : TIMER_MAX_S;
 }
 
-int txn_switch_arm(struct txn_target *tg, unsigned n, unsigned timer_s, struct txn_switch_envs *ret)
+int txn_switch_arm(struct plan *p, unsigned timer_s, struct txn_switch_envs *ret)
 {
+        unsigned n = p->n;
+
         ret->n = n;
         ret->envs = calloc(n ? n : 1, sizeof(*ret->envs));
         ret->saved = calloc(n ? n : 1, sizeof(*ret->saved));
         if (!ret->envs || !ret->saved) {
-                txn_switch_disarm(tg, ret);
+                txn_switch_disarm(p, ret);
                 return -ENOMEM;
         }
         for (unsigned i = 0; i < n; i++) {
-                ret->saved[i] = tg[i].t.env;
-                if (tg[i].t.kind != TARGET_SWITCH)
+                struct target *t = &p->v[i].t;
+
+                ret->saved[i] = t->env;
+                if (t->kind != TARGET_SWITCH)
                         continue;
-                if (tg[i].t.env)
-                        ret->envs[i] = *tg[i].t.env;
+                if (t->env)
+                        ret->envs[i] = *t->env;
                 ret->envs[i].confirm_timeout_s = timer_s;
-                tg[i].t.env = &ret->envs[i];
+                t->env = &ret->envs[i];
         }
         return 0;
 }
 
-void txn_switch_disarm(struct txn_target *tg, struct txn_switch_envs *a)
+void txn_switch_disarm(struct plan *p, struct txn_switch_envs *a)
 {
-        for (unsigned i = 0; a->saved && i < a->n; i++)
-                tg[i].t.env = a->saved[i];
+        for (unsigned i = 0; a->saved && i < a->n && i < p->n; i++)
+                p->v[i].t.env = a->saved[i];
         free(a->envs);
         free(a->saved);
         a->envs = NULL;
@@ -70,23 +76,23 @@ void txn_switch_disarm(struct txn_target *tg, struct txn_switch_envs *a)
         a->n = 0;
 }
 
-static const char *method_of(const struct txn_target *t, int r)
+static const char *method_of(const struct target *t, int r)
 {
-        if (t->t.kind != TARGET_SWITCH)
+        if (t->kind != TARGET_SWITCH)
                 return r < 0 ? "failed" : "driver-reapply";
-        if (r < 0 && switch_restore_method(&t->t) == SWITCH_RESTORE_NONE)
+        if (r < 0 && switch_restore_method(t) == SWITCH_RESTORE_NONE)
                 return "failed";
-        return switch_last_restore_method(&t->t);
+        return switch_last_restore_method(t);
 }
 
-void txn_switch_note_restore(struct txn_result *res, const struct txn_target *t, int r)
+void txn_switch_note_restore(struct txn_result *res, const struct plan_target *pt, int r)
 {
         json_t *o;
 
         if (!res->restores && !(res->restores = json_array()))
                 return;
-        o = json_pack("{s:s, s:s, s:s}", "target", t->t.name,
-                      "kind", t->t.kind == TARGET_SWITCH ? "switch" : "interface", "method", method_of(t, r));
+        o = json_pack("{s:s, s:s, s:s}", "target", pt->t.name, "kind", target_kind_name(pt->t.kind),
+                      "method", method_of(&pt->t, r));
         if (o)
                 json_array_append_new(res->restores, o);
 }

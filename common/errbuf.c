@@ -31,6 +31,17 @@ void errbuf_prefix(struct errbuf *e, const char *fmt, ...)
                 memcpy(e->msg + sizeof(e->msg) - 4, "...", 4);      /* say it was cut */
 }
 
+void errbuf_suffix(struct errbuf *e, const char *text)
+{
+        size_t n;
+
+        if (!e)
+                return;
+        n = strlen(e->msg);
+        if (n < sizeof(e->msg))
+                snprintf(e->msg + n, sizeof(e->msg) - n, "%s", text);
+}
+
 const char *errbuf_str(const struct errbuf *e, char *buf, size_t size)
 {
         int n;

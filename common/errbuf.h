@@ -19,6 +19,9 @@ int errbuf_set(struct errbuf *e, int err, const char *where, const char *fmt, ..
 /* Prefix the existing message with "text: ". */
 void errbuf_prefix(struct errbuf *e, const char *fmt, ...) _printf_(2, 3);
 
+/* Append text to the message. */
+void errbuf_suffix(struct errbuf *e, const char *text);
+
 /* Format "where: msg" (or just msg) into buf. */
 const char *errbuf_str(const struct errbuf *e, char *buf, size_t size);
 

@@ -99,29 +99,22 @@ static int resolve_tls(struct jsonv *v, const char *basedir, struct inventory *i
         return r;
 }
 
+static int parse_node(struct jsonv *v, const json_t *el, size_t i, void *ctx)
+{
+        struct inventory *inv = ctx;
+        int r = jsonv_object(v, el, node_fields, &inv->nodes[i]);
+
+        if (r >= 0)
+                inv->n_nodes = (unsigned)i + 1;
+        return r;
+}
+
 static int parse_nodes(struct jsonv *v, const json_t *nodes, struct inventory *inv)
 {
-        size_t i;
-        json_t *el;
-
-        if (json_array_size(nodes) == 0)
-                return jsonv_error(v, "no nodes: at least one is needed");
-        if (json_array_size(nodes) > INVENTORY_NODES_MAX)
-                return jsonv_error(v, "too many nodes (at most %d)", INVENTORY_NODES_MAX);
-        inv->nodes = calloc(json_array_size(nodes), sizeof(*inv->nodes));
+        inv->nodes = calloc(json_array_size(nodes) ? json_array_size(nodes) : 1, sizeof(*inv->nodes));
         if (!inv->nodes)
                 return errbuf_set(v->e, ENOMEM, v->file, "out of memory");
-        json_array_foreach(nodes, i, el) {
-                int r;
-
-                jsonv_push_index(v, i);
-                r = jsonv_object(v, el, node_fields, &inv->nodes[i]);
-                jsonv_pop(v);
-                if (r < 0)
-                        return r;
-                inv->n_nodes = (unsigned)i + 1;
-        }
-        return 0;
+        return jsonv_object_array(v, nodes, "node", "nodes", 1, INVENTORY_NODES_MAX, parse_node, inv);
 }
 
 static int parse_doc(struct jsonv *v, const json_t *root, const char *basedir, struct inventory *inv)

@@ -121,48 +121,65 @@ int reply_parse_apply(const char *body, size_t len, struct reply_apply *ret, str
         return 0;
 }
 
-static int plan_fields(const json_t *changes, uint32_t *ret, struct errbuf *e)
+/* One target of the plan: its changes, each {field, key, from, to} of strings, into the flat list. */
+static int plan_target(const json_t *t, size_t i, json_t *flat, uint32_t *fields, struct errbuf *e)
 {
-        size_t i;
-        json_t *c;
+        const json_t *name = json_object_get(t, "name"), *changes = json_object_get(t, "changes"), *c;
+        static const char *const members[] = { "field", "key", "from", "to" };
+        size_t k;
 
-        *ret = 0;
-        json_array_foreach(changes, i, c) {
-                const json_t *f;
-                int k;
+        if (!json_is_object(t) || !json_is_string(name) || !json_is_array(changes))
+                return errbuf_set(e, EBADMSG, "answer", "$.targets[%zu]: expected {\"name\": STRING, "
+                                  "\"changes\": [...]}", i);
+        json_array_foreach(changes, k, c) {
+                json_t *o;
+                int f;
 
-                if (!json_is_object(c))
-                        return errbuf_set(e, EBADMSG, "answer", "$.changes[%zu]: expected an object", i);
-                f = json_object_get(c, "field");
-                if (f && !json_is_string(f))
-                        return errbuf_set(e, EBADMSG, "answer", "$.changes[%zu].field: expected a string", i);
-                k = f ? state_field_from_name(json_string_value(f)) : -1;
-                if (k >= 0)
-                        *ret |= STATE_BIT(k);
+                for (size_t m = 0; m < ARRAY_SIZE(members); m++)
+                        if (!json_is_string(json_object_get(c, members[m])))
+                                return errbuf_set(e, EBADMSG, "answer", "$.targets[%zu].changes[%zu].%s: expected "
+                                                  "a string", i, k, members[m]);
+                if (json_array_size(flat) >= REPLY_CHANGES_MAX)
+                        return errbuf_set(e, EBADMSG, "answer", "$.targets: more than %d changes",
+                                          REPLY_CHANGES_MAX);
+                f = state_field_from_name(json_string_value(json_object_get(c, "field")));
+                if (f >= 0)
+                        *fields |= STATE_BIT(f);
+                o = json_pack("{s:O,s:O,s:O,s:O,s:O}", "target", name, "field", json_object_get(c, "field"),
+                              "key", json_object_get(c, "key"), "from", json_object_get(c, "from"),
+                              "to", json_object_get(c, "to"));
+                if (!o || json_array_append_new(flat, o) < 0)
+                        return errbuf_set(e, ENOMEM, "answer", "out of memory");
         }
         return 0;
 }
 
+/* The agent's plan (docs/api.md): {"policy", "changes": N, "targets": [{kind, name, changes: [...]}], "notes"}. */
 int reply_parse_plan(const char *body, size_t len, struct reply_plan *ret, struct errbuf *e)
 {
-        json_t *j, *changes;
+        json_t *j, *targets, *t, *flat = json_array();
         uint32_t fields = 0;
+        size_t i;
         int r = load(body, len, &j, e);
 
-        if (r < 0)
+        if (r < 0) {
+                json_decref(flat);
                 return r;
-        changes = json_object_get(j, "changes");
-        if (!json_is_array(changes))
-                r = errbuf_set(e, EBADMSG, "answer", "$.changes: expected an array");
-        else if (json_array_size(changes) > REPLY_CHANGES_MAX)
-                r = errbuf_set(e, EBADMSG, "answer", "$.changes: more than %d entries", REPLY_CHANGES_MAX);
-        else
-                r = plan_fields(changes, &fields, e);
-        if (r >= 0) {
-                ret->n_changes = (unsigned)json_array_size(changes);
-                ret->fields = fields;
-                ret->changes = json_incref(changes);
         }
+        targets = json_object_get(j, "targets");
+        if (!flat)
+                r = errbuf_set(e, ENOMEM, "answer", "out of memory");
+        else if (!json_is_array(targets))
+                r = errbuf_set(e, EBADMSG, "answer", "$.targets: expected an array");
+        json_array_foreach(targets, i, t)
+                if (r >= 0)
+                        r = plan_target(t, i, flat, &fields, e);
+        if (r >= 0) {
+                ret->n_changes = (unsigned)json_array_size(flat);
+                ret->fields = fields;
+                ret->changes = json_incref(flat);
+        }
+        json_decref(flat);
         json_decref(j);
         return r;
 }

@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One vtable for everything that touches a device. A target (a host interface
- * or a switch with its ports) is served by one or more drivers; each driver
- * owns a set of state fields on that target ("link" owns mtu on interfaces,
- * "dcb" owns trust/dscp_to_priority/pfc/ets, "nic-ecn" owns host_ecn, a switch
- * dialect owns every field of a switch).
+ * or a switch) is served by one or more drivers; each driver owns a set of state
+ * fields on that target ("link" owns mtu on interfaces, "dcb" owns
+ * trust/dscp_to_priority/pfc/ets, "nic-ecn" owns host_ecn, a switch dialect owns
+ * every field of a switch).
  *
- * Reconcile like `wg syncconf`: read -> diff -> apply only the delta -> read back.
- * Every operation is idempotent. No driver prints; errors go to struct errbuf
- * with where = "interface 'vA'" / "switch 'leaf1'".
+ * A target has one or more *units*, the places that carry the knobs: an interface
+ * is one unit; a switch has one unit per configured port, and its state is one
+ * struct state per port (ports in the order of the agent configuration).
+ *
+ * Reconcile like `wg syncconf`: the plan (agent/plan.c) reads every unit once,
+ * diffs it with the field table (policies/field.h) and hands each driver only the
+ * delta; the driver writes that delta and nothing else, without reading again
+ * what the plan already read. Every operation is idempotent. No driver prints;
+ * errors go to struct errbuf with where = "interface 'vA'" / "switch 'leaf1'".
  */
 #pragma once
 
@@ -35,13 +41,14 @@ struct switch_config {
         char user[STATE_NAME_MAX];
         char key[SWITCH_FIELD_MAX];             /* private key file (ed25519/ecdsa) */
         char known_hosts[SWITCH_FIELD_MAX];     /* pinned host keys; unknown/changed = refused */
-        unsigned n_ports;
+        unsigned n_ports;                       /* the switch's units */
         char ports[STATE_PORTS_MAX][STATE_NAME_MAX];
         unsigned connect_timeout_ms;
         unsigned command_timeout_ms;
 };
 
 struct nl_transport;                            /* drivers/host/nl.h */
+struct nl;
 
 /* Settings every driver may need, from the agent configuration. */
 struct driver_env {
@@ -52,16 +59,63 @@ struct driver_env {
         const struct nl_transport *nl;          /* host drivers' netlink: NULL = the kernel; tests: a device model */
 };
 
+/*
+ * What one request (a plan, a transaction) shares among its targets, opened once
+ * and on first use: the rtnetlink handle every host driver talks through.
+ */
+struct driver_io {
+        struct nl *rtnl;                        /* NETLINK_ROUTE (env->nl's transport); NULL until first used */
+};
+
 struct driver_session;                          /* per-driver, per-transaction private data */
 
 struct target {
         enum target_kind kind;
         char name[STATE_NAME_MAX];              /* interface name, or switch name */
         int ifindex;                            /* interfaces: resolved at discovery */
+        uint32_t min_mtu, max_mtu;              /* interfaces: the kernel's MTU range (0 = not reported) */
         char kernel_driver[32];                 /* interfaces: "veth", "mlx5_core", ... (for messages) */
         const struct switch_config *sw;         /* switches */
         const struct driver_env *env;
+        struct driver_io *io;                   /* the request's shared handles; NULL = open per call */
         struct driver_session *session;         /* owned by the driver serving this target */
+};
+
+/* Units of a target: 1 for an interface, the configured ports of a switch. */
+static inline unsigned target_units(const struct target *t)
+{
+        return t->kind == TARGET_SWITCH && t->sw ? t->sw->n_ports : 1;
+}
+
+/* Names of a switch target's units (the configured ports); NULL for an interface. */
+static inline const char (*target_unit_names(const struct target *t))[STATE_NAME_MAX]
+{
+        return t->kind == TARGET_SWITCH && t->sw ? (const char (*)[STATE_NAME_MAX])t->sw->ports : NULL;
+}
+
+/* "interface" or "switch". */
+const char *target_kind_name(enum target_kind k);
+
+/*
+ * The rtnetlink handle of a target's request (opened on first use), or of its own
+ * (*ret_own set: the caller closes it with nl_close) when the target has no io.
+ */
+int driver_rtnl(const struct target *t, struct nl **ret, struct nl **ret_own, struct errbuf *e);
+/* Close what a request opened. */
+void driver_io_close(struct driver_io *io);
+
+/*
+ * A driver's part of a change on one target: make `fields` of every unit equal to
+ * desired, where live is what the plan read just before (same units, same order)
+ * and delta[u] the fields of unit u that differ. A driver touches nothing outside
+ * delta; fields is the union of delta over the units.
+ */
+struct driver_change {
+        unsigned n_units;
+        const struct state *desired;            /* [n_units] */
+        const struct state *live;               /* [n_units] */
+        const uint32_t *delta;                  /* [n_units] */
+        uint32_t fields;
 };
 
 struct driver_ops {
@@ -69,14 +123,24 @@ struct driver_ops {
         enum target_kind kind;
         uint32_t fields;                        /* STATE_BIT() of every field this driver can own */
 
-        /* Which of `fields` this target supports here (may probe the device). */
+        /* Which of `fields` this target supports here (may probe the device, read only). */
         int (*caps)(struct target *t, uint32_t *ret_fields, struct errbuf *e);
-        /* Fill the fields in `fields` (a subset of caps) and set their present bits; touch nothing else of *ret. */
+        /*
+         * Optional: refuse before anything is touched what apply would refuse here —
+         * device limits (vendor ranges, the kernel's MTU range). Run by the plan for
+         * every desired value it would write; the same rules apply runs.
+         */
+        int (*check)(struct target *t, const struct driver_change *c, struct errbuf *e);
+        /* Fill `fields` (a subset of caps) of every unit, ret[0..units) (state_init'ed by the caller), set their present bits. */
         int (*read)(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e);
-        /* Make `fields` of the target equal to `desired` (only the delta is written). */
-        int (*apply)(struct target *t, const struct state *desired, uint32_t fields, struct errbuf *e);
-        /* Put `fields` back exactly as in `snapshot` (a state this driver read earlier). */
-        int (*restore)(struct target *t, const struct state *snapshot, uint32_t fields, struct errbuf *e);
+        /* Write the delta. */
+        int (*apply)(struct target *t, const struct driver_change *c, struct errbuf *e);
+        /*
+         * Optional: put the units back to c->desired (a snapshot this driver read
+         * earlier; c->live read just now). NULL: apply does it. A driver with a native
+         * undo (a switch's pending commit) uses it first.
+         */
+        int (*restore)(struct target *t, const struct driver_change *c, struct errbuf *e);
 
         /* Optional, for targets with native transactions (switches): */
         int (*open)(struct target *t, struct errbuf *e);        /* start a session */
@@ -87,9 +151,6 @@ struct driver_ops {
 /* The registry: every driver, in the order a transaction applies them. NULL-terminated. */
 extern const struct driver_ops *const driver_table[];
 
-/* Drivers serving `kind` whose fields intersect `fields`, in table order. Returns count. */
-unsigned driver_select(enum target_kind kind, uint32_t fields,
+/* Drivers of `table` serving `kind` whose fields intersect `fields`, in table order. Returns count. */
+unsigned driver_select(const struct driver_ops *const *table, enum target_kind kind, uint32_t fields,
                        const struct driver_ops **ret, unsigned max);
-
-/* The driver for a switch dialect name, or NULL. */
-const struct driver_ops *driver_for_dialect(const char *dialect);

@@ -1,39 +1,65 @@
 /* SPDX-License-Identifier: MIT */
-/* The driver registry: adding a mechanism or a switch vendor = one file + one line here. */
+/*
+ * The driver registry: adding a host mechanism = one file + one line here; a switch
+ * vendor is a dialect in drivers/switch/ (its own table, switch_dialects[]).
+ */
 #include "driver.h"
+#include "nl.h"
 
 extern const struct driver_ops link_driver;
 extern const struct driver_ops dcb_driver;
 extern const struct driver_ops nic_ecn_driver;
-extern const struct driver_ops switch_nvue_driver;
-extern const struct driver_ops switch_sonic_driver;
-extern const struct driver_ops switch_eos_driver;
+extern const struct driver_ops switch_driver;
 
 const struct driver_ops *const driver_table[] = {
         &link_driver,
         &dcb_driver,
         &nic_ecn_driver,
-        &switch_nvue_driver,
-        &switch_sonic_driver,
-        &switch_eos_driver,
+        &switch_driver,
         NULL,
 };
 
-unsigned driver_select(enum target_kind kind, uint32_t fields,
+unsigned driver_select(const struct driver_ops *const *table, enum target_kind kind, uint32_t fields,
                        const struct driver_ops **ret, unsigned max)
 {
         unsigned n = 0;
 
-        for (const struct driver_ops *const *d = driver_table; *d; d++)
+        for (const struct driver_ops *const *d = table; *d; d++)
                 if ((*d)->kind == kind && ((*d)->fields & fields) && n < max)
                         ret[n++] = *d;
         return n;
 }
 
-const struct driver_ops *driver_for_dialect(const char *dialect)
+const char *target_kind_name(enum target_kind k)
 {
-        for (const struct driver_ops *const *d = driver_table; *d; d++)
-                if ((*d)->kind == TARGET_SWITCH && streq((*d)->name, dialect))
-                        return *d;
-        return NULL;
+        return k == TARGET_SWITCH ? "switch" : "interface";
+}
+
+int driver_rtnl(const struct target *t, struct nl **ret, struct nl **ret_own, struct errbuf *e)
+{
+        const struct nl_transport *tr = t->env ? t->env->nl : NULL;
+        int r;
+
+        *ret_own = NULL;
+        if (!t->io) {
+                r = nl_open(tr, NETLINK_ROUTE, ret_own, e);
+                if (r >= 0)
+                        *ret = *ret_own;
+                return r;
+        }
+        if (!t->io->rtnl) {
+                r = nl_open(tr, NETLINK_ROUTE, &t->io->rtnl, e);
+                if (r < 0)
+                        return r;
+        }
+        *ret = t->io->rtnl;
+        return 0;
+}
+
+void driver_io_close(struct driver_io *io)
+{
+        if (!io)
+                return;
+        nl_close(io->rtnl);
+        io->rtnl = NULL;
 }

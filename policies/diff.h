@@ -10,12 +10,12 @@
 
 #include "state.h"
 
-#define DIFF_KEY_MAX 96
+#define DIFF_KEY_MAX 128
 #define DIFF_VALUE_MAX 160
 
 struct diff_entry {
         enum state_field field;
-        char key[DIFF_KEY_MAX];         /* "mtu", "dscp_to_priority.26", "ecn.queue3.min_threshold_bytes", "ports.swp1.mtu" */
+        char key[DIFF_KEY_MAX];         /* "mtu", "dscp_to_priority.26", "ports.swp1.ecn.queue3.min_threshold_bytes" */
         char from[DIFF_VALUE_MAX];      /* live value, "unset", or "unsupported" */
         char to[DIFF_VALUE_MAX];        /* desired value, or "unset" */
 };
@@ -28,6 +28,13 @@ struct diff {
 
 /* Compare desired against live. Returns 0 or -ENOMEM; *ret is filled on success. */
 int state_diff(const struct state *desired, const struct state *live, struct diff *ret);
+/*
+ * Append the differences of live from desired to d, every key under prefix ("" for
+ * an interface, "ports.swp1." for a switch port). 0 or -ENOMEM (d keeps what it had).
+ */
+int diff_append(struct diff *d, const char *prefix, const struct state *desired, const struct state *live);
+/* One entry (the field table's comparators call this). 0 or -ENOMEM. */
+int diff_add(struct diff *d, enum state_field f, const char *key, const char *from, const char *to);
 void diff_done(struct diff *d);
 
 /* desired ⊆ live: every managed field of desired holds in live. */

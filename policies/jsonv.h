@@ -129,6 +129,14 @@ int jsonv_int_array(struct jsonv *v, const json_t *j, const char *what, long lon
                     size_t min_n, size_t max_n, unsigned flags, long long *out, size_t *ret_n);
 
 /* The same for integers 0-7 (or 0..63) collected into a bitmap. */
+/*
+ * An array of objects, each validated by fn(v, el, i, ctx) with its index pushed on
+ * the path ("$.nodes[3]"); between min_n and max_n of them ("expected at most 16
+ * switches, found 17": what/whats name one and several). Elements before a failing
+ * one have been handed to fn.
+ */
+int jsonv_object_array(struct jsonv *v, const json_t *j, const char *what, const char *whats, size_t min_n,
+                       size_t max_n, int (*fn)(struct jsonv *v, const json_t *el, size_t i, void *ctx), void *ctx);
 int jsonv_bitmap_array(struct jsonv *v, const json_t *j, const char *what, unsigned max_bit,
                        unsigned flags, unsigned long long *ret_bits);
 

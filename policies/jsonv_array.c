@@ -1,20 +1,47 @@
 /* SPDX-License-Identifier: MIT */
-/* Array helpers of the validator: bounded integer lists, bitmaps, string lists. */
+/* Array helpers of the validator: bounded integer lists, bitmaps, string lists, arrays of objects. */
 #include "jsonv.h"
 
-static int check_count(struct jsonv *v, const json_t *j, size_t min_n, size_t max_n)
+/* Between min_n and max_n elements; `what` names one element ("element", "switch"). */
+static int check_count_of(struct jsonv *v, const json_t *j, const char *what, const char *whats, size_t min_n,
+                          size_t max_n)
 {
         size_t n = json_array_size(j);
 
         if (min_n == max_n && n != min_n)
-                return jsonv_error(v, "expected %zu element%s, found %zu", min_n, min_n == 1 ? "" : "s", n);
+                return jsonv_error(v, "expected %zu %s, found %zu", min_n, min_n == 1 ? what : whats, n);
         if (n < min_n)
-                return jsonv_error(v, "expected at least %zu element%s, found %zu", min_n,
-                                   min_n == 1 ? "" : "s", n);
+                return jsonv_error(v, "expected at least %zu %s, found %zu", min_n, min_n == 1 ? what : whats, n);
         if (n > max_n)
-                return jsonv_error(v, "expected at most %zu element%s, found %zu", max_n,
-                                   max_n == 1 ? "" : "s", n);
+                return jsonv_error(v, "expected at most %zu %s, found %zu", max_n, max_n == 1 ? what : whats, n);
         return 0;
+}
+
+static int check_count(struct jsonv *v, const json_t *j, size_t min_n, size_t max_n)
+{
+        return check_count_of(v, j, "element", "elements", min_n, max_n);
+}
+
+int jsonv_object_array(struct jsonv *v, const json_t *j, const char *what, const char *whats, size_t min_n,
+                       size_t max_n, int (*fn)(struct jsonv *v, const json_t *el, size_t i, void *ctx), void *ctx)
+{
+        size_t i;
+        json_t *el;
+        int r;
+
+        r = jsonv_check_type(v, j, JSONV_ARRAY);
+        if (r >= 0)
+                r = check_count_of(v, j, what, whats, min_n, max_n);
+        json_array_foreach(j, i, el) {
+                if (r < 0)
+                        break;
+                jsonv_push_index(v, i);
+                r = jsonv_check_type(v, el, JSONV_OBJECT);
+                if (r >= 0)
+                        r = fn(v, el, i, ctx);
+                jsonv_pop(v);
+        }
+        return r;
 }
 
 int jsonv_int_array(struct jsonv *v, const json_t *j, const char *what, long long min, long long max,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The "spec" member of a policy: validation tables and the mapping into struct state
  * (the members live state shares are parsed by spec_json.c). */
+#include "field.h"
 #include "policy_spec.h"
 #include "spec_json.h"
 
@@ -18,35 +19,9 @@ struct host_ecn_doc {
         uint8_t cnp_dscp, cnp_prio;
 };
 
-/* Strict classes carry no bandwidth; the ets classes share exactly 100%. */
-static int ets_cross_check(struct jsonv *v, const struct state_ets *ets)
-{
-        unsigned sum = 0, n_ets = 0;
-        int r = 0;
-
-        jsonv_push_key(v, "tc_bandwidth_pct");
-        for (unsigned tc = 0; tc < STATE_TC_COUNT && r >= 0; tc++) {
-                if (ets->tc_tsa[tc] == STATE_TSA_ETS) {
-                        sum += ets->tc_bw_pct[tc];
-                        n_ets++;
-                } else if (ets->tc_bw_pct[tc]) {
-                        jsonv_push_index(v, tc);
-                        r = jsonv_error(v, "bandwidth %u of strict tc %u must be 0", ets->tc_bw_pct[tc], tc);
-                        jsonv_pop(v);
-                }
-        }
-        if (r >= 0 && n_ets && sum != 100)
-                r = jsonv_error(v, "tc_bandwidth_pct of ets classes sums to %u, expected 100", sum);
-        jsonv_pop(v);
-        return r;
-}
-
 static int parse_ets(struct jsonv *v, const json_t *j, void *obj)
 {
-        struct state *st = obj;
-        int r = spec_json_parse_ets(v, j, &st->ets, false);
-
-        return r < 0 ? r : ets_cross_check(v, &st->ets);
+        return spec_json_parse_ets(v, j, &((struct state *)obj)->ets, false);
 }
 
 static int parse_ecn_queues(struct jsonv *v, const json_t *j, void *obj)
@@ -71,9 +46,6 @@ static int ecn_check(struct jsonv *v, const json_t *j, const struct ecn_doc *d)
                 return jsonv_error(v, "missing required key 'min_threshold_bytes'");
         if (d->enabled && !json_object_get(j, "max_threshold_bytes"))
                 return jsonv_error(v, "missing required key 'max_threshold_bytes'");
-        if (d->min_bytes && d->max_bytes && d->min_bytes > d->max_bytes)
-                return jsonv_error(v, "min_threshold_bytes %u is greater than max_threshold_bytes %u",
-                                   d->min_bytes, d->max_bytes);
         return 0;
 }
 
@@ -149,6 +121,29 @@ static const struct jsonv_field spec_fields[] = {
         { 0 },
 };
 
+/* The rules across members (the field table's checks), reported at the member's JSON path. */
+static int check_fields(struct jsonv *v, const struct state *s)
+{
+        struct field_problem p;
+        enum state_field f;
+        int r;
+
+        if (state_check(s, &f, &p) >= 0)
+                return 0;
+        jsonv_push_key(v, state_field_name(f));
+        if (p.member[0])
+                jsonv_push_key(v, p.member);
+        if (p.index >= 0)
+                jsonv_push_index(v, (size_t)p.index);
+        r = jsonv_error(v, "%s", p.msg);
+        if (p.index >= 0)
+                jsonv_pop(v);
+        if (p.member[0])
+                jsonv_pop(v);
+        jsonv_pop(v);
+        return r;
+}
+
 int policy_spec_parse(struct jsonv *v, const json_t *j, struct state *ret)
 {
         int r;
@@ -159,5 +154,5 @@ int policy_spec_parse(struct jsonv *v, const json_t *j, struct state *ret)
                 return r;
         /* Every spec key is a state field name: what is given is managed. */
         ret->present = spec_json_present(j);
-        return 0;
+        return check_fields(v, ret);
 }

@@ -1,16 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+#include "field.h"
 #include "state.h"
 #include "util.h"
-
-static const char *const field_names[STATE_FIELD_MAX] = {
-        [STATE_FIELD_MTU] = "mtu",
-        [STATE_FIELD_TRUST] = "trust",
-        [STATE_FIELD_DSCP_MAP] = "dscp_to_priority",
-        [STATE_FIELD_PFC] = "pfc",
-        [STATE_FIELD_ETS] = "ets",
-        [STATE_FIELD_ECN] = "ecn",
-        [STATE_FIELD_HOST_ECN] = "host_ecn",
-};
 
 static const char *const trust_names[STATE_TRUST_MAX] = {
         [STATE_TRUST_PCP] = "pcp",
@@ -31,13 +22,13 @@ void state_init(struct state *s)
 
 const char *state_field_name(enum state_field f)
 {
-        return (unsigned)f < STATE_FIELD_MAX ? field_names[f] : NULL;
+        return (unsigned)f < STATE_FIELD_MAX ? field_table[f].name : NULL;
 }
 
 int state_field_from_name(const char *name)
 {
         for (int f = 0; f < STATE_FIELD_MAX; f++)
-                if (streq(field_names[f], name))
+                if (streq(field_table[f].name, name))
                         return f;
         return -EINVAL;
 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The managed RoCE knobs of one target (a host interface or a switch), as plain
- * comparable C data. The same struct describes a policy's desired settings and a
- * target's live state: a field is meaningful only when its bit is set in
- * `present`. A policy sets the bits it manages; a driver sets the bits it read.
+ * The managed RoCE knobs of one place that carries them — a host interface, or one
+ * port of a switch — as plain comparable C data. The same struct describes a
+ * policy's desired settings and the live state read from a device: a field is
+ * meaningful only when its bit is set in `present`. A policy sets the bits it
+ * manages; a driver sets the bits it read.
  *
- * Everything here is pure data: no json_t, no file descriptors. The JSON form
- * (canonical output, the journal's snapshots) lives in state_json.c, the
- * field-by-field comparison in diff.c.
+ * A target with several such places (a switch: one per configured port) is an
+ * array of states, one per *unit* (agent/plan.h). Everything here is pure data:
+ * no json_t, no file descriptors. What each field means, how it is compared,
+ * copied and checked is in the field table (field.h); its JSON in state_json.c.
  */
 #pragma once
 
@@ -17,12 +19,12 @@
 #define STATE_PRIO_COUNT 8      /* 802.1p priorities 0-7 */
 #define STATE_TC_COUNT 8        /* traffic classes / switch queues 0-7 */
 #define STATE_DSCP_COUNT 64     /* DSCP code points 0-63 */
-#define STATE_PORTS_MAX 64      /* switch ports one target may manage */
+#define STATE_PORTS_MAX 64      /* switch ports one target may manage (units of a switch target) */
 #define STATE_NAME_MAX 64       /* interface, switch and port names */
 
 /* One bit per managed field; also the unit of diffs, drift and driver routing. */
 enum state_field {
-        STATE_FIELD_MTU,                /* interface MTU; on a switch: every port's MTU */
+        STATE_FIELD_MTU,                /* interface or switch port MTU */
         STATE_FIELD_TRUST,              /* pcp or dscp */
         STATE_FIELD_DSCP_MAP,           /* exact DSCP -> priority table */
         STATE_FIELD_PFC,                /* PFC enable bitmap over priorities */
@@ -77,25 +79,16 @@ struct state_host_ecn {
         uint8_t cnp_prio;
 };
 
-struct state_port {
-        char name[STATE_NAME_MAX];
-        uint32_t mtu;
-};
-
 struct state {
         uint32_t present;                       /* STATE_BIT(field) for each meaningful field */
 
-        uint32_t mtu;                           /* interface targets */
+        uint32_t mtu;
         uint8_t trust;                          /* enum state_trust */
         uint8_t dscp_prio[STATE_DSCP_COUNT];    /* STATE_DSCP_UNMAPPED or 0-7 */
         uint8_t pfc_enabled;                    /* bitmap over priorities */
         struct state_ets ets;
         struct state_ecn ecn;
         struct state_host_ecn host_ecn;
-
-        /* Switch targets: the MTU of each managed port (STATE_FIELD_MTU). */
-        unsigned n_ports;
-        struct state_port ports[STATE_PORTS_MAX];
 };
 
 /* An empty state: nothing present, DSCP table unmapped. */

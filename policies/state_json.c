@@ -7,9 +7,9 @@
  *   "ecn": { "queue3": { "enabled": true, "min_threshold_bytes": 150000,
  *                        "max_threshold_bytes": 1500000, "mark_probability_pct": 100 } },
  *   "host_ecn": { "priority3": { "reaction_point": true, "notification_point": true },
- *                 "cnp_dscp": 48, "cnp_priority": 6 },
- *   "ports": [ { "name": "swp1", "mtu": 9216 } ]
+ *                 "cnp_dscp": 48, "cnp_priority": 6 }
  *
+ * A switch target is one state per port: { "ports": { "swp1": { "mtu": 9216, ... } } }.
  * mtu, trust, dscp_to_priority, pfc and ets are written and read by spec_json.c,
  * exactly as in a policy's spec.
  */
@@ -56,16 +56,6 @@ static json_t *host_ecn_to_json(const struct state_host_ecn *h, bool *ok)
         return o;
 }
 
-static json_t *ports_to_json(const struct state *s, bool *ok)
-{
-        json_t *a = json_array();
-
-        for (unsigned i = 0; a && i < s->n_ports && i < STATE_PORTS_MAX; i++)
-                spec_json_append(a, json_pack("{s:s,s:I}", "name", s->ports[i].name,
-                                              "mtu", (json_int_t)s->ports[i].mtu), ok);
-        return a;
-}
-
 json_t *state_to_json(const struct state *s)
 {
         json_t *o = json_object();
@@ -78,8 +68,6 @@ json_t *state_to_json(const struct state *s)
                 spec_json_set(o, "ecn", ecn_to_json(&s->ecn, &ok), &ok);
         if (state_has(s, STATE_FIELD_HOST_ECN))
                 spec_json_set(o, "host_ecn", host_ecn_to_json(&s->host_ecn, &ok), &ok);
-        if (s->n_ports)
-                spec_json_set(o, "ports", ports_to_json(s, &ok), &ok);
         if (!ok) {
                 json_decref(o);
                 return NULL;
@@ -199,43 +187,12 @@ static int parse_host_ecn(struct jsonv *v, const json_t *j, void *obj)
         return 0;
 }
 
-static const struct jsonv_field port_fields[] = {
-        { .key = "name", .type = JSONV_STRING, .flags = JSONV_REQUIRED | JSONV_NONEMPTY, .what = "port name",
-          JSONV_MEMBER(struct state_port, name) },
-        { .key = "mtu", .type = JSONV_INTEGER, .flags = JSONV_REQUIRED, .min = 0, .max = U32_MAX,
-          JSONV_MEMBER(struct state_port, mtu) },
-        { 0 },
-};
-
-static int parse_ports(struct jsonv *v, const json_t *j, void *obj)
-{
-        struct state *s = obj;
-        size_t i;
-        json_t *el;
-
-        if (json_array_size(j) > STATE_PORTS_MAX)
-                return jsonv_error(v, "expected at most %d elements, found %zu", STATE_PORTS_MAX,
-                                   json_array_size(j));
-        json_array_foreach(j, i, el) {
-                int r;
-
-                jsonv_push_index(v, i);
-                r = jsonv_object(v, el, port_fields, &s->ports[i]);
-                jsonv_pop(v);
-                if (r < 0)
-                        return r;
-        }
-        s->n_ports = (unsigned)json_array_size(j);
-        return 0;
-}
-
 static const struct jsonv_field state_fields[] = {
         { .key = "mtu", .type = JSONV_INTEGER, .min = 0, .max = U32_MAX, JSONV_MEMBER(struct state, mtu) },
         SPEC_JSON_SHARED_FIELDS,
         JSONV_CUSTOM("ets", JSONV_OBJECT, 0, parse_ets),
         JSONV_CUSTOM("ecn", JSONV_OBJECT, 0, parse_ecn),
         JSONV_CUSTOM("host_ecn", JSONV_OBJECT, 0, parse_host_ecn),
-        JSONV_CUSTOM("ports", JSONV_ARRAY, 0, parse_ports),
         { 0 },
 };
 
@@ -254,5 +211,53 @@ int state_from_json(const json_t *j, struct state *ret, struct errbuf *e)
                 return r;
         s->present = spec_json_present(j);
         memcpy(ret, s, sizeof(*s));
+        return 0;
+}
+
+json_t *state_units_to_json(const struct state *units, const char (*names)[STATE_NAME_MAX], unsigned n)
+{
+        json_t *ports;
+
+        if (!names)
+                return n ? state_to_json(&units[0]) : json_object();
+        ports = json_object();
+        for (unsigned i = 0; ports && i < n; i++) {
+                json_t *u = state_to_json(&units[i]);
+
+                if (!u || json_object_set_new(ports, names[i], u) < 0) {
+                        json_decref(ports);
+                        return NULL;
+                }
+        }
+        return ports ? json_pack("{s:o}", "ports", ports) : NULL;
+}
+
+int state_units_from_json(const json_t *j, const char (*names)[STATE_NAME_MAX], unsigned n,
+                          struct state *ret, struct errbuf *e)
+{
+        const json_t *ports = json_object_get(j, "ports");
+        const char *key;
+        json_t *val;
+
+        if (!names)
+                return state_from_json(j, &ret[0], e);
+        if (!json_is_object(ports) || json_object_size(j) != 1)
+                return errbuf_set(e, EINVAL, NULL, "expected {\"ports\": {PORT: STATE, ...}}");
+        for (unsigned i = 0; i < n; i++)
+                state_init(&ret[i]);
+        json_object_foreach((json_t *)ports, key, val) {
+                unsigned i = 0;
+                int r;
+
+                while (i < n && !streq(names[i], key))
+                        i++;
+                if (i == n)
+                        return errbuf_set(e, ENOENT, NULL, "port '%s' is not one of the target's ports", key);
+                r = state_from_json(val, &ret[i], e);
+                if (r < 0) {
+                        errbuf_prefix(e, "port '%s'", key);
+                        return r;
+                }
+        }
         return 0;
 }

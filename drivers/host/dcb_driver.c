@@ -25,41 +25,36 @@ static const char *kdrv(const struct target *t)
         return t->kernel_driver[0] ? t->kernel_driver : "unknown";
 }
 
-/* Open the handle and read the IEEE configuration; unsupported = the clear message. */
-static int dcb_open_get(struct target *t, struct nl **ret_nl, struct dcb_nl_ieee *cur, struct errbuf *e)
+/* The request's handle (or an own one, *own) and the IEEE configuration; unsupported = the clear message. */
+static int dcb_open_get(struct target *t, struct nl **ret_nl, struct nl **own, struct dcb_nl_ieee *cur,
+                        struct errbuf *e)
 {
-        struct nl *nl = NULL;
         int r;
 
-        r = nl_open(t->env ? t->env->nl : NULL, NETLINK_ROUTE, &nl, e);
+        r = driver_rtnl(t, ret_nl, own, e);
         if (r < 0)
                 return link_rtnl_where(t, e, r);
-        r = dcb_nl_get(nl, t->name, cur, e);
+        r = dcb_nl_get(*ret_nl, t->name, cur, e);
         if (r == -EOPNOTSUPP) {
                 char why[sizeof(e->msg)];
 
-                nl_close(nl);
                 snprintf(why, sizeof(why), "%s", e->msg);
                 return errbuf_set(e, EOPNOTSUPP, NULL,
                                   "interface '%s' (driver %s) does not support DCB (%s)",
                                   t->name, kdrv(t), why);
         }
-        if (r < 0) {
-                nl_close(nl);
-                return link_rtnl_where(t, e, r);
-        }
-        *ret_nl = nl;
-        return 0;
+        return r < 0 ? link_rtnl_where(t, e, r) : 0;
 }
 
 static int dcb_caps(struct target *t, uint32_t *ret_fields, struct errbuf *e)
 {
-        _cleanup_nl_ struct nl *nl = NULL;
+        _cleanup_nl_ struct nl *own = NULL;
         struct dcb_nl_ieee cur;
+        struct nl *nl;
         uint32_t f;
         int r;
 
-        r = dcb_open_get(t, &nl, &cur, e);
+        r = dcb_open_get(t, &nl, &own, &cur, e);
         if (r == -EOPNOTSUPP) {
                 *ret_fields = 0;
                 return 0;
@@ -118,13 +113,14 @@ static void to_state(const struct dcb_nl_ieee *cur, uint32_t fields, struct stat
 
 static int dcb_read(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e)
 {
-        _cleanup_nl_ struct nl *nl = NULL;
+        _cleanup_nl_ struct nl *own = NULL;
         struct dcb_nl_ieee cur;
+        struct nl *nl;
         int r;
 
         if (!(fields & DCB_FIELDS))
                 return 0;
-        r = dcb_open_get(t, &nl, &cur, e);
+        r = dcb_open_get(t, &nl, &own, &cur, e);
         if (r < 0)
                 return r;
         to_state(&cur, fields, ret);
@@ -228,19 +224,48 @@ static int apply_apps(struct nl *nl, struct target *t, const struct dcb_nl_ieee 
         return n ? dcb_nl_apps(nl, t->name, DCB_CMD_IEEE_DEL, apps, n, e) : 0;
 }
 
-static int dcb_apply(struct target *t, const struct state *d, uint32_t fields, struct errbuf *e)
+/* What apply would refuse: a running lldpad; a trust mode the DSCP APP table cannot express with the desired map. */
+static int dcb_check(struct target *t, const struct driver_change *c, struct errbuf *e)
 {
-        _cleanup_nl_ struct nl *nl = NULL;
+        _cleanup_nl_ struct nl *own = NULL;
+        const struct state *d = &c->desired[0];
+        uint32_t fields = c->fields & (STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_DSCP_MAP));
+        uint8_t map[STATE_DSCP_COUNT];
         struct dcb_nl_ieee cur;
+        struct nl *nl;
         int r;
 
-        fields &= DCB_FIELDS & d->present;
+        if (!(c->fields & DCB_FIELDS))
+                return 0;
+        r = check_lldpad(t, e);
+        if (r < 0 || !(fields & d->present))
+                return r;
+        r = dcb_open_get(t, &nl, &own, &cur, e);
+        if (r >= 0)
+                r = dcb_app_target(d, fields, &cur, map, e);
+        if (r < 0 && !e->where[0])
+                link_rtnl_where(t, e, r);
+        if (r < 0)
+                errbuf_suffix(e, "; nothing was changed");
+        return r;
+}
+
+static int dcb_apply(struct target *t, const struct driver_change *c, struct errbuf *e)
+{
+        _cleanup_nl_ struct nl *own = NULL;
+        const struct state *d = &c->desired[0];
+        uint32_t fields = c->delta[0] & DCB_FIELDS & d->present;
+        struct dcb_nl_ieee cur;
+        struct nl *nl;
+        int r;
+
         if (!fields)
                 return 0;
         r = check_lldpad(t, e);
         if (r < 0)
                 return r;
-        r = dcb_open_get(t, &nl, &cur, e);
+        /* Every SET is a read-modify-write of the kernel's whole struct: read it once more. */
+        r = dcb_open_get(t, &nl, &own, &cur, e);
         if (r < 0)
                 return r;
         r = ensure_host_ieee(nl, t, &cur, e);
@@ -260,7 +285,7 @@ const struct driver_ops dcb_driver = {
         .kind = TARGET_INTERFACE,
         .fields = DCB_FIELDS,
         .caps = dcb_caps,
+        .check = dcb_check,
         .read = dcb_read,
         .apply = dcb_apply,
-        .restore = dcb_apply,
 };

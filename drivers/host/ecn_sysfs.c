@@ -193,13 +193,25 @@ static void undo_knobs(struct knob *k, unsigned n)
                         (void)sysfs_write_uint(k[i].path, k[i].old);
 }
 
-static int ecn_apply(struct target *t, const struct state *d, uint32_t fields, struct errbuf *e)
+/* Every knob the desired value names exists and can be written: what apply would refuse. */
+static int ecn_check(struct target *t, const struct driver_change *c, struct errbuf *e)
 {
+        const struct state *d = &c->desired[0];
+        struct knob k[KNOBS_MAX];
+
+        if (!(c->fields & STATE_BIT(STATE_FIELD_HOST_ECN)) || !state_has(d, STATE_FIELD_HOST_ECN))
+                return 0;
+        return check_knobs(t, k, plan_knobs(&d->host_ecn, k), e);
+}
+
+static int ecn_apply(struct target *t, const struct driver_change *c, struct errbuf *e)
+{
+        const struct state *d = &c->desired[0];
         struct knob k[KNOBS_MAX];
         unsigned n;
         int r;
 
-        if (!(fields & STATE_BIT(STATE_FIELD_HOST_ECN)) || !state_has(d, STATE_FIELD_HOST_ECN))
+        if (!(c->delta[0] & STATE_BIT(STATE_FIELD_HOST_ECN)) || !state_has(d, STATE_FIELD_HOST_ECN))
                 return 0;
         n = plan_knobs(&d->host_ecn, k);
         r = check_knobs(t, k, n, e);
@@ -279,7 +291,7 @@ const struct driver_ops nic_ecn_driver = {
         .kind = TARGET_INTERFACE,
         .fields = STATE_BIT(STATE_FIELD_HOST_ECN),
         .caps = ecn_caps,
+        .check = ecn_check,
         .read = ecn_read,
         .apply = ecn_apply,
-        .restore = ecn_apply,
 };

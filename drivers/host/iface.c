@@ -83,6 +83,8 @@ static int collect_cb(const struct link_info *l, void *data)
         x->ifindex = l->ifindex;
         x->flags = l->flags;
         x->mtu = l->mtu;
+        x->min_mtu = l->min_mtu;
+        x->max_mtu = l->max_mtu;
         snprintf(x->kind, sizeof(x->kind), "%s", l->kind);
         return 0;
 }

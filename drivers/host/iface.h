@@ -22,6 +22,7 @@ struct iface {
         int ifindex;
         unsigned flags;                 /* IFF_*: IFF_LOOPBACK, IFF_UP, IFF_LOWER_UP */
         uint32_t mtu;
+        uint32_t min_mtu, max_mtu;      /* the kernel's MTU range, 0 = not reported */
         char kind[32];                  /* "veth", "" */
         char kernel_driver[32];         /* "veth", "mlx5_core", "unknown" */
 };

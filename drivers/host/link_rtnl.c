@@ -169,26 +169,37 @@ int link_rtnl_where(const struct target *t, struct errbuf *e, int r)
 
 /* ---- the driver ---- */
 
-static const struct nl_transport *transport(const struct target *t)
-{
-        return t->env ? t->env->nl : NULL;
-}
-
 static int link_caps(struct target *t, uint32_t *ret_fields, struct errbuf *e)
 {
         *ret_fields = STATE_BIT(STATE_FIELD_MTU);
         return 0;
 }
 
+/* The kernel refuses an MTU outside the link's range (dev_validate_mtu()): say so before anything changes. */
+static int link_check(struct target *t, const struct driver_change *c, struct errbuf *e)
+{
+        uint32_t mtu = c->desired[0].mtu;
+
+        if (!(c->fields & STATE_BIT(STATE_FIELD_MTU)))
+                return 0;
+        if ((t->min_mtu && mtu < t->min_mtu) || (t->max_mtu && mtu > t->max_mtu))
+                return errbuf_set(e, ERANGE, NULL, "interface '%s' (driver %s): mtu %u out of the kernel's range "
+                                  "%u-%u for this link; nothing was changed", t->name,
+                                  t->kernel_driver[0] ? t->kernel_driver : "unknown", mtu, t->min_mtu,
+                                  t->max_mtu ? t->max_mtu : UINT32_MAX);
+        return 0;
+}
+
 static int link_read(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e)
 {
-        _cleanup_nl_ struct nl *nl = NULL;
+        _cleanup_nl_ struct nl *own = NULL;
         struct link_info l;
+        struct nl *nl;
         int r;
 
         if (!(fields & STATE_BIT(STATE_FIELD_MTU)))
                 return 0;
-        r = nl_open(transport(t), NETLINK_ROUTE, &nl, e);
+        r = driver_rtnl(t, &nl, &own, e);
         if (r >= 0)
                 r = link_rtnl_get(nl, t->ifindex, t->name, &l, e);
         if (r < 0)
@@ -198,19 +209,17 @@ static int link_read(struct target *t, uint32_t fields, struct state *ret, struc
         return 0;
 }
 
-static int link_apply(struct target *t, const struct state *desired, uint32_t fields, struct errbuf *e)
+static int link_apply(struct target *t, const struct driver_change *c, struct errbuf *e)
 {
-        _cleanup_nl_ struct nl *nl = NULL;
-        struct link_info l;
+        _cleanup_nl_ struct nl *own = NULL;
+        struct nl *nl;
         int r;
 
-        if (!(fields & STATE_BIT(STATE_FIELD_MTU)) || !state_has(desired, STATE_FIELD_MTU))
+        if (!(c->delta[0] & STATE_BIT(STATE_FIELD_MTU)))
                 return 0;
-        r = nl_open(transport(t), NETLINK_ROUTE, &nl, e);
+        r = driver_rtnl(t, &nl, &own, e);
         if (r >= 0)
-                r = link_rtnl_get(nl, t->ifindex, t->name, &l, e);
-        if (r >= 0 && l.mtu != desired->mtu)
-                r = link_rtnl_set_mtu(nl, l.ifindex, desired->mtu, e);
+                r = link_rtnl_set_mtu(nl, t->ifindex, c->desired[0].mtu, e);
         return r < 0 ? link_rtnl_where(t, e, r) : 0;
 }
 
@@ -219,7 +228,7 @@ const struct driver_ops link_driver = {
         .kind = TARGET_INTERFACE,
         .fields = STATE_BIT(STATE_FIELD_MTU),
         .caps = link_caps,
+        .check = link_check,
         .read = link_read,
         .apply = link_apply,
-        .restore = link_apply,
 };

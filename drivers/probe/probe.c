@@ -4,7 +4,6 @@
 #include <netinet/in.h>
 
 #include "probe.h"
-#include "probe_gate.h"
 #include "probe_gid.h"
 #include "probe_net.h"
 #include "probe_verbs.h"
@@ -176,4 +175,54 @@ int probe_measure(const struct probe_params *p, enum probe_mode mode, unsigned r
         m.median_gbps = m.n_ok ? probe_median(rates, m.n_ok) : NAN;
         *ret = m;
         return first;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+
+        return (x > y) - (x < y);
+}
+
+double probe_median(const double *v, unsigned n)
+{
+        double s[PROBE_RUNS_MAX];
+
+        if (n == 0 || n > PROBE_RUNS_MAX)
+                return NAN;
+        memcpy(s, v, n * sizeof(*v));
+        qsort(s, n, sizeof(*s), cmp_double);
+        return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0;
+}
+
+json_t *probe_json_gbps(double v)
+{
+        return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *run_to_json(const struct probe_measurement *m, unsigned i)
+{
+        const struct probe_result *r = &m->runs[i];
+
+        if (m->run_error[i] < 0)
+                return json_pack("{s:s, s:i}", "error", strerror(-m->run_error[i]), "errno", -m->run_error[i]);
+        return json_pack("{s:s, s:f, s:I, s:f, s:i, s:i, s:s, s:i}", "mode", r->mode, "gbps", r->gbps,
+                         "bytes", (json_int_t)r->bytes, "seconds", r->seconds, "iterations", (int)r->iterations,
+                         "streams", (int)r->streams, "device", r->device, "gid_index", r->gid_index);
+}
+
+json_t *probe_measurement_to_json(const struct probe_measurement *m)
+{
+        json_t *runs = json_array(), *o;
+
+        if (!runs)
+                return NULL;
+        for (unsigned i = 0; i < m->n_runs && i < PROBE_RUNS_MAX; i++)
+                json_array_append_new(runs, run_to_json(m, i));
+        o = json_pack("{s:s, s:b, s:o, s:o, s:i, s:i}", "mode", probe_mode_name(m->mode), "ok", m->ok,
+                      "median_gbps", probe_json_gbps(m->ok ? m->median_gbps : NAN), "runs", runs,
+                      "n_runs", (int)m->n_runs, "n_ok", (int)m->n_ok);
+        if (o && m->error[0])
+                json_object_set_new(o, "error", json_string(m->error));
+        return o;
 }

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "errbuf.h"
 
 #define PROBE_PEER_MAX 128
@@ -119,3 +121,12 @@ int probe_run(const struct probe_params *p, enum probe_mode mode,
  */
 int probe_measure(const struct probe_params *p, enum probe_mode mode, unsigned runs,
                   struct probe_measurement *ret, struct errbuf *e);
+
+/* The median of n values (n >= 1); v is not modified. NAN when n is 0. */
+double probe_median(const double *v, unsigned n);
+
+/* A rate as JSON: the number, or null when it is not finite (not measured). New reference. */
+json_t *probe_json_gbps(double v);
+
+/* {"mode","ok","median_gbps","runs":[{"gbps","bytes","seconds",...}|{"error"}],"error"}. New reference. */
+json_t *probe_measurement_to_json(const struct probe_measurement *m);

@@ -17,24 +17,6 @@ const char *probe_gate_verdict_name(enum probe_gate_verdict v)
         return v < PROBE_GATE_VERDICT_MAX ? verdict_names[v] : "unknown";
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-        double x = *(const double *)a, y = *(const double *)b;
-
-        return (x > y) - (x < y);
-}
-
-double probe_median(const double *v, unsigned n)
-{
-        double s[PROBE_RUNS_MAX];
-
-        if (n == 0 || n > PROBE_RUNS_MAX)
-                return NAN;
-        memcpy(s, v, n * sizeof(*v));
-        qsort(s, n, sizeof(*s), cmp_double);
-        return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0;
-}
-
 static int decide(struct probe_gate_report *r, enum probe_gate_verdict v, const char *fmt, ...) _printf_(3, 4);
 
 static int decide(struct probe_gate_report *r, enum probe_gate_verdict v, const char *fmt, ...)
@@ -94,45 +76,13 @@ int probe_gate_evaluate(const struct probe_gate_params *g, const struct probe_me
         return k;
 }
 
-static json_t *num_or_null(double v)
-{
-        return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *run_to_json(const struct probe_measurement *m, unsigned i)
-{
-        const struct probe_result *r = &m->runs[i];
-
-        if (m->run_error[i] < 0)
-                return json_pack("{s:s, s:i}", "error", strerror(-m->run_error[i]), "errno", -m->run_error[i]);
-        return json_pack("{s:s, s:f, s:I, s:f, s:i, s:i, s:s, s:i}", "mode", r->mode, "gbps", r->gbps,
-                         "bytes", (json_int_t)r->bytes, "seconds", r->seconds, "iterations", (int)r->iterations,
-                         "streams", (int)r->streams, "device", r->device, "gid_index", r->gid_index);
-}
-
-json_t *probe_measurement_to_json(const struct probe_measurement *m)
-{
-        json_t *runs = json_array(), *o;
-
-        if (!runs)
-                return NULL;
-        for (unsigned i = 0; i < m->n_runs && i < PROBE_RUNS_MAX; i++)
-                json_array_append_new(runs, run_to_json(m, i));
-        o = json_pack("{s:s, s:b, s:o, s:o, s:i, s:i}", "mode", probe_mode_name(m->mode), "ok", m->ok,
-                      "median_gbps", num_or_null(m->ok ? m->median_gbps : NAN), "runs", runs,
-                      "n_runs", (int)m->n_runs, "n_ok", (int)m->n_ok);
-        if (o && m->error[0])
-                json_object_set_new(o, "error", json_string(m->error));
-        return o;
-}
-
 json_t *probe_gate_report_to_json(const struct probe_gate_params *g, const struct probe_gate_report *r)
 {
         return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:f, s:f}",
                          "verdict", probe_gate_verdict_name(r->verdict), "reason", r->reason,
-                         "baseline_ok", r->baseline_ok, "baseline_gbps", num_or_null(r->baseline_gbps),
-                         "post_gbps", num_or_null(r->post_gbps), "threshold_gbps", num_or_null(r->threshold_gbps),
-                         "change_pct", num_or_null(r->change_pct),
+                         "baseline_ok", r->baseline_ok, "baseline_gbps", probe_json_gbps(r->baseline_gbps),
+                         "post_gbps", probe_json_gbps(r->post_gbps), "threshold_gbps", probe_json_gbps(r->threshold_gbps),
+                         "change_pct", probe_json_gbps(r->change_pct),
                          "max_regression_pct", g->max_regression_pct, "min_gbps", g->min_gbps);
 }
 

@@ -39,17 +39,11 @@ struct probe_gate_report {
         char reason[512];               /* one line: why it passed or failed */
 };
 
-/* The median of n values (n >= 1); v is not modified. NAN when n is 0. */
-double probe_median(const double *v, unsigned n);
-
 const char *probe_gate_verdict_name(enum probe_gate_verdict v);
 
 /* Decide. baseline may be NULL (not measured). Always fills *ret; returns 0 on pass, -EIO on fail. */
 int probe_gate_evaluate(const struct probe_gate_params *g, const struct probe_measurement *baseline,
                         const struct probe_measurement *post, struct probe_gate_report *ret);
-
-/* {"mode","ok","median_gbps","runs":[{"gbps","bytes","seconds",...}|{"error"}],"error"}. New reference. */
-json_t *probe_measurement_to_json(const struct probe_measurement *m);
 
 /* {"verdict","reason","baseline_ok","baseline_gbps","post_gbps","threshold_gbps","change_pct",
  *  "max_regression_pct","min_gbps"}: the decision alone. New reference. */

@@ -2,13 +2,15 @@
 /*
  * What the switch dialects (switch_nvue.c, switch_sonic.c, switch_eos.c) share:
  * unit and list parsing, the vendor limits check, the per-transaction session,
- * and the generic driver flow (switch_txn.c) that every dialect plugs into
- * through struct switch_dialect. Adding a vendor = one file with one
- * switch_dialect + SWITCH_DRIVER_OPS(), and one line in registry.c.
+ * and the one switch driver (switch_txn.c, `switch_driver`) that every dialect
+ * plugs into through struct switch_dialect. Adding a vendor = one file with one
+ * switch_dialect and one line in switch_dialects[] (switch_txn.c).
  *
- * A switch is one target. Its fields: trust, dscp_to_priority, pfc, ecn (per
- * queue) and mtu (per configured port, state.ports[]). A switch maps DSCP to a
- * switch priority / traffic class; nettune's priority is that value.
+ * A switch is one target whose units are its configured ports: its state is one
+ * struct state per port (trust, dscp_to_priority, pfc, ecn per queue, mtu), in
+ * the order of the agent configuration. A switch maps DSCP to a switch priority /
+ * traffic class; nettune's priority is that value. A dialect reads every port;
+ * it writes only the delta the plan computed (struct driver_change).
  *
  * How a failed change was undone is kept per target: switch_last_restore_method().
  */
@@ -54,23 +56,21 @@ struct switch_session {
         bool timer;                     /* ... and the switch reverts it by itself on expiry */
         unsigned timer_s;
         enum switch_restore_method restore_method;
-        uint32_t mixed;                 /* fields on which the ports disagreed at the last read */
         unsigned apply_commands;        /* commands the last apply sent (0: nothing to do) */
         json_t *native;                 /* dialect data of the last read (SONiC: CONFIG_DB), owned */
         json_t *saved;                  /* dialect data to undo outside the native path, owned */
 };
 
 struct switch_dialect {
-        const char *name;
+        const char *name;                       /* agent.json "dialect" */
         struct switch_limits lim;
-        /* Read every switch field (ports: one entry per configured port). */
-        int (*read)(struct switch_session *s, struct state *ret, struct errbuf *e);
-        /* Optional extra checks before anything is touched. */
-        int (*validate)(struct switch_session *s, const struct state *live, const struct state *desired,
-                        uint32_t fields, struct errbuf *e);
-        /* Write the delta live -> desired as one native transaction; confirm_s > 0: with a timer. */
-        int (*apply)(struct switch_session *s, const struct state *live, const struct state *desired,
-                     uint32_t fields, unsigned confirm_s, struct errbuf *e);
+        /* Read every switch field of every configured port into units[i] (sw->ports[i], state_init'ed). */
+        int (*read)(struct switch_session *s, struct state *units, struct errbuf *e);
+        /* Optional device checks before anything is touched (the plan runs them; apply again). */
+        int (*check)(struct switch_session *s, const struct driver_change *c, struct errbuf *e);
+        /* Write c's delta as one native transaction; confirm_s > 0: with a timer. */
+        int (*apply)(struct switch_session *s, const struct driver_change *c, unsigned confirm_s,
+                     struct errbuf *e);
         int (*commit)(struct switch_session *s, struct errbuf *e);
         /* Native undo of the pending change; -EOPNOTSUPP when there is none. */
         int (*abort)(struct switch_session *s, struct errbuf *e);
@@ -79,6 +79,13 @@ struct switch_dialect {
          * abort it natively. 0 also when there is none. */
         int (*adopt)(struct switch_session *s, struct errbuf *e);
 };
+
+/* Every dialect; NULL-terminated. */
+extern const struct switch_dialect *const switch_dialects[];
+/* The dialect of that name, or NULL. */
+const struct switch_dialect *switch_dialect_find(const char *name);
+/* The one driver of every switch target (it picks the target's dialect). */
+extern const struct driver_ops switch_driver;
 
 /* ---- switch_common.c: pure helpers (unit-tested, fuzzed) ---- */
 
@@ -93,19 +100,11 @@ int switch_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret);
 /* A JSON number or a decimal string. */
 int switch_json_uint(const json_t *j, uint64_t max, uint64_t *ret);
 
-/* desired with its mtu spread over the configured ports (ports[] filled). */
-void switch_expand_desired(const struct switch_config *sw, const struct state *desired, struct state *ret);
-/* Do a and b agree on `fields`? (ECN: queues bitmap and each described queue.) */
-bool switch_state_equal(const struct state *a, const struct state *b, uint32_t fields);
-/* Which of `fields` differ. */
-uint32_t switch_state_delta(const struct state *live, const struct state *desired, uint32_t fields);
-/* Vendor limits and what a switch cannot express; names switch, dialect and knob. */
-int switch_validate(const struct switch_dialect *d, const struct switch_config *sw,
-                    const struct state *desired, uint32_t fields, struct errbuf *e);
-/* The desired MTU of port `name` (0 if none). */
-uint32_t switch_port_mtu(const struct state *s, const char *name);
-/* Append text to e->msg. */
-void switch_err_suffix(struct errbuf *e, const char *text);
+/* Vendor limits on the desired values of c's delta; names switch, dialect, port and knob. */
+int switch_check_limits(const struct switch_dialect *d, const struct switch_config *sw,
+                        const struct driver_change *c, struct errbuf *e);
+/* Copy `fields` of one switch-wide state into every unit. */
+void switch_units_fill(struct state *units, unsigned n, const struct state *all, uint32_t fields);
 
 /* A list of commands built before anything is sent (heap: switch_cmds_new/free). */
 #define SWITCH_CMDS_MAX 256
@@ -118,19 +117,22 @@ struct switch_cmds {
 struct switch_cmds *switch_cmds_new(void);
 void switch_cmds_free(struct switch_cmds *c);
 void switch_cmds_add(struct switch_cmds *c, const char *fmt, ...) _printf_(2, 3);
-/* Ports whose desired MTU differs from live, grouped by MTU: calls add(mtu, "p1,p2") per group. */
-void switch_mtu_groups(const struct state *live, const struct state *desired, char sep,
+/* Ports whose delta has mtu, grouped by desired MTU: calls add(mtu, "p1,p2") per group (sep between ports). */
+void switch_mtu_groups(const struct switch_config *sw, const struct driver_change *c, char sep,
                        void (*add)(void *ctx, uint32_t mtu, const char *ports), void *ctx);
 
 /* ---- dialect output parsers (pure; unit-tested and fuzzed) ---- */
+/* `nv show qos -o json`: the switch-wide trust, DSCP map, PFC and ECN into *ret. */
 int switch_nvue_parse_qos(const char *text, const char *where, struct state *ret, struct errbuf *e);
+/* `nv show interface -o json`: each configured port's mtu into units[i]. */
 int switch_nvue_parse_interfaces(const char *text, const char *where, const struct switch_config *sw,
-                                 struct state *ret, struct errbuf *e);
-/* *ret_db (may be NULL) receives the parsed CONFIG_DB, owned by the caller. */
+                                 struct state *units, struct errbuf *e);
+/* CONFIG_DB into units[i]; *ret_db (may be NULL) receives the parsed CONFIG_DB, owned by the caller. */
 int switch_sonic_parse(const char *text, const char *where, const struct switch_config *sw,
-                       struct state *ret, uint32_t *ret_mixed, json_t **ret_db, struct errbuf *e);
+                       struct state *units, json_t **ret_db, struct errbuf *e);
+/* `show running-config | json` into units[i]. */
 int switch_eos_parse(const char *text, const char *where, const struct switch_config *sw,
-                     struct state *ret, uint32_t *ret_mixed, struct errbuf *e);
+                     struct state *units, struct errbuf *e);
 
 /* ---- switch_txn.c: sessions, commands, the generic driver flow ---- */
 
@@ -139,40 +141,9 @@ int switch_run(struct switch_session *s, const char *cmd, const char *input, cha
 int switch_runf(struct switch_session *s, char **ret_out, struct errbuf *e, const char *fmt, ...)
         _printf_(4, 5);
 
-int switch_drv_caps(const struct switch_dialect *d, struct target *t, uint32_t *ret, struct errbuf *e);
-int switch_drv_read(const struct switch_dialect *d, struct target *t, uint32_t fields, struct state *ret,
-                    struct errbuf *e);
-int switch_drv_apply(const struct switch_dialect *d, struct target *t, const struct state *desired,
-                     uint32_t fields, struct errbuf *e);
-int switch_drv_restore(const struct switch_dialect *d, struct target *t, const struct state *snapshot,
-                       uint32_t fields, struct errbuf *e);
-int switch_drv_open(const struct switch_dialect *d, struct target *t, struct errbuf *e);
-int switch_drv_commit(const struct switch_dialect *d, struct target *t, struct errbuf *e);
-void switch_drv_close(struct target *t);
-
 /* How the last restore on this target's session put the switch back ("none" without a session). */
 enum switch_restore_method switch_restore_method(const struct target *t);
 const char *switch_last_restore_method(const struct target *t);
 const char *switch_restore_method_name(enum switch_restore_method m);
 /* Commands the last apply sent (0 when there was nothing to do). */
 unsigned switch_last_apply_commands(const struct target *t);
-
-#define SWITCH_DRIVER_OPS(var, dialect, drvname)                                                      \
-        static int var##_caps(struct target *t, uint32_t *r, struct errbuf *e)                         \
-        { return switch_drv_caps(&(dialect), t, r, e); }                                              \
-        static int var##_read(struct target *t, uint32_t f, struct state *r, struct errbuf *e)        \
-        { return switch_drv_read(&(dialect), t, f, r, e); }                                           \
-        static int var##_apply(struct target *t, const struct state *d, uint32_t f, struct errbuf *e) \
-        { return switch_drv_apply(&(dialect), t, d, f, e); }                                          \
-        static int var##_restore(struct target *t, const struct state *s, uint32_t f, struct errbuf *e) \
-        { return switch_drv_restore(&(dialect), t, s, f, e); }                                        \
-        static int var##_open(struct target *t, struct errbuf *e)                                     \
-        { return switch_drv_open(&(dialect), t, e); }                                                 \
-        static int var##_commit(struct target *t, struct errbuf *e)                                   \
-        { return switch_drv_commit(&(dialect), t, e); }                                               \
-        const struct driver_ops var = {                                                               \
-                .name = drvname, .kind = TARGET_SWITCH, .fields = SWITCH_FIELDS,                      \
-                .caps = var##_caps, .read = var##_read, .apply = var##_apply,                         \
-                .restore = var##_restore, .open = var##_open, .commit = var##_commit,                 \
-                .close = switch_drv_close,                                                            \
-        }

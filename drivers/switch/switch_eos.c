@@ -22,7 +22,6 @@ struct port_view {
         bool dscp, pfc_on;
         uint8_t pfc;
         struct state_ecn ecn;
-        bool odd_units;
 };
 
 static int split(char *line, char **w, int max)
@@ -92,9 +91,10 @@ static void queue_view(const char *key, json_t *node, struct port_view *v)
         json_object_foreach(json_object_get(node, "cmds"), line, x) {
                 if (strncmp(line, "random-detect ecn ", 18) || strncmp(line + 18, "minimum", 7))
                         continue;
-                int r = ecn_line(line, &v->ecn.q[q]);
-                if (r == -EOPNOTSUPP || r == -EINVAL || r == -ERANGE)
-                        v->odd_units = true;    /* reported as differing, rewritten on apply */
+                /* A queue whose thresholds have no byte value (segments, milliseconds) reads as
+                 * marking but not enabled in bytes: it differs from any policy and is rewritten. */
+                if (ecn_line(line, &v->ecn.q[q]) < 0)
+                        v->ecn.q[q] = (struct state_ecn_queue){ 0 };
                 v->ecn.queues |= (uint8_t)(1u << q);
         }
 }
@@ -143,52 +143,37 @@ static int dscp_line(const char *line, struct state *ret)
         return 0;
 }
 
-static bool view_differs(const struct port_view *a, const struct port_view *b, enum state_field f)
+static int parse_ports(json_t *cmds, const char *where, const struct switch_config *sw, struct state *units,
+                       struct errbuf *e)
 {
-        struct state x = { .ecn = a->ecn }, y = { .ecn = b->ecn };
-
-        switch (f) {
-        case STATE_FIELD_TRUST: return a->dscp != b->dscp;
-        case STATE_FIELD_PFC: return a->pfc != b->pfc;
-        default: return !switch_state_equal(&x, &y, STATE_BIT(STATE_FIELD_ECN)) || b->odd_units;
-        }
-}
-
-static int parse_ports(json_t *cmds, const char *where, const struct switch_config *sw, struct state *ret,
-                       uint32_t *mixed, struct errbuf *e)
-{
-        struct port_view first = { 0 }, v;
         char key[STATE_NAME_MAX + 16];
 
         for (unsigned i = 0; i < sw->n_ports && i < STATE_PORTS_MAX; i++) {
+                json_t *intf;
+                struct port_view v;
+
                 snprintf(key, sizeof(key), "interface %s", sw->ports[i]);
-                json_t *intf = json_object_get(cmds, key);
+                intf = json_object_get(cmds, key);
                 if (!intf)
                         return errbuf_set(e, ENODEV, where, "port '%s' does not exist on the switch", sw->ports[i]);
-                port_view(intf, i ? &v : &first);
-                snprintf(ret->ports[i].name, sizeof(ret->ports[i].name), "%s", sw->ports[i]);
-                ret->ports[i].mtu = i ? v.mtu : first.mtu;
-                ret->n_ports = i + 1;
-                for (int f = STATE_FIELD_TRUST; i && f <= STATE_FIELD_ECN; f++)
-                        if (f != STATE_FIELD_DSCP_MAP && f != STATE_FIELD_ETS && view_differs(&first, &v, f))
-                                *mixed |= STATE_BIT(f);
+                port_view(intf, &v);
+                units[i].mtu = v.mtu;
+                units[i].trust = v.dscp ? STATE_TRUST_DSCP : STATE_TRUST_PCP;
+                units[i].pfc_enabled = v.pfc;
+                units[i].ecn = v.ecn;
+                units[i].present |= STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_TRUST) |
+                                    STATE_BIT(STATE_FIELD_PFC) | STATE_BIT(STATE_FIELD_ECN);
         }
-        if (first.odd_units)
-                *mixed |= STATE_BIT(STATE_FIELD_ECN);
-        ret->trust = first.dscp ? STATE_TRUST_DSCP : STATE_TRUST_PCP;
-        ret->pfc_enabled = first.pfc;
-        ret->ecn = first.ecn;
-        ret->mtu = ret->n_ports ? ret->ports[0].mtu : 0;
         return 0;
 }
 
 int switch_eos_parse(const char *text, const char *where, const struct switch_config *sw,
-                     struct state *ret, uint32_t *ret_mixed, struct errbuf *e)
+                     struct state *units, struct errbuf *e)
 {
         json_error_t err;
         json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &err), *cmds = json_object_get(j, "cmds"), *x;
-        uint32_t mixed = 0;
         const char *line;
+        struct state map;
         int r = 0;
 
         if (!json_is_object(cmds)) {
@@ -196,36 +181,33 @@ int switch_eos_parse(const char *text, const char *where, const struct switch_co
                 return errbuf_set(e, EBADMSG, where, "'show running-config | json' printed invalid JSON "
                                   "(line %d column %d: %s)", err.line, err.column, j ? "no \"cmds\" object" : err.text);
         }
+        /* `qos map dscp` is global: every port reads it. */
+        state_init(&map);
+        map.present = STATE_BIT(STATE_FIELD_DSCP_MAP);
         json_object_foreach(cmds, line, x)
-                if (!strncmp(line, "qos map dscp ", 13) && dscp_line(line, ret) < 0 && r == 0)
+                if (!strncmp(line, "qos map dscp ", 13) && dscp_line(line, &map) < 0 && r == 0)
                         r = errbuf_set(e, EBADMSG, where, "cannot parse '%.120s'", line);
         if (r >= 0)
-                r = parse_ports(cmds, where, sw, ret, &mixed, e);
+                r = parse_ports(cmds, where, sw, units, e);
         json_decref(j);
-        if (r < 0)
-                return r;
-        ret->present |= SWITCH_FIELDS;
-        if (ret_mixed)
-                *ret_mixed = mixed;
-        return 0;
+        if (r >= 0)
+                switch_units_fill(units, sw->n_ports, &map, map.present);
+        return r;
 }
 
-static int eos_read(struct switch_session *s, struct state *ret, struct errbuf *e)
+static int eos_read(struct switch_session *s, struct state *units, struct errbuf *e)
 {
         _cleanup_free_ char *out = NULL;
         int r = switch_run(s, "show running-config | json", NULL, &out, e);
 
-        return r < 0 ? r : switch_eos_parse(out, s->where, s->sw, ret, &s->mixed, e);
+        return r < 0 ? r : switch_eos_parse(out, s->where, s->sw, units, e);
 }
 
-static void render_port(struct switch_cmds *c, const char *port, const struct state *live,
-                        const struct state *want, uint32_t delta)
+static void render_port(struct switch_cmds *c, const char *port, const struct state *want, uint32_t delta)
 {
-        uint32_t mtu = switch_port_mtu(want, port);
-
         switch_cmds_add(c, "interface %s", port);
-        if ((delta & STATE_BIT(STATE_FIELD_MTU)) && mtu && mtu != switch_port_mtu(live, port))
-                switch_cmds_add(c, "   mtu %u", mtu);
+        if (delta & STATE_BIT(STATE_FIELD_MTU))
+                switch_cmds_add(c, "   mtu %u", want->mtu);
         if (delta & STATE_BIT(STATE_FIELD_TRUST))
                 switch_cmds_add(c, "   qos trust %s", want->trust == STATE_TRUST_DSCP ? "dscp" : "cos");
         if (delta & STATE_BIT(STATE_FIELD_PFC)) {
@@ -280,8 +262,8 @@ static char *join(const struct switch_cmds *c)
         return out;
 }
 
-static int eos_apply(struct switch_session *s, const struct state *live, const struct state *want,
-                     uint32_t delta, unsigned confirm_s, struct errbuf *e)
+static int eos_apply(struct switch_session *s, const struct driver_change *ch, unsigned confirm_s,
+                     struct errbuf *e)
 {
         struct switch_cmds *c = switch_cmds_new();
         _cleanup_free_ char *script = NULL;
@@ -290,10 +272,12 @@ static int eos_apply(struct switch_session *s, const struct state *live, const s
         if (!c)
                 return errbuf_set(e, ENOMEM, s->where, "out of memory");
         switch_cmds_add(c, "configure session %s", s->txid);
-        for (unsigned i = 0; i < s->sw->n_ports && (delta & ~STATE_BIT(STATE_FIELD_DSCP_MAP)); i++)
-                render_port(c, s->sw->ports[i], live, want, delta);
-        if (delta & STATE_BIT(STATE_FIELD_DSCP_MAP))
-                render_dscp(c, live, want);
+        for (unsigned i = 0; i < ch->n_units; i++)
+                if (ch->delta[i] & ~STATE_BIT(STATE_FIELD_DSCP_MAP))
+                        render_port(c, s->sw->ports[i], &ch->desired[i], ch->delta[i]);
+        /* The DSCP map is global: written from the first port's view. */
+        if (ch->fields & STATE_BIT(STATE_FIELD_DSCP_MAP))
+                render_dscp(c, &ch->live[0], &ch->desired[0]);
         if (confirm_s)
                 switch_cmds_add(c, "commit timer %02u:%02u:%02u", confirm_s / 3600, confirm_s / 60 % 60,
                                 confirm_s % 60);
@@ -307,7 +291,7 @@ static int eos_apply(struct switch_session *s, const struct state *live, const s
         if (r < 0 && ssh_session_alive(s->ssh)) {
                 struct errbuf ignore;
                 switch_runf(s, NULL, &ignore, "configure session %s abort", s->txid);
-                switch_err_suffix(e, "; the session was aborted, nothing was changed");
+                errbuf_suffix(e, "; the session was aborted, nothing was changed");
                 return r;
         }
         s->pending = s->timer = confirm_s > 0;
@@ -352,7 +336,7 @@ static int eos_adopt(struct switch_session *s, struct errbuf *e)
         return 0;
 }
 
-static const struct switch_dialect eos = {
+const struct switch_dialect switch_eos_dialect = {
         .name = "eos",
         .lim = { .mtu_min = 68, .mtu_max = 9214, .thr_min = 1, .thr_max = UINT32_MAX },
         .read = eos_read,
@@ -361,6 +345,3 @@ static const struct switch_dialect eos = {
         .abort = eos_abort,
         .adopt = eos_adopt,
 };
-
-extern const struct driver_ops switch_eos_driver;
-SWITCH_DRIVER_OPS(switch_eos_driver, eos, "eos");

@@ -131,7 +131,7 @@ int switch_nvue_parse_qos(const char *text, const char *where, struct state *ret
 }
 
 int switch_nvue_parse_interfaces(const char *text, const char *where, const struct switch_config *sw,
-                                 struct state *ret, struct errbuf *e)
+                                 struct state *units, struct errbuf *e)
 {
         json_t *j;
         uint64_t mtu;
@@ -140,7 +140,6 @@ int switch_nvue_parse_interfaces(const char *text, const char *where, const stru
         r = load(text, where, "nv show interface -o json", &j, e);
         if (r < 0)
                 return r;
-        ret->n_ports = 0;
         for (unsigned i = 0; i < sw->n_ports && i < STATE_PORTS_MAX && r >= 0; i++) {
                 json_t *link = path(j, sw->ports[i], "link", NULL);
                 if (!link)
@@ -148,31 +147,31 @@ int switch_nvue_parse_interfaces(const char *text, const char *where, const stru
                 else if (switch_json_uint(json_object_get(link, "mtu"), 65535, &mtu) < 0)
                         r = errbuf_set(e, EBADMSG, where, "port '%s': no link mtu in the output", sw->ports[i]);
                 else {
-                        snprintf(ret->ports[i].name, sizeof(ret->ports[i].name), "%s", sw->ports[i]);
-                        ret->ports[i].mtu = (uint32_t)mtu;
-                        ret->n_ports = i + 1;
+                        units[i].mtu = (uint32_t)mtu;
+                        units[i].present |= STATE_BIT(STATE_FIELD_MTU);
                 }
         }
         json_decref(j);
-        if (r >= 0) {
-                ret->mtu = ret->n_ports ? ret->ports[0].mtu : 0;
-                ret->present |= STATE_BIT(STATE_FIELD_MTU);
-        }
         return r;
 }
 
-static int nvue_read(struct switch_session *s, struct state *ret, struct errbuf *e)
+/* The qos profiles are switch-wide (default-global): every port carries them. */
+static int nvue_read(struct switch_session *s, struct state *units, struct errbuf *e)
 {
         _cleanup_free_ char *qos = NULL, *ifs = NULL;
+        struct state all;
         int r;
 
+        state_init(&all);
         r = switch_run(s, "nv show qos -o json", NULL, &qos, e);
         if (r >= 0)
                 r = switch_run(s, "nv show interface -o json", NULL, &ifs, e);
         if (r >= 0)
-                r = switch_nvue_parse_qos(qos, s->where, ret, e);
+                r = switch_nvue_parse_qos(qos, s->where, &all, e);
         if (r >= 0)
-                r = switch_nvue_parse_interfaces(ifs, s->where, s->sw, ret, e);
+                r = switch_nvue_parse_interfaces(ifs, s->where, s->sw, units, e);
+        if (r >= 0)
+                switch_units_fill(units, s->sw->n_ports, &all, all.present);
         return r;
 }
 
@@ -219,8 +218,11 @@ static void add_mtu(void *ctx, uint32_t mtu, const char *ports)
         switch_cmds_add(ctx, "nv set interface %s link mtu %u", ports, mtu);
 }
 
-static void render(struct switch_cmds *c, const struct state *live, const struct state *want, uint32_t delta)
+/* The switch-wide knobs from the first port (the profiles are global), MTU per port. */
+static void render(struct switch_cmds *c, const struct switch_config *sw, const struct driver_change *ch)
 {
+        const struct state *live = &ch->live[0], *want = &ch->desired[0];
+        uint32_t delta = ch->fields;
         char list[64];
 
         if (delta & STATE_BIT(STATE_FIELD_TRUST))
@@ -239,11 +241,11 @@ static void render(struct switch_cmds *c, const struct state *live, const struct
         if (delta & STATE_BIT(STATE_FIELD_ECN))
                 render_ecn(c, live, want);
         if (delta & STATE_BIT(STATE_FIELD_MTU))
-                switch_mtu_groups(live, want, ',', add_mtu, c);
+                switch_mtu_groups(sw, ch, ',', add_mtu, c);
 }
 
-static int nvue_apply(struct switch_session *s, const struct state *live, const struct state *want,
-                      uint32_t delta, unsigned confirm_s, struct errbuf *e)
+static int nvue_apply(struct switch_session *s, const struct driver_change *ch, unsigned confirm_s,
+                      struct errbuf *e)
 {
         struct switch_cmds *c = switch_cmds_new();
         int r;
@@ -251,7 +253,7 @@ static int nvue_apply(struct switch_session *s, const struct state *live, const 
         if (!c)
                 return errbuf_set(e, ENOMEM, s->where, "out of memory");
         switch_cmds_add(c, "nv config detach");
-        render(c, live, want, delta);
+        render(c, s->sw, ch);
         r = c->overflow ? errbuf_set(e, E2BIG, s->where, "too many commands; nothing was changed") : 0;
         for (unsigned i = 0; i < c->n && r >= 0; i++)
                 r = switch_run(s, c->line[i], NULL, NULL, e);
@@ -302,7 +304,7 @@ static int nvue_adopt(struct switch_session *s, struct errbuf *e)
         return 0;
 }
 
-static const struct switch_dialect nvue = {
+const struct switch_dialect switch_nvue_dialect = {
         .name = "nvue",
         .lim = { .mtu_min = 552, .mtu_max = 9216, .thr_min = 1, .thr_max = INT32_MAX },
         .read = nvue_read,
@@ -311,6 +313,3 @@ static const struct switch_dialect nvue = {
         .abort = nvue_abort,
         .adopt = nvue_adopt,
 };
-
-extern const struct driver_ops switch_nvue_driver;
-SWITCH_DRIVER_OPS(switch_nvue_driver, nvue, "nvue");

@@ -13,12 +13,6 @@
 
 #define SONIC_MAP_DEFAULT "AZURE"
 
-struct port_view {
-        bool dscp;
-        uint8_t pfc;
-        struct state_ecn ecn;
-};
-
 static json_t *row(const json_t *db, const char *table, const char *key)
 {
         return json_object_get(json_object_get(db, table), key);
@@ -66,21 +60,27 @@ static int queue_ecn(const json_t *db, const char *port, unsigned q, const char 
         return 0;
 }
 
-static int port_view(const json_t *db, const char *port, const char *where, struct port_view *v,
-                     struct errbuf *e)
+/* One port's trust (a bound dscp_to_tc_map), PFC and per-queue ECN. */
+static int parse_port(const json_t *db, const char *port, const char *where, struct state *u, struct errbuf *e)
 {
         const char *pfc = field(db, "PORT_QOS_MAP", port, "pfc_enable");
-        uint64_t bits = 0;
+        uint64_t bits = 0, mtu;
 
-        memset(v, 0, sizeof(*v));
-        v->dscp = field(db, "PORT_QOS_MAP", port, "dscp_to_tc_map") != NULL;
+        if (!row(db, "PORT", port))
+                return errbuf_set(e, ENODEV, where, "port '%s' does not exist on the switch", port);
+        if (switch_json_uint(json_object_get(row(db, "PORT", port), "mtu"), 65535, &mtu) < 0)
+                mtu = 9100;     /* the SONiC default when PORT has no mtu */
+        u->mtu = (uint32_t)mtu;
+        u->trust = field(db, "PORT_QOS_MAP", port, "dscp_to_tc_map") ? STATE_TRUST_DSCP : STATE_TRUST_PCP;
         if (pfc && switch_parse_list(pfc, 7, &bits) < 0)
                 return errbuf_set(e, EBADMSG, where, "PORT_QOS_MAP|%s: pfc_enable '%.32s' is not a list of "
                                   "priorities 0-7", port, pfc);
-        v->pfc = (uint8_t)bits;
+        u->pfc_enabled = (uint8_t)bits;
         for (unsigned q = 0; q < STATE_TC_COUNT; q++)
-                if (queue_ecn(db, port, q, where, &v->ecn, e) < 0)
+                if (queue_ecn(db, port, q, where, &u->ecn, e) < 0)
                         return -EBADMSG;
+        u->present |= STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_PFC) |
+                      STATE_BIT(STATE_FIELD_ECN);
         return 0;
 }
 
@@ -99,45 +99,12 @@ static int parse_map(const json_t *db, const char *name, const char *where, stru
         return 0;
 }
 
-static int parse_ports(const json_t *db, const char *where, const struct switch_config *sw, struct state *ret,
-                       uint32_t *mixed, struct errbuf *e)
-{
-        struct port_view first, v;
-        uint64_t mtu;
-
-        for (unsigned i = 0; i < sw->n_ports && i < STATE_PORTS_MAX; i++) {
-                const char *p = sw->ports[i];
-                if (!row(db, "PORT", p))
-                        return errbuf_set(e, ENODEV, where, "port '%s' does not exist on the switch", p);
-                if (switch_json_uint(json_object_get(row(db, "PORT", p), "mtu"), 65535, &mtu) < 0)
-                        mtu = 9100;     /* the SONiC default when PORT has no mtu */
-                snprintf(ret->ports[i].name, sizeof(ret->ports[i].name), "%s", p);
-                ret->ports[i].mtu = (uint32_t)mtu;
-                ret->n_ports = i + 1;
-                if (port_view(db, p, where, i ? &v : &first, e) < 0)
-                        return -EBADMSG;
-                if (!i)
-                        continue;
-                *mixed |= v.dscp != first.dscp ? STATE_BIT(STATE_FIELD_TRUST) : 0;
-                *mixed |= v.pfc != first.pfc ? STATE_BIT(STATE_FIELD_PFC) : 0;
-                struct state a = { .ecn = first.ecn }, b = { .ecn = v.ecn };
-                *mixed |= switch_state_equal(&a, &b, STATE_BIT(STATE_FIELD_ECN)) ? 0 : STATE_BIT(STATE_FIELD_ECN);
-        }
-        if (sw->n_ports) {
-                ret->trust = first.dscp ? STATE_TRUST_DSCP : STATE_TRUST_PCP;
-                ret->pfc_enabled = first.pfc;
-                ret->ecn = first.ecn;
-                ret->mtu = ret->ports[0].mtu;
-        }
-        return 0;
-}
-
 int switch_sonic_parse(const char *text, const char *where, const struct switch_config *sw,
-                       struct state *ret, uint32_t *ret_mixed, json_t **ret_db, struct errbuf *e)
+                       struct state *units, json_t **ret_db, struct errbuf *e)
 {
         json_error_t err;
         json_t *db = json_loads(text, JSON_REJECT_DUPLICATES, &err);
-        uint32_t mixed = 0;
+        struct state map;
         int r;
 
         if (!json_is_object(db)) {
@@ -145,16 +112,17 @@ int switch_sonic_parse(const char *text, const char *where, const struct switch_
                 return errbuf_set(e, EBADMSG, where, "'sonic-cfggen -d --print-data' printed invalid JSON "
                                   "(line %d column %d: %s)", err.line, err.column, db ? "not an object" : err.text);
         }
-        r = parse_map(db, map_name(db, sw), where, ret, e);
-        if (r >= 0)
-                r = parse_ports(db, where, sw, ret, &mixed, e);
+        /* The DSCP map is one shared table: every port reads it. */
+        state_init(&map);
+        r = parse_map(db, map_name(db, sw), where, &map, e);
+        map.present = STATE_BIT(STATE_FIELD_DSCP_MAP);
+        for (unsigned i = 0; r >= 0 && i < sw->n_ports && i < STATE_PORTS_MAX; i++)
+                r = parse_port(db, sw->ports[i], where, &units[i], e);
         if (r < 0) {
                 json_decref(db);
                 return r;
         }
-        ret->present |= SWITCH_FIELDS;
-        if (ret_mixed)
-                *ret_mixed = mixed;
+        switch_units_fill(units, sw->n_ports, &map, map.present);
         if (ret_db)
                 *ret_db = db;
         else
@@ -162,7 +130,7 @@ int switch_sonic_parse(const char *text, const char *where, const struct switch_
         return 0;
 }
 
-static int sonic_read(struct switch_session *s, struct state *ret, struct errbuf *e)
+static int sonic_read(struct switch_session *s, struct state *units, struct errbuf *e)
 {
         _cleanup_free_ char *out = NULL;
         json_t *db = NULL;
@@ -170,7 +138,7 @@ static int sonic_read(struct switch_session *s, struct state *ret, struct errbuf
 
         r = switch_run(s, "sonic-cfggen -d --print-data", NULL, &out, e);
         if (r >= 0)
-                r = switch_sonic_parse(out, s->where, s->sw, ret, &s->mixed, &db, e);
+                r = switch_sonic_parse(out, s->where, s->sw, units, &db, e);
         if (r >= 0) {
                 json_decref(s->native);
                 s->native = db;
@@ -179,13 +147,12 @@ static int sonic_read(struct switch_session *s, struct state *ret, struct errbuf
 }
 
 /* Queues covered by a range key ("Ethernet0|3-4") cannot be changed one by one. */
-static int sonic_validate(struct switch_session *s, const struct state *live, const struct state *want,
-                          uint32_t delta, struct errbuf *e)
+static int sonic_check(struct switch_session *s, const struct driver_change *c, struct errbuf *e)
 {
         const char *k;
         json_t *v;
 
-        if (!(delta & STATE_BIT(STATE_FIELD_ECN)))
+        if (!(c->fields & STATE_BIT(STATE_FIELD_ECN)))
                 return 0;
         json_object_foreach(json_object_get(s->native, "QUEUE"), k, v)
                 for (unsigned i = 0; i < s->sw->n_ports; i++) {
@@ -285,22 +252,29 @@ static void patch_row(struct patch *p, const char *table, const char *key, json_
         json_object_set_new(json_object_get(p->w, table), key, row_value);
 }
 
-static void render_ecn(struct patch *p, const struct switch_config *sw, const struct state *want)
+static void render_ecn(struct patch *p, const struct switch_config *sw, const struct driver_change *c)
 {
         for (unsigned q = 0; q < STATE_TC_COUNT; q++) {
-                const struct state_ecn_queue *x = &want->ecn.q[q];
-                bool on = want->ecn.queues & (1u << q);
                 char prof[32], key[STATE_NAME_MAX + 8], n1[16], n2[16], n3[8];
+                bool profile = false;
+
                 snprintf(prof, sizeof(prof), "NETTUNE_Q%u", q);
-                if (on) {
-                        snprintf(n1, sizeof(n1), "%u", x->min_bytes);
-                        snprintf(n2, sizeof(n2), "%u", x->max_bytes);
-                        snprintf(n3, sizeof(n3), "%u", x->probability_pct);
-                        patch_row(p, "WRED_PROFILE", prof, json_pack("{s:s,s:s,s:s,s:s,s:s}", "ecn", "ecn_all",
-                                  "wred_green_enable", "true", "green_min_threshold", n1,
-                                  "green_max_threshold", n2, "green_drop_probability", n3));
-                }
-                for (unsigned i = 0; i < sw->n_ports && i < STATE_PORTS_MAX; i++) {
+                for (unsigned i = 0; i < c->n_units && i < STATE_PORTS_MAX; i++) {
+                        const struct state *want = &c->desired[i];
+                        const struct state_ecn_queue *x = &want->ecn.q[q];
+                        bool on = want->ecn.queues & (1u << q);
+
+                        if (!(c->delta[i] & STATE_BIT(STATE_FIELD_ECN)))
+                                continue;
+                        if (on && !profile) {
+                                snprintf(n1, sizeof(n1), "%u", x->min_bytes);
+                                snprintf(n2, sizeof(n2), "%u", x->max_bytes);
+                                snprintf(n3, sizeof(n3), "%u", x->probability_pct);
+                                patch_row(p, "WRED_PROFILE", prof, json_pack("{s:s,s:s,s:s,s:s,s:s}", "ecn",
+                                          "ecn_all", "wred_green_enable", "true", "green_min_threshold", n1,
+                                          "green_max_threshold", n2, "green_drop_probability", n3));
+                                profile = true;
+                        }
                         snprintf(key, sizeof(key), "%s|%u", sw->ports[i], q);
                         if (on)
                                 patch_set(p, "QUEUE", key, "wred_profile", prof);
@@ -310,15 +284,17 @@ static void render_ecn(struct patch *p, const struct switch_config *sw, const st
         }
 }
 
-static void render(struct patch *p, const struct switch_config *sw, const char *map, const struct state *want,
-                   uint32_t delta)
+static void render(struct patch *p, const struct switch_config *sw, const char *map, const struct driver_change *c)
 {
         char buf[32];
 
-        for (unsigned i = 0; i < sw->n_ports && i < STATE_PORTS_MAX; i++) {
+        for (unsigned i = 0; i < c->n_units && i < STATE_PORTS_MAX; i++) {
+                const struct state *want = &c->desired[i];
                 const char *port = sw->ports[i];
+                uint32_t delta = c->delta[i];
+
                 if (delta & STATE_BIT(STATE_FIELD_MTU)) {
-                        snprintf(buf, sizeof(buf), "%u", switch_port_mtu(want, port));
+                        snprintf(buf, sizeof(buf), "%u", want->mtu);
                         patch_set(p, "PORT", port, "mtu", buf);
                 }
                 if ((delta & STATE_BIT(STATE_FIELD_TRUST)) && want->trust == STATE_TRUST_DSCP)
@@ -331,8 +307,8 @@ static void render(struct patch *p, const struct switch_config *sw, const char *
                 else if (delta & STATE_BIT(STATE_FIELD_PFC))
                         patch_del(p, "PORT_QOS_MAP", port, "pfc_enable");
         }
-        if (delta & STATE_BIT(STATE_FIELD_ECN))
-                render_ecn(p, sw, want);
+        if (c->fields & STATE_BIT(STATE_FIELD_ECN))
+                render_ecn(p, sw, c);
 }
 
 /* hset/hdel so that DSCP_TO_TC_MAP|map holds exactly `prio` (STATE_DSCP_UNMAPPED = absent). */
@@ -404,8 +380,7 @@ static int sonic_abort(struct switch_session *s, struct errbuf *e)
         return r;
 }
 
-static int run_patch(struct switch_session *s, const struct state *want, uint32_t delta, const char *map,
-                     struct errbuf *e)
+static int run_patch(struct switch_session *s, const struct driver_change *c, const char *map, struct errbuf *e)
 {
         struct patch p = { .ops = json_array(), .w = json_deep_copy(s->native) };
         char *text = NULL;
@@ -414,7 +389,7 @@ static int run_patch(struct switch_session *s, const struct state *want, uint32_
         if (!p.ops || !p.w)
                 r = errbuf_set(e, ENOMEM, s->where, "out of memory");
         else
-                render(&p, s->sw, map, want, delta);
+                render(&p, s->sw, map, c);
         if (r >= 0 && json_array_size(p.ops) > 0) {
                 text = json_dumps(p.ops, JSON_COMPACT);
                 r = text ? switch_run(s, "config apply-patch /dev/stdin", text, NULL, e)
@@ -426,9 +401,11 @@ static int run_patch(struct switch_session *s, const struct state *want, uint32_
         return r;
 }
 
-static int sonic_apply(struct switch_session *s, const struct state *live, const struct state *want,
-                       uint32_t delta, unsigned confirm_s, struct errbuf *e)
+/* The DSCP map is one table for every port: written from the first port's view. */
+static int sonic_apply(struct switch_session *s, const struct driver_change *c, unsigned confirm_s,
+                       struct errbuf *e)
 {
+        const struct state *live = &c->live[0], *want = &c->desired[0];
         char map[STATE_NAME_MAX];
         int r;
 
@@ -438,19 +415,19 @@ static int sonic_apply(struct switch_session *s, const struct state *live, const
                 return r;
         s->pending = true;      /* the checkpoint exists: restore can roll back to it */
         s->timer = false;
-        if (delta & STATE_BIT(STATE_FIELD_DSCP_MAP)) {
+        if (c->fields & STATE_BIT(STATE_FIELD_DSCP_MAP)) {
                 r = save_map(s, map, live, want);
                 if (r >= 0)
                         r = write_map(s, map, live->dscp_prio, want->dscp_prio, e);
         }
         if (r >= 0)
-                r = run_patch(s, want, delta, map, e);
+                r = run_patch(s, c, map, e);
         if (r < 0 && ssh_session_alive(s->ssh)) {
                 /* Nothing half-done stays behind: the patch is atomic, the map is put back. */
                 struct errbuf ignore;
                 if (sonic_abort(s, &ignore) >= 0)
                         s->pending = false;
-                switch_err_suffix(e, "; nothing was changed");
+                errbuf_suffix(e, "; nothing was changed");
         }
         (void)confirm_s;        /* no native timer: the agent's restore rolls back */
         return r;
@@ -467,15 +444,12 @@ static int sonic_commit(struct switch_session *s, struct errbuf *e)
         return r;
 }
 
-static const struct switch_dialect sonic = {
+const struct switch_dialect switch_sonic_dialect = {
         .name = "sonic",
         .lim = { .mtu_min = 68, .mtu_max = 9216, .thr_min = 1, .thr_max = UINT32_MAX },
         .read = sonic_read,
-        .validate = sonic_validate,
+        .check = sonic_check,
         .apply = sonic_apply,
         .commit = sonic_commit,
         .abort = sonic_abort,
 };
-
-extern const struct driver_ops switch_sonic_driver;
-SWITCH_DRIVER_OPS(switch_sonic_driver, sonic, "sonic");

@@ -1,14 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The generic switch driver flow behind every dialect: one SSH session per
- * transaction (open), read, apply only the delta as one native transaction,
- * commit, restore (native abort or rollback first, then verify against the
- * snapshot, then write the snapshot back if the native path fell short), close.
+ * The switch driver behind every dialect: one SSH session per transaction
+ * (open), read every port, check the vendor's limits, write only the delta the
+ * plan computed as one native transaction, commit, restore (native abort or
+ * rollback first, then read again and write the snapshot back where the native
+ * path fell short), close.
  */
 #include <stdarg.h>
 #include <time.h>
 
+#include "diff.h"
+#include "field.h"
 #include "switch.h"
+
+extern const struct switch_dialect switch_nvue_dialect;
+extern const struct switch_dialect switch_sonic_dialect;
+extern const struct switch_dialect switch_eos_dialect;
+
+const struct switch_dialect *const switch_dialects[] = {
+        &switch_nvue_dialect,
+        &switch_sonic_dialect,
+        &switch_eos_dialect,
+        NULL,
+};
+
+const struct switch_dialect *switch_dialect_find(const char *name)
+{
+        for (const struct switch_dialect *const *d = switch_dialects; *d; d++)
+                if (streq((*d)->name, name))
+                        return *d;
+        return NULL;
+}
 
 static const char *const method_names[SWITCH_RESTORE_MAX] = {
         [SWITCH_RESTORE_NONE] = "none",
@@ -165,136 +187,135 @@ int switch_runf(struct switch_session *s, char **ret_out, struct errbuf *e, cons
 }
 
 /* The target's session, or a temporary one (*tmp) for calls outside open/close. */
-static int session_get(const struct switch_dialect *d, struct target *t, struct switch_session **tmp,
-                       struct switch_session **ret, struct errbuf *e)
+static int session_get(struct target *t, struct switch_session **tmp, struct switch_session **ret,
+                       struct errbuf *e)
 {
+        const struct switch_dialect *d = t->sw ? switch_dialect_find(t->sw->dialect) : NULL;
+        int r;
+
         *tmp = NULL;
         if (sess(t)) {
                 *ret = sess(t);
                 return 0;
         }
-        int r = session_new(d, t, tmp, e);
+        if (!d)
+                return errbuf_set(e, EINVAL, t->name, "switch '%s' has no known dialect", t->name);
+        r = session_new(d, t, tmp, e);
         if (r < 0)
                 return r;
         *ret = *tmp;
         return 0;
 }
 
-int switch_drv_caps(const struct switch_dialect *d, struct target *t, uint32_t *ret, struct errbuf *e)
+static int drv_caps(struct target *t, uint32_t *ret, struct errbuf *e)
 {
-        /* Not this dialect: routing goes on to the next driver; not an error to report. */
-        if (t->kind != TARGET_SWITCH || !t->sw || !streq(t->sw->dialect, d->name))
-                return (void)e, -EOPNOTSUPP;
+        if (t->kind != TARGET_SWITCH || !t->sw || !switch_dialect_find(t->sw->dialect))
+                return errbuf_set(e, EOPNOTSUPP, t->name, "switch '%s': unknown dialect", t->name);
         *ret = SWITCH_FIELDS;
         return 0;
 }
 
-static void copy_fields(const struct state *from, uint32_t fields, struct state *to)
+/* Every port's state, fresh from the switch: units[0..n_ports). */
+static int read_units(struct switch_session *s, struct state *units, struct errbuf *e)
 {
-        fields &= from->present;
-        if (fields & STATE_BIT(STATE_FIELD_MTU)) {
-                to->n_ports = from->n_ports;
-                memcpy(to->ports, from->ports, sizeof(to->ports));
-                to->mtu = from->mtu;
-        }
-        if (fields & STATE_BIT(STATE_FIELD_TRUST))
-                to->trust = from->trust;
-        if (fields & STATE_BIT(STATE_FIELD_DSCP_MAP))
-                memcpy(to->dscp_prio, from->dscp_prio, sizeof(to->dscp_prio));
-        if (fields & STATE_BIT(STATE_FIELD_PFC))
-                to->pfc_enabled = from->pfc_enabled;
-        if (fields & STATE_BIT(STATE_FIELD_ECN))
-                to->ecn = from->ecn;
-        to->present |= fields;
+        for (unsigned i = 0; i < s->sw->n_ports; i++)
+                state_init(&units[i]);
+        return s->d->read(s, units, e);
 }
 
-static int read_all(struct switch_session *s, struct state *ret, struct errbuf *e)
+static int drv_read(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e)
 {
-        state_init(ret);
-        s->mixed = 0;
-        return s->d->read(s, ret, e);
-}
-
-int switch_drv_read(const struct switch_dialect *d, struct target *t, uint32_t fields, struct state *ret,
-                    struct errbuf *e)
-{
+        _cleanup_free_ struct state *units = calloc(STATE_PORTS_MAX, sizeof(*units));
         struct switch_session *s, *tmp;
-        struct state live;
         int r;
 
-        r = session_get(d, t, &tmp, &s, e);
+        if (!units)
+                return errbuf_set(e, ENOMEM, t->name, "out of memory");
+        r = session_get(t, &tmp, &s, e);
         if (r < 0)
                 return r;
-        r = read_all(s, &live, e);
-        if (r >= 0)
-                copy_fields(&live, fields & SWITCH_FIELDS, ret);
+        r = read_units(s, units, e);
+        for (unsigned i = 0; r >= 0 && i < s->sw->n_ports; i++)
+                state_copy_fields(&ret[i], &units[i], fields & SWITCH_FIELDS);
         session_free(tmp);
         return r;
 }
 
-static int apply_in(struct switch_session *s, const struct state *desired_in, uint32_t fields,
-                    unsigned confirm_s, struct errbuf *e)
+/* Vendor limits, then the dialect's own checks (which may need the session's last read). */
+static int check_in(struct switch_session *s, const struct driver_change *c, struct errbuf *e)
 {
-        struct state desired, live;
-        uint32_t delta;
+        int r = switch_check_limits(s->d, s->sw, c, e);
+
+        if (r >= 0 && s->d->check && c->fields)
+                r = s->d->check(s, c, e);
+        return r;
+}
+
+static int drv_check(struct target *t, const struct driver_change *c, struct errbuf *e)
+{
+        _cleanup_free_ struct state *units = NULL;
+        struct switch_session *s, *tmp;
+        int r;
+
+        r = session_get(t, &tmp, &s, e);
+        if (r < 0)
+                return r;
+        /* A temporary session has read nothing yet: the dialect's checks need what the switch holds. */
+        if (tmp && s->d->check && !(units = calloc(STATE_PORTS_MAX, sizeof(*units))))
+                r = errbuf_set(e, ENOMEM, t->name, "out of memory");
+        if (r >= 0 && units)
+                r = read_units(s, units, e);
+        if (r >= 0)
+                r = check_in(s, c, e);
+        session_free(tmp);
+        return r;
+}
+
+static int apply_in(struct switch_session *s, const struct driver_change *c, unsigned confirm_s,
+                    struct errbuf *e)
+{
         unsigned before;
         int r;
 
-        switch_expand_desired(s->sw, desired_in, &desired);
-        r = switch_validate(s->d, s->sw, &desired, fields, e);
-        if (r < 0)
-                return r;
-        fields &= desired.present & SWITCH_FIELDS;
-        r = read_all(s, &live, e);
-        if (r < 0)
-                return r;
-        delta = switch_state_delta(&live, &desired, fields) | (s->mixed & fields);
-        if (s->d->validate) {
-                r = s->d->validate(s, &live, &desired, delta, e);
-                if (r < 0)
-                        return r;
-        }
         s->apply_commands = 0;
-        if (!delta)
-                return 0;
+        r = check_in(s, c, e);
+        if (r < 0 || !c->fields)
+                return r;
         before = ssh_session_commands(s->ssh);
-        r = s->d->apply(s, &live, &desired, delta, confirm_s, e);
+        r = s->d->apply(s, c, confirm_s, e);
         s->apply_commands = ssh_session_commands(s->ssh) - before;
         return r;
 }
 
-int switch_drv_apply(const struct switch_dialect *d, struct target *t, const struct state *desired,
-                     uint32_t fields, struct errbuf *e)
+static int drv_apply(struct target *t, const struct driver_change *c, struct errbuf *e)
 {
         struct switch_session *s, *tmp;
         unsigned confirm_s = t->env ? t->env->confirm_timeout_s : 0;
         int r;
 
-        /* Check before connecting: what the vendor cannot express never reaches it. */
-        struct state expanded;
-        switch_expand_desired(t->sw, desired, &expanded);
-        r = switch_validate(d, t->sw, &expanded, fields, e);
+        /* What the vendor cannot express never reaches it: check before connecting. */
+        r = switch_check_limits(switch_dialect_find(t->sw->dialect), t->sw, c, e);
         if (r < 0)
                 return r;
-        r = session_get(d, t, &tmp, &s, e);
+        r = session_get(t, &tmp, &s, e);
         if (r < 0)
                 return r;
         /* A temporary session cannot be confirmed later: no timer then. */
-        r = apply_in(s, desired, fields, tmp ? 0 : confirm_s, e);
+        r = apply_in(s, c, tmp ? 0 : confirm_s, e);
         if (tmp && tmp->pending && r >= 0)
-                r = d->commit(tmp, e);
+                r = s->d->commit(tmp, e);
         session_free(tmp);
         return r;
 }
 
-int switch_drv_commit(const struct switch_dialect *d, struct target *t, struct errbuf *e)
+static int drv_commit(struct target *t, struct errbuf *e)
 {
         struct switch_session *s = sess(t);
         int r;
 
         if (!s || !s->pending)
                 return 0;
-        r = d->commit(s, e);
+        r = s->d->commit(s, e);
         if (r >= 0)
                 s->pending = s->timer = false;
         return r;
@@ -329,14 +350,37 @@ static int unreachable(struct switch_session *s, int r, struct errbuf *e)
         return r;
 }
 
-static int restore_in(struct switch_session *s, const struct state *snapshot, uint32_t fields,
-                      struct errbuf *e)
+/* delta[i] = the fields of want[i] that live[i] lacks; returns their union (or -ENOMEM). */
+static int units_delta(const struct state *want, const struct state *live, unsigned n, uint32_t *delta)
 {
-        struct state live;
+        uint32_t all = 0;
+
+        for (unsigned i = 0; i < n; i++) {
+                struct diff d = { 0 };
+
+                if (state_diff(&want[i], &live[i], &d) < 0)
+                        return -ENOMEM;
+                delta[i] = d.fields;
+                all |= d.fields;
+                diff_done(&d);
+        }
+        return (int)all;
+}
+
+/*
+ * Native undo first (the switch's own abort or rollback); then whatever still
+ * differs from the snapshot (c->desired) is written back by the driver.
+ */
+static int restore_in(struct switch_session *s, const struct driver_change *c, struct errbuf *e)
+{
+        _cleanup_free_ struct state *live = calloc(STATE_PORTS_MAX, sizeof(*live));
+        uint32_t delta[STATE_PORTS_MAX];
+        struct driver_change again;
         int r;
 
         s->restore_method = SWITCH_RESTORE_NONE;
-        fields &= snapshot->present & SWITCH_FIELDS;
+        if (!live)
+                return errbuf_set(e, ENOMEM, s->where, "out of memory");
         if (!ssh_session_alive(s->ssh) && (r = connect_session(s, e)) < 0)
                 return unreachable(s, r, e);
         if (!s->pending && s->d->adopt && (r = s->d->adopt(s, e)) < 0 && !ssh_session_alive(s->ssh))
@@ -344,56 +388,77 @@ static int restore_in(struct switch_session *s, const struct state *snapshot, ui
         r = native_undo(s, e);
         if (r < 0 && !ssh_session_alive(s->ssh))
                 return unreachable(s, r, e);
-        if (r > 0 && s->restore_method == SWITCH_RESTORE_NONE)
+        if (r == 0) {
+                /* No native undo: write the snapshot back over what the transaction just read. */
+                if (!c->fields)
+                        return 0;
+                s->pending = s->timer = false;
+                r = apply_in(s, c, 0, e);
+                s->restore_method = r < 0 ? SWITCH_RESTORE_FAILED : SWITCH_RESTORE_DRIVER;
+                return r;
+        }
+        if (s->restore_method == SWITCH_RESTORE_NONE)
                 s->restore_method = SWITCH_RESTORE_VENDOR_ABORT;   /* the dialect may say more */
-        r = read_all(s, &live, e);
+        r = read_units(s, live, e);
         if (r < 0)
                 return unreachable(s, r, e);
-        if (switch_state_equal(&live, snapshot, fields) && !(s->mixed & fields))
-                return 0;
+        r = units_delta(c->desired, live, c->n_units, delta);
+        if (r <= 0)
+                return r < 0 ? errbuf_set(e, ENOMEM, s->where, "out of memory") : 0;
         /* The native path fell short (or there was none): write the snapshot back. */
         s->pending = s->timer = false;
-        r = apply_in(s, snapshot, fields, 0, e);
-        if (r >= 0)
-                r = read_all(s, &live, e);
-        if (r >= 0 && !switch_state_equal(&live, snapshot, fields))
-                r = errbuf_set(e, EIO, s->where, "read back after restore differs from the snapshot");
+        again = (struct driver_change){ .n_units = c->n_units, .desired = c->desired, .live = live,
+                                        .delta = delta, .fields = (uint32_t)r };
+        r = apply_in(s, &again, 0, e);
         s->restore_method = r < 0 ? SWITCH_RESTORE_FAILED : SWITCH_RESTORE_DRIVER;
         return r;
 }
 
-int switch_drv_restore(const struct switch_dialect *d, struct target *t, const struct state *snapshot,
-                       uint32_t fields, struct errbuf *e)
+static int drv_restore(struct target *t, const struct driver_change *c, struct errbuf *e)
 {
         struct switch_session *s, *tmp;
         int r;
 
-        r = session_get(d, t, &tmp, &s, e);
+        r = session_get(t, &tmp, &s, e);
         if (r < 0)
                 return r;
-        r = restore_in(s, snapshot, fields, e);
+        r = restore_in(s, c, e);
         session_free(tmp);
         return r;
 }
 
-int switch_drv_open(const struct switch_dialect *d, struct target *t, struct errbuf *e)
+static int drv_open(struct target *t, struct errbuf *e)
 {
-        struct switch_session *s;
+        struct switch_session *s, *tmp;
         int r;
 
         if (sess(t))
                 return 0;
-        r = session_new(d, t, &s, e);
+        r = session_get(t, &tmp, &s, e);
         if (r < 0)
                 return r;
-        t->session = (struct driver_session *)s;
+        t->session = (struct driver_session *)tmp;
         return 0;
 }
 
-void switch_drv_close(struct target *t)
+static void drv_close(struct target *t)
 {
         if (!t || t->kind != TARGET_SWITCH)
                 return;
         session_free(sess(t));
         t->session = NULL;
 }
+
+const struct driver_ops switch_driver = {
+        .name = "switch",
+        .kind = TARGET_SWITCH,
+        .fields = SWITCH_FIELDS,
+        .caps = drv_caps,
+        .check = drv_check,
+        .read = drv_read,
+        .apply = drv_apply,
+        .restore = drv_restore,
+        .open = drv_open,
+        .commit = drv_commit,
+        .close = drv_close,
+};

@@ -5,7 +5,5 @@
 static void fuzz_switch_parse(const char *text, struct state *s, struct errbuf *e)
 {
         static struct switch_config sw = { .name = "f", .n_ports = 2, .ports = { "Ethernet1", "Ethernet2" } };
-        uint32_t mixed;
-
-        switch_eos_parse(text, "fuzz", &sw, s, &mixed, e);
+        switch_eos_parse(text, "fuzz", &sw, s, e);
 }

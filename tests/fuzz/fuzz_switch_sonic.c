@@ -5,9 +5,8 @@
 static void fuzz_switch_parse(const char *text, struct state *s, struct errbuf *e)
 {
         static struct switch_config sw = { .name = "f", .n_ports = 2, .ports = { "Ethernet0", "Ethernet4" } };
-        uint32_t mixed;
         json_t *db = NULL;
 
-        if (switch_sonic_parse(text, "fuzz", &sw, s, &mixed, &db, e) == 0)
+        if (switch_sonic_parse(text, "fuzz", &sw, s, &db, e) == 0)
                 json_decref(db);
 }

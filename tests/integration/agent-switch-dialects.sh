@@ -19,7 +19,11 @@ policy_switch "$T/p1.json" lossless 9000 3
 policy_switch "$T/p2.json" other 4000 4 \
         "{\"probe\":\"tcp\",\"peer\":\"$AS_PEER:18515\",\"duration_ms\":200,\"runs\":1,\"settle_ms\":0,\"min_gbps\":100000}"
 sw_state() { A --output json state --switches "$1" >"$T/st.json" && jq_py "$T/st.json" 'd["switches"][0]["state"]'; }
-sw_get() { A --output json state --switches "$1" >"$T/st.json" && jq_py "$T/st.json" "d['switches'][0]['state']$2"; }
+# sw_get SWITCH EXPR: EXPR of every port's state, one value when all ports agree.
+sw_get() {
+        A --output json state --switches "$1" >"$T/st.json" &&
+        jq_py "$T/st.json" "(lambda v: v[0] if all(x == v[0] for x in v) else v)([p$2 for p in d['switches'][0]['state']['ports'].values()])"
+}
 
 base1=$(sw_state leaf1)
 base2=$(sw_state leaf2)
@@ -31,7 +35,7 @@ for sw in leaf1 leaf2; do
         echo "$sw: $keys" | cut -c1-300
         check "plan $sw shows the port MTUs" grep -q "'ports\.[A-Za-z0-9]*\.mtu'" <<<"$keys"
         for k in dscp_to_priority.26 pfc.priorities ecn.queue3.min_threshold_bytes; do
-                check "plan $sw shows $k" grep -q "'$k'" <<<"$keys"
+                check "plan $sw shows $k on every port" [ "$(grep -o "'ports\.[A-Za-z0-9]*\.$k'" <<<"$keys" | wc -l)" = 2 ]
         done
 done
 
@@ -41,7 +45,7 @@ for sw in leaf1 leaf2; do
         check "$sw trust dscp" [ "$(sw_get $sw "['trust']")" = dscp ]
         check "$sw dscp 26 -> 3" [ "$(sw_get $sw "['dscp_to_priority']['26']")" = 3 ]
         check "$sw pfc [3]" [ "$(sw_get $sw "['pfc']['priorities']")" = "[3]" ]
-        check "$sw ports mtu 9000" [ "$(sw_get $sw "['ports'][1]['mtu']")" = 9000 ]
+        check "$sw ports mtu 9000" [ "$(sw_get $sw "['mtu']")" = 9000 ]
 done
 check "eos: no commit timer left running" [ "$(swdump leaf1 'd["eos"]["timer"]')" = None ]
 check "eos: running config has mtu 9000 on Ethernet2" grep -q "mtu 9000" <(swdump leaf1 'json.dumps(d["eos"]["running"])')

@@ -31,8 +31,8 @@ step "state: interfaces and switches; an unreachable switch is reported, the res
 rc=0; A --output json state >"$T/s.json" 2>"$T/s.err" || rc=$?
 check "state exits 3 with an unreachable switch (got $rc)" [ "$rc" -eq 3 ]
 check "interface listed" [ "$(jq_py "$T/s.json" "[i['name'] for i in d['interfaces']] == ['$AS_IF']")" = True ]
-check "leaf1 ports read" [ "$(jq_py "$T/s.json" "[p['mtu'] for p in d['switches'][0]['state']['ports']]")" = "[9216, 9216]" ]
-check "leaf1 trust read (pcp = nvue l2)" [ "$(jq_py "$T/s.json" "d['switches'][0]['state']['trust']")" = pcp ]
+check "leaf1 ports read" [ "$(jq_py "$T/s.json" "[p['mtu'] for p in d['switches'][0]['state']['ports'].values()]")" = "[9216, 9216]" ]
+check "leaf1 trust read per port (pcp = nvue l2)" [ "$(jq_py "$T/s.json" "sorted({p['trust'] for p in d['switches'][0]['state']['ports'].values()})")" = "['pcp']" ]
 check "spine1 has an error" [ "$(jq_py "$T/s.json" "'error' in d['switches'][1] and 'state' not in d['switches'][1]")" = True ]
 check "the error names spine1 on stderr" grep -q "switch 'spine1'" "$T/s.err"
 expect_rc 0 "state --no-switches" A state --no-switches
@@ -45,7 +45,7 @@ m0=$(swdump leaf1 'd["mutations"]')
 A --output json plan "$T/p1.json" >"$T/plan.json"
 keys=$(jq_py "$T/plan.json" "sorted(c['key'] for t in d['targets'] if t['name'] == 'leaf1' for c in t['changes'])")
 echo "leaf1 plan keys: $keys"
-for k in ports.swp1.mtu ports.swp2.mtu ecn.queue3.min_threshold_bytes; do
+for k in ports.swp1.mtu ports.swp2.mtu ports.swp1.ecn.queue3.min_threshold_bytes ports.swp2.ecn.queue3.min_threshold_bytes; do
         check "plan shows $k" grep -q "'$k'" <<<"$keys"
 done
 check "plan shows the interface mtu" [ "$(jq_py "$T/plan.json" "[c['to'] for t in d['targets'] if t['name'] == '$AS_IF' for c in t['changes']]")" = "['9000']" ]
@@ -60,7 +60,7 @@ check "no confirmation left pending on the switch" [ "$(swdump leaf1 'd["nvue"][
 check "applied with a commit timer, then confirmed" [ "$(swdump leaf1 'd["nvue"]["revisions"][-1]["state"]')" = applied_and_saved ]
 check "the timer was armed (nv config apply --confirm)" grep -q -- "--confirm [0-9]*s" <(swdump leaf1 'd["log"]')
 A --output json state --switches leaf1 >"$T/s3.json"
-check "agent read-back: leaf1 ports 9000" [ "$(jq_py "$T/s3.json" "[p['mtu'] for p in d['switches'][0]['state']['ports']]")" = "[9000, 9000]" ]
+check "agent read-back: leaf1 ports 9000" [ "$(jq_py "$T/s3.json" "[p['mtu'] for p in d['switches'][0]['state']['ports'].values()]")" = "[9000, 9000]" ]
 tree_p1=$(swtree leaf1)
 
 step "re-apply: nothing to do, nothing sent"
@@ -135,9 +135,9 @@ PY
 API_URL=https://127.0.0.1:7470
 serve_start "$AS_NS" "$T/serve.json"
 check "plan: 200" [ "$(api "$AS_NS" /v1/plan -X POST --data-binary @"$T/p3.json")" = 200 ]
-check "plan names leaf1's trust change" [ "$(jq_py "$T/body" "[c['to'] for c in d['changes'] if c['target'] == 'leaf1' and c['key'] == 'trust']")" = "['dscp']" ]
+check "plan names leaf1's trust change on each port" [ "$(jq_py "$T/body" "[(c['key'], c['to']) for t in d['targets'] if t['name'] == 'leaf1' for c in t['changes'] if c['field'] == 'trust']")" = "[('ports.swp1.trust', 'dscp'), ('ports.swp2.trust', 'dscp')]" ]
 check "state: 200" [ "$(api "$AS_NS" /v1/state)" = 200 ]
-check "state has leaf1 with both ports" [ "$(jq_py "$T/body" "[[p['name'] for p in t['state']['ports']] for t in d['targets'] if t['kind'] == 'switch']")" = "[['swp1', 'swp2']]" ]
+check "state has leaf1 with both ports" [ "$(jq_py "$T/body" "[sorted(t['state']['ports']) for t in d['targets'] if t['kind'] == 'switch']")" = "[['swp1', 'swp2']]" ]
 swsim leaf1 -- nv set interface swp1 link mtu 2000 >/dev/null
 swsim leaf1 -- nv config apply -y >/dev/null
 check "drift: 200" [ "$(api "$AS_NS" /v1/drift)" = 200 ]

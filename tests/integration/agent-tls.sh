@@ -52,7 +52,7 @@ check "no transaction recorded" [ "$(jq_py "$T/body" 'len(d["transactions"])')" 
 
 step "plan and apply"
 check "plan: 200" [ "$(api "$ns" /v1/plan -X POST --data-binary @"$T/p.json")" = 200 ]
-check "plan lists the mtu change" [ "$(jq_py "$T/body" 'd["changes"][0]["to"]')" = 9000 ]
+check "plan lists the mtu change" [ "$(jq_py "$T/body" 'd["targets"][0]["changes"][0]["to"]')" = 9000 ]
 check "plan changed nothing" [ "$(mtu_of "$ns" "$ifc")" = 1500 ]
 check "apply: 200" [ "$(api "$ns" /v1/apply -X POST --data-binary @"$T/p.json")" = 200 ]
 check "apply committed" [ "$(jq_py "$T/body" 'd["state"]')" = committed ]

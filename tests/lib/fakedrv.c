@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "fakedrv.h"
+#include "field.h"
 
 struct fakedrv_device fakedrv_devices[FAKEDRV_DEVICES];
 static double probes[16];
@@ -53,26 +54,27 @@ static int fake_caps(struct target *t, uint32_t *ret, struct errbuf *e)
         return 0;
 }
 
-static void copy_fields(struct state *to, const struct state *from, uint32_t fields)
-{
-        if (fields & STATE_BIT(STATE_FIELD_MTU))
-                to->mtu = from->mtu;
-        if (fields & STATE_BIT(STATE_FIELD_PFC))
-                to->pfc_enabled = from->pfc_enabled;
-        to->present |= fields & from->present;
-}
-
 static int fake_read(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e)
 {
         struct fakedrv_device *d = fakedrv_find(t->name);
 
         if (!d)
                 return errbuf_set(e, ENODEV, t->name, "no such device");
-        copy_fields(ret, &d->live, fields);
+        state_copy_fields(ret, &d->live, fields);
         return 0;
 }
 
-static int fake_apply(struct target *t, const struct state *want, uint32_t fields, struct errbuf *e)
+static int fake_check(struct target *t, const struct driver_change *c, struct errbuf *e)
+{
+        struct fakedrv_device *d = fakedrv_find(t->name);
+
+        if (d && d->max_mtu && (c->fields & STATE_BIT(STATE_FIELD_MTU)) && c->desired[0].mtu > d->max_mtu)
+                return errbuf_set(e, ERANGE, t->name, "mtu %u above %u; nothing was changed", c->desired[0].mtu,
+                                  d->max_mtu);
+        return 0;
+}
+
+static int fake_apply(struct target *t, const struct driver_change *c, struct errbuf *e)
 {
         struct fakedrv_device *d = fakedrv_find(t->name);
 
@@ -82,11 +84,11 @@ static int fake_apply(struct target *t, const struct state *want, uint32_t field
         if (d->fail_apply)
                 return errbuf_set(e, EIO, t->name, "injected apply failure");
         if (!d->ignore_apply)
-                copy_fields(&d->live, want, fields);
+                state_copy_fields(&d->live, &c->desired[0], c->delta[0]);
         return 0;
 }
 
-static int fake_restore(struct target *t, const struct state *snap, uint32_t fields, struct errbuf *e)
+static int fake_restore(struct target *t, const struct driver_change *c, struct errbuf *e)
 {
         struct fakedrv_device *d = fakedrv_find(t->name);
 
@@ -95,7 +97,7 @@ static int fake_restore(struct target *t, const struct state *snap, uint32_t fie
         d->restores++;
         if (d->fail_restore)
                 return errbuf_set(e, EIO, t->name, "injected restore failure");
-        copy_fields(&d->live, snap, fields);
+        state_copy_fields(&d->live, &c->desired[0], c->delta[0]);
         return 0;
 }
 
@@ -104,50 +106,32 @@ const struct driver_ops fakedrv_ops = {
         .kind = TARGET_INTERFACE,
         .fields = STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_PFC),
         .caps = fake_caps,
+        .check = fake_check,
         .read = fake_read,
         .apply = fake_apply,
         .restore = fake_restore,
 };
 
-static int fake_resolve_one(struct txn_env *env, int kind, const char *name, uint32_t fields,
-                            struct txn_target *ret, struct errbuf *e)
+static const struct driver_ops *const fake_table[] = { &fakedrv_ops, NULL };
+
+/* Every fake device is an interface of the namespace. */
+static int fake_interfaces(const struct agent_config *c, struct iface **ret, unsigned *ret_n, struct errbuf *e)
 {
-        uint32_t caps = 0;
-        int r;
+        struct iface *v = calloc(FAKEDRV_DEVICES, sizeof(*v));
+        unsigned n = 0;
 
-        memset(ret, 0, sizeof(*ret));
-        ret->t.kind = (enum target_kind)kind;
-        snprintf(ret->t.name, sizeof(ret->t.name), "%s", name);
-        snprintf(ret->t.kernel_driver, sizeof(ret->t.kernel_driver), "fake");
-        r = fake_caps(&ret->t, &caps, e);
-        if (r < 0)
-                return r;
-        state_init(&ret->desired);
-        state_init(&ret->before);
-        ret->n_drivers = 1;
-        ret->drivers[0] = &fakedrv_ops;
-        ret->fields[0] = caps & fakedrv_ops.fields;
-        return 0;
-}
-
-static int fake_resolve(struct txn_env *env, const struct policy *p, struct txn_target **ret,
-                        unsigned *ret_n, struct errbuf *e)
-{
-        struct txn_target *tg = calloc(p->n_interfaces ? p->n_interfaces : 1, sizeof(*tg));
-
-        if (!tg)
-                return -ENOMEM;
-        for (unsigned i = 0; i < p->n_interfaces; i++) {
-                int r = fake_resolve_one(env, TARGET_INTERFACE, p->interfaces[i], 0, &tg[i], e);
-
-                if (r < 0) {
-                        free(tg);
-                        return r;
-                }
-                tg[i].desired = p->spec;
+        if (!v)
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        for (unsigned i = 0; i < FAKEDRV_DEVICES; i++) {
+                if (!fakedrv_devices[i].name[0])
+                        continue;
+                snprintf(v[n].name, sizeof(v[n].name), "%.*s", (int)sizeof(v[n].name) - 1, fakedrv_devices[i].name);
+                snprintf(v[n].kernel_driver, sizeof(v[n].kernel_driver), "fake");
+                v[n].ifindex = (int)i + 1;
+                n++;
         }
-        *ret = tg;
-        *ret_n = p->n_interfaces;
+        *ret = v;
+        *ret_n = n;
         return 0;
 }
 
@@ -168,9 +152,10 @@ static int fake_probe(struct txn_env *env, const struct policy_verify *v, const 
         return 0;
 }
 
-void fakedrv_hooks(struct txn_hooks *h)
+void fakedrv_env(struct txn_env *env)
 {
-        h->resolve = fake_resolve;
-        h->resolve_one = fake_resolve_one;
-        h->probe = fake_probe;
+        env->plan.config = env->config;
+        env->plan.drivers = fake_table;
+        env->plan.interfaces = fake_interfaces;
+        env->hooks.probe = fake_probe;
 }

@@ -15,6 +15,7 @@ struct fakedrv_device {
         char name[STATE_NAME_MAX];
         struct state live;
         uint32_t caps;                  /* fields supported */
+        uint32_t max_mtu;               /* 0: any; else the check refuses a larger MTU, as a kernel does */
         bool fail_apply;
         bool ignore_apply;
         bool fail_restore;
@@ -32,5 +33,6 @@ struct fakedrv_device *fakedrv_find(const char *name);
 /* Probe results the fake probe returns, in order (gbps; < 0 = fail). */
 void fakedrv_set_probes(const double *gbps, unsigned n);
 
-/* txn hooks: targets = policy interface names that are fake devices; probe = the list above. */
-void fakedrv_hooks(struct txn_hooks *h);
+/* A transaction env on the fakes: every fake device is an interface of the namespace,
+ * served by the fake driver; probes return the list above. env->config must be set. */
+void fakedrv_env(struct txn_env *env);

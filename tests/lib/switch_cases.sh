@@ -10,6 +10,11 @@ swto() { local out=$1; shift; swctl "$@" > "$out"; }
 # jq-like field from a JSON file: jget FILE PYTHON-EXPR (d = the document)
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
+# jports FILE PYTHON-EXPR: EXPR over every port's state (p), one value when all ports agree, else the list.
+jports() {
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); v=[$2 for p in d['state']['ports'].values()]; print(v[0] if all(x == v[0] for x in v) else v)" "$1"
+}
+
 sim_mutations() { sim --dump > "$T/dump.json"; jget "$T/dump.json" 'd["mutations"]'; }
 
 write_policy() {        # write_policy FILE MTU PRIO
@@ -56,11 +61,11 @@ switch_cases() {
         check "apply verified by read-back" test "$(jget "$T/a1.json" 'd["verified"]')" = True
         check "commands were sent" test "$(jget "$T/a1.json" 'd["apply_commands"]')" -gt 0
         swctl read > "$T/r1.json"
-        check "read-back trust dscp" test "$(jget "$T/r1.json" 'd["state"]["trust"]')" = dscp
-        check "read-back dscp 26 -> 3" test "$(jget "$T/r1.json" 'd["state"]["dscp_to_priority"]["26"]')" = 3
-        check "read-back pfc [3]" test "$(jget "$T/r1.json" 'd["state"]["pfc"]["priorities"]')" = "[3]"
-        check "read-back ecn queue3 min" test "$(jget "$T/r1.json" 'd["state"]["ecn"]["queue3"]["min_threshold_bytes"]')" = 150000
-        check "read-back every port mtu $mtu" test "$(jget "$T/r1.json" 'sorted({p["mtu"] for p in d["state"]["ports"]})')" = "[$mtu]"
+        check "read-back trust dscp on every port" test "$(jports "$T/r1.json" 'p["trust"]')" = dscp
+        check "read-back dscp 26 -> 3" test "$(jports "$T/r1.json" 'p["dscp_to_priority"]["26"]')" = 3
+        check "read-back pfc [3]" test "$(jports "$T/r1.json" 'p["pfc"]["priorities"]')" = "[3]"
+        check "read-back ecn queue3 min" test "$(jports "$T/r1.json" 'p["ecn"]["queue3"]["min_threshold_bytes"]')" = 150000
+        check "read-back every port mtu $mtu" test "$(jget "$T/r1.json" 'sorted({p["mtu"] for p in d["state"]["ports"].values()})')" = "[$mtu]"
 
         step "idempotent re-apply: nothing sent, nothing changed"
         local m0; m0=$(sim_mutations)
@@ -79,7 +84,7 @@ switch_cases() {
                 step "commit-confirm expiry: no commit, the switch reverts by itself"
                 expect_rc 0 "apply p2 without commit" swto "$T/a4.json" apply "$T/p2.json" --confirm 2 --no-commit
                 swctl read > "$T/r4.json"
-                check "p2 is live while pending" test "$(jget "$T/r4.json" 'd["state"]["ports"][0]["mtu"]')" = 2000
+                check "p2 is live while pending" test "$(jget "$T/r4.json" 'd["state"]["ports"]["'"$first"'"]["mtu"]')" = 2000
                 sleep 2.5
                 sim --tick
                 swctl read > "$T/r5.json"
@@ -89,7 +94,7 @@ switch_cases() {
         step "drift after a hand edit on the switch"
         hand_edit_mtu "$first" 1500
         swctl read > "$T/r6.json"
-        check "drift visible in read" test "$(jget "$T/r6.json" 'd["state"]["ports"][0]["mtu"]')" = 1500
+        check "drift visible in read" test "$(jget "$T/r6.json" 'd["state"]["ports"]["'"$first"'"]["mtu"]')" = 1500
         expect_rc 0 "re-apply fixes drift" swto "$T/a6.json" apply "$T/p1.json"
         check "only the drifted knob was sent" test "$(jget "$T/a6.json" 'd["apply_commands"]')" -gt 0
         swctl read > "$T/r7.json"

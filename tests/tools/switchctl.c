@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "config.h"
+#include "diff.h"
 #include "driver.h"
 #include "policy.h"
 #include "state_json.h"
@@ -43,30 +44,61 @@ static int fail(struct ctx *c, int code, int r)
         return code;
 }
 
-static void put_state(struct ctx *c, const char *key, const struct state *s)
+static unsigned units(const struct ctx *c)
 {
-        json_object_set_new(c->out, key, state_to_json(s));
+        return c->t.sw->n_ports;
+}
+
+static void put_state(struct ctx *c, const char *key, const struct state *u)
+{
+        json_object_set_new(c->out, key, state_units_to_json(u, target_unit_names(&c->t), units(c)));
+}
+
+static int read_units(struct ctx *c, uint32_t fields, struct state *u)
+{
+        for (unsigned i = 0; i < units(c); i++)
+                state_init(&u[i]);
+        return c->ops->read(&c->t, fields, u, &c->e);
 }
 
 static int do_read(struct ctx *c)
 {
-        struct state s;
-        int r;
+        struct state u[STATE_PORTS_MAX];
+        int r = read_units(c, SWITCH_FIELDS, u);
 
-        state_init(&s);
-        r = c->ops->read(&c->t, SWITCH_FIELDS, &s, &c->e);
         if (r < 0)
                 return fail(c, 3, r);
-        put_state(c, "state", &s);
+        put_state(c, "state", u);
         return 0;
+}
+
+/* The change from live to desired, as the agent's plan computes it: the field table's diff per port. */
+static uint32_t delta_of(const struct ctx *c, const struct state *want, const struct state *live, uint32_t *delta)
+{
+        uint32_t all = 0;
+
+        for (unsigned i = 0; i < units(c); i++) {
+                struct diff d = { 0 };
+
+                delta[i] = state_diff(&want[i], &live[i], &d) < 0 ? SWITCH_FIELDS : d.fields;
+                all |= delta[i];
+                diff_done(&d);
+        }
+        return all;
 }
 
 static int restore(struct ctx *c, const struct state *snap, int code, int why)
 {
+        struct state live[STATE_PORTS_MAX];
+        uint32_t delta[STATE_PORTS_MAX];
         struct errbuf e2 = { 0 };
-        int r = c->ops->restore(&c->t, snap, snap->present, &e2);
+        struct driver_change ch = { .n_units = units(c), .desired = snap, .live = live, .delta = delta };
         char buf[1100];
+        int r = read_units(c, SWITCH_FIELDS, live);
 
+        /* Unreadable: the native undo (or the switch's timer) is all there is. */
+        ch.fields = r < 0 ? (memset(delta, 0, sizeof(delta)), 0) : delta_of(c, snap, live, delta);
+        r = c->ops->restore(&c->t, &ch, &e2);
         json_object_set_new(c->out, "restore_method", json_string(switch_last_restore_method(&c->t)));
         if (r < 0) {
                 fprintf(stderr, "switchctl: restore: %s\n", errbuf_str(&e2, buf, sizeof(buf)));
@@ -75,9 +107,9 @@ static int restore(struct ctx *c, const struct state *snap, int code, int why)
         return why ? fail(c, code, why) : code;
 }
 
-static int save_snapshot(const char *path, const struct state *s)
+static int save_snapshot(struct ctx *c, const char *path, const struct state *u)
 {
-        json_t *j = state_to_json(s);
+        json_t *j = state_units_to_json(u, target_unit_names(&c->t), units(c));
         int r = j ? json_dump_file(j, path, JSON_INDENT(2) | JSON_SORT_KEYS) : -1;
 
         json_decref(j);
@@ -86,46 +118,47 @@ static int save_snapshot(const char *path, const struct state *s)
 
 static int do_apply(struct ctx *c, const char *policy_path, bool commit, bool rollback, const char *snap_path)
 {
+        struct state before[STATE_PORTS_MAX], after[STATE_PORTS_MAX], want[STATE_PORTS_MAX];
+        uint32_t delta[STATE_PORTS_MAX];
+        struct driver_change ch = { .n_units = units(c), .desired = want, .live = before, .delta = delta };
         struct policy *p = NULL;
-        struct state before, after;
         uint32_t fields;
+        bool ok;
         int r;
 
         r = policy_load_file(policy_path, &p, &c->e);
         if (r < 0)
                 return fail(c, 2, r);
         fields = p->spec.present & SWITCH_FIELDS;
-        state_init(&before);
-        state_init(&after);
-        r = c->ops->read(&c->t, fields, &before, &c->e);
-        if (r < 0) {
-                policy_free(p);
-                return fail(c, 3, r);
+        for (unsigned i = 0; i < units(c); i++) {
+                want[i] = p->spec;
+                want[i].present = fields;
         }
-        put_state(c, "before", &before);
-        if (snap_path && save_snapshot(snap_path, &before) < 0)
-                fprintf(stderr, "switchctl: cannot write '%s'\n", snap_path);
-        r = c->ops->apply(&c->t, &p->spec, fields, &c->e);
-        json_object_set_new(c->out, "apply_commands", json_integer(switch_last_apply_commands(&c->t)));
-        if (r < 0) {
-                policy_free(p);
-                return r == -EINVAL || r == -ERANGE || r == -EOPNOTSUPP ? fail(c, 2, r) : restore(c, &before, 3, r);
-        }
-        r = c->ops->read(&c->t, fields, &after, &c->e);
-        if (r < 0) {
-                policy_free(p);
-                return restore(c, &before, 3, r);
-        }
-        put_state(c, "after", &after);
-        struct state want;
-        switch_expand_desired(c->t.sw, &p->spec, &want);
-        bool ok = switch_state_equal(&after, &want, fields);
         policy_free(p);
+        r = read_units(c, fields, before);
+        if (r < 0)
+                return fail(c, 3, r);
+        put_state(c, "before", before);
+        if (snap_path && save_snapshot(c, snap_path, before) < 0)
+                fprintf(stderr, "switchctl: cannot write '%s'\n", snap_path);
+        ch.fields = delta_of(c, want, before, delta);
+        r = c->ops->check(&c->t, &ch, &c->e);
+        if (r < 0)
+                return fail(c, 2, r);
+        r = c->ops->apply(&c->t, &ch, &c->e);
+        json_object_set_new(c->out, "apply_commands", json_integer(switch_last_apply_commands(&c->t)));
+        if (r < 0)
+                return r == -EINVAL || r == -ERANGE || r == -EOPNOTSUPP ? fail(c, 2, r) : restore(c, before, 3, r);
+        r = read_units(c, fields, after);
+        if (r < 0)
+                return restore(c, before, 3, r);
+        put_state(c, "after", after);
+        ok = delta_of(c, want, after, delta) == 0;
         json_object_set_new(c->out, "verified", json_boolean(ok));
         if (!ok || rollback)
-                return restore(c, &before, ok ? 0 : 1, 0);
+                return restore(c, before, ok ? 0 : 1, 0);
         if (commit && (r = c->ops->commit(&c->t, &c->e)) < 0)
-                return restore(c, &before, 3, r);
+                return restore(c, before, 3, r);
         return 0;
 }
 
@@ -133,20 +166,19 @@ static int do_restore(struct ctx *c, const char *path)
 {
         json_error_t err;
         json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
-        struct state snap;
+        struct state snap[STATE_PORTS_MAX];
         int r;
 
         if (!j) {
                 fprintf(stderr, "switchctl: %s:%d:%d: %s\n", path, err.line, err.column, err.text);
                 return 2;
         }
-        r = state_from_json(j, &snap, &c->e);
+        r = state_units_from_json(j, target_unit_names(&c->t), units(c), snap, &c->e);
         json_decref(j);
         if (r < 0)
                 return fail(c, 2, r);
-        r = c->ops->restore(&c->t, &snap, snap.present, &c->e);
-        json_object_set_new(c->out, "restore_method", json_string(switch_last_restore_method(&c->t)));
-        return r < 0 ? fail(c, 3, r) : 0;
+        r = restore(c, snap, 0, 0);
+        return json_object_get(c->out, "restore_error") ? fail(c, 3, -EIO) : r;
 }
 
 static int setup(struct ctx *c, const char *config, const char *name, unsigned confirm_s)
@@ -161,8 +193,8 @@ static int setup(struct ctx *c, const char *config, const char *name, unsigned c
                 fprintf(stderr, "switchctl: no switch '%s' in '%s'\n", name, config);
                 return 2;
         }
-        c->ops = driver_for_dialect(sw->dialect);
-        if (!c->ops) {
+        c->ops = &switch_driver;
+        if (!switch_dialect_find(sw->dialect)) {
                 fprintf(stderr, "switchctl: no driver for dialect '%s'\n", sw->dialect);
                 return 2;
         }

@@ -188,21 +188,52 @@ static void test_unsupported(void)
         diff_done(&d);
 }
 
+/* A switch is one state per port: each port's differences under its own prefix. */
 static void test_switch_ports(void)
+{
+        static const char *const names[] = { "swp1", "swp2", "swp3" };
+        static const uint32_t mtus[] = { 9216, 1500, 9000 };
+        struct diff d = { 0 };
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_TRUST);
+        want.mtu = 9216;
+        for (unsigned i = 0; i < 3; i++) {
+                char prefix[32];
+
+                live.mtu = mtus[i];
+                live.trust = i == 2 ? STATE_TRUST_PCP : STATE_TRUST_DSCP;
+                want.trust = STATE_TRUST_DSCP;
+                snprintf(prefix, sizeof(prefix), "ports.%s.", names[i]);
+                CU_ASSERT_EQUAL_FATAL(diff_append(&d, prefix, &want, &live), 0);
+        }
+        CU_ASSERT_EQUAL(d.n, 3);
+        expect(&d, "ports.swp2.mtu", "1500", "9216");
+        expect(&d, "ports.swp3.mtu", "9000", "9216");
+        expect(&d, "ports.swp3.trust", "pcp", "dscp");
+        CU_ASSERT_EQUAL(d.fields, STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_TRUST));
+        diff_done(&d);
+}
+
+/* A strict class has no bandwidth share: mlx5 reports 100 for it (mlx5e_build_tc_tx_bw()), which is no difference. */
+static void test_ets_strict_bandwidth_ignored(void)
 {
         struct diff d;
 
         reset();
-        want.present = live.present = STATE_BIT(STATE_FIELD_MTU);
-        want.mtu = 9216;
-        live.n_ports = 3;
-        live.ports[0] = (struct state_port){ "swp1", 9216 };
-        live.ports[1] = (struct state_port){ "swp2", 1500 };
-        live.ports[2] = (struct state_port){ "swp3", 9000 };
+        want.present = live.present = STATE_BIT(STATE_FIELD_ETS);
+        for (unsigned tc = 0; tc < 8; tc++) {
+                want.ets.tc_tsa[tc] = live.ets.tc_tsa[tc] = tc == 3 ? STATE_TSA_ETS : STATE_TSA_STRICT;
+                live.ets.tc_bw_pct[tc] = tc == 3 ? 50 : 100;
+                want.ets.tc_bw_pct[tc] = tc == 3 ? 50 : 0;
+        }
         CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
-        CU_ASSERT_EQUAL(d.n, 2);
-        expect(&d, "ports.swp2.mtu", "1500", "9216");
-        expect(&d, "ports.swp3.mtu", "9000", "9216");
+        CU_ASSERT_EQUAL(d.n, 0);
+        diff_done(&d);
+        live.ets.tc_bw_pct[3] = 40;             /* an ets class's share still counts */
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
+        CU_ASSERT_STRING_EQUAL(d.entries[0].key, "ets.tc_bandwidth_pct");
         diff_done(&d);
 }
 
@@ -256,6 +287,7 @@ int suite_diff(void)
             !CU_add_test(s, "dscp_exact_table", test_dscp_exact_table) || !CU_add_test(s, "ets", test_ets) ||
             !CU_add_test(s, "ecn", test_ecn) || !CU_add_test(s, "host_ecn", test_host_ecn) ||
             !CU_add_test(s, "unsupported", test_unsupported) || !CU_add_test(s, "switch_ports", test_switch_ports) ||
+            !CU_add_test(s, "ets_strict_bandwidth_ignored", test_ets_strict_bandwidth_ignored) ||
             !CU_add_test(s, "render", test_render) || !CU_add_test(s, "many_entries", test_many_entries))
                 return -1;
         return 0;

@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
+#include "drvtest.h"
 #include "ecn_sysfs.h"
 
 static char root[64];
@@ -111,7 +112,7 @@ static void test_read_apply_restore(void)
         CU_ASSERT_EQUAL(before.host_ecn.np_enabled, 0x02);
         CU_ASSERT(before.host_ecn.has_cnp);
         desired(&want);
-        CU_ASSERT(nic_ecn_driver.apply(&tgt, &want, want.present, &e) == 0);
+        CU_ASSERT(drvtest_apply(&nic_ecn_driver, &tgt, &want, &e) == 0);
         CU_ASSERT_EQUAL(get("roce_rp/enable/3"), 1);
         CU_ASSERT_EQUAL(get("roce_np/enable/3"), 1);
         CU_ASSERT_EQUAL(get("roce_np/enable/1"), 1);            /* not managed: untouched */
@@ -121,7 +122,7 @@ static void test_read_apply_restore(void)
         CU_ASSERT(nic_ecn_driver.read(&tgt, caps, &after, &e) == 0);
         CU_ASSERT_EQUAL(after.host_ecn.rp_enabled, 0x08);
         CU_ASSERT_EQUAL(after.host_ecn.np_enabled, 0x0a);
-        CU_ASSERT(nic_ecn_driver.restore(&tgt, &before, before.present, &e) == 0);
+        CU_ASSERT(drvtest_restore(&nic_ecn_driver, &tgt, &before, &e) == 0);
         CU_ASSERT_EQUAL(get("roce_rp/enable/3"), 0);
         CU_ASSERT_EQUAL(get("roce_np/enable/1"), 1);
         CU_ASSERT_EQUAL(get("roce_np/cnp_dscp"), 0);
@@ -138,13 +139,13 @@ static void test_missing_and_readonly(void)
         desired(&want);
         snprintf(path, sizeof(path), "%s/class/net/mlx0/ecn/roce_np/cnp_802p_prio", root);
         CU_ASSERT(unlink(path) == 0);
-        CU_ASSERT_EQUAL(nic_ecn_driver.apply(&tgt, &want, want.present, &e), -ENOENT);
+        CU_ASSERT_EQUAL(drvtest_apply(&nic_ecn_driver, &tgt, &want, &e), -ENOENT);
         CU_ASSERT_STRING_EQUAL(e.msg, "interface 'mlx0' (driver mlx5_core): NIC ECN knob 'roce_np/cnp_802p_prio' "
                                       "does not exist; nothing was changed");
         CU_ASSERT_EQUAL(get("roce_rp/enable/3"), 0);
         put("roce_np/cnp_802p_prio", "0\n");
         CU_ASSERT(chmod(path, 0444) == 0);
-        CU_ASSERT_EQUAL(nic_ecn_driver.apply(&tgt, &want, want.present, &e), -EACCES);
+        CU_ASSERT_EQUAL(drvtest_apply(&nic_ecn_driver, &tgt, &want, &e), -EACCES);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "'roce_np/cnp_802p_prio' is read-only; nothing was changed"));
         CU_ASSERT_EQUAL(get("roce_rp/enable/3"), 0);
         CU_ASSERT_EQUAL(get("roce_np/cnp_dscp"), 0);
@@ -170,7 +171,7 @@ static void test_midway_failure_restores(void)
                 remove_tree();
                 return;
         }
-        CU_ASSERT(nic_ecn_driver.apply(&tgt, &want, want.present, &e) < 0);
+        CU_ASSERT(drvtest_apply(&nic_ecn_driver, &tgt, &want, &e) < 0);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "the knobs written before were restored"));
         CU_ASSERT_EQUAL(get("roce_rp/enable/3"), 0);
         CU_ASSERT_EQUAL(get("roce_np/enable/3"), 0);

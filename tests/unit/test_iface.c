@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Interface discovery and target resolution/caps over the device model. */
+/* Interface discovery, target resolution and field routing (the plan) over the device model. */
 #include <CUnit/CUnit.h>
 
 #include "dcb_model.h"
 #include "iface.h"
-#include "targets.h"
+#include "plan.h"
 
 static void test_globs(void)
 {
@@ -16,16 +16,31 @@ static void test_globs(void)
         CU_ASSERT_FALSE(iface_match("ens1f0np01", globs, 2));
 }
 
+static uint32_t routed(const struct plan_target *pt)
+{
+        uint32_t f = 0;
+
+        for (unsigned r = 0; r < pt->n_routes; r++)
+                f |= pt->routes[r].fields;
+        return f;
+}
+
+/* Discovery, routing and reading through the plan, over the device model's interfaces. */
 static void test_targets_and_caps(void)
 {
+        static const char doc[] =
+                "{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"t\"},"
+                "\"targets\":{\"interfaces\":[\"ntqveth0\"]},\"spec\":{\"mtu\":9000,\"trust\":\"dscp\","
+                "\"dscp_to_priority\":{\"26\":3},\"pfc\":{\"priorities\":[3]}}}";
         struct dcb_model m;
         struct agent_config c;
-        struct target_list l = { 0 };
+        struct plan_env env = { .config = &c };
+        struct plan p;
+        struct policy *pol = NULL;
         const char globs[][64] = { "ntq*" };
         const char none[][64] = { "zzz*" };
         struct errbuf e;
-        struct state s;
-        uint32_t caps = 0;
+        uint32_t caps;
 
         dcb_model_init(&m);
         dcb_model_add_mlx5(&m, "ntqmlx0", 7);
@@ -33,30 +48,34 @@ static void test_targets_and_caps(void)
         memset(&c, 0, sizeof(c));
         snprintf(c.env.sysfs_root, sizeof(c.env.sysfs_root), "/nonexistent");
         c.env.nl = dcb_model_transport(&m);
-        CU_ASSERT_FATAL(targets_for_interfaces(&c, globs, 1, &l, &e) == 0);
-        CU_ASSERT_EQUAL_FATAL(l.n, 2);
-        CU_ASSERT_STRING_EQUAL(l.v[0].name, "ntqveth0");                /* sorted by ifindex */
-        CU_ASSERT_EQUAL(l.v[1].ifindex, 7);
-        CU_ASSERT(targets_caps(&l.v[1], STATE_ALL_FIELDS, &caps, &e) == 0);
+        plan_init(&p, &env);
+        CU_ASSERT_FATAL(plan_for_globs(&p, globs, 1, NULL, 0, true, &e) == 0);
+        CU_ASSERT_EQUAL_FATAL(p.n, 2);
+        CU_ASSERT_STRING_EQUAL(p.v[0].t.name, "ntqveth0");             /* sorted by ifindex */
+        CU_ASSERT_EQUAL(p.v[1].t.ifindex, 7);
+        caps = routed(&p.v[1]);
         CU_ASSERT_EQUAL(caps, STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_TRUST) |
                               STATE_BIT(STATE_FIELD_DSCP_MAP) | STATE_BIT(STATE_FIELD_PFC) |
                               STATE_BIT(STATE_FIELD_ETS));
-        CU_ASSERT(targets_check_caps(&l.v[1], STATE_BIT(STATE_FIELD_PFC), &e) == 0);
-        snprintf(l.v[0].kernel_driver, sizeof(l.v[0].kernel_driver), "veth");
-        CU_ASSERT_EQUAL(targets_check_caps(&l.v[0], STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_PFC) |
-                                                    STATE_BIT(STATE_FIELD_TRUST), &e), -EOPNOTSUPP);
-        CU_ASSERT_STRING_EQUAL(e.msg, "interface 'ntqveth0' (driver veth) does not support DCB "
-                                      "(needed for trust, pfc); nothing was changed");
-        state_init(&s);
-        CU_ASSERT(targets_read_state(&l.v[0], STATE_ALL_FIELDS, &s, &e) == 0);
-        CU_ASSERT_EQUAL(s.present, STATE_BIT(STATE_FIELD_MTU));            /* the rest: absent */
-        state_init(&s);
-        CU_ASSERT(targets_read_state(&l.v[1], STATE_ALL_FIELDS, &s, &e) == 0);
-        CU_ASSERT_EQUAL(s.present, caps);
-        CU_ASSERT_EQUAL(targets_wanted(TARGET_INTERFACE, STATE_ALL_FIELDS) & STATE_BIT(STATE_FIELD_ECN), 0);
-        targets_free(&l);
-        CU_ASSERT_EQUAL(targets_for_interfaces(&c, none, 1, &l, &e), -ENOENT);
+        CU_ASSERT_EQUAL(routed(&p.v[0]), STATE_BIT(STATE_FIELD_MTU));  /* ecn is not an interface field */
+        CU_ASSERT(plan_read(&p, &e) == 0);
+        CU_ASSERT_EQUAL(p.v[0].live[0].present, STATE_BIT(STATE_FIELD_MTU));     /* the rest: absent */
+        CU_ASSERT_EQUAL(p.v[1].live[0].present, caps);
+        CU_ASSERT_EQUAL(p.n_changes, 0);                                /* nothing desired */
+        plan_free(&p);
+
+        CU_ASSERT_FATAL(policy_parse_buffer(doc, strlen(doc), "t", &pol, &e) == 0);
+        plan_init(&p, &env);
+        CU_ASSERT_EQUAL(plan_for_policy(&p, pol, 0, &e), -EOPNOTSUPP);
+        CU_ASSERT_STRING_EQUAL(e.msg, "interface 'ntqveth0' (driver unknown) does not support DCB "
+                                      "(needed for trust, dscp_to_priority, pfc); nothing was changed");
+        plan_free(&p);
+        policy_free(pol);
+
+        plan_init(&p, &env);
+        CU_ASSERT_EQUAL(plan_for_globs(&p, none, 1, NULL, 0, true, &e), -ENOENT);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no interface matches 'zzz*'"));
+        plan_free(&p);
         dcb_model_done(&m);
 }
 

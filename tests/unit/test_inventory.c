@@ -36,7 +36,7 @@ static const struct {
         { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[],\"x\":1}", "i.json: $",
           "unknown key 'x'" },
         { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[]}", "i.json: $.nodes",
-          "no nodes: at least one is needed" },
+          "expected at least 1 node, found 0" },
         { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\"},\"nodes\":[]}", "i.json: $.tls",
           "missing required key 'key'" },
         { "{\"tls\":{\"ca\":1,\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[]}", "i.json: $.tls.ca",

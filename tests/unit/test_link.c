@@ -11,6 +11,7 @@
 
 #include "counters.h"
 #include "dcb_driver.h"
+#include "drvtest.h"
 #include "dcb_model.h"
 #include "iface.h"
 #include "link_rtnl.h"
@@ -80,11 +81,11 @@ static void test_mtu_apply_restore(void)
         state_init(&want);
         want.present = STATE_BIT(STATE_FIELD_MTU);
         want.mtu = 9000;
-        CU_ASSERT(link_driver.apply(&tgt, &want, want.present, &e) == 0);
+        CU_ASSERT(drvtest_apply(&link_driver, &tgt, &want, &e) == 0);
         CU_ASSERT_EQUAL(mtu_now(), 9000);
-        CU_ASSERT(link_driver.apply(&tgt, &want, want.present, &e) == 0);       /* idempotent */
+        CU_ASSERT(drvtest_apply(&link_driver, &tgt, &want, &e) == 0);       /* idempotent */
         CU_ASSERT_EQUAL(mtu_now(), 9000);
-        CU_ASSERT(link_driver.restore(&tgt, &before, before.present, &e) == 0);
+        CU_ASSERT(drvtest_restore(&link_driver, &tgt, &before, &e) == 0);
         CU_ASSERT_EQUAL(mtu_now(), 1500);
         leave_netns();
 }
@@ -126,9 +127,12 @@ static void test_dcb_refused_on_veth(void)
         want.trust = STATE_TRUST_DSCP;
         want.dscp_prio[26] = 3;
         for (unsigned f = 0; f < STATE_FIELD_MAX; f++) {
+                struct state one = want;
+
                 if (!(want.present & STATE_BIT(f)))
                         continue;
-                CU_ASSERT_EQUAL(dcb_driver.apply(&tgt, &want, STATE_BIT(f), &e), -EOPNOTSUPP);
+                one.present = STATE_BIT(f);
+                CU_ASSERT_EQUAL(drvtest_apply(&dcb_driver, &tgt, &one, &e), -EOPNOTSUPP);
                 CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "interface 'vA' (driver veth) does not support DCB"));
         }
         CU_ASSERT_EQUAL(mtu_now(), 1500);

@@ -26,9 +26,6 @@ static void full_state(struct state *s)
         s->ecn.q[3] = (struct state_ecn_queue){ true, 150000, 4000000000u, 100 };
         s->host_ecn = (struct state_host_ecn){ .prios = 0x0c, .rp_enabled = 0x08, .np_enabled = 0x0c,
                                                .has_cnp = true, .cnp_dscp = 48, .cnp_prio = 6 };
-        s->n_ports = 2;
-        s->ports[0] = (struct state_port){ "swp1", 9216 };
-        s->ports[1] = (struct state_port){ "Ethernet0", 1500 };
 }
 
 static void assert_same(const struct state *a, const struct state *b)
@@ -54,8 +51,6 @@ static void assert_same(const struct state *a, const struct state *b)
         CU_ASSERT_EQUAL(a->host_ecn.has_cnp, b->host_ecn.has_cnp);
         CU_ASSERT_EQUAL(a->host_ecn.cnp_dscp, b->host_ecn.cnp_dscp);
         CU_ASSERT_EQUAL(a->host_ecn.cnp_prio, b->host_ecn.cnp_prio);
-        CU_ASSERT_EQUAL(a->n_ports, b->n_ports);
-        CU_ASSERT(!memcmp(a->ports, b->ports, sizeof(a->ports[0]) * a->n_ports));
 }
 
 static void test_round_trip(void)
@@ -73,7 +68,6 @@ static void test_round_trip(void)
         s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
         CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"queue3\":{\"enabled\":true,\"mark_probability_pct\":100,"
                                          "\"max_threshold_bytes\":4000000000,\"min_threshold_bytes\":150000}"));
-        CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"ports\":[{\"mtu\":9216,\"name\":\"swp1\"}"));
         free(s);
         json_decref(j);
 }
@@ -133,8 +127,41 @@ static void test_strict(void)
         bad("{\"ets\":{\"priority_to_tc\":[0,0,0,0,0,0,0,0],\"tc_bandwidth_pct\":[0,0,0,0,0,0,0,0],"
             "\"tc_tsa\":[\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"wrr\"]}}",
             "$.ets.tc_tsa[7]", "tsa 'wrr' is not one of 'strict', 'ets', 'vendor'");
-        bad("{\"ports\":[{\"name\":\"\",\"mtu\":1}]}", "$.ports[0].name", "port name must not be empty");
+        bad("{\"ports\":{}}", "$", "unknown key 'ports'");
         bad("[]", "$", "expected object, found array");
+}
+
+/* A switch target's units: {"ports": {NAME: state}}, by name, back to the same order. */
+static void test_units(void)
+{
+        static const char names[2][STATE_NAME_MAX] = { "swp1", "Ethernet0" };
+        struct state u[2], back[2];
+        struct errbuf e = { .where = "" };
+        json_t *j, *bad_port;
+        char *s;
+
+        full_state(&u[0]);
+        state_init(&u[1]);
+        u[1].present = STATE_BIT(STATE_FIELD_MTU);
+        u[1].mtu = 1500;
+        j = state_units_to_json(u, names, 2);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+        CU_ASSERT_PTR_NOT_NULL(strstr(s, "{\"ports\":{\"Ethernet0\":{\"mtu\":1500},\"swp1\":{"));
+        free(s);
+        CU_ASSERT_EQUAL(state_units_from_json(j, names, 2, back, &e), 0);
+        assert_same(&u[0], &back[0]);
+        assert_same(&u[1], &back[1]);
+        bad_port = json_pack("{s:{s:{}}}", "ports", "swp9");
+        CU_ASSERT_EQUAL(state_units_from_json(bad_port, names, 2, back, &e), -ENOENT);
+        CU_ASSERT_STRING_EQUAL(e.msg, "port 'swp9' is not one of the target's ports");
+        json_decref(bad_port);
+        json_decref(j);
+        /* An interface is its one unit, as state_to_json(). */
+        j = state_units_to_json(u, NULL, 1);
+        CU_ASSERT_EQUAL(state_units_from_json(j, NULL, 1, back, &e), 0);
+        assert_same(&u[0], &back[0]);
+        json_decref(j);
 }
 
 int suite_state_json(void);
@@ -143,7 +170,7 @@ int suite_state_json(void)
         CU_pSuite s = CU_add_suite("state_json", NULL, NULL);
 
         if (!s || !CU_add_test(s, "round_trip", test_round_trip) || !CU_add_test(s, "partial", test_partial) ||
-            !CU_add_test(s, "strict", test_strict))
+            !CU_add_test(s, "strict", test_strict) || !CU_add_test(s, "units", test_units))
                 return -1;
         return 0;
 }

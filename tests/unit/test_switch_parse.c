@@ -74,21 +74,23 @@ static void test_nvue(void)
 {
         struct switch_config sw = two_ports("swp1", "swp2");
         struct errbuf e = { 0 };
-        struct state s;
+        struct state s, u[2];
         char *qos = slurp("tests/data/switch/nvue_show_qos.json");
         char *ifs = slurp("tests/data/switch/nvue_show_interface.json");
 
         CU_ASSERT_PTR_NOT_NULL_FATAL(qos);
         CU_ASSERT_PTR_NOT_NULL_FATAL(ifs);
         state_init(&s);
+        state_init(&u[0]);
+        state_init(&u[1]);
         CU_ASSERT_EQUAL(switch_nvue_parse_qos(qos, "t", &s, &e), 0);
-        CU_ASSERT_EQUAL(switch_nvue_parse_interfaces(ifs, "t", &sw, &s, &e), 0);
+        CU_ASSERT_EQUAL(switch_nvue_parse_interfaces(ifs, "t", &sw, u, &e), 0);
         CU_ASSERT_EQUAL(s.trust, STATE_TRUST_PCP);
         CU_ASSERT_EQUAL(s.ecn.queues, 1);
         CU_ASSERT_EQUAL(s.ecn.q[0].min_bytes, 150000);
         CU_ASSERT_EQUAL(s.ecn.q[0].max_bytes, 1500000);
-        CU_ASSERT_EQUAL(s.n_ports, 2);
-        CU_ASSERT_EQUAL(s.ports[1].mtu, 9216);
+        CU_ASSERT_EQUAL(u[1].mtu, 9216);
+        CU_ASSERT_EQUAL(u[1].present, STATE_BIT(STATE_FIELD_MTU));
         /* Thresholds with units, as the text views print them. */
         state_init(&s);
         CU_ASSERT_EQUAL(switch_nvue_parse_qos("{\"congestion-control\":{\"default-global\":{\"traffic-class\":"
@@ -99,7 +101,7 @@ static void test_nvue(void)
         CU_ASSERT(switch_nvue_parse_qos("{\"mapping\":", "t", &s, &e) < 0);
         CU_ASSERT(strstr(e.msg, "invalid JSON") != NULL);
         sw.ports[1][3] = '9';
-        CU_ASSERT(switch_nvue_parse_interfaces(ifs, "t", &sw, &s, &e) < 0);
+        CU_ASSERT(switch_nvue_parse_interfaces(ifs, "t", &sw, u, &e) < 0);
         CU_ASSERT(strstr(e.msg, "'swp9' does not exist") != NULL);
         free(qos);
         free(ifs);
@@ -109,26 +111,28 @@ static void test_sonic(void)
 {
         struct switch_config sw = two_ports("Ethernet0", "Ethernet4");
         struct errbuf e = { 0 };
-        struct state s;
-        uint32_t mixed = 1;
+        struct state u[2];
         char *db = slurp("tests/data/switch/sonic_print_data.json");
         char *ports = slurp("tests/data/switch/qos_config_input_update_qos_ports.json");
 
         CU_ASSERT_PTR_NOT_NULL_FATAL(db);
         CU_ASSERT_PTR_NOT_NULL_FATAL(ports);
-        state_init(&s);
-        CU_ASSERT_EQUAL(switch_sonic_parse(db, "t", &sw, &s, &mixed, NULL, &e), 0);
-        CU_ASSERT_EQUAL(mixed, 0);
-        CU_ASSERT_EQUAL(s.trust, STATE_TRUST_DSCP);
-        CU_ASSERT_EQUAL(s.dscp_prio[46], 5);
-        CU_ASSERT_EQUAL(s.dscp_prio[8], 0);
-        CU_ASSERT_EQUAL(s.pfc_enabled, 0x18);
-        CU_ASSERT_EQUAL(s.ecn.queues, 0x18);
-        CU_ASSERT_EQUAL(s.ecn.q[3].min_bytes, 1048576);
-        CU_ASSERT_EQUAL(s.ecn.q[3].probability_pct, 5);
-        CU_ASSERT_EQUAL(s.ports[0].mtu, 9100);
+        state_init(&u[0]);
+        state_init(&u[1]);
+        CU_ASSERT_EQUAL(switch_sonic_parse(db, "t", &sw, u, NULL, &e), 0);
+        for (unsigned i = 0; i < 2; i++) {      /* both ports are configured alike */
+                CU_ASSERT_EQUAL(u[i].trust, STATE_TRUST_DSCP);
+                CU_ASSERT_EQUAL(u[i].dscp_prio[46], 5);
+                CU_ASSERT_EQUAL(u[i].dscp_prio[8], 0);
+                CU_ASSERT_EQUAL(u[i].pfc_enabled, 0x18);
+                CU_ASSERT_EQUAL(u[i].ecn.queues, 0x18);
+                CU_ASSERT_EQUAL(u[i].ecn.q[3].min_bytes, 1048576);
+                CU_ASSERT_EQUAL(u[i].ecn.q[3].probability_pct, 5);
+                CU_ASSERT_EQUAL(u[i].present, SWITCH_FIELDS);
+        }
+        CU_ASSERT_EQUAL(u[0].mtu, 9100);
         /* The upstream sample has no PORT table: the port is reported missing. */
-        CU_ASSERT(switch_sonic_parse(ports, "t", &sw, &s, NULL, NULL, &e) < 0);
+        CU_ASSERT(switch_sonic_parse(ports, "t", &sw, u, NULL, &e) < 0);
         CU_ASSERT(strstr(e.msg, "'Ethernet0' does not exist") != NULL);
         free(db);
         free(ports);
@@ -138,46 +142,56 @@ static void test_eos(void)
 {
         struct switch_config sw = two_ports("Ethernet1", "Ethernet2");
         struct errbuf e = { 0 };
-        struct state s;
-        uint32_t mixed = 0;
+        struct state u[2];
         char *run = slurp("tests/data/switch/eos_running_config.json");
 
         CU_ASSERT_PTR_NOT_NULL_FATAL(run);
-        state_init(&s);
-        CU_ASSERT_EQUAL(switch_eos_parse(run, "t", &sw, &s, &mixed, &e), 0);
-        CU_ASSERT_EQUAL(s.trust, STATE_TRUST_DSCP);
-        CU_ASSERT_EQUAL(s.pfc_enabled, 0x08);
-        CU_ASSERT_EQUAL(s.ecn.q[3].min_bytes, 320 * 1024);     /* 320 kbytes */
-        CU_ASSERT_EQUAL(s.ecn.q[3].max_bytes, 1024 * 1024);    /* 1 mbytes */
-        CU_ASSERT_EQUAL(s.ecn.q[3].probability_pct, 90);
-        CU_ASSERT_EQUAL(s.dscp_prio[9], 1);
-        CU_ASSERT(mixed & STATE_BIT(STATE_FIELD_TRUST));        /* Ethernet2 still trusts cos */
-        CU_ASSERT_EQUAL(s.ports[0].mtu, 1500);
-        CU_ASSERT(switch_eos_parse("{\"cmds\": 3}", "t", &sw, &s, &mixed, &e) < 0);
+        state_init(&u[0]);
+        state_init(&u[1]);
+        CU_ASSERT_EQUAL(switch_eos_parse(run, "t", &sw, u, &e), 0);
+        CU_ASSERT_EQUAL(u[0].trust, STATE_TRUST_DSCP);
+        CU_ASSERT_EQUAL(u[0].pfc_enabled, 0x08);
+        CU_ASSERT_EQUAL(u[0].ecn.q[3].min_bytes, 320 * 1024);  /* 320 kbytes */
+        CU_ASSERT_EQUAL(u[0].ecn.q[3].max_bytes, 1024 * 1024); /* 1 mbytes */
+        CU_ASSERT_EQUAL(u[0].ecn.q[3].probability_pct, 90);
+        CU_ASSERT_EQUAL(u[0].dscp_prio[9], 1);
+        CU_ASSERT_EQUAL(u[1].dscp_prio[9], 1);                 /* the map is global */
+        CU_ASSERT_EQUAL(u[1].trust, STATE_TRUST_PCP);           /* Ethernet2 still trusts cos */
+        CU_ASSERT_EQUAL(u[0].mtu, 1500);
+        CU_ASSERT(switch_eos_parse("{\"cmds\": 3}", "t", &sw, u, &e) < 0);
         free(run);
 }
 
-static void test_validate(void)
+static void test_limits(void)
 {
         struct switch_dialect d = { .name = "eos", .lim = { 68, 9214, 1, 1u << 30 } };
         struct switch_config sw = two_ports("Ethernet1", "Ethernet2");
         struct errbuf e = { 0 };
-        struct state want, exp;
+        struct state want[2], live[2];
+        uint32_t delta[2] = { STATE_BIT(STATE_FIELD_MTU), STATE_BIT(STATE_FIELD_MTU) };
+        struct driver_change c = { .n_units = 2, .desired = want, .live = live, .delta = delta,
+                                   .fields = STATE_BIT(STATE_FIELD_MTU) };
 
-        state_init(&want);
-        want.present = STATE_BIT(STATE_FIELD_MTU);
-        want.mtu = 9216;
-        switch_expand_desired(&sw, &want, &exp);
-        CU_ASSERT_EQUAL(exp.n_ports, 2);
-        CU_ASSERT(switch_validate(&d, &sw, &exp, SWITCH_FIELDS, &e) < 0);
+        for (unsigned i = 0; i < 2; i++) {
+                state_init(&want[i]);
+                state_init(&live[i]);
+                want[i].present = STATE_BIT(STATE_FIELD_MTU);
+                want[i].mtu = 9216;
+        }
+        CU_ASSERT(switch_check_limits(&d, &sw, &c, &e) < 0);
         CU_ASSERT(strstr(e.msg, "mtu 9216 on port 'Ethernet1' out of the eos range 68-9214") != NULL);
         CU_ASSERT(strstr(e.where, "switch 'sw1' (eos)") != NULL);
-        want.present = STATE_BIT(STATE_FIELD_HOST_ECN);
-        CU_ASSERT(switch_validate(&d, &sw, &want, STATE_ALL_FIELDS, &e) == -EOPNOTSUPP);
-        want.present = STATE_BIT(STATE_FIELD_ECN);
-        want.ecn.queues = 8;
-        want.ecn.q[3] = (struct state_ecn_queue){ true, 2000, 1000, 100 };
-        CU_ASSERT(switch_validate(&d, &sw, &want, SWITCH_FIELDS, &e) < 0);
+        delta[0] = 0;           /* only what changes is checked: a port already at 9216 passes */
+        CU_ASSERT(switch_check_limits(&d, &sw, &c, &e) < 0);
+        CU_ASSERT(strstr(e.msg, "on port 'Ethernet2'") != NULL);
+        delta[1] = 0;
+        CU_ASSERT_EQUAL(switch_check_limits(&d, &sw, &c, &e), 0);
+        want[0].present = STATE_BIT(STATE_FIELD_ECN);
+        want[0].ecn.queues = 8;
+        want[0].ecn.q[3] = (struct state_ecn_queue){ true, 1000, 2u << 30, 100 };
+        delta[0] = c.fields = STATE_BIT(STATE_FIELD_ECN);
+        CU_ASSERT(switch_check_limits(&d, &sw, &c, &e) < 0);
+        CU_ASSERT(strstr(e.msg, "ecn queue 3: thresholds 1000-2147483648 bytes out of the eos range") != NULL);
 }
 
 static void add_group(void *ctx, uint32_t mtu, const char *ports)
@@ -187,19 +201,22 @@ static void add_group(void *ctx, uint32_t mtu, const char *ports)
 
 static void test_mtu_groups(void)
 {
-        struct state live, want;
+        struct switch_config sw = two_ports("swp1", "swp2");
+        struct state live[3], want[3];
+        uint32_t delta[3] = { STATE_BIT(STATE_FIELD_MTU), STATE_BIT(STATE_FIELD_MTU), 0 };
+        struct driver_change c = { .n_units = 3, .desired = want, .live = live, .delta = delta,
+                                   .fields = STATE_BIT(STATE_FIELD_MTU) };
         char out[256] = "";
 
-        state_init(&live);
-        state_init(&want);
-        want.n_ports = live.n_ports = 3;
+        sw.n_ports = 3;
+        snprintf(sw.ports[2], sizeof(sw.ports[2]), "swp3");
         for (unsigned i = 0; i < 3; i++) {
-                snprintf(want.ports[i].name, sizeof(want.ports[i].name), "swp%u", i + 1);
-                live.ports[i] = want.ports[i];
-                live.ports[i].mtu = 1500;
-                want.ports[i].mtu = i == 2 ? 1500 : 9000;
+                state_init(&live[i]);
+                state_init(&want[i]);
+                live[i].mtu = 1500;
+                want[i].mtu = i == 2 ? 1500 : 9000;
         }
-        switch_mtu_groups(&live, &want, ',', add_group, out);
+        switch_mtu_groups(&sw, &c, ',', add_group, out);
         CU_ASSERT_STRING_EQUAL(out, "9000:swp1,swp2;");
 }
 
@@ -210,7 +227,7 @@ int suite_switch_parse(void)
 
         if (!s || !CU_add_test(s, "bytes", test_bytes) || !CU_add_test(s, "lists", test_lists) ||
             !CU_add_test(s, "nvue", test_nvue) || !CU_add_test(s, "sonic", test_sonic) ||
-            !CU_add_test(s, "eos", test_eos) || !CU_add_test(s, "validate", test_validate) ||
+            !CU_add_test(s, "eos", test_eos) || !CU_add_test(s, "limits", test_limits) ||
             !CU_add_test(s, "mtu_groups", test_mtu_groups))
                 return -1;
         return 0;

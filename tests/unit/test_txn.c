@@ -35,7 +35,7 @@ static int setup(void)
         env.journal = journal;
         env.lock_fd = -1;
         env.no_watchdog = true;
-        fakedrv_hooks(&env.hooks);
+        fakedrv_env(&env);
         fakedrv_reset();
         return 0;
 }
@@ -118,8 +118,8 @@ static void test_caps_refused(void)
         fakedrv_find("fb")->caps = STATE_BIT(STATE_FIELD_PFC);
         CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_INVALID);
         CU_ASSERT_EQUAL(r.tx, 0);
-        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "does not support 'mtu'"));
-        CU_ASSERT_STRING_EQUAL(r.error.where, "interface 'fb'");
+        CU_ASSERT_STRING_EQUAL(r.error.msg, "interface 'fb' (driver fake) does not support fake (needed for mtu); "
+                                            "nothing was changed");
         CU_ASSERT_EQUAL(fakedrv_find("fa")->applies, 0);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 1500);
         txn_result_done(&r);
@@ -205,6 +205,43 @@ static void test_restore_failure_is_failed(void)
         CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_RUNTIME);
         CU_ASSERT_EQUAL(r.state, TXN_FAILED);
         CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "RESTORE FAILED"));
+        txn_result_done(&r);
+}
+
+/* Restore is best effort: a target that cannot be restored does not stop the others, and is named. */
+static void test_restore_goes_on_past_a_failure(void)
+{
+        static const double probes[] = { 10.0, 2.0 };
+        struct txn_result r;
+
+        fresh_devices();
+        fakedrv_find("fa")->fail_restore = true;
+        fakedrv_set_probes(probes, 2);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_RUNTIME);
+        CU_ASSERT_EQUAL(r.state, TXN_FAILED);
+        CU_ASSERT_EQUAL(fakedrv_find("fb")->restores, 1);
+        CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 1500);            /* restored */
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);            /* could not be */
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "RESTORE FAILED: fa: injected restore failure"));
+        txn_result_done(&r);
+}
+
+/* What a driver's check refuses, the plan refuses before anything is touched: exit 2, no transaction. */
+static void test_check_refuses_before_anything(void)
+{
+        struct txn_result r;
+
+        fresh_devices();
+        fakedrv_find("fb")->max_mtu = 4000;
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_INVALID);
+        CU_ASSERT_STRING_EQUAL(r.result, "refused");
+        CU_ASSERT_EQUAL(r.tx, 0);
+        CU_ASSERT_STRING_EQUAL(r.error.msg, "mtu 9000 above 4000; nothing was changed");
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->applies, 0);
+        CU_ASSERT_EQUAL(fakedrv_find("fb")->applies, 0);
+        txn_result_done(&r);
+        CU_ASSERT_EQUAL(apply(4000, NULL, -1, &r), EXIT_OK);           /* within the limit: applied */
+        CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 4000);
         txn_result_done(&r);
 }
 
@@ -386,6 +423,8 @@ int suite_txn(void)
             !CU_add_test(s, "readback_mismatch", test_readback_mismatch) ||
             !CU_add_test(s, "gate", test_gate) ||
             !CU_add_test(s, "restore_failure_is_failed", test_restore_failure_is_failed) ||
+            !CU_add_test(s, "restore_goes_on_past_a_failure", test_restore_goes_on_past_a_failure) ||
+            !CU_add_test(s, "check_refuses_before_anything", test_check_refuses_before_anything) ||
             !CU_add_test(s, "confirm", test_confirm) ||
             !CU_add_test(s, "recovery", test_recovery) ||
             !CU_add_test(s, "lock_excludes", test_lock_excludes) ||

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* The transaction's measurements: one probe phase, the default probe engine, the regression gate. */
+#include "probe.h"
+#include "txn_internal.h"
+
+int txn_probe_phase(struct txn_env *env, const struct policy_verify *v, const char *phase,
+                    struct txn_probe *ret, struct errbuf *e)
+{
+        int r;
+
+        memset(ret, 0, sizeof(*ret));
+        ret->ran = true;
+        if (!env->hooks.probe)
+                return errbuf_set(e, ENOTSUP, NULL, "no probe engine is available");
+        r = env->hooks.probe(env, v, phase, ret, e);
+        ret->ok = r >= 0 && ret->n_runs > 0;
+        if (!ret->ok && r >= 0)
+                r = errbuf_set(e, EIO, NULL, "%s probe produced no measurement", phase);
+        if (r < 0)
+                errbuf_str(e, ret->error, sizeof(ret->error));
+        return r;
+}
+
+/* The fields of a measurement the gate reads. */
+static void to_measurement(const struct txn_probe *p, struct probe_measurement *m)
+{
+        memset(m, 0, sizeof(*m));
+        m->ok = p->ran && p->ok;
+        m->median_gbps = p->gbps;
+        m->n_runs = m->n_ok = p->n_runs;
+        snprintf(m->error, sizeof(m->error), "%s", p->error);
+}
+
+int txn_gate(const struct policy_verify *v, struct txn_result *res)
+{
+        struct probe_measurement base, post;
+
+        res->gate_params = (struct probe_gate_params){
+                .max_regression_pct = v->max_regression_pct,
+                .min_gbps = v->min_gbps,
+                .skip_gate_without_baseline = v->on_baseline_failure == POLICY_BASELINE_SKIP_GATE,
+        };
+        res->gated = true;
+        to_measurement(&res->baseline, &base);
+        to_measurement(&res->post, &post);
+        return probe_gate_evaluate(&res->gate_params, &base, &post, &res->gate);
+}
+
+static const enum probe_mode probe_modes[POLICY_PROBE_MAX] = {
+        [POLICY_PROBE_AUTO] = PROBE_MODE_AUTO,
+        [POLICY_PROBE_VERBS] = PROBE_MODE_VERBS,
+        [POLICY_PROBE_TCP] = PROBE_MODE_TCP,
+        [POLICY_PROBE_NONE] = PROBE_MODE_AUTO,
+};
+
+int txn_probe_default(struct txn_env *env, const struct policy_verify *v, const char *phase,
+                      struct txn_probe *ret, struct errbuf *e)
+{
+        struct probe_params pp;
+        _cleanup_free_ struct probe_measurement *m = calloc(1, sizeof(*m));
+        unsigned runs = v->runs ? v->runs : env->config->probe_runs;
+        int r;
+
+        if (!m)
+                return -ENOMEM;
+        probe_params_init(&pp);
+        snprintf(pp.peer, sizeof(pp.peer), "%s", v->peer);
+        pp.duration_ms = v->duration_ms;
+        pp.message_size = v->message_size;
+        r = probe_measure(&pp, probe_modes[v->probe], runs ? runs : 1, m, e);
+        snprintf(ret->mode, sizeof(ret->mode), "%s", probe_mode_name(m->mode));
+        for (unsigned i = 0; i < m->n_runs && i < TXN_PROBE_RUNS_MAX; i++)
+                if (m->run_error[i] == 0)
+                        ret->runs[ret->n_runs++] = m->runs[i].gbps;
+        ret->gbps = m->ok ? m->median_gbps : 0;
+        if (r < 0)
+                return r;
+        return m->ok ? 0 : errbuf_set(e, EIO, NULL, "%s", m->error);
+}

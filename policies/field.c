@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: MIT */
+/* The field table (see field.h): one comparator, copier and rule check per knob. */
+#include <jansson.h>
+#include <stdarg.h>
+
+#include "field.h"
+#include "state_json.h"
+#include "util.h"
+
+/* ---- value formatting: the strings diff entries carry ---- */
+
+static const char *fmt_u(char *buf, size_t size, unsigned long x)
+{
+        snprintf(buf, size, "%lu", x);
+        return buf;
+}
+
+static const char *fmt_bool(bool b)
+{
+        return b ? "true" : "false";
+}
+
+static const char *fmt_bits(char *buf, size_t size, unsigned bits)
+{
+        size_t o = snprintf(buf, size, "[");
+
+        for (unsigned i = 0; i < 8; i++)
+                if (bits & (1u << i))
+                        o += snprintf(buf + o, size - o, "%s%u", o > 1 ? "," : "", i);
+        snprintf(buf + o, size - o, "]");
+        return buf;
+}
+
+static const char *fmt_u8s(char *buf, size_t size, const uint8_t *v, unsigned n, bool tsa)
+{
+        size_t o = snprintf(buf, size, "[");
+
+        for (unsigned i = 0; i < n && o < size; i++) {
+                if (tsa)
+                        o += snprintf(buf + o, size - o, "%s%s", i ? "," : "", state_tsa_name(v[i]));
+                else
+                        o += snprintf(buf + o, size - o, "%s%u", i ? "," : "", v[i]);
+        }
+        if (o < size)
+                snprintf(buf + o, size - o, "]");
+        return buf;
+}
+
+/* prefix + printf(fmt, ...) into key. */
+static const char *keyf(char *key, const char *prefix, const char *fmt, ...) _printf_(3, 4);
+static const char *keyf(char *key, const char *prefix, const char *fmt, ...)
+{
+        size_t n = (size_t)snprintf(key, DIFF_KEY_MAX, "%s", prefix);
+        va_list ap;
+
+        if (n < DIFF_KEY_MAX) {
+                va_start(ap, fmt);
+                vsnprintf(key + n, DIFF_KEY_MAX - n, fmt, ap);
+                va_end(ap);
+        }
+        return key;
+}
+
+static int diff_u(struct diff *d, enum state_field f, const char *key, unsigned long from, unsigned long to)
+{
+        char a[24], b[24];
+
+        if (from == to)
+                return 0;
+        return diff_add(d, f, key, fmt_u(a, sizeof(a), from), fmt_u(b, sizeof(b), to));
+}
+
+/* A value of a sub-member the live side may not describe at all ("unset"). */
+static int diff_opt(struct diff *d, enum state_field f, const char *key, bool live_has,
+                    const char *from, const char *to)
+{
+        if (live_has && streq(from, to))
+                return 0;
+        return diff_add(d, f, key, live_has ? from : "unset", to);
+}
+
+/* ---- mtu, trust, pfc ---- */
+
+static int diff_mtu(struct diff *d, const char *prefix, const struct state *want, const struct state *live)
+{
+        char key[DIFF_KEY_MAX];
+
+        return diff_u(d, STATE_FIELD_MTU, keyf(key, prefix, "mtu"), live->mtu, want->mtu);
+}
+
+static void copy_mtu(struct state *to, const struct state *from)
+{
+        to->mtu = from->mtu;
+}
+
+static int diff_trust(struct diff *d, const char *prefix, const struct state *want, const struct state *live)
+{
+        char key[DIFF_KEY_MAX];
+
+        if (want->trust == live->trust)
+                return 0;
+        return diff_add(d, STATE_FIELD_TRUST, keyf(key, prefix, "trust"), state_trust_name(live->trust),
+                        state_trust_name(want->trust));
+}
+
+static void copy_trust(struct state *to, const struct state *from)
+{
+        to->trust = from->trust;
+}
+
+static int diff_pfc(struct diff *d, const char *prefix, const struct state *want, const struct state *live)
+{
+        char key[DIFF_KEY_MAX], a[24], b[24];
+
+        if (want->pfc_enabled == live->pfc_enabled)
+                return 0;
+        return diff_add(d, STATE_FIELD_PFC, keyf(key, prefix, "pfc.priorities"),
+                        fmt_bits(a, sizeof(a), live->pfc_enabled), fmt_bits(b, sizeof(b), want->pfc_enabled));
+}
+
+static void copy_pfc(struct state *to, const struct state *from)
+{
+        to->pfc_enabled = from->pfc_enabled;
+}
+
+/* ---- dscp_to_priority: the map is exact, unlisted code points are "unset" ---- */
+
+static int diff_dscp(struct diff *d, const char *prefix, const struct state *want, const struct state *live)
+{
+        char key[DIFF_KEY_MAX], a[8], b[8];
+        int r = 0;
+
+        for (unsigned i = 0; i < STATE_DSCP_COUNT && r >= 0; i++) {
+                uint8_t from = live->dscp_prio[i], to = want->dscp_prio[i];
+
+                if (from == to)
+                        continue;
+                r = diff_add(d, STATE_FIELD_DSCP_MAP, keyf(key, prefix, "dscp_to_priority.%u", i),
+                             from == STATE_DSCP_UNMAPPED ? "unset" : fmt_u(a, sizeof(a), from),
+                             to == STATE_DSCP_UNMAPPED ? "unset" : fmt_u(b, sizeof(b), to));
+        }
+        return r;
+}
+
+static void copy_dscp(struct state *to, const struct state *from)
+{
+        memcpy(to->dscp_prio, from->dscp_prio, sizeof(to->dscp_prio));
+}
+
+static int check_dscp(const struct state *s, struct field_problem *ret)
+{
+        for (unsigned i = 0; i < STATE_DSCP_COUNT; i++)
+                if (s->dscp_prio[i] != STATE_DSCP_UNMAPPED && s->dscp_prio[i] >= STATE_PRIO_COUNT) {
+                        snprintf(ret->member, sizeof(ret->member), "%u", i);
+                        ret->index = -1;
+                        snprintf(ret->msg, sizeof(ret->msg), "priority %u out of range 0-7", s->dscp_prio[i]);
+                        return -EINVAL;
+                }
+        return 0;
+}
+
+/* ---- ets ---- */
+
+static int diff_u8s(struct diff *d, const char *key, const uint8_t *from, const uint8_t *to, unsigned n,
+                    bool tsa)
+{
+        char a[DIFF_VALUE_MAX], b[DIFF_VALUE_MAX];
+
+        if (!memcmp(from, to, n))
+                return 0;
+        return diff_add(d, STATE_FIELD_ETS, key, fmt_u8s(a, sizeof(a), from, n, tsa),
+                        fmt_u8s(b, sizeof(b), to, n, tsa));
+}
+
+/*
+ * Bandwidth is compared on the classes the desired state shares by ets only: a
+ * strict class has no share, and devices report what they like for it (mlx5
+ * reports 100 for every strict TC, en_dcbnl.c mlx5e_build_tc_tx_bw()).
+ */
+static bool ets_bw_equal(const struct state_ets *want, const struct state_ets *live)
+{
+        for (unsigned tc = 0; tc < STATE_TC_COUNT; tc++)
+                if (want->tc_tsa[tc] == STATE_TSA_ETS && want->tc_bw_pct[tc] != live->tc_bw_pct[tc])
+                        return false;
+        return true;
+}
+
+static int diff_ets(struct diff *d, const char *prefix, const struct state *want_s, const struct state *live_s)
+{
+        const struct state_ets *want = &want_s->ets, *live = &live_s->ets;
+        char key[DIFF_KEY_MAX], a[DIFF_VALUE_MAX], b[DIFF_VALUE_MAX];
+        int r;
+
+        r = diff_u8s(d, keyf(key, prefix, "ets.priority_to_tc"), live->prio_tc, want->prio_tc, STATE_PRIO_COUNT,
+                     false);
+        if (r >= 0 && !ets_bw_equal(want, live))
+                r = diff_add(d, STATE_FIELD_ETS, keyf(key, prefix, "ets.tc_bandwidth_pct"),
+                             fmt_u8s(a, sizeof(a), live->tc_bw_pct, STATE_TC_COUNT, false),
+                             fmt_u8s(b, sizeof(b), want->tc_bw_pct, STATE_TC_COUNT, false));
+        if (r >= 0)
+                r = diff_u8s(d, keyf(key, prefix, "ets.tc_tsa"), live->tc_tsa, want->tc_tsa, STATE_TC_COUNT, true);
+        return r;
+}
+
+static void copy_ets(struct state *to, const struct state *from)
+{
+        to->ets = from->ets;
+}
+
+/* Strict classes carry no bandwidth; the ets classes share exactly 100%. */
+static int check_ets(const struct state *s, struct field_problem *ret)
+{
+        unsigned sum = 0, n_ets = 0;
+
+        for (unsigned tc = 0; tc < STATE_TC_COUNT; tc++) {
+                if (s->ets.prio_tc[tc] >= STATE_TC_COUNT) {
+                        snprintf(ret->member, sizeof(ret->member), "priority_to_tc");
+                        ret->index = (int)tc;
+                        snprintf(ret->msg, sizeof(ret->msg), "tc %u out of range 0-7", s->ets.prio_tc[tc]);
+                        return -EINVAL;
+                }
+                if (s->ets.tc_tsa[tc] == STATE_TSA_ETS) {
+                        sum += s->ets.tc_bw_pct[tc];
+                        n_ets++;
+                } else if (s->ets.tc_bw_pct[tc]) {
+                        snprintf(ret->member, sizeof(ret->member), "tc_bandwidth_pct");
+                        ret->index = (int)tc;
+                        snprintf(ret->msg, sizeof(ret->msg), "bandwidth %u of strict tc %u must be 0",
+                                 s->ets.tc_bw_pct[tc], tc);
+                        return -EINVAL;
+                }
+        }
+        if (n_ets && sum != 100) {
+                snprintf(ret->member, sizeof(ret->member), "tc_bandwidth_pct");
+                ret->index = -1;
+                snprintf(ret->msg, sizeof(ret->msg), "tc_bandwidth_pct of ets classes sums to %u, expected 100", sum);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* ---- ecn: per switch queue ---- */
+
+static int diff_ecn_queue(struct diff *d, const char *prefix, unsigned i, const struct state_ecn_queue *want,
+                          const struct state_ecn_queue *live, bool has)
+{
+        static const char *const names[] = { "min_threshold_bytes", "max_threshold_bytes", "mark_probability_pct" };
+        const unsigned long w[] = { want->min_bytes, want->max_bytes, want->probability_pct };
+        const unsigned long l[] = { live->min_bytes, live->max_bytes, live->probability_pct };
+        char key[DIFF_KEY_MAX], a[24], b[24];
+        int r;
+
+        r = diff_opt(d, STATE_FIELD_ECN, keyf(key, prefix, "ecn.queue%u.enabled", i), has, fmt_bool(live->enabled),
+                     fmt_bool(want->enabled));
+        for (unsigned k = 0; k < ARRAY_SIZE(names) && r >= 0 && want->enabled; k++)
+                r = diff_opt(d, STATE_FIELD_ECN, keyf(key, prefix, "ecn.queue%u.%s", i, names[k]), has,
+                             fmt_u(a, sizeof(a), l[k]), fmt_u(b, sizeof(b), w[k]));
+        return r;
+}
+
+/*
+ * The queue list is exact, like the DSCP map: a queue the target describes that the
+ * policy does not list is reported for removal (the switch drivers unset it).
+ */
+static int diff_ecn(struct diff *d, const char *prefix, const struct state *want_s, const struct state *live_s)
+{
+        const struct state_ecn *want = &want_s->ecn, *live = &live_s->ecn;
+        char key[DIFF_KEY_MAX];
+        int r = 0;
+
+        for (unsigned i = 0; i < STATE_TC_COUNT && r >= 0; i++) {
+                if (want->queues & (1u << i))
+                        r = diff_ecn_queue(d, prefix, i, &want->q[i], &live->q[i], live->queues & (1u << i));
+                else if (live->queues & (1u << i))
+                        r = diff_add(d, STATE_FIELD_ECN, keyf(key, prefix, "ecn.queue%u.enabled", i),
+                                     fmt_bool(live->q[i].enabled), "unset");
+        }
+        return r;
+}
+
+static void copy_ecn(struct state *to, const struct state *from)
+{
+        to->ecn = from->ecn;
+}
+
+/* Marking thresholds of an enabled queue: 1 <= min <= max, probability 1-100. */
+static int check_ecn(const struct state *s, struct field_problem *ret)
+{
+        for (unsigned q = 0; q < STATE_TC_COUNT; q++) {
+                const struct state_ecn_queue *x = &s->ecn.q[q];
+
+                if (!(s->ecn.queues & (1u << q)))
+                        continue;
+                if (x->min_bytes && x->max_bytes && x->min_bytes > x->max_bytes) {
+                        ret->member[0] = '\0';
+                        ret->index = -1;
+                        snprintf(ret->msg, sizeof(ret->msg),
+                                 "min_threshold_bytes %u is greater than max_threshold_bytes %u", x->min_bytes,
+                                 x->max_bytes);
+                        return -EINVAL;
+                }
+                if (x->enabled && (x->min_bytes == 0 || x->probability_pct < 1 || x->probability_pct > 100)) {
+                        ret->member[0] = '\0';
+                        ret->index = -1;
+                        snprintf(ret->msg, sizeof(ret->msg),
+                                 "queue %u: thresholds must be at least 1 byte and probability 1-100", q);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
+/* ---- host_ecn: NIC DCQCN per priority ---- */
+
+static int diff_host_ecn(struct diff *d, const char *prefix, const struct state *want_s, const struct state *live_s)
+{
+        const struct state_host_ecn *want = &want_s->host_ecn, *live = &live_s->host_ecn;
+        char key[DIFF_KEY_MAX], a[8], b[8];
+        int r = 0;
+
+        for (unsigned i = 0; i < STATE_PRIO_COUNT && r >= 0; i++) {
+                bool has = live->prios & (1u << i);
+
+                if (!(want->prios & (1u << i)))
+                        continue;
+                r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.priority%u.reaction_point", i), has,
+                             fmt_bool((live->rp_enabled >> i) & 1), fmt_bool((want->rp_enabled >> i) & 1));
+                if (r >= 0)
+                        r = diff_opt(d, STATE_FIELD_HOST_ECN,
+                                     keyf(key, prefix, "host_ecn.priority%u.notification_point", i), has,
+                                     fmt_bool((live->np_enabled >> i) & 1), fmt_bool((want->np_enabled >> i) & 1));
+        }
+        if (r < 0 || !want->has_cnp)
+                return r;
+        r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.cnp_dscp"), live->has_cnp,
+                     fmt_u(a, sizeof(a), live->cnp_dscp), fmt_u(b, sizeof(b), want->cnp_dscp));
+        if (r >= 0)
+                r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.cnp_priority"), live->has_cnp,
+                             fmt_u(a, sizeof(a), live->cnp_prio), fmt_u(b, sizeof(b), want->cnp_prio));
+        return r;
+}
+
+static void copy_host_ecn(struct state *to, const struct state *from)
+{
+        to->host_ecn = from->host_ecn;
+}
+
+#define BOTH (FIELD_ON_INTERFACE | FIELD_ON_SWITCH)
+
+const struct field_ops field_table[STATE_FIELD_MAX] = {
+        [STATE_FIELD_MTU] = { "mtu", BOTH, diff_mtu, copy_mtu, NULL },
+        [STATE_FIELD_TRUST] = { "trust", BOTH, diff_trust, copy_trust, NULL },
+        [STATE_FIELD_DSCP_MAP] = { "dscp_to_priority", BOTH, diff_dscp, copy_dscp, check_dscp },
+        [STATE_FIELD_PFC] = { "pfc", BOTH, diff_pfc, copy_pfc, NULL },
+        [STATE_FIELD_ETS] = { "ets", FIELD_ON_INTERFACE, diff_ets, copy_ets, check_ets },
+        [STATE_FIELD_ECN] = { "ecn", FIELD_ON_SWITCH, diff_ecn, copy_ecn, check_ecn },
+        [STATE_FIELD_HOST_ECN] = { "host_ecn", FIELD_ON_INTERFACE, diff_host_ecn, copy_host_ecn, NULL },
+};
+
+uint32_t field_mask_on(unsigned on, uint32_t fields)
+{
+        uint32_t mask = 0;
+
+        for (int f = 0; f < STATE_FIELD_MAX; f++)
+                if (field_table[f].on & on)
+                        mask |= STATE_BIT(f);
+        return fields & mask;
+}
+
+void state_copy_fields(struct state *to, const struct state *from, uint32_t fields)
+{
+        fields &= from->present;
+        for (int f = 0; f < STATE_FIELD_MAX; f++)
+                if (fields & STATE_BIT(f))
+                        field_table[f].copy(to, from);
+        to->present |= fields;
+}
+
+int state_check(const struct state *s, enum state_field *ret_field, struct field_problem *ret)
+{
+        for (int f = 0; f < STATE_FIELD_MAX; f++) {
+                struct field_problem p = { "", -1, "" };
+
+                if (!state_has(s, f) || !field_table[f].check || field_table[f].check(s, &p) >= 0)
+                        continue;
+                *ret_field = (enum state_field)f;
+                *ret = p;
+                return -EINVAL;
+        }
+        return 0;
+}
+
+bool state_matches(const struct state *want, const struct state *live)
+{
+        struct diff d = { 0 };
+        bool same;
+
+        if (state_diff(want, live, &d) < 0)
+                return false;
+        same = diff_empty(&d);
+        diff_done(&d);
+        return same;
+}

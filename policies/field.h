@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The field table: one row per managed knob (enum state_field), saying what it is
+ * called, which targets carry it, how a desired and a live value are compared,
+ * how a value is copied and which rules a desired value must keep that no single
+ * JSON member can express. Everything that compares fields — plan, read-back,
+ * drift, restore checks and every driver's delta — goes through `diff`, so two
+ * parts of nettune can never disagree on whether a knob is set.
+ *
+ *   field          on                   compared as (diff keys)
+ *   mtu            interface, switch    mtu
+ *   trust          interface, switch    trust
+ *   dscp_to_priority interface, switch  dscp_to_priority.D (exact map)
+ *   pfc            interface, switch    pfc.priorities
+ *   ets            interface            ets.priority_to_tc, ets.tc_tsa, ets.tc_bandwidth_pct
+ *                                       (bandwidth of `ets` classes only: a device may
+ *                                       report any number for a strict class)
+ *   ecn            switch               ecn.queueQ.{enabled,min_threshold_bytes,...}
+ *   host_ecn       interface            host_ecn.priorityP.{reaction_point,...}, cnp_*
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "diff.h"
+#include "state.h"
+
+/* Which kinds of target carry a field (a policy's field reaches only those). */
+#define FIELD_ON_INTERFACE (1u << 0)
+#define FIELD_ON_SWITCH (1u << 1)
+
+/* What a desired value breaks: where (relative to the field's JSON) and why. */
+struct field_problem {
+        char member[32];                /* "" = the field itself, else a member: "tc_bandwidth_pct" */
+        int index;                      /* -1, or the element of that member */
+        char msg[160];
+};
+
+struct field_ops {
+        const char *name;               /* policy key and diff key prefix: "mtu", "dscp_to_priority", ... */
+        unsigned on;                    /* FIELD_ON_* */
+        /* Append one entry per difference of live from want (keys under `prefix`). 0 or -ENOMEM. */
+        int (*diff)(struct diff *d, const char *prefix, const struct state *want, const struct state *live);
+        /* Copy the field's value (not the present bit). */
+        void (*copy)(struct state *to, const struct state *from);
+        /* Rules of a desired value across its members; NULL = none. 0 or -EINVAL with *ret filled. */
+        int (*check)(const struct state *s, struct field_problem *ret);
+};
+
+extern const struct field_ops field_table[STATE_FIELD_MAX];
+
+/* The fields of `fields` a kind of target carries (FIELD_ON_*). */
+uint32_t field_mask_on(unsigned on, uint32_t fields);
+
+/* Copy `fields` (those present in from) into to and mark them present. */
+void state_copy_fields(struct state *to, const struct state *from, uint32_t fields);
+
+/* Check every present field of a desired state; -EINVAL with *ret_field and *ret on the first problem. */
+int state_check(const struct state *s, enum state_field *ret_field, struct field_problem *ret);
+
+/* Does live hold every managed field of want with the same value? (the diff is empty) */
+bool state_matches(const struct state *want, const struct state *live);
