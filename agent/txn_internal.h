@@ -4,7 +4,7 @@
  * calling only those below it:
  *   txn_ops.c (entry points) → txn.c (forward path) → txn_restore.c (the way back)
  *   → txn_verify.c (probes, gate), txn_switch.c (switch timers), txn_record.c (journal
- *   writes of the result), txn_json.c (result JSON)
+ *   writes of the result), txn_json.c (result JSON) → txn_env.c (environment, result)
  */
 #pragma once
 

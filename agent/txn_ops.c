@@ -5,21 +5,6 @@
 #include "txlock.h"
 #include "txn_internal.h"
 
-void txn_result_init(struct txn_result *r)
-{
-        memset(r, 0, sizeof(*r));
-        r->exit_code = EXIT_RUNTIME;
-}
-
-void txn_result_done(struct txn_result *r)
-{
-        if (!r)
-                return;
-        json_decref(r->changes);
-        json_decref(r->restores);
-        r->changes = r->restores = NULL;
-}
-
 int txn_lock(struct txn_env *env, bool wait, struct errbuf *e)
 {
         int r = txlock_acquire(env->config->state_dir, wait, &env->lock_fd, e);
@@ -93,21 +78,6 @@ int txn_recover(struct txn_env *env, struct errbuf *e)
                         count += r;
         }
         return count;
-}
-
-void txn_env_init(struct txn_env *env, const struct agent_config *c, struct journal *j)
-{
-        memset(env, 0, sizeof(*env));
-        env->config = c;
-        env->journal = j;
-        env->lock_fd = -1;
-        env->plan = (struct plan_env){ .config = c };
-        env->hooks.probe = txn_probe_default;
-}
-
-void txn_plan_init(const struct txn_env *env, struct plan *ret)
-{
-        plan_init(ret, &env->plan);
 }
 
 int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s,
