@@ -249,6 +249,9 @@ int ssh_session_open(const struct ssh_options *o, struct ssh_session **ret, stru
         uint64_t start = now_ms();
         int r;
 
+        r = lazylib_open(&ssh_lib, e);
+        if (r < 0)
+                return r;
         pthread_once(&init_once, ssh_lib_init);
         if (init_rc != 0)
                 return errbuf_set(e, EIO, "ssh", "cannot initialise libssh2");

@@ -12,6 +12,10 @@
 #include <stddef.h>
 
 #include "errbuf.h"
+#include "lazylib.h"
+
+/* libssh2, loaded when the first session opens (ssh_lib.c). */
+extern struct lazylib ssh_lib;
 
 #define SSH_OUT_MAX (4u << 20)          /* bytes of stdout kept per command */
 #define SSH_ERR_MAX (64u << 10)         /* bytes of stderr kept per command */
