@@ -6,7 +6,7 @@
 
 #include "store_internal.h"
 
-static const char schema[] =
+static const char schema_v1[] =
         "CREATE TABLE IF NOT EXISTS rollouts ("
         " id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, policy_name TEXT NOT NULL,"
         " policy_doc TEXT, args TEXT, opts TEXT NOT NULL, state TEXT NOT NULL,"
@@ -30,9 +30,14 @@ static const char schema[] =
         " reached INTEGER NOT NULL, drifted INTEGER NOT NULL, report TEXT, error TEXT NOT NULL,"
         " PRIMARY KEY (scan_id, name));";
 
+static const struct db_migration migrations[] = {
+        { .sql = schema_v1 },
+        { .sql = STORE_LEASE_SCHEMA },
+};
+
 static int exec(struct store *s, const char *sql, struct errbuf *e)
 {
-        if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        if (sqlite3_exec(s->db.h, sql, NULL, NULL, NULL) != SQLITE_OK)
                 return store_db_fail(s, e, "cannot update the database");
         return 0;
 }
@@ -44,18 +49,9 @@ int store_open(const char *path, struct store **ret, struct errbuf *e)
 
         if (!s)
                 return errbuf_set(e, ENOMEM, path, "out of memory");
-        snprintf(s->path, sizeof(s->path), "%s", path);
-        if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                            SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-                r = errbuf_set(e, EIO, path, "cannot open the database: %s",
-                               s->db ? sqlite3_errmsg(s->db) : "out of memory");
-                store_close(s);
-                return r;
-        }
-        sqlite3_busy_timeout(s->db, 5000);
-        r = exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", e);
+        r = db_open(&s->db, path, "the database", DB_CREATE, 5000, e);
         if (r >= 0)
-                r = exec(s, schema, e);
+                r = db_migrate(&s->db, migrations, ARRAY_SIZE(migrations), e);
         if (r < 0) {
                 store_close(s);
                 return r;
@@ -69,33 +65,22 @@ void store_close(struct store *s)
         if (!s)
                 return;
         store_lease_release(s, NULL);
-        sqlite3_close(s->db);
+        db_close(&s->db);
         free(s);
 }
 
 static int prepare(struct store *s, const char *sql, sqlite3_stmt **ret, struct errbuf *e)
 {
-        if (sqlite3_prepare_v2(s->db, sql, -1, ret, NULL) != SQLITE_OK)
+        if (sqlite3_prepare_v2(s->db.h, sql, -1, ret, NULL) != SQLITE_OK)
                 return store_db_fail(s, e, "cannot prepare a query");
         return 0;
 }
 
 static int step_done(struct store *s, sqlite3_stmt *st, struct errbuf *e)
 {
-        int rc = sqlite3_step(st);
-
-        sqlite3_finalize(st);
-        if (rc != SQLITE_DONE)
+        if (sqlite3_step(st) != SQLITE_DONE)
                 return store_db_fail(s, e, "cannot write to the database");
         return 0;
-}
-
-static void bind_real(sqlite3_stmt *st, int i, double v)
-{
-        if (isnan(v))
-                sqlite3_bind_null(st, i);
-        else
-                sqlite3_bind_double(st, i, v);
 }
 
 char *rollout_opts_to_json(const struct rollout_opts *o)
@@ -144,11 +129,11 @@ int rollout_opts_from_json(const char *text, struct rollout_opts *ret)
 static int insert_rollout(struct store *s, struct rollout_rec *r, struct errbuf *e)
 {
         _cleanup_free_ char *opts = rollout_opts_to_json(&r->opts);
-        sqlite3_stmt *st;
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int rc;
 
         if (!opts)
-                return errbuf_set(e, ENOMEM, s->path, "out of memory");
+                return errbuf_set(e, ENOMEM, s->db.path, "out of memory");
         rc = prepare(s, "INSERT INTO rollouts (kind, policy_name, policy_doc, args, opts, state,"
                      " created_at, updated_at, exit_code, message) VALUES (?,?,?,?,?,?,?,?,?,?)", &st, e);
         if (rc < 0)
@@ -165,13 +150,13 @@ static int insert_rollout(struct store *s, struct rollout_rec *r, struct errbuf 
         sqlite3_bind_text(st, 10, r->message, -1, SQLITE_STATIC);
         rc = step_done(s, st, e);
         if (rc >= 0)
-                r->id = sqlite3_last_insert_rowid(s->db);
+                r->id = sqlite3_last_insert_rowid(s->db.h);
         return rc;
 }
 
 static int insert_wave(struct store *s, const struct rollout_rec *r, unsigned i, struct errbuf *e)
 {
-        sqlite3_stmt *st;
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int rc = prepare(s, "INSERT INTO waves (rollout_id, idx, state, started_at, deadline)"
                          " VALUES (?,?,?,?,?)", &st, e);
 
@@ -188,7 +173,7 @@ static int insert_wave(struct store *s, const struct rollout_rec *r, unsigned i,
 static int write_node(struct store *s, const struct rollout_rec *r, const struct rnode *n,
                       bool insert, struct errbuf *e)
 {
-        sqlite3_stmt *st;
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int rc = prepare(s, insert ?
                          "INSERT INTO nodes (state, tx, exit_code, changes, baseline_gbps, post_gbps,"
                          " error, updated_at, rollout_id, name, seq, url, wave) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)" :
@@ -201,8 +186,8 @@ static int write_node(struct store *s, const struct rollout_rec *r, const struct
         sqlite3_bind_text(st, 2, n->tx, -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 3, n->exit_code);
         sqlite3_bind_int(st, 4, (int)n->changes);
-        bind_real(st, 5, n->baseline_gbps);
-        bind_real(st, 6, n->post_gbps);
+        db_bind_real(st, 5, n->baseline_gbps);
+        db_bind_real(st, 6, n->post_gbps);
         sqlite3_bind_text(st, 7, n->error, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 8, (long long)time(NULL));
         sqlite3_bind_int64(st, 9, r->id);
@@ -229,7 +214,7 @@ int store_rollout_create(struct store *s, struct rollout_rec *r, struct errbuf *
         for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++)
                 rc = write_node(s, r, &r->nodes[i], true, e);
         if (rc < 0) {
-                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+                db_rollback(&s->db);
                 return rc;
         }
         return exec(s, "COMMIT", e);
@@ -237,7 +222,7 @@ int store_rollout_create(struct store *s, struct rollout_rec *r, struct errbuf *
 
 int store_rollout_update(struct store *s, struct rollout_rec *r, struct errbuf *e)
 {
-        sqlite3_stmt *st;
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int rc = prepare(s, "UPDATE rollouts SET state=?, updated_at=?, exit_code=?, message=?"
                          " WHERE id=?", &st, e);
 
@@ -254,7 +239,7 @@ int store_rollout_update(struct store *s, struct rollout_rec *r, struct errbuf *
 
 int store_wave_update(struct store *s, const struct rollout_rec *r, unsigned wave, struct errbuf *e)
 {
-        sqlite3_stmt *st;
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int rc = prepare(s, "UPDATE waves SET state=?, started_at=?, deadline=? WHERE rollout_id=? AND idx=?",
                          &st, e);
 
@@ -283,6 +268,6 @@ int store_commit(struct store *s, struct errbuf *e)
         int r = exec(s, "COMMIT", e);
 
         if (r < 0)
-                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+                db_rollback(&s->db);
         return r;
 }
