@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <ctype.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -77,7 +78,21 @@ static int add_missing_columns(struct db *d, struct errbuf *e)
 static const struct db_migration migrations[] = {
         { .sql = schema_v1 },
         { .fn = add_missing_columns },
+        { .sql = "ALTER TABLE transactions ADD COLUMN idempotency_key TEXT;"
+                 "CREATE INDEX IF NOT EXISTS transactions_idempotency_key ON transactions(idempotency_key);" },
 };
+
+bool journal_key_valid(const char *key)
+{
+        size_t n = key ? strlen(key) : 0;
+
+        if (n == 0 || n >= JOURNAL_KEY_MAX)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!isalnum((unsigned char)key[i]) && !strchr("._:-", key[i]))
+                        return false;
+        return true;
+}
 
 int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
 {
@@ -124,7 +139,7 @@ static int add_step(struct db *d, int64_t tx, enum txn_state s, int64_t now, str
 }
 
 struct begin_args {
-        const char *kind, *name, *json, *changes;
+        const char *kind, *name, *json, *changes, *key;
         int64_t *ret_tx;
 };
 
@@ -133,8 +148,8 @@ static int do_begin(struct db *d, void *arg, struct errbuf *e)
         const struct begin_args *a = arg;
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int64_t now = journal_now_ms();
-        int r = db_prepare(d, "INSERT INTO transactions (kind, policy_name, policy_json, changes_json, state, started_ms)"
-                        " VALUES (?, ?, ?, ?, 'planned', ?)", &st, e);
+        int r = db_prepare(d, "INSERT INTO transactions (kind, policy_name, policy_json, changes_json, state,"
+                           " started_ms, idempotency_key) VALUES (?, ?, ?, ?, 'planned', ?, ?)", &st, e);
 
         if (r < 0)
                 return r;
@@ -143,6 +158,7 @@ static int do_begin(struct db *d, void *arg, struct errbuf *e)
         sqlite3_bind_text(st, 3, a->json, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 4, a->changes, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 5, now);
+        db_bind_text(st, 6, a->key);
         r = db_step_done(d, st, e);
         if (r < 0)
                 return r;
@@ -154,7 +170,15 @@ int journal_begin(struct journal *j, const char *kind, const char *policy_name,
                   const char *policy_json, const char *changes_json, int64_t *ret_tx,
                   struct errbuf *e)
 {
-        struct begin_args a = { kind, policy_name ? policy_name : "", policy_json, changes_json, ret_tx };
+        return journal_begin_keyed(j, kind, policy_name, policy_json, changes_json, NULL, ret_tx, e);
+}
+
+int journal_begin_keyed(struct journal *j, const char *kind, const char *policy_name,
+                        const char *policy_json, const char *changes_json, const char *key,
+                        int64_t *ret_tx, struct errbuf *e)
+{
+        struct begin_args a = { kind, policy_name ? policy_name : "", policy_json, changes_json,
+                                key && key[0] ? key : NULL, ret_tx };
 
         return db_txn(&j->db, do_begin, &a, e);
 }

@@ -26,7 +26,7 @@ void journal_tx_done(struct journal_tx *t)
 
 #define TX_COLUMNS "id, kind, policy_name, policy_json, state, result, exit_code, error," \
         " changes_json, probe_json, restored_by, started_ms, finished_ms, confirm_deadline_ms, restores_json," \
-        " (SELECT MAX(rev) FROM revisions WHERE revisions.tx = transactions.id)"
+        " (SELECT MAX(rev) FROM revisions WHERE revisions.tx = transactions.id), idempotency_key"
 
 static void tx_from_row(sqlite3_stmt *st, struct journal_tx *t)
 {
@@ -52,6 +52,24 @@ static void tx_from_row(sqlite3_stmt *st, struct journal_tx *t)
         t->confirm_deadline_ms = sqlite3_column_int64(st, 13);
         t->restores_json = db_col_dup(st, 14);
         t->rev = sqlite3_column_int64(st, 15);
+        db_col_copy(st, 16, t->idempotency_key, sizeof(t->idempotency_key));
+}
+
+int journal_find_key(struct journal *j, const char *key, int64_t *ret_tx, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int r = prepare(j, "SELECT id FROM transactions WHERE idempotency_key = ? ORDER BY id DESC LIMIT 1", &st, e);
+
+        if (r < 0)
+                return r;
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+        r = db_step_row(journal_db(j), st, e);
+        if (r == 0)
+                return -ENOENT;
+        if (r < 0)
+                return r;
+        *ret_tx = sqlite3_column_int64(st, 0);
+        return 0;
 }
 
 int journal_get(struct journal *j, int64_t tx, struct journal_tx *ret, struct errbuf *e)
