@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store_internal.h"
+#include "store_sqlite.h"
 
 struct store_beat {
         pthread_t thread;
@@ -61,14 +61,14 @@ bool store_lease_stale(const struct store_lease *l, long long now)
         return l->heartbeat + STORE_LEASE_STALE_S < now;
 }
 
-static int read_row(struct store *s, struct store_lease *ret, struct errbuf *e)
+static int read_row(struct sqlite_store *s, struct store_lease *ret, struct errbuf *e)
 {
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int rc;
 
         if (sqlite3_prepare_v2(s->db.h, "SELECT rollout_id, pid, host, started_at, heartbeat FROM lease"
                                " WHERE id = 1", -1, &st, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot read the rollout lease");
+                return sqlite_fail(s, e, "cannot read the rollout lease");
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW) {
                 *ret = (struct store_lease) {
@@ -78,23 +78,23 @@ static int read_row(struct store *s, struct store_lease *ret, struct errbuf *e)
                 db_col_copy(st, 2, ret->host, sizeof(ret->host));
         }
         if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-                return store_db_fail(s, e, "cannot read the rollout lease");
+                return sqlite_fail(s, e, "cannot read the rollout lease");
         return rc == SQLITE_ROW ? 1 : 0;
 }
 
-static int write_row(struct store *s, const struct store_lease *l, struct errbuf *e)
+static int write_row(struct sqlite_store *s, const struct store_lease *l, struct errbuf *e)
 {
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
 
         if (sqlite3_prepare_v2(s->db.h, "INSERT OR REPLACE INTO lease (id, rollout_id, pid, host, started_at,"
                                " heartbeat) VALUES (1,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot take the rollout lease");
+                return sqlite_fail(s, e, "cannot take the rollout lease");
         sqlite3_bind_int64(st, 1, l->rollout_id);
         sqlite3_bind_int64(st, 2, l->pid);
         sqlite3_bind_text(st, 3, l->host, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 4, l->started_at);
         sqlite3_bind_int64(st, 5, l->heartbeat);
-        return sqlite3_step(st) == SQLITE_DONE ? 0 : store_db_fail(s, e, "cannot take the rollout lease");
+        return sqlite3_step(st) == SQLITE_DONE ? 0 : sqlite_fail(s, e, "cannot take the rollout lease");
 }
 
 static bool same_owner(const struct store_lease *a, const struct store_lease *b)
@@ -148,7 +148,7 @@ static void beat_stop(struct store_beat *b)
         free(b);
 }
 
-static int beat_start(struct store *s, const struct store_lease *me, struct errbuf *e)
+static int beat_start(struct sqlite_store *s, const struct store_lease *me, struct errbuf *e)
 {
         struct store_beat *b = calloc(1, sizeof(*b));
 
@@ -169,7 +169,7 @@ static int beat_start(struct store *s, const struct store_lease *me, struct errb
         return 0;
 }
 
-static int take_locked(struct store *s, const struct store_lease *me, struct store_lease *ret_holder,
+static int take_locked(struct sqlite_store *s, const struct store_lease *me, struct store_lease *ret_holder,
                        struct errbuf *e)
 {
         struct store_lease cur;
@@ -182,20 +182,20 @@ static int take_locked(struct store *s, const struct store_lease *me, struct sto
         return rc < 0 ? rc : write_row(s, me, e);
 }
 
-int store_lease_take(struct store *s, const struct store_lease *me, struct store_lease *ret_holder,
+int sqlite_lease_take(struct sqlite_store *s, const struct store_lease *me, struct store_lease *ret_holder,
                      struct errbuf *e)
 {
         int rc;
 
         if (sqlite3_exec(s->db.h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot take the rollout lease");
+                return sqlite_fail(s, e, "cannot take the rollout lease");
         rc = take_locked(s, me, ret_holder, e);
         if (rc < 0) {
                 db_rollback(&s->db);
                 return rc;
         }
         if (sqlite3_exec(s->db.h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-                rc = store_db_fail(s, e, "cannot take the rollout lease");
+                rc = sqlite_fail(s, e, "cannot take the rollout lease");
                 db_rollback(&s->db);
                 return rc;
         }
@@ -207,7 +207,7 @@ int store_lease_take(struct store *s, const struct store_lease *me, struct store
 }
 
 /* Called inside store_rollout_create's transaction once the new rollout has an id. */
-int store_lease_note_rollout(struct store *s, long long rollout_id, struct errbuf *e)
+int sqlite_lease_note_rollout(struct sqlite_store *s, long long rollout_id, struct errbuf *e)
 {
         char sql[256];
 
@@ -217,18 +217,18 @@ int store_lease_note_rollout(struct store *s, long long rollout_id, struct errbu
         snprintf(sql, sizeof(sql), "UPDATE lease SET rollout_id = %lld WHERE id = 1 AND pid = %lld",
                  rollout_id, s->lease.pid);
         if (sqlite3_exec(s->db.h, sql, NULL, NULL, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot update the rollout lease");
+                return sqlite_fail(s, e, "cannot update the rollout lease");
         return 0;
 }
 
-int store_lease_get(struct store *s, struct store_lease *ret, struct errbuf *e)
+int sqlite_lease_get(struct sqlite_store *s, struct store_lease *ret, struct errbuf *e)
 {
         int rc = read_row(s, ret, e);
 
         return rc < 0 ? rc : rc == 0 ? -ENOENT : 0;
 }
 
-int store_lease_release(struct store *s, struct errbuf *e)
+int sqlite_lease_release(struct sqlite_store *s, struct errbuf *e)
 {
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
 
@@ -239,8 +239,8 @@ int store_lease_release(struct store *s, struct errbuf *e)
         s->lease_held = false;
         if (sqlite3_prepare_v2(s->db.h, "DELETE FROM lease WHERE id = 1 AND pid = ? AND host = ?",
                                -1, &st, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot release the rollout lease");
+                return sqlite_fail(s, e, "cannot release the rollout lease");
         sqlite3_bind_int64(st, 1, s->lease.pid);
         sqlite3_bind_text(st, 2, s->lease.host, -1, SQLITE_STATIC);
-        return sqlite3_step(st) == SQLITE_DONE ? 0 : store_db_fail(s, e, "cannot release the rollout lease");
+        return sqlite3_step(st) == SQLITE_DONE ? 0 : sqlite_fail(s, e, "cannot release the rollout lease");
 }
