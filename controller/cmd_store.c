@@ -50,6 +50,20 @@ static int open_one(struct ctl *c, const char *spec, struct store **ret)
         return 0;
 }
 
+/* Refuse before writing anything when the target holds one of the ids already. */
+static long long first_taken(struct store *to, const struct ids *ids)
+{
+        for (unsigned i = 0; i < ids->n; i++) {
+                struct rollout_rec *r = NULL;
+
+                if (store_rollout_load(to, ids->v[i], &r, NULL) >= 0) {
+                        rollout_rec_free(r);
+                        return ids->v[i];
+                }
+        }
+        return 0;
+}
+
 static int copy(struct store *from, struct store *to, struct ids *ids, unsigned *ret_n, struct errbuf *e)
 {
         struct drift_scan last;
@@ -76,6 +90,7 @@ static int migrate(struct ctl *c, const char *from_spec, const char *to_spec)
         struct ids ids = { 0 };
         struct errbuf e = { 0 };
         unsigned copied = 0;
+        long long taken;
         int rc;
 
         if (open_one(c, from_spec, &from) < 0)
@@ -86,6 +101,10 @@ static int migrate(struct ctl *c, const char *from_spec, const char *to_spec)
                         "nothing was changed", from_spec, ids.running, ids.running);
                 rc = -EBUSY;
         } else if (rc >= 0 && open_one(c, to_spec, &to) < 0) {
+                rc = -EINVAL;
+        } else if (rc >= 0 && (taken = first_taken(to, &ids))) {
+                log_err("%s: holds rollout %lld already; migrate into an empty prefix; nothing was changed",
+                        to_spec, taken);
                 rc = -EINVAL;
         } else if (rc >= 0) {
                 rc = copy(from, to, &ids, &copied, &e);

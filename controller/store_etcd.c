@@ -269,8 +269,11 @@ static int op_node_update(struct store *base, const struct rollout_rec *r, const
         return put_record(s, key, store_record_node(r, n, s->by), e);
 }
 
-/* The next id of a counter (compare-and-swap on its mod_revision); at least `floor`. */
-static int next_id(struct etcd_store *s, const char *name, long long floor, long long *ret, struct errbuf *e)
+/*
+ * The next id of a counter (compare-and-swap on its mod_revision). exact > 0:
+ * that id or -EEXIST when the counter is past it (nothing written).
+ */
+static int next_id(struct etcd_store *s, const char *name, long long exact, long long *ret, struct errbuf *e)
 {
         char key[ETCD_KEYLEN], val[32];
 
@@ -295,8 +298,10 @@ static int next_id(struct etcd_store *s, const char *name, long long floor, long
                         }
                 }
                 etcd_reply_done(&r);
-                if (cur < floor)
-                        cur = floor;
+                if (exact > 0 && cur > exact)
+                        return errbuf_set(e, EEXIST, s->base.where, "rollout %lld exists already", exact);
+                if (exact > 0)
+                        cur = exact;
                 snprintf(val, sizeof(val), "%lld", cur + 1);
                 cmp = etcd_cmp(key, rev ? "MOD" : "CREATE", rev);
                 rc = etcd_call(s->c, "/v3/kv/txn", json_pack("{s:[o], s:[o]}", "compare", cmp, "success",
@@ -324,12 +329,10 @@ static int op_rollout_create(struct store *base, struct rollout_rec *r, struct e
         struct etcd_store *s = etcd_of(base);
         long long id = 0;
         char key[ETCD_KEYLEN];
-        int rc = next_id(s, "next_rollout", r->id > 0 ? r->id : 1, &id, e);
+        int rc = next_id(s, "next_rollout", r->id, &id, e);
 
         if (rc < 0)
                 return rc;
-        if (r->id > 0 && id != r->id)
-                return errbuf_set(e, EEXIST, s->base.where, "rollout %lld exists already", r->id);
         r->id = id;
         s->lease.rollout_id = id;
         rc = op_begin(base, e);
@@ -457,7 +460,7 @@ static int op_drift_save(struct store *base, struct drift_scan *scan, struct err
         struct etcd_store *s = etcd_of(base);
         char key[ETCD_KEYLEN];
         long long id;
-        int rc = next_id(s, "next_drift", 1, &id, e);
+        int rc = next_id(s, "next_drift", 0, &id, e);
 
         if (rc < 0)
                 return rc;
