@@ -236,14 +236,14 @@ static int start_daemon(struct http_server *s, const union addr *a, struct errbu
                 s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
                                         MHD_OPTION_SOCK_ADDR, &a->sa,
                                         MHD_OPTION_CONNECTION_TIMEOUT, s->o.timeout_s,
-                                        MHD_OPTION_CONNECTION_LIMIT, HTTP_CONNECTIONS_MAX,
+                                        MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections ? s->o.max_connections : HTTP_CONNECTIONS_MAX,
                                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
                                         MHD_OPTION_END);
         else
                 s->d = MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, on_request, s,
                                         MHD_OPTION_SOCK_ADDR, &a->sa,
                                         MHD_OPTION_CONNECTION_TIMEOUT, s->o.timeout_s,
-                                        MHD_OPTION_CONNECTION_LIMIT, HTTP_CONNECTIONS_MAX,
+                                        MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections ? s->o.max_connections : HTTP_CONNECTIONS_MAX,
                                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
                                         MHD_OPTION_HTTPS_MEM_CERT, s->cert,
                                         MHD_OPTION_HTTPS_MEM_KEY, s->key,

@@ -228,8 +228,19 @@ static int fan_out(struct engine *g, struct rnode **nodes, unsigned n, enum verb
         g->verb = v;
         output_progress_begin(&g->prog, g->env->progress_tty, g->env->progress_plain, names[v], wave,
                               g->r->n_waves, n);
-        if (r >= 0 && n > 0)
+        /*
+         * group_answers: the answers of one fan-out are journaled together (one etcd
+         * txn per 100 records); an answer lost with the controller is found again by
+         * asking the agent (rollout_reconcile.h), the requests themselves were
+         * journaled before they were sent. Otherwise each answer as it comes.
+         */
+        if (r >= 0 && n > 0 && g->env->group_answers && g->store_err >= 0)
+                g->store_err = store_begin(g->env->store, g->e);
+        if (r >= 0 && n > 0 && g->store_err >= 0) {
                 r = http_run(g->env->http, ptrs, n, timeout_ms + 10000, on_done, g);
+                if (g->env->group_answers && g->store_err >= 0)
+                        g->store_err = store_commit(g->env->store, g->e);
+        }
         output_progress_end(&g->prog);
         for (unsigned i = 0; i < n; i++)
                 http_req_done(&reqs[i]);

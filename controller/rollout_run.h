@@ -33,6 +33,7 @@ struct rollout_run_env {
         struct http_client *http;
         struct store *store;
         unsigned timeout_s;             /* per request */
+        bool group_answers;             /* journal a fan-out's answers in one batch (a shared store) */
         bool progress_tty, progress_plain;
 };
 
