@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* GET /metrics of `nettunectl serve` over libmicrohttpd. */
-#include <arpa/inet.h>
 #include <microhttpd.h>
 #include <stdio.h>
 
+#include "netaddr.h"
 #include "serve_metrics.h"
 #include "version.h"
 
@@ -77,33 +77,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 int serve_metrics_start(const char *listen, struct serve_counters *c, struct serve_metrics **ret, struct errbuf *e)
 {
-        union { struct sockaddr sa; struct sockaddr_in in4; struct sockaddr_in6 in6; } a = { 0 };
-        const char *colon = strrchr(listen, ':');
+        union netaddr a;
         struct serve_metrics *m;
-        char host[128];
-        unsigned long port;
-        char *end;
-        size_t hl;
+        int r = netaddr_parse(listen, "--metrics", &a, NULL, e);
 
-        if (!colon)
-                return errbuf_set(e, EINVAL, "--metrics", "'%s': expected ADDR:PORT", listen);
-        hl = (size_t)(colon - listen);
-        if (listen[0] == '[' && hl >= 2 && listen[hl - 1] == ']')
-                snprintf(host, sizeof(host), "%.*s", (int)(hl - 2), listen + 1);
-        else
-                snprintf(host, sizeof(host), "%.*s", (int)hl, listen);
-        port = strtoul(colon + 1, &end, 10);
-        if (*end || end == colon + 1 || port > 65535)
-                return errbuf_set(e, EINVAL, "--metrics", "'%s': port out of range 0-65535", listen);
-        if (inet_pton(AF_INET, host, &a.in4.sin_addr) == 1) {
-                a.in4.sin_family = AF_INET;
-                a.in4.sin_port = htons((uint16_t)port);
-        } else if (inet_pton(AF_INET6, host, &a.in6.sin6_addr) == 1) {
-                a.in6.sin6_family = AF_INET6;
-                a.in6.sin6_port = htons((uint16_t)port);
-        } else {
-                return errbuf_set(e, EINVAL, "--metrics", "'%s': '%s' is not an IP address", listen, host);
-        }
+        if (r < 0)
+                return r;
         m = calloc(1, sizeof(*m));
         if (!m)
                 return errbuf_set(e, ENOMEM, "--metrics", "out of memory");

@@ -62,3 +62,19 @@ check "it re-applied node002 only" [ "$(rollout_field "$eid" '",".join(n["name"]
 check "and committed it" [ "$(rollout_field "$eid" 'd["state"]')" = completed ]
 for i in 1 3 4; do mtu_is $i 9000 || fail "node $i has mtu $(node_mtu $i)"; done
 grep -q "drift scan" "$T/replica-1.log" || fail "the replica logged no drift scan"
+
+step "backup and restore of the prefix (docs/controller.md)"
+etcdctl_ get --prefix "$ETCD_PREFIX/" > "$T/backup.txt"
+check "the backup holds the records" grep -q "^$ETCD_PREFIX/rollout/" "$T/backup.txt"
+sed "s|^$ETCD_PREFIX/|$ETCD_PREFIX-restored/|" "$T/backup.txt" > "$T/restore.txt"
+restore() { while IFS= read -r k && IFS= read -r v; do
+        [ "$k" = "$ETCD_PREFIX-restored/leader" ] && continue
+        etcdctl_ put "$k" "$v" </dev/null >/dev/null || return 1; done < "$T/restore.txt"; }
+restore || fail "cannot restore the backup"
+ip netns exec "$HUB" "$CTL" --store "etcd://$ETCD_ENDPOINTS$ETCD_PREFIX-restored" --output json history > "$T/restored.json"
+ectl --output json history > "$T/original.json"
+check "the restored prefix shows the same history" python3 - "$T/original.json" "$T/restored.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(0 if [(r["id"], r["state"], r["kind"]) for r in a] == [(r["id"], r["state"], r["kind"]) for r in b] else 1)
+PY
