@@ -57,7 +57,7 @@ void db_close(struct db *d)
 {
         if (!d)
                 return;
-        sqlite3_close(d->h);
+        sqlite3_close_v2(d->h);         /* a statement still open closes it when finalized */
         d->h = NULL;
 }
 

@@ -48,6 +48,8 @@ static void test_open_mode_pragmas(void)
         CU_ASSERT_EQUAL(db_prepare(&d, "PRAGMA journal_mode", &st, &e), 0);
         CU_ASSERT_EQUAL(db_step_row(&d, st, &e), 1);
         CU_ASSERT_STRING_EQUAL((const char *)sqlite3_column_text(st, 0), "wal");
+        sqlite3_finalize(st);
+        st = NULL;
         db_close(&d);
         db_close(&d);                   /* twice is harmless */
 }
