@@ -13,6 +13,8 @@ packages=(
         libcunit1-dev python3 python3-jsonschema iproute2 openssh-server openssh-client
         openssl curl sqlite3 iperf3 ethtool valgrind procps psmisc
         clang libclang-rt-14-dev
+        # the controller's etcd store tier (tests start their own members)
+        etcd-server etcd-client
         # verbs probe and the Soft-RoCE VM lab
         rdma-core ibverbs-providers ibverbs-utils perftest
         qemu-system-x86 busybox-static kmod cpio zstd
@@ -40,3 +42,11 @@ echo "deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Debian's etcd-server enables and may start a service on the default ports; tests
+# start their own members on free ports, so keep the packaged one off.
+if command -v systemctl >/dev/null 2>&1; then
+        systemctl disable --now etcd >/dev/null 2>&1 || true
+fi
+if command -v service >/dev/null 2>&1; then
+        service etcd stop >/dev/null 2>&1 || true
+fi

@@ -77,13 +77,15 @@ static json_t *real_or_null(double v)
 
 static json_t *node_json(const struct rnode *n)
 {
-        return json_pack("{s:s, s:s, s:i, s:s, s:s?, s:i, s:i, s:o, s:o, s:s?}",
+        /* idempotency_key: the key its apply carried (GET /v1/history on the node shows it too). */
+        return json_pack("{s:s, s:s, s:i, s:s, s:s?, s:i, s:i, s:o, s:o, s:s?, s:s*}",
                          "name", n->name, "url", n->url, "wave", (int)n->wave,
                          "state", rnode_state_name(n->state), "tx", n->tx[0] ? n->tx : NULL,
                          "exit_code", n->exit_code, "changes", (int)n->changes,
                          "baseline_gbps", real_or_null(n->baseline_gbps),
                          "post_gbps", real_or_null(n->post_gbps),
-                         "error", n->error[0] ? n->error : NULL);
+                         "error", n->error[0] ? n->error : NULL,
+                         "idempotency_key", n->key[0] ? n->key : NULL);
 }
 
 json_t *output_rollout_json(const struct rollout_rec *r)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Controller: kill -9 mid-rollout, then `apply --resume ID`. The journal in SQLite
-# says where it stopped; the resumed rollout finishes every wave, no node is left
-# pending, and every node ends committed at the new MTU.
+# says where it stopped; the resumed rollout asks the agents of the interrupted
+# wave what they did (by idempotency key) instead of applying again, finishes
+# every wave, no node is left pending, every node ends committed at the new MTU,
+# and no agent applied the policy twice.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
 fleet_require
@@ -37,6 +39,10 @@ for ((i = 1; i <= N; i++)); do
         mtu_is $i 9000 || fail "node $i has mtu $(node_mtu $i), expected 9000"
 done
 echo "ok: every node has mtu 9000"
+for ((i = 1; i <= N; i++)); do
+        applied_once $i mtu-9000 || fail "node $i applied mtu-9000 more than once"
+done
+echo "ok: every agent applied the policy exactly once"
 
 step "nothing stays pending: after the confirm timeout every node still holds the change"
 sleep 5
