@@ -19,9 +19,13 @@ else
 Q := @
 endif
 
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
-TEST_LIBS  := $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
+# The libraries' flags are asked of pkg-config when a recipe first needs them, once,
+# and never while the Makefile is read: on a fresh machine the -dev packages are
+# installed by the dependency check (below), which every compile waits for.
+lazy = $(eval $(1) := $$(shell $(2)))$($(1))
+PKG_CFLAGS = $(call lazy,PKG_CFLAGS,$(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(call lazy,PKG_LIBS,$(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+TEST_LIBS  = $(call lazy,TEST_LIBS,$(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
 
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
         -Wno-unused-parameter
@@ -68,16 +72,25 @@ CTL_LIB_OBJS   := $(call obj,$(filter-out controller/main.c,$(CTL_SRCS)))
 # Controller objects other than main.c and its subcommands, for the controller's unit tests.
 CTL_LIB_OBJS := $(call obj,$(filter-out controller/main.c controller/cmd_%.c,$(CTL_SRCS)))
 
-.PHONY: all check demo demo-clean bench fuzz fuzz-build install uninstall clean deps help test-bins
+.PHONY: all check check-stressed demo demo-clean bench fuzz fuzz-build install uninstall clean deps help \
+        test-bins deb
 all: $(AGENT) $(CTL)
 
+# Dependencies come first. The goals that run tests need every package of
+# .ci/deps.sh (deps-check); building alone needs the libraries (deps-build: one
+# pkg-config call, any distribution). Every object waits for the check through the
+# flags stamp, so the first build on a fresh machine compiles with the flags of the
+# packages it has just installed.
+FULL_DEPS_GOALS := check check-stressed demo bench
+DEPS := $(if $(filter $(FULL_DEPS_GOALS),$(MAKECMDGOALS)),deps-check,deps-build)
+
 help:
-	@echo "targets: all check demo demo-clean bench fuzz install clean deps"
-	@echo "vars:    SANITIZE=address,undefined WERROR=1 V=1 PREFIX=$(PREFIX) DESTDIR="
+	@echo "targets: all check check-stressed demo demo-clean bench fuzz install uninstall deb clean deps"
+	@echo "vars:    SANITIZE=address,undefined WERROR=1 V=1 BUILD=$(BUILD) PREFIX=$(PREFIX) DESTDIR="
 
 # Rebuild everything when the compiler flags change.
 FLAGS_STAMP := $(BUILD)/.flags
-$(FLAGS_STAMP): FORCE
+$(FLAGS_STAMP): FORCE | $(DEPS)
 	@mkdir -p $(BUILD)
 	@echo '$(CC) $(CFLAGS) $(LDFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(LDFLAGS)' > $@
 FORCE:
@@ -123,14 +136,17 @@ $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(call obj,$(filter-out tests/lib
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# Keep the tools' objects: an incremental build relinks nothing that did not change.
+.SECONDARY: $(patsubst %,$(BUILD)/obj/tests/tools/%.o,$(notdir $(basename $(TOOL_SRCS))))
+
 test-bins: all $(UNIT) $(if $(SIM_SRCS),$(SIM)) $(TOOLS)
 
 # libFuzzer harnesses, built with clang into their own object tree.
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(INCLUDES) -Itests/lib $(PKG_CFLAGS) -pthread \
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(INCLUDES) -Itests/lib $(PKG_CFLAGS) -pthread \
                -fsanitize=fuzzer-no-link,address,undefined -DNETTUNE_VERSION='"$(VERSION)"'
 # Plus the controller's parser of agent answers (pure: jansson and the library only).
 FUZZ_LIB_OBJS := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRCS) controller/reply.c)
-$(BUILD)/fuzzobj/%.o: %.c
+$(BUILD)/fuzzobj/%.o: %.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $<")
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -c -o $@ $<
@@ -145,9 +161,18 @@ fuzz: $(FUZZERS)
 check: deps-check test-bins
 	$(Q)BUILD=$(BUILD) tests/check.sh
 
+# make check with `stress-ng --cpu $(STRESS_CPUS)` beside it: no test may race a
+# wall-clock timer shorter than the work before its assertion.
+STRESS_CPUS ?= 2
+check-stressed: deps-check test-bins
+	$(Q)BUILD=$(BUILD) STRESS_CPUS=$(STRESS_CPUS) tests/check-stressed.sh
+
 # Build dependencies present? If not, install them (root on Debian) — `make deps`.
 deps-check:
 	$(Q).ci/deps.sh --check >/dev/null 2>&1 || .ci/deps.sh
+
+deps-build:
+	$(Q)$(PKG_CONFIG) --exists $(PKGS) 2>/dev/null || .ci/deps.sh
 
 deps:
 	$(Q).ci/deps.sh
@@ -175,5 +200,5 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: deps-check FORCE
+.PHONY: deps-check deps-build FORCE
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
