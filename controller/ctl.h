@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "http.h"
+#include "progress.h"
 #include "inventory.h"
 #include "store.h"
 
@@ -27,7 +28,7 @@ struct ctl {
         bool json;                      /* --output json */
         bool yes;                       /* --yes */
         bool quiet;                     /* --quiet: no progress */
-        bool progress_tty;              /* stderr is a terminal: live progress lines */
+        enum progress_mode progress;    /* rollouts: a live line on a terminal, else plain lines */
         unsigned parallel;              /* --parallel, default 32 */
         unsigned timeout_s;             /* --timeout: per request, default 60 */
         int argc;                       /* arguments after the subcommand */

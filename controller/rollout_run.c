@@ -224,8 +224,7 @@ static int fan_out(struct engine *g, struct rnode **nodes, unsigned n, enum verb
                 ptrs[i] = &reqs[i];
         }
         g->verb = v;
-        output_progress_begin(&g->prog, g->env->progress_tty, g->env->progress_plain, names[v], wave,
-                              g->r->n_waves, n);
+        output_progress_begin(&g->prog, g->env->progress, names[v], wave, g->r->n_waves, n);
         if (r >= 0 && n > 0)
                 r = http_run(g->env->http, ptrs, n, timeout_ms + 10000, on_done, g);
         output_progress_end(&g->prog);

@@ -19,13 +19,14 @@
 #pragma once
 
 #include "http.h"
+#include "progress.h"
 #include "store.h"
 
 struct rollout_run_env {
         struct http_client *http;
         struct store *store;
         unsigned timeout_s;             /* per request */
-        bool progress_tty, progress_plain;
+        enum progress_mode progress;    /* of every fan-out (common/progress.h) */
 };
 
 /*
