@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "journal_internal.h"
+#include "statedir.h"
 
 struct journal {
         sqlite3 *db;
@@ -123,12 +124,17 @@ int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
         struct journal *j;
         int r;
 
-        if (mkdir(state_dir, 0700) < 0 && errno != EEXIST)
-                return errbuf_set(e, errno, state_dir, "cannot create state directory: %s", strerror(errno));
         j = calloc(1, sizeof(*j));
         if (!j)
                 return -ENOMEM;
-        snprintf(j->path, sizeof(j->path), "%s/journal.db", state_dir);
+        /* Created here rather than by SQLite: it then belongs to the directory's owner,
+         * and SQLite gives its -wal and -shm files the owner of the database file. */
+        r = statedir_open(state_dir, "journal.db", j->path, sizeof(j->path), e);
+        if (r < 0) {
+                free(j);
+                return r;
+        }
+        close(r);
         if (sqlite3_open_v2(j->path, &j->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                             SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
                 r = errbuf_set(e, EIO, j->path, "cannot open journal: %s",
