@@ -2,6 +2,10 @@
 PKG_CONFIG ?= pkg-config
 PREFIX     ?= /usr/local
 DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+SYSTEMD_UNITDIR ?= $(PREFIX)/lib/systemd/system
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 BUILD      ?= build
 CC         ?= cc
 CLANG      ?= clang
@@ -92,13 +96,13 @@ help:
 FLAGS_STAMP := $(BUILD)/.flags
 $(FLAGS_STAMP): FORCE | $(DEPS)
 	@mkdir -p $(BUILD)
-	@echo '$(CC) $(CFLAGS) $(LDFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(LDFLAGS)' > $@
+	@echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)' | cmp -s - $@ || echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)' > $@
 FORCE:
 
 $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIB): $(call obj,$(LIB_SRCS))
 	@$(if $(Q),echo "  AR      $@")
@@ -186,16 +190,33 @@ demo-clean:
 bench: deps-check all test-bins
 	$(Q)BUILD=$(BUILD) bench/run.sh
 
+# Binaries, man pages, profiles, bash completion and the systemd units (their
+# ExecStart= pointing at BINDIR). The Debian package calls it with PREFIX=/usr.
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/nettune/profiles \
-	           $(DESTDIR)$(PREFIX)/share/man/man8
-	install -m 0755 $(AGENT) $(CTL) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/nettune/profiles $(DESTDIR)$(MANDIR)/man8 \
+	           $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMD_UNITDIR)
+	install -m 0755 $(AGENT) $(CTL) $(DESTDIR)$(BINDIR)/
 	install -m 0644 policies/profiles/*.json policies/schema.json $(DESTDIR)$(PREFIX)/share/nettune/profiles/
-	for m in docs/man/*.8; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/ || true; done
+	install -m 0644 docs/man/*.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 completions/nettune-agent completions/nettunectl $(DESTDIR)$(BASHCOMPDIR)/
+	for u in systemd/*.in; do \
+	        sed 's|@bindir@|$(BINDIR)|g' $$u > $(DESTDIR)$(SYSTEMD_UNITDIR)/$$(basename $$u .in) && \
+	        chmod 0644 $(DESTDIR)$(SYSTEMD_UNITDIR)/$$(basename $$u .in) || exit 1; \
+	done
+	install -m 0644 systemd/*.timer $(DESTDIR)$(SYSTEMD_UNITDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/nettune-agent $(DESTDIR)$(PREFIX)/bin/nettunectl
+	rm -f $(DESTDIR)$(BINDIR)/nettune-agent $(DESTDIR)$(BINDIR)/nettunectl
+	rm -f $(DESTDIR)$(MANDIR)/man8/nettune-agent.8 $(DESTDIR)$(MANDIR)/man8/nettunectl.8
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/nettune-agent $(DESTDIR)$(BASHCOMPDIR)/nettunectl
+	rm -f $(patsubst systemd/%.in,$(DESTDIR)$(SYSTEMD_UNITDIR)/%,$(wildcard systemd/*.in)) \
+	      $(patsubst systemd/%,$(DESTDIR)$(SYSTEMD_UNITDIR)/%,$(wildcard systemd/*.timer))
 	rm -rf $(DESTDIR)$(PREFIX)/share/nettune
+
+# The Debian package of this tree, built with dpkg-buildpackage on a copy of it and
+# checked with lintian: $(BUILD)/deb/nettune_$(VERSION)_ARCH.deb (debian/make-deb.sh).
+deb:
+	$(Q)BUILD=$(BUILD) debian/make-deb.sh
 
 clean:
 	rm -rf $(BUILD)
