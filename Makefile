@@ -85,7 +85,7 @@ all: $(AGENT) $(CTL)
 # pkg-config call, any distribution). Every object waits for the check through the
 # flags stamp, so the first build on a fresh machine compiles with the flags of the
 # packages it has just installed.
-FULL_DEPS_GOALS := check check-stressed demo bench
+FULL_DEPS_GOALS := check check-stressed demo bench deb
 DEPS := $(if $(filter $(FULL_DEPS_GOALS),$(MAKECMDGOALS)),deps-check,deps-build)
 
 help:
@@ -215,7 +215,7 @@ uninstall:
 
 # The Debian package of this tree, built with dpkg-buildpackage on a copy of it and
 # checked with lintian: $(BUILD)/deb/nettune_$(VERSION)_ARCH.deb (debian/make-deb.sh).
-deb:
+deb: deps-check
 	$(Q)BUILD=$(BUILD) debian/make-deb.sh
 
 clean:

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 
 #include "http.h"
-#include "progress.h"
 #include "inventory.h"
+#include "progress.h"
 #include "store.h"
 
 enum ctl_exit {
