@@ -14,6 +14,7 @@
 #include "log.h"
 #include "probe.h"
 #include "probe_gate.h"
+#include "probe_progress.h"
 #include "probe_server.h"
 
 struct probe_cmd {
@@ -228,6 +229,8 @@ int cmd_probe(struct cli *c)
         struct probe_measurement m;
         struct probe_gate_report rep, *r = NULL;
         struct errbuf e = { .msg = "" };
+        struct probe_observer obs;
+        struct progress pg;
         char buf[1100];
         int k;
 
@@ -238,7 +241,11 @@ int cmd_probe(struct cli *c)
                 log_err("probe: %s", errbuf_str(&e, buf, sizeof(buf)));
                 return EXIT_INVALID;
         }
-        k = probe_measure(&pc.p, pc.mode, pc.runs, &m, &e);
+        /* The runs as they end, on a terminal only: stdout has the result. */
+        progress_init(&pg, progress_mode_for(STDERR_FILENO, false, c->json, false), stderr);
+        probe_progress_begin(&pg, "probe", &pc.p, pc.mode, pc.runs, &obs);
+        k = probe_measure_observed(&pc.p, pc.mode, pc.runs, &obs, &m, &e);
+        probe_progress_end(&pg, &m);
         if (k < 0)
                 log_err("%s probe to '%s' failed: %s", probe_mode_name(m.mode), pc.p.peer,
                         errbuf_str(&e, buf, sizeof(buf)));

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "journal_internal.h"
+#include "statedir.h"
 
 struct journal {
         struct db db;
@@ -100,12 +101,17 @@ int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
         char path[DB_PATH_MAX];
         int r;
 
-        if (mkdir(state_dir, 0700) < 0 && errno != EEXIST)
-                return errbuf_set(e, errno, state_dir, "cannot create state directory: %s", strerror(errno));
         j = calloc(1, sizeof(*j));
         if (!j)
                 return -ENOMEM;
-        snprintf(path, sizeof(path), "%s/journal.db", state_dir);
+        /* Created here rather than by SQLite: it then belongs to the directory's owner,
+         * and SQLite gives its -wal and -shm files the owner of the database file. */
+        r = statedir_open(state_dir, "journal.db", path, sizeof(path), e);
+        if (r < 0) {
+                free(j);
+                return r;
+        }
+        close(r);
         r = db_open(&j->db, path, "journal", DB_CREATE, 10000, e);
         if (r >= 0)
                 r = db_migrate(&j->db, migrations, ARRAY_SIZE(migrations), e);

@@ -56,6 +56,7 @@ struct txn_env {
         bool no_watchdog;               /* serve: the daemon's timer handles confirm deadlines */
         const char *apply_kind;         /* journal kind of txn_apply: NULL = "apply" ("enforce" for drift) */
         const char *idempotency_key;    /* the request's key, journaled with the transaction, or NULL */
+        struct progress *progress;      /* the probes' runs as they end (apply on a terminal); NULL = none */
 };
 
 struct txn_result {

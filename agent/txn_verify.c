@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The transaction's measurements: one probe phase, the default probe engine, the regression gate. */
 #include "probe.h"
+#include "probe_progress.h"
 #include "txn_internal.h"
 
 int txn_probe_phase(struct txn_env *env, const struct policy_verify *v, const char *phase,
@@ -59,6 +60,8 @@ int txn_probe_default(struct txn_env *env, const struct policy_verify *v, const 
         struct probe_params pp;
         _cleanup_free_ struct probe_measurement *m = calloc(1, sizeof(*m));
         unsigned runs = v->runs ? v->runs : env->config->probe_runs;
+        struct probe_observer obs = { 0 };
+        char tag[32];
         int r;
 
         if (!m)
@@ -67,7 +70,12 @@ int txn_probe_default(struct txn_env *env, const struct policy_verify *v, const 
         snprintf(pp.peer, sizeof(pp.peer), "%s", v->peer);
         pp.duration_ms = v->duration_ms;
         pp.message_size = v->message_size;
-        r = probe_measure(&pp, probe_modes[v->probe], runs ? runs : 1, m, e);
+        snprintf(tag, sizeof(tag), "%s probe", phase);
+        if (env->progress)
+                probe_progress_begin(env->progress, tag, &pp, probe_modes[v->probe], runs ? runs : 1, &obs);
+        r = probe_measure_observed(&pp, probe_modes[v->probe], runs ? runs : 1, &obs, m, e);
+        if (env->progress)
+                probe_progress_end(env->progress, m);
         snprintf(ret->mode, sizeof(ret->mode), "%s", probe_mode_name(m->mode));
         for (unsigned i = 0; i < m->n_runs && i < TXN_PROBE_RUNS_MAX; i++)
                 if (m->run_error[i] == 0)

@@ -169,7 +169,7 @@ static int drive(struct serve *s, long long id)
         }
         say("rollout %lld: driving '%s' (%u nodes, %u waves)", id, r->policy_name, r->n_nodes, r->n_waves);
         ctl_run_env(s->c, &env);
-        env.progress_tty = env.progress_plain = false;
+        env.progress = PROGRESS_OFF;            /* a daemon: its own log lines, no progress */
         rc = rollout_run(&env, r, &e);
         if (rc < 0) {
                 atomic_fetch_add(&s->counters.rollouts_interrupted, 1);

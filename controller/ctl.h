@@ -12,6 +12,7 @@
 #include "ctl_config.h"
 #include "http.h"
 #include "inventory.h"
+#include "progress.h"
 #include "store.h"
 
 enum ctl_exit {
@@ -33,7 +34,7 @@ struct ctl {
         bool json;                      /* --output json */
         bool yes;                       /* --yes */
         bool quiet;                     /* --quiet: no progress */
-        bool progress_tty;              /* stderr is a terminal: live progress lines */
+        enum progress_mode progress;    /* rollouts: a live line on a terminal, else plain lines */
         unsigned parallel;              /* --parallel, default 32 */
         unsigned timeout_s;             /* --timeout: per request, default 60 */
         int argc;                       /* arguments after the subcommand */

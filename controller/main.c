@@ -180,7 +180,7 @@ int main(int argc, char **argv)
                 printf("nettunectl %s\n", NETTUNE_VERSION);
                 return 0;
         }
-        c.progress_tty = !c.quiet && !c.json && isatty(STDERR_FILENO);
+        c.progress = progress_mode_for(STDERR_FILENO, c.quiet, c.json, true);
         for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
                 if (streq(argv[1], commands[i].name)) {
                         c.argc = argc - 2;

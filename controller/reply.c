@@ -264,6 +264,9 @@ static int history_entry(const json_t *o, size_t i, struct reply_history_tx *h, 
         h->exit_code = ec ? (int)json_integer_value(ec) : -1;
         h->confirm_deadline_ms = dl ? (long long)json_integer_value(dl) : 0;
         get_error(o, h->error, sizeof(h->error));
+        if (json_is_string(json_object_get(o, "restored_by")))
+                snprintf(h->restored_by, sizeof(h->restored_by), "%s",
+                         json_string_value(json_object_get(o, "restored_by")));
         return 0;
 }
 

@@ -51,6 +51,7 @@ struct reply_history_tx {
         char result[32];
         int exit_code;                  /* -1 while running */
         char error[256];
+        char restored_by[32];           /* "" or "gate", "confirm-timeout", ... */
         long long confirm_deadline_ms;
 };
 

@@ -52,6 +52,12 @@ static bool adopt(struct rnode *n, int found, const struct reply_history_tx *h)
                 n->state = RNODE_COMMITTED;
                 n->changes = applying ? !streq(h->result, "nothing_to_do") : n->changes;
                 n->error[0] = '\0';
+        } else if (applying && streq(h->restored_by, "confirm-timeout")) {
+                /* It expired unconfirmed while nobody was there to confirm it: the change never
+                 * got a verdict. Apply it again, as a new step with a new key. */
+                n->state = RNODE_PLANNED;
+                n->key[0] = '\0';
+                n->error[0] = '\0';
         } else if (!applying) {
                 n->state = RNODE_REVERTED;
                 snprintf(n->error, sizeof(n->error), "reverted by its agent (%s)", h->result);

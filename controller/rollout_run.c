@@ -226,8 +226,7 @@ static int fan_out(struct engine *g, struct rnode **nodes, unsigned n, enum verb
                 ptrs[i] = &reqs[i];
         }
         g->verb = v;
-        output_progress_begin(&g->prog, g->env->progress_tty, g->env->progress_plain, names[v], wave,
-                              g->r->n_waves, n);
+        output_progress_begin(&g->prog, g->env->progress, names[v], wave, g->r->n_waves, n);
         /*
          * group_answers: the answers of one fan-out are journaled together (one etcd
          * txn per 100 records); an answer lost with the controller is found again by

@@ -27,6 +27,7 @@
 #pragma once
 
 #include "http.h"
+#include "progress.h"
 #include "store.h"
 
 struct rollout_run_env {
@@ -34,7 +35,7 @@ struct rollout_run_env {
         struct store *store;
         unsigned timeout_s;             /* per request */
         bool group_answers;             /* journal a fan-out's answers in one batch (a shared store) */
-        bool progress_tty, progress_plain;
+        enum progress_mode progress;    /* of every fan-out (common/progress.h) */
 };
 
 /*

@@ -144,6 +144,13 @@ int probe_run(const struct probe_params *p, enum probe_mode mode, struct probe_r
 int probe_measure(const struct probe_params *p, enum probe_mode mode, unsigned runs,
                   struct probe_measurement *ret, struct errbuf *e)
 {
+        return probe_measure_observed(p, mode, runs, NULL, ret, e);
+}
+
+int probe_measure_observed(const struct probe_params *p, enum probe_mode mode, unsigned runs,
+                           const struct probe_observer *obs, struct probe_measurement *ret,
+                           struct errbuf *e)
+{
         struct probe_measurement m = { .mode = probe_resolve_mode(p, mode) };
         double rates[PROBE_RUNS_MAX];
         int first = 0;
@@ -159,6 +166,8 @@ int probe_measure(const struct probe_params *p, enum probe_mode mode, unsigned r
 
                 m.n_runs++;
                 m.run_error[i] = r < 0 ? r : 0;
+                if (obs && obs->run_done)
+                        obs->run_done(obs->userdata, i, runs, &m.runs[i], r);
                 if (r >= 0) {
                         rates[m.n_ok++] = m.runs[i].gbps;
                         continue;

@@ -130,3 +130,17 @@ json_t *probe_json_gbps(double v);
 
 /* {"mode","ok","median_gbps","runs":[{"gbps","bytes","seconds",...}|{"error"}],"error"}. New reference. */
 json_t *probe_measurement_to_json(const struct probe_measurement *m);
+/*
+ * Who wants to hear of each run as it ends (a program's progress line): run_done
+ * is called after run i (0-based) of runs with its result (r: 0 or -errno; res is
+ * meaningful when r is 0). The probe itself never prints.
+ */
+struct probe_observer {
+        void (*run_done)(void *userdata, unsigned i, unsigned runs, const struct probe_result *res, int r);
+        void *userdata;
+};
+
+/* probe_measure, telling obs (may be NULL) of every run. */
+int probe_measure_observed(const struct probe_params *p, enum probe_mode mode, unsigned runs,
+                           const struct probe_observer *obs, struct probe_measurement *ret,
+                           struct errbuf *e);

@@ -12,8 +12,6 @@
 #include "probe_net.h"
 #include "probe_server.h"
 
-#define HELLO_TIMEOUT_MS 10000u
-
 struct slot {
         struct probe_server *srv;
         pthread_t tid;
@@ -44,7 +42,7 @@ static int session(struct slot *sl, const char **ret_mode, struct errbuf *e)
         struct probe_session s = { .fd = sl->fd, .sysfs_root = sl->srv->sysfs_root, .hello = &hello };
         int r;
 
-        r = probe_oob_expect(sl->fd, PROBE_OOB_HELLO, &hello, HELLO_TIMEOUT_MS, e);
+        r = probe_oob_expect(sl->fd, PROBE_OOB_HELLO, &hello, PROBE_SERVER_HELLO_TIMEOUT_MS, e);
         if (r < 0)
                 return r;
         *ret_mode = hello.mode == PROBE_MODE_VERBS ? "verbs" : "tcp";
@@ -230,6 +228,18 @@ void probe_server_counts(const struct probe_server *s, unsigned long *ret_ok, un
         *ret_ok = s->n_ok;
         *ret_failed = s->n_failed;
         pthread_mutex_unlock(&m->lock);
+}
+
+unsigned probe_server_running(const struct probe_server *s)
+{
+        struct probe_server *m = (struct probe_server *)s;
+        unsigned n = 0;
+
+        pthread_mutex_lock(&m->lock);
+        for (unsigned i = 0; i < s->max_clients; i++)
+                n += s->slots[i].used && !s->slots[i].finished;
+        pthread_mutex_unlock(&m->lock);
+        return n;
 }
 
 void probe_server_stop(struct probe_server *s)

@@ -14,6 +14,8 @@
 
 #define PROBE_SERVER_CLIENTS_DEFAULT 4
 #define PROBE_SERVER_CLIENTS_MAX 16
+/* A session that sends no HELLO within this time ends (and frees its slot). */
+#define PROBE_SERVER_HELLO_TIMEOUT_MS 10000u
 
 struct probe_server;
 
@@ -37,6 +39,8 @@ const char *probe_server_address(const struct probe_server *s, char *buf, size_t
 
 /* Sessions served so far (ok, failed). */
 void probe_server_counts(const struct probe_server *s, unsigned long *ret_ok, unsigned long *ret_failed);
+/* Sessions running now (accepted, not yet ended). */
+unsigned probe_server_running(const struct probe_server *s);
 
 /* Stop: close the listener, end running sessions, join every thread, free. Accepts NULL. */
 void probe_server_stop(struct probe_server *s);

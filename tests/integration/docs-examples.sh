@@ -95,16 +95,16 @@ step "systemd units"
 if command -v systemd-analyze >/dev/null; then
         mkdir -p "$T/units" "$T/man/man8"
         for m in docs/man/*.8; do ln -s "$NETTUNE_TOP/$m" "$T/man/man8/"; done
-        for u in examples/systemd/*; do
-                sed "s|/usr/local/bin/|$BUILD/|" "$u" >"$T/units/$(basename "$u")"
+        for u in examples/systemd/*; do          # the units as make install writes them (BINDIR = $BUILD)
+                sed "s|@bindir@|$BUILD|g" "$u" >"$T/units/$(basename "$u" .in)"
         done
         check "systemd-analyze verify" env MANPATH="$T/man" systemd-analyze verify "$T"/units/*
 else
         echo "systemd-analyze is not installed: units not verified"
 fi
-check "agent unit runs serve --config" grep -q '^ExecStart=.*nettune-agent serve --config ' examples/systemd/nettune-agent.service
-check "controller unit runs serve --config" grep -q '^ExecStart=.*nettunectl --config .* serve$' examples/systemd/nettune-controller.service
-check "drift unit uses options nettunectl has" sh -c "grep '^ExecStart=' examples/systemd/nettune-controller-drift.service | grep -o -- '--[a-z-]*' | while read -r o; do '$CTL' --help | grep -q -- \"\$o\" || exit 1; done"
+check "agent unit runs serve --config" grep -q '^ExecStart=@bindir@/nettune-agent serve --config ' examples/systemd/nettune-agent.service.in
+check "controller unit runs serve --config" grep -q '^ExecStart=@bindir@/nettunectl --config .* serve$' examples/systemd/nettune-controller.service.in
+check "drift unit uses options nettunectl has" sh -c "grep '^ExecStart=' examples/systemd/nettune-controller-drift.service.in | grep -o -- '--[a-z-]*' | while read -r o; do '$CTL' --help | grep -q -- \"\$o\" || exit 1; done"
 
 step "man pages"
 # options_of TEXT_FILE: the long options a help text names.
