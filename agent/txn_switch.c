@@ -11,10 +11,10 @@
  *     with the methods of drivers/switch/switch.h (vendor-abort, vendor-timer,
  *     checkpoint-rollback, driver-reapply, none = already matched the snapshot,
  *     failed); interfaces are always driver-reapply (or failed);
- *   - ECN on a switch is exact: the switch drivers unset marking on queues the
- *     desired state does not describe, so those queues are changes too (plan,
- *     drift, the transaction's change list), and a rollback to a snapshot
- *     without them removes them.
+ *   - ECN on a switch manages the listed queues only: a queue the policy does
+ *     not list is never a change (plan, drift, the change list) and never
+ *     written; a switch's read describes every queue (marking or not), so a
+ *     snapshot turns marking back off where the transaction turned it on.
  * The timer arms before the plan opens the switch sessions: a session takes its
  * settings when it opens.
  */
