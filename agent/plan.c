@@ -418,6 +418,8 @@ json_t *plan_to_json(const struct plan *p)
         }
         for (unsigned i = 0; notes && i < p->n_notes; i++)
                 json_array_append_new(notes, json_string(p->notes[i]));
+        for (unsigned i = 0; notes && i < p->io.n_notes; i++)   /* the drivers' (driver_note) */
+                json_array_append_new(notes, json_string(p->io.notes[i]));
         if (!targets || !notes) {
                 json_decref(targets);
                 json_decref(notes);
