@@ -32,7 +32,7 @@ static const char schema[] =
         " error TEXT, changes_json TEXT, probe_json TEXT,"
         " restored_by TEXT NOT NULL DEFAULT '', started_ms INTEGER NOT NULL,"
         " finished_ms INTEGER NOT NULL DEFAULT 0, confirm_deadline_ms INTEGER NOT NULL DEFAULT 0,"
-        " restores_json TEXT);"
+        " restores_json TEXT, saves_json TEXT);"
         "CREATE TABLE IF NOT EXISTS steps ("
         " tx INTEGER NOT NULL REFERENCES transactions(id), state TEXT NOT NULL, at_ms INTEGER NOT NULL);"
         "CREATE TABLE IF NOT EXISTS snapshots ("
@@ -107,15 +107,25 @@ static int step_done(struct journal *j, sqlite3_stmt *s, struct errbuf *e)
 }
 
 /* Columns added after the first release: a journal from before gets them here. */
-static int add_missing_columns(struct journal *j, struct errbuf *e)
+static int add_column(struct journal *j, const char *name, struct errbuf *e)
 {
         sqlite3_stmt *st = NULL;
+        char sql[160];
 
-        if (sqlite3_prepare_v2(j->db, "SELECT restores_json FROM transactions LIMIT 0", -1, &st, NULL) == SQLITE_OK) {
+        snprintf(sql, sizeof(sql), "SELECT %s FROM transactions LIMIT 0", name);
+        if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) == SQLITE_OK) {
                 sqlite3_finalize(st);
                 return 0;
         }
-        return exec_sql(j, "ALTER TABLE transactions ADD COLUMN restores_json TEXT", e);
+        snprintf(sql, sizeof(sql), "ALTER TABLE transactions ADD COLUMN %s TEXT", name);
+        return exec_sql(j, sql, e);
+}
+
+static int add_missing_columns(struct journal *j, struct errbuf *e)
+{
+        int r = add_column(j, "restores_json", e);
+
+        return r < 0 ? r : add_column(j, "saves_json", e);
 }
 
 int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
@@ -254,7 +264,7 @@ static int do_record(struct journal *j, const void *arg, struct errbuf *e)
                         " error = COALESCE(?4, error), changes_json = COALESCE(?5, changes_json),"
                         " probe_json = COALESCE(?6, probe_json), restored_by = COALESCE(?7, restored_by),"
                         " confirm_deadline_ms = CASE WHEN ?8 > 0 THEN ?8 ELSE confirm_deadline_ms END,"
-                        " restores_json = COALESCE(?11, restores_json),"
+                        " restores_json = COALESCE(?11, restores_json), saves_json = COALESCE(?12, saves_json),"
                         " finished_ms = ?9 WHERE id = ?10", &st, e);
 
         if (r < 0)
@@ -270,6 +280,7 @@ static int do_record(struct journal *j, const void *arg, struct errbuf *e)
         sqlite3_bind_int64(st, 9, journal_state_final(a->s) ? now : 0);
         sqlite3_bind_int64(st, 10, a->tx);
         sqlite3_bind_text(st, 11, res->restores_json, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 12, res->saves_json, -1, SQLITE_STATIC);
         r = step_done(j, st, e);
         if (r < 0)
                 return r;

@@ -44,12 +44,13 @@ void journal_tx_done(struct journal_tx *t)
         free(t->changes_json);
         free(t->probe_json);
         free(t->restores_json);
-        t->policy_json = t->error = t->changes_json = t->probe_json = t->restores_json = NULL;
+        free(t->saves_json);
+        t->policy_json = t->error = t->changes_json = t->probe_json = t->restores_json = t->saves_json = NULL;
 }
 
 #define TX_COLUMNS "id, kind, policy_name, policy_json, state, result, exit_code, error," \
         " changes_json, probe_json, restored_by, started_ms, finished_ms, confirm_deadline_ms, restores_json," \
-        " (SELECT MAX(rev) FROM revisions WHERE revisions.tx = transactions.id)"
+        " (SELECT MAX(rev) FROM revisions WHERE revisions.tx = transactions.id), saves_json"
 
 static void tx_from_row(sqlite3_stmt *st, struct journal_tx *t)
 {
@@ -75,6 +76,7 @@ static void tx_from_row(sqlite3_stmt *st, struct journal_tx *t)
         t->confirm_deadline_ms = sqlite3_column_int64(st, 13);
         t->restores_json = col_dup(st, 14);
         t->rev = sqlite3_column_int64(st, 15);
+        t->saves_json = col_dup(st, 16);
 }
 
 int journal_get(struct journal *j, int64_t tx, struct journal_tx *ret, struct errbuf *e)

@@ -215,6 +215,7 @@ int plan_for_policy(struct plan *p, const struct policy *pol, unsigned flags, st
         int r = targets_for_policy(&p->env, pol, &l, e);
 
         snprintf(p->policy, sizeof(p->policy), "%s", pol->name);
+        snprintf(p->io.policy, sizeof(p->io.policy), "%s", pol->name);
         for (unsigned i = 0; r >= 0 && i < l.n; i++)
                 r = add_policy_target(p, &l.v[i], pol, flags, e);
         targets_free(&l);

@@ -68,6 +68,7 @@ struct driver_env {
 #define DRIVER_NOTE_MAX 256
 struct driver_io {
         struct nl *rtnl;                        /* NETLINK_ROUTE (env->nl's transport); NULL until first used */
+        char policy[64];                        /* the policy the request applies, "" when none (restore) */
         unsigned n_notes;                       /* what drivers want the reader to know (plan and state "notes") */
         char notes[DRIVER_NOTES_MAX][DRIVER_NOTE_MAX];
 };
