@@ -246,6 +246,20 @@ static char *read_input(const char *file)
         return buf;
 }
 
+/* Every patch received, for tests that check what was (not) written ("patches", the last 50). */
+static void log_patch(struct sim *s, const json_t *patch)
+{
+        json_t *list = json_object_get(s->st, "patches");
+
+        if (!json_is_array(list)) {
+                list = json_array();
+                json_object_set_new(s->st, "patches", list);
+        }
+        json_array_append(list, (json_t *)patch);
+        while (json_array_size(list) > 50)
+                json_array_remove(list, 0);
+}
+
 static int apply_patch(struct sim *s)
 {
         json_error_t err;
@@ -261,6 +275,7 @@ static int apply_patch(struct sim *s)
                 json_decref(patch);
                 return sim_fail("Failed to apply patch due to: invalid JSON patch");
         }
+        log_patch(s, patch);
         db = json_deep_copy(json_object_get(s->d, "db"));
         json_array_foreach(patch, i, op)
                 if (patch_op(s, db, op, why, sizeof(why)) < 0)
