@@ -324,6 +324,31 @@ static void test_limits(void)
         CU_ASSERT(strstr(e.msg, "ecn queue 3: thresholds 1000-2147483648 bytes out of the eos range") != NULL);
 }
 
+/* The ownership ledger: written, read back, cleared; nothing without a state_dir. */
+static void test_ledger(void)
+{
+        char dir[] = "/tmp/nettune-ledger.XXXXXX";
+        struct switch_config sw = two_ports("swp1", "swp2");
+        struct driver_env env = { 0 };
+        struct switch_session s = { .sw = &sw, .env = &env, .where = "t" };
+        struct switch_own own = { .txid = "nettune-1-2-3", .rev = "7", .base_rev = 6 }, got;
+        struct errbuf e = { 0 };
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+        CU_ASSERT_EQUAL(switch_ledger_write(&s, &own, &e), 0);          /* no state_dir: memory only */
+        CU_ASSERT_EQUAL(switch_ledger_read(&s, &got), 0);
+        snprintf(env.state_dir, sizeof(env.state_dir), "%s", dir);
+        CU_ASSERT_EQUAL(switch_ledger_read(&s, &got), 0);
+        CU_ASSERT_EQUAL(switch_ledger_write(&s, &own, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(switch_ledger_read(&s, &got), 1);
+        CU_ASSERT_STRING_EQUAL(got.txid, "nettune-1-2-3");
+        CU_ASSERT_STRING_EQUAL(got.rev, "7");
+        CU_ASSERT_EQUAL(got.base_rev, 6);
+        switch_ledger_clear(&s);
+        CU_ASSERT_EQUAL(switch_ledger_read(&s, &got), 0);
+        rmdir(dir);
+}
+
 static void add_group(void *ctx, uint32_t mtu, const char *ports)
 {
         snprintf((char *)ctx + strlen(ctx), 128, "%u:%s;", mtu, ports);
@@ -359,7 +384,7 @@ int suite_switch_parse(void)
             !CU_add_test(s, "nvue", test_nvue) || !CU_add_test(s, "nvue_ports_and_roce", test_nvue_ports_and_roce) ||
             !CU_add_test(s, "sonic", test_sonic) || !CU_add_test(s, "ecn_changed", test_ecn_changed) ||
             !CU_add_test(s, "eos", test_eos) || !CU_add_test(s, "limits", test_limits) ||
-            !CU_add_test(s, "mtu_groups", test_mtu_groups))
+            !CU_add_test(s, "mtu_groups", test_mtu_groups) || !CU_add_test(s, "ledger", test_ledger))
                 return -1;
         return 0;
 }
