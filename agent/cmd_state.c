@@ -306,6 +306,7 @@ int cmd_state(struct cli *c)
         struct errbuf e = { .where = "" };
         json_auto_t *all = json_array();
         json_auto_t *switches = json_array();
+        json_auto_t *notes = json_array();
         unsigned failed = 0;
         int r;
 
@@ -324,11 +325,13 @@ int cmd_state(struct cli *c)
                 return fail(c, &e, exit_for(r));
         }
         r = read_all(c, &p, all, switches, &failed);
+        for (unsigned i = 0; i < p.io.n_notes; i++)     /* what the drivers want the reader to know */
+                json_array_append_new(notes, json_string(p.io.notes[i]));
         plan_free(&p);
         if (r < 0)
                 return EXIT_RUNTIME;
         if (c->json) {
-                json_auto_t *doc = json_pack("{s:O,s:O}", "interfaces", all, "switches", switches);
+                json_auto_t *doc = json_pack("{s:O,s:O,s:O}", "interfaces", all, "switches", switches, "notes", notes);
 
                 print_json(doc);
         } else {
@@ -339,6 +342,8 @@ int cmd_state(struct cli *c)
                         print_interface_text(o);
                 json_array_foreach(switches, i, o)
                         print_switch_text(o);
+                json_array_foreach(notes, i, o)
+                        printf("note: %s\n", json_string_value(o));
         }
         return failed ? EXIT_RUNTIME : EXIT_OK;
 }

@@ -16,6 +16,7 @@ void config_defaults(struct agent_config *c)
         memset(c, 0, sizeof(*c));
         snprintf(c->listen, sizeof(c->listen), "0.0.0.0:7440");
         snprintf(c->state_dir, sizeof(c->state_dir), "/var/lib/nettune");
+        snprintf(c->env.state_dir, sizeof(c->env.state_dir), "%s", c->state_dir);
         snprintf(c->probe_listen, sizeof(c->probe_listen), "0.0.0.0:18515");
         snprintf(c->env.sysfs_root, sizeof(c->env.sysfs_root), "/sys");
         snprintf(c->env.debugfs_root, sizeof(c->env.debugfs_root), "/sys/kernel/debug");
@@ -257,6 +258,7 @@ int config_load(const char *path, struct agent_config *ret, struct errbuf *e)
                 r = resolve_all(c, dir, e);
         if (r < 0)
                 return r;
+        snprintf(c->env.state_dir, sizeof(c->env.state_dir), "%s", c->state_dir);
         memcpy(ret, c, sizeof(*c));
         return 0;
 }

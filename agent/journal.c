@@ -81,6 +81,7 @@ static const struct db_migration migrations[] = {
         { .fn = add_missing_columns },
         { .sql = "ALTER TABLE transactions ADD COLUMN idempotency_key TEXT;"
                  "CREATE INDEX IF NOT EXISTS transactions_idempotency_key ON transactions(idempotency_key);" },
+        { .sql = "ALTER TABLE transactions ADD COLUMN saves_json TEXT" },
 };
 
 bool journal_key_valid(const char *key)
@@ -220,7 +221,7 @@ static int do_record(struct db *d, void *arg, struct errbuf *e)
                         " error = COALESCE(?4, error), changes_json = COALESCE(?5, changes_json),"
                         " probe_json = COALESCE(?6, probe_json), restored_by = COALESCE(?7, restored_by),"
                         " confirm_deadline_ms = CASE WHEN ?8 > 0 THEN ?8 ELSE confirm_deadline_ms END,"
-                        " restores_json = COALESCE(?11, restores_json),"
+                        " restores_json = COALESCE(?11, restores_json), saves_json = COALESCE(?12, saves_json),"
                         " finished_ms = ?9 WHERE id = ?10", &st, e);
 
         if (r < 0)
@@ -236,6 +237,7 @@ static int do_record(struct db *d, void *arg, struct errbuf *e)
         sqlite3_bind_int64(st, 9, journal_state_final(a->s) ? now : 0);
         sqlite3_bind_int64(st, 10, a->tx);
         sqlite3_bind_text(st, 11, res->restores_json, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 12, res->saves_json, -1, SQLITE_STATIC);
         r = db_step_done(d, st, e);
         if (r < 0)
                 return r;

@@ -88,6 +88,7 @@ struct journal_result {
         const char *probe_json;         /* {"baseline":{...},"post":{...}} with every run */
         const char *restored_by;        /* "gate", "readback", "error", "confirm-timeout", "recovery", "operator" */
         const char *restores_json;      /* how each target was restored: [{target, kind, method}] */
+        const char *saves_json;         /* whether each switch a commit wrote saved it: [{target, saved, how}] */
         int64_t confirm_deadline_ms;    /* PENDING_CONFIRM: wall clock, ms since the epoch */
 };
 
@@ -111,6 +112,7 @@ struct journal_tx {
         char *probe_json;               /* owned, may be NULL */
         char restored_by[32];
         char *restores_json;            /* owned, may be NULL: [{target, kind, method}] */
+        char *saves_json;               /* owned, may be NULL: [{target, saved, how}] */
         int64_t started_ms;
         int64_t finished_ms;            /* 0 while not final */
         int64_t confirm_deadline_ms;

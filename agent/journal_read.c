@@ -21,12 +21,13 @@ void journal_tx_done(struct journal_tx *t)
         free(t->changes_json);
         free(t->probe_json);
         free(t->restores_json);
-        t->policy_json = t->error = t->changes_json = t->probe_json = t->restores_json = NULL;
+        free(t->saves_json);
+        t->policy_json = t->error = t->changes_json = t->probe_json = t->restores_json = t->saves_json = NULL;
 }
 
 #define TX_COLUMNS "id, kind, policy_name, policy_json, state, result, exit_code, error," \
         " changes_json, probe_json, restored_by, started_ms, finished_ms, confirm_deadline_ms, restores_json," \
-        " (SELECT MAX(rev) FROM revisions WHERE revisions.tx = transactions.id), idempotency_key"
+        " (SELECT MAX(rev) FROM revisions WHERE revisions.tx = transactions.id), idempotency_key, saves_json"
 
 static void tx_from_row(sqlite3_stmt *st, struct journal_tx *t)
 {
@@ -53,6 +54,7 @@ static void tx_from_row(sqlite3_stmt *st, struct journal_tx *t)
         t->restores_json = db_col_dup(st, 14);
         t->rev = sqlite3_column_int64(st, 15);
         db_col_copy(st, 16, t->idempotency_key, sizeof(t->idempotency_key));
+        t->saves_json = db_col_dup(st, 17);
 }
 
 int journal_find_key(struct journal *j, const char *key, int64_t *ret_tx, struct errbuf *e)

@@ -215,6 +215,7 @@ int plan_for_policy(struct plan *p, const struct policy *pol, unsigned flags, st
         int r = targets_for_policy(&p->env, pol, &l, e);
 
         snprintf(p->policy, sizeof(p->policy), "%s", pol->name);
+        snprintf(p->io.policy, sizeof(p->io.policy), "%s", pol->name);
         for (unsigned i = 0; r >= 0 && i < l.n; i++)
                 r = add_policy_target(p, &l.v[i], pol, flags, e);
         targets_free(&l);
@@ -418,6 +419,8 @@ json_t *plan_to_json(const struct plan *p)
         }
         for (unsigned i = 0; notes && i < p->n_notes; i++)
                 json_array_append_new(notes, json_string(p->notes[i]));
+        for (unsigned i = 0; notes && i < p->io.n_notes; i++)   /* the drivers' (driver_note) */
+                json_array_append_new(notes, json_string(p->io.notes[i]));
         if (!targets || !notes) {
                 json_decref(targets);
                 json_decref(notes);

@@ -169,8 +169,10 @@ static int finish_ok(struct txn_env *env, unsigned confirm_timeout_s, struct txn
 {
         struct journal_result jr = { .result = "pending_confirm", .exit_code = EXIT_PENDING };
         _cleanup_free_ char *probe = txn_probe_json_text(res);
+        _cleanup_free_ char *saves = txn_json_text(res->saves);
 
         jr.probe_json = probe;
+        jr.saves_json = saves;
         if (confirm_timeout_s == 0) {
                 jr.result = "committed";
                 jr.exit_code = EXIT_OK;
@@ -220,6 +222,7 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
         }
         if (txn_commit_sessions(p, &res->error) < 0)
                 goto restore;
+        txn_switch_note_saves(res, p);
         if (finish_ok(env, confirm_timeout_s, res) < 0 && res->state != TXN_PENDING_CONFIRM)
                 goto restore;
         return 0;

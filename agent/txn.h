@@ -73,6 +73,7 @@ struct txn_result {
         struct probe_gate_report gate;  /* drivers/probe/probe_gate.c's verdict on baseline and post */
         int64_t confirm_deadline_ms;
         json_t *restores;               /* [{target, kind, method}] of every restored target, or NULL (owned) */
+        json_t *saves;                  /* [{target, saved, how}] of every switch the commit wrote, or NULL (owned) */
 };
 
 void txn_env_init(struct txn_env *env, const struct agent_config *c, struct journal *j);

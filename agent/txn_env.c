@@ -30,5 +30,6 @@ void txn_result_done(struct txn_result *r)
                 return;
         json_decref(r->changes);
         json_decref(r->restores);
-        r->changes = r->restores = NULL;
+        json_decref(r->saves);
+        r->changes = r->restores = r->saves = NULL;
 }

@@ -70,3 +70,5 @@ int txn_switch_arm(struct plan *p, unsigned timer_s, struct txn_switch_envs *ret
 void txn_switch_disarm(struct plan *p, struct txn_switch_envs *a);
 /* Append {target, kind, method} for a target just restored (r: the restore's result) to res->restores. */
 void txn_switch_note_restore(struct txn_result *res, const struct plan_target *pt, int r);
+/* Append {target, saved, how} for every switch the commit just wrote to res->saves. */
+void txn_switch_note_saves(struct txn_result *res, const struct plan *p);

@@ -6,15 +6,19 @@
  *     the settle time and the post-change probe, so the switch only reverts by
  *     itself when the agent is gone; the transaction commits natively once the
  *     gate passed;
+ *   - whether each switch a commit wrote saved it to its startup configuration
+ *     (it survives a reboot), for the result and the journal:
+ *     [{"target": "leaf1", "saved": true, "how": "nv config save"}, ...];
  *   - how each restored target was put back, for the result and the journal:
  *     [{"target": "leaf1", "kind": "switch", "method": "vendor-abort"}, ...]
+ *     (a switch the restore wrote also says "saved")
  *     with the methods of drivers/switch/switch.h (vendor-abort, vendor-timer,
  *     checkpoint-rollback, driver-reapply, none = already matched the snapshot,
  *     failed); interfaces are always driver-reapply (or failed);
- *   - ECN on a switch is exact: the switch drivers unset marking on queues the
- *     desired state does not describe, so those queues are changes too (plan,
- *     drift, the transaction's change list), and a rollback to a snapshot
- *     without them removes them.
+ *   - ECN on a switch manages the listed queues only: a queue the policy does
+ *     not list is never a change (plan, drift, the change list) and never
+ *     written; a switch's read describes every queue (marking or not), so a
+ *     snapshot turns marking back off where the transaction turned it on.
  * The timer arms before the plan opens the switch sessions: a session takes its
  * settings when it opens.
  */
@@ -87,12 +91,34 @@ static const char *method_of(const struct target *t, int r)
 
 void txn_switch_note_restore(struct txn_result *res, const struct plan_target *pt, int r)
 {
+        enum switch_save saved = switch_last_save(&pt->t, NULL);
         json_t *o;
 
         if (!res->restores && !(res->restores = json_array()))
                 return;
         o = json_pack("{s:s, s:s, s:s}", "target", pt->t.name, "kind", target_kind_name(pt->t.kind),
                       "method", method_of(&pt->t, r));
+        /* A switch the restore wrote: was that saved too (it survives a reboot)? */
+        if (o && pt->t.kind == TARGET_SWITCH && saved != SWITCH_SAVE_NONE)
+                json_object_set_new(o, "saved", json_boolean(saved == SWITCH_SAVE_SAVED));
         if (o)
                 json_array_append_new(res->restores, o);
+}
+
+void txn_switch_note_saves(struct txn_result *res, const struct plan *p)
+{
+        for (unsigned i = 0; i < p->n; i++) {
+                const struct target *t = &p->v[i].t;
+                const char *how;
+                enum switch_save saved = switch_last_save(t, &how);
+                json_t *o;
+
+                if (t->kind != TARGET_SWITCH || saved == SWITCH_SAVE_NONE)
+                        continue;
+                if (!res->saves && !(res->saves = json_array()))
+                        return;
+                o = json_pack("{s:s, s:b, s:s}", "target", t->name, "saved", saved == SWITCH_SAVE_SAVED, "how", how);
+                if (o)
+                        json_array_append_new(res->saves, o);
+        }
 }

@@ -57,14 +57,20 @@ struct driver_env {
         unsigned settle_ms;                     /* wait bound for carrier after a flapping change */
         unsigned confirm_timeout_s;             /* vendor-native commit-confirm for switches */
         const struct nl_transport *nl;          /* host drivers' netlink: NULL = the kernel; tests: a device model */
+        char state_dir[256];                    /* the agent's state_dir (switches keep their ownership records there); "" = none */
 };
 
 /*
  * What one request (a plan, a transaction) shares among its targets, opened once
  * and on first use: the rtnetlink handle every host driver talks through.
  */
+#define DRIVER_NOTES_MAX 16
+#define DRIVER_NOTE_MAX 256
 struct driver_io {
         struct nl *rtnl;                        /* NETLINK_ROUTE (env->nl's transport); NULL until first used */
+        char policy[64];                        /* the policy the request applies, "" when none (restore) */
+        unsigned n_notes;                       /* what drivers want the reader to know (plan and state "notes") */
+        char notes[DRIVER_NOTES_MAX][DRIVER_NOTE_MAX];
 };
 
 struct driver_session;                          /* per-driver, per-transaction private data */
@@ -103,6 +109,8 @@ const char *target_kind_name(enum target_kind k);
 int driver_rtnl(const struct target *t, struct nl **ret, struct nl **ret_own, struct errbuf *e);
 /* Close what a request opened. */
 void driver_io_close(struct driver_io *io);
+/* A note for the request's reader ("switch 'leaf1' (nvue): ..."); once per text; no-op without io. */
+void driver_note(const struct target *t, const char *fmt, ...) _printf_(2, 3);
 
 /*
  * A driver's part of a change on one target: make `fields` of every unit equal to

@@ -3,6 +3,8 @@
  * The driver registry: adding a host mechanism = one file + one line here; a switch
  * vendor is a dialect in drivers/switch/ (its own table, switch_dialects[]).
  */
+#include <stdarg.h>
+
 #include "driver.h"
 #include "nl.h"
 
@@ -62,4 +64,22 @@ void driver_io_close(struct driver_io *io)
                 return;
         nl_close(io->rtnl);
         io->rtnl = NULL;
+}
+
+void driver_note(const struct target *t, const char *fmt, ...)
+{
+        struct driver_io *io = t ? t->io : NULL;
+        char text[DRIVER_NOTE_MAX];
+        va_list ap;
+
+        if (!io)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(text, sizeof(text), fmt, ap);
+        va_end(ap);
+        for (unsigned i = 0; i < io->n_notes; i++)
+                if (streq(io->notes[i], text))
+                        return;
+        if (io->n_notes < DRIVER_NOTES_MAX)
+                snprintf(io->notes[io->n_notes++], DRIVER_NOTE_MAX, "%s", text);
 }

@@ -241,40 +241,45 @@ static int check_ets(const struct state *s, struct field_problem *ret)
 
 /* ---- ecn: per switch queue ---- */
 
+/*
+ * One listed queue. Marking on: enabled and the three numbers are compared (a live
+ * queue that does not mark shows them as "unset"). Marking off: only whether the
+ * live queue marks; its thresholds are not the policy's business.
+ */
 static int diff_ecn_queue(struct diff *d, const char *prefix, unsigned i, const struct state_ecn_queue *want,
                           const struct state_ecn_queue *live, bool has)
 {
         static const char *const names[] = { "min_threshold_bytes", "max_threshold_bytes", "mark_probability_pct" };
         const unsigned long w[] = { want->min_bytes, want->max_bytes, want->probability_pct };
         const unsigned long l[] = { live->min_bytes, live->max_bytes, live->probability_pct };
+        bool marks = has && live->enabled;
         char key[DIFF_KEY_MAX], a[24], b[24];
         int r;
 
+        if (!want->enabled)
+                return marks ? diff_add(d, STATE_FIELD_ECN, keyf(key, prefix, "ecn.queue%u.enabled", i), "true",
+                                        "false") : 0;
         r = diff_opt(d, STATE_FIELD_ECN, keyf(key, prefix, "ecn.queue%u.enabled", i), has, fmt_bool(live->enabled),
-                     fmt_bool(want->enabled));
-        for (unsigned k = 0; k < ARRAY_SIZE(names) && r >= 0 && want->enabled; k++)
-                r = diff_opt(d, STATE_FIELD_ECN, keyf(key, prefix, "ecn.queue%u.%s", i, names[k]), has,
+                     "true");
+        for (unsigned k = 0; k < ARRAY_SIZE(names) && r >= 0; k++)
+                r = diff_opt(d, STATE_FIELD_ECN, keyf(key, prefix, "ecn.queue%u.%s", i, names[k]), marks,
                              fmt_u(a, sizeof(a), l[k]), fmt_u(b, sizeof(b), w[k]));
         return r;
 }
 
 /*
- * The queue list is exact, like the DSCP map: a queue the target describes that the
- * policy does not list is reported for removal (the switch drivers unset it).
+ * Only the queues the policy lists are managed: "these queues get these settings".
+ * A queue it does not list is never compared, so it is never a change, never drift
+ * and never written (switch drivers send nothing for it).
  */
 static int diff_ecn(struct diff *d, const char *prefix, const struct state *want_s, const struct state *live_s)
 {
         const struct state_ecn *want = &want_s->ecn, *live = &live_s->ecn;
-        char key[DIFF_KEY_MAX];
         int r = 0;
 
-        for (unsigned i = 0; i < STATE_TC_COUNT && r >= 0; i++) {
+        for (unsigned i = 0; i < STATE_TC_COUNT && r >= 0; i++)
                 if (want->queues & (1u << i))
                         r = diff_ecn_queue(d, prefix, i, &want->q[i], &live->q[i], live->queues & (1u << i));
-                else if (live->queues & (1u << i))
-                        r = diff_add(d, STATE_FIELD_ECN, keyf(key, prefix, "ecn.queue%u.enabled", i),
-                                     fmt_bool(live->q[i].enabled), "unset");
-        }
         return r;
 }
 

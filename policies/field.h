@@ -16,6 +16,7 @@
  *                                       (bandwidth of `ets` classes only: a device may
  *                                       report any number for a strict class)
  *   ecn            switch               ecn.queueQ.{enabled,min_threshold_bytes,...}
+ *                                       (the listed queues only: unlisted ones are not managed)
  *   host_ecn       interface            host_ecn.priorityP.{reaction_point,...}, cnp_*
  */
 #pragma once

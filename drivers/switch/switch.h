@@ -2,16 +2,26 @@
 /*
  * What the switch dialects (switch_nvue.c, switch_sonic.c, switch_eos.c) share:
  * unit and list parsing, the vendor limits check, the per-transaction session,
- * and the one switch driver (switch_txn.c, `switch_driver`) that every dialect
- * plugs into through struct switch_dialect. Adding a vendor = one file with one
- * switch_dialect and one line in switch_dialects[] (switch_txn.c).
+ * the ownership ledger (switch_ledger.c) and the one switch driver
+ * (switch_txn.c, `switch_driver`) that every dialect plugs into through struct
+ * switch_dialect. Adding a vendor = one file with one switch_dialect and one
+ * line in switch_dialects[] (switch_txn.c).
  *
  * A switch is one target whose units are its configured ports: its state is one
  * struct state per port (trust, dscp_to_priority, pfc, ecn per queue, mtu), in
- * the order of the agent configuration. A switch maps DSCP to a switch priority /
- * traffic class; nettune's priority is that value. A dialect reads every port;
- * it writes only the delta the plan computed (struct driver_change).
+ * the order of the agent configuration. Each port is read as the switch applies
+ * it to that port: a setting the vendor keeps per port is read per port, a shared
+ * one (a profile, a map every port uses) is read once and shown on every port
+ * that uses it. A dialect writes only the delta the plan computed
+ * (struct driver_change): nothing for a port, queue or knob without a difference.
  *
+ * Own only your own: a native pending change (NVUE revision awaiting confirmation,
+ * EOS session, SONiC checkpoint) is committed, aborted or adopted after a crash
+ * only when nettune made it (the session remembers it; switch_ledger.c keeps it
+ * on disk across a crash). Someone else's pending change makes check refuse.
+ *
+ * A commit is saved to the switch's startup configuration (struct switch_dialect
+ * .save): what the last commit or restore did about it is switch_last_save().
  * How a failed change was undone is kept per target: switch_last_restore_method().
  */
 #pragma once
@@ -28,6 +38,7 @@
                        STATE_BIT(STATE_FIELD_DSCP_MAP) | STATE_BIT(STATE_FIELD_PFC) | \
                        STATE_BIT(STATE_FIELD_ECN))
 #define SWITCH_TXID_MAX 48
+#define SWITCH_REV_MAX 32
 #define SWITCH_CMD_MAX 4096
 
 enum switch_restore_method {
@@ -40,6 +51,14 @@ enum switch_restore_method {
         SWITCH_RESTORE_MAX,
 };
 
+/* What a commit (or a restore that wrote the switch) did about the startup configuration. */
+enum switch_save {
+        SWITCH_SAVE_NONE,               /* nothing was committed or written */
+        SWITCH_SAVE_SAVED,              /* saved: survives a reboot */
+        SWITCH_SAVE_NOT_DURABLE,        /* the dialect cannot save here: lost on reboot (see save_how) */
+        SWITCH_SAVE_MAX,
+};
+
 struct switch_limits {
         uint32_t mtu_min, mtu_max;
         uint32_t thr_min, thr_max;      /* ECN thresholds, bytes */
@@ -49,16 +68,30 @@ struct switch_session {
         const struct switch_dialect *d;
         const struct switch_config *sw;
         const struct driver_env *env;
+        const struct target *t;         /* for driver_note() */
         struct ssh_session *ssh;
         char where[96];                 /* "switch 'leaf1' (nvue)" */
         char txid[SWITCH_TXID_MAX];     /* native session / checkpoint name of this transaction */
-        bool pending;                   /* a native change awaits commit or abort */
+        char rev[SWITCH_REV_MAX];       /* NVUE: the revision nettune applied and awaits confirmation */
+        long long base_rev;             /* NVUE: the newest revision before nettune's change (-1 unknown) */
+        bool pending;                   /* a native change of ours awaits commit or abort */
         bool timer;                     /* ... and the switch reverts it by itself on expiry */
         unsigned timer_s;
+        bool dirty;                     /* something was written that is not saved yet */
+        bool no_save;                   /* the dialect found it cannot save here (check) */
         enum switch_restore_method restore_method;
+        enum switch_save save;
+        char save_how[160];             /* the command that saved, or why the change is not durable */
         unsigned apply_commands;        /* commands the last apply sent (0: nothing to do) */
         json_t *native;                 /* dialect data of the last read (SONiC: CONFIG_DB), owned */
-        json_t *saved;                  /* dialect data to undo outside the native path, owned */
+        json_t *extra;                  /* dialect data of the last read beyond it (NVUE: RoCE), owned */
+};
+
+/* What switch_ledger.c keeps on disk while a native change of ours is pending. */
+struct switch_own {
+        char txid[SWITCH_TXID_MAX];
+        char rev[SWITCH_REV_MAX];       /* "" until known */
+        long long base_rev;             /* -1 when the dialect has none */
 };
 
 struct switch_dialect {
@@ -66,18 +99,27 @@ struct switch_dialect {
         struct switch_limits lim;
         /* Read every switch field of every configured port into units[i] (sw->ports[i], state_init'ed). */
         int (*read)(struct switch_session *s, struct state *units, struct errbuf *e);
-        /* Optional device checks before anything is touched (the plan runs them; apply again). */
+        /*
+         * Device checks before anything is touched (the plan runs them; apply again): what
+         * the switch would refuse or what would fight the change, and someone else's pending
+         * change. Needs the session's last read. May leave notes (switch_note).
+         */
         int (*check)(struct switch_session *s, const struct driver_change *c, struct errbuf *e);
         /* Write c's delta as one native transaction; confirm_s > 0: with a timer. */
         int (*apply)(struct switch_session *s, const struct driver_change *c, unsigned confirm_s,
                      struct errbuf *e);
+        /* Confirm the pending change of ours. */
         int (*commit)(struct switch_session *s, struct errbuf *e);
-        /* Native undo of the pending change; -EOPNOTSUPP when there is none. */
+        /* Save the running configuration as the startup one: 1 saved, 0 cannot here (save_how says why). */
+        int (*save)(struct switch_session *s, struct errbuf *e);
+        /* Native undo of the pending change of ours; -EOPNOTSUPP when there is none. */
         int (*abort)(struct switch_session *s, struct errbuf *e);
-        /* Optional: find a timed change an interrupted earlier session left pending (a
-         * crashed agent) and take it over (set pending/timer, txid), so restore can
-         * abort it natively. 0 also when there is none. */
-        int (*adopt)(struct switch_session *s, struct errbuf *e);
+        /*
+         * Optional: the pending change an interrupted earlier session of ours left (the
+         * ledger's record `own`): take it over (pending/timer, txid, rev) when the switch
+         * still has it, so restore can abort it natively. 0 also when it is gone.
+         */
+        int (*adopt)(struct switch_session *s, const struct switch_own *own, struct errbuf *e);
 };
 
 /* Every dialect; NULL-terminated. */
@@ -89,7 +131,7 @@ extern const struct driver_ops switch_driver;
 
 /* ---- switch_common.c: pure helpers (unit-tested, fuzzed) ---- */
 
-/* "40000", "40000 B", "146.48 KB", "1.43 MB" (1 KB = 1024 B), rounded to bytes. */
+/* An exact byte count: "40000", "40000 B". Anything with another unit is refused (-EINVAL). */
 int switch_parse_bytes(const char *s, uint64_t *ret);
 /* "3,4", "0-3,5-7", "" -> bitmap of values 0..max (max <= 63). */
 int switch_parse_list(const char *s, unsigned max, uint64_t *ret);
@@ -99,12 +141,18 @@ char *switch_format_list(uint64_t bits, char *buf, size_t size);
 int switch_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret);
 /* A JSON number or a decimal string. */
 int switch_json_uint(const json_t *j, uint64_t max, uint64_t *ret);
+/* The object member `key` of j (which must be an object), or NULL. */
+json_t *switch_member(const json_t *j, const char *key);
 
 /* Vendor limits on the desired values of c's delta; names switch, dialect, port and knob. */
 int switch_check_limits(const struct switch_dialect *d, const struct switch_config *sw,
                         const struct driver_change *c, struct errbuf *e);
 /* Copy `fields` of one switch-wide state into every unit. */
 void switch_units_fill(struct state *units, unsigned n, const struct state *all, uint32_t fields);
+/* Mark every queue 0-7 of a unit as described (a queue not set up reads as not marking). */
+void switch_ecn_all_queues(struct state *u);
+/* The ECN queues of unit u the delta writes: listed by the policy and different live. */
+uint8_t switch_ecn_changed(const struct driver_change *c, unsigned u);
 
 /* A list of commands built before anything is sent (heap: switch_cmds_new/free). */
 #define SWITCH_CMDS_MAX 256
@@ -122,11 +170,22 @@ void switch_mtu_groups(const struct switch_config *sw, const struct driver_chang
                        void (*add)(void *ctx, uint32_t mtu, const char *ports), void *ctx);
 
 /* ---- dialect output parsers (pure; unit-tested and fuzzed) ---- */
-/* `nv show qos -o json`: the switch-wide trust, DSCP map, PFC and ECN into *ret. */
-int switch_nvue_parse_qos(const char *text, const char *where, struct state *ret, struct errbuf *e);
-/* `nv show interface -o json`: each configured port's mtu into units[i]. */
-int switch_nvue_parse_interfaces(const char *text, const char *where, const struct switch_config *sw,
-                                 struct state *units, struct errbuf *e);
+
+/* NVUE RoCE mode as `nv show --applied qos roce -o json` says it. */
+struct switch_nvue_roce {
+        bool on;
+        char mode[32];                  /* "lossless", "lossy", "lossless-single-ipool", "" */
+};
+/*
+ * NVUE, the applied view: `nv show --applied qos -o json` (profiles), `nv show --applied
+ * interface -o json` (each port's MTU and profile bindings) and `nv show interface -o json`
+ * (operational: which ports exist) into units[i]. Refuses a layout it does not know,
+ * naming the command and the member.
+ */
+int switch_nvue_parse(const char *qos, const char *ifs_applied, const char *ifs_oper, const char *where,
+                      const struct switch_config *sw, struct state *units, struct errbuf *e);
+/* `nv show --applied qos roce -o json`. */
+int switch_nvue_parse_roce(const char *text, const char *where, struct switch_nvue_roce *ret, struct errbuf *e);
 /* CONFIG_DB into units[i]; *ret_db (may be NULL) receives the parsed CONFIG_DB, owned by the caller. */
 int switch_sonic_parse(const char *text, const char *where, const struct switch_config *sw,
                        struct state *units, json_t **ret_db, struct errbuf *e);
@@ -134,12 +193,24 @@ int switch_sonic_parse(const char *text, const char *where, const struct switch_
 int switch_eos_parse(const char *text, const char *where, const struct switch_config *sw,
                      struct state *units, struct errbuf *e);
 
+/* ---- switch_ledger.c: nettune's pending native change, on disk (state_dir) ---- */
+
+/* Record it before the switch can hold it (fsync'd); -errno when it cannot be written. */
+int switch_ledger_write(const struct switch_session *s, const struct switch_own *own, struct errbuf *e);
+/* 1 with *ret filled when a record of this switch exists, 0 when none. */
+int switch_ledger_read(const struct switch_session *s, struct switch_own *ret);
+void switch_ledger_clear(const struct switch_session *s);
+
 /* ---- switch_txn.c: sessions, commands, the generic driver flow ---- */
 
 int switch_run(struct switch_session *s, const char *cmd, const char *input, char **ret_out,
                struct errbuf *e);
 int switch_runf(struct switch_session *s, char **ret_out, struct errbuf *e, const char *fmt, ...)
         _printf_(4, 5);
+/* A note for the plan's and state's reader, prefixed with the switch. */
+void switch_note(struct switch_session *s, const char *fmt, ...) _printf_(2, 3);
+/* The policy the request applies ("" when none, e.g. a restore). */
+const char *switch_policy(const struct switch_session *s);
 
 /* How the last restore on this target's session put the switch back ("none" without a session). */
 enum switch_restore_method switch_restore_method(const struct target *t);
@@ -147,3 +218,6 @@ const char *switch_last_restore_method(const struct target *t);
 const char *switch_restore_method_name(enum switch_restore_method m);
 /* Commands the last apply sent (0 when there was nothing to do). */
 unsigned switch_last_apply_commands(const struct target *t);
+/* What the last commit or restore did about the startup configuration; *ret_how (may be NULL): how. */
+enum switch_save switch_last_save(const struct target *t, const char **ret_how);
+const char *switch_save_name(enum switch_save v);       /* "none", "saved", "not-durable" */

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Pure helpers shared by the switch dialects: units, lists, comparison, limits. */
 #include <ctype.h>
-#include <math.h>
 #include <stdarg.h>
 
 #include "field.h"
@@ -24,56 +23,36 @@ int switch_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
         return 0;
 }
 
-static int unit_factor(const char *u, double *ret)
-{
-        static const struct { const char *name; double factor; } units[] = {
-                { "", 1 }, { "B", 1 }, { "KB", 1024.0 }, { "MB", 1024.0 * 1024 },
-                { "GB", 1024.0 * 1024 * 1024 },
-        };
-
-        for (size_t i = 0; i < ARRAY_SIZE(units); i++)
-                if (strcasecmp(units[i].name, u) == 0) {
-                        *ret = units[i].factor;
-                        return 0;
-                }
-        return -EINVAL;
-}
-
+/*
+ * Exact bytes only. A display with another unit ("146.48 KB", "1.43 MB" in NVUE's
+ * text views, 1 KB = 1024 B, two decimals) is rounded: it names a range of byte
+ * counts, not one, and reading it as one would report drift that is not there.
+ */
 int switch_parse_bytes(const char *s, uint64_t *ret)
 {
-        char num[32], unit[8];
-        size_t n = 0, u = 0;
-        double v, factor;
-        int dots = 0;
+        char num[24];
+        size_t n = 0;
+        uint64_t v;
 
         if (!s)
                 return -EINVAL;
         while (*s == ' ')
                 s++;
-        for (; isdigit((unsigned char)*s) || *s == '.'; s++) {
-                if (*s == '.')
-                        dots++;
-                if (n + 1 >= sizeof(num) || dots > 1)
-                        return -EINVAL;
+        for (; isdigit((unsigned char)*s); s++) {
+                if (n + 1 >= sizeof(num))
+                        return -ERANGE;
                 num[n++] = *s;
         }
         num[n] = '\0';
         while (*s == ' ')
                 s++;
-        for (; isalpha((unsigned char)*s); s++) {
-                if (u + 1 >= sizeof(unit))
-                        return -EINVAL;
-                unit[u++] = *s;
-        }
-        unit[u] = '\0';
+        if (*s == 'B')
+                s++;
         while (*s == ' ')
                 s++;
-        if (!n || num[0] == '.' || *s || unit_factor(unit, &factor) < 0)
+        if (!n || *s || switch_parse_uint(num, 0, UINT64_MAX / 2, &v) < 0)
                 return -EINVAL;
-        v = strtod(num, NULL) * factor;
-        if (!isfinite(v) || v > 1e15)
-                return -ERANGE;
-        *ret = (uint64_t)llround(v);
+        *ret = v;
         return 0;
 }
 
@@ -140,6 +119,11 @@ char *switch_format_list(uint64_t bits, char *buf, size_t size)
                 off += (size_t)n;
         }
         return buf;
+}
+
+json_t *switch_member(const json_t *j, const char *key)
+{
+        return json_is_object(j) ? json_object_get(j, key) : NULL;
 }
 
 int switch_json_uint(const json_t *j, uint64_t max, uint64_t *ret)
@@ -248,4 +232,31 @@ void switch_units_fill(struct state *units, unsigned n, const struct state *all,
 {
         for (unsigned i = 0; i < n; i++)
                 state_copy_fields(&units[i], all, fields);
+}
+
+void switch_ecn_all_queues(struct state *u)
+{
+        u->ecn.queues = 0xff;
+        u->present |= STATE_BIT(STATE_FIELD_ECN);
+}
+
+uint8_t switch_ecn_changed(const struct driver_change *c, unsigned u)
+{
+        const struct state *want = &c->desired[u], *live = &c->live[u];
+        uint8_t out = 0;
+
+        if (!(c->delta[u] & STATE_BIT(STATE_FIELD_ECN)))
+                return 0;
+        for (unsigned q = 0; q < STATE_TC_COUNT; q++) {
+                const struct state_ecn_queue *w = &want->ecn.q[q], *l = &live->ecn.q[q];
+                bool marks = (live->ecn.queues & (1u << q)) && l->enabled;
+
+                if (!(want->ecn.queues & (1u << q)))
+                        continue;
+                if (w->enabled ? !marks || w->min_bytes != l->min_bytes || w->max_bytes != l->max_bytes ||
+                                         w->probability_pct != l->probability_pct
+                               : marks)
+                        out |= (uint8_t)(1u << q);
+        }
+        return out;
 }

@@ -1,30 +1,60 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * NVIDIA Cumulus Linux, NVUE. Read: `nv show qos -o json`, `nv show interface -o json`.
- * Apply: `nv config detach`, `nv set/unset ...` into the pending revision, then
- * `nv config apply -y [--confirm Ns]`. Commit: `nv config apply --confirm-yes`;
- * abort: `nv config apply --confirm-no`; the switch rolls back by itself when
- * the confirm time runs out. A confirmation left pending by an interrupted
- * agent (`--confirm-status`) is aborted before a restore. trust: pcp = l2, dscp = l3 (both/port are not
- * nettune modes: read leaves trust out, apply replaces it). MTU 552-9216.
+ * NVIDIA Cumulus Linux, NVUE (docs.nvidia.com/networking-ethernet-software: NVUE
+ * reference "Common Options", "Config Commands", "QoS" show/set pages; CL 5.12 QoS
+ * and RoCE chapters).
+ *
+ * View. nettune reads the applied view (`nv show --applied ...`, the configuration
+ * `nv config apply` made): it is what nettune writes and compares, in the units it
+ * was set in. The operational view shows what the ASIC made of it (thresholds
+ * rounded to buffer cells, "153.00 KB") and is used only to know which ports exist.
+ *   nv show --applied qos -o json        the profiles: mapping (trust, dscp), pfc,
+ *                                        congestion-control (ECN per traffic class)
+ *   nv show --applied interface -o json  each port's link mtu and the profiles it is
+ *                                        bound to (qos mapping|pfc|congestion-control
+ *                                        profile; none = default-global)
+ *   nv show interface -o json            the ports that exist
+ *   nv show --applied qos roce -o json   RoCE mode (enable, mode)
+ * Each port reads the profiles it is bound to. A layout nettune does not know is
+ * refused by name; thresholds must be exact bytes ("146.48 KB" is refused).
+ *
+ * Write. Only the default-global profiles (a port bound to another profile refuses
+ * the change that would need it), only the delta: `nv set/unset` into the pending
+ * revision, `nv config apply -y [--confirm Ns]`. Commit `--confirm-yes`, abort
+ * `--confirm-no`, both only for the revision nettune applied (nv config revision);
+ * save `nv config save` (CL 5.0+; the startup configuration, /etc/nvue.d/startup.yaml).
+ * Someone else's pending change (an apply awaiting confirmation, or set but not
+ * applied changes: `nv config diff`) makes check refuse. RoCE mode on: NVUE sets
+ * trust, the DSCP map, PFC and ECN itself, and a policy that would change them is
+ * refused. trust: pcp = l2, dscp = l3 (port and both are not nettune modes).
+ * MTU 552-9216 (`nv set interface swp1 link mtu ?`).
  */
+#include <ctype.h>
+#include <stdarg.h>
+
 #include "switch.h"
 
-#define NV_MAP "qos mapping default-global"
-#define NV_PFC "qos pfc default-global"
-#define NV_ECN "qos congestion-control default-global traffic-class"
+#define NV_DEFAULT "default-global"
+#define NV_MAP "qos mapping " NV_DEFAULT
+#define NV_PFC "qos pfc " NV_DEFAULT
+#define NV_ECN "qos congestion-control " NV_DEFAULT " traffic-class"
+#define NV_SHOW_QOS "nv show --applied qos -o json"
+#define NV_SHOW_IFS "nv show --applied interface -o json"
+#define NV_SHOW_OPER "nv show interface -o json"
+#define NV_SHOW_ROCE "nv show --applied qos roce -o json"
+#define NV_REVISIONS "nv config revision -o json"
+#define NV_DEFAULT_MTU 9216             /* Cumulus Linux's default link mtu */
+/* congestion-control defaults (nv show qos congestion-control default-global traffic-class) */
+#define NV_ECN_MIN 150000
+#define NV_ECN_MAX 1500000
 
-static json_t *path(json_t *j, const char *a, const char *b, const char *c)
-{
-        j = json_object_get(j, a);
-        j = b ? json_object_get(j, b) : j;
-        return c ? json_object_get(j, c) : j;
-}
+static const char *const profile_kinds[] = { "mapping", "pfc", "congestion-control" };
+enum { KIND_MAPPING, KIND_PFC, KIND_CC, KIND_MAX };
 
 static int load(const char *text, const char *where, const char *cmd, json_t **ret, struct errbuf *e)
 {
         json_error_t err;
-        json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+        json_t *j = json_loads(text ? text : "", JSON_REJECT_DUPLICATES, &err);
 
         if (!j || !json_is_object(j)) {
                 json_decref(j);
@@ -35,13 +65,43 @@ static int load(const char *text, const char *where, const char *cmd, json_t **r
         return 0;
 }
 
-/* A threshold: a JSON number of bytes or a string with a unit ("40000 B", "146.48 KB"). */
-static int bytes_value(const json_t *v, uint32_t *ret)
+/* An object member the layout must have. */
+static json_t *need(json_t *j, const char *key, const char *where, const char *cmd, const char *at,
+                    struct errbuf *e)
+{
+        json_t *v = switch_member(j, key);
+
+        if (!json_is_object(v)) {
+                errbuf_set(e, EBADMSG, where, "'%s': %s%sno object '%s'; not an output nettune knows", cmd,
+                           at, *at ? ": " : "", key);
+                return NULL;
+        }
+        return v;
+}
+
+static int bad(struct errbuf *e, const char *where, const char *what, const char *fmt, ...) _printf_(4, 5);
+static int bad(struct errbuf *e, const char *where, const char *what, const char *fmt, ...)
+{
+        char msg[300];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        return errbuf_set(e, EBADMSG, where, "'" NV_SHOW_QOS "': %s: %s", what, msg);
+}
+
+/* A JSON integer, or an exact byte string ("40000", "40000 B"); a rounded display is refused. */
+static int bytes_value(const json_t *v, uint32_t dflt, uint32_t *ret)
 {
         uint64_t n;
 
+        if (!v) {
+                *ret = dflt;
+                return 0;
+        }
         if (json_is_string(v) ? switch_parse_bytes(json_string_value(v), &n) < 0
-                              : switch_json_uint(v, UINT32_MAX, &n) < 0)
+                              : switch_json_uint(v, UINT32_MAX, &n) < 0 || !json_is_integer(v))
                 return -EINVAL;
         if (n > UINT32_MAX)
                 return -ERANGE;
@@ -49,131 +109,432 @@ static int bytes_value(const json_t *v, uint32_t *ret)
         return 0;
 }
 
-static bool enabled(const json_t *v)
+/* "enable"/"enabled"/"on" (CL 5.12 prints enable, the newer reference enabled). */
+static int onoff(const json_t *v, bool dflt, bool *ret)
 {
         const char *s = json_string_value(v);
 
-        return s && (streq(s, "enable") || streq(s, "enabled") || streq(s, "on"));
-}
-
-static int parse_ecn(json_t *tcs, const char *where, struct state *ret, struct errbuf *e)
-{
-        const char *k;
-        json_t *v;
-        uint64_t tc, prob;
-
-        json_object_foreach(tcs, k, v) {
-                struct state_ecn_queue *q;
-                if (switch_parse_uint(k, 0, 7, &tc) < 0)
-                        return errbuf_set(e, EBADMSG, where, "traffic-class '%.16s' out of range 0-7", k);
-                if (!enabled(json_object_get(v, "ecn")))
-                        continue;
-                q = &ret->ecn.q[tc];
-                if (bytes_value(json_object_get(v, "min-threshold"), &q->min_bytes) < 0 ||
-                    bytes_value(json_object_get(v, "max-threshold"), &q->max_bytes) < 0)
-                        return errbuf_set(e, EBADMSG, where, "traffic-class %s: thresholds missing or not "
-                                          "bytes", k);
-                if (switch_json_uint(json_object_get(v, "probability"), 100, &prob) < 0)
-                        prob = 100;
-                q->probability_pct = (uint8_t)prob;
-                q->enabled = true;
-                ret->ecn.queues |= (uint8_t)(1u << tc);
-        }
+        if (!v)
+                *ret = dflt;
+        else if (streq(s, "enable") || streq(s, "enabled") || streq(s, "on"))
+                *ret = true;
+        else if (streq(s, "disable") || streq(s, "disabled") || streq(s, "off"))
+                *ret = false;
+        else
+                return -EINVAL;
         return 0;
 }
 
-static int parse_dscp(json_t *map, const char *where, struct state *ret, struct errbuf *e)
+static void quote(const json_t *v, char *buf, size_t size)
 {
+        char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+
+        snprintf(buf, size, "%.40s", s ? s : "?");
+        free(s);
+}
+
+static int parse_tc(const char *prof, const char *k, json_t *v, const char *where, struct state *u,
+                    struct errbuf *e)
+{
+        struct state_ecn_queue *q;
+        uint64_t tc, prob = 100;
+        char what[96], val[48];
+        const json_t *p;
+        bool on;
+
+        snprintf(what, sizeof(what), "congestion-control %.32s traffic-class %.8s", prof, k);
+        if (switch_parse_uint(k, 0, 7, &tc) < 0 || !json_is_object(v))
+                return bad(e, where, what, "not a traffic class 0-7 with settings");
+        q = &u->ecn.q[tc];
+        if (onoff(switch_member(v, "ecn"), true, &on) < 0) {
+                quote(switch_member(v, "ecn"), val, sizeof(val));
+                return bad(e, where, what, "ecn %s is neither enable nor disable", val);
+        }
+        for (int i = 0; i < 2; i++) {
+                const char *m = i ? "max-threshold" : "min-threshold";
+                uint32_t *dst = i ? &q->max_bytes : &q->min_bytes;
+
+                if (bytes_value(switch_member(v, m), i ? NV_ECN_MAX : NV_ECN_MIN, dst) < 0) {
+                        quote(switch_member(v, m), val, sizeof(val));
+                        return bad(e, where, what, "%s %s is not an exact number of bytes (a rounded display is "
+                                   "not read)", m, val);
+                }
+        }
+        p = switch_member(v, "probability");
+        if (p && (!json_is_integer(p) || switch_json_uint(p, 100, &prob) < 0 || prob < 1)) {
+                quote(p, val, sizeof(val));
+                return bad(e, where, what, "probability %s is not a number 1-100", val);
+        }
+        q->probability_pct = (uint8_t)prob;
+        q->enabled = on;
+        if (!on)        /* a queue that does not mark has no thresholds worth showing */
+                *q = (struct state_ecn_queue){ 0 };
+        return 0;
+}
+
+static int parse_cc(const char *prof, json_t *p, const char *where, struct state *u, struct errbuf *e)
+{
+        json_t *tcs = switch_member(p, "traffic-class"), *v;
         const char *k;
-        json_t *v;
+        int r = 0;
+
+        for (unsigned q = 0; q < STATE_TC_COUNT; q++)
+                u->ecn.q[q] = (struct state_ecn_queue){ 0 };
+        switch_ecn_all_queues(u);       /* a traffic class without settings does not mark */
+        if (tcs && !json_is_object(tcs))
+                return bad(e, where, "congestion-control", "traffic-class of profile '%.32s' is not an object", prof);
+        json_object_foreach(tcs, k, v)
+                if (r >= 0)
+                        r = parse_tc(prof, k, v, where, u, e);
+        return r;
+}
+
+static int parse_mapping(const char *prof, json_t *p, const char *where, struct state *u, struct errbuf *e)
+{
+        const char *trust = json_string_value(switch_member(p, "trust")), *k;
+        json_t *map = switch_member(p, "dscp"), *v;
+        char what[64];
         uint64_t d, prio;
 
-        json_object_foreach(map, k, v) {
-                if (switch_parse_uint(k, 0, 63, &d) < 0 ||
-                    switch_json_uint(json_object_get(v, "switch-priority"), 7, &prio) < 0)
-                        return errbuf_set(e, EBADMSG, where, "dscp '%.16s': bad switch-priority", k);
-                ret->dscp_prio[d] = (uint8_t)prio;
+        snprintf(what, sizeof(what), "mapping %.32s", prof);
+        if (streq(trust, "l2") || streq(trust, "l3")) {
+                u->trust = streq(trust, "l3") ? STATE_TRUST_DSCP : STATE_TRUST_PCP;
+                u->present |= STATE_BIT(STATE_FIELD_TRUST);
         }
+        if (map && !json_is_object(map))
+                return bad(e, where, what, "dscp is not an object");
+        json_object_foreach(map, k, v) {
+                const json_t *sp = switch_member(v, "switch-priority");
+
+                if (switch_parse_uint(k, 0, 63, &d) < 0 || !json_is_integer(sp) || switch_json_uint(sp, 7, &prio) < 0)
+                        return bad(e, where, what, "dscp '%.8s' has no switch-priority number 0-7", k);
+                u->dscp_prio[d] = (uint8_t)prio;
+        }
+        u->present |= STATE_BIT(STATE_FIELD_DSCP_MAP);
         return 0;
 }
 
-int switch_nvue_parse_qos(const char *text, const char *where, struct state *ret, struct errbuf *e)
+static int parse_pfc(const char *prof, json_t *p, const char *where, struct state *u, struct errbuf *e)
 {
-        json_t *j, *mapping, *v;
-        const char *trust, *k;
+        json_t *sps = switch_member(p, "switch-priority"), *v;
+        const char *k;
         uint64_t prio;
-        int r;
 
-        r = load(text, where, "nv show qos -o json", &j, e);
-        if (r < 0)
-                return r;
-        mapping = path(j, "mapping", "default-global", NULL);
-        trust = json_string_value(json_object_get(mapping, "trust"));
-        if (streq(trust, "l2") || streq(trust, "l3")) {
-                ret->trust = streq(trust, "l3") ? STATE_TRUST_DSCP : STATE_TRUST_PCP;
-                ret->present |= STATE_BIT(STATE_FIELD_TRUST);
+        if (sps && !json_is_object(sps))
+                return bad(e, where, "pfc", "switch-priority of profile '%.32s' is not an object", prof);
+        json_object_foreach(sps, k, v) {
+                if (switch_parse_uint(k, 0, 7, &prio) < 0)
+                        return bad(e, where, "pfc", "switch-priority '%.16s' of profile '%.32s' out of range 0-7", k,
+                                   prof);
+                u->pfc_enabled |= (uint8_t)(1u << prio);
         }
-        r = parse_dscp(json_object_get(mapping, "dscp"), where, ret, e);
-        json_object_foreach(path(j, "pfc", "default-global", "switch-priority"), k, v) {
-                if (r < 0 || switch_parse_uint(k, 0, 7, &prio) < 0) {
-                        r = r < 0 ? r : errbuf_set(e, EBADMSG, where, "pfc switch-priority '%.16s' out of range 0-7", k);
-                        break;
-                }
-                ret->pfc_enabled |= (uint8_t)(1u << prio);
-        }
-        if (r >= 0)
-                r = parse_ecn(path(j, "congestion-control", "default-global", "traffic-class"), where, ret, e);
-        json_decref(j);
-        if (r >= 0)
-                ret->present |= STATE_BIT(STATE_FIELD_DSCP_MAP) | STATE_BIT(STATE_FIELD_PFC) |
-                                STATE_BIT(STATE_FIELD_ECN);
-        return r;
+        u->present |= STATE_BIT(STATE_FIELD_PFC);
+        return 0;
 }
 
-int switch_nvue_parse_interfaces(const char *text, const char *where, const struct switch_config *sw,
-                                 struct state *units, struct errbuf *e)
+/* The profile of `kind` a port is bound to (`nv set interface swp1 qos pfc profile X`). */
+static const char *bound(json_t *ifa, const char *port, int kind)
 {
-        json_t *j;
-        uint64_t mtu;
+        json_t *q = switch_member(switch_member(ifa, port), "qos");
+        const char *p = json_string_value(switch_member(switch_member(q, profile_kinds[kind]), "profile"));
+
+        return p && *p ? p : NV_DEFAULT;
+}
+
+static int parse_port(json_t *qos[KIND_MAX], json_t *ifa, const char *port, const char *where, struct state *u,
+                      json_t *binds, struct errbuf *e)
+{
+        static int (*const parse[KIND_MAX])(const char *, json_t *, const char *, struct state *, struct errbuf *) = {
+                parse_mapping, parse_pfc, parse_cc,
+        };
+        json_t *link = switch_member(switch_member(ifa, port), "link"), *b = json_object();
+        uint64_t mtu = NV_DEFAULT_MTU;
+        int r = 0;
+
+        for (int k = 0; k < KIND_MAX && r >= 0; k++) {
+                const char *prof = bound(ifa, port, k);
+                json_t *p = switch_member(qos[k], prof);
+
+                if (!json_is_object(p))
+                        r = errbuf_set(e, EBADMSG, where, "port '%s' is bound to qos %s profile '%.32s', which '"
+                                       NV_SHOW_QOS "' does not have", port, profile_kinds[k], prof);
+                else
+                        r = parse[k](prof, p, where, u, e);
+                json_object_set_new(b, profile_kinds[k], json_string(prof));
+        }
+        if (r >= 0 && switch_member(link, "mtu") &&
+            (!json_is_integer(switch_member(link, "mtu")) || switch_json_uint(switch_member(link, "mtu"), 65535, &mtu) < 0))
+                r = errbuf_set(e, EBADMSG, where, "'" NV_SHOW_IFS "': port '%s': link mtu is not a number", port);
+        u->mtu = (uint32_t)mtu;
+        u->present |= STATE_BIT(STATE_FIELD_MTU);
+        if (binds)
+                json_object_set_new(binds, port, b);
+        else
+                json_decref(b);
+        return r;
+}
+
+static int parse_all(const char *qos_text, const char *ifs_text, const char *oper_text, const char *where,
+                     const struct switch_config *sw, struct state *units, json_t **ret_binds, struct errbuf *e)
+{
+        json_t *qos = NULL, *ifa = NULL, *oper = NULL, *prof[KIND_MAX], *binds = NULL;
         int r;
 
-        r = load(text, where, "nv show interface -o json", &j, e);
-        if (r < 0)
-                return r;
-        for (unsigned i = 0; i < sw->n_ports && i < STATE_PORTS_MAX && r >= 0; i++) {
-                json_t *link = path(j, sw->ports[i], "link", NULL);
-                if (!link)
-                        r = errbuf_set(e, ENODEV, where, "port '%s' does not exist on the switch", sw->ports[i]);
-                else if (switch_json_uint(json_object_get(link, "mtu"), 65535, &mtu) < 0)
-                        r = errbuf_set(e, EBADMSG, where, "port '%s': no link mtu in the output", sw->ports[i]);
-                else {
-                        units[i].mtu = (uint32_t)mtu;
-                        units[i].present |= STATE_BIT(STATE_FIELD_MTU);
-                }
+        r = load(qos_text, where, NV_SHOW_QOS, &qos, e);
+        if (r >= 0)
+                r = load(ifs_text, where, NV_SHOW_IFS, &ifa, e);
+        if (r >= 0)
+                r = load(oper_text, where, NV_SHOW_OPER, &oper, e);
+        for (int k = 0; k < KIND_MAX && r >= 0; k++)
+                if (!(prof[k] = need(qos, profile_kinds[k], where, NV_SHOW_QOS, "", e)) ||
+                    !need(prof[k], NV_DEFAULT, where, NV_SHOW_QOS, profile_kinds[k], e))
+                        r = -EBADMSG;
+        if (r >= 0 && ret_binds && !(binds = json_object()))
+                r = errbuf_set(e, ENOMEM, where, "out of memory");
+        for (unsigned i = 0; r >= 0 && i < sw->n_ports && i < STATE_PORTS_MAX; i++) {
+                if (!json_is_object(switch_member(oper, sw->ports[i])))
+                        r = errbuf_set(e, ENODEV, where, "port '%s' does not exist on the switch ('" NV_SHOW_OPER
+                                       "' does not list it)", sw->ports[i]);
+                else
+                        r = parse_port(prof, ifa, sw->ports[i], where, &units[i], binds, e);
+        }
+        json_decref(qos);
+        json_decref(ifa);
+        json_decref(oper);
+        if (r >= 0 && ret_binds)
+                *ret_binds = binds;
+        else
+                json_decref(binds);
+        return r;
+}
+
+int switch_nvue_parse(const char *qos, const char *ifs_applied, const char *ifs_oper, const char *where,
+                      const struct switch_config *sw, struct state *units, struct errbuf *e)
+{
+        return parse_all(qos, ifs_applied, ifs_oper, where, sw, units, NULL, e);
+}
+
+int switch_nvue_parse_roce(const char *text, const char *where, struct switch_nvue_roce *ret, struct errbuf *e)
+{
+        json_t *j = NULL;
+        const char *mode;
+        int r = load(text, where, NV_SHOW_ROCE, &j, e);
+        bool on = false;
+
+        if (r >= 0 && onoff(switch_member(j, "enable"), false, &on) < 0)
+                r = errbuf_set(e, EBADMSG, where, "'" NV_SHOW_ROCE "': enable is neither on nor off");
+        else if (r >= 0 && !switch_member(j, "enable"))
+                r = errbuf_set(e, EBADMSG, where, "'" NV_SHOW_ROCE "': no member 'enable'; not an output nettune "
+                               "knows");
+        if (r >= 0) {
+                mode = json_string_value(switch_member(j, "mode"));
+                ret->on = on;
+                snprintf(ret->mode, sizeof(ret->mode), "%s", mode ? mode : "");
         }
         json_decref(j);
         return r;
 }
 
-/* The qos profiles are switch-wide (default-global): every port carries them. */
 static int nvue_read(struct switch_session *s, struct state *units, struct errbuf *e)
 {
-        _cleanup_free_ char *qos = NULL, *ifs = NULL;
-        struct state all;
+        _cleanup_free_ char *qos = NULL, *ifs = NULL, *oper = NULL, *roce = NULL;
+        struct switch_nvue_roce rc = { 0 };
+        json_t *binds = NULL;
         int r;
 
-        state_init(&all);
-        r = switch_run(s, "nv show qos -o json", NULL, &qos, e);
+        r = switch_run(s, NV_SHOW_QOS, NULL, &qos, e);
         if (r >= 0)
-                r = switch_run(s, "nv show interface -o json", NULL, &ifs, e);
+                r = switch_run(s, NV_SHOW_IFS, NULL, &ifs, e);
         if (r >= 0)
-                r = switch_nvue_parse_qos(qos, s->where, &all, e);
+                r = switch_run(s, NV_SHOW_OPER, NULL, &oper, e);
         if (r >= 0)
-                r = switch_nvue_parse_interfaces(ifs, s->where, s->sw, units, e);
+                r = switch_run(s, NV_SHOW_ROCE, NULL, &roce, e);
         if (r >= 0)
-                switch_units_fill(units, s->sw->n_ports, &all, all.present);
-        return r;
+                r = parse_all(qos, ifs, oper, s->where, s->sw, units, &binds, e);
+        if (r >= 0)
+                r = switch_nvue_parse_roce(roce, s->where, &rc, e);
+        if (r < 0) {
+                json_decref(binds);
+                return r;
+        }
+        json_decref(s->native);
+        s->native = binds;
+        json_decref(s->extra);
+        s->extra = json_pack("{s:b,s:s}", "on", rc.on, "mode", rc.mode);
+        if (rc.on)
+                switch_note(s, "RoCE mode '%s' is on ('nv show qos roce'): NVUE sets trust, the DSCP map, PFC and "
+                            "ECN for RoCE itself", rc.mode[0] ? rc.mode : "lossless");
+        return 0;
 }
+
+/* ---- check: what NVUE would refuse or fight, and someone else's pending change ---- */
+
+static uint32_t kind_fields(int kind)
+{
+        return kind == KIND_MAPPING ? STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_DSCP_MAP)
+               : kind == KIND_PFC   ? STATE_BIT(STATE_FIELD_PFC)
+                                    : STATE_BIT(STATE_FIELD_ECN);
+}
+
+static int check_profiles(struct switch_session *s, const struct driver_change *c, struct errbuf *e)
+{
+        for (unsigned u = 0; u < c->n_units; u++)
+                for (int k = 0; k < KIND_MAX; k++) {
+                        const char *prof = json_string_value(
+                                switch_member(switch_member(s->native, s->sw->ports[u]), profile_kinds[k]));
+
+                        if ((c->delta[u] & kind_fields(k)) && prof && !streq(prof, NV_DEFAULT))
+                                return errbuf_set(e, EOPNOTSUPP, s->where, "port '%s' is bound to qos %s profile "
+                                                  "'%s'; nettune writes the %s profiles only; nothing was changed",
+                                                  s->sw->ports[u], profile_kinds[k], prof, NV_DEFAULT);
+                }
+        return 0;
+}
+
+static int check_roce(struct switch_session *s, const struct driver_change *c, struct errbuf *e)
+{
+        uint32_t fight = c->fields & ~STATE_BIT(STATE_FIELD_MTU);
+        char names[96] = "";
+        size_t n = 0;
+
+        if (!json_is_true(switch_member(s->extra, "on")) || !fight)
+                return 0;
+        for (int f = 0; f < STATE_FIELD_MAX; f++)
+                if (fight & STATE_BIT(f))
+                        n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "", state_field_name(f));
+        return errbuf_set(e, EBUSY, s->where, "RoCE mode '%s' is on: NVUE sets trust, the DSCP map, PFC and ECN for "
+                          "RoCE itself and the policy's %s would fight it; turn RoCE mode off (nv unset qos roce) or "
+                          "leave those fields out; nothing was changed",
+                          json_string_value(switch_member(s->extra, "mode")), names);
+}
+
+/* `nv config diff -o json` with nothing pending: empty output, [], {} or null. */
+static bool blank(const char *text)
+{
+        static const char *const empty[] = { "", "[]", "{}", "null" };
+        const char *p = text ? text : "";
+        size_t n;
+
+        while (isspace((unsigned char)*p))
+                p++;
+        n = strlen(p);
+        while (n && isspace((unsigned char)p[n - 1]))
+                n--;
+        for (size_t i = 0; i < ARRAY_SIZE(empty); i++)
+                if (n == strlen(empty[i]) && !strncmp(p, empty[i], n))
+                        return true;
+        return false;
+}
+
+static char *first_line(char *text)
+{
+        text[strcspn(text, "\n")] = '\0';
+        return text;
+}
+
+static int check_foreign(struct switch_session *s, struct errbuf *e)
+{
+        _cleanup_free_ char *status = NULL, *diff = NULL;
+        int r = switch_run(s, "nv config apply --confirm-status", NULL, &status, e);
+
+        if (r < 0)
+                return r;
+        if (!strstr(status, "No pending confirmation"))
+                return errbuf_set(e, EBUSY, s->where, "an apply awaits confirmation on the switch ('%.60s') and "
+                                  "nettune did not make it; confirm or cancel it first (nv config apply "
+                                  "--confirm-status); nothing was changed", first_line(status));
+        r = switch_run(s, "nv config diff -o json", NULL, &diff, e);
+        if (r < 0)
+                return r;
+        if (!blank(diff))
+                return errbuf_set(e, EBUSY, s->where, "the switch has changes that were set but not applied "
+                                  "(nv config diff); nettune would apply them too; apply or detach them first; "
+                                  "nothing was changed");
+        return 0;
+}
+
+static int nvue_check(struct switch_session *s, const struct driver_change *c, struct errbuf *e)
+{
+        struct errbuf ignore;
+        int r = check_roce(s, c, e);
+
+        if (r >= 0)
+                r = check_profiles(s, c, e);
+        if (r >= 0 && !s->pending)
+                r = check_foreign(s, e);
+        if (r < 0)
+                return r;
+        /* Every NVUE command has -h (NVUE reference, Common Options): is there a save here? */
+        s->no_save = switch_run(s, "nv config save -h", NULL, NULL, &ignore) < 0 && ssh_session_alive(s->ssh);
+        if (s->no_save)
+                switch_note(s, "'nv config save' is not available here: a commit is applied but not saved and does "
+                            "not survive a reboot");
+        return 0;
+}
+
+/* ---- revisions: which pending confirmation is ours ---- */
+
+/* The newest revision id (*ret_max) and the one awaiting confirmation (*ret_confirm, -1 none). */
+static int revisions(struct switch_session *s, long long *ret_max, long long *ret_confirm, struct errbuf *e)
+{
+        _cleanup_free_ char *out = NULL;
+        json_t *j = NULL, *v;
+        const char *k;
+        uint64_t id;
+        int r = switch_run(s, NV_REVISIONS, NULL, &out, e);
+
+        if (r >= 0)
+                r = load(out, s->where, NV_REVISIONS, &j, e);
+        if (r < 0)
+                return r;
+        *ret_max = 0;
+        *ret_confirm = -1;
+        json_object_foreach(j, k, v) {
+                if (switch_parse_uint(k, 0, INT32_MAX, &id) < 0)
+                        continue;       /* named revisions (applied, startup, ...) */
+                if ((long long)id > *ret_max)
+                        *ret_max = (long long)id;
+                if (streq(json_string_value(switch_member(v, "state")), "confirm"))
+                        *ret_confirm = (long long)id;
+        }
+        json_decref(j);
+        return 0;
+}
+
+/*
+ * The revision awaiting confirmation is ours: the one recorded (s->rev), or — when the
+ * reply to the apply was lost before it could be recorded — the one revision after the
+ * base nettune recorded before it applied (nothing else applied meanwhile).
+ */
+static bool is_ours(const char *rev, long long base, long long max, long long confirm)
+{
+        char id[24];
+
+        snprintf(id, sizeof(id), "%lld", confirm);
+        if (confirm < 0)
+                return false;
+        return rev[0] ? streq(rev, id) : base >= 0 && confirm == base + 1 && max == confirm;
+}
+
+/* 0 when the revision awaiting confirmation is the one this session applied. */
+static int ours(struct switch_session *s, const char *what, struct errbuf *e)
+{
+        long long max, confirm;
+        int r = revisions(s, &max, &confirm, e);
+
+        if (r < 0)
+                return r;
+        if (confirm < 0)
+                return errbuf_set(e, ESTALE, s->where, "revision %s nettune applied no longer awaits confirmation "
+                                  "(its timer may have expired); nothing to %s", s->rev[0] ? s->rev : "?", what);
+        if (!is_ours(s->rev, s->base_rev, max, confirm))
+                return errbuf_set(e, EBUSY, s->where, "revision %lld awaits confirmation and nettune did not apply "
+                                  "it; not %s", confirm, streq(what, "confirm") ? "confirmed" : "cancelled");
+        snprintf(s->rev, sizeof(s->rev), "%lld", confirm);
+        return 0;
+}
+
+/* ---- apply ---- */
 
 static void render_dscp(struct switch_cmds *c, const struct state *live, const struct state *want)
 {
@@ -196,20 +557,30 @@ static void render_dscp(struct switch_cmds *c, const struct state *live, const s
         }
 }
 
-static void render_ecn(struct switch_cmds *c, const struct state *live, const struct state *want)
+/* The listed queues that differ, and of those only the members that differ. */
+static void render_ecn(struct switch_cmds *c, const struct driver_change *ch, unsigned u)
 {
+        const struct state *want = &ch->desired[u], *live = &ch->live[u];
+        uint8_t qs = switch_ecn_changed(ch, u);
+
         for (unsigned q = 0; q < STATE_TC_COUNT; q++) {
                 const struct state_ecn_queue *w = &want->ecn.q[q], *l = &live->ecn.q[q];
-                bool on = want->ecn.queues & (1u << q), was = live->ecn.queues & (1u << q);
-                if (!on && was)
-                        switch_cmds_add(c, "nv unset " NV_ECN " %u", q);
-                if (!on || (was && w->min_bytes == l->min_bytes && w->max_bytes == l->max_bytes &&
-                            w->probability_pct == l->probability_pct))
+                bool marks = (live->ecn.queues & (1u << q)) && l->enabled;
+
+                if (!(qs & (1u << q)))
                         continue;
-                switch_cmds_add(c, "nv set " NV_ECN " %u min-threshold %u", q, w->min_bytes);
-                switch_cmds_add(c, "nv set " NV_ECN " %u max-threshold %u", q, w->max_bytes);
-                switch_cmds_add(c, "nv set " NV_ECN " %u probability %u", q, w->probability_pct);
-                switch_cmds_add(c, "nv set " NV_ECN " %u ecn enable", q);
+                if (!w->enabled) {
+                        switch_cmds_add(c, "nv set " NV_ECN " %u ecn disable", q);
+                        continue;
+                }
+                if (!marks || w->min_bytes != l->min_bytes)
+                        switch_cmds_add(c, "nv set " NV_ECN " %u min-threshold %u", q, w->min_bytes);
+                if (!marks || w->max_bytes != l->max_bytes)
+                        switch_cmds_add(c, "nv set " NV_ECN " %u max-threshold %u", q, w->max_bytes);
+                if (!marks || w->probability_pct != l->probability_pct)
+                        switch_cmds_add(c, "nv set " NV_ECN " %u probability %u", q, w->probability_pct);
+                if (!marks)
+                        switch_cmds_add(c, "nv set " NV_ECN " %u ecn enable", q);
         }
 }
 
@@ -218,89 +589,161 @@ static void add_mtu(void *ctx, uint32_t mtu, const char *ports)
         switch_cmds_add(ctx, "nv set interface %s link mtu %u", ports, mtu);
 }
 
-/* The switch-wide knobs from the first port (the profiles are global), MTU per port. */
+/* The first port whose delta has field f: the default-global profiles are one for all of them. */
+static int first_with(const struct driver_change *ch, enum state_field f)
+{
+        for (unsigned u = 0; u < ch->n_units; u++)
+                if (ch->delta[u] & STATE_BIT(f))
+                        return (int)u;
+        return -1;
+}
+
 static void render(struct switch_cmds *c, const struct switch_config *sw, const struct driver_change *ch)
 {
-        const struct state *live = &ch->live[0], *want = &ch->desired[0];
-        uint32_t delta = ch->fields;
+        int u;
         char list[64];
 
-        if (delta & STATE_BIT(STATE_FIELD_TRUST))
-                switch_cmds_add(c, "nv set " NV_MAP " trust %s", want->trust == STATE_TRUST_DSCP ? "l3" : "l2");
-        if (delta & STATE_BIT(STATE_FIELD_DSCP_MAP))
-                render_dscp(c, live, want);
-        if (delta & STATE_BIT(STATE_FIELD_PFC)) {
-                uint8_t off = live->pfc_enabled & ~want->pfc_enabled, on = want->pfc_enabled & ~live->pfc_enabled;
-                if (off)
+        if ((u = first_with(ch, STATE_FIELD_TRUST)) >= 0 && ch->desired[u].trust != ch->live[u].trust)
+                switch_cmds_add(c, "nv set " NV_MAP " trust %s",
+                                ch->desired[u].trust == STATE_TRUST_DSCP ? "l3" : "l2");
+        if ((u = first_with(ch, STATE_FIELD_DSCP_MAP)) >= 0)
+                render_dscp(c, &ch->live[u], &ch->desired[u]);
+        if ((u = first_with(ch, STATE_FIELD_PFC)) >= 0) {
+                uint8_t want = ch->desired[u].pfc_enabled, live = ch->live[u].pfc_enabled;
+                if (live & ~want)
                         switch_cmds_add(c, "nv unset " NV_PFC " switch-priority %s",
-                                        switch_format_list(off, list, sizeof(list)));
-                if (on)
+                                        switch_format_list(live & ~want, list, sizeof(list)));
+                if (want & ~live)
                         switch_cmds_add(c, "nv set " NV_PFC " switch-priority %s",
-                                        switch_format_list(on, list, sizeof(list)));
+                                        switch_format_list(want & ~live, list, sizeof(list)));
         }
-        if (delta & STATE_BIT(STATE_FIELD_ECN))
-                render_ecn(c, live, want);
-        if (delta & STATE_BIT(STATE_FIELD_MTU))
+        if ((u = first_with(ch, STATE_FIELD_ECN)) >= 0)
+                render_ecn(c, ch, (unsigned)u);
+        if (ch->fields & STATE_BIT(STATE_FIELD_MTU))
                 switch_mtu_groups(sw, ch, ',', add_mtu, c);
 }
 
-static int nvue_apply(struct switch_session *s, const struct driver_change *ch, unsigned confirm_s,
-                      struct errbuf *e)
+static int record(struct switch_session *s, struct errbuf *e)
+{
+        struct switch_own own = { .base_rev = s->base_rev };
+
+        snprintf(own.txid, sizeof(own.txid), "%s", s->txid);
+        snprintf(own.rev, sizeof(own.rev), "%s", s->rev);
+        return switch_ledger_write(s, &own, e);
+}
+
+/* After `nv config apply --confirm`: the revision awaiting confirmation is ours (newer than base). */
+static int take_revision(struct switch_session *s, struct errbuf *e)
+{
+        long long max, confirm;
+        int r = revisions(s, &max, &confirm, e);
+
+        if (r < 0)
+                return r;
+        if (confirm <= s->base_rev)
+                return errbuf_set(e, EPROTO, s->where, "'nv config apply --confirm' left no new revision awaiting "
+                                  "confirmation");
+        snprintf(s->rev, sizeof(s->rev), "%lld", confirm);
+        return record(s, e);
+}
+
+static int send_all(struct switch_session *s, const struct driver_change *ch, struct errbuf *e)
 {
         struct switch_cmds *c = switch_cmds_new();
         int r;
 
         if (!c)
                 return errbuf_set(e, ENOMEM, s->where, "out of memory");
-        switch_cmds_add(c, "nv config detach");
         render(c, s->sw, ch);
         r = c->overflow ? errbuf_set(e, E2BIG, s->where, "too many commands; nothing was changed") : 0;
         for (unsigned i = 0; i < c->n && r >= 0; i++)
                 r = switch_run(s, c->line[i], NULL, NULL, e);
-        bool applying = r >= 0;
+        switch_cmds_free(c);
+        return r;
+}
+
+static int nvue_apply(struct switch_session *s, const struct driver_change *ch, unsigned confirm_s,
+                      struct errbuf *e)
+{
+        long long confirm;
+        bool applying = false;
+        int r;
+
+        s->rev[0] = '\0';
+        r = revisions(s, &s->base_rev, &confirm, e);
         if (r >= 0)
+                r = record(s, e);
+        if (r >= 0)
+                r = send_all(s, ch, e);
+        if (r >= 0) {
+                applying = true;
                 r = confirm_s ? switch_runf(s, NULL, e, "nv config apply -y --confirm %us", confirm_s)
                               : switch_run(s, "nv config apply -y", NULL, NULL, e);
-        switch_cmds_free(c);
+        }
+        /* If the apply itself may have run, a confirm timer may be pending. */
+        s->pending = s->timer = applying && confirm_s > 0;
+        s->timer_s = confirm_s;
         if (r < 0) {
                 struct errbuf ignore;
+                /* The pending revision holds only our edits (check refused anyone else's). */
                 if (ssh_session_alive(s->ssh))
                         switch_run(s, "nv config detach", NULL, NULL, &ignore);
-                /* If the apply itself may have run, a confirm timer may be pending. */
-                s->pending = s->timer = applying && confirm_s > 0;
-                s->timer_s = confirm_s;
                 return r;
         }
-        s->pending = s->timer = confirm_s > 0;
-        s->timer_s = confirm_s;
+        if (s->pending && (r = take_revision(s, e)) < 0)
+                return r;
         return 0;
 }
 
 static int nvue_commit(struct switch_session *s, struct errbuf *e)
 {
-        return switch_run(s, "nv config apply --confirm-yes", NULL, NULL, e);
+        int r = ours(s, "confirm", e);
+
+        return r < 0 ? r : switch_run(s, "nv config apply --confirm-yes", NULL, NULL, e);
+}
+
+static int nvue_save(struct switch_session *s, struct errbuf *e)
+{
+        int r;
+
+        if (s->no_save) {
+                snprintf(s->save_how, sizeof(s->save_how), "'nv config save' is not available here: lost on reboot");
+                return 0;
+        }
+        r = switch_run(s, "nv config save", NULL, NULL, e);
+        if (r < 0)
+                return r;
+        snprintf(s->save_how, sizeof(s->save_how), "nv config save");
+        return 1;
 }
 
 static int nvue_abort(struct switch_session *s, struct errbuf *e)
 {
+        int r;
+
         if (!s->timer)
                 return -EOPNOTSUPP;
-        return switch_run(s, "nv config apply --confirm-no", NULL, NULL, e);
+        r = ours(s, "cancel", e);
+        return r < 0 ? r : switch_run(s, "nv config apply --confirm-no", NULL, NULL, e);
 }
 
-/* `nv config apply --confirm-status`: "No pending confirmation" or "N seconds left". */
-static int nvue_adopt(struct switch_session *s, struct errbuf *e)
+/* The revision an interrupted session of ours applied (is_ours() on the ledger's record). */
+static int nvue_adopt(struct switch_session *s, const struct switch_own *own, struct errbuf *e)
 {
         _cleanup_free_ char *out = NULL;
+        long long max, confirm;
         unsigned long left;
-        int r = switch_run(s, "nv config apply --confirm-status", NULL, &out, e);
+        int r = revisions(s, &max, &confirm, e);
 
-        if (r < 0)
+        if (r < 0 || !is_ours(own->rev, own->base_rev, max, confirm))
                 return r;
-        if (sscanf(out, "%lu seconds left", &left) != 1)
-                return 0;
+        snprintf(s->txid, sizeof(s->txid), "%s", own->txid);
+        snprintf(s->rev, sizeof(s->rev), "%lld", confirm);
+        s->base_rev = own->base_rev;
         s->pending = s->timer = true;
-        s->timer_s = (unsigned)left;
+        if (switch_run(s, "nv config apply --confirm-status", NULL, &out, e) >= 0 &&
+            sscanf(out, "%lu seconds left", &left) == 1)
+                s->timer_s = (unsigned)left;
         return 0;
 }
 
@@ -308,8 +751,10 @@ const struct switch_dialect switch_nvue_dialect = {
         .name = "nvue",
         .lim = { .mtu_min = 552, .mtu_max = 9216, .thr_min = 1, .thr_max = INT32_MAX },
         .read = nvue_read,
+        .check = nvue_check,
         .apply = nvue_apply,
         .commit = nvue_commit,
+        .save = nvue_save,
         .abort = nvue_abort,
         .adopt = nvue_adopt,
 };

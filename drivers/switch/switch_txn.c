@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The switch driver behind every dialect: one SSH session per transaction
- * (open), read every port, check the vendor's limits, write only the delta the
- * plan computed as one native transaction, commit, restore (native abort or
- * rollback first, then read again and write the snapshot back where the native
- * path fell short), close.
+ * (open), read every port, check the vendor's limits and the dialect's rules,
+ * write only the delta the plan computed as one native transaction, commit and
+ * save it to the startup configuration, restore (native abort or rollback of
+ * our own pending change first — adopted from the ledger after a crash —, then
+ * read again and write the snapshot back where the native path fell short, and
+ * save that), close.
  */
 #include <stdarg.h>
 #include <time.h>
@@ -31,6 +33,12 @@ const struct switch_dialect *switch_dialect_find(const char *name)
                         return *d;
         return NULL;
 }
+
+static const char *const save_names[SWITCH_SAVE_MAX] = {
+        [SWITCH_SAVE_NONE] = "none",
+        [SWITCH_SAVE_SAVED] = "saved",
+        [SWITCH_SAVE_NOT_DURABLE] = "not-durable",
+};
 
 static const char *const method_names[SWITCH_RESTORE_MAX] = {
         [SWITCH_RESTORE_NONE] = "none",
@@ -64,6 +72,36 @@ const char *switch_last_restore_method(const struct target *t)
 unsigned switch_last_apply_commands(const struct target *t)
 {
         return t && t->kind == TARGET_SWITCH && sess(t) ? sess(t)->apply_commands : 0;
+}
+
+enum switch_save switch_last_save(const struct target *t, const char **ret_how)
+{
+        const struct switch_session *s = t && t->kind == TARGET_SWITCH ? sess(t) : NULL;
+
+        if (ret_how)
+                *ret_how = s ? s->save_how : "";
+        return s ? s->save : SWITCH_SAVE_NONE;
+}
+
+const char *switch_save_name(enum switch_save v)
+{
+        return (unsigned)v < SWITCH_SAVE_MAX ? save_names[v] : "unknown";
+}
+
+void switch_note(struct switch_session *s, const char *fmt, ...)
+{
+        char text[DRIVER_NOTE_MAX];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(text, sizeof(text), fmt, ap);
+        va_end(ap);
+        driver_note(s->t, "%s: %s", s->where, text);
+}
+
+const char *switch_policy(const struct switch_session *s)
+{
+        return s->t && s->t->io ? s->t->io->policy : "";
 }
 
 /* Errors from ssh_session name the connection; make them name the switch. */
@@ -101,7 +139,7 @@ static void session_free(struct switch_session *s)
                 return;
         ssh_session_close(s->ssh);
         json_decref(s->native);
-        json_decref(s->saved);
+        json_decref(s->extra);
         free(s);
 }
 
@@ -120,6 +158,8 @@ static int session_new(const struct switch_dialect *d, struct target *t, struct 
         s->d = d;
         s->sw = t->sw;
         s->env = t->env;
+        s->t = t;
+        s->base_rev = -1;
         snprintf(s->where, sizeof(s->where), "switch '%s' (%s)", t->sw->name, d->name);
         snprintf(s->txid, sizeof(s->txid), "nettune-%ld-%d-%u", (long)time(NULL), (int)getpid(), ++counter);
         r = connect_session(s, e);
@@ -196,6 +236,7 @@ static int session_get(struct target *t, struct switch_session **tmp, struct swi
         *tmp = NULL;
         if (sess(t)) {
                 *ret = sess(t);
+                (*ret)->t = t;          /* the request's io (notes, policy) comes with the target */
                 return 0;
         }
         if (!d)
@@ -271,9 +312,41 @@ static int drv_check(struct target *t, const struct driver_change *c, struct err
         return r;
 }
 
+/* Save what was written (after a commit, or a restore that wrote the switch). */
+static int save_in(struct switch_session *s, struct errbuf *e)
+{
+        int r;
+
+        if (!s->dirty)
+                return 0;
+        s->save_how[0] = '\0';
+        r = s->d->save(s, e);
+        if (r < 0)
+                return r;
+        s->save = r > 0 ? SWITCH_SAVE_SAVED : SWITCH_SAVE_NOT_DURABLE;
+        s->dirty = false;
+        return 0;
+}
+
+/* Confirm our pending change (if any) and save what was written. */
+static int commit_in(struct switch_session *s, struct errbuf *e)
+{
+        int r = 0;
+
+        if (s->pending) {
+                r = s->d->commit(s, e);
+                if (r < 0)
+                        return r;
+                s->pending = s->timer = false;
+                switch_ledger_clear(s);
+        }
+        return save_in(s, e);
+}
+
 static int apply_in(struct switch_session *s, const struct driver_change *c, unsigned confirm_s,
                     struct errbuf *e)
 {
+        struct switch_own own = { .base_rev = -1 };
         unsigned before;
         int r;
 
@@ -281,9 +354,18 @@ static int apply_in(struct switch_session *s, const struct driver_change *c, uns
         r = check_in(s, c, e);
         if (r < 0 || !c->fields)
                 return r;
+        /* The ledger names the change before the switch can hold it (a crash after this adopts it). */
+        snprintf(own.txid, sizeof(own.txid), "%s", s->txid);
+        r = switch_ledger_write(s, &own, e);
+        if (r < 0)
+                return r;
         before = ssh_session_commands(s->ssh);
         r = s->d->apply(s, c, confirm_s, e);
         s->apply_commands = ssh_session_commands(s->ssh) - before;
+        if (r >= 0)
+                s->dirty = true;
+        if (!s->pending)
+                switch_ledger_clear(s);
         return r;
 }
 
@@ -300,10 +382,10 @@ static int drv_apply(struct target *t, const struct driver_change *c, struct err
         r = session_get(t, &tmp, &s, e);
         if (r < 0)
                 return r;
-        /* A temporary session cannot be confirmed later: no timer then. */
+        /* A temporary session cannot be confirmed later: no timer, committed and saved at once. */
         r = apply_in(s, c, tmp ? 0 : confirm_s, e);
-        if (tmp && tmp->pending && r >= 0)
-                r = s->d->commit(tmp, e);
+        if (tmp && r >= 0)
+                r = commit_in(tmp, e);
         session_free(tmp);
         return r;
 }
@@ -311,17 +393,11 @@ static int drv_apply(struct target *t, const struct driver_change *c, struct err
 static int drv_commit(struct target *t, struct errbuf *e)
 {
         struct switch_session *s = sess(t);
-        int r;
 
-        if (!s || !s->pending)
-                return 0;
-        r = s->d->commit(s, e);
-        if (r >= 0)
-                s->pending = s->timer = false;
-        return r;
+        return s ? commit_in(s, e) : 0;
 }
 
-/* The native undo of a pending change. Returns 1 when it ran, 0 when there was none. */
+/* The native undo of our pending change. Returns 1 when it ran, 0 when there was none. */
 static int native_undo(struct switch_session *s, struct errbuf *e)
 {
         int r;
@@ -333,7 +409,8 @@ static int native_undo(struct switch_session *s, struct errbuf *e)
                 return 0;
         if (r < 0)
                 return r;
-        s->pending = s->timer = false;
+        s->pending = s->timer = s->dirty = false;
+        switch_ledger_clear(s);
         return 1;
 }
 
@@ -347,6 +424,20 @@ static int unreachable(struct switch_session *s, int r, struct errbuf *e)
         }
         s->restore_method = SWITCH_RESTORE_FAILED;
         errbuf_prefix(e, "cannot restore");
+        return r;
+}
+
+/* A pending change of ours an interrupted session left (the ledger names it): take it over. */
+static int adopt_in(struct switch_session *s, struct errbuf *e)
+{
+        struct switch_own own;
+        int r;
+
+        if (s->pending || !s->d->adopt || switch_ledger_read(s, &own) <= 0)
+                return 0;
+        r = s->d->adopt(s, &own, e);
+        if (r >= 0 && !s->pending)
+                switch_ledger_clear(s);         /* gone: confirmed, aborted or expired meanwhile */
         return r;
 }
 
@@ -367,9 +458,24 @@ static int units_delta(const struct state *want, const struct state *live, unsig
         return (int)all;
 }
 
+/* Write the snapshot back as a change of its own, committed and saved at once. */
+static int reapply(struct switch_session *s, const struct driver_change *c, struct errbuf *e)
+{
+        int r;
+
+        s->pending = s->timer = false;
+        r = apply_in(s, c, 0, e);
+        if (r >= 0)
+                r = commit_in(s, e);
+        s->restore_method = r < 0 ? SWITCH_RESTORE_FAILED : SWITCH_RESTORE_DRIVER;
+        return r;
+}
+
 /*
- * Native undo first (the switch's own abort or rollback); then whatever still
- * differs from the snapshot (c->desired) is written back by the driver.
+ * Native undo of our own pending change first (the switch's abort or rollback);
+ * then whatever still differs from the snapshot (c->desired) is written back by
+ * the driver. Someone else's pending change is never touched: the dialect's check
+ * refuses the write-back instead.
  */
 static int restore_in(struct switch_session *s, const struct driver_change *c, struct errbuf *e)
 {
@@ -379,39 +485,33 @@ static int restore_in(struct switch_session *s, const struct driver_change *c, s
         int r;
 
         s->restore_method = SWITCH_RESTORE_NONE;
+        s->save = SWITCH_SAVE_NONE;
         if (!live)
                 return errbuf_set(e, ENOMEM, s->where, "out of memory");
         if (!ssh_session_alive(s->ssh) && (r = connect_session(s, e)) < 0)
                 return unreachable(s, r, e);
-        if (!s->pending && s->d->adopt && (r = s->d->adopt(s, e)) < 0 && !ssh_session_alive(s->ssh))
+        if ((r = adopt_in(s, e)) < 0 && !ssh_session_alive(s->ssh))
                 return unreachable(s, r, e);
         r = native_undo(s, e);
         if (r < 0 && !ssh_session_alive(s->ssh))
                 return unreachable(s, r, e);
         if (r == 0) {
                 /* No native undo: write the snapshot back over what the transaction just read. */
-                if (!c->fields)
-                        return 0;
-                s->pending = s->timer = false;
-                r = apply_in(s, c, 0, e);
-                s->restore_method = r < 0 ? SWITCH_RESTORE_FAILED : SWITCH_RESTORE_DRIVER;
-                return r;
+                return c->fields ? reapply(s, c, e) : 0;
         }
-        if (s->restore_method == SWITCH_RESTORE_NONE)
+        if (r > 0 && s->restore_method == SWITCH_RESTORE_NONE)
                 s->restore_method = SWITCH_RESTORE_VENDOR_ABORT;   /* the dialect may say more */
+        /* Read again: what the native undo left (or, when it failed, what there is) decides the rest. */
         r = read_units(s, live, e);
         if (r < 0)
                 return unreachable(s, r, e);
         r = units_delta(c->desired, live, c->n_units, delta);
         if (r <= 0)
                 return r < 0 ? errbuf_set(e, ENOMEM, s->where, "out of memory") : 0;
-        /* The native path fell short (or there was none): write the snapshot back. */
-        s->pending = s->timer = false;
+        /* The native path fell short: write the snapshot back. */
         again = (struct driver_change){ .n_units = c->n_units, .desired = c->desired, .live = live,
                                         .delta = delta, .fields = (uint32_t)r };
-        r = apply_in(s, &again, 0, e);
-        s->restore_method = r < 0 ? SWITCH_RESTORE_FAILED : SWITCH_RESTORE_DRIVER;
-        return r;
+        return reapply(s, &again, e);
 }
 
 static int drv_restore(struct target *t, const struct driver_change *c, struct errbuf *e)

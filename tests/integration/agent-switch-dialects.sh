@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # EOS and SONiC switches in one agent transaction, each behind its own private sshd
-# with switchsim: plan, apply + read-back, idempotent re-apply, a failing gate that
-# restores both natively (EOS: session abort, SONiC: checkpoint rollback) and says
-# so per switch, and the agent's rollback to the previous revision.
+# with switchsim: plan, apply + read-back, the journal's record that both saved the
+# commit and a reboot that keeps it, a hand edit on one port of each that drift
+# names by port, idempotent re-apply, a failing gate that restores both natively
+# (EOS: session abort, SONiC: checkpoint rollback) and says so per switch, and the
+# agent's rollback to the previous revision.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/sshd.sh"
 . "$NETTUNE_TOP/tests/lib/agent.sh"
@@ -54,6 +56,14 @@ check "sonic: no checkpoint left behind" [ "$(swdump leaf2 'len(d["sonic"]["chec
 p1_1=$(sw_state leaf1)
 p1_2=$(sw_state leaf2)
 
+step "the journal says both switches saved the commit; a reboot keeps it"
+A --output json history >"$T/h.json"
+check "journal: saved on leaf1 and leaf2" [ "$(jq_py "$T/h.json" "sorted((s['target'], s['saved']) for s in d[0]['saves'])")" = "[('leaf1', True), ('leaf2', True)]" ]
+swsim leaf1 --reboot
+swsim leaf2 --reboot
+check "leaf1 after a reboot is p1" [ "$(sw_state leaf1)" = "$p1_1" ]
+check "leaf2 after a reboot is p1" [ "$(sw_state leaf2)" = "$p1_2" ]
+
 step "re-apply: nothing to do"
 A --output json apply "$T/p1.json" >"$T/r.json"
 check "nothing_to_do" [ "$(jq_py "$T/r.json" 'd["result"]')" = nothing_to_do ]
@@ -73,3 +83,16 @@ step "rollback: back to before p1"
 expect_rc 0 "rollback" A rollback
 check "leaf1 back to its first state" [ "$(sw_state leaf1)" = "$base1" ]
 check "leaf2 back to its first state" [ "$(sw_state leaf2)" = "$base2" ]
+
+step "a hand edit on one port is drift on that port only"
+expect_rc 0 "apply p1 again" A apply "$T/p1.json"
+swsim leaf2 -- sonic-db-cli CONFIG_DB hdel "QUEUE|Ethernet4|3" wred_profile >/dev/null
+swsim leaf1 -- "$(printf 'configure session hand\ninterface Ethernet2\ntx-queue 3\nno random-detect ecn\nexit\nexit\ncommit')" >/dev/null
+rc=0; A --output json drift >"$T/d.json" || rc=$?
+check "drift found (exit $rc)" [ "$rc" -eq 1 ]
+echo "drift: $(jq_py "$T/d.json" "sorted({(c['target'], c['key'].rsplit('.', 1)[0]) for c in d['changes']})")"
+check "drift names leaf1 Ethernet2 and leaf2 Ethernet4 queue 3, nothing else" [ "$(jq_py "$T/d.json" "sorted({(c['target'], c['key'].rsplit('.', 1)[0]) for c in d['changes']})")" = "[('leaf1', 'ports.Ethernet2.ecn.queue3'), ('leaf2', 'ports.Ethernet4.ecn.queue3')]" ]
+expect_rc 0 "re-apply heals both" A apply "$T/p1.json"
+expect_rc 0 "no drift left" A drift
+check "leaf1 is p1 again" [ "$(sw_state leaf1)" = "$p1_1" ]
+check "leaf2 is p1 again" [ "$(sw_state leaf2)" = "$p1_2" ]

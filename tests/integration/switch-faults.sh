@@ -26,11 +26,13 @@ check "switch unchanged after rejection" same_state "$T/base.json" "$T/r1.json"
 check "pending revision discarded" test "$(raw 'd["nvue"]["pending"]')" = None
 
 step "slow reply: timeout error"
-faults '{"slow_ms": 5000, "slow_match": "nv show qos"}'
+faults '{"slow_ms": 5000, "slow_match": "nv show --applied qos"}'
 rc=0; swctl read > /dev/null 2> "$T/slow.err" || rc=$?
 nofaults
 check "slow read fails (exit $rc)" test "$rc" = 3
 check "error says timed out" grep -q "timed out" "$T/slow.err"
+# The slow command still holds the switch's state lock: wait for it, not for a clock.
+flock "$SIM_STATE.lock" true
 
 step "wrong JSON: clear parse error"
 faults '{"bad_json": "nv show interface"}'

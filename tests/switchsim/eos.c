@@ -1,15 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * EOS subset. The running config is kept in the shape of
- * `show running-config | json`: {"cmds": {"interface Ethernet1": {"cmds": {...}}, ...}}.
+ * EOS subset (EOS configuration guide: configure session, QoS; running-config forms
+ * as AVD writes them, tests/data/switch/avd_intended_qos.cfg). The running config is
+ * kept in the shape of `show running-config | json`:
+ * {"cmds": {"interface Ethernet1": {"cmds": {...}}, ...}}.
  * One exec may carry several lines (as `Cli -c` does):
- *   configure session NAME / interface X / mtu N / qos trust dscp|cos /
- *   priority-flow-control on / priority-flow-control priority N no-drop /
- *   tx-queue N / random-detect ecn minimum-threshold A UNIT maximum-threshold B UNIT
- *   [max-mark-probability P] / qos map dscp D... to traffic-class T / no ... / exit /
- *   commit | commit timer HH:MM:SS | abort | end
+ *   configure session NAME / interface X / mtu N / [no] switchport / qos trust dscp|cos /
+ *   service-profile NAME / priority-flow-control on / no priority-flow-control /
+ *   priority-flow-control priority N no-drop|drop / tx-queue N | uc-tx-queue N /
+ *   random-detect ecn minimum-threshold A UNIT maximum-threshold B UNIT
+ *   [max-mark-probability P] [weight W] / qos profile NAME (same sub-lines) /
+ *   qos map dscp D... to traffic-class T [drop-precedence P] /
+ *   priority-flow-control all off / no ... / exit / commit | commit timer HH:MM:SS | abort | end
  * and standalone: configure session NAME commit|abort, show running-config | json,
- * show configuration sessions | json.
+ * show configuration sessions | json, copy running-config startup-config. A reboot
+ * loads startup-config.
+ *
+ * Variants (--variant), each from the AVD sample configuration:
+ *   drop-precedence   `qos map dscp 18 20 22 26 28 30 34 36 38 to traffic-class 4
+ *                     drop-precedence 2`
+ *   service-profile   `qos profile roce` (qos trust dscp, tx-queue 3 random-detect ecn
+ *                     320 kbytes / 320 kbytes, max-mark-probability 90) applied to the
+ *                     second port with `service-profile roce`
+ *   uc-tx-queue       the ports' queues are unicast queues (7280R/Jericho): uc-tx-queue 3
+ *                     with random-detect ecn on the first port
+ *   pfc-all-off       global `priority-flow-control all off`
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,18 +36,36 @@
 #define EOS_MTU_MIN 68
 #define EOS_MTU_MAX 9214
 
-json_t *eos_init(json_t *ports)
+json_t *eos_init(json_t *ports, const json_t *st)
 {
         json_t *run = json_object(), *cmds = sim_obj(run, "cmds"), *p;
         size_t i;
 
         json_array_foreach(ports, i, p) {
                 char key[96];
+                json_t *intf;
                 snprintf(key, sizeof(key), "interface %s", json_string_value(p));
-                json_object_set_new(cmds, key, json_pack("{s:{s:n,s:n}}", "cmds", "mtu 1500", "qos trust cos"));
+                intf = json_pack("{s:{s:n,s:n}}", "cmds", "mtu 1500", "qos trust cos");
+                if (i == 1 && sim_variant(st, "service-profile"))
+                        json_object_set_new(json_object_get(intf, "cmds"), "service-profile roce", json_null());
+                if (i == 0 && sim_variant(st, "uc-tx-queue"))
+                        json_object_set_new(json_object_get(intf, "cmds"), "uc-tx-queue 3", json_pack("{s:{s:n}}", "cmds",
+                                            "random-detect ecn minimum-threshold 320 kbytes maximum-threshold 320 kbytes "
+                                            "max-mark-probability 90"));
+                json_object_set_new(cmds, key, intf);
         }
         json_object_set_new(cmds, "qos map dscp 8 9 10 11 12 13 14 15 to traffic-class 1", json_null());
-        return json_pack("{s:o,s:{},s:n}", "running", run, "sessions", "timer");
+        if (sim_variant(st, "drop-precedence"))
+                json_object_set_new(cmds, "qos map dscp 18 20 22 26 28 30 34 36 38 to traffic-class 4 drop-precedence 2",
+                                    json_null());
+        if (sim_variant(st, "service-profile"))
+                json_object_set_new(cmds, "qos profile roce", json_pack("{s:{s:n,s:{s:{s:n}}}}", "cmds",
+                                    "qos trust dscp", "tx-queue 3", "cmds",
+                                    "random-detect ecn minimum-threshold 320 kbytes maximum-threshold 320 kbytes "
+                                    "max-mark-probability 90"));
+        if (sim_variant(st, "pfc-all-off"))
+                json_object_set_new(cmds, "priority-flow-control all off", json_null());
+        return json_pack("{s:o,s:O,s:{},s:n}", "running", run, "startup", run, "sessions", "timer");
 }
 
 /* Remove every line of node starting with prefix. */
@@ -53,14 +86,22 @@ static void set_line(json_t *node, const char *prefix, const char *line)
         json_object_set_new(sim_obj(node, "cmds"), line, json_null());
 }
 
-static int parse_dscps(char **w, int n, int *to_idx, uint64_t *bits, uint64_t *tc)
+/* "qos map dscp D... to traffic-class T [drop-precedence P]"; *dp = 0 when none (P is 0-2, kept as P + 1). */
+static int parse_dscps(char **w, int n, int *to_idx, uint64_t *bits, uint64_t *tc, unsigned *dp)
 {
+        uint64_t v;
+
         *bits = 0;
+        *dp = 0;
         for (int i = 3; i < n; i++) {
-                uint64_t v;
                 if (!strcmp(w[i], "to")) {
-                        if (i + 3 != n || strcmp(w[i + 1], "traffic-class") || switch_parse_uint(w[i + 2], 0, 7, tc) < 0)
+                        if (i + 3 > n || strcmp(w[i + 1], "traffic-class") || switch_parse_uint(w[i + 2], 0, 7, tc) < 0)
                                 return -1;
+                        if (i + 3 < n && (i + 5 != n || strcmp(w[i + 3], "drop-precedence") ||
+                                          switch_parse_uint(w[i + 4], 0, 2, &v) < 0))
+                                return -1;
+                        if (i + 3 < n)
+                                *dp = (unsigned)v + 1;
                         *to_idx = i;
                         return *bits ? 0 : -1;
                 }
@@ -71,11 +112,11 @@ static int parse_dscps(char **w, int n, int *to_idx, uint64_t *bits, uint64_t *t
         return -1;
 }
 
-/* Keep "qos map dscp ... to traffic-class T" lines normalised: one per class, sorted. */
-static void dscp_map_edit(json_t *root, uint64_t bits, int tc, bool add)
+/* Keep "qos map dscp ... to traffic-class T [drop-precedence P]" lines normalised: one per class and precedence. */
+static void dscp_map_edit(json_t *root, uint64_t bits, int tc, unsigned dp, bool add)
 {
         json_t *cmds = sim_obj(root, "cmds"), *v;
-        uint64_t per_tc[8] = { 0 };
+        uint64_t per[8][4] = { { 0 } };
         const char *k;
         void *tmp;
 
@@ -83,29 +124,34 @@ static void dscp_map_edit(json_t *root, uint64_t bits, int tc, bool add)
                 char buf[512], *w[80];
                 int n, idx;
                 uint64_t b, t;
+                unsigned d;
                 snprintf(buf, sizeof(buf), "%s", k);
                 n = sim_split(buf, w, 80);
                 if (n > 3 && !strcmp(w[0], "qos") && !strcmp(w[1], "map") && !strcmp(w[2], "dscp") &&
-                    parse_dscps(w, n, &idx, &b, &t) == 0) {
-                        per_tc[t] |= b;
+                    parse_dscps(w, n, &idx, &b, &t, &d) == 0) {
+                        per[t][d] |= b;
                         json_object_del(cmds, k);
                 }
         }
         for (int t = 0; t < 8; t++)
-                per_tc[t] &= ~bits;
+                for (int d = 0; d < 4; d++)
+                        per[t][d] &= ~bits;
         if (add)
-                per_tc[tc] |= bits;
-        for (int t = 0; t < 8; t++) {
-                char line[512] = "qos map dscp";
-                size_t off = strlen(line);
-                if (!per_tc[t])
-                        continue;
-                for (int d = 0; d < 64; d++)
-                        if (per_tc[t] & (UINT64_C(1) << d))
-                                off += (size_t)snprintf(line + off, sizeof(line) - off, " %d", d);
-                snprintf(line + off, sizeof(line) - off, " to traffic-class %d", t);
-                json_object_set_new(cmds, line, json_null());
-        }
+                per[tc][dp] |= bits;
+        for (int t = 0; t < 8; t++)
+                for (int d = 0; d < 4; d++) {
+                        char line[512] = "qos map dscp";
+                        size_t off = strlen(line);
+                        if (!per[t][d])
+                                continue;
+                        for (int c = 0; c < 64; c++)
+                                if (per[t][d] & (UINT64_C(1) << c))
+                                        off += (size_t)snprintf(line + off, sizeof(line) - off, " %d", c);
+                        off += (size_t)snprintf(line + off, sizeof(line) - off, " to traffic-class %d", t);
+                        if (d)
+                                snprintf(line + off, sizeof(line) - off, " drop-precedence %d", d - 1);
+                        json_object_set_new(cmds, line, json_null());
+                }
 }
 
 static int ecn_line(char **w, int n)
@@ -174,13 +220,27 @@ static int intf_line(struct mode *m, char **w, int n, bool no, const char *line)
                         return -1;
                 return set_line(m->intf, "qos trust ", line), 0;
         }
+        /* `no priority-flow-control` shows in the running-config (AVD ethernet-interfaces.cfg, Ethernet3). */
         if (!strcmp(w[0], "priority-flow-control") && n == 2 && !strcmp(w[1], "on")) {
                 if (no)
                         return -1;
+                del_prefix(m->intf, "no priority-flow-control");
                 return set_line(m->intf, "priority-flow-control on", line), 0;
         }
-        if (!strcmp(w[0], "priority-flow-control") && n == 1 && no)
-                return del_prefix(m->intf, "priority-flow-control on"), 0;
+        if (!strcmp(w[0], "priority-flow-control") && n == 1 && no) {
+                del_prefix(m->intf, "priority-flow-control on");
+                return set_line(m->intf, "no priority-flow-control", "no priority-flow-control"), 0;
+        }
+        if (!strcmp(w[0], "switchport") && n == 1) {
+                if (no)
+                        return set_line(m->intf, "no switchport", "no switchport"), 0;
+                return del_prefix(m->intf, "no switchport"), 0;
+        }
+        if (!strcmp(w[0], "service-profile") && n == 2) {
+                if (no)
+                        return del_prefix(m->intf, "service-profile "), 0;
+                return set_line(m->intf, "service-profile ", line), 0;
+        }
         if (!strcmp(w[0], "priority-flow-control") && n >= 3 && !strcmp(w[1], "priority")) {
                 if (switch_parse_uint(w[2], 0, 7, &v) < 0)
                         return -1;
@@ -191,9 +251,10 @@ static int intf_line(struct mode *m, char **w, int n, bool no, const char *line)
                         return -1;
                 return set_line(m->intf, prefix, line), 0;
         }
-        if (!strcmp(w[0], "tx-queue") && n == 2 && switch_parse_uint(w[1], 0, 7, &v) == 0) {
+        if ((!strcmp(w[0], "tx-queue") || !strcmp(w[0], "uc-tx-queue")) && n == 2 &&
+            switch_parse_uint(w[1], 0, 7, &v) == 0) {
                 char key[32];
-                snprintf(key, sizeof(key), "tx-queue %s", w[1]);
+                snprintf(key, sizeof(key), "%s %s", w[0], w[1]);
                 if (no)
                         return json_object_del(sim_obj(m->intf, "cmds"), key), 0;
                 m->queue = sim_obj(sim_obj(m->intf, "cmds"), key);
@@ -217,8 +278,23 @@ static bool port_known(struct sim *s, const char *name)
 static int global_line(struct sim *s, struct mode *m, char **w, int n, bool no)
 {
         uint64_t bits, tc;
+        unsigned dp;
         int idx;
 
+        if (n == 3 && !strcmp(w[0], "qos") && !strcmp(w[1], "profile") && !no) {
+                char key[96];
+                snprintf(key, sizeof(key), "qos profile %s", w[2]);
+                m->intf = sim_obj(sim_obj(m->root, "cmds"), key);       /* the same sub-lines as an interface */
+                sim_obj(m->intf, "cmds");
+                return 0;
+        }
+        if (n == 3 && !strcmp(w[0], "priority-flow-control") && !strcmp(w[1], "all") && !strcmp(w[2], "off")) {
+                if (no)
+                        json_object_del(sim_obj(m->root, "cmds"), "priority-flow-control all off");
+                else
+                        json_object_set_new(sim_obj(m->root, "cmds"), "priority-flow-control all off", json_null());
+                return 0;
+        }
         if (!strcmp(w[0], "interface") && n == 2 && !no) {
                 char key[96];
                 if (!port_known(s, w[1]))
@@ -229,9 +305,9 @@ static int global_line(struct sim *s, struct mode *m, char **w, int n, bool no)
                 return 0;
         }
         if (n > 3 && !strcmp(w[0], "qos") && !strcmp(w[1], "map") && !strcmp(w[2], "dscp")) {
-                if (parse_dscps(w, n, &idx, &bits, &tc) < 0)
+                if (parse_dscps(w, n, &idx, &bits, &tc, &dp) < 0)
                         return -1;
-                dscp_map_edit(m->root, bits, (int)tc, !no);
+                dscp_map_edit(m->root, bits, (int)tc, dp, !no);
                 return 0;
         }
         return -1;
@@ -286,7 +362,8 @@ static void prune_empty(json_t *node)
                 if (!json_is_object(v))
                         continue;
                 prune_empty(v);
-                if (!strncmp(k, "tx-queue", 8) && json_object_size(json_object_get(v, "cmds")) == 0)
+                if ((!strncmp(k, "tx-queue", 8) || !strncmp(k, "uc-tx-queue", 11)) &&
+                    json_object_size(json_object_get(v, "cmds")) == 0)
                         json_object_del(cmds, k);
         }
 }
@@ -407,6 +484,12 @@ int eos_run(struct sim *s)
         }
         if (!strcmp(s->cmd, "show configuration sessions | json"))
                 return show_sessions(s);
+        if (!strcmp(s->cmd, "copy running-config startup-config")) {
+                json_object_set(s->d, "startup", json_object_get(s->d, "running"));
+                s->mutated = true;
+                printf("Copy completed successfully.\n");
+                return 0;
+        }
         if (!strchr(s->cmd, '\n') && sscanf(s->cmd, "configure session %63s %15s", name, action) == 2)
                 return session_action(s, name, action);
         if (strncmp(s->cmd, "configure session ", 18))
@@ -424,5 +507,16 @@ void eos_tick(struct sim *s)
         if (!json_is_object(timer) || json_real_value(json_object_get(timer, "deadline")) > sim_now())
                 return;
         json_object_set(s->d, "running", json_object_get(timer, "rollback"));
+        json_object_set_new(s->d, "timer", json_null());
+}
+
+/* A restart: startup-config becomes the running one; sessions and commit timers are gone. */
+void eos_reboot(struct sim *s)
+{
+        json_t *startup = json_object_get(s->d, "startup");
+
+        if (json_is_object(startup))
+                json_object_set(s->d, "running", startup);
+        json_object_set_new(s->d, "sessions", json_object());
         json_object_set_new(s->d, "timer", json_null());
 }

@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * switchsim --dialect nvue|sonic|eos --state FILE [--init --ports a,b] [--dump] [--tick]
- *           [--advance SECONDS] [-- COMMAND...]
+ * switchsim --dialect nvue|sonic|eos --state FILE [--init --ports a,b [--variant v,w]]
+ *           [--dump] [--tick] [--advance SECONDS] [--reboot] [-- COMMAND...]
+ *
+ * --advance: the switch's own clock moves ahead (its commit-confirm timers run out
+ * when the test says so, never on the wall clock). --variant: documented variants
+ * of the factory state, each named and sourced in its dialect's file (nvue.c,
+ * sonic.c, eos.c). --reboot: the switch restarts: the running configuration is lost
+ * and the saved (startup) one is loaded, pending changes and timers are gone.
  *
  * Without "-- COMMAND" the command comes from SSH_ORIGINAL_COMMAND (ForceCommand)
  * and faults from FILE.faults apply:
@@ -34,8 +40,8 @@
 #include "sim.h"
 
 struct opts {
-        const char *dialect, *state, *ports;
-        bool init, dump, tick;
+        const char *dialect, *state, *ports, *variants;
+        bool init, dump, tick, reboot;
         double advance;                 /* --advance: seconds to move the clock ahead */
         char cmd[8192];
         bool local;
@@ -117,8 +123,8 @@ json_t *sim_obj(json_t *parent, const char *key)
 
 static int usage(void)
 {
-        fprintf(stderr, "usage: switchsim --dialect nvue|sonic|eos --state FILE [--init --ports a,b] "
-                        "[--dump] [--tick] [--advance SECONDS] [-- COMMAND...]\n");
+        fprintf(stderr, "usage: switchsim --dialect nvue|sonic|eos --state FILE [--init --ports a,b "
+                        "[--variant v,w]] [--dump] [--tick] [--advance SECONDS] [--reboot] [-- COMMAND...]\n");
         return 2;
 }
 
@@ -144,6 +150,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
                                 return -1;
                         o->tick = true;
                 }
+                else if (!strcmp(argv[i], "--reboot"))
+                        o->reboot = true;
+                else if (!strcmp(argv[i], "--variant") && i + 1 < argc)
+                        o->variants = argv[++i];
                 else if (!strcmp(argv[i], "--")) {
                         size_t off = 0;
                         for (i++; i < argc; i++)
@@ -177,27 +187,57 @@ static int save_json(const char *path, json_t *j)
         return rename(tmp, path);
 }
 
-static json_t *init_state(const struct opts *o)
+static json_t *words(const char *list)
 {
-        json_t *st = json_object(), *ports = json_array();
+        json_t *a = json_array();
         char buf[1024], *save = NULL;
 
-        snprintf(buf, sizeof(buf), "%s", o->ports ? o->ports : "");
+        snprintf(buf, sizeof(buf), "%s", list ? list : "");
         for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save))
-                json_array_append_new(ports, json_string(p));
+                json_array_append_new(a, json_string(p));
+        return a;
+}
+
+bool sim_variant(const json_t *st, const char *name)
+{
+        size_t i;
+        json_t *v;
+
+        json_array_foreach(json_object_get(st, "variants"), i, v)
+                if (!strcmp(json_string_value(v), name))
+                        return true;
+        return false;
+}
+
+static json_t *init_state(const struct opts *o)
+{
+        json_t *st = json_object(), *ports = words(o->ports);
+
         json_object_set_new(st, "dialect", json_string(o->dialect));
         json_object_set(st, "ports", ports);
+        json_object_set_new(st, "variants", words(o->variants));
         json_object_set_new(st, "commands", json_integer(0));
         json_object_set_new(st, "mutations", json_integer(0));
         json_object_set_new(st, "log", json_array());
         if (!strcmp(o->dialect, "nvue"))
-                json_object_set_new(st, "nvue", nvue_init(ports));
+                json_object_set_new(st, "nvue", nvue_init(ports, st));
         else if (!strcmp(o->dialect, "sonic"))
-                json_object_set_new(st, "sonic", sonic_init(ports));
+                json_object_set_new(st, "sonic", sonic_init(ports, st));
         else
-                json_object_set_new(st, "eos", eos_init(ports));
+                json_object_set_new(st, "eos", eos_init(ports, st));
         json_decref(ports);
         return st;
+}
+
+static void reboot(struct sim *s)
+{
+        if (!strcmp(s->dialect, "nvue"))
+                nvue_reboot(s);
+        else if (!strcmp(s->dialect, "sonic"))
+                sonic_reboot(s);
+        else
+                eos_reboot(s);
+        json_object_set_new(s->st, "reboots", json_integer(json_integer_value(json_object_get(s->st, "reboots")) + 1));
 }
 
 static void tick(struct sim *s)
@@ -372,7 +412,9 @@ static int run_locked(const struct opts *o, const char *cmd, bool bad_json)
         if (o->advance > 0)
                 json_object_set_new(s.st, "clock_offset_s", json_real(clock_offset_s));
         tick(&s);
-        if (o->tick || o->dump) {
+        if (o->tick || o->dump || o->reboot) {
+                if (o->reboot)
+                        reboot(&s);
                 if (o->dump)
                         sim_print_json(s.st);
                 rc = 0;
@@ -404,7 +446,7 @@ int main(int argc, char **argv)
                 return rc;
         }
         cmd = o.local ? o.cmd : getenv("SSH_ORIGINAL_COMMAND");
-        if (!o.tick && !o.dump && (!cmd || !*cmd))
+        if (!o.tick && !o.dump && !o.reboot && (!cmd || !*cmd))
                 return sim_fail("switchsim: no command (interactive shells are not supported)");
         snprintf(faultpath, sizeof(faultpath), "%s.faults", o.state);
         snprintf(lockpath, sizeof(lockpath), "%s.lock", o.state);
@@ -412,11 +454,11 @@ int main(int argc, char **argv)
         if (fd < 0 || flock(fd, LOCK_EX) < 0)
                 return sim_fail("switchsim: cannot lock '%s': %s", lockpath, strerror(errno));
         rc = -1;
-        if (!o.local && !o.tick && !o.dump)
+        if (!o.local && !o.tick && !o.dump && !o.reboot)
                 rc = faults_before(faultpath, cmd, &bad_json);
         if (rc < 0)
                 rc = run_locked(&o, cmd ? cmd : "", bad_json);
-        if (!o.local && !o.tick && !o.dump)
+        if (!o.local && !o.tick && !o.dump && !o.reboot)
                 faults_after(faultpath, cmd);
         close(fd);
         return rc;

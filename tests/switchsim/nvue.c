@@ -1,9 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * NVUE subset: nv set/unset (pending revision), nv config apply [-y]
- * [--confirm TIME], --confirm-yes, --confirm-no, --confirm-status, nv config
- * detach, nv config revision -o json, nv show qos -o json, nv show interface -o json.
- * The tree under "applied"/"pending" has the shape of `nv config show -o json`.
+ * NVUE subset (docs.nvidia.com NVUE reference: Common Options, Config Commands,
+ * QoS set/show pages; CL 5.12 QoS and RoCE chapters): nv set/unset (the pending
+ * revision; profiles by name, `interface X qos mapping|pfc|congestion-control
+ * profile P` bindings, `qos roce mode M`), nv config apply [-y] [--confirm TIME],
+ * --confirm-yes, --confirm-no, --confirm-status, nv config detach, nv config
+ * revision -o json, nv config diff -o json (pending against applied), nv config
+ * save [-h] (applied -> startup, /etc/nvue.d/startup.yaml), nv show [--applied]
+ * qos|interface|qos roce -o json (the applied view; `nv show interface` without
+ * --applied is the operational list of ports). The tree under "applied",
+ * "pending" and "startup" has the shape of `nv config show -o json`. A reboot
+ * loads startup (auto-save off, the CL 5.8 default: only `nv config save` makes a
+ * change survive it).
+ *
+ * Variants (--variant):
+ *   roce-lossless    `nv set qos roce mode lossless` applied (CL 5.12 RoCE chapter,
+ *                    "nv show qos roce": enable on, mode lossless)
+ *   no-config-save   an NVUE without `nv config save` (saving is not available:
+ *                    the command and its -h are refused)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,27 +26,32 @@
 #include "sim.h"
 #include "switch.h"
 
-enum vkind { V_NONE, V_MTU, V_TRUST, V_PRIO, V_ENABLE, V_BYTES, V_PROB, V_MEMBERS };
+enum vkind { V_NONE, V_MTU, V_TRUST, V_PRIO, V_ENABLE, V_BYTES, V_PROB, V_MEMBERS, V_NAME, V_ROCE };
 
 struct pattern {
-        const char *path;       /* '*' = an id list (interfaces or numbers) */
+        const char *path;       /* '*' = an id list (interfaces or numbers), '%' = a profile name */
         unsigned id_max;        /* numeric ids: 0..id_max; 0 = interface names */
         enum vkind value;
 };
 
+/* NVUE reference, Set and Unset Commands (QoS): `nv set qos mapping <profile-id> ...` etc. */
 static const struct pattern patterns[] = {
         { "interface * link mtu", 0, V_MTU },
-        { "qos mapping default-global trust", 0, V_TRUST },
-        { "qos mapping default-global dscp * switch-priority", 63, V_PRIO },
-        { "qos mapping default-global pcp * switch-priority", 7, V_PRIO },
-        { "qos pfc default-global switch-priority", 7, V_MEMBERS },
-        { "qos pfc default-global tx", 0, V_ENABLE },
-        { "qos pfc default-global rx", 0, V_ENABLE },
-        { "qos congestion-control default-global traffic-class * min-threshold", 7, V_BYTES },
-        { "qos congestion-control default-global traffic-class * max-threshold", 7, V_BYTES },
-        { "qos congestion-control default-global traffic-class * probability", 7, V_PROB },
-        { "qos congestion-control default-global traffic-class * ecn", 7, V_ENABLE },
-        { "qos congestion-control default-global traffic-class * red", 7, V_ENABLE },
+        { "interface * qos mapping profile", 0, V_NAME },
+        { "interface * qos pfc profile", 0, V_NAME },
+        { "interface * qos congestion-control profile", 0, V_NAME },
+        { "qos mapping % trust", 0, V_TRUST },
+        { "qos mapping % dscp * switch-priority", 63, V_PRIO },
+        { "qos mapping % pcp * switch-priority", 7, V_PRIO },
+        { "qos pfc % switch-priority", 7, V_MEMBERS },
+        { "qos pfc % tx", 0, V_ENABLE },
+        { "qos pfc % rx", 0, V_ENABLE },
+        { "qos congestion-control % traffic-class * min-threshold", 7, V_BYTES },
+        { "qos congestion-control % traffic-class * max-threshold", 7, V_BYTES },
+        { "qos congestion-control % traffic-class * probability", 7, V_PROB },
+        { "qos congestion-control % traffic-class * ecn", 7, V_ENABLE },
+        { "qos congestion-control % traffic-class * red", 7, V_ENABLE },
+        { "qos roce mode", 0, V_ROCE },
 };
 
 static json_t *ecn_default(void)
@@ -41,20 +60,25 @@ static json_t *ecn_default(void)
                          "min-threshold", 150000, "max-threshold", 1500000, "probability", 100);
 }
 
-json_t *nvue_init(json_t *ports)
+json_t *nvue_init(json_t *ports, const json_t *st)
 {
         json_t *tree = json_object(), *ifs = sim_obj(tree, "interface"), *qos = sim_obj(tree, "qos");
         size_t i;
         json_t *p;
 
         json_array_foreach(ports, i, p)
-                json_object_set_new(ifs, json_string_value(p), json_pack("{s:{s:i}}", "link", "mtu", 9216));
+                json_object_set_new(ifs, json_string_value(p), json_pack("{s:{s:i},s:s}", "link", "mtu", 9216,
+                                                                          "type", "swp"));
         json_object_set_new(sim_obj(sim_obj(qos, "mapping"), "default-global"), "trust", json_string("l2"));
         json_object_set_new(sim_obj(qos, "pfc"), "default-global", json_pack("{s:s,s:s}", "tx", "enable",
                                                                                "rx", "enable"));
+        /* The factory congestion-control: TC0 marks (CL 5.12, "Default Configuration Files"). */
         json_object_set_new(sim_obj(sim_obj(sim_obj(qos, "congestion-control"), "default-global"),
                                     "traffic-class"), "0", ecn_default());
-        return json_pack("{s:o,s:n,s:n,s:[{s:i,s:s}]}", "applied", tree, "pending", "confirm",
+        json_object_set_new(qos, "roce", sim_variant(st, "roce-lossless")
+                                                 ? json_pack("{s:s,s:s}", "enable", "on", "mode", "lossless")
+                                                 : json_pack("{s:s}", "enable", "off"));
+        return json_pack("{s:o,s:O,s:n,s:n,s:[{s:i,s:s}]}", "applied", tree, "startup", tree, "pending", "confirm",
                          "revisions", "id", 1, "state", "applied");
 }
 
@@ -115,7 +139,7 @@ static const struct pattern *match(char **w, int n, bool prefix_ok, int *ret_sta
                 for (k = 0; k < n; k++) {
                         if (!strcmp(pw[k], "*"))
                                 star = k;
-                        else if (strcmp(pw[k], w[k]))
+                        else if (strcmp(pw[k], "%") && strcmp(pw[k], w[k]))
                                 break;
                 }
                 if (k == n) {
@@ -157,6 +181,12 @@ static json_t *make_value(enum vkind k, const char *v, char *why, size_t wsize)
                 if (switch_parse_uint(v, 1, 100, &n) < 0)
                         break;
                 return json_integer((json_int_t)n);
+        case V_NAME:
+                return json_string(v);
+        case V_ROCE:
+                if (strcmp(v, "lossy") && strcmp(v, "lossless") && strcmp(v, "lossless-single-ipool"))
+                        break;
+                return json_string(v);
         default:
                 break;
         }
@@ -222,6 +252,8 @@ static int nv_set(struct sim *s, char **w, int n)
         for (int i = 0; i < nids; i++) {
                 json_t *parent = walk(pending(s), w, n - 2, star, star >= 0 ? ids[i] : NULL, true);
                 json_object_set(parent, w[n - 2], v);
+                if (pt->value == V_ROCE)        /* `nv set qos roce mode M` turns RoCE on */
+                        json_object_set_new(parent, "enable", json_string("on"));
         }
         json_decref(v);
         return 0;
@@ -233,6 +265,10 @@ static int nv_unset(struct sim *s, char **w, int n)
         int star = -1, nids = 1;
         const struct pattern *pt = match(w, n, true, &star);
 
+        if (n == 2 && !strcmp(w[0], "qos") && !strcmp(w[1], "roce")) {        /* `nv unset qos roce`: off */
+                json_object_set_new(sim_obj(pending(s), "qos"), "roce", json_pack("{s:s}", "enable", "off"));
+                return 0;
+        }
         if (!pt) {
                 /* "switch-priority 3" under pfc: remove members of the collection. */
                 if (n >= 1 && (pt = match(w, n - 1, false, &star)) && pt->value == V_MEMBERS) {
@@ -358,34 +394,85 @@ static int config_apply(struct sim *s)
         return 0;
 }
 
+/* `nv show [--applied] qos|interface|qos roce -o json` (NVUE reference, Common Options). */
 static int show(struct sim *s)
 {
-        json_t *applied = json_object_get(s->d, "applied");
+        json_t *applied = json_object_get(s->d, "applied"), *out;
+        char path[64] = "";
+        bool applied_view = false, json = false;
+        const char *k;
+        json_t *v;
 
-        if (s->argc != 5 || strcmp(s->argv[3], "-o") || strcmp(s->argv[4], "json"))
-                return sim_fail("Error: supported here: nv show qos|interface -o json");
-        if (!strcmp(s->argv[2], "qos")) {
-                sim_print_json(json_object_get(applied, "qos"));
-                return 0;
+        for (int i = 2; i < s->argc; i++) {
+                if (!strcmp(s->argv[i], "--applied"))
+                        applied_view = true;
+                else if (!strcmp(s->argv[i], "-o") && i + 1 < s->argc && !strcmp(s->argv[i + 1], "json"))
+                        json = true, i++;
+                else
+                        snprintf(path + strlen(path), sizeof(path) - strlen(path), "%s%s", *path ? " " : "",
+                                 s->argv[i]);
         }
-        if (!strcmp(s->argv[2], "interface")) {
-                json_t *out = json_deep_copy(json_object_get(applied, "interface")), *v;
-                const char *k;
+        if (!json)
+                return sim_fail("Error: supported here: nv show [--applied] qos|interface|qos roce -o json");
+        if (!strcmp(path, "qos"))
+                out = json_deep_copy(json_object_get(applied, "qos"));
+        else if (!strcmp(path, "qos roce"))
+                out = json_deep_copy(json_object_get(json_object_get(applied, "qos"), "roce"));
+        else if (!strcmp(path, "interface") && applied_view)
+                out = json_deep_copy(json_object_get(applied, "interface"));
+        else if (!strcmp(path, "interface")) {
+                /* The operational list: every port, with what the link runs. */
+                out = json_deep_copy(json_object_get(applied, "interface"));
                 json_object_foreach(out, k, v) {
-                        json_object_set_new(v, "type", json_string("swp"));
+                        json_object_del(v, "qos");
                         json_object_set_new(sim_obj(v, "link"), "state", json_string("up"));
                 }
-                sim_print_json(out);
-                json_decref(out);
+        } else
+                return sim_fail("Error: Invalid path: '%s'", path);
+        if (!applied_view && strcmp(path, "interface"))
+                json_object_del(out, "roce");   /* the driver reads the applied view; keep the views apart */
+        sim_print_json(out);
+        json_decref(out);
+        return 0;
+}
+
+/* `nv config save`: the applied configuration becomes the startup one (NVUE reference, Config Commands). */
+static int config_save(struct sim *s)
+{
+        if (sim_variant(s->st, "no-config-save"))
+                return sim_fail("Error: Invalid Command: nv config save");
+        if (s->argc == 4 && (!strcmp(s->argv[3], "-h") || !strcmp(s->argv[3], "--help"))) {
+                printf("Usage:\n  nv config save [options]\n\nDescription:\n  Overwrite startup configuration "
+                       "with applied configuration\n");
                 return 0;
         }
-        return sim_fail("Error: Invalid path: '%s'", s->argv[2]);
+        if (s->argc != 3)
+                return sim_fail("Error: unsupported: '%s'", s->cmd);
+        json_object_set(s->d, "startup", json_object_get(s->d, "applied"));
+        s->mutated = true;
+        return 0;
+}
+
+/* `nv config diff -o json`: the pending changes against applied; [] when there are none. */
+static int config_diff(struct sim *s)
+{
+        json_t *p = json_object_get(s->d, "pending");
+
+        if (!json_is_object(p) || json_equal(p, json_object_get(s->d, "applied")))
+                printf("[]\n");
+        else
+                printf("[{\"set\": \"pending changes\"}]\n");
+        return 0;
 }
 
 static int config(struct sim *s)
 {
         if (s->argc >= 3 && !strcmp(s->argv[2], "apply"))
                 return config_apply(s);
+        if (s->argc >= 3 && !strcmp(s->argv[2], "save"))
+                return config_save(s);
+        if (s->argc == 5 && !strcmp(s->argv[2], "diff") && !strcmp(s->argv[4], "json"))
+                return config_diff(s);
         if (s->argc == 3 && !strcmp(s->argv[2], "detach")) {
                 json_object_set_new(s->d, "pending", json_null());
                 return 0;
@@ -429,4 +516,15 @@ void nvue_tick(struct sim *s)
         json_object_set(s->d, "applied", json_object_get(c, "rollback"));
         json_object_set_new(s->d, "confirm", json_null());
         set_last_revision_state(s, "rolled_back_confirm_timeout");
+}
+
+/* A restart: the startup configuration is applied; pending edits and confirmations are gone. */
+void nvue_reboot(struct sim *s)
+{
+        json_t *startup = json_object_get(s->d, "startup");
+
+        if (json_is_object(startup))
+                json_object_set(s->d, "applied", startup);
+        json_object_set_new(s->d, "pending", json_null());
+        json_object_set_new(s->d, "confirm", json_null());
 }

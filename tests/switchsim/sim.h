@@ -3,8 +3,10 @@
  * switchsim: a fake switch shell for tests, run as the ForceCommand of a
  * private sshd. It speaks the subset of NVUE, SONiC and EOS commands the
  * nettune switch drivers use, keeps the switch in a JSON state file (flock'd),
- * runs native commit-confirm timers lazily, and injects faults from a file
- * beside the state (STATE.faults).
+ * runs native commit-confirm timers lazily, models a reboot (the running
+ * configuration lost, the saved one loaded), and injects faults from a file
+ * beside the state (STATE.faults). Every behaviour names the vendor page or
+ * source it mirrors; the factory state has documented variants (--variant).
  */
 #pragma once
 
@@ -36,13 +38,22 @@ void sim_print_json(const json_t *j);
 /* Get or create an object member. */
 json_t *sim_obj(json_t *parent, const char *key);
 
-/* Per dialect: create the factory state, run one command (exit status), expire timers. */
-json_t *nvue_init(json_t *ports);
+/* Is variant `name` of the factory state on (state file "variants")? */
+bool sim_variant(const json_t *st, const char *name);
+
+/*
+ * Per dialect: create the factory state (st: the whole state, for its variants), run
+ * one command (exit status), expire timers, restart (running lost, startup loaded).
+ */
+json_t *nvue_init(json_t *ports, const json_t *st);
 int nvue_run(struct sim *s);
 void nvue_tick(struct sim *s);
-json_t *sonic_init(json_t *ports);
+void nvue_reboot(struct sim *s);
+json_t *sonic_init(json_t *ports, const json_t *st);
 int sonic_run(struct sim *s);
 void sonic_tick(struct sim *s);
-json_t *eos_init(json_t *ports);
+void sonic_reboot(struct sim *s);
+json_t *eos_init(json_t *ports, const json_t *st);
 int eos_run(struct sim *s);
 void eos_tick(struct sim *s);
+void eos_reboot(struct sim *s);

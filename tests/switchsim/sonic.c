@@ -1,10 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * SONiC subset over CONFIG_DB (JSON, table -> key -> field -> string):
- * sonic-cfggen -d --print-data; config checkpoint|rollback|delete-checkpoint NAME;
- * config list-checkpoints; config apply-patch FILE|/dev/stdin (RFC 6902, atomic,
- * yang-like checks, DSCP_TO_TC_MAP refused like GCU's validators);
- * sonic-db-cli CONFIG_DB hset|hdel|hgetall "TABLE|key" ...
+ * SONiC subset over CONFIG_DB (JSON, table -> key -> field -> string), after
+ * sonic-utilities config/main.py and generic_config_updater:
+ *   sonic-cfggen -d --print-data                the running CONFIG_DB
+ *   cat /etc/sonic/config_db.json               the saved one (loaded at boot)
+ *   sudo config save -y                         running -> saved (`config save`)
+ *   sudo config checkpoint|rollback|delete-checkpoint NAME, sudo config list-checkpoints
+ *   sudo config apply-patch FILE|/dev/stdin     RFC 6902, atomic, yang-like checks
+ *   sonic-db-cli CONFIG_DB hset|hdel|hgetall "TABLE|key" ...   (hand edits: bypasses GCU)
+ * `config` needs root: without sudo it exits with "Root privileges are required for
+ * this operation" (config/main.py). A reboot loads the saved CONFIG_DB.
+ *
+ * Variants (--variant):
+ *   dynamic-buffer        DEVICE_METADATA|localhost buffer_model dynamic: lossless
+ *                         BUFFER_PG 3-4 with profile NULL (the dynamic buffer model,
+ *                         NVIDIA SONiC 202012 "QoS and Buffers")
+ *   no-lossless-pg        only the lossy BUFFER_PG 0 per port (the upstream test input
+ *                         tests/qos_config_input/update_qos.json has no lossless PG)
+ *   gcu-blocks-dscp-map   GCU refuses any DSCP_TO_TC_MAP change, as observed on an RDMA
+ *                         SKU (sonic-utilities commit 2e9e81c1 "[GCU] Update WRED_PROFILE
+ *                         and BUFFER_POOL validators", its table of RDMA tables)
+ *   global-dscp-map       PORT_QOS_MAP|global dscp_to_tc_map AZURE (the switch-level map)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +43,21 @@ static json_t *azure_dscp_map(void)
         return m;
 }
 
-json_t *sonic_init(json_t *ports)
+/* The lossless PG headroom the traditional buffer templates write (sonic-buildimage buffers_config.j2). */
+static void add_buffers(json_t *db, const char *port, const json_t *st)
+{
+        char key[96];
+
+        snprintf(key, sizeof(key), "%s|0", port);
+        json_object_set_new(sim_obj(db, "BUFFER_PG"), key, json_pack("{s:s}", "profile", "ingress_lossy_profile"));
+        if (sim_variant(st, "no-lossless-pg"))
+                return;
+        snprintf(key, sizeof(key), "%s|3-4", port);
+        json_object_set_new(sim_obj(db, "BUFFER_PG"), key, json_pack("{s:s}", "profile",
+                            sim_variant(st, "dynamic-buffer") ? "NULL" : "pg_lossless_100000_5m_profile"));
+}
+
+json_t *sonic_init(json_t *ports, const json_t *st)
 {
         json_t *db = json_object(), *p;
         size_t i;
@@ -40,6 +70,15 @@ json_t *sonic_init(json_t *ports)
                 "red_min_threshold", "1048576", "wred_green_enable", "true", "wred_red_enable", "true",
                 "wred_yellow_enable", "true", "yellow_drop_probability", "5",
                 "yellow_max_threshold", "2097152", "yellow_min_threshold", "1048576"));
+        json_object_set_new(sim_obj(db, "BUFFER_PROFILE"), "ingress_lossy_profile", json_pack("{s:s,s:s,s:s}",
+                            "dynamic_th", "3", "pool", "ingress_lossless_pool", "size", "0"));
+        json_object_set_new(sim_obj(db, "BUFFER_PROFILE"), "pg_lossless_100000_5m_profile", json_pack(
+                "{s:s,s:s,s:s,s:s,s:s}", "dynamic_th", "-3", "pool", "ingress_lossless_pool", "size", "56368",
+                "xoff", "55120", "xon", "18432"));
+        json_object_set_new(sim_obj(db, "DEVICE_METADATA"), "localhost", json_pack("{s:s}", "buffer_model",
+                            sim_variant(st, "dynamic-buffer") ? "dynamic" : "traditional"));
+        if (sim_variant(st, "global-dscp-map"))
+                json_object_set_new(sim_obj(db, "PORT_QOS_MAP"), "global", json_pack("{s:s}", "dscp_to_tc_map", "AZURE"));
         json_array_foreach(ports, i, p) {
                 const char *name = json_string_value(p);
                 char key[96];
@@ -52,8 +91,9 @@ json_t *sonic_init(json_t *ports)
                         json_object_set_new(sim_obj(db, "QUEUE"), key,
                                             json_pack("{s:s}", "wred_profile", "AZURE_LOSSLESS"));
                 }
+                add_buffers(db, name, st);
         }
-        return json_pack("{s:o,s:{}}", "db", db, "checkpoints");
+        return json_pack("{s:o,s:O,s:{}}", "db", db, "saved", db, "checkpoints");
 }
 
 /* ---- RFC 6901 pointers and RFC 6902 operations on the DB ---- */
@@ -83,7 +123,7 @@ static int pointer_split(const char *path, char tokens[][128], int max)
         }
 }
 
-static int patch_op(json_t *db, const json_t *op, char *why, size_t wsize)
+static int patch_op(struct sim *s, json_t *db, const json_t *op, char *why, size_t wsize)
 {
         const char *kind = json_string_value(json_object_get(op, "op"));
         const char *path = json_string_value(json_object_get(op, "path"));
@@ -93,10 +133,9 @@ static int patch_op(json_t *db, const json_t *op, char *why, size_t wsize)
 
         if (!kind || !path || (n = pointer_split(path, tok, 8)) < 1)
                 return snprintf(why, wsize, "invalid patch operation"), -1;
-        if (!strcmp(tok[0], "DSCP_TO_TC_MAP"))
-                return snprintf(why, wsize, "Modification of DSCP_TO_TC_MAP table is illegal- validating "
-                                "function generic_config_updater.field_operation_validators.rdma_config_update_"
-                                "validator returned False"), -1;
+        if (!strcmp(tok[0], "DSCP_TO_TC_MAP") && sim_variant(s->st, "gcu-blocks-dscp-map"))
+                return snprintf(why, wsize, "Failed to apply patch on the following scopes: - localhost: "
+                                "Modification of DSCP_TO_TC_MAP table is illegal"), -1;
         for (int i = 0; i < n - 1; i++)
                 if (!(parent = json_object_get(parent, tok[i])) || !json_is_object(parent))
                         return snprintf(why, wsize, "path '%s' does not exist", path), -1;
@@ -128,7 +167,19 @@ static int check_uint_field(const json_t *obj, const char *key, uint64_t min, ui
         return 0;
 }
 
-/* What yang would refuse: mtu, pfc_enable, WRED numbers, dangling references. */
+/* sonic-wred-profile.yang `ecn` enumeration (absent = none). */
+static bool ecn_mode_known(const char *m)
+{
+        static const char *const modes[] = { "ecn_none", "ecn_green", "ecn_yellow", "ecn_red", "ecn_green_yellow",
+                                             "ecn_green_red", "ecn_yellow_red", "ecn_all" };
+
+        for (size_t i = 0; m && i < ARRAY_SIZE(modes); i++)
+                if (!strcmp(m, modes[i]))
+                        return true;
+        return !m;
+}
+
+/* What yang would refuse: mtu, pfc_enable, WRED numbers and modes, dangling references. */
 static int validate_db(const json_t *db, char *why, size_t wsize)
 {
         const char *k;
@@ -144,8 +195,19 @@ static int validate_db(const json_t *db, char *why, size_t wsize)
                 if (pfc && switch_parse_list(pfc, 7, &bits) < 0)
                         return snprintf(why, wsize, "PORT_QOS_MAP|%s: pfc_enable '%s' does not match "
                                         "([0-7](,[0-7])*)?", k, pfc), -1;
+                const char *dot1p = json_string_value(json_object_get(v, "dot1p_to_tc_map"));
                 if (map && !json_object_get(json_object_get(db, "DSCP_TO_TC_MAP"), map))
                         return snprintf(why, wsize, "PORT_QOS_MAP|%s: dscp_to_tc_map '%s' does not exist", k, map), -1;
+                if (dot1p && !json_object_get(json_object_get(db, "DOT1P_TO_TC_MAP"), dot1p))
+                        return snprintf(why, wsize, "PORT_QOS_MAP|%s: dot1p_to_tc_map '%s' does not exist", k, dot1p), -1;
+        }
+        json_object_foreach(json_object_get(db, "DSCP_TO_TC_MAP"), k, v) {
+                const char *d;
+                json_t *tc;
+                json_object_foreach(v, d, tc)
+                        if (switch_parse_uint(d, 0, 63, &a) < 0 || !json_is_string(tc) ||
+                            switch_parse_uint(json_string_value(tc), 0, 7, &b) < 0)
+                                return snprintf(why, wsize, "DSCP_TO_TC_MAP|%s: '%s' is not dscp 0-63 to tc 0-7", k, d), -1;
         }
         json_object_foreach(json_object_get(db, "WRED_PROFILE"), k, v) {
                 if (check_uint_field(v, "green_min_threshold", 0, UINT32_MAX, &a) < 0 ||
@@ -155,6 +217,9 @@ static int validate_db(const json_t *db, char *why, size_t wsize)
                 if (check_uint_field(v, "green_drop_probability", 0, 100, &a) < 0)
                         return snprintf(why, wsize, "WRED_PROFILE|%s: green_drop_probability out of range 0..100",
                                         k), -1;
+                if (!ecn_mode_known(json_string_value(json_object_get(v, "ecn"))))
+                        return snprintf(why, wsize, "WRED_PROFILE|%s: ecn is not one of the sonic-wred-profile.yang "
+                                        "modes", k), -1;
         }
         json_object_foreach(json_object_get(db, "QUEUE"), k, v) {
                 const char *prof = json_string_value(json_object_get(v, "wred_profile"));
@@ -181,6 +246,20 @@ static char *read_input(const char *file)
         return buf;
 }
 
+/* Every patch received, for tests that check what was (not) written ("patches", the last 50). */
+static void log_patch(struct sim *s, const json_t *patch)
+{
+        json_t *list = json_object_get(s->st, "patches");
+
+        if (!json_is_array(list)) {
+                list = json_array();
+                json_object_set_new(s->st, "patches", list);
+        }
+        json_array_append(list, (json_t *)patch);
+        while (json_array_size(list) > 50)
+                json_array_remove(list, 0);
+}
+
 static int apply_patch(struct sim *s)
 {
         json_error_t err;
@@ -196,9 +275,10 @@ static int apply_patch(struct sim *s)
                 json_decref(patch);
                 return sim_fail("Failed to apply patch due to: invalid JSON patch");
         }
+        log_patch(s, patch);
         db = json_deep_copy(json_object_get(s->d, "db"));
         json_array_foreach(patch, i, op)
-                if (patch_op(db, op, why, sizeof(why)) < 0)
+                if (patch_op(s, db, op, why, sizeof(why)) < 0)
                         break;
         if (!why[0])
                 validate_db(db, why, sizeof(why));
@@ -246,7 +326,8 @@ static int checkpoint_cmd(struct sim *s)
                 printf("Checkpoint deleted successfully.\n");
                 return 0;
         }
-        if (!json_equal(json_object_get(cp, "DSCP_TO_TC_MAP"), json_object_get(db, "DSCP_TO_TC_MAP")))
+        if (sim_variant(s->st, "gcu-blocks-dscp-map") &&
+            !json_equal(json_object_get(cp, "DSCP_TO_TC_MAP"), json_object_get(db, "DSCP_TO_TC_MAP")))
                 return sim_fail("Failed to rollback config\nError: Modification of DSCP_TO_TC_MAP table is illegal");
         json_object_set(s->d, "db", cp);
         s->mutated = true;
@@ -297,10 +378,37 @@ static int db_cli(struct sim *s)
         return sim_fail("(error) ERR wrong number of arguments for '%s' command", s->argv[2]);
 }
 
+/* `config save -y`: the running CONFIG_DB becomes /etc/sonic/config_db.json (config/main.py save). */
+static int config_save(struct sim *s)
+{
+        if (s->argc != 3 || strcmp(s->argv[2], "-y"))
+                return sim_fail("Aborted!");    /* click's confirmation prompt, no terminal */
+        json_object_set(s->d, "saved", json_object_get(s->d, "db"));
+        s->mutated = true;
+        printf("Running command: /usr/local/bin/sonic-cfggen -d --print-data > /etc/sonic/config_db.json\n");
+        return 0;
+}
+
+static int config_cmd(struct sim *s)
+{
+        if (!strcmp(s->argv[1], "apply-patch"))
+                return apply_patch(s);
+        if (!strcmp(s->argv[1], "save"))
+                return config_save(s);
+        if (!strcmp(s->argv[1], "checkpoint") || !strcmp(s->argv[1], "rollback") ||
+            !strcmp(s->argv[1], "delete-checkpoint") || !strcmp(s->argv[1], "list-checkpoints"))
+                return checkpoint_cmd(s);
+        return sim_fail("Error: unsupported command '%s'", s->cmd);
+}
+
 int sonic_run(struct sim *s)
 {
         const char *c = s->argv[0];
 
+        if (!strcmp(c, "sudo") && s->argc >= 3 && !strcmp(s->argv[1], "config")) {
+                memmove(s->argv, s->argv + 1, sizeof(s->argv[0]) * (size_t)--s->argc);
+                return config_cmd(s);
+        }
         if (!strcmp(c, "sonic-cfggen") && s->argc == 3 && !strcmp(s->argv[1], "-d") &&
             !strcmp(s->argv[2], "--print-data")) {
                 char *out = json_dumps(json_object_get(s->d, "db"), JSON_INDENT(4) | JSON_SORT_KEYS);
@@ -308,19 +416,29 @@ int sonic_run(struct sim *s)
                 free(out);
                 return 0;
         }
+        if (!strcmp(c, "cat") && s->argc == 2 && !strcmp(s->argv[1], "/etc/sonic/config_db.json")) {
+                char *out = json_dumps(json_object_get(s->d, "saved"), JSON_INDENT(4) | JSON_SORT_KEYS);
+                printf("%s\n", out ? out : "{}");
+                free(out);
+                return 0;
+        }
         if (!strcmp(c, "sonic-db-cli"))
                 return db_cli(s);
-        if (!strcmp(c, "config") && s->argc >= 2) {
-                if (!strcmp(s->argv[1], "apply-patch"))
-                        return apply_patch(s);
-                if (!strcmp(s->argv[1], "checkpoint") || !strcmp(s->argv[1], "rollback") ||
-                    !strcmp(s->argv[1], "delete-checkpoint") || !strcmp(s->argv[1], "list-checkpoints"))
-                        return checkpoint_cmd(s);
-        }
+        if (!strcmp(c, "config") && s->argc >= 2)
+                return sim_fail("Root privileges are required for this operation");
         return sim_fail("Error: unsupported command '%s'", s->cmd);
 }
 
 void sonic_tick(struct sim *s)
 {
         (void)s;        /* SONiC has no commit timer */
+}
+
+/* A restart: CONFIG_DB is loaded from /etc/sonic/config_db.json; checkpoints are files and stay. */
+void sonic_reboot(struct sim *s)
+{
+        json_t *saved = json_object_get(s->d, "saved");
+
+        if (json_is_object(saved))
+                json_object_set_new(s->d, "db", json_deep_copy(saved));
 }

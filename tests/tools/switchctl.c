@@ -4,15 +4,18 @@
  * transaction does, for the switch integration tests.
  *
  *   switchctl --config AGENT.json --switch NAME read
+ *   switchctl --config AGENT.json --switch NAME plan POLICY
  *   switchctl --config AGENT.json --switch NAME apply POLICY [--confirm S]
  *             [--no-commit] [--rollback] [--snapshot FILE]
  *   switchctl --config AGENT.json --switch NAME restore SNAPSHOT.json
  *
+ * plan: read -> diff per port (keys "ports.NAME.field", the plan's) -> check; prints
+ * {"changes": [{"key","from","to"}], "notes": [...]}; exit 2 when check refuses.
  * apply: open -> read (snapshot) -> apply -> read (verify) -> commit | restore -> close,
  * where --rollback restores instead of committing (a failed probe) and --no-commit
  * leaves a native commit pending (closes without confirming). A failed apply or
- * verify restores. Prints {"before","after","apply_commands","restore_method",
- * "verified"} on stdout. Exit: 0 ok, 1 verify failed (restored), 2 usage/invalid,
+ * verify restores. Prints {"before","after","changes","apply_commands","restore_method",
+ * "verified","save","save_how","notes"} on stdout. Exit: 0 ok, 1 verify failed (restored), 2 usage/invalid,
  * 3 runtime failure (restored as "restore_method" says).
  */
 #include <getopt.h>
@@ -30,6 +33,7 @@
 
 struct ctx {
         struct agent_config cfg;
+        struct driver_io io;                    /* notes and the policy's name, as a plan's */
         struct target t;
         const struct driver_ops *ops;
         struct errbuf e;
@@ -87,6 +91,44 @@ static uint32_t delta_of(const struct ctx *c, const struct state *want, const st
         return all;
 }
 
+/* The per-port diff keys the agent's plan prints. */
+static json_t *changes_json(const struct ctx *c, const struct state *want, const struct state *live)
+{
+        json_t *arr = json_array();
+
+        for (unsigned i = 0; arr && i < units(c); i++) {
+                struct diff d = { 0 };
+                char prefix[STATE_NAME_MAX + 8];
+
+                snprintf(prefix, sizeof(prefix), "ports.%s.", c->t.sw->ports[i]);
+                if (diff_append(&d, prefix, &want[i], &live[i]) < 0)
+                        break;
+                for (unsigned k = 0; k < d.n; k++)
+                        json_array_append_new(arr, json_pack("{s:s,s:s,s:s}", "key", d.entries[k].key, "from",
+                                                             d.entries[k].from, "to", d.entries[k].to));
+                diff_done(&d);
+        }
+        return arr;
+}
+
+static void put_notes(struct ctx *c)
+{
+        json_t *notes = json_array();
+
+        for (unsigned i = 0; notes && i < c->io.n_notes; i++)
+                json_array_append_new(notes, json_string(c->io.notes[i]));
+        json_object_set_new(c->out, "notes", notes);
+}
+
+static void put_save(struct ctx *c)
+{
+        const char *how;
+        enum switch_save v = switch_last_save(&c->t, &how);
+
+        json_object_set_new(c->out, "save", json_string(switch_save_name(v)));
+        json_object_set_new(c->out, "save_how", json_string(how));
+}
+
 static int restore(struct ctx *c, const struct state *snap, int code, int why)
 {
         struct state live[STATE_PORTS_MAX];
@@ -100,6 +142,7 @@ static int restore(struct ctx *c, const struct state *snap, int code, int why)
         ch.fields = r < 0 ? (memset(delta, 0, sizeof(delta)), 0) : delta_of(c, snap, live, delta);
         r = c->ops->restore(&c->t, &ch, &e2);
         json_object_set_new(c->out, "restore_method", json_string(switch_last_restore_method(&c->t)));
+        put_save(c);
         if (r < 0) {
                 fprintf(stderr, "switchctl: restore: %s\n", errbuf_str(&e2, buf, sizeof(buf)));
                 json_object_set_new(c->out, "restore_error", json_string(errbuf_str(&e2, buf, sizeof(buf))));
@@ -116,7 +159,8 @@ static int save_snapshot(struct ctx *c, const char *path, const struct state *u)
         return r;
 }
 
-static int do_apply(struct ctx *c, const char *policy_path, bool commit, bool rollback, const char *snap_path)
+static int do_apply(struct ctx *c, const char *policy_path, bool commit, bool rollback, const char *snap_path,
+                    bool plan_only)
 {
         struct state before[STATE_PORTS_MAX], after[STATE_PORTS_MAX], want[STATE_PORTS_MAX];
         uint32_t delta[STATE_PORTS_MAX];
@@ -129,6 +173,7 @@ static int do_apply(struct ctx *c, const char *policy_path, bool commit, bool ro
         r = policy_load_file(policy_path, &p, &c->e);
         if (r < 0)
                 return fail(c, 2, r);
+        snprintf(c->io.policy, sizeof(c->io.policy), "%s", p->name);
         fields = p->spec.present & SWITCH_FIELDS;
         for (unsigned i = 0; i < units(c); i++) {
                 want[i] = p->spec;
@@ -142,9 +187,13 @@ static int do_apply(struct ctx *c, const char *policy_path, bool commit, bool ro
         if (snap_path && save_snapshot(c, snap_path, before) < 0)
                 fprintf(stderr, "switchctl: cannot write '%s'\n", snap_path);
         ch.fields = delta_of(c, want, before, delta);
-        r = c->ops->check(&c->t, &ch, &c->e);
+        json_object_set_new(c->out, "changes", changes_json(c, want, before));
+        r = ch.fields ? c->ops->check(&c->t, &ch, &c->e) : 0;
+        put_notes(c);
         if (r < 0)
                 return fail(c, 2, r);
+        if (plan_only)
+                return 0;
         r = c->ops->apply(&c->t, &ch, &c->e);
         json_object_set_new(c->out, "apply_commands", json_integer(switch_last_apply_commands(&c->t)));
         if (r < 0)
@@ -159,6 +208,8 @@ static int do_apply(struct ctx *c, const char *policy_path, bool commit, bool ro
                 return restore(c, before, ok ? 0 : 1, 0);
         if (commit && (r = c->ops->commit(&c->t, &c->e)) < 0)
                 return restore(c, before, 3, r);
+        put_save(c);
+        put_notes(c);
         return 0;
 }
 
@@ -199,7 +250,7 @@ static int setup(struct ctx *c, const char *config, const char *name, unsigned c
                 return 2;
         }
         c->cfg.env.confirm_timeout_s = confirm_s;
-        c->t = (struct target){ .kind = TARGET_SWITCH, .sw = sw, .env = &c->cfg.env };
+        c->t = (struct target){ .kind = TARGET_SWITCH, .sw = sw, .env = &c->cfg.env, .io = &c->io };
         snprintf(c->t.name, sizeof(c->t.name), "%s", sw->name);
         return 0;
 }
@@ -230,7 +281,8 @@ int main(int argc, char **argv)
                 }
         }
         if (!c || !config || !name || optind >= argc) {
-                fprintf(stderr, "usage: switchctl --config FILE --switch NAME read|apply POLICY|restore SNAPSHOT\n");
+                fprintf(stderr, "usage: switchctl --config FILE --switch NAME read|plan POLICY|apply POLICY|restore "
+                        "SNAPSHOT\n");
                 free(c);
                 return 2;
         }
@@ -244,7 +296,9 @@ int main(int argc, char **argv)
         if (!rc && !strcmp(argv[optind], "read"))
                 rc = do_read(c);
         else if (!rc && !strcmp(argv[optind], "apply") && optind + 1 < argc)
-                rc = do_apply(c, argv[optind + 1], commit, rollback, snap);
+                rc = do_apply(c, argv[optind + 1], commit, rollback, snap, false);
+        else if (!rc && !strcmp(argv[optind], "plan") && optind + 1 < argc)
+                rc = do_apply(c, argv[optind + 1], false, false, NULL, true);
         else if (!rc && !strcmp(argv[optind], "restore") && optind + 1 < argc)
                 rc = do_restore(c, argv[optind + 1]);
         else if (!rc)

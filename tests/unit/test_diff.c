@@ -141,15 +141,33 @@ static void test_ecn(void)
         expect(&d, "ecn.queue3.enabled", "true", "false");
         diff_done(&d);
 
-        /* The queue list is exact: a queue the target describes and the policy does not is removed. */
+        /* Disabling a queue that does not mark (or that the target does not describe) is no change. */
+        live.ecn.q[3].enabled = false;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 0);
+        diff_done(&d);
+        live.ecn.queues = 0;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 0);
+        diff_done(&d);
+
+        /* Only listed queues are managed: a marking queue the policy does not list is no change. */
         want.ecn.queues = 1u << 3;
+        live.ecn.q[3] = (struct state_ecn_queue){ true, 100000, 1500000, 50 };
         want.ecn.q[3] = live.ecn.q[3];
         live.ecn.queues = (1u << 0) | (1u << 3);
         live.ecn.q[0] = (struct state_ecn_queue){ true, 40000, 200000, 100 };
         CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
-        CU_ASSERT_EQUAL(d.n, 1);
-        CU_ASSERT_EQUAL(d.fields, STATE_BIT(STATE_FIELD_ECN));
-        expect(&d, "ecn.queue0.enabled", "true", "unset");
+        CU_ASSERT_EQUAL(d.n, 0);
+        CU_ASSERT_EQUAL(d.fields, 0);
+        diff_done(&d);
+
+        /* A listed queue that is there but does not mark: enabled false -> true, thresholds unset. */
+        live.ecn.q[3].enabled = false;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        expect(&d, "ecn.queue3.enabled", "false", "true");
+        expect(&d, "ecn.queue3.min_threshold_bytes", "unset", "100000");
+        CU_ASSERT_EQUAL(d.n, 4);
         diff_done(&d);
 }
 

@@ -3,6 +3,7 @@
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 
+#include "field.h"
 #include "switch.h"
 
 static char *slurp(const char *path)
@@ -38,16 +39,13 @@ static void test_bytes(void)
 
         CU_ASSERT_EQUAL(switch_parse_bytes("40000 B", &v), 0);
         CU_ASSERT_EQUAL(v, 40000);
-        CU_ASSERT_EQUAL(switch_parse_bytes("146.48 KB", &v), 0);     /* NVUE default min, shown rounded */
-        CU_ASSERT_EQUAL(v, 149996);
-        CU_ASSERT_EQUAL(switch_parse_bytes("1.43 MB", &v), 0);
-        CU_ASSERT_EQUAL(v, 1499464);
-        CU_ASSERT_EQUAL(switch_parse_bytes("153.00 KB ", &v), 0);
-        CU_ASSERT_EQUAL(v, 156672);
         CU_ASSERT_EQUAL(switch_parse_bytes("200000", &v), 0);
         CU_ASSERT_EQUAL(v, 200000);
+        /* A rounded display names a range of byte counts, not one: refused. */
+        CU_ASSERT(switch_parse_bytes("146.48 KB", &v) < 0);
+        CU_ASSERT(switch_parse_bytes("1.43 MB", &v) < 0);
+        CU_ASSERT(switch_parse_bytes("153.00 KB ", &v) < 0);
         CU_ASSERT(switch_parse_bytes("B", &v) < 0);
-        CU_ASSERT(switch_parse_bytes("1.2.3 KB", &v) < 0);
         CU_ASSERT(switch_parse_bytes("5 XB", &v) < 0);
         CU_ASSERT(switch_parse_bytes("-5 B", &v) < 0);
 }
@@ -70,85 +68,172 @@ static void test_lists(void)
         CU_ASSERT_STRING_EQUAL(switch_format_list(0, buf, sizeof(buf)), "");
 }
 
-static void test_nvue(void)
+/* Every unit of a fresh parse; parse_* return the parser's result. */
+static void init_units(struct state *u, unsigned n)
+{
+        for (unsigned i = 0; i < n; i++)
+                state_init(&u[i]);
+}
+
+#define DATA "tests/data/switch/"
+
+static int nvue(const char *qos, const char *ifs, struct state *u, struct errbuf *e)
 {
         struct switch_config sw = two_ports("swp1", "swp2");
-        struct errbuf e = { 0 };
-        struct state s, u[2];
-        char *qos = slurp("tests/data/switch/nvue_show_qos.json");
-        char *ifs = slurp("tests/data/switch/nvue_show_interface.json");
+        char *q = slurp(qos), *i = slurp(ifs), *o = slurp(DATA "nvue_interface.json");
+        int r = -ENOENT;
 
-        CU_ASSERT_PTR_NOT_NULL_FATAL(qos);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(ifs);
-        state_init(&s);
-        state_init(&u[0]);
-        state_init(&u[1]);
-        CU_ASSERT_EQUAL(switch_nvue_parse_qos(qos, "t", &s, &e), 0);
-        CU_ASSERT_EQUAL(switch_nvue_parse_interfaces(ifs, "t", &sw, u, &e), 0);
-        CU_ASSERT_EQUAL(s.trust, STATE_TRUST_PCP);
-        CU_ASSERT_EQUAL(s.ecn.queues, 1);
-        CU_ASSERT_EQUAL(s.ecn.q[0].min_bytes, 150000);
-        CU_ASSERT_EQUAL(s.ecn.q[0].max_bytes, 1500000);
-        CU_ASSERT_EQUAL(u[1].mtu, 9216);
-        CU_ASSERT_EQUAL(u[1].present, STATE_BIT(STATE_FIELD_MTU));
-        /* Thresholds with units, as the text views print them. */
-        state_init(&s);
-        CU_ASSERT_EQUAL(switch_nvue_parse_qos("{\"congestion-control\":{\"default-global\":{\"traffic-class\":"
-                        "{\"4\":{\"ecn\":\"enable\",\"min-threshold\":\"40000 B\",\"max-threshold\":\"200000 B\","
-                        "\"probability\":100}}}}}", "t", &s, &e), 0);
-        CU_ASSERT_EQUAL(s.ecn.queues, 0x10);
-        CU_ASSERT_EQUAL(s.ecn.q[4].max_bytes, 200000);
-        CU_ASSERT(switch_nvue_parse_qos("{\"mapping\":", "t", &s, &e) < 0);
-        CU_ASSERT(strstr(e.msg, "invalid JSON") != NULL);
-        sw.ports[1][3] = '9';
-        CU_ASSERT(switch_nvue_parse_interfaces(ifs, "t", &sw, u, &e) < 0);
-        CU_ASSERT(strstr(e.msg, "'swp9' does not exist") != NULL);
-        free(qos);
-        free(ifs);
+        init_units(u, 2);
+        if (q && i && o)
+                r = switch_nvue_parse(q, i, o, "t", &sw, u, e);
+        free(q);
+        free(i);
+        free(o);
+        return r;
+}
+
+static void test_nvue(void)
+{
+        struct errbuf e = { 0 };
+        struct state u[2];
+
+        /* Factory profiles: every port reads default-global; every queue is described. */
+        CU_ASSERT_EQUAL_FATAL(nvue(DATA "nvue_applied_qos.json", DATA "nvue_applied_interface.json", u, &e), 0);
+        for (unsigned i = 0; i < 2; i++) {
+                CU_ASSERT_EQUAL(u[i].trust, STATE_TRUST_PCP);
+                CU_ASSERT_EQUAL(u[i].ecn.queues, 0xff);
+                CU_ASSERT(u[i].ecn.q[0].enabled);
+                CU_ASSERT_EQUAL(u[i].ecn.q[0].min_bytes, 150000);
+                CU_ASSERT_EQUAL(u[i].ecn.q[0].max_bytes, 1500000);
+                CU_ASSERT_FALSE(u[i].ecn.q[3].enabled);
+                CU_ASSERT_EQUAL(u[i].mtu, 9216);
+                CU_ASSERT_EQUAL(u[i].present, SWITCH_FIELDS);
+        }
+        /* Port groups: each port reads the profiles it is bound to. */
+        CU_ASSERT_EQUAL_FATAL(nvue(DATA "nvue_applied_qos_profiles.json", DATA "nvue_applied_interface_profiles.json",
+                                   u, &e), 0);
+        CU_ASSERT_EQUAL(u[0].trust, STATE_TRUST_DSCP);                 /* customer1: l3 */
+        CU_ASSERT_EQUAL(u[0].dscp_prio[0], 1);
+        CU_ASSERT(u[0].ecn.q[0].enabled);                              /* default-global */
+        CU_ASSERT_EQUAL(u[1].trust, STATE_TRUST_PCP);
+        CU_ASSERT_EQUAL(u[1].dscp_prio[0], STATE_DSCP_UNMAPPED);
+        CU_ASSERT_EQUAL(u[1].pfc_enabled, 0x28);                       /* my_pfc_ports: 3,5 */
+        CU_ASSERT_FALSE(u[1].ecn.q[0].enabled);                        /* my-red-profile has no TC0 */
+        CU_ASSERT_FALSE(u[1].ecn.q[1].enabled);                        /* ecn disable */
+        CU_ASSERT(u[1].ecn.q[2].enabled);                              /* ecn absent: enabled (the default) */
+        CU_ASSERT_EQUAL(u[1].ecn.q[2].probability_pct, 10);
+        CU_ASSERT_EQUAL(u[1].ecn.q[4].min_bytes, 30000);
+        CU_ASSERT_EQUAL(u[1].mtu, 9000);
+        /* Exact byte strings are read; rounded displays are refused by name. */
+        CU_ASSERT_EQUAL_FATAL(nvue(DATA "nvue_applied_qos_bytes_strings.json", DATA "nvue_applied_interface.json", u,
+                                   &e), 0);
+        CU_ASSERT_EQUAL(u[0].ecn.q[5].max_bytes, 200000);
+        CU_ASSERT(nvue(DATA "nvue_applied_qos_display_units.json", DATA "nvue_applied_interface.json", u, &e) < 0);
+        CU_ASSERT(strstr(e.msg, "'nv show --applied qos -o json'") != NULL);
+        CU_ASSERT(strstr(e.msg, "min-threshold \"146.48 KB\" is not an exact number of bytes") != NULL);
+        /* Another command's JSON is refused naming the member it lacks, not read as "nothing set". */
+        CU_ASSERT(nvue(DATA "nvue_advance_buffer_config.json", DATA "nvue_applied_interface.json", u, &e) < 0);
+        CU_ASSERT(strstr(e.msg, "no object 'mapping'") != NULL);
+        CU_ASSERT(nvue(DATA "nvue_applied_qos.json", "tests/data/switch/missing.json", u, &e) < 0);
+}
+
+static void test_nvue_ports_and_roce(void)
+{
+        struct switch_config sw = two_ports("swp1", "swp9");
+        struct switch_nvue_roce roce;
+        struct errbuf e = { 0 };
+        struct state u[2];
+        char *q = slurp(DATA "nvue_applied_qos.json"), *i = slurp(DATA "nvue_applied_interface.json");
+        char *on = slurp(DATA "nvue_qos_roce_on.json"), *off = slurp(DATA "nvue_qos_roce_off.json");
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(on);
+        init_units(u, 2);
+        CU_ASSERT(switch_nvue_parse(q, i, i, "t", &sw, u, &e) < 0);
+        CU_ASSERT(strstr(e.msg, "port 'swp9' does not exist") != NULL);
+        CU_ASSERT_EQUAL(switch_nvue_parse_roce(on, "t", &roce, &e), 0);
+        CU_ASSERT(roce.on);
+        CU_ASSERT_STRING_EQUAL(roce.mode, "lossless-single-ipool");
+        CU_ASSERT_EQUAL(switch_nvue_parse_roce(off, "t", &roce, &e), 0);
+        CU_ASSERT_FALSE(roce.on);
+        CU_ASSERT(switch_nvue_parse_roce(q, "t", &roce, &e) < 0);       /* not a roce output */
+        CU_ASSERT(strstr(e.msg, "no member 'enable'") != NULL);
+        free(q);
+        free(i);
+        free(on);
+        free(off);
+}
+
+static int sonic(const char *file, struct state *u, struct errbuf *e)
+{
+        struct switch_config sw = two_ports("Ethernet0", "Ethernet4");
+        char *db = slurp(file);
+        int r = db ? switch_sonic_parse(db, "t", &sw, u, NULL, e) : -ENOENT;
+
+        free(db);
+        return r;
 }
 
 static void test_sonic(void)
 {
-        struct switch_config sw = two_ports("Ethernet0", "Ethernet4");
         struct errbuf e = { 0 };
         struct state u[2];
-        char *db = slurp("tests/data/switch/sonic_print_data.json");
-        char *ports = slurp("tests/data/switch/qos_config_input_update_qos_ports.json");
 
-        CU_ASSERT_PTR_NOT_NULL_FATAL(db);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(ports);
-        state_init(&u[0]);
-        state_init(&u[1]);
-        CU_ASSERT_EQUAL(switch_sonic_parse(db, "t", &sw, u, NULL, &e), 0);
+        init_units(u, 2);
+        CU_ASSERT_EQUAL_FATAL(sonic(DATA "sonic_print_data.json", u, &e), 0);
         for (unsigned i = 0; i < 2; i++) {      /* both ports are configured alike */
                 CU_ASSERT_EQUAL(u[i].trust, STATE_TRUST_DSCP);
                 CU_ASSERT_EQUAL(u[i].dscp_prio[46], 5);
                 CU_ASSERT_EQUAL(u[i].dscp_prio[8], 0);
                 CU_ASSERT_EQUAL(u[i].pfc_enabled, 0x18);
-                CU_ASSERT_EQUAL(u[i].ecn.queues, 0x18);
+                CU_ASSERT_EQUAL(u[i].ecn.queues, 0xff);
+                CU_ASSERT(u[i].ecn.q[3].enabled && u[i].ecn.q[4].enabled && !u[i].ecn.q[0].enabled);
                 CU_ASSERT_EQUAL(u[i].ecn.q[3].min_bytes, 1048576);
                 CU_ASSERT_EQUAL(u[i].ecn.q[3].probability_pct, 5);
                 CU_ASSERT_EQUAL(u[i].present, SWITCH_FIELDS);
         }
         CU_ASSERT_EQUAL(u[0].mtu, 9100);
-        /* The upstream sample has no PORT table: the port is reported missing. */
-        CU_ASSERT(switch_sonic_parse(ports, "t", &sw, u, NULL, &e) < 0);
-        CU_ASSERT(strstr(e.msg, "'Ethernet0' does not exist") != NULL);
-        free(db);
-        free(ports);
+        /* A hand edit on one port shows on that port only, and the field table calls it a change. */
+        init_units(u, 2);
+        CU_ASSERT_EQUAL_FATAL(sonic(DATA "sonic_one_port_edited.json", u, &e), 0);
+        CU_ASSERT(u[0].ecn.q[3].enabled);
+        CU_ASSERT_FALSE(u[1].ecn.q[3].enabled);
+        CU_ASSERT_EQUAL(u[1].pfc_enabled, 0x08);
+        CU_ASSERT_FALSE(state_matches(&u[0], &u[1]));
+        /* The switch-level map is what a port without its own binding uses. */
+        init_units(u, 2);
+        CU_ASSERT_EQUAL_FATAL(sonic(DATA "sonic_global_map.json", u, &e), 0);
+        CU_ASSERT_EQUAL(u[1].trust, STATE_TRUST_DSCP);
+        CU_ASSERT_EQUAL(u[1].dscp_prio[46], 5);
+        /* Range keys cover every queue they name. */
+        init_units(u, 2);
+        CU_ASSERT_EQUAL_FATAL(sonic(DATA "sonic_range_keys_dynamic_buffer.json", u, &e), 0);
+        CU_ASSERT(u[0].ecn.q[3].enabled && u[0].ecn.q[4].enabled);
+        /* The upstream `config qos reload --ports` input has no PORT table: refused by name. */
+        CU_ASSERT(sonic(DATA "qos_config_input_update_qos_ports.json", u, &e) < 0);
+        CU_ASSERT(strstr(e.msg, "no table 'PORT'") != NULL);
+        CU_ASSERT(switch_sonic_parse("[]", "t", &(struct switch_config){ .n_ports = 0 }, u, NULL, &e) < 0);
+}
+
+static int eos(const char *file, struct state *u, struct errbuf *e)
+{
+        struct switch_config sw = two_ports("Ethernet1", "Ethernet2");
+        char *run = slurp(file);
+        int r = -ENOENT;
+
+        init_units(u, 2);
+        if (run)
+                r = switch_eos_parse(run, "t", &sw, u, e);
+        free(run);
+        return r;
 }
 
 static void test_eos(void)
 {
-        struct switch_config sw = two_ports("Ethernet1", "Ethernet2");
         struct errbuf e = { 0 };
         struct state u[2];
-        char *run = slurp("tests/data/switch/eos_running_config.json");
 
-        CU_ASSERT_PTR_NOT_NULL_FATAL(run);
-        state_init(&u[0]);
-        state_init(&u[1]);
-        CU_ASSERT_EQUAL(switch_eos_parse(run, "t", &sw, u, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(eos(DATA "eos_running_config.json", u, &e), 0);
         CU_ASSERT_EQUAL(u[0].trust, STATE_TRUST_DSCP);
         CU_ASSERT_EQUAL(u[0].pfc_enabled, 0x08);
         CU_ASSERT_EQUAL(u[0].ecn.q[3].min_bytes, 320 * 1024);  /* 320 kbytes */
@@ -157,9 +242,54 @@ static void test_eos(void)
         CU_ASSERT_EQUAL(u[0].dscp_prio[9], 1);
         CU_ASSERT_EQUAL(u[1].dscp_prio[9], 1);                 /* the map is global */
         CU_ASSERT_EQUAL(u[1].trust, STATE_TRUST_PCP);           /* Ethernet2 still trusts cos */
+        CU_ASSERT_FALSE(u[1].ecn.q[3].enabled);
         CU_ASSERT_EQUAL(u[0].mtu, 1500);
-        CU_ASSERT(switch_eos_parse("{\"cmds\": 3}", "t", &sw, u, &e) < 0);
-        free(run);
+        /* drop-precedence is tolerated; `priority-flow-control all off` turns PFC off everywhere. */
+        CU_ASSERT_EQUAL_FATAL(eos(DATA "eos_running_drop_precedence_pfc_all_off.json", u, &e), 0);
+        CU_ASSERT_EQUAL(u[0].dscp_prio[26], 4);
+        CU_ASSERT_EQUAL(u[1].dscp_prio[38], 4);
+        CU_ASSERT_EQUAL(u[0].pfc_enabled, 0);
+        /* A service-profile's lines apply to the port, its own lines win. */
+        CU_ASSERT_EQUAL_FATAL(eos(DATA "eos_running_service_profile.json", u, &e), 0);
+        CU_ASSERT_EQUAL(u[1].trust, STATE_TRUST_PCP);           /* the interface's qos trust cos */
+        CU_ASSERT(u[1].ecn.q[2].enabled);                      /* the profile's kbytes queue */
+        CU_ASSERT_EQUAL(u[1].ecn.q[2].min_bytes, 320 * 1024);
+        CU_ASSERT(u[1].ecn.q[4].enabled);                      /* segments: marks, no byte value */
+        CU_ASSERT_EQUAL(u[1].ecn.q[4].min_bytes, 0);
+        CU_ASSERT_FALSE(u[0].ecn.q[2].enabled);                 /* Ethernet1 has no profile */
+        /* uc-tx-queue (7280R/Jericho) reads like tx-queue; mc-tx-queue is not a marking queue. */
+        CU_ASSERT_EQUAL_FATAL(eos(DATA "eos_running_uc_tx_queue.json", u, &e), 0);
+        CU_ASSERT(u[0].ecn.q[2].enabled);
+        CU_ASSERT_EQUAL(u[0].ecn.q[2].max_bytes, 320 * 1024);
+        CU_ASSERT(u[0].ecn.q[1].enabled);                      /* milliseconds: rewritten in bytes */
+        CU_ASSERT_FALSE(u[0].ecn.q[3].enabled);
+        /* Not a running-config: refused by name. */
+        CU_ASSERT(eos(DATA "eos_show_interfaces.json", u, &e) < 0);
+        CU_ASSERT(strstr(e.msg, "no object 'cmds'") != NULL);
+        CU_ASSERT(switch_eos_parse("{\"cmds\": 3}", "t", &(struct switch_config){ .n_ports = 0 }, u, &e) < 0);
+}
+
+static void test_ecn_changed(void)
+{
+        struct state want[1], live[1];
+        uint32_t delta[1] = { STATE_BIT(STATE_FIELD_ECN) };
+        struct driver_change c = { .n_units = 1, .desired = want, .live = live, .delta = delta,
+                                   .fields = STATE_BIT(STATE_FIELD_ECN) };
+
+        state_init(&want[0]);
+        state_init(&live[0]);
+        want[0].present = live[0].present = STATE_BIT(STATE_FIELD_ECN);
+        want[0].ecn.queues = (1u << 3) | (1u << 5);
+        want[0].ecn.q[3] = (struct state_ecn_queue){ true, 150000, 1500000, 100 };
+        want[0].ecn.q[5] = (struct state_ecn_queue){ .enabled = false };
+        live[0].ecn.queues = 0xff;
+        live[0].ecn.q[0] = (struct state_ecn_queue){ true, 150000, 1500000, 100 };     /* not listed */
+        live[0].ecn.q[3] = (struct state_ecn_queue){ true, 150000, 1500000, 50 };
+        CU_ASSERT_EQUAL(switch_ecn_changed(&c, 0), 1u << 3);
+        live[0].ecn.q[5].enabled = true;
+        CU_ASSERT_EQUAL(switch_ecn_changed(&c, 0), (1u << 3) | (1u << 5));
+        delta[0] = 0;
+        CU_ASSERT_EQUAL(switch_ecn_changed(&c, 0), 0);
 }
 
 static void test_limits(void)
@@ -194,6 +324,31 @@ static void test_limits(void)
         CU_ASSERT(strstr(e.msg, "ecn queue 3: thresholds 1000-2147483648 bytes out of the eos range") != NULL);
 }
 
+/* The ownership ledger: written, read back, cleared; nothing without a state_dir. */
+static void test_ledger(void)
+{
+        char dir[] = "/tmp/nettune-ledger.XXXXXX";
+        struct switch_config sw = two_ports("swp1", "swp2");
+        struct driver_env env = { 0 };
+        struct switch_session s = { .sw = &sw, .env = &env, .where = "t" };
+        struct switch_own own = { .txid = "nettune-1-2-3", .rev = "7", .base_rev = 6 }, got;
+        struct errbuf e = { 0 };
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+        CU_ASSERT_EQUAL(switch_ledger_write(&s, &own, &e), 0);          /* no state_dir: memory only */
+        CU_ASSERT_EQUAL(switch_ledger_read(&s, &got), 0);
+        snprintf(env.state_dir, sizeof(env.state_dir), "%s", dir);
+        CU_ASSERT_EQUAL(switch_ledger_read(&s, &got), 0);
+        CU_ASSERT_EQUAL(switch_ledger_write(&s, &own, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(switch_ledger_read(&s, &got), 1);
+        CU_ASSERT_STRING_EQUAL(got.txid, "nettune-1-2-3");
+        CU_ASSERT_STRING_EQUAL(got.rev, "7");
+        CU_ASSERT_EQUAL(got.base_rev, 6);
+        switch_ledger_clear(&s);
+        CU_ASSERT_EQUAL(switch_ledger_read(&s, &got), 0);
+        rmdir(dir);
+}
+
 static void add_group(void *ctx, uint32_t mtu, const char *ports)
 {
         snprintf((char *)ctx + strlen(ctx), 128, "%u:%s;", mtu, ports);
@@ -226,9 +381,10 @@ int suite_switch_parse(void)
         CU_pSuite s = CU_add_suite("switch_parse", NULL, NULL);
 
         if (!s || !CU_add_test(s, "bytes", test_bytes) || !CU_add_test(s, "lists", test_lists) ||
-            !CU_add_test(s, "nvue", test_nvue) || !CU_add_test(s, "sonic", test_sonic) ||
+            !CU_add_test(s, "nvue", test_nvue) || !CU_add_test(s, "nvue_ports_and_roce", test_nvue_ports_and_roce) ||
+            !CU_add_test(s, "sonic", test_sonic) || !CU_add_test(s, "ecn_changed", test_ecn_changed) ||
             !CU_add_test(s, "eos", test_eos) || !CU_add_test(s, "limits", test_limits) ||
-            !CU_add_test(s, "mtu_groups", test_mtu_groups))
+            !CU_add_test(s, "mtu_groups", test_mtu_groups) || !CU_add_test(s, "ledger", test_ledger))
                 return -1;
         return 0;
 }
