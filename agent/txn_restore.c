@@ -27,54 +27,76 @@ int txn_record_final(struct txn_env *env, struct txn_result *res, enum txn_state
         return txn_step(env, res, s, &jr);
 }
 
-static int restore_target(struct txn_target *t, struct errbuf *e)
+/* Append "text" to acc ("; " between), keeping the first errno in *first. */
+static void note_failure(struct errbuf *acc, int *first, int r, const char *text)
+{
+        size_t len = strlen(acc->msg);
+
+        if (!*first)
+                *first = r;
+        if (len && len + 2 < sizeof(acc->msg))
+                memcpy(acc->msg + len, "; ", 3);
+        len = strlen(acc->msg);
+        strncat(acc->msg, text, sizeof(acc->msg) - len - 1);
+}
+
+/* Best effort: every driver restores what it can; every failure is kept in acc. */
+static int restore_target(struct txn_target *t, struct errbuf *acc)
 {
         int first = 0;
 
         for (unsigned d = t->n_drivers; d-- > 0;) {
                 uint32_t f = t->fields[d] & t->before.present;
+                struct errbuf e = { 0 };
+                char buf[1100];
                 int r;
 
                 if (!f)
                         continue;
-                r = t->drivers[d]->restore(&t->t, &t->before, f, e);
-                if (r < 0 && first == 0)
-                        first = r;
+                r = t->drivers[d]->restore(&t->t, &t->before, f, &e);
+                if (r < 0)
+                        note_failure(acc, &first, r, errbuf_str(&e, buf, sizeof(buf)));
         }
         return first;
 }
 
-/* before ⊆ live for every target restored. */
-static int verify_restore(struct txn_target *tg, unsigned n, bool all, struct errbuf *e)
+/* before ⊆ live for every target restored; every difference left is named in acc. */
+static int verify_restore(struct txn_target *tg, unsigned n, bool all, struct errbuf *acc)
 {
+        int first = 0;
+
         for (unsigned i = 0; i < n; i++) {
+                const char *kind = tg[i].t.kind == TARGET_SWITCH ? "switch" : "interface";
                 struct state live;
                 struct diff d = { 0 };
+                struct errbuf e = { 0 };
+                char buf[1100];
                 int r;
 
                 if (!all && !tg[i].touched)
                         continue;
-                r = txn_read_target(&tg[i], tg[i].before.present, &live, e);
-                if (r < 0)
-                        return r;
-                r = state_diff(&tg[i].before, &live, &d);
-                if (r < 0)
-                        return r;
-                if (!diff_empty(&d))
-                        r = errbuf_set(e, EIO, NULL, "after restore %s '%s' still differs: %s is %s, snapshot has %s",
-                                       tg[i].t.kind == TARGET_SWITCH ? "switch" : "interface", tg[i].t.name,
-                                       d.entries[0].key, d.entries[0].from, d.entries[0].to);
+                r = txn_read_target(&tg[i], tg[i].before.present, &live, &e);
+                if (r >= 0)
+                        r = state_diff(&tg[i].before, &live, &d);
+                if (r < 0) {
+                        snprintf(buf, sizeof(buf), "%s '%s' cannot be read back: %s", kind, tg[i].t.name, e.msg);
+                        note_failure(acc, &first, r, buf);
+                        continue;
+                }
+                for (unsigned k = 0; k < d.n; k++) {
+                        snprintf(buf, sizeof(buf), "%s '%s' still differs: %s is %s, snapshot has %s", kind,
+                                 tg[i].t.name, d.entries[k].key, d.entries[k].from, d.entries[k].to);
+                        note_failure(acc, &first, -EIO, buf);
+                }
                 diff_done(&d);
-                if (r < 0)
-                        return r;
         }
-        return 0;
+        return first;
 }
 
 int txn_restore_targets(struct txn_env *env, struct txn_target *tg, unsigned n, bool all,
                         const char *restored_by, int exit_code, struct txn_result *res)
 {
-        struct errbuf e2 = { 0 };
+        struct errbuf e2 = { 0 }, e3 = { 0 };
         char buf[1100];
         int r = 0;
 
@@ -91,10 +113,14 @@ int txn_restore_targets(struct txn_env *env, struct txn_target *tg, unsigned n, 
                 if (k < 0 && r == 0)
                         r = k;
         }
-        if (r >= 0)
-                r = txn_commit_sessions(tg, n, &e2);
-        if (r >= 0)
-                r = verify_restore(tg, n, all, &e2);
+        if (txn_commit_sessions(tg, n, &e3) < 0) {
+                errbuf_str(&e3, buf, sizeof(buf));
+                note_failure(&e2, &r, -EIO, buf);
+        }
+        /* Whatever failed on the way, read back and name every difference left. */
+        errbuf_clear(&e3);
+        if (verify_restore(tg, n, all, &e3) < 0)
+                note_failure(&e2, &r, -EIO, e3.msg);
         if (r < 0) {
                 char why[1100];
 

@@ -133,37 +133,23 @@ static void read_port(const char *sysfs_root, const char *dev, const char *port,
         closedir(d);
 }
 
-static void read_device(const char *sysfs_root, const char *dev, struct counters *c)
-{
-        char dir[PATH_MAX];
-        struct dirent *de;
-        DIR *d;
+struct rdma_ctx {
+        const char *sysfs_root;
+        struct counters *c;
+};
 
-        snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports", sysfs_root, dev);
-        d = opendir(dir);
-        if (!d)
-                return;
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.')
-                        read_port(sysfs_root, dev, de->d_name, c);
-        closedir(d);
+static void read_port_cb(const char *dev, const char *port, void *data)
+{
+        struct rdma_ctx *x = data;
+
+        read_port(x->sysfs_root, dev, port, x->c);
 }
 
 int counters_read_rdma(const char *ifname, const char *sysfs_root, struct counters *c, struct errbuf *e)
 {
-        char dir[PATH_MAX];
-        struct dirent *de;
-        DIR *d;
+        struct rdma_ctx x = { sysfs_root, c };
 
-        /* The RDMA devices backing a netdev are listed under its PCI device. */
-        snprintf(dir, sizeof(dir), "%s/class/net/%s/device/infiniband", sysfs_root, ifname);
-        d = opendir(dir);
-        if (!d)
-                return 0;
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.')
-                        read_device(sysfs_root, de->d_name, c);
-        closedir(d);
+        sysfs_rdma_ports(sysfs_root, ifname, read_port_cb, &x);
         return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "link_rtnl.h"
+#include "link_wait.h"
 
 #define CARRIER_POLL_MS 50
 
@@ -15,6 +16,7 @@ static const struct nl_policy link_policy[IFLA_MAX + 1] = {
         [IFLA_MAX_MTU] = { MNL_TYPE_U32, 0 },
         [IFLA_OPERSTATE] = { MNL_TYPE_U8, 0 },
         [IFLA_LINKINFO] = { MNL_TYPE_NESTED, 0 },
+        [IFLA_CARRIER_DOWN_COUNT] = { MNL_TYPE_U32, 0 },
 };
 
 static const struct nl_policy linkinfo_policy[IFLA_INFO_MAX + 1] = {
@@ -45,6 +47,10 @@ int link_rtnl_parse(const struct nlmsghdr *nlh, struct link_info *ret)
                 l.max_mtu = mnl_attr_get_u32(tb[IFLA_MAX_MTU]);
         if (tb[IFLA_OPERSTATE])
                 l.operstate = mnl_attr_get_u8(tb[IFLA_OPERSTATE]);
+        if (tb[IFLA_CARRIER_DOWN_COUNT]) {
+                l.has_carrier_counts = true;
+                l.carrier_down_count = mnl_attr_get_u32(tb[IFLA_CARRIER_DOWN_COUNT]);
+        }
         if (tb[IFLA_LINKINFO] && nl_parse_nested(tb[IFLA_LINKINFO], linkinfo_policy,
                                                  IFLA_INFO_MAX, info) == 0 && info[IFLA_INFO_KIND])
                 snprintf(l.kind, sizeof(l.kind), "%s", mnl_attr_get_str(info[IFLA_INFO_KIND]));
@@ -209,8 +215,16 @@ static int link_apply(struct target *t, const struct state *desired, uint32_t fi
         r = nl_open(transport(t), NETLINK_ROUTE, &nl, e);
         if (r >= 0)
                 r = link_rtnl_get(nl, t->ifindex, t->name, &l, e);
-        if (r >= 0 && l.mtu != desired->mtu)
-                r = link_rtnl_set_mtu(nl, l.ifindex, desired->mtu, e);
+        if (r >= 0 && l.mtu != desired->mtu) {
+                struct link_wait w;
+
+                /* ice and bnxt reopen the netdev for a new MTU: wait for the link like after DCB changes */
+                r = link_wait_begin(nl, t, &w, e);
+                if (r >= 0)
+                        r = link_rtnl_set_mtu(nl, l.ifindex, desired->mtu, e);
+                if (r >= 0)
+                        r = link_wait_end(nl, t, &w, e);
+        }
         return r < 0 ? link_rtnl_where(t, e, r) : 0;
 }
 

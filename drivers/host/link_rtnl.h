@@ -26,6 +26,8 @@ struct link_info {
         uint32_t min_mtu;               /* 0 = not reported */
         uint32_t max_mtu;               /* 0 = not reported */
         char kind[32];                  /* IFLA_INFO_KIND ("veth"), "" for hardware */
+        bool has_carrier_counts;        /* IFLA_CARRIER_DOWN_COUNT reported (4.16+) */
+        uint32_t carrier_down_count;    /* carrier losses since the device exists */
 };
 
 /* Parse one RTM_NEWLINK message. -EBADMSG/-EINVAL on malformed input. */

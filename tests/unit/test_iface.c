@@ -2,7 +2,7 @@
 /* Interface discovery and target resolution/caps over the device model. */
 #include <CUnit/CUnit.h>
 
-#include "dcb_model.h"
+#include "nm_transport.h"
 #include "iface.h"
 #include "targets.h"
 
@@ -18,7 +18,8 @@ static void test_globs(void)
 
 static void test_targets_and_caps(void)
 {
-        struct dcb_model m;
+        static struct nm m;
+        static struct nm_transport x;
         struct agent_config c;
         struct target_list l = { 0 };
         const char globs[][64] = { "ntq*" };
@@ -27,12 +28,12 @@ static void test_targets_and_caps(void)
         struct state s;
         uint32_t caps = 0;
 
-        dcb_model_init(&m);
-        dcb_model_add_mlx5(&m, "ntqmlx0", 7);
-        dcb_model_add_plain(&m, "ntqveth0", 5);
+        nm_init(&m);
+        CU_ASSERT_FATAL(nm_add(&m, "mlx5:ntqmlx0:7") == 0 && nm_add(&m, "veth:ntqveth0:5") == 0);
+        nm_transport_init(&x, &m);
         memset(&c, 0, sizeof(c));
         snprintf(c.env.sysfs_root, sizeof(c.env.sysfs_root), "/nonexistent");
-        c.env.nl = dcb_model_transport(&m);
+        c.env.nl = nm_transport_get(&x);
         CU_ASSERT_FATAL(targets_for_interfaces(&c, globs, 1, &l, &e) == 0);
         CU_ASSERT_EQUAL_FATAL(l.n, 2);
         CU_ASSERT_STRING_EQUAL(l.v[0].name, "ntqveth0");                /* sorted by ifindex */
@@ -57,7 +58,8 @@ static void test_targets_and_caps(void)
         targets_free(&l);
         CU_ASSERT_EQUAL(targets_for_interfaces(&c, none, 1, &l, &e), -ENOENT);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no interface matches 'zzz*'"));
-        dcb_model_done(&m);
+        nm_transport_done(&x);
+        nm_done(&m);
 }
 
 int suite_iface(void);

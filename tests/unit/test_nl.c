@@ -3,19 +3,30 @@
 #include <CUnit/CUnit.h>
 #include <linux/rtnetlink.h>
 
-#include "dcb_model.h"
+#include "nm_transport.h"
 #include "link_rtnl.h"
 #include "nl.h"
 
-static struct nl *open_model(struct dcb_model *m)
+static struct nm model;
+static struct nm_transport xport;
+
+static struct nl *open_model(void)
 {
         struct nl *nl = NULL;
         struct errbuf e;
 
-        dcb_model_init(m);
-        dcb_model_add_mlx5(m, "mlx0", 7);
-        CU_ASSERT_FATAL(nl_open(dcb_model_transport(m), NETLINK_ROUTE, &nl, &e) == 0);
+        nm_init(&model);
+        CU_ASSERT_FATAL(nm_add(&model, "mlx5:mlx0:7") == 0);
+        nm_transport_init(&xport, &model);
+        CU_ASSERT_FATAL(nl_open(nm_transport_get(&xport), NETLINK_ROUTE, &nl, &e) == 0);
         return nl;
+}
+
+static void close_model(struct nl *nl)
+{
+        nl_close(nl);
+        nm_transport_done(&xport);
+        nm_done(&model);
 }
 
 /* An NLMSG_ERROR with extended-ack TLVs, capped or carrying the whole request. */
@@ -40,8 +51,7 @@ static size_t make_error(unsigned char *buf, bool capped, int err, const char *t
 static void test_extack(void)
 {
         _Alignas(8) unsigned char buf[256] = { 0 };
-        struct dcb_model m;
-        struct nl *nl = open_model(&m);
+        struct nl *nl = open_model();
         size_t len;
 
         len = make_error(buf, true, -EINVAL, "mtu greater than device maximum");
@@ -59,8 +69,7 @@ static void test_extack(void)
         /* truncated: an ACK shorter than struct nlmsgerr */
         ((struct nlmsghdr *)buf)->nlmsg_len = 18;
         CU_ASSERT(nl_process(nl, buf, 18, 77, NULL, NULL) < 0);
-        nl_close(nl);
-        dcb_model_done(&m);
+        close_model(nl);
 }
 
 static void test_policy_tables(void)
@@ -94,23 +103,23 @@ static ssize_t silent_recv(void *ctx, void *buf, size_t size, unsigned timeout_m
 
 static void test_timeout_and_talk(void)
 {
-        struct dcb_model m;
-        struct nl *nl = open_model(&m);
+        struct nl *nl = open_model();
         struct link_info l;
         struct errbuf e;
 
         CU_ASSERT(link_rtnl_get(nl, 7, NULL, &l, &e) == 0);
         CU_ASSERT_STRING_EQUAL(l.name, "mlx0");
         CU_ASSERT(l.flags & IFF_LOWER_UP);
+        CU_ASSERT(l.has_carrier_counts);
+        CU_ASSERT_EQUAL(l.max_mtu, 9978);
         CU_ASSERT_EQUAL(link_rtnl_set_mtu(nl, 7, 20000, &e), -EINVAL);
         CU_ASSERT_STRING_EQUAL(e.msg, "set mtu 20000: invalid argument (kernel: mtu greater than device maximum)");
         nl_close(nl);
-        m.ops.recv = silent_recv;
-        CU_ASSERT_FATAL(nl_open(dcb_model_transport(&m), NETLINK_ROUTE, &nl, &e) == 0);
+        xport.ops.recv = silent_recv;
+        CU_ASSERT_FATAL(nl_open(nm_transport_get(&xport), NETLINK_ROUTE, &nl, &e) == 0);
         CU_ASSERT_EQUAL(link_rtnl_get(nl, 7, NULL, &l, &e), -ETIMEDOUT);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no reply from netlink"));
-        nl_close(nl);
-        dcb_model_done(&m);
+        close_model(nl);
 }
 
 int suite_nl(void);
