@@ -91,6 +91,7 @@ struct nm_dev {
         bool rdma_active;
         uint64_t rdma_active_at_ms;     /* pending ACTIVE, 0 = none */
         int fail[NM_OP_MAX];            /* > 0: the next op fails with -fail (once) */
+        unsigned fail_skip[NM_OP_MAX];  /* calls that still go through before that */
         unsigned n_sets;                /* SET requests (dcbnl and link) that reached the driver */
 };
 

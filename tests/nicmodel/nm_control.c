@@ -7,8 +7,9 @@
  *   app-add DEV DSCP PRIO        a hand change: an IEEE APP entry, through the driver's setapp
  *   app-del DEV DSCP PRIO        a hand change: through the driver's delapp
  *   mtu DEV N                    a hand change: dev_set_mtu()
- *   fail DEV OP ERRNO            the next OP (setets setpfc setapp delapp setdcbx setmtu, or fwcfg:
- *                                ice's firmware refusing a DCB configuration) fails with -ERRNO
+ *   fail DEV OP ERRNO [SKIP]     the next OP (setets setpfc setapp delapp setdcbx setmtu, or fwcfg:
+ *                                ice's firmware refusing a DCB configuration) fails with -ERRNO,
+ *                                after SKIP more calls have gone through
  * Hand changes go through the same driver functions as a dcbnl or rtnetlink SET.
  */
 #include "nicmodel.h"
@@ -55,11 +56,12 @@ static int hand_app(struct nm *m, struct nm_dev *d, bool add, unsigned dscp, uns
         return add ? nm_ieee_setapp(m, d, &app) : nm_ieee_delapp(m, d, &app);
 }
 
-static int fail(struct nm_dev *d, const char *op, int err)
+static int fail(struct nm_dev *d, const char *op, int err, unsigned skip)
 {
         for (int i = 0; i < NM_OP_MAX; i++)
                 if (streq(op_names[i], op)) {
                         d->fail[i] = err;
+                        d->fail_skip[i] = skip;
                         return 0;
                 }
         return -EINVAL;
@@ -68,10 +70,10 @@ static int fail(struct nm_dev *d, const char *op, int err)
 int nm_control(struct nm *m, const char *line, FILE *f)
 {
         char cmd[16] = "", dev[IF_NAMESIZE + 1] = "", arg[16] = "";
-        unsigned a = 0, b = 0;
+        unsigned a = 0, b = 0, c = 0;
         const char *extack = NULL;
         struct nm_dev *d;
-        int n = sscanf(line, "%15s %16s %15s %u", cmd, dev, arg, &b), r;
+        int n = sscanf(line, "%15s %16s %15s %u %u", cmd, dev, arg, &b, &c), r;
 
         nm_tick(m);
         if (streq(cmd, "dump"))
@@ -91,8 +93,8 @@ int nm_control(struct nm *m, const char *line, FILE *f)
                 r = hand_app(m, d, false, a, b);
         else if (streq(cmd, "mtu"))
                 r = nm_set_mtu(m, d, a, &extack);
-        else if (streq(cmd, "fail") && n == 4)
-                r = fail(d, arg, (int)b);
+        else if (streq(cmd, "fail") && n >= 4)
+                r = fail(d, arg, (int)b, c);
         else
                 r = -EINVAL;
         nm_logf(m, "control: %s -> %d", line, r);

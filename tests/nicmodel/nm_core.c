@@ -125,6 +125,10 @@ int nm_fault(struct nm_dev *d, enum nm_op op)
 {
         int r = d->fail[op];
 
+        if (r > 0 && d->fail_skip[op]) {
+                d->fail_skip[op]--;
+                return 0;
+        }
         d->fail[op] = 0;
         return r > 0 ? -r : 0;
 }
