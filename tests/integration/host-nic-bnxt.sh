@@ -11,4 +11,5 @@ pfc en 0x08
 firmware dscp2pri 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,3,0,"
 NM_HAND="pfc ens3f0np0 0x0c"
 NM_HAND_KEY="ens3f0np0 pfc.priorities"
+NM_COUNTER="rx_ecn_marked_pkts"
 . "$NETTUNE_TOP/tests/integration/host-nic.inc"

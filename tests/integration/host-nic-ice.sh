@@ -12,5 +12,6 @@ pfc willing 0 cap 8 en 0x08
 dscp_map 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,3,0,"
 NM_HAND="app-del ens2f0np0 27 0"
 NM_HAND_KEY="ens2f0np0 dscp_to_priority.others"
+NM_COUNTER="RxECNMrkd"
 . "$NETTUNE_TOP/tests/integration/host-nic.inc"
 check "no driver memory overrun in the whole run" sh -c "! '$NICMODEL' ctl '$NM_CTL' dump | grep -q CORRUPT"

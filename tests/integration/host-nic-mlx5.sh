@@ -14,6 +14,7 @@ dcbx cap 0x09 firmware host
 ens1f0np0/ecn/roce_np/cnp_dscp 48"
 NM_HAND="pfc ens1f0np0 0x18"
 NM_HAND_KEY="ens1f0np0 pfc.priorities"
+NM_COUNTER="np_cnp_sent"
 . "$NETTUNE_TOP/tests/integration/host-nic.inc"
 
 step "a restore that fails on one field restores the others and names it"

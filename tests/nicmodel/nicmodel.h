@@ -55,6 +55,7 @@ struct nm_driver {
         const char *name;               /* "mlx5", "ice", "bnxt", "veth" */
         const char *kernel_driver;      /* the PCI driver: "mlx5_core", "ice", "bnxt_en" */
         const char *rdma_prefix;        /* RDMA device name prefix: "mlx5_", "irdma", "bnxt_re"; NULL none */
+        const char *const *hw_counters; /* some of the RDMA driver's hw_counters (files under ports/1/hw_counters) */
         size_t priv_size;
         /* Set up the device's driver and firmware state; variant selects a start state. */
         int (*init)(struct nm *m, struct nm_dev *d, const char *variant);

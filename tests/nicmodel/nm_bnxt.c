@@ -313,10 +313,14 @@ static void bnxt_dump(struct nm *m, const struct nm_dev *d, FILE *f)
         fprintf(f, "\n");
 }
 
+/* infiniband/hw/bnxt_re/hw_counters.c */
+static const char *const hw_counters[] = { "cnp_tx_pkts", "cnp_rx_pkts", "rx_ecn_marked_pkts", NULL };
+
 const struct nm_driver nm_bnxt = {
         .name = "bnxt",
         .kernel_driver = "bnxt_en",
         .rdma_prefix = "bnxt_re",
+        .hw_counters = hw_counters,
         .priv_size = sizeof(struct bnxt),
         .init = bnxt_init,
         .has_dcbnl = true,

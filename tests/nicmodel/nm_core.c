@@ -220,6 +220,12 @@ int nm_sysfs_create(struct nm *m, const struct nm_dev *d)
         snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/1/hw_counters", m->sysfs_root, d->rdma);
         if ((r = mkdirs(path)) < 0)
                 return r;
+        for (const char *const *c = d->drv->hw_counters; c && *c; c++) {
+                snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/1/hw_counters/%s", m->sysfs_root,
+                         d->rdma, *c);
+                if ((r = write_file(path, "0\n")) < 0)
+                        return r;
+        }
         rdma_state_file(m, d);
         return 0;
 }

@@ -452,10 +452,14 @@ static void ice_dump(struct nm *m, const struct nm_dev *d, FILE *f)
                 fprintf(f, "  desired_dcbx_cfg differs from local_dcbx_cfg\n");
 }
 
+/* infiniband/hw/irdma/verbs.c irdma_hw_stat_names */
+static const char *const hw_counters[] = { "RxECNMrkd", "cnpHandled", "cnpIgnored", "cnpSent", NULL };
+
 const struct nm_driver nm_ice = {
         .name = "ice",
         .kernel_driver = "ice",
         .rdma_prefix = "irdma",
+        .hw_counters = hw_counters,
         .priv_size = sizeof(struct ice),
         .init = ice_init,
         .has_dcbnl = true,

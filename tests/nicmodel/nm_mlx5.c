@@ -340,10 +340,15 @@ static void mlx5_dump(struct nm *m, const struct nm_dev *d, FILE *f)
         fprintf(f, "\n");
 }
 
+/* infiniband/hw/mlx5/counters.c */
+static const char *const hw_counters[] = { "out_of_buffer", "np_cnp_sent", "np_ecn_marked_roce_packets",
+                                           "rp_cnp_handled", "rp_cnp_ignored", NULL };
+
 const struct nm_driver nm_mlx5 = {
         .name = "mlx5",
         .kernel_driver = "mlx5_core",
         .rdma_prefix = "mlx5_",
+        .hw_counters = hw_counters,
         .priv_size = sizeof(struct mlx5),
         .init = mlx5_init,
         .has_dcbnl = true,
