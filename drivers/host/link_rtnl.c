@@ -2,12 +2,9 @@
 /* The "link" driver: interface MTU over rtnetlink, plus link read/dump/carrier helpers. */
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
-#include <time.h>
 
 #include "link_rtnl.h"
 #include "link_wait.h"
-
-#define CARRIER_POLL_MS 50
 
 static const struct nl_policy link_policy[IFLA_MAX + 1] = {
         [IFLA_IFNAME] = { MNL_TYPE_NUL_STRING, 0 },
@@ -137,33 +134,6 @@ int link_rtnl_set_mtu(struct nl *nl, int ifindex, uint32_t mtu, struct errbuf *e
                 return errbuf_set(e, EMSGSIZE, NULL, "set mtu: request too large");
         snprintf(what, sizeof(what), "set mtu %u", mtu);
         return nl_talk(nl, nlh, NULL, NULL, what, e);
-}
-
-static uint64_t now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-int link_rtnl_wait_carrier(struct nl *nl, int ifindex, unsigned timeout_ms, struct errbuf *e)
-{
-        uint64_t deadline = now_ms() + timeout_ms;
-        struct link_info l;
-        int r;
-
-        for (;;) {
-                r = link_rtnl_get(nl, ifindex, NULL, &l, e);
-                if (r < 0)
-                        return r;
-                if (l.flags & IFF_LOWER_UP)
-                        return 0;
-                if (now_ms() >= deadline)
-                        return errbuf_set(e, ETIMEDOUT, NULL,
-                                          "link has no carrier %u ms after the change", timeout_ms);
-                nanosleep(&(struct timespec){ .tv_nsec = CARRIER_POLL_MS * 1000000L }, NULL);
-        }
 }
 
 int link_rtnl_where(const struct target *t, struct errbuf *e, int r)
