@@ -107,6 +107,7 @@ int dcb_nl_parse_ieee(const struct nlmsghdr *nlh, struct dcb_nl_ieee *ret)
 }
 
 #define INBAND_ERRNO_MIN 123                 /* (u8)-133: the u8 of the largest errno */
+#define ENOTSUPP_KERNEL 524                  /* include/linux/errno.h, never meant for user space */
 
 /* The driver's int as nla_put_u8() kept it: 0, 1 or 2 (success codes), -errno, or -EPROTO. */
 static int inband_result(uint8_t v)
@@ -219,8 +220,11 @@ static int talk_set(struct nl *nl, struct nlmsghdr *nlh, uint8_t cmd, const char
         if (s.result < 0) {
                 char t[128];
 
-                return errbuf_set(e, -s.result, NULL, "%s: the device driver refused it: %s",
-                                  what, nl_strerror(-s.result, t, sizeof(t)));
+                /* the u8 keeps errno mod 256: a driver's kernel-internal -ENOTSUPP (524) reads as -ENOMEM */
+                return errbuf_set(e, -s.result, NULL, "%s: the device driver refused it: %s%s",
+                                  what, nl_strerror(-s.result, t, sizeof(t)),
+                                  s.result == -(ENOTSUPP_KERNEL - 512) ?
+                                  " (or the kernel-internal ENOTSUPP, which the in-band byte cannot tell apart)" : "");
         }
         return s.result;
 }

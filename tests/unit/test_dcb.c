@@ -381,6 +381,14 @@ static void test_bnxt_delete_clears_firmware(void)
         CU_ASSERT(dump_has("app 5:26:5\n"));                   /* the kernel list says 5 ... */
         CU_ASSERT(dump_has(",-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-"));
         CU_ASSERT(dcb_nl_apps(nl, "vA", DCB_CMD_IEEE_DEL, &b, 1, &e) == 0);
+        /* bnxt_ets_validate(): a vendor TSA is the kernel-internal -ENOTSUPP, which the in-band u8 turns into 244 */
+        {
+                struct ieee_ets ets = { .ets_cap = 8 };
+
+                memset(ets.tc_tsa, IEEE_8021QAZ_TSA_VENDOR, 8);
+                CU_ASSERT_EQUAL(dcb_nl_set_ets(nl, "vA", &ets, &e), -ENOMEM);
+                CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "kernel-internal ENOTSUPP"));
+        }
         nl_close(nl);
         teardown();
 
