@@ -215,11 +215,13 @@ int nl_open(const struct nl_transport *t, int protocol, struct nl **ret, struct 
                 t = &nl_kernel_transport;
         r = t->ops->open(t->userdata, protocol, &nl->ctx);
         if (r < 0) {
+                if (t == &nl->seam)
+                        errbuf_set(e, -r, NULL, "cannot connect to the netlink socket %s='%s': %s",
+                                   NL_SEAM_ENV, (const char *)t->userdata, strerror(-r));
+                else
+                        errbuf_set(e, -r, NULL, "cannot open a netlink socket: %s", strerror(-r));
                 free(nl);
-                if (t->ops == &seam_ops)
-                        return errbuf_set(e, -r, NULL, "cannot connect to the netlink socket %s='%s': %s",
-                                          NL_SEAM_ENV, (const char *)t->userdata, strerror(-r));
-                return errbuf_set(e, -r, NULL, "cannot open a netlink socket: %s", strerror(-r));
+                return r;
         }
         nl->t = t;
         nl->seq = (uint32_t)time(NULL);

@@ -71,7 +71,7 @@ static int serve(int argc, char **argv)
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGINT, &sa, NULL);
         signal(SIGPIPE, SIG_IGN);
-        r = nm_serve(&m, sock, ctl, &stop);
+        r = nm_serve(&m, sock, ctl, &stop, stdout);
         if (r == 0 && !stop)
                 r = -EIO;
         if (r < 0 && !stop)

@@ -90,7 +90,8 @@ static void control_conn(struct nm *m, int lfd)
         close(fd);
 }
 
-int nm_serve(struct nm *m, const char *sock_path, const char *control_path, volatile sig_atomic_t *stop)
+int nm_serve(struct nm *m, const char *sock_path, const char *control_path, volatile sig_atomic_t *stop,
+             FILE *ready)
 {
         struct pollfd p[2 + CLIENTS_MAX];
         struct nm_out *out = malloc(sizeof(*out));
@@ -107,8 +108,10 @@ int nm_serve(struct nm *m, const char *sock_path, const char *control_path, vola
         }
         p[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
         p[1] = (struct pollfd){ .fd = cfd, .events = POLLIN };
-        printf("ready\n");
-        fflush(stdout);
+        if (ready) {
+                fprintf(ready, "ready\n");
+                fflush(ready);
+        }
         while (!*stop) {
                 uint64_t next = nm_tick(m), now = nm_now_ms();
                 int timeout = next ? (int)(next > now ? next - now : 0) : 1000, k;

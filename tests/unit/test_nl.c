@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The netlink helper: ack/extack handling, policy tables, timeouts, bad replies. */
 #include <CUnit/CUnit.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <linux/rtnetlink.h>
 
+#include "nm_server.h"
 #include "nm_transport.h"
 #include "link_rtnl.h"
 #include "nl.h"
@@ -122,6 +125,72 @@ static void test_timeout_and_talk(void)
         close_model(nl);
 }
 
+struct served {
+        struct nm m;
+        char dir[64], sock[96], ctl[96];
+        volatile sig_atomic_t stop;
+        pthread_t thread;
+};
+
+static void *serve_thread(void *arg)
+{
+        struct served *s = arg;
+
+        nm_serve(&s->m, s->sock, s->ctl, &s->stop, NULL);
+        return NULL;
+}
+
+/*
+ * NETTUNE_NETLINK_SOCKET: nl_open(NULL) talks to the socket instead of the
+ * kernel, one connection per handle; the same bytes a netlink socket would carry.
+ */
+static void test_seam(void)
+{
+        static struct served s;
+        struct link_info l;
+        struct nl *nl = NULL, *nl2 = NULL;
+        struct errbuf e;
+        struct stat st;
+
+        nm_init(&s.m);
+        CU_ASSERT_FATAL(nm_add(&s.m, "mlx5:seam0:7") == 0);
+        snprintf(s.dir, sizeof(s.dir), "/tmp/nettune-seam.XXXXXX");
+        CU_ASSERT_FATAL(mkdtemp(s.dir) != NULL);
+        snprintf(s.sock, sizeof(s.sock), "%s/nl.sock", s.dir);
+        snprintf(s.ctl, sizeof(s.ctl), "%s/ctl.sock", s.dir);
+        s.stop = 0;
+        CU_ASSERT_FATAL(pthread_create(&s.thread, NULL, serve_thread, &s) == 0);
+        for (int i = 0; i < 500 && stat(s.ctl, &st) < 0; i++)
+                nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+        CU_ASSERT_FATAL(setenv(NL_SEAM_ENV, s.sock, 1) == 0);
+        CU_ASSERT_STRING_EQUAL(nl_seam_path(), s.sock);
+        CU_ASSERT_FATAL(nl_open(NULL, NETLINK_ROUTE, &nl, &e) == 0);
+        CU_ASSERT_FATAL(nl_open(NULL, NETLINK_ROUTE, &nl2, &e) == 0);     /* a second connection */
+        CU_ASSERT(link_rtnl_get(nl, 7, NULL, &l, &e) == 0);
+        CU_ASSERT_STRING_EQUAL(l.name, "seam0");
+        CU_ASSERT(link_rtnl_get(nl2, 0, "seam0", &l, &e) == 0);
+        CU_ASSERT_EQUAL(l.ifindex, 7);
+        CU_ASSERT_EQUAL(link_rtnl_set_mtu(nl, 7, 20000, &e), -EINVAL);   /* the extack travels too */
+        CU_ASSERT_STRING_EQUAL(e.msg, "set mtu 20000: invalid argument (kernel: mtu greater than device maximum)");
+        CU_ASSERT_EQUAL(link_rtnl_get(nl, 99, NULL, &l, &e), -ENODEV);
+        nl_close(nl);
+        nl_close(nl2);
+        s.stop = 1;
+        pthread_join(s.thread, NULL);
+        /* nobody listening: the error names the variable and the path */
+        CU_ASSERT(nl_open(NULL, NETLINK_ROUTE, &nl, &e) < 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "NETTUNE_NETLINK_SOCKET"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, s.sock));
+        /* without the variable: the kernel */
+        unsetenv(NL_SEAM_ENV);
+        CU_ASSERT_PTR_NULL(nl_seam_path());
+        CU_ASSERT_FATAL(nl_open(NULL, NETLINK_ROUTE, &nl, &e) == 0);
+        CU_ASSERT(link_rtnl_get(nl, 0, "lo", &l, &e) == 0);
+        nl_close(nl);
+        nm_done(&s.m);
+        rmdir(s.dir);
+}
+
 int suite_nl(void);
 int suite_nl(void)
 {
@@ -129,7 +198,8 @@ int suite_nl(void)
 
         if (!s || !CU_add_test(s, "extack", test_extack) ||
             !CU_add_test(s, "policy_tables", test_policy_tables) ||
-            !CU_add_test(s, "timeout_and_talk", test_timeout_and_talk))
+            !CU_add_test(s, "timeout_and_talk", test_timeout_and_talk) ||
+            !CU_add_test(s, "seam", test_seam))
                 return -1;
         return 0;
 }
