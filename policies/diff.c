@@ -178,6 +178,8 @@ static int diff_dscp_grouped(struct diff *d, const struct state *want, const str
                         memcpy(key + sizeof(key) - 5, "...}", 5);
                 else
                         memcpy(key + o, "}", 2);
+                if (!strpbrk(strchr(key, '{'), ",-."))  /* a single code point keeps its plain key */
+                        snprintf(key, sizeof(key), "dscp_to_priority.%u", first);
                 r = add(d, STATE_FIELD_DSCP_MAP, key, dscp_value(a, sizeof(a), from), dscp_value(b, sizeof(b), to));
         }
         return r;

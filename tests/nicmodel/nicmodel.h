@@ -5,7 +5,8 @@
  * A model is the kernel's rtnetlink link core and dcbnl core (net/dcb/dcbnl.c)
  * in front of one or more network devices, each served by a model of one
  * kernel driver's dcbnl_rtnl_ops: mlx5 (en_dcbnl.c), ice (ice_dcb_nl.c,
- * ice_dcb_lib.c), bnxt (bnxt_dcb.c), or veth (no dcbnl_ops at all). Every
+ * ice_dcb_lib.c), bnxt (bnxt_dcb.c), sparx5 (sparx5_dcb.c: an APP trust
+ * table), or veth (no dcbnl_ops at all). Every
  * behaviour cites the kernel function it mirrors; quirks are kept, also where
  * they are inconvenient for the program under test.
  *
@@ -30,6 +31,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifndef IEEE_8021QAZ_APP_SEL_MAX
+#define IEEE_8021QAZ_APP_SEL_MAX 255    /* 6.3 uapi: DCB_APP_SEL_PCP is the largest selector */
+#endif
+
 #define NM_DEVS_MAX 8
 #define NM_APPS_MAX 1024                /* the kernel's dcb_app_list, all devices */
 #define NM_REPLY_MAX 32768              /* one datagram of replies */
@@ -52,7 +57,7 @@ struct nm_dev;
 
 /* One kernel driver: its dcbnl_rtnl_ops (NULL members are absent ops) and netdev limits. */
 struct nm_driver {
-        const char *name;               /* "mlx5", "ice", "bnxt", "veth" */
+        const char *name;               /* "mlx5", "ice", "bnxt", "sparx5", "veth" */
         const char *kernel_driver;      /* the PCI driver: "mlx5_core", "ice", "bnxt_en" */
         const char *rdma_prefix;        /* RDMA device name prefix: "mlx5_", "irdma", "bnxt_re"; NULL none */
         const char *const *hw_counters; /* some of the RDMA driver's hw_counters (files under ports/1/hw_counters) */
@@ -70,6 +75,9 @@ struct nm_driver {
         int (*delapp)(struct nm *m, struct nm_dev *d, struct dcb_app *app);     /* NULL: dcb_ieee_delapp */
         uint8_t (*getdcbx)(struct nm *m, struct nm_dev *d);
         uint8_t (*setdcbx)(struct nm *m, struct nm_dev *d, uint8_t mode);
+        /* dcbnl_getapptrust/setapptrust (6.3+): selectors, most trusted first */
+        int (*getapptrust)(struct nm *m, struct nm_dev *d, uint8_t *sel, int *n);
+        int (*setapptrust)(struct nm *m, struct nm_dev *d, uint8_t *sel, int n);
         /* ndo_change_mtu after the core's range check (dev_validate_mtu). */
         int (*change_mtu)(struct nm *m, struct nm_dev *d, uint32_t mtu);
         /* The driver and firmware state, one stable text block (see nm_dump). */
@@ -163,6 +171,7 @@ int nm_set_mtu(struct nm *m, struct nm_dev *d, uint32_t mtu, const char **ret_ex
 extern const struct nm_driver nm_mlx5;
 extern const struct nm_driver nm_ice;
 extern const struct nm_driver nm_bnxt;
+extern const struct nm_driver nm_sparx5;
 extern const struct nm_driver nm_veth;
 
 /* ---- nm_control.c: the text commands of the control socket ---- */

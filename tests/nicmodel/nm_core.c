@@ -9,7 +9,7 @@
 #include "nicmodel.h"
 #include "util.h"
 
-static const struct nm_driver *const drivers[] = { &nm_mlx5, &nm_ice, &nm_bnxt, &nm_veth };
+static const struct nm_driver *const drivers[] = { &nm_mlx5, &nm_ice, &nm_bnxt, &nm_sparx5, &nm_veth };
 
 uint64_t nm_now_ms(void)
 {
@@ -82,7 +82,7 @@ int nm_add(struct nm *m, const char *spec)
         n = sscanf(spec, "%15[^:]:%16[^:]:%d:%31s", drv, name, &ifindex, variant);
         if (n < 3 || ifindex <= 0 || strlen(name) >= IF_NAMESIZE || !(ops = nm_driver_by_name(drv))) {
                 fprintf(stderr, "nicmodel: bad device '%s', expected DRIVER:NAME:IFINDEX[:VARIANT] "
-                        "with DRIVER mlx5, ice, bnxt or veth\n", spec);
+                        "with DRIVER mlx5, ice, bnxt, sparx5 or veth\n", spec);
                 return -EINVAL;
         }
         if (m->n_devs >= NM_DEVS_MAX || nm_dev_by_name(m, name) || nm_dev_by_index(m, ifindex)) {

@@ -287,6 +287,16 @@ static void ieee_fill(struct nm *m, struct nm_dev *d, struct nlmsghdr *nlh)
                         mnl_attr_put(nlh, app_attr_type(m->apps[i].app.selector), sizeof(struct dcb_app),
                                      &m->apps[i].app);
         mnl_attr_nest_end(nlh, app);
+        if (ops->getapptrust) {
+                uint8_t sel[IEEE_8021QAZ_APP_SEL_MAX + 1] = { 0 };
+                struct nlattr *trust = mnl_attr_nest_start(nlh, DCB_ATTR_DCB_APP_TRUST_TABLE);
+                int n = 0;
+
+                if (ops->getapptrust(m, d, sel, &n) == 0)
+                        for (int i = 0; i < n; i++)
+                                mnl_attr_put_u8(nlh, app_attr_type(sel[i]), sel[i]);
+                mnl_attr_nest_end(nlh, trust);
+        }
         mnl_attr_nest_end(nlh, ieee);
         if (ops->getdcbx)
                 mnl_attr_put_u8(nlh, DCB_ATTR_DCBX, ops->getdcbx(m, d));
@@ -337,6 +347,39 @@ static int app_table_setdel(struct nm *m, struct nm_dev *d, const struct nlattr 
                         return r;
         }
         return 0;
+}
+
+/*
+ * dcbnl_ieee_set(), DCB_ATTR_DCB_APP_TRUST_TABLE: u8 selectors typed like APP
+ * entries, no duplicates, then the driver's dcbnl_setapptrust (-EOPNOTSUPP without).
+ */
+static int set_trust(struct nm *m, struct nm_dev *d, const struct nlattr *table)
+{
+        uint8_t sel[IEEE_8021QAZ_APP_SEL_MAX + 1] = { 0 };
+        const struct nlattr *a;
+        int n = 0, r;
+
+        if (!d->drv->setapptrust)
+                return -EOPNOTSUPP;
+        mnl_attr_for_each_nested(a, table) {
+                uint16_t type = mnl_attr_get_type(a);
+                uint8_t s;
+
+                if ((type != DCB_ATTR_IEEE_APP && type != DCB_ATTR_DCB_APP_TYPE) ||
+                    mnl_attr_get_payload_len(a) != 1 || n >= (int)sizeof(sel))
+                        return -EINVAL;
+                s = mnl_attr_get_u8(a);
+                if (type == DCB_ATTR_IEEE_APP ? s < IEEE_8021QAZ_APP_SEL_ETHERTYPE || s > IEEE_8021QAZ_APP_SEL_DSCP :
+                                                s != DCB_APP_SEL_PCP_VAL)
+                        return -EINVAL;
+                for (int i = 0; i < n; i++)
+                        if (sel[i] == s)
+                                return -EINVAL;
+                sel[n++] = s;
+        }
+        r = d->drv->setapptrust(m, d, sel, n);
+        nm_logf(m, "%s: setapptrust (%d selectors) -> %d", d->name, n, r);
+        return r;
 }
 
 /* nla_parse_nested(ieee, DCB_ATTR_IEEE_MAX, ..., dcbnl_ieee_policy): minimum lengths. */
@@ -400,9 +443,8 @@ static int ieee_set(struct nm *m, struct nm_dev *d, const struct nlattr *nest, i
         }
         if (tb[DCB_ATTR_IEEE_APP_TABLE])
                 err = app_table_setdel(m, d, tb[DCB_ATTR_IEEE_APP_TABLE], false);
-        /* No driver modelled here has dcbnl_setapptrust: the trust table is refused. */
         if (!err && tb[DCB_ATTR_DCB_APP_TRUST_TABLE])
-                err = -EOPNOTSUPP;
+                err = set_trust(m, d, tb[DCB_ATTR_DCB_APP_TRUST_TABLE]);
 out:
         *ret = err;
         return 0;

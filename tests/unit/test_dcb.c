@@ -686,6 +686,60 @@ static void test_trust_table_encoding(void)
         teardown();
 }
 
+/*
+ * A driver with an APP trust table (sparx5, 6.3+): trust is written there, the
+ * exact map too, and the restore puts the switch's default [dscp, pcp] back.
+ */
+static void test_trust_table_driver(void)
+{
+        struct state before, want, live;
+        struct dcb_nl_ieee cur;
+        struct errbuf e;
+        struct nl *nl;
+        uint32_t caps = 0;
+
+        setup("sparx5:vA:3");
+        CU_ASSERT(dcb_driver.caps(&tgt, &caps, &e) == 0);
+        CU_ASSERT_EQUAL(caps, STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_DSCP_MAP));  /* no ETS/PFC ops */
+        state_init(&before);
+        CU_ASSERT_FATAL(dcb_driver.read(&tgt, caps, &before, &e) == 0);
+        CU_ASSERT_EQUAL(before.trust, STATE_TRUST_DSCP);                /* [dscp, pcp] at init */
+        CU_ASSERT(before.dcb.has_trust_table && before.dcb.n_trust == 2);
+        /* trust pcp with a map: the trust table says pcp, the entries stay */
+        state_init(&want);
+        want.present = caps;
+        want.trust = STATE_TRUST_PCP;
+        want.dscp_prio[26] = 3;
+        want.dscp_unlisted_zero = true;
+        CU_ASSERT(dcb_driver.apply(&tgt, &want, want.present, &e) == 0);
+        CU_ASSERT(dump_has("apptrust pcp"));
+        CU_ASSERT(reads_as(&want));
+        /* trust dscp: [dscp, pcp] */
+        want.trust = STATE_TRUST_DSCP;
+        CU_ASSERT(dcb_driver.apply(&tgt, &want, want.present, &e) == 0);
+        CU_ASSERT(dump_has("apptrust dscp pcp"));
+        CU_ASSERT(dump_has("qos dscp on dscp_map 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,3,0"));
+        /* an empty table trusts nothing, and reads so */
+        nl = open_model();
+        CU_ASSERT(dcb_nl_set_trust(nl, "vA", NULL, 0, &e) == 0);
+        CU_ASSERT(dcb_nl_get(nl, "vA", &cur, &e) == 0);
+        CU_ASSERT(cur.has_trust && cur.n_trust == 0);
+        state_init(&live);
+        CU_ASSERT(dcb_driver.read(&tgt, caps, &live, &e) == 0);
+        CU_ASSERT_EQUAL(live.trust, STATE_TRUST_NONE);
+        /* a table the switch cannot do is refused in-band */
+        {
+                const uint8_t pcp_dscp[] = { DCB_NL_SEL_PCP, IEEE_8021QAZ_APP_SEL_DSCP };
+
+                CU_ASSERT_EQUAL(dcb_nl_set_trust(nl, "vA", pcp_dscp, 2, &e), -EOPNOTSUPP);
+        }
+        nl_close(nl);
+        CU_ASSERT(dcb_driver.restore(&tgt, &before, before.present, &e) == 0);
+        CU_ASSERT(dump_has("apptrust dscp pcp"));
+        CU_ASSERT(dump_has("app -"));
+        teardown();
+}
+
 static void test_parse_rejects_garbage(void)
 {
         struct nltrace t;
@@ -729,6 +783,7 @@ int suite_dcb(void)
             !CU_add_test(s, "lldpad_refused", test_lldpad_refused) ||
             !CU_add_test(s, "app_plan_rules", test_app_plan_rules) ||
             !CU_add_test(s, "trust_table_encoding", test_trust_table_encoding) ||
+            !CU_add_test(s, "trust_table_driver", test_trust_table_driver) ||
             !CU_add_test(s, "parse_rejects_garbage", test_parse_rejects_garbage))
                 return -1;
         return 0;
