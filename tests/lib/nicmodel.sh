@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for tests against the NIC behaviour models (tests/nicmodel): source after common.sh.
 #   nicmodel_start DEVICE...        build/nicmodel with its sysfs tree under $T/sys (bg); sets NM_SOCK, NM_CTL
 #   nm_ctl COMMAND...               one control command (dump, stats, pfc, app-add, app-del, mtu, fail)
