@@ -3,6 +3,7 @@
  * The control commands of a model (one line each; build/nicmodel ctl SOCKET ...):
  *   dump                         the state of every device (nm_dump), stable text
  *   stats                        requests seen, SETs that reached each driver, carrier changes
+ *   settled                      "settled" when no link flap is pending or under way, else "busy"
  *   pfc DEV MASK                 a hand change: the driver's setpfc with pfc_en = MASK
  *   app-add DEV DSCP PRIO        a hand change: an IEEE APP entry, through the driver's setapp
  *   app-del DEV DSCP PRIO        a hand change: through the driver's delapp
@@ -28,6 +29,16 @@ static int stats(struct nm *m, FILE *f)
         for (unsigned i = 0; i < m->n_devs; i++)
                 fprintf(f, "%s sets %u carrier_changes %u\n", m->devs[i].name, m->devs[i].n_sets,
                         m->devs[i].carrier_up_count + m->devs[i].carrier_down_count);
+        return 0;
+}
+
+static int settled(struct nm *m, FILE *f)
+{
+        bool busy = nm_tick(m) != 0;
+
+        for (unsigned i = 0; i < m->n_devs; i++)
+                busy |= !m->devs[i].carrier || (m->devs[i].rdma[0] && !m->devs[i].rdma_active);
+        fprintf(f, "%s\n", busy ? "busy" : "settled");
         return 0;
 }
 
@@ -80,6 +91,8 @@ int nm_control(struct nm *m, const char *line, FILE *f)
                 return nm_dump(m, f), 0;
         if (streq(cmd, "stats"))
                 return stats(m, f);
+        if (streq(cmd, "settled"))
+                return settled(m, f);
         if (n < 3 || !(d = nm_dev_by_name(m, dev))) {
                 fprintf(f, "error: expected dump, stats or COMMAND DEV ARGS with a known device\n");
                 return -EINVAL;
