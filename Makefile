@@ -57,7 +57,8 @@ endif
 LIB_SRCS   := $(sort $(wildcard common/*.c policies/*.c drivers/*.c drivers/*/*.c))
 AGENT_SRCS := $(sort $(wildcard agent/*.c))
 CTL_SRCS   := $(sort $(wildcard controller/*.c))
-UNIT_SRCS  := $(sort $(wildcard tests/unit/*.c tests/lib/*.c))
+NM_SRCS    := $(sort $(filter-out tests/nicmodel/main.c,$(wildcard tests/nicmodel/*.c)))
+UNIT_SRCS  := $(sort $(wildcard tests/unit/*.c tests/lib/*.c) $(NM_SRCS))
 SIM_SRCS   := $(sort $(wildcard tests/switchsim/*.c))
 TOOL_SRCS  := $(sort $(wildcard tests/tools/*.c))
 FUZZ_SRCS  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -69,6 +70,7 @@ AGENT      := $(BUILD)/nettune-agent
 CTL        := $(BUILD)/nettunectl
 UNIT       := $(BUILD)/unit-tests
 SIM        := $(BUILD)/switchsim
+NICMODEL   := $(BUILD)/nicmodel
 TOOLS      := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 FUZZERS    := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 SUITES_H   := $(BUILD)/gen/unit_suites.h
@@ -128,6 +130,12 @@ $(SUITES_H): $(wildcard tests/unit/test_*.c)
 $(call obj,$(wildcard tests/unit/*.c)): $(SUITES_H)
 $(BUILD)/obj/tests/unit/%.o: CFLAGS += -I$(BUILD)/gen -Itests/lib -include tests/unit/suites.h
 $(BUILD)/obj/tests/lib/%.o: CFLAGS += -Itests/lib
+$(BUILD)/obj/tests/unit/%.o: CFLAGS += -Itests/nicmodel
+
+# NIC behaviour models behind the netlink seam (tests/nicmodel/nicmodel.h).
+$(NICMODEL): $(call obj,tests/nicmodel/main.c $(NM_SRCS)) $(LIB)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(UNIT): $(call obj,$(UNIT_SRCS)) $(AGENT_LIB_OBJS) $(CTL_LIB_OBJS) $(LIB)
 	@$(if $(Q),echo "  LD      $@")
@@ -146,7 +154,7 @@ $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(call obj,$(filter-out tests/lib
 # Keep the tools' objects: an incremental build relinks nothing that did not change.
 .SECONDARY: $(patsubst %,$(BUILD)/obj/tests/tools/%.o,$(notdir $(basename $(TOOL_SRCS))))
 
-test-bins: all $(UNIT) $(if $(SIM_SRCS),$(SIM)) $(TOOLS)
+test-bins: all $(UNIT) $(if $(SIM_SRCS),$(SIM)) $(NICMODEL) $(TOOLS)
 
 # libFuzzer harnesses, built with clang into their own object tree.
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(INCLUDES) -Itests/lib $(PKG_CFLAGS) -pthread \

@@ -66,9 +66,14 @@ static json_t *counters_json(const struct counters *k)
 {
         json_t *a = json_array();
 
-        for (unsigned i = 0; a && i < k->n; i++)
-                json_array_append_new(a, json_pack("{s:s,s:s,s:I}", "name", k->c[i].name, "source",
-                                                   k->c[i].source, "value", (json_int_t)k->c[i].value));
+        for (unsigned i = 0; a && i < k->n; i++) {
+                json_t *o = json_pack("{s:s,s:s,s:I}", "name", k->c[i].name, "source", k->c[i].source,
+                                      "value", (json_int_t)k->c[i].value);
+
+                if (o && k->c[i].prio >= 0)
+                        json_object_set_new(o, "priority", json_integer(k->c[i].prio));
+                json_array_append_new(a, o);
+        }
         return a;
 }
 

@@ -21,6 +21,8 @@ void config_defaults(struct agent_config *c)
         snprintf(c->env.sysfs_root, sizeof(c->env.sysfs_root), "/sys");
         snprintf(c->env.debugfs_root, sizeof(c->env.debugfs_root), "/sys/kernel/debug");
         c->env.settle_ms = 3000;
+        c->env.flap_wait_ms = 1000;
+        c->env.rdma_wait_ms = 10000;
         c->probe_runs = 3;
         c->drift_interval_s = 60;
         c->drift_mode = DRIFT_MODE_REPORT;
@@ -161,6 +163,8 @@ static const struct jsonv_field config_fields[] = {
         JSONV_CUSTOM("probe", JSONV_OBJECT, 0, parse_probe),
         JSONV_CUSTOM("drift", JSONV_OBJECT, 0, parse_drift),
         JSONV_UINT("settle_ms", struct agent_config, env.settle_ms, 0, 120000),
+        JSONV_UINT("flap_wait_ms", struct agent_config, env.flap_wait_ms, 0, 60000),
+        JSONV_UINT("rdma_wait_ms", struct agent_config, env.rdma_wait_ms, 0, 120000),
         JSONV_UINT("max_body_bytes", struct agent_config, max_body_bytes, 1024, 64u << 20),
         JSONV_UINT("request_timeout_s", struct agent_config, request_timeout_s, 1, 3600),
         JSONV_CUSTOM("switches", JSONV_ARRAY, 0, parse_switches),

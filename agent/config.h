@@ -33,7 +33,7 @@ struct agent_config {
         unsigned probe_runs;                    /* default runs per probe measurement when the policy says none */
         unsigned drift_interval_s;              /* 0 = no periodic drift check */
         enum drift_mode drift_mode;
-        struct driver_env env;                  /* sysfs_root, debugfs_root, settle_ms */
+        struct driver_env env;                  /* sysfs_root, debugfs_root, settle_ms, flap_wait_ms, rdma_wait_ms */
         unsigned n_switches;
         struct switch_config switches[CONFIG_SWITCHES_MAX];
         unsigned max_body_bytes;                /* API request body limit (default 1 MiB) */

@@ -60,23 +60,25 @@ static unsigned pending_confirms(struct journal *j)
         return pending;
 }
 
-static bool exported_counter(const char *name)
-{
-        return counters_is_pause(name) || strstr(name, "cnp") || strstr(name, "ecn");
-}
-
 static void render_counters(FILE *f, const struct agent_config *c, char (*ifs)[STATE_NAME_MAX], unsigned n)
 {
         static struct counters cs;      /* large: not on the stack; render is serialised by caller */
 
-        fprintf(f, "# HELP nettune_nic_counter NIC pause, ECN and CNP counters\n# TYPE nettune_nic_counter counter\n");
+        fprintf(f, "# HELP nettune_nic_counter NIC pause, PFC, discard, ECN and CNP counters (the driver's names)\n"
+                "# TYPE nettune_nic_counter counter\n");
         for (unsigned i = 0; i < n; i++) {
                 if (counters_read(ifs[i], c->env.sysfs_root, &cs, NULL) < 0)
                         continue;
-                for (unsigned k = 0; k < cs.n; k++)
-                        if (exported_counter(cs.c[k].name))
-                                fprintf(f, "nettune_nic_counter{interface=\"%s\",counter=\"%s\",source=\"%s\"} %llu\n",
-                                        ifs[i], cs.c[k].name, cs.c[k].source, (unsigned long long)cs.c[k].value);
+                for (unsigned k = 0; k < cs.n; k++) {
+                        char prio[32] = "";
+
+                        if (!cs.c[k].exported)
+                                continue;
+                        if (cs.c[k].prio >= 0)
+                                snprintf(prio, sizeof(prio), ",priority=\"%d\"", cs.c[k].prio);
+                        fprintf(f, "nettune_nic_counter{interface=\"%s\",counter=\"%s\",source=\"%s\"%s} %llu\n",
+                                ifs[i], cs.c[k].name, cs.c[k].source, prio, (unsigned long long)cs.c[k].value);
+                }
         }
 }
 

@@ -127,14 +127,12 @@ int txn_restore_targets(struct txn_env *env, struct plan *p, bool all, const cha
 {
         char failures[1100] = "";
         struct errbuf e = { 0 };
-        int r = 0;
+        int r = 0, k;
 
         snprintf(res->restored_by, sizeof(res->restored_by), "%s", restored_by);
         /* The journal must say RESTORING even if writing it fails: restore anyway. */
         txn_step(env, res, TXN_RESTORING, NULL);
         for (unsigned i = 0; i < p->n; i++) {
-                int k;
-
                 if (!all && !p->v[i].touched)
                         continue;
                 k = restore_target(p, i, failures, sizeof(failures));
@@ -146,8 +144,10 @@ int txn_restore_targets(struct txn_env *env, struct plan *p, bool all, const cha
                 gather(failures, sizeof(failures), &e);
                 r = r ? r : -EIO;
         }
-        if (!failures[0])
-                r = verify_restore(p, all, failures, sizeof(failures));
+        /* Whatever failed on the way, read back and name every difference left. */
+        k = verify_restore(p, all, failures, sizeof(failures));
+        if (k < 0 && r == 0)
+                r = k;
         if (r < 0) {
                 char buf[1100];
 

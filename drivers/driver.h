@@ -55,6 +55,8 @@ struct driver_env {
         char sysfs_root[256];                   /* "/sys" in production, a test tree in tests */
         char debugfs_root[256];                 /* "/sys/kernel/debug" */
         unsigned settle_ms;                     /* wait bound for carrier after a flapping change */
+        unsigned flap_wait_ms;                  /* how long a change may take to drop carrier (no drop: no flap) */
+        unsigned rdma_wait_ms;                  /* wait bound for the RDMA port to be ACTIVE again */
         unsigned confirm_timeout_s;             /* vendor-native commit-confirm for switches */
         const struct nl_transport *nl;          /* host drivers' netlink: NULL = the kernel; tests: a device model */
         char state_dir[256];                    /* the agent's state_dir (switches keep their ownership records there); "" = none */

@@ -74,6 +74,8 @@ int diff_append(struct diff *d, const char *prefix, const struct state *desired,
                 else
                         r = field_table[f].diff(d, prefix, desired, live);
         }
+        if (r >= 0)
+                r = field_diff_dcb_device(d, prefix, desired, live);
         if (r < 0) {
                 d->n = n;
                 d->fields = fields;

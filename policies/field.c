@@ -125,26 +125,107 @@ static void copy_pfc(struct state *to, const struct state *from)
 
 /* ---- dscp_to_priority: the map is exact, unlisted code points are "unset" ---- */
 
-static int diff_dscp(struct diff *d, const char *prefix, const struct state *want, const struct state *live)
+static const char *dscp_value(char *buf, size_t size, uint8_t v)
 {
-        char key[DIFF_KEY_MAX], a[8], b[8];
+        return v == STATE_DSCP_UNMAPPED ? "unset" : fmt_u(buf, size, v);
+}
+
+/* Code points a policy does not list, all going to priority 0: one entry "dscp_to_priority.others". */
+static int diff_dscp_others(struct diff *d, const char *prefix, const struct state *want, const struct state *live)
+{
+        unsigned differ = 0, unset = 0;
+        char key[DIFF_KEY_MAX], from[DIFF_VALUE_MAX];
+
+        for (unsigned i = 0; i < STATE_DSCP_COUNT; i++) {
+                if (want->dscp_prio[i] != STATE_DSCP_UNMAPPED || live->dscp_prio[i] == 0)
+                        continue;
+                differ++;
+                unset += live->dscp_prio[i] == STATE_DSCP_UNMAPPED;
+        }
+        if (!differ)
+                return 0;
+        if (unset == differ)
+                snprintf(from, sizeof(from), "unset (%u code points)", differ);
+        else
+                snprintf(from, sizeof(from), "%u code points not at priority 0", differ);
+        return diff_add(d, STATE_FIELD_DSCP_MAP, keyf(key, prefix, "dscp_to_priority.others"), from, "0");
+}
+
+#define DSCP_LISTED_MAX 8                /* more differing code points are grouped by change */
+
+/* "dscp_to_priority.{0-25,27-47,49-63}": one entry per (from, to) pair. */
+static int diff_dscp_grouped(struct diff *d, const char *prefix, const struct state *want, const struct state *live,
+                             uint64_t differ)
+{
         int r = 0;
 
-        for (unsigned i = 0; i < STATE_DSCP_COUNT && r >= 0; i++) {
-                uint8_t from = live->dscp_prio[i], to = want->dscp_prio[i];
+        while (differ && r >= 0) {
+                unsigned first = (unsigned)__builtin_ctzll(differ);
+                uint8_t from = live->dscp_prio[first], to = want->dscp_prio[first];
+                char key[DIFF_KEY_MAX], a[8], b[8];
+                size_t o = strlen(keyf(key, prefix, "dscp_to_priority.{"));
+                bool sep = false;
 
-                if (from == to)
+                for (unsigned i = first; i < STATE_DSCP_COUNT; i++) {
+                        unsigned j = i;
+
+                        if (!(differ & (1ull << i)) || live->dscp_prio[i] != from || want->dscp_prio[i] != to)
+                                continue;
+                        while (j + 1 < STATE_DSCP_COUNT && (differ & (1ull << (j + 1))) &&
+                               live->dscp_prio[j + 1] == from && want->dscp_prio[j + 1] == to)
+                                j++;
+                        for (unsigned k = i; k <= j; k++)
+                                differ &= ~(1ull << k);
+                        if (o < sizeof(key))
+                                o += (size_t)(j > i ? snprintf(key + o, sizeof(key) - o, "%s%u-%u", sep ? "," : "", i, j) :
+                                                      snprintf(key + o, sizeof(key) - o, "%s%u", sep ? "," : "", i));
+                        sep = true;
+                        i = j;
+                }
+                if (o + 2 > sizeof(key))
+                        memcpy(key + sizeof(key) - 5, "...}", 5);
+                else
+                        memcpy(key + o, "}", 2);
+                if (!strpbrk(strrchr(key, '{'), ",-."))  /* a single code point keeps its plain key */
+                        keyf(key, prefix, "dscp_to_priority.%u", first);
+                r = diff_add(d, STATE_FIELD_DSCP_MAP, key, dscp_value(a, sizeof(a), from), dscp_value(b, sizeof(b), to));
+        }
+        return r;
+}
+
+/*
+ * The map is exact. On a host NIC (live read by the DCB driver) a policy's map
+ * means every code point: the unlisted ones at priority 0, reported as one entry.
+ */
+static int diff_dscp(struct diff *d, const char *prefix, const struct state *want, const struct state *live)
+{
+        bool others = want->dscp_unlisted_zero && live->dcb.present;
+        uint8_t eff[STATE_DSCP_COUNT];
+        char key[DIFF_KEY_MAX], a[8], b[8];
+        uint64_t differ = 0;
+        int r = 0;
+
+        state_dscp_effective(want, eff);
+        for (unsigned i = 0; i < STATE_DSCP_COUNT; i++)
+                if (live->dscp_prio[i] != want->dscp_prio[i] && !(others && want->dscp_prio[i] == STATE_DSCP_UNMAPPED))
+                        differ |= 1ull << i;
+        if (__builtin_popcountll(differ) > DSCP_LISTED_MAX)
+                r = diff_dscp_grouped(d, prefix, want, live, differ);
+        for (unsigned i = 0; i < STATE_DSCP_COUNT && r >= 0 && __builtin_popcountll(differ) <= DSCP_LISTED_MAX; i++) {
+                if (!(differ & (1ull << i)))
                         continue;
                 r = diff_add(d, STATE_FIELD_DSCP_MAP, keyf(key, prefix, "dscp_to_priority.%u", i),
-                             from == STATE_DSCP_UNMAPPED ? "unset" : fmt_u(a, sizeof(a), from),
-                             to == STATE_DSCP_UNMAPPED ? "unset" : fmt_u(b, sizeof(b), to));
+                             dscp_value(a, sizeof(a), live->dscp_prio[i]), dscp_value(b, sizeof(b), want->dscp_prio[i]));
         }
+        if (r >= 0 && others && eff[0] != STATE_DSCP_UNMAPPED)
+                r = diff_dscp_others(d, prefix, want, live);
         return r;
 }
 
 static void copy_dscp(struct state *to, const struct state *from)
 {
         memcpy(to->dscp_prio, from->dscp_prio, sizeof(to->dscp_prio));
+        to->dscp_unlisted_zero = from->dscp_unlisted_zero;
 }
 
 static int check_dscp(const struct state *s, struct field_problem *ret)
@@ -189,16 +270,23 @@ static int diff_ets(struct diff *d, const char *prefix, const struct state *want
 {
         const struct state_ets *want = &want_s->ets, *live = &live_s->ets;
         char key[DIFF_KEY_MAX], a[DIFF_VALUE_MAX], b[DIFF_VALUE_MAX];
+        uint8_t live_bw[STATE_TC_COUNT];
         int r;
 
         r = diff_u8s(d, keyf(key, prefix, "ets.priority_to_tc"), live->prio_tc, want->prio_tc, STATE_PRIO_COUNT,
                      false);
+        /* shown as compared: a class that is not ets carries the wanted value, whatever the device said */
+        for (unsigned tc = 0; tc < STATE_TC_COUNT; tc++)
+                live_bw[tc] = want->tc_tsa[tc] == STATE_TSA_ETS ? live->tc_bw_pct[tc] : want->tc_bw_pct[tc];
         if (r >= 0 && !ets_bw_equal(want, live))
                 r = diff_add(d, STATE_FIELD_ETS, keyf(key, prefix, "ets.tc_bandwidth_pct"),
-                             fmt_u8s(a, sizeof(a), live->tc_bw_pct, STATE_TC_COUNT, false),
+                             fmt_u8s(a, sizeof(a), live_bw, STATE_TC_COUNT, false),
                              fmt_u8s(b, sizeof(b), want->tc_bw_pct, STATE_TC_COUNT, false));
         if (r >= 0)
                 r = diff_u8s(d, keyf(key, prefix, "ets.tc_tsa"), live->tc_tsa, want->tc_tsa, STATE_TC_COUNT, true);
+        if (r >= 0 && want->willing != live->willing)
+                r = diff_add(d, STATE_FIELD_ETS, keyf(key, prefix, "ets.willing"), fmt_bool(live->willing),
+                             fmt_bool(want->willing));
         return r;
 }
 
@@ -348,6 +436,84 @@ static int diff_host_ecn(struct diff *d, const char *prefix, const struct state 
 static void copy_host_ecn(struct state *to, const struct state *from)
 {
         to->host_ecn = from->host_ecn;
+}
+
+/* ---- a host NIC's DCB detail beyond the fields (a snapshot restores it exactly) ---- */
+
+/* The first DCB field the wanted side manages: device detail differences are filed under it. */
+static int dcb_owner(const struct state *want, enum state_field first)
+{
+        static const enum state_field order[] = { STATE_FIELD_TRUST, STATE_FIELD_DSCP_MAP,
+                                                  STATE_FIELD_PFC, STATE_FIELD_ETS };
+
+        if (state_has(want, first))
+                return first;
+        for (size_t i = 0; i < ARRAY_SIZE(order); i++)
+                if (state_has(want, order[i]))
+                        return order[i];
+        return -1;
+}
+
+static void fmt_apps(char *buf, size_t size, const struct state_dcb_device *dd)
+{
+        size_t o = (size_t)snprintf(buf, size, "[");
+
+        for (unsigned i = 0; i < dd->n_apps && o < size; i++)
+                o += (size_t)snprintf(buf + o, size - o, "%s%u:%u", i ? "," : "", dd->apps[i].dscp, dd->apps[i].prio);
+        if (o < size)
+                snprintf(buf + o, size - o, "]");
+}
+
+static int app_cmp(const void *a, const void *b)
+{
+        const struct state_dcb_app *x = a, *y = b;
+
+        return x->dscp != y->dscp ? x->dscp - y->dscp : x->prio - y->prio;
+}
+
+/* APP entries as a set: the kernel lists the newest first, and that order is not state. */
+static bool same_apps(const struct state_dcb_device *x, const struct state_dcb_device *y)
+{
+        struct state_dcb_app a[STATE_DCB_APPS_MAX], b[STATE_DCB_APPS_MAX];
+
+        if (x->n_apps != y->n_apps)
+                return false;
+        memcpy(a, x->apps, sizeof(a));
+        memcpy(b, y->apps, sizeof(b));
+        qsort(a, x->n_apps, sizeof(a[0]), app_cmp);
+        qsort(b, y->n_apps, sizeof(b[0]), app_cmp);
+        return !memcmp(a, b, x->n_apps * sizeof(a[0]));
+}
+
+int field_diff_dcb_device(struct diff *d, const char *prefix, const struct state *want, const struct state *live)
+{
+        const struct state_dcb_device *w = &want->dcb, *l = &live->dcb;
+        char key[DIFF_KEY_MAX], a[DIFF_VALUE_MAX], b[DIFF_VALUE_MAX];
+        int f, r = 0;
+
+        if (!w->present || !l->present)
+                return 0;
+        f = dcb_owner(want, STATE_FIELD_TRUST);
+        if (f >= 0 && w->has_dcbx && l->has_dcbx && w->dcbx != l->dcbx) {
+                snprintf(a, sizeof(a), "0x%02x", l->dcbx);
+                snprintf(b, sizeof(b), "0x%02x", w->dcbx);
+                r = diff_add(d, f, keyf(key, prefix, "dcb_device.dcbx"), a, b);
+        }
+        /* the raw entries matter when the map reads the same (an entry where the driver's default would do) */
+        f = dcb_owner(want, STATE_FIELD_DSCP_MAP);
+        if (r >= 0 && f >= 0 && w->has_apps && l->has_apps && !(d->fields & STATE_BIT(STATE_FIELD_DSCP_MAP)) &&
+            !same_apps(w, l)) {
+                fmt_apps(a, sizeof(a), l);
+                fmt_apps(b, sizeof(b), w);
+                r = diff_add(d, f, keyf(key, prefix, "dcb_device.dscp_apps"), a, b);
+        }
+        f = dcb_owner(want, STATE_FIELD_TRUST);
+        if (r >= 0 && f >= 0 && w->has_trust_table && l->has_trust_table &&
+            (w->n_trust != l->n_trust || memcmp(w->trust_table, l->trust_table, w->n_trust)))
+                r = diff_add(d, f, keyf(key, prefix, "dcb_device.trust_table"),
+                             fmt_u8s(a, sizeof(a), l->trust_table, l->n_trust, false),
+                             fmt_u8s(b, sizeof(b), w->trust_table, w->n_trust, false));
+        return r;
 }
 
 #define BOTH (FIELD_ON_INTERFACE | FIELD_ON_SWITCH)

@@ -59,5 +59,12 @@ void state_copy_fields(struct state *to, const struct state *from, uint32_t fiel
 /* Check every present field of a desired state; -EINVAL with *ret_field and *ret on the first problem. */
 int state_check(const struct state *s, enum state_field *ret_field, struct field_problem *ret);
 
+/*
+ * A host NIC's DCB detail beyond the fields (DCBX mode, raw APP entries, APP trust
+ * table: struct state_dcb_device), when both sides carry it — a snapshot against
+ * the device. Differences are filed under the first DCB field want manages.
+ */
+int field_diff_dcb_device(struct diff *d, const char *prefix, const struct state *want, const struct state *live);
+
 /* Does live hold every managed field of want with the same value? (the diff is empty) */
 bool state_matches(const struct state *want, const struct state *live);

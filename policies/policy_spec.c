@@ -114,6 +114,7 @@ static int parse_host_ecn(struct jsonv *v, const json_t *j, void *obj)
 
 static const struct jsonv_field spec_fields[] = {
         JSONV_UINT("mtu", struct state, mtu, POLICY_MTU_MIN, POLICY_MTU_MAX),
+        JSONV_ENUM("trust", struct state, trust, spec_json_trust_names, 0),
         SPEC_JSON_SHARED_FIELDS,
         JSONV_CUSTOM("ets", JSONV_OBJECT, 0, parse_ets),
         JSONV_CUSTOM("ecn", JSONV_OBJECT, 0, parse_ecn),
@@ -154,5 +155,7 @@ int policy_spec_parse(struct jsonv *v, const json_t *j, struct state *ret)
                 return r;
         /* Every spec key is a state field name: what is given is managed. */
         ret->present = spec_json_present(j);
+        /* The map is exact: on a host NIC a code point it does not list is programmed to priority 0. */
+        ret->dscp_unlisted_zero = state_has(ret, STATE_FIELD_DSCP_MAP);
         return check_fields(v, ret);
 }

@@ -5,9 +5,10 @@
 #include "spec_json.h"
 
 const char *const spec_json_trust_names[] = { "pcp", "dscp", NULL };
-/* Indexes are enum state_tsa values; "vendor" is read-back only, never desired. */
+const char *const spec_json_trust_live_names[] = { "pcp", "dscp", "none", NULL };
+/* Indexes are enum state_tsa values; "vendor" and "cbs" are read-back only, never desired. */
 static const char *const tsa_desired_names[] = { "strict", "ets", NULL };
-static const char *const tsa_live_names[] = { "strict", "ets", "vendor", NULL };
+static const char *const tsa_live_names[] = { "strict", "ets", "vendor", "cbs", NULL };
 
 void spec_json_set(json_t *o, const char *key, json_t *val, bool *ok)
 {
@@ -57,6 +58,8 @@ static json_t *ets_json(const struct state_ets *ets, bool *ok)
         spec_json_set(o, "priority_to_tc", u8_array(ets->prio_tc, STATE_PRIO_COUNT, ok), ok);
         spec_json_set(o, "tc_bandwidth_pct", u8_array(ets->tc_bw_pct, STATE_TC_COUNT, ok), ok);
         spec_json_set(o, "tc_tsa", tsa, ok);
+        if (ets->willing)
+                spec_json_set(o, "willing", json_true(), ok);
         return o;
 }
 
@@ -214,15 +217,18 @@ static int parse_tsa_live(struct jsonv *v, const json_t *j, void *obj)
         return tsa_list(v, j, tsa_live_names, obj);
 }
 
-#define ETS_FIELDS(tsa_parse) { \
+#define ETS_FIELDS(tsa_parse) \
         JSONV_CUSTOM("priority_to_tc", JSONV_ARRAY, JSONV_REQUIRED, parse_prio_tc), \
         JSONV_CUSTOM("tc_bandwidth_pct", JSONV_ARRAY, JSONV_REQUIRED, parse_tc_bw), \
-        JSONV_CUSTOM("tc_tsa", JSONV_ARRAY, JSONV_REQUIRED, tsa_parse), \
-        { 0 }, \
-}
+        JSONV_CUSTOM("tc_tsa", JSONV_ARRAY, JSONV_REQUIRED, tsa_parse)
 
-static const struct jsonv_field ets_desired_fields[] = ETS_FIELDS(parse_tsa_desired);
-static const struct jsonv_field ets_live_fields[] = ETS_FIELDS(parse_tsa_live);
+static const struct jsonv_field ets_desired_fields[] = { ETS_FIELDS(parse_tsa_desired), { 0 } };
+/* Live state also says whether the device's ETS is willing (a policy's never is). */
+static const struct jsonv_field ets_live_fields[] = {
+        ETS_FIELDS(parse_tsa_live),
+        JSONV_BOOLEAN("willing", struct state_ets, willing),
+        { 0 },
+};
 
 int spec_json_parse_ets(struct jsonv *v, const json_t *j, struct state_ets *ets, bool allow_vendor)
 {

@@ -29,13 +29,13 @@ uint32_t spec_json_present(const json_t *j);
  * ets handler takes a struct state_ets and whether the read-back only TSA
  * "vendor" is allowed (live state: yes; a policy: no).
  */
-extern const char *const spec_json_trust_names[];       /* indexes are enum state_trust */
+extern const char *const spec_json_trust_names[];       /* indexes are enum state_trust: pcp, dscp */
+extern const char *const spec_json_trust_live_names[];  /* and "none", read back only */
 int spec_json_parse_dscp_map(struct jsonv *v, const json_t *j, void *obj);
 int spec_json_parse_pfc(struct jsonv *v, const json_t *j, void *obj);
 int spec_json_parse_ets(struct jsonv *v, const json_t *j, struct state_ets *ets, bool allow_vendor);
 
-/* The table rows (obj: struct state) both kinds share as they are; mtu and ets differ in range/TSA. */
+/* The table rows (obj: struct state) both kinds share as they are; mtu, trust and ets differ in range/names. */
 #define SPEC_JSON_SHARED_FIELDS \
-        JSONV_ENUM("trust", struct state, trust, spec_json_trust_names, 0), \
         JSONV_CUSTOM("dscp_to_priority", JSONV_OBJECT, 0, spec_json_parse_dscp_map), \
         JSONV_CUSTOM("pfc", JSONV_OBJECT, 0, spec_json_parse_pfc)

@@ -6,12 +6,14 @@
 static const char *const trust_names[STATE_TRUST_MAX] = {
         [STATE_TRUST_PCP] = "pcp",
         [STATE_TRUST_DSCP] = "dscp",
+        [STATE_TRUST_NONE] = "none",
 };
 
 static const char *const tsa_names[STATE_TSA_MAX] = {
         [STATE_TSA_STRICT] = "strict",
         [STATE_TSA_ETS] = "ets",
         [STATE_TSA_VENDOR] = "vendor",
+        [STATE_TSA_CBS] = "cbs",
 };
 
 void state_init(struct state *s)
@@ -41,4 +43,25 @@ const char *state_trust_name(enum state_trust t)
 const char *state_tsa_name(enum state_tsa t)
 {
         return (unsigned)t < STATE_TSA_MAX ? tsa_names[t] : "unknown";
+}
+
+void state_dscp_effective(const struct state *s, uint8_t ret[STATE_DSCP_COUNT])
+{
+        bool any = false;
+
+        for (unsigned d = 0; d < STATE_DSCP_COUNT; d++)
+                any |= s->dscp_prio[d] != STATE_DSCP_UNMAPPED;
+        for (unsigned d = 0; d < STATE_DSCP_COUNT; d++)
+                ret[d] = s->dscp_prio[d] == STATE_DSCP_UNMAPPED && s->dscp_unlisted_zero && any ? 0 : s->dscp_prio[d];
+}
+
+bool state_ets_equal(const struct state_ets *want, const struct state_ets *live)
+{
+        if (memcmp(want->prio_tc, live->prio_tc, sizeof(want->prio_tc)) ||
+            memcmp(want->tc_tsa, live->tc_tsa, sizeof(want->tc_tsa)) || want->willing != live->willing)
+                return false;
+        for (unsigned tc = 0; tc < STATE_TC_COUNT; tc++)
+                if (want->tc_tsa[tc] == STATE_TSA_ETS && want->tc_bw_pct[tc] != live->tc_bw_pct[tc])
+                        return false;
+        return true;
 }

@@ -40,13 +40,16 @@ enum state_field {
 enum state_trust {
         STATE_TRUST_PCP,
         STATE_TRUST_DSCP,
+        STATE_TRUST_NONE,       /* read back only: an empty APP trust table trusts nothing */
         STATE_TRUST_MAX,
 };
 
+/* Every IEEE 802.1Qaz TSA, so that a snapshot restores what it read. */
 enum state_tsa {
         STATE_TSA_STRICT,
         STATE_TSA_ETS,
-        STATE_TSA_VENDOR,       /* read back only: a TSA nettune does not manage */
+        STATE_TSA_VENDOR,       /* read back only: a TSA nettune does not manage (mlx5 at driver load) */
+        STATE_TSA_CBS,          /* read back only: credit-based shaper */
         STATE_TSA_MAX,
 };
 
@@ -54,8 +57,34 @@ enum state_tsa {
 
 struct state_ets {
         uint8_t prio_tc[STATE_PRIO_COUNT];
-        uint8_t tc_bw_pct[STATE_TC_COUNT];
+        uint8_t tc_bw_pct[STATE_TC_COUNT];      /* compared only for ets classes (drivers report strict ones as they like) */
         uint8_t tc_tsa[STATE_TC_COUNT];         /* enum state_tsa */
+        bool willing;                           /* IEEE ETS willing bit; a policy always means false */
+};
+
+#define STATE_DCB_APPS_MAX 128
+#define STATE_TRUST_TABLE_MAX 8
+
+struct state_dcb_app {
+        uint8_t dscp;
+        uint8_t prio;
+};
+
+/*
+ * What a host NIC's DCB looked like beyond the managed fields, read with them:
+ * a snapshot restores it exactly (the DCBX mode nettune switched, the APP entries
+ * as the kernel listed them, the APP trust table). Policies never carry it.
+ */
+struct state_dcb_device {
+        bool present;                           /* read from a device (a snapshot carries it) */
+        bool has_dcbx;
+        uint8_t dcbx;                           /* DCB_CAP_DCBX_* as getdcbx() reported it */
+        bool has_apps;
+        uint8_t n_apps;
+        struct state_dcb_app apps[STATE_DCB_APPS_MAX];  /* DSCP APP entries, newest first */
+        bool has_trust_table;
+        uint8_t n_trust;
+        uint8_t trust_table[STATE_TRUST_TABLE_MAX];     /* selectors, most trusted first */
 };
 
 struct state_ecn_queue {
@@ -85,10 +114,14 @@ struct state {
         uint32_t mtu;
         uint8_t trust;                          /* enum state_trust */
         uint8_t dscp_prio[STATE_DSCP_COUNT];    /* STATE_DSCP_UNMAPPED or 0-7 */
+        /* A policy's map on a host NIC: every code point it does not list means priority 0. */
+        bool dscp_unlisted_zero;
         uint8_t pfc_enabled;                    /* bitmap over priorities */
         struct state_ets ets;
         struct state_ecn ecn;
         struct state_host_ecn host_ecn;
+
+        struct state_dcb_device dcb;            /* host NICs, read with the DCB fields */
 };
 
 /* An empty state: nothing present, DSCP table unmapped. */
@@ -104,3 +137,9 @@ const char *state_field_name(enum state_field f);
 int state_field_from_name(const char *name);    /* enum value or -EINVAL */
 const char *state_trust_name(enum state_trust t);
 const char *state_tsa_name(enum state_tsa t);
+
+/* A policy's map on a host NIC, every code point: unlisted ones at priority 0 (see dscp_unlisted_zero). */
+void state_dscp_effective(const struct state *s, uint8_t ret[STATE_DSCP_COUNT]);
+
+/* ETS equal as a policy means it: bandwidth compared only for ets classes, and the willing bit. */
+bool state_ets_equal(const struct state_ets *want, const struct state_ets *live);

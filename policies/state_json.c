@@ -7,7 +7,11 @@
  *   "ecn": { "queue3": { "enabled": true, "min_threshold_bytes": 150000,
  *                        "max_threshold_bytes": 1500000, "mark_probability_pct": 100 } },
  *   "host_ecn": { "priority3": { "reaction_point": true, "notification_point": true },
- *                 "cnp_dscp": 48, "cnp_priority": 6 }
+ *                 "cnp_dscp": 48, "cnp_priority": 6 },
+ *   "dcb_device": { "dcbx": 9, "dscp_apps": [[26, 3], [48, 6]], "trust_table": [5, 255] }
+ *
+ * dcb_device is what a host NIC's DCB looked like beyond the managed fields
+ * (struct state_dcb_device): a snapshot restores it exactly.
  *
  * A switch target is one state per port: { "ports": { "swp1": { "mtu": 9216, ... } } }.
  * mtu, trust, dscp_to_priority, pfc and ets are written and read by spec_json.c,
@@ -56,6 +60,29 @@ static json_t *host_ecn_to_json(const struct state_host_ecn *h, bool *ok)
         return o;
 }
 
+static json_t *dcb_device_to_json(const struct state_dcb_device *dd, bool *ok)
+{
+        json_t *o = json_object();
+
+        if (o && dd->has_dcbx)
+                spec_json_set(o, "dcbx", json_integer(dd->dcbx), ok);
+        if (o && dd->has_apps) {
+                json_t *a = json_array();
+
+                for (unsigned i = 0; a && i < dd->n_apps && i < STATE_DCB_APPS_MAX; i++)
+                        spec_json_append(a, json_pack("[i,i]", dd->apps[i].dscp, dd->apps[i].prio), ok);
+                spec_json_set(o, "dscp_apps", a, ok);
+        }
+        if (o && dd->has_trust_table) {
+                json_t *a = json_array();
+
+                for (unsigned i = 0; a && i < dd->n_trust && i < STATE_TRUST_TABLE_MAX; i++)
+                        spec_json_append(a, json_integer(dd->trust_table[i]), ok);
+                spec_json_set(o, "trust_table", a, ok);
+        }
+        return o;
+}
+
 json_t *state_to_json(const struct state *s)
 {
         json_t *o = json_object();
@@ -68,6 +95,8 @@ json_t *state_to_json(const struct state *s)
                 spec_json_set(o, "ecn", ecn_to_json(&s->ecn, &ok), &ok);
         if (state_has(s, STATE_FIELD_HOST_ECN))
                 spec_json_set(o, "host_ecn", host_ecn_to_json(&s->host_ecn, &ok), &ok);
+        if (s->dcb.present)
+                spec_json_set(o, "dcb_device", dcb_device_to_json(&s->dcb, &ok), &ok);
         if (!ok) {
                 json_decref(o);
                 return NULL;
@@ -187,12 +216,77 @@ static int parse_host_ecn(struct jsonv *v, const json_t *j, void *obj)
         return 0;
 }
 
+static int parse_dscp_apps(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct state_dcb_device *dd = obj;
+        size_t i;
+        json_t *el;
+
+        if (json_array_size(j) > STATE_DCB_APPS_MAX)
+                return jsonv_error(v, "expected at most %d elements, found %zu", STATE_DCB_APPS_MAX,
+                                   json_array_size(j));
+        json_array_foreach(j, i, el) {
+                long long pair[2];
+                size_t n = 0;
+                int r;
+
+                jsonv_push_index(v, i);
+                r = jsonv_int_array(v, el, "dscp", 0, 63, 2, 2, 0, pair, &n);
+                if (r >= 0 && pair[1] > 7)
+                        r = jsonv_error(v, "priority %lld out of range 0-7", pair[1]);
+                jsonv_pop(v);
+                if (r < 0)
+                        return r;
+                dd->apps[i] = (struct state_dcb_app){ .dscp = (uint8_t)pair[0], .prio = (uint8_t)pair[1] };
+        }
+        dd->n_apps = (uint8_t)json_array_size(j);
+        dd->has_apps = true;
+        return 0;
+}
+
+static int parse_trust_table(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct state_dcb_device *dd = obj;
+        long long vals[STATE_TRUST_TABLE_MAX];
+        size_t n = 0;
+        int r = jsonv_int_array(v, j, "selector", 0, 255, 0, STATE_TRUST_TABLE_MAX, 0, vals, &n);
+
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                dd->trust_table[i] = (uint8_t)vals[i];
+        if (r >= 0) {
+                dd->n_trust = (uint8_t)n;
+                dd->has_trust_table = true;
+        }
+        return r;
+}
+
+static const struct jsonv_field dcb_device_fields[] = {
+        { .key = "dcbx", .type = JSONV_INTEGER, .min = 0, .max = 255, JSONV_MEMBER(struct state_dcb_device, dcbx) },
+        JSONV_CUSTOM("dscp_apps", JSONV_ARRAY, 0, parse_dscp_apps),
+        JSONV_CUSTOM("trust_table", JSONV_ARRAY, 0, parse_trust_table),
+        { 0 },
+};
+
+static int parse_dcb_device(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct state_dcb_device *dd = &((struct state *)obj)->dcb;
+        int r = jsonv_object(v, j, dcb_device_fields, dd);
+
+        if (r < 0)
+                return r;
+        dd->has_dcbx = json_object_get(j, "dcbx") != NULL;
+        dd->present = true;
+        return 0;
+}
+
 static const struct jsonv_field state_fields[] = {
         { .key = "mtu", .type = JSONV_INTEGER, .min = 0, .max = U32_MAX, JSONV_MEMBER(struct state, mtu) },
+        JSONV_ENUM("trust", struct state, trust, spec_json_trust_live_names, 0),
         SPEC_JSON_SHARED_FIELDS,
         JSONV_CUSTOM("ets", JSONV_OBJECT, 0, parse_ets),
         JSONV_CUSTOM("ecn", JSONV_OBJECT, 0, parse_ecn),
         JSONV_CUSTOM("host_ecn", JSONV_OBJECT, 0, parse_host_ecn),
+        JSONV_CUSTOM("dcb_device", JSONV_OBJECT, 0, parse_dcb_device),
         { 0 },
 };
 

@@ -1,28 +1,110 @@
 /* SPDX-License-Identifier: MIT */
-/* Pause counters over the ethtool ioctl, RDMA hw_counters over sysfs. */
+/* Congestion counters over the ethtool ioctl and the RDMA hw_counters in sysfs (see counters.h). */
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <net/if.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "counters.h"
+#include "iface.h"
 #include "sysfs.h"
 #include "util.h"
 
 #define ETHTOOL_STATS_MAX 16384         /* a device reporting more is not believed */
+#define ETHTOOL_SLACK_MIN 256           /* room for counters that appear between the calls */
+#define ETHTOOL_TRIES 3
 
-bool counters_is_pause(const char *name)
+/*
+ * The congestion counters of each driver family, as the drivers name them; "%u"
+ * is a priority 0-7. Ethtool names and the RDMA driver's hw_counters together.
+ */
+struct family {
+        const char *kdrv;
+        const char *const *names;
+};
+
+static const char *const mlx5_names[] = {
+        /* en_stats.c: pport_per_prio_pfc_stats_desc, pport_per_prio_traffic_stats_desc, per-TC congestion */
+        "rx_prio%u_pause", "rx_prio%u_pause_duration", "tx_prio%u_pause", "tx_prio%u_pause_duration",
+        "rx_prio%u_pause_transition", "rx_prio%u_discards", "rx_prio%u_buf_discard", "rx_prio%u_cong_discard",
+        "rx_prio%u_marked", "rx_global_pause", "tx_global_pause", "rx_global_pause_duration",
+        "tx_global_pause_duration", "rx_pause_ctrl_phy", "tx_pause_ctrl_phy", "rx_discards_phy",
+        "rx_out_of_buffer", "tx_pause_storm_warning_events", "tx_pause_storm_error_events",
+        /* infiniband/hw/mlx5/counters.c: q counters and congestion counters */
+        "out_of_buffer", "out_of_sequence", "packet_seq_err", "implied_nak_seq_err", "local_ack_timeout_err",
+        "np_cnp_sent", "np_ecn_marked_roce_packets", "rp_cnp_handled", "rp_cnp_ignored", NULL,
+};
+
+static const char *const bnxt_names[] = {
+        /* bnxt_ethtool.c: bnxt_port_stats_arr, bnxt_port_stats_ext_arr */
+        "rx_pfc_ena_frames_pri%u", "tx_pfc_ena_frames_pri%u", "rx_pfc_xon2xoff_frames_pri%u",
+        "pfc_pri%u_rx_duration_us", "pfc_pri%u_rx_transitions", "pfc_pri%u_tx_duration_us",
+        "pfc_pri%u_tx_transitions", "rx_pause_frames", "tx_pause_frames",
+        /* infiniband/hw/bnxt_re/hw_counters.c: bnxt_re_stat_descs */
+        "cnp_tx_pkts", "cnp_rx_pkts", "rx_ecn_marked_pkts", "rx_roce_discard_pkts", "res_oob_drop_count", NULL,
+};
+
+static const char *const ice_names[] = {
+        /* ice_ethtool.c: per-priority flow control statistics */
+        "rx_priority_%u_xon.nic", "rx_priority_%u_xoff.nic", "tx_priority_%u_xon.nic", "tx_priority_%u_xoff.nic",
+        "link_xon_rx.nic", "link_xoff_rx.nic", "link_xon_tx.nic", "link_xoff_tx.nic", "rx_dropped.nic",
+        /* infiniband/hw/irdma/verbs.c: irdma_hw_stat_names */
+        "RxECNMrkd", "cnpHandled", "cnpIgnored", "cnpSent", NULL,
+};
+
+static const struct family families[] = {
+        { "mlx5_core", mlx5_names },
+        { "bnxt_en", bnxt_names },
+        { "ice", ice_names },
+};
+
+/* name against a pattern, case-insensitively; "%u" takes one digit 0-7. */
+static bool match_one(const char *pat, const char *name, int *ret_prio)
 {
-        return strstr(name, "pause") != NULL;
+        int prio = -1;
+
+        while (*pat) {
+                if (pat[0] == '%' && pat[1] == 'u') {
+                        if (*name < '0' || *name > '7' || isdigit((unsigned char)name[1]))
+                                return false;
+                        prio = *name++ - '0';
+                        pat += 2;
+                        continue;
+                }
+                if (tolower((unsigned char)*pat++) != tolower((unsigned char)*name++))
+                        return false;
+        }
+        if (*name)
+                return false;
+        *ret_prio = prio;
+        return true;
 }
 
-static void add(struct counters *c, const char *name, const char *source, uint64_t v)
+bool counters_match(const char *kdrv, const char *name, int *ret_prio)
+{
+        for (size_t f = 0; f < ARRAY_SIZE(families); f++) {
+                if (!streq(families[f].kdrv, kdrv))
+                        continue;
+                for (const char *const *p = families[f].names; *p; p++)
+                        if (match_one(*p, name, ret_prio))
+                                return true;
+                return false;
+        }
+        *ret_prio = -1;
+        return strcasestr(name, "pause") || strcasestr(name, "cnp") || strcasestr(name, "ecn");
+}
+
+static void add(struct counters *c, const char *name, const char *source, uint64_t v, const char *kdrv)
 {
         struct counter *x;
+        int prio = -1;
+        bool exported = counters_match(kdrv, name, &prio);
 
         if (c->n >= COUNTERS_MAX || strlen(name) >= sizeof(x->name) || strlen(source) >= sizeof(x->source))
                 return;
@@ -30,18 +112,27 @@ static void add(struct counters *c, const char *name, const char *source, uint64
         memcpy(x->name, name, strlen(name) + 1);
         memcpy(x->source, source, strlen(source) + 1);
         x->value = v;
+        x->prio = prio;
+        x->exported = exported;
 }
 
-static int ethtool(int fd, const char *ifname, void *cmd)
+/* ---- ethtool ---- */
+
+struct ethtool_fd {
+        int fd;
+};
+
+static int real_ioctl(void *ctx, const char *ifname, void *cmd)
 {
+        struct ethtool_fd *s = ctx;
         struct ifreq ifr = { 0 };
 
         snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
         ifr.ifr_data = cmd;
-        return ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
+        return ioctl(s->fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
 }
 
-static int stats_count(int fd, const char *ifname, uint32_t *ret)
+static int stats_count(const struct counters_ethtool *io, const char *ifname, uint32_t *ret)
 {
         union {
                 struct ethtool_sset_info hdr;
@@ -51,72 +142,104 @@ static int stats_count(int fd, const char *ifname, uint32_t *ret)
 
         s.hdr.cmd = ETHTOOL_GSSET_INFO;
         s.hdr.sset_mask = 1ull << ETH_SS_STATS;
-        r = ethtool(fd, ifname, &s);
+        r = io->ioctl(io->ctx, ifname, &s);
         if (r < 0)
                 return r;
         *ret = (s.hdr.sset_mask & (1ull << ETH_SS_STATS)) ? s.hdr.data[0] : 0;
         return 0;
 }
 
-static int read_stats(int fd, const char *ifname, uint32_t n, struct counters *c)
+/*
+ * One consistent read: buffers for n plus slack (the kernel fills them with as
+ * many entries as it has *now*), both answers and a fresh count equal to n.
+ * -EAGAIN with *ret_n updated when the set changed under us.
+ */
+static int read_stats(const struct counters_ethtool *io, const char *ifname, const char *kdrv, uint32_t *ret_n,
+                      struct counters *c)
 {
+        uint32_t n = *ret_n, cap = n + (n > ETHTOOL_SLACK_MIN ? n : ETHTOOL_SLACK_MIN), again = 0;
         _cleanup_free_ struct ethtool_gstrings *strs = NULL;
         _cleanup_free_ struct ethtool_stats *vals = NULL;
         int r;
 
-        strs = calloc(1, sizeof(*strs) + (size_t)n * ETH_GSTRING_LEN);
-        vals = calloc(1, sizeof(*vals) + (size_t)n * sizeof(uint64_t));
+        strs = calloc(1, sizeof(*strs) + (size_t)cap * ETH_GSTRING_LEN);
+        vals = calloc(1, sizeof(*vals) + (size_t)cap * sizeof(uint64_t));
         if (!strs || !vals)
                 return -ENOMEM;
         *strs = (struct ethtool_gstrings){ .cmd = ETHTOOL_GSTRINGS, .string_set = ETH_SS_STATS, .len = n };
         *vals = (struct ethtool_stats){ .cmd = ETHTOOL_GSTATS, .n_stats = n };
-        r = ethtool(fd, ifname, strs);
+        r = io->ioctl(io->ctx, ifname, strs);
         if (r >= 0)
-                r = ethtool(fd, ifname, vals);
+                r = io->ioctl(io->ctx, ifname, vals);
+        if (r >= 0)
+                r = stats_count(io, ifname, &again);
         if (r < 0)
                 return r;
-        for (uint32_t i = 0; i < n && i < strs->len && i < vals->n_stats; i++) {
+        if (strs->len > cap || vals->n_stats > cap)
+                return -EOVERFLOW;      /* more than the slack appeared at once: not believed */
+        if (strs->len != n || vals->n_stats != n || again != n) {
+                *ret_n = again;
+                return -EAGAIN;
+        }
+        for (uint32_t i = 0; i < n; i++) {
                 char name[ETH_GSTRING_LEN + 1];
+                int prio;
 
                 memcpy(name, strs->data + (size_t)i * ETH_GSTRING_LEN, ETH_GSTRING_LEN);
                 name[ETH_GSTRING_LEN] = '\0';
-                if (counters_is_pause(name))
-                        add(c, name, "ethtool", vals->data[i]);
+                if (counters_match(kdrv, name, &prio))
+                        add(c, name, "ethtool", vals->data[i], kdrv);
         }
         return 0;
 }
 
-int counters_read_ethtool(const char *ifname, struct counters *c, struct errbuf *e)
+static int ethtool_fail(const char *ifname, int r, struct errbuf *e)
 {
-        _cleanup_close_ int fd = -1;
-        uint32_t n = 0;
-        int r;
-
-        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return errbuf_set(e, errno, NULL, "interface '%s': ethtool socket: %s", ifname, strerror(errno));
-        r = stats_count(fd, ifname, &n);
-        if (r == -EOPNOTSUPP || n == 0)
-                return 0;               /* no statistics: an empty set */
-        if (r < 0)
-                return errbuf_set(e, -r, NULL, "interface '%s': ethtool statistics: %s", ifname, strerror(-r));
-        if (n > ETHTOOL_STATS_MAX)
-                return errbuf_set(e, E2BIG, NULL, "interface '%s': %u ethtool statistics, more than %u",
-                                  ifname, n, ETHTOOL_STATS_MAX);
-        r = read_stats(fd, ifname, n, c);
-        if (r < 0 && r != -EOPNOTSUPP)
-                return errbuf_set(e, -r, NULL, "interface '%s': ethtool statistics: %s", ifname, strerror(-r));
-        return 0;
+        return errbuf_set(e, -r, NULL, "interface '%s': ethtool statistics: %s", ifname, strerror(-r));
 }
 
-/* SYSFS/class/infiniband/DEV/ports/PORT/hw_counters/ * */
-static void read_port(const char *sysfs_root, const char *dev, const char *port, struct counters *c)
+int counters_read_ethtool(const char *ifname, const char *kdrv, const struct counters_ethtool *io,
+                          struct counters *c, struct errbuf *e)
 {
+        unsigned start = c->n;
+        uint32_t n = 0;
+        int r = stats_count(io, ifname, &n);
+
+        if (r == -EOPNOTSUPP || r == -ENODEV || (r >= 0 && n == 0))
+                return 0;               /* no statistics: an empty set */
+        if (r < 0)
+                return ethtool_fail(ifname, r, e);
+        for (int t = 0; t < ETHTOOL_TRIES; t++) {
+                if (n > ETHTOOL_STATS_MAX)
+                        return errbuf_set(e, E2BIG, NULL, "interface '%s': %u ethtool statistics, more than %u",
+                                          ifname, n, ETHTOOL_STATS_MAX);
+                c->n = start;
+                r = read_stats(io, ifname, kdrv, &n, c);
+                if (r != -EAGAIN)
+                        break;
+        }
+        if (r == -EAGAIN)
+                return errbuf_set(e, EAGAIN, NULL, "interface '%s': its ethtool statistics kept changing "
+                                  "while they were read (%d tries)", ifname, ETHTOOL_TRIES);
+        return r < 0 && r != -EOPNOTSUPP ? ethtool_fail(ifname, r, e) : 0;
+}
+
+/* ---- RDMA hw_counters: SYSFS/class/infiniband/DEV/ports/PORT/hw_counters/NAME ---- */
+
+struct rdma_ctx {
+        const char *sysfs_root;
+        const char *kdrv;
+        struct counters *c;
+};
+
+static void read_port(const char *dev, const char *port, void *data)
+{
+        struct rdma_ctx *x = data;
         char dir[PATH_MAX], path[PATH_MAX + 256], source[32];
         struct dirent *de;
         DIR *d;
 
-        snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports/%s/hw_counters", sysfs_root, dev, port);
+        snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports/%s/hw_counters", x->sysfs_root, dev, port);
         snprintf(source, sizeof(source), "rdma:%.16s/%.8s", dev, port);
         d = opendir(dir);
         if (!d)
@@ -128,52 +251,35 @@ static void read_port(const char *sysfs_root, const char *dev, const char *port,
                     snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
                     sysfs_read_u64(path, &v) < 0)
                         continue;
-                add(c, de->d_name, source, v);
+                add(x->c, de->d_name, source, v, x->kdrv);
         }
         closedir(d);
 }
 
-static void read_device(const char *sysfs_root, const char *dev, struct counters *c)
+int counters_read_rdma(const char *ifname, const char *kdrv, const char *sysfs_root, struct counters *c,
+                       struct errbuf *e)
 {
-        char dir[PATH_MAX];
-        struct dirent *de;
-        DIR *d;
+        struct rdma_ctx x = { sysfs_root, kdrv, c };
 
-        snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports", sysfs_root, dev);
-        d = opendir(dir);
-        if (!d)
-                return;
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.')
-                        read_port(sysfs_root, dev, de->d_name, c);
-        closedir(d);
-}
-
-int counters_read_rdma(const char *ifname, const char *sysfs_root, struct counters *c, struct errbuf *e)
-{
-        char dir[PATH_MAX];
-        struct dirent *de;
-        DIR *d;
-
-        /* The RDMA devices backing a netdev are listed under its PCI device. */
-        snprintf(dir, sizeof(dir), "%s/class/net/%s/device/infiniband", sysfs_root, ifname);
-        d = opendir(dir);
-        if (!d)
-                return 0;
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.')
-                        read_device(sysfs_root, de->d_name, c);
-        closedir(d);
+        sysfs_rdma_ports(sysfs_root, ifname, read_port, &x);
         return 0;
 }
 
 int counters_read(const char *ifname, const char *sysfs_root, struct counters *ret, struct errbuf *e)
 {
+        const char *root = sysfs_root && *sysfs_root ? sysfs_root : "/sys";
+        struct ethtool_fd s = { .fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0) };
+        struct counters_ethtool io = { real_ioctl, &s };
+        char kdrv[32];
         int r;
 
         ret->n = 0;
-        r = counters_read_ethtool(ifname, ret, e);
+        if (s.fd < 0)
+                return errbuf_set(e, errno, NULL, "interface '%s': ethtool socket: %s", ifname, strerror(errno));
+        iface_kernel_driver(ifname, root, NULL, kdrv, sizeof(kdrv));
+        r = counters_read_ethtool(ifname, kdrv, &io, ret, e);
+        close(s.fd);
         if (r >= 0)
-                r = counters_read_rdma(ifname, sysfs_root && *sysfs_root ? sysfs_root : "/sys", ret, e);
+                r = counters_read_rdma(ifname, kdrv, root, ret, e);
         return r;
 }

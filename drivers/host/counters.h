@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Congestion counters of a host interface, for `state` output and /metrics:
- *   - per-priority pause counters from the ethtool statistics (ETHTOOL_GSTRINGS /
- *     ETHTOOL_GSTATS), every name containing "pause" (rx_prio3_pause, ...);
- *   - RDMA hw_counters of the RDMA device backing the interface
- *     (SYSFS/class/infiniband/DEV/ports/N/hw_counters/NAME: np_cnp_sent, ...).
+ *   - the ethtool statistics (ETHTOOL_GSTRINGS / ETHTOOL_GSTATS) that name a
+ *     pause, PFC, discard, ECN or CNP counter in the kernel driver's own words
+ *     (a table per driver family: mlx5_core, bnxt_en, ice; any name containing
+ *     "pause" elsewhere), matched case-insensitively, with the priority the name
+ *     carries ("rx_prio3_pause", "rx_pfc_ena_frames_pri3", "rx_priority_3_xoff.nic");
+ *   - every RDMA hw_counter of the RDMA devices backing the interface
+ *     (SYSFS/class/infiniband/DEV/ports/N/hw_counters/NAME), those of the same
+ *     table (mlx5_ib, bnxt_re, irdma) marked for export.
+ * The ethtool pair is read race-free: the string count may grow between the
+ * calls (mlx5 adds per-priority PFC counters when PFC changes) and the kernel
+ * writes as many entries as it has, so the buffers carry slack and the count is
+ * checked again; a read that changed under us is retried.
  * An interface without them (veth) has an empty set: that is not an error.
  */
 #pragma once
@@ -21,6 +29,8 @@ struct counter {
         char name[COUNTER_NAME_MAX];    /* "rx_prio3_pause", "np_cnp_sent" */
         char source[32];                /* "ethtool", or "rdma:mlx5_0/1" */
         uint64_t value;
+        int prio;                       /* the priority the name carries, -1 none */
+        bool exported;                  /* a congestion counter of the driver's table: /metrics shows it */
 };
 
 struct counters {
@@ -31,9 +41,20 @@ struct counters {
 /* Both sources; sysfs_root is "/sys" in production. Fills *ret (n may be 0). */
 int counters_read(const char *ifname, const char *sysfs_root, struct counters *ret, struct errbuf *e);
 
-/* The single sources, appending to c (bounded by COUNTERS_MAX). */
-int counters_read_ethtool(const char *ifname, struct counters *c, struct errbuf *e);
-int counters_read_rdma(const char *ifname, const char *sysfs_root, struct counters *c, struct errbuf *e);
+/* The ethtool ioctl, replaceable for tests: 0 or -errno, cmd as for SIOCETHTOOL. */
+struct counters_ethtool {
+        int (*ioctl)(void *ctx, const char *ifname, void *cmd);
+        void *ctx;
+};
 
-/* Name filter used for ethtool statistics: true for pause counters. */
-bool counters_is_pause(const char *name);
+/* The single sources, appending to c (bounded by COUNTERS_MAX). kdrv: the kernel driver ("mlx5_core"). */
+int counters_read_ethtool(const char *ifname, const char *kdrv, const struct counters_ethtool *io,
+                          struct counters *c, struct errbuf *e);
+int counters_read_rdma(const char *ifname, const char *kdrv, const char *sysfs_root, struct counters *c,
+                       struct errbuf *e);
+
+/*
+ * Is name a congestion counter of this kernel driver? *ret_prio gets the priority
+ * it carries (-1 none). Unknown drivers: any name containing "pause", "cnp" or "ecn".
+ */
+bool counters_match(const char *kdrv, const char *name, int *ret_prio);

@@ -33,13 +33,14 @@ static const struct dcbmsg *dcb_header(const struct nlmsghdr *nlh, uint8_t cmd)
         return d;
 }
 
+/* Entries are DCB_ATTR_IEEE_APP, or DCB_ATTR_DCB_APP for the PCP selector (6.3+). */
 static int parse_apps(const struct nlattr *table, struct dcb_nl_ieee *r)
 {
         const struct nlattr *a;
 
         r->has_apps = true;
         mnl_attr_for_each_nested(a, table) {
-                if (mnl_attr_get_type(a) != DCB_ATTR_IEEE_APP)
+                if (mnl_attr_get_type(a) != DCB_ATTR_IEEE_APP && mnl_attr_get_type(a) != DCB_NL_APP_ATTR_DCB)
                         continue;
                 if (mnl_attr_validate2(a, MNL_TYPE_BINARY, sizeof(struct dcb_app)) < 0)
                         return -EINVAL;
@@ -105,10 +106,17 @@ int dcb_nl_parse_ieee(const struct nlmsghdr *nlh, struct dcb_nl_ieee *ret)
         return 0;
 }
 
-/* A u8 errno as the kernel stores it (nla_put_u8(skb, attr, err)): 0 or -errno. */
-static int inband_errno(uint8_t v)
+#define INBAND_ERRNO_MIN 123                 /* (u8)-133: the u8 of the largest errno */
+#define ENOTSUPP_KERNEL 524                  /* include/linux/errno.h, never meant for user space */
+
+/* The driver's int as nla_put_u8() kept it: 0, 1 or 2 (success codes), -errno, or -EPROTO. */
+static int inband_result(uint8_t v)
 {
-        return v == 0 ? 0 : -(int)(uint8_t)(256 - v);
+        if (v <= 2)
+                return v;
+        if (v < INBAND_ERRNO_MIN)
+                return -EPROTO;
+        return -(int)(256 - v);
 }
 
 int dcb_nl_parse_set_reply(const struct nlmsghdr *nlh, uint8_t cmd, int *ret_result)
@@ -130,7 +138,7 @@ int dcb_nl_parse_set_reply(const struct nlmsghdr *nlh, uint8_t cmd, int *ret_res
         }
         if (!tb[DCB_ATTR_IEEE])
                 return -EBADMSG;
-        *ret_result = inband_errno(mnl_attr_get_u8(tb[DCB_ATTR_IEEE]));
+        *ret_result = inband_result(mnl_attr_get_u8(tb[DCB_ATTR_IEEE]));
         return 0;
 }
 
@@ -212,10 +220,13 @@ static int talk_set(struct nl *nl, struct nlmsghdr *nlh, uint8_t cmd, const char
         if (s.result < 0) {
                 char t[128];
 
-                return errbuf_set(e, -s.result, NULL, "%s: the device driver refused it: %s",
-                                  what, nl_strerror(-s.result, t, sizeof(t)));
+                /* the u8 keeps errno mod 256: a driver's kernel-internal -ENOTSUPP (524) reads as -ENOMEM */
+                return errbuf_set(e, -s.result, NULL, "%s: the device driver refused it: %s%s",
+                                  what, nl_strerror(-s.result, t, sizeof(t)),
+                                  s.result == -(ENOTSUPP_KERNEL - 512) ?
+                                  " (or the kernel-internal ENOTSUPP, which the in-band byte cannot tell apart)" : "");
         }
-        return 0;
+        return s.result;
 }
 
 static int set_ieee_attr(struct nl *nl, const char *ifname, uint16_t attr, const void *data,
@@ -256,6 +267,24 @@ int dcb_nl_apps(struct nl *nl, const char *ifname, uint8_t cmd, const struct dcb
         nl_nest_end(nlh, table);
         nl_nest_end(nlh, nest);
         return talk_set(nl, nlh, cmd, what, e);
+}
+
+int dcb_nl_set_trust(struct nl *nl, const char *ifname, const uint8_t *sel, unsigned n, struct errbuf *e)
+{
+        const char *what = "set dcb app trust table";
+        struct nlmsghdr *nlh = dcb_msg(nl, RTM_SETDCB, DCB_CMD_IEEE_SET, ifname);
+        struct nlattr *nest, *table;
+
+        if (!nlh || !(nest = nl_nest_start(nlh, DCB_ATTR_IEEE)) ||
+            !(table = nl_nest_start(nlh, DCB_ATTR_DCB_APP_TRUST_TABLE)))
+                return errbuf_set(e, EMSGSIZE, NULL, "%s: request too large", what);
+        /* dcbnl_app_attr_type_get(): PCP is DCB_ATTR_DCB_APP, the IEEE selectors DCB_ATTR_IEEE_APP */
+        for (unsigned i = 0; i < n; i++)
+                if (nl_put_u8(nlh, sel[i] == DCB_NL_SEL_PCP ? DCB_NL_APP_ATTR_DCB : DCB_ATTR_IEEE_APP, sel[i]) < 0)
+                        return errbuf_set(e, EMSGSIZE, NULL, "%s: request too large", what);
+        nl_nest_end(nlh, table);
+        nl_nest_end(nlh, nest);
+        return talk_set(nl, nlh, DCB_CMD_IEEE_SET, what, e);
 }
 
 static int dcbx_cb(const struct nlmsghdr *nlh, void *data)

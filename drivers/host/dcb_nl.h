@@ -4,8 +4,13 @@
  * table, APP trust table, DCBX mode) and the SETs the "dcb" driver needs. The
  * requests are byte-for-byte what iproute2's `dcb` sends (tests compare them).
  *
- * A SET is only successful when the reply's in-band result (a u8 in
- * DCB_ATTR_IEEE / DCB_ATTR_DCBX) is zero: the netlink ACK alone proves nothing.
+ * A SET's result travels in-band (a u8 in DCB_ATTR_IEEE / DCB_ATTR_DCBX): the
+ * netlink ACK alone proves nothing. The u8 is the driver's int truncated
+ * (dcbnl_ieee_set(): nla_put_u8(skb, DCB_ATTR_IEEE, err)): 0 is success, a
+ * truncated -errno is a refusal, and 1 or 2 are Intel ice's own success codes
+ * (ICE_DCB_NO_HW_CHG, ICE_DCB_HW_CHG from ice_dcbnl_setapp/delapp). The kernel
+ * stops a multi-entry APP request at the first nonzero result, so after a
+ * positive result the caller must read the table back and go on from there.
  */
 #pragma once
 
@@ -47,19 +52,26 @@ struct dcb_nl_ieee {
 /* Parse an RTM_GETDCB DCB_CMD_IEEE_GET reply. -EBADMSG/-EINVAL/-E2BIG on bad input. */
 int dcb_nl_parse_ieee(const struct nlmsghdr *nlh, struct dcb_nl_ieee *ret);
 
-/* The in-band result of a SET reply: 0, or -errno the driver returned. */
+/* The in-band result of a SET reply: 0, a driver success code 1 or 2, or -errno the driver returned. */
 int dcb_nl_parse_set_reply(const struct nlmsghdr *nlh, uint8_t cmd, int *ret_result);
 
 /* The device's whole IEEE configuration. */
 int dcb_nl_get(struct nl *nl, const char *ifname, struct dcb_nl_ieee *ret, struct errbuf *e);
 
-/* Whole-struct SETs (read-modify-write is the caller's). */
+/*
+ * Whole-struct SETs (read-modify-write is the caller's). Each returns the
+ * in-band result when it is not a refusal: 0, or a driver success code (1, 2)
+ * that asks for a read-back.
+ */
 int dcb_nl_set_ets(struct nl *nl, const char *ifname, const struct ieee_ets *ets, struct errbuf *e);
 int dcb_nl_set_pfc(struct nl *nl, const char *ifname, const struct ieee_pfc *pfc, struct errbuf *e);
 
 /* Add (DCB_CMD_IEEE_SET) or delete (DCB_CMD_IEEE_DEL) APP entries in one request. */
 int dcb_nl_apps(struct nl *nl, const char *ifname, uint8_t cmd, const struct dcb_app *apps,
                 unsigned n, struct errbuf *e);
+
+/* The APP trust table (DCB_ATTR_DCB_APP_TRUST_TABLE, kernel 6.3+): selectors, most trusted first. */
+int dcb_nl_set_trust(struct nl *nl, const char *ifname, const uint8_t *sel, unsigned n, struct errbuf *e);
 
 /* DCBX mode (DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE ...). */
 int dcb_nl_get_dcbx(struct nl *nl, const char *ifname, uint8_t *ret, struct errbuf *e);

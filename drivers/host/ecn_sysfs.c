@@ -28,27 +28,71 @@ static void ecn_dir(const struct target *t, char *buf, size_t size)
         snprintf(buf, size, "%s/class/net/%s/ecn", t->env ? t->env->sysfs_root : "/sys", t->name);
 }
 
-static int knob_path(const struct target *t, const char *rel, char *buf, size_t size)
-{
-        char dir[PATH_MAX];
-        int n;
-
-        ecn_dir(t, dir, sizeof(dir));
-        n = snprintf(buf, size, "%s/%s", dir, rel);
-        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
-}
-
 static bool exists(const char *path)
 {
         return access(path, F_OK) == 0;
 }
 
+static int pci_name(const struct target *t, char *buf, size_t size);
+
+/* Where a target's knobs are: the MLNX_OFED sysfs tree, or upstream mlx5's debugfs cc_params (CNP only). */
+enum backend {
+        BACKEND_NONE,
+        BACKEND_OFED,
+        BACKEND_CC_PARAMS,
+};
+
+struct place {
+        enum backend b;
+        char dir[PATH_MAX];
+};
+
+static void cc_dir(const struct target *t, const char *pci, char *buf, size_t size)
+{
+        snprintf(buf, size, "%s/mlx5/%s/cc_params", t->env ? t->env->debugfs_root : "/sys/kernel/debug", pci);
+}
+
+static void place_of(const struct target *t, struct place *p)
+{
+        char pci[128], knob[PATH_MAX + 16];
+
+        ecn_dir(t, p->dir, sizeof(p->dir));
+        p->b = BACKEND_OFED;
+        if (exists(p->dir))
+                return;
+        p->b = BACKEND_NONE;
+        if (pci_name(t, pci, sizeof(pci)) < 0)
+                return;
+        cc_dir(t, pci, p->dir, sizeof(p->dir));
+        snprintf(knob, sizeof(knob), "%s/np_cnp_dscp", p->dir);
+        if (exists(knob))
+                p->b = BACKEND_CC_PARAMS;
+}
+
+/* The CNP knobs' names: roce_np/cnp_dscp and roce_np/cnp_802p_prio, or cc_params np_cnp_dscp and np_cnp_prio. */
+static const char *cnp_dscp_knob(const struct place *p)
+{
+        return p->b == BACKEND_OFED ? "roce_np/cnp_dscp" : "np_cnp_dscp";
+}
+
+static const char *cnp_prio_knob(const struct place *p)
+{
+        return p->b == BACKEND_OFED ? "roce_np/cnp_802p_prio" : "np_cnp_prio";
+}
+
+static int knob_path(const struct place *p, const char *rel, char *buf, size_t size)
+{
+        int n = snprintf(buf, size, "%s/%s", p->dir, rel);
+
+        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 static int ecn_caps(struct target *t, uint32_t *ret_fields, struct errbuf *e)
 {
-        char dir[PATH_MAX];
+        struct place p;
 
-        ecn_dir(t, dir, sizeof(dir));
-        *ret_fields = exists(dir) ? STATE_BIT(STATE_FIELD_HOST_ECN) : 0;
+        place_of(t, &p);
+        *ret_fields = p.b != BACKEND_NONE ? STATE_BIT(STATE_FIELD_HOST_ECN) : 0;
         return 0;
 }
 
@@ -59,12 +103,13 @@ static int knob_fail(const struct target *t, const char *rel, int r, const char 
 }
 
 /* Read one knob of the live state; ENOENT = the knob does not exist here. */
-static int read_knob(const struct target *t, const char *rel, unsigned *ret, struct errbuf *e)
+static int read_knob(const struct target *t, const struct place *pl, const char *rel, unsigned *ret,
+                     struct errbuf *e)
 {
         char path[PATH_MAX];
         int r;
 
-        r = knob_path(t, rel, path, sizeof(path));
+        r = knob_path(pl, rel, path, sizeof(path));
         if (r >= 0)
                 r = sysfs_read_uint(path, ret);
         if (r < 0 && r != -ENOENT) {
@@ -76,7 +121,8 @@ static int read_knob(const struct target *t, const char *rel, unsigned *ret, str
         return r;
 }
 
-static int read_prio(const struct target *t, unsigned p, struct state_host_ecn *h, struct errbuf *e)
+static int read_prio(const struct target *t, const struct place *pl, unsigned p, struct state_host_ecn *h,
+                     struct errbuf *e)
 {
         char rp[48], np[48];
         unsigned v_rp, v_np;
@@ -84,10 +130,10 @@ static int read_prio(const struct target *t, unsigned p, struct state_host_ecn *
 
         snprintf(rp, sizeof(rp), "roce_rp/enable/%u", p);
         snprintf(np, sizeof(np), "roce_np/enable/%u", p);
-        r1 = read_knob(t, rp, &v_rp, e);
+        r1 = read_knob(t, pl, rp, &v_rp, e);
         if (r1 < 0 && r1 != -ENOENT)
                 return r1;
-        r2 = read_knob(t, np, &v_np, e);
+        r2 = read_knob(t, pl, np, &v_np, e);
         if (r2 < 0 && r2 != -ENOENT)
                 return r2;
         if (r1 < 0 || r2 < 0)
@@ -101,27 +147,32 @@ static int read_prio(const struct target *t, unsigned p, struct state_host_ecn *
 static int ecn_read(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e)
 {
         struct state_host_ecn h = { 0 };
-        char dir[PATH_MAX];
+        struct place pl;
         unsigned dscp, prio;
         int r1, r2;
 
         if (!(fields & STATE_BIT(STATE_FIELD_HOST_ECN)))
                 return 0;
-        ecn_dir(t, dir, sizeof(dir));
-        if (!exists(dir))
+        place_of(t, &pl);
+        if (pl.b == BACKEND_NONE) {
+                char dir[PATH_MAX];
+
+                ecn_dir(t, dir, sizeof(dir));
                 return errbuf_set(e, EOPNOTSUPP, NULL,
                                   "interface '%s' (driver %s) has no NIC ECN knobs (no '%s')",
                                   t->name, kdrv(t), dir);
-        for (unsigned p = 0; p < STATE_PRIO_COUNT; p++) {
-                int r = read_prio(t, p, &h, e);
+        }
+        /* debugfs cc_params have no per-priority enables: no priority is described */
+        for (unsigned p = 0; pl.b == BACKEND_OFED && p < STATE_PRIO_COUNT; p++) {
+                int r = read_prio(t, &pl, p, &h, e);
 
                 if (r < 0)
                         return r;
         }
-        r1 = read_knob(t, "roce_np/cnp_dscp", &dscp, e);
+        r1 = read_knob(t, &pl, cnp_dscp_knob(&pl), &dscp, e);
         if (r1 < 0 && r1 != -ENOENT)
                 return r1;
-        r2 = read_knob(t, "roce_np/cnp_802p_prio", &prio, e);
+        r2 = read_knob(t, &pl, cnp_prio_knob(&pl), &prio, e);
         if (r2 < 0 && r2 != -ENOENT)
                 return r2;
         if (r1 == 0 && r2 == 0) {
@@ -149,7 +200,7 @@ static void add_knob(struct knob *k, unsigned *n, const char *base, int prio, un
         x->want = want;
 }
 
-static unsigned plan_knobs(const struct state_host_ecn *d, struct knob *k)
+static unsigned plan_knobs(const struct place *pl, const struct state_host_ecn *d, struct knob *k)
 {
         unsigned n = 0;
 
@@ -160,20 +211,35 @@ static unsigned plan_knobs(const struct state_host_ecn *d, struct knob *k)
                 add_knob(k, &n, "roce_np/enable", (int)p, (d->np_enabled >> p) & 1u);
         }
         if (d->has_cnp) {
-                add_knob(k, &n, "roce_np/cnp_dscp", -1, d->cnp_dscp);
-                add_knob(k, &n, "roce_np/cnp_802p_prio", -1, d->cnp_prio);
+                add_knob(k, &n, cnp_dscp_knob(pl), -1, d->cnp_dscp);
+                add_knob(k, &n, cnp_prio_knob(pl), -1, d->cnp_prio);
         }
         return n;
 }
 
+/*
+ * Upstream mlx5 (drivers/infiniband/hw/mlx5/cong.c) writes the firmware's
+ * np_cnp_dscp and np_cnp_prio (which also sets np_cnp_prio_mode to 0) through
+ * debugfs; it has no per-priority reaction/notification point enables.
+ */
+static int cc_params_only(const struct target *t, const struct state_host_ecn *d, struct errbuf *e)
+{
+        if (!d->prios)
+                return 0;
+        return errbuf_set(e, EOPNOTSUPP, NULL,
+                          "interface '%s' (driver %s): per-priority reaction/notification point enables need the "
+                          "MLNX_OFED sysfs knobs (class/net/%s/ecn); this driver offers only cnp_dscp and "
+                          "cnp_priority (debugfs cc_params); nothing was changed", t->name, kdrv(t), t->name);
+}
+
 /* Every knob exists, is writable (a write bit, like sysfs checks) and readable. */
-static int check_knobs(const struct target *t, struct knob *k, unsigned n, struct errbuf *e)
+static int check_knobs(const struct target *t, const struct place *pl, struct knob *k, unsigned n, struct errbuf *e)
 {
         for (unsigned i = 0; i < n; i++) {
                 struct stat st;
                 int r;
 
-                if (knob_path(t, k[i].rel, k[i].path, sizeof(k[i].path)) < 0)
+                if (knob_path(pl, k[i].rel, k[i].path, sizeof(k[i].path)) < 0)
                         return knob_fail(t, k[i].rel, ENAMETOOLONG, "path is too long; nothing was changed", e);
                 if (stat(k[i].path, &st) < 0)
                         return knob_fail(t, k[i].rel, errno, "does not exist; nothing was changed", e);
@@ -198,23 +264,32 @@ static int ecn_check(struct target *t, const struct driver_change *c, struct err
 {
         const struct state *d = &c->desired[0];
         struct knob k[KNOBS_MAX];
+        struct place pl;
+        int r;
 
         if (!(c->fields & STATE_BIT(STATE_FIELD_HOST_ECN)) || !state_has(d, STATE_FIELD_HOST_ECN))
                 return 0;
-        return check_knobs(t, k, plan_knobs(&d->host_ecn, k), e);
+        place_of(t, &pl);
+        if (pl.b == BACKEND_CC_PARAMS && (r = cc_params_only(t, &d->host_ecn, e)) < 0)
+                return r;
+        return check_knobs(t, &pl, k, plan_knobs(&pl, &d->host_ecn, k), e);
 }
 
 static int ecn_apply(struct target *t, const struct driver_change *c, struct errbuf *e)
 {
         const struct state *d = &c->desired[0];
         struct knob k[KNOBS_MAX];
+        struct place pl;
         unsigned n;
         int r;
 
         if (!(c->delta[0] & STATE_BIT(STATE_FIELD_HOST_ECN)) || !state_has(d, STATE_FIELD_HOST_ECN))
                 return 0;
-        n = plan_knobs(&d->host_ecn, k);
-        r = check_knobs(t, k, n, e);
+        place_of(t, &pl);
+        if (pl.b == BACKEND_CC_PARAMS && (r = cc_params_only(t, &d->host_ecn, e)) < 0)
+                return r;
+        n = plan_knobs(&pl, &d->host_ecn, k);
+        r = check_knobs(t, &pl, k, n, e);
         if (r < 0)
                 return r;
         for (unsigned i = 0; i < n; i++) {
@@ -266,7 +341,7 @@ int ecn_sysfs_cc_params(const struct target *t, struct ecn_sysfs_param *ret, uns
         *ret_n = 0;
         if (pci_name(t, pci, sizeof(pci)) < 0)
                 return 0;
-        snprintf(dir, sizeof(dir), "%s/mlx5/%s/cc_params", t->env ? t->env->debugfs_root : "/sys/kernel/debug", pci);
+        cc_dir(t, pci, dir, sizeof(dir));
         d = opendir(dir);
         if (!d)
                 return 0;

@@ -13,8 +13,11 @@
  * needs is checked before the first write; a write that fails midway restores
  * the knobs already written.
  *
- * The upstream mlx5 debugfs congestion parameters (DEBUGFS/mlx5/PCI/cc_params)
- * are reported read-only by ecn_sysfs_cc_params() (shown by `state`); nettune does not change them.
+ * Where that tree is absent, upstream mlx5's debugfs congestion parameters
+ * (DEBUGFS/mlx5/PCI/cc_params, drivers/infiniband/hw/mlx5/cong.c) serve the CNP
+ * marking: np_cnp_dscp and np_cnp_prio. They have no per-priority enables, so a
+ * policy that lists host_ecn priorities is refused there with the reason. Every
+ * cc_param is shown read-only by `state` (ecn_sysfs_cc_params()).
  */
 #pragma once
 

@@ -2,11 +2,9 @@
 /* The "link" driver: interface MTU over rtnetlink, plus link read/dump/carrier helpers. */
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
-#include <time.h>
 
 #include "link_rtnl.h"
-
-#define CARRIER_POLL_MS 50
+#include "link_wait.h"
 
 static const struct nl_policy link_policy[IFLA_MAX + 1] = {
         [IFLA_IFNAME] = { MNL_TYPE_NUL_STRING, 0 },
@@ -15,6 +13,7 @@ static const struct nl_policy link_policy[IFLA_MAX + 1] = {
         [IFLA_MAX_MTU] = { MNL_TYPE_U32, 0 },
         [IFLA_OPERSTATE] = { MNL_TYPE_U8, 0 },
         [IFLA_LINKINFO] = { MNL_TYPE_NESTED, 0 },
+        [IFLA_CARRIER_DOWN_COUNT] = { MNL_TYPE_U32, 0 },
 };
 
 static const struct nl_policy linkinfo_policy[IFLA_INFO_MAX + 1] = {
@@ -45,6 +44,10 @@ int link_rtnl_parse(const struct nlmsghdr *nlh, struct link_info *ret)
                 l.max_mtu = mnl_attr_get_u32(tb[IFLA_MAX_MTU]);
         if (tb[IFLA_OPERSTATE])
                 l.operstate = mnl_attr_get_u8(tb[IFLA_OPERSTATE]);
+        if (tb[IFLA_CARRIER_DOWN_COUNT]) {
+                l.has_carrier_counts = true;
+                l.carrier_down_count = mnl_attr_get_u32(tb[IFLA_CARRIER_DOWN_COUNT]);
+        }
         if (tb[IFLA_LINKINFO] && nl_parse_nested(tb[IFLA_LINKINFO], linkinfo_policy,
                                                  IFLA_INFO_MAX, info) == 0 && info[IFLA_INFO_KIND])
                 snprintf(l.kind, sizeof(l.kind), "%s", mnl_attr_get_str(info[IFLA_INFO_KIND]));
@@ -133,33 +136,6 @@ int link_rtnl_set_mtu(struct nl *nl, int ifindex, uint32_t mtu, struct errbuf *e
         return nl_talk(nl, nlh, NULL, NULL, what, e);
 }
 
-static uint64_t now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-int link_rtnl_wait_carrier(struct nl *nl, int ifindex, unsigned timeout_ms, struct errbuf *e)
-{
-        uint64_t deadline = now_ms() + timeout_ms;
-        struct link_info l;
-        int r;
-
-        for (;;) {
-                r = link_rtnl_get(nl, ifindex, NULL, &l, e);
-                if (r < 0)
-                        return r;
-                if (l.flags & IFF_LOWER_UP)
-                        return 0;
-                if (now_ms() >= deadline)
-                        return errbuf_set(e, ETIMEDOUT, NULL,
-                                          "link has no carrier %u ms after the change", timeout_ms);
-                nanosleep(&(struct timespec){ .tv_nsec = CARRIER_POLL_MS * 1000000L }, NULL);
-        }
-}
-
 int link_rtnl_where(const struct target *t, struct errbuf *e, int r)
 {
         if (e)
@@ -212,6 +188,7 @@ static int link_read(struct target *t, uint32_t fields, struct state *ret, struc
 static int link_apply(struct target *t, const struct driver_change *c, struct errbuf *e)
 {
         _cleanup_nl_ struct nl *own = NULL;
+        struct link_wait w;
         struct nl *nl;
         int r;
 
@@ -219,7 +196,12 @@ static int link_apply(struct target *t, const struct driver_change *c, struct er
                 return 0;
         r = driver_rtnl(t, &nl, &own, e);
         if (r >= 0)
+                r = link_wait_begin(nl, t, &w, e);
+        /* ice and bnxt reopen the netdev for a new MTU: wait for the link like after DCB changes */
+        if (r >= 0)
                 r = link_rtnl_set_mtu(nl, t->ifindex, c->desired[0].mtu, e);
+        if (r >= 0)
+                r = link_wait_end(nl, t, &w, e);
         return r < 0 ? link_rtnl_where(t, e, r) : 0;
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Links over rtnetlink: read one link or dump all (RTM_GETLINK), set the MTU
- * (RTM_NEWLINK IFLA_MTU), wait for carrier after a flapping change. Also the
- * "link" driver (field mtu on interfaces).
+ * (RTM_NEWLINK IFLA_MTU). Also the "link" driver (field mtu on interfaces);
+ * waiting out a link flap is link_wait.h.
  */
 #pragma once
 
@@ -26,6 +26,8 @@ struct link_info {
         uint32_t min_mtu;               /* 0 = not reported */
         uint32_t max_mtu;               /* 0 = not reported */
         char kind[32];                  /* IFLA_INFO_KIND ("veth"), "" for hardware */
+        bool has_carrier_counts;        /* IFLA_CARRIER_DOWN_COUNT reported (4.16+) */
+        uint32_t carrier_down_count;    /* carrier losses since the device exists */
 };
 
 /* Parse one RTM_NEWLINK message. -EBADMSG/-EINVAL on malformed input. */
@@ -40,9 +42,6 @@ int link_rtnl_dump(struct nl *nl, int (*fn)(const struct link_info *l, void *dat
                    struct errbuf *e);
 
 int link_rtnl_set_mtu(struct nl *nl, int ifindex, uint32_t mtu, struct errbuf *e);
-
-/* Poll until the link has carrier again, at most timeout_ms. -ETIMEDOUT if not. */
-int link_rtnl_wait_carrier(struct nl *nl, int ifindex, unsigned timeout_ms, struct errbuf *e);
 
 /* "interface 'NAME'" into e->where, keeping the message; returns r. */
 int link_rtnl_where(const struct target *t, struct errbuf *e, int r);

@@ -2,6 +2,8 @@
 /* The one netlink helper: transport, sequence numbers, ack/extack, policy parsing. */
 #include <ctype.h>
 #include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 
 #include "nl.h"
@@ -21,6 +23,7 @@
 
 struct nl {
         const struct nl_transport *t;
+        struct nl_transport seam;       /* NETTUNE_NETLINK_SOCKET: t points here */
         void *ctx;
         uint32_t seq;
         uint32_t portid;
@@ -68,10 +71,10 @@ static ssize_t kernel_send(void *ctx, const void *buf, size_t len)
         return n < 0 ? -errno : n;
 }
 
-static ssize_t kernel_recv(void *ctx, void *buf, size_t size, unsigned timeout_ms)
+/* 0 when fd is readable, -ETIMEDOUT after timeout_ms, or -errno. */
+static int wait_readable(int fd, unsigned timeout_ms)
 {
-        struct pollfd p = { .fd = mnl_socket_get_fd(ctx), .events = POLLIN };
-        ssize_t n;
+        struct pollfd p = { .fd = fd, .events = POLLIN };
         int r;
 
         do
@@ -79,8 +82,16 @@ static ssize_t kernel_recv(void *ctx, void *buf, size_t size, unsigned timeout_m
         while (r < 0 && errno == EINTR);
         if (r < 0)
                 return -errno;
-        if (r == 0)
-                return -ETIMEDOUT;
+        return r == 0 ? -ETIMEDOUT : 0;
+}
+
+static ssize_t kernel_recv(void *ctx, void *buf, size_t size, unsigned timeout_ms)
+{
+        ssize_t n;
+        int r = wait_readable(mnl_socket_get_fd(ctx), timeout_ms);
+
+        if (r < 0)
+                return r;
         n = mnl_socket_recvfrom(ctx, buf, size);
         return n < 0 ? -errno : n;
 }
@@ -106,6 +117,86 @@ static const struct nl_transport_ops kernel_ops = {
 
 const struct nl_transport nl_kernel_transport = { .ops = &kernel_ops };
 
+/* ---- the test seam: NETTUNE_NETLINK_SOCKET=PATH ---- */
+
+struct seam {
+        int fd;
+};
+
+static int seam_open(void *userdata, int protocol, void **ret_ctx)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        const char *path = userdata;
+        struct seam *s;
+        int fd, r;
+
+        if (strlen(path) >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        if (connect(fd, (const struct sockaddr *)&sa, sizeof(sa)) < 0) {
+                r = -errno;
+                close(fd);
+                return r;
+        }
+        s = malloc(sizeof(*s));
+        if (!s) {
+                close(fd);
+                return -ENOMEM;
+        }
+        s->fd = fd;
+        *ret_ctx = s;
+        return 0;
+}
+
+static ssize_t seam_send(void *ctx, const void *buf, size_t len)
+{
+        struct seam *s = ctx;
+        ssize_t n = send(s->fd, buf, len, MSG_NOSIGNAL);
+
+        return n < 0 ? -errno : n;
+}
+
+static ssize_t seam_recv(void *ctx, void *buf, size_t size, unsigned timeout_ms)
+{
+        struct seam *s = ctx;
+        ssize_t n;
+        int r = wait_readable(s->fd, timeout_ms);
+
+        if (r < 0)
+                return r;
+        n = recv(s->fd, buf, size, 0);
+        if (n == 0)
+                return -ECONNRESET;     /* the peer closed the connection */
+        return n < 0 ? -errno : n;
+}
+
+static void seam_close(void *ctx)
+{
+        struct seam *s = ctx;
+
+        close(s->fd);
+        free(s);
+}
+
+/* No port id: replies over the seam are not addressed to one (nlmsg_pid 0). */
+static const struct nl_transport_ops seam_ops = {
+        .name = "socket",
+        .open = seam_open,
+        .send = seam_send,
+        .recv = seam_recv,
+        .close = seam_close,
+};
+
+const char *nl_seam_path(void)
+{
+        const char *p = getenv(NL_SEAM_ENV);
+
+        return p && *p ? p : NULL;
+}
+
 /* ---- handle ---- */
 
 int nl_open(const struct nl_transport *t, int protocol, struct nl **ret, struct errbuf *e)
@@ -113,15 +204,24 @@ int nl_open(const struct nl_transport *t, int protocol, struct nl **ret, struct 
         struct nl *nl;
         int r;
 
-        if (!t)
-                t = &nl_kernel_transport;
         nl = calloc(1, sizeof(*nl));
         if (!nl)
                 return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        if (!t && protocol == NETLINK_ROUTE && nl_seam_path()) {
+                nl->seam = (struct nl_transport){ .ops = &seam_ops, .userdata = (void *)nl_seam_path() };
+                t = &nl->seam;
+        }
+        if (!t)
+                t = &nl_kernel_transport;
         r = t->ops->open(t->userdata, protocol, &nl->ctx);
         if (r < 0) {
+                if (t == &nl->seam)
+                        errbuf_set(e, -r, NULL, "cannot connect to the netlink socket %s='%s': %s",
+                                   NL_SEAM_ENV, (const char *)t->userdata, strerror(-r));
+                else
+                        errbuf_set(e, -r, NULL, "cannot open a netlink socket: %s", strerror(-r));
                 free(nl);
-                return errbuf_set(e, -r, NULL, "cannot open a netlink socket: %s", strerror(-r));
+                return r;
         }
         nl->t = t;
         nl->seq = (uint32_t)time(NULL);

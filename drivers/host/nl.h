@@ -10,6 +10,12 @@
  *
  * The transport is pluggable: NULL means a real NETLINK_ROUTE socket in the
  * caller's network namespace; tests put a userspace device model behind it.
+ *
+ * The seam (docs/design.md, "Test seams"): with NETTUNE_NETLINK_SOCKET=PATH in
+ * the environment, a NULL transport for NETLINK_ROUTE is instead a new
+ * connection to the unix SOCK_SEQPACKET socket at PATH, one per nl_open().
+ * Each datagram sent holds exactly the bytes a netlink sendmsg would carry;
+ * each datagram received is one recvmsg's worth of replies.
  */
 #pragma once
 
@@ -48,6 +54,10 @@ struct nl_transport {
 
 /* The kernel transport (a SOCK_CLOEXEC netlink socket). */
 extern const struct nl_transport nl_kernel_transport;
+
+#define NL_SEAM_ENV "NETTUNE_NETLINK_SOCKET"
+/* The seam's socket path from the environment, or NULL when it is not set. */
+const char *nl_seam_path(void);
 
 struct nl;
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Small sysfs attribute files (see sysfs.h). */
 #include <ctype.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 
@@ -71,4 +72,38 @@ int sysfs_write_uint(const char *path, unsigned v)
         if (close(fd) < 0 && r == 0)
                 r = -errno;
         return r;
+}
+
+static void ports_of(const char *sysfs_root, const char *dev,
+                     void (*fn)(const char *dev, const char *port, void *data), void *data)
+{
+        char dir[PATH_MAX];
+        struct dirent *de;
+        DIR *d;
+
+        snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports", sysfs_root, dev);
+        d = opendir(dir);
+        if (!d)
+                return;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.')
+                        fn(dev, de->d_name, data);
+        closedir(d);
+}
+
+void sysfs_rdma_ports(const char *sysfs_root, const char *ifname,
+                      void (*fn)(const char *dev, const char *port, void *data), void *data)
+{
+        char dir[PATH_MAX];
+        struct dirent *de;
+        DIR *d;
+
+        snprintf(dir, sizeof(dir), "%s/class/net/%s/device/infiniband", sysfs_root, ifname);
+        d = opendir(dir);
+        if (!d)
+                return;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.')
+                        ports_of(sysfs_root, de->d_name, fn, data);
+        closedir(d);
 }

@@ -18,3 +18,12 @@ int sysfs_read_uint(const char *path, unsigned *ret);
 
 /* Write "V\n" in one write(2). */
 int sysfs_write_uint(const char *path, unsigned v);
+
+/*
+ * Every port of every RDMA device backing a network interface (the devices are
+ * listed under its PCI device: SYSFS/class/net/IF/device/infiniband/DEV, their
+ * ports under SYSFS/class/infiniband/DEV/ports/N): fn(dev, port, data) for each.
+ * An interface without RDMA device has none; that is not an error.
+ */
+void sysfs_rdma_ports(const char *sysfs_root, const char *ifname,
+                      void (*fn)(const char *dev, const char *port, void *data), void *data);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Counters: RDMA hw_counters from a fake sysfs tree, pause-name filter, empty sets. */
+/* Counters: RDMA hw_counters from a fake sysfs tree, per-driver names, a race-free ethtool read. */
 #include <CUnit/CUnit.h>
+#include <linux/ethtool.h>
 
 #include "counters.h"
 
@@ -19,30 +20,126 @@ static void test_rdma_tree(void)
                  "echo 7 > class/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer; "
                  "echo garbage > class/infiniband/mlx5_0/ports/1/hw_counters/broken", root);
         CU_ASSERT_FATAL(system(cmd) == 0);
-        CU_ASSERT(counters_read_rdma("mlx0", root, c, &e) == 0);
+        CU_ASSERT(counters_read_rdma("mlx0", "mlx5_core", root, c, &e) == 0);
         CU_ASSERT_EQUAL(c->n, 2);
         for (unsigned i = 0; i < c->n; i++) {
                 CU_ASSERT_STRING_EQUAL(c->c[i].source, "rdma:mlx5_0/1");
-                cnp |= streq(c->c[i].name, "np_cnp_sent") && c->c[i].value == 42;
-                oob |= streq(c->c[i].name, "out_of_buffer") && c->c[i].value == 7;
+                cnp |= streq(c->c[i].name, "np_cnp_sent") && c->c[i].value == 42 && c->c[i].exported;
+                oob |= streq(c->c[i].name, "out_of_buffer") && c->c[i].value == 7 && c->c[i].exported;
         }
         CU_ASSERT(cnp && oob);
         c->n = 0;
-        CU_ASSERT(counters_read_rdma("eth9", root, c, &e) == 0);    /* none: empty, no error */
+        CU_ASSERT(counters_read_rdma("eth9", "mlx5_core", root, c, &e) == 0);    /* none: empty, no error */
         CU_ASSERT_EQUAL(c->n, 0);
         snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
         CU_ASSERT(system(cmd) == 0);
         free(c);
 }
 
-static void test_pause_filter_and_lo(void)
+/* Each driver's own names, case-insensitive, with the priority they carry. */
+static void test_driver_names(void)
+{
+        int prio = 9;
+
+        CU_ASSERT(counters_match("mlx5_core", "rx_prio3_pause", &prio) && prio == 3);
+        CU_ASSERT(counters_match("mlx5_core", "tx_prio3_pause_duration", &prio) && prio == 3);
+        CU_ASSERT(counters_match("mlx5_core", "rx_prio5_discards", &prio) && prio == 5);
+        CU_ASSERT(counters_match("mlx5_core", "out_of_buffer", &prio) && prio == -1);
+        CU_ASSERT_FALSE(counters_match("mlx5_core", "rx_prio3_bytes", &prio));
+        CU_ASSERT_FALSE(counters_match("mlx5_core", "rx_prio33_pause", &prio));
+        CU_ASSERT(counters_match("bnxt_en", "rx_pfc_ena_frames_pri3", &prio) && prio == 3);
+        CU_ASSERT(counters_match("bnxt_en", "cnp_rx_pkts", &prio));
+        CU_ASSERT(counters_match("ice", "rx_priority_3_xoff.nic", &prio) && prio == 3);
+        CU_ASSERT(counters_match("ice", "RxECNMrkd", &prio) && prio == -1);
+        CU_ASSERT(counters_match("ice", "rxecnmrkd", &prio));                   /* case-insensitive */
+        CU_ASSERT(counters_match("ice", "cnpSent", &prio));
+        CU_ASSERT_FALSE(counters_match("ice", "rx_bytes.nic", &prio));
+        CU_ASSERT(counters_match("veth", "rx_pause", &prio) && prio == -1);     /* others: "pause" */
+        CU_ASSERT_FALSE(counters_match("veth", "rx_bytes", &prio));
+}
+
+/*
+ * A fake ethtool that grows between the calls (mlx5 adds per-priority PFC counters
+ * when PFC changes): the kernel writes all it has, whatever the caller's len.
+ */
+struct grower {
+        unsigned calls;
+        uint32_t count[8];              /* the count the device has at each call */
+};
+
+static void fill_name(char *dst, uint32_t i)
+{
+        memset(dst, 0, ETH_GSTRING_LEN);
+        if (i < 8)
+                snprintf(dst, ETH_GSTRING_LEN, "rx_prio%u_pause", i);
+        else
+                snprintf(dst, ETH_GSTRING_LEN, "rx_vport_unicast_%u", i);
+}
+
+static int grow_ioctl(void *ctx, const char *ifname, void *cmd)
+{
+        struct grower *g = ctx;
+        uint32_t n = g->count[g->calls < 8 ? g->calls : 7];
+
+        g->calls++;
+        switch (*(uint32_t *)cmd) {
+        case ETHTOOL_GSSET_INFO: {
+                struct ethtool_sset_info *s = cmd;
+
+                s->data[0] = n;
+                return 0;
+        }
+        case ETHTOOL_GSTRINGS: {
+                struct ethtool_gstrings *s = cmd;
+
+                s->len = n;
+                for (uint32_t i = 0; i < n; i++)
+                        fill_name((char *)s->data + (size_t)i * ETH_GSTRING_LEN, i);
+                return 0;
+        }
+        case ETHTOOL_GSTATS: {
+                struct ethtool_stats *s = cmd;
+
+                s->n_stats = n;
+                for (uint32_t i = 0; i < n; i++)
+                        s->data[i] = 1000 + i;
+                return 0;
+        }
+        default:
+                return -EOPNOTSUPP;
+        }
+}
+
+static void test_ethtool_race_free(void)
+{
+        /* counted 4; strings and stats already answer 8 (the slack takes it); counted again: 8; retry */
+        struct grower g = { .count = { 4, 8, 8, 8, 8, 8, 8, 8 } };
+        struct counters_ethtool io = { grow_ioctl, &g };
+        struct counters *c = calloc(1, sizeof(*c));
+        struct errbuf e;
+
+        CU_ASSERT_FATAL(c != NULL);
+        CU_ASSERT(counters_read_ethtool("mlx0", "mlx5_core", &io, c, &e) == 0);
+        CU_ASSERT_EQUAL(c->n, 8);
+        CU_ASSERT(g.calls > 4);                                  /* the first read was thrown away */
+        CU_ASSERT_STRING_EQUAL(c->c[3].name, "rx_prio3_pause");
+        CU_ASSERT_EQUAL(c->c[3].prio, 3);
+        CU_ASSERT_EQUAL(c->c[3].value, 1003);
+        /* a set that never holds still is an error, not a mix of two reads */
+        for (unsigned i = 0; i < 8; i++)
+                g.count[i] = 4 + i;
+        g.calls = 0;
+        c->n = 0;
+        CU_ASSERT_EQUAL(counters_read_ethtool("mlx0", "mlx5_core", &io, c, &e), -EAGAIN);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "kept changing"));
+        free(c);
+}
+
+static void test_lo(void)
 {
         struct counters *c = calloc(1, sizeof(*c));
         struct errbuf e;
 
-        CU_ASSERT(counters_is_pause("rx_prio3_pause"));
-        CU_ASSERT(counters_is_pause("tx_prio3_pause_duration"));
-        CU_ASSERT_FALSE(counters_is_pause("rx_prio3_bytes"));
         CU_ASSERT_FATAL(c != NULL);
         CU_ASSERT(counters_read("lo", "/sys", c, &e) == 0);        /* no ethtool stats: empty */
         CU_ASSERT_EQUAL(c->n, 0);
@@ -55,7 +152,9 @@ int suite_counters(void)
         CU_pSuite s = CU_add_suite("counters", NULL, NULL);
 
         if (!s || !CU_add_test(s, "rdma_tree", test_rdma_tree) ||
-            !CU_add_test(s, "pause_filter_and_lo", test_pause_filter_and_lo))
+            !CU_add_test(s, "driver_names", test_driver_names) ||
+            !CU_add_test(s, "ethtool_race_free", test_ethtool_race_free) ||
+            !CU_add_test(s, "lo", test_lo))
                 return -1;
         return 0;
 }

@@ -291,8 +291,106 @@ static void test_many_entries(void)
         for (unsigned i = 0; i < STATE_DSCP_COUNT; i++)
                 want.dscp_prio[i] = i % 8;
         CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
-        CU_ASSERT_EQUAL(d.n, 64);
-        expect(&d, "dscp_to_priority.63", "unset", "7");
+        /* more than a few code points: one entry per change, the code points grouped */
+        CU_ASSERT_EQUAL(d.n, 8);
+        expect(&d, "dscp_to_priority.{7,15,23,31,39,47,55,63}", "unset", "7");
+        diff_done(&d);
+        for (unsigned i = 0; i < STATE_DSCP_COUNT; i++)
+                live.dscp_prio[i] = 0;
+        live.dscp_prio[27] = 3;
+        memset(want.dscp_prio, STATE_DSCP_UNMAPPED, sizeof(want.dscp_prio));
+        want.dscp_prio[26] = 3;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 3);
+        expect(&d, "dscp_to_priority.{0-25,28-63}", "0", "unset");
+        diff_done(&d);
+}
+
+/* A policy's map on a host NIC: code points it does not list at priority 0, one entry for them. */
+static void test_dscp_unlisted_zero(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_DSCP_MAP);
+        want.dscp_unlisted_zero = true;
+        want.dscp_prio[26] = 3;
+        live.dcb.present = true;
+        for (unsigned i = 0; i < STATE_DSCP_COUNT; i++)
+                live.dscp_prio[i] = (uint8_t)(i >> 3);          /* a firmware default */
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
+        expect(&d, "dscp_to_priority.others", "55 code points not at priority 0", "0");
+        diff_done(&d);
+        for (unsigned i = 0; i < STATE_DSCP_COUNT; i++)
+                live.dscp_prio[i] = i == 26 ? 3 : 0;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT(diff_empty(&d));
+        diff_done(&d);
+        /* not a host NIC (a switch reads no DCB device): the map compares as listed */
+        live.dcb.present = false;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
+        expect(&d, "dscp_to_priority.{0-25,27-63}", "0", "unset");
+        diff_done(&d);
+}
+
+/* Strict classes' bandwidth is the driver's business (mlx5 reports 100); willing is compared. */
+static void test_ets_bandwidth_of_ets_classes(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_ETS);
+        for (unsigned i = 0; i < 8; i++) {
+                want.ets.prio_tc[i] = live.ets.prio_tc[i] = (uint8_t)i;
+                want.ets.tc_tsa[i] = live.ets.tc_tsa[i] = STATE_TSA_STRICT;
+                live.ets.tc_bw_pct[i] = 100;
+        }
+        want.ets.tc_tsa[0] = want.ets.tc_tsa[3] = live.ets.tc_tsa[0] = live.ets.tc_tsa[3] = STATE_TSA_ETS;
+        want.ets.tc_bw_pct[0] = want.ets.tc_bw_pct[3] = live.ets.tc_bw_pct[0] = live.ets.tc_bw_pct[3] = 50;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT(diff_empty(&d));
+        CU_ASSERT(state_ets_equal(&want.ets, &live.ets));
+        diff_done(&d);
+        live.ets.tc_bw_pct[3] = 40;
+        live.ets.willing = true;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 2);
+        expect(&d, "ets.tc_bandwidth_pct", "[50,0,0,40,0,0,0,0]", "[50,0,0,50,0,0,0,0]");
+        expect(&d, "ets.willing", "true", "false");
+        diff_done(&d);
+}
+
+/* A snapshot's device detail is compared with the live one: DCBX mode, APP entries as a set. */
+static void test_dcb_device(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_PFC);
+        want.dcb.present = live.dcb.present = true;
+        want.dcb.has_dcbx = live.dcb.has_dcbx = true;
+        want.dcb.dcbx = 0x0c;
+        live.dcb.dcbx = 0x09;
+        want.dcb.has_apps = live.dcb.has_apps = true;
+        want.dcb.n_apps = live.dcb.n_apps = 2;
+        want.dcb.apps[0] = live.dcb.apps[1] = (struct state_dcb_app){ 26, 3 };
+        want.dcb.apps[1] = live.dcb.apps[0] = (struct state_dcb_app){ 48, 6 };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
+        expect(&d, "dcb_device.dcbx", "0x09", "0x0c");
+        CU_ASSERT_EQUAL(d.entries[0].field, STATE_FIELD_PFC);  /* filed under a field the snapshot has */
+        diff_done(&d);
+        live.dcb.dcbx = 0x0c;
+        live.dcb.apps[0].prio = 5;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        expect(&d, "dcb_device.dscp_apps", "[48:5,26:3]", "[26:3,48:6]");
+        diff_done(&d);
+        /* a policy carries no device detail: nothing to compare */
+        want.dcb.present = false;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT(diff_empty(&d));
         diff_done(&d);
 }
 
@@ -306,7 +404,10 @@ int suite_diff(void)
             !CU_add_test(s, "ecn", test_ecn) || !CU_add_test(s, "host_ecn", test_host_ecn) ||
             !CU_add_test(s, "unsupported", test_unsupported) || !CU_add_test(s, "switch_ports", test_switch_ports) ||
             !CU_add_test(s, "ets_strict_bandwidth_ignored", test_ets_strict_bandwidth_ignored) ||
-            !CU_add_test(s, "render", test_render) || !CU_add_test(s, "many_entries", test_many_entries))
+            !CU_add_test(s, "render", test_render) || !CU_add_test(s, "many_entries", test_many_entries) ||
+            !CU_add_test(s, "dscp_unlisted_zero", test_dscp_unlisted_zero) ||
+            !CU_add_test(s, "ets_bandwidth_of_ets_classes", test_ets_bandwidth_of_ets_classes) ||
+            !CU_add_test(s, "dcb_device", test_dcb_device))
                 return -1;
         return 0;
 }

@@ -212,6 +212,59 @@ static void test_no_ecn_dir_and_cc_params(void)
         remove_tree();
 }
 
+static unsigned cc_get(const char *name)
+{
+        char path[256], buf[16] = "";
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/debug/mlx5/0000:08:00.0/cc_params/%s", root, name);
+        f = fopen(path, "re");
+        if (!f)
+                return 999;
+        if (!fgets(buf, sizeof(buf), f))
+                buf[0] = '\0';
+        fclose(f);
+        return (unsigned)strtoul(buf, NULL, 10);
+}
+
+/* Upstream mlx5 without the MLNX_OFED tree: CNP DSCP and priority through debugfs cc_params. */
+static void test_cc_params_cnp(void)
+{
+        struct state before, want, live;
+        struct errbuf e;
+        uint32_t caps = 0;
+        char cmd[768];
+
+        build_tree();
+        snprintf(cmd, sizeof(cmd),
+                 "rm -rf %s/class/net/mlx0/ecn && mkdir -p %s/devices/0000:08:00.0 %s/debug/mlx5/0000:08:00.0/cc_params && "
+                 "ln -s ../../../devices/0000:08:00.0 %s/class/net/mlx0/device && cd %s/debug/mlx5/0000:08:00.0/cc_params && "
+                 "echo 26 > np_cnp_dscp && echo 7 > np_cnp_prio && echo 0 > np_cnp_prio_mode && echo 4 > np_min_time_between_cnps",
+                 root, root, root, root, root);
+        CU_ASSERT_FATAL(system(cmd) == 0);
+        CU_ASSERT(nic_ecn_driver.caps(&tgt, &caps, &e) == 0);
+        CU_ASSERT_EQUAL(caps, STATE_BIT(STATE_FIELD_HOST_ECN));
+        state_init(&before);
+        CU_ASSERT_FATAL(nic_ecn_driver.read(&tgt, caps, &before, &e) == 0);
+        CU_ASSERT(before.host_ecn.has_cnp && before.host_ecn.cnp_dscp == 26 && before.host_ecn.cnp_prio == 7);
+        CU_ASSERT_EQUAL(before.host_ecn.prios, 0);              /* no per-priority enables upstream */
+        desired(&want);
+        CU_ASSERT_EQUAL(drvtest_apply(&nic_ecn_driver, &tgt, &want, &e), -EOPNOTSUPP);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "need the MLNX_OFED sysfs knobs"));
+        CU_ASSERT_EQUAL(cc_get("np_cnp_dscp"), 26);             /* nothing was changed */
+        want.host_ecn.prios = want.host_ecn.rp_enabled = want.host_ecn.np_enabled = 0;
+        CU_ASSERT(drvtest_apply(&nic_ecn_driver, &tgt, &want, &e) == 0);
+        CU_ASSERT_EQUAL(cc_get("np_cnp_dscp"), 48);
+        CU_ASSERT_EQUAL(cc_get("np_cnp_prio"), 6);
+        state_init(&live);
+        CU_ASSERT(nic_ecn_driver.read(&tgt, caps, &live, &e) == 0);
+        CU_ASSERT(live.host_ecn.cnp_dscp == 48 && live.host_ecn.cnp_prio == 6);
+        CU_ASSERT(drvtest_restore(&nic_ecn_driver, &tgt, &before, &e) == 0);
+        CU_ASSERT_EQUAL(cc_get("np_cnp_dscp"), 26);
+        CU_ASSERT_EQUAL(cc_get("np_cnp_prio"), 7);
+        remove_tree();
+}
+
 int suite_ecn_sysfs(void);
 int suite_ecn_sysfs(void)
 {
@@ -220,7 +273,8 @@ int suite_ecn_sysfs(void)
         if (!s || !CU_add_test(s, "read_apply_restore", test_read_apply_restore) ||
             !CU_add_test(s, "missing_and_readonly", test_missing_and_readonly) ||
             !CU_add_test(s, "midway_failure_restores", test_midway_failure_restores) ||
-            !CU_add_test(s, "no_ecn_dir_and_cc_params", test_no_ecn_dir_and_cc_params))
+            !CU_add_test(s, "no_ecn_dir_and_cc_params", test_no_ecn_dir_and_cc_params) ||
+            !CU_add_test(s, "cc_params_cnp", test_cc_params_cnp))
                 return -1;
         return 0;
 }

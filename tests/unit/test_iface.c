@@ -2,7 +2,7 @@
 /* Interface discovery, target resolution and field routing (the plan) over the device model. */
 #include <CUnit/CUnit.h>
 
-#include "dcb_model.h"
+#include "nm_transport.h"
 #include "iface.h"
 #include "plan.h"
 
@@ -32,7 +32,8 @@ static void test_targets_and_caps(void)
                 "{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"t\"},"
                 "\"targets\":{\"interfaces\":[\"ntqveth0\"]},\"spec\":{\"mtu\":9000,\"trust\":\"dscp\","
                 "\"dscp_to_priority\":{\"26\":3},\"pfc\":{\"priorities\":[3]}}}";
-        struct dcb_model m;
+        static struct nm m;
+        static struct nm_transport x;
         struct agent_config c;
         struct plan_env env = { .config = &c };
         struct plan p;
@@ -42,12 +43,12 @@ static void test_targets_and_caps(void)
         struct errbuf e;
         uint32_t caps;
 
-        dcb_model_init(&m);
-        dcb_model_add_mlx5(&m, "ntqmlx0", 7);
-        dcb_model_add_plain(&m, "ntqveth0", 5);
+        nm_init(&m);
+        CU_ASSERT_FATAL(nm_add(&m, "mlx5:ntqmlx0:7") == 0 && nm_add(&m, "veth:ntqveth0:5") == 0);
+        nm_transport_init(&x, &m);
         memset(&c, 0, sizeof(c));
         snprintf(c.env.sysfs_root, sizeof(c.env.sysfs_root), "/nonexistent");
-        c.env.nl = dcb_model_transport(&m);
+        c.env.nl = nm_transport_get(&x);
         plan_init(&p, &env);
         CU_ASSERT_FATAL(plan_for_globs(&p, globs, 1, NULL, 0, true, &e) == 0);
         CU_ASSERT_EQUAL_FATAL(p.n, 2);
@@ -67,7 +68,7 @@ static void test_targets_and_caps(void)
         CU_ASSERT_FATAL(policy_parse_buffer(doc, strlen(doc), "t", &pol, &e) == 0);
         plan_init(&p, &env);
         CU_ASSERT_EQUAL(plan_for_policy(&p, pol, 0, &e), -EOPNOTSUPP);
-        CU_ASSERT_STRING_EQUAL(e.msg, "interface 'ntqveth0' (driver unknown) does not support DCB "
+        CU_ASSERT_STRING_EQUAL(e.msg, "interface 'ntqveth0' (driver veth) does not support DCB "
                                       "(needed for trust, dscp_to_priority, pfc); nothing was changed");
         plan_free(&p);
         policy_free(pol);
@@ -76,7 +77,8 @@ static void test_targets_and_caps(void)
         CU_ASSERT_EQUAL(plan_for_globs(&p, none, 1, NULL, 0, true, &e), -ENOENT);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no interface matches 'zzz*'"));
         plan_free(&p);
-        dcb_model_done(&m);
+        nm_transport_done(&x);
+        nm_done(&m);
 }
 
 int suite_iface(void);

@@ -12,7 +12,7 @@
 #include "counters.h"
 #include "dcb_driver.h"
 #include "drvtest.h"
-#include "dcb_model.h"
+#include "nm_transport.h"
 #include "iface.h"
 #include "link_rtnl.h"
 #include "nltrace.h"
@@ -175,23 +175,26 @@ static void test_discovery_and_counters(void)
 /* RTM_NEWLINK IFLA_MTU 9000 is byte-for-byte `ip link set dev vA mtu 9000`. */
 static void test_mtu_vector(void)
 {
-        struct dcb_model m;
+        static struct nm m;
+        static struct nm_transport x;
         struct nltrace t;
         struct nl *nl = NULL;
         struct errbuf e;
         const struct nltrace_msg *want;
 
-        dcb_model_init(&m);
-        dcb_model_add_plain(&m, "vA", 3);
-        CU_ASSERT_FATAL(nl_open(dcb_model_transport(&m), NETLINK_ROUTE, &nl, &e) == 0);
+        nm_init(&m);
+        CU_ASSERT_FATAL(nm_add(&m, "veth:vA:3") == 0);
+        nm_transport_init(&x, &m);
+        CU_ASSERT_FATAL(nl_open(nm_transport_get(&x), NETLINK_ROUTE, &nl, &e) == 0);
         CU_ASSERT(link_rtnl_set_mtu(nl, 3, 9000, &e) == 0);
         CU_ASSERT_FATAL(nltrace_load("07-ip-link-mtu-9000.trace", &t) == 0);
         want = nltrace_request(&t, 2);
-        CU_ASSERT_FATAL(want != NULL && m.n_log == 1);
-        CU_ASSERT(nltrace_equal_masked(m.log[0].buf, m.log[0].len, want->buf, want->len));
+        CU_ASSERT_FATAL(want != NULL && x.n_log == 1);
+        CU_ASSERT(nltrace_equal_masked(x.log[0].buf, x.log[0].len, want->buf, want->len));
         CU_ASSERT_EQUAL(m.devs[0].mtu, 9000);
         nl_close(nl);
-        dcb_model_done(&m);
+        nm_transport_done(&x);
+        nm_done(&m);
 }
 
 int suite_link(void);

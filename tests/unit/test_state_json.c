@@ -20,7 +20,14 @@ static void full_state(struct state *s)
         }
         s->ets.tc_tsa[2] = STATE_TSA_VENDOR;
         s->ets.tc_tsa[3] = STATE_TSA_ETS;
+        s->ets.tc_tsa[4] = STATE_TSA_CBS;
         s->ets.tc_bw_pct[3] = 100;
+        s->ets.willing = true;
+        /* what a host NIC's snapshot carries beyond the fields */
+        s->dcb = (struct state_dcb_device){ .present = true, .has_dcbx = true, .dcbx = 0x0c, .has_apps = true,
+                                            .n_apps = 2, .has_trust_table = true, .n_trust = 0 };
+        s->dcb.apps[0] = (struct state_dcb_app){ 48, 6 };
+        s->dcb.apps[1] = (struct state_dcb_app){ 26, 3 };
         s->ecn.queues = (1u << 0) | (1u << 3);
         s->ecn.q[0] = (struct state_ecn_queue){ false, 0, 0, 0 };
         s->ecn.q[3] = (struct state_ecn_queue){ true, 150000, 4000000000u, 100 };
@@ -51,6 +58,14 @@ static void assert_same(const struct state *a, const struct state *b)
         CU_ASSERT_EQUAL(a->host_ecn.has_cnp, b->host_ecn.has_cnp);
         CU_ASSERT_EQUAL(a->host_ecn.cnp_dscp, b->host_ecn.cnp_dscp);
         CU_ASSERT_EQUAL(a->host_ecn.cnp_prio, b->host_ecn.cnp_prio);
+        CU_ASSERT_EQUAL(a->dcb.present, b->dcb.present);
+        CU_ASSERT_EQUAL(a->dcb.has_dcbx, b->dcb.has_dcbx);
+        CU_ASSERT_EQUAL(a->dcb.dcbx, b->dcb.dcbx);
+        CU_ASSERT_EQUAL(a->dcb.has_apps, b->dcb.has_apps);
+        CU_ASSERT_EQUAL(a->dcb.n_apps, b->dcb.n_apps);
+        CU_ASSERT(!memcmp(a->dcb.apps, b->dcb.apps, sizeof(a->dcb.apps[0]) * a->dcb.n_apps));
+        CU_ASSERT_EQUAL(a->dcb.has_trust_table, b->dcb.has_trust_table);
+        CU_ASSERT_EQUAL(a->dcb.n_trust, b->dcb.n_trust);
 }
 
 static void test_round_trip(void)
@@ -126,7 +141,7 @@ static void test_strict(void)
         bad("{\"host_ecn\":{\"cnp_dscp\":3}}", "$.host_ecn", "cnp_dscp is given without cnp_priority; give both or neither");
         bad("{\"ets\":{\"priority_to_tc\":[0,0,0,0,0,0,0,0],\"tc_bandwidth_pct\":[0,0,0,0,0,0,0,0],"
             "\"tc_tsa\":[\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"wrr\"]}}",
-            "$.ets.tc_tsa[7]", "tsa 'wrr' is not one of 'strict', 'ets', 'vendor'");
+            "$.ets.tc_tsa[7]", "tsa 'wrr' is not one of 'strict', 'ets', 'vendor', 'cbs'");
         bad("{\"ports\":{}}", "$", "unknown key 'ports'");
         bad("[]", "$", "expected object, found array");
 }

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# ConnectX (mlx5) behind the netlink seam: a fresh port (firmware DCBX, PCP trust,
+# vendor TSA, firmware DSCP table dscp >> 3) and a port that trusted DSCP at driver
+# load (64 firmware APP entries), with MLNX_OFED ecn knobs. The shipped profiles
+# apply, drift, revert and roll back with the model ending where it began; a
+# restore that fails on one field restores every other one and names what is left.
+NM_DEVICES="mlx5:ens1f0np0:4 mlx5:ens1f1np1:5:dscp"
+NM_GLOB="ens*np*"
+NM_OFED_ECN="ens1f0np0 ens1f1np1"
+NM_APPLIED="trust dscp dscp_app_cnt 64 dscp2prio 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,3,0
+pfc en 0x08
+tc_tsa 2,0,0,2,0,0,0,0
+dcbx cap 0x09 firmware host
+ens1f0np0/ecn/roce_np/cnp_dscp 48"
+NM_HAND="pfc ens1f0np0 0x18"
+NM_HAND_KEY="ens1f0np0 pfc.priorities"
+NM_COUNTER="np_cnp_sent"
+. "$NETTUNE_TOP/tests/integration/host-nic.inc"
+
+step "a restore that fails on one field restores the others and names it"
+nm_ctl fail ens1f1np1 setets 5 >/dev/null               # the apply fails on the second port ...
+nm_ctl fail ens1f0np0 setpfc 5 1 >/dev/null             # ... and the first port's PFC restore fails
+rc=0; A apply "$T/lossless.json" 2>"$T/err" || rc=$?
+cat "$T/err"
+check "apply exits 3 (got $rc)" [ "$rc" -eq 3 ]
+check "the restore failure is named" grep -q "ens1f0np0.*pfc: set pfc: the device driver refused it" "$T/err"
+check "what is left is named" grep -q "interface 'ens1f0np0' still differs: pfc.priorities is \[3\], snapshot has \[\]" "$T/err"
+nm_state >"$T/now"
+check "the first port's APP table was restored" grep -q "trust pcp dscp_app_cnt 0" "$T/now"
+check "its DCBX mode too" grep -q "dcbx cap 0x0c firmware auto" "$T/now"
+nm_ctl pfc ens1f0np0 0 >/dev/null                       # what the operator does by hand
+back_at_start "best-effort restore and the hand fix"

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NIC behaviour models behind the netlink seam (drivers/host/nl.h).
+ *
+ * A model is the kernel's rtnetlink link core and dcbnl core (net/dcb/dcbnl.c)
+ * in front of one or more network devices, each served by a model of one
+ * kernel driver's dcbnl_rtnl_ops: mlx5 (en_dcbnl.c), ice (ice_dcb_nl.c,
+ * ice_dcb_lib.c), bnxt (bnxt_dcb.c), sparx5 (sparx5_dcb.c: an APP trust
+ * table), or veth (no dcbnl_ops at all). Every
+ * behaviour cites the kernel function it mirrors; quirks are kept, also where
+ * they are inconvenient for the program under test.
+ *
+ * It runs in two ways:
+ *   - as a process (tests/nicmodel/main.c, build/nicmodel): a unix
+ *     SOCK_SEQPACKET server that the agent reaches with
+ *     NETTUNE_NETLINK_SOCKET, plus a control socket for dumps and hand changes;
+ *   - in process (nm_transport.c): a struct nl_transport for unit tests.
+ *
+ * Time matters: link flaps (mlx5_toggle_port_link, ice_dcbnl_devreset,
+ * bnxt_close_nic/bnxt_open_nic) change carrier and the RDMA port state on a
+ * timeline; nm_tick() moves the timeline to "now" and is called before every
+ * request and whenever the server wakes up.
+ */
+#pragma once
+
+#include <linux/dcbnl.h>
+#include <linux/netlink.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef IEEE_8021QAZ_APP_SEL_MAX
+#define IEEE_8021QAZ_APP_SEL_MAX 255    /* 6.3 uapi: DCB_APP_SEL_PCP is the largest selector */
+#endif
+
+#define NM_DEVS_MAX 8
+#define NM_APPS_MAX 1024                /* the kernel's dcb_app_list, all devices */
+#define NM_REPLY_MAX 32768              /* one datagram of replies */
+#define NM_OUT_MAX 8                    /* datagrams one request may produce */
+
+/* Operations a fault can be injected into (control "fail"). */
+enum nm_op {
+        NM_OP_SETETS,
+        NM_OP_SETPFC,
+        NM_OP_SETAPP,
+        NM_OP_DELAPP,
+        NM_OP_SETDCBX,
+        NM_OP_SETMTU,
+        NM_OP_FWCFG,                    /* ice: the firmware refuses the next ice_set_dcb_cfg() */
+        NM_OP_MAX,
+};
+
+struct nm;
+struct nm_dev;
+
+/* One kernel driver: its dcbnl_rtnl_ops (NULL members are absent ops) and netdev limits. */
+struct nm_driver {
+        const char *name;               /* "mlx5", "ice", "bnxt", "sparx5", "veth" */
+        const char *kernel_driver;      /* the PCI driver: "mlx5_core", "ice", "bnxt_en" */
+        const char *rdma_prefix;        /* RDMA device name prefix: "mlx5_", "irdma", "bnxt_re"; NULL none */
+        const char *const *hw_counters; /* some of the RDMA driver's hw_counters (files under ports/1/hw_counters) */
+        size_t priv_size;
+        /* Set up the device's driver and firmware state; variant selects a start state. */
+        int (*init)(struct nm *m, struct nm_dev *d, const char *variant);
+        bool has_dcbnl;                 /* netdev->dcbnl_ops != NULL */
+        int (*getets)(struct nm *m, struct nm_dev *d, struct ieee_ets *ets);
+        int (*setets)(struct nm *m, struct nm_dev *d, struct ieee_ets *ets);
+        int (*getmaxrate)(struct nm *m, struct nm_dev *d, struct ieee_maxrate *r);
+        int (*getpfc)(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc);
+        int (*setpfc)(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc);
+        int (*getbuffer)(struct nm *m, struct nm_dev *d, struct dcbnl_buffer *b);
+        int (*setapp)(struct nm *m, struct nm_dev *d, struct dcb_app *app);     /* NULL: dcb_ieee_setapp */
+        int (*delapp)(struct nm *m, struct nm_dev *d, struct dcb_app *app);     /* NULL: dcb_ieee_delapp */
+        uint8_t (*getdcbx)(struct nm *m, struct nm_dev *d);
+        uint8_t (*setdcbx)(struct nm *m, struct nm_dev *d, uint8_t mode);
+        /* dcbnl_getapptrust/setapptrust (6.3+): selectors, most trusted first */
+        int (*getapptrust)(struct nm *m, struct nm_dev *d, uint8_t *sel, int *n);
+        int (*setapptrust)(struct nm *m, struct nm_dev *d, uint8_t *sel, int n);
+        /* ndo_change_mtu after the core's range check (dev_validate_mtu). */
+        int (*change_mtu)(struct nm *m, struct nm_dev *d, uint32_t mtu);
+        /* The driver and firmware state, one stable text block (see nm_dump). */
+        void (*dump)(struct nm *m, const struct nm_dev *d, FILE *f);
+};
+
+struct nm_dev {
+        char name[IF_NAMESIZE];
+        int ifindex;
+        const struct nm_driver *drv;
+        void *priv;                     /* the driver's state, drv->priv_size bytes */
+        uint32_t mtu, min_mtu, max_mtu;
+        uint8_t mac[6];
+        /* carrier (netif_carrier_on/off) and its counters (IFLA_CARRIER_*) */
+        bool carrier;
+        uint32_t carrier_up_count, carrier_down_count;
+        uint64_t down_at_ms, up_at_ms;  /* pending carrier events, 0 = none */
+        /* the RDMA device of the port: SYSFS/class/infiniband/RDMA/ports/1/state */
+        char rdma[32];
+        bool rdma_active;
+        uint64_t rdma_active_at_ms;     /* pending ACTIVE, 0 = none */
+        int fail[NM_OP_MAX];            /* > 0: the next op fails with -fail (once) */
+        unsigned fail_skip[NM_OP_MAX];  /* calls that still go through before that */
+        unsigned n_sets;                /* SET requests (dcbnl and link) that reached the driver */
+};
+
+struct nm_app {
+        int ifindex;
+        struct dcb_app app;
+};
+
+struct nm {
+        unsigned n_devs;
+        struct nm_dev devs[NM_DEVS_MAX];
+        /* net/dcb/dcbnl.c dcb_app_list: every device's APP entries, newest first */
+        unsigned n_apps;
+        struct nm_app apps[NM_APPS_MAX];
+        char sysfs_root[256];           /* "" = no sysfs files are written */
+        /* timings of a link flap */
+        unsigned flap_delay_ms;         /* mlx5: PORT_CHANGE event after the SET returned */
+        unsigned link_up_ms;            /* carrier back after it went down */
+        unsigned rdma_lag_ms;           /* RDMA port ACTIVE after carrier */
+        unsigned n_requests;
+        unsigned n_corrupt;             /* driver memory overruns seen (a real driver would corrupt itself) */
+        FILE *log;                      /* what the model did, for people reading test logs; may be NULL */
+};
+
+/* ---- nm_core.c ---- */
+void nm_init(struct nm *m);
+void nm_done(struct nm *m);
+const struct nm_driver *nm_driver_by_name(const char *name);
+/* Add a device "DRIVER:NAME:IFINDEX[:VARIANT]". -EINVAL with a message on stderr when malformed. */
+int nm_add(struct nm *m, const char *spec);
+struct nm_dev *nm_dev_by_name(struct nm *m, const char *name);
+struct nm_dev *nm_dev_by_index(struct nm *m, int ifindex);
+uint64_t nm_now_ms(void);
+/* Move carrier/RDMA timelines to now; returns the next pending event time (0 = none). */
+uint64_t nm_tick(struct nm *m);
+/* A link flap: carrier goes down after delay_ms (0: at once) and comes back link_up_ms later. */
+void nm_flap(struct nm *m, struct nm_dev *d, unsigned delay_ms);
+/* The one-shot fault of op, if armed: returns -errno once, then 0. */
+int nm_fault(struct nm_dev *d, enum nm_op op);
+/* Create the device's sysfs tree (class/net, PCI device, driver, RDMA port) under m->sysfs_root. */
+int nm_sysfs_create(struct nm *m, const struct nm_dev *d);
+/* The state of every device, stable text: equal text = equal device state. */
+void nm_dump(struct nm *m, FILE *f);
+void nm_logf(struct nm *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* net/dcb/dcbnl.c: the kernel's APP list (dcb_ieee_setapp / dcb_ieee_delapp / dcb_ieee_getapp_mask). */
+int nm_dcb_ieee_setapp(struct nm *m, struct nm_dev *d, const struct dcb_app *app);
+int nm_dcb_ieee_delapp(struct nm *m, struct nm_dev *d, const struct dcb_app *app);
+/* The device's entries sorted by selector, protocol, priority, as "S:P:Q" words. */
+void nm_dump_apps(struct nm *m, const struct nm_dev *d, FILE *f);
+/* Hex/decimal words of a byte array for dumps. */
+void nm_dump_u8s(FILE *f, const char *label, const uint8_t *v, unsigned n);
+
+/* ---- nm_netlink.c: one request in, the replies out ---- */
+struct nm_out {
+        unsigned n;
+        size_t len[NM_OUT_MAX];
+        unsigned char buf[NM_OUT_MAX][NM_REPLY_MAX];
+};
+/* Handle one datagram from a client (several messages are handled in turn). */
+void nm_request(struct nm *m, const void *buf, size_t len, struct nm_out *out);
+/* The dcbnl SET paths, also used for hand changes from the control socket. */
+int nm_ieee_setapp(struct nm *m, struct nm_dev *d, struct dcb_app *app);
+int nm_ieee_delapp(struct nm *m, struct nm_dev *d, struct dcb_app *app);
+int nm_set_mtu(struct nm *m, struct nm_dev *d, uint32_t mtu, const char **ret_extack);
+
+/* ---- the drivers ---- */
+extern const struct nm_driver nm_mlx5;
+extern const struct nm_driver nm_ice;
+extern const struct nm_driver nm_bnxt;
+extern const struct nm_driver nm_sparx5;
+extern const struct nm_driver nm_veth;
+
+/* ---- nm_control.c: the text commands of the control socket ---- */
+/* Run one command line; its answer goes to f. Returns 0 or -errno. */
+int nm_control(struct nm *m, const char *line, FILE *f);

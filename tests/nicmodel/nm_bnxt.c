@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Broadcom NetXtreme-C/E (bnxt_en) as its dcbnl_rtnl_ops see it, from
+ * drivers/net/ethernet/broadcom/bnxt/bnxt_dcb.c. The driver caches the last
+ * IEEE ETS and PFC it set (bp->ieee_ets, bp->ieee_pfc) and programs the
+ * firmware with HWRM commands (QUEUE_COS2BW_CFG, QUEUE_PRI2COS_CFG,
+ * QUEUE_PFCENABLE_CFG, QUEUE_DSCP2PRI_CFG), one TC per CoS queue
+ * (bp->tc_to_qidx is taken as the identity; bnxt_queue_remap() is not modelled).
+ *
+ * In host DCBX mode nothing is read back from the firmware until the host set
+ * it: getets/getpfc answer the all-zero configuration, and the model takes the
+ * firmware's power-on state to be that configuration (one TC, strict, no PFC).
+ * The dump shows the firmware only for TCs some priority maps to.
+ *
+ * Variants: "" (host DCBX: DCB_CAP_DCBX_HOST | VER_IEEE), "fw-lldp" (the
+ * firmware LLDP/DCBX agent: LLD_MANAGED, every SET refused).
+ */
+#include "nicmodel.h"
+#include "util.h"
+
+#define ENOTSUPP 524                    /* the kernel-internal errno bnxt_ets_validate() returns */
+
+struct bnxt {
+        uint8_t dcbx_cap;
+        uint8_t max_tc, max_lltc, max_dscp_value;
+        bool has_ets, has_pfc;
+        struct ieee_ets ieee_ets;       /* bp->ieee_ets */
+        struct ieee_pfc ieee_pfc;       /* bp->ieee_pfc */
+        uint8_t num_tc;                 /* netdev_get_num_tc() */
+        /* firmware */
+        uint8_t pri2cos[8];             /* priority -> TC (queue) */
+        uint8_t cos_tsa[8];             /* per TC: IEEE TSA (strict or ets) */
+        uint8_t cos_bw[8];
+        uint8_t pfc_pri_mask;
+        bool dscp_valid[64];            /* QUEUE_DSCP2PRI_CFG mask 0x3f, or cleared with mask 0 */
+        uint8_t dscp_pri[64];
+};
+
+static struct bnxt *P(const struct nm_dev *d)
+{
+        return d->priv;
+}
+
+static bool host_ieee(const struct bnxt *p)
+{
+        return (p->dcbx_cap & DCB_CAP_DCBX_VER_IEEE) && (p->dcbx_cap & DCB_CAP_DCBX_HOST);
+}
+
+/* bnxt_dcbnl_ieee_getets(): nothing cached in host mode = only ets_cap. */
+static int bnxt_getets(struct nm *m, struct nm_dev *d, struct ieee_ets *ets)
+{
+        const struct bnxt *p = P(d);
+
+        ets->ets_cap = p->max_tc;
+        if (!p->has_ets) {
+                if (p->dcbx_cap & DCB_CAP_DCBX_HOST)
+                        return 0;
+                /* bnxt_hwrm_queue_cos2bw_qcfg() + bnxt_hwrm_queue_pri2cos_qcfg() */
+                for (int tc = 0; tc < p->max_tc && tc < 8; tc++) {
+                        ets->tc_tsa[tc] = p->cos_tsa[tc];
+                        if (p->cos_tsa[tc] == IEEE_8021QAZ_TSA_ETS)
+                                ets->tc_tx_bw[tc] = p->cos_bw[tc];
+                }
+                memcpy(ets->prio_tc, p->pri2cos, 8);
+                return 0;
+        }
+        ets->cbs = p->ieee_ets.cbs;
+        memcpy(ets->tc_tx_bw, p->ieee_ets.tc_tx_bw, 8);
+        memcpy(ets->tc_rx_bw, p->ieee_ets.tc_rx_bw, 8);
+        memcpy(ets->tc_tsa, p->ieee_ets.tc_tsa, 8);
+        memcpy(ets->prio_tc, p->ieee_ets.prio_tc, 8);
+        return 0;
+}
+
+/* bnxt_ets_validate(): strict or ETS only (else -ENOTSUPP), ETS bandwidth at most 100. */
+static int ets_validate(const struct bnxt *p, const struct ieee_ets *ets, uint8_t *tc)
+{
+        int total = 0;
+        uint8_t max = 0;
+
+        for (int i = 0; i < 8; i++) {
+                if (ets->prio_tc[i] > p->max_tc)
+                        return -EINVAL;
+                if (ets->prio_tc[i] > max)
+                        max = ets->prio_tc[i];
+                if ((ets->tc_tx_bw[i] || ets->tc_tsa[i]) && i > p->max_tc)
+                        return -EINVAL;
+                switch (ets->tc_tsa[i]) {
+                case IEEE_8021QAZ_TSA_STRICT: break;
+                case IEEE_8021QAZ_TSA_ETS: total += ets->tc_tx_bw[i]; break;
+                default: return -ENOTSUPP;
+                }
+        }
+        if (total > 100)
+                return -EINVAL;
+        *tc = max >= p->max_tc ? p->max_tc : (uint8_t)(max + 1);
+        return 0;
+}
+
+/* bnxt_setup_mq_tc(): a new TC count closes and reopens the NIC (a link flap before the reply). */
+static void setup_mq_tc(struct nm *m, struct nm_dev *d, uint8_t tc)
+{
+        struct bnxt *p = P(d);
+        uint8_t want = tc > 1 ? tc : 0;
+
+        if (p->num_tc == want)
+                return;
+        p->num_tc = want;
+        nm_flap(m, d, 0);
+}
+
+/* bnxt_dcbnl_ieee_setets(): COS2BW for TCs below max_tc, PRI2COS for every priority, then cache. */
+static int bnxt_setets(struct nm *m, struct nm_dev *d, struct ieee_ets *ets)
+{
+        struct bnxt *p = P(d);
+        uint8_t max_tc = 0;
+        int rc;
+
+        if (!host_ieee(p))
+                return -EINVAL;
+        rc = ets_validate(p, ets, &max_tc);
+        if (rc)
+                return rc;
+        if (!p->has_ets) {
+                memset(&p->ieee_ets, 0, sizeof(p->ieee_ets));
+                memset(p->ieee_ets.prio_tc, IEEE_8021QAZ_MAX_TCS, 8);
+                p->has_ets = true;
+        }
+        setup_mq_tc(m, d, max_tc);
+        for (int i = 0; i < max_tc; i++) {                      /* bnxt_hwrm_queue_cos2bw_cfg() */
+                p->cos_tsa[i] = ets->tc_tsa[i] == IEEE_8021QAZ_TSA_STRICT ? IEEE_8021QAZ_TSA_STRICT :
+                                                                            IEEE_8021QAZ_TSA_ETS;
+                p->cos_bw[i] = ets->tc_tsa[i] == IEEE_8021QAZ_TSA_STRICT ? 0 : ets->tc_tx_bw[i];
+        }
+        memcpy(p->pri2cos, ets->prio_tc, 8);                    /* bnxt_hwrm_queue_pri2cos_cfg() */
+        p->ieee_ets = *ets;
+        return 0;
+}
+
+/* bnxt_dcbnl_ieee_getpfc() */
+static int bnxt_getpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
+{
+        const struct bnxt *p = P(d);
+
+        pfc->pfc_cap = p->max_lltc;
+        if (!p->has_pfc)
+                return 0;
+        pfc->pfc_en = p->ieee_pfc.pfc_en;
+        pfc->mbc = p->ieee_pfc.mbc;
+        pfc->delay = p->ieee_pfc.delay;
+        return 0;
+}
+
+/* bnxt_hwrm_queue_pfc_cfg(): needs an ETS set first; at most max_lltc lossless TCs. */
+static int bnxt_setpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
+{
+        struct bnxt *p = P(d);
+        unsigned tc_mask = 0, pri_mask = 0, lltc = 0;
+
+        if (!host_ieee(p))
+                return -EINVAL;
+        if (!p->has_pfc) {
+                memset(&p->ieee_pfc, 0, sizeof(p->ieee_pfc));
+                p->has_pfc = true;
+        }
+        if (!p->has_ets)
+                return -EINVAL;
+        for (unsigned i = 0; i < p->max_tc; i++) {
+                for (unsigned pri = 0; pri < 8; pri++)
+                        if ((pfc->pfc_en & (1u << pri)) && p->ieee_ets.prio_tc[pri] == i) {
+                                pri_mask |= 1u << pri;
+                                tc_mask |= 1u << i;
+                        }
+                if (tc_mask & (1u << i))
+                        lltc++;
+        }
+        if (lltc > p->max_lltc)
+                return -EINVAL;
+        p->pfc_pri_mask = (uint8_t)pri_mask;
+        p->ieee_pfc = *pfc;
+        return 0;
+}
+
+/* bnxt_dcbnl_ieee_dscp_app_prep() */
+static int dscp_prep(const struct bnxt *p, const struct dcb_app *app)
+{
+        if (app->selector != IEEE_8021QAZ_APP_SEL_DSCP)
+                return 0;
+        if (!p->max_dscp_value)
+                return -ENOTSUPP;
+        return app->protocol > p->max_dscp_value ? -EINVAL : 0;
+}
+
+/* The checks ieee_setapp and ieee_delapp both start with. */
+static int app_checks(const struct bnxt *p, const struct dcb_app *app)
+{
+        return !host_ieee(p) ? -EINVAL : dscp_prep(p, app);
+}
+
+/* bnxt_dcbnl_ieee_setapp(): the core list, then QUEUE_DSCP2PRI_CFG with mask 0x3f. */
+static int bnxt_setapp(struct nm *m, struct nm_dev *d, struct dcb_app *app)
+{
+        struct bnxt *p = P(d);
+        int rc = app_checks(p, app);
+
+        if (rc)
+                return rc;
+        rc = nm_dcb_ieee_setapp(m, d, app);
+        if (rc)
+                return rc;
+        if (app->selector == IEEE_8021QAZ_APP_SEL_DSCP) {
+                p->dscp_valid[app->protocol] = true;
+                p->dscp_pri[app->protocol] = app->priority;
+        }
+        return 0;
+}
+
+/*
+ * bnxt_dcbnl_ieee_delapp(): the core list, then QUEUE_DSCP2PRI_CFG with mask 0,
+ * which clears the firmware's entry for that DSCP whatever priority it holds: a
+ * remap done as "add new, delete old" leaves the new entry in the kernel list and
+ * none in the firmware.
+ */
+static int bnxt_delapp(struct nm *m, struct nm_dev *d, struct dcb_app *app)
+{
+        struct bnxt *p = P(d);
+        int rc = app_checks(p, app);
+
+        if (rc)
+                return rc;
+        rc = nm_dcb_ieee_delapp(m, d, app);
+        if (rc)
+                return rc;
+        if (app->selector == IEEE_8021QAZ_APP_SEL_DSCP) {
+                p->dscp_valid[app->protocol] = false;
+                p->dscp_pri[app->protocol] = 0;
+        }
+        return 0;
+}
+
+static uint8_t bnxt_getdcbx(struct nm *m, struct nm_dev *d)
+{
+        return P(d)->dcbx_cap;          /* bnxt_dcbnl_getdcbx() */
+}
+
+/* bnxt_dcbnl_setdcbx(): IEEE only; no change under the firmware agent. */
+static uint8_t bnxt_setdcbx(struct nm *m, struct nm_dev *d, uint8_t mode)
+{
+        struct bnxt *p = P(d);
+
+        if (p->dcbx_cap & DCB_CAP_DCBX_LLD_MANAGED)
+                return 1;
+        if ((mode & DCB_CAP_DCBX_HOST) &&
+            ((mode & DCB_CAP_DCBX_VER_CEE) || !(mode & DCB_CAP_DCBX_VER_IEEE)))
+                return 1;
+        p->dcbx_cap = mode;
+        return 0;
+}
+
+/* bnxt_change_mtu(): bnxt_close_nic() + bnxt_open_nic(). */
+static int bnxt_change_mtu(struct nm *m, struct nm_dev *d, uint32_t mtu)
+{
+        nm_flap(m, d, 0);
+        return 0;
+}
+
+/* bnxt_dcb_init() */
+static int bnxt_init(struct nm *m, struct nm_dev *d, const char *variant)
+{
+        struct bnxt *p = P(d);
+
+        if (*variant && !streq(variant, "fw-lldp"))
+                return -EINVAL;
+        d->min_mtu = 60;                /* ETH_ZLEN */
+        d->max_mtu = 9500;              /* BNXT_MAX_MTU */
+        p->max_tc = 8;
+        p->max_lltc = 2;
+        p->max_dscp_value = 63;         /* bnxt_hwrm_queue_dscp_qcaps(): 6 DSCP bits */
+        p->dcbx_cap = DCB_CAP_DCBX_VER_IEEE |
+                      (streq(variant, "fw-lldp") ? DCB_CAP_DCBX_LLD_MANAGED : DCB_CAP_DCBX_HOST);
+        return 0;
+}
+
+static void bnxt_dump(struct nm *m, const struct nm_dev *d, FILE *f)
+{
+        const struct bnxt *p = P(d);
+        struct ieee_ets ets = { 0 };
+        struct ieee_pfc pfc = { 0 };
+        uint8_t used = 0;
+
+        bnxt_getets(m, (struct nm_dev *)d, &ets);
+        bnxt_getpfc(m, (struct nm_dev *)d, &pfc);
+        fprintf(f, "  dcbx cap 0x%02x num_tc %u\n  ets", p->dcbx_cap, p->num_tc);
+        nm_dump_u8s(f, "prio_tc", ets.prio_tc, 8);
+        nm_dump_u8s(f, "tc_tsa", ets.tc_tsa, 8);
+        nm_dump_u8s(f, "tc_tx_bw", ets.tc_tx_bw, 8);
+        fprintf(f, "\n  pfc en 0x%02x\n  firmware pri2cos", pfc.pfc_en);
+        for (int i = 0; i < 8; i++) {
+                fprintf(f, "%s%u", i ? "," : " ", p->pri2cos[i]);
+                used |= (uint8_t)(1u << p->pri2cos[i]);
+        }
+        for (int tc = 0; tc < 8; tc++)
+                if (used & (1u << tc))
+                        fprintf(f, " tc%d %s/%u", tc, p->cos_tsa[tc] == IEEE_8021QAZ_TSA_ETS ? "ets" : "strict",
+                                p->cos_bw[tc]);
+        fprintf(f, " pfc 0x%02x\n  firmware dscp2pri", p->pfc_pri_mask);
+        for (int i = 0; i < 64; i++) {
+                if (p->dscp_valid[i])
+                        fprintf(f, "%s%u", i ? "," : " ", p->dscp_pri[i]);
+                else
+                        fprintf(f, "%s-", i ? "," : " ");
+        }
+        fprintf(f, "\n");
+}
+
+/* infiniband/hw/bnxt_re/hw_counters.c */
+static const char *const hw_counters[] = { "cnp_tx_pkts", "cnp_rx_pkts", "rx_ecn_marked_pkts", NULL };
+
+const struct nm_driver nm_bnxt = {
+        .name = "bnxt",
+        .kernel_driver = "bnxt_en",
+        .rdma_prefix = "bnxt_re",
+        .hw_counters = hw_counters,
+        .priv_size = sizeof(struct bnxt),
+        .init = bnxt_init,
+        .has_dcbnl = true,
+        .getets = bnxt_getets,
+        .setets = bnxt_setets,
+        .getpfc = bnxt_getpfc,
+        .setpfc = bnxt_setpfc,
+        .setapp = bnxt_setapp,
+        .delapp = bnxt_delapp,
+        .getdcbx = bnxt_getdcbx,
+        .setdcbx = bnxt_setdcbx,
+        .change_mtu = bnxt_change_mtu,
+        .dump = bnxt_dump,
+};
+
+/* ---- veth: no dcbnl_ops (dcb_doit answers -EOPNOTSUPP), MTU 68..65535 (veth_setup) ---- */
+
+static int veth_init(struct nm *m, struct nm_dev *d, const char *variant)
+{
+        if (*variant)
+                return -EINVAL;
+        d->min_mtu = 68;
+        d->max_mtu = 65535;
+        return 0;
+}
+
+const struct nm_driver nm_veth = {
+        .name = "veth",
+        .init = veth_init,
+};

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control commands of a model (one line each; build/nicmodel ctl SOCKET ...):
+ *   dump                         the state of every device (nm_dump), stable text
+ *   stats                        requests seen, SETs that reached each driver, carrier changes
+ *   settled                      "settled" when no link flap is pending or under way, else "busy"
+ *   pfc DEV MASK                 a hand change: the driver's setpfc with pfc_en = MASK
+ *   app-add DEV DSCP PRIO        a hand change: an IEEE APP entry, through the driver's setapp
+ *   app-del DEV DSCP PRIO        a hand change: through the driver's delapp
+ *   mtu DEV N                    a hand change: dev_set_mtu()
+ *   fail DEV OP ERRNO [SKIP]     the next OP (setets setpfc setapp delapp setdcbx setmtu, or fwcfg:
+ *                                ice's firmware refusing a DCB configuration) fails with -ERRNO,
+ *                                after SKIP more calls have gone through
+ * Hand changes go through the same driver functions as a dcbnl or rtnetlink SET.
+ */
+#include "nicmodel.h"
+#include "util.h"
+
+static const char *const op_names[NM_OP_MAX] = {
+        [NM_OP_SETETS] = "setets", [NM_OP_SETPFC] = "setpfc", [NM_OP_SETAPP] = "setapp",
+        [NM_OP_DELAPP] = "delapp", [NM_OP_SETDCBX] = "setdcbx", [NM_OP_SETMTU] = "setmtu",
+        [NM_OP_FWCFG] = "fwcfg",
+};
+
+static int stats(struct nm *m, FILE *f)
+{
+        nm_tick(m);
+        fprintf(f, "requests %u\n", m->n_requests);
+        for (unsigned i = 0; i < m->n_devs; i++)
+                fprintf(f, "%s sets %u carrier_changes %u\n", m->devs[i].name, m->devs[i].n_sets,
+                        m->devs[i].carrier_up_count + m->devs[i].carrier_down_count);
+        return 0;
+}
+
+static int settled(struct nm *m, FILE *f)
+{
+        bool busy = nm_tick(m) != 0;
+
+        for (unsigned i = 0; i < m->n_devs; i++)
+                busy |= !m->devs[i].carrier || (m->devs[i].rdma[0] && !m->devs[i].rdma_active);
+        fprintf(f, "%s\n", busy ? "busy" : "settled");
+        return 0;
+}
+
+static int hand_pfc(struct nm *m, struct nm_dev *d, unsigned mask)
+{
+        struct ieee_pfc pfc = { 0 };
+        int r;
+
+        if (!d->drv->getpfc || !d->drv->setpfc)
+                return -EOPNOTSUPP;
+        d->drv->getpfc(m, d, &pfc);
+        pfc.pfc_en = (uint8_t)mask;
+        r = d->drv->setpfc(m, d, &pfc);
+        d->n_sets++;
+        return r;
+}
+
+static int hand_app(struct nm *m, struct nm_dev *d, bool add, unsigned dscp, unsigned prio)
+{
+        struct dcb_app app = { .selector = IEEE_8021QAZ_APP_SEL_DSCP, .priority = (uint8_t)prio,
+                               .protocol = (uint16_t)dscp };
+
+        if (!d->drv->has_dcbnl)
+                return -EOPNOTSUPP;
+        d->n_sets++;
+        return add ? nm_ieee_setapp(m, d, &app) : nm_ieee_delapp(m, d, &app);
+}
+
+static int fail(struct nm_dev *d, const char *op, int err, unsigned skip)
+{
+        for (int i = 0; i < NM_OP_MAX; i++)
+                if (streq(op_names[i], op)) {
+                        d->fail[i] = err;
+                        d->fail_skip[i] = skip;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+int nm_control(struct nm *m, const char *line, FILE *f)
+{
+        char cmd[16] = "", dev[IF_NAMESIZE + 1] = "", arg[16] = "";
+        unsigned a = 0, b = 0, c = 0;
+        const char *extack = NULL;
+        struct nm_dev *d;
+        int n = sscanf(line, "%15s %16s %15s %u %u", cmd, dev, arg, &b, &c), r;
+
+        nm_tick(m);
+        if (streq(cmd, "dump"))
+                return nm_dump(m, f), 0;
+        if (streq(cmd, "stats"))
+                return stats(m, f);
+        if (streq(cmd, "settled"))
+                return settled(m, f);
+        if (n < 3 || !(d = nm_dev_by_name(m, dev))) {
+                fprintf(f, "error: expected dump, stats or COMMAND DEV ARGS with a known device\n");
+                return -EINVAL;
+        }
+        a = (unsigned)strtoul(arg, NULL, 0);
+        if (streq(cmd, "pfc"))
+                r = hand_pfc(m, d, a);
+        else if (streq(cmd, "app-add") && n == 4)
+                r = hand_app(m, d, true, a, b);
+        else if (streq(cmd, "app-del") && n == 4)
+                r = hand_app(m, d, false, a, b);
+        else if (streq(cmd, "mtu"))
+                r = nm_set_mtu(m, d, a, &extack);
+        else if (streq(cmd, "fail") && n >= 4)
+                r = fail(d, arg, (int)b, c);
+        else
+                r = -EINVAL;
+        nm_logf(m, "control: %s -> %d", line, r);
+        if (r < 0)
+                fprintf(f, "error: %s: %d%s%s\n", line, r, extack ? " " : "", extack ? extack : "");
+        else
+                fprintf(f, "ok\n");
+        return r < 0 ? r : 0;
+}

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ConnectX (mlx5_core) as its dcbnl_rtnl_ops see it, from
+ * drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c and port.c. Firmware
+ * registers (QTCT prio->tc, QETCR tc group and bandwidth, PFCC, QPTS trust,
+ * QPDPM dscp->prio, DCBX_PARAM) are kept apart from the driver's cached state
+ * (priv->dcbx, priv->dcbx_dp), as the driver keeps them.
+ *
+ * Variants: "" (firmware-managed DCBX, PCP trust, firmware DSCP table
+ * dscp >> 3), "host" (DCBX already in host mode), "dscp" (the port trusts DSCP
+ * at driver load: 64 APP entries from the firmware table).
+ */
+#include "nicmodel.h"
+#include "util.h"
+
+#define MAX_TC 7                        /* mlx5_max_tc(): 8 traffic classes */
+#define MAX_BW_ALLOC 100                /* MLX5E_MAX_BW_ALLOC */
+#define VENDOR_TC_GROUP 7               /* MLX5E_VENDOR_TC_GROUP_NUM */
+#define LOWEST_PRIO_GROUP 0             /* MLX5E_LOWEST_PRIO_GROUP */
+#define TRUST_PCP 1                     /* MLX5_QPTS_TRUST_PCP */
+#define TRUST_DSCP 2                    /* MLX5_QPTS_TRUST_DSCP */
+#define DEFAULT_CABLE_LEN 7             /* MLX5E_DEFAULT_CABLE_LEN */
+#define MAX_CABLE_LENGTH 1000
+
+struct mlx5 {
+        /* firmware */
+        uint8_t prio_tc[8];
+        uint8_t tc_group[8];
+        uint8_t tc_bw[8];
+        uint8_t pfc_en;
+        uint8_t trust_state;
+        uint8_t dscp2prio[64];
+        bool dcbx_host;                 /* DCBX_PARAM version_oper == HOST (else AUTO) */
+        /* driver */
+        uint8_t tc_tsa[8];              /* priv->dcbx.tc_tsa */
+        uint8_t cap;                    /* priv->dcbx.cap */
+        unsigned dscp_app_cnt;          /* priv->dcbx.dscp_app_cnt */
+        uint32_t cable_len;
+};
+
+static struct mlx5 *P(const struct nm_dev *d)
+{
+        return d->priv;
+}
+
+/* mlx5e_build_tc_group() */
+static void build_tc_group(const struct ieee_ets *ets, uint8_t *tc_group)
+{
+        bool any_ets = false, ets_zero_bw = false;
+        int strict_group = LOWEST_PRIO_GROUP;
+
+        for (int i = 0; i <= MAX_TC; i++)
+                if (ets->tc_tsa[i] == IEEE_8021QAZ_TSA_ETS) {
+                        any_ets = true;
+                        if (!ets->tc_tx_bw[i])
+                                ets_zero_bw = true;
+                }
+        if (any_ets)
+                strict_group++;
+        if (ets_zero_bw)
+                strict_group++;
+        for (int i = 0; i <= MAX_TC; i++) {
+                switch (ets->tc_tsa[i]) {
+                case IEEE_8021QAZ_TSA_VENDOR: tc_group[i] = VENDOR_TC_GROUP; break;
+                case IEEE_8021QAZ_TSA_STRICT: tc_group[i] = (uint8_t)strict_group++; break;
+                case IEEE_8021QAZ_TSA_ETS:
+                        tc_group[i] = LOWEST_PRIO_GROUP;
+                        if (ets->tc_tx_bw[i] && ets_zero_bw)
+                                tc_group[i] = LOWEST_PRIO_GROUP + 1;
+                        break;
+                default: break;         /* the driver leaves tc_group[i] as it was on its stack */
+                }
+        }
+}
+
+/* mlx5e_build_tc_tx_bw(): a strict or vendor TC gets 100%, the firmware's "no limit". */
+static void build_tc_tx_bw(const struct ieee_ets *ets, uint8_t *tc_tx_bw)
+{
+        int zero_bw_share = 0, last_zero = -1, n_zero = 0;
+
+        for (int i = 0; i <= MAX_TC; i++)
+                if (ets->tc_tsa[i] == IEEE_8021QAZ_TSA_ETS && !ets->tc_tx_bw[i]) {
+                        n_zero++;
+                        last_zero = i;
+                }
+        if (n_zero)
+                zero_bw_share = MAX_BW_ALLOC / n_zero;
+        for (int i = 0; i <= MAX_TC; i++) {
+                switch (ets->tc_tsa[i]) {
+                case IEEE_8021QAZ_TSA_VENDOR:
+                case IEEE_8021QAZ_TSA_STRICT: tc_tx_bw[i] = MAX_BW_ALLOC; break;
+                case IEEE_8021QAZ_TSA_ETS:
+                        tc_tx_bw[i] = ets->tc_tx_bw[i] ? ets->tc_tx_bw[i] : (uint8_t)zero_bw_share;
+                        break;
+                default: break;
+                }
+        }
+        if (last_zero != -1)
+                tc_tx_bw[last_zero] += MAX_BW_ALLOC % n_zero;
+}
+
+/* mlx5e_dcbnl_ieee_setets_core(): prio_tc, tc groups, bandwidth into firmware; the TSA cached. */
+static void setets_core(struct mlx5 *p, const struct ieee_ets *ets)
+{
+        uint8_t group[8], bw[8];
+
+        memcpy(group, p->tc_group, sizeof(group));
+        memcpy(bw, p->tc_bw, sizeof(bw));
+        build_tc_group(ets, group);
+        build_tc_tx_bw(ets, bw);
+        memcpy(p->prio_tc, ets->prio_tc, 8);
+        memcpy(p->tc_group, group, 8);
+        memcpy(p->tc_bw, bw, 8);
+        memcpy(p->tc_tsa, ets->tc_tsa, 8);
+}
+
+/* mlx5e_dcbnl_ieee_getets(): reads firmware; a TC below 100% is reported ETS, group 7 vendor. */
+static int mlx5_getets(struct nm *m, struct nm_dev *d, struct ieee_ets *ets)
+{
+        struct mlx5 *p = P(d);
+        bool group6 = false, zero_bw_ets = false;
+
+        ets->ets_cap = MAX_TC + 1;
+        for (int i = 0; i < ets->ets_cap; i++) {
+                ets->prio_tc[i] = p->prio_tc[i];
+                ets->tc_tx_bw[i] = p->tc_bw[i];
+                if (p->tc_bw[i] < MAX_BW_ALLOC && p->tc_group[i] == LOWEST_PRIO_GROUP + 1)
+                        zero_bw_ets = true;
+                if (p->tc_group[i] == VENDOR_TC_GROUP - 1)
+                        group6 = true;
+        }
+        if (zero_bw_ets)
+                for (int i = 0; i < ets->ets_cap; i++)
+                        if (p->tc_group[i] == LOWEST_PRIO_GROUP)
+                                ets->tc_tx_bw[i] = 0;
+        for (int i = 0; i < ets->ets_cap; i++) {
+                if (ets->tc_tx_bw[i] < MAX_BW_ALLOC)
+                        p->tc_tsa[i] = IEEE_8021QAZ_TSA_ETS;
+                else if (p->tc_group[i] == VENDOR_TC_GROUP && !group6)
+                        p->tc_tsa[i] = IEEE_8021QAZ_TSA_VENDOR;
+        }
+        memcpy(ets->tc_tsa, p->tc_tsa, sizeof(ets->tc_tsa));
+        return 0;
+}
+
+/* mlx5e_dbcnl_validate_ets() + mlx5e_dcbnl_ieee_setets() */
+static int mlx5_setets(struct nm *m, struct nm_dev *d, struct ieee_ets *ets)
+{
+        bool have_ets = false;
+        int sum = 0;
+
+        for (int i = 0; i < 8; i++)
+                if (ets->prio_tc[i] >= 8)
+                        return -EINVAL;
+        for (int i = 0; i < 8; i++)
+                if (ets->tc_tsa[i] == IEEE_8021QAZ_TSA_ETS) {
+                        have_ets = true;
+                        sum += ets->tc_tx_bw[i];
+                }
+        if (have_ets && sum != 100)
+                return -EINVAL;
+        setets_core(P(d), ets);
+        return 0;
+}
+
+/* mlx5e_dcbnl_ieee_getmaxrate(): no limit configured. */
+static int mlx5_getmaxrate(struct nm *m, struct nm_dev *d, struct ieee_maxrate *r)
+{
+        memset(r->tc_maxrate, 0, sizeof(r->tc_maxrate));
+        return 0;
+}
+
+/* mlx5e_dcbnl_ieee_getpfc() */
+static int mlx5_getpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
+{
+        pfc->pfc_cap = MAX_TC + 1;
+        pfc->delay = (uint16_t)P(d)->cable_len;         /* MLX5_BUFFER_SUPPORTED */
+        pfc->pfc_en = P(d)->pfc_en;
+        return 0;
+}
+
+/*
+ * mlx5e_dcbnl_ieee_setpfc(): a new pfc_en is written to PFCC and the port is
+ * toggled (mlx5_toggle_port_link: PAOS down, then up). The SET returns at once;
+ * carrier drops when the firmware's PORT_CHANGE event arrives, after the reply.
+ */
+static int mlx5_setpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
+{
+        struct mlx5 *p = P(d);
+
+        if (pfc->pfc_en != p->pfc_en) {
+                p->pfc_en = pfc->pfc_en;
+                nm_flap(m, d, m->flap_delay_ms);
+        }
+        if (pfc->delay && pfc->delay < MAX_CABLE_LENGTH && pfc->delay != p->cable_len)
+                p->cable_len = pfc->delay;
+        return 0;
+}
+
+/* mlx5e_dcbnl_getbuffer(): firmware-managed port buffers (not changed by this model). */
+static int mlx5_getbuffer(struct nm *m, struct nm_dev *d, struct dcbnl_buffer *b)
+{
+        memset(b, 0, sizeof(*b));
+        b->buffer_size[0] = 130944;
+        b->buffer_size[1] = 130944;
+        b->total_size = 524288;
+        return 0;
+}
+
+static uint8_t mlx5_getdcbx(struct nm *m, struct nm_dev *d)
+{
+        return P(d)->cap;               /* mlx5e_dcbnl_getdcbx() */
+}
+
+/* mlx5e_dcbnl_setdcbx(): 0 hands DCBX back to the firmware (AUTO); HOST takes it. */
+static uint8_t mlx5_setdcbx(struct nm *m, struct nm_dev *d, uint8_t mode)
+{
+        struct mlx5 *p = P(d);
+
+        if (mode & DCB_CAP_DCBX_LLD_MANAGED)
+                return 1;
+        if (!mode) {
+                if (!p->dcbx_host)
+                        return 0;
+                p->dcbx_host = false;   /* mlx5e_dcbnl_set_dcbx_mode(AUTO) */
+                p->cap &= (uint8_t)~DCB_CAP_DCBX_HOST;
+                return 0;
+        }
+        if (!(mode & DCB_CAP_DCBX_HOST))
+                return 1;
+        p->dcbx_host = true;            /* mlx5e_dcbnl_switch_to_host_mode() */
+        p->cap = mode;
+        return 0;
+}
+
+/* mlx5e_dcbnl_ieee_setapp(): DSCP only; the first entry switches the port to DSCP trust; replaces in place. */
+static int mlx5_setapp(struct nm *m, struct nm_dev *d, struct dcb_app *app)
+{
+        struct mlx5 *p = P(d);
+        struct dcb_app temp;
+        bool is_new;
+        int err;
+
+        if (app->selector != IEEE_8021QAZ_APP_SEL_DSCP || app->protocol >= 64)
+                return -EINVAL;
+        temp = (struct dcb_app){ .selector = IEEE_8021QAZ_APP_SEL_DSCP, .protocol = app->protocol,
+                                 .priority = p->dscp2prio[app->protocol] };
+        if (!p->dscp_app_cnt)
+                p->trust_state = TRUST_DSCP;            /* mlx5e_set_trust_state() */
+        if (app->priority != p->dscp2prio[app->protocol])
+                p->dscp2prio[app->protocol] = app->priority;    /* mlx5e_set_dscp2prio() */
+        is_new = nm_dcb_ieee_delapp(m, d, &temp) != 0;
+        err = nm_dcb_ieee_setapp(m, d, app);
+        if (err)
+                return err;
+        if (is_new)
+                p->dscp_app_cnt++;
+        return 0;
+}
+
+/* mlx5e_dcbnl_ieee_delapp(): the entry must match the firmware value; the value goes to 0; the last one -> PCP. */
+static int mlx5_delapp(struct nm *m, struct nm_dev *d, struct dcb_app *app)
+{
+        struct mlx5 *p = P(d);
+        int err;
+
+        if (app->selector != IEEE_8021QAZ_APP_SEL_DSCP || app->protocol >= 64)
+                return -EINVAL;
+        if (!p->dscp_app_cnt)
+                return -ENOENT;
+        if (app->priority != p->dscp2prio[app->protocol])
+                return -ENOENT;
+        err = nm_dcb_ieee_delapp(m, d, app);
+        if (err)
+                return err;
+        p->dscp2prio[app->protocol] = 0;
+        p->dscp_app_cnt--;
+        if (!p->dscp_app_cnt)
+                p->trust_state = TRUST_PCP;
+        return 0;
+}
+
+static int mlx5_change_mtu(struct nm *m, struct nm_dev *d, uint32_t mtu)
+{
+        return 0;                       /* mlx5e_change_mtu(): channels reopen, the link stays up */
+}
+
+/* mlx5e_dcbnl_initialize() at driver load, then mlx5e_dcbnl_init_app(). */
+static int mlx5_init(struct nm *m, struct nm_dev *d, const char *variant)
+{
+        struct mlx5 *p = P(d);
+        struct ieee_ets ets = { .ets_cap = MAX_TC + 1 };
+
+        if (*variant && !streq(variant, "host") && !streq(variant, "dscp"))
+                return -EINVAL;
+        d->min_mtu = 68;
+        d->max_mtu = 9978;
+        p->trust_state = streq(variant, "dscp") ? TRUST_DSCP : TRUST_PCP;
+        for (unsigned i = 0; i < 64; i++)
+                p->dscp2prio[i] = (uint8_t)(i >> 3);    /* the firmware's default QPDPM */
+        p->dcbx_host = streq(variant, "host") || streq(variant, "dscp");
+        p->cap = DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE | (p->dcbx_host ? DCB_CAP_DCBX_HOST : 0);
+        p->cable_len = DEFAULT_CABLE_LEN;
+        /* mlx5e_ets_init(): every TC vendor at 100%, prio 0 on TC1 and prio 1 on TC0 */
+        for (int i = 0; i < ets.ets_cap; i++) {
+                ets.tc_tx_bw[i] = MAX_BW_ALLOC;
+                ets.tc_tsa[i] = IEEE_8021QAZ_TSA_VENDOR;
+                ets.prio_tc[i] = (uint8_t)i;
+        }
+        ets.prio_tc[0] = 1;
+        ets.prio_tc[1] = 0;
+        setets_core(p, &ets);
+        /* mlx5e_dcbnl_dscp_app(INIT): in DSCP trust, one APP entry per code point from the firmware table */
+        if (p->trust_state == TRUST_DSCP) {
+                for (unsigned i = 0; i < 64; i++) {
+                        struct dcb_app a = { IEEE_8021QAZ_APP_SEL_DSCP, p->dscp2prio[i], (uint16_t)i };
+
+                        nm_dcb_ieee_setapp(m, d, &a);
+                }
+                p->dscp_app_cnt = 64;
+        }
+        return 0;
+}
+
+static void mlx5_dump(struct nm *m, const struct nm_dev *d, FILE *f)
+{
+        const struct mlx5 *p = P(d);
+
+        fprintf(f, "  dcbx cap 0x%02x firmware %s\n", p->cap, p->dcbx_host ? "host" : "auto");
+        fprintf(f, "  ets");
+        nm_dump_u8s(f, "prio_tc", p->prio_tc, 8);
+        nm_dump_u8s(f, "tc_group", p->tc_group, 8);
+        nm_dump_u8s(f, "tc_bw", p->tc_bw, 8);
+        nm_dump_u8s(f, "tc_tsa", p->tc_tsa, 8);
+        fprintf(f, "\n  pfc en 0x%02x cable_len %u\n", p->pfc_en, p->cable_len);
+        /* QPDPM only classifies while the port trusts DSCP (QPTS). */
+        fprintf(f, "  trust %s dscp_app_cnt %u", p->trust_state == TRUST_DSCP ? "dscp" : "pcp", p->dscp_app_cnt);
+        if (p->trust_state == TRUST_DSCP)
+                nm_dump_u8s(f, "dscp2prio", p->dscp2prio, 64);
+        fprintf(f, "\n");
+}
+
+/* infiniband/hw/mlx5/counters.c */
+static const char *const hw_counters[] = { "out_of_buffer", "np_cnp_sent", "np_ecn_marked_roce_packets",
+                                           "rp_cnp_handled", "rp_cnp_ignored", NULL };
+
+const struct nm_driver nm_mlx5 = {
+        .name = "mlx5",
+        .kernel_driver = "mlx5_core",
+        .rdma_prefix = "mlx5_",
+        .hw_counters = hw_counters,
+        .priv_size = sizeof(struct mlx5),
+        .init = mlx5_init,
+        .has_dcbnl = true,
+        .getets = mlx5_getets,
+        .setets = mlx5_setets,
+        .getmaxrate = mlx5_getmaxrate,
+        .getpfc = mlx5_getpfc,
+        .setpfc = mlx5_setpfc,
+        .getbuffer = mlx5_getbuffer,
+        .setapp = mlx5_setapp,
+        .delapp = mlx5_delapp,
+        .getdcbx = mlx5_getdcbx,
+        .setdcbx = mlx5_setdcbx,
+        .change_mtu = mlx5_change_mtu,
+        .dump = mlx5_dump,
+};

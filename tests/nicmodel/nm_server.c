@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The model as a process: a unix SOCK_SEQPACKET listener where every accepted
+ * connection is one netlink socket of the client (one datagram in = one
+ * sendmsg, each reply datagram = one recvmsg), and a SOCK_STREAM control
+ * listener that runs one nm_control() line per connection. One thread, poll();
+ * the link timeline advances whenever poll() returns.
+ */
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "nicmodel.h"
+#include "nm_server.h"
+#include "util.h"
+
+#define CLIENTS_MAX 64
+#define CONTROL_LINE_MAX 256
+
+static int listen_on(const char *path, int type)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd;
+
+        if (strlen(path) >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        (void)unlink(path);
+        fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        if (bind(fd, (const struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
+                int r = -errno;
+
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+/* One datagram from a client: the replies go back one datagram each. -errno = drop the client. */
+static int client_datagram(struct nm *m, int fd, struct nm_out *out)
+{
+        static unsigned char buf[65536];
+        ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+        if (n <= 0)
+                return n == 0 ? -ECONNRESET : -errno;
+        nm_request(m, buf, (size_t)n, out);
+        for (unsigned i = 0; i < out->n; i++)
+                if (send(fd, out->buf[i], out->len[i], MSG_NOSIGNAL) < 0)
+                        return -errno;
+        return 0;
+}
+
+static void control_conn(struct nm *m, int lfd)
+{
+        char line[CONTROL_LINE_MAX] = "", *text = NULL;
+        size_t len = 0, got = 0;
+        struct pollfd p;
+        FILE *f;
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+        if (fd < 0)
+                return;
+        p = (struct pollfd){ .fd = fd, .events = POLLIN };
+        while (got < sizeof(line) - 1 && !strchr(line, '\n') && poll(&p, 1, 2000) > 0) {
+                ssize_t n = read(fd, line + got, sizeof(line) - 1 - got);
+
+                if (n <= 0)
+                        break;
+                got += (size_t)n;
+                line[got] = '\0';
+        }
+        line[strcspn(line, "\r\n")] = '\0';
+        f = open_memstream(&text, &len);
+        if (f) {
+                nm_control(m, line, f);
+                fclose(f);
+                for (size_t off = 0; text && off < len;) {
+                        ssize_t n = write(fd, text + off, len - off);
+
+                        if (n <= 0)
+                                break;
+                        off += (size_t)n;
+                }
+        }
+        free(text);
+        close(fd);
+}
+
+int nm_serve(struct nm *m, const char *sock_path, const char *control_path, volatile sig_atomic_t *stop,
+             FILE *ready)
+{
+        struct pollfd p[2 + CLIENTS_MAX];
+        struct nm_out *out = malloc(sizeof(*out));
+        unsigned n_clients = 0;
+        int lfd, cfd, r = 0;
+
+        if (!out)
+                return -ENOMEM;
+        lfd = listen_on(sock_path, SOCK_SEQPACKET);
+        cfd = lfd < 0 ? lfd : listen_on(control_path, SOCK_STREAM);
+        if (lfd < 0 || cfd < 0) {
+                r = lfd < 0 ? lfd : cfd;
+                goto out;
+        }
+        p[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+        p[1] = (struct pollfd){ .fd = cfd, .events = POLLIN };
+        if (ready) {
+                fprintf(ready, "ready\n");
+                fflush(ready);
+        }
+        while (!*stop) {
+                uint64_t next = nm_tick(m), now = nm_now_ms();
+                int timeout = next ? (int)(next > now ? next - now : 0) : 1000, k;
+
+                k = poll(p, 2 + n_clients, timeout);
+                if (k < 0 && errno != EINTR) {
+                        r = -errno;
+                        break;
+                }
+                if (k <= 0)
+                        continue;
+                if ((p[0].revents & POLLIN) && n_clients < CLIENTS_MAX) {
+                        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+                        if (fd >= 0)
+                                p[2 + n_clients++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+                }
+                if (p[1].revents & POLLIN)
+                        control_conn(m, cfd);
+                for (unsigned i = 0; i < n_clients; i++) {
+                        struct pollfd *c = &p[2 + i];
+
+                        if (!c->revents)
+                                continue;
+                        if ((c->revents & POLLIN) && client_datagram(m, c->fd, out) == 0)
+                                continue;
+                        close(c->fd);
+                        p[2 + i] = p[2 + --n_clients];
+                        i--;
+                }
+        }
+        for (unsigned i = 0; i < n_clients; i++)
+                close(p[2 + i].fd);
+out:
+        if (lfd >= 0)
+                close(lfd);
+        if (cfd >= 0)
+                close(cfd);
+        (void)unlink(sock_path);
+        (void)unlink(control_path);
+        free(out);
+        return r;
+}
+
+int nm_ctl(const char *control_path, const char *line, FILE *f)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        char buf[4096];
+        ssize_t n;
+        int fd, failed = 0;
+
+        if (strlen(control_path) >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        memcpy(sa.sun_path, control_path, strlen(control_path) + 1);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        if (connect(fd, (const struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+            write(fd, line, strlen(line)) != (ssize_t)strlen(line) || write(fd, "\n", 1) != 1) {
+                int r = -errno;
+
+                close(fd);
+                return r;
+        }
+        while ((n = read(fd, buf, sizeof(buf))) > 0) {
+                fwrite(buf, 1, (size_t)n, f);
+                if (n >= 6 && !memcmp(buf, "error:", 6))
+                        failed = 1;
+        }
+        close(fd);
+        return failed ? -EIO : 0;
+}
