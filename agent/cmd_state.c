@@ -100,7 +100,7 @@ static json_t *fields_json(uint32_t fields)
 
 static json_t *interface_json(struct target *t, struct errbuf *e, int *ret_r)
 {
-        uint32_t want = targets_wanted(TARGET_INTERFACE, STATE_ALL_FIELDS);
+        uint32_t want = targets_wanted(t->env, TARGET_INTERFACE, STATE_ALL_FIELDS);
         _cleanup_free_ struct counters *k = calloc(1, sizeof(*k));
         struct state live;
         json_t *o;
@@ -122,7 +122,7 @@ static json_t *interface_json(struct target *t, struct errbuf *e, int *ret_r)
 
 static json_t *switch_json(struct target *t, struct errbuf *e, int *ret_r)
 {
-        uint32_t want = targets_wanted(TARGET_SWITCH, STATE_ALL_FIELDS);
+        uint32_t want = targets_wanted(t->env, TARGET_SWITCH, STATE_ALL_FIELDS);
         json_t *ports = json_array(), *o;
         struct state live;
         char buf[1100];
@@ -360,9 +360,9 @@ static int plan_target(struct target *t, const struct policy *p, json_t *out, un
         json_t *o;
         int r;
 
-        desired.present = targets_wanted(t->kind, p->spec.present);
+        desired.present = targets_wanted(t->env, t->kind, p->spec.present);
         state_init(&live);
-        r = targets_check_caps(t, desired.present, e);
+        r = targets_check(t, &desired, e);
         if (r >= 0)
                 r = targets_read_state(t, desired.present, &live, e);
         if (r >= 0 && state_diff(&desired, &live, &d) < 0)

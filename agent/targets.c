@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include "iface.h"
+#include "qdisc_ets.h"
 #include "targets.h"
 
 void targets_free(struct target_list *l)
@@ -164,10 +165,12 @@ int targets_for_switches(const struct agent_config *c, const char (*globs)[64], 
         return targets_for(add_switches, c, globs, n, ret, e);
 }
 
-uint32_t targets_wanted(enum target_kind kind, uint32_t spec_fields)
+uint32_t targets_wanted(const struct driver_env *env, enum target_kind kind, uint32_t spec_fields)
 {
-        if (kind == TARGET_INTERFACE)
+        if (kind == TARGET_INTERFACE && !(env && env->switch_role))
                 return spec_fields & ~STATE_BIT(STATE_FIELD_ECN);
+        if (kind == TARGET_INTERFACE)
+                return spec_fields;
         return spec_fields & ~STATE_BIT(STATE_FIELD_HOST_ECN);
 }
 
@@ -224,6 +227,8 @@ static const char *mechanism(enum target_kind kind, enum state_field f)
                 return "DCB";
         if (streq(ops[0]->name, "nic-ecn"))
                 return "NIC ECN (DCQCN) knobs";
+        if (streq(ops[0]->name, "qdisc"))
+                return "the tc qdiscs ets and red (kernel sch_ets, sch_red)";
         return ops[0]->name;
 }
 
@@ -293,5 +298,39 @@ int targets_read_state(struct target *t, uint32_t fields, struct state *ret, str
         r = targets_route(t, fields, &rt, e);
         for (unsigned i = 0; r >= 0 && i < rt.n; i++)
                 r = read_with(rt.ops[i], t, rt.fields[i], ret, e);
+        return r;
+}
+
+/* mlxsw: DCB ETS and a tc ets qdisc cannot both be configured on one port. */
+static int one_scheduler(const struct target *t, const struct targets_route *rt, struct errbuf *e)
+{
+        const struct driver_ops *ets = NULL, *ecn = NULL;
+
+        for (unsigned i = 0; i < rt->n; i++) {
+                if (rt->fields[i] & STATE_BIT(STATE_FIELD_ETS))
+                        ets = rt->ops[i];
+                if (rt->fields[i] & STATE_BIT(STATE_FIELD_ECN))
+                        ecn = rt->ops[i];
+        }
+        if (!ets || !ecn || ets == ecn || ecn != &qdisc_driver)
+                return 0;
+        return errbuf_set(e, EOPNOTSUPP, NULL, "interface '%s': ets would go through %s and ecn through a tc ets "
+                          "qdisc, but DCB ETS and a tc ets qdisc cannot both be configured on one port; leave ets "
+                          "out of the policy (the tc ets qdisc maps priorities itself); nothing was changed",
+                          t->name, streq(ets->name, "dcb") ? "DCB" : ets->name);
+}
+
+int targets_check(struct target *t, const struct state *desired, struct errbuf *e)
+{
+        struct targets_route rt;
+        int r = targets_check_caps(t, desired->present, e);
+
+        if (r >= 0)
+                r = targets_route(t, desired->present, &rt, e);
+        if (r >= 0)
+                r = one_scheduler(t, &rt, e);
+        for (unsigned i = 0; r >= 0 && i < rt.n; i++)
+                if (rt.ops[i] == &qdisc_driver)
+                        r = qdisc_driver_check(t, desired, rt.fields[i], e);
         return r;
 }

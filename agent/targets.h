@@ -40,8 +40,12 @@ int targets_for_switches(const struct agent_config *c, const char (*globs)[64], 
 
 void targets_free(struct target_list *l);
 
-/* The fields of a policy spec that concern a kind of target (ecn: switches, host_ecn: interfaces). */
-uint32_t targets_wanted(enum target_kind kind, uint32_t spec_fields);
+/*
+ * The fields of a policy spec that concern a kind of target: host_ecn only
+ * interfaces; ecn switches, and interfaces too when the agent runs on a Linux
+ * switch (env->switch_role: its ports' queues, through tc qdiscs).
+ */
+uint32_t targets_wanted(const struct driver_env *env, enum target_kind kind, uint32_t spec_fields);
 
 /* Which driver owns which field of a target here: the first driver, in registry order, whose caps include it. */
 struct targets_route {
@@ -57,6 +61,14 @@ int targets_caps(struct target *t, uint32_t want, uint32_t *ret_fields, struct e
 
 /* -EOPNOTSUPP with the clear message when a field of `want` is not supported here. */
 int targets_check_caps(struct target *t, uint32_t want, struct errbuf *e);
+
+/*
+ * Everything the plan refuses before anything is touched, for desired->present:
+ * unsupported fields (targets_check_caps), ets through DCB together with ecn
+ * through a tc ets qdisc on one port (mlxsw allows only one of them), and what the
+ * qdisc driver cannot do here (qdisc_driver_check: inexpressible ets, a foreign qdisc).
+ */
+int targets_check(struct target *t, const struct state *desired, struct errbuf *e);
 
 /* Read `fields` (those supported here; others stay absent) into *ret (state_init'ed by the caller). */
 int targets_read_state(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e);

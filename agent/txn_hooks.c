@@ -68,12 +68,12 @@ static int resolve(struct txn_env *env, const struct policy *p, struct txn_targe
         if (r >= 0 && !(tg = calloc(l.n ? l.n : 1, sizeof(*tg))))
                 r = -ENOMEM;
         for (unsigned i = 0; r >= 0 && i < l.n; i++) {
-                uint32_t want = targets_wanted(l.v[i].kind, p->spec.present);
+                uint32_t want = targets_wanted(&env->config->env, l.v[i].kind, p->spec.present);
 
                 target_init(&tg[i], &l.v[i]);
                 tg[i].desired = p->spec;
                 tg[i].desired.present = want;
-                r = targets_check_caps(&tg[i].t, want, e);
+                r = targets_check(&tg[i].t, &tg[i].desired, e);
                 if (r >= 0)
                         r = route_fields(&tg[i], want, e);
         }

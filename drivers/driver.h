@@ -25,6 +25,7 @@ enum target_kind {
 };
 
 #define SWITCH_FIELD_MAX 256
+#define DRIVER_QDISC_PARENTS_MAX 16
 
 /* A switch as the agent configuration names it (spec: agent.json "switches"). */
 struct switch_config {
@@ -50,7 +51,14 @@ struct driver_env {
         unsigned settle_ms;                     /* wait bound for carrier after a flapping change */
         unsigned confirm_timeout_s;             /* vendor-native commit-confirm for switches */
         const struct nl_transport *nl;          /* host drivers' netlink: NULL = the kernel; tests: a device model */
+        bool switch_role;                       /* agent role "switch": ets/ecn of interfaces through tc qdiscs */
+        unsigned n_qdisc_parents;               /* where the qdisc driver attaches its tree, by interface glob */
+        struct driver_qdisc_parent {
+                char glob[16];
+                uint32_t parent;                /* a tc class; interfaces no glob matches: the root */
+        } qdisc_parents[DRIVER_QDISC_PARENTS_MAX];
 };
+
 
 struct driver_session;                          /* per-driver, per-transaction private data */
 

@@ -5,6 +5,7 @@
 extern const struct driver_ops link_driver;
 extern const struct driver_ops dcb_driver;
 extern const struct driver_ops nic_ecn_driver;
+extern const struct driver_ops qdisc_driver;
 extern const struct driver_ops switch_nvue_driver;
 extern const struct driver_ops switch_sonic_driver;
 extern const struct driver_ops switch_eos_driver;
@@ -13,6 +14,7 @@ const struct driver_ops *const driver_table[] = {
         &link_driver,
         &dcb_driver,
         &nic_ecn_driver,
+        &qdisc_driver,
         &switch_nvue_driver,
         &switch_sonic_driver,
         &switch_eos_driver,

@@ -177,6 +177,8 @@ static int diff_ecn_queue(struct diff *d, unsigned i, const struct state_ecn_que
         char key[DIFF_KEY_MAX], a[24], b[24];
         int r;
 
+        if (!has && !want->enabled)
+                return 0;       /* marking off and no marking described are the same */
         snprintf(key, sizeof(key), "ecn.queue%u.enabled", i);
         r = diff_opt(d, STATE_FIELD_ECN, key, has, fmt_bool(live->enabled), fmt_bool(want->enabled));
         for (unsigned k = 0; k < ARRAY_SIZE(names) && r >= 0 && want->enabled; k++) {

@@ -45,6 +45,8 @@ static json_t *ecn_json(const struct state_ecn *ecn, bool *ok)
                 spec_json_set(o, "max_threshold_bytes", json_integer(q->max_bytes), ok);
         if (q->enabled || q->probability_pct)
                 spec_json_set(o, "mark_probability_pct", json_integer(q->probability_pct), ok);
+        if (ecn->replace_root_qdisc)
+                spec_json_set(o, "replace_root_qdisc", json_true(), ok);
         return o;
 }
 

@@ -66,6 +66,26 @@ struct state_ecn_queue {
 struct state_ecn {
         uint8_t queues;                         /* bitmap: queues described below */
         struct state_ecn_queue q[STATE_TC_COUNT];
+        bool replace_root_qdisc;                /* policy only: the qdisc driver may replace a foreign root */
+};
+
+/*
+ * Interface targets whose ets/ecn the tc qdisc driver serves (agent role "switch"):
+ * what sits where the driver attaches its tree. Read with those fields; a snapshot
+ * keeps it so that a restore knows what to put back. Not part of any diff.
+ */
+enum state_qdisc_root {
+        STATE_QDISC_UNKNOWN,    /* not read (no qdisc driver serves the target) */
+        STATE_QDISC_DEFAULT,    /* nothing configured there: the kernel's default qdisc */
+        STATE_QDISC_NETTUNE,    /* nettune's ets tree */
+        STATE_QDISC_FOREIGN,    /* a qdisc nettune did not create */
+        STATE_QDISC_ROOT_MAX,
+};
+
+struct state_qdisc {
+        uint8_t root;                           /* enum state_qdisc_root */
+        char kind[16];                          /* FOREIGN: its kind ("htb") */
+        uint32_t handle;                        /* FOREIGN: its handle (major << 16) */
 };
 
 struct state_host_ecn {
@@ -96,6 +116,9 @@ struct state {
         /* Switch targets: the MTU of each managed port (STATE_FIELD_MTU). */
         unsigned n_ports;
         struct state_port ports[STATE_PORTS_MAX];
+
+        /* Interface targets served by the tc qdisc driver (with ets/ecn). */
+        struct state_qdisc qdisc;
 };
 
 /* An empty state: nothing present, DSCP table unmapped. */
@@ -111,3 +134,6 @@ const char *state_field_name(enum state_field f);
 int state_field_from_name(const char *name);    /* enum value or -EINVAL */
 const char *state_trust_name(enum state_trust t);
 const char *state_tsa_name(enum state_tsa t);
+/* "unknown", "default", "nettune", "foreign"; from_name: enum value or -EINVAL. */
+const char *state_qdisc_root_name(enum state_qdisc_root r);
+int state_qdisc_root_from_name(const char *name);

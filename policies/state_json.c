@@ -8,7 +8,12 @@
  *                        "max_threshold_bytes": 1500000, "mark_probability_pct": 100 } },
  *   "host_ecn": { "priority3": { "reaction_point": true, "notification_point": true },
  *                 "cnp_dscp": 48, "cnp_priority": 6 },
- *   "ports": [ { "name": "swp1", "mtu": 9216 } ]
+ *   "ports": [ { "name": "swp1", "mtu": 9216 } ],
+ *   "qdisc": { "root": "foreign", "kind": "htb", "handle": 65536 }
+ *
+ * "qdisc" says what sat where the tc qdisc driver attaches its tree (interface
+ * targets of a switch-role agent, read with ets/ecn); kind and handle only for
+ * a foreign one.
  *
  * mtu, trust, dscp_to_priority, pfc and ets are written and read by spec_json.c,
  * exactly as in a policy's spec.
@@ -66,6 +71,14 @@ static json_t *ports_to_json(const struct state *s, bool *ok)
         return a;
 }
 
+static json_t *qdisc_to_json(const struct state_qdisc *q)
+{
+        if (q->root != STATE_QDISC_FOREIGN)
+                return json_pack("{s:s}", "root", state_qdisc_root_name(q->root));
+        return json_pack("{s:s,s:s,s:I}", "root", state_qdisc_root_name(q->root), "kind", q->kind,
+                         "handle", (json_int_t)q->handle);
+}
+
 json_t *state_to_json(const struct state *s)
 {
         json_t *o = json_object();
@@ -80,6 +93,8 @@ json_t *state_to_json(const struct state *s)
                 spec_json_set(o, "host_ecn", host_ecn_to_json(&s->host_ecn, &ok), &ok);
         if (s->n_ports)
                 spec_json_set(o, "ports", ports_to_json(s, &ok), &ok);
+        if (s->qdisc.root != STATE_QDISC_UNKNOWN)
+                spec_json_set(o, "qdisc", qdisc_to_json(&s->qdisc), &ok);
         if (!ok) {
                 json_decref(o);
                 return NULL;
@@ -229,6 +244,20 @@ static int parse_ports(struct jsonv *v, const json_t *j, void *obj)
         return 0;
 }
 
+static const char *const qdisc_roots[] = { "unknown", "default", "nettune", "foreign", NULL };
+
+static const struct jsonv_field qdisc_fields[] = {
+        JSONV_ENUM("root", struct state_qdisc, root, qdisc_roots, JSONV_REQUIRED),
+        JSONV_STR("kind", struct state_qdisc, kind, 0),
+        { .key = "handle", .type = JSONV_INTEGER, .min = 0, .max = U32_MAX, JSONV_MEMBER(struct state_qdisc, handle) },
+        { 0 },
+};
+
+static int parse_qdisc(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_object(v, j, qdisc_fields, &((struct state *)obj)->qdisc);
+}
+
 static const struct jsonv_field state_fields[] = {
         { .key = "mtu", .type = JSONV_INTEGER, .min = 0, .max = U32_MAX, JSONV_MEMBER(struct state, mtu) },
         SPEC_JSON_SHARED_FIELDS,
@@ -236,6 +265,7 @@ static const struct jsonv_field state_fields[] = {
         JSONV_CUSTOM("ecn", JSONV_OBJECT, 0, parse_ecn),
         JSONV_CUSTOM("host_ecn", JSONV_OBJECT, 0, parse_host_ecn),
         JSONV_CUSTOM("ports", JSONV_ARRAY, 0, parse_ports),
+        JSONV_CUSTOM("qdisc", JSONV_OBJECT, 0, parse_qdisc),
         { 0 },
 };
 

@@ -53,7 +53,11 @@ static void test_targets_and_caps(void)
         state_init(&s);
         CU_ASSERT(targets_read_state(&l.v[1], STATE_ALL_FIELDS, &s, &e) == 0);
         CU_ASSERT_EQUAL(s.present, caps);
-        CU_ASSERT_EQUAL(targets_wanted(TARGET_INTERFACE, STATE_ALL_FIELDS) & STATE_BIT(STATE_FIELD_ECN), 0);
+        CU_ASSERT_EQUAL(targets_wanted(&c.env, TARGET_INTERFACE, STATE_ALL_FIELDS) & STATE_BIT(STATE_FIELD_ECN), 0);
+        c.env.switch_role = true;       /* an agent on a Linux switch: its ports' queues */
+        CU_ASSERT_EQUAL(targets_wanted(&c.env, TARGET_INTERFACE, STATE_ALL_FIELDS), STATE_ALL_FIELDS);
+        CU_ASSERT_EQUAL(targets_wanted(&c.env, TARGET_SWITCH, STATE_ALL_FIELDS),
+                        STATE_ALL_FIELDS & ~STATE_BIT(STATE_FIELD_HOST_ECN));
         targets_free(&l);
         CU_ASSERT_EQUAL(targets_for_interfaces(&c, none, 1, &l, &e), -ENOENT);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no interface matches 'zzz*'"));
