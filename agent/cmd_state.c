@@ -17,6 +17,7 @@
 #include "ecn_sysfs.h"
 #include "diff.h"
 #include "policy.h"
+#include "queues.h"
 #include "state_json.h"
 #include "targets.h"
 #include "txn.h"
@@ -111,10 +112,10 @@ static json_t *interface_json(struct target *t, struct errbuf *e, int *ret_r)
                 *ret_r = counters_read(t->name, t->env->sysfs_root, k, e);
         if (*ret_r < 0)
                 return NULL;
-        o = json_pack("{s:s,s:i,s:s,s:o,s:o,s:o,s:o}", "name", t->name, "ifindex", t->ifindex,
+        o = json_pack("{s:s,s:i,s:s,s:o,s:o,s:o,s:o,s:o}", "name", t->name, "ifindex", t->ifindex,
                       "driver", t->kernel_driver, "state", state_to_json(&live),
                       "unsupported", fields_json(want & ~live.present), "counters", counters_json(k),
-                      "cc_params", cc_params_json(t));
+                      "cc_params", cc_params_json(t), "queues", queues_json(t));
         if (!o)
                 *ret_r = -ENOMEM;
         return o;
@@ -198,6 +199,7 @@ static void print_interface_text(const json_t *o)
         print_unsupported(json_object_get(o, "unsupported"));
         json_object_foreach((json_t *)json_object_get(o, "cc_params"), key, v)
                 printf("  cc_param %s: %" JSON_INTEGER_FORMAT "\n", key, json_integer_value(v));
+        queues_print(json_object_get(o, "queues"));
         v = json_object_get(o, "counters");
         if (!json_array_size(v))
                 printf("  counters: none\n");

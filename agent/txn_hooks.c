@@ -106,6 +106,7 @@ static int probe(struct txn_env *env, const struct policy_verify *v, const char 
         snprintf(pp.peer, sizeof(pp.peer), "%s", v->peer);
         pp.duration_ms = v->duration_ms;
         pp.message_size = v->message_size;
+        pp.streams = v->streams ? v->streams : 1;
         r = probe_measure(&pp, probe_modes[v->probe], runs ? runs : 1, m, e);
         snprintf(ret->mode, sizeof(ret->mode), "%s", probe_mode_name(m->mode));
         for (unsigned i = 0; i < m->n_runs && i < TXN_PROBE_RUNS_MAX; i++)

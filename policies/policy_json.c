@@ -95,6 +95,7 @@ static json_t *verify_json(const struct policy_verify *vf, bool *ok)
         spec_json_set(o, "min_gbps", json_real(vf->min_gbps), ok);
         spec_json_set(o, "settle_ms", json_integer(vf->settle_ms), ok);
         spec_json_set(o, "runs", json_integer(vf->runs), ok);
+        spec_json_set(o, "streams", json_integer(vf->streams), ok);
         spec_json_set(o, "on_baseline_failure", json_string(policy_baseline_name(vf->on_baseline_failure)), ok);
         return o;
 }

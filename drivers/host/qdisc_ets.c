@@ -124,7 +124,7 @@ static int refuse_foreign(struct sync *s)
 
         if (s->tree.root != STATE_QDISC_FOREIGN || s->replace)
                 return 0;
-        return errbuf_set(s->e, EBUSY, NULL, "the qdisc '%s' at %s was not created by nettune; nettune replaces it only "
+        return errbuf_set(s->e, EOPNOTSUPP, NULL, "the qdisc '%s' at %s was not created by nettune; nettune replaces it only "
                           "when the policy says ecn.replace_root_qdisc: true (a rollback cannot put it back); "
                           "nothing was changed", qdisc_tree_name(&s->tree.top, name, sizeof(name)),
                           tc_nl_handle_str(s->tree.parent, p, sizeof(p)));
@@ -161,7 +161,7 @@ static int sync_root(struct sync *s, bool want_ets, bool need_tree)
                             QDISC_ETS_HANDLE);
         if (tc_nl_put_ets(nlh, &o) < 0)
                 return errbuf_set(s->e, EMSGSIZE, NULL, "ets request too large");
-        r = send_req(s, nlh, ours ? "change qdisc ets 4e54:" : "add qdisc ets 4e54:");
+        r = send_req(s, nlh, ours ? "change nettune's ets qdisc" : "create nettune's ets qdisc");
         if (r < 0)
                 return r;
         s->tree.root = STATE_QDISC_NETTUNE;
@@ -191,7 +191,7 @@ static int sync_queue(struct sync *s, unsigned tc)
 
                 if (!want)
                         return 0;       /* not ours and not needed: left alone */
-                return errbuf_set(s->e, EBUSY, NULL, "queue %u: band %u of nettune's ets qdisc holds the qdisc '%s' "
+                return errbuf_set(s->e, EOPNOTSUPP, NULL, "queue %u: band %u of nettune's ets qdisc holds the qdisc '%s' "
                                   "that nettune did not create; nothing was changed", tc, QDISC_ETS_BANDS - 1 - tc,
                                   qdisc_tree_name(&s->tree.child[tc], name, sizeof(name)));
         }
@@ -206,14 +206,13 @@ static int sync_queue(struct sync *s, unsigned tc)
                 return 0;
         if (!want) {
                 nlh = tc_nl_request(s->nl, TC_NL_DEL, s->t->ifindex, QDISC_BAND_CLASS(tc), QDISC_RED_HANDLE(tc));
-                snprintf(what, sizeof(what), "delete qdisc red %x: of queue %u", QDISC_RED_MAJOR(tc), tc);
+                snprintf(what, sizeof(what), "delete the red qdisc of queue %u", tc);
         } else {
                 nlh = tc_nl_request(s->nl, red ? TC_NL_CHANGE : TC_NL_REPLACE, s->t->ifindex, QDISC_BAND_CLASS(tc),
                                     QDISC_RED_HANDLE(tc));
                 if (tc_nl_put_red(nlh, &p) < 0)
                         return errbuf_set(s->e, EMSGSIZE, NULL, "red request too large");
-                snprintf(what, sizeof(what), "%s qdisc red %x: of queue %u", red ? "change" : "add",
-                         QDISC_RED_MAJOR(tc), tc);
+                snprintf(what, sizeof(what), "%s the red qdisc of queue %u", red ? "change" : "add", tc);
         }
         return send_req(s, nlh, what);
 }
@@ -257,7 +256,53 @@ static int sync_open(struct sync *s, struct target *t, const struct state *d, ui
         return open_read(t, &s->nl, &s->tree, e);
 }
 
-static int sync_target(struct target *t, const struct state *d, uint32_t fields, bool dry, struct errbuf *e)
+static int delete_tree(struct sync *s)
+{
+        struct nlmsghdr *nlh;
+
+        if (s->tree.root != STATE_QDISC_NETTUNE || s->dry)
+                return 0;
+        nlh = tc_nl_request(s->nl, TC_NL_DEL, s->t->ifindex, s->tree.parent, QDISC_ETS_HANDLE);
+        return send_req(s, nlh, "delete nettune's ets qdisc");
+}
+
+/*
+ * A snapshot (state.qdisc set) is put back as it says: the default (our tree goes)
+ * or our own tree. A foreign qdisc nettune replaced cannot be recreated: a restore
+ * removes our tree and fails naming it; an apply of such a snapshot (rollback to an
+ * earlier revision) fails before it changes anything. A policy (state.qdisc
+ * unknown) is synced.
+ */
+static int put_back(struct sync *s, bool restoring)
+{
+        const struct state *d = s->d;
+        struct tc_qdisc was = { .handle = d->qdisc.handle };
+        char name[48];
+        int r = 0;
+
+        switch (d->qdisc.root) {
+        case STATE_QDISC_DEFAULT:
+                return delete_tree(s);
+        case STATE_QDISC_FOREIGN:
+                snprintf(was.kind, sizeof(was.kind), "%s", d->qdisc.kind);
+                qdisc_tree_name(&was, name, sizeof(name));
+                if (!restoring)
+                        return errbuf_set(s->e, EOPNOTSUPP, NULL, "the state to return to had the qdisc '%s' that "
+                                          "nettune replaced, and nettune cannot recreate it; nothing was changed",
+                                          name);
+                r = delete_tree(s);
+                if (r < 0)
+                        return r;
+                return errbuf_set(s->e, EOPNOTSUPP, NULL, "the qdisc '%s' that nettune replaced cannot be put back: "
+                                  "nettune's tree was removed and the kernel's default qdisc is there now; recreate "
+                                  "'%s' by hand", name, name);
+        default:
+                return sync_run(s);
+        }
+}
+
+static int put(struct target *t, const struct state *d, uint32_t fields, bool dry, bool restoring,
+               struct errbuf *e)
 {
         _cleanup_free_ struct sync *s = malloc(sizeof(*s));
         int r;
@@ -270,67 +315,27 @@ static int sync_target(struct target *t, const struct state *d, uint32_t fields,
         if (r < 0)
                 return r;
         s->dry = dry;
-        r = sync_run(s);
+        if (d->qdisc.root != STATE_QDISC_UNKNOWN)
+                s->replace = false;
+        r = put_back(s, restoring);
         nl_close(s->nl);
         return r < 0 ? where(t, e, r) : 0;
 }
 
+/* apply: a policy, or a snapshot when the transaction rolls back to an earlier revision. */
 static int qdisc_apply(struct target *t, const struct state *desired, uint32_t fields, struct errbuf *e)
 {
-        return sync_target(t, desired, fields, false, e);
-}
-
-int qdisc_driver_check(struct target *t, const struct state *desired, uint32_t fields, struct errbuf *e)
-{
-        return sync_target(t, desired, fields, true, e);
-}
-
-/* ---- restore ---- */
-
-static int delete_tree(struct sync *s)
-{
-        struct nlmsghdr *nlh;
-
-        if (s->tree.root != STATE_QDISC_NETTUNE)
-                return 0;
-        nlh = tc_nl_request(s->nl, TC_NL_DEL, s->t->ifindex, s->tree.parent, QDISC_ETS_HANDLE);
-        return send_req(s, nlh, "delete qdisc ets 4e54:");
+        return put(t, desired, fields, false, false, e);
 }
 
 static int qdisc_restore(struct target *t, const struct state *snapshot, uint32_t fields, struct errbuf *e)
 {
-        _cleanup_free_ struct sync *s = malloc(sizeof(*s));
-        struct tc_qdisc was = { .handle = snapshot->qdisc.handle };
-        char name[48];
-        int r;
+        return put(t, snapshot, fields, false, true, e);
+}
 
-        if (!s)
-                return errbuf_set(e, ENOMEM, NULL, "out of memory");
-        if (!(fields & QDISC_FIELDS & snapshot->present))
-                return 0;
-        r = sync_open(s, t, snapshot, fields, e);
-        if (r < 0)
-                return r;
-        s->replace = false;
-        switch (snapshot->qdisc.root) {
-        case STATE_QDISC_DEFAULT:
-                r = delete_tree(s);
-                break;
-        case STATE_QDISC_FOREIGN:
-                r = delete_tree(s);
-                snprintf(was.kind, sizeof(was.kind), "%s", snapshot->qdisc.kind);
-                qdisc_tree_name(&was, name, sizeof(name));
-                if (r >= 0)
-                        r = errbuf_set(e, EOPNOTSUPP, NULL, "the qdisc '%s' that nettune replaced cannot be put back: "
-                                       "nettune's tree was removed and the kernel's default qdisc is there now; "
-                                       "recreate '%s' by hand", name, name);
-                break;
-        default:
-                r = sync_run(s);
-                break;
-        }
-        nl_close(s->nl);
-        return r < 0 ? where(t, e, r) : 0;
+int qdisc_driver_check(struct target *t, const struct state *desired, uint32_t fields, struct errbuf *e)
+{
+        return put(t, desired, fields, true, false, e);
 }
 
 /* ---- statistics ---- */
