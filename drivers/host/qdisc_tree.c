@@ -8,22 +8,20 @@ static bool is_ours_root(const struct tc_qdisc *q)
                q->ets.nbands == QDISC_ETS_BANDS;
 }
 
-struct read_ctx {
-        struct qdisc_tree *t;
-        bool parent_qdisc;                      /* the qdisc owning the attach class was seen */
-};
-
-static int read_cb(const struct tc_qdisc *q, void *data)
+void qdisc_tree_init(struct qdisc_tree *t, uint32_t parent)
 {
-        struct read_ctx *c = data;
-        struct qdisc_tree *t = c->t;
+        memset(t, 0, sizeof(*t));
+        t->parent = parent;
+}
 
+void qdisc_tree_add(struct qdisc_tree *t, const struct tc_qdisc *q)
+{
         if (t->parent != TC_H_ROOT && q->handle && q->handle == TC_H_MAJ(t->parent))
-                c->parent_qdisc = true;
+                t->has_parent_qdisc = true;
         if (q->parent == t->parent && !t->has_top) {
                 t->top = *q;
                 t->has_top = true;
-                return 0;
+                return;
         }
         if (TC_H_MAJ(q->parent) == QDISC_ETS_HANDLE && TC_H_MIN(q->parent) >= 1 &&
             TC_H_MIN(q->parent) <= QDISC_ETS_BANDS) {
@@ -32,25 +30,16 @@ static int read_cb(const struct tc_qdisc *q, void *data)
                 t->child[tc] = *q;
                 t->has_child[tc] = true;
         }
-        return 0;
 }
 
-int qdisc_tree_read(struct nl *nl, int ifindex, uint32_t parent, struct qdisc_tree *ret, struct errbuf *e)
+int qdisc_tree_finish(struct qdisc_tree *t, struct errbuf *e)
 {
-        struct qdisc_tree *t = ret;
-        struct read_ctx c = { .t = t };
         char p[16];
-        int r;
 
-        memset(t, 0, sizeof(*t));
-        t->parent = parent;
-        r = tc_nl_dump(nl, ifindex, read_cb, &c, e);
-        if (r < 0)
-                return r;
-        if (parent != TC_H_ROOT && !c.parent_qdisc)
+        if (t->parent != TC_H_ROOT && !t->has_parent_qdisc)
                 return errbuf_set(e, ENOENT, NULL, "the class %s where nettune attaches its qdiscs (agent "
-                                  "configuration qdisc.parent) has no qdisc %x: on this interface",
-                                  tc_nl_handle_str(parent, p, sizeof(p)), TC_H_MAJ(parent) >> 16);
+                                  "configuration qdisc_parents) has no qdisc %x: on this interface",
+                                  tc_nl_handle_str(t->parent, p, sizeof(p)), TC_H_MAJ(t->parent) >> 16);
         if (!t->has_top || t->top.handle == 0)
                 t->root = STATE_QDISC_DEFAULT;
         else if (is_ours_root(&t->top))
@@ -60,6 +49,21 @@ int qdisc_tree_read(struct nl *nl, int ifindex, uint32_t parent, struct qdisc_tr
         if (t->root != STATE_QDISC_NETTUNE)
                 memset(t->has_child, 0, sizeof(t->has_child));
         return 0;
+}
+
+static int read_cb(const struct tc_qdisc *q, void *data)
+{
+        qdisc_tree_add(data, q);
+        return 0;
+}
+
+int qdisc_tree_read(struct nl *nl, int ifindex, uint32_t parent, struct qdisc_tree *ret, struct errbuf *e)
+{
+        int r;
+
+        qdisc_tree_init(ret, parent);
+        r = tc_nl_dump(nl, ifindex, read_cb, ret, e);
+        return r < 0 ? r : qdisc_tree_finish(ret, e);
 }
 
 const struct tc_qdisc *qdisc_tree_red(const struct qdisc_tree *t, unsigned tc)

@@ -45,6 +45,7 @@
 /* What sits at the attach point and under our bands. */
 struct qdisc_tree {
         uint32_t parent;                        /* the attach point */
+        bool has_parent_qdisc;                  /* a class attach point: its qdisc was seen */
         uint8_t root;                           /* enum state_qdisc_root */
         bool has_top;
         struct tc_qdisc top;                    /* the qdisc at the attach point */
@@ -54,6 +55,11 @@ struct qdisc_tree {
 
 /* Dump the interface's qdiscs and classify them. -ENOENT when parent is a class of a qdisc that is not there. */
 int qdisc_tree_read(struct nl *nl, int ifindex, uint32_t parent, struct qdisc_tree *ret, struct errbuf *e);
+
+/* The same in steps (tests, fuzzing): init, add every qdisc of the interface, finish. */
+void qdisc_tree_init(struct qdisc_tree *t, uint32_t parent);
+void qdisc_tree_add(struct qdisc_tree *t, const struct tc_qdisc *q);
+int qdisc_tree_finish(struct qdisc_tree *t, struct errbuf *e);
 
 /* A child of one of our bands that is not our red (foreign); false for an empty band. */
 bool qdisc_tree_foreign_child(const struct qdisc_tree *t, unsigned tc);

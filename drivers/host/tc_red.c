@@ -69,11 +69,12 @@ int tc_red_eval_idle_damping(int wlog, uint32_t avpkt, uint64_t rate_Bps, uint8_
         return clog;
 }
 
+/* tc's p * 2^32 truncated; 100% (2^32 does not fit) is the largest u32. */
 uint32_t tc_red_max_p(unsigned pct)
 {
         if (pct >= 100)
                 return UINT32_MAX;
-        return (uint32_t)llround((double)pct * 4294967296.0 / 100.0);
+        return (uint32_t)((double)pct / 100.0 * 4294967296.0);
 }
 
 unsigned tc_red_pct(uint32_t max_p)
@@ -99,10 +100,13 @@ int tc_red_eval(uint32_t min_bytes, uint32_t max_bytes, unsigned pct, bool ecn, 
         if ((double)burst + 1 - (double)min_bytes / TC_RED_AVPKT < 1.0)
                 burst = min_bytes / TC_RED_AVPKT + 1;
         wlog = tc_red_eval_ewma(min_bytes, burst, TC_RED_AVPKT);
-        if (wlog < 0 || fls32(max_bytes) + wlog >= 32)
+        if (wlog < 0)
+                wlog = 1;       /* min below one average packet: no burst converges, follow the queue */
+        if (fls32(max_bytes) + wlog >= 32)
                 wlog = 31 - fls32(max_bytes);
         plog = tc_red_eval_p(min_bytes, max_bytes > min_bytes ? max_bytes : min_bytes + 1, pct / 100.0);
-        clog = tc_red_eval_idle_damping(wlog, TC_RED_AVPKT, rate_Bps, p.stab);
+        while ((clog = tc_red_eval_idle_damping(wlog, TC_RED_AVPKT, rate_Bps, p.stab)) < 0 && wlog > 1)
+                wlog--;
         if (clog < 0)
                 return -EINVAL;
         p.wlog = (uint8_t)wlog;

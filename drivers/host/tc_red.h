@@ -7,10 +7,13 @@
  *   avpkt      1000 bytes (the value tc-red(8) recommends)
  *   burst      (2 * min + max) / (3 * avpkt), tc's default, raised to min / avpkt + 1
  *              where tc's default is too small (tc then fails and suggests that value)
- *   Wlog       tc_red_eval_ewma(min, burst, avpkt), lowered until the kernel accepts
- *              it: fls(max) + Wlog < 32 (include/net/red.h red_check_params)
+ *   Wlog       tc_red_eval_ewma(min, burst, avpkt) (1 when min is below one avpkt: then
+ *              no burst converges and tc fails), lowered until the kernel accepts it:
+ *              fls(max) + Wlog < 32 (include/net/red.h red_check_params), and until the
+ *              idle damping table can be computed
  *   Plog       tc_red_eval_P(min, max, p); informational, the kernel uses max_P
- *   max_P      p * 2^32, 100% = 0xffffffff (tc's double-to-u32 of 2^32 is undefined)
+ *   max_P      p * 2^32 truncated as tc does; 100% = 0xffffffff (tc's double-to-u32 of
+ *              2^32 is undefined, x86 gives 0 and the kernel then derives max_P from Plog)
  *   Scell_log  tc_red_eval_idle_damping(Wlog, avpkt, rate, stab), psched ticks of 64 ns
  *              (/proc/net/psched of every kernel since 2.6.3x); a transmit time below one
  *              tick counts as one (tc would divide by zero)
@@ -54,6 +57,7 @@ int tc_red_eval_ewma(uint32_t qmin, uint32_t burst, uint32_t avpkt);
 int tc_red_eval_p(uint32_t qmin, uint32_t qmax, double prob);
 int tc_red_eval_idle_damping(int wlog, uint32_t avpkt, uint64_t rate_Bps, uint8_t *stab);
 
-/* pct <-> max_P: 100% is 0xffffffff; tc_red_pct rounds to the nearest percent. */
+/* pct <-> max_P: 100% is 0xffffffff; tc_red_pct rounds to the nearest percent, so it gives
+ * back every pct that tc_red_max_p encoded (they lie 1% = 42949672 apart). */
 uint32_t tc_red_max_p(unsigned pct);
 unsigned tc_red_pct(uint32_t max_p);

@@ -141,6 +141,13 @@ static void test_ecn(void)
         expect(&d, "ecn.queue3.enabled", "true", "false");
         diff_done(&d);
 
+        /* Marking off and a queue the target does not describe are the same. */
+        live.ecn.queues = 0;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 0);
+        diff_done(&d);
+        live.ecn.queues = 1u << 3;
+
         /* The queue list is exact: a queue the target describes and the policy does not is removed. */
         want.ecn.queues = 1u << 3;
         want.ecn.q[3] = live.ecn.q[3];
