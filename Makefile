@@ -68,11 +68,11 @@ CTL_LIB_OBJS   := $(call obj,$(filter-out controller/main.c,$(CTL_SRCS)))
 # Controller objects other than main.c and its subcommands, for the controller's unit tests.
 CTL_LIB_OBJS := $(call obj,$(filter-out controller/main.c controller/cmd_%.c,$(CTL_SRCS)))
 
-.PHONY: all check demo demo-clean bench fuzz fuzz-build install uninstall clean deps help test-bins
+.PHONY: all check demo demo-vm demo-clean bench fuzz fuzz-build install uninstall clean deps help test-bins
 all: $(AGENT) $(CTL)
 
 help:
-	@echo "targets: all check demo demo-clean bench fuzz install clean deps"
+	@echo "targets: all check demo demo-vm demo-clean bench fuzz install clean deps"
 	@echo "vars:    SANITIZE=address,undefined WERROR=1 V=1 PREFIX=$(PREFIX) DESTDIR="
 
 # Rebuild everything when the compiler flags change.
@@ -154,6 +154,10 @@ deps:
 
 demo: deps-check all $(SIM)
 	$(Q)BUILD=$(BUILD) examples/demo/run.sh
+
+# The ECN story in the VM lab's Debian guest (for kernels without sch_ets/sch_red).
+demo-vm: deps-check all
+	$(Q)BUILD=$(BUILD) examples/demo/ecn-vm.sh
 
 demo-clean:
 	$(Q)examples/demo/run.sh --clean

@@ -14,7 +14,7 @@ top=$(cd "$here/../.." && pwd)
 case $cache in /*) ;; *) echo "build-guest.sh: CACHE '$cache' must be an absolute path" >&2; exit 2 ;; esac
 skip() { echo "SKIP: $*"; exit 77; }
 
-for c in busybox cpio zstd modprobe depmod dpkg apt-get apt-cache ldd openssl; do
+for c in busybox cpio zstd modprobe depmod dpkg apt-get apt-cache ldd openssl curl; do
         command -v "$c" >/dev/null 2>&1 || skip "'$c' is not installed (make deps)"
 done
 busybox=$(command -v busybox)
@@ -78,36 +78,22 @@ copy_with_libs /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so \
 copy_with_libs "$agent" /usr/bin/nettune-agent
 copy_with_libs /usr/bin/iperf3 /usr/bin/iperf3
 [ -z "$ctl" ] || copy_with_libs "$ctl" /usr/bin/nettunectl
+copy_with_libs "$(command -v curl)" /usr/bin/curl
 ! command -v strace >/dev/null 2>&1 || copy_with_libs "$(command -v strace)" /usr/bin/strace
 cp /etc/libibverbs.d/rxe.driver "$root/etc/libibverbs.d/"
 [ -e "$root/lib64/ld-linux-x86-64.so.2" ] || { mkdir -p "$root/lib64"; cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"; }
 cp "$here/init" "$root/init"
-cp "$here/guest.sh" "$here/ecn-lab.sh" "$root/"
-chmod 0755 "$root/init" "$root/guest.sh" "$root/ecn-lab.sh"
+cp "$here/guest.sh" "$here/ecn-lab.sh" "$here/qdisc-cases.sh" "$root/"
+chmod 0755 "$root/init" "$root/guest.sh" "$root/ecn-lab.sh" "$root/qdisc-cases.sh"
 cp "$top"/examples/policies/lab-switch-ecn-*.json "$root/lab/policies/"
 echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
 printf '127.0.0.1 localhost\n' > "$root/etc/hosts"
 
-# The ECN lab's PKI: one CA, the switch agents' server certificate (SAN: their
-# management addresses), the controller's client certificate. EC P-256, 2 days.
-pki=$root/lab/pki
-mkdir -p "$pki"
-(
-        cd "$pki"
-        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-                -subj /CN=nettune-vmlab-ca -keyout ca.key -out ca.crt
-        for who in agent controller; do
-                openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-                        -subj "/CN=$who" -keyout $who.key -out $who.csr
-        done
-        printf 'subjectAltName=IP:10.9.0.11,IP:10.9.0.12\nextendedKeyUsage=serverAuth\n' > agent.ext
-        printf 'extendedKeyUsage=clientAuth\n' > controller.ext
-        for who in agent controller; do
-                openssl x509 -req -in $who.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
-                        -extfile $who.ext -out $who.crt
-        done
-        rm -f ./*.csr ./*.ext ca.key ca.srl
-) >"$cache/pki.log" 2>&1 || { echo "build-guest.sh: cannot make the lab's certificates (see $cache/pki.log)" >&2; exit 1; }
+# The ECN lab's PKI (tests/lib/certs.sh): one CA, the switch agent's server certificate
+# (SAN: its management address), the controller's client certificate.
+. "$top/tests/lib/certs.sh"
+make_certs "$root/lab/pki" 10.9.0.11 >"$cache/pki.log" 2>&1 ||
+        { echo "build-guest.sh: cannot make the lab's certificates (see $cache/pki.log)" >&2; exit 1; }
 
 (cd "$root" && find . -print0 | cpio --null -o -H newc 2>/dev/null | zstd -3 -q -f -o "$cache/initramfs.cpio.zst")
 echo "$vmlinuz $cache/initramfs.cpio.zst"

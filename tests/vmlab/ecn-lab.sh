@@ -26,9 +26,14 @@
 # (qdisc_parents) to attach under the htb class and never touches it.
 # Prints "VMLAB-RESULT PASS|FAIL name[: why]", "VMLAB-INFO text" and the story's
 # figures as "ECNLAB-FIGURE name value" lines.
-IP=/usr/bin/ip TC=/usr/sbin/tc AGENT=/usr/bin/nettune-agent CTL=/usr/bin/nettunectl
-W=/tmp/ecn
-POL=/lab/policies
+#
+# Natively (a host kernel with sch_ets and sch_red; examples/demo/ecn-story.sh) the same
+# script runs with ECNLAB_AGENT, ECNLAB_CTL, ECNLAB_PKI, ECNLAB_POLICIES, ECNLAB_DIR, a
+# namespace prefix ECNLAB_NS_PREFIX and the controller in its own namespace ECNLAB_CTL_NS.
+IP=/usr/bin/ip TC=/usr/sbin/tc
+AGENT=${ECNLAB_AGENT:-/usr/bin/nettune-agent} CTL=${ECNLAB_CTL:-/usr/bin/nettunectl}
+PKI=${ECNLAB_PKI:-/lab/pki} POL=${ECNLAB_POLICIES:-/lab/policies} W=${ECNLAB_DIR:-/tmp/ecn}
+PFX=${ECNLAB_NS_PREFIX:-} CTLNS=${ECNLAB_CTL_NS:-}
 RATE=${ECNLAB_RATE:-20mbit} BURST=${ECNLAB_BURST:-25k} DELAY=${ECNLAB_DELAY:-60ms} MTU=${ECNLAB_MTU:-1500} SECS=${ECNLAB_SECS:-8}
 FLOWS=${ECNLAB_FLOWS:-2} CC=${ECNLAB_CC:-cubic}
 RX=10.5.0.2 REF=10.6.0.2
@@ -37,23 +42,25 @@ res() { echo "VMLAB-RESULT $*"; }
 info() { echo "VMLAB-INFO $*"; }
 say() { echo "VMLAB-INFO"; echo "VMLAB-INFO == $*"; }
 figure() { echo "ECNLAB-FIGURE $1 $2"; }
-ns() { n=$1; shift; $IP netns exec "$n" "$@"; }
+ns() { n=$1; shift; $IP netns exec "$PFX$n" "$@"; }
+in_ctl() { if [ -n "$CTLNS" ]; then ns "$CTLNS" "$@"; else "$@"; fi; }
+listening() { ns "$1" ss -ltn 2>/dev/null || ns "$1" netstat -ltn 2>/dev/null; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "0" }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
-ctl() { $CTL --inventory $W/inventory.json --db $W/ctl.db "$@"; }
+ctl() { in_ctl $CTL --inventory $W/inventory.json --db $W/ctl.db "$@"; }
 agent() { ns leaf1 $AGENT --config $W/leaf1/agent.json "$@"; }
 
 link() {        # link NS_A IF_A NS_B IF_B: a veth pair with the fabric's jumbo MTU
-        $IP link add name "$2" netns "$1" mtu $MTU type veth peer name "$4" netns "$3" mtu $MTU || return 1
+        $IP link add name "$2" netns "$PFX$1" mtu $MTU type veth peer name "$4" netns "$PFX$3" mtu $MTU || return 1
         ns "$1" $IP link set "$2" up && ns "$3" $IP link set "$4" up
 }
 
 sysctl_ns() { ns "$1" sh -c "echo $3 > /proc/sys/net/$2"; }
 
 setup() {
-        for n in $HOSTS leaf1 rx ref; do
-                $IP netns add $n && ns $n $IP link set lo up || return 1
+        for n in $HOSTS leaf1 rx ref $CTLNS; do
+                $IP netns add "$PFX$n" && ns $n $IP link set lo up || return 1
         done
         for i in $(seq $FLOWS); do
                 link h$i eth0 leaf1 swp$i || return 1
@@ -68,9 +75,9 @@ setup() {
         ns rx $IP route add 10.1.0.0/16 via 10.5.0.1 && ns ref $IP route add 10.1.0.0/16 via 10.6.0.1 || return 1
         sysctl_ns leaf1 ipv4/ip_forward 1
         sysctl_ns leaf1 ipv4/tcp_ecn 1          # the agent's TCP probe crosses the bottleneck too
-        # Management: the controller in the root namespace reaches the agent on mgmt0.
-        $IP link add name mgmt-leaf1 type veth peer name mgmt0 netns leaf1 || return 1
-        $IP addr add 10.9.0.1/24 dev mgmt-leaf1 && $IP link set mgmt-leaf1 up || return 1
+        # Management: the controller (root namespace of the guest, or its own) reaches the agent on mgmt0.
+        in_ctl $IP link add name mgmt-leaf1 type veth peer name mgmt0 netns "${PFX}leaf1" || return 1
+        in_ctl $IP addr add 10.9.0.1/24 dev mgmt-leaf1 && in_ctl $IP link set mgmt-leaf1 up || return 1
         ns leaf1 $IP addr add 10.9.0.11/24 dev mgmt0 && ns leaf1 $IP link set mgmt0 up || return 1
         # The lab's line rate and delay: htb on swp5 and ref0 (nettune attaches under swp5's
         # class 1:1), netem on the receivers. burst: 10 ms of the rate: a late timer on a busy
@@ -97,7 +104,7 @@ start_servers() {
         cat > $W/leaf1/agent.json <<EOF
 { "role": "switch",
   "listen": "10.9.0.11:7440",
-  "tls": { "cert": "/lab/pki/agent.crt", "key": "/lab/pki/agent.key", "client_ca": "/lab/pki/ca.crt" },
+  "tls": { "cert": "$PKI/agent.crt", "key": "$PKI/agent.key", "client_ca": "$PKI/ca.crt" },
   "state_dir": "$W/leaf1/state",
   "probe": { "listen": "10.9.0.11:18515" },
   "drift": { "interval_s": 0 },
@@ -105,15 +112,14 @@ start_servers() {
   "qdisc_parents": { "swp5": "1:1" } }
 EOF
         cat > $W/inventory.json <<EOF
-{ "tls": { "ca": "/lab/pki/ca.crt", "cert": "/lab/pki/controller.crt", "key": "/lab/pki/controller.key" },
+{ "tls": { "ca": "$PKI/ca.crt", "cert": "$PKI/controller.crt", "key": "$PKI/controller.key" },
   "nodes": [ { "name": "leaf1", "url": "https://10.9.0.11:7440", "labels": { "role": "switch", "rack": "r1" } } ] }
 EOF
         ns leaf1 $AGENT serve --config $W/leaf1/agent.json > $W/leaf1/agent.log 2>&1 &
         PIDS="$PIDS $!"
         for i in $(seq 50); do
-                ns leaf1 netstat -ltn 2>/dev/null | grep -q '10.9.0.11:7440' &&
-                        ns rx netstat -ltn 2>/dev/null | grep -q "$RX:18515" &&
-                        [ "$(ns ref netstat -ltn 2>/dev/null | grep -c ':52[0-9][0-9] ')" = $FLOWS ] && return 0
+                listening leaf1 | grep -q '10.9.0.11:7440' && listening rx | grep -q "$RX:18515" &&
+                        [ "$(listening ref | grep -c ':52[0-9][0-9] ')" = $FLOWS ] && return 0
                 sleep 0.2
         done
         return 1
@@ -186,6 +192,12 @@ story() {
         m1=$(marked)
         info "too-low thresholds: $got Mbit/s, the ceiling $ceil: $r; queue 0 of swp5 marked ${m0:-?} -> ${m1:-?}"
         figure too_low_marks $(( ${m1:-0} - ${m0:-0} ))
+        metric=$(in_ctl curl -s --max-time 20 --cacert $PKI/ca.crt --cert $PKI/controller.crt \
+                --key $PKI/controller.key https://10.9.0.11:7440/metrics |
+                sed -n 's/^nettune_queue_ecn_marked_total{interface="swp5",queue="0"} //p')
+        info "leaf1's /metrics: nettune_queue_ecn_marked_total{interface=\"swp5\",queue=\"0\"} ${metric:-missing}"
+        [ "${metric:-0}" -ge "${m1:-1}" ] 2>/dev/null && res "PASS ecn-marks-in-metrics" ||
+                res "FAIL ecn-marks-in-metrics: /metrics says '${metric:-nothing}', the agent's state said ${m1:-nothing}"
         le "$r" 0.70 && res "PASS ecn-too-low-costs-goodput" ||
                 res "FAIL ecn-too-low-costs-goodput: $got Mbit/s is $r of the ceiling $ceil (expected <= 0.70)"
         [ "${m1:-0}" -gt $(( ${m0:-0} + 50 )) ] && res "PASS ecn-marks-climb" ||
@@ -225,8 +237,8 @@ story() {
 # Stop what the lab started (by PID): the servers hold the console's pipe otherwise.
 cleanup() {
         for p in $PIDS; do kill $p 2>/dev/null; done
-        for n in $HOSTS leaf1 rx ref; do $IP netns del $n 2>/dev/null; done
-        $IP link del mgmt-leaf1 2>/dev/null
+        for n in $HOSTS leaf1 rx ref $CTLNS; do $IP netns del "$PFX$n" 2>/dev/null; done
+        [ -n "$CTLNS" ] || $IP link del mgmt-leaf1 2>/dev/null
 }
 
 # ECNLAB_LIB=1: only define the functions (sourced by experiments).

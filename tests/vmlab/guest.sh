@@ -137,6 +137,9 @@ rdma_cases() {
         kill $server 2>/dev/null
 }
 
-# VMLAB_CASES (kernel command line): "rdma" (Soft-RoCE verbs), "ecn" (the ECN story, ecn-lab.sh).
-case " ${VMLAB_CASES:-rdma ecn} " in *" rdma "*) rdma_cases ;; esac
-case " ${VMLAB_CASES:-rdma ecn} " in *" ecn "*) sh /ecn-lab.sh ;; esac
+# VMLAB_CASES (kernel command line): "rdma" (Soft-RoCE verbs), "qdisc" (the qdisc driver
+# against this kernel, qdisc-cases.sh), "ecn" (the ECN story, ecn-lab.sh).
+cases=" ${VMLAB_CASES:-rdma qdisc ecn} "
+case $cases in *" rdma "*) rdma_cases ;; esac
+case $cases in *" qdisc "*) sh /qdisc-cases.sh ;; esac
+case $cases in *" ecn "*) sh /ecn-lab.sh ;; esac
