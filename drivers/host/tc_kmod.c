@@ -2,6 +2,7 @@
 /* Kernel support for a qdisc kind, read-only: sysfs, modules.builtin/.dep, config.gz (see tc_kmod.h). */
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,10 +16,14 @@
 #define CACHE_MAX 8
 #define LINE_MAX_ 4096
 
+struct kmod_why {
+        char buf[1024];
+};
+
 struct cached {
         char key[512];
         enum tc_kmod_answer answer;
-        char why[1024];
+        struct kmod_why why;
 };
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -94,49 +99,55 @@ static bool is_dir(const char *path)
 
 static bool modules_disabled(const char *proc)
 {
-        char path[512], c = '0';
-        FILE *f;
+        char path[512];
+        _cleanup_fclose_ FILE *f = NULL;
 
         snprintf(path, sizeof(path), "%s/sys/kernel/modules_disabled", proc);
         f = fopen(path, "re");
-        if (f) {
-                c = (char)fgetc(f);
-                fclose(f);
-        }
-        return c == '1';
+        return f && fgetc(f) == '1';
+}
+
+_printf_(3, 4)
+static enum tc_kmod_answer said(enum tc_kmod_answer a, struct kmod_why *w, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(w->buf, sizeof(w->buf), fmt, ap);
+        va_end(ap);
+        return a;
 }
 
 static enum tc_kmod_answer answer(const char *sys, const char *proc, const char *mods, const char *rel,
-                                  const char *module, const char *config, char *why, size_t size)
+                                  const char *module, const char *config, struct kmod_why *w)
 {
         char path[512];
         int builtin, dep, cfg;
 
         snprintf(path, sizeof(path), "%s/module/%s", sys, module);
         if (is_dir(path))
-                return snprintf(why, size, "%s is loaded (%s)", module, path), TC_KMOD_PRESENT;
+                return said(TC_KMOD_PRESENT, w, "%s is loaded (%s)", module, path);
         snprintf(path, sizeof(path), "%s/%s/modules.builtin", mods, rel);
         builtin = list_names(path, module, false);
         if (builtin > 0)
-                return snprintf(why, size, "%s is built in (%s)", module, path), TC_KMOD_PRESENT;
+                return said(TC_KMOD_PRESENT, w, "%s is built in (%s)", module, path);
         snprintf(path, sizeof(path), "%s/%s/modules.dep", mods, rel);
         dep = modules_disabled(proc) ? 0 : list_names(path, module, true);
         if (dep > 0)
-                return snprintf(why, size, "%s can be loaded (%s)", module, path), TC_KMOD_PRESENT;
+                return said(TC_KMOD_PRESENT, w, "%s can be loaded (%s)", module, path);
         snprintf(path, sizeof(path), "%s/config.gz", proc);
         cfg = config_value(path, config);
         if (cfg == 'y')
-                return snprintf(why, size, "%s=y (%s)", config, path), TC_KMOD_PRESENT;
+                return said(TC_KMOD_PRESENT, w, "%s=y (%s)", config, path);
         if (cfg == 'm')
-                return snprintf(why, size, "%s=m (%s) but no loadable %s.ko under %s/%s", config, path, module,
-                                mods, rel), TC_KMOD_ABSENT;
+                return said(TC_KMOD_ABSENT, w, "%s=m (%s) but no loadable %s.ko under %s/%s", config, path,
+                            module, mods, rel);
         if (cfg == 'n')
-                return snprintf(why, size, "%s is not set (%s)", config, path), TC_KMOD_ABSENT;
+                return said(TC_KMOD_ABSENT, w, "%s is not set (%s)", config, path);
         if (builtin == 0 || dep == 0)
-                return snprintf(why, size, "no %s.ko under %s/%s and it is not loaded", module, mods, rel),
-                       TC_KMOD_ABSENT;
-        snprintf(why, size, "cannot tell: no %s/module/%s, no %s/%s, no %s/config.gz", sys, module, mods, rel, proc);
-        return TC_KMOD_UNKNOWN;
+                return said(TC_KMOD_ABSENT, w, "no %s.ko under %s/%s and it is not loaded", module, mods, rel);
+        return said(TC_KMOD_UNKNOWN, w, "cannot tell: no %s/module/%s, no %s/%s, no %s/config.gz", sys, module,
+                    mods, rel, proc);
 }
 
 enum tc_kmod_answer tc_kmod_have(const struct tc_kmod_roots *roots, const char *module, const char *config,
@@ -145,15 +156,15 @@ enum tc_kmod_answer tc_kmod_have(const struct tc_kmod_roots *roots, const char *
         const struct tc_kmod_roots none = { 0 };
         struct utsname u;
         const char *rel;
-        char key[512], buf[1024];
+        struct kmod_why w;
+        char key[512];
         enum tc_kmod_answer a;
 
         if (!roots)
                 roots = &none;
         rel = roots->release;
-        if (!rel) {
+        if (!rel)
                 rel = uname(&u) == 0 ? u.release : "unknown";
-        }
         snprintf(key, sizeof(key), "%s|%s|%s|%s|%s", roots->sys ? roots->sys : "/sys",
                  roots->proc ? roots->proc : "/proc", roots->modules ? roots->modules : "/lib/modules", rel, module);
         pthread_mutex_lock(&cache_lock);
@@ -161,21 +172,21 @@ enum tc_kmod_answer tc_kmod_have(const struct tc_kmod_roots *roots, const char *
                 if (streq(cache[i].key, key)) {
                         a = cache[i].answer;
                         if (why)
-                                snprintf(why, why_size, "%s", cache[i].why);
+                                snprintf(why, why_size, "%s", cache[i].why.buf);
                         pthread_mutex_unlock(&cache_lock);
                         return a;
                 }
         pthread_mutex_unlock(&cache_lock);
         a = answer(roots->sys ? roots->sys : "/sys", roots->proc ? roots->proc : "/proc",
-                   roots->modules ? roots->modules : "/lib/modules", rel, module, config, buf, sizeof(buf));
+                   roots->modules ? roots->modules : "/lib/modules", rel, module, config, &w);
         pthread_mutex_lock(&cache_lock);
         if (n_cache < CACHE_MAX) {
                 snprintf(cache[n_cache].key, sizeof(cache[n_cache].key), "%s", key);
-                snprintf(cache[n_cache].why, sizeof(cache[n_cache].why), "%s", buf);
+                cache[n_cache].why = w;
                 cache[n_cache++].answer = a;
         }
         pthread_mutex_unlock(&cache_lock);
         if (why)
-                snprintf(why, why_size, "%s", buf);
+                snprintf(why, why_size, "%s", w.buf);
         return a;
 }
