@@ -322,7 +322,7 @@ static int one_scheduler(const struct target *t, const struct targets_route *rt,
 
 int targets_check(struct target *t, const struct state *desired, struct errbuf *e)
 {
-        struct targets_route rt;
+        struct targets_route rt = { 0 };
         int r = targets_check_caps(t, desired->present, e);
 
         if (r >= 0)

@@ -59,7 +59,6 @@ struct driver_env {
         } qdisc_parents[DRIVER_QDISC_PARENTS_MAX];
 };
 
-
 struct driver_session;                          /* per-driver, per-transaction private data */
 
 struct target {
