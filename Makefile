@@ -14,7 +14,7 @@ WERROR     ?=
 V          ?= 0
 VERSION    := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
-PKGS      := libmnl jansson libcurl libssh2 libmicrohttpd gnutls sqlite3 libibverbs
+PKGS      := libmnl jansson libcurl libssh2 libmicrohttpd gnutls sqlite3 libibverbs zlib
 # Loaded on first use (common/lazylib.h): compiled against, never linked.
 LAZY_PKGS := libssh2
 TEST_PKGS := cunit
@@ -81,7 +81,7 @@ CTL_LIB_OBJS   := $(call obj,$(filter-out controller/main.c,$(CTL_SRCS)))
 # Controller objects other than main.c and its subcommands, for the controller's unit tests.
 CTL_LIB_OBJS := $(call obj,$(filter-out controller/main.c controller/cmd_%.c,$(CTL_SRCS)))
 
-.PHONY: all check check-stressed demo demo-clean bench fuzz fuzz-build install uninstall clean deps help \
+.PHONY: all check check-stressed demo demo-vm demo-clean bench fuzz fuzz-build install uninstall clean deps help \
         test-bins deb
 all: $(AGENT) $(CTL)
 
@@ -94,7 +94,7 @@ FULL_DEPS_GOALS := check check-stressed demo bench deb
 DEPS := $(if $(filter $(FULL_DEPS_GOALS),$(MAKECMDGOALS)),deps-check,deps-build)
 
 help:
-	@echo "targets: all check check-stressed demo demo-clean bench fuzz install uninstall deb clean deps"
+	@echo "targets: all check check-stressed demo demo-vm demo-clean bench fuzz install uninstall deb clean deps"
 	@echo "vars:    SANITIZE=address,undefined WERROR=1 V=1 BUILD=$(BUILD) PREFIX=$(PREFIX) DESTDIR="
 
 # Rebuild everything when the compiler flags change.
@@ -196,6 +196,10 @@ deps:
 
 demo: deps-check all $(SIM)
 	$(Q)BUILD=$(BUILD) examples/demo/run.sh
+
+# The ECN story in the VM lab's Debian guest (for kernels without sch_ets/sch_red).
+demo-vm: deps-check all
+	$(Q)BUILD=$(BUILD) examples/demo/ecn-vm.sh
 
 demo-clean:
 	$(Q)examples/demo/run.sh --clean

@@ -18,6 +18,7 @@
 #include "field.h"
 #include "plan.h"
 #include "policy.h"
+#include "queues.h"
 #include "state_json.h"
 
 #define GLOBS_MAX 64
@@ -111,11 +112,10 @@ static json_t *interface_json(const struct plan_target *pt, struct errbuf *e, in
         *ret_r = k ? counters_read(t->name, t->env->sysfs_root, k, e) : -ENOMEM;
         if (*ret_r < 0)
                 return NULL;
-        o = json_pack("{s:s,s:i,s:s,s:o,s:o,s:o,s:o}", "name", t->name, "ifindex", t->ifindex,
+        o = json_pack("{s:s,s:i,s:s,s:o,s:o,s:o,s:o,s:o}", "name", t->name, "ifindex", t->ifindex,
                       "driver", t->kernel_driver, "state", state_to_json(&pt->live[0]),
-                      "unsupported", fields_json(field_mask_on(FIELD_ON_INTERFACE, STATE_ALL_FIELDS) &
-                                                 ~pt->live[0].present),
-                      "counters", counters_json(k), "cc_params", cc_params_json(t));
+                      "unsupported", fields_json(plan_fields_of(t) & ~pt->live[0].present),
+                      "counters", counters_json(k), "cc_params", cc_params_json(t), "queues", queues_json(t));
         if (!o)
                 *ret_r = -ENOMEM;
         return o;
@@ -139,7 +139,7 @@ static json_t *switch_json(const struct plan_target *pt, const struct errbuf *e,
                 return o;
         }
         json_object_set_new(o, "state", state_units_to_json(pt->live, target_unit_names(t), pt->n_units));
-        json_object_set_new(o, "unsupported", fields_json(field_mask_on(FIELD_ON_SWITCH, STATE_ALL_FIELDS) &
+        json_object_set_new(o, "unsupported", fields_json(plan_fields_of(t) &
                                                           ~(pt->n_units ? pt->live[0].present : 0)));
         return o;
 }
@@ -198,6 +198,7 @@ static void print_interface_text(const json_t *o)
         print_unsupported(json_object_get(o, "unsupported"));
         json_object_foreach((json_t *)json_object_get(o, "cc_params"), key, v)
                 printf("  cc_param %s: %" JSON_INTEGER_FORMAT "\n", key, json_integer_value(v));
+        queues_print(json_object_get(o, "queues"));
         v = json_object_get(o, "counters");
         if (!json_array_size(v))
                 printf("  counters: none\n");

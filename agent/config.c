@@ -2,14 +2,18 @@
 /* The agent configuration file: defaults, validation tables, relative paths. */
 #include <libgen.h>
 #include <limits.h>
+#include <linux/pkt_sched.h>
 
 #include "config.h"
 #include "jsonv.h"
+#include "qdisc_tree.h"
+#include "tc_nl.h"
 
 #define CONFIG_DOC_MAX (1u << 20)
 
 static const char *const drift_names[] = { "report", "enforce", NULL };
 static const char *const dialect_names[] = { "nvue", "sonic", "eos", NULL };
+static const char *const role_names[] = { "host", "switch", NULL };
 
 void config_defaults(struct agent_config *c)
 {
@@ -154,7 +158,70 @@ static int parse_drift(struct jsonv *v, const json_t *j, void *obj)
         return jsonv_object(v, j, drift_fields, obj);
 }
 
+/* "qdisc_parents": { "swp5": "1:1" }: interface glob -> the tc class nettune's ets tree goes under. */
+static bool bad_parent(const char *s, uint32_t *h)
+{
+        if (tc_nl_handle_parse(s, h) < 0)
+                return true;
+        return *h != TC_H_ROOT && !TC_H_MIN(*h);
+}
+
+static bool inside_ours(uint32_t h)
+{
+        uint32_t maj = TC_H_MAJ(h) >> 16;
+
+        return h != TC_H_ROOT && (maj == QDISC_ETS_MAJOR || (maj >= QDISC_RED_MAJOR(0) && maj <= QDISC_RED_MAJOR(7)));
+}
+
+static int parse_parent(struct jsonv *v, const char *glob, const json_t *val, struct driver_qdisc_parent *p)
+{
+        const char *s = json_string_value(val);
+        uint32_t h = TC_H_ROOT;
+        char q[80];
+        int r = jsonv_check_glob(v, "interface glob", glob, sizeof(p->glob) - 1);
+
+        if (r < 0)
+                return r;
+        jsonv_push_key(v, glob);
+        r = jsonv_check_type(v, val, JSONV_STRING);
+        if (r < 0)
+                ;
+        else if (bad_parent(s, &h))
+                r = jsonv_error(v, "parent '%s' is not 'root' or a class 'MAJOR:MINOR' (hexadecimal, 1-ffff each)",
+                                jsonv_quote(s, q, sizeof(q)));
+        else if (inside_ours(h))
+                r = jsonv_error(v, "parent '%s' is inside nettune's own qdisc tree (4e54:, 4e60: to 4e67:)",
+                                jsonv_quote(s, q, sizeof(q)));
+        jsonv_pop(v);
+        if (r < 0)
+                return r;
+        snprintf(p->glob, sizeof(p->glob), "%s", glob);
+        p->parent = h;
+        return 0;
+}
+
+static int parse_qdisc_parents(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct agent_config *c = obj;
+        const char *key;
+        json_t *val;
+
+        if (json_object_size(j) > DRIVER_QDISC_PARENTS_MAX)
+                return jsonv_error(v, "expected at most %d interface globs, found %zu", DRIVER_QDISC_PARENTS_MAX,
+                                   json_object_size(j));
+        c->env.n_qdisc_parents = 0;
+        json_object_foreach((json_t *)j, key, val) {
+                int r = parse_parent(v, key, val, &c->env.qdisc_parents[c->env.n_qdisc_parents]);
+
+                if (r < 0)
+                        return r;
+                c->env.n_qdisc_parents++;
+        }
+        return 0;
+}
+
 static const struct jsonv_field config_fields[] = {
+        JSONV_ENUM("role", struct agent_config, role, role_names, 0),
         CF_STR("listen", listen, check_listen),
         JSONV_CUSTOM("tls", JSONV_OBJECT, 0, parse_tls),
         CF_STR("state_dir", state_dir, NULL),
@@ -168,6 +235,7 @@ static const struct jsonv_field config_fields[] = {
         JSONV_UINT("max_body_bytes", struct agent_config, max_body_bytes, 1024, 64u << 20),
         JSONV_UINT("request_timeout_s", struct agent_config, request_timeout_s, 1, 3600),
         JSONV_CUSTOM("switches", JSONV_ARRAY, 0, parse_switches),
+        JSONV_CUSTOM("qdisc_parents", JSONV_OBJECT, 0, parse_qdisc_parents),
         { 0 },
 };
 
@@ -256,6 +324,7 @@ int config_load(const char *path, struct agent_config *ret, struct errbuf *e)
                 return r;
         jsonv_init(&v, path, e);
         r = jsonv_object(&v, root, config_fields, c);
+        c->env.switch_role = c->role == AGENT_ROLE_SWITCH;
         if (r >= 0)
                 r = config_dir(path, dir, sizeof(dir), e);
         if (r >= 0)

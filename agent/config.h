@@ -22,6 +22,12 @@ enum drift_mode {
         DRIFT_MODE_MAX,
 };
 
+enum agent_role {
+        AGENT_ROLE_HOST,                        /* a GPU node: ecn is a switch field */
+        AGENT_ROLE_SWITCH,                      /* runs on a Linux switch: ecn/ets of its ports through tc qdiscs */
+        AGENT_ROLE_MAX,
+};
+
 struct agent_config {
         char path[CONFIG_PATH_MAX];             /* where it was loaded from, "" = defaults */
         char listen[128];                       /* "0.0.0.0:7440" */
@@ -33,7 +39,8 @@ struct agent_config {
         unsigned probe_runs;                    /* default runs per probe measurement when the policy says none */
         unsigned drift_interval_s;              /* 0 = no periodic drift check */
         enum drift_mode drift_mode;
-        struct driver_env env;                  /* sysfs_root, debugfs_root, settle_ms, flap_wait_ms, rdma_wait_ms */
+        unsigned role;                          /* enum agent_role ("role") */
+        struct driver_env env;                  /* sysfs_root, debugfs_root, settle_ms, flap_wait_ms, rdma_wait_ms, switch_role, qdisc_parents */
         unsigned n_switches;
         struct switch_config switches[CONFIG_SWITCHES_MAX];
         unsigned max_body_bytes;                /* API request body limit (default 1 MiB) */

@@ -3,6 +3,7 @@
 
 #include "counters.h"
 #include "metrics.h"
+#include "queues.h"
 #include "version.h"
 
 static const char *const results[] = { "committed", "rolled_back", "failed", "pending_confirm",
@@ -113,6 +114,7 @@ char *metrics_render(struct journal *j, const struct agent_config *c, char (*ifs
         fprintf(f, "# HELP nettune_pending_confirm transactions waiting for confirmation\n"
                 "# TYPE nettune_pending_confirm gauge\nnettune_pending_confirm %u\n", pending);
         render_counters(f, c, ifs, n_ifs);
+        queues_render_metrics(f, c);
         pthread_mutex_unlock(&render_lock);
         fclose(f);
         return buf;

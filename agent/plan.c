@@ -106,6 +106,8 @@ static const char *mechanism(const struct plan *p, enum target_kind kind, enum s
                 return "DCB";
         if (streq(ops[0]->name, "nic-ecn"))
                 return "NIC ECN (DCQCN) knobs";
+        if (streq(ops[0]->name, "qdisc"))
+                return "the tc qdiscs ets and red (kernel sch_ets, sch_red)";
         return ops[0]->name;
 }
 
@@ -152,9 +154,20 @@ static int refuse_unsupported(const struct plan *p, const struct plan_target *pt
 
 /* ---- building ---- */
 
-static unsigned kind_on(enum target_kind kind)
+/*
+ * The fields a kind of target can carry: an agent in the switch role (on a Linux
+ * switch) manages its interfaces' queues too (ecn, through tc qdiscs).
+ */
+static unsigned kind_on(const struct target *t)
 {
-        return kind == TARGET_SWITCH ? FIELD_ON_SWITCH : FIELD_ON_INTERFACE;
+        if (t->kind == TARGET_SWITCH)
+                return FIELD_ON_SWITCH;
+        return t->env && t->env->switch_role ? FIELD_ON_INTERFACE | FIELD_ON_SWITCH : FIELD_ON_INTERFACE;
+}
+
+uint32_t plan_fields_of(const struct target *t)
+{
+        return field_mask_on(kind_on(t), STATE_ALL_FIELDS);
 }
 
 /* A new target with its units' arrays; desired all empty. */
@@ -190,7 +203,7 @@ static int add_policy_target(struct plan *p, const struct target *t, const struc
                              struct errbuf *e)
 {
         struct plan_target *pt;
-        uint32_t want = field_mask_on(kind_on(t->kind), flags & PLAN_ALL_FIELDS ? STATE_ALL_FIELDS : pol->spec.present);
+        uint32_t want = field_mask_on(kind_on(t), flags & PLAN_ALL_FIELDS ? STATE_ALL_FIELDS : pol->spec.present);
         int r = add_target(p, t, &pt, e);
 
         if (r >= 0)
@@ -231,7 +244,7 @@ static int add_all(struct plan *p, const struct target_list *l, struct errbuf *e
 
                 r = add_target(p, &l->v[i], &pt, e);
                 if (r >= 0)
-                        r = route(p, pt, field_mask_on(kind_on(pt->t.kind), STATE_ALL_FIELDS), e);
+                        r = route(p, pt, field_mask_on(kind_on(&pt->t), STATE_ALL_FIELDS), e);
                 if (r >= 0)
                         pt->want = routed_fields(pt);
         }
@@ -356,7 +369,7 @@ void plan_change(const struct plan_target *pt, unsigned r, uint32_t *delta_buf, 
                 all |= delta_buf[u];
         }
         *ret = (struct driver_change){ .n_units = pt->n_units, .desired = pt->desired, .live = pt->live,
-                                       .delta = delta_buf, .fields = all };
+                                       .delta = delta_buf, .fields = all, .owned = f };
 }
 
 static int check_target(struct plan_target *pt, struct errbuf *e)

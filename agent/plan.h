@@ -91,6 +91,12 @@ void plan_free(struct plan *p);
  */
 int plan_for_policy(struct plan *p, const struct policy *pol, unsigned flags, struct errbuf *e);
 
+/*
+ * Every field a target can carry: the interface fields, the switch fields, and on
+ * an agent in the switch role (a Linux switch) its interfaces' queues (ecn) too.
+ */
+uint32_t plan_fields_of(const struct target *t);
+
 /* Interfaces (every one but loopback when n_if is 0) and switches (every configured one when
  * n_sw is 0; none when no_switches) with every field they support. */
 int plan_for_globs(struct plan *p, const char (*ifglobs)[64], unsigned n_if, const char (*swglobs)[64],

@@ -70,6 +70,7 @@ int txn_probe_default(struct txn_env *env, const struct policy_verify *v, const 
         snprintf(pp.peer, sizeof(pp.peer), "%s", v->peer);
         pp.duration_ms = v->duration_ms;
         pp.message_size = v->message_size;
+        pp.streams = v->streams ? v->streams : 1;
         snprintf(tag, sizeof(tag), "%s probe", phase);
         if (env->progress)
                 probe_progress_begin(env->progress, tag, &pp, probe_modes[v->probe], runs ? runs : 1, &obs);

@@ -3,7 +3,7 @@
 # VM lab (tests/vmlab) and reads the two rates the guest measured in the same boot.
 # Prints one markdown table row.
 . "$(dirname "$0")/lib.sh"
-out=$(BUILD=$BUILD "$NETTUNE_TOP/tests/vmlab/run.sh" 2>&1)
+out=$(BUILD=$BUILD VMLAB_CASES=rdma "$NETTUNE_TOP/tests/vmlab/run.sh" 2>&1)
 line=$(printf '%s\n' "$out" | sed -n 's/^  verbs probe median of 3: \([0-9.]*\) Gb\/s; ib_write_bw: \([0-9.]*\) Gb\/s.*/\1 \2/p' | tail -1)
 if [ -z "$line" ]; then
         why=$(printf '%s\n' "$out" | grep -m1 '^SKIP\|^FAIL' || echo "no measurement")

@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # make bench: run every benchmark in one go, each against a real peer in the same run,
-# and write bench/RESULTS.md. BENCH="mtu_apply_64 state_1000" selects some.
+# and write bench/RESULTS.md. BENCH="mtu_apply_64 state_1000" selects some. A benchmark
+# may also write a section of its own ($BENCH_SECTIONS/NAME.md), which follows the table;
+# the section of a benchmark that is not run this time is kept from the previous file.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build} NETTUNE_TOP=$PWD
-order="mtu_apply_64 state_1000 probe_tcp_vs_iperf3 agent_footprint rollout_200 ctl_store_2000 ctl_etcd_200 probe_verbs_vs_ib_write_bw"
+order="mtu_apply_64 state_1000 probe_tcp_vs_iperf3 agent_footprint rollout_200 ctl_store_2000 ctl_etcd_200 probe_verbs_vs_ib_write_bw ecn_lab"
 sel=${BENCH:-$order}
 out=bench/RESULTS.md
 rows=$(mktemp)
-trap 'rm -f "$rows"' EXIT
+BENCH_SECTIONS=$(mktemp -d)
+export BENCH_SECTIONS
+trap 'rm -rf "$rows" "$BENCH_SECTIONS"' EXIT
+
+# The section NAME of the current results file, markers included ("" when there is none).
+old_section() {
+        [ -f "$out" ] && sed -n "/^<!-- section $1 -->\$/,/^<!-- end $1 -->\$/p" "$out"
+}
 
 for b in $sel; do
         s=bench/$b.sh
@@ -23,7 +32,7 @@ for b in $sel; do
 done
 rm -f "$rows.one" "$rows.err"
 
-{
+table() {
         echo "# nettune benchmark results"
         echo
         echo "Written by \`make bench\` on $(date -u '+%Y-%m-%d %H:%M UTC'): $(nproc) cores,"
@@ -46,6 +55,26 @@ rm -f "$rows.one" "$rows.err"
         echo "and changes nothing) on 2,000 loopback addresses; controller CPU there is mostly TLS"
         echo "handshakes. \"etcd writes per rollout\" is etcd's revision count across the rollout"
         echo "(every write txn adds one), including the submitting \`apply\`."
-} > "$out"
+}
+
+{
+        # Only sections were run (BENCH=ecn_lab): the table stays as it was, with its date.
+        if [ ! -s "$rows" ] && [ -f "$out" ]; then
+                sed -n '/^<!-- section /q; p' "$out" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+        else
+                table
+        fi
+        for b in $order; do
+                if [ -s "$BENCH_SECTIONS/$b.md" ]; then
+                        printf '\n<!-- section %s -->\n' "$b"
+                        cat "$BENCH_SECTIONS/$b.md"
+                        printf '<!-- end %s -->\n' "$b"
+                elif [ -n "$(old_section "$b")" ]; then
+                        echo
+                        old_section "$b"
+                fi
+        done
+} > "$out.new"
+mv "$out.new" "$out"
 echo "bench: wrote $out" >&2
 cat "$out"

@@ -31,6 +31,7 @@ enum target_kind {
 };
 
 #define SWITCH_FIELD_MAX 256
+#define DRIVER_QDISC_PARENTS_MAX 16
 
 /* A switch as the agent configuration names it (spec: agent.json "switches"). */
 struct switch_config {
@@ -59,6 +60,12 @@ struct driver_env {
         unsigned rdma_wait_ms;                  /* wait bound for the RDMA port to be ACTIVE again */
         unsigned confirm_timeout_s;             /* vendor-native commit-confirm for switches */
         const struct nl_transport *nl;          /* host drivers' netlink: NULL = the kernel; tests: a device model */
+        bool switch_role;                       /* agent role "switch": ets/ecn of interfaces through tc qdiscs */
+        unsigned n_qdisc_parents;               /* where the qdisc driver attaches its tree, by interface glob */
+        struct driver_qdisc_parent {
+                char glob[16];
+                uint32_t parent;                /* a tc class; interfaces no glob matches: the root */
+        } qdisc_parents[DRIVER_QDISC_PARENTS_MAX];
         char state_dir[256];                    /* the agent's state_dir (switches keep their ownership records there); "" = none */
 };
 
@@ -125,7 +132,8 @@ struct driver_change {
         const struct state *desired;            /* [n_units] */
         const struct state *live;               /* [n_units] */
         const uint32_t *delta;                  /* [n_units] */
-        uint32_t fields;
+        uint32_t fields;                        /* the union of delta */
+        uint32_t owned;                         /* every field this driver owns on the target (its route) */
 };
 
 struct driver_ops {

@@ -175,6 +175,7 @@ static const struct jsonv_field verify_fields[] = {
         JSONV_NUM("min_gbps", struct policy_verify, min_gbps, 0, POLICY_GBPS_MAX),
         JSONV_UINT("settle_ms", struct policy_verify, settle_ms, 0, 120000),
         JSONV_UINT("runs", struct policy_verify, runs, 1, 15),
+        JSONV_UINT("streams", struct policy_verify, streams, 1, 16),
         JSONV_ENUM("on_baseline_failure", struct policy_verify, on_baseline_failure, baseline_names, 0),
         { 0 },
 };
@@ -248,6 +249,7 @@ void policy_defaults(struct policy *p)
                 .min_gbps = 0,
                 .settle_ms = 3000,
                 .runs = 3,
+                .streams = 1,
                 .on_baseline_failure = POLICY_BASELINE_FAIL,
         };
 }

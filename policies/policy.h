@@ -54,6 +54,7 @@ struct policy_verify {
         double min_gbps;
         unsigned settle_ms;
         unsigned runs;                          /* median of N measurements, 1-15 */
+        unsigned streams;                       /* TCP streams / verbs QPs per measurement, 1-16 */
         enum policy_on_baseline_failure on_baseline_failure;
 };
 

@@ -45,6 +45,8 @@ static json_t *ecn_json(const struct state_ecn *ecn, bool *ok)
                 spec_json_set(o, "max_threshold_bytes", json_integer(q->max_bytes), ok);
         if (q->enabled || q->probability_pct)
                 spec_json_set(o, "mark_probability_pct", json_integer(q->probability_pct), ok);
+        if (ecn->replace_root_qdisc)
+                spec_json_set(o, "replace_root_qdisc", json_true(), ok);
         return o;
 }
 
@@ -93,6 +95,7 @@ static json_t *verify_json(const struct policy_verify *vf, bool *ok)
         spec_json_set(o, "min_gbps", json_real(vf->min_gbps), ok);
         spec_json_set(o, "settle_ms", json_integer(vf->settle_ms), ok);
         spec_json_set(o, "runs", json_integer(vf->runs), ok);
+        spec_json_set(o, "streams", json_integer(vf->streams), ok);
         spec_json_set(o, "on_baseline_failure", json_string(policy_baseline_name(vf->on_baseline_failure)), ok);
         return o;
 }

@@ -11,6 +11,7 @@ struct ecn_doc {
         uint32_t max_bytes;
         uint8_t probability_pct;
         bool enabled;
+        bool replace_root_qdisc;
 };
 
 struct host_ecn_doc {
@@ -37,6 +38,7 @@ static const struct jsonv_field ecn_fields[] = {
         JSONV_UINT("min_threshold_bytes", struct ecn_doc, min_bytes, 1, POLICY_ECN_BYTES_MAX),
         JSONV_UINT("max_threshold_bytes", struct ecn_doc, max_bytes, 1, POLICY_ECN_BYTES_MAX),
         JSONV_UINT("mark_probability_pct", struct ecn_doc, probability_pct, 1, 100),
+        JSONV_BOOLEAN("replace_root_qdisc", struct ecn_doc, replace_root_qdisc),
         { 0 },
 };
 
@@ -62,6 +64,7 @@ static int parse_ecn(struct jsonv *v, const json_t *j, void *obj)
         if (!d.enabled && !json_object_get(j, "mark_probability_pct"))
                 d.probability_pct = 0;
         st->ecn.queues = (uint8_t)d.queues;
+        st->ecn.replace_root_qdisc = d.replace_root_qdisc;
         for (unsigned q = 0; q < STATE_TC_COUNT; q++)
                 if (d.queues & (1u << q))
                         st->ecn.q[q] = (struct state_ecn_queue){

@@ -65,3 +65,23 @@ bool state_ets_equal(const struct state_ets *want, const struct state_ets *live)
                         return false;
         return true;
 }
+
+static const char *const qdisc_root_names[STATE_QDISC_ROOT_MAX] = {
+        [STATE_QDISC_UNKNOWN] = "unknown",
+        [STATE_QDISC_DEFAULT] = "default",
+        [STATE_QDISC_NETTUNE] = "nettune",
+        [STATE_QDISC_FOREIGN] = "foreign",
+};
+
+const char *state_qdisc_root_name(enum state_qdisc_root r)
+{
+        return (unsigned)r < STATE_QDISC_ROOT_MAX ? qdisc_root_names[r] : "unknown";
+}
+
+int state_qdisc_root_from_name(const char *name)
+{
+        for (int r = 0; r < STATE_QDISC_ROOT_MAX; r++)
+                if (streq(qdisc_root_names[r], name))
+                        return r;
+        return -EINVAL;
+}

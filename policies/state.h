@@ -97,6 +97,26 @@ struct state_ecn_queue {
 struct state_ecn {
         uint8_t queues;                         /* bitmap: queues described below */
         struct state_ecn_queue q[STATE_TC_COUNT];
+        bool replace_root_qdisc;                /* policy only: the qdisc driver may replace a foreign root */
+};
+
+/*
+ * Interface targets whose ets/ecn the tc qdisc driver serves (agent role "switch"):
+ * what sits where the driver attaches its tree. Read with those fields; a snapshot
+ * keeps it so that a restore knows what to put back. Not part of any diff.
+ */
+enum state_qdisc_root {
+        STATE_QDISC_UNKNOWN,    /* not read (no qdisc driver serves the target) */
+        STATE_QDISC_DEFAULT,    /* nothing configured there: the kernel's default qdisc */
+        STATE_QDISC_NETTUNE,    /* nettune's ets tree */
+        STATE_QDISC_FOREIGN,    /* a qdisc nettune did not create */
+        STATE_QDISC_ROOT_MAX,
+};
+
+struct state_qdisc {
+        uint8_t root;                           /* enum state_qdisc_root */
+        char kind[16];                          /* FOREIGN: its kind ("htb") */
+        uint32_t handle;                        /* FOREIGN: its handle (major << 16) */
 };
 
 struct state_host_ecn {
@@ -122,6 +142,9 @@ struct state {
         struct state_host_ecn host_ecn;
 
         struct state_dcb_device dcb;            /* host NICs, read with the DCB fields */
+
+        /* Interface targets served by the tc qdisc driver (with ets/ecn). */
+        struct state_qdisc qdisc;
 };
 
 /* An empty state: nothing present, DSCP table unmapped. */
@@ -143,3 +166,6 @@ void state_dscp_effective(const struct state *s, uint8_t ret[STATE_DSCP_COUNT]);
 
 /* ETS equal as a policy means it: bandwidth compared only for ets classes, and the willing bit. */
 bool state_ets_equal(const struct state_ets *want, const struct state_ets *live);
+/* "unknown", "default", "nettune", "foreign"; from_name: enum value or -EINVAL. */
+const char *state_qdisc_root_name(enum state_qdisc_root r);
+int state_qdisc_root_from_name(const char *name);

@@ -8,7 +8,12 @@
  *                        "max_threshold_bytes": 1500000, "mark_probability_pct": 100 } },
  *   "host_ecn": { "priority3": { "reaction_point": true, "notification_point": true },
  *                 "cnp_dscp": 48, "cnp_priority": 6 },
- *   "dcb_device": { "dcbx": 9, "dscp_apps": [[26, 3], [48, 6]], "trust_table": [5, 255] }
+ *   "dcb_device": { "dcbx": 9, "dscp_apps": [[26, 3], [48, 6]], "trust_table": [5, 255] },
+ *   "qdisc": { "root": "foreign", "kind": "htb", "handle": 65536 }
+ *
+ * "qdisc" says what sat where the tc qdisc driver attaches its tree (interface
+ * targets of a switch-role agent, read with ets/ecn); kind and handle only for
+ * a foreign one.
  *
  * dcb_device is what a host NIC's DCB looked like beyond the managed fields
  * (struct state_dcb_device): a snapshot restores it exactly.
@@ -83,6 +88,14 @@ static json_t *dcb_device_to_json(const struct state_dcb_device *dd, bool *ok)
         return o;
 }
 
+static json_t *qdisc_to_json(const struct state_qdisc *q)
+{
+        if (q->root != STATE_QDISC_FOREIGN)
+                return json_pack("{s:s}", "root", state_qdisc_root_name(q->root));
+        return json_pack("{s:s,s:s,s:I}", "root", state_qdisc_root_name(q->root), "kind", q->kind,
+                         "handle", (json_int_t)q->handle);
+}
+
 json_t *state_to_json(const struct state *s)
 {
         json_t *o = json_object();
@@ -97,6 +110,8 @@ json_t *state_to_json(const struct state *s)
                 spec_json_set(o, "host_ecn", host_ecn_to_json(&s->host_ecn, &ok), &ok);
         if (s->dcb.present)
                 spec_json_set(o, "dcb_device", dcb_device_to_json(&s->dcb, &ok), &ok);
+        if (s->qdisc.root != STATE_QDISC_UNKNOWN)
+                spec_json_set(o, "qdisc", qdisc_to_json(&s->qdisc), &ok);
         if (!ok) {
                 json_decref(o);
                 return NULL;
@@ -279,6 +294,20 @@ static int parse_dcb_device(struct jsonv *v, const json_t *j, void *obj)
         return 0;
 }
 
+static const char *const qdisc_roots[] = { "unknown", "default", "nettune", "foreign", NULL };
+
+static const struct jsonv_field qdisc_fields[] = {
+        JSONV_ENUM("root", struct state_qdisc, root, qdisc_roots, JSONV_REQUIRED),
+        JSONV_STR("kind", struct state_qdisc, kind, 0),
+        { .key = "handle", .type = JSONV_INTEGER, .min = 0, .max = U32_MAX, JSONV_MEMBER(struct state_qdisc, handle) },
+        { 0 },
+};
+
+static int parse_qdisc(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_object(v, j, qdisc_fields, &((struct state *)obj)->qdisc);
+}
+
 static const struct jsonv_field state_fields[] = {
         { .key = "mtu", .type = JSONV_INTEGER, .min = 0, .max = U32_MAX, JSONV_MEMBER(struct state, mtu) },
         JSONV_ENUM("trust", struct state, trust, spec_json_trust_live_names, 0),
@@ -287,6 +316,7 @@ static const struct jsonv_field state_fields[] = {
         JSONV_CUSTOM("ecn", JSONV_OBJECT, 0, parse_ecn),
         JSONV_CUSTOM("host_ecn", JSONV_OBJECT, 0, parse_host_ecn),
         JSONV_CUSTOM("dcb_device", JSONV_OBJECT, 0, parse_dcb_device),
+        JSONV_CUSTOM("qdisc", JSONV_OBJECT, 0, parse_qdisc),
         { 0 },
 };
 

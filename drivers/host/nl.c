@@ -443,6 +443,15 @@ static int talk_fail(struct nl *nl, int r, const char *what, struct errbuf *e)
         return errbuf_set(e, -r, NULL, "%s: %s", what, nl_strerror(-r, t, sizeof(t)));
 }
 
+/*
+ * A dump is a GET (rtnetlink: type % 4 == 2) with both bits of NLM_F_DUMP. On a NEW,
+ * the same bits mean NLM_F_REPLACE (0x100) and NLM_F_EXCL (0x200): an ACK is wanted.
+ */
+static bool is_dump(const struct nlmsghdr *nlh)
+{
+        return (nlh->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP && (nlh->nlmsg_type & 3) == 2;
+}
+
 int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
             const char *what, struct errbuf *e)
 {
@@ -452,7 +461,7 @@ int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
         int r;
 
         nl->extack[0] = '\0';
-        if (!(nlh->nlmsg_flags & NLM_F_DUMP))
+        if (!is_dump(nlh))
                 nlh->nlmsg_flags |= NLM_F_ACK;
         n = nl->t->ops->send(nl->ctx, nlh, nlh->nlmsg_len);
         if (n < 0)

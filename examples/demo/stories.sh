@@ -189,3 +189,22 @@ story_4() {
         show "nettune-agent history                            # on gpu3" agent_in gpu3 history
         story_end 4
 }
+
+# Story 5 runs where this kernel has sch_ets and sch_red (every Debian kernel); here it
+# may not, and then the agent's own verdict is shown with the way to run it in the VM lab.
+story_5() {
+        local out rc=0
+        out=$("$DEMO_HOME/ecn-story.sh" --check 2>&1) || rc=$?
+        if [ "$rc" -ne 0 ]; then
+                STORY5_SKIPPED=${out#ecn-story: }
+                banner "story 5: ECN thresholds on a real Linux data plane (not run here)"
+                say "$STORY5_SKIPPED"
+                return
+        fi
+        story_begin 5 "ECN thresholds on a real Linux data plane"
+        say "A Linux switch forwards two hosts' traffic to a receiver; its port toward the receiver is the bottleneck. nettune-agent runs on the switch in the switch role and serves ECN on its ports through tc ets + red qdiscs (as mlxsw offloads them). Too-low thresholds cost goodput; nettunectl's fleet-wide change restores it; a change back is caught by the gate and rolled back. Every figure is measured in this run."
+        rc=0
+        SHOW_LINES=400 show "examples/demo/ecn-story.sh" "$DEMO_HOME/ecn-story.sh" || rc=$?
+        expect "every check of the story passed (exit $rc)" [ "$rc" -eq 0 ]
+        story_end 5
+}

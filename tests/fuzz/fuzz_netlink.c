@@ -4,23 +4,12 @@
  * helper's ack/extack handling and every reply parser (dcbnl IEEE GET, SET
  * results, DCBX, rtnetlink links) and the APP-table reading built on them.
  */
-#include <stdint.h>
-
 #include "dcb_app.h"
 #include "dcb_nl.h"
+#include "fuzz_nl.h"
 #include "link_rtnl.h"
-#include "nl.h"
 
-static int null_open(void *userdata, int protocol, void **ret_ctx)
-{
-        *ret_ctx = NULL;
-        return 0;
-}
-
-static const struct nl_transport_ops null_ops = { .name = "fuzz", .open = null_open };
-static const struct nl_transport null_transport = { .ops = &null_ops };
-
-static int parse_all(const struct nlmsghdr *nlh, void *data)
+static int fuzz_nl_cb(const struct nlmsghdr *nlh, void *data)
 {
         struct dcb_nl_ieee *ieee = data;
         struct link_info l;
@@ -54,20 +43,13 @@ static int parse_all(const struct nlmsghdr *nlh, void *data)
         return MNL_CB_OK;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-        static _Alignas(8) unsigned char buf[NL_RECV_MAX];
-        static struct dcb_nl_ieee ieee;
-        static struct nl *nl;
-        struct errbuf e;
+static struct dcb_nl_ieee ieee;
 
-        if (!nl && nl_open(&null_transport, NETLINK_ROUTE, &nl, &e) < 0)
-                return 0;
-        if (size > sizeof(buf))
-                size = sizeof(buf);
-        memcpy(buf, data, size);
-        (void)nl_process(nl, buf, size, 0, parse_all, &ieee);
-        (void)nl_last_extack(nl);
-        return 0;
+static void fuzz_nl_start(void)
+{
+        fuzz_nl_data = &ieee;
+}
+
+static void fuzz_nl_done(void)
+{
 }

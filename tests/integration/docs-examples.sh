@@ -41,6 +41,12 @@ jedit examples/agent.json "$T/bad-agent.json" 'd["probe"]["listn"] = d["probe"][
 rc=$(rc_of "$AGENT" --config "$T/bad-agent.json" state --interfaces lo)
 check "a config with an unknown key is refused (exit $rc)" [ "$rc" -eq 2 ]
 check "naming the JSON path and the key" grep -q "probe: unknown key 'listn'" "$T/out"
+cp examples/agent-switch.json "$T/agent-switch.json"
+rc=$(rc_of isolated "$AGENT" --config "$T/agent-switch.json" state --interfaces lo --no-switches)
+cat "$T/out"
+check "examples/agent-switch.json loads (exit $rc)" [ "$rc" -eq 0 ]
+check "in the switch role, ecn is a field of the ports (supported or said unsupported)" \
+        grep -q "^  ecn: \|^  unsupported here:.*ecn" "$T/out"
 
 step "inventory"
 rc=$(rc_of "$CTL" --inventory examples/inventory.json --db "$T/ctl.db" plan examples/policies/lab-gpu-lossless.json)

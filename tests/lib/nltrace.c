@@ -9,16 +9,17 @@
 
 #include "nltrace.h"
 
+/* "NAME" in tests/data/dcb/, "DIR/NAME" in tests/data/. */
 static FILE *open_trace(const char *name)
 {
-        const char *top = getenv("NETTUNE_TOP");
+        const char *top = getenv("NETTUNE_TOP"), *dir = strchr(name, '/') ? "" : "dcb/";
         char path[512];
         FILE *f;
 
-        snprintf(path, sizeof(path), "%s/tests/data/dcb/%s", top ? top : ".", name);
+        snprintf(path, sizeof(path), "%s/tests/data/%s%s", top ? top : ".", dir, name);
         f = fopen(path, "re");
         if (!f && top) {
-                snprintf(path, sizeof(path), "tests/data/dcb/%s", name);
+                snprintf(path, sizeof(path), "tests/data/%s%s", dir, name);
                 f = fopen(path, "re");
         }
         return f;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Netlink messages from the trace files in tests/data/dcb/ (strace hex dumps
+ * Netlink messages from the trace files in tests/data/dcb/ and tests/data/tc/ (strace hex dumps
  * " | 00000  1c 00 ..." and the shim's ">>> request" / "<<< reply" blocks).
  */
 #pragma once
@@ -22,7 +22,8 @@ struct nltrace {
         struct nltrace_msg m[NLTRACE_MSGS_MAX];
 };
 
-/* Load NETTUNE_TOP/tests/data/dcb/NAME (or relative to the cwd). -errno on failure. */
+/* Load NETTUNE_TOP/tests/data/dcb/NAME, or tests/data/DIR/NAME for "DIR/NAME" (or relative
+ * to the cwd). -errno on failure. */
 int nltrace_load(const char *name, struct nltrace *ret);
 
 /* The i-th request / reply (0-based), NULL if there is none. */

@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <linux/pkt_sched.h>
+
 #include "config.h"
+#include "qdisc_ets.h"
 
 static char dir[PATH_MAX];
 
@@ -140,6 +143,31 @@ static void test_errors(void)
             "\"known_hosts\":\"kh\"}]}", "$.switches[1].name", "duplicate switch 's'");
         bad("{\"max_body_bytes\":10}", "$.max_body_bytes", "max_body_bytes 10 out of range 1024-67108864");
         bad("{\"listen\":1,}", ":1:13", "string or '}' expected near '}'");
+        bad("{\"role\":\"leaf\"}", "$.role", "role 'leaf' is not one of 'host', 'switch'");
+        bad("{\"qdisc_parents\":{\"swp5\":\"1:\"}}", "$.qdisc_parents.swp5",
+            "parent '1:' is not 'root' or a class 'MAJOR:MINOR' (hexadecimal, 1-ffff each)");
+        bad("{\"qdisc_parents\":{\"swp5\":\"4e54:1\"}}", "$.qdisc_parents.swp5",
+            "parent '4e54:1' is inside nettune's own qdisc tree (4e54:, 4e60: to 4e67:)");
+        bad("{\"qdisc_parents\":{\"swp5\":2}}", "$.qdisc_parents.swp5", "expected string, found integer");
+}
+
+static void test_switch_role(void)
+{
+        struct agent_config c;
+        struct errbuf e = { .where = "" };
+        const char *path = write_config("{ \"role\": \"switch\", \"qdisc_parents\": { \"swp5\": \"1:1\", "
+                                        "\"swp[6-9]\": \"root\" } }");
+
+        CU_ASSERT_EQUAL_FATAL(config_load(path, &c, &e), 0);
+        CU_ASSERT_EQUAL(c.role, AGENT_ROLE_SWITCH);
+        CU_ASSERT(c.env.switch_role);
+        CU_ASSERT_EQUAL(c.env.n_qdisc_parents, 2);
+        CU_ASSERT_EQUAL(driver_env_qdisc_parent(&c.env, "swp5"), 0x10001);
+        CU_ASSERT_EQUAL(driver_env_qdisc_parent(&c.env, "swp7"), TC_H_ROOT);
+        CU_ASSERT_EQUAL(driver_env_qdisc_parent(&c.env, "swp1"), TC_H_ROOT);
+        CU_ASSERT_EQUAL_FATAL(config_load(NULL, &c, &e), 0);
+        CU_ASSERT_EQUAL(c.role, AGENT_ROLE_HOST);
+        CU_ASSERT_FALSE(c.env.switch_role);
 }
 
 static void test_missing_file(void)
@@ -157,7 +185,8 @@ int suite_config(void)
         CU_pSuite s = CU_add_suite("config", setup, teardown);
 
         if (!s || !CU_add_test(s, "defaults", test_defaults) || !CU_add_test(s, "load", test_load) ||
-            !CU_add_test(s, "errors", test_errors) || !CU_add_test(s, "missing_file", test_missing_file))
+            !CU_add_test(s, "errors", test_errors) || !CU_add_test(s, "switch_role", test_switch_role) ||
+            !CU_add_test(s, "missing_file", test_missing_file))
                 return -1;
         return 0;
 }

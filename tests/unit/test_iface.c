@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Interface discovery, target resolution and field routing (the plan) over the device model. */
 #include <CUnit/CUnit.h>
+#include <linux/rtnetlink.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 #include "nm_transport.h"
 #include "iface.h"
@@ -63,6 +66,12 @@ static void test_targets_and_caps(void)
         CU_ASSERT_EQUAL(p.v[0].live[0].present, STATE_BIT(STATE_FIELD_MTU));     /* the rest: absent */
         CU_ASSERT_EQUAL(p.v[1].live[0].present, caps);
         CU_ASSERT_EQUAL(p.n_changes, 0);                                /* nothing desired */
+        CU_ASSERT_EQUAL(plan_fields_of(&p.v[0].t) & STATE_BIT(STATE_FIELD_ECN), 0);
+        CU_ASSERT_EQUAL(plan_fields_of(&p.v[0].t) & STATE_BIT(STATE_FIELD_HOST_ECN),
+                        STATE_BIT(STATE_FIELD_HOST_ECN));
+        c.env.switch_role = true;       /* an agent on a Linux switch: its ports' queues too */
+        CU_ASSERT_EQUAL(plan_fields_of(&p.v[0].t), STATE_ALL_FIELDS);
+        c.env.switch_role = false;
         plan_free(&p);
 
         CU_ASSERT_FATAL(policy_parse_buffer(doc, strlen(doc), "t", &pol, &e) == 0);
@@ -81,13 +90,98 @@ static void test_targets_and_caps(void)
         nm_done(&m);
 }
 
+/* Requests of one netlink type the device model saw. */
+static unsigned logged(const struct dcb_model *m, uint16_t type)
+{
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < m->n_log; i++)
+                n += ((const struct nlmsghdr *)m->log[i].buf)->nlmsg_type == type;
+        return n;
+}
+
+/* A switch-role agent: ets/ecn of ports through tc qdiscs where the kernel has them (a tree
+ * says so), never ets through DCB and ecn through a tc ets qdisc on one port (mlxsw). */
+static void test_switch_role_routing(void)
+{
+        char root[] = "/tmp/nettune-iface-kmod.XXXXXX", sys[64], proc[64], path[96], cmd[96];
+        struct tc_kmod_roots saved = qdisc_driver_kmod;
+        struct dcb_model m;
+        struct agent_config c;
+        struct target_list l = { 0 };
+        const char globs[][64] = { "ntq*" };
+        struct targets_route rt;
+        struct errbuf e;
+        struct state d;
+        uint32_t caps = 0;
+        FILE *f;
+
+        CU_ASSERT_FATAL(mkdtemp(root) != NULL);
+        snprintf(sys, sizeof(sys), "%s/sys", root);
+        snprintf(proc, sizeof(proc), "%s/proc", root);
+        snprintf(path, sizeof(path), "%s/module", sys);
+        CU_ASSERT_FATAL(mkdir(sys, 0755) == 0 && mkdir(path, 0755) == 0);
+        snprintf(path, sizeof(path), "%s/x", root);             /* a modules directory without them */
+        CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
+        snprintf(path, sizeof(path), "%s/x/modules.dep", root);
+        f = fopen(path, "we");
+        CU_ASSERT_FATAL(f != NULL);
+        fclose(f);
+        qdisc_driver_kmod = (struct tc_kmod_roots){ .sys = sys, .proc = proc, .modules = root, .release = "x" };
+        tc_kmod_forget();
+        model_setup(&m, &c);
+        c.env.switch_role = true;
+        CU_ASSERT_FATAL(targets_for_interfaces(&c, globs, 1, &l, &e) == 0);
+
+        /* no sch_ets/sch_red anywhere in the tree: not supported, said plainly */
+        snprintf(l.v[0].kernel_driver, sizeof(l.v[0].kernel_driver), "veth");
+        CU_ASSERT(targets_caps(&l.v[0], STATE_ALL_FIELDS, &caps, &e) == 0);
+        CU_ASSERT_EQUAL(caps & (STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN)), 0);
+        CU_ASSERT_EQUAL(targets_check_caps(&l.v[0], STATE_BIT(STATE_FIELD_ECN), &e), -EOPNOTSUPP);
+        CU_ASSERT_STRING_EQUAL(e.msg, "interface 'ntqveth0' (driver veth) does not support the tc qdiscs ets and "
+                                      "red (kernel sch_ets, sch_red) (needed for ecn); nothing was changed");
+
+        /* loaded: the plain port takes ets and ecn through tc; the DCB port keeps ets in DCB */
+        snprintf(path, sizeof(path), "%s/module/sch_ets", sys);
+        CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
+        snprintf(path, sizeof(path), "%s/module/sch_red", sys);
+        CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
+        tc_kmod_forget();
+        CU_ASSERT(targets_route(&l.v[0], STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN), &rt, &e) == 0);
+        CU_ASSERT_EQUAL_FATAL(rt.n, 1);
+        CU_ASSERT_STRING_EQUAL(rt.ops[0]->name, "qdisc");
+        CU_ASSERT(targets_route(&l.v[1], STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN), &rt, &e) == 0);
+        CU_ASSERT_EQUAL_FATAL(rt.n, 2);
+        CU_ASSERT_STRING_EQUAL(rt.ops[0]->name, "dcb");
+        CU_ASSERT_EQUAL(rt.fields[0], STATE_BIT(STATE_FIELD_ETS));
+        CU_ASSERT_STRING_EQUAL(rt.ops[1]->name, "qdisc");
+        state_init(&d);
+        d.present = STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN);
+        CU_ASSERT_EQUAL(targets_check(&l.v[1], &d, &e), -EOPNOTSUPP);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "DCB ETS and a tc ets qdisc cannot both be configured on one port"));
+        CU_ASSERT_EQUAL(logged(&m, RTM_SETDCB), 0);
+        CU_ASSERT_EQUAL(logged(&m, RTM_NEWQDISC), 0);
+
+        /* a host-role agent: ecn is a switch field, nothing routes it to a port */
+        c.env.switch_role = false;
+        CU_ASSERT(targets_caps(&l.v[0], STATE_BIT(STATE_FIELD_ECN), &caps, &e) == 0);
+        CU_ASSERT_EQUAL(caps, 0);
+        targets_free(&l);
+        dcb_model_done(&m);
+        qdisc_driver_kmod = saved;
+        tc_kmod_forget();
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+        CU_ASSERT(system(cmd) == 0);
+}
+
 int suite_iface(void);
 int suite_iface(void)
 {
         CU_pSuite s = CU_add_suite("iface", NULL, NULL);
 
         if (!s || !CU_add_test(s, "globs", test_globs) ||
-            !CU_add_test(s, "targets_and_caps", test_targets_and_caps))
+            !CU_add_test(s, "targets_and_caps", test_targets_and_caps) ||
+            !CU_add_test(s, "switch_role_routing", test_switch_role_routing))
                 return -1;
         return 0;
 }

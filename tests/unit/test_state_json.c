@@ -85,6 +85,19 @@ static void test_round_trip(void)
                                          "\"max_threshold_bytes\":4000000000,\"min_threshold_bytes\":150000}"));
         free(s);
         json_decref(j);
+
+        /* What sat where the qdisc driver attaches its tree: kept, not a field. */
+        a.qdisc = (struct state_qdisc){ .root = STATE_QDISC_FOREIGN, .kind = "htb", .handle = 0x10000 };
+        j = state_to_json(&a);
+        CU_ASSERT_EQUAL(state_from_json(j, &b, &e), 0);
+        CU_ASSERT_EQUAL(b.qdisc.root, STATE_QDISC_FOREIGN);
+        CU_ASSERT_STRING_EQUAL(b.qdisc.kind, "htb");
+        CU_ASSERT_EQUAL(b.qdisc.handle, 0x10000);
+        CU_ASSERT_EQUAL(b.present, a.present);
+        s = json_dumps(json_object_get(j, "qdisc"), JSON_COMPACT | JSON_SORT_KEYS);
+        CU_ASSERT_STRING_EQUAL(s, "{\"handle\":65536,\"kind\":\"htb\",\"root\":\"foreign\"}");
+        free(s);
+        json_decref(j);
 }
 
 static void test_partial(void)
@@ -128,6 +141,8 @@ static void bad(const char *doc, const char *where, const char *msg)
 static void test_strict(void)
 {
         bad("{\"bogus\":1}", "$", "unknown key 'bogus'");
+        bad("{\"qdisc\":{\"root\":\"mine\"}}", "$.qdisc.root",
+            "root 'mine' is not one of 'unknown', 'default', 'nettune', 'foreign'");
         bad("{\"mtu\":-1}", "$.mtu", "mtu -1 out of range 0-4294967295");
         bad("{\"trust\":1}", "$.trust", "expected string, found integer");
         bad("{\"dscp_to_priority\":{\"64\":1}}", "$.dscp_to_priority", "dscp key '64' is not an integer 0-63");

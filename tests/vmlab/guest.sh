@@ -1,7 +1,8 @@
 #!/bin/sh
-# Runs inside the lab guest (busybox sh). Two Soft-RoCE devices on the two ends of a
-# veth pair in the main namespace (rxe does not work across namespaces on 6.1), with
-# policy routing so traffic between the two local addresses crosses the veth.
+# Runs inside the lab guest (busybox sh). Soft-RoCE cases here: two rxe devices on the
+# two ends of a veth pair in the main namespace (rxe does not work across namespaces on
+# 6.1), with policy routing so traffic between the two local addresses crosses the
+# veth. The ECN story is ecn-lab.sh.
 # Prints "VMLAB-RESULT PASS|FAIL|SKIP name[: why]" and "VMLAB-INFO text" lines.
 IP=/usr/bin/ip TC=/usr/sbin/tc RDMA=/usr/bin/rdma AGENT=/usr/bin/nettune-agent
 A=10.77.0.1 B=10.77.0.2 PORT=18515
@@ -143,16 +144,26 @@ case_c() {
                 res "FAIL harmless-change-commits: exit $rc, mtu va=$(mtu va) vb=$(mtu vb)"
 }
 
-if ! setup > /tmp/setup.log 2>&1; then
-        res "FAIL lab-setup: $(tail -2 /tmp/setup.log | tr '\n' ' ')"
-        exit 0
-fi
-res "PASS lab-setup"
-mkdir -p /tmp/state
-printf '{ "state_dir": "/tmp/state", "probe": { "listen": "%s:%s" } }\n' $B $PORT > /tmp/agent.json
-$AGENT --config /tmp/agent.json probe-server > /tmp/server.log 2>&1 &
-until_ok 300 listening $PORT || res "FAIL probe-server: not listening on $PORT: $(tail -1 /tmp/server.log)"
-case_a
-case_b
-case_c
-kill %1 2>/dev/null
+rdma_cases() {
+        if ! setup > /tmp/setup.log 2>&1; then
+                res "FAIL lab-setup: $(tail -2 /tmp/setup.log | tr '\n' ' ')"
+                return
+        fi
+        res "PASS lab-setup"
+        mkdir -p /tmp/state
+        printf '{ "state_dir": "/tmp/state", "probe": { "listen": "%s:%s" } }\n' $B $PORT > /tmp/agent.json
+        $AGENT --config /tmp/agent.json probe-server > /tmp/server.log 2>&1 &
+        server=$!
+        until_ok 300 listening $PORT || res "FAIL probe-server: not listening on $PORT: $(tail -1 /tmp/server.log)"
+        case_a
+        case_b
+        case_c
+        kill $server 2>/dev/null
+}
+
+# VMLAB_CASES (kernel command line): "rdma" (Soft-RoCE verbs), "qdisc" (the qdisc driver
+# against this kernel, qdisc-cases.sh), "ecn" (the ECN story, ecn-lab.sh).
+cases=" ${VMLAB_CASES:-rdma qdisc ecn} "
+case $cases in *" rdma "*) rdma_cases ;; esac
+case $cases in *" qdisc "*) sh /qdisc-cases.sh ;; esac
+case $cases in *" ecn "*) sh /ecn-lab.sh ;; esac

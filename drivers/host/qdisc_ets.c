@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/* The "qdisc" driver: ets and ecn of a switch port through tc ets + red qdiscs (see qdisc_ets.h). */
+#include <fnmatch.h>
+#include <linux/rtnetlink.h>
+
+#include "diff.h"
+#include "link_rtnl.h"
+#include "qdisc_ets.h"
+#include "qdisc_tree.h"
+#include "sysfs.h"
+
+#define DEFAULT_RATE_BPS (10ull * 1000 * 1000 * 1000 / 8)      /* 10 Gbit/s when the port reports no speed */
+
+struct tc_kmod_roots qdisc_driver_kmod;
+
+uint32_t driver_env_qdisc_parent(const struct driver_env *env, const char *name)
+{
+        for (unsigned i = 0; i < env->n_qdisc_parents && i < DRIVER_QDISC_PARENTS_MAX; i++)
+                if (fnmatch(env->qdisc_parents[i].glob, name, 0) == 0)
+                        return env->qdisc_parents[i].parent;
+        return TC_H_ROOT;
+}
+
+static uint32_t parent_of(const struct target *t)
+{
+        return t->env ? driver_env_qdisc_parent(t->env, t->name) : TC_H_ROOT;
+}
+
+static int where(const struct target *t, struct errbuf *e, int r)
+{
+        return link_rtnl_where(t, e, r);
+}
+
+static int qdisc_caps(struct target *t, uint32_t *ret_fields, struct errbuf *e)
+{
+        enum tc_kmod_answer ets, red;
+
+        *ret_fields = 0;
+        if (!t->env || !t->env->switch_role)
+                return 0;
+        ets = tc_kmod_have(&qdisc_driver_kmod, "sch_ets", "CONFIG_NET_SCH_ETS", NULL, 0);
+        red = tc_kmod_have(&qdisc_driver_kmod, "sch_red", "CONFIG_NET_SCH_RED", NULL, 0);
+        if (ets != TC_KMOD_ABSENT)
+                *ret_fields |= STATE_BIT(STATE_FIELD_ETS);
+        if (ets != TC_KMOD_ABSENT && red != TC_KMOD_ABSENT)
+                *ret_fields |= STATE_BIT(STATE_FIELD_ECN);
+        return 0;
+}
+
+/* The request's rtnetlink handle (*ret_own: one of our own when the target has none) and the tree. */
+static int open_read(struct target *t, struct nl **ret_nl, struct nl **ret_own, struct qdisc_tree *tree,
+                     struct errbuf *e)
+{
+        int r = driver_rtnl(t, ret_nl, ret_own, e);
+
+        if (r >= 0)
+                r = qdisc_tree_read(*ret_nl, t->ifindex, parent_of(t), tree, e);
+        if (r < 0) {
+                nl_close(*ret_own);
+                *ret_own = NULL;
+                return where(t, e, r);
+        }
+        return 0;
+}
+
+static int qdisc_read(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e)
+{
+        _cleanup_nl_ struct nl *own = NULL;
+        _cleanup_free_ struct qdisc_tree *tree = malloc(sizeof(*tree));
+        struct nl *nl;
+        int r;
+
+        if (!(fields & QDISC_FIELDS))
+                return 0;
+        if (!tree)
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        r = open_read(t, &nl, &own, tree, e);
+        if (r < 0)
+                return r;
+        qdisc_tree_to_state(tree, fields, ret);
+        return 0;
+}
+
+/* ---- sync: make the tree say what `d` says for `fields` (dry: only find what would be refused) ---- */
+
+struct sync {
+        struct target *t;
+        struct nl *nl, *own;                    /* own: opened here (the target has no request io) */
+        struct qdisc_tree tree;
+        const struct state *d;
+        uint32_t fields;
+        bool replace;                           /* a foreign qdisc at the attach point may go */
+        bool dry;
+        struct errbuf *e;
+};
+
+static uint64_t port_rate(const struct target *t)
+{
+        char path[512];
+        unsigned mbit = 0;
+
+        snprintf(path, sizeof(path), "%s/class/net/%s/speed", t->env ? t->env->sysfs_root : "/sys", t->name);
+        if (sysfs_read_uint(path, &mbit) < 0 || mbit == 0 || mbit > 10000000)
+                return DEFAULT_RATE_BPS;
+        return (uint64_t)mbit * 1000000 / 8;
+}
+
+static int send_req(struct sync *s, struct nlmsghdr *nlh, const char *what)
+{
+        int r = tc_nl_talk(s->nl, nlh, what, s->e);
+
+        if (r == -ENOENT && strstr(nl_last_extack(s->nl), "kind is unknown"))
+                return errbuf_set(s->e, EOPNOTSUPP, NULL, "%s: this kernel has no such qdisc (kernel: %s); nothing "
+                                  "of the rest was sent", what, nl_last_extack(s->nl));
+        return r;
+}
+
+static int refuse_foreign(struct sync *s)
+{
+        char name[48], p[16];
+
+        if (s->tree.root != STATE_QDISC_FOREIGN || s->replace)
+                return 0;
+        return errbuf_set(s->e, EOPNOTSUPP, NULL, "the qdisc '%s' at %s was not created by nettune; nettune replaces it only "
+                          "when the policy says ecn.replace_root_qdisc: true (a rollback cannot put it back); "
+                          "nothing was changed", qdisc_tree_name(&s->tree.top, name, sizeof(name)),
+                          tc_nl_handle_str(s->tree.parent, p, sizeof(p)));
+}
+
+/* The root's options: the policy's ets, else what our tree has, else all strict with the identity map. */
+static int root_opts(struct sync *s, bool want_ets, struct tc_ets_opts *ret)
+{
+        if (want_ets)
+                return qdisc_ets_from_state(&s->d->ets, ret, s->e);
+        if (s->tree.root == STATE_QDISC_NETTUNE)
+                *ret = s->tree.top.ets;
+        else
+                qdisc_ets_default(NULL, ret);
+        return 0;
+}
+
+static int sync_root(struct sync *s, bool want_ets, bool need_tree)
+{
+        struct tc_ets_opts o;
+        struct nlmsghdr *nlh;
+        bool ours = s->tree.root == STATE_QDISC_NETTUNE;
+        int r;
+
+        if (!need_tree && !want_ets)
+                return 0;
+        r = root_opts(s, want_ets, &o);
+        if (r < 0 || (ours && qdisc_ets_equal(&o, &s->tree.top.ets)))
+                return r;
+        r = refuse_foreign(s);
+        if (r < 0 || s->dry)
+                return r;
+        nlh = tc_nl_request(s->nl, ours ? TC_NL_CHANGE : TC_NL_REPLACE, s->t->ifindex, s->tree.parent,
+                            QDISC_ETS_HANDLE);
+        if (tc_nl_put_ets(nlh, &o) < 0)
+                return errbuf_set(s->e, EMSGSIZE, NULL, "ets request too large");
+        r = send_req(s, nlh, ours ? "change nettune's ets qdisc" : "create nettune's ets qdisc");
+        if (r < 0)
+                return r;
+        s->tree.root = STATE_QDISC_NETTUNE;
+        s->tree.top.ets = o;
+        if (!ours)
+                memset(s->tree.has_child, 0, sizeof(s->tree.has_child));
+        return 0;
+}
+
+static bool red_equal(const struct tc_qdisc *q, const struct state_ecn_queue *w)
+{
+        return q->red.qth_min == w->min_bytes && q->red.qth_max == w->max_bytes &&
+               tc_red_pct(q->red.max_p) == w->probability_pct && (q->red.flags & TC_RED_ECN);
+}
+
+static int sync_queue(struct sync *s, unsigned tc)
+{
+        const struct state_ecn_queue *w = &s->d->ecn.q[tc];
+        bool want = (s->d->ecn.queues & (1u << tc)) && w->enabled;
+        const struct tc_qdisc *red = qdisc_tree_red(&s->tree, tc);
+        struct tc_red_params p;
+        struct nlmsghdr *nlh;
+        char what[64];
+
+        if (qdisc_tree_foreign_child(&s->tree, tc)) {
+                char name[48];
+
+                if (!want)
+                        return 0;       /* not ours and not needed: left alone */
+                return errbuf_set(s->e, EOPNOTSUPP, NULL, "queue %u: band %u of nettune's ets qdisc holds the qdisc '%s' "
+                                  "that nettune did not create; nothing was changed", tc, QDISC_ETS_BANDS - 1 - tc,
+                                  qdisc_tree_name(&s->tree.child[tc], name, sizeof(name)));
+        }
+        if (!want && !red)
+                return 0;
+        if (want && red && red_equal(red, w))
+                return 0;
+        if (want && tc_red_eval(w->min_bytes, w->max_bytes, w->probability_pct, true, port_rate(s->t), &p) < 0)
+                return errbuf_set(s->e, EINVAL, NULL, "queue %u: no RED parameters for min %u, max %u bytes, %u%%",
+                                  tc, w->min_bytes, w->max_bytes, w->probability_pct);
+        if (s->dry)
+                return 0;
+        if (!want) {
+                nlh = tc_nl_request(s->nl, TC_NL_DEL, s->t->ifindex, QDISC_BAND_CLASS(tc), QDISC_RED_HANDLE(tc));
+                snprintf(what, sizeof(what), "delete the red qdisc of queue %u", tc);
+        } else {
+                nlh = tc_nl_request(s->nl, red ? TC_NL_CHANGE : TC_NL_REPLACE, s->t->ifindex, QDISC_BAND_CLASS(tc),
+                                    QDISC_RED_HANDLE(tc));
+                if (tc_nl_put_red(nlh, &p) < 0)
+                        return errbuf_set(s->e, EMSGSIZE, NULL, "red request too large");
+                snprintf(what, sizeof(what), "%s the red qdisc of queue %u", red ? "change" : "add", tc);
+        }
+        return send_req(s, nlh, what);
+}
+
+/* The fields of `d` that differ from the live tree. */
+static uint32_t differing(struct sync *s)
+{
+        struct state live, want;
+        struct diff d = { 0 };
+        uint32_t f = 0;
+
+        state_init(&live);
+        qdisc_tree_to_state(&s->tree, s->fields, &live);
+        want = *s->d;
+        want.present &= s->fields;
+        if (state_diff(&want, &live, &d) < 0)
+                return s->fields & s->d->present;      /* out of memory: treat all as changed */
+        f = d.fields;
+        diff_done(&d);
+        return f;
+}
+
+static int sync_run(struct sync *s)
+{
+        uint32_t f = differing(s);
+        bool want_ets = f & STATE_BIT(STATE_FIELD_ETS), want_ecn = f & STATE_BIT(STATE_FIELD_ECN);
+        int r;
+
+        if (!want_ets && !want_ecn)
+                return 0;
+        r = sync_root(s, want_ets, want_ecn);
+        for (unsigned tc = 0; r >= 0 && want_ecn && tc < STATE_TC_COUNT; tc++)
+                r = sync_queue(s, tc);
+        return r;
+}
+
+static int sync_open(struct sync *s, struct target *t, const struct state *d, uint32_t fields, struct errbuf *e)
+{
+        *s = (struct sync){ .t = t, .d = d, .fields = fields & QDISC_FIELDS & d->present, .e = e,
+                            .replace = d->ecn.replace_root_qdisc };
+        return open_read(t, &s->nl, &s->own, &s->tree, e);
+}
+
+static int delete_tree(struct sync *s)
+{
+        struct nlmsghdr *nlh;
+
+        if (s->tree.root != STATE_QDISC_NETTUNE || s->dry)
+                return 0;
+        nlh = tc_nl_request(s->nl, TC_NL_DEL, s->t->ifindex, s->tree.parent, QDISC_ETS_HANDLE);
+        return send_req(s, nlh, "delete nettune's ets qdisc");
+}
+
+/*
+ * A snapshot (state.qdisc set) is put back as it says: the default (our tree goes)
+ * or our own tree. A foreign qdisc nettune replaced cannot be recreated: a restore
+ * removes our tree and fails naming it; an apply of such a snapshot (rollback to an
+ * earlier revision) fails before it changes anything. A policy (state.qdisc
+ * unknown) is synced.
+ */
+static int put_back(struct sync *s, bool restoring)
+{
+        const struct state *d = s->d;
+        struct tc_qdisc was = { .handle = d->qdisc.handle };
+        char name[48];
+        int r = 0;
+
+        switch (d->qdisc.root) {
+        case STATE_QDISC_DEFAULT:
+                return delete_tree(s);
+        case STATE_QDISC_FOREIGN:
+                snprintf(was.kind, sizeof(was.kind), "%s", d->qdisc.kind);
+                qdisc_tree_name(&was, name, sizeof(name));
+                if (!restoring)
+                        return errbuf_set(s->e, EOPNOTSUPP, NULL, "the state to return to had the qdisc '%s' that "
+                                          "nettune replaced, and nettune cannot recreate it; nothing was changed",
+                                          name);
+                r = delete_tree(s);
+                if (r < 0)
+                        return r;
+                return errbuf_set(s->e, EOPNOTSUPP, NULL, "the qdisc '%s' that nettune replaced cannot be put back: "
+                                  "nettune's tree was removed and the kernel's default qdisc is there now; recreate "
+                                  "'%s' by hand", name, name);
+        default:
+                return sync_run(s);
+        }
+}
+
+static int put(struct target *t, const struct state *d, uint32_t fields, bool dry, bool restoring,
+               struct errbuf *e)
+{
+        _cleanup_free_ struct sync *s = malloc(sizeof(*s));
+        int r;
+
+        if (!s)
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        if (!(fields & QDISC_FIELDS & d->present))
+                return 0;
+        r = sync_open(s, t, d, fields, e);
+        if (r < 0)
+                return r;
+        s->dry = dry;
+        if (d->qdisc.root != STATE_QDISC_UNKNOWN)
+                s->replace = false;
+        r = put_back(s, restoring);
+        nl_close(s->own);
+        return r < 0 ? where(t, e, r) : 0;
+}
+
+/* apply: a policy, or a snapshot when the transaction rolls back to an earlier revision. */
+static int qdisc_apply(struct target *t, const struct driver_change *c, struct errbuf *e)
+{
+        return put(t, &c->desired[0], c->delta[0], false, false, e);
+}
+
+static int qdisc_restore(struct target *t, const struct driver_change *c, struct errbuf *e)
+{
+        return put(t, &c->desired[0], c->delta[0], false, true, e);
+}
+
+/*
+ * mlxsw: DCB ETS and a tc ets qdisc cannot both be configured on one port (the
+ * mlxsw wiki, "Queues Management"), so ets routed to another driver (DCB) while
+ * ecn comes here is refused; then what put() would refuse, without writing.
+ */
+static int qdisc_check(struct target *t, const struct driver_change *c, struct errbuf *e)
+{
+        const struct state *d = &c->desired[0];
+
+        if ((d->present & STATE_BIT(STATE_FIELD_ETS)) && (c->fields & STATE_BIT(STATE_FIELD_ECN)) &&
+            !(c->owned & STATE_BIT(STATE_FIELD_ETS)))
+                return errbuf_set(e, EOPNOTSUPP, NULL, "interface '%s': ets would go through DCB and ecn through "
+                                  "a tc ets qdisc, but DCB ETS and a tc ets qdisc cannot both be configured on one "
+                                  "port; leave ets out of the policy (the tc ets qdisc maps priorities itself); "
+                                  "nothing was changed", t->name);
+        return put(t, d, c->fields, true, false, e);
+}
+
+/* ---- statistics ---- */
+
+int qdisc_driver_stats(const struct nl_transport *nl_t, int ifindex, uint32_t parent,
+                       struct qdisc_queue_stats *ret, unsigned max, unsigned *ret_n, struct errbuf *e)
+{
+        _cleanup_nl_ struct nl *nl = NULL;
+        _cleanup_free_ struct qdisc_tree *tree = malloc(sizeof(*tree));
+        unsigned n = 0;
+        int r;
+
+        if (!tree)
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        r = nl_open(nl_t, NETLINK_ROUTE, &nl, e);
+        if (r >= 0)
+                r = qdisc_tree_read(nl, ifindex, parent ? parent : TC_H_ROOT, tree, e);
+        if (r < 0)
+                return r;
+        for (unsigned tc = 0; tc < STATE_TC_COUNT && n < max; tc++) {
+                const struct tc_qdisc *q = qdisc_tree_red(tree, tc);
+
+                if (!q)
+                        continue;
+                ret[n++] = (struct qdisc_queue_stats){
+                        .queue = tc, .ecn = (q->red.flags & TC_RED_ECN) != 0,
+                        .bytes = q->stats.bytes, .packets = q->stats.packets,
+                        .backlog_bytes = q->stats.backlog, .backlog_packets = q->stats.qlen,
+                        .drops = q->stats.drops, .marked = q->stats.red_marked, .early = q->stats.red_early,
+                        .pdrop = q->stats.red_pdrop, .other = q->stats.red_other,
+                };
+        }
+        *ret_n = n;
+        return 0;
+}
+
+const struct driver_ops qdisc_driver = {
+        .name = "qdisc",
+        .kind = TARGET_INTERFACE,
+        .fields = QDISC_FIELDS,
+        .caps = qdisc_caps,
+        .check = qdisc_check,
+        .read = qdisc_read,
+        .apply = qdisc_apply,
+        .restore = qdisc_restore,
+};
