@@ -55,6 +55,9 @@ struct policy_verify {
         unsigned settle_ms;
         unsigned runs;                          /* median of N measurements, 1-15 */
         enum policy_on_baseline_failure on_baseline_failure;
+        int dscp;                               /* 0-63; -1 = the lowest DSCP the DSCP map sends to a PFC priority */
+        unsigned streams;                       /* 1-16: verbs QPs or TCP connections */
+        char device[STATE_NAME_MAX];            /* local interface the probe leaves by; "" = the route's, a target */
 };
 
 struct policy {

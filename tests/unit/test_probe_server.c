@@ -93,7 +93,7 @@ static void test_busy_and_bad_hello(void)
         CU_ASSERT_EQUAL_FATAL(probe_server_start_opts(&o, &s, &e), 0);
         peer_of(s, &p);
         CU_ASSERT_EQUAL_FATAL(probe_net_parse(p.peer, "peer", &a, &e), 0);
-        hold = probe_net_connect(&a, "", -1, 1000, &e);        /* occupies the only slot */
+        hold = probe_net_connect(&a, NULL, 1000, &e);        /* occupies the only slot */
         CU_ASSERT_FATAL(hold >= 0);
         usleep(100000);
         CU_ASSERT_EQUAL(probe_run(&p, PROBE_MODE_TCP, &res, &e), -EBUSY);
@@ -102,7 +102,7 @@ static void test_busy_and_bad_hello(void)
         usleep(100000);
 
         /* garbage instead of a HELLO: the server says why and closes */
-        bad = probe_net_connect(&a, "", -1, 1000, &e);
+        bad = probe_net_connect(&a, NULL, 1000, &e);
         CU_ASSERT_FATAL(bad >= 0);
         CU_ASSERT_EQUAL(write(bad, "GET / HTTP/1.0\r\n\r\n", 18), 18);
         CU_ASSERT_EQUAL(probe_oob_recv(bad, &m, 2000, &e), 0);
@@ -111,7 +111,7 @@ static void test_busy_and_bad_hello(void)
         close(bad);
 
         /* a session stuck before its HELLO does not hold up stop */
-        hold = probe_net_connect(&a, "", -1, 1000, &e);
+        hold = probe_net_connect(&a, NULL, 1000, &e);
         usleep(50000);
         uint64_t t0 = probe_now_ns();
         probe_server_stop(s);
