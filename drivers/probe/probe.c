@@ -126,6 +126,10 @@ static int check_run(const struct probe_path *path, const struct probe_result *r
                                   r->device, r->gid_index, r->gid, path->device, path->gid_index, path->gid);
         if (path->source[0] && r->source[0] && !streq(r->source, path->source))
                 return errbuf_set(e, EXDEV, NULL, "run left from '%s', pinned '%s'", r->source, path->source);
+        if (path->dscp >= 0 && r->dscp != path->dscp)
+                return errbuf_set(e, EXDEV, NULL, "run sent DSCP %d, pinned %d", r->dscp, path->dscp);
+        if (path->priority >= 0 && r->priority != path->priority)
+                return errbuf_set(e, EXDEV, NULL, "run sent priority %d, pinned %d", r->priority, path->priority);
         return 0;
 }
 
@@ -224,10 +228,10 @@ static json_t *run_to_json(const struct probe_measurement *m, unsigned i)
 
         if (m->run_error[i] < 0)
                 return json_pack("{s:s, s:i}", "error", strerror(-m->run_error[i]), "errno", -m->run_error[i]);
-        return json_pack("{s:s, s:f, s:I, s:f, s:i, s:i, s:s, s:i, s:s}", "mode", r->mode, "gbps", r->gbps,
+        return json_pack("{s:s, s:f, s:I, s:f, s:i, s:i, s:s, s:i, s:s, s:i, s:i}", "mode", r->mode, "gbps", r->gbps,
                          "bytes", (json_int_t)r->bytes, "seconds", r->seconds, "iterations", (int)r->iterations,
                          "streams", (int)r->streams, "device", r->device, "gid_index", r->gid_index,
-                         "source", r->source);
+                         "source", r->source, "dscp", r->dscp, "priority", r->priority);
 }
 
 json_t *probe_measurement_to_json(const struct probe_measurement *m)

@@ -79,6 +79,8 @@ struct probe_result {
         int gid_index;                  /* verbs: local GID index used, -1 for tcp */
         char gid[PROBE_ADDR_MAX];       /* verbs: the local GID used */
         char source[PROBE_ADDR_MAX];    /* the local address the run used */
+        int dscp;                       /* as the kernel reports it for the data path: TOS >> 2 (tcp, */
+        int priority;                   /* getsockopt) or GRH traffic class >> 2 and SL (verbs, ibv_query_qp) */
 };
 
 struct probe_ops {

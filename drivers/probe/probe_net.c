@@ -177,6 +177,20 @@ int probe_net_set_class(int fd, int family, int tos, int priority, struct errbuf
         return 0;
 }
 
+int probe_net_get_class(int fd, int family, int *ret_tos, int *ret_priority)
+{
+        int tos = 0, prio = 0;
+        socklen_t lt = sizeof(tos), lp = sizeof(prio);
+        int r = family == AF_INET6 ? getsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, &lt)
+                                   : getsockopt(fd, IPPROTO_IP, IP_TOS, &tos, &lt);
+
+        if (r < 0 || getsockopt(fd, SOL_SOCKET, SO_PRIORITY, &prio, &lp) < 0)
+                return -errno;
+        *ret_tos = tos;
+        *ret_priority = prio;
+        return 0;
+}
+
 static int bind_device(int fd, const char *netdev, struct errbuf *e)
 {
         if (!netdev || !netdev[0])

@@ -46,6 +46,8 @@ int probe_net_connect(const struct probe_addr *a, const struct probe_sockopt *o,
 
 /* Traffic class and priority of a socket (tos/priority -1 = leave): 0 or -errno with e filled. */
 int probe_net_set_class(int fd, int family, int tos, int priority, struct errbuf *e);
+/* What the kernel reports for a socket: *ret_tos (IP_TOS / IPV6_TCLASS byte) and *ret_priority. */
+int probe_net_get_class(int fd, int family, int *ret_tos, int *ret_priority);
 
 /* An allowed client network: "10.0.0.0/24", "10.0.0.5" (/32), "fd00::/8", "::1" (/128). */
 struct probe_cidr {

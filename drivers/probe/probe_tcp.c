@@ -52,7 +52,7 @@ static bool ctrl_alive(int ctrl)
         return k > 0 || (k < 0 && (errno == EAGAIN || errno == EINTR));
 }
 
-/* Accept the hello's data connections from the control connection's peer host, in its class. */
+/* Accept the hello's data connections from the control connection's peer host. */
 static int accept_streams(const struct probe_session *s, int lfd, int *fds, struct errbuf *e)
 {
         const struct probe_addr *peer = s->peer;
@@ -62,7 +62,6 @@ static int accept_streams(const struct probe_session *s, int lfd, int *fds, stru
         struct pollfd pfd[2];
         bool watch_ctrl = true;
         unsigned got = 0;
-        int r;
 
         if (deadline > s->deadline_ns)
                 deadline = s->deadline_ns;
@@ -93,10 +92,6 @@ static int accept_streams(const struct probe_session *s, int lfd, int *fds, stru
                         continue;
                 }
                 fds[got++] = fd;
-                /* Our ACKs ride the class the client measures. */
-                r = probe_net_set_class(fd, from.ss.ss_family, s->hello->traffic_class, s->hello->priority, e);
-                if (r < 0)
-                        return r;
         }
         return 0;
 }
@@ -211,6 +206,10 @@ int probe_tcp_serve(const struct probe_session *s, struct errbuf *e)
         lfd = probe_net_listen(&local, (int)s->hello->streams, e);
         if (lfd < 0)
                 return lfd;
+        /* Before any SYN: the handshake's SYN-ACK and the accepted streams inherit the class. */
+        r = probe_net_set_class(lfd, local.ss.ss_family, s->hello->traffic_class, s->hello->priority, e);
+        if (r < 0)
+                return r;
         r = probe_net_local(lfd, &local);
         if (r < 0)
                 return errbuf_set(e, -r, NULL, "getsockname: %s", strerror(-r));
@@ -313,15 +312,28 @@ static int send_loop(const struct probe_params *p, struct sender *t, struct errb
         return 0;
 }
 
+/* What the kernel reports for the first data stream: its DSCP and priority. */
+static void stream_class(const struct sender *t, const struct probe_addr *peer, struct probe_result *r)
+{
+        int tos, prio;
+
+        r->dscp = r->priority = -1;
+        if (t->n && probe_net_get_class(t->fds[0], peer->ss.ss_family, &tos, &prio) == 0) {
+                r->dscp = tos >> 2;
+                r->priority = prio;
+        }
+}
+
 static void fill_result(const struct probe_params *p, int ctrl, const struct probe_oob_msg *res,
                         struct probe_result *ret)
 {
-        struct probe_result r = { .mode = "tcp", .gid_index = -1 };
+        struct probe_result r = *ret;
         struct probe_addr local;
 
+        snprintf(r.mode, sizeof(r.mode), "tcp");
+        r.gid_index = -1;
         if (probe_net_local(ctrl, &local) == 0)
                 probe_net_host(&local, r.source, sizeof(r.source));
-
         r.bytes = res->bytes;
         r.seconds = (double)res->elapsed_ns / 1e9;
         r.gbps = r.seconds > 0 ? (double)r.bytes * 8.0 / r.seconds / 1e9 : 0.0;
@@ -349,6 +361,7 @@ static int tcp_exchange(const struct probe_params *p, int ctrl, const struct pro
         };
         struct probe_oob_msg ready, done = { .type = PROBE_OOB_DONE, .mode = PROBE_MODE_TCP }, res;
         struct sender t = { .n = 0 };
+        struct probe_result out = { .mode = "" };
         int r;
 
         r = probe_oob_send(ctrl, &hello, p->timeout_ms, e);
@@ -356,6 +369,8 @@ static int tcp_exchange(const struct probe_params *p, int ctrl, const struct pro
                 r = probe_oob_expect(ctrl, PROBE_OOB_READY, &ready, p->timeout_ms, e);
         if (r >= 0)
                 r = open_streams(p, peer, ready.port, &t, e);
+        if (r >= 0)
+                stream_class(&t, peer, &out);
         if (r >= 0)
                 r = send_loop(p, &t, e);
         if (r < 0)
@@ -373,7 +388,8 @@ static int tcp_exchange(const struct probe_params *p, int ctrl, const struct pro
         if (res.bytes != t.bytes)
                 return errbuf_set(e, EIO, "probe server", "received %llu bytes of the %llu sent",
                                   (unsigned long long)res.bytes, (unsigned long long)t.bytes);
-        fill_result(p, ctrl, &res, ret);
+        fill_result(p, ctrl, &res, &out);
+        *ret = out;
         return 0;
 }
 

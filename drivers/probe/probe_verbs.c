@@ -175,9 +175,16 @@ static void fill_result(const struct probe_params *p, const struct probe_verbs *
 {
         struct probe_result r = { .mode = "verbs" };
 
+        int tc, sl;
+
         if (!inet_ntop(AF_INET6, v->gid.gid, r.gid, sizeof(r.gid)))
                 r.gid[0] = '\0';
         probe_net_host(local, r.source, sizeof(r.source));
+        r.dscp = r.priority = -1;
+        if (probe_verbs_class(v, 0, &tc, &sl) == 0) {
+                r.dscp = tc >> 2;
+                r.priority = sl;
+        }
 
         r.bytes = w->completed * p->message_size;
         r.seconds = w->last_cqe_ns > w->first_post_ns ? (double)(w->last_cqe_ns - w->first_post_ns) / 1e9 : 0.0;

@@ -50,5 +50,8 @@ void probe_verbs_describe(const struct probe_verbs *v, unsigned i, struct probe_
 int probe_verbs_connect(struct probe_verbs *v, unsigned i, const struct probe_oob_msg *remote,
                         int tc, int sl, struct errbuf *e);
 
+/* QP i's address handle as the device reports it (ibv_query_qp): GRH traffic class and SL. */
+int probe_verbs_class(const struct probe_verbs *v, unsigned i, int *ret_tc, int *ret_sl);
+
 /* Is there any RDMA device (ibv_get_device_list non-empty)? */
 bool probe_verbs_any_device(void);

@@ -244,3 +244,19 @@ int probe_verbs_connect(struct probe_verbs *v, unsigned i, const struct probe_oo
                 return errbuf_set(e, r, NULL, "qp %u to RTS on '%s': %s", i, v->gid.device, strerror(r));
         return 0;
 }
+
+int probe_verbs_class(const struct probe_verbs *v, unsigned i, int *ret_tc, int *ret_sl)
+{
+        struct ibv_qp_attr a;
+        struct ibv_qp_init_attr ia;
+        int r;
+
+        if (i >= v->n_qp || !v->qp[i])
+                return -EINVAL;
+        r = ibv_query_qp(v->qp[i], &a, IBV_QP_AV, &ia);
+        if (r)
+                return -r;
+        *ret_tc = a.ah_attr.grh.traffic_class;
+        *ret_sl = a.ah_attr.sl;
+        return 0;
+}
