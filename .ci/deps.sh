@@ -11,7 +11,7 @@ packages=(
         libssh2-1-dev libmicrohttpd-dev libgnutls28-dev libsqlite3-dev libibverbs-dev
         # tests
         libcunit1-dev python3 python3-jsonschema iproute2 openssh-server openssh-client
-        openssl curl sqlite3 iperf3 ethtool valgrind procps psmisc
+        openssl curl sqlite3 iperf3 ethtool valgrind procps psmisc tcpdump
         clang libclang-rt-14-dev
         # verbs probe and the Soft-RoCE VM lab
         rdma-core ibverbs-providers ibverbs-utils perftest

@@ -87,21 +87,22 @@ void plan_probe_class(struct plan *p, const char *netdev, int dscp, int *ret_dsc
         if (pfc_policy || state_has(&live, STATE_FIELD_PFC))
                 pfc = pfc_policy ? want->pfc_enabled : live.pfc_enabled;
         d = map && pfc >= 0 ? lossless_dscp(map, (uint8_t)pfc) : -1;
-        if (given) {
+        if (given)
                 snprintf(from, from_size, "verify.dscp");
-        } else if (d >= 0) {
-                dscp = d;
+        else if (d >= 0)
                 snprintf(from, from_size, "%s", map_policy ? "policy" : "live");
-        } else {
-                dscp = 0;
+        else
                 snprintf(from, from_size, "none");
-                plan_note(p, "probe: no DSCP of %s DSCP map goes to a PFC-enabled priority on '%s'%s; the probe "
-                          "uses DSCP 0 (set verify.dscp to choose)", map_policy ? "the policy's" : "the live",
-                          netdev, !map || pfc < 0 ? " (no DSCP map or PFC to read there)" : "");
-        }
+        dscp = given ? dscp : d >= 0 ? d : 0;
         *ret_dscp = dscp;
         *ret_priority = map && map[dscp] != STATE_DSCP_UNMAPPED ? map[dscp] : -1;
-        if (*ret_priority < 0)
+        if (!given && d < 0 && (!map || pfc < 0))
+                plan_note(p, "probe: '%s' has no DSCP map and PFC priorities to choose a lossless DSCP from; the "
+                          "probe uses DSCP 0 and leaves the priority to the kernel (set verify.dscp to choose)", netdev);
+        else if (!given && d < 0)
+                plan_note(p, "probe: no DSCP of the %s DSCP map goes to a PFC-enabled priority on '%s'; the probe "
+                          "uses DSCP 0 (set verify.dscp to choose)", map_policy ? "policy's" : "live", netdev);
+        else if (given && *ret_priority < 0)
                 plan_note(p, "probe: DSCP %d is in no DSCP map of '%s'; its priority is left to the kernel "
                           "(verbs SL 0)", dscp, netdev);
         else if (given && !(pfc >= 0 && (pfc & (1 << *ret_priority))))

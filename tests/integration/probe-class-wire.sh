@@ -33,7 +33,7 @@ wait_for 10 sh -c "[ \$(ip netns exec '$nsb' ss -ltnH 'sport = :18515' | grep -c
 # capture IF FILE CMD...: tcpdump on IF in the responder's namespace while CMD runs
 capture() {
         local ifc=$1 file=$2 pid; shift 2
-        ip netns exec "$nsb" tcpdump -i "$ifc" -nn -U -s 160 -w "$file" tcp \
+        ip netns exec "$nsb" tcpdump -Z root -i "$ifc" -nn -U -s 160 -w "$file" tcp \
                 2>"$file.log" &
         pid=$!
         _nt_pids+=("$pid")

@@ -165,7 +165,7 @@ static void test_class_without_dcb(void)
         plan_probe_class(&p, "vB", -1, &dscp, &prio, from, sizeof(from));
         CU_ASSERT_EQUAL(dscp, 0);
         CU_ASSERT_EQUAL(prio, -1);
-        CU_ASSERT_TRUE(has_note(&p, "(no DSCP map or PFC to read there)"));
+        CU_ASSERT_TRUE(has_note(&p, "'vB' has no DSCP map and PFC priorities to choose a lossless DSCP from"));
         /* verify.dscp on a port without a map: that DSCP, the priority left to the kernel */
         plan_probe_class(&p, "vB", 26, &dscp, &prio, from, sizeof(from));
         CU_ASSERT_EQUAL(dscp, 26);

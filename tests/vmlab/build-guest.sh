@@ -71,10 +71,12 @@ copy_with_libs /usr/bin/ib_write_bw /usr/bin/ib_write_bw
 copy_with_libs /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so \
         /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
 copy_with_libs "$agent" /usr/bin/nettune-agent
+[ ! -x /usr/bin/tcpdump ] || copy_with_libs /usr/bin/tcpdump /usr/bin/tcpdump
 cp /etc/libibverbs.d/rxe.driver "$root/etc/libibverbs.d/"
 [ -e "$root/lib64/ld-linux-x86-64.so.2" ] || { mkdir -p "$root/lib64"; cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"; }
 cp "$here/init" "$root/init"
 cp "$here/guest.sh" "$root/guest.sh"
+cp "$here/case-probe-class.sh" "$root/case-probe-class.sh"
 chmod 0755 "$root/init" "$root/guest.sh"
 echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
 

@@ -131,4 +131,6 @@ sleep 1
 case_a
 case_b
 case_c
+. /case-probe-class.sh
+case_probe_class
 kill %1 2>/dev/null
