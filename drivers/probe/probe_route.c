@@ -101,6 +101,8 @@ int probe_route_get(const struct probe_addr *peer, const char *netdev, const cha
         snprintf(where, sizeof(where), "route to probe peer %s", probe_net_str(peer, buf, sizeof(buf)));
         if (netdev && netdev[0] && !(oif = (int)if_nametoindex(netdev)))
                 return errbuf_set(e, ENODEV, where, "no interface '%s' here", netdev);
+        if (!oif && peer->ss.ss_family == AF_INET6)     /* a link-local peer names its interface: fe80::2%eth0 */
+                oif = (int)((const struct sockaddr_in6 *)&peer->ss)->sin6_scope_id;
         if (source && source[0] && (probe_net_parse_host(source, &src) < 0 || src.ss.ss_family != peer->ss.ss_family))
                 return errbuf_set(e, EINVAL, where, "source '%s' is not an address of the peer's family", source);
         r = nl_open(NULL, NETLINK_ROUTE, &nl, e);
