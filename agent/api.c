@@ -227,7 +227,7 @@ static void do_plan(struct api *a, const struct http_request *req, struct http_r
                 reply_errbuf(resp, 500, "runtime", &e);
         else if ((r = plan_check(&plan, &e)) < 0)
                 reply_errbuf(resp, 400, "invalid", &e);
-        else if ((r = plan_probe_pin(&plan, &p->verify, &probe, &e)) < 0)
+        else if ((r = plan_probe_pin(&plan, &p->verify, 0, &probe, &e)) < 0)
                 reply_errbuf(resp, plan_probe_refused(r) ? 400 : 500, plan_probe_refused(r) ? "invalid" : "runtime", &e);
         else if ((doc = plan_to_json(&plan)) && json_object_set_new(doc, "probe", plan_probe_to_json(&probe)) < 0) {
                 json_decref(doc);

@@ -399,7 +399,7 @@ int cmd_plan(struct cli *c)
                 code = EXIT_RUNTIME;            /* a device that cannot be read */
         else if ((r = plan_check(&plan, &e)) < 0)
                 code = EXIT_INVALID;            /* a value a device here refuses */
-        else if ((r = plan_probe_pin(&plan, &p->verify, &probe, &e)) < 0)
+        else if ((r = plan_probe_pin(&plan, &p->verify, 0, &probe, &e)) < 0)
                 code = plan_probe_refused(r) ? EXIT_INVALID : EXIT_RUNTIME;
         else if (!(doc = plan_to_json(&plan)) || json_object_set_new(doc, "probe", plan_probe_to_json(&probe)) < 0)
                 code = EXIT_RUNTIME;

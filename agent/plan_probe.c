@@ -118,7 +118,7 @@ static void warn(struct plan *p, struct plan_probe *pp, const char *text)
 }
 
 /* Without verify.device the probe's interface must be a target of the plan. */
-static int check_target(struct plan *p, const struct policy_verify *v, const struct plan_probe *pp,
+static int check_target(struct plan *p, const struct policy_verify *v, unsigned flags, const struct plan_probe *pp,
                         struct errbuf *e)
 {
         char names[256] = "";
@@ -126,6 +126,11 @@ static int check_target(struct plan *p, const struct policy_verify *v, const str
 
         if (v->device[0] || iface_target(p, pp->path.netdev))
                 return 0;
+        if (flags & PLAN_PROBE_ANY_INTERFACE) {
+                plan_note(p, "probe: leaves by interface '%s', which this change does not touch; measured there "
+                          "all the same", pp->path.netdev);
+                return 0;
+        }
         for (unsigned i = 0; i < p->n && len < sizeof(names); i++)
                 if (p->v[i].t.kind == TARGET_INTERFACE)
                         len += (size_t)snprintf(names + len, sizeof(names) - len, "%s'%s'", len ? ", " : "",
@@ -150,7 +155,8 @@ static void params_of(const struct plan *p, const struct policy_verify *v, struc
                 snprintf(ret->sysfs_root, sizeof(ret->sysfs_root), "%s", c->env.sysfs_root);
 }
 
-int plan_probe_pin(struct plan *p, const struct policy_verify *v, struct plan_probe *ret, struct errbuf *e)
+int plan_probe_pin(struct plan *p, const struct policy_verify *v, unsigned flags, struct plan_probe *ret,
+                   struct errbuf *e)
 {
         int (*pin)(const struct probe_params *, enum probe_mode, struct probe_params *, struct probe_path *, char *,
                    size_t, struct errbuf *) = p->env.pin ? p->env.pin : probe_pin;
@@ -172,7 +178,7 @@ int plan_probe_pin(struct plan *p, const struct policy_verify *v, struct plan_pr
         }
         if (warning[0])
                 warn(p, ret, warning);
-        r = check_target(p, v, ret, e);
+        r = check_target(p, v, flags, ret, e);
         if (r < 0)
                 return r;
         plan_probe_class(p, ret->path.netdev, v->dscp, &ret->path.dscp, &ret->path.priority, ret->dscp_from,

@@ -38,13 +38,17 @@ struct plan_probe {
         char warnings[PLAN_PROBE_WARNINGS_MAX][PLAN_NOTE_MAX];
 };
 
+/* plan_probe_pin() flags */
+#define PLAN_PROBE_ANY_INTERFACE (1u << 0)      /* the way back (rollback): measure where the probe leaves, with a note */
+
 /*
  * Pin the probe of v for plan p (after plan_read). v NULL, absent or probe "none":
  * ret->active false, 0. Errors: -EINVAL (the interface is not a target, verbs on
  * a device that does not carry it), -ENODEV (verbs without a GID for the source),
  * -ENETUNREACH and friends (no route to the peer); e says which. *ret is written.
  */
-int plan_probe_pin(struct plan *p, const struct policy_verify *v, struct plan_probe *ret, struct errbuf *e);
+int plan_probe_pin(struct plan *p, const struct policy_verify *v, unsigned flags, struct plan_probe *ret,
+                   struct errbuf *e);
 
 /* Is a plan_probe_pin() error the policy's (exit 2, -EINVAL/-ENODEV) rather than the network's (exit 3)? */
 static inline bool plan_probe_refused(int r)

@@ -250,7 +250,7 @@ static int check_no_pending(struct txn_env *env, struct txn_result *res)
 }
 
 /* Read, diff, check and pin the probe: anything refused here leaves the node untouched. */
-static int plan_phase(struct plan *p, const struct policy_verify *verify, struct txn_result *res)
+static int plan_phase(struct plan *p, const char *kind, const struct policy_verify *verify, struct txn_result *res)
 {
         int r = plan_read(p, &res->error);
 
@@ -264,7 +264,8 @@ static int plan_phase(struct plan *p, const struct policy_verify *verify, struct
                 txn_finish(res, TXN_PLANNED, EXIT_INVALID, "refused");
                 return r;
         }
-        r = plan_probe_pin(p, verify, &res->pin, &res->error);
+        /* The way back is never refused for where its probe leaves. */
+        r = plan_probe_pin(p, verify, streq(kind, "rollback") ? PLAN_PROBE_ANY_INTERFACE : 0, &res->pin, &res->error);
         if (r < 0)
                 txn_finish(res, TXN_PLANNED, plan_probe_refused(r) ? EXIT_INVALID : EXIT_RUNTIME,
                            plan_probe_refused(r) ? "refused" : "failed");
@@ -289,7 +290,7 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_json, cons
                 txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
                 goto out;
         }
-        r = plan_phase(p, verify, res);
+        r = plan_phase(p, kind, verify, res);
         if (r < 0)
                 goto out;
         res->changes = plan_changes_json(p);

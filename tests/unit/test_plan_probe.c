@@ -187,14 +187,19 @@ static void test_pin_target(void)
         snprintf(pin_netdev, sizeof(pin_netdev), "vB");
         CU_ASSERT_EQUAL_FATAL(plan_of(&p, "\"vA\"", "{\"mtu\":9000}", NULL), 0);
         CU_ASSERT_EQUAL(plan_probe_pin(&p, &(struct policy_verify){ .present = true, .probe = POLICY_PROBE_AUTO,
-                        .peer = "10.0.0.2:18515", .dscp = -1, .streams = 1, .message_size = 65536 }, &pp, &e), -EINVAL);
+                        .peer = "10.0.0.2:18515", .dscp = -1, .streams = 1, .message_size = 65536 }, 0, &pp, &e), -EINVAL);
         CU_ASSERT_TRUE(plan_probe_refused(-EINVAL));
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "leaves by interface 'vB', which is not an interface target of this "
                                              "policy ('vA')"));
+        /* the way back (rollback) measures there all the same, with a note */
+        CU_ASSERT_EQUAL(plan_probe_pin(&p, &(struct policy_verify){ .present = true, .probe = POLICY_PROBE_AUTO,
+                        .peer = "10.0.0.2:18515", .dscp = -1, .streams = 1, .message_size = 65536 },
+                        PLAN_PROBE_ANY_INTERFACE, &pp, &e), 0);
+        CU_ASSERT_TRUE(has_note(&p, "leaves by interface 'vB', which this change does not touch"));
         /* named in verify.device: measured there, with vB's (absent) class */
         CU_ASSERT_EQUAL(plan_probe_pin(&p, &(struct policy_verify){ .present = true, .probe = POLICY_PROBE_AUTO,
                         .peer = "10.0.0.2:18515", .dscp = -1, .streams = 2, .message_size = 4096, .device = "vB" },
-                        &pp, &e), 0);
+                        0, &pp, &e), 0);
         CU_ASSERT_STRING_EQUAL(pp.path.netdev, "vB");
         CU_ASSERT_EQUAL(pp.path.dscp, 0);
         plan_free(&p);
@@ -203,7 +208,7 @@ static void test_pin_target(void)
         snprintf(pin_netdev, sizeof(pin_netdev), "vA");
         CU_ASSERT_EQUAL_FATAL(plan_of(&p, "\"vA\",\"vB\"", "{\"mtu\":9000}", NULL), 0);
         CU_ASSERT_EQUAL(plan_probe_pin(&p, &(struct policy_verify){ .present = true, .probe = POLICY_PROBE_AUTO,
-                        .peer = "10.0.0.2:18515", .dscp = -1, .streams = 4, .message_size = 4096 }, &pp, &e), 0);
+                        .peer = "10.0.0.2:18515", .dscp = -1, .streams = 4, .message_size = 4096 }, 0, &pp, &e), 0);
         CU_ASSERT_EQUAL(pp.params.traffic_class, 26 << 2);
         CU_ASSERT_EQUAL(pp.params.priority, 3);
         CU_ASSERT_EQUAL(pp.params.streams, 4);
@@ -220,7 +225,7 @@ static void test_pin_target(void)
         json_decref(j);
         /* probe none: nothing pinned */
         CU_ASSERT_EQUAL(plan_probe_pin(&p, &(struct policy_verify){ .present = true, .probe = POLICY_PROBE_NONE },
-                                       &pp, &e), 0);
+                                       0, &pp, &e), 0);
         CU_ASSERT_FALSE(pp.active);
         plan_free(&p);
         dcb_model_done(&model);
