@@ -69,23 +69,38 @@ static int lossless_dscp(const uint8_t *map, uint8_t pfc)
         return -1;
 }
 
+/*
+ * The policy's own setting of field f for the probe's interface: that target's
+ * desired state, else any target's (a switch-only policy: the class it makes
+ * lossless across the switches). NULL when the policy does not manage f.
+ */
+static const struct state *policy_setting(const struct plan *p, const struct plan_target *pt, enum state_field f)
+{
+        if (pt && state_has(&pt->desired[0], f))
+                return &pt->desired[0];
+        for (unsigned i = 0; i < p->n; i++)
+                if (p->v[i].n_units && state_has(&p->v[i].desired[0], f))
+                        return &p->v[i].desired[0];
+        return NULL;
+}
+
 void plan_probe_class(struct plan *p, const char *netdev, int dscp, int *ret_dscp, int *ret_priority,
                       char *from, size_t from_size)
 {
         struct plan_target *pt = iface_target(p, netdev);
-        const struct state *want = pt ? &pt->desired[0] : NULL;
+        const struct state *want_map = policy_setting(p, pt, STATE_FIELD_DSCP_MAP);
+        const struct state *want_pfc = policy_setting(p, pt, STATE_FIELD_PFC);
         struct state live;
         const uint8_t *map = NULL;
-        bool map_policy = want && state_has(want, STATE_FIELD_DSCP_MAP);
-        bool pfc_policy = want && state_has(want, STATE_FIELD_PFC);
+        bool map_policy = want_map != NULL;
         bool given = dscp >= 0;
         int pfc = -1, d;
 
         live_class(p, pt, netdev, &live);
         if (map_policy || state_has(&live, STATE_FIELD_DSCP_MAP))
-                map = map_policy ? want->dscp_prio : live.dscp_prio;
-        if (pfc_policy || state_has(&live, STATE_FIELD_PFC))
-                pfc = pfc_policy ? want->pfc_enabled : live.pfc_enabled;
+                map = map_policy ? want_map->dscp_prio : live.dscp_prio;
+        if (want_pfc || state_has(&live, STATE_FIELD_PFC))
+                pfc = want_pfc ? want_pfc->pfc_enabled : live.pfc_enabled;
         d = map && pfc >= 0 ? lossless_dscp(map, (uint8_t)pfc) : -1;
         if (given)
                 snprintf(from, from_size, "verify.dscp");

@@ -10,8 +10,9 @@
  *               cannot see the change (refused, -EINVAL)
  *   class       verify.dscp, or the lowest DSCP the effective DSCP map sends to a
  *               PFC-enabled priority (the policy's map and PFC where it manages
- *               them, else the interface's live ones); the priority is what the
- *               map gives that DSCP. Neither: DSCP 0, priority left, and a note.
+ *               them — on the probe's interface, else on any target, e.g. the
+ *               switches — else the interface's live ones); the priority is what
+ *               the map gives that DSCP. Neither: DSCP 0, priority left, a note.
  *
  * Notes and warnings (auto resolved to tcp on a node with an RDMA device) go to
  * the plan's notes as well.

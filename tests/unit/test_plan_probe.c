@@ -204,6 +204,17 @@ static void test_pin_target(void)
         CU_ASSERT_EQUAL(pp.path.dscp, 0);
         plan_free(&p);
 
+        /* a probe outside the targets rides the class the policy makes lossless on them (switch-only policies) */
+        CU_ASSERT_EQUAL_FATAL(plan_of(&p, "\"vA\"", "{\"dscp_to_priority\":{\"40\":4},\"pfc\":{\"priorities\":[4]}}",
+                                      NULL), 0);
+        CU_ASSERT_EQUAL(plan_probe_pin(&p, &(struct policy_verify){ .present = true, .probe = POLICY_PROBE_TCP,
+                        .peer = "10.0.0.2:18515", .dscp = -1, .streams = 1, .message_size = 4096, .device = "vB" },
+                        0, &pp, &e), 0);
+        CU_ASSERT_EQUAL(pp.path.dscp, 40);
+        CU_ASSERT_EQUAL(pp.path.priority, 4);
+        CU_ASSERT_STRING_EQUAL(pp.dscp_from, "policy");
+        plan_free(&p);
+
         /* leaving by vA: its live class, the warning of auto, and the JSON of the plan */
         snprintf(pin_netdev, sizeof(pin_netdev), "vA");
         CU_ASSERT_EQUAL_FATAL(plan_of(&p, "\"vA\",\"vB\"", "{\"mtu\":9000}", NULL), 0);
