@@ -51,16 +51,25 @@ ratio_ok() {
         [ "$2" -ge "$4" ] && [ "$3" -eq "$2" ]
 }
 
+step "the control: without --dscp no segment carries DSCP 26"
+capture "$vb" "$T/v0.pcap" ip netns exec "$nsa" "$AGENT" probe --peer 10.211.0.2:18515 --mode tcp \
+        --duration-ms 300 --runs 1 >/dev/null
+data="src host 10.211.0.1 and dst host 10.211.0.2 and not port 18515 and greater 200"
+total=$(segments "$T/v0.pcap" "$data" | wc -l)
+good=$(segments "$T/v0.pcap" "$data" | grep -c 'tos 0x6[89ab],' || true)
+echo "data without --dscp: $good of $total with DSCP 26"
+check "the capture tells the classes apart (none of $total)" sh -c '[ "$1" -ge 20 ] && [ "$2" -eq 0 ]' _ "$total" "$good"
+
 step "tcp probe with --dscp 26 --priority 3: IPv4"
 capture "$vb" "$T/v4.pcap" ip netns exec "$nsa" "$AGENT" probe --peer 10.211.0.2:18515 --mode tcp --dscp 26 \
         --priority 3 --streams 2 --duration-ms 300 --runs 1 --output json >"$T/v4.json"
 data="src host 10.211.0.1 and dst host 10.211.0.2 and not port 18515 and greater 200"
 total=$(segments "$T/v4.pcap" "$data" | wc -l)
-good=$(segments "$T/v4.pcap" "$data" | grep -c 'tos 0x68,' || true)
+good=$(segments "$T/v4.pcap" "$data" | grep -c 'tos 0x6[89ab],' || true)
 check "every data segment carries DSCP 26 (TOS 0x68)" ratio_ok "data" "$total" "$good" 20
 acks="src host 10.211.0.2 and dst host 10.211.0.1 and not port 18515"
 total=$(segments "$T/v4.pcap" "$acks" | wc -l)
-good=$(segments "$T/v4.pcap" "$acks" | grep -c 'tos 0x68,' || true)
+good=$(segments "$T/v4.pcap" "$acks" | grep -c 'tos 0x6[89ab],' || true)
 check "every responder ACK carries DSCP 26 too" ratio_ok "acks" "$total" "$good" 5
 total=$(segments "$T/v4.pcap" "port 18515" | wc -l)
 good=$(segments "$T/v4.pcap" "port 18515" | grep -c 'tos 0x0,' || true)
@@ -77,7 +86,7 @@ capture "$vb" "$T/v6.pcap" ip netns exec "$nsa" "$AGENT" probe --peer '[fd14::2]
         --duration-ms 300 --runs 1 >/dev/null
 data="src host fd14::1 and dst host fd14::2 and not port 18515 and greater 200"
 total=$(segments "$T/v6.pcap" "$data" | wc -l)
-good=$(segments "$T/v6.pcap" "$data" | grep -c 'class 0x68,' || true)
+good=$(segments "$T/v6.pcap" "$data" | grep -c 'class 0x6[89ab],' || true)
 check "every IPv6 data segment has traffic class 0x68" ratio_ok "data" "$total" "$good" 20
 
 step "apply with verify.dscp 26: baseline and post-change on DSCP 26"
@@ -96,7 +105,7 @@ check "committed" [ "$(jq_py "$T/apply.json" 'd["result"]')" = committed ]
 check "MTU 1400" [ "$(mtu_of "$nsa" "$va")" = 1400 ]
 data="src host 10.211.0.1 and dst host 10.211.0.2 and not port 18515 and greater 200"
 total=$(segments "$T/apply.pcap" "$data" | wc -l)
-good=$(segments "$T/apply.pcap" "$data" | grep -c 'tos 0x68,' || true)
+good=$(segments "$T/apply.pcap" "$data" | grep -c 'tos 0x6[89ab],' || true)
 check "both measurements' data segments carry DSCP 26" ratio_ok "data" "$total" "$good" 40
 for ph in baseline post; do
         check "apply JSON: $ph ran on DSCP 26 via $va" [ "$(jq_py "$T/apply.json" \

@@ -6,7 +6,7 @@ TCPDUMP=/usr/bin/tcpdump
 
 # roce_tos PCAP SRC DST: "good total" of RoCEv2 packets SRC -> DST, good = IP DSCP 26
 roce_tos() {
-        $TCPDUMP -r "$1" -nn -v "udp port 4791 and src host $2 and dst host $3" 2>/dev/null |
+        $TCPDUMP -Z root -r "$1" -nn -v "udp port 4791 and src host $2 and dst host $3" 2>/dev/null |
                 awk '/^[0-9]/ { n++; if ($0 ~ /tos 0x6[89ab][,)]/) g++ } END { printf "%d %d\n", g, n }'
 }
 
@@ -21,16 +21,29 @@ jfield() {      # jfield FILE KEY: the first "KEY": VALUE of our pretty-printed 
         sed -n "s/^ *\"$2\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1" | head -1
 }
 
-case_probe_class() {
-        [ -x $TCPDUMP ] || { res "SKIP verbs-probe-dscp-on-wire: tcpdump is not in the guest"; return; }
-        $TCPDUMP -Z root -i vb -nn -U -s 96 -w /tmp/roce.pcap udp port 4791 2>/tmp/tcpdump.log &
+# captured PCAP PROBE-ARGS...: our verbs probe while tcpdump records RoCEv2 on vb; the probe's status
+captured() {
+        pcap=$1; shift
+        $TCPDUMP -Z root -i vb -nn -U -s 96 -w "$pcap" udp port 4791 2>/tmp/tcpdump.log &
         tpid=$!
         i=0
         while ! grep -q "listening on" /tmp/tcpdump.log && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-        probe /tmp/class.json --dscp 26 --priority 3 --runs 1
+        probe "$@"
         prc=$?
         sleep 1
         kill -INT $tpid; wait $tpid
+        return $prc
+}
+
+case_probe_class() {
+        [ -x $TCPDUMP ] || { res "SKIP verbs-probe-dscp-on-wire: tcpdump is not in the guest"; return; }
+        # the control: without a DSCP none of the packets carries 26, so the check below can fail
+        captured /tmp/roce0.pcap /tmp/class0.json --runs 1
+        set -- $(roce_tos /tmp/roce0.pcap $A $B)
+        info "without --dscp: $1 of $2 RoCEv2 packets with DSCP 26"
+        [ "$2" -ge 50 ] && [ "$1" -eq 0 ] || res "FAIL verbs-probe-dscp-control: $1 of $2 packets with DSCP 26 without --dscp"
+        captured /tmp/roce.pcap /tmp/class.json --dscp 26 --priority 3 --runs 1
+        prc=$?
         if [ $prc -ne 0 ]; then
                 res "FAIL verbs-probe-dscp-on-wire: probe failed: $(tail -1 /tmp/probe.err)"
         else
