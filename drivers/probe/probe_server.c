@@ -14,6 +14,7 @@
 #include "probe_server.h"
 
 #define WATCH_MS 200                    /* how often the acceptor looks for expired sessions */
+#define WATCH_GRACE_MS 2000u            /* a session's own waits end at its deadline; the watch ends it this much later */
 
 struct slot {
         struct probe_server *srv;
@@ -167,7 +168,11 @@ static struct slot *free_slot(struct probe_server *srv)
         return free_one;
 }
 
-/* Shut down sessions past their deadline (their threads notice and end). Returns how many run. */
+/*
+ * Shut down sessions past their deadline and a grace (their threads notice and end):
+ * the backstop for a session whose own waits would outlast it (a client trickling
+ * its QPs, each inside the handshake bound). Returns how many sessions run.
+ */
 static unsigned expire(struct probe_server *srv)
 {
         uint64_t now = probe_now_ns();
@@ -180,7 +185,7 @@ static unsigned expire(struct probe_server *srv)
                 if (!sl->used || sl->finished)
                         continue;
                 running++;
-                if (!sl->expired && sl->fd >= 0 && now >= sl->deadline_ns) {
+                if (!sl->expired && sl->fd >= 0 && now >= sl->deadline_ns + WATCH_GRACE_MS * 1000000ull) {
                         shutdown(sl->fd, SHUT_RDWR);
                         sl->expired = true;
                         srv->n_expired++;

@@ -15,7 +15,8 @@
  *   5. verbs: every QP it describes carries the GID of the control connection's
  *      address (probe_oob_check_gid) — only then is memory registered.
  * A session never lasts past its HELLO's duration_ms (or the iteration bound of
- * its mode) plus slack_ms: the server shuts its connections down at that deadline.
+ * its mode) plus slack_ms: its own waits end at that deadline, and the acceptor
+ * shuts down whatever still runs 2 s later.
  */
 #pragma once
 
