@@ -37,7 +37,8 @@ check "three runs recorded" [ "$runs" -eq 3 ]
 check "baseline above 2 Gb/s on veth (got $base)" python3 -c "import sys; sys.exit(0 if $base > 2 else 1)"
 
 step "no change: the gate passes"
-rc=0; probe --baseline-gbps "$base" --max-regression-pct 50 >"$T/same.json" || rc=$?
+# 70%: the unchanged path's noise reached 55% with an ASAN build at load 11; tbf costs ~88%.
+rc=0; probe --baseline-gbps "$base" --max-regression-pct 70 >"$T/same.json" || rc=$?
 check "unchanged path passes the gate (exit $rc)" [ "$rc" -eq 0 ]
 check "verdict pass" [ "$(field "$T/same.json" 'd["gate"]["verdict"]')" = pass ]
 
@@ -48,11 +49,12 @@ check "rate-limited path fails the gate (exit $rc, expected 1)" [ "$rc" -eq 1 ]
 post=$(field "$T/post.json" 'd["gbps"]')
 echo "post: $post Gb/s, gate: $(field "$T/post.json" 'd["gate"]["reason"]')"
 check "verdict regression" [ "$(field "$T/post.json" 'd["gate"]["verdict"]')" = regression ]
-check "post rate near the 1 Gb/s limit (got $post)" python3 -c "import sys; sys.exit(0 if 0.5 < $post < 1.2 else 1)"
+# Only the limit is asserted: a starved sender (ASAN, a busy machine) goes well below it.
+check "post rate at most the 1 Gb/s limit (got $post)" python3 -c "import sys; sys.exit(0 if $post < 1.2 else 1)"
 
 step "tbf removed: recovered"
 tc -n "$nsa" qdisc del dev "$va" root
-rc=0; probe --baseline-gbps "$base" --max-regression-pct 50 >/dev/null || rc=$?
+rc=0; probe --baseline-gbps "$base" --max-regression-pct 70 >/dev/null || rc=$?
 check "recovered path passes the gate (exit $rc)" [ "$rc" -eq 0 ]
 
 step "failures"

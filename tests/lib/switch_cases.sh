@@ -82,10 +82,11 @@ switch_cases() {
 
         if [ "$timer" = yes ]; then
                 step "commit-confirm expiry: no commit, the switch reverts by itself"
-                expect_rc 0 "apply p2 without commit" swto "$T/a4.json" apply "$T/p2.json" --confirm 2 --no-commit
+                # The timer outlasts the read below on a busy machine (an ASAN agent, SSH, load 10 took > 2 s).
+                expect_rc 0 "apply p2 without commit" swto "$T/a4.json" apply "$T/p2.json" --confirm 8 --no-commit
                 swctl read > "$T/r4.json"
                 check "p2 is live while pending" test "$(jget "$T/r4.json" 'd["state"]["ports"]["'"$first"'"]["mtu"]')" = 2000
-                sleep 2.5
+                sleep 8.5
                 sim --tick
                 swctl read > "$T/r5.json"
                 check "timer expired: p1 is back" same_state "$T/r1.json" "$T/r5.json"
