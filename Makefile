@@ -2,6 +2,10 @@
 PKG_CONFIG ?= pkg-config
 PREFIX     ?= /usr/local
 DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+SYSTEMD_UNITDIR ?= $(PREFIX)/lib/systemd/system
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 BUILD      ?= build
 CC         ?= cc
 CLANG      ?= clang
@@ -21,9 +25,14 @@ else
 Q := @
 endif
 
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null)
-TEST_LIBS  := $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
+# The libraries' flags are asked of pkg-config when a recipe first needs them, once,
+# and never while the Makefile is read: on a fresh machine the -dev packages are
+# installed by the dependency check (below), which every compile waits for. The
+# libraries of LAZY_PKGS are compiled against and never linked (common/lazylib.h).
+lazy = $(eval $(1) := $$(shell $(2)))$($(1))
+PKG_CFLAGS = $(call lazy,PKG_CFLAGS,$(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(call lazy,PKG_LIBS,$(PKG_CONFIG) --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null)
+TEST_LIBS  = $(call lazy,TEST_LIBS,$(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
 
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
         -Wno-unused-parameter
@@ -70,24 +79,33 @@ CTL_LIB_OBJS   := $(call obj,$(filter-out controller/main.c,$(CTL_SRCS)))
 # Controller objects other than main.c and its subcommands, for the controller's unit tests.
 CTL_LIB_OBJS := $(call obj,$(filter-out controller/main.c controller/cmd_%.c,$(CTL_SRCS)))
 
-.PHONY: all check demo demo-clean bench fuzz fuzz-build install uninstall clean deps help test-bins
+.PHONY: all check check-stressed demo demo-clean bench fuzz fuzz-build install uninstall clean deps help \
+        test-bins deb
 all: $(AGENT) $(CTL)
 
+# Dependencies come first. The goals that run tests need every package of
+# .ci/deps.sh (deps-check); building alone needs the libraries (deps-build: one
+# pkg-config call, any distribution). Every object waits for the check through the
+# flags stamp, so the first build on a fresh machine compiles with the flags of the
+# packages it has just installed.
+FULL_DEPS_GOALS := check check-stressed demo bench deb
+DEPS := $(if $(filter $(FULL_DEPS_GOALS),$(MAKECMDGOALS)),deps-check,deps-build)
+
 help:
-	@echo "targets: all check demo demo-clean bench fuzz install clean deps"
-	@echo "vars:    SANITIZE=address,undefined WERROR=1 V=1 PREFIX=$(PREFIX) DESTDIR="
+	@echo "targets: all check check-stressed demo demo-clean bench fuzz install uninstall deb clean deps"
+	@echo "vars:    SANITIZE=address,undefined WERROR=1 V=1 BUILD=$(BUILD) PREFIX=$(PREFIX) DESTDIR="
 
 # Rebuild everything when the compiler flags change.
 FLAGS_STAMP := $(BUILD)/.flags
-$(FLAGS_STAMP): FORCE
+$(FLAGS_STAMP): FORCE | $(DEPS)
 	@mkdir -p $(BUILD)
-	@echo '$(CC) $(CFLAGS) $(LDFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(LDFLAGS)' > $@
+	@echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)' | cmp -s - $@ || echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)' > $@
 FORCE:
 
 $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIB): $(call obj,$(LIB_SRCS))
 	@$(if $(Q),echo "  AR      $@")
@@ -125,14 +143,19 @@ $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(call obj,$(filter-out tests/lib
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# Keep the tools' objects: an incremental build relinks nothing that did not change.
+.SECONDARY: $(patsubst %,$(BUILD)/obj/tests/tools/%.o,$(notdir $(basename $(TOOL_SRCS))))
+
 test-bins: all $(UNIT) $(if $(SIM_SRCS),$(SIM)) $(TOOLS)
 
 # libFuzzer harnesses, built with clang into their own object tree.
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(INCLUDES) -Itests/lib $(PKG_CFLAGS) -pthread \
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(INCLUDES) -Itests/lib $(PKG_CFLAGS) -pthread \
                -fsanitize=fuzzer-no-link,address,undefined -DNETTUNE_VERSION='"$(VERSION)"'
-# Plus the controller's parser of agent answers (pure: jansson and the library only).
-FUZZ_LIB_OBJS := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRCS) controller/reply.c)
-$(BUILD)/fuzzobj/%.o: %.c
+# Plus the controller's parsers of agent answers, etcd replies and store records
+# (pure: jansson and the library only).
+FUZZ_LIB_OBJS := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRCS) controller/reply.c controller/etcd_reply.c \
+                   controller/store_record.c controller/rollout.c)
+$(BUILD)/fuzzobj/%.o: %.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $<")
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -c -o $@ $<
@@ -147,9 +170,18 @@ fuzz: $(FUZZERS)
 check: deps-check test-bins
 	$(Q)BUILD=$(BUILD) tests/check.sh
 
+# make check with `stress-ng --cpu $(STRESS_CPUS)` beside it: no test may race a
+# wall-clock timer shorter than the work before its assertion.
+STRESS_CPUS ?= 2
+check-stressed: deps-check test-bins
+	$(Q)BUILD=$(BUILD) STRESS_CPUS=$(STRESS_CPUS) tests/check-stressed.sh
+
 # Build dependencies present? If not, install them (root on Debian) — `make deps`.
 deps-check:
 	$(Q).ci/deps.sh --check >/dev/null 2>&1 || .ci/deps.sh
+
+deps-build:
+	$(Q)$(PKG_CONFIG) --exists $(PKGS) 2>/dev/null || .ci/deps.sh
 
 deps:
 	$(Q).ci/deps.sh
@@ -163,19 +195,36 @@ demo-clean:
 bench: deps-check all test-bins
 	$(Q)BUILD=$(BUILD) bench/run.sh
 
+# Binaries, man pages, profiles, bash completion and the systemd units (their
+# ExecStart= pointing at BINDIR). The Debian package calls it with PREFIX=/usr.
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/nettune/profiles \
-	           $(DESTDIR)$(PREFIX)/share/man/man8
-	install -m 0755 $(AGENT) $(CTL) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/nettune/profiles $(DESTDIR)$(MANDIR)/man8 \
+	           $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMD_UNITDIR)
+	install -m 0755 $(AGENT) $(CTL) $(DESTDIR)$(BINDIR)/
 	install -m 0644 policies/profiles/*.json policies/schema.json $(DESTDIR)$(PREFIX)/share/nettune/profiles/
-	for m in docs/man/*.8; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/ || true; done
+	install -m 0644 docs/man/*.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 examples/bash-completion/nettune-agent examples/bash-completion/nettunectl $(DESTDIR)$(BASHCOMPDIR)/
+	for u in examples/systemd/*.in; do \
+	        sed 's|@bindir@|$(BINDIR)|g' $$u > $(DESTDIR)$(SYSTEMD_UNITDIR)/$$(basename $$u .in) && \
+	        chmod 0644 $(DESTDIR)$(SYSTEMD_UNITDIR)/$$(basename $$u .in) || exit 1; \
+	done
+	install -m 0644 examples/systemd/*.timer $(DESTDIR)$(SYSTEMD_UNITDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/nettune-agent $(DESTDIR)$(PREFIX)/bin/nettunectl
+	rm -f $(DESTDIR)$(BINDIR)/nettune-agent $(DESTDIR)$(BINDIR)/nettunectl
+	rm -f $(DESTDIR)$(MANDIR)/man8/nettune-agent.8 $(DESTDIR)$(MANDIR)/man8/nettunectl.8
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/nettune-agent $(DESTDIR)$(BASHCOMPDIR)/nettunectl
+	rm -f $(patsubst examples/systemd/%.in,$(DESTDIR)$(SYSTEMD_UNITDIR)/%,$(wildcard examples/systemd/*.in)) \
+	      $(patsubst examples/systemd/%,$(DESTDIR)$(SYSTEMD_UNITDIR)/%,$(wildcard examples/systemd/*.timer))
 	rm -rf $(DESTDIR)$(PREFIX)/share/nettune
+
+# The Debian package of this tree, built with dpkg-buildpackage on a copy of it and
+# checked with lintian: $(BUILD)/deb/nettune_$(VERSION)_ARCH.deb (debian/make-deb.sh).
+deb: deps-check
+	$(Q)BUILD=$(BUILD) debian/make-deb.sh
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: deps-check FORCE
+.PHONY: deps-check deps-build FORCE
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -9,20 +9,29 @@ packages=(
         # build
         build-essential pkg-config libmnl-dev libjansson-dev libcurl4-openssl-dev
         libssh2-1-dev libmicrohttpd-dev libgnutls28-dev libsqlite3-dev libibverbs-dev
-        # tests
+        # tests (stress-ng: make check-stressed; bsdutils: script(1) for the terminal tests)
         libcunit1-dev python3 python3-jsonschema iproute2 openssh-server openssh-client
-        openssl curl sqlite3 iperf3 ethtool valgrind procps psmisc tcpdump
+        openssl curl sqlite3 iperf3 ethtool valgrind procps psmisc stress-ng bsdutils tcpdump
         clang libclang-rt-14-dev
+        # the controller's etcd store tier (tests start their own members)
+        etcd-server etcd-client
+        # the Debian package: make deb and its test
+        debhelper dpkg-dev fakeroot lintian
+        # .ci/first-run.sh: a fresh clone
+        git
         # verbs probe and the Soft-RoCE VM lab
         rdma-core ibverbs-providers ibverbs-utils perftest
         qemu-system-x86 busybox-static kmod cpio zstd
 )
 
+# One dpkg-query for all of them: this runs before every `make check` and `make demo`.
+declare -A installed=()
+while read -r name status; do
+        [ "$status" = "install ok installed" ] && installed[$name]=1
+done < <(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true)
 missing=()
 for p in "${packages[@]}"; do
-        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-                missing+=("$p")
-        fi
+        [ -n "${installed[$p]:-}" ] || missing+=("$p")
 done
 
 if [ "${#missing[@]}" -eq 0 ]; then
@@ -40,3 +49,11 @@ echo "deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Debian's etcd-server enables and may start a service on the default ports; tests
+# start their own members on free ports, so keep the packaged one off.
+if command -v systemctl >/dev/null 2>&1; then
+        systemctl disable --now etcd >/dev/null 2>&1 || true
+fi
+if command -v service >/dev/null 2>&1; then
+        service etcd stop >/dev/null 2>&1 || true
+fi

@@ -88,9 +88,41 @@ static void reply_result(struct http_response *resp, struct txn_result *r)
         reply_json(resp, 200, txn_result_to_json(r));
 }
 
+/*
+ * An apply whose idempotency key is already journaled is not run again: the
+ * answer is that transaction as journaled, with "replayed": true. Returns 1 when
+ * it answered.
+ */
+static int replay_keyed(struct api *a, const char *key, struct http_response *resp)
+{
+        struct journal_tx t;
+        struct errbuf e = { 0 };
+        int64_t tx;
+        int r = journal_find_key(a->journal, key, &tx, &e);
+
+        if (r == -ENOENT)
+                return 0;
+        if (r >= 0)
+                r = journal_get(a->journal, tx, &t, &e);
+        if (r < 0) {
+                reply_errbuf(resp, 500, "internal", &e);
+                return 1;
+        }
+        reply_json(resp, 200, json_pack("{s:I, s:s, s:s, s:i, s:o, s:s?, s:s?, s:I, s:s, s:b}",
+                                        "tx", (json_int_t)t.id, "state", journal_state_name(t.state),
+                                        "result", t.result[0] ? t.result : journal_state_name(t.state),
+                                        "exit_code", t.exit_code < 0 ? EXIT_PENDING : t.exit_code,
+                                        "changes", t.changes_json ? json_loads(t.changes_json, 0, NULL) : json_array(),
+                                        "restored_by", t.restored_by[0] ? t.restored_by : NULL, "error", t.error,
+                                        "confirm_deadline_ms", (json_int_t)t.confirm_deadline_ms,
+                                        "idempotency_key", key, "replayed", 1));
+        journal_tx_done(&t);
+        return 1;
+}
+
 static void do_apply(struct api *a, const struct http_request *req, struct http_response *resp)
 {
-        const char *ct = http_query(req, "confirm_timeout_s");
+        const char *ct = http_query(req, "confirm_timeout_s"), *key = http_query(req, "idempotency_key");
         struct policy *p = parse_body(req, resp);
         struct txn_result res;
         struct txn_env env;
@@ -110,13 +142,22 @@ static void do_apply(struct api *a, const struct http_request *req, struct http_
                 }
                 confirm = (int)v;
         }
+        if (key && !journal_key_valid(key)) {
+                policy_free(p);
+                http_error(resp, 400, "invalid", "idempotency_key", "idempotency_key '%.80s': expected 1-%d "
+                           "characters of [A-Za-z0-9._:-]; nothing was changed", key, JOURNAL_KEY_MAX - 1);
+                return;
+        }
         env_init(a, &env);
+        env.idempotency_key = key;
         if (lock_or_409(&env, resp) >= 0) {
-                txn_result_init(&res);
-                txn_apply(&env, p, confirm, &res);
+                if (!key || !replay_keyed(a, key, resp)) {
+                        txn_result_init(&res);
+                        txn_apply(&env, p, confirm, &res);
+                        reply_result(resp, &res);
+                        txn_result_done(&res);
+                }
                 txn_unlock(&env);
-                reply_result(resp, &res);
-                txn_result_done(&res);
         }
         policy_free(p);
 }

@@ -6,11 +6,13 @@
 #include "cli.h"
 #include "drift.h"
 #include "log.h"
+#include "progress.h"
 #include "txn.h"
 
 struct session {
         struct journal *journal;
         struct txn_env env;
+        struct progress progress;       /* the probes' runs on a terminal (env.progress) */
 };
 
 static void session_done(struct session *s)
@@ -31,6 +33,9 @@ static int session_open(struct cli *c, struct session *s, bool lock)
         r = journal_open(c->config.state_dir, &s->journal, &e);
         if (r >= 0) {
                 txn_env_init(&s->env, &c->config, s->journal);
+                progress_init(&s->progress, progress_mode_for(STDERR_FILENO, false, c->json, false), stderr);
+                if (s->progress.mode != PROGRESS_OFF)
+                        s->env.progress = &s->progress;
                 if (lock)
                         r = txn_lock(&s->env, false, &e);
         }

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "probe.h"
 #include "probe_gate.h"
+#include "probe_progress.h"
 #include "probe_server.h"
 
 struct probe_cmd {
@@ -313,6 +314,25 @@ static int print_json(const struct probe_cmd *pc, const struct probe_measurement
         return 0;
 }
 
+/* Pin once, then the runs, shown as they end on a terminal only (stdout has the result). */
+static int measure(struct cli *c, const struct probe_cmd *pc, struct probe_measurement *m, struct errbuf *e)
+{
+        struct probe_observer obs;
+        struct probe_params pinned;
+        struct probe_path path;
+        struct progress pg;
+        int k;
+
+        k = probe_pin(&pc->p, pc->mode, &pinned, &path, NULL, 0, e);
+        if (k < 0)
+                return probe_measure(&pc->p, pc->mode, pc->runs, m, e);     /* records the failure */
+        progress_init(&pg, progress_mode_for(STDERR_FILENO, false, c->json, false), stderr);
+        probe_progress_begin(&pg, "probe", &pinned, path.mode, pc->runs, &obs);
+        k = probe_measure_pinned(&pinned, &path, pc->runs, &obs, m, e);
+        probe_progress_end(&pg, m);
+        return k;
+}
+
 int cmd_probe(struct cli *c)
 {
         struct probe_cmd pc = { .mode = PROBE_MODE_AUTO };
@@ -331,7 +351,7 @@ int cmd_probe(struct cli *c)
         }
         if (pc.baseline_file && load_baseline(&pc) < 0)
                 return EXIT_INVALID;
-        k = probe_measure(&pc.p, pc.mode, pc.runs, &m, &e);
+        k = measure(c, &pc, &m, &e);
         if (k < 0)
                 log_err("%s probe to '%s' failed: %s", probe_mode_name(m.mode), pc.p.peer,
                         errbuf_str(&e, buf, sizeof(buf)));

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 
 #include "http.h"
+#include "netaddr.h"
 #include "jsonv.h"
 
 #define HTTP_CONNECTIONS_MAX 64
@@ -175,45 +176,6 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         }
 }
 
-union addr {
-        struct sockaddr sa;
-        struct sockaddr_in in4;
-        struct sockaddr_in6 in6;
-};
-
-static int parse_listen(const char *listen, union addr *a, bool *ret_loopback, struct errbuf *e)
-{
-        char host[128];
-        const char *colon = strrchr(listen, ':');
-        char *end;
-        unsigned long port;
-        size_t hl;
-
-        if (!colon)
-                return errbuf_set(e, EINVAL, "listen", "'%s': expected ADDR:PORT", listen);
-        hl = (size_t)(colon - listen);
-        if (listen[0] == '[' && hl >= 2 && listen[hl - 1] == ']')
-                snprintf(host, sizeof(host), "%.*s", (int)(hl - 2), listen + 1);
-        else
-                snprintf(host, sizeof(host), "%.*s", (int)hl, listen);
-        port = strtoul(colon + 1, &end, 10);
-        if (*end || end == colon + 1 || port > 65535)
-                return errbuf_set(e, EINVAL, "listen", "'%s': port out of range 0-65535", listen);
-        memset(a, 0, sizeof(*a));
-        if (inet_pton(AF_INET, host, &a->in4.sin_addr) == 1) {
-                a->in4.sin_family = AF_INET;
-                a->in4.sin_port = htons((uint16_t)port);
-                *ret_loopback = (ntohl(a->in4.sin_addr.s_addr) >> 24) == 127;
-        } else if (inet_pton(AF_INET6, host, &a->in6.sin6_addr) == 1) {
-                a->in6.sin6_family = AF_INET6;
-                a->in6.sin6_port = htons((uint16_t)port);
-                *ret_loopback = IN6_IS_ADDR_LOOPBACK(&a->in6.sin6_addr);
-        } else {
-                return errbuf_set(e, EINVAL, "listen", "'%s': '%s' is not an IP address", listen, host);
-        }
-        return 0;
-}
-
 static int read_pem(const char *what, const char *path, char **ret, struct errbuf *e)
 {
         size_t len;
@@ -227,7 +189,7 @@ static int read_pem(const char *what, const char *path, char **ret, struct errbu
         return r;
 }
 
-static int start_daemon(struct http_server *s, const union addr *a, struct errbuf *e)
+static int start_daemon(struct http_server *s, const union netaddr *a, struct errbuf *e)
 {
         unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
                          (a->sa.sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
@@ -236,14 +198,14 @@ static int start_daemon(struct http_server *s, const union addr *a, struct errbu
                 s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
                                         MHD_OPTION_SOCK_ADDR, &a->sa,
                                         MHD_OPTION_CONNECTION_TIMEOUT, s->o.timeout_s,
-                                        MHD_OPTION_CONNECTION_LIMIT, HTTP_CONNECTIONS_MAX,
+                                        MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections ? s->o.max_connections : HTTP_CONNECTIONS_MAX,
                                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
                                         MHD_OPTION_END);
         else
                 s->d = MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, on_request, s,
                                         MHD_OPTION_SOCK_ADDR, &a->sa,
                                         MHD_OPTION_CONNECTION_TIMEOUT, s->o.timeout_s,
-                                        MHD_OPTION_CONNECTION_LIMIT, HTTP_CONNECTIONS_MAX,
+                                        MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections ? s->o.max_connections : HTTP_CONNECTIONS_MAX,
                                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
                                         MHD_OPTION_HTTPS_MEM_CERT, s->cert,
                                         MHD_OPTION_HTTPS_MEM_KEY, s->key,
@@ -259,9 +221,9 @@ static int start_daemon(struct http_server *s, const union addr *a, struct errbu
 int http_start(const struct http_options *o, struct http_server **ret, struct errbuf *e)
 {
         struct http_server *s;
-        union addr a;
+        union netaddr a;
         bool loopback = false;
-        int r = parse_listen(o->listen, &a, &loopback, e);
+        int r = netaddr_parse(o->listen, "listen", &a, &loopback, e);
 
         if (r < 0)
                 return r;

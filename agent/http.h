@@ -36,6 +36,7 @@ struct http_options {
         const char *cert, *key, *client_ca;
         size_t max_body;
         unsigned timeout_s;
+        unsigned max_connections;       /* 0: the agent's 64 */
         http_handler_t handler;
         void *userdata;
 };

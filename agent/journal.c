@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-#include <fcntl.h>
-#include <sqlite3.h>
+#include <ctype.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "journal_internal.h"
+#include "statedir.h"
 
 struct journal {
-        sqlite3 *db;
-        char path[512];
+        struct db db;
 };
 
 static const char *const state_names[TXN_STATE_MAX] = {
@@ -24,7 +23,7 @@ static const char *const state_names[TXN_STATE_MAX] = {
         [TXN_FAILED] = "failed",
 };
 
-static const char schema[] =
+static const char schema_v1[] =
         "CREATE TABLE IF NOT EXISTS transactions ("
         " id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL,"
         " policy_name TEXT NOT NULL, policy_json TEXT, state TEXT NOT NULL,"
@@ -42,12 +41,6 @@ static const char schema[] =
         "CREATE TABLE IF NOT EXISTS revisions ("
         " rev INTEGER PRIMARY KEY AUTOINCREMENT, tx INTEGER NOT NULL REFERENCES transactions(id),"
         " policy_json TEXT, committed_ms INTEGER NOT NULL);";
-
-static void finalizep(sqlite3_stmt **s)
-{
-        sqlite3_finalize(*s);
-}
-#define _cleanup_stmt_ _cleanup_(finalizep)
 
 const char *journal_state_name(enum txn_state s)
 {
@@ -75,73 +68,53 @@ int64_t journal_now_ms(void)
         return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int db_error(struct journal *j, struct errbuf *e, const char *what)
-{
-        return errbuf_set(e, EIO, j->path, "%s: %s", what, sqlite3_errmsg(j->db));
-}
-
-static int exec_sql(struct journal *j, const char *sql, struct errbuf *e)
-{
-        char *msg = NULL;
-        int r;
-
-        if (sqlite3_exec(j->db, sql, NULL, NULL, &msg) == SQLITE_OK)
-                return 0;
-        r = errbuf_set(e, EIO, j->path, "%s", msg ? msg : sqlite3_errmsg(j->db));
-        sqlite3_free(msg);
-        return r;
-}
-
-static int prepare(struct journal *j, const char *sql, sqlite3_stmt **ret, struct errbuf *e)
-{
-        if (sqlite3_prepare_v2(j->db, sql, -1, ret, NULL) != SQLITE_OK)
-                return db_error(j, e, "cannot prepare statement");
-        return 0;
-}
-
-static int step_done(struct journal *j, sqlite3_stmt *s, struct errbuf *e)
-{
-        if (sqlite3_step(s) != SQLITE_DONE)
-                return db_error(j, e, "cannot write");
-        return 0;
-}
-
 /* Columns added after the first release: a journal from before gets them here. */
-static int add_missing_columns(struct journal *j, struct errbuf *e)
+static int add_missing_columns(struct db *d, struct errbuf *e)
 {
-        sqlite3_stmt *st = NULL;
-
-        if (sqlite3_prepare_v2(j->db, "SELECT restores_json FROM transactions LIMIT 0", -1, &st, NULL) == SQLITE_OK) {
-                sqlite3_finalize(st);
+        if (db_has_column(d, "transactions", "restores_json"))
                 return 0;
-        }
-        return exec_sql(j, "ALTER TABLE transactions ADD COLUMN restores_json TEXT", e);
+        return db_exec(d, "ALTER TABLE transactions ADD COLUMN restores_json TEXT", e);
+}
+
+static const struct db_migration migrations[] = {
+        { .sql = schema_v1 },
+        { .fn = add_missing_columns },
+        { .sql = "ALTER TABLE transactions ADD COLUMN idempotency_key TEXT;"
+                 "CREATE INDEX IF NOT EXISTS transactions_idempotency_key ON transactions(idempotency_key);" },
+};
+
+bool journal_key_valid(const char *key)
+{
+        size_t n = key ? strlen(key) : 0;
+
+        if (n == 0 || n >= JOURNAL_KEY_MAX)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!isalnum((unsigned char)key[i]) && !strchr("._:-", key[i]))
+                        return false;
+        return true;
 }
 
 int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
 {
         struct journal *j;
+        char path[DB_PATH_MAX];
         int r;
 
-        if (mkdir(state_dir, 0700) < 0 && errno != EEXIST)
-                return errbuf_set(e, errno, state_dir, "cannot create state directory: %s", strerror(errno));
         j = calloc(1, sizeof(*j));
         if (!j)
                 return -ENOMEM;
-        snprintf(j->path, sizeof(j->path), "%s/journal.db", state_dir);
-        if (sqlite3_open_v2(j->path, &j->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                            SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-                r = errbuf_set(e, EIO, j->path, "cannot open journal: %s",
-                               j->db ? sqlite3_errmsg(j->db) : "out of memory");
-                journal_close(j);
+        /* Created here rather than by SQLite: it then belongs to the directory's owner,
+         * and SQLite gives its -wal and -shm files the owner of the database file. */
+        r = statedir_open(state_dir, "journal.db", path, sizeof(path), e);
+        if (r < 0) {
+                free(j);
                 return r;
         }
-        sqlite3_busy_timeout(j->db, 10000);
-        r = exec_sql(j, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", e);
+        close(r);
+        r = db_open(&j->db, path, "journal", DB_CREATE, 10000, e);
         if (r >= 0)
-                r = exec_sql(j, schema, e);
-        if (r >= 0)
-                r = add_missing_columns(j, e);
+                r = db_migrate(&j->db, migrations, ARRAY_SIZE(migrations), e);
         if (r < 0) {
                 journal_close(j);
                 return r;
@@ -154,51 +127,35 @@ void journal_close(struct journal *j)
 {
         if (!j)
                 return;
-        sqlite3_close(j->db);
+        db_close(&j->db);
         free(j);
 }
 
-static int add_step(struct journal *j, int64_t tx, enum txn_state s, int64_t now, struct errbuf *e)
+static int add_step(struct db *d, int64_t tx, enum txn_state s, int64_t now, struct errbuf *e)
 {
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
-        int r = prepare(j, "INSERT INTO steps (tx, state, at_ms) VALUES (?, ?, ?)", &st, e);
+        int r = db_prepare(d, "INSERT INTO steps (tx, state, at_ms) VALUES (?, ?, ?)", &st, e);
 
         if (r < 0)
                 return r;
         sqlite3_bind_int64(st, 1, tx);
         sqlite3_bind_text(st, 2, journal_state_name(s), -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 3, now);
-        return step_done(j, st, e);
-}
-
-/* Run fn inside BEGIN IMMEDIATE ... COMMIT; roll back when it fails. */
-static int in_txn(struct journal *j, int (*fn)(struct journal *, const void *, struct errbuf *),
-                  const void *arg, struct errbuf *e)
-{
-        int r = exec_sql(j, "BEGIN IMMEDIATE", e);
-
-        if (r < 0)
-                return r;
-        r = fn(j, arg, e);
-        if (r >= 0)
-                r = exec_sql(j, "COMMIT", e);
-        if (r < 0)
-                sqlite3_exec(j->db, "ROLLBACK", NULL, NULL, NULL);
-        return r;
+        return db_step_done(d, st, e);
 }
 
 struct begin_args {
-        const char *kind, *name, *json, *changes;
+        const char *kind, *name, *json, *changes, *key;
         int64_t *ret_tx;
 };
 
-static int do_begin(struct journal *j, const void *arg, struct errbuf *e)
+static int do_begin(struct db *d, void *arg, struct errbuf *e)
 {
         const struct begin_args *a = arg;
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int64_t now = journal_now_ms();
-        int r = prepare(j, "INSERT INTO transactions (kind, policy_name, policy_json, changes_json, state, started_ms)"
-                        " VALUES (?, ?, ?, ?, 'planned', ?)", &st, e);
+        int r = db_prepare(d, "INSERT INTO transactions (kind, policy_name, policy_json, changes_json, state,"
+                           " started_ms, idempotency_key) VALUES (?, ?, ?, ?, 'planned', ?, ?)", &st, e);
 
         if (r < 0)
                 return r;
@@ -207,20 +164,29 @@ static int do_begin(struct journal *j, const void *arg, struct errbuf *e)
         sqlite3_bind_text(st, 3, a->json, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 4, a->changes, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 5, now);
-        r = step_done(j, st, e);
+        db_bind_text(st, 6, a->key);
+        r = db_step_done(d, st, e);
         if (r < 0)
                 return r;
-        *a->ret_tx = sqlite3_last_insert_rowid(j->db);
-        return add_step(j, *a->ret_tx, TXN_PLANNED, now, e);
+        *a->ret_tx = sqlite3_last_insert_rowid(d->h);
+        return add_step(d, *a->ret_tx, TXN_PLANNED, now, e);
 }
 
 int journal_begin(struct journal *j, const char *kind, const char *policy_name,
                   const char *policy_json, const char *changes_json, int64_t *ret_tx,
                   struct errbuf *e)
 {
-        struct begin_args a = { kind, policy_name ? policy_name : "", policy_json, changes_json, ret_tx };
+        return journal_begin_keyed(j, kind, policy_name, policy_json, changes_json, NULL, ret_tx, e);
+}
 
-        return in_txn(j, do_begin, &a, e);
+int journal_begin_keyed(struct journal *j, const char *kind, const char *policy_name,
+                        const char *policy_json, const char *changes_json, const char *key,
+                        int64_t *ret_tx, struct errbuf *e)
+{
+        struct begin_args a = { kind, policy_name ? policy_name : "", policy_json, changes_json,
+                                key && key[0] ? key : NULL, ret_tx };
+
+        return db_txn(&j->db, do_begin, &a, e);
 }
 
 struct record_args {
@@ -229,27 +195,27 @@ struct record_args {
         const struct journal_result *r;
 };
 
-static int add_revision(struct journal *j, int64_t tx, int64_t now, struct errbuf *e)
+static int add_revision(struct db *d, int64_t tx, int64_t now, struct errbuf *e)
 {
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
-        int r = prepare(j, "INSERT INTO revisions (tx, policy_json, committed_ms)"
+        int r = db_prepare(d, "INSERT INTO revisions (tx, policy_json, committed_ms)"
                         " SELECT id, policy_json, ? FROM transactions WHERE id = ?", &st, e);
 
         if (r < 0)
                 return r;
         sqlite3_bind_int64(st, 1, now);
         sqlite3_bind_int64(st, 2, tx);
-        return step_done(j, st, e);
+        return db_step_done(d, st, e);
 }
 
-static int do_record(struct journal *j, const void *arg, struct errbuf *e)
+static int do_record(struct db *d, void *arg, struct errbuf *e)
 {
         static const struct journal_result none = { 0 };
         const struct record_args *a = arg;
         const struct journal_result *res = a->r ? a->r : &none;
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int64_t now = journal_now_ms();
-        int r = prepare(j, "UPDATE transactions SET state = ?1,"
+        int r = db_prepare(d, "UPDATE transactions SET state = ?1,"
                         " result = COALESCE(?2, result), exit_code = CASE WHEN ?2 IS NULL THEN exit_code ELSE ?3 END,"
                         " error = COALESCE(?4, error), changes_json = COALESCE(?5, changes_json),"
                         " probe_json = COALESCE(?6, probe_json), restored_by = COALESCE(?7, restored_by),"
@@ -270,14 +236,14 @@ static int do_record(struct journal *j, const void *arg, struct errbuf *e)
         sqlite3_bind_int64(st, 9, journal_state_final(a->s) ? now : 0);
         sqlite3_bind_int64(st, 10, a->tx);
         sqlite3_bind_text(st, 11, res->restores_json, -1, SQLITE_STATIC);
-        r = step_done(j, st, e);
+        r = db_step_done(d, st, e);
         if (r < 0)
                 return r;
-        if (sqlite3_changes(j->db) != 1)
-                return errbuf_set(e, ENOENT, j->path, "no transaction %lld", (long long)a->tx);
-        r = add_step(j, a->tx, a->s, now, e);
+        if (sqlite3_changes(d->h) != 1)
+                return errbuf_set(e, ENOENT, d->path, "no transaction %lld", (long long)a->tx);
+        r = add_step(d, a->tx, a->s, now, e);
         if (r >= 0 && a->s == TXN_COMMITTED)
-                r = add_revision(j, a->tx, now, e);
+                r = add_revision(d, a->tx, now, e);
         return r;
 }
 
@@ -286,7 +252,7 @@ int journal_record(struct journal *j, int64_t tx, enum txn_state s,
 {
         struct record_args a = { tx, s, r };
 
-        return in_txn(j, do_record, &a, e);
+        return db_txn(&j->db, do_record, &a, e);
 }
 
 struct snapshot_args {
@@ -295,14 +261,14 @@ struct snapshot_args {
         unsigned n;
 };
 
-static int do_snapshot(struct journal *j, const void *arg, struct errbuf *e)
+static int do_snapshot(struct db *d, void *arg, struct errbuf *e)
 {
         const struct snapshot_args *a = arg;
         struct record_args rec = { a->tx, TXN_SNAPSHOTTED, NULL };
 
         for (unsigned i = 0; i < a->n; i++) {
                 _cleanup_stmt_ sqlite3_stmt *st = NULL;
-                int r = prepare(j, "INSERT OR REPLACE INTO snapshots (tx, target, kind, fields, state_json)"
+                int r = db_prepare(d, "INSERT OR REPLACE INTO snapshots (tx, target, kind, fields, state_json)"
                                 " VALUES (?, ?, ?, ?, ?)", &st, e);
 
                 if (r < 0)
@@ -312,11 +278,11 @@ static int do_snapshot(struct journal *j, const void *arg, struct errbuf *e)
                 sqlite3_bind_int(st, 3, a->rows[i].kind);
                 sqlite3_bind_int64(st, 4, a->rows[i].fields);
                 sqlite3_bind_text(st, 5, a->rows[i].state_json, -1, SQLITE_STATIC);
-                r = step_done(j, st, e);
+                r = db_step_done(d, st, e);
                 if (r < 0)
                         return r;
         }
-        return do_record(j, &rec, e);
+        return do_record(d, &rec, e);
 }
 
 int journal_snapshot(struct journal *j, int64_t tx, const struct journal_snapshot *rows,
@@ -324,16 +290,11 @@ int journal_snapshot(struct journal *j, int64_t tx, const struct journal_snapsho
 {
         struct snapshot_args a = { tx, rows, n };
 
-        return in_txn(j, do_snapshot, &a, e);
+        return db_txn(&j->db, do_snapshot, &a, e);
 }
 
-/* The reading side (journal_read.c) reaches the handle through these. */
-sqlite3 *journal_db(struct journal *j)
+/* The reading side (journal_read.c) reaches the handle through this. */
+struct db *journal_db(struct journal *j)
 {
-        return j->db;
-}
-
-const char *journal_path(struct journal *j)
-{
-        return j->path;
+        return &j->db;
 }

@@ -50,6 +50,20 @@ int journal_begin(struct journal *j, const char *kind, const char *policy_name,
                   const char *policy_json, const char *changes_json, int64_t *ret_tx,
                   struct errbuf *e);
 
+/*
+ * The controller's idempotency key of one node step (POST /v1/apply?idempotency_key=K):
+ * 1-63 characters of [A-Za-z0-9._:-]. A transaction records the key of the request
+ * that started it; journal_find_key answers "did this node already act on K?".
+ */
+#define JOURNAL_KEY_MAX 64
+bool journal_key_valid(const char *key);
+/* journal_begin with the request's idempotency key (NULL: none). */
+int journal_begin_keyed(struct journal *j, const char *kind, const char *policy_name,
+                        const char *policy_json, const char *changes_json, const char *key,
+                        int64_t *ret_tx, struct errbuf *e);
+/* The newest transaction recorded with key; -ENOENT when there is none. */
+int journal_find_key(struct journal *j, const char *key, int64_t *ret_tx, struct errbuf *e);
+
 struct journal_snapshot {
         char target[64];
         int kind;                       /* enum target_kind */
@@ -101,6 +115,7 @@ struct journal_tx {
         int64_t finished_ms;            /* 0 while not final */
         int64_t confirm_deadline_ms;
         int64_t rev;                    /* the revision its commit recorded, 0 when none */
+        char idempotency_key[JOURNAL_KEY_MAX];  /* "" when the request carried none */
 };
 
 void journal_tx_done(struct journal_tx *t);     /* frees the owned members */

@@ -2,37 +2,14 @@
 /* The journal's queries: transactions, snapshots, steps, revisions. */
 #include "journal_internal.h"
 
-static void finalizep(sqlite3_stmt **s)
-{
-        sqlite3_finalize(*s);
-}
-#define _cleanup_stmt_ _cleanup_(finalizep)
-
 static int prepare(struct journal *j, const char *sql, sqlite3_stmt **ret, struct errbuf *e)
 {
-        if (sqlite3_prepare_v2(journal_db(j), sql, -1, ret, NULL) != SQLITE_OK)
-                return errbuf_set(e, EIO, journal_path(j), "cannot prepare statement: %s",
-                                  sqlite3_errmsg(journal_db(j)));
-        return 0;
+        return db_prepare(journal_db(j), sql, ret, e);
 }
 
 static int read_error(struct journal *j, struct errbuf *e)
 {
-        return errbuf_set(e, EIO, journal_path(j), "cannot read: %s", sqlite3_errmsg(journal_db(j)));
-}
-
-static char *col_dup(sqlite3_stmt *st, int col)
-{
-        const unsigned char *t = sqlite3_column_text(st, col);
-
-        return t ? strdup((const char *)t) : NULL;
-}
-
-static void col_copy(sqlite3_stmt *st, int col, char *buf, size_t size)
-{
-        const unsigned char *t = sqlite3_column_text(st, col);
-
-        snprintf(buf, size, "%s", t ? (const char *)t : "");
+        return db_fail(journal_db(j), e, "cannot read");
 }
 
 void journal_tx_done(struct journal_tx *t)
@@ -49,7 +26,7 @@ void journal_tx_done(struct journal_tx *t)
 
 #define TX_COLUMNS "id, kind, policy_name, policy_json, state, result, exit_code, error," \
         " changes_json, probe_json, restored_by, started_ms, finished_ms, confirm_deadline_ms, restores_json," \
-        " (SELECT MAX(rev) FROM revisions WHERE revisions.tx = transactions.id)"
+        " (SELECT MAX(rev) FROM revisions WHERE revisions.tx = transactions.id), idempotency_key"
 
 static void tx_from_row(sqlite3_stmt *st, struct journal_tx *t)
 {
@@ -58,23 +35,41 @@ static void tx_from_row(sqlite3_stmt *st, struct journal_tx *t)
 
         memset(t, 0, sizeof(*t));
         t->id = sqlite3_column_int64(st, 0);
-        col_copy(st, 1, t->kind, sizeof(t->kind));
-        col_copy(st, 2, t->policy_name, sizeof(t->policy_name));
-        t->policy_json = col_dup(st, 3);
-        col_copy(st, 4, state, sizeof(state));
+        db_col_copy(st, 1, t->kind, sizeof(t->kind));
+        db_col_copy(st, 2, t->policy_name, sizeof(t->policy_name));
+        t->policy_json = db_col_dup(st, 3);
+        db_col_copy(st, 4, state, sizeof(state));
         s = journal_state_from_name(state);
         t->state = s < 0 ? TXN_FAILED : (enum txn_state)s;
-        col_copy(st, 5, t->result, sizeof(t->result));
+        db_col_copy(st, 5, t->result, sizeof(t->result));
         t->exit_code = sqlite3_column_int(st, 6);
-        t->error = col_dup(st, 7);
-        t->changes_json = col_dup(st, 8);
-        t->probe_json = col_dup(st, 9);
-        col_copy(st, 10, t->restored_by, sizeof(t->restored_by));
+        t->error = db_col_dup(st, 7);
+        t->changes_json = db_col_dup(st, 8);
+        t->probe_json = db_col_dup(st, 9);
+        db_col_copy(st, 10, t->restored_by, sizeof(t->restored_by));
         t->started_ms = sqlite3_column_int64(st, 11);
         t->finished_ms = sqlite3_column_int64(st, 12);
         t->confirm_deadline_ms = sqlite3_column_int64(st, 13);
-        t->restores_json = col_dup(st, 14);
+        t->restores_json = db_col_dup(st, 14);
         t->rev = sqlite3_column_int64(st, 15);
+        db_col_copy(st, 16, t->idempotency_key, sizeof(t->idempotency_key));
+}
+
+int journal_find_key(struct journal *j, const char *key, int64_t *ret_tx, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int r = prepare(j, "SELECT id FROM transactions WHERE idempotency_key = ? ORDER BY id DESC LIMIT 1", &st, e);
+
+        if (r < 0)
+                return r;
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+        r = db_step_row(journal_db(j), st, e);
+        if (r == 0)
+                return -ENOENT;
+        if (r < 0)
+                return r;
+        *ret_tx = sqlite3_column_int64(st, 0);
+        return 0;
 }
 
 int journal_get(struct journal *j, int64_t tx, struct journal_tx *ret, struct errbuf *e)
@@ -179,10 +174,10 @@ int journal_load_snapshots(struct journal *j, int64_t tx, struct journal_snapsho
                         return -ENOMEM;
                 }
                 rows = more;
-                col_copy(st, 0, rows[n].target, sizeof(rows[n].target));
+                db_col_copy(st, 0, rows[n].target, sizeof(rows[n].target));
                 rows[n].kind = sqlite3_column_int(st, 1);
                 rows[n].fields = (uint32_t)sqlite3_column_int64(st, 2);
-                rows[n].state_json = col_dup(st, 3);
+                rows[n].state_json = db_col_dup(st, 3);
                 n++;
                 if (!rows[n - 1].state_json) {
                         journal_snapshots_free(rows, n);
@@ -210,7 +205,7 @@ int journal_steps_json(struct journal *j, int64_t tx, char **ret, struct errbuf 
         sqlite3_bind_int64(st, 1, tx);
         if (sqlite3_step(st) != SQLITE_ROW)
                 return read_error(j, e);
-        s = col_dup(st, 0);
+        s = db_col_dup(st, 0);
         if (!s)
                 return -ENOMEM;
         *ret = s;
@@ -227,7 +222,7 @@ static int revision_row(struct journal *j, sqlite3_stmt *st, int64_t *ret_rev, i
         if (r != SQLITE_ROW)
                 return read_error(j, e);
         if (ret_policy_json) {
-                *ret_policy_json = col_dup(st, 2);
+                *ret_policy_json = db_col_dup(st, 2);
                 if (!*ret_policy_json && sqlite3_column_type(st, 2) != SQLITE_NULL)
                         return -ENOMEM;
         }

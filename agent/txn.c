@@ -123,7 +123,8 @@ static int nothing_to_do(struct txn_env *env, const char *kind, const char *name
                 return r;
         if (!policy_json || (newest && streq(newest, policy_json)))
                 return 0;
-        r = journal_begin(env->journal, kind, name, policy_json, "[]", &res->tx, &res->error);
+        r = journal_begin_keyed(env->journal, kind, name, policy_json, "[]", env->idempotency_key,
+                                &res->tx, &res->error);
         if (r >= 0)
                 r = txn_record_final(env, res, TXN_COMMITTED, EXIT_OK, "nothing_to_do");
         return r;
@@ -304,7 +305,8 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_json, cons
                 goto out;
         }
         changes = txn_json_text(res->changes);
-        r = journal_begin(env->journal, kind, p->policy, policy_json, changes, &res->tx, &res->error);
+        r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, changes, env->idempotency_key,
+                                &res->tx, &res->error);
         if (r < 0) {
                 txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
                 goto out;

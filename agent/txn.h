@@ -57,6 +57,8 @@ struct txn_env {
         int lock_fd;                    /* -1 when the lock is not held */
         bool no_watchdog;               /* serve: the daemon's timer handles confirm deadlines */
         const char *apply_kind;         /* journal kind of txn_apply: NULL = "apply" ("enforce" for drift) */
+        const char *idempotency_key;    /* the request's key, journaled with the transaction, or NULL */
+        struct progress *progress;      /* the probes' runs as they end (apply on a terminal); NULL = none */
 };
 
 struct txn_result {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The transaction's measurements: one probe phase, the default probe engine, the regression gate. */
 #include "probe.h"
+#include "probe_progress.h"
 #include "txn_internal.h"
 
 int txn_probe_phase(struct txn_env *env, const struct plan_probe *pin, const char *phase,
@@ -52,11 +53,18 @@ int txn_probe_default(struct txn_env *env, const struct plan_probe *pin, const c
                       struct txn_probe *ret, struct errbuf *e)
 {
         _cleanup_free_ struct probe_measurement *m = calloc(1, sizeof(*m));
+        struct probe_observer obs = { 0 };
+        char tag[32];
         int r;
 
         if (!m)
                 return -ENOMEM;
-        r = probe_measure_pinned(&pin->params, &pin->path, pin->runs ? pin->runs : 1, m, e);
+        snprintf(tag, sizeof(tag), "%s probe", phase);
+        if (env->progress)
+                probe_progress_begin(env->progress, tag, &pin->params, pin->path.mode, pin->runs ? pin->runs : 1, &obs);
+        r = probe_measure_pinned(&pin->params, &pin->path, pin->runs ? pin->runs : 1, &obs, m, e);
+        if (env->progress)
+                probe_progress_end(env->progress, m);
         snprintf(ret->mode, sizeof(ret->mode), "%s", probe_mode_name(m->mode));
         ret->path = m->path;
         for (unsigned i = 0; i < m->n_runs && i < TXN_PROBE_RUNS_MAX; i++)

@@ -4,7 +4,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build} NETTUNE_TOP=$PWD
-order="mtu_apply_64 state_1000 probe_tcp_vs_iperf3 agent_footprint rollout_200 probe_verbs_vs_ib_write_bw"
+order="mtu_apply_64 state_1000 probe_tcp_vs_iperf3 agent_footprint rollout_200 ctl_store_2000 ctl_etcd_200 probe_verbs_vs_ib_write_bw"
 sel=${BENCH:-$order}
 out=bench/RESULTS.md
 rows=$(mktemp)
@@ -38,6 +38,14 @@ rm -f "$rows.one" "$rows.err"
         echo "Ratios of times: lower is better for nettune. Ratios of bandwidth: 1.00 means"
         echo "the probe measures what the reference tool measures. Run-to-run noise of veth"
         echo "throughput on this kind of machine is about ±12%."
+        echo
+        echo "Controller store rows (ctl_store_2000, ctl_etcd_200): \"nettune\" is a \`nettunectl serve\`"
+        echo "replica on one real etcd member, \"peer\" is \`nettunectl apply\` on SQLite, the same wave"
+        echo "rules (canary 1, waves of 25%). The 2,000 endpoints are one load generator"
+        echo "(\`tests/tools/loadgen_agent.c\`, not an agent: it answers the agent API from a table"
+        echo "and changes nothing) on 2,000 loopback addresses; controller CPU there is mostly TLS"
+        echo "handshakes. \"etcd writes per rollout\" is etcd's revision count across the rollout"
+        echo "(every write txn adds one), including the submitting \`apply\`."
 } > "$out"
 echo "bench: wrote $out" >&2
 cat "$out"

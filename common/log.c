@@ -3,6 +3,7 @@
 #include <stdarg.h>
 
 #include "log.h"
+#include "progress.h"
 
 static enum log_level max_level = LOG_LEVEL_INFO;
 static const char *log_prefix = "nettune";
@@ -26,6 +27,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
         if (level > max_level)
                 return;
         pthread_mutex_lock(&log_lock);
+        progress_clear_line();          /* a live status line would run into the message */
         fprintf(stderr, "%s: ", log_prefix);
         if (names[level][0])
                 fprintf(stderr, "%s: ", names[level]);

@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* nettunectl apply POLICY | apply --resume ID: a canary/wave rollout. */
+/*
+ * nettunectl apply POLICY | apply --resume ID: a canary/wave rollout. With a
+ * SQLite store this process drives it; with an etcd store it submits the
+ * rollout for the leading `serve` replica and follows its records (--detach:
+ * returns at once).
+ */
 #include <stdio.h>
+#include <time.h>
 
 #include "ctl.h"
 #include "log.h"
@@ -12,6 +18,7 @@ struct apply_args {
         const char *policy;
         unsigned resume;
         bool confirm_given;
+        bool detach;
         struct rollout_opts o;
 };
 
@@ -66,6 +73,8 @@ static int parse_args(struct ctl *c, struct apply_args *a)
 
                 if (streq(arg, "--no-confirm")) {
                         a->o.no_confirm = true;
+                } else if (streq(arg, "--detach")) {
+                        a->detach = true;
                 } else if (!strncmp(arg, "--", 2)) {
                         const char *v = eq ? eq + 1 : (i + 1 < c->argc ? c->argv[++i] : NULL);
 
@@ -125,6 +134,80 @@ static int resume(struct ctl *c, unsigned id)
         return rc;
 }
 
+/* One line per node whose state changed since the last look. */
+static void follow_progress(const struct rollout_rec *r, enum rnode_state *seen, bool quiet)
+{
+        for (unsigned i = 0; i < r->n_nodes; i++) {
+                const struct rnode *n = &r->nodes[i];
+
+                if (n->state == seen[i])
+                        continue;
+                seen[i] = n->state;
+                if (!quiet)
+                        fprintf(stderr, "rollout %lld wave %u/%u: %s %s%s%s\n", r->id, n->wave + 1, r->n_waves,
+                                n->name, rnode_state_name(n->state), n->error[0] ? ": " : "", n->error);
+        }
+}
+
+/* Follow a submitted rollout through the store until it leaves "running". */
+static int follow(struct ctl *c, long long id)
+{
+        enum rnode_state *seen = NULL;
+        struct rollout_rec *r = NULL;
+        struct errbuf e = { 0 };
+        bool warned = false;
+        time_t since = time(NULL);
+        int rc;
+
+        for (;;) {
+                struct store_lease leader;
+
+                rollout_rec_free(r);
+                r = NULL;
+                rc = store_rollout_load(c->store, id, &r, &e);
+                if (rc < 0)
+                        break;
+                if (!seen) {
+                        seen = calloc(r->n_nodes + 1, sizeof(*seen));
+                        if (!seen) {
+                                rc = errbuf_set(&e, ENOMEM, "", "out of memory");
+                                break;
+                        }
+                }
+                follow_progress(r, seen, c->quiet || c->json);
+                if (r->state != ROLLOUT_RUNNING)
+                        break;
+                if (!warned && time(NULL) - since > 30 && store_lease_get(c->store, &leader, NULL) == -ENOENT) {
+                        log_warn("no controller replica leads %s: rollout %lld waits for 'nettunectl serve'",
+                                 store_where(c->store), id);
+                        warned = true;
+                }
+                rc = store_wait_change(c->store, 2000, &e);
+                if (rc < 0)
+                        break;
+        }
+        free(seen);
+        if (rc < 0) {
+                rollout_rec_free(r);
+                return ctl_fail(&e);
+        }
+        output_rollout(r, c->json);
+        rc = r->exit_code < 0 ? CTL_EXIT_RUNTIME : r->exit_code;
+        rollout_rec_free(r);
+        return rc;
+}
+
+static int submitted(struct ctl *c, const struct apply_args *a, const struct rollout_rec *r)
+{
+        if (!a->detach)
+                return follow(c, r->id);
+        if (c->json)
+                printf("{\n  \"id\": %lld,\n  \"state\": \"running\"\n}\n", r->id);
+        else
+                printf("rollout %lld submitted; 'nettunectl status %lld' shows it\n", r->id, r->id);
+        return CTL_EXIT_OK;
+}
+
 static int start(struct ctl *c, struct apply_args *a)
 {
         _cleanup_free_ char *doc = NULL;
@@ -164,7 +247,7 @@ static int start(struct ctl *c, struct apply_args *a)
         if (!c->quiet && !c->json)
                 fprintf(stderr, "rollout %lld: '%s' to %u node%s in %u wave%s\n", r->id, r->policy_name,
                         n, n == 1 ? "" : "s", r->n_waves, r->n_waves == 1 ? "" : "s");
-        rc = run_and_report(c, r);
+        rc = ctl_store_shared(c) ? submitted(c, a, r) : run_and_report(c, r);
         rollout_rec_free(r);
         return rc;
 }
@@ -176,6 +259,21 @@ int ctl_cmd_apply(struct ctl *c)
 
         if (parse_args(c, &a) < 0)
                 return CTL_EXIT_INVALID;
+        if (ctl_store_shared(c)) {
+                if (a.resume) {
+                        log_err("apply --resume: with an etcd store the leading 'nettunectl serve' replica resumes "
+                                "every running rollout by itself; nothing was changed");
+                        return CTL_EXIT_INVALID;
+                }
+                if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0)
+                        return r;
+                return start(c, &a);
+        }
+        if (a.detach) {
+                log_err("apply --detach needs a store that 'nettunectl serve' replicas share (etcd); "
+                        "nothing was changed");
+                return CTL_EXIT_INVALID;
+        }
         if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0 || (r = ctl_need_http(c)) > 0)
                 return r;
         if ((r = ctl_need_lease(c, a.resume)) > 0)

@@ -90,11 +90,41 @@ static void print_scan(const struct drift_scan *s, bool json)
         json_decref(j);
 }
 
+int ctl_drift_scan(struct ctl *c, const struct inventory_node *const *sel, unsigned n, struct drift_scan *ret,
+                   struct errbuf *e)
+{
+        struct drift_scan scan = { .at = (long long)time(NULL) };
+        struct http_req *reqs = NULL;
+        int r = fleet_query(c, sel, n, "GET", "/v1/drift", NULL, &reqs);
+
+        if (r < 0)
+                return errbuf_set(e, -r, "", "cannot query the agents: %s", strerror(-r));
+        scan.nodes = calloc(n + 1, sizeof(*scan.nodes));
+        scan.n_nodes = n;
+        for (unsigned i = 0; scan.nodes && i < n; i++)
+                scan_node(&reqs[i], &scan.nodes[i], &scan);
+        fleet_free(reqs, n);
+        r = scan.nodes ? store_drift_save(c->store, &scan, e) : errbuf_set(e, ENOMEM, "", "out of memory");
+        if (r < 0) {
+                ctl_drift_scan_free(&scan);
+                return r;
+        }
+        *ret = scan;
+        return 0;
+}
+
+void ctl_drift_scan_free(struct drift_scan *scan)
+{
+        for (unsigned i = 0; scan->nodes && i < scan->n_nodes; i++)
+                free(scan->nodes[i].report);
+        free(scan->nodes);
+        scan->nodes = NULL;
+}
+
 int ctl_cmd_drift(struct ctl *c)
 {
         _cleanup_free_ const struct inventory_node **sel = NULL;
-        struct drift_scan scan = { .at = (long long)time(NULL) };
-        struct http_req *reqs = NULL;
+        struct drift_scan scan;
         struct errbuf e = { 0 };
         unsigned n;
         int r;
@@ -103,23 +133,9 @@ int ctl_cmd_drift(struct ctl *c)
                 return r;
         if (ctl_select(c, NULL, &sel, &n) < 0 || filter_labels(c, sel, &n) < 0)
                 return CTL_EXIT_INVALID;
-        r = fleet_query(c, sel, n, "GET", "/v1/drift", NULL, &reqs);
-        if (r < 0) {
-                log_err("cannot query the agents: %s", strerror(-r));
-                return CTL_EXIT_RUNTIME;
-        }
-        scan.nodes = calloc(n + 1, sizeof(*scan.nodes));
-        scan.n_nodes = n;
-        for (unsigned i = 0; scan.nodes && i < n; i++)
-                scan_node(&reqs[i], &scan.nodes[i], &scan);
-        fleet_free(reqs, n);
-        r = scan.nodes ? store_drift_save(c->store, &scan, &e) : errbuf_set(&e, ENOMEM, "", "out of memory");
-        if (r >= 0)
-                print_scan(&scan, c->json);
-        for (unsigned i = 0; scan.nodes && i < n; i++)
-                free(scan.nodes[i].report);
-        free(scan.nodes);
-        if (r < 0)
+        if (ctl_drift_scan(c, sel, n, &scan, &e) < 0)
                 return ctl_fail(&e);
+        print_scan(&scan, c->json);
+        ctl_drift_scan_free(&scan);
         return scan.n_drifted ? CTL_EXIT_ROLLED_BACK : scan.n_unreachable ? CTL_EXIT_RUNTIME : CTL_EXIT_OK;
 }

@@ -23,6 +23,20 @@ int ctl_need_inventory(struct ctl *c)
         return 0;
 }
 
+const char *ctl_store_spec(const struct ctl *c)
+{
+        if (c->store_spec)
+                return c->store_spec;
+        if (!c->db_given && c->cfg.store[0])
+                return c->cfg.store;
+        return c->db_path;
+}
+
+bool ctl_store_shared(const struct ctl *c)
+{
+        return !strncmp(ctl_store_spec(c), "etcd://", 7);
+}
+
 int ctl_need_store(struct ctl *c)
 {
         struct errbuf e = { 0 };
@@ -30,10 +44,11 @@ int ctl_need_store(struct ctl *c)
 
         if (c->store)
                 return 0;
-        if (store_open(c->db_path, &c->store, &e) < 0) {
+        if (store_open_spec(ctl_store_spec(c), &c->store_tls, &c->store, &e) < 0) {
                 log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
-                return CTL_EXIT_RUNTIME;
+                return e.where[0] && streq(e.where, "--store") ? CTL_EXIT_INVALID : CTL_EXIT_RUNTIME;
         }
+        store_set_lease_ttl(c->store, c->cfg.lease_ttl_s);
         return 0;
 }
 
@@ -58,7 +73,7 @@ int ctl_need_lease(struct ctl *c, long long rollout_id)
                 else
                         snprintf(what, sizeof(what), "a new rollout");
                 log_err("%s: %s is being driven by pid %lld on '%s' since %s; nothing was changed",
-                        c->db_path, what, holder.pid, holder.host, when);
+                        store_where(c->store), what, holder.pid, holder.host, when);
                 return CTL_EXIT_INVALID;
         }
         return r < 0 ? ctl_fail(&e) : 0;
@@ -166,7 +181,8 @@ void ctl_run_env(struct ctl *c, struct rollout_run_env *ret)
 {
         *ret = (struct rollout_run_env) {
                 .http = c->http, .store = c->store, .timeout_s = c->timeout_s,
-                .progress_tty = c->progress_tty, .progress_plain = !c->quiet && !c->json && !c->progress_tty,
+                .group_answers = ctl_store_shared(c),
+                .progress = c->progress,
         };
 }
 

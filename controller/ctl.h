@@ -9,8 +9,10 @@
 
 #include <stdbool.h>
 
+#include "ctl_config.h"
 #include "http.h"
 #include "inventory.h"
+#include "progress.h"
 #include "store.h"
 
 enum ctl_exit {
@@ -24,10 +26,15 @@ enum ctl_exit {
 struct ctl {
         const char *inventory_path;     /* --inventory, default ./inventory.json */
         const char *db_path;            /* --db, default ./nettune.db */
+        bool db_given;
+        const char *store_spec;         /* --store SPEC (wins over --db and the config file) */
+        struct store_tls store_tls;     /* --store-ca/--store-cert/--store-key */
+        const char *config_path;        /* --config FILE */
+        struct ctl_config cfg;          /* its contents (defaults without one) */
         bool json;                      /* --output json */
         bool yes;                       /* --yes */
         bool quiet;                     /* --quiet: no progress */
-        bool progress_tty;              /* stderr is a terminal: live progress lines */
+        enum progress_mode progress;    /* rollouts: a live line on a terminal, else plain lines */
         unsigned parallel;              /* --parallel, default 32 */
         unsigned timeout_s;             /* --timeout: per request, default 60 */
         int argc;                       /* arguments after the subcommand */
@@ -66,6 +73,18 @@ int ctl_cmd_history(struct ctl *c);
 int ctl_cmd_drift(struct ctl *c);
 int ctl_cmd_rollback(struct ctl *c);
 int ctl_cmd_confirm(struct ctl *c);
+int ctl_cmd_serve(struct ctl *c);
+int ctl_cmd_store(struct ctl *c);
+
+/* GET /v1/drift on sel[0..n) at once, stored as one scan; caller frees with ctl_drift_scan_free. */
+int ctl_drift_scan(struct ctl *c, const struct inventory_node *const *sel, unsigned n, struct drift_scan *ret,
+                   struct errbuf *e);
+void ctl_drift_scan_free(struct drift_scan *scan);
+
+/* The store spec in force: --store, else --db, else the config file's, else ./nettune.db. */
+const char *ctl_store_spec(const struct ctl *c);
+/* Is the store in force shared by several controllers (etcd)? */
+bool ctl_store_shared(const struct ctl *c);
 
 /* Inventory nodes the policy selects (NULL p: all), in inventory order. Caller frees *ret. */
 int ctl_select(struct ctl *c, const struct policy *p, const struct inventory_node ***ret, unsigned *ret_n);

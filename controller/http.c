@@ -10,7 +10,15 @@ struct http_client {
         CURLSH *share;
         char *ca, *cert, *key;
         struct http_opts o;
+        bool (*may_send)(void *ud);
+        void *gate_ud;
 };
+
+void http_client_set_gate(struct http_client *c, bool (*may_send)(void *ud), void *ud)
+{
+        c->may_send = may_send;
+        c->gate_ud = ud;
+}
 
 long long http_now_ms(void)
 {
@@ -230,8 +238,21 @@ static void expire(struct http_client *c, struct http_req *r)
         snprintf(r->errmsg, sizeof(r->errmsg), "overall deadline passed");
 }
 
+/* Requests that end without being sent (gate, no memory) count as finished at once. */
+static void end_unsent(struct http_req *r, int err, const char *why, size_t *finished,
+                       void (*on_done)(struct http_req *, void *), void *ud)
+{
+        r->done_ = true;
+        r->err = err;
+        snprintf(r->errmsg, sizeof(r->errmsg), "%s", why);
+        (*finished)++;
+        if (on_done)
+                on_done(r, ud);
+}
+
 static size_t start_ready(struct http_client *c, struct http_req **reqs, size_t n, size_t active,
-                          long long deadline, long long *next_wakeup)
+                          long long deadline, long long *next_wakeup, size_t *finished,
+                          void (*on_done)(struct http_req *, void *), void *ud)
 {
         long long now = http_now_ms();
 
@@ -245,11 +266,14 @@ static size_t start_ready(struct http_client *c, struct http_req **reqs, size_t 
                                 *next_wakeup = r->not_before_ms_;
                         continue;
                 }
+                if (c->may_send && !c->may_send(c->gate_ud)) {
+                        end_unsent(r, -ECANCELED, "not sent: this controller stopped acting", finished, on_done, ud);
+                        continue;
+                }
                 if (start(c, r, deadline) < 0) {
                         release(c, r);
-                        r->done_ = true;
-                        r->err = -ENOMEM;
-                        snprintf(r->errmsg, sizeof(r->errmsg), "cannot start the request");
+                        r->queued_ = false;
+                        end_unsent(r, -ENOMEM, "cannot start the request", finished, on_done, ud);
                         continue;
                 }
                 active++;
@@ -293,7 +317,9 @@ int http_run(struct http_client *c, struct http_req **reqs, size_t n, unsigned o
                 long long wake = 0, now, wait;
                 int running;
 
-                active = start_ready(c, reqs, n, active, deadline, &wake);
+                active = start_ready(c, reqs, n, active, deadline, &wake, &done, on_done, userdata);
+                if (done == n)
+                        break;
                 if (curl_multi_perform(c->multi, &running) != CURLM_OK)
                         return -EIO;
                 done += collect(c, on_done, userdata, &active);

@@ -42,7 +42,8 @@ struct http_req {
         long status;                    /* HTTP status, 0 = no answer */
         char *resp;                     /* owned, NUL-terminated; http_req_done frees */
         size_t resp_len;
-        int err;                        /* 0 or -errno: -ETIMEDOUT, -ECONNREFUSED, -EPROTO (TLS), -EFBIG, -EIO */
+        int err;                        /* 0 or -errno: -ETIMEDOUT, -ECONNREFUSED, -EPROTO (TLS), -EFBIG, -EIO,
+                                           -ECANCELED (the gate said no: never sent) */
         char errmsg[256];               /* transport error text when err < 0 */
         unsigned attempts;
 
@@ -68,6 +69,13 @@ void http_client_free(struct http_client *c);
  */
 int http_run(struct http_client *c, struct http_req **reqs, size_t n, unsigned overall_ms,
              void (*on_done)(struct http_req *r, void *userdata), void *userdata);
+
+/*
+ * A gate asked before each request is started: when it says no, the request is
+ * not sent and ends with -ECANCELED (a controller that lost its leadership
+ * sends nothing more). NULL removes it.
+ */
+void http_client_set_gate(struct http_client *c, bool (*may_send)(void *ud), void *ud);
 
 /* Free the answer and reset the results so the request can be run again. */
 void http_req_done(struct http_req *r);

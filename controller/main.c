@@ -21,12 +21,15 @@ static const struct command commands[] = {
         { "history",  ctl_cmd_history,  "list rollouts" },
         { "rollback", ctl_cmd_rollback, "roll the fleet back to an earlier revision" },
         { "confirm",  ctl_cmd_confirm,  "confirm a rollout's pending nodes by hand" },
+        { "serve",    ctl_cmd_serve,    "run as a replica: lead, execute rollouts, scan drift" },
+        { "store",    ctl_cmd_store,    "store migrate --from SPEC --to SPEC" },
 };
 
 static void usage(FILE *f)
 {
         fprintf(f,
-                "usage: nettunectl [--inventory FILE] [--db FILE] [--output text|json] COMMAND [ARGS]\n"
+                "usage: nettunectl [--config FILE] [--inventory FILE] [--db FILE | --store SPEC]\n"
+                "                  [--output text|json] COMMAND [ARGS]\n"
                 "\n"
                 "Rolls nettune policies out to node agents in canary waves, halting and\n"
                 "rolling back on failure; scans the fleet for drift.\n"
@@ -36,12 +39,18 @@ static void usage(FILE *f)
         fprintf(f,
                 "\napply POLICY [--canary N] [--wave-size N|P%%] [--max-unavailable N|P%%]\n"
                 "      [--confirm-timeout S] [--rollback-on-halt wave|all] [--no-confirm]\n"
-                "apply --resume ID      continue an interrupted rollout\n"
+                "apply --resume ID      continue an interrupted rollout (SQLite)\n"
+                "apply POLICY --detach  etcd store: submit and return (replicas run it)\n"
+                "serve [--enforce] [--drift-interval S] [--metrics ADDR:PORT] [--lease-ttl S]\n"
+                "store migrate --from sqlite:PATH --to etcd://HOST:PORT[,...]/PREFIX\n"
                 "status [ID]   history [--limit N]   confirm ID\n"
                 "rollback [--to REV] [--rollout ID] [--label KEY=VALUE]...\n"
                 "\noptions:\n"
                 "  --inventory FILE  nodes, URLs and labels (default ./inventory.json)\n"
-                "  --db FILE         SQLite state (default ./nettune.db)\n"
+                "  --config FILE     controller configuration (store, TLS, serve settings)\n"
+                "  --db FILE         SQLite state (default ./nettune.db), same as --store sqlite:FILE\n"
+                "  --store SPEC      sqlite:PATH or etcd://HOST:PORT[,HOST:PORT...]/PREFIX\n"
+                "  --store-ca FILE, --store-cert FILE, --store-key FILE   mTLS to etcd\n"
                 "  --output FMT      text (default) or json\n"
                 "  --parallel N      requests in flight at most (default 32)\n"
                 "  --timeout S       per request (default 60)\n"
@@ -89,9 +98,17 @@ static int parse_common(struct ctl *c, int argc, char **argv, int *ret_argc)
                         break;
                 }
                 if ((r = take_value(c, a, next, "--inventory", &c->inventory_path, &i)) ||
-                    (r = take_value(c, a, next, "--db", &c->db_path, &i))) {
+                    (r = take_value(c, a, next, "--store", &c->store_spec, &i)) ||
+                    (r = take_value(c, a, next, "--store-ca", &c->store_tls.ca, &i)) ||
+                    (r = take_value(c, a, next, "--store-cert", &c->store_tls.cert, &i)) ||
+                    (r = take_value(c, a, next, "--store-key", &c->store_tls.key, &i)) ||
+                    (r = take_value(c, a, next, "--config", &c->config_path, &i))) {
                         if (r < 0)
                                 return r;
+                } else if ((r = take_value(c, a, next, "--db", &c->db_path, &i))) {
+                        if (r < 0)
+                                return r;
+                        c->db_given = true;
                 } else if ((r = take_value(c, a, next, "--output", &v, &i))) {
                         if (r < 0 || (!streq(v, "json") && !streq(v, "text"))) {
                                 if (r > 0)
@@ -118,6 +135,27 @@ static int parse_common(struct ctl *c, int argc, char **argv, int *ret_argc)
         return 0;
 }
 
+/* The config file fills what the command line left out. */
+static int load_config(struct ctl *c)
+{
+        struct errbuf e = { 0 };
+        char buf[1100];
+        bool inventory_given = !streq(c->inventory_path, "inventory.json");
+
+        if (!c->config_path)
+                return 0;
+        if (ctl_config_load(c->config_path, &c->cfg, &e) < 0) {
+                log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
+                return -EINVAL;
+        }
+        if (!inventory_given && c->cfg.inventory[0])
+                c->inventory_path = c->cfg.inventory;
+        if (!c->store_tls.ca && c->cfg.store_ca[0])
+                c->store_tls = (struct store_tls) { c->cfg.store_ca, c->cfg.store_cert[0] ? c->cfg.store_cert : NULL,
+                                                    c->cfg.store_key[0] ? c->cfg.store_key : NULL };
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
         struct ctl c = {
@@ -127,7 +165,8 @@ int main(int argc, char **argv)
         int r;
 
         log_set_prefix("nettunectl");
-        if (parse_common(&c, argc, argv, &argc) < 0)
+        ctl_config_defaults(&c.cfg);
+        if (parse_common(&c, argc, argv, &argc) < 0 || load_config(&c) < 0)
                 return CTL_EXIT_INVALID;
         if (argc < 2) {
                 usage(stderr);
@@ -141,7 +180,7 @@ int main(int argc, char **argv)
                 printf("nettunectl %s\n", NETTUNE_VERSION);
                 return 0;
         }
-        c.progress_tty = !c.quiet && !c.json && isatty(STDERR_FILENO);
+        c.progress = progress_mode_for(STDERR_FILENO, c.quiet, c.json, true);
         for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
                 if (streq(argv[1], commands[i].name)) {
                         c.argc = argc - 2;

@@ -6,26 +6,12 @@
 
 #include "output.h"
 
-void output_progress_begin(struct output_progress *p, bool tty, bool plain, const char *what,
+void output_progress_begin(struct output_progress *p, enum progress_mode mode, const char *what,
                            unsigned wave, unsigned n_waves, unsigned total)
 {
-        *p = (struct output_progress) {
-                .tty = tty, .plain = plain && !tty, .what = what,
-                .wave = wave, .n_waves = n_waves, .total = total,
-        };
-        if (p->plain)
-                fprintf(stderr, "%s: wave %u/%u: %u node%s\n", what, wave + 1, n_waves, total,
-                        total == 1 ? "" : "s");
-}
-
-static void redraw(const struct output_progress *p)
-{
-        fprintf(stderr, "\r\033[K%s wave %u/%u: %u/%u done, %u failed", p->what, p->wave + 1,
-                p->n_waves, p->done, p->total, p->failed);
-        if (p->n_probed)
-                fprintf(stderr, ", %.2f -> %.2f Gb/s (mean)", p->base_sum / p->n_probed,
-                        p->post_sum / p->n_probed);
-        fflush(stderr);
+        *p = (struct output_progress) { .n_probed = 0 };
+        progress_init(&p->p, mode, stderr);
+        progress_begin(&p->p, what, total, "node", "wave %u/%u", wave + 1, n_waves);
 }
 
 static void gbps_text(const struct rnode *n, char *buf, size_t size)
@@ -39,28 +25,21 @@ void output_progress_node(struct output_progress *p, const struct rnode *n, bool
 {
         char g[64];
 
-        p->done++;
-        p->failed += failed;
         if (!isnan(n->baseline_gbps) && !isnan(n->post_gbps)) {
                 p->base_sum += n->baseline_gbps;
                 p->post_sum += n->post_gbps;
                 p->n_probed++;
+                progress_note(&p->p, "%.2f -> %.2f Gb/s (mean)", p->base_sum / p->n_probed,
+                              p->post_sum / p->n_probed);
         }
-        if (p->tty)
-                redraw(p);
-        if (!p->plain)
-                return;
         gbps_text(n, g, sizeof(g));
-        fprintf(stderr, "%s: %s: %s%s%s%s\n", p->what, n->name, rnode_state_name(n->state), g,
-                n->error[0] ? ": " : "", n->error);
+        progress_item(&p->p, failed, "%s: %s%s%s%s", n->name, rnode_state_name(n->state), g,
+                      n->error[0] ? ": " : "", n->error);
 }
 
 void output_progress_end(struct output_progress *p)
 {
-        if (p->tty) {
-                redraw(p);
-                fputc('\n', stderr);
-        }
+        progress_end(&p->p);
 }
 
 void output_count_states(const struct rollout_rec *r, unsigned counts[RNODE_STATE_MAX])
@@ -77,13 +56,15 @@ static json_t *real_or_null(double v)
 
 static json_t *node_json(const struct rnode *n)
 {
-        return json_pack("{s:s, s:s, s:i, s:s, s:s?, s:i, s:i, s:o, s:o, s:s?}",
+        /* idempotency_key: the key its apply carried (GET /v1/history on the node shows it too). */
+        return json_pack("{s:s, s:s, s:i, s:s, s:s?, s:i, s:i, s:o, s:o, s:s?, s:s*}",
                          "name", n->name, "url", n->url, "wave", (int)n->wave,
                          "state", rnode_state_name(n->state), "tx", n->tx[0] ? n->tx : NULL,
                          "exit_code", n->exit_code, "changes", (int)n->changes,
                          "baseline_gbps", real_or_null(n->baseline_gbps),
                          "post_gbps", real_or_null(n->post_gbps),
-                         "error", n->error[0] ? n->error : NULL);
+                         "error", n->error[0] ? n->error : NULL,
+                         "idempotency_key", n->key[0] ? n->key : NULL);
 }
 
 json_t *output_rollout_json(const struct rollout_rec *r)

@@ -1,25 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What nettunectl shows: live progress on stderr (one redrawn line per wave on a
- * terminal, plain lines per node otherwise, nothing with --output json or --quiet)
- * and the final report on stdout (text, or JSON for scripts).
+ * What nettunectl shows: live progress on stderr (common/progress.h: one redrawn
+ * line per wave on a terminal, plain lines per node otherwise, nothing with
+ * --output json or --quiet) and the final report on stdout (text, or JSON for scripts).
  */
 #pragma once
 
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "progress.h"
 #include "store.h"
 
+/* A wave's fan-out: nodes as they answer, and the mean probe rates so far. */
 struct output_progress {
-        bool tty, plain;                /* a terminal: redraw; else: one line per node */
-        const char *what;               /* "apply", "confirm", "rollback" */
-        unsigned wave, n_waves, total, done, failed;
+        struct progress p;
         double base_sum, post_sum;
         unsigned n_probed;
 };
 
-void output_progress_begin(struct output_progress *p, bool tty, bool plain, const char *what,
+void output_progress_begin(struct output_progress *p, enum progress_mode mode, const char *what,
                            unsigned wave, unsigned n_waves, unsigned total);
 void output_progress_node(struct output_progress *p, const struct rnode *n, bool failed);
 void output_progress_end(struct output_progress *p);

@@ -246,3 +246,69 @@ const char *reply_error_text(long status, const char *body, size_t len, char *bu
         json_decref(j);
         return buf;
 }
+
+static int history_entry(const json_t *o, size_t i, struct reply_history_tx *h, struct errbuf *e)
+{
+        const json_t *ec = json_object_get(o, "exit_code"), *dl = json_object_get(o, "confirm_deadline_ms");
+        int r;
+
+        memset(h, 0, sizeof(*h));
+        if ((r = get_tx(o, h->tx, sizeof(h->tx), e)) < 0 ||
+            (r = get_str(o, "state", h->state, sizeof(h->state), e)) < 0 ||
+            (r = get_str(o, "result", h->result, sizeof(h->result), e)) < 0)
+                return errbuf_set(e, EBADMSG, "answer", "$.transactions[%zu]: %s", i, e->msg);
+        if (ec && (!json_is_integer(ec) || json_integer_value(ec) < -1 || json_integer_value(ec) > 4))
+                return errbuf_set(e, EBADMSG, "answer", "$.transactions[%zu].exit_code: expected an integer -1..4", i);
+        if (dl && (!json_is_integer(dl) || json_integer_value(dl) < 0))
+                return errbuf_set(e, EBADMSG, "answer", "$.transactions[%zu].confirm_deadline_ms: expected a time", i);
+        h->exit_code = ec ? (int)json_integer_value(ec) : -1;
+        h->confirm_deadline_ms = dl ? (long long)json_integer_value(dl) : 0;
+        get_error(o, h->error, sizeof(h->error));
+        if (json_is_string(json_object_get(o, "restored_by")))
+                snprintf(h->restored_by, sizeof(h->restored_by), "%s",
+                         json_string_value(json_object_get(o, "restored_by")));
+        return 0;
+}
+
+int reply_find_history(const char *body, size_t len, const char *key, const char *tx,
+                       struct reply_history_tx *ret, struct errbuf *e)
+{
+        const json_t *arr;
+        json_t *j, *o;
+        size_t i;
+        int r = load(body, len, &j, e);
+
+        if (r < 0)
+                return r;
+        arr = json_object_get(j, "transactions");
+        if (!json_is_array(arr) || json_array_size(arr) > REPLY_HISTORY_MAX) {
+                json_decref(j);
+                return errbuf_set(e, EBADMSG, "answer", "$.transactions: expected an array of at most %u "
+                                  "transactions", REPLY_HISTORY_MAX);
+        }
+        json_array_foreach(arr, i, o) {
+                const json_t *k = json_is_object(o) ? json_object_get(o, "idempotency_key") : NULL;
+                struct reply_history_tx h;
+                bool match;
+
+                if (!json_is_object(o)) {
+                        r = errbuf_set(e, EBADMSG, "answer", "$.transactions[%zu]: expected an object", i);
+                        break;
+                }
+                if (k && !json_is_string(k)) {
+                        r = errbuf_set(e, EBADMSG, "answer", "$.transactions[%zu].idempotency_key: expected a string", i);
+                        break;
+                }
+                r = history_entry(o, i, &h, e);
+                if (r < 0)
+                        break;
+                match = key && key[0] ? k && streq(json_string_value(k), key) : tx && tx[0] && streq(h.tx, tx);
+                if (match) {
+                        *ret = h;
+                        r = 1;
+                        break;
+                }
+        }
+        json_decref(j);
+        return r;
+}

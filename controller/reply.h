@@ -44,5 +44,26 @@ void reply_plan_done(struct reply_plan *p);
 int reply_parse_drift(const char *body, size_t len, struct reply_drift *ret, struct errbuf *e);
 void reply_drift_done(struct reply_drift *d);
 
+/* One transaction of GET /v1/history that a node step is looking for. */
+struct reply_history_tx {
+        char tx[64];
+        char state[32];                 /* "pending_confirm", "committed", "rolled_back", ... */
+        char result[32];
+        int exit_code;                  /* -1 while running */
+        char error[256];
+        char restored_by[32];           /* "" or "gate", "confirm-timeout", ... */
+        long long confirm_deadline_ms;
+};
+
+#define REPLY_HISTORY_MAX 10000         /* transactions in one answer */
+
+/*
+ * Find in a history answer ({"transactions": [...]}, newest first) the transaction whose
+ * idempotency_key is key (key non-empty), else the one whose tx is tx. 1 found,
+ * 0 not there, -EBADMSG for a malformed answer.
+ */
+int reply_find_history(const char *body, size_t len, const char *key, const char *tx,
+                       struct reply_history_tx *ret, struct errbuf *e);
+
 /* The agent's {"error":{code,message,path}} as "message (code, at path)"; fallback "HTTP N". */
 const char *reply_error_text(long status, const char *body, size_t len, char *buf, size_t size);

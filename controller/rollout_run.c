@@ -7,6 +7,7 @@
 #include "ctl.h"
 #include "output.h"
 #include "reply.h"
+#include "rollout_reconcile.h"
 #include "rollout_run.h"
 
 struct engine {
@@ -192,7 +193,8 @@ static int build_url(const struct engine *g, const struct rnode *n, enum verb v,
         char path[128];
 
         if (v == VERB_APPLY)
-                snprintf(path, sizeof(path), "/v1/apply?confirm_timeout_s=%u", g->r->opts.confirm_timeout_s);
+                snprintf(path, sizeof(path), "/v1/apply?confirm_timeout_s=%u%s%s", g->r->opts.confirm_timeout_s,
+                         n->key[0] ? "&idempotency_key=" : "", n->key);
         else if (v == VERB_CONFIRM)
                 snprintf(path, sizeof(path), "/v1/confirm/%s", n->tx);
         else
@@ -224,10 +226,20 @@ static int fan_out(struct engine *g, struct rnode **nodes, unsigned n, enum verb
                 ptrs[i] = &reqs[i];
         }
         g->verb = v;
-        output_progress_begin(&g->prog, g->env->progress_tty, g->env->progress_plain, names[v], wave,
-                              g->r->n_waves, n);
-        if (r >= 0 && n > 0)
+        output_progress_begin(&g->prog, g->env->progress, names[v], wave, g->r->n_waves, n);
+        /*
+         * group_answers: the answers of one fan-out are journaled together (one etcd
+         * txn per 100 records); an answer lost with the controller is found again by
+         * asking the agent (rollout_reconcile.h), the requests themselves were
+         * journaled before they were sent. Otherwise each answer as it comes.
+         */
+        if (r >= 0 && n > 0 && g->env->group_answers && g->store_err >= 0)
+                g->store_err = store_begin(g->env->store, g->e);
+        if (r >= 0 && n > 0 && g->store_err >= 0) {
                 r = http_run(g->env->http, ptrs, n, timeout_ms + 10000, on_done, g);
+                if (g->env->group_answers && g->store_err >= 0)
+                        g->store_err = store_commit(g->env->store, g->e);
+        }
         output_progress_end(&g->prog);
         for (unsigned i = 0; i < n; i++)
                 http_req_done(&reqs[i]);
@@ -259,7 +271,11 @@ static unsigned count_failed(const struct rollout_rec *r, bool any_wave, unsigne
         return k;
 }
 
-/* Journal the wave and its nodes as applying, then send the applies. */
+/*
+ * Journal the wave and its nodes as applying, each with the idempotency key of
+ * its node step (a node planned again after a reconcile keeps its key), then
+ * send the applies.
+ */
 static int apply_wave(struct engine *g, struct rnode **sel, unsigned w)
 {
         struct rollout_rec *r = g->r;
@@ -275,6 +291,8 @@ static int apply_wave(struct engine *g, struct rnode **sel, unsigned w)
                 rc = store_wave_update(g->env->store, r, w, g->e);
         for (unsigned i = 0; rc >= 0 && i < n; i++) {
                 sel[i]->state = RNODE_APPLYING;
+                if (!sel[i]->key[0])
+                        rollout_node_key(r->id, w, (unsigned)(sel[i] - r->nodes), sel[i]->key, sizeof(sel[i]->key));
                 rc = store_node_update(g->env->store, r, sel[i], g->e);
         }
         if (rc >= 0)
@@ -398,8 +416,12 @@ static void finish(struct engine *g, bool halted)
         }
 }
 
-/* A wave interrupted before its verdict: let its unconfirmed nodes revert, then plan it again. */
-static int recover_wave(struct engine *g, unsigned w)
+/*
+ * A wave interrupted before its verdict whose node steps carry no idempotency
+ * key (journaled by an older controller): let its unconfirmed nodes revert,
+ * then plan it again.
+ */
+static int recover_wave_unkeyed(struct engine *g, unsigned w)
 {
         struct rollout_rec *r = g->r;
         long long wait = r->waves[w].deadline + 2 - (long long)time(NULL);
@@ -427,6 +449,45 @@ static int recover_wave(struct engine *g, unsigned w)
         return rc >= 0 ? store_commit(g->env->store, g->e) : rc;
 }
 
+/* Ask the agents of the wave's nodes in state `s` what they did; journal what they said. */
+static int reconcile_nodes(struct engine *g, struct rnode **sel, unsigned w, enum rnode_state s)
+{
+        struct rollout_rec *r = g->r;
+        unsigned n = select_nodes(r, sel, w, false, s);
+        int rc;
+
+        if (n == 0)
+                return 0;
+        fprintf(stderr, "resume: asking %u node%s of wave %u what they did\n", n, n == 1 ? "" : "s", w + 1);
+        rc = rollout_reconcile(g->env, sel, n, g->e);
+        if (rc >= 0)
+                rc = store_begin(g->env->store, g->e);
+        for (unsigned i = 0; rc >= 0 && i < n; i++)
+                rc = store_node_update(g->env->store, r, sel[i], g->e);
+        return rc >= 0 ? store_commit(g->env->store, g->e) : rc;
+}
+
+/*
+ * A wave interrupted before its verdict: every node step sent carries a key,
+ * so ask each agent what it did with it. Nodes whose step never arrived are
+ * planned again (same key) and the wave is applied again for them only.
+ */
+static int recover_wave(struct engine *g, struct rnode **sel, unsigned w)
+{
+        struct rollout_rec *r = g->r;
+        unsigned planned;
+        int rc;
+
+        for (unsigned i = 0; i < r->n_nodes; i++)
+                if (r->nodes[i].wave == w && r->nodes[i].state == RNODE_APPLYING && !r->nodes[i].key[0])
+                        return recover_wave_unkeyed(g, w);
+        rc = reconcile_nodes(g, sel, w, RNODE_APPLYING);
+        planned = select_nodes(r, sel, w, false, RNODE_PLANNED);
+        if (rc >= 0 && planned > 0)
+                rc = journal_wave(g, w, RWAVE_PLANNED);
+        return rc;
+}
+
 static int run_wave(struct engine *g, struct rnode **sel, unsigned w)
 {
         struct rwave *wv = &g->r->waves[w];
@@ -437,15 +498,17 @@ static int run_wave(struct engine *g, struct rnode **sel, unsigned w)
         if (wv->state == RWAVE_HALTED)
                 return 1;
         if (wv->state == RWAVE_APPLYING)
-                rc = recover_wave(g, w);
-        if (rc >= 0 && wv->state == RWAVE_PLANNED) {
+                rc = recover_wave(g, sel, w);
+        else if (wv->state == RWAVE_PASSED)             /* resumed: some confirmations may have been sent */
+                rc = reconcile_nodes(g, sel, w, RNODE_PENDING);
+        if (rc >= 0 && wv->state == RWAVE_PLANNED)
                 rc = apply_wave(g, sel, w);
-                if (rc >= 0)
-                        rc = verdict(g, w);
+        if (rc >= 0 && wv->state == RWAVE_APPLYING) {
+                rc = verdict(g, w);
                 if (rc != 0)
                         return rc;
         }
-        return confirm_wave(g, sel, w);
+        return rc < 0 ? rc : confirm_wave(g, sel, w);
 }
 
 int rollout_run(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e)

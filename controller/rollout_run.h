@@ -11,21 +11,31 @@
  * its confirmed nodes and, with --rollback-on-halt all, every earlier wave's
  * changed nodes get POST /v1/rollback; nodes never reached are skipped.
  *
- * Resume (the controller died): a wave journaled "passed" gets its confirmations
- * finished; a wave still "applying" had no verdict, so its unconfirmed nodes are
- * left to revert (the controller waits out the journaled deadline) and the wave
- * is applied again. Nothing stays pending forever: agents revert on their own.
+ * Every apply carries the idempotency key of its node step, journaled with the
+ * node before the request is sent; the agent journals it with its transaction
+ * and never runs the same key twice.
+ *
+ * Resume (the controller died, or another replica took over): a wave journaled
+ * "passed" asks its pending nodes' agents whether a confirmation already got
+ * through, then finishes the others; a wave still "applying" had no verdict, so
+ * each node step in flight is reconciled from its agent's history by its key
+ * (rollout_reconcile.h) and only the steps that never arrived are sent again,
+ * with the same key. Records from before keys existed fall back to letting the
+ * wave's unconfirmed nodes revert and applying the wave again. Nothing stays
+ * pending forever: agents revert on their own.
  */
 #pragma once
 
 #include "http.h"
+#include "progress.h"
 #include "store.h"
 
 struct rollout_run_env {
         struct http_client *http;
         struct store *store;
         unsigned timeout_s;             /* per request */
-        bool progress_tty, progress_plain;
+        bool group_answers;             /* journal a fan-out's answers in one batch (a shared store) */
+        enum progress_mode progress;    /* of every fan-out (common/progress.h) */
 };
 
 /*

@@ -1,288 +1,132 @@
 /* SPDX-License-Identifier: MIT */
-/* SQLite persistence of rollouts, waves, node results and drift scans. */
-#include <jansson.h>
-#include <math.h>
-#include <time.h>
+/* The store interface: open by spec, dispatch to the backend; records shared by both backends. */
+#include <unistd.h>
 
-#include "store_internal.h"
+#include "store_backend.h"
 
-static const char schema[] =
-        "CREATE TABLE IF NOT EXISTS rollouts ("
-        " id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, policy_name TEXT NOT NULL,"
-        " policy_doc TEXT, args TEXT, opts TEXT NOT NULL, state TEXT NOT NULL,"
-        " created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, exit_code INTEGER NOT NULL,"
-        " message TEXT NOT NULL DEFAULT '');"
-        "CREATE TABLE IF NOT EXISTS waves ("
-        " rollout_id INTEGER NOT NULL REFERENCES rollouts(id), idx INTEGER NOT NULL,"
-        " state TEXT NOT NULL, started_at INTEGER NOT NULL, deadline INTEGER NOT NULL,"
-        " PRIMARY KEY (rollout_id, idx));"
-        "CREATE TABLE IF NOT EXISTS nodes ("
-        " rollout_id INTEGER NOT NULL REFERENCES rollouts(id), seq INTEGER NOT NULL,"
-        " name TEXT NOT NULL, url TEXT NOT NULL, wave INTEGER NOT NULL, state TEXT NOT NULL,"
-        " tx TEXT NOT NULL, exit_code INTEGER NOT NULL, changes INTEGER NOT NULL,"
-        " baseline_gbps REAL, post_gbps REAL, error TEXT NOT NULL, updated_at INTEGER NOT NULL,"
-        " PRIMARY KEY (rollout_id, name));"
-        "CREATE TABLE IF NOT EXISTS drift_scans ("
-        " id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, nodes INTEGER NOT NULL,"
-        " drifted INTEGER NOT NULL, unreachable INTEGER NOT NULL);"
-        "CREATE TABLE IF NOT EXISTS drift_nodes ("
-        " scan_id INTEGER NOT NULL REFERENCES drift_scans(id), name TEXT NOT NULL,"
-        " reached INTEGER NOT NULL, drifted INTEGER NOT NULL, report TEXT, error TEXT NOT NULL,"
-        " PRIMARY KEY (scan_id, name));";
-
-static int exec(struct store *s, const char *sql, struct errbuf *e)
+int store_open_spec(const char *spec, const struct store_tls *tls, struct store **ret, struct errbuf *e)
 {
-        if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot update the database");
-        return 0;
+        if (!spec || !spec[0])
+                return errbuf_set(e, EINVAL, "--store", "empty store; expected sqlite:PATH or "
+                                  "etcd://HOST:PORT[,HOST:PORT...]/PREFIX");
+        if (!strncmp(spec, "etcd://", 7))
+                return etcd_store_open(spec, tls, ret, e);
+        if (!strncmp(spec, "sqlite:", 7))
+                spec += 7;
+        else if (strstr(spec, "://"))
+                return errbuf_set(e, EINVAL, "--store", "'%s': unknown kind of store; expected sqlite:PATH or "
+                                  "etcd://HOST:PORT[,HOST:PORT...]/PREFIX", spec);
+        if (!spec[0])
+                return errbuf_set(e, EINVAL, "--store", "sqlite: needs a file name");
+        return sqlite_store_open(spec, ret, e);
 }
 
 int store_open(const char *path, struct store **ret, struct errbuf *e)
 {
-        struct store *s = calloc(1, sizeof(*s));
-        int r;
-
-        if (!s)
-                return errbuf_set(e, ENOMEM, path, "out of memory");
-        snprintf(s->path, sizeof(s->path), "%s", path);
-        if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                            SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-                r = errbuf_set(e, EIO, path, "cannot open the database: %s",
-                               s->db ? sqlite3_errmsg(s->db) : "out of memory");
-                store_close(s);
-                return r;
-        }
-        sqlite3_busy_timeout(s->db, 5000);
-        r = exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", e);
-        if (r >= 0)
-                r = exec(s, schema, e);
-        if (r < 0) {
-                store_close(s);
-                return r;
-        }
-        *ret = s;
-        return 0;
+        return sqlite_store_open(path, ret, e);
 }
 
 void store_close(struct store *s)
 {
-        if (!s)
-                return;
-        store_lease_release(s, NULL);
-        sqlite3_close(s->db);
-        free(s);
+        if (s)
+                s->ops->close(s);
 }
 
-static int prepare(struct store *s, const char *sql, sqlite3_stmt **ret, struct errbuf *e)
+const char *store_kind(const struct store *s)
 {
-        if (sqlite3_prepare_v2(s->db, sql, -1, ret, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot prepare a query");
-        return 0;
+        return s->ops->name;
 }
 
-static int step_done(struct store *s, sqlite3_stmt *st, struct errbuf *e)
+const char *store_where(const struct store *s)
 {
-        int rc = sqlite3_step(st);
-
-        sqlite3_finalize(st);
-        if (rc != SQLITE_DONE)
-                return store_db_fail(s, e, "cannot write to the database");
-        return 0;
+        return s->where;
 }
 
-static void bind_real(sqlite3_stmt *st, int i, double v)
+void store_set_lease_ttl(struct store *s, unsigned ttl_s)
 {
-        if (isnan(v))
-                sqlite3_bind_null(st, i);
-        else
-                sqlite3_bind_double(st, i, v);
+        s->lease_ttl_s = ttl_s;
 }
 
-char *rollout_opts_to_json(const struct rollout_opts *o)
+unsigned long long store_writes(const struct store *s)
 {
-        json_t *j = json_pack("{s:i, s:i, s:b, s:i, s:b, s:i, s:s, s:b}",
-                              "canary", (json_int_t)o->canary,
-                              "wave_size", (json_int_t)o->wave_size.value, "wave_size_pct", o->wave_size.pct,
-                              "max_unavailable", (json_int_t)o->max_unavailable.value,
-                              "max_unavailable_pct", o->max_unavailable.pct,
-                              "confirm_timeout_s", (json_int_t)o->confirm_timeout_s,
-                              "rollback_on_halt", o->halt_scope == ROLLOUT_HALT_ALL ? "all" : "wave",
-                              "no_confirm", o->no_confirm);
-        char *text = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-
-        json_decref(j);
-        return text;
-}
-
-int rollout_opts_from_json(const char *text, struct rollout_opts *ret)
-{
-        json_int_t canary, ws, mu, ct;
-        int wsp, mup, nc;
-        const char *scope;
-        json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
-        int r = -EINVAL;
-
-        if (j && json_unpack(j, "{s:I, s:I, s:b, s:I, s:b, s:I, s:s, s:b}", "canary", &canary,
-                             "wave_size", &ws, "wave_size_pct", &wsp, "max_unavailable", &mu,
-                             "max_unavailable_pct", &mup, "confirm_timeout_s", &ct,
-                             "rollback_on_halt", &scope, "no_confirm", &nc) == 0 &&
-            canary >= 0 && ws >= 0 && mu >= 0 && ct >= 0) {
-                *ret = (struct rollout_opts) {
-                        .canary = (unsigned)canary,
-                        .wave_size = { (unsigned)ws, wsp },
-                        .max_unavailable = { (unsigned)mu, mup },
-                        .confirm_timeout_s = (unsigned)ct,
-                        .halt_scope = streq(scope, "all") ? ROLLOUT_HALT_ALL : ROLLOUT_HALT_WAVE,
-                        .no_confirm = nc,
-                };
-                r = 0;
-        }
-        json_decref(j);
-        return r;
-}
-
-static int insert_rollout(struct store *s, struct rollout_rec *r, struct errbuf *e)
-{
-        _cleanup_free_ char *opts = rollout_opts_to_json(&r->opts);
-        sqlite3_stmt *st;
-        int rc;
-
-        if (!opts)
-                return errbuf_set(e, ENOMEM, s->path, "out of memory");
-        rc = prepare(s, "INSERT INTO rollouts (kind, policy_name, policy_doc, args, opts, state,"
-                     " created_at, updated_at, exit_code, message) VALUES (?,?,?,?,?,?,?,?,?,?)", &st, e);
-        if (rc < 0)
-                return rc;
-        sqlite3_bind_text(st, 1, r->kind, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, r->policy_name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, r->policy_doc, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 4, r->args, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 5, opts, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 6, rollout_state_name(r->state), -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 7, r->created_at);
-        sqlite3_bind_int64(st, 8, r->updated_at);
-        sqlite3_bind_int(st, 9, r->exit_code);
-        sqlite3_bind_text(st, 10, r->message, -1, SQLITE_STATIC);
-        rc = step_done(s, st, e);
-        if (rc >= 0)
-                r->id = sqlite3_last_insert_rowid(s->db);
-        return rc;
-}
-
-static int insert_wave(struct store *s, const struct rollout_rec *r, unsigned i, struct errbuf *e)
-{
-        sqlite3_stmt *st;
-        int rc = prepare(s, "INSERT INTO waves (rollout_id, idx, state, started_at, deadline)"
-                         " VALUES (?,?,?,?,?)", &st, e);
-
-        if (rc < 0)
-                return rc;
-        sqlite3_bind_int64(st, 1, r->id);
-        sqlite3_bind_int(st, 2, (int)i);
-        sqlite3_bind_text(st, 3, rwave_state_name(r->waves[i].state), -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 4, r->waves[i].started_at);
-        sqlite3_bind_int64(st, 5, r->waves[i].deadline);
-        return step_done(s, st, e);
-}
-
-static int write_node(struct store *s, const struct rollout_rec *r, const struct rnode *n,
-                      bool insert, struct errbuf *e)
-{
-        sqlite3_stmt *st;
-        int rc = prepare(s, insert ?
-                         "INSERT INTO nodes (state, tx, exit_code, changes, baseline_gbps, post_gbps,"
-                         " error, updated_at, rollout_id, name, seq, url, wave) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)" :
-                         "UPDATE nodes SET state=?, tx=?, exit_code=?, changes=?, baseline_gbps=?,"
-                         " post_gbps=?, error=?, updated_at=? WHERE rollout_id=? AND name=?", &st, e);
-
-        if (rc < 0)
-                return rc;
-        sqlite3_bind_text(st, 1, rnode_state_name(n->state), -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, n->tx, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 3, n->exit_code);
-        sqlite3_bind_int(st, 4, (int)n->changes);
-        bind_real(st, 5, n->baseline_gbps);
-        bind_real(st, 6, n->post_gbps);
-        sqlite3_bind_text(st, 7, n->error, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 8, (long long)time(NULL));
-        sqlite3_bind_int64(st, 9, r->id);
-        sqlite3_bind_text(st, 10, n->name, -1, SQLITE_STATIC);
-        if (insert) {
-                sqlite3_bind_int(st, 11, (int)(n - r->nodes));
-                sqlite3_bind_text(st, 12, n->url, -1, SQLITE_STATIC);
-                sqlite3_bind_int(st, 13, (int)n->wave);
-        }
-        return step_done(s, st, e);
+        return s->writes;
 }
 
 int store_rollout_create(struct store *s, struct rollout_rec *r, struct errbuf *e)
 {
-        int rc = exec(s, "BEGIN IMMEDIATE", e);
-
-        if (rc < 0)
-                return rc;
-        rc = insert_rollout(s, r, e);
-        if (rc >= 0)
-                rc = store_lease_note_rollout(s, r->id, e);
-        for (unsigned i = 0; rc >= 0 && i < r->n_waves; i++)
-                rc = insert_wave(s, r, i, e);
-        for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++)
-                rc = write_node(s, r, &r->nodes[i], true, e);
-        if (rc < 0) {
-                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-                return rc;
-        }
-        return exec(s, "COMMIT", e);
+        return s->ops->rollout_create(s, r, e);
 }
 
 int store_rollout_update(struct store *s, struct rollout_rec *r, struct errbuf *e)
 {
-        sqlite3_stmt *st;
-        int rc = prepare(s, "UPDATE rollouts SET state=?, updated_at=?, exit_code=?, message=?"
-                         " WHERE id=?", &st, e);
-
-        if (rc < 0)
-                return rc;
-        r->updated_at = (long long)time(NULL);
-        sqlite3_bind_text(st, 1, rollout_state_name(r->state), -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 2, r->updated_at);
-        sqlite3_bind_int(st, 3, r->exit_code);
-        sqlite3_bind_text(st, 4, r->message, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 5, r->id);
-        return step_done(s, st, e);
+        return s->ops->rollout_update(s, r, e);
 }
 
 int store_wave_update(struct store *s, const struct rollout_rec *r, unsigned wave, struct errbuf *e)
 {
-        sqlite3_stmt *st;
-        int rc = prepare(s, "UPDATE waves SET state=?, started_at=?, deadline=? WHERE rollout_id=? AND idx=?",
-                         &st, e);
-
-        if (rc < 0)
-                return rc;
-        sqlite3_bind_text(st, 1, rwave_state_name(r->waves[wave].state), -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 2, r->waves[wave].started_at);
-        sqlite3_bind_int64(st, 3, r->waves[wave].deadline);
-        sqlite3_bind_int64(st, 4, r->id);
-        sqlite3_bind_int(st, 5, (int)wave);
-        return step_done(s, st, e);
+        return s->ops->wave_update(s, r, wave, e);
 }
 
 int store_node_update(struct store *s, const struct rollout_rec *r, const struct rnode *n, struct errbuf *e)
 {
-        return write_node(s, r, n, false, e);
+        return s->ops->node_update(s, r, n, e);
+}
+
+int store_rollout_load(struct store *s, long long id, struct rollout_rec **ret, struct errbuf *e)
+{
+        return s->ops->rollout_load(s, id, ret, e);
+}
+
+int store_rollout_list(struct store *s, unsigned limit,
+                       int (*cb)(const struct rollout_rec *r, void *userdata), void *userdata,
+                       struct errbuf *e)
+{
+        return s->ops->rollout_list(s, limit, cb, userdata, e);
+}
+
+int store_drift_save(struct store *s, struct drift_scan *scan, struct errbuf *e)
+{
+        return s->ops->drift_save(s, scan, e);
+}
+
+int store_drift_last(struct store *s, struct drift_scan *ret, struct errbuf *e)
+{
+        return s->ops->drift_last(s, ret, e);
 }
 
 int store_begin(struct store *s, struct errbuf *e)
 {
-        return exec(s, "BEGIN IMMEDIATE", e);
+        return s->ops->begin(s, e);
 }
 
 int store_commit(struct store *s, struct errbuf *e)
 {
-        int r = exec(s, "COMMIT", e);
-
-        if (r < 0)
-                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-        return r;
+        return s->ops->commit(s, e);
 }
+
+int store_lease_take(struct store *s, const struct store_lease *me, struct store_lease *ret_holder,
+                     struct errbuf *e)
+{
+        return s->ops->lease_take(s, me, ret_holder, e);
+}
+
+int store_lease_get(struct store *s, struct store_lease *ret, struct errbuf *e)
+{
+        return s->ops->lease_get(s, ret, e);
+}
+
+int store_lease_release(struct store *s, struct errbuf *e)
+{
+        return s ? s->ops->lease_release(s, e) : 0;
+}
+
+bool store_lease_lost(struct store *s)
+{
+        return s->ops->lease_lost(s);
+}
+
+int store_wait_change(struct store *s, unsigned timeout_ms, struct errbuf *e)
+{
+        return s->ops->wait_change(s, timeout_ms, e);
+}
+

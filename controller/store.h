@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The controller's durable state in SQLite (WAL, synchronous=FULL): rollouts,
- * their waves, every node's result with probe figures, and drift scans. The
- * rollout engine writes a row before each side effect (journal first), so a
- * controller that dies mid-rollout can be resumed from these rows.
+ * The controller's durable state: rollouts, their waves, every node's result
+ * with probe figures, and drift scans. The rollout engine writes a record before
+ * each side effect (journal first), so a controller that dies mid-rollout can be
+ * resumed from these records.
+ *
+ * One interface, two backends (store_backend.h has the vtable):
+ *   sqlite:PATH (or a bare PATH, `--db FILE`)  one file, WAL, synchronous=FULL; the
+ *       zero-setup default (store_sqlite*.c)
+ *   etcd://HOST:PORT[,HOST:PORT...]/PREFIX     etcd v3 through its JSON gateway, keys
+ *       under PREFIX, every record versioned and every state change a compare-and-swap
+ *       on its mod_revision, fenced by the leader key (store_etcd*.c)
  */
 #pragma once
 
-#include <sqlite3.h>
 #include <stdbool.h>
 
 #include "errbuf.h"
@@ -17,6 +23,8 @@
 #define STORE_TX_MAX 64
 #define STORE_ERR_MAX 256
 #define STORE_KIND_MAX 16
+#define STORE_KEY_MAX 64                        /* a node step's idempotency key */
+#define STORE_SPEC_MAX 1024
 
 struct rnode {
         char name[INVENTORY_NAME_MAX];
@@ -28,6 +36,7 @@ struct rnode {
         unsigned changes;                       /* changes the agent made */
         double baseline_gbps, post_gbps;        /* NAN = not measured */
         char error[STORE_ERR_MAX];
+        char key[STORE_KEY_MAX];                /* idempotency key of its apply, "" = none sent */
 };
 
 struct rwave {
@@ -70,8 +79,23 @@ struct drift_scan {
 
 struct store;
 
+/* TLS material for a remote store (etcd): all NULL = plain HTTP. */
+struct store_tls {
+        const char *ca, *cert, *key;
+};
+
+/*
+ * Open a store by its spec: "sqlite:PATH", "etcd://HOST:PORT[,...]/PREFIX", or a
+ * plain PATH (SQLite). tls may be NULL.
+ */
+int store_open_spec(const char *spec, const struct store_tls *tls, struct store **ret, struct errbuf *e);
+/* A SQLite file (what `--db FILE` opens). */
 int store_open(const char *path, struct store **ret, struct errbuf *e);
 void store_close(struct store *s);
+/* "sqlite" or "etcd". */
+const char *store_kind(const struct store *s);
+/* Where it is, for messages: the file, or the etcd endpoints and prefix. */
+const char *store_where(const struct store *s);
 
 /* Insert a new rollout with its waves and nodes; sets r->id. */
 int store_rollout_create(struct store *s, struct rollout_rec *r, struct errbuf *e);
@@ -130,6 +154,23 @@ int store_lease_get(struct store *s, struct store_lease *ret, struct errbuf *e);
 /* Stop the heartbeat and delete our row; no-op when not held. store_close calls it. */
 int store_lease_release(struct store *s, struct errbuf *e);
 
-/* Group writes into one transaction (one fsync). */
+/* Group writes into one transaction (one fsync; one etcd txn per chunk of records). */
 int store_begin(struct store *s, struct errbuf *e);
 int store_commit(struct store *s, struct errbuf *e);
+
+/*
+ * The held lease is no longer known to be valid (etcd: the keepalive did not
+ * get through within the TTL): stop acting at once. Always false for SQLite.
+ */
+bool store_lease_lost(struct store *s);
+/*
+ * Block until something under the store changed (etcd: a watch on the prefix)
+ * or timeout_ms passed. SQLite sleeps. 0 or -errno.
+ */
+int store_wait_change(struct store *s, unsigned timeout_ms, struct errbuf *e);
+
+/* etcd: the TTL of the leader lease a later store_lease_take grants (default 5 s). */
+void store_set_lease_ttl(struct store *s, unsigned ttl_s);
+
+/* Writes this handle made (etcd: txns and puts that succeeded), for metrics and benchmarks. */
+unsigned long long store_writes(const struct store *s);

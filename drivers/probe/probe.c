@@ -143,7 +143,7 @@ static void fail_all(struct probe_measurement *m, const struct errbuf *e)
 }
 
 int probe_measure_pinned(const struct probe_params *pinned, const struct probe_path *path, unsigned runs,
-                         struct probe_measurement *ret, struct errbuf *e)
+                         const struct probe_observer *obs, struct probe_measurement *ret, struct errbuf *e)
 {
         struct probe_measurement m = { .mode = path->mode, .path = *path };
         double rates[PROBE_RUNS_MAX];
@@ -163,6 +163,8 @@ int probe_measure_pinned(const struct probe_params *pinned, const struct probe_p
                         r = check_run(path, &m.runs[i], &re);
                 m.n_runs++;
                 m.run_error[i] = r < 0 ? r : 0;
+                if (obs && obs->run_done)
+                        obs->run_done(obs->userdata, i, runs, &m.runs[i], r);
                 if (r >= 0) {
                         rates[m.n_ok++] = m.runs[i].gbps;
                         continue;
@@ -184,6 +186,13 @@ int probe_measure_pinned(const struct probe_params *pinned, const struct probe_p
 int probe_measure(const struct probe_params *p, enum probe_mode mode, unsigned runs,
                   struct probe_measurement *ret, struct errbuf *e)
 {
+        return probe_measure_observed(p, mode, runs, NULL, ret, e);
+}
+
+int probe_measure_observed(const struct probe_params *p, enum probe_mode mode, unsigned runs,
+                           const struct probe_observer *obs, struct probe_measurement *ret,
+                           struct errbuf *e)
+{
         struct probe_measurement m = { .mode = mode };
         struct probe_params pinned;
         struct probe_path path;
@@ -198,7 +207,7 @@ int probe_measure(const struct probe_params *p, enum probe_mode mode, unsigned r
                 *ret = m;
                 return r;
         }
-        return probe_measure_pinned(&pinned, &path, runs, ret, e);
+        return probe_measure_pinned(&pinned, &path, runs, obs, ret, e);
 }
 
 static int cmp_double(const void *a, const void *b)

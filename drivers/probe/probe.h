@@ -165,6 +165,21 @@ int probe_run(const struct probe_params *p, enum probe_mode mode,
               struct probe_result *ret, struct errbuf *e);
 
 /*
+ * Who wants to hear of each run as it ends (a program's progress line): run_done
+ * is called after run i (0-based) of runs with its result (r: 0 or -errno; res is
+ * meaningful when r is 0). The probe itself never prints.
+ */
+struct probe_observer {
+        void (*run_done)(void *userdata, unsigned i, unsigned runs, const struct probe_result *res, int r);
+        void *userdata;
+};
+
+/* probe_measure, telling obs (may be NULL) of every run. */
+int probe_measure_observed(const struct probe_params *p, enum probe_mode mode, unsigned runs,
+                           const struct probe_observer *obs, struct probe_measurement *ret,
+                           struct errbuf *e);
+
+/*
  * `runs` runs (1..PROBE_RUNS_MAX) and their median, pinned first (probe_pin).
  * Returns 0 when every run succeeded, else the first -errno with e filled. *ret
  * is written in both cases (failed runs are part of the journal's record).
@@ -175,10 +190,11 @@ int probe_measure(const struct probe_params *p, enum probe_mode mode, unsigned r
 /*
  * The same over params probe_pin() returned and their path: the transaction pins
  * once and measures its baseline and post-change with this. A run that did not
- * run on `path` (another device, GID or source) fails.
+ * run on `path` (another device, GID, source, DSCP) fails. obs (may be NULL) hears
+ * of every run.
  */
 int probe_measure_pinned(const struct probe_params *pinned, const struct probe_path *path, unsigned runs,
-                         struct probe_measurement *ret, struct errbuf *e);
+                         const struct probe_observer *obs, struct probe_measurement *ret, struct errbuf *e);
 
 /* The median of n values (n >= 1); v is not modified. NAN when n is 0. */
 double probe_median(const double *v, unsigned n);

@@ -314,7 +314,7 @@ static void server_settings(struct probe_server *s, const struct probe_server_op
         if (o->n_allow)
                 memcpy(s->allow, o->allow, o->n_allow * sizeof(*o->allow));
         s->max_bytes = o->max_bytes ? o->max_bytes : PROBE_SERVER_BYTES_DEFAULT;
-        s->hello_ms = o->hello_timeout_ms ? o->hello_timeout_ms : PROBE_SERVER_HELLO_MS_DEFAULT;
+        s->hello_ms = o->hello_timeout_ms ? o->hello_timeout_ms : PROBE_SERVER_HELLO_TIMEOUT_MS;
         s->slack_ms = o->slack_ms ? o->slack_ms : PROBE_SERVER_SLACK_MS_DEFAULT;
         s->on_session = o->on_session;
         s->userdata = o->userdata;
@@ -378,6 +378,18 @@ void probe_server_refusals(const struct probe_server *s, unsigned long *ret_not_
         *ret_not_allowed = s->n_not_allowed;
         *ret_expired = s->n_expired;
         pthread_mutex_unlock(&m->lock);
+}
+
+unsigned probe_server_running(const struct probe_server *s)
+{
+        struct probe_server *m = (struct probe_server *)s;
+        unsigned n = 0;
+
+        pthread_mutex_lock(&m->lock);
+        for (unsigned i = 0; i < s->max_clients; i++)
+                n += s->slots[i].used && !s->slots[i].finished;
+        pthread_mutex_unlock(&m->lock);
+        return n;
 }
 
 void probe_server_stop(struct probe_server *s)

@@ -31,7 +31,8 @@
 #define PROBE_SERVER_CLIENTS_MAX 16
 #define PROBE_SERVER_ALLOW_MAX 64
 #define PROBE_SERVER_BYTES_DEFAULT (64ull << 20)        /* pinned memory over every session */
-#define PROBE_SERVER_HELLO_MS_DEFAULT 10000u
+/* A session that sends no HELLO within this time ends (and frees its slot); the default of hello_timeout_ms. */
+#define PROBE_SERVER_HELLO_TIMEOUT_MS 10000u
 #define PROBE_SERVER_SLACK_MS_DEFAULT 20000u            /* handshakes, QP setup, the result */
 #define PROBE_TCP_SINK_BUF (256u * 1024)                /* a tcp session's receive buffer */
 
@@ -65,6 +66,8 @@ void probe_server_counts(const struct probe_server *s, unsigned long *ret_ok, un
 /* Clients refused before a session (address not allowed), sessions cut at their deadline. */
 void probe_server_refusals(const struct probe_server *s, unsigned long *ret_not_allowed,
                            unsigned long *ret_expired);
+/* Sessions running now (accepted, not yet ended). */
+unsigned probe_server_running(const struct probe_server *s);
 
 /* Stop: close the listener, end running sessions, join every thread, free. Accepts NULL. */
 void probe_server_stop(struct probe_server *s);

@@ -155,7 +155,7 @@ agent_api() {
 # and before the post-change probe. Nothing else ever triggers it.
 lab_start_agents() {
         local n hook
-        hook="test -e '$DEMO_DIR/rig-gpu2' && tc qdisc replace dev eth0 root tbf rate 1gbit burst 64k latency 10ms; true"
+        hook="test -e '$DEMO_DIR/rig-gpu2' && tc qdisc replace dev eth0 root tbf rate 200mbit burst 32k latency 10ms; true"
         for n in "${NODES[@]}"; do
                 if [ "$n" = gpu2 ]; then
                         demo_bg "agent-$n" env NETTUNE_TEST_HOOK_AFTER_APPLY="$hook" \

@@ -67,7 +67,7 @@ story_1() {
         expect "both policies are valid (exit $rc)" [ "$rc" -eq 0 ]
         say "nettunectl runs in the hub namespace with --inventory $DEMO_DIR/inventory.json and --db $DEMO_DIR/nettune.db. First the plan: every agent diffs its live state against the policy; nothing changes."
         show "nettunectl plan $GPU_POLICY" ctl plan "$GPU_POLICY"
-        say "Now the rollout: a canary wave of 1 node, then waves of 50%. Each node's agent measures TCP bandwidth to the probe-server before and after the change and rolls back by itself if it drops by more than 50% (the lab's veth noise on two busy CPUs reaches 30%; production would gate at 15-20%). Each wave stays pending until the controller confirms it, within --confirm-timeout 30 s. --parallel 1: one probe at a time, so the nodes do not share the probe-server's CPU."
+        say "Now the rollout: a canary wave of 1 node, then waves of 50%. Each node's agent measures TCP bandwidth to the probe-server before and after the change and rolls back by itself if it drops by more than 75% (veth rates on two busy CPUs move by more than half between two measurements; production would gate at 15-20%). Each wave stays pending until the controller confirms it, within --confirm-timeout 30 s. --parallel 1: one probe at a time, so the nodes do not share the probe-server's CPU."
         rc=0
         show_out "nettunectl --parallel 1 apply $GPU_POLICY --canary 1 --wave-size 50% --confirm-timeout 30" \
                 ctl --parallel 1 apply "$GPU_POLICY" "${WAVES[@]}" --confirm-timeout 30 || rc=$?
@@ -149,7 +149,7 @@ story_3() {
 }
 
 story_4_explain() {
-        say "A bad change goes out: $BAD_POLICY lowers the MTU of every GPU node to 1280. On a RoCE NIC that costs bandwidth. On veth it barely does (segmentation is done in software), so the lab SIMULATES the cost on one node: gpu2's agent was started with the test hook NETTUNE_TEST_HOOK_AFTER_APPLY, armed now, which adds 'tc qdisc ... tbf rate 1gbit burst 64k latency 10ms' to gpu2's eth0 after the change and before the post-change probe." \
+        say "A bad change goes out: $BAD_POLICY lowers the MTU of every GPU node to 1280. On a RoCE NIC that costs bandwidth. On veth it barely does (segmentation is done in software), so the lab SIMULATES the cost on one node: gpu2's agent was started with the test hook NETTUNE_TEST_HOOK_AFTER_APPLY, armed now, which adds 'tc qdisc ... tbf rate 200mbit burst 32k latency 10ms' to gpu2's eth0 after the change and before the post-change probe." \
             "Everything else is real: the probes, gpu2's gate and its rollback, the controller's halt, gpu3's confirm timer, the rollback of the canary (--rollback-on-halt all)."
 }
 

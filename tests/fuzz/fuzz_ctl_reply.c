@@ -2,7 +2,7 @@
 /*
  * libFuzzer harness for the controller's parser of agent answers (controller/reply.c):
  * the same bytes as an apply/rollback/confirm answer, a plan answer, a drift answer
- * and an error body. Nothing may crash, leak or read out of bounds, and whatever is
+ * an error body and a history answer. Nothing may crash, leak or read out of bounds, and whatever is
  * accepted must be within the documented bounds.
  */
 #include <math.h>
@@ -44,6 +44,23 @@ static void check_apply(const char *body, size_t size)
         gbps_ok(a.post_gbps);
 }
 
+/* A history answer searched by key and by tx: whatever is found is bounded. */
+static void check_history(const char *body, size_t size)
+{
+        struct reply_history_tx h;
+        struct errbuf e = { 0 };
+
+        for (int by_key = 0; by_key < 2; by_key++)
+                if (reply_find_history(body, size, by_key ? "7-0-1-abcd" : NULL, "1", &h, &e) > 0) {
+                        bounded(h.tx, sizeof(h.tx));
+                        bounded(h.state, sizeof(h.state));
+                        bounded(h.result, sizeof(h.result));
+                        bounded(h.error, sizeof(h.error));
+                        if (h.exit_code < -1 || h.exit_code > 4 || h.confirm_deadline_ms < 0)
+                                abort();
+                }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         const char *body = (const char *)data;
@@ -60,5 +77,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (reply_error_text(400, body, size, buf, sizeof(buf)) != buf)
                 abort();
         bounded(buf, sizeof(buf));
+        check_history(body, size);
         return 0;
 }

@@ -17,13 +17,14 @@ policy_file "$T/p.json" jumbo "$ifc" 9000 '{"probe":"none"}'
 policy_file "$T/q.json" other "$ifc" 4000 '{"probe":"none"}'
 agent_config "$T/agent.json" "$T/state" "127.0.0.1:7460" "127.0.0.1:18535" '"drift": {"interval_s": 0}'
 API_URL=https://127.0.0.1:7460
-# The test-only hook keeps each of the daemon's transactions busy for 2 s after apply.
-NETTUNE_TEST_HOOK_AFTER_APPLY='sleep 2' serve_start "$ns" "$T/agent.json"
+# The test-only hook holds each of the daemon's transactions after its apply until the
+# test releases it: the concurrent attempts below run while it holds the lock for sure.
+NETTUNE_TEST_HOOK_AFTER_APPLY=$(gate_hook apply) serve_start "$ns" "$T/agent.json"
 
 step "two concurrent applies"
 ( api "$ns" /v1/apply -X POST --data-binary @"$T/p.json" >"$T/code1"; cp "$T/body" "$T/body1" ) &
 first=$!
-sleep 0.5
+wait_for 60 gate_held apply || fail "the first apply never reached its hook"
 T2=$T/second; mkdir -p "$T2"
 code2=$(ip netns exec "$ns" curl -s -o "$T2/body" -w '%{http_code}' --cacert "$T/certs/ca.crt" \
         --cert "$T/certs/controller.crt" --key "$T/certs/controller.key" \
@@ -37,6 +38,7 @@ check "CLI refused with exit 3 (got $rc)" [ "$rc" -eq 3 ]
 check "CLI says another transaction runs" grep -q "another transaction is running" "$T/err"
 check "health answers during the transaction" [ "$(api "$ns" /v1/health)" = 200 ]
 
+gate_open apply
 wait "$first"
 check "first apply: 200" [ "$(cat "$T/code1")" = 200 ]
 check "first apply committed" [ "$(jq_py "$T/body1" 'd["state"]')" = committed ]

@@ -6,7 +6,7 @@
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/agent.sh"
 require_root
-require_cmd ss python3
+require_cmd ss python3 sqlite3
 
 ns=$(netns_add ax)
 nsp=$(netns_add axp)
@@ -55,9 +55,10 @@ crash_case rolled_back "$T/gated.json" rolled_back 1500
 step "crash while pending confirmation, deadline passed"
 cfg=$T/pend.json
 echo "{ \"state_dir\": \"$T/state-pend\" }" >"$cfg"
-rc=0; NETTUNE_CRASH_AT=pending_confirm ip netns exec "$ns" "$AGENT" --config "$cfg" apply --confirm-timeout 1 "$T/p.json" >/dev/null 2>&1 || rc=$?
+rc=0; NETTUNE_CRASH_AT=pending_confirm ip netns exec "$ns" "$AGENT" --config "$cfg" apply --confirm-timeout 600 "$T/p.json" >/dev/null 2>&1 || rc=$?
 check "killed while pending (exit $rc)" [ "$rc" -eq 137 ]
-sleep 1.5
+check "the change stays while pending" [ "$(mtu_of "$ns" "$ifc")" = 9000 ]
+expire_confirm "$T/state-pend"
 ip netns exec "$ns" "$AGENT" --config "$cfg" confirm 1 >/dev/null 2>&1 || true
 ip netns exec "$ns" "$AGENT" --config "$cfg" --output json history >"$T/h.json"
 check "journal: rolled back by confirm-timeout" [ "$(jq_py "$T/h.json" 'd[0]["restored_by"]')" = confirm-timeout ]

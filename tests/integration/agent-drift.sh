@@ -37,9 +37,10 @@ API_URL=https://127.0.0.1:7470
 serve_start "$ns" "$T/report.json"
 check "API drift: 200" [ "$(api "$ns" /v1/drift)" = 200 ]
 check "API drift true" [ "$(jq_py "$T/body" 'd["drift"]')" = True ]
-sleep 2
-api "$ns" /metrics >/dev/null
-check "metrics: drift on mtu" grep -q '^nettune_drift_fields{field="mtu"} 1$' "$T/body"
+# The daemon's drift timer (1 s) sets the metric after its first check: wait for that
+# check, however long the machine takes to get there.
+drift_metric() { api "$ns" /metrics >/dev/null && grep -q '^nettune_drift_fields{field="mtu"} 1$' "$T/body"; }
+check "metrics: drift on mtu" wait_for 60 drift_metric
 check "report mode leaves the MTU alone" [ "$(mtu_of "$ns" "$ifc")" = 1400 ]
 kill -TERM "$SERVE_PID"; wait "$SERVE_PID" || true
 

@@ -12,7 +12,7 @@
 . "$NETTUNE_TOP/tests/integration/agent-switch.inc"
 require_root
 require_sshd
-require_cmd tc ss python3 openssl curl
+require_cmd tc ss python3 openssl curl sqlite3
 
 as_setup 207
 as_switch leaf1 nvue swp1,swp2
@@ -88,9 +88,13 @@ tc -n "$AS_NS" qdisc del dev "$AS_IF" root
 
 step "--confirm-timeout without confirm reverts the switch and the interface"
 policy_mixed "$T/p4.json" pending 5000 300000
-rc=0; A --output json apply --confirm-timeout 2 "$T/p4.json" >"$T/r.json" || rc=$?
+# A long timer that the test runs out (expire_confirm): the reads while it is pending
+# cannot race it.
+rc=0; A --output json apply --confirm-timeout 600 "$T/p4.json" >"$T/r.json" || rc=$?
 check "pending confirmation (exit $rc)" [ "$rc" -eq 4 ]
 check "switch has p4 while pending" [ "$(swdump leaf1 'd["nvue"]["applied"]["interface"]["swp1"]["link"]["mtu"]')" = 5000 ]
+check "interface has p4 while pending" [ "$(mtu_of "$AS_NS" "$AS_IF")" = 5000 ]
+expire_confirm "$T/state"
 journal_final() { A --output json history >"$T/h.json" && case $(jq_py "$T/h.json" 'd[0]["state"]') in rolled_back|failed) ;; *) false ;; esac; }
 check "the watchdog restored it after the deadline" wait_for 20 journal_final
 check "interface back to 9000" [ "$(mtu_of "$AS_NS" "$AS_IF")" = 9000 ]

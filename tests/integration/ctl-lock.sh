@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Controller: the rollout lease. While one `nettunectl apply` drives a slow rollout
-# (agents sleep 3 s after each apply), a second apply, rollback or confirm on the
-# same --db is refused with exit 2 and changes nothing; once the first has
-# finished the lease is gone and the second apply succeeds.
+# Controller: the rollout lease. While one `nettunectl apply` drives a rollout that
+# the test holds (the canary's agent waits in a test-only hook until released), a
+# second apply, rollback or confirm on the same --db is refused with exit 2 and
+# changes nothing; once the first has finished the lease is gone and the second
+# apply succeeds.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
 fleet_require
 require_cmd sqlite3
 N=3
 
-step "fleet of $N agents that dwell 3 s after each apply"
-export NETTUNE_TEST_HOOK_AFTER_APPLY='sleep 3'
+step "fleet of $N agents that hold their transaction after the apply until released"
+NETTUNE_TEST_HOOK_AFTER_APPLY=$(gate_hook rollout)
+export NETTUNE_TEST_HOOK_AFTER_APPLY
 fleet_up $N
 unset NETTUNE_TEST_HOOK_AFTER_APPLY
 policy "$T/mtu.json" mtu-9000 9000 '{ "role": "gpu" }' '{ "probe": "none" }'
@@ -21,7 +23,8 @@ lease_held() { [ -n "$(sqlite3 "$T/ctl.db" 'select pid from lease' 2>/dev/null)"
 step "first controller: canary 1, waves of 1"
 bg ctl --quiet --output json apply "$T/mtu.json" --canary 1 --wave-size 1 --confirm-timeout 30 > "$T/first.json"
 first=$BG_PID
-wait_for 20 lease_held || fail "the first controller took no lease"
+wait_for 60 lease_held || fail "the first controller took no lease"
+wait_for 60 gate_held rollout || fail "the canary's apply never reached its hook"
 rollouts_before=$(sqlite3 "$T/ctl.db" 'select count(*) from rollouts')
 echo "lease: $(sqlite3 "$T/ctl.db" 'select rollout_id, pid, host from lease')"
 
@@ -40,9 +43,10 @@ done
 echo "ok: no node has the refused policy's mtu"
 
 heartbeat_moved() { [ "$(sqlite3 "$T/ctl.db" 'select heartbeat > started_at from lease')" = 1 ]; }
-check "the holder refreshes its heartbeat" wait_for 8 heartbeat_moved
+check "the holder refreshes its heartbeat (every 5 s)" wait_for 60 heartbeat_moved
 
 step "the first rollout finishes and releases the lease"
+gate_open rollout
 rc=0
 wait "$first" || rc=$?
 [ "$rc" -eq 0 ] || fail "first rollout: exit $rc, expected 0"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The examples and man pages match the programs: every example policy and profile
-# validates (and a broken copy does not), the example agent configuration and
-# inventory load (a broken copy of each is refused), the Grafana dashboard only
+# validates (and a broken copy does not), the example agent and controller
+# configurations and the inventory load (a broken copy of each is refused), the Grafana dashboard only
 # queries metrics a live agent exports, the systemd units verify, and the man pages
 # describe every subcommand and option that --help lists.
 . "$NETTUNE_TOP/tests/lib/common.sh"
@@ -58,6 +58,17 @@ rc=$(rc_of "$CTL" --inventory "$T/bad-inv.json" --db "$T/ctl.db" plan examples/p
 check "an inventory with an http:// URL is refused (exit $rc)" [ "$rc" -eq 2 ]
 check "naming the JSON path" grep -q 'nodes\[1\].url' "$T/out"
 
+step "controller configuration"
+rc=$(rc_of "$CTL" --config examples/controller.json --store "sqlite:$T/cfg.db" history)
+check "examples/controller.json loads (exit $rc)" [ "$rc" -eq 0 ]
+jedit examples/controller.json "$T/bad-controller.json" 'd["serve"]["lease_ttl_s"] = 1'
+rc=$(rc_of "$CTL" --config "$T/bad-controller.json" history)
+check "a lease TTL of 1 s is refused (exit $rc)" [ "$rc" -eq 2 ]
+check "naming the JSON path" grep -q 'serve.lease_ttl_s' "$T/out"
+jedit examples/controller.json "$T/bad-controller.json" 'd["store"] = "redis://x/y"'
+rc=$(rc_of "$CTL" --config "$T/bad-controller.json" history)
+check "an unknown kind of store is refused (exit $rc)" [ "$rc" -eq 2 ]
+
 step "grafana dashboard"
 port=$(free_port)
 printf '{ "listen": "127.0.0.1:%s", "state_dir": "%s/state", "probe": { "listen": "127.0.0.1:%s" } }\n' \
@@ -84,15 +95,16 @@ step "systemd units"
 if command -v systemd-analyze >/dev/null; then
         mkdir -p "$T/units" "$T/man/man8"
         for m in docs/man/*.8; do ln -s "$NETTUNE_TOP/$m" "$T/man/man8/"; done
-        for u in examples/systemd/*; do
-                sed "s|/usr/local/bin/|$BUILD/|" "$u" >"$T/units/$(basename "$u")"
+        for u in examples/systemd/*; do          # the units as make install writes them (BINDIR = $BUILD)
+                sed "s|@bindir@|$BUILD|g" "$u" >"$T/units/$(basename "$u" .in)"
         done
         check "systemd-analyze verify" env MANPATH="$T/man" systemd-analyze verify "$T"/units/*
 else
         echo "systemd-analyze is not installed: units not verified"
 fi
-check "agent unit runs serve --config" grep -q '^ExecStart=.*nettune-agent serve --config ' examples/systemd/nettune-agent.service
-check "drift unit uses options nettunectl has" sh -c "grep '^ExecStart=' examples/systemd/nettune-controller-drift.service | grep -o -- '--[a-z-]*' | while read -r o; do '$CTL' --help | grep -q -- \"\$o\" || exit 1; done"
+check "agent unit runs serve --config" grep -q '^ExecStart=@bindir@/nettune-agent serve --config ' examples/systemd/nettune-agent.service.in
+check "controller unit runs serve --config" grep -q '^ExecStart=@bindir@/nettunectl --config .* serve$' examples/systemd/nettune-controller.service.in
+check "drift unit uses options nettunectl has" sh -c "grep '^ExecStart=' examples/systemd/nettune-controller-drift.service.in | grep -o -- '--[a-z-]*' | while read -r o; do '$CTL' --help | grep -q -- \"\$o\" || exit 1; done"
 
 step "man pages"
 # options_of TEXT_FILE: the long options a help text names.

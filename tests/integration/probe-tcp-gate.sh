@@ -3,6 +3,10 @@
 # a tbf rate limit added between the baseline and the post-change measurement
 # makes the gate fail (exit 1, verdict "regression"); removing it recovers. The
 # responder serves only the networks it allows: without --allow, this host only.
+# The limit (200 Mbit/s) costs over 80% of any baseline above 1 Gb/s, while the
+# rate of an unchanged veth on a busy machine (make check-stressed) moves by more
+# than 50% between two measurements: the gates allow 75% regression, so that the
+# unchanged path passes and the limited one fails, however busy the CPUs are.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 require_root
 require_cmd tc ip ss python3
@@ -34,27 +38,26 @@ base=$(field "$T/base.json" 'd["gbps"]')
 runs=$(field "$T/base.json" 'len(d["measurement"]["runs"])')
 echo "baseline: $base Gb/s over $runs runs"
 check "three runs recorded" [ "$runs" -eq 3 ]
-check "baseline above 2 Gb/s on veth (got $base)" python3 -c "import sys; sys.exit(0 if $base > 2 else 1)"
+check "baseline above 1 Gb/s on veth (got $base)" python3 -c "import sys; sys.exit(0 if $base > 1 else 1)"
 
 step "no change: the gate passes"
-# 70%: the unchanged path's noise reached 55% with an ASAN build at load 11; tbf costs ~88%.
-rc=0; probe --baseline-gbps "$base" --max-regression-pct 70 >"$T/same.json" || rc=$?
+rc=0; probe --baseline-gbps "$base" --max-regression-pct 75 >"$T/same.json" || rc=$?
+echo "unchanged: $(field "$T/same.json" 'd["gbps"]') Gb/s"
 check "unchanged path passes the gate (exit $rc)" [ "$rc" -eq 0 ]
 check "verdict pass" [ "$(field "$T/same.json" 'd["gate"]["verdict"]')" = pass ]
 
-step "tbf 1gbit on $va: the gate fails"
-tc -n "$nsa" qdisc add dev "$va" root tbf rate 1gbit burst 64k latency 10ms
-rc=0; probe --baseline-gbps "$base" --max-regression-pct 20 >"$T/post.json" || rc=$?
+step "tbf 200mbit on $va: the gate fails"
+tc -n "$nsa" qdisc add dev "$va" root tbf rate 200mbit burst 32k latency 10ms
+rc=0; probe --baseline-gbps "$base" --max-regression-pct 75 >"$T/post.json" || rc=$?
 check "rate-limited path fails the gate (exit $rc, expected 1)" [ "$rc" -eq 1 ]
 post=$(field "$T/post.json" 'd["gbps"]')
 echo "post: $post Gb/s, gate: $(field "$T/post.json" 'd["gate"]["reason"]')"
 check "verdict regression" [ "$(field "$T/post.json" 'd["gate"]["verdict"]')" = regression ]
-# Only the limit is asserted: a starved sender (ASAN, a busy machine) goes well below it.
-check "post rate at most the 1 Gb/s limit (got $post)" python3 -c "import sys; sys.exit(0 if $post < 1.2 else 1)"
+check "post rate at most the 0.2 Gb/s limit (got $post)" python3 -c "import sys; sys.exit(0 if 0.05 < $post < 0.25 else 1)"
 
 step "tbf removed: recovered"
 tc -n "$nsa" qdisc del dev "$va" root
-rc=0; probe --baseline-gbps "$base" --max-regression-pct 70 >/dev/null || rc=$?
+rc=0; probe --baseline-gbps "$base" --max-regression-pct 75 >/dev/null || rc=$?
 check "recovered path passes the gate (exit $rc)" [ "$rc" -eq 0 ]
 
 step "failures"

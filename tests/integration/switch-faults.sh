@@ -50,11 +50,10 @@ check "switch in its old state" same_state "$T/base.json" "$T/r2.json"
 
 step "switch unreachable after the apply: its commit timer reverts"
 faults '{"drop_match": "nv config apply -y", "drop_after_run": true, "drop_all_after": true}'
-expect_rc 3 "apply, then the switch is unreachable" swto "$T/f3.json" apply "$T/p1.json" --confirm 2
+expect_rc 3 "apply, then the switch is unreachable" swto "$T/f3.json" apply "$T/p1.json" --confirm 600
 check "restore left to the switch timer" test "$(jget "$T/f3.json" 'd["restore_method"]')" = vendor-timer
 check "new state is pending on the switch" test "$(raw 'd["nvue"]["confirm"] is not None')" = True
-sleep 2.5
-sim --tick
+sim --advance 601       # the switch's clock runs out the 600 s timer
 nofaults
 swctl read > "$T/r3.json"
 check "timer reverted the switch to its old state" same_state "$T/base.json" "$T/r3.json"

@@ -6,6 +6,8 @@
 #                                        status code, leaves the body in $T/body
 #   mtu_of NS IFACE                      the live MTU
 #   jq_py FILE PYEXPR                    evaluate PYEXPR over the JSON in FILE (d)
+#   expire_confirm STATE_DIR [TX]        the confirm deadline of TX (default: of every
+#                                        pending transaction) has passed now
 
 policy_file() {
         local f=$1 name=$2 ifc=$3 mtu=$4 verify=${5:-'{"probe":"none","settle_ms":0}'} commit=${6:-'{}'}
@@ -45,3 +47,17 @@ api() {
 mtu_of() { ip -n "$1" -o link show "$2" | sed -n 's/.* mtu \([0-9]*\) .*/\1/p'; }
 
 jq_py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# The agent's confirm clock is the deadline in its journal (transactions.confirm_deadline_ms):
+# the detached watchdog and the serve daemon read it back every second, and every command
+# that takes the lock checks it. Moving it into the past is the test's explicit expiry
+# trigger: the change is applied with a long --confirm-timeout, so nothing checked while it
+# is pending can race the timer, and then its time runs out when the test says so.
+expire_confirm() {
+        local db=$1/journal.db where="state = 'pending_confirm'"
+        [ -z "${2:-}" ] || where="id = $2"
+        [ -e "$db" ] || fail "expire_confirm: no journal '$db'"
+        sqlite3 -cmd '.timeout 10000' "$db" \
+                "UPDATE transactions SET confirm_deadline_ms = (CAST(strftime('%s', 'now') AS INTEGER) - 1) * 1000
+                 WHERE $where AND confirm_deadline_ms > 0" || fail "expire_confirm: cannot update '$db'"
+}

@@ -21,6 +21,7 @@ _nt_pids=()
 
 nt_cleanup() {
         local rc=$?
+        touch "$T/gates.open" 2>/dev/null || true     # release every gate_hook first
         for pid in "${_nt_pids[@]:-}"; do
                 [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
         done
@@ -102,3 +103,11 @@ wait_for() {
 free_port() {
         python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
+
+# gate_hook NAME: a shell command for a test-only hook (NETTUNE_TEST_HOOK_AFTER_APPLY) that
+# holds whoever runs it until the test says so: it creates $T/NAME.held, then waits for
+# gate_open NAME (or the test's end). A test checks "while the transaction runs" between
+# gate_held and gate_open, however slow the machine, instead of racing a sleep.
+gate_hook() { echo "touch '$T/$1.held'; until [ -e '$T/$1.open' ] || [ -e '$T/gates.open' ]; do sleep 0.05; done"; }
+gate_held() { [ -e "$T/$1.held" ]; }
+gate_open() { touch "$T/$1.open"; }

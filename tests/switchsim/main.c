@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * switchsim --dialect nvue|sonic|eos --state FILE [--init --ports a,b] [--dump] [--tick]
- *           [-- COMMAND...]
+ *           [--advance SECONDS] [-- COMMAND...]
  *
  * Without "-- COMMAND" the command comes from SSH_ORIGINAL_COMMAND (ForceCommand)
  * and faults from FILE.faults apply:
@@ -13,6 +13,11 @@
  * drop_repeat). drop_match: drop at the first command containing the pattern, before it
  * runs, or after it ran with drop_after_run (the reply is lost); drop_all_after: and
  * every command after that. "-- COMMAND" runs a command locally (hand edits, drift tests).
+ *
+ * The switch's clock is the wall clock plus "clock_offset_s" of the state file.
+ * --advance S moves it S seconds ahead and fires every timer that is then due (a
+ * commit-confirm runs out), so a test makes time pass on the switch explicitly
+ * instead of sleeping against a short timer.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -31,6 +36,7 @@
 struct opts {
         const char *dialect, *state, *ports;
         bool init, dump, tick;
+        double advance;                 /* --advance: seconds to move the clock ahead */
         char cmd[8192];
         bool local;
 };
@@ -78,12 +84,15 @@ int sim_fail(const char *fmt, ...)
         return 1;
 }
 
+/* The switch's clock: wall clock + the state's clock_offset_s (set by run_locked). */
+static double clock_offset_s;
+
 double sim_now(void)
 {
         struct timespec ts;
 
         clock_gettime(CLOCK_REALTIME, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + clock_offset_s;
 }
 
 void sim_print_json(const json_t *j)
@@ -109,7 +118,7 @@ json_t *sim_obj(json_t *parent, const char *key)
 static int usage(void)
 {
         fprintf(stderr, "usage: switchsim --dialect nvue|sonic|eos --state FILE [--init --ports a,b] "
-                        "[--dump] [--tick] [-- COMMAND...]\n");
+                        "[--dump] [--tick] [--advance SECONDS] [-- COMMAND...]\n");
         return 2;
 }
 
@@ -128,6 +137,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
                         o->dump = true;
                 else if (!strcmp(argv[i], "--tick"))
                         o->tick = true;
+                else if (!strcmp(argv[i], "--advance") && i + 1 < argc) {
+                        char *end;
+                        o->advance = strtod(argv[++i], &end);
+                        if (*end || !(o->advance > 0 && o->advance < 1e7))
+                                return -1;
+                        o->tick = true;
+                }
                 else if (!strcmp(argv[i], "--")) {
                         size_t off = 0;
                         for (i++; i < argc; i++)
@@ -352,6 +368,9 @@ static int run_locked(const struct opts *o, const char *cmd, bool bad_json)
                 return sim_fail("switchsim: cannot load state '%s'", o->state);
         }
         s.d = json_object_get(s.st, o->dialect);
+        clock_offset_s = json_number_value(json_object_get(s.st, "clock_offset_s")) + o->advance;
+        if (o->advance > 0)
+                json_object_set_new(s.st, "clock_offset_s", json_real(clock_offset_s));
         tick(&s);
         if (o->tick || o->dump) {
                 if (o->dump)

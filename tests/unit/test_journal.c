@@ -181,6 +181,36 @@ static void test_restores_roundtrip(void)
         cleanup_dir();
 }
 
+/* The controller's idempotency key: journaled with the transaction, found again, validated. */
+static void test_idempotency_key(void)
+{
+        struct journal *j = open_fresh();
+        struct errbuf e = { 0 };
+        struct journal_tx t;
+        int64_t tx = 0, plain = 0, found = 0;
+
+        CU_ASSERT_TRUE(journal_key_valid("7-0-3-9f2c1a7e"));
+        CU_ASSERT_TRUE(journal_key_valid("r1.w2:n3"));
+        CU_ASSERT_FALSE(journal_key_valid(""));
+        CU_ASSERT_FALSE(journal_key_valid("a b"));
+        CU_ASSERT_FALSE(journal_key_valid("a/b"));
+        CU_ASSERT_FALSE(journal_key_valid("0123456789012345678901234567890123456789012345678901234567890123"));
+        CU_ASSERT_EQUAL(journal_find_key(j, "k-1", &found, &e), -ENOENT);
+        CU_ASSERT_EQUAL(journal_begin(j, "apply", "p0", "{}", "[]", &plain, &e), 0);
+        CU_ASSERT_EQUAL(journal_begin_keyed(j, "apply", "p1", "{}", "[]", "k-1", &tx, &e), 0);
+        CU_ASSERT_EQUAL(journal_find_key(j, "k-1", &found, &e), 0);
+        CU_ASSERT_EQUAL(found, tx);
+        CU_ASSERT_EQUAL(journal_find_key(j, "k-2", &found, &e), -ENOENT);
+        CU_ASSERT_EQUAL(journal_get(j, tx, &t, &e), 0);
+        CU_ASSERT_STRING_EQUAL(t.idempotency_key, "k-1");
+        journal_tx_done(&t);
+        CU_ASSERT_EQUAL(journal_get(j, plain, &t, &e), 0);
+        CU_ASSERT_STRING_EQUAL(t.idempotency_key, "");
+        journal_tx_done(&t);
+        journal_close(j);
+        cleanup_dir();
+}
+
 int suite_journal(void);
 int suite_journal(void)
 {
@@ -191,7 +221,8 @@ int suite_journal(void)
             !CU_add_test(s, "lifecycle", test_lifecycle) ||
             !CU_add_test(s, "durable_unfinished", test_durable_unfinished) ||
             !CU_add_test(s, "bad_dir", test_bad_dir) ||
-            !CU_add_test(s, "restores_roundtrip", test_restores_roundtrip))
+            !CU_add_test(s, "restores_roundtrip", test_restores_roundtrip) ||
+            !CU_add_test(s, "idempotency_key", test_idempotency_key))
                 return -1;
         return 0;
 }

@@ -13,21 +13,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store_internal.h"
+#include "store_backend_sqlite.h"
 
 struct store_beat {
         pthread_t thread;
         pthread_mutex_t lock;
         pthread_cond_t cond;
         bool stop;
-        sqlite3 *db;
+        struct db db;
         struct store_lease me;
 };
 
-static const char lease_schema[] =
-        "CREATE TABLE IF NOT EXISTS lease ("
-        " id INTEGER PRIMARY KEY CHECK (id = 1), rollout_id INTEGER NOT NULL, pid INTEGER NOT NULL,"
-        " host TEXT NOT NULL, started_at INTEGER NOT NULL, heartbeat INTEGER NOT NULL);";
 
 void store_lease_self(struct store_lease *ret, long long rollout_id)
 {
@@ -65,44 +61,40 @@ bool store_lease_stale(const struct store_lease *l, long long now)
         return l->heartbeat + STORE_LEASE_STALE_S < now;
 }
 
-static int read_row(struct store *s, struct store_lease *ret, struct errbuf *e)
+static int read_row(struct sqlite_store *s, struct store_lease *ret, struct errbuf *e)
 {
-        sqlite3_stmt *st;
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int rc;
 
-        if (sqlite3_prepare_v2(s->db, "SELECT rollout_id, pid, host, started_at, heartbeat FROM lease"
+        if (sqlite3_prepare_v2(s->db.h, "SELECT rollout_id, pid, host, started_at, heartbeat FROM lease"
                                " WHERE id = 1", -1, &st, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot read the rollout lease");
+                return sqlite_fail(s, e, "cannot read the rollout lease");
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW) {
                 *ret = (struct store_lease) {
                         .rollout_id = sqlite3_column_int64(st, 0), .pid = sqlite3_column_int64(st, 1),
                         .started_at = sqlite3_column_int64(st, 3), .heartbeat = sqlite3_column_int64(st, 4),
                 };
-                snprintf(ret->host, sizeof(ret->host), "%s", (const char *)sqlite3_column_text(st, 2));
+                db_col_copy(st, 2, ret->host, sizeof(ret->host));
         }
-        sqlite3_finalize(st);
         if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-                return store_db_fail(s, e, "cannot read the rollout lease");
+                return sqlite_fail(s, e, "cannot read the rollout lease");
         return rc == SQLITE_ROW ? 1 : 0;
 }
 
-static int write_row(struct store *s, const struct store_lease *l, struct errbuf *e)
+static int write_row(struct sqlite_store *s, const struct store_lease *l, struct errbuf *e)
 {
-        sqlite3_stmt *st;
-        int rc;
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
 
-        if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO lease (id, rollout_id, pid, host, started_at,"
+        if (sqlite3_prepare_v2(s->db.h, "INSERT OR REPLACE INTO lease (id, rollout_id, pid, host, started_at,"
                                " heartbeat) VALUES (1,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot take the rollout lease");
+                return sqlite_fail(s, e, "cannot take the rollout lease");
         sqlite3_bind_int64(st, 1, l->rollout_id);
         sqlite3_bind_int64(st, 2, l->pid);
         sqlite3_bind_text(st, 3, l->host, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 4, l->started_at);
         sqlite3_bind_int64(st, 5, l->heartbeat);
-        rc = sqlite3_step(st);
-        sqlite3_finalize(st);
-        return rc == SQLITE_DONE ? 0 : store_db_fail(s, e, "cannot take the rollout lease");
+        return sqlite3_step(st) == SQLITE_DONE ? 0 : sqlite_fail(s, e, "cannot take the rollout lease");
 }
 
 static bool same_owner(const struct store_lease *a, const struct store_lease *b)
@@ -112,16 +104,15 @@ static bool same_owner(const struct store_lease *a, const struct store_lease *b)
 
 static void beat_once(struct store_beat *b)
 {
-        sqlite3_stmt *st;
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
 
-        if (sqlite3_prepare_v2(b->db, "UPDATE lease SET heartbeat = ? WHERE id = 1 AND pid = ? AND host = ?",
+        if (sqlite3_prepare_v2(b->db.h, "UPDATE lease SET heartbeat = ? WHERE id = 1 AND pid = ? AND host = ?",
                                -1, &st, NULL) != SQLITE_OK)
                 return;
         sqlite3_bind_int64(st, 1, (long long)time(NULL));
         sqlite3_bind_int64(st, 2, b->me.pid);
         sqlite3_bind_text(st, 3, b->me.host, -1, SQLITE_STATIC);
         sqlite3_step(st);
-        sqlite3_finalize(st);
 }
 
 static void *beat_main(void *userdata)
@@ -151,35 +142,34 @@ static void beat_stop(struct store_beat *b)
         pthread_cond_signal(&b->cond);
         pthread_mutex_unlock(&b->lock);
         pthread_join(b->thread, NULL);
-        sqlite3_close(b->db);
+        db_close(&b->db);
         pthread_cond_destroy(&b->cond);
         pthread_mutex_destroy(&b->lock);
         free(b);
 }
 
-static int beat_start(struct store *s, const struct store_lease *me, struct errbuf *e)
+static int beat_start(struct sqlite_store *s, const struct store_lease *me, struct errbuf *e)
 {
         struct store_beat *b = calloc(1, sizeof(*b));
 
         if (!b)
-                return errbuf_set(e, ENOMEM, s->path, "out of memory");
+                return errbuf_set(e, ENOMEM, s->db.path, "out of memory");
         b->me = *me;
         pthread_mutex_init(&b->lock, NULL);
         pthread_cond_init(&b->cond, NULL);
-        if (sqlite3_open_v2(s->path, &b->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK ||
+        if (db_open(&b->db, s->db.path, "the database", 0, 2000, NULL) < 0 ||
             pthread_create(&b->thread, NULL, beat_main, b) != 0) {
-                sqlite3_close(b->db);
+                db_close(&b->db);
                 pthread_cond_destroy(&b->cond);
                 pthread_mutex_destroy(&b->lock);
                 free(b);
-                return errbuf_set(e, EIO, s->path, "cannot start the rollout lease heartbeat");
+                return errbuf_set(e, EIO, s->db.path, "cannot start the rollout lease heartbeat");
         }
-        sqlite3_busy_timeout(b->db, 2000);
         s->beat = b;
         return 0;
 }
 
-static int take_locked(struct store *s, const struct store_lease *me, struct store_lease *ret_holder,
+static int take_locked(struct sqlite_store *s, const struct store_lease *me, struct store_lease *ret_holder,
                        struct errbuf *e)
 {
         struct store_lease cur;
@@ -192,22 +182,21 @@ static int take_locked(struct store *s, const struct store_lease *me, struct sto
         return rc < 0 ? rc : write_row(s, me, e);
 }
 
-int store_lease_take(struct store *s, const struct store_lease *me, struct store_lease *ret_holder,
+int sqlite_lease_take(struct sqlite_store *s, const struct store_lease *me, struct store_lease *ret_holder,
                      struct errbuf *e)
 {
         int rc;
 
-        if (sqlite3_exec(s->db, lease_schema, NULL, NULL, NULL) != SQLITE_OK ||
-            sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot take the rollout lease");
+        if (sqlite3_exec(s->db.h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+                return sqlite_fail(s, e, "cannot take the rollout lease");
         rc = take_locked(s, me, ret_holder, e);
         if (rc < 0) {
-                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+                db_rollback(&s->db);
                 return rc;
         }
-        if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-                rc = store_db_fail(s, e, "cannot take the rollout lease");
-                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        if (sqlite3_exec(s->db.h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+                rc = sqlite_fail(s, e, "cannot take the rollout lease");
+                db_rollback(&s->db);
                 return rc;
         }
         beat_stop(s->beat);
@@ -218,7 +207,7 @@ int store_lease_take(struct store *s, const struct store_lease *me, struct store
 }
 
 /* Called inside store_rollout_create's transaction once the new rollout has an id. */
-int store_lease_note_rollout(struct store *s, long long rollout_id, struct errbuf *e)
+int sqlite_lease_note_rollout(struct sqlite_store *s, long long rollout_id, struct errbuf *e)
 {
         char sql[256];
 
@@ -227,37 +216,31 @@ int store_lease_note_rollout(struct store *s, long long rollout_id, struct errbu
         s->lease.rollout_id = rollout_id;
         snprintf(sql, sizeof(sql), "UPDATE lease SET rollout_id = %lld WHERE id = 1 AND pid = %lld",
                  rollout_id, s->lease.pid);
-        if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot update the rollout lease");
+        if (sqlite3_exec(s->db.h, sql, NULL, NULL, NULL) != SQLITE_OK)
+                return sqlite_fail(s, e, "cannot update the rollout lease");
         return 0;
 }
 
-int store_lease_get(struct store *s, struct store_lease *ret, struct errbuf *e)
+int sqlite_lease_get(struct sqlite_store *s, struct store_lease *ret, struct errbuf *e)
 {
-        int rc;
+        int rc = read_row(s, ret, e);
 
-        if (sqlite3_exec(s->db, lease_schema, NULL, NULL, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot read the rollout lease");
-        rc = read_row(s, ret, e);
         return rc < 0 ? rc : rc == 0 ? -ENOENT : 0;
 }
 
-int store_lease_release(struct store *s, struct errbuf *e)
+int sqlite_lease_release(struct sqlite_store *s, struct errbuf *e)
 {
-        sqlite3_stmt *st;
-        int rc;
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
 
         if (!s || !s->lease_held)
                 return 0;
         beat_stop(s->beat);
         s->beat = NULL;
         s->lease_held = false;
-        if (sqlite3_prepare_v2(s->db, "DELETE FROM lease WHERE id = 1 AND pid = ? AND host = ?",
+        if (sqlite3_prepare_v2(s->db.h, "DELETE FROM lease WHERE id = 1 AND pid = ? AND host = ?",
                                -1, &st, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot release the rollout lease");
+                return sqlite_fail(s, e, "cannot release the rollout lease");
         sqlite3_bind_int64(st, 1, s->lease.pid);
         sqlite3_bind_text(st, 2, s->lease.host, -1, SQLITE_STATIC);
-        rc = sqlite3_step(st);
-        sqlite3_finalize(st);
-        return rc == SQLITE_DONE ? 0 : store_db_fail(s, e, "cannot release the rollout lease");
+        return sqlite3_step(st) == SQLITE_DONE ? 0 : sqlite_fail(s, e, "cannot release the rollout lease");
 }

@@ -1,38 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading rollouts back from the store, and drift scans. */
-#include <math.h>
+/* The SQLite backend: reading rollouts back, and drift scans. */
 #include <time.h>
 
-#include "store_internal.h"
+#include "store_backend_sqlite.h"
 
 static void copy_text(char *dst, size_t size, sqlite3_stmt *st, int col)
 {
-        const unsigned char *t = sqlite3_column_text(st, col);
-
-        snprintf(dst, size, "%s", t ? (const char *)t : "");
-}
-
-static char *dup_text(sqlite3_stmt *st, int col)
-{
-        const unsigned char *t = sqlite3_column_text(st, col);
-
-        return t ? strdup((const char *)t) : NULL;
-}
-
-static double column_real(sqlite3_stmt *st, int col)
-{
-        return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
-}
-
-void rollout_rec_free(struct rollout_rec *r)
-{
-        if (!r)
-                return;
-        free(r->policy_doc);
-        free(r->args);
-        free(r->nodes);
-        free(r->waves);
-        free(r);
+        db_col_copy(st, col, dst, size);
 }
 
 #define ROLLOUT_COLS "id, kind, policy_name, policy_doc, args, opts, state, created_at, updated_at," \
@@ -45,8 +19,8 @@ static int row_to_rollout(sqlite3_stmt *st, struct rollout_rec *r)
         r->id = sqlite3_column_int64(st, 0);
         copy_text(r->kind, sizeof(r->kind), st, 1);
         copy_text(r->policy_name, sizeof(r->policy_name), st, 2);
-        r->policy_doc = dup_text(st, 3);
-        r->args = dup_text(st, 4);
+        r->policy_doc = db_col_dup(st, 3);
+        r->args = db_col_dup(st, 4);
         if (rollout_opts_from_json((const char *)sqlite3_column_text(st, 5), &r->opts) < 0)
                 return -EINVAL;
         state = rollout_state_from_name((const char *)sqlite3_column_text(st, 6));
@@ -60,23 +34,23 @@ static int row_to_rollout(sqlite3_stmt *st, struct rollout_rec *r)
         return 0;
 }
 
-static int count_rows(struct store *s, const char *sql, long long id, unsigned *ret, struct errbuf *e)
+static int count_rows(struct sqlite_store *s, const char *sql, long long id, unsigned *ret, struct errbuf *e)
 {
         sqlite3_stmt *st;
 
-        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot read the database");
+        if (sqlite3_prepare_v2(s->db.h, sql, -1, &st, NULL) != SQLITE_OK)
+                return sqlite_fail(s, e, "cannot read the database");
         sqlite3_bind_int64(st, 1, id);
         if (sqlite3_step(st) != SQLITE_ROW) {
                 sqlite3_finalize(st);
-                return store_db_fail(s, e, "cannot read the database");
+                return sqlite_fail(s, e, "cannot read the database");
         }
         *ret = (unsigned)sqlite3_column_int(st, 0);
         sqlite3_finalize(st);
         return 0;
 }
 
-static int load_waves(struct store *s, struct rollout_rec *r, struct errbuf *e)
+static int load_waves(struct sqlite_store *s, struct rollout_rec *r, struct errbuf *e)
 {
         sqlite3_stmt *st;
         int rc = count_rows(s, "SELECT count(*) FROM waves WHERE rollout_id=?", r->id, &r->n_waves, e);
@@ -85,10 +59,10 @@ static int load_waves(struct store *s, struct rollout_rec *r, struct errbuf *e)
                 return rc;
         r->waves = calloc(r->n_waves + 1, sizeof(*r->waves));
         if (!r->waves)
-                return errbuf_set(e, ENOMEM, s->path, "out of memory");
-        if (sqlite3_prepare_v2(s->db, "SELECT idx, state, started_at, deadline FROM waves"
+                return errbuf_set(e, ENOMEM, s->db.path, "out of memory");
+        if (sqlite3_prepare_v2(s->db.h, "SELECT idx, state, started_at, deadline FROM waves"
                                " WHERE rollout_id=? ORDER BY idx", -1, &st, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot read the database");
+                return sqlite_fail(s, e, "cannot read the database");
         sqlite3_bind_int64(st, 1, r->id);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
                 int i = sqlite3_column_int(st, 0);
@@ -102,7 +76,7 @@ static int load_waves(struct store *s, struct rollout_rec *r, struct errbuf *e)
         }
         sqlite3_finalize(st);
         if (rc != SQLITE_DONE)
-                return errbuf_set(e, EIO, s->path, "rollout %lld: malformed wave rows", r->id);
+                return errbuf_set(e, EIO, s->db.path, "rollout %lld: malformed wave rows", r->id);
         return 0;
 }
 
@@ -120,13 +94,14 @@ static int row_to_node(sqlite3_stmt *st, const struct rollout_rec *r, struct rno
         copy_text(n->tx, sizeof(n->tx), st, 4);
         n->exit_code = sqlite3_column_int(st, 5);
         n->changes = (unsigned)sqlite3_column_int(st, 6);
-        n->baseline_gbps = column_real(st, 7);
-        n->post_gbps = column_real(st, 8);
+        n->baseline_gbps = db_col_real(st, 7);
+        n->post_gbps = db_col_real(st, 8);
         copy_text(n->error, sizeof(n->error), st, 9);
+        copy_text(n->key, sizeof(n->key), st, 10);
         return 0;
 }
 
-static int load_nodes(struct store *s, struct rollout_rec *r, struct errbuf *e)
+static int load_nodes(struct sqlite_store *s, struct rollout_rec *r, struct errbuf *e)
 {
         sqlite3_stmt *st;
         unsigned i = 0;
@@ -136,44 +111,44 @@ static int load_nodes(struct store *s, struct rollout_rec *r, struct errbuf *e)
                 return rc;
         r->nodes = calloc(r->n_nodes + 1, sizeof(*r->nodes));
         if (!r->nodes)
-                return errbuf_set(e, ENOMEM, s->path, "out of memory");
-        if (sqlite3_prepare_v2(s->db, "SELECT name, url, wave, state, tx, exit_code, changes,"
-                               " baseline_gbps, post_gbps, error FROM nodes WHERE rollout_id=? ORDER BY seq",
+                return errbuf_set(e, ENOMEM, s->db.path, "out of memory");
+        if (sqlite3_prepare_v2(s->db.h, "SELECT name, url, wave, state, tx, exit_code, changes,"
+                               " baseline_gbps, post_gbps, error, ikey FROM nodes WHERE rollout_id=? ORDER BY seq",
                                -1, &st, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot read the database");
+                return sqlite_fail(s, e, "cannot read the database");
         sqlite3_bind_int64(st, 1, r->id);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW && i < r->n_nodes)
                 if (row_to_node(st, r, &r->nodes[i++]) < 0)
                         break;
         sqlite3_finalize(st);
         if (rc != SQLITE_DONE || i != r->n_nodes)
-                return errbuf_set(e, EIO, s->path, "rollout %lld: malformed node rows", r->id);
+                return errbuf_set(e, EIO, s->db.path, "rollout %lld: malformed node rows", r->id);
         return 0;
 }
 
-int store_rollout_load(struct store *s, long long id, struct rollout_rec **ret, struct errbuf *e)
+int sqlite_rollout_load(struct sqlite_store *s, long long id, struct rollout_rec **ret, struct errbuf *e)
 {
         struct rollout_rec *r = calloc(1, sizeof(*r));
         sqlite3_stmt *st;
         int rc;
 
         if (!r)
-                return errbuf_set(e, ENOMEM, s->path, "out of memory");
-        rc = sqlite3_prepare_v2(s->db, id > 0 ? "SELECT " ROLLOUT_COLS " FROM rollouts WHERE id=?" :
+                return errbuf_set(e, ENOMEM, s->db.path, "out of memory");
+        rc = sqlite3_prepare_v2(s->db.h, id > 0 ? "SELECT " ROLLOUT_COLS " FROM rollouts WHERE id=?" :
                                 "SELECT " ROLLOUT_COLS " FROM rollouts ORDER BY id DESC LIMIT 1", -1, &st, NULL);
         if (rc != SQLITE_OK) {
                 free(r);
-                return store_db_fail(s, e, "cannot read the database");
+                return sqlite_fail(s, e, "cannot read the database");
         }
         if (id > 0)
                 sqlite3_bind_int64(st, 1, id);
         rc = sqlite3_step(st);
         if (rc != SQLITE_ROW)
-                rc = rc == SQLITE_DONE ? (id > 0 ? errbuf_set(e, ENOENT, s->path, "no rollout %lld", id) :
-                                          errbuf_set(e, ENOENT, s->path, "no rollouts yet")) :
-                     store_db_fail(s, e, "cannot read the database");
+                rc = rc == SQLITE_DONE ? (id > 0 ? errbuf_set(e, ENOENT, s->db.path, "no rollout %lld", id) :
+                                          errbuf_set(e, ENOENT, s->db.path, "no rollouts yet")) :
+                     sqlite_fail(s, e, "cannot read the database");
         else if (row_to_rollout(st, r) < 0)
-                rc = errbuf_set(e, EIO, s->path, "rollout %lld: malformed row", r->id);
+                rc = errbuf_set(e, EIO, s->db.path, "rollout %lld: malformed row", r->id);
         else
                 rc = 0;
         sqlite3_finalize(st);
@@ -189,16 +164,16 @@ int store_rollout_load(struct store *s, long long id, struct rollout_rec **ret, 
         return 0;
 }
 
-int store_rollout_list(struct store *s, unsigned limit,
+int sqlite_rollout_list(struct sqlite_store *s, unsigned limit,
                        int (*cb)(const struct rollout_rec *r, void *userdata), void *userdata,
                        struct errbuf *e)
 {
         sqlite3_stmt *st;
         int rc;
 
-        if (sqlite3_prepare_v2(s->db, "SELECT " ROLLOUT_COLS " FROM rollouts ORDER BY id DESC LIMIT ?",
+        if (sqlite3_prepare_v2(s->db.h, "SELECT " ROLLOUT_COLS " FROM rollouts ORDER BY id DESC LIMIT ?",
                                -1, &st, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot read the database");
+                return sqlite_fail(s, e, "cannot read the database");
         sqlite3_bind_int(st, 1, (int)limit);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
                 struct rollout_rec r = { 0 };
@@ -215,17 +190,17 @@ int store_rollout_list(struct store *s, unsigned limit,
         }
         sqlite3_finalize(st);
         if (rc != SQLITE_DONE)
-                return store_db_fail(s, e, "cannot read the database");
+                return sqlite_fail(s, e, "cannot read the database");
         return 0;
 }
 
-static int save_drift_node(struct store *s, long long scan_id, const struct drift_node *n, struct errbuf *e)
+static int save_drift_node(struct sqlite_store *s, long long scan_id, const struct drift_node *n, struct errbuf *e)
 {
         sqlite3_stmt *st;
 
-        if (sqlite3_prepare_v2(s->db, "INSERT INTO drift_nodes (scan_id, name, reached, drifted, report, error)"
+        if (sqlite3_prepare_v2(s->db.h, "INSERT INTO drift_nodes (scan_id, name, reached, drifted, report, error)"
                                " VALUES (?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot write to the database");
+                return sqlite_fail(s, e, "cannot write to the database");
         sqlite3_bind_int64(st, 1, scan_id);
         sqlite3_bind_text(st, 2, n->name, -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 3, n->reached);
@@ -234,49 +209,53 @@ static int save_drift_node(struct store *s, long long scan_id, const struct drif
         sqlite3_bind_text(st, 6, n->error, -1, SQLITE_STATIC);
         if (sqlite3_step(st) != SQLITE_DONE) {
                 sqlite3_finalize(st);
-                return store_db_fail(s, e, "cannot write to the database");
+                return sqlite_fail(s, e, "cannot write to the database");
         }
         sqlite3_finalize(st);
         return 0;
 }
 
-int store_drift_save(struct store *s, struct drift_scan *scan, struct errbuf *e)
+int sqlite_drift_save(struct sqlite_store *s, struct drift_scan *scan, struct errbuf *e)
 {
         sqlite3_stmt *st;
         int rc = 0;
 
-        if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
-            sqlite3_prepare_v2(s->db, "INSERT INTO drift_scans (at, nodes, drifted, unreachable)"
-                               " VALUES (?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot write to the database");
+        if (db_begin(&s->db, NULL) < 0)
+                return sqlite_fail(s, e, "cannot write to the database");
+        if (sqlite3_prepare_v2(s->db.h, "INSERT INTO drift_scans (at, nodes, drifted, unreachable)"
+                               " VALUES (?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
+                rc = sqlite_fail(s, e, "cannot write to the database");
+                db_rollback(&s->db);
+                return rc;
+        }
         sqlite3_bind_int64(st, 1, scan->at);
         sqlite3_bind_int(st, 2, (int)scan->n_nodes);
         sqlite3_bind_int(st, 3, (int)scan->n_drifted);
         sqlite3_bind_int(st, 4, (int)scan->n_unreachable);
         if (sqlite3_step(st) != SQLITE_DONE)
-                rc = store_db_fail(s, e, "cannot write to the database");
+                rc = sqlite_fail(s, e, "cannot write to the database");
         sqlite3_finalize(st);
         if (rc >= 0)
-                scan->id = sqlite3_last_insert_rowid(s->db);
+                scan->id = sqlite3_last_insert_rowid(s->db.h);
         for (unsigned i = 0; rc >= 0 && i < scan->n_nodes; i++)
                 rc = save_drift_node(s, scan->id, &scan->nodes[i], e);
         if (rc < 0) {
-                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+                db_rollback(&s->db);
                 return rc;
         }
-        if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot write to the database");
+        if (db_commit(&s->db, NULL) < 0)
+                return sqlite_fail(s, e, "cannot write to the database");
         return 0;
 }
 
-int store_drift_last(struct store *s, struct drift_scan *ret, struct errbuf *e)
+int sqlite_drift_last(struct sqlite_store *s, struct drift_scan *ret, struct errbuf *e)
 {
         sqlite3_stmt *st;
         int rc;
 
-        if (sqlite3_prepare_v2(s->db, "SELECT id, at, nodes, drifted, unreachable FROM drift_scans"
+        if (sqlite3_prepare_v2(s->db.h, "SELECT id, at, nodes, drifted, unreachable FROM drift_scans"
                                " ORDER BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-                return store_db_fail(s, e, "cannot read the database");
+                return sqlite_fail(s, e, "cannot read the database");
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
                 *ret = (struct drift_scan) {
@@ -287,6 +266,6 @@ int store_drift_last(struct store *s, struct drift_scan *ret, struct errbuf *e)
                 };
         sqlite3_finalize(st);
         if (rc == SQLITE_DONE)
-                return errbuf_set(e, ENOENT, s->path, "no drift scans yet");
-        return rc == SQLITE_ROW ? 0 : store_db_fail(s, e, "cannot read the database");
+                return errbuf_set(e, ENOENT, s->db.path, "no drift scans yet");
+        return rc == SQLITE_ROW ? 0 : sqlite_fail(s, e, "cannot read the database");
 }

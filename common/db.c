@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/* SQLite: open with the agreed pragmas, statements, transactions, schema versions. */
+#include <fcntl.h>
+#include <math.h>
+#include <sys/stat.h>
+
+#include "db.h"
+
+int db_fail(struct db *d, struct errbuf *e, const char *what)
+{
+        return errbuf_set(e, EIO, d->path, "%s: %s", what, d->h ? sqlite3_errmsg(d->h) : "not open");
+}
+
+/*
+ * The file itself: created 0600, never through a symlink. Other failures (a
+ * missing directory) are left to sqlite3_open_v2, which names them.
+ */
+static int create_file(const char *path, const char *noun, struct errbuf *e)
+{
+        int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+        if (fd < 0 && errno == ELOOP)
+                return errbuf_set(e, EIO, path, "cannot open %s: it is a symbolic link", noun);
+        if (fd >= 0)
+                close(fd);
+        return 0;
+}
+
+int db_open(struct db *d, const char *path, const char *noun, unsigned flags, int busy_ms,
+            struct errbuf *e)
+{
+        int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW;
+        int r;
+
+        *d = (struct db) { 0 };
+        snprintf(d->path, sizeof(d->path), "%s", path);
+        if (flags & DB_CREATE) {
+                r = create_file(path, noun, e);
+                if (r < 0)
+                        return r;
+                oflags |= SQLITE_OPEN_CREATE;
+        }
+        if (sqlite3_open_v2(path, &d->h, oflags, NULL) != SQLITE_OK) {
+                r = errbuf_set(e, EIO, path, "cannot open %s: %s", noun,
+                               d->h ? sqlite3_errmsg(d->h) : "out of memory");
+                db_close(d);
+                return r;
+        }
+        sqlite3_busy_timeout(d->h, busy_ms);
+        r = db_exec(d, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", e);
+        if (r < 0)
+                db_close(d);
+        return r;
+}
+
+void db_close(struct db *d)
+{
+        if (!d)
+                return;
+        sqlite3_close_v2(d->h);         /* a statement still open closes it when finalized */
+        d->h = NULL;
+}
+
+int db_exec(struct db *d, const char *sql, struct errbuf *e)
+{
+        char *msg = NULL;
+        int r;
+
+        if (sqlite3_exec(d->h, sql, NULL, NULL, &msg) == SQLITE_OK)
+                return 0;
+        r = errbuf_set(e, EIO, d->path, "%s", msg ? msg : sqlite3_errmsg(d->h));
+        sqlite3_free(msg);
+        return r;
+}
+
+int db_prepare(struct db *d, const char *sql, sqlite3_stmt **ret, struct errbuf *e)
+{
+        if (sqlite3_prepare_v2(d->h, sql, -1, ret, NULL) != SQLITE_OK)
+                return db_fail(d, e, "cannot prepare statement");
+        return 0;
+}
+
+int db_step_done(struct db *d, sqlite3_stmt *st, struct errbuf *e)
+{
+        if (sqlite3_step(st) != SQLITE_DONE)
+                return db_fail(d, e, "cannot write");
+        return 0;
+}
+
+int db_step_row(struct db *d, sqlite3_stmt *st, struct errbuf *e)
+{
+        int rc = sqlite3_step(st);
+
+        if (rc == SQLITE_ROW)
+                return 1;
+        if (rc == SQLITE_DONE)
+                return 0;
+        return db_fail(d, e, "cannot read");
+}
+
+void db_bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+        if (s)
+                sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+        else
+                sqlite3_bind_null(st, i);
+}
+
+void db_bind_real(sqlite3_stmt *st, int i, double v)
+{
+        if (isnan(v))
+                sqlite3_bind_null(st, i);
+        else
+                sqlite3_bind_double(st, i, v);
+}
+
+char *db_col_dup(sqlite3_stmt *st, int col)
+{
+        const unsigned char *t = sqlite3_column_text(st, col);
+
+        return t ? strdup((const char *)t) : NULL;
+}
+
+void db_col_copy(sqlite3_stmt *st, int col, char *buf, size_t size)
+{
+        const unsigned char *t = sqlite3_column_text(st, col);
+
+        snprintf(buf, size, "%s", t ? (const char *)t : "");
+}
+
+double db_col_real(sqlite3_stmt *st, int col)
+{
+        return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
+}
+
+int db_begin(struct db *d, struct errbuf *e)
+{
+        return db_exec(d, "BEGIN IMMEDIATE", e);
+}
+
+int db_commit(struct db *d, struct errbuf *e)
+{
+        int r = db_exec(d, "COMMIT", e);
+
+        if (r < 0)
+                db_rollback(d);
+        return r;
+}
+
+void db_rollback(struct db *d)
+{
+        if (!sqlite3_get_autocommit(d->h))
+                sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int db_txn(struct db *d, int (*fn)(struct db *d, void *ud, struct errbuf *e), void *ud,
+           struct errbuf *e)
+{
+        int r = db_begin(d, e);
+
+        if (r < 0)
+                return r;
+        r = fn(d, ud, e);
+        if (r < 0) {
+                db_rollback(d);
+                return r;
+        }
+        return db_commit(d, e);
+}
+
+int db_version(struct db *d, int *ret, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int r = db_prepare(d, "PRAGMA user_version", &st, e);
+
+        if (r >= 0)
+                r = db_step_row(d, st, e);
+        if (r == 0)
+                r = db_fail(d, e, "cannot read the schema version");
+        if (r < 0)
+                return r;
+        *ret = sqlite3_column_int(st, 0);
+        return 0;
+}
+
+bool db_has_column(struct db *d, const char *table, const char *column)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+
+        if (sqlite3_prepare_v2(d->h, "SELECT count(*) FROM pragma_table_info(?) WHERE name = ?", -1, &st,
+                               NULL) != SQLITE_OK)
+                return false;
+        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+        return sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+}
+
+int db_migrate(struct db *d, const struct db_migration *steps, unsigned n, struct errbuf *e)
+{
+        char bump[64];
+        int v, r = db_version(d, &v, e);
+
+        for (unsigned i = v < 0 ? 0 : (unsigned)v; r >= 0 && i < n; i++) {
+                r = db_begin(d, e);
+                if (r >= 0)
+                        r = db_version(d, &v, e);       /* another process may have done it */
+                if (r >= 0 && v > (int)i) {
+                        db_rollback(d);
+                        continue;
+                }
+                if (r >= 0)
+                        r = steps[i].sql ? db_exec(d, steps[i].sql, e) : steps[i].fn(d, e);
+                snprintf(bump, sizeof(bump), "PRAGMA user_version = %u", i + 1);
+                if (r >= 0)
+                        r = db_exec(d, bump, e);
+                if (r < 0) {
+                        db_rollback(d);
+                        break;
+                }
+                r = db_commit(d, e);
+        }
+        return r;
+}

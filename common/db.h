@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one SQLite helper of the agent's journal and the controller's store.
+ *
+ * db_open creates the file 0600 (never through a symlink: O_NOFOLLOW, then
+ * SQLITE_OPEN_NOFOLLOW), and sets the agreed pragmas on the connection: WAL,
+ * synchronous=FULL, foreign keys, a busy timeout. Statements are prepared with
+ * db_prepare and always finalized by their owner (the _cleanup_stmt_ attribute);
+ * db_step_* never finalize. db_txn runs a function inside BEGIN IMMEDIATE ...
+ * COMMIT and rolls back when it fails. db_migrate brings the schema to the
+ * newest version (PRAGMA user_version), one step at a time, each in its own
+ * transaction.
+ */
+#pragma once
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "errbuf.h"
+
+#define DB_PATH_MAX 512
+
+struct db {
+        sqlite3 *h;
+        char path[DB_PATH_MAX];
+};
+
+enum {
+        DB_CREATE = 1u << 0,            /* create the file (0600) when missing */
+};
+
+/*
+ * Open path; `noun` names it in messages ("cannot open <noun>: ..."). On failure
+ * d->h is NULL and e says why (-EIO, or -errno of the file creation).
+ */
+int db_open(struct db *d, const char *path, const char *noun, unsigned flags, int busy_ms,
+            struct errbuf *e);
+void db_close(struct db *d);            /* accepts a closed or zeroed handle */
+
+/* e := "<path>: <what>: <sqlite's message>"; returns -EIO. */
+int db_fail(struct db *d, struct errbuf *e, const char *what);
+
+/* One or more statements without results. */
+int db_exec(struct db *d, const char *sql, struct errbuf *e);
+int db_prepare(struct db *d, const char *sql, sqlite3_stmt **ret, struct errbuf *e);
+
+/* Step a statement expected to finish (INSERT/UPDATE/DELETE): 0 or -EIO. */
+int db_step_done(struct db *d, sqlite3_stmt *st, struct errbuf *e);
+/* Step a query: 1 row, 0 done, -EIO. */
+int db_step_row(struct db *d, sqlite3_stmt *st, struct errbuf *e);
+
+static inline void db_finalizep(sqlite3_stmt **s)
+{
+        sqlite3_finalize(*s);
+}
+#define _cleanup_stmt_ _cleanup_(db_finalizep)
+
+/* Bind helpers: text NULL binds NULL; a NaN real binds NULL. The text is not copied. */
+void db_bind_text(sqlite3_stmt *st, int i, const char *s);
+void db_bind_real(sqlite3_stmt *st, int i, double v);
+
+/* Column helpers: a copy (NULL for SQL NULL, caller frees); into a buffer ("" for NULL); NaN for NULL. */
+char *db_col_dup(sqlite3_stmt *st, int col);
+void db_col_copy(sqlite3_stmt *st, int col, char *buf, size_t size);
+double db_col_real(sqlite3_stmt *st, int col);
+
+/* Transactions. db_rollback never fails (nothing to report). */
+int db_begin(struct db *d, struct errbuf *e);           /* BEGIN IMMEDIATE */
+int db_commit(struct db *d, struct errbuf *e);          /* COMMIT; rolls back when it fails */
+void db_rollback(struct db *d);
+/* fn inside BEGIN IMMEDIATE ... COMMIT; ROLLBACK when fn or the commit fails. */
+int db_txn(struct db *d, int (*fn)(struct db *d, void *ud, struct errbuf *e), void *ud,
+           struct errbuf *e);
+
+/* One schema step: SQL, or a function (for steps SQL cannot say, e.g. "add a column if missing"). */
+struct db_migration {
+        const char *sql;
+        int (*fn)(struct db *d, struct errbuf *e);
+};
+
+/*
+ * Run steps[v..n-1] where v is the file's user_version, each with the bump of
+ * user_version in one transaction. Steps must be idempotent over files made
+ * before versions were recorded (CREATE TABLE IF NOT EXISTS, column checks).
+ */
+int db_migrate(struct db *d, const struct db_migration *steps, unsigned n, struct errbuf *e);
+/* The file's user_version. */
+int db_version(struct db *d, int *ret, struct errbuf *e);
+/* Does table.column exist? */
+bool db_has_column(struct db *d, const char *table, const char *column);

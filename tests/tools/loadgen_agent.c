@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loadgen_agent: a LOAD GENERATOR for controller benchmarks, NOT an agent. It
+ * changes nothing on any host; it answers the agent API from a table in memory
+ * so that one process can stand in for thousands of nodes when the controller
+ * alone is measured (bench/ctl_store_2000.sh). Real agents are measured with
+ * real agents (bench/rollout_200.sh, bench/ctl_etcd_200.sh).
+ *
+ *   loadgen_agent --listen 0.0.0.0:PORT --endpoints N --cert C --key K --client-ca CA
+ *                 [--apply-ms MS]
+ *
+ * Design: one process, one mTLS listener (the agent's own HTTPS server code,
+ * agent/http.c: client certificates required and verified) bound to every
+ * address of a private network namespace; endpoint i (0-based) is the loopback
+ * address 127.1.0.1 + i, so an inventory names N distinct https://127.1.x.y:PORT
+ * URLs and the endpoint is told by the connection's local address. One shared
+ * table holds each endpoint's committed policy, pending transactions with their
+ * confirm deadlines, its idempotency keys and a short history:
+ *   GET  /v1/health, /v1/drift (never drifted), /v1/history (newest first)
+ *   POST /v1/apply?confirm_timeout_s=S&idempotency_key=K  (a known key: replayed)
+ *   POST /v1/confirm/{tx}, POST /v1/rollback
+ * --apply-ms makes every apply take that long (a stand-in for device work).
+ * On SIGTERM it prints its counters (requests, applies, replays) on stderr.
+ */
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "http.h"
+#include "version.h"
+
+#define LG_ENDPOINTS_MAX 65000
+#define LG_HIST 16
+#define LG_BASE 0x7F010001u             /* 127.1.0.1 */
+
+enum lg_state { LG_PENDING, LG_COMMITTED, LG_ROLLED_BACK };
+
+struct lg_tx {
+        long long id, deadline_ms, started_ms;
+        unsigned long long hash;
+        enum lg_state state;
+        char key[64];
+};
+
+struct lg_slot {
+        pthread_mutex_t lock;
+        unsigned long long committed;   /* hash of the committed policy, 0 = none */
+        long long next_tx;
+        unsigned n;                     /* history entries, newest at hist[(n - 1) % LG_HIST] */
+        struct lg_tx hist[LG_HIST];
+};
+
+static struct lg_slot *slots;
+static unsigned n_slots, apply_ms;
+static atomic_ullong n_requests, n_applies, n_replays, n_confirms, n_unknown;
+static volatile sig_atomic_t stopping;
+
+static long long now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const char *state_name(enum lg_state s)
+{
+        return s == LG_PENDING ? "pending_confirm" : s == LG_COMMITTED ? "committed" : "rolled_back";
+}
+
+/* The endpoint this connection was made to (its local address). */
+static struct lg_slot *slot_of(const struct http_request *req)
+{
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct sockaddr_in a;
+        socklen_t len = sizeof(a);
+        uint32_t ip;
+
+        if (!ci || getsockname(ci->connect_fd, (struct sockaddr *)&a, &len) < 0 || a.sin_family != AF_INET)
+                return NULL;
+        ip = ntohl(a.sin_addr.s_addr);
+        return ip >= LG_BASE && ip - LG_BASE < n_slots ? &slots[ip - LG_BASE] : NULL;
+}
+
+/* Pending transactions past their deadline revert, as an agent's confirm timer would. */
+static void expire(struct lg_slot *s)
+{
+        long long now = now_ms();
+
+        for (unsigned i = 0; i < LG_HIST && i < s->n; i++)
+                if (s->hist[i].state == LG_PENDING && s->hist[i].deadline_ms <= now)
+                        s->hist[i].state = LG_ROLLED_BACK;
+}
+
+static struct lg_tx *find(struct lg_slot *s, long long id, const char *key)
+{
+        for (unsigned i = 0; i < LG_HIST && i < s->n; i++)
+                if (key ? streq(s->hist[i].key, key) : s->hist[i].id == id)
+                        return &s->hist[i];
+        return NULL;
+}
+
+static json_t *tx_json(const struct lg_tx *t, bool replayed)
+{
+        return json_pack("{s:I, s:s, s:s, s:i, s:[{s:s, s:s, s:i, s:i}], s:I, s:s, s:b}", "tx", (json_int_t)t->id,
+                         "state", state_name(t->state), "result", state_name(t->state),
+                         "exit_code", t->state == LG_PENDING ? 4 : t->state == LG_COMMITTED ? 0 : 1,
+                         "changes", "target", "lg0", "field", "mtu", "from", 1500, "to", 9000,
+                         "confirm_deadline_ms", (json_int_t)t->deadline_ms, "idempotency_key", t->key,
+                         "replayed", replayed);
+}
+
+static void reply(struct http_response *resp, int status, json_t *j)
+{
+        resp->status = status;
+        resp->body = j ? json_dumps(j, JSON_COMPACT) : NULL;
+        resp->content_type = "application/json";
+        json_decref(j);
+}
+
+static unsigned long long hash(const char *s, size_t n)
+{
+        unsigned long long h = 1469598103934665603ull;
+
+        for (size_t i = 0; i < n; i++)
+                h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+        return h | 1;
+}
+
+static void do_apply(struct lg_slot *s, const struct http_request *req, struct http_response *resp)
+{
+        const char *ct = http_query(req, "confirm_timeout_s"), *key = http_query(req, "idempotency_key");
+        unsigned long long h = hash(req->body, req->body_len);
+        json_t *doc = json_loadb(req->body, req->body_len, 0, NULL);
+        long long confirm = ct ? strtoll(ct, NULL, 10) : 0;
+        struct lg_tx *t;
+
+        if (!json_is_object(doc) || confirm < 0 || confirm > 86400 || (key && strlen(key) >= sizeof(t->key))) {
+                json_decref(doc);
+                http_error(resp, 400, "invalid", NULL, "not a policy, or a bad query; nothing was changed");
+                return;
+        }
+        json_decref(doc);
+        if (apply_ms)
+                usleep(apply_ms * 1000u);
+        pthread_mutex_lock(&s->lock);
+        expire(s);
+        if (key && (t = find(s, 0, key))) {
+                atomic_fetch_add(&n_replays, 1);
+                reply(resp, 200, tx_json(t, true));
+        } else if (h == s->committed) {
+                reply(resp, 200, json_pack("{s:i, s:s, s:s, s:i, s:[]}", "tx", 0, "state", "committed",
+                                           "result", "nothing_to_do", "exit_code", 0, "changes"));
+        } else {
+                t = &s->hist[s->n++ % LG_HIST];
+                *t = (struct lg_tx) { .id = ++s->next_tx, .hash = h, .started_ms = now_ms(),
+                                      .state = confirm ? LG_PENDING : LG_COMMITTED };
+                t->deadline_ms = confirm ? t->started_ms + confirm * 1000 : 0;
+                snprintf(t->key, sizeof(t->key), "%s", key ? key : "");
+                if (!confirm)
+                        s->committed = h;
+                atomic_fetch_add(&n_applies, 1);
+                reply(resp, 200, tx_json(t, false));
+        }
+        pthread_mutex_unlock(&s->lock);
+}
+
+static void do_confirm(struct lg_slot *s, const char *id, struct http_response *resp)
+{
+        struct lg_tx *t;
+
+        pthread_mutex_lock(&s->lock);
+        expire(s);
+        t = find(s, strtoll(id, NULL, 10), NULL);
+        if (!t || t->state != LG_PENDING) {
+                http_error(resp, t ? 409 : 404, t ? "not_pending" : "not_found", NULL, "transaction '%.20s' is %s",
+                           id, t ? state_name(t->state) : "unknown");
+        } else {
+                t->state = LG_COMMITTED;
+                s->committed = t->hash;
+                atomic_fetch_add(&n_confirms, 1);
+                reply(resp, 200, tx_json(t, false));
+        }
+        pthread_mutex_unlock(&s->lock);
+}
+
+static void do_history(struct lg_slot *s, struct http_response *resp)
+{
+        json_t *arr = json_array();
+
+        pthread_mutex_lock(&s->lock);
+        expire(s);
+        for (unsigned k = 0; k < LG_HIST && k < s->n; k++) {
+                const struct lg_tx *t = &s->hist[(s->n - 1 - k) % LG_HIST];
+
+                json_array_append_new(arr, json_pack("{s:I, s:s, s:s, s:s, s:i, s:I, s:s}", "tx", (json_int_t)t->id,
+                                                     "kind", "apply", "state", state_name(t->state),
+                                                     "result", state_name(t->state),
+                                                     "exit_code", t->state == LG_PENDING ? 4 : 0,
+                                                     "confirm_deadline_ms", (json_int_t)t->deadline_ms,
+                                                     "idempotency_key", t->key));
+        }
+        pthread_mutex_unlock(&s->lock);
+        reply(resp, 200, json_pack("{s:o}", "transactions", arr));
+}
+
+static void handle(void *ud, const struct http_request *req, struct http_response *resp)
+{
+        struct lg_slot *s = slot_of(req);
+        bool get = streq(req->method, "GET"), post = streq(req->method, "POST");
+
+        atomic_fetch_add(&n_requests, 1);
+        if (!s) {
+                atomic_fetch_add(&n_unknown, 1);
+                http_error(resp, 404, "not_found", NULL, "no endpoint at this address");
+        } else if (get && streq(req->url, "/v1/health")) {
+                reply(resp, 200, json_pack("{s:s, s:s, s:b}", "status", "ok", "version", NETTUNE_VERSION,
+                                           "load_generator", 1));
+        } else if (get && streq(req->url, "/v1/drift")) {
+                reply(resp, 200, json_pack("{s:b, s:[]}", "drifted", 0, "entries"));
+        } else if (get && streq(req->url, "/v1/history")) {
+                do_history(s, resp);
+        } else if (post && streq(req->url, "/v1/apply")) {
+                do_apply(s, req, resp);
+        } else if (post && !strncmp(req->url, "/v1/confirm/", 12)) {
+                do_confirm(s, req->url + 12, resp);
+        } else if (post && streq(req->url, "/v1/rollback")) {
+                reply(resp, 200, json_pack("{s:i, s:s, s:s, s:i}", "tx", 0, "state", "committed",
+                                           "result", "committed", "exit_code", 0));
+        } else {
+                http_error(resp, 404, "not_found", NULL, "no such endpoint");
+        }
+}
+
+static void on_signal(int sig)
+{
+        stopping = 1;
+}
+
+int main(int argc, char **argv)
+{
+        static const struct option opts[] = {
+                { "listen", required_argument, NULL, 'l' }, { "endpoints", required_argument, NULL, 'n' },
+                { "cert", required_argument, NULL, 'c' }, { "key", required_argument, NULL, 'k' },
+                { "client-ca", required_argument, NULL, 'a' }, { "apply-ms", required_argument, NULL, 'm' },
+                { 0 },
+        };
+        struct http_options o = { .max_body = 1u << 20, .timeout_s = 30, .max_connections = 8192, .handler = handle };
+        struct sigaction sa = { .sa_handler = on_signal };
+        struct http_server *srv = NULL;
+        struct errbuf e = { 0 };
+        char buf[1100];
+        int c;
+
+        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+                switch (c) {
+                case 'l': o.listen = optarg; break;
+                case 'n': n_slots = (unsigned)strtoul(optarg, NULL, 10); break;
+                case 'c': o.cert = optarg; break;
+                case 'k': o.key = optarg; break;
+                case 'a': o.client_ca = optarg; break;
+                case 'm': apply_ms = (unsigned)strtoul(optarg, NULL, 10); break;
+                default:
+                        fprintf(stderr, "usage: loadgen_agent --listen ADDR:PORT --endpoints N --cert C --key K "
+                                        "--client-ca CA [--apply-ms MS]\n");
+                        return 2;
+                }
+        }
+        if (!o.listen || n_slots == 0 || n_slots > LG_ENDPOINTS_MAX || !o.cert || !o.key || !o.client_ca) {
+                fprintf(stderr, "loadgen_agent: --listen, --endpoints 1-%d, --cert, --key and --client-ca are "
+                                "required\n", LG_ENDPOINTS_MAX);
+                return 2;
+        }
+        slots = calloc(n_slots, sizeof(*slots));
+        if (!slots)
+                return 3;
+        for (unsigned i = 0; i < n_slots; i++)
+                pthread_mutex_init(&slots[i].lock, NULL);
+        if (http_start(&o, &srv, &e) < 0) {
+                fprintf(stderr, "loadgen_agent: %s\n", errbuf_str(&e, buf, sizeof(buf)));
+                return 3;
+        }
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGINT, &sa, NULL);
+        fprintf(stderr, "loadgen_agent: load generator (not an agent): %u endpoints 127.1.0.1.. on %s\n",
+                n_slots, o.listen);
+        while (!stopping)
+                pause();
+        http_stop(srv);
+        fprintf(stderr, "loadgen_agent: %llu requests, %llu applies, %llu replayed keys, %llu confirms, "
+                        "%llu to unknown addresses\n", atomic_load(&n_requests), atomic_load(&n_applies),
+                atomic_load(&n_replays), atomic_load(&n_confirms), atomic_load(&n_unknown));
+        for (unsigned i = 0; i < n_slots; i++)
+                pthread_mutex_destroy(&slots[i].lock);
+        free(slots);
+        return 0;
+}
