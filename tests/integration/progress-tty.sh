@@ -39,7 +39,7 @@ cat -v "$T/p.tty"
 check "the line starts with 0 of 3 runs" shows "$T/p.tty" "probe: $PEER (tcp): 0/3 runs done"
 check "run 2 ends with its rate" grep -qE $'\r\033\\[Kprobe: [^\r]*: 2/3 runs done, run 2: [0-9.]+ Gb/s' "$T/p.tty"
 check "the last line has the median" grep -qE $'\r\033\\[Kprobe: [^\r]*: 3/3 runs done, median [0-9.]+ Gb/s\r' "$T/p.tty"
-check "stdout has the result" grep -q "^tcp probe to $PEER: .* Gb/s (median of 3 runs" "$T/p.out"
+check "stdout has the result" grep -q "^tcp probe to $PEER via $ifc: .* Gb/s (median of 3 runs" "$T/p.out"
 check "stdout has no escape codes" no_escapes "$T/p.out"
 
 step "agent probe without a terminal, and with --output json on one: no escape codes"
