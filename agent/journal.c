@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "journal_internal.h"
+#include "state_dir.h"
 
 struct journal {
         sqlite3 *db;
@@ -118,19 +119,39 @@ static int add_missing_columns(struct journal *j, struct errbuf *e)
         return exec_sql(j, "ALTER TABLE transactions ADD COLUMN restores_json TEXT", e);
 }
 
+/* journal.db: a regular file of ours, mode 0600, never through a symbolic link. */
+static int create_private(const char *state_dir, struct errbuf *e)
+{
+        _cleanup_close_ int fd = state_dir_open(state_dir, "journal.db", O_RDWR | O_CREAT, 0600, e);
+        struct stat st;
+
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0)
+                return errbuf_set(e, errno, state_dir, "cannot read journal.db: %s", strerror(errno));
+        if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
+                return errbuf_set(e, EPERM, state_dir, "journal.db is not a regular file owned by the agent's user; refusing it");
+        if ((st.st_mode & 077) && fchmod(fd, 0600) < 0)
+                return errbuf_set(e, errno, state_dir, "cannot make journal.db private (0600): %s", strerror(errno));
+        return 0;
+}
+
 int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
 {
         struct journal *j;
         int r;
 
-        if (mkdir(state_dir, 0700) < 0 && errno != EEXIST)
-                return errbuf_set(e, errno, state_dir, "cannot create state directory: %s", strerror(errno));
+        r = state_dir_prepare(state_dir, e);
+        if (r >= 0)
+                r = create_private(state_dir, e);
+        if (r < 0)
+                return r;
         j = calloc(1, sizeof(*j));
         if (!j)
                 return -ENOMEM;
         snprintf(j->path, sizeof(j->path), "%s/journal.db", state_dir);
         if (sqlite3_open_v2(j->path, &j->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                            SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+                            SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
                 r = errbuf_set(e, EIO, j->path, "cannot open journal: %s",
                                j->db ? sqlite3_errmsg(j->db) : "out of memory");
                 journal_close(j);

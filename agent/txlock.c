@@ -3,19 +3,21 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
+#include "state_dir.h"
 #include "txlock.h"
 
 int txlock_acquire(const char *state_dir, bool wait, int *ret_fd, struct errbuf *e)
 {
         _cleanup_close_ int fd = -1;
         char path[512];
+        int r = state_dir_prepare(state_dir, e);
 
-        if (mkdir(state_dir, 0700) < 0 && errno != EEXIST)
-                return errbuf_set(e, errno, state_dir, "cannot create state directory: %s", strerror(errno));
+        if (r < 0)
+                return r;
         snprintf(path, sizeof(path), "%s/lock", state_dir);
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        fd = state_dir_open(state_dir, "lock", O_RDWR | O_CREAT, 0600, e);
         if (fd < 0)
-                return errbuf_set(e, errno, path, "cannot open lock file: %s", strerror(errno));
+                return fd;
         while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
                 if (errno == EINTR)
                         continue;
