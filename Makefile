@@ -10,7 +10,7 @@ WERROR     ?=
 V          ?= 0
 VERSION    := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
-PKGS      := libmnl jansson libcurl libssh2 libmicrohttpd gnutls sqlite3 libibverbs
+PKGS      := libmnl jansson libcurl libssh2 libmicrohttpd gnutls sqlite3 libibverbs openssl
 TEST_PKGS := cunit
 
 ifeq ($(V),1)

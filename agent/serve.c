@@ -145,7 +145,9 @@ int cmd_serve(struct cli *c)
         struct http_options o = {
                 .listen = c->config.listen, .cert = c->config.tls_cert, .key = c->config.tls_key,
                 .client_ca = c->config.tls_client_ca, .max_body = c->config.max_body_bytes,
-                .timeout_s = c->config.request_timeout_s, .handler = api_handle, .userdata = &api,
+                .timeout_s = c->config.request_timeout_s, .header_timeout_s = c->config.header_timeout_s,
+                .allowed_clients = c->config.allowed_clients, .n_allowed_clients = c->config.n_allowed_clients,
+                .handler = api_handle, .userdata = &api,
         };
         sigset_t set;
         char buf[1100];
@@ -159,7 +161,9 @@ int cmd_serve(struct cli *c)
         sigaddset(&set, SIGTERM);
         sigaddset(&set, SIGINT);
         pthread_sigmask(SIG_BLOCK, &set, NULL);        /* every thread inherits it */
-        r = journal_open(c->config.state_dir, &j, &e);
+        r = o.insecure_loopback ? 0 : config_check_tls(&c->config, &e);
+        if (r >= 0)
+                r = journal_open(c->config.state_dir, &j, &e);
         if (r >= 0)
                 r = recover(c, j, &e);
         api.journal = j;
