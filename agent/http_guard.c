@@ -3,11 +3,14 @@
  * Every API connection from accept to close. A client that has not proved who it
  * is yet (TLS handshake not done, or no request headers yet) counts against two
  * budgets: all such connections, and those from its address. A new connection
- * always gets in: when a budget is full, the oldest unauthenticated connection of
- * that budget is shut down to make room (a slow client holds its place only until
- * someone newer needs it). Independently, a connection that has not sent a
- * request's headers within header_timeout_ms of its accept is shut down. An
- * authenticated client leaves the budgets at once, so confirms always get in.
+ * always gets in: when its address is at its budget, that address's oldest
+ * unauthenticated connection is shut down to make room; when the whole budget is
+ * full, the oldest one of the address holding the most. A slow client holds its
+ * place only until someone newer needs it, and a lone client on an address of its
+ * own is not the one to go while another address holds several. Independently, a
+ * connection that has not sent a request's headers within header_timeout_ms of its
+ * accept is shut down. An authenticated client leaves the budgets at once, so
+ * confirms always get in.
  * Shutting down is shutdown(2) on the socket, under the lock that the CLOSED
  * notification takes before libmicrohttpd closes the descriptor.
  */
@@ -101,7 +104,33 @@ static struct http_conn *oldest_pending(struct http_guard *g, const char *peer, 
         return old;
 }
 
-/* Make room for a new pending connection from peer (under the lock). */
+/* The oldest pending connection of the address that holds the most pending ones. */
+static struct http_conn *oldest_of_heaviest(struct http_guard *g)
+{
+        struct http_conn *victim = NULL;
+        unsigned most = 0;
+
+        for (struct http_conn *hc = g->head; hc; hc = hc->next) {
+                struct http_conn *old;
+                unsigned n;
+
+                if (!pending(hc))
+                        continue;
+                old = oldest_pending(g, hc->peer, &n);
+                if (n > most || (n == most && old->started_ms < victim->started_ms)) {
+                        most = n;
+                        victim = old;
+                }
+        }
+        return victim;
+}
+
+/*
+ * Make room for a new pending connection from peer (under the lock): its address
+ * gives up its oldest when it is at its budget; when all are, the address that
+ * holds the most gives up its oldest — one client on an address of its own is
+ * never the one to go while another address holds several.
+ */
 static void admit(struct http_guard *g, const char *peer)
 {
         struct http_conn *old;
@@ -112,7 +141,7 @@ static void admit(struct http_guard *g, const char *peer)
                 shut(g, old, "evicted");
                 g->evicted++;
         }
-        if (g->pending >= g->lim.pending_max && (old = oldest_pending(g, NULL, &n))) {
+        if (g->pending >= g->lim.pending_max && (old = oldest_of_heaviest(g))) {
                 shut(g, old, "evicted");
                 g->evicted++;
         }
