@@ -10,6 +10,7 @@
 
 static const char *const probe_names[] = { "auto", "verbs", "tcp", "none", NULL };
 static const char *const baseline_names[] = { "fail", "skip_gate", NULL };
+static const char *const inconclusive_names[] = { "fail", "retry", NULL };
 
 const char *policy_probe_name(enum policy_probe p)
 {
@@ -19,6 +20,11 @@ const char *policy_probe_name(enum policy_probe p)
 const char *policy_baseline_name(enum policy_on_baseline_failure b)
 {
         return (unsigned)b < POLICY_BASELINE_MAX ? baseline_names[b] : "unknown";
+}
+
+const char *policy_inconclusive_name(enum policy_on_inconclusive i)
+{
+        return (unsigned)i < POLICY_INCONCLUSIVE_MAX ? inconclusive_names[i] : "unknown";
 }
 
 static int check_label(struct jsonv *v, const char *key, const char *value)
@@ -176,6 +182,7 @@ static const struct jsonv_field verify_fields[] = {
         JSONV_UINT("settle_ms", struct policy_verify, settle_ms, 0, 120000),
         JSONV_UINT("runs", struct policy_verify, runs, 1, 15),
         JSONV_ENUM("on_baseline_failure", struct policy_verify, on_baseline_failure, baseline_names, 0),
+        JSONV_ENUM("on_inconclusive", struct policy_verify, on_inconclusive, inconclusive_names, 0),
         { 0 },
 };
 
@@ -249,6 +256,7 @@ void policy_defaults(struct policy *p)
                 .settle_ms = 3000,
                 .runs = 3,
                 .on_baseline_failure = POLICY_BASELINE_FAIL,
+                .on_inconclusive = POLICY_INCONCLUSIVE_RETRY,
         };
 }
 

@@ -94,6 +94,7 @@ static json_t *verify_json(const struct policy_verify *vf, bool *ok)
         spec_json_set(o, "settle_ms", json_integer(vf->settle_ms), ok);
         spec_json_set(o, "runs", json_integer(vf->runs), ok);
         spec_json_set(o, "on_baseline_failure", json_string(policy_baseline_name(vf->on_baseline_failure)), ok);
+        spec_json_set(o, "on_inconclusive", json_string(policy_inconclusive_name(vf->on_inconclusive)), ok);
         return o;
 }
 
