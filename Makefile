@@ -128,8 +128,8 @@ test-bins: all $(UNIT) $(if $(SIM_SRCS),$(SIM)) $(TOOLS)
 # libFuzzer harnesses, built with clang into their own object tree.
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(INCLUDES) -Itests/lib $(PKG_CFLAGS) -pthread \
                -fsanitize=fuzzer-no-link,address,undefined -DNETTUNE_VERSION='"$(VERSION)"'
-# Plus the controller's parser of agent answers (pure: jansson and the library only).
-FUZZ_LIB_OBJS := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRCS) controller/reply.c)
+# Plus the controller's parsers of agent answers and of the inventory (pure: jansson and the library only).
+FUZZ_LIB_OBJS := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRCS) controller/reply.c controller/inventory.c)
 $(BUILD)/fuzzobj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $<")
