@@ -3,16 +3,22 @@
  * probe-server: one acceptor thread, one thread per session, at most
  * max_clients sessions at once. Stopping closes the listener, shuts down the
  * sessions' control connections (which ends them) and joins every thread.
+ * A session thread runs PROBE_SESSION_NICE_BOOST nice levels above the process
+ * where it may (CAP_SYS_NICE), like the measuring thread on the other end: both
+ * ends of a measurement get ahead of the hosts' other work alike.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include "probe_net.h"
 #include "probe_server.h"
 
 #define HELLO_TIMEOUT_MS 10000u
+#define PROBE_SESSION_NICE_BOOST 5
 
 struct slot {
         struct probe_server *srv;
@@ -59,8 +65,13 @@ static void *session_thread(void *arg)
         struct probe_server *srv = sl->srv;
         struct errbuf e = { .msg = "" };
         const char *mode = "unknown";
-        int r;
+        id_t tid = (id_t)syscall(SYS_gettid);
+        int r, nice;
 
+        errno = 0;
+        nice = getpriority(PRIO_PROCESS, tid);
+        if (errno == 0)
+                (void)setpriority(PRIO_PROCESS, tid, nice - PROBE_SESSION_NICE_BOOST);  /* best effort */
         r = session(sl, &mode, &e);
         if (r < 0)
                 probe_oob_send_error(sl->fd, r, &e);
