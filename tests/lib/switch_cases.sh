@@ -82,10 +82,15 @@ switch_cases() {
 
         if [ "$timer" = yes ]; then
                 step "commit-confirm expiry: no commit, the switch reverts by itself"
-                expect_rc 0 "apply p2 without commit" swto "$T/a4.json" apply "$T/p2.json" --confirm 2 --no-commit
+                # The timer must outlast the apply and the read that follow it: under load and
+                # sanitizers they take over 10 s. It started before the apply returned: wait
+                # until 30 s after that.
+                local t0
+                expect_rc 0 "apply p2 without commit" swto "$T/a4.json" apply "$T/p2.json" --confirm 30 --no-commit
+                t0=$(date +%s)
                 swctl read > "$T/r4.json"
                 check "p2 is live while pending" test "$(jget "$T/r4.json" 'd["state"]["ports"]["'"$first"'"]["mtu"]')" = 2000
-                sleep 2.5
+                while [ $(( $(date +%s) - t0 )) -le 31 ]; do sleep 1; done
                 sim --tick
                 swctl read > "$T/r5.json"
                 check "timer expired: p1 is back" same_state "$T/r1.json" "$T/r5.json"
