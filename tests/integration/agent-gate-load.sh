@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The gate under load: API traffic that starts right before the post-change probe
-# — eight authenticated clients asking for GET /v1/state back to back, plus
+# — sixteen authenticated clients asking for GET /v1/state back to back, plus
 # unauthenticated TLS connections — must not roll a harmless change back. The
 # agent holds its other API work while it measures (those requests wait and are
 # answered afterwards), and records the CPU load it saw in both phases; the agent's
@@ -22,14 +22,14 @@ wait_for 10 sh -c "ip netns exec '$nsp' ss -ltnH 'sport = :18515' | grep -q LIST
 port=7453
 agent_config "$T/agent.json" "$T/state" "127.0.0.1:$port" "127.0.0.1:18528" '"drift": {"interval_s": 0}'
 API_URL=https://127.0.0.1:$port
-# A harmless change: MTU 1500 -> 1400 on the veth. The gate allows 50% like the other gate
-# tests (veth noise on a busy 2-core machine reaches ~30%); the load costs more than that
-# when the agent serves it during the probe.
-verify='{"probe":"tcp","peer":"10.207.0.2:18515","duration_ms":1000,"runs":3,"settle_ms":0,"max_regression_pct":50}'
+# A harmless change: MTU 1500 -> 1400 on the veth. The gate allows 60% (an unchanged veth
+# can move by 50% on a busy 2-core machine, hence also the second attempt below); served
+# during the probe, this load costs 65-80%.
+verify='{"probe":"tcp","peer":"10.207.0.2:18515","duration_ms":1000,"runs":3,"settle_ms":0,"max_regression_pct":60}'
 policy_file "$T/p.json" smaller "$ifc" 1400 "$verify"
 
 cat >"$T/load.py" <<'PY'
-# load.py SECONDS: 8 authenticated keep-alive clients (GET /v1/state) and one
+# load.py SECONDS: 16 authenticated keep-alive clients (GET /v1/state) and one
 # unauthenticated TLS client, for SECONDS; prints {"answered", "refused_tls",
 # "first_sent_ms", "first_answer_ms"} (wall clock, ms since the epoch).
 import http.client, json, os, ssl, sys, threading, time
@@ -65,7 +65,7 @@ def anonymous():
             with lock:
                 refused[0] += 1
         time.sleep(0.05)
-ts = [threading.Thread(target=authed) for _ in range(8)] + [threading.Thread(target=anonymous)]
+ts = [threading.Thread(target=authed) for _ in range(16)] + [threading.Thread(target=anonymous)]
 for t in ts: t.start()
 for t in ts: t.join()
 print(json.dumps({"answered": answered[0], "refused_tls": refused[0], "first_sent_ms": first_sent[0],
