@@ -621,6 +621,57 @@ int rollout_run(const struct rollout_run_env *env, struct rollout_rec *r, struct
         return rc < 0 ? rc : r->exit_code;
 }
 
+/* The wave an operator's halt stops: the first one not done, or the last one of a pending rollout. */
+static unsigned current_wave(const struct rollout_rec *r)
+{
+        for (unsigned w = 0; r->state != ROLLOUT_PENDING && w < r->n_waves; w++)
+                if (r->waves[w].state != RWAVE_DONE)
+                        return w;
+        return r->n_waves ? r->n_waves - 1 : 0;
+}
+
+int rollout_run_halt(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e)
+{
+        struct engine g = { .env = env, .r = r, .e = e };
+        struct rnode **sel = calloc(r->n_nodes + 1, sizeof(*sel));
+        unsigned n = 0, w = current_wave(r);
+        int rc = 0;
+
+        if (!sel)
+                return errbuf_set(e, ENOMEM, "", "out of memory");
+        /* Every unfinished node is asked first: a step in flight by its key, a pending or unknown one by its tx. */
+        for (unsigned i = 0; i < r->n_nodes; i++) {
+                struct rnode *x = &r->nodes[i];
+
+                if (x->state == RNODE_APPLYING && !x->key[0]) {
+                        x->state = RNODE_UNREACHABLE;
+                        engine_node_error(x, "its apply carried no idempotency key (an older controller): its agent "
+                                          "cannot be asked; nothing confirms a change it may hold");
+                } else if (x->state == RNODE_APPLYING || x->state == RNODE_PENDING || x->state == RNODE_UNKNOWN) {
+                        sel[n++] = x;
+                }
+        }
+        if (n > 0)
+                rc = rollout_reconcile(env, sel, n, false, e);
+        for (unsigned i = 0; rc >= 0 && i < n; i++)
+                if (sel[i]->state == RNODE_PLANNED)             /* never arrived: skipped by the halt */
+                        engine_node_error(sel[i], "its apply never reached its agent before the halt");
+        if (rc >= 0)
+                rc = engine_journal_nodes(&g, sel, n, ENGINE_NO_WAVE);
+        /* A pending rollout's waves all passed and wait for their confirmation: none will come. */
+        for (unsigned k = 0; rc >= 0 && k < r->n_waves; k++)
+                if (k == w || (r->state == ROLLOUT_PENDING && r->waves[k].state == RWAVE_PASSED))
+                        rc = engine_journal_wave(&g, k, RWAVE_HALTED);
+        if (rc >= 0)
+                rc = engine_halt(&g, sel, w);
+        free(sel);
+        if (rc < 0)
+                return rc;
+        finish(&g, true);
+        rc = store_rollout_update(env->store, r, e);
+        return rc < 0 ? rc : r->exit_code;
+}
+
 int rollout_run_confirm(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e)
 {
         struct engine g = { .env = env, .r = r, .e = e };

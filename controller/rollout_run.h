@@ -66,6 +66,13 @@ struct rollout_rec *rollout_rec_new(const char *kind, const char *policy_name, c
  */
 int rollout_run(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e);
 
+/*
+ * Halt r for good (the `halt ID` command: an interrupted rollout, or one left
+ * pending): every unfinished node reconciled with its agent, then the halt of its
+ * current wave as above. Exit code as above.
+ */
+int rollout_run_halt(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e);
+
 /* Confirm every pending node of r (the `confirm ID` command). Exit code as above. */
 int rollout_run_confirm(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e);
 
