@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal to the rollout state machine (rollout_run.c: waves, verdicts,
- * confirmations, resume; rollout_halt.c: halts and unknown outcomes). Not for
- * other modules: rollout_run.h is the interface.
+ * confirmations; rollout_resume.c: interrupted waves and the operator's halt;
+ * rollout_halt.c: halts and unknown outcomes). Not for other modules:
+ * rollout_run.h is the interface.
  */
 #pragma once
 
@@ -46,6 +47,18 @@ int engine_settle(struct engine *g, struct rnode **nodes, unsigned n, const enum
 
 /* The latest time (wall clock, ms) node n's agent may still hold its change pending, plus the margin. */
 long long engine_settle_until(const struct engine *g, const struct rnode *n, long long now);
+
+/* Set the rollout's final state, exit code and message from its nodes. */
+void engine_finish(struct engine *g, bool halted);
+
+/* rollout_resume.c */
+
+/*
+ * A wave found applying or passed (its controller died): its unfinished nodes are
+ * asked what they did and journaled; a change restored meanwhile is planned again
+ * (a new step), and an applying wave with nodes to (re)apply is planned again.
+ */
+int engine_resume_wave(struct engine *g, struct rnode **sel, unsigned w);
 
 /* rollout_halt.c */
 
