@@ -11,7 +11,10 @@ void output_progress_begin(struct output_progress *p, enum progress_mode mode, c
 {
         *p = (struct output_progress) { .n_probed = 0 };
         progress_init(&p->p, mode, stderr);
-        progress_begin(&p->p, what, total, "node", "wave %u/%u", wave + 1, n_waves);
+        if (wave < n_waves)
+                progress_begin(&p->p, what, total, "node", "wave %u/%u", wave + 1, n_waves);
+        else                    /* a step over nodes of every wave */
+                progress_begin(&p->p, what, total, "node", "%u waves", n_waves);
 }
 
 static void gbps_text(const struct rnode *n, char *buf, size_t size)

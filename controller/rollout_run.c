@@ -293,7 +293,7 @@ int engine_settle(struct engine *g, struct rnode **nodes, unsigned n, const enum
 
         if (n == 0)
                 return g->store_err;
-        output_progress_begin(&g->prog, g->env->progress, what, wave == ENGINE_NO_WAVE ? 0 : wave, g->r->n_waves, n);
+        output_progress_begin(&g->prog, g->env->progress, what, wave, g->r->n_waves, n);
         r = rollout_settle(g->env, nodes, n, goals, until_ms, on_settled, g, g->e);
         output_progress_end(&g->prog);
         return r < 0 ? r : g->store_err;

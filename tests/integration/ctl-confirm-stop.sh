@@ -40,6 +40,7 @@ wait_for 120 node1_pending || fail "node001 did not become pending (controller: 
 STOPPED=$(agent_pid 1)
 [ -n "$STOPPED" ] || fail "cannot find node 1's agent process"
 kill -STOP "$STOPPED"
+t_stop=$(date +%s%N)
 echo "ok: node001 pending at mtu $(node_mtu 1); its agent (pid $STOPPED) stopped"
 hold_release
 
@@ -49,6 +50,7 @@ halted() {
         [ "$(ctl_node_state node002)" = rolled_back ] && [ "$(ctl_node_state node003)" = rolled_back ]
 }
 wait_for 240 halted || fail "the wave did not halt with node002/node003 rolled back ($(ctl_node_state node002)/$(ctl_node_state node003))"
+echo "halted and rolled back $(( ($(date +%s%N) - t_stop) / 1000000 )) ms after node 1 was stopped (confirm window 30 s)"
 check "node001's outcome is open: the controller recorded no verdict of its own" \
         [ "$(ctl_node_state node001)" = unknown ]
 check "node 1 still holds the change (stopped, its deadline 600 s away)" [ "$(node_mtu 1)" = 9000 ]
@@ -58,8 +60,10 @@ check "the controller is still asking node 1" kill -0 "$CTL_BG"
 step "node 1 continued after the halt"
 kill -CONT "$STOPPED"
 STOPPED=""
+t_cont=$(date +%s%N)
 rc=0
 wait "$CTL_BG" || rc=$?
+echo "node 1's outcome known, nettunectl done, $(( ($(date +%s%N) - t_cont) / 1000000 )) ms after it was continued"
 [ "$rc" -eq 1 ] || { cat "$T/apply.err"; fail "nettunectl exit $rc, expected 1 (halted and rolled back)"; }
 echo "ok: nettunectl exit 1"
 node_field() { json_get "$T/apply.json" "[n['$2'] for n in d['nodes'] if n['name'] == '$1'][0]"; }
