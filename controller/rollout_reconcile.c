@@ -246,8 +246,9 @@ static void settle_give_up(struct settle_run *sr, struct settling *s)
         struct tm tm;
 
         strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-        snprintf(why, sizeof(why), "outcome unknown: no final answer from its agent by %s (its deadline and a "
-                 "%d s margin): %.100s", when, SETTLE_MARGIN_MS / 1000, s->why[0] ? s->why : "not asked");
+        snprintf(why, sizeof(why), "outcome unknown: no final answer from its agent by %s (%s and a %d s margin): "
+                 "%.100s", when, s->goal == SETTLE_COMMIT ? "the end of its confirm window" : "its agent's deadline",
+                 SETTLE_MARGIN_MS / 1000, s->why[0] ? s->why : "not asked");
         settle_done(sr, s, RNODE_UNKNOWN, why);
 }
 

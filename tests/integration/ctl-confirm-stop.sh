@@ -8,10 +8,14 @@
 # (or the controller's cancel does, whichever its agent takes first). The whole wave
 # ends at the old MTU, read back from each namespace, nothing is left pending, and
 # `status` says what each node did.
+# Then a node stays stopped past its own deadline: the controller gives up on it as
+# `unknown` (exit 3, listed in the message) instead of guessing; continued, its agent
+# restores the expired change itself.
 #
 # Nothing races a short timer: the apply of node 3 is held (a test-only hook) until
 # node 1 is pending and stopped, the agents' confirm deadline is 600 s, and the test
-# continues node 1 only once the controller has journaled the halt.
+# continues node 1 only once the controller has journaled the halt (in the second part,
+# only once the controller has given up on it).
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
 fleet_require
@@ -89,3 +93,33 @@ check "status: halted, 2 rolled back, node001 reverted" \
         grep -q "halted: 1 node failed (budget 0); 2 rolled back, 0 cancelled, 1 reverted, 0 skipped" "$T/status.txt"
 check "status: node001 reverted" grep -Eq "node001 +reverted +tx [0-9]+: .*(restored by its agent|its agent restored it)" "$T/status.txt"
 check "status never says a node reverts by itself" bash -c "! grep -q 'by itself' '$T/status.txt'"
+
+step "2: a node stopped past its own deadline: its outcome stays unknown, and the controller says so"
+# A confirm timeout of 30 s this time: the controller gives node 1 until its agent's
+# deadline and a margin, then records what it cannot know instead of guessing.
+policy "$T/mtu2.json" mtu-4000 4000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
+rm -f "$T/hold.open" "$T"/held-*
+hold_node 3
+bg ctl --output json apply "$T/mtu2.json" --canary 0 --wave-size 100% --confirm-timeout 30 --timeout 15 \
+        > "$T/apply2.json" 2> "$T/apply2.err"
+CTL_BG=$BG_PID
+wait_for 120 node1_pending || fail "node001 did not become pending again"
+STOPPED=$(agent_pid 1)
+kill -STOP "$STOPPED"
+hold_release
+rc=0
+wait "$CTL_BG" || rc=$?
+[ "$rc" -eq 3 ] || { cat "$T/apply2.err"; fail "nettunectl exit $rc, expected 3 (halted, an outcome unknown)"; }
+echo "ok: nettunectl exit 3"
+check "node001 unknown" [ "$(json_get "$T/apply2.json" '[n["state"] for n in d["nodes"] if n["name"] == "node001"][0]')" = unknown ]
+echo "node001: $(json_get "$T/apply2.json" '[n["error"] for n in d["nodes"] if n["name"] == "node001"][0]')"
+check "the rollout's message lists it" grep -q "outcome unknown (agent not answering): node001" <(json_get "$T/apply2.json" 'd["message"]')
+check "node002 and node003 at their old mtu 1500" [ "$(node_mtu 2)$(node_mtu 3)" = 15001500 ]
+check "node 1 still holds the change while stopped" [ "$(node_mtu 1)" = 4000 ]
+kill -CONT "$STOPPED"
+STOPPED=""
+wait_for 60 mtu_is 1 1500 || fail "node 1's agent did not restore its expired change (mtu $(node_mtu 1))"
+echo "ok: continued, node 1's agent restored its expired change by itself: mtu 1500"
+check "node 1 holds nothing pending" [ "$(pending_count 1)" = 0 ]
+ctl status > "$T/status2.txt"
+check "status: node001 unknown, with the reason" grep -Eq "node001 +unknown +tx [0-9]+: outcome unknown: no final answer from its agent by" "$T/status2.txt"
