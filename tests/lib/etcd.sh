@@ -34,7 +34,7 @@ etcd_cluster_up() {
                 # so with client-cert-auth that certificate must allow client use too.
                 [ -s "$ETCD_CERTS/etcd.crt" ] || _certs_sign "$ETCD_CERTS" ca etcd "etcd" \
                         "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost"
-                # Clients present certificates of the clients' CA (certs.sh), the gateway its own.
+                # Clients: the controller (the clients' CA) and the gateway itself (the agents' CA).
                 cat "$ETCD_CERTS/ca.crt" "$ETCD_CERTS/clients-ca.crt" > "$ETCD_CERTS/etcd-clients.crt"
                 tls=(--cert-file "$ETCD_CERTS/etcd.crt" --key-file "$ETCD_CERTS/etcd.key"
                      --trusted-ca-file "$ETCD_CERTS/etcd-clients.crt" --client-cert-auth)
