@@ -73,6 +73,7 @@ int ctl_cmd_history(struct ctl *c);
 int ctl_cmd_drift(struct ctl *c);
 int ctl_cmd_rollback(struct ctl *c);
 int ctl_cmd_confirm(struct ctl *c);
+int ctl_cmd_halt(struct ctl *c);
 int ctl_cmd_serve(struct ctl *c);
 int ctl_cmd_store(struct ctl *c);
 

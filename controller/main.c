@@ -21,6 +21,7 @@ static const struct command commands[] = {
         { "history",  ctl_cmd_history,  "list rollouts" },
         { "rollback", ctl_cmd_rollback, "roll the fleet back to an earlier revision" },
         { "confirm",  ctl_cmd_confirm,  "confirm a rollout's pending nodes by hand" },
+        { "halt",     ctl_cmd_halt,     "stop an interrupted or pending rollout: cancel, roll back" },
         { "serve",    ctl_cmd_serve,    "run as a replica: lead, execute rollouts, scan drift" },
         { "store",    ctl_cmd_store,    "store migrate --from SPEC --to SPEC" },
 };
@@ -44,6 +45,7 @@ static void usage(FILE *f)
                 "serve [--enforce] [--drift-interval S] [--metrics ADDR:PORT] [--lease-ttl S]\n"
                 "store migrate --from sqlite:PATH --to etcd://HOST:PORT[,...]/PREFIX\n"
                 "status [ID]   history [--limit N]   confirm ID\n"
+                "halt ID [--rollback-on-halt wave|all]   stop an interrupted or pending rollout\n"
                 "rollback [--to REV] [--rollout ID] [--label KEY=VALUE]...\n"
                 "\noptions:\n"
                 "  --inventory FILE  nodes, URLs and labels (default ./inventory.json)\n"

@@ -47,12 +47,14 @@ char *store_record_wave(const struct rollout_rec *r, unsigned idx, const char *b
 
 char *store_record_node(const struct rollout_rec *r, const struct rnode *n, const char *by)
 {
-        return dump(json_pack("{s:i, s:i, s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:o, s:o, s:s, s:s, s:I, s:s}",
+        return dump(json_pack("{s:i, s:i, s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:s}",
                               "v", 1, "seq", (int)(n - r->nodes), "name", n->name, "url", n->url,
                               "wave", (int)n->wave, "state", rnode_state_name(n->state), "tx", n->tx,
                               "exit_code", n->exit_code, "changes", (int)n->changes,
                               "baseline_gbps", gbps(n->baseline_gbps), "post_gbps", gbps(n->post_gbps),
-                              "error", n->error, "key", n->key, "updated_at", (json_int_t)time(NULL), "by", by));
+                              "error", n->error, "key", n->key, "confirm_deadline_ms", (json_int_t)n->confirm_deadline_ms,
+                              "not_after_ms", (json_int_t)n->not_after_ms, "updated_at", (json_int_t)time(NULL),
+                              "by", by));
 }
 
 /* Details of the nodes that need a look (drifted or unreachable), bounded in size. */
@@ -310,7 +312,7 @@ int store_record_parse_wave(const char *text, size_t len, const char *where, str
 }
 
 struct node_in {
-        long long seq, wave, exit_code, changes, updated_at;
+        long long seq, wave, exit_code, changes, updated_at, confirm_deadline_ms, not_after_ms;
         char name[INVENTORY_NAME_MAX], url[INVENTORY_URL_MAX], state[32], tx[STORE_TX_MAX];
         char error[STORE_ERR_MAX], key[STORE_KEY_MAX];
         double base, post;
@@ -345,6 +347,9 @@ static const struct jsonv_field node_fields[] = {
         JSONV_CUSTOM("post_gbps", JSONV_ANY, JSONV_REQUIRED, take_gbps),
         JSONV_STR("error", struct node_in, error, JSONV_REQUIRED),
         JSONV_STR("key", struct node_in, key, JSONV_REQUIRED),
+        /* Records written before confirm deadlines were kept have neither: 0. */
+        JSONV_UINT("confirm_deadline_ms", struct node_in, confirm_deadline_ms, 0, STORE_TIME_MS_MAX),
+        JSONV_UINT("not_after_ms", struct node_in, not_after_ms, 0, STORE_TIME_MS_MAX),
         JSONV_UINT("updated_at", struct node_in, updated_at, 0, 1LL << 40),
         FIELD_BY,
         { 0 },
@@ -382,6 +387,8 @@ int store_record_parse_node(const char *text, size_t len, const char *where, str
         n->post_gbps = in.post;
         memcpy(n->error, in.error, sizeof(n->error));
         memcpy(n->key, in.key, sizeof(n->key));
+        n->confirm_deadline_ms = in.confirm_deadline_ms;
+        n->not_after_ms = in.not_after_ms;
         return 0;
 }
 
