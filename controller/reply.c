@@ -5,7 +5,7 @@
 #include "reply.h"
 #include "state.h"
 
-static int load(const char *body, size_t len, json_t **ret, struct errbuf *e)
+int reply_load(const char *body, size_t len, json_t **ret, struct errbuf *e)
 {
         json_error_t jerr;
         json_t *j;
@@ -109,7 +109,7 @@ int reply_parse_apply(const char *body, size_t len, struct reply_apply *ret, str
 {
         struct reply_apply a = { 0 };
         json_t *j;
-        int r = load(body, len, &j, e);
+        int r = reply_load(body, len, &j, e);
 
         if (r < 0)
                 return r;
@@ -160,7 +160,7 @@ int reply_parse_plan(const char *body, size_t len, struct reply_plan *ret, struc
         json_t *j, *targets, *t, *flat = json_array();
         uint32_t fields = 0;
         size_t i;
-        int r = load(body, len, &j, e);
+        int r = reply_load(body, len, &j, e);
 
         if (r < 0) {
                 json_decref(flat);
@@ -196,7 +196,7 @@ int reply_parse_drift(const char *body, size_t len, struct reply_drift *ret, str
         static const char *const lists[] = { "entries", "changes", "drift", "targets" };
         const json_t *flag;
         json_t *j;
-        int r = load(body, len, &j, e);
+        int r = reply_load(body, len, &j, e);
 
         if (r < 0)
                 return r;
@@ -276,7 +276,7 @@ int reply_find_history(const char *body, size_t len, const char *key, const char
         const json_t *arr;
         json_t *j, *o;
         size_t i;
-        int r = load(body, len, &j, e);
+        int r = reply_load(body, len, &j, e);
 
         if (r < 0)
                 return r;

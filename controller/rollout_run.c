@@ -7,6 +7,7 @@
 #include "ctl.h"
 #include "output.h"
 #include "reply.h"
+#include "rollout_fabric.h"
 #include "rollout_reconcile.h"
 #include "rollout_run.h"
 
@@ -17,6 +18,7 @@ struct engine {
         int store_err;
         struct output_progress prog;
         int verb;                       /* enum verb of the fan-out in progress */
+        struct rollout_fabric *fabric;  /* verify.fabric's gate, NULL without one */
 };
 
 enum verb { VERB_APPLY, VERB_CONFIRM, VERB_ROLLBACK };
@@ -312,13 +314,22 @@ static bool canary_wave(const struct rollout_rec *r, unsigned w)
         return w == 0 && r->opts.canary > 0;
 }
 
-/* After the applies: halt, or pass (journaled before any confirmation). Returns 1 to halt. */
+/*
+ * After the applies: halt, or pass (journaled before any confirmation). The
+ * fabric gate, when the policy has one, measures before the verdict is journaled.
+ * Returns 1 to halt.
+ */
 static int verdict(struct engine *g, unsigned w)
 {
         struct rollout_rec *r = g->r;
         bool halt = rollout_should_halt(&r->opts, r->n_nodes, canary_wave(r, w),
                                         count_failed(r, false, w), count_failed(r, true, 0));
-        int rc = journal_wave(g, w, halt ? RWAVE_HALTED : RWAVE_PASSED);
+        int rc = !halt && g->fabric ? rollout_fabric_after(g->fabric, g->env, r, w, g->e) : 0;
+
+        if (rc < 0)
+                return rc;
+        halt |= rc > 0;
+        rc = journal_wave(g, w, halt ? RWAVE_HALTED : RWAVE_PASSED);
 
         return rc < 0 ? rc : halt;
 }
@@ -398,10 +409,15 @@ static void finish(struct engine *g, bool halted)
                         touched |= r->nodes[i].state == RNODE_FAILED && r->nodes[i].exit_code == 1;
                 r->state = ROLLOUT_HALTED;
                 r->exit_code = touched ? CTL_EXIT_ROLLED_BACK : CTL_EXIT_RUNTIME;
-                snprintf(r->message, sizeof(r->message),
-                         "halted: %u node%s failed (budget %u); %u rolled back, %u left to revert, %u skipped",
-                         failed, failed == 1 ? "" : "s", rollout_budget(r->opts.max_unavailable, r->n_nodes),
-                         counts[RNODE_ROLLED_BACK], counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
+                if (rollout_fabric_reason(g->fabric)[0])
+                        snprintf(r->message, sizeof(r->message), "halted by the %.170s; %u rolled back, %u left to "
+                                 "revert, %u skipped", rollout_fabric_reason(g->fabric), counts[RNODE_ROLLED_BACK],
+                                 counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
+                else
+                        snprintf(r->message, sizeof(r->message),
+                                 "halted: %u node%s failed (budget %u); %u rolled back, %u left to revert, %u skipped",
+                                 failed, failed == 1 ? "" : "s", rollout_budget(r->opts.max_unavailable, r->n_nodes),
+                                 counts[RNODE_ROLLED_BACK], counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
         } else if (counts[RNODE_PENDING]) {
                 r->state = ROLLOUT_PENDING;
                 r->exit_code = CTL_EXIT_PENDING;
@@ -501,6 +517,13 @@ static int run_wave(struct engine *g, struct rnode **sel, unsigned w)
                 rc = recover_wave(g, sel, w);
         else if (wv->state == RWAVE_PASSED)             /* resumed: some confirmations may have been sent */
                 rc = reconcile_nodes(g, sel, w, RNODE_PENDING);
+        if (rc >= 0 && wv->state == RWAVE_PLANNED && g->fabric) {
+                rc = rollout_fabric_before(g->fabric, g->env, g->r, w, g->e);
+                if (rc > 0)
+                        rc = journal_wave(g, w, RWAVE_HALTED) < 0 ? g->store_err : 1;
+                if (rc != 0)
+                        return rc;
+        }
         if (rc >= 0 && wv->state == RWAVE_PLANNED)
                 rc = apply_wave(g, sel, w);
         if (rc >= 0 && wv->state == RWAVE_APPLYING) {
@@ -520,6 +543,7 @@ int rollout_run(const struct rollout_run_env *env, struct rollout_rec *r, struct
 
         if (!sel)
                 return errbuf_set(e, ENOMEM, "", "out of memory");
+        rc = rollout_fabric_new(r, &g.fabric, e);
         for (unsigned w = 0; w < r->n_waves && rc == 0; w++) {
                 rc = run_wave(&g, sel, w);
                 if (rc == 1) {
@@ -529,9 +553,14 @@ int rollout_run(const struct rollout_run_env *env, struct rollout_rec *r, struct
                 }
         }
         free(sel);
-        if (rc < 0)
+        if (env->fabric_log && rollout_fabric_log(g.fabric))
+                json_array_extend(env->fabric_log, rollout_fabric_log(g.fabric));
+        if (rc < 0) {
+                rollout_fabric_free(g.fabric);
                 return rc;
+        }
         finish(&g, halted);
+        rollout_fabric_free(g.fabric);
         rc = store_rollout_update(env->store, r, e);
         return rc < 0 ? rc : r->exit_code;
 }
