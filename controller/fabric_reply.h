@@ -41,6 +41,8 @@ struct fabric_flows_reply {
 int fabric_reply_info(const char *body, size_t len, struct fabric_info_reply *ret, struct errbuf *e);
 int fabric_reply_flows(const char *body, size_t len, struct fabric_flows_reply *ret, struct errbuf *e);
 
+/* fabric_take.c: the answers into the fabric. */
+
 /*
  * One node's answer to GET /v1/fabric into n: its responder, link and clock (skew
  * from a request sent at t0_ms and answered at t1_ms, our wall clock; the round

@@ -154,7 +154,7 @@ int rollout_fabric_check(const struct rollout_rec *r, struct errbuf *e)
                         return errbuf_set(e, EINVAL, "verify.fabric", "wave %u has %u node%s and %u neighbour%s join "
                                           "it: a %s needs at least 2 nodes; give --fabric-neighbours 1 (or more), "
                                           "a larger canary or larger waves", w + 1, in, in == 1 ? "" : "s", k,
-                                          k == 1 ? "s" : "", fabric_pattern_name(o.pattern));
+                                          k == 1 ? "" : "s", fabric_pattern_name(o.pattern));
         }
         if (r->opts.confirm_timeout_s < min_confirm_s(&o))
                 return errbuf_set(e, EINVAL, "verify.fabric", "confirm timeout %u s is shorter than the fabric gate may "
