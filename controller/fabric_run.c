@@ -186,17 +186,20 @@ static int flows_round(const struct fabric_env *env, struct fabric *f, struct er
 
 int fabric_run(const struct fabric_env *env, struct fabric *f, struct errbuf *e)
 {
-        int r;
+        /* Every node at once, whatever --parallel says: the flows must all be in flight before the start. */
+        unsigned parallel = http_client_set_parallel(env->http, f->n_nodes);
+        int r = 0;
 
-        for (int round = 0; round < 2; round++) {
+        if (parallel > f->n_nodes)
+                http_client_set_parallel(env->http, parallel);
+        for (int round = 0; round < 2 && r >= 0; round++)
                 r = info_round(env, f, e);
-                if (r < 0)
-                        return r;
-        }
-        r = fabric_check(f, e);
-        if (r < 0)
-                return r;
-        return flows_round(env, f, e);
+        if (r >= 0)
+                r = fabric_check(f, e);
+        if (r >= 0)
+                r = flows_round(env, f, e);
+        http_client_set_parallel(env->http, parallel);
+        return r;
 }
 
 unsigned fabric_run_bound_ms(const struct fabric_opts *o, unsigned n_nodes, unsigned timeout_s)

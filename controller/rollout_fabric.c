@@ -261,7 +261,8 @@ int rollout_fabric_before(struct rollout_fabric *fg, const struct rollout_run_en
         }
         snprintf(rep.reason, sizeof(rep.reason), "fabric baseline of wave %u %s: %.400s", w + 1,
                  k < 0 ? "could not run" : "is incomplete", k < 0 ? me.msg : fabric_first_failure(&wg->base, why, sizeof(why)));
-        snprintf(fg->reason, sizeof(fg->reason), "%.200s", rep.reason);
+        snprintf(fg->reason, sizeof(fg->reason), "fabric gate of wave %u: no baseline: %.160s", w + 1,
+                 k < 0 ? me.msg : why);
         say(env, "fabric: %s; the wave is not applied", rep.reason);
         log_wave(fg, w, k < 0 ? NULL : &wg->base, &wg->bf, NULL, NULL, &rep);
         return 1;

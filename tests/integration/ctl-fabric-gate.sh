@@ -39,7 +39,8 @@ check "nothing was changed" [ "$(node_mtu 1)$(node_mtu 2)" = 15001500 ]
 
 step "apply: canary 2, waves of 2, the ring over each wave and 2 neighbours"
 # The long confirm timeout is never waited for: the pending nodes are expired below.
-expect_rc 1 "the fabric gate halts the rollout" ctl_to "$T/apply.json" --output json apply "$T/mtu.json" \
+# --parallel 1: node steps one at a time, yet every node's flows start together.
+expect_rc 1 "the fabric gate halts the rollout" ctl_to "$T/apply.json" --output json --parallel 1 apply "$T/mtu.json" \
         --canary 2 --wave-size 2 --confirm-timeout 600 --fabric-neighbours 2
 state_of() { json_get "$T/apply.json" "[n['state'] for n in d['nodes'] if n['name']=='$1'][0]"; }
 node_of() { json_get "$T/apply.json" "[n for n in d['nodes'] if n['name']=='$1'][0]$2"; }
