@@ -146,15 +146,17 @@ int rollout_fabric_check(const struct rollout_rec *r, struct errbuf *e)
         if (rc <= 0)
                 return rc;
         for (unsigned w = 0; w < r->n_waves; w++) {
-                unsigned in = 0;
+                unsigned in = 0, join;
 
                 for (unsigned i = 0; i < r->n_nodes; i++)
                         in += r->nodes[i].wave == w;
-                if (in + (k < r->n_nodes - in ? k : r->n_nodes - in) < 2)
+                join = k < r->n_nodes - in ? k : r->n_nodes - in;
+                if (in + join < 2)
                         return errbuf_set(e, EINVAL, "verify.fabric", "wave %u has %u node%s and %u neighbour%s join "
                                           "it: a %s needs at least 2 nodes; give --fabric-neighbours 1 (or more), "
-                                          "a larger canary or larger waves", w + 1, in, in == 1 ? "" : "s", k,
-                                          k == 1 ? "" : "s", fabric_pattern_name(o.pattern));
+                                          "a larger canary or larger waves, or select more nodes", w + 1, in,
+                                          in == 1 ? "" : "s", join, join == 1 ? "" : "s",
+                                          fabric_pattern_name(o.pattern));
         }
         if (r->opts.confirm_timeout_s < min_confirm_s(&o))
                 return errbuf_set(e, EINVAL, "verify.fabric", "confirm timeout %u s is shorter than the fabric gate may "
