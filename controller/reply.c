@@ -5,7 +5,7 @@
 #include "reply.h"
 #include "state.h"
 
-static int load(const char *body, size_t len, json_t **ret, struct errbuf *e)
+int reply_load(const char *body, size_t len, json_t **ret, struct errbuf *e)
 {
         json_error_t jerr;
         json_t *j;
@@ -127,7 +127,7 @@ int reply_parse_apply(const char *body, size_t len, struct reply_apply *ret, str
 {
         struct reply_apply a = { 0 };
         json_t *j;
-        int r = load(body, len, &j, e);
+        int r = reply_load(body, len, &j, e);
 
         if (r < 0)
                 return r;
@@ -178,7 +178,7 @@ int reply_parse_plan(const char *body, size_t len, struct reply_plan *ret, struc
         json_t *j, *targets, *t, *flat = json_array();
         uint32_t fields = 0;
         size_t i;
-        int r = load(body, len, &j, e);
+        int r = reply_load(body, len, &j, e);
 
         if (r < 0) {
                 json_decref(flat);
@@ -214,7 +214,7 @@ int reply_parse_drift(const char *body, size_t len, struct reply_drift *ret, str
         static const char *const lists[] = { "entries", "changes", "drift", "targets" };
         const json_t *flag;
         json_t *j;
-        int r = load(body, len, &j, e);
+        int r = reply_load(body, len, &j, e);
 
         if (r < 0)
                 return r;
@@ -291,7 +291,7 @@ static int history_entry(const json_t *o, struct reply_history_tx *h, struct err
 static int history_list(const char *body, size_t len, json_t **root, const json_t **ret, struct errbuf *e)
 {
         const json_t *arr;
-        int r = load(body, len, root, e);
+        int r = reply_load(body, len, root, e);
 
         if (r < 0)
                 return r;
@@ -414,7 +414,7 @@ int reply_parse_transaction(const char *body, size_t len, const char *tx, struct
 {
         struct reply_history_tx h;
         json_t *j;
-        int r = load(body, len, &j, e);
+        int r = reply_load(body, len, &j, e);
 
         if (r < 0)
                 return r;

@@ -40,6 +40,9 @@ struct reply_drift {
         json_t *doc;                    /* owned: the whole answer */
 };
 
+/* An answer's JSON object (not empty, JSON, duplicates refused, an object). New reference in *ret. */
+int reply_load(const char *body, size_t len, json_t **ret, struct errbuf *e);
+
 /* An apply, rollback or confirm answer (all share the transaction result shape). */
 int reply_parse_apply(const char *body, size_t len, struct reply_apply *ret, struct errbuf *e);
 int reply_parse_plan(const char *body, size_t len, struct reply_plan *ret, struct errbuf *e);

@@ -43,6 +43,7 @@ void rollout_opts_defaults(struct rollout_opts *o)
                 .max_unavailable = { .value = 0, .pct = false },
                 .confirm_timeout_s = 120,
                 .halt_scope = ROLLOUT_HALT_WAVE,
+                .fabric_neighbours = -1,
         };
 }
 

@@ -34,6 +34,7 @@ struct rollout_opts {
         unsigned confirm_timeout_s;             /* an unconfirmed change is restored by its agent after this */
         enum rollout_halt_scope halt_scope;
         bool no_confirm;                        /* leave every node pending: `confirm ID` later */
+        int fabric_neighbours;                  /* --fabric-neighbours K; -1 = verify.fabric.neighbours */
 };
 
 /*

@@ -10,6 +10,7 @@
 #include <limits.h>
 
 #include "output.h"
+#include "rollout_fabric.h"
 #include "rollout_reconcile.h"
 #include "rollout_run.h"
 
@@ -20,6 +21,7 @@ struct engine {
         int store_err;
         struct output_progress prog;
         bool rollback_verb;             /* the fan-out in progress sends rollbacks (else applies) */
+        struct rollout_fabric *fabric;  /* verify.fabric's gate, NULL without one */
 };
 
 #define ENGINE_NO_WAVE UINT_MAX

@@ -358,11 +358,20 @@ static bool over_budget(const struct rollout_rec *r, unsigned w)
                                    count_failed(r, true, 0));
 }
 
-/* After the applies: halt, or pass (journaled before any confirmation). Returns 1 to halt. */
+/*
+ * After the applies: halt, or pass (journaled before any confirmation). The
+ * fabric gate, when the policy has one, measures before the verdict is journaled.
+ * Returns 1 to halt.
+ */
 static int verdict(struct engine *g, unsigned w)
 {
         bool halt = over_budget(g->r, w);
-        int rc = engine_journal_wave(g, w, halt ? RWAVE_HALTED : RWAVE_PASSED);
+        int rc = !halt && g->fabric ? rollout_fabric_after(g->fabric, g->env, g->r, w, g->e) : 0;
+
+        if (rc < 0)
+                return rc;
+        halt |= rc > 0;
+        rc = engine_journal_wave(g, w, halt ? RWAVE_HALTED : RWAVE_PASSED);
 
         return rc < 0 ? rc : halt;
 }
@@ -442,7 +451,11 @@ static int run_wave(struct engine *g, struct rnode **sel, unsigned w)
                 case RWAVE_HALTED:
                         return 1;
                 case RWAVE_PLANNED:
-                        rc = apply_wave(g, sel, w);
+                        rc = g->fabric ? rollout_fabric_before(g->fabric, g->env, g->r, w, g->e) : 0;
+                        if (rc > 0)     /* no baseline: the wave is not applied */
+                                rc = engine_journal_wave(g, w, RWAVE_HALTED) < 0 ? g->store_err : 1;
+                        else if (rc == 0)
+                                rc = apply_wave(g, sel, w);
                         break;
                 case RWAVE_APPLYING:
                         rc = verdict(g, w);
@@ -493,10 +506,16 @@ void engine_finish(struct engine *g, bool halted)
                         touched |= r->nodes[i].state == RNODE_FAILED && r->nodes[i].exit_code == 1;
                 r->state = ROLLOUT_HALTED;
                 r->exit_code = touched && !counts[RNODE_UNKNOWN] ? CTL_EXIT_ROLLED_BACK : CTL_EXIT_RUNTIME;
-                snprintf(r->message, sizeof(r->message),
-                         "halted: %u node%s failed (budget %u); %u rolled back, %u cancelled, %u reverted, %u skipped",
-                         failed, failed == 1 ? "" : "s", budget, counts[RNODE_ROLLED_BACK], counts[RNODE_CANCELLED],
-                         counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
+                if (rollout_fabric_reason(g->fabric)[0])
+                        snprintf(r->message, sizeof(r->message),
+                                 "halted by the %.170s; %u rolled back, %u cancelled, %u reverted, %u skipped",
+                                 rollout_fabric_reason(g->fabric), counts[RNODE_ROLLED_BACK], counts[RNODE_CANCELLED],
+                                 counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
+                else
+                        snprintf(r->message, sizeof(r->message),
+                                 "halted: %u node%s failed (budget %u); %u rolled back, %u cancelled, %u reverted, %u skipped",
+                                 failed, failed == 1 ? "" : "s", budget, counts[RNODE_ROLLED_BACK], counts[RNODE_CANCELLED],
+                                 counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
         } else if (counts[RNODE_PENDING]) {
                 r->state = ROLLOUT_PENDING;
                 r->exit_code = CTL_EXIT_PENDING;
@@ -522,6 +541,7 @@ int rollout_run(const struct rollout_run_env *env, struct rollout_rec *r, struct
 
         if (!sel)
                 return errbuf_set(e, ENOMEM, "", "out of memory");
+        rc = rollout_fabric_new(r, &g.fabric, e);
         for (unsigned w = 0; w < r->n_waves && rc == 0; w++) {
                 rc = run_wave(&g, sel, w);
                 if (rc == 1) {
@@ -533,9 +553,14 @@ int rollout_run(const struct rollout_run_env *env, struct rollout_rec *r, struct
         if (rc == 0 && !halted)
                 rc = engine_resolve_unknown(&g, sel);
         free(sel);
-        if (rc < 0)
+        if (env->fabric_log && rollout_fabric_log(g.fabric))
+                json_array_extend(env->fabric_log, rollout_fabric_log(g.fabric));
+        if (rc < 0) {
+                rollout_fabric_free(g.fabric);
                 return rc;
+        }
         engine_finish(&g, halted);
+        rollout_fabric_free(g.fabric);
         rc = store_rollout_update(env->store, r, e);
         return rc < 0 ? rc : r->exit_code;
 }

@@ -39,6 +39,8 @@
  */
 #pragma once
 
+#include <jansson.h>
+
 #include "http.h"
 #include "progress.h"
 #include "store.h"
@@ -49,6 +51,7 @@ struct rollout_run_env {
         unsigned timeout_s;             /* per request */
         bool group_answers;             /* journal a fan-out's answers in one batch (a shared store) */
         enum progress_mode progress;    /* of every fan-out (common/progress.h) */
+        json_t *fabric_log;             /* optional: each wave's fabric gate is appended (rollout_fabric.h) */
 };
 
 /*

@@ -113,7 +113,11 @@ char *rollout_opts_to_json(const struct rollout_opts *o)
                               "confirm_timeout_s", (json_int_t)o->confirm_timeout_s,
                               "rollback_on_halt", o->halt_scope == ROLLOUT_HALT_ALL ? "all" : "wave",
                               "no_confirm", o->no_confirm);
-        char *text = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        char *text;
+
+        if (j && o->fabric_neighbours >= 0)
+                json_object_set_new(j, "fabric_neighbours", json_integer(o->fabric_neighbours));
+        text = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 
         json_decref(j);
         return text;
@@ -121,17 +125,17 @@ char *rollout_opts_to_json(const struct rollout_opts *o)
 
 int rollout_opts_from_json(const char *text, struct rollout_opts *ret)
 {
-        json_int_t canary, ws, mu, ct;
+        json_int_t canary, ws, mu, ct, fn = -1;
         int wsp, mup, nc;
         const char *scope;
         json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
         int r = -EINVAL;
 
-        if (j && json_unpack(j, "{s:I, s:I, s:b, s:I, s:b, s:I, s:s, s:b}", "canary", &canary,
+        if (j && json_unpack(j, "{s:I, s:I, s:b, s:I, s:b, s:I, s:s, s:b, s?I}", "canary", &canary,
                              "wave_size", &ws, "wave_size_pct", &wsp, "max_unavailable", &mu,
                              "max_unavailable_pct", &mup, "confirm_timeout_s", &ct,
-                             "rollback_on_halt", &scope, "no_confirm", &nc) == 0 &&
-            canary >= 0 && ws >= 0 && mu >= 0 && ct >= 0) {
+                             "rollback_on_halt", &scope, "no_confirm", &nc, "fabric_neighbours", &fn) == 0 &&
+            canary >= 0 && ws >= 0 && mu >= 0 && ct >= 0 && fn >= -1 && fn <= 1000000) {
                 *ret = (struct rollout_opts) {
                         .canary = (unsigned)canary,
                         .wave_size = { (unsigned)ws, wsp },
@@ -139,6 +143,7 @@ int rollout_opts_from_json(const char *text, struct rollout_opts *ret)
                         .confirm_timeout_s = (unsigned)ct,
                         .halt_scope = streq(scope, "all") ? ROLLOUT_HALT_ALL : ROLLOUT_HALT_WAVE,
                         .no_confirm = nc,
+                        .fabric_neighbours = (int)fn,
                 };
                 r = 0;
         }
