@@ -18,6 +18,7 @@ static const struct command commands[] = {
         { "apply",    ctl_cmd_apply,    "roll out in canary waves with automatic rollback" },
         { "status",   ctl_cmd_status,   "show a rollout (default: the newest)" },
         { "drift",    ctl_cmd_drift,    "scan the fleet for drift (exit 1 on drift)" },
+        { "doctor",   ctl_cmd_doctor,   "diagnose a slow fabric fleet-wide (read only; --propose a fix)" },
         { "history",  ctl_cmd_history,  "list rollouts" },
         { "rollback", ctl_cmd_rollback, "roll the fleet back to an earlier revision" },
         { "confirm",  ctl_cmd_confirm,  "confirm a rollout's pending nodes by hand" },
@@ -45,6 +46,7 @@ static void usage(FILE *f)
                 "store migrate --from sqlite:PATH --to etcd://HOST:PORT[,...]/PREFIX\n"
                 "status [ID]   history [--limit N]   confirm ID\n"
                 "rollback [--to REV] [--rollout ID] [--label KEY=VALUE]...\n"
+                "doctor [--label KEY=VALUE]... [--window S] [--propose FILE] [--probe]\n"
                 "\noptions:\n"
                 "  --inventory FILE  nodes, URLs and labels (default ./inventory.json)\n"
                 "  --config FILE     controller configuration (store, TLS, serve settings)\n"

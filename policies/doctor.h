@@ -140,7 +140,8 @@ struct doctor_node {
         bool drift_known;
         unsigned n_drift;               /* differences (only the first DOCTOR_DRIFT_MAX listed) */
         struct doctor_drift drift[DOCTOR_DRIFT_MAX];
-        double window_s;                /* the counters' window as measured */
+        double window_s;                /* how long the collection took (the counters' window and the reads) */
+        unsigned probe_port;            /* its probe responder's port (probe.listen), 0 unknown */
         unsigned n_ifs;
         struct doctor_iface *ifs;       /* owned */
         unsigned n_switches;
@@ -246,6 +247,9 @@ bool doctor_iface_roce(const struct doctor_iface *ifc);
 json_t *doctor_node_to_json(const struct doctor_node *n);
 /* Strict (unknown keys, types, ranges): the node at `what` ("gpu1"), *ret filled (doctor_node_free). */
 int doctor_node_from_json(const json_t *j, const char *what, struct doctor_node *ret, struct errbuf *e);
+/* The document of `doctor --save-facts` / `--facts`: {"nodes": [...], "probes": {"p2p": [...]}}. */
+json_t *doctor_facts_to_json(const struct doctor_facts *f);
+int doctor_facts_from_json(const json_t *j, const char *file, struct doctor_facts *ret, struct errbuf *e);
 const char *doctor_counter_name(enum doctor_counter k);
 int doctor_counter_from_name(const char *name);
 json_t *doctor_probes_to_json(const struct doctor_probes *p);

@@ -119,6 +119,8 @@ json_t *doctor_node_to_json(const struct doctor_node *n)
                 spec_json_set(o, "error", json_string(n->error), &ok);
         if (n->lldpad)
                 spec_json_set(o, "lldpad_pid", json_integer(n->lldpad_pid), &ok);
+        if (n->probe_port)
+                spec_json_set(o, "probe_port", json_integer(n->probe_port), &ok);
         for (unsigned i = 0; i < n->n_ifs; i++)
                 spec_json_append(ifs, iface_json(&n->ifs[i], &ok), &ok);
         for (unsigned i = 0; i < n->n_switches; i++)
@@ -398,7 +400,8 @@ static const struct jsonv_field node_fields[] = {
         JSONV_BOOLEAN("lldpad", struct doctor_node, lldpad),
         JSONV_UINT("lldpad_pid", struct doctor_node, lldpad_pid, 1, INT_MAX),
         JSONV_STR("policy", struct doctor_node, policy, 0),
-        JSONV_NUM("window_s", struct doctor_node, window_s, 0, DOCTOR_WINDOW_MAX_S * 2),
+        JSONV_NUM("window_s", struct doctor_node, window_s, 0, 86400),
+        JSONV_UINT("probe_port", struct doctor_node, probe_port, 1, 65535),
         JSONV_CUSTOM("drift", JSONV_OBJECT, 0, node_drift),
         JSONV_CUSTOM("interfaces", JSONV_ARRAY, 0, node_ifs),
         JSONV_CUSTOM("switches", JSONV_ARRAY, 0, node_switches),
@@ -423,5 +426,114 @@ int doctor_node_from_json(const json_t *j, const char *what, struct doctor_node 
         }
         memcpy(ret, n, sizeof(*n));
         free(n);
+        return 0;
+}
+
+/* ---- a whole facts document: {"nodes": [...], "probes": {"p2p": [...], "fabric": [...]}} ---- */
+
+json_t *doctor_facts_to_json(const struct doctor_facts *f)
+{
+        json_t *nodes = json_array(), *probes = json_object(), *o;
+        bool ok = true;
+
+        for (unsigned i = 0; i < f->n_nodes; i++)
+                spec_json_append(nodes, doctor_node_to_json(&f->nodes[i]), &ok);
+        for (unsigned k = 0; k < DOCTOR_PROBE_KINDS; k++)
+                if (f->probes[k].kind[0])
+                        spec_json_set(probes, f->probes[k].kind, doctor_probes_to_json(&f->probes[k]), &ok);
+        o = json_pack("{s:o,s:o}", "nodes", nodes, "probes", probes);
+        if (!ok || !o) {
+                json_decref(o);
+                return NULL;
+        }
+        return o;
+}
+
+static const struct jsonv_field probe_fields[] = {
+        JSONV_STR("from", struct doctor_probe, from, JSONV_REQUIRED | JSONV_NONEMPTY),
+        JSONV_STR("to", struct doctor_probe, to, JSONV_REQUIRED | JSONV_NONEMPTY),
+        JSONV_BOOLEAN("ok", struct doctor_probe, ok),
+        { .key = "gbps", .type = JSONV_ANY },
+        JSONV_STR("error", struct doctor_probe, error, 0),
+        { 0 },
+};
+
+static int parse_probe(struct jsonv *v, const json_t *j, size_t i, void *ctx)
+{
+        struct doctor_probe *x = doctor_probes_add(ctx);
+        const json_t *g = json_object_get(j, "gbps");
+        int r;
+
+        if (!x)
+                return jsonv_error(v, "out of memory");
+        r = jsonv_object(v, j, probe_fields, x);
+        if (r >= 0 && !json_is_null(g) && g && !(json_is_number(g) && json_number_value(g) >= 0)) {
+                jsonv_push_key(v, "gbps");
+                r = jsonv_error(v, "expected a number of Gb/s or null, found %s", jsonv_type_name(g));
+        }
+        x->gbps = json_number_value(g);
+        return r;
+}
+
+static int parse_probes(struct jsonv *v, const json_t *j, void *obj)
+{
+        static const char *const kinds[DOCTOR_PROBE_KINDS] = { "p2p", "fabric" };
+        struct doctor_facts *f = obj;
+        const char *key;
+        json_t *val;
+
+        json_object_foreach((json_t *)j, key, val) {
+                unsigned k = 0;
+                int r;
+
+                while (k < DOCTOR_PROBE_KINDS && !streq(kinds[k], key))
+                        k++;
+                jsonv_push_key(v, key);
+                if (k == DOCTOR_PROBE_KINDS)
+                        return jsonv_error(v, "unknown probe kind (expected 'p2p' or 'fabric')");
+                snprintf(f->probes[k].kind, sizeof(f->probes[k].kind), "%s", key);
+                r = jsonv_object_array(v, val, "measurement", "measurements", 0, 100000, parse_probe, &f->probes[k]);
+                jsonv_pop(v);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int parse_doc_node(struct jsonv *v, const json_t *j, size_t i, void *ctx)
+{
+        struct doctor_facts *f = ctx;
+        struct doctor_node *n = doctor_facts_add_node(f);
+
+        if (!n)
+                return jsonv_error(v, "out of memory");
+        return jsonv_object(v, j, node_fields, n);
+}
+
+static int doc_nodes(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_object_array(v, j, "node", "nodes", 0, 100000, parse_doc_node, obj);
+}
+
+static const struct jsonv_field facts_fields[] = {
+        { .key = "nodes", .type = JSONV_ARRAY, .flags = JSONV_REQUIRED, .parse = doc_nodes },
+        JSONV_CUSTOM("probes", JSONV_OBJECT, 0, parse_probes),
+        { 0 },
+};
+
+int doctor_facts_from_json(const json_t *j, const char *file, struct doctor_facts *ret, struct errbuf *e)
+{
+        struct doctor_facts f;
+        struct jsonv v;
+        int r;
+
+        doctor_facts_init(&f);
+        jsonv_init(&v, file, e);
+        r = jsonv_object(&v, j, facts_fields, &f);
+        if (r < 0) {
+                doctor_facts_free(&f);
+                return r;
+        }
+        *ret = f;
         return 0;
 }

@@ -3,7 +3,7 @@
  * The doctor's proposal: the findings a policy can fix (a switch's MTU, trust, DSCP
  * map, PFC priorities, ECN queues; a Linux switch port's ECN) collected by the rules
  * into one desired state, written as a policy document that the policy parser
- * accepts (it is parsed before it is handed out, and written in canonical form).
+ * accepts (it is parsed before it is handed out).
  */
 #include "doctor.h"
 #include "spec_json.h"
@@ -74,13 +74,15 @@ static json_t *document(const struct doctor_report *r, const char *name, const s
         spec_json_put_common(sp, &spec, ok);
         if (state_has(&spec, STATE_FIELD_ECN))
                 spec_json_set(sp, "ecn", ecn_json(&spec.ecn, ok), ok);
-        o = json_pack("{s:s,s:s,s:{s:s,s:{s:s}},s:{s:o},s:o,s:{s:s}}", "apiVersion", "nettune/v1", "kind", "Policy",
-                      "metadata", "name", name, "labels", "generated-by", "nettune-doctor", "targets",
-                      pr->linux_ports ? "interfaces" : "switches", targets, "spec", sp, "verify", "probe", "none");
-        if (o && n_selector)
+        o = json_pack("{s:s,s:s,s:{s:s,s:{s:s}}}", "apiVersion", "nettune/v1", "kind", "Policy", "metadata", "name",
+                      name, "labels", "generated-by", "nettune-doctor");
+        if (n_selector)
                 spec_json_set(o, "selector", sel, ok);
         else
                 json_decref(sel);
+        spec_json_set(o, "targets", json_pack("{s:o}", pr->linux_ports ? "interfaces" : "switches", targets), ok);
+        spec_json_set(o, "spec", sp, ok);
+        spec_json_set(o, "verify", json_pack("{s:s}", "probe", "none"), ok);
         return o;
 }
 
@@ -97,15 +99,16 @@ int doctor_proposal_policy(const struct doctor_report *r, const char *name, cons
         if (!r->prop.spec.present || !r->prop.n_targets)
                 return 0;
         doc = document(r, name, selector, n_selector, &ok);
-        text = ok && doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+        text = ok && doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
         json_decref(doc);
         if (!text)
                 return errbuf_set(e, ENOMEM, NULL, "out of memory");
         k = policy_parse_buffer(text, strlen(text), "the proposal", &p, e);
-        free(text);
-        if (k < 0)
-                return k;
-        *ret = policy_to_json(p);
         policy_free(p);
-        return *ret ? 0 : errbuf_set(e, ENOMEM, NULL, "out of memory");
+        if (k < 0) {
+                free(text);
+                return k;
+        }
+        *ret = text;
+        return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Switch port counters and link through each dialect's show commands (see switch_counters.h). */
 #include <ctype.h>
+#include <time.h>
 
 #include "doctor.h"
 #include "switch.h"
@@ -509,9 +510,68 @@ int switch_counters_eos(const char *json, const struct switch_config *sw, struct
 
 /* ---- reading through the session ---- */
 
+static double now_s(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Run cmd; its output's counters (those a parse adds after *ret_t is set) are stamped
+ * with the command's midpoint, so that a rate divides by the time between the switch's
+ * two readings and not by the session's latency.
+ */
+static int run_timed(struct switch_session *s, const char *cmd, char **ret_out, double *ret_t, struct errbuf *e)
+{
+        double t0 = now_s();
+        int r = switch_run(s, cmd, NULL, ret_out, e);
+
+        *ret_t = (t0 + now_s()) / 2;
+        return r;
+}
+
+/* Stamp the counters each port gained since before[] with t. */
+static void stamp(struct switch_sample *ret, const unsigned *before, double t)
+{
+        for (unsigned i = 0; i < ret->n_ports; i++)
+                for (unsigned k = before[i]; k < ret->port[i].n; k++)
+                        ret->port[i].c[k].t = t;
+}
+
+static void counts(const struct switch_sample *ret, unsigned *before)
+{
+        for (unsigned i = 0; i < ret->n_ports; i++)
+                before[i] = ret->port[i].n;
+}
+
 static struct switch_session *session(const struct target *t)
 {
         return (struct switch_session *)t->session;
+}
+
+static int nvue_port(struct switch_session *s, unsigned i, bool roce, struct switch_sample *ret, struct errbuf *e)
+{
+        _cleanup_free_ char *qos = NULL, *rc = NULL;
+        char cmd[SWITCH_CMD_MAX];
+        unsigned before[STATE_PORTS_MAX];
+        double t;
+        int r;
+
+        counts(ret, before);
+        snprintf(cmd, sizeof(cmd), "nv show interface %s counters qos", s->sw->ports[i]);
+        r = run_timed(s, cmd, &qos, &t, e);
+        if (r >= 0 && (r = switch_counters_nvue_qos(qos, &ret->port[i], e)) >= 0)
+                stamp(ret, before, t);
+        if (r < 0 || !roce)
+                return r;
+        counts(ret, before);
+        snprintf(cmd, sizeof(cmd), "nv show interface %s qos roce counters", s->sw->ports[i]);
+        r = run_timed(s, cmd, &rc, &t, e);
+        if (r >= 0 && (r = switch_counters_nvue_roce(rc, &ret->port[i], e)) >= 0)
+                stamp(ret, before, t);
+        return r;
 }
 
 static int nvue_read(struct switch_session *s, struct switch_sample *ret, struct errbuf *e)
@@ -522,18 +582,9 @@ static int nvue_read(struct switch_session *s, struct switch_sample *ret, struct
 
         if (r >= 0)
                 r = switch_counters_nvue_link(ifs, s->sw, ret, e);
-        for (unsigned i = 0; r >= 0 && i < s->sw->n_ports; i++) {
-                _cleanup_free_ char *qos = NULL, *rc = NULL;
-
-                r = switch_runf(s, &qos, e, "nv show interface %s counters qos", s->sw->ports[i]);
-                if (r >= 0)
-                        r = switch_counters_nvue_qos(qos, &ret->port[i], e);
-                if (r >= 0 && roce && (r = switch_runf(s, &rc, e, "nv show interface %s qos roce counters",
-                                                       s->sw->ports[i])) >= 0)
-                        r = switch_counters_nvue_roce(rc, &ret->port[i], e);
-                if (r < 0)
+        for (unsigned i = 0; r >= 0 && i < s->sw->n_ports; i++)
+                if ((r = nvue_port(s, i, roce, ret, e)) < 0)
                         errbuf_prefix(e, "port '%s'", s->sw->ports[i]);
-        }
         return r;
 }
 
@@ -548,14 +599,17 @@ static int sonic_read(struct switch_session *s, struct switch_sample *ret, struc
                 { "show queue counters", switch_counters_sonic_queue },
                 { "show queue wredcounters", switch_counters_sonic_wred },
         };
+        unsigned before[STATE_PORTS_MAX];
         int r = 0;
 
         for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(cmds); i++) {
                 _cleanup_free_ char *out = NULL;
+                double t;
 
-                r = switch_run(s, cmds[i].cmd, NULL, &out, e);
-                if (r >= 0)
-                        r = cmds[i].parse(out, s->sw, ret, e);
+                counts(ret, before);
+                r = run_timed(s, cmds[i].cmd, &out, &t, e);
+                if (r >= 0 && (r = cmds[i].parse(out, s->sw, ret, e)) >= 0)
+                        stamp(ret, before, t);
         }
         return r;
 }
@@ -563,11 +617,17 @@ static int sonic_read(struct switch_session *s, struct switch_sample *ret, struc
 static int eos_read(struct switch_session *s, struct switch_sample *ret, struct errbuf *e)
 {
         _cleanup_free_ char *out = NULL;
-        int r = switch_run(s, "show interfaces | json", NULL, &out, e);
+        unsigned before[STATE_PORTS_MAX];
+        double t;
+        int r;
 
+        counts(ret, before);
+        r = run_timed(s, "show interfaces | json", &out, &t, e);
+        if (r >= 0 && (r = switch_counters_eos(out, s->sw, ret, e)) >= 0)
+                stamp(ret, before, t);
         snprintf(ret->note, sizeof(ret->note), "EOS: PFC per priority and ECN marks have no documented show "
                  "command in nettune's sources; only link pause frames and discards were read");
-        return r < 0 ? r : switch_counters_eos(out, s->sw, ret, e);
+        return r;
 }
 
 int switch_counters_read(struct target *t, struct switch_sample *ret, struct errbuf *e)

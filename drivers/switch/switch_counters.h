@@ -37,6 +37,8 @@ struct switch_counter {
         uint8_t kind;                   /* enum doctor_counter */
         int8_t prio;                    /* priority / queue, -1 the port */
         uint64_t value;
+        double t;                       /* when the switch read it: CLOCK_MONOTONIC seconds, the midpoint of
+                                           the command that printed it (0: not stamped) */
 };
 
 struct switch_port_sample {
