@@ -251,8 +251,10 @@ static void do_plan(struct api *a, const struct http_request *req, struct http_r
 {
         struct policy *p = parse_body(req, resp);
         struct errbuf e = { 0 };
+        struct plan_probe probe;
         struct txn_env env;
         struct plan plan;
+        json_t *doc;
         int r;
 
         if (!p)
@@ -267,8 +269,14 @@ static void do_plan(struct api *a, const struct http_request *req, struct http_r
                 reply_errbuf(resp, 500, "runtime", &e);
         else if ((r = plan_check(&plan, &e)) < 0)
                 reply_errbuf(resp, 400, "invalid", &e);
-        else
-                reply_json(resp, 200, plan_to_json(&plan));
+        else if ((r = plan_probe_pin(&plan, &p->verify, 0, &probe, &e)) < 0)
+                reply_errbuf(resp, plan_probe_refused(r) ? 400 : 500, plan_probe_refused(r) ? "invalid" : "runtime", &e);
+        else if ((doc = plan_to_json(&plan)) && json_object_set_new(doc, "probe", plan_probe_to_json(&probe)) < 0) {
+                json_decref(doc);
+                http_error(resp, 500, "internal", NULL, "out of memory");
+        } else {
+                reply_json(resp, 200, doc);
+        }
         plan_free(&plan);
         policy_free(p);
 }

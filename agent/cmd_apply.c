@@ -86,6 +86,8 @@ static int print_result(struct cli *c, const struct txn_result *r)
 {
         char buf[1100];
 
+        for (unsigned i = 0; i < r->pin.n_warnings; i++)
+                fprintf(stderr, "%s: warning: %s\n", c->prog, r->pin.warnings[i]);
         if (c->json) {
                 json_t *j = txn_result_to_json(r);
 
@@ -106,6 +108,8 @@ static int print_result(struct cli *c, const struct txn_result *r)
                         printf("; confirm with 'nettune-agent confirm %lld' within %lld s",
                                (long long)r->tx, (long long)((r->confirm_deadline_ms - journal_now_ms() + 999) / 1000));
                 putchar('\n');
+                if (r->baseline.ran || r->post.ran)
+                        printf("  probe: %s\n", plan_probe_str(&r->pin, buf, sizeof(buf)));
                 print_changes(r->changes);
         }
         if (r->error.msg[0])

@@ -10,18 +10,21 @@ static json_t *tx_json(const struct journal_tx *t)
 {
         json_t *restores = t->restores_json ? json_loads(t->restores_json, 0, NULL) : NULL;
         json_t *saves = t->saves_json ? json_loads(t->saves_json, 0, NULL) : NULL;
+        json_t *probe = t->probe_json ? json_loads(t->probe_json, 0, NULL) : NULL;
 
         /* restores: how each target was put back ([{target, kind, method}]), when anything was. */
         /* rev: the committed revision this transaction recorded (for rollback --to), else null. */
+        /* probe: the measurements and the gate's verdict, each with the path it ran on, when any ran. */
         /* idempotency_key: the controller's key of the node step that started it, else absent. */
         /* saves: whether each switch its commit wrote saved it ([{target, saved, how}]), when any. */
-        return json_pack("{s:I, s:o, s:s, s:s, s:s, s:s, s:i, s:s, s:s?, s:I, s:I, s:I, s:o*, s:s*, s:o*}",
+        return json_pack("{s:I, s:o, s:s, s:s, s:s, s:s, s:i, s:s, s:s?, s:I, s:I, s:I, s:o*, s:o*, s:s*, s:o*}",
                          "tx", (json_int_t)t->id, "rev", t->rev > 0 ? json_integer(t->rev) : json_null(),
                          "kind", t->kind, "policy", t->policy_name,
                          "state", journal_state_name(t->state), "result", t->result,
                          "exit_code", t->exit_code, "restored_by", t->restored_by, "error", t->error,
                          "started_ms", (json_int_t)t->started_ms, "finished_ms", (json_int_t)t->finished_ms,
                          "confirm_deadline_ms", (json_int_t)t->confirm_deadline_ms, "restores", restores,
+                         "probe", probe,
                          "idempotency_key", t->idempotency_key[0] ? t->idempotency_key : NULL,
                          "saves", saves);
 }

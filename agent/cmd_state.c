@@ -17,6 +17,7 @@
 #include "ecn_sysfs.h"
 #include "field.h"
 #include "plan.h"
+#include "plan_probe.h"
 #include "policy.h"
 #include "queues.h"
 #include "state_json.h"
@@ -355,7 +356,7 @@ int cmd_state(struct cli *c)
 
 /* ---- plan ---- */
 
-static void print_plan_text(const json_t *doc)
+static void print_plan_text(const json_t *doc, const char *probe)
 {
         const json_t *t, *ch, *targets = json_object_get(doc, "targets");
         unsigned changes = (unsigned)json_integer_value(json_object_get(doc, "changes"));
@@ -371,6 +372,8 @@ static void print_plan_text(const json_t *doc)
                                json_string_value(json_object_get(ch, "from")),
                                json_string_value(json_object_get(ch, "to")));
         }
+        if (probe)
+                printf("probe: %s\n", probe);
         json_array_foreach(json_object_get(doc, "notes"), i, t)
                 printf("note: %s\n", json_string_value(t));
         printf("%u change%s planned; nothing was changed\n", changes, changes == 1 ? "" : "s");
@@ -381,7 +384,9 @@ int cmd_plan(struct cli *c)
         struct errbuf e = { .where = "" };
         struct policy *p = NULL;
         json_auto_t *doc = NULL;
+        struct plan_probe probe;
         struct plan plan;
+        char line[512];
         int r, code = EXIT_OK;
 
         if (c->argc != 2 || streq(c->argv[1], "--help")) {
@@ -404,7 +409,9 @@ int cmd_plan(struct cli *c)
                 code = EXIT_RUNTIME;            /* a device that cannot be read */
         else if ((r = plan_check(&plan, &e)) < 0)
                 code = EXIT_INVALID;            /* a value a device here refuses */
-        else if (!(doc = plan_to_json(&plan)))
+        else if ((r = plan_probe_pin(&plan, &p->verify, 0, &probe, &e)) < 0)
+                code = plan_probe_refused(r) ? EXIT_INVALID : EXIT_RUNTIME;
+        else if (!(doc = plan_to_json(&plan)) || json_object_set_new(doc, "probe", plan_probe_to_json(&probe)) < 0)
                 code = EXIT_RUNTIME;
         plan_free(&plan);
         policy_free(p);
@@ -413,6 +420,6 @@ int cmd_plan(struct cli *c)
         if (c->json)
                 print_json(doc);
         else
-                print_plan_text(doc);
+                print_plan_text(doc, probe.active ? plan_probe_str(&probe, line, sizeof(line)) : NULL);
         return EXIT_OK;
 }

@@ -8,6 +8,7 @@
 #include "jsonv.h"
 #include "qdisc_tree.h"
 #include "tc_nl.h"
+#include "probe_net.h"
 
 #define CONFIG_DOC_MAX (1u << 20)
 
@@ -132,9 +133,31 @@ static const struct jsonv_field tls_fields[] = {
         { 0 },
 };
 
+static int check_cidr(struct jsonv *v, const char *s)
+{
+        struct probe_cidr c;
+        struct errbuf e = { .msg = "" };
+
+        if (probe_cidr_parse(s, NULL, &c, &e) < 0)
+                return jsonv_error(v, "%s", e.msg);
+        return 0;
+}
+
+static int parse_probe_allow(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct agent_config *c = obj;
+        size_t n;
+        int r = jsonv_string_array(v, j, "network", CONFIG_PROBE_ALLOW_MAX, c->probe_allow[0],
+                                   sizeof(c->probe_allow[0]), &n, check_cidr);
+
+        c->n_probe_allow = r < 0 ? 0 : (unsigned)n;
+        return r;
+}
+
 static const struct jsonv_field probe_fields[] = {
         CF_STR("listen", probe_listen, check_listen),
         JSONV_UINT("runs", struct agent_config, probe_runs, 1, 15),
+        JSONV_CUSTOM("allow", JSONV_ARRAY, 0, parse_probe_allow),
         { 0 },
 };
 
@@ -388,6 +411,16 @@ int config_load(const char *path, struct agent_config *ret, struct errbuf *e)
         snprintf(c->env.state_dir, sizeof(c->env.state_dir), "%s", c->state_dir);
         memcpy(ret, c, sizeof(*c));
         return 0;
+}
+
+unsigned config_probe_allow(const struct agent_config *c, struct probe_cidr *ret)
+{
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < c->n_probe_allow; i++)
+                if (probe_cidr_parse(c->probe_allow[i], NULL, &ret[n], NULL) == 0)     /* checked at load */
+                        n++;
+        return n;
 }
 
 const struct switch_config *config_find_switch(const struct agent_config *c, const char *name)

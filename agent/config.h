@@ -16,6 +16,7 @@
 #define CONFIG_SWITCHES_MAX 16
 #define CONFIG_LINKS_MAX 256
 #define CONFIG_DEFAULT_PATH "/etc/nettune/agent.json"
+#define CONFIG_PROBE_ALLOW_MAX 64               /* probe.allow entries (PROBE_SERVER_ALLOW_MAX) */
 
 enum drift_mode {
         DRIFT_MODE_REPORT,
@@ -45,6 +46,8 @@ struct agent_config {
         char state_dir[CONFIG_PATH_MAX];        /* "/var/lib/nettune" */
         char probe_listen[128];                 /* "0.0.0.0:18515" */
         unsigned probe_runs;                    /* default runs per probe measurement when the policy says none */
+        unsigned n_probe_allow;                 /* probe.allow: clients the responder serves; 0 = this host only */
+        char probe_allow[CONFIG_PROBE_ALLOW_MAX][64];   /* "10.0.0.0/24", "fd00::5" (checked CIDRs) */
         unsigned drift_interval_s;              /* 0 = no periodic drift check */
         enum drift_mode drift_mode;
         unsigned role;                          /* enum agent_role ("role") */
@@ -64,6 +67,10 @@ void config_defaults(struct agent_config *c);
 
 /* Load and validate. path NULL = defaults only. Writes *ret only on success. */
 int config_load(const char *path, struct agent_config *ret, struct errbuf *e);
+
+/* probe.allow as networks for the responder: ret[0..CONFIG_PROBE_ALLOW_MAX); returns how many. */
+struct probe_cidr;
+unsigned config_probe_allow(const struct agent_config *c, struct probe_cidr *ret);
 
 /* The switch named `name`, or NULL. */
 const struct switch_config *config_find_switch(const struct agent_config *c, const char *name);

@@ -30,6 +30,7 @@
 #include "errbuf.h"
 #include "iface.h"
 #include "policy.h"
+#include "probe.h"
 
 #define PLAN_DRIVERS_MAX 8
 #define PLAN_NOTES_MAX 8
@@ -41,6 +42,9 @@ struct plan_env {
         const struct driver_ops *const *drivers;        /* NULL = driver_table */
         /* The interfaces of this namespace; NULL = iface_list() (rtnetlink). Caller frees *ret. */
         int (*interfaces)(const struct agent_config *c, struct iface **ret, unsigned *ret_n, struct errbuf *e);
+        /* Pin the probe (route, mode, RDMA device); NULL = probe_pin() (plan_probe.c). */
+        int (*pin)(const struct probe_params *p, enum probe_mode m, struct probe_params *ret,
+                   struct probe_path *ret_path, char *warning, size_t wsize, struct errbuf *e);
 };
 
 /* One driver's part of a target: the fields it owns here. */

@@ -18,7 +18,7 @@ void probe_progress_begin(struct progress *pg, const char *tag, const struct pro
         *ret = (struct probe_observer) { .run_done = run_done, .userdata = pg };
         if (pg->mode == PROGRESS_OFF)
                 return;
-        progress_begin(pg, tag, runs, "run", "%s (%s)", p->peer, probe_mode_name(probe_resolve_mode(p, mode)));
+        progress_begin(pg, tag, runs, "run", "%s (%s)", p->peer, probe_mode_name(mode));
 }
 
 void probe_progress_end(struct progress *pg, const struct probe_measurement *m)

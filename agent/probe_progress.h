@@ -9,7 +9,7 @@
 #include "probe.h"
 #include "progress.h"
 
-/* Begin the line on pg and set *ret to report each run of the measurement there. */
+/* Begin the line on pg and set *ret to report each run of the measurement there (mode: as pinned). */
 void probe_progress_begin(struct progress *pg, const char *tag, const struct probe_params *p,
                           enum probe_mode mode, unsigned runs, struct probe_observer *ret);
 

@@ -135,6 +135,20 @@ static int recover(struct cli *c, struct journal *j, struct errbuf *e)
         return r;
 }
 
+/* The responder on probe.listen, serving the clients probe.allow names (none: this host only). */
+static int start_probe_server(const struct agent_config *cf, struct probe_server **ret, struct errbuf *e)
+{
+        struct probe_cidr allow[CONFIG_PROBE_ALLOW_MAX];
+        struct probe_server_options o = {
+                .listen = cf->probe_listen, .sysfs_root = cf->env.sysfs_root[0] ? cf->env.sysfs_root : NULL,
+                .allow = allow, .n_allow = config_probe_allow(cf, allow),
+        };
+
+        if (!o.n_allow)
+                log_info("probe responder: probe.allow is not set, answering this host only");
+        return probe_server_start_opts(&o, ret, e);
+}
+
 int cmd_serve(struct cli *c)
 {
         struct errbuf e = { 0 };
@@ -164,7 +178,7 @@ int cmd_serve(struct cli *c)
                 r = recover(c, j, &e);
         api.journal = j;
         if (r >= 0 && c->config.probe_listen[0])
-                r = probe_server_start(c->config.probe_listen, &probe, &e);
+                r = start_probe_server(&c->config, &probe, &e);
         if (r >= 0)
                 r = http_start(&o, &http, &e);
         if (r < 0) {

@@ -138,7 +138,7 @@ static int baseline(struct txn_env *env, const struct policy_verify *v, struct t
 
         if (!v || v->probe == POLICY_PROBE_NONE)
                 return 0;
-        r = txn_probe_phase(env, v, "baseline", &res->baseline, &res->error);
+        r = txn_probe_phase(env, &res->pin, "baseline", &res->baseline, &res->error);
         if (r >= 0)
                 return 0;
         if (v->on_baseline_failure == POLICY_BASELINE_SKIP_GATE)
@@ -156,7 +156,7 @@ static int verify_post(struct txn_env *env, const struct policy_verify *v, struc
 
         if (!v || v->probe == POLICY_PROBE_NONE)
                 return 0;
-        r = txn_probe_phase(env, v, "post", &res->post, &res->error);
+        r = txn_probe_phase(env, &res->pin, "post", &res->post, &res->error);
         if (r < 0 && !res->post.error[0])
                 errbuf_str(&res->error, res->post.error, sizeof(res->post.error));
         if (txn_gate(v, res) >= 0)
@@ -253,8 +253,8 @@ static int check_no_pending(struct txn_env *env, struct txn_result *res)
         return 0;
 }
 
-/* Read, diff and check: anything refused here leaves the node untouched. */
-static int plan_phase(struct plan *p, struct txn_result *res)
+/* Read, diff, check and pin the probe: anything refused here leaves the node untouched. */
+static int plan_phase(struct plan *p, const char *kind, const struct policy_verify *verify, struct txn_result *res)
 {
         int r = plan_read(p, &res->error);
 
@@ -264,8 +264,15 @@ static int plan_phase(struct plan *p, struct txn_result *res)
         }
         /* What a device refuses is invalid input for this node: exit 2, nothing touched. */
         r = plan_check(p, &res->error);
-        if (r < 0)
+        if (r < 0) {
                 txn_finish(res, TXN_PLANNED, EXIT_INVALID, "refused");
+                return r;
+        }
+        /* The way back is never refused for where its probe leaves. */
+        r = plan_probe_pin(p, verify, streq(kind, "rollback") ? PLAN_PROBE_ANY_INTERFACE : 0, &res->pin, &res->error);
+        if (r < 0)
+                txn_finish(res, TXN_PLANNED, plan_probe_refused(r) ? EXIT_INVALID : EXIT_RUNTIME,
+                           plan_probe_refused(r) ? "refused" : "failed");
         return r;
 }
 
@@ -287,7 +294,7 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_json, cons
                 txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
                 goto out;
         }
-        r = plan_phase(p, res);
+        r = plan_phase(p, kind, verify, res);
         if (r < 0)
                 goto out;
         res->changes = plan_changes_json(p);

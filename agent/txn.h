@@ -23,6 +23,7 @@
 #include "errbuf.h"
 #include "journal.h"
 #include "plan.h"
+#include "plan_probe.h"
 #include "policy.h"
 #include "probe_gate.h"
 
@@ -32,6 +33,7 @@ struct txn_probe {
         bool ran;                       /* a measurement was attempted */
         bool ok;                        /* and produced a rate */
         char mode[8];                   /* "tcp", "verbs" */
+        struct probe_path path;         /* what the measurement ran on (the gate compares them) */
         double gbps;                    /* median of the runs */
         unsigned n_runs;
         double runs[TXN_PROBE_RUNS_MAX];
@@ -42,8 +44,8 @@ struct txn_env;
 
 /* How the transaction measures; the default (txn_env_init) uses the probe engines. Unit tests put a fake here. */
 struct txn_hooks {
-        /* Measure: fill ret (all runs, median). phase "baseline" or "post". */
-        int (*probe)(struct txn_env *env, const struct policy_verify *v, const char *phase,
+        /* Measure the pinned probe: fill ret (all runs, median, path). phase "baseline" or "post". */
+        int (*probe)(struct txn_env *env, const struct plan_probe *pin, const char *phase,
                      struct txn_probe *ret, struct errbuf *e);
 };
 
@@ -67,6 +69,7 @@ struct txn_result {
         char restored_by[32];           /* "" or "gate", "readback", "error", "confirm-timeout", "recovery" */
         struct errbuf error;
         json_t *changes;                /* [{target, field, key, from, to}] (owned) */
+        struct plan_probe pin;          /* the probe both measurements run (pinned in the plan phase) */
         struct txn_probe baseline, post;
         bool gated;                     /* the regression gate ran: gate_params and gate are set */
         struct probe_gate_params gate_params;

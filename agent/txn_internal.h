@@ -41,13 +41,13 @@ int txn_plan_from_snapshot(struct txn_env *env, int64_t tx, struct plan *p, stru
 
 /* ---- txn_verify.c ---- */
 
-/* Measure one phase ("baseline", "post") into *ret. */
-int txn_probe_phase(struct txn_env *env, const struct policy_verify *v, const char *phase,
+/* Measure one phase ("baseline", "post") of the pinned probe into *ret. */
+int txn_probe_phase(struct txn_env *env, const struct plan_probe *pin, const char *phase,
                     struct txn_probe *ret, struct errbuf *e);
 /* drivers/probe/probe_gate.c over res->baseline and res->post: fills res->gate; 0 pass, -EIO fail. */
 int txn_gate(const struct policy_verify *v, struct txn_result *res);
-/* The default probe hook: probe_measure() with the policy's verify settings. */
-int txn_probe_default(struct txn_env *env, const struct policy_verify *v, const char *phase,
+/* The default probe hook: probe_measure_pinned() of the pinned probe. */
+int txn_probe_default(struct txn_env *env, const struct plan_probe *pin, const char *phase,
                       struct txn_probe *ret, struct errbuf *e);
 
 /* ---- txn_watchdog.c ---- */

@@ -13,9 +13,10 @@ static json_t *probe_json(const struct txn_probe *p)
 
         for (unsigned i = 0; i < p->n_runs; i++)
                 json_array_append_new(runs, json_real(p->runs[i]));
-        return json_pack("{s:b, s:b, s:s, s:f, s:o, s:s}", "ran", p->ran, "ok", p->ok,
+        return json_pack("{s:b, s:b, s:s, s:f, s:o, s:s, s:o}", "ran", p->ran, "ok", p->ok,
                          "mode", p->mode, "gbps", p->gbps, "runs", runs ? runs : json_null(),
-                         "error", p->error);
+                         "error", p->error, "path", p->ran && p->path.mode != PROBE_MODE_AUTO ?
+                         probe_path_to_json(&p->path) : json_null());
 }
 
 static json_t *probes_json(const struct txn_result *r)
@@ -26,6 +27,7 @@ static json_t *probes_json(const struct txn_result *r)
         json_object_set_new(o, "post_gbps", r->post.ok ? json_real(r->post.gbps) : json_null());
         json_object_set_new(o, "baseline", probe_json(&r->baseline));
         json_object_set_new(o, "post", probe_json(&r->post));
+        json_object_set_new(o, "pinned", plan_probe_to_json(&r->pin));
         if (r->gated)
                 json_object_set_new(o, "gate", probe_gate_report_to_json(&r->gate_params, &r->gate));
         return o;

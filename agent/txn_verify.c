@@ -4,7 +4,7 @@
 #include "probe_progress.h"
 #include "txn_internal.h"
 
-int txn_probe_phase(struct txn_env *env, const struct policy_verify *v, const char *phase,
+int txn_probe_phase(struct txn_env *env, const struct plan_probe *pin, const char *phase,
                     struct txn_probe *ret, struct errbuf *e)
 {
         int r;
@@ -13,7 +13,7 @@ int txn_probe_phase(struct txn_env *env, const struct policy_verify *v, const ch
         ret->ran = true;
         if (!env->hooks.probe)
                 return errbuf_set(e, ENOTSUP, NULL, "no probe engine is available");
-        r = env->hooks.probe(env, v, phase, ret, e);
+        r = env->hooks.probe(env, pin, phase, ret, e);
         ret->ok = r >= 0 && ret->n_runs > 0;
         if (!ret->ok && r >= 0)
                 r = errbuf_set(e, EIO, NULL, "%s probe produced no measurement", phase);
@@ -27,6 +27,8 @@ static void to_measurement(const struct txn_probe *p, struct probe_measurement *
 {
         memset(m, 0, sizeof(*m));
         m->ok = p->ran && p->ok;
+        m->mode = p->path.mode;
+        m->path = p->path;
         m->median_gbps = p->gbps;
         m->n_runs = m->n_ok = p->n_runs;
         snprintf(m->error, sizeof(m->error), "%s", p->error);
@@ -47,37 +49,24 @@ int txn_gate(const struct policy_verify *v, struct txn_result *res)
         return probe_gate_evaluate(&res->gate_params, &base, &post, &res->gate);
 }
 
-static const enum probe_mode probe_modes[POLICY_PROBE_MAX] = {
-        [POLICY_PROBE_AUTO] = PROBE_MODE_AUTO,
-        [POLICY_PROBE_VERBS] = PROBE_MODE_VERBS,
-        [POLICY_PROBE_TCP] = PROBE_MODE_TCP,
-        [POLICY_PROBE_NONE] = PROBE_MODE_AUTO,
-};
-
-int txn_probe_default(struct txn_env *env, const struct policy_verify *v, const char *phase,
+int txn_probe_default(struct txn_env *env, const struct plan_probe *pin, const char *phase,
                       struct txn_probe *ret, struct errbuf *e)
 {
-        struct probe_params pp;
         _cleanup_free_ struct probe_measurement *m = calloc(1, sizeof(*m));
-        unsigned runs = v->runs ? v->runs : env->config->probe_runs;
         struct probe_observer obs = { 0 };
         char tag[32];
         int r;
 
         if (!m)
                 return -ENOMEM;
-        probe_params_init(&pp);
-        snprintf(pp.peer, sizeof(pp.peer), "%s", v->peer);
-        pp.duration_ms = v->duration_ms;
-        pp.message_size = v->message_size;
-        pp.streams = v->streams ? v->streams : 1;
         snprintf(tag, sizeof(tag), "%s probe", phase);
         if (env->progress)
-                probe_progress_begin(env->progress, tag, &pp, probe_modes[v->probe], runs ? runs : 1, &obs);
-        r = probe_measure_observed(&pp, probe_modes[v->probe], runs ? runs : 1, &obs, m, e);
+                probe_progress_begin(env->progress, tag, &pin->params, pin->path.mode, pin->runs ? pin->runs : 1, &obs);
+        r = probe_measure_pinned(&pin->params, &pin->path, pin->runs ? pin->runs : 1, &obs, m, e);
         if (env->progress)
                 probe_progress_end(env->progress, m);
         snprintf(ret->mode, sizeof(ret->mode), "%s", probe_mode_name(m->mode));
+        ret->path = m->path;
         for (unsigned i = 0; i < m->n_runs && i < TXN_PROBE_RUNS_MAX; i++)
                 if (m->run_error[i] == 0)
                         ret->runs[ret->n_runs++] = m->runs[i].gbps;

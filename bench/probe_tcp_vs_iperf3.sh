@@ -9,7 +9,7 @@ na=$(b_netns pa) nb=$(b_netns pb)
 ip link add "ba$B_ID" netns "$na" type veth peer name "bb$B_ID" netns "$nb"
 ip -n "$na" addr add 10.202.0.1/24 dev "ba$B_ID"; ip -n "$nb" addr add 10.202.0.2/24 dev "bb$B_ID"
 ip -n "$na" link set "ba$B_ID" up; ip -n "$nb" link set "bb$B_ID" up
-b_bg ip netns exec "$nb" "$AGENT" probe-server --listen 10.202.0.2:18515 >/dev/null 2>&1
+b_bg ip netns exec "$nb" "$AGENT" probe-server --listen 10.202.0.2:18515 --allow 10.202.0.0/24 >/dev/null 2>&1
 b_bg ip netns exec "$nb" iperf3 -s -B 10.202.0.2 -p 5201 >/dev/null 2>&1
 sleep 0.5
 ours=() theirs=()

@@ -165,6 +165,16 @@ static int check_peer(struct jsonv *v, const json_t *j, void *obj)
         return jsonv_check_hostport(v, "peer", json_string_value(j));
 }
 
+static int check_device(struct jsonv *v, const json_t *j, void *obj)
+{
+        const char *s = json_string_value(j);
+        char q[80];
+
+        if (strpbrk(s, "*?["))
+                return jsonv_error(v, "device '%s' is a pattern; name one interface", jsonv_quote(s, q, sizeof(q)));
+        return jsonv_check_glob(v, "interface name", s, IFNAME_MAX);
+}
+
 static const struct jsonv_field verify_fields[] = {
         JSONV_ENUM("probe", struct policy_verify, probe, probe_names, 0),
         { .key = "peer", .type = JSONV_STRING, .flags = JSONV_NONEMPTY,
@@ -177,6 +187,9 @@ static const struct jsonv_field verify_fields[] = {
         JSONV_UINT("runs", struct policy_verify, runs, 1, 15),
         JSONV_UINT("streams", struct policy_verify, streams, 1, 16),
         JSONV_ENUM("on_baseline_failure", struct policy_verify, on_baseline_failure, baseline_names, 0),
+        JSONV_UINT("dscp", struct policy_verify, dscp, 0, 63),
+        { .key = "device", .type = JSONV_STRING, .flags = JSONV_NONEMPTY,
+          JSONV_MEMBER(struct policy_verify, device), .parse = check_device },
         { 0 },
 };
 
@@ -251,6 +264,7 @@ void policy_defaults(struct policy *p)
                 .runs = 3,
                 .streams = 1,
                 .on_baseline_failure = POLICY_BASELINE_FAIL,
+                .dscp = -1,
         };
 }
 

@@ -56,6 +56,8 @@ struct policy_verify {
         unsigned runs;                          /* median of N measurements, 1-15 */
         unsigned streams;                       /* TCP streams / verbs QPs per measurement, 1-16 */
         enum policy_on_baseline_failure on_baseline_failure;
+        int dscp;                               /* 0-63; -1 = the lowest DSCP the DSCP map sends to a PFC priority */
+        char device[STATE_NAME_MAX];            /* local interface the probe leaves by; "" = the route's, a target */
 };
 
 struct policy {

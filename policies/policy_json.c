@@ -97,6 +97,10 @@ static json_t *verify_json(const struct policy_verify *vf, bool *ok)
         spec_json_set(o, "runs", json_integer(vf->runs), ok);
         spec_json_set(o, "streams", json_integer(vf->streams), ok);
         spec_json_set(o, "on_baseline_failure", json_string(policy_baseline_name(vf->on_baseline_failure)), ok);
+        if (vf->dscp >= 0)
+                spec_json_set(o, "dscp", json_integer(vf->dscp), ok);
+        if (vf->device[0])
+                spec_json_set(o, "device", json_string(vf->device), ok);
         return o;
 }
 

@@ -170,6 +170,7 @@ void qdisc_ets_to_state(const struct tc_ets_opts *o, struct state_ets *ret)
         uint8_t pct[QDISC_ETS_BANDS] = { 0 };
 
         quanta_to_pct(o, pct);
+        ret->willing = false;                   /* a qdisc has no DCBX */
         for (unsigned p = 0; p < STATE_PRIO_COUNT; p++)
                 ret->prio_tc[p] = (uint8_t)(QDISC_ETS_BANDS - 1 - (o->priomap[p] % QDISC_ETS_BANDS));
         for (unsigned tc = 0; tc < STATE_TC_COUNT; tc++) {

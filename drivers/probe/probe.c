@@ -4,9 +4,7 @@
 #include <netinet/in.h>
 
 #include "probe.h"
-#include "probe_gid.h"
 #include "probe_net.h"
-#include "probe_verbs.h"
 
 static const char *const mode_names[PROBE_MODE_MAX] = {
         [PROBE_MODE_AUTO] = "auto",
@@ -18,7 +16,7 @@ void probe_params_init(struct probe_params *p)
 {
         *p = (struct probe_params) {
                 .duration_ms = 3000, .iterations = 1000, .message_size = 65536, .streams = 1,
-                .gid_index = -1, .traffic_class = -1, .timeout_ms = 10000,
+                .gid_index = -1, .traffic_class = -1, .timeout_ms = 10000, .priority = -1,
         };
         snprintf(p->sysfs_root, sizeof(p->sysfs_root), "/sys");
 }
@@ -50,42 +48,6 @@ const struct probe_ops *probe_ops_for(enum probe_mode m)
         }
 }
 
-/* The local address the kernel would use toward the peer (a connected UDP socket sends nothing). */
-static int route_source(const struct probe_params *p, struct probe_addr *ret)
-{
-        struct probe_addr peer;
-        _cleanup_close_ int fd = -1;
-
-        if (p->source[0])
-                return probe_net_parse_host(p->source, ret);
-        if (probe_net_parse(p->peer, "probe peer", &peer, NULL) < 0)
-                return -EINVAL;
-        fd = socket(peer.ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return -errno;
-        if (connect(fd, (struct sockaddr *)&peer.ss, peer.len) < 0)
-                return -errno;
-        return probe_net_local(fd, ret);
-}
-
-enum probe_mode probe_resolve_mode(const struct probe_params *p, enum probe_mode m)
-{
-        struct probe_addr local;
-        struct probe_gid g;
-
-        if (m != PROBE_MODE_AUTO)
-                return m;
-        if (!probe_verbs_any_device())
-                return PROBE_MODE_TCP;
-        if (p->device[0] && p->gid_index >= 0)
-                return PROBE_MODE_VERBS;
-        if (route_source(p, &local) < 0)
-                return PROBE_MODE_TCP;
-        if (probe_gid_find(p->sysfs_root, p->device, (struct sockaddr *)&local.ss, &g, NULL) < 0)
-                return PROBE_MODE_TCP;
-        return PROBE_MODE_VERBS;
-}
-
 int probe_params_check(const struct probe_params *p, struct errbuf *e)
 {
         struct probe_addr a;
@@ -109,6 +71,8 @@ int probe_params_check(const struct probe_params *p, struct errbuf *e)
                 return errbuf_set(e, EINVAL, "traffic class", "%d out of range 0-255", p->traffic_class);
         if (p->gid_index < -1 || p->gid_index > 65535)
                 return errbuf_set(e, EINVAL, "gid index", "%d out of range 0-65535", p->gid_index);
+        if (p->priority < -1 || p->priority > 7)
+                return errbuf_set(e, EINVAL, "priority", "%d out of range 0-7", p->priority);
         if (p->source[0] && probe_net_parse_host(p->source, &a) < 0)
                 return errbuf_set(e, EINVAL, "source", "'%s' is not a numeric IP address", p->source);
         return 0;
@@ -120,20 +84,32 @@ int probe_connect_control(const struct probe_params *p, struct probe_addr *ret_p
 
         if (r < 0)
                 return r;
-        return probe_net_connect(ret_peer, p->source, -1, p->timeout_ms, e);
+        return probe_net_connect(ret_peer, &(struct probe_sockopt){ .source = p->source, .netdev = p->netdev,
+                                                                    .tos = -1, .priority = -1 },
+                                 p->timeout_ms, e);
 }
 
 int probe_run(const struct probe_params *p, enum probe_mode mode, struct probe_result *ret, struct errbuf *e)
 {
-        const struct probe_ops *ops = probe_ops_for(probe_resolve_mode(p, mode));
+        struct probe_params pinned;
+        struct probe_path path;
+        const struct probe_ops *ops;
         struct probe_result r;
         int k;
 
-        if (!ops)
-                return errbuf_set(e, EINVAL, NULL, "unknown probe mode %d", (int)mode);
         k = probe_params_check(p, e);
         if (k < 0)
                 return k;
+        if (mode == PROBE_MODE_AUTO) {
+                k = probe_pin(p, mode, &pinned, &path, NULL, 0, e);
+                if (k < 0)
+                        return k;
+                p = &pinned;
+                mode = path.mode;
+        }
+        ops = probe_ops_for(mode);
+        if (!ops)
+                return errbuf_set(e, EINVAL, NULL, "unknown probe mode %d", (int)mode);
         k = ops->run(p, &r, e);
         if (k < 0)
                 return k;
@@ -141,29 +117,50 @@ int probe_run(const struct probe_params *p, enum probe_mode mode, struct probe_r
         return 0;
 }
 
-int probe_measure(const struct probe_params *p, enum probe_mode mode, unsigned runs,
-                  struct probe_measurement *ret, struct errbuf *e)
+/* A run that ran somewhere else than the pinned path does not count. */
+static int check_run(const struct probe_path *path, const struct probe_result *r, struct errbuf *e)
 {
-        return probe_measure_observed(p, mode, runs, NULL, ret, e);
+        if (path->mode == PROBE_MODE_VERBS && (!streq(r->device, path->device) || r->gid_index != path->gid_index ||
+                                               !streq(r->gid, path->gid)))
+                return errbuf_set(e, EXDEV, NULL, "run used RDMA device '%s' GID %d (%s), pinned '%s' GID %d (%s)",
+                                  r->device, r->gid_index, r->gid, path->device, path->gid_index, path->gid);
+        if (path->source[0] && r->source[0] && !streq(r->source, path->source))
+                return errbuf_set(e, EXDEV, NULL, "run left from '%s', pinned '%s'", r->source, path->source);
+        if (path->dscp >= 0 && r->dscp != path->dscp)
+                return errbuf_set(e, EXDEV, NULL, "run sent DSCP %d, pinned %d", r->dscp, path->dscp);
+        /* Verbs: Soft-RoCE keeps no SL in its address vector (rxe_av_to_attr), so the device's word on
+         * the SL is not a check there; the run reports it. */
+        if (path->mode == PROBE_MODE_TCP && path->priority >= 0 && r->priority != path->priority)
+                return errbuf_set(e, EXDEV, NULL, "run sent priority %d, pinned %d", r->priority, path->priority);
+        return 0;
 }
 
-int probe_measure_observed(const struct probe_params *p, enum probe_mode mode, unsigned runs,
-                           const struct probe_observer *obs, struct probe_measurement *ret,
-                           struct errbuf *e)
+static void fail_all(struct probe_measurement *m, const struct errbuf *e)
 {
-        struct probe_measurement m = { .mode = probe_resolve_mode(p, mode) };
+        errbuf_str(e, m->error, sizeof(m->error));
+        m->ok = false;
+        m->median_gbps = NAN;
+}
+
+int probe_measure_pinned(const struct probe_params *pinned, const struct probe_path *path, unsigned runs,
+                         const struct probe_observer *obs, struct probe_measurement *ret, struct errbuf *e)
+{
+        struct probe_measurement m = { .mode = path->mode, .path = *path };
         double rates[PROBE_RUNS_MAX];
         int first = 0;
 
         if (runs < 1 || runs > PROBE_RUNS_MAX) {
-                snprintf(m.error, sizeof(m.error), "runs %u out of range 1-%u", runs, PROBE_RUNS_MAX);
+                errbuf_set(e, EINVAL, "runs", "%u out of range 1-%u", runs, PROBE_RUNS_MAX);
+                fail_all(&m, e);
                 *ret = m;
-                return errbuf_set(e, EINVAL, "runs", "%u out of range 1-%u", runs, PROBE_RUNS_MAX);
+                return -EINVAL;
         }
         for (unsigned i = 0; i < runs; i++) {
                 struct errbuf re = { .msg = "" };
-                int r = probe_run(p, m.mode, &m.runs[i], &re);
+                int r = probe_run(pinned, m.mode, &m.runs[i], &re);
 
+                if (r >= 0)
+                        r = check_run(path, &m.runs[i], &re);
                 m.n_runs++;
                 m.run_error[i] = r < 0 ? r : 0;
                 if (obs && obs->run_done)
@@ -184,6 +181,33 @@ int probe_measure_observed(const struct probe_params *p, enum probe_mode mode, u
         m.median_gbps = m.n_ok ? probe_median(rates, m.n_ok) : NAN;
         *ret = m;
         return first;
+}
+
+int probe_measure(const struct probe_params *p, enum probe_mode mode, unsigned runs,
+                  struct probe_measurement *ret, struct errbuf *e)
+{
+        return probe_measure_observed(p, mode, runs, NULL, ret, e);
+}
+
+int probe_measure_observed(const struct probe_params *p, enum probe_mode mode, unsigned runs,
+                           const struct probe_observer *obs, struct probe_measurement *ret,
+                           struct errbuf *e)
+{
+        struct probe_measurement m = { .mode = mode };
+        struct probe_params pinned;
+        struct probe_path path;
+        int r;
+
+        if (runs < 1 || runs > PROBE_RUNS_MAX)
+                r = errbuf_set(e, EINVAL, "runs", "%u out of range 1-%u", runs, PROBE_RUNS_MAX);
+        else
+                r = probe_pin(p, mode, &pinned, &path, NULL, 0, e);
+        if (r < 0) {
+                fail_all(&m, e);
+                *ret = m;
+                return r;
+        }
+        return probe_measure_pinned(&pinned, &path, runs, obs, ret, e);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -215,9 +239,10 @@ static json_t *run_to_json(const struct probe_measurement *m, unsigned i)
 
         if (m->run_error[i] < 0)
                 return json_pack("{s:s, s:i}", "error", strerror(-m->run_error[i]), "errno", -m->run_error[i]);
-        return json_pack("{s:s, s:f, s:I, s:f, s:i, s:i, s:s, s:i}", "mode", r->mode, "gbps", r->gbps,
+        return json_pack("{s:s, s:f, s:I, s:f, s:i, s:i, s:s, s:i, s:s, s:i, s:i}", "mode", r->mode, "gbps", r->gbps,
                          "bytes", (json_int_t)r->bytes, "seconds", r->seconds, "iterations", (int)r->iterations,
-                         "streams", (int)r->streams, "device", r->device, "gid_index", r->gid_index);
+                         "streams", (int)r->streams, "device", r->device, "gid_index", r->gid_index,
+                         "source", r->source, "dscp", r->dscp, "priority", r->priority);
 }
 
 json_t *probe_measurement_to_json(const struct probe_measurement *m)
@@ -231,6 +256,8 @@ json_t *probe_measurement_to_json(const struct probe_measurement *m)
         o = json_pack("{s:s, s:b, s:o, s:o, s:i, s:i}", "mode", probe_mode_name(m->mode), "ok", m->ok,
                       "median_gbps", probe_json_gbps(m->ok ? m->median_gbps : NAN), "runs", runs,
                       "n_runs", (int)m->n_runs, "n_ok", (int)m->n_ok);
+        if (o && m->mode != PROBE_MODE_AUTO)
+                json_object_set_new(o, "path", probe_path_to_json(&m->path));
         if (o && m->error[0])
                 json_object_set_new(o, "error", json_string(m->error));
         return o;

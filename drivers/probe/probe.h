@@ -20,7 +20,11 @@
 #define PROBE_MESSAGE_MAX (16u << 20)   /* bytes per message / RDMA WRITE */
 #define PROBE_DURATION_MAX_MS 600000u
 #define PROBE_ITERATIONS_MAX 100000000u
+#define PROBE_TCP_ITERATION_BOUND_MS 120000u    /* bound of a tcp run counted in iterations */
+#define PROBE_VERBS_ITERATION_BOUND_MS 300000u  /* bound of a verbs run counted in iterations */
 #define PROBE_DEFAULT_PORT 18515
+#define PROBE_NETDEV_MAX 16             /* IF_NAMESIZE */
+#define PROBE_ADDR_MAX 48               /* INET6_ADDRSTRLEN and a zone */
 
 enum probe_mode {
         PROBE_MODE_AUTO,
@@ -42,6 +46,26 @@ struct probe_params {
         char source[64];                /* local address to bind, "" = the route's choice */
         char sysfs_root[256];           /* "/sys"; a fake tree in unit tests */
         unsigned timeout_ms;            /* connect and handshake bound (default 10000) */
+        int priority;                   /* tcp: SO_PRIORITY, verbs: the address handle's SL; 0-7, -1 = leave */
+        char netdev[PROBE_NETDEV_MAX];  /* local interface to leave by (SO_BINDTODEVICE), "" = the route's */
+};
+
+/*
+ * What a measurement runs on, resolved once (probe_pin): two measurements are
+ * comparable only when their paths are equal (probe_path_diff).
+ */
+struct probe_path {
+        enum probe_mode mode;                   /* verbs or tcp, never auto */
+        char peer[PROBE_PEER_MAX];              /* the probe-server, as given */
+        char source[PROBE_ADDR_MAX];            /* local address */
+        char netdev[PROBE_NETDEV_MAX];          /* local interface the probe leaves by */
+        char device[64];                        /* verbs: RDMA device, "" for tcp */
+        int gid_index;                          /* verbs: local GID index, -1 for tcp */
+        char gid[PROBE_ADDR_MAX];               /* verbs: the local GID, "" for tcp */
+        int dscp;                               /* 0-63, -1 = TOS left as the kernel sets it */
+        int priority;                           /* 0-7, -1 = left */
+        unsigned streams;
+        unsigned message_size;
 };
 
 struct probe_result {
@@ -53,6 +77,10 @@ struct probe_result {
         unsigned streams;               /* streams or QPs actually used */
         char device[64];                /* verbs: RDMA device used */
         int gid_index;                  /* verbs: local GID index used, -1 for tcp */
+        char gid[PROBE_ADDR_MAX];       /* verbs: the local GID used */
+        char source[PROBE_ADDR_MAX];    /* the local address the run used */
+        int dscp;                       /* as the kernel reports it for the data path: TOS >> 2 (tcp, */
+        int priority;                   /* getsockopt) or GRH traffic class >> 2 and SL (verbs, ibv_query_qp) */
 };
 
 struct probe_ops {
@@ -68,6 +96,7 @@ struct probe_ops {
  */
 struct probe_measurement {
         enum probe_mode mode;                   /* the mode that ran (auto resolved) */
+        struct probe_path path;                 /* what every run ran on (pinned before the first) */
         unsigned n_runs;                        /* runs attempted */
         unsigned n_ok;                          /* runs that succeeded */
         struct probe_result runs[PROBE_RUNS_MAX];
@@ -80,7 +109,7 @@ struct probe_measurement {
 extern const struct probe_ops probe_tcp_ops;
 extern const struct probe_ops probe_verbs_ops;
 
-/* Defaults: 3000 ms, 65536-byte messages, 1 stream, automatic GID, TOS untouched. */
+/* Defaults: 3000 ms, 65536-byte messages, 1 stream, automatic GID, TOS and priority untouched. */
 void probe_params_init(struct probe_params *p);
 
 /* "auto", "verbs", "tcp" <-> enum. from_string returns -EINVAL for anything else. */
@@ -90,15 +119,37 @@ int probe_mode_from_string(const char *s, enum probe_mode *ret);
 /* The probe for a concrete mode (verbs, tcp); NULL for auto. */
 const struct probe_ops *probe_ops_for(enum probe_mode m);
 
-/*
- * Resolve `auto`: verbs when an RDMA device's RoCE GID carries the local address
- * of the route to the peer (or params->device is set and exists), else tcp.
- * Concrete modes are returned as they are.
- */
-enum probe_mode probe_resolve_mode(const struct probe_params *p, enum probe_mode m);
-
 /* Validate params (ranges, peer syntax). -EINVAL with the offending option in e. */
 int probe_params_check(const struct probe_params *p, struct errbuf *e);
+
+/*
+ * Pin a probe once, before any traffic: the route to the peer (source address and
+ * interface; p->netdev and p->source constrain it), the mode (`auto`: verbs when a
+ * RoCE GID of an RDMA device carries the source address, else tcp) and for verbs
+ * the device and GID index. *ret are params that run exactly that path, *ret_path
+ * says what it is. When `auto` resolves to tcp although this node has an RDMA
+ * device, warning[0..wsize) says so ("" otherwise; warning may be NULL). Returns 0
+ * or -errno with e filled (no route, no GID for verbs, a device that is not the
+ * interface of the source).
+ */
+int probe_pin(const struct probe_params *p, enum probe_mode m, struct probe_params *ret,
+              struct probe_path *ret_path, char *warning, size_t wsize, struct errbuf *e);
+
+/*
+ * Do two paths differ in anything that makes their rates incomparable (mode,
+ * peer, interface, device, GID index and GID, DSCP, priority, streams, message
+ * size)? Writes the first difference into buf ("mode: verbs vs tcp") and returns
+ * true; false when equal.
+ */
+bool probe_path_diff(const struct probe_path *a, const struct probe_path *b, char *buf, size_t size);
+
+/* {"mode","peer","source","interface","device","gid_index","gid","dscp","priority","streams",
+ *  "message_size"} (device/gid null for tcp, dscp/priority null when left). New reference. */
+json_t *probe_path_to_json(const struct probe_path *p);
+
+/* The same object back (the validator's path stack names errors: "$.measurement.path.mode"). */
+struct jsonv;
+int probe_path_from_json(struct jsonv *v, const json_t *j, struct probe_path *ret);
 
 struct probe_addr;
 
@@ -114,23 +165,6 @@ int probe_run(const struct probe_params *p, enum probe_mode mode,
               struct probe_result *ret, struct errbuf *e);
 
 /*
- * `runs` runs (1..PROBE_RUNS_MAX) and their median: the API the transaction uses
- * for its baseline and post-change measurements. Returns 0 when every run
- * succeeded, else the first run's -errno with e filled. *ret is written in both
- * cases (failed runs are part of the journal's record).
- */
-int probe_measure(const struct probe_params *p, enum probe_mode mode, unsigned runs,
-                  struct probe_measurement *ret, struct errbuf *e);
-
-/* The median of n values (n >= 1); v is not modified. NAN when n is 0. */
-double probe_median(const double *v, unsigned n);
-
-/* A rate as JSON: the number, or null when it is not finite (not measured). New reference. */
-json_t *probe_json_gbps(double v);
-
-/* {"mode","ok","median_gbps","runs":[{"gbps","bytes","seconds",...}|{"error"}],"error"}. New reference. */
-json_t *probe_measurement_to_json(const struct probe_measurement *m);
-/*
  * Who wants to hear of each run as it ends (a program's progress line): run_done
  * is called after run i (0-based) of runs with its result (r: 0 or -errno; res is
  * meaningful when r is 0). The probe itself never prints.
@@ -144,3 +178,29 @@ struct probe_observer {
 int probe_measure_observed(const struct probe_params *p, enum probe_mode mode, unsigned runs,
                            const struct probe_observer *obs, struct probe_measurement *ret,
                            struct errbuf *e);
+
+/*
+ * `runs` runs (1..PROBE_RUNS_MAX) and their median, pinned first (probe_pin).
+ * Returns 0 when every run succeeded, else the first -errno with e filled. *ret
+ * is written in both cases (failed runs are part of the journal's record).
+ */
+int probe_measure(const struct probe_params *p, enum probe_mode mode, unsigned runs,
+                  struct probe_measurement *ret, struct errbuf *e);
+
+/*
+ * The same over params probe_pin() returned and their path: the transaction pins
+ * once and measures its baseline and post-change with this. A run that did not
+ * run on `path` (another device, GID, source, DSCP) fails. obs (may be NULL) hears
+ * of every run.
+ */
+int probe_measure_pinned(const struct probe_params *pinned, const struct probe_path *path, unsigned runs,
+                         const struct probe_observer *obs, struct probe_measurement *ret, struct errbuf *e);
+
+/* The median of n values (n >= 1); v is not modified. NAN when n is 0. */
+double probe_median(const double *v, unsigned n);
+
+/* A rate as JSON: the number, or null when it is not finite (not measured). New reference. */
+json_t *probe_json_gbps(double v);
+
+/* {"mode","path":{...},"ok","median_gbps","runs":[{"gbps","bytes","seconds",...}|{"error"}],"error"}. New reference. */
+json_t *probe_measurement_to_json(const struct probe_measurement *m);

@@ -10,6 +10,7 @@ static const char *const verdict_names[PROBE_GATE_VERDICT_MAX] = {
         [PROBE_GATE_FAIL_MIN_GBPS] = "below_min_gbps",
         [PROBE_GATE_FAIL_POST_PROBE] = "post_probe_failed",
         [PROBE_GATE_FAIL_NO_BASELINE] = "no_baseline",
+        [PROBE_GATE_FAIL_MISMATCH] = "probe_mismatch",
 };
 
 const char *probe_gate_verdict_name(enum probe_gate_verdict v)
@@ -57,6 +58,7 @@ int probe_gate_evaluate(const struct probe_gate_params *g, const struct probe_me
 {
         struct probe_gate_report r = { .baseline_gbps = NAN, .post_gbps = NAN, .change_pct = NAN,
                                        .threshold_gbps = NAN };
+        char diff[256];
         int k;
 
         r.baseline_ok = baseline && baseline->ok && isfinite(baseline->median_gbps);
@@ -70,6 +72,9 @@ int probe_gate_evaluate(const struct probe_gate_params *g, const struct probe_me
         else if (!r.baseline_ok && !g->skip_gate_without_baseline)
                 k = decide(&r, PROBE_GATE_FAIL_NO_BASELINE, "baseline probe failed (%s) and the policy fails closed",
                            baseline && baseline->error[0] ? baseline->error : "not measured");
+        else if (r.baseline_ok && probe_path_diff(&baseline->path, &post->path, diff, sizeof(diff)))
+                k = decide(&r, PROBE_GATE_FAIL_MISMATCH, "baseline and post-change probes ran on different paths "
+                           "(%s): their rates are not compared", diff);
         else
                 k = judge_rate(g, &r);
         *ret = r;

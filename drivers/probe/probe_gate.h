@@ -2,8 +2,10 @@
 /*
  * The regression gate: compare the post-change measurement with the baseline.
  *
- * Fail when the post probe itself failed, when post < baseline * (1 -
- * max_regression_pct/100), or when post < min_gbps (min_gbps 0 = no floor).
+ * Fail when the post probe itself failed, when the two measurements did not run
+ * on the same path (mode, peer, interface, RDMA device, GID, DSCP, priority,
+ * streams, message size: their rates are not comparable), when post < baseline *
+ * (1 - max_regression_pct/100), or when post < min_gbps (min_gbps 0 = no floor).
  * When the baseline could not be measured, the policy decides: fail closed
  * (default) or gate only on min_gbps and on the post probe succeeding.
  */
@@ -20,6 +22,7 @@ enum probe_gate_verdict {
         PROBE_GATE_FAIL_MIN_GBPS,       /* post below the floor */
         PROBE_GATE_FAIL_POST_PROBE,     /* the post measurement failed */
         PROBE_GATE_FAIL_NO_BASELINE,    /* baseline failed and the policy fails closed */
+        PROBE_GATE_FAIL_MISMATCH,       /* baseline and post ran on different paths: no comparison */
         PROBE_GATE_VERDICT_MAX,
 };
 

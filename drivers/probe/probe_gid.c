@@ -52,6 +52,17 @@ static bool gid_is_v4_mapped(const uint8_t g[16])
         return memcmp(g, prefix, sizeof(prefix)) == 0;
 }
 
+/* The interface of entry `idx` into netdev[16] ("" when the kernel lists none). */
+static void read_ndev(const char *portdir, unsigned idx, char netdev[16])
+{
+        char path[PATH_MAX], text[64];
+
+        netdev[0] = '\0';
+        if (snprintf(path, sizeof(path), "%s/gid_attrs/ndevs/%u", portdir, idx) < (int)sizeof(path) &&
+            sysfs_read_line(path, text, sizeof(text)) >= 0 && strlen(text) < 16)
+                snprintf(netdev, 16, "%s", text);
+}
+
 /* Read entry `idx` of a port: 0 with gid and type, -ENOENT when unset or unreadable. */
 static int read_entry(const char *portdir, unsigned idx, uint8_t gid[16], bool *ret_v2)
 {
@@ -97,6 +108,7 @@ static void scan_port(const char *portdir, const char *dev, unsigned port, const
                 best->index = i;
                 memcpy(best->gid, g, 16);
                 best->rocev2 = v2;
+                read_ndev(portdir, i, best->netdev);
                 *found = true;
         }
 }
@@ -178,19 +190,45 @@ int probe_gid_find(const char *sysfs_root, const char *device, const struct sock
         return 0;
 }
 
-bool probe_gid_any_device(const char *sysfs_root)
+int probe_gid_read(const char *sysfs_root, const char *device, unsigned port, unsigned index,
+                   struct probe_gid *ret)
+{
+        struct probe_gid g = { .port = port, .index = index };
+        char portdir[PATH_MAX];
+
+        if (snprintf(portdir, sizeof(portdir), "%s/class/infiniband/%s/ports/%u", sysfs_root, device, port) >=
+            (int)sizeof(portdir) || strlen(device) >= sizeof(g.device))
+                return -ENOENT;
+        if (read_entry(portdir, index, g.gid, &g.rocev2) < 0)
+                return -ENOENT;
+        snprintf(g.device, sizeof(g.device), "%s", device);
+        read_ndev(portdir, index, g.netdev);
+        *ret = g;
+        return 0;
+}
+
+const char *probe_gid_devices(const char *sysfs_root, char *buf, size_t size)
 {
         char path[PATH_MAX];
         struct dirent **devs = NULL;
+        size_t len = 0;
         int n;
-        bool any = false;
 
+        buf[0] = '\0';
         snprintf(path, sizeof(path), "%s/class/infiniband", sysfs_root);
         n = scandir(path, &devs, NULL, alphasort);
         for (int i = 0; i < n; i++) {
-                any |= devs[i]->d_name[0] != '.';
+                if (devs[i]->d_name[0] != '.' && len < size)
+                        len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "", devs[i]->d_name);
                 free(devs[i]);
         }
         free(devs);
-        return any;
+        return buf;
+}
+
+bool probe_gid_any_device(const char *sysfs_root)
+{
+        char names[8];
+
+        return probe_gid_devices(sysfs_root, names, sizeof(names))[0] != '\0';
 }

@@ -18,6 +18,7 @@ struct probe_gid {
         unsigned index;                 /* GID table index */
         uint8_t gid[16];
         bool rocev2;                    /* "RoCE v2" (else "IB/RoCE v1") */
+        char netdev[16];                /* gid_attrs/ndevs/I: the interface of the GID, "" when not listed */
 };
 
 /* "fe80:0000:0000:0000:0000:0000:0000:0001" (or any inet_pton AF_INET6 text) into 16 bytes. */
@@ -37,3 +38,10 @@ int probe_gid_find(const char *sysfs_root, const char *device, const struct sock
 
 /* Does SYSFS/class/infiniband list any device at all? */
 bool probe_gid_any_device(const char *sysfs_root);
+
+/* Entry `index` of device's port: gid, type and interface. -ENOENT when unset; *ret written on success. */
+int probe_gid_read(const char *sysfs_root, const char *device, unsigned port, unsigned index,
+                   struct probe_gid *ret);
+
+/* The names of the RDMA devices into buf ("rxe0, mlx5_0"), "" when none. Returns buf. */
+const char *probe_gid_devices(const char *sysfs_root, char *buf, size_t size);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -116,6 +117,16 @@ int probe_net_parse_host(const char *host, struct probe_addr *ret)
         return 0;
 }
 
+const char *probe_net_host(const struct probe_addr *a, char *buf, size_t size)
+{
+        const void *bytes = a->ss.ss_family == AF_INET ? (const void *)&((const struct sockaddr_in *)&a->ss)->sin_addr
+                                                        : (const void *)&((const struct sockaddr_in6 *)&a->ss)->sin6_addr;
+
+        if (!inet_ntop(a->ss.ss_family, bytes, buf, (socklen_t)size))
+                snprintf(buf, size, "?");
+        return buf;
+}
+
 const char *probe_net_str(const struct probe_addr *a, char *buf, size_t size)
 {
         char h[INET6_ADDRSTRLEN] = "?";
@@ -149,17 +160,44 @@ int probe_net_wait(int fd, short events, unsigned timeout_ms)
         return 0;
 }
 
-static int set_tos(int fd, int family, int tos)
+int probe_net_set_class(int fd, int family, int tos, int priority, struct errbuf *e)
 {
-        int r;
+        int r = 0;
 
-        if (tos < 0)
+        if (tos >= 0)
+                r = family == AF_INET6 ? setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos))
+                                       : setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+        if (r < 0)
+                return errbuf_set(e, errno, NULL, "cannot set traffic class %d (DSCP %d): %s", tos, tos >> 2,
+                                  strerror(errno));
+        /* After the TOS: setting IP_TOS resets the socket's priority from the TOS bits. */
+        if (priority >= 0 && setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &priority, sizeof(priority)) < 0)
+                return errbuf_set(e, errno, NULL, "cannot set socket priority %d: %s%s", priority, strerror(errno),
+                                  errno == EPERM ? " (priority 7 needs CAP_NET_ADMIN)" : "");
+        return 0;
+}
+
+int probe_net_get_class(int fd, int family, int *ret_tos, int *ret_priority)
+{
+        int tos = 0, prio = 0;
+        socklen_t lt = sizeof(tos), lp = sizeof(prio);
+        int r = family == AF_INET6 ? getsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, &lt)
+                                   : getsockopt(fd, IPPROTO_IP, IP_TOS, &tos, &lt);
+
+        if (r < 0 || getsockopt(fd, SOL_SOCKET, SO_PRIORITY, &prio, &lp) < 0)
+                return -errno;
+        *ret_tos = tos;
+        *ret_priority = prio;
+        return 0;
+}
+
+static int bind_device(int fd, const char *netdev, struct errbuf *e)
+{
+        if (!netdev || !netdev[0])
                 return 0;
-        if (family == AF_INET6)
-                r = setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos));
-        else
-                r = setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
-        return r < 0 ? -errno : 0;
+        if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, netdev, (socklen_t)strlen(netdev)) < 0)
+                return errbuf_set(e, errno, NULL, "cannot bind to interface '%s': %s", netdev, strerror(errno));
+        return 0;
 }
 
 static int bind_source(int fd, const struct probe_addr *peer, const char *source)
@@ -188,23 +226,29 @@ static int finish_connect(int fd, unsigned timeout_ms)
         return -err;
 }
 
-int probe_net_connect(const struct probe_addr *a, const char *source, int tos,
-                      unsigned timeout_ms, struct errbuf *e)
+int probe_net_connect(const struct probe_addr *a, const struct probe_sockopt *o, unsigned timeout_ms,
+                      struct errbuf *e)
 {
+        static const struct probe_sockopt none = { .tos = -1, .priority = -1 };
         _cleanup_close_ int fd = -1;
         char where[INET6_ADDRSTRLEN + 16];
         int one = 1, r;
 
+        if (!o)
+                o = &none;
         probe_net_str(a, where, sizeof(where));
         fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
                 return errbuf_set(e, errno, NULL, "socket: %s", strerror(errno));
-        r = bind_source(fd, a, source);
+        r = bind_device(fd, o->netdev, e);
         if (r < 0)
-                return errbuf_set(e, -r, NULL, "cannot bind source address '%s': %s", source, strerror(-r));
-        r = set_tos(fd, a->ss.ss_family, tos);
+                return r;
+        r = bind_source(fd, a, o->source);
         if (r < 0)
-                return errbuf_set(e, -r, NULL, "cannot set traffic class %d: %s", tos, strerror(-r));
+                return errbuf_set(e, -r, NULL, "cannot bind source address '%s': %s", o->source, strerror(-r));
+        r = probe_net_set_class(fd, a->ss.ss_family, o->tos, o->priority, e);
+        if (r < 0)
+                return r;
         (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         r = connect(fd, (struct sockaddr *)&a->ss, a->len) < 0 ? -errno : 0;
         if (r == -EINPROGRESS)
@@ -291,4 +335,101 @@ int probe_net_write_full(int fd, const void *buf, size_t n, unsigned timeout_ms)
                         done += (size_t)k;
         }
         return 0;
+}
+
+/* ---- allowed clients ---- */
+
+int probe_cidr_parse(const char *s, const char *what, struct probe_cidr *ret, struct errbuf *e)
+{
+        struct probe_cidr c = { .family = AF_INET };
+        char host[INET6_ADDRSTRLEN + 1];
+        const char *slash = s ? strchr(s, '/') : NULL;
+        size_t n = slash ? (size_t)(slash - s) : (s ? strlen(s) : 0);
+        unsigned max;
+
+        if (!s || n == 0 || n >= sizeof(host))
+                return errbuf_set(e, EINVAL, what, "'%s' is not an address or ADDR/PREFIX", s ? s : "");
+        memcpy(host, s, n);
+        host[n] = '\0';
+        if (inet_pton(AF_INET, host, c.addr) != 1) {
+                c.family = AF_INET6;
+                if (inet_pton(AF_INET6, host, c.addr) != 1)
+                        return errbuf_set(e, EINVAL, what, "'%s' is not an IPv4 or IPv6 address", host);
+        }
+        max = c.family == AF_INET ? 32 : 128;
+        c.prefix = max;
+        if (slash) {
+                char *end;
+                unsigned long v;
+
+                errno = 0;
+                v = strtoul(slash + 1, &end, 10);
+                if (!slash[1] || *end || errno || slash[1] == '-' || slash[1] == '+' || v > max)
+                        return errbuf_set(e, EINVAL, what, "prefix length in '%s' out of range 0-%u", s, max);
+                c.prefix = (unsigned)v;
+        }
+        for (unsigned bit = c.prefix; bit < max; bit++)
+                if (c.addr[bit / 8] & (0x80 >> (bit % 8)))
+                        return errbuf_set(e, EINVAL, what, "'%s' has host bits set beyond /%u", s, c.prefix);
+        *ret = c;
+        return 0;
+}
+
+/* The family and address bytes of sa, IPv4-mapped IPv6 as IPv4. */
+static int addr_of(const struct sockaddr *sa, uint8_t ret[16])
+{
+        static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+        if (sa->sa_family == AF_INET) {
+                memcpy(ret, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+                return AF_INET;
+        }
+        if (sa->sa_family != AF_INET6)
+                return AF_UNSPEC;
+        memcpy(ret, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+        if (memcmp(ret, mapped, sizeof(mapped)) == 0) {
+                memmove(ret, ret + 12, 4);
+                return AF_INET;
+        }
+        return AF_INET6;
+}
+
+static bool prefix_match(const uint8_t *a, const uint8_t *b, unsigned prefix)
+{
+        unsigned full = prefix / 8, rest = prefix % 8;
+
+        if (memcmp(a, b, full) != 0)
+                return false;
+        return !rest || ((a[full] ^ b[full]) & (0xff00 >> rest) & 0xff) == 0;
+}
+
+bool probe_cidr_match(const struct probe_cidr *allow, unsigned n, const struct sockaddr *sa)
+{
+        uint8_t a[16];
+        int family = addr_of(sa, a);
+
+        for (unsigned i = 0; i < n && family != AF_UNSPEC; i++)
+                if (allow[i].family == family && prefix_match(a, allow[i].addr, allow[i].prefix))
+                        return true;
+        return false;
+}
+
+bool probe_net_is_local(const struct sockaddr *sa)
+{
+        static const struct probe_cidr loopback[] = {
+                { .family = AF_INET, .addr = { 127 }, .prefix = 8 },
+                { .family = AF_INET6, .addr = { [15] = 1 }, .prefix = 128 },
+        };
+        struct ifaddrs *list = NULL;
+        uint8_t a[16], b[16];
+        int family = addr_of(sa, a);
+        bool local = probe_cidr_match(loopback, ARRAY_SIZE(loopback), sa);
+
+        if (local || family == AF_UNSPEC || getifaddrs(&list) < 0)
+                return local;
+        for (struct ifaddrs *i = list; i && !local; i = i->ifa_next)
+                local = i->ifa_addr && addr_of(i->ifa_addr, b) == family &&
+                        memcmp(a, b, family == AF_INET ? 4 : 16) == 0;
+        freeifaddrs(list);
+        return local;
 }

@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -27,11 +28,42 @@ int probe_net_parse_host(const char *host, struct probe_addr *ret);
 
 /* "1.2.3.4:5" / "[::1]:5" into buf. */
 const char *probe_net_str(const struct probe_addr *a, char *buf, size_t size);
+/* The address alone ("1.2.3.4", "::1") into buf. */
+const char *probe_net_host(const struct probe_addr *a, char *buf, size_t size);
 
-/* Connect within timeout_ms, optionally bound to `source` ("" = any) and with IP TOS
- * `tos` (-1 = leave). Returns the fd (blocking, TCP_NODELAY) or -errno with e filled. */
-int probe_net_connect(const struct probe_addr *a, const char *source, int tos,
-                      unsigned timeout_ms, struct errbuf *e);
+/* How a probe socket leaves: source address, interface, traffic class and priority. */
+struct probe_sockopt {
+        const char *source;             /* local address to bind, NULL/"" = the route's */
+        const char *netdev;             /* SO_BINDTODEVICE, NULL/"" = none */
+        int tos;                        /* IP_TOS / IPV6_TCLASS byte (DSCP << 2), -1 = leave */
+        int priority;                   /* SO_PRIORITY 0-7, -1 = leave (set after the TOS, which resets it) */
+};
+
+/* Connect within timeout_ms with the options o (NULL: none). Returns the fd (blocking,
+ * TCP_NODELAY) or -errno with e filled. */
+int probe_net_connect(const struct probe_addr *a, const struct probe_sockopt *o, unsigned timeout_ms,
+                      struct errbuf *e);
+
+/* Traffic class and priority of a socket (tos/priority -1 = leave): 0 or -errno with e filled. */
+int probe_net_set_class(int fd, int family, int tos, int priority, struct errbuf *e);
+/* What the kernel reports for a socket: *ret_tos (IP_TOS / IPV6_TCLASS byte) and *ret_priority. */
+int probe_net_get_class(int fd, int family, int *ret_tos, int *ret_priority);
+
+/* An allowed client network: "10.0.0.0/24", "10.0.0.5" (/32), "fd00::/8", "::1" (/128). */
+struct probe_cidr {
+        int family;                     /* AF_INET, AF_INET6 */
+        uint8_t addr[16];
+        unsigned prefix;
+};
+
+/* Parse one CIDR (host bits must be zero). -EINVAL with a message naming `what`. */
+int probe_cidr_parse(const char *s, const char *what, struct probe_cidr *ret, struct errbuf *e);
+
+/* Is sa (IPv4-mapped IPv6 counts as IPv4) inside one of allow[0..n)? */
+bool probe_cidr_match(const struct probe_cidr *allow, unsigned n, const struct sockaddr *sa);
+
+/* Is sa loopback or an address of one of this namespace's interfaces (getifaddrs)? */
+bool probe_net_is_local(const struct sockaddr *sa);
 
 /* A listening TCP socket (SO_REUSEADDR). Returns the fd or -errno with e filled. */
 int probe_net_listen(const struct probe_addr *a, int backlog, struct errbuf *e);

@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+#include <arpa/inet.h>
+
+#include "probe_gid.h"
 #include "probe_net.h"
 #include "probe_oob.h"
 
@@ -75,6 +78,8 @@ static int check_hello(const struct probe_oob_msg *m, struct errbuf *e)
         if (m->traffic_class < -1 || m->traffic_class > 255)
                 return errbuf_set(e, EBADMSG, "probe hello", "traffic class %d out of range 0-255",
                                   (int)m->traffic_class);
+        if (m->priority < -1 || m->priority > 7)
+                return errbuf_set(e, EBADMSG, "probe hello", "priority %d out of range 0-7", (int)m->priority);
         return 0;
 }
 
@@ -168,6 +173,7 @@ int probe_oob_encode(const struct probe_oob_msg *m, uint8_t *buf, size_t size, s
         put64(b + 68, m->bytes);
         put64(b + 76, m->elapsed_ns);
         put32(b + 84, (uint32_t)m->status);
+        put32(b + 88, (uint32_t)m->priority);
         memcpy(b + PROBE_OOB_BODY_SIZE, m->text, text);
         return (int)(PROBE_OOB_HEADER_SIZE + body);
 }
@@ -215,6 +221,7 @@ static void decode_body(const uint8_t *b, size_t text, struct probe_oob_msg *m)
         m->bytes = get64(b + 68);
         m->elapsed_ns = get64(b + 76);
         m->status = (int32_t)get32(b + 84);
+        m->priority = (int32_t)get32(b + 88);
         memcpy(m->text, b + PROBE_OOB_BODY_SIZE, text);
         m->text[text] = '\0';
 }
@@ -307,4 +314,20 @@ void probe_oob_send_error(int fd, int err, const struct errbuf *e)
         for (size_t i = 0; i < PROBE_OOB_TEXT_MAX && text[i]; i++)
                 m.text[i] = (unsigned char)text[i] < 0x20 || (unsigned char)text[i] > 0x7e ? '?' : text[i];
         (void)probe_oob_send(fd, &m, 1000, NULL);
+}
+
+int probe_oob_check_gid(const struct probe_oob_msg *qp, const struct sockaddr *ctrl_peer, struct errbuf *e)
+{
+        uint8_t want[16];
+        char a[INET6_ADDRSTRLEN] = "?", b[INET6_ADDRSTRLEN] = "?";
+
+        if (probe_gid_from_addr(ctrl_peer, want) < 0)
+                return errbuf_set(e, EACCES, "probe qp", "control connection of address family %d has no GID form",
+                                  ctrl_peer->sa_family);
+        if (memcmp(qp->gid, want, 16) == 0)
+                return 0;
+        inet_ntop(AF_INET6, qp->gid, a, sizeof(a));
+        inet_ntop(AF_INET6, want, b, sizeof(b));
+        return errbuf_set(e, EACCES, "probe qp", "qp %u names GID %s, but the control connection comes from %s",
+                          qp->index, a, b);
 }

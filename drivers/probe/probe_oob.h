@@ -3,12 +3,15 @@
  * The probes' out-of-band control messages, exchanged over TCP between a probe
  * client and probe-server before, during and after a measurement.
  *
- * Wire format, version 1, all integers big-endian:
- *   header (8 bytes):  "NTPB" | version u8 (1) | reserved u8 (0) | body length u16
- *   body (88 bytes + text): type u8 | mode u8 | port u16 | message_size u32 |
+ * Wire format, version 2, all integers big-endian:
+ *   header (8 bytes):  "NTPB" | version u8 (2) | reserved u8 (0) | body length u16
+ *   body (92 bytes + text): type u8 | mode u8 | port u16 | message_size u32 |
  *       streams u32 | duration_ms u32 | iterations u32 | traffic_class i32 |
  *       index u32 | qpn u32 | psn u32 | rkey u32 | addr u64 | gid[16] | mtu u32 |
- *       bytes u64 | elapsed_ns u64 | status i32 | text (ERROR only, 0-200 bytes)
+ *       bytes u64 | elapsed_ns u64 | status i32 | priority i32 |
+ *       text (ERROR only, 0-200 bytes)
+ * Version 2 added the priority (SO_PRIORITY / the address handle's SL); a peer
+ * speaking another version is refused by the header check.
  *
  * Exchange: client HELLO -> (verbs: client QP x streams) -> server READY
  * (tcp: data port) -> (verbs: server QP x streams) -> data -> client DONE ->
@@ -20,19 +23,20 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "errbuf.h"
 #include "probe.h"
 
-#define PROBE_OOB_VERSION 1
+#define PROBE_OOB_VERSION 2
 #define PROBE_OOB_HEADER_SIZE 8
-#define PROBE_OOB_BODY_SIZE 88
+#define PROBE_OOB_BODY_SIZE 92
 #define PROBE_OOB_TEXT_MAX 200
 #define PROBE_OOB_MSG_MAX (PROBE_OOB_HEADER_SIZE + PROBE_OOB_BODY_SIZE + PROBE_OOB_TEXT_MAX)
 #define PROBE_OOB_ELAPSED_MAX_NS (3600ull * 1000000000ull)
 
 enum probe_oob_type {
-        PROBE_OOB_HELLO = 1,    /* client: mode, message_size, streams, duration/iterations, tc */
+        PROBE_OOB_HELLO = 1,    /* client: mode, message_size, streams, duration/iterations, tc, priority */
         PROBE_OOB_READY,        /* server: accepted; tcp: data port */
         PROBE_OOB_QP,           /* verbs: one QP's qpn, psn, rkey, addr, gid, mtu */
         PROBE_OOB_DONE,         /* client: finished sending (bytes, elapsed_ns as measured) */
@@ -60,6 +64,7 @@ struct probe_oob_msg {
         uint64_t bytes;
         uint64_t elapsed_ns;
         int32_t status;                 /* ERROR: a positive errno */
+        int32_t priority;               /* HELLO: 0-7, -1 = leave (SO_PRIORITY, verbs SL) */
         char text[PROBE_OOB_TEXT_MAX + 1];
 };
 
@@ -86,3 +91,10 @@ int probe_oob_expect(int fd, unsigned type, struct probe_oob_msg *ret, unsigned 
 
 /* Best effort: tell the peer why we stop (errno and the text of e). */
 void probe_oob_send_error(int fd, int err, const struct errbuf *e);
+
+/*
+ * A QP message's GID must be the GID form of the control connection's peer address
+ * (IPv4 as ::ffff:a.b.c.d): RoCE traffic then comes from the host that holds the
+ * control connection, not from a third party it names. -EACCES with e filled.
+ */
+int probe_oob_check_gid(const struct probe_oob_msg *qp, const struct sockaddr *ctrl_peer, struct errbuf *e);

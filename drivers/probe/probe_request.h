@@ -2,7 +2,8 @@
 /*
  * The body of a probe request from outside (the agent's POST /v1/probe):
  *
- *   {"peer": "HOST:PORT", "mode": "auto|verbs|tcp", "duration_ms": 100-60000, "runs": 1-15}
+ *   {"peer": "HOST:PORT", "mode": "auto|verbs|tcp", "duration_ms": 100-60000, "runs": 1-15,
+ *    "dscp": 0-63, "priority": 0-7, "streams": 1-16, "message_size": 1-16777216, "interface": NAME}
  *
  * peer is required. Checked with the shared table-driven validator: unknown keys,
  * duplicate keys, wrong types and ranges are errors naming the JSON path
@@ -23,6 +24,7 @@ struct probe_request {
         struct probe_params params;     /* probe_params_init() with peer and duration_ms set */
         enum probe_mode mode;           /* default auto */
         unsigned runs;                  /* default 1 */
+        int dscp;                       /* -1: TOS left (params.traffic_class = dscp << 2 otherwise) */
 };
 
 /* -EINVAL with e filled for anything but a valid request; *ret written only on success. */

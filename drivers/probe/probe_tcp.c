@@ -14,9 +14,7 @@
 #include "probe_oob.h"
 #include "probe_server.h"
 
-#define TCP_SINK_BUF (256u * 1024)
 #define TCP_HANDSHAKE_MS 10000u
-#define TCP_ITERATION_BOUND_MS 120000u  /* bound of an iteration-count run */
 
 /* ---- server side: accept the data streams and sink them ---- */
 
@@ -54,17 +52,19 @@ static bool ctrl_alive(int ctrl)
         return k > 0 || (k < 0 && (errno == EAGAIN || errno == EINTR));
 }
 
-/* Accept `n` data connections from the control connection's peer host. */
-static int accept_streams(int lfd, int ctrl, unsigned n, int *fds, struct errbuf *e)
+/* Accept the hello's data connections from the control connection's peer host. */
+static int accept_streams(const struct probe_session *s, int lfd, int *fds, struct errbuf *e)
 {
-        struct probe_addr peer = { .len = sizeof(peer.ss) };
+        const struct probe_addr *peer = s->peer;
         uint64_t deadline = probe_now_ns() + TCP_HANDSHAKE_MS * 1000000ull;
+        int ctrl = s->fd;
+        unsigned n = s->hello->streams;
         struct pollfd pfd[2];
         bool watch_ctrl = true;
         unsigned got = 0;
 
-        if (getpeername(ctrl, (struct sockaddr *)&peer.ss, &peer.len) < 0)
-                return errbuf_set(e, errno, NULL, "getpeername: %s", strerror(errno));
+        if (deadline > s->deadline_ns)
+                deadline = s->deadline_ns;
         while (got < n) {
                 struct probe_addr from = { .len = sizeof(from.ss) };
                 int fd;
@@ -87,7 +87,7 @@ static int accept_streams(int lfd, int ctrl, unsigned n, int *fds, struct errbuf
                 fd = accept4(lfd, (struct sockaddr *)&from.ss, &from.len, SOCK_CLOEXEC | SOCK_NONBLOCK);
                 if (fd < 0)
                         continue;
-                if (!same_host(&from, &peer)) {
+                if (!same_host(&from, peer)) {
                         close(fd);      /* not our client: refuse it, keep waiting */
                         continue;
                 }
@@ -117,7 +117,7 @@ static int sink_ctrl(int ctrl, struct sink *k, struct errbuf *e)
 
 static int sink_data(struct pollfd *p, uint8_t *buf, struct sink *k)
 {
-        ssize_t n = recv(p->fd, buf, TCP_SINK_BUF, MSG_DONTWAIT);
+        ssize_t n = recv(p->fd, buf, PROBE_TCP_SINK_BUF, MSG_DONTWAIT);
 
         if (n > 0) {
                 uint64_t now = probe_now_ns();
@@ -135,12 +135,10 @@ static int sink_data(struct pollfd *p, uint8_t *buf, struct sink *k)
         return 0;
 }
 
-static int sink_streams(int ctrl, int *fds, unsigned n, uint64_t bound_ms, struct sink *k,
-                        struct errbuf *e)
+static int sink_streams(int ctrl, int *fds, unsigned n, uint64_t deadline, struct sink *k, struct errbuf *e)
 {
-        _cleanup_free_ uint8_t *buf = malloc(TCP_SINK_BUF);
+        _cleanup_free_ uint8_t *buf = malloc(PROBE_TCP_SINK_BUF);
         struct pollfd pfd[PROBE_STREAMS_MAX + 1];
-        uint64_t deadline = probe_now_ns() + bound_ms * 1000000ull;
 
         if (!buf)
                 return errbuf_set(e, ENOMEM, NULL, "out of memory");
@@ -173,14 +171,13 @@ static int serve_streams(const struct probe_session *s, int lfd, int *fds, struc
 {
         const struct probe_oob_msg *h = s->hello;
         struct probe_oob_msg res = { .type = PROBE_OOB_RESULT, .mode = PROBE_MODE_TCP };
-        uint64_t bound = (h->duration_ms ? h->duration_ms : TCP_ITERATION_BOUND_MS) + 2 * TCP_HANDSHAKE_MS;
         struct sink k = { .bytes = 0 };
         int r;
 
-        r = accept_streams(lfd, s->fd, h->streams, fds, e);
+        r = accept_streams(s, lfd, fds, e);
         if (r < 0)
                 return r;
-        r = sink_streams(s->fd, fds, h->streams, bound, &k, e);
+        r = sink_streams(s->fd, fds, h->streams, s->deadline_ns, &k, e);
         if (r < 0)
                 return r;
         if (k.client_bytes != k.bytes)
@@ -209,6 +206,10 @@ int probe_tcp_serve(const struct probe_session *s, struct errbuf *e)
         lfd = probe_net_listen(&local, (int)s->hello->streams, e);
         if (lfd < 0)
                 return lfd;
+        /* Before any SYN: the handshake's SYN-ACK and the accepted streams inherit the class. */
+        r = probe_net_set_class(lfd, local.ss.ss_family, s->hello->traffic_class, s->hello->priority, e);
+        if (r < 0)
+                return r;
         r = probe_net_local(lfd, &local);
         if (r < 0)
                 return errbuf_set(e, -r, NULL, "getsockname: %s", strerror(-r));
@@ -243,11 +244,13 @@ static void sender_close(struct sender *t)
 static int open_streams(const struct probe_params *p, const struct probe_addr *peer, uint16_t port,
                         struct sender *t, struct errbuf *e)
 {
+        struct probe_sockopt o = { .source = p->source, .netdev = p->netdev, .tos = p->traffic_class,
+                                   .priority = p->priority };
         struct probe_addr a = *peer;
 
         set_port(&a, port);
         for (unsigned i = 0; i < p->streams; i++) {
-                int fd = probe_net_connect(&a, p->source, p->traffic_class, p->timeout_ms, e);
+                int fd = probe_net_connect(&a, &o, p->timeout_ms, e);
 
                 if (fd < 0)
                         return fd;
@@ -280,7 +283,7 @@ static int send_some(const struct probe_params *p, struct sender *t, unsigned i,
 static int send_loop(const struct probe_params *p, struct sender *t, struct errbuf *e)
 {
         _cleanup_free_ uint8_t *buf = malloc(p->message_size);
-        uint64_t end = probe_now_ns() + (uint64_t)(p->duration_ms ? p->duration_ms : TCP_ITERATION_BOUND_MS) * 1000000ull;
+        uint64_t end = probe_now_ns() + (uint64_t)(p->duration_ms ? p->duration_ms : PROBE_TCP_ITERATION_BOUND_MS) * 1000000ull;
         struct pollfd pfd[PROBE_STREAMS_MAX];
         unsigned active = t->n;
 
@@ -305,15 +308,32 @@ static int send_loop(const struct probe_params *p, struct sender *t, struct errb
         }
         if (!p->duration_ms && active > 0)
                 return errbuf_set(e, ETIMEDOUT, NULL, "%u iterations did not finish within %u ms",
-                                  p->iterations, TCP_ITERATION_BOUND_MS);
+                                  p->iterations, PROBE_TCP_ITERATION_BOUND_MS);
         return 0;
 }
 
-static void fill_result(const struct probe_params *p, const struct probe_oob_msg *res,
+/* What the kernel reports for the first data stream: its DSCP and priority. */
+static void stream_class(const struct sender *t, const struct probe_addr *peer, struct probe_result *r)
+{
+        int tos, prio;
+
+        r->dscp = r->priority = -1;
+        if (t->n && probe_net_get_class(t->fds[0], peer->ss.ss_family, &tos, &prio) == 0) {
+                r->dscp = tos >> 2;
+                r->priority = prio;
+        }
+}
+
+static void fill_result(const struct probe_params *p, int ctrl, const struct probe_oob_msg *res,
                         struct probe_result *ret)
 {
-        struct probe_result r = { .mode = "tcp", .gid_index = -1 };
+        struct probe_result r = *ret;
+        struct probe_addr local;
 
+        snprintf(r.mode, sizeof(r.mode), "tcp");
+        r.gid_index = -1;
+        if (probe_net_local(ctrl, &local) == 0)
+                probe_net_host(&local, r.source, sizeof(r.source));
         r.bytes = res->bytes;
         r.seconds = (double)res->elapsed_ns / 1e9;
         r.gbps = r.seconds > 0 ? (double)r.bytes * 8.0 / r.seconds / 1e9 : 0.0;
@@ -337,10 +357,11 @@ static int tcp_exchange(const struct probe_params *p, int ctrl, const struct pro
         struct probe_oob_msg hello = {
                 .type = PROBE_OOB_HELLO, .mode = PROBE_MODE_TCP, .message_size = p->message_size,
                 .streams = p->streams, .duration_ms = p->duration_ms, .iterations = p->iterations,
-                .traffic_class = p->traffic_class,
+                .traffic_class = p->traffic_class, .priority = p->priority,
         };
         struct probe_oob_msg ready, done = { .type = PROBE_OOB_DONE, .mode = PROBE_MODE_TCP }, res;
         struct sender t = { .n = 0 };
+        struct probe_result out = { .mode = "" };
         int r;
 
         r = probe_oob_send(ctrl, &hello, p->timeout_ms, e);
@@ -348,6 +369,8 @@ static int tcp_exchange(const struct probe_params *p, int ctrl, const struct pro
                 r = probe_oob_expect(ctrl, PROBE_OOB_READY, &ready, p->timeout_ms, e);
         if (r >= 0)
                 r = open_streams(p, peer, ready.port, &t, e);
+        if (r >= 0)
+                stream_class(&t, peer, &out);
         if (r >= 0)
                 r = send_loop(p, &t, e);
         if (r < 0)
@@ -365,7 +388,8 @@ static int tcp_exchange(const struct probe_params *p, int ctrl, const struct pro
         if (res.bytes != t.bytes)
                 return errbuf_set(e, EIO, "probe server", "received %llu bytes of the %llu sent",
                                   (unsigned long long)res.bytes, (unsigned long long)t.bytes);
-        fill_result(p, &res, ret);
+        fill_result(p, ctrl, &res, &out);
+        *ret = out;
         return 0;
 }
 

@@ -6,13 +6,14 @@
  * completion - first post). QP numbers, PSNs, rkey, address and GIDs travel
  * over the out-of-band TCP control connection (probe_oob.h).
  */
+#include <arpa/inet.h>
+
 #include "probe_net.h"
 #include "probe_server.h"
 #include "probe_verbs.h"
 
 #define VERBS_DEPTH 128u                /* WRITEs in flight per QP (perftest's tx_depth) */
 #define VERBS_STALL_MS 10000u           /* no completion for this long: the peer is gone */
-#define VERBS_ITERATION_BOUND_MS 300000u
 #define VERBS_HANDSHAKE_MS 10000u
 
 struct writer {
@@ -94,7 +95,7 @@ static int write_loop(const struct probe_params *p, struct probe_verbs *v, const
                       struct writer *w, struct errbuf *e)
 {
         uint64_t start = probe_now_ns(), last_progress = start;
-        uint64_t bound = (uint64_t)(p->duration_ms ? p->duration_ms : VERBS_ITERATION_BOUND_MS) * 1000000ull;
+        uint64_t bound = (uint64_t)(p->duration_ms ? p->duration_ms : PROBE_VERBS_ITERATION_BOUND_MS) * 1000000ull;
 
         for (;;) {
                 uint64_t now = probe_now_ns();
@@ -117,7 +118,7 @@ static int write_loop(const struct probe_params *p, struct probe_verbs *v, const
         }
         if (!p->duration_ms && w->stop_posting)
                 return errbuf_set(e, ETIMEDOUT, NULL, "%u iterations did not finish within %u ms",
-                                  p->iterations, VERBS_ITERATION_BOUND_MS);
+                                  p->iterations, PROBE_VERBS_ITERATION_BOUND_MS);
         return 0;
 }
 
@@ -136,12 +137,15 @@ static int send_qps(int fd, const struct probe_verbs *v, unsigned timeout_ms, st
         return 0;
 }
 
-static int recv_qps(int fd, unsigned n, uint32_t size, struct probe_oob_msg *rm, unsigned timeout_ms,
-                    struct errbuf *e)
+/* The peer's QPs, each naming the GID of the control connection's peer address. */
+static int recv_qps(int fd, const struct probe_addr *peer, unsigned n, uint32_t size, struct probe_oob_msg *rm,
+                    unsigned timeout_ms, struct errbuf *e)
 {
         for (unsigned i = 0; i < n; i++) {
                 int r = probe_oob_expect(fd, PROBE_OOB_QP, &rm[i], timeout_ms, e);
 
+                if (r >= 0)
+                        r = probe_oob_check_gid(&rm[i], (const struct sockaddr *)&peer->ss, e);
                 if (r < 0)
                         return r;
                 if (rm[i].index != i)
@@ -155,10 +159,10 @@ static int recv_qps(int fd, unsigned n, uint32_t size, struct probe_oob_msg *rm,
         return 0;
 }
 
-static int connect_qps(struct probe_verbs *v, const struct probe_oob_msg *rm, int tc, struct errbuf *e)
+static int connect_qps(struct probe_verbs *v, const struct probe_oob_msg *rm, int tc, int sl, struct errbuf *e)
 {
         for (unsigned i = 0; i < v->n_qp; i++) {
-                int r = probe_verbs_connect(v, i, &rm[i], tc, e);
+                int r = probe_verbs_connect(v, i, &rm[i], tc, sl, e);
 
                 if (r < 0)
                         return r;
@@ -167,9 +171,20 @@ static int connect_qps(struct probe_verbs *v, const struct probe_oob_msg *rm, in
 }
 
 static void fill_result(const struct probe_params *p, const struct probe_verbs *v, const struct writer *w,
-                        struct probe_result *ret)
+                        const struct probe_addr *local, struct probe_result *ret)
 {
         struct probe_result r = { .mode = "verbs" };
+
+        int tc, sl;
+
+        if (!inet_ntop(AF_INET6, v->gid.gid, r.gid, sizeof(r.gid)))
+                r.gid[0] = '\0';
+        probe_net_host(local, r.source, sizeof(r.source));
+        r.dscp = r.priority = -1;
+        if (probe_verbs_class(v, 0, &tc, &sl) == 0) {
+                r.dscp = tc >> 2;
+                r.priority = sl;
+        }
 
         r.bytes = w->completed * p->message_size;
         r.seconds = w->last_cqe_ns > w->first_post_ns ? (double)(w->last_cqe_ns - w->first_post_ns) / 1e9 : 0.0;
@@ -181,13 +196,14 @@ static void fill_result(const struct probe_params *p, const struct probe_verbs *
         *ret = r;
 }
 
-static int client_exchange(const struct probe_params *p, int ctrl, struct probe_verbs *v,
-                           struct probe_result *ret, struct errbuf *e)
+static int client_exchange(const struct probe_params *p, int ctrl, const struct probe_addr *peer,
+                           const struct probe_addr *local, struct probe_verbs *v, struct probe_result *ret,
+                           struct errbuf *e)
 {
         struct probe_oob_msg hello = {
                 .type = PROBE_OOB_HELLO, .mode = PROBE_MODE_VERBS, .message_size = p->message_size,
                 .streams = p->streams, .duration_ms = p->duration_ms, .iterations = p->iterations,
-                .traffic_class = p->traffic_class,
+                .traffic_class = p->traffic_class, .priority = p->priority,
         };
         struct probe_oob_msg ready, res, done = { .type = PROBE_OOB_DONE, .mode = PROBE_MODE_VERBS };
         struct probe_oob_msg rm[PROBE_STREAMS_MAX];
@@ -200,14 +216,14 @@ static int client_exchange(const struct probe_params *p, int ctrl, struct probe_
         if (r >= 0)
                 r = probe_oob_expect(ctrl, PROBE_OOB_READY, &ready, p->timeout_ms, e);
         if (r >= 0)
-                r = recv_qps(ctrl, v->n_qp, p->message_size, rm, p->timeout_ms, e);
+                r = recv_qps(ctrl, peer, v->n_qp, p->message_size, rm, p->timeout_ms, e);
         if (r >= 0)
-                r = connect_qps(v, rm, p->traffic_class, e);
+                r = connect_qps(v, rm, p->traffic_class, p->priority, e);
         if (r >= 0)
                 r = write_loop(p, v, rm, &w, e);
         if (r < 0)
                 return r;
-        fill_result(p, v, &w, ret);
+        fill_result(p, v, &w, local, ret);
         done.bytes = ret->bytes;
         done.elapsed_ns = w.last_cqe_ns - w.first_post_ns;
         r = probe_oob_send(ctrl, &done, p->timeout_ms, e);
@@ -240,7 +256,7 @@ static int verbs_run(const struct probe_params *p, struct probe_result *ret, str
                 probe_oob_send_error(ctrl, r, e);
                 return r;
         }
-        r = client_exchange(p, ctrl, &v, &res, e);
+        r = client_exchange(p, ctrl, &peer, &local, &v, &res, e);
         probe_verbs_close(&v);
         if (r < 0)
                 return r;
@@ -248,6 +264,10 @@ static int verbs_run(const struct probe_params *p, struct probe_result *ret, str
         return 0;
 }
 
+/*
+ * The responder: the client's QPs first (each GID bound to the control
+ * connection's address), only then the device, the registered buffer and our QPs.
+ */
 int probe_verbs_serve(const struct probe_session *s, struct errbuf *e)
 {
         const struct probe_oob_msg *h = s->hello;
@@ -256,26 +276,25 @@ int probe_verbs_serve(const struct probe_session *s, struct errbuf *e)
         struct probe_oob_msg res = { .type = PROBE_OOB_RESULT, .mode = PROBE_MODE_VERBS };
         struct probe_verbs v = { .n_qp = 0 };
         struct probe_addr local;
-        unsigned bound = (h->duration_ms ? h->duration_ms : VERBS_ITERATION_BOUND_MS) + 2 * VERBS_HANDSHAKE_MS;
         int r;
 
         r = probe_net_local(s->fd, &local);
         if (r < 0)
                 return errbuf_set(e, -r, NULL, "getsockname: %s", strerror(-r));
-        r = probe_verbs_open(&(struct probe_verbs_want) {
-                .sysfs_root = s->sysfs_root, .device = "", .gid_index = -1,
-                .local = (struct sockaddr *)&local.ss, .n_qp = h->streams, .size = h->message_size,
-                .depth = 1 }, &v, e);
+        r = recv_qps(s->fd, s->peer, h->streams, 1, rm, VERBS_HANDSHAKE_MS, e);
         if (r >= 0)
-                r = recv_qps(s->fd, h->streams, 1, rm, VERBS_HANDSHAKE_MS, e);
+                r = probe_verbs_open(&(struct probe_verbs_want) {
+                        .sysfs_root = s->sysfs_root, .device = "", .gid_index = -1,
+                        .local = (struct sockaddr *)&local.ss, .n_qp = h->streams, .size = h->message_size,
+                        .depth = 1 }, &v, e);
         if (r >= 0)
-                r = connect_qps(&v, rm, h->traffic_class, e);
+                r = connect_qps(&v, rm, h->traffic_class, h->priority, e);
         if (r >= 0)
                 r = probe_oob_send(s->fd, &ready, VERBS_HANDSHAKE_MS, e);
         if (r >= 0)
                 r = send_qps(s->fd, &v, VERBS_HANDSHAKE_MS, e);
         if (r >= 0)
-                r = probe_oob_expect(s->fd, PROBE_OOB_DONE, &done, bound, e);
+                r = probe_oob_expect(s->fd, PROBE_OOB_DONE, &done, probe_session_left_ms(s), e);
         if (r >= 0) {
                 res.bytes = done.bytes;
                 res.elapsed_ns = done.elapsed_ns;

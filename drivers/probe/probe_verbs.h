@@ -45,9 +45,13 @@ void probe_verbs_close(struct probe_verbs *v);
 /* Our side of QP i for the peer. */
 void probe_verbs_describe(const struct probe_verbs *v, unsigned i, struct probe_oob_msg *ret);
 
-/* Move QP i to RTR and RTS towards the peer's QP `remote`; tc = GRH traffic class (-1 = 0). */
+/* Move QP i to RTR and RTS towards the peer's QP `remote`; tc = GRH traffic class (-1 = 0),
+ * sl = the address handle's service level, the priority (-1 = 0). */
 int probe_verbs_connect(struct probe_verbs *v, unsigned i, const struct probe_oob_msg *remote,
-                        int tc, struct errbuf *e);
+                        int tc, int sl, struct errbuf *e);
+
+/* QP i's address handle as the device reports it (ibv_query_qp): GRH traffic class and SL. */
+int probe_verbs_class(const struct probe_verbs *v, unsigned i, int *ret_tc, int *ret_sl);
 
 /* Is there any RDMA device (ibv_get_device_list non-empty)? */
 bool probe_verbs_any_device(void);

@@ -202,7 +202,8 @@ void probe_verbs_describe(const struct probe_verbs *v, unsigned i, struct probe_
         *ret = m;
 }
 
-static int to_rtr(struct probe_verbs *v, unsigned i, const struct probe_oob_msg *rm, int tc, struct errbuf *e)
+static int to_rtr(struct probe_verbs *v, unsigned i, const struct probe_oob_msg *rm, int tc, int sl,
+                  struct errbuf *e)
 {
         struct ibv_qp_attr a = {
                 .qp_state = IBV_QPS_RTR,
@@ -210,7 +211,7 @@ static int to_rtr(struct probe_verbs *v, unsigned i, const struct probe_oob_msg 
                 .dest_qp_num = rm->qpn, .rq_psn = rm->psn,
                 .max_dest_rd_atomic = 1, .min_rnr_timer = 12,
                 .ah_attr = {
-                        .is_global = 1, .port_num = (uint8_t)v->gid.port, .sl = 0,
+                        .is_global = 1, .port_num = (uint8_t)v->gid.port, .sl = (uint8_t)(sl < 0 ? 0 : sl),
                         .grh = { .sgid_index = (uint8_t)v->gid.index, .hop_limit = 64,
                                  .traffic_class = (uint8_t)(tc < 0 ? 0 : tc) },
                 },
@@ -226,7 +227,7 @@ static int to_rtr(struct probe_verbs *v, unsigned i, const struct probe_oob_msg 
 }
 
 int probe_verbs_connect(struct probe_verbs *v, unsigned i, const struct probe_oob_msg *remote,
-                        int tc, struct errbuf *e)
+                        int tc, int sl, struct errbuf *e)
 {
         struct ibv_qp_attr a = {
                 .qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
@@ -234,12 +235,28 @@ int probe_verbs_connect(struct probe_verbs *v, unsigned i, const struct probe_oo
         };
         int r;
 
-        r = to_rtr(v, i, remote, tc, e);
+        r = to_rtr(v, i, remote, tc, sl, e);
         if (r < 0)
                 return r;
         r = ibv_modify_qp(v->qp[i], &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
                           IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
         if (r)
                 return errbuf_set(e, r, NULL, "qp %u to RTS on '%s': %s", i, v->gid.device, strerror(r));
+        return 0;
+}
+
+int probe_verbs_class(const struct probe_verbs *v, unsigned i, int *ret_tc, int *ret_sl)
+{
+        struct ibv_qp_attr a;
+        struct ibv_qp_init_attr ia;
+        int r;
+
+        if (i >= v->n_qp || !v->qp[i])
+                return -EINVAL;
+        r = ibv_query_qp(v->qp[i], &a, IBV_QP_AV, &ia);
+        if (r)
+                return -r;
+        *ret_tc = a.ah_attr.grh.traffic_class;
+        *ret_sl = a.ah_attr.sl;
         return 0;
 }

@@ -180,7 +180,7 @@ lab_up() {
                 "$SSH_PORT" "$(id -un)" "$(echo "$LEAF_PORTS" | sed 's/[^,][^,]*/"&"/g')")"
         lab_leaf
         lab_inventory
-        demo_bg probe-server ip netns exec "$(ns_of hub)" "$AGENT" probe-server --listen "$PROBE_PEER" 2>>"$DEMO_DIR/probe-server.log"
+        demo_bg probe-server ip netns exec "$(ns_of hub)" "$AGENT" probe-server --listen "$PROBE_PEER" --allow 198.18.0.0/24 2>>"$DEMO_DIR/probe-server.log"
         lab_start_agents
         wait_until 10 in_ns hub bash -c ": </dev/tcp/$HUB_IP/18515" || die "the probe-server did not start"
 }

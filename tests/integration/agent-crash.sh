@@ -12,7 +12,7 @@ ns=$(netns_add ax)
 nsp=$(netns_add axp)
 ifc=xa$NT_ID
 veth_pair "$ns" "$ifc" "$nsp" xb$NT_ID 10.204.0.1/24 10.204.0.2/24
-bg ip netns exec "$nsp" "$AGENT" probe-server --listen 10.204.0.2:18515
+bg ip netns exec "$nsp" "$AGENT" probe-server --listen 10.204.0.2:18515 --allow 10.204.0.0/24
 wait_for 10 sh -c "ip netns exec '$nsp' ss -ltnH 'sport = :18515' | grep -q LISTEN" || fail "probe-server did not start"
 policy_file "$T/p.json" jumbo "$ifc" 9000
 # min_gbps far above veth: the gate always fails, so the transaction restores.

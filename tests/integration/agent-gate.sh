@@ -14,7 +14,7 @@ ns=$(netns_add ag)
 nsp=$(netns_add agp)
 ifc=ga$NT_ID
 veth_pair "$ns" "$ifc" "$nsp" gb$NT_ID 10.205.0.1/24 10.205.0.2/24
-bg ip netns exec "$nsp" "$AGENT" probe-server --listen 10.205.0.2:18515
+bg ip netns exec "$nsp" "$AGENT" probe-server --listen 10.205.0.2:18515 --allow 10.205.0.0/24
 wait_for 10 sh -c "ip netns exec '$nsp' ss -ltnH 'sport = :18515' | grep -q LISTEN" || fail "probe-server did not start"
 verify='{"probe":"tcp","peer":"10.205.0.2:18515","duration_ms":700,"runs":3,"settle_ms":0,"max_regression_pct":75}'
 policy_file "$T/p.json" jumbo "$ifc" 9000 "$verify"

@@ -17,7 +17,7 @@ ns=$(netns_add av)
 nsp=$(netns_add avp)
 ifc=va$NT_ID
 veth_pair "$ns" "$ifc" "$nsp" vb$NT_ID 10.206.0.1/24 10.206.0.2/24
-bg ip netns exec "$nsp" "$AGENT" probe-server --listen 10.206.0.2:18515
+bg ip netns exec "$nsp" "$AGENT" probe-server --listen 10.206.0.2:18515 --allow 10.206.0.0/24
 wait_for 10 sh -c "ip netns exec '$nsp' ss -ltnH 'sport = :18515' | grep -q LISTEN" || fail "probe-server did not start"
 # min_gbps far above veth: the probe runs, the gate fails, the snapshot is restored.
 policy_file "$T/gated.json" gated "$ifc" 4000 \

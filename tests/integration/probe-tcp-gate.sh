@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tcp probe across a veth pair between two namespaces, and the regression gate:
 # a tbf rate limit added between the baseline and the post-change measurement
-# makes the gate fail (exit 1, verdict "regression"); removing it recovers.
+# makes the gate fail (exit 1, verdict "regression"); removing it recovers. The
+# responder serves only the networks it allows: without --allow, this host only.
 # The limit (200 Mbit/s) costs over 80% of any baseline above 1 Gb/s, while the
 # rate of an unchanged veth on a busy machine (make check-stressed) moves by more
 # than 50% between two measurements: the gates allow 75% regression, so that the
@@ -18,7 +19,7 @@ port=18515
 peer=10.201.0.2:$port
 
 step "probe-server in $nsb"
-bg ip netns exec "$nsb" "$AGENT" probe-server --listen "$peer"
+bg ip netns exec "$nsb" "$AGENT" probe-server --listen "$peer" --allow 10.201.0.0/24
 server=$BG_PID
 wait_for 10 sh -c "ip netns exec '$nsb' ss -ltnH 'sport = :$port' | grep -q LISTEN" ||
         fail "probe-server did not start listening on $peer"
@@ -65,6 +66,22 @@ expect_rc 3 "unreachable peer is a runtime failure" \
 expect_rc 2 "bad usage" ip netns exec "$nsa" "$AGENT" probe --peer 10.201.0.2:1 --streams 99
 expect_rc 3 "verbs without an RDMA device" \
         ip netns exec "$nsa" "$AGENT" probe --peer "$peer" --mode verbs --runs 1
+
+step "the responder refuses clients it does not allow, before any session"
+bg ip netns exec "$nsb" "$AGENT" probe-server --listen 10.201.0.2:18516
+wait_for 10 sh -c "ip netns exec '$nsb' ss -ltnH 'sport = :18516' | grep -q LISTEN" || fail "second probe-server"
+bg ip netns exec "$nsb" "$AGENT" probe-server --listen 10.201.0.2:18517 --allow 10.9.0.0/16 --allow fd00::/8
+wait_for 10 sh -c "ip netns exec '$nsb' ss -ltnH 'sport = :18517' | grep -q LISTEN" || fail "third probe-server"
+for p in 18516 18517; do
+        rc=0
+        ip netns exec "$nsa" "$AGENT" probe --peer 10.201.0.2:$p --mode tcp --duration-ms 200 --runs 1 \
+                2>"$T/refused.err" || rc=$?
+        check "port $p: refused (exit $rc, expected 3)" [ "$rc" -eq 3 ]
+        check "port $p: the client is told why" grep -q "client 10.201.0.1 is not allowed" "$T/refused.err"
+done
+# the same responder serves this host (its own address, loopback)
+rc=0; ip netns exec "$nsb" "$AGENT" probe --peer 10.201.0.2:18516 --mode tcp --duration-ms 200 --runs 1 >/dev/null || rc=$?
+check "a probe from the responder's own host is served (exit $rc)" [ "$rc" -eq 0 ]
 
 step "probe-server stops on SIGTERM"
 kill -TERM "$server"

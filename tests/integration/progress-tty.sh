@@ -26,7 +26,7 @@ ns=$(netns_add pt)
 nsp=$(netns_add ptp)
 ifc=ta$NT_ID
 veth_pair "$ns" "$ifc" "$nsp" tb$NT_ID 10.207.0.1/24 10.207.0.2/24
-bg ip netns exec "$nsp" "$AGENT" probe-server --listen 10.207.0.2:18515
+bg ip netns exec "$nsp" "$AGENT" probe-server --listen 10.207.0.2:18515 --allow 10.207.0.0/24
 wait_for 30 sh -c "ip netns exec '$nsp' ss -ltnH 'sport = :18515' | grep -q LISTEN" || fail "probe-server did not start"
 echo "{ \"state_dir\": \"$T/state\" }" >"$T/agent.json"
 A=(ip netns exec "$ns" "$AGENT" --config "$T/agent.json")
@@ -39,7 +39,7 @@ cat -v "$T/p.tty"
 check "the line starts with 0 of 3 runs" shows "$T/p.tty" "probe: $PEER (tcp): 0/3 runs done"
 check "run 2 ends with its rate" grep -qE $'\r\033\\[Kprobe: [^\r]*: 2/3 runs done, run 2: [0-9.]+ Gb/s' "$T/p.tty"
 check "the last line has the median" grep -qE $'\r\033\\[Kprobe: [^\r]*: 3/3 runs done, median [0-9.]+ Gb/s\r' "$T/p.tty"
-check "stdout has the result" grep -q "^tcp probe to $PEER: .* Gb/s (median of 3 runs" "$T/p.out"
+check "stdout has the result" grep -q "^tcp probe to $PEER via $ifc: .* Gb/s (median of 3 runs" "$T/p.out"
 check "stdout has no escape codes" no_escapes "$T/p.out"
 
 step "agent probe without a terminal, and with --output json on one: no escape codes"

@@ -20,7 +20,7 @@ static int reconcile(const struct driver_ops *ops, struct target *t, const struc
         delta = d.fields & ops->fields;
         diff_done(&d);
         c = (struct driver_change){ .n_units = 1, .desired = desired, .live = &live, .delta = &delta,
-                                    .fields = delta };
+                                    .fields = delta, .owned = ops->fields };
         if (!restore && ops->check && delta && (r = ops->check(t, &c, e)) < 0)
                 return r;
         if (restore && ops->restore)

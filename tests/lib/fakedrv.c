@@ -5,11 +5,29 @@
 struct fakedrv_device fakedrv_devices[FAKEDRV_DEVICES];
 static double probes[16];
 static unsigned n_probes, next_probe;
+static char pin_netdev[16];
+static enum probe_mode pin_mode = PROBE_MODE_TCP, drift_mode;
+static unsigned drift_at;
 
 void fakedrv_reset(void)
 {
         memset(fakedrv_devices, 0, sizeof(fakedrv_devices));
         n_probes = next_probe = 0;
+        pin_netdev[0] = '\0';
+        pin_mode = PROBE_MODE_TCP;
+        drift_at = 0;
+}
+
+void fakedrv_set_pin(const char *netdev, enum probe_mode mode)
+{
+        snprintf(pin_netdev, sizeof(pin_netdev), "%s", netdev ? netdev : "");
+        pin_mode = mode;
+}
+
+void fakedrv_set_probe_drift(unsigned at, enum probe_mode mode)
+{
+        drift_at = at;
+        drift_mode = mode;
 }
 
 struct fakedrv_device *fakedrv_find(const char *name)
@@ -135,7 +153,33 @@ static int fake_interfaces(const struct agent_config *c, struct iface **ret, uns
         return 0;
 }
 
-static int fake_probe(struct txn_env *env, const struct policy_verify *v, const char *phase,
+/* The route is the fake's: the interface asked for, else the pin's, else the first device. */
+static int fake_pin(const struct probe_params *p, enum probe_mode m, struct probe_params *ret,
+                    struct probe_path *ret_path, char *warning, size_t wsize, struct errbuf *e)
+{
+        struct probe_path path = { .mode = m == PROBE_MODE_AUTO ? PROBE_MODE_TCP : m, .gid_index = -1,
+                                   .dscp = -1, .priority = -1, .streams = p->streams,
+                                   .message_size = p->message_size };
+        const char *nd = p->netdev[0] ? p->netdev : pin_netdev[0] ? pin_netdev : fakedrv_devices[0].name;
+
+        if (pin_mode != PROBE_MODE_TCP && m == PROBE_MODE_AUTO)
+                path.mode = pin_mode;
+        snprintf(path.peer, sizeof(path.peer), "%s", p->peer);
+        snprintf(path.source, sizeof(path.source), "192.0.2.1");
+        snprintf(path.netdev, sizeof(path.netdev), "%.15s", nd);
+        if (path.mode == PROBE_MODE_VERBS) {
+                snprintf(path.device, sizeof(path.device), "fake_rdma0");
+                path.gid_index = 1;
+                snprintf(path.gid, sizeof(path.gid), "::ffff:192.0.2.1");
+        }
+        if (warning && wsize)
+                warning[0] = '\0';
+        *ret = *p;
+        *ret_path = path;
+        return 0;
+}
+
+static int fake_probe(struct txn_env *env, const struct plan_probe *pin, const char *phase,
                       struct txn_probe *ret, struct errbuf *e)
 {
         double g;
@@ -143,9 +187,12 @@ static int fake_probe(struct txn_env *env, const struct policy_verify *v, const 
         if (next_probe >= n_probes)
                 return errbuf_set(e, EIO, NULL, "no fake probe result left");
         g = probes[next_probe++];
+        ret->path = pin->path;
+        if (drift_at && next_probe >= drift_at)
+                ret->path.mode = drift_mode;
         if (g < 0)
                 return errbuf_set(e, ECONNREFUSED, NULL, "fake peer unreachable");
-        snprintf(ret->mode, sizeof(ret->mode), "fake");
+        snprintf(ret->mode, sizeof(ret->mode), "%s", probe_mode_name(ret->path.mode));
         ret->runs[0] = g;
         ret->n_runs = 1;
         ret->gbps = g;
@@ -157,5 +204,6 @@ void fakedrv_env(struct txn_env *env)
         env->plan.config = env->config;
         env->plan.drivers = fake_table;
         env->plan.interfaces = fake_interfaces;
+        env->plan.pin = fake_pin;
         env->hooks.probe = fake_probe;
 }

@@ -33,6 +33,16 @@ struct fakedrv_device *fakedrv_find(const char *name);
 /* Probe results the fake probe returns, in order (gbps; < 0 = fail). */
 void fakedrv_set_probes(const double *gbps, unsigned n);
 
+/*
+ * The fake pin: the probe leaves by interface `netdev` (default: the first fake
+ * device) in `mode` (default tcp; auto stays auto for the pin to resolve: tcp).
+ * The fake probe reports the pinned path, except that from measurement number
+ * `drift_at` on (0 = never) it reports `drift_mode` instead: a probe that did not
+ * run what was pinned.
+ */
+void fakedrv_set_pin(const char *netdev, enum probe_mode mode);
+void fakedrv_set_probe_drift(unsigned drift_at, enum probe_mode drift_mode);
+
 /* A transaction env on the fakes: every fake device is an interface of the namespace,
  * served by the fake driver; probes return the list above. env->config must be set. */
 void fakedrv_env(struct txn_env *env);

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "qdisc_ets.h"
+#include "probe_net.h"
 
 static char dir[PATH_MAX];
 
@@ -170,6 +171,28 @@ static void test_switch_role(void)
         CU_ASSERT_FALSE(c.env.switch_role);
 }
 
+/* probe.allow: the responder's client networks, checked at load. */
+static void test_probe_allow(void)
+{
+        struct agent_config c;
+        struct probe_cidr nets[CONFIG_PROBE_ALLOW_MAX];
+        struct errbuf e = { .where = "" };
+        const char *path = write_config("{\"probe\":{\"listen\":\"0.0.0.0:18515\","
+                                        "\"allow\":[\"10.0.0.0/24\",\"fd00::7\"]}}");
+
+        CU_ASSERT_EQUAL_FATAL(config_load(path, &c, &e), 0);
+        CU_ASSERT_EQUAL(c.n_probe_allow, 2);
+        CU_ASSERT_EQUAL(config_probe_allow(&c, nets), 2);
+        CU_ASSERT_EQUAL(nets[0].prefix, 24);
+        CU_ASSERT_EQUAL(nets[1].prefix, 128);
+        config_defaults(&c);
+        CU_ASSERT_EQUAL(config_probe_allow(&c, nets), 0);       /* none: this host only */
+        bad("{\"probe\":{\"allow\":[\"10.0.0.1/24\"]}}", "$.probe.allow[0]",
+            "'10.0.0.1/24' has host bits set beyond /24");
+        bad("{\"probe\":{\"allow\":[\"gpu01\"]}}", "$.probe.allow[0]", "'gpu01' is not an IPv4 or IPv6 address");
+        bad("{\"probe\":{\"allow\":\"10.0.0.0/8\"}}", "$.probe.allow", "expected array, found string");
+}
+
 static void test_missing_file(void)
 {
         struct agent_config c;
@@ -186,7 +209,7 @@ int suite_config(void)
 
         if (!s || !CU_add_test(s, "defaults", test_defaults) || !CU_add_test(s, "load", test_load) ||
             !CU_add_test(s, "errors", test_errors) || !CU_add_test(s, "switch_role", test_switch_role) ||
-            !CU_add_test(s, "missing_file", test_missing_file))
+            !CU_add_test(s, "missing_file", test_missing_file) || !CU_add_test(s, "probe_allow", test_probe_allow))
                 return -1;
         return 0;
 }

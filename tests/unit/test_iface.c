@@ -8,6 +8,7 @@
 #include "nm_transport.h"
 #include "iface.h"
 #include "plan.h"
+#include "qdisc_ets.h"
 
 static void test_globs(void)
 {
@@ -90,30 +91,42 @@ static void test_targets_and_caps(void)
         nm_done(&m);
 }
 
-/* Requests of one netlink type the device model saw. */
-static unsigned logged(const struct dcb_model *m, uint16_t type)
+static const struct plan_route *route_of(const struct plan_target *pt, const char *driver)
 {
-        unsigned n = 0;
-
-        for (unsigned i = 0; i < m->n_log; i++)
-                n += ((const struct nlmsghdr *)m->log[i].buf)->nlmsg_type == type;
-        return n;
+        for (unsigned r = 0; r < pt->n_routes; r++)
+                if (streq(pt->routes[r].ops->name, driver))
+                        return &pt->routes[r];
+        return NULL;
 }
 
 /* A switch-role agent: ets/ecn of ports through tc qdiscs where the kernel has them (a tree
  * says so), never ets through DCB and ecn through a tc ets qdisc on one port (mlxsw). */
 static void test_switch_role_routing(void)
 {
+        static const char doc[] =
+                "{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"t\"},"
+                "\"targets\":{\"interfaces\":[\"ntq*\"]},\"spec\":{\"ets\":{\"priority_to_tc\":[0,1,2,3,4,5,6,7],"
+                "\"tc_bandwidth_pct\":[50,0,0,50,0,0,0,0],\"tc_tsa\":[\"ets\",\"strict\",\"strict\",\"ets\","
+                "\"strict\",\"strict\",\"strict\",\"strict\"]},\"ecn\":{\"queues\":[3],"
+                "\"min_threshold_bytes\":150000,\"max_threshold_bytes\":1500000,\"mark_probability_pct\":100}}}";
+        static const char ecn_doc[] =
+                "{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"t\"},"
+                "\"targets\":{\"interfaces\":[\"ntqveth0\"]},\"spec\":{\"ecn\":{\"queues\":[3],"
+                "\"min_threshold_bytes\":150000,\"max_threshold_bytes\":1500000,\"mark_probability_pct\":100}}}";
         char root[] = "/tmp/nettune-iface-kmod.XXXXXX", sys[64], proc[64], path[96], cmd[96];
         struct tc_kmod_roots saved = qdisc_driver_kmod;
-        struct dcb_model m;
+        static struct nm m;
+        static struct nm_transport x;
         struct agent_config c;
-        struct target_list l = { 0 };
-        const char globs[][64] = { "ntq*" };
-        struct targets_route rt;
+        struct plan_env env = { .config = &c };
+        struct plan p;
+        struct policy *pol = NULL, *ecn = NULL;
+        const struct plan_route *dcb, *qdisc;
+        struct plan_target *mlx;
+        struct driver_change ch;
+        uint32_t delta[1];
         struct errbuf e;
-        struct state d;
-        uint32_t caps = 0;
+        unsigned r;
         FILE *f;
 
         CU_ASSERT_FATAL(mkdtemp(root) != NULL);
@@ -129,17 +142,27 @@ static void test_switch_role_routing(void)
         fclose(f);
         qdisc_driver_kmod = (struct tc_kmod_roots){ .sys = sys, .proc = proc, .modules = root, .release = "x" };
         tc_kmod_forget();
-        model_setup(&m, &c);
+        nm_init(&m);
+        CU_ASSERT_FATAL(nm_add(&m, "mlx5:ntqmlx0:7") == 0 && nm_add(&m, "veth:ntqveth0:5") == 0);
+        nm_transport_init(&x, &m);
+        memset(&c, 0, sizeof(c));
+        snprintf(c.env.sysfs_root, sizeof(c.env.sysfs_root), "/nonexistent");
+        c.env.nl = nm_transport_get(&x);
         c.env.switch_role = true;
-        CU_ASSERT_FATAL(targets_for_interfaces(&c, globs, 1, &l, &e) == 0);
+        CU_ASSERT_FATAL(policy_parse_buffer(doc, strlen(doc), "t", &pol, &e) == 0);
+        CU_ASSERT_FATAL(policy_parse_buffer(ecn_doc, strlen(ecn_doc), "t", &ecn, &e) == 0);
 
-        /* no sch_ets/sch_red anywhere in the tree: not supported, said plainly */
-        snprintf(l.v[0].kernel_driver, sizeof(l.v[0].kernel_driver), "veth");
-        CU_ASSERT(targets_caps(&l.v[0], STATE_ALL_FIELDS, &caps, &e) == 0);
-        CU_ASSERT_EQUAL(caps & (STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN)), 0);
-        CU_ASSERT_EQUAL(targets_check_caps(&l.v[0], STATE_BIT(STATE_FIELD_ECN), &e), -EOPNOTSUPP);
+        /* no sch_ets/sch_red anywhere in the tree: not supported, said plainly, before any read */
+        plan_init(&p, &env);
+        CU_ASSERT_EQUAL(plan_for_policy(&p, ecn, 0, &e), -EOPNOTSUPP);
         CU_ASSERT_STRING_EQUAL(e.msg, "interface 'ntqveth0' (driver veth) does not support the tc qdiscs ets and "
                                       "red (kernel sch_ets, sch_red) (needed for ecn); nothing was changed");
+        plan_free(&p);
+        plan_init(&p, &env);
+        CU_ASSERT_EQUAL(plan_for_policy(&p, pol, 0, &e), -EOPNOTSUPP);   /* ets: DCB is asked first */
+        CU_ASSERT_STRING_EQUAL(e.msg, "interface 'ntqveth0' (driver veth) does not support DCB (needed for ets); "
+                                      "nothing was changed");
+        plan_free(&p);
 
         /* loaded: the plain port takes ets and ecn through tc; the DCB port keeps ets in DCB */
         snprintf(path, sizeof(path), "%s/module/sch_ets", sys);
@@ -147,27 +170,42 @@ static void test_switch_role_routing(void)
         snprintf(path, sizeof(path), "%s/module/sch_red", sys);
         CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
         tc_kmod_forget();
-        CU_ASSERT(targets_route(&l.v[0], STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN), &rt, &e) == 0);
-        CU_ASSERT_EQUAL_FATAL(rt.n, 1);
-        CU_ASSERT_STRING_EQUAL(rt.ops[0]->name, "qdisc");
-        CU_ASSERT(targets_route(&l.v[1], STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN), &rt, &e) == 0);
-        CU_ASSERT_EQUAL_FATAL(rt.n, 2);
-        CU_ASSERT_STRING_EQUAL(rt.ops[0]->name, "dcb");
-        CU_ASSERT_EQUAL(rt.fields[0], STATE_BIT(STATE_FIELD_ETS));
-        CU_ASSERT_STRING_EQUAL(rt.ops[1]->name, "qdisc");
-        state_init(&d);
-        d.present = STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN);
-        CU_ASSERT_EQUAL(targets_check(&l.v[1], &d, &e), -EOPNOTSUPP);
+        plan_init(&p, &env);
+        CU_ASSERT_FATAL(plan_for_policy(&p, pol, 0, &e) == 0);
+        CU_ASSERT_EQUAL_FATAL(p.n, 2);
+        CU_ASSERT_EQUAL_FATAL(p.v[0].n_routes, 1);
+        CU_ASSERT_STRING_EQUAL(p.v[0].routes[0].ops->name, "qdisc");
+        CU_ASSERT_EQUAL(p.v[0].routes[0].fields, STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN));
+        mlx = &p.v[1];
+        dcb = route_of(mlx, "dcb");
+        qdisc = route_of(mlx, "qdisc");
+        CU_ASSERT_FATAL(dcb != NULL && qdisc != NULL);
+        CU_ASSERT_EQUAL(dcb->fields, STATE_BIT(STATE_FIELD_ETS));
+        CU_ASSERT_EQUAL(qdisc->fields, STATE_BIT(STATE_FIELD_ECN));
+
+        /* the qdisc driver's check, given the plan's change for its route, refuses the mix */
+        r = (unsigned)(qdisc - mlx->routes);
+        mlx->delta[0] = STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN);
+        plan_change(mlx, r, delta, &ch);
+        CU_ASSERT_EQUAL(ch.fields, STATE_BIT(STATE_FIELD_ECN));
+        CU_ASSERT_EQUAL(ch.owned, STATE_BIT(STATE_FIELD_ECN));
+        CU_ASSERT_EQUAL(qdisc->ops->check(&mlx->t, &ch, &e), -EOPNOTSUPP);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "DCB ETS and a tc ets qdisc cannot both be configured on one port"));
-        CU_ASSERT_EQUAL(logged(&m, RTM_SETDCB), 0);
-        CU_ASSERT_EQUAL(logged(&m, RTM_NEWQDISC), 0);
+        plan_free(&p);
 
         /* a host-role agent: ecn is a switch field, nothing routes it to a port */
         c.env.switch_role = false;
-        CU_ASSERT(targets_caps(&l.v[0], STATE_BIT(STATE_FIELD_ECN), &caps, &e) == 0);
-        CU_ASSERT_EQUAL(caps, 0);
-        targets_free(&l);
-        dcb_model_done(&m);
+        plan_init(&p, &env);
+        CU_ASSERT_FATAL(plan_for_policy(&p, ecn, 0, &e) == 0);
+        CU_ASSERT_EQUAL_FATAL(p.n, 1);
+        CU_ASSERT_EQUAL(p.v[0].want, 0);
+        CU_ASSERT_EQUAL(p.v[0].n_routes, 0);
+        plan_free(&p);
+
+        policy_free(pol);
+        policy_free(ecn);
+        nm_transport_done(&x);
+        nm_done(&m);
         qdisc_driver_kmod = saved;
         tc_kmod_forget();
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);

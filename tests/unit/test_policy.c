@@ -229,7 +229,8 @@ static bool policy_same(const struct policy *a, const struct policy *b)
                a->verify.max_regression_pct == b->verify.max_regression_pct &&
                a->verify.min_gbps == b->verify.min_gbps && a->verify.settle_ms == b->verify.settle_ms &&
                a->verify.runs == b->verify.runs && a->verify.on_baseline_failure == b->verify.on_baseline_failure &&
-               a->confirm_timeout_s == b->confirm_timeout_s;
+               a->verify.dscp == b->verify.dscp && a->verify.streams == b->verify.streams &&
+               streq(a->verify.device, b->verify.device) && a->confirm_timeout_s == b->confirm_timeout_s;
 }
 
 static void round_trip(const char *doc)
@@ -256,6 +257,25 @@ static void test_round_trip(void)
         round_trip(HEAD "\"spec\":{\"ecn\":{\"queues\":[0,7],\"enabled\":false,\"min_threshold_bytes\":5}}}");
         round_trip(HEAD "\"spec\":{\"host_ecn\":{\"priorities\":[1,2],\"reaction_point\":false}},"
                "\"verify\":{\"probe\":\"none\",\"runs\":15,\"on_baseline_failure\":\"skip_gate\",\"min_gbps\":0.1}}");
+        round_trip(HEAD "\"spec\":{},\"verify\":{\"peer\":\"10.0.0.2:1\",\"dscp\":0,\"streams\":16,"
+               "\"device\":\"ens1f0np0\"}}");
+}
+
+/* verify.dscp absent means derived, never 0; streams defaults to 1 and is written out. */
+static void test_verify_class(void)
+{
+        struct policy *p = parse_ok(HEAD "\"spec\":{},\"verify\":{\"peer\":\"10.0.0.2:1\"}}");
+        char *s = p ? policy_to_json(p) : NULL;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        CU_ASSERT_EQUAL(p->verify.dscp, -1);
+        CU_ASSERT_EQUAL(p->verify.streams, 1);
+        CU_ASSERT_STRING_EQUAL(p->verify.device, "");
+        CU_ASSERT_PTR_NULL(strstr(s, "\"dscp\""));
+        CU_ASSERT_PTR_NULL(strstr(s, "\"device\""));
+        CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"streams\": 1"));
+        free(s);
+        policy_free(p);
 }
 
 static void test_canonical_text(void)
@@ -318,7 +338,8 @@ int suite_policy(void)
         if (!s || !CU_add_test(s, "full", test_full) || !CU_add_test(s, "minimal_defaults", test_minimal_defaults) ||
             !CU_add_test(s, "errors", test_errors) || !CU_add_test(s, "targets", test_targets) ||
             !CU_add_test(s, "selects", test_selects) || !CU_add_test(s, "round_trip", test_round_trip) ||
-            !CU_add_test(s, "canonical_text", test_canonical_text) || !CU_add_test(s, "limits", test_limits) ||
+            !CU_add_test(s, "canonical_text", test_canonical_text) ||
+            !CU_add_test(s, "verify_class", test_verify_class) || !CU_add_test(s, "limits", test_limits) ||
             !CU_add_test(s, "jsonv_paths", test_jsonv_paths))
                 return -1;
         return 0;

@@ -138,6 +138,66 @@ static void test_json(void)
         json_decref(j);
 }
 
+static struct probe_path path_of(enum probe_mode mode)
+{
+        struct probe_path p = { .mode = mode, .gid_index = -1, .dscp = 26, .priority = 3, .streams = 1,
+                                .message_size = 65536 };
+
+        snprintf(p.peer, sizeof(p.peer), "10.77.0.2:18515");
+        snprintf(p.source, sizeof(p.source), "10.77.0.1");
+        snprintf(p.netdev, sizeof(p.netdev), "va");
+        if (mode == PROBE_MODE_VERBS) {
+                snprintf(p.device, sizeof(p.device), "rxe0");
+                p.gid_index = 1;
+                snprintf(p.gid, sizeof(p.gid), "::ffff:10.77.0.1");
+        }
+        return p;
+}
+
+/* Measurements on different paths are never compared, whatever their rates. */
+static void test_path_mismatch(void)
+{
+        const double base[] = { 0.4, 0.4, 0.4 }, post[] = { 9.0, 9.0, 9.0 };
+        struct probe_gate_params g = { .max_regression_pct = 20 };
+        struct probe_measurement b = meas(base, 3, -1), p = meas(post, 3, -1);
+        struct probe_gate_report r;
+        json_t *j;
+
+        b.path = path_of(PROBE_MODE_VERBS);
+        p.path = path_of(PROBE_MODE_VERBS);
+        CU_ASSERT_EQUAL(probe_gate_evaluate(&g, &b, &p, &r), 0);        /* same path: compared, and better */
+        p.path = path_of(PROBE_MODE_TCP);
+        CU_ASSERT_EQUAL(probe_gate_evaluate(&g, &b, &p, &r), -EIO);
+        CU_ASSERT_EQUAL(r.verdict, PROBE_GATE_FAIL_MISMATCH);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.reason, "mode: 'verbs' vs 'tcp'"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.reason, "not compared"));
+        j = probe_gate_report_to_json(&g, &r);
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "verdict")), "probe_mismatch");
+        json_decref(j);
+        /* every part of the path counts */
+        p.path = path_of(PROBE_MODE_VERBS);
+        p.path.gid_index = 3;
+        CU_ASSERT_EQUAL(probe_gate_evaluate(&g, &b, &p, &r), -EIO);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.reason, "gid index: 1 vs 3"));
+        p.path = path_of(PROBE_MODE_VERBS);
+        p.path.dscp = 0;
+        CU_ASSERT_EQUAL(probe_gate_evaluate(&g, &b, &p, &r), -EIO);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.reason, "dscp: 26 vs 0"));
+        p.path = path_of(PROBE_MODE_VERBS);
+        snprintf(p.path.device, sizeof(p.path.device), "rxe1");
+        CU_ASSERT_EQUAL(probe_gate_evaluate(&g, &b, &p, &r), -EIO);
+        /* a failed post probe is that, not a mismatch; no baseline: nothing to compare */
+        p = meas(post, 3, 1);
+        p.path = path_of(PROBE_MODE_TCP);
+        probe_gate_evaluate(&g, &b, &p, &r);
+        CU_ASSERT_EQUAL(r.verdict, PROBE_GATE_FAIL_POST_PROBE);
+        g.skip_gate_without_baseline = true;
+        b = meas(base, 3, 0);
+        p = meas(post, 3, -1);
+        p.path = path_of(PROBE_MODE_TCP);
+        CU_ASSERT_EQUAL(probe_gate_evaluate(&g, &b, &p, &r), 0);
+}
+
 int suite_probe_gate(void);
 int suite_probe_gate(void)
 {
@@ -149,7 +209,8 @@ int suite_probe_gate(void)
             !CU_add_test(s, "min_gbps", test_min_gbps) ||
             !CU_add_test(s, "post_probe_failed", test_post_probe_failed) ||
             !CU_add_test(s, "no_baseline", test_no_baseline) ||
-            !CU_add_test(s, "json", test_json))
+            !CU_add_test(s, "json", test_json) ||
+            !CU_add_test(s, "path_mismatch", test_path_mismatch))
                 return -1;
         return 0;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The probe control-message codec: round trips, and every malformed input refused. */
 #include <CUnit/CUnit.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include "probe_oob.h"
 
@@ -8,7 +10,7 @@ static struct probe_oob_msg hello(void)
 {
         return (struct probe_oob_msg) {
                 .type = PROBE_OOB_HELLO, .mode = PROBE_MODE_VERBS, .message_size = 65536, .streams = 2,
-                .duration_ms = 3000, .iterations = 0, .traffic_class = 104,
+                .duration_ms = 3000, .iterations = 0, .traffic_class = 104, .priority = 3,
         };
 }
 
@@ -40,7 +42,7 @@ static void test_round_trip(void)
         int n = encode(&in, buf);
 
         CU_ASSERT_EQUAL_FATAL(n, PROBE_OOB_HEADER_SIZE + PROBE_OOB_BODY_SIZE);
-        CU_ASSERT_EQUAL(memcmp(buf, "NTPB\x01\x00", 6), 0);
+        CU_ASSERT_EQUAL(memcmp(buf, "NTPB\x02\x00", 6), 0);
         CU_ASSERT_EQUAL_FATAL(probe_oob_decode(buf, (size_t)n, &out, &e), 0);
         CU_ASSERT_EQUAL(out.qpn, 0x123456);
         CU_ASSERT_EQUAL(out.psn, 0xabcdef);
@@ -57,6 +59,11 @@ static void test_round_trip(void)
         CU_ASSERT_EQUAL(out.message_size, 65536);
         CU_ASSERT_EQUAL(out.duration_ms, 3000);
         CU_ASSERT_EQUAL(out.traffic_class, 104);
+        CU_ASSERT_EQUAL(out.priority, 3);
+        in.priority = -1;
+        n = encode(&in, buf);
+        CU_ASSERT_EQUAL_FATAL(probe_oob_decode(buf, (size_t)n, &out, &e), 0);
+        CU_ASSERT_EQUAL(out.priority, -1);
 }
 
 static void test_error_text(void)
@@ -86,10 +93,11 @@ static void test_header_refused(void)
         struct errbuf e = { .msg = "" };
         int n = encode(&in, buf);
 
-        buf[4] = 2;
-        CU_ASSERT_EQUAL(probe_oob_decode(buf, (size_t)n, &out, &e), -EPROTONOSUPPORT);
-        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "version 2"));
+        /* a version 1 peer (no priority) is refused, not misread */
         buf[4] = 1;
+        CU_ASSERT_EQUAL(probe_oob_decode(buf, (size_t)n, &out, &e), -EPROTONOSUPPORT);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "version 1, this side speaks 2"));
+        buf[4] = 2;
         buf[0] = 'X';
         CU_ASSERT_EQUAL(probe_oob_decode(buf, (size_t)n, &out, &e), -EBADMSG);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "bad magic"));
@@ -137,6 +145,8 @@ static void test_fields_refused(void)
         expect_refused(hello(), 12, (const uint8_t *)"\xff\xff\xff\xff", 4, "duration");
         expect_refused(hello(), 12, (const uint8_t *)"\x00\x00\x00\x00", 4, "iterations 0");
         expect_refused(hello(), 20, (const uint8_t *)"\x00\x00\x01\x00", 4, "traffic class 256");
+        expect_refused(hello(), 88, (const uint8_t *)"\x00\x00\x00\x08", 4, "priority 8 out of range 0-7");
+        expect_refused(hello(), 88, (const uint8_t *)"\xff\xff\xff\xfe", 4, "priority -2");
         expect_refused(qp(), 28, (const uint8_t *)"\x01\x00\x00\x00", 4, "qp number 16777216");
         expect_refused(qp(), 28, (const uint8_t *)"\x00\x00\x00\x00", 4, "qp number 0");
         expect_refused(qp(), 32, (const uint8_t *)"\xff\x00\x00\x00", 4, "psn");
@@ -159,6 +169,27 @@ static void test_encode_refuses_invalid(void)
         CU_ASSERT_EQUAL(probe_oob_encode(&m, buf, sizeof(buf), &e), -EBADMSG);
 }
 
+/* A QP's GID must be the control connection's peer address in GID form. */
+static void test_gid_bound_to_peer(void)
+{
+        struct sockaddr_in peer = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x0a4d0001) };
+        struct sockaddr_in6 peer6 = { .sin6_family = AF_INET6 };
+        struct probe_oob_msg m = qp();
+        struct errbuf e = { .msg = "" };
+        static const uint8_t mapped[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 77, 0, 1 };
+
+        memcpy(m.gid, mapped, 16);
+        CU_ASSERT_EQUAL(probe_oob_check_gid(&m, (struct sockaddr *)&peer, &e), 0);
+        m.gid[15] = 2;          /* a third party's address */
+        CU_ASSERT_EQUAL(probe_oob_check_gid(&m, (struct sockaddr *)&peer, &e), -EACCES);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "names GID ::ffff:10.77.0.2, but the control connection comes from "
+                                             "::ffff:10.77.0.1"));
+        memcpy(peer6.sin6_addr.s6_addr, m.gid, 16);     /* IPv6: the address itself */
+        CU_ASSERT_EQUAL(probe_oob_check_gid(&m, (struct sockaddr *)&peer6, &e), 0);
+        peer6.sin6_addr.s6_addr[0] = 0xfe;
+        CU_ASSERT_EQUAL(probe_oob_check_gid(&m, (struct sockaddr *)&peer6, &e), -EACCES);
+}
+
 int suite_probe_oob(void);
 int suite_probe_oob(void)
 {
@@ -169,7 +200,8 @@ int suite_probe_oob(void)
             !CU_add_test(s, "error_text", test_error_text) ||
             !CU_add_test(s, "header_refused", test_header_refused) ||
             !CU_add_test(s, "fields_refused", test_fields_refused) ||
-            !CU_add_test(s, "encode_refuses_invalid", test_encode_refuses_invalid))
+            !CU_add_test(s, "encode_refuses_invalid", test_encode_refuses_invalid) ||
+            !CU_add_test(s, "gid_bound_to_peer", test_gid_bound_to_peer))
                 return -1;
         return 0;
 }

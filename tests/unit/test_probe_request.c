@@ -22,6 +22,23 @@ static void test_good(void)
         CU_ASSERT_EQUAL(r.mode, PROBE_MODE_TCP);
         CU_ASSERT_EQUAL(r.runs, 15);
         CU_ASSERT_EQUAL(r.params.duration_ms, 100);
+        CU_ASSERT_EQUAL(r.params.traffic_class, -1);    /* no dscp: the TOS is left */
+        CU_ASSERT_EQUAL(r.params.priority, -1);
+}
+
+static void test_class(void)
+{
+        static const char body[] = "{\"peer\":\"10.0.0.2:18515\",\"dscp\":26,\"priority\":3,\"streams\":8,"
+                                   "\"message_size\":4096,\"interface\":\"ens1f0np0\"}";
+        struct probe_request r;
+        struct errbuf e = { 0 };
+
+        CU_ASSERT_EQUAL_FATAL(probe_request_parse(body, strlen(body), &r, &e), 0);
+        CU_ASSERT_EQUAL(r.params.traffic_class, 104);
+        CU_ASSERT_EQUAL(r.params.priority, 3);
+        CU_ASSERT_EQUAL(r.params.streams, 8);
+        CU_ASSERT_EQUAL(r.params.message_size, 4096);
+        CU_ASSERT_STRING_EQUAL(r.params.netdev, "ens1f0np0");
 }
 
 static const struct {
@@ -37,6 +54,11 @@ static const struct {
         { "{\"peer\":\"h:1\",\"runs\":1.5}", "$.runs", "expected integer, found number" },
         { "{\"peer\":\"h:1\",\"peer\":\"h:2\"}", "request body:1:20", "$.peer: duplicate key 'peer'" },
         { "", "request body", "document is empty" },
+        { "{\"peer\":\"h:1\",\"dscp\":64}", "$.dscp", "dscp 64 out of range 0-63" },
+        { "{\"peer\":\"h:1\",\"priority\":8}", "$.priority", "priority 8 out of range 0-7" },
+        { "{\"peer\":\"h:1\",\"streams\":17}", "$.streams", "streams 17 out of range 1-16" },
+        { "{\"peer\":\"h:1\",\"interface\":\"a b\"}", "$.interface",
+          "interface 'a b' has character ' '; allowed: letters, digits and '-_.@+'" },
 };
 
 static void test_bad(void)
@@ -61,7 +83,8 @@ int suite_probe_request(void)
 
         if (!s ||
             !CU_add_test(s, "good", test_good) ||
-            !CU_add_test(s, "bad", test_bad))
+            !CU_add_test(s, "bad", test_bad) ||
+            !CU_add_test(s, "class", test_class))
                 return -1;
         return 0;
 }

@@ -195,6 +195,54 @@ static void test_gate(void)
         txn_result_done(&r);
 }
 
+/*
+ * Baseline and post run the one pinned probe; when a measurement reports another
+ * path (here: the post phase's mode), the gate refuses to compare and rolls back.
+ */
+static void test_pinned_probe(void)
+{
+        static const double same[] = { 10.0, 10.0 };
+        struct txn_result r;
+        json_t *j, *pr;
+
+        fresh_devices();
+        fakedrv_set_probes(same, 2);
+        fakedrv_set_pin("fb", PROBE_MODE_TCP);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_OK);
+        CU_ASSERT_STRING_EQUAL(r.pin.path.netdev, "fb");
+        j = txn_result_to_json(&r);
+        pr = json_object_get(j, "probe");
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(pr, "pinned"), "interface")), "fb");
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(json_object_get(pr, "post"), "path"),
+                                                           "streams")), 1);
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(json_object_get(pr, "baseline"),
+                                                                                 "path"), "mode")), "tcp");
+        json_decref(j);
+        txn_result_done(&r);
+
+        fresh_devices();
+        fakedrv_set_probes(same, 2);
+        fakedrv_set_probe_drift(2, PROBE_MODE_VERBS);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_ROLLED_BACK);
+        CU_ASSERT_EQUAL(r.gate.verdict, PROBE_GATE_FAIL_MISMATCH);
+        CU_ASSERT_STRING_EQUAL(r.restored_by, "gate");
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "mode: 'tcp' vs 'verbs'"));
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 1500);
+        txn_result_done(&r);
+
+        /* the probe would leave by an interface the policy does not target: refused, nothing applied */
+        fresh_devices();
+        fakedrv_add("fc", 1500, ALL_CAPS);
+        fakedrv_set_probes(same, 2);
+        fakedrv_set_pin("fc", PROBE_MODE_TCP);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_INVALID);
+        CU_ASSERT_STRING_EQUAL(r.result, "refused");
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "leaves by interface 'fc'"));
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->applies + fakedrv_find("fb")->applies, 0);
+        CU_ASSERT_EQUAL(r.tx, 0);
+        txn_result_done(&r);
+}
+
 static void test_restore_failure_is_failed(void)
 {
         struct txn_result r;
@@ -422,6 +470,7 @@ int suite_txn(void)
             !CU_add_test(s, "apply_failure_restores_all", test_apply_failure_restores_all) ||
             !CU_add_test(s, "readback_mismatch", test_readback_mismatch) ||
             !CU_add_test(s, "gate", test_gate) ||
+            !CU_add_test(s, "pinned_probe", test_pinned_probe) ||
             !CU_add_test(s, "restore_failure_is_failed", test_restore_failure_is_failed) ||
             !CU_add_test(s, "restore_goes_on_past_a_failure", test_restore_goes_on_past_a_failure) ||
             !CU_add_test(s, "check_refuses_before_anything", test_check_refuses_before_anything) ||

@@ -77,13 +77,14 @@ copy_with_libs /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so \
         /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so
 copy_with_libs "$agent" /usr/bin/nettune-agent
 copy_with_libs /usr/bin/iperf3 /usr/bin/iperf3
+[ ! -x /usr/bin/tcpdump ] || copy_with_libs /usr/bin/tcpdump /usr/bin/tcpdump
 [ -z "$ctl" ] || copy_with_libs "$ctl" /usr/bin/nettunectl
 copy_with_libs "$(command -v curl)" /usr/bin/curl
 ! command -v strace >/dev/null 2>&1 || copy_with_libs "$(command -v strace)" /usr/bin/strace
 cp /etc/libibverbs.d/rxe.driver "$root/etc/libibverbs.d/"
 [ -e "$root/lib64/ld-linux-x86-64.so.2" ] || { mkdir -p "$root/lib64"; cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"; }
 cp "$here/init" "$root/init"
-cp "$here/guest.sh" "$here/ecn-lab.sh" "$here/qdisc-cases.sh" "$root/"
+cp "$here/guest.sh" "$here/ecn-lab.sh" "$here/qdisc-cases.sh" "$here/case-probe-class.sh" "$root/"
 chmod 0755 "$root/init" "$root/guest.sh" "$root/ecn-lab.sh" "$root/qdisc-cases.sh"
 cp "$top"/examples/policies/lab-switch-ecn-*.json "$root/lab/policies/"
 echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"

@@ -158,6 +158,8 @@ rdma_cases() {
         case_a
         case_b
         case_c
+        . /case-probe-class.sh
+        case_probe_class
         kill $server 2>/dev/null
 }
 
