@@ -163,10 +163,10 @@ static void host_peers(const struct agent_config *c, struct doctor_node *n)
                                 snprintf(x->peer.sw, sizeof(x->peer.sw), "%s", c->links[k].sw);
                                 snprintf(x->peer.port, sizeof(x->peer.port), "%s", c->links[k].port);
                         }
-                if (names && x->peer.source == DOCTOR_PATH_NONE && (x->rdma || x->managed))
+                if (names && x->peer.source == DOCTOR_PATH_NONE && doctor_iface_roce(x))
                         snprintf(names[n_names++], 64, "%s", x->name);
         }
-        if (names && nb && n_names)
+        if (names && nb && n_names)             /* only interfaces that carry RoCE are asked about */
                 lldp_neighbours(c->lldpd_socket, (const char (*)[64])names, n_names, nb, LLDP_NEIGHBOURS_MAX, &n_nb);
         for (unsigned k = 0; k < n_nb; k++)
                 for (unsigned i = 0; i < n->n_ifs; i++) {
@@ -350,22 +350,20 @@ static void drift_of(struct doctor_node *n, const struct plan *p, const struct p
         n->drift_known = true;
 }
 
-static void committed(struct doctor_node *n, struct journal *j, const struct plan *p)
+/* The newest committed policy (NULL: none, or no journal here: said). */
+static struct policy *committed(struct doctor_node *n, struct journal *j)
 {
         struct policy *pol = NULL;
         struct errbuf e;
 
         if (!j) {
                 doctor_node_note(n, "no journal here: the committed policy and drift are not known");
-                return;
+                return NULL;
         }
         if (journal_committed_policy(j, 0, &pol, NULL, &e) < 0 || !pol)
-                return;                 /* nothing committed: nothing drifts */
+                return NULL;            /* nothing committed: nothing drifts */
         snprintf(n->policy, sizeof(n->policy), "%s", pol->name);
-        for (unsigned i = 0; i < n->n_ifs; i++)
-                n->ifs[i].managed = policy_targets_interface(pol, n->ifs[i].name);
-        drift_of(n, p, pol);
-        policy_free(pol);
+        return pol;
 }
 
 /* ---- the node ---- */
@@ -374,8 +372,8 @@ struct host_part {
         struct sample *a, *b;           /* [n] per plan target (interfaces only) */
 };
 
-static int read_hosts(const struct agent_config *c, struct plan *p, struct doctor_node *n, struct host_part *h,
-                      struct errbuf *e)
+static int read_hosts(const struct agent_config *c, const struct policy *pol, struct plan *p, struct doctor_node *n,
+                      struct host_part *h, struct errbuf *e)
 {
         _cleanup_free_ struct iface *ifs = NULL;
         unsigned n_ifs = 0;
@@ -397,6 +395,7 @@ static int read_hosts(const struct agent_config *c, struct plan *p, struct docto
                 snprintf(x->name, sizeof(x->name), "%s", pt->t.name);
                 snprintf(x->driver, sizeof(x->driver), "%s", pt->t.kernel_driver);
                 x->st = pt->live[0];
+                x->managed = pol && policy_targets_interface(pol, x->name);
                 host_link(c, pt, ifs, n_ifs, x);
                 host_sample(pt, &h->a[i]);
         }
@@ -443,12 +442,14 @@ int doctor_collect(const struct agent_config *c, const struct doctor_collect_opt
         struct doctor_node n = { 0 };
         struct host_part h = { 0 };
         struct sw_job *jobs = NULL;
+        struct policy *pol;
         struct plan p;
         double start = now_s();
         int r;
 
         plan_init(&p, &(struct plan_env){ .config = c });
         node_basics(c, o, &n);
+        pol = committed(&n, o->journal);
         r = plan_for_globs(&p, o->ifglobs, o->n_if, o->swglobs, o->n_sw, o->no_switches, e);
         if (r >= 0 && (!(jobs = calloc(p.n ? p.n : 1, sizeof(*jobs))) || !(h.a = calloc(p.n + 1, sizeof(*h.a))) ||
                        !(h.b = calloc(p.n + 1, sizeof(*h.b)))))
@@ -456,7 +457,7 @@ int doctor_collect(const struct agent_config *c, const struct doctor_collect_opt
         if (r >= 0 && (r = start_switches(&p, o->window_s, jobs)) < 0)
                 errbuf_set(e, -r, NULL, "cannot start a thread per switch");
         if (r >= 0)
-                r = read_hosts(c, &p, &n, &h, e);
+                r = read_hosts(c, pol, &p, &n, &h, e);
         if (r >= 0)
                 host_peers(c, &n);
         if (r >= 0)
@@ -465,8 +466,9 @@ int doctor_collect(const struct agent_config *c, const struct doctor_collect_opt
         for (unsigned i = 0; r >= 0 && i < p.n; i++)
                 if (p.v[i].t.kind == TARGET_SWITCH)
                         switch_facts(&n, &jobs[i], &h.a[i], &h.b[i]);
-        if (r >= 0)
-                committed(&n, o->journal, &p);
+        if (r >= 0 && pol)
+                drift_of(&n, &p, pol);
+        policy_free(pol);
         for (unsigned i = 0; i < p.io.n_notes; i++)
                 doctor_node_note(&n, "%s", p.io.notes[i]);
         free_jobs(&p, jobs);
