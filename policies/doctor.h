@@ -298,6 +298,7 @@ struct doctor_proposal {
         unsigned n_nodes;               /* the nodes that manage them */
         char nodes[DOCTOR_SUBJECTS_MAX][DOCTOR_NAME_MAX];
         struct state spec;              /* present = the fields it sets */
+        uint64_t dscp_chosen;           /* DSCPs a rule chose (the rest of the map is the switch's own) */
         uint32_t mtu_max;               /* the lowest limit of the targets' dialects */
 };
 

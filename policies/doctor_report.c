@@ -334,10 +334,13 @@ static void print_finding(FILE *out, const struct doctor_finding *x)
                 *c = (char)(*c - 'a' + 'A');
         fprintf(out, "%s %s: %s\n", sev, x->rule->code, x->summary);
         print_list(out, "  nodes:", x->nodes, x->n_nodes);
-        fprintf(out, "\n  ports:");
-        for (unsigned i = 0; i < x->n_ports; i++)
-                fprintf(out, "%s%s", i ? ", " : " ", x->ports[i]);
         fputc('\n', out);
+        if (x->n_ports) {
+                fprintf(out, "  ports:");
+                for (unsigned i = 0; i < x->n_ports; i++)
+                        fprintf(out, "%s%s", i ? ", " : " ", x->ports[i]);
+                fputc('\n', out);
+        }
         print_evidence(out, x);
         fprintf(out, "  fix: %s%s\n", x->fix, x->fixed ? " [in the proposal]" : "");
 }

@@ -165,9 +165,8 @@ static bool propose_dscp(struct doctor_report *r, const struct doctor_path *p, u
 {
         struct state *spec = &r->prop.spec;
 
-        if (state_has(spec, STATE_FIELD_DSCP_MAP) && spec->dscp_prio[dscp] != STATE_DSCP_UNMAPPED &&
-            spec->dscp_prio[dscp] != prio)
-                return false;
+        if ((r->prop.dscp_chosen & (UINT64_C(1) << dscp)) && spec->dscp_prio[dscp] != prio)
+                return false;           /* another path wants it elsewhere: no one value fixes both */
         if (!propose_path(r, p))
                 return false;
         if (!state_has(spec, STATE_FIELD_DSCP_MAP)) {
@@ -175,6 +174,7 @@ static bool propose_dscp(struct doctor_report *r, const struct doctor_path *p, u
                 spec->present |= STATE_BIT(STATE_FIELD_DSCP_MAP);
         }
         spec->dscp_prio[dscp] = prio;
+        r->prop.dscp_chosen |= UINT64_C(1) << dscp;
         return true;
 }
 
@@ -406,6 +406,19 @@ static bool propose_port(struct doctor_report *r, const struct sw_port *sp)
 
 /* ---- ecn_disabled_on_lossless_queue ---- */
 
+/* Does the proposal already take this port's switch and leave prio out of its PFC? */
+static bool proposal_makes_lossy(const struct doctor_report *r, const struct sw_port *sp, unsigned prio)
+{
+        const struct doctor_proposal *pr = &r->prop;
+        const char *target = sp->linux_port ? sp->name : sp->sw;
+        bool mine = false;
+
+        for (unsigned i = 0; i < pr->n_targets; i++)
+                mine |= streq(pr->targets[i], target);
+        return mine && pr->linux_ports == sp->linux_port && state_has(&pr->spec, STATE_FIELD_PFC) &&
+               !(pr->spec.pfc_enabled & (1u << prio));
+}
+
 static void ecn_off_port(const struct sw_port *sp, void *data)
 {
         struct rule_ctx *c = data;
@@ -440,7 +453,11 @@ static void ecn_off_port(const struct sw_port *sp, void *data)
                 doctor_ev_num(x, "ports", 1);
                 snprintf(x->fix, sizeof(x->fix), "enable ECN on queue %u of %s (policy ecn, thresholds %u-%u bytes)",
                          q, sp->sw, fmin, fmax);
-                if (propose_port(c->r, sp)) {
+                if (proposal_makes_lossy(c->r, sp, prio)) {
+                        snprintf(x->fix, sizeof(x->fix), "make priority %u lossy on %s (the proposal's pfc), or enable "
+                                 "ECN on its queue %u (policy ecn)", prio, sp->sw, q);
+                        x->fixed = true;
+                } else if (propose_port(c->r, sp)) {
                         propose_ecn(c->r, q, fmin, fmax, 100);
                         x->fixed = true;
                 }

@@ -102,9 +102,12 @@ uint32_t linkinfo_max_speed(const uint32_t *mask, unsigned nwords)
         return best;
 }
 
-struct glink {
+#define MASK_WORDS_MAX 127                /* link_mode_masks_nwords is an int8 */
+
+/* The settings and, after them, supported, advertising, lp_advertising: nwords each. */
+union glink {
         struct ethtool_link_settings s;
-        uint32_t masks[3 * 127];        /* supported, advertising, lp_advertising: link_mode_masks_nwords each */
+        uint8_t raw[sizeof(struct ethtool_link_settings) + 3 * MASK_WORDS_MAX * sizeof(uint32_t)];
 };
 
 static int real_ioctl(void *ctx, const char *ifname, void *cmd)
@@ -119,20 +122,22 @@ static int real_ioctl(void *ctx, const char *ifname, void *cmd)
 /* ETHTOOL_GLINKSETTINGS: the handshake (nwords 0 answers -nwords), then the masks. */
 static uint32_t supported_max(const char *ifname, const struct counters_ethtool *io)
 {
-        struct glink g = { .s = { .cmd = ETHTOOL_GLINKSETTINGS } };
+        union glink g = { .s = { .cmd = ETHTOOL_GLINKSETTINGS } };
+        uint32_t mask[MASK_WORDS_MAX];
         int8_t n;
 
         if (io->ioctl(io->ctx, ifname, &g) < 0 || g.s.link_mode_masks_nwords >= 0)
                 return 0;
         n = (int8_t)-g.s.link_mode_masks_nwords;
-        if (n <= 0 || 3 * (unsigned)n > ARRAY_SIZE(g.masks))
+        if (n <= 0)
                 return 0;
         memset(&g, 0, sizeof(g));
         g.s.cmd = ETHTOOL_GLINKSETTINGS;
         g.s.link_mode_masks_nwords = n;
         if (io->ioctl(io->ctx, ifname, &g) < 0 || g.s.link_mode_masks_nwords != n)
                 return 0;
-        return linkinfo_max_speed(g.masks, (unsigned)n);
+        memcpy(mask, g.raw + sizeof(g.s), (size_t)n * sizeof(*mask));  /* the supported mask comes first */
+        return linkinfo_max_speed(mask, (unsigned)n);
 }
 
 struct rate_ctx {

@@ -63,6 +63,61 @@ static void test_max_speed(void)
         CU_ASSERT_EQUAL(linkinfo_max_speed(mask, 1), 25000);    /* a mask too short to carry the 100G modes */
 }
 
+/* ETHTOOL_GLINKSETTINGS as the kernel answers it: the handshake (-nwords), then the masks. */
+static int fake_glink(void *ctx, const char *ifname, void *cmd)
+{
+        struct ethtool_link_settings *s = cmd;
+        uint32_t *masks = (uint32_t *)(s + 1);
+
+        ++*(int *)ctx;
+        if (s->cmd != ETHTOOL_GLINKSETTINGS)
+                return -EOPNOTSUPP;
+        if (s->link_mode_masks_nwords == 0) {
+                s->link_mode_masks_nwords = -3;
+                return 0;
+        }
+        masks[ETHTOOL_LINK_MODE_100000baseCR4_Full_BIT / 32] |= 1u << (ETHTOOL_LINK_MODE_100000baseCR4_Full_BIT % 32);
+        masks[3 + 0] = 0xffffffff;              /* advertising: not what is supported */
+        s->speed = 25000;
+        return 0;
+}
+
+static void test_linkinfo(void)
+{
+        char root[] = "/tmp/nettune-linkinfo.XXXXXX", path[128], cmd[160];
+        int calls = 0;
+        struct counters_ethtool io = { fake_glink, &calls };
+        struct linkinfo l;
+        FILE *f;
+
+        CU_ASSERT_FATAL(mkdtemp(root) != NULL);
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s/class/net/eth7", root);
+        CU_ASSERT_FATAL(system(cmd) == 0);
+        snprintf(path, sizeof(path), "%s/class/net/eth7/speed", root);
+        CU_ASSERT_FATAL((f = fopen(path, "we")) != NULL);
+        fputs("25000\n", f);
+        fclose(f);
+        snprintf(path, sizeof(path), "%s/class/net/eth7/operstate", root);
+        CU_ASSERT_FATAL((f = fopen(path, "we")) != NULL);
+        fputs("up\n", f);
+        fclose(f);
+        linkinfo_read("eth7", root, &io, &l);
+        CU_ASSERT(l.state_known && l.up);
+        CU_ASSERT_EQUAL(l.speed_mbps, 25000);
+        CU_ASSERT_EQUAL(l.max_speed_mbps, 100000);
+        CU_ASSERT_EQUAL(calls, 2);
+        CU_ASSERT_FALSE(l.rdma);
+        /* a link that is down reports speed -1: unknown, not a downshift */
+        snprintf(path, sizeof(path), "%s/class/net/eth7/speed", root);
+        CU_ASSERT_FATAL((f = fopen(path, "we")) != NULL);
+        fputs("-1\n", f);
+        fclose(f);
+        linkinfo_read("eth7", root, &io, &l);
+        CU_ASSERT_EQUAL(l.speed_mbps, 0);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+        CU_ASSERT(system(cmd) == 0);
+}
+
 static void test_lldp(void)
 {
         char *j = slurp("tests/data/lldp/lldpcli_json0_show_neighbors.json");
@@ -120,6 +175,7 @@ int suite_doctor_host(void)
         CU_pSuite s = CU_add_suite("doctor_host", NULL, NULL);
 
         if (!s || !CU_add_test(s, "counter_kinds", test_counter_kinds) || !CU_add_test(s, "max_speed", test_max_speed) ||
+            !CU_add_test(s, "linkinfo", test_linkinfo) ||
             !CU_add_test(s, "lldp", test_lldp) || !CU_add_test(s, "subproc", test_subproc))
                 return -1;
         return 0;
