@@ -125,6 +125,8 @@ static void host_sample(const struct plan_target *pt, struct sample *s)
                 sample_put(s, name, DOCTOR_WRED_DROP, (int)q[i].queue, q[i].early, s->t);
                 snprintf(name, sizeof(name), "queue%u drops", q[i].queue);
                 sample_put(s, name, DOCTOR_DISCARD, (int)q[i].queue, q[i].drops, s->t);
+                snprintf(name, sizeof(name), "queue%u sent_packets", q[i].queue);
+                sample_put(s, name, DOCTOR_TX_PACKETS, (int)q[i].queue, q[i].packets, s->t);
         }
         s->ok |= nq > 0;
 }

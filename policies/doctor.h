@@ -57,6 +57,7 @@ enum doctor_counter {
         DOCTOR_DISCARD,                 /* out of buffer, no-buffer and queue drops */
         DOCTOR_WRED_DROP,               /* early drops of a RED/WRED queue */
         DOCTOR_PAUSE_STORM,             /* the device's own pause storm detection fired (mlx5) */
+        DOCTOR_TX_PACKETS,              /* packets a queue sent (what its marks are a share of) */
         DOCTOR_COUNTER_MAX,
 };
 
@@ -180,7 +181,8 @@ struct doctor_facts {
 struct doctor_params {
         double window_s;                /* counter window (collection) */
         double pause_storm_pps;         /* pause frames per second on one priority */
-        double heavy_marking_pps;       /* ECN-marked packets per second that count as heavy */
+        double heavy_marking_pps;       /* ECN-marked packets per second that count as heavy ... */
+        double heavy_marking_share;     /* ... or this share of the queue's packets (0.01) */
         unsigned ecn_min_bytes_per_gbps;        /* ECN floor per Gb/s of port speed */
         unsigned ecn_max_bytes_per_gbps;
         int roce_dscp;                  /* the RoCE data DSCP (26) */

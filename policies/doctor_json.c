@@ -21,6 +21,7 @@ static const char *const counter_names[DOCTOR_COUNTER_MAX + 1] = {
         [DOCTOR_DISCARD] = "discard",
         [DOCTOR_WRED_DROP] = "wred_drop",
         [DOCTOR_PAUSE_STORM] = "pause_storm_events",
+        [DOCTOR_TX_PACKETS] = "tx_packets",
         [DOCTOR_COUNTER_MAX] = NULL,
 };
 

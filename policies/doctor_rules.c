@@ -551,8 +551,8 @@ static void ecn_low_port(const struct sw_port *sp, void *data)
         ecn_floor(c->p, sp->speed_mbps, &fmin, &fmax);
         for (unsigned q = 0; q < STATE_TC_COUNT; q++) {
                 const struct state_ecn_queue *e = &st->ecn.q[q];
-                bool mk, pk, tk;
-                double marks, pause;
+                bool mk, pk, tk, sk;
+                double marks, pause, sent;
                 struct doctor_finding *x;
                 char group[160];
 
@@ -565,13 +565,16 @@ static void ecn_low_port(const struct sw_port *sp, void *data)
                 snprintf(x->group, sizeof(x->group), "%s", group);
                 doctor_finding_port(x, sp->sw, sp->name);
                 marks = queue_marks(sp->rates, q, &mk);
+                sent = doctor_rate_sum(sp->rates, DOCTOR_TX_PACKETS, (int)q, &sk);
                 pause = doctor_rate_sum(sp->rates, DOCTOR_PAUSE_RX, DOCTOR_PRIO_ANY, &pk) +
                         doctor_rate_sum(sp->rates, DOCTOR_PAUSE_TX, DOCTOR_PRIO_ANY, &tk);
                 if (mk)
                         doctor_ev_max(x, "ecn_marked_per_s", round(marks * 10) / 10);
+                if (mk && sk && sent > 0)
+                        doctor_ev_max(x, "ecn_marked_share", round(marks / sent * 10000) / 10000);
                 if (pk || tk)
                         doctor_ev_max(x, "pause_per_s", round(pause * 10) / 10);
-                if (mk && marks >= c->p->heavy_marking_pps)
+                if (mk && (marks >= c->p->heavy_marking_pps || (sk && sent > 0 && marks >= sent * c->p->heavy_marking_share)))
                         x->severity = DOCTOR_CRITICAL;
                 snprintf(x->summary, sizeof(x->summary), "%s queue %u marks from %u bytes (max %u): below the floor "
                          "%u-%u for %s%s", sp->sw, q, e->min_bytes, e->max_bytes, fmin, fmax,
@@ -799,7 +802,7 @@ const struct doctor_rule doctor_rules[] = {
           "RoCE queue", false, check_ecn_off },
         { "ecn_threshold_low", DOCTOR_WARNING, "ECN thresholds below the floor for the port speed",
           "min < 1500 B and max < 15000 B per Gb/s of port speed (150000 / 1500000 B at 100 Gb/s); critical with "
-          "heavy marking (>= 1000 marked packets/s)", "Cumulus Linux 5.12 RoCE defaults (min 150000 B, max "
+          "heavy marking (>= 1000 marked packets/s, or >= 1% of the queue's packets)", "Cumulus Linux 5.12 RoCE defaults (min 150000 B, max "
           "1500000 B: 146.48 KB / 1.43 MB); the seed: thresholds too low, marking early, pause frames",
           false, check_ecn_low },
         { "cnp_priority_mismatch", DOCTOR_WARNING, "CNPs leave the host on a priority the switch does not give "

@@ -252,6 +252,7 @@ static void nvue_qos_row(void *ctx, const struct table *t, char cells[][CELL_MAX
                 put_cell(p, t, cells, "tx-pause-frames", "tx-pause-frames", DOCTOR_PAUSE_TX, prio);
         } else if (streq(t->title, "Egress Queue Statistics") && prio >= 0) {
                 put_cell(p, t, cells, "wred-discards", "wred-discards", DOCTOR_WRED_DROP, prio);
+                put_cell(p, t, cells, "tx-frames", "tx-frames", DOCTOR_TX_PACKETS, prio);
                 put_cell(p, t, cells, "tx-uc-buffer-discards", "tx-uc-buffer-discards (bytes)", DOCTOR_DISCARD, prio);
         } else if (streq(t->title, "Qos Port Statistics") && streq(cells[0], "ecn-marked-packets")) {
                 put_cell(p, t, cells, "Transmit", "ecn-marked-packets", DOCTOR_ECN_MARKED, -1);
@@ -413,6 +414,8 @@ static void sonic_queue_row(void *ctx, const struct table *t, char cells[][CELL_
                 return;
         snprintf(name, sizeof(name), "UC%d Drop/pkts", q);
         put_cell(p, t, cells, "Drop/pkts", name, DOCTOR_DISCARD, q);
+        snprintf(name, sizeof(name), "UC%d Counter/pkts", q);
+        put_cell(p, t, cells, "Counter/pkts", name, DOCTOR_TX_PACKETS, q);
         x->rows++;
 }
 

@@ -528,7 +528,8 @@ static int counters_qos(struct sim *s, const char *port)
         snprintf(cells[0][4], 64, "wred-discards");
         for (unsigned i = 0; i < 8; i++) {
                 snprintf(cells[i + 1][0], 64, "%u", i);
-                snprintf(cells[i + 1][1], 64, "0");
+                snprintf(name, sizeof(name), "tx_frames.%u", i);
+                snprintf(cells[i + 1][1], 64, "%llu", (unsigned long long)sim_counter(s->st, port, name));
                 snprintf(cells[i + 1][2], 64, "0 Bytes");
                 snprintf(name, sizeof(name), "tx_drop.%u", i);
                 snprintf(cells[i + 1][3], 64, "%llu Bytes", (unsigned long long)sim_counter(s->st, port, name));

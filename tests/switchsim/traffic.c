@@ -4,7 +4,7 @@
  * speed) and counters that climb at a rate on the switch's own clock (sim_now()):
  * value = base + rate x (now - t0). A test sets rates and links with
  *   switchsim --dialect D --state FILE --traffic PORT:NAME=RATE[,PORT:NAME=RATE...]
- * (NAME: pfc_rx.P, pfc_tx.P, ecn_marked.Q, wred_drop.Q, tx_drop.Q, link_pause_rx,
+ * (NAME: pfc_rx.P, pfc_tx.P, ecn_marked.Q, wred_drop.Q, tx_drop.Q, tx_frames.Q, link_pause_rx,
  * link_pause_tx, in_discards, out_discards, cnp_tx, roce_no_buffer_discard; or
  * link=up|down, speed=100G) and each dialect prints them its own way (nvue.c,
  * sonic.c, eos.c). A new rate starts from the value the counter has now, so a

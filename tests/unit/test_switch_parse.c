@@ -408,6 +408,7 @@ static void test_counters_nvue(void)
         }
         CU_ASSERT_EQUAL(pause, 16);
         CU_ASSERT_EQUAL(wred, 8);
+        CU_ASSERT_EQUAL(counter(p, "tx-frames")->kind, DOCTOR_TX_PACKETS);
         c = counter(p, "ecn-marked-packets");
         CU_ASSERT_FATAL(c != NULL);
         CU_ASSERT_EQUAL(c->kind, DOCTOR_ECN_MARKED);
@@ -471,6 +472,7 @@ static void test_counters_sonic(void)
         memset(s, 0, sizeof(*s));
         CU_ASSERT_EQUAL_FATAL(switch_counters_sonic_queue(queue, &sw, s, &e), 0);
         CU_ASSERT_EQUAL(counter(&s->port[0], "UC3 Drop/pkts")->kind, DOCTOR_DISCARD);
+        CU_ASSERT_EQUAL(counter(&s->port[0], "UC3 Counter/pkts")->kind, DOCTOR_TX_PACKETS);
         CU_ASSERT_PTR_NULL(counter(&s->port[0], "UC9 Drop/pkts"));     /* queues 0-7 only */
         sw = two_ports("Ethernet0", "Ethernet4");
         memset(s, 0, sizeof(*s));
