@@ -75,6 +75,17 @@ check "the switch's ports were read with link and counters" [ "$(jq_py "$T/f.jso
         "[(p['link']['speed_mbps'], len(p['rates']) > 0) for p in d['nodes'][0]['switches'][0]['ports']]")" = \
         "[(100000, True), (100000, True), (100000, True)]" ]
 
+step "the NIC's counters as rates: np_cnp_sent climbing in its RDMA hw_counters"
+cnp=$T/sys/class/infiniband/$rdma/ports/1/hw_counters/np_cnp_sent
+[ -f "$cnp" ] || fail "the model has no np_cnp_sent"
+( n=0; while :; do n=$((n + 50)); echo $n >"$cnp.new" && mv "$cnp.new" "$cnp"; sleep 0.1; done ) &
+climb=$!
+_nt_pids+=("$climb")
+A --output json doctor --window 2 --save-facts "$T/f2.json" >/dev/null || true
+kill "$climb" && wait "$climb" 2>/dev/null || true
+rate=$(jq_py "$T/f2.json" "[r['per_s'] for i in d['nodes'][0]['interfaces'] for r in i['rates'] if r['kind'] == 'cnp_sent'][0]")
+check "np_cnp_sent read as CNPs sent, $rate per second" python3 -c "import sys; sys.exit(not 50 < $rate < 1000)"
+
 step "mtu_mismatch: the switch port carries less than the host sends"
 nv set interface swp1 link mtu 1500 && nv_apply
 diagnose "mtu_mismatch" "switch port MTU 1500"

@@ -126,6 +126,18 @@ check "doctor --probe exit 0 (got $rc)" [ "$rc" -eq 0 ]
 jq_py "$T/p.json" "'\n'.join('%s -> %s: %s' % (p['from'], p['to'], p['gbps'] or p['error']) for p in d['probes']['p2p'])"
 check "6 ordered pairs measured" [ "$(jq_py "$T/p.json" "len([p for p in d['probes']['p2p'] if p['ok'] and p['gbps'] > 0])")" = 6 ]
 
+step "the agent's own --probe, and the API refuses a bad window"
+bg ip netns exec "$HUB" "$AGENT" probe-server --listen 10.88.255.1:18515 --allow 10.88.0.0/16
+wait_for 10 ip netns exec "$HUB" bash -c ": < /dev/tcp/10.88.255.1/18515" || fail "the hub's probe-server did not start"
+ip netns exec "$(node_ns 1)" "$AGENT" --config "$T/n1/agent.json" --output json doctor --window 0.2 \
+        --probe 10.88.255.1:18515 >"$T/ap.json" || true
+check "node001 measured the hub ($(jq_py "$T/ap.json" "d['probes']['p2p'][0]['gbps']") Gb/s)" \
+        [ "$(jq_py "$T/ap.json" "d['probes']['p2p'][0]['ok'] and d['probes']['p2p'][0]['to']")" = 10.88.255.1:18515 ]
+code=$(ip netns exec "$HUB" curl -s -o "$T/body" -w '%{http_code}' --max-time 20 --cacert "$T/pki/ca.crt" \
+        --cert "$T/pki/controller.crt" --key "$T/pki/controller.key" "https://$(node_ip 1):$FLEET_PORT/v1/doctor?window_s=0")
+check "GET /v1/doctor?window_s=0 is 400 (got $code)" [ "$code" = 400 ]
+check "naming window_s" grep -q '"path":"window_s"' "$T/body"
+
 step "--propose: the fix for leaf1, selected by the fabric node's labels; apply; clean"
 nv set interface swp1 link mtu 1500
 nv set qos congestion-control default-global traffic-class 0 min-threshold 15000

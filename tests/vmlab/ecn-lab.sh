@@ -254,7 +254,7 @@ diagnose() {
         shift
         ctl doctor --window 4 "$@" > $W/doctor-$name.txt 2>&1 &
         dpid=$!
-        incast doctor-$name $RX > /dev/null
+        ignored=$(incast doctor-$name $RX)     # a subshell: incast's wait is for its own flows only
         wait $dpid
         drc=$?
         sed 's/^/VMLAB-INFO   | /' $W/doctor-$name.txt
