@@ -14,7 +14,7 @@ WERROR     ?=
 V          ?= 0
 VERSION    := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
-PKGS      := libmnl jansson libcurl libssh2 libmicrohttpd gnutls sqlite3 libibverbs zlib
+PKGS      := libmnl jansson libcurl libssh2 libmicrohttpd gnutls sqlite3 libibverbs zlib openssl
 # Loaded on first use (common/lazylib.h): compiled against, never linked.
 LAZY_PKGS := libssh2
 TEST_PKGS := cunit
@@ -159,10 +159,10 @@ test-bins: all $(UNIT) $(if $(SIM_SRCS),$(SIM)) $(NICMODEL) $(TOOLS)
 # libFuzzer harnesses, built with clang into their own object tree.
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(INCLUDES) -Itests/lib $(PKG_CFLAGS) -pthread \
                -fsanitize=fuzzer-no-link,address,undefined -DNETTUNE_VERSION='"$(VERSION)"'
-# Plus the controller's parsers of agent answers, etcd replies and store records
+# Plus the controller's parsers of agent answers, etcd replies, store records and the inventory
 # (pure: jansson and the library only).
 FUZZ_LIB_OBJS := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRCS) controller/reply.c controller/etcd_reply.c \
-                   controller/store_record.c controller/rollout.c)
+                   controller/store_record.c controller/rollout.c controller/inventory.c)
 $(BUILD)/fuzzobj/%.o: %.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $<")

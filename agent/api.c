@@ -6,6 +6,7 @@
 #include "doctor_collect.h"
 #include "drift.h"
 #include "jsonv.h"
+#include "measure.h"
 #include "metrics.h"
 #include "probe.h"
 #include "probe_gate.h"
@@ -220,30 +221,85 @@ static void do_rollback(struct api *a, const struct http_request *req, struct ht
         txn_result_done(&res);
 }
 
-static void do_confirm(struct api *a, const char *id, struct http_response *resp)
+/* Body of POST /v1/confirm/{tx}: empty, {} or {"not_after_ms": N} (the caller's deadline, ms since the epoch). */
+#define CONFIRM_BODY_MAX 4096
+
+struct confirm_req {
+        int64_t not_after_ms;           /* 0: not given */
+};
+
+static const struct jsonv_field confirm_fields[] = {
+        { .key = "not_after_ms", .type = JSONV_INTEGER, .min = 1, .max = INT64_MAX / 2, .what = "not_after_ms",
+          JSONV_MEMBER(struct confirm_req, not_after_ms) },
+        { 0 },
+};
+
+/* A transaction id from the URL; 0 and a 404 when it is not one. */
+static int64_t tx_of(const char *id, struct http_response *resp)
 {
-        struct txn_result res;
-        struct txn_env env;
         char *end;
         long long tx = strtoll(id, &end, 10);
 
         if (*end || end == id || tx <= 0) {
                 http_error(resp, 404, "not_found", NULL, "no transaction '%s'", id);
+                return 0;
+        }
+        return tx;
+}
+
+static void do_confirm(struct api *a, const struct http_request *req, const char *id, struct http_response *resp)
+{
+        struct confirm_req body = { 0 };
+        json_auto_t *root = NULL;
+        struct errbuf e = { 0 };
+        struct txn_result res;
+        struct txn_env env;
+        struct jsonv v;
+        int64_t tx = tx_of(id, resp);
+
+        if (!tx)
                 return;
+        if (req->body_len) {
+                jsonv_init(&v, NULL, &e);
+                if (jsonv_parse(req->body, req->body_len, "request body", CONFIRM_BODY_MAX, &root, &e) < 0 ||
+                    jsonv_object(&v, root, confirm_fields, &body) < 0) {
+                        reply_invalid(resp, &e, "; nothing was changed");
+                        return;
+                }
         }
         env_init(a, &env);
         if (lock_or_409(&env, resp) < 0)
                 return;
         txn_result_init(&res);
-        txn_confirm(&env, tx, &res);
+        txn_confirm(&env, tx, body.not_after_ms, &res);
         txn_unlock(&env);
+        if (res.restored_by[0])         /* this confirm came too late and restored the change */
+                metrics_record(&res);
         if (res.exit_code == EXIT_INVALID)
                 http_error(resp, 404, "not_found", NULL, "%s", res.error.msg);
         else if (res.state != TXN_COMMITTED)
-                http_error(resp, 409, "not_pending", NULL, "%s", res.error.msg);
+                http_error(resp, 409, res.restored_by[0] ? "expired" : "not_pending", NULL, "%s", res.error.msg);
         else
                 reply_json(resp, 200, txn_result_to_json(&res));
         txn_result_done(&res);
+}
+
+/* The transaction's final state as the journal has it: what a controller reconciles against. */
+static void do_transaction(struct api *a, const char *id, struct http_response *resp)
+{
+        struct errbuf e = { 0 };
+        int64_t tx = tx_of(id, resp);
+        json_t *j;
+
+        if (!tx)
+                return;
+        j = transaction_json(a->journal, tx, &e);
+        if (!j && e.msg[0] && strstr(e.msg, "no transaction"))
+                http_error(resp, 404, "not_found", NULL, "%s", e.msg);
+        else if (!j)
+                reply_errbuf(resp, 500, "internal", &e);
+        else
+                reply_json(resp, 200, j);
 }
 
 /* The same plan JSON as `nettune-agent plan --output json`. */
@@ -371,7 +427,14 @@ static void do_probe(struct api *a, const struct http_request *req, struct http_
                 http_error(resp, 500, "internal", NULL, "out of memory");
                 return;
         }
-        probe_measure(&pr.params, pr.mode, pr.runs, m, &e);
+        {
+                struct measure_span span;
+                struct measure_load load;
+
+                measure_begin(&span);
+                probe_measure(&pr.params, pr.mode, pr.runs, m, &e);
+                measure_end(&span, &load);
+        }
         {
                 json_t *j = probe_measurement_to_json(m);
 
@@ -401,12 +464,20 @@ static void do_metrics(struct api *a, struct http_response *resp)
                 http_error(resp, 500, "internal", NULL, "out of memory");
 }
 
+/* While the agent measures bandwidth, everything but health waits for it (the gate compares like with like). */
+#define API_QUIET_WAIT_MS 60000
+
 void api_handle(void *userdata, const struct http_request *req, struct http_response *resp)
 {
         struct api *a = userdata;
         bool get = streq(req->method, "GET"), post = streq(req->method, "POST");
         const char *u = req->url;
 
+        if (!(get && streq(u, "/v1/health")) && !measure_wait_quiet(API_QUIET_WAIT_MS)) {
+                http_error(resp, 503, "measuring", NULL, "a bandwidth measurement is still running after %d s; retry later",
+                           API_QUIET_WAIT_MS / 1000);
+                return;
+        }
         if (get && streq(u, "/v1/health"))
                 reply_json(resp, 200, json_pack("{s:s, s:s, s:s}", "status", "ok", "version", NETTUNE_VERSION,
                                                 "client", req->client));
@@ -419,7 +490,9 @@ void api_handle(void *userdata, const struct http_request *req, struct http_resp
         else if (post && streq(u, "/v1/apply"))
                 do_apply(a, req, resp);
         else if (post && !strncmp(u, "/v1/confirm/", 12))
-                do_confirm(a, u + 12, resp);
+                do_confirm(a, req, u + 12, resp);
+        else if (get && !strncmp(u, "/v1/transactions/", 17))
+                do_transaction(a, u + 17, resp);
         else if (post && streq(u, "/v1/rollback"))
                 do_rollback(a, req, resp);
         else if (get && streq(u, "/v1/drift"))

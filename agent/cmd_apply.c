@@ -275,14 +275,30 @@ int cmd_confirm(struct cli *c)
         if (rc)
                 return rc;
         txn_result_init(&res);
-        txn_confirm(&s.env, tx, &res);
+        txn_confirm(&s.env, tx, 0, &res);
         rc = print_result(c, &res);
         txn_result_done(&res);
         session_done(&s);
         return rc;
 }
 
-/* Hidden: the detached confirm watchdog (txn_watchdog.c). */
+/* Sleep until the deadline, a second at most. */
+static void nap_until(int64_t deadline_ms)
+{
+        int64_t left = deadline_ms - journal_now_ms();
+        struct timespec ts = { 1, 0 };
+
+        if (left < 1000)
+                ts = (struct timespec){ 0, (long)(left > 0 ? left : 0) * 1000000L };
+        nanosleep(&ts, NULL);
+}
+
+/*
+ * Hidden: the detached confirm watchdog (txn_watchdog.c). Started before its
+ * transaction is pending: while the transaction is still in flight, it waits for the
+ * lock, which the applying process holds until it ends (taking it then recovers a
+ * transaction that process left in flight). While pending: restore at the deadline.
+ */
 int cmd_confirm_watchdog(struct cli *c)
 {
         struct session s;
@@ -295,23 +311,21 @@ int cmd_confirm_watchdog(struct cli *c)
         if (session_open(c, &s, false))
                 return EXIT_RUNTIME;
         for (;;) {
-                struct timespec ts = { 1, 0 };
-                int64_t left;
-
                 if (journal_get(s.journal, tx, &t, &e) < 0)
                         break;
                 journal_tx_done(&t);
-                if (t.state != TXN_PENDING_CONFIRM)
+                if (journal_state_final(t.state))
                         break;
-                left = t.confirm_deadline_ms - journal_now_ms();
-                if (left <= 0) {
-                        /* Taking the lock recovers: an expired confirmation is restored. */
-                        if (txn_lock(&s.env, true, &e) >= 0)
+                if (t.state != TXN_PENDING_CONFIRM || t.confirm_deadline_ms <= journal_now_ms()) {
+                        /* Blocks while the transaction runs; then recovers whatever is due. */
+                        if (txn_lock(&s.env, true, &e) < 0)
                                 break;
-                } else if (left < 1000) {
-                        ts = (struct timespec){ 0, (long)left * 1000000L };
+                        txn_unlock(&s.env);
+                        nap_until(journal_now_ms() + 100);      /* no busy loop if recovery could not finish it */
+                        continue;
                 }
-                nanosleep(&ts, NULL);
+                /* A second at a time: a confirm, a restore by someone else or a moved deadline ends the wait. */
+                nap_until(t.confirm_deadline_ms < journal_now_ms() + 1000 ? t.confirm_deadline_ms : journal_now_ms() + 1000);
         }
         session_done(&s);
         return EXIT_OK;

@@ -59,6 +59,24 @@ json_t *history_json(struct journal *j, unsigned limit, struct errbuf *e)
         return arr;
 }
 
+json_t *transaction_json(struct journal *j, int64_t tx, struct errbuf *e)
+{
+        struct journal_tx t;
+        json_t *o;
+
+        if (journal_get(j, tx, &t, e) < 0)
+                return NULL;
+        o = tx_json(&t);
+        journal_tx_done(&t);
+        if (o && json_object_set_new(o, "now_ms", json_integer(journal_now_ms())) < 0) {
+                json_decref(o);
+                o = NULL;
+        }
+        if (!o)
+                errbuf_set(e, ENOMEM, NULL, "out of memory");
+        return o;
+}
+
 static void print_history(const json_t *arr)
 {
         size_t i;
@@ -91,6 +109,7 @@ int cmd_history(struct cli *c)
 {
         struct errbuf e = { 0 };
         struct journal *j = NULL;
+        struct txn_env env;
         json_t *arr;
         char buf[1100];
 
@@ -102,6 +121,8 @@ int cmd_history(struct cli *c)
                 fprintf(stderr, "%s: %s\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
                 return EXIT_RUNTIME;
         }
+        txn_env_init(&env, &c->config, j);
+        txn_recover_due(&env);          /* what nobody owns any more is restored before it is listed */
         arr = history_json(j, 50, &e);
         journal_close(j);
         if (!arr) {
@@ -137,6 +158,7 @@ int cmd_drift(struct cli *c)
         r = journal_open(c->config.state_dir, &j, &e);
         if (r >= 0) {
                 txn_env_init(&env, &c->config, j);
+                txn_recover_due(&env);
                 r = drift_check(&env, &p, NULL, &e);
                 if (r >= 0 && !(changes = plan_changes_json(&p)))
                         r = errbuf_set(&e, ENOMEM, NULL, "out of memory");

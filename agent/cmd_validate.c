@@ -3,20 +3,25 @@
  * nettune-agent validate POLICY...: check policy files without touching anything.
  * Prints "FILE: ok" per valid file; stops at the first invalid one, prints its
  * error to stderr and exits 2. --output json prints an array of results.
+ * With --config FILE, the agent configuration is checked first (keys, ranges and
+ * its TLS files); without POLICY only the configuration is checked.
  */
 #include <jansson.h>
 #include <stdio.h>
 
 #include "cli.h"
+#include "config.h"
 #include "policy.h"
 
 static void usage(FILE *f)
 {
         fprintf(f,
-                "usage: nettune-agent validate [--output json] POLICY...\n"
+                "usage: nettune-agent [--config FILE] validate [--output json] [POLICY...]\n"
                 "\n"
                 "Checks each policy file (syntax, keys, types, ranges, cross-field rules)\n"
-                "and changes nothing. Stops at the first invalid file.\n"
+                "and changes nothing. Stops at the first invalid file. With --config, checks\n"
+                "the agent configuration first: keys, ranges, and its TLS files (the server\n"
+                "certificate and key, a client CA bundle that holds certificates).\n"
                 "\n"
                 "exit codes: 0 all valid, 2 a file is invalid or unreadable (error on stderr)\n");
 }
@@ -55,14 +60,22 @@ static void print_json(json_t *results)
         }
 }
 
-static int validate_one(const char *file, json_t *results, bool json, struct errbuf *e)
+static int validate_one(const char *file, json_t *results, bool json, bool config, struct errbuf *e)
 {
+        _cleanup_free_ struct agent_config *c = NULL;
         struct policy *p = NULL;
         char buf[1100];
         int r;
 
-        r = policy_load_file(file, &p, e);
-        policy_free(p);
+        if (config) {
+                c = malloc(sizeof(*c));
+                r = c ? config_load(file, c, e) : errbuf_set(e, ENOMEM, file, "out of memory");
+                if (r >= 0)
+                        r = config_check_tls(c, e);
+        } else {
+                r = policy_load_file(file, &p, e);
+                policy_free(p);
+        }
         if (json && add_result(results, file, r < 0 ? e : NULL) < 0)
                 return -ENOMEM;
         if (r < 0) {
@@ -91,7 +104,7 @@ int cmd_validate(struct cli *c)
                         c->argv[1], c->prog);
                 return EXIT_INVALID;
         }
-        if (c->argc <= first) {
+        if (c->argc <= first && !c->config_path) {
                 fprintf(stderr, "%s validate: no policy file given; see '%s validate --help'\n", c->prog, c->prog);
                 return EXIT_INVALID;
         }
@@ -99,8 +112,10 @@ int cmd_validate(struct cli *c)
                 fprintf(stderr, "%s validate: out of memory\n", c->prog);
                 return EXIT_RUNTIME;
         }
+        if (c->config_path)
+                r = validate_one(c->config_path, results, c->json, true, &e);
         for (int i = first; i < c->argc && r >= 0; i++)
-                r = validate_one(c->argv[i], results, c->json, &e);
+                r = validate_one(c->argv[i], results, c->json, false, &e);
         if (c->json)
                 print_json(results);
         json_decref(results);

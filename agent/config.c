@@ -34,6 +34,7 @@ void config_defaults(struct agent_config *c)
         c->drift_mode = DRIFT_MODE_REPORT;
         c->max_body_bytes = 1u << 20;
         c->request_timeout_s = 30;
+        c->header_timeout_s = 5;
 }
 
 static int check_listen(struct jsonv *v, const json_t *j, void *obj)
@@ -123,6 +124,33 @@ static int parse_switches(struct jsonv *v, const json_t *j, void *obj)
         return jsonv_object_array(v, j, "switch", "switches", 0, CONFIG_SWITCHES_MAX, parse_switch, obj);
 }
 
+/* An exact client name, or "*.suffix": printable ASCII, '*' only as the leading label. */
+static int check_client_name(struct jsonv *v, const char *s)
+{
+        const char *star = strchr(s, '*');
+        char q[80];
+
+        for (const char *p = s; *p; p++)
+                if (*p < ' ' || *p > '~')
+                        return jsonv_error(v, "client name '%s' has a character that is not printable ASCII",
+                                           jsonv_quote(s, q, sizeof(q)));
+        if (star && (star != s || s[1] != '.' || !s[2] || strchr(s + 1, '*') || s[2] == '.'))
+                return jsonv_error(v, "client name '%s': '*' is allowed only as a leading '*.' before a suffix"
+                                   " ('*.ops.example.com')", jsonv_quote(s, q, sizeof(q)));
+        return 0;
+}
+
+static int parse_allowed_clients(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct agent_config *c = obj;
+        size_t n;
+        int r = jsonv_string_array(v, j, "client name", CONFIG_ALLOWED_CLIENTS_MAX, c->allowed_clients[0],
+                                   sizeof(c->allowed_clients[0]), &n, check_client_name);
+
+        c->n_allowed_clients = r < 0 ? 0 : (unsigned)n;
+        return r;
+}
+
 #define CF_STR(k, m, fn) { .key = (k), .type = JSONV_STRING, .flags = JSONV_NONEMPTY, \
                            JSONV_MEMBER(struct agent_config, m), .parse = (fn) }
 
@@ -130,6 +158,7 @@ static const struct jsonv_field tls_fields[] = {
         CF_STR("cert", tls_cert, NULL),
         CF_STR("key", tls_key, NULL),
         CF_STR("client_ca", tls_client_ca, NULL),
+        JSONV_CUSTOM("allowed_clients", JSONV_ARRAY, 0, parse_allowed_clients),
         { 0 },
 };
 
@@ -306,6 +335,7 @@ static const struct jsonv_field config_fields[] = {
         JSONV_UINT("rdma_wait_ms", struct agent_config, env.rdma_wait_ms, 0, 120000),
         JSONV_UINT("max_body_bytes", struct agent_config, max_body_bytes, 1024, 64u << 20),
         JSONV_UINT("request_timeout_s", struct agent_config, request_timeout_s, 1, 3600),
+        JSONV_UINT("header_timeout_s", struct agent_config, header_timeout_s, 1, 60),
         JSONV_CUSTOM("switches", JSONV_ARRAY, 0, parse_switches),
         JSONV_CUSTOM("qdisc_parents", JSONV_OBJECT, 0, parse_qdisc_parents),
         JSONV_CUSTOM("links", JSONV_OBJECT, 0, parse_links),

@@ -17,6 +17,8 @@
 #define CONFIG_LINKS_MAX 256
 #define CONFIG_DEFAULT_PATH "/etc/nettune/agent.json"
 #define CONFIG_PROBE_ALLOW_MAX 64               /* probe.allow entries (PROBE_SERVER_ALLOW_MAX) */
+#define CONFIG_ALLOWED_CLIENTS_MAX 64
+#define CONFIG_CLIENT_NAME_MAX 128
 
 enum drift_mode {
         DRIFT_MODE_REPORT,
@@ -43,6 +45,10 @@ struct agent_config {
         char tls_cert[CONFIG_PATH_MAX];
         char tls_key[CONFIG_PATH_MAX];
         char tls_client_ca[CONFIG_PATH_MAX];
+        /* tls.allowed_clients: exact names or "*.suffix" globs matched against the client
+         * certificate's subject CN and subjectAltName DNS names; none = any clientAuth certificate */
+        unsigned n_allowed_clients;
+        char allowed_clients[CONFIG_ALLOWED_CLIENTS_MAX][CONFIG_CLIENT_NAME_MAX];
         char state_dir[CONFIG_PATH_MAX];        /* "/var/lib/nettune" */
         char probe_listen[128];                 /* "0.0.0.0:18515" */
         unsigned probe_runs;                    /* default runs per probe measurement when the policy says none */
@@ -60,6 +66,7 @@ struct agent_config {
         char proc_root[CONFIG_PATH_MAX];        /* where processes are looked up (lldpad): "/proc" */
         unsigned max_body_bytes;                /* API request body limit (default 1 MiB) */
         unsigned request_timeout_s;             /* API connection timeout (default 30) */
+        unsigned header_timeout_s;              /* API: from accept to a request's headers (default 5) */
 };
 
 /* Defaults for every field (no file). */
@@ -71,6 +78,12 @@ int config_load(const char *path, struct agent_config *ret, struct errbuf *e);
 /* probe.allow as networks for the responder: ret[0..CONFIG_PROBE_ALLOW_MAX); returns how many. */
 struct probe_cidr;
 unsigned config_probe_allow(const struct agent_config *c, struct probe_cidr *ret);
+/*
+ * The configured TLS files (config_tls.c): tls.cert holds a certificate with
+ * extendedKeyUsage serverAuth, tls.key an unencrypted private key, tls.client_ca at
+ * least one certificate. -EINVAL naming the file and key; files not configured are skipped.
+ */
+int config_check_tls(const struct agent_config *c, struct errbuf *e);
 
 /* The switch named `name`, or NULL. */
 const struct switch_config *config_find_switch(const struct agent_config *c, const char *name);

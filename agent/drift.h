@@ -15,3 +15,8 @@ int drift_check(struct txn_env *env, struct plan *ret, struct policy **ret_polic
 
 /* The newest `limit` transactions as a JSON array (history command and API); NULL on error. */
 json_t *history_json(struct journal *j, unsigned limit, struct errbuf *e);
+/*
+ * One transaction as history lists it, plus "now_ms" (the agent's clock, to judge
+ * confirm_deadline_ms by); NULL and -ENOENT's "no transaction N" in e when unknown.
+ */
+json_t *transaction_json(struct journal *j, int64_t tx, struct errbuf *e);

@@ -5,16 +5,29 @@
 #include <jansson.h>
 #include <microhttpd.h>
 #include <stdarg.h>
+#include <strings.h>
 
-#include "http.h"
+#include "http_internal.h"
 #include "netaddr.h"
 #include "jsonv.h"
+#include "log.h"
 
-#define HTTP_CONNECTIONS_MAX 64
+/*
+ * Connections in all (one thread each): the unauthenticated budget below, plus room
+ * for authenticated clients that the budget can never take. Unauthenticated: at most
+ * HTTP_PENDING_MAX in all and HTTP_PENDING_PER_ADDR per address (http_guard.c).
+ */
+#define HTTP_CONNECTIONS_MAX 160
+#define HTTP_PENDING_MAX 32
+#define HTTP_PENDING_PER_ADDR 8
+/* TLS 1.3 first, TLS 1.2 only with ECDHE and AEAD ciphers (no CBC, no SHA-1 MACs). */
+#define HTTP_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-256-GCM:" \
+        "+CHACHA20-POLY1305:+AES-128-GCM:-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA"
 
 struct http_server {
         struct MHD_Daemon *d;
         struct http_options o;
+        struct http_guard guard;
         char *cert, *key, *ca;          /* PEM text, kept for the daemon's lifetime */
 };
 
@@ -64,53 +77,89 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_re
         return ret;
 }
 
-/* 0 when the peer presented a certificate our CA verifies; else fills resp (401/403). */
-static int check_client(struct MHD_Connection *conn, struct http_request *req, struct http_response *resp)
+/* The client's role, checked once per connection; 0 or fills resp (401/403) and logs a refusal. */
+static int check_client(struct http_server *s, struct MHD_Connection *conn, struct http_conn *hc,
+                        struct http_response *resp)
 {
         const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-        gnutls_session_t s = ci ? (gnutls_session_t)ci->tls_session : NULL;
-        const gnutls_datum_t *certs;
-        unsigned n = 0, status = 0;
-        gnutls_datum_t out = { 0 };
-        gnutls_x509_crt_t crt;
-        size_t size = sizeof(req->client);
+        int r;
 
-        if (!s || !(certs = gnutls_certificate_get_peers(s, &n)) || n == 0) {
+        if (!hc) {
+                http_error(resp, 500, "internal", NULL, "connection not tracked");
+                return -EIO;
+        }
+        if (hc->role == 0) {
+                r = http_auth_role(ci ? (gnutls_session_t)ci->tls_session : NULL, s->o.allowed_clients,
+                                   s->o.n_allowed_clients, hc);
+                hc->role = r < 0 ? r : 1;
+                if (r == -EPERM)
+                        log_warn("api: refused client from %s: %s", hc->peer, hc->role_why);
+                else if (r >= 0)
+                        http_guard_authenticated(&s->guard, hc);
+        }
+        if (hc->role == -EACCES)
                 http_error(resp, 401, "unauthenticated", NULL, "a client certificate is required");
-                return -EACCES;
+        else if (hc->role < 0)
+                http_error(resp, 403, "forbidden", NULL, "%s", hc->role_why[0] ? hc->role_why : "client refused");
+        return hc->role < 0 ? -EACCES : 0;
+}
+
+/* "application/json", any case, optionally with parameters ("; charset=utf-8"). */
+static bool is_json(const char *ct)
+{
+        static const char json[] = "application/json";
+
+        if (!ct)
+                return false;
+        ct += strspn(ct, " \t");
+        if (strncasecmp(ct, json, sizeof(json) - 1) != 0)
+                return false;
+        ct += sizeof(json) - 1;
+        ct += strspn(ct, " \t");
+        return *ct == '\0' || *ct == ';';
+}
+
+/* A POST that carries a body must say it is JSON; 0 or fills resp (413/415). */
+static int check_body_headers(struct http_server *s, struct MHD_Connection *conn, const char *method,
+                              struct http_response *resp)
+{
+        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+        const char *te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
+        const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
+        unsigned long long len = cl ? strtoull(cl, NULL, 10) : 0;
+
+        if (len > s->o.max_body) {
+                http_error(resp, 413, "too_large", NULL, "request body of %s bytes is larger than the limit of %zu bytes; nothing was changed",
+                           cl, s->o.max_body);
+                return -EFBIG;
         }
-        if (gnutls_certificate_verify_peers2(s, &status) < 0 || status) {
-                if (gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &out, 0) < 0)
-                        out.data = NULL;
-                http_error(resp, 403, "forbidden", NULL, "client certificate refused: %s",
-                           out.data ? (const char *)out.data : "not verified");
-                gnutls_free(out.data);
-                return -EACCES;
-        }
-        if (gnutls_x509_crt_init(&crt) >= 0) {
-                if (gnutls_x509_crt_import(crt, &certs[0], GNUTLS_X509_FMT_DER) < 0 ||
-                    gnutls_x509_crt_get_dn(crt, req->client, &size) < 0)
-                        snprintf(req->client, sizeof(req->client), "unknown");
-                gnutls_x509_crt_deinit(crt);
+        if (streq(method, "POST") && (len > 0 || te) && !is_json(ct)) {
+                http_error(resp, 415, "unsupported_media_type", NULL,
+                           "request body has Content-Type '%s'; the API takes application/json; nothing was changed",
+                           ct ? ct : "(none)");
+                return -EPROTO;
         }
         return 0;
 }
 
-/* First call for a request: authenticate, refuse oversized bodies before reading them. */
+/* First call for a request: authenticate, refuse oversized or non-JSON bodies before reading them. */
 static enum MHD_Result first_call(struct http_server *s, struct MHD_Connection *conn, struct conn_ctx *ctx,
-                                  struct http_request *req)
+                                  const char *method)
 {
         struct http_response resp = { 0 };
-        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+        struct http_conn *hc = http_guard_conn(conn);
 
-        if (!s->o.insecure_loopback && check_client(conn, req, &resp) < 0) {
+        if (hc)
+                http_guard_requested(&s->guard, hc);
+        if (s->o.insecure_loopback) {
+                if (hc)
+                        http_guard_authenticated(&s->guard, hc);
+        } else if (check_client(s, conn, hc, &resp) < 0) {
                 ctx->refused = true;
                 return send_response(conn, &resp);
         }
-        if (cl && strtoull(cl, NULL, 10) > s->o.max_body) {
+        if (check_body_headers(s, conn, method, &resp) < 0) {
                 ctx->refused = true;
-                http_error(&resp, 413, "too_large", NULL, "request body of %s bytes is larger than the limit of %zu bytes; nothing was changed",
-                           cl, s->o.max_body);
                 return send_response(conn, &resp);
         }
         return MHD_YES;
@@ -125,13 +174,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         struct http_request req = { .method = method, .url = url, .conn = conn };
         struct http_response resp = { 0 };
 
-        snprintf(req.client, sizeof(req.client), "insecure-loopback");
         if (!ctx) {
                 ctx = calloc(1, sizeof(*ctx));
                 if (!ctx)
                         return MHD_NO;
                 *con_cls = ctx;
-                return first_call(s, conn, ctx, &req);
+                return first_call(s, conn, ctx, method);
         }
         if (ctx->refused)
                 return MHD_YES;
@@ -156,8 +204,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                            s->o.max_body);
                 return send_response(conn, &resp);
         }
-        if (!s->o.insecure_loopback && check_client(conn, &req, &resp) < 0)
-                return send_response(conn, &resp);
+        if (s->o.insecure_loopback)
+                snprintf(req.client, sizeof(req.client), "insecure-loopback");
+        else
+                snprintf(req.client, sizeof(req.client), "%s",
+                         http_guard_conn(conn) ? http_guard_conn(conn)->subject : "unknown");
         req.body = ctx->buf ? ctx->buf : "";
         req.body_len = ctx->len;
         s->o.handler(s->o.userdata, &req, &resp);
@@ -193,13 +244,21 @@ static int start_daemon(struct http_server *s, const union netaddr *a, struct er
 {
         unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
                          (a->sa.sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+        struct http_guard_limits lim = {
+                .pending_max = HTTP_PENDING_MAX, .pending_per_addr = HTTP_PENDING_PER_ADDR,
+                .header_timeout_ms = s->o.header_timeout_s * 1000, .tls = !s->o.insecure_loopback,
+        };
+        int r = http_guard_start(&s->guard, &lim, e);
 
+        if (r < 0)
+                return r;
         if (s->o.insecure_loopback)
                 s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
                                         MHD_OPTION_SOCK_ADDR, &a->sa,
                                         MHD_OPTION_CONNECTION_TIMEOUT, s->o.timeout_s,
                                         MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections ? s->o.max_connections : HTTP_CONNECTIONS_MAX,
                                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                                        MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, &s->guard,
                                         MHD_OPTION_END);
         else
                 s->d = MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, on_request, s,
@@ -207,10 +266,11 @@ static int start_daemon(struct http_server *s, const union netaddr *a, struct er
                                         MHD_OPTION_CONNECTION_TIMEOUT, s->o.timeout_s,
                                         MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections ? s->o.max_connections : HTTP_CONNECTIONS_MAX,
                                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                                        MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, &s->guard,
                                         MHD_OPTION_HTTPS_MEM_CERT, s->cert,
                                         MHD_OPTION_HTTPS_MEM_KEY, s->key,
                                         MHD_OPTION_HTTPS_MEM_TRUST, s->ca,
-                                        MHD_OPTION_HTTPS_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
+                                        MHD_OPTION_HTTPS_PRIORITIES, HTTP_TLS_PRIORITIES,
                                         MHD_OPTION_END);
         if (!s->d)
                 return errbuf_set(e, EADDRINUSE, "listen", "cannot listen on '%s' (address in use, or bad TLS key/certificate)",
@@ -255,8 +315,10 @@ void http_stop(struct http_server *s)
 {
         if (!s)
                 return;
+        http_guard_stop(&s->guard);
         if (s->d)
                 MHD_stop_daemon(s->d);
+        http_guard_done(&s->guard);
         free(s->cert);
         if (s->key)
                 explicit_bzero(s->key, strlen(s->key));

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The agent's HTTPS server (libmicrohttpd + GnuTLS): client certificates are
- * required and verified against the configured CA before any handler runs
- * (no certificate: 401; untrusted, expired or wrong CA: 403). Request bodies are
- * bounded (413 before the body is read when Content-Length is too large). Plain
- * HTTP only on a loopback address and only when asked for explicitly.
+ * The agent's HTTPS server (libmicrohttpd + GnuTLS): a client certificate that
+ * verifies against the configured CA is required in the TLS handshake (none, or
+ * an untrusted, expired or wrong-CA one: the handshake fails); before the first
+ * request its role is checked (extendedKeyUsage clientAuth, tls.allowed_clients:
+ * 403 otherwise). Unauthenticated connections are budgeted and must send a
+ * request's headers within header_timeout_s. Request bodies are bounded (413
+ * before the body is read when Content-Length is too large) and must be JSON (415).
+ * Plain HTTP only on a loopback address and only when asked for explicitly.
  */
 #pragma once
 
@@ -34,9 +37,12 @@ struct http_options {
         const char *listen;             /* "ADDR:PORT", "[ADDR]:PORT" */
         bool insecure_loopback;         /* plain HTTP; refused unless ADDR is loopback */
         const char *cert, *key, *client_ca;
+        const char (*allowed_clients)[128];     /* tls.allowed_clients (n_allowed_clients of them) */
+        unsigned n_allowed_clients;
         size_t max_body;
-        unsigned timeout_s;
-        unsigned max_connections;       /* 0: the agent's 64 */
+        unsigned timeout_s;                     /* idle connections are closed after it */
+        unsigned header_timeout_s;              /* from accept to a request's headers */
+        unsigned max_connections;               /* 0: the agent's HTTP_CONNECTIONS_MAX */
         http_handler_t handler;
         void *userdata;
 };

@@ -22,30 +22,6 @@ static const char serve_usage[] =
         "confirm deadlines and drift checks until SIGTERM.\n"
         "  --insecure-loopback  plain HTTP, allowed only when listen is a loopback address\n";
 
-/* Restore expired confirmations (taking the lock recovers them). */
-static void check_deadlines(struct txn_env *env)
-{
-        _cleanup_free_ int64_t *ids = NULL;
-        struct errbuf e = { 0 };
-        unsigned n = 0;
-        bool expired = false;
-
-        if (journal_unfinished(env->journal, &ids, &n, &e) < 0)
-                return;
-        for (unsigned i = 0; i < n && !expired; i++) {
-                struct journal_tx t;
-
-                if (journal_get(env->journal, ids[i], &t, &e) < 0)
-                        continue;
-                expired = t.state != TXN_PENDING_CONFIRM || t.confirm_deadline_ms <= journal_now_ms();
-                journal_tx_done(&t);
-        }
-        if (expired && txn_lock(env, false, &e) >= 0) {
-                log_info("restored transaction(s) whose confirmation expired");
-                txn_unlock(env);
-        }
-}
-
 static void check_drift(struct txn_env *env, enum drift_mode mode)
 {
         struct errbuf e = { 0 };
@@ -96,7 +72,9 @@ static int serve_loop(struct cli *c, struct journal *j)
                 sig = sigtimedwait(&set, NULL, &tick);
                 if (sig == SIGTERM || sig == SIGINT)
                         break;
-                check_deadlines(&env);
+                /* Expired confirmations (and anything left in flight) are restored. */
+                if (txn_recover_due(&env) > 0)
+                        log_info("restored transaction(s) whose confirmation expired");
                 if (c->config.drift_interval_s && time(NULL) >= next_drift) {
                         check_drift(&env, c->config.drift_mode);
                         next_drift = time(NULL) + (time_t)c->config.drift_interval_s;
@@ -159,7 +137,9 @@ int cmd_serve(struct cli *c)
         struct http_options o = {
                 .listen = c->config.listen, .cert = c->config.tls_cert, .key = c->config.tls_key,
                 .client_ca = c->config.tls_client_ca, .max_body = c->config.max_body_bytes,
-                .timeout_s = c->config.request_timeout_s, .handler = api_handle, .userdata = &api,
+                .timeout_s = c->config.request_timeout_s, .header_timeout_s = c->config.header_timeout_s,
+                .allowed_clients = c->config.allowed_clients, .n_allowed_clients = c->config.n_allowed_clients,
+                .handler = api_handle, .userdata = &api,
         };
         sigset_t set;
         char buf[1100];
@@ -173,7 +153,9 @@ int cmd_serve(struct cli *c)
         sigaddset(&set, SIGTERM);
         sigaddset(&set, SIGINT);
         pthread_sigmask(SIG_BLOCK, &set, NULL);        /* every thread inherits it */
-        r = journal_open(c->config.state_dir, &j, &e);
+        r = o.insecure_loopback ? 0 : config_check_tls(&c->config, &e);
+        if (r >= 0)
+                r = journal_open(c->config.state_dir, &j, &e);
         if (r >= 0)
                 r = recover(c, j, &e);
         api.journal = j;

@@ -49,6 +49,15 @@ static int list_ifaces(const struct plan_env *env, struct iface **ret, unsigned 
         return iface_list(c->env.nl, c->env.sysfs_root, ret, ret_n, e);
 }
 
+/* Would the glob match a loopback or virtual device (that it does not select)? */
+static bool virtual_matches(const struct iface *v, unsigned n, const char *glob)
+{
+        for (unsigned i = 0; i < n; i++)
+                if (iface_is_virtual(&v[i]) && fnmatch(glob, v[i].name, 0) == 0)
+                        return true;
+        return false;
+}
+
 static int add_interfaces(struct target_list *l, const struct plan_env *env, const char (*globs)[64],
                           unsigned n, bool policy, struct errbuf *e)
 {
@@ -66,7 +75,8 @@ static int add_interfaces(struct target_list *l, const struct plan_env *env, con
                 for (unsigned i = 0; i < nv; i++) {
                         struct target *t;
 
-                        if (n ? fnmatch(globs[g], v[i].name, 0) != 0 : (v[i].flags & IFF_LOOPBACK) != 0)
+                        /* A glob never picks loopback or a virtual device; its exact name does. */
+                        if (n ? !iface_selects(globs[g], &v[i]) : (v[i].flags & IFF_LOOPBACK) != 0)
                                 continue;
                         t = add(l, c, TARGET_INTERFACE, v[i].name);
                         if (!t)
@@ -79,8 +89,9 @@ static int add_interfaces(struct target_list *l, const struct plan_env *env, con
 
                         if (policy)
                                 snprintf(where, sizeof(where), "$.targets.interfaces[%u]", g);
-                        return errbuf_set(e, ENOENT, where, "no interface matches '%s' here; nothing was changed",
-                                          globs[g]);
+                        return errbuf_set(e, ENOENT, where, "no interface matches '%s' here%s; nothing was changed",
+                                          globs[g], virtual_matches(v, nv, globs[g]) ?
+                                          " (loopback and virtual devices match only by their exact name)" : "");
                 }
         }
         return 0;

@@ -156,7 +156,7 @@ static int verify_post(struct txn_env *env, const struct policy_verify *v, struc
 
         if (!v || v->probe == POLICY_PROBE_NONE)
                 return 0;
-        r = txn_probe_phase(env, &res->pin, "post", &res->post, &res->error);
+        r = txn_post_phase(env, v, res);
         if (r < 0 && !res->post.error[0])
                 errbuf_str(&res->error, res->post.error, sizeof(res->post.error));
         if (txn_gate(v, res) >= 0)
@@ -182,12 +182,13 @@ static int finish_ok(struct txn_env *env, unsigned confirm_timeout_s, struct txn
                 return 0;
         }
         jr.confirm_deadline_ms = journal_now_ms() + (int64_t)confirm_timeout_s * 1000;
+        /* The watchdog first: a pending change is never without its timer, even if we die right after. */
+        if (!env->no_watchdog && txn_spawn_watchdog(env, res->tx, &res->error) < 0)
+                return -EIO;
         if (txn_step(env, res, TXN_PENDING_CONFIRM, &jr) < 0)
                 return -EIO;
         res->confirm_deadline_ms = jr.confirm_deadline_ms;
         txn_finish(res, TXN_PENDING_CONFIRM, EXIT_PENDING, "pending_confirm");
-        if (!env->no_watchdog && txn_spawn_watchdog(env, res->tx, &res->error) < 0)
-                return -EIO;
         return 0;
 }
 

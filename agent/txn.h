@@ -22,6 +22,7 @@
 #include "driver.h"
 #include "errbuf.h"
 #include "journal.h"
+#include "measure.h"
 #include "plan.h"
 #include "plan_probe.h"
 #include "policy.h"
@@ -38,6 +39,8 @@ struct txn_probe {
         unsigned n_runs;
         double runs[TXN_PROBE_RUNS_MAX];
         char error[256];
+        struct measure_load load;       /* the CPU load seen while measuring */
+        unsigned attempts;              /* post: measurements taken (more than 1: re-measured, on_inconclusive retry) */
 };
 
 struct txn_env;
@@ -96,6 +99,13 @@ void txn_unlock(struct txn_env *env);
 
 /* Finish interrupted transactions; returns how many were restored. Needs the lock. */
 int txn_recover(struct txn_env *env, struct errbuf *e);
+/*
+ * Without the lock: when the journal holds a transaction that is due — a pending
+ * confirmation past its deadline, or one interrupted in flight — and no transaction
+ * runs (the lock is free), recover; returns how many were restored. For commands and
+ * timers that would not take the lock otherwise (serve's timer, history, drift).
+ */
+int txn_recover_due(struct txn_env *env);
 
 /* Apply a policy. confirm_timeout_s < 0: use the policy's commit.confirm_timeout_s. */
 int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s,
@@ -108,8 +118,14 @@ int txn_rollback(struct txn_env *env, struct txn_result *ret);
  * policy): exit_code EXIT_INVALID, result "refused", -ENOENT; nothing is touched.
  */
 int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret);
-/* Confirm a pending transaction. */
-int txn_confirm(struct txn_env *env, int64_t tx, struct txn_result *ret);
+/*
+ * Confirm a pending transaction. A confirm processed after the transaction's
+ * confirm_deadline_ms, or (not_after_ms > 0) after not_after_ms — the deadline the
+ * caller recorded for it — restores the snapshot at once instead (result
+ * rolled_back, -ETIME, the error says which deadline passed): a change its owner gave
+ * up on never commits. Confirming a committed transaction again succeeds.
+ */
+int txn_confirm(struct txn_env *env, int64_t tx, int64_t not_after_ms, struct txn_result *ret);
 /* Restore tx from its snapshot (recovery, confirm timeout); records why. */
 int txn_restore_tx(struct txn_env *env, int64_t tx, const char *restored_by, struct txn_result *ret);
 

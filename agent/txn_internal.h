@@ -44,7 +44,17 @@ int txn_plan_from_snapshot(struct txn_env *env, int64_t tx, struct plan *p, stru
 /* Measure one phase ("baseline", "post") of the pinned probe into *ret. */
 int txn_probe_phase(struct txn_env *env, const struct plan_probe *pin, const char *phase,
                     struct txn_probe *ret, struct errbuf *e);
-/* drivers/probe/probe_gate.c over res->baseline and res->post: fills res->gate; 0 pass, -EIO fail. */
+/*
+ * The post-change measurement; with on_inconclusive "retry" measured again (at most
+ * TXN_LOAD_RETRIES more times) while the agent's load differs from the baseline's.
+ */
+#define TXN_LOAD_RETRIES 2
+int txn_post_phase(struct txn_env *env, const struct policy_verify *v, struct txn_result *res);
+/*
+ * drivers/probe/probe_gate.c over res->baseline and res->post: fills res->gate; 0 pass,
+ * -EIO fail. Verdict "inconclusive" (fail) when both were measured under the agent's
+ * own loads that differ beyond MEASURE_LOAD_DELTA_MAX.
+ */
 int txn_gate(const struct policy_verify *v, struct txn_result *res);
 /* The default probe hook: probe_measure_pinned() of the pinned probe. */
 int txn_probe_default(struct txn_env *env, const struct plan_probe *pin, const char *phase,

@@ -7,16 +7,26 @@ char *txn_json_text(const json_t *j)
         return j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 }
 
+/* The CPU load seen while measuring; null when not measured. */
+static json_t *load_json(const struct measure_load *l)
+{
+        if (!l->measured)
+                return json_null();
+        return json_pack("{s:f, s:f, s:f, s:b}", "agent_cpu_pct", l->agent_cpu_pct, "host_busy_pct", l->host_busy_pct,
+                         "loadavg_1m", l->loadavg_1m, "priority_raised", l->priority_raised);
+}
+
 static json_t *probe_json(const struct txn_probe *p)
 {
         json_t *runs = json_array();
 
         for (unsigned i = 0; i < p->n_runs; i++)
                 json_array_append_new(runs, json_real(p->runs[i]));
-        return json_pack("{s:b, s:b, s:s, s:f, s:o, s:s, s:o}", "ran", p->ran, "ok", p->ok,
+        return json_pack("{s:b, s:b, s:s, s:f, s:o, s:s, s:o, s:o, s:i}", "ran", p->ran, "ok", p->ok,
                          "mode", p->mode, "gbps", p->gbps, "runs", runs ? runs : json_null(),
                          "error", p->error, "path", p->ran && p->path.mode != PROBE_MODE_AUTO ?
-                         probe_path_to_json(&p->path) : json_null());
+                         probe_path_to_json(&p->path) : json_null(),
+                         "load", load_json(&p->load), "attempts", (int)p->attempts);
 }
 
 static json_t *probes_json(const struct txn_result *r)

@@ -80,6 +80,35 @@ int txn_recover(struct txn_env *env, struct errbuf *e)
         return count;
 }
 
+int txn_recover_due(struct txn_env *env)
+{
+        _cleanup_free_ int64_t *ids = NULL;
+        struct errbuf e = { 0 };
+        unsigned n = 0;
+        bool due = false;
+        int r;
+
+        if (journal_unfinished(env->journal, &ids, &n, &e) < 0)
+                return 0;
+        for (unsigned i = 0; i < n && !due; i++) {
+                struct journal_tx t;
+
+                if (journal_get(env->journal, ids[i], &t, &e) < 0)
+                        continue;
+                due = t.state != TXN_PENDING_CONFIRM || t.confirm_deadline_ms <= journal_now_ms();
+                journal_tx_done(&t);
+        }
+        if (!due)
+                return 0;
+        /* Only when no transaction runs: taking the lock recovers (an in-flight one keeps it). */
+        r = txlock_acquire(env->config->state_dir, false, &env->lock_fd, &e);
+        if (r < 0)
+                return 0;
+        r = txn_recover(env, &e);
+        txn_unlock(env);
+        return r;
+}
+
 int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s,
               struct txn_result *ret)
 {
@@ -135,8 +164,28 @@ int txn_rollback(struct txn_env *env, struct txn_result *ret)
         return r;
 }
 
-int txn_confirm(struct txn_env *env, int64_t tx, struct txn_result *ret)
+/* A confirm too late for the transaction's deadline or for the caller's not_after_ms: restore, say why. */
+static int confirm_late(struct txn_env *env, int64_t tx, const struct journal_tx *t, int64_t not_after_ms,
+                        int64_t now, struct txn_result *ret)
 {
+        char why[160];
+
+        if (t->confirm_deadline_ms <= now)
+                snprintf(why, sizeof(why), "its confirm deadline %lld passed %lld ms before the confirm",
+                         (long long)t->confirm_deadline_ms, (long long)(now - t->confirm_deadline_ms));
+        else
+                snprintf(why, sizeof(why), "the confirm came %lld ms after the caller's not_after_ms %lld",
+                         (long long)(now - not_after_ms), (long long)not_after_ms);
+        log_warn("transaction %lld: confirm refused: %s; restoring its snapshot", (long long)tx, why);
+        txn_restore_tx(env, tx, "confirm-timeout", ret);
+        txn_finish(ret, ret->state, EXIT_ROLLED_BACK, journal_state_name(ret->state));
+        return errbuf_set(&ret->error, ETIME, NULL, "transaction %lld was not confirmed in time: %s; the change was %s",
+                          (long long)tx, why, ret->state == TXN_ROLLED_BACK ? "rolled back" : "not restored (RESTORE FAILED)");
+}
+
+int txn_confirm(struct txn_env *env, int64_t tx, int64_t not_after_ms, struct txn_result *ret)
+{
+        int64_t now = journal_now_ms();
         struct journal_tx t;
         int r = journal_get(env->journal, tx, &t, &ret->error);
 
@@ -146,11 +195,12 @@ int txn_confirm(struct txn_env *env, int64_t tx, struct txn_result *ret)
                 return r;
         }
         ret->state = t.state;
-        journal_tx_done(&t);
-        if (t.state == TXN_PENDING_CONFIRM && t.confirm_deadline_ms <= journal_now_ms()) {
-                txn_restore_tx(env, tx, "confirm-timeout", ret);
-                errbuf_clear(&ret->error);
+        if (t.state == TXN_PENDING_CONFIRM && (t.confirm_deadline_ms <= now || (not_after_ms > 0 && now > not_after_ms))) {
+                r = confirm_late(env, tx, &t, not_after_ms, now, ret);
+                journal_tx_done(&t);
+                return r;
         }
+        journal_tx_done(&t);
         if (t.state == TXN_COMMITTED) {
                 txn_finish(ret, TXN_COMMITTED, EXIT_OK, "committed");
                 return 0;

@@ -47,14 +47,15 @@ static int restore_target(struct plan *p, unsigned i, char *failures, size_t siz
         struct plan_target *pt = &p->v[i];
         _cleanup_free_ uint32_t *delta = calloc(pt->n_units ? pt->n_units : 1, sizeof(*delta));
         struct errbuf e = { 0 };
-        int first = 0, r;
+        int first = 0, unread, r;
+        bool native = false;
 
         if (!delta)
                 return -ENOMEM;
         memcpy(pt->desired, pt->before, pt->n_units * sizeof(*pt->desired));
         for (unsigned u = 0; u < pt->n_units; u++)
                 pt->desired[u].present &= pt->want;
-        r = plan_read_target(p, i, pt->live, &e);
+        r = unread = plan_read_target(p, i, pt->live, &e);
         if (r < 0) {
                 gather(failures, size, &e);
                 /* Unreadable: a driver with a native undo may still put it back. */
@@ -83,8 +84,10 @@ static int restore_target(struct plan *p, unsigned i, char *failures, size_t siz
                         if (!first)
                                 first = r;
                 }
+                native |= r >= 0 && ops->restore;
         }
-        return first;
+        /* Unreadable and no native undo put it back (a vanished interface): not restored. */
+        return first ? first : unread < 0 && !native ? unread : 0;
 }
 
 /* before ⊆ live for every target restored; every difference left is named. */

@@ -3,7 +3,9 @@
  * Commit-confirm without a daemon: `apply --confirm-timeout S` leaves a detached
  * child (own session, no inherited descriptors) that re-executes the agent as
  * `confirm-watchdog TX`; at the deadline it takes the transaction lock and
- * restores the snapshot unless the transaction was confirmed.
+ * restores the snapshot unless the transaction was confirmed. It is started before
+ * the pending state is journaled: until then it waits for the applying process
+ * (which holds the lock) and, should that one die first, recovers what it left.
  */
 #include <fcntl.h>
 #include <sys/wait.h>

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # make bench: run every benchmark in one go, each against a real peer in the same run,
-# and write bench/RESULTS.md. BENCH="mtu_apply_64 state_1000" selects some. A benchmark
+# and write bench/RESULTS.md (OUT=FILE elsewhere). BENCH="mtu_apply_64 state_1000" selects some. A benchmark
 # may also write a section of its own ($BENCH_SECTIONS/NAME.md), which follows the table;
 # the section of a benchmark that is not run this time is kept from the previous file.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build} NETTUNE_TOP=$PWD
-order="mtu_apply_64 state_1000 probe_tcp_vs_iperf3 agent_footprint rollout_200 ctl_store_2000 ctl_etcd_200 probe_verbs_vs_ib_write_bw ecn_lab"
+order="mtu_apply_64 state_1000 probe_tcp_vs_iperf3 agent_footprint rollout_200 ctl_store_2000 ctl_etcd_200 api_hostile probe_verbs_vs_ib_write_bw ecn_lab"
 sel=${BENCH:-$order}
-out=bench/RESULTS.md
+out=${OUT:-bench/RESULTS.md}
 rows=$(mktemp)
 BENCH_SECTIONS=$(mktemp -d)
 export BENCH_SECTIONS
@@ -23,7 +23,7 @@ for b in $sel; do
         s=bench/$b.sh
         [ -x "$s" ] || { echo "| $b | — | — | — | not run: bench/$b.sh missing |" >> "$rows"; continue; }
         echo "bench: $b" >&2
-        if ! timeout -k 10 "${BENCH_TIMEOUT:-900}" "$s" > "$rows.one" 2> "$rows.err"; then
+        if ! BENCH_SECTION=$BENCH_SECTIONS/$b.md timeout -k 10 "${BENCH_TIMEOUT:-900}" "$s" > "$rows.one" 2> "$rows.err"; then
                 echo "| $b | — | — | — | failed: $(tail -n 1 "$rows.err" | tr '|' '/') |" >> "$rows"
                 tail -n 5 "$rows.err" >&2
                 continue

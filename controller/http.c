@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* libcurl multi transport: bounded concurrency, deadlines, retries for idempotent requests. */
 #include <curl/curl.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <time.h>
 
 #include "http.h"
+
+/* TLS 1.2 only with ECDHE and AEAD ciphers (no CBC, no SHA-1 MACs); TLS 1.3 suites are all AEAD. */
+#define HTTP_TLS12_CIPHERS "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:" \
+        "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:" \
+        "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256"
 
 struct http_client {
         CURLM *multi;
@@ -36,6 +43,41 @@ void http_opts_defaults(struct http_opts *o)
         };
 }
 
+/*
+ * The agent's certificate must be for a server: extendedKeyUsage present and naming
+ * serverAuth (OpenSSL alone lets a certificate without the extension pass). The
+ * chain and the host name are checked by OpenSSL and libcurl as usual.
+ */
+static int verify_server_purpose(int ok, X509_STORE_CTX *ctx)
+{
+        X509 *cert = X509_STORE_CTX_get_current_cert(ctx);
+
+        if (!ok || X509_STORE_CTX_get_error_depth(ctx) != 0 || !cert)
+                return ok;
+        if (!(X509_get_extension_flags(cert) & EXFLAG_XKUSAGE) || !(X509_get_extended_key_usage(cert) & XKU_SSL_SERVER)) {
+                X509_STORE_CTX_set_error(ctx, X509_V_ERR_INVALID_PURPOSE);
+                return 0;
+        }
+        return 1;
+}
+
+static CURLcode on_ssl_ctx(CURL *easy, void *ssl_ctx, void *userdata)
+{
+        SSL_CTX_set_verify(ssl_ctx, SSL_VERIFY_PEER, verify_server_purpose);
+        return CURLE_OK;
+}
+
+/* The purpose check needs libcurl's OpenSSL backend. */
+static int check_backend(struct errbuf *e)
+{
+        const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+
+        if (!v || !v->ssl_version || strncmp(v->ssl_version, "OpenSSL", 7) != 0)
+                return errbuf_set(e, ENOTSUP, "libcurl", "TLS backend '%s' is not OpenSSL; the agents' certificate"
+                                  " purpose (serverAuth) cannot be checked", v && v->ssl_version ? v->ssl_version : "none");
+        return 0;
+}
+
 int http_client_new(const struct http_tls *tls, const struct http_opts *o, struct http_client **ret,
                     struct errbuf *e)
 {
@@ -47,6 +89,8 @@ int http_client_new(const struct http_tls *tls, const struct http_opts *o, struc
                         return errbuf_set(e, EIO, "libcurl", "cannot initialise libcurl");
                 global_done = true;
         }
+        if (check_backend(e) < 0)
+                return -ENOTSUP;
         c = calloc(1, sizeof(*c));
         if (!c)
                 return errbuf_set(e, ENOMEM, "libcurl", "out of memory");
@@ -143,6 +187,9 @@ static int start(struct http_client *c, struct http_req *r, long long deadline)
         curl_easy_setopt(easy, CURLOPT_SSLKEY, c->key);
         curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 1L);
         curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L);
+        curl_easy_setopt(easy, CURLOPT_SSL_CTX_FUNCTION, on_ssl_ctx);
+        curl_easy_setopt(easy, CURLOPT_SSLVERSION, (long)(CURL_SSLVERSION_TLSv1_2 | CURL_SSLVERSION_MAX_DEFAULT));
+        curl_easy_setopt(easy, CURLOPT_SSL_CIPHER_LIST, HTTP_TLS12_CIPHERS);
         curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, (long)c->o.connect_timeout_ms);
         curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout);
         curl_easy_setopt(easy, CURLOPT_HTTPHEADER, h);

@@ -1,18 +1,98 @@
 /* SPDX-License-Identifier: MIT */
 /* Inventory loading and strict validation through the shared table-driven validator (jsonv.h). */
+#include <arpa/inet.h>
+#include <ctype.h>
 #include <libgen.h>
 
 #include "inventory.h"
 #include "jsonv.h"
 
-static bool url_ok(const char *s)
+/* A DNS name: labels of 1-63 letters, digits and '-' (not at either end), 253 characters at most. */
+static bool dns_name_ok(const char *h, size_t len)
 {
-        if (strncmp(s, "https://", 8) != 0 || !s[8])
+        size_t label = 0;
+
+        if (len == 0 || len > 253)
                 return false;
-        for (const char *p = s + 8; *p; p++)
-                if (*p <= ' ' || *p == '?' || *p == '#' || *p == '"' || *p == '\\' || (unsigned char)*p >= 0x7f)
+        for (size_t i = 0; i <= len; i++) {
+                char c = i < len ? h[i] : '.';
+
+                if (c == '.') {
+                        if (label == 0 || label > 63 || h[i - 1] == '-' || h[i - label] == '-')
+                                return false;
+                        label = 0;
+                } else if (isalnum((unsigned char)c) || c == '-') {
+                        label++;
+                } else {
                         return false;
+                }
+        }
         return true;
+}
+
+/* The host of an authority: "[v6]", a dotted IPv4 address or a DNS name. NULL, or what is wrong. */
+static const char *host_problem(const char *h, size_t len)
+{
+        char buf[64];
+        unsigned char a[16];
+
+        if (len > 0 && h[0] == '[') {
+                if (len < 3 || h[len - 1] != ']' || len - 2 >= sizeof(buf))
+                        return "an IPv6 address in brackets ('[::1]') is expected";
+                snprintf(buf, sizeof(buf), "%.*s", (int)(len - 2), h + 1);
+                return inet_pton(AF_INET6, buf, a) == 1 ? NULL : "the address in brackets is not an IPv6 address";
+        }
+        if (memchr(h, ':', len))
+                return "write IPv6 addresses in brackets ('https://[::1]:7440')";
+        if (len > 0 && strspn(h, "0123456789.") >= len) {
+                snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1), h);
+                return inet_pton(AF_INET, buf, a) == 1 ? NULL : "the host is not an IPv4 address";
+        }
+        return dns_name_ok(h, len) ? NULL : "the host is not a DNS name, an IPv4 address or a bracketed IPv6 address";
+}
+
+/*
+ * https://HOST[:PORT][/]: scheme https, no user information, HOST a DNS name, an IPv4
+ * address or a bracketed IPv6 address, PORT 1-65535, no path, query or fragment.
+ * NULL when it is one, else what is wrong.
+ */
+static const char *url_problem(const char *s)
+{
+        const char *auth = s + 8, *end, *colon, *close;
+        size_t hlen;
+
+        if (strncmp(s, "https://", 8) != 0)
+                return "the scheme must be https://";
+        end = auth + strcspn(auth, "/?#");
+        if (*end && strspn(end, "/") != strlen(end))
+                return "a path, query or fragment is not allowed";
+        if (memchr(auth, '@', (size_t)(end - auth)))
+                return "user information (user:password@) is not allowed";
+        if (auth[0] == '[') {
+                close = memchr(auth, ']', (size_t)(end - auth));
+                if (!close)
+                        return "the '[' around the IPv6 address is not closed";
+                colon = close + 1 < end ? close + 1 : NULL;
+                if (colon && *colon != ':')
+                        return "only ':PORT' may follow the bracketed address";
+        } else {
+                colon = memchr(auth, ':', (size_t)(end - auth));
+                if (colon && memchr(colon + 1, ':', (size_t)(end - colon - 1)))
+                        return "write IPv6 addresses in brackets ('https://[::1]:7440')";
+        }
+        hlen = (size_t)((colon ? colon : end) - auth);
+        if (hlen == 0)
+                return "the host is empty";
+        if (host_problem(auth, hlen))
+                return host_problem(auth, hlen);
+        if (colon) {
+                size_t digits = strspn(colon + 1, "0123456789");
+                unsigned long port = strtoul(colon + 1, NULL, 10);
+
+                if (digits == 0 || colon + 1 + digits != end || digits > 5 || port < 1 || port > 65535)
+                        return "the port must be a number 1-65535";
+        }
+        return NULL;
 }
 
 /* v->user: the inventory being filled (nodes before the current one are complete). */
@@ -36,9 +116,11 @@ static int check_url(struct jsonv *v, const json_t *j, void *obj)
         char q[80];
         size_t len;
 
-        if (!url_ok(json_string_value(j)))
-                return jsonv_error(v, "'%s' is not an https:// URL (host[:port], no query)",
-                                   jsonv_quote(json_string_value(j), q, sizeof(q)));
+        const char *why = url_problem(json_string_value(j));
+
+        if (why)
+                return jsonv_error(v, "'%s' is not an agent URL https://HOST[:PORT]: %s",
+                                   jsonv_quote(json_string_value(j), q, sizeof(q)), why);
         for (len = strlen(n->url); len > 8 && n->url[len - 1] == '/'; len--)
                 n->url[len - 1] = '\0';
         return 0;

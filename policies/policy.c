@@ -10,6 +10,7 @@
 
 static const char *const probe_names[] = { "auto", "verbs", "tcp", "none", NULL };
 static const char *const baseline_names[] = { "fail", "skip_gate", NULL };
+static const char *const inconclusive_names[] = { "fail", "retry", NULL };
 
 const char *policy_probe_name(enum policy_probe p)
 {
@@ -19,6 +20,11 @@ const char *policy_probe_name(enum policy_probe p)
 const char *policy_baseline_name(enum policy_on_baseline_failure b)
 {
         return (unsigned)b < POLICY_BASELINE_MAX ? baseline_names[b] : "unknown";
+}
+
+const char *policy_inconclusive_name(enum policy_on_inconclusive i)
+{
+        return (unsigned)i < POLICY_INCONCLUSIVE_MAX ? inconclusive_names[i] : "unknown";
 }
 
 static int check_label(struct jsonv *v, const char *key, const char *value)
@@ -190,6 +196,7 @@ static const struct jsonv_field verify_fields[] = {
         JSONV_UINT("dscp", struct policy_verify, dscp, 0, 63),
         { .key = "device", .type = JSONV_STRING, .flags = JSONV_NONEMPTY,
           JSONV_MEMBER(struct policy_verify, device), .parse = check_device },
+        JSONV_ENUM("on_inconclusive", struct policy_verify, on_inconclusive, inconclusive_names, 0),
         { 0 },
 };
 
@@ -265,6 +272,7 @@ void policy_defaults(struct policy *p)
                 .streams = 1,
                 .on_baseline_failure = POLICY_BASELINE_FAIL,
                 .dscp = -1,
+                .on_inconclusive = POLICY_INCONCLUSIVE_RETRY,
         };
 }
 

@@ -44,6 +44,12 @@ enum policy_on_baseline_failure {
         POLICY_BASELINE_MAX,
 };
 
+enum policy_on_inconclusive {
+        POLICY_INCONCLUSIVE_FAIL,       /* roll back: the measurements cannot be compared */
+        POLICY_INCONCLUSIVE_RETRY,      /* default: measure the post-change rate again (twice at most), then fail */
+        POLICY_INCONCLUSIVE_MAX,
+};
+
 struct policy_verify {
         bool present;                           /* "verify" given at all */
         enum policy_probe probe;
@@ -58,6 +64,8 @@ struct policy_verify {
         enum policy_on_baseline_failure on_baseline_failure;
         int dscp;                               /* 0-63; -1 = the lowest DSCP the DSCP map sends to a PFC priority */
         char device[STATE_NAME_MAX];            /* local interface the probe leaves by; "" = the route's, a target */
+        /* the agent's other CPU load differed between baseline and post-change beyond the bound */
+        enum policy_on_inconclusive on_inconclusive;
 };
 
 struct policy {
@@ -96,6 +104,7 @@ bool policy_selects(const struct policy *p, const struct policy_label *labels, u
 
 const char *policy_probe_name(enum policy_probe p);
 const char *policy_baseline_name(enum policy_on_baseline_failure b);
+const char *policy_inconclusive_name(enum policy_on_inconclusive i);
 
 /* Every field at its documented default (verify absent: probe "none"). */
 void policy_defaults(struct policy *p);

@@ -101,6 +101,7 @@ static json_t *verify_json(const struct policy_verify *vf, bool *ok)
                 spec_json_set(o, "dscp", json_integer(vf->dscp), ok);
         if (vf->device[0])
                 spec_json_set(o, "device", json_string(vf->device), ok);
+        spec_json_set(o, "on_inconclusive", json_string(policy_inconclusive_name(vf->on_inconclusive)), ok);
         return o;
 }
 

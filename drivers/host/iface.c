@@ -57,6 +57,35 @@ void iface_kernel_driver(const char *name, const char *sysfs_root, const char *k
         snprintf(buf, size, "%s", kind && *kind ? kind : "unknown");
 }
 
+/*
+ * Link kinds (IFLA_INFO_KIND) that are never a fabric port of their own: software
+ * devices that a glob such as "*" must not reconfigure by accident. veth, vlan,
+ * bond, team, macvlan and ipvlan are not here: they carry the traffic of a real port
+ * (or, veth, of the labs) and stay matchable.
+ */
+static const char *const virtual_kinds[] = {
+        "dummy", "bridge", "tun", "ifb", "nlmon", "vrf", "wireguard", "vxlan", "geneve", "bareudp",
+        "gre", "gretap", "ip6gre", "ip6gretap", "erspan", "ip6erspan", "ipip", "sit", "ip6tnl",
+        "vti", "vti6", "xfrm", NULL,
+};
+
+bool iface_is_virtual(const struct iface *x)
+{
+        if (x->flags & IFF_LOOPBACK)
+                return true;
+        for (unsigned i = 0; virtual_kinds[i]; i++)
+                if (streq(x->kind, virtual_kinds[i]))
+                        return true;
+        return false;
+}
+
+bool iface_selects(const char *glob, const struct iface *x)
+{
+        if (iface_is_virtual(x))
+                return streq(glob, x->name);
+        return fnmatch(glob, x->name, 0) == 0;
+}
+
 bool iface_match(const char *name, const char (*globs)[64], unsigned n)
 {
         for (unsigned i = 0; i < n; i++)

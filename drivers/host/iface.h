@@ -35,5 +35,13 @@ int iface_list(const struct nl_transport *t, const char *sysfs_root, struct ifac
 void iface_kernel_driver(const char *name, const char *sysfs_root, const char *kind,
                          char *buf, size_t size);
 
+/*
+ * Loopback, or a software device that is never a fabric port (dummy, bridge, tun/tap,
+ * ifb, vrf, wireguard, tunnels: see iface.c)? veth, vlan, bond and macvlan are not.
+ */
+bool iface_is_virtual(const struct iface *x);
+/* Does a policy glob select x? Loopback and virtual devices only by their exact name. */
+bool iface_selects(const char *glob, const struct iface *x);
+
 /* Does name match any of the globs? */
 bool iface_match(const char *name, const char (*globs)[64], unsigned n);

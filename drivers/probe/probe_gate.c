@@ -11,6 +11,7 @@ static const char *const verdict_names[PROBE_GATE_VERDICT_MAX] = {
         [PROBE_GATE_FAIL_POST_PROBE] = "post_probe_failed",
         [PROBE_GATE_FAIL_NO_BASELINE] = "no_baseline",
         [PROBE_GATE_FAIL_MISMATCH] = "probe_mismatch",
+        [PROBE_GATE_INCONCLUSIVE] = "inconclusive",
 };
 
 const char *probe_gate_verdict_name(enum probe_gate_verdict v)

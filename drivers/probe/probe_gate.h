@@ -23,6 +23,7 @@ enum probe_gate_verdict {
         PROBE_GATE_FAIL_POST_PROBE,     /* the post measurement failed */
         PROBE_GATE_FAIL_NO_BASELINE,    /* baseline failed and the policy fails closed */
         PROBE_GATE_FAIL_MISMATCH,       /* baseline and post ran on different paths: no comparison */
+        PROBE_GATE_INCONCLUSIVE,        /* the two were measured under loads too different to compare (set by the caller) */
         PROBE_GATE_VERDICT_MAX,
 };
 

@@ -5,16 +5,22 @@
  * allowed before a session exists, and cuts sessions at their deadline.
  * Stopping closes the listener, shuts down the sessions' control connections
  * (which ends them) and joins every thread.
+ * A session thread runs PROBE_SESSION_NICE_BOOST nice levels above the process
+ * where it may (CAP_SYS_NICE), like the measuring thread on the other end: both
+ * ends of a measurement get ahead of the hosts' other work alike.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include "probe_server.h"
 
 #define WATCH_MS 200                    /* how often the acceptor looks for expired sessions */
 #define WATCH_GRACE_MS 2000u            /* a session's own waits end at its deadline; the watch ends it this much later */
+#define PROBE_SESSION_NICE_BOOST 5
 
 struct slot {
         struct probe_server *srv;
@@ -122,9 +128,14 @@ static void *session_thread(void *arg)
         struct probe_server *srv = sl->srv;
         struct errbuf e = { .msg = "" };
         const char *mode = "unknown";
+        id_t tid = (id_t)syscall(SYS_gettid);
         bool expired;
-        int r;
+        int r, nice;
 
+        errno = 0;
+        nice = getpriority(PRIO_PROCESS, tid);
+        if (errno == 0)
+                (void)setpriority(PRIO_PROCESS, tid, nice - PROBE_SESSION_NICE_BOOST);  /* best effort */
         r = session(sl, &mode, &e);
         pthread_mutex_lock(&srv->lock);
         expired = sl->expired;

@@ -33,27 +33,33 @@ ctl() { in_ns hub "$CTL" --inventory "$DEMO_DIR/inventory.json" --db "$DEMO_DIR/
 NICMODEL=$BUILD/nicmodel
 sim() { "$SIM" --dialect nvue --state "$DEMO_DIR/leaf1/state.json" "$@"; }
 
-# One CA; a server certificate per node (SAN: its address and name); one client
-# certificate for the controller. EC P-256, valid for 2 days.
+# Two CAs, as docs/security.md recommends: the agents' CA signs a server certificate
+# per node (SAN: its address and name; EKU serverAuth), the clients' CA the
+# controller's client certificate (EKU clientAuth). Agents trust only the clients'
+# CA, so no agent's key can drive another agent. EC P-256, valid for 2 days.
 lab_pki() {
-        local d=$DEMO_DIR/pki n
+        local d=$DEMO_DIR/pki n ca
         mkdir -p "$d"
         (
                 cd "$d"
                 umask 077
-                openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-                        -subj "/CN=nettune demo ca" -addext basicConstraints=critical,CA:TRUE \
-                        -addext keyUsage=critical,keyCertSign,cRLSign -keyout ca.key -out ca.crt
+                for ca in ca clients-ca; do
+                        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+                                -subj "/CN=nettune demo $ca" -addext basicConstraints=critical,CA:TRUE \
+                                -addext keyUsage=critical,keyCertSign,cRLSign -keyout $ca.key -out $ca.crt
+                done
                 for n in "${NODES[@]}" controller; do
                         openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
                                 -subj "/CN=$n" -keyout "$n.key" -out "$n.csr"
                         if [ "$n" = controller ]; then
+                                ca=clients-ca
                                 printf 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n'
                         else
+                                ca=ca
                                 printf 'subjectAltName=DNS:%s,IP:%s\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n' \
                                         "$n" "$(ip_of "$n")"
                         fi >"$n.ext"
-                        openssl x509 -req -in "$n.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
+                        openssl x509 -req -in "$n.csr" -CA $ca.crt -CAkey $ca.key -CAcreateserial -days 2 \
                                 -extfile "$n.ext" -out "$n.crt"
                         rm -f "$n.csr" "$n.ext"
                 done
@@ -83,7 +89,7 @@ lab_node() {
         mkdir -p "$dir/state"
         cat >"$dir/agent.json" <<JSON
 { "listen": "$(ip_of "$n"):7440",
-  "tls": { "cert": "../pki/$n.crt", "key": "../pki/$n.key", "client_ca": "../pki/ca.crt" },
+  "tls": { "cert": "../pki/$n.crt", "key": "../pki/$n.key", "client_ca": "../pki/clients-ca.crt" },
   "state_dir": "state",
   "probe": { "listen": "$(ip_of "$n"):18515", "runs": 3 },
   "drift": { "interval_s": 0, "mode": "report" }${2:+,

@@ -4,6 +4,11 @@
 # <case>/expected on stderr; every tests/data/policies/valid/*.json must pass.
 # A case directory may hold an executable `generate` instead of policy.json
 # (for documents too big to keep in git); its stdout becomes policy.json.
+# The agent configuration likewise: every tests/data/config/invalid/<case>/
+# (agent.json, the files it names, expected) must be refused by
+# `nettune-agent --config agent.json validate` with exit 2 and exactly the line
+# in expected (file names resolved against the case directory read "./NAME");
+# every tests/data/config/valid/<case>/agent.json must pass.
 # Doctor reports: every tests/data/doctor/<case>/facts.json judged offline
 # (`nettune-agent doctor --facts`) must print exactly expected.txt (text),
 # expected.json (--output json) and, where the case has one, write
@@ -72,6 +77,42 @@ for f in "$data"/valid/*.json; do
                 echo "PASS valid/$name"
         fi
 done
+# Agent configurations: each case directory is copied whole (agent.json and the files it names).
+cfg=$top/tests/data/config
+for dir in "$cfg"/invalid/*/; do
+        [ -d "$dir" ] || continue
+        dir=${dir%/}
+        name=$(basename "$dir")
+        if [ ! -f "$dir/agent.json" ] || [ ! -f "$dir/expected" ]; then
+                fail "config/invalid/$name" "case needs agent.json and expected"
+                continue
+        fi
+        mkdir -p "$work/cfg-$name" && cp -r "$dir"/. "$work/cfg-$name/"
+        got=$(cd "$work/cfg-$name" && "$agent" --config agent.json validate 2>&1 >/dev/null)
+        rc=$?
+        got=${got//"$work/cfg-$name/"/./}      # file names resolved against the case directory
+        want=$(cat "$dir/expected")
+        if [ "$rc" -ne 2 ]; then
+                fail "config/invalid/$name" "exit code $rc, expected 2 (stderr: $got)"
+        elif [ "$got" != "$want" ]; then
+                fail "config/invalid/$name" "stderr '$got', expected '$want'"
+        else
+                echo "PASS config/invalid/$name"
+        fi
+done
+for dir in "$cfg"/valid/*/; do
+        [ -d "$dir" ] || continue
+        dir=${dir%/}
+        name=$(basename "$dir")
+        out=$(cd "$dir" && "$agent" --config agent.json validate 2>&1)
+        rc=$?
+        if [ "$rc" -ne 0 ] || [ "$out" != "agent.json: ok" ]; then
+                fail "config/valid/$name" "exit code $rc: $out"
+        else
+                echo "PASS config/valid/$name"
+        fi
+done
+
 # run_doctor DIR NAME: the report of DIR/facts.json in both shapes, and its proposal.
 run_doctor() {
         local dir=$1 name=$2 rc want_rc

@@ -28,7 +28,7 @@ wait_for 60 gate_held apply || fail "the first apply never reached its hook"
 T2=$T/second; mkdir -p "$T2"
 code2=$(ip netns exec "$ns" curl -s -o "$T2/body" -w '%{http_code}' --cacert "$T/certs/ca.crt" \
         --cert "$T/certs/controller.crt" --key "$T/certs/controller.key" \
-        -X POST --data-binary @"$T/q.json" "$API_URL/v1/apply" || true)
+        -H 'Content-Type: application/json' -X POST --data-binary @"$T/q.json" "$API_URL/v1/apply" || true)
 check "second apply: 409 (got $code2)" [ "$code2" = 409 ]
 check "409 body says busy" [ "$(jq_py "$T2/body" 'd["error"]["code"]')" = busy ]
 

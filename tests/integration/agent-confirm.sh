@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Commit-confirm: a change applied with a confirm timeout is restored by itself
 # when nobody confirms it — by the serve daemon's timer, and without any daemon
-# by the CLI's detached watchdog. A late confirm is refused; a timely one keeps it.
+# by the CLI's detached watchdog, which is started before the pending state is
+# journaled (a CLI killed right after it still has its timer); when the watchdog
+# itself is killed, the next command of any kind restores the expired change.
+# A late confirm is refused; a timely one keeps it.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/certs.sh"
 . "$NETTUNE_TOP/tests/lib/agent.sh"
@@ -51,6 +54,30 @@ check "the watchdog is gone" wait_for 30 gone "$watchdog"
 rc=0; A confirm "$tx" 2>"$T/err" || rc=$?
 check "late confirm fails (exit $rc)" [ "$rc" -eq 1 ]
 check "late confirm says so" grep -q "transaction $tx already rolled back" "$T/err"
+
+step "CLI killed right after journaling the pending state: the watchdog started before restores it"
+rc=0; NETTUNE_CRASH_AT=pending_confirm A --output json apply --confirm-timeout 3 "$T/p.json" >/dev/null 2>&1 || rc=$?
+check "the CLI died at the crash point (exit $rc)" [ "$rc" -eq 137 ]
+check "MTU 9000: the change is pending" [ "$(mtu_of "$ns" "$ifc")" = 9000 ]
+# No agent command runs from here until the MTU is back: only the watchdog can restore it.
+check "MTU back to 1500 after the deadline, no other command run" wait_for 15 sh -c "[ \"\$(ip -n $ns -o link show $ifc | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')\" = 1500 ]"
+A --output json history >"$T/h.json"
+check "journal: the crashed apply was rolled back by confirm-timeout" \
+        [ "$(jq_py "$T/h.json" 'd[0]["state"] + " " + d[0]["restored_by"]')" = "rolled_back confirm-timeout" ]
+
+step "watchdog killed: the next command of any kind restores the expired change"
+rc=0; A --output json apply --confirm-timeout 2 "$T/p.json" >"$T/r.json" || rc=$?
+check "pending (exit $rc)" [ "$rc" -eq 4 ]
+tx=$(jq_py "$T/r.json" 'd["tx"]')
+wd=$(pgrep -f "$T/cli.json confirm-watchdog $tx\$" || true)
+check "the watchdog of transaction $tx runs (pid $wd)" [ -n "$wd" ]
+kill -KILL $wd
+sleep 3
+check "nobody restored it: MTU still 9000 past the deadline" [ "$(mtu_of "$ns" "$ifc")" = 9000 ]
+A --output json history >"$T/h.json"
+check "history, a read-only command, restored it first" [ "$(mtu_of "$ns" "$ifc")" = 1500 ]
+check "and lists it rolled back by confirm-timeout" \
+        [ "$(jq_py "$T/h.json" 'd[0]["state"] + " " + d[0]["restored_by"]')" = "rolled_back confirm-timeout" ]
 
 step "CLI: a timely confirm keeps the change"
 rc=0; A --output json apply --confirm-timeout 600 "$T/p.json" >"$T/r.json" || rc=$?

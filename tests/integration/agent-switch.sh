@@ -133,7 +133,7 @@ import json, sys
 c = json.load(open(sys.argv[1]))
 c.update({"listen": "127.0.0.1:7470", "drift": {"interval_s": 0},
           "tls": {"cert": sys.argv[3] + "/agent.crt", "key": sys.argv[3] + "/agent.key",
-                  "client_ca": sys.argv[3] + "/ca.crt"}, "probe": {"listen": "127.0.0.1:18545"}})
+                  "client_ca": sys.argv[3] + "/clients-ca.crt"}, "probe": {"listen": "127.0.0.1:18545"}})
 json.dump(c, open(sys.argv[2], "w"))
 PY
 API_URL=https://127.0.0.1:7470

@@ -83,4 +83,29 @@ expect_rc 2 "out-of-range mtu policy" run plan "$T/bad.json"
 policy "$T/none.json" '{"mtu":9000}' '["nosuch*"]'
 expect_rc 2 "a glob that matches nothing" run plan "$T/none.json" 2> "$T/err2.txt"
 check "the error quotes the glob" grep -q "no interface matches 'nosuch\*' here" "$T/err2.txt"
+step "globs never select loopback or virtual devices; exact names do"
+# (this kernel has no dummy driver: a tap and a bridge stand for the software devices)
+ip netns exec "$ns" ip tuntap add "hD$NT_ID" mode tap
+ip -n "$ns" link add "hR$NT_ID" type bridge
+lo_mtu=$(mtu_of lo)
+printf '{ "state_dir": "%s/state" }\n' "$T" > "$T/agent.json"
+policy "$T/star.json" '{"mtu":9000}' '["*"]'
+run --output json plan "$T/star.json" > "$T/star-plan.json"
+check "'*' plans the two veth ends and nothing else" python3 - "$T/star-plan.json" "$a" "$b" <<'PY'
+import json, sys
+names = sorted(t["name"] for t in json.load(open(sys.argv[1]))["targets"])
+assert names == sorted(sys.argv[2:]), names
+PY
+rc=0; run --config "$T/agent.json" apply "$T/star.json" >/dev/null 2>&1 || rc=$?
+check "apply '*' commits (exit $rc)" [ "$rc" -eq 0 ]
+check "the veth ends are at 9000" [ "$(mtu_of "$a")" = 9000 ] && [ "$(mtu_of "$b")" = 9000 ]
+check "lo is untouched ($(mtu_of lo))" [ "$(mtu_of lo)" = "$lo_mtu" ]
+check "the tap and the bridge are untouched" [ "$(mtu_of "hD$NT_ID")" = 1500 ] && [ "$(mtu_of "hR$NT_ID")" = 1500 ]
+policy "$T/dummies.json" '{"mtu":9000}' "[\"hD*\"]"
+rc=0; run plan "$T/dummies.json" >/dev/null 2>"$T/err3.txt" || rc=$?
+check "a glob that only a tap matches: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+check "the error says why" grep -q "loopback and virtual devices match only by their exact name" "$T/err3.txt"
+policy "$T/exact.json" '{"mtu":9000}' "[\"hD$NT_ID\"]"
+rc=0; run --config "$T/agent.json" apply "$T/exact.json" >/dev/null 2>&1 || rc=$?
+check "the tap by its exact name: applied (exit $rc)" [ "$rc" -eq 0 ] && [ "$(mtu_of "hD$NT_ID")" = 9000 ]
 echo "host-plan: ok"

@@ -2,8 +2,10 @@
 #   policy_file FILE NAME IFACE MTU [VERIFY_JSON [COMMIT_JSON]]
 #   agent_config FILE STATE_DIR LISTEN PROBE_LISTEN [EXTRA_JSON_MEMBERS]
 #   serve_start NS CONFIG [ARGS...]      start serve in NS (bg); waits until it listens
-#   api NS URL_PATH [CURL_ARGS...]       HTTPS call with the controller cert; prints the
-#                                        status code, leaves the body in $T/body
+#   api NS URL_PATH [CURL_ARGS...]       HTTPS call with the controller cert (bodies sent as
+#                                        application/json); prints the status code, leaves
+#                                        the body in $T/body
+#   api_as CERT NS URL_PATH [CURL_ARGS...]  the same with $T/certs/CERT.crt/.key
 #   mtu_of NS IFACE                      the live MTU
 #   jq_py FILE PYEXPR                    evaluate PYEXPR over the JSON in FILE (d)
 #   expire_confirm STATE_DIR [TX]        the confirm deadline of TX (default: of every
@@ -22,7 +24,7 @@ agent_config() {
         local f=$1 state=$2 listen=$3 probe=$4 extra=${5:-}
         cat >"$f" <<JSON
 { "listen": "$listen",
-  "tls": { "cert": "$T/certs/agent.crt", "key": "$T/certs/agent.key", "client_ca": "$T/certs/ca.crt" },
+  "tls": { "cert": "$T/certs/agent.crt", "key": "$T/certs/agent.key", "client_ca": "$T/certs/clients-ca.crt" },
   "state_dir": "$state", "probe": { "listen": "$probe" }${extra:+, $extra} }
 JSON
 }
@@ -37,12 +39,14 @@ serve_start() {
 }
 
 API_URL=""
-api() {
-        local ns=$1 path=$2; shift 2
+api_as() {
+        local who=$1 ns=$2 path=$3; shift 3
         ip netns exec "$ns" curl -s -o "$T/body" -w '%{http_code}' --max-time 60 \
-                --cacert "$T/certs/ca.crt" --cert "$T/certs/controller.crt" --key "$T/certs/controller.key" \
-                "$API_URL$path" "$@" || true
+                --cacert "$T/certs/ca.crt" --cert "$T/certs/$who.crt" --key "$T/certs/$who.key" \
+                -H 'Content-Type: application/json' "$API_URL$path" "$@" || true
 }
+
+api() { api_as controller "$@"; }
 
 mtu_of() { ip -n "$1" -o link show "$2" | sed -n 's/.* mtu \([0-9]*\) .*/\1/p'; }
 

@@ -1,12 +1,19 @@
 # TLS material for tests, made with the openssl CLI: source it, then
 #   make_certs DIR [AGENT_IP...]
-# DIR gets (PEM, keys are EC P-256, unencrypted):
-#   ca.crt ca.key                        the test CA
-#   agent.crt agent.key                  server cert (SAN: localhost, 127.0.0.1, AGENT_IP...)
-#   controller.crt controller.key        client cert signed by the CA
+# DIR gets (PEM, keys are EC P-256, unencrypted). Two CAs, as docs/security.md asks:
+# one signs the agents' server certificates (clients trust it), the other the
+# clients' certificates (the agents' tls.client_ca).
+#   ca.crt ca.key                        the agents' CA
+#   agent.crt agent.key                  server cert (EKU serverAuth; SAN: localhost, 127.0.0.1, AGENT_IP...)
+#   clients-ca.crt clients-ca.key        the clients' CA
+#   controller.crt controller.key        client cert (EKU clientAuth, CN=nettune-controller)
+#   ops.crt ops.key                      client cert (EKU clientAuth, CN=ctl1, SAN DNS:ctl1.ops.test)
+#   intruder.crt intruder.key            client cert (EKU clientAuth, CN=intruder)
+#   server-only.crt server-only.key      signed by the clients' CA but EKU serverAuth only
+#   no-eku.crt no-eku.key                signed by the clients' CA, no extendedKeyUsage
 #   wrongca.crt wrongca.key              an unrelated CA
 #   wrong-client.crt wrong-client.key    client cert signed by the unrelated CA
-#   expired.crt expired.key              client cert signed by the CA, valid only in the past
+#   expired.crt expired.key              client cert signed by the clients' CA, valid only in the past
 # Expiry uses `openssl ca -startdate/-enddate` (openssl 3.0 has no x509 -not_after).
 
 _certs_key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }
@@ -27,7 +34,7 @@ _certs_sign() { # DIR CA NAME CN EXT_LINES
                 -days 30 -sha256 -extfile "$d/$name.ext" -out "$d/$name.crt" 2>/dev/null
 }
 
-_certs_expired() { # DIR: client cert valid 2020-01-01 .. 2020-01-02, signed by ca
+_certs_expired() { # DIR: client cert valid 2020-01-01 .. 2020-01-02, signed by clients-ca
         local d=$1 cadir=$1/ca-db
         mkdir -p "$cadir"
         : > "$cadir/index.txt"
@@ -52,25 +59,30 @@ extendedKeyUsage = clientAuth
 CNF
         _certs_key "$d/expired.key"
         openssl req -new -key "$d/expired.key" -subj "/CN=expired-controller" -out "$d/expired.csr" 2>/dev/null
-        openssl ca -batch -config "$cadir/ca.cnf" -cert "$d/ca.crt" -keyfile "$d/ca.key" \
+        openssl ca -batch -config "$cadir/ca.cnf" -cert "$d/clients-ca.crt" -keyfile "$d/clients-ca.key" \
                 -startdate 20200101000000Z -enddate 20200102000000Z \
                 -in "$d/expired.csr" -out "$d/expired.crt" >/dev/null 2>&1
 }
 
 make_certs() {
-        local d=$1 san="DNS:localhost,IP:127.0.0.1" ip; shift
+        local d=$1 san="DNS:localhost,IP:127.0.0.1" ip client="basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature"
+        shift
         for ip in "$@"; do san="$san,IP:$ip"; done
         mkdir -p "$d"
-        _certs_ca "$d" ca "nettune test ca"
+        _certs_ca "$d" ca "nettune test agents ca"
+        _certs_ca "$d" clients-ca "nettune test clients ca"
         _certs_ca "$d" wrongca "unrelated ca"
         _certs_sign "$d" ca agent "nettune-agent" \
-                "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=$san"
-        _certs_sign "$d" ca controller "nettune-controller" \
-                "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth"
-        _certs_sign "$d" wrongca wrong-client "nettune-controller" \
-                "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth"
+                "$client\nextendedKeyUsage=serverAuth\nsubjectAltName=$san"
+        _certs_sign "$d" clients-ca controller "nettune-controller" "$client\nextendedKeyUsage=clientAuth"
+        _certs_sign "$d" clients-ca ops "ctl1" "$client\nextendedKeyUsage=clientAuth\nsubjectAltName=DNS:ctl1.ops.test"
+        _certs_sign "$d" clients-ca intruder "intruder" "$client\nextendedKeyUsage=clientAuth"
+        _certs_sign "$d" clients-ca server-only "nettune-agent-7" \
+                "$client\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost"
+        _certs_sign "$d" clients-ca no-eku "no-purpose" "$client"
+        _certs_sign "$d" wrongca wrong-client "nettune-controller" "$client\nextendedKeyUsage=clientAuth"
         _certs_expired "$d"
-        for f in ca agent controller wrong-client expired; do
+        for f in ca clients-ca agent controller ops intruder server-only no-eku wrong-client expired; do
                 [ -s "$d/$f.crt" ] || { echo "make_certs: could not make $f.crt" >&2; return 1; }
         done
 }

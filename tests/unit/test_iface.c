@@ -20,6 +20,31 @@ static void test_globs(void)
         CU_ASSERT_FALSE(iface_match("ens1f0np01", globs, 2));
 }
 
+/* A glob never selects loopback or a virtual device; the exact name does. veth, vlan and bonds stay matchable. */
+static void test_virtual(void)
+{
+        struct iface lo = { .name = "lo", .flags = IFF_LOOPBACK }, br = { .name = "br0", .kind = "bridge" },
+                     dummy = { .name = "dummy0", .kind = "dummy" }, tap = { .name = "tap0", .kind = "tun" },
+                     veth = { .name = "veth0", .kind = "veth" }, vlan = { .name = "ens1.100", .kind = "vlan" },
+                     bond = { .name = "bond0", .kind = "bond" }, nic = { .name = "ens1f0np0" };
+
+        CU_ASSERT_TRUE(iface_is_virtual(&lo) && iface_is_virtual(&br) && iface_is_virtual(&dummy) &&
+                       iface_is_virtual(&tap));
+        CU_ASSERT_FALSE(iface_is_virtual(&veth) || iface_is_virtual(&vlan) || iface_is_virtual(&bond) ||
+                        iface_is_virtual(&nic));
+        CU_ASSERT_FALSE(iface_selects("*", &lo));
+        CU_ASSERT_FALSE(iface_selects("l?", &lo));
+        CU_ASSERT_FALSE(iface_selects("[l]o", &lo));
+        CU_ASSERT_TRUE(iface_selects("lo", &lo));
+        CU_ASSERT_FALSE(iface_selects("*", &br));
+        CU_ASSERT_FALSE(iface_selects("dummy*", &dummy));
+        CU_ASSERT_TRUE(iface_selects("dummy0", &dummy));
+        CU_ASSERT_TRUE(iface_selects("*", &veth));
+        CU_ASSERT_TRUE(iface_selects("ens1.*", &vlan));
+        CU_ASSERT_TRUE(iface_selects("bond*", &bond));
+        CU_ASSERT_TRUE(iface_selects("ens*", &nic));
+}
+
 static uint32_t routed(const struct plan_target *pt)
 {
         uint32_t f = 0;
@@ -217,7 +242,7 @@ int suite_iface(void)
 {
         CU_pSuite s = CU_add_suite("iface", NULL, NULL);
 
-        if (!s || !CU_add_test(s, "globs", test_globs) ||
+        if (!s || !CU_add_test(s, "globs", test_globs) || !CU_add_test(s, "virtual", test_virtual) ||
             !CU_add_test(s, "targets_and_caps", test_targets_and_caps) ||
             !CU_add_test(s, "switch_role_routing", test_switch_role_routing))
                 return -1;

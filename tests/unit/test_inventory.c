@@ -8,7 +8,9 @@ static const char good[] =
         "{ \"tls\": { \"ca\": \"ca.crt\", \"cert\": \"/etc/c.crt\", \"key\": \"c.key\" },\n"
         "  \"nodes\": [ { \"name\": \"gpu01\", \"url\": \"https://10.0.0.1:7440/\",\n"
         "                 \"labels\": { \"role\": \"gpu\", \"rack\": \"r1\" } },\n"
-        "               { \"name\": \"gpu02\", \"url\": \"https://10.0.0.2:7440\" } ] }";
+        "               { \"name\": \"gpu02\", \"url\": \"https://10.0.0.2:7440\" },\n"
+        "               { \"name\": \"gpu03\", \"url\": \"https://[fd00::3]:7440\" },\n"
+        "               { \"name\": \"gpu04\", \"url\": \"https://gpu04.fabric.example\" } ] }";
 
 static void test_good(void)
 {
@@ -16,7 +18,7 @@ static void test_good(void)
         struct errbuf e = { 0 };
 
         CU_ASSERT_EQUAL_FATAL(inventory_parse_buffer(good, strlen(good), "inv.json", "/srv", &inv, &e), 0);
-        CU_ASSERT_EQUAL(inv->n_nodes, 2);
+        CU_ASSERT_EQUAL(inv->n_nodes, 4);
         CU_ASSERT_STRING_EQUAL(inv->ca, "/srv/ca.crt");
         CU_ASSERT_STRING_EQUAL(inv->cert, "/etc/c.crt");
         CU_ASSERT_STRING_EQUAL(inv->nodes[0].url, "https://10.0.0.1:7440");     /* trailing / dropped */
@@ -24,7 +26,7 @@ static void test_good(void)
         CU_ASSERT_TRUE(inventory_node_has_label(&inv->nodes[0], "rack", "r1"));
         CU_ASSERT_FALSE(inventory_node_has_label(&inv->nodes[1], "rack", "r1"));
         CU_ASSERT_PTR_EQUAL(inventory_find(inv, "gpu02"), &inv->nodes[1]);
-        CU_ASSERT_PTR_NULL(inventory_find(inv, "gpu03"));
+        CU_ASSERT_PTR_NULL(inventory_find(inv, "gpu05"));
         inventory_free(inv);
 }
 
@@ -41,8 +43,27 @@ static const struct {
           "missing required key 'key'" },
         { "{\"tls\":{\"ca\":1,\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[]}", "i.json: $.tls.ca",
           "expected string, found integer" },
-        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"name\":\"n1\",\"url\":\"http://x\"}]}",
-          "i.json: $.nodes[0].url", "'http://x' is not an https:// URL (host[:port], no query)" },
+#define URL_CASE(u, why) \
+        { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"name\":\"n1\",\"url\":\"" u "\"}]}", \
+          "i.json: $.nodes[0].url", "'" u "' is not an agent URL https://HOST[:PORT]: " why }
+        URL_CASE("http://x", "the scheme must be https://"),
+        URL_CASE("https://10.0.0.1:99999", "the port must be a number 1-65535"),
+        URL_CASE("https://10.0.0.1:0", "the port must be a number 1-65535"),
+        URL_CASE("https://10.0.0.1:", "the port must be a number 1-65535"),
+        URL_CASE("https://10.0.0.1:74x", "the port must be a number 1-65535"),
+        URL_CASE("https://u:pw@10.0.0.1:7440", "user information (user:password@) is not allowed"),
+        URL_CASE("https://[::1", "the '[' around the IPv6 address is not closed"),
+        URL_CASE("https://[::1:7440", "the '[' around the IPv6 address is not closed"),
+        URL_CASE("https://[::1]x", "only ':PORT' may follow the bracketed address"),
+        URL_CASE("https://[zz]:1", "the address in brackets is not an IPv6 address"),
+        URL_CASE("https://::1:7440", "write IPv6 addresses in brackets ('https://[::1]:7440')"),
+        URL_CASE("https://10.0.0.999", "the host is not an IPv4 address"),
+        URL_CASE("https://-gpu.example", "the host is not a DNS name, an IPv4 address or a bracketed IPv6 address"),
+        URL_CASE("https://gpu_1", "the host is not a DNS name, an IPv4 address or a bracketed IPv6 address"),
+        URL_CASE("https://a..b", "the host is not a DNS name, an IPv4 address or a bracketed IPv6 address"),
+        URL_CASE("https://:7440", "the host is empty"),
+        URL_CASE("https://gpu1/v1", "a path, query or fragment is not allowed"),
+        URL_CASE("https://gpu1?x=1", "a path, query or fragment is not allowed"),
         { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"name\":\"n1\",\"url\":\"https://a\"},"
           "{\"name\":\"n1\",\"url\":\"https://b\"}]}", "i.json: $.nodes[1].name", "duplicate node name 'n1'" },
         { "{\"tls\":{\"ca\":\"a\",\"cert\":\"b\",\"key\":\"c\"},\"nodes\":[{\"name\":\"a b\",\"url\":\"https://a\"}]}",

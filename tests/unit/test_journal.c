@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The journal against a real SQLite file in a temporary state directory. */
 #include <CUnit/CUnit.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "journal.h"
+#include "txlock.h"
 
 static char dir[64];
 
@@ -136,6 +140,87 @@ static void test_bad_dir(void)
         CU_ASSERT(e.msg[0] != '\0');
 }
 
+static unsigned mode_of(const char *path)
+{
+        struct stat st;
+
+        return lstat(path, &st) < 0 ? 0xffff : (unsigned)(st.st_mode & 07777);
+}
+
+/* The state directory is private: 0700 when created, journal.db 0600, nothing followed through a link. */
+static void test_state_dir_safety(void)
+{
+        struct errbuf e = { 0 };
+        struct journal *j = NULL;
+        char sub[128], db[160], lock[160], cmd[512];
+        int fd = -1;
+
+        journal_close(open_fresh());    /* a clean parent */
+        snprintf(sub, sizeof(sub), "%s/state", dir);
+        snprintf(db, sizeof(db), "%s/journal.db", sub);
+        snprintf(lock, sizeof(lock), "%s/lock", sub);
+        CU_ASSERT_EQUAL_FATAL(journal_open(sub, &j, &e), 0);
+        journal_close(j);
+        CU_ASSERT_EQUAL(mode_of(sub), 0700);
+        CU_ASSERT_EQUAL(mode_of(db), 0600);
+        /* a journal.db left world-readable by an older version becomes 0600 */
+        CU_ASSERT_EQUAL(chmod(db, 0644), 0);
+        CU_ASSERT_EQUAL_FATAL(journal_open(sub, &j, &e), 0);
+        journal_close(j);
+        CU_ASSERT_EQUAL(mode_of(db), 0600);
+        /* the lock: 0600, and never through a link */
+        CU_ASSERT_EQUAL_FATAL(txlock_acquire(sub, false, &fd, &e), 0);
+        txlock_release(fd);
+        CU_ASSERT_EQUAL(mode_of(lock), 0600);
+        CU_ASSERT_EQUAL(unlink(lock), 0);
+        CU_ASSERT_EQUAL(symlink("/tmp/nettune-not-a-lock", lock), 0);
+        fd = -1;
+        CU_ASSERT_EQUAL(txlock_acquire(sub, false, &fd, &e), -ELOOP);
+        CU_ASSERT_EQUAL(fd, -1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "symbolic link"));
+        CU_ASSERT_EQUAL(access("/tmp/nettune-not-a-lock", F_OK), -1);
+        CU_ASSERT_EQUAL(unlink(lock), 0);
+        /* journal.db through a link: refused */
+        snprintf(cmd, sizeof(cmd), "mv '%s' '%s/elsewhere.db' && ln -s '%s/elsewhere.db' '%s'", db, dir, dir, db);
+        CU_ASSERT_EQUAL(system(cmd), 0);
+        j = NULL;
+        CU_ASSERT_EQUAL(journal_open(sub, &j, &e), -ELOOP);
+        CU_ASSERT_PTR_NULL(j);
+        CU_ASSERT_EQUAL(unlink(db), 0);
+        /* a group- or world-writable directory: refused, for the journal and the lock */
+        CU_ASSERT_EQUAL(chmod(sub, 0770), 0);
+        CU_ASSERT_EQUAL(journal_open(sub, &j, &e), -EPERM);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "mode 0770"));
+        CU_ASSERT_EQUAL(chmod(sub, 0707), 0);
+        CU_ASSERT_EQUAL(txlock_acquire(sub, false, &fd, &e), -EPERM);
+        CU_ASSERT_EQUAL(access(db, F_OK), -1);  /* nothing was created */
+        /* another user's directory: refused to that user; root may use it (an operator's CLI
+         * next to the service) and hands what it creates to the directory's owner */
+        CU_ASSERT_EQUAL(chmod(sub, 0700), 0);
+        if (geteuid() == 0) {
+                struct stat st;
+                pid_t pid;
+                int status = -1;
+
+                CU_ASSERT_EQUAL_FATAL(chmod(dir, 0711), 0);
+                pid = fork();
+                CU_ASSERT_FATAL(pid >= 0);
+                if (pid == 0) {
+                        if (setgid(65534) < 0 || setuid(65534) < 0)
+                                _exit(2);
+                        _exit(journal_open(sub, &j, &e) == -EPERM && strstr(e.msg, "owned by uid 0") ? 0 : 1);
+                }
+                CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+                CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+                CU_ASSERT_EQUAL(access(db, F_OK), -1);
+                CU_ASSERT_EQUAL_FATAL(chown(sub, 65534, 65534), 0);
+                CU_ASSERT_EQUAL_FATAL(journal_open(sub, &j, &e), 0);
+                journal_close(j);
+                CU_ASSERT(stat(db, &st) == 0 && st.st_uid == 65534);
+        }
+        cleanup_dir();
+}
+
 /* How each target was restored survives the journal, with restored_by, and later records keep it. */
 static void test_restores_roundtrip(void)
 {
@@ -221,6 +306,7 @@ int suite_journal(void)
             !CU_add_test(s, "lifecycle", test_lifecycle) ||
             !CU_add_test(s, "durable_unfinished", test_durable_unfinished) ||
             !CU_add_test(s, "bad_dir", test_bad_dir) ||
+            !CU_add_test(s, "state_dir_safety", test_state_dir_safety) ||
             !CU_add_test(s, "restores_roundtrip", test_restores_roundtrip) ||
             !CU_add_test(s, "idempotency_key", test_idempotency_key))
                 return -1;

@@ -5,7 +5,10 @@
  * restoring what was touched, the gate, commit-confirm, recovery, rollback.
  */
 #include <CUnit/CUnit.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cli.h"
 #include "fakedrv.h"
@@ -243,6 +246,91 @@ static void test_pinned_probe(void)
         txn_result_done(&r);
 }
 
+/* ---- the gate under load: the agent's other CPU use while it measures ---- */
+
+#define BURNERS 6
+static atomic_bool burn_stop;
+static unsigned busy_posts;             /* the first N post measurements run beside burning threads */
+static int (*inner_probe)(struct txn_env *, const struct plan_probe *, const char *, struct txn_probe *,
+                          struct errbuf *);
+
+static void *burn(void *arg)
+{
+        volatile unsigned long x = 0;
+
+        while (!atomic_load(&burn_stop))
+                x++;
+        return NULL;
+}
+
+/* The fake probe; a post measurement among the first busy_posts also keeps BURNERS threads busy for 400 ms. */
+static int loaded_probe(struct txn_env *e, const struct plan_probe *v, const char *phase, struct txn_probe *ret,
+                        struct errbuf *err)
+{
+        pthread_t t[BURNERS];
+        struct timespec ts = { 0, 400 * 1000000L };
+
+        if (strcmp(phase, "post") != 0 || busy_posts == 0)
+                return inner_probe(e, v, phase, ret, err);
+        busy_posts--;
+        atomic_store(&burn_stop, false);
+        for (unsigned i = 0; i < BURNERS; i++)
+                pthread_create(&t[i], NULL, burn, NULL);
+        nanosleep(&ts, NULL);
+        atomic_store(&burn_stop, true);
+        for (unsigned i = 0; i < BURNERS; i++)
+                pthread_join(t[i], NULL);
+        return inner_probe(e, v, phase, ret, err);
+}
+
+#define GATED_FAIL "{\"probe\":\"tcp\",\"peer\":\"127.0.0.1:1\",\"settle_ms\":0,\"on_inconclusive\":\"fail\"}"
+
+static void test_gate_under_load(void)
+{
+        static const double same[] = { 10.0, 10.0, 10.0, 10.0 };
+        struct txn_result r;
+
+        fresh_devices();
+        inner_probe = env.hooks.probe;
+        env.hooks.probe = loaded_probe;
+
+        /* retry (the default): the loaded post measurement is taken again, calm, and passes */
+        fakedrv_set_probes(same, 3);
+        busy_posts = 1;
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_OK);
+        CU_ASSERT_EQUAL(r.post.attempts, 2);
+        CU_ASSERT_TRUE(r.baseline.load.measured && r.post.load.measured);
+        CU_ASSERT(r.baseline.load.agent_cpu_pct < MEASURE_LOAD_DELTA_MAX);
+        CU_ASSERT_EQUAL(r.gate.verdict, PROBE_GATE_PASS);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        txn_result_done(&r);
+
+        /* fail: one loaded post measurement is enough to roll back, verdict inconclusive */
+        fakedrv_set_probes(same, 2);
+        busy_posts = 1;
+        CU_ASSERT_EQUAL(apply(4000, GATED_FAIL, -1, &r), EXIT_ROLLED_BACK);
+        CU_ASSERT_EQUAL(r.post.attempts, 1);
+        CU_ASSERT_EQUAL(r.gate.verdict, PROBE_GATE_INCONCLUSIVE);
+        CU_ASSERT(r.post.load.agent_cpu_pct > MEASURE_LOAD_DELTA_MAX);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "verification failed: inconclusive: besides the probe the agent used"));
+        CU_ASSERT_STRING_EQUAL(r.restored_by, "gate");
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        txn_result_done(&r);
+
+        /* retry, loaded every time: three measurements, then inconclusive */
+        fakedrv_set_probes(same, 4);
+        busy_posts = 3;
+        CU_ASSERT_EQUAL(apply(4000, GATED, -1, &r), EXIT_ROLLED_BACK);
+        CU_ASSERT_EQUAL(r.post.attempts, 3);
+        CU_ASSERT_EQUAL(r.gate.verdict, PROBE_GATE_INCONCLUSIVE);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.gate.reason, "also when measured again"));
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        txn_result_done(&r);
+
+        busy_posts = 0;
+        env.hooks.probe = inner_probe;
+}
+
 static void test_restore_failure_is_failed(void)
 {
         struct txn_result r;
@@ -311,7 +399,7 @@ static void test_confirm(void)
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
         txn_result_done(&r);
         txn_result_init(&c);
-        CU_ASSERT_EQUAL(txn_confirm(&env, tx, &c), 0);
+        CU_ASSERT_EQUAL(txn_confirm(&env, tx, journal_now_ms() + 60000, &c), 0);   /* within the caller's deadline */
         CU_ASSERT_EQUAL(c.state, TXN_COMMITTED);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
         txn_result_done(&c);
@@ -322,9 +410,28 @@ static void test_confirm(void)
         txn_result_done(&r);
         CU_ASSERT_EQUAL(journal_record(journal, tx, TXN_PENDING_CONFIRM, &expire, &e), 0);
         txn_result_init(&c);
-        CU_ASSERT(txn_confirm(&env, tx, &c) < 0);
+        CU_ASSERT_EQUAL(txn_confirm(&env, tx, 0, &c), -ETIME);
         CU_ASSERT_EQUAL(c.state, TXN_ROLLED_BACK);
+        CU_ASSERT_STRING_EQUAL(c.restored_by, "confirm-timeout");
+        CU_ASSERT_PTR_NOT_NULL(strstr(c.error.msg, "was not confirmed in time: its confirm deadline 1 passed"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(c.error.msg, "the change was rolled back"));
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        txn_result_done(&c);
+        txn_result_init(&c);
+        CU_ASSERT(txn_confirm(&env, tx, 0, &c) < 0);                   /* and again: already rolled back */
         CU_ASSERT_PTR_NOT_NULL(strstr(c.error.msg, "already rolled back"));
+        txn_result_done(&c);
+
+        /* The caller's not_after_ms has passed, the agent's own deadline has not: refused and restored. */
+        CU_ASSERT_EQUAL(apply(4000, NULL, 60, &r), EXIT_PENDING);
+        tx = r.tx;
+        txn_result_done(&r);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 4000);
+        txn_result_init(&c);
+        CU_ASSERT_EQUAL(txn_confirm(&env, tx, journal_now_ms() - 1, &c), -ETIME);
+        CU_ASSERT_EQUAL(c.state, TXN_ROLLED_BACK);
+        CU_ASSERT_EQUAL(c.exit_code, EXIT_ROLLED_BACK);
+        CU_ASSERT_PTR_NOT_NULL(strstr(c.error.msg, "after the caller's not_after_ms"));
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
         txn_result_done(&c);
 }
@@ -471,6 +578,7 @@ int suite_txn(void)
             !CU_add_test(s, "readback_mismatch", test_readback_mismatch) ||
             !CU_add_test(s, "gate", test_gate) ||
             !CU_add_test(s, "pinned_probe", test_pinned_probe) ||
+            !CU_add_test(s, "gate_under_load", test_gate_under_load) ||
             !CU_add_test(s, "restore_failure_is_failed", test_restore_failure_is_failed) ||
             !CU_add_test(s, "restore_goes_on_past_a_failure", test_restore_goes_on_past_a_failure) ||
             !CU_add_test(s, "check_refuses_before_anything", test_check_refuses_before_anything) ||
