@@ -439,6 +439,10 @@ static void ecn_off_port(const struct sw_port *sp, void *data)
                 if ((x = doctor_finding_group(c->r, c->rule, group))) {
                         doctor_finding_port(x, sp->sw, sp->name);
                         doctor_ev_max(x, "ports", x->n_ports);
+                        if (!proposal_makes_lossy(c->r, sp, prio) && propose_port(c->r, sp))
+                                propose_ecn(c->r, q, fmin, fmax, 100);
+                        else if (!proposal_makes_lossy(c->r, sp, prio))
+                                x->fixed = false;
                         continue;
                 }
                 if (!(x = doctor_finding_add(c->r, c->rule)))
@@ -532,11 +536,7 @@ static struct doctor_finding *ecn_low_new(struct rule_ctx *c, const struct sw_po
                 doctor_ev_str(x, "port_speed_mbps", "unknown (100000 assumed)");
         snprintf(x->fix, sizeof(x->fix), "raise the ECN thresholds of queue %u on %s to at least %u-%u bytes "
                  "(policy ecn)", q, sp->sw, fmin, fmax);
-        if (propose_port(c->r, sp)) {
-                propose_ecn(c->r, q, e->min_bytes > fmin ? e->min_bytes : fmin,
-                            e->max_bytes > fmax ? e->max_bytes : fmax, e->probability_pct ? e->probability_pct : 100);
-                x->fixed = true;
-        }
+        x->fixed = true;                /* until a port of it cannot be proposed */
         return x;
 }
 
@@ -564,6 +564,12 @@ static void ecn_low_port(const struct sw_port *sp, void *data)
                         return;
                 snprintf(x->group, sizeof(x->group), "%s", group);
                 doctor_finding_port(x, sp->sw, sp->name);
+                if (propose_port(c->r, sp))     /* every port: a Linux switch's ports are targets each */
+                        propose_ecn(c->r, q, e->min_bytes > fmin ? e->min_bytes : fmin,
+                                    e->max_bytes > fmax ? e->max_bytes : fmax,
+                                    e->probability_pct ? e->probability_pct : 100);
+                else
+                        x->fixed = false;
                 marks = queue_marks(sp->rates, q, &mk);
                 sent = doctor_rate_sum(sp->rates, DOCTOR_TX_PACKETS, (int)q, &sk);
                 pause = doctor_rate_sum(sp->rates, DOCTOR_PAUSE_RX, DOCTOR_PRIO_ANY, &pk) +

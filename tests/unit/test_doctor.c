@@ -556,6 +556,41 @@ static void test_proposal_one_kind(void)
         CU_ASSERT_FALSE(R.prop.linux_ports);
 }
 
+/* A Linux switch's ports are targets each: a finding over three ports proposes all three. */
+static void test_proposal_linux_ports(void)
+{
+        struct doctor_node *sw;
+        char *doc = NULL;
+        struct errbuf e;
+        struct policy *pol = NULL;
+
+        reset();
+        sw = node("lsw1");
+        sw->switch_role = true;
+        for (unsigned i = 0; i < 3; i++) {
+                struct doctor_iface *p = doctor_node_add_iface(sw);
+
+                snprintf(p->name, sizeof(p->name), "swp%u", i + 1);
+                p->st.present = STATE_BIT(STATE_FIELD_ECN);
+                p->st.ecn.queues = 1;
+                p->st.ecn.q[0] = (struct state_ecn_queue){ true, 3000, 15000, 100 };
+                p->link.speed_mbps = 10000;
+        }
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("ecn_threshold_low"), 1);
+        CU_ASSERT(find("ecn_threshold_low")->fixed);
+        CU_ASSERT(R.prop.linux_ports);
+        CU_ASSERT_EQUAL(R.prop.n_targets, 3);
+        CU_ASSERT_EQUAL_FATAL(doctor_proposal_policy(&R, "fix", NULL, 0, &doc, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(policy_parse_buffer(doc, strlen(doc), "proposal", &pol, &e), 0);
+        CU_ASSERT_EQUAL(pol->n_interfaces, 3);
+        CU_ASSERT_STRING_EQUAL(pol->interfaces[2], "swp3");
+        CU_ASSERT_EQUAL(pol->spec.ecn.q[0].min_bytes, 15000);
+        CU_ASSERT_EQUAL(pol->spec.ecn.q[0].max_bytes, 150000);
+        policy_free(pol);
+        free(doc);
+}
+
 static void test_json_roundtrip(void)
 {
         struct doctor_node back;
@@ -647,6 +682,7 @@ int suite_doctor(void)
             !CU_add_test(s, "downshift", test_downshift) || !CU_add_test(s, "lldpad_and_drift", test_lldpad_and_drift) ||
             !CU_add_test(s, "uncollected_node", test_uncollected_node) ||
             !CU_add_test(s, "proposal_one_kind", test_proposal_one_kind) ||
+            !CU_add_test(s, "proposal_linux_ports", test_proposal_linux_ports) ||
             !CU_add_test(s, "json_roundtrip", test_json_roundtrip) || !CU_add_test(s, "report_json", test_report_json) ||
             !CU_add_test(s, "cleanup", reset))
                 return -1;
