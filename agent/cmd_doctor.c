@@ -257,18 +257,6 @@ static int collect(struct cli *c, const struct doctor_args *a, struct doctor_fac
 
 /* ---- report ---- */
 
-static bool incomplete(const struct doctor_facts *f)
-{
-        for (unsigned i = 0; i < f->n_nodes; i++) {
-                if (f->nodes[i].error[0])
-                        return true;
-                for (unsigned s = 0; s < f->nodes[i].n_switches; s++)
-                        if (f->nodes[i].switches[s].error[0])
-                                return true;
-        }
-        return false;
-}
-
 static int propose(struct cli *c, const struct doctor_report *r, const char *path, json_t *doc)
 {
         _cleanup_free_ char *text = NULL;
@@ -295,11 +283,6 @@ static int propose(struct cli *c, const struct doctor_report *r, const char *pat
         return 0;
 }
 
-static int exit_code(const struct doctor_facts *f, const struct doctor_report *r)
-{
-        return incomplete(f) ? EXIT_RUNTIME : r->n ? EXIT_ROLLED_BACK : EXIT_OK;
-}
-
 static int report(struct cli *c, const struct doctor_args *a, const struct doctor_facts *f)
 {
         struct doctor_report r;
@@ -314,7 +297,7 @@ static int report(struct cli *c, const struct doctor_args *a, const struct docto
         }
         if (!c->json)
                 doctor_report_print(stdout, &r, f);
-        code = exit_code(f, &r);
+        code = doctor_exit_code(f, &r);        /* the agent's EXIT_OK, EXIT_ROLLED_BACK, EXIT_RUNTIME */
         if (a->propose && propose(c, &r, a->propose, doc) < 0)
                 code = EXIT_RUNTIME;
         if (doc) {

@@ -288,18 +288,6 @@ static int propose(struct ctl *c, const struct doctor_report *r, const char *pat
         return 0;
 }
 
-static bool incomplete(const struct doctor_facts *f)
-{
-        for (unsigned i = 0; i < f->n_nodes; i++) {
-                if (f->nodes[i].error[0])
-                        return true;
-                for (unsigned s = 0; s < f->nodes[i].n_switches; s++)
-                        if (f->nodes[i].switches[s].error[0])
-                                return true;
-        }
-        return false;
-}
-
 static int save_facts(const char *path, const struct doctor_facts *f)
 {
         json_auto_t *j = doctor_facts_to_json(f);
@@ -326,7 +314,7 @@ static int report(struct ctl *c, const struct doctor_opts *o, const struct docto
         }
         if (!c->json)
                 doctor_report_print(stdout, &r, f);
-        code = incomplete(f) ? CTL_EXIT_RUNTIME : r.n ? CTL_EXIT_ROLLED_BACK : CTL_EXIT_OK;
+        code = doctor_exit_code(f, &r);        /* CTL_EXIT_OK, CTL_EXIT_ROLLED_BACK, CTL_EXIT_RUNTIME */
         if (o->propose && propose(c, &r, o->propose, doc) < 0)
                 code = CTL_EXIT_RUNTIME;
         if (doc)

@@ -353,6 +353,8 @@ void doctor_report_note(struct doctor_report *r, const char *fmt, ...) _printf_(
 json_t *doctor_report_to_json(const struct doctor_report *r, const struct doctor_facts *f);
 /* The same as text, for people. */
 void doctor_report_print(FILE *out, const struct doctor_report *r, const struct doctor_facts *f);
+/* Both programs' exit code: 3 when a node or a switch could not be collected, else 1 with findings, else 0. */
+int doctor_exit_code(const struct doctor_facts *f, const struct doctor_report *r);
 
 /* ---- the proposal (doctor_propose.c) ---- */
 

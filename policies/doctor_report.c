@@ -404,3 +404,15 @@ void doctor_report_print(FILE *out, const struct doctor_report *r, const struct 
                 fprintf(out, "note: %s\n", r->notes[i]);
         print_proposal(out, r);
 }
+
+int doctor_exit_code(const struct doctor_facts *f, const struct doctor_report *r)
+{
+        for (unsigned i = 0; i < f->n_nodes; i++) {
+                if (f->nodes[i].error[0])
+                        return 3;
+                for (unsigned s = 0; s < f->nodes[i].n_switches; s++)
+                        if (f->nodes[i].switches[s].error[0])
+                                return 3;
+        }
+        return r->n ? 1 : 0;
+}

@@ -403,7 +403,9 @@ static int uc_queue(const struct table *t, char cells[][CELL_MAX])
         return k >= 0 && !strncmp(cells[k], "UC", 2) ? prio_of(cells[k] + 2, 7) : -1;
 }
 
-static void sonic_queue_row(void *ctx, const struct table *t, char cells[][CELL_MAX])
+/* A row of a per-queue table: the two columns named, as what they count, on unicast queue q. */
+static void sonic_queue_cells(void *ctx, const struct table *t, char cells[][CELL_MAX], const char *const col[2],
+                              const enum doctor_counter kind[2])
 {
         struct sonic_ctx *x = ctx;
         struct switch_port_sample *p = col_of(t, "Port") == 0 ? sonic_port(x, cells[0]) : NULL;
@@ -412,27 +414,27 @@ static void sonic_queue_row(void *ctx, const struct table *t, char cells[][CELL_
 
         if (!p || q < 0)
                 return;
-        snprintf(name, sizeof(name), "UC%d Drop/pkts", q);
-        put_cell(p, t, cells, "Drop/pkts", name, DOCTOR_DISCARD, q);
-        snprintf(name, sizeof(name), "UC%d Counter/pkts", q);
-        put_cell(p, t, cells, "Counter/pkts", name, DOCTOR_TX_PACKETS, q);
+        for (unsigned i = 0; i < 2; i++) {
+                snprintf(name, sizeof(name), "UC%d %s", q, col[i]);
+                put_cell(p, t, cells, col[i], name, kind[i], q);
+        }
         x->rows++;
+}
+
+static void sonic_queue_row(void *ctx, const struct table *t, char cells[][CELL_MAX])
+{
+        static const char *const col[2] = { "Drop/pkts", "Counter/pkts" };
+        static const enum doctor_counter kind[2] = { DOCTOR_DISCARD, DOCTOR_TX_PACKETS };
+
+        sonic_queue_cells(ctx, t, cells, col, kind);
 }
 
 static void sonic_wred_row(void *ctx, const struct table *t, char cells[][CELL_MAX])
 {
-        struct sonic_ctx *x = ctx;
-        struct switch_port_sample *p = col_of(t, "Port") == 0 ? sonic_port(x, cells[0]) : NULL;
-        int q = uc_queue(t, cells);
-        char name[32];
+        static const char *const col[2] = { "WredDrp/pkts", "EcnMarked/pkts" };
+        static const enum doctor_counter kind[2] = { DOCTOR_WRED_DROP, DOCTOR_ECN_MARKED };
 
-        if (!p || q < 0)
-                return;
-        snprintf(name, sizeof(name), "UC%d WredDrp/pkts", q);
-        put_cell(p, t, cells, "WredDrp/pkts", name, DOCTOR_WRED_DROP, q);
-        snprintf(name, sizeof(name), "UC%d EcnMarked/pkts", q);
-        put_cell(p, t, cells, "EcnMarked/pkts", name, DOCTOR_ECN_MARKED, q);
-        x->rows++;
+        sonic_queue_cells(ctx, t, cells, col, kind);
 }
 
 static int sonic_tables(const char *text, const char *cmd, row_fn fn, const struct switch_config *sw,

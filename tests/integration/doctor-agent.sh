@@ -12,6 +12,7 @@
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/sshd.sh"
 . "$NETTUNE_TOP/tests/lib/agent.sh"
+. "$NETTUNE_TOP/tests/lib/doctor.sh"
 . "$NETTUNE_TOP/tests/lib/nicmodel.sh"
 . "$NETTUNE_TOP/tests/integration/agent-switch.inc"
 require_root
@@ -39,21 +40,9 @@ A() { NETTUNE_NETLINK_SOCKET=$NM_SOCK ip netns exec "$AS_NS" "$AGENT" --config "
 nv() { swsim leaf1 -- nv "$@" >/dev/null; }
 nv_apply() { nv config apply -y; }
 
-# diagnose "CODES" WHAT: doctor --window 2 finds exactly CODES (space separated, sorted; "" = none).
-# Rates cross their bounds by a wide margin: a busy machine's SSH latency moves a measured rate.
-diagnose() {
-        local want=$1 what=$2 rc=0 got
-        A --output json doctor --window 2 >"$T/d.json" 2>"$T/d.err" || rc=$?
-        got=$(jq_py "$T/d.json" '" ".join(sorted({f["code"] for f in d["findings"]}))')
-        if [ "$got" != "$want" ]; then
-                python3 -m json.tool "$T/d.json" | head -80
-                cat "$T/d.err"
-                fail "$what: doctor found '$got', expected '$want'"
-        fi
-        [ "$rc" -eq "$([ -n "$want" ] && echo 1 || echo 0)" ] || fail "$what: doctor exit $rc"
-        echo "ok: $what: ${want:-no findings} (exit $rc)"
-}
-finding() { jq_py "$T/d.json" "[f for f in d['findings'] if f['code'] == '$1'][0]$2"; }
+# diagnose "CODES" WHAT: doctor --window 2 finds exactly CODES. Rates cross their bounds by a
+# wide margin: a busy machine's SSH latency moves a measured rate.
+diagnose() { doctor_expect "$1" "$2" A --output json doctor --window 2; }
 
 step "a lab that agrees end to end"
 nm_profile roce-lossless.json "$T/host.json" "$HOST_IF" keep-host-ecn

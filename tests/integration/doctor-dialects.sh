@@ -10,6 +10,7 @@
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/sshd.sh"
 . "$NETTUNE_TOP/tests/lib/agent.sh"
+. "$NETTUNE_TOP/tests/lib/doctor.sh"
 . "$NETTUNE_TOP/tests/integration/agent-switch.inc"
 require_root
 require_sshd
@@ -20,18 +21,7 @@ as_switch leaf2 sonic Ethernet0,Ethernet4,Ethernet8
 as_switch leaf3 eos Ethernet1,Ethernet2,Ethernet3
 as_switches_up
 
-diagnose() {
-        local want=$1 what=$2 rc=0 got
-        A --output json doctor --window 2 >"$T/d.json" 2>"$T/d.err" || rc=$?
-        got=$(jq_py "$T/d.json" '" ".join(sorted({f["code"] for f in d["findings"]}))')
-        if [ "$got" != "$want" ]; then
-                python3 -m json.tool "$T/d.json" | head -80
-                cat "$T/d.err"
-                fail "$what: doctor found '$got', expected '$want'"
-        fi
-        echo "ok: $what: ${want:-no findings} (exit $rc)"
-}
-finding() { jq_py "$T/d.json" "[f for f in d['findings'] if f['code'] == '$1'][0]$2"; }
+diagnose() { doctor_expect "$1" "$2" A --output json doctor --window 2; }
 
 step "both switches read; EOS's missing counters said"
 diagnose "" "factory switches"

@@ -10,6 +10,7 @@
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/sshd.sh"
 . "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
+. "$NETTUNE_TOP/tests/lib/doctor.sh"
 fleet_require
 require_sshd
 require_cmd python3
@@ -60,20 +61,8 @@ for ((i = 1; i <= N; i++)); do
 done
 for ((i = 1; i <= N; i++)); do wait_for 20 agent_up "$i" || fail "agent $i did not come up (see $T/agents.log)"; done
 
-# diagnose "CODES" WHAT [ARGS...]: nettunectl doctor finds exactly CODES ("" none).
-diagnose() {
-        local want=$1 what=$2 rc=0 got; shift 2
-        ctl --output json doctor --window 2 "$@" >"$T/d.json" 2>"$T/d.err" || rc=$?
-        got=$(jq_py "$T/d.json" '" ".join(sorted({f["code"] for f in d["findings"]}))')
-        if [ "$got" != "$want" ]; then
-                python3 -m json.tool "$T/d.json" | head -60
-                cat "$T/d.err"
-                fail "$what: doctor found '$got', expected '$want'"
-        fi
-        [ "$rc" -eq "$([ -n "$want" ] && echo 1 || echo 0)" ] || fail "$what: nettunectl doctor exit $rc"
-        echo "ok: $what: ${want:-no findings} (exit $rc)"
-}
-finding() { jq_py "$T/d.json" "[f for f in d['findings'] if f['code'] == '$1'][0]$2"; }
+# diagnose "CODES" WHAT [ARGS...]: nettunectl doctor finds exactly CODES.
+diagnose() { local want=$1 what=$2; shift 2; doctor_expect "$want" "$what" ctl --output json doctor --window 2 "$@"; }
 
 step "the fleet agrees"
 diagnose "" "healthy fleet"

@@ -503,58 +503,30 @@ static int config(struct sim *s)
 /* `nv show interface PORT counters qos` (CL512-QoS "Show Qos Counters"). */
 static int counters_qos(struct sim *s, const char *port)
 {
-        char cells[9][SIM_TABLE_COLS][64], name[32];
+        static const char *const ingress[] = { "priority-group", "rx-frames", "rx-buffer-discards",
+                                               "rx-shared-buffer-discards" };
+        static const char *const ingress_v[] = { "#", "=0", "=0 Bytes", "=0 Bytes" };
+        static const char *const egress[] = { "traffic-class", "tx-frames", "tx-bytes", "tx-uc-buffer-discards",
+                                              "wred-discards" };
+        static const char *const egress_v[] = { "#", "tx_frames", "=0 Bytes", "tx_drop Bytes", "wred_drop" };
+        static const char *const pfc[] = { "switch-priority", "rx-pause-frames", "rx-pause-duration",
+                                           "tx-pause-frames", "tx-pause-duration" };
+        static const char *const pfc_v[] = { "#", "pfc_rx", "=0", "pfc_tx", "=0" };
+        char cells[4][SIM_TABLE_COLS][64], name[32];
         uint64_t marked = 0;
 
         if (!port_known(s, port))
                 return sim_fail("Error: The requested item does not exist.");
-        printf("Ingress Buffer Statistics\n============================\n");
-        snprintf(cells[0][0], 64, "priority-group");
-        snprintf(cells[0][1], 64, "rx-frames");
-        snprintf(cells[0][2], 64, "rx-buffer-discards");
-        snprintf(cells[0][3], 64, "rx-shared-buffer-discards");
         for (unsigned i = 0; i < 8; i++) {
-                snprintf(cells[i + 1][0], 64, "%u", i);
-                snprintf(cells[i + 1][1], 64, "0");
-                snprintf(cells[i + 1][2], 64, "0 Bytes");
-                snprintf(cells[i + 1][3], 64, "0 Bytes");
-        }
-        sim_table("    ", 9, 4, cells);
-        printf("\nEgress Queue Statistics\n==========================\n");
-        snprintf(cells[0][0], 64, "traffic-class");
-        snprintf(cells[0][1], 64, "tx-frames");
-        snprintf(cells[0][2], 64, "tx-bytes");
-        snprintf(cells[0][3], 64, "tx-uc-buffer-discards");
-        snprintf(cells[0][4], 64, "wred-discards");
-        for (unsigned i = 0; i < 8; i++) {
-                snprintf(cells[i + 1][0], 64, "%u", i);
-                snprintf(name, sizeof(name), "tx_frames.%u", i);
-                snprintf(cells[i + 1][1], 64, "%llu", (unsigned long long)sim_counter(s->st, port, name));
-                snprintf(cells[i + 1][2], 64, "0 Bytes");
-                snprintf(name, sizeof(name), "tx_drop.%u", i);
-                snprintf(cells[i + 1][3], 64, "%llu Bytes", (unsigned long long)sim_counter(s->st, port, name));
-                snprintf(name, sizeof(name), "wred_drop.%u", i);
-                snprintf(cells[i + 1][4], 64, "%llu", (unsigned long long)sim_counter(s->st, port, name));
                 snprintf(name, sizeof(name), "ecn_marked.%u", i);
                 marked += sim_counter(s->st, port, name);
         }
-        sim_table("    ", 9, 5, cells);
+        printf("Ingress Buffer Statistics\n============================\n");
+        sim_rows(s->st, port, "    ", 4, ingress, ingress_v);
+        printf("\nEgress Queue Statistics\n==========================\n");
+        sim_rows(s->st, port, "    ", 5, egress, egress_v);
         printf("\nPFC Statistics\n=================\n");
-        snprintf(cells[0][0], 64, "switch-priority");
-        snprintf(cells[0][1], 64, "rx-pause-frames");
-        snprintf(cells[0][2], 64, "rx-pause-duration");
-        snprintf(cells[0][3], 64, "tx-pause-frames");
-        snprintf(cells[0][4], 64, "tx-pause-duration");
-        for (unsigned i = 0; i < 8; i++) {
-                snprintf(cells[i + 1][0], 64, "%u", i);
-                snprintf(name, sizeof(name), "pfc_rx.%u", i);
-                snprintf(cells[i + 1][1], 64, "%llu", (unsigned long long)sim_counter(s->st, port, name));
-                snprintf(cells[i + 1][2], 64, "0");
-                snprintf(name, sizeof(name), "pfc_tx.%u", i);
-                snprintf(cells[i + 1][3], 64, "%llu", (unsigned long long)sim_counter(s->st, port, name));
-                snprintf(cells[i + 1][4], 64, "0");
-        }
-        sim_table("    ", 9, 5, cells);
+        sim_rows(s->st, port, "    ", 5, pfc, pfc_v);
         printf("\nQos Port Statistics\n======================\n");
         snprintf(cells[0][0], 64, "Counter");
         snprintf(cells[0][1], 64, "Receive");

@@ -48,6 +48,14 @@ int sim_traffic_set(json_t *st, const char *specs);
 /* Print cells[0..rows) (row 0 the header) as tabulate's "simple" table, each line after indent. */
 void sim_table(const char *indent, unsigned rows, unsigned cols, char cells[][SIM_TABLE_COLS][64]);
 
+/*
+ * A table of 8 rows (priorities or queues 0-7) of one port: head[] the header, spec[] one
+ * per column: "#" the row's number, "UC#" a prefix and it, "@" the port, "=TEXT" a
+ * constant, "NAME" the model counter NAME.<row>, "NAME Bytes" the same with that suffix.
+ */
+void sim_rows(const json_t *st, const char *port, const char *indent, unsigned cols, const char *const *head,
+              const char *const *spec);
+
 /* Is variant `name` of the factory state on (state file "variants")? */
 bool sim_variant(const json_t *st, const char *name);
 

@@ -492,27 +492,18 @@ static int show_queues(struct sim *s, bool wred)
 {
         static const char *const q_head[] = { "Port", "TxQ", "Counter/pkts", "Counter/bytes", "Drop/pkts",
                                               "Drop/bytes" };
+        static const char *const q_spec[] = { "@", "UC#", "tx_frames", "=0", "tx_drop", "=0" };
         static const char *const w_head[] = { "Port", "TxQ", "WredDrp/pkts", "WredDrp/bytes", "EcnMarked/pkts",
                                               "EcnMarked/bytes" };
-        char cells[9][SIM_TABLE_COLS][64];
+        static const char *const w_spec[] = { "@", "UC#", "wred_drop", "=0", "ecn_marked", "=0" };
         const char *ports[64];
         unsigned n;
 
         ports_of(s, ports, &n);
         for (unsigned i = 0; i < n; i++) {
-                for (unsigned c = 0; c < 6; c++)
-                        snprintf(cells[0][c], 64, "%s", wred ? w_head[c] : q_head[c]);
-                for (unsigned q = 0; q < 8; q++) {
-                        snprintf(cells[q + 1][0], 64, "%s", ports[i]);
-                        snprintf(cells[q + 1][1], 64, "UC%u", q);
-                        count_cell(cells[q + 1][2], s, ports[i], wred ? "wred_drop" : "tx_frames", q);
-                        snprintf(cells[q + 1][3], 64, "0");
-                        count_cell(cells[q + 1][4], s, ports[i], wred ? "ecn_marked" : "tx_drop", q);
-                        snprintf(cells[q + 1][5], 64, "0");
-                }
                 if (i)
                         printf("\n");
-                sim_table("", 9, 6, cells);
+                sim_rows(s->st, ports[i], "", 6, wred ? w_head : q_head, wred ? w_spec : q_spec);
         }
         return 0;
 }

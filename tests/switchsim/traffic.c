@@ -127,3 +127,36 @@ void sim_table(const char *indent, unsigned rows, unsigned cols, char cells[][SI
                 }
         }
 }
+
+/* One cell of sim_rows(): see sim.h. */
+static void row_cell(const json_t *st, const char *port, const char *spec, unsigned i, char *out)
+{
+        char name[64];
+        const char *sp = strchr(spec, ' ');
+
+        if (!strcmp(spec, "#"))
+                snprintf(out, 64, "%u", i);
+        else if (!strcmp(spec, "@"))
+                snprintf(out, 64, "%s", port);
+        else if (spec[0] == '=')
+                snprintf(out, 64, "%s", spec + 1);
+        else if (strchr(spec, '#'))
+                snprintf(out, 64, "%.*s%u", (int)(strchr(spec, '#') - spec), spec, i);
+        else {
+                snprintf(name, sizeof(name), "%.*s.%u", sp ? (int)(sp - spec) : (int)strlen(spec), spec, i);
+                snprintf(out, 64, "%llu%s", (unsigned long long)sim_counter(st, port, name), sp ? sp : "");
+        }
+}
+
+void sim_rows(const json_t *st, const char *port, const char *indent, unsigned cols, const char *const *head,
+              const char *const *spec)
+{
+        char cells[9][SIM_TABLE_COLS][64];
+
+        for (unsigned c = 0; c < cols; c++)
+                snprintf(cells[0][c], 64, "%s", head[c]);
+        for (unsigned i = 0; i < 8; i++)
+                for (unsigned c = 0; c < cols; c++)
+                        row_cell(st, port, spec[c], i, cells[i + 1][c]);
+        sim_table(indent, 9, cols, cells);
+}

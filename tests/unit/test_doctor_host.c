@@ -13,23 +13,11 @@
 #include "linkinfo.h"
 #include "lldp.h"
 #include "subproc.h"
+#include "testfile.h"
 
 static char *slurp(const char *path)
 {
-        FILE *f = fopen(path, "re");
-        char *buf = calloc(1, 1 << 16);
-        size_t n;
-
-        if (!f || !buf) {
-                if (f)
-                        fclose(f);
-                free(buf);
-                return NULL;
-        }
-        n = fread(buf, 1, (1 << 16) - 1, f);
-        buf[n] = '\0';
-        fclose(f);
-        return buf;
+        return test_slurp(path, 1 << 16);
 }
 
 static void test_counter_kinds(void)

@@ -7,23 +7,11 @@
 #include "field.h"
 #include "switch.h"
 #include "switch_counters.h"
+#include "testfile.h"
 
 static char *slurp(const char *path)
 {
-        FILE *f = fopen(path, "re");
-        char *buf = calloc(1, 1 << 20);
-        size_t n;
-
-        if (!f || !buf) {
-                if (f)
-                        fclose(f);
-                free(buf);
-                return NULL;
-        }
-        n = fread(buf, 1, (1 << 20) - 1, f);
-        buf[n] = '\0';
-        fclose(f);
-        return buf;
+        return test_slurp(path, 1 << 20);
 }
 
 static struct switch_config two_ports(const char *a, const char *b)
