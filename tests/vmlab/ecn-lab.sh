@@ -106,7 +106,7 @@ start_servers() {
         cat > $W/leaf1/agent.json <<EOF
 { "role": "switch",
   "listen": "10.9.0.11:7440",
-  "tls": { "cert": "$PKI/agent.crt", "key": "$PKI/agent.key", "client_ca": "$PKI/ca.crt" },
+  "tls": { "cert": "$PKI/agent.crt", "key": "$PKI/agent.key", "client_ca": "$PKI/clients-ca.crt" },
   "state_dir": "$W/leaf1/state",
   "probe": { "listen": "10.9.0.11:18515" },
   "drift": { "interval_s": 0 },
@@ -201,7 +201,7 @@ story() {
 
         say "(a) the seed's mistake: ECN thresholds too low (min 3 kB, max 15 kB, 100%) rolled out, ungated"
         rollout a $POL/lab-switch-ecn-too-low.json
-        [ $rc -eq 0 ] || { res "FAIL ecn-too-low-applied: nettunectl exit $rc"; return 1; }
+        [ $rc -eq 0 ] || { res "FAIL ecn-too-low-applied: nettunectl exit $rc"; sed 's/^/VMLAB-INFO   agent: /' $W/leaf1/agent.log | tail -20; return 1; }
         info "leaf1 swp5 now: $(thresholds)"
         m0=$(marked)
         pair too_low
