@@ -182,7 +182,7 @@ struct doctor_params {
         double window_s;                /* counter window (collection) */
         double pause_storm_pps;         /* pause frames per second on one priority */
         double heavy_marking_pps;       /* ECN-marked packets per second that count as heavy ... */
-        double heavy_marking_share;     /* ... or this share of the queue's packets (0.01) */
+        double heavy_marking_share;     /* ... or this share of the queue's packets (0.001: 1 in 1000) */
         unsigned ecn_min_bytes_per_gbps;        /* ECN floor per Gb/s of port speed */
         unsigned ecn_max_bytes_per_gbps;
         int roce_dscp;                  /* the RoCE data DSCP (26) */

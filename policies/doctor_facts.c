@@ -10,7 +10,7 @@ void doctor_params_default(struct doctor_params *p)
                 .window_s = 10,
                 .pause_storm_pps = 1000,
                 .heavy_marking_pps = 1000,
-                .heavy_marking_share = 0.01,
+                .heavy_marking_share = 0.001,
                 .ecn_min_bytes_per_gbps = 1500,         /* 150000 B at 100 Gb/s */
                 .ecn_max_bytes_per_gbps = 15000,        /* 1500000 B at 100 Gb/s */
                 .roce_dscp = 26,

@@ -808,7 +808,7 @@ const struct doctor_rule doctor_rules[] = {
           "RoCE queue", false, check_ecn_off },
         { "ecn_threshold_low", DOCTOR_WARNING, "ECN thresholds below the floor for the port speed",
           "min < 1500 B and max < 15000 B per Gb/s of port speed (150000 / 1500000 B at 100 Gb/s); critical with "
-          "heavy marking (>= 1000 marked packets/s, or >= 1% of the queue's packets)", "Cumulus Linux 5.12 RoCE defaults (min 150000 B, max "
+          "heavy marking (>= 1000 marked packets/s, or >= 1 in 1000 of the queue's packets)", "Cumulus Linux 5.12 RoCE defaults (min 150000 B, max "
           "1500000 B: 146.48 KB / 1.43 MB); the seed: thresholds too low, marking early, pause frames",
           false, check_ecn_low },
         { "cnp_priority_mismatch", DOCTOR_WARNING, "CNPs leave the host on a priority the switch does not give "

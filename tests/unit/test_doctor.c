@@ -388,16 +388,16 @@ static void test_ecn_low(void)
         port_of("leaf1", 0)->rates.v[0].per_s = 999;
         run();
         CU_ASSERT_EQUAL(find("ecn_threshold_low")->severity, DOCTOR_WARNING);
-        /* or a share of the queue's packets: 10 marks of 1000 packets/s is 1%, critical; 9 is not */
+        /* or a share of the queue's packets: 10 marks of 10000 packets/s is 1 in 1000, critical; 9 is not */
         healthy();
         port_of("leaf1", 0)->st.ecn.q[3] = (struct state_ecn_queue){ true, 15000, 150000, 100 };
         rate(&port_of("leaf1", 0)->rates, "queue3 marked", DOCTOR_ECN_MARKED, 3, 10);
-        rate(&port_of("leaf1", 0)->rates, "queue3 sent_packets", DOCTOR_TX_PACKETS, 3, 1000);
+        rate(&port_of("leaf1", 0)->rates, "queue3 sent_packets", DOCTOR_TX_PACKETS, 3, 10000);
         run();
         x = find("ecn_threshold_low");
         CU_ASSERT_FATAL(x != NULL);
         CU_ASSERT_EQUAL(x->severity, DOCTOR_CRITICAL);
-        CU_ASSERT_DOUBLE_EQUAL(ev(x, "ecn_marked_share"), 0.01, 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(ev(x, "ecn_marked_share"), 0.001, 1e-9);
         port_of("leaf1", 0)->rates.v[0].per_s = 9;
         run();
         CU_ASSERT_EQUAL(find("ecn_threshold_low")->severity, DOCTOR_WARNING);

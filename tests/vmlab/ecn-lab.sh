@@ -100,7 +100,7 @@ start_servers() {
                         PIDS="$PIDS $!"
                 done
         done
-        ns rx $AGENT probe-server --listen $RX:18515 > $W/probe-server.log 2>&1 &
+        ns rx $AGENT probe-server --listen $RX:18515 --allow 10.5.0.0/24 > $W/probe-server.log 2>&1 &
         PIDS="$PIDS $!"
         mkdir -p $W/leaf1/state
         cat > $W/leaf1/agent.json <<EOF
