@@ -195,7 +195,7 @@ deps-build:
 deps:
 	$(Q).ci/deps.sh
 
-demo: deps-check all $(SIM)
+demo: deps-check all $(SIM) $(NICMODEL)
 	$(Q)BUILD=$(BUILD) examples/demo/run.sh
 
 # The ECN story in the VM lab's Debian guest (for kernels without sch_ets/sch_red).

@@ -12,6 +12,8 @@ packages=(
         # tests (stress-ng: make check-stressed; bsdutils: script(1) for the terminal tests)
         libcunit1-dev python3 python3-jsonschema iproute2 openssh-server openssh-client
         openssl curl sqlite3 iperf3 ethtool valgrind procps psmisc stress-ng bsdutils tcpdump
+        # doctor: the LLDP path (tests/integration/doctor-lldp.sh runs lldpd on both ends)
+        lldpd
         clang libclang-rt-14-dev
         # the controller's etcd store tier (tests start their own members)
         etcd-server etcd-client

@@ -3,6 +3,7 @@
 
 #include "api.h"
 #include "cli.h"
+#include "doctor_collect.h"
 #include "drift.h"
 #include "fabric.h"
 #include "jsonv.h"
@@ -502,6 +503,8 @@ void api_handle(void *userdata, const struct http_request *req, struct http_resp
                 do_rollback(a, req, resp);
         else if (get && streq(u, "/v1/drift"))
                 do_drift(a, resp);
+        else if (get && streq(u, "/v1/doctor"))
+                doctor_http(a->config, a->journal, req, resp);
         else if (get && streq(u, "/v1/history"))
                 do_history(a, resp);
         else if (post && streq(u, "/v1/probe"))

@@ -25,7 +25,14 @@ struct cli {
         struct agent_config config;     /* loaded (or defaults) before the subcommand runs */
 };
 
+#define CLI_GLOBS_MAX 64
+/* "a,b*,c" into globs[*n..] (at most CLI_GLOBS_MAX, each under 64 characters): 0 or -EINVAL (cmd_state.c). */
+int cli_globs(const char *arg, char (*globs)[64], unsigned *n);
+/* argv[*i] is "--NAME VALUE" (then *i moves past VALUE) or "--NAME=VALUE": the value, else NULL. */
+const char *cli_opt_value(struct cli *c, int *i, const char *name);
+
 int cmd_validate(struct cli *c);
+int cmd_doctor(struct cli *c);
 int cmd_probe(struct cli *c);
 int cmd_probe_server(struct cli *c);
 int cmd_apply(struct cli *c);

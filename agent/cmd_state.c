@@ -22,7 +22,7 @@
 #include "queues.h"
 #include "state_json.h"
 
-#define GLOBS_MAX 64
+#define GLOBS_MAX CLI_GLOBS_MAX
 
 static int fail(struct cli *c, const struct errbuf *e, int code)
 {
@@ -49,7 +49,7 @@ static void print_json(json_t *j)
 
 /* ---- state ---- */
 
-static int split_globs(const char *arg, char (*globs)[64], unsigned *n)
+int cli_globs(const char *arg, char (*globs)[64], unsigned *n)
 {
         _cleanup_free_ char *copy = strdup(arg);
         char *save = NULL;
@@ -57,7 +57,7 @@ static int split_globs(const char *arg, char (*globs)[64], unsigned *n)
         if (!copy)
                 return -ENOMEM;
         for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-                if (*n >= GLOBS_MAX || strlen(tok) >= 64)
+                if (*n >= CLI_GLOBS_MAX || strlen(tok) >= 64)
                         return -EINVAL;
                 snprintf(globs[(*n)++], 64, "%s", tok);
         }
@@ -232,8 +232,7 @@ struct state_args {
         bool no_switches;
 };
 
-/* "--NAME VALUE" or "--NAME=VALUE": the value, or NULL. */
-static const char *opt_value(struct cli *c, int *i, const char *name)
+const char *cli_opt_value(struct cli *c, int *i, const char *name)
 {
         const char *a = c->argv[*i];
         size_t len = strlen(name);
@@ -257,14 +256,14 @@ static int parse_state_args(struct cli *c, struct state_args *sa)
                         sa->no_switches = true;
                         continue;
                 }
-                v = opt_value(c, &i, "--interfaces");
-                if (!v && (v = opt_value(c, &i, "--switches")))
+                v = cli_opt_value(c, &i, "--interfaces");
+                if (!v && (v = cli_opt_value(c, &i, "--switches")))
                         sw = true;
                 if (!v) {
                         fprintf(stderr, "%s: state: unexpected argument '%s'\n", c->prog, a);
                         return -EINVAL;
                 }
-                if (split_globs(v, sw ? sa->swglobs : sa->ifglobs, sw ? &sa->n_sw : &sa->n_if) < 0) {
+                if (cli_globs(v, sw ? sa->swglobs : sa->ifglobs, sw ? &sa->n_sw : &sa->n_if) < 0) {
                         fprintf(stderr, "%s: state: %s '%s': at most %d globs of 63 characters\n",
                                 c->prog, sw ? "--switches" : "--interfaces", v, GLOBS_MAX);
                         return -EINVAL;

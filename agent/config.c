@@ -26,6 +26,7 @@ void config_defaults(struct agent_config *c)
         snprintf(c->probe_listen, sizeof(c->probe_listen), "0.0.0.0:18515");
         snprintf(c->env.sysfs_root, sizeof(c->env.sysfs_root), "/sys");
         snprintf(c->env.debugfs_root, sizeof(c->env.debugfs_root), "/sys/kernel/debug");
+        snprintf(c->proc_root, sizeof(c->proc_root), "/proc");
         c->env.settle_ms = 3000;
         c->env.flap_wait_ms = 1000;
         c->env.rdma_wait_ms = 10000;
@@ -314,6 +315,54 @@ static int parse_qdisc_parents(struct jsonv *v, const json_t *j, void *obj)
         return 0;
 }
 
+/* "links": { "eth0": "leaf1:swp1" }: the switch port each interface is cabled to. */
+static int parse_link(struct jsonv *v, const char *ifname, const json_t *val, struct config_link *l)
+{
+        const char *s = json_string_value(val), *colon = s ? strchr(s, ':') : NULL;
+        char q[80];
+        int r = jsonv_check_chars(v, "interface name", ifname, "-_.@");
+
+        if (r >= 0 && strlen(ifname) >= 16)
+                r = jsonv_error(v, "interface name '%s' is longer than 15 characters", jsonv_quote(ifname, q, sizeof(q)));
+        if (r < 0)
+                return r;
+        jsonv_push_key(v, ifname);
+        r = jsonv_check_type(v, val, JSONV_STRING);
+        if (r >= 0 && (!colon || colon == s || !colon[1] || (size_t)(colon - s) >= sizeof(l->sw) ||
+                       strlen(colon + 1) >= sizeof(l->port)))
+                r = jsonv_error(v, "'%s' is not 'SWITCH:PORT' (each 1-%zu characters)", jsonv_quote(s, q, sizeof(q)),
+                                sizeof(l->port) - 1);
+        if (r >= 0) {
+                snprintf(l->iface, sizeof(l->iface), "%s", ifname);
+                snprintf(l->sw, sizeof(l->sw), "%.*s", (int)(colon - s), s);
+                snprintf(l->port, sizeof(l->port), "%s", colon + 1);
+                r = jsonv_check_chars(v, "switch name", l->sw, "-_.");
+        }
+        if (r >= 0)
+                r = jsonv_check_chars(v, "port name", l->port, "-_./:");
+        jsonv_pop(v);
+        return r;
+}
+
+static int parse_links(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct agent_config *c = obj;
+        const char *key;
+        json_t *val;
+
+        if (json_object_size(j) > CONFIG_LINKS_MAX)
+                return jsonv_error(v, "expected at most %d links, found %zu", CONFIG_LINKS_MAX, json_object_size(j));
+        c->n_links = 0;
+        json_object_foreach((json_t *)j, key, val) {
+                int r = parse_link(v, key, val, &c->links[c->n_links]);
+
+                if (r < 0)
+                        return r;
+                c->n_links++;
+        }
+        return 0;
+}
+
 static const struct jsonv_field config_fields[] = {
         JSONV_ENUM("role", struct agent_config, role, role_names, 0),
         CF_STR("listen", listen, check_listen),
@@ -331,6 +380,9 @@ static const struct jsonv_field config_fields[] = {
         JSONV_UINT("header_timeout_s", struct agent_config, header_timeout_s, 1, 60),
         JSONV_CUSTOM("switches", JSONV_ARRAY, 0, parse_switches),
         JSONV_CUSTOM("qdisc_parents", JSONV_OBJECT, 0, parse_qdisc_parents),
+        JSONV_CUSTOM("links", JSONV_OBJECT, 0, parse_links),
+        CF_STR("lldpd_socket", lldpd_socket, NULL),
+        CF_STR("proc_root", proc_root, NULL),
         { 0 },
 };
 
@@ -371,6 +423,8 @@ static int resolve_all(struct agent_config *c, const char *dir, struct errbuf *e
                 { "$.state_dir", c->state_dir, sizeof(c->state_dir) },
                 { "$.sysfs_root", c->env.sysfs_root, sizeof(c->env.sysfs_root) },
                 { "$.debugfs_root", c->env.debugfs_root, sizeof(c->env.debugfs_root) },
+                { "$.lldpd_socket", c->lldpd_socket, sizeof(c->lldpd_socket) },
+                { "$.proc_root", c->proc_root, sizeof(c->proc_root) },
         };
         int r = 0;
 

@@ -14,6 +14,7 @@
 
 #define CONFIG_PATH_MAX 256
 #define CONFIG_SWITCHES_MAX 16
+#define CONFIG_LINKS_MAX 256
 #define CONFIG_DEFAULT_PATH "/etc/nettune/agent.json"
 #define CONFIG_PROBE_ALLOW_MAX 64               /* probe.allow entries (PROBE_SERVER_ALLOW_MAX) */
 #define CONFIG_ALLOWED_CLIENTS_MAX 64
@@ -29,6 +30,13 @@ enum agent_role {
         AGENT_ROLE_HOST,                        /* a GPU node: ecn is a switch field */
         AGENT_ROLE_SWITCH,                      /* runs on a Linux switch: ecn/ets of its ports through tc qdiscs */
         AGENT_ROLE_MAX,
+};
+
+/* "links": a local interface and the switch port it is cabled to (doctor's path). */
+struct config_link {
+        char iface[64];
+        char sw[STATE_NAME_MAX];
+        char port[STATE_NAME_MAX];
 };
 
 struct agent_config {
@@ -54,6 +62,10 @@ struct agent_config {
         struct driver_env env;                  /* sysfs_root, debugfs_root, settle_ms, flap_wait_ms, rdma_wait_ms, switch_role, qdisc_parents */
         unsigned n_switches;
         struct switch_config switches[CONFIG_SWITCHES_MAX];
+        unsigned n_links;
+        struct config_link links[CONFIG_LINKS_MAX];
+        char lldpd_socket[CONFIG_PATH_MAX];     /* lldpcli -u SOCKET; "" = lldpcli's default */
+        char proc_root[CONFIG_PATH_MAX];        /* where processes are looked up (lldpad): "/proc" */
         unsigned max_body_bytes;                /* API request body limit (default 1 MiB) */
         unsigned request_timeout_s;             /* API connection timeout (default 30) */
         unsigned header_timeout_s;              /* API: from accept to a request's headers (default 5) */

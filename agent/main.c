@@ -25,6 +25,7 @@ static const struct command commands[] = {
         { "confirm",      cmd_confirm,      true,  "keep a change that is pending confirmation" },
         { "history",      cmd_history,      true,  "list transactions" },
         { "drift",        cmd_drift,        true,  "compare live state with the committed policy; exit 1 on drift" },
+        { "doctor",       cmd_doctor,       true,  "diagnose a slow fabric here (read only); --propose writes a fix" },
         { "serve",        cmd_serve,        true,  "run the HTTPS API, probe responder, confirm and drift timers" },
         { "confirm-watchdog", cmd_confirm_watchdog, true, NULL },
 };

@@ -16,10 +16,15 @@ static unsigned read_queues(const struct driver_env *env, const char *name, int 
         return n;
 }
 
+unsigned queues_read(const struct target *t, struct qdisc_queue_stats *q)
+{
+        return t->env ? read_queues(t->env, t->name, t->ifindex, q) : 0;
+}
+
 json_t *queues_json(const struct target *t)
 {
         struct qdisc_queue_stats q[STATE_TC_COUNT];
-        unsigned n = t->env ? read_queues(t->env, t->name, t->ifindex, q) : 0;
+        unsigned n = queues_read(t, q);
         json_t *a = json_array();
 
         for (unsigned i = 0; a && i < n; i++)

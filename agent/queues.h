@@ -13,6 +13,10 @@
 #include "config.h"
 #include "driver.h"
 
+struct qdisc_queue_stats;
+/* The queues of nettune's tree on t (switch role only): q[0..return), at most STATE_TC_COUNT. */
+unsigned queues_read(const struct target *t, struct qdisc_queue_stats *q);
+
 /* [{queue, ecn, marked, early_drops, limit_drops, other_drops, drops, backlog_bytes, backlog_packets,
  *   sent_bytes, sent_packets}], [] when there are none (or they cannot be read). */
 json_t *queues_json(const struct target *t);

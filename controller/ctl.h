@@ -71,6 +71,7 @@ int ctl_cmd_apply(struct ctl *c);
 int ctl_cmd_status(struct ctl *c);
 int ctl_cmd_history(struct ctl *c);
 int ctl_cmd_drift(struct ctl *c);
+int ctl_cmd_doctor(struct ctl *c);
 int ctl_cmd_rollback(struct ctl *c);
 int ctl_cmd_confirm(struct ctl *c);
 int ctl_cmd_halt(struct ctl *c);

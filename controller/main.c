@@ -18,6 +18,7 @@ static const struct command commands[] = {
         { "apply",    ctl_cmd_apply,    "roll out in canary waves with automatic rollback" },
         { "status",   ctl_cmd_status,   "show a rollout (default: the newest)" },
         { "drift",    ctl_cmd_drift,    "scan the fleet for drift (exit 1 on drift)" },
+        { "doctor",   ctl_cmd_doctor,   "diagnose a slow fabric fleet-wide (read only; --propose a fix)" },
         { "history",  ctl_cmd_history,  "list rollouts" },
         { "rollback", ctl_cmd_rollback, "roll the fleet back to an earlier revision" },
         { "confirm",  ctl_cmd_confirm,  "confirm a rollout's pending nodes by hand" },
@@ -51,6 +52,7 @@ static void usage(FILE *f)
                 "rollback [--to REV] [--rollout ID] [--label KEY=VALUE]...\n"
                 "probe --pattern ring|incast|alltoall [--selector KEY=VALUE]... [--duration-ms N]\n"
                 "      [--mode auto|verbs|tcp] [--dscp D] [--priority P] [--streams N] [--receiver NAME]\n"
+                "doctor [--label KEY=VALUE]... [--window S] [--propose FILE] [--probe]\n"
                 "\noptions:\n"
                 "  --inventory FILE  nodes, URLs and labels (default ./inventory.json)\n"
                 "  --config FILE     controller configuration (store, TLS, serve settings)\n"

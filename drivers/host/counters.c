@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "counters.h"
+#include "doctor.h"
 #include "iface.h"
 #include "sysfs.h"
 #include "util.h"
@@ -98,6 +99,41 @@ bool counters_match(const char *kdrv, const char *name, int *ret_prio)
         }
         *ret_prio = -1;
         return strcasestr(name, "pause") || strcasestr(name, "cnp") || strcasestr(name, "ecn");
+}
+
+/* The same names by what they count (the drivers' sources above name each). */
+static const struct {
+        const char *pattern;
+        enum doctor_counter kind;
+} kinds[] = {
+        { "rx_prio%u_pause", DOCTOR_PAUSE_RX }, { "rx_global_pause", DOCTOR_PAUSE_RX },
+        { "rx_pause_ctrl_phy", DOCTOR_PAUSE_RX }, { "rx_pfc_ena_frames_pri%u", DOCTOR_PAUSE_RX },
+        { "rx_pause_frames", DOCTOR_PAUSE_RX }, { "rx_priority_%u_xoff.nic", DOCTOR_PAUSE_RX },
+        { "link_xoff_rx.nic", DOCTOR_PAUSE_RX },
+        { "tx_prio%u_pause", DOCTOR_PAUSE_TX }, { "tx_global_pause", DOCTOR_PAUSE_TX },
+        { "tx_pause_ctrl_phy", DOCTOR_PAUSE_TX }, { "tx_pfc_ena_frames_pri%u", DOCTOR_PAUSE_TX },
+        { "tx_pause_frames", DOCTOR_PAUSE_TX }, { "tx_priority_%u_xoff.nic", DOCTOR_PAUSE_TX },
+        { "link_xoff_tx.nic", DOCTOR_PAUSE_TX },
+        { "rx_prio%u_marked", DOCTOR_ECN_MARKED }, { "np_ecn_marked_roce_packets", DOCTOR_ECN_MARKED },
+        { "rx_ecn_marked_pkts", DOCTOR_ECN_MARKED }, { "RxECNMrkd", DOCTOR_ECN_MARKED },
+        { "np_cnp_sent", DOCTOR_CNP_SENT }, { "cnp_tx_pkts", DOCTOR_CNP_SENT }, { "cnpSent", DOCTOR_CNP_SENT },
+        { "rp_cnp_handled", DOCTOR_CNP_HANDLED }, { "cnp_rx_pkts", DOCTOR_CNP_HANDLED },
+        { "cnpHandled", DOCTOR_CNP_HANDLED },
+        { "rx_prio%u_discards", DOCTOR_DISCARD }, { "rx_prio%u_buf_discard", DOCTOR_DISCARD },
+        { "rx_prio%u_cong_discard", DOCTOR_DISCARD }, { "rx_discards_phy", DOCTOR_DISCARD },
+        { "rx_out_of_buffer", DOCTOR_DISCARD }, { "out_of_buffer", DOCTOR_DISCARD },
+        { "rx_roce_discard_pkts", DOCTOR_DISCARD }, { "res_oob_drop_count", DOCTOR_DISCARD },
+        { "rx_dropped.nic", DOCTOR_DISCARD },
+        { "tx_pause_storm_warning_events", DOCTOR_PAUSE_STORM }, { "tx_pause_storm_error_events", DOCTOR_PAUSE_STORM },
+};
+
+int counters_kind(const char *name, int *ret_prio)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+                if (match_one(kinds[i].pattern, name, ret_prio))
+                        return (int)kinds[i].kind;
+        *ret_prio = -1;
+        return -1;
 }
 
 static void add(struct counters *c, const char *name, const char *source, uint64_t v, const char *kdrv)

@@ -58,3 +58,10 @@ int counters_read_rdma(const char *ifname, const char *kdrv, const char *sysfs_r
  * it carries (-1 none). Unknown drivers: any name containing "pause", "cnp" or "ecn".
  */
 bool counters_match(const char *kdrv, const char *name, int *ret_prio);
+
+/*
+ * What a congestion counter counts (enum doctor_counter: pause received or sent, ECN
+ * marks, CNPs sent or handled, discards, the device's pause storm events), by the
+ * driver's own name; -1 when it is none of those. *ret_prio: the priority it carries.
+ */
+int counters_kind(const char *name, int *ret_prio);

@@ -4,13 +4,18 @@
 #   hub       Linux bridge br0 (198.18.0.1/24, MTU 9216), the probe-server, nettunectl
 #   gpu1..4   one "GPU node" each: eth0 198.18.0.1N/24 on a veth into br0,
 #             nettune-agent serve on :7440 (mTLS)
+#   gpu5      a GPU node with a ConnectX port: eth0 198.18.0.15/24 for its API, and
+#             ens1f0np0, the mlx5 behaviour model (build/nicmodel) behind the agent's
+#             netlink seam, cabled to leaf1 swp5 (the doctor story)
 #   fabric1   the agent that manages leaf1: eth0 198.18.0.21/24, nettune-agent serve,
 #             a private sshd on 127.0.0.1:2222 whose ForceCommand is the simulated
 #             leaf switch (build/switchsim, NVUE dialect)
+# Every GPU node's agent configuration says which leaf1 port it is cabled to ("links").
 
 HUB_IP=198.18.0.1
 GPUS=(gpu1 gpu2 gpu3 gpu4)
-NODES=(gpu1 gpu2 gpu3 gpu4 fabric1)
+NODES=(gpu1 gpu2 gpu3 gpu4 gpu5 fabric1)
+NIC_IF=ens1f0np0
 PROBE_PEER=$HUB_IP:18515
 SSH_PORT=2222
 LEAF_PORTS=swp1,swp2,swp3,swp4,swp5
@@ -25,6 +30,7 @@ ip_of() {
 mtu_of() { ip -n "$(ns_of "$1")" -o link show eth0 | sed -n 's/.* mtu \([0-9]*\) .*/\1/p'; }
 in_ns() { local n=$1; shift; ip netns exec "$(ns_of "$n")" "$@"; }
 ctl() { in_ns hub "$CTL" --inventory "$DEMO_DIR/inventory.json" --db "$DEMO_DIR/nettune.db" "$@"; }
+NICMODEL=$BUILD/nicmodel
 sim() { "$SIM" --dialect nvue --state "$DEMO_DIR/leaf1/state.json" "$@"; }
 
 # Two CAs, as docs/security.md recommends: the agents' CA signs a server certificate
@@ -138,8 +144,10 @@ lab_inventory() {
                                 "$sep" "$n" "$(ip_of "$n")" $(( (${n#gpu} + 1) / 2 ))
                         sep=$',\n'
                 done
-                printf '%s    { "name": "fabric1", "url": "https://%s:7440", "labels": { "role": "fabric" } }\n  ] }\n' \
-                        "$sep" "$(ip_of fabric1)"
+                printf '%s    { "name": "gpu5", "url": "https://%s:7440", "labels": { "role": "gpu-nic", "rack": "r3" } }' \
+                        "$sep" "$(ip_of gpu5)"
+                printf ',\n    { "name": "fabric1", "url": "https://%s:7440", "labels": { "role": "fabric" } }\n  ] }\n' \
+                        "$(ip_of fabric1)"
         } >"$DEMO_DIR/inventory.json"
 }
 
@@ -166,6 +174,9 @@ lab_start_agents() {
                 if [ "$n" = gpu2 ]; then
                         demo_bg "agent-$n" env NETTUNE_TEST_HOOK_AFTER_APPLY="$hook" \
                                 ip netns exec "$(ns_of "$n")" "$AGENT" serve --config "$DEMO_DIR/$n/agent.json"
+                elif [ "$n" = gpu5 ]; then      # its netlink goes to the NIC model
+                        demo_bg "agent-$n" env NETTUNE_NETLINK_SOCKET="$DEMO_DIR/gpu5/nl.sock" \
+                                ip netns exec "$(ns_of "$n")" "$AGENT" serve --config "$DEMO_DIR/$n/agent.json"
                 else
                         demo_bg "agent-$n" ip netns exec "$(ns_of "$n")" "$AGENT" serve --config "$DEMO_DIR/$n/agent.json"
                 fi 2>>"$DEMO_DIR/$n/agent.log"
@@ -175,13 +186,23 @@ lab_start_agents() {
         done
 }
 
+# gpu5's ConnectX port: the mlx5 model, its sysfs tree under $DEMO_DIR/gpu5/sys.
+lab_nic() {
+        local d=$DEMO_DIR/gpu5
+        demo_bg nicmodel "$NICMODEL" serve --socket "$d/nl.sock" --control "$d/ctl.sock" --sysfs "$d/sys" \
+                --log "$d/model.log" "mlx5:$NIC_IF:4" >"$d/model.out" 2>&1
+        wait_until 10 grep -qx ready "$d/model.out" || die "the NIC model did not start (see $d/model.out)"
+}
+
 lab_up() {
         local n
         mkdir -p "$DEMO_DIR"
         : >"$DEMO_DIR/pids"
         lab_pki
         lab_hub
-        for n in "${GPUS[@]}"; do lab_node "$n"; done
+        for n in "${GPUS[@]}"; do lab_node "$n" "\"links\": { \"eth0\": \"leaf1:swp${n#gpu}\" }"; done
+        lab_node gpu5 "\"sysfs_root\": \"sys\", \"settle_ms\": 10000, \"links\": { \"$NIC_IF\": \"leaf1:swp5\" }"
+        lab_nic
         lab_node fabric1 "$(printf '"switches": [ { "name": "leaf1", "dialect": "nvue", "host": "127.0.0.1", "port": %d,\n      "user": "%s", "key": "../leaf1/id_ed25519", "known_hosts": "../leaf1/known_hosts",\n      "ports": [%s], "connect_timeout_ms": 3000, "command_timeout_ms": 10000 } ]' \
                 "$SSH_PORT" "$(id -un)" "$(echo "$LEAF_PORTS" | sed 's/[^,][^,]*/"&"/g')")"
         lab_leaf
@@ -216,7 +237,7 @@ lab_down() {
 lab_is_ours() {
         local cmd
         cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline") || return 1
-        case $cmd in *nettune-agent*|*sshd*"$DEMO_DIR"*) return 0 ;; esac
+        case $cmd in *nettune-agent*|*sshd*"$DEMO_DIR"*|*nicmodel*"$DEMO_DIR"*) return 0 ;; esac
         return 1
 }
 

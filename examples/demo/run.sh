@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# nettune demo: a lab of network namespaces (four GPU nodes and a leaf-switch
-# manager on a Linux bridge), an agent per node over mutual TLS, a simulated NVUE
-# leaf switch behind a private sshd, and four operator stories driven with
-# nettunectl; a fifth, ECN thresholds on a real Linux data plane (ecn-story.sh),
-# where this kernel has sch_ets and sch_red, else it says why and that `make
-# demo-vm` runs it in the VM lab. Ends with one PASS/FAIL line per story; exit 0
-# only if all passed.
+# nettune demo: a lab of network namespaces (five GPU nodes, one with a ConnectX
+# port behind the NIC model, and a leaf-switch manager on a Linux bridge), an agent
+# per node over mutual TLS, a simulated NVUE leaf switch behind a private sshd, and
+# the operator stories driven with nettunectl: four of them, a fifth - ECN
+# thresholds on a real Linux data plane (ecn-story.sh) - where this kernel has
+# sch_ets and sch_red, else it says why and that `make demo-vm` runs it in the VM
+# lab, and a sixth: doctor finds why the fabric is slow and proposes the fix. Ends
+# with one PASS/FAIL line per story; exit 0 only if all passed.
 #
 #   examples/demo/run.sh           run it (root; `make demo` builds first)
 #   examples/demo/run.sh --keep    leave the lab running afterwards to explore
@@ -42,7 +43,7 @@ preflight() {
                 command -v "$c" >/dev/null 2>&1 || { echo "demo: '$c' is not installed; run 'make deps'" >&2; exit 2; }
         done
         [ -x /usr/sbin/sshd ] || { echo "demo: /usr/sbin/sshd is not installed; run 'make deps'" >&2; exit 2; }
-        for c in "$AGENT" "$CTL" "$SIM"; do
+        for c in "$AGENT" "$CTL" "$SIM" "$BUILD/nicmodel"; do
                 [ -x "$c" ] || { echo "demo: '$c' is not built; run 'make demo' (or 'make test-bins')" >&2; exit 2; }
         done
         [ "${#DEMO_PREFIX}" -le 8 ] || { echo "demo: NETTUNE_DEMO_PREFIX '$DEMO_PREFIX' is longer than 8 characters" >&2; exit 2; }
@@ -75,18 +76,20 @@ main() {
         local start fails=0 i r
         start=$(date +%s)
         banner "the lab"
-        say "Building a lab of network namespaces: four GPU nodes (gpu1..gpu4) and fabric1, the agent that manages leaf switch leaf1, all on veth links into a Linux bridge in the namespace '$DEMO_PREFIX-hub' (198.18.0.0/24). Every node runs 'nettune-agent serve' with a certificate made just now by a throw-away CA; nettunectl, in the hub, presents a client certificate (mutual TLS)."
+        say "Building a lab of network namespaces: five GPU nodes (gpu1..gpu5; gpu5's RoCE port is a ConnectX behaviour model) and fabric1, the agent that manages leaf switch leaf1, all on veth links into a Linux bridge in the namespace '$DEMO_PREFIX-hub' (198.18.0.0/24). Every node runs 'nettune-agent serve' with a certificate made just now by a throw-away CA; nettunectl, in the hub, presents a client certificate (mutual TLS)."
         lab_up
-        say "Up: 5 agents, a probe-server on $PROBE_PEER, and leaf1 (simulated NVUE switch, build/switchsim) behind a private sshd on 127.0.0.1:$SSH_PORT inside fabric1's namespace."
+        say "Up: 6 agents, a probe-server on $PROBE_PEER, and leaf1 (simulated NVUE switch, build/switchsim) behind a private sshd on 127.0.0.1:$SSH_PORT inside fabric1's namespace."
         story_1
         story_2
         story_3
         story_4
         story_5
+        story_6
         banner "summary"
-        n=4
-        [ -z "${STORY_RESULT[5]:-}" ] || n=5
-        for ((i = 1; i <= n; i++)); do
+        n=0
+        for i in 1 2 3 4 5 6; do
+                [ "$i" != 5 ] || [ -n "${STORY_RESULT[5]:-}" ] || continue
+                n=$((n + 1))
                 r=${STORY_RESULT[$i]:-FAIL}
                 [ "$r" = PASS ] || fails=$((fails + 1))
                 printf '  %-4s story %d: %s\n' "$r" "$i" "${STORY_TITLE[$i]:-not run}"

@@ -1,4 +1,4 @@
-# The four stories of the demo: source after lib.sh and lab.sh.
+# The stories of the demo: source after lib.sh and lab.sh.
 # Each story narrates, runs real commands against the lab, and checks the results
 # on the kernel (ip link), the switch simulator's own configuration, the agents'
 # journals and the controller's SQLite record — never on the printed text alone.
@@ -208,4 +208,81 @@ story_5() {
         SHOW_LINES=400 show "examples/demo/ecn-story.sh" "$DEMO_HOME/ecn-story.sh" || rc=$?
         expect "every check of the story passed (exit $rc)" [ "$rc" -eq 0 ]
         story_end 5
+}
+
+# ---- story 6: doctor ----
+
+NIC_POLICY=$POLICIES/lab-gpu-nic-lossless.json
+codes_of() { json "$1" '" ".join(sorted({f["code"] for f in d["findings"]}))'; }
+leaf_pfc_mtu_ecn() {    # leaf1's own configuration, from the simulator: PFC, swp5's MTU, queue 3's thresholds
+        sim --dump | python3 -c '
+import json, sys
+a = json.load(sys.stdin)["nvue"]["applied"]
+q = a["qos"]
+tc3 = q.get("congestion-control", {}).get("default-global", {}).get("traffic-class", {}).get("3", {})
+print(sorted(q.get("pfc", {}).get("default-global", {}).get("switch-priority", {})), a["interface"]["swp5"]["link"]["mtu"],
+      tc3.get("min-threshold"), tc3.get("max-threshold"))'
+}
+
+story_6_break() {
+        say "Now the fabric goes wrong the way the seed's 60% cluster did, plus two classic mistakes. By hand on leaf1: the lossless priority moves from 3 to 4, gpu5's port swp5 gets MTU 1500, and queue 3 marks ECN from 15 kB (max 150 kB): far below what a 100 Gb/s port needs."
+        show "nv unset qos pfc default-global switch-priority 3; nv set ... switch-priority 4   # on leaf1" \
+                sim -- nv unset qos pfc default-global switch-priority 3
+        sim -- nv set qos pfc default-global switch-priority 4 >/dev/null
+        sim -- nv set interface swp5 link mtu 1500 >/dev/null
+        sim -- nv set qos congestion-control default-global traffic-class 3 min-threshold 15000 >/dev/null
+        sim -- nv set qos congestion-control default-global traffic-class 3 max-threshold 150000 >/dev/null
+        show "nv config apply -y                                              # on leaf1" sim -- nv config apply -y
+        say "The lab cannot carry RoCE traffic, so the switch simulator's counters stand in for the data plane: swp5's queue 3 marks 4000 packets per second and the port sends 600 PFC pause frames per second on priority 4 - the seed's signature (switchsim --traffic)."
+        sim --traffic swp5:ecn_marked.3=4000,swp5:pfc_tx.4=600
+}
+
+story_6_checks() {
+        local f=$DEMO_DIR/d6.json
+        expect "doctor names exactly: drift, ecn_disabled_on_lossless_queue, ecn_threshold_low, mtu_mismatch, pfc_priority_mismatch" \
+                [ "$(codes_of "$f")" = "drift ecn_disabled_on_lossless_queue ecn_threshold_low mtu_mismatch pfc_priority_mismatch" ]
+        expect "mtu_mismatch: gpu5's ens1f0np0 (9000) over leaf1 swp5 (1500), read by two agents" \
+                [ "$(json "$f" "[(x['ports'], x['evidence']['switch_port_mtu'], x['nodes']) for x in d['findings'] if x['code'] == 'mtu_mismatch'][0]")" = \
+                  "(['gpu5:ens1f0np0', 'leaf1:swp5'], 1500.0, ['gpu5', 'fabric1'])" ]
+        expect "pfc_priority_mismatch: the host has 3, the switch 4" \
+                [ "$(json "$f" "[(x['evidence']['host_pfc'], x['evidence']['switch_port_pfc']) for x in d['findings'] if x['code'] == 'pfc_priority_mismatch'][0]")" = "('3', '4')" ]
+        expect "ecn_threshold_low is critical: low thresholds with heavy marking (the seed's case)" \
+                [ "$(json "$f" "[x['severity'] for x in d['findings'] if x['code'] == 'ecn_threshold_low'][0]")" = critical ]
+        expect "drift: leaf1 differs from fabric1's committed policy" \
+                [ "$(json "$f" "[x['nodes'] for x in d['findings'] if x['code'] == 'drift'][0]")" = "['fabric1']" ]
+}
+
+story_6() {
+        local rc
+        story_begin 6 "doctor: why is the fabric slow?"
+        say "gpu5 has a ConnectX port (the mlx5 behaviour model behind its agent's netlink seam): it can take the whole RoCE host profile - trust dscp, DSCP 26 on priority 3, PFC on 3 - which veth cannot. Roll it out:"
+        rc=0
+        show_out "nettunectl apply $NIC_POLICY --canary 1 --wave-size 100% --confirm-timeout 30" \
+                ctl apply "$NIC_POLICY" --canary 1 --wave-size 100% --confirm-timeout 30 || rc=$?
+        expect "rollout exit 0 (got $rc)" [ "$rc" -eq 0 ]
+        story_6_break
+        say "The seed's engineers walked link rate, point-to-point bandwidth, pause counters and ECN thresholds by hand. nettunectl doctor asks every agent at once: each reads its interfaces and switches and samples their counters over the same window; the controller joins a host interface to the switch port it is cabled to (each agent's 'links'; LLDP where it runs) and judges both ends together."
+        rc=0
+        SHOW_LINES=60 show_out "nettunectl doctor --window 3" ctl doctor --window 3 || rc=$?
+        expect "doctor exit 1: findings (got $rc)" [ "$rc" -eq 1 ]
+        ctl_json "$DEMO_DIR/d6.json" doctor --window 3
+        story_6_checks
+        say "--propose writes the policy that fixes what a policy can fix - here all of leaf1's part: PFC back on 3 (which also takes queue 4 out of the lossless set), the ports' MTU at NVUE's 9216, queue 3's thresholds at the floor for 100 Gb/s. Its selector is the label of the node that manages leaf1. What no policy fixes is listed (the drift disappears once the proposal is the committed policy)."
+        rc=0
+        show_out "nettunectl doctor --window 3 --propose $DEMO_DIR/fix.json" \
+                ctl doctor --window 3 --propose "$DEMO_DIR/fix.json" || rc=$?
+        SHOW_LINES=40 show "cat $DEMO_DIR/fix.json" cat "$DEMO_DIR/fix.json"
+        expect "nettune-agent validate accepts the proposal" "$AGENT" validate "$DEMO_DIR/fix.json"
+        rc=0
+        show_out "nettunectl apply $DEMO_DIR/fix.json --canary 1 --wave-size 100% --confirm-timeout 30" \
+                ctl apply "$DEMO_DIR/fix.json" --canary 1 --wave-size 100% --confirm-timeout 30 || rc=$?
+        expect "rollout exit 0 (got $rc)" [ "$rc" -eq 0 ]
+        expect "leaf1 itself: PFC on 3, swp5 at MTU 9216, queue 3 from 150000 to 1500000 bytes" \
+                [ "$(leaf_pfc_mtu_ecn)" = "['3'] 9216 150000 1500000" ]
+        say "With the thresholds raised the switch stops marking early and the pauses stop; the lab stops the simulated counters to say so. Doctor again:"
+        sim --traffic swp5:ecn_marked.3=0,swp5:pfc_tx.4=0
+        rc=0
+        show_out "nettunectl doctor --window 3" ctl doctor --window 3 || rc=$?
+        expect "doctor exit 0: no findings (got $rc)" [ "$rc" -eq 0 ]
+        story_end 6
 }

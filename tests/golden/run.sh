@@ -9,6 +9,10 @@
 # `nettune-agent --config agent.json validate` with exit 2 and exactly the line
 # in expected (file names resolved against the case directory read "./NAME");
 # every tests/data/config/valid/<case>/agent.json must pass.
+# Doctor reports: every tests/data/doctor/<case>/facts.json judged offline
+# (`nettune-agent doctor --facts`) must print exactly expected.txt (text),
+# expected.json (--output json) and, where the case has one, write
+# expected-proposal.json (--propose), with the exit code in expected.rc.
 # Prints PASS/FAIL per case.
 set -uo pipefail
 
@@ -107,5 +111,33 @@ for dir in "$cfg"/valid/*/; do
         else
                 echo "PASS config/valid/$name"
         fi
+done
+
+# run_doctor DIR NAME: the report of DIR/facts.json in both shapes, and its proposal.
+run_doctor() {
+        local dir=$1 name=$2 rc want_rc
+        want_rc=$(cat "$dir/expected.rc")
+        "$agent" doctor --facts "$dir/facts.json" --propose "$work/proposal.json" >"$work/out.txt" 2>&1
+        rc=$?
+        "$agent" --output json doctor --facts "$dir/facts.json" | sed "s|$work/proposal.json|PROPOSAL|" \
+                >"$work/out.json" 2>&1
+        sed -i "s|$work/proposal.json|PROPOSAL|" "$work/out.txt"
+        if [ "$rc" != "$want_rc" ]; then
+                fail "doctor/$name" "exit code $rc, expected $want_rc"
+        elif ! diff -u "$dir/expected.txt" "$work/out.txt" >"$work/diff"; then
+                fail "doctor/$name" "text report differs: $(head -20 "$work/diff")"
+        elif ! diff -u "$dir/expected.json" "$work/out.json" >"$work/diff"; then
+                fail "doctor/$name" "JSON report differs: $(head -20 "$work/diff")"
+        elif [ -f "$dir/expected-proposal.json" ] && ! diff -u "$dir/expected-proposal.json" "$work/proposal.json" >"$work/diff"; then
+                fail "doctor/$name" "proposal differs: $(head -20 "$work/diff")"
+        else
+                echo "PASS doctor/$name"
+        fi
+        rm -f "$work/proposal.json"
+}
+
+for dir in "$top"/tests/data/doctor/*/; do
+        [ -d "$dir" ] || continue
+        run_doctor "${dir%/}" "$(basename "$dir")"
 done
 exit $failed

@@ -13,8 +13,10 @@
  *   qos map dscp D... to traffic-class T [drop-precedence P] /
  *   priority-flow-control all off / no ... / exit / commit | commit timer HH:MM:SS | abort | end
  * and standalone: configure session NAME commit|abort, show running-config | json,
- * show configuration sessions | json, copy running-config startup-config. A reboot
- * loads startup-config.
+ * show configuration sessions | json, copy running-config startup-config, and
+ * show interfaces | json (the data plane, traffic.c, in the members napalm's mocked
+ * vEOS output has: interfaceStatus, bandwidth, mtu, interfaceCounters with discards and
+ * rxPause/txPause). A reboot loads startup-config.
  *
  * Variants (--variant), each from the AVD sample configuration:
  *   drop-precedence   `qos map dscp 18 20 22 26 28 30 34 36 38 to traffic-class 4
@@ -473,6 +475,48 @@ static int show_sessions(struct sim *s)
         return 0;
 }
 
+/* The running MTU of an interface ("mtu N" under it; EOS's default 1500). */
+static long long port_mtu(struct sim *s, const char *name)
+{
+        const char *k;
+        json_t *v;
+        char key[96];
+        long long mtu = 1500;
+
+        snprintf(key, sizeof(key), "interface %s", name);
+        json_object_foreach(json_object_get(json_object_get(json_object_get(json_object_get(s->d, "running"), "cmds"),
+                                                            key), "cmds"), k, v)
+                if (!strncmp(k, "mtu ", 4))
+                        mtu = atoll(k + 4);
+        return mtu;
+}
+
+/* `show interfaces | json`: each configured port's link and counters. */
+static int show_interfaces(struct sim *s)
+{
+        json_t *out = json_object(), *ifs = sim_obj(out, "interfaces"), *p;
+        size_t i;
+
+        json_array_foreach(json_object_get(s->st, "ports"), i, p) {
+                const char *name = json_string_value(p), *speed;
+                long long mtu = port_mtu(s, name);
+                bool up;
+
+                sim_link(s->st, name, &up, &speed);
+                json_object_set_new(ifs, name, json_pack(
+                        "{s:s,s:s,s:s,s:I,s:f,s:{s:I,s:I,s:{s:I},s:{s:I}}}", "name", name, "interfaceStatus",
+                        up ? "connected" : "notconnect", "lineProtocolStatus", up ? "up" : "down", "mtu", mtu,
+                        "bandwidth", strtod(speed, NULL) * (strchr(speed, 'G') ? 1e9 : 1e6), "interfaceCounters",
+                        "inDiscards", (json_int_t)sim_counter(s->st, name, "in_discards"),
+                        "outDiscards", (json_int_t)sim_counter(s->st, name, "out_discards"),
+                        "inputErrorsDetail", "rxPause", (json_int_t)sim_counter(s->st, name, "link_pause_rx"),
+                        "outputErrorsDetail", "txPause", (json_int_t)sim_counter(s->st, name, "link_pause_tx")));
+        }
+        sim_print_json(out);
+        json_decref(out);
+        return 0;
+}
+
 int eos_run(struct sim *s)
 {
         char name[64], action[16], *script;
@@ -484,6 +528,8 @@ int eos_run(struct sim *s)
         }
         if (!strcmp(s->cmd, "show configuration sessions | json"))
                 return show_sessions(s);
+        if (!strcmp(s->cmd, "show interfaces | json"))
+                return show_interfaces(s);
         if (!strcmp(s->cmd, "copy running-config startup-config")) {
                 json_object_set(s->d, "startup", json_object_get(s->d, "running"));
                 s->mutated = true;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * switchsim --dialect nvue|sonic|eos --state FILE [--init --ports a,b [--variant v,w]]
- *           [--dump] [--tick] [--advance SECONDS] [--reboot] [-- COMMAND...]
+ *           [--dump] [--tick] [--advance SECONDS] [--reboot] [--traffic SPEC,...] [-- COMMAND...]
  *
+ * --traffic PORT:NAME=RATE,...: the data plane's counters climb at RATE per second of the
+ * switch's clock from now on; PORT:link=up|down, PORT:speed=25G (traffic.c).
  * --advance: the switch's own clock moves ahead (its commit-confirm timers run out
  * when the test says so, never on the wall clock). --variant: documented variants
  * of the factory state, each named and sourced in its dialect's file (nvue.c,
@@ -40,7 +42,7 @@
 #include "sim.h"
 
 struct opts {
-        const char *dialect, *state, *ports, *variants;
+        const char *dialect, *state, *ports, *variants, *traffic;
         bool init, dump, tick, reboot;
         double advance;                 /* --advance: seconds to move the clock ahead */
         char cmd[8192];
@@ -124,7 +126,8 @@ json_t *sim_obj(json_t *parent, const char *key)
 static int usage(void)
 {
         fprintf(stderr, "usage: switchsim --dialect nvue|sonic|eos --state FILE [--init --ports a,b "
-                        "[--variant v,w]] [--dump] [--tick] [--advance SECONDS] [--reboot] [-- COMMAND...]\n");
+                        "[--variant v,w]] [--dump] [--tick] [--advance SECONDS] [--reboot] [--traffic SPEC,...] "
+                        "[-- COMMAND...]\n");
         return 2;
 }
 
@@ -154,6 +157,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
                         o->reboot = true;
                 else if (!strcmp(argv[i], "--variant") && i + 1 < argc)
                         o->variants = argv[++i];
+                else if (!strcmp(argv[i], "--traffic") && i + 1 < argc) {
+                        o->traffic = argv[++i];
+                        o->tick = true;
+                }
                 else if (!strcmp(argv[i], "--")) {
                         size_t off = 0;
                         for (i++; i < argc; i++)
@@ -415,9 +422,9 @@ static int run_locked(const struct opts *o, const char *cmd, bool bad_json)
         if (o->tick || o->dump || o->reboot) {
                 if (o->reboot)
                         reboot(&s);
+                rc = o->traffic ? sim_traffic_set(s.st, o->traffic) : 0;
                 if (o->dump)
                         sim_print_json(s.st);
-                rc = 0;
         } else {
                 rc = run_command(&s, line, bad_json);
                 log_command(&s);

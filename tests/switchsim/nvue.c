@@ -8,7 +8,10 @@
  * revision -o json, nv config diff -o json (pending against applied), nv config
  * save [-h] (applied -> startup, /etc/nvue.d/startup.yaml), nv show [--applied]
  * qos|interface|qos roce -o json (the applied view; `nv show interface` without
- * --applied is the operational list of ports). The tree under "applied",
+ * --applied is the operational list of ports, with each link's state and speed from
+ * the data plane, traffic.c), nv show interface PORT counters qos and nv show interface
+ * PORT qos roce counters (text, as CL 5.12 "Show Qos Counters" and the RoCE chapter
+ * print them; counters from traffic.c). The tree under "applied",
  * "pending" and "startup" has the shape of `nv config show -o json`. A reboot
  * loads startup (auto-save off, the CL 5.8 default: only `nv config save` makes a
  * change survive it).
@@ -424,8 +427,13 @@ static int show(struct sim *s)
                 /* The operational list: every port, with what the link runs. */
                 out = json_deep_copy(json_object_get(applied, "interface"));
                 json_object_foreach(out, k, v) {
+                        bool up;
+                        const char *speed;
+
+                        sim_link(s->st, k, &up, &speed);
                         json_object_del(v, "qos");
-                        json_object_set_new(sim_obj(v, "link"), "state", json_string("up"));
+                        json_object_set_new(sim_obj(v, "link"), "state", json_string(up ? "up" : "down"));
+                        json_object_set_new(sim_obj(v, "link"), "speed", json_string(speed));
                 }
         } else
                 return sim_fail("Error: Invalid path: '%s'", path);
@@ -492,8 +500,87 @@ static int config(struct sim *s)
         return sim_fail("Error: unsupported: '%s'", s->cmd);
 }
 
+/* `nv show interface PORT counters qos` (CL512-QoS "Show Qos Counters"). */
+static int counters_qos(struct sim *s, const char *port)
+{
+        static const char *const ingress[] = { "priority-group", "rx-frames", "rx-buffer-discards",
+                                               "rx-shared-buffer-discards" };
+        static const char *const ingress_v[] = { "#", "=0", "=0 Bytes", "=0 Bytes" };
+        static const char *const egress[] = { "traffic-class", "tx-frames", "tx-bytes", "tx-uc-buffer-discards",
+                                              "wred-discards" };
+        static const char *const egress_v[] = { "#", "tx_frames", "=0 Bytes", "tx_drop Bytes", "wred_drop" };
+        static const char *const pfc[] = { "switch-priority", "rx-pause-frames", "rx-pause-duration",
+                                           "tx-pause-frames", "tx-pause-duration" };
+        static const char *const pfc_v[] = { "#", "pfc_rx", "=0", "pfc_tx", "=0" };
+        char cells[4][SIM_TABLE_COLS][64], name[32];
+        uint64_t marked = 0;
+
+        if (!port_known(s, port))
+                return sim_fail("Error: The requested item does not exist.");
+        for (unsigned i = 0; i < 8; i++) {
+                snprintf(name, sizeof(name), "ecn_marked.%u", i);
+                marked += sim_counter(s->st, port, name);
+        }
+        printf("Ingress Buffer Statistics\n============================\n");
+        sim_rows(s->st, port, "    ", 4, ingress, ingress_v);
+        printf("\nEgress Queue Statistics\n==========================\n");
+        sim_rows(s->st, port, "    ", 5, egress, egress_v);
+        printf("\nPFC Statistics\n=================\n");
+        sim_rows(s->st, port, "    ", 5, pfc, pfc_v);
+        printf("\nQos Port Statistics\n======================\n");
+        snprintf(cells[0][0], 64, "Counter");
+        snprintf(cells[0][1], 64, "Receive");
+        snprintf(cells[0][2], 64, "Transmit");
+        snprintf(cells[1][0], 64, "ecn-marked-packets");
+        snprintf(cells[1][1], 64, "n/a");
+        snprintf(cells[1][2], 64, "%llu", (unsigned long long)marked);
+        snprintf(cells[2][0], 64, "mc-buffer-discards");
+        snprintf(cells[2][1], 64, "n/a");
+        snprintf(cells[2][2], 64, "0");
+        snprintf(cells[3][0], 64, "pause-frames");
+        snprintf(cells[3][1], 64, "%llu", (unsigned long long)sim_counter(s->st, port, "link_pause_rx"));
+        snprintf(cells[3][2], 64, "%llu", (unsigned long long)sim_counter(s->st, port, "link_pause_tx"));
+        sim_table("    ", 4, 3, cells);
+        return 0;
+}
+
+/* `nv show interface PORT qos roce counters` (CL512-RoCE), only with RoCE mode on. */
+static int roce_counters(struct sim *s, const char *port)
+{
+        const char *en = json_string_value(json_object_get(json_object_get(json_object_get(
+                json_object_get(s->d, "applied"), "qos"), "roce"), "enable"));
+
+        if (!port_known(s, port))
+                return sim_fail("Error: The requested item does not exist.");
+        if (!en || strcmp(en, "on"))
+                return sim_fail("Error: RoCE is not enabled");
+        printf("                               operational   applied  description\n"
+               "-----------------------------  ------------  -------  ------------------------------------------------------\n"
+               "rx-stats\n"
+               "  rx-roce-stats\n"
+               "    no-buffer-discard          %-22llu Rx buffer discards for RoCE traffic\n"
+               "tx-stats\n"
+               "  tx-cnp-stats\n"
+               "    cnp-packets                %-22llu Tx CNP Packets\n"
+               "  tx-ecn-stats\n"
+               "    ecn-marked-packets         %-22llu Tx ECN marked packets\n"
+               "  tx-roce-stats\n"
+               "    unicast-no-buffer-discard  %-22llu Tx buffer discards for RoCE traffic\n",
+               (unsigned long long)sim_counter(s->st, port, "roce_no_buffer_discard"),
+               (unsigned long long)sim_counter(s->st, port, "cnp_tx"),
+               (unsigned long long)sim_counter(s->st, port, "ecn_marked.3"),
+               (unsigned long long)sim_counter(s->st, port, "tx_drop.3"));
+        return 0;
+}
+
 int nvue_run(struct sim *s)
 {
+        if (s->argc == 6 && !strcmp(s->argv[1], "show") && !strcmp(s->argv[2], "interface") &&
+            !strcmp(s->argv[4], "counters") && !strcmp(s->argv[5], "qos"))
+                return counters_qos(s, s->argv[3]);
+        if (s->argc == 7 && !strcmp(s->argv[1], "show") && !strcmp(s->argv[2], "interface") &&
+            !strcmp(s->argv[4], "qos") && !strcmp(s->argv[5], "roce") && !strcmp(s->argv[6], "counters"))
+                return roce_counters(s, s->argv[3]);
         if (s->argc < 2 || strcmp(s->argv[0], "nv"))
                 return sim_fail("-bash: %s: command not found", s->argv[0]);
         if (!strcmp(s->argv[1], "set"))

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -37,6 +38,23 @@ double sim_now(void);
 void sim_print_json(const json_t *j);
 /* Get or create an object member. */
 json_t *sim_obj(json_t *parent, const char *key);
+
+/* The data plane (traffic.c): counters that climb at a rate on the switch's clock, links. */
+uint64_t sim_counter(const json_t *st, const char *port, const char *name);
+void sim_link(const json_t *st, const char *port, bool *ret_up, const char **ret_speed);
+/* --traffic PORT:NAME=RATE,...: 0, or 1 with the error printed. */
+int sim_traffic_set(json_t *st, const char *specs);
+#define SIM_TABLE_COLS 12
+/* Print cells[0..rows) (row 0 the header) as tabulate's "simple" table, each line after indent. */
+void sim_table(const char *indent, unsigned rows, unsigned cols, char cells[][SIM_TABLE_COLS][64]);
+
+/*
+ * A table of 8 rows (priorities or queues 0-7) of one port: head[] the header, spec[] one
+ * per column: "#" the row's number, "UC#" a prefix and it, "@" the port, "=TEXT" a
+ * constant, "NAME" the model counter NAME.<row>, "NAME Bytes" the same with that suffix.
+ */
+void sim_rows(const json_t *st, const char *port, const char *indent, unsigned cols, const char *const *head,
+              const char *const *spec);
 
 /* Is variant `name` of the factory state on (state file "variants")? */
 bool sim_variant(const json_t *st, const char *name);

@@ -8,6 +8,9 @@
  *   sudo config checkpoint|rollback|delete-checkpoint NAME, sudo config list-checkpoints
  *   sudo config apply-patch FILE|/dev/stdin     RFC 6902, atomic, yang-like checks
  *   sonic-db-cli CONFIG_DB hset|hdel|hgetall "TABLE|key" ...   (hand edits: bypasses GCU)
+ *   show interfaces status, show pfc counters, show queue counters, show queue wredcounters
+ *                                               the data plane (traffic.c) as SU's tabulate
+ *                                               tables print it (Command-Reference.md)
  * `config` needs root: without sudo it exits with "Root privileges are required for
  * this operation" (config/main.py). A reboot loads the saved CONFIG_DB.
  *
@@ -401,10 +404,129 @@ static int config_cmd(struct sim *s)
         return sim_fail("Error: unsupported command '%s'", s->cmd);
 }
 
+/* ---- show: the data plane (traffic.c), tables as SU's Command-Reference prints them ---- */
+
+static void ports_of(struct sim *s, const char **ret, unsigned *n)
+{
+        size_t i;
+        json_t *p;
+
+        *n = 0;
+        json_array_foreach(json_object_get(s->st, "ports"), i, p)
+                if (*n < 64)
+                        ret[(*n)++] = json_string_value(p);
+}
+
+static void count_cell(char *cell, struct sim *s, const char *port, const char *counter, unsigned i)
+{
+        char name[32];
+
+        snprintf(name, sizeof(name), "%s.%u", counter, i);
+        snprintf(cell, 64, "%llu", (unsigned long long)sim_counter(s->st, port, name));
+}
+
+static int show_status(struct sim *s)
+{
+        static const char *const head[] = { "Interface", "Lanes", "Speed", "MTU", "FEC", "Alias", "Vlan", "Oper",
+                                            "Admin", "Type", "Asym PFC" };
+        char (*cells)[SIM_TABLE_COLS][64] = calloc(65, sizeof(*cells));
+        const char *ports[64];
+        unsigned n;
+
+        if (!cells)
+                return 1;
+        ports_of(s, ports, &n);
+        for (unsigned c = 0; c < 11; c++)
+                snprintf(cells[0][c], 64, "%s", head[c]);
+        for (unsigned i = 0; i < n; i++) {
+                const json_t *row = json_object_get(json_object_get(json_object_get(s->d, "db"), "PORT"), ports[i]);
+                const char *mtu = json_string_value(json_object_get(row, "mtu")), *speed;
+                bool up;
+
+                sim_link(s->st, ports[i], &up, &speed);
+                snprintf(cells[i + 1][0], 64, "%s", ports[i]);
+                snprintf(cells[i + 1][1], 64, "%u,%u,%u,%u", 4 * i + 1, 4 * i + 2, 4 * i + 3, 4 * i + 4);
+                snprintf(cells[i + 1][2], 64, "%s", speed);
+                snprintf(cells[i + 1][3], 64, "%s", mtu ? mtu : "9100");
+                snprintf(cells[i + 1][4], 64, "rs");
+                snprintf(cells[i + 1][5], 64, "etp%u", i + 1);
+                snprintf(cells[i + 1][6], 64, "routed");
+                snprintf(cells[i + 1][7], 64, "%s", up ? "up" : "down");
+                snprintf(cells[i + 1][8], 64, "up");
+                snprintf(cells[i + 1][9], 64, "N/A");
+                snprintf(cells[i + 1][10], 64, "off");
+        }
+        sim_table("", n + 1, 11, cells);
+        free(cells);
+        return 0;
+}
+
+static int show_pfc(struct sim *s)
+{
+        char (*cells)[SIM_TABLE_COLS][64] = calloc(65, sizeof(*cells));
+        const char *ports[64];
+        unsigned n;
+
+        if (!cells)
+                return 1;
+        ports_of(s, ports, &n);
+        for (int tx = 0; tx < 2; tx++) {
+                snprintf(cells[0][0], 64, "Port %s", tx ? "Tx" : "Rx");
+                for (unsigned p = 0; p < 8; p++)
+                        snprintf(cells[0][p + 1], 64, "PFC%u", p);
+                for (unsigned i = 0; i < n; i++) {
+                        snprintf(cells[i + 1][0], 64, "%s", ports[i]);
+                        for (unsigned p = 0; p < 8; p++)
+                                count_cell(cells[i + 1][p + 1], s, ports[i], tx ? "pfc_tx" : "pfc_rx", p);
+                }
+                if (tx)
+                        printf("\n");
+                sim_table("", n + 1, 9, cells);
+        }
+        free(cells);
+        return 0;
+}
+
+/* One block per port: show queue counters (drops) or show queue wredcounters (WRED drops, ECN marks). */
+static int show_queues(struct sim *s, bool wred)
+{
+        static const char *const q_head[] = { "Port", "TxQ", "Counter/pkts", "Counter/bytes", "Drop/pkts",
+                                              "Drop/bytes" };
+        static const char *const q_spec[] = { "@", "UC#", "tx_frames", "=0", "tx_drop", "=0" };
+        static const char *const w_head[] = { "Port", "TxQ", "WredDrp/pkts", "WredDrp/bytes", "EcnMarked/pkts",
+                                              "EcnMarked/bytes" };
+        static const char *const w_spec[] = { "@", "UC#", "wred_drop", "=0", "ecn_marked", "=0" };
+        const char *ports[64];
+        unsigned n;
+
+        ports_of(s, ports, &n);
+        for (unsigned i = 0; i < n; i++) {
+                if (i)
+                        printf("\n");
+                sim_rows(s->st, ports[i], "", 6, wred ? w_head : q_head, wred ? w_spec : q_spec);
+        }
+        return 0;
+}
+
+static int show_cmd(struct sim *s)
+{
+        if (!strcmp(s->cmd, "show interfaces status"))
+                return show_status(s);
+        if (!strcmp(s->cmd, "show pfc counters"))
+                return show_pfc(s);
+        if (!strcmp(s->cmd, "show queue counters"))
+                return show_queues(s, false);
+        if (!strcmp(s->cmd, "show queue wredcounters"))
+                return show_queues(s, true);
+        return sim_fail("Error: unsupported command '%s'", s->cmd);
+}
+
 int sonic_run(struct sim *s)
 {
         const char *c = s->argv[0];
 
+        if (!strcmp(c, "show"))
+                return show_cmd(s);
         if (!strcmp(c, "sudo") && s->argc >= 3 && !strcmp(s->argv[1], "config")) {
                 memmove(s->argv, s->argv + 1, sizeof(s->argv[0]) * (size_t)--s->argc);
                 return config_cmd(s);

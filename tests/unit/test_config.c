@@ -193,6 +193,33 @@ static void test_probe_allow(void)
         bad("{\"probe\":{\"allow\":\"10.0.0.0/8\"}}", "$.probe.allow", "expected array, found string");
 }
 
+/* "links": the switch port each interface is cabled to (doctor's path). */
+static void test_links(void)
+{
+        struct agent_config c;
+        struct errbuf e = { .where = "" };
+        const char *path = write_config("{\"links\":{\"ens1f0np0\":\"leaf1:swp1\",\"eth0\":\"leaf-2:Ethernet1/1\"},"
+                                        "\"lldpd_socket\":\"lldpd.sock\",\"proc_root\":\"/tmp\"}");
+
+        CU_ASSERT_EQUAL_FATAL(config_load(path, &c, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(c.n_links, 2);
+        CU_ASSERT_STRING_EQUAL(c.links[0].iface, "ens1f0np0");
+        CU_ASSERT_STRING_EQUAL(c.links[0].sw, "leaf1");
+        CU_ASSERT_STRING_EQUAL(c.links[0].port, "swp1");
+        CU_ASSERT_STRING_EQUAL(c.links[1].sw, "leaf-2");
+        CU_ASSERT_STRING_EQUAL(c.links[1].port, "Ethernet1/1");
+        CU_ASSERT_PTR_NOT_NULL(strstr(c.lldpd_socket, "/lldpd.sock"));  /* resolved against the file's directory */
+        CU_ASSERT_STRING_EQUAL(c.proc_root, "/tmp");
+        config_defaults(&c);
+        CU_ASSERT_EQUAL(c.n_links, 0);
+        CU_ASSERT_STRING_EQUAL(c.proc_root, "/proc");
+        bad("{\"links\":{\"eth0\":\"leaf1\"}}", "$.links.eth0", "'leaf1' is not 'SWITCH:PORT' (each 1-63 characters)");
+        bad("{\"links\":{\"eth0\":\":swp1\"}}", "$.links.eth0", "':swp1' is not 'SWITCH:PORT' (each 1-63 characters)");
+        bad("{\"links\":{\"eth0\":7}}", "$.links.eth0", "expected string, found integer");
+        bad("{\"links\":{\"eth 0\":\"leaf1:swp1\"}}", "$.links", "interface name 'eth 0' has character ' '; "
+            "allowed: letters, digits and '-_.@'");
+}
+
 static void test_missing_file(void)
 {
         struct agent_config c;
@@ -209,7 +236,7 @@ int suite_config(void)
 
         if (!s || !CU_add_test(s, "defaults", test_defaults) || !CU_add_test(s, "load", test_load) ||
             !CU_add_test(s, "errors", test_errors) || !CU_add_test(s, "switch_role", test_switch_role) ||
-            !CU_add_test(s, "missing_file", test_missing_file) || !CU_add_test(s, "probe_allow", test_probe_allow))
+            !CU_add_test(s, "missing_file", test_missing_file) || !CU_add_test(s, "links", test_links) || !CU_add_test(s, "probe_allow", test_probe_allow))
                 return -1;
         return 0;
 }

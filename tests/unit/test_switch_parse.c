@@ -3,25 +3,15 @@
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 
+#include "doctor.h"
 #include "field.h"
 #include "switch.h"
+#include "switch_counters.h"
+#include "testfile.h"
 
 static char *slurp(const char *path)
 {
-        FILE *f = fopen(path, "re");
-        char *buf = calloc(1, 1 << 20);
-        size_t n;
-
-        if (!f || !buf) {
-                if (f)
-                        fclose(f);
-                free(buf);
-                return NULL;
-        }
-        n = fread(buf, 1, (1 << 20) - 1, f);
-        buf[n] = '\0';
-        fclose(f);
-        return buf;
+        return test_slurp(path, 1 << 20);
 }
 
 static struct switch_config two_ports(const char *a, const char *b)
@@ -375,6 +365,138 @@ static void test_mtu_groups(void)
         CU_ASSERT_STRING_EQUAL(out, "9000:swp1,swp2;");
 }
 
+
+/* ---- counters and link (switch_counters.c) on the vendors' documented outputs ---- */
+
+static const struct switch_counter *counter(const struct switch_port_sample *p, const char *name)
+{
+        for (unsigned i = 0; i < p->n; i++)
+                if (streq(p->c[i].name, name))
+                        return &p->c[i];
+        return NULL;
+}
+
+static void test_counters_nvue(void)
+{
+        char *qos = slurp(DATA "cl512_nv-show-interface-swp1-counters-qos_partial.txt");
+        char *roce = slurp(DATA "cl512_nv-show-interface-swp16-qos-roce-counters.txt");
+        struct switch_port_sample *p = calloc(1, sizeof(*p));
+        struct switch_sample *s = calloc(1, sizeof(*s));
+        struct switch_config sw = two_ports("swp1", "swp2");
+        const struct switch_counter *c;
+        struct errbuf e;
+        unsigned pause = 0, wred = 0;
+
+        CU_ASSERT_FATAL(qos && roce && p && s);
+        /* CL512-QoS "Show Qos Counters": 8 priorities of PFC rx/tx, 8 traffic classes, the port's ECN marks */
+        CU_ASSERT_EQUAL_FATAL(switch_counters_nvue_qos(qos, p, &e), 0);
+        for (unsigned i = 0; i < p->n; i++) {
+                pause += p->c[i].kind == DOCTOR_PAUSE_RX || p->c[i].kind == DOCTOR_PAUSE_TX;
+                wred += p->c[i].kind == DOCTOR_WRED_DROP;
+        }
+        CU_ASSERT_EQUAL(pause, 16);
+        CU_ASSERT_EQUAL(wred, 8);
+        CU_ASSERT_EQUAL(counter(p, "tx-frames")->kind, DOCTOR_TX_PACKETS);
+        c = counter(p, "ecn-marked-packets");
+        CU_ASSERT_FATAL(c != NULL);
+        CU_ASSERT_EQUAL(c->kind, DOCTOR_ECN_MARKED);
+        CU_ASSERT_EQUAL(c->prio, -1);
+        /* CL512-RoCE "nv show interface swp16 qos roce counters" */
+        memset(p, 0, sizeof(*p));
+        CU_ASSERT_EQUAL_FATAL(switch_counters_nvue_roce(roce, p, &e), 0);
+        c = counter(p, "tx-roce-unicast-no-buffer-discard");
+        CU_ASSERT_FATAL(c != NULL);
+        CU_ASSERT_EQUAL(c->value, 663060754115ull);
+        CU_ASSERT_EQUAL(counter(p, "rx-roce-no-buffer-discard")->value, 0);
+        CU_ASSERT_EQUAL(counter(p, "tx-cnp-packets")->kind, DOCTOR_CNP_SENT);
+        /* another command's output is not taken for counters */
+        memset(p, 0, sizeof(*p));
+        CU_ASSERT(switch_counters_nvue_qos(roce, p, &e) < 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no PFC, egress queue or port statistics table"));
+        /* the operational interface view: state as a string or keyed object, speed as NVUE prints it */
+        CU_ASSERT_EQUAL(switch_counters_nvue_link("{\"swp1\": {\"link\": {\"state\": \"up\", \"speed\": \"100G\"}},"
+                                                  " \"swp2\": {\"link\": {\"state\": {\"down\": {}}, "
+                                                  "\"speed\": \"25G\"}}}", &sw, s, &e), 0);
+        CU_ASSERT(s->port[0].link_known && s->port[0].up);
+        CU_ASSERT_EQUAL(s->port[0].speed_mbps, 100000);
+        CU_ASSERT(s->port[1].link_known && !s->port[1].up);
+        CU_ASSERT_EQUAL(s->port[1].speed_mbps, 25000);
+        CU_ASSERT_EQUAL(switch_counters_speed("auto"), 0);
+        CU_ASSERT_EQUAL(switch_counters_speed("400G"), 400000);
+        free(qos);
+        free(roce);
+        free(p);
+        free(s);
+}
+
+static void test_counters_sonic(void)
+{
+        char *pfc = slurp(DATA "sonic_show_pfc_counters.txt"), *queue = slurp(DATA "sonic_show_queue_counters.txt");
+        char *wred = slurp(DATA "sonic_show_queue_wredcounters.txt");
+        char *status = slurp(DATA "sonic_show_interfaces_status.txt");
+        struct switch_sample *s = calloc(1, sizeof(*s));
+        struct switch_config sw = two_ports("Ethernet4", "Ethernet12"), none = two_ports("Ethernet99", "Ethernet98");
+        struct errbuf e;
+        const char *climbed = "   Port Tx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7\n"
+                              "-----------  ------  ------  ------  ------  ------  ------  ------  ------\n"
+                              "  Ethernet4       0       0       0  12,345       0       0       0       0\n";
+
+        CU_ASSERT_FATAL(pfc && queue && wred && status && s);
+        /* SU-CMDREF "show interfaces status": Ethernet4 100G, down */
+        CU_ASSERT_EQUAL_FATAL(switch_counters_sonic_status(status, &sw, s, &e), 0);
+        CU_ASSERT(s->port[0].link_known && !s->port[0].up);
+        CU_ASSERT_EQUAL(s->port[0].speed_mbps, 100000);
+        CU_ASSERT_FALSE(s->port[1].link_known);                 /* Ethernet12 is not in that listing */
+        /* "show pfc counters": both tables, each priority, Ethernet12 right-aligned in its column */
+        CU_ASSERT_EQUAL_FATAL(switch_counters_sonic_pfc(pfc, &sw, s, &e), 0);
+        CU_ASSERT_EQUAL(s->port[0].n, 16);
+        CU_ASSERT_EQUAL(s->port[1].n, 16);
+        CU_ASSERT_EQUAL(counter(&s->port[1], "PFC3 Tx")->kind, DOCTOR_PAUSE_TX);
+        CU_ASSERT_EQUAL(counter(&s->port[1], "PFC3 Tx")->prio, 3);
+        memset(s, 0, sizeof(*s));
+        CU_ASSERT_EQUAL_FATAL(switch_counters_sonic_pfc(climbed, &sw, s, &e), 0);
+        CU_ASSERT_EQUAL(counter(&s->port[0], "PFC3 Tx")->value, 12345);         /* counts print with commas */
+        /* "show queue counters": drops of unicast queues; "show queue wredcounters": WRED drops, ECN marks */
+        memset(s, 0, sizeof(*s));
+        CU_ASSERT_EQUAL_FATAL(switch_counters_sonic_queue(queue, &sw, s, &e), 0);
+        CU_ASSERT_EQUAL(counter(&s->port[0], "UC3 Drop/pkts")->kind, DOCTOR_DISCARD);
+        CU_ASSERT_EQUAL(counter(&s->port[0], "UC3 Counter/pkts")->kind, DOCTOR_TX_PACKETS);
+        CU_ASSERT_PTR_NULL(counter(&s->port[0], "UC9 Drop/pkts"));     /* queues 0-7 only */
+        sw = two_ports("Ethernet0", "Ethernet4");
+        memset(s, 0, sizeof(*s));
+        CU_ASSERT_EQUAL_FATAL(switch_counters_sonic_wred(wred, &sw, s, &e), 0);
+        CU_ASSERT_EQUAL(counter(&s->port[0], "UC3 EcnMarked/pkts")->kind, DOCTOR_ECN_MARKED);
+        CU_ASSERT_EQUAL(counter(&s->port[0], "UC3 EcnMarked/pkts")->prio, 3);
+        CU_ASSERT_EQUAL(counter(&s->port[0], "UC6 WredDrp/pkts")->kind, DOCTOR_WRED_DROP);
+        /* a listing without any configured port is refused, by command */
+        CU_ASSERT(switch_counters_sonic_wred(wred, &none, s, &e) < 0);
+        CU_ASSERT_STRING_EQUAL(e.msg, "'show queue wredcounters': no row for any configured port");
+        free(pfc);
+        free(queue);
+        free(wred);
+        free(status);
+        free(s);
+}
+
+static void test_counters_eos(void)
+{
+        char *j = slurp(DATA "eos_show_interfaces.json");
+        struct switch_sample *s = calloc(1, sizeof(*s));
+        struct switch_config sw = two_ports("Ethernet2", "Management1");
+        struct errbuf e;
+
+        CU_ASSERT_FATAL(j && s);
+        /* napalm's `show interfaces | json`: connected, bandwidth in bit/s, discards, link pause */
+        CU_ASSERT_EQUAL_FATAL(switch_counters_eos(j, &sw, s, &e), 0);
+        CU_ASSERT(s->port[1].link_known && s->port[1].up);
+        CU_ASSERT_EQUAL(s->port[1].speed_mbps, 1000);
+        CU_ASSERT_EQUAL(counter(&s->port[1], "rxPause")->kind, DOCTOR_PAUSE_RX);
+        CU_ASSERT_EQUAL(counter(&s->port[1], "inDiscards")->kind, DOCTOR_DISCARD);
+        CU_ASSERT(switch_counters_eos("[1]", &sw, s, &e) < 0);
+        free(j);
+        free(s);
+}
+
 int suite_switch_parse(void);
 int suite_switch_parse(void)
 {
@@ -384,7 +506,9 @@ int suite_switch_parse(void)
             !CU_add_test(s, "nvue", test_nvue) || !CU_add_test(s, "nvue_ports_and_roce", test_nvue_ports_and_roce) ||
             !CU_add_test(s, "sonic", test_sonic) || !CU_add_test(s, "ecn_changed", test_ecn_changed) ||
             !CU_add_test(s, "eos", test_eos) || !CU_add_test(s, "limits", test_limits) ||
-            !CU_add_test(s, "mtu_groups", test_mtu_groups) || !CU_add_test(s, "ledger", test_ledger))
+            !CU_add_test(s, "mtu_groups", test_mtu_groups) || !CU_add_test(s, "ledger", test_ledger) ||
+            !CU_add_test(s, "counters_nvue", test_counters_nvue) || !CU_add_test(s, "counters_sonic", test_counters_sonic) ||
+            !CU_add_test(s, "counters_eos", test_counters_eos))
                 return -1;
         return 0;
 }

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# nettunectl doctor across a fleet of real agents (serve, mutual TLS): three hosts whose
+# interfaces are cabled ("links") to leaf1's ports, and a fabric node whose agent manages
+# leaf1 (switchsim, NVUE, behind a private sshd in its namespace). What no single agent
+# can see, the fleet-wide rules find: a host's MTU above the port another agent reads,
+# a host slower than its peers. Each fault is made, found with both ends named, and
+# undone; then --propose writes a policy with the fabric node's labels as its selector,
+# `nettunectl apply` rolls it out, and doctor is clean. An unreachable node is exit 3;
+# --probe measures point-to-point bandwidth between every pair of hosts.
+. "$NETTUNE_TOP/tests/lib/common.sh"
+. "$NETTUNE_TOP/tests/lib/sshd.sh"
+. "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
+. "$NETTUNE_TOP/tests/lib/doctor.sh"
+fleet_require
+require_sshd
+require_cmd python3
+
+N=4                                     # node001..node003: hosts; node004: the fabric node
+fleet_certs "$N"
+fleet_hub
+for ((i = 1; i <= N; i++)); do fleet_node "$i"; done
+fleet_inventory "$N"
+python3 - "$T/inventory.json" <<'EOF'
+import json, sys
+inv = json.load(open(sys.argv[1]))
+inv["nodes"][3]["labels"] = {"role": "fabric", "site": "lab"}
+json.dump(inv, open(sys.argv[1], "w"), indent=1)
+EOF
+
+# leaf1: the simulator behind sshd, restarted inside node004's namespace (its 127.0.0.1).
+SIM=$BUILD/switchsim
+LEAF=$T/leaf1
+mkdir -p "$LEAF"
+"$SIM" --dialect nvue --state "$LEAF/state.json" --init --ports swp1,swp2,swp3
+sshd_start "$LEAF" "$SIM --dialect nvue --state $LEAF/state.json"
+sshd_stop
+bg ip netns exec "$(node_ns 4)" /usr/sbin/sshd -D -e -f "$LEAF/sshd_config"
+wait_for 10 ip netns exec "$(node_ns 4)" bash -c ": < /dev/tcp/127.0.0.1/$SSHD_PORT" || fail "leaf1's sshd did not start"
+nv() { "$SIM" --dialect nvue --state "$LEAF/state.json" -- nv "$@" >/dev/null; }
+nv_apply() { nv config apply -y; }
+
+python3 - "$T" "$SSHD_PORT" "$(id -un)" <<'EOF'
+import json, sys
+t, port, user = sys.argv[1:4]
+for i in range(1, 5):
+    f = "%s/n%d/agent.json" % (t, i)
+    c = json.load(open(f))
+    c["probe"]["allow"] = ["10.88.0.0/16"]
+    if i < 4:
+        c["links"] = {"nt0": "leaf1:swp%d" % i}
+    else:
+        c["switches"] = [{"name": "leaf1", "dialect": "nvue", "host": "127.0.0.1", "port": int(port), "user": user,
+                          "key": t + "/leaf1/id_ed25519", "known_hosts": t + "/leaf1/known_hosts",
+                          "ports": ["swp1", "swp2", "swp3"], "connect_timeout_ms": 3000, "command_timeout_ms": 10000}]
+    json.dump(c, open(f, "w"), indent=1)
+EOF
+for ((i = 1; i <= N; i++)); do
+        ip -n "$HUB" link set "h$NT_ID-$i" mtu 9000             # the bridge carries what the hosts send
+        [ "$i" -eq 4 ] || ip -n "$(node_ns "$i")" link set nt0 mtu 9000
+        fleet_start_agent "$i" 2>>"$T/agents.log"
+done
+for ((i = 1; i <= N; i++)); do wait_for 20 agent_up "$i" || fail "agent $i did not come up (see $T/agents.log)"; done
+
+# diagnose "CODES" WHAT [ARGS...]: nettunectl doctor finds exactly CODES.
+diagnose() { local want=$1 what=$2; shift 2; doctor_expect "$want" "$what" ctl --output json doctor --window 2 "$@"; }
+
+step "the fleet agrees"
+diagnose "" "healthy fleet"
+check "every node collected" [ "$(jq_py "$T/d.json" "[n['collected'] for n in d['nodes']]")" = "[True, True, True, True]" ]
+check "no path unknown: every host meets its port" [ "$(jq_py "$T/d.json" "d['notes']")" = "[]" ]
+
+step "mtu_mismatch across nodes: node002's port on leaf1, read by node004"
+nv set interface swp2 link mtu 1500 && nv_apply
+diagnose "mtu_mismatch" "leaf1 swp2 at 1500"
+check "nodes node002 and node004" [ "$(finding mtu_mismatch "['nodes']")" = "['node002', 'node004']" ]
+check "ports node002:nt0 and leaf1:swp2" [ "$(finding mtu_mismatch "['ports']")" = "['node002:nt0', 'leaf1:swp2']" ]
+rc=0; ip netns exec "$(node_ns 2)" "$AGENT" --config "$T/n2/agent.json" doctor --window 0.5 >"$T/a.txt" || rc=$?
+cat "$T/a.txt"
+check "node002's agent alone cannot judge it (exit $rc)" [ "$rc" -eq 0 ]
+check "and says why" grep -q "nt0: path unknown (switch 'leaf1' is not in the collected facts (nettunectl doctor collects every agent's))" "$T/a.txt"
+nv set interface swp2 link mtu 9216 && nv_apply
+diagnose "" "MTU back"
+
+step "link_downshift across nodes: node003 slower than its peers"
+mkdir -p "$T/sys3/class/net/nt0" && echo 1000 >"$T/sys3/class/net/nt0/speed"
+python3 - "$T/n3/agent.json" "$T/sys3" <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1])); c["sysfs_root"] = sys.argv[2]; json.dump(c, open(sys.argv[1], "w"))
+EOF
+kill "$AGENT_PID_3" && wait "$AGENT_PID_3" 2>/dev/null || true
+fleet_start_agent 3 2>>"$T/agents.log"
+wait_for 20 agent_up 3 || fail "agent 3 did not come back"
+diagnose "link_downshift" "node003 at 1000 Mb/s, its peers at 10000"
+check "node003:nt0" [ "$(finding link_downshift "['ports']")" = "['node003:nt0']" ]
+echo 10000 >"$T/sys3/class/net/nt0/speed"
+diagnose "" "speed back"
+
+step "an unreachable node: exit 3, the rest judged"
+python3 - "$T/inventory.json" "$T/inventory-dead.json" "$(free_port)" <<'EOF'
+import json, sys
+inv = json.load(open(sys.argv[1]))
+inv["nodes"].append({"name": "node009", "url": "https://127.0.0.1:%s" % sys.argv[3], "labels": {"role": "gpu"}})
+json.dump(inv, open(sys.argv[2], "w"))
+EOF
+rc=0; ip netns exec "$HUB" "$CTL" --inventory "$T/inventory-dead.json" --db "$T/ctl.db" --timeout 3 doctor --window 0.5 \
+        >"$T/d.txt" 2>&1 || rc=$?
+check "exit 3 (got $rc)" [ "$rc" -eq 3 ]
+check "the note names node009" grep -q "^note: node009: not collected" "$T/d.txt"
+expect_rc 2 "--label nobody has" ctl doctor --label role=nobody
+expect_rc 2 "a bad --window" ctl doctor --window x
+
+step "--probe: point-to-point bandwidth between the hosts"
+rc=0; ctl --output json doctor --window 0.5 --probe --label role=gpu >"$T/p.json" 2>"$T/p.err" || rc=$?
+check "doctor --probe exit 0 (got $rc)" [ "$rc" -eq 0 ]
+jq_py "$T/p.json" "'\n'.join('%s -> %s: %s' % (p['from'], p['to'], p['gbps'] or p['error']) for p in d['probes']['p2p'])"
+check "6 ordered pairs measured" [ "$(jq_py "$T/p.json" "len([p for p in d['probes']['p2p'] if p['ok'] and p['gbps'] > 0])")" = 6 ]
+
+step "the agent's own --probe, and the API refuses a bad window"
+bg ip netns exec "$HUB" "$AGENT" probe-server --listen 10.88.255.1:18515 --allow 10.88.0.0/16
+wait_for 10 ip netns exec "$HUB" bash -c ": < /dev/tcp/10.88.255.1/18515" || fail "the hub's probe-server did not start"
+ip netns exec "$(node_ns 1)" "$AGENT" --config "$T/n1/agent.json" --output json doctor --window 0.2 \
+        --probe 10.88.255.1:18515 >"$T/ap.json" || true
+check "node001 measured the hub ($(jq_py "$T/ap.json" "d['probes']['p2p'][0]['gbps']") Gb/s)" \
+        [ "$(jq_py "$T/ap.json" "d['probes']['p2p'][0]['ok'] and d['probes']['p2p'][0]['to']")" = 10.88.255.1:18515 ]
+code=$(ip netns exec "$HUB" curl -s -o "$T/body" -w '%{http_code}' --max-time 20 --cacert "$T/pki/ca.crt" \
+        --cert "$T/pki/controller.crt" --key "$T/pki/controller.key" "https://$(node_ip 1):$FLEET_PORT/v1/doctor?window_s=0")
+check "GET /v1/doctor?window_s=0 is 400 (got $code)" [ "$code" = 400 ]
+check "naming window_s" grep -q '"path":"window_s"' "$T/body"
+
+step "--propose: the fix for leaf1, selected by the fabric node's labels; apply; clean"
+nv set interface swp1 link mtu 1500
+nv set qos congestion-control default-global traffic-class 0 min-threshold 15000
+nv_apply
+diagnose "ecn_threshold_low mtu_mismatch" "two faults" --propose "$T/fix.json"
+cat "$T/fix.json"
+expect_rc 0 "the proposal validates" "$AGENT" validate "$T/fix.json"
+check "selector: node004's labels" [ "$(jq_py "$T/fix.json" "d['selector']")" = "{'role': 'fabric', 'site': 'lab'}" ]
+check "proposal file named in the report" [ "$(jq_py "$T/d.json" "d['proposal_file']")" = "$T/fix.json" ]
+expect_rc 0 "nettunectl apply of the proposal" ctl apply "$T/fix.json" --canary 1 --wave-size 100% --confirm-timeout 60
+diagnose "" "after the proposal"
+check "leaf1 swp1 at 9216, queue 0 from 150000 bytes" [ "$("$SIM" --dialect nvue --state "$LEAF/state.json" --dump | \
+        python3 -c 'import json,sys; a=json.load(sys.stdin)["nvue"]["applied"]; print(a["interface"]["swp1"]["link"]["mtu"], a["qos"]["congestion-control"]["default-global"]["traffic-class"]["0"]["min-threshold"])')" = "9216 150000" ]

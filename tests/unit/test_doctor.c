@@ -1,0 +1,690 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The doctor's rules over hand-built facts: each fires on its fault, stays silent
+ * without it, and holds its boundary; the path; the facts' JSON both ways; the
+ * proposal is a policy the parser accepts and fixes what it says it fixes.
+ */
+#include <CUnit/CUnit.h>
+
+#include "doctor.h"
+#include "policy.h"
+
+static struct doctor_facts F;
+static struct doctor_params P;
+static struct doctor_report R;
+
+static int setup(void)
+{
+        return 0;
+}
+
+static void reset(void)
+{
+        doctor_report_free(&R);
+        doctor_facts_free(&F);
+        doctor_facts_init(&F);
+        doctor_report_init(&R);
+        doctor_params_default(&P);
+}
+
+static struct doctor_node *node(const char *name)
+{
+        struct doctor_node *n = doctor_facts_add_node(&F);
+
+        CU_ASSERT_FATAL(n != NULL);
+        snprintf(n->name, sizeof(n->name), "%s", name);
+        n->window_s = 1;
+        n->drift_known = true;
+        return n;
+}
+
+/* A host with one RoCE interface facing sw:port, MTU 9000, trust dscp, 26->3, PFC on 3. */
+static struct doctor_iface *host(const char *name, const char *sw, const char *port)
+{
+        struct doctor_node *n = node(name);
+        struct doctor_iface *x = doctor_node_add_iface(n);
+
+        CU_ASSERT_FATAL(x != NULL);
+        snprintf(x->name, sizeof(x->name), "eth0");
+        snprintf(x->driver, sizeof(x->driver), "mlx5_core");
+        x->rdma = true;
+        x->link = (struct doctor_link){ .state_known = true, .up = true, .speed_mbps = 100000 };
+        x->st.present = STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_DSCP_MAP) |
+                        STATE_BIT(STATE_FIELD_PFC);
+        x->st.mtu = 9000;
+        x->st.trust = STATE_TRUST_DSCP;
+        x->st.dscp_prio[26] = 3;
+        x->st.dscp_prio[48] = 6;
+        x->st.pfc_enabled = 1u << 3;
+        if (sw) {
+                x->peer.source = DOCTOR_PATH_CONFIG;
+                snprintf(x->peer.sw, sizeof(x->peer.sw), "%s", sw);
+                snprintf(x->peer.port, sizeof(x->peer.port), "%s", port);
+        }
+        return x;
+}
+
+/* A switch managed by node `mgr` with ports swp1..swpN agreeing with host(): ECN on queue 3 at the floor. */
+static struct doctor_switch *leaf(const char *mgr, const char *name, unsigned ports)
+{
+        struct doctor_node *n = node(mgr);
+        struct doctor_switch *sw = doctor_node_add_switch(n, ports);
+
+        CU_ASSERT_FATAL(sw != NULL);
+        snprintf(sw->name, sizeof(sw->name), "%s", name);
+        snprintf(sw->dialect, sizeof(sw->dialect), "nvue");
+        sw->mtu_max = 9216;
+        for (unsigned i = 0; i < ports; i++) {
+                struct doctor_port *p = &sw->ports[i];
+
+                snprintf(p->name, sizeof(p->name), "swp%u", i + 1);
+                p->link = (struct doctor_link){ .state_known = true, .up = true, .speed_mbps = 100000 };
+                p->st.present = STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_TRUST) |
+                                STATE_BIT(STATE_FIELD_DSCP_MAP) | STATE_BIT(STATE_FIELD_PFC) | STATE_BIT(STATE_FIELD_ECN);
+                p->st.mtu = 9216;
+                p->st.trust = STATE_TRUST_DSCP;
+                p->st.dscp_prio[26] = 3;
+                p->st.dscp_prio[48] = 6;
+                p->st.pfc_enabled = 1u << 3;
+                p->st.ecn.queues = 0xff;
+                p->st.ecn.q[3] = (struct state_ecn_queue){ true, 150000, 1500000, 100 };
+        }
+        return sw;
+}
+
+/* Pointers into F move when nodes are added: look them up after building. */
+static struct doctor_iface *iface_of(const char *node)
+{
+        for (unsigned i = 0; i < F.n_nodes; i++)
+                if (streq(F.nodes[i].name, node))
+                        return &F.nodes[i].ifs[0];
+        return NULL;
+}
+
+static struct doctor_port *port_of(const char *sw, unsigned i)
+{
+        for (unsigned n = 0; n < F.n_nodes; n++)
+                for (unsigned s = 0; s < F.nodes[n].n_switches; s++)
+                        if (streq(F.nodes[n].switches[s].name, sw))
+                                return &F.nodes[n].switches[s].ports[i];
+        return NULL;
+}
+
+static void rate(struct doctor_rates *r, const char *name, enum doctor_counter kind, int prio, double per_s)
+{
+        struct doctor_rate *x = doctor_rates_add(r);
+
+        CU_ASSERT_FATAL(x != NULL);
+        snprintf(x->name, sizeof(x->name), "%s", name);
+        x->kind = (uint8_t)kind;
+        x->prio = (int8_t)prio;
+        x->per_s = per_s;
+        x->delta = (uint64_t)per_s;
+}
+
+static unsigned run(void)
+{
+        doctor_report_free(&R);
+        doctor_report_init(&R);
+        CU_ASSERT_EQUAL(doctor_run(&F, &P, &R), 0);
+        return R.n;
+}
+
+static unsigned count(const char *code)
+{
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < R.n; i++)
+                n += streq(R.v[i].rule->code, code);
+        return n;
+}
+
+static const struct doctor_finding *find(const char *code)
+{
+        for (unsigned i = 0; i < R.n; i++)
+                if (streq(R.v[i].rule->code, code))
+                        return &R.v[i];
+        return NULL;
+}
+
+static double ev(const struct doctor_finding *x, const char *key)
+{
+        for (unsigned i = 0; x && i < x->n_ev; i++)
+                if (streq(x->ev[i].key, key))
+                        return x->ev[i].is_num ? x->ev[i].num : -1;
+        return -2;
+}
+
+static bool has_note(const char *part)
+{
+        for (unsigned i = 0; i < R.n_notes; i++)
+                if (strstr(R.notes[i], part))
+                        return true;
+        return false;
+}
+
+/* host gpu1 -> leaf1:swp1, host gpu2 -> leaf1:swp2: every rule silent. */
+static void healthy(void)
+{
+        reset();
+        host("gpu1", "leaf1", "swp1");
+        host("gpu2", "leaf1", "swp2");
+        leaf("fabric1", "leaf1", 2);
+}
+
+static void test_healthy_is_clean(void)
+{
+        healthy();
+        CU_ASSERT_EQUAL(run(), 0);
+        CU_ASSERT_EQUAL(R.n_notes, 0);
+        CU_ASSERT_EQUAL(R.prop.spec.present, 0);
+}
+
+static void test_mtu(void)
+{
+        const struct doctor_finding *x;
+        char *doc = NULL;
+        struct errbuf e;
+        struct policy *pol = NULL;
+
+        healthy();
+        port_of("leaf1", 0)->st.mtu = 9000;             /* equal: fine */
+        run();
+        CU_ASSERT_EQUAL(count("mtu_mismatch"), 0);
+        port_of("leaf1", 0)->st.mtu = 8999;             /* one byte below the host */
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("mtu_mismatch"), 1);
+        x = find("mtu_mismatch");
+        CU_ASSERT_EQUAL(x->severity, DOCTOR_CRITICAL);
+        CU_ASSERT_EQUAL(ev(x, "host_mtu"), 9000);
+        CU_ASSERT_EQUAL(ev(x, "switch_port_mtu"), 8999);
+        CU_ASSERT_STRING_EQUAL(x->ports[0], "gpu1:eth0");
+        CU_ASSERT_STRING_EQUAL(x->ports[1], "leaf1:swp1");
+        CU_ASSERT_STRING_EQUAL(x->nodes[1], "fabric1");
+        CU_ASSERT(x->fixed);
+        CU_ASSERT_EQUAL(R.prop.spec.mtu, 9216);
+        CU_ASSERT_STRING_EQUAL(R.prop.targets[0], "leaf1");
+        CU_ASSERT_STRING_EQUAL(R.prop.nodes[0], "fabric1");
+        CU_ASSERT_EQUAL(doctor_proposal_policy(&R, "fix", NULL, 0, &doc, &e), 0);
+        CU_ASSERT_FATAL(doc != NULL);
+        CU_ASSERT_EQUAL_FATAL(policy_parse_buffer(doc, strlen(doc), "proposal", &pol, &e), 0);
+        CU_ASSERT_EQUAL(pol->spec.present, STATE_BIT(STATE_FIELD_MTU));
+        CU_ASSERT_EQUAL(pol->spec.mtu, 9216);
+        CU_ASSERT_STRING_EQUAL(pol->switches[0], "leaf1");
+        policy_free(pol);
+        free(doc);
+
+        /* a host above what the switch can carry: the fix is on the host, not in the proposal */
+        iface_of("gpu1")->st.mtu = 9300;
+        run();
+        x = find("mtu_mismatch");
+        CU_ASSERT_FATAL(x != NULL);
+        CU_ASSERT_FALSE(x->fixed);
+        CU_ASSERT_PTR_NOT_NULL(strstr(x->fix, "lower the MTU of gpu1 eth0 to at most 9216"));
+}
+
+static void test_path_unknown(void)
+{
+        healthy();
+        iface_of("gpu2")->peer.source = DOCTOR_PATH_NONE;
+        port_of("leaf1", 1)->st.mtu = 1500;             /* gpu2's port, but nobody knows it is */
+        run();
+        CU_ASSERT_EQUAL(count("mtu_mismatch"), 0);
+        CU_ASSERT(has_note("gpu2 eth0: path unknown (no 'links' entry and no LLDP neighbour); not checked: "
+                           "mtu_mismatch, trust_mismatch, dscp_map_mismatch, pfc_priority_mismatch, "
+                           "cnp_priority_mismatch"));
+        /* a peer that names a switch nobody collected */
+        healthy();
+        snprintf(iface_of("gpu1")->peer.sw, DOCTOR_NAME_MAX, "leaf9");
+        run();
+        CU_ASSERT(has_note("gpu1 eth0: path unknown (switch 'leaf9' is not in the collected facts)"));
+        snprintf(iface_of("gpu1")->peer.sw, DOCTOR_NAME_MAX, "leaf1");
+        snprintf(iface_of("gpu1")->peer.port, DOCTOR_NAME_MAX, "swp7");
+        run();
+        CU_ASSERT(has_note("switch 'leaf1' has no configured port 'swp7'"));
+}
+
+static void test_trust(void)
+{
+        const struct doctor_finding *x;
+
+        healthy();
+        port_of("leaf1", 0)->st.trust = STATE_TRUST_PCP;
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("trust_mismatch"), 1);
+        x = find("trust_mismatch");
+        CU_ASSERT(x->fixed);
+        CU_ASSERT_EQUAL(R.prop.spec.trust, STATE_TRUST_DSCP);
+        /* a host whose trust is not known says nothing */
+        iface_of("gpu1")->st.present &= ~STATE_BIT(STATE_FIELD_TRUST);
+        run();
+        CU_ASSERT_EQUAL(count("trust_mismatch"), 0);
+}
+
+static void test_dscp_map(void)
+{
+        const struct doctor_finding *x;
+
+        healthy();
+        port_of("leaf1", 0)->st.dscp_prio[26] = 4;
+        port_of("leaf1", 0)->st.dscp_prio[10] = 1;      /* the switch's own entries stay in the proposal */
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("dscp_map_mismatch"), 1);
+        x = find("dscp_map_mismatch");
+        CU_ASSERT_EQUAL(ev(x, "dscp"), 26);
+        CU_ASSERT(x->fixed);
+        CU_ASSERT_EQUAL(R.prop.spec.dscp_prio[26], 3);
+        CU_ASSERT_EQUAL(R.prop.spec.dscp_prio[10], 1);
+        CU_ASSERT_EQUAL(R.prop.spec.dscp_prio[48], 6);
+        /* a host that trusts pcp: its DSCP map classifies nothing */
+        iface_of("gpu1")->st.trust = STATE_TRUST_PCP;
+        run();
+        CU_ASSERT_EQUAL(count("dscp_map_mismatch"), 0);
+        /* a DSCP the host makes lossless, other than 26 */
+        healthy();
+        iface_of("gpu1")->st.dscp_prio[24] = 3;
+        port_of("leaf1", 0)->st.dscp_prio[24] = 0;
+        run();
+        CU_ASSERT_EQUAL(count("dscp_map_mismatch"), 1);
+        CU_ASSERT_EQUAL(ev(find("dscp_map_mismatch"), "dscp"), 24);
+}
+
+static void test_pfc(void)
+{
+        const struct doctor_finding *x;
+
+        healthy();
+        port_of("leaf1", 0)->st.pfc_enabled = 1u << 4;
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("pfc_priority_mismatch"), 1);
+        x = find("pfc_priority_mismatch");
+        CU_ASSERT_EQUAL(ev(x, "roce_priority"), 3);
+        CU_ASSERT(x->fixed);
+        CU_ASSERT_EQUAL(R.prop.spec.pfc_enabled, 1u << 3);
+        /* more lossless priorities on the switch than the host uses: fine */
+        port_of("leaf1", 0)->st.pfc_enabled = (1u << 3) | (1u << 4);
+        run();
+        CU_ASSERT_EQUAL(count("pfc_priority_mismatch"), 0);
+        /* a host without PFC where the switch makes RoCE lossless: fix on the host */
+        iface_of("gpu1")->st.pfc_enabled = 0;
+        run();
+        x = find("pfc_priority_mismatch");
+        CU_ASSERT_FATAL(x != NULL);
+        CU_ASSERT_FALSE(x->fixed);
+        CU_ASSERT_PTR_NOT_NULL(strstr(x->fix, "enable PFC on priority 3 on gpu1 eth0"));
+}
+
+static void test_ecn_disabled(void)
+{
+        const struct doctor_finding *x;
+
+        healthy();
+        run();
+        CU_ASSERT_EQUAL(count("ecn_disabled_on_lossless_queue"), 0);
+        port_of("leaf1", 0)->st.ecn.q[3].enabled = false;
+        port_of("leaf1", 1)->st.ecn.q[3].enabled = false;
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("ecn_disabled_on_lossless_queue"), 1);    /* one per switch and queue */
+        x = find("ecn_disabled_on_lossless_queue");
+        CU_ASSERT_EQUAL(x->n_ports, 2);
+        CU_ASSERT_EQUAL(ev(x, "queue"), 3);
+        CU_ASSERT(x->fixed);
+        CU_ASSERT_EQUAL(R.prop.spec.ecn.queues, 1u << 3);
+        CU_ASSERT_EQUAL(R.prop.spec.ecn.q[3].min_bytes, 150000);
+        /* the NIC side: DCQCN off on the lossless priority */
+        healthy();
+        iface_of("gpu1")->st.present |= STATE_BIT(STATE_FIELD_HOST_ECN);
+        iface_of("gpu1")->st.host_ecn = (struct state_host_ecn){ .prios = 0xff, .rp_enabled = 1u << 3,
+                                                                 .np_enabled = 0 };
+        run();
+        x = find("ecn_disabled_on_lossless_queue");
+        CU_ASSERT_FATAL(x != NULL);
+        CU_ASSERT_FALSE(x->fixed);
+        CU_ASSERT_STRING_EQUAL(x->ports[0], "gpu1:eth0");
+        iface_of("gpu1")->st.host_ecn.np_enabled = 1u << 3;
+        run();
+        CU_ASSERT_EQUAL(count("ecn_disabled_on_lossless_queue"), 0);
+}
+
+static void test_ecn_low(void)
+{
+        const struct doctor_finding *x;
+
+        healthy();
+        port_of("leaf1", 0)->st.ecn.q[3].min_bytes = 149999;   /* one byte under the 100G floor */
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("ecn_threshold_low"), 1);
+        x = find("ecn_threshold_low");
+        CU_ASSERT_EQUAL(x->severity, DOCTOR_WARNING);
+        CU_ASSERT_EQUAL(ev(x, "floor_min_bytes"), 150000);
+        CU_ASSERT_EQUAL(ev(x, "floor_max_bytes"), 1500000);
+        CU_ASSERT(x->fixed);
+        CU_ASSERT_EQUAL(R.prop.spec.ecn.q[3].min_bytes, 150000);
+        CU_ASSERT_EQUAL(R.prop.spec.ecn.q[3].max_bytes, 1500000);
+        /* 25 Gb/s: the floor scales (37500 / 375000) */
+        port_of("leaf1", 0)->link.speed_mbps = 25000;
+        port_of("leaf1", 0)->st.ecn.q[3] = (struct state_ecn_queue){ true, 37500, 375000, 100 };
+        run();
+        CU_ASSERT_EQUAL(count("ecn_threshold_low"), 0);
+        port_of("leaf1", 0)->st.ecn.q[3].max_bytes = 374999;
+        run();
+        CU_ASSERT_EQUAL(count("ecn_threshold_low"), 1);
+        /* the seed's case: low thresholds, heavy marking, pause frames: critical */
+        healthy();
+        for (unsigned i = 0; i < 2; i++) {
+                port_of("leaf1", i)->st.ecn.q[3] = (struct state_ecn_queue){ true, 15000, 150000, 100 };
+                rate(&port_of("leaf1", i)->rates, "ecn-marked-packets", DOCTOR_ECN_MARKED, DOCTOR_PRIO_ANY,
+                     i ? 999 : 5000);
+                rate(&port_of("leaf1", i)->rates, "tx-pause-frames", DOCTOR_PAUSE_TX, 3, 800);
+        }
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("ecn_threshold_low"), 1);
+        x = find("ecn_threshold_low");
+        CU_ASSERT_EQUAL(x->severity, DOCTOR_CRITICAL);
+        CU_ASSERT_EQUAL(x->n_ports, 2);
+        CU_ASSERT_EQUAL(ev(x, "ecn_marked_per_s"), 5000);
+        CU_ASSERT_EQUAL(ev(x, "pause_per_s"), 800);
+        /* heavy is >= 1000: 999 alone stays a warning */
+        port_of("leaf1", 0)->rates.v[0].per_s = 999;
+        run();
+        CU_ASSERT_EQUAL(find("ecn_threshold_low")->severity, DOCTOR_WARNING);
+        /* or a share of the queue's packets: 10 marks of 10000 packets/s is 1 in 1000, critical; 9 is not */
+        healthy();
+        port_of("leaf1", 0)->st.ecn.q[3] = (struct state_ecn_queue){ true, 15000, 150000, 100 };
+        rate(&port_of("leaf1", 0)->rates, "queue3 marked", DOCTOR_ECN_MARKED, 3, 10);
+        rate(&port_of("leaf1", 0)->rates, "queue3 sent_packets", DOCTOR_TX_PACKETS, 3, 10000);
+        run();
+        x = find("ecn_threshold_low");
+        CU_ASSERT_FATAL(x != NULL);
+        CU_ASSERT_EQUAL(x->severity, DOCTOR_CRITICAL);
+        CU_ASSERT_DOUBLE_EQUAL(ev(x, "ecn_marked_share"), 0.001, 1e-9);
+        port_of("leaf1", 0)->rates.v[0].per_s = 9;
+        run();
+        CU_ASSERT_EQUAL(find("ecn_threshold_low")->severity, DOCTOR_WARNING);
+        /* unknown speed: the 100 Gb/s floor, said so */
+        port_of("leaf1", 0)->link.speed_mbps = 0;
+        port_of("leaf1", 1)->link.speed_mbps = 0;
+        run();
+        x = find("ecn_threshold_low");
+        CU_ASSERT_EQUAL(ev(x, "port_speed_mbps"), -1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(x->summary, "100 Gb/s (speed unknown)"));
+}
+
+static void test_cnp(void)
+{
+        struct doctor_iface *x;
+
+        healthy();
+        x = iface_of("gpu1");
+        x->st.present |= STATE_BIT(STATE_FIELD_HOST_ECN);
+        x->st.host_ecn = (struct state_host_ecn){ .prios = 1u << 3, .rp_enabled = 1u << 3, .np_enabled = 1u << 3,
+                                                  .has_cnp = true, .cnp_dscp = 48, .cnp_prio = 6 };
+        run();
+        CU_ASSERT_EQUAL(count("cnp_priority_mismatch"), 0);
+        port_of("leaf1", 0)->st.dscp_prio[48] = 0;
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("cnp_priority_mismatch"), 1);
+        CU_ASSERT(find("cnp_priority_mismatch")->fixed);
+        CU_ASSERT_EQUAL(R.prop.spec.dscp_prio[48], 6);
+        CU_ASSERT_EQUAL(ev(find("cnp_priority_mismatch"), "host_cnp_priority"), 6);
+}
+
+static void test_pause_storm(void)
+{
+        const struct doctor_finding *x;
+
+        healthy();
+        rate(&port_of("leaf1", 0)->rates, "rx-pause-frames", DOCTOR_PAUSE_RX, 3, 999.9);
+        run();
+        CU_ASSERT_EQUAL(count("pause_storm"), 0);
+        port_of("leaf1", 0)->rates.v[0].per_s = 1000;
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("pause_storm"), 1);
+        x = find("pause_storm");
+        CU_ASSERT_EQUAL(x->severity, DOCTOR_CRITICAL);
+        CU_ASSERT_EQUAL(ev(x, "priority"), 3);
+        CU_ASSERT_STRING_EQUAL(x->ports[0], "leaf1:swp1");
+        CU_ASSERT_FALSE(x->fixed);
+        /* the NIC's own storm detection counts too */
+        healthy();
+        rate(&iface_of("gpu2")->rates, "tx_pause_storm_warning_events", DOCTOR_PAUSE_STORM, DOCTOR_PRIO_ANY, 0.1);
+        run();
+        CU_ASSERT_EQUAL(count("pause_storm"), 1);
+}
+
+static void test_downshift(void)
+{
+        const struct doctor_finding *x;
+
+        healthy();
+        host("gpu3", "leaf1", "swp2");
+        iface_of("gpu3")->link.speed_mbps = 25000;      /* two peers at 100G: slower than its peers */
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("link_downshift"), 1);
+        x = find("link_downshift");
+        CU_ASSERT_EQUAL(ev(x, "peers_speed_mbps"), 100000);
+        CU_ASSERT_STRING_EQUAL(x->ports[0], "gpu3:eth0");
+        /* one of two: no majority, nothing to say */
+        healthy();
+        iface_of("gpu2")->link.speed_mbps = 25000;
+        run();
+        CU_ASSERT_EQUAL(count("link_downshift"), 0);
+        /* below what it supports */
+        iface_of("gpu2")->link.max_speed_mbps = 100000;
+        run();
+        CU_ASSERT_EQUAL(count("link_downshift"), 1);
+        iface_of("gpu2")->link.speed_mbps = 100000;
+        run();
+        CU_ASSERT_EQUAL(count("link_downshift"), 0);
+        /* a switch port slower than the switch's others; a down port is not judged */
+        healthy();
+        host("gpu3", "leaf1", "swp2");
+        port_of("leaf1", 0)->link.speed_mbps = 25000;
+        run();
+        CU_ASSERT_EQUAL(count("link_downshift"), 0);    /* 1 of 2 ports at 100G */
+        reset();
+        leaf("fabric1", "leaf1", 3);
+        port_of("leaf1", 2)->link.speed_mbps = 40000;
+        run();
+        CU_ASSERT_EQUAL(count("link_downshift"), 1);
+        port_of("leaf1", 2)->link.up = false;
+        run();
+        CU_ASSERT_EQUAL(count("link_downshift"), 0);
+}
+
+static void test_lldpad_and_drift(void)
+{
+        struct doctor_node *n;
+        const struct doctor_finding *x;
+
+        healthy();
+        n = &F.nodes[0];
+        n->lldpad = true;
+        n->lldpad_pid = 4242;
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("lldpad_conflict"), 1);
+        x = find("lldpad_conflict");
+        CU_ASSERT_EQUAL(ev(x, "lldpad_pid"), 4242);
+        CU_ASSERT_EQUAL(ev(x, "interfaces_with_dcb"), 1);
+        n->lldpad = false;
+        run();
+        CU_ASSERT_EQUAL(count("lldpad_conflict"), 0);
+
+        n->n_drift = 1;
+        snprintf(n->policy, sizeof(n->policy), "lab");
+        n->drift[0] = (struct doctor_drift){ "eth0", "mtu", "1500", "9000" };
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("drift"), 1);
+        x = find("drift");
+        CU_ASSERT_EQUAL(ev(x, "differences"), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(x->summary, "1 setting differs from the committed policy 'lab'"));
+        n->drift_known = false;                 /* nothing committed: nothing to compare */
+        run();
+        CU_ASSERT_EQUAL(count("drift"), 0);
+}
+
+static void test_uncollected_node(void)
+{
+        healthy();
+        snprintf(F.nodes[2].error, sizeof(F.nodes[2].error), "connection refused");
+        port_of("leaf1", 0)->st.mtu = 1500;
+        run();
+        CU_ASSERT_EQUAL(count("mtu_mismatch"), 0);      /* its switch's facts are not believed */
+        CU_ASSERT(has_note("fabric1: not collected: connection refused"));
+        CU_ASSERT_EQUAL(R.n_collected, 2);
+}
+
+/* Two kinds of target cannot share one policy: the second kind's fix is left out, and said so. */
+static void test_proposal_one_kind(void)
+{
+        struct doctor_node *sw;
+        struct doctor_iface *p;
+
+        healthy();
+        port_of("leaf1", 0)->st.mtu = 1500;
+        sw = node("lsw1");
+        sw->switch_role = true;
+        p = doctor_node_add_iface(sw);
+        snprintf(p->name, sizeof(p->name), "swp1");
+        p->st.present = STATE_BIT(STATE_FIELD_ECN);
+        p->st.ecn.queues = 1;
+        p->st.ecn.q[0] = (struct state_ecn_queue){ true, 3000, 15000, 100 };
+        p->link.speed_mbps = 10000;
+        run();
+        CU_ASSERT(find("mtu_mismatch")->fixed);
+        CU_ASSERT_FALSE(find("ecn_threshold_low")->fixed);
+        CU_ASSERT_FALSE(R.prop.linux_ports);
+}
+
+/* A Linux switch's ports are targets each: a finding over three ports proposes all three. */
+static void test_proposal_linux_ports(void)
+{
+        struct doctor_node *sw;
+        char *doc = NULL;
+        struct errbuf e;
+        struct policy *pol = NULL;
+
+        reset();
+        sw = node("lsw1");
+        sw->switch_role = true;
+        for (unsigned i = 0; i < 3; i++) {
+                struct doctor_iface *p = doctor_node_add_iface(sw);
+
+                snprintf(p->name, sizeof(p->name), "swp%u", i + 1);
+                p->st.present = STATE_BIT(STATE_FIELD_ECN);
+                p->st.ecn.queues = 1;
+                p->st.ecn.q[0] = (struct state_ecn_queue){ true, 3000, 15000, 100 };
+                p->link.speed_mbps = 10000;
+        }
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("ecn_threshold_low"), 1);
+        CU_ASSERT(find("ecn_threshold_low")->fixed);
+        CU_ASSERT(R.prop.linux_ports);
+        CU_ASSERT_EQUAL(R.prop.n_targets, 3);
+        CU_ASSERT_EQUAL_FATAL(doctor_proposal_policy(&R, "fix", NULL, 0, &doc, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(policy_parse_buffer(doc, strlen(doc), "proposal", &pol, &e), 0);
+        CU_ASSERT_EQUAL(pol->n_interfaces, 3);
+        CU_ASSERT_STRING_EQUAL(pol->interfaces[2], "swp3");
+        CU_ASSERT_EQUAL(pol->spec.ecn.q[0].min_bytes, 15000);
+        CU_ASSERT_EQUAL(pol->spec.ecn.q[0].max_bytes, 150000);
+        policy_free(pol);
+        free(doc);
+}
+
+static void test_json_roundtrip(void)
+{
+        struct doctor_node back;
+        struct errbuf e = { 0 };
+        json_t *j, *bad;
+
+        healthy();
+        host("gpu3", NULL, NULL);
+        rate(&iface_of("gpu1")->rates, "rx_prio3_pause", DOCTOR_PAUSE_RX, 3, 12.5);
+        iface_of("gpu1")->link.rate[0] = 'x';
+        j = doctor_node_to_json(&F.nodes[0]);
+        CU_ASSERT_FATAL(j != NULL);
+        CU_ASSERT_EQUAL_FATAL(doctor_node_from_json(j, "gpu1", &back, &e), 0);
+        CU_ASSERT_STRING_EQUAL(back.name, "gpu1");
+        CU_ASSERT_EQUAL_FATAL(back.n_ifs, 1);
+        CU_ASSERT_EQUAL(back.ifs[0].st.mtu, 9000);
+        CU_ASSERT_EQUAL(back.ifs[0].st.present, F.nodes[0].ifs[0].st.present);
+        CU_ASSERT_EQUAL(back.ifs[0].peer.source, DOCTOR_PATH_CONFIG);
+        CU_ASSERT_STRING_EQUAL(back.ifs[0].peer.port, "swp1");
+        CU_ASSERT_EQUAL_FATAL(back.ifs[0].rates.n, 1);
+        CU_ASSERT_EQUAL(back.ifs[0].rates.v[0].prio, 3);
+        CU_ASSERT_DOUBLE_EQUAL(back.ifs[0].rates.v[0].per_s, 12.5, 1e-9);
+        CU_ASSERT(back.ifs[0].link.state_known && back.ifs[0].link.up);
+        CU_ASSERT_EQUAL(back.ifs[0].link.speed_mbps, 100000);
+        doctor_node_free(&back);
+        json_decref(j);
+
+        j = doctor_node_to_json(&F.nodes[2]);           /* the switch */
+        CU_ASSERT_EQUAL_FATAL(doctor_node_from_json(j, "fabric1", &back, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(back.n_switches, 1);
+        CU_ASSERT_EQUAL(back.switches[0].n_ports, 2);
+        CU_ASSERT_EQUAL(back.switches[0].ports[1].st.ecn.q[3].max_bytes, 1500000);
+        CU_ASSERT_EQUAL(back.switches[0].mtu_max, 9216);
+        doctor_node_free(&back);
+
+        /* strict: an unknown key, a counter kind nobody knows, a port count that lies */
+        bad = json_deep_copy(j);
+        json_object_set_new(bad, "color", json_string("red"));
+        CU_ASSERT_EQUAL(doctor_node_from_json(bad, "fabric1", &back, &e), -EINVAL);
+        CU_ASSERT_STRING_EQUAL(e.where, "fabric1: $");
+        CU_ASSERT_STRING_EQUAL(e.msg, "unknown key 'color'");
+        json_decref(bad);
+        bad = json_pack("{s:s,s:[{s:s,s:[{s:s,s:s,s:i,s:f}]}]}", "name", "x", "interfaces", "name", "eth0", "rates",
+                        "name", "c", "kind", "sparkles", "delta", 1, "per_s", 1.0);
+        CU_ASSERT_EQUAL(doctor_node_from_json(bad, "x", &back, &e), -EINVAL);
+        CU_ASSERT_STRING_EQUAL(e.where, "x: $.interfaces[0].rates[0].kind");
+        json_decref(bad);
+        bad = json_pack("{s:s,s:[{s:s,s:{s:s}}]}", "name", "x", "interfaces", "name", "eth0", "state", "mtu", "big");
+        CU_ASSERT_EQUAL(doctor_node_from_json(bad, "x", &back, &e), -EINVAL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.where, "$.interfaces[0].state"));
+        json_decref(bad);
+        json_decref(j);
+}
+
+static void test_report_json(void)
+{
+        json_t *j;
+        const json_t *x;
+
+        healthy();
+        port_of("leaf1", 0)->st.mtu = 1500;
+        iface_of("gpu2")->peer.source = DOCTOR_PATH_NONE;
+        run();
+        j = doctor_report_to_json(&R, &F);
+        CU_ASSERT_FATAL(j != NULL);
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(j, "summary"), "findings")), 1);
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(j, "summary"), "critical")), 1);
+        x = json_array_get(json_object_get(j, "findings"), 0);
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(x, "code")), "mtu_mismatch");
+        CU_ASSERT_DOUBLE_EQUAL(json_number_value(json_object_get(json_object_get(x, "evidence"), "switch_port_mtu")),
+                               1500, 1e-9);
+        CU_ASSERT(json_is_true(json_object_get(x, "fixed_by_proposal")));
+        CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "notes")), 1);
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(json_object_get(json_object_get(j, "proposal"),
+                                                                                "fields"), 0)), "mtu");
+        json_decref(j);
+}
+
+int suite_doctor(void);
+int suite_doctor(void)
+{
+        CU_pSuite s = CU_add_suite("doctor", setup, NULL);
+
+        if (!s || !CU_add_test(s, "healthy_is_clean", test_healthy_is_clean) || !CU_add_test(s, "mtu", test_mtu) ||
+            !CU_add_test(s, "path_unknown", test_path_unknown) || !CU_add_test(s, "trust", test_trust) ||
+            !CU_add_test(s, "dscp_map", test_dscp_map) || !CU_add_test(s, "pfc", test_pfc) ||
+            !CU_add_test(s, "ecn_disabled", test_ecn_disabled) || !CU_add_test(s, "ecn_low", test_ecn_low) ||
+            !CU_add_test(s, "cnp", test_cnp) || !CU_add_test(s, "pause_storm", test_pause_storm) ||
+            !CU_add_test(s, "downshift", test_downshift) || !CU_add_test(s, "lldpad_and_drift", test_lldpad_and_drift) ||
+            !CU_add_test(s, "uncollected_node", test_uncollected_node) ||
+            !CU_add_test(s, "proposal_one_kind", test_proposal_one_kind) ||
+            !CU_add_test(s, "proposal_linux_ports", test_proposal_linux_ports) ||
+            !CU_add_test(s, "json_roundtrip", test_json_roundtrip) || !CU_add_test(s, "report_json", test_report_json) ||
+            !CU_add_test(s, "cleanup", reset))
+                return -1;
+        return 0;
+}
