@@ -240,6 +240,9 @@ static int verbs_run(const struct probe_params *p, struct probe_result *ret, str
         _cleanup_close_ int ctrl = -1;
         int r;
 
+        r = lazylib_open(&verbs_lib, e);        /* a clear error when libibverbs is missing */
+        if (r < 0)
+                return r;
         if (!probe_verbs_any_device())
                 return errbuf_set(e, ENODEV, NULL, "no RDMA device on this host; use the tcp probe");
         ctrl = probe_connect_control(p, &peer, e);
