@@ -11,6 +11,7 @@ void plan_init(struct plan *p, const struct plan_env *env)
 {
         memset(p, 0, sizeof(*p));
         p->env = *env;
+        p->env.io = &p->io;
         if (!p->env.drivers)
                 p->env.drivers = driver_table;
 }
@@ -184,6 +185,7 @@ static int add_target(struct plan *p, const struct target *t, struct plan_target
         memset(pt, 0, sizeof(*pt));
         pt->t = *t;
         pt->t.io = &p->io;
+        p->io.n_interfaces += t->kind == TARGET_INTERFACE;
         n = pt->n_units = target_units(t);
         pt->desired = calloc(n ? n : 1, sizeof(*pt->desired));
         pt->live = calloc(n ? n : 1, sizeof(*pt->live));

@@ -46,6 +46,8 @@ static int list_ifaces(const struct plan_env *env, struct iface **ret, unsigned 
 
         if (env->interfaces)
                 return env->interfaces(c, ret, ret_n, e);
+        if (env->io)            /* the request's dump: its plan reads the same links */
+                return iface_list_io(env->io, &c->env, ret, ret_n, e);
         return iface_list(c->env.nl, c->env.sysfs_root, ret, ret_n, e);
 }
 

@@ -62,6 +62,9 @@ struct txn_env {
         const char *apply_kind;         /* journal kind of txn_apply: NULL = "apply" ("enforce" for drift) */
         const char *idempotency_key;    /* the request's key, journaled with the transaction, or NULL */
         struct progress *progress;      /* the probes' runs as they end (apply on a terminal); NULL = none */
+        bool grouped;                   /* journal writes go into one commit (txn_group_begin) */
+        unsigned n_crash;
+        const char *crash[8];           /* crash points of the grouped steps, passed at the commit */
 };
 
 struct txn_result {
@@ -80,6 +83,7 @@ struct txn_result {
         int64_t confirm_deadline_ms;
         json_t *restores;               /* [{target, kind, method}] of every restored target, or NULL (owned) */
         json_t *saves;                  /* [{target, saved, how}] of every switch the commit wrote, or NULL (owned) */
+        double rollback_ms;             /* the way back: from the decision to restore to the last target read back */
 };
 
 void txn_env_init(struct txn_env *env, const struct agent_config *c, struct journal *j);

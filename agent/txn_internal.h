@@ -15,6 +15,16 @@
 /* Journal state s for res->tx, then the crash point of that step. */
 int txn_step(struct txn_env *env, struct txn_result *res, enum txn_state s,
              const struct journal_result *jr);
+/*
+ * Steps that nothing happens between (no probe, no settling, no device touched) go
+ * to the journal as one commit: begin, the txn_step()s and journal writes, then end
+ * before the next side effect. Their crash points pass at the end, in order, once
+ * the steps are durable. end without begin does nothing.
+ */
+void txn_group_begin(struct txn_env *env, struct txn_result *res);
+int txn_group_end(struct txn_env *env, struct txn_result *res);
+/* The crash point of a step just journaled: now, or at txn_group_end. */
+void txn_crashpoint(struct txn_env *env, const char *step);
 void txn_finish(struct txn_result *res, enum txn_state s, int exit_code, const char *result);
 /* Record a final state with the result's fields (error, probes, restored_by). */
 int txn_record_final(struct txn_env *env, struct txn_result *res, enum txn_state s,

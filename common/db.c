@@ -33,6 +33,7 @@ int db_open(struct db *d, const char *path, const char *noun, unsigned flags, in
         int r;
 
         *d = (struct db) { 0 };
+        pthread_mutex_init(&d->cache_lock, NULL);
         snprintf(d->path, sizeof(d->path), "%s", path);
         if (flags & DB_CREATE) {
                 r = create_file(path, noun, e);
@@ -57,6 +58,10 @@ void db_close(struct db *d)
 {
         if (!d)
                 return;
+        for (unsigned i = 0; i < DB_CACHE_MAX; i++) {
+                sqlite3_finalize(d->cache[i].st);
+                d->cache[i] = (struct db_cached){ 0 };
+        }
         sqlite3_close_v2(d->h);         /* a statement still open closes it when finalized */
         d->h = NULL;
 }
@@ -78,6 +83,48 @@ int db_prepare(struct db *d, const char *sql, sqlite3_stmt **ret, struct errbuf 
         if (sqlite3_prepare_v2(d->h, sql, -1, ret, NULL) != SQLITE_OK)
                 return db_fail(d, e, "cannot prepare statement");
         return 0;
+}
+
+int db_cached(struct db *d, const char *sql, sqlite3_stmt **ret, struct errbuf *e)
+{
+        sqlite3_stmt *st = NULL;
+
+        pthread_mutex_lock(&d->cache_lock);
+        for (unsigned i = 0; i < DB_CACHE_MAX && !st; i++)
+                if (d->cache[i].sql == sql && d->cache[i].st) {
+                        st = d->cache[i].st;
+                        d->cache[i].st = NULL;
+                }
+        pthread_mutex_unlock(&d->cache_lock);
+        if (st) {
+                *ret = st;
+                return 0;
+        }
+        if (sqlite3_prepare_v3(d->h, sql, -1, SQLITE_PREPARE_PERSISTENT, ret, NULL) != SQLITE_OK)
+                return db_fail(d, e, "cannot prepare statement");
+        return 0;
+}
+
+void db_uncache(struct db *d, const char *sql, sqlite3_stmt *st)
+{
+        struct db_cached *slot = NULL;
+
+        if (!st)
+                return;
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+        pthread_mutex_lock(&d->cache_lock);
+        for (unsigned i = 0; i < DB_CACHE_MAX && !slot; i++)
+                if (d->cache[i].sql == sql && !d->cache[i].st)
+                        slot = &d->cache[i];
+        for (unsigned i = 0; i < DB_CACHE_MAX && !slot; i++)
+                if (!d->cache[i].sql)
+                        slot = &d->cache[i];
+        if (slot)
+                *slot = (struct db_cached){ sql, st };
+        pthread_mutex_unlock(&d->cache_lock);
+        if (!slot)
+                sqlite3_finalize(st);           /* the cache is full: prepared again next time */
 }
 
 int db_step_done(struct db *d, sqlite3_stmt *st, struct errbuf *e)
@@ -153,10 +200,30 @@ void db_rollback(struct db *d)
                 sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
 }
 
+/* fn inside the transaction already open: a savepoint, rolled back alone when fn fails. */
+static int savepoint(struct db *d, int (*fn)(struct db *d, void *ud, struct errbuf *e), void *ud,
+                     struct errbuf *e)
+{
+        int r = db_exec(d, "SAVEPOINT db_txn", e);
+
+        if (r < 0)
+                return r;
+        r = fn(d, ud, e);
+        if (r < 0) {
+                sqlite3_exec(d->h, "ROLLBACK TO db_txn; RELEASE db_txn", NULL, NULL, NULL);
+                return r;
+        }
+        return db_exec(d, "RELEASE db_txn", e);
+}
+
 int db_txn(struct db *d, int (*fn)(struct db *d, void *ud, struct errbuf *e), void *ud,
            struct errbuf *e)
 {
-        int r = db_begin(d, e);
+        int r;
+
+        if (!sqlite3_get_autocommit(d->h))
+                return savepoint(d, fn, ud, e);
+        r = db_begin(d, e);
 
         if (r < 0)
                 return r;

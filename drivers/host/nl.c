@@ -21,13 +21,25 @@
 #define NLM_F_ACK_TLVS 0x200
 #endif
 
+/* A request queued by nl_queue(): its sequence number and how a refusal is named. */
+struct nl_pending {
+        uint32_t seq;
+        char where[96];
+        char what[64];
+};
+
 struct nl {
         const struct nl_transport *t;
         struct nl_transport seam;       /* NETTUNE_NETLINK_SOCKET: t points here */
         void *ctx;
         uint32_t seq;
         uint32_t portid;
+        uint64_t writes;                /* requests sent that are not GETs */
         char extack[NL_EXTACK_MAX];
+        char *queue;                    /* nl_queue(): requests not sent yet, back to back */
+        size_t queue_len, queue_size;
+        struct nl_pending *pending;     /* [n_pending], in queue order */
+        unsigned n_pending, max_pending;
         _Alignas(8) char req[NL_MSG_MAX];
         _Alignas(8) char rx[NL_RECV_MAX];
 };
@@ -85,15 +97,36 @@ static int wait_readable(int fd, unsigned timeout_ms)
         return r == 0 ? -ETIMEDOUT : 0;
 }
 
+/*
+ * One datagram. The kernel answers a request inside sendmsg(), so the reply is
+ * usually queued already: try without waiting first, poll only when it is not.
+ */
 static ssize_t kernel_recv(void *ctx, void *buf, size_t size, unsigned timeout_ms)
 {
+        struct sockaddr_nl addr;
+        struct iovec iov = { .iov_base = buf, .iov_len = size };
+        struct msghdr msg = { .msg_name = &addr, .msg_namelen = sizeof(addr), .msg_iov = &iov, .msg_iovlen = 1 };
+        int fd = mnl_socket_get_fd(ctx);
         ssize_t n;
-        int r = wait_readable(mnl_socket_get_fd(ctx), timeout_ms);
 
-        if (r < 0)
-                return r;
-        n = mnl_socket_recvfrom(ctx, buf, size);
-        return n < 0 ? -errno : n;
+        for (;;) {
+                int r;
+
+                msg.msg_namelen = sizeof(addr);
+                n = recvmsg(fd, &msg, MSG_DONTWAIT);
+                if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+                        break;
+                r = wait_readable(fd, timeout_ms);
+                if (r < 0)
+                        return r;
+        }
+        if (n < 0)
+                return -errno;
+        if (msg.msg_flags & MSG_TRUNC)
+                return -ENOSPC;
+        if (msg.msg_namelen != sizeof(addr))
+                return -EINVAL;
+        return n;
 }
 
 static uint32_t kernel_portid(void *ctx)
@@ -236,7 +269,14 @@ void nl_close(struct nl *nl)
                 return;
         if (nl->t->ops->close)
                 nl->t->ops->close(nl->ctx);
+        free(nl->queue);
+        free(nl->pending);
         free(nl);
+}
+
+uint64_t nl_writes(const struct nl *nl)
+{
+        return nl->writes;
 }
 
 struct nlmsghdr *nl_msg_new(struct nl *nl, uint16_t type, uint16_t flags)
@@ -452,6 +492,13 @@ static bool is_dump(const struct nlmsghdr *nlh)
         return (nlh->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP && (nlh->nlmsg_type & 3) == 2;
 }
 
+/* rtnetlink's convention: GET requests have a type of 2 modulo 4 (RTM_GETLINK, RTM_GETDCB, RTM_GETQDISC). */
+static void count_write(struct nl *nl, const struct nlmsghdr *nlh)
+{
+        if ((nlh->nlmsg_type & 3) != 2)
+                nl->writes++;
+}
+
 int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
             const char *what, struct errbuf *e)
 {
@@ -460,9 +507,15 @@ int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
         ssize_t n;
         int r;
 
+        if (nl->n_pending) {
+                r = nl_flush(nl, e);
+                if (r < 0)
+                        return r;
+        }
         nl->extack[0] = '\0';
         if (!is_dump(nlh))
                 nlh->nlmsg_flags |= NLM_F_ACK;
+        count_write(nl, nlh);
         n = nl->t->ops->send(nl->ctx, nlh, nlh->nlmsg_len);
         if (n < 0)
                 return talk_fail(nl, (int)n, what, e);
@@ -473,6 +526,138 @@ int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
                 r = run_replies(&tk, nl->rx, (size_t)n, seq);
         } while (r > 0);
         return r < 0 ? talk_fail(nl, r, what, e) : 0;
+}
+
+/* ---- queued requests: sent back to back, their ACKs collected in one loop ---- */
+
+int nl_queue(struct nl *nl, struct nlmsghdr *nlh, const char *where, const char *what, struct errbuf *e)
+{
+        size_t len = NLMSG_ALIGN(nlh->nlmsg_len);
+        struct nl_pending *p;
+
+        if (nl->n_pending >= NL_QUEUE_MAX) {
+                int r = nl_flush(nl, e);
+
+                if (r < 0)
+                        return r;
+        }
+        if (nl->queue_len + len > nl->queue_size) {
+                size_t size = nl->queue_size ? nl->queue_size * 2 : NL_MSG_MAX;
+                char *q;
+
+                while (size < nl->queue_len + len)
+                        size *= 2;
+                q = realloc(nl->queue, size);
+                if (!q)
+                        return errbuf_set(e, ENOMEM, where, "%s: out of memory", what);
+                nl->queue = q;
+                nl->queue_size = size;
+        }
+        if (nl->n_pending >= nl->max_pending) {
+                unsigned max = nl->max_pending ? nl->max_pending * 2 : 16;
+
+                p = realloc(nl->pending, max * sizeof(*p));
+                if (!p)
+                        return errbuf_set(e, ENOMEM, where, "%s: out of memory", what);
+                nl->pending = p;
+                nl->max_pending = max;
+        }
+        nlh->nlmsg_flags |= NLM_F_ACK;
+        memset(nl->queue + nl->queue_len, 0, len);
+        memcpy(nl->queue + nl->queue_len, nlh, nlh->nlmsg_len);
+        nl->queue_len += len;
+        p = &nl->pending[nl->n_pending++];
+        p->seq = nlh->nlmsg_seq;
+        snprintf(p->where, sizeof(p->where), "%s", where ? where : "");
+        snprintf(p->what, sizeof(p->what), "%s", what);
+        return 0;
+}
+
+/* The ACKs of one datagram: done[i] for each pending request answered, the first refusal in *first. */
+static int collect_acks(struct nl *nl, const void *buf, size_t len, unsigned from, unsigned n, bool *done,
+                        unsigned *ret_done, int *first, unsigned *first_at)
+{
+        const struct nlmsghdr *nlh = buf;
+        int rem = (int)len;
+
+        if (len > INT32_MAX || !lengths_ok(buf, len))
+                return -EBADMSG;
+        for (; mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+                const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+                uint32_t k = nlh->nlmsg_seq - nl->pending[from].seq;
+
+                if (nl->portid && nlh->nlmsg_pid && nlh->nlmsg_pid != nl->portid)
+                        return -ESRCH;
+                if (nlh->nlmsg_type != NLMSG_ERROR || k >= n || done[k])
+                        return -EPROTO;         /* only ACKs were asked for, each once */
+                if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*err))
+                        return -EBADMSG;
+                done[k] = true;
+                ++*ret_done;
+                if (err->error && (*first == 0 || from + k < *first_at)) {
+                        *first = err->error > 0 || err->error < -4095 ? -EPROTO : err->error;
+                        *first_at = from + k;
+                        read_extack(nl, nlh, err);
+                }
+        }
+        return 0;
+}
+
+/* Send pending[from, from + n) in one datagram and wait for every ACK. */
+static int flush_window(struct nl *nl, const char *buf, size_t len, unsigned from, unsigned n, int *first,
+                        unsigned *first_at)
+{
+        bool done[NL_WINDOW];
+        unsigned acked = 0;
+        ssize_t k;
+
+        memset(done, 0, sizeof(done));
+        k = nl->t->ops->send(nl->ctx, buf, len);
+        if (k < 0)
+                return (int)k;
+        nl->writes += n;
+        while (acked < n) {
+                int r;
+
+                k = nl->t->ops->recv(nl->ctx, nl->rx, sizeof(nl->rx), NL_TIMEOUT_MS);
+                if (k < 0)
+                        return (int)k;
+                r = collect_acks(nl, nl->rx, (size_t)k, from, n, done, &acked, first, first_at);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int nl_flush(struct nl *nl, struct errbuf *e)
+{
+        unsigned n = nl->n_pending, at = 0, first_at = 0;
+        size_t off = 0;
+        int first = 0, r = 0;
+
+        nl->n_pending = 0;
+        nl->queue_len = 0;
+        nl->extack[0] = '\0';
+        /* Windows of NL_WINDOW requests: their ACKs fit in the socket's receive buffer. */
+        while (at < n && r >= 0 && !first) {
+                unsigned w = n - at < NL_WINDOW ? n - at : NL_WINDOW;
+                size_t len = 0;
+
+                for (unsigned i = 0; i < w; i++)
+                        len += NLMSG_ALIGN(((const struct nlmsghdr *)(nl->queue + off + len))->nlmsg_len);
+                r = flush_window(nl, nl->queue + off, len, at, w, &first, &first_at);
+                if (r < 0 && !first)
+                        first_at = at;          /* the transport failed: name the window's first request */
+                off += len;
+                at += w;
+        }
+        if (!first && r >= 0)
+                return 0;
+        r = first ? first : r;
+        talk_fail(nl, r, nl->pending[first_at].what, e);
+        if (e)
+                snprintf(e->where, sizeof(e->where), "%s", nl->pending[first_at].where);
+        return r;
 }
 
 /* ---- attribute policy tables ---- */

@@ -90,6 +90,23 @@ void nl_nest_end(struct nlmsghdr *nlh, struct nlattr *nest);
 int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
             const char *what, struct errbuf *e);
 
+/*
+ * Queue a request (built with nl_msg_new()) instead of talking: queued requests go
+ * out back to back, NL_WINDOW to a datagram, and their ACKs are collected in one
+ * receive loop — at nl_flush(), before the next nl_talk(), or when NL_QUEUE_MAX
+ * are waiting. A refusal is reported like nl_talk's, for the first refused request
+ * in queue order, with its `where` ("interface 'vA'") and `what` ("set mtu 9000");
+ * requests of a later window are then not sent.
+ */
+#define NL_WINDOW 64
+#define NL_QUEUE_MAX 1024
+int nl_queue(struct nl *nl, struct nlmsghdr *nlh, const char *where, const char *what, struct errbuf *e);
+/* Send what is queued and check every ACK; 0 when nothing is queued. */
+int nl_flush(struct nl *nl, struct errbuf *e);
+
+/* How many requests that are not GETs (rtnetlink: type % 4 != 2) the handle has sent: a cache is valid while it holds. */
+uint64_t nl_writes(const struct nl *nl);
+
 /* strerror(3) in the house style: "operation not supported". Returns buf. */
 const char *nl_strerror(int err, char *buf, size_t size);
 
