@@ -119,7 +119,7 @@ int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
                 return r;
         }
         close(r);
-        r = db_open(&j->db, path, "journal", DB_CREATE, 10000, e);
+        r = db_open(&j->db, path, "journal", DB_CREATE | DB_KEEP_WAL, 10000, e);
         if (r >= 0)
                 r = db_migrate(&j->db, migrations, ARRAY_SIZE(migrations), e);
         if (r < 0) {
@@ -315,9 +315,9 @@ int journal_snapshot(struct journal *j, int64_t tx, const struct journal_snapsho
         return db_txn(&j->db, do_snapshot, &a, e);
 }
 
-int journal_group_begin(struct journal *j, struct errbuf *e)
+int journal_group_begin(struct journal *j, bool durable, struct errbuf *e)
 {
-        return db_begin(&j->db, e);
+        return durable ? db_begin(&j->db, e) : db_begin_lazy(&j->db, e);
 }
 
 int journal_group_commit(struct journal *j, struct errbuf *e)

@@ -103,9 +103,12 @@ int journal_record(struct journal *j, int64_t tx, enum txn_state s,
 /*
  * Several writes made durable by one commit (one fsync): between begin and commit,
  * each journal write above is a savepoint of the open transaction. For steps that
- * nothing happens between; the caller commits before the next side effect.
+ * nothing happens between; the caller commits before the next side effect. A group
+ * that is not durable commits without fsync: for steps no side effect waits on
+ * (recovery does the same for them as for the step before); the next durable
+ * commit carries them.
  */
-int journal_group_begin(struct journal *j, struct errbuf *e);
+int journal_group_begin(struct journal *j, bool durable, struct errbuf *e);
 int journal_group_commit(struct journal *j, struct errbuf *e);
 
 struct journal_tx {

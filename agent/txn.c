@@ -231,8 +231,9 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
                 by = "readback";
                 goto restore;
         }
+        /* Recovery restores from APPLYING on: these two need no fsync of their own, the end's commit carries them. */
         if (!settle)
-                txn_group_begin(env, res);
+                txn_group_begin(env, false, res);
         if (txn_step(env, res, TXN_APPLIED, NULL) < 0)
                 goto restore;
         if (settle)
@@ -336,7 +337,7 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_json, cons
         changes = txn_json_text(res->changes);
         /* Without a baseline probe nothing happens before the snapshot: one commit up to APPLYING. */
         if (!verify || verify->probe == POLICY_PROBE_NONE)
-                txn_group_begin(env, res);
+                txn_group_begin(env, true, res);
         r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, changes, env->idempotency_key,
                                 &res->tx, &res->error);
         if (r < 0) {

@@ -19,9 +19,10 @@ int txn_step(struct txn_env *env, struct txn_result *res, enum txn_state s,
  * Steps that nothing happens between (no probe, no settling, no device touched) go
  * to the journal as one commit: begin, the txn_step()s and journal writes, then end
  * before the next side effect. Their crash points pass at the end, in order, once
- * the steps are durable. end without begin does nothing.
+ * the steps are written. end without begin does nothing. durable: the commit
+ * fsyncs (what a later side effect relies on); else the next durable commit does.
  */
-void txn_group_begin(struct txn_env *env, struct txn_result *res);
+void txn_group_begin(struct txn_env *env, bool durable, struct txn_result *res);
 int txn_group_end(struct txn_env *env, struct txn_result *res);
 /* The crash point of a step just journaled: now, or at txn_group_end. */
 void txn_crashpoint(struct txn_env *env, const char *step);

@@ -11,12 +11,12 @@ void txn_crashpoint(struct txn_env *env, const char *step)
                 crashpoint(step);
 }
 
-void txn_group_begin(struct txn_env *env, struct txn_result *res)
+void txn_group_begin(struct txn_env *env, bool durable, struct txn_result *res)
 {
         struct errbuf e = { 0 };
 
         /* Cannot open one: each write commits on its own, as without a group. */
-        if (!env->grouped && journal_group_begin(env->journal, &e) >= 0) {
+        if (!env->grouped && journal_group_begin(env->journal, durable, &e) >= 0) {
                 env->grouped = true;
                 env->n_crash = 0;
         }

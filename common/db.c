@@ -49,6 +49,10 @@ int db_open(struct db *d, const char *path, const char *noun, unsigned flags, in
         }
         sqlite3_busy_timeout(d->h, busy_ms);
         r = db_exec(d, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", e);
+        if (r >= 0 && (flags & DB_KEEP_WAL)) {
+                sqlite3_db_config(d->h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+                sqlite3_wal_autocheckpoint(d->h, DB_WAL_PAGES);
+        }
         if (r < 0)
                 db_close(d);
         return r;
@@ -185,12 +189,29 @@ int db_begin(struct db *d, struct errbuf *e)
         return db_exec(d, "BEGIN IMMEDIATE", e);
 }
 
+int db_begin_lazy(struct db *d, struct errbuf *e)
+{
+        int r = db_exec(d, "PRAGMA synchronous=NORMAL", e);
+
+        if (r >= 0)
+                r = db_begin(d, e);
+        if (r < 0)
+                sqlite3_exec(d->h, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
+        else
+                d->lazy = true;
+        return r;
+}
+
 int db_commit(struct db *d, struct errbuf *e)
 {
         int r = db_exec(d, "COMMIT", e);
 
         if (r < 0)
                 db_rollback(d);
+        if (d->lazy) {
+                d->lazy = false;
+                sqlite3_exec(d->h, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
+        }
         return r;
 }
 
@@ -198,6 +219,10 @@ void db_rollback(struct db *d)
 {
         if (!sqlite3_get_autocommit(d->h))
                 sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+        if (d->lazy) {
+                d->lazy = false;
+                sqlite3_exec(d->h, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
+        }
 }
 
 /* fn inside the transaction already open: a savepoint, rolled back alone when fn fails. */

@@ -30,6 +30,7 @@
 struct db {
         sqlite3 *h;
         char path[DB_PATH_MAX];
+        bool lazy;                      /* the open transaction commits without fsync (db_begin_lazy) */
         pthread_mutex_t cache_lock;
         struct db_cached {
                 const char *sql;        /* the statement's text, a string literal: its address is the key */
@@ -39,7 +40,15 @@ struct db {
 
 enum {
         DB_CREATE = 1u << 0,            /* create the file (0600) when missing */
+        /*
+         * A short-lived process writing a little: keep the WAL when the connection
+         * closes instead of checkpointing it into the file then (two fsyncs and a
+         * copy each time); it is checkpointed once it holds DB_WAL_PAGES pages. The
+         * next opener reads back at most that much.
+         */
+        DB_KEEP_WAL = 1u << 1,
 };
+#define DB_WAL_PAGES 128
 
 /*
  * Open path; `noun` names it in messages ("cannot open <noun>: ..."). On failure
@@ -85,6 +94,12 @@ double db_col_real(sqlite3_stmt *st, int col);
 
 /* Transactions. db_rollback never fails (nothing to report). */
 int db_begin(struct db *d, struct errbuf *e);           /* BEGIN IMMEDIATE */
+/*
+ * The same for writes nothing waits on: their commit does not fsync (synchronous=
+ * NORMAL for it); the next durable commit makes them durable too. A crash of the
+ * process loses nothing; a power loss may lose them, never more.
+ */
+int db_begin_lazy(struct db *d, struct errbuf *e);
 int db_commit(struct db *d, struct errbuf *e);          /* COMMIT; rolls back when it fails */
 void db_rollback(struct db *d);
 /* fn inside BEGIN IMMEDIATE ... COMMIT; ROLLBACK when fn or the commit fails. Inside a transaction: a savepoint. */
