@@ -177,10 +177,13 @@ static int add_target(struct plan *p, const struct target *t, struct plan_target
         struct plan_target *pt, *v;
         unsigned n;
 
-        v = realloc(p->v, (p->n + 1) * sizeof(*v));
-        if (!v)
-                return errbuf_set(e, ENOMEM, NULL, "out of memory");
-        p->v = v;
+        /* Room for twice as many whenever the count reaches a power of two (from 16 on). */
+        if (p->n < 16 ? !p->v : !(p->n & (p->n - 1))) {
+                v = realloc(p->v, (p->n < 16 ? 16 : 2 * p->n) * sizeof(*v));
+                if (!v)
+                        return errbuf_set(e, ENOMEM, NULL, "out of memory");
+                p->v = v;
+        }
         pt = &p->v[p->n];
         memset(pt, 0, sizeof(*pt));
         pt->t = *t;

@@ -14,12 +14,13 @@ void targets_free(struct target_list *l)
         l->n = 0;
 }
 
-static struct target *add(struct target_list *l, const struct agent_config *c, enum target_kind kind,
-                          const char *name)
+/* A new target (new: the caller knows it is not in the list yet), else the one of that name. */
+static struct target *add_new(struct target_list *l, const struct agent_config *c, enum target_kind kind,
+                              const char *name, bool new)
 {
         struct target *t;
 
-        for (unsigned i = 0; i < l->n; i++)
+        for (unsigned i = 0; !new && i < l->n; i++)
                 if (l->v[i].kind == kind && streq(l->v[i].name, name))
                         return &l->v[i];
         if (l->n >= TARGETS_MAX)
@@ -30,6 +31,12 @@ static struct target *add(struct target_list *l, const struct agent_config *c, e
         t->env = &c->env;
         snprintf(t->name, sizeof(t->name), "%s", name);
         return t;
+}
+
+static struct target *add(struct target_list *l, const struct agent_config *c, enum target_kind kind,
+                          const char *name)
+{
+        return add_new(l, c, kind, name, false);
 }
 
 static void fill_iface(struct target *t, const struct iface *x)
@@ -65,12 +72,18 @@ static int add_interfaces(struct target_list *l, const struct plan_env *env, con
 {
         const struct agent_config *c = env->config;
         _cleanup_free_ struct iface *v = NULL;
-        unsigned nv = 0;
+        _cleanup_free_ bool *taken = NULL;
+        _cleanup_free_ unsigned *order = NULL;
+        unsigned nv = 0, first = l->n, k = 0;
         int r;
 
         r = list_ifaces(env, &v, &nv, e);
         if (r < 0)
                 return r;
+        taken = calloc(nv ? nv : 1, sizeof(*taken));
+        order = calloc(nv ? nv : 1, sizeof(*order));
+        if (!taken || !order)
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
         for (unsigned g = 0; g < (n ? n : 1); g++) {
                 bool found = false;
 
@@ -80,11 +93,15 @@ static int add_interfaces(struct target_list *l, const struct plan_env *env, con
                         /* A glob never picks loopback or a virtual device; its exact name does. */
                         if (n ? !iface_selects(globs[g], &v[i]) : (v[i].flags & IFF_LOOPBACK) != 0)
                                 continue;
-                        t = add(l, c, TARGET_INTERFACE, v[i].name);
+                        found = true;
+                        if (taken[i])           /* an earlier glob picked it */
+                                continue;
+                        /* Names are unique in a namespace: no need to look for it among the targets. */
+                        t = add_new(l, c, TARGET_INTERFACE, v[i].name, true);
                         if (!t)
                                 return errbuf_set(e, E2BIG, NULL, "more than %d targets", TARGETS_MAX);
-                        fill_iface(t, &v[i]);
-                        found = true;
+                        taken[i] = true;
+                        order[k++] = i;
                 }
                 if (n && !found) {
                         char where[64] = "";
@@ -96,6 +113,10 @@ static int add_interfaces(struct target_list *l, const struct plan_env *env, con
                                           " (loopback and virtual devices match only by their exact name)" : "");
                 }
         }
+        /* The kernel drivers of the links taken (a dump's discovery leaves them to us). */
+        iface_kernel_drivers(v, nv, taken, c->env.sysfs_root);
+        for (unsigned j = 0; j < k; j++)
+                fill_iface(&l->v[first + j], &v[order[j]]);
         return 0;
 }
 

@@ -12,6 +12,40 @@ int db_fail(struct db *d, struct errbuf *e, const char *what)
 }
 
 /*
+ * SQLite syncs the directory after the first sync of every WAL it opens with
+ * SQLITE_OPEN_CREATE (for the new file's directory entry): once per process even
+ * when the WAL is there already (DB_KEEP_WAL). This VFS is the default one but
+ * opens an existing WAL without CREATE, so that only a new WAL costs that fsync.
+ */
+#define WAL_VFS "nettune-wal"
+static sqlite3_vfs wal_vfs;
+static sqlite3_vfs *wal_base;
+
+static int wal_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, int flags, int *ret_flags)
+{
+        if ((flags & SQLITE_OPEN_WAL) && (flags & SQLITE_OPEN_CREATE) && name && access(name, F_OK) == 0) {
+                int r = wal_base->xOpen(wal_base, name, f, flags & ~SQLITE_OPEN_CREATE, ret_flags);
+
+                if (r != SQLITE_CANTOPEN)
+                        return r;       /* gone in between (another process checkpointed it away): create it */
+        }
+        return wal_base->xOpen(wal_base, name, f, flags, ret_flags);
+}
+
+static void wal_vfs_register(void)
+{
+        wal_base = sqlite3_vfs_find(NULL);
+        if (!wal_base)
+                return;
+        wal_vfs = *wal_base;            /* pAppData too: the default VFS finds its locking style there */
+        wal_vfs.zName = WAL_VFS;
+        wal_vfs.pNext = NULL;
+        wal_vfs.xOpen = wal_open;
+        if (sqlite3_vfs_register(&wal_vfs, 0) != SQLITE_OK)
+                wal_base = NULL;
+}
+
+/*
  * The file itself: created 0600, never through a symlink. Other failures (a
  * missing directory) are left to sqlite3_open_v2, which names them.
  */
@@ -41,7 +75,12 @@ int db_open(struct db *d, const char *path, const char *noun, unsigned flags, in
                         return r;
                 oflags |= SQLITE_OPEN_CREATE;
         }
-        if (sqlite3_open_v2(path, &d->h, oflags, NULL) != SQLITE_OK) {
+        if (flags & DB_KEEP_WAL) {
+                static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+                pthread_once(&once, wal_vfs_register);
+        }
+        if (sqlite3_open_v2(path, &d->h, oflags, (flags & DB_KEEP_WAL) && wal_base ? WAL_VFS : NULL) != SQLITE_OK) {
                 r = errbuf_set(e, EIO, path, "cannot open %s: %s", noun,
                                d->h ? sqlite3_errmsg(d->h) : "out of memory");
                 db_close(d);
@@ -184,61 +223,84 @@ double db_col_real(sqlite3_stmt *st, int col)
         return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
 }
 
+/* Statements the transactions below run again and again: prepared once (db_cached). */
+static const char sql_begin[] = "BEGIN IMMEDIATE", sql_commit[] = "COMMIT", sql_rollback[] = "ROLLBACK",
+                  sql_lazy[] = "PRAGMA synchronous=NORMAL", sql_full[] = "PRAGMA synchronous=FULL",
+                  sql_savepoint[] = "SAVEPOINT db_txn", sql_release[] = "RELEASE db_txn",
+                  sql_rollback_to[] = "ROLLBACK TO db_txn";
+
+/* Run one cached statement without results; e may be NULL. */
+static int run(struct db *d, const char *sql, struct errbuf *e)
+{
+        sqlite3_stmt *st;
+        int r = db_cached(d, sql, &st, e);
+
+        if (r < 0)
+                return r;
+        r = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(d, e, sql);
+        db_uncache(d, sql, st);
+        return r;
+}
+
 int db_begin(struct db *d, struct errbuf *e)
 {
-        return db_exec(d, "BEGIN IMMEDIATE", e);
+        return run(d, sql_begin, e);
 }
 
 int db_begin_lazy(struct db *d, struct errbuf *e)
 {
-        int r = db_exec(d, "PRAGMA synchronous=NORMAL", e);
+        int r = run(d, sql_lazy, e);
 
         if (r >= 0)
                 r = db_begin(d, e);
         if (r < 0)
-                sqlite3_exec(d->h, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
+                run(d, sql_full, NULL);
         else
                 d->lazy = true;
         return r;
 }
 
+/* Back to fsync at every commit after a lazy transaction. */
+static void end_lazy(struct db *d)
+{
+        if (d->lazy) {
+                d->lazy = false;
+                run(d, sql_full, NULL);
+        }
+}
+
 int db_commit(struct db *d, struct errbuf *e)
 {
-        int r = db_exec(d, "COMMIT", e);
+        int r = run(d, sql_commit, e);
 
         if (r < 0)
                 db_rollback(d);
-        if (d->lazy) {
-                d->lazy = false;
-                sqlite3_exec(d->h, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
-        }
+        end_lazy(d);
         return r;
 }
 
 void db_rollback(struct db *d)
 {
         if (!sqlite3_get_autocommit(d->h))
-                sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
-        if (d->lazy) {
-                d->lazy = false;
-                sqlite3_exec(d->h, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
-        }
+                run(d, sql_rollback, NULL);
+        end_lazy(d);
 }
 
 /* fn inside the transaction already open: a savepoint, rolled back alone when fn fails. */
 static int savepoint(struct db *d, int (*fn)(struct db *d, void *ud, struct errbuf *e), void *ud,
                      struct errbuf *e)
 {
-        int r = db_exec(d, "SAVEPOINT db_txn", e);
+        int r = run(d, sql_savepoint, e);
 
         if (r < 0)
                 return r;
         r = fn(d, ud, e);
         if (r < 0) {
-                sqlite3_exec(d->h, "ROLLBACK TO db_txn; RELEASE db_txn", NULL, NULL, NULL);
+                run(d, sql_rollback_to, NULL);
+                run(d, sql_release, NULL);
                 return r;
         }
-        return db_exec(d, "RELEASE db_txn", e);
+        return run(d, sql_release, e);
 }
 
 int db_txn(struct db *d, int (*fn)(struct db *d, void *ud, struct errbuf *e), void *ud,

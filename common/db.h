@@ -25,7 +25,7 @@
 #include "errbuf.h"
 
 #define DB_PATH_MAX 512
-#define DB_CACHE_MAX 16
+#define DB_CACHE_MAX 24
 
 struct db {
         sqlite3 *h;

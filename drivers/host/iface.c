@@ -131,14 +131,24 @@ static int by_ifindex(const void *a, const void *b)
         return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
 }
 
-/* Sorted, with their kernel drivers (one ethtool socket for them all). */
+void iface_kernel_drivers(struct iface *v, unsigned n, const bool *which, const char *sysfs_root)
+{
+        _cleanup_close_ int fd = -1;
+
+        for (unsigned i = 0; i < n; i++) {
+                if ((which && !which[i]) || v[i].kernel_driver[0])
+                        continue;
+                if (fd < 0)
+                        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+                kernel_driver(fd, v[i].name, sysfs_root, v[i].kind, v[i].kernel_driver, sizeof(v[i].kernel_driver));
+        }
+}
+
+/* Sorted, with their kernel drivers. */
 static void finish(struct iface *v, unsigned n, const char *sysfs_root)
 {
-        _cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
         qsort(v, n, sizeof(*v), by_ifindex);
-        for (unsigned i = 0; i < n; i++)
-                kernel_driver(fd, v[i].name, sysfs_root, v[i].kind, v[i].kernel_driver, sizeof(v[i].kernel_driver));
+        iface_kernel_drivers(v, n, NULL, sysfs_root);
 }
 
 static int too_many(int r, struct errbuf *e)
@@ -188,7 +198,7 @@ int iface_list_io(struct driver_io *io, const struct driver_env *env, struct ifa
                 free(c.v);
                 return too_many(r, e);
         }
-        finish(c.v, c.n, env->sysfs_root);
+        qsort(c.v, c.n, sizeof(*c.v), by_ifindex);
         *ret = c.v;
         *ret_n = c.n;
         return 0;

@@ -282,8 +282,12 @@ uint64_t nl_writes(const struct nl *nl)
 struct nlmsghdr *nl_msg_new(struct nl *nl, uint16_t type, uint16_t flags)
 {
         struct nlmsghdr *nlh;
+        size_t used;
 
-        memset(nl->req, 0, sizeof(nl->req));   /* libmnl 1.0.4 leaves attribute padding as it was */
+        /* libmnl 1.0.4 leaves attribute padding as it was: start from zeros. Beyond the
+         * previous request's length (every builder keeps nlmsg_len) the buffer still is. */
+        used = ((const struct nlmsghdr *)nl->req)->nlmsg_len;
+        memset(nl->req, 0, used < sizeof(nl->req) ? used : sizeof(nl->req));
         nlh = mnl_nlmsg_put_header(nl->req);
         nlh->nlmsg_type = type;
         nlh->nlmsg_flags = NLM_F_REQUEST | flags;
