@@ -188,7 +188,6 @@ static int add_target(struct plan *p, const struct target *t, struct plan_target
         memset(pt, 0, sizeof(*pt));
         pt->t = *t;
         pt->t.io = &p->io;
-        p->io.n_interfaces += t->kind == TARGET_INTERFACE;
         n = pt->n_units = target_units(t);
         pt->desired = calloc(n ? n : 1, sizeof(*pt->desired));
         pt->live = calloc(n ? n : 1, sizeof(*pt->live));
@@ -227,6 +226,13 @@ static int add_policy_target(struct plan *p, const struct target *t, const struc
         return refuse_unsupported(p, pt, e);
 }
 
+/* How many interfaces the request holds, known before the first driver probes one (driver_io). */
+static void count_interfaces(struct plan *p, const struct target_list *l)
+{
+        for (unsigned i = 0; i < l->n; i++)
+                p->io.n_interfaces += l->v[i].kind == TARGET_INTERFACE;
+}
+
 int plan_for_policy(struct plan *p, const struct policy *pol, unsigned flags, struct errbuf *e)
 {
         struct target_list l = { 0 };
@@ -234,6 +240,8 @@ int plan_for_policy(struct plan *p, const struct policy *pol, unsigned flags, st
 
         snprintf(p->policy, sizeof(p->policy), "%s", pol->name);
         snprintf(p->io.policy, sizeof(p->io.policy), "%s", pol->name);
+        if (r >= 0)
+                count_interfaces(p, &l);
         for (unsigned i = 0; r >= 0 && i < l.n; i++)
                 r = add_policy_target(p, &l.v[i], pol, flags, e);
         targets_free(&l);
@@ -244,6 +252,7 @@ static int add_all(struct plan *p, const struct target_list *l, struct errbuf *e
 {
         int r = 0;
 
+        count_interfaces(p, l);
         for (unsigned i = 0; r >= 0 && i < l->n; i++) {
                 struct plan_target *pt;
 
@@ -288,6 +297,8 @@ int plan_add_snapshot(struct plan *p, int kind, const char *name, uint32_t field
         snprintf(glob[0], sizeof(glob[0]), "%s", name);
         r = kind == TARGET_SWITCH ? targets_for_switches(&p->env, (const char (*)[64])glob, 1, &l, e)
                                   : targets_for_interfaces(&p->env, (const char (*)[64])glob, 1, &l, e);
+        if (r >= 0)
+                count_interfaces(p, &l);
         if (r >= 0)
                 r = add_target(p, &l.v[0], &pt, e);
         if (r >= 0)

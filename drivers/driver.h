@@ -78,9 +78,11 @@ struct driver_env {
 #define DRIVER_NOTES_MAX 16
 #define DRIVER_NOTE_MAX 256
 struct link_cache;
+struct dcb_cache;
 struct driver_io {
         struct nl *rtnl;                        /* NETLINK_ROUTE (env->nl's transport); NULL until first used */
         struct link_cache *links;               /* the dump, NULL until first used */
+        struct dcb_cache *dcb;                  /* every link's DCB GET, asked at once (drivers/host/dcb_nl.h) */
         unsigned n_interfaces;                  /* interface targets of the request: a dump pays for two or more */
         bool batch;                             /* writes may wait in the handle's queue until driver_io_flush() */
         char policy[64];                        /* the policy the request applies, "" when none (restore) */

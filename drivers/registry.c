@@ -5,6 +5,7 @@
  */
 #include <stdarg.h>
 
+#include "dcb_nl.h"
 #include "driver.h"
 #include "link_rtnl.h"
 #include "nl.h"
@@ -76,6 +77,8 @@ void driver_io_close(struct driver_io *io)
                 return;
         link_cache_free(io->links);
         io->links = NULL;
+        dcb_cache_free(io->dcb);
+        io->dcb = NULL;
         nl_close(io->rtnl);
         io->rtnl = NULL;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The "link" driver: interface MTU over rtnetlink, plus link read/dump/carrier helpers. */
+#include <limits.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
@@ -160,6 +161,7 @@ static int queue_mtu(struct nl *nl, const struct target *t, uint32_t mtu, struct
 
 struct link_cache {
         struct link_info *v;            /* sorted by ifindex */
+        char (*device)[LINK_DEVICE_MAX];        /* [size]: v[i]'s device link, "" not read yet, "-" none */
         unsigned n, size;
         bool filled;
         uint64_t writes;                /* nl_writes() of the handle when it was filled */
@@ -172,6 +174,7 @@ void link_cache_free(struct link_cache *c)
         if (!c)
                 return;
         free(c->v);
+        free(c->device);
         free(c);
 }
 
@@ -182,12 +185,18 @@ static int cache_add(const struct link_info *l, void *data)
         if (c->n == c->size) {
                 unsigned size = c->size ? c->size * 2 : 64;
                 struct link_info *v = realloc(c->v, size * sizeof(*v));
+                char (*d)[LINK_DEVICE_MAX];
 
                 if (!v)
                         return -ENOMEM;
                 c->v = v;
+                d = realloc(c->device, size * sizeof(*d));
+                if (!d)
+                        return -ENOMEM;
+                c->device = d;
                 c->size = size;
         }
+        c->device[c->n][0] = '\0';
         c->v[c->n++] = *l;
         return 0;
 }
@@ -282,6 +291,51 @@ int link_rtnl_read(const struct target *t, struct nl *nl, struct link_info *ret,
                 c->alone_writes = nl_writes(nl);
         }
         return r;
+}
+
+/* The last component of SYSFS/class/net/IF/device, -ENOENT without one (a virtual link). */
+static int read_device(const struct target *t, char *buf, size_t size)
+{
+        char link[PATH_MAX], target[PATH_MAX];
+        const char *base;
+        ssize_t n;
+
+        snprintf(link, sizeof(link), "%s/class/net/%s/device", t->env ? t->env->sysfs_root : "/sys", t->name);
+        n = readlink(link, target, sizeof(target) - 1);
+        if (n < 0)
+                return -errno;
+        target[n] = '\0';
+        base = strrchr(target, '/');
+        base = base ? base + 1 : target;
+        if (strlen(base) >= size)
+                return -ENAMETOOLONG;
+        memcpy(buf, base, strlen(base) + 1);
+        return 0;
+}
+
+int link_rtnl_device(const struct target *t, char *buf, size_t size)
+{
+        struct link_cache *c = t->io ? t->io->links : NULL;
+        struct link_info *l = c && c->filled ?
+                bsearch(&(struct link_info){ .ifindex = t->ifindex }, c->v, c->n, sizeof(*c->v), by_ifindex) : NULL;
+        char *slot = l && streq(l->name, t->name) ? c->device[l - c->v] : NULL;
+        int r;
+
+        if (!slot)
+                return read_device(t, buf, size);
+        if (!slot[0]) {
+                r = read_device(t, slot, LINK_DEVICE_MAX);
+                if (r < 0)
+                        snprintf(slot, LINK_DEVICE_MAX, "%s", r == -ENOENT ? "-" : "");
+                if (r < 0 && r != -ENOENT)
+                        return r;
+        }
+        if (streq(slot, "-"))
+                return -ENOENT;
+        if (strlen(slot) >= size)
+                return -ENAMETOOLONG;
+        memcpy(buf, slot, strlen(slot) + 1);
+        return 0;
 }
 
 int link_rtnl_where(const struct target *t, struct errbuf *e, int r)

@@ -57,6 +57,14 @@ int link_rtnl_set_mtu(struct nl *nl, int ifindex, uint32_t mtu, struct errbuf *e
 int link_rtnl_read(const struct target *t, struct nl *nl, struct link_info *ret, struct errbuf *e);
 int link_cache_links(struct driver_io *io, const struct driver_env *env, const struct link_info **ret,
                      unsigned *ret_n, struct errbuf *e);
+
+/*
+ * The name of target t's device (the last component of SYSFS/class/net/IF/device:
+ * "0000:03:00.0"), -ENOENT when the link has none (veth, bridge: no PCI function,
+ * no RDMA device). Read once per request and link (t->io's cache).
+ */
+#define LINK_DEVICE_MAX 64
+int link_rtnl_device(const struct target *t, char *buf, size_t size);
 void link_cache_free(struct link_cache *c);
 
 /* "interface 'NAME'" into e->where, keeping the message; returns r. */

@@ -40,6 +40,7 @@ struct nl {
         size_t queue_len, queue_size;
         struct nl_pending *pending;     /* [n_pending], in queue order */
         unsigned n_pending, max_pending;
+        bool batching;                  /* the queue holds nl_batch_add() requests, not writes */
         _Alignas(8) char req[NL_MSG_MAX];
         _Alignas(8) char rx[NL_RECV_MAX];
 };
@@ -511,7 +512,7 @@ int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
         ssize_t n;
         int r;
 
-        if (nl->n_pending) {
+        if (nl->n_pending && !nl->batching) {
                 r = nl_flush(nl, e);
                 if (r < 0)
                         return r;
@@ -539,7 +540,7 @@ int nl_queue(struct nl *nl, struct nlmsghdr *nlh, const char *where, const char 
         size_t len = NLMSG_ALIGN(nlh->nlmsg_len);
         struct nl_pending *p;
 
-        if (nl->n_pending >= NL_QUEUE_MAX) {
+        if (nl->n_pending >= NL_QUEUE_MAX && !nl->batching) {
                 int r = nl_flush(nl, e);
 
                 if (r < 0)
@@ -662,6 +663,115 @@ int nl_flush(struct nl *nl, struct errbuf *e)
         if (e)
                 snprintf(e->where, sizeof(e->where), "%s", nl->pending[first_at].where);
         return r;
+}
+
+/* ---- batches of independent requests ---- */
+
+int nl_batch_add(struct nl *nl, struct nlmsghdr *nlh, struct errbuf *e)
+{
+        if (nl->n_pending && !nl->batching) {
+                int r = nl_flush(nl, e);        /* queued writes go first */
+
+                if (r < 0)
+                        return r;
+        }
+        nl->batching = true;
+        return nl_queue(nl, nlh, NULL, "", e);
+}
+
+struct batch {
+        struct nl *nl;
+        const char *what;
+        nl_batch_cb cb;
+        void *data;
+        int *err;
+        char (*msg)[NL_BATCH_MSG];
+        unsigned from, n, done_n;
+        bool done[NL_WINDOW];
+};
+
+/* One reply message of the window; 0 or -errno when the reply is not what was asked for. */
+static int batch_reply(struct batch *b, const struct nlmsghdr *nlh)
+{
+        uint32_t k = nlh->nlmsg_seq - b->nl->pending[b->from].seq;
+        const struct nlmsgerr *err;
+        char t[128];
+        int r;
+
+        if (b->nl->portid && nlh->nlmsg_pid && nlh->nlmsg_pid != b->nl->portid)
+                return -ESRCH;
+        if (k >= b->n || b->done[k])
+                return -EPROTO;
+        if (nlh->nlmsg_type != NLMSG_ERROR) {
+                if (!b->cb || b->err[b->from + k])
+                        return 0;
+                r = b->cb(nlh, b->from + k, b->data);
+                if (r < 0)
+                        b->err[b->from + k] = r;
+                if (r < 0 && b->msg)
+                        snprintf(b->msg[b->from + k], NL_BATCH_MSG, "%s: %s", b->what, nl_strerror(-r, t, sizeof(t)));
+                return 0;
+        }
+        err = mnl_nlmsg_get_payload(nlh);
+        if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*err))
+                return -EBADMSG;
+        b->done[k] = true;
+        b->done_n++;
+        if (!err->error || b->err[b->from + k])
+                return 0;
+        r = err->error > 0 || err->error < -4095 ? -EPROTO : err->error;
+        b->err[b->from + k] = r;
+        read_extack(b->nl, nlh, err);
+        if (b->msg && b->nl->extack[0])
+                snprintf(b->msg[b->from + k], NL_BATCH_MSG, "%s: %s (kernel: %.160s)", b->what,
+                         nl_strerror(-r, t, sizeof(t)), b->nl->extack);
+        else if (b->msg)
+                snprintf(b->msg[b->from + k], NL_BATCH_MSG, "%s: %s", b->what, nl_strerror(-r, t, sizeof(t)));
+        return 0;
+}
+
+int nl_batch_run(struct nl *nl, const char *what, nl_batch_cb cb, void *data, int *ret_err,
+                 char (*ret_msg)[NL_BATCH_MSG], struct errbuf *e)
+{
+        struct batch b = { .nl = nl, .what = what, .cb = cb, .data = data, .err = ret_err, .msg = ret_msg };
+        unsigned n = nl->n_pending;
+        size_t off = 0;
+        int r = 0;
+
+        nl->n_pending = 0;
+        nl->queue_len = 0;
+        nl->batching = false;
+        memset(ret_err, 0, n * sizeof(*ret_err));
+        for (unsigned at = 0; at < n && r >= 0; at += b.n) {
+                size_t len = 0;
+                ssize_t k;
+
+                b.from = at;
+                b.n = n - at < NL_WINDOW ? n - at : NL_WINDOW;
+                b.done_n = 0;
+                memset(b.done, 0, sizeof(b.done));
+                for (unsigned i = 0; i < b.n; i++)
+                        len += NLMSG_ALIGN(((const struct nlmsghdr *)(nl->queue + off + len))->nlmsg_len);
+                k = nl->t->ops->send(nl->ctx, nl->queue + off, len);
+                off += len;
+                r = k < 0 ? (int)k : 0;
+                while (r >= 0 && b.done_n < b.n) {
+                        const struct nlmsghdr *nlh;
+                        int rem;
+
+                        k = nl->t->ops->recv(nl->ctx, nl->rx, sizeof(nl->rx), NL_TIMEOUT_MS);
+                        if (k < 0 || (size_t)k > INT32_MAX || !lengths_ok((const unsigned char *)nl->rx, (size_t)k)) {
+                                r = k < 0 ? (int)k : -EBADMSG;
+                                break;
+                        }
+                        nlh = (const struct nlmsghdr *)nl->rx;
+                        rem = (int)k;
+                        for (; r >= 0 && mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem))
+                                r = batch_reply(&b, nlh);
+                }
+        }
+        nl->extack[0] = '\0';
+        return r < 0 ? talk_fail(nl, r, what, e) : 0;
 }
 
 /* ---- attribute policy tables ---- */
