@@ -29,7 +29,7 @@ static struct target *add_new(struct target_list *l, const struct agent_config *
         memset(t, 0, sizeof(*t));
         t->kind = kind;
         t->env = &c->env;
-        snprintf(t->name, sizeof(t->name), "%s", name);
+        strcopy(t->name, sizeof(t->name), name);
         return t;
 }
 
@@ -44,7 +44,7 @@ static void fill_iface(struct target *t, const struct iface *x)
         t->ifindex = x->ifindex;
         t->min_mtu = x->min_mtu;
         t->max_mtu = x->max_mtu;
-        snprintf(t->kernel_driver, sizeof(t->kernel_driver), "%s", x->kernel_driver);
+        strcopy(t->kernel_driver, sizeof(t->kernel_driver), x->kernel_driver);
 }
 
 static int list_ifaces(const struct plan_env *env, struct iface **ret, unsigned *ret_n, struct errbuf *e)

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "crashpoint.h"
 #include "diff.h"
+#include "jsonw.h"
 #include "state_json.h"
 #include "txn_internal.h"
 
@@ -107,7 +108,7 @@ static int save_snapshot(struct txn_env *env, struct plan *p, struct txn_result 
                 snprintf(rows[i].target, sizeof(rows[i].target), "%s", pt->t.name);
                 rows[i].kind = pt->t.kind;
                 rows[i].fields = pt->want;
-                rows[i].state_json = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+                rows[i].state_json = j ? jsonw_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
                 json_decref(j);
                 if (!rows[i].state_json)
                         r = -ENOMEM;

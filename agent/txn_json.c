@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The transaction's JSON: probe runs, the gate's verdict, results. */
+#include "jsonw.h"
 #include "txn_internal.h"
 
 char *txn_json_text(const json_t *j)
 {
-        return j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        return j ? jsonw_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 }
 
 /* The CPU load seen while measuring; null when not measured. */

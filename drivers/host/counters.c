@@ -86,6 +86,27 @@ static bool match_one(const char *pat, const char *name, int *ret_prio)
         return true;
 }
 
+/* Does name contain "pause", "cnp" or "ecn", case-insensitively? (One pass: strcasestr sets up for longer texts.) */
+static bool congestion_word(const char *name)
+{
+        for (const char *p = name; *p; p++)
+                switch (tolower((unsigned char)*p)) {
+                case 'p':
+                        if (!strncasecmp(p, "pause", 5))
+                                return true;
+                        break;
+                case 'c':
+                        if (!strncasecmp(p, "cnp", 3))
+                                return true;
+                        break;
+                case 'e':
+                        if (!strncasecmp(p, "ecn", 3))
+                                return true;
+                        break;
+                }
+        return false;
+}
+
 bool counters_match(const char *kdrv, const char *name, int *ret_prio)
 {
         for (size_t f = 0; f < ARRAY_SIZE(families); f++) {
@@ -97,7 +118,7 @@ bool counters_match(const char *kdrv, const char *name, int *ret_prio)
                 return false;
         }
         *ret_prio = -1;
-        return strcasestr(name, "pause") || strcasestr(name, "cnp") || strcasestr(name, "ecn");
+        return congestion_word(name);
 }
 
 static void add(struct counters *c, const char *name, const char *source, uint64_t v, const char *kdrv)
@@ -127,7 +148,7 @@ static int real_ioctl(void *ctx, const char *ifname, void *cmd)
         struct ethtool_fd *s = ctx;
         struct ifreq ifr = { 0 };
 
-        snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+        strcopy(ifr.ifr_name, sizeof(ifr.ifr_name), ifname);
         ifr.ifr_data = cmd;
         return ioctl(s->fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
 }
@@ -172,7 +193,7 @@ static int read_stats(const struct counters_ethtool *io, const char *ifname, con
         char name[ETH_GSTRING_LEN + 1];
         int prio, r;
 
-        strs = calloc(1, sizeof(*strs) + (size_t)cap * ETH_GSTRING_LEN);
+        strs = malloc(sizeof(*strs) + (size_t)cap * ETH_GSTRING_LEN);        /* the kernel fills what it reports */
         if (!strs)
                 return -ENOMEM;
         *strs = (struct ethtool_gstrings){ .cmd = ETHTOOL_GSTRINGS, .string_set = ETH_SS_STATS, .len = n };
@@ -191,7 +212,7 @@ static int read_stats(const struct counters_ethtool *io, const char *ifname, con
         }
         if (!wanted)
                 return 0;
-        vals = calloc(1, sizeof(*vals) + (size_t)cap * sizeof(uint64_t));
+        vals = malloc(sizeof(*vals) + (size_t)cap * sizeof(uint64_t));
         if (!vals)
                 return -ENOMEM;
         *vals = (struct ethtool_stats){ .cmd = ETHTOOL_GSTATS, .n_stats = n };

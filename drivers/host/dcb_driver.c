@@ -60,7 +60,7 @@ static int prefetch(struct target *t, struct nl *nl, struct errbuf *e)
         if (!names)
                 return errbuf_set(e, ENOMEM, NULL, "out of memory");
         for (unsigned i = 0; i < n; i++)
-                snprintf(names[i], sizeof(names[i]), "%s", l[i].name);
+                strcopy(names[i], sizeof(names[i]), l[i].name);
         return dcb_cache_fill(nl, (const char (*)[16])names, n, &io->dcb, e);
 }
 
@@ -108,13 +108,16 @@ static int dcb_caps(struct target *t, uint32_t *ret_fields, struct errbuf *e)
         uint32_t f;
         int r;
 
-        r = dcb_open_get(t, &nl, &own, &cur, e);
+        /* Not dcb_open_get(): a device without DCB is no error here, its message would be thrown away. */
+        r = driver_rtnl(t, &nl, &own, e);
+        if (r >= 0)
+                r = get_ieee(t, nl, &cur, e);
         if (r == -EOPNOTSUPP) {
                 *ret_fields = 0;
                 return 0;
         }
         if (r < 0)
-                return r;
+                return link_rtnl_where(t, e, r);
         f = APP_FIELDS;
         if (cur.has_pfc && cur.pfc.pfc_cap > 0)
                 f |= STATE_BIT(STATE_FIELD_PFC);

@@ -282,8 +282,13 @@ int dcb_cache_get(const struct dcb_cache *c, const struct nl *nl, const char *if
         if (lo == c->n || strcmp(c->name[c->by_name[lo]], ifname))
                 return 1;
         i = c->by_name[lo];
-        if (c->err[i])
-                return errbuf_set(e, -c->err[i], NULL, "%s", c->msg[i]);
+        if (c->err[i]) {
+                if (e) {
+                        e->where[0] = '\0';
+                        strcopy(e->msg, sizeof(e->msg), c->msg[i]);
+                }
+                return c->err[i];
+        }
         if (!c->ieee[i])
                 return errbuf_set(e, EBADMSG, NULL, GET_WHAT ": no reply");
         *ret = *c->ieee[i];

@@ -58,6 +58,9 @@ static void place_of(const struct target *t, struct place *p)
         char pci[128], knob[PATH_MAX + 16];
 
         ecn_dir(t, p->dir, sizeof(p->dir));
+        p->b = BACKEND_NONE;
+        if (pci_name(t, pci, sizeof(pci)) == -ENXIO)
+                return;         /* a virtual link: the NIC driver makes both trees under a device */
         p->b = BACKEND_OFED;
         if (exists(p->dir))
                 return;

@@ -18,14 +18,14 @@ static int drvinfo(int fd, const char *name, char *buf, size_t size)
 
         if (fd < 0)
                 return -EBADF;
-        snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+        strcopy(ifr.ifr_name, sizeof(ifr.ifr_name), name);
         ifr.ifr_data = (void *)&info;
         if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
                 return -errno;
         if (!info.driver[0])
                 return -ENOENT;
         info.driver[sizeof(info.driver) - 1] = '\0';
-        snprintf(buf, size, "%s", info.driver);
+        strcopy(buf, size, info.driver);
         return 0;
 }
 
@@ -114,13 +114,13 @@ static int collect_cb(const struct link_info *l, void *data)
                 return -E2BIG;
         x = &c->v[c->n++];
         memset(x, 0, sizeof(*x));
-        snprintf(x->name, sizeof(x->name), "%s", l->name);
+        strcopy(x->name, sizeof(x->name), l->name);
         x->ifindex = l->ifindex;
         x->flags = l->flags;
         x->mtu = l->mtu;
         x->min_mtu = l->min_mtu;
         x->max_mtu = l->max_mtu;
-        snprintf(x->kind, sizeof(x->kind), "%s", l->kind);
+        strcopy(x->kind, sizeof(x->kind), l->kind);
         return 0;
 }
 

@@ -37,7 +37,7 @@ int link_rtnl_parse(const struct nlmsghdr *nlh, struct link_info *ret)
                 return -EBADMSG;
         l.ifindex = ifi->ifi_index;
         l.flags = ifi->ifi_flags;
-        snprintf(l.name, sizeof(l.name), "%s", mnl_attr_get_str(tb[IFLA_IFNAME]));
+        strcopy(l.name, sizeof(l.name), mnl_attr_get_str(tb[IFLA_IFNAME]));
         l.mtu = mnl_attr_get_u32(tb[IFLA_MTU]);
         if (tb[IFLA_MIN_MTU])
                 l.min_mtu = mnl_attr_get_u32(tb[IFLA_MIN_MTU]);
@@ -51,7 +51,7 @@ int link_rtnl_parse(const struct nlmsghdr *nlh, struct link_info *ret)
         }
         if (tb[IFLA_LINKINFO] && nl_parse_nested(tb[IFLA_LINKINFO], linkinfo_policy,
                                                  IFLA_INFO_MAX, info) == 0 && info[IFLA_INFO_KIND])
-                snprintf(l.kind, sizeof(l.kind), "%s", mnl_attr_get_str(info[IFLA_INFO_KIND]));
+                strcopy(l.kind, sizeof(l.kind), mnl_attr_get_str(info[IFLA_INFO_KIND]));
         *ret = l;
         return 0;
 }
@@ -161,7 +161,7 @@ static int queue_mtu(struct nl *nl, const struct target *t, uint32_t mtu, struct
 
 struct link_cache {
         struct link_info *v;            /* sorted by ifindex */
-        char (*device)[LINK_DEVICE_MAX];        /* [size]: v[i]'s device link, "" not read yet, "-" none */
+        char (*device)[LINK_DEVICE_MAX];        /* [size]: v[i]'s device, "" not read yet, "-" none, "*" virtual */
         unsigned n, size;
         bool filled;
         uint64_t writes;                /* nl_writes() of the handle when it was filled */
@@ -293,24 +293,63 @@ int link_rtnl_read(const struct target *t, struct nl *nl, struct link_info *ret,
         return r;
 }
 
-/* The last component of SYSFS/class/net/IF/device, -ENOENT without one (a virtual link). */
+static int copy_name(const char *name, char *buf, size_t size)
+{
+        if (strlen(name) >= size)
+                return -ENAMETOOLONG;
+        memcpy(buf, name, strlen(name) + 1);
+        return 0;
+}
+
+/*
+ * SYSFS/class/net/IF links into the device tree, under the parent device
+ * (.../0000:03:00.0/net/IF) or, without one, under .../devices/virtual/net/IF:
+ * one lookup that exists answers what SYSFS/class/net/IF/device (a lookup that
+ * fails for every virtual link, several times dearer in sysfs) would. -ENXIO:
+ * virtual; 1: not such a link (a test's tree), ask the device link.
+ */
+static int parent_of_class_link(const char *root, const char *ifname, char *buf, size_t size)
+{
+        char link[PATH_MAX], target[PATH_MAX], *tail, *net;
+        ssize_t n;
+
+        snprintf(link, sizeof(link), "%s/class/net/%s", root, ifname);
+        n = readlink(link, target, sizeof(target) - 1);
+        if (n < 0)
+                return 1;
+        target[n] = '\0';
+        tail = strrchr(target, '/');
+        if (!tail || !streq(tail + 1, ifname))
+                return 1;
+        *tail = '\0';
+        net = strrchr(target, '/');
+        if (!net || !streq(net + 1, "net"))
+                return 1;
+        *net = '\0';
+        tail = strrchr(target, '/');
+        if (tail && streq(tail + 1, "virtual") && tail - target >= 8 && !strncmp(tail - 8, "/devices", 8))
+                return -ENXIO;
+        return copy_name(tail ? tail + 1 : target, buf, size);
+}
+
+/* The last component of SYSFS/class/net/IF/device; -ENXIO virtual, -ENOENT no device link. */
 static int read_device(const struct target *t, char *buf, size_t size)
 {
+        const char *root = t->env ? t->env->sysfs_root : "/sys";
         char link[PATH_MAX], target[PATH_MAX];
         const char *base;
         ssize_t n;
+        int r = parent_of_class_link(root, t->name, buf, size);
 
-        snprintf(link, sizeof(link), "%s/class/net/%s/device", t->env ? t->env->sysfs_root : "/sys", t->name);
+        if (r <= 0)
+                return r;
+        snprintf(link, sizeof(link), "%s/class/net/%s/device", root, t->name);
         n = readlink(link, target, sizeof(target) - 1);
         if (n < 0)
                 return -errno;
         target[n] = '\0';
         base = strrchr(target, '/');
-        base = base ? base + 1 : target;
-        if (strlen(base) >= size)
-                return -ENAMETOOLONG;
-        memcpy(buf, base, strlen(base) + 1);
-        return 0;
+        return copy_name(base ? base + 1 : target, buf, size);
 }
 
 int link_rtnl_device(const struct target *t, char *buf, size_t size)
@@ -326,12 +365,14 @@ int link_rtnl_device(const struct target *t, char *buf, size_t size)
         if (!slot[0]) {
                 r = read_device(t, slot, LINK_DEVICE_MAX);
                 if (r < 0)
-                        snprintf(slot, LINK_DEVICE_MAX, "%s", r == -ENOENT ? "-" : "");
-                if (r < 0 && r != -ENOENT)
+                        strcopy(slot, LINK_DEVICE_MAX, r == -ENOENT ? "-" : r == -ENXIO ? "*" : "");
+                if (r < 0 && r != -ENOENT && r != -ENXIO)
                         return r;
         }
         if (streq(slot, "-"))
                 return -ENOENT;
+        if (streq(slot, "*"))
+                return -ENXIO;
         if (strlen(slot) >= size)
                 return -ENAMETOOLONG;
         memcpy(buf, slot, strlen(slot) + 1);

@@ -60,8 +60,9 @@ int link_cache_links(struct driver_io *io, const struct driver_env *env, const s
 
 /*
  * The name of target t's device (the last component of SYSFS/class/net/IF/device:
- * "0000:03:00.0"), -ENOENT when the link has none (veth, bridge: no PCI function,
- * no RDMA device). Read once per request and link (t->io's cache).
+ * "0000:03:00.0"); -ENXIO when sysfs shows a virtual link (veth, bridge: no parent
+ * device at all, so no PCI function, no RDMA device, no NIC knobs), -ENOENT when
+ * the interface has no device link. Read once per request and link (t->io's cache).
  */
 #define LINK_DEVICE_MAX 64
 int link_rtnl_device(const struct target *t, char *buf, size_t size);

@@ -573,8 +573,8 @@ int nl_queue(struct nl *nl, struct nlmsghdr *nlh, const char *where, const char 
         nl->queue_len += len;
         p = &nl->pending[nl->n_pending++];
         p->seq = nlh->nlmsg_seq;
-        snprintf(p->where, sizeof(p->where), "%s", where ? where : "");
-        snprintf(p->what, sizeof(p->what), "%s", what);
+        strcopy(p->where, sizeof(p->where), where ? where : "");
+        strcopy(p->what, sizeof(p->what), what);
         return 0;
 }
 
