@@ -25,6 +25,13 @@ static struct target *add_new(struct target_list *l, const struct agent_config *
                         return &l->v[i];
         if (l->n >= TARGETS_MAX)
                 return NULL;
+        if (!(l->n & (l->n - 1)) && l->n >= 16) {              /* full at 16, 32, 64...: twice the room */
+                struct target *v = realloc(l->v, 2 * l->n * sizeof(*v));
+
+                if (!v)
+                        return NULL;
+                l->v = v;
+        }
         t = &l->v[l->n++];
         memset(t, 0, sizeof(*t));
         t->kind = kind;
@@ -155,7 +162,7 @@ static int add_switches(struct target_list *l, const struct plan_env *env, const
 static int list_new(struct target_list *ret, struct target_list *l, struct errbuf *e)
 {
         l->n = 0;
-        l->v = calloc(TARGETS_MAX, sizeof(*l->v));
+        l->v = calloc(16, sizeof(*l->v));      /* grows by doubling (add_new) */
         if (!l->v)
                 return errbuf_set(e, ENOMEM, NULL, "out of memory");
         return 0;
