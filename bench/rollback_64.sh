@@ -20,7 +20,7 @@ ip -n "$ns" addr add 10.213.0.1/24 dev "rbp$B_ID"
 ip -n "$nsp" addr add 10.213.0.2/24 dev "rbq$B_ID"
 ip -n "$ns" link set "rbp$B_ID" up
 ip -n "$nsp" link set "rbq$B_ID" up
-b_bg ip netns exec "$nsp" "$AGENT" probe-server --listen 10.213.0.2:18517 --allow 10.213.0.0/24
+b_bg ip netns exec "$nsp" "$AGENT" probe-server --listen 10.213.0.2:18517 --allow 10.213.0.0/24 2>/dev/null
 for _ in $(seq 50); do
         ip netns exec "$nsp" ss -ltnH 'sport = :18517' | grep -q LISTEN && break
         sleep 0.1
@@ -43,16 +43,18 @@ sed 's/mtu 1500/mtu 9000/' "$W/restore" > "$W/change"
 agent=() peer=()
 for r in $(seq 1 "$REPS"); do
         rc=0
-        ip netns exec "$ns" "$AGENT" --config "$W/agent.json" --output json apply "$W/gated.json" > "$W/r.json" || rc=$?
+        ip netns exec "$ns" "$AGENT" --config "$W/agent.json" --output json apply "$W/gated.json" > "$W/r.json" \
+                2>>"$W/agent.log" || rc=$?
         [ "$rc" -eq 1 ] || { echo "bench: the gated apply exited $rc, expected 1 (rolled back)" >&2; exit 1; }
         agent+=("$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rollback_ms"])' "$W/r.json")")
         ip -n "$ns" -batch "$W/change"
-        t0=$(now_ms); ip -n "$ns" -batch "$W/restore"; ip -n "$ns" -o link show > /dev/null; peer+=($(( $(now_ms) - t0 )))
+        t0=$(now_us); ip -n "$ns" -batch "$W/restore"; ip -n "$ns" -o link show > /dev/null
+        peer+=("$(ms $(( $(now_us) - t0 )))")
 done
 n=$(ip -n "$ns" -o link show | grep -c 'mtu 1500')
 [ "$n" -ge 64 ] || { echo "bench: expected 64 interfaces back at mtu 1500, found $n" >&2; exit 1; }
 a=$(median "${agent[@]}") p=$(median "${peer[@]}")
 worst=$(printf '%s\n' "${agent[@]}" | sort -g | tail -1)
-goal=$(awk -v a="$a" 'BEGIN { print (a <= 50) ? "met" : "NOT MET" }')
-printf '| rollback after a failed gate, 64 veth (median of %d) | %.1f ms | ip -batch + ip link show: %s ms | %s | goal <= 50 ms: %s; slowest %.1f ms; journal rollback_ms, decision to last interface read back |\n' \
-        "$REPS" "$a" "$p" "$(ratio "$a" "$p")" "$goal" "$worst"
+printf '| rollback after a failed gate, 64 veth (median of %d) | %.1f ms | ip -batch + ip link show: %s ms | %s | slowest %.1f ms; rollback_ms as the journal records it: from the decision of the gate to the last interface restored and read back |\n' \
+        "$REPS" "$a" "$p" "$(ratio "$a" "$p")" "$worst"
+goal "rollback of 64 interfaces after a failed gate" "$a" "<=" 50 "ms"
