@@ -315,6 +315,12 @@ int journal_snapshot(struct journal *j, int64_t tx, const struct journal_snapsho
         return db_txn(&j->db, do_snapshot, &a, e);
 }
 
+void journal_release_memory(struct journal *j)
+{
+        if (j && j->db.h)
+                sqlite3_db_release_memory(j->db.h);
+}
+
 int journal_group_begin(struct journal *j, bool durable, struct errbuf *e)
 {
         return durable ? db_begin(&j->db, e) : db_begin_lazy(&j->db, e);

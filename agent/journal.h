@@ -109,6 +109,8 @@ int journal_record(struct journal *j, int64_t tx, enum txn_state s,
  * commit carries them.
  */
 int journal_group_begin(struct journal *j, bool durable, struct errbuf *e);
+/* Give the connection's cached pages back (an idle daemon); nothing is lost but speed. */
+void journal_release_memory(struct journal *j);
 int journal_group_commit(struct journal *j, struct errbuf *e);
 
 struct journal_tx {
