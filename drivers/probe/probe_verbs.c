@@ -6,10 +6,14 @@
  * completion - first post). QP numbers, PSNs, rkey, address and GIDs travel
  * over the out-of-band TCP control connection (probe_oob.h).
  *
- * Posted as perftest posts: completions are moderated (one signaled WRITE in
- * VERBS_CQ_MOD, and the last: an RC QP completes in order, so a completion
- * stands for every WRITE posted before it on its QP), and the free slots of a
- * send queue are filled with one chained list per ibv_post_send.
+ * Completions are moderated (one signaled WRITE in a quarter of the send queue,
+ * and the last: an RC QP completes in order, so a completion stands for every
+ * WRITE posted before it on its QP), which keeps three quarters of the queue in
+ * flight while the next completion is awaited. The free slots of a send queue
+ * are filled with chained lists of at most VERBS_LIST_BYTES: small WRITEs share
+ * one ibv_post_send, a list is never a larger burst than one 64 KiB WRITE
+ * (Soft-RoCE sends a whole list inside the call, and a burst larger than the
+ * receiver's backlog is dropped and retransmitted).
  */
 #include <arpa/inet.h>
 
@@ -18,8 +22,9 @@
 #include "probe_verbs.h"
 
 #define VERBS_DEPTH 128u                /* WRITEs in flight per QP (perftest's tx_depth) */
-#define VERBS_CQ_MOD 100u               /* one completion per this many WRITEs (perftest's cq_mod) */
-#define VERBS_POST_LIST 32u             /* WRITEs handed over in one ibv_post_send */
+#define VERBS_CQ_MOD 100u               /* at most one completion per this many WRITEs (perftest's cq_mod) */
+#define VERBS_POST_LIST 32u             /* WRITEs handed over in one ibv_post_send, at most */
+#define VERBS_LIST_BYTES 65536u         /* ... and bytes */
 #define WR_QP_SHIFT 48                  /* wr_id: QP index << 48 | the WRITE's number on its QP */
 #define VERBS_STALL_MS 10000u           /* no completion for this long: the peer is gone */
 #define VERBS_HANDSHAKE_MS 10000u
@@ -30,9 +35,21 @@ struct writer {
         uint64_t signaled[PROBE_STREAMS_MAX];   /* the number of its last signaled WRITE */
         uint64_t completed;
         uint64_t first_post_ns, last_cqe_ns;
-        unsigned cq_mod;
+        unsigned cq_mod;                        /* one signaled WRITE in this many */
+        unsigned list;                          /* WRITEs in one ibv_post_send */
         bool stop_posting;
 };
+
+/* How the WRITEs of v are posted: completions moderated, lists bounded (above). */
+static void writer_init(struct writer *w, const struct probe_verbs *v)
+{
+        size_t list = v->size ? VERBS_LIST_BYTES / v->size : VERBS_POST_LIST;
+
+        w->cq_mod = v->depth / 4 < VERBS_CQ_MOD ? v->depth / 4 : VERBS_CQ_MOD;
+        if (!w->cq_mod)
+                w->cq_mod = 1;
+        w->list = list < 1 ? 1 : list > VERBS_POST_LIST ? VERBS_POST_LIST : (unsigned)list;
+}
 
 /* WRITE number k (from 1) of QP i asks for a completion: every cq_mod-th, and the last. */
 static bool signal_at(const struct probe_params *p, const struct writer *w, uint64_t k, bool last)
@@ -97,7 +114,7 @@ static int fill_queues(const struct probe_params *p, struct probe_verbs *v, cons
         for (unsigned i = 0; i < v->n_qp; i++) {
                 for (;;) {
                         uint64_t room = v->depth - (w->posted[i] - w->done[i]);
-                        unsigned n = room < VERBS_POST_LIST ? (unsigned)room : VERBS_POST_LIST;
+                        unsigned n = room < w->list ? (unsigned)room : w->list;
                         int r;
 
                         if (!n)
@@ -267,9 +284,10 @@ static int client_exchange(const struct probe_params *p, int ctrl, const struct 
         };
         struct probe_oob_msg ready, res, done = { .type = PROBE_OOB_DONE, .mode = PROBE_MODE_VERBS };
         struct probe_oob_msg rm[PROBE_STREAMS_MAX];
-        struct writer w = { .cq_mod = VERBS_CQ_MOD < v->depth ? VERBS_CQ_MOD : v->depth };
+        struct writer w = { 0 };
         int r;
 
+        writer_init(&w, v);
         r = probe_oob_send(ctrl, &hello, p->timeout_ms, e);
         if (r >= 0)
                 r = send_qps(ctrl, v, p->timeout_ms, e);
