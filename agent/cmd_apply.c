@@ -379,7 +379,8 @@ int cmd_confirm_watchdog(struct cli *c)
                         nap_until(journal_now_ms() + 100);      /* no busy loop if recovery could not finish it */
                         continue;
                 }
-                nap_until(t.confirm_deadline_ms);
+                /* A second at a time: a confirm, a restore by someone else or a moved deadline ends the wait. */
+                nap_until(t.confirm_deadline_ms < journal_now_ms() + 1000 ? t.confirm_deadline_ms : journal_now_ms() + 1000);
         }
         session_done(&s);
         return EXIT_OK;

@@ -203,6 +203,27 @@ static int add_target(struct plan *p, const struct target *t, struct plan_target
         return 0;
 }
 
+/*
+ * A host agent's interfaces carry no switch-queue field (ecn): say so once when the
+ * policy names one and no switch would take it here, instead of a silent "no changes".
+ */
+static void note_switch_only(struct plan *p, const struct target *t, const struct policy *pol)
+{
+        uint32_t only = pol->spec.present & ~field_mask_on(kind_on(t), STATE_ALL_FIELDS) &
+                        field_mask_on(FIELD_ON_SWITCH, STATE_ALL_FIELDS);
+        char names[128] = "";
+        size_t n = 0;
+
+        if (t->kind != TARGET_INTERFACE || !only || pol->n_switches || p->noted_switch_only)
+                return;
+        p->noted_switch_only = true;
+        for (unsigned f = 0; f < STATE_FIELD_MAX; f++)
+                if (only & STATE_BIT(f) && n < sizeof(names))
+                        n += snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "", state_field_name(f));
+        plan_note(p, "%s is a switch-port field: this agent (role host) leaves it alone on its interfaces;"
+                  " it is applied by the agent of a Linux switch (\"role\": \"switch\") or on targets.switches", names);
+}
+
 static int add_policy_target(struct plan *p, const struct target *t, const struct policy *pol, unsigned flags,
                              struct errbuf *e)
 {
@@ -219,6 +240,7 @@ static int add_policy_target(struct plan *p, const struct target *t, const struc
                 return 0;
         }
         pt->want = want;
+        note_switch_only(p, t, pol);
         for (unsigned u = 0; u < pt->n_units; u++) {
                 pt->desired[u] = pol->spec;
                 pt->desired[u].present = want;

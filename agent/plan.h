@@ -78,6 +78,7 @@ struct plan {
         unsigned n_changes;             /* diff entries over every target, after plan_read() */
         unsigned n_notes;
         char notes[PLAN_NOTES_MAX][PLAN_NOTE_MAX];      /* what the reader should know (plan JSON "notes") */
+        bool noted_switch_only;         /* the note on switch-port fields a host leaves alone is there */
         struct driver_io io;
 };
 

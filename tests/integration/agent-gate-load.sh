@@ -17,7 +17,7 @@ nsp=$(netns_add glp)
 ifc=la$NT_ID
 veth_pair "$ns" "$ifc" "$nsp" lb$NT_ID 10.207.0.1/24 10.207.0.2/24
 make_certs "$T/certs" || fail "cannot make test certificates"
-bg ip netns exec "$nsp" "$AGENT" probe-server --listen 10.207.0.2:18515
+bg ip netns exec "$nsp" "$AGENT" probe-server --listen 10.207.0.2:18515 --allow 10.207.0.0/24
 wait_for 10 sh -c "ip netns exec '$nsp' ss -ltnH 'sport = :18515' | grep -q LISTEN" || fail "probe-server did not start"
 port=7453
 agent_config "$T/agent.json" "$T/state" "127.0.0.1:$port" "127.0.0.1:18528" '"drift": {"interval_s": 0}'

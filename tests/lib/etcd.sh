@@ -34,8 +34,10 @@ etcd_cluster_up() {
                 # so with client-cert-auth that certificate must allow client use too.
                 [ -s "$ETCD_CERTS/etcd.crt" ] || _certs_sign "$ETCD_CERTS" ca etcd "etcd" \
                         "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost"
+                # Clients: the controller (the clients' CA) and the gateway itself (the agents' CA).
+                cat "$ETCD_CERTS/ca.crt" "$ETCD_CERTS/clients-ca.crt" > "$ETCD_CERTS/etcd-clients.crt"
                 tls=(--cert-file "$ETCD_CERTS/etcd.crt" --key-file "$ETCD_CERTS/etcd.key"
-                     --trusted-ca-file "$ETCD_CERTS/ca.crt" --client-cert-auth)
+                     --trusted-ca-file "$ETCD_CERTS/etcd-clients.crt" --client-cert-auth)
                 ETCDCTL_TLS="--cacert $ETCD_CERTS/ca.crt --cert $ETCD_CERTS/controller.crt --key $ETCD_CERTS/controller.key"
                 ETCD_TLS_ARGS="--store-ca $ETCD_CERTS/ca.crt --store-cert $ETCD_CERTS/controller.crt --store-key $ETCD_CERTS/controller.key"
         else
@@ -67,7 +69,7 @@ etcd_cluster_up() {
                 ETCD_URLS+="${sep}$scheme://127.0.0.1:$cp"
                 sep=,
         done
-        wait_for 60 etcdctl_ endpoint health || { tail -5 "$T"/etcd*/log; fail "etcd did not become healthy"; }
+        wait_for 60 etcdctl_ endpoint health || { tail -n 5 "$T"/etcd*/log; fail "etcd did not become healthy"; }
 }
 
 etcd_kill() {

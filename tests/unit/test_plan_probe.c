@@ -173,6 +173,15 @@ static void test_class_without_dcb(void)
         CU_ASSERT_EQUAL(dscp, 26);
         CU_ASSERT_EQUAL(prio, -1);
         CU_ASSERT_TRUE(has_note(&p, "DSCP 26 is in no DSCP map of 'vB'"));
+        CU_ASSERT_FALSE(has_note(&p, "switch-port field"));
+        plan_free(&p);
+
+        /* queue ECN thresholds on a host's interfaces: not silently "no changes" */
+        CU_ASSERT_EQUAL_FATAL(plan_of(&p, "\"vA\", \"vB\"", "{\"mtu\":9000,\"ecn\":{\"queues\":[3],"
+                                      "\"min_threshold_bytes\":150000,\"max_threshold_bytes\":1500000,"
+                                      "\"mark_probability_pct\":10}}", NULL), 0);
+        CU_ASSERT_TRUE(has_note(&p, "ecn is a switch-port field: this agent (role host) leaves it alone"));
+        CU_ASSERT_EQUAL(p.v[0].want & STATE_BIT(STATE_FIELD_ECN), 0);
         plan_free(&p);
         nm_transport_done(&model_x);
         nm_done(&model);
