@@ -63,8 +63,6 @@ struct txn_env {
         const char *idempotency_key;    /* the request's key, journaled with the transaction, or NULL */
         struct progress *progress;      /* the probes' runs as they end (apply on a terminal); NULL = none */
         bool grouped;                   /* journal writes go into one commit (txn_group_begin) */
-        unsigned n_crash;
-        const char *crash[8];           /* crash points of the grouped steps, passed at the commit */
 };
 
 struct txn_result {

@@ -5,10 +5,14 @@
 
 void txn_crashpoint(struct txn_env *env, const char *step)
 {
-        if (env->grouped && env->n_crash < ARRAY_SIZE(env->crash))
-                env->crash[env->n_crash++] = step;
-        else
-                crashpoint(step);
+        struct errbuf e = { 0 };
+
+        /* A crash test stops here: the journal as this step leaves it, so the group's writes so far commit first. */
+        if (env->grouped && crashpoint_armed(step)) {
+                env->grouped = false;
+                journal_group_commit(env->journal, &e);
+        }
+        crashpoint(step);
 }
 
 void txn_group_begin(struct txn_env *env, bool durable, struct txn_result *res)
@@ -16,24 +20,16 @@ void txn_group_begin(struct txn_env *env, bool durable, struct txn_result *res)
         struct errbuf e = { 0 };
 
         /* Cannot open one: each write commits on its own, as without a group. */
-        if (!env->grouped && journal_group_begin(env->journal, durable, &e) >= 0) {
+        if (!env->grouped && journal_group_begin(env->journal, durable, &e) >= 0)
                 env->grouped = true;
-                env->n_crash = 0;
-        }
 }
 
 int txn_group_end(struct txn_env *env, struct txn_result *res)
 {
-        int r;
-
         if (!env->grouped)
                 return 0;
         env->grouped = false;
-        r = journal_group_commit(env->journal, &res->error);
-        for (unsigned i = 0; r >= 0 && i < env->n_crash; i++)
-                crashpoint(env->crash[i]);
-        env->n_crash = 0;
-        return r;
+        return journal_group_commit(env->journal, &res->error);
 }
 
 int txn_step(struct txn_env *env, struct txn_result *res, enum txn_state s,
