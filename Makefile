@@ -17,6 +17,9 @@ VERSION    := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 PKGS      := libmnl jansson libcurl libssh2 libmicrohttpd gnutls sqlite3 libibverbs zlib openssl
 # Loaded on first use (common/lazylib.h): compiled against, never linked.
 LAZY_PKGS := libssh2
+# ... and by the agent alone: its HTTPS API (libmicrohttpd, GnuTLS) and the verbs probe
+# (libibverbs). `apply`, `plan` and `state` never load them (nettunectl links them).
+AGENT_LAZY_PKGS := libmicrohttpd gnutls libibverbs
 TEST_PKGS := cunit
 
 ifeq ($(V),1)
@@ -32,6 +35,7 @@ endif
 lazy = $(eval $(1) := $$(shell $(2)))$($(1))
 PKG_CFLAGS = $(call lazy,PKG_CFLAGS,$(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(call lazy,PKG_LIBS,$(PKG_CONFIG) --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null)
+AGENT_LIBS = $(call lazy,AGENT_LIBS,$(PKG_CONFIG) --libs $(filter-out $(LAZY_PKGS) $(AGENT_LAZY_PKGS),$(PKGS)) 2>/dev/null)
 TEST_LIBS  = $(call lazy,TEST_LIBS,$(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
 
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
@@ -115,7 +119,7 @@ $(LIB): $(call obj,$(LIB_SRCS))
 
 $(AGENT): $(call obj,$(AGENT_SRCS)) $(LIB)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS) -lm
 
 $(CTL): $(call obj,$(CTL_SRCS)) $(LIB)
 	@$(if $(Q),echo "  LD      $@")

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Commands that change or report transactions: apply, rollback, confirm, history, drift. */
 #include <getopt.h>
+#include <pthread.h>
 #include <time.h>
 
 #include "cli.h"
@@ -21,31 +22,61 @@ static void session_done(struct session *s)
         journal_close(s->journal);
 }
 
-/* Open the journal and, when lock is set, take the lock (which recovers first). */
-static int session_open(struct cli *c, struct session *s, bool lock)
-{
-        struct errbuf e = { 0 };
-        char buf[1100];
+/* A journal being opened on a thread of its own (SQLite reads its schema and its WAL back). */
+struct opening {
+        const char *state_dir;
+        struct journal *journal;
+        struct errbuf e;
         int r;
+};
+
+static void *open_journal(void *arg)
+{
+        struct opening *o = arg;
+
+        o->r = journal_open(o->state_dir, &o->journal, &o->e);
+        return NULL;
+}
+
+/*
+ * The session over the journal o opened (or failed to) and, when lock is set, the
+ * lock (which recovers first). *ret_recovered: how many interrupted transactions
+ * the recovery restored.
+ */
+static int session_adopt(struct cli *c, struct session *s, struct opening *o, bool lock, int *ret_recovered)
+{
+        char buf[1100];
+        int r = o->r;
 
         memset(s, 0, sizeof(*s));
         s->env.lock_fd = -1;
-        r = journal_open(c->config.state_dir, &s->journal, &e);
+        s->journal = o->journal;
+        *ret_recovered = 0;
         if (r >= 0) {
                 txn_env_init(&s->env, &c->config, s->journal);
                 progress_init(&s->progress, progress_mode_for(STDERR_FILENO, false, c->json, false), stderr);
                 if (s->progress.mode != PROGRESS_OFF)
                         s->env.progress = &s->progress;
                 if (lock)
-                        r = txn_lock(&s->env, false, &e);
+                        r = *ret_recovered = txn_lock_recovering(&s->env, false, &o->e);
         }
         if (r < 0) {
-                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
+                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&o->e, buf, sizeof(buf)));
                 journal_close(s->journal);
                 s->journal = NULL;
                 return EXIT_RUNTIME;
         }
         return 0;
+}
+
+/* Open the journal and, when lock is set, take the lock (which recovers first). */
+static int session_open(struct cli *c, struct session *s, bool lock)
+{
+        struct opening o = { .state_dir = c->config.state_dir };
+        int recovered;
+
+        open_journal(&o);
+        return session_adopt(c, s, &o, lock, &recovered);
 }
 
 static int want_help(struct cli *c, const char *usage)
@@ -142,12 +173,16 @@ static int parse_uint_opt(struct cli *c, const char *opt, const char *v, unsigne
 
 int cmd_apply(struct cli *c)
 {
+        struct opening o = { .state_dir = c->config.state_dir };
         struct policy *p = NULL;
         struct errbuf e = { 0 };
         struct session s;
         struct txn_result res;
+        struct plan plan;
+        pthread_t opener;
         const char *file = NULL;
-        int confirm = -1, rc;
+        int confirm = -1, rc, r, recovered;
+        bool threaded;
         char buf[1100];
 
         if (want_help(c, apply_usage))
@@ -171,13 +206,33 @@ int cmd_apply(struct cli *c)
                 fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
                 return EXIT_INVALID;
         }
-        rc = session_open(c, &s, true);
+        /*
+         * The journal opens on a thread of its own while the plan finds the targets:
+         * both only read. Should the lock's recovery restore an interrupted transaction,
+         * the plan is made again, from the node as that left it.
+         */
+        txn_result_init(&res);
+        threaded = pthread_create(&opener, NULL, open_journal, &o) == 0;
+        if (!threaded)
+                open_journal(&o);
+        plan_init(&plan, &(struct plan_env){ .config = &c->config });
+        r = plan_for_policy(&plan, p, 0, &res.error);
+        if (threaded)
+                pthread_join(opener, NULL);
+        rc = session_adopt(c, &s, &o, true, &recovered);
         if (rc) {
+                plan_free(&plan);
                 policy_free(p);
                 return rc;
         }
-        txn_result_init(&res);
-        txn_apply(&s.env, p, confirm, &res);
+        if (recovered > 0) {
+                plan_free(&plan);
+                txn_result_done(&res);
+                txn_result_init(&res);
+                txn_plan_init(&s.env, &plan);
+                r = plan_for_policy(&plan, p, 0, &res.error);
+        }
+        txn_apply_plan(&s.env, p, confirm, &plan, r, &res);
         rc = print_result(c, &res);
         txn_result_done(&res);
         policy_free(p);

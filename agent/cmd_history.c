@@ -17,7 +17,8 @@ static json_t *tx_json(const struct journal_tx *t)
         /* probe: the measurements and the gate's verdict, each with the path it ran on, when any ran. */
         /* idempotency_key: the controller's key of the node step that started it, else absent. */
         /* saves: whether each switch its commit wrote saved it ([{target, saved, how}]), when any. */
-        return json_pack("{s:I, s:o, s:s, s:s, s:s, s:s, s:i, s:s, s:s?, s:I, s:I, s:I, s:o*, s:o*, s:s*, s:o*}",
+        /* rollback_ms: how long its way back took (decision to last target read back), when it went back. */
+        return json_pack("{s:I, s:o, s:s, s:s, s:s, s:s, s:i, s:s, s:s?, s:I, s:I, s:I, s:o*, s:o*, s:s*, s:o*, s:o*}",
                          "tx", (json_int_t)t->id, "rev", t->rev > 0 ? json_integer(t->rev) : json_null(),
                          "kind", t->kind, "policy", t->policy_name,
                          "state", journal_state_name(t->state), "result", t->result,
@@ -26,7 +27,7 @@ static json_t *tx_json(const struct journal_tx *t)
                          "confirm_deadline_ms", (json_int_t)t->confirm_deadline_ms, "restores", restores,
                          "probe", probe,
                          "idempotency_key", t->idempotency_key[0] ? t->idempotency_key : NULL,
-                         "saves", saves);
+                         "saves", saves, "rollback_ms", t->rollback_ms > 0 ? json_real(t->rollback_ms) : NULL);
 }
 
 /* " (leaf1 vendor-abort, vA driver-reapply)" */

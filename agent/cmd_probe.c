@@ -281,7 +281,10 @@ static void print_text(const struct probe_cmd *pc, const struct probe_measuremen
                 printf(": %.3f Gb/s (median of %u run%s:", m->median_gbps, m->n_runs, m->n_runs == 1 ? "" : "s");
                 for (unsigned i = 0; i < m->n_runs; i++)
                         printf(" %.3f", m->runs[i].gbps);
-                printf(")\n");
+                printf(")");
+                if (m->mode == PROBE_MODE_VERBS && m->n_runs)   /* RC QPs, the WRITEs spread over them */
+                        printf(", %u QP%s", m->runs[0].streams, m->runs[0].streams == 1 ? "" : "s");
+                printf("\n");
         }
         if (r)
                 printf("gate: %s: %s\n", probe_gate_verdict_name(r->verdict), r->reason);

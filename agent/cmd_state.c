@@ -16,6 +16,8 @@
 #include "counters.h"
 #include "ecn_sysfs.h"
 #include "field.h"
+#include "jsonw.h"
+#include "link_rtnl.h"
 #include "plan.h"
 #include "plan_probe.h"
 #include "policy.h"
@@ -40,7 +42,7 @@ static int exit_for(int r)
 
 static void print_json(json_t *j)
 {
-        char *s = j ? json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+        char *s = j ? jsonw_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
 
         if (s)
                 puts(s);
@@ -104,13 +106,16 @@ static json_t *fields_json(uint32_t fields)
         return a;
 }
 
-static json_t *interface_json(const struct plan_target *pt, struct errbuf *e, int *ret_r)
+/* fd: the ethtool socket of the whole listing; k: room for the counters (large: one for all). */
+static json_t *interface_json(const struct plan_target *pt, int fd, struct counters *k, struct errbuf *e, int *ret_r)
 {
         const struct target *t = &pt->t;
-        _cleanup_free_ struct counters *k = calloc(1, sizeof(*k));
+        char dev[LINK_DEVICE_MAX];
         json_t *o;
 
-        *ret_r = k ? counters_read(t->name, t->env->sysfs_root, k, e) : -ENOMEM;
+        *ret_r = k ? counters_read_at(fd, t->name, t->kernel_driver[0] ? t->kernel_driver : NULL,
+                                      link_rtnl_device(t, dev, sizeof(dev)) >= 0, t->env->sysfs_root, k, e)
+                   : -ENOMEM;
         if (*ret_r < 0)
                 return NULL;
         o = json_pack("{s:s,s:i,s:s,s:o,s:o,s:o,s:o,s:o}", "name", t->name, "ifindex", t->ifindex,
@@ -279,6 +284,8 @@ static int parse_state_args(struct cli *c, struct state_args *sa)
 /* Every target is read; a switch that fails is shown with its error (*ret_failed counts them), an interface fails the command. */
 static int read_all(struct cli *c, struct plan *p, json_t *ifs, json_t *switches, unsigned *ret_failed)
 {
+        _cleanup_close_ int fd = counters_socket();
+        _cleanup_free_ struct counters *k = malloc(sizeof(*k));
         struct errbuf e = { .where = "" };
 
         for (unsigned i = 0; i < p->n; i++) {
@@ -297,7 +304,7 @@ static int read_all(struct cli *c, struct plan *p, json_t *ifs, json_t *switches
                         errbuf_clear(&e);
                         continue;
                 }
-                o = r < 0 ? NULL : interface_json(pt, &e, &r);
+                o = r < 0 ? NULL : interface_json(pt, fd, k, &e, &r);
                 if (r < 0)
                         return fail(c, &e, EXIT_RUNTIME), r;
                 json_array_append_new(ifs, o);

@@ -8,6 +8,7 @@
 #include <gnutls/x509.h>
 
 #include "config.h"
+#include "http_lib.h"
 #include "jsonv.h"
 
 #define TLS_FILE_MAX (1u << 20)
@@ -70,7 +71,7 @@ static int check_certs(const struct agent_config *c, const char *key, const char
                                " nettunectl refuses such an agent", path);
         for (unsigned i = 0; i < n; i++)
                 gnutls_x509_crt_deinit(list[i]);
-        gnutls_free(list);
+        http_lib_gnutls_free(list);
         return r;
 }
 
@@ -99,7 +100,9 @@ int config_check_tls(const struct agent_config *c, struct errbuf *e)
 {
         int r = 0;
 
-        if (c->tls_cert[0])
+        if (c->tls_cert[0] || c->tls_key[0] || c->tls_client_ca[0])
+                r = http_lib_open(e);
+        if (r >= 0 && c->tls_cert[0])
                 r = check_certs(c, "cert", c->tls_cert, true, e);
         if (r >= 0 && c->tls_key[0])
                 r = check_key(c, c->tls_key, e);

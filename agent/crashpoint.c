@@ -7,11 +7,16 @@
 #include "crashpoint.h"
 #include "util.h"
 
-void crashpoint(const char *step)
+bool crashpoint_armed(const char *step)
 {
         const char *at = getenv("NETTUNE_CRASH_AT");
 
-        if (at && streq(at, step))
+        return at && streq(at, step);
+}
+
+void crashpoint(const char *step)
+{
+        if (crashpoint_armed(step))
                 raise(SIGKILL);
 }
 

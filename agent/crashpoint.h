@@ -11,7 +11,11 @@
  */
 #pragma once
 
+#include <stdbool.h>
+
 void crashpoint(const char *step);
+/* Whether crashpoint(step) is the one that kills. */
+bool crashpoint_armed(const char *step);
 
 /*
  * NETTUNE_TEST_HOOK_AFTER_APPLY=<shell command>: run between the apply and the

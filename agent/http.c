@@ -290,6 +290,9 @@ int http_start(const struct http_options *o, struct http_server **ret, struct er
         if (o->insecure_loopback && !loopback)
                 return errbuf_set(e, EPERM, "listen", "'%s' is not a loopback address; plain HTTP is refused there, configure tls",
                                   o->listen);
+        r = http_lib_open(e);
+        if (r < 0)
+                return r;
         s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;

@@ -44,7 +44,7 @@ static void status_text(unsigned status, char *buf, size_t size)
         }
         if (out.data)
                 buf[n] = '\0';
-        gnutls_free(out.data);
+        http_lib_gnutls_free(out.data);
 }
 
 /* gnutls_certificate_verify_function: 0 lets the handshake go on. */

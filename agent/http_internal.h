@@ -17,6 +17,7 @@
 #include <stdbool.h>
 
 #include "http.h"
+#include "http_lib.h"
 
 /* One connection, from accept to close (MHD's socket context). */
 struct http_conn {

@@ -82,6 +82,12 @@ static const struct db_migration migrations[] = {
         { .sql = "ALTER TABLE transactions ADD COLUMN idempotency_key TEXT;"
                  "CREATE INDEX IF NOT EXISTS transactions_idempotency_key ON transactions(idempotency_key);" },
         { .sql = "ALTER TABLE transactions ADD COLUMN saves_json TEXT" },
+        /* journal_unfinished() without reading the whole history; the rollback's latency */
+        { .sql = "CREATE INDEX IF NOT EXISTS transactions_unfinished ON transactions(id)"
+                 " WHERE state NOT IN ('committed', 'rolled_back', 'failed');"
+                 "ALTER TABLE transactions ADD COLUMN rollback_ms REAL;"
+                 "CREATE INDEX IF NOT EXISTS transactions_rollbacks ON transactions(rollback_ms)"
+                 " WHERE rollback_ms IS NOT NULL" },
 };
 
 bool journal_key_valid(const char *key)
@@ -113,7 +119,7 @@ int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
                 return r;
         }
         close(r);
-        r = db_open(&j->db, path, "journal", DB_CREATE, 10000, e);
+        r = db_open(&j->db, path, "journal", DB_CREATE | DB_KEEP_WAL, 10000, e);
         if (r >= 0)
                 r = db_migrate(&j->db, migrations, ARRAY_SIZE(migrations), e);
         if (r < 0) {
@@ -134,15 +140,18 @@ void journal_close(struct journal *j)
 
 static int add_step(struct db *d, int64_t tx, enum txn_state s, int64_t now, struct errbuf *e)
 {
-        _cleanup_stmt_ sqlite3_stmt *st = NULL;
-        int r = db_prepare(d, "INSERT INTO steps (tx, state, at_ms) VALUES (?, ?, ?)", &st, e);
+        static const char sql[] = "INSERT INTO steps (tx, state, at_ms) VALUES (?, ?, ?)";
+        sqlite3_stmt *st;
+        int r = db_cached(d, sql, &st, e);
 
         if (r < 0)
                 return r;
         sqlite3_bind_int64(st, 1, tx);
         sqlite3_bind_text(st, 2, journal_state_name(s), -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 3, now);
-        return db_step_done(d, st, e);
+        r = db_step_done(d, st, e);
+        db_uncache(d, sql, st);
+        return r;
 }
 
 struct begin_args {
@@ -152,11 +161,12 @@ struct begin_args {
 
 static int do_begin(struct db *d, void *arg, struct errbuf *e)
 {
+        static const char sql[] = "INSERT INTO transactions (kind, policy_name, policy_json, changes_json, state,"
+                                  " started_ms, idempotency_key) VALUES (?, ?, ?, ?, 'planned', ?, ?)";
         const struct begin_args *a = arg;
-        _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int64_t now = journal_now_ms();
-        int r = db_prepare(d, "INSERT INTO transactions (kind, policy_name, policy_json, changes_json, state,"
-                           " started_ms, idempotency_key) VALUES (?, ?, ?, ?, 'planned', ?, ?)", &st, e);
+        sqlite3_stmt *st;
+        int r = db_cached(d, sql, &st, e);
 
         if (r < 0)
                 return r;
@@ -167,6 +177,7 @@ static int do_begin(struct db *d, void *arg, struct errbuf *e)
         sqlite3_bind_int64(st, 5, now);
         db_bind_text(st, 6, a->key);
         r = db_step_done(d, st, e);
+        db_uncache(d, sql, st);
         if (r < 0)
                 return r;
         *a->ret_tx = sqlite3_last_insert_rowid(d->h);
@@ -198,31 +209,36 @@ struct record_args {
 
 static int add_revision(struct db *d, int64_t tx, int64_t now, struct errbuf *e)
 {
-        _cleanup_stmt_ sqlite3_stmt *st = NULL;
-        int r = db_prepare(d, "INSERT INTO revisions (tx, policy_json, committed_ms)"
-                        " SELECT id, policy_json, ? FROM transactions WHERE id = ?", &st, e);
+        static const char sql[] = "INSERT INTO revisions (tx, policy_json, committed_ms)"
+                                  " SELECT id, policy_json, ? FROM transactions WHERE id = ?";
+        sqlite3_stmt *st;
+        int r = db_cached(d, sql, &st, e);
 
         if (r < 0)
                 return r;
         sqlite3_bind_int64(st, 1, now);
         sqlite3_bind_int64(st, 2, tx);
-        return db_step_done(d, st, e);
+        r = db_step_done(d, st, e);
+        db_uncache(d, sql, st);
+        return r;
 }
 
 static int do_record(struct db *d, void *arg, struct errbuf *e)
 {
         static const struct journal_result none = { 0 };
+        static const char sql[] = "UPDATE transactions SET state = ?1,"
+                " result = COALESCE(?2, result), exit_code = CASE WHEN ?2 IS NULL THEN exit_code ELSE ?3 END,"
+                " error = COALESCE(?4, error), changes_json = COALESCE(?5, changes_json),"
+                " probe_json = COALESCE(?6, probe_json), restored_by = COALESCE(?7, restored_by),"
+                " confirm_deadline_ms = CASE WHEN ?8 > 0 THEN ?8 ELSE confirm_deadline_ms END,"
+                " restores_json = COALESCE(?11, restores_json), saves_json = COALESCE(?12, saves_json),"
+                " rollback_ms = COALESCE(?13, rollback_ms),"
+                " finished_ms = ?9 WHERE id = ?10";
         const struct record_args *a = arg;
         const struct journal_result *res = a->r ? a->r : &none;
-        _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int64_t now = journal_now_ms();
-        int r = db_prepare(d, "UPDATE transactions SET state = ?1,"
-                        " result = COALESCE(?2, result), exit_code = CASE WHEN ?2 IS NULL THEN exit_code ELSE ?3 END,"
-                        " error = COALESCE(?4, error), changes_json = COALESCE(?5, changes_json),"
-                        " probe_json = COALESCE(?6, probe_json), restored_by = COALESCE(?7, restored_by),"
-                        " confirm_deadline_ms = CASE WHEN ?8 > 0 THEN ?8 ELSE confirm_deadline_ms END,"
-                        " restores_json = COALESCE(?11, restores_json), saves_json = COALESCE(?12, saves_json),"
-                        " finished_ms = ?9 WHERE id = ?10", &st, e);
+        sqlite3_stmt *st;
+        int r = db_cached(d, sql, &st, e);
 
         if (r < 0)
                 return r;
@@ -238,7 +254,12 @@ static int do_record(struct db *d, void *arg, struct errbuf *e)
         sqlite3_bind_int64(st, 10, a->tx);
         sqlite3_bind_text(st, 11, res->restores_json, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 12, res->saves_json, -1, SQLITE_STATIC);
+        if (res->rollback_ms > 0)
+                sqlite3_bind_double(st, 13, res->rollback_ms);
+        else
+                sqlite3_bind_null(st, 13);
         r = db_step_done(d, st, e);
+        db_uncache(d, sql, st);
         if (r < 0)
                 return r;
         if (sqlite3_changes(d->h) != 1)
@@ -265,26 +286,25 @@ struct snapshot_args {
 
 static int do_snapshot(struct db *d, void *arg, struct errbuf *e)
 {
+        static const char sql[] = "INSERT OR REPLACE INTO snapshots (tx, target, kind, fields, state_json)"
+                                  " VALUES (?, ?, ?, ?, ?)";
         const struct snapshot_args *a = arg;
         struct record_args rec = { a->tx, TXN_SNAPSHOTTED, NULL };
+        sqlite3_stmt *st;
+        int r = db_cached(d, sql, &st, e);
 
-        for (unsigned i = 0; i < a->n; i++) {
-                _cleanup_stmt_ sqlite3_stmt *st = NULL;
-                int r = db_prepare(d, "INSERT OR REPLACE INTO snapshots (tx, target, kind, fields, state_json)"
-                                " VALUES (?, ?, ?, ?, ?)", &st, e);
-
-                if (r < 0)
-                        return r;
+        for (unsigned i = 0; r >= 0 && i < a->n; i++) {
                 sqlite3_bind_int64(st, 1, a->tx);
                 sqlite3_bind_text(st, 2, a->rows[i].target, -1, SQLITE_STATIC);
                 sqlite3_bind_int(st, 3, a->rows[i].kind);
                 sqlite3_bind_int64(st, 4, a->rows[i].fields);
                 sqlite3_bind_text(st, 5, a->rows[i].state_json, -1, SQLITE_STATIC);
                 r = db_step_done(d, st, e);
-                if (r < 0)
-                        return r;
+                sqlite3_reset(st);
         }
-        return do_record(d, &rec, e);
+        if (r >= 0)
+                db_uncache(d, sql, st);
+        return r < 0 ? r : do_record(d, &rec, e);
 }
 
 int journal_snapshot(struct journal *j, int64_t tx, const struct journal_snapshot *rows,
@@ -293,6 +313,22 @@ int journal_snapshot(struct journal *j, int64_t tx, const struct journal_snapsho
         struct snapshot_args a = { tx, rows, n };
 
         return db_txn(&j->db, do_snapshot, &a, e);
+}
+
+void journal_release_memory(struct journal *j)
+{
+        if (j && j->db.h)
+                sqlite3_db_release_memory(j->db.h);
+}
+
+int journal_group_begin(struct journal *j, bool durable, struct errbuf *e)
+{
+        return durable ? db_begin(&j->db, e) : db_begin_lazy(&j->db, e);
+}
+
+int journal_group_commit(struct journal *j, struct errbuf *e)
+{
+        return db_commit(&j->db, e);
 }
 
 /* The reading side (journal_read.c) reaches the handle through this. */

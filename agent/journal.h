@@ -90,6 +90,7 @@ struct journal_result {
         const char *restores_json;      /* how each target was restored: [{target, kind, method}] */
         const char *saves_json;         /* whether each switch a commit wrote saved it: [{target, saved, how}] */
         int64_t confirm_deadline_ms;    /* PENDING_CONFIRM: wall clock, ms since the epoch */
+        double rollback_ms;             /* > 0: the way back took this long (decision to last target read back) */
 };
 
 /*
@@ -98,6 +99,19 @@ struct journal_result {
  */
 int journal_record(struct journal *j, int64_t tx, enum txn_state s,
                    const struct journal_result *r, struct errbuf *e);
+
+/*
+ * Several writes made durable by one commit (one fsync): between begin and commit,
+ * each journal write above is a savepoint of the open transaction. For steps that
+ * nothing happens between; the caller commits before the next side effect. A group
+ * that is not durable commits without fsync: for steps no side effect waits on
+ * (recovery does the same for them as for the step before); the next durable
+ * commit carries them.
+ */
+int journal_group_begin(struct journal *j, bool durable, struct errbuf *e);
+/* Give the connection's cached pages back (an idle daemon); nothing is lost but speed. */
+void journal_release_memory(struct journal *j);
+int journal_group_commit(struct journal *j, struct errbuf *e);
 
 struct journal_tx {
         int64_t id;
@@ -118,6 +132,7 @@ struct journal_tx {
         int64_t confirm_deadline_ms;
         int64_t rev;                    /* the revision its commit recorded, 0 when none */
         char idempotency_key[JOURNAL_KEY_MAX];  /* "" when the request carried none */
+        double rollback_ms;             /* the way back, from the decision to restore to the last target read back; 0: none */
 };
 
 void journal_tx_done(struct journal_tx *t);     /* frees the owned members */
@@ -130,6 +145,14 @@ int journal_list(struct journal *j, unsigned limit, struct journal_tx **ret, uns
 int journal_unfinished(struct journal *j, int64_t **ret_ids, unsigned *ret_n, struct errbuf *e);
 /* Steps of tx as a JSON array text [{"state":"planned","at_ms":N},...]; caller frees. */
 int journal_steps_json(struct journal *j, int64_t tx, char **ret, struct errbuf *e);
+
+/*
+ * Every rollback latency the journal recorded, counted into buckets: counts[i] of
+ * those <= bounds_ms[i] (cumulative, as Prometheus histograms are), *ret_n of them
+ * in all, *ret_sum_ms their sum.
+ */
+int journal_rollback_histogram(struct journal *j, const double *bounds_ms, unsigned n_bounds, uint64_t *counts,
+                               uint64_t *ret_n, double *ret_sum_ms, struct errbuf *e);
 
 /*
  * Committed revision `back` steps from the newest (0 = newest). *ret_policy_json

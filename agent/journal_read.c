@@ -27,7 +27,8 @@ void journal_tx_done(struct journal_tx *t)
 
 #define TX_COLUMNS "id, kind, policy_name, policy_json, state, result, exit_code, error," \
         " changes_json, probe_json, restored_by, started_ms, finished_ms, confirm_deadline_ms, restores_json," \
-        " (SELECT MAX(rev) FROM revisions WHERE revisions.tx = transactions.id), idempotency_key, saves_json"
+        " (SELECT MAX(rev) FROM revisions WHERE revisions.tx = transactions.id), idempotency_key, saves_json," \
+        " rollback_ms"
 
 static void tx_from_row(sqlite3_stmt *st, struct journal_tx *t)
 {
@@ -55,6 +56,7 @@ static void tx_from_row(sqlite3_stmt *st, struct journal_tx *t)
         t->rev = sqlite3_column_int64(st, 15);
         db_col_copy(st, 16, t->idempotency_key, sizeof(t->idempotency_key));
         t->saves_json = db_col_dup(st, 17);
+        t->rollback_ms = sqlite3_column_double(st, 18);
 }
 
 int journal_find_key(struct journal *j, const char *key, int64_t *ret_tx, struct errbuf *e)
@@ -211,6 +213,32 @@ int journal_steps_json(struct journal *j, int64_t tx, char **ret, struct errbuf 
         if (!s)
                 return -ENOMEM;
         *ret = s;
+        return 0;
+}
+
+int journal_rollback_histogram(struct journal *j, const double *bounds_ms, unsigned n_bounds, uint64_t *counts,
+                               uint64_t *ret_n, double *ret_sum_ms, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        uint64_t n = 0;
+        double sum = 0;
+        int r = prepare(j, "SELECT rollback_ms FROM transactions WHERE rollback_ms IS NOT NULL", &st, e);
+
+        if (r < 0)
+                return r;
+        memset(counts, 0, n_bounds * sizeof(*counts));
+        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+                double ms = sqlite3_column_double(st, 0);
+
+                for (unsigned i = 0; i < n_bounds; i++)
+                        counts[i] += ms <= bounds_ms[i];
+                n++;
+                sum += ms;
+        }
+        if (r != SQLITE_DONE)
+                return read_error(j, e);
+        *ret_n = n;
+        *ret_sum_ms = sum;
         return 0;
 }
 

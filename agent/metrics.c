@@ -61,6 +61,28 @@ static unsigned pending_confirms(struct journal *j)
         return pending;
 }
 
+/*
+ * Every way back the journal recorded (gate, failed read-back or apply, expired
+ * confirmation, recovery, rollback): from the decision to the last target restored
+ * and read back. Buckets in seconds, as Prometheus histograms are.
+ */
+static void render_rollbacks(FILE *f, struct journal *j)
+{
+        static const double bounds_ms[] = { 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000 };
+        uint64_t counts[ARRAY_SIZE(bounds_ms)], n = 0;
+        double sum_ms = 0;
+
+        if (journal_rollback_histogram(j, bounds_ms, ARRAY_SIZE(bounds_ms), counts, &n, &sum_ms, NULL) < 0)
+                return;
+        fprintf(f, "# HELP nettune_rollback_seconds time from the decision to go back to the last target restored"
+                " and read back\n# TYPE nettune_rollback_seconds histogram\n");
+        for (size_t i = 0; i < ARRAY_SIZE(bounds_ms); i++)
+                fprintf(f, "nettune_rollback_seconds_bucket{le=\"%g\"} %llu\n", bounds_ms[i] / 1000,
+                        (unsigned long long)counts[i]);
+        fprintf(f, "nettune_rollback_seconds_bucket{le=\"+Inf\"} %llu\nnettune_rollback_seconds_sum %.6f\n"
+                "nettune_rollback_seconds_count %llu\n", (unsigned long long)n, sum_ms / 1000, (unsigned long long)n);
+}
+
 static void render_counters(FILE *f, const struct agent_config *c, char (*ifs)[STATE_NAME_MAX], unsigned n)
 {
         static struct counters cs;      /* large: not on the stack; render is serialised by caller */
@@ -113,6 +135,7 @@ char *metrics_render(struct journal *j, const struct agent_config *c, char (*ifs
         pthread_mutex_unlock(&m.lock);
         fprintf(f, "# HELP nettune_pending_confirm transactions waiting for confirmation\n"
                 "# TYPE nettune_pending_confirm gauge\nnettune_pending_confirm %u\n", pending);
+        render_rollbacks(f, j);
         render_counters(f, c, ifs, n_ifs);
         queues_render_metrics(f, c);
         pthread_mutex_unlock(&render_lock);

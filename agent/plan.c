@@ -11,6 +11,7 @@ void plan_init(struct plan *p, const struct plan_env *env)
 {
         memset(p, 0, sizeof(*p));
         p->env = *env;
+        p->env.io = &p->io;
         if (!p->env.drivers)
                 p->env.drivers = driver_table;
 }
@@ -176,10 +177,13 @@ static int add_target(struct plan *p, const struct target *t, struct plan_target
         struct plan_target *pt, *v;
         unsigned n;
 
-        v = realloc(p->v, (p->n + 1) * sizeof(*v));
-        if (!v)
-                return errbuf_set(e, ENOMEM, NULL, "out of memory");
-        p->v = v;
+        /* Room for twice as many whenever the count reaches a power of two (from 16 on). */
+        if (p->n < 16 ? !p->v : !(p->n & (p->n - 1))) {
+                v = realloc(p->v, (p->n < 16 ? 16 : 2 * p->n) * sizeof(*v));
+                if (!v)
+                        return errbuf_set(e, ENOMEM, NULL, "out of memory");
+                p->v = v;
+        }
         pt = &p->v[p->n];
         memset(pt, 0, sizeof(*pt));
         pt->t = *t;
@@ -244,6 +248,13 @@ static int add_policy_target(struct plan *p, const struct target *t, const struc
         return refuse_unsupported(p, pt, e);
 }
 
+/* How many interfaces the request holds, known before the first driver probes one (driver_io). */
+static void count_interfaces(struct plan *p, const struct target_list *l)
+{
+        for (unsigned i = 0; i < l->n; i++)
+                p->io.n_interfaces += l->v[i].kind == TARGET_INTERFACE;
+}
+
 int plan_for_policy(struct plan *p, const struct policy *pol, unsigned flags, struct errbuf *e)
 {
         struct target_list l = { 0 };
@@ -251,6 +262,8 @@ int plan_for_policy(struct plan *p, const struct policy *pol, unsigned flags, st
 
         snprintf(p->policy, sizeof(p->policy), "%s", pol->name);
         snprintf(p->io.policy, sizeof(p->io.policy), "%s", pol->name);
+        if (r >= 0)
+                count_interfaces(p, &l);
         for (unsigned i = 0; r >= 0 && i < l.n; i++)
                 r = add_policy_target(p, &l.v[i], pol, flags, e);
         targets_free(&l);
@@ -261,6 +274,7 @@ static int add_all(struct plan *p, const struct target_list *l, struct errbuf *e
 {
         int r = 0;
 
+        count_interfaces(p, l);
         for (unsigned i = 0; r >= 0 && i < l->n; i++) {
                 struct plan_target *pt;
 
@@ -305,6 +319,8 @@ int plan_add_snapshot(struct plan *p, int kind, const char *name, uint32_t field
         snprintf(glob[0], sizeof(glob[0]), "%s", name);
         r = kind == TARGET_SWITCH ? targets_for_switches(&p->env, (const char (*)[64])glob, 1, &l, e)
                                   : targets_for_interfaces(&p->env, (const char (*)[64])glob, 1, &l, e);
+        if (r >= 0)
+                count_interfaces(p, &l);
         if (r >= 0)
                 r = add_target(p, &l.v[0], &pt, e);
         if (r >= 0)

@@ -45,6 +45,7 @@ struct plan_env {
         /* Pin the probe (route, mode, RDMA device); NULL = probe_pin() (plan_probe.c). */
         int (*pin)(const struct probe_params *p, enum probe_mode m, struct probe_params *ret,
                    struct probe_path *ret_path, char *warning, size_t wsize, struct errbuf *e);
+        struct driver_io *io;           /* set by plan_init(): discovery reads the request's link dump */
 };
 
 /* One driver's part of a target: the fields it owns here. */

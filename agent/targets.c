@@ -14,22 +14,36 @@ void targets_free(struct target_list *l)
         l->n = 0;
 }
 
-static struct target *add(struct target_list *l, const struct agent_config *c, enum target_kind kind,
-                          const char *name)
+/* A new target (new: the caller knows it is not in the list yet), else the one of that name. */
+static struct target *add_new(struct target_list *l, const struct agent_config *c, enum target_kind kind,
+                              const char *name, bool new)
 {
         struct target *t;
 
-        for (unsigned i = 0; i < l->n; i++)
+        for (unsigned i = 0; !new && i < l->n; i++)
                 if (l->v[i].kind == kind && streq(l->v[i].name, name))
                         return &l->v[i];
         if (l->n >= TARGETS_MAX)
                 return NULL;
+        if (!(l->n & (l->n - 1)) && l->n >= 16) {              /* full at 16, 32, 64...: twice the room */
+                struct target *v = realloc(l->v, 2 * l->n * sizeof(*v));
+
+                if (!v)
+                        return NULL;
+                l->v = v;
+        }
         t = &l->v[l->n++];
         memset(t, 0, sizeof(*t));
         t->kind = kind;
         t->env = &c->env;
-        snprintf(t->name, sizeof(t->name), "%s", name);
+        strcopy(t->name, sizeof(t->name), name);
         return t;
+}
+
+static struct target *add(struct target_list *l, const struct agent_config *c, enum target_kind kind,
+                          const char *name)
+{
+        return add_new(l, c, kind, name, false);
 }
 
 static void fill_iface(struct target *t, const struct iface *x)
@@ -37,7 +51,7 @@ static void fill_iface(struct target *t, const struct iface *x)
         t->ifindex = x->ifindex;
         t->min_mtu = x->min_mtu;
         t->max_mtu = x->max_mtu;
-        snprintf(t->kernel_driver, sizeof(t->kernel_driver), "%s", x->kernel_driver);
+        strcopy(t->kernel_driver, sizeof(t->kernel_driver), x->kernel_driver);
 }
 
 static int list_ifaces(const struct plan_env *env, struct iface **ret, unsigned *ret_n, struct errbuf *e)
@@ -46,6 +60,8 @@ static int list_ifaces(const struct plan_env *env, struct iface **ret, unsigned 
 
         if (env->interfaces)
                 return env->interfaces(c, ret, ret_n, e);
+        if (env->io)            /* the request's dump: its plan reads the same links */
+                return iface_list_io(env->io, &c->env, ret, ret_n, e);
         return iface_list(c->env.nl, c->env.sysfs_root, ret, ret_n, e);
 }
 
@@ -63,12 +79,18 @@ static int add_interfaces(struct target_list *l, const struct plan_env *env, con
 {
         const struct agent_config *c = env->config;
         _cleanup_free_ struct iface *v = NULL;
-        unsigned nv = 0;
+        _cleanup_free_ bool *taken = NULL;
+        _cleanup_free_ unsigned *order = NULL;
+        unsigned nv = 0, first = l->n, k = 0;
         int r;
 
         r = list_ifaces(env, &v, &nv, e);
         if (r < 0)
                 return r;
+        taken = calloc(nv ? nv : 1, sizeof(*taken));
+        order = calloc(nv ? nv : 1, sizeof(*order));
+        if (!taken || !order)
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
         for (unsigned g = 0; g < (n ? n : 1); g++) {
                 bool found = false;
 
@@ -78,11 +100,15 @@ static int add_interfaces(struct target_list *l, const struct plan_env *env, con
                         /* A glob never picks loopback or a virtual device; its exact name does. */
                         if (n ? !iface_selects(globs[g], &v[i]) : (v[i].flags & IFF_LOOPBACK) != 0)
                                 continue;
-                        t = add(l, c, TARGET_INTERFACE, v[i].name);
+                        found = true;
+                        if (taken[i])           /* an earlier glob picked it */
+                                continue;
+                        /* Names are unique in a namespace: no need to look for it among the targets. */
+                        t = add_new(l, c, TARGET_INTERFACE, v[i].name, true);
                         if (!t)
                                 return errbuf_set(e, E2BIG, NULL, "more than %d targets", TARGETS_MAX);
-                        fill_iface(t, &v[i]);
-                        found = true;
+                        taken[i] = true;
+                        order[k++] = i;
                 }
                 if (n && !found) {
                         char where[64] = "";
@@ -94,6 +120,10 @@ static int add_interfaces(struct target_list *l, const struct plan_env *env, con
                                           " (loopback and virtual devices match only by their exact name)" : "");
                 }
         }
+        /* The kernel drivers of the links taken (a dump's discovery leaves them to us). */
+        iface_kernel_drivers(v, nv, taken, c->env.sysfs_root);
+        for (unsigned j = 0; j < k; j++)
+                fill_iface(&l->v[first + j], &v[order[j]]);
         return 0;
 }
 
@@ -132,7 +162,7 @@ static int add_switches(struct target_list *l, const struct plan_env *env, const
 static int list_new(struct target_list *ret, struct target_list *l, struct errbuf *e)
 {
         l->n = 0;
-        l->v = calloc(TARGETS_MAX, sizeof(*l->v));
+        l->v = calloc(16, sizeof(*l->v));      /* grows by doubling (add_new) */
         if (!l->v)
                 return errbuf_set(e, ENOMEM, NULL, "out of memory");
         return 0;

@@ -5,11 +5,12 @@
 #include "cli.h"
 #include "crashpoint.h"
 #include "diff.h"
+#include "jsonw.h"
 #include "state_json.h"
 #include "txn_internal.h"
 
 /* The delta of every target through the drivers that own it, in registry order. */
-static int apply_all(struct plan *p, struct errbuf *e)
+static int apply_each(struct plan *p, struct errbuf *e)
 {
         for (unsigned i = 0; i < p->n; i++) {
                 struct plan_target *pt = &p->v[i];
@@ -31,6 +32,26 @@ static int apply_all(struct plan *p, struct errbuf *e)
                 }
         }
         return 0;
+}
+
+/*
+ * apply_each() with the writes a driver may queue (link MTUs that wait for no
+ * carrier) sent together at the end, their ACKs checked in one loop; a request
+ * that any driver sends before then sends them first, so the order holds. A refused
+ * queued write is the first failure in that order.
+ */
+static int apply_all(struct plan *p, struct errbuf *e)
+{
+        struct errbuf queued = { 0 };
+        int r, k;
+
+        p->io.batch = true;
+        r = apply_each(p, e);
+        p->io.batch = false;
+        k = driver_io_flush(&p->io, &queued);
+        if (k < 0)
+                *e = queued;
+        return k < 0 ? k : r;
 }
 
 /* desired ⊆ live for every changed target after the apply (the field table compares). */
@@ -87,7 +108,7 @@ static int save_snapshot(struct txn_env *env, struct plan *p, struct txn_result 
                 snprintf(rows[i].target, sizeof(rows[i].target), "%s", pt->t.name);
                 rows[i].kind = pt->t.kind;
                 rows[i].fields = pt->want;
-                rows[i].state_json = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+                rows[i].state_json = j ? jsonw_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
                 json_decref(j);
                 if (!rows[i].state_json)
                         r = -ENOMEM;
@@ -97,7 +118,7 @@ static int save_snapshot(struct txn_env *env, struct plan *p, struct txn_result 
         journal_snapshots_free(rows, p->n);
         if (r >= 0) {
                 res->state = TXN_SNAPSHOTTED;
-                crashpoint("snapshotted");
+                txn_crashpoint(env, "snapshotted");
         }
         return r;
 }
@@ -196,10 +217,13 @@ static int finish_ok(struct txn_env *env, unsigned confirm_timeout_s, struct txn
 static int change_and_verify(struct txn_env *env, const struct policy_verify *v, unsigned confirm_timeout_s,
                              struct plan *p, struct txn_result *res)
 {
+        /* Settling is for the post-change probe: without one there is nothing to wait for. */
+        bool settle = v && v->present && v->probe != POLICY_PROBE_NONE && v->settle_ms;
         const char *by = "error";
         int code = EXIT_RUNTIME;
 
-        if (txn_step(env, res, TXN_APPLYING, NULL) < 0)
+        /* The snapshot, and with it the way back, is durable before anything is touched. */
+        if (txn_step(env, res, TXN_APPLYING, NULL) < 0 || txn_group_end(env, res) < 0)
                 goto restore;
         if (apply_all(p, &res->error) < 0)
                 goto restore;
@@ -208,12 +232,14 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
                 by = "readback";
                 goto restore;
         }
+        /* Recovery restores from APPLYING on: these two need no fsync of their own, the end's commit carries them. */
+        if (!settle)
+                txn_group_begin(env, false, res);
         if (txn_step(env, res, TXN_APPLIED, NULL) < 0)
                 goto restore;
-        /* Settling is for the post-change probe: without one there is nothing to wait for. */
-        if (v && v->present && v->probe != POLICY_PROBE_NONE && v->settle_ms)
+        if (settle)
                 sleep_ms(v->settle_ms);
-        if (txn_step(env, res, TXN_VERIFYING, NULL) < 0)
+        if (txn_step(env, res, TXN_VERIFYING, NULL) < 0 || txn_group_end(env, res) < 0)
                 goto restore;
         crashpoint_after_apply();
         if (verify_post(env, v, res) < 0) {
@@ -228,6 +254,7 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
                 goto restore;
         return 0;
 restore:
+        txn_group_end(env, res);
         return txn_restore_targets(env, p, false, by, code, res);
 }
 
@@ -309,13 +336,16 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_json, cons
                 goto out;
         }
         changes = txn_json_text(res->changes);
+        /* Without a baseline probe nothing happens before the snapshot: one commit up to APPLYING. */
+        if (!verify || verify->probe == POLICY_PROBE_NONE)
+                txn_group_begin(env, true, res);
         r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, changes, env->idempotency_key,
                                 &res->tx, &res->error);
         if (r < 0) {
                 txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
                 goto out;
         }
-        crashpoint("planned");
+        txn_crashpoint(env, "planned");
         r = baseline(env, verify, res);
         if (r < 0)
                 goto out;
@@ -326,6 +356,8 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_json, cons
         }
         r = change_and_verify(env, verify, confirm_timeout_s, p, res);
 out:
+        if (txn_group_end(env, res) < 0 && r >= 0)
+                r = -EIO;
         plan_close(p);
         txn_switch_disarm(p, &armed);
         return r;

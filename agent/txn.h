@@ -62,6 +62,7 @@ struct txn_env {
         const char *apply_kind;         /* journal kind of txn_apply: NULL = "apply" ("enforce" for drift) */
         const char *idempotency_key;    /* the request's key, journaled with the transaction, or NULL */
         struct progress *progress;      /* the probes' runs as they end (apply on a terminal); NULL = none */
+        bool grouped;                   /* journal writes go into one commit (txn_group_begin) */
 };
 
 struct txn_result {
@@ -80,6 +81,7 @@ struct txn_result {
         int64_t confirm_deadline_ms;
         json_t *restores;               /* [{target, kind, method}] of every restored target, or NULL (owned) */
         json_t *saves;                  /* [{target, saved, how}] of every switch the commit wrote, or NULL (owned) */
+        double rollback_ms;             /* the way back: from the decision to restore to the last target read back */
 };
 
 void txn_env_init(struct txn_env *env, const struct agent_config *c, struct journal *j);
@@ -95,6 +97,8 @@ json_t *txn_result_to_json(const struct txn_result *r);
  * transaction holds the lock (wait=false).
  */
 int txn_lock(struct txn_env *env, bool wait, struct errbuf *e);
+/* The same, returning how many transactions the recovery restored (>= 0) on success. */
+int txn_lock_recovering(struct txn_env *env, bool wait, struct errbuf *e);
 void txn_unlock(struct txn_env *env);
 
 /* Finish interrupted transactions; returns how many were restored. Needs the lock. */
@@ -110,6 +114,12 @@ int txn_recover_due(struct txn_env *env);
 /* Apply a policy. confirm_timeout_s < 0: use the policy's commit.confirm_timeout_s. */
 int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s,
               struct txn_result *ret);
+/*
+ * The same over the policy's plan already built: r is what plan_for_policy() returned
+ * for it (its error in ret->error). Frees the plan.
+ */
+int txn_apply_plan(struct txn_env *env, const struct policy *p, int confirm_timeout_s, struct plan *plan, int r,
+                   struct txn_result *ret);
 /* Undo the newest committed revision (restore its snapshot), gated like an apply. */
 int txn_rollback(struct txn_env *env, struct txn_result *ret);
 /*

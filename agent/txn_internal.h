@@ -15,6 +15,17 @@
 /* Journal state s for res->tx, then the crash point of that step. */
 int txn_step(struct txn_env *env, struct txn_result *res, enum txn_state s,
              const struct journal_result *jr);
+/*
+ * Steps that nothing happens between (no probe, no settling, no device touched) go
+ * to the journal as one commit: begin, the txn_step()s and journal writes, then end
+ * before the next side effect. A crash point armed inside a group commits the
+ * group's writes so far, then kills. end without begin does nothing. durable: the commit
+ * fsyncs (what a later side effect relies on); else the next durable commit does.
+ */
+void txn_group_begin(struct txn_env *env, bool durable, struct txn_result *res);
+int txn_group_end(struct txn_env *env, struct txn_result *res);
+/* The crash point of a step just journaled (inside a group: its writes so far committed first). */
+void txn_crashpoint(struct txn_env *env, const char *step);
 void txn_finish(struct txn_result *res, enum txn_state s, int exit_code, const char *result);
 /* Record a final state with the result's fields (error, probes, restored_by). */
 int txn_record_final(struct txn_env *env, struct txn_result *res, enum txn_state s,

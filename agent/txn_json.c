@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The transaction's JSON: probe runs, the gate's verdict, results. */
+#include "jsonw.h"
 #include "txn_internal.h"
 
 char *txn_json_text(const json_t *j)
 {
-        return j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        return j ? jsonw_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 }
 
 /* The CPU load seen while measuring; null when not measured. */
@@ -62,7 +63,8 @@ json_t *txn_result_to_json(const struct txn_result *r)
 
         if (r->error.msg[0])
                 errbuf_str(&r->error, err, sizeof(err));
-        return json_pack("{s:I, s:s, s:s, s:i, s:o, s:o, s:s?, s:O*, s:O*, s:s?, s:I}",
+        /* rollback_ms: how long the way back took, from the decision to the last target read back; when one ran */
+        return json_pack("{s:I, s:s, s:s, s:i, s:o, s:o, s:s?, s:O*, s:O*, s:s?, s:I, s:o*}",
                          "tx", (json_int_t)r->tx, "state", journal_state_name(r->state),
                          "result", r->result, "exit_code", r->exit_code,
                          "changes", r->changes ? json_incref(r->changes) : json_array(),
@@ -70,5 +72,6 @@ json_t *txn_result_to_json(const struct txn_result *r)
                          "restored_by", r->restored_by[0] ? r->restored_by : NULL,
                          "restores", r->restores, "saves", r->saves,
                          "error", err[0] ? err : NULL,
-                         "confirm_deadline_ms", (json_int_t)r->confirm_deadline_ms);
+                         "confirm_deadline_ms", (json_int_t)r->confirm_deadline_ms,
+                         "rollback_ms", r->rollback_ms > 0 ? json_real(r->rollback_ms) : NULL);
 }

@@ -5,18 +5,23 @@
 #include "txlock.h"
 #include "txn_internal.h"
 
-int txn_lock(struct txn_env *env, bool wait, struct errbuf *e)
+int txn_lock_recovering(struct txn_env *env, bool wait, struct errbuf *e)
 {
         int r = txlock_acquire(env->config->state_dir, wait, &env->lock_fd, e);
 
         if (r < 0)
                 return r;
         r = txn_recover(env, e);
-        if (r < 0) {
+        if (r < 0)
                 txn_unlock(env);
-                return r;
-        }
-        return 0;
+        return r;
+}
+
+int txn_lock(struct txn_env *env, bool wait, struct errbuf *e)
+{
+        int r = txn_lock_recovering(env, wait, e);
+
+        return r < 0 ? r : 0;
 }
 
 void txn_unlock(struct txn_env *env)
@@ -109,27 +114,32 @@ int txn_recover_due(struct txn_env *env)
         return r;
 }
 
-int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s,
-              struct txn_result *ret)
+int txn_apply_plan(struct txn_env *env, const struct policy *p, int confirm_timeout_s, struct plan *plan, int r,
+                   struct txn_result *ret)
 {
         _cleanup_free_ char *json = NULL;
-        struct plan plan;
-        int r;
 
-        txn_plan_init(env, &plan);
-        r = plan_for_policy(&plan, p, 0, &ret->error);
         if (r < 0) {
                 txn_finish(ret, TXN_PLANNED, r == -EINVAL || r == -ENOENT || r == -EOPNOTSUPP ?
                            EXIT_INVALID : EXIT_RUNTIME, "refused");
-                plan_free(&plan);
+                plan_free(plan);
                 return r;
         }
         json = policy_to_json(p);
         r = json ? txn_run(env, env->apply_kind ? env->apply_kind : "apply", json, &p->verify,
-                           confirm_timeout_s >= 0 ? (unsigned)confirm_timeout_s : p->confirm_timeout_s, &plan, ret)
+                           confirm_timeout_s >= 0 ? (unsigned)confirm_timeout_s : p->confirm_timeout_s, plan, ret)
                  : -ENOMEM;
-        plan_free(&plan);
+        plan_free(plan);
         return r;
+}
+
+int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s,
+              struct txn_result *ret)
+{
+        struct plan plan;
+
+        txn_plan_init(env, &plan);
+        return txn_apply_plan(env, p, confirm_timeout_s, &plan, plan_for_policy(&plan, p, 0, &ret->error), ret);
 }
 
 int txn_rollback(struct txn_env *env, struct txn_result *ret)

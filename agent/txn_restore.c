@@ -4,6 +4,8 @@
  * best effort — every target and every driver is tried even when one fails, and
  * each failure is named — then read back and record the outcome.
  */
+#include <time.h>
+
 #include "cli.h"
 #include "crashpoint.h"
 #include "diff.h"
@@ -125,9 +127,18 @@ static int verify_restore(struct plan *p, bool all, char *failures, size_t size)
         return first;
 }
 
+static double now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 int txn_restore_targets(struct txn_env *env, struct plan *p, bool all, const char *restored_by, int exit_code,
                         struct txn_result *res)
 {
+        double started = now_ms();      /* the decision to go back: the rollback's latency starts here */
         char failures[1100] = "";
         struct errbuf e = { 0 };
         int r = 0, k;
@@ -151,6 +162,7 @@ int txn_restore_targets(struct txn_env *env, struct plan *p, bool all, const cha
         k = verify_restore(p, all, failures, sizeof(failures));
         if (k < 0 && r == 0)
                 r = k;
+        res->rollback_ms = now_ms() - started;
         if (r < 0) {
                 char buf[1100];
 

@@ -8,16 +8,17 @@ AGENT=$BUILD/nettune-agent
 CTL=$BUILD/nettunectl
 B_ID=$(printf '%04x' $(( $$ % 65536 )))
 W=$(mktemp -d "/tmp/nettune-bench.XXXXXX")
-_b_netns=() _b_pids=()
+_b_pids=()
 b_cleanup() {
         for p in "${_b_pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
         for p in "${_b_pids[@]:-}"; do [ -n "$p" ] && wait "$p" 2>/dev/null || true; done
-        for ns in "${_b_netns[@]:-}"; do [ -n "$ns" ] && ip netns del "$ns" 2>/dev/null || true; done
+        # b_netns runs in $(...): the names it made are in a file, not in this shell.
+        [ -f "$W/netns" ] && while read -r ns; do ip netns del "$ns" 2>/dev/null || true; done < "$W/netns"
         rm -rf "$W"
 }
 trap b_cleanup EXIT
 
-b_netns() { local ns="nb-$1-$B_ID"; ip netns add "$ns"; _b_netns+=("$ns"); ip -n "$ns" link set lo up; echo "$ns"; }
+b_netns() { local ns="nb-$1-$B_ID"; ip netns add "$ns"; echo "$ns" >> "$W/netns"; ip -n "$ns" link set lo up; echo "$ns"; }
 b_bg() { "$@" & _b_pids+=("$!"); BG_PID=$!; }
 
 # now_ms: monotonic-enough wall clock in milliseconds.
@@ -28,3 +29,6 @@ median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {if (NR%2) print a
 
 # ratio A B: A / B with two decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
+
+# Paired timing, statistics and goal checks.
+. "$NETTUNE_TOP/bench/stats.sh"

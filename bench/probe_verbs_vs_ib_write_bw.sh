@@ -8,7 +8,9 @@ line=$(printf '%s\n' "$out" | sed -n 's/^  verbs probe median of 3: \([0-9.]*\) 
 if [ -z "$line" ]; then
         why=$(printf '%s\n' "$out" | grep -m1 '^SKIP\|^FAIL' || echo "no measurement")
         echo "| verbs probe vs ib_write_bw (Soft-RoCE VM lab) | - | - | - | not measured: $why |"
+        goal "verbs probe / ib_write_bw (Soft-RoCE, same guest, same run)" "" ">=" 0.95 "x"
         exit 0
 fi
 set -- $line
 echo "| verbs probe vs ib_write_bw (Soft-RoCE, qemu TCG, 64 KiB WRITEs) | $1 Gb/s | $2 Gb/s | $(ratio "$1" "$2") | TCG: function and relative rates only |"
+goal "verbs probe / ib_write_bw (Soft-RoCE, same guest, same run)" "$(ratio "$1" "$2")" ">=" 0.95 "x"

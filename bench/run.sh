@@ -3,16 +3,23 @@
 # and write bench/RESULTS.md (OUT=FILE elsewhere). BENCH="mtu_apply_64 state_1000" selects some. A benchmark
 # may also write a section of its own ($BENCH_SECTIONS/NAME.md), which follows the table;
 # the section of a benchmark that is not run this time is kept from the previous file.
+#
+# A benchmark checks its figures against their goals (bench/stats.sh: goal); the run
+# lists every check under "Goals", appends one line to the history section (kept
+# between runs, the newest HISTORY_MAX lines), and exits 1 naming every figure worse
+# than its goal or not measured.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build} NETTUNE_TOP=$PWD
-order="mtu_apply_64 state_1000 probe_tcp_vs_iperf3 agent_footprint rollout_200 ctl_store_2000 ctl_etcd_200 api_hostile probe_verbs_vs_ib_write_bw ecn_lab fabric_lab"
+order="mtu_apply_64 state_1000 rollback_64 probe_tcp_vs_iperf3 agent_footprint rollout_200 ctl_store_2000 ctl_etcd_200 api_hostile probe_verbs_vs_ib_write_bw ecn_lab fabric_lab"
 sel=${BENCH:-$order}
 out=${OUT:-bench/RESULTS.md}
+HISTORY_MAX=${HISTORY_MAX:-30}
 rows=$(mktemp)
 BENCH_SECTIONS=$(mktemp -d)
-export BENCH_SECTIONS
-trap 'rm -rf "$rows" "$BENCH_SECTIONS"' EXIT
+BENCH_GOALS=$(mktemp)
+export BENCH_SECTIONS BENCH_GOALS
+trap 'rm -rf "$rows" "$BENCH_SECTIONS" "$BENCH_GOALS"' EXIT
 
 # The section NAME of the current results file, markers included ("" when there is none).
 old_section() {
@@ -25,9 +32,11 @@ for b in $sel; do
         echo "bench: $b" >&2
         if ! BENCH_SECTION=$BENCH_SECTIONS/$b.md timeout -k 10 "${BENCH_TIMEOUT:-900}" "$s" > "$rows.one" 2> "$rows.err"; then
                 echo "| $b | — | — | — | failed: $(tail -n 1 "$rows.err" | tr '|' '/') |" >> "$rows"
+                echo "$b (the benchmark failed)|not measured||||FAIL" >> "$BENCH_GOALS"
                 tail -n 5 "$rows.err" >&2
                 continue
         fi
+        grep '^bench: GOAL NOT MET' "$rows.err" >&2
         cat "$rows.one" >> "$rows"
 done
 rm -f "$rows.one" "$rows.err"
@@ -37,8 +46,12 @@ table() {
         echo
         echo "Written by \`make bench\` on $(date -u '+%Y-%m-%d %H:%M UTC'): $(nproc) cores,"
         echo "$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r),"
+        echo "load $(cut -d' ' -f1-3 /proc/loadavg) at the end, commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown),"
         echo "build \`$BUILD\` ($(head -c 120 "$BUILD/.flags" 2>/dev/null | grep -q fsanitize && echo 'sanitizers ON: numbers are pessimistic' || echo 'optimised, no sanitizers'))."
-        echo "Each row compares nettune with a real peer measured in the same run."
+        echo "Each row compares nettune with a real peer measured in the same run; timed pairs"
+        echo "alternate (A B B A rounds) so that a machine that speeds up or slows down during the"
+        echo "run moves both sides. Times: median [first-third quartile]; \"pairwise\": the median"
+        echo "[quartiles] of the ratios of the pairs run back to back."
         echo
         echo "| benchmark | nettune | peer | ratio (nettune ÷ peer) | notes |"
         echo "|---|---|---|---|---|"
@@ -57,13 +70,52 @@ table() {
         echo "(every write txn adds one), including the submitting \`apply\`."
 }
 
+# Goals of this run: | goal | figure | limit | verdict |
+goals() {
+        echo "## Goals"
+        echo
+        echo "Checked by this run (bench/stats.sh \`goal\`); \`make bench\` exits 1 when one is not met."
+        echo
+        echo "| goal | figure | limit | |"
+        echo "|---|---|---|---|"
+        awk -F'|' '{ unit = ($2 == "not measured") ? "" : $5
+                     verdict = ($6 == "ok") ? "met" : "**NOT MET**"
+                     printf "| %s | %s %s | %s %s %s | %s |\n", $1, $2, unit, $3, $4, $5, verdict }' "$BENCH_GOALS"
+}
+
+# One line of history: date, commit, and every goal's figure.
+history_line() {
+        printf '| %s | %s | %s |\n' "$(date -u '+%Y-%m-%d %H:%M')" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+                "$(awk -F'|' '{ sep = (NR > 1) ? "; " : ""; note = ($6 == "ok") ? "" : " (not met)"
+                                printf "%s%s: %s%s", sep, $1, $2, note }' "$BENCH_GOALS")"
+}
+
+history() {
+        echo "<!-- history -->"
+        echo "## History"
+        echo
+        echo "One line per \`make bench\` run (the newest $HISTORY_MAX), the figures its goals checked."
+        echo
+        echo "| date (UTC) | commit | figures |"
+        echo "|---|---|---|"
+        { [ -f "$out" ] && sed -n '/^<!-- history -->$/,/^<!-- end history -->$/p' "$out" | grep '^| [0-9]' || true
+          [ -s "$BENCH_GOALS" ] && history_line; } | tail -n "$HISTORY_MAX"
+        echo "<!-- end history -->"
+}
+
 {
         # Only sections were run (BENCH=ecn_lab): the table stays as it was, with its date.
         if [ ! -s "$rows" ] && [ -f "$out" ]; then
-                sed -n '/^<!-- section /q; p' "$out" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+                sed -n '/^<!-- section /q; /^<!-- history -->$/q; /^## Goals$/q; p' "$out" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
         else
                 table
         fi
+        if [ -s "$BENCH_GOALS" ]; then
+                echo
+                goals
+        fi
+        echo
+        history
         for b in $order; do
                 if [ -s "$BENCH_SECTIONS/$b.md" ]; then
                         printf '\n<!-- section %s -->\n' "$b"
@@ -78,3 +130,10 @@ table() {
 mv "$out.new" "$out"
 echo "bench: wrote $out" >&2
 cat "$out"
+if grep -q '|FAIL$' "$BENCH_GOALS"; then
+        echo >&2
+        echo "bench: FAILED: these figures are worse than their goals (or were not measured):" >&2
+        awk -F'|' '$6 == "FAIL" { printf "  - %s: %s %s (goal %s %s %s)\n", $1, $2, $5, $3, $4, $5 }' "$BENCH_GOALS" >&2
+        exit 1
+fi
+exit 0

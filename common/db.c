@@ -12,6 +12,40 @@ int db_fail(struct db *d, struct errbuf *e, const char *what)
 }
 
 /*
+ * SQLite syncs the directory after the first sync of every WAL it opens with
+ * SQLITE_OPEN_CREATE (for the new file's directory entry): once per process even
+ * when the WAL is there already (DB_KEEP_WAL). This VFS is the default one but
+ * opens an existing WAL without CREATE, so that only a new WAL costs that fsync.
+ */
+#define WAL_VFS "nettune-wal"
+static sqlite3_vfs wal_vfs;
+static sqlite3_vfs *wal_base;
+
+static int wal_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, int flags, int *ret_flags)
+{
+        if ((flags & SQLITE_OPEN_WAL) && (flags & SQLITE_OPEN_CREATE) && name && access(name, F_OK) == 0) {
+                int r = wal_base->xOpen(wal_base, name, f, flags & ~SQLITE_OPEN_CREATE, ret_flags);
+
+                if (r != SQLITE_CANTOPEN)
+                        return r;       /* gone in between (another process checkpointed it away): create it */
+        }
+        return wal_base->xOpen(wal_base, name, f, flags, ret_flags);
+}
+
+static void wal_vfs_register(void)
+{
+        wal_base = sqlite3_vfs_find(NULL);
+        if (!wal_base)
+                return;
+        wal_vfs = *wal_base;            /* pAppData too: the default VFS finds its locking style there */
+        wal_vfs.zName = WAL_VFS;
+        wal_vfs.pNext = NULL;
+        wal_vfs.xOpen = wal_open;
+        if (sqlite3_vfs_register(&wal_vfs, 0) != SQLITE_OK)
+                wal_base = NULL;
+}
+
+/*
  * The file itself: created 0600, never through a symlink. Other failures (a
  * missing directory) are left to sqlite3_open_v2, which names them.
  */
@@ -33,6 +67,7 @@ int db_open(struct db *d, const char *path, const char *noun, unsigned flags, in
         int r;
 
         *d = (struct db) { 0 };
+        pthread_mutex_init(&d->cache_lock, NULL);
         snprintf(d->path, sizeof(d->path), "%s", path);
         if (flags & DB_CREATE) {
                 r = create_file(path, noun, e);
@@ -40,7 +75,12 @@ int db_open(struct db *d, const char *path, const char *noun, unsigned flags, in
                         return r;
                 oflags |= SQLITE_OPEN_CREATE;
         }
-        if (sqlite3_open_v2(path, &d->h, oflags, NULL) != SQLITE_OK) {
+        if (flags & DB_KEEP_WAL) {
+                static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+                pthread_once(&once, wal_vfs_register);
+        }
+        if (sqlite3_open_v2(path, &d->h, oflags, (flags & DB_KEEP_WAL) && wal_base ? WAL_VFS : NULL) != SQLITE_OK) {
                 r = errbuf_set(e, EIO, path, "cannot open %s: %s", noun,
                                d->h ? sqlite3_errmsg(d->h) : "out of memory");
                 db_close(d);
@@ -48,6 +88,10 @@ int db_open(struct db *d, const char *path, const char *noun, unsigned flags, in
         }
         sqlite3_busy_timeout(d->h, busy_ms);
         r = db_exec(d, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", e);
+        if (r >= 0 && (flags & DB_KEEP_WAL)) {
+                sqlite3_db_config(d->h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+                sqlite3_wal_autocheckpoint(d->h, DB_WAL_PAGES);
+        }
         if (r < 0)
                 db_close(d);
         return r;
@@ -57,6 +101,10 @@ void db_close(struct db *d)
 {
         if (!d)
                 return;
+        for (unsigned i = 0; i < DB_CACHE_MAX; i++) {
+                sqlite3_finalize(d->cache[i].st);
+                d->cache[i] = (struct db_cached){ 0 };
+        }
         sqlite3_close_v2(d->h);         /* a statement still open closes it when finalized */
         d->h = NULL;
 }
@@ -78,6 +126,48 @@ int db_prepare(struct db *d, const char *sql, sqlite3_stmt **ret, struct errbuf 
         if (sqlite3_prepare_v2(d->h, sql, -1, ret, NULL) != SQLITE_OK)
                 return db_fail(d, e, "cannot prepare statement");
         return 0;
+}
+
+int db_cached(struct db *d, const char *sql, sqlite3_stmt **ret, struct errbuf *e)
+{
+        sqlite3_stmt *st = NULL;
+
+        pthread_mutex_lock(&d->cache_lock);
+        for (unsigned i = 0; i < DB_CACHE_MAX && !st; i++)
+                if (d->cache[i].sql == sql && d->cache[i].st) {
+                        st = d->cache[i].st;
+                        d->cache[i].st = NULL;
+                }
+        pthread_mutex_unlock(&d->cache_lock);
+        if (st) {
+                *ret = st;
+                return 0;
+        }
+        if (sqlite3_prepare_v3(d->h, sql, -1, SQLITE_PREPARE_PERSISTENT, ret, NULL) != SQLITE_OK)
+                return db_fail(d, e, "cannot prepare statement");
+        return 0;
+}
+
+void db_uncache(struct db *d, const char *sql, sqlite3_stmt *st)
+{
+        struct db_cached *slot = NULL;
+
+        if (!st)
+                return;
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+        pthread_mutex_lock(&d->cache_lock);
+        for (unsigned i = 0; i < DB_CACHE_MAX && !slot; i++)
+                if (d->cache[i].sql == sql && !d->cache[i].st)
+                        slot = &d->cache[i];
+        for (unsigned i = 0; i < DB_CACHE_MAX && !slot; i++)
+                if (!d->cache[i].sql)
+                        slot = &d->cache[i];
+        if (slot)
+                *slot = (struct db_cached){ sql, st };
+        pthread_mutex_unlock(&d->cache_lock);
+        if (!slot)
+                sqlite3_finalize(st);           /* the cache is full: prepared again next time */
 }
 
 int db_step_done(struct db *d, sqlite3_stmt *st, struct errbuf *e)
@@ -133,30 +223,94 @@ double db_col_real(sqlite3_stmt *st, int col)
         return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
 }
 
+/* Statements the transactions below run again and again: prepared once (db_cached). */
+static const char sql_begin[] = "BEGIN IMMEDIATE", sql_commit[] = "COMMIT", sql_rollback[] = "ROLLBACK",
+                  sql_lazy[] = "PRAGMA synchronous=NORMAL", sql_full[] = "PRAGMA synchronous=FULL",
+                  sql_savepoint[] = "SAVEPOINT db_txn", sql_release[] = "RELEASE db_txn",
+                  sql_rollback_to[] = "ROLLBACK TO db_txn";
+
+/* Run one cached statement without results; e may be NULL. */
+static int run(struct db *d, const char *sql, struct errbuf *e)
+{
+        sqlite3_stmt *st;
+        int r = db_cached(d, sql, &st, e);
+
+        if (r < 0)
+                return r;
+        r = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(d, e, sql);
+        db_uncache(d, sql, st);
+        return r;
+}
+
 int db_begin(struct db *d, struct errbuf *e)
 {
-        return db_exec(d, "BEGIN IMMEDIATE", e);
+        return run(d, sql_begin, e);
+}
+
+int db_begin_lazy(struct db *d, struct errbuf *e)
+{
+        int r = run(d, sql_lazy, e);
+
+        if (r >= 0)
+                r = db_begin(d, e);
+        if (r < 0)
+                run(d, sql_full, NULL);
+        else
+                d->lazy = true;
+        return r;
+}
+
+/* Back to fsync at every commit after a lazy transaction. */
+static void end_lazy(struct db *d)
+{
+        if (d->lazy) {
+                d->lazy = false;
+                run(d, sql_full, NULL);
+        }
 }
 
 int db_commit(struct db *d, struct errbuf *e)
 {
-        int r = db_exec(d, "COMMIT", e);
+        int r = run(d, sql_commit, e);
 
         if (r < 0)
                 db_rollback(d);
+        end_lazy(d);
         return r;
 }
 
 void db_rollback(struct db *d)
 {
         if (!sqlite3_get_autocommit(d->h))
-                sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+                run(d, sql_rollback, NULL);
+        end_lazy(d);
+}
+
+/* fn inside the transaction already open: a savepoint, rolled back alone when fn fails. */
+static int savepoint(struct db *d, int (*fn)(struct db *d, void *ud, struct errbuf *e), void *ud,
+                     struct errbuf *e)
+{
+        int r = run(d, sql_savepoint, e);
+
+        if (r < 0)
+                return r;
+        r = fn(d, ud, e);
+        if (r < 0) {
+                run(d, sql_rollback_to, NULL);
+                run(d, sql_release, NULL);
+                return r;
+        }
+        return run(d, sql_release, e);
 }
 
 int db_txn(struct db *d, int (*fn)(struct db *d, void *ud, struct errbuf *e), void *ud,
            struct errbuf *e)
 {
-        int r = db_begin(d, e);
+        int r;
+
+        if (!sqlite3_get_autocommit(d->h))
+                return savepoint(d, fn, ud, e);
+        r = db_begin(d, e);
 
         if (r < 0)
                 return r;

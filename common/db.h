@@ -6,13 +6,18 @@
  * SQLITE_OPEN_NOFOLLOW), and sets the agreed pragmas on the connection: WAL,
  * synchronous=FULL, foreign keys, a busy timeout. Statements are prepared with
  * db_prepare and always finalized by their owner (the _cleanup_stmt_ attribute);
- * db_step_* never finalize. db_txn runs a function inside BEGIN IMMEDIATE ...
- * COMMIT and rolls back when it fails. db_migrate brings the schema to the
+ * db_step_* never finalize. A statement a connection runs again and again comes
+ * from db_cached and goes back with db_uncache (prepared once per connection).
+ * db_txn runs a function inside BEGIN IMMEDIATE ... COMMIT and rolls back when it
+ * fails; inside a transaction already open (db_begin ... db_commit: several writes
+ * made durable by one commit), it runs in a savepoint that is rolled back alone
+ * when the function fails. db_migrate brings the schema to the
  * newest version (PRAGMA user_version), one step at a time, each in its own
  * transaction.
  */
 #pragma once
 
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,15 +25,30 @@
 #include "errbuf.h"
 
 #define DB_PATH_MAX 512
+#define DB_CACHE_MAX 24
 
 struct db {
         sqlite3 *h;
         char path[DB_PATH_MAX];
+        bool lazy;                      /* the open transaction commits without fsync (db_begin_lazy) */
+        pthread_mutex_t cache_lock;
+        struct db_cached {
+                const char *sql;        /* the statement's text, a string literal: its address is the key */
+                sqlite3_stmt *st;       /* NULL while a caller has it */
+        } cache[DB_CACHE_MAX];
 };
 
 enum {
         DB_CREATE = 1u << 0,            /* create the file (0600) when missing */
+        /*
+         * A short-lived process writing a little: keep the WAL when the connection
+         * closes instead of checkpointing it into the file then (two fsyncs and a
+         * copy each time); it is checkpointed once it holds DB_WAL_PAGES pages. The
+         * next opener reads back at most that much.
+         */
+        DB_KEEP_WAL = 1u << 1,
 };
+#define DB_WAL_PAGES 128
 
 /*
  * Open path; `noun` names it in messages ("cannot open <noun>: ..."). On failure
@@ -44,6 +64,13 @@ int db_fail(struct db *d, struct errbuf *e, const char *what);
 /* One or more statements without results. */
 int db_exec(struct db *d, const char *sql, struct errbuf *e);
 int db_prepare(struct db *d, const char *sql, sqlite3_stmt **ret, struct errbuf *e);
+/*
+ * The connection's prepared statement for sql (a string literal), ready to bind;
+ * give it back with db_uncache (reset, bindings cleared), never finalize it. Two
+ * threads asking at once get two statements.
+ */
+int db_cached(struct db *d, const char *sql, sqlite3_stmt **ret, struct errbuf *e);
+void db_uncache(struct db *d, const char *sql, sqlite3_stmt *st);
 
 /* Step a statement expected to finish (INSERT/UPDATE/DELETE): 0 or -EIO. */
 int db_step_done(struct db *d, sqlite3_stmt *st, struct errbuf *e);
@@ -67,9 +94,15 @@ double db_col_real(sqlite3_stmt *st, int col);
 
 /* Transactions. db_rollback never fails (nothing to report). */
 int db_begin(struct db *d, struct errbuf *e);           /* BEGIN IMMEDIATE */
+/*
+ * The same for writes nothing waits on: their commit does not fsync (synchronous=
+ * NORMAL for it); the next durable commit makes them durable too. A crash of the
+ * process loses nothing; a power loss may lose them, never more.
+ */
+int db_begin_lazy(struct db *d, struct errbuf *e);
 int db_commit(struct db *d, struct errbuf *e);          /* COMMIT; rolls back when it fails */
 void db_rollback(struct db *d);
-/* fn inside BEGIN IMMEDIATE ... COMMIT; ROLLBACK when fn or the commit fails. */
+/* fn inside BEGIN IMMEDIATE ... COMMIT; ROLLBACK when fn or the commit fails. Inside a transaction: a savepoint. */
 int db_txn(struct db *d, int (*fn)(struct db *d, void *ud, struct errbuf *e), void *ud,
            struct errbuf *e);
 

@@ -11,6 +11,15 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* src into dst[size] (size > 0), cut to fit and terminated: snprintf(dst, size, "%s", src) without the formatting. */
+static inline void strcopy(char *dst, size_t size, const char *src)
+{
+        size_t n = strnlen(src, size - 1);
+
+        memcpy(dst, src, n);
+        dst[n] = '\0';
+}
+
 static inline bool streq(const char *a, const char *b)
 {
         return a && b && strcmp(a, b) == 0;

@@ -71,12 +71,20 @@ struct driver_env {
 
 /*
  * What one request (a plan, a transaction) shares among its targets, opened once
- * and on first use: the rtnetlink handle every host driver talks through.
+ * and on first use: the rtnetlink handle every host driver talks through, and the
+ * links of the namespace as one RTM_GETLINK dump read them (valid until the handle
+ * writes; drivers/host/link_rtnl.h).
  */
 #define DRIVER_NOTES_MAX 16
 #define DRIVER_NOTE_MAX 256
+struct link_cache;
+struct dcb_cache;
 struct driver_io {
         struct nl *rtnl;                        /* NETLINK_ROUTE (env->nl's transport); NULL until first used */
+        struct link_cache *links;               /* the dump, NULL until first used */
+        struct dcb_cache *dcb;                  /* every link's DCB GET, asked at once (drivers/host/dcb_nl.h) */
+        unsigned n_interfaces;                  /* interface targets of the request: a dump pays for two or more */
+        bool batch;                             /* writes may wait in the handle's queue until driver_io_flush() */
         char policy[64];                        /* the policy the request applies, "" when none (restore) */
         unsigned n_notes;                       /* what drivers want the reader to know (plan and state "notes") */
         char notes[DRIVER_NOTES_MAX][DRIVER_NOTE_MAX];
@@ -116,6 +124,10 @@ const char *target_kind_name(enum target_kind k);
  * (*ret_own set: the caller closes it with nl_close) when the target has no io.
  */
 int driver_rtnl(const struct target *t, struct nl **ret, struct nl **ret_own, struct errbuf *e);
+/* The request's rtnetlink handle without a target (discovery), opened on first use with env's transport. */
+int driver_io_rtnl(struct driver_io *io, const struct driver_env *env, struct nl **ret, struct errbuf *e);
+/* Send the writes drivers queued (io->batch) and check their ACKs; the first refusal names its target. */
+int driver_io_flush(struct driver_io *io, struct errbuf *e);
 /* Close what a request opened. */
 void driver_io_close(struct driver_io *io);
 /* A note for the request's reader ("switch 'leaf1' (nvue): ..."); once per text; no-op without io. */

@@ -87,6 +87,27 @@ static bool match_one(const char *pat, const char *name, int *ret_prio)
         return true;
 }
 
+/* Does name contain "pause", "cnp" or "ecn", case-insensitively? (One pass: strcasestr sets up for longer texts.) */
+static bool congestion_word(const char *name)
+{
+        for (const char *p = name; *p; p++)
+                switch (tolower((unsigned char)*p)) {
+                case 'p':
+                        if (!strncasecmp(p, "pause", 5))
+                                return true;
+                        break;
+                case 'c':
+                        if (!strncasecmp(p, "cnp", 3))
+                                return true;
+                        break;
+                case 'e':
+                        if (!strncasecmp(p, "ecn", 3))
+                                return true;
+                        break;
+                }
+        return false;
+}
+
 bool counters_match(const char *kdrv, const char *name, int *ret_prio)
 {
         for (size_t f = 0; f < ARRAY_SIZE(families); f++) {
@@ -98,7 +119,7 @@ bool counters_match(const char *kdrv, const char *name, int *ret_prio)
                 return false;
         }
         *ret_prio = -1;
-        return strcasestr(name, "pause") || strcasestr(name, "cnp") || strcasestr(name, "ecn");
+        return congestion_word(name);
 }
 
 /* The same names by what they count (the drivers' sources above name each). */
@@ -163,7 +184,7 @@ static int real_ioctl(void *ctx, const char *ifname, void *cmd)
         struct ethtool_fd *s = ctx;
         struct ifreq ifr = { 0 };
 
-        snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+        strcopy(ifr.ifr_name, sizeof(ifr.ifr_name), ifname);
         ifr.ifr_data = cmd;
         return ioctl(s->fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
 }
@@ -185,44 +206,65 @@ static int stats_count(const struct counters_ethtool *io, const char *ifname, ui
         return 0;
 }
 
+/* Stat i's name, NUL-terminated. */
+static void stat_name(const struct ethtool_gstrings *strs, uint32_t i, char name[ETH_GSTRING_LEN + 1])
+{
+        memcpy(name, strs->data + (size_t)i * ETH_GSTRING_LEN, ETH_GSTRING_LEN);
+        name[ETH_GSTRING_LEN] = '\0';
+}
+
 /*
  * One consistent read: buffers for n plus slack (the kernel fills them with as
  * many entries as it has *now*), both answers and a fresh count equal to n.
- * -EAGAIN with *ret_n updated when the set changed under us.
+ * -EAGAIN with *ret_n updated when the set changed under us. The names come
+ * first: when none of them is a congestion counter (veth), the values are not
+ * asked for.
  */
 static int read_stats(const struct counters_ethtool *io, const char *ifname, const char *kdrv, uint32_t *ret_n,
                       struct counters *c)
 {
-        uint32_t n = *ret_n, cap = n + (n > ETHTOOL_SLACK_MIN ? n : ETHTOOL_SLACK_MIN), again = 0;
+        uint32_t n = *ret_n, cap = n + (n > ETHTOOL_SLACK_MIN ? n : ETHTOOL_SLACK_MIN), again = 0, wanted = 0;
         _cleanup_free_ struct ethtool_gstrings *strs = NULL;
         _cleanup_free_ struct ethtool_stats *vals = NULL;
-        int r;
+        char name[ETH_GSTRING_LEN + 1];
+        int prio, r;
 
-        strs = calloc(1, sizeof(*strs) + (size_t)cap * ETH_GSTRING_LEN);
-        vals = calloc(1, sizeof(*vals) + (size_t)cap * sizeof(uint64_t));
-        if (!strs || !vals)
+        strs = malloc(sizeof(*strs) + (size_t)cap * ETH_GSTRING_LEN);        /* the kernel fills what it reports */
+        if (!strs)
                 return -ENOMEM;
         *strs = (struct ethtool_gstrings){ .cmd = ETHTOOL_GSTRINGS, .string_set = ETH_SS_STATS, .len = n };
-        *vals = (struct ethtool_stats){ .cmd = ETHTOOL_GSTATS, .n_stats = n };
         r = io->ioctl(io->ctx, ifname, strs);
-        if (r >= 0)
-                r = io->ioctl(io->ctx, ifname, vals);
+        if (r < 0)
+                return r;
+        if (strs->len > cap)
+                return -EOVERFLOW;      /* more than the slack appeared at once: not believed */
+        if (strs->len != n) {
+                *ret_n = strs->len;
+                return -EAGAIN;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+                stat_name(strs, i, name);
+                wanted += counters_match(kdrv, name, &prio);
+        }
+        if (!wanted)
+                return 0;
+        vals = malloc(sizeof(*vals) + (size_t)cap * sizeof(uint64_t));
+        if (!vals)
+                return -ENOMEM;
+        *vals = (struct ethtool_stats){ .cmd = ETHTOOL_GSTATS, .n_stats = n };
+        r = io->ioctl(io->ctx, ifname, vals);
         if (r >= 0)
                 r = stats_count(io, ifname, &again);
         if (r < 0)
                 return r;
-        if (strs->len > cap || vals->n_stats > cap)
-                return -EOVERFLOW;      /* more than the slack appeared at once: not believed */
-        if (strs->len != n || vals->n_stats != n || again != n) {
+        if (vals->n_stats > cap)
+                return -EOVERFLOW;
+        if (vals->n_stats != n || again != n) {
                 *ret_n = again;
                 return -EAGAIN;
         }
         for (uint32_t i = 0; i < n; i++) {
-                char name[ETH_GSTRING_LEN + 1];
-                int prio;
-
-                memcpy(name, strs->data + (size_t)i * ETH_GSTRING_LEN, ETH_GSTRING_LEN);
-                name[ETH_GSTRING_LEN] = '\0';
+                stat_name(strs, i, name);
                 if (counters_match(kdrv, name, &prio))
                         add(c, name, "ethtool", vals->data[i], kdrv);
         }
@@ -301,21 +343,40 @@ int counters_read_rdma(const char *ifname, const char *kdrv, const char *sysfs_r
         return 0;
 }
 
-int counters_read(const char *ifname, const char *sysfs_root, struct counters *ret, struct errbuf *e)
+int counters_read_at(int fd, const char *ifname, const char *kdrv, bool device, const char *sysfs_root,
+                     struct counters *ret, struct errbuf *e)
 {
         const char *root = sysfs_root && *sysfs_root ? sysfs_root : "/sys";
-        struct ethtool_fd s = { .fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0) };
+        struct ethtool_fd s = { .fd = fd };
         struct counters_ethtool io = { real_ioctl, &s };
-        char kdrv[32];
+        char name[32];
         int r;
 
         ret->n = 0;
-        if (s.fd < 0)
-                return errbuf_set(e, errno, NULL, "interface '%s': ethtool socket: %s", ifname, strerror(errno));
-        iface_kernel_driver(ifname, root, NULL, kdrv, sizeof(kdrv));
+        if (fd < 0)
+                return errbuf_set(e, EBADF, NULL, "interface '%s': no ethtool socket", ifname);
+        if (!kdrv) {
+                iface_kernel_driver(ifname, root, NULL, name, sizeof(name));
+                kdrv = name;
+        }
         r = counters_read_ethtool(ifname, kdrv, &io, ret, e);
-        close(s.fd);
-        if (r >= 0)
+        if (r >= 0 && device)
                 r = counters_read_rdma(ifname, kdrv, root, ret, e);
         return r;
+}
+
+int counters_socket(void)
+{
+        return socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+}
+
+int counters_read(const char *ifname, const char *sysfs_root, struct counters *ret, struct errbuf *e)
+{
+        _cleanup_close_ int fd = counters_socket();
+
+        if (fd < 0) {
+                ret->n = 0;
+                return errbuf_set(e, errno, NULL, "interface '%s': ethtool socket: %s", ifname, strerror(errno));
+        }
+        return counters_read_at(fd, ifname, NULL, true, sysfs_root, ret, e);
 }

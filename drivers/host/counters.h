@@ -40,6 +40,15 @@ struct counters {
 
 /* Both sources; sysfs_root is "/sys" in production. Fills *ret (n may be 0). */
 int counters_read(const char *ifname, const char *sysfs_root, struct counters *ret, struct errbuf *e);
+/*
+ * The same for many interfaces: fd from counters_socket() (an AF_INET datagram
+ * socket for the ethtool ioctl, -1 on failure), kdrv the interface's kernel
+ * driver when known (NULL: looked up), device false when the interface has no
+ * device link (then it has no RDMA device either: not looked for).
+ */
+int counters_socket(void);
+int counters_read_at(int fd, const char *ifname, const char *kdrv, bool device, const char *sysfs_root,
+                     struct counters *ret, struct errbuf *e);
 
 /* The ethtool ioctl, replaceable for tests: 0 or -errno, cmd as for SIOCETHTOOL. */
 struct counters_ethtool {

@@ -38,6 +38,47 @@ static const char *kdrv(const struct target *t)
         return t->kernel_driver[0] ? t->kernel_driver : "unknown";
 }
 
+/*
+ * A request of many interfaces asks every link of the namespace at once, the first
+ * time one is asked for (its capability probes), unless the namespace has far more
+ * links than the request has interfaces. 0 when that was not done.
+ */
+static int prefetch(struct target *t, struct nl *nl, struct errbuf *e)
+{
+        struct driver_io *io = t->io;
+        _cleanup_free_ char (*names)[16] = NULL;
+        const struct link_info *l;
+        unsigned n = 0;
+        int r;
+
+        if (!io || io->dcb || io->n_interfaces < 2 || nl != io->rtnl)
+                return 0;
+        r = link_cache_links(io, t->env, &l, &n, e);
+        if (r < 0 || n > 2 * io->n_interfaces + 8)
+                return r;
+        names = calloc(n ? n : 1, sizeof(*names));
+        if (!names)
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        for (unsigned i = 0; i < n; i++)
+                strcopy(names[i], sizeof(names[i]), l[i].name);
+        return dcb_cache_fill(nl, (const char (*)[16])names, n, &io->dcb, e);
+}
+
+/* dcb_nl_get(), answered from the request's batch when it can. */
+static int get_ieee(struct target *t, struct nl *nl, struct dcb_nl_ieee *cur, struct errbuf *e)
+{
+        struct errbuf pe = { 0 };
+
+        /* A batch that failed as a whole leaves each interface to ask on its own. */
+        if (prefetch(t, nl, &pe) >= 0 && t->io) {
+                int r = dcb_cache_get(t->io->dcb, nl, t->name, cur, e);
+
+                if (r <= 0)
+                        return r;
+        }
+        return dcb_nl_get(nl, t->name, cur, e);
+}
+
 /* The request's handle (or an own one, *own) and the IEEE configuration; unsupported = the clear message. */
 static int dcb_open_get(struct target *t, struct nl **ret_nl, struct nl **own, struct dcb_nl_ieee *cur,
                         struct errbuf *e)
@@ -47,7 +88,7 @@ static int dcb_open_get(struct target *t, struct nl **ret_nl, struct nl **own, s
         r = driver_rtnl(t, ret_nl, own, e);
         if (r < 0)
                 return link_rtnl_where(t, e, r);
-        r = dcb_nl_get(*ret_nl, t->name, cur, e);
+        r = get_ieee(t, *ret_nl, cur, e);
         if (r == -EOPNOTSUPP) {
                 char why[sizeof(e->msg)];
 
@@ -67,13 +108,16 @@ static int dcb_caps(struct target *t, uint32_t *ret_fields, struct errbuf *e)
         uint32_t f;
         int r;
 
-        r = dcb_open_get(t, &nl, &own, &cur, e);
+        /* Not dcb_open_get(): a device without DCB is no error here, its message would be thrown away. */
+        r = driver_rtnl(t, &nl, &own, e);
+        if (r >= 0)
+                r = get_ieee(t, nl, &cur, e);
         if (r == -EOPNOTSUPP) {
                 *ret_fields = 0;
                 return 0;
         }
         if (r < 0)
-                return r;
+                return link_rtnl_where(t, e, r);
         f = APP_FIELDS;
         if (cur.has_pfc && cur.pfc.pfc_cap > 0)
                 f |= STATE_BIT(STATE_FIELD_PFC);

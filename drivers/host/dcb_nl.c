@@ -187,6 +187,114 @@ int dcb_nl_get(struct nl *nl, const char *ifname, struct dcb_nl_ieee *ret, struc
         return r;
 }
 
+/* ---- many GETs at once ---- */
+
+#define GET_WHAT "read dcb ieee configuration"
+
+struct dcb_cache {
+        uint64_t writes;                /* nl_writes() when it was filled */
+        unsigned n;
+        char (*name)[16];
+        int *err;
+        char (*msg)[NL_BATCH_MSG];
+        struct dcb_nl_ieee **ieee;      /* [n]: the reply, NULL when there was none */
+        unsigned *by_name;              /* [n]: indexes sorted by name */
+};
+
+static int cmp_name(const void *a, const void *b, void *data)
+{
+        const struct dcb_cache *c = data;
+
+        return strcmp(c->name[*(const unsigned *)a], c->name[*(const unsigned *)b]);
+}
+
+void dcb_cache_free(struct dcb_cache *c)
+{
+        if (!c)
+                return;
+        for (unsigned i = 0; c->ieee && i < c->n; i++)
+                free(c->ieee[i]);
+        free(c->ieee);
+        free(c->by_name);
+        free(c->name);
+        free(c->err);
+        free(c->msg);
+        free(c);
+}
+
+static int cache_reply(const struct nlmsghdr *nlh, unsigned i, void *data)
+{
+        struct dcb_cache *c = data;
+
+        if (i >= c->n)
+                return -EPROTO;
+        if (!c->ieee[i] && !(c->ieee[i] = malloc(sizeof(*c->ieee[i]))))
+                return -ENOMEM;
+        return dcb_nl_parse_ieee(nlh, c->ieee[i]);
+}
+
+int dcb_cache_fill(struct nl *nl, const char (*names)[16], unsigned n, struct dcb_cache **ret, struct errbuf *e)
+{
+        struct dcb_cache *c = calloc(1, sizeof(*c));
+        int r = 0;
+
+        if (!c || !(c->name = calloc(n ? n : 1, sizeof(*c->name))) || !(c->err = calloc(n ? n : 1, sizeof(*c->err))) ||
+            !(c->msg = calloc(n ? n : 1, sizeof(*c->msg))) || !(c->ieee = calloc(n ? n : 1, sizeof(*c->ieee))) ||
+            !(c->by_name = calloc(n ? n : 1, sizeof(*c->by_name)))) {
+                dcb_cache_free(c);
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        }
+        c->n = n;
+        for (unsigned i = 0; i < n && r >= 0; i++) {
+                struct nlmsghdr *nlh = dcb_msg(nl, RTM_GETDCB, DCB_CMD_IEEE_GET, names[i]);
+
+                memcpy(c->name[i], names[i], sizeof(c->name[i]));
+                c->by_name[i] = i;
+                r = nlh ? nl_batch_add(nl, nlh, e) : errbuf_set(e, EMSGSIZE, NULL, "interface name too long");
+        }
+        if (r >= 0)
+                r = nl_batch_run(nl, GET_WHAT, cache_reply, c, c->err, c->msg, e);
+        if (r < 0) {
+                dcb_cache_free(c);
+                return r;
+        }
+        qsort_r(c->by_name, n, sizeof(*c->by_name), cmp_name, c);
+        c->writes = nl_writes(nl);
+        *ret = c;
+        return 0;
+}
+
+int dcb_cache_get(const struct dcb_cache *c, const struct nl *nl, const char *ifname, struct dcb_nl_ieee *ret,
+                  struct errbuf *e)
+{
+        unsigned lo = 0, hi, i;
+
+        if (!c || c->writes != nl_writes(nl))
+                return 1;
+        for (hi = c->n; lo < hi;) {             /* the first name >= ifname */
+                unsigned mid = lo + (hi - lo) / 2;
+
+                if (strcmp(c->name[c->by_name[mid]], ifname) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        if (lo == c->n || strcmp(c->name[c->by_name[lo]], ifname))
+                return 1;
+        i = c->by_name[lo];
+        if (c->err[i]) {
+                if (e) {
+                        e->where[0] = '\0';
+                        strcopy(e->msg, sizeof(e->msg), c->msg[i]);
+                }
+                return c->err[i];
+        }
+        if (!c->ieee[i])
+                return errbuf_set(e, EBADMSG, NULL, GET_WHAT ": no reply");
+        *ret = *c->ieee[i];
+        return 0;
+}
+
 struct set_ctx {
         uint8_t cmd;
         bool found;

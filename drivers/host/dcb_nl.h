@@ -59,6 +59,18 @@ int dcb_nl_parse_set_reply(const struct nlmsghdr *nlh, uint8_t cmd, int *ret_res
 int dcb_nl_get(struct nl *nl, const char *ifname, struct dcb_nl_ieee *ret, struct errbuf *e);
 
 /*
+ * The IEEE GET of many interfaces at once (nl_batch_*: a request's capability
+ * probes), kept while the handle writes nothing. dcb_cache_get() answers as
+ * dcb_nl_get() would have then: 0 with *ret, or -errno with its message in e;
+ * 1 when the cache cannot say (another interface, or written since).
+ */
+struct dcb_cache;
+int dcb_cache_fill(struct nl *nl, const char (*names)[16], unsigned n, struct dcb_cache **ret, struct errbuf *e);
+int dcb_cache_get(const struct dcb_cache *c, const struct nl *nl, const char *ifname, struct dcb_nl_ieee *ret,
+                  struct errbuf *e);
+void dcb_cache_free(struct dcb_cache *c);
+
+/*
  * Whole-struct SETs (read-modify-write is the caller's). Each returns the
  * in-band result when it is not a refusal: 0, or a driver success code (1, 2)
  * that asks for a read-back.

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "ecn_sysfs.h"
+#include "link_rtnl.h"
 #include "sysfs.h"
 
 #define KNOBS_MAX (2 * STATE_PRIO_COUNT + 2)
@@ -57,6 +58,9 @@ static void place_of(const struct target *t, struct place *p)
         char pci[128], knob[PATH_MAX + 16];
 
         ecn_dir(t, p->dir, sizeof(p->dir));
+        p->b = BACKEND_NONE;
+        if (pci_name(t, pci, sizeof(pci)) == -ENXIO)
+                return;         /* a virtual link: the NIC driver makes both trees under a device */
         p->b = BACKEND_OFED;
         if (exists(p->dir))
                 return;
@@ -311,23 +315,10 @@ static int ecn_apply(struct target *t, const struct driver_change *c, struct err
 
 /* ---- debugfs cc_params (read-only report) ---- */
 
+/* The PCI function of the netdev (its device link), read once per request. */
 static int pci_name(const struct target *t, char *buf, size_t size)
 {
-        char link[PATH_MAX], target[PATH_MAX];
-        const char *base;
-        ssize_t n;
-
-        snprintf(link, sizeof(link), "%s/class/net/%s/device", t->env ? t->env->sysfs_root : "/sys", t->name);
-        n = readlink(link, target, sizeof(target) - 1);
-        if (n < 0)
-                return -errno;
-        target[n] = '\0';
-        base = strrchr(target, '/');
-        base = base ? base + 1 : target;
-        if (strlen(base) >= size)
-                return -ENAMETOOLONG;
-        memcpy(buf, base, strlen(base) + 1);
-        return 0;
+        return link_rtnl_device(t, buf, size);
 }
 
 int ecn_sysfs_cc_params(const struct target *t, struct ecn_sysfs_param *ret, unsigned max,

@@ -10,24 +10,22 @@
 #include "iface.h"
 #include "link_rtnl.h"
 
-static int drvinfo(const char *name, char *buf, size_t size)
+/* ETHTOOL_GDRVINFO over fd (an AF_INET datagram socket). */
+static int drvinfo(int fd, const char *name, char *buf, size_t size)
 {
         struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
         struct ifreq ifr = { 0 };
-        int fd, r = 0;
 
-        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
-                return -errno;
-        snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+                return -EBADF;
+        strcopy(ifr.ifr_name, sizeof(ifr.ifr_name), name);
         ifr.ifr_data = (void *)&info;
         if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
-                r = -errno;
-        close(fd);
-        if (r < 0 || !info.driver[0])
-                return r < 0 ? r : -ENOENT;
+                return -errno;
+        if (!info.driver[0])
+                return -ENOENT;
         info.driver[sizeof(info.driver) - 1] = '\0';
-        snprintf(buf, size, "%s", info.driver);
+        strcopy(buf, size, info.driver);
         return 0;
 }
 
@@ -47,14 +45,22 @@ static int sysfs_driver(const char *name, const char *sysfs_root, char *buf, siz
         return 0;
 }
 
-void iface_kernel_driver(const char *name, const char *sysfs_root, const char *kind,
-                         char *buf, size_t size)
+/* iface_kernel_driver() with the ethtool socket given. */
+static void kernel_driver(int fd, const char *name, const char *sysfs_root, const char *kind, char *buf, size_t size)
 {
-        if (drvinfo(name, buf, size) == 0)
+        if (drvinfo(fd, name, buf, size) == 0)
                 return;
         if (sysfs_driver(name, sysfs_root && *sysfs_root ? sysfs_root : "/sys", buf, size) == 0)
                 return;
         snprintf(buf, size, "%s", kind && *kind ? kind : "unknown");
+}
+
+void iface_kernel_driver(const char *name, const char *sysfs_root, const char *kind,
+                         char *buf, size_t size)
+{
+        _cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+        kernel_driver(fd, name, sysfs_root, kind, buf, size);
 }
 
 /*
@@ -108,13 +114,13 @@ static int collect_cb(const struct link_info *l, void *data)
                 return -E2BIG;
         x = &c->v[c->n++];
         memset(x, 0, sizeof(*x));
-        snprintf(x->name, sizeof(x->name), "%s", l->name);
+        strcopy(x->name, sizeof(x->name), l->name);
         x->ifindex = l->ifindex;
         x->flags = l->flags;
         x->mtu = l->mtu;
         x->min_mtu = l->min_mtu;
         x->max_mtu = l->max_mtu;
-        snprintf(x->kind, sizeof(x->kind), "%s", l->kind);
+        strcopy(x->kind, sizeof(x->kind), l->kind);
         return 0;
 }
 
@@ -123,6 +129,31 @@ static int by_ifindex(const void *a, const void *b)
         const struct iface *x = a, *y = b;
 
         return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
+}
+
+void iface_kernel_drivers(struct iface *v, unsigned n, const bool *which, const char *sysfs_root)
+{
+        _cleanup_close_ int fd = -1;
+
+        for (unsigned i = 0; i < n; i++) {
+                if ((which && !which[i]) || v[i].kernel_driver[0])
+                        continue;
+                if (fd < 0)
+                        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+                kernel_driver(fd, v[i].name, sysfs_root, v[i].kind, v[i].kernel_driver, sizeof(v[i].kernel_driver));
+        }
+}
+
+/* Sorted, with their kernel drivers. */
+static void finish(struct iface *v, unsigned n, const char *sysfs_root)
+{
+        qsort(v, n, sizeof(*v), by_ifindex);
+        iface_kernel_drivers(v, n, NULL, sysfs_root);
+}
+
+static int too_many(int r, struct errbuf *e)
+{
+        return r == -E2BIG ? errbuf_set(e, E2BIG, NULL, "more than %d interfaces", IFACE_MAX) : r;
 }
 
 int iface_list(const struct nl_transport *t, const char *sysfs_root, struct iface **ret,
@@ -140,12 +171,34 @@ int iface_list(const struct nl_transport *t, const char *sysfs_root, struct ifac
                 r = link_rtnl_dump(nl, collect_cb, &c, e);
         if (r < 0) {
                 free(c.v);
-                return r == -E2BIG ? errbuf_set(e, E2BIG, NULL, "more than %d interfaces", IFACE_MAX) : r;
+                return too_many(r, e);
+        }
+        finish(c.v, c.n, sysfs_root);
+        *ret = c.v;
+        *ret_n = c.n;
+        return 0;
+}
+
+int iface_list_io(struct driver_io *io, const struct driver_env *env, struct iface **ret, unsigned *ret_n,
+                  struct errbuf *e)
+{
+        const struct link_info *l;
+        struct collect c = { 0 };
+        unsigned n = 0;
+        int r = link_cache_links(io, env, &l, &n, e);
+
+        if (r < 0)
+                return r;
+        c.v = calloc(n ? n : 1, sizeof(*c.v));
+        if (!c.v)
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        for (unsigned i = 0; i < n && r >= 0; i++)
+                r = collect_cb(&l[i], &c);
+        if (r < 0) {
+                free(c.v);
+                return too_many(r, e);
         }
         qsort(c.v, c.n, sizeof(*c.v), by_ifindex);
-        for (unsigned i = 0; i < c.n; i++)
-                iface_kernel_driver(c.v[i].name, sysfs_root, c.v[i].kind, c.v[i].kernel_driver,
-                                    sizeof(c.v[i].kernel_driver));
         *ret = c.v;
         *ret_n = c.n;
         return 0;

@@ -31,6 +31,19 @@ struct iface {
 int iface_list(const struct nl_transport *t, const char *sysfs_root, struct iface **ret,
                unsigned *ret_n, struct errbuf *e);
 
+/*
+ * The same from the request's link cache (link_rtnl.h): one dump for discovery and
+ * the plan's reads. kernel_driver is left empty: iface_kernel_driver() names the
+ * driver of the links the caller takes.
+ */
+struct driver_io;
+struct driver_env;
+int iface_list_io(struct driver_io *io, const struct driver_env *env, struct iface **ret, unsigned *ret_n,
+                  struct errbuf *e);
+
+/* The kernel driver of every v[i] with which[i] and no driver named yet (one ethtool socket for all). */
+void iface_kernel_drivers(struct iface *v, unsigned n, const bool *which, const char *sysfs_root);
+
 /* The kernel driver of a link into buf (never fails: "unknown"). */
 void iface_kernel_driver(const char *name, const char *sysfs_root, const char *kind,
                          char *buf, size_t size);

@@ -36,7 +36,7 @@ int link_rtnl_parse(const struct nlmsghdr *nlh, struct link_info *ret)
                 return -EBADMSG;
         l.ifindex = ifi->ifi_index;
         l.flags = ifi->ifi_flags;
-        snprintf(l.name, sizeof(l.name), "%s", mnl_attr_get_str(tb[IFLA_IFNAME]));
+        strcopy(l.name, sizeof(l.name), mnl_attr_get_str(tb[IFLA_IFNAME]));
         l.mtu = mnl_attr_get_u32(tb[IFLA_MTU]);
         if (tb[IFLA_MIN_MTU])
                 l.min_mtu = mnl_attr_get_u32(tb[IFLA_MIN_MTU]);
@@ -50,7 +50,7 @@ int link_rtnl_parse(const struct nlmsghdr *nlh, struct link_info *ret)
         }
         if (tb[IFLA_LINKINFO] && nl_parse_nested(tb[IFLA_LINKINFO], linkinfo_policy,
                                                  IFLA_INFO_MAX, info) == 0 && info[IFLA_INFO_KIND])
-                snprintf(l.kind, sizeof(l.kind), "%s", mnl_attr_get_str(info[IFLA_INFO_KIND]));
+                strcopy(l.kind, sizeof(l.kind), mnl_attr_get_str(info[IFLA_INFO_KIND]));
         *ret = l;
         return 0;
 }
@@ -122,18 +122,38 @@ int link_rtnl_dump(struct nl *nl, int (*fn)(const struct link_info *l, void *dat
         return nl_talk(nl, getlink_msg(nl, NLM_F_DUMP, 0), get_cb, &g, "list links", e);
 }
 
-int link_rtnl_set_mtu(struct nl *nl, int ifindex, uint32_t mtu, struct errbuf *e)
+static struct nlmsghdr *setmtu_msg(struct nl *nl, int ifindex, uint32_t mtu)
 {
         struct nlmsghdr *nlh = nl_msg_new(nl, RTM_NEWLINK, NLM_F_ACK);
         struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-        char what[64];
 
         ifi->ifi_family = AF_UNSPEC;
         ifi->ifi_index = ifindex;
-        if (nl_put_u32(nlh, IFLA_MTU, mtu) < 0)
+        return nl_put_u32(nlh, IFLA_MTU, mtu) < 0 ? NULL : nlh;
+}
+
+int link_rtnl_set_mtu(struct nl *nl, int ifindex, uint32_t mtu, struct errbuf *e)
+{
+        struct nlmsghdr *nlh = setmtu_msg(nl, ifindex, mtu);
+        char what[64];
+
+        if (!nlh)
                 return errbuf_set(e, EMSGSIZE, NULL, "set mtu: request too large");
         snprintf(what, sizeof(what), "set mtu %u", mtu);
         return nl_talk(nl, nlh, NULL, NULL, what, e);
+}
+
+/* The same, queued on the request's handle (nl_queue): a refusal names the interface. */
+static int queue_mtu(struct nl *nl, const struct target *t, uint32_t mtu, struct errbuf *e)
+{
+        struct nlmsghdr *nlh = setmtu_msg(nl, t->ifindex, mtu);
+        char where[96], what[64];
+
+        snprintf(where, sizeof(where), "interface '%s'", t->name);
+        if (!nlh)
+                return errbuf_set(e, EMSGSIZE, where, "set mtu: request too large");
+        snprintf(what, sizeof(what), "set mtu %u", mtu);
+        return nl_queue(nl, nlh, where, what, e);
 }
 
 int link_rtnl_where(const struct target *t, struct errbuf *e, int r)
@@ -177,7 +197,7 @@ static int link_read(struct target *t, uint32_t fields, struct state *ret, struc
                 return 0;
         r = driver_rtnl(t, &nl, &own, e);
         if (r >= 0)
-                r = link_rtnl_get(nl, t->ifindex, t->name, &l, e);
+                r = link_rtnl_read(t, nl, &l, e);
         if (r < 0)
                 return link_rtnl_where(t, e, r);
         ret->mtu = l.mtu;
@@ -197,6 +217,9 @@ static int link_apply(struct target *t, const struct driver_change *c, struct er
         r = driver_rtnl(t, &nl, &own, e);
         if (r >= 0)
                 r = link_wait_begin(nl, t, &w, e);
+        /* Nothing to wait for and a transaction's apply: the ACK is collected with the others'. */
+        if (r >= 0 && !w.carrier && t->io && t->io->batch)
+                return queue_mtu(nl, t, c->desired[0].mtu, e);
         /* ice and bnxt reopen the netdev for a new MTU: wait for the link like after DCB changes */
         if (r >= 0)
                 r = link_rtnl_set_mtu(nl, t->ifindex, c->desired[0].mtu, e);

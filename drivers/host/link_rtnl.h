@@ -43,6 +43,31 @@ int link_rtnl_dump(struct nl *nl, int (*fn)(const struct link_info *l, void *dat
 
 int link_rtnl_set_mtu(struct nl *nl, int ifindex, uint32_t mtu, struct errbuf *e);
 
+/*
+ * The request's link cache (driver_io.links): every link of the namespace from one
+ * RTM_GETLINK dump, valid while the request's handle writes nothing (nl_writes()).
+ * A plan of many interfaces reads them all from one dump, and after its writes
+ * from one more (a read-back); a read that alternates with writes (a restore) asks
+ * for its one link, as a request of a single interface does.
+ *
+ * link_rtnl_read(): target t's link (t->io's cache, or a request of its own).
+ * link_cache_links(): every link, sorted by ifindex (interface discovery); the
+ * array stays valid until the next write or read through io.
+ */
+int link_rtnl_read(const struct target *t, struct nl *nl, struct link_info *ret, struct errbuf *e);
+int link_cache_links(struct driver_io *io, const struct driver_env *env, const struct link_info **ret,
+                     unsigned *ret_n, struct errbuf *e);
+
+/*
+ * The name of target t's device (the last component of SYSFS/class/net/IF/device:
+ * "0000:03:00.0"); -ENXIO when sysfs shows a virtual link (veth, bridge: no parent
+ * device at all, so no PCI function, no RDMA device, no NIC knobs), -ENOENT when
+ * the interface has no device link. Read once per request and link (t->io's cache).
+ */
+#define LINK_DEVICE_MAX 64
+int link_rtnl_device(const struct target *t, char *buf, size_t size);
+void link_cache_free(struct link_cache *c);
+
 /* "interface 'NAME'" into e->where, keeping the message; returns r. */
 int link_rtnl_where(const struct target *t, struct errbuf *e, int r);
 

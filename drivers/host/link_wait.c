@@ -66,7 +66,7 @@ int link_wait_begin(struct nl *nl, const struct target *t, struct link_wait *ret
         char all[LINK_WAIT_PORTS_MAX][320];
         struct link_info l;
         unsigned n;
-        int r = link_rtnl_get(nl, t->ifindex, t->name, &l, e);
+        int r = link_rtnl_read(t, nl, &l, e);
 
         if (r < 0)
                 return r;
@@ -75,6 +75,8 @@ int link_wait_begin(struct nl *nl, const struct target *t, struct link_wait *ret
         ret->carrier = (l.flags & IFF_LOWER_UP) && !l.kind[0];
         ret->counts = l.has_carrier_counts;
         ret->down_count = l.carrier_down_count;
+        if (!ret->carrier)
+                return 0;               /* link_wait_end() waits for nothing, RDMA ports included */
         n = link_wait_rdma_ports(root(t), t->name, all, LINK_WAIT_PORTS_MAX);
         for (unsigned i = 0; i < n; i++)
                 if (port_active(all[i]))

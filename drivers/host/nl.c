@@ -21,13 +21,26 @@
 #define NLM_F_ACK_TLVS 0x200
 #endif
 
+/* A request queued by nl_queue(): its sequence number and how a refusal is named. */
+struct nl_pending {
+        uint32_t seq;
+        char where[96];
+        char what[64];
+};
+
 struct nl {
         const struct nl_transport *t;
         struct nl_transport seam;       /* NETTUNE_NETLINK_SOCKET: t points here */
         void *ctx;
         uint32_t seq;
         uint32_t portid;
+        uint64_t writes;                /* requests sent that are not GETs */
         char extack[NL_EXTACK_MAX];
+        char *queue;                    /* nl_queue(): requests not sent yet, back to back */
+        size_t queue_len, queue_size;
+        struct nl_pending *pending;     /* [n_pending], in queue order */
+        unsigned n_pending, max_pending;
+        bool batching;                  /* the queue holds nl_batch_add() requests, not writes */
         _Alignas(8) char req[NL_MSG_MAX];
         _Alignas(8) char rx[NL_RECV_MAX];
 };
@@ -85,15 +98,36 @@ static int wait_readable(int fd, unsigned timeout_ms)
         return r == 0 ? -ETIMEDOUT : 0;
 }
 
+/*
+ * One datagram. The kernel answers a request inside sendmsg(), so the reply is
+ * usually queued already: try without waiting first, poll only when it is not.
+ */
 static ssize_t kernel_recv(void *ctx, void *buf, size_t size, unsigned timeout_ms)
 {
+        struct sockaddr_nl addr;
+        struct iovec iov = { .iov_base = buf, .iov_len = size };
+        struct msghdr msg = { .msg_name = &addr, .msg_namelen = sizeof(addr), .msg_iov = &iov, .msg_iovlen = 1 };
+        int fd = mnl_socket_get_fd(ctx);
         ssize_t n;
-        int r = wait_readable(mnl_socket_get_fd(ctx), timeout_ms);
 
-        if (r < 0)
-                return r;
-        n = mnl_socket_recvfrom(ctx, buf, size);
-        return n < 0 ? -errno : n;
+        for (;;) {
+                int r;
+
+                msg.msg_namelen = sizeof(addr);
+                n = recvmsg(fd, &msg, MSG_DONTWAIT);
+                if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+                        break;
+                r = wait_readable(fd, timeout_ms);
+                if (r < 0)
+                        return r;
+        }
+        if (n < 0)
+                return -errno;
+        if (msg.msg_flags & MSG_TRUNC)
+                return -ENOSPC;
+        if (msg.msg_namelen != sizeof(addr))
+                return -EINVAL;
+        return n;
 }
 
 static uint32_t kernel_portid(void *ctx)
@@ -236,14 +270,25 @@ void nl_close(struct nl *nl)
                 return;
         if (nl->t->ops->close)
                 nl->t->ops->close(nl->ctx);
+        free(nl->queue);
+        free(nl->pending);
         free(nl);
+}
+
+uint64_t nl_writes(const struct nl *nl)
+{
+        return nl->writes;
 }
 
 struct nlmsghdr *nl_msg_new(struct nl *nl, uint16_t type, uint16_t flags)
 {
         struct nlmsghdr *nlh;
+        size_t used;
 
-        memset(nl->req, 0, sizeof(nl->req));   /* libmnl 1.0.4 leaves attribute padding as it was */
+        /* libmnl 1.0.4 leaves attribute padding as it was: start from zeros. Beyond the
+         * previous request's length (every builder keeps nlmsg_len) the buffer still is. */
+        used = ((const struct nlmsghdr *)nl->req)->nlmsg_len;
+        memset(nl->req, 0, used < sizeof(nl->req) ? used : sizeof(nl->req));
         nlh = mnl_nlmsg_put_header(nl->req);
         nlh->nlmsg_type = type;
         nlh->nlmsg_flags = NLM_F_REQUEST | flags;
@@ -452,6 +497,13 @@ static bool is_dump(const struct nlmsghdr *nlh)
         return (nlh->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP && (nlh->nlmsg_type & 3) == 2;
 }
 
+/* rtnetlink's convention: GET requests have a type of 2 modulo 4 (RTM_GETLINK, RTM_GETDCB, RTM_GETQDISC). */
+static void count_write(struct nl *nl, const struct nlmsghdr *nlh)
+{
+        if ((nlh->nlmsg_type & 3) != 2)
+                nl->writes++;
+}
+
 int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
             const char *what, struct errbuf *e)
 {
@@ -460,9 +512,15 @@ int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
         ssize_t n;
         int r;
 
+        if (nl->n_pending && !nl->batching) {
+                r = nl_flush(nl, e);
+                if (r < 0)
+                        return r;
+        }
         nl->extack[0] = '\0';
         if (!is_dump(nlh))
                 nlh->nlmsg_flags |= NLM_F_ACK;
+        count_write(nl, nlh);
         n = nl->t->ops->send(nl->ctx, nlh, nlh->nlmsg_len);
         if (n < 0)
                 return talk_fail(nl, (int)n, what, e);
@@ -472,6 +530,247 @@ int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
                         return talk_fail(nl, (int)n, what, e);
                 r = run_replies(&tk, nl->rx, (size_t)n, seq);
         } while (r > 0);
+        return r < 0 ? talk_fail(nl, r, what, e) : 0;
+}
+
+/* ---- queued requests: sent back to back, their ACKs collected in one loop ---- */
+
+int nl_queue(struct nl *nl, struct nlmsghdr *nlh, const char *where, const char *what, struct errbuf *e)
+{
+        size_t len = NLMSG_ALIGN(nlh->nlmsg_len);
+        struct nl_pending *p;
+
+        if (nl->n_pending >= NL_QUEUE_MAX && !nl->batching) {
+                int r = nl_flush(nl, e);
+
+                if (r < 0)
+                        return r;
+        }
+        if (nl->queue_len + len > nl->queue_size) {
+                size_t size = nl->queue_size ? nl->queue_size * 2 : NL_MSG_MAX;
+                char *q;
+
+                while (size < nl->queue_len + len)
+                        size *= 2;
+                q = realloc(nl->queue, size);
+                if (!q)
+                        return errbuf_set(e, ENOMEM, where, "%s: out of memory", what);
+                nl->queue = q;
+                nl->queue_size = size;
+        }
+        if (nl->n_pending >= nl->max_pending) {
+                unsigned max = nl->max_pending ? nl->max_pending * 2 : 16;
+
+                p = realloc(nl->pending, max * sizeof(*p));
+                if (!p)
+                        return errbuf_set(e, ENOMEM, where, "%s: out of memory", what);
+                nl->pending = p;
+                nl->max_pending = max;
+        }
+        nlh->nlmsg_flags |= NLM_F_ACK;
+        memset(nl->queue + nl->queue_len, 0, len);
+        memcpy(nl->queue + nl->queue_len, nlh, nlh->nlmsg_len);
+        nl->queue_len += len;
+        p = &nl->pending[nl->n_pending++];
+        p->seq = nlh->nlmsg_seq;
+        strcopy(p->where, sizeof(p->where), where ? where : "");
+        strcopy(p->what, sizeof(p->what), what);
+        return 0;
+}
+
+/* The ACKs of one datagram: done[i] for each pending request answered, the first refusal in *first. */
+static int collect_acks(struct nl *nl, const void *buf, size_t len, unsigned from, unsigned n, bool *done,
+                        unsigned *ret_done, int *first, unsigned *first_at)
+{
+        const struct nlmsghdr *nlh = buf;
+        int rem = (int)len;
+
+        if (len > INT32_MAX || !lengths_ok(buf, len))
+                return -EBADMSG;
+        for (; mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+                const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+                uint32_t k = nlh->nlmsg_seq - nl->pending[from].seq;
+
+                if (nl->portid && nlh->nlmsg_pid && nlh->nlmsg_pid != nl->portid)
+                        return -ESRCH;
+                if (nlh->nlmsg_type != NLMSG_ERROR || k >= n || done[k])
+                        return -EPROTO;         /* only ACKs were asked for, each once */
+                if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*err))
+                        return -EBADMSG;
+                done[k] = true;
+                ++*ret_done;
+                if (err->error && (*first == 0 || from + k < *first_at)) {
+                        *first = err->error > 0 || err->error < -4095 ? -EPROTO : err->error;
+                        *first_at = from + k;
+                        read_extack(nl, nlh, err);
+                }
+        }
+        return 0;
+}
+
+/* Send pending[from, from + n) in one datagram and wait for every ACK. */
+static int flush_window(struct nl *nl, const char *buf, size_t len, unsigned from, unsigned n, int *first,
+                        unsigned *first_at)
+{
+        bool done[NL_WINDOW];
+        unsigned acked = 0;
+        ssize_t k;
+
+        memset(done, 0, sizeof(done));
+        k = nl->t->ops->send(nl->ctx, buf, len);
+        if (k < 0)
+                return (int)k;
+        nl->writes += n;
+        while (acked < n) {
+                int r;
+
+                k = nl->t->ops->recv(nl->ctx, nl->rx, sizeof(nl->rx), NL_TIMEOUT_MS);
+                if (k < 0)
+                        return (int)k;
+                r = collect_acks(nl, nl->rx, (size_t)k, from, n, done, &acked, first, first_at);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int nl_flush(struct nl *nl, struct errbuf *e)
+{
+        unsigned n = nl->n_pending, at = 0, first_at = 0;
+        size_t off = 0;
+        int first = 0, r = 0;
+
+        nl->n_pending = 0;
+        nl->queue_len = 0;
+        nl->extack[0] = '\0';
+        /* Windows of NL_WINDOW requests: their ACKs fit in the socket's receive buffer. */
+        while (at < n && r >= 0 && !first) {
+                unsigned w = n - at < NL_WINDOW ? n - at : NL_WINDOW;
+                size_t len = 0;
+
+                for (unsigned i = 0; i < w; i++)
+                        len += NLMSG_ALIGN(((const struct nlmsghdr *)(nl->queue + off + len))->nlmsg_len);
+                r = flush_window(nl, nl->queue + off, len, at, w, &first, &first_at);
+                if (r < 0 && !first)
+                        first_at = at;          /* the transport failed: name the window's first request */
+                off += len;
+                at += w;
+        }
+        if (!first && r >= 0)
+                return 0;
+        r = first ? first : r;
+        talk_fail(nl, r, nl->pending[first_at].what, e);
+        if (e)
+                snprintf(e->where, sizeof(e->where), "%s", nl->pending[first_at].where);
+        return r;
+}
+
+/* ---- batches of independent requests ---- */
+
+int nl_batch_add(struct nl *nl, struct nlmsghdr *nlh, struct errbuf *e)
+{
+        if (nl->n_pending && !nl->batching) {
+                int r = nl_flush(nl, e);        /* queued writes go first */
+
+                if (r < 0)
+                        return r;
+        }
+        nl->batching = true;
+        return nl_queue(nl, nlh, NULL, "", e);
+}
+
+struct batch {
+        struct nl *nl;
+        const char *what;
+        nl_batch_cb cb;
+        void *data;
+        int *err;
+        char (*msg)[NL_BATCH_MSG];
+        unsigned from, n, done_n;
+        bool done[NL_WINDOW];
+};
+
+/* One reply message of the window; 0 or -errno when the reply is not what was asked for. */
+static int batch_reply(struct batch *b, const struct nlmsghdr *nlh)
+{
+        uint32_t k = nlh->nlmsg_seq - b->nl->pending[b->from].seq;
+        const struct nlmsgerr *err;
+        char t[128];
+        int r;
+
+        if (b->nl->portid && nlh->nlmsg_pid && nlh->nlmsg_pid != b->nl->portid)
+                return -ESRCH;
+        if (k >= b->n || b->done[k])
+                return -EPROTO;
+        if (nlh->nlmsg_type != NLMSG_ERROR) {
+                if (!b->cb || b->err[b->from + k])
+                        return 0;
+                r = b->cb(nlh, b->from + k, b->data);
+                if (r < 0)
+                        b->err[b->from + k] = r;
+                if (r < 0 && b->msg)
+                        snprintf(b->msg[b->from + k], NL_BATCH_MSG, "%s: %s", b->what, nl_strerror(-r, t, sizeof(t)));
+                return 0;
+        }
+        err = mnl_nlmsg_get_payload(nlh);
+        if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*err))
+                return -EBADMSG;
+        b->done[k] = true;
+        b->done_n++;
+        if (!err->error || b->err[b->from + k])
+                return 0;
+        r = err->error > 0 || err->error < -4095 ? -EPROTO : err->error;
+        b->err[b->from + k] = r;
+        read_extack(b->nl, nlh, err);
+        if (b->msg && b->nl->extack[0])
+                snprintf(b->msg[b->from + k], NL_BATCH_MSG, "%s: %s (kernel: %.160s)", b->what,
+                         nl_strerror(-r, t, sizeof(t)), b->nl->extack);
+        else if (b->msg)
+                snprintf(b->msg[b->from + k], NL_BATCH_MSG, "%s: %s", b->what, nl_strerror(-r, t, sizeof(t)));
+        return 0;
+}
+
+int nl_batch_run(struct nl *nl, const char *what, nl_batch_cb cb, void *data, int *ret_err,
+                 char (*ret_msg)[NL_BATCH_MSG], struct errbuf *e)
+{
+        struct batch b = { .nl = nl, .what = what, .cb = cb, .data = data, .err = ret_err, .msg = ret_msg };
+        unsigned n = nl->n_pending;
+        size_t off = 0;
+        int r = 0;
+
+        nl->n_pending = 0;
+        nl->queue_len = 0;
+        nl->batching = false;
+        memset(ret_err, 0, n * sizeof(*ret_err));
+        for (unsigned at = 0; at < n && r >= 0; at += b.n) {
+                size_t len = 0;
+                ssize_t k;
+
+                b.from = at;
+                b.n = n - at < NL_WINDOW ? n - at : NL_WINDOW;
+                b.done_n = 0;
+                memset(b.done, 0, sizeof(b.done));
+                for (unsigned i = 0; i < b.n; i++)
+                        len += NLMSG_ALIGN(((const struct nlmsghdr *)(nl->queue + off + len))->nlmsg_len);
+                k = nl->t->ops->send(nl->ctx, nl->queue + off, len);
+                off += len;
+                r = k < 0 ? (int)k : 0;
+                while (r >= 0 && b.done_n < b.n) {
+                        const struct nlmsghdr *nlh;
+                        int rem;
+
+                        k = nl->t->ops->recv(nl->ctx, nl->rx, sizeof(nl->rx), NL_TIMEOUT_MS);
+                        if (k < 0 || (size_t)k > INT32_MAX || !lengths_ok((const unsigned char *)nl->rx, (size_t)k)) {
+                                r = k < 0 ? (int)k : -EBADMSG;
+                                break;
+                        }
+                        nlh = (const struct nlmsghdr *)nl->rx;
+                        rem = (int)k;
+                        for (; r >= 0 && mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem))
+                                r = batch_reply(&b, nlh);
+                }
+        }
+        nl->extack[0] = '\0';
         return r < 0 ? talk_fail(nl, r, what, e) : 0;
 }
 

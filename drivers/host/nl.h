@@ -90,6 +90,39 @@ void nl_nest_end(struct nlmsghdr *nlh, struct nlattr *nest);
 int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
             const char *what, struct errbuf *e);
 
+/*
+ * Queue a request (built with nl_msg_new()) instead of talking: queued requests go
+ * out back to back, NL_WINDOW to a datagram, and their ACKs are collected in one
+ * receive loop — at nl_flush(), before the next nl_talk(), or when NL_QUEUE_MAX
+ * are waiting. A refusal is reported like nl_talk's, for the first refused request
+ * in queue order, with its `where` ("interface 'vA'") and `what` ("set mtu 9000");
+ * requests of a later window are then not sent.
+ */
+#define NL_WINDOW 64
+#define NL_QUEUE_MAX 1024
+int nl_queue(struct nl *nl, struct nlmsghdr *nlh, const char *where, const char *what, struct errbuf *e);
+/* Send what is queued and check every ACK; 0 when nothing is queued. */
+int nl_flush(struct nl *nl, struct errbuf *e);
+
+/*
+ * Many independent requests at once (a GET for every interface): each request is
+ * built with nl_msg_new() and added; nl_batch_run() sends them back to back,
+ * NL_WINDOW to a datagram, and runs cb(reply, data, i) on the replies of request
+ * i. Each request ends with its ACK or error: ret_err[i] is 0 or its -errno, and
+ * when it is an error, ret_msg (if not NULL, char[n][NL_BATCH_MSG]) holds the
+ * message nl_talk() would have set ("<what>: <strerror> (kernel: <ext ack>)").
+ * A failing request does not stop the others; the return value is < 0 only when
+ * the transport or a reply's shape fails.
+ */
+#define NL_BATCH_MSG 256
+typedef int (*nl_batch_cb)(const struct nlmsghdr *nlh, unsigned i, void *data);   /* 0 or -errno */
+int nl_batch_add(struct nl *nl, struct nlmsghdr *nlh, struct errbuf *e);
+int nl_batch_run(struct nl *nl, const char *what, nl_batch_cb cb, void *data, int *ret_err,
+                 char (*ret_msg)[NL_BATCH_MSG], struct errbuf *e);
+
+/* How many requests that are not GETs (rtnetlink: type % 4 != 2) the handle has sent: a cache is valid while it holds. */
+uint64_t nl_writes(const struct nl *nl);
+
 /* strerror(3) in the house style: "operation not supported". Returns buf. */
 const char *nl_strerror(int err, char *buf, size_t size);
 

@@ -5,6 +5,15 @@
  * iterations per QP. Rate as perftest defines it: bytes completed * 8 / (last
  * completion - first post). QP numbers, PSNs, rkey, address and GIDs travel
  * over the out-of-band TCP control connection (probe_oob.h).
+ *
+ * Completions are moderated (one signaled WRITE in a quarter of the send queue,
+ * and the last: an RC QP completes in order, so a completion stands for every
+ * WRITE posted before it on its QP), which keeps three quarters of the queue in
+ * flight while the next completion is awaited. The free slots of a send queue
+ * are filled with chained lists of at most VERBS_LIST_BYTES: small WRITEs share
+ * one ibv_post_send, a list is never a larger burst than one 64 KiB WRITE
+ * (Soft-RoCE sends a whole list inside the call, and a burst larger than the
+ * receiver's backlog is dropped and retransmitted).
  */
 #include <arpa/inet.h>
 
@@ -13,29 +22,76 @@
 #include "probe_verbs.h"
 
 #define VERBS_DEPTH 128u                /* WRITEs in flight per QP (perftest's tx_depth) */
+#define VERBS_CQ_MOD 100u               /* at most one completion per this many WRITEs (perftest's cq_mod) */
+#define VERBS_POST_LIST 32u             /* WRITEs handed over in one ibv_post_send, at most */
+#define VERBS_LIST_BYTES 65536u         /* ... and bytes */
+#define WR_QP_SHIFT 48                  /* wr_id: QP index << 48 | the WRITE's number on its QP */
 #define VERBS_STALL_MS 10000u           /* no completion for this long: the peer is gone */
 #define VERBS_HANDSHAKE_MS 10000u
 
 struct writer {
-        uint64_t posted[PROBE_STREAMS_MAX];
-        uint64_t done[PROBE_STREAMS_MAX];
+        uint64_t posted[PROBE_STREAMS_MAX];     /* WRITEs posted on QP i */
+        uint64_t done[PROBE_STREAMS_MAX];       /* ... known complete: up to its last completion */
+        uint64_t signaled[PROBE_STREAMS_MAX];   /* the number of its last signaled WRITE */
         uint64_t completed;
         uint64_t first_post_ns, last_cqe_ns;
+        unsigned cq_mod;                        /* one signaled WRITE in this many */
+        unsigned list;                          /* WRITEs in one ibv_post_send */
         bool stop_posting;
 };
 
-static int post_write(struct probe_verbs *v, unsigned i, const struct probe_oob_msg *rm)
+/* How the WRITEs of v are posted: completions moderated, lists bounded (above). */
+static void writer_init(struct writer *w, const struct probe_verbs *v)
+{
+        size_t list = v->size ? VERBS_LIST_BYTES / v->size : VERBS_POST_LIST;
+
+        w->cq_mod = v->depth / 4 < VERBS_CQ_MOD ? v->depth / 4 : VERBS_CQ_MOD;
+        if (!w->cq_mod)
+                w->cq_mod = 1;
+        w->list = list < 1 ? 1 : list > VERBS_POST_LIST ? VERBS_POST_LIST : (unsigned)list;
+}
+
+/* WRITE number k (from 1) of QP i asks for a completion: every cq_mod-th, and the last. */
+static bool signal_at(const struct probe_params *p, const struct writer *w, uint64_t k, bool last)
+{
+        return last || k % w->cq_mod == 0 || (!p->duration_ms && k == p->iterations);
+}
+
+/* Up to n WRITEs on QP i in one chained list; the last of them signaled when last is set. */
+static int post_writes(const struct probe_params *p, struct probe_verbs *v, unsigned i, const struct probe_oob_msg *rm,
+                       struct writer *w, unsigned n, bool last, struct errbuf *e)
 {
         struct ibv_sge sge = {
                 .addr = (uint64_t)(uintptr_t)v->buf, .length = (uint32_t)v->size, .lkey = v->mr->lkey,
         };
-        struct ibv_send_wr wr = {
-                .wr_id = i, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
-                .send_flags = IBV_SEND_SIGNALED,
-                .wr.rdma = { .remote_addr = rm->addr, .rkey = rm->rkey },
-        }, *bad = NULL;
+        struct ibv_send_wr wr[VERBS_POST_LIST], *bad = NULL;
+        int r;
 
-        return -ibv_post_send(v->qp[i], &wr, &bad);
+        for (unsigned k = 0; k < n; k++) {
+                uint64_t seq = w->posted[i] + k + 1;
+                bool sig = signal_at(p, w, seq, last && k + 1 == n);
+
+                wr[k] = (struct ibv_send_wr){
+                        .wr_id = (uint64_t)i << WR_QP_SHIFT | seq, .sg_list = &sge, .num_sge = 1,
+                        .opcode = IBV_WR_RDMA_WRITE, .send_flags = sig ? IBV_SEND_SIGNALED : 0,
+                        .wr.rdma = { .remote_addr = rm->addr, .rkey = rm->rkey },
+                        .next = k + 1 < n ? &wr[k + 1] : NULL,
+                };
+                if (sig)
+                        w->signaled[i] = seq;
+        }
+        r = ibv_post_send(v->qp[i], wr, &bad);
+        if (r) {
+                /* The WRITEs before the one refused went out. */
+                unsigned ok = bad ? (unsigned)(bad - wr) : 0;
+
+                w->posted[i] += ok;
+                return errbuf_set(e, r, NULL, "ibv_post_send on qp %u: %s", i, strerror(r));
+        }
+        if (!w->first_post_ns)
+                w->first_post_ns = probe_now_ns();
+        w->posted[i] += n;
+        return 0;
 }
 
 static bool want_more(const struct probe_params *p, const struct writer *w, unsigned i, uint64_t now)
@@ -47,19 +103,35 @@ static bool want_more(const struct probe_params *p, const struct writer *w, unsi
         return w->posted[i] < p->iterations;
 }
 
+/*
+ * Fill every send queue's free slots. When posting stops while a QP's newest WRITEs
+ * asked for no completion, one more signaled WRITE closes it (a duration run does not
+ * know its last WRITE in advance).
+ */
 static int fill_queues(const struct probe_params *p, struct probe_verbs *v, const struct probe_oob_msg *rm,
                        struct writer *w, struct errbuf *e)
 {
-        for (unsigned i = 0; i < v->n_qp; i++)
-                while (w->posted[i] - w->done[i] < v->depth && want_more(p, w, i, probe_now_ns())) {
-                        int r = post_write(v, i, &rm[i]);
+        for (unsigned i = 0; i < v->n_qp; i++) {
+                for (;;) {
+                        uint64_t room = v->depth - (w->posted[i] - w->done[i]);
+                        unsigned n = room < w->list ? (unsigned)room : w->list;
+                        int r;
 
+                        if (!n)
+                                break;
+                        if (!want_more(p, w, i, probe_now_ns())) {
+                                r = w->posted[i] > w->signaled[i] ? post_writes(p, v, i, &rm[i], w, 1, true, e) : 0;
+                                if (r < 0)
+                                        return r;
+                                break;
+                        }
+                        if (!p->duration_ms && w->posted[i] + n > p->iterations)
+                                n = (unsigned)(p->iterations - w->posted[i]);
+                        r = post_writes(p, v, i, &rm[i], w, n, false, e);
                         if (r < 0)
-                                return errbuf_set(e, -r, NULL, "ibv_post_send on qp %u: %s", i, strerror(-r));
-                        if (!w->first_post_ns)
-                                w->first_post_ns = probe_now_ns();
-                        w->posted[i]++;
+                                return r;
                 }
+        }
         return 0;
 }
 
@@ -74,9 +146,14 @@ static int reap(struct probe_verbs *v, struct writer *w, struct errbuf *e)
                 if (wc[k].status != IBV_WC_SUCCESS)
                         return errbuf_set(e, EIO, NULL, "RDMA WRITE completion failed on '%s': %s (status %d)",
                                           v->gid.device, ibv_wc_status_str(wc[k].status), wc[k].status);
-                if (wc[k].wr_id < v->n_qp)
-                        w->done[wc[k].wr_id]++;
-                w->completed++;
+                unsigned i = (unsigned)(wc[k].wr_id >> WR_QP_SHIFT);
+                uint64_t seq = wc[k].wr_id & ((1ull << WR_QP_SHIFT) - 1);
+
+                /* In order on an RC QP: every WRITE up to this one is complete. */
+                if (i < v->n_qp && seq > w->done[i] && seq <= w->posted[i]) {
+                        w->completed += seq - w->done[i];
+                        w->done[i] = seq;
+                }
         }
         if (n > 0)
                 w->last_cqe_ns = probe_now_ns();
@@ -207,9 +284,10 @@ static int client_exchange(const struct probe_params *p, int ctrl, const struct 
         };
         struct probe_oob_msg ready, res, done = { .type = PROBE_OOB_DONE, .mode = PROBE_MODE_VERBS };
         struct probe_oob_msg rm[PROBE_STREAMS_MAX];
-        struct writer w = { .completed = 0 };
+        struct writer w = { 0 };
         int r;
 
+        writer_init(&w, v);
         r = probe_oob_send(ctrl, &hello, p->timeout_ms, e);
         if (r >= 0)
                 r = send_qps(ctrl, v, p->timeout_ms, e);
@@ -240,6 +318,9 @@ static int verbs_run(const struct probe_params *p, struct probe_result *ret, str
         _cleanup_close_ int ctrl = -1;
         int r;
 
+        r = lazylib_open(&verbs_lib, e);        /* a clear error when libibverbs is missing */
+        if (r < 0)
+                return r;
         if (!probe_verbs_any_device())
                 return errbuf_set(e, ENODEV, NULL, "no RDMA device on this host; use the tcp probe");
         ctrl = probe_connect_control(p, &peer, e);

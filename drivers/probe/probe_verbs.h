@@ -9,6 +9,7 @@
 #include <infiniband/verbs.h>
 #include <sys/socket.h>
 
+#include "lazylib.h"
 #include "probe.h"
 #include "probe_gid.h"
 #include "probe_oob.h"
@@ -53,5 +54,8 @@ int probe_verbs_connect(struct probe_verbs *v, unsigned i, const struct probe_oo
 /* QP i's address handle as the device reports it (ibv_query_qp): GRH traffic class and SL. */
 int probe_verbs_class(const struct probe_verbs *v, unsigned i, int *ret_tc, int *ret_sl);
 
-/* Is there any RDMA device (ibv_get_device_list non-empty)? */
+/* Is there any RDMA device (ibv_get_device_list non-empty)? false too when libibverbs cannot be loaded. */
 bool probe_verbs_any_device(void);
+
+/* libibverbs, loaded on first use (verbs_lib.c, common/lazylib.h). */
+extern struct lazylib verbs_lib;

@@ -6,9 +6,13 @@
 
 bool probe_verbs_any_device(void)
 {
+        struct ibv_device **list;
+        struct errbuf e;
         int n = 0;
-        struct ibv_device **list = ibv_get_device_list(&n);
 
+        if (lazylib_open(&verbs_lib, &e) < 0)
+                return false;
+        list = ibv_get_device_list(&n);
         if (!list)
                 return false;
         ibv_free_device_list(list);
@@ -144,7 +148,9 @@ int probe_verbs_open(const struct probe_verbs_want *w, struct probe_verbs *ret, 
         union ibv_gid g;
         int r;
 
-        r = choose_gid(w, &v.gid, e);
+        r = lazylib_open(&verbs_lib, e);
+        if (r >= 0)
+                r = choose_gid(w, &v.gid, e);
         if (r >= 0)
                 r = open_device(v.gid.device, &v.ctx, e);
         if (r >= 0 && ibv_query_gid(v.ctx, (uint8_t)v.gid.port, (int)v.gid.index, &g) != 0)

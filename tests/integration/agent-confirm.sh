@@ -114,6 +114,9 @@ expire_confirm "$T/d-state" "$tx"
 check "MTU back to 1500 once the deadline passed" wait_for 30 mtu_back 1500
 check "late confirm: 409" [ "$(api "$ns" "/v1/confirm/$tx" -X POST)" = 409 ]
 check "late confirm says already rolled back" grep -q "already rolled back" "$T/body"
+api "$ns" /metrics >/dev/null
+check "metrics: the rollback in the latency histogram" grep -q '^nettune_rollback_seconds_count 1$' "$T/body"
+check "metrics: histogram buckets up to +Inf" grep -q '^nettune_rollback_seconds_bucket{le="+Inf"} 1$' "$T/body"
 
 step "daemon: pending confirmations survive a restart and expire after it"
 check "apply: 200" [ "$(api "$ns" '/v1/apply?confirm_timeout_s=600' -X POST --data-binary @"$T/p.json")" = 200 ]

@@ -33,6 +33,10 @@ check "post below 0.25 Gb/s" python3 -c "import sys; sys.exit(0 if $(jq_py "$T/r
 check "MTU back to 1500" [ "$(mtu_of "$ns" "$ifc")" = 1500 ]
 A --output json history >"$T/h.json"
 check "journal: rolled_back" [ "$(jq_py "$T/h.json" 'd[0]["state"]')" = rolled_back ]
+# The way back is timed from the gate's decision to the interface read back.
+check "result: the rollback took a measured time" \
+        python3 -c "import sys; sys.exit(0 if 0 < $(jq_py "$T/r.json" 'd["rollback_ms"]') < 60000 else 1)"
+check "journal: the same rollback_ms" [ "$(jq_py "$T/h.json" 'd[0]["rollback_ms"]')" = "$(jq_py "$T/r.json" 'd["rollback_ms"]')" ]
 
 step "without the limit the change commits"
 tc -n "$ns" qdisc del dev "$ifc" root

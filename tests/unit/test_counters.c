@@ -135,6 +135,48 @@ static void test_ethtool_race_free(void)
         free(c);
 }
 
+/* veth-like statistics: no name is a congestion counter, so the values are never asked for. */
+static unsigned gstats_calls;
+
+static int plain_ioctl(void *ctx, const char *ifname, void *cmd)
+{
+        switch (*(uint32_t *)cmd) {
+        case ETHTOOL_GSSET_INFO:
+                ((struct ethtool_sset_info *)cmd)->data[0] = 3;
+                return 0;
+        case ETHTOOL_GSTRINGS: {
+                struct ethtool_gstrings *s = cmd;
+                static const char *const names[] = { "peer_ifindex", "rx_queue_0_xdp_packets", "tx_queue_0_xdp_xmit" };
+
+                s->len = 3;
+                for (uint32_t i = 0; i < 3; i++) {
+                        memset(s->data + (size_t)i * ETH_GSTRING_LEN, 0, ETH_GSTRING_LEN);
+                        snprintf((char *)s->data + (size_t)i * ETH_GSTRING_LEN, ETH_GSTRING_LEN, "%s", names[i]);
+                }
+                return 0;
+        }
+        case ETHTOOL_GSTATS:
+                gstats_calls++;
+                return 0;
+        default:
+                return -EOPNOTSUPP;
+        }
+}
+
+static void test_names_first(void)
+{
+        struct counters_ethtool io = { plain_ioctl, NULL };
+        struct counters *c = calloc(1, sizeof(*c));
+        struct errbuf e;
+
+        CU_ASSERT_FATAL(c != NULL);
+        gstats_calls = 0;
+        CU_ASSERT(counters_read_ethtool("veth0", "veth", &io, c, &e) == 0);
+        CU_ASSERT_EQUAL(c->n, 0);
+        CU_ASSERT_EQUAL(gstats_calls, 0);
+        free(c);
+}
+
 static void test_lo(void)
 {
         struct counters *c = calloc(1, sizeof(*c));
@@ -154,6 +196,7 @@ int suite_counters(void)
         if (!s || !CU_add_test(s, "rdma_tree", test_rdma_tree) ||
             !CU_add_test(s, "driver_names", test_driver_names) ||
             !CU_add_test(s, "ethtool_race_free", test_ethtool_race_free) ||
+            !CU_add_test(s, "names_first", test_names_first) ||
             !CU_add_test(s, "lo", test_lo))
                 return -1;
         return 0;

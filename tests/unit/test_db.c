@@ -116,6 +116,61 @@ static void test_txn_and_migrate(void)
         db_close(&d);
 }
 
+static int inserting_step(struct db *d, void *ud, struct errbuf *e)
+{
+        static const char sql[] = "INSERT INTO g VALUES (?)";
+        sqlite3_stmt *st;
+        int r = db_cached(d, sql, &st, e);
+
+        if (r < 0)
+                return r;
+        sqlite3_bind_int(st, 1, *(int *)ud);
+        r = db_step_done(d, st, e);
+        db_uncache(d, sql, st);
+        return r;
+}
+
+/*
+ * Several writes in one commit: each db_txn inside db_begin ... db_commit is a
+ * savepoint (a failing one is undone alone); a lazy transaction commits at
+ * synchronous=NORMAL and the connection is back to FULL after it; cached statements
+ * are prepared once. The WAL stays when the connection closes (DB_KEEP_WAL).
+ */
+static void test_groups_and_cache(void)
+{
+        struct db d;
+        struct errbuf e = { 0 };
+        char path[128], wal[160];
+        int v;
+
+        snprintf(path, sizeof(path), "%s/g.db", dir);
+        snprintf(wal, sizeof(wal), "%s-wal", path);
+        CU_ASSERT_EQUAL_FATAL(db_open(&d, path, "the test database", DB_CREATE | DB_KEEP_WAL, 1000, &e), 0);
+        CU_ASSERT_EQUAL(db_exec(&d, "CREATE TABLE g (v INTEGER); CREATE TABLE t (v INTEGER)", &e), 0);
+        CU_ASSERT_EQUAL_FATAL(db_begin(&d, &e), 0);
+        v = 1;
+        CU_ASSERT_EQUAL(db_txn(&d, inserting_step, &v, &e), 0);
+        CU_ASSERT_EQUAL(db_txn(&d, failing_step, NULL, &e), -EINVAL);  /* its insert is undone, not the group */
+        v = 2;
+        CU_ASSERT_EQUAL(db_txn(&d, inserting_step, &v, &e), 0);
+        CU_ASSERT_FALSE(sqlite3_get_autocommit(d.h));                   /* still one open transaction */
+        CU_ASSERT_EQUAL(db_commit(&d, &e), 0);
+        CU_ASSERT_EQUAL(query_int(&d, "SELECT count(*) FROM g"), 2);
+        CU_ASSERT_EQUAL(query_int(&d, "SELECT count(*) FROM t WHERE v = 2"), 0);
+        CU_ASSERT_EQUAL_FATAL(db_begin_lazy(&d, &e), 0);
+        CU_ASSERT_EQUAL(query_int(&d, "PRAGMA synchronous"), 1);        /* NORMAL inside */
+        v = 3;
+        CU_ASSERT_EQUAL(db_txn(&d, inserting_step, &v, &e), 0);
+        CU_ASSERT_EQUAL(db_commit(&d, &e), 0);
+        CU_ASSERT_EQUAL(query_int(&d, "PRAGMA synchronous"), 2);        /* FULL again */
+        CU_ASSERT_EQUAL(query_int(&d, "SELECT sum(v) FROM g"), 6);
+        db_close(&d);
+        CU_ASSERT_EQUAL(access(wal, F_OK), 0);                          /* kept for the next process */
+        CU_ASSERT_EQUAL_FATAL(db_open(&d, path, "the test database", DB_KEEP_WAL, 1000, &e), 0);
+        CU_ASSERT_EQUAL(query_int(&d, "SELECT sum(v) FROM g"), 6);      /* read back from it */
+        db_close(&d);
+}
+
 int suite_db(void);
 int suite_db(void)
 {
@@ -124,7 +179,8 @@ int suite_db(void)
         if (!s ||
             !CU_add_test(s, "open_mode_pragmas", test_open_mode_pragmas) ||
             !CU_add_test(s, "refuses_symlink", test_refuses_symlink) ||
-            !CU_add_test(s, "txn_and_migrate", test_txn_and_migrate))
+            !CU_add_test(s, "txn_and_migrate", test_txn_and_migrate) ||
+            !CU_add_test(s, "groups_and_cache", test_groups_and_cache))
                 return -1;
         return 0;
 }

@@ -191,6 +191,124 @@ static void test_seam(void)
         rmdir(s.dir);
 }
 
+/* Writes queued, sent back to back and checked in one loop: the first refusal names its interface. */
+static void test_queue(void)
+{
+        struct nl *nl = open_model();
+        struct nlmsghdr *nlh;
+        struct link_info l;
+        struct errbuf e = { 0 };
+        uint64_t before;
+
+        CU_ASSERT_FATAL(nm_add(&model, "mlx5:mlx1:8") == 0);
+        before = nl_writes(nl);
+        CU_ASSERT_EQUAL(nl_flush(nl, &e), 0);                  /* nothing queued: nothing sent */
+        for (int i = 0; i < 3; i++) {
+                struct ifinfomsg *ifi;
+
+                nlh = nl_msg_new(nl, RTM_NEWLINK, NLM_F_ACK);
+                ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+                ifi->ifi_index = i == 1 ? 8 : 7;
+                CU_ASSERT_FATAL(nl_put_u32(nlh, IFLA_MTU, i == 1 ? 20000 : 4000 + 1000 * i) == 0);
+                CU_ASSERT_EQUAL(nl_queue(nl, nlh, i == 1 ? "interface 'mlx1'" : "interface 'mlx0'",
+                                         i == 1 ? "set mtu 20000" : "set mtu", &e), 0);
+        }
+        CU_ASSERT_EQUAL(nl_writes(nl), before);                 /* not sent yet */
+        CU_ASSERT_EQUAL(nl_flush(nl, &e), -EINVAL);
+        CU_ASSERT_STRING_EQUAL(e.where, "interface 'mlx1'");
+        CU_ASSERT_STRING_EQUAL(e.msg, "set mtu 20000: invalid argument (kernel: mtu greater than device maximum)");
+        CU_ASSERT_EQUAL(nl_writes(nl), before + 3);
+        /* the kernel went on past the refusal, as it does with a batch of requests */
+        CU_ASSERT(link_rtnl_get(nl, 7, NULL, &l, &e) == 0);
+        CU_ASSERT_EQUAL(l.mtu, 6000);
+        /* a request sent while writes wait sends them first, in order */
+        nlh = nl_msg_new(nl, RTM_NEWLINK, NLM_F_ACK);
+        ((struct ifinfomsg *)mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg)))->ifi_index = 7;
+        CU_ASSERT_FATAL(nl_put_u32(nlh, IFLA_MTU, 3000) == 0);
+        CU_ASSERT_EQUAL(nl_queue(nl, nlh, "interface 'mlx0'", "set mtu 3000", &e), 0);
+        CU_ASSERT(link_rtnl_get(nl, 7, NULL, &l, &e) == 0);
+        CU_ASSERT_EQUAL(l.mtu, 3000);
+        close_model(nl);
+}
+
+static int batch_name(const struct nlmsghdr *nlh, unsigned i, void *data)
+{
+        struct link_info l;
+        int r = link_rtnl_parse(nlh, &l);
+
+        if (r >= 0)
+                snprintf(((char (*)[IF_NAMESIZE])data)[i], IF_NAMESIZE, "%s", l.name);
+        return r;
+}
+
+/* Independent requests at once: each its replies and its own result; a failure stops no other. */
+static void test_batch(void)
+{
+        struct nl *nl = open_model();
+        char names[3][IF_NAMESIZE] = { "", "", "" }, msg[3][NL_BATCH_MSG];
+        int err[3], want[3] = { 7, 99, 8 };
+        struct errbuf e = { 0 };
+        uint64_t before = nl_writes(nl);
+
+        CU_ASSERT_FATAL(nm_add(&model, "mlx5:mlx1:8") == 0);
+        for (int i = 0; i < 3; i++) {
+                struct nlmsghdr *nlh = nl_msg_new(nl, RTM_GETLINK, NLM_F_ACK);
+
+                ((struct ifinfomsg *)mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg)))->ifi_index = want[i];
+                CU_ASSERT_EQUAL(nl_batch_add(nl, nlh, &e), 0);
+        }
+        CU_ASSERT_EQUAL(nl_batch_run(nl, "read link", batch_name, names, err, msg, &e), 0);
+        CU_ASSERT_EQUAL(err[0], 0);
+        CU_ASSERT_STRING_EQUAL(names[0], "mlx0");
+        CU_ASSERT_EQUAL(err[1], -ENODEV);
+        CU_ASSERT_STRING_EQUAL(msg[1], "read link: no such device");
+        CU_ASSERT_EQUAL(err[2], 0);
+        CU_ASSERT_STRING_EQUAL(names[2], "mlx1");
+        CU_ASSERT_EQUAL(nl_writes(nl), before);                 /* GETs write nothing */
+        close_model(nl);
+}
+
+/* The request's link cache: one dump for many reads, dropped by a write, refilled by a read-back. */
+static void test_link_cache(void)
+{
+        struct driver_io io = { .n_interfaces = 2 };
+        struct driver_env env = { .sysfs_root = "/nonexistent" };
+        struct target t = { .kind = TARGET_INTERFACE, .ifindex = 8, .env = &env, .io = &io };
+        const struct link_info *all;
+        struct link_info l;
+        struct errbuf e = { 0 };
+        char dev[LINK_DEVICE_MAX];
+        unsigned n = 0, base;
+
+        nm_init(&model);
+        CU_ASSERT_FATAL(nm_add(&model, "mlx5:mlx0:7") == 0 && nm_add(&model, "mlx5:mlx1:8") == 0);
+        nm_transport_init(&xport, &model);
+        env.nl = nm_transport_get(&xport);
+        snprintf(t.name, sizeof(t.name), "mlx1");
+        CU_ASSERT_EQUAL_FATAL(link_cache_links(&io, &env, &all, &n, &e), 0);
+        CU_ASSERT_EQUAL(n, 2);
+        CU_ASSERT_EQUAL(all[0].ifindex, 7);
+        CU_ASSERT_EQUAL(all[1].ifindex, 8);
+        base = xport.n_log;
+        CU_ASSERT_EQUAL(link_rtnl_read(&t, io.rtnl, &l, &e), 0);
+        CU_ASSERT_EQUAL(l.mtu, 1500);
+        CU_ASSERT_EQUAL(xport.n_log, base);                     /* from the dump */
+        CU_ASSERT_EQUAL(link_rtnl_set_mtu(io.rtnl, 8, 9000, &e), 0);
+        base = xport.n_log;
+        CU_ASSERT_EQUAL(link_rtnl_read(&t, io.rtnl, &l, &e), 0);        /* after a write: asked */
+        CU_ASSERT_EQUAL(l.mtu, 9000);
+        CU_ASSERT_EQUAL(xport.n_log, base + 1);
+        CU_ASSERT_EQUAL(link_rtnl_read(&t, io.rtnl, &l, &e), 0);        /* a second read in a row: one dump */
+        CU_ASSERT_EQUAL(xport.n_log, base + 2);
+        CU_ASSERT_EQUAL(link_rtnl_read(&t, io.rtnl, &l, &e), 0);        /* ... which serves the rest */
+        CU_ASSERT_EQUAL(xport.n_log, base + 2);
+        /* no device link in this tree: none (not a virtual link: that needs the class link) */
+        CU_ASSERT_EQUAL(link_rtnl_device(&t, dev, sizeof(dev)), -ENOENT);
+        driver_io_close(&io);
+        nm_transport_done(&xport);
+        nm_done(&model);
+}
+
 int suite_nl(void);
 int suite_nl(void)
 {
@@ -199,7 +317,8 @@ int suite_nl(void)
         if (!s || !CU_add_test(s, "extack", test_extack) ||
             !CU_add_test(s, "policy_tables", test_policy_tables) ||
             !CU_add_test(s, "timeout_and_talk", test_timeout_and_talk) ||
-            !CU_add_test(s, "seam", test_seam))
+            !CU_add_test(s, "seam", test_seam) || !CU_add_test(s, "queue", test_queue) ||
+            !CU_add_test(s, "batch", test_batch) || !CU_add_test(s, "link_cache", test_link_cache))
                 return -1;
         return 0;
 }

@@ -82,7 +82,8 @@ EOP
                 $AGENT --config /tmp/agent.json --output json apply /tmp/pin.json > /tmp/pin.out 2>/tmp/pin.err
         arc=$?
         $RDMA link add rxe0 type rxe netdev va 2>/dev/null
-        post_mode=$(sed -n '/"post": {/,/}/p' /tmp/pin.out | sed -n 's/^ *"mode": "\([a-z]*\)",*$/\1/p' | head -1)
+        # the first "mode" after "post" is its own (keys sorted: "load" {...} comes before it, "path" after)
+        post_mode=$(sed -n '/"post": {/,/"mode"/p' /tmp/pin.out | sed -n 's/^ *"mode": "\([a-z]*\)",*$/\1/p' | head -1)
         info "apply with rxe0 gone after the change: exit $arc, post mode '$post_mode', verdict $(jfield /tmp/pin.out verdict), mtu va=$(mtu va)"
         grep -q '^probe: verbs via va (rxe0 GID' /tmp/pin.plan && [ $arc -eq 1 ] && [ "$post_mode" = verbs ] &&
                 [ "$(jfield /tmp/pin.out verdict)" = post_probe_failed ] && [ "$(mtu va)" = 9000 ] &&

@@ -77,8 +77,9 @@ case_a() {
                 return 1
         fi
         ours=$(gbps /tmp/a.json)
+        qps=$(sed -n 's/^ *"streams": \([0-9]*\).*/\1/p' /tmp/a.json | head -1)
         ibw=$(perftest) || ibw=""
-        info "verbs probe median of 3: $ours Gb/s; ib_write_bw: ${ibw:-failed} Gb/s (size $SIZE, $ITER iterations)"
+        info "verbs probe median of 3: $ours Gb/s; ib_write_bw: ${ibw:-failed} Gb/s (size $SIZE, $ITER iterations, ${qps:-?} QP each)"
         ge "$ours" 0.01 && res "PASS verbs-probe" || res "FAIL verbs-probe: rate '$ours' Gb/s"
         if [ -z "$ibw" ]; then
                 res "FAIL ib_write_bw: $(tail -2 /tmp/ibc.out | tr '\n' ' ')"
