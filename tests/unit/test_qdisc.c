@@ -193,7 +193,8 @@ static void test_dump_read_back(void)
         CU_ASSERT(qdisc_tree_red(&c.tree, 3)->stats.has_queue);
         state_init(&s);
         qdisc_tree_to_state(&c.tree, STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN), &s);
-        CU_ASSERT_EQUAL(s.ecn.queues, (1u << 0) | (1u << 3));
+        CU_ASSERT_EQUAL(s.ecn.queues, 0xff);            /* every queue: those without red do not mark */
+        CU_ASSERT_FALSE(s.ecn.q[1].enabled);
         for (unsigned q = 0; q <= 3; q += 3) {
                 CU_ASSERT(s.ecn.q[q].enabled);
                 CU_ASSERT_EQUAL(s.ecn.q[q].min_bytes, 150000);     /* exactly what was written */
@@ -210,7 +211,9 @@ static void test_dump_read_back(void)
         CU_ASSERT_EQUAL(c.tree.root, STATE_QDISC_DEFAULT);
         state_init(&s);
         qdisc_tree_to_state(&c.tree, STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN), &s);
-        CU_ASSERT_EQUAL(s.ecn.queues, 0);
+        CU_ASSERT_EQUAL(s.ecn.queues, 0xff);            /* the default qdisc marks nowhere */
+        for (unsigned q = 0; q < 8; q++)
+                CU_ASSERT_FALSE(s.ecn.q[q].enabled);
         CU_ASSERT_EQUAL(s.present, STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN));
 }
 
