@@ -201,18 +201,16 @@ static void default_ets(struct state_ets *s)
 }
 
 /*
- * Every queue is described where the port's marking is known: under the kernel's
- * default qdisc or nettune's tree, a queue without a red qdisc does not mark
- * (enabled false). That is what a snapshot must say, so that a restore or a
- * rollback to it turns the marking off again (a policy's unlisted queues are never
- * compared, so a snapshot listing none would compare nothing). Under a foreign
- * qdisc nothing is known: no queue is described.
+ * Every queue is described: a queue without nettune's red qdisc (the kernel's
+ * default, or a foreign qdisc, whose own marking state.qdisc names) has no marking
+ * of nettune's (enabled false). That is what a snapshot must say, so that a restore
+ * or a rollback to it is compared at all (a policy's unlisted queues are never
+ * compared, so a snapshot listing none would compare nothing) and put back as
+ * put_back() decides: nettune's tree removed, or refused where a foreign qdisc was.
  */
 static void ecn_to_state(const struct qdisc_tree *t, struct state_ecn *ecn)
 {
         memset(ecn, 0, sizeof(*ecn));
-        if (t->root == STATE_QDISC_FOREIGN)
-                return;
         ecn->queues = (uint8_t)((1u << STATE_TC_COUNT) - 1);
         for (unsigned tc = 0; tc < STATE_TC_COUNT; tc++) {
                 const struct tc_qdisc *q = qdisc_tree_red(t, tc);
