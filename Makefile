@@ -162,7 +162,8 @@ FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(INCLUDES) -Itests/lib $(PKG_CFLAGS
 # Plus the controller's parsers of agent answers, etcd replies, store records and the inventory
 # (pure: jansson and the library only).
 FUZZ_LIB_OBJS := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRCS) controller/reply.c controller/etcd_reply.c \
-                   controller/store_record.c controller/rollout.c controller/inventory.c)
+                   controller/store_record.c controller/rollout.c controller/rollout_judge.c \
+                   controller/inventory.c controller/fabric_reply.c)
 $(BUILD)/fuzzobj/%.o: %.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $<")

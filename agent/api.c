@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "doctor_collect.h"
 #include "drift.h"
+#include "fabric.h"
 #include "jsonv.h"
 #include "measure.h"
 #include "metrics.h"
@@ -25,6 +26,11 @@ static void reply_json(struct http_response *resp, int status, json_t *j)
         resp->body = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
         resp->content_type = "application/json";
         json_decref(j);
+}
+
+void api_reply_json(struct http_response *resp, int status, json_t *j)
+{
+        reply_json(resp, status, j);
 }
 
 static void reply_errbuf(struct http_response *resp, int status, const char *code, const struct errbuf *e)
@@ -503,6 +509,10 @@ void api_handle(void *userdata, const struct http_request *req, struct http_resp
                 do_history(a, resp);
         else if (post && streq(u, "/v1/probe"))
                 do_probe(a, req, resp);
+        else if (get && streq(u, "/v1/fabric"))
+                fabric_info(a, resp);
+        else if (post && streq(u, "/v1/fabric/flows"))
+                fabric_flows(a, req, resp);
         else
                 http_error(resp, 404, "not_found", NULL, "no route %s '%s'", req->method, u);
 }

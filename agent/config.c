@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The agent configuration file: defaults, validation tables, relative paths. */
+#include <arpa/inet.h>
 #include <libgen.h>
 #include <limits.h>
 #include <linux/pkt_sched.h>
@@ -30,6 +31,7 @@ void config_defaults(struct agent_config *c)
         c->env.flap_wait_ms = 1000;
         c->env.rdma_wait_ms = 10000;
         c->probe_runs = 3;
+        c->probe_max_clients = 4;
         c->drift_interval_s = 60;
         c->drift_mode = DRIFT_MODE_REPORT;
         c->max_body_bytes = 1u << 20;
@@ -40,6 +42,44 @@ void config_defaults(struct agent_config *c)
 static int check_listen(struct jsonv *v, const json_t *j, void *obj)
 {
         return jsonv_check_hostport(v, "listen address", json_string_value(j));
+}
+
+/* Where peers reach the responder: a numeric address (not a wildcard) and a port. */
+static int check_advertise(struct jsonv *v, const json_t *j, void *obj)
+{
+        char q[80];
+
+        if (jsonv_check_hostport(v, "advertise address", json_string_value(j)) < 0)
+                return -EINVAL;
+        if (!config_host_numeric(json_string_value(j), NULL, 0))
+                return jsonv_error(v, "advertise address '%s': expected the numeric ADDR:PORT peers reach the "
+                                   "responder at, not a name or a wildcard", jsonv_quote(json_string_value(j), q, sizeof(q)));
+        return 0;
+}
+
+bool config_host_numeric(const char *hostport, char *ret_host, size_t size)
+{
+        const char *colon = strrchr(hostport, ':');
+        unsigned char a[16], zero[16] = { 0 };
+        char host[64];
+        size_t n;
+
+        if (!colon)
+                return false;
+        n = (size_t)(colon - hostport);
+        if (hostport[0] == '[' && n >= 2 && hostport[n - 1] == ']')
+                snprintf(host, sizeof(host), "%.*s", (int)(n - 2), hostport + 1);
+        else
+                snprintf(host, sizeof(host), "%.*s", (int)n, hostport);
+        if (inet_pton(AF_INET, host, a) == 1) {
+                if (!memcmp(a, zero, 4))
+                        return false;
+        } else if (inet_pton(AF_INET6, host, a) != 1 || !memcmp(a, zero, 16)) {
+                return false;
+        }
+        if (ret_host)
+                snprintf(ret_host, size, "%s", host);
+        return true;
 }
 
 static int check_dialect(struct jsonv *v, const json_t *j, void *obj)
@@ -187,6 +227,8 @@ static const struct jsonv_field probe_fields[] = {
         CF_STR("listen", probe_listen, check_listen),
         JSONV_UINT("runs", struct agent_config, probe_runs, 1, 15),
         JSONV_CUSTOM("allow", JSONV_ARRAY, 0, parse_probe_allow),
+        JSONV_UINT("max_clients", struct agent_config, probe_max_clients, 1, 16),
+        CF_STR("advertise", probe_advertise, check_advertise),
         { 0 },
 };
 

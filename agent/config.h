@@ -54,6 +54,8 @@ struct agent_config {
         unsigned probe_runs;                    /* default runs per probe measurement when the policy says none */
         unsigned n_probe_allow;                 /* probe.allow: clients the responder serves; 0 = this host only */
         char probe_allow[CONFIG_PROBE_ALLOW_MAX][64];   /* "10.0.0.0/24", "fd00::5" (checked CIDRs) */
+        unsigned probe_max_clients;             /* responder sessions at once (probe.max_clients, default 4) */
+        char probe_advertise[128];              /* "ADDR:PORT" peers reach the responder at; "" = probe.listen */
         unsigned drift_interval_s;              /* 0 = no periodic drift check */
         enum drift_mode drift_mode;
         unsigned role;                          /* enum agent_role ("role") */
@@ -84,6 +86,12 @@ unsigned config_probe_allow(const struct agent_config *c, struct probe_cidr *ret
  * least one certificate. -EINVAL naming the file and key; files not configured are skipped.
  */
 int config_check_tls(const struct agent_config *c, struct errbuf *e);
+
+/*
+ * Is hostport ("10.0.0.1:18515", "[fd00::1]:18515") a numeric address other than the
+ * wildcard? Its address without brackets into ret_host (may be NULL).
+ */
+bool config_host_numeric(const char *hostport, char *ret_host, size_t size);
 
 /* The switch named `name`, or NULL. */
 const struct switch_config *config_find_switch(const struct agent_config *c, const char *name);

@@ -60,15 +60,6 @@ static void live_class(struct plan *p, struct plan_target *pt, const char *netde
         targets_free(&l);
 }
 
-/* The lowest DSCP the map sends to a PFC-enabled priority, -1 when none does. */
-static int lossless_dscp(const uint8_t *map, uint8_t pfc)
-{
-        for (int d = 0; d < STATE_DSCP_COUNT; d++)
-                if (map[d] != STATE_DSCP_UNMAPPED && map[d] < 8 && (pfc & (1u << map[d])))
-                        return d;
-        return -1;
-}
-
 /*
  * The policy's own setting of field f for the probe's interface: that target's
  * desired state, else any target's (a switch-only policy: the class it makes
@@ -101,7 +92,7 @@ void plan_probe_class(struct plan *p, const char *netdev, int dscp, int *ret_dsc
                 map = map_policy ? want_map->dscp_prio : live.dscp_prio;
         if (want_pfc || state_has(&live, STATE_FIELD_PFC))
                 pfc = want_pfc ? want_pfc->pfc_enabled : live.pfc_enabled;
-        d = map && pfc >= 0 ? lossless_dscp(map, (uint8_t)pfc) : -1;
+        d = map && pfc >= 0 ? policy_lossless_dscp(map, (uint8_t)pfc) : -1;
         if (given)
                 snprintf(from, from_size, "verify.dscp");
         else if (d >= 0)

@@ -119,7 +119,7 @@ static int start_probe_server(const struct agent_config *cf, struct probe_server
         struct probe_cidr allow[CONFIG_PROBE_ALLOW_MAX];
         struct probe_server_options o = {
                 .listen = cf->probe_listen, .sysfs_root = cf->env.sysfs_root[0] ? cf->env.sysfs_root : NULL,
-                .allow = allow, .n_allow = config_probe_allow(cf, allow),
+                .allow = allow, .n_allow = config_probe_allow(cf, allow), .max_clients = cf->probe_max_clients,
         };
 
         if (!o.n_allow)

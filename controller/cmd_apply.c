@@ -12,6 +12,7 @@
 #include "log.h"
 #include "output.h"
 #include "policy.h"
+#include "rollout_fabric.h"
 #include "rollout_run.h"
 
 struct apply_args {
@@ -49,6 +50,14 @@ static int parse_one(struct apply_args *a, const char *opt, const char *v)
         if (streq(opt, "--confirm-timeout")) {
                 a->confirm_given = true;
                 return ctl_parse_uint(opt, v, 1, 86400, &a->o.confirm_timeout_s);
+        }
+        if (streq(opt, "--fabric-neighbours")) {
+                unsigned k;
+
+                if (ctl_parse_uint(opt, v, 0, INVENTORY_NODES_MAX, &k) < 0)
+                        return -EINVAL;
+                a->o.fabric_neighbours = (int)k;
+                return 0;
         }
         if (streq(opt, "--resume"))
                 return ctl_parse_uint(opt, v, 1, 2000000000, &a->resume);
@@ -95,6 +104,23 @@ static int parse_args(struct ctl *c, struct apply_args *a)
         return 0;
 }
 
+/* The rollout's report, with each wave's fabric gate when the policy has one. */
+static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fabric)
+{
+        json_t *j;
+
+        if (!json_array_size(fabric) || !c->json) {
+                output_rollout(r, c->json);
+                return;
+        }
+        j = output_rollout_json(r);
+        if (j)
+                json_object_set(j, "fabric", fabric);
+        output_json(j);
+        json_decref(j);
+        fflush(stdout);
+}
+
 static int run_and_report(struct ctl *c, struct rollout_rec *r)
 {
         struct rollout_run_env env;
@@ -102,11 +128,12 @@ static int run_and_report(struct ctl *c, struct rollout_rec *r)
         int rc;
 
         ctl_run_env(c, &env);
+        env.fabric_log = json_array();
         rc = rollout_run(&env, r, &e);
-        if (rc < 0)
-                return ctl_fail(&e);
-        output_rollout(r, c->json);
-        return rc;
+        if (rc >= 0)
+                report(c, r, env.fabric_log);
+        json_decref(env.fabric_log);
+        return rc < 0 ? ctl_fail(&e) : rc;
 }
 
 static int resume(struct ctl *c, unsigned id)
@@ -235,8 +262,12 @@ static int start(struct ctl *c, struct apply_args *a)
         }
         if (rc >= 0) {
                 r = rollout_rec_new("apply", p->name, doc, NULL, &a->o, sel, n);
-                rc = r ? store_rollout_create(c->store, r, &e) : errbuf_set(&e, ENOMEM, "", "out of memory");
-                if (rc < 0)
+                rc = r ? rollout_fabric_check(r, &e) : errbuf_set(&e, ENOMEM, "", "out of memory");
+                if (rc == -EINVAL)
+                        log_err("%s: %s: %s; nothing was changed", a->policy, e.where, e.msg);
+                else if (rc >= 0)
+                        rc = store_rollout_create(c->store, r, &e);
+                if (rc < 0 && rc != -EINVAL)
                         rc = -ctl_fail(&e);
         }
         policy_free(p);

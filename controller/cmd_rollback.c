@@ -46,19 +46,6 @@ static int parse_args(struct ctl *c, struct rollback_args *a)
         return 0;
 }
 
-static bool labels_match(const struct rollback_args *a, const struct inventory_node *n)
-{
-        for (unsigned i = 0; i < a->n_labels; i++) {
-                const char *eq = strchr(a->labels[i], '=');
-                char key[POLICY_LABEL_MAX];
-
-                snprintf(key, sizeof(key), "%.*s", (int)(eq - a->labels[i]), a->labels[i]);
-                if (!inventory_node_has_label(n, key, eq + 1))
-                        return false;
-        }
-        return true;
-}
-
 /* Nodes to roll back: labels match and, with --rollout, that rollout committed a change there. */
 static int pick(struct ctl *c, const struct rollback_args *a, const struct inventory_node **sel, unsigned *ret_n)
 {
@@ -74,7 +61,7 @@ static int pick(struct ctl *c, const struct rollback_args *a, const struct inven
         }
         for (unsigned i = 0; i < c->inv->n_nodes; i++) {
                 const struct inventory_node *node = &c->inv->nodes[i];
-                bool ok = labels_match(a, node);
+                bool ok = ctl_labels_match(a->labels, a->n_labels, node);
 
                 if (ok && src) {
                         ok = false;
@@ -97,7 +84,7 @@ static bool want_all(const struct rollout_rec *r, const struct rnode *n, void *u
 
 static int run(struct ctl *c, const struct rollback_args *a, const struct inventory_node **sel, unsigned n)
 {
-        struct rollout_opts o = { .canary = 0, .wave_size = { 100, true } };
+        struct rollout_opts o = { .canary = 0, .wave_size = { 100, true }, .fabric_neighbours = -1 };
         _cleanup_free_ char *body = NULL;
         struct rollout_run_env env;
         struct rollout_rec *r;

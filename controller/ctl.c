@@ -177,6 +177,19 @@ int ctl_select(struct ctl *c, const struct policy *p, const struct inventory_nod
         return 0;
 }
 
+bool ctl_labels_match(const char *const *labels, unsigned n, const struct inventory_node *node)
+{
+        for (unsigned i = 0; i < n; i++) {
+                const char *eq = strchr(labels[i], '=');
+                char key[POLICY_LABEL_MAX];
+
+                snprintf(key, sizeof(key), "%.*s", (int)(eq - labels[i]), labels[i]);
+                if (!inventory_node_has_label(node, key, eq + 1))
+                        return false;
+        }
+        return true;
+}
+
 void ctl_run_env(struct ctl *c, struct rollout_run_env *ret)
 {
         *ret = (struct rollout_run_env) {

@@ -74,8 +74,10 @@ int ctl_cmd_drift(struct ctl *c);
 int ctl_cmd_doctor(struct ctl *c);
 int ctl_cmd_rollback(struct ctl *c);
 int ctl_cmd_confirm(struct ctl *c);
+int ctl_cmd_halt(struct ctl *c);
 int ctl_cmd_serve(struct ctl *c);
 int ctl_cmd_store(struct ctl *c);
+int ctl_cmd_probe(struct ctl *c);
 
 /* GET /v1/drift on sel[0..n) at once, stored as one scan; caller frees with ctl_drift_scan_free. */
 int ctl_drift_scan(struct ctl *c, const struct inventory_node *const *sel, unsigned n, struct drift_scan *ret,
@@ -89,6 +91,9 @@ bool ctl_store_shared(const struct ctl *c);
 
 /* Inventory nodes the policy selects (NULL p: all), in inventory order. Caller frees *ret. */
 int ctl_select(struct ctl *c, const struct policy *p, const struct inventory_node ***ret, unsigned *ret_n);
+
+/* Does node carry every label of labels[0..n) ("KEY=VALUE", each with a '=')? */
+bool ctl_labels_match(const char *const *labels, unsigned n, const struct inventory_node *node);
 
 struct rollout_run_env;
 void ctl_run_env(struct ctl *c, struct rollout_run_env *ret);

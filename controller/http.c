@@ -27,6 +27,14 @@ void http_client_set_gate(struct http_client *c, bool (*may_send)(void *ud), voi
         c->gate_ud = ud;
 }
 
+unsigned http_client_set_parallel(struct http_client *c, unsigned parallel)
+{
+        unsigned old = c->o.parallel;
+
+        c->o.parallel = parallel ? parallel : 1;
+        return old;
+}
+
 long long http_now_ms(void)
 {
         struct timespec ts;

@@ -77,6 +77,9 @@ int http_run(struct http_client *c, struct http_req **reqs, size_t n, unsigned o
  */
 void http_client_set_gate(struct http_client *c, bool (*may_send)(void *ud), void *ud);
 
+/* Requests in flight at most from now on (at least 1); returns the bound it replaces. */
+unsigned http_client_set_parallel(struct http_client *c, unsigned parallel);
+
 /* Free the answer and reset the results so the request can be run again. */
 void http_req_done(struct http_req *r);
 

@@ -22,8 +22,10 @@ static const struct command commands[] = {
         { "history",  ctl_cmd_history,  "list rollouts" },
         { "rollback", ctl_cmd_rollback, "roll the fleet back to an earlier revision" },
         { "confirm",  ctl_cmd_confirm,  "confirm a rollout's pending nodes by hand" },
+        { "halt",     ctl_cmd_halt,     "stop an interrupted or pending rollout: cancel, roll back" },
         { "serve",    ctl_cmd_serve,    "run as a replica: lead, execute rollouts, scan drift" },
         { "store",    ctl_cmd_store,    "store migrate --from SPEC --to SPEC" },
+        { "probe",    ctl_cmd_probe,    "fabric probe: ring, incast or all-to-all traffic across nodes" },
 };
 
 static void usage(FILE *f)
@@ -40,12 +42,16 @@ static void usage(FILE *f)
         fprintf(f,
                 "\napply POLICY [--canary N] [--wave-size N|P%%] [--max-unavailable N|P%%]\n"
                 "      [--confirm-timeout S] [--rollback-on-halt wave|all] [--no-confirm]\n"
+                "      [--fabric-neighbours K]\n"
                 "apply --resume ID      continue an interrupted rollout (SQLite)\n"
                 "apply POLICY --detach  etcd store: submit and return (replicas run it)\n"
                 "serve [--enforce] [--drift-interval S] [--metrics ADDR:PORT] [--lease-ttl S]\n"
                 "store migrate --from sqlite:PATH --to etcd://HOST:PORT[,...]/PREFIX\n"
                 "status [ID]   history [--limit N]   confirm ID\n"
+                "halt ID [--rollback-on-halt wave|all]   stop an interrupted or pending rollout\n"
                 "rollback [--to REV] [--rollout ID] [--label KEY=VALUE]...\n"
+                "probe --pattern ring|incast|alltoall [--selector KEY=VALUE]... [--duration-ms N]\n"
+                "      [--mode auto|verbs|tcp] [--dscp D] [--priority P] [--streams N] [--receiver NAME]\n"
                 "doctor [--label KEY=VALUE]... [--window S] [--propose FILE] [--probe]\n"
                 "\noptions:\n"
                 "  --inventory FILE  nodes, URLs and labels (default ./inventory.json)\n"

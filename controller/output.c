@@ -11,7 +11,10 @@ void output_progress_begin(struct output_progress *p, enum progress_mode mode, c
 {
         *p = (struct output_progress) { .n_probed = 0 };
         progress_init(&p->p, mode, stderr);
-        progress_begin(&p->p, what, total, "node", "wave %u/%u", wave + 1, n_waves);
+        if (wave < n_waves)
+                progress_begin(&p->p, what, total, "node", "wave %u/%u", wave + 1, n_waves);
+        else                    /* a step over nodes of every wave */
+                progress_begin(&p->p, what, total, "node", "%u waves", n_waves);
 }
 
 static void gbps_text(const struct rnode *n, char *buf, size_t size)
@@ -54,17 +57,25 @@ static json_t *real_or_null(double v)
         return isnan(v) ? json_null() : json_real(v);
 }
 
+static json_t *time_or_null(long long ms)
+{
+        return ms > 0 ? json_integer(ms) : json_null();
+}
+
 static json_t *node_json(const struct rnode *n)
 {
         /* idempotency_key: the key its apply carried (GET /v1/history on the node shows it too). */
-        return json_pack("{s:s, s:s, s:i, s:s, s:s?, s:i, s:i, s:o, s:o, s:s?, s:s*}",
+        /* confirm_deadline_ms: its agent's, not_after_ms: its confirm's (ms since the epoch; null: none). */
+        return json_pack("{s:s, s:s, s:i, s:s, s:s?, s:i, s:i, s:o, s:o, s:s?, s:s*, s:o, s:o}",
                          "name", n->name, "url", n->url, "wave", (int)n->wave,
                          "state", rnode_state_name(n->state), "tx", n->tx[0] ? n->tx : NULL,
                          "exit_code", n->exit_code, "changes", (int)n->changes,
                          "baseline_gbps", real_or_null(n->baseline_gbps),
                          "post_gbps", real_or_null(n->post_gbps),
                          "error", n->error[0] ? n->error : NULL,
-                         "idempotency_key", n->key[0] ? n->key : NULL);
+                         "idempotency_key", n->key[0] ? n->key : NULL,
+                         "confirm_deadline_ms", time_or_null(n->confirm_deadline_ms),
+                         "not_after_ms", time_or_null(n->not_after_ms));
 }
 
 json_t *output_rollout_json(const struct rollout_rec *r)

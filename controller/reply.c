@@ -5,7 +5,7 @@
 #include "reply.h"
 #include "state.h"
 
-static int load(const char *body, size_t len, json_t **ret, struct errbuf *e)
+int reply_load(const char *body, size_t len, json_t **ret, struct errbuf *e)
 {
         json_error_t jerr;
         json_t *j;
@@ -36,6 +36,20 @@ static int get_str(const json_t *o, const char *key, char *buf, size_t size, str
         if (json_string_length(v) >= size)
                 return errbuf_set(e, EBADMSG, "answer", "$.%s: longer than %zu bytes", key, size - 1);
         memcpy(buf, json_string_value(v), json_string_length(v) + 1);
+        return 0;
+}
+
+/* Optional time in ms since the epoch: absent or null = 0; wrong type or out of range is an error. */
+static int get_time(const json_t *o, const char *key, long long *ret, struct errbuf *e)
+{
+        const json_t *v = json_object_get(o, key);
+
+        *ret = 0;
+        if (!v || json_is_null(v))
+                return 0;
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > REPLY_TIME_MAX)
+                return errbuf_set(e, EBADMSG, "answer", "$.%s: expected a time in ms 0-%lld", key, REPLY_TIME_MAX);
+        *ret = (long long)json_integer_value(v);
         return 0;
 }
 
@@ -80,7 +94,7 @@ static int get_error(const json_t *o, char *buf, size_t size)
 static int parse_apply_obj(const json_t *j, struct reply_apply *a, struct errbuf *e)
 {
         const json_t *ec = json_object_get(j, "exit_code"), *ch = json_object_get(j, "changes");
-        const json_t *probe = json_object_get(j, "probe");
+        const json_t *probe = json_object_get(j, "probe"), *replayed = json_object_get(j, "replayed");
         int r;
 
         if (!json_is_integer(ec) || json_integer_value(ec) < 0 || json_integer_value(ec) > 4)
@@ -89,8 +103,12 @@ static int parse_apply_obj(const json_t *j, struct reply_apply *a, struct errbuf
         if ((r = get_tx(j, a->tx, sizeof(a->tx), e)) < 0 ||
             (r = get_str(j, "state", a->state, sizeof(a->state), e)) < 0 ||
             (r = get_str(j, "result", a->result, sizeof(a->result), e)) < 0 ||
-            (r = get_str(j, "restored_by", a->restored_by, sizeof(a->restored_by), e)) < 0)
+            (r = get_str(j, "restored_by", a->restored_by, sizeof(a->restored_by), e)) < 0 ||
+            (r = get_time(j, "confirm_deadline_ms", &a->confirm_deadline_ms, e)) < 0)
                 return r;
+        if (replayed && !json_is_boolean(replayed))
+                return errbuf_set(e, EBADMSG, "answer", "$.replayed: expected a boolean");
+        a->replayed = json_is_true(replayed);
         get_error(j, a->error, sizeof(a->error));
         if (json_is_array(ch))
                 a->changes = json_array_size(ch) > REPLY_CHANGES_MAX ? REPLY_CHANGES_MAX :
@@ -109,7 +127,7 @@ int reply_parse_apply(const char *body, size_t len, struct reply_apply *ret, str
 {
         struct reply_apply a = { 0 };
         json_t *j;
-        int r = load(body, len, &j, e);
+        int r = reply_load(body, len, &j, e);
 
         if (r < 0)
                 return r;
@@ -160,7 +178,7 @@ int reply_parse_plan(const char *body, size_t len, struct reply_plan *ret, struc
         json_t *j, *targets, *t, *flat = json_array();
         uint32_t fields = 0;
         size_t i;
-        int r = load(body, len, &j, e);
+        int r = reply_load(body, len, &j, e);
 
         if (r < 0) {
                 json_decref(flat);
@@ -196,7 +214,7 @@ int reply_parse_drift(const char *body, size_t len, struct reply_drift *ret, str
         static const char *const lists[] = { "entries", "changes", "drift", "targets" };
         const json_t *flag;
         json_t *j;
-        int r = load(body, len, &j, e);
+        int r = reply_load(body, len, &j, e);
 
         if (r < 0)
                 return r;
@@ -247,68 +265,178 @@ const char *reply_error_text(long status, const char *body, size_t len, char *bu
         return buf;
 }
 
-static int history_entry(const json_t *o, size_t i, struct reply_history_tx *h, struct errbuf *e)
+/* One transaction object; messages name members from the object ($.state). */
+static int history_entry(const json_t *o, struct reply_history_tx *h, struct errbuf *e)
 {
-        const json_t *ec = json_object_get(o, "exit_code"), *dl = json_object_get(o, "confirm_deadline_ms");
+        const json_t *ec = json_object_get(o, "exit_code");
         int r;
 
         memset(h, 0, sizeof(*h));
         if ((r = get_tx(o, h->tx, sizeof(h->tx), e)) < 0 ||
             (r = get_str(o, "state", h->state, sizeof(h->state), e)) < 0 ||
-            (r = get_str(o, "result", h->result, sizeof(h->result), e)) < 0)
-                return errbuf_set(e, EBADMSG, "answer", "$.transactions[%zu]: %s", i, e->msg);
+            (r = get_str(o, "kind", h->kind, sizeof(h->kind), e)) < 0 ||
+            (r = get_str(o, "result", h->result, sizeof(h->result), e)) < 0 ||
+            (r = get_str(o, "restored_by", h->restored_by, sizeof(h->restored_by), e)) < 0 ||
+            (r = get_time(o, "confirm_deadline_ms", &h->confirm_deadline_ms, e)) < 0 ||
+            (r = get_time(o, "now_ms", &h->now_ms, e)) < 0)
+                return r;
         if (ec && (!json_is_integer(ec) || json_integer_value(ec) < -1 || json_integer_value(ec) > 4))
-                return errbuf_set(e, EBADMSG, "answer", "$.transactions[%zu].exit_code: expected an integer -1..4", i);
-        if (dl && (!json_is_integer(dl) || json_integer_value(dl) < 0))
-                return errbuf_set(e, EBADMSG, "answer", "$.transactions[%zu].confirm_deadline_ms: expected a time", i);
+                return errbuf_set(e, EBADMSG, "answer", "$.exit_code: expected an integer -1..4");
         h->exit_code = ec ? (int)json_integer_value(ec) : -1;
-        h->confirm_deadline_ms = dl ? (long long)json_integer_value(dl) : 0;
         get_error(o, h->error, sizeof(h->error));
-        if (json_is_string(json_object_get(o, "restored_by")))
-                snprintf(h->restored_by, sizeof(h->restored_by), "%s",
-                         json_string_value(json_object_get(o, "restored_by")));
         return 0;
+}
+
+/* The history answer's list of transactions, or -EBADMSG. *ret is borrowed from *root. */
+static int history_list(const char *body, size_t len, json_t **root, const json_t **ret, struct errbuf *e)
+{
+        const json_t *arr;
+        int r = reply_load(body, len, root, e);
+
+        if (r < 0)
+                return r;
+        arr = json_object_get(*root, "transactions");
+        if (!json_is_array(arr) || json_array_size(arr) > REPLY_HISTORY_MAX) {
+                json_decref(*root);
+                *root = NULL;
+                return errbuf_set(e, EBADMSG, "answer", "$.transactions: expected an array of at most %u "
+                                  "transactions", REPLY_HISTORY_MAX);
+        }
+        *ret = arr;
+        return 0;
+}
+
+/* Entry i of a history list, with its idempotency key (NULL: none). */
+static int history_item(const json_t *o, size_t i, struct reply_history_tx *h, const char **ret_key,
+                        struct errbuf *e)
+{
+        const json_t *k = json_is_object(o) ? json_object_get(o, "idempotency_key") : NULL;
+        int r;
+
+        if (!json_is_object(o))
+                return errbuf_set(e, EBADMSG, "answer", "$.transactions[%zu]: expected an object", i);
+        if (k && !json_is_string(k) && !json_is_null(k))
+                return errbuf_set(e, EBADMSG, "answer", "$.transactions[%zu].idempotency_key: expected a string", i);
+        r = history_entry(o, h, e);
+        if (r < 0) {
+                errbuf_prefix(e, "$.transactions[%zu]", i);
+                return r;
+        }
+        *ret_key = json_string_value(k);
+        return 0;
+}
+
+/*
+ * Visit a history answer's transactions, newest first, until visit returns nonzero
+ * (that is the result) or the list ends (0). A malformed entry is -EBADMSG.
+ */
+static int history_walk(const char *body, size_t len,
+                        int (*visit)(const struct reply_history_tx *h, const char *key, void *ud), void *ud,
+                        struct errbuf *e)
+{
+        const json_t *arr;
+        json_t *j, *o;
+        size_t i;
+        int r = history_list(body, len, &j, &arr, e);
+
+        if (r < 0)
+                return r;
+        json_array_foreach(arr, i, o) {
+                struct reply_history_tx h;
+                const char *k = NULL;
+
+                r = history_item(o, i, &h, &k, e);
+                if (r == 0)
+                        r = visit(&h, k, ud);
+                if (r != 0)
+                        break;
+        }
+        json_decref(j);
+        return r;
+}
+
+struct find_ctx {
+        const char *key, *tx;
+        struct reply_history_tx *ret;
+};
+
+static int find_visit(const struct reply_history_tx *h, const char *k, void *ud)
+{
+        struct find_ctx *f = ud;
+
+        if (f->key && f->key[0] ? !k || !streq(k, f->key) : !f->tx || !f->tx[0] || !streq(h->tx, f->tx))
+                return 0;
+        *f->ret = *h;
+        return 1;
 }
 
 int reply_find_history(const char *body, size_t len, const char *key, const char *tx,
                        struct reply_history_tx *ret, struct errbuf *e)
 {
-        const json_t *arr;
-        json_t *j, *o;
-        size_t i;
-        int r = load(body, len, &j, e);
+        struct find_ctx f = { key, tx, ret };
+
+        return history_walk(body, len, find_visit, &f, e);
+}
+
+struct after_ctx {
+        const char *tx;
+        unsigned newer;
+        struct reply_history_tx newest;
+};
+
+static int after_visit(const struct reply_history_tx *h, const char *k, void *ud)
+{
+        struct after_ctx *a = ud;
+
+        if (a->tx && a->tx[0] && streq(h->tx, a->tx))
+                return streq(h->state, "committed") ? 1 : 2;    /* 2: listed, not committed */
+        if (streq(h->state, "committed") && a->newer++ == 0)
+                a->newest = *h;
+        return 0;
+}
+
+int reply_history_committed_after(const char *body, size_t len, const char *tx, unsigned *ret_newer,
+                                  struct reply_history_tx *ret_newest, struct errbuf *e)
+{
+        struct after_ctx a = { .tx = tx, .newest = { .exit_code = -1 } };
+        int r = history_walk(body, len, after_visit, &a, e);
 
         if (r < 0)
                 return r;
-        arr = json_object_get(j, "transactions");
-        if (!json_is_array(arr) || json_array_size(arr) > REPLY_HISTORY_MAX) {
-                json_decref(j);
-                return errbuf_set(e, EBADMSG, "answer", "$.transactions: expected an array of at most %u "
-                                  "transactions", REPLY_HISTORY_MAX);
-        }
-        json_array_foreach(arr, i, o) {
-                const json_t *k = json_is_object(o) ? json_object_get(o, "idempotency_key") : NULL;
-                struct reply_history_tx h;
-                bool match;
+        *ret_newer = a.newer;
+        if (ret_newest)
+                *ret_newest = a.newest;
+        return r == 1;
+}
 
-                if (!json_is_object(o)) {
-                        r = errbuf_set(e, EBADMSG, "answer", "$.transactions[%zu]: expected an object", i);
-                        break;
-                }
-                if (k && !json_is_string(k)) {
-                        r = errbuf_set(e, EBADMSG, "answer", "$.transactions[%zu].idempotency_key: expected a string", i);
-                        break;
-                }
-                r = history_entry(o, i, &h, e);
-                if (r < 0)
-                        break;
-                match = key && key[0] ? k && streq(json_string_value(k), key) : tx && tx[0] && streq(h.tx, tx);
-                if (match) {
-                        *ret = h;
-                        r = 1;
-                        break;
-                }
-        }
+int reply_parse_transaction(const char *body, size_t len, const char *tx, struct reply_history_tx *ret,
+                            struct errbuf *e)
+{
+        struct reply_history_tx h;
+        json_t *j;
+        int r = reply_load(body, len, &j, e);
+
+        if (r < 0)
+                return r;
+        r = history_entry(j, &h, e);
         json_decref(j);
-        return r;
+        if (r < 0)
+                return r;
+        if (!h.tx[0] || !tx || !streq(h.tx, tx))
+                return errbuf_set(e, EBADMSG, "answer", "$.tx: '%s' is not the transaction asked for ('%s')",
+                                  h.tx, tx ? tx : "");
+        if (!h.state[0])
+                return errbuf_set(e, EBADMSG, "answer", "$.state: expected the transaction's state");
+        *ret = h;
+        return 0;
+}
+
+const char *reply_error_code(const char *body, size_t len, char *buf, size_t size)
+{
+        json_t *j = body && len ? json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
+        const char *code = json_string_value(json_object_get(json_object_get(j, "error"), "code"));
+
+        snprintf(buf, size, "%s", code ? code : "");
+        json_decref(j);
+        return buf;
 }

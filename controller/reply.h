@@ -13,6 +13,7 @@
 #include "errbuf.h"
 
 #define REPLY_CHANGES_MAX 100000
+#define REPLY_TIME_MAX 253402300799999LL        /* ms since the epoch: the end of year 9999 */
 
 struct reply_apply {
         char tx[64];                    /* "" = nothing was journaled */
@@ -23,6 +24,8 @@ struct reply_apply {
         double baseline_gbps, post_gbps;        /* NAN = none */
         char restored_by[32];
         char error[256];
+        long long confirm_deadline_ms;  /* pending: when the agent restores it (its clock), 0 = not said */
+        bool replayed;                  /* answered from the journal for a key already journaled */
 };
 
 struct reply_plan {
@@ -37,6 +40,9 @@ struct reply_drift {
         json_t *doc;                    /* owned: the whole answer */
 };
 
+/* An answer's JSON object (not empty, JSON, duplicates refused, an object). New reference in *ret. */
+int reply_load(const char *body, size_t len, json_t **ret, struct errbuf *e);
+
 /* An apply, rollback or confirm answer (all share the transaction result shape). */
 int reply_parse_apply(const char *body, size_t len, struct reply_apply *ret, struct errbuf *e);
 int reply_parse_plan(const char *body, size_t len, struct reply_plan *ret, struct errbuf *e);
@@ -47,12 +53,14 @@ void reply_drift_done(struct reply_drift *d);
 /* One transaction of GET /v1/history that a node step is looking for. */
 struct reply_history_tx {
         char tx[64];
+        char kind[16];                  /* "apply", "rollback", "enforce", "" = not said */
         char state[32];                 /* "pending_confirm", "committed", "rolled_back", ... */
         char result[32];
         int exit_code;                  /* -1 while running */
         char error[256];
         char restored_by[32];           /* "" or "gate", "confirm-timeout", ... */
         long long confirm_deadline_ms;
+        long long now_ms;               /* GET /v1/transactions: the agent's clock when it answered, 0 = not said */
 };
 
 #define REPLY_HISTORY_MAX 10000         /* transactions in one answer */
@@ -64,6 +72,25 @@ struct reply_history_tx {
  */
 int reply_find_history(const char *body, size_t len, const char *key, const char *tx,
                        struct reply_history_tx *ret, struct errbuf *e);
+
+/*
+ * In a history answer (newest first), the committed transactions listed before (newer
+ * than) transaction tx: how many (*ret_newer) and the newest of them (ret_newest, when
+ * there is one). 1 when tx is listed and committed, 0 when it is not listed or not
+ * committed, -EBADMSG for a malformed answer.
+ */
+int reply_history_committed_after(const char *body, size_t len, const char *tx, unsigned *ret_newer,
+                                  struct reply_history_tx *ret_newest, struct errbuf *e);
+
+/*
+ * GET /v1/transactions/{tx}: the transaction as the agent's journal has it, with the
+ * agent's clock (now_ms). It must be transaction tx and name its state. 0, or -EBADMSG.
+ */
+int reply_parse_transaction(const char *body, size_t len, const char *tx, struct reply_history_tx *ret,
+                            struct errbuf *e);
+
+/* The code of an agent's error body ({"error":{"code":...}}) into buf, "" when there is none. */
+const char *reply_error_code(const char *body, size_t len, char *buf, size_t size);
 
 /* The agent's {"error":{code,message,path}} as "message (code, at path)"; fallback "HTTP N". */
 const char *reply_error_text(long status, const char *body, size_t len, char *buf, size_t size);

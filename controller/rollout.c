@@ -15,6 +15,8 @@ static const char *const rnode_names[RNODE_STATE_MAX] = {
         [RNODE_ROLLED_BACK] = "rolled_back",
         [RNODE_REVERTED] = "reverted",
         [RNODE_SKIPPED] = "skipped",
+        [RNODE_CANCELLED] = "cancelled",
+        [RNODE_UNKNOWN] = "unknown",
 };
 
 static const char *const rollout_names[ROLLOUT_STATE_MAX] = {
@@ -41,6 +43,7 @@ void rollout_opts_defaults(struct rollout_opts *o)
                 .max_unavailable = { .value = 0, .pct = false },
                 .confirm_timeout_s = 120,
                 .halt_scope = ROLLOUT_HALT_WAVE,
+                .fabric_neighbours = -1,
         };
 }
 

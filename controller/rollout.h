@@ -31,22 +31,31 @@ struct rollout_opts {
         unsigned canary;                        /* nodes in the canary wave (default 1) */
         struct rollout_count wave_size;         /* default 25% */
         struct rollout_count max_unavailable;   /* default 0 */
-        unsigned confirm_timeout_s;             /* agents revert by themselves after this */
+        unsigned confirm_timeout_s;             /* an unconfirmed change is restored by its agent after this */
         enum rollout_halt_scope halt_scope;
         bool no_confirm;                        /* leave every node pending: `confirm ID` later */
+        int fabric_neighbours;                  /* --fabric-neighbours K; -1 = verify.fabric.neighbours */
 };
 
-/* Node states, as stored. */
+/*
+ * Node states, as stored: what the node's agent really did, as it said so (an
+ * answer, or asked afterwards: GET /v1/transactions/TX, GET /v1/history), never
+ * what it is expected to do.
+ */
 enum rnode_state {
         RNODE_PLANNED,          /* not yet sent */
         RNODE_APPLYING,         /* apply sent, no answer recorded */
         RNODE_PENDING,          /* applied and verified, waiting for confirmation */
-        RNODE_COMMITTED,        /* confirmed (or committed with nothing to do) */
-        RNODE_FAILED,           /* the agent refused or rolled back (verification failed) */
-        RNODE_UNREACHABLE,      /* transport error or timeout: the agent reverts by itself */
-        RNODE_ROLLED_BACK,      /* rolled back by the controller after a halt */
-        RNODE_REVERTED,         /* left unconfirmed: its confirm timer reverted it */
+        RNODE_COMMITTED,        /* its agent committed it: confirmed (or nothing to do) */
+        RNODE_FAILED,           /* the agent refused or rolled back (verification failed), or its restore failed */
+        RNODE_UNREACHABLE,      /* no answer to the apply, and its agent could not be asked what it did */
+        RNODE_ROLLED_BACK,      /* committed, then rolled back by the controller after a halt */
+        RNODE_REVERTED,         /* its agent restored the pending change: its confirm deadline passed, or a
+                                   confirm came after the deadline it carried */
         RNODE_SKIPPED,          /* never sent: the rollout halted first */
+        RNODE_CANCELLED,        /* pending when its wave halted: the controller cancelled it, its agent restored it */
+        RNODE_UNKNOWN,          /* a confirm or cancel got no answer and its agent could not be asked until
+                                   after its deadline: committed or restored, nobody can say */
         RNODE_STATE_MAX,
 };
 

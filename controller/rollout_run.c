@@ -1,25 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The rollout state machine: waves, verdicts, confirmations, halts, resume. */
+/* The rollout state machine: waves, verdicts, confirmations, resume. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <time.h>
 
 #include "ctl.h"
-#include "output.h"
 #include "reply.h"
-#include "rollout_reconcile.h"
-#include "rollout_run.h"
-
-struct engine {
-        const struct rollout_run_env *env;
-        struct rollout_rec *r;
-        struct errbuf *e;
-        int store_err;
-        struct output_progress prog;
-        int verb;                       /* enum verb of the fan-out in progress */
-};
-
-enum verb { VERB_APPLY, VERB_CONFIRM, VERB_ROLLBACK };
+#include "rollout_engine.h"
 
 struct rollout_rec *rollout_rec_new(const char *kind, const char *policy_name, const char *doc,
                                     const char *args, const struct rollout_opts *o,
@@ -61,8 +49,7 @@ fail:
         return NULL;
 }
 
-static void node_error(struct rnode *n, const char *fmt, ...) _printf_(2, 3);
-static void node_error(struct rnode *n, const char *fmt, ...)
+void engine_node_error(struct rnode *n, const char *fmt, ...)
 {
         va_list ap;
 
@@ -71,7 +58,7 @@ static void node_error(struct rnode *n, const char *fmt, ...)
         va_end(ap);
 }
 
-static int journal_node(struct engine *g, const struct rnode *n)
+int engine_journal_node(struct engine *g, const struct rnode *n)
 {
         int r;
 
@@ -83,7 +70,22 @@ static int journal_node(struct engine *g, const struct rnode *n)
         return r;
 }
 
-static int journal_wave(struct engine *g, unsigned w, enum rwave_state s)
+int engine_journal_nodes(struct engine *g, struct rnode **nodes, unsigned n, unsigned w)
+{
+        int r = g->store_err < 0 ? g->store_err : store_begin(g->env->store, g->e);
+
+        if (r >= 0 && w != ENGINE_NO_WAVE)
+                r = store_wave_update(g->env->store, g->r, w, g->e);
+        for (unsigned i = 0; r >= 0 && i < n; i++)
+                r = store_node_update(g->env->store, g->r, nodes[i], g->e);
+        if (r >= 0)
+                r = store_commit(g->env->store, g->e);
+        if (r < 0)
+                g->store_err = r;
+        return r;
+}
+
+int engine_journal_wave(struct engine *g, unsigned w, enum rwave_state s)
 {
         int r;
 
@@ -96,29 +98,64 @@ static int journal_wave(struct engine *g, unsigned w, enum rwave_state s)
         return r;
 }
 
-static bool failed_state(enum rnode_state s)
+bool engine_failed_state(enum rnode_state s)
 {
-        return s == RNODE_FAILED || s == RNODE_UNREACHABLE;
+        return s == RNODE_FAILED || s == RNODE_UNREACHABLE || s == RNODE_UNKNOWN || s == RNODE_REVERTED;
 }
 
-/* Record one apply answer on its node. */
-static void classify_apply(struct rnode *n, const struct http_req *q)
+unsigned engine_select(struct rollout_rec *r, struct rnode **out, unsigned wave, bool any_wave, enum rnode_state s)
+{
+        unsigned k = 0;
+
+        for (unsigned i = 0; i < r->n_nodes; i++)
+                if ((any_wave || r->nodes[i].wave == wave) && r->nodes[i].state == s)
+                        out[k++] = &r->nodes[i];
+        return k;
+}
+
+static unsigned count_failed(const struct rollout_rec *r, bool any_wave, unsigned wave)
+{
+        unsigned k = 0;
+
+        for (unsigned i = 0; i < r->n_nodes; i++)
+                if ((any_wave || r->nodes[i].wave == wave) && engine_failed_state(r->nodes[i].state))
+                        k++;
+        return k;
+}
+
+/* An apply that was not delivered at all: no connection, no TLS session, not sent. */
+static bool never_sent(int err)
+{
+        return err == -ECONNREFUSED || err == -EPROTO || err == -ECANCELED;
+}
+
+/*
+ * Record one apply answer on its node. A request that may have arrived but got no
+ * usable answer leaves the node applying: its agent is asked next (by key).
+ */
+static void classify_apply(const struct engine *g, struct rnode *n, const struct http_req *q)
 {
         struct errbuf pe = { 0 };
         struct reply_apply a;
         char buf[400];
 
         if (q->err < 0) {
-                n->state = RNODE_UNREACHABLE;
-                node_error(n, "%s; if it applied, it reverts by itself", http_req_error(q, buf, sizeof(buf)));
+                http_req_error(q, buf, sizeof(buf));
+                if (never_sent(q->err)) {
+                        n->state = RNODE_UNREACHABLE;
+                        engine_node_error(n, "its apply was not delivered: %s", buf);
+                } else {
+                        engine_node_error(n, "no answer to its apply: %s", buf);
+                }
                 return;
         }
         if (reply_parse_apply(q->resp, q->resp_len, &a, &pe) < 0) {
-                n->state = RNODE_FAILED;
-                if (q->status >= 400)
-                        node_error(n, "%s", reply_error_text(q->status, q->resp, q->resp_len, buf, sizeof(buf)));
-                else
-                        node_error(n, "invalid answer: %s", pe.msg);
+                if (q->status >= 400) {
+                        n->state = RNODE_FAILED;
+                        engine_node_error(n, "%s", reply_error_text(q->status, q->resp, q->resp_len, buf, sizeof(buf)));
+                } else {
+                        engine_node_error(n, "its apply's answer is unreadable: %.200s", pe.msg);
+                }
                 return;
         }
         snprintf(n->tx, sizeof(n->tx), "%s", a.tx);
@@ -130,17 +167,20 @@ static void classify_apply(struct rnode *n, const struct http_req *q)
         if (a.exit_code == 4 || streq(a.result, "pending_confirm")) {
                 n->state = a.tx[0] ? RNODE_PENDING : RNODE_FAILED;
                 if (!a.tx[0])
-                        node_error(n, "pending without a transaction id");
+                        engine_node_error(n, "pending without a transaction id");
+                /* An agent that does not say when it restores the change: at the latest a timeout from now. */
+                n->confirm_deadline_ms = a.confirm_deadline_ms > 0 ? a.confirm_deadline_ms :
+                                         rollout_now_ms() + g->r->opts.confirm_timeout_s * 1000LL;
         } else if (a.exit_code == 0) {
                 n->state = RNODE_COMMITTED;
         } else {
                 n->state = RNODE_FAILED;
-                node_error(n, "%s%s%s%s%s", a.result[0] ? a.result : "failed",
-                           a.restored_by[0] ? " by " : "", a.restored_by, a.error[0] ? ": " : "", a.error);
+                engine_node_error(n, "%s%s%s%s%s", a.result[0] ? a.result : "failed",
+                                  a.restored_by[0] ? " by " : "", a.restored_by, a.error[0] ? ": " : "", a.error);
         }
 }
 
-/* A confirm or rollback answer: any 2xx whose body (if any) has exit_code 0. */
+/* A rollback answer: any 2xx whose body (if any) has exit_code 0. */
 static bool answer_ok(const struct http_req *q, char *why, size_t size)
 {
         struct errbuf pe = { 0 };
@@ -167,49 +207,27 @@ static void on_done(struct http_req *q, void *userdata)
         struct rnode *n = q->user;
         char why[400];
 
-        if (g->verb == VERB_APPLY) {
-                classify_apply(n, q);
-        } else if (g->verb == VERB_CONFIRM) {
-                if (answer_ok(q, why, sizeof(why))) {
-                        n->state = RNODE_COMMITTED;
-                        n->error[0] = '\0';
-                } else {
-                        n->state = RNODE_FAILED;
-                        node_error(n, "confirm failed: %s; it reverts by itself", why);
-                }
+        if (!g->rollback_verb) {
+                classify_apply(g, n, q);
         } else if (answer_ok(q, why, sizeof(why))) {
                 n->state = RNODE_ROLLED_BACK;
                 n->error[0] = '\0';
         } else {
-                node_error(n, "rollback failed: %s", why);
+                engine_node_error(n, "rollback failed: %s", why);
         }
-        journal_node(g, n);
-        output_progress_node(&g->prog, n, g->verb == VERB_ROLLBACK ? n->state != RNODE_ROLLED_BACK :
-                             failed_state(n->state));
+        engine_journal_node(g, n);
+        output_progress_node(&g->prog, n, g->rollback_verb ? n->state != RNODE_ROLLED_BACK :
+                             engine_failed_state(n->state));
 }
 
-static int build_url(const struct engine *g, const struct rnode *n, enum verb v, char *buf, size_t size)
-{
-        char path[128];
-
-        if (v == VERB_APPLY)
-                snprintf(path, sizeof(path), "/v1/apply?confirm_timeout_s=%u%s%s", g->r->opts.confirm_timeout_s,
-                         n->key[0] ? "&idempotency_key=" : "", n->key);
-        else if (v == VERB_CONFIRM)
-                snprintf(path, sizeof(path), "/v1/confirm/%s", n->tx);
-        else
-                snprintf(path, sizeof(path), "/v1/rollback");
-        return ctl_url(buf, size, n->url, path);
-}
-
-/* Send one request per node concurrently; on_done records each answer. */
-static int fan_out(struct engine *g, struct rnode **nodes, unsigned n, enum verb v, const char *body,
+/* Send one apply or rollback per node concurrently; on_done records each answer. */
+static int fan_out(struct engine *g, struct rnode **nodes, unsigned n, bool rollback, const char *body,
                    unsigned wave)
 {
-        static const char *const names[] = { "apply", "confirm", "rollback" };
         struct http_req *reqs = calloc(n + 1, sizeof(*reqs));
         struct http_req **ptrs = calloc(n + 1, sizeof(*ptrs));
         unsigned timeout_ms = g->env->timeout_s * 1000;
+        char path[128];
         int r = 0;
 
         if (!reqs || !ptrs) {
@@ -222,11 +240,16 @@ static int fan_out(struct engine *g, struct rnode **nodes, unsigned n, enum verb
                         .method = "POST", .body = body ? body : "{}", .body_len = strlen(body ? body : "{}"),
                         .timeout_ms = timeout_ms, .user = nodes[i],
                 };
-                r = build_url(g, nodes[i], v, reqs[i].url, sizeof(reqs[i].url));
+                if (rollback)
+                        snprintf(path, sizeof(path), "/v1/rollback");
+                else
+                        snprintf(path, sizeof(path), "/v1/apply?confirm_timeout_s=%u%s%s", g->r->opts.confirm_timeout_s,
+                                 nodes[i]->key[0] ? "&idempotency_key=" : "", nodes[i]->key);
+                r = ctl_url(reqs[i].url, sizeof(reqs[i].url), nodes[i]->url, path);
                 ptrs[i] = &reqs[i];
         }
-        g->verb = v;
-        output_progress_begin(&g->prog, g->env->progress, names[v], wave, g->r->n_waves, n);
+        g->rollback_verb = rollback;
+        output_progress_begin(&g->prog, g->env->progress, rollback ? "rollback" : "apply", wave, g->r->n_waves, n);
         /*
          * group_answers: the answers of one fan-out are journaled together (one etcd
          * txn per 100 records); an answer lost with the controller is found again by
@@ -250,61 +273,78 @@ static int fan_out(struct engine *g, struct rnode **nodes, unsigned n, enum verb
         return g->store_err;
 }
 
-static unsigned select_nodes(struct rollout_rec *r, struct rnode **out, unsigned wave, bool any_wave,
-                             enum rnode_state s)
+int engine_fan_out_rollback(struct engine *g, struct rnode **nodes, unsigned n, const char *body, unsigned wave)
 {
-        unsigned k = 0;
-
-        for (unsigned i = 0; i < r->n_nodes; i++)
-                if ((any_wave || r->nodes[i].wave == wave) && r->nodes[i].state == s)
-                        out[k++] = &r->nodes[i];
-        return k;
+        return fan_out(g, nodes, n, true, body, wave);
 }
 
-static unsigned count_failed(const struct rollout_rec *r, bool any_wave, unsigned wave)
+static void on_settled(struct rnode *n, void *ud)
 {
-        unsigned k = 0;
+        struct engine *g = ud;
 
-        for (unsigned i = 0; i < r->n_nodes; i++)
-                if ((any_wave || r->nodes[i].wave == wave) && failed_state(r->nodes[i].state))
-                        k++;
-        return k;
+        engine_journal_node(g, n);
+        output_progress_node(&g->prog, n, n->state != RNODE_COMMITTED && n->state != RNODE_CANCELLED);
+}
+
+int engine_settle(struct engine *g, struct rnode **nodes, unsigned n, const enum settle_goal *goals,
+                  const long long *until_ms, const char *what, unsigned wave)
+{
+        int r;
+
+        if (n == 0)
+                return g->store_err;
+        output_progress_begin(&g->prog, g->env->progress, what, wave, g->r->n_waves, n);
+        r = rollout_settle(g->env, nodes, n, goals, until_ms, on_settled, g, g->e);
+        output_progress_end(&g->prog);
+        return r < 0 ? r : g->store_err;
+}
+
+long long engine_settle_until(const struct engine *g, const struct rnode *n, long long now)
+{
+        /* An agent's deadline lies within a confirm timeout of its answer: never wait longer than that. */
+        long long cap = now + g->r->opts.confirm_timeout_s * 1000LL;
+        long long d = n->confirm_deadline_ms > 0 && n->confirm_deadline_ms < cap ? n->confirm_deadline_ms : cap;
+
+        return d + SETTLE_MARGIN_MS;
 }
 
 /*
  * Journal the wave and its nodes as applying, each with the idempotency key of
  * its node step (a node planned again after a reconcile keeps its key), then
- * send the applies.
+ * send the applies. Nodes left without an answer are asked by key what they did.
  */
 static int apply_wave(struct engine *g, struct rnode **sel, unsigned w)
 {
         struct rollout_rec *r = g->r;
         struct rwave *wv = &r->waves[w];
-        unsigned n = select_nodes(r, sel, w, false, RNODE_PLANNED);
+        unsigned n = engine_select(r, sel, w, false, RNODE_PLANNED);
         int rc;
 
         wv->started_at = (long long)time(NULL);
         wv->deadline = wv->started_at + g->env->timeout_s + 10 + r->opts.confirm_timeout_s;
         wv->state = RWAVE_APPLYING;
-        rc = store_begin(g->env->store, g->e);
-        if (rc >= 0)
-                rc = store_wave_update(g->env->store, r, w, g->e);
-        for (unsigned i = 0; rc >= 0 && i < n; i++) {
+        for (unsigned i = 0; i < n; i++) {
                 sel[i]->state = RNODE_APPLYING;
+                sel[i]->confirm_deadline_ms = sel[i]->not_after_ms = 0;
                 if (!sel[i]->key[0])
                         rollout_node_key(r->id, w, (unsigned)(sel[i] - r->nodes), sel[i]->key, sizeof(sel[i]->key));
-                rc = store_node_update(g->env->store, r, sel[i], g->e);
         }
+        rc = engine_journal_nodes(g, sel, n, w);
         if (rc >= 0)
-                rc = store_commit(g->env->store, g->e);
+                rc = fan_out(g, sel, n, false, r->policy_doc, w);
         if (rc < 0)
                 return rc;
-        rc = fan_out(g, sel, n, VERB_APPLY, r->policy_doc, w);
-        if (rc < 0)
-                return rc;
-        /* Every answer is in: pending nodes revert confirm_timeout_s from now at the latest. */
+        n = engine_select(r, sel, w, false, RNODE_APPLYING);
+        if (n > 0) {
+                rc = rollout_reconcile(g->env, sel, n, true, g->e);
+                if (rc >= 0)
+                        rc = engine_journal_nodes(g, sel, n, ENGINE_NO_WAVE);
+                if (rc < 0)
+                        return rc;
+        }
+        /* Every answer is in: pending nodes are restored confirm_timeout_s from now at the latest. */
         wv->deadline = (long long)time(NULL) + r->opts.confirm_timeout_s;
-        return journal_wave(g, w, RWAVE_APPLYING);
+        return engine_journal_wave(g, w, RWAVE_APPLYING);
 }
 
 static bool canary_wave(const struct rollout_rec *r, unsigned w)
@@ -312,203 +352,184 @@ static bool canary_wave(const struct rollout_rec *r, unsigned w)
         return w == 0 && r->opts.canary > 0;
 }
 
-/* After the applies: halt, or pass (journaled before any confirmation). Returns 1 to halt. */
+static bool over_budget(const struct rollout_rec *r, unsigned w)
+{
+        return rollout_should_halt(&r->opts, r->n_nodes, canary_wave(r, w), count_failed(r, false, w),
+                                   count_failed(r, true, 0));
+}
+
+/*
+ * After the applies: halt, or pass (journaled before any confirmation). The
+ * fabric gate, when the policy has one, measures before the verdict is journaled.
+ * Returns 1 to halt.
+ */
 static int verdict(struct engine *g, unsigned w)
 {
-        struct rollout_rec *r = g->r;
-        bool halt = rollout_should_halt(&r->opts, r->n_nodes, canary_wave(r, w),
-                                        count_failed(r, false, w), count_failed(r, true, 0));
-        int rc = journal_wave(g, w, halt ? RWAVE_HALTED : RWAVE_PASSED);
+        bool halt = over_budget(g->r, w);
+        int rc = !halt && g->fabric ? rollout_fabric_after(g->fabric, g->env, g->r, w, g->e) : 0;
+
+        if (rc < 0)
+                return rc;
+        halt |= rc > 0;
+        rc = engine_journal_wave(g, w, halt ? RWAVE_HALTED : RWAVE_PASSED);
 
         return rc < 0 ? rc : halt;
 }
 
-/* Confirm a passed wave's pending nodes. Returns 1 if confirm failures now exceed the budget. */
+/*
+ * Confirm the pending nodes sel[0..n): the confirm window ends a request timeout
+ * from now, and no node's confirm may commit after its agent's own deadline or
+ * after that window (not_after_ms, journaled before the confirms are sent). Each
+ * node is settled: committed, reverted, or unknown once the window is over.
+ */
+static int confirm_nodes(struct engine *g, struct rnode **sel, unsigned n, unsigned w)
+{
+        long long now = rollout_now_ms(), end = now + g->env->timeout_s * 1000LL;
+        enum settle_goal *goals = calloc(n + 1, sizeof(*goals));
+        long long *until = calloc(n + 1, sizeof(*until));
+        int rc;
+
+        if (!goals || !until) {
+                free(goals);
+                free(until);
+                return errbuf_set(g->e, ENOMEM, "", "out of memory");
+        }
+        for (unsigned i = 0; i < n; i++) {
+                long long d = sel[i]->confirm_deadline_ms;
+
+                sel[i]->not_after_ms = d > 0 && d < end ? d : end;
+                sel[i]->error[0] = '\0';
+                goals[i] = SETTLE_COMMIT;
+                until[i] = sel[i]->not_after_ms + SETTLE_MARGIN_MS;
+        }
+        if (w != ENGINE_NO_WAVE)
+                g->r->waves[w].deadline = (end + 999) / 1000;
+        rc = engine_journal_nodes(g, sel, n, w);
+        if (rc >= 0)
+                rc = engine_settle(g, sel, n, goals, until, "confirm", w);
+        free(goals);
+        free(until);
+        return rc;
+}
+
+/*
+ * Confirm a passed wave's pending nodes. Returns 1 if failures now exceed the
+ * budget (halted), 0 otherwise (done, or planned again when some of its nodes are
+ * to be applied again after a resume).
+ */
 static int confirm_wave(struct engine *g, struct rnode **sel, unsigned w)
 {
         struct rollout_rec *r = g->r;
-        unsigned n = select_nodes(r, sel, w, false, RNODE_PENDING);
+        unsigned n = engine_select(r, sel, w, false, RNODE_PENDING);
         int rc;
 
         if (r->opts.no_confirm)
                 return 0;
-        rc = fan_out(g, sel, n, VERB_CONFIRM, "{}", w);
+        rc = confirm_nodes(g, sel, n, w);
         if (rc < 0)
                 return rc;
-        if (rollout_should_halt(&r->opts, r->n_nodes, canary_wave(r, w), count_failed(r, false, w),
-                                count_failed(r, true, 0))) {
-                rc = journal_wave(g, w, RWAVE_HALTED);
+        if (over_budget(r, w)) {
+                rc = engine_journal_wave(g, w, RWAVE_HALTED);
                 return rc < 0 ? rc : 1;
         }
-        rc = journal_wave(g, w, RWAVE_DONE);
+        return engine_journal_wave(g, w, engine_select(r, sel, w, false, RNODE_PLANNED) ? RWAVE_PLANNED : RWAVE_DONE);
+}
+
+/* Drive one wave to done (0) or halted (1); a wave found mid-way was interrupted and is resumed. */
+static int run_wave(struct engine *g, struct rnode **sel, unsigned w)
+{
+        struct rwave *wv = &g->r->waves[w];
+        bool resumed = wv->state == RWAVE_APPLYING || wv->state == RWAVE_PASSED;
+        int rc = 0;
+
+        if (resumed)
+                rc = engine_resume_wave(g, sel, w);
+        while (rc >= 0) {
+                switch (wv->state) {
+                case RWAVE_DONE:
+                        return 0;
+                case RWAVE_HALTED:
+                        return 1;
+                case RWAVE_PLANNED:
+                        rc = g->fabric ? rollout_fabric_before(g->fabric, g->env, g->r, w, g->e) : 0;
+                        if (rc > 0)     /* no baseline: the wave is not applied */
+                                rc = engine_journal_wave(g, w, RWAVE_HALTED) < 0 ? g->store_err : 1;
+                        else if (rc == 0)
+                                rc = apply_wave(g, sel, w);
+                        break;
+                case RWAVE_APPLYING:
+                        rc = verdict(g, w);
+                        break;
+                case RWAVE_PASSED:
+                        if (!g->r->opts.no_confirm)
+                                rc = confirm_wave(g, sel, w);
+                        else if (engine_select(g->r, sel, w, false, RNODE_PLANNED) > 0)
+                                rc = engine_journal_wave(g, w, RWAVE_PLANNED);         /* to apply again */
+                        else
+                                return 0;                                               /* left pending */
+                        break;
+                default:
+                        return errbuf_set(g->e, EINVAL, "", "wave %u is in no known state", w + 1);
+                }
+                if (rc == 1)
+                        return 1;
+        }
         return rc;
 }
 
-static bool changed_by_us(const struct rnode *n)
+static void append_unknown(const struct rollout_rec *r, char *buf, size_t size)
 {
-        return n->state == RNODE_COMMITTED && n->tx[0] && n->changes > 0;
-}
-
-/* Halt after wave w: leave pending nodes to revert, roll back confirmed ones, skip the rest. */
-static int halt(struct engine *g, struct rnode **sel, unsigned w)
-{
-        struct rollout_rec *r = g->r;
+        size_t len = strlen(buf);
         unsigned k = 0;
-        int rc = store_begin(g->env->store, g->e);
 
-        for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++) {
-                struct rnode *n = &r->nodes[i];
-
-                if (n->state == RNODE_PENDING) {
-                        n->state = RNODE_REVERTED;
-                        node_error(n, "left unconfirmed: its agent reverts it within %u s",
-                                   r->opts.confirm_timeout_s);
-                } else if (n->state == RNODE_PLANNED) {
-                        n->state = RNODE_SKIPPED;
-                } else {
+        for (unsigned i = 0; i < r->n_nodes && len + 40 < size; i++) {
+                if (r->nodes[i].state != RNODE_UNKNOWN)
                         continue;
-                }
-                rc = store_node_update(g->env->store, r, n, g->e);
+                snprintf(buf + len, size - len, "%s%s", k++ ? ", " : "; outcome unknown (agent not answering): ",
+                         r->nodes[i].name);
+                len = strlen(buf);
         }
-        if (rc >= 0)
-                rc = store_commit(g->env->store, g->e);
-        if (rc < 0)
-                return rc;
-        for (unsigned i = 0; i < r->n_nodes; i++) {
-                struct rnode *n = &r->nodes[i];
-
-                if (changed_by_us(n) && (n->wave == w || (r->opts.halt_scope == ROLLOUT_HALT_ALL && n->wave < w)))
-                        sel[k++] = n;
-        }
-        return k ? fan_out(g, sel, k, VERB_ROLLBACK, "{}", w) : 0;
 }
 
-static void finish(struct engine *g, bool halted)
+void engine_finish(struct engine *g, bool halted)
 {
         struct rollout_rec *r = g->r;
         unsigned counts[RNODE_STATE_MAX];
-        unsigned failed;
+        unsigned failed, budget = rollout_budget(r->opts.max_unavailable, r->n_nodes);
 
         output_count_states(r, counts);
-        failed = counts[RNODE_FAILED] + counts[RNODE_UNREACHABLE];
+        failed = counts[RNODE_FAILED] + counts[RNODE_UNREACHABLE] + counts[RNODE_UNKNOWN] + counts[RNODE_REVERTED];
         if (halted) {
-                bool touched = counts[RNODE_REVERTED] || counts[RNODE_ROLLED_BACK];
+                bool touched = counts[RNODE_REVERTED] || counts[RNODE_ROLLED_BACK] || counts[RNODE_CANCELLED];
 
                 for (unsigned i = 0; i < r->n_nodes; i++)
                         touched |= r->nodes[i].state == RNODE_FAILED && r->nodes[i].exit_code == 1;
                 r->state = ROLLOUT_HALTED;
-                r->exit_code = touched ? CTL_EXIT_ROLLED_BACK : CTL_EXIT_RUNTIME;
-                snprintf(r->message, sizeof(r->message),
-                         "halted: %u node%s failed (budget %u); %u rolled back, %u left to revert, %u skipped",
-                         failed, failed == 1 ? "" : "s", rollout_budget(r->opts.max_unavailable, r->n_nodes),
-                         counts[RNODE_ROLLED_BACK], counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
+                r->exit_code = touched && !counts[RNODE_UNKNOWN] ? CTL_EXIT_ROLLED_BACK : CTL_EXIT_RUNTIME;
+                if (rollout_fabric_reason(g->fabric)[0])
+                        snprintf(r->message, sizeof(r->message),
+                                 "halted by the %.170s; %u rolled back, %u cancelled, %u reverted, %u skipped",
+                                 rollout_fabric_reason(g->fabric), counts[RNODE_ROLLED_BACK], counts[RNODE_CANCELLED],
+                                 counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
+                else
+                        snprintf(r->message, sizeof(r->message),
+                                 "halted: %u node%s failed (budget %u); %u rolled back, %u cancelled, %u reverted, %u skipped",
+                                 failed, failed == 1 ? "" : "s", budget, counts[RNODE_ROLLED_BACK], counts[RNODE_CANCELLED],
+                                 counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
         } else if (counts[RNODE_PENDING]) {
                 r->state = ROLLOUT_PENDING;
                 r->exit_code = CTL_EXIT_PENDING;
                 snprintf(r->message, sizeof(r->message),
-                         "%u nodes pending: run 'nettunectl confirm %lld' within %u s or they revert",
-                         counts[RNODE_PENDING], r->id, r->opts.confirm_timeout_s);
+                         "%u nodes pending: run 'nettunectl confirm %lld' before their agents' confirm deadline "
+                         "(%u s after each applied) or they are restored", counts[RNODE_PENDING], r->id,
+                         r->opts.confirm_timeout_s);
         } else {
                 r->state = ROLLOUT_COMPLETED;
                 r->exit_code = failed ? CTL_EXIT_RUNTIME : CTL_EXIT_OK;
                 snprintf(r->message, sizeof(r->message), "%u committed, %u failed (budget %u)",
-                         counts[RNODE_COMMITTED], failed, rollout_budget(r->opts.max_unavailable, r->n_nodes));
+                         counts[RNODE_COMMITTED], failed, budget);
         }
-}
-
-/*
- * A wave interrupted before its verdict whose node steps carry no idempotency
- * key (journaled by an older controller): let its unconfirmed nodes revert,
- * then plan it again.
- */
-static int recover_wave_unkeyed(struct engine *g, unsigned w)
-{
-        struct rollout_rec *r = g->r;
-        long long wait = r->waves[w].deadline + 2 - (long long)time(NULL);
-        int rc = 0;
-
-        if (wait > 0) {
-                fprintf(stderr, "resume: wave %u was interrupted before its verdict; waiting %lld s "
-                                "for its unconfirmed nodes to revert by themselves\n", w + 1, wait);
-                sleep((unsigned)wait);
-        }
-        rc = store_begin(g->env->store, g->e);
-        for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++) {
-                struct rnode *n = &r->nodes[i];
-
-                if (n->wave != w || n->state == RNODE_COMMITTED)
-                        continue;
-                n->state = RNODE_PLANNED;
-                n->tx[0] = n->error[0] = '\0';
-                n->exit_code = -1;
-                rc = store_node_update(g->env->store, r, n, g->e);
-        }
-        r->waves[w].state = RWAVE_PLANNED;
-        if (rc >= 0)
-                rc = store_wave_update(g->env->store, r, w, g->e);
-        return rc >= 0 ? store_commit(g->env->store, g->e) : rc;
-}
-
-/* Ask the agents of the wave's nodes in state `s` what they did; journal what they said. */
-static int reconcile_nodes(struct engine *g, struct rnode **sel, unsigned w, enum rnode_state s)
-{
-        struct rollout_rec *r = g->r;
-        unsigned n = select_nodes(r, sel, w, false, s);
-        int rc;
-
-        if (n == 0)
-                return 0;
-        fprintf(stderr, "resume: asking %u node%s of wave %u what they did\n", n, n == 1 ? "" : "s", w + 1);
-        rc = rollout_reconcile(g->env, sel, n, g->e);
-        if (rc >= 0)
-                rc = store_begin(g->env->store, g->e);
-        for (unsigned i = 0; rc >= 0 && i < n; i++)
-                rc = store_node_update(g->env->store, r, sel[i], g->e);
-        return rc >= 0 ? store_commit(g->env->store, g->e) : rc;
-}
-
-/*
- * A wave interrupted before its verdict: every node step sent carries a key,
- * so ask each agent what it did with it. Nodes whose step never arrived are
- * planned again (same key) and the wave is applied again for them only.
- */
-static int recover_wave(struct engine *g, struct rnode **sel, unsigned w)
-{
-        struct rollout_rec *r = g->r;
-        unsigned planned;
-        int rc;
-
-        for (unsigned i = 0; i < r->n_nodes; i++)
-                if (r->nodes[i].wave == w && r->nodes[i].state == RNODE_APPLYING && !r->nodes[i].key[0])
-                        return recover_wave_unkeyed(g, w);
-        rc = reconcile_nodes(g, sel, w, RNODE_APPLYING);
-        planned = select_nodes(r, sel, w, false, RNODE_PLANNED);
-        if (rc >= 0 && planned > 0)
-                rc = journal_wave(g, w, RWAVE_PLANNED);
-        return rc;
-}
-
-static int run_wave(struct engine *g, struct rnode **sel, unsigned w)
-{
-        struct rwave *wv = &g->r->waves[w];
-        int rc = 0;
-
-        if (wv->state == RWAVE_DONE)
-                return 0;
-        if (wv->state == RWAVE_HALTED)
-                return 1;
-        if (wv->state == RWAVE_APPLYING)
-                rc = recover_wave(g, sel, w);
-        else if (wv->state == RWAVE_PASSED)             /* resumed: some confirmations may have been sent */
-                rc = reconcile_nodes(g, sel, w, RNODE_PENDING);
-        if (rc >= 0 && wv->state == RWAVE_PLANNED)
-                rc = apply_wave(g, sel, w);
-        if (rc >= 0 && wv->state == RWAVE_APPLYING) {
-                rc = verdict(g, w);
-                if (rc != 0)
-                        return rc;
-        }
-        return rc < 0 ? rc : confirm_wave(g, sel, w);
+        append_unknown(r, r->message, sizeof(r->message));
 }
 
 int rollout_run(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e)
@@ -520,18 +541,26 @@ int rollout_run(const struct rollout_run_env *env, struct rollout_rec *r, struct
 
         if (!sel)
                 return errbuf_set(e, ENOMEM, "", "out of memory");
+        rc = rollout_fabric_new(r, &g.fabric, e);
         for (unsigned w = 0; w < r->n_waves && rc == 0; w++) {
                 rc = run_wave(&g, sel, w);
                 if (rc == 1) {
                         halted = true;
-                        rc = halt(&g, sel, w);
+                        rc = engine_halt(&g, sel, w);
                         break;
                 }
         }
+        if (rc == 0 && !halted)
+                rc = engine_resolve_unknown(&g, sel);
         free(sel);
-        if (rc < 0)
+        if (env->fabric_log && rollout_fabric_log(g.fabric))
+                json_array_extend(env->fabric_log, rollout_fabric_log(g.fabric));
+        if (rc < 0) {
+                rollout_fabric_free(g.fabric);
                 return rc;
-        finish(&g, halted);
+        }
+        engine_finish(&g, halted);
+        rollout_fabric_free(g.fabric);
         rc = store_rollout_update(env->store, r, e);
         return rc < 0 ? rc : r->exit_code;
 }
@@ -545,16 +574,18 @@ int rollout_run_confirm(const struct rollout_run_env *env, struct rollout_rec *r
 
         if (!sel)
                 return errbuf_set(e, ENOMEM, "", "out of memory");
-        n = select_nodes(r, sel, 0, true, RNODE_PENDING);
-        rc = fan_out(&g, sel, n, VERB_CONFIRM, "{}", r->n_waves ? r->n_waves - 1 : 0);
+        n = engine_select(r, sel, 0, true, RNODE_PENDING);
+        rc = confirm_nodes(&g, sel, n, ENGINE_NO_WAVE);
+        if (rc >= 0)
+                rc = engine_resolve_unknown(&g, sel);
         free(sel);
         if (rc < 0)
                 return rc;
         for (unsigned w = 0; w < r->n_waves; w++)
                 if (r->waves[w].state == RWAVE_PASSED)
-                        journal_wave(&g, w, RWAVE_DONE);
+                        engine_journal_wave(&g, w, RWAVE_DONE);
         r->opts.no_confirm = false;
-        finish(&g, false);
+        engine_finish(&g, false);
         rc = g.store_err < 0 ? g.store_err : store_rollout_update(env->store, r, e);
         return rc < 0 ? rc : r->exit_code;
 }
@@ -573,7 +604,7 @@ int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *
         for (unsigned i = 0; i < r->n_nodes; i++)
                 if (want(r, &r->nodes[i], ud))
                         sel[n++] = &r->nodes[i];
-        rc = fan_out(&g, sel, n, VERB_ROLLBACK, body, 0);
+        rc = fan_out(&g, sel, n, true, body, 0);
         free(sel);
         return rc;
 }

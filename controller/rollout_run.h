@@ -2,29 +2,44 @@
 /*
  * The rollout state machine. Per wave: journal the wave and its nodes as
  * "applying", POST /v1/apply?confirm_timeout_s=S to each (never retried), record
- * each answer, decide (rollout_should_halt), journal the verdict, then confirm
- * every pending node of a passed wave (POST /v1/confirm/{tx}). A wave is
- * confirmed only once all of it passed.
+ * each answer (a pending node with its agent's confirm deadline), decide
+ * (rollout_should_halt), journal the verdict, then confirm every pending node of a
+ * passed wave. A wave is confirmed only once all of it passed.
  *
- * On halt: the failing wave's unconfirmed nodes are left to revert by their own
- * confirm timer (the agent API offers no way to cancel a pending transaction),
- * its confirmed nodes and, with --rollback-on-halt all, every earlier wave's
- * changed nodes get POST /v1/rollback; nodes never reached are skipped.
+ * One owner of each outcome. Every confirm carries not_after_ms, the earlier of the
+ * agent's own deadline and the wave's confirm window (a request timeout from the
+ * verdict), journaled before it is sent: the agent refuses and restores a confirm
+ * it processes later, so a confirm this controller gave up on never commits
+ * afterwards. A confirm without an answer is followed by GET /v1/transactions/TX
+ * until the agent says what it did (committed, or restored: reverted) or the
+ * window and a margin are over (unknown: such a node counts as failed, and is
+ * asked again, until its agent's deadline has passed, before the rollout ends).
+ * An apply without an answer is looked up by its key in the agent's history.
+ *
+ * On halt: later nodes are skipped; the halted wave's committed nodes (and with
+ * --rollback-on-halt all every earlier wave's changed nodes) get POST /v1/rollback
+ * once their agent's history shows the change is still the newest committed one;
+ * its pending nodes are cancelled (a confirm with not_after_ms 1: refused, restored
+ * at once); unknown outcomes are asked again until their deadline has passed, and
+ * what still cannot be known is listed.
  *
  * Every apply carries the idempotency key of its node step, journaled with the
  * node before the request is sent; the agent journals it with its transaction
  * and never runs the same key twice.
  *
- * Resume (the controller died, or another replica took over): a wave journaled
- * "passed" asks its pending nodes' agents whether a confirmation already got
- * through, then finishes the others; a wave still "applying" had no verdict, so
- * each node step in flight is reconciled from its agent's history by its key
- * (rollout_reconcile.h) and only the steps that never arrived are sent again,
- * with the same key. Records from before keys existed fall back to letting the
- * wave's unconfirmed nodes revert and applying the wave again. Nothing stays
- * pending forever: agents revert on their own.
+ * Resume (the controller died, or another replica took over): every unfinished
+ * node of an interrupted wave is reconciled first (rollout_reconcile.h): a step
+ * in flight by its key, a pending or unknown node by its transaction. Pending
+ * nodes of a passed wave get a new confirm window; a change its agent restored
+ * while nobody was there to confirm it is applied again as a new step; a step
+ * that never arrived is sent again with the same key; a wave without a verdict
+ * gets one. Records from before keys existed fall back to waiting until the
+ * wave's deadline has passed, so that its unconfirmed nodes are restored, and
+ * applying it again.
  */
 #pragma once
+
+#include <jansson.h>
 
 #include "http.h"
 #include "progress.h"
@@ -36,6 +51,7 @@ struct rollout_run_env {
         unsigned timeout_s;             /* per request */
         bool group_answers;             /* journal a fan-out's answers in one batch (a shared store) */
         enum progress_mode progress;    /* of every fan-out (common/progress.h) */
+        json_t *fabric_log;             /* optional: each wave's fabric gate is appended (rollout_fabric.h) */
 };
 
 /*
@@ -52,6 +68,13 @@ struct rollout_rec *rollout_rec_new(const char *kind, const char *policy_name, c
  * failed (e says why; nothing further was sent).
  */
 int rollout_run(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e);
+
+/*
+ * Halt r for good (the `halt ID` command: an interrupted rollout, or one left
+ * pending): every unfinished node reconciled with its agent, then the halt of its
+ * current wave as above. Exit code as above.
+ */
+int rollout_run_halt(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e);
 
 /* Confirm every pending node of r (the `confirm ID` command). Exit code as above. */
 int rollout_run_confirm(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e);

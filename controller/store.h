@@ -25,6 +25,7 @@
 #define STORE_KIND_MAX 16
 #define STORE_KEY_MAX 64                        /* a node step's idempotency key */
 #define STORE_SPEC_MAX 1024
+#define STORE_TIME_MS_MAX 253402300799999LL    /* ms since the epoch: the end of year 9999 */
 
 struct rnode {
         char name[INVENTORY_NAME_MAX];
@@ -37,12 +38,17 @@ struct rnode {
         double baseline_gbps, post_gbps;        /* NAN = not measured */
         char error[STORE_ERR_MAX];
         char key[STORE_KEY_MAX];                /* idempotency key of its apply, "" = none sent */
+        long long confirm_deadline_ms;          /* pending: when its agent restores it (the agent's clock,
+                                                   from the apply answer), 0 = unknown */
+        long long not_after_ms;                 /* its confirm's not_after_ms: no confirm of ours commits
+                                                   after it, 0 = none sent */
 };
 
 struct rwave {
         enum rwave_state state;
         long long started_at;                   /* unix seconds, 0 = not started */
-        long long deadline;                     /* when unconfirmed nodes revert by themselves */
+        long long deadline;                     /* unix seconds: applying: when its pending nodes are restored at the
+                                                   latest; passed: the end of its confirm window */
 };
 
 struct rollout_rec {

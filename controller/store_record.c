@@ -47,12 +47,14 @@ char *store_record_wave(const struct rollout_rec *r, unsigned idx, const char *b
 
 char *store_record_node(const struct rollout_rec *r, const struct rnode *n, const char *by)
 {
-        return dump(json_pack("{s:i, s:i, s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:o, s:o, s:s, s:s, s:I, s:s}",
+        return dump(json_pack("{s:i, s:i, s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:s}",
                               "v", 1, "seq", (int)(n - r->nodes), "name", n->name, "url", n->url,
                               "wave", (int)n->wave, "state", rnode_state_name(n->state), "tx", n->tx,
                               "exit_code", n->exit_code, "changes", (int)n->changes,
                               "baseline_gbps", gbps(n->baseline_gbps), "post_gbps", gbps(n->post_gbps),
-                              "error", n->error, "key", n->key, "updated_at", (json_int_t)time(NULL), "by", by));
+                              "error", n->error, "key", n->key, "confirm_deadline_ms", (json_int_t)n->confirm_deadline_ms,
+                              "not_after_ms", (json_int_t)n->not_after_ms, "updated_at", (json_int_t)time(NULL),
+                              "by", by));
 }
 
 /* Details of the nodes that need a look (drifted or unreachable), bounded in size. */
@@ -111,7 +113,11 @@ char *rollout_opts_to_json(const struct rollout_opts *o)
                               "confirm_timeout_s", (json_int_t)o->confirm_timeout_s,
                               "rollback_on_halt", o->halt_scope == ROLLOUT_HALT_ALL ? "all" : "wave",
                               "no_confirm", o->no_confirm);
-        char *text = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        char *text;
+
+        if (j && o->fabric_neighbours >= 0)
+                json_object_set_new(j, "fabric_neighbours", json_integer(o->fabric_neighbours));
+        text = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 
         json_decref(j);
         return text;
@@ -119,17 +125,17 @@ char *rollout_opts_to_json(const struct rollout_opts *o)
 
 int rollout_opts_from_json(const char *text, struct rollout_opts *ret)
 {
-        json_int_t canary, ws, mu, ct;
+        json_int_t canary, ws, mu, ct, fn = -1;
         int wsp, mup, nc;
         const char *scope;
         json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
         int r = -EINVAL;
 
-        if (j && json_unpack(j, "{s:I, s:I, s:b, s:I, s:b, s:I, s:s, s:b}", "canary", &canary,
+        if (j && json_unpack(j, "{s:I, s:I, s:b, s:I, s:b, s:I, s:s, s:b, s?I}", "canary", &canary,
                              "wave_size", &ws, "wave_size_pct", &wsp, "max_unavailable", &mu,
                              "max_unavailable_pct", &mup, "confirm_timeout_s", &ct,
-                             "rollback_on_halt", &scope, "no_confirm", &nc) == 0 &&
-            canary >= 0 && ws >= 0 && mu >= 0 && ct >= 0) {
+                             "rollback_on_halt", &scope, "no_confirm", &nc, "fabric_neighbours", &fn) == 0 &&
+            canary >= 0 && ws >= 0 && mu >= 0 && ct >= 0 && fn >= -1 && fn <= 1000000) {
                 *ret = (struct rollout_opts) {
                         .canary = (unsigned)canary,
                         .wave_size = { (unsigned)ws, wsp },
@@ -137,6 +143,7 @@ int rollout_opts_from_json(const char *text, struct rollout_opts *ret)
                         .confirm_timeout_s = (unsigned)ct,
                         .halt_scope = streq(scope, "all") ? ROLLOUT_HALT_ALL : ROLLOUT_HALT_WAVE,
                         .no_confirm = nc,
+                        .fabric_neighbours = (int)fn,
                 };
                 r = 0;
         }
@@ -310,7 +317,7 @@ int store_record_parse_wave(const char *text, size_t len, const char *where, str
 }
 
 struct node_in {
-        long long seq, wave, exit_code, changes, updated_at;
+        long long seq, wave, exit_code, changes, updated_at, confirm_deadline_ms, not_after_ms;
         char name[INVENTORY_NAME_MAX], url[INVENTORY_URL_MAX], state[32], tx[STORE_TX_MAX];
         char error[STORE_ERR_MAX], key[STORE_KEY_MAX];
         double base, post;
@@ -345,6 +352,9 @@ static const struct jsonv_field node_fields[] = {
         JSONV_CUSTOM("post_gbps", JSONV_ANY, JSONV_REQUIRED, take_gbps),
         JSONV_STR("error", struct node_in, error, JSONV_REQUIRED),
         JSONV_STR("key", struct node_in, key, JSONV_REQUIRED),
+        /* Records written before confirm deadlines were kept have neither: 0. */
+        JSONV_UINT("confirm_deadline_ms", struct node_in, confirm_deadline_ms, 0, STORE_TIME_MS_MAX),
+        JSONV_UINT("not_after_ms", struct node_in, not_after_ms, 0, STORE_TIME_MS_MAX),
         JSONV_UINT("updated_at", struct node_in, updated_at, 0, 1LL << 40),
         FIELD_BY,
         { 0 },
@@ -382,6 +392,8 @@ int store_record_parse_node(const char *text, size_t len, const char *where, str
         n->post_gbps = in.post;
         memcpy(n->error, in.error, sizeof(n->error));
         memcpy(n->key, in.key, sizeof(n->key));
+        n->confirm_deadline_ms = in.confirm_deadline_ms;
+        n->not_after_ms = in.not_after_ms;
         return 0;
 }
 

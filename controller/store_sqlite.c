@@ -33,6 +33,8 @@ static const struct db_migration migrations[] = {
         { .sql = schema_v1 },
         { .sql = STORE_LEASE_SCHEMA },
         { .sql = "ALTER TABLE nodes ADD COLUMN ikey TEXT NOT NULL DEFAULT ''" },
+        { .sql = "ALTER TABLE nodes ADD COLUMN confirm_deadline_ms INTEGER NOT NULL DEFAULT 0;"
+                 "ALTER TABLE nodes ADD COLUMN not_after_ms INTEGER NOT NULL DEFAULT 0" },
 };
 
 static const struct store_ops sqlite_ops;
@@ -137,10 +139,11 @@ static int write_node(struct sqlite_store *s, const struct rollout_rec *r, const
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int rc = prepare(s, insert ?
                          "INSERT INTO nodes (state, tx, exit_code, changes, baseline_gbps, post_gbps,"
-                         " error, updated_at, ikey, rollout_id, name, seq, url, wave)"
-                         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)" :
+                         " error, updated_at, ikey, confirm_deadline_ms, not_after_ms, rollout_id, name, seq, url, wave)"
+                         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" :
                          "UPDATE nodes SET state=?, tx=?, exit_code=?, changes=?, baseline_gbps=?,"
-                         " post_gbps=?, error=?, updated_at=?, ikey=? WHERE rollout_id=? AND name=?", &st, e);
+                         " post_gbps=?, error=?, updated_at=?, ikey=?, confirm_deadline_ms=?, not_after_ms=?"
+                         " WHERE rollout_id=? AND name=?", &st, e);
 
         if (rc < 0)
                 return rc;
@@ -153,12 +156,14 @@ static int write_node(struct sqlite_store *s, const struct rollout_rec *r, const
         sqlite3_bind_text(st, 7, n->error, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 8, (long long)time(NULL));
         sqlite3_bind_text(st, 9, n->key, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 10, r->id);
-        sqlite3_bind_text(st, 11, n->name, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 10, n->confirm_deadline_ms);
+        sqlite3_bind_int64(st, 11, n->not_after_ms);
+        sqlite3_bind_int64(st, 12, r->id);
+        sqlite3_bind_text(st, 13, n->name, -1, SQLITE_STATIC);
         if (insert) {
-                sqlite3_bind_int(st, 12, (int)(n - r->nodes));
-                sqlite3_bind_text(st, 13, n->url, -1, SQLITE_STATIC);
-                sqlite3_bind_int(st, 14, (int)n->wave);
+                sqlite3_bind_int(st, 14, (int)(n - r->nodes));
+                sqlite3_bind_text(st, 15, n->url, -1, SQLITE_STATIC);
+                sqlite3_bind_int(st, 16, (int)n->wave);
         }
         return step_done(s, st, e);
 }

@@ -181,6 +181,11 @@ static int check_device(struct jsonv *v, const json_t *j, void *obj)
         return jsonv_check_glob(v, "interface name", s, IFNAME_MAX);
 }
 
+static int parse_fabric(struct jsonv *v, const json_t *j, void *obj)
+{
+        return policy_fabric_parse(v, j, &((struct policy_verify *)obj)->fabric);
+}
+
 static const struct jsonv_field verify_fields[] = {
         JSONV_ENUM("probe", struct policy_verify, probe, probe_names, 0),
         { .key = "peer", .type = JSONV_STRING, .flags = JSONV_NONEMPTY,
@@ -197,6 +202,7 @@ static const struct jsonv_field verify_fields[] = {
         { .key = "device", .type = JSONV_STRING, .flags = JSONV_NONEMPTY,
           JSONV_MEMBER(struct policy_verify, device), .parse = check_device },
         JSONV_ENUM("on_inconclusive", struct policy_verify, on_inconclusive, inconclusive_names, 0),
+        JSONV_CUSTOM("fabric", JSONV_OBJECT, 0, parse_fabric),
         { 0 },
 };
 
@@ -208,6 +214,9 @@ static int parse_verify(struct jsonv *v, const json_t *j, void *obj)
         vf->present = true;
         vf->probe = POLICY_PROBE_AUTO;
         r = jsonv_object(v, j, verify_fields, vf);
+        /* A verify that names only the fabric gate measures nothing per node. */
+        if (r >= 0 && vf->fabric.present && !vf->peer[0] && !json_object_get(j, "probe"))
+                vf->probe = POLICY_PROBE_NONE;
         if (r >= 0 && vf->probe != POLICY_PROBE_NONE && !vf->peer[0])
                 r = jsonv_error(v, "missing required key 'peer' (probe '%s' needs a peer)",
                                 policy_probe_name(vf->probe));
@@ -273,6 +282,8 @@ void policy_defaults(struct policy *p)
                 .on_baseline_failure = POLICY_BASELINE_FAIL,
                 .dscp = -1,
                 .on_inconclusive = POLICY_INCONCLUSIVE_RETRY,
+                .fabric = { .present = false, .duration_ms = 2000, .max_regression_pct = 20, .dscp = -1,
+                            .streams = 1 },
         };
 }
 

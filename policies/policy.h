@@ -50,6 +50,31 @@ enum policy_on_inconclusive {
         POLICY_INCONCLUSIVE_MAX,
 };
 
+enum policy_fabric_pattern {
+        POLICY_FABRIC_RING,
+        POLICY_FABRIC_INCAST,
+        POLICY_FABRIC_ALLTOALL,
+        POLICY_FABRIC_PATTERN_MAX,
+};
+
+#define POLICY_FABRIC_NEIGHBOURS_MAX 64
+
+/*
+ * verify.fabric: the controller measures a pattern over each wave (and
+ * `neighbours` committed nodes) before the wave and after it applied, before
+ * confirming it, and halts the rollout on a regression. Agents ignore it.
+ */
+struct policy_fabric {
+        bool present;
+        enum policy_fabric_pattern pattern;
+        unsigned duration_ms;                   /* 100-60000, default 2000 */
+        unsigned max_regression_pct;            /* 0-100, default 20 */
+        enum policy_probe mode;                 /* auto, verbs, tcp (never none) */
+        unsigned neighbours;                    /* 0-64, default 0 */
+        int dscp;                               /* 0-63; -1 = verify.dscp, else the policy's lossless class */
+        unsigned streams;                       /* per flow, 1-16, default 1 */
+};
+
 struct policy_verify {
         bool present;                           /* "verify" given at all */
         enum policy_probe probe;
@@ -66,6 +91,7 @@ struct policy_verify {
         char device[STATE_NAME_MAX];            /* local interface the probe leaves by; "" = the route's, a target */
         /* the agent's other CPU load differed between baseline and post-change beyond the bound */
         enum policy_on_inconclusive on_inconclusive;
+        struct policy_fabric fabric;
 };
 
 struct policy {
@@ -105,6 +131,18 @@ bool policy_selects(const struct policy *p, const struct policy_label *labels, u
 const char *policy_probe_name(enum policy_probe p);
 const char *policy_baseline_name(enum policy_on_baseline_failure b);
 const char *policy_inconclusive_name(enum policy_on_inconclusive i);
+const char *policy_fabric_pattern_name(enum policy_fabric_pattern p);
+
+/* The lowest DSCP the map (64 entries, STATE_DSCP_UNMAPPED or a priority) sends to a priority of pfc, -1 when none. */
+int policy_lossless_dscp(const uint8_t *map, uint8_t pfc);
+
+/*
+ * The class of the fabric probe's traffic: verify.fabric.dscp, else verify.dscp,
+ * else the lowest DSCP the policy's own DSCP map sends to one of its PFC
+ * priorities, else -1 (the kernel's default class). *ret_priority: what the
+ * policy's map says for that DSCP, -1 when it says nothing.
+ */
+void policy_fabric_class(const struct policy *p, int *ret_dscp, int *ret_priority);
 
 /* Every field at its documented default (verify absent: probe "none"). */
 void policy_defaults(struct policy *p);

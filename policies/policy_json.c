@@ -80,6 +80,23 @@ static json_t *spec_to_json(const struct state *s, bool *ok)
         return o;
 }
 
+static json_t *fabric_json(const struct policy_fabric *f, bool *ok)
+{
+        json_t *o = json_object();
+
+        if (!o)
+                return NULL;
+        spec_json_set(o, "pattern", json_string(policy_fabric_pattern_name(f->pattern)), ok);
+        spec_json_set(o, "duration_ms", json_integer(f->duration_ms), ok);
+        spec_json_set(o, "max_regression_pct", json_integer(f->max_regression_pct), ok);
+        spec_json_set(o, "mode", json_string(policy_probe_name(f->mode)), ok);
+        spec_json_set(o, "neighbours", json_integer(f->neighbours), ok);
+        if (f->dscp >= 0)
+                spec_json_set(o, "dscp", json_integer(f->dscp), ok);
+        spec_json_set(o, "streams", json_integer(f->streams), ok);
+        return o;
+}
+
 static json_t *verify_json(const struct policy_verify *vf, bool *ok)
 {
         json_t *o = json_object();
@@ -102,6 +119,8 @@ static json_t *verify_json(const struct policy_verify *vf, bool *ok)
         if (vf->device[0])
                 spec_json_set(o, "device", json_string(vf->device), ok);
         spec_json_set(o, "on_inconclusive", json_string(policy_inconclusive_name(vf->on_inconclusive)), ok);
+        if (vf->fabric.present)
+                spec_json_set(o, "fabric", fabric_json(&vf->fabric, ok), ok);
         return o;
 }
 

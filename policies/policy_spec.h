@@ -11,3 +11,6 @@
 
 /* Validate `spec` at the current path of v and map it into *ret (which it initialises). */
 int policy_spec_parse(struct jsonv *v, const json_t *j, struct state *ret);
+
+/* verify.fabric at the current path of v (policy_fabric.c); *ret written on success. */
+int policy_fabric_parse(struct jsonv *v, const json_t *j, struct policy_fabric *ret);

@@ -150,7 +150,7 @@ story_3() {
 
 story_4_explain() {
         say "A bad change goes out: $BAD_POLICY lowers the MTU of every GPU node to 1280. On a RoCE NIC that costs bandwidth. On veth it barely does (segmentation is done in software), so the lab SIMULATES the cost on one node: gpu2's agent was started with the test hook NETTUNE_TEST_HOOK_AFTER_APPLY, armed now, which adds 'tc qdisc ... tbf rate 200mbit burst 32k latency 10ms' to gpu2's eth0 after the change and before the post-change probe." \
-            "Everything else is real: the probes, gpu2's gate and its rollback, the controller's halt, gpu3's confirm timer, the rollback of the canary (--rollback-on-halt all)."
+            "Everything else is real: the probes, gpu2's gate and its rollback, the controller's halt, the cancel of gpu3's pending change, the rollback of the canary (--rollback-on-halt all)."
 }
 
 story_4_checks() {
@@ -166,10 +166,11 @@ story_4_checks() {
                 [ "$(node_field "$f" gpu4 state)/$(tx_count gpu4)" = "skipped/$GPU4_TX" ]
         expect "kernel: gpu1, gpu2, gpu4 at MTU 9000 again" \
                 [ "$(mtu_of gpu1)$(mtu_of gpu2)$(mtu_of gpu4)" = 900090009000 ]
-        say "gpu3 was in the failing wave and is still pending: nobody will confirm it, so its own agent reverts it when its 15 s confirm timer runs out."
-        expect "gpu3 reverted by its confirm timer" wait_until 30 mtu_is gpu3 9000
-        expect "gpu3 agent journal: restored_by confirm-timeout" \
-                [ "$(agent_in gpu3 --output json history | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["restored_by"])')" = confirm-timeout ]
+        say "gpu3 was in the failing wave and still pending when it halted: the controller cancelled it (a confirm whose not_after_ms has passed, which its agent refuses and restores at once), instead of leaving it to its 15 s confirm timer."
+        expect "gpu3 cancelled by the controller" [ "$(node_field "$f" gpu3 state)" = cancelled ]
+        expect "kernel: gpu3's eth0 is back at MTU 9000 when nettunectl returns" [ "$(mtu_of gpu3)" = 9000 ]
+        expect "gpu3 agent journal: its change rolled back, never committed" \
+                [ "$(agent_in gpu3 --output json history | python3 -c 'import json,sys; t=json.load(sys.stdin)[0]; print(t["state"], t["restored_by"])')" = "rolled_back confirm-timeout" ]
 }
 
 story_4() {

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer harness for the controller's parser of agent answers (controller/reply.c):
- * the same bytes as an apply/rollback/confirm answer, a plan answer, a drift answer
- * an error body and a history answer. Nothing may crash, leak or read out of bounds, and whatever is
- * accepted must be within the documented bounds.
+ * the same bytes as an apply/rollback/confirm answer, a plan answer, a drift answer,
+ * an error body, a history answer and a transaction answer (GET /v1/transactions/TX),
+ * and through the judges that decide from them what became of a node's change
+ * (controller/rollout_reconcile.c). Nothing may crash, leak or read out of bounds, and
+ * whatever is accepted must be within the documented bounds.
  */
 #include <math.h>
 #include <stdint.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "reply.h"
+#include "rollout_judge.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,6 +43,8 @@ static void check_apply(const char *body, size_t size)
         bounded(a.result, sizeof(a.result));
         bounded(a.restored_by, sizeof(a.restored_by));
         bounded(a.error, sizeof(a.error));
+        if (a.confirm_deadline_ms < 0 || a.confirm_deadline_ms > REPLY_TIME_MAX)
+                abort();
         gbps_ok(a.baseline_gbps);
         gbps_ok(a.post_gbps);
 }
@@ -61,6 +66,52 @@ static void check_history(const char *body, size_t size)
                 }
 }
 
+static void history_ok(const struct reply_history_tx *h)
+{
+        bounded(h->tx, sizeof(h->tx));
+        bounded(h->kind, sizeof(h->kind));
+        bounded(h->state, sizeof(h->state));
+        bounded(h->result, sizeof(h->result));
+        bounded(h->error, sizeof(h->error));
+        bounded(h->restored_by, sizeof(h->restored_by));
+        if (h->exit_code < -1 || h->exit_code > 4 || h->confirm_deadline_ms < 0 || h->now_ms < 0)
+                abort();
+}
+
+/* A transaction answer, and every judge over the same bytes: a node is settled only by what parses. */
+static void check_transaction(const char *body, size_t size)
+{
+        struct reply_history_tx h, newest;
+        struct errbuf e = { 0 };
+        unsigned newer;
+        char why[256];
+
+        if (reply_parse_transaction(body, size, "12", &h, &e) >= 0) {
+                history_ok(&h);
+                if (strcmp(h.tx, "12") || !h.state[0])
+                        abort();
+        }
+        if (reply_history_committed_after(body, size, "12", &newer, &newest, &e) > 0)
+                history_ok(&newest);
+        if (rollout_rollback_judge(body, size, "12", why, sizeof(why)) > ROLLBACK_UNREADABLE)
+                abort();
+        bounded(why, sizeof(why));
+        for (int goal = 0; goal < SETTLE_GOAL_MAX; goal++)
+                for (int req = 0; req < SETTLE_REQ_MAX; req++)
+                        for (int k = 0; k < 4; k++) {
+                                static const long statuses[] = { 200, 404, 409, 503 };
+                                struct settle_answer a = { .req = req, .status = statuses[k], .body = body, .len = size };
+                                struct settle_step st;
+
+                                settle_judge(goal, "12", 1767225630000LL, 1767225600000LL, &a, &st);
+                                bounded(st.why, sizeof(st.why));
+                                if (st.final && st.state >= RNODE_STATE_MAX)
+                                        abort();
+                                if (!st.final && st.next >= SETTLE_REQ_MAX)
+                                        abort();
+                        }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         const char *body = (const char *)data;
@@ -78,5 +129,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
         bounded(buf, sizeof(buf));
         check_history(body, size);
+        check_transaction(body, size);
         return 0;
 }

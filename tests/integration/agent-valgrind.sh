@@ -38,3 +38,31 @@ expect_rc 0 "rollback under valgrind" V rollback
 expect_rc 1 "gated apply rolled back under valgrind" V apply "$T/gated.json"
 check "MTU restored to 1500" [ "$(mtu_of "$ns" "$ifc")" = 1500 ]
 expect_rc 0 "history under valgrind" V --output json history
+
+step "serve: the fabric endpoints under valgrind"
+# The agent's part of a fabric probe: its clock and responder, then two flows started
+# together against its own responder (loopback), and a start that has passed.
+cat >"$T/serve.json" <<JSON
+{ "listen": "127.0.0.1:17440", "state_dir": "$T/state-serve",
+  "probe": { "listen": "127.0.0.1:18516", "max_clients": 4 }, "drift": { "interval_s": 0 } }
+JSON
+bg ip netns exec "$ns" valgrind -q --leak-check=full --show-leak-kinds=definite,indirect \
+        --errors-for-leak-kinds=definite,indirect --error-exitcode=9 --log-file="$T/serve-vg.log" \
+        "$AGENT" --config "$T/serve.json" serve --insecure-loopback
+VG_PID=$BG_PID
+wait_for 120 sh -c "ip netns exec '$ns' ss -ltnH 'sport = :17440' | grep -q LISTEN" || fail "serve did not start under valgrind"
+fab() { ip netns exec "$ns" curl -s -o "$T/body" -w '%{http_code}' --max-time 120 -H 'Content-Type: application/json' \
+        "http://127.0.0.1:17440$1" "${@:2}"; }
+check "GET /v1/fabric" [ "$(fab /v1/fabric)" = 200 ]
+check "it advertises its responder" [ "$(jq_py "$T/body" 'd["probe"]["address"]')" = 127.0.0.1:18516 ]
+start=$(( $(date +%s%N) / 1000000 + 5000 ))
+check "two flows at one start" [ "$(fab /v1/fabric/flows -d "{\"start_at_ms\": $start, \"duration_ms\": 300, \"flows\": [
+        {\"id\": 1, \"peer\": \"127.0.0.1:18516\", \"mode\": \"tcp\"}, {\"id\": 2, \"peer\": \"127.0.0.1:18516\", \"mode\": \"tcp\"}]}")" = 200 ]
+check "both measured" [ "$(jq_py "$T/body" 'd["ok"]')" = 2 ]
+check "a start that has passed: 409" [ "$(fab /v1/fabric/flows -d "{\"start_at_ms\": $start, \"flows\": [{\"id\": 1, \"peer\": \"127.0.0.1:18516\"}]}")" = 409 ]
+kill -TERM "$VG_PID"
+rc=0; wait "$VG_PID" || rc=$?
+cat "$T/serve-vg.log"
+[ "$rc" -eq 0 ] || fail "serve exited $rc under valgrind"
+[ ! -s "$T/serve-vg.log" ] || fail "valgrind reported errors or leaks in serve (above)"
+echo "ok: serve exits cleanly under valgrind, nothing reported"

@@ -1,35 +1,37 @@
 #!/usr/bin/env bash
-# Controller: kill -9 in the middle of a wave, then `apply --resume ID`. The test
-# holds the third wave's agents inside their transactions (a test-only hook), so the
-# controller always dies with that wave applying. The journal in SQLite says where
-# it stopped; the interrupted wave's nodes revert by themselves once their confirm
-# deadline passes. The resumed rollout asks the agents of that wave what they did
-# (by idempotency key): a change that expired unconfirmed never got a verdict, so it
-# is applied again as a new step; every other node is applied exactly once. It
+# Controller: kill -9 between apply and confirm, then `apply --resume ID`. The test
+# holds two of the third wave's agents inside their transactions (a test-only hook),
+# so the controller always dies with that wave applying: three of its nodes have
+# answered (pending, journaled by the controller), two are still in flight. The
+# journal in SQLite says where it stopped. While the controller is down, two of the
+# wave's changes run out of time and their agents restore them. The resumed rollout
+# first asks every unfinished node's agent what it did (by transaction, or by
+# idempotency key for the steps in flight): the three changes still pending are
+# confirmed in a new confirm window, without being applied again; the two that
+# expired unconfirmed never got a verdict and are applied again as new steps. It
 # finishes every wave, no node is left pending, every node ends committed.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
 fleet_require
 require_cmd sqlite3 pgrep
 N=20
-HELD=(7 8 9 10 11)      # wave 3 of --canary 1 --wave-size 5 (inventory order)
+WAVE3=(7 8 9 10 11)     # wave 3 of --canary 1 --wave-size 5 (inventory order)
+HELD=(10 11)            # held in their apply: in flight when the controller dies
+ANSWERED=(7 8 9)        # pending, their answers journaled by the controller
+EXPIRED=(9 11)          # their time runs out while the controller is down
 
-# The hook holds an apply on a node that has a hold file until the test opens the gate.
-cat > "$T/hook.sh" <<SH
-ns=\$(ip netns identify)
-[ -e "$T/hold-\$ns" ] || exit 0
-touch "$T/held-\$ns"
-until [ -e "$T/resume.open" ] || [ -e "$T/gates.open" ]; do sleep 0.05; done
-SH
-export NETTUNE_TEST_HOOK_AFTER_APPLY="sh $T/hook.sh"
+NETTUNE_TEST_HOOK_AFTER_APPLY=$(fleet_hold_hook)
+export NETTUNE_TEST_HOOK_AFTER_APPLY
 
 step "fleet of $N agents"
 fleet_up $N
 unset NETTUNE_TEST_HOOK_AFTER_APPLY
 policy "$T/mtu.json" mtu-9000 9000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
-for i in "${HELD[@]}"; do touch "$T/hold-$(node_ns "$i")"; done
+for i in "${HELD[@]}"; do hold_node "$i"; done
 
-all_held() { local i; for i in "${HELD[@]}"; do [ -e "$T/held-$(node_ns "$i")" ] || return 1; done; }
+all_held() { local i; for i in "${HELD[@]}"; do node_held "$i" || return 1; done; }
+answered() { local i; for i in "${ANSWERED[@]}"; do [ "$(ctl_node_state "node$(printf %03d "$i")")" = pending ] || return 1; done; }
+held_and_answered() { all_held && answered; }
 # journal_of I: "NEWEST_STATE PENDING_COUNT" from node I's `nettune-agent history`.
 journal_of() {
         ip netns exec "$(node_ns "$1")" "$AGENT" --config "$T/n$1/agent.json" --output json history |
@@ -37,14 +39,19 @@ journal_of() {
 print(d[0]["state"] if d else "none", sum(t["state"] == "pending_confirm" for t in d))'
 }
 newest_state() { local j; j=$(journal_of "$1") && echo "${j% *}"; }
-all_pending() { local i; for i in "${HELD[@]}"; do [ "$(newest_state "$i")" = pending_confirm ] || return 1; done; }
-db() { sqlite3 -cmd '.timeout 10000' "$T/ctl.db" "$1"; }
+all_pending() { local i; for i in "${WAVE3[@]}"; do [ "$(newest_state "$i")" = pending_confirm ] || return 1; done; }
+db() { ctl_db "$1"; }
+# applies_of I: node I's apply transactions of mtu-9000, oldest first, as "TX:STATE".
+applies_of() {
+        agent_history "$1" "$T/ap-$1.json" &&
+                json_get "$T/ap-$1.json" '" ".join("%s:%s" % (t["tx"], t["state"]) for t in reversed(d["transactions"]) if t["kind"] == "apply" and t["policy"] == "mtu-9000")'
+}
 
-step "start a rollout and kill -9 the controller while wave 3 applies"
+step "start a rollout and kill -9 the controller between wave 3's applies and its confirmations"
 # A long confirm timeout: no wave's confirmation races its nodes' timers, however slow
 # the machine; the interrupted wave's time runs out when the test says so (below).
 bg ctl --quiet apply "$T/mtu.json" --canary 1 --wave-size 5 --confirm-timeout 600
-wait_for 120 all_held || fail "wave 3's agents did not all reach their hook"
+wait_for 120 held_and_answered || fail "wave 3: nodes ${HELD[*]} not held, or ${ANSWERED[*]} not pending"
 ctl_pid=$(pgrep -P "$BG_PID" -x nettunectl || true)
 [ -n "$ctl_pid" ] || ctl_pid=$BG_PID
 kill -9 "$ctl_pid"
@@ -56,22 +63,21 @@ check "wave 3 interrupted while applying" [ "$(db "select state from waves where
 expect_rc 2 "confirm refuses a running rollout" ctl confirm "$id"
 
 step "the interrupted wave's agents finish; nobody confirms them"
-rm -f "$T"/hold-*
-touch "$T/resume.open"
+hold_release
 check "wave 3's nodes are pending" wait_for 60 all_pending
-for i in "${HELD[@]}"; do mtu_is "$i" 9000 || fail "node $i has mtu $(node_mtu "$i") while pending"; done
+for i in "${WAVE3[@]}"; do mtu_is "$i" 9000 || fail "node $i has mtu $(node_mtu "$i") while pending"; done
 echo "ok: wave 3's nodes hold mtu 9000, unconfirmed"
+declare -A FIRST
+for i in "${WAVE3[@]}"; do FIRST[$i]=$(applies_of "$i"); done
 
-step "their time runs out"
-# What 600 s would do: each unconfirmed node's deadline passes (its agent restores it)
-# and so does the deadline the controller journaled for the wave it was applying.
-for i in "${HELD[@]}"; do expire_confirm "$T/n$i/state"; done
-for i in "${HELD[@]}"; do
-        wait_for 60 mtu_is "$i" 1500 || fail "node $i did not revert by itself (mtu $(node_mtu "$i"))"
+step "the time of nodes ${EXPIRED[*]} runs out while the controller is down"
+# What 600 s would do to them: their confirm deadline passes, their agents restore them.
+for i in "${EXPIRED[@]}"; do expire_confirm "$T/n$i/state"; done
+for i in "${EXPIRED[@]}"; do
+        wait_for 60 mtu_is "$i" 1500 || fail "node $i was not restored by its agent (mtu $(node_mtu "$i"))"
         [ "$(newest_state "$i")" = rolled_back ] || fail "node $i: newest transaction $(newest_state "$i"), expected rolled_back"
 done
-echo "ok: wave 3's nodes reverted by themselves"
-db "UPDATE waves SET deadline = CAST(strftime('%s', 'now') AS INTEGER) - 3 WHERE rollout_id = $id AND state = 'applying'"
+echo "ok: nodes ${EXPIRED[*]} restored by their agents; nodes 7 8 10 still pending"
 
 step "resume"
 expect_rc 0 "resumed rollout commits" ctl_to "$T/resume.json" --output json apply --resume "$id"
@@ -90,8 +96,19 @@ for ((i = 1; i <= N; i++)); do
 done
 echo "ok: no node has a pending transaction; every newest one is committed"
 for ((i = 1; i <= N; i++)); do
-        case " ${HELD[*]} " in *" $i "*) continue ;; esac
+        case " ${EXPIRED[*]} " in *" $i "*) continue ;; esac
         applied_once $i mtu-9000 || fail "node $i applied mtu-9000 more than once"
 done
-echo "ok: every node outside the interrupted wave applied the policy exactly once"
+echo "ok: every node but ${EXPIRED[*]} applied the policy exactly once"
+for i in 7 8 10; do
+        tx=${FIRST[$i]%%:*}
+        [ "$(applies_of "$i")" = "$tx:committed" ] ||
+                fail "node $i: applies '$(applies_of "$i")', expected its first transaction $tx confirmed"
+done
+echo "ok: the changes still pending at the resume were confirmed, not applied again"
+for i in "${EXPIRED[@]}"; do
+        a=$(applies_of "$i")
+        [[ "$a" =~ ^[0-9]+:rolled_back\ [0-9]+:committed$ ]] || fail "node $i: applies '$a', expected expired then committed"
+done
+echo "ok: the changes that expired unconfirmed were applied again and committed"
 expect_rc 2 "a finished rollout cannot be resumed" ctl apply --resume "$id"

@@ -151,6 +151,8 @@ static void test_records_roundtrip(void)
         r->nodes[1].state = RNODE_PENDING;
         r->nodes[1].post_gbps = 9.5;
         snprintf(r->nodes[1].key, sizeof(r->nodes[1].key), "7-1-1-0badcafe");
+        r->nodes[1].confirm_deadline_ms = 1767225630000LL;
+        r->nodes[1].not_after_ms = 1767225610000LL;
         r->waves[1].state = RWAVE_PASSED;
         t = store_record_rollout(r, "h:1");
         CU_ASSERT_EQUAL_FATAL(store_record_parse_rollout(t, strlen(t), "k", &back, &e), 0);
@@ -172,6 +174,8 @@ static void test_records_roundtrip(void)
         CU_ASSERT_EQUAL(back->waves[1].state, RWAVE_PASSED);
         CU_ASSERT_EQUAL(back->nodes[1].state, RNODE_PENDING);
         CU_ASSERT_STRING_EQUAL(back->nodes[1].key, "7-1-1-0badcafe");
+        CU_ASSERT_EQUAL(back->nodes[1].confirm_deadline_ms, 1767225630000LL);
+        CU_ASSERT_EQUAL(back->nodes[1].not_after_ms, 1767225610000LL);
         CU_ASSERT_DOUBLE_EQUAL(back->nodes[1].post_gbps, 9.5, 1e-9);
         CU_ASSERT_TRUE(isnan(back->nodes[0].post_gbps));
         CU_ASSERT_STRING_EQUAL(back->nodes[2].url, "https://10.0.0.3:7440");
@@ -182,6 +186,17 @@ static void test_records_roundtrip(void)
                                           "\"tx\":\"\",\"exit_code\":0,\"changes\":0,\"baseline_gbps\":null,"
                                           "\"post_gbps\":null,\"error\":\"\",\"key\":\"\"}"), "k", back, &e) < 0);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "is not a node state"));
+        /* A record from before confirm deadlines were kept has neither: 0; a negative one is refused. */
+        CU_ASSERT_EQUAL(store_record_parse_node(TEXT("{\"v\":1,\"seq\":0,\"name\":\"n\",\"url\":\"u\",\"wave\":0,"
+                                                "\"state\":\"unknown\",\"tx\":\"3\",\"exit_code\":-1,\"changes\":0,"
+                                                "\"baseline_gbps\":null,\"post_gbps\":null,\"error\":\"\",\"key\":\"\"}"),
+                                        "k", back, &e), 0);
+        CU_ASSERT_EQUAL(back->nodes[0].state, RNODE_UNKNOWN);
+        CU_ASSERT_EQUAL(back->nodes[0].confirm_deadline_ms, 0);
+        CU_ASSERT(store_record_parse_node(TEXT("{\"v\":1,\"seq\":0,\"name\":\"n\",\"url\":\"u\",\"wave\":0,"
+                                          "\"state\":\"pending\",\"tx\":\"3\",\"exit_code\":-1,\"changes\":0,"
+                                          "\"baseline_gbps\":null,\"post_gbps\":null,\"error\":\"\",\"key\":\"\","
+                                          "\"not_after_ms\":-5}"), "k", back, &e) < 0);
         CU_ASSERT(store_record_parse_wave(TEXT("{\"v\":1,\"idx\":0,\"state\":\"done\",\"started_at\":0,\"deadline\":0,"
                                           "\"extra\":1}"), "k", back, &e) < 0);
         CU_ASSERT(store_record_parse_wave(TEXT("{\"v\":2,\"idx\":0,\"state\":\"done\",\"started_at\":0,\"deadline\":0}"),

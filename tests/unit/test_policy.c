@@ -278,6 +278,51 @@ static void test_verify_class(void)
         policy_free(p);
 }
 
+/* verify.fabric: defaults, the canonical form, a verify of the fabric alone, the class of its traffic. */
+static void test_fabric(void)
+{
+        struct policy *p = parse_ok(HEAD "\"spec\":{},\"verify\":{\"fabric\":{\"pattern\":\"incast\"}}}");
+        char *s = p ? policy_to_json(p) : NULL;
+        int dscp, prio;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        CU_ASSERT_TRUE(p->verify.fabric.present);
+        CU_ASSERT_EQUAL(p->verify.fabric.pattern, POLICY_FABRIC_INCAST);
+        CU_ASSERT_EQUAL(p->verify.fabric.duration_ms, 2000);
+        CU_ASSERT_EQUAL(p->verify.fabric.max_regression_pct, 20);
+        CU_ASSERT_EQUAL(p->verify.fabric.mode, POLICY_PROBE_AUTO);
+        CU_ASSERT_EQUAL(p->verify.fabric.neighbours, 0);
+        CU_ASSERT_EQUAL(p->verify.fabric.dscp, -1);
+        CU_ASSERT_EQUAL(p->verify.fabric.streams, 1);
+        CU_ASSERT_EQUAL(p->verify.probe, POLICY_PROBE_NONE);    /* the fabric alone: nothing per node */
+        CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"pattern\": \"incast\""));
+        CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"neighbours\": 0"));
+        CU_ASSERT_PTR_NULL(strstr(s, "\"dscp\""));
+        policy_fabric_class(p, &dscp, &prio);
+        CU_ASSERT(dscp == -1 && prio == -1);                    /* no map, no verify.dscp: the kernel's class */
+        free(s);
+        policy_free(p);
+        round_trip(HEAD "\"spec\":{},\"verify\":{\"fabric\":{\"pattern\":\"ring\",\"duration_ms\":100,"
+               "\"max_regression_pct\":0,\"mode\":\"verbs\",\"neighbours\":64,\"dscp\":63,\"streams\":16}}}");
+        /* an explicit probe still needs its peer */
+        parse_bad(HEAD "\"spec\":{},\"verify\":{\"probe\":\"tcp\",\"fabric\":{\"pattern\":\"ring\"}}}",
+                  "t.json: $.verify: missing required key 'peer' (probe 'tcp' needs a peer)");
+
+        /* the class: the policy's lossless DSCP, else verify.dscp, else verify.fabric.dscp wins */
+        p = parse_ok(HEAD "\"spec\":{\"dscp_to_priority\":{\"26\":3,\"48\":6},\"pfc\":{\"priorities\":[3]}},"
+                     "\"verify\":{\"fabric\":{\"pattern\":\"ring\"}}}");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        policy_fabric_class(p, &dscp, &prio);
+        CU_ASSERT(dscp == 26 && prio == 3);
+        p->verify.dscp = 48;
+        policy_fabric_class(p, &dscp, &prio);
+        CU_ASSERT(dscp == 48 && prio == 6);
+        p->verify.fabric.dscp = 10;
+        policy_fabric_class(p, &dscp, &prio);
+        CU_ASSERT(dscp == 10 && prio == -1);                    /* the map says nothing of DSCP 10 */
+        policy_free(p);
+}
+
 static void test_canonical_text(void)
 {
         struct policy *p = parse_ok(HEAD "\"spec\":{\"mtu\":1500}}");
@@ -338,7 +383,7 @@ int suite_policy(void)
         if (!s || !CU_add_test(s, "full", test_full) || !CU_add_test(s, "minimal_defaults", test_minimal_defaults) ||
             !CU_add_test(s, "errors", test_errors) || !CU_add_test(s, "targets", test_targets) ||
             !CU_add_test(s, "selects", test_selects) || !CU_add_test(s, "round_trip", test_round_trip) ||
-            !CU_add_test(s, "canonical_text", test_canonical_text) ||
+            !CU_add_test(s, "canonical_text", test_canonical_text) || !CU_add_test(s, "fabric", test_fabric) ||
             !CU_add_test(s, "verify_class", test_verify_class) || !CU_add_test(s, "limits", test_limits) ||
             !CU_add_test(s, "jsonv_paths", test_jsonv_paths))
                 return -1;

@@ -92,6 +92,8 @@ static void test_create_update_load(void)
         r->nodes[0].baseline_gbps = 10.5;
         r->nodes[0].post_gbps = 9.75;
         r->nodes[0].changes = 2;
+        r->nodes[0].confirm_deadline_ms = 1767225630000LL;
+        r->nodes[0].not_after_ms = 1767225610000LL;
         CU_ASSERT_EQUAL(store_node_update(s, r, &r->nodes[0], &e), 0);
         r->waves[0].state = RWAVE_PASSED;
         r->waves[0].deadline = 1234;
@@ -115,6 +117,9 @@ static void test_create_update_load(void)
         CU_ASSERT_EQUAL(back->opts.max_unavailable.value, 10);
         CU_ASSERT_EQUAL(back->nodes[0].state, RNODE_PENDING);
         CU_ASSERT_STRING_EQUAL(back->nodes[0].tx, "42");
+        CU_ASSERT_EQUAL(back->nodes[0].confirm_deadline_ms, 1767225630000LL);
+        CU_ASSERT_EQUAL(back->nodes[0].not_after_ms, 1767225610000LL);
+        CU_ASSERT_EQUAL(back->nodes[1].confirm_deadline_ms, 0);
         CU_ASSERT_DOUBLE_EQUAL(back->nodes[0].post_gbps, 9.75, 1e-9);
         CU_ASSERT_TRUE(isnan(back->nodes[1].post_gbps));
         CU_ASSERT_EQUAL(back->nodes[6].wave, 2);
