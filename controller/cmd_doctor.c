@@ -8,7 +8,9 @@
  * names and runs the same rules as `nettune-agent doctor`, now across nodes: a host
  * interface meets the switch port it faces even when another agent manages that
  * switch. --probe measures point-to-point bandwidth between every ordered pair of
- * reached nodes (POST /v1/probe on the sender, one pair at a time). --propose writes
+ * reached nodes (POST /v1/probe on the sender, one pair at a time), then every pair at
+ * once with the fabric probe's all-to-all (fabric_run.h): the seed's signature is the
+ * pairs fine alone and slow together. --propose writes
  * the fixing policy with a selector: the labels every node that manages its targets
  * carries. Read only.
  */
@@ -16,6 +18,7 @@
 #include <stdio.h>
 
 #include "doctor.h"
+#include "fabric_run.h"
 #include "fleet.h"
 #include "log.h"
 #include "output.h"
@@ -214,9 +217,9 @@ static void probe_pair(struct ctl *c, const struct inventory_node *from, const s
 }
 
 /*
- * The probes doctor can run, by the facts' kind: "p2p" here; the fabric probe
- * (many pairs at once, the seed's "P2P fine, fabric slow") fills kind "fabric" of the
- * same shape, so the report and its readers need no change when it runs.
+ * The probes doctor runs, by the facts' kind: "p2p", one pair at a time, and "fabric",
+ * every ordered pair at once (the fabric probe's all-to-all), flow by flow in the same
+ * shape: the seed's "point to point fine, the fabric slow" is one beside the other.
  */
 static void probe_p2p(struct ctl *c, const struct inventory_node **sel, unsigned n, struct doctor_facts *f)
 {
@@ -232,6 +235,53 @@ static void probe_p2p(struct ctl *c, const struct inventory_node **sel, unsigned
                                 continue;
                         probe_pair(c, sel[i], sel[k], f->nodes[k].probe_port, x);
                 }
+}
+
+/* Every reached node sends to every other at once; each flow as the receiver measured it. */
+static void probe_fabric(struct ctl *c, const struct inventory_node **sel, unsigned n, struct doctor_facts *facts)
+{
+        struct fabric_opts o = { .pattern = FABRIC_ALLTOALL, .duration_ms = FABRIC_DURATION_DEFAULT_MS,
+                                 .mode = PROBE_MODE_AUTO, .dscp = -1, .priority = -1, .streams = 1 };
+        struct fabric_env env = { .http = c->http, .timeout_s = c->timeout_s, .progress = c->progress };
+        struct doctor_probes *out = &facts->probes[1];
+        const struct inventory_node *reached[FABRIC_NODES_MAX];
+        struct errbuf e = { 0 };
+        struct fabric fab = { 0 };
+        unsigned k = 0;
+
+        for (unsigned i = 0; i < n && k < FABRIC_NODES_MAX; i++)
+                if (!facts->nodes[i].error[0])
+                        reached[k++] = sel[i];
+        snprintf(out->kind, sizeof(out->kind), "fabric");
+        if (k < 2 || fabric_init(&fab, &o, k, &e) < 0)
+                return;
+        for (unsigned i = 0; i < k; i++) {
+                snprintf(fab.nodes[i].name, sizeof(fab.nodes[i].name), "%s", reached[i]->name);
+                snprintf(fab.nodes[i].url, sizeof(fab.nodes[i].url), "%s", reached[i]->url);
+        }
+        if (fabric_run(&env, &fab, &e) < 0) {
+                struct doctor_probe *x = doctor_probes_add(out);
+
+                if (x) {
+                        snprintf(x->from, sizeof(x->from), "all");
+                        snprintf(x->to, sizeof(x->to), "all");
+                        snprintf(x->error, sizeof(x->error), "%.150s", e.msg);
+                }
+        }
+        for (unsigned i = 0; i < fab.n_flows; i++) {
+                const struct fabric_flow *fl = &fab.flows[i];
+                struct doctor_probe *x = doctor_probes_add(out);
+
+                if (!x)
+                        break;
+                snprintf(x->from, sizeof(x->from), "%s", fab.nodes[fl->src].name);
+                snprintf(x->to, sizeof(x->to), "%s", fab.nodes[fl->dst].name);
+                x->ok = fl->ok;
+                x->gbps = fl->ok ? fl->gbps : 0;
+                if (!fl->ok)
+                        snprintf(x->error, sizeof(x->error), "%.150s", fl->error[0] ? fl->error : "not measured");
+        }
+        fabric_free(&fab);
 }
 
 /* ---- the proposal's selector: the labels every node that manages its targets carries ---- */
@@ -349,8 +399,10 @@ int ctl_cmd_doctor(struct ctl *c)
         }
         doctor_facts_init(&f);
         r = collect(c, o, all, k, &f);
-        if (r >= 0 && o->probe)
+        if (r >= 0 && o->probe) {
                 probe_p2p(c, all, k, &f);
+                probe_fabric(c, all, k, &f);
+        }
         if (r >= 0 && o->save_facts)
                 r = save_facts(o->save_facts, &f);
         r = r < 0 ? CTL_EXIT_RUNTIME : report(c, o, &f);

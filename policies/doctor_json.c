@@ -256,8 +256,28 @@ static int if_rates(struct jsonv *v, const json_t *j, void *obj)
         return parse_rates(v, j, &((struct doctor_iface *)obj)->rates);
 }
 
+/*
+ * Names a proposal may target keep to what a policy and an agent configuration accept:
+ * switches as the configuration names them, interfaces as a policy's targets can.
+ */
+static int check_switch_name(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_check_chars(v, "switch name", json_string_value(j), "-_.");
+}
+
+static int check_iface_name(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_check_chars(v, "interface name", json_string_value(j), "-_.@+");
+}
+
+static int check_port_name(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_check_chars(v, "port name", json_string_value(j), "-_./:");
+}
+
 static const struct jsonv_field iface_fields[] = {
-        JSONV_STR("name", struct doctor_iface, name, JSONV_REQUIRED | JSONV_NONEMPTY),
+        { .key = "name", .type = JSONV_STRING, .flags = JSONV_REQUIRED | JSONV_NONEMPTY,
+          JSONV_MEMBER(struct doctor_iface, name), .parse = check_iface_name },
         JSONV_STR("driver", struct doctor_iface, driver, 0),
         JSONV_BOOLEAN("rdma", struct doctor_iface, rdma),
         JSONV_BOOLEAN("managed", struct doctor_iface, managed),
@@ -293,7 +313,8 @@ static int port_rates(struct jsonv *v, const json_t *j, void *obj)
 }
 
 static const struct jsonv_field port_fields[] = {
-        JSONV_STR("name", struct doctor_port, name, JSONV_REQUIRED | JSONV_NONEMPTY),
+        { .key = "name", .type = JSONV_STRING, .flags = JSONV_REQUIRED | JSONV_NONEMPTY,
+          JSONV_MEMBER(struct doctor_port, name), .parse = check_port_name },
         IF_CUSTOM("link", JSONV_OBJECT, port_link),
         IF_CUSTOM("state", JSONV_OBJECT, port_state),
         IF_CUSTOM("rates", JSONV_ARRAY, port_rates),
@@ -314,7 +335,8 @@ static int sw_ports(struct jsonv *v, const json_t *j, void *obj)
 }
 
 static const struct jsonv_field switch_fields[] = {
-        JSONV_STR("name", struct doctor_switch, name, JSONV_REQUIRED | JSONV_NONEMPTY),
+        { .key = "name", .type = JSONV_STRING, .flags = JSONV_REQUIRED | JSONV_NONEMPTY,
+          JSONV_MEMBER(struct doctor_switch, name), .parse = check_switch_name },
         JSONV_STR("dialect", struct doctor_switch, dialect, JSONV_REQUIRED | JSONV_NONEMPTY),
         JSONV_UINT("mtu_max", struct doctor_switch, mtu_max, 68, 65535),
         JSONV_STR("error", struct doctor_switch, error, 0),

@@ -6,6 +6,7 @@
  * accepts (it is parsed before it is handed out).
  */
 #include "doctor.h"
+#include "policy_spec.h"
 #include "spec_json.h"
 
 bool doctor_propose_target(struct doctor_report *r, const char *manager, const char *target, bool linux_port,
@@ -50,6 +51,10 @@ static json_t *ecn_json(const struct state_ecn *ecn, bool *ok)
                 top.probability_pct = x->probability_pct > top.probability_pct ? x->probability_pct
                                                                                : top.probability_pct;
         }
+        /* within what a policy may say, min at most max (facts from outside may hold anything) */
+        top.min_bytes = top.min_bytes < 1 ? 1 : top.min_bytes > POLICY_ECN_BYTES_MAX ? POLICY_ECN_BYTES_MAX : top.min_bytes;
+        top.max_bytes = top.max_bytes < top.min_bytes ? top.min_bytes : top.max_bytes;
+        top.max_bytes = top.max_bytes > POLICY_ECN_BYTES_MAX ? POLICY_ECN_BYTES_MAX : top.max_bytes;
         spec_json_set(o, "queues", spec_json_bits(ecn->queues, ok), ok);
         spec_json_set(o, "enabled", json_true(), ok);
         spec_json_set(o, "min_threshold_bytes", json_integer(top.min_bytes), ok);
@@ -67,6 +72,8 @@ static json_t *document(const struct doctor_report *r, const char *name, const s
 
         if (state_has(&spec, STATE_FIELD_MTU) && pr->mtu_max && spec.mtu > pr->mtu_max)
                 spec.mtu = pr->mtu_max;
+        if (state_has(&spec, STATE_FIELD_MTU))         /* and within what a policy may say */
+                spec.mtu = spec.mtu > POLICY_MTU_MAX ? POLICY_MTU_MAX : spec.mtu < POLICY_MTU_MIN ? POLICY_MTU_MIN : spec.mtu;
         for (unsigned i = 0; i < n_selector; i++)
                 spec_json_set(sel, selector[i].key, json_string(selector[i].value), ok);
         for (unsigned i = 0; i < pr->n_targets; i++)

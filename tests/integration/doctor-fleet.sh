@@ -6,7 +6,8 @@
 # a host slower than its peers. Each fault is made, found with both ends named, and
 # undone; then --propose writes a policy with the fabric node's labels as its selector,
 # `nettunectl apply` rolls it out, and doctor is clean. An unreachable node is exit 3;
-# --probe measures point-to-point bandwidth between every pair of hosts.
+# --probe measures point-to-point bandwidth between every pair of hosts, one pair at a
+# time and all at once (the fabric probe).
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/sshd.sh"
 . "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
@@ -109,11 +110,14 @@ check "the note names node009" grep -q "^note: node009: not collected" "$T/d.txt
 expect_rc 2 "--label nobody has" ctl doctor --label role=nobody
 expect_rc 2 "a bad --window" ctl doctor --window x
 
-step "--probe: point-to-point bandwidth between the hosts"
+step "--probe: point-to-point bandwidth between the hosts, one pair at a time, then all at once"
 rc=0; ctl --output json doctor --window 0.5 --probe --label role=gpu >"$T/p.json" 2>"$T/p.err" || rc=$?
 check "doctor --probe exit 0 (got $rc)" [ "$rc" -eq 0 ]
 jq_py "$T/p.json" "'\n'.join('%s -> %s: %s' % (p['from'], p['to'], p['gbps'] or p['error']) for p in d['probes']['p2p'])"
 check "6 ordered pairs measured" [ "$(jq_py "$T/p.json" "len([p for p in d['probes']['p2p'] if p['ok'] and p['gbps'] > 0])")" = 6 ]
+jq_py "$T/p.json" "'\n'.join('fabric %s -> %s: %s' % (p['from'], p['to'], p['gbps'] or p.get('error')) for p in d['probes']['fabric'])"
+check "the same 6 flows at once (the fabric probe's all-to-all)" \
+        [ "$(jq_py "$T/p.json" "len([p for p in d['probes']['fabric'] if p['ok'] and p['gbps'] > 0])")" = 6 ]
 
 step "the agent's own --probe, and the API refuses a bad window"
 bg ip netns exec "$HUB" "$AGENT" probe-server --listen 10.88.255.1:18515 --allow 10.88.0.0/16

@@ -638,6 +638,10 @@ static void test_json_roundtrip(void)
         CU_ASSERT_EQUAL(doctor_node_from_json(bad, "x", &back, &e), -EINVAL);
         CU_ASSERT_STRING_EQUAL(e.where, "x: $.interfaces[0].rates[0].kind");
         json_decref(bad);
+        bad = json_pack("{s:s,s:[{s:s,s:[]}]}", "name", "x", "switches", "name", "]leaf1", "ports");
+        CU_ASSERT_EQUAL(doctor_node_from_json(bad, "x", &back, &e), -EINVAL);   /* a name no policy could target */
+        CU_ASSERT_STRING_EQUAL(e.where, "x: $.switches[0].name");
+        json_decref(bad);
         bad = json_pack("{s:s,s:[{s:s,s:{s:s}}]}", "name", "x", "interfaces", "name", "eth0", "state", "mtu", "big");
         CU_ASSERT_EQUAL(doctor_node_from_json(bad, "x", &back, &e), -EINVAL);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.where, "$.interfaces[0].state"));
