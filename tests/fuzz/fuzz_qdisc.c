@@ -46,8 +46,10 @@ static void check(struct qdisc_tree *t)
         for (unsigned p = 0; p < STATE_PRIO_COUNT; p++)
                 if (s.ets.prio_tc[p] >= STATE_TC_COUNT)
                         __builtin_trap();
+        /* every queue described; one without nettune's red does not mark */
         for (unsigned q = 0; q < STATE_TC_COUNT; q++)
-                if ((s.ecn.queues & (1u << q)) && (!qdisc_tree_red(t, q) || s.ecn.q[q].probability_pct > 100))
+                if (!(s.ecn.queues & (1u << q)) || s.ecn.q[q].probability_pct > 100 ||
+                    (!qdisc_tree_red(t, q) && s.ecn.q[q].enabled))
                         __builtin_trap();
         j = state_to_json(&s);
         json_decref(j);
