@@ -32,7 +32,7 @@ drop=$(awk -v b="$(f regression_gate_baseline_mbps)" -v p="$(f regression_gate_p
         echo "| step | goodput | ceiling | ratio | notes |"
         echo "|---|---|---|---|---|"
         echo "| no marking qdisc | $(f start_mbps) Mbit/s | $(f start_ceiling_mbps) Mbit/s | $(f start_ratio) | the two paths agree |"
-        echo "| (a) too-low ECN thresholds (3 kB / 15 kB / 100%), ungated | $(f too_low_mbps) Mbit/s | $(f too_low_ceiling_mbps) Mbit/s | $(f too_low_ratio) | $(f too_low_marks) CE marks on queue 0; ≤ 0.70 asserted: $(verdict ecn-too-low-costs-goodput) |"
+        echo "| (a) too-low ECN thresholds (3 kB / 15 kB / 100%), ungated | $(f too_low_mbps) Mbit/s | $(f too_low_ceiling_mbps) Mbit/s | $(f too_low_ratio) | $(f too_low_marks) CE marks on queue 0; median of 3 pairs, ≤ 0.85 asserted: $(verdict ecn-too-low-costs-goodput) |"
         echo "| (b) raised (150 kB / 1.5 MB / 10%), fleet-wide, gated | $(f raised_mbps) Mbit/s | $(f raised_ceiling_mbps) Mbit/s | $(f raised_ratio) | gate probe $(f raise_gate_baseline_mbps) → $(f raise_gate_post_mbps) Mbit/s; ≥ 0.90 asserted: $(verdict ecn-raise-restores-goodput) (pairs: $(f raised_pairs)) |"
         echo "| (c) back to too-low, gated | — | — | — | gate probe $(f regression_gate_baseline_mbps) → $(f regression_gate_post_mbps) Mbit/s (−$drop%, 15% allowed): rolled back: $(verdict ecn-regression-rolled-back) |"
         echo "| after the rollback | $(f after_rollback_mbps) Mbit/s | $(f after_rollback_ceiling_mbps) Mbit/s | $(f after_rollback_ratio) | ≥ 0.90 asserted: $(verdict ecn-goodput-after-rollback) (pairs: $(f after_rollback_pairs)) |"

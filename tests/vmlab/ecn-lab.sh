@@ -167,6 +167,23 @@ pair_reaches() {
         return 1
 }
 
+# pair_median NAME: three pairs; the median pair's figures stand (into $got, $ceil, $r),
+# every pair is printed. Each mark costs a cubic flow 30% of its window (beta 0.7), so
+# the queue held near empty costs a fraction of the ceiling that swings with the
+# emulated CPU's timing (single pairs measured 0.65-0.81 under too-low thresholds,
+# 0.95-1.04 with no marking); the median of three is the figure that counts.
+pair_median() {
+        rs=""
+        for try in 1 2 3; do
+                pair ${1}_pair$try
+                info "$2: $got Mbit/s, the ceiling $ceil: $r (pair $try)"
+                rs="$rs$r $got $ceil
+"
+        done
+        set -- $(printf '%s' "$rs" | sort -n | sed -n 2p)
+        r=$1 got=$2 ceil=$3
+}
+
 # marked: the ECN marks of queue 0 on swp5, from the agent's own read of the qdisc stats.
 marked() {
         agent state --interfaces swp5 2>/dev/null | sed -n 's/^  queue 0 ([a-z]*): marked \([0-9]*\),.*/\1/p' | head -1
@@ -204,9 +221,12 @@ story() {
         [ $rc -eq 0 ] || { res "FAIL ecn-too-low-applied: nettunectl exit $rc"; sed 's/^/VMLAB-INFO   agent: /' $W/leaf1/agent.log | tail -20; return 1; }
         info "leaf1 swp5 now: $(thresholds)"
         m0=$(marked)
-        pair too_low
+        pair_median too_low "too-low thresholds"
         m1=$(marked)
-        info "too-low thresholds: $got Mbit/s, the ceiling $ceil: $r; queue 0 of swp5 marked ${m0:-?} -> ${m1:-?}"
+        figure too_low_mbps "$got"
+        figure too_low_ceiling_mbps "$ceil"
+        figure too_low_ratio "$r"
+        info "too-low thresholds, the median of three pairs: $got Mbit/s, the ceiling $ceil: $r; queue 0 of swp5 marked ${m0:-?} -> ${m1:-?}"
         figure too_low_marks $(( ${m1:-0} - ${m0:-0} ))
         metric=$(in_ctl curl -s --max-time 20 --cacert $PKI/ca.crt --cert $PKI/controller.crt \
                 --key $PKI/controller.key https://10.9.0.11:7440/metrics |
@@ -214,8 +234,8 @@ story() {
         info "leaf1's /metrics: nettune_queue_ecn_marked_total{interface=\"swp5\",queue=\"0\"} ${metric:-missing}"
         [ "${metric:-0}" -ge "${m1:-1}" ] 2>/dev/null && res "PASS ecn-marks-in-metrics" ||
                 res "FAIL ecn-marks-in-metrics: /metrics says '${metric:-nothing}', the agent's state said ${m1:-nothing}"
-        le "$r" 0.70 && res "PASS ecn-too-low-costs-goodput" ||
-                res "FAIL ecn-too-low-costs-goodput: $got Mbit/s is $r of the ceiling $ceil (expected <= 0.70)"
+        le "$r" 0.85 && res "PASS ecn-too-low-costs-goodput" ||
+                res "FAIL ecn-too-low-costs-goodput: the median pair, $got Mbit/s, is $r of the ceiling $ceil (expected <= 0.85)"
         [ "${m1:-0}" -gt $(( ${m0:-0} + 50 )) ] && res "PASS ecn-marks-climb" ||
                 res "FAIL ecn-marks-climb: queue 0 marks ${m0:-none} -> ${m1:-none}"
         doctor_story
