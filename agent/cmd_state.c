@@ -114,7 +114,7 @@ static json_t *interface_json(const struct plan_target *pt, int fd, struct count
         json_t *o;
 
         *ret_r = k ? counters_read_at(fd, t->name, t->kernel_driver[0] ? t->kernel_driver : NULL,
-                                      link_rtnl_device(t, dev, sizeof(dev)) >= 0, t->env->sysfs_root, k, e)
+                                      link_rtnl_device(t, dev, sizeof(dev)), t->env->sysfs_root, k, e)
                    : -ENOMEM;
         if (*ret_r < 0)
                 return NULL;
@@ -281,8 +281,73 @@ static int parse_state_args(struct cli *c, struct state_args *sa)
         return 0;
 }
 
+#define STATE_JSON (JSON_INDENT(2) | JSON_SORT_KEYS)
+
+/*
+ * The interfaces as they are read: for --output json, each one's text as it stands
+ * in the document (the "interfaces" array at depth 1, so its members at depth 2),
+ * its tree freed at once (a thousand interfaces are never one tree); for text, the
+ * trees, printed at the end.
+ */
+struct listing {
+        bool json;
+        struct jsonw_out doc;           /* JSON: the document up to the last interface */
+        unsigned n;
+        json_t *all;                    /* text: the interfaces */
+};
+
+static void listing_init(struct listing *l, bool json)
+{
+        *l = (struct listing){ .json = json };
+        if (!json) {
+                l->all = json_array();
+                return;
+        }
+        jsonw_raw(&l->doc, "{");
+        jsonw_newline(&l->doc, STATE_JSON, 1, false);
+        jsonw_raw(&l->doc, "\"interfaces\": [");
+}
+
+/* Takes o. */
+static int listing_add(struct listing *l, json_t *o)
+{
+        if (!l->json)
+                return json_array_append_new(l->all, o) < 0 ? -ENOMEM : 0;
+        if (l->n++)
+                jsonw_raw(&l->doc, ",");
+        jsonw_newline(&l->doc, STATE_JSON, 2, l->n > 1);
+        jsonw_value(&l->doc, o, STATE_JSON, 2);
+        json_decref(o);
+        return l->doc.failed ? -ENOMEM : 0;
+}
+
+/* The whole document, as jsonw_dumps() of {"interfaces", "notes", "switches"} writes it. */
+static char *listing_json(struct listing *l, const json_t *notes, const json_t *switches)
+{
+        if (l->n)
+                jsonw_newline(&l->doc, STATE_JSON, 1, false);
+        jsonw_raw(&l->doc, "],");
+        jsonw_newline(&l->doc, STATE_JSON, 1, true);
+        jsonw_raw(&l->doc, "\"notes\": ");
+        jsonw_value(&l->doc, notes, STATE_JSON, 1);
+        jsonw_raw(&l->doc, ",");
+        jsonw_newline(&l->doc, STATE_JSON, 1, true);
+        jsonw_raw(&l->doc, "\"switches\": ");
+        jsonw_value(&l->doc, switches, STATE_JSON, 1);
+        jsonw_newline(&l->doc, STATE_JSON, 0, false);
+        jsonw_raw(&l->doc, "}");
+        return jsonw_finish(&l->doc);
+}
+
+static void listing_free(struct listing *l)
+{
+        free(l->doc.buf);
+        json_decref(l->all);
+        *l = (struct listing){ 0 };
+}
+
 /* Every target is read; a switch that fails is shown with its error (*ret_failed counts them), an interface fails the command. */
-static int read_all(struct cli *c, struct plan *p, json_t *ifs, json_t *switches, unsigned *ret_failed)
+static int read_all(struct cli *c, struct plan *p, struct listing *ifs, json_t *switches, unsigned *ret_failed)
 {
         _cleanup_close_ int fd = counters_socket();
         _cleanup_free_ struct counters *k = malloc(sizeof(*k));
@@ -305,9 +370,10 @@ static int read_all(struct cli *c, struct plan *p, json_t *ifs, json_t *switches
                         continue;
                 }
                 o = r < 0 ? NULL : interface_json(pt, fd, k, &e, &r);
+                if (r >= 0 && (r = listing_add(ifs, o)) < 0)
+                        errbuf_set(&e, -r, NULL, "out of memory");
                 if (r < 0)
                         return fail(c, &e, EXIT_RUNTIME), r;
-                json_array_append_new(ifs, o);
         }
         return 0;
 }
@@ -317,7 +383,7 @@ int cmd_state(struct cli *c)
         _cleanup_free_ struct state_args *sa = calloc(1, sizeof(*sa));
         struct plan p;
         struct errbuf e = { .where = "" };
-        json_auto_t *all = json_array();
+        struct listing all;
         json_auto_t *switches = json_array();
         json_auto_t *notes = json_array();
         unsigned failed = 0;
@@ -337,27 +403,35 @@ int cmd_state(struct cli *c)
                 plan_free(&p);
                 return fail(c, &e, exit_for(r));
         }
-        r = read_all(c, &p, all, switches, &failed);
+        listing_init(&all, c->json);
+        r = read_all(c, &p, &all, switches, &failed);
         for (unsigned i = 0; i < p.io.n_notes; i++)     /* what the drivers want the reader to know */
                 json_array_append_new(notes, json_string(p.io.notes[i]));
         plan_free(&p);
-        if (r < 0)
+        if (r < 0) {
+                listing_free(&all);
                 return EXIT_RUNTIME;
+        }
         if (c->json) {
-                json_auto_t *doc = json_pack("{s:O,s:O,s:O}", "interfaces", all, "switches", switches, "notes", notes);
+                char *s = listing_json(&all, notes, switches);
 
-                print_json(doc);
+                if (s)
+                        puts(s);
+                else
+                        failed++;
+                free(s);
         } else {
                 size_t i;
                 json_t *o;
 
-                json_array_foreach(all, i, o)
+                json_array_foreach(all.all, i, o)
                         print_interface_text(o);
                 json_array_foreach(switches, i, o)
                         print_switch_text(o);
                 json_array_foreach(notes, i, o)
                         printf("note: %s\n", json_string_value(o));
         }
+        listing_free(&all);
         return failed ? EXIT_RUNTIME : EXIT_OK;
 }
 

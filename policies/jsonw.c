@@ -5,13 +5,8 @@
 #include "jsonw.h"
 #include "util.h"
 
-struct out {
-        char *buf;
-        size_t len, size;
-        bool failed;
-};
 
-static void put(struct out *o, const char *s, size_t n)
+static void put(struct jsonw_out *o, const char *s, size_t n)
 {
         if (o->failed)
                 return;
@@ -33,7 +28,7 @@ static void put(struct out *o, const char *s, size_t n)
         o->len += n;
 }
 
-static void indent(struct out *o, size_t flags, unsigned depth, bool space)
+static void indent(struct jsonw_out *o, size_t flags, unsigned depth, bool space)
 {
         static const char spaces[] = "                                ";
         unsigned n = (unsigned)(flags & 0x1f) * depth;
@@ -48,7 +43,7 @@ static void indent(struct out *o, size_t flags, unsigned depth, bool space)
 }
 
 /* jansson's escapes: \\ \" \b \f \n \r \t, \u00XX for other control characters; UTF-8 as it is. */
-static void string(struct out *o, const char *s, size_t len)
+static void string(struct jsonw_out *o, const char *s, size_t len)
 {
         static const char hex[] = "0123456789ABCDEF";
         size_t run = 0;
@@ -114,9 +109,9 @@ static void sort_keys(struct key *k, size_t n)
         }
 }
 
-static void value(struct out *o, const json_t *j, size_t flags, unsigned depth);
+static void value(struct jsonw_out *o, const json_t *j, size_t flags, unsigned depth);
 
-static void object(struct out *o, const json_t *j, size_t flags, unsigned depth)
+static void object(struct jsonw_out *o, const json_t *j, size_t flags, unsigned depth)
 {
         size_t n = json_object_size(j), i = 0;
         struct key small[16], *keys = n <= ARRAY_SIZE(small) ? small : malloc(n * sizeof(*keys));
@@ -153,7 +148,7 @@ static void object(struct out *o, const json_t *j, size_t flags, unsigned depth)
                 free(keys);
 }
 
-static void array(struct out *o, const json_t *j, size_t flags, unsigned depth)
+static void array(struct jsonw_out *o, const json_t *j, size_t flags, unsigned depth)
 {
         size_t n = json_array_size(j);
 
@@ -175,7 +170,7 @@ static void array(struct out *o, const json_t *j, size_t flags, unsigned depth)
         put(o, "]", 1);
 }
 
-static void value(struct out *o, const json_t *j, size_t flags, unsigned depth)
+static void value(struct jsonw_out *o, const json_t *j, size_t flags, unsigned depth)
 {
         char num[32];
         char *real;
@@ -209,7 +204,7 @@ static void value(struct out *o, const json_t *j, size_t flags, unsigned depth)
 
 char *jsonw_dumps(const json_t *j, size_t flags)
 {
-        struct out o = { 0 };
+        struct jsonw_out o = { 0 };
 
         if (flags & ~(size_t)KNOWN)
                 return json_dumps(j, flags);
@@ -230,4 +225,40 @@ int jsonw_dumpf(const json_t *j, FILE *f, size_t flags)
         _cleanup_free_ char *s = jsonw_dumps(j, flags);
 
         return s && fputs(s, f) >= 0 ? 0 : -1;
+}
+
+void jsonw_raw(struct jsonw_out *o, const char *s)
+{
+        put(o, s, strlen(s));
+}
+
+void jsonw_newline(struct jsonw_out *o, size_t flags, unsigned depth, bool after_comma)
+{
+        indent(o, flags, depth, after_comma);
+}
+
+void jsonw_value(struct jsonw_out *o, const json_t *j, size_t flags, unsigned depth)
+{
+        if (flags & ~(size_t)(JSON_INDENT(0x1f) | JSON_COMPACT | JSON_SORT_KEYS))
+                o->failed = true;
+        else if (j)
+                value(o, j, flags, depth);
+        else
+                o->failed = true;
+}
+
+char *jsonw_finish(struct jsonw_out *o)
+{
+        char *buf;
+
+        put(o, "", 0);
+        if (o->failed) {
+                free(o->buf);
+                *o = (struct jsonw_out){ .failed = true };
+                return NULL;
+        }
+        o->buf[o->len] = '\0';
+        buf = o->buf;
+        *o = (struct jsonw_out){ 0 };
+        return buf;
 }

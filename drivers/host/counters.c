@@ -343,7 +343,7 @@ int counters_read_rdma(const char *ifname, const char *kdrv, const char *sysfs_r
         return 0;
 }
 
-int counters_read_at(int fd, const char *ifname, const char *kdrv, bool device, const char *sysfs_root,
+int counters_read_at(int fd, const char *ifname, const char *kdrv, int device, const char *sysfs_root,
                      struct counters *ret, struct errbuf *e)
 {
         const char *root = sysfs_root && *sysfs_root ? sysfs_root : "/sys";
@@ -355,12 +355,14 @@ int counters_read_at(int fd, const char *ifname, const char *kdrv, bool device, 
         ret->n = 0;
         if (fd < 0)
                 return errbuf_set(e, EBADF, NULL, "interface '%s': no ethtool socket", ifname);
+        if (device == -ENXIO)
+                return 0;
         if (!kdrv) {
                 iface_kernel_driver(ifname, root, NULL, name, sizeof(name));
                 kdrv = name;
         }
         r = counters_read_ethtool(ifname, kdrv, &io, ret, e);
-        if (r >= 0 && device)
+        if (r >= 0 && device == 0)
                 r = counters_read_rdma(ifname, kdrv, root, ret, e);
         return r;
 }
@@ -378,5 +380,5 @@ int counters_read(const char *ifname, const char *sysfs_root, struct counters *r
                 ret->n = 0;
                 return errbuf_set(e, errno, NULL, "interface '%s': ethtool socket: %s", ifname, strerror(errno));
         }
-        return counters_read_at(fd, ifname, NULL, true, sysfs_root, ret, e);
+        return counters_read_at(fd, ifname, NULL, 0, sysfs_root, ret, e);
 }

@@ -43,11 +43,13 @@ int counters_read(const char *ifname, const char *sysfs_root, struct counters *r
 /*
  * The same for many interfaces: fd from counters_socket() (an AF_INET datagram
  * socket for the ethtool ioctl, -1 on failure), kdrv the interface's kernel
- * driver when known (NULL: looked up), device false when the interface has no
- * device link (then it has no RDMA device either: not looked for).
+ * driver when known (NULL: looked up), device what link_rtnl_device() said: 0 a
+ * device; -ENXIO a software link (veth, bridge: no MAC, so no pause, PFC, ECN or
+ * CNP counter and no RDMA device: neither is read); another -errno no device link
+ * (no RDMA device: not looked for).
  */
 int counters_socket(void);
-int counters_read_at(int fd, const char *ifname, const char *kdrv, bool device, const char *sysfs_root,
+int counters_read_at(int fd, const char *ifname, const char *kdrv, int device, const char *sysfs_root,
                      struct counters *ret, struct errbuf *e);
 
 /* The ethtool ioctl, replaceable for tests: 0 or -errno, cmd as for SIOCETHTOOL. */

@@ -47,6 +47,7 @@ static int prefetch(struct target *t, struct nl *nl, struct errbuf *e)
 {
         struct driver_io *io = t->io;
         _cleanup_free_ char (*names)[16] = NULL;
+        _cleanup_free_ bool *software = NULL;
         const struct link_info *l;
         unsigned n = 0;
         int r;
@@ -57,11 +58,14 @@ static int prefetch(struct target *t, struct nl *nl, struct errbuf *e)
         if (r < 0 || n > 2 * io->n_interfaces + 8)
                 return r;
         names = calloc(n ? n : 1, sizeof(*names));
-        if (!names)
+        software = calloc(n ? n : 1, sizeof(*software));
+        if (!names || !software)
                 return errbuf_set(e, ENOMEM, NULL, "out of memory");
-        for (unsigned i = 0; i < n; i++)
+        for (unsigned i = 0; i < n; i++) {
                 strcopy(names[i], sizeof(names[i]), l[i].name);
-        return dcb_cache_fill(nl, (const char (*)[16])names, n, &io->dcb, e);
+                software[i] = link_cache_software(io, &l[i]);
+        }
+        return dcb_cache_fill(nl, (const char (*)[16])names, software, n, &io->dcb, e);
 }
 
 /* dcb_nl_get(), answered from the request's batch when it can. */

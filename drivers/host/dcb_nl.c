@@ -233,12 +233,58 @@ static int cache_reply(const struct nlmsghdr *nlh, unsigned i, void *data)
         return dcb_nl_parse_ieee(nlh, c->ieee[i]);
 }
 
-int dcb_cache_fill(struct nl *nl, const char (*names)[16], unsigned n, struct dcb_cache **ret, struct errbuf *e)
+/* The batch of the interfaces asked (asked[k]: the cache's index of the k-th request). */
+struct asked_ctx {
+        struct dcb_cache *c;
+        const unsigned *asked;
+};
+
+static int asked_reply(const struct nlmsghdr *nlh, unsigned k, void *data)
+{
+        const struct asked_ctx *x = data;
+
+        return cache_reply(nlh, x->asked[k], x->c);
+}
+
+static int batch_asked(struct dcb_cache *c, struct nl *nl, const unsigned *asked, unsigned n, struct errbuf *e)
+{
+        _cleanup_free_ int *err = calloc(n, sizeof(*err));
+        _cleanup_free_ char (*msg)[NL_BATCH_MSG] = calloc(n, sizeof(*msg));
+        struct asked_ctx x = { c, asked };
+        int r;
+
+        if (!err || !msg)
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        r = nl_batch_run(nl, GET_WHAT, asked_reply, &x, err, msg, e);
+        for (unsigned k = 0; r >= 0 && k < n; k++) {
+                c->err[asked[k]] = err[k];
+                memcpy(c->msg[asked[k]], msg[k], sizeof(msg[k]));
+        }
+        return r;
+}
+
+/*
+ * A software link (software[i]: no parent device) has no dcbnl_ops, which only NIC
+ * and switch drivers set; dcbnl_rcv_msg() answers -EOPNOTSUPP for it without an
+ * extended ack. That answer is written here, not asked for.
+ */
+static void cache_unsupported(struct dcb_cache *c, unsigned i)
+{
+        char t[128];
+
+        c->err[i] = -EOPNOTSUPP;
+        snprintf(c->msg[i], sizeof(c->msg[i]), "%s: %s", GET_WHAT, nl_strerror(EOPNOTSUPP, t, sizeof(t)));
+}
+
+int dcb_cache_fill(struct nl *nl, const char (*names)[16], const bool *software, unsigned n, struct dcb_cache **ret,
+                   struct errbuf *e)
 {
         struct dcb_cache *c = calloc(1, sizeof(*c));
+        _cleanup_free_ unsigned *asked = calloc(n ? n : 1, sizeof(*asked));
+        unsigned n_asked = 0;
         int r = 0;
 
-        if (!c || !(c->name = calloc(n ? n : 1, sizeof(*c->name))) || !(c->err = calloc(n ? n : 1, sizeof(*c->err))) ||
+        if (!c || !asked || !(c->name = calloc(n ? n : 1, sizeof(*c->name))) || !(c->err = calloc(n ? n : 1, sizeof(*c->err))) ||
             !(c->msg = calloc(n ? n : 1, sizeof(*c->msg))) || !(c->ieee = calloc(n ? n : 1, sizeof(*c->ieee))) ||
             !(c->by_name = calloc(n ? n : 1, sizeof(*c->by_name)))) {
                 dcb_cache_free(c);
@@ -246,14 +292,21 @@ int dcb_cache_fill(struct nl *nl, const char (*names)[16], unsigned n, struct dc
         }
         c->n = n;
         for (unsigned i = 0; i < n && r >= 0; i++) {
-                struct nlmsghdr *nlh = dcb_msg(nl, RTM_GETDCB, DCB_CMD_IEEE_GET, names[i]);
+                struct nlmsghdr *nlh;
 
                 memcpy(c->name[i], names[i], sizeof(c->name[i]));
                 c->by_name[i] = i;
+                if (software && software[i])
+                        continue;
+                nlh = dcb_msg(nl, RTM_GETDCB, DCB_CMD_IEEE_GET, names[i]);
                 r = nlh ? nl_batch_add(nl, nlh, e) : errbuf_set(e, EMSGSIZE, NULL, "interface name too long");
+                asked[n_asked++] = i;
         }
-        if (r >= 0)
-                r = nl_batch_run(nl, GET_WHAT, cache_reply, c, c->err, c->msg, e);
+        if (r >= 0 && n_asked)
+                r = batch_asked(c, nl, asked, n_asked, e);
+        for (unsigned i = 0; r >= 0 && software && i < n; i++)
+                if (software[i])
+                        cache_unsupported(c, i);
         if (r < 0) {
                 dcb_cache_free(c);
                 return r;

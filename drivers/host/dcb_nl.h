@@ -65,7 +65,8 @@ int dcb_nl_get(struct nl *nl, const char *ifname, struct dcb_nl_ieee *ret, struc
  * 1 when the cache cannot say (another interface, or written since).
  */
 struct dcb_cache;
-int dcb_cache_fill(struct nl *nl, const char (*names)[16], unsigned n, struct dcb_cache **ret, struct errbuf *e);
+int dcb_cache_fill(struct nl *nl, const char (*names)[16], const bool *software, unsigned n, struct dcb_cache **ret,
+                   struct errbuf *e);
 int dcb_cache_get(const struct dcb_cache *c, const struct nl *nl, const char *ifname, struct dcb_nl_ieee *ret,
                   struct errbuf *e);
 void dcb_cache_free(struct dcb_cache *c);

@@ -105,6 +105,21 @@ struct collect {
         unsigned n;
 };
 
+/*
+ * Software links whose kernel driver is their kind, always (what ETHTOOL_GDRVINFO
+ * would answer): veth_get_drvinfo() (drivers/net/veth.c, DRV_NAME "veth"),
+ * dummy_get_drvinfo() (drivers/net/dummy.c, DRV_NAME "dummy"), br_getinfo()
+ * (net/bridge/br_device.c, "bridge").
+ */
+static const char *const self_named_kinds[] = { "veth", "dummy", "bridge", NULL };
+
+static void collect_software_driver(struct iface *x)
+{
+        for (unsigned i = 0; self_named_kinds[i]; i++)
+                if (streq(x->kind, self_named_kinds[i]))
+                        strcopy(x->kernel_driver, sizeof(x->kernel_driver), x->kind);
+}
+
 static int collect_cb(const struct link_info *l, void *data)
 {
         struct collect *c = data;
@@ -192,8 +207,11 @@ int iface_list_io(struct driver_io *io, const struct driver_env *env, struct ifa
         c.v = calloc(n ? n : 1, sizeof(*c.v));
         if (!c.v)
                 return errbuf_set(e, ENOMEM, NULL, "out of memory");
-        for (unsigned i = 0; i < n && r >= 0; i++)
+        for (unsigned i = 0; i < n && r >= 0; i++) {
                 r = collect_cb(&l[i], &c);
+                if (r >= 0 && link_cache_software(io, &l[i]))
+                        collect_software_driver(&c.v[c.n - 1]);
+        }
         if (r < 0) {
                 free(c.v);
                 return too_many(r, e);

@@ -5,7 +5,9 @@
  * and each link's device, read once.
  */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "link_rtnl.h"
@@ -15,6 +17,7 @@ struct link_cache {
         char (*device)[LINK_DEVICE_MAX];        /* [size]: v[i]'s device, "" not read yet, "-" none, "*" virtual */
         unsigned n, size;
         bool filled;
+        bool parents;                   /* the dump names every link's parent device (the kernel's, 5.14+) */
         uint64_t writes;                /* nl_writes() of the handle when it was filled */
         bool alone;                     /* the last read was answered on its own, after a write */
         uint64_t alone_writes;          /* ... when the handle had written this much */
@@ -59,6 +62,20 @@ static int by_ifindex(const void *a, const void *b)
         return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
 }
 
+/*
+ * Linux names a link's parent device in RTM_NEWLINK since 5.14 (rtnl_fill_ifinfo():
+ * IFLA_PARENT_DEV_NAME, dev_name(dev->dev.parent), when there is one): a link of
+ * the dump without it has none.
+ */
+static bool kernel_names_parents(const struct nl *nl)
+{
+        struct utsname u;
+        unsigned major, minor;
+
+        return nl_is_kernel(nl) && uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+               (major > 5 || (major == 5 && minor >= 14));
+}
+
 static int cache_fill(struct link_cache *c, struct nl *nl, struct errbuf *e)
 {
         int r;
@@ -70,6 +87,7 @@ static int cache_fill(struct link_cache *c, struct nl *nl, struct errbuf *e)
                 return r == -ENOMEM ? errbuf_set(e, ENOMEM, NULL, "out of memory") : r;
         qsort(c->v, c->n, sizeof(*c->v), by_ifindex);
         c->filled = true;
+        c->parents = kernel_names_parents(nl);
         c->alone = false;
         c->writes = nl_writes(nl);
         return 0;
@@ -104,6 +122,11 @@ int link_cache_links(struct driver_io *io, const struct driver_env *env, const s
         *ret = c->v;
         *ret_n = c->n;
         return 0;
+}
+
+bool link_cache_software(const struct driver_io *io, const struct link_info *l)
+{
+        return io && io->links && io->links->filled && io->links->parents && !l->parent[0];
 }
 
 /*
@@ -213,6 +236,9 @@ int link_rtnl_device(const struct target *t, char *buf, size_t size)
 
         if (!slot)
                 return read_device(t, buf, size);
+        /* SYSFS/class/net/IF/device is the parent the dump named: on the real sysfs, no lookup */
+        if (!slot[0] && c->parents && streq(t->env && t->env->sysfs_root[0] ? t->env->sysfs_root : "/sys", "/sys"))
+                strcopy(slot, LINK_DEVICE_MAX, l->parent[0] ? l->parent : "*");
         if (!slot[0]) {
                 r = read_device(t, slot, LINK_DEVICE_MAX);
                 if (r < 0)

@@ -14,6 +14,7 @@ static const struct nl_policy link_policy[IFLA_MAX + 1] = {
         [IFLA_OPERSTATE] = { MNL_TYPE_U8, 0 },
         [IFLA_LINKINFO] = { MNL_TYPE_NESTED, 0 },
         [IFLA_CARRIER_DOWN_COUNT] = { MNL_TYPE_U32, 0 },
+        [IFLA_PARENT_DEV_NAME] = { MNL_TYPE_NUL_STRING, 0 },
 };
 
 static const struct nl_policy linkinfo_policy[IFLA_INFO_MAX + 1] = {
@@ -51,6 +52,8 @@ int link_rtnl_parse(const struct nlmsghdr *nlh, struct link_info *ret)
         if (tb[IFLA_LINKINFO] && nl_parse_nested(tb[IFLA_LINKINFO], linkinfo_policy,
                                                  IFLA_INFO_MAX, info) == 0 && info[IFLA_INFO_KIND])
                 strcopy(l.kind, sizeof(l.kind), mnl_attr_get_str(info[IFLA_INFO_KIND]));
+        if (tb[IFLA_PARENT_DEV_NAME])
+                strcopy(l.parent, sizeof(l.parent), mnl_attr_get_str(tb[IFLA_PARENT_DEV_NAME]));
         *ret = l;
         return 0;
 }

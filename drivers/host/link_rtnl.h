@@ -26,6 +26,7 @@ struct link_info {
         uint32_t min_mtu;               /* 0 = not reported */
         uint32_t max_mtu;               /* 0 = not reported */
         char kind[32];                  /* IFLA_INFO_KIND ("veth"), "" for hardware */
+        char parent[64];                /* IFLA_PARENT_DEV_NAME (5.14+): the parent device ("0000:03:00.0"), "" none */
         bool has_carrier_counts;        /* IFLA_CARRIER_DOWN_COUNT reported (4.16+) */
         uint32_t carrier_down_count;    /* carrier losses since the device exists */
 };
@@ -57,12 +58,19 @@ int link_rtnl_set_mtu(struct nl *nl, int ifindex, uint32_t mtu, struct errbuf *e
 int link_rtnl_read(const struct target *t, struct nl *nl, struct link_info *ret, struct errbuf *e);
 int link_cache_links(struct driver_io *io, const struct driver_env *env, const struct link_info **ret,
                      unsigned *ret_n, struct errbuf *e);
+/*
+ * l (of link_cache_links()) is a software link: the kernel's dump names parent
+ * devices and l has none (veth, bridge, dummy, ...: no NIC or switch driver
+ * behind it). false when the dump cannot tell.
+ */
+bool link_cache_software(const struct driver_io *io, const struct link_info *l);
 
 /*
  * The name of target t's device (the last component of SYSFS/class/net/IF/device:
  * "0000:03:00.0"); -ENXIO when sysfs shows a virtual link (veth, bridge: no parent
  * device at all, so no PCI function, no RDMA device, no NIC knobs), -ENOENT when
- * the interface has no device link. Read once per request and link (t->io's cache).
+ * the interface has no device link. Read once per request and link (t->io's cache);
+ * on the real sysfs, the parent device the kernel's dump named is the answer.
  */
 #define LINK_DEVICE_MAX 64
 int link_rtnl_device(const struct target *t, char *buf, size_t size);

@@ -233,6 +233,11 @@ const char *nl_seam_path(void)
 
 /* ---- handle ---- */
 
+bool nl_is_kernel(const struct nl *nl)
+{
+        return nl && nl->t == &nl_kernel_transport;
+}
+
 int nl_open(const struct nl_transport *t, int protocol, struct nl **ret, struct errbuf *e)
 {
         struct nl *nl;

@@ -64,6 +64,8 @@ struct nl;
 /* Open a handle. t NULL = the kernel. *ret is owned by the caller (nl_close). */
 int nl_open(const struct nl_transport *t, int protocol, struct nl **ret, struct errbuf *e);
 void nl_close(struct nl *nl);
+/* The handle talks to the kernel (not to the test seam or a model). */
+bool nl_is_kernel(const struct nl *nl);
 static inline void nl_closep(struct nl **nl)
 {
         nl_close(*nl);

@@ -577,6 +577,40 @@ static void test_unsupported_device(void)
         teardown();
 }
 
+/*
+ * A software link's answer in a batch of GETs is written, not asked: the error and
+ * the message are the ones asking gives (the veth model replays the kernel's reply
+ * to a device without dcbnl_ops), and no request goes out for it.
+ */
+static void test_cache_software_link(void)
+{
+        static const char names[1][16] = { "vA" };
+        struct dcb_cache *asked = NULL, *written = NULL;
+        struct dcb_nl_ieee ieee;
+        struct errbuf e = { 0 }, ea = { 0 }, ew = { 0 };
+        struct nl *nl = NULL;
+        unsigned before;
+        int ra, rw;
+
+        setup("veth:vA:3");
+        CU_ASSERT_FATAL(nl_open(env.nl, NETLINK_ROUTE, &nl, &e) == 0);
+        CU_ASSERT_FATAL(dcb_cache_fill(nl, names, (const bool[]){ false }, 1, &asked, &e) == 0);
+        before = xport.n_log;
+        CU_ASSERT(before > 0);
+        CU_ASSERT_FATAL(dcb_cache_fill(nl, names, (const bool[]){ true }, 1, &written, &e) == 0);
+        CU_ASSERT_EQUAL(xport.n_log, before);
+        ra = dcb_cache_get(asked, nl, "vA", &ieee, &ea);
+        rw = dcb_cache_get(written, nl, "vA", &ieee, &ew);
+        CU_ASSERT_EQUAL(ra, -EOPNOTSUPP);
+        CU_ASSERT_EQUAL(rw, ra);
+        CU_ASSERT_STRING_EQUAL(ew.msg, ea.msg);
+        CU_ASSERT_EQUAL(dcb_cache_get(written, nl, "vB", &ieee, &ew), 1);     /* not in the batch */
+        dcb_cache_free(asked);
+        dcb_cache_free(written);
+        nl_close(nl);
+        teardown();
+}
+
 static void test_lldpad_refused(void)
 {
         char dir[] = "/tmp/nettune-proc.XXXXXX", path[128];
@@ -782,6 +816,7 @@ int suite_dcb(void)
             !CU_add_test(s, "restore_best_effort", test_restore_best_effort) ||
             !CU_add_test(s, "flap_wait", test_flap_wait) ||
             !CU_add_test(s, "unsupported_device", test_unsupported_device) ||
+            !CU_add_test(s, "cache_software_link", test_cache_software_link) ||
             !CU_add_test(s, "lldpad_refused", test_lldpad_refused) ||
             !CU_add_test(s, "app_plan_rules", test_app_plan_rules) ||
             !CU_add_test(s, "trust_table_encoding", test_trust_table_encoding) ||

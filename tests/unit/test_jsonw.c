@@ -75,6 +75,57 @@ static void test_many_keys(void)
         same(o, 0);
 }
 
+/* A document written piece by piece (jsonw_raw/newline/value) is the whole tree's dump, byte for byte. */
+static void test_pieces(void)
+{
+        json_auto_t *items = json_loads("[{\"b\": [1, {}], \"a\": \"x\"}, [], {\"k\": {\"z\": null, \"y\": [true]}}]",
+                                        0, NULL);
+        json_auto_t *rest = json_loads("{\"q\": [], \"p\": {\"o\": \"\\n\"}}", 0, NULL);
+        static const size_t flags[] = { JSON_INDENT(2) | JSON_SORT_KEYS, JSON_INDENT(4) | JSON_SORT_KEYS,
+                                         JSON_SORT_KEYS, JSON_COMPACT | JSON_SORT_KEYS };
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(items);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rest);
+        for (size_t f = 0; f < ARRAY_SIZE(flags); f++) {
+                const char *sep = flags[f] & JSON_COMPACT ? ":" : ": ";
+                for (size_t n = 0; n <= json_array_size(items); n++) {
+                        json_auto_t *part = json_array(), *doc = NULL;
+                        struct jsonw_out o = { 0 };
+                        char *want, *got;
+
+                        jsonw_raw(&o, "{");
+                        jsonw_newline(&o, flags[f], 1, false);
+                        jsonw_raw(&o, "\"items\"");
+                        jsonw_raw(&o, sep);
+                        jsonw_raw(&o, "[");
+                        for (size_t i = 0; i < n; i++) {
+                                json_array_append(part, json_array_get(items, i));
+                                if (i)
+                                        jsonw_raw(&o, ",");
+                                jsonw_newline(&o, flags[f], 2, i > 0);
+                                jsonw_value(&o, json_array_get(items, i), flags[f], 2);
+                        }
+                        if (n)
+                                jsonw_newline(&o, flags[f], 1, false);
+                        jsonw_raw(&o, "],");
+                        jsonw_newline(&o, flags[f], 1, true);
+                        jsonw_raw(&o, "\"rest\"");
+                        jsonw_raw(&o, sep);
+                        jsonw_value(&o, rest, flags[f], 1);
+                        jsonw_newline(&o, flags[f], 0, false);
+                        jsonw_raw(&o, "}");
+                        got = jsonw_finish(&o);
+                        doc = json_pack("{s:O,s:O}", "items", part, "rest", rest);
+                        want = json_dumps(doc, flags[f]);
+                        CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+                        CU_ASSERT_STRING_EQUAL(got, want);
+                        CU_ASSERT_PTR_NULL(o.buf);      /* the text is the caller's now */
+                        free(got);
+                        free(want);
+                }
+        }
+}
+
 int suite_jsonw(void);
 int suite_jsonw(void)
 {
@@ -82,7 +133,7 @@ int suite_jsonw(void)
 
         if (!s || !CU_add_test(s, "shapes", test_shapes) || !CU_add_test(s, "strings", test_strings) ||
             !CU_add_test(s, "scalars_and_fallback", test_scalars_and_fallback) ||
-            !CU_add_test(s, "many_keys", test_many_keys))
+            !CU_add_test(s, "many_keys", test_many_keys) || !CU_add_test(s, "pieces", test_pieces))
                 return -1;
         return 0;
 }

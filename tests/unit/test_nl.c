@@ -2,7 +2,9 @@
 /* The netlink helper: ack/extack handling, policy tables, timeouts, bad replies. */
 #include <CUnit/CUnit.h>
 #include <pthread.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <linux/rtnetlink.h>
 
 #include "nm_server.h"
@@ -309,6 +311,46 @@ static void test_link_cache(void)
         nm_done(&model);
 }
 
+/*
+ * On the real kernel and sysfs, each link's device from the dump's parent
+ * (IFLA_PARENT_DEV_NAME) is what SYSFS/class/net/IF/device points at, and a link
+ * without one is a software link: read-only, this namespace's own links.
+ */
+static void test_link_parent_is_sysfs_device(void)
+{
+        struct driver_io io = { .n_interfaces = 2 };
+        struct driver_env env = { .sysfs_root = "/sys" };
+        const struct link_info *all;
+        struct errbuf e = { 0 };
+        unsigned n = 0, checked = 0;
+
+        CU_ASSERT_EQUAL_FATAL(link_cache_links(&io, &env, &all, &n, &e), 0);
+        for (unsigned i = 0; i < n && access("/sys/class/net/lo", F_OK) == 0; i++) {
+                struct target t = { .kind = TARGET_INTERFACE, .ifindex = all[i].ifindex, .env = &env, .io = &io };
+                char dev[LINK_DEVICE_MAX], path[PATH_MAX], target[PATH_MAX], *base;
+                ssize_t len;
+                int r;
+
+                snprintf(t.name, sizeof(t.name), "%s", all[i].name);
+                snprintf(path, sizeof(path), "/sys/class/net/%s/device", t.name);
+                r = link_rtnl_device(&t, dev, sizeof(dev));
+                len = readlink(path, target, sizeof(target) - 1);
+                if (len < 0) {
+                        CU_ASSERT_EQUAL(r, -ENXIO);
+                        CU_ASSERT_EQUAL(all[i].parent[0], '\0');       /* the dump names no parent */
+                } else {
+                        target[len] = '\0';
+                        base = strrchr(target, '/');
+                        CU_ASSERT_EQUAL(r, 0);
+                        CU_ASSERT_STRING_EQUAL(dev, base ? base + 1 : target);
+                        CU_ASSERT_FALSE(link_cache_software(&io, &all[i]));
+                }
+                checked++;
+        }
+        CU_ASSERT(checked > 0);         /* loopback at least */
+        driver_io_close(&io);
+}
+
 int suite_nl(void);
 int suite_nl(void)
 {
@@ -318,7 +360,8 @@ int suite_nl(void)
             !CU_add_test(s, "policy_tables", test_policy_tables) ||
             !CU_add_test(s, "timeout_and_talk", test_timeout_and_talk) ||
             !CU_add_test(s, "seam", test_seam) || !CU_add_test(s, "queue", test_queue) ||
-            !CU_add_test(s, "batch", test_batch) || !CU_add_test(s, "link_cache", test_link_cache))
+            !CU_add_test(s, "batch", test_batch) || !CU_add_test(s, "link_cache", test_link_cache) ||
+            !CU_add_test(s, "link_parent_is_sysfs_device", test_link_parent_is_sysfs_device))
                 return -1;
         return 0;
 }

@@ -71,22 +71,36 @@ perftest() {    # average Gb/s of one ib_write_bw pair, "" on failure
         awk -v s=$SIZE '$1 == s && NF >= 5 { print $4 }' /tmp/ibc.out | head -1
 }
 
-case_a() {
-        if ! probe /tmp/a.json --runs 3; then
-                res "FAIL verbs-probe: $(tail -1 /tmp/probe.err)"
-                return 1
-        fi
-        ours=$(gbps /tmp/a.json)
+# One verbs probe run and one ib_write_bw run, the same size and iterations: $o and $i (Gb/s).
+probe_once() {
+        probe /tmp/a.json --runs 1 || { res "FAIL verbs-probe: $(tail -1 /tmp/probe.err)"; return 1; }
+        o=$(gbps /tmp/a.json)
         qps=$(sed -n 's/^ *"streams": \([0-9]*\).*/\1/p' /tmp/a.json | head -1)
-        ibw=$(perftest) || ibw=""
-        info "verbs probe median of 3: $ours Gb/s; ib_write_bw: ${ibw:-failed} Gb/s (size $SIZE, $ITER iterations, ${qps:-?} QP each)"
+}
+perftest_once() {
+        i=$(perftest) && [ -n "$i" ] || { res "FAIL ib_write_bw: $(tail -2 /tmp/ibc.out | tr '\n' ' ')"; return 1; }
+}
+
+# Three pairs, alternating (probe first, then ib_write_bw first, then probe first: TCG's
+# rate drifts with the host's load, and each side leads as often); the pair with the
+# median ratio stands.
+case_a() {
+        pairs=""
+        for pair in 1 2 3; do
+                if [ $((pair % 2)) -eq 1 ]; then
+                        probe_once && perftest_once || return 1
+                else
+                        perftest_once && probe_once || return 1
+                fi
+                r=$(ratio "$o" "$i")
+                info "pair $pair: verbs probe $o Gb/s, ib_write_bw $i Gb/s: $r"
+                pairs="$pairs$r $o $i
+"
+        done
+        set -- $(printf '%s' "$pairs" | sort -n | sed -n 2p)
+        r=$1 ours=$2 ibw=$3
+        info "verbs probe and ib_write_bw, the median of 3 alternating pairs: $ours Gb/s; ib_write_bw: $ibw Gb/s; ratio $r (pairs: $(printf '%s' "$pairs" | cut -d' ' -f1 | tr '\n' ' ')) (size $SIZE, $ITER iterations, ${qps:-?} QP each)"
         ge "$ours" 0.01 && res "PASS verbs-probe" || res "FAIL verbs-probe: rate '$ours' Gb/s"
-        if [ -z "$ibw" ]; then
-                res "FAIL ib_write_bw: $(tail -2 /tmp/ibc.out | tr '\n' ' ')"
-                return 1
-        fi
-        r=$(ratio "$ours" "$ibw")
-        info "verbs probe / ib_write_bw = $r"
         ge "$r" 0.5 && res "PASS verbs-probe-vs-ib_write_bw" ||
                 res "FAIL verbs-probe-vs-ib_write_bw: ratio $r below 0.5"
 }
