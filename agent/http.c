@@ -245,7 +245,8 @@ static int start_daemon(struct http_server *s, const union netaddr *a, struct er
         unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
                          (a->sa.sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
         struct http_guard_limits lim = {
-                .pending_max = HTTP_PENDING_MAX, .pending_per_addr = HTTP_PENDING_PER_ADDR,
+                .pending_max = s->o.pending_max ? s->o.pending_max : HTTP_PENDING_MAX,
+                .pending_per_addr = s->o.pending_per_addr ? s->o.pending_per_addr : HTTP_PENDING_PER_ADDR,
                 .header_timeout_ms = s->o.header_timeout_s * 1000, .tls = !s->o.insecure_loopback,
         };
         int r = http_guard_start(&s->guard, &lim, e);
@@ -287,6 +288,9 @@ int http_start(const struct http_options *o, struct http_server **ret, struct er
 
         if (r < 0)
                 return r;
+        if (!o->timeout_s || !o->header_timeout_s)     /* a zero deadline would shut every connection at once */
+                return errbuf_set(e, EINVAL, "listen", "the request and header timeouts must be at least 1 s (%u s, %u s)",
+                                  o->timeout_s, o->header_timeout_s);
         if (o->insecure_loopback && !loopback)
                 return errbuf_set(e, EPERM, "listen", "'%s' is not a loopback address; plain HTTP is refused there, configure tls",
                                   o->listen);

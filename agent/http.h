@@ -43,6 +43,9 @@ struct http_options {
         unsigned timeout_s;                     /* idle connections are closed after it */
         unsigned header_timeout_s;              /* from accept to a request's headers */
         unsigned max_connections;               /* 0: the agent's HTTP_CONNECTIONS_MAX */
+        /* Unauthenticated connections in all and per client address; 0: the agent's budgets
+         * (a server that stands for many endpoints, such as the load generator, widens them). */
+        unsigned pending_max, pending_per_addr;
         http_handler_t handler;
         void *userdata;
 };

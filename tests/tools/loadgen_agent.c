@@ -252,7 +252,8 @@ int main(int argc, char **argv)
                 { "client-ca", required_argument, NULL, 'a' }, { "apply-ms", required_argument, NULL, 'm' },
                 { 0 },
         };
-        struct http_options o = { .max_body = 1u << 20, .timeout_s = 30, .max_connections = 8192, .handler = handle };
+        struct http_options o = { .max_body = 1u << 20, .timeout_s = 30, .header_timeout_s = 5, .max_connections = 8192,
+                                  .pending_max = 4096, .pending_per_addr = 4096, .handler = handle };
         struct sigaction sa = { .sa_handler = on_signal };
         struct http_server *srv = NULL;
         struct errbuf e = { 0 };
