@@ -96,7 +96,7 @@ static int check_host(struct jsonv *v, const json_t *j, void *obj)
 
 static int check_switch_name(struct jsonv *v, const json_t *j, void *obj)
 {
-        return jsonv_check_chars(v, "switch name", json_string_value(j), "-_.");
+        return jsonv_check_switch_name(v, json_string_value(j));
 }
 
 static int check_user(struct jsonv *v, const json_t *j, void *obj)
@@ -104,17 +104,13 @@ static int check_user(struct jsonv *v, const json_t *j, void *obj)
         return jsonv_check_chars(v, "user", json_string_value(j), "-_.");
 }
 
-static int check_port_name(struct jsonv *v, const char *s)
-{
-        return jsonv_check_chars(v, "port name", s, "-_./:");
-}
 
 static int parse_ports(struct jsonv *v, const json_t *j, void *obj)
 {
         struct switch_config *sw = obj;
         size_t n;
         int r = jsonv_string_array(v, j, "port", STATE_PORTS_MAX, sw->ports[0], sizeof(sw->ports[0]), &n,
-                                   check_port_name);
+                                   jsonv_check_port_name);
 
         sw->n_ports = r < 0 ? 0 : (unsigned)n;
         return r;
@@ -320,7 +316,7 @@ static int parse_link(struct jsonv *v, const char *ifname, const json_t *val, st
 {
         const char *s = json_string_value(val), *colon = s ? strchr(s, ':') : NULL;
         char q[80];
-        int r = jsonv_check_chars(v, "interface name", ifname, "-_.@");
+        int r = jsonv_check_ifname(v, ifname);
 
         if (r >= 0 && strlen(ifname) >= 16)
                 r = jsonv_error(v, "interface name '%s' is longer than 15 characters", jsonv_quote(ifname, q, sizeof(q)));
@@ -336,10 +332,10 @@ static int parse_link(struct jsonv *v, const char *ifname, const json_t *val, st
                 snprintf(l->iface, sizeof(l->iface), "%s", ifname);
                 snprintf(l->sw, sizeof(l->sw), "%.*s", (int)(colon - s), s);
                 snprintf(l->port, sizeof(l->port), "%s", colon + 1);
-                r = jsonv_check_chars(v, "switch name", l->sw, "-_.");
+                r = jsonv_check_switch_name(v, l->sw);
         }
         if (r >= 0)
-                r = jsonv_check_chars(v, "port name", l->port, "-_./:");
+                r = jsonv_check_port_name(v, l->port);
         jsonv_pop(v);
         return r;
 }

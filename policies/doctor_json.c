@@ -262,17 +262,17 @@ static int if_rates(struct jsonv *v, const json_t *j, void *obj)
  */
 static int check_switch_name(struct jsonv *v, const json_t *j, void *obj)
 {
-        return jsonv_check_chars(v, "switch name", json_string_value(j), "-_.");
+        return jsonv_check_switch_name(v, json_string_value(j));
 }
 
 static int check_iface_name(struct jsonv *v, const json_t *j, void *obj)
 {
-        return jsonv_check_chars(v, "interface name", json_string_value(j), "-_.@+");
+        return jsonv_check_ifname(v, json_string_value(j));
 }
 
 static int check_port_name(struct jsonv *v, const json_t *j, void *obj)
 {
-        return jsonv_check_chars(v, "port name", json_string_value(j), "-_./:");
+        return jsonv_check_port_name(v, json_string_value(j));
 }
 
 static const struct jsonv_field iface_fields[] = {

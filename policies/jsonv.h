@@ -166,6 +166,13 @@ int jsonv_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_le
 /* Checks on strings already read (the path points at the value). */
 /* Only letters, digits and the characters in `extra`. */
 int jsonv_check_chars(struct jsonv *v, const char *what, const char *s, const char *extra);
+/*
+ * Names as every document accepts them alike (a policy's targets, the agent
+ * configuration, doctor's facts): the characters only, lengths are the caller's.
+ */
+int jsonv_check_ifname(struct jsonv *v, const char *s);         /* letters, digits, "-_.@+" */
+int jsonv_check_switch_name(struct jsonv *v, const char *s);    /* letters, digits, "-_." */
+int jsonv_check_port_name(struct jsonv *v, const char *s);      /* letters, digits, "-_./:" */
 /* A name or fnmatch(3) glob of at most max_len characters, brackets balanced. */
 int jsonv_check_glob(struct jsonv *v, const char *what, const char *s, size_t max_len);
 /* "host:port" or "[v6addr]:port", port 1-65535. */

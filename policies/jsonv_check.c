@@ -22,6 +22,24 @@ int jsonv_check_chars(struct jsonv *v, const char *what, const char *s, const ch
         return 0;
 }
 
+#define IFNAME_CHARS "-_.@+"
+#define GLOB_CHARS "*?[]!^"
+
+int jsonv_check_ifname(struct jsonv *v, const char *s)
+{
+        return jsonv_check_chars(v, "interface name", s, IFNAME_CHARS);
+}
+
+int jsonv_check_switch_name(struct jsonv *v, const char *s)
+{
+        return jsonv_check_chars(v, "switch name", s, "-_.");
+}
+
+int jsonv_check_port_name(struct jsonv *v, const char *s)
+{
+        return jsonv_check_chars(v, "port name", s, "-_./:");
+}
+
 /* fnmatch(3) brackets: every '[' closed by a later ']' with something between, no nesting. */
 static int check_brackets(struct jsonv *v, const char *what, const char *s)
 {
@@ -69,7 +87,7 @@ int jsonv_check_glob(struct jsonv *v, const char *what, const char *s, size_t ma
 
         if (streq(s, ".") || streq(s, ".."))
                 return jsonv_error(v, "%s '%s' is not a valid name", what, s);
-        r = jsonv_check_chars(v, what, s, "-_.@+*?[]!^");
+        r = jsonv_check_chars(v, what, s, IFNAME_CHARS GLOB_CHARS);
         if (r >= 0)
                 r = check_brackets(v, what, s);
         if (r < 0)

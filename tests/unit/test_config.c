@@ -217,7 +217,7 @@ static void test_links(void)
         bad("{\"links\":{\"eth0\":\":swp1\"}}", "$.links.eth0", "':swp1' is not 'SWITCH:PORT' (each 1-63 characters)");
         bad("{\"links\":{\"eth0\":7}}", "$.links.eth0", "expected string, found integer");
         bad("{\"links\":{\"eth 0\":\"leaf1:swp1\"}}", "$.links", "interface name 'eth 0' has character ' '; "
-            "allowed: letters, digits and '-_.@'");
+            "allowed: letters, digits and '-_.@+'");
 }
 
 static void test_missing_file(void)
