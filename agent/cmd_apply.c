@@ -8,6 +8,7 @@
 #include "drift.h"
 #include "log.h"
 #include "progress.h"
+#include "txlock.h"
 #include "txn.h"
 
 struct session {
@@ -38,6 +39,16 @@ static void *open_journal(void *arg)
         return NULL;
 }
 
+/* A session without its journal yet: the environment, progress lines on a terminal. */
+static void session_init(struct cli *c, struct session *s)
+{
+        memset(s, 0, sizeof(*s));
+        txn_env_init(&s->env, &c->config, NULL);
+        progress_init(&s->progress, progress_mode_for(STDERR_FILENO, false, c->json, false), stderr);
+        if (s->progress.mode != PROGRESS_OFF)
+                s->env.progress = &s->progress;
+}
+
 /*
  * The session over the journal o opened (or failed to) and, when lock is set, the
  * lock (which recovers first). *ret_recovered: how many interrupted transactions
@@ -48,18 +59,11 @@ static int session_adopt(struct cli *c, struct session *s, struct opening *o, bo
         char buf[1100];
         int r = o->r;
 
-        memset(s, 0, sizeof(*s));
-        s->env.lock_fd = -1;
-        s->journal = o->journal;
+        session_init(c, s);
+        s->journal = s->env.journal = o->journal;
         *ret_recovered = 0;
-        if (r >= 0) {
-                txn_env_init(&s->env, &c->config, s->journal);
-                progress_init(&s->progress, progress_mode_for(STDERR_FILENO, false, c->json, false), stderr);
-                if (s->progress.mode != PROGRESS_OFF)
-                        s->env.progress = &s->progress;
-                if (lock)
-                        r = *ret_recovered = txn_lock_recovering(&s->env, false, &o->e);
-        }
+        if (r >= 0 && lock)
+                r = *ret_recovered = txn_lock_recovering(&s->env, false, &o->e);
         if (r < 0) {
                 fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&o->e, buf, sizeof(buf)));
                 journal_close(s->journal);
@@ -171,6 +175,15 @@ static int parse_uint_opt(struct cli *c, const char *opt, const char *v, unsigne
         return 0;
 }
 
+/* No switch among the targets: the plan's first half may run before the journal is there. */
+static bool hosts_only(const struct plan *plan)
+{
+        for (unsigned i = 0; i < plan->n; i++)
+                if (plan->v[i].t.kind == TARGET_SWITCH)
+                        return false;
+        return true;
+}
+
 int cmd_apply(struct cli *c)
 {
         struct opening o = { .state_dir = c->config.state_dir };
@@ -181,7 +194,7 @@ int cmd_apply(struct cli *c)
         struct plan plan;
         pthread_t opener;
         const char *file = NULL;
-        int confirm = -1, rc, r, recovered;
+        int confirm = -1, rc = 0, r = 0;
         bool threaded;
         char buf[1100];
 
@@ -202,38 +215,59 @@ int cmd_apply(struct cli *c)
                 fprintf(stderr, "%s", apply_usage);
                 return EXIT_INVALID;
         }
-        if (policy_load_file(file, &p, &e) < 0) {
-                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
-                return EXIT_INVALID;
-        }
         /*
-         * The journal opens on a thread of its own while the plan finds the targets:
-         * both only read. Should the lock's recovery restore an interrupted transaction,
-         * the plan is made again, from the node as that left it.
+         * The journal opens on a thread of its own (SQLite reads its schema and its WAL
+         * back) while this one validates the policy, takes the lock and reads the plan:
+         * up to the snapshot nothing needs the journal. Should the lock's recovery then
+         * restore an interrupted transaction, the plan is made again, from the node as
+         * that left it.
          */
-        txn_result_init(&res);
         threaded = pthread_create(&opener, NULL, open_journal, &o) == 0;
         if (!threaded)
                 open_journal(&o);
-        plan_init(&plan, &(struct plan_env){ .config = &c->config });
-        r = plan_for_policy(&plan, p, 0, &res.error);
+        session_init(c, &s);
+        txn_result_init(&res);
+        plan_init(&plan, &s.env.plan);
+        if (policy_load_file(file, &p, &e) < 0) {
+                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
+                rc = EXIT_INVALID;
+        } else if (txlock_acquire(c->config.state_dir, false, &s.env.lock_fd, &e) < 0) {
+                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
+                rc = EXIT_RUNTIME;
+        } else {
+                r = plan_for_policy(&plan, p, 0, &res.error);
+                if (r >= 0 && hosts_only(&plan))
+                        txn_prepare(&s.env, "apply", &p->verify, &plan, &res);
+        }
         if (threaded)
                 pthread_join(opener, NULL);
-        rc = session_adopt(c, &s, &o, true, &recovered);
-        if (rc) {
-                plan_free(&plan);
-                policy_free(p);
-                return rc;
+        s.journal = s.env.journal = o.journal;
+        if (!rc && o.r < 0) {
+                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&o.e, buf, sizeof(buf)));
+                rc = EXIT_RUNTIME;
         }
-        if (recovered > 0) {
-                plan_free(&plan);
-                txn_result_done(&res);
-                txn_result_init(&res);
-                txn_plan_init(&s.env, &plan);
-                r = plan_for_policy(&plan, p, 0, &res.error);
+        if (!rc) {
+                int recovered = txn_recover(&s.env, &e);
+
+                if (recovered < 0) {
+                        fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
+                        rc = EXIT_RUNTIME;
+                } else if (recovered > 0) {
+                        txn_unprepare(&s.env, &plan);
+                        plan_free(&plan);
+                        txn_result_done(&res);
+                        txn_result_init(&res);
+                        txn_plan_init(&s.env, &plan);
+                        r = plan_for_policy(&plan, p, 0, &res.error);
+                }
         }
-        txn_apply_plan(&s.env, p, confirm, &plan, r, &res);
-        rc = print_result(c, &res);
+        if (!rc) {
+                txn_apply_plan(&s.env, p, confirm, &plan, r, &res);
+                rc = print_result(c, &res);
+        } else {
+                txn_unprepare(&s.env, &plan);
+                plan_free(&plan);
+        }
         txn_result_done(&res);
         policy_free(p);
         session_done(&s);

@@ -85,37 +85,40 @@ static int read_back(struct plan *p, struct errbuf *e)
         return 0;
 }
 
-/* Keep every target's live state as its snapshot, in the journal first. */
-static int save_snapshot(struct txn_env *env, struct plan *p, struct txn_result *res)
+/* Every target's live state becomes its snapshot (->before), and its text the journal's row. */
+static int snapshot_rows(struct plan *p, struct txn_prepared *prep)
 {
-        struct journal_snapshot *rows = calloc(p->n ? p->n : 1, sizeof(*rows));
-        int r = 0;
-
-        if (!rows)
+        prep->rows = calloc(p->n ? p->n : 1, sizeof(*prep->rows));
+        if (!prep->rows)
                 return -ENOMEM;
-        for (unsigned i = 0; i < p->n && r >= 0; i++) {
+        prep->n_rows = p->n;
+        for (unsigned i = 0; i < p->n; i++) {
                 struct plan_target *pt = &p->v[i];
+                struct journal_snapshot *row = &prep->rows[i];
                 json_t *j;
 
                 if (!pt->before)
                         pt->before = calloc(pt->n_units ? pt->n_units : 1, sizeof(*pt->before));
-                if (!pt->before) {
-                        r = -ENOMEM;
-                        break;
-                }
+                if (!pt->before)
+                        return -ENOMEM;
                 memcpy(pt->before, pt->live, pt->n_units * sizeof(*pt->before));
                 j = state_units_to_json(pt->before, target_unit_names(&pt->t), pt->n_units);
-                snprintf(rows[i].target, sizeof(rows[i].target), "%s", pt->t.name);
-                rows[i].kind = pt->t.kind;
-                rows[i].fields = pt->want;
-                rows[i].state_json = j ? jsonw_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+                snprintf(row->target, sizeof(row->target), "%s", pt->t.name);
+                row->kind = pt->t.kind;
+                row->fields = pt->want;
+                row->state_json = j ? jsonw_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
                 json_decref(j);
-                if (!rows[i].state_json)
-                        r = -ENOMEM;
+                if (!row->state_json)
+                        return -ENOMEM;
         }
-        if (r >= 0)
-                r = journal_snapshot(env->journal, res->tx, rows, p->n, &res->error);
-        journal_snapshots_free(rows, p->n);
+        return 0;
+}
+
+/* The snapshot in the journal: the way back, before anything is touched. */
+static int save_snapshot(struct txn_env *env, struct txn_result *res)
+{
+        int r = journal_snapshot(env->journal, res->tx, env->prep.rows, env->prep.n_rows, &res->error);
+
         if (r >= 0) {
                 res->state = TXN_SNAPSHOTTED;
                 txn_crashpoint(env, "snapshotted");
@@ -304,42 +307,74 @@ static int plan_phase(struct plan *p, const char *kind, const struct policy_veri
         return r;
 }
 
-int txn_run(struct txn_env *env, const char *kind, const char *policy_json, const struct policy_verify *verify,
-            unsigned confirm_timeout_s, struct plan *p, struct txn_result *res)
+int txn_prepare(struct txn_env *env, const char *kind, const struct policy_verify *verify, struct plan *p,
+                struct txn_result *res)
 {
-        _cleanup_free_ char *changes = NULL;
-        struct txn_switch_envs armed = { 0 };
+        struct txn_prepared *prep = &env->prep;
         int r;
 
-        r = check_no_pending(env, res);
-        if (r < 0) {
-                txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "busy");
-                return r;
-        }
+        txn_unprepare(env, p);
+        prep->done = true;
         /* Switches apply with their native commit-confirm timer; the gate's pass commits it. */
-        r = txn_switch_arm(p, txn_switch_timer_s(env, verify), &armed);
+        r = txn_switch_arm(p, txn_switch_timer_s(env, verify), &prep->armed);
         if (r < 0) {
                 txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
-                goto out;
+                return prep->r = r;
         }
         r = plan_phase(p, kind, verify, res);
         if (r < 0)
-                goto out;
+                return prep->r = r;
+        json_decref(res->changes);
         res->changes = plan_changes_json(p);
-        if (!res->changes) {
-                r = -ENOMEM;
+        if (res->changes && p->n_changes)
+                prep->changes = txn_json_text(res->changes);
+        if (!res->changes || (p->n_changes && (!prep->changes || snapshot_rows(p, prep) < 0))) {
                 txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
-                goto out;
+                return prep->r = errbuf_set(&res->error, ENOMEM, NULL, "out of memory");
         }
+        return prep->r = 0;
+}
+
+void txn_unprepare(struct txn_env *env, struct plan *p)
+{
+        struct txn_prepared *prep = &env->prep;
+
+        txn_switch_disarm(p, &prep->armed);
+        free(prep->changes);
+        journal_snapshots_free(prep->rows, prep->n_rows);
+        *prep = (struct txn_prepared){ 0 };
+}
+
+static int busy(struct txn_env *env, struct txn_result *res)
+{
+        int r = check_no_pending(env, res);
+
+        if (r < 0)
+                txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "busy");
+        return r;
+}
+
+int txn_run(struct txn_env *env, const char *kind, const char *policy_json, const struct policy_verify *verify,
+            unsigned confirm_timeout_s, struct plan *p, struct txn_result *res)
+{
+        bool ahead = env->prep.done;
+        int r;
+
+        /* Prepared ahead (apply, while its journal opened), it only read: is the node busy now? */
+        r = busy(env, res);
+        if (r < 0)
+                goto out;
+        r = ahead ? env->prep.r : txn_prepare(env, kind, verify, p, res);
+        if (r < 0)
+                goto out;
         if (p->n_changes == 0) {
                 r = nothing_to_do(env, kind, p->policy, policy_json, res);
                 goto out;
         }
-        changes = txn_json_text(res->changes);
         /* Without a baseline probe nothing happens before the snapshot: one commit up to APPLYING. */
         if (!verify || verify->probe == POLICY_PROBE_NONE)
                 txn_group_begin(env, true, res);
-        r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, changes, env->idempotency_key,
+        r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, env->prep.changes, env->idempotency_key,
                                 &res->tx, &res->error);
         if (r < 0) {
                 txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
@@ -349,7 +384,7 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_json, cons
         r = baseline(env, verify, res);
         if (r < 0)
                 goto out;
-        r = save_snapshot(env, p, res);
+        r = save_snapshot(env, res);
         if (r < 0) {
                 txn_record_final(env, res, TXN_ROLLED_BACK, EXIT_RUNTIME, "aborted");
                 goto out;
@@ -359,6 +394,6 @@ out:
         if (txn_group_end(env, res) < 0 && r >= 0)
                 r = -EIO;
         plan_close(p);
-        txn_switch_disarm(p, &armed);
+        txn_unprepare(env, p);
         return r;
 }

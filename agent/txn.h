@@ -52,6 +52,23 @@ struct txn_hooks {
                      struct txn_probe *ret, struct errbuf *e);
 };
 
+/* Per-transaction driver settings of switch targets (the armed commit-confirm timer). */
+struct txn_switch_envs {
+        unsigned n;
+        struct driver_env *envs;
+        const struct driver_env **saved;        /* the targets' own env pointers */
+};
+
+/* The half of a transaction that needs no journal, done ahead (txn_prepare()). */
+struct txn_prepared {
+        bool done;
+        int r;                          /* what it returned; < 0: the result says why */
+        struct txn_switch_envs armed;   /* switch targets' timers, disarmed when the transaction ends */
+        char *changes;                  /* the change list as the journal keeps it (owned) */
+        struct journal_snapshot *rows;  /* [n_rows]: each target's snapshot as the journal keeps it (owned) */
+        unsigned n_rows;
+};
+
 struct txn_env {
         const struct agent_config *config;
         struct journal *journal;        /* owned by whoever opened it */
@@ -63,6 +80,7 @@ struct txn_env {
         const char *idempotency_key;    /* the request's key, journaled with the transaction, or NULL */
         struct progress *progress;      /* the probes' runs as they end (apply on a terminal); NULL = none */
         bool grouped;                   /* journal writes go into one commit (txn_group_begin) */
+        struct txn_prepared prep;       /* the transaction's first half when done ahead, else zero */
 };
 
 struct txn_result {
@@ -146,6 +164,21 @@ int txn_restore_tx(struct txn_env *env, int64_t tx, const char *restored_by, str
  */
 int txn_run(struct txn_env *env, const char *kind, const char *policy_json, const struct policy_verify *verify,
             unsigned confirm_timeout_s, struct plan *p, struct txn_result *ret);
+
+/*
+ * txn_run()'s first half, which needs no journal: switch targets' timers armed, the
+ * plan read and checked (plan_read, plan_check), the probe pinned, the change list
+ * and every target's snapshot as the journal will keep them. txn_run() does it itself
+ * after checking that no change is pending; `apply` does it ahead, while its journal
+ * opens, and txn_run() then checks for a pending change before writing anything.
+ * Only for plans without switch targets (whose sessions a pending change may hold).
+ * Kept in env->prep until txn_run() ends; txn_unprepare() drops it when the plan is
+ * made again instead (res->changes, which it set, stays with the result). Returns
+ * what txn_run() would have (its error in res).
+ */
+int txn_prepare(struct txn_env *env, const char *kind, const struct policy_verify *verify, struct plan *p,
+                struct txn_result *res);
+void txn_unprepare(struct txn_env *env, struct plan *p);
 
 /* A plan over this env's targets and drivers (plan_init with env->plan). */
 void txn_plan_init(const struct txn_env *env, struct plan *ret);

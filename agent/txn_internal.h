@@ -78,12 +78,6 @@ int txn_spawn_watchdog(struct txn_env *env, int64_t tx, struct errbuf *e);
 
 /* ---- txn_switch.c: switch targets in a transaction ---- */
 
-/* Per-transaction driver settings of switch targets (the armed commit-confirm timer). */
-struct txn_switch_envs {
-        unsigned n;
-        struct driver_env *envs;
-        const struct driver_env **saved;        /* the targets' own env pointers */
-};
 /* Seconds of the vendor commit-confirm timer: read-back, settle and post probe plus a margin. */
 unsigned txn_switch_timer_s(const struct txn_env *env, const struct policy_verify *v);
 /* Point every switch target at a copy of its settings with the timer set; disarm puts them back. */
