@@ -93,16 +93,11 @@ static int want_help(struct cli *c, const char *usage)
         return 0;
 }
 
-static void print_changes(const json_t *changes)
+static void print_changes(const struct txn_result *r)
 {
-        size_t i;
-        json_t *ch;
-
-        json_array_foreach(changes, i, ch)
-                printf("  %s %s: %s -> %s\n", json_string_value(json_object_get(ch, "target")),
-                       json_string_value(json_object_get(ch, "key")),
-                       json_string_value(json_object_get(ch, "from")),
-                       json_string_value(json_object_get(ch, "to")));
+        for (unsigned i = 0; i < r->n_changes; i++)
+                printf("  %s %s: %s -> %s\n", r->changes[i].target, r->changes[i].d.key, r->changes[i].d.from,
+                       r->changes[i].d.to);
 }
 
 /* "; restored switch 'leaf1' by vendor-abort, interface 'vA' by driver-reapply" */
@@ -145,7 +140,7 @@ static int print_result(struct cli *c, const struct txn_result *r)
                 putchar('\n');
                 if (r->baseline.ran || r->post.ran)
                         printf("  probe: %s\n", plan_probe_str(&r->pin, buf, sizeof(buf)));
-                print_changes(r->changes);
+                print_changes(r);
         }
         if (r->error.msg[0])
                 fprintf(stderr, "%s: %s%s\n", c->prog, errbuf_str(&r->error, buf, sizeof(buf)),

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include <ctype.h>
+#include <inttypes.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "journal_internal.h"
+#include "jsonw.h"
 #include "statedir.h"
 
 struct journal {
@@ -88,6 +90,13 @@ static const struct db_migration migrations[] = {
                  "ALTER TABLE transactions ADD COLUMN rollback_ms REAL;"
                  "CREATE INDEX IF NOT EXISTS transactions_rollbacks ON transactions(rollback_ms)"
                  " WHERE rollback_ms IS NOT NULL" },
+        /* One row per transaction for its snapshot (one B-tree insert, not two per target), in order. */
+        { .sql = "CREATE TABLE IF NOT EXISTS snapshot_sets ("
+                 " tx INTEGER PRIMARY KEY REFERENCES transactions(id), rows_json TEXT NOT NULL);"
+                 "INSERT OR IGNORE INTO snapshot_sets (tx, rows_json)"
+                 " SELECT tx, json_group_array(json_object('fields', fields, 'kind', kind, 'state', json(state_json),"
+                 " 'target', target)) FROM (SELECT * FROM snapshots ORDER BY tx, rowid) GROUP BY tx;"
+                 "DROP TABLE snapshots;" },
 };
 
 bool journal_key_valid(const char *key)
@@ -284,26 +293,44 @@ struct snapshot_args {
         unsigned n;
 };
 
+/* [{"fields": F, "kind": K, "state": STATE, "target": NAME}, ...] in the rows' order. */
+static char *snapshot_text(const struct journal_snapshot *rows, unsigned n)
+{
+        struct jsonw_out o = { 0 };
+        char num[48];
+
+        jsonw_raw(&o, "[");
+        for (unsigned i = 0; i < n; i++) {
+                snprintf(num, sizeof(num), "%s{\"fields\":%" PRIu32 ",\"kind\":%d,\"state\":", i ? "," : "",
+                         rows[i].fields, rows[i].kind);
+                jsonw_raw(&o, num);
+                jsonw_raw(&o, rows[i].state_json);
+                jsonw_raw(&o, ",\"target\":");
+                jsonw_string(&o, rows[i].target);
+                jsonw_raw(&o, "}");
+        }
+        jsonw_raw(&o, "]");
+        return jsonw_finish(&o);
+}
+
 static int do_snapshot(struct db *d, void *arg, struct errbuf *e)
 {
-        static const char sql[] = "INSERT OR REPLACE INTO snapshots (tx, target, kind, fields, state_json)"
-                                  " VALUES (?, ?, ?, ?, ?)";
+        static const char sql[] = "INSERT OR REPLACE INTO snapshot_sets (tx, rows_json) VALUES (?, ?)";
         const struct snapshot_args *a = arg;
         struct record_args rec = { a->tx, TXN_SNAPSHOTTED, NULL };
+        _cleanup_free_ char *text = snapshot_text(a->rows, a->n);
         sqlite3_stmt *st;
-        int r = db_cached(d, sql, &st, e);
+        int r;
 
-        for (unsigned i = 0; r >= 0 && i < a->n; i++) {
-                sqlite3_bind_int64(st, 1, a->tx);
-                sqlite3_bind_text(st, 2, a->rows[i].target, -1, SQLITE_STATIC);
-                sqlite3_bind_int(st, 3, a->rows[i].kind);
-                sqlite3_bind_int64(st, 4, a->rows[i].fields);
-                sqlite3_bind_text(st, 5, a->rows[i].state_json, -1, SQLITE_STATIC);
-                r = db_step_done(d, st, e);
-                sqlite3_reset(st);
-        }
-        if (r >= 0)
-                db_uncache(d, sql, st);
+        if (!text)
+                return errbuf_set(e, ENOMEM, d->path, "out of memory");
+        r = db_cached(d, sql, &st, e);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(st, 1, a->tx);
+        sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+        r = db_step_done(d, st, e);
+        db_uncache(d, sql, st);
         return r < 0 ? r : do_record(d, &rec, e);
 }
 

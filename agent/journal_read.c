@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The journal's queries: transactions, snapshots, steps, revisions. */
 #include "journal_internal.h"
+#include "jsonw.h"
 
 static int prepare(struct journal *j, const char *sql, sqlite3_stmt **ret, struct errbuf *e)
 {
@@ -158,43 +159,63 @@ void journal_snapshots_free(struct journal_snapshot *rows, unsigned n)
         free(rows);
 }
 
+/* The rows of one snapshot set (journal.c's snapshot_text()); -EBADMSG when the text is not that shape. */
+static int snapshot_rows(const char *text, struct journal_snapshot **ret, unsigned *ret_n)
+{
+        json_auto_t *arr = json_loads(text, 0, NULL);
+        struct journal_snapshot *rows;
+        size_t i;
+        json_t *o;
+
+        if (!json_is_array(arr))
+                return -EBADMSG;
+        rows = calloc(json_array_size(arr) ? json_array_size(arr) : 1, sizeof(*rows));
+        if (!rows)
+                return -ENOMEM;
+        json_array_foreach(arr, i, o) {
+                const char *target = json_string_value(json_object_get(o, "target"));
+                const json_t *state = json_object_get(o, "state");
+
+                if (!target || !json_is_integer(json_object_get(o, "kind")) ||
+                    !json_is_integer(json_object_get(o, "fields")) || !state) {
+                        journal_snapshots_free(rows, i);
+                        return -EBADMSG;
+                }
+                snprintf(rows[i].target, sizeof(rows[i].target), "%s", target);
+                rows[i].kind = (int)json_integer_value(json_object_get(o, "kind"));
+                rows[i].fields = (uint32_t)json_integer_value(json_object_get(o, "fields"));
+                rows[i].state_json = jsonw_dumps(state, JSON_COMPACT | JSON_SORT_KEYS);
+                if (!rows[i].state_json) {
+                        journal_snapshots_free(rows, i);
+                        return -ENOMEM;
+                }
+        }
+        *ret = rows;
+        *ret_n = (unsigned)json_array_size(arr);
+        return 0;
+}
+
 int journal_load_snapshots(struct journal *j, int64_t tx, struct journal_snapshot **ret,
                            unsigned *ret_n, struct errbuf *e)
 {
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
-        struct journal_snapshot *rows = NULL;
-        unsigned n = 0;
-        int r = prepare(j, "SELECT target, kind, fields, state_json FROM snapshots WHERE tx = ?"
-                        " ORDER BY rowid", &st, e);
+        int r = prepare(j, "SELECT rows_json FROM snapshot_sets WHERE tx = ?", &st, e);
 
         if (r < 0)
                 return r;
+        *ret = NULL;
+        *ret_n = 0;
         sqlite3_bind_int64(st, 1, tx);
-        while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-                struct journal_snapshot *more = realloc(rows, (n + 1) * sizeof(*rows));
-
-                if (!more) {
-                        journal_snapshots_free(rows, n);
-                        return -ENOMEM;
-                }
-                rows = more;
-                db_col_copy(st, 0, rows[n].target, sizeof(rows[n].target));
-                rows[n].kind = sqlite3_column_int(st, 1);
-                rows[n].fields = (uint32_t)sqlite3_column_int64(st, 2);
-                rows[n].state_json = db_col_dup(st, 3);
-                n++;
-                if (!rows[n - 1].state_json) {
-                        journal_snapshots_free(rows, n);
-                        return -ENOMEM;
-                }
-        }
-        if (r != SQLITE_DONE) {
-                journal_snapshots_free(rows, n);
+        r = sqlite3_step(st);
+        if (r == SQLITE_DONE)
+                return 0;
+        if (r != SQLITE_ROW)
                 return read_error(j, e);
-        }
-        *ret = rows;
-        *ret_n = n;
-        return 0;
+        r = snapshot_rows((const char *)sqlite3_column_text(st, 0), ret, ret_n);
+        if (r == -EBADMSG)
+                return errbuf_set(e, EBADMSG, journal_db(j)->path, "the snapshot of transaction %lld is not a list of targets",
+                                  (long long)tx);
+        return r;
 }
 
 int journal_steps_json(struct journal *j, int64_t tx, char **ret, struct errbuf *e)

@@ -97,7 +97,7 @@ static int parse_common(struct cli *c, int argc, char **argv, int *ret_argc)
 
 int main(int argc, char **argv)
 {
-        struct cli c = { .prog = "nettune-agent" };
+        static struct cli c = { .prog = "nettune-agent" };     /* the configuration is 140 KiB: not on the stack */
         const struct command *cmd = NULL;
         struct errbuf e = { 0 };
         char buf[1100];
@@ -120,8 +120,9 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s: unknown command '%s'; see '%s --help'\n", c.prog, argv[1], c.prog);
                 return EXIT_INVALID;
         }
-        config_defaults(&c.config);
-        if (cmd->needs_config && c.config_path && config_load(c.config_path, &c.config, &e) < 0) {
+        if (!cmd->needs_config || !c.config_path)
+                config_defaults(&c.config);
+        else if (config_load(c.config_path, &c.config, &e) < 0) {
                 fprintf(stderr, "%s: %s; nothing was changed\n", c.prog, errbuf_str(&e, buf, sizeof(buf)));
                 return EXIT_INVALID;
         }

@@ -307,6 +307,25 @@ static int plan_phase(struct plan *p, const char *kind, const struct policy_veri
         return r;
 }
 
+/* The plan's differences, target by target, as the result's change list. */
+static int list_changes(const struct plan *p, struct txn_result *res)
+{
+        unsigned n = 0;
+
+        free(res->changes);
+        res->changes = calloc(p->n_changes ? p->n_changes : 1, sizeof(*res->changes));
+        res->n_changes = 0;
+        if (!res->changes)
+                return -ENOMEM;
+        for (unsigned i = 0; i < p->n; i++)
+                for (unsigned k = 0; k < p->v[i].diff.n && n < p->n_changes; k++, n++) {
+                        snprintf(res->changes[n].target, sizeof(res->changes[n].target), "%s", p->v[i].t.name);
+                        res->changes[n].d = p->v[i].diff.entries[k];
+                }
+        res->n_changes = n;
+        return 0;
+}
+
 int txn_prepare(struct txn_env *env, const char *kind, const struct policy_verify *verify, struct plan *p,
                 struct txn_result *res)
 {
@@ -324,11 +343,10 @@ int txn_prepare(struct txn_env *env, const char *kind, const struct policy_verif
         r = plan_phase(p, kind, verify, res);
         if (r < 0)
                 return prep->r = r;
-        json_decref(res->changes);
-        res->changes = plan_changes_json(p);
-        if (res->changes && p->n_changes)
-                prep->changes = txn_json_text(res->changes);
-        if (!res->changes || (p->n_changes && (!prep->changes || snapshot_rows(p, prep) < 0))) {
+        r = list_changes(p, res);
+        if (r >= 0 && p->n_changes)
+                prep->changes = txn_changes_text(res);
+        if (r < 0 || (p->n_changes && (!prep->changes || snapshot_rows(p, prep) < 0))) {
                 txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
                 return prep->r = errbuf_set(&res->error, ENOMEM, NULL, "out of memory");
         }

@@ -45,6 +45,12 @@ struct txn_probe {
 
 struct txn_env;
 
+/* One change the transaction makes: a difference of one of its targets. */
+struct txn_change {
+        char target[64];
+        struct diff_entry d;
+};
+
 /* How the transaction measures; the default (txn_env_init) uses the probe engines. Unit tests put a fake here. */
 struct txn_hooks {
         /* Measure the pinned probe: fill ret (all runs, median, path). phase "baseline" or "post". */
@@ -64,7 +70,7 @@ struct txn_prepared {
         bool done;
         int r;                          /* what it returned; < 0: the result says why */
         struct txn_switch_envs armed;   /* switch targets' timers, disarmed when the transaction ends */
-        char *changes;                  /* the change list as the journal keeps it (owned) */
+        char *changes;                  /* the change list as the journal keeps it (txn_changes_text, owned) */
         struct journal_snapshot *rows;  /* [n_rows]: each target's snapshot as the journal keeps it (owned) */
         unsigned n_rows;
 };
@@ -90,7 +96,8 @@ struct txn_result {
         char result[32];                /* "committed", "rolled_back", "failed", "pending_confirm", "nothing_to_do", "refused" */
         char restored_by[32];           /* "" or "gate", "readback", "error", "confirm-timeout", "recovery" */
         struct errbuf error;
-        json_t *changes;                /* [{target, field, key, from, to}] (owned) */
+        struct txn_change *changes;     /* [n_changes]: what the plan changes (owned) */
+        unsigned n_changes;
         struct plan_probe pin;          /* the probe both measurements run (pinned in the plan phase) */
         struct txn_probe baseline, post;
         bool gated;                     /* the regression gate ran: gate_params and gate are set */
@@ -104,6 +111,10 @@ struct txn_result {
 
 void txn_env_init(struct txn_env *env, const struct agent_config *c, struct journal *j);
 void txn_result_init(struct txn_result *r);
+/* [{target, field, key, from, to}] of r->changes; NULL on ENOMEM. */
+json_t *txn_changes_json(const struct txn_result *r);
+/* The same as JSON text, as the journal keeps it (compact, keys sorted; caller frees); NULL on ENOMEM. */
+char *txn_changes_text(const struct txn_result *r);
 void txn_result_done(struct txn_result *r);
 /* {tx, state, result, exit_code, changes, probe:{baseline_gbps, post_gbps, baseline:{...}, post:{...},
  *  gate:{verdict, reason, ...} when the gate ran}, restored_by, error} */

@@ -28,8 +28,10 @@ void txn_result_done(struct txn_result *r)
 {
         if (!r)
                 return;
-        json_decref(r->changes);
+        free(r->changes);
+        r->changes = NULL;
+        r->n_changes = 0;
         json_decref(r->restores);
         json_decref(r->saves);
-        r->changes = r->restores = r->saves = NULL;
+        r->restores = r->saves = NULL;
 }

@@ -8,6 +8,48 @@ char *txn_json_text(const json_t *j)
         return j ? jsonw_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 }
 
+json_t *txn_changes_json(const struct txn_result *r)
+{
+        json_t *arr = json_array();
+
+        for (unsigned i = 0; arr && i < r->n_changes; i++) {
+                const struct txn_change *c = &r->changes[i];
+                json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "target", c->target, "field",
+                                      state_field_name(c->d.field), "key", c->d.key, "from", c->d.from, "to", c->d.to);
+
+                if (!o || json_array_append_new(arr, o) < 0) {
+                        json_decref(arr);
+                        return NULL;
+                }
+        }
+        return arr;
+}
+
+/* Written as it goes: the keys in jansson's sorted order, the bytes of jsonw_dumps(txn_changes_json()). */
+char *txn_changes_text(const struct txn_result *r)
+{
+        struct jsonw_out o = { 0 };
+
+        jsonw_raw(&o, "[");
+        for (unsigned i = 0; i < r->n_changes; i++) {
+                const struct txn_change *c = &r->changes[i];
+
+                jsonw_raw(&o, i ? ",{\"field\":" : "{\"field\":");
+                jsonw_string(&o, state_field_name(c->d.field));
+                jsonw_raw(&o, ",\"from\":");
+                jsonw_string(&o, c->d.from);
+                jsonw_raw(&o, ",\"key\":");
+                jsonw_string(&o, c->d.key);
+                jsonw_raw(&o, ",\"target\":");
+                jsonw_string(&o, c->target);
+                jsonw_raw(&o, ",\"to\":");
+                jsonw_string(&o, c->d.to);
+                jsonw_raw(&o, "}");
+        }
+        jsonw_raw(&o, "]");
+        return jsonw_finish(&o);
+}
+
 /* The CPU load seen while measuring; null when not measured. */
 static json_t *load_json(const struct measure_load *l)
 {
@@ -67,7 +109,7 @@ json_t *txn_result_to_json(const struct txn_result *r)
         return json_pack("{s:I, s:s, s:s, s:i, s:o, s:o, s:s?, s:O*, s:O*, s:s?, s:I, s:o*}",
                          "tx", (json_int_t)r->tx, "state", journal_state_name(r->state),
                          "result", r->result, "exit_code", r->exit_code,
-                         "changes", r->changes ? json_incref(r->changes) : json_array(),
+                         "changes", txn_changes_json(r),
                          "probe", probes_json(r),
                          "restored_by", r->restored_by[0] ? r->restored_by : NULL,
                          "restores", r->restores, "saves", r->saves,

@@ -237,6 +237,50 @@ void jsonw_newline(struct jsonw_out *o, size_t flags, unsigned depth, bool after
         indent(o, flags, depth, after_comma);
 }
 
+/* RFC 3629 UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF (jansson's utf8_check_string). */
+static bool utf8_valid(const unsigned char *s, size_t len)
+{
+        size_t i = 0;
+
+        while (i < len) {
+                unsigned char c = s[i];
+                unsigned n, cp;
+
+                if (c < 0x80) {
+                        i++;
+                        continue;
+                }
+                if (c >= 0xc2 && c <= 0xdf)
+                        n = 1, cp = c & 0x1f;
+                else if (c >= 0xe0 && c <= 0xef)
+                        n = 2, cp = c & 0x0f;
+                else if (c >= 0xf0 && c <= 0xf4)
+                        n = 3, cp = c & 0x07;
+                else
+                        return false;
+                for (unsigned k = 1; k <= n; k++) {
+                        if (i + k >= len || (s[i + k] & 0xc0) != 0x80)
+                                return false;
+                        cp = cp << 6 | (s[i + k] & 0x3f);
+                }
+                if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+                    (cp >= 0xd800 && cp <= 0xdfff))
+                        return false;
+                i += n + 1;
+        }
+        return true;
+}
+
+void jsonw_string(struct jsonw_out *o, const char *s)
+{
+        size_t len = strlen(s);
+
+        if (utf8_valid((const unsigned char *)s, len))
+                string(o, s, len);
+        else
+                o->failed = true;
+}
+
 void jsonw_value(struct jsonw_out *o, const json_t *j, size_t flags, unsigned depth)
 {
         if (flags & ~(size_t)(JSON_INDENT(0x1f) | JSON_COMPACT | JSON_SORT_KEYS))

@@ -32,6 +32,8 @@ struct jsonw_out {
 void jsonw_raw(struct jsonw_out *o, const char *s);
 /* What separates the members of a container at depth (the newline and indentation, or a space). */
 void jsonw_newline(struct jsonw_out *o, size_t flags, unsigned depth, bool after_comma);
+/* A string value as json_string() keeps it: invalid UTF-8 fails the document, as jansson refuses it. */
+void jsonw_string(struct jsonw_out *o, const char *s);
 /* j as it is written at depth of a document. */
 void jsonw_value(struct jsonw_out *o, const json_t *j, size_t flags, unsigned depth);
 /* The text (caller frees; o is empty again), or NULL when writing failed (o's buffer is freed then). */

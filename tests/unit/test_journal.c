@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 
 #include "journal.h"
@@ -90,6 +91,74 @@ static void test_lifecycle(void)
         CU_ASSERT_EQUAL(journal_record(j, 999, TXN_APPLYING, NULL, &e), -ENOENT);
         CU_ASSERT_EQUAL(journal_get(j, 999, &t, &e), -ENOENT);
         journal_close(j);
+        cleanup_dir();
+}
+
+static int count_rows(const char *sql)
+{
+        char path[128];
+        sqlite3 *db = NULL;
+        sqlite3_stmt *st = NULL;
+        int n = -1;
+
+        snprintf(path, sizeof(path), "%s/journal.db", dir);
+        if (sqlite3_open(path, &db) == SQLITE_OK && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
+                n = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        return n;
+}
+
+/* A journal from before snapshot sets: its per-target rows become one set per transaction, in order. */
+static void test_snapshot_sets_migration(void)
+{
+        struct journal *j = open_fresh();
+        struct journal_snapshot *rows = NULL;
+        struct errbuf e = { 0 };
+        int64_t tx1 = 0, tx2 = 0;
+        unsigned n = 0;
+        char path[128], sql[1024];
+        sqlite3 *db = NULL;
+
+        CU_ASSERT_EQUAL_FATAL(journal_begin(j, "apply", "p1", "{}", "[]", &tx1, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(journal_begin(j, "apply", "p2", "{}", "[]", &tx2, &e), 0);
+        journal_close(j);
+        snprintf(path, sizeof(path), "%s/journal.db", dir);
+        snprintf(sql, sizeof(sql),
+                 "DROP TABLE snapshot_sets;"
+                 "CREATE TABLE snapshots (tx INTEGER NOT NULL REFERENCES transactions(id), target TEXT NOT NULL,"
+                 " kind INTEGER NOT NULL, fields INTEGER NOT NULL, state_json TEXT NOT NULL,"
+                 " PRIMARY KEY (tx, target, kind));"
+                 "INSERT INTO snapshots VALUES (%lld, 'vB', 0, 1, '{\"mtu\":9000}'),"
+                 " (%lld, 'leaf1', 1, 3, '{\"ports\":{\"swp1\":{\"mtu\":9216,\"ecn\":{\"queue3\":{\"enabled\":true}}}}}'),"
+                 " (%lld, 'vA', 0, 1, '{\"mtu\":1500}'), (%lld, 'vA', 0, 1, '{\"mtu\":4200}');"
+                 "PRAGMA user_version = 5;", (long long)tx2, (long long)tx2, (long long)tx2, (long long)tx1);
+        CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+        CU_ASSERT_EQUAL(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(db);
+
+        CU_ASSERT_EQUAL_FATAL(journal_open(dir, &j, &e), 0);
+        CU_ASSERT_EQUAL(journal_load_snapshots(j, tx2, &rows, &n, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(n, 3);
+        CU_ASSERT_STRING_EQUAL(rows[0].target, "vB");
+        CU_ASSERT_STRING_EQUAL(rows[0].state_json, "{\"mtu\":9000}");
+        CU_ASSERT_STRING_EQUAL(rows[1].target, "leaf1");
+        CU_ASSERT_EQUAL(rows[1].kind, 1);
+        CU_ASSERT_EQUAL(rows[1].fields, 3);
+        CU_ASSERT_STRING_EQUAL(rows[1].state_json, "{\"ports\":{\"swp1\":{\"ecn\":{\"queue3\":{\"enabled\":true}},\"mtu\":9216}}}");
+        CU_ASSERT_STRING_EQUAL(rows[2].target, "vA");
+        CU_ASSERT_STRING_EQUAL(rows[2].state_json, "{\"mtu\":1500}");
+        journal_snapshots_free(rows, n);
+        CU_ASSERT_EQUAL(journal_load_snapshots(j, tx1, &rows, &n, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(n, 1);
+        CU_ASSERT_STRING_EQUAL(rows[0].state_json, "{\"mtu\":4200}");
+        journal_snapshots_free(rows, n);
+        CU_ASSERT_EQUAL(journal_load_snapshots(j, 999, &rows, &n, &e), 0);
+        CU_ASSERT_EQUAL(n, 0);
+        journal_close(j);
+        CU_ASSERT_EQUAL(count_rows("SELECT count(*) FROM sqlite_master WHERE name = 'snapshots'"), 0);
+        CU_ASSERT_EQUAL(count_rows("SELECT count(*) FROM snapshot_sets"), 2);
         cleanup_dir();
 }
 
@@ -304,6 +373,7 @@ int suite_journal(void)
         if (!s ||
             !CU_add_test(s, "state_names", test_state_names) ||
             !CU_add_test(s, "lifecycle", test_lifecycle) ||
+            !CU_add_test(s, "snapshot_sets_migration", test_snapshot_sets_migration) ||
             !CU_add_test(s, "durable_unfinished", test_durable_unfinished) ||
             !CU_add_test(s, "bad_dir", test_bad_dir) ||
             !CU_add_test(s, "state_dir_safety", test_state_dir_safety) ||

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "fakedrv.h"
+#include "jsonw.h"
 #include "txn.h"
 
 #define MTU_BIT STATE_BIT(STATE_FIELD_MTU)
@@ -98,7 +99,7 @@ static void test_commit_and_nothing_to_do(void)
         CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_OK);
         CU_ASSERT_STRING_EQUAL(r.result, "committed");
         CU_ASSERT_EQUAL(r.state, TXN_COMMITTED);
-        CU_ASSERT_EQUAL(json_array_size(r.changes), 2);
+        CU_ASSERT_EQUAL(r.n_changes, 2);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
         CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 9000);
         CU_ASSERT_EQUAL_FATAL(journal_get(journal, r.tx, &t, &e), 0);
@@ -566,6 +567,58 @@ static void test_rollback_to(void)
         txn_result_done(&r);
 }
 
+/* The journal's change list, written directly, is the bytes jsonw_dumps() (and jansson) write of its JSON. */
+static void test_changes_text(void)
+{
+        static const char *const values[] = { "9000", "unset", "a\"b\\c", "tab\there\nnl\x01\x1f", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+                                              "/", "" };
+        struct txn_change ch[ARRAY_SIZE(values)];
+        struct txn_result r;
+        json_t *j;
+        char *text, *want, *jansson;
+
+        txn_result_init(&r);
+        memset(ch, 0, sizeof(ch));
+        for (unsigned i = 0; i < ARRAY_SIZE(values); i++) {
+                snprintf(ch[i].target, sizeof(ch[i].target), "if%u", i);
+                ch[i].d.field = i % 2 ? STATE_FIELD_MTU : STATE_FIELD_PFC;
+                snprintf(ch[i].d.key, sizeof(ch[i].d.key), "k.%s", values[i]);
+                snprintf(ch[i].d.from, sizeof(ch[i].d.from), "%s", values[i]);
+                snprintf(ch[i].d.to, sizeof(ch[i].d.to), "%s", values[ARRAY_SIZE(values) - 1 - i]);
+        }
+        r.changes = ch;
+        for (unsigned n = 0; n <= ARRAY_SIZE(values); n++) {
+                r.n_changes = n;
+                j = txn_changes_json(&r);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+                CU_ASSERT_EQUAL(json_array_size(j), n);
+                text = txn_changes_text(&r);
+                want = jsonw_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+                jansson = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+                CU_ASSERT_STRING_EQUAL(text, want);
+                CU_ASSERT_STRING_EQUAL(text, jansson);
+                free(text);
+                free(want);
+                free(jansson);
+                json_decref(j);
+        }
+        /* What json_string() refuses (overlong, surrogate, truncated UTF-8), the text refuses too. */
+        static const char *const bad[] = { "\xc0\xaf", "\xed\xa0\x80", "\xe2\x82", "\xf5\x80\x80\x80", "\xff" };
+        for (unsigned i = 0; i < ARRAY_SIZE(bad); i++) {
+                snprintf(ch[0].d.to, sizeof(ch[0].d.to), "%s", bad[i]);
+                r.n_changes = 1;
+                CU_ASSERT_PTR_NULL(json_string(bad[i]));
+                j = txn_changes_json(&r);
+                CU_ASSERT_PTR_NULL(j);
+                json_decref(j);
+                CU_ASSERT_PTR_NULL(txn_changes_text(&r));
+        }
+        r.changes = NULL;
+        r.n_changes = 0;
+        txn_result_done(&r);
+}
+
 int suite_txn(void);
 int suite_txn(void)
 {
@@ -573,6 +626,7 @@ int suite_txn(void)
 
         if (!s ||
             !CU_add_test(s, "commit_and_nothing_to_do", test_commit_and_nothing_to_do) ||
+            !CU_add_test(s, "changes_text", test_changes_text) ||
             !CU_add_test(s, "caps_refused", test_caps_refused) ||
             !CU_add_test(s, "apply_failure_restores_all", test_apply_failure_restores_all) ||
             !CU_add_test(s, "readback_mismatch", test_readback_mismatch) ||
