@@ -16,11 +16,12 @@ VERSION    := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
 PKGS      := libmnl jansson libcurl libssh2 libmicrohttpd gnutls sqlite3 libibverbs zlib openssl
 # Loaded on first use (common/lazylib.h): compiled against, never linked.
-LAZY_PKGS := libssh2
+LAZY_PKGS := libssh2 zlib
 # ... and by the agent alone: its HTTPS API (libmicrohttpd, GnuTLS) and the verbs probe
 # (libibverbs). `apply`, `plan` and `state` never load them (nettunectl links them).
 AGENT_LAZY_PKGS := libmicrohttpd gnutls libibverbs
-TEST_PKGS := cunit
+# The tests also write config.gz fixtures (zlib), which the agent only reads, on first use.
+TEST_PKGS := cunit zlib
 
 ifeq ($(V),1)
 Q :=

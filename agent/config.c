@@ -442,9 +442,9 @@ static int config_dir(const char *path, char *ret, size_t size, struct errbuf *e
         return 0;
 }
 
-int config_load(const char *path, struct agent_config *ret, struct errbuf *e)
+/* Into c (defaults first): 0, or the error with c half-filled. */
+static int load(const char *path, struct agent_config *c, struct errbuf *e)
 {
-        _cleanup_free_ struct agent_config *c = malloc(sizeof(*c));
         _cleanup_free_ char *buf = NULL;
         json_auto_t *root = NULL;
         char dir[PATH_MAX];
@@ -452,13 +452,9 @@ int config_load(const char *path, struct agent_config *ret, struct errbuf *e)
         size_t len;
         int r;
 
-        if (!c)
-                return errbuf_set(e, ENOMEM, path, "out of memory");
         config_defaults(c);
-        if (!path) {
-                memcpy(ret, c, sizeof(*c));
+        if (!path)
                 return 0;
-        }
         if (strlen(path) >= sizeof(c->path))
                 return errbuf_set(e, ENAMETOOLONG, path, "file name is too long");
         snprintf(c->path, sizeof(c->path), "%s", path);
@@ -477,8 +473,16 @@ int config_load(const char *path, struct agent_config *ret, struct errbuf *e)
         if (r < 0)
                 return r;
         snprintf(c->env.state_dir, sizeof(c->env.state_dir), "%s", c->state_dir);
-        memcpy(ret, c, sizeof(*c));
         return 0;
+}
+
+int config_load(const char *path, struct agent_config *ret, struct errbuf *e)
+{
+        int r = load(path, ret, e);
+
+        if (r < 0)
+                config_defaults(ret);   /* never half a file */
+        return r;
 }
 
 unsigned config_probe_allow(const struct agent_config *c, struct probe_cidr *ret)

@@ -74,7 +74,10 @@ struct agent_config {
 /* Defaults for every field (no file). */
 void config_defaults(struct agent_config *c);
 
-/* Load and validate. path NULL = defaults only. Writes *ret only on success. */
+/*
+ * Load and validate into *ret (140 KiB: filled in place, never copied). path NULL =
+ * defaults only. On failure *ret holds the defaults, never part of the file.
+ */
 int config_load(const char *path, struct agent_config *ret, struct errbuf *e);
 
 /* probe.allow as networks for the responder: ret[0..CONFIG_PROBE_ALLOW_MAX); returns how many. */

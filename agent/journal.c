@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include <ctype.h>
-#include <inttypes.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -97,7 +96,33 @@ static const struct db_migration migrations[] = {
                  " SELECT tx, json_group_array(json_object('fields', fields, 'kind', kind, 'state', json(state_json),"
                  " 'target', target)) FROM (SELECT * FROM snapshots ORDER BY tx, rowid) GROUP BY tx;"
                  "DROP TABLE snapshots;" },
+        /*
+         * The change list apart from the row every step rewrites: a state change then
+         * writes a row of a few hundred bytes, not one with kilobytes of overflow pages.
+         */
+        { .sql = "CREATE TABLE IF NOT EXISTS transaction_changes ("
+                 " tx INTEGER PRIMARY KEY REFERENCES transactions(id), changes_json TEXT NOT NULL);"
+                 "INSERT OR IGNORE INTO transaction_changes (tx, changes_json)"
+                 " SELECT id, changes_json FROM transactions WHERE changes_json IS NOT NULL;"
+                 "ALTER TABLE transactions DROP COLUMN changes_json;" },
 };
+
+/* The statements a transaction writes with, prepared once per connection (db_cached; journal_warm). */
+static const char sql_step[] = "INSERT INTO steps (tx, state, at_ms) VALUES (?, ?, ?)";
+static const char sql_begin_tx[] = "INSERT INTO transactions (kind, policy_name, policy_json, state,"
+                                   " started_ms, idempotency_key) VALUES (?, ?, ?, 'planned', ?, ?)";
+static const char sql_changes[] = "INSERT INTO transaction_changes (tx, changes_json) VALUES (?, ?)";
+static const char sql_revision[] = "INSERT INTO revisions (tx, policy_json, committed_ms)"
+                                   " SELECT id, policy_json, ? FROM transactions WHERE id = ?";
+static const char sql_record[] = "UPDATE transactions SET state = ?1,"
+        " result = COALESCE(?2, result), exit_code = CASE WHEN ?2 IS NULL THEN exit_code ELSE ?3 END,"
+        " error = COALESCE(?4, error),"
+        " probe_json = COALESCE(?6, probe_json), restored_by = COALESCE(?7, restored_by),"
+        " confirm_deadline_ms = CASE WHEN ?8 > 0 THEN ?8 ELSE confirm_deadline_ms END,"
+        " restores_json = COALESCE(?11, restores_json), saves_json = COALESCE(?12, saves_json),"
+        " rollback_ms = COALESCE(?13, rollback_ms),"
+        " finished_ms = ?9 WHERE id = ?10";
+static const char sql_snapshot[] = "INSERT OR REPLACE INTO snapshot_sets (tx, rows_json) VALUES (?, ?)";
 
 bool journal_key_valid(const char *key)
 {
@@ -149,9 +174,8 @@ void journal_close(struct journal *j)
 
 static int add_step(struct db *d, int64_t tx, enum txn_state s, int64_t now, struct errbuf *e)
 {
-        static const char sql[] = "INSERT INTO steps (tx, state, at_ms) VALUES (?, ?, ?)";
         sqlite3_stmt *st;
-        int r = db_cached(d, sql, &st, e);
+        int r = db_cached(d, sql_step, &st, e);
 
         if (r < 0)
                 return r;
@@ -159,7 +183,7 @@ static int add_step(struct db *d, int64_t tx, enum txn_state s, int64_t now, str
         sqlite3_bind_text(st, 2, journal_state_name(s), -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 3, now);
         r = db_step_done(d, st, e);
-        db_uncache(d, sql, st);
+        db_uncache(d, sql_step, st);
         return r;
 }
 
@@ -170,26 +194,34 @@ struct begin_args {
 
 static int do_begin(struct db *d, void *arg, struct errbuf *e)
 {
-        static const char sql[] = "INSERT INTO transactions (kind, policy_name, policy_json, changes_json, state,"
-                                  " started_ms, idempotency_key) VALUES (?, ?, ?, ?, 'planned', ?, ?)";
         const struct begin_args *a = arg;
         int64_t now = journal_now_ms();
         sqlite3_stmt *st;
-        int r = db_cached(d, sql, &st, e);
+        int r = db_cached(d, sql_begin_tx, &st, e);
 
         if (r < 0)
                 return r;
         sqlite3_bind_text(st, 1, a->kind, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, a->name, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 3, a->json, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 4, a->changes, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 5, now);
-        db_bind_text(st, 6, a->key);
+        sqlite3_bind_int64(st, 4, now);
+        db_bind_text(st, 5, a->key);
         r = db_step_done(d, st, e);
-        db_uncache(d, sql, st);
+        db_uncache(d, sql_begin_tx, st);
         if (r < 0)
                 return r;
         *a->ret_tx = sqlite3_last_insert_rowid(d->h);
+        if (a->changes) {
+                r = db_cached(d, sql_changes, &st, e);
+                if (r < 0)
+                        return r;
+                sqlite3_bind_int64(st, 1, *a->ret_tx);
+                sqlite3_bind_text(st, 2, a->changes, -1, SQLITE_STATIC);
+                r = db_step_done(d, st, e);
+                db_uncache(d, sql_changes, st);
+                if (r < 0)
+                        return r;
+        }
         return add_step(d, *a->ret_tx, TXN_PLANNED, now, e);
 }
 
@@ -218,36 +250,26 @@ struct record_args {
 
 static int add_revision(struct db *d, int64_t tx, int64_t now, struct errbuf *e)
 {
-        static const char sql[] = "INSERT INTO revisions (tx, policy_json, committed_ms)"
-                                  " SELECT id, policy_json, ? FROM transactions WHERE id = ?";
         sqlite3_stmt *st;
-        int r = db_cached(d, sql, &st, e);
+        int r = db_cached(d, sql_revision, &st, e);
 
         if (r < 0)
                 return r;
         sqlite3_bind_int64(st, 1, now);
         sqlite3_bind_int64(st, 2, tx);
         r = db_step_done(d, st, e);
-        db_uncache(d, sql, st);
+        db_uncache(d, sql_revision, st);
         return r;
 }
 
 static int do_record(struct db *d, void *arg, struct errbuf *e)
 {
         static const struct journal_result none = { 0 };
-        static const char sql[] = "UPDATE transactions SET state = ?1,"
-                " result = COALESCE(?2, result), exit_code = CASE WHEN ?2 IS NULL THEN exit_code ELSE ?3 END,"
-                " error = COALESCE(?4, error), changes_json = COALESCE(?5, changes_json),"
-                " probe_json = COALESCE(?6, probe_json), restored_by = COALESCE(?7, restored_by),"
-                " confirm_deadline_ms = CASE WHEN ?8 > 0 THEN ?8 ELSE confirm_deadline_ms END,"
-                " restores_json = COALESCE(?11, restores_json), saves_json = COALESCE(?12, saves_json),"
-                " rollback_ms = COALESCE(?13, rollback_ms),"
-                " finished_ms = ?9 WHERE id = ?10";
         const struct record_args *a = arg;
         const struct journal_result *res = a->r ? a->r : &none;
         int64_t now = journal_now_ms();
         sqlite3_stmt *st;
-        int r = db_cached(d, sql, &st, e);
+        int r = db_cached(d, sql_record, &st, e);
 
         if (r < 0)
                 return r;
@@ -255,7 +277,6 @@ static int do_record(struct db *d, void *arg, struct errbuf *e)
         sqlite3_bind_text(st, 2, res->result, -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 3, res->exit_code);
         sqlite3_bind_text(st, 4, res->error, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 5, res->changes_json, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 6, res->probe_json, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 7, res->restored_by, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 8, res->confirm_deadline_ms);
@@ -268,7 +289,7 @@ static int do_record(struct db *d, void *arg, struct errbuf *e)
         else
                 sqlite3_bind_null(st, 13);
         r = db_step_done(d, st, e);
-        db_uncache(d, sql, st);
+        db_uncache(d, sql_record, st);
         if (r < 0)
                 return r;
         if (sqlite3_changes(d->h) != 1)
@@ -297,13 +318,15 @@ struct snapshot_args {
 static char *snapshot_text(const struct journal_snapshot *rows, unsigned n)
 {
         struct jsonw_out o = { 0 };
-        char num[48];
+        char num[24];
 
         jsonw_raw(&o, "[");
         for (unsigned i = 0; i < n; i++) {
-                snprintf(num, sizeof(num), "%s{\"fields\":%" PRIu32 ",\"kind\":%d,\"state\":", i ? "," : "",
-                         rows[i].fields, rows[i].kind);
-                jsonw_raw(&o, num);
+                jsonw_raw(&o, i ? ",{\"fields\":" : "{\"fields\":");
+                jsonw_raw(&o, fmt_ulong(num, rows[i].fields));
+                jsonw_raw(&o, ",\"kind\":");
+                jsonw_raw(&o, fmt_ulong(num, (unsigned)rows[i].kind));
+                jsonw_raw(&o, ",\"state\":");
                 jsonw_raw(&o, rows[i].state_json);
                 jsonw_raw(&o, ",\"target\":");
                 jsonw_string(&o, rows[i].target);
@@ -315,7 +338,6 @@ static char *snapshot_text(const struct journal_snapshot *rows, unsigned n)
 
 static int do_snapshot(struct db *d, void *arg, struct errbuf *e)
 {
-        static const char sql[] = "INSERT OR REPLACE INTO snapshot_sets (tx, rows_json) VALUES (?, ?)";
         const struct snapshot_args *a = arg;
         struct record_args rec = { a->tx, TXN_SNAPSHOTTED, NULL };
         _cleanup_free_ char *text = snapshot_text(a->rows, a->n);
@@ -324,13 +346,13 @@ static int do_snapshot(struct db *d, void *arg, struct errbuf *e)
 
         if (!text)
                 return errbuf_set(e, ENOMEM, d->path, "out of memory");
-        r = db_cached(d, sql, &st, e);
+        r = db_cached(d, sql_snapshot, &st, e);
         if (r < 0)
                 return r;
         sqlite3_bind_int64(st, 1, a->tx);
         sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
         r = db_step_done(d, st, e);
-        db_uncache(d, sql, st);
+        db_uncache(d, sql_snapshot, st);
         return r < 0 ? r : do_record(d, &rec, e);
 }
 
@@ -340,6 +362,14 @@ int journal_snapshot(struct journal *j, int64_t tx, const struct journal_snapsho
         struct snapshot_args a = { tx, rows, n };
 
         return db_txn(&j->db, do_snapshot, &a, e);
+}
+
+void journal_warm(struct journal *j)
+{
+        static const char *const sqls[] = { sql_begin_tx, sql_changes, sql_step, sql_snapshot, sql_record,
+                                            sql_revision, journal_sql_unfinished };
+
+        db_warm(&j->db, sqls, ARRAY_SIZE(sqls));
 }
 
 void journal_release_memory(struct journal *j)

@@ -84,7 +84,6 @@ struct journal_result {
         const char *result;             /* "committed", "rolled_back", "failed", "pending_confirm", "nothing_to_do" */
         int exit_code;                  /* written when result is set */
         const char *error;
-        const char *changes_json;       /* diff as JSON array */
         const char *probe_json;         /* {"baseline":{...},"post":{...}} with every run */
         const char *restored_by;        /* "gate", "readback", "error", "confirm-timeout", "recovery", "operator" */
         const char *restores_json;      /* how each target was restored: [{target, kind, method}] */
@@ -111,6 +110,8 @@ int journal_record(struct journal *j, int64_t tx, enum txn_state s,
 int journal_group_begin(struct journal *j, bool durable, struct errbuf *e);
 /* Give the connection's cached pages back (an idle daemon); nothing is lost but speed. */
 void journal_release_memory(struct journal *j);
+/* Prepare the statements a transaction writes with, ahead of it (apply opens its journal on a thread). */
+void journal_warm(struct journal *j);
 int journal_group_commit(struct journal *j, struct errbuf *e);
 
 struct journal_tx {

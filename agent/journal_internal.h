@@ -6,3 +6,5 @@
 #include "journal.h"
 
 struct db *journal_db(struct journal *j);
+/* journal_unfinished()'s query (journal_warm() prepares it too). */
+extern const char journal_sql_unfinished[];

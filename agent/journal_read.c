@@ -27,7 +27,7 @@ void journal_tx_done(struct journal_tx *t)
 }
 
 #define TX_COLUMNS "id, kind, policy_name, policy_json, state, result, exit_code, error," \
-        " changes_json, probe_json, restored_by, started_ms, finished_ms, confirm_deadline_ms, restores_json," \
+        " (SELECT changes_json FROM transaction_changes WHERE transaction_changes.tx = transactions.id), probe_json, restored_by, started_ms, finished_ms, confirm_deadline_ms, restores_json," \
         " (SELECT MAX(rev) FROM revisions WHERE revisions.tx = transactions.id), idempotency_key, saves_json," \
         " rollback_ms"
 
@@ -121,13 +121,16 @@ int journal_list(struct journal *j, unsigned limit, struct journal_tx **ret, uns
         return 0;
 }
 
+const char journal_sql_unfinished[] = "SELECT id FROM transactions WHERE state NOT IN"
+                                     " ('committed', 'rolled_back', 'failed') ORDER BY id";
+
 int journal_unfinished(struct journal *j, int64_t **ret_ids, unsigned *ret_n, struct errbuf *e)
 {
-        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        struct db *d = journal_db(j);
+        sqlite3_stmt *st;
         int64_t *ids = NULL;
         unsigned n = 0;
-        int r = prepare(j, "SELECT id FROM transactions WHERE state NOT IN"
-                        " ('committed', 'rolled_back', 'failed') ORDER BY id", &st, e);
+        int r = db_cached(d, journal_sql_unfinished, &st, e);
 
         if (r < 0)
                 return r;
@@ -135,6 +138,7 @@ int journal_unfinished(struct journal *j, int64_t **ret_ids, unsigned *ret_n, st
                 int64_t *more = realloc(ids, (n + 1) * sizeof(*ids));
 
                 if (!more) {
+                        db_uncache(d, journal_sql_unfinished, st);
                         free(ids);
                         return -ENOMEM;
                 }
@@ -142,9 +146,12 @@ int journal_unfinished(struct journal *j, int64_t **ret_ids, unsigned *ret_n, st
                 ids[n++] = sqlite3_column_int64(st, 0);
         }
         if (r != SQLITE_DONE) {
+                r = read_error(j, e);
+                db_uncache(d, journal_sql_unfinished, st);
                 free(ids);
-                return read_error(j, e);
+                return r;
         }
+        db_uncache(d, journal_sql_unfinished, st);
         *ret_ids = ids;
         *ret_n = n;
         return 0;

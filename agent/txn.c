@@ -103,7 +103,7 @@ static int snapshot_rows(struct plan *p, struct txn_prepared *prep)
                         return -ENOMEM;
                 memcpy(pt->before, pt->live, pt->n_units * sizeof(*pt->before));
                 j = state_units_to_json(pt->before, target_unit_names(&pt->t), pt->n_units);
-                snprintf(row->target, sizeof(row->target), "%s", pt->t.name);
+                strcopy(row->target, sizeof(row->target), pt->t.name);
                 row->kind = pt->t.kind;
                 row->fields = pt->want;
                 row->state_json = j ? jsonw_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
@@ -216,12 +216,24 @@ static int finish_ok(struct txn_env *env, unsigned confirm_timeout_s, struct txn
         return 0;
 }
 
+/* A native session to commit (a switch): a side effect between the read-back and the end. */
+static bool has_sessions(const struct plan *p)
+{
+        for (unsigned i = 0; i < p->n; i++)
+                for (unsigned r = 0; r < p->v[i].n_routes; r++)
+                        if (p->v[i].routes[r].opened && p->v[i].routes[r].ops->commit)
+                                return true;
+        return false;
+}
+
 /* From the snapshot on: anything that fails restores what was touched. */
 static int change_and_verify(struct txn_env *env, const struct policy_verify *v, unsigned confirm_timeout_s,
                              struct plan *p, struct txn_result *res)
 {
         /* Settling is for the post-change probe: without one there is nothing to wait for. */
         bool settle = v && v->present && v->probe != POLICY_PROBE_NONE && v->settle_ms;
+        /* Nothing to measure and nothing to commit elsewhere: the read-back is the last side effect. */
+        bool quiet = (!v || v->probe == POLICY_PROBE_NONE) && !has_sessions(p);
         const char *by = "error";
         int code = EXIT_RUNTIME;
 
@@ -235,16 +247,20 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
                 by = "readback";
                 goto restore;
         }
-        /* Recovery restores from APPLYING on: these two need no fsync of their own, the end's commit carries them. */
+        crashpoint_after_apply();
+        /*
+         * Recovery restores from APPLYING on: these two need no fsync of their own, the
+         * end's commit carries them. A quiet transaction has nothing left to do between
+         * them and that end: one commit takes APPLIED, VERIFYING and the end together.
+         */
         if (!settle)
-                txn_group_begin(env, false, res);
+                txn_group_begin(env, quiet, res);
         if (txn_step(env, res, TXN_APPLIED, NULL) < 0)
                 goto restore;
         if (settle)
                 sleep_ms(v->settle_ms);
-        if (txn_step(env, res, TXN_VERIFYING, NULL) < 0 || txn_group_end(env, res) < 0)
+        if (txn_step(env, res, TXN_VERIFYING, NULL) < 0 || (!quiet && txn_group_end(env, res) < 0))
                 goto restore;
-        crashpoint_after_apply();
         if (verify_post(env, v, res) < 0) {
                 by = "gate";
                 code = EXIT_ROLLED_BACK;
@@ -254,6 +270,9 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
                 goto restore;
         txn_switch_note_saves(res, p);
         if (finish_ok(env, confirm_timeout_s, res) < 0 && res->state != TXN_PENDING_CONFIRM)
+                goto restore;
+        /* The end is durable before anyone hears of it; should its commit fail, the change goes back. */
+        if (txn_group_end(env, res) < 0)
                 goto restore;
         return 0;
 restore:
@@ -319,7 +338,7 @@ static int list_changes(const struct plan *p, struct txn_result *res)
                 return -ENOMEM;
         for (unsigned i = 0; i < p->n; i++)
                 for (unsigned k = 0; k < p->v[i].diff.n && n < p->n_changes; k++, n++) {
-                        snprintf(res->changes[n].target, sizeof(res->changes[n].target), "%s", p->v[i].t.name);
+                        strcopy(res->changes[n].target, sizeof(res->changes[n].target), p->v[i].t.name);
                         res->changes[n].d = p->v[i].diff.entries[k];
                 }
         res->n_changes = n;

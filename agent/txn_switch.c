@@ -46,8 +46,13 @@ unsigned txn_switch_timer_s(const struct txn_env *env, const struct policy_verif
 
 int txn_switch_arm(struct plan *p, unsigned timer_s, struct txn_switch_envs *ret)
 {
-        unsigned n = p->n;
+        unsigned n = p->n, switches = 0;
 
+        *ret = (struct txn_switch_envs){ 0 };
+        for (unsigned i = 0; i < n; i++)
+                switches += p->v[i].t.kind == TARGET_SWITCH;
+        if (!switches)
+                return 0;               /* hosts only: nothing to arm */
         ret->n = n;
         ret->envs = calloc(n ? n : 1, sizeof(*ret->envs));
         ret->saved = calloc(n ? n : 1, sizeof(*ret->saved));

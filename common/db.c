@@ -242,6 +242,19 @@ static int run(struct db *d, const char *sql, struct errbuf *e)
         return r;
 }
 
+void db_warm(struct db *d, const char *const *sqls, unsigned n)
+{
+        static const char *const own[] = { sql_begin, sql_commit, sql_savepoint, sql_release, sql_lazy, sql_full };
+        sqlite3_stmt *st;
+
+        for (unsigned i = 0; i < n + ARRAY_SIZE(own); i++) {
+                const char *sql = i < n ? sqls[i] : own[i - n];
+
+                if (db_cached(d, sql, &st, NULL) >= 0)
+                        db_uncache(d, sql, st);
+        }
+}
+
 int db_begin(struct db *d, struct errbuf *e)
 {
         return run(d, sql_begin, e);

@@ -71,6 +71,12 @@ int db_prepare(struct db *d, const char *sql, sqlite3_stmt **ret, struct errbuf 
  */
 int db_cached(struct db *d, const char *sql, sqlite3_stmt **ret, struct errbuf *e);
 void db_uncache(struct db *d, const char *sql, sqlite3_stmt *st);
+/*
+ * Prepare sqls[0..n) (the callers' own static strings) and the statements of
+ * db_txn()/db_begin()/db_commit() into the cache ahead of their first use: a
+ * process that opens its database on one thread while another plans. Best effort.
+ */
+void db_warm(struct db *d, const char *const *sqls, unsigned n);
 
 /* Step a statement expected to finish (INSERT/UPDATE/DELETE): 0 or -EIO. */
 int db_step_done(struct db *d, sqlite3_stmt *st, struct errbuf *e);

@@ -20,6 +20,31 @@ static inline void strcopy(char *dst, size_t size, const char *src)
         dst[n] = '\0';
 }
 
+/* x in decimal into buf (24 bytes hold any 64-bit value): snprintf's "%lu" without the formatting. Returns buf. */
+static inline char *fmt_ulong(char *buf, unsigned long long x)
+{
+        char tmp[24];
+        size_t n = 0;
+
+        do
+                tmp[n++] = (char)('0' + x % 10);
+        while ((x /= 10) != 0);
+        for (size_t i = 0; i < n; i++)
+                buf[i] = tmp[n - 1 - i];
+        buf[n] = '\0';
+        return buf;
+}
+
+/* a then b into dst[size] (size > 0), cut to fit: snprintf(dst, size, "%s%s", a, b); a may be dst. Returns dst. */
+static inline char *strcat2(char *dst, size_t size, const char *a, const char *b)
+{
+        size_t n = strnlen(a, size - 1);
+
+        memmove(dst, a, n);
+        strcopy(dst + n, size - n, b);
+        return dst;
+}
+
 static inline bool streq(const char *a, const char *b)
 {
         return a && b && strcmp(a, b) == 0;

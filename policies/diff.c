@@ -11,8 +11,9 @@ int diff_add(struct diff *d, enum state_field f, const char *key, const char *fr
 {
         struct diff_entry *e;
 
-        if (d->n == 0 || (d->n >= 8 && (d->n & (d->n - 1)) == 0)) {
-                size_t cap = d->n ? d->n * 2 : 8;
+        /* Full at every power of two: most targets differ in one field (an entry is 452 bytes). */
+        if ((d->n & (d->n - 1)) == 0) {
+                size_t cap = d->n ? d->n * 2 : 1;
                 struct diff_entry *n = realloc(d->entries, cap * sizeof(*n));
 
                 if (!n)
@@ -21,9 +22,9 @@ int diff_add(struct diff *d, enum state_field f, const char *key, const char *fr
         }
         e = &d->entries[d->n++];
         e->field = f;
-        snprintf(e->key, sizeof(e->key), "%s", key);
-        snprintf(e->from, sizeof(e->from), "%s", from);
-        snprintf(e->to, sizeof(e->to), "%s", to);
+        strcopy(e->key, sizeof(e->key), key);
+        strcopy(e->from, sizeof(e->from), from);
+        strcopy(e->to, sizeof(e->to), to);
         d->fields |= STATE_BIT(f);
         return 0;
 }

@@ -11,7 +11,9 @@
 
 static const char *fmt_u(char *buf, size_t size, unsigned long x)
 {
-        snprintf(buf, size, "%lu", x);
+        char num[24];
+
+        strcopy(buf, size, fmt_ulong(num, x));
         return buf;
 }
 
@@ -85,7 +87,7 @@ static int diff_mtu(struct diff *d, const char *prefix, const struct state *want
 {
         char key[DIFF_KEY_MAX];
 
-        return diff_u(d, STATE_FIELD_MTU, keyf(key, prefix, "mtu"), live->mtu, want->mtu);
+        return diff_u(d, STATE_FIELD_MTU, strcat2(key, DIFF_KEY_MAX, prefix, "mtu"), live->mtu, want->mtu);
 }
 
 static void copy_mtu(struct state *to, const struct state *from)
@@ -99,7 +101,7 @@ static int diff_trust(struct diff *d, const char *prefix, const struct state *wa
 
         if (want->trust == live->trust)
                 return 0;
-        return diff_add(d, STATE_FIELD_TRUST, keyf(key, prefix, "trust"), state_trust_name(live->trust),
+        return diff_add(d, STATE_FIELD_TRUST, strcat2(key, DIFF_KEY_MAX, prefix, "trust"), state_trust_name(live->trust),
                         state_trust_name(want->trust));
 }
 

@@ -174,16 +174,20 @@ static void value(struct jsonw_out *o, const json_t *j, size_t flags, unsigned d
 {
         char num[32];
         char *real;
-        int n;
 
         switch (json_typeof(j)) {
         case JSON_NULL: put(o, "null", 4); break;
         case JSON_TRUE: put(o, "true", 4); break;
         case JSON_FALSE: put(o, "false", 5); break;
-        case JSON_INTEGER:
-                n = snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(j));
-                put(o, num, (size_t)n);
+        case JSON_INTEGER: {
+                json_int_t v = json_integer_value(j);
+
+                if (v < 0)
+                        put(o, "-", 1);
+                fmt_ulong(num, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v);
+                put(o, num, strlen(num));
                 break;
+        }
         case JSON_REAL:                 /* jansson's own digits */
                 real = json_dumps(j, JSON_ENCODE_ANY | (flags & ~(size_t)JSON_INDENT(0x1f)));
                 if (real)

@@ -150,12 +150,14 @@ int link_rtnl_set_mtu(struct nl *nl, int ifindex, uint32_t mtu, struct errbuf *e
 static int queue_mtu(struct nl *nl, const struct target *t, uint32_t mtu, struct errbuf *e)
 {
         struct nlmsghdr *nlh = setmtu_msg(nl, t->ifindex, mtu);
-        char where[96], what[64];
+        char where[96], what[64], num[24];
 
-        snprintf(where, sizeof(where), "interface '%s'", t->name);
+        /* Every queued change carries these (for its refusal): no formatting on the way. */
+        strcat2(where, sizeof(where), "interface '", t->name);
+        strcat2(where, sizeof(where), where, "'");
         if (!nlh)
                 return errbuf_set(e, EMSGSIZE, where, "set mtu: request too large");
-        snprintf(what, sizeof(what), "set mtu %u", mtu);
+        strcat2(what, sizeof(what), "set mtu ", fmt_ulong(num, mtu));
         return nl_queue(nl, nlh, where, what, e);
 }
 

@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 #include <zlib.h>
 
+#include "lazylib.h"
 #include "tc_kmod.h"
 #include "util.h"
 
@@ -73,11 +74,14 @@ static int list_names(const char *file, const char *module, bool dep)
 /* 'y', 'm', 'n' (not set or absent), or -errno when config.gz cannot be read. */
 static int config_value(const char *file, const char *config)
 {
-        gzFile g = gzopen(file, "rb");
         char line[LINE_MAX_];
         size_t n = strlen(config);
         int v = 'n';
+        gzFile g;
 
+        if (lazylib_open(&zlib_lib, NULL) < 0)
+                return -ENOENT;         /* no zlib: config.gz cannot be read, like a missing one */
+        g = gzopen(file, "rb");
         if (!g)
                 return errno ? -errno : -EIO;
         while (gzgets(g, line, sizeof(line))) {

@@ -32,6 +32,10 @@ struct tc_kmod_roots {
 };
 
 /* module "sch_ets", config "CONFIG_NET_SCH_ETS"; why (may be NULL) says which source answered. */
+/* zlib, loaded on first use (zlib_lib.c): only config.gz needs it. */
+struct lazylib;
+extern struct lazylib zlib_lib;
+
 enum tc_kmod_answer tc_kmod_have(const struct tc_kmod_roots *roots, const char *module, const char *config,
                                  char *why, size_t why_size);
 

@@ -110,15 +110,19 @@ static int count_rows(const char *sql)
         return n;
 }
 
-/* A journal from before snapshot sets: its per-target rows become one set per transaction, in order. */
-static void test_snapshot_sets_migration(void)
+/*
+ * A journal from before snapshot sets and the change list's own table (schema 5):
+ * its per-target rows become one set per transaction, in order; its change lists move.
+ */
+static void test_schema5_migration(void)
 {
         struct journal *j = open_fresh();
         struct journal_snapshot *rows = NULL;
         struct errbuf e = { 0 };
+        struct journal_tx t;
         int64_t tx1 = 0, tx2 = 0;
         unsigned n = 0;
-        char path[128], sql[1024];
+        char path[128], sql[2048];
         sqlite3 *db = NULL;
 
         CU_ASSERT_EQUAL_FATAL(journal_begin(j, "apply", "p1", "{}", "[]", &tx1, &e), 0);
@@ -126,14 +130,18 @@ static void test_snapshot_sets_migration(void)
         journal_close(j);
         snprintf(path, sizeof(path), "%s/journal.db", dir);
         snprintf(sql, sizeof(sql),
-                 "DROP TABLE snapshot_sets;"
+                 "DROP TABLE snapshot_sets; DROP TABLE transaction_changes;"
+                 "ALTER TABLE transactions ADD COLUMN changes_json TEXT;"
+                 "UPDATE transactions SET changes_json = '[{\"target\":\"vB\"}]' WHERE id = %lld;"
+                 "UPDATE transactions SET changes_json = '[]' WHERE id = %lld;"
                  "CREATE TABLE snapshots (tx INTEGER NOT NULL REFERENCES transactions(id), target TEXT NOT NULL,"
                  " kind INTEGER NOT NULL, fields INTEGER NOT NULL, state_json TEXT NOT NULL,"
                  " PRIMARY KEY (tx, target, kind));"
                  "INSERT INTO snapshots VALUES (%lld, 'vB', 0, 1, '{\"mtu\":9000}'),"
                  " (%lld, 'leaf1', 1, 3, '{\"ports\":{\"swp1\":{\"mtu\":9216,\"ecn\":{\"queue3\":{\"enabled\":true}}}}}'),"
                  " (%lld, 'vA', 0, 1, '{\"mtu\":1500}'), (%lld, 'vA', 0, 1, '{\"mtu\":4200}');"
-                 "PRAGMA user_version = 5;", (long long)tx2, (long long)tx2, (long long)tx2, (long long)tx1);
+                 "PRAGMA user_version = 5;", (long long)tx2, (long long)tx1, (long long)tx2, (long long)tx2,
+                 (long long)tx2, (long long)tx1);
         CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
         CU_ASSERT_EQUAL(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
         sqlite3_close(db);
@@ -156,9 +164,18 @@ static void test_snapshot_sets_migration(void)
         journal_snapshots_free(rows, n);
         CU_ASSERT_EQUAL(journal_load_snapshots(j, 999, &rows, &n, &e), 0);
         CU_ASSERT_EQUAL(n, 0);
+        CU_ASSERT_EQUAL_FATAL(journal_get(j, tx2, &t, &e), 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t.changes_json);
+        CU_ASSERT_STRING_EQUAL(t.changes_json, "[{\"target\":\"vB\"}]");
+        journal_tx_done(&t);
+        CU_ASSERT_EQUAL_FATAL(journal_get(j, tx1, &t, &e), 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(t.changes_json);
+        CU_ASSERT_STRING_EQUAL(t.changes_json, "[]");
+        journal_tx_done(&t);
         journal_close(j);
         CU_ASSERT_EQUAL(count_rows("SELECT count(*) FROM sqlite_master WHERE name = 'snapshots'"), 0);
         CU_ASSERT_EQUAL(count_rows("SELECT count(*) FROM snapshot_sets"), 2);
+        CU_ASSERT_EQUAL(count_rows("SELECT count(*) FROM pragma_table_info('transactions') WHERE name = 'changes_json'"), 0);
         cleanup_dir();
 }
 
@@ -373,7 +390,7 @@ int suite_journal(void)
         if (!s ||
             !CU_add_test(s, "state_names", test_state_names) ||
             !CU_add_test(s, "lifecycle", test_lifecycle) ||
-            !CU_add_test(s, "snapshot_sets_migration", test_snapshot_sets_migration) ||
+            !CU_add_test(s, "schema5_migration", test_schema5_migration) ||
             !CU_add_test(s, "durable_unfinished", test_durable_unfinished) ||
             !CU_add_test(s, "bad_dir", test_bad_dir) ||
             !CU_add_test(s, "state_dir_safety", test_state_dir_safety) ||

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The fast JSON writer against jansson's own: the same bytes for every shape and flag nettune uses. */
 #include <CUnit/CUnit.h>
+#include <stdint.h>
 
 #include "jsonw.h"
 #include "util.h"
@@ -38,6 +39,12 @@ static void test_shapes(void)
         CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
         same(doc, 0);
         same(json_object_get(doc, "zeta"), 0);
+        /* Integers at the edges, written without printf. */
+        json_array_append_new(json_object_get(doc, "zeta"), json_integer(INT64_MIN));
+        json_array_append_new(json_object_get(doc, "zeta"), json_integer(-1));
+        json_array_append_new(json_object_get(doc, "zeta"), json_integer(10));
+        json_array_append_new(json_object_get(doc, "zeta"), json_integer(-10));
+        same(doc, 0);
 }
 
 static void test_strings(void)
