@@ -2,13 +2,13 @@
 /* Commands that change or report transactions: apply, rollback, confirm, history, drift. */
 #include <getopt.h>
 #include <pthread.h>
-#include <sched.h>
 #include <time.h>
 
 #include "cli.h"
 #include "drift.h"
 #include "log.h"
 #include "progress.h"
+#include "thread.h"
 #include "txlock.h"
 #include "txn.h"
 
@@ -51,31 +51,6 @@ static void session_init(struct cli *c, struct session *s)
         progress_init(&s->progress, progress_mode_for(STDERR_FILENO, false, c->json, false), stderr);
         if (s->progress.mode != PROGRESS_OFF)
                 s->env.progress = &s->progress;
-}
-
-/*
- * Start fn on a CPU other than this thread's when the process may use one: woken
- * beside its creator (the scheduler's wake-affine choice), a short helper would only
- * run once the creator waits for it. 0 or what pthread_create() returned.
- */
-static int start_beside(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-        pthread_attr_t attr;
-        cpu_set_t allowed, other;
-        int self = sched_getcpu(), r;
-
-        if (pthread_attr_init(&attr) != 0)
-                return pthread_create(t, NULL, fn, arg);
-        CPU_ZERO(&other);
-        if (self >= 0 && sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
-                for (int cpu = 0; cpu < CPU_SETSIZE && !CPU_COUNT(&other); cpu++)
-                        if (cpu != self && CPU_ISSET(cpu, &allowed))
-                                CPU_SET(cpu, &other);
-        if (CPU_COUNT(&other))
-                pthread_attr_setaffinity_np(&attr, sizeof(other), &other);
-        r = pthread_create(t, &attr, fn, arg);
-        pthread_attr_destroy(&attr);
-        return r;
 }
 
 /*
@@ -246,7 +221,7 @@ int cmd_apply(struct cli *c)
          * restore an interrupted transaction, the plan is made again, from the node as
          * that left it.
          */
-        threaded = start_beside(&opener, open_journal, &o) == 0;
+        threaded = thread_start_beside(&opener, open_journal, &o) == 0;
         if (!threaded)
                 open_journal(&o);
         session_init(c, &s);
