@@ -31,16 +31,48 @@ struct opening {
         struct errbuf e;
         int r;
         bool warm;                      /* and prepare the statements of a transaction (apply) */
+        /*
+         * list: and then, once the caller holds the node's lock (locked 1; -1: it never
+         * will), list the unfinished transactions (listed, n_unfinished): none under the
+         * lock, and neither recovery nor the check for a pending change has anything to do.
+         */
+        bool list;
+        pthread_mutex_t mu;
+        pthread_cond_t cv;
+        int locked;
+        bool listed;
+        unsigned n_unfinished;
 };
 
 static void *open_journal(void *arg)
 {
         struct opening *o = arg;
+        _cleanup_free_ int64_t *ids = NULL;
+        struct errbuf e = { 0 };
+        int locked;
 
         o->r = journal_open(o->state_dir, &o->journal, &o->e);
         if (o->r >= 0 && o->warm)
                 journal_warm(o->journal);
+        if (o->r < 0 || !o->list)
+                return NULL;
+        pthread_mutex_lock(&o->mu);
+        while (!o->locked)
+                pthread_cond_wait(&o->cv, &o->mu);
+        locked = o->locked;
+        pthread_mutex_unlock(&o->mu);
+        if (locked > 0)
+                o->listed = journal_unfinished(o->journal, &ids, &o->n_unfinished, &e) >= 0;
         return NULL;
+}
+
+/* Tell the opener whether the lock is held (held) or never will be. */
+static void opening_locked(struct opening *o, bool held)
+{
+        pthread_mutex_lock(&o->mu);
+        o->locked = held ? 1 : -1;
+        pthread_cond_signal(&o->cv);
+        pthread_mutex_unlock(&o->mu);
 }
 
 /* A session without its journal yet: the environment, progress lines on a terminal. */
@@ -185,7 +217,8 @@ static bool hosts_only(const struct plan *plan)
 
 int cmd_apply(struct cli *c)
 {
-        struct opening o = { .state_dir = c->config.state_dir, .warm = true };
+        struct opening o = { .state_dir = c->config.state_dir, .warm = true, .mu = PTHREAD_MUTEX_INITIALIZER,
+                             .cv = PTHREAD_COND_INITIALIZER };
         struct policy *p = NULL;
         struct errbuf e = { 0 };
         struct session s;
@@ -221,9 +254,12 @@ int cmd_apply(struct cli *c)
          * restore an interrupted transaction, the plan is made again, from the node as
          * that left it.
          */
+        o.list = true;
         threaded = thread_start_beside(&opener, open_journal, &o) == 0;
-        if (!threaded)
+        if (!threaded) {
+                o.list = false;
                 open_journal(&o);
+        }
         session_init(c, &s);
         txn_result_init(&res);
         plan_init(&plan, &s.env.plan);
@@ -235,9 +271,10 @@ int cmd_apply(struct cli *c)
                 rc = EXIT_RUNTIME;
         } else {
                 r = plan_for_policy(&plan, p, 0, &res.error);
-                if (r >= 0 && hosts_only(&plan))
-                        txn_prepare(&s.env, "apply", &p->verify, &plan, &res);
         }
+        opening_locked(&o, s.env.lock_fd >= 0);
+        if (!rc && r >= 0 && hosts_only(&plan))
+                txn_prepare(&s.env, "apply", &p->verify, &plan, &res);
         if (threaded)
                 pthread_join(opener, NULL);
         s.journal = s.env.journal = o.journal;
@@ -245,7 +282,10 @@ int cmd_apply(struct cli *c)
                 fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&o.e, buf, sizeof(buf)));
                 rc = EXIT_RUNTIME;
         }
-        if (!rc) {
+        /* Nothing unfinished under the lock: nothing to recover, nothing pending. */
+        if (!rc && o.listed && o.n_unfinished == 0) {
+                s.env.prep.idle = true;
+        } else if (!rc) {
                 int recovered = txn_recover(&s.env, &e);
 
                 if (recovered < 0) {

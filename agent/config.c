@@ -17,9 +17,9 @@ static const char *const drift_names[] = { "report", "enforce", NULL };
 static const char *const dialect_names[] = { "nvue", "sonic", "eos", NULL };
 static const char *const role_names[] = { "host", "switch", NULL };
 
-void config_defaults(struct agent_config *c)
+/* The defaults that are not zero, into a configuration that is all zero. */
+static void nonzero_defaults(struct agent_config *c)
 {
-        memset(c, 0, sizeof(*c));
         snprintf(c->listen, sizeof(c->listen), "0.0.0.0:7440");
         snprintf(c->state_dir, sizeof(c->state_dir), "/var/lib/nettune");
         snprintf(c->env.state_dir, sizeof(c->env.state_dir), "%s", c->state_dir);
@@ -37,6 +37,12 @@ void config_defaults(struct agent_config *c)
         c->max_body_bytes = 1u << 20;
         c->request_timeout_s = 30;
         c->header_timeout_s = 5;
+}
+
+void config_defaults(struct agent_config *c)
+{
+        memset(c, 0, sizeof(*c));
+        nonzero_defaults(c);
 }
 
 static int check_listen(struct jsonv *v, const json_t *j, void *obj)
@@ -442,8 +448,8 @@ static int config_dir(const char *path, char *ret, size_t size, struct errbuf *e
         return 0;
 }
 
-/* Into c (defaults first): 0, or the error with c half-filled. */
-static int load(const char *path, struct agent_config *c, struct errbuf *e)
+/* Into c (defaults first; zeroed: c is all zero already): 0, or the error with c half-filled. */
+static int load(const char *path, struct agent_config *c, bool zeroed, struct errbuf *e)
 {
         _cleanup_free_ char *buf = NULL;
         json_auto_t *root = NULL;
@@ -452,7 +458,10 @@ static int load(const char *path, struct agent_config *c, struct errbuf *e)
         size_t len;
         int r;
 
-        config_defaults(c);
+        if (zeroed)
+                nonzero_defaults(c);
+        else
+                config_defaults(c);
         if (!path)
                 return 0;
         if (strlen(path) >= sizeof(c->path))
@@ -478,7 +487,16 @@ static int load(const char *path, struct agent_config *c, struct errbuf *e)
 
 int config_load(const char *path, struct agent_config *ret, struct errbuf *e)
 {
-        int r = load(path, ret, e);
+        int r = load(path, ret, false, e);
+
+        if (r < 0)
+                config_defaults(ret);   /* never half a file */
+        return r;
+}
+
+int config_load_zeroed(const char *path, struct agent_config *ret, struct errbuf *e)
+{
+        int r = load(path, ret, true, e);
 
         if (r < 0)
                 config_defaults(ret);   /* never half a file */

@@ -79,6 +79,12 @@ void config_defaults(struct agent_config *c);
  * defaults only. On failure *ret holds the defaults, never part of the file.
  */
 int config_load(const char *path, struct agent_config *ret, struct errbuf *e);
+/*
+ * The same into a configuration that is all zero (static storage): only what differs
+ * from zero is written, so its 140 KiB are not touched page by page (path NULL: the
+ * defaults). A command's start-up is on the clock of every apply.
+ */
+int config_load_zeroed(const char *path, struct agent_config *ret, struct errbuf *e);
 
 /* probe.allow as networks for the responder: ret[0..CONFIG_PROBE_ALLOW_MAX); returns how many. */
 struct probe_cidr;

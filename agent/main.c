@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* nettune-agent: the node agent. Thin: parse common options, dispatch a subcommand. */
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -12,22 +13,23 @@ struct command {
         int (*run)(struct cli *c);
         bool needs_config;              /* load --config (or defaults) first */
         const char *summary;
+        bool resident;                  /* runs until stopped: the heap is given back as it shrinks */
 };
 
 static const struct command commands[] = {
-        { "validate",     cmd_validate,     false, "check policy files; exit 2 on the first invalid one" },
-        { "plan",         cmd_plan,         true,  "print what apply would change here; change nothing" },
-        { "state",        cmd_state,        true,  "print the live state and counters of local interfaces" },
-        { "probe",        cmd_probe,        true,  "measure bandwidth to a probe-server (verbs or tcp)" },
-        { "probe-server", cmd_probe_server, true,  "answer bandwidth probes until SIGTERM" },
-        { "apply",        cmd_apply,        true,  "apply a policy as one verified transaction (--confirm-timeout S)" },
-        { "rollback",     cmd_rollback,     true,  "undo the newest committed revision" },
-        { "confirm",      cmd_confirm,      true,  "keep a change that is pending confirmation" },
-        { "history",      cmd_history,      true,  "list transactions" },
-        { "drift",        cmd_drift,        true,  "compare live state with the committed policy; exit 1 on drift" },
-        { "doctor",       cmd_doctor,       true,  "diagnose a slow fabric here (read only); --propose writes a fix" },
-        { "serve",        cmd_serve,        true,  "run the HTTPS API, probe responder, confirm and drift timers" },
-        { "confirm-watchdog", cmd_confirm_watchdog, true, NULL },
+        { "validate",     cmd_validate,     false, "check policy files; exit 2 on the first invalid one", false },
+        { "plan",         cmd_plan,         true,  "print what apply would change here; change nothing", false },
+        { "state",        cmd_state,        true,  "print the live state and counters of local interfaces", false },
+        { "probe",        cmd_probe,        true,  "measure bandwidth to a probe-server (verbs or tcp)", false },
+        { "probe-server", cmd_probe_server, true,  "answer bandwidth probes until SIGTERM", true },
+        { "apply",        cmd_apply,        true,  "apply a policy as one verified transaction (--confirm-timeout S)", false },
+        { "rollback",     cmd_rollback,     true,  "undo the newest committed revision", false },
+        { "confirm",      cmd_confirm,      true,  "keep a change that is pending confirmation", false },
+        { "history",      cmd_history,      true,  "list transactions", false },
+        { "drift",        cmd_drift,        true,  "compare live state with the committed policy; exit 1 on drift", false },
+        { "doctor",       cmd_doctor,       true,  "diagnose a slow fabric here (read only); --propose writes a fix", false },
+        { "serve",        cmd_serve,        true,  "run the HTTPS API, probe responder, confirm and drift timers", true },
+        { "confirm-watchdog", cmd_confirm_watchdog, true, NULL, true },
 };
 
 static void usage(FILE *f)
@@ -120,9 +122,13 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s: unknown command '%s'; see '%s --help'\n", c.prog, argv[1], c.prog);
                 return EXIT_INVALID;
         }
-        if (!cmd->needs_config || !c.config_path)
-                config_defaults(&c.config);
-        else if (config_load(c.config_path, &c.config, &e) < 0) {
+        /*
+         * A command that ends soon keeps what its heap grew to: given back and taken again
+         * page by page (glibc trims above 128 KiB free), it costs a page fault each time.
+         */
+        if (!cmd->resident)
+                mallopt(M_TRIM_THRESHOLD, 64 << 20);
+        if (config_load_zeroed(cmd->needs_config ? c.config_path : NULL, &c.config, &e) < 0) {
                 fprintf(stderr, "%s: %s; nothing was changed\n", c.prog, errbuf_str(&e, buf, sizeof(buf)));
                 return EXIT_INVALID;
         }

@@ -397,8 +397,11 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_json, cons
         bool ahead = env->prep.done;
         int r;
 
-        /* Prepared ahead (apply, while its journal opened), it only read: is the node busy now? */
-        r = busy(env, res);
+        /*
+         * Prepared ahead (apply, while its journal opened), it only read: is the node busy
+         * now? Unless the journal had nothing unfinished once this lock was held (idle).
+         */
+        r = env->prep.idle ? 0 : busy(env, res);
         if (r < 0)
                 goto out;
         r = ahead ? env->prep.r : txn_prepare(env, kind, verify, p, res);

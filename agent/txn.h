@@ -73,6 +73,7 @@ struct txn_prepared {
         char *changes;                  /* the change list as the journal keeps it (txn_changes_text, owned) */
         struct journal_snapshot *rows;  /* [n_rows]: each target's snapshot as the journal keeps it (owned) */
         unsigned n_rows;
+        bool idle;                      /* the journal had nothing unfinished under this lock: none pending */
 };
 
 struct txn_env {

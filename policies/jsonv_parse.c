@@ -130,12 +130,28 @@ static int io_error(struct errbuf *e, int err, const char *path)
         return errbuf_set(e, err, path, "cannot read: %s", msg);
 }
 
-static int read_all(int fd, const char *path, size_t max, char *buf, size_t *ret_len, struct errbuf *e)
+/*
+ * The whole file into *buf (size bytes to start with, grown as it comes, up to max + 1
+ * to tell a document over the limit), NUL-terminated.
+ */
+static int read_all(int fd, const char *path, size_t max, size_t size, char **buf, size_t *ret_len,
+                    struct errbuf *e)
 {
         size_t len = 0;
 
         for (;;) {
-                ssize_t n = read(fd, buf + len, max + 1 - len);
+                ssize_t n;
+
+                if (len + 1 >= size && size < max + 2) {
+                        size_t grown = size * 2 < max + 2 ? size * 2 : max + 2;
+                        char *more = realloc(*buf, grown);
+
+                        if (!more)
+                                return errbuf_set(e, ENOMEM, path, "out of memory");
+                        *buf = more;
+                        size = grown;
+                }
+                n = read(fd, *buf + len, size - 1 - len);
 
                 if (n < 0 && errno == EINTR)
                         continue;
@@ -148,7 +164,7 @@ static int read_all(int fd, const char *path, size_t max, char *buf, size_t *ret
                         return errbuf_set(e, EINVAL, path,
                                           "document is larger than the limit of %zu bytes", max);
         }
-        buf[len] = '\0';
+        (*buf)[len] = '\0';
         *ret_len = len;
         return 0;
 }
@@ -158,6 +174,7 @@ int jsonv_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_le
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *buf = NULL;
         struct stat st;
+        size_t size;
         int r;
 
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -170,10 +187,14 @@ int jsonv_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_le
         if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > max)
                 return errbuf_set(e, EINVAL, path, "document is %lld bytes, larger than the limit of %zu bytes",
                                   (long long)st.st_size, max);
-        buf = malloc(max + 2);
+        /* The file's size and a little (it may grow): not the limit's megabyte every time. */
+        size = S_ISREG(st.st_mode) ? (size_t)st.st_size + 64 : 4096;
+        if (size > max + 2)
+                size = max + 2;
+        buf = malloc(size);
         if (!buf)
                 return errbuf_set(e, ENOMEM, path, "out of memory");
-        r = read_all(fd, path, max, buf, ret_len, e);
+        r = read_all(fd, path, max, size, &buf, ret_len, e);
         if (r < 0)
                 return r;
         *ret_buf = TAKE_PTR(buf);

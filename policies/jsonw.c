@@ -11,7 +11,7 @@ static void put(struct jsonw_out *o, const char *s, size_t n)
         if (o->failed)
                 return;
         if (o->len + n + 1 > o->size) {
-                size_t size = o->size ? o->size : 4096;
+                size_t size = o->size ? o->size : 256;
                 char *b;
 
                 while (o->len + n + 1 > size)
@@ -215,13 +215,7 @@ char *jsonw_dumps(const json_t *j, size_t flags)
         if (!j || (!(flags & JSON_ENCODE_ANY) && !json_is_object(j) && !json_is_array(j)))
                 return NULL;
         value(&o, j, flags, 0);
-        put(&o, "", 0);
-        if (o.failed) {
-                free(o.buf);
-                return NULL;
-        }
-        o.buf[o.len] = '\0';
-        return o.buf;
+        return jsonw_finish(&o);
 }
 
 int jsonw_dumpf(const json_t *j, FILE *f, size_t flags)
@@ -307,6 +301,13 @@ char *jsonw_finish(struct jsonw_out *o)
         }
         o->buf[o->len] = '\0';
         buf = o->buf;
+        /* A text kept for long (a journal row) holds only itself, not the room it was written in. */
+        if (o->size - o->len > 256) {
+                char *fit = realloc(buf, o->len + 1);
+
+                if (fit)
+                        buf = fit;
+        }
         *o = (struct jsonw_out){ 0 };
         return buf;
 }

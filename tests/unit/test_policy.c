@@ -1,7 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Policy parser and validator: valid documents, error paths and texts, canonical round trip. */
 #include <CUnit/CUnit.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "jsonv.h"
 #include "policy.h"
@@ -375,6 +382,61 @@ static void test_jsonv_paths(void)
         CU_ASSERT_STRING_EQUAL(jsonv_quote("a\nb'", q, sizeof(q)), "a\\x0ab\\'");
 }
 
+/* A document read whole whatever its source: a file sized up front, a pipe grown as it comes, the limit kept. */
+static void test_read_file(void)
+{
+        char path[] = "/tmp/nettune-read.XXXXXX", fifo[64], *buf = NULL, *big = malloc(20001);
+        struct errbuf e = { 0 };
+        size_t len = 0;
+        int fd = mkstemp(path);
+        pid_t pid;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+        CU_ASSERT_FATAL(fd >= 0);
+        for (int i = 0; i < 20000; i++)
+                big[i] = (char)('a' + i % 26);
+        big[20000] = '\0';
+        CU_ASSERT_EQUAL(write(fd, big, 20000), 20000);
+        close(fd);
+        CU_ASSERT_EQUAL(jsonv_read_file(path, 1u << 20, &buf, &len, &e), 0);
+        CU_ASSERT_EQUAL(len, 20000);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+        CU_ASSERT_STRING_EQUAL(buf, big);
+        free(buf);
+        buf = NULL;
+        CU_ASSERT_EQUAL(jsonv_read_file(path, 19999, &buf, &len, &e), -EINVAL);
+        CU_ASSERT_PTR_NULL(buf);
+        unlink(path);
+
+        snprintf(fifo, sizeof(fifo), "%s.fifo", path);
+        CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+        for (unsigned i = 0; i < 2; i++) {
+                size_t max = i == 0 ? 1u << 20 : 19999;
+
+                pid = fork();
+                CU_ASSERT_FATAL(pid >= 0);
+                if (pid == 0) {
+                        int w = open(fifo, O_WRONLY);
+
+                        _exit(w >= 0 && write(w, big, 20000) == 20000 ? 0 : 1);
+                }
+                len = 0;
+                if (max > 20000) {
+                        CU_ASSERT_EQUAL(jsonv_read_file(fifo, max, &buf, &len, &e), 0);
+                        CU_ASSERT_EQUAL(len, 20000);
+                        CU_ASSERT_STRING_EQUAL(buf ? buf : "", big);
+                } else {
+                        CU_ASSERT_EQUAL(jsonv_read_file(fifo, max, &buf, &len, &e), -EINVAL);
+                        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "larger than the limit of 19999 bytes"));
+                }
+                free(buf);
+                buf = NULL;
+                waitpid(pid, NULL, 0);
+        }
+        unlink(fifo);
+        free(big);
+}
+
 int suite_policy(void);
 int suite_policy(void)
 {
@@ -385,7 +447,7 @@ int suite_policy(void)
             !CU_add_test(s, "selects", test_selects) || !CU_add_test(s, "round_trip", test_round_trip) ||
             !CU_add_test(s, "canonical_text", test_canonical_text) || !CU_add_test(s, "fabric", test_fabric) ||
             !CU_add_test(s, "verify_class", test_verify_class) || !CU_add_test(s, "limits", test_limits) ||
-            !CU_add_test(s, "jsonv_paths", test_jsonv_paths))
+            !CU_add_test(s, "jsonv_paths", test_jsonv_paths) || !CU_add_test(s, "read_file", test_read_file))
                 return -1;
         return 0;
 }
