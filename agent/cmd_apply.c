@@ -75,6 +75,47 @@ static void opening_locked(struct opening *o, bool held)
         pthread_mutex_unlock(&o->mu);
 }
 
+/* No switch among the targets: the plan's first half may run before the journal is there. */
+static bool hosts_only(const struct plan *plan)
+{
+        for (unsigned i = 0; i < plan->n; i++)
+                if (plan->v[i].t.kind == TARGET_SWITCH)
+                        return false;
+        return true;
+}
+
+/* apply's first half, beside the journal's opening: the policy, the lock, the plan read. */
+struct ahead {
+        struct cli *c;
+        const char *file;
+        struct session *s;
+        struct plan *plan;
+        struct txn_result *res;
+        struct opening *o;              /* told when the lock is held, or never will be */
+        struct policy *p;               /* out: the policy */
+        int r;                          /* out: what plan_for_policy() returned (its error in res) */
+        int rc;                         /* out: an exit code when the policy or the lock failed (e says why) */
+        struct errbuf e;
+};
+
+static void *plan_ahead(void *arg)
+{
+        struct ahead *a = arg;
+        struct session *s = a->s;
+
+        if (policy_load_file(a->file, &a->p, &a->e) < 0)
+                a->rc = EXIT_INVALID;
+        else if (txlock_acquire(a->c->config.state_dir, false, &s->env.lock_fd, &a->e) < 0)
+                a->rc = EXIT_RUNTIME;
+        opening_locked(a->o, s->env.lock_fd >= 0);
+        if (a->rc)
+                return NULL;
+        a->r = plan_for_policy(a->plan, a->p, 0, &a->res->error);
+        if (a->r >= 0 && hosts_only(a->plan))
+                txn_prepare(&s->env, "apply", &a->p->verify, a->plan, a->res);
+        return NULL;
+}
+
 /* A session without its journal yet: the environment, progress lines on a terminal. */
 static void session_init(struct cli *c, struct session *s)
 {
@@ -206,15 +247,6 @@ static int parse_uint_opt(struct cli *c, const char *opt, const char *v, unsigne
         return 0;
 }
 
-/* No switch among the targets: the plan's first half may run before the journal is there. */
-static bool hosts_only(const struct plan *plan)
-{
-        for (unsigned i = 0; i < plan->n; i++)
-                if (plan->v[i].t.kind == TARGET_SWITCH)
-                        return false;
-        return true;
-}
-
 int cmd_apply(struct cli *c)
 {
         struct opening o = { .state_dir = c->config.state_dir, .warm = true, .mu = PTHREAD_MUTEX_INITIALIZER,
@@ -224,7 +256,8 @@ int cmd_apply(struct cli *c)
         struct session s;
         struct txn_result res;
         struct plan plan;
-        pthread_t opener;
+        struct ahead a;
+        pthread_t planner;
         const char *file = NULL;
         int confirm = -1, rc = 0, r = 0;
         bool threaded;
@@ -248,35 +281,29 @@ int cmd_apply(struct cli *c)
                 return EXIT_INVALID;
         }
         /*
-         * The journal opens on a thread of its own (SQLite reads its schema and its WAL
-         * back) while this one validates the policy, takes the lock and reads the plan:
-         * up to the snapshot nothing needs the journal. Should the lock's recovery then
-         * restore an interrupted transaction, the plan is made again, from the node as
-         * that left it.
+         * The policy, the lock and the plan's first half go to a thread of their own,
+         * beside this one, which opens the journal meanwhile (SQLite reads its schema
+         * and its WAL back: the longer of the two), then lists what is unfinished once
+         * the lock is held: up to the snapshot nothing needs the journal. Should the
+         * lock's recovery then restore an interrupted transaction, the plan is made
+         * again, from the node as that left it.
          */
-        o.list = true;
-        threaded = thread_start_beside(&opener, open_journal, &o) == 0;
-        if (!threaded) {
-                o.list = false;
-                open_journal(&o);
-        }
         session_init(c, &s);
         txn_result_init(&res);
         plan_init(&plan, &s.env.plan);
-        if (policy_load_file(file, &p, &e) < 0) {
-                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
-                rc = EXIT_INVALID;
-        } else if (txlock_acquire(c->config.state_dir, false, &s.env.lock_fd, &e) < 0) {
-                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
-                rc = EXIT_RUNTIME;
-        } else {
-                r = plan_for_policy(&plan, p, 0, &res.error);
-        }
-        opening_locked(&o, s.env.lock_fd >= 0);
-        if (!rc && r >= 0 && hosts_only(&plan))
-                txn_prepare(&s.env, "apply", &p->verify, &plan, &res);
+        a = (struct ahead){ .c = c, .file = file, .s = &s, .plan = &plan, .res = &res, .o = &o };
+        o.list = true;
+        threaded = thread_start_beside(&planner, plan_ahead, &a) == 0;
+        if (!threaded)
+                plan_ahead(&a);
+        open_journal(&o);
         if (threaded)
-                pthread_join(opener, NULL);
+                pthread_join(planner, NULL);
+        p = a.p;
+        r = a.r;
+        rc = a.rc;
+        if (rc)
+                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&a.e, buf, sizeof(buf)));
         s.journal = s.env.journal = o.journal;
         if (!rc && o.r < 0) {
                 fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&o.e, buf, sizeof(buf)));

@@ -583,9 +583,12 @@ int nl_queue(struct nl *nl, struct nlmsghdr *nlh, const char *where, const char 
         return 0;
 }
 
-/* The ACKs of one datagram: done[i] for each pending request answered, the first refusal in *first. */
+/*
+ * The answers of one datagram: done[i] for each pending request answered (the last
+ * one's ACK, the others' refusals), the first refusal in *first.
+ */
 static int collect_acks(struct nl *nl, const void *buf, size_t len, unsigned from, unsigned n, bool *done,
-                        unsigned *ret_done, int *first, unsigned *first_at)
+                        int *first, unsigned *first_at)
 {
         const struct nlmsghdr *nlh = buf;
         int rem = (int)len;
@@ -599,11 +602,12 @@ static int collect_acks(struct nl *nl, const void *buf, size_t len, unsigned fro
                 if (nl->portid && nlh->nlmsg_pid && nlh->nlmsg_pid != nl->portid)
                         return -ESRCH;
                 if (nlh->nlmsg_type != NLMSG_ERROR || k >= n || done[k])
-                        return -EPROTO;         /* only ACKs were asked for, each once */
+                        return -EPROTO;         /* only ACKs and refusals were asked for, each once */
                 if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*err))
                         return -EBADMSG;
+                if (!err->error && k != n - 1)
+                        return -EPROTO;         /* an ACK nobody asked for */
                 done[k] = true;
-                ++*ret_done;
                 if (err->error && (*first == 0 || from + k < *first_at)) {
                         *first = err->error > 0 || err->error < -4095 ? -EPROTO : err->error;
                         *first_at = from + k;
@@ -613,26 +617,35 @@ static int collect_acks(struct nl *nl, const void *buf, size_t len, unsigned fro
         return 0;
 }
 
-/* Send pending[from, from + n) in one datagram and wait for every ACK. */
-static int flush_window(struct nl *nl, const char *buf, size_t len, unsigned from, unsigned n, int *first,
+/*
+ * Send pending[from, from + n) in one datagram, only the last asking for an ACK, and
+ * wait for its answer. The kernel takes the requests of a datagram in order, goes on
+ * past a refusal and answers every refusal at once, ACK asked or not
+ * (netlink_rcv_skb()): once the last request is answered, every refusal before it
+ * has come, and the silent others were done. One answer for a window, not n.
+ */
+static int flush_window(struct nl *nl, char *buf, size_t len, unsigned from, unsigned n, int *first,
                         unsigned *first_at)
 {
+        struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
         bool done[NL_WINDOW];
-        unsigned acked = 0;
         ssize_t k;
+        int rem = (int)len;
 
+        for (unsigned i = 0; i < n && mnl_nlmsg_ok(nlh, rem); i++, nlh = mnl_nlmsg_next(nlh, &rem))
+                nlh->nlmsg_flags = (uint16_t)(i == n - 1 ? nlh->nlmsg_flags | NLM_F_ACK : nlh->nlmsg_flags & ~NLM_F_ACK);
         memset(done, 0, sizeof(done));
         k = nl->t->ops->send(nl->ctx, buf, len);
         if (k < 0)
                 return (int)k;
         nl->writes += n;
-        while (acked < n) {
+        while (!done[n - 1]) {
                 int r;
 
                 k = nl->t->ops->recv(nl->ctx, nl->rx, sizeof(nl->rx), NL_TIMEOUT_MS);
                 if (k < 0)
                         return (int)k;
-                r = collect_acks(nl, nl->rx, (size_t)k, from, n, done, &acked, first, first_at);
+                r = collect_acks(nl, nl->rx, (size_t)k, from, n, done, first, first_at);
                 if (r < 0)
                         return r;
         }

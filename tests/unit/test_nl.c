@@ -3,7 +3,9 @@
 #include <CUnit/CUnit.h>
 #include <pthread.h>
 #include <limits.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/rtnetlink.h>
 
@@ -350,6 +352,88 @@ static void test_link_parent_is_sysfs_device(void)
         CU_ASSERT(checked > 0);         /* loopback at least */
         driver_io_close(&io);
 }
+/* In a network namespace of its own (a child): two veth, queued MTU writes, the kernel's answers. */
+static int kernel_queue_child(void)
+{
+        struct nl *nl = NULL;
+        struct link_info a, b;
+        struct errbuf e = { 0 };
+        int idx[2], fails = 0;
+        const char *names[2] = { "qa", "qb" };
+
+        if (unshare(CLONE_NEWNET) < 0 || system("ip link add qa type veth peer name qb") != 0)
+                return 100;
+        if (nl_open(NULL, NETLINK_ROUTE, &nl, &e) < 0)
+                return 101;
+        for (int i = 0; i < 2; i++) {
+                struct link_info l;
+
+                if (link_rtnl_get(nl, 0, names[i], &l, &e) < 0)
+                        return 102;
+                idx[i] = l.ifindex;
+        }
+        /* 64 writes, only the window's last ACKed: every one done */
+        for (int i = 0; i < 64; i++) {
+                struct nlmsghdr *nlh = nl_msg_new(nl, RTM_NEWLINK, NLM_F_ACK);
+                struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+                ifi->ifi_index = idx[i % 2];
+                nl_put_u32(nlh, IFLA_MTU, 2000 + (unsigned)i);
+                fails += nl_queue(nl, nlh, names[i % 2], "set mtu", &e) < 0;
+        }
+        fails += nl_flush(nl, &e) != 0;
+        fails += link_rtnl_get(nl, idx[0], NULL, &a, &e) < 0 || a.mtu != 2062;
+        fails += link_rtnl_get(nl, idx[1], NULL, &b, &e) < 0 || b.mtu != 2063;
+        /* a refusal in the middle comes back unasked, named; the kernel went on past it */
+        for (int i = 0; i < 3; i++) {
+                struct nlmsghdr *nlh = nl_msg_new(nl, RTM_NEWLINK, NLM_F_ACK);
+                struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+                ifi->ifi_index = idx[i == 1];
+                nl_put_u32(nlh, IFLA_MTU, i == 1 ? 70000 : 3000 + (unsigned)i);
+                fails += nl_queue(nl, nlh, i == 1 ? "interface 'qb'" : "interface 'qa'", "set mtu", &e) < 0;
+        }
+        fails += nl_flush(nl, &e) != -EINVAL;
+        fails += strcmp(e.where, "interface 'qb'") != 0;
+        fails += link_rtnl_get(nl, idx[0], NULL, &a, &e) < 0 || a.mtu != 3002;
+        fails += link_rtnl_get(nl, idx[1], NULL, &b, &e) < 0 || b.mtu != 2063;
+        /* the same refusal last: its own answer ends the window */
+        for (int i = 0; i < 2; i++) {
+                struct nlmsghdr *nlh = nl_msg_new(nl, RTM_NEWLINK, NLM_F_ACK);
+                struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+                ifi->ifi_index = idx[i];
+                nl_put_u32(nlh, IFLA_MTU, i == 1 ? 70000 : 3500);
+                fails += nl_queue(nl, nlh, names[i], "set mtu", &e) < 0;
+        }
+        fails += nl_flush(nl, &e) != -EINVAL;
+        fails += strcmp(e.where, "qb") != 0;
+        fails += link_rtnl_get(nl, idx[0], NULL, &a, &e) < 0 || a.mtu != 3500;
+        /* and the handle talks on: no stray answer is left behind */
+        fails += link_rtnl_get(nl, idx[1], NULL, &b, &e) < 0 || b.mtu != 2063;
+        nl_close(nl);
+        return fails;
+}
+
+/* The real kernel answers queued writes as flush_window() expects (netlink_rcv_skb()). */
+static void test_queue_kernel(void)
+{
+        int status = -1;
+        pid_t pid;
+
+        if (geteuid() != 0) {
+                fprintf(stderr, "SKIP nl.queue_kernel: needs root for a network namespace\n");
+                return;
+        }
+        pid = fork();
+        CU_ASSERT_FATAL(pid >= 0);
+        if (pid == 0)
+                _exit(kernel_queue_child());
+        CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+        CU_ASSERT(WIFEXITED(status));
+        CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+}
+
 
 int suite_nl(void);
 int suite_nl(void)
@@ -360,6 +444,7 @@ int suite_nl(void)
             !CU_add_test(s, "policy_tables", test_policy_tables) ||
             !CU_add_test(s, "timeout_and_talk", test_timeout_and_talk) ||
             !CU_add_test(s, "seam", test_seam) || !CU_add_test(s, "queue", test_queue) ||
+            !CU_add_test(s, "queue_kernel", test_queue_kernel) ||
             !CU_add_test(s, "batch", test_batch) || !CU_add_test(s, "link_cache", test_link_cache) ||
             !CU_add_test(s, "link_parent_is_sysfs_device", test_link_parent_is_sysfs_device))
                 return -1;
