@@ -105,6 +105,10 @@ static const struct db_migration migrations[] = {
                  "INSERT OR IGNORE INTO transaction_changes (tx, changes_json)"
                  " SELECT id, changes_json FROM transactions WHERE changes_json IS NOT NULL;"
                  "ALTER TABLE transactions DROP COLUMN changes_json;" },
+        /* Only keyed transactions (the API's) in the key's index: a CLI apply writes one page less. */
+        { .sql = "DROP INDEX IF EXISTS transactions_idempotency_key;"
+                 "CREATE INDEX transactions_idempotency_key ON transactions(idempotency_key)"
+                 " WHERE idempotency_key IS NOT NULL;" },
 };
 
 /* The statements a transaction writes with, prepared once per connection (db_cached; journal_warm). */

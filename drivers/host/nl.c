@@ -794,49 +794,58 @@ int nl_batch_run(struct nl *nl, const char *what, nl_batch_cb cb, void *data, in
 
 /* ---- attribute policy tables ---- */
 
-struct parse_ctx {
-        const struct nl_policy *pol;
-        unsigned max;
-        const struct nlattr **tb;
-};
-
-static int parse_attr_cb(const struct nlattr *a, void *data)
+/*
+ * Attributes [a, a + len) into tb[] by policy: mnl_attr_parse()'s walk (it stops at
+ * the first attribute that does not fit, silently) without a call per attribute —
+ * a link dump carries some forty attributes a link and the policies name a handful;
+ * the rest are skipped by their type alone. What a policy names is checked by
+ * mnl_attr_validate() as before.
+ */
+static int parse_attrs(const struct nlattr *a, size_t len, const struct nl_policy *pol, unsigned max,
+                       const struct nlattr **tb)
 {
-        struct parse_ctx *p = data;
-        uint16_t type = mnl_attr_get_type(a);
-        const struct nl_policy *pol;
-        int r;
+        memset(tb, 0, sizeof(*tb) * (max + 1));
+        while (len >= sizeof(*a) && a->nla_len >= sizeof(*a) && a->nla_len <= len) {
+                uint16_t type = a->nla_type & NLA_TYPE_MASK;
+                size_t step = NLA_ALIGN(a->nla_len);
 
-        if (type > p->max || !p->pol[type].type)
-                return MNL_CB_OK;
-        pol = &p->pol[type];
-        r = mnl_attr_validate(a, (enum mnl_attr_data_type)pol->type);
-        if (r >= 0 && pol->type == MNL_TYPE_BINARY && mnl_attr_get_payload_len(a) < pol->len)
-                r = -1;
-        if (r < 0) {
-                errno = EINVAL;
-                return MNL_CB_ERROR;
+                if (type <= max && pol[type].type) {
+                        const struct nl_policy *p = &pol[type];
+
+                        if (mnl_attr_validate(a, (enum mnl_attr_data_type)p->type) < 0 ||
+                            (p->type == MNL_TYPE_BINARY && mnl_attr_get_payload_len(a) < p->len)) {
+                                errno = EINVAL;
+                                return -EINVAL;
+                        }
+                        tb[type] = a;
+                }
+                if (step >= len)
+                        break;
+                len -= step;
+                a = (const struct nlattr *)((const char *)a + step);
         }
-        p->tb[type] = a;
-        return MNL_CB_OK;
+        return 0;
 }
 
 int nl_parse_msg(const struct nlmsghdr *nlh, size_t hdrlen, const struct nl_policy *pol,
                  unsigned max, const struct nlattr **tb)
 {
-        struct parse_ctx p = { pol, max, tb };
+        size_t off = MNL_ALIGN(hdrlen);
 
-        memset(tb, 0, sizeof(*tb) * (max + 1));
-        if (mnl_nlmsg_get_payload_len(nlh) < hdrlen)
+        if (mnl_nlmsg_get_payload_len(nlh) < hdrlen) {
+                memset(tb, 0, sizeof(*tb) * (max + 1));
                 return -EBADMSG;
-        return mnl_attr_parse(nlh, (unsigned)hdrlen, parse_attr_cb, &p) < 0 ? -EINVAL : 0;
+        }
+        if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN + off) {
+                memset(tb, 0, sizeof(*tb) * (max + 1));
+                return 0;
+        }
+        return parse_attrs((const struct nlattr *)((const char *)mnl_nlmsg_get_payload(nlh) + off),
+                           nlh->nlmsg_len - MNL_NLMSG_HDRLEN - off, pol, max, tb);
 }
 
 int nl_parse_nested(const struct nlattr *nest, const struct nl_policy *pol,
                     unsigned max, const struct nlattr **tb)
 {
-        struct parse_ctx p = { pol, max, tb };
-
-        memset(tb, 0, sizeof(*tb) * (max + 1));
-        return mnl_attr_parse_nested(nest, parse_attr_cb, &p) < 0 ? -EINVAL : 0;
+        return parse_attrs(mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest), pol, max, tb);
 }
