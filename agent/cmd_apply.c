@@ -24,7 +24,10 @@ static void session_done(struct session *s)
         journal_close(s->journal);
 }
 
-/* A journal being opened on a thread of its own (SQLite reads its schema and its WAL back). */
+/*
+ * A journal being opened (SQLite reads its WAL back and its schema): `apply` opens
+ * it while the policy, the lock and the plan's first half run beside it (plan_ahead).
+ */
 struct opening {
         const char *state_dir;
         struct journal *journal;
