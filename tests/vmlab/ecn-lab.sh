@@ -267,16 +267,25 @@ story() {
                 res "FAIL ecn-goodput-after-rollback: $got Mbit/s is $r of the ceiling $ceil (expected >= 0.90)"
 }
 
-# diagnose NAME: nettunectl doctor over a 4 s window while an incast runs (text into
-# $W/doctor-NAME.txt, exit code into $drc), extra options after NAME.
+# diagnose NAME: nettunectl doctor over a 4 s window while the senders burst (text into
+# $W/doctor-NAME.txt, exit code into $drc), extra options after NAME. The incast comes
+# in 2 s bursts, as a collective's traffic does, until doctor answers: every window,
+# whenever the agent opens it, holds flow starts, where too-low thresholds mark hardest
+# (a started flow settles into a mark every few seconds at this RTT; a window that
+# opened after the flows started would see only that).
 diagnose() {
         name=$1
         shift
         ctl doctor --window 4 "$@" > $W/doctor-$name.txt 2>&1 &
         dpid=$!
-        ignored=$(incast doctor-$name $RX)     # a subshell: incast's wait is for its own flows only
+        b=0
+        while kill -0 $dpid 2>/dev/null; do
+                b=$((b + 1))
+                ignored=$(SECS=2; incast doctor-$name-$b $RX)   # a subshell: incast's wait is for its own flows only
+        done
         wait $dpid
         drc=$?
+        info "doctor $name: $b bursts of 2 s while it ran"
         sed 's/^/VMLAB-INFO   | /' $W/doctor-$name.txt
 }
 
