@@ -481,23 +481,24 @@ json_t *plan_to_json(const struct plan *p)
                          "notes", notes);
 }
 
+json_t *plan_change_json(const char *target, const struct diff_entry *d)
+{
+        return json_pack("{s:s, s:s, s:s, s:s, s:s}", "target", target, "field", state_field_name(d->field), "key",
+                         d->key, "from", d->from, "to", d->to);
+}
+
 json_t *plan_changes_json(const struct plan *p)
 {
         json_t *arr = json_array();
 
         for (unsigned i = 0; arr && i < p->n; i++) {
-                const struct diff *d = &p->v[i].diff;
+                const struct plan_target *pt = &p->v[i];
 
-                for (unsigned k = 0; k < d->n; k++) {
-                        json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "target", p->v[i].t.name,
-                                              "field", state_field_name(d->entries[k].field), "key",
-                                              d->entries[k].key, "from", d->entries[k].from, "to", d->entries[k].to);
-
-                        if (!o || json_array_append_new(arr, o) < 0) {
+                for (unsigned k = 0; k < pt->diff.n; k++)
+                        if (json_array_append_new(arr, plan_change_json(pt->t.name, &pt->diff.entries[k])) < 0) {
                                 json_decref(arr);
                                 return NULL;
                         }
-                }
         }
         return arr;
 }

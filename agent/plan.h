@@ -140,3 +140,5 @@ void plan_note(struct plan *p, const char *fmt, ...) _printf_(2, 3);
 json_t *plan_to_json(const struct plan *p);
 /* The flat change list the journal and transaction results keep: [{target, field, key, from, to}]. */
 json_t *plan_changes_json(const struct plan *p);
+/* One element of it: {target, field, key, from, to}. New reference; NULL on ENOMEM. */
+json_t *plan_change_json(const char *target, const struct diff_entry *d);

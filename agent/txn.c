@@ -216,16 +216,6 @@ static int finish_ok(struct txn_env *env, unsigned confirm_timeout_s, struct txn
         return 0;
 }
 
-/* A native session to commit (a switch): a side effect between the read-back and the end. */
-static bool has_sessions(const struct plan *p)
-{
-        for (unsigned i = 0; i < p->n; i++)
-                for (unsigned r = 0; r < p->v[i].n_routes; r++)
-                        if (p->v[i].routes[r].opened && p->v[i].routes[r].ops->commit)
-                                return true;
-        return false;
-}
-
 /* From the snapshot on: anything that fails restores what was touched. */
 static int change_and_verify(struct txn_env *env, const struct policy_verify *v, unsigned confirm_timeout_s,
                              struct plan *p, struct txn_result *res)
@@ -233,7 +223,7 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
         /* Settling is for the post-change probe: without one there is nothing to wait for. */
         bool settle = v && v->present && v->probe != POLICY_PROBE_NONE && v->settle_ms;
         /* Nothing to measure and nothing to commit elsewhere: the read-back is the last side effect. */
-        bool quiet = (!v || v->probe == POLICY_PROBE_NONE) && !has_sessions(p);
+        bool quiet = (!v || v->probe == POLICY_PROBE_NONE) && !txn_has_sessions(p);
         const char *by = "error";
         int code = EXIT_RUNTIME;
 

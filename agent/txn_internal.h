@@ -37,7 +37,9 @@ char *txn_probe_json_text(const struct txn_result *res);
 
 /* ---- txn_restore.c ---- */
 
-/* Commit every open native session (switches). */
+/* An open native session (a switch) is there to commit: a side effect after the read-back. */
+bool txn_has_sessions(const struct plan *p);
+/* Commit every open native session. */
 int txn_commit_sessions(struct plan *p, struct errbuf *e);
 /*
  * Restore every touched (or, all=true, every) target of p from ->before, best

@@ -12,16 +12,11 @@ json_t *txn_changes_json(const struct txn_result *r)
 {
         json_t *arr = json_array();
 
-        for (unsigned i = 0; arr && i < r->n_changes; i++) {
-                const struct txn_change *c = &r->changes[i];
-                json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "target", c->target, "field",
-                                      state_field_name(c->d.field), "key", c->d.key, "from", c->d.from, "to", c->d.to);
-
-                if (!o || json_array_append_new(arr, o) < 0) {
+        for (unsigned i = 0; arr && i < r->n_changes; i++)
+                if (json_array_append_new(arr, plan_change_json(r->changes[i].target, &r->changes[i].d)) < 0) {
                         json_decref(arr);
                         return NULL;
                 }
-        }
         return arr;
 }
 

@@ -12,6 +12,20 @@
 #include "log.h"
 #include "txn_internal.h"
 
+static bool route_commits(const struct plan_route *rt)
+{
+        return rt->opened && rt->ops->commit;
+}
+
+bool txn_has_sessions(const struct plan *p)
+{
+        for (unsigned i = 0; i < p->n; i++)
+                for (unsigned r = 0; r < p->v[i].n_routes; r++)
+                        if (route_commits(&p->v[i].routes[r]))
+                                return true;
+        return false;
+}
+
 int txn_commit_sessions(struct plan *p, struct errbuf *e)
 {
         for (unsigned i = 0; i < p->n; i++)
@@ -19,7 +33,7 @@ int txn_commit_sessions(struct plan *p, struct errbuf *e)
                         const struct plan_route *rt = &p->v[i].routes[r];
                         int k;
 
-                        if (!rt->opened || !rt->ops->commit)
+                        if (!route_commits(rt))
                                 continue;
                         k = rt->ops->commit(&p->v[i].t, e);
                         if (k < 0)
