@@ -122,7 +122,11 @@ has_apply() {
 case_b() {
         has_apply || { res "SKIP mtu-drop-rolled-back: nettune-agent has no 'apply' command yet"; return; }
         set_mtu 9000
-        policy /tmp/drop.json 1500 25
+        # MTU 9000 -> 1500 quadruples rxe's packets per WRITE (RoCE MTU 4096 -> 1024).
+        # Under TCG each phase's rate also moves with the host's load: the post-change
+        # probe has measured 17% to 73% below the baseline in this lab. The gate allows
+        # 10%, as a production gate would.
+        policy /tmp/drop.json 1500 10
         $AGENT --config /tmp/agent.json apply /tmp/drop.json > /tmp/b.out 2>&1
         rc=$?
         info "apply mtu 1500: exit $rc, mtu now va=$(mtu va) vb=$(mtu vb)"
