@@ -48,7 +48,8 @@ ifneq ($(CI),)
 WARN += -Werror
 endif
 
-INCLUDES := -Icommon -Ipolicies -Idrivers -Idrivers/host -Idrivers/switch -Idrivers/probe -Iagent -Icontroller
+# Every include names its file from the root of the tree ("agent/plan/plan.h").
+INCLUDES := -I.
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -DNETTUNE_VERSION='"$(VERSION)"' $(WARN) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP -pthread
 LDFLAGS  += -pthread
@@ -60,8 +61,8 @@ LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 LIB_SRCS   := $(sort $(wildcard common/*.c policies/*.c drivers/*.c drivers/*/*.c))
-AGENT_SRCS := $(sort $(wildcard agent/*.c))
-CTL_SRCS   := $(sort $(wildcard controller/*.c))
+AGENT_SRCS := $(sort $(wildcard agent/*/*.c))
+CTL_SRCS   := $(sort $(wildcard controller/*/*.c))
 NM_SRCS    := $(sort $(filter-out tests/nicmodel/main.c,$(wildcard tests/nicmodel/*.c)))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/*.c tests/lib/*.c) $(NM_SRCS))
 SIM_SRCS   := $(sort $(wildcard tests/switchsim/*.c))
@@ -81,10 +82,10 @@ FUZZERS    := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 SUITES_H   := $(BUILD)/gen/unit_suites.h
 
 # Agent objects other than main.c are shared with the controller's tests and tools.
-AGENT_LIB_OBJS := $(call obj,$(filter-out agent/main.c,$(AGENT_SRCS)))
-CTL_LIB_OBJS   := $(call obj,$(filter-out controller/main.c,$(CTL_SRCS)))
-# Controller objects other than main.c and its subcommands, for the controller's unit tests.
-CTL_LIB_OBJS := $(call obj,$(filter-out controller/main.c controller/cmd_%.c,$(CTL_SRCS)))
+AGENT_LIB_OBJS := $(call obj,$(filter-out agent/cmd/main.c,$(AGENT_SRCS)))
+# Controller objects other than its command line (main.c and the subcommands), for its unit tests.
+CTL_CMDS     := apply confirm doctor drift halt plan probe rollback serve status store
+CTL_LIB_OBJS := $(call obj,$(filter-out controller/cmd/main.c $(CTL_CMDS:%=controller/cmd/ctl_%.c),$(CTL_SRCS)))
 
 .PHONY: all check check-stressed demo demo-vm demo-clean bench fuzz fuzz-build install uninstall clean deps help \
         test-bins deb
@@ -133,9 +134,7 @@ $(SUITES_H): $(wildcard tests/unit/test_*.c)
 	        n=$${f#test_}; echo "SUITE($$n)"; done > $@.tmp && mv $@.tmp $@
 
 $(call obj,$(wildcard tests/unit/*.c)): $(SUITES_H)
-$(BUILD)/obj/tests/unit/%.o: CFLAGS += -I$(BUILD)/gen -Itests/lib -include tests/unit/suites.h
-$(BUILD)/obj/tests/lib/%.o: CFLAGS += -Itests/lib
-$(BUILD)/obj/tests/unit/%.o: CFLAGS += -Itests/nicmodel
+$(BUILD)/obj/tests/unit/%.o: CFLAGS += -I$(BUILD)/gen -include tests/unit/suites.h
 
 # NIC behaviour models behind the netlink seam (tests/nicmodel/nicmodel.h).
 $(NICMODEL): $(call obj,tests/nicmodel/main.c $(NM_SRCS)) $(LIB)
@@ -150,7 +149,6 @@ $(SIM): $(call obj,$(SIM_SRCS)) $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/obj/tests/tools/%.o: CFLAGS += -Itests/lib
 $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(call obj,$(filter-out tests/lib/main.c,$(wildcard tests/lib/*.c))) $(AGENT_LIB_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
@@ -162,13 +160,13 @@ $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(call obj,$(filter-out tests/lib
 test-bins: all $(UNIT) $(if $(SIM_SRCS),$(SIM)) $(NICMODEL) $(TOOLS)
 
 # libFuzzer harnesses, built with clang into their own object tree.
-FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(INCLUDES) -Itests/lib $(PKG_CFLAGS) -pthread \
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(INCLUDES) $(PKG_CFLAGS) -pthread \
                -fsanitize=fuzzer-no-link,address,undefined -DNETTUNE_VERSION='"$(VERSION)"'
 # Plus the controller's parsers of agent answers, etcd replies, store records and the inventory
 # (pure: jansson and the library only).
-FUZZ_LIB_OBJS := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRCS) controller/reply.c controller/etcd_reply.c \
-                   controller/store_record.c controller/rollout.c controller/rollout_judge.c \
-                   controller/inventory.c controller/fabric_reply.c)
+FUZZ_LIB_OBJS := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRCS) controller/fleet/reply.c \
+                   controller/store/etcd_reply.c controller/store/store_record.c controller/rollout/rollout.c \
+                   controller/rollout/rollout_judge.c controller/fleet/inventory.c controller/fabric/fabric_reply.c)
 $(BUILD)/fuzzobj/%.o: %.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $<")

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <sys/stat.h>
 
-#include "db.h"
+#include "common/db.h"
 
 int db_fail(struct db *d, struct errbuf *e, const char *what)
 {

@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "errbuf.h"
+#include "common/errbuf.h"
 
 #define DB_PATH_MAX 512
 #define DB_CACHE_MAX 24

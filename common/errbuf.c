@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdarg.h>
 
-#include "errbuf.h"
+#include "common/errbuf.h"
 
 int errbuf_set(struct errbuf *e, int err, const char *where, const char *fmt, ...)
 {

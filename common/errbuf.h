@@ -6,7 +6,7 @@
  */
 #pragma once
 
-#include "util.h"
+#include "common/util.h"
 
 struct errbuf {
         char where[256];   /* "$.spec.pfc.priorities[1]", "interface 'vA'", or "" */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lazylib.h"
+#include "common/lazylib.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 

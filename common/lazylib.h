@@ -18,7 +18,7 @@
 
 #include <stdbool.h>
 
-#include "errbuf.h"
+#include "common/errbuf.h"
 
 struct lazylib {
         const char *soname;             /* "libssh2.so.1" */

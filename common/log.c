@@ -2,8 +2,8 @@
 #include <pthread.h>
 #include <stdarg.h>
 
-#include "log.h"
-#include "progress.h"
+#include "common/log.h"
+#include "common/progress.h"
 
 static enum log_level max_level = LOG_LEVEL_INFO;
 static const char *log_prefix = "nettune";

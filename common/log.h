@@ -2,7 +2,7 @@
 /* Diagnostics for programs (agent/, controller/): always stderr. Library code never logs. */
 #pragma once
 
-#include "util.h"
+#include "common/util.h"
 
 enum log_level { LOG_LEVEL_ERR, LOG_LEVEL_WARN, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG, LOG_LEVEL_MAX };
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <arpa/inet.h>
 
-#include "netaddr.h"
+#include "common/netaddr.h"
 
 int netaddr_parse(const char *s, const char *what, union netaddr *ret, bool *ret_loopback, struct errbuf *e)
 {

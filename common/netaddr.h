@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <sys/socket.h>
 
-#include "errbuf.h"
+#include "common/errbuf.h"
 
 union netaddr {
         struct sockaddr sa;

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <sys/ioctl.h>
 
-#include "progress.h"
+#include "common/progress.h"
 
 #define PROGRESS_COLUMNS_DEFAULT 80u
 

@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "util.h"
+#include "common/util.h"
 
 enum progress_mode { PROGRESS_OFF, PROGRESS_LINES, PROGRESS_TTY, PROGRESS_MODE_MAX };
 

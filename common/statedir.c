@@ -2,8 +2,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "statedir.h"
-#include "util.h"
+#include "common/statedir.h"
+#include "common/util.h"
 
 static int check_dir(const char *dir, struct stat *st, struct errbuf *e)
 {

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "errbuf.h"
+#include "common/errbuf.h"
 
 /*
  * Check (creating it if needed) DIR, then open (creating it 0600 if needed) DIR/NAME

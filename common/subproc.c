@@ -7,8 +7,8 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "subproc.h"
-#include "util.h"
+#include "common/subproc.h"
+#include "common/util.h"
 
 extern char **environ;
 

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <sched.h>
 
-#include "thread.h"
+#include "common/thread.h"
 
 int thread_start_beside(pthread_t *t, void *(*fn)(void *), void *arg)
 {

@@ -21,8 +21,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "errbuf.h"
-#include "state.h"
+#include "common/errbuf.h"
+#include "policies/state.h"
 
 enum target_kind {
         TARGET_INTERFACE,

@@ -5,10 +5,10 @@
  */
 #include <stdarg.h>
 
-#include "dcb_nl.h"
-#include "driver.h"
-#include "link_rtnl.h"
-#include "nl.h"
+#include "drivers/host/dcb_nl.h"
+#include "drivers/driver.h"
+#include "drivers/host/link_rtnl.h"
+#include "drivers/host/nl.h"
 
 extern const struct driver_ops link_driver;
 extern const struct driver_ops dcb_driver;

@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "state.h"
+#include "policies/state.h"
 
 #define DIFF_KEY_MAX 128
 #define DIFF_VALUE_MAX 160

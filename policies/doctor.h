@@ -31,9 +31,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "errbuf.h"
-#include "policy.h"
-#include "state.h"
+#include "common/errbuf.h"
+#include "policies/policy.h"
+#include "policies/state.h"
 
 #define DOCTOR_NAME_MAX 64
 #define DOCTOR_NOTES_MAX 32

@@ -2,7 +2,7 @@
 /* doctor facts: lifetime, lookups and the path of a host interface (see doctor.h). */
 #include <stdarg.h>
 
-#include "doctor.h"
+#include "policies/doctor.h"
 
 void doctor_params_default(struct doctor_params *p)
 {

@@ -7,10 +7,10 @@
  */
 #include <limits.h>
 
-#include "doctor.h"
-#include "jsonv.h"
-#include "spec_json.h"
-#include "state_json.h"
+#include "policies/doctor.h"
+#include "policies/jsonv.h"
+#include "policies/spec_json.h"
+#include "policies/state_json.h"
 
 static const char *const counter_names[DOCTOR_COUNTER_MAX + 1] = {
         [DOCTOR_PAUSE_RX] = "pause_rx",

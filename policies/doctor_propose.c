@@ -5,9 +5,9 @@
  * into one desired state, written as a policy document that the policy parser
  * accepts (it is parsed before it is handed out).
  */
-#include "doctor.h"
-#include "policy_spec.h"
-#include "spec_json.h"
+#include "policies/doctor.h"
+#include "policies/policy_spec.h"
+#include "policies/spec_json.h"
 
 bool doctor_propose_target(struct doctor_report *r, const char *manager, const char *target, bool linux_port,
                            uint32_t mtu_max)

@@ -2,8 +2,8 @@
 /* The doctor's report: findings, notes, running the rules, and the report as JSON and text. */
 #include <stdarg.h>
 
-#include "doctor.h"
-#include "spec_json.h"
+#include "policies/doctor.h"
+#include "policies/spec_json.h"
 
 static const char *const severity_names[DOCTOR_SEVERITY_MAX] = { "info", "warning", "critical" };
 

@@ -7,7 +7,7 @@
  */
 #include <math.h>
 
-#include "doctor.h"
+#include "policies/doctor.h"
 
 /* Queue of a priority on a switch: the identity of every dialect's factory mapping
  * (NVUE egress-queue-mapping default-global: switch-priority N -> traffic-class N;

@@ -23,8 +23,8 @@
 
 #include <stdbool.h>
 
-#include "diff.h"
-#include "state.h"
+#include "policies/diff.h"
+#include "policies/state.h"
 
 /* Which kinds of target carry a field (a policy's field reaches only those). */
 #define FIELD_ON_INTERFACE (1u << 0)

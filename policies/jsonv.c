@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "jsonv.h"
+#include "policies/jsonv.h"
 
 static const char *const type_names[JSONV_TYPE_MAX] = {
         [JSONV_ANY] = "any value",

@@ -30,7 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "errbuf.h"
+#include "common/errbuf.h"
 
 #define JSONV_PATH_MAX 200
 #define JSONV_DEPTH_MAX 32

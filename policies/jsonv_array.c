@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Array helpers of the validator: bounded integer lists, bitmaps, string lists, arrays of objects. */
-#include "jsonv.h"
+#include "policies/jsonv.h"
 
 /* Between min_n and max_n elements; `what` names one element ("element", "switch"). */
 static int check_count_of(struct jsonv *v, const json_t *j, const char *what, const char *whats, size_t min_n,

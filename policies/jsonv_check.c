@@ -2,7 +2,7 @@
 /* Value checks shared by documents: names, globs, "host:port" addresses. */
 #include <ctype.h>
 
-#include "jsonv.h"
+#include "policies/jsonv.h"
 
 int jsonv_check_chars(struct jsonv *v, const char *what, const char *s, const char *extra)
 {

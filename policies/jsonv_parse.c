@@ -8,7 +8,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "jsonv.h"
+#include "policies/jsonv.h"
 
 struct scan_frame {
         bool object;

@@ -2,9 +2,9 @@
 /* Policy documents: the top-level tables, metadata, targets, verify, commit. */
 #include <fnmatch.h>
 
-#include "jsonv.h"
-#include "policy.h"
-#include "policy_spec.h"
+#include "policies/jsonv.h"
+#include "policies/policy.h"
+#include "policies/policy_spec.h"
 
 #define IFNAME_MAX 15           /* IFNAMSIZ - 1 */
 

@@ -14,8 +14,8 @@
 
 #include <jansson.h>
 
-#include "errbuf.h"
-#include "state.h"
+#include "common/errbuf.h"
+#include "policies/state.h"
 
 #define POLICY_NAME_MAX 64
 #define POLICY_LABELS_MAX 32

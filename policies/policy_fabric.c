@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* verify.fabric: the controller's fabric gate (parse, defaults, the class its traffic carries). */
-#include "jsonv.h"
-#include "policy.h"
-#include "policy_spec.h"
+#include "policies/jsonv.h"
+#include "policies/policy.h"
+#include "policies/policy_spec.h"
 
 static const char *const pattern_names[] = { "ring", "incast", "alltoall", NULL };
 /* Indexes are enum policy_probe values; "none" is not a mode of the fabric probe. */

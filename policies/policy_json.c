@@ -5,8 +5,8 @@
  * gives back an identical struct policy. The spec members live state shares are
  * written by spec_json.c; ecn and host_ecn have the policy's own shape here.
  */
-#include "policy.h"
-#include "spec_json.h"
+#include "policies/policy.h"
+#include "policies/spec_json.h"
 
 static json_t *labels_json(const struct policy_label *l, unsigned n, bool *ok)
 {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The "spec" member of a policy: validation tables and the mapping into struct state
  * (the members live state shares are parsed by spec_json.c). */
-#include "field.h"
-#include "policy_spec.h"
-#include "spec_json.h"
+#include "policies/field.h"
+#include "policies/policy_spec.h"
+#include "policies/spec_json.h"
 
 struct ecn_doc {
         unsigned long long queues;

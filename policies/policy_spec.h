@@ -2,8 +2,8 @@
 /* Internal to policies/: the "spec" member of a policy document (policy_spec.c). */
 #pragma once
 
-#include "jsonv.h"
-#include "policy.h"
+#include "policies/jsonv.h"
+#include "policies/policy.h"
 
 #define POLICY_MTU_MIN 68
 #define POLICY_MTU_MAX 9216

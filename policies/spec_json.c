@@ -2,7 +2,7 @@
 /* JSON of the spec members policies and live state share (see spec_json.h). */
 #include <ctype.h>
 
-#include "spec_json.h"
+#include "policies/spec_json.h"
 
 const char *const spec_json_trust_names[] = { "pcp", "dscp", NULL };
 const char *const spec_json_trust_live_names[] = { "pcp", "dscp", "none", NULL };

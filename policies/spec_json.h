@@ -8,8 +8,8 @@
  */
 #pragma once
 
-#include "jsonv.h"
-#include "state.h"
+#include "policies/jsonv.h"
+#include "policies/state.h"
 
 /* Rendering. Each function records an allocation failure in *ok and never fails otherwise. */
 /* json_object_set_new() that remembers a failure (also of a NULL val) instead of returning it. */

@@ -22,8 +22,8 @@
  * mtu, trust, dscp_to_priority, pfc and ets are written and read by spec_json.c,
  * exactly as in a policy's spec.
  */
-#include "spec_json.h"
-#include "state_json.h"
+#include "policies/spec_json.h"
+#include "policies/state_json.h"
 
 #define U32_MAX 4294967295LL
 

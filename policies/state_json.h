@@ -9,8 +9,8 @@
 
 #include <jansson.h>
 
-#include "errbuf.h"
-#include "state.h"
+#include "common/errbuf.h"
+#include "policies/state.h"
 
 /* New reference owned by the caller; NULL on ENOMEM. Only present fields are emitted. */
 json_t *state_to_json(const struct state *s);

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "errbuf.h"
+#include "common/errbuf.h"
 
 #define COUNTERS_MAX 256
 #define COUNTER_NAME_MAX 64

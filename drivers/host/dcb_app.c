@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* DSCP trust and DSCP -> priority map over the DCB APP table: read, target, plan (see dcb_app.h). */
-#include "dcb_app.h"
+#include "drivers/host/dcb_app.h"
 
 /*
  * ice: entering DSCP mode sets every code point to dscp >> 3 (8 TCs,

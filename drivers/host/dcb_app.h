@@ -28,9 +28,9 @@
 
 #include <stdint.h>
 
-#include "dcb_nl.h"
-#include "errbuf.h"
-#include "state.h"
+#include "drivers/host/dcb_nl.h"
+#include "common/errbuf.h"
+#include "policies/state.h"
 
 /* What the kernel driver does with APP entries (from its source). */
 struct dcb_quirks {

@@ -18,12 +18,12 @@
  */
 #include <linux/rtnetlink.h>
 
-#include "dcb_app.h"
-#include "dcb_driver.h"
-#include "dcb_lldpad.h"
-#include "dcb_nl.h"
-#include "link_rtnl.h"
-#include "link_wait.h"
+#include "drivers/host/dcb_app.h"
+#include "drivers/host/dcb_driver.h"
+#include "drivers/host/dcb_lldpad.h"
+#include "drivers/host/dcb_nl.h"
+#include "drivers/host/link_rtnl.h"
+#include "drivers/host/link_wait.h"
 
 #define DCB_FIELDS (STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_DSCP_MAP) | \
                     STATE_BIT(STATE_FIELD_PFC) | STATE_BIT(STATE_FIELD_ETS))

@@ -2,7 +2,7 @@
 /* The "dcb" driver (trust, dscp_to_priority, pfc, ets over dcbnl). */
 #pragma once
 
-#include "driver.h"
+#include "drivers/driver.h"
 
 extern const struct driver_ops dcb_driver;
 

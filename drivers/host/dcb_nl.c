@@ -2,7 +2,7 @@
 /* dcbnl (RTM_GETDCB/RTM_SETDCB) requests and reply parsing. */
 #include <linux/rtnetlink.h>
 
-#include "dcb_nl.h"
+#include "drivers/host/dcb_nl.h"
 
 static const struct nl_policy get_policy[DCB_ATTR_MAX + 1] = {
         [DCB_ATTR_IFNAME] = { MNL_TYPE_NUL_STRING, 0 },

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "nl.h"
+#include "drivers/host/nl.h"
 
 /* Newer than Debian 12's uapi headers (enumerators, so always define the value). */
 #ifndef DCB_ATTR_DCB_APP_TRUST_TABLE

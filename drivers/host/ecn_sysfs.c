@@ -5,9 +5,9 @@
 #include <limits.h>
 #include <sys/stat.h>
 
-#include "ecn_sysfs.h"
-#include "link_rtnl.h"
-#include "sysfs.h"
+#include "drivers/host/ecn_sysfs.h"
+#include "drivers/host/link_rtnl.h"
+#include "drivers/host/sysfs.h"
 
 #define KNOBS_MAX (2 * STATE_PRIO_COUNT + 2)
 

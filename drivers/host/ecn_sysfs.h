@@ -21,7 +21,7 @@
  */
 #pragma once
 
-#include "driver.h"
+#include "drivers/driver.h"
 
 #define ECN_SYSFS_PARAMS_MAX 32
 

@@ -7,8 +7,8 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#include "iface.h"
-#include "link_rtnl.h"
+#include "drivers/host/iface.h"
+#include "drivers/host/link_rtnl.h"
 
 /* ETHTOOL_GDRVINFO over fd (an AF_INET datagram socket). */
 static int drvinfo(int fd, const char *name, char *buf, size_t size)

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "errbuf.h"
+#include "common/errbuf.h"
 
 #define IFACE_MAX 1024                  /* links beyond this are an error */
 

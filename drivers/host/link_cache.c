@@ -10,7 +10,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "link_rtnl.h"
+#include "drivers/host/link_rtnl.h"
 
 struct link_cache {
         struct link_info *v;            /* sorted by ifindex */

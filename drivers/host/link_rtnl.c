@@ -3,8 +3,8 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
-#include "link_rtnl.h"
-#include "link_wait.h"
+#include "drivers/host/link_rtnl.h"
+#include "drivers/host/link_wait.h"
 
 static const struct nl_policy link_policy[IFLA_MAX + 1] = {
         [IFLA_IFNAME] = { MNL_TYPE_NUL_STRING, 0 },

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "driver.h"
-#include "nl.h"
+#include "drivers/driver.h"
+#include "drivers/host/nl.h"
 
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP 0x10000         /* linux/if.h; net/if.h lacks it */

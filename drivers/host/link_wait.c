@@ -3,9 +3,9 @@
 #include <limits.h>
 #include <time.h>
 
-#include "link_rtnl.h"
-#include "link_wait.h"
-#include "sysfs.h"
+#include "drivers/host/link_rtnl.h"
+#include "drivers/host/link_wait.h"
+#include "drivers/host/sysfs.h"
 
 #define POLL_MS 20
 

@@ -17,8 +17,8 @@
  */
 #pragma once
 
-#include "driver.h"
-#include "nl.h"
+#include "drivers/driver.h"
+#include "drivers/host/nl.h"
 
 #define LINK_WAIT_PORTS_MAX 8
 

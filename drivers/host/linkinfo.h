@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "counters.h"
+#include "drivers/host/counters.h"
 
 struct linkinfo {
         bool state_known;

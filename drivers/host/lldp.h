@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "errbuf.h"
+#include "common/errbuf.h"
 
 #define LLDP_NAME_MAX 64
 #define LLDP_NEIGHBOURS_MAX 256

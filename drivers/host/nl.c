@@ -6,7 +6,7 @@
 #include <sys/un.h>
 #include <time.h>
 
-#include "nl.h"
+#include "drivers/host/nl.h"
 
 #ifndef NETLINK_CAP_ACK
 #define NETLINK_CAP_ACK 10

@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "errbuf.h"
+#include "common/errbuf.h"
 
 #define NL_MSG_MAX 8192                 /* request buffer: every request fits */
 #define NL_RECV_MAX 32768               /* one datagram of replies */

@@ -23,8 +23,8 @@
  */
 #pragma once
 
-#include "driver.h"
-#include "tc_kmod.h"
+#include "drivers/driver.h"
+#include "drivers/host/tc_kmod.h"
 
 #define QDISC_FIELDS (STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN))
 

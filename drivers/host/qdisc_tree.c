@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* nettune's ets/red tree on a port: read, classify, map to and from state (see qdisc_tree.h). */
-#include "qdisc_tree.h"
+#include "drivers/host/qdisc_tree.h"
 
 static bool is_ours_root(const struct tc_qdisc *q)
 {

@@ -28,10 +28,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "errbuf.h"
-#include "nl.h"
-#include "state.h"
-#include "tc_nl.h"
+#include "common/errbuf.h"
+#include "drivers/host/nl.h"
+#include "policies/state.h"
+#include "drivers/host/tc_nl.h"
 
 #define QDISC_ETS_MAJOR 0x4e54u                 /* "NT" */
 #define QDISC_RED_MAJOR(tc) (0x4e60u + (tc))    /* the red child of traffic class tc */

@@ -10,9 +10,9 @@
 #include <sys/utsname.h>
 #include <zlib.h>
 
-#include "lazylib.h"
-#include "tc_kmod.h"
-#include "util.h"
+#include "common/lazylib.h"
+#include "drivers/host/tc_kmod.h"
+#include "common/util.h"
 
 #define CACHE_MAX 8
 #define LINE_MAX_ 4096

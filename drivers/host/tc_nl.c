@@ -3,7 +3,7 @@
 #include <linux/gen_stats.h>
 #include <linux/rtnetlink.h>
 
-#include "tc_nl.h"
+#include "drivers/host/tc_nl.h"
 
 #ifndef TCA_RED_FLAGS
 #define TCA_RED_FLAGS 4

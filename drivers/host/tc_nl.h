@@ -19,9 +19,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "errbuf.h"
-#include "nl.h"
-#include "tc_red.h"
+#include "common/errbuf.h"
+#include "drivers/host/nl.h"
+#include "drivers/host/tc_red.h"
 
 #define TC_NL_BANDS_MAX 16              /* TCQ_ETS_MAX_BANDS */
 #define TC_NL_PRIOS 16                  /* TC_PRIO_MAX + 1: the ets priomap */

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "tc_red.h"
+#include "drivers/host/tc_red.h"
 
 #define ECN_BYTES_MAX (64u * 1024 * 1024)
 

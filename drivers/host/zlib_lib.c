@@ -5,8 +5,8 @@
  */
 #include <zlib.h>
 
-#include "lazylib.h"
-#include "tc_kmod.h"
+#include "common/lazylib.h"
+#include "drivers/host/tc_kmod.h"
 
 struct lazylib zlib_lib = LAZYLIB_INIT("libz.so.1", "zlib");
 

@@ -3,8 +3,8 @@
 #include <math.h>
 #include <netinet/in.h>
 
-#include "probe.h"
-#include "probe_net.h"
+#include "drivers/probe/probe.h"
+#include "drivers/probe/probe_net.h"
 
 static const char *const mode_names[PROBE_MODE_MAX] = {
         [PROBE_MODE_AUTO] = "auto",

@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "errbuf.h"
+#include "common/errbuf.h"
 
 #define PROBE_PEER_MAX 128
 #define PROBE_STREAMS_MAX 16            /* TCP streams or verbs QPs per probe */

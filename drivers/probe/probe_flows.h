@@ -22,7 +22,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "probe.h"
+#include "drivers/probe/probe.h"
 
 #define PROBE_FLOWS_MAX 16              /* flows per node and request (PROBE_SERVER_CLIENTS_MAX on the other end) */
 #define PROBE_FLOWS_ID_MAX 1000000

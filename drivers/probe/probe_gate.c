@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdarg.h>
 
-#include "probe_gate.h"
+#include "drivers/probe/probe_gate.h"
 
 static const char *const verdict_names[PROBE_GATE_VERDICT_MAX] = {
         [PROBE_GATE_PASS] = "pass",

@@ -14,7 +14,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "probe.h"
+#include "drivers/probe/probe.h"
 
 enum probe_gate_verdict {
         PROBE_GATE_PASS,

@@ -8,7 +8,7 @@
 #include <poll.h>
 #include <time.h>
 
-#include "probe_net.h"
+#include "drivers/probe/probe_net.h"
 
 uint64_t probe_now_ns(void)
 {

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "errbuf.h"
+#include "common/errbuf.h"
 
 struct probe_addr {
         struct sockaddr_storage ss;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <arpa/inet.h>
 
-#include "probe_gid.h"
-#include "probe_net.h"
-#include "probe_oob.h"
+#include "drivers/probe/probe_gid.h"
+#include "drivers/probe/probe_net.h"
+#include "drivers/probe/probe_oob.h"
 
 static const uint8_t magic[4] = { 'N', 'T', 'P', 'B' };
 

@@ -25,8 +25,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "errbuf.h"
-#include "probe.h"
+#include "common/errbuf.h"
+#include "drivers/probe/probe.h"
 
 #define PROBE_OOB_VERSION 2
 #define PROBE_OOB_HEADER_SIZE 8

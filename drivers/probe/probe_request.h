@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "probe.h"
+#include "drivers/probe/probe.h"
 
 #define PROBE_REQUEST_BODY_MAX 4096
 #define PROBE_REQUEST_DURATION_MIN_MS 100

@@ -5,8 +5,8 @@
 #include <net/if.h>
 #include <netinet/in.h>
 
-#include "nl.h"
-#include "probe_route.h"
+#include "drivers/host/nl.h"
+#include "drivers/probe/probe_route.h"
 
 static const struct nl_policy route_policy[RTA_MAX + 1] = {
         [RTA_OIF] = { MNL_TYPE_U32, 0 },

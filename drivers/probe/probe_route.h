@@ -8,9 +8,9 @@
 
 #include <stdbool.h>
 
-#include "errbuf.h"
-#include "probe.h"
-#include "probe_net.h"
+#include "common/errbuf.h"
+#include "drivers/probe/probe.h"
+#include "drivers/probe/probe_net.h"
 
 struct probe_route {
         int ifindex;

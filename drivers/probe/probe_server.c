@@ -16,7 +16,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
-#include "probe_server.h"
+#include "drivers/probe/probe_server.h"
 
 #define WATCH_MS 200                    /* how often the acceptor looks for expired sessions */
 #define WATCH_GRACE_MS 2000u            /* a session's own waits end at its deadline; the watch ends it this much later */

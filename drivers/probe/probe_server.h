@@ -23,9 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "errbuf.h"
-#include "probe_net.h"
-#include "probe_oob.h"
+#include "common/errbuf.h"
+#include "drivers/probe/probe_net.h"
+#include "drivers/probe/probe_oob.h"
 
 #define PROBE_SERVER_CLIENTS_DEFAULT 4
 #define PROBE_SERVER_CLIENTS_MAX 16

@@ -9,10 +9,10 @@
 #include <poll.h>
 #include <sys/socket.h>
 
-#include "probe.h"
-#include "probe_net.h"
-#include "probe_oob.h"
-#include "probe_server.h"
+#include "drivers/probe/probe.h"
+#include "drivers/probe/probe_net.h"
+#include "drivers/probe/probe_oob.h"
+#include "drivers/probe/probe_server.h"
 
 #define TCP_HANDSHAKE_MS 10000u
 

@@ -17,9 +17,9 @@
  */
 #include <arpa/inet.h>
 
-#include "probe_net.h"
-#include "probe_server.h"
-#include "probe_verbs.h"
+#include "drivers/probe/probe_net.h"
+#include "drivers/probe/probe_server.h"
+#include "drivers/probe/probe_verbs.h"
 
 #define VERBS_DEPTH 128u                /* WRITEs in flight per QP (perftest's tx_depth) */
 #define VERBS_CQ_MOD 100u               /* at most one completion per this many WRITEs (perftest's cq_mod) */

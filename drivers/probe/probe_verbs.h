@@ -9,10 +9,10 @@
 #include <infiniband/verbs.h>
 #include <sys/socket.h>
 
-#include "lazylib.h"
-#include "probe.h"
-#include "probe_gid.h"
-#include "probe_oob.h"
+#include "common/lazylib.h"
+#include "drivers/probe/probe.h"
+#include "drivers/probe/probe_gid.h"
+#include "drivers/probe/probe_oob.h"
 
 struct probe_verbs {
         struct ibv_context *ctx;

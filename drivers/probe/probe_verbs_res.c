@@ -2,7 +2,7 @@
 #include <fcntl.h>
 #include <sys/random.h>
 
-#include "probe_verbs.h"
+#include "drivers/probe/probe_verbs.h"
 
 bool probe_verbs_any_device(void)
 {

@@ -11,8 +11,8 @@
  */
 #include <infiniband/verbs.h>
 
-#include "lazylib.h"
-#include "probe_verbs.h"
+#include "common/lazylib.h"
+#include "drivers/probe/probe_verbs.h"
 
 #undef ibv_get_device_list
 #undef ibv_query_port

@@ -5,8 +5,8 @@
  */
 #include <libssh2.h>
 
-#include "lazylib.h"
-#include "ssh_session.h"
+#include "common/lazylib.h"
+#include "drivers/switch/ssh_session.h"
 
 struct lazylib ssh_lib = LAZYLIB_INIT("libssh2.so.1", "ssh");
 

@@ -10,7 +10,7 @@
 
 #include <libssh2.h>
 
-#include "ssh_session.h"
+#include "drivers/switch/ssh_session.h"
 
 struct ssh_session {
         int fd;

@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 
-#include "errbuf.h"
-#include "lazylib.h"
+#include "common/errbuf.h"
+#include "common/lazylib.h"
 
 /* libssh2, loaded when the first session opens (ssh_lib.c). */
 extern struct lazylib ssh_lib;

@@ -31,8 +31,8 @@
 
 #include <jansson.h>
 
-#include "driver.h"
-#include "ssh_session.h"
+#include "drivers/driver.h"
+#include "drivers/switch/ssh_session.h"
 
 #define SWITCH_FIELDS (STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_TRUST) | \
                        STATE_BIT(STATE_FIELD_DSCP_MAP) | STATE_BIT(STATE_FIELD_PFC) | \

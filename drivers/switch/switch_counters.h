@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "driver.h"
+#include "drivers/driver.h"
 
 #define SWITCH_COUNTERS_MAX 64
 

@@ -25,7 +25,7 @@
  * `configure session TX abort`; the switch reverts by itself when the commit timer
  * expires. Someone else's session with a pending commit timer makes check refuse.
  */
-#include "switch.h"
+#include "drivers/switch/switch.h"
 
 #define EOS_DEFAULT_MTU 1500
 #define EOS_SHOW "show running-config | json"

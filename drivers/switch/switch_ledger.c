@@ -12,7 +12,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "switch.h"
+#include "drivers/switch/switch.h"
 
 static int ledger_path(const struct switch_session *s, char *buf, size_t size)
 {

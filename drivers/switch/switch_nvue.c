@@ -32,7 +32,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 
-#include "switch.h"
+#include "drivers/switch/switch.h"
 
 #define NV_DEFAULT "default-global"
 #define NV_MAP "qos mapping " NV_DEFAULT

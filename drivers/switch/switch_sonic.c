@@ -30,7 +30,7 @@
  * CONFIG_DB differs from /etc/sonic/config_db.json where this change does not
  * write) makes check refuse.
  */
-#include "switch.h"
+#include "drivers/switch/switch.h"
 
 #define SONIC_DEFAULT_MTU 9100          /* sonic-port.yang default */
 #define SONIC_LOSSLESS_TEMPLATE "AZURE_LOSSLESS"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe_request.h"
+#include "drivers/probe/probe_request.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

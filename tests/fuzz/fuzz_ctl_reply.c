@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reply.h"
-#include "rollout_judge.h"
+#include "controller/fleet/reply.h"
+#include "controller/rollout/rollout_judge.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

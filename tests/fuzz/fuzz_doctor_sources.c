@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lldp.h"
-#include "switch_counters.h"
+#include "drivers/host/lldp.h"
+#include "drivers/switch/switch_counters.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

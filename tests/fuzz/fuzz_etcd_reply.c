@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etcd_reply.h"
-#include "store_record.h"
+#include "controller/store/etcd_reply.h"
+#include "controller/store/store_record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe_flows.h"
+#include "drivers/probe/probe_flows.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,10 +4,10 @@
  * helper's ack/extack handling and every reply parser (dcbnl IEEE GET, SET
  * results, DCBX, rtnetlink links) and the APP-table reading built on them.
  */
-#include "dcb_app.h"
-#include "dcb_nl.h"
-#include "fuzz_nl.h"
-#include "link_rtnl.h"
+#include "drivers/host/dcb_app.h"
+#include "drivers/host/dcb_nl.h"
+#include "tests/fuzz/fuzz_nl.h"
+#include "drivers/host/link_rtnl.h"
 
 static int fuzz_nl_cb(const struct nlmsghdr *nlh, void *data)
 {

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "nl.h"
+#include "drivers/host/nl.h"
 
 static int fuzz_nl_cb(const struct nlmsghdr *nlh, void *data);
 static void fuzz_nl_start(void);

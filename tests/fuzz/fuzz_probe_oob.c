@@ -22,9 +22,9 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "probe_net.h"
-#include "probe_oob.h"
-#include "probe_server.h"
+#include "drivers/probe/probe_net.h"
+#include "drivers/probe/probe_oob.h"
+#include "drivers/probe/probe_server.h"
 
 #define BUDGET (8ull << 20)
 #define SLACK_MS 20000u

@@ -8,10 +8,10 @@
 #include <jansson.h>
 #include <linux/rtnetlink.h>
 
-#include "fuzz_nl.h"
-#include "qdisc_tree.h"
-#include "state_json.h"
-#include "tc_nl.h"
+#include "tests/fuzz/fuzz_nl.h"
+#include "drivers/host/qdisc_tree.h"
+#include "policies/state_json.h"
+#include "drivers/host/tc_nl.h"
 
 struct trees {
         struct qdisc_tree at_root, at_class;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "switch.h"
+#include "drivers/switch/switch.h"
 
 static void fuzz_switch_parse(const char *text, struct state *s, struct errbuf *e);
 

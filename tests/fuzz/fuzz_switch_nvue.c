@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer: the nvue switch output parsers on arbitrary show output. */
-#include "fuzz_switch.h"
+#include "tests/fuzz/fuzz_switch.h"
 
 static void fuzz_switch_parse(const char *text, struct state *s, struct errbuf *e)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#include "diff.h"
-#include "drvtest.h"
+#include "policies/diff.h"
+#include "tests/lib/drvtest.h"
 
 static int reconcile(const struct driver_ops *ops, struct target *t, const struct state *desired, bool restore,
                      struct errbuf *e)

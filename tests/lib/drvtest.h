@@ -6,7 +6,7 @@
  */
 #pragma once
 
-#include "driver.h"
+#include "drivers/driver.h"
 
 /* apply: ops->apply with the delta of desired (its present fields) against a fresh read. */
 int drvtest_apply(const struct driver_ops *ops, struct target *t, const struct state *desired, struct errbuf *e);

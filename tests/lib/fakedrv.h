@@ -6,8 +6,8 @@
  */
 #pragma once
 
-#include "driver.h"
-#include "txn.h"
+#include "drivers/driver.h"
+#include "agent/txn/txn.h"
 
 #define FAKEDRV_DEVICES 8
 

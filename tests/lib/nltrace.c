@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nltrace.h"
+#include "tests/lib/nltrace.h"
 
 /* "NAME" in tests/data/dcb/, "DIR/NAME" in tests/data/. */
 static FILE *open_trace(const char *name)

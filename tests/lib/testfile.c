@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "testfile.h"
+#include "tests/lib/testfile.h"
 
 char *test_slurp(const char *path, size_t max)
 {

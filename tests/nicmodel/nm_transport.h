@@ -8,8 +8,8 @@
 
 #include <pthread.h>
 
-#include "nicmodel.h"
-#include "nl.h"
+#include "tests/nicmodel/nicmodel.h"
+#include "drivers/host/nl.h"
 
 #define NM_LOG_MAX 512
 

@@ -39,7 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim.h"
+#include "tests/switchsim/sim.h"
 
 struct opts {
         const char *dialect, *state, *ports, *variants, *traffic;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim.h"
+#include "tests/switchsim/sim.h"
 
 static json_t *port_of(json_t *st, const char *port, bool create)
 {

@@ -33,8 +33,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "http.h"
-#include "version.h"
+#include "agent/http/http.h"
+#include "common/version.h"
 
 #define LG_ENDPOINTS_MAX 65000
 #define LG_HIST 16

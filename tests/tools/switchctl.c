@@ -24,12 +24,12 @@
 
 #include <jansson.h>
 
-#include "config.h"
-#include "diff.h"
-#include "driver.h"
-#include "policy.h"
-#include "state_json.h"
-#include "switch.h"
+#include "agent/config/config.h"
+#include "policies/diff.h"
+#include "drivers/driver.h"
+#include "policies/policy.h"
+#include "policies/state_json.h"
+#include "drivers/switch/switch.h"
 
 struct ctx {
         struct agent_config cfg;

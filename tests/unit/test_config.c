@@ -7,9 +7,9 @@
 
 #include <linux/pkt_sched.h>
 
-#include "config.h"
-#include "qdisc_ets.h"
-#include "probe_net.h"
+#include "agent/config/config.h"
+#include "drivers/host/qdisc_ets.h"
+#include "drivers/probe/probe_net.h"
 
 static char dir[PATH_MAX];
 

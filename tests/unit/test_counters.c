@@ -3,7 +3,7 @@
 #include <CUnit/CUnit.h>
 #include <linux/ethtool.h>
 
-#include "counters.h"
+#include "drivers/host/counters.h"
 
 static void test_rdma_tree(void)
 {

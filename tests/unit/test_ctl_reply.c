@@ -3,7 +3,7 @@
 #include <CUnit/CUnit.h>
 #include <string.h>
 
-#include "reply.h"
+#include "controller/fleet/reply.h"
 
 #define TEXT(s) (s), strlen(s)
 

@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "db.h"
+#include "common/db.h"
 
 static char dir[64];
 

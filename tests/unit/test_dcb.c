@@ -14,14 +14,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "dcb_app.h"
-#include "dcb_driver.h"
-#include "dcb_lldpad.h"
-#include "dcb_nl.h"
-#include "diff.h"
-#include "drvtest.h"
-#include "nltrace.h"
-#include "nm_transport.h"
+#include "drivers/host/dcb_app.h"
+#include "drivers/host/dcb_driver.h"
+#include "drivers/host/dcb_lldpad.h"
+#include "drivers/host/dcb_nl.h"
+#include "policies/diff.h"
+#include "tests/lib/drvtest.h"
+#include "tests/lib/nltrace.h"
+#include "tests/nicmodel/nm_transport.h"
 
 static struct nm model;
 static struct nm_transport xport;

@@ -2,8 +2,8 @@
 /* state_diff: every field kind, unsupported fields, switch ports, text and JSON renderings. */
 #include <CUnit/CUnit.h>
 
-#include "diff.h"
-#include "util.h"
+#include "policies/diff.h"
+#include "common/util.h"
 
 static struct state want, live;
 

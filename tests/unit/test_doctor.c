@@ -6,8 +6,8 @@
  */
 #include <CUnit/CUnit.h>
 
-#include "doctor.h"
-#include "policy.h"
+#include "policies/doctor.h"
+#include "policies/policy.h"
 
 static struct doctor_facts F;
 static struct doctor_params P;

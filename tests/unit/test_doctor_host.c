@@ -8,12 +8,12 @@
 #include <linux/ethtool.h>
 #include <stdio.h>
 
-#include "counters.h"
-#include "doctor.h"
-#include "linkinfo.h"
-#include "lldp.h"
-#include "subproc.h"
-#include "testfile.h"
+#include "drivers/host/counters.h"
+#include "policies/doctor.h"
+#include "drivers/host/linkinfo.h"
+#include "drivers/host/lldp.h"
+#include "common/subproc.h"
+#include "tests/lib/testfile.h"
 
 static char *slurp(const char *path)
 {

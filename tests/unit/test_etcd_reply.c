@@ -7,9 +7,9 @@
 #include <CUnit/CUnit.h>
 #include <math.h>
 
-#include "etcd_reply.h"
-#include "rollout_run.h"
-#include "store_record.h"
+#include "controller/store/etcd_reply.h"
+#include "controller/rollout/rollout_run.h"
+#include "controller/store/store_record.h"
 
 #define TEXT(s) s, strlen(s)
 

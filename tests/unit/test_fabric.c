@@ -3,10 +3,10 @@
 #include <CUnit/CUnit.h>
 #include <math.h>
 
-#include "fabric.h"
-#include "fabric_reply.h"
-#include "rollout_fabric.h"
-#include "store.h"
+#include "agent/api/api_fabric.h"
+#include "controller/fabric/fabric_reply.h"
+#include "controller/rollout/rollout_fabric.h"
+#include "controller/store/store.h"
 
 #define CLOSE(a, b) (fabs((a) - (b)) < 1e-9)
 

@@ -4,8 +4,8 @@
 
 #include <string.h>
 
-#include "http.h"
-#include "http_internal.h"
+#include "agent/http/http.h"
+#include "agent/http/http_internal.h"
 
 static void test_name_matches(void)
 {

@@ -7,8 +7,8 @@
 #include <sqlite3.h>
 #include <sys/wait.h>
 
-#include "journal.h"
-#include "txlock.h"
+#include "agent/journal/journal.h"
+#include "agent/txn/txlock.h"
 
 static char dir[64];
 

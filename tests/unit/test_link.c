@@ -9,13 +9,13 @@
 #include <sched.h>
 #include <stdio.h>
 
-#include "counters.h"
-#include "dcb_driver.h"
-#include "drvtest.h"
-#include "nm_transport.h"
-#include "iface.h"
-#include "link_rtnl.h"
-#include "nltrace.h"
+#include "drivers/host/counters.h"
+#include "drivers/host/dcb_driver.h"
+#include "tests/lib/drvtest.h"
+#include "tests/nicmodel/nm_transport.h"
+#include "drivers/host/iface.h"
+#include "drivers/host/link_rtnl.h"
+#include "tests/lib/nltrace.h"
 
 static int saved_ns = -1;
 static struct driver_env env;

@@ -7,12 +7,12 @@
  */
 #include <CUnit/CUnit.h>
 
-#include "dcb_driver.h"
-#include "drvtest.h"
-#include "iface.h"
-#include "link_rtnl.h"
-#include "nm_transport.h"
-#include "plan_probe.h"
+#include "drivers/host/dcb_driver.h"
+#include "tests/lib/drvtest.h"
+#include "drivers/host/iface.h"
+#include "drivers/host/link_rtnl.h"
+#include "tests/nicmodel/nm_transport.h"
+#include "agent/plan/plan_probe.h"
 
 static struct nm model;
 static struct nm_transport model_x;

@@ -2,8 +2,8 @@
 /* One node's flows of a fabric probe: the request body, and concurrent flows against a real responder on 127.0.0.1. */
 #include <CUnit/CUnit.h>
 
-#include "probe_flows.h"
-#include "probe_server.h"
+#include "drivers/probe/probe_flows.h"
+#include "drivers/probe/probe_server.h"
 
 /* Parse must fail with exactly this "where: msg". */
 static void bad(const char *body, const char *expect)

@@ -3,7 +3,7 @@
 #include <CUnit/CUnit.h>
 #include <math.h>
 
-#include "probe_gate.h"
+#include "drivers/probe/probe_gate.h"
 
 static struct probe_measurement meas(const double *rates, unsigned n, int fail_at)
 {

@@ -5,7 +5,7 @@
 #include <netinet/in.h>
 #include <sys/stat.h>
 
-#include "probe_gid.h"
+#include "drivers/probe/probe_gid.h"
 
 static char root[64];
 

@@ -4,7 +4,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include "probe_oob.h"
+#include "drivers/probe/probe_oob.h"
 
 static struct probe_oob_msg hello(void)
 {

@@ -2,7 +2,7 @@
 /* The probe request body (POST /v1/probe): defaults, every field, and each rejection's exact message. */
 #include <CUnit/CUnit.h>
 
-#include "probe_request.h"
+#include "drivers/probe/probe_request.h"
 
 static void test_good(void)
 {

@@ -5,7 +5,7 @@
 #include <fcntl.h>
 #include <pty.h>
 
-#include "progress.h"
+#include "common/progress.h"
 
 /* Run one operation of 3 units in mode and return what it wrote (caller frees). */
 static char *run(enum progress_mode mode, const char *label)

@@ -2,7 +2,7 @@
 /* Wave planning: canary, N vs P% wave sizes, failure-budget arithmetic, halting. */
 #include <CUnit/CUnit.h>
 
-#include "rollout.h"
+#include "controller/rollout/rollout.h"
 
 static unsigned plan(unsigned canary, const char *size, unsigned n, unsigned *waves)
 {

@@ -4,7 +4,7 @@
 #include <CUnit/CUnit.h>
 #include <sys/stat.h>
 
-#include "statedir.h"
+#include "common/statedir.h"
 
 static void test_owner_follows_directory(void)
 {

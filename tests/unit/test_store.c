@@ -7,8 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rollout_run.h"
-#include "store.h"
+#include "controller/rollout/rollout_run.h"
+#include "controller/store/store.h"
 
 static char dir[64];
 static char db[128];

@@ -3,11 +3,11 @@
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 
-#include "doctor.h"
-#include "field.h"
-#include "switch.h"
-#include "switch_counters.h"
-#include "testfile.h"
+#include "policies/doctor.h"
+#include "policies/field.h"
+#include "drivers/switch/switch.h"
+#include "drivers/switch/switch_counters.h"
+#include "tests/lib/testfile.h"
 
 static char *slurp(const char *path)
 {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sysfs.h"
+#include "drivers/host/sysfs.h"
 
 static char dir[64];
 

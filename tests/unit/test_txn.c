@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cli.h"
-#include "fakedrv.h"
-#include "jsonw.h"
-#include "txn.h"
+#include "agent/cmd/cmd.h"
+#include "tests/lib/fakedrv.h"
+#include "policies/jsonw.h"
+#include "agent/txn/txn.h"
 
 #define MTU_BIT STATE_BIT(STATE_FIELD_MTU)
 #define ALL_CAPS (STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_PFC))

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The agent's part of a fabric probe (docs/api.md, "Fabric probe"):
+ *
+ *   GET  /v1/fabric        this node's clock and responder: what a controller needs
+ *                          to plan a pattern (where peers reach the responder, how
+ *                          many sessions it takes, the link behind it and its speed)
+ *   POST /v1/fabric/flows  this node's flows of a pattern, started together at an
+ *                          absolute time of this node's clock (probe_flows.h)
+ *
+ * One fabric run at a time per node (409 busy); a start that has already passed
+ * is refused (409 late), one further ahead than PROBE_FLOWS_AHEAD_MAX_MS is 400.
+ */
+#pragma once
+
+#include "agent/api/api.h"
+
+void fabric_info(const struct api *a, struct http_response *resp);
+void fabric_flows(const struct api *a, const struct http_request *req, struct http_response *resp);

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `serve`: the daemon. Recovers interrupted transactions before anything else,
+ * then serves the HTTPS API, answers bandwidth probes on probe.listen, restores
+ * expired confirmations and checks drift on a timer. SIGTERM/SIGINT stop it
+ * gracefully; pending confirmations stay in the journal for the next start.
+ */
+#include <malloc.h>
+#include <signal.h>
+#include <time.h>
+
+#include "agent/api/api.h"
+#include "agent/cmd/cmd.h"
+#include "agent/txn/drift.h"
+#include "common/log.h"
+#include "agent/api/metrics.h"
+#include "drivers/probe/probe_server.h"
+#include "agent/txn/txn.h"
+
+static const char serve_usage[] =
+        "usage: nettune-agent serve --config FILE [--insecure-loopback]\n"
+        "serve the HTTPS API (client certificates required), the probe responder,\n"
+        "confirm deadlines and drift checks until SIGTERM.\n"
+        "  --insecure-loopback  plain HTTP, allowed only when listen is a loopback address\n";
+
+static void check_drift(struct txn_env *env, enum drift_mode mode)
+{
+        struct errbuf e = { 0 };
+        struct policy *p = NULL;
+        struct txn_result res;
+        struct plan plan;
+        char buf[1100];
+        int r = drift_check(env, &plan, &p, &e);
+
+        if (r >= 0)
+                metrics_set_drift(&plan);
+        plan_free(&plan);
+        if (r < 0) {
+                if (r != -ENOENT)
+                        log_warn("drift check failed: %s", errbuf_str(&e, buf, sizeof(buf)));
+                return;
+        }
+        if (r > 0)
+                log_warn("drift: %d field(s) differ from committed policy '%s'%s", r, p->name,
+                         mode == DRIFT_MODE_ENFORCE ? "; re-applying it" : "");
+        if (r > 0 && mode == DRIFT_MODE_ENFORCE && txn_lock(env, false, &e) >= 0) {
+                txn_result_init(&res);
+                env->apply_kind = "enforce";
+                txn_apply(env, p, 0, &res);
+                env->apply_kind = NULL;
+                txn_unlock(env);
+                metrics_record(&res);
+                log_info("drift enforcement: transaction %lld %s", (long long)res.tx, res.result);
+                txn_result_done(&res);
+        }
+        policy_free(p);
+}
+
+/*
+ * Between timer runs the daemon holds nothing it needs: the journal's page cache
+ * goes back to the heap and the heap's free pages to the kernel (an idle agent on
+ * every node of a fleet should weigh little).
+ */
+static void idle_trim(struct journal *j)
+{
+        journal_release_memory(j);
+        malloc_trim(0);
+}
+
+static int serve_loop(struct cli *c, struct journal *j)
+{
+        struct txn_env env;
+        struct timespec tick = { 1, 0 };
+        time_t next_drift = time(NULL) + (time_t)c->config.drift_interval_s;
+        sigset_t set;
+        int sig;
+
+        sigemptyset(&set);
+        sigaddset(&set, SIGTERM);
+        sigaddset(&set, SIGINT);
+        txn_env_init(&env, &c->config, j);
+        env.no_watchdog = true;
+        for (;;) {
+                sig = sigtimedwait(&set, NULL, &tick);
+                if (sig == SIGTERM || sig == SIGINT)
+                        break;
+                /* Expired confirmations (and anything left in flight) are restored. */
+                if (txn_recover_due(&env) > 0)
+                        log_info("restored transaction(s) whose confirmation expired");
+                if (c->config.drift_interval_s && time(NULL) >= next_drift) {
+                        check_drift(&env, c->config.drift_mode);
+                        next_drift = time(NULL) + (time_t)c->config.drift_interval_s;
+                        idle_trim(j);
+                }
+        }
+        log_info("stopping on signal %d; pending confirmations stay in the journal", sig);
+        return EXIT_OK;
+}
+
+static int parse_args(struct cli *c, bool *insecure)
+{
+        for (int i = 1; i < c->argc; i++) {
+                if (streq(c->argv[i], "--insecure-loopback")) {
+                        *insecure = true;
+                } else if (streq(c->argv[i], "--help")) {
+                        printf("%s", serve_usage);
+                        return 1;
+                } else {
+                        fprintf(stderr, "%s: serve: unexpected argument '%s'\n%s", c->prog, c->argv[i], serve_usage);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
+/* Before serving anything: restore whatever an earlier run left in flight. */
+static int recover(struct cli *c, struct journal *j, struct errbuf *e)
+{
+        struct txn_env env;
+        int r;
+
+        txn_env_init(&env, &c->config, j);
+        r = txn_lock(&env, true, e);
+        if (r >= 0)
+                txn_unlock(&env);
+        return r;
+}
+
+/* The responder on probe.listen, serving the clients probe.allow names (none: this host only). */
+static int start_probe_server(const struct agent_config *cf, struct probe_server **ret, struct errbuf *e)
+{
+        struct probe_cidr allow[CONFIG_PROBE_ALLOW_MAX];
+        struct probe_server_options o = {
+                .listen = cf->probe_listen, .sysfs_root = cf->env.sysfs_root[0] ? cf->env.sysfs_root : NULL,
+                .allow = allow, .n_allow = config_probe_allow(cf, allow), .max_clients = cf->probe_max_clients,
+        };
+
+        if (!o.n_allow)
+                log_info("probe responder: probe.allow is not set, answering this host only");
+        return probe_server_start_opts(&o, ret, e);
+}
+
+int cmd_serve(struct cli *c)
+{
+        struct errbuf e = { 0 };
+        struct journal *j = NULL;
+        struct http_server *http = NULL;
+        struct probe_server *probe = NULL;
+        struct api api = { &c->config, NULL };
+        struct http_options o = {
+                .listen = c->config.listen, .cert = c->config.tls_cert, .key = c->config.tls_key,
+                .client_ca = c->config.tls_client_ca, .max_body = c->config.max_body_bytes,
+                .timeout_s = c->config.request_timeout_s, .header_timeout_s = c->config.header_timeout_s,
+                .allowed_clients = c->config.allowed_clients, .n_allowed_clients = c->config.n_allowed_clients,
+                .handler = api_handle, .userdata = &api,
+        };
+        sigset_t set;
+        char buf[1100];
+        int r, rc = EXIT_RUNTIME;
+
+        r = parse_args(c, &o.insecure_loopback);
+        if (r)
+                return r > 0 ? EXIT_OK : EXIT_INVALID;
+        signal(SIGPIPE, SIG_IGN);
+        sigemptyset(&set);
+        sigaddset(&set, SIGTERM);
+        sigaddset(&set, SIGINT);
+        pthread_sigmask(SIG_BLOCK, &set, NULL);        /* every thread inherits it */
+        r = o.insecure_loopback ? 0 : config_check_tls(&c->config, &e);
+        if (r >= 0)
+                r = journal_open(c->config.state_dir, &j, &e);
+        if (r >= 0)
+                r = recover(c, j, &e);
+        api.journal = j;
+        if (r >= 0 && c->config.probe_listen[0])
+                r = start_probe_server(&c->config, &probe, &e);
+        if (r >= 0)
+                r = http_start(&o, &http, &e);
+        if (r < 0) {
+                fprintf(stderr, "%s: serve: %s\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
+                rc = r == -EINVAL || r == -EPERM ? EXIT_INVALID : EXIT_RUNTIME;
+        } else {
+                log_info("serving %s on %s%s", o.insecure_loopback ? "plain HTTP" : "HTTPS (client certificates required)",
+                         c->config.listen, probe ? "; probe responder started" : "");
+                rc = serve_loop(c, j);
+        }
+        http_stop(http);
+        probe_server_stop(probe);
+        journal_close(j);
+        return rc;
+}

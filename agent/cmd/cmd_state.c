@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nettune-agent state [--interfaces GLOB,...] [--switches GLOB,... | --no-switches]:
+ * the live state of this namespace's interfaces (all but loopback by default)
+ * with their congestion counters, and of the configuration's switches (each
+ * read over its own SSH session; one that cannot be read is reported with its
+ * error and the others are still shown, exit 3 at the end).
+ * nettune-agent plan POLICY: the policy's plan (plan.h) — its targets, the
+ * field-by-field difference and what a device would refuse. Both change nothing.
+ */
+#include <jansson.h>
+#include <net/if.h>
+#include <stdio.h>
+
+#include "agent/cmd/cmd.h"
+#include "drivers/host/counters.h"
+#include "drivers/host/ecn_sysfs.h"
+#include "policies/field.h"
+#include "policies/jsonw.h"
+#include "drivers/host/link_rtnl.h"
+#include "agent/plan/plan.h"
+#include "agent/plan/plan_probe.h"
+#include "policies/policy.h"
+#include "agent/plan/queues.h"
+#include "policies/state_json.h"
+
+#define GLOBS_MAX CLI_GLOBS_MAX
+
+static int fail(struct cli *c, const struct errbuf *e, int code)
+{
+        char buf[1100];
+
+        fprintf(stderr, "%s: %s\n", c->prog, errbuf_str(e, buf, sizeof(buf)));
+        return code;
+}
+
+/* An errno from resolving/checking targets as an exit code. */
+static int exit_for(int r)
+{
+        return r == -ENOENT || r == -EOPNOTSUPP || r == -EINVAL ? EXIT_INVALID : EXIT_RUNTIME;
+}
+
+static void print_json(json_t *j)
+{
+        char *s = j ? jsonw_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+
+        if (s)
+                puts(s);
+        free(s);
+}
+
+/* ---- state ---- */
+
+int cli_globs(const char *arg, char (*globs)[64], unsigned *n)
+{
+        _cleanup_free_ char *copy = strdup(arg);
+        char *save = NULL;
+
+        if (!copy)
+                return -ENOMEM;
+        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                if (*n >= CLI_GLOBS_MAX || strlen(tok) >= 64)
+                        return -EINVAL;
+                snprintf(globs[(*n)++], 64, "%s", tok);
+        }
+        return 0;
+}
+
+static json_t *counters_json(const struct counters *k)
+{
+        json_t *a = json_array();
+
+        for (unsigned i = 0; a && i < k->n; i++) {
+                json_t *o = json_pack("{s:s,s:s,s:I}", "name", k->c[i].name, "source", k->c[i].source,
+                                      "value", (json_int_t)k->c[i].value);
+
+                if (o && k->c[i].prio >= 0)
+                        json_object_set_new(o, "priority", json_integer(k->c[i].prio));
+                json_array_append_new(a, o);
+        }
+        return a;
+}
+
+/* The mlx5 debugfs congestion parameters, read only; an empty object where there are none. */
+static json_t *cc_params_json(const struct target *t)
+{
+        struct ecn_sysfs_param p[ECN_SYSFS_PARAMS_MAX];
+        struct errbuf e;
+        json_t *o = json_object();
+        unsigned n = 0;
+
+        if (ecn_sysfs_cc_params(t, p, ECN_SYSFS_PARAMS_MAX, &n, &e) < 0)
+                n = 0;
+        for (unsigned i = 0; o && i < n; i++)
+                json_object_set_new(o, p[i].name, json_integer((json_int_t)p[i].value));
+        return o;
+}
+
+static json_t *fields_json(uint32_t fields)
+{
+        json_t *a = json_array();
+
+        for (int f = 0; a && f < STATE_FIELD_MAX; f++)
+                if (fields & STATE_BIT(f))
+                        json_array_append_new(a, json_string(state_field_name(f)));
+        return a;
+}
+
+/* fd: the ethtool socket of the whole listing; k: room for the counters (large: one for all). */
+static json_t *interface_json(const struct plan_target *pt, int fd, struct counters *k, struct errbuf *e, int *ret_r)
+{
+        const struct target *t = &pt->t;
+        char dev[LINK_DEVICE_MAX];
+        json_t *o;
+
+        *ret_r = k ? counters_read_at(fd, t->name, t->kernel_driver[0] ? t->kernel_driver : NULL,
+                                      link_rtnl_device(t, dev, sizeof(dev)), t->env->sysfs_root, k, e)
+                   : -ENOMEM;
+        if (*ret_r < 0)
+                return NULL;
+        o = json_pack("{s:s,s:i,s:s,s:o,s:o,s:o,s:o,s:o}", "name", t->name, "ifindex", t->ifindex,
+                      "driver", t->kernel_driver, "state", state_to_json(&pt->live[0]),
+                      "unsupported", fields_json(plan_fields_of(t) & ~pt->live[0].present),
+                      "counters", counters_json(k), "cc_params", cc_params_json(t), "queues", queues_json(t));
+        if (!o)
+                *ret_r = -ENOMEM;
+        return o;
+}
+
+/* A switch that could not be read (r < 0) is shown with its error. */
+static json_t *switch_json(const struct plan_target *pt, const struct errbuf *e, int r)
+{
+        const struct target *t = &pt->t;
+        json_t *ports = json_array(), *o;
+        char buf[1100];
+
+        for (unsigned i = 0; ports && i < t->sw->n_ports; i++)
+                json_array_append_new(ports, json_string(t->sw->ports[i]));
+        o = json_pack("{s:s,s:s,s:s,s:i,s:o}", "name", t->name, "dialect", t->sw->dialect,
+                      "host", t->sw->host, "port", (int)t->sw->port, "ports", ports);
+        if (!o)
+                return NULL;
+        if (r < 0) {
+                json_object_set_new(o, "error", json_string(errbuf_str(e, buf, sizeof(buf))));
+                return o;
+        }
+        json_object_set_new(o, "state", state_units_to_json(pt->live, target_unit_names(t), pt->n_units));
+        json_object_set_new(o, "unsupported", fields_json(plan_fields_of(t) &
+                                                          ~(pt->n_units ? pt->live[0].present : 0)));
+        return o;
+}
+
+static void print_values(const json_t *st)
+{
+        const char *key;
+        json_t *v;
+
+        json_object_foreach((json_t *)st, key, v) {
+                char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+
+                printf("  %s: %s\n", key, s ? s : "?");
+                free(s);
+        }
+}
+
+static void print_unsupported(const json_t *v)
+{
+        const json_t *f;
+        size_t i;
+
+        if (!json_array_size(v))
+                return;
+        printf("  unsupported here:");
+        json_array_foreach(v, i, f)
+                printf("%s %s", i ? "," : "", json_string_value(f));
+        printf("\n");
+}
+
+static void print_switch_text(const json_t *o)
+{
+        const json_t *err = json_object_get(o, "error");
+
+        printf("switch '%s' (%s at %s port %d)\n", json_string_value(json_object_get(o, "name")),
+               json_string_value(json_object_get(o, "dialect")), json_string_value(json_object_get(o, "host")),
+               (int)json_integer_value(json_object_get(o, "port")));
+        if (err) {
+                printf("  error: %s\n", json_string_value(err));
+                return;
+        }
+        print_values(json_object_get(o, "state"));
+        print_unsupported(json_object_get(o, "unsupported"));
+}
+
+static void print_interface_text(const json_t *o)
+{
+        const json_t *st, *v;
+        const char *key;
+        size_t i;
+
+        printf("interface '%s' (ifindex %d, driver %s)\n", json_string_value(json_object_get(o, "name")),
+               (int)json_integer_value(json_object_get(o, "ifindex")),
+               json_string_value(json_object_get(o, "driver")));
+        print_values(json_object_get(o, "state"));
+        print_unsupported(json_object_get(o, "unsupported"));
+        json_object_foreach((json_t *)json_object_get(o, "cc_params"), key, v)
+                printf("  cc_param %s: %" JSON_INTEGER_FORMAT "\n", key, json_integer_value(v));
+        queues_print(json_object_get(o, "queues"));
+        v = json_object_get(o, "counters");
+        if (!json_array_size(v))
+                printf("  counters: none\n");
+        json_array_foreach(v, i, st)
+                printf("  counter %s (%s): %" JSON_INTEGER_FORMAT "\n", json_string_value(json_object_get(st, "name")),
+                       json_string_value(json_object_get(st, "source")),
+                       json_integer_value(json_object_get(st, "value")));
+}
+
+static int state_usage(struct cli *c, FILE *f, int code)
+{
+        fprintf(f,
+                "usage: %s state [--config FILE] [--output json] [--interfaces GLOB,...]\n"
+                "                [--switches GLOB,... | --no-switches]\n"
+                "\n"
+                "Prints the live managed settings (mtu, trust, dscp_to_priority, pfc, ets,\n"
+                "host_ecn) and congestion counters of this namespace's interfaces, every\n"
+                "interface but loopback by default, and the live settings (ports' mtu, trust,\n"
+                "dscp_to_priority, pfc, ecn) of the switches of the agent configuration, every\n"
+                "one by default. A switch that cannot be read is shown with its error; the\n"
+                "rest is still listed. Changes nothing.\n"
+                "\nexit codes: 0 ok, 2 bad usage or a glob that matches nothing,\n"
+                "3 an interface or a switch could not be read\n", c->prog);
+        return code;
+}
+
+struct state_args {
+        char ifglobs[GLOBS_MAX][64], swglobs[GLOBS_MAX][64];
+        unsigned n_if, n_sw;
+        bool no_switches;
+};
+
+const char *cli_opt_value(struct cli *c, int *i, const char *name)
+{
+        const char *a = c->argv[*i];
+        size_t len = strlen(name);
+
+        if (streq(a, name) && *i + 1 < c->argc)
+                return c->argv[++*i];
+        if (!strncmp(a, name, len) && a[len] == '=')
+                return a + len + 1;
+        return NULL;
+}
+
+static int parse_state_args(struct cli *c, struct state_args *sa)
+{
+        for (int i = 1; i < c->argc; i++) {
+                const char *a = c->argv[i], *v;
+                bool sw = false;
+
+                if (streq(a, "--help") || streq(a, "-h"))
+                        return state_usage(c, stdout, 1), -ECANCELED;
+                if (streq(a, "--no-switches")) {
+                        sa->no_switches = true;
+                        continue;
+                }
+                v = cli_opt_value(c, &i, "--interfaces");
+                if (!v && (v = cli_opt_value(c, &i, "--switches")))
+                        sw = true;
+                if (!v) {
+                        fprintf(stderr, "%s: state: unexpected argument '%s'\n", c->prog, a);
+                        return -EINVAL;
+                }
+                if (cli_globs(v, sw ? sa->swglobs : sa->ifglobs, sw ? &sa->n_sw : &sa->n_if) < 0) {
+                        fprintf(stderr, "%s: state: %s '%s': at most %d globs of 63 characters\n",
+                                c->prog, sw ? "--switches" : "--interfaces", v, GLOBS_MAX);
+                        return -EINVAL;
+                }
+        }
+        if (sa->no_switches && sa->n_sw) {
+                fprintf(stderr, "%s: state: --switches and --no-switches exclude each other\n", c->prog);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+#define STATE_JSON (JSON_INDENT(2) | JSON_SORT_KEYS)
+
+/*
+ * The interfaces as they are read: for --output json, each one's text as it stands
+ * in the document (the "interfaces" array at depth 1, so its members at depth 2),
+ * its tree freed at once (a thousand interfaces are never one tree); for text, the
+ * trees, printed at the end.
+ */
+struct listing {
+        bool json;
+        struct jsonw_out doc;           /* JSON: the document up to the last interface */
+        unsigned n;
+        json_t *all;                    /* text: the interfaces */
+};
+
+static void listing_init(struct listing *l, bool json)
+{
+        *l = (struct listing){ .json = json };
+        if (!json) {
+                l->all = json_array();
+                return;
+        }
+        jsonw_raw(&l->doc, "{");
+        jsonw_newline(&l->doc, STATE_JSON, 1, false);
+        jsonw_raw(&l->doc, "\"interfaces\": [");
+}
+
+/* Takes o. */
+static int listing_add(struct listing *l, json_t *o)
+{
+        if (!l->json)
+                return json_array_append_new(l->all, o) < 0 ? -ENOMEM : 0;
+        if (l->n++)
+                jsonw_raw(&l->doc, ",");
+        jsonw_newline(&l->doc, STATE_JSON, 2, l->n > 1);
+        jsonw_value(&l->doc, o, STATE_JSON, 2);
+        json_decref(o);
+        return l->doc.failed ? -ENOMEM : 0;
+}
+
+/* The whole document, as jsonw_dumps() of {"interfaces", "notes", "switches"} writes it. */
+static char *listing_json(struct listing *l, const json_t *notes, const json_t *switches)
+{
+        if (l->n)
+                jsonw_newline(&l->doc, STATE_JSON, 1, false);
+        jsonw_raw(&l->doc, "],");
+        jsonw_newline(&l->doc, STATE_JSON, 1, true);
+        jsonw_raw(&l->doc, "\"notes\": ");
+        jsonw_value(&l->doc, notes, STATE_JSON, 1);
+        jsonw_raw(&l->doc, ",");
+        jsonw_newline(&l->doc, STATE_JSON, 1, true);
+        jsonw_raw(&l->doc, "\"switches\": ");
+        jsonw_value(&l->doc, switches, STATE_JSON, 1);
+        jsonw_newline(&l->doc, STATE_JSON, 0, false);
+        jsonw_raw(&l->doc, "}");
+        return jsonw_finish(&l->doc);
+}
+
+static void listing_free(struct listing *l)
+{
+        free(l->doc.buf);
+        json_decref(l->all);
+        *l = (struct listing){ 0 };
+}
+
+/* Every target is read; a switch that fails is shown with its error (*ret_failed counts them), an interface fails the command. */
+static int read_all(struct cli *c, struct plan *p, struct listing *ifs, json_t *switches, unsigned *ret_failed)
+{
+        _cleanup_close_ int fd = counters_socket();
+        _cleanup_free_ struct counters *k = malloc(sizeof(*k));
+        struct errbuf e = { .where = "" };
+
+        for (unsigned i = 0; i < p->n; i++) {
+                struct plan_target *pt = &p->v[i];
+                int r = plan_read_target(p, i, pt->live, &e);
+                json_t *o;
+
+                if (pt->t.kind == TARGET_SWITCH) {
+                        if (r < 0) {
+                                fail(c, &e, EXIT_RUNTIME);
+                                ++*ret_failed;
+                        }
+                        o = switch_json(pt, &e, r);
+                        if (o)
+                                json_array_append_new(switches, o);
+                        errbuf_clear(&e);
+                        continue;
+                }
+                o = r < 0 ? NULL : interface_json(pt, fd, k, &e, &r);
+                if (r >= 0 && (r = listing_add(ifs, o)) < 0)
+                        errbuf_set(&e, -r, NULL, "out of memory");
+                if (r < 0)
+                        return fail(c, &e, EXIT_RUNTIME), r;
+        }
+        return 0;
+}
+
+int cmd_state(struct cli *c)
+{
+        _cleanup_free_ struct state_args *sa = calloc(1, sizeof(*sa));
+        struct plan p;
+        struct errbuf e = { .where = "" };
+        struct listing all;
+        json_auto_t *switches = json_array();
+        json_auto_t *notes = json_array();
+        unsigned failed = 0;
+        int r;
+
+        if (!sa)
+                return EXIT_RUNTIME;
+        r = parse_state_args(c, sa);
+        if (r == -ECANCELED)
+                return EXIT_OK;
+        if (r < 0)
+                return state_usage(c, stderr, EXIT_INVALID);
+        plan_init(&p, &(struct plan_env){ .config = &c->config });
+        r = plan_for_globs(&p, (const char (*)[64])sa->ifglobs, sa->n_if, (const char (*)[64])sa->swglobs, sa->n_sw,
+                           sa->no_switches, &e);
+        if (r < 0) {
+                plan_free(&p);
+                return fail(c, &e, exit_for(r));
+        }
+        listing_init(&all, c->json);
+        r = read_all(c, &p, &all, switches, &failed);
+        for (unsigned i = 0; i < p.io.n_notes; i++)     /* what the drivers want the reader to know */
+                json_array_append_new(notes, json_string(p.io.notes[i]));
+        plan_free(&p);
+        if (r < 0) {
+                listing_free(&all);
+                return EXIT_RUNTIME;
+        }
+        if (c->json) {
+                char *s = listing_json(&all, notes, switches);
+
+                if (s)
+                        puts(s);
+                else
+                        failed++;
+                free(s);
+        } else {
+                size_t i;
+                json_t *o;
+
+                json_array_foreach(all.all, i, o)
+                        print_interface_text(o);
+                json_array_foreach(switches, i, o)
+                        print_switch_text(o);
+                json_array_foreach(notes, i, o)
+                        printf("note: %s\n", json_string_value(o));
+        }
+        listing_free(&all);
+        return failed ? EXIT_RUNTIME : EXIT_OK;
+}
+
+/* ---- plan ---- */
+
+static void print_plan_text(const json_t *doc, const char *probe)
+{
+        const json_t *t, *ch, *targets = json_object_get(doc, "targets");
+        unsigned changes = (unsigned)json_integer_value(json_object_get(doc, "changes"));
+        size_t i, k;
+
+        json_array_foreach(targets, i, t) {
+                const json_t *list = json_object_get(t, "changes");
+
+                printf("%s '%s':%s\n", json_string_value(json_object_get(t, "kind")),
+                       json_string_value(json_object_get(t, "name")), json_array_size(list) ? "" : " no changes");
+                json_array_foreach(list, k, ch)
+                        printf("  %s: %s -> %s\n", json_string_value(json_object_get(ch, "key")),
+                               json_string_value(json_object_get(ch, "from")),
+                               json_string_value(json_object_get(ch, "to")));
+        }
+        if (probe)
+                printf("probe: %s\n", probe);
+        json_array_foreach(json_object_get(doc, "notes"), i, t)
+                printf("note: %s\n", json_string_value(t));
+        printf("%u change%s planned; nothing was changed\n", changes, changes == 1 ? "" : "s");
+}
+
+int cmd_plan(struct cli *c)
+{
+        struct errbuf e = { .where = "" };
+        struct policy *p = NULL;
+        json_auto_t *doc = NULL;
+        struct plan_probe probe;
+        struct plan plan;
+        char line[512];
+        int r, code = EXIT_OK;
+
+        if (c->argc != 2 || streq(c->argv[1], "--help")) {
+                fprintf(c->argc == 2 ? stdout : stderr,
+                        "usage: %s plan [--config FILE] [--output json] POLICY\n"
+                        "\nPrints what 'apply POLICY' would change here, field by field, and refuses what a\n"
+                        "device here would refuse. Changes nothing.\n"
+                        "\nexit codes: 0 ok, 2 invalid policy, unsupported field or a value a device refuses,\n"
+                        "3 runtime failure\n", c->prog);
+                return c->argc == 2 ? EXIT_OK : EXIT_INVALID;
+        }
+        r = policy_load_file(c->argv[1], &p, &e);
+        if (r < 0)
+                return fail(c, &e, EXIT_INVALID);
+        plan_init(&plan, &(struct plan_env){ .config = &c->config });
+        r = plan_for_policy(&plan, p, 0, &e);
+        if (r < 0)
+                code = exit_for(r);
+        else if ((r = plan_read(&plan, &e)) < 0)
+                code = EXIT_RUNTIME;            /* a device that cannot be read */
+        else if ((r = plan_check(&plan, &e)) < 0)
+                code = EXIT_INVALID;            /* a value a device here refuses */
+        else if ((r = plan_probe_pin(&plan, &p->verify, 0, &probe, &e)) < 0)
+                code = plan_probe_refused(r) ? EXIT_INVALID : EXIT_RUNTIME;
+        else if (!(doc = plan_to_json(&plan)) || json_object_set_new(doc, "probe", plan_probe_to_json(&probe)) < 0)
+                code = EXIT_RUNTIME;
+        plan_free(&plan);
+        policy_free(p);
+        if (code != EXIT_OK)
+                return fail(c, &e, code);
+        if (c->json)
+                print_json(doc);
+        else
+                print_plan_text(doc, probe.active ? plan_probe_str(&probe, line, sizeof(line)) : NULL);
+        return EXIT_OK;
+}

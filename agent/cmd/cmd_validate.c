@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nettune-agent validate POLICY...: check policy files without touching anything.
+ * Prints "FILE: ok" per valid file; stops at the first invalid one, prints its
+ * error to stderr and exits 2. --output json prints an array of results.
+ * With --config FILE, the agent configuration is checked first (keys, ranges and
+ * its TLS files); without POLICY only the configuration is checked.
+ */
+#include <jansson.h>
+#include <stdio.h>
+
+#include "agent/cmd/cmd.h"
+#include "agent/config/config.h"
+#include "policies/policy.h"
+
+static void usage(FILE *f)
+{
+        fprintf(f,
+                "usage: nettune-agent [--config FILE] validate [--output json] [POLICY...]\n"
+                "\n"
+                "Checks each policy file (syntax, keys, types, ranges, cross-field rules)\n"
+                "and changes nothing. Stops at the first invalid file. With --config, checks\n"
+                "the agent configuration first: keys, ranges, and its TLS files (the server\n"
+                "certificate and key, a client CA bundle that holds certificates).\n"
+                "\n"
+                "exit codes: 0 all valid, 2 a file is invalid or unreadable (error on stderr)\n");
+}
+
+/* Split errbuf.where ("FILE: $.path" or "FILE:LINE:COL") into a JSON error object. */
+static json_t *error_json(const char *file, const struct errbuf *e)
+{
+        size_t n = strlen(file);
+        const char *path = NULL, *location = e->where;
+
+        if (!strncmp(e->where, file, n) && !strncmp(e->where + n, ": $", 3))
+                path = e->where + n + 2;
+        return json_pack("{s:s?,s:s,s:s}", "path", path, "message", e->msg, "location", path ? file : location);
+}
+
+static int add_result(json_t *results, const char *file, const struct errbuf *e)
+{
+        json_t *o = json_pack("{s:s,s:b}", "file", file, "valid", e == NULL);
+
+        if (o && e && json_object_set_new(o, "error", error_json(file, e)) < 0) {
+                json_decref(o);
+                o = NULL;
+        }
+        if (!o || json_array_append_new(results, o) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+static void print_json(json_t *results)
+{
+        char *s = json_dumps(results, JSON_INDENT(2));
+
+        if (s) {
+                puts(s);
+                free(s);
+        }
+}
+
+static int validate_one(const char *file, json_t *results, bool json, bool config, struct errbuf *e)
+{
+        _cleanup_free_ struct agent_config *c = NULL;
+        struct policy *p = NULL;
+        char buf[1100];
+        int r;
+
+        if (config) {
+                c = malloc(sizeof(*c));
+                r = c ? config_load(file, c, e) : errbuf_set(e, ENOMEM, file, "out of memory");
+                if (r >= 0)
+                        r = config_check_tls(c, e);
+        } else {
+                r = policy_load_file(file, &p, e);
+                policy_free(p);
+        }
+        if (json && add_result(results, file, r < 0 ? e : NULL) < 0)
+                return -ENOMEM;
+        if (r < 0) {
+                fprintf(stderr, "%s\n", errbuf_str(e, buf, sizeof(buf)));
+                return r;
+        }
+        if (!json)
+                printf("%s: ok\n", file);
+        return 0;
+}
+
+int cmd_validate(struct cli *c)
+{
+        json_t *results = NULL;
+        struct errbuf e = { .where = "" };
+        int r = 0, first = 1;
+
+        if (c->argc > 1 && (streq(c->argv[1], "--help") || streq(c->argv[1], "-h"))) {
+                usage(stdout);
+                return EXIT_OK;
+        }
+        if (c->argc > 1 && streq(c->argv[1], "--"))
+                first = 2;
+        else if (c->argc > 1 && c->argv[1][0] == '-' && c->argv[1][1]) {
+                fprintf(stderr, "%s validate: unknown option '%s'; see '%s validate --help'\n", c->prog,
+                        c->argv[1], c->prog);
+                return EXIT_INVALID;
+        }
+        if (c->argc <= first && !c->config_path) {
+                fprintf(stderr, "%s validate: no policy file given; see '%s validate --help'\n", c->prog, c->prog);
+                return EXIT_INVALID;
+        }
+        if (c->json && !(results = json_array())) {
+                fprintf(stderr, "%s validate: out of memory\n", c->prog);
+                return EXIT_RUNTIME;
+        }
+        if (c->config_path)
+                r = validate_one(c->config_path, results, c->json, true, &e);
+        for (int i = first; i < c->argc && r >= 0; i++)
+                r = validate_one(c->argv[i], results, c->json, false, &e);
+        if (c->json)
+                print_json(results);
+        json_decref(results);
+        if (r == -ENOMEM && !e.msg[0]) {
+                fprintf(stderr, "%s validate: out of memory\n", c->prog);
+                return EXIT_RUNTIME;
+        }
+        return r < 0 ? EXIT_INVALID : EXIT_OK;
+}

@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/* doctor's collection on one node (see doctor_collect.h). */
+#include <math.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "drivers/host/counters.h"
+#include "drivers/host/dcb_lldpad.h"
+#include "agent/doctor/doctor_collect.h"
+#include "policies/field.h"
+#include "drivers/host/iface.h"
+#include "drivers/host/link_rtnl.h"
+#include "drivers/host/linkinfo.h"
+#include "drivers/host/lldp.h"
+#include "agent/plan/plan.h"
+#include "drivers/host/qdisc_ets.h"
+#include "agent/plan/queues.h"
+#include "drivers/switch/switch.h"
+#include "drivers/switch/switch_counters.h"
+
+#define SAMPLE_MAX 128
+
+/* One reading of a source's counters. */
+struct sample {
+        double t;                       /* CLOCK_MONOTONIC seconds */
+        bool ok;
+        unsigned n;
+        struct switch_counter c[SAMPLE_MAX];
+};
+
+static double now_s(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Sleep until `until` (monotonic seconds). */
+static void wait_until(double until)
+{
+        double left;
+
+        while ((left = until - now_s()) > 0) {
+                struct timespec ts = { .tv_sec = (time_t)left, .tv_nsec = (long)((left - floor(left)) * 1e9) };
+
+                nanosleep(&ts, NULL);
+        }
+}
+
+static void sample_put(struct sample *s, const char *name, int kind, int prio, uint64_t v, double t)
+{
+        struct switch_counter *c;
+
+        if (kind < 0 || s->n >= SAMPLE_MAX)
+                return;
+        c = &s->c[s->n++];
+        snprintf(c->name, sizeof(c->name), "%s", name);
+        c->kind = (uint8_t)kind;
+        c->prio = (int8_t)prio;
+        c->value = v;
+        c->t = t;
+}
+
+/*
+ * Rates of b over a, counter by counter, over the time between its two readings (a
+ * counter that went back was reset: left out, and counted).
+ */
+static void rates_of(const struct sample *a, const struct sample *b, struct doctor_rates *ret, unsigned *ret_reset)
+{
+        for (unsigned i = 0; a->ok && b->ok && i < b->n; i++) {
+                const struct switch_counter *y = &b->c[i];
+                struct doctor_rate *x;
+
+                for (unsigned k = 0; k < a->n; k++) {
+                        const struct switch_counter *w = &a->c[k];
+                        double dt = y->t && w->t ? y->t - w->t : b->t - a->t;
+
+                        if (!streq(w->name, y->name) || w->prio != y->prio || w->kind != y->kind || dt <= 0)
+                                continue;
+                        if (y->value < w->value) {
+                                ++*ret_reset;
+                                break;
+                        }
+                        if (!(x = doctor_rates_add(ret)))
+                                return;
+                        snprintf(x->name, sizeof(x->name), "%s", y->name);
+                        x->kind = y->kind;
+                        x->prio = y->prio;
+                        x->delta = y->value - w->value;
+                        x->per_s = (double)x->delta / dt;
+                        break;
+                }
+        }
+}
+
+/* ---- host interfaces ---- */
+
+static void host_sample(const struct plan_target *pt, struct sample *s)
+{
+        struct counters *k = calloc(1, sizeof(*k));
+        struct qdisc_queue_stats q[STATE_TC_COUNT];
+        struct errbuf e;
+        unsigned nq;
+
+        s->t = now_s();
+        s->n = 0;
+        s->ok = k && counters_read(pt->t.name, pt->t.env->sysfs_root, k, &e) >= 0;
+        for (unsigned i = 0; s->ok && i < k->n; i++) {
+                int prio, kind = counters_kind(k->c[i].name, &prio);
+                char name[48];
+
+                snprintf(name, sizeof(name), "%s%s%.24s", k->c[i].name, streq(k->c[i].source, "ethtool") ? "" : " ",
+                         streq(k->c[i].source, "ethtool") ? "" : k->c[i].source);
+                sample_put(s, name, kind, prio, k->c[i].value, s->t);
+        }
+        free(k);
+        nq = queues_read(&pt->t, q);
+        for (unsigned i = 0; i < nq; i++) {             /* a Linux switch port: its queues */
+                char name[48];
+
+                snprintf(name, sizeof(name), "queue%u marked", q[i].queue);
+                sample_put(s, name, DOCTOR_ECN_MARKED, (int)q[i].queue, q[i].marked, s->t);
+                snprintf(name, sizeof(name), "queue%u early_drops", q[i].queue);
+                sample_put(s, name, DOCTOR_WRED_DROP, (int)q[i].queue, q[i].early, s->t);
+                snprintf(name, sizeof(name), "queue%u drops", q[i].queue);
+                sample_put(s, name, DOCTOR_DISCARD, (int)q[i].queue, q[i].drops, s->t);
+                snprintf(name, sizeof(name), "queue%u sent_packets", q[i].queue);
+                sample_put(s, name, DOCTOR_TX_PACKETS, (int)q[i].queue, q[i].packets, s->t);
+        }
+        s->ok |= nq > 0;
+}
+
+/* The carrier as rtnetlink reports it (IFF_LOWER_UP), else what sysfs says. */
+static void host_link(const struct agent_config *c, const struct plan_target *pt, const struct iface *ifs,
+                      unsigned n_ifs, struct doctor_iface *x)
+{
+        struct linkinfo l;
+
+        linkinfo_read(pt->t.name, c->env.sysfs_root, NULL, &l);
+        x->link = (struct doctor_link){ .state_known = l.state_known, .up = l.up, .speed_mbps = l.speed_mbps,
+                                        .max_speed_mbps = l.max_speed_mbps };
+        for (unsigned i = 0; i < n_ifs; i++)
+                if (streq(ifs[i].name, pt->t.name)) {
+                        x->link.state_known = true;
+                        x->link.up = (ifs[i].flags & IFF_UP) && (ifs[i].flags & IFF_LOWER_UP);
+                }
+        snprintf(x->link.rate, sizeof(x->link.rate), "%s", l.rate);
+        x->rdma = l.rdma;
+}
+
+/* The path: "links" first, then what LLDP heard. */
+static void host_peers(const struct agent_config *c, struct doctor_node *n)
+{
+        char (*names)[64] = calloc(n->n_ifs ? n->n_ifs : 1, sizeof(*names));
+        struct lldp_neighbour *nb = calloc(LLDP_NEIGHBOURS_MAX, sizeof(*nb));
+        unsigned n_names = 0, n_nb = 0;
+
+        for (unsigned i = 0; i < n->n_ifs; i++) {
+                struct doctor_iface *x = &n->ifs[i];
+
+                for (unsigned k = 0; k < c->n_links; k++)
+                        if (streq(c->links[k].iface, x->name)) {
+                                x->peer.source = DOCTOR_PATH_CONFIG;
+                                snprintf(x->peer.sw, sizeof(x->peer.sw), "%s", c->links[k].sw);
+                                snprintf(x->peer.port, sizeof(x->peer.port), "%s", c->links[k].port);
+                        }
+                if (names && x->peer.source == DOCTOR_PATH_NONE && doctor_iface_roce(x))
+                        snprintf(names[n_names++], 64, "%s", x->name);
+        }
+        if (names && nb && n_names)             /* only interfaces that carry RoCE are asked about */
+                lldp_neighbours(c->lldpd_socket, (const char (*)[64])names, n_names, nb, LLDP_NEIGHBOURS_MAX, &n_nb);
+        for (unsigned k = 0; k < n_nb; k++)
+                for (unsigned i = 0; i < n->n_ifs; i++) {
+                        struct doctor_iface *x = &n->ifs[i];
+
+                        if (!streq(x->name, nb[k].ifname) || x->peer.source != DOCTOR_PATH_NONE)
+                                continue;
+                        x->peer.source = DOCTOR_PATH_LLDP;
+                        snprintf(x->peer.sw, sizeof(x->peer.sw), "%s", nb[k].system);
+                        snprintf(x->peer.port, sizeof(x->peer.port), "%s", nb[k].port);
+                }
+        free(names);
+        free(nb);
+}
+
+/* ---- switches: one thread each ---- */
+
+struct sw_job {
+        struct plan *p;
+        unsigned i;                     /* the plan target */
+        double window_s;
+        struct driver_io io;            /* this thread's own notes (the plan's io is not shared across threads) */
+        int r;
+        struct errbuf e;
+        struct switch_sample *a, *b;
+        double ta, tb;
+        bool counters;                  /* both samples read */
+        char counters_error[DOCTOR_NOTE_MAX];
+        pthread_t th;
+        bool started;
+};
+
+static void *sw_thread(void *arg)
+{
+        struct sw_job *j = arg;
+        struct plan_target *pt = &j->p->v[j->i];
+        struct errbuf ce = { 0 };
+        char buf[1100];
+        int r;
+
+        j->r = plan_read_target(j->p, j->i, pt->live, &j->e);
+        if (j->r < 0)
+                return NULL;
+        j->ta = now_s();
+        r = switch_counters_read(&pt->t, j->a, &ce);
+        if (r >= 0) {
+                wait_until(j->ta + j->window_s);
+                j->tb = now_s();
+                r = switch_counters_read(&pt->t, j->b, &ce);
+        }
+        j->counters = r >= 0;
+        if (r < 0)
+                snprintf(j->counters_error, sizeof(j->counters_error), "%s", errbuf_str(&ce, buf, sizeof(buf)));
+        return NULL;
+}
+
+static void port_sample(const struct switch_port_sample *p, double t, struct sample *s)
+{
+        s->t = t;
+        s->ok = true;
+        s->n = 0;
+        for (unsigned i = 0; i < p->n; i++)
+                sample_put(s, p->c[i].name, p->c[i].kind, p->c[i].prio, p->c[i].value, p->c[i].t ? p->c[i].t : t);
+}
+
+static void switch_facts(struct doctor_node *n, struct sw_job *j, struct sample *sa, struct sample *sb)
+{
+        struct plan_target *pt = &j->p->v[j->i];
+        const struct switch_dialect *d = switch_dialect_find(pt->t.sw->dialect);
+        struct doctor_switch *sw = doctor_node_add_switch(n, pt->n_units);
+        char buf[1100];
+        unsigned reset = 0;
+
+        if (!sw)
+                return;
+        snprintf(sw->name, sizeof(sw->name), "%s", pt->t.name);
+        snprintf(sw->dialect, sizeof(sw->dialect), "%s", pt->t.sw->dialect);
+        sw->mtu_max = d ? d->lim.mtu_max : 0;
+        if (j->r < 0)
+                snprintf(sw->error, sizeof(sw->error), "%s", errbuf_str(&j->e, buf, sizeof(buf)));
+        for (unsigned u = 0; u < pt->n_units; u++) {
+                struct doctor_port *p = &sw->ports[u];
+
+                snprintf(p->name, sizeof(p->name), "%s", pt->t.sw->ports[u]);
+                if (j->r < 0)
+                        continue;
+                p->st = pt->live[u];
+                if (!j->counters)
+                        continue;
+                p->link = (struct doctor_link){ .state_known = j->b->port[u].link_known, .up = j->b->port[u].up,
+                                                .speed_mbps = j->b->port[u].speed_mbps };
+                port_sample(&j->a->port[u], j->ta, sa);
+                port_sample(&j->b->port[u], j->tb, sb);
+                rates_of(sa, sb, &p->rates, &reset);
+        }
+        if (j->r >= 0 && !j->counters)
+                doctor_node_note(n, "switch '%s': counters not read: %s", sw->name, j->counters_error);
+        if (j->counters && j->b->note[0])
+                doctor_node_note(n, "switch '%s': %s", sw->name, j->b->note);
+        if (reset)
+                doctor_node_note(n, "switch '%s': %u counter%s went back during the window (cleared): left out",
+                                 sw->name, reset, reset == 1 ? "" : "s");
+        for (unsigned k = 0; k < j->io.n_notes; k++)
+                doctor_node_note(n, "%s", j->io.notes[k]);
+}
+
+static int start_switches(struct plan *p, double window_s, struct sw_job *jobs)
+{
+        for (unsigned i = 0; i < p->n; i++) {
+                struct sw_job *j = &jobs[i];
+
+                if (p->v[i].t.kind != TARGET_SWITCH)
+                        continue;
+                *j = (struct sw_job){ .p = p, .i = i, .window_s = window_s };
+                j->a = calloc(1, sizeof(*j->a));
+                j->b = calloc(1, sizeof(*j->b));
+                if (!j->a || !j->b)
+                        return -ENOMEM;
+                p->v[i].t.io = &j->io;
+                if (pthread_create(&j->th, NULL, sw_thread, j) != 0)
+                        return -EAGAIN;
+                j->started = true;
+        }
+        return 0;
+}
+
+static void join_switches(struct plan *p, struct sw_job *jobs)
+{
+        for (unsigned i = 0; i < p->n; i++)
+                if (jobs[i].started) {
+                        pthread_join(jobs[i].th, NULL);
+                        jobs[i].started = false;
+                }
+}
+
+static void free_jobs(struct plan *p, struct sw_job *jobs)
+{
+        for (unsigned i = 0; jobs && i < p->n; i++) {
+                if (p->v[i].t.kind == TARGET_SWITCH)
+                        p->v[i].t.io = &p->io;
+                free(jobs[i].a);
+                free(jobs[i].b);
+        }
+        free(jobs);
+}
+
+/* ---- the committed policy and drift ---- */
+
+static void drift_of(struct doctor_node *n, const struct plan *p, const struct policy *pol)
+{
+        for (unsigned i = 0; i < p->n; i++) {
+                const struct plan_target *pt = &p->v[i];
+                bool mine = pt->t.kind == TARGET_SWITCH ? policy_targets_switch(pol, pt->t.name)
+                                                         : policy_targets_interface(pol, pt->t.name);
+                const char (*names)[STATE_NAME_MAX] = target_unit_names(&pt->t);
+                struct diff d = { 0 };
+
+                if (!mine || (pt->t.kind == TARGET_SWITCH && !(pt->live[0].present)))
+                        continue;
+                for (unsigned u = 0; u < pt->n_units; u++) {
+                        struct state want = pol->spec;
+                        char prefix[STATE_NAME_MAX + 8] = "";
+
+                        want.present = pol->spec.present & plan_fields_of(&pt->t);
+                        if (names)
+                                snprintf(prefix, sizeof(prefix), "ports.%s.", names[u]);
+                        diff_append(&d, prefix, &want, &pt->live[u]);
+                }
+                for (unsigned k = 0; k < d.n; k++, n->n_drift++) {
+                        struct doctor_drift *x = &n->drift[n->n_drift];
+
+                        if (n->n_drift >= DOCTOR_DRIFT_MAX)
+                                continue;
+                        snprintf(x->target, sizeof(x->target), "%s", pt->t.name);
+                        snprintf(x->key, sizeof(x->key), "%.95s", d.entries[k].key);
+                        snprintf(x->live, sizeof(x->live), "%.63s", d.entries[k].from);
+                        snprintf(x->committed, sizeof(x->committed), "%.63s", d.entries[k].to);
+                }
+                diff_done(&d);
+        }
+        n->drift_known = true;
+}
+
+/* The newest committed policy (NULL: none, or no journal here: said). */
+static struct policy *committed(struct doctor_node *n, struct journal *j)
+{
+        struct policy *pol = NULL;
+        struct errbuf e;
+
+        if (!j) {
+                doctor_node_note(n, "no journal here: the committed policy and drift are not known");
+                return NULL;
+        }
+        if (journal_committed_policy(j, 0, &pol, NULL, &e) < 0 || !pol)
+                return NULL;            /* nothing committed: nothing drifts */
+        snprintf(n->policy, sizeof(n->policy), "%s", pol->name);
+        return pol;
+}
+
+/* ---- the node ---- */
+
+struct host_part {
+        struct sample *a, *b;           /* [n] per plan target (interfaces only) */
+};
+
+static int read_hosts(const struct agent_config *c, const struct policy *pol, struct plan *p, struct doctor_node *n,
+                      struct host_part *h, struct errbuf *e)
+{
+        _cleanup_free_ struct iface *ifs = NULL;
+        unsigned n_ifs = 0;
+
+        if (iface_list(c->env.nl, c->env.sysfs_root, &ifs, &n_ifs, e) < 0)
+                n_ifs = 0;              /* the plan listed them a moment ago; sysfs then says */
+        for (unsigned i = 0; i < p->n; i++) {
+                struct plan_target *pt = &p->v[i];
+                struct doctor_iface *x;
+                int r;
+
+                if (pt->t.kind != TARGET_INTERFACE)
+                        continue;
+                r = plan_read_target(p, i, pt->live, e);
+                if (r < 0)
+                        return r;
+                if (!(x = doctor_node_add_iface(n)))
+                        return errbuf_set(e, ENOMEM, NULL, "out of memory");
+                snprintf(x->name, sizeof(x->name), "%s", pt->t.name);
+                snprintf(x->driver, sizeof(x->driver), "%s", pt->t.kernel_driver);
+                x->st = pt->live[0];
+                x->managed = pol && policy_targets_interface(pol, x->name);
+                host_link(c, pt, ifs, n_ifs, x);
+                host_sample(pt, &h->a[i]);
+        }
+        return 0;
+}
+
+static void host_rates(struct plan *p, struct doctor_node *n, struct host_part *h, double window_s)
+{
+        unsigned k = 0, reset = 0;
+
+        for (unsigned i = 0; i < p->n; i++) {
+                if (p->v[i].t.kind != TARGET_INTERFACE)
+                        continue;
+                wait_until(h->a[i].t + window_s);
+                host_sample(&p->v[i], &h->b[i]);
+                rates_of(&h->a[i], &h->b[i], &n->ifs[k++].rates, &reset);
+        }
+        if (reset)
+                doctor_node_note(n, "%u NIC counter%s went back during the window (cleared): left out", reset,
+                                 reset == 1 ? "" : "s");
+}
+
+static void node_basics(const struct agent_config *c, const struct doctor_collect_opts *o, struct doctor_node *n)
+{
+        const char *colon = strrchr(c->probe_listen, ':');
+        pid_t pid = 0;
+
+        if (colon && strtoul(colon + 1, NULL, 10) > 0 && strtoul(colon + 1, NULL, 10) < 65536)
+                n->probe_port = (unsigned)strtoul(colon + 1, NULL, 10);
+        if (o->name)
+                snprintf(n->name, sizeof(n->name), "%s", o->name);
+        else if (gethostname(n->name, sizeof(n->name) - 1) < 0)
+                snprintf(n->name, sizeof(n->name), "localhost");
+        n->switch_role = c->env.switch_role;
+        if (dcb_lldpad_find(c->proc_root, &pid) > 0) {
+                n->lldpad = true;
+                n->lldpad_pid = (int)pid;
+        }
+}
+
+int doctor_collect(const struct agent_config *c, const struct doctor_collect_opts *o, struct doctor_node *ret,
+                   struct errbuf *e)
+{
+        struct doctor_node n = { 0 };
+        struct host_part h = { 0 };
+        struct sw_job *jobs = NULL;
+        struct policy *pol;
+        struct plan p;
+        double start = now_s();
+        int r;
+
+        plan_init(&p, &(struct plan_env){ .config = c });
+        node_basics(c, o, &n);
+        pol = committed(&n, o->journal);
+        r = plan_for_globs(&p, o->ifglobs, o->n_if, o->swglobs, o->n_sw, o->no_switches, e);
+        if (r >= 0 && (!(jobs = calloc(p.n ? p.n : 1, sizeof(*jobs))) || !(h.a = calloc(p.n + 1, sizeof(*h.a))) ||
+                       !(h.b = calloc(p.n + 1, sizeof(*h.b)))))
+                r = errbuf_set(e, ENOMEM, NULL, "out of memory");
+        if (r >= 0 && (r = start_switches(&p, o->window_s, jobs)) < 0)
+                errbuf_set(e, -r, NULL, "cannot start a thread per switch");
+        if (r >= 0)
+                r = read_hosts(c, pol, &p, &n, &h, e);
+        if (r >= 0)
+                host_peers(c, &n);
+        if (r >= 0)
+                host_rates(&p, &n, &h, o->window_s);
+        join_switches(&p, jobs);
+        for (unsigned i = 0; r >= 0 && i < p.n; i++)
+                if (p.v[i].t.kind == TARGET_SWITCH)
+                        switch_facts(&n, &jobs[i], &h.a[i], &h.b[i]);
+        if (r >= 0 && pol)
+                drift_of(&n, &p, pol);
+        policy_free(pol);
+        for (unsigned i = 0; i < p.io.n_notes; i++)
+                doctor_node_note(&n, "%s", p.io.notes[i]);
+        free_jobs(&p, jobs);
+        plan_free(&p);
+        free(h.a);
+        free(h.b);
+        n.window_s = round((now_s() - start) * 1000) / 1000;
+        if (r < 0) {
+                doctor_node_free(&n);
+                return r;
+        }
+        *ret = n;
+        return 0;
+}

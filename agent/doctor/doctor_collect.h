@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * doctor's collection on one node: the facts of policies/doctor.h, read through the
+ * plan (agent/plan.c) and the drivers, changing nothing.
+ *
+ *   interfaces   every field the drivers read (mtu, trust, dscp_to_priority, pfc, ets,
+ *                host_ecn; ecn of a switch-role port), link state, speed, supported
+ *                speed and RDMA rate (drivers/host/linkinfo.c), the NIC's congestion
+ *                counters (drivers/host/counters.c) and, on a Linux switch, its queues'
+ *                marks and drops (queues.c); the switch port each faces: the agent
+ *                configuration's "links", else an LLDP neighbour (drivers/host/lldp.c)
+ *   switches     every configured port's settings and, through the same session, its
+ *                link and counters (drivers/switch/switch_counters.c); one thread per
+ *                switch, each bounded by its connect and command timeouts
+ *   the node     lldpad (a process of that name under proc_root), the committed policy
+ *                and the difference of the live settings from it (drift)
+ *
+ * Counters are sampled twice per source, window_s apart (each source its own pair of
+ * timestamps: a slow switch shortens nobody's window), and kept as rates. A source
+ * that cannot be read is a note or a switch error in the facts, not a failure: the
+ * collection fails only when the node's own interfaces cannot be listed.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "agent/config/config.h"
+#include "policies/doctor.h"
+#include "agent/http/http.h"
+#include "agent/journal/journal.h"
+
+struct doctor_collect_opts {
+        double window_s;                        /* > 0 */
+        const char (*ifglobs)[64];              /* interfaces (n_if 0: every one but loopback) */
+        unsigned n_if;
+        const char (*swglobs)[64];              /* switches (n_sw 0: every configured one) */
+        unsigned n_sw;
+        bool no_switches;
+        struct journal *journal;                /* the committed policy; NULL: not known here */
+        const char *name;                       /* the node's name (NULL: the host name) */
+};
+
+/* Fill *ret (doctor_node_free it). -errno with e when nothing could be collected. */
+int doctor_collect(const struct agent_config *c, const struct doctor_collect_opts *o, struct doctor_node *ret,
+                   struct errbuf *e);
+
+/* GET /v1/doctor?window_s=N (cmd_doctor.c): this node's facts, {"name", "interfaces", ...} (docs/api.md). */
+void doctor_http(const struct agent_config *c, struct journal *j, const struct http_request *req,
+                 struct http_response *resp);

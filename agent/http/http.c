@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: MIT */
+#include <arpa/inet.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
+#include <jansson.h>
+#include <microhttpd.h>
+#include <stdarg.h>
+#include <strings.h>
+
+#include "agent/http/http_internal.h"
+#include "common/netaddr.h"
+#include "policies/jsonv.h"
+#include "common/log.h"
+
+/*
+ * Connections in all (one thread each): the unauthenticated budget below, plus room
+ * for authenticated clients that the budget can never take. Unauthenticated: at most
+ * HTTP_PENDING_MAX in all and HTTP_PENDING_PER_ADDR per address (http_guard.c).
+ */
+#define HTTP_CONNECTIONS_MAX 160
+#define HTTP_PENDING_MAX 32
+#define HTTP_PENDING_PER_ADDR 8
+/* TLS 1.3 first, TLS 1.2 only with ECDHE and AEAD ciphers (no CBC, no SHA-1 MACs). */
+#define HTTP_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-256-GCM:" \
+        "+CHACHA20-POLY1305:+AES-128-GCM:-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA"
+
+struct http_server {
+        struct MHD_Daemon *d;
+        struct http_options o;
+        struct http_guard guard;
+        char *cert, *key, *ca;          /* PEM text, kept for the daemon's lifetime */
+};
+
+struct conn_ctx {
+        char *buf;
+        size_t len;
+        bool too_big;
+        bool refused;
+};
+
+void http_error(struct http_response *resp, int status, const char *code, const char *path,
+                const char *fmt, ...)
+{
+        char msg[1024];
+        va_list ap;
+        json_t *j;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        j = json_pack("{s:{s:s, s:s, s:s}}", "error", "code", code, "message", msg, "path", path ? path : "");
+        free(resp->body);
+        resp->status = status;
+        resp->body = j ? json_dumps(j, JSON_COMPACT) : NULL;
+        resp->content_type = "application/json";
+        json_decref(j);
+}
+
+const char *http_query(const struct http_request *req, const char *key)
+{
+        return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_response *resp)
+{
+        const char *body = resp->body ? resp->body : "";
+        struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+        enum MHD_Result ret;
+
+        if (!r)
+                return MHD_NO;
+        MHD_add_response_header(r, "Content-Type", resp->content_type ? resp->content_type : "application/json");
+        ret = MHD_queue_response(conn, (unsigned)resp->status, r);
+        MHD_destroy_response(r);
+        free(resp->body);
+        resp->body = NULL;
+        return ret;
+}
+
+/* The client's role, checked once per connection; 0 or fills resp (401/403) and logs a refusal. */
+static int check_client(struct http_server *s, struct MHD_Connection *conn, struct http_conn *hc,
+                        struct http_response *resp)
+{
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+        int r;
+
+        if (!hc) {
+                http_error(resp, 500, "internal", NULL, "connection not tracked");
+                return -EIO;
+        }
+        if (hc->role == 0) {
+                r = http_auth_role(ci ? (gnutls_session_t)ci->tls_session : NULL, s->o.allowed_clients,
+                                   s->o.n_allowed_clients, hc);
+                hc->role = r < 0 ? r : 1;
+                if (r == -EPERM)
+                        log_warn("api: refused client from %s: %s", hc->peer, hc->role_why);
+                else if (r >= 0)
+                        http_guard_authenticated(&s->guard, hc);
+        }
+        if (hc->role == -EACCES)
+                http_error(resp, 401, "unauthenticated", NULL, "a client certificate is required");
+        else if (hc->role < 0)
+                http_error(resp, 403, "forbidden", NULL, "%s", hc->role_why[0] ? hc->role_why : "client refused");
+        return hc->role < 0 ? -EACCES : 0;
+}
+
+/* "application/json", any case, optionally with parameters ("; charset=utf-8"). */
+static bool is_json(const char *ct)
+{
+        static const char json[] = "application/json";
+
+        if (!ct)
+                return false;
+        ct += strspn(ct, " \t");
+        if (strncasecmp(ct, json, sizeof(json) - 1) != 0)
+                return false;
+        ct += sizeof(json) - 1;
+        ct += strspn(ct, " \t");
+        return *ct == '\0' || *ct == ';';
+}
+
+/* A POST that carries a body must say it is JSON; 0 or fills resp (413/415). */
+static int check_body_headers(struct http_server *s, struct MHD_Connection *conn, const char *method,
+                              struct http_response *resp)
+{
+        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+        const char *te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
+        const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
+        unsigned long long len = cl ? strtoull(cl, NULL, 10) : 0;
+
+        if (len > s->o.max_body) {
+                http_error(resp, 413, "too_large", NULL, "request body of %s bytes is larger than the limit of %zu bytes; nothing was changed",
+                           cl, s->o.max_body);
+                return -EFBIG;
+        }
+        if (streq(method, "POST") && (len > 0 || te) && !is_json(ct)) {
+                http_error(resp, 415, "unsupported_media_type", NULL,
+                           "request body has Content-Type '%s'; the API takes application/json; nothing was changed",
+                           ct ? ct : "(none)");
+                return -EPROTO;
+        }
+        return 0;
+}
+
+/* First call for a request: authenticate, refuse oversized or non-JSON bodies before reading them. */
+static enum MHD_Result first_call(struct http_server *s, struct MHD_Connection *conn, struct conn_ctx *ctx,
+                                  const char *method)
+{
+        struct http_response resp = { 0 };
+        struct http_conn *hc = http_guard_conn(conn);
+
+        if (hc)
+                http_guard_requested(&s->guard, hc);
+        if (s->o.insecure_loopback) {
+                if (hc)
+                        http_guard_authenticated(&s->guard, hc);
+        } else if (check_client(s, conn, hc, &resp) < 0) {
+                ctx->refused = true;
+                return send_response(conn, &resp);
+        }
+        if (check_body_headers(s, conn, method, &resp) < 0) {
+                ctx->refused = true;
+                return send_response(conn, &resp);
+        }
+        return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+        struct http_server *s = cls;
+        struct conn_ctx *ctx = *con_cls;
+        struct http_request req = { .method = method, .url = url, .conn = conn };
+        struct http_response resp = { 0 };
+
+        if (!ctx) {
+                ctx = calloc(1, sizeof(*ctx));
+                if (!ctx)
+                        return MHD_NO;
+                *con_cls = ctx;
+                return first_call(s, conn, ctx, method);
+        }
+        if (ctx->refused)
+                return MHD_YES;
+        if (*upload_data_size) {
+                if (!ctx->too_big && ctx->len + *upload_data_size <= s->o.max_body) {
+                        char *nb = realloc(ctx->buf, ctx->len + *upload_data_size + 1);
+
+                        if (!nb)
+                                return MHD_NO;
+                        ctx->buf = nb;
+                        memcpy(ctx->buf + ctx->len, upload_data, *upload_data_size);
+                        ctx->len += *upload_data_size;
+                        ctx->buf[ctx->len] = '\0';
+                } else {
+                        ctx->too_big = true;
+                }
+                *upload_data_size = 0;
+                return MHD_YES;
+        }
+        if (ctx->too_big) {
+                http_error(&resp, 413, "too_large", NULL, "request body is larger than the limit of %zu bytes; nothing was changed",
+                           s->o.max_body);
+                return send_response(conn, &resp);
+        }
+        if (s->o.insecure_loopback)
+                snprintf(req.client, sizeof(req.client), "insecure-loopback");
+        else
+                snprintf(req.client, sizeof(req.client), "%s",
+                         http_guard_conn(conn) ? http_guard_conn(conn)->subject : "unknown");
+        req.body = ctx->buf ? ctx->buf : "";
+        req.body_len = ctx->len;
+        s->o.handler(s->o.userdata, &req, &resp);
+        return send_response(conn, &resp);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+        struct conn_ctx *ctx = *con_cls;
+
+        if (ctx) {
+                free(ctx->buf);
+                free(ctx);
+                *con_cls = NULL;
+        }
+}
+
+static int read_pem(const char *what, const char *path, char **ret, struct errbuf *e)
+{
+        size_t len;
+        int r;
+
+        if (!path || !path[0])
+                return errbuf_set(e, EINVAL, what, "not configured; HTTPS needs tls.cert, tls.key and tls.client_ca");
+        r = jsonv_read_file(path, 1u << 20, ret, &len, e);
+        if (r < 0)
+                errbuf_prefix(e, "%s", what);
+        return r;
+}
+
+static int start_daemon(struct http_server *s, const union netaddr *a, struct errbuf *e)
+{
+        unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                         (a->sa.sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+        struct http_guard_limits lim = {
+                .pending_max = s->o.pending_max ? s->o.pending_max : HTTP_PENDING_MAX,
+                .pending_per_addr = s->o.pending_per_addr ? s->o.pending_per_addr : HTTP_PENDING_PER_ADDR,
+                .header_timeout_ms = s->o.header_timeout_s * 1000, .tls = !s->o.insecure_loopback,
+        };
+        int r = http_guard_start(&s->guard, &lim, e);
+
+        if (r < 0)
+                return r;
+        if (s->o.insecure_loopback)
+                s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+                                        MHD_OPTION_SOCK_ADDR, &a->sa,
+                                        MHD_OPTION_CONNECTION_TIMEOUT, s->o.timeout_s,
+                                        MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections ? s->o.max_connections : HTTP_CONNECTIONS_MAX,
+                                        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                                        MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, &s->guard,
+                                        MHD_OPTION_END);
+        else
+                s->d = MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, on_request, s,
+                                        MHD_OPTION_SOCK_ADDR, &a->sa,
+                                        MHD_OPTION_CONNECTION_TIMEOUT, s->o.timeout_s,
+                                        MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections ? s->o.max_connections : HTTP_CONNECTIONS_MAX,
+                                        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                                        MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, &s->guard,
+                                        MHD_OPTION_HTTPS_MEM_CERT, s->cert,
+                                        MHD_OPTION_HTTPS_MEM_KEY, s->key,
+                                        MHD_OPTION_HTTPS_MEM_TRUST, s->ca,
+                                        MHD_OPTION_HTTPS_PRIORITIES, HTTP_TLS_PRIORITIES,
+                                        MHD_OPTION_END);
+        if (!s->d)
+                return errbuf_set(e, EADDRINUSE, "listen", "cannot listen on '%s' (address in use, or bad TLS key/certificate)",
+                                  s->o.listen);
+        return 0;
+}
+
+int http_start(const struct http_options *o, struct http_server **ret, struct errbuf *e)
+{
+        struct http_server *s;
+        union netaddr a;
+        bool loopback = false;
+        int r = netaddr_parse(o->listen, "listen", &a, &loopback, e);
+
+        if (r < 0)
+                return r;
+        if (!o->timeout_s || !o->header_timeout_s)     /* a zero deadline would shut every connection at once */
+                return errbuf_set(e, EINVAL, "listen", "the request and header timeouts must be at least 1 s (%u s, %u s)",
+                                  o->timeout_s, o->header_timeout_s);
+        if (o->insecure_loopback && !loopback)
+                return errbuf_set(e, EPERM, "listen", "'%s' is not a loopback address; plain HTTP is refused there, configure tls",
+                                  o->listen);
+        r = http_lib_open(e);
+        if (r < 0)
+                return r;
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->o = *o;
+        if (!o->insecure_loopback) {
+                r = read_pem("tls.cert", o->cert, &s->cert, e);
+                if (r >= 0)
+                        r = read_pem("tls.key", o->key, &s->key, e);
+                if (r >= 0)
+                        r = read_pem("tls.client_ca", o->client_ca, &s->ca, e);
+        }
+        if (r >= 0)
+                r = start_daemon(s, &a, e);
+        if (r < 0) {
+                http_stop(s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}
+
+void http_stop(struct http_server *s)
+{
+        if (!s)
+                return;
+        http_guard_stop(&s->guard);
+        if (s->d)
+                MHD_stop_daemon(s->d);
+        http_guard_done(&s->guard);
+        free(s->cert);
+        if (s->key)
+                explicit_bzero(s->key, strlen(s->key));
+        free(s->key);
+        free(s->ca);
+        free(s);
+}

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every API connection from accept to close. A client that has not proved who it
+ * is yet (TLS handshake not done, or no request headers yet) counts against two
+ * budgets: all such connections, and those from its address. A new connection
+ * always gets in: when its address is at its budget, that address's oldest
+ * unauthenticated connection is shut down to make room; when the whole budget is
+ * full, the oldest one of the address holding the most. A slow client holds its
+ * place only until someone newer needs it, and a lone client on an address of its
+ * own is not the one to go while another address holds several. Independently, a
+ * connection that has not sent a request's headers within header_timeout_ms of its
+ * accept is shut down. An authenticated client leaves the budgets at once, so
+ * confirms always get in.
+ * Shutting down is shutdown(2) on the socket, under the lock that the CLOSED
+ * notification takes before libmicrohttpd closes the descriptor.
+ */
+#include <arpa/inet.h>
+#include <stdarg.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "agent/http/http_internal.h"
+#include "common/log.h"
+
+#define REAPER_TICK_MS 200
+#define LOG_LINES_PER_SECOND 5
+
+static long long mono_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void peer_text(const struct sockaddr *sa, char *buf, size_t size)
+{
+        const void *a = NULL;
+
+        if (sa && sa->sa_family == AF_INET)
+                a = &((const struct sockaddr_in *)sa)->sin_addr;
+        else if (sa && sa->sa_family == AF_INET6)
+                a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        if (!a || !inet_ntop(sa->sa_family, a, buf, (socklen_t)size))
+                snprintf(buf, size, "unknown");
+}
+
+void http_guard_log(struct http_guard *g, const char *fmt, ...)
+{
+        long long sec = mono_ms() / 1000;
+        unsigned suppressed = 0;
+        char msg[512];
+        va_list ap;
+        bool show;
+
+        pthread_mutex_lock(&g->lock);
+        if (sec != g->log_second) {
+                suppressed = g->log_suppressed;
+                g->log_second = sec;
+                g->log_count = g->log_suppressed = 0;
+        }
+        show = g->log_count++ < LOG_LINES_PER_SECOND;
+        if (!show)
+                g->log_suppressed++;
+        pthread_mutex_unlock(&g->lock);
+        if (suppressed)
+                log_warn("api: %u more refused connection(s) were not logged", suppressed);
+        if (!show)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        log_warn("api: %s", msg);
+}
+
+static bool pending(const struct http_conn *hc)
+{
+        return !hc->authenticated && !hc->closed_by;
+}
+
+/* Shut hc down (under the lock). */
+static void shut(struct http_guard *g, struct http_conn *hc, const char *why)
+{
+        if (pending(hc))
+                g->pending--;
+        hc->closed_by = why;
+        shutdown(hc->fd, SHUT_RDWR);
+}
+
+/* The oldest pending connection, of one address (peer) or of all (NULL). */
+static struct http_conn *oldest_pending(struct http_guard *g, const char *peer, unsigned *ret_count)
+{
+        struct http_conn *old = NULL;
+        unsigned n = 0;
+
+        for (struct http_conn *hc = g->head; hc; hc = hc->next) {
+                if (!pending(hc) || (peer && !streq(hc->peer, peer)))
+                        continue;
+                n++;
+                if (!old || hc->started_ms < old->started_ms)
+                        old = hc;
+        }
+        *ret_count = n;
+        return old;
+}
+
+/* The oldest pending connection of the address that holds the most pending ones. */
+static struct http_conn *oldest_of_heaviest(struct http_guard *g)
+{
+        struct http_conn *victim = NULL;
+        unsigned most = 0;
+
+        for (struct http_conn *hc = g->head; hc; hc = hc->next) {
+                struct http_conn *old;
+                unsigned n;
+
+                if (!pending(hc))
+                        continue;
+                old = oldest_pending(g, hc->peer, &n);
+                if (n > most || (n == most && old->started_ms < victim->started_ms)) {
+                        most = n;
+                        victim = old;
+                }
+        }
+        return victim;
+}
+
+/*
+ * Make room for a new pending connection from peer (under the lock): its address
+ * gives up its oldest when it is at its budget; when all are, the address that
+ * holds the most gives up its oldest — one client on an address of its own is
+ * never the one to go while another address holds several.
+ */
+static void admit(struct http_guard *g, const char *peer)
+{
+        struct http_conn *old;
+        unsigned n;
+
+        old = oldest_pending(g, peer, &n);
+        if (old && n >= g->lim.pending_per_addr) {
+                shut(g, old, "evicted");
+                g->evicted++;
+        }
+        if (g->pending >= g->lim.pending_max && (old = oldest_of_heaviest(g))) {
+                shut(g, old, "evicted");
+                g->evicted++;
+        }
+}
+
+static void started(struct http_guard *g, struct MHD_Connection *c, void **socket_context)
+{
+        const union MHD_ConnectionInfo *fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *addr = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        const union MHD_ConnectionInfo *tls = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+        struct http_conn *hc = calloc(1, sizeof(*hc));
+
+        if (!hc || !fd) {
+                /* Without a record the connection cannot be guarded: refuse it. */
+                if (fd)
+                        shutdown(fd->connect_fd, SHUT_RDWR);
+                free(hc);
+                return;
+        }
+        hc->guard = g;
+        hc->fd = fd->connect_fd;
+        hc->started_ms = mono_ms();
+        peer_text(addr ? addr->client_addr : NULL, hc->peer, sizeof(hc->peer));
+        if (g->lim.tls && tls && tls->tls_session)
+                http_auth_setup((gnutls_session_t)tls->tls_session);
+        pthread_mutex_lock(&g->lock);
+        admit(g, hc->peer);
+        hc->next = g->head;
+        if (g->head)
+                g->head->prev = hc;
+        g->head = hc;
+        g->pending++;
+        g->accepted++;
+        pthread_mutex_unlock(&g->lock);
+        *socket_context = hc;
+}
+
+static void closed(struct http_guard *g, struct http_conn *hc)
+{
+        const char *why = NULL;
+        char what[256] = "";
+
+        pthread_mutex_lock(&g->lock);
+        if (pending(hc))
+                g->pending--;
+        if (hc->prev)
+                hc->prev->next = hc->next;
+        else
+                g->head = hc->next;
+        if (hc->next)
+                hc->next->prev = hc->prev;
+        if (!hc->authenticated) {
+                why = hc->closed_by;
+                if (hc->refused[0])
+                        snprintf(what, sizeof(what), "client certificate refused in the TLS handshake: %s",
+                                 hc->refused);
+        }
+        pthread_mutex_unlock(&g->lock);
+        if (what[0])
+                http_guard_log(g, "refused connection from %s: %s", hc->peer, what);
+        else if (why && streq(why, "deadline"))
+                http_guard_log(g, "closed connection from %s: no authenticated request within %u ms",
+                               hc->peer, g->lim.header_timeout_ms);
+        else if (!hc->authenticated && !why && g->lim.tls)
+                http_guard_log(g, "refused connection from %s: TLS handshake failed (no valid client certificate)",
+                               hc->peer);
+        free(hc);
+}
+
+void http_guard_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+                       enum MHD_ConnectionNotificationCode code)
+{
+        struct http_guard *g = cls;
+
+        if (code == MHD_CONNECTION_NOTIFY_STARTED)
+                started(g, c, socket_context);
+        else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+                closed(g, *socket_context);
+                *socket_context = NULL;
+        }
+}
+
+struct http_conn *http_guard_conn(struct MHD_Connection *c)
+{
+        const union MHD_ConnectionInfo *i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+        return i ? i->socket_context : NULL;
+}
+
+void http_guard_authenticated(struct http_guard *g, struct http_conn *hc)
+{
+        pthread_mutex_lock(&g->lock);
+        if (pending(hc))
+                g->pending--;
+        hc->authenticated = true;
+        pthread_mutex_unlock(&g->lock);
+}
+
+void http_guard_requested(struct http_guard *g, struct http_conn *hc)
+{
+        pthread_mutex_lock(&g->lock);
+        hc->requested = true;
+        pthread_mutex_unlock(&g->lock);
+}
+
+static void *reaper(void *arg)
+{
+        struct http_guard *g = arg;
+
+        pthread_mutex_lock(&g->lock);
+        while (!g->stop) {
+                struct timespec ts;
+                long long now = mono_ms();
+
+                for (struct http_conn *hc = g->head; hc; hc = hc->next)
+                        if (!hc->requested && !hc->closed_by &&
+                            now - hc->started_ms >= (long long)g->lim.header_timeout_ms) {
+                                shut(g, hc, "deadline");
+                                g->expired++;
+                        }
+                clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_nsec += REAPER_TICK_MS * 1000000L;
+                ts.tv_sec += ts.tv_nsec / 1000000000L;
+                ts.tv_nsec %= 1000000000L;
+                pthread_cond_timedwait(&g->wake, &g->lock, &ts);
+        }
+        pthread_mutex_unlock(&g->lock);
+        return NULL;
+}
+
+int http_guard_start(struct http_guard *g, const struct http_guard_limits *lim, struct errbuf *e)
+{
+        int r;
+
+        memset(g, 0, sizeof(*g));
+        g->lim = *lim;
+        pthread_mutex_init(&g->lock, NULL);
+        pthread_cond_init(&g->wake, NULL);
+        g->initialised = true;
+        r = pthread_create(&g->reaper, NULL, reaper, g);
+        if (r != 0)
+                return errbuf_set(e, r, "listen", "cannot start the connection guard: %s", strerror(r));
+        g->reaper_started = true;
+        return 0;
+}
+
+void http_guard_stop(struct http_guard *g)
+{
+        if (!g->reaper_started)
+                return;
+        pthread_mutex_lock(&g->lock);
+        g->stop = true;
+        pthread_cond_signal(&g->wake);
+        pthread_mutex_unlock(&g->lock);
+        pthread_join(g->reaper, NULL);
+        g->reaper_started = false;
+}
+
+void http_guard_done(struct http_guard *g)
+{
+        if (!g->initialised)
+                return;
+        http_guard_stop(g);
+        pthread_cond_destroy(&g->wake);
+        pthread_mutex_destroy(&g->lock);
+        g->initialised = false;
+}

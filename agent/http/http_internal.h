@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the agent's HTTPS server; not for other modules.
+ *   http.c        the daemon: options, request callbacks, body limits, media type
+ *   http_guard.c  every connection from accept to close: admission of clients that
+ *                 have not authenticated yet (a budget in all and per address, the
+ *                 oldest evicted first), the handshake-and-header deadline, logging
+ *   http_auth.c   the client certificate: verified in the TLS handshake (no valid
+ *                 certificate, no connection), then its role (extendedKeyUsage
+ *                 clientAuth, tls.allowed_clients) before the first request runs
+ */
+#pragma once
+
+#include <gnutls/gnutls.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "agent/http/http.h"
+#include "agent/http/http_lib.h"
+
+/* One connection, from accept to close (MHD's socket context). */
+struct http_conn {
+        struct http_conn *prev, *next;
+        struct http_guard *guard;
+        int fd;
+        char peer[64];                  /* the client's address, the key of the per-address budget */
+        long long started_ms;           /* monotonic */
+        bool authenticated;             /* a verified client certificate (or a request, without TLS) */
+        bool requested;                 /* a request's headers arrived: no more header deadline */
+        const char *closed_by;          /* "deadline", "evicted" when the guard shut it, else NULL */
+        char refused[160];              /* why the handshake refused the client's certificate */
+        int role;                       /* 0 not checked yet, 1 allowed, -1 refused (role_why) */
+        char subject[128];              /* the certificate's subject DN */
+        char role_why[256];
+};
+
+struct http_guard_limits {
+        unsigned pending_max;           /* connections not authenticated yet, in all */
+        unsigned pending_per_addr;      /* ... and from one address */
+        unsigned header_timeout_ms;     /* from accept to a request's headers */
+        bool tls;                       /* require and verify client certificates in the handshake */
+};
+
+struct http_guard {
+        pthread_mutex_t lock;
+        pthread_cond_t wake;
+        pthread_t reaper;
+        bool initialised, reaper_started, stop;
+        struct http_conn *head;
+        struct http_guard_limits lim;
+        unsigned pending;               /* not authenticated, not shut */
+        unsigned long long accepted, evicted, expired;
+        long long log_second;           /* rate limit of the refusal log lines */
+        unsigned log_count, log_suppressed;
+};
+
+/* ---- http_guard.c ---- */
+int http_guard_start(struct http_guard *g, const struct http_guard_limits *lim, struct errbuf *e);
+void http_guard_stop(struct http_guard *g);     /* the reaper: before MHD_stop_daemon; accepts a guard never started */
+void http_guard_done(struct http_guard *g);     /* after MHD_stop_daemon */
+/* MHD_OPTION_NOTIFY_CONNECTION (cls: the guard). */
+void http_guard_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+                       enum MHD_ConnectionNotificationCode code);
+/* The connection's record (NULL before STARTED). */
+struct http_conn *http_guard_conn(struct MHD_Connection *c);
+/* The client proved who it is: it leaves the budget of unauthenticated connections. */
+void http_guard_authenticated(struct http_guard *g, struct http_conn *hc);
+/* A request's headers arrived. */
+void http_guard_requested(struct http_guard *g, struct http_conn *hc);
+/* Log a refusal, at most a few lines a second (the rest are counted and summed up). */
+void http_guard_log(struct http_guard *g, const char *fmt, ...) _printf_(2, 3);
+
+/* ---- http_auth.c ---- */
+/* In STARTED: require a client certificate and verify it inside the handshake. */
+void http_auth_setup(gnutls_session_t s);
+/*
+ * The role of an authenticated client, once per connection: its certificate must
+ * verify (again: a resumed session skips the handshake's check), carry
+ * extendedKeyUsage clientAuth and, when allowed is not empty, name one of the
+ * allowed clients. 0 allowed; -EACCES no certificate; -EPERM refused (hc->role_why).
+ */
+int http_auth_role(gnutls_session_t s, const char (*allowed)[128], unsigned n_allowed, struct http_conn *hc);
+/* Does name match pattern (an exact name, or "*.suffix": any name ending in ".suffix")? */
+bool http_auth_name_matches(const char *pattern, const char *name);

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+#include <ctype.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "agent/journal/journal_internal.h"
+#include "policies/jsonw.h"
+#include "common/statedir.h"
+
+struct journal {
+        struct db db;
+};
+
+static const char *const state_names[TXN_STATE_MAX] = {
+        [TXN_PLANNED] = "planned",
+        [TXN_SNAPSHOTTED] = "snapshotted",
+        [TXN_APPLYING] = "applying",
+        [TXN_APPLIED] = "applied",
+        [TXN_VERIFYING] = "verifying",
+        [TXN_PENDING_CONFIRM] = "pending_confirm",
+        [TXN_COMMITTED] = "committed",
+        [TXN_RESTORING] = "restoring",
+        [TXN_ROLLED_BACK] = "rolled_back",
+        [TXN_FAILED] = "failed",
+};
+
+static const char schema_v1[] =
+        "CREATE TABLE IF NOT EXISTS transactions ("
+        " id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL,"
+        " policy_name TEXT NOT NULL, policy_json TEXT, state TEXT NOT NULL,"
+        " result TEXT NOT NULL DEFAULT '', exit_code INTEGER NOT NULL DEFAULT -1,"
+        " error TEXT, changes_json TEXT, probe_json TEXT,"
+        " restored_by TEXT NOT NULL DEFAULT '', started_ms INTEGER NOT NULL,"
+        " finished_ms INTEGER NOT NULL DEFAULT 0, confirm_deadline_ms INTEGER NOT NULL DEFAULT 0,"
+        " restores_json TEXT);"
+        "CREATE TABLE IF NOT EXISTS steps ("
+        " tx INTEGER NOT NULL REFERENCES transactions(id), state TEXT NOT NULL, at_ms INTEGER NOT NULL);"
+        "CREATE TABLE IF NOT EXISTS snapshots ("
+        " tx INTEGER NOT NULL REFERENCES transactions(id), target TEXT NOT NULL,"
+        " kind INTEGER NOT NULL, fields INTEGER NOT NULL, state_json TEXT NOT NULL,"
+        " PRIMARY KEY (tx, target, kind));"
+        "CREATE TABLE IF NOT EXISTS revisions ("
+        " rev INTEGER PRIMARY KEY AUTOINCREMENT, tx INTEGER NOT NULL REFERENCES transactions(id),"
+        " policy_json TEXT, committed_ms INTEGER NOT NULL);";
+
+const char *journal_state_name(enum txn_state s)
+{
+        return (unsigned)s < TXN_STATE_MAX ? state_names[s] : "unknown";
+}
+
+int journal_state_from_name(const char *name)
+{
+        for (int s = 0; s < TXN_STATE_MAX; s++)
+                if (streq(state_names[s], name))
+                        return s;
+        return -EINVAL;
+}
+
+bool journal_state_final(enum txn_state s)
+{
+        return s == TXN_COMMITTED || s == TXN_ROLLED_BACK || s == TXN_FAILED;
+}
+
+int64_t journal_now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Columns added after the first release: a journal from before gets them here. */
+static int add_missing_columns(struct db *d, struct errbuf *e)
+{
+        if (db_has_column(d, "transactions", "restores_json"))
+                return 0;
+        return db_exec(d, "ALTER TABLE transactions ADD COLUMN restores_json TEXT", e);
+}
+
+static const struct db_migration migrations[] = {
+        { .sql = schema_v1 },
+        { .fn = add_missing_columns },
+        { .sql = "ALTER TABLE transactions ADD COLUMN idempotency_key TEXT;"
+                 "CREATE INDEX IF NOT EXISTS transactions_idempotency_key ON transactions(idempotency_key);" },
+        { .sql = "ALTER TABLE transactions ADD COLUMN saves_json TEXT" },
+        /* journal_unfinished() without reading the whole history; the rollback's latency */
+        { .sql = "CREATE INDEX IF NOT EXISTS transactions_unfinished ON transactions(id)"
+                 " WHERE state NOT IN ('committed', 'rolled_back', 'failed');"
+                 "ALTER TABLE transactions ADD COLUMN rollback_ms REAL;"
+                 "CREATE INDEX IF NOT EXISTS transactions_rollbacks ON transactions(rollback_ms)"
+                 " WHERE rollback_ms IS NOT NULL" },
+        /* One row per transaction for its snapshot (one B-tree insert, not two per target), in order. */
+        { .sql = "CREATE TABLE IF NOT EXISTS snapshot_sets ("
+                 " tx INTEGER PRIMARY KEY REFERENCES transactions(id), rows_json TEXT NOT NULL);"
+                 "INSERT OR IGNORE INTO snapshot_sets (tx, rows_json)"
+                 " SELECT tx, json_group_array(json_object('fields', fields, 'kind', kind, 'state', json(state_json),"
+                 " 'target', target)) FROM (SELECT * FROM snapshots ORDER BY tx, rowid) GROUP BY tx;"
+                 "DROP TABLE snapshots;" },
+        /*
+         * The change list apart from the row every step rewrites: a state change then
+         * writes a row of a few hundred bytes, not one with kilobytes of overflow pages.
+         */
+        { .sql = "CREATE TABLE IF NOT EXISTS transaction_changes ("
+                 " tx INTEGER PRIMARY KEY REFERENCES transactions(id), changes_json TEXT NOT NULL);"
+                 "INSERT OR IGNORE INTO transaction_changes (tx, changes_json)"
+                 " SELECT id, changes_json FROM transactions WHERE changes_json IS NOT NULL;"
+                 "ALTER TABLE transactions DROP COLUMN changes_json;" },
+        /* Only keyed transactions (the API's) in the key's index: a CLI apply writes one page less. */
+        { .sql = "DROP INDEX IF EXISTS transactions_idempotency_key;"
+                 "CREATE INDEX transactions_idempotency_key ON transactions(idempotency_key)"
+                 " WHERE idempotency_key IS NOT NULL;" },
+};
+
+/* The statements a transaction writes with, prepared once per connection (db_cached; journal_warm). */
+static const char sql_step[] = "INSERT INTO steps (tx, state, at_ms) VALUES (?, ?, ?)";
+static const char sql_begin_tx[] = "INSERT INTO transactions (kind, policy_name, policy_json, state,"
+                                   " started_ms, idempotency_key) VALUES (?, ?, ?, 'planned', ?, ?)";
+static const char sql_changes[] = "INSERT INTO transaction_changes (tx, changes_json) VALUES (?, ?)";
+static const char sql_revision[] = "INSERT INTO revisions (tx, policy_json, committed_ms)"
+                                   " SELECT id, policy_json, ? FROM transactions WHERE id = ?";
+static const char sql_record[] = "UPDATE transactions SET state = ?1,"
+        " result = COALESCE(?2, result), exit_code = CASE WHEN ?2 IS NULL THEN exit_code ELSE ?3 END,"
+        " error = COALESCE(?4, error),"
+        " probe_json = COALESCE(?6, probe_json), restored_by = COALESCE(?7, restored_by),"
+        " confirm_deadline_ms = CASE WHEN ?8 > 0 THEN ?8 ELSE confirm_deadline_ms END,"
+        " restores_json = COALESCE(?11, restores_json), saves_json = COALESCE(?12, saves_json),"
+        " rollback_ms = COALESCE(?13, rollback_ms),"
+        " finished_ms = ?9 WHERE id = ?10";
+static const char sql_snapshot[] = "INSERT OR REPLACE INTO snapshot_sets (tx, rows_json) VALUES (?, ?)";
+
+bool journal_key_valid(const char *key)
+{
+        size_t n = key ? strlen(key) : 0;
+
+        if (n == 0 || n >= JOURNAL_KEY_MAX)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!isalnum((unsigned char)key[i]) && !strchr("._:-", key[i]))
+                        return false;
+        return true;
+}
+
+int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
+{
+        struct journal *j;
+        char path[DB_PATH_MAX];
+        int r;
+
+        j = calloc(1, sizeof(*j));
+        if (!j)
+                return -ENOMEM;
+        /* Created here rather than by SQLite: it then belongs to the directory's owner,
+         * and SQLite gives its -wal and -shm files the owner of the database file. */
+        r = statedir_open(state_dir, "journal.db", path, sizeof(path), e);
+        if (r < 0) {
+                free(j);
+                return r;
+        }
+        close(r);
+        r = db_open(&j->db, path, "journal", DB_CREATE | DB_KEEP_WAL, 10000, e);
+        if (r >= 0)
+                r = db_migrate(&j->db, migrations, ARRAY_SIZE(migrations), e);
+        if (r < 0) {
+                journal_close(j);
+                return r;
+        }
+        *ret = j;
+        return 0;
+}
+
+void journal_close(struct journal *j)
+{
+        if (!j)
+                return;
+        db_close(&j->db);
+        free(j);
+}
+
+static int add_step(struct db *d, int64_t tx, enum txn_state s, int64_t now, struct errbuf *e)
+{
+        sqlite3_stmt *st;
+        int r = db_cached(d, sql_step, &st, e);
+
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(st, 1, tx);
+        sqlite3_bind_text(st, 2, journal_state_name(s), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, now);
+        r = db_step_done(d, st, e);
+        db_uncache(d, sql_step, st);
+        return r;
+}
+
+struct begin_args {
+        const char *kind, *name, *json, *changes, *key;
+        int64_t *ret_tx;
+};
+
+static int do_begin(struct db *d, void *arg, struct errbuf *e)
+{
+        const struct begin_args *a = arg;
+        int64_t now = journal_now_ms();
+        sqlite3_stmt *st;
+        int r = db_cached(d, sql_begin_tx, &st, e);
+
+        if (r < 0)
+                return r;
+        sqlite3_bind_text(st, 1, a->kind, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, a->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, a->json, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 4, now);
+        db_bind_text(st, 5, a->key);
+        r = db_step_done(d, st, e);
+        db_uncache(d, sql_begin_tx, st);
+        if (r < 0)
+                return r;
+        *a->ret_tx = sqlite3_last_insert_rowid(d->h);
+        if (a->changes) {
+                r = db_cached(d, sql_changes, &st, e);
+                if (r < 0)
+                        return r;
+                sqlite3_bind_int64(st, 1, *a->ret_tx);
+                sqlite3_bind_text(st, 2, a->changes, -1, SQLITE_STATIC);
+                r = db_step_done(d, st, e);
+                db_uncache(d, sql_changes, st);
+                if (r < 0)
+                        return r;
+        }
+        return add_step(d, *a->ret_tx, TXN_PLANNED, now, e);
+}
+
+int journal_begin(struct journal *j, const char *kind, const char *policy_name,
+                  const char *policy_json, const char *changes_json, int64_t *ret_tx,
+                  struct errbuf *e)
+{
+        return journal_begin_keyed(j, kind, policy_name, policy_json, changes_json, NULL, ret_tx, e);
+}
+
+int journal_begin_keyed(struct journal *j, const char *kind, const char *policy_name,
+                        const char *policy_json, const char *changes_json, const char *key,
+                        int64_t *ret_tx, struct errbuf *e)
+{
+        struct begin_args a = { kind, policy_name ? policy_name : "", policy_json, changes_json,
+                                key && key[0] ? key : NULL, ret_tx };
+
+        return db_txn(&j->db, do_begin, &a, e);
+}
+
+struct record_args {
+        int64_t tx;
+        enum txn_state s;
+        const struct journal_result *r;
+};
+
+static int add_revision(struct db *d, int64_t tx, int64_t now, struct errbuf *e)
+{
+        sqlite3_stmt *st;
+        int r = db_cached(d, sql_revision, &st, e);
+
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(st, 1, now);
+        sqlite3_bind_int64(st, 2, tx);
+        r = db_step_done(d, st, e);
+        db_uncache(d, sql_revision, st);
+        return r;
+}
+
+static int do_record(struct db *d, void *arg, struct errbuf *e)
+{
+        static const struct journal_result none = { 0 };
+        const struct record_args *a = arg;
+        const struct journal_result *res = a->r ? a->r : &none;
+        int64_t now = journal_now_ms();
+        sqlite3_stmt *st;
+        int r = db_cached(d, sql_record, &st, e);
+
+        if (r < 0)
+                return r;
+        sqlite3_bind_text(st, 1, journal_state_name(a->s), -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, res->result, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 3, res->exit_code);
+        sqlite3_bind_text(st, 4, res->error, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 6, res->probe_json, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 7, res->restored_by, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 8, res->confirm_deadline_ms);
+        sqlite3_bind_int64(st, 9, journal_state_final(a->s) ? now : 0);
+        sqlite3_bind_int64(st, 10, a->tx);
+        sqlite3_bind_text(st, 11, res->restores_json, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 12, res->saves_json, -1, SQLITE_STATIC);
+        if (res->rollback_ms > 0)
+                sqlite3_bind_double(st, 13, res->rollback_ms);
+        else
+                sqlite3_bind_null(st, 13);
+        r = db_step_done(d, st, e);
+        db_uncache(d, sql_record, st);
+        if (r < 0)
+                return r;
+        if (sqlite3_changes(d->h) != 1)
+                return errbuf_set(e, ENOENT, d->path, "no transaction %lld", (long long)a->tx);
+        r = add_step(d, a->tx, a->s, now, e);
+        if (r >= 0 && a->s == TXN_COMMITTED)
+                r = add_revision(d, a->tx, now, e);
+        return r;
+}
+
+int journal_record(struct journal *j, int64_t tx, enum txn_state s,
+                   const struct journal_result *r, struct errbuf *e)
+{
+        struct record_args a = { tx, s, r };
+
+        return db_txn(&j->db, do_record, &a, e);
+}
+
+struct snapshot_args {
+        int64_t tx;
+        const struct journal_snapshot *rows;
+        unsigned n;
+};
+
+/* [{"fields": F, "kind": K, "state": STATE, "target": NAME}, ...] in the rows' order. */
+static char *snapshot_text(const struct journal_snapshot *rows, unsigned n)
+{
+        struct jsonw_out o = { 0 };
+        char num[24];
+
+        jsonw_raw(&o, "[");
+        for (unsigned i = 0; i < n; i++) {
+                jsonw_raw(&o, i ? ",{\"fields\":" : "{\"fields\":");
+                jsonw_raw(&o, fmt_ulong(num, rows[i].fields));
+                jsonw_raw(&o, ",\"kind\":");
+                jsonw_raw(&o, fmt_ulong(num, (unsigned)rows[i].kind));
+                jsonw_raw(&o, ",\"state\":");
+                jsonw_raw(&o, rows[i].state_json);
+                jsonw_raw(&o, ",\"target\":");
+                jsonw_string(&o, rows[i].target);
+                jsonw_raw(&o, "}");
+        }
+        jsonw_raw(&o, "]");
+        return jsonw_finish(&o);
+}
+
+static int do_snapshot(struct db *d, void *arg, struct errbuf *e)
+{
+        const struct snapshot_args *a = arg;
+        struct record_args rec = { a->tx, TXN_SNAPSHOTTED, NULL };
+        _cleanup_free_ char *text = snapshot_text(a->rows, a->n);
+        sqlite3_stmt *st;
+        int r;
+
+        if (!text)
+                return errbuf_set(e, ENOMEM, d->path, "out of memory");
+        r = db_cached(d, sql_snapshot, &st, e);
+        if (r < 0)
+                return r;
+        sqlite3_bind_int64(st, 1, a->tx);
+        sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+        r = db_step_done(d, st, e);
+        db_uncache(d, sql_snapshot, st);
+        return r < 0 ? r : do_record(d, &rec, e);
+}
+
+int journal_snapshot(struct journal *j, int64_t tx, const struct journal_snapshot *rows,
+                     unsigned n, struct errbuf *e)
+{
+        struct snapshot_args a = { tx, rows, n };
+
+        return db_txn(&j->db, do_snapshot, &a, e);
+}
+
+void journal_warm(struct journal *j)
+{
+        static const char *const sqls[] = { sql_begin_tx, sql_changes, sql_step, sql_snapshot, sql_record,
+                                            sql_revision, journal_sql_unfinished };
+
+        db_warm(&j->db, sqls, ARRAY_SIZE(sqls));
+}
+
+void journal_release_memory(struct journal *j)
+{
+        if (j && j->db.h)
+                sqlite3_db_release_memory(j->db.h);
+}
+
+int journal_group_begin(struct journal *j, bool durable, struct errbuf *e)
+{
+        return durable ? db_begin(&j->db, e) : db_begin_lazy(&j->db, e);
+}
+
+int journal_group_commit(struct journal *j, struct errbuf *e)
+{
+        return db_commit(&j->db, e);
+}
+
+/* The reading side (journal_read.c) reaches the handle through this. */
+struct db *journal_db(struct journal *j)
+{
+        return &j->db;
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The durable transaction journal: SQLite in <state_dir>/journal.db (WAL,
+ * synchronous=FULL). Every state change of a transaction is one SQLite
+ * transaction committed before the next side effect, so a restarted agent knows
+ * exactly what may have been touched and restores it from the snapshot.
+ *
+ * Tables: transactions (one row per transaction: policy, state, result, probe
+ * runs, error), steps (every state a transaction entered, with its time),
+ * snapshots (per target: state_to_json() of the before-state), revisions
+ * (committed policies, newest = what drift compares against). A journal made
+ * before a column existed gets it added when opened (ALTER TABLE ... ADD COLUMN).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/errbuf.h"
+#include "policies/policy.h"
+
+enum txn_state {
+        TXN_PLANNED,
+        TXN_SNAPSHOTTED,
+        TXN_APPLYING,
+        TXN_APPLIED,
+        TXN_VERIFYING,
+        TXN_PENDING_CONFIRM,
+        TXN_COMMITTED,
+        TXN_RESTORING,
+        TXN_ROLLED_BACK,
+        TXN_FAILED,             /* a restore itself failed: needs an operator */
+        TXN_STATE_MAX,
+};
+
+/* "planned", "snapshotted", ... "failed"; "unknown" when out of range. */
+const char *journal_state_name(enum txn_state s);
+int journal_state_from_name(const char *name);  /* enum value or -EINVAL */
+/* COMMITTED, ROLLED_BACK, FAILED */
+bool journal_state_final(enum txn_state s);
+
+struct journal;
+
+/* Open (create) <state_dir>/journal.db; creates state_dir (0700) if missing. */
+int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e);
+void journal_close(struct journal *j);           /* accepts NULL */
+
+/* A new transaction in state PLANNED. kind: "apply", "rollback", "enforce". */
+int journal_begin(struct journal *j, const char *kind, const char *policy_name,
+                  const char *policy_json, const char *changes_json, int64_t *ret_tx,
+                  struct errbuf *e);
+
+/*
+ * The controller's idempotency key of one node step (POST /v1/apply?idempotency_key=K):
+ * 1-63 characters of [A-Za-z0-9._:-]. A transaction records the key of the request
+ * that started it; journal_find_key answers "did this node already act on K?".
+ */
+#define JOURNAL_KEY_MAX 64
+bool journal_key_valid(const char *key);
+/* journal_begin with the request's idempotency key (NULL: none). */
+int journal_begin_keyed(struct journal *j, const char *kind, const char *policy_name,
+                        const char *policy_json, const char *changes_json, const char *key,
+                        int64_t *ret_tx, struct errbuf *e);
+/* The newest transaction recorded with key; -ENOENT when there is none. */
+int journal_find_key(struct journal *j, const char *key, int64_t *ret_tx, struct errbuf *e);
+
+struct journal_snapshot {
+        char target[64];
+        int kind;                       /* enum target_kind */
+        uint32_t fields;                /* STATE_BIT() of the fields snapshotted */
+        char *state_json;               /* state_to_json() text; owned */
+};
+
+/* Store the before-state of every target and enter SNAPSHOTTED, atomically. */
+int journal_snapshot(struct journal *j, int64_t tx, const struct journal_snapshot *rows,
+                     unsigned n, struct errbuf *e);
+/* Rows of tx in insertion order; caller frees with journal_snapshots_free. */
+int journal_load_snapshots(struct journal *j, int64_t tx, struct journal_snapshot **ret,
+                           unsigned *ret_n, struct errbuf *e);
+void journal_snapshots_free(struct journal_snapshot *rows, unsigned n);
+
+/* Optional columns written with a state change; NULL/0 members are left as they are. */
+struct journal_result {
+        const char *result;             /* "committed", "rolled_back", "failed", "pending_confirm", "nothing_to_do" */
+        int exit_code;                  /* written when result is set */
+        const char *error;
+        const char *probe_json;         /* {"baseline":{...},"post":{...}} with every run */
+        const char *restored_by;        /* "gate", "readback", "error", "confirm-timeout", "recovery", "operator" */
+        const char *restores_json;      /* how each target was restored: [{target, kind, method}] */
+        const char *saves_json;         /* whether each switch a commit wrote saved it: [{target, saved, how}] */
+        int64_t confirm_deadline_ms;    /* PENDING_CONFIRM: wall clock, ms since the epoch */
+        double rollback_ms;             /* > 0: the way back took this long (decision to last target read back) */
+};
+
+/*
+ * Enter state s (and record the step's time), writing the non-NULL members of r.
+ * Entering COMMITTED also records a new revision with the transaction's policy.
+ */
+int journal_record(struct journal *j, int64_t tx, enum txn_state s,
+                   const struct journal_result *r, struct errbuf *e);
+
+/*
+ * Several writes made durable by one commit (one fsync): between begin and commit,
+ * each journal write above is a savepoint of the open transaction. For steps that
+ * nothing happens between; the caller commits before the next side effect. A group
+ * that is not durable commits without fsync: for steps no side effect waits on
+ * (recovery does the same for them as for the step before); the next durable
+ * commit carries them.
+ */
+int journal_group_begin(struct journal *j, bool durable, struct errbuf *e);
+/* Give the connection's cached pages back (an idle daemon); nothing is lost but speed. */
+void journal_release_memory(struct journal *j);
+/* Prepare the statements a transaction writes with, ahead of it (apply opens its journal on a thread). */
+void journal_warm(struct journal *j);
+int journal_group_commit(struct journal *j, struct errbuf *e);
+
+struct journal_tx {
+        int64_t id;
+        char kind[16];
+        char policy_name[64];
+        char *policy_json;              /* owned */
+        enum txn_state state;
+        char result[32];
+        int exit_code;
+        char *error;                    /* owned, may be NULL */
+        char *changes_json;             /* owned, may be NULL */
+        char *probe_json;               /* owned, may be NULL */
+        char restored_by[32];
+        char *restores_json;            /* owned, may be NULL: [{target, kind, method}] */
+        char *saves_json;               /* owned, may be NULL: [{target, saved, how}] */
+        int64_t started_ms;
+        int64_t finished_ms;            /* 0 while not final */
+        int64_t confirm_deadline_ms;
+        int64_t rev;                    /* the revision its commit recorded, 0 when none */
+        char idempotency_key[JOURNAL_KEY_MAX];  /* "" when the request carried none */
+        double rollback_ms;             /* the way back, from the decision to restore to the last target read back; 0: none */
+};
+
+void journal_tx_done(struct journal_tx *t);     /* frees the owned members */
+/* -ENOENT when there is no such transaction. */
+int journal_get(struct journal *j, int64_t tx, struct journal_tx *ret, struct errbuf *e);
+/* Newest first, at most limit rows. Caller frees each with journal_tx_done, then the array. */
+int journal_list(struct journal *j, unsigned limit, struct journal_tx **ret, unsigned *ret_n,
+                 struct errbuf *e);
+/* Ids of transactions that are not final (in-flight or pending confirmation), oldest first. */
+int journal_unfinished(struct journal *j, int64_t **ret_ids, unsigned *ret_n, struct errbuf *e);
+/* Steps of tx as a JSON array text [{"state":"planned","at_ms":N},...]; caller frees. */
+int journal_steps_json(struct journal *j, int64_t tx, char **ret, struct errbuf *e);
+
+/*
+ * Every rollback latency the journal recorded, counted into buckets: counts[i] of
+ * those <= bounds_ms[i] (cumulative, as Prometheus histograms are), *ret_n of them
+ * in all, *ret_sum_ms their sum.
+ */
+int journal_rollback_histogram(struct journal *j, const double *bounds_ms, unsigned n_bounds, uint64_t *counts,
+                               uint64_t *ret_n, double *ret_sum_ms, struct errbuf *e);
+
+/*
+ * Committed revision `back` steps from the newest (0 = newest). *ret_policy_json
+ * (caller frees) may be NULL for a revision that rolled back to before any policy.
+ * -ENOENT when there is none.
+ */
+int journal_revision(struct journal *j, unsigned back, int64_t *ret_rev, int64_t *ret_tx,
+                     char **ret_policy_json, struct errbuf *e);
+
+/*
+ * Committed revision number `rev` (1, 2, ... as journal_tx.rev shows it): its tx
+ * and policy (NULL as above; caller frees). -ENOENT when there is no such revision.
+ */
+int journal_revision_get(struct journal *j, int64_t rev, int64_t *ret_tx, char **ret_policy_json,
+                         struct errbuf *e);
+
+/*
+ * A committed revision's policy, parsed: rev > 0 is a revision number, rev <= 0
+ * counts back from the newest (0 = newest). *ret_policy (caller frees) is NULL for a
+ * revision without a policy (one that rolled back to before any); *ret_json (may be
+ * NULL) receives its canonical text. -ENOENT when there is no such revision.
+ */
+int journal_committed_policy(struct journal *j, int64_t rev, struct policy **ret_policy, char **ret_json,
+                             struct errbuf *e);
+
+/* Wall clock in ms since the epoch. */
+int64_t journal_now_ms(void);

@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: MIT */
+/* The transaction's forward path: plan, probe, snapshot, apply the delta, read back, verify, commit. */
+#include <time.h>
+
+#include "agent/cmd/cmd.h"
+#include "agent/txn/crashpoint.h"
+#include "policies/diff.h"
+#include "policies/jsonw.h"
+#include "policies/state_json.h"
+#include "agent/txn/txn_internal.h"
+
+/* The delta of every target through the drivers that own it, in registry order. */
+static int apply_each(struct plan *p, struct errbuf *e)
+{
+        for (unsigned i = 0; i < p->n; i++) {
+                struct plan_target *pt = &p->v[i];
+                _cleanup_free_ uint32_t *delta = calloc(pt->n_units ? pt->n_units : 1, sizeof(*delta));
+
+                if (!delta)
+                        return errbuf_set(e, ENOMEM, NULL, "out of memory");
+                for (unsigned r = 0; r < pt->n_routes; r++) {
+                        struct driver_change c;
+                        int k;
+
+                        plan_change(pt, r, delta, &c);
+                        if (!c.fields)
+                                continue;
+                        pt->touched = true;
+                        k = pt->routes[r].ops->apply(&pt->t, &c, e);
+                        if (k < 0)
+                                return k;
+                }
+        }
+        return 0;
+}
+
+/*
+ * apply_each() with the writes a driver may queue (link MTUs that wait for no
+ * carrier) sent together at the end, their ACKs checked in one loop; a request
+ * that any driver sends before then sends them first, so the order holds. A refused
+ * queued write is the first failure in that order.
+ */
+static int apply_all(struct plan *p, struct errbuf *e)
+{
+        struct errbuf queued = { 0 };
+        int r, k;
+
+        p->io.batch = true;
+        r = apply_each(p, e);
+        p->io.batch = false;
+        k = driver_io_flush(&p->io, &queued);
+        if (k < 0)
+                *e = queued;
+        return k < 0 ? k : r;
+}
+
+/* desired ⊆ live for every changed target after the apply (the field table compares). */
+static int read_back(struct plan *p, struct errbuf *e)
+{
+        for (unsigned i = 0; i < p->n; i++) {
+                struct plan_target *pt = &p->v[i];
+                struct diff d = { 0 };
+                int r;
+
+                if (!pt->touched)
+                        continue;
+                r = plan_read_target(p, i, pt->live, e);
+                for (unsigned u = 0; r >= 0 && u < pt->n_units; u++) {
+                        const char (*names)[STATE_NAME_MAX] = target_unit_names(&pt->t);
+                        char prefix[STATE_NAME_MAX + 8] = "";
+
+                        if (names)
+                                snprintf(prefix, sizeof(prefix), "ports.%s.", names[u]);
+                        if (diff_append(&d, prefix, &pt->desired[u], &pt->live[u]) < 0)
+                                r = errbuf_set(e, ENOMEM, NULL, "out of memory");
+                }
+                if (r >= 0 && !diff_empty(&d))
+                        r = errbuf_set(e, EIO, NULL, "read-back of %s '%s' differs: %s is %s, expected %s",
+                                       target_kind_name(pt->t.kind), pt->t.name, d.entries[0].key, d.entries[0].from,
+                                       d.entries[0].to);
+                diff_done(&d);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Every target's live state becomes its snapshot (->before), and its text the journal's row. */
+static int snapshot_rows(struct plan *p, struct txn_prepared *prep)
+{
+        prep->rows = calloc(p->n ? p->n : 1, sizeof(*prep->rows));
+        if (!prep->rows)
+                return -ENOMEM;
+        prep->n_rows = p->n;
+        for (unsigned i = 0; i < p->n; i++) {
+                struct plan_target *pt = &p->v[i];
+                struct journal_snapshot *row = &prep->rows[i];
+                json_t *j;
+
+                if (!pt->before)
+                        pt->before = calloc(pt->n_units ? pt->n_units : 1, sizeof(*pt->before));
+                if (!pt->before)
+                        return -ENOMEM;
+                memcpy(pt->before, pt->live, pt->n_units * sizeof(*pt->before));
+                j = state_units_to_json(pt->before, target_unit_names(&pt->t), pt->n_units);
+                strcopy(row->target, sizeof(row->target), pt->t.name);
+                row->kind = pt->t.kind;
+                row->fields = pt->want;
+                row->state_json = j ? jsonw_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+                json_decref(j);
+                if (!row->state_json)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* The snapshot in the journal: the way back, before anything is touched. */
+static int save_snapshot(struct txn_env *env, struct txn_result *res)
+{
+        int r = journal_snapshot(env->journal, res->tx, env->prep.rows, env->prep.n_rows, &res->error);
+
+        if (r >= 0) {
+                res->state = TXN_SNAPSHOTTED;
+                txn_crashpoint(env, "snapshotted");
+        }
+        return r;
+}
+
+static void sleep_ms(unsigned ms)
+{
+        struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+/* Live state already matches: no device change; record the policy as a revision if it is new. */
+static int nothing_to_do(struct txn_env *env, const char *kind, const char *name,
+                         const char *policy_json, struct txn_result *res)
+{
+        _cleanup_free_ char *newest = NULL;
+        int r;
+
+        txn_finish(res, TXN_COMMITTED, EXIT_OK, "nothing_to_do");
+        r = journal_revision(env->journal, 0, NULL, NULL, &newest, &res->error);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        if (!policy_json || (newest && streq(newest, policy_json)))
+                return 0;
+        r = journal_begin_keyed(env->journal, kind, name, policy_json, "[]", env->idempotency_key,
+                                &res->tx, &res->error);
+        if (r >= 0)
+                r = txn_record_final(env, res, TXN_COMMITTED, EXIT_OK, "nothing_to_do");
+        return r;
+}
+
+/* Baseline probe; 0 = go on, <0 = abort (recorded, nothing touched). */
+static int baseline(struct txn_env *env, const struct policy_verify *v, struct txn_result *res)
+{
+        char buf[1100];
+        int r;
+
+        if (!v || v->probe == POLICY_PROBE_NONE)
+                return 0;
+        r = txn_probe_phase(env, &res->pin, "baseline", &res->baseline, &res->error);
+        if (r >= 0)
+                return 0;
+        if (v->on_baseline_failure == POLICY_BASELINE_SKIP_GATE)
+                return 0;
+        errbuf_str(&res->error, buf, sizeof(buf));
+        errbuf_set(&res->error, -r, NULL, "baseline probe failed: %s; nothing was changed", buf);
+        txn_record_final(env, res, TXN_ROLLED_BACK, EXIT_RUNTIME, "aborted");
+        return r;
+}
+
+/* Post probe and gate; 0 = pass, -EIO = regression (res->error says why). */
+static int verify_post(struct txn_env *env, const struct policy_verify *v, struct txn_result *res)
+{
+        int r;
+
+        if (!v || v->probe == POLICY_PROBE_NONE)
+                return 0;
+        r = txn_post_phase(env, v, res);
+        if (r < 0 && !res->post.error[0])
+                errbuf_str(&res->error, res->post.error, sizeof(res->post.error));
+        if (txn_gate(v, res) >= 0)
+                return 0;
+        return errbuf_set(&res->error, EIO, NULL, "verification failed: %s; the change was rolled back",
+                          res->gate.reason);
+}
+
+static int finish_ok(struct txn_env *env, unsigned confirm_timeout_s, struct txn_result *res)
+{
+        struct journal_result jr = { .result = "pending_confirm", .exit_code = EXIT_PENDING };
+        _cleanup_free_ char *probe = txn_probe_json_text(res);
+        _cleanup_free_ char *saves = txn_json_text(res->saves);
+
+        jr.probe_json = probe;
+        jr.saves_json = saves;
+        if (confirm_timeout_s == 0) {
+                jr.result = "committed";
+                jr.exit_code = EXIT_OK;
+                if (txn_step(env, res, TXN_COMMITTED, &jr) < 0)
+                        return -EIO;
+                txn_finish(res, TXN_COMMITTED, EXIT_OK, "committed");
+                return 0;
+        }
+        jr.confirm_deadline_ms = journal_now_ms() + (int64_t)confirm_timeout_s * 1000;
+        /* The watchdog first: a pending change is never without its timer, even if we die right after. */
+        if (!env->no_watchdog && txn_spawn_watchdog(env, res->tx, &res->error) < 0)
+                return -EIO;
+        if (txn_step(env, res, TXN_PENDING_CONFIRM, &jr) < 0)
+                return -EIO;
+        res->confirm_deadline_ms = jr.confirm_deadline_ms;
+        txn_finish(res, TXN_PENDING_CONFIRM, EXIT_PENDING, "pending_confirm");
+        return 0;
+}
+
+/* From the snapshot on: anything that fails restores what was touched. */
+static int change_and_verify(struct txn_env *env, const struct policy_verify *v, unsigned confirm_timeout_s,
+                             struct plan *p, struct txn_result *res)
+{
+        /* Settling is for the post-change probe: without one there is nothing to wait for. */
+        bool settle = v && v->present && v->probe != POLICY_PROBE_NONE && v->settle_ms;
+        /* Nothing to measure and nothing to commit elsewhere: the read-back is the last side effect. */
+        bool quiet = (!v || v->probe == POLICY_PROBE_NONE) && !txn_has_sessions(p);
+        const char *by = "error";
+        int code = EXIT_RUNTIME;
+
+        /* The snapshot, and with it the way back, is durable before anything is touched. */
+        if (txn_step(env, res, TXN_APPLYING, NULL) < 0 || txn_group_end(env, res) < 0)
+                goto restore;
+        if (apply_all(p, &res->error) < 0)
+                goto restore;
+        crashpoint("applied-drivers");
+        if (read_back(p, &res->error) < 0) {
+                by = "readback";
+                goto restore;
+        }
+        crashpoint_after_apply();
+        /*
+         * Recovery restores from APPLYING on: these two need no fsync of their own, the
+         * end's commit carries them. A quiet transaction has nothing left to do between
+         * them and that end: one commit takes APPLIED, VERIFYING and the end together.
+         */
+        if (!settle)
+                txn_group_begin(env, quiet, res);
+        if (txn_step(env, res, TXN_APPLIED, NULL) < 0)
+                goto restore;
+        if (settle)
+                sleep_ms(v->settle_ms);
+        if (txn_step(env, res, TXN_VERIFYING, NULL) < 0 || (!quiet && txn_group_end(env, res) < 0))
+                goto restore;
+        if (verify_post(env, v, res) < 0) {
+                by = "gate";
+                code = EXIT_ROLLED_BACK;
+                goto restore;
+        }
+        if (txn_commit_sessions(p, &res->error) < 0)
+                goto restore;
+        txn_switch_note_saves(res, p);
+        if (finish_ok(env, confirm_timeout_s, res) < 0 && res->state != TXN_PENDING_CONFIRM)
+                goto restore;
+        /* The end is durable before anyone hears of it; should its commit fail, the change goes back. */
+        if (txn_group_end(env, res) < 0)
+                goto restore;
+        return 0;
+restore:
+        txn_group_end(env, res);
+        return txn_restore_targets(env, p, false, by, code, res);
+}
+
+/* A change pending confirmation owns the node until confirmed or restored. */
+static int check_no_pending(struct txn_env *env, struct txn_result *res)
+{
+        _cleanup_free_ int64_t *ids = NULL;
+        unsigned n = 0;
+        int r = journal_unfinished(env->journal, &ids, &n, &res->error);
+
+        if (r < 0)
+                return r;
+        for (unsigned i = 0; i < n; i++) {
+                struct journal_tx t;
+
+                if (journal_get(env->journal, ids[i], &t, &res->error) < 0)
+                        continue;
+                journal_tx_done(&t);
+                if (t.state == TXN_PENDING_CONFIRM)
+                        return errbuf_set(&res->error, EBUSY, NULL,
+                                          "transaction %lld is pending confirmation; confirm it or let it expire first",
+                                          (long long)ids[i]);
+        }
+        return 0;
+}
+
+/* Read, diff, check and pin the probe: anything refused here leaves the node untouched. */
+static int plan_phase(struct plan *p, const char *kind, const struct policy_verify *verify, struct txn_result *res)
+{
+        int r = plan_read(p, &res->error);
+
+        if (r < 0) {
+                txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
+                return r;
+        }
+        /* What a device refuses is invalid input for this node: exit 2, nothing touched. */
+        r = plan_check(p, &res->error);
+        if (r < 0) {
+                txn_finish(res, TXN_PLANNED, EXIT_INVALID, "refused");
+                return r;
+        }
+        /* The way back is never refused for where its probe leaves. */
+        r = plan_probe_pin(p, verify, streq(kind, "rollback") ? PLAN_PROBE_ANY_INTERFACE : 0, &res->pin, &res->error);
+        if (r < 0)
+                txn_finish(res, TXN_PLANNED, plan_probe_refused(r) ? EXIT_INVALID : EXIT_RUNTIME,
+                           plan_probe_refused(r) ? "refused" : "failed");
+        return r;
+}
+
+/* The plan's differences, target by target, as the result's change list. */
+static int list_changes(const struct plan *p, struct txn_result *res)
+{
+        unsigned n = 0;
+
+        free(res->changes);
+        res->changes = calloc(p->n_changes ? p->n_changes : 1, sizeof(*res->changes));
+        res->n_changes = 0;
+        if (!res->changes)
+                return -ENOMEM;
+        for (unsigned i = 0; i < p->n; i++)
+                for (unsigned k = 0; k < p->v[i].diff.n && n < p->n_changes; k++, n++) {
+                        strcopy(res->changes[n].target, sizeof(res->changes[n].target), p->v[i].t.name);
+                        res->changes[n].d = p->v[i].diff.entries[k];
+                }
+        res->n_changes = n;
+        return 0;
+}
+
+int txn_prepare(struct txn_env *env, const char *kind, const struct policy_verify *verify, struct plan *p,
+                struct txn_result *res)
+{
+        struct txn_prepared *prep = &env->prep;
+        int r;
+
+        txn_unprepare(env, p);
+        prep->done = true;
+        /* Switches apply with their native commit-confirm timer; the gate's pass commits it. */
+        r = txn_switch_arm(p, txn_switch_timer_s(env, verify), &prep->armed);
+        if (r < 0) {
+                txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
+                return prep->r = r;
+        }
+        r = plan_phase(p, kind, verify, res);
+        if (r < 0)
+                return prep->r = r;
+        r = list_changes(p, res);
+        if (r >= 0 && p->n_changes)
+                prep->changes = txn_changes_text(res);
+        if (r < 0 || (p->n_changes && (!prep->changes || snapshot_rows(p, prep) < 0))) {
+                txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
+                return prep->r = errbuf_set(&res->error, ENOMEM, NULL, "out of memory");
+        }
+        return prep->r = 0;
+}
+
+void txn_unprepare(struct txn_env *env, struct plan *p)
+{
+        struct txn_prepared *prep = &env->prep;
+
+        txn_switch_disarm(p, &prep->armed);
+        free(prep->changes);
+        journal_snapshots_free(prep->rows, prep->n_rows);
+        *prep = (struct txn_prepared){ 0 };
+}
+
+static int busy(struct txn_env *env, struct txn_result *res)
+{
+        int r = check_no_pending(env, res);
+
+        if (r < 0)
+                txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "busy");
+        return r;
+}
+
+int txn_run(struct txn_env *env, const char *kind, const char *policy_json, const struct policy_verify *verify,
+            unsigned confirm_timeout_s, struct plan *p, struct txn_result *res)
+{
+        bool ahead = env->prep.done;
+        int r;
+
+        /*
+         * Prepared ahead (apply, while its journal opened), it only read: is the node busy
+         * now? Unless the journal had nothing unfinished once this lock was held (idle).
+         */
+        r = env->prep.idle ? 0 : busy(env, res);
+        if (r < 0)
+                goto out;
+        r = ahead ? env->prep.r : txn_prepare(env, kind, verify, p, res);
+        if (r < 0)
+                goto out;
+        if (p->n_changes == 0) {
+                r = nothing_to_do(env, kind, p->policy, policy_json, res);
+                goto out;
+        }
+        /* Without a baseline probe nothing happens before the snapshot: one commit up to APPLYING. */
+        if (!verify || verify->probe == POLICY_PROBE_NONE)
+                txn_group_begin(env, true, res);
+        r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, env->prep.changes, env->idempotency_key,
+                                &res->tx, &res->error);
+        if (r < 0) {
+                txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
+                goto out;
+        }
+        txn_crashpoint(env, "planned");
+        r = baseline(env, verify, res);
+        if (r < 0)
+                goto out;
+        r = save_snapshot(env, res);
+        if (r < 0) {
+                txn_record_final(env, res, TXN_ROLLED_BACK, EXIT_RUNTIME, "aborted");
+                goto out;
+        }
+        r = change_and_verify(env, verify, confirm_timeout_s, p, res);
+out:
+        if (txn_group_end(env, res) < 0 && r >= 0)
+                r = -EIO;
+        plan_close(p);
+        txn_unprepare(env, p);
+        return r;
+}

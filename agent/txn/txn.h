@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transaction: one plan (plan.h) applied to this node's targets as a whole.
+ *
+ *   plan: read live, diff, check → (nothing to do: exit 0) → baseline probe →
+ *   snapshot (journal) → the delta through the drivers → read back → settle →
+ *   post probe + regression gate → commit | pending confirmation
+ *   any failure → restore the snapshot through the drivers → read back again
+ *
+ * States PLANNED → SNAPSHOTTED → APPLYING → APPLIED → VERIFYING →
+ * (PENDING_CONFIRM) → COMMITTED | RESTORING → ROLLED_BACK (FAILED when the
+ * restore itself fails). Each arrow is a journal write before the next side
+ * effect. The caller holds the node's transaction lock (txn_lock).
+ */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agent/config/config.h"
+#include "drivers/driver.h"
+#include "common/errbuf.h"
+#include "agent/journal/journal.h"
+#include "agent/measure/measure.h"
+#include "agent/plan/plan.h"
+#include "agent/plan/plan_probe.h"
+#include "policies/policy.h"
+#include "drivers/probe/probe_gate.h"
+
+#define TXN_PROBE_RUNS_MAX 15
+
+struct txn_probe {
+        bool ran;                       /* a measurement was attempted */
+        bool ok;                        /* and produced a rate */
+        char mode[8];                   /* "tcp", "verbs" */
+        struct probe_path path;         /* what the measurement ran on (the gate compares them) */
+        double gbps;                    /* median of the runs */
+        unsigned n_runs;
+        double runs[TXN_PROBE_RUNS_MAX];
+        char error[256];
+        struct measure_load load;       /* the CPU load seen while measuring */
+        unsigned attempts;              /* post: measurements taken (more than 1: re-measured, on_inconclusive retry) */
+};
+
+struct txn_env;
+
+/* One change the transaction makes: a difference of one of its targets. */
+struct txn_change {
+        char target[64];
+        struct diff_entry d;
+};
+
+/* How the transaction measures; the default (txn_env_init) uses the probe engines. Unit tests put a fake here. */
+struct txn_hooks {
+        /* Measure the pinned probe: fill ret (all runs, median, path). phase "baseline" or "post". */
+        int (*probe)(struct txn_env *env, const struct plan_probe *pin, const char *phase,
+                     struct txn_probe *ret, struct errbuf *e);
+};
+
+/* Per-transaction driver settings of switch targets (the armed commit-confirm timer). */
+struct txn_switch_envs {
+        unsigned n;
+        struct driver_env *envs;
+        const struct driver_env **saved;        /* the targets' own env pointers */
+};
+
+/* The half of a transaction that needs no journal, done ahead (txn_prepare()). */
+struct txn_prepared {
+        bool done;
+        int r;                          /* what it returned; < 0: the result says why */
+        struct txn_switch_envs armed;   /* switch targets' timers, disarmed when the transaction ends */
+        char *changes;                  /* the change list as the journal keeps it (txn_changes_text, owned) */
+        struct journal_snapshot *rows;  /* [n_rows]: each target's snapshot as the journal keeps it (owned) */
+        unsigned n_rows;
+        bool idle;                      /* the journal had nothing unfinished under this lock: none pending */
+};
+
+struct txn_env {
+        const struct agent_config *config;
+        struct journal *journal;        /* owned by whoever opened it */
+        struct plan_env plan;           /* where plans find targets and drivers (tests: fakes) */
+        struct txn_hooks hooks;
+        int lock_fd;                    /* -1 when the lock is not held */
+        bool no_watchdog;               /* serve: the daemon's timer handles confirm deadlines */
+        const char *apply_kind;         /* journal kind of txn_apply: NULL = "apply" ("enforce" for drift) */
+        const char *idempotency_key;    /* the request's key, journaled with the transaction, or NULL */
+        struct progress *progress;      /* the probes' runs as they end (apply on a terminal); NULL = none */
+        bool grouped;                   /* journal writes go into one commit (txn_group_begin) */
+        struct txn_prepared prep;       /* the transaction's first half when done ahead, else zero */
+};
+
+struct txn_result {
+        int64_t tx;                     /* 0: nothing was journaled */
+        enum txn_state state;
+        int exit_code;                  /* enum exit_code */
+        char result[32];                /* "committed", "rolled_back", "failed", "pending_confirm", "nothing_to_do", "refused" */
+        char restored_by[32];           /* "" or "gate", "readback", "error", "confirm-timeout", "recovery" */
+        struct errbuf error;
+        struct txn_change *changes;     /* [n_changes]: what the plan changes (owned) */
+        unsigned n_changes;
+        struct plan_probe pin;          /* the probe both measurements run (pinned in the plan phase) */
+        struct txn_probe baseline, post;
+        bool gated;                     /* the regression gate ran: gate_params and gate are set */
+        struct probe_gate_params gate_params;
+        struct probe_gate_report gate;  /* drivers/probe/probe_gate.c's verdict on baseline and post */
+        int64_t confirm_deadline_ms;
+        json_t *restores;               /* [{target, kind, method}] of every restored target, or NULL (owned) */
+        json_t *saves;                  /* [{target, saved, how}] of every switch the commit wrote, or NULL (owned) */
+        double rollback_ms;             /* the way back: from the decision to restore to the last target read back */
+};
+
+void txn_env_init(struct txn_env *env, const struct agent_config *c, struct journal *j);
+void txn_result_init(struct txn_result *r);
+/* [{target, field, key, from, to}] of r->changes; NULL on ENOMEM. */
+json_t *txn_changes_json(const struct txn_result *r);
+/* The same as JSON text, as the journal keeps it (compact, keys sorted; caller frees); NULL on ENOMEM. */
+char *txn_changes_text(const struct txn_result *r);
+void txn_result_done(struct txn_result *r);
+/* {tx, state, result, exit_code, changes, probe:{baseline_gbps, post_gbps, baseline:{...}, post:{...},
+ *  gate:{verdict, reason, ...} when the gate ran}, restored_by, error} */
+json_t *txn_result_to_json(const struct txn_result *r);
+
+/*
+ * Take the node's transaction lock and then restore whatever an interrupted
+ * transaction left behind (and expired confirmations). -EBUSY when another
+ * transaction holds the lock (wait=false).
+ */
+int txn_lock(struct txn_env *env, bool wait, struct errbuf *e);
+/* The same, returning how many transactions the recovery restored (>= 0) on success. */
+int txn_lock_recovering(struct txn_env *env, bool wait, struct errbuf *e);
+void txn_unlock(struct txn_env *env);
+
+/* Finish interrupted transactions; returns how many were restored. Needs the lock. */
+int txn_recover(struct txn_env *env, struct errbuf *e);
+/*
+ * Without the lock: when the journal holds a transaction that is due — a pending
+ * confirmation past its deadline, or one interrupted in flight — and no transaction
+ * runs (the lock is free), recover; returns how many were restored. For commands and
+ * timers that would not take the lock otherwise (serve's timer, history, drift).
+ */
+int txn_recover_due(struct txn_env *env);
+
+/* Apply a policy. confirm_timeout_s < 0: use the policy's commit.confirm_timeout_s. */
+int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s,
+              struct txn_result *ret);
+/*
+ * The same over the policy's plan already built: r is what plan_for_policy() returned
+ * for it (its error in ret->error). Frees the plan.
+ */
+int txn_apply_plan(struct txn_env *env, const struct policy *p, int confirm_timeout_s, struct plan *plan, int r,
+                   struct txn_result *ret);
+/* Undo the newest committed revision (restore its snapshot), gated like an apply. */
+int txn_rollback(struct txn_env *env, struct txn_result *ret);
+/*
+ * Apply the canonical policy of committed revision rev (journal_tx.rev) again, gated
+ * like an apply, journaled as kind "rollback". No such revision (or one without a
+ * policy): exit_code EXIT_INVALID, result "refused", -ENOENT; nothing is touched.
+ */
+int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret);
+/*
+ * Confirm a pending transaction. A confirm processed after the transaction's
+ * confirm_deadline_ms, or (not_after_ms > 0) after not_after_ms — the deadline the
+ * caller recorded for it — restores the snapshot at once instead (result
+ * rolled_back, -ETIME, the error says which deadline passed): a change its owner gave
+ * up on never commits. Confirming a committed transaction again succeeds.
+ */
+int txn_confirm(struct txn_env *env, int64_t tx, int64_t not_after_ms, struct txn_result *ret);
+/* Restore tx from its snapshot (recovery, confirm timeout); records why. */
+int txn_restore_tx(struct txn_env *env, int64_t tx, const char *restored_by, struct txn_result *ret);
+
+/*
+ * The core, shared by apply and rollback: run the transaction over a plan whose
+ * targets and desired states are built (not read yet). policy_json (canonical)
+ * becomes the revision.
+ */
+int txn_run(struct txn_env *env, const char *kind, const char *policy_json, const struct policy_verify *verify,
+            unsigned confirm_timeout_s, struct plan *p, struct txn_result *ret);
+
+/*
+ * txn_run()'s first half, which needs no journal: switch targets' timers armed, the
+ * plan read and checked (plan_read, plan_check), the probe pinned, the change list
+ * and every target's snapshot as the journal will keep them. txn_run() does it itself
+ * after checking that no change is pending; `apply` does it ahead, while its journal
+ * opens, and txn_run() then checks for a pending change before writing anything.
+ * Only for plans without switch targets (whose sessions a pending change may hold).
+ * Kept in env->prep until txn_run() ends; txn_unprepare() drops it when the plan is
+ * made again instead (res->changes, which it set, stays with the result). Returns
+ * what txn_run() would have (its error in res).
+ */
+int txn_prepare(struct txn_env *env, const char *kind, const struct policy_verify *verify, struct plan *p,
+                struct txn_result *res);
+void txn_unprepare(struct txn_env *env, struct plan *p);
+
+/* A plan over this env's targets and drivers (plan_init with env->plan). */
+void txn_plan_init(const struct txn_env *env, struct plan *ret);

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* The transaction's environment and result: the lowest layer of txn*.c. */
+#include "agent/cmd/cmd.h"
+#include "agent/txn/txn_internal.h"
+
+void txn_env_init(struct txn_env *env, const struct agent_config *c, struct journal *j)
+{
+        memset(env, 0, sizeof(*env));
+        env->config = c;
+        env->journal = j;
+        env->lock_fd = -1;
+        env->plan = (struct plan_env){ .config = c };
+        env->hooks.probe = txn_probe_default;
+}
+
+void txn_plan_init(const struct txn_env *env, struct plan *ret)
+{
+        plan_init(ret, &env->plan);
+}
+
+void txn_result_init(struct txn_result *r)
+{
+        memset(r, 0, sizeof(*r));
+        r->exit_code = EXIT_RUNTIME;
+}
+
+void txn_result_done(struct txn_result *r)
+{
+        if (!r)
+                return;
+        free(r->changes);
+        r->changes = NULL;
+        r->n_changes = 0;
+        json_decref(r->restores);
+        json_decref(r->saves);
+        r->restores = r->saves = NULL;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the transaction's files; not for other modules. Layers, each
+ * calling only those below it:
+ *   txn_ops.c (entry points) → txn.c (forward path) → txn_restore.c (the way back)
+ *   → txn_verify.c (probes, gate), txn_switch.c (switch timers), txn_record.c (journal
+ *   writes of the result), txn_json.c (result JSON) → txn_env.c (environment, result)
+ */
+#pragma once
+
+#include "agent/txn/txn.h"
+
+/* ---- txn_record.c ---- */
+
+/* Journal state s for res->tx, then the crash point of that step. */
+int txn_step(struct txn_env *env, struct txn_result *res, enum txn_state s,
+             const struct journal_result *jr);
+/*
+ * Steps that nothing happens between (no probe, no settling, no device touched) go
+ * to the journal as one commit: begin, the txn_step()s and journal writes, then end
+ * before the next side effect. A crash point armed inside a group commits the
+ * group's writes so far, then kills. end without begin does nothing. durable: the commit
+ * fsyncs (what a later side effect relies on); else the next durable commit does.
+ */
+void txn_group_begin(struct txn_env *env, bool durable, struct txn_result *res);
+int txn_group_end(struct txn_env *env, struct txn_result *res);
+/* The crash point of a step just journaled (inside a group: its writes so far committed first). */
+void txn_crashpoint(struct txn_env *env, const char *step);
+void txn_finish(struct txn_result *res, enum txn_state s, int exit_code, const char *result);
+/* Record a final state with the result's fields (error, probes, restored_by). */
+int txn_record_final(struct txn_env *env, struct txn_result *res, enum txn_state s,
+                     int exit_code, const char *result);
+/* The canonical JSON text of a value (caller frees). */
+char *txn_json_text(const json_t *j);
+/* The probe runs and the gate's verdict as JSON text, NULL when no probe ran (caller frees). */
+char *txn_probe_json_text(const struct txn_result *res);
+
+/* ---- txn_restore.c ---- */
+
+/* An open native session (a switch) is there to commit: a side effect after the read-back. */
+bool txn_has_sessions(const struct plan *p);
+/* Commit every open native session. */
+int txn_commit_sessions(struct plan *p, struct errbuf *e);
+/*
+ * Restore every touched (or, all=true, every) target of p from ->before, best
+ * effort: every target and every driver is tried, each failure is named; then
+ * read back. Records ROLLED_BACK with exit_code, or FAILED (exit 3) naming what
+ * could not be restored.
+ */
+int txn_restore_targets(struct txn_env *env, struct plan *p, bool all, const char *restored_by, int exit_code,
+                        struct txn_result *res);
+/* A plan of tx's snapshot rows: desired = before = the snapshot. */
+int txn_plan_from_snapshot(struct txn_env *env, int64_t tx, struct plan *p, struct errbuf *e);
+
+/* ---- txn_verify.c ---- */
+
+/* Measure one phase ("baseline", "post") of the pinned probe into *ret. */
+int txn_probe_phase(struct txn_env *env, const struct plan_probe *pin, const char *phase,
+                    struct txn_probe *ret, struct errbuf *e);
+/*
+ * The post-change measurement; with on_inconclusive "retry" measured again (at most
+ * TXN_LOAD_RETRIES more times) while the agent's load differs from the baseline's.
+ */
+#define TXN_LOAD_RETRIES 2
+int txn_post_phase(struct txn_env *env, const struct policy_verify *v, struct txn_result *res);
+/*
+ * drivers/probe/probe_gate.c over res->baseline and res->post: fills res->gate; 0 pass,
+ * -EIO fail. Verdict "inconclusive" (fail) when both were measured under the agent's
+ * own loads that differ beyond MEASURE_LOAD_DELTA_MAX.
+ */
+int txn_gate(const struct policy_verify *v, struct txn_result *res);
+/* The default probe hook: probe_measure_pinned() of the pinned probe. */
+int txn_probe_default(struct txn_env *env, const struct plan_probe *pin, const char *phase,
+                      struct txn_probe *ret, struct errbuf *e);
+
+/* ---- txn_watchdog.c ---- */
+
+/* Detached child that restores tx at its deadline unless confirmed. */
+int txn_spawn_watchdog(struct txn_env *env, int64_t tx, struct errbuf *e);
+
+/* ---- txn_switch.c: switch targets in a transaction ---- */
+
+/* Seconds of the vendor commit-confirm timer: read-back, settle and post probe plus a margin. */
+unsigned txn_switch_timer_s(const struct txn_env *env, const struct policy_verify *v);
+/* Point every switch target at a copy of its settings with the timer set; disarm puts them back. */
+int txn_switch_arm(struct plan *p, unsigned timer_s, struct txn_switch_envs *ret);
+void txn_switch_disarm(struct plan *p, struct txn_switch_envs *a);
+/* Append {target, kind, method} for a target just restored (r: the restore's result) to res->restores. */
+void txn_switch_note_restore(struct txn_result *res, const struct plan_target *pt, int r);
+/* Append {target, saved, how} for every switch the commit just wrote to res->saves. */
+void txn_switch_note_saves(struct txn_result *res, const struct plan *p);

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/* Entry points around the core: lock + recovery, apply, rollback, confirm. */
+#include "agent/cmd/cmd.h"
+#include "common/log.h"
+#include "agent/txn/txlock.h"
+#include "agent/txn/txn_internal.h"
+
+int txn_lock_recovering(struct txn_env *env, bool wait, struct errbuf *e)
+{
+        int r = txlock_acquire(env->config->state_dir, wait, &env->lock_fd, e);
+
+        if (r < 0)
+                return r;
+        r = txn_recover(env, e);
+        if (r < 0)
+                txn_unlock(env);
+        return r;
+}
+
+int txn_lock(struct txn_env *env, bool wait, struct errbuf *e)
+{
+        int r = txn_lock_recovering(env, wait, e);
+
+        return r < 0 ? r : 0;
+}
+
+void txn_unlock(struct txn_env *env)
+{
+        txlock_release(env->lock_fd);
+        env->lock_fd = -1;
+}
+
+static int recover_one(struct txn_env *env, int64_t id, struct errbuf *e)
+{
+        struct journal_tx t;
+        struct txn_result res;
+        const char *by = "recovery";
+        int r = journal_get(env->journal, id, &t, e);
+
+        if (r < 0)
+                return r;
+        if (t.state == TXN_PENDING_CONFIRM) {
+                if (t.confirm_deadline_ms > journal_now_ms()) {
+                        journal_tx_done(&t);
+                        return 0;
+                }
+                by = "confirm-timeout";
+        }
+        if (t.state == TXN_PENDING_CONFIRM)
+                log_warn("transaction %lld was not confirmed in time; restoring its snapshot", (long long)id);
+        else
+                log_warn("transaction %lld was interrupted in state %s; restoring its snapshot",
+                         (long long)id, journal_state_name(t.state));
+        journal_tx_done(&t);
+        txn_result_init(&res);
+        if (t.state == TXN_PLANNED) {
+                /* Nothing was touched before the snapshot. */
+                res.tx = id;
+                snprintf(res.restored_by, sizeof(res.restored_by), "%s", by);
+                errbuf_set(&res.error, EINTR, NULL, "interrupted before anything was changed");
+                r = txn_record_final(env, &res, TXN_ROLLED_BACK, EXIT_RUNTIME, "rolled_back");
+        } else {
+                r = txn_restore_tx(env, id, by, &res);
+        }
+        txn_result_done(&res);
+        return r < 0 ? r : 1;
+}
+
+int txn_recover(struct txn_env *env, struct errbuf *e)
+{
+        _cleanup_free_ int64_t *ids = NULL;
+        unsigned n = 0;
+        int r, count = 0;
+
+        r = journal_unfinished(env->journal, &ids, &n, e);
+        if (r < 0)
+                return r;
+        for (unsigned i = 0; i < n; i++) {
+                r = recover_one(env, ids[i], e);
+                if (r < 0)
+                        log_err("transaction %lld: recovery failed; see 'history'", (long long)ids[i]);
+                else
+                        count += r;
+        }
+        return count;
+}
+
+int txn_recover_due(struct txn_env *env)
+{
+        _cleanup_free_ int64_t *ids = NULL;
+        struct errbuf e = { 0 };
+        unsigned n = 0;
+        bool due = false;
+        int r;
+
+        if (journal_unfinished(env->journal, &ids, &n, &e) < 0)
+                return 0;
+        for (unsigned i = 0; i < n && !due; i++) {
+                struct journal_tx t;
+
+                if (journal_get(env->journal, ids[i], &t, &e) < 0)
+                        continue;
+                due = t.state != TXN_PENDING_CONFIRM || t.confirm_deadline_ms <= journal_now_ms();
+                journal_tx_done(&t);
+        }
+        if (!due)
+                return 0;
+        /* Only when no transaction runs: taking the lock recovers (an in-flight one keeps it). */
+        r = txlock_acquire(env->config->state_dir, false, &env->lock_fd, &e);
+        if (r < 0)
+                return 0;
+        r = txn_recover(env, &e);
+        txn_unlock(env);
+        return r;
+}
+
+int txn_apply_plan(struct txn_env *env, const struct policy *p, int confirm_timeout_s, struct plan *plan, int r,
+                   struct txn_result *ret)
+{
+        _cleanup_free_ char *json = NULL;
+
+        if (r < 0) {
+                txn_finish(ret, TXN_PLANNED, r == -EINVAL || r == -ENOENT || r == -EOPNOTSUPP ?
+                           EXIT_INVALID : EXIT_RUNTIME, "refused");
+                plan_free(plan);
+                return r;
+        }
+        json = policy_to_json(p);
+        r = json ? txn_run(env, env->apply_kind ? env->apply_kind : "apply", json, &p->verify,
+                           confirm_timeout_s >= 0 ? (unsigned)confirm_timeout_s : p->confirm_timeout_s, plan, ret)
+                 : -ENOMEM;
+        plan_free(plan);
+        return r;
+}
+
+int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s,
+              struct txn_result *ret)
+{
+        struct plan plan;
+
+        txn_plan_init(env, &plan);
+        return txn_apply_plan(env, p, confirm_timeout_s, &plan, plan_for_policy(&plan, p, 0, &ret->error), ret);
+}
+
+int txn_rollback(struct txn_env *env, struct txn_result *ret)
+{
+        _cleanup_free_ char *json = NULL;
+        struct policy *prev = NULL;
+        int64_t last_tx = 0;
+        struct plan plan;
+        int r;
+
+        r = journal_revision(env->journal, 0, NULL, &last_tx, NULL, &ret->error);
+        if (r == -ENOENT) {
+                txn_finish(ret, TXN_PLANNED, EXIT_INVALID, "refused");
+                return errbuf_set(&ret->error, ENOENT, NULL, "nothing to roll back: no committed revision");
+        }
+        txn_plan_init(env, &plan);
+        /* The revision before the newest: its verify settings gate the way back (none: no probe). */
+        if (r >= 0)
+                r = journal_committed_policy(env->journal, -1, &prev, &json, &ret->error);
+        if (r == -ENOENT)
+                r = 0;
+        if (r >= 0)
+                r = txn_plan_from_snapshot(env, last_tx, &plan, &ret->error);
+        if (r >= 0) {
+                snprintf(plan.policy, sizeof(plan.policy), "%s", prev ? prev->name : "");
+                r = txn_run(env, "rollback", json, prev ? &prev->verify : NULL, 0, &plan, ret);
+        } else {
+                txn_finish(ret, TXN_PLANNED, EXIT_RUNTIME, "failed");
+        }
+        plan_free(&plan);
+        policy_free(prev);
+        return r;
+}
+
+/* A confirm too late for the transaction's deadline or for the caller's not_after_ms: restore, say why. */
+static int confirm_late(struct txn_env *env, int64_t tx, const struct journal_tx *t, int64_t not_after_ms,
+                        int64_t now, struct txn_result *ret)
+{
+        char why[160];
+
+        if (t->confirm_deadline_ms <= now)
+                snprintf(why, sizeof(why), "its confirm deadline %lld passed %lld ms before the confirm",
+                         (long long)t->confirm_deadline_ms, (long long)(now - t->confirm_deadline_ms));
+        else
+                snprintf(why, sizeof(why), "the confirm came %lld ms after the caller's not_after_ms %lld",
+                         (long long)(now - not_after_ms), (long long)not_after_ms);
+        log_warn("transaction %lld: confirm refused: %s; restoring its snapshot", (long long)tx, why);
+        txn_restore_tx(env, tx, "confirm-timeout", ret);
+        txn_finish(ret, ret->state, EXIT_ROLLED_BACK, journal_state_name(ret->state));
+        return errbuf_set(&ret->error, ETIME, NULL, "transaction %lld was not confirmed in time: %s; the change was %s",
+                          (long long)tx, why, ret->state == TXN_ROLLED_BACK ? "rolled back" : "not restored (RESTORE FAILED)");
+}
+
+int txn_confirm(struct txn_env *env, int64_t tx, int64_t not_after_ms, struct txn_result *ret)
+{
+        int64_t now = journal_now_ms();
+        struct journal_tx t;
+        int r = journal_get(env->journal, tx, &t, &ret->error);
+
+        ret->tx = tx;
+        if (r < 0) {
+                txn_finish(ret, TXN_PLANNED, r == -ENOENT ? EXIT_INVALID : EXIT_RUNTIME, "refused");
+                return r;
+        }
+        ret->state = t.state;
+        if (t.state == TXN_PENDING_CONFIRM && (t.confirm_deadline_ms <= now || (not_after_ms > 0 && now > not_after_ms))) {
+                r = confirm_late(env, tx, &t, not_after_ms, now, ret);
+                journal_tx_done(&t);
+                return r;
+        }
+        journal_tx_done(&t);
+        if (t.state == TXN_COMMITTED) {
+                txn_finish(ret, TXN_COMMITTED, EXIT_OK, "committed");
+                return 0;
+        }
+        if (t.state == TXN_PENDING_CONFIRM && ret->state == TXN_PENDING_CONFIRM) {
+                struct journal_result jr = { .result = "committed", .exit_code = EXIT_OK };
+
+                r = txn_step(env, ret, TXN_COMMITTED, &jr);
+                if (r < 0)
+                        return r;
+                txn_finish(ret, TXN_COMMITTED, EXIT_OK, "committed");
+                return 0;
+        }
+        txn_finish(ret, ret->state, EXIT_ROLLED_BACK, journal_state_name(ret->state));
+        if (ret->state == TXN_ROLLED_BACK)
+                return errbuf_set(&ret->error, ESTALE, NULL, "transaction %lld already rolled back", (long long)tx);
+        return errbuf_set(&ret->error, EINVAL, NULL, "transaction %lld is %s, not pending confirmation",
+                          (long long)tx, journal_state_name(ret->state));
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Roll back to an earlier committed revision: its canonical policy is applied
+ * again as a full, gated transaction of kind "rollback" (resolve, diff,
+ * baseline, snapshot, apply, read back, post probe and gate with that
+ * revision's own verify settings). Fields the revision does not manage are left
+ * as they are.
+ */
+#include "agent/cmd/cmd.h"
+#include "agent/txn/txn_internal.h"
+
+static int refuse(struct txn_result *ret, int64_t rev, const char *why)
+{
+        txn_finish(ret, TXN_PLANNED, EXIT_INVALID, "refused");
+        return errbuf_set(&ret->error, ENOENT, NULL, "revision %lld %s; nothing was changed", (long long)rev, why);
+}
+
+int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret)
+{
+        const char *kind = env->apply_kind;
+        struct policy *p = NULL;
+        int r;
+
+        if (rev <= 0)
+                return refuse(ret, rev, "does not exist: revisions are numbered from 1");
+        r = journal_committed_policy(env->journal, rev, &p, NULL, &ret->error);
+        if (r == -ENOENT)
+                return refuse(ret, rev, "does not exist: no committed revision has that number");
+        if (r >= 0 && !p)
+                return refuse(ret, rev, "has no policy (it undid the first one): there is nothing to apply");
+        if (r < 0) {
+                txn_finish(ret, TXN_PLANNED, EXIT_RUNTIME, "failed");
+                return r;
+        }
+        env->apply_kind = "rollback";
+        r = txn_apply(env, p, 0, ret);
+        env->apply_kind = kind;
+        policy_free(p);
+        return r;
+}

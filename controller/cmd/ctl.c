@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/* Opening the inventory, store and HTTPS client on demand; small option helpers. */
+#include <limits.h>
+#include <time.h>
+
+#include "controller/cmd/ctl.h"
+#include "common/log.h"
+#include "policies/policy.h"
+#include "policies/jsonv.h"
+#include "controller/rollout/rollout_run.h"
+
+int ctl_need_inventory(struct ctl *c)
+{
+        struct errbuf e = { 0 };
+        char buf[1100];
+
+        if (c->inv)
+                return 0;
+        if (inventory_load_file(c->inventory_path, &c->inv, &e) < 0) {
+                log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
+                return CTL_EXIT_INVALID;
+        }
+        return 0;
+}
+
+const char *ctl_store_spec(const struct ctl *c)
+{
+        if (c->store_spec)
+                return c->store_spec;
+        if (!c->db_given && c->cfg.store[0])
+                return c->cfg.store;
+        return c->db_path;
+}
+
+bool ctl_store_shared(const struct ctl *c)
+{
+        return !strncmp(ctl_store_spec(c), "etcd://", 7);
+}
+
+int ctl_need_store(struct ctl *c)
+{
+        struct errbuf e = { 0 };
+        char buf[1100];
+
+        if (c->store)
+                return 0;
+        if (store_open_spec(ctl_store_spec(c), &c->store_tls, &c->store, &e) < 0) {
+                log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
+                return e.where[0] && streq(e.where, "--store") ? CTL_EXIT_INVALID : CTL_EXIT_RUNTIME;
+        }
+        store_set_lease_ttl(c->store, c->cfg.lease_ttl_s);
+        return 0;
+}
+
+int ctl_need_lease(struct ctl *c, long long rollout_id)
+{
+        struct store_lease me, holder;
+        struct errbuf e = { 0 };
+        char when[64], what[64];
+        struct tm tm;
+        time_t t;
+        int r = ctl_need_store(c);
+
+        if (r > 0)
+                return r;
+        store_lease_self(&me, rollout_id);
+        r = store_lease_take(c->store, &me, &holder, &e);
+        if (r == -EBUSY) {
+                t = (time_t)holder.started_at;
+                strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+                if (holder.rollout_id > 0)
+                        snprintf(what, sizeof(what), "rollout %lld", holder.rollout_id);
+                else
+                        snprintf(what, sizeof(what), "a new rollout");
+                log_err("%s: %s is being driven by pid %lld on '%s' since %s; nothing was changed",
+                        store_where(c->store), what, holder.pid, holder.host, when);
+                return CTL_EXIT_INVALID;
+        }
+        return r < 0 ? ctl_fail(&e) : 0;
+}
+
+/* The controller's certificate, key and CA must be readable before any node is tried. */
+static int check_tls_files(const struct ctl *c)
+{
+        const struct { const char *key, *path; } f[] = {
+                { "ca", c->inv->ca }, { "cert", c->inv->cert }, { "key", c->inv->key },
+        };
+
+        for (size_t i = 0; i < ARRAY_SIZE(f); i++)
+                if (access(f[i].path, R_OK) < 0) {
+                        log_err("%s: $.tls.%s: cannot read '%s': %s; nothing was changed",
+                                c->inventory_path, f[i].key, f[i].path, strerror(errno));
+                        return CTL_EXIT_INVALID;
+                }
+        return 0;
+}
+
+int ctl_need_http(struct ctl *c)
+{
+        struct errbuf e = { 0 };
+        struct http_opts o;
+        char buf[1100];
+        int r = ctl_need_inventory(c);
+
+        if (r > 0 || c->http)
+                return r;
+        r = check_tls_files(c);
+        if (r > 0)
+                return r;
+        http_opts_defaults(&o);
+        o.parallel = c->parallel;
+        o.max_conns = c->inv->n_nodes < 512 ? c->inv->n_nodes + 1 : 512;
+        if (http_client_new(&(struct http_tls) { c->inv->ca, c->inv->cert, c->inv->key }, &o,
+                            &c->http, &e) < 0) {
+                log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
+                return CTL_EXIT_RUNTIME;
+        }
+        return 0;
+}
+
+void ctl_done(struct ctl *c)
+{
+        http_client_free(c->http);
+        store_close(c->store);
+        inventory_free(c->inv);
+        c->http = NULL;
+        c->store = NULL;
+        c->inv = NULL;
+}
+
+int ctl_url(char *buf, size_t size, const char *base, const char *path)
+{
+        int n = snprintf(buf, size, "%s%s", base, path);
+
+        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int ctl_parse_uint(const char *opt, const char *s, unsigned min, unsigned max, unsigned *ret)
+{
+        unsigned long v;
+        char *end;
+
+        errno = 0;
+        v = s && *s >= '0' && *s <= '9' ? strtoul(s, &end, 10) : ULONG_MAX;
+        if (!s || errno || v == ULONG_MAX || *end || v < min || v > max) {
+                log_err("%s '%s': expected an integer %u-%u; nothing was changed", opt, s ? s : "", min, max);
+                return -EINVAL;
+        }
+        *ret = (unsigned)v;
+        return 0;
+}
+
+int ctl_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+        struct errbuf e = { 0 };
+        char buf[1100];
+
+        if (jsonv_read_file(path, max, ret, ret_len, &e) < 0) {
+                log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int ctl_select(struct ctl *c, const struct policy *p, const struct inventory_node ***ret, unsigned *ret_n)
+{
+        const struct inventory_node **v = calloc(c->inv->n_nodes + 1, sizeof(*v));
+        unsigned n = 0;
+
+        if (!v)
+                return -ENOMEM;
+        for (unsigned i = 0; i < c->inv->n_nodes; i++)
+                if (!p || policy_selects(p, c->inv->nodes[i].labels, c->inv->nodes[i].n_labels))
+                        v[n++] = &c->inv->nodes[i];
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+bool ctl_labels_match(const char *const *labels, unsigned n, const struct inventory_node *node)
+{
+        for (unsigned i = 0; i < n; i++) {
+                const char *eq = strchr(labels[i], '=');
+                char key[POLICY_LABEL_MAX];
+
+                snprintf(key, sizeof(key), "%.*s", (int)(eq - labels[i]), labels[i]);
+                if (!inventory_node_has_label(node, key, eq + 1))
+                        return false;
+        }
+        return true;
+}
+
+void ctl_run_env(struct ctl *c, struct rollout_run_env *ret)
+{
+        *ret = (struct rollout_run_env) {
+                .http = c->http, .store = c->store, .timeout_s = c->timeout_s,
+                .group_answers = ctl_store_shared(c),
+                .progress = c->progress,
+        };
+}
+
+int ctl_fail(const struct errbuf *e)
+{
+        char buf[1100];
+
+        log_err("%s", errbuf_str(e, buf, sizeof(buf)));
+        return CTL_EXIT_RUNTIME;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* nettunectl confirm ID: confirm every pending node of a rollout by hand. */
+#include <stdio.h>
+
+#include "controller/cmd/ctl.h"
+#include "common/log.h"
+#include "controller/rollout/rollout_output.h"
+#include "controller/rollout/rollout_run.h"
+
+int ctl_cmd_confirm(struct ctl *c)
+{
+        struct rollout_rec *r = NULL;
+        struct rollout_run_env env;
+        struct errbuf e = { 0 };
+        unsigned id;
+        char buf[1100];
+        int rc;
+
+        if (c->argc != 1 || ctl_parse_uint("confirm ID", c->argv[0], 1, 2000000000, &id) < 0) {
+                log_err("usage: nettunectl confirm ID");
+                return CTL_EXIT_INVALID;
+        }
+        if ((rc = ctl_need_store(c)) > 0 || (rc = ctl_need_http(c)) > 0 || (rc = ctl_need_lease(c, id)) > 0)
+                return rc;
+        if (store_rollout_load(c->store, id, &r, &e) < 0) {
+                log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
+                return CTL_EXIT_INVALID;
+        }
+        if (r->state != ROLLOUT_PENDING) {
+                log_err("rollout %u is %s, not pending: nothing to confirm%s", id, rollout_state_name(r->state),
+                        r->state == ROLLOUT_RUNNING ? " (an interrupted rollout continues with 'apply --resume ID')" : "");
+                rollout_rec_free(r);
+                return CTL_EXIT_INVALID;
+        }
+        ctl_run_env(c, &env);
+        rc = rollout_run_confirm(&env, r, &e);
+        if (rc < 0)
+                rc = ctl_fail(&e);
+        else
+                output_rollout(r, c->json);
+        rollout_rec_free(r);
+        return rc;
+}

@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nettunectl doctor [--label KEY=VALUE]... [--window S] [--propose FILE] [--probe]
+ *                   [--pause-storm-pps N] [--roce-dscp D] [--roce-priority P] [--save-facts FILE]
+ *
+ * Asks every selected agent for its facts at once (GET /v1/doctor?window_s=S: each
+ * samples its counters over the same window), merges them under the inventory's node
+ * names and runs the same rules as `nettune-agent doctor`, now across nodes: a host
+ * interface meets the switch port it faces even when another agent manages that
+ * switch. --probe measures point-to-point bandwidth between every ordered pair of
+ * reached nodes (POST /v1/probe on the sender, one pair at a time), then every pair at
+ * once with the fabric probe's all-to-all (fabric_run.h): the seed's signature is the
+ * pairs fine alone and slow together. --propose writes
+ * the fixing policy with a selector: the labels every node that manages its targets
+ * carries. Read only.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "policies/doctor.h"
+#include "controller/fabric/fabric_run.h"
+#include "controller/fleet/fleet.h"
+#include "common/log.h"
+#include "controller/rollout/rollout_output.h"
+#include "controller/fleet/reply.h"
+
+#define LABELS_MAX 16
+
+struct doctor_opts {
+        struct doctor_params params;
+        unsigned n_labels;
+        struct policy_label labels[LABELS_MAX];
+        const char *propose, *save_facts;
+        bool probe;
+};
+
+static int parse_label(const char *v, struct doctor_opts *o)
+{
+        const char *eq = strchr(v, '=');
+
+        if (!eq || eq == v || o->n_labels >= LABELS_MAX || (size_t)(eq - v) >= POLICY_LABEL_MAX ||
+            strlen(eq + 1) >= POLICY_LABEL_MAX) {
+                log_err("doctor: --label '%s': expected KEY=VALUE (at most %d)", v, LABELS_MAX);
+                return -EINVAL;
+        }
+        snprintf(o->labels[o->n_labels].key, POLICY_LABEL_MAX, "%.*s", (int)(eq - v), v);
+        snprintf(o->labels[o->n_labels++].value, POLICY_LABEL_MAX, "%s", eq + 1);
+        return 0;
+}
+
+static int num(const char *opt, const char *v, double min, double max, double *ret)
+{
+        char *end;
+        double d = strtod(v, &end);
+
+        if (!*v || *end || !isfinite(d) || d < min || d > max) {
+                log_err("doctor: %s '%s': expected a number in %g-%g", opt, v, min, max);
+                return -EINVAL;
+        }
+        *ret = d;
+        return 0;
+}
+
+static int parse_opt(const char *a, const char *v, struct doctor_opts *o)
+{
+        double d;
+        int r;
+
+        if (streq(a, "--label"))
+                return parse_label(v, o);
+        if (streq(a, "--window"))
+                return num(a, v, 0.1, DOCTOR_WINDOW_MAX_S, &o->params.window_s);
+        if (streq(a, "--pause-storm-pps"))
+                return num(a, v, 1, 1e9, &o->params.pause_storm_pps);
+        if (streq(a, "--roce-dscp") || streq(a, "--roce-priority")) {
+                r = num(a, v, 0, streq(a, "--roce-dscp") ? 63 : 7, &d);
+                *(streq(a, "--roce-dscp") ? &o->params.roce_dscp : &o->params.roce_prio) = (int)d;
+                return r;
+        }
+        if (streq(a, "--propose"))
+                o->propose = v;
+        else if (streq(a, "--save-facts"))
+                o->save_facts = v;
+        else
+                return 1;
+        return 0;
+}
+
+static int parse_args(struct ctl *c, struct doctor_opts *o)
+{
+        doctor_params_default(&o->params);
+        for (int i = 0; i < c->argc; i++) {
+                const char *a = c->argv[i];
+                int r;
+
+                if (streq(a, "--probe")) {
+                        o->probe = true;
+                        continue;
+                }
+                r = i + 1 < c->argc ? parse_opt(a, c->argv[i + 1], o) : 1;
+                if (r < 0)
+                        return r;
+                if (r > 0) {
+                        log_err("doctor: unexpected argument '%s'; usage: nettunectl doctor [--label KEY=VALUE]... "
+                                "[--window S] [--propose FILE] [--probe] [--save-facts FILE]", a);
+                        return -EINVAL;
+                }
+                i++;
+        }
+        return 0;
+}
+
+static bool has_labels(const struct inventory_node *n, const struct doctor_opts *o)
+{
+        for (unsigned k = 0; k < o->n_labels; k++)
+                if (!inventory_node_has_label(n, o->labels[k].key, o->labels[k].value))
+                        return false;
+        return true;
+}
+
+/* ---- collection ---- */
+
+static void node_answer(const struct http_req *q, struct doctor_node *n)
+{
+        const struct inventory_node *inv = q->user;
+        json_auto_t *j = NULL;
+        struct errbuf e = { 0 };
+        char why[DOCTOR_ERROR_MAX];
+
+        if (q->err < 0 || q->status != 200) {
+                if (q->err < 0)
+                        http_req_error(q, why, sizeof(why));
+                else
+                        reply_error_text(q->status, q->resp, q->resp_len, why, sizeof(why));
+        } else if (!(j = json_loads(q->resp, JSON_REJECT_DUPLICATES, NULL))) {
+                snprintf(why, sizeof(why), "invalid answer: not JSON");
+        } else if (doctor_node_from_json(j, inv->name, n, &e) < 0) {
+                snprintf(why, sizeof(why), "invalid answer: %.80s: %.150s", e.where, e.msg);
+        } else {
+                why[0] = '\0';
+        }
+        if (why[0]) {
+                doctor_node_free(n);
+                memset(n, 0, sizeof(*n));
+                snprintf(n->error, sizeof(n->error), "%s", why);
+        }
+        snprintf(n->name, sizeof(n->name), "%s", inv->name);    /* the inventory names the node */
+}
+
+static int collect(struct ctl *c, const struct doctor_opts *o, const struct inventory_node **sel, unsigned n,
+                   struct doctor_facts *f)
+{
+        struct http_req *reqs = NULL;
+        unsigned saved = c->timeout_s;
+        char path[64];
+        int r;
+
+        snprintf(path, sizeof(path), "/v1/doctor?window_s=%g", o->params.window_s);
+        c->timeout_s = saved + (unsigned)ceil(o->params.window_s);      /* every agent waits out the window */
+        r = fleet_query(c, sel, n, "GET", path, NULL, &reqs);
+        c->timeout_s = saved;
+        if (r < 0) {
+                log_err("doctor: cannot query the agents: %s", strerror(-r));
+                return r;
+        }
+        for (unsigned i = 0; i < n; i++) {
+                struct doctor_node *x = doctor_facts_add_node(f);
+
+                if (!x) {
+                        r = -ENOMEM;
+                        break;
+                }
+                node_answer(&reqs[i], x);
+        }
+        fleet_free(reqs, n);
+        return r;
+}
+
+/* ---- point-to-point bandwidth between every ordered pair ---- */
+
+/* "https://host:port" -> "host" (bracketed IPv6 kept). */
+static void url_host(const char *url, char *buf, size_t size)
+{
+        const char *h = strstr(url, "://") ? strstr(url, "://") + 3 : url;
+        size_t n = h[0] == '[' ? strcspn(h, "]") + 1 : strcspn(h, ":/");
+
+        snprintf(buf, size, "%.*s", (int)n, h);
+}
+
+static void probe_pair(struct ctl *c, const struct inventory_node *from, const struct inventory_node *to,
+                       unsigned port, struct doctor_probe *x)
+{
+        struct http_req *reqs = NULL;
+        char host[INVENTORY_URL_MAX], body[INVENTORY_URL_MAX + 128];
+        json_auto_t *j = NULL;
+
+        url_host(to->url, host, sizeof(host));
+        snprintf(body, sizeof(body), "{\"peer\": \"%s:%u\", \"mode\": \"auto\", \"duration_ms\": 1000, \"runs\": 1}",
+                 host, port);
+        snprintf(x->from, sizeof(x->from), "%s", from->name);
+        snprintf(x->to, sizeof(x->to), "%s", to->name);
+        if (fleet_query(c, &from, 1, "POST", "/v1/probe", body, &reqs) < 0) {
+                snprintf(x->error, sizeof(x->error), "cannot query the agent");
+                return;
+        }
+        if (reqs[0].err < 0)
+                http_req_error(&reqs[0], x->error, sizeof(x->error));
+        else if (reqs[0].status != 200)
+                reply_error_text(reqs[0].status, reqs[0].resp, reqs[0].resp_len, x->error, sizeof(x->error));
+        else if (!(j = json_loads(reqs[0].resp, 0, NULL)) || !json_is_number(json_object_get(j, "gbps")))
+                snprintf(x->error, sizeof(x->error), "invalid answer: no 'gbps'");
+        else {
+                x->ok = true;
+                x->gbps = json_number_value(json_object_get(j, "gbps"));
+        }
+        fleet_free(reqs, 1);
+}
+
+/*
+ * The probes doctor runs, by the facts' kind: "p2p", one pair at a time, and "fabric",
+ * every ordered pair at once (the fabric probe's all-to-all), flow by flow in the same
+ * shape: the seed's "point to point fine, the fabric slow" is one beside the other.
+ */
+static void probe_p2p(struct ctl *c, const struct inventory_node **sel, unsigned n, struct doctor_facts *f)
+{
+        struct doctor_probes *out = &f->probes[0];
+
+        snprintf(out->kind, sizeof(out->kind), "p2p");
+        for (unsigned i = 0; i < n; i++)
+                for (unsigned k = 0; k < n; k++) {
+                        struct doctor_probe *x;
+
+                        if (i == k || f->nodes[i].error[0] || f->nodes[k].error[0] || !f->nodes[k].probe_port ||
+                            !(x = doctor_probes_add(out)))
+                                continue;
+                        probe_pair(c, sel[i], sel[k], f->nodes[k].probe_port, x);
+                }
+}
+
+/* Every reached node sends to every other at once; each flow as the receiver measured it. */
+static void probe_fabric(struct ctl *c, const struct inventory_node **sel, unsigned n, struct doctor_facts *facts)
+{
+        struct fabric_opts o = { .pattern = FABRIC_ALLTOALL, .duration_ms = FABRIC_DURATION_DEFAULT_MS,
+                                 .mode = PROBE_MODE_AUTO, .dscp = -1, .priority = -1, .streams = 1 };
+        struct fabric_env env = { .http = c->http, .timeout_s = c->timeout_s, .progress = c->progress };
+        struct doctor_probes *out = &facts->probes[1];
+        const struct inventory_node *reached[FABRIC_NODES_MAX];
+        struct errbuf e = { 0 };
+        struct fabric fab = { 0 };
+        unsigned k = 0;
+
+        for (unsigned i = 0; i < n && k < FABRIC_NODES_MAX; i++)
+                if (!facts->nodes[i].error[0])
+                        reached[k++] = sel[i];
+        snprintf(out->kind, sizeof(out->kind), "fabric");
+        if (k < 2 || fabric_init(&fab, &o, k, &e) < 0)
+                return;
+        for (unsigned i = 0; i < k; i++) {
+                snprintf(fab.nodes[i].name, sizeof(fab.nodes[i].name), "%s", reached[i]->name);
+                snprintf(fab.nodes[i].url, sizeof(fab.nodes[i].url), "%s", reached[i]->url);
+        }
+        if (fabric_run(&env, &fab, &e) < 0) {
+                struct doctor_probe *x = doctor_probes_add(out);
+
+                if (x) {
+                        snprintf(x->from, sizeof(x->from), "all");
+                        snprintf(x->to, sizeof(x->to), "all");
+                        snprintf(x->error, sizeof(x->error), "%.150s", e.msg);
+                }
+        }
+        for (unsigned i = 0; i < fab.n_flows; i++) {
+                const struct fabric_flow *fl = &fab.flows[i];
+                struct doctor_probe *x = doctor_probes_add(out);
+
+                if (!x)
+                        break;
+                snprintf(x->from, sizeof(x->from), "%s", fab.nodes[fl->src].name);
+                snprintf(x->to, sizeof(x->to), "%s", fab.nodes[fl->dst].name);
+                x->ok = fl->ok;
+                x->gbps = fl->ok ? fl->gbps : 0;
+                if (!fl->ok)
+                        snprintf(x->error, sizeof(x->error), "%.150s", fl->error[0] ? fl->error : "not measured");
+        }
+        fabric_free(&fab);
+}
+
+/* ---- the proposal's selector: the labels every node that manages its targets carries ---- */
+
+static unsigned common_labels(struct ctl *c, const struct doctor_proposal *pr, struct policy_label *ret)
+{
+        const struct inventory_node *first = NULL;
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < pr->n_nodes && !first; i++)
+                first = inventory_find(c->inv, pr->nodes[i]);
+        for (unsigned l = 0; first && l < first->n_labels && n < LABELS_MAX; l++) {
+                bool all = true;
+
+                for (unsigned i = 0; i < pr->n_nodes; i++) {
+                        const struct inventory_node *x = inventory_find(c->inv, pr->nodes[i]);
+
+                        all &= x && inventory_node_has_label(x, first->labels[l].key, first->labels[l].value);
+                }
+                if (all)
+                        ret[n++] = first->labels[l];
+        }
+        return n;
+}
+
+static int propose(struct ctl *c, const struct doctor_report *r, const char *path, json_t *doc)
+{
+        struct policy_label sel[LABELS_MAX];
+        unsigned n = common_labels(c, &r->prop, sel);
+        _cleanup_free_ char *text = NULL;
+        struct errbuf e = { 0 };
+        char msg[1100];
+        FILE *f;
+
+        if (doctor_proposal_policy(r, "doctor-proposal", sel, n, &text, &e) < 0) {
+                log_err("doctor: the proposal is not a valid policy: %s", errbuf_str(&e, msg, sizeof(msg)));
+                return -EINVAL;
+        }
+        if (!text) {
+                if (!doc)
+                        printf("proposal: nothing a policy can fix; '%s' was not written\n", path);
+                return 0;
+        }
+        f = fopen(path, "we");
+        if (!f || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0) {
+                log_err("doctor: cannot write the proposal to '%s': %s", path, strerror(errno));
+                return -EIO;
+        }
+        if (doc)
+                json_object_set_new(doc, "proposal_file", json_string(path));
+        else
+                printf("proposal written to '%s'%s (nettunectl plan / apply it)\n", path,
+                       n ? "" : "; its nodes share no label, so it selects every node: add a selector first");
+        return 0;
+}
+
+static int save_facts(const char *path, const struct doctor_facts *f)
+{
+        json_auto_t *j = doctor_facts_to_json(f);
+        FILE *out = j ? fopen(path, "we") : NULL;
+
+        if (!out || json_dumpf(j, out, JSON_INDENT(1) | JSON_SORT_KEYS) < 0 || fclose(out) != 0) {
+                log_err("doctor: cannot write the facts to '%s': %s", path, strerror(errno));
+                return -EIO;
+        }
+        return 0;
+}
+
+static int report(struct ctl *c, const struct doctor_opts *o, const struct doctor_facts *f)
+{
+        struct doctor_report r;
+        json_t *doc = NULL;
+        int code;
+
+        doctor_report_init(&r);
+        doctor_run(f, &o->params, &r);
+        if (c->json && !(doc = doctor_report_to_json(&r, f))) {
+                doctor_report_free(&r);
+                return CTL_EXIT_RUNTIME;
+        }
+        if (!c->json)
+                doctor_report_print(stdout, &r, f);
+        code = doctor_exit_code(f, &r);        /* CTL_EXIT_OK, CTL_EXIT_ROLLED_BACK, CTL_EXIT_RUNTIME */
+        if (o->propose && propose(c, &r, o->propose, doc) < 0)
+                code = CTL_EXIT_RUNTIME;
+        if (doc)
+                output_json(doc);
+        json_decref(doc);
+        doctor_report_free(&r);
+        return code;
+}
+
+int ctl_cmd_doctor(struct ctl *c)
+{
+        _cleanup_free_ const struct inventory_node **all = NULL;
+        _cleanup_free_ struct doctor_opts *o = calloc(1, sizeof(*o));
+        struct doctor_facts f;
+        unsigned n = 0, k = 0;
+        int r;
+
+        if (!o)
+                return CTL_EXIT_RUNTIME;
+        if (parse_args(c, o) < 0)
+                return CTL_EXIT_INVALID;
+        if ((r = ctl_need_http(c)) > 0)
+                return r;
+        if (ctl_select(c, NULL, &all, &n) < 0)
+                return CTL_EXIT_INVALID;
+        for (unsigned i = 0; i < n; i++)
+                if (has_labels(all[i], o))
+                        all[k++] = all[i];
+        if (!k) {
+                log_err("doctor: no node of '%s' carries every --label given", c->inventory_path);
+                return CTL_EXIT_INVALID;
+        }
+        doctor_facts_init(&f);
+        r = collect(c, o, all, k, &f);
+        if (r >= 0 && o->probe) {
+                probe_p2p(c, all, k, &f);
+                probe_fabric(c, all, k, &f);
+        }
+        if (r >= 0 && o->save_facts)
+                r = save_facts(o->save_facts, &f);
+        r = r < 0 ? CTL_EXIT_RUNTIME : report(c, o, &f);
+        doctor_facts_free(&f);
+        return r;
+}

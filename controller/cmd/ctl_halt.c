@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nettunectl halt ID [--rollback-on-halt wave|all]: stop a rollout for good that
+ * no controller drives any more (it was interrupted, or left pending with
+ * --no-confirm). Every unfinished node is asked what it did first; then the halt:
+ * pending changes cancelled, the current wave's committed nodes (every wave's with
+ * --rollback-on-halt all) rolled back, later nodes skipped, unknown outcomes listed.
+ */
+#include <stdio.h>
+
+#include "controller/cmd/ctl.h"
+#include "common/log.h"
+#include "controller/rollout/rollout_output.h"
+#include "controller/rollout/rollout_run.h"
+
+static int parse_args(struct ctl *c, unsigned *id, int *scope)
+{
+        for (int i = 0; i < c->argc; i++) {
+                const char *a = c->argv[i];
+
+                if (streq(a, "--rollback-on-halt") && i + 1 < c->argc &&
+                    (streq(c->argv[i + 1], "wave") || streq(c->argv[i + 1], "all"))) {
+                        *scope = streq(c->argv[++i], "all") ? ROLLOUT_HALT_ALL : ROLLOUT_HALT_WAVE;
+                } else if (!*id && a[0] != '-') {
+                        if (ctl_parse_uint("halt ID", a, 1, 2000000000, id) < 0)
+                                return -EINVAL;
+                } else {
+                        log_err("halt: unexpected argument '%s'; usage: nettunectl halt ID [--rollback-on-halt wave|all]; "
+                                "nothing was changed", a);
+                        return -EINVAL;
+                }
+        }
+        if (!*id) {
+                log_err("usage: nettunectl halt ID [--rollback-on-halt wave|all]");
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int ctl_cmd_halt(struct ctl *c)
+{
+        struct rollout_rec *r = NULL;
+        struct rollout_run_env env;
+        struct errbuf e = { 0 };
+        unsigned id = 0;
+        int scope = -1, rc;
+        char buf[1100];
+
+        if (parse_args(c, &id, &scope) < 0)
+                return CTL_EXIT_INVALID;
+        if (ctl_store_shared(c)) {
+                log_err("halt: with an etcd store the leading 'nettunectl serve' replica drives every running "
+                        "rollout; nothing was changed");
+                return CTL_EXIT_INVALID;
+        }
+        if ((rc = ctl_need_store(c)) > 0 || (rc = ctl_need_http(c)) > 0 || (rc = ctl_need_lease(c, id)) > 0)
+                return rc;
+        if (store_rollout_load(c->store, id, &r, &e) < 0) {
+                log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
+                return CTL_EXIT_INVALID;
+        }
+        if ((r->state != ROLLOUT_RUNNING && r->state != ROLLOUT_PENDING) || streq(r->kind, "rollback")) {
+                log_err("rollout %u is %s (%s): nothing to halt", id, rollout_state_name(r->state), r->kind);
+                rollout_rec_free(r);
+                return CTL_EXIT_INVALID;
+        }
+        if (scope >= 0)
+                r->opts.halt_scope = (enum rollout_halt_scope)scope;
+        if (!c->quiet && !c->json)
+                fprintf(stderr, "halting rollout %u of '%s': asking its unfinished nodes what they did\n", id,
+                        r->policy_name);
+        ctl_run_env(c, &env);
+        rc = rollout_run_halt(&env, r, &e);
+        if (rc < 0)
+                rc = ctl_fail(&e);
+        else
+                output_rollout(r, c->json);
+        rollout_rec_free(r);
+        return rc;
+}

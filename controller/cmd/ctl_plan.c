@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/* nettunectl plan POLICY: every selected agent's diff, concurrently, and a fleet summary. */
+#include <stdio.h>
+
+#include "controller/fleet/fleet.h"
+#include "common/log.h"
+#include "controller/rollout/rollout_output.h"
+#include "policies/policy.h"
+#include "controller/fleet/reply.h"
+#include "policies/state.h"
+
+struct plan_sum {
+        unsigned changing, unchanged, unreachable;
+        unsigned field_nodes[STATE_FIELD_MAX];
+};
+
+static json_t *node_result(const struct http_req *q, struct plan_sum *s)
+{
+        const struct inventory_node *n = q->user;
+        struct reply_plan p = { 0 };
+        struct errbuf e = { 0 };
+        char why[400];
+
+        if (q->err < 0 || q->status != 200 || reply_parse_plan(q->resp, q->resp_len, &p, &e) < 0) {
+                if (q->err < 0)
+                        http_req_error(q, why, sizeof(why));
+                else if (q->status != 200)
+                        reply_error_text(q->status, q->resp, q->resp_len, why, sizeof(why));
+                else
+                        snprintf(why, sizeof(why), "invalid answer: %.200s", e.msg);
+                s->unreachable++;
+                return json_pack("{s:s, s:b, s:s}", "name", n->name, "reached", 0, "error", why);
+        }
+        if (p.n_changes) {
+                s->changing++;
+                for (int f = 0; f < STATE_FIELD_MAX; f++)
+                        s->field_nodes[f] += !!(p.fields & STATE_BIT(f));
+        } else {
+                s->unchanged++;
+        }
+        return json_pack("{s:s, s:b, s:o}", "name", n->name, "reached", 1, "changes", p.changes);
+}
+
+static json_t *summary_json(const struct plan_sum *s, unsigned n)
+{
+        json_t *fields = json_object();
+
+        for (int f = 0; f < STATE_FIELD_MAX; f++)
+                if (s->field_nodes[f])
+                        json_object_set_new(fields, state_field_name(f), json_integer(s->field_nodes[f]));
+        return json_pack("{s:i, s:i, s:i, s:i, s:o}", "selected", (int)n, "changing", (int)s->changing,
+                         "unchanged", (int)s->unchanged, "unreachable", (int)s->unreachable, "fields", fields);
+}
+
+static const char *str_of(const json_t *o, const char *k)
+{
+        const char *v = json_string_value(json_object_get(o, k));
+
+        return v ? v : "?";
+}
+
+static void print_text(const json_t *nodes, const struct plan_sum *s, unsigned n)
+{
+        size_t i, k;
+        json_t *node, *ch;
+
+        printf("plan: %u node%s selected: %u changing, %u unchanged, %u unreachable\n", n, n == 1 ? "" : "s",
+               s->changing, s->unchanged, s->unreachable);
+        for (int f = 0; f < STATE_FIELD_MAX; f++)
+                if (s->field_nodes[f])
+                        printf("  %-18s changes on %u node%s\n", state_field_name(f), s->field_nodes[f],
+                               s->field_nodes[f] == 1 ? "" : "s");
+        json_array_foreach(nodes, i, node) {
+                const json_t *changes = json_object_get(node, "changes");
+
+                if (!json_is_true(json_object_get(node, "reached"))) {
+                        printf("%s: unreachable: %s\n", str_of(node, "name"), str_of(node, "error"));
+                        continue;
+                }
+                printf("%s: %zu change%s\n", str_of(node, "name"), json_array_size(changes),
+                       json_array_size(changes) == 1 ? "" : "s");
+                json_array_foreach(changes, k, ch)
+                        printf("  %s %s: %s -> %s\n", str_of(ch, "target"), str_of(ch, "key"),
+                               str_of(ch, "from"), str_of(ch, "to"));
+        }
+}
+
+static int plan(struct ctl *c, const char *file, const char *doc, const struct policy *p)
+{
+        _cleanup_free_ const struct inventory_node **sel = NULL;
+        struct http_req *reqs = NULL;
+        struct plan_sum s = { 0 };
+        json_t *nodes;
+        unsigned n;
+        int r = ctl_select(c, p, &sel, &n);
+
+        if (r >= 0 && n == 0) {
+                log_err("%s: the selector matches no node of '%s'", file, c->inventory_path);
+                return CTL_EXIT_INVALID;
+        }
+        if (r >= 0)
+                r = fleet_query(c, sel, n, "POST", "/v1/plan", doc, &reqs);
+        if (r < 0) {
+                log_err("cannot query the agents: %s", strerror(-r));
+                return CTL_EXIT_RUNTIME;
+        }
+        nodes = json_array();
+        for (unsigned i = 0; i < n; i++)
+                json_array_append_new(nodes, node_result(&reqs[i], &s));
+        fleet_free(reqs, n);
+        if (c->json) {
+                json_t *j = json_pack("{s:s, s:o, s:O}", "policy", p->name, "summary", summary_json(&s, n),
+                                      "nodes", nodes);
+
+                output_json(j);
+                json_decref(j);
+        } else {
+                print_text(nodes, &s, n);
+        }
+        json_decref(nodes);
+        return s.unreachable ? CTL_EXIT_RUNTIME : CTL_EXIT_OK;
+}
+
+int ctl_cmd_plan(struct ctl *c)
+{
+        _cleanup_free_ char *doc = NULL;
+        struct policy *p = NULL;
+        struct errbuf e = { 0 };
+        char buf[1100];
+        size_t len;
+        int r;
+
+        if (c->argc != 1 || c->argv[0][0] == '-') {
+                log_err("usage: nettunectl plan POLICY");
+                return CTL_EXIT_INVALID;
+        }
+        if (ctl_read_file(c->argv[0], POLICY_DOC_MAX, &doc, &len) < 0)
+                return CTL_EXIT_INVALID;
+        if (policy_parse_buffer(doc, len, c->argv[0], &p, &e) < 0) {
+                log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
+                return CTL_EXIT_INVALID;
+        }
+        r = ctl_need_http(c);
+        if (r == 0)
+                r = plan(c, c->argv[0], doc, p);
+        policy_free(p);
+        return r;
+}

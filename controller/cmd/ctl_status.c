@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* nettunectl status [ID] and history [--limit N]: rollouts from the store. */
+#include <stdio.h>
+#include <time.h>
+
+#include "controller/cmd/ctl.h"
+#include "common/log.h"
+#include "controller/rollout/rollout_output.h"
+
+int ctl_cmd_status(struct ctl *c)
+{
+        struct rollout_rec *r = NULL;
+        struct errbuf e = { 0 };
+        unsigned id = 0;
+        char buf[1100];
+        int rc;
+
+        if (c->argc > 1 || (c->argc == 1 && ctl_parse_uint("status ID", c->argv[0], 1, 2000000000, &id) < 0))
+                return CTL_EXIT_INVALID;
+        if ((rc = ctl_need_store(c)) > 0)
+                return rc;
+        if (store_rollout_load(c->store, id, &r, &e) < 0) {
+                log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
+                return e.msg[0] && strstr(e.msg, "no rollout") ? CTL_EXIT_INVALID : CTL_EXIT_RUNTIME;
+        }
+        output_rollout(r, c->json);
+        rollout_rec_free(r);
+        return CTL_EXIT_OK;
+}
+
+struct history_out {
+        bool json;
+        json_t *list;
+};
+
+static int history_row(const struct rollout_rec *r, void *userdata)
+{
+        struct history_out *h = userdata;
+        char when[32];
+        time_t t = (time_t)r->created_at;
+        struct tm tm;
+
+        gmtime_r(&t, &tm);
+        strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+        if (h->json)
+                json_array_append_new(h->list, json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:s}",
+                                                         "id", (json_int_t)r->id, "kind", r->kind,
+                                                         "policy", r->policy_name,
+                                                         "state", rollout_state_name(r->state),
+                                                         "exit_code", r->exit_code, "created", when,
+                                                         "message", r->message));
+        else
+                printf("%-6lld %-9s %-10s %-24s %s  %s\n", r->id, r->kind, rollout_state_name(r->state),
+                       r->policy_name, when, r->message);
+        return 0;
+}
+
+int ctl_cmd_history(struct ctl *c)
+{
+        struct history_out h = { .json = c->json };
+        struct errbuf e = { 0 };
+        unsigned limit = 50;
+        int rc;
+
+        if (c->argc == 2 && streq(c->argv[0], "--limit")) {
+                if (ctl_parse_uint("--limit", c->argv[1], 1, 100000, &limit) < 0)
+                        return CTL_EXIT_INVALID;
+        } else if (c->argc != 0) {
+                log_err("usage: nettunectl history [--limit N]");
+                return CTL_EXIT_INVALID;
+        }
+        if ((rc = ctl_need_store(c)) > 0)
+                return rc;
+        h.list = json_array();
+        if (!c->json)
+                printf("%-6s %-9s %-10s %-24s %-20s  %s\n", "ID", "KIND", "STATE", "POLICY", "STARTED", "RESULT");
+        rc = store_rollout_list(c->store, limit, history_row, &h, &e);
+        if (rc >= 0 && c->json)
+                output_json(h.list);
+        json_decref(h.list);
+        return rc < 0 ? ctl_fail(&e) : CTL_EXIT_OK;
+}

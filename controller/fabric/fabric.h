@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fabric probe's patterns and figures: which node sends to which, and what the
+ * measured flows say about the collective. Pure: no I/O (fabric_run.h sends the
+ * flows, fabric_report.c renders the result).
+ *
+ * Patterns over nodes 0..n-1 (in inventory order), every flow at once:
+ *   ring      i -> (i+1) mod n: one flow out and one in per node (n flows)
+ *   incast    every node but the receiver -> the receiver (n-1 flows)
+ *   alltoall  every ordered pair i -> j, i != j (n(n-1) flows)
+ *
+ * Figures, with nccl-tests' definitions (doc/PERFORMANCE.md there): a collective's
+ * bus bandwidth (busbw) is the rate of the bottleneck link each rank has, the
+ * figure to compare with the hardware; its algorithm bandwidth is size / time,
+ * algbw = busbw / factor, factor = 2(n-1)/n for all-reduce and (n-1)/n for all-to-all.
+ *   ring      the hops run at once as in every step of a ring all-reduce, so the
+ *             slowest hop is the bottleneck: busbw = slowest hop, algbw =
+ *             busbw * n / (2(n-1)) (equivalently busbw = algbw * 2(n-1)/n)
+ *   incast    goodput at the receiver (the sum of its flows) and that divided by
+ *             the receiver's link rate
+ *   alltoall  per-node receive rate (the sum of a node's incoming flows): minimum
+ *             and median; busbw = the minimum, algbw = busbw * n / (n-1)
+ * The gate compares one collective figure: ring busbw, incast goodput, all-to-all
+ * minimum per-node receive rate.
+ */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "common/errbuf.h"
+#include "controller/fleet/inventory.h"
+#include "drivers/probe/probe.h"
+
+#define FABRIC_NODES_MAX 1024
+#define FABRIC_DURATION_DEFAULT_MS 2000u
+#define FABRIC_ERR_MAX 320
+
+enum fabric_pattern {
+        FABRIC_RING,
+        FABRIC_INCAST,
+        FABRIC_ALLTOALL,
+        FABRIC_PATTERN_MAX,
+};
+
+struct fabric_opts {
+        enum fabric_pattern pattern;
+        unsigned duration_ms;           /* of every flow, 100-60000 */
+        enum probe_mode mode;           /* auto, verbs, tcp */
+        int dscp;                       /* 0-63, -1 = the kernel's default class */
+        int priority;                   /* SO_PRIORITY / verbs SL 0-7, -1 = left */
+        unsigned streams;               /* TCP streams / verbs QPs per flow, 1-16 */
+        unsigned receiver;              /* incast: the receiving node's index */
+};
+
+struct fabric_node {
+        char name[INVENTORY_NAME_MAX];
+        char url[INVENTORY_URL_MAX];
+        /* What the node said of itself (GET /v1/fabric). */
+        bool reached;
+        char address[PROBE_PEER_MAX];   /* its responder, "HOST:PORT"; "" = none advertised */
+        char interface[32];             /* the interface holding that address, "" = unknown */
+        unsigned max_clients;           /* responder sessions at once */
+        double link_gbps;               /* that interface's speed, NAN = unknown */
+        double skew_ms;                 /* its clock minus the controller's, NAN = not compared */
+        double skew_err_ms;             /* +- (half the round trip of the comparison) */
+        /* Outcome. */
+        char error[FABRIC_ERR_MAX];     /* "" or why this node failed the probe */
+        unsigned n_in, n_out;           /* flows of the pattern into and out of it */
+        unsigned rx_ok;                 /* incoming flows measured */
+        double rx_gbps;                 /* their sum */
+};
+
+struct fabric_flow {
+        unsigned src, dst;              /* node indexes */
+        bool ok;
+        double gbps;                    /* the receiver's view; NAN when not measured */
+        char mode[8];                   /* as run: "verbs", "tcp"; "" = unknown */
+        long long late_ms;              /* started this long after the agreed start (its node's clock) */
+        int dscp;                       /* as reported for the data path, -1 = not reported */
+        char error[FABRIC_ERR_MAX];
+};
+
+struct fabric {
+        struct fabric_opts o;
+        unsigned n_nodes, n_flows;
+        struct fabric_node *nodes;      /* owned */
+        struct fabric_flow *flows;      /* owned */
+        long long start_at_ms;          /* the agreed start, controller's wall clock; 0 = not started */
+        long long lead_ms;              /* how far ahead of the requests it was set */
+};
+
+struct fabric_figures {
+        bool complete;                  /* every flow was measured */
+        unsigned n_ok, n_failed;
+        int slowest;                    /* flow index of the slowest measured flow, -1 = none */
+        double slowest_gbps, median_gbps, sum_gbps;     /* over the measured flows */
+        double busbw, algbw;            /* ring, alltoall (NAN otherwise) */
+        double rx_min, rx_median;       /* alltoall: per-node receive rates */
+        int rx_min_node;                /* -1 = none */
+        double goodput, link_gbps, link_ratio;  /* incast (link_* NAN when the link rate is unknown) */
+        double figure;                  /* what the gate compares, NAN = not measured */
+        const char *figure_name;        /* "busbw", "goodput", "min_rx_gbps" */
+};
+
+const char *fabric_pattern_name(enum fabric_pattern p);
+int fabric_pattern_from_string(const char *s, enum fabric_pattern *ret);
+void fabric_opts_defaults(struct fabric_opts *o);
+
+/*
+ * Lay out the pattern over n nodes: f->nodes (names left for the caller) and
+ * f->flows. -EINVAL with e filled for fewer than 2 nodes, more than
+ * FABRIC_NODES_MAX, or an incast receiver out of range. fabric_free releases.
+ */
+int fabric_init(struct fabric *f, const struct fabric_opts *o, unsigned n, struct errbuf *e);
+void fabric_free(struct fabric *f);
+
+/*
+ * Before anything is sent: every node was reached and advertises its responder,
+ * no responder gets more flows at once than its sessions (max_clients), no node
+ * sends more than PROBE_FLOWS_MAX. -EHOSTUNREACH (a node not reached) or -EINVAL
+ * with e naming the nodes.
+ */
+int fabric_check(const struct fabric *f, struct errbuf *e);
+
+/* How late a flow may start after the agreed start before it does not count: max(500 ms, duration / 5). */
+long long fabric_late_tolerance_ms(unsigned duration_ms);
+
+/* Fail node i and its outgoing flows that have no result of their own, by name. */
+void fabric_fail_node(struct fabric *f, unsigned i, const char *fmt, ...) _printf_(3, 4);
+
+/* The first failed flow as "A -> B: why" into buf; "not measured" when none failed. Returns the text. */
+const char *fabric_first_failure(const struct fabric *f, char *buf, size_t size);
+
+/* Per-node receive rates and the pattern's figures from the flows. */
+void fabric_compute(struct fabric *f, struct fabric_figures *ret);
+
+enum fabric_verdict {
+        FABRIC_PASS,
+        FABRIC_FAIL_REGRESSION,         /* post figure below baseline * (1 - pct) */
+        FABRIC_FAIL_POST,               /* the post measurement is incomplete */
+        FABRIC_FAIL_BASELINE,           /* the baseline is incomplete: nothing to compare with */
+        FABRIC_FAIL_MISMATCH,           /* the two ran in different modes: not comparable */
+        FABRIC_VERDICT_MAX,
+};
+
+struct fabric_gate_report {
+        enum fabric_verdict verdict;
+        double baseline, post, threshold, change_pct;   /* NAN when unknown */
+        char reason[640];
+};
+
+const char *fabric_verdict_name(enum fabric_verdict v);
+
+/* Compare two runs of one pattern over the same nodes. Always fills *ret; 0 on pass, -EIO on fail. */
+int fabric_gate_evaluate(double max_regression_pct, const struct fabric *base, const struct fabric_figures *bf,
+                         const struct fabric *post, const struct fabric_figures *pf, struct fabric_gate_report *ret);
+
+/* fabric_report.c: the whole run as JSON (new reference) and as text. */
+json_t *fabric_to_json(const struct fabric *f, const struct fabric_figures *g);
+json_t *fabric_gate_to_json(double max_regression_pct, const struct fabric_gate_report *r);
+void fabric_print_text(FILE *out, const struct fabric *f, const struct fabric_figures *g);

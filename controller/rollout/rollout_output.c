@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* Progress lines and rollout reports. */
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "controller/rollout/rollout_output.h"
+
+void output_progress_begin(struct output_progress *p, enum progress_mode mode, const char *what,
+                           unsigned wave, unsigned n_waves, unsigned total)
+{
+        *p = (struct output_progress) { .n_probed = 0 };
+        progress_init(&p->p, mode, stderr);
+        if (wave < n_waves)
+                progress_begin(&p->p, what, total, "node", "wave %u/%u", wave + 1, n_waves);
+        else                    /* a step over nodes of every wave */
+                progress_begin(&p->p, what, total, "node", "%u waves", n_waves);
+}
+
+static void gbps_text(const struct rnode *n, char *buf, size_t size)
+{
+        buf[0] = '\0';
+        if (!isnan(n->baseline_gbps) && !isnan(n->post_gbps))
+                snprintf(buf, size, ", %.2f -> %.2f Gb/s", n->baseline_gbps, n->post_gbps);
+}
+
+void output_progress_node(struct output_progress *p, const struct rnode *n, bool failed)
+{
+        char g[64];
+
+        if (!isnan(n->baseline_gbps) && !isnan(n->post_gbps)) {
+                p->base_sum += n->baseline_gbps;
+                p->post_sum += n->post_gbps;
+                p->n_probed++;
+                progress_note(&p->p, "%.2f -> %.2f Gb/s (mean)", p->base_sum / p->n_probed,
+                              p->post_sum / p->n_probed);
+        }
+        gbps_text(n, g, sizeof(g));
+        progress_item(&p->p, failed, "%s: %s%s%s%s", n->name, rnode_state_name(n->state), g,
+                      n->error[0] ? ": " : "", n->error);
+}
+
+void output_progress_end(struct output_progress *p)
+{
+        progress_end(&p->p);
+}
+
+void output_count_states(const struct rollout_rec *r, unsigned counts[RNODE_STATE_MAX])
+{
+        memset(counts, 0, sizeof(unsigned) * RNODE_STATE_MAX);
+        for (unsigned i = 0; i < r->n_nodes; i++)
+                counts[r->nodes[i].state]++;
+}
+
+static json_t *real_or_null(double v)
+{
+        return isnan(v) ? json_null() : json_real(v);
+}
+
+static json_t *time_or_null(long long ms)
+{
+        return ms > 0 ? json_integer(ms) : json_null();
+}
+
+static json_t *node_json(const struct rnode *n)
+{
+        /* idempotency_key: the key its apply carried (GET /v1/history on the node shows it too). */
+        /* confirm_deadline_ms: its agent's, not_after_ms: its confirm's (ms since the epoch; null: none). */
+        return json_pack("{s:s, s:s, s:i, s:s, s:s?, s:i, s:i, s:o, s:o, s:s?, s:s*, s:o, s:o}",
+                         "name", n->name, "url", n->url, "wave", (int)n->wave,
+                         "state", rnode_state_name(n->state), "tx", n->tx[0] ? n->tx : NULL,
+                         "exit_code", n->exit_code, "changes", (int)n->changes,
+                         "baseline_gbps", real_or_null(n->baseline_gbps),
+                         "post_gbps", real_or_null(n->post_gbps),
+                         "error", n->error[0] ? n->error : NULL,
+                         "idempotency_key", n->key[0] ? n->key : NULL,
+                         "confirm_deadline_ms", time_or_null(n->confirm_deadline_ms),
+                         "not_after_ms", time_or_null(n->not_after_ms));
+}
+
+json_t *output_rollout_json(const struct rollout_rec *r)
+{
+        unsigned counts[RNODE_STATE_MAX];
+        json_t *nodes = json_array(), *waves = json_array(), *summary = json_object(), *j;
+
+        output_count_states(r, counts);
+        for (int s = 0; s < RNODE_STATE_MAX; s++)
+                json_object_set_new(summary, rnode_state_name(s), json_integer(counts[s]));
+        for (unsigned i = 0; i < r->n_nodes; i++)
+                json_array_append_new(nodes, node_json(&r->nodes[i]));
+        for (unsigned i = 0; i < r->n_waves; i++)
+                json_array_append_new(waves, json_pack("{s:i, s:s, s:I, s:I}", "index", (int)i,
+                                                       "state", rwave_state_name(r->waves[i].state),
+                                                       "started_at", (json_int_t)r->waves[i].started_at,
+                                                       "deadline", (json_int_t)r->waves[i].deadline));
+        j = json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:I, s:I, s:o, s:o, s:o}",
+                      "id", (json_int_t)r->id, "kind", r->kind, "policy", r->policy_name,
+                      "state", rollout_state_name(r->state), "exit_code", r->exit_code,
+                      "message", r->message, "created_at", (json_int_t)r->created_at,
+                      "updated_at", (json_int_t)r->updated_at, "summary", summary,
+                      "waves", waves, "nodes", nodes);
+        return j;
+}
+
+static void print_time(const char *label, long long t)
+{
+        char buf[64];
+        time_t tt = (time_t)t;
+        struct tm tm;
+
+        gmtime_r(&tt, &tm);
+        strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+        printf("%s%s", label, buf);
+}
+
+void output_rollout_text(const struct rollout_rec *r)
+{
+        unsigned counts[RNODE_STATE_MAX];
+        char g[64];
+
+        output_count_states(r, counts);
+        printf("rollout %lld (%s '%s'): %s", r->id, r->kind, r->policy_name, rollout_state_name(r->state));
+        print_time(", started ", r->created_at);
+        printf("\n");
+        if (r->message[0])
+                printf("  %s\n", r->message);
+        printf("  nodes: %u", r->n_nodes);
+        for (int s = 0; s < RNODE_STATE_MAX; s++)
+                if (counts[s])
+                        printf(", %s %u", rnode_state_name(s), counts[s]);
+        printf("\n");
+        for (unsigned w = 0; w < r->n_waves; w++) {
+                printf("  wave %u%s: %s\n", w + 1, w == 0 && r->opts.canary ? " (canary)" : "",
+                       rwave_state_name(r->waves[w].state));
+                for (unsigned i = 0; i < r->n_nodes; i++) {
+                        const struct rnode *n = &r->nodes[i];
+
+                        if (n->wave != w)
+                                continue;
+                        gbps_text(n, g, sizeof(g));
+                        printf("    %-20s %-12s%s%s%s%s%s\n", n->name, rnode_state_name(n->state),
+                               n->tx[0] ? " tx " : "", n->tx, g, n->error[0] ? ": " : "", n->error);
+                }
+        }
+}
+
+void output_json(json_t *j)
+{
+        if (j)
+                json_dumpf(j, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+        fputc('\n', stdout);
+}
+
+void output_rollout(const struct rollout_rec *r, bool json)
+{
+        if (json) {
+                json_t *j = output_rollout_json(r);
+
+                output_json(j);
+                json_decref(j);
+        } else {
+                output_rollout_text(r);
+        }
+        fflush(stdout);
+}

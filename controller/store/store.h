@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The controller's durable state: rollouts, their waves, every node's result
+ * with probe figures, and drift scans. The rollout engine writes a record before
+ * each side effect (journal first), so a controller that dies mid-rollout can be
+ * resumed from these records.
+ *
+ * One interface, two backends (store_backend.h has the vtable):
+ *   sqlite:PATH (or a bare PATH, `--db FILE`)  one file, WAL, synchronous=FULL; the
+ *       zero-setup default (store_sqlite*.c)
+ *   etcd://HOST:PORT[,HOST:PORT...]/PREFIX     etcd v3 through its JSON gateway, keys
+ *       under PREFIX, every record versioned and every state change a compare-and-swap
+ *       on its mod_revision, fenced by the leader key (store_etcd*.c)
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "common/errbuf.h"
+#include "controller/fleet/inventory.h"
+#include "controller/rollout/rollout.h"
+
+#define STORE_TX_MAX 64
+#define STORE_ERR_MAX 256
+#define STORE_KIND_MAX 16
+#define STORE_KEY_MAX 64                        /* a node step's idempotency key */
+#define STORE_SPEC_MAX 1024
+#define STORE_TIME_MS_MAX 253402300799999LL    /* ms since the epoch: the end of year 9999 */
+
+struct rnode {
+        char name[INVENTORY_NAME_MAX];
+        char url[INVENTORY_URL_MAX];
+        unsigned wave;
+        enum rnode_state state;
+        char tx[STORE_TX_MAX];                  /* agent transaction id, "" = none */
+        int exit_code;                          /* the agent's exit_code, -1 = none */
+        unsigned changes;                       /* changes the agent made */
+        double baseline_gbps, post_gbps;        /* NAN = not measured */
+        char error[STORE_ERR_MAX];
+        char key[STORE_KEY_MAX];                /* idempotency key of its apply, "" = none sent */
+        long long confirm_deadline_ms;          /* pending: when its agent restores it (the agent's clock,
+                                                   from the apply answer), 0 = unknown */
+        long long not_after_ms;                 /* its confirm's not_after_ms: no confirm of ours commits
+                                                   after it, 0 = none sent */
+};
+
+struct rwave {
+        enum rwave_state state;
+        long long started_at;                   /* unix seconds, 0 = not started */
+        long long deadline;                     /* unix seconds: applying: when its pending nodes are restored at the
+                                                   latest; passed: the end of its confirm window */
+};
+
+struct rollout_rec {
+        long long id;
+        char kind[STORE_KIND_MAX];              /* "apply" or "rollback" */
+        char policy_name[64];
+        char *policy_doc;                       /* owned: the document sent to agents */
+        char *args;                             /* owned: rollback request body, or NULL */
+        struct rollout_opts opts;
+        enum rollout_state state;
+        long long created_at, updated_at;
+        int exit_code;                          /* -1 while running */
+        char message[STORE_ERR_MAX];
+        unsigned n_nodes;
+        struct rnode *nodes;                    /* owned */
+        unsigned n_waves;
+        struct rwave *waves;                    /* owned */
+};
+
+struct drift_node {
+        char name[INVENTORY_NAME_MAX];
+        bool reached;
+        bool drifted;
+        char *report;                           /* owned: the agent's answer (JSON), or NULL */
+        char error[STORE_ERR_MAX];
+};
+
+struct drift_scan {
+        long long id;
+        long long at;
+        unsigned n_nodes, n_drifted, n_unreachable;
+        struct drift_node *nodes;               /* owned by the caller of the scan */
+};
+
+struct store;
+
+/* TLS material for a remote store (etcd): all NULL = plain HTTP. */
+struct store_tls {
+        const char *ca, *cert, *key;
+};
+
+/*
+ * Open a store by its spec: "sqlite:PATH", "etcd://HOST:PORT[,...]/PREFIX", or a
+ * plain PATH (SQLite). tls may be NULL.
+ */
+int store_open_spec(const char *spec, const struct store_tls *tls, struct store **ret, struct errbuf *e);
+/* A SQLite file (what `--db FILE` opens). */
+int store_open(const char *path, struct store **ret, struct errbuf *e);
+void store_close(struct store *s);
+/* "sqlite" or "etcd". */
+const char *store_kind(const struct store *s);
+/* Where it is, for messages: the file, or the etcd endpoints and prefix. */
+const char *store_where(const struct store *s);
+
+/* Insert a new rollout with its waves and nodes; sets r->id. */
+int store_rollout_create(struct store *s, struct rollout_rec *r, struct errbuf *e);
+int store_rollout_update(struct store *s, struct rollout_rec *r, struct errbuf *e);
+int store_wave_update(struct store *s, const struct rollout_rec *r, unsigned wave, struct errbuf *e);
+int store_node_update(struct store *s, const struct rollout_rec *r, const struct rnode *n, struct errbuf *e);
+
+/* Load a rollout (id > 0) or the newest one (id 0). -ENOENT if there is none. */
+int store_rollout_load(struct store *s, long long id, struct rollout_rec **ret, struct errbuf *e);
+void rollout_rec_free(struct rollout_rec *r);
+
+/* Rollouts newest first, at most `limit`; the callback sees node-less records. */
+int store_rollout_list(struct store *s, unsigned limit,
+                       int (*cb)(const struct rollout_rec *r, void *userdata), void *userdata,
+                       struct errbuf *e);
+
+int store_drift_save(struct store *s, struct drift_scan *scan, struct errbuf *e);
+/* Number of drift scans stored and the newest one's counts (for tests and status). */
+int store_drift_last(struct store *s, struct drift_scan *ret, struct errbuf *e);
+
+/* Options as JSON text and back (the store keeps them so --resume sees the same plan). */
+char *rollout_opts_to_json(const struct rollout_opts *o);
+int rollout_opts_from_json(const char *text, struct rollout_opts *ret);
+
+/*
+ * The rollout lease: at most one controller drives rollouts of a database at a
+ * time. The row names the owner (pid, host, start) and a heartbeat that a
+ * thread of the owner refreshes every STORE_LEASE_BEAT_S. A lease is stale
+ * (and is taken over) when its owner ran on this host and that pid is gone, or
+ * when its heartbeat is older than STORE_LEASE_STALE_S.
+ */
+#define STORE_LEASE_BEAT_S 5
+#define STORE_LEASE_STALE_S 60
+#define STORE_HOST_MAX 256
+
+struct store_lease {
+        long long rollout_id;                   /* 0 until the new rollout has an id */
+        long long pid;
+        char host[STORE_HOST_MAX];
+        long long started_at, heartbeat;        /* unix seconds */
+};
+
+/* This process as a lease owner (pid, hostname, now). */
+void store_lease_self(struct store_lease *ret, long long rollout_id);
+bool store_lease_stale(const struct store_lease *l, long long now);
+/*
+ * Take the lease for `me` (one BEGIN IMMEDIATE transaction) and start the
+ * heartbeat; a lease of the same owner or a stale one is replaced. -EBUSY with
+ * *ret_holder set when another owner holds a live lease (nothing written).
+ * store_rollout_create records the new rollout's id in the lease.
+ */
+int store_lease_take(struct store *s, const struct store_lease *me, struct store_lease *ret_holder,
+                     struct errbuf *e);
+/* The current lease row; -ENOENT when none is held. */
+int store_lease_get(struct store *s, struct store_lease *ret, struct errbuf *e);
+/* Stop the heartbeat and delete our row; no-op when not held. store_close calls it. */
+int store_lease_release(struct store *s, struct errbuf *e);
+
+/* Group writes into one transaction (one fsync; one etcd txn per chunk of records). */
+int store_begin(struct store *s, struct errbuf *e);
+int store_commit(struct store *s, struct errbuf *e);
+
+/*
+ * The held lease is no longer known to be valid (etcd: the keepalive did not
+ * get through within the TTL): stop acting at once. Always false for SQLite.
+ */
+bool store_lease_lost(struct store *s);
+/*
+ * Block until something under the store changed (etcd: a watch on the prefix)
+ * or timeout_ms passed. SQLite sleeps. 0 or -errno.
+ */
+int store_wait_change(struct store *s, unsigned timeout_ms, struct errbuf *e);
+
+/* etcd: the TTL of the leader lease a later store_lease_take grants (default 5 s). */
+void store_set_lease_ttl(struct store *s, unsigned ttl_s);
+
+/* Writes this handle made (etcd: txns and puts that succeeded), for metrics and benchmarks. */
+unsigned long long store_writes(const struct store *s);

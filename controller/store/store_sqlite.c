@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/* The SQLite backend of the store: schema, writes, and its vtable. */
+#include <time.h>
+#include <unistd.h>
+
+#include "controller/store/store_backend_sqlite.h"
+
+static const char schema_v1[] =
+        "CREATE TABLE IF NOT EXISTS rollouts ("
+        " id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, policy_name TEXT NOT NULL,"
+        " policy_doc TEXT, args TEXT, opts TEXT NOT NULL, state TEXT NOT NULL,"
+        " created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, exit_code INTEGER NOT NULL,"
+        " message TEXT NOT NULL DEFAULT '');"
+        "CREATE TABLE IF NOT EXISTS waves ("
+        " rollout_id INTEGER NOT NULL REFERENCES rollouts(id), idx INTEGER NOT NULL,"
+        " state TEXT NOT NULL, started_at INTEGER NOT NULL, deadline INTEGER NOT NULL,"
+        " PRIMARY KEY (rollout_id, idx));"
+        "CREATE TABLE IF NOT EXISTS nodes ("
+        " rollout_id INTEGER NOT NULL REFERENCES rollouts(id), seq INTEGER NOT NULL,"
+        " name TEXT NOT NULL, url TEXT NOT NULL, wave INTEGER NOT NULL, state TEXT NOT NULL,"
+        " tx TEXT NOT NULL, exit_code INTEGER NOT NULL, changes INTEGER NOT NULL,"
+        " baseline_gbps REAL, post_gbps REAL, error TEXT NOT NULL, updated_at INTEGER NOT NULL,"
+        " PRIMARY KEY (rollout_id, name));"
+        "CREATE TABLE IF NOT EXISTS drift_scans ("
+        " id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, nodes INTEGER NOT NULL,"
+        " drifted INTEGER NOT NULL, unreachable INTEGER NOT NULL);"
+        "CREATE TABLE IF NOT EXISTS drift_nodes ("
+        " scan_id INTEGER NOT NULL REFERENCES drift_scans(id), name TEXT NOT NULL,"
+        " reached INTEGER NOT NULL, drifted INTEGER NOT NULL, report TEXT, error TEXT NOT NULL,"
+        " PRIMARY KEY (scan_id, name));";
+
+static const struct db_migration migrations[] = {
+        { .sql = schema_v1 },
+        { .sql = STORE_LEASE_SCHEMA },
+        { .sql = "ALTER TABLE nodes ADD COLUMN ikey TEXT NOT NULL DEFAULT ''" },
+        { .sql = "ALTER TABLE nodes ADD COLUMN confirm_deadline_ms INTEGER NOT NULL DEFAULT 0;"
+                 "ALTER TABLE nodes ADD COLUMN not_after_ms INTEGER NOT NULL DEFAULT 0" },
+};
+
+static const struct store_ops sqlite_ops;
+
+static int exec(struct sqlite_store *s, const char *sql, struct errbuf *e)
+{
+        if (sqlite3_exec(s->db.h, sql, NULL, NULL, NULL) != SQLITE_OK)
+                return sqlite_fail(s, e, "cannot update the database");
+        return 0;
+}
+
+int sqlite_store_open(const char *path, struct store **ret, struct errbuf *e)
+{
+        struct sqlite_store *s = calloc(1, sizeof(*s));
+        int r;
+
+        if (!s)
+                return errbuf_set(e, ENOMEM, path, "out of memory");
+        s->base.ops = &sqlite_ops;
+        snprintf(s->base.where, sizeof(s->base.where), "%s", path);
+        r = db_open(&s->db, path, "the database", DB_CREATE, 5000, e);
+        if (r >= 0)
+                r = db_migrate(&s->db, migrations, ARRAY_SIZE(migrations), e);
+        if (r < 0) {
+                sqlite_store_close(s);
+                return r;
+        }
+        *ret = &s->base;
+        return 0;
+}
+
+void sqlite_store_close(struct sqlite_store *s)
+{
+        if (!s)
+                return;
+        sqlite_lease_release(s, NULL);
+        db_close(&s->db);
+        free(s);
+}
+
+static int prepare(struct sqlite_store *s, const char *sql, sqlite3_stmt **ret, struct errbuf *e)
+{
+        if (sqlite3_prepare_v2(s->db.h, sql, -1, ret, NULL) != SQLITE_OK)
+                return sqlite_fail(s, e, "cannot prepare a query");
+        return 0;
+}
+
+static int step_done(struct sqlite_store *s, sqlite3_stmt *st, struct errbuf *e)
+{
+        if (sqlite3_step(st) != SQLITE_DONE)
+                return sqlite_fail(s, e, "cannot write to the database");
+        return 0;
+}
+
+static int insert_rollout(struct sqlite_store *s, struct rollout_rec *r, struct errbuf *e)
+{
+        _cleanup_free_ char *opts = rollout_opts_to_json(&r->opts);
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int rc;
+
+        if (!opts)
+                return errbuf_set(e, ENOMEM, s->db.path, "out of memory");
+        rc = prepare(s, "INSERT INTO rollouts (kind, policy_name, policy_doc, args, opts, state,"
+                     " created_at, updated_at, exit_code, message) VALUES (?,?,?,?,?,?,?,?,?,?)", &st, e);
+        if (rc < 0)
+                return rc;
+        sqlite3_bind_text(st, 1, r->kind, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, r->policy_name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, r->policy_doc, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, r->args, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 5, opts, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 6, rollout_state_name(r->state), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 7, r->created_at);
+        sqlite3_bind_int64(st, 8, r->updated_at);
+        sqlite3_bind_int(st, 9, r->exit_code);
+        sqlite3_bind_text(st, 10, r->message, -1, SQLITE_STATIC);
+        rc = step_done(s, st, e);
+        if (rc >= 0)
+                r->id = sqlite3_last_insert_rowid(s->db.h);
+        return rc;
+}
+
+static int insert_wave(struct sqlite_store *s, const struct rollout_rec *r, unsigned i, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int rc = prepare(s, "INSERT INTO waves (rollout_id, idx, state, started_at, deadline)"
+                         " VALUES (?,?,?,?,?)", &st, e);
+
+        if (rc < 0)
+                return rc;
+        sqlite3_bind_int64(st, 1, r->id);
+        sqlite3_bind_int(st, 2, (int)i);
+        sqlite3_bind_text(st, 3, rwave_state_name(r->waves[i].state), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 4, r->waves[i].started_at);
+        sqlite3_bind_int64(st, 5, r->waves[i].deadline);
+        return step_done(s, st, e);
+}
+
+static int write_node(struct sqlite_store *s, const struct rollout_rec *r, const struct rnode *n,
+                      bool insert, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int rc = prepare(s, insert ?
+                         "INSERT INTO nodes (state, tx, exit_code, changes, baseline_gbps, post_gbps,"
+                         " error, updated_at, ikey, confirm_deadline_ms, not_after_ms, rollout_id, name, seq, url, wave)"
+                         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" :
+                         "UPDATE nodes SET state=?, tx=?, exit_code=?, changes=?, baseline_gbps=?,"
+                         " post_gbps=?, error=?, updated_at=?, ikey=?, confirm_deadline_ms=?, not_after_ms=?"
+                         " WHERE rollout_id=? AND name=?", &st, e);
+
+        if (rc < 0)
+                return rc;
+        sqlite3_bind_text(st, 1, rnode_state_name(n->state), -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, n->tx, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 3, n->exit_code);
+        sqlite3_bind_int(st, 4, (int)n->changes);
+        db_bind_real(st, 5, n->baseline_gbps);
+        db_bind_real(st, 6, n->post_gbps);
+        sqlite3_bind_text(st, 7, n->error, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 8, (long long)time(NULL));
+        sqlite3_bind_text(st, 9, n->key, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 10, n->confirm_deadline_ms);
+        sqlite3_bind_int64(st, 11, n->not_after_ms);
+        sqlite3_bind_int64(st, 12, r->id);
+        sqlite3_bind_text(st, 13, n->name, -1, SQLITE_STATIC);
+        if (insert) {
+                sqlite3_bind_int(st, 14, (int)(n - r->nodes));
+                sqlite3_bind_text(st, 15, n->url, -1, SQLITE_STATIC);
+                sqlite3_bind_int(st, 16, (int)n->wave);
+        }
+        return step_done(s, st, e);
+}
+
+static int sqlite_rollout_create(struct sqlite_store *s, struct rollout_rec *r, struct errbuf *e)
+{
+        int rc = exec(s, "BEGIN IMMEDIATE", e);
+
+        if (rc < 0)
+                return rc;
+        rc = insert_rollout(s, r, e);
+        if (rc >= 0)
+                rc = sqlite_lease_note_rollout(s, r->id, e);
+        for (unsigned i = 0; rc >= 0 && i < r->n_waves; i++)
+                rc = insert_wave(s, r, i, e);
+        for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++)
+                rc = write_node(s, r, &r->nodes[i], true, e);
+        if (rc < 0) {
+                db_rollback(&s->db);
+                return rc;
+        }
+        return exec(s, "COMMIT", e);
+}
+
+static int sqlite_rollout_update(struct sqlite_store *s, struct rollout_rec *r, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int rc = prepare(s, "UPDATE rollouts SET state=?, updated_at=?, exit_code=?, message=?"
+                         " WHERE id=?", &st, e);
+
+        if (rc < 0)
+                return rc;
+        r->updated_at = (long long)time(NULL);
+        sqlite3_bind_text(st, 1, rollout_state_name(r->state), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, r->updated_at);
+        sqlite3_bind_int(st, 3, r->exit_code);
+        sqlite3_bind_text(st, 4, r->message, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 5, r->id);
+        return step_done(s, st, e);
+}
+
+static int sqlite_wave_update(struct sqlite_store *s, const struct rollout_rec *r, unsigned wave, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int rc = prepare(s, "UPDATE waves SET state=?, started_at=?, deadline=? WHERE rollout_id=? AND idx=?",
+                         &st, e);
+
+        if (rc < 0)
+                return rc;
+        sqlite3_bind_text(st, 1, rwave_state_name(r->waves[wave].state), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, r->waves[wave].started_at);
+        sqlite3_bind_int64(st, 3, r->waves[wave].deadline);
+        sqlite3_bind_int64(st, 4, r->id);
+        sqlite3_bind_int(st, 5, (int)wave);
+        return step_done(s, st, e);
+}
+
+static int sqlite_node_update(struct sqlite_store *s, const struct rollout_rec *r, const struct rnode *n, struct errbuf *e)
+{
+        return write_node(s, r, n, false, e);
+}
+
+static int sqlite_begin(struct sqlite_store *s, struct errbuf *e)
+{
+        return exec(s, "BEGIN IMMEDIATE", e);
+}
+
+static int sqlite_commit(struct sqlite_store *s, struct errbuf *e)
+{
+        int r = exec(s, "COMMIT", e);
+
+        if (r < 0)
+                db_rollback(&s->db);
+        return r;
+}
+
+/* The vtable: the interface's handle is the first member of ours. */
+static void op_close(struct store *s)
+{
+        sqlite_store_close(sqlite_of(s));
+}
+
+static int op_rollout_create(struct store *s, struct rollout_rec *r, struct errbuf *e)
+{
+        return sqlite_rollout_create(sqlite_of(s), r, e);
+}
+
+static int op_rollout_update(struct store *s, struct rollout_rec *r, struct errbuf *e)
+{
+        return sqlite_rollout_update(sqlite_of(s), r, e);
+}
+
+static int op_wave_update(struct store *s, const struct rollout_rec *r, unsigned wave, struct errbuf *e)
+{
+        return sqlite_wave_update(sqlite_of(s), r, wave, e);
+}
+
+static int op_node_update(struct store *s, const struct rollout_rec *r, const struct rnode *n, struct errbuf *e)
+{
+        return sqlite_node_update(sqlite_of(s), r, n, e);
+}
+
+static int op_rollout_load(struct store *s, long long id, struct rollout_rec **ret, struct errbuf *e)
+{
+        return sqlite_rollout_load(sqlite_of(s), id, ret, e);
+}
+
+static int op_rollout_list(struct store *s, unsigned limit, int (*cb)(const struct rollout_rec *r, void *ud),
+                           void *ud, struct errbuf *e)
+{
+        return sqlite_rollout_list(sqlite_of(s), limit, cb, ud, e);
+}
+
+static int op_drift_save(struct store *s, struct drift_scan *scan, struct errbuf *e)
+{
+        return sqlite_drift_save(sqlite_of(s), scan, e);
+}
+
+static int op_drift_last(struct store *s, struct drift_scan *ret, struct errbuf *e)
+{
+        return sqlite_drift_last(sqlite_of(s), ret, e);
+}
+
+static int op_begin(struct store *s, struct errbuf *e)
+{
+        return sqlite_begin(sqlite_of(s), e);
+}
+
+static int op_commit(struct store *s, struct errbuf *e)
+{
+        return sqlite_commit(sqlite_of(s), e);
+}
+
+static int op_lease_take(struct store *s, const struct store_lease *me, struct store_lease *ret_holder,
+                         struct errbuf *e)
+{
+        return sqlite_lease_take(sqlite_of(s), me, ret_holder, e);
+}
+
+static int op_lease_get(struct store *s, struct store_lease *ret, struct errbuf *e)
+{
+        return sqlite_lease_get(sqlite_of(s), ret, e);
+}
+
+static int op_lease_release(struct store *s, struct errbuf *e)
+{
+        return sqlite_lease_release(sqlite_of(s), e);
+}
+
+/* One host, one file: a held lease stays valid until released (the heartbeat keeps it fresh). */
+static bool op_lease_lost(struct store *s)
+{
+        return false;
+}
+
+/* No change notification in SQLite: whoever waits polls. */
+static int op_wait_change(struct store *s, unsigned timeout_ms, struct errbuf *e)
+{
+        usleep(timeout_ms * 1000u);
+        return 0;
+}
+
+static const struct store_ops sqlite_ops = {
+        .name = "sqlite",
+        .close = op_close,
+        .rollout_create = op_rollout_create,
+        .rollout_update = op_rollout_update,
+        .wave_update = op_wave_update,
+        .node_update = op_node_update,
+        .rollout_load = op_rollout_load,
+        .rollout_list = op_rollout_list,
+        .drift_save = op_drift_save,
+        .drift_last = op_drift_last,
+        .begin = op_begin,
+        .commit = op_commit,
+        .lease_take = op_lease_take,
+        .lease_get = op_lease_get,
+        .lease_release = op_lease_release,
+        .lease_lost = op_lease_lost,
+        .wait_change = op_wait_change,
+};
