@@ -5,8 +5,8 @@
  */
 #include <stdarg.h>
 
-#include "drivers/host/dcb_nl.h"
 #include "drivers/driver.h"
+#include "drivers/host/dcb_nl.h"
 #include "drivers/host/link_rtnl.h"
 #include "drivers/host/nl.h"
 

@@ -2,10 +2,10 @@
 /* Field-by-field differences of a desired and a live state (see diff.h); the comparators are the field table's. */
 #include <jansson.h>
 
+#include "common/util.h"
 #include "policies/diff.h"
 #include "policies/field.h"
 #include "policies/state_json.h"
-#include "common/util.h"
 
 int diff_add(struct diff *d, enum state_field f, const char *key, const char *from, const char *to)
 {

@@ -3,9 +3,9 @@
 #include <jansson.h>
 #include <stdarg.h>
 
+#include "common/util.h"
 #include "policies/field.h"
 #include "policies/state_json.h"
-#include "common/util.h"
 
 /* ---- value formatting: the strings diff entries carry ---- */
 

@@ -2,8 +2,8 @@
 /* JSON text as jansson's json_dumps() writes it, written faster (see jsonw.h). */
 #include <stdint.h>
 
-#include "policies/jsonw.h"
 #include "common/util.h"
+#include "policies/jsonw.h"
 
 
 static void put(struct jsonw_out *o, const char *s, size_t n)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+#include "common/util.h"
 #include "policies/field.h"
 #include "policies/state.h"
-#include "common/util.h"
 
 static const char *const trust_names[STATE_TRUST_MAX] = {
         [STATE_TRUST_PCP] = "pcp",

@@ -2,19 +2,17 @@
 #include <jansson.h>
 
 #include "agent/api/api.h"
+#include "agent/api/api_internal.h"
 #include "agent/cmd/cmd.h"
 #include "agent/doctor/doctor_collect.h"
-#include "agent/txn/drift.h"
-#include "agent/api/api_fabric.h"
-#include "policies/jsonv.h"
 #include "agent/measure/measure.h"
-#include "agent/api/metrics.h"
+#include "agent/txn/txn.h"
+#include "common/version.h"
 #include "drivers/probe/probe.h"
 #include "drivers/probe/probe_gate.h"
 #include "drivers/probe/probe_request.h"
+#include "policies/jsonv.h"
 #include "policies/state_json.h"
-#include "agent/txn/txn.h"
-#include "common/version.h"
 
 static void reply_json(struct http_response *resp, int status, json_t *j)
 {

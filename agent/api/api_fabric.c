@@ -4,10 +4,10 @@
 #include <ifaddrs.h>
 #include <pthread.h>
 
-#include "agent/api/api_fabric.h"
+#include "agent/api/api_internal.h"
 #include "agent/measure/measure.h"
-#include "drivers/probe/probe_flows.h"
 #include "drivers/host/sysfs.h"
+#include "drivers/probe/probe_flows.h"
 
 static pthread_mutex_t fabric_lock = PTHREAD_MUTEX_INITIALIZER;
 

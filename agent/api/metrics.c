@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 
-#include "drivers/host/counters.h"
-#include "agent/api/metrics.h"
-#include "agent/plan/queues.h"
+#include "agent/api/api.h"
+#include "agent/plan/plan.h"
 #include "common/version.h"
+#include "drivers/host/counters.h"
 
 static const char *const results[] = { "committed", "rolled_back", "failed", "pending_confirm",
                                        "nothing_to_do", "aborted", "refused" };

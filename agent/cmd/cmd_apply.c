@@ -5,12 +5,10 @@
 #include <time.h>
 
 #include "agent/cmd/cmd.h"
-#include "agent/txn/drift.h"
+#include "agent/txn/txn.h"
 #include "common/log.h"
 #include "common/progress.h"
 #include "common/thread.h"
-#include "agent/txn/txlock.h"
-#include "agent/txn/txn.h"
 
 struct session {
         struct journal *journal;

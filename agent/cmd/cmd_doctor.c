@@ -10,8 +10,8 @@
 
 #include "agent/cmd/cmd.h"
 #include "agent/doctor/doctor_collect.h"
-#include "policies/jsonv.h"
 #include "drivers/probe/probe.h"
+#include "policies/jsonv.h"
 
 #define FACTS_DOC_MAX (64u << 20)
 #define PEERS_MAX 64

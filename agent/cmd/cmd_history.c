@@ -3,7 +3,6 @@
 #include <time.h>
 
 #include "agent/cmd/cmd.h"
-#include "agent/txn/drift.h"
 #include "agent/txn/txn.h"
 
 static json_t *tx_json(const struct journal_tx *t)

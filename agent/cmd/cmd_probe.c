@@ -11,12 +11,12 @@
 #include <stdio.h>
 
 #include "agent/cmd/cmd.h"
-#include "policies/jsonv.h"
+#include "agent/measure/measure.h"
 #include "common/log.h"
 #include "drivers/probe/probe.h"
 #include "drivers/probe/probe_gate.h"
-#include "agent/measure/probe_progress.h"
 #include "drivers/probe/probe_server.h"
+#include "policies/jsonv.h"
 
 struct probe_cmd {
         struct probe_params p;

@@ -11,11 +11,9 @@
 
 #include "agent/api/api.h"
 #include "agent/cmd/cmd.h"
-#include "agent/txn/drift.h"
-#include "common/log.h"
-#include "agent/api/metrics.h"
-#include "drivers/probe/probe_server.h"
 #include "agent/txn/txn.h"
+#include "common/log.h"
+#include "drivers/probe/probe_server.h"
 
 static const char serve_usage[] =
         "usage: nettune-agent serve --config FILE [--insecure-loopback]\n"

@@ -13,15 +13,13 @@
 #include <stdio.h>
 
 #include "agent/cmd/cmd.h"
+#include "agent/plan/plan.h"
 #include "drivers/host/counters.h"
 #include "drivers/host/ecn_sysfs.h"
+#include "drivers/host/link_rtnl.h"
 #include "policies/field.h"
 #include "policies/jsonw.h"
-#include "drivers/host/link_rtnl.h"
-#include "agent/plan/plan.h"
-#include "agent/plan/plan_probe.h"
 #include "policies/policy.h"
-#include "agent/plan/queues.h"
 #include "policies/state_json.h"
 
 #define GLOBS_MAX CLI_GLOBS_MAX

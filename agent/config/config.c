@@ -6,10 +6,10 @@
 #include <linux/pkt_sched.h>
 
 #include "agent/config/config.h"
-#include "policies/jsonv.h"
 #include "drivers/host/qdisc_tree.h"
 #include "drivers/host/tc_nl.h"
 #include "drivers/probe/probe_net.h"
+#include "policies/jsonv.h"
 
 #define CONFIG_DOC_MAX (1u << 20)
 

@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 
-#include "drivers/driver.h"
 #include "common/errbuf.h"
+#include "drivers/driver.h"
 
 #define CONFIG_PATH_MAX 256
 #define CONFIG_SWITCHES_MAX 16

@@ -8,7 +8,7 @@
 #include <gnutls/x509.h>
 
 #include "agent/config/config.h"
-#include "agent/http/http_lib.h"
+#include "agent/http/http.h"
 #include "policies/jsonv.h"
 
 #define TLS_FILE_MAX (1u << 20)

@@ -4,19 +4,18 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "agent/doctor/doctor_collect.h"
+#include "agent/plan/plan.h"
 #include "drivers/host/counters.h"
 #include "drivers/host/dcb_lldpad.h"
-#include "agent/doctor/doctor_collect.h"
-#include "policies/field.h"
 #include "drivers/host/iface.h"
 #include "drivers/host/link_rtnl.h"
 #include "drivers/host/linkinfo.h"
 #include "drivers/host/lldp.h"
-#include "agent/plan/plan.h"
 #include "drivers/host/qdisc_ets.h"
-#include "agent/plan/queues.h"
 #include "drivers/switch/switch.h"
 #include "drivers/switch/switch_counters.h"
+#include "policies/field.h"
 
 #define SAMPLE_MAX 128
 

@@ -25,9 +25,9 @@
 #include <stdbool.h>
 
 #include "agent/config/config.h"
-#include "policies/doctor.h"
 #include "agent/http/http.h"
 #include "agent/journal/journal.h"
+#include "policies/doctor.h"
 
 struct doctor_collect_opts {
         double window_s;                        /* > 0 */

@@ -8,9 +8,9 @@
 #include <strings.h>
 
 #include "agent/http/http_internal.h"
+#include "common/log.h"
 #include "common/netaddr.h"
 #include "policies/jsonv.h"
-#include "common/log.h"
 
 /*
  * Connections in all (one thread each): the unauthenticated budget below, plus room

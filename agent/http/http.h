@@ -1,5 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * agent/http: the agent's HTTPS server (libmicrohttpd + GnuTLS, loaded on first use):
+ * client certificates in the handshake, roles, connection budgets and deadlines,
+ * request bodies. Knows nothing of routes (agent/api).
+ *
+ * May call: common/, policies/ (the JSON validator). Called by agent/api,
+ * agent/config (the TLS files checked before use) and agent/cmd (serve).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/errbuf.h"
+#include "common/lazylib.h"
+
+/*
  * The agent's HTTPS server (libmicrohttpd + GnuTLS): a client certificate that
  * verifies against the configured CA is required in the TLS handshake (none, or
  * an untrusted, expired or wrong-CA one: the handshake fails); before the first
@@ -9,12 +25,8 @@
  * before the body is read when Content-Length is too large) and must be JSON (415).
  * Plain HTTP only on a loopback address and only when asked for explicitly.
  */
-#pragma once
 
-#include <stdbool.h>
-#include <stddef.h>
 
-#include "common/errbuf.h"
 
 struct http_request {
         const char *method;
@@ -60,3 +72,15 @@ const char *http_query(const struct http_request *req, const char *key);
 /* Fill resp with {"error":{"code","message","path"}}. */
 void http_error(struct http_response *resp, int status, const char *code, const char *path,
                 const char *fmt, ...) _printf_(5, 6);
+
+
+/* libmicrohttpd and GnuTLS, loaded on first use (http_lib.c, common/lazylib.h). */
+
+
+extern struct lazylib mhd_lib, gnutls_lib;
+
+/* Load both; -ENOENT with the loader's reason ("https: cannot load libmicrohttpd.so.12 (...)"). */
+int http_lib_open(struct errbuf *e);
+
+/* gnutls_free(p): GnuTLS's deallocator, which is a variable of the library, not a function. */
+void http_lib_gnutls_free(void *p);

@@ -17,7 +17,6 @@
 #include <stdbool.h>
 
 #include "agent/http/http.h"
-#include "agent/http/http_lib.h"
 
 /* One connection, from accept to close (MHD's socket context). */
 struct http_conn {

@@ -16,7 +16,7 @@
 #include <microhttpd.h>
 #include <stdarg.h>
 
-#include "agent/http/http_lib.h"
+#include "agent/http/http.h"
 
 struct lazylib mhd_lib = LAZYLIB_INIT("libmicrohttpd.so.12", "https");
 struct lazylib gnutls_lib = LAZYLIB_INIT("libgnutls.so.30", "tls");

@@ -4,8 +4,8 @@
 #include <time.h>
 
 #include "agent/journal/journal_internal.h"
-#include "policies/jsonw.h"
 #include "common/statedir.h"
+#include "policies/jsonw.h"
 
 struct journal {
         struct db db;

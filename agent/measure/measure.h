@@ -1,5 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * agent/measure: what surrounds every bandwidth measurement of the agent.
+ *
+ * Owns the measurement span (measure.c: the API held back while a probe runs, the
+ * load seen during it) and probe runs as a progress line (probe_progress.c).
+ *
+ * May call: drivers/probe, common/. Called by agent/txn, agent/api, agent/cmd.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+#include "common/progress.h"
+#include "drivers/probe/probe.h"
+
+/*
  * Around every bandwidth measurement of the agent: its other work is held back
  * and the load it saw is recorded, so that a gate decision compares like with like.
  *
@@ -15,11 +32,7 @@
  * most MEASURE_LOAD_DELTA_MAX points of one CPU; the host's share is reported, not
  * judged (other tenants come and go on a node, and this is about our own load).
  */
-#pragma once
 
-#include <stdbool.h>
-#include <stdint.h>
-#include <sys/resource.h>
 
 #define MEASURE_LOAD_DELTA_MAX 20.0     /* % of one CPU */
 #define MEASURE_NICE_BOOST 5
@@ -51,3 +64,18 @@ bool measure_wait_quiet(unsigned max_ms);
 
 /* Do two loads differ beyond MEASURE_LOAD_DELTA_MAX? *ret_delta: the difference (post - base). */
 bool measure_loads_differ(const struct measure_load *base, const struct measure_load *post, double *ret_delta);
+
+
+/*
+ * Probe runs as a progress line on a terminal (common/progress.h), for `probe` and
+ * the transaction's baseline and post-change measurements:
+ *   baseline probe: 10.0.0.2:18515 (tcp): 2/3 runs done, run 2: 9.41 Gb/s
+ */
+
+
+/* Begin the line on pg and set *ret to report each run of the measurement there (mode: as pinned). */
+void probe_progress_begin(struct progress *pg, const char *tag, const struct probe_params *p,
+                          enum probe_mode mode, unsigned runs, struct probe_observer *ret);
+
+/* The measurement is over: its median (or that it failed) on the line, then end it. */
+void probe_progress_end(struct progress *pg, const struct probe_measurement *m);

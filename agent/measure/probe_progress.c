@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "agent/measure/probe_progress.h"
+#include "agent/measure/measure.h"
 
 static void run_done(void *userdata, unsigned i, unsigned runs, const struct probe_result *res, int r)
 {

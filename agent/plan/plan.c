@@ -2,10 +2,9 @@
 /* The plan (see plan.h): targets, routes, desired and live state, the diff, the checks. */
 #include <stdarg.h>
 
-#include "policies/field.h"
 #include "agent/plan/plan.h"
+#include "policies/field.h"
 #include "policies/state_json.h"
-#include "agent/plan/targets.h"
 
 void plan_init(struct plan *p, const struct plan_env *env)
 {

@@ -1,5 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * agent/plan: what one request knows about this node's targets.
+ *
+ * Owns discovery (targets.c: interfaces by glob, switches from the configuration),
+ * the plan (plan.c: each field routed to the driver that serves it here, live state
+ * read once, the diff, each driver's check of its delta), the plan's probe
+ * (plan_probe.c: the pinned path, DSCP and priority) and the per-queue counters of a
+ * switch-role port (queues.c).
+ *
+ * May call: agent/config, drivers/, policies/, common/. Called by every command that
+ * reads or changes the node (agent/txn, agent/doctor, agent/api, agent/cmd).
+ */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "agent/config/config.h"
+#include "common/errbuf.h"
+#include "drivers/driver.h"
+#include "drivers/host/iface.h"
+#include "drivers/probe/probe.h"
+#include "policies/diff.h"
+#include "policies/policy.h"
+
+/*
  * The plan: what one request knows about this node's targets, built once and used
  * by every command that reads or changes them — `plan`, `apply` (the
  * transaction), `drift`, `state`, `rollback`, recovery, and the API.
@@ -19,18 +45,8 @@
  * JSON appears only at the edges: plan_to_json() is the one shape the CLI and
  * the API print.
  */
-#pragma once
 
-#include <jansson.h>
-#include <stdbool.h>
 
-#include "agent/config/config.h"
-#include "policies/diff.h"
-#include "drivers/driver.h"
-#include "common/errbuf.h"
-#include "drivers/host/iface.h"
-#include "policies/policy.h"
-#include "drivers/probe/probe.h"
 
 #define PLAN_DRIVERS_MAX 8
 #define PLAN_NOTES_MAX 8
@@ -142,3 +158,126 @@ json_t *plan_to_json(const struct plan *p);
 json_t *plan_changes_json(const struct plan *p);
 /* One element of it: {target, field, key, from, to}. New reference; NULL on ENOMEM. */
 json_t *plan_change_json(const char *target, const struct diff_entry *d);
+
+
+/*
+ * Discovery: the targets a request names on this node.
+ *   - interfaces: every link of the agent's network namespace matching one of
+ *     the globs (a glob matching nothing is an error);
+ *   - switches: every switch of the agent configuration matching one of the globs.
+ * Routing fields to drivers, reading and diffing are the plan's (plan.h).
+ */
+
+
+#define TARGETS_MAX 1024
+
+struct target_list {
+        unsigned n;
+        struct target *v;               /* owned; targets_free() */
+};
+
+/* Resolve a policy. -ENOENT (with where "$.targets.interfaces[i]") when a glob matches nothing. */
+int targets_for_policy(const struct plan_env *env, const struct policy *p, struct target_list *ret,
+                       struct errbuf *e);
+
+/* Local interfaces matching globs (n 0: every interface except loopback). */
+int targets_for_interfaces(const struct plan_env *env, const char (*globs)[64], unsigned n,
+                           struct target_list *ret, struct errbuf *e);
+
+/* Switches of the agent configuration matching globs (n 0: every configured switch). */
+int targets_for_switches(const struct plan_env *env, const char (*globs)[64], unsigned n,
+                         struct target_list *ret, struct errbuf *e);
+
+void targets_free(struct target_list *l);
+
+
+/*
+ * The probe of a plan, pinned once per request before anything changes: the
+ * transaction's baseline and post-change measurements both run exactly this.
+ *
+ *   path        the route to verify.peer (or verify.device), the mode (`auto`
+ *               resolved), for verbs the RDMA device and GID (probe_pin)
+ *   target      without verify.device, the probe's interface must be one of the
+ *               plan's interface targets: a probe that leaves by another port
+ *               cannot see the change (refused, -EINVAL)
+ *   class       verify.dscp, or the lowest DSCP the effective DSCP map sends to a
+ *               PFC-enabled priority (the policy's map and PFC where it manages
+ *               them — on the probe's interface, else on any target, e.g. the
+ *               switches — else the interface's live ones); the priority is what
+ *               the map gives that DSCP. Neither: DSCP 0, priority left, a note.
+ *
+ * Notes and warnings (auto resolved to tcp on a node with an RDMA device) go to
+ * the plan's notes as well.
+ */
+
+
+
+#define PLAN_PROBE_WARNINGS_MAX 4
+
+struct plan_probe {
+        bool active;                            /* the policy measures (verify.probe is not none) */
+        enum probe_mode requested;              /* verify.probe */
+        struct probe_params params;             /* what every measurement runs */
+        struct probe_path path;                 /* and what that is */
+        unsigned runs;                          /* measurements per phase (median) */
+        char dscp_from[16];                     /* "verify.dscp", "policy", "live", "none" */
+        unsigned n_warnings;
+        char warnings[PLAN_PROBE_WARNINGS_MAX][PLAN_NOTE_MAX];
+};
+
+/* plan_probe_pin() flags */
+#define PLAN_PROBE_ANY_INTERFACE (1u << 0)      /* the way back (rollback): measure where the probe leaves, with a note */
+
+/*
+ * Pin the probe of v for plan p (after plan_read). v NULL, absent or probe "none":
+ * ret->active false, 0. Errors: -EINVAL (the interface is not a target, verbs on
+ * a device that does not carry it), -ENODEV (verbs without a GID for the source),
+ * -ENETUNREACH and friends (no route to the peer); e says which. *ret is written.
+ */
+int plan_probe_pin(struct plan *p, const struct policy_verify *v, unsigned flags, struct plan_probe *ret,
+                   struct errbuf *e);
+
+/* Is a plan_probe_pin() error the policy's (exit 2, -EINVAL/-ENODEV) rather than the network's (exit 3)? */
+static inline bool plan_probe_refused(int r)
+{
+        return r == -EINVAL || r == -ENODEV;
+}
+
+/*
+ * The class of a probe leaving by `netdev`: dscp (given >= 0, or derived), the
+ * priority (-1 = left to the kernel) and where the DSCP came from. Notes go to the
+ * plan. Exposed for unit tests; plan_probe_pin() uses it.
+ */
+void plan_probe_class(struct plan *p, const char *netdev, int dscp, int *ret_dscp, int *ret_priority,
+                      char *from, size_t from_size);
+
+/* {"requested", "mode", "peer", "source", "interface", "device", "gid_index", "gid", "dscp",
+ *  "dscp_from", "priority", "streams", "message_size", "runs", "warnings": [...]}. New reference. */
+json_t *plan_probe_to_json(const struct plan_probe *pp);
+
+/* A human line: "tcp via vA (10.0.0.1) to 10.0.0.2:18515, DSCP 26 (policy), priority 3, 1 stream". */
+const char *plan_probe_str(const struct plan_probe *pp, char *buf, size_t size);
+
+
+/*
+ * The per-queue counters of nettune's qdisc tree on a switch port (agent role
+ * "switch"): ECN marks, RED drops (early, queue limit, other), every drop, and the
+ * backlog, from the red qdiscs' TCA_STATS2 / tc_red_xstats. For `state` (JSON and
+ * text) and /metrics. An interface without nettune's tree has no queues.
+ */
+
+
+
+struct qdisc_queue_stats;
+/* The queues of nettune's tree on t (switch role only): q[0..return), at most STATE_TC_COUNT. */
+unsigned queues_read(const struct target *t, struct qdisc_queue_stats *q);
+
+/* [{queue, ecn, marked, early_drops, limit_drops, other_drops, drops, backlog_bytes, backlog_packets,
+ *   sent_bytes, sent_packets}], [] when there are none (or they cannot be read). */
+json_t *queues_json(const struct target *t);
+
+/* "  queue 0 (ecn): marked 1240, drops 3 (early 0, limit 3, other 0), backlog 0 bytes / 0 packets". */
+void queues_print(const json_t *queues);
+
+/* The Prometheus families nettune_queue_* for every interface of this namespace (switch role only). */
+void queues_render_metrics(FILE *f, const struct agent_config *c);

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The probe of a plan (see plan_probe.h): path, target check, DSCP and priority. */
+#include "agent/plan/plan.h"
 #include "policies/field.h"
-#include "agent/plan/plan_probe.h"
-#include "agent/plan/targets.h"
 
 #define DSCP_PFC_BITS (STATE_BIT(STATE_FIELD_DSCP_MAP) | STATE_BIT(STATE_FIELD_PFC))
 

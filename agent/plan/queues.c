@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Per-queue counters of nettune's qdisc tree for state and /metrics (see queues.h). */
+#include "agent/plan/plan.h"
 #include "drivers/host/iface.h"
 #include "drivers/host/qdisc_ets.h"
-#include "agent/plan/queues.h"
 
 static unsigned read_queues(const struct driver_env *env, const char *name, int ifindex,
                             struct qdisc_queue_stats *q)

@@ -2,8 +2,8 @@
 /* Discovery of a request's targets: local interfaces by glob, configured switches by glob. */
 #include <fnmatch.h>
 
+#include "agent/plan/plan.h"
 #include "drivers/host/iface.h"
-#include "agent/plan/targets.h"
 
 void targets_free(struct target_list *l)
 {

@@ -4,7 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agent/txn/crashpoint.h"
+#include "agent/txn/txn_internal.h"
 #include "common/util.h"
 
 bool crashpoint_armed(const char *step)

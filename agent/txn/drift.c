@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "agent/txn/drift.h"
+#include "agent/txn/txn.h"
 #include "agent/txn/txn_internal.h"
 
 int drift_check(struct txn_env *env, struct plan *ret, struct policy **ret_policy, struct errbuf *e)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <sys/file.h>
 
+#include "agent/txn/txn.h"
 #include "common/statedir.h"
-#include "agent/txn/txlock.h"
 
 int txlock_acquire(const char *state_dir, bool wait, int *ret_fd, struct errbuf *e)
 {

@@ -3,11 +3,10 @@
 #include <time.h>
 
 #include "agent/cmd/cmd.h"
-#include "agent/txn/crashpoint.h"
+#include "agent/txn/txn_internal.h"
 #include "policies/diff.h"
 #include "policies/jsonw.h"
 #include "policies/state_json.h"
-#include "agent/txn/txn_internal.h"
 
 /* The delta of every target through the drivers that own it, in registry order. */
 static int apply_each(struct plan *p, struct errbuf *e)

@@ -1,5 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * agent/txn: a plan applied to this node as one transaction, and the way back.
+ *
+ * Owns the transaction's state machine (txn_ops.c entry points, txn.c forward path,
+ * txn_restore.c restore, txn_verify.c probes and gate, txn_switch.c switch timers,
+ * txn_record.c journal writes, txn_json.c results, txn_env.c environment), the
+ * confirm watchdog (txn_watchdog.c), rollback to a revision (txn_rollback_to.c), the
+ * one-transaction-per-node lock (txlock.c), drift (drift.c: the plan of the newest
+ * committed policy) and the test-only crash points (crashpoint.c).
+ *
+ * May call: agent/plan, agent/journal, agent/measure, agent/config, drivers/,
+ * policies/, common/. Called by agent/api and agent/cmd.
+ */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agent/config/config.h"
+#include "agent/journal/journal.h"
+#include "agent/measure/measure.h"
+#include "agent/plan/plan.h"
+#include "common/errbuf.h"
+#include "drivers/driver.h"
+#include "drivers/probe/probe_gate.h"
+#include "policies/policy.h"
+
+/*
  * The transaction: one plan (plan.h) applied to this node's targets as a whole.
  *
  *   plan: read live, diff, check → (nothing to do: exit 0) → baseline probe →
@@ -12,21 +40,8 @@
  * restore itself fails). Each arrow is a journal write before the next side
  * effect. The caller holds the node's transaction lock (txn_lock).
  */
-#pragma once
 
-#include <jansson.h>
-#include <stdbool.h>
-#include <stdint.h>
 
-#include "agent/config/config.h"
-#include "drivers/driver.h"
-#include "common/errbuf.h"
-#include "agent/journal/journal.h"
-#include "agent/measure/measure.h"
-#include "agent/plan/plan.h"
-#include "agent/plan/plan_probe.h"
-#include "policies/policy.h"
-#include "drivers/probe/probe_gate.h"
 
 #define TXN_PROBE_RUNS_MAX 15
 
@@ -194,3 +209,36 @@ void txn_unprepare(struct txn_env *env, struct plan *p);
 
 /* A plan over this env's targets and drivers (plan_init with env->plan). */
 void txn_plan_init(const struct txn_env *env, struct plan *ret);
+
+
+/*
+ * One transaction at a time per node: an flock(2) on <state_dir>/lock taken by
+ * every command that may change state (CLI apply/rollback/confirm, the serve
+ * daemon's workers, the confirm watchdog), so CLI and daemon exclude each other.
+ */
+
+
+
+/* wait=false: -EBUSY at once when another process holds it. Writes *ret_fd on success. */
+int txlock_acquire(const char *state_dir, bool wait, int *ret_fd, struct errbuf *e);
+void txlock_release(int fd);    /* accepts -1 */
+
+
+/* Drift: live state against the newest committed policy, managed fields only. */
+
+
+
+/*
+ * Compare: *ret is the committed policy's plan, read (plan_free it in every case);
+ * *ret_policy (may be NULL): the committed policy (caller frees).
+ * Returns the number of differences, -ENOENT when nothing was ever committed.
+ */
+int drift_check(struct txn_env *env, struct plan *ret, struct policy **ret_policy, struct errbuf *e);
+
+/* The newest `limit` transactions as a JSON array (history command and API); NULL on error. */
+json_t *history_json(struct journal *j, unsigned limit, struct errbuf *e);
+/*
+ * One transaction as history lists it, plus "now_ms" (the agent's clock, to judge
+ * confirm_deadline_ms by); NULL and -ENOENT's "no transaction N" in e when unknown.
+ */
+json_t *transaction_json(struct journal *j, int64_t tx, struct errbuf *e);

@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+/* Inside agent/txn; not for other modules. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "agent/txn/txn.h"
+
 /*
  * Helpers shared by the transaction's files; not for other modules. Layers, each
  * calling only those below it:
@@ -6,9 +13,7 @@
  *   → txn_verify.c (probes, gate), txn_switch.c (switch timers), txn_record.c (journal
  *   writes of the result), txn_json.c (result JSON) → txn_env.c (environment, result)
  */
-#pragma once
 
-#include "agent/txn/txn.h"
 
 /* ---- txn_record.c ---- */
 
@@ -89,3 +94,26 @@ void txn_switch_disarm(struct plan *p, struct txn_switch_envs *a);
 void txn_switch_note_restore(struct txn_result *res, const struct plan_target *pt, int r);
 /* Append {target, saved, how} for every switch the commit just wrote to res->saves. */
 void txn_switch_note_saves(struct txn_result *res, const struct plan *p);
+
+
+/*
+ * Test-only hooks, no-ops in production.
+ *
+ * Crash points. With NETTUNE_CRASH_AT=<step> in the environment the
+ * process kills itself with SIGKILL right after the journal has durably recorded
+ * <step> ("planned", "snapshotted", "applying", "applied", "verifying",
+ * "pending_confirm", "committed", "restoring", "rolled_back", or "applied-drivers":
+ * after the drivers wrote, before the journal records APPLIED). Crash-recovery
+ * tests use it to stop a transaction at every step. Unset in production: a no-op.
+ */
+
+
+void crashpoint(const char *step);
+/* Whether crashpoint(step) is the one that kills. */
+bool crashpoint_armed(const char *step);
+
+/*
+ * NETTUNE_TEST_HOOK_AFTER_APPLY=<shell command>: run between the apply and the
+ * post-change probe (tests use it to break the data path and watch the gate).
+ */
+void crashpoint_after_apply(void);

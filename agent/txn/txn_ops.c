@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Entry points around the core: lock + recovery, apply, rollback, confirm. */
 #include "agent/cmd/cmd.h"
-#include "common/log.h"
-#include "agent/txn/txlock.h"
+#include "agent/txn/txn.h"
 #include "agent/txn/txn_internal.h"
+#include "common/log.h"
 
 int txn_lock_recovering(struct txn_env *env, bool wait, struct errbuf *e)
 {

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* The transaction's journal writes: each state change, and the final result. */
-#include "agent/txn/crashpoint.h"
 #include "agent/txn/txn_internal.h"
 
 void txn_crashpoint(struct txn_env *env, const char *step)

@@ -7,10 +7,9 @@
 #include <time.h>
 
 #include "agent/cmd/cmd.h"
-#include "agent/txn/crashpoint.h"
-#include "policies/diff.h"
-#include "common/log.h"
 #include "agent/txn/txn_internal.h"
+#include "common/log.h"
+#include "policies/diff.h"
 
 static bool route_commits(const struct plan_route *rt)
 {

@@ -22,8 +22,8 @@
  * The timer arms before the plan opens the switch sessions: a session takes its
  * settings when it opens.
  */
-#include "drivers/switch/switch.h"
 #include "agent/txn/txn_internal.h"
+#include "drivers/switch/switch.h"
 
 #define TIMER_MARGIN_S 60
 #define TIMER_PROBE_OVERHEAD_S 5

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The transaction's measurements: one probe phase, the default probe engine, the regression gate. */
-#include "drivers/probe/probe.h"
-#include "agent/measure/probe_progress.h"
+#include "agent/measure/measure.h"
 #include "agent/txn/txn_internal.h"
+#include "drivers/probe/probe.h"
 
 int txn_probe_phase(struct txn_env *env, const struct plan_probe *pin, const char *phase,
                     struct txn_probe *ret, struct errbuf *e)

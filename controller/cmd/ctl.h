@@ -1,19 +1,93 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * controller/cmd: nettunectl's command line. One ctl_cmd_* function per subcommand,
+ * one ctl_*.c file each; the shared context (ctl.c: options, the inventory, the store
+ * and the HTTPS client opened on first use, fleet-wide queries), the configuration
+ * file (ctl_config.c) and the serve command's /metrics (ctl_serve_metrics.c).
+ *
+ * May call: controller/rollout, controller/fabric, controller/store,
+ * controller/fleet, drivers/probe (flows), policies/, common/. Called by main.c only.
+ */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "common/errbuf.h"
+#include "common/progress.h"
+#include "controller/fleet/fleet.h"
+#include "controller/store/store.h"
+
+/*
+ * The controller configuration file (`nettunectl --config FILE`), validated like
+ * every other document (unknown keys, types, ranges are errors with the JSON
+ * path); options given on the command line win over it:
+ *
+ *   { "inventory": "inventory.json",
+ *     "store": "etcd://10.0.0.1:2379,10.0.0.2:2379,10.0.0.3:2379/nettune",
+ *     "store_tls": { "ca": "etcd-ca.crt", "cert": "ctl.crt", "key": "ctl.key" },
+ *     "serve": { "metrics_listen": "127.0.0.1:9470", "lease_ttl_s": 5,
+ *                "drift_interval_s": 60, "enforce": false } }
+ *
+ * Relative paths are resolved against the file's directory.
+ */
+
+
+
+#define CTL_CONFIG_PATH_MAX 512
+
+struct ctl_config {
+        char inventory[CTL_CONFIG_PATH_MAX];
+        char store[1024];
+        char store_ca[CTL_CONFIG_PATH_MAX], store_cert[CTL_CONFIG_PATH_MAX], store_key[CTL_CONFIG_PATH_MAX];
+        char metrics_listen[128];               /* "" = no metrics endpoint */
+        unsigned lease_ttl_s;                   /* default 5 */
+        unsigned drift_interval_s;              /* default 60; 0 = no drift scans */
+        bool enforce;                           /* re-apply drifted nodes */
+};
+
+void ctl_config_defaults(struct ctl_config *c);
+int ctl_config_load(const char *path, struct ctl_config *c, struct errbuf *e);
+
+
+/*
+ * `nettunectl serve`'s own Prometheus endpoint: GET /metrics (plain HTTP, text
+ * format 0.0.4) on the configured address, answered from counters the serve
+ * loop updates. Read-only; anything else is 404.
+ */
+
+
+
+struct serve_counters {
+        atomic_int leader;                              /* 1 while this replica leads */
+        atomic_ullong leader_changes;                   /* times it became leader */
+        atomic_ullong rollouts_run;                     /* rollouts it drove to an end */
+        atomic_ullong rollouts_failed;                  /* of those, not exit 0 */
+        atomic_ullong rollouts_interrupted;             /* stopped acting mid-rollout (leadership lost) */
+        atomic_ullong drift_scans;
+        atomic_uint drift_nodes, drift_drifted, drift_unreachable;     /* the newest scan */
+        atomic_ullong enforce_rollouts;
+        atomic_ullong store_writes;
+        atomic_llong last_scan_at;                      /* unix seconds */
+};
+
+struct serve_metrics;
+
+/* listen: "ADDR:PORT" (IPv4 or [IPv6]). */
+int serve_metrics_start(const char *listen, struct serve_counters *c, struct serve_metrics **ret, struct errbuf *e);
+void serve_metrics_stop(struct serve_metrics *m);       /* accepts NULL */
+/* The text served, for tests; caller frees. */
+char *serve_metrics_render(struct serve_counters *c);
+
+
+/*
  * nettunectl's shared context: common options, the inventory, the store and the
  * HTTPS client, opened on first use by whichever subcommand needs them. Each
  * subcommand is one ctl_cmd_* function in its own cmd_*.c file and returns an
  * exit code (spec "Exit codes").
  */
-#pragma once
 
-#include <stdbool.h>
 
-#include "controller/cmd/ctl_config.h"
-#include "controller/fleet/fleet_http.h"
-#include "controller/fleet/inventory.h"
-#include "common/progress.h"
-#include "controller/store/store.h"
 
 enum ctl_exit {
         CTL_EXIT_OK = 0,                /* success; plan/drift ran; apply committed */
@@ -57,8 +131,15 @@ int ctl_need_http(struct ctl *c);
 int ctl_need_lease(struct ctl *c, long long rollout_id);
 void ctl_done(struct ctl *c);
 
-/* "https://host:port" + "/v1/plan" into buf; -ENAMETOOLONG if it does not fit. */
-int ctl_url(char *buf, size_t size, const char *base, const char *path);
+
+/*
+ * Send method+path (with body) to each node; GET and plan are idempotent and
+ * retried with backoff. *ret is an array of n requests (user = the node) that
+ * the caller releases with ctl_query_free(). Returns 0 or -errno (libcurl failed).
+ */
+int ctl_query(struct ctl *c, const struct inventory_node *const *nodes, unsigned n,
+                const char *method, const char *path, const char *body, struct http_req **ret);
+void ctl_query_free(struct http_req *reqs, unsigned n);
 
 /* Parse an unsigned option value in [min, max]; prints the error. */
 int ctl_parse_uint(const char *opt, const char *s, unsigned min, unsigned max, unsigned *ret);

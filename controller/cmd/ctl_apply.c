@@ -8,12 +8,10 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "controller/cmd/ctl.h"
 #include "common/log.h"
-#include "controller/rollout/rollout_output.h"
+#include "controller/cmd/ctl.h"
+#include "controller/rollout/rollout.h"
 #include "policies/policy.h"
-#include "controller/rollout/rollout_fabric.h"
-#include "controller/rollout/rollout_run.h"
 
 struct apply_args {
         const char *policy;

@@ -3,7 +3,7 @@
 #include <libgen.h>
 #include <limits.h>
 
-#include "controller/cmd/ctl_config.h"
+#include "controller/cmd/ctl.h"
 #include "policies/jsonv.h"
 
 #define CTL_CONFIG_DOC_MAX (1u << 20)

@@ -2,10 +2,9 @@
 /* nettunectl confirm ID: confirm every pending node of a rollout by hand. */
 #include <stdio.h>
 
-#include "controller/cmd/ctl.h"
 #include "common/log.h"
-#include "controller/rollout/rollout_output.h"
-#include "controller/rollout/rollout_run.h"
+#include "controller/cmd/ctl.h"
+#include "controller/rollout/rollout.h"
 
 int ctl_cmd_confirm(struct ctl *c)
 {

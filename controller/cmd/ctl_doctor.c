@@ -17,12 +17,12 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "policies/doctor.h"
-#include "controller/fabric/fabric_run.h"
-#include "controller/fleet/fleet.h"
 #include "common/log.h"
-#include "controller/rollout/rollout_output.h"
-#include "controller/fleet/reply.h"
+#include "controller/cmd/ctl.h"
+#include "controller/fabric/fabric.h"
+#include "controller/fleet/fleet.h"
+#include "controller/rollout/rollout.h"
+#include "policies/doctor.h"
 
 #define LABELS_MAX 16
 
@@ -157,7 +157,7 @@ static int collect(struct ctl *c, const struct doctor_opts *o, const struct inve
 
         snprintf(path, sizeof(path), "/v1/doctor?window_s=%g", o->params.window_s);
         c->timeout_s = saved + (unsigned)ceil(o->params.window_s);      /* every agent waits out the window */
-        r = fleet_query(c, sel, n, "GET", path, NULL, &reqs);
+        r = ctl_query(c, sel, n, "GET", path, NULL, &reqs);
         c->timeout_s = saved;
         if (r < 0) {
                 log_err("doctor: cannot query the agents: %s", strerror(-r));
@@ -172,7 +172,7 @@ static int collect(struct ctl *c, const struct doctor_opts *o, const struct inve
                 }
                 node_answer(&reqs[i], x);
         }
-        fleet_free(reqs, n);
+        ctl_query_free(reqs, n);
         return r;
 }
 
@@ -199,7 +199,7 @@ static void probe_pair(struct ctl *c, const struct inventory_node *from, const s
                  host, port);
         snprintf(x->from, sizeof(x->from), "%s", from->name);
         snprintf(x->to, sizeof(x->to), "%s", to->name);
-        if (fleet_query(c, &from, 1, "POST", "/v1/probe", body, &reqs) < 0) {
+        if (ctl_query(c, &from, 1, "POST", "/v1/probe", body, &reqs) < 0) {
                 snprintf(x->error, sizeof(x->error), "cannot query the agent");
                 return;
         }
@@ -213,7 +213,7 @@ static void probe_pair(struct ctl *c, const struct inventory_node *from, const s
                 x->ok = true;
                 x->gbps = json_number_value(json_object_get(j, "gbps"));
         }
-        fleet_free(reqs, 1);
+        ctl_query_free(reqs, 1);
 }
 
 /*

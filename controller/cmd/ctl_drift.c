@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "controller/fleet/fleet.h"
 #include "common/log.h"
-#include "controller/rollout/rollout_output.h"
-#include "controller/fleet/reply.h"
+#include "controller/cmd/ctl.h"
+#include "controller/fleet/fleet.h"
+#include "controller/rollout/rollout.h"
 
 /* Keep only nodes carrying every --label KEY=VALUE. */
 static int filter_labels(struct ctl *c, const struct inventory_node **sel, unsigned *n)
@@ -95,7 +95,7 @@ int ctl_drift_scan(struct ctl *c, const struct inventory_node *const *sel, unsig
 {
         struct drift_scan scan = { .at = (long long)time(NULL) };
         struct http_req *reqs = NULL;
-        int r = fleet_query(c, sel, n, "GET", "/v1/drift", NULL, &reqs);
+        int r = ctl_query(c, sel, n, "GET", "/v1/drift", NULL, &reqs);
 
         if (r < 0)
                 return errbuf_set(e, -r, "", "cannot query the agents: %s", strerror(-r));
@@ -103,7 +103,7 @@ int ctl_drift_scan(struct ctl *c, const struct inventory_node *const *sel, unsig
         scan.n_nodes = n;
         for (unsigned i = 0; scan.nodes && i < n; i++)
                 scan_node(&reqs[i], &scan.nodes[i], &scan);
-        fleet_free(reqs, n);
+        ctl_query_free(reqs, n);
         r = scan.nodes ? store_drift_save(c->store, &scan, e) : errbuf_set(e, ENOMEM, "", "out of memory");
         if (r < 0) {
                 ctl_drift_scan_free(&scan);

@@ -8,10 +8,9 @@
  */
 #include <stdio.h>
 
-#include "controller/cmd/ctl.h"
 #include "common/log.h"
-#include "controller/rollout/rollout_output.h"
-#include "controller/rollout/rollout_run.h"
+#include "controller/cmd/ctl.h"
+#include "controller/rollout/rollout.h"
 
 static int parse_args(struct ctl *c, unsigned *id, int *scope)
 {

@@ -2,11 +2,11 @@
 /* nettunectl plan POLICY: every selected agent's diff, concurrently, and a fleet summary. */
 #include <stdio.h>
 
-#include "controller/fleet/fleet.h"
 #include "common/log.h"
-#include "controller/rollout/rollout_output.h"
+#include "controller/cmd/ctl.h"
+#include "controller/fleet/fleet.h"
+#include "controller/rollout/rollout.h"
 #include "policies/policy.h"
-#include "controller/fleet/reply.h"
 #include "policies/state.h"
 
 struct plan_sum {
@@ -99,7 +99,7 @@ static int plan(struct ctl *c, const char *file, const char *doc, const struct p
                 return CTL_EXIT_INVALID;
         }
         if (r >= 0)
-                r = fleet_query(c, sel, n, "POST", "/v1/plan", doc, &reqs);
+                r = ctl_query(c, sel, n, "POST", "/v1/plan", doc, &reqs);
         if (r < 0) {
                 log_err("cannot query the agents: %s", strerror(-r));
                 return CTL_EXIT_RUNTIME;
@@ -107,7 +107,7 @@ static int plan(struct ctl *c, const char *file, const char *doc, const struct p
         nodes = json_array();
         for (unsigned i = 0; i < n; i++)
                 json_array_append_new(nodes, node_result(&reqs[i], &s));
-        fleet_free(reqs, n);
+        ctl_query_free(reqs, n);
         if (c->json) {
                 json_t *j = json_pack("{s:s, s:o, s:O}", "policy", p->name, "summary", summary_json(&s, n),
                                       "nodes", nodes);

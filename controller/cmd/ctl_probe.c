@@ -8,10 +8,10 @@
  */
 #include <stdio.h>
 
-#include "controller/cmd/ctl.h"
-#include "controller/fabric/fabric_run.h"
 #include "common/log.h"
-#include "controller/rollout/rollout_output.h"
+#include "controller/cmd/ctl.h"
+#include "controller/fabric/fabric.h"
+#include "controller/rollout/rollout.h"
 
 struct probe_args {
         struct fabric_opts o;

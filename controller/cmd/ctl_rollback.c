@@ -9,10 +9,9 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "controller/cmd/ctl.h"
 #include "common/log.h"
-#include "controller/rollout/rollout_output.h"
-#include "controller/rollout/rollout_run.h"
+#include "controller/cmd/ctl.h"
+#include "controller/rollout/rollout.h"
 
 #define REV_MAX 2147483647u
 

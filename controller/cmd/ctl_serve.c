@@ -19,10 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "controller/cmd/ctl.h"
 #include "common/log.h"
-#include "controller/rollout/rollout_run.h"
-#include "controller/cmd/ctl_serve_metrics.h"
+#include "controller/cmd/ctl.h"
+#include "controller/rollout/rollout.h"
 
 #define RUNNING_SCAN_MAX 200            /* newest rollouts looked at for "running" */
 #define ENFORCE_SOURCES_MAX 50          /* newest rollouts searched for a drifted node's policy */

@@ -4,8 +4,8 @@
 #include <stdio.h>
 
 #include "common/netaddr.h"
-#include "controller/cmd/ctl_serve_metrics.h"
 #include "common/version.h"
+#include "controller/cmd/ctl.h"
 
 struct serve_metrics {
         struct MHD_Daemon *d;

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "controller/cmd/ctl.h"
 #include "common/log.h"
-#include "controller/rollout/rollout_output.h"
+#include "controller/cmd/ctl.h"
+#include "controller/rollout/rollout.h"
 
 int ctl_cmd_status(struct ctl *c)
 {

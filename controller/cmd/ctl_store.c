@@ -8,8 +8,8 @@
  */
 #include <stdio.h>
 
-#include "controller/cmd/ctl.h"
 #include "common/log.h"
+#include "controller/cmd/ctl.h"
 
 #define MIGRATE_MAX 1000000
 

@@ -2,10 +2,10 @@
 /* nettunectl: the controller CLI. Thin: parse common options, dispatch a subcommand. */
 #include <stdio.h>
 
-#include "controller/cmd/ctl.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "common/version.h"
+#include "controller/cmd/ctl.h"
 
 struct command {
         const char *name;

@@ -1,5 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * controller/fabric: the fabric probe — patterns and nccl-tests' figures (fabric.c,
+ * pure), the agents' answers (fabric_reply.c, fabric_take.c), clocks, one agreed start
+ * and the fan-out (fabric_run.c), text and JSON (fabric_report.c).
+ *
+ * May call: controller/fleet, drivers/probe (the flows' wire format), policies/, common/.
+ * Called by controller/rollout (verify.fabric) and controller/cmd (probe, doctor).
+ */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "common/errbuf.h"
+#include "common/progress.h"
+#include "controller/fleet/fleet.h"
+#include "drivers/probe/probe.h"
+#include "drivers/probe/probe_flows.h"
+
+/*
  * The fabric probe's patterns and figures: which node sends to which, and what the
  * measured flows say about the collective. Pure: no I/O (fabric_run.h sends the
  * flows, fabric_report.c renders the result).
@@ -23,15 +44,8 @@
  * The gate compares one collective figure: ring busbw, incast goodput, all-to-all
  * minimum per-node receive rate.
  */
-#pragma once
 
-#include <jansson.h>
-#include <stdbool.h>
-#include <stdio.h>
 
-#include "common/errbuf.h"
-#include "controller/fleet/inventory.h"
-#include "drivers/probe/probe.h"
 
 #define FABRIC_NODES_MAX 1024
 #define FABRIC_DURATION_DEFAULT_MS 2000u
@@ -161,3 +175,97 @@ int fabric_gate_evaluate(double max_regression_pct, const struct fabric *base, c
 json_t *fabric_to_json(const struct fabric *f, const struct fabric_figures *g);
 json_t *fabric_gate_to_json(double max_regression_pct, const struct fabric_gate_report *r);
 void fabric_print_text(FILE *out, const struct fabric *f, const struct fabric_figures *g);
+
+
+/*
+ * The agents' answers of a fabric probe (GET /v1/fabric, POST /v1/fabric/flows),
+ * validated like any outside input: bounded JSON, the expected types and ranges,
+ * bounded strings and counts; unknown keys are ignored (newer agents may add some).
+ * -EBADMSG with e saying what is wrong ("$.flows[2].gbps: expected a number").
+ */
+
+
+
+struct fabric_info_reply {
+        long long now_ms;               /* the agent's wall clock */
+        char address[PROBE_PEER_MAX];   /* "" = none advertised */
+        char interface[32];
+        unsigned max_clients;           /* 1-16 */
+        long speed_mbps;                /* 0 = unknown */
+};
+
+struct fabric_flow_reply {
+        unsigned id;
+        bool ok;
+        double gbps;                    /* NAN when not ok */
+        char mode[8];                   /* "verbs", "tcp", "auto" (never pinned) */
+        long long started_ms, ended_ms; /* the agent's wall clock; 0 = never started */
+        int dscp;                       /* -1 = not reported */
+        char error[FABRIC_ERR_MAX];
+};
+
+struct fabric_flows_reply {
+        long long start_at_ms;
+        unsigned n;
+        struct fabric_flow_reply v[PROBE_FLOWS_MAX];
+};
+
+int fabric_reply_info(const char *body, size_t len, struct fabric_info_reply *ret, struct errbuf *e);
+int fabric_reply_flows(const char *body, size_t len, struct fabric_flows_reply *ret, struct errbuf *e);
+
+/* fabric_take.c: the answers into the fabric. */
+
+/*
+ * One node's answer to GET /v1/fabric into n: its responder, link and clock (skew
+ * from a request sent at t0_ms and answered at t1_ms, our wall clock; the round
+ * with the shorter trip wins). Not reached, with n->error saying why, otherwise.
+ */
+void fabric_take_info(struct fabric_node *n, const struct http_req *q, double t0_ms, double t1_ms);
+
+/*
+ * Node i's answer to POST /v1/fabric/flows into f: each reported flow's result (a
+ * flow that started later than fabric_late_tolerance_ms() after the agreed start
+ * fails); a refused start (409), no answer in time (timeout_ms) or an invalid
+ * answer fails the node and its flows by name; flows it did not report fail.
+ */
+void fabric_take_flows(struct fabric *f, unsigned i, const struct http_req *q, unsigned timeout_ms);
+
+
+/*
+ * Running a fabric probe across nodes (the pattern and its figures: fabric.h):
+ *
+ *   1. GET /v1/fabric from every node, twice (the first round also opens the TLS
+ *      connections): where its responder is, how many sessions it takes, its link
+ *      speed, and its wall clock, compared with ours over the round with the
+ *      shorter round trip (skew = its clock - ours, +- half the round trip);
+ *   2. fabric_check: nothing is sent when a node is unreachable, advertises no
+ *      responder, or would get more flows than its responder takes;
+ *   3. one agreed start, lead_ms ahead (1 s plus twice the longest round trip plus
+ *      2 ms per node), given to each node in its own clock, and POST
+ *      /v1/fabric/flows to every node that sends (never retried);
+ *   4. each node's answer fills its flows; a node that refused the start, did not
+ *      answer within lead + duration + FABRIC_FINISH_SLACK_MS, or a flow that
+ *      started later than fabric_late_tolerance_ms() after the agreed start,
+ *      fails by name.
+ */
+
+
+#define FABRIC_LEAD_MIN_MS 1000
+#define FABRIC_LEAD_MAX_MS 30000
+#define FABRIC_FINISH_SLACK_MS 45000u   /* a flow's own bounds (probe_flows.h) end well within it */
+
+struct fabric_env {
+        struct http_client *http;
+        unsigned timeout_s;             /* per request of the info rounds */
+        enum progress_mode progress;
+};
+
+/*
+ * f from fabric_init() with every node's name and url set. Returns 0 when the
+ * flows were sent (some may have failed: fabric_compute says), or -errno with e
+ * filled when nothing was run (-EHOSTUNREACH, -EINVAL from fabric_check).
+ */
+int fabric_run(const struct fabric_env *env, struct fabric *f, struct errbuf *e);
+
+/* The longest a fabric_run of these options may take, in ms (for callers that hold deadlines). */
+unsigned fabric_run_bound_ms(const struct fabric_opts *o, unsigned n_nodes, unsigned timeout_s);

@@ -2,8 +2,8 @@
 /* Strict parsing of the agents' fabric answers. */
 #include <math.h>
 
-#include "controller/fabric/fabric_reply.h"
-#include "controller/fleet/reply.h"
+#include "controller/fabric/fabric.h"
+#include "controller/fleet/fleet.h"
 
 #define TIME_MAX_MS (1LL << 50)         /* ms since the epoch: far beyond any real clock */
 

@@ -4,8 +4,7 @@
 #include <time.h>
 
 #include "controller/cmd/ctl.h"
-#include "controller/fabric/fabric_reply.h"
-#include "controller/fabric/fabric_run.h"
+#include "controller/fabric/fabric.h"
 
 struct round {
         struct fabric *f;
@@ -68,7 +67,7 @@ static int info_round(const struct fabric_env *env, struct fabric *f, struct err
         for (unsigned i = 0; i < f->n_nodes && r >= 0; i++) {
                 reqs[i] = (struct http_req) { .method = "GET", .idempotent = true, .timeout_ms = env->timeout_s * 1000,
                                               .user = &f->nodes[i] };
-                r = ctl_url(reqs[i].url, sizeof(reqs[i].url), f->nodes[i].url, "/v1/fabric");
+                r = http_url(reqs[i].url, sizeof(reqs[i].url), f->nodes[i].url, "/v1/fabric");
         }
         progress_init(&rd.p, env->progress == PROGRESS_TTY ? PROGRESS_TTY : PROGRESS_OFF, stderr);
         if (r >= 0) {
@@ -166,7 +165,7 @@ static int flows_round(const struct fabric_env *env, struct fabric *f, struct er
                 }
                 reqs[n] = (struct http_req) { .method = "POST", .body = bodies[n], .body_len = strlen(bodies[n]),
                                               .timeout_ms = c.timeout_ms, .user = &f->nodes[i] };
-                r = ctl_url(reqs[n].url, sizeof(reqs[n].url), f->nodes[i].url, "/v1/fabric/flows");
+                r = http_url(reqs[n].url, sizeof(reqs[n].url), f->nodes[i].url, "/v1/fabric/flows");
                 n++;
         }
         progress_init(&c.p, env->progress == PROGRESS_TTY ? PROGRESS_TTY : PROGRESS_OFF, stderr);

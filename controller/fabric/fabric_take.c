@@ -2,8 +2,8 @@
 /* The agents' fabric answers into the fabric: responders, clocks, each flow's result, failures by name. */
 #include <math.h>
 
-#include "controller/fabric/fabric_reply.h"
-#include "controller/fleet/reply.h"
+#include "controller/fabric/fabric.h"
+#include "controller/fleet/fleet.h"
 
 /* Why a request got no usable answer, into buf. */
 static const char *failure(const struct http_req *q, char *buf, size_t size)

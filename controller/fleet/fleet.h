@@ -1,14 +1,249 @@
 /* SPDX-License-Identifier: MIT */
-/* One idempotent request to many nodes at once (plan, drift): the answers, in node order. */
+/*
+ * controller/fleet: the nodes and how the controller talks to them — the inventory
+ * (inventory.c), HTTPS fan-out to many agents at once (fleet_http.c, libcurl multi,
+ * mTLS) and the agents' answers parsed strictly (reply.c).
+ *
+ * May call: policies/ (the validator, the policy model), common/. Called by every other
+ * controller module.
+ */
 #pragma once
 
-#include "controller/cmd/ctl.h"
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/errbuf.h"
+#include "policies/policy.h"
 
 /*
- * Send method+path (with body) to each node; GET and plan are idempotent and
- * retried with backoff. *ret is an array of n requests (user = the node) that
- * the caller releases with fleet_free(). Returns 0 or -errno (libcurl failed).
+ * The controller's inventory (spec "Inventory"): the TLS material the controller
+ * presents and trusts, and the nodes with their agent URL and labels. Validated
+ * strictly: unknown keys, duplicate keys, wrong types, bad URLs and duplicate node
+ * names are errors naming the file and the JSON path:
+ *
+ *   inventory.json: $.nodes[3].url: 'http://x' is not an https:// URL (host[:port], no query)
+ *
+ * Relative TLS file names are resolved against the inventory file's directory.
  */
-int fleet_query(struct ctl *c, const struct inventory_node *const *nodes, unsigned n,
-                const char *method, const char *path, const char *body, struct http_req **ret);
-void fleet_free(struct http_req *reqs, unsigned n);
+
+
+
+#define INVENTORY_NODES_MAX 10000
+#define INVENTORY_NAME_MAX 64           /* node names: [A-Za-z0-9._-], 1-63 chars */
+#define INVENTORY_URL_MAX 256
+#define INVENTORY_PATH_MAX 512
+#define INVENTORY_DOC_MAX (16u << 20)   /* bytes: larger files are refused */
+
+struct inventory_node {
+        char name[INVENTORY_NAME_MAX];
+        char url[INVENTORY_URL_MAX];            /* "https://host:port", no trailing slash */
+        unsigned n_labels;
+        struct policy_label labels[POLICY_LABELS_MAX];
+};
+
+struct inventory {
+        char ca[INVENTORY_PATH_MAX];
+        char cert[INVENTORY_PATH_MAX];
+        char key[INVENTORY_PATH_MAX];
+        unsigned n_nodes;
+        struct inventory_node *nodes;           /* owned */
+};
+
+/*
+ * Parse and validate. `name` is used in messages; `basedir` resolves relative TLS
+ * paths (NULL = as given). *ret is owned by the caller (inventory_free) and written
+ * only on success; on failure returns -EINVAL or -errno and fills e.
+ */
+int inventory_parse_buffer(const char *buf, size_t len, const char *name, const char *basedir,
+                           struct inventory **ret, struct errbuf *e);
+int inventory_load_file(const char *path, struct inventory **ret, struct errbuf *e);
+void inventory_free(struct inventory *inv);
+
+/* The node called `name`, or NULL. */
+const struct inventory_node *inventory_find(const struct inventory *inv, const char *name);
+
+/* Does a node carry label key=value? */
+bool inventory_node_has_label(const struct inventory_node *n, const char *key, const char *value);
+
+
+/*
+ * HTTPS fan-out over libcurl multi: many requests to many agents at once, with
+ * the controller's client certificate, agent certificates verified against the
+ * inventory's CA, connections kept and reused across batches, a per-request and
+ * an overall deadline, bounded concurrency, and retries with exponential backoff
+ * for idempotent requests only (an apply is never sent twice).
+ */
+
+
+
+#define HTTP_BODY_MAX (4u << 20)        /* bytes: larger answers are refused */
+#define HTTP_URL_MAX 512
+
+struct http_tls {
+        const char *ca, *cert, *key;
+};
+
+struct http_opts {
+        unsigned parallel;              /* requests in flight at most (default 32) */
+        unsigned connect_timeout_ms;    /* default 3000 */
+        unsigned retries;               /* extra attempts for idempotent requests (default 2) */
+        unsigned backoff_ms;            /* first retry delay, doubled each time (default 200) */
+        unsigned max_conns;             /* connections kept for reuse (default 256) */
+};
+
+struct http_req {
+        /* Set by the caller. */
+        const char *method;             /* "GET" or "POST" */
+        char url[HTTP_URL_MAX];
+        const char *body;               /* POST body (not owned), NULL = empty */
+        size_t body_len;
+        bool idempotent;                /* may be retried */
+        unsigned timeout_ms;            /* per attempt */
+        void *user;
+
+        /* Results. */
+        long status;                    /* HTTP status, 0 = no answer */
+        char *resp;                     /* owned, NUL-terminated; http_req_done frees */
+        size_t resp_len;
+        int err;                        /* 0 or -errno: -ETIMEDOUT, -ECONNREFUSED, -EPROTO (TLS), -EFBIG, -EIO,
+                                           -ECANCELED (the gate said no: never sent) */
+        char errmsg[256];               /* transport error text when err < 0 */
+        unsigned attempts;
+
+        /* Private to http.c. */
+        void *easy_;
+        void *headers_;
+        long long not_before_ms_;
+        size_t cap_;
+        bool queued_, done_;
+};
+
+struct http_client;
+
+/* "https://host:port" + "/v1/plan" into buf; -ENAMETOOLONG if it does not fit. */
+int http_url(char *buf, size_t size, const char *base, const char *path);
+
+void http_opts_defaults(struct http_opts *o);
+int http_client_new(const struct http_tls *tls, const struct http_opts *o, struct http_client **ret,
+                    struct errbuf *e);
+void http_client_free(struct http_client *c);
+
+/*
+ * Run n requests to completion (or until overall_ms passes: those left get
+ * -ETIMEDOUT). on_done (optional) is called once per request as it finishes,
+ * from this thread. Returns 0, or -ENOMEM/-EIO when libcurl itself failed.
+ */
+int http_run(struct http_client *c, struct http_req **reqs, size_t n, unsigned overall_ms,
+             void (*on_done)(struct http_req *r, void *userdata), void *userdata);
+
+/*
+ * A gate asked before each request is started: when it says no, the request is
+ * not sent and ends with -ECANCELED (a controller that lost its leadership
+ * sends nothing more). NULL removes it.
+ */
+void http_client_set_gate(struct http_client *c, bool (*may_send)(void *ud), void *ud);
+
+/* Requests in flight at most from now on (at least 1); returns the bound it replaces. */
+unsigned http_client_set_parallel(struct http_client *c, unsigned parallel);
+
+/* Free the answer and reset the results so the request can be run again. */
+void http_req_done(struct http_req *r);
+
+/* "connection refused", "timed out after 5000 ms", "HTTP 409: ..." for messages. */
+const char *http_req_error(const struct http_req *r, char *buf, size_t size);
+
+long long http_now_ms(void);
+
+
+/*
+ * Agent answers, validated like any outside input: JSON of bounded size, the
+ * expected types, bounded strings and counts. Unknown keys are ignored (newer
+ * agents may add some); wrong types of known keys are errors.
+ */
+
+
+
+#define REPLY_CHANGES_MAX 100000
+#define REPLY_TIME_MAX 253402300799999LL        /* ms since the epoch: the end of year 9999 */
+
+struct reply_apply {
+        char tx[64];                    /* "" = nothing was journaled */
+        char state[32];                 /* "PENDING_CONFIRM", "COMMITTED", ... as the agent says */
+        char result[32];                /* "committed", "pending_confirm", "nothing_to_do", "rolled_back", ... */
+        int exit_code;                  /* 0-4 */
+        unsigned changes;
+        double baseline_gbps, post_gbps;        /* NAN = none */
+        char restored_by[32];
+        char error[256];
+        long long confirm_deadline_ms;  /* pending: when the agent restores it (its clock), 0 = not said */
+        bool replayed;                  /* answered from the journal for a key already journaled */
+};
+
+struct reply_plan {
+        unsigned n_changes;
+        uint32_t fields;                /* STATE_BIT of every changing field the agent named */
+        json_t *changes;                /* owned: [{target, field, key, from, to}] */
+};
+
+struct reply_drift {
+        bool drifted;
+        unsigned n_entries;
+        json_t *doc;                    /* owned: the whole answer */
+};
+
+/* An answer's JSON object (not empty, JSON, duplicates refused, an object). New reference in *ret. */
+int reply_load(const char *body, size_t len, json_t **ret, struct errbuf *e);
+
+/* An apply, rollback or confirm answer (all share the transaction result shape). */
+int reply_parse_apply(const char *body, size_t len, struct reply_apply *ret, struct errbuf *e);
+int reply_parse_plan(const char *body, size_t len, struct reply_plan *ret, struct errbuf *e);
+void reply_plan_done(struct reply_plan *p);
+int reply_parse_drift(const char *body, size_t len, struct reply_drift *ret, struct errbuf *e);
+void reply_drift_done(struct reply_drift *d);
+
+/* One transaction of GET /v1/history that a node step is looking for. */
+struct reply_history_tx {
+        char tx[64];
+        char kind[16];                  /* "apply", "rollback", "enforce", "" = not said */
+        char state[32];                 /* "pending_confirm", "committed", "rolled_back", ... */
+        char result[32];
+        int exit_code;                  /* -1 while running */
+        char error[256];
+        char restored_by[32];           /* "" or "gate", "confirm-timeout", ... */
+        long long confirm_deadline_ms;
+        long long now_ms;               /* GET /v1/transactions: the agent's clock when it answered, 0 = not said */
+};
+
+#define REPLY_HISTORY_MAX 10000         /* transactions in one answer */
+
+/*
+ * Find in a history answer ({"transactions": [...]}, newest first) the transaction whose
+ * idempotency_key is key (key non-empty), else the one whose tx is tx. 1 found,
+ * 0 not there, -EBADMSG for a malformed answer.
+ */
+int reply_find_history(const char *body, size_t len, const char *key, const char *tx,
+                       struct reply_history_tx *ret, struct errbuf *e);
+
+/*
+ * In a history answer (newest first), the committed transactions listed before (newer
+ * than) transaction tx: how many (*ret_newer) and the newest of them (ret_newest, when
+ * there is one). 1 when tx is listed and committed, 0 when it is not listed or not
+ * committed, -EBADMSG for a malformed answer.
+ */
+int reply_history_committed_after(const char *body, size_t len, const char *tx, unsigned *ret_newer,
+                                  struct reply_history_tx *ret_newest, struct errbuf *e);
+
+/*
+ * GET /v1/transactions/{tx}: the transaction as the agent's journal has it, with the
+ * agent's clock (now_ms). It must be transaction tx and name its state. 0, or -EBADMSG.
+ */
+int reply_parse_transaction(const char *body, size_t len, const char *tx, struct reply_history_tx *ret,
+                            struct errbuf *e);
+
+/* The code of an agent's error body ({"error":{"code":...}}) into buf, "" when there is none. */
+const char *reply_error_code(const char *body, size_t len, char *buf, size_t size);
+
+/* The agent's {"error":{code,message,path}} as "message (code, at path)"; fallback "HTTP N". */
+const char *reply_error_text(long status, const char *body, size_t len, char *buf, size_t size);

@@ -5,7 +5,7 @@
 #include <openssl/x509v3.h>
 #include <time.h>
 
-#include "controller/fleet/fleet_http.h"
+#include "controller/fleet/fleet.h"
 
 /* TLS 1.2 only with ECDHE and AEAD ciphers (no CBC, no SHA-1 MACs); TLS 1.3 suites are all AEAD. */
 #define HTTP_TLS12_CIPHERS "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:" \
@@ -41,6 +41,13 @@ long long http_now_ms(void)
 
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int http_url(char *buf, size_t size, const char *base, const char *path)
+{
+        int n = snprintf(buf, size, "%s%s", base, path);
+
+        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
 void http_opts_defaults(struct http_opts *o)

@@ -4,7 +4,7 @@
 #include <ctype.h>
 #include <libgen.h>
 
-#include "controller/fleet/inventory.h"
+#include "controller/fleet/fleet.h"
 #include "policies/jsonv.h"
 
 /* A DNS name: labels of 1-63 letters, digits and '-' (not at either end), 253 characters at most. */

@@ -2,7 +2,7 @@
 /* Parsing and validating agent answers. */
 #include <math.h>
 
-#include "controller/fleet/reply.h"
+#include "controller/fleet/fleet.h"
 #include "policies/state.h"
 
 int reply_load(const char *body, size_t len, json_t **ret, struct errbuf *e)

@@ -1,5 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * controller/rollout: a policy rolled out across the fleet in waves.
+ *
+ * Owns wave planning (rollout.c: pure arithmetic), the rollout state machine
+ * (rollout_run.c, rollout_halt.c, rollout_resume.c), what agents really did
+ * (rollout_reconcile.c, decisions kept pure in rollout_judge.c), the fabric gate of a
+ * wave (rollout_fabric.c) and what the operator sees (rollout_output.c: progress and
+ * the report).
+ *
+ * May call: controller/fabric, controller/store, controller/fleet, policies/, common/.
+ * Called by controller/cmd.
+ */
+#pragma once
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "common/errbuf.h"
+#include "common/progress.h"
+#include "controller/fleet/fleet.h"
+#include "controller/store/store.h"
+
+/*
  * Rollout planning: how selected nodes are cut into waves (a canary wave first,
  * then waves of --wave-size), how many failures --max-unavailable tolerates, and
  * the names of the rollout, wave and node states kept in the store. Pure
@@ -10,72 +32,8 @@
  * nodes tolerates 0 failures). The canary wave halts the rollout on any failure,
  * whatever the budget.
  */
-#pragma once
 
-#include <stdbool.h>
 
-#include "common/errbuf.h"
-
-struct rollout_count {
-        unsigned value;
-        bool pct;               /* value is a percentage 0-100 */
-};
-
-enum rollout_halt_scope {
-        ROLLOUT_HALT_WAVE,      /* on halt, revert the failing wave only */
-        ROLLOUT_HALT_ALL,       /* on halt, also roll back every earlier (committed) wave */
-        ROLLOUT_HALT_MAX,
-};
-
-struct rollout_opts {
-        unsigned canary;                        /* nodes in the canary wave (default 1) */
-        struct rollout_count wave_size;         /* default 25% */
-        struct rollout_count max_unavailable;   /* default 0 */
-        unsigned confirm_timeout_s;             /* an unconfirmed change is restored by its agent after this */
-        enum rollout_halt_scope halt_scope;
-        bool no_confirm;                        /* leave every node pending: `confirm ID` later */
-        int fabric_neighbours;                  /* --fabric-neighbours K; -1 = verify.fabric.neighbours */
-};
-
-/*
- * Node states, as stored: what the node's agent really did, as it said so (an
- * answer, or asked afterwards: GET /v1/transactions/TX, GET /v1/history), never
- * what it is expected to do.
- */
-enum rnode_state {
-        RNODE_PLANNED,          /* not yet sent */
-        RNODE_APPLYING,         /* apply sent, no answer recorded */
-        RNODE_PENDING,          /* applied and verified, waiting for confirmation */
-        RNODE_COMMITTED,        /* its agent committed it: confirmed (or nothing to do) */
-        RNODE_FAILED,           /* the agent refused or rolled back (verification failed), or its restore failed */
-        RNODE_UNREACHABLE,      /* no answer to the apply, and its agent could not be asked what it did */
-        RNODE_ROLLED_BACK,      /* committed, then rolled back by the controller after a halt */
-        RNODE_REVERTED,         /* its agent restored the pending change: its confirm deadline passed, or a
-                                   confirm came after the deadline it carried */
-        RNODE_SKIPPED,          /* never sent: the rollout halted first */
-        RNODE_CANCELLED,        /* pending when its wave halted: the controller cancelled it, its agent restored it */
-        RNODE_UNKNOWN,          /* a confirm or cancel got no answer and its agent could not be asked until
-                                   after its deadline: committed or restored, nobody can say */
-        RNODE_STATE_MAX,
-};
-
-enum rollout_state {
-        ROLLOUT_RUNNING,
-        ROLLOUT_COMPLETED,      /* every wave passed (some nodes may have failed within budget) */
-        ROLLOUT_HALTED,         /* failures exceeded the budget: reverted */
-        ROLLOUT_PENDING,        /* --no-confirm: waiting for `confirm ID` */
-        ROLLOUT_ABORTED,        /* gave up (e.g. an interrupted wave that could not be redone) */
-        ROLLOUT_STATE_MAX,
-};
-
-enum rwave_state {
-        RWAVE_PLANNED,
-        RWAVE_APPLYING,         /* applies sent */
-        RWAVE_PASSED,           /* verdict: within budget; confirmations may be outstanding */
-        RWAVE_DONE,             /* every node of the wave is final */
-        RWAVE_HALTED,           /* verdict: over budget */
-        RWAVE_STATE_MAX,
-};
 
 int rollout_count_parse(const char *s, struct rollout_count *ret);
 const char *rollout_count_str(struct rollout_count c, char *buf, unsigned size);
@@ -96,13 +54,309 @@ unsigned rollout_plan(const struct rollout_opts *o, unsigned n, unsigned *ret_wa
 bool rollout_should_halt(const struct rollout_opts *o, unsigned n_selected, bool canary_wave,
                          unsigned failed_in_wave, unsigned failed_total);
 
-void rollout_opts_defaults(struct rollout_opts *o);
 
-const char *rnode_state_name(enum rnode_state s);
-int rnode_state_from_name(const char *s);
-const char *rollout_state_name(enum rollout_state s);
-int rollout_state_from_name(const char *s);
-const char *rwave_state_name(enum rwave_state s);
-int rwave_state_from_name(const char *s);
-/* Final: nothing more will happen to a node in this state. */
-bool rnode_state_final(enum rnode_state s);
+/*
+ * The rollout state machine. Per wave: journal the wave and its nodes as
+ * "applying", POST /v1/apply?confirm_timeout_s=S to each (never retried), record
+ * each answer (a pending node with its agent's confirm deadline), decide
+ * (rollout_should_halt), journal the verdict, then confirm every pending node of a
+ * passed wave. A wave is confirmed only once all of it passed.
+ *
+ * One owner of each outcome. Every confirm carries not_after_ms, the earlier of the
+ * agent's own deadline and the wave's confirm window (a request timeout from the
+ * verdict), journaled before it is sent: the agent refuses and restores a confirm
+ * it processes later, so a confirm this controller gave up on never commits
+ * afterwards. A confirm without an answer is followed by GET /v1/transactions/TX
+ * until the agent says what it did (committed, or restored: reverted) or the
+ * window and a margin are over (unknown: such a node counts as failed, and is
+ * asked again, until its agent's deadline has passed, before the rollout ends).
+ * An apply without an answer is looked up by its key in the agent's history.
+ *
+ * On halt: later nodes are skipped; the halted wave's committed nodes (and with
+ * --rollback-on-halt all every earlier wave's changed nodes) get POST /v1/rollback
+ * once their agent's history shows the change is still the newest committed one;
+ * its pending nodes are cancelled (a confirm with not_after_ms 1: refused, restored
+ * at once); unknown outcomes are asked again until their deadline has passed, and
+ * what still cannot be known is listed.
+ *
+ * Every apply carries the idempotency key of its node step, journaled with the
+ * node before the request is sent; the agent journals it with its transaction
+ * and never runs the same key twice.
+ *
+ * Resume (the controller died, or another replica took over): every unfinished
+ * node of an interrupted wave is reconciled first (rollout_reconcile.h): a step
+ * in flight by its key, a pending or unknown node by its transaction. Pending
+ * nodes of a passed wave get a new confirm window; a change its agent restored
+ * while nobody was there to confirm it is applied again as a new step; a step
+ * that never arrived is sent again with the same key; a wave without a verdict
+ * gets one. Records from before keys existed fall back to waiting until the
+ * wave's deadline has passed, so that its unconfirmed nodes are restored, and
+ * applying it again.
+ */
+
+
+
+struct rollout_run_env {
+        struct http_client *http;
+        struct store *store;
+        unsigned timeout_s;             /* per request */
+        bool group_answers;             /* journal a fan-out's answers in one batch (a shared store) */
+        enum progress_mode progress;    /* of every fan-out (common/progress.h) */
+        json_t *fabric_log;             /* optional: each wave's fabric gate is appended (rollout_fabric.h) */
+};
+
+/*
+ * A new record (state running, every node planned, waves from rollout_plan).
+ * Takes copies of doc and args. NULL on ENOMEM.
+ */
+struct rollout_rec *rollout_rec_new(const char *kind, const char *policy_name, const char *doc,
+                                    const char *args, const struct rollout_opts *o,
+                                    const struct inventory_node *const *nodes, unsigned n);
+
+/*
+ * Run (or resume) a rollout already stored. Returns the exit code (0, 1, 3, 4)
+ * with r->state/exit_code/message set and stored, or -errno when the store
+ * failed (e says why; nothing further was sent).
+ */
+int rollout_run(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e);
+
+/*
+ * Halt r for good (the `halt ID` command: an interrupted rollout, or one left
+ * pending): every unfinished node reconciled with its agent, then the halt of its
+ * current wave as above. Exit code as above.
+ */
+int rollout_run_halt(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e);
+
+/* Confirm every pending node of r (the `confirm ID` command). Exit code as above. */
+int rollout_run_confirm(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e);
+
+/* POST /v1/rollback to the nodes of r whose state is `from`; sets them rolled_back. */
+int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *r,
+                         bool (*want)(const struct rollout_rec *r, const struct rnode *n, void *ud),
+                         void *ud, const char *body, struct errbuf *e);
+
+
+/*
+ * What an agent's answer says became of a node's change: the decisions of
+ * rollout_reconcile.h, kept pure (no I/O, no clock) so that they are unit-tested
+ * and fuzzed with hostile answers. An answer settles a node only when it says what
+ * became of its transaction; anything else asks again.
+ */
+
+
+enum settle_goal {
+        SETTLE_COMMIT,                  /* confirm it before its not_after_ms; restored -> reverted */
+        SETTLE_CANCEL,                  /* a pending change of a halted wave: cancel; restored -> cancelled */
+        SETTLE_RESOLVE,                 /* a confirm got no answer: learn (cancel) it; restored -> reverted */
+        SETTLE_GOAL_MAX,
+};
+
+enum settle_req {
+        SETTLE_REQ_CONFIRM,             /* POST /v1/confirm/T {"not_after_ms": N} */
+        SETTLE_REQ_CANCEL,              /* POST /v1/confirm/T {"not_after_ms": 1} */
+        SETTLE_REQ_GET,                 /* GET /v1/transactions/T */
+        SETTLE_REQ_MAX,
+};
+
+/* One answer to one of those requests. */
+struct settle_answer {
+        enum settle_req req;
+        long status;                    /* HTTP status, 0 = no answer */
+        const char *body;
+        size_t len;
+        const char *transport;          /* status 0: why ("timed out (...)") */
+};
+
+struct settle_step {
+        bool final;                     /* state and why are the node's from now on */
+        enum rnode_state state;
+        enum settle_req next;           /* not final: what to send next */
+        long long deadline_ms;          /* the agent's confirm deadline when the answer named one, else 0 */
+        char why[STORE_ERR_MAX];        /* final: the node's error text ("" when committed); else why not yet */
+};
+
+/*
+ * Judge one answer about transaction tx: not_after_ms is the node's (SETTLE_COMMIT),
+ * now_ms the controller's clock, used when the agent's answer carries none.
+ */
+void settle_judge(enum settle_goal goal, const char *tx, long long not_after_ms, long long now_ms,
+                  const struct settle_answer *a, struct settle_step *ret);
+
+/* Adopt a transaction's state (GET /v1/transactions/T) into a pending/unknown node; false: ask again. */
+bool reconcile_adopt_tx(struct rnode *n, const struct reply_history_tx *h);
+
+/*
+ * Adopt what the agent's history says of an applying node's key (found: 1 the
+ * transaction h, 0 none). live: during the run (none = unreachable), else a resume
+ * (none = send again). false: the agent is still at work on it, ask again.
+ */
+bool reconcile_adopt_keyed(struct rnode *n, int found, const struct reply_history_tx *h, bool live);
+
+enum rollback_check {
+        ROLLBACK_SEND,                  /* its transaction is the newest committed one: undo it */
+        ROLLBACK_DONE,                  /* a rollback committed right after it: undone already */
+        ROLLBACK_SUPERSEDED,            /* something else committed since, or it is not committed: leave it */
+        ROLLBACK_UNREADABLE,            /* the history is malformed */
+};
+
+/* Judge a GET /v1/history answer for undoing transaction tx; why says why not (and what). */
+enum rollback_check rollout_rollback_judge(const char *body, size_t len, const char *tx, char *why, size_t size);
+
+
+/*
+ * What each node's agent really did, asked of the agent, never guessed. Three
+ * questions:
+ *
+ * rollout_reconcile(): node steps whose answer was never recorded (the controller
+ * died, or lost its leadership, while they were in flight; an apply got no answer).
+ *   applying, key K   the transaction journaled with idempotency key K (GET /v1/history):
+ *                     pending_confirm -> pending (tx, deadline), committed -> committed,
+ *                     rolled_back/failed -> failed; a change that expired unconfirmed while
+ *                     nobody was there to confirm it -> planned with a new key (it never got
+ *                     a verdict); still running -> asked again; no such transaction -> planned,
+ *                     keeping K (sent again with the same key, which the agent answers from its
+ *                     journal if the first one arrived after all), or, during a live run,
+ *                     unreachable (nobody will confirm it if it still arrives)
+ *   pending or unknown, tx T   GET /v1/transactions/T: committed, pending (with its
+ *                     deadline), reverted (restored by its agent) or failed (its restore failed)
+ *
+ * rollout_settle(): pending changes brought to a final state. The goal is to confirm
+ * (POST /v1/confirm/T with {"not_after_ms": N}, N the node's not_after_ms: the agent
+ * refuses it after N, so a confirm this controller gave up on never commits later) or
+ * to cancel (the same with not_after_ms 1: refused at once, the change restored now).
+ * An answer is final when it says what became of T: 200 committed, 409 expired (too
+ * late, restored now). Anything else (no answer, 409 busy or not_pending, 5xx, an
+ * unreadable body) is followed by GET /v1/transactions/T, with backoff, until T is
+ * final, or pending past N (then it is cancelled), or the node's time is up: past
+ * N (confirm) or its agent's confirm deadline (cancel, resolve) plus a margin for
+ * clocks. Then, and only then, the node is unknown, with the last reason.
+ *
+ * rollout_rollback_check(): before POST /v1/rollback undoes a committed node, is its
+ * transaction still the newest committed one there (GET /v1/history)? A rollback
+ * transaction committed right after it means an earlier halt did it already; any
+ * other committed transaction means someone changed the node since: not ours to undo.
+ *
+ * What an answer means is decided in rollout_judge.h (pure); this module sends.
+ */
+
+
+#define SETTLE_MARGIN_MS 5000           /* past a deadline: clocks and answers in flight */
+#define SETTLE_ASK_MS 10000             /* one GET /v1/transactions at most */
+#define SETTLE_BACKOFF_MAX_MS 8000      /* between two rounds of asking */
+
+/*
+ * Settle nodes[0..n) (each with its tx) towards goals[i]. until_ms[i] (wall clock,
+ * ms) is when node i is given up as unknown (after one attempt at least). on_final
+ * (optional) sees each node as soon as it is final. 0, or -errno when libcurl failed
+ * or this controller must stop acting (e says why; nodes not yet final are left as
+ * they were).
+ */
+int rollout_settle(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
+                   const enum settle_goal *goals, const long long *until_ms,
+                   void (*on_final)(struct rnode *n, void *ud), void *ud, struct errbuf *e);
+
+/*
+ * Update nodes[0..n) in memory from what their agents say (the caller journals them).
+ * live: the controller is running the step now (an apply without an answer) rather
+ * than resuming it. 0, or -errno when libcurl failed.
+ */
+int rollout_reconcile(const struct rollout_run_env *env, struct rnode **nodes, unsigned n, bool live,
+                      struct errbuf *e);
+
+/* Ask each node's agent; nodes[i] is to be rolled back when ret[i] is ROLLBACK_SEND. 0 or -errno. */
+int rollout_rollback_check(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
+                           enum rollback_check *ret, char (*why)[STORE_ERR_MAX], struct errbuf *e);
+
+/* A fresh idempotency key for the node step of node seq in wave w of rollout id. */
+void rollout_node_key(long long id, unsigned w, unsigned seq, char *buf, size_t size);
+
+/* The wall clock in ms since the epoch (deadlines are wall clock, as the agents' are). */
+long long rollout_now_ms(void);
+
+
+/*
+ * The fabric gate of a rollout (the policy's verify.fabric), on top of each
+ * node's own gate. For each wave, its scope is the wave's nodes plus K
+ * neighbours (verify.fabric.neighbours, or --fabric-neighbours): nodes of the
+ * rollout outside the wave, those this rollout committed first, then those it has
+ * not reached yet (both run a committed configuration), in inventory order.
+ *
+ *   before the wave:  the pattern over the scope is measured (the baseline); when
+ *                     it cannot be measured the rollout halts and the wave is not
+ *                     applied (no baseline, no change);
+ *   after the wave applied, before anything is confirmed: the same pattern over
+ *                     the same scope; when its collective figure (fabric.h) fell
+ *                     more than max_regression_pct below the baseline, or the
+ *                     measurement is incomplete, the wave halts: its nodes are not
+ *                     confirmed and the rollout's halt path rolls them back.
+ *
+ * The baseline lives in the controller's memory: a wave interrupted after it
+ * applied and resumed by another run has none, and its gate fails closed.
+ */
+
+
+
+struct rollout_fabric;
+
+/*
+ * The gate of rollout r, or *ret NULL when its policy has no verify.fabric.
+ * neighbours: r->opts.fabric_neighbours when >= 0, else the policy's. -EINVAL
+ * with e filled when the policy document does not parse.
+ */
+int rollout_fabric_new(const struct rollout_rec *r, struct rollout_fabric **ret, struct errbuf *e);
+void rollout_fabric_free(struct rollout_fabric *fg);
+
+/*
+ * Refuse, before anything is sent, a rollout whose fabric gate cannot work: a
+ * wave whose scope has fewer than 2 nodes, or a confirm timeout shorter than the
+ * gate may take after a wave applied. -EINVAL with e filled; 0 otherwise (also
+ * without verify.fabric).
+ */
+int rollout_fabric_check(const struct rollout_rec *r, struct errbuf *e);
+
+/* The baseline of wave w. 0: measured; 1: halt (e says why, nothing applied); -errno: ENOMEM. */
+int rollout_fabric_before(struct rollout_fabric *fg, const struct rollout_run_env *env, struct rollout_rec *r,
+                          unsigned w, struct errbuf *e);
+
+/* After wave w applied: the gate. 0: pass; 1: halt (reason in rollout_fabric_reason); -errno: ENOMEM. */
+int rollout_fabric_after(struct rollout_fabric *fg, const struct rollout_run_env *env, struct rollout_rec *r,
+                         unsigned w, struct errbuf *e);
+
+/* Why the gate halted the rollout ("" when it did not): one line for the rollout's message. */
+const char *rollout_fabric_reason(const struct rollout_fabric *fg);
+
+/* Every wave's gate so far: [{"wave","scope":[names],"baseline":{...},"post":{...},"gate":{...}}]. Borrowed. */
+json_t *rollout_fabric_log(const struct rollout_fabric *fg);
+
+
+/*
+ * What nettunectl shows: live progress on stderr (common/progress.h: one redrawn
+ * line per wave on a terminal, plain lines per node otherwise, nothing with
+ * --output json or --quiet) and the final report on stdout (text, or JSON for scripts).
+ */
+
+
+
+/* A wave's fan-out: nodes as they answer, and the mean probe rates so far. */
+struct output_progress {
+        struct progress p;
+        double base_sum, post_sum;
+        unsigned n_probed;
+};
+
+void output_progress_begin(struct output_progress *p, enum progress_mode mode, const char *what,
+                           unsigned wave, unsigned n_waves, unsigned total);
+void output_progress_node(struct output_progress *p, const struct rnode *n, bool failed);
+void output_progress_end(struct output_progress *p);
+
+/* The rollout as JSON (new reference) and as text on stdout. */
+json_t *output_rollout_json(const struct rollout_rec *r);
+void output_rollout_text(const struct rollout_rec *r);
+/* Text or JSON, as chosen. */
+void output_rollout(const struct rollout_rec *r, bool json);
+
+/* Print a JSON document to stdout, indented, with a newline. */
+void output_json(json_t *j);
+
+/* Counts of a rollout's nodes by state. */
+void output_count_states(const struct rollout_rec *r, unsigned counts[RNODE_STATE_MAX]);

@@ -3,10 +3,10 @@
 #include <math.h>
 #include <stdarg.h>
 
-#include "controller/fabric/fabric_run.h"
-#include "policies/policy.h"
 #include "common/progress.h"
-#include "controller/rollout/rollout_fabric.h"
+#include "controller/fabric/fabric.h"
+#include "controller/rollout/rollout.h"
+#include "policies/policy.h"
 
 struct wave_gate {
         bool measured;                  /* a complete baseline is held in base */

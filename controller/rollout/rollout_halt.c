@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Halting a rollout, and learning what became of changes whose outcome nobody could tell yet. */
 #include "controller/cmd/ctl.h"
-#include "controller/rollout/rollout_engine.h"
+#include "controller/rollout/rollout_internal.h"
 
 static bool in_scope(const struct rollout_rec *r, const struct rnode *n, unsigned w)
 {

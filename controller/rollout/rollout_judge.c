@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "controller/rollout/rollout_judge.h"
+#include "controller/rollout/rollout.h"
 
 static const char *const req_names[SETTLE_REQ_MAX] = {
         [SETTLE_REQ_CONFIRM] = "confirm",

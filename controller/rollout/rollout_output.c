@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "controller/rollout/rollout_output.h"
+#include "controller/rollout/rollout.h"
 
 void output_progress_begin(struct output_progress *p, enum progress_mode mode, const char *what,
                            unsigned wave, unsigned n_waves, unsigned total)

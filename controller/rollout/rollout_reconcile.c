@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "controller/cmd/ctl.h"
-#include "controller/rollout/rollout_reconcile.h"
+#include "controller/rollout/rollout.h"
 
 #define RECONCILE_ROUNDS 30             /* an agent still running our transaction is asked again */
 #define RECONCILE_PAUSE_MS 1000
@@ -88,7 +88,7 @@ static int reconcile_request(const struct rollout_run_env *env, struct asked *a,
                 snprintf(path, sizeof(path), "/v1/history");
         else
                 snprintf(path, sizeof(path), "/v1/transactions/%.63s", a->n->tx);
-        return ctl_url(q->url, sizeof(q->url), a->n->url, path);
+        return http_url(q->url, sizeof(q->url), a->n->url, path);
 }
 
 int rollout_reconcile(const struct rollout_run_env *env, struct rnode **nodes, unsigned n, bool live,
@@ -234,7 +234,7 @@ static int settle_request(const struct rollout_run_env *env, struct settling *s,
         if (s->queries > 1 || (s->queries > 0 && s->next != SETTLE_REQ_GET))
                 timeout = clamp_ms(s->until_ms - now + 1000, 2000, timeout);
         q->timeout_ms = (unsigned)timeout;
-        return ctl_url(q->url, sizeof(q->url), s->n->url, path);
+        return http_url(q->url, sizeof(q->url), s->n->url, path);
 }
 
 /* A node whose time is up without a final answer is unknown: say until when, and the last reason. */
@@ -368,7 +368,7 @@ int rollout_rollback_check(const struct rollout_run_env *env, struct rnode **nod
         for (unsigned i = 0; i < n && r >= 0; i++) {
                 reqs[i] = (struct http_req) { .method = "GET", .idempotent = true, .timeout_ms = env->timeout_s * 1000,
                                               .user = (void *)(uintptr_t)i };
-                r = ctl_url(reqs[i].url, sizeof(reqs[i].url), nodes[i]->url, "/v1/history");
+                r = http_url(reqs[i].url, sizeof(reqs[i].url), nodes[i]->url, "/v1/history");
                 ptrs[i] = &reqs[i];
         }
         if (r >= 0 && n > 0)

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "controller/cmd/ctl.h"
-#include "controller/rollout/rollout_engine.h"
+#include "controller/rollout/rollout_internal.h"
 
 /*
  * A wave interrupted before its verdict whose node steps carry no idempotency

@@ -6,8 +6,8 @@
 #include <time.h>
 
 #include "controller/cmd/ctl.h"
-#include "controller/fleet/reply.h"
-#include "controller/rollout/rollout_engine.h"
+#include "controller/fleet/fleet.h"
+#include "controller/rollout/rollout_internal.h"
 
 struct rollout_rec *rollout_rec_new(const char *kind, const char *policy_name, const char *doc,
                                     const char *args, const struct rollout_opts *o,
@@ -245,7 +245,7 @@ static int fan_out(struct engine *g, struct rnode **nodes, unsigned n, bool roll
                 else
                         snprintf(path, sizeof(path), "/v1/apply?confirm_timeout_s=%u%s%s", g->r->opts.confirm_timeout_s,
                                  nodes[i]->key[0] ? "&idempotency_key=" : "", nodes[i]->key);
-                r = ctl_url(reqs[i].url, sizeof(reqs[i].url), nodes[i]->url, path);
+                r = http_url(reqs[i].url, sizeof(reqs[i].url), nodes[i]->url, path);
                 ptrs[i] = &reqs[i];
         }
         g->rollback_verb = rollback;

@@ -2,7 +2,7 @@
 /* The store interface: open by spec, dispatch to the backend; records shared by both backends. */
 #include <unistd.h>
 
-#include "controller/store/store_backend.h"
+#include "controller/store/store_internal.h"
 
 int store_open_spec(const char *spec, const struct store_tls *tls, struct store **ret, struct errbuf *e)
 {

@@ -17,8 +17,7 @@
 #include <stdbool.h>
 
 #include "common/errbuf.h"
-#include "controller/fleet/inventory.h"
-#include "controller/rollout/rollout.h"
+#include "controller/fleet/fleet.h"
 
 #define STORE_TX_MAX 64
 #define STORE_ERR_MAX 256
@@ -26,6 +25,79 @@
 #define STORE_KEY_MAX 64                        /* a node step's idempotency key */
 #define STORE_SPEC_MAX 1024
 #define STORE_TIME_MS_MAX 253402300799999LL    /* ms since the epoch: the end of year 9999 */
+
+/* The records' vocabulary: what a rollout was asked to do, and the states of a rollout, its waves and its nodes. */
+struct rollout_count {
+        unsigned value;
+        bool pct;               /* value is a percentage 0-100 */
+};
+
+enum rollout_halt_scope {
+        ROLLOUT_HALT_WAVE,      /* on halt, revert the failing wave only */
+        ROLLOUT_HALT_ALL,       /* on halt, also roll back every earlier (committed) wave */
+        ROLLOUT_HALT_MAX,
+};
+
+struct rollout_opts {
+        unsigned canary;                        /* nodes in the canary wave (default 1) */
+        struct rollout_count wave_size;         /* default 25% */
+        struct rollout_count max_unavailable;   /* default 0 */
+        unsigned confirm_timeout_s;             /* an unconfirmed change is restored by its agent after this */
+        enum rollout_halt_scope halt_scope;
+        bool no_confirm;                        /* leave every node pending: `confirm ID` later */
+        int fabric_neighbours;                  /* --fabric-neighbours K; -1 = verify.fabric.neighbours */
+};
+
+/*
+ * Node states, as stored: what the node's agent really did, as it said so (an
+ * answer, or asked afterwards: GET /v1/transactions/TX, GET /v1/history), never
+ * what it is expected to do.
+ */
+enum rnode_state {
+        RNODE_PLANNED,          /* not yet sent */
+        RNODE_APPLYING,         /* apply sent, no answer recorded */
+        RNODE_PENDING,          /* applied and verified, waiting for confirmation */
+        RNODE_COMMITTED,        /* its agent committed it: confirmed (or nothing to do) */
+        RNODE_FAILED,           /* the agent refused or rolled back (verification failed), or its restore failed */
+        RNODE_UNREACHABLE,      /* no answer to the apply, and its agent could not be asked what it did */
+        RNODE_ROLLED_BACK,      /* committed, then rolled back by the controller after a halt */
+        RNODE_REVERTED,         /* its agent restored the pending change: its confirm deadline passed, or a
+                                   confirm came after the deadline it carried */
+        RNODE_SKIPPED,          /* never sent: the rollout halted first */
+        RNODE_CANCELLED,        /* pending when its wave halted: the controller cancelled it, its agent restored it */
+        RNODE_UNKNOWN,          /* a confirm or cancel got no answer and its agent could not be asked until
+                                   after its deadline: committed or restored, nobody can say */
+        RNODE_STATE_MAX,
+};
+
+enum rollout_state {
+        ROLLOUT_RUNNING,
+        ROLLOUT_COMPLETED,      /* every wave passed (some nodes may have failed within budget) */
+        ROLLOUT_HALTED,         /* failures exceeded the budget: reverted */
+        ROLLOUT_PENDING,        /* --no-confirm: waiting for `confirm ID` */
+        ROLLOUT_ABORTED,        /* gave up (e.g. an interrupted wave that could not be redone) */
+        ROLLOUT_STATE_MAX,
+};
+
+enum rwave_state {
+        RWAVE_PLANNED,
+        RWAVE_APPLYING,         /* applies sent */
+        RWAVE_PASSED,           /* verdict: within budget; confirmations may be outstanding */
+        RWAVE_DONE,             /* every node of the wave is final */
+        RWAVE_HALTED,           /* verdict: over budget */
+        RWAVE_STATE_MAX,
+};
+
+void rollout_opts_defaults(struct rollout_opts *o);
+
+const char *rnode_state_name(enum rnode_state s);
+int rnode_state_from_name(const char *s);
+const char *rollout_state_name(enum rollout_state s);
+int rollout_state_from_name(const char *s);
+const char *rwave_state_name(enum rwave_state s);
+int rwave_state_from_name(const char *s);
+/* Final: nothing more will happen to a node in this state. */
+bool rnode_state_final(enum rnode_state s);
 
 struct rnode {
         char name[INVENTORY_NAME_MAX];

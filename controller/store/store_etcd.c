@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <time.h>
 
-#include "controller/store/store_backend_etcd.h"
+#include "controller/store/store_internal.h"
 
 #define TXN_RECORDS_MAX 100             /* etcd refuses more than 128 operations per txn by default */
 #define ID_ATTEMPTS 50

@@ -12,7 +12,7 @@
  */
 #include <time.h>
 
-#include "controller/store/store_backend_etcd.h"
+#include "controller/store/store_internal.h"
 
 #define LEASE_MARGIN_MS 500
 

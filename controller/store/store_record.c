@@ -4,8 +4,8 @@
 #include <math.h>
 #include <time.h>
 
+#include "controller/store/store_internal.h"
 #include "policies/jsonv.h"
-#include "controller/store/store_record.h"
 
 static char *dump(json_t *j)
 {

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "controller/store/store_backend_sqlite.h"
+#include "controller/store/store_internal.h"
 
 struct store_beat {
         pthread_t thread;

@@ -11,11 +11,11 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include "common/util.h"
 #include "drivers/host/counters.h"
-#include "policies/doctor.h"
 #include "drivers/host/iface.h"
 #include "drivers/host/sysfs.h"
-#include "common/util.h"
+#include "policies/doctor.h"
 
 #define ETHTOOL_STATS_MAX 16384         /* a device reporting more is not believed */
 #define ETHTOOL_SLACK_MIN 256           /* room for counters that appear between the calls */

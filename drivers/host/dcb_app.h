@@ -28,8 +28,8 @@
 
 #include <stdint.h>
 
-#include "drivers/host/dcb_nl.h"
 #include "common/errbuf.h"
+#include "drivers/host/dcb_nl.h"
 #include "policies/state.h"
 
 /* What the kernel driver does with APP entries (from its source). */

@@ -4,8 +4,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 
-#include "drivers/host/dcb_lldpad.h"
 #include "common/util.h"
+#include "drivers/host/dcb_lldpad.h"
 
 static bool comm_is_lldpad(int dirfd, const char *pid)
 {

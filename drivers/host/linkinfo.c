@@ -6,9 +6,9 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include "common/util.h"
 #include "drivers/host/linkinfo.h"
 #include "drivers/host/sysfs.h"
-#include "common/util.h"
 
 /* Every link mode of the kernel's uapi header with its speed (ethtool's own table: link_mode_info). */
 static const struct {

@@ -3,9 +3,9 @@
 #include <ctype.h>
 #include <jansson.h>
 
-#include "drivers/host/lldp.h"
 #include "common/subproc.h"
 #include "common/util.h"
+#include "drivers/host/lldp.h"
 
 #define LLDP_OUT_MAX (1u << 20)
 

@@ -3,11 +3,11 @@
 #include <fnmatch.h>
 #include <linux/rtnetlink.h>
 
-#include "policies/diff.h"
 #include "drivers/host/link_rtnl.h"
 #include "drivers/host/qdisc_ets.h"
 #include "drivers/host/qdisc_tree.h"
 #include "drivers/host/sysfs.h"
+#include "policies/diff.h"
 
 #define DEFAULT_RATE_BPS (10ull * 1000 * 1000 * 1000 / 8)      /* 10 Gbit/s when the port reports no speed */
 

@@ -30,8 +30,8 @@
 
 #include "common/errbuf.h"
 #include "drivers/host/nl.h"
-#include "policies/state.h"
 #include "drivers/host/tc_nl.h"
+#include "policies/state.h"
 
 #define QDISC_ETS_MAJOR 0x4e54u                 /* "NT" */
 #define QDISC_RED_MAJOR(tc) (0x4e60u + (tc))    /* the red child of traffic class tc */

@@ -5,8 +5,8 @@
 #include <fcntl.h>
 #include <limits.h>
 
-#include "drivers/host/sysfs.h"
 #include "common/util.h"
+#include "drivers/host/sysfs.h"
 
 int sysfs_read_line(const char *path, char *buf, size_t size)
 {

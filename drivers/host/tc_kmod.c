@@ -11,8 +11,8 @@
 #include <zlib.h>
 
 #include "common/lazylib.h"
-#include "drivers/host/tc_kmod.h"
 #include "common/util.h"
+#include "drivers/host/tc_kmod.h"
 
 #define CACHE_MAX 8
 #define LINE_MAX_ 4096

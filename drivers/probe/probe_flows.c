@@ -4,9 +4,9 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "policies/jsonv.h"
 #include "drivers/probe/probe_flows.h"
 #include "drivers/probe/probe_request.h"
+#include "policies/jsonv.h"
 
 /* ---- the request body ---- */
 

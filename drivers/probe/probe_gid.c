@@ -5,8 +5,8 @@
 #include <limits.h>
 #include <netinet/in.h>
 
-#include "drivers/probe/probe_gid.h"
 #include "drivers/host/sysfs.h"
+#include "drivers/probe/probe_gid.h"
 
 #define GID_TABLE_MAX 1024      /* bound on the entries read per port */
 

@@ -7,10 +7,10 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include "policies/jsonv.h"
 #include "drivers/probe/probe.h"
 #include "drivers/probe/probe_gid.h"
 #include "drivers/probe/probe_route.h"
+#include "policies/jsonv.h"
 
 /* Device and GID for verbs: given (device + index), else the GID carrying the route's source. */
 static int pin_gid(const struct probe_params *p, const struct probe_route *rt, struct probe_gid *ret,

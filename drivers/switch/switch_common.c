@@ -3,8 +3,8 @@
 #include <ctype.h>
 #include <stdarg.h>
 
-#include "policies/field.h"
 #include "drivers/switch/switch.h"
+#include "policies/field.h"
 
 int switch_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
 {

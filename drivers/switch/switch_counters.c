@@ -3,9 +3,9 @@
 #include <ctype.h>
 #include <time.h>
 
-#include "policies/doctor.h"
 #include "drivers/switch/switch.h"
 #include "drivers/switch/switch_counters.h"
+#include "policies/doctor.h"
 
 #define TABLE_COLS 16
 #define TABLE_LINES 4096

@@ -11,9 +11,9 @@
 #include <stdarg.h>
 #include <time.h>
 
+#include "drivers/switch/switch.h"
 #include "policies/diff.h"
 #include "policies/field.h"
-#include "drivers/switch/switch.h"
 
 extern const struct switch_dialect switch_nvue_dialect;
 extern const struct switch_dialect switch_sonic_dialect;

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/fleet/reply.h"
-#include "controller/rollout/rollout_judge.h"
+#include "controller/fleet/fleet.h"
+#include "controller/rollout/rollout.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/store/etcd_reply.h"
-#include "controller/store/store_record.h"
+#include "controller/store/store_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "controller/fabric/fabric_reply.h"
+#include "controller/fabric/fabric.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

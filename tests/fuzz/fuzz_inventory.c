@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/fleet/inventory.h"
+#include "controller/fleet/fleet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

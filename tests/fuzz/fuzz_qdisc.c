@@ -8,10 +8,10 @@
 #include <jansson.h>
 #include <linux/rtnetlink.h>
 
-#include "tests/fuzz/fuzz_nl.h"
 #include "drivers/host/qdisc_tree.h"
-#include "policies/state_json.h"
 #include "drivers/host/tc_nl.h"
+#include "policies/state_json.h"
+#include "tests/fuzz/fuzz_nl.h"
 
 struct trees {
         struct qdisc_tree at_root, at_class;

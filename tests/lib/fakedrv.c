@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#include "tests/lib/fakedrv.h"
 #include "policies/field.h"
+#include "tests/lib/fakedrv.h"
 
 struct fakedrv_device fakedrv_devices[FAKEDRV_DEVICES];
 static double probes[16];

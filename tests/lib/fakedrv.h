@@ -6,8 +6,8 @@
  */
 #pragma once
 
-#include "drivers/driver.h"
 #include "agent/txn/txn.h"
+#include "drivers/driver.h"
 
 #define FAKEDRV_DEVICES 8
 

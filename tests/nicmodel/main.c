@@ -13,9 +13,9 @@
 #include <getopt.h>
 #include <signal.h>
 
+#include "common/util.h"
 #include "tests/nicmodel/nicmodel.h"
 #include "tests/nicmodel/nm_server.h"
-#include "common/util.h"
 
 static volatile sig_atomic_t stop;
 

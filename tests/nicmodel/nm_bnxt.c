@@ -15,8 +15,8 @@
  * Variants: "" (host DCBX: DCB_CAP_DCBX_HOST | VER_IEEE), "fw-lldp" (the
  * firmware LLDP/DCBX agent: LLD_MANAGED, every SET refused).
  */
-#include "tests/nicmodel/nicmodel.h"
 #include "common/util.h"
+#include "tests/nicmodel/nicmodel.h"
 
 #define ENOTSUPP 524                    /* the kernel-internal errno bnxt_ets_validate() returns */
 

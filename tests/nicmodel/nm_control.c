@@ -13,8 +13,8 @@
  *                                after SKIP more calls have gone through
  * Hand changes go through the same driver functions as a dcbnl or rtnetlink SET.
  */
-#include "tests/nicmodel/nicmodel.h"
 #include "common/util.h"
+#include "tests/nicmodel/nicmodel.h"
 
 static const char *const op_names[NM_OP_MAX] = {
         [NM_OP_SETETS] = "setets", [NM_OP_SETPFC] = "setpfc", [NM_OP_SETAPP] = "setapp",

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "tests/nicmodel/nicmodel.h"
 #include "common/util.h"
+#include "tests/nicmodel/nicmodel.h"
 
 static const struct nm_driver *const drivers[] = { &nm_mlx5, &nm_ice, &nm_bnxt, &nm_sparx5, &nm_veth };
 

@@ -15,8 +15,8 @@
  * local_dcbx_cfg by ice_dcb_sw_dflt_cfg() (upstream fix "init desired_dcbx_cfg
  * from local_dcbx_cfg").
  */
-#include "tests/nicmodel/nicmodel.h"
 #include "common/util.h"
+#include "tests/nicmodel/nicmodel.h"
 
 #define HW_CHG_RST 0                    /* ICE_DCB_HW_CHG_RST */
 #define NO_HW_CHG 1                     /* ICE_DCB_NO_HW_CHG */

@@ -10,8 +10,8 @@
  * dscp >> 3), "host" (DCBX already in host mode), "dscp" (the port trusts DSCP
  * at driver load: 64 APP entries from the firmware table).
  */
-#include "tests/nicmodel/nicmodel.h"
 #include "common/util.h"
+#include "tests/nicmodel/nicmodel.h"
 
 #define MAX_TC 7                        /* mlx5_max_tc(): 8 traffic classes */
 #define MAX_BW_ALLOC 100                /* MLX5E_MAX_BW_ALLOC */

@@ -14,8 +14,8 @@
 #include <linux/rtnetlink.h>
 #include <libmnl/libmnl.h>
 
-#include "tests/nicmodel/nicmodel.h"
 #include "common/util.h"
+#include "tests/nicmodel/nicmodel.h"
 
 #ifndef NLM_F_CAPPED
 #define NLM_F_CAPPED 0x100

@@ -11,9 +11,9 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include "common/util.h"
 #include "tests/nicmodel/nicmodel.h"
 #include "tests/nicmodel/nm_server.h"
-#include "common/util.h"
 
 #define CLIENTS_MAX 64
 #define CONTROL_LINE_MAX 256

@@ -13,8 +13,8 @@
  *
  * MTU is not taken from the driver: the model keeps ether_setup()'s 68-1500.
  */
-#include "tests/nicmodel/nicmodel.h"
 #include "common/util.h"
+#include "tests/nicmodel/nicmodel.h"
 
 #define SEL_PCP 255                     /* DCB_APP_SEL_PCP */
 #define PRIOS 8                         /* SPX5_PRIOS */

@@ -2,8 +2,8 @@
 /* A model as an in-process netlink transport (see nm_transport.h). */
 #include <time.h>
 
-#include "tests/nicmodel/nm_transport.h"
 #include "common/util.h"
+#include "tests/nicmodel/nm_transport.h"
 
 #define TICK_MS 5
 

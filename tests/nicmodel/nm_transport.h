@@ -8,8 +8,8 @@
 
 #include <pthread.h>
 
-#include "tests/nicmodel/nicmodel.h"
 #include "drivers/host/nl.h"
+#include "tests/nicmodel/nicmodel.h"
 
 #define NM_LOG_MAX 512
 

@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/switchsim/sim.h"
 #include "drivers/switch/switch.h"
+#include "tests/switchsim/sim.h"
 
 #define EOS_MTU_MIN 68
 #define EOS_MTU_MAX 9214

@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/switchsim/sim.h"
 #include "drivers/switch/switch.h"
+#include "tests/switchsim/sim.h"
 
 enum vkind { V_NONE, V_MTU, V_TRUST, V_PRIO, V_ENABLE, V_BYTES, V_PROB, V_MEMBERS, V_NAME, V_ROCE };
 

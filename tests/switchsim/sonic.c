@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/switchsim/sim.h"
 #include "drivers/switch/switch.h"
+#include "tests/switchsim/sim.h"
 
 static json_t *azure_dscp_map(void)
 {

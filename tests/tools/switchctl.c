@@ -25,11 +25,11 @@
 #include <jansson.h>
 
 #include "agent/config/config.h"
-#include "policies/diff.h"
 #include "drivers/driver.h"
+#include "drivers/switch/switch.h"
+#include "policies/diff.h"
 #include "policies/policy.h"
 #include "policies/state_json.h"
-#include "drivers/switch/switch.h"
 
 struct ctx {
         struct agent_config cfg;

@@ -3,7 +3,7 @@
 #include <CUnit/CUnit.h>
 #include <string.h>
 
-#include "controller/fleet/reply.h"
+#include "controller/fleet/fleet.h"
 
 #define TEXT(s) (s), strlen(s)
 

@@ -2,8 +2,8 @@
 /* state_diff: every field kind, unsupported fields, switch ports, text and JSON renderings. */
 #include <CUnit/CUnit.h>
 
-#include "policies/diff.h"
 #include "common/util.h"
+#include "policies/diff.h"
 
 static struct state want, live;
 

@@ -8,11 +8,11 @@
 #include <linux/ethtool.h>
 #include <stdio.h>
 
+#include "common/subproc.h"
 #include "drivers/host/counters.h"
-#include "policies/doctor.h"
 #include "drivers/host/linkinfo.h"
 #include "drivers/host/lldp.h"
-#include "common/subproc.h"
+#include "policies/doctor.h"
 #include "tests/lib/testfile.h"
 
 static char *slurp(const char *path)

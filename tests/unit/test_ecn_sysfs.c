@@ -13,8 +13,8 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
-#include "tests/lib/drvtest.h"
 #include "drivers/host/ecn_sysfs.h"
+#include "tests/lib/drvtest.h"
 
 static char root[64];
 static struct driver_env env;

@@ -7,9 +7,8 @@
 #include <CUnit/CUnit.h>
 #include <math.h>
 
-#include "controller/store/etcd_reply.h"
-#include "controller/rollout/rollout_run.h"
-#include "controller/store/store_record.h"
+#include "controller/rollout/rollout.h"
+#include "controller/store/store_internal.h"
 
 #define TEXT(s) s, strlen(s)
 

@@ -3,9 +3,9 @@
 #include <CUnit/CUnit.h>
 #include <math.h>
 
-#include "agent/api/api_fabric.h"
-#include "controller/fabric/fabric_reply.h"
-#include "controller/rollout/rollout_fabric.h"
+#include "agent/api/api_internal.h"
+#include "controller/fabric/fabric.h"
+#include "controller/rollout/rollout.h"
 #include "controller/store/store.h"
 
 #define CLOSE(a, b) (fabs((a) - (b)) < 1e-9)

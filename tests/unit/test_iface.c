@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "tests/nicmodel/nm_transport.h"
-#include "drivers/host/iface.h"
 #include "agent/plan/plan.h"
+#include "drivers/host/iface.h"
 #include "drivers/host/qdisc_ets.h"
+#include "tests/nicmodel/nm_transport.h"
 
 static void test_globs(void)
 {

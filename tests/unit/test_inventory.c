@@ -2,7 +2,7 @@
 /* Inventory validation: accepted documents, and each rejection with its exact message. */
 #include <CUnit/CUnit.h>
 
-#include "controller/fleet/inventory.h"
+#include "controller/fleet/fleet.h"
 
 static const char good[] =
         "{ \"tls\": { \"ca\": \"ca.crt\", \"cert\": \"/etc/c.crt\", \"key\": \"c.key\" },\n"

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 
 #include "agent/journal/journal.h"
-#include "agent/txn/txlock.h"
+#include "agent/txn/txn.h"
 
 static char dir[64];
 

@@ -3,8 +3,8 @@
 #include <CUnit/CUnit.h>
 #include <stdint.h>
 
-#include "policies/jsonw.h"
 #include "common/util.h"
+#include "policies/jsonw.h"
 
 static const size_t flag_sets[] = {
         0, JSON_COMPACT, JSON_SORT_KEYS, JSON_COMPACT | JSON_SORT_KEYS, JSON_INDENT(2),

@@ -11,11 +11,11 @@
 
 #include "drivers/host/counters.h"
 #include "drivers/host/dcb_driver.h"
-#include "tests/lib/drvtest.h"
-#include "tests/nicmodel/nm_transport.h"
 #include "drivers/host/iface.h"
 #include "drivers/host/link_rtnl.h"
+#include "tests/lib/drvtest.h"
 #include "tests/lib/nltrace.h"
+#include "tests/nicmodel/nm_transport.h"
 
 static int saved_ns = -1;
 static struct driver_env env;

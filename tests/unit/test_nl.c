@@ -9,10 +9,10 @@
 #include <unistd.h>
 #include <linux/rtnetlink.h>
 
-#include "tests/nicmodel/nm_server.h"
-#include "tests/nicmodel/nm_transport.h"
 #include "drivers/host/link_rtnl.h"
 #include "drivers/host/nl.h"
+#include "tests/nicmodel/nm_server.h"
+#include "tests/nicmodel/nm_transport.h"
 
 static struct nm model;
 static struct nm_transport xport;

@@ -7,12 +7,12 @@
  */
 #include <CUnit/CUnit.h>
 
+#include "agent/plan/plan.h"
 #include "drivers/host/dcb_driver.h"
-#include "tests/lib/drvtest.h"
 #include "drivers/host/iface.h"
 #include "drivers/host/link_rtnl.h"
+#include "tests/lib/drvtest.h"
 #include "tests/nicmodel/nm_transport.h"
-#include "agent/plan/plan_probe.h"
 
 static struct nm model;
 static struct nm_transport model_x;

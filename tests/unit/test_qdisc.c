@@ -15,11 +15,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "tests/lib/nltrace.h"
 #include "drivers/host/qdisc_tree.h"
 #include "drivers/host/tc_kmod.h"
 #include "drivers/host/tc_nl.h"
 #include "drivers/host/tc_red.h"
+#include "tests/lib/nltrace.h"
 
 #define RATE_200MBIT (200000000ull / 8)
 

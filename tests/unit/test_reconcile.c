@@ -8,7 +8,7 @@
 #include <CUnit/CUnit.h>
 #include <string.h>
 
-#include "controller/rollout/rollout_judge.h"
+#include "controller/rollout/rollout.h"
 
 #define NOT_AFTER 1767225630000LL
 #define BEFORE (NOT_AFTER - 1000)

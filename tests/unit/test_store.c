@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "controller/rollout/rollout_run.h"
+#include "controller/rollout/rollout.h"
 #include "controller/store/store.h"
 
 static char dir[64];

@@ -3,10 +3,10 @@
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 
-#include "policies/doctor.h"
-#include "policies/field.h"
 #include "drivers/switch/switch.h"
 #include "drivers/switch/switch_counters.h"
+#include "policies/doctor.h"
+#include "policies/field.h"
 #include "tests/lib/testfile.h"
 
 static char *slurp(const char *path)

@@ -11,9 +11,9 @@
 #include <time.h>
 
 #include "agent/cmd/cmd.h"
-#include "tests/lib/fakedrv.h"
-#include "policies/jsonw.h"
 #include "agent/txn/txn.h"
+#include "policies/jsonw.h"
+#include "tests/lib/fakedrv.h"
 
 #define MTU_BIT STATE_BIT(STATE_FIELD_MTU)
 #define ALL_CAPS (STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_PFC))

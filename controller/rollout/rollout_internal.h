@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
+/* Inside controller/rollout; not for other modules. */
+#pragma once
+
+#include <limits.h>
+
+#include "controller/rollout/rollout.h"
+
 /*
  * Internal to the rollout state machine (rollout_run.c: waves, verdicts,
  * confirmations; rollout_resume.c: interrupted waves and the operator's halt;
  * rollout_halt.c: halts and unknown outcomes). Not for other modules:
  * rollout_run.h is the interface.
  */
-#pragma once
 
-#include <limits.h>
 
-#include "controller/rollout/rollout_output.h"
-#include "controller/rollout/rollout_fabric.h"
-#include "controller/rollout/rollout_reconcile.h"
-#include "controller/rollout/rollout_run.h"
 
 struct engine {
         const struct rollout_run_env *env;

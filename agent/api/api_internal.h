@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/* Inside agent/api; not for other modules. */
+#pragma once
+
+#include "agent/api/api.h"
+
 /*
  * The agent's part of a fabric probe (docs/api.md, "Fabric probe"):
  *
@@ -11,9 +16,7 @@
  * One fabric run at a time per node (409 busy); a start that has already passed
  * is refused (409 late), one further ahead than PROBE_FLOWS_AHEAD_MAX_MS is 400.
  */
-#pragma once
 
-#include "agent/api/api.h"
 
 void fabric_info(const struct api *a, struct http_response *resp);
 void fabric_flows(const struct api *a, const struct http_request *req, struct http_response *resp);
