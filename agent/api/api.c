@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <jansson.h>
 
+#include "common/outcome.h"
 #include "agent/api/api.h"
 #include "agent/api/api_internal.h"
-#include "agent/cmd/cmd.h"
 #include "agent/doctor/doctor_collect.h"
 #include "agent/measure/measure.h"
 #include "agent/txn/txn.h"
@@ -34,6 +34,14 @@ void api_reply_json(struct http_response *resp, int status, json_t *j)
 static void reply_errbuf(struct http_response *resp, int status, const char *code, const struct errbuf *e)
 {
         http_error(resp, status, code, e->where, "%s", e->msg);
+}
+
+/* A failed call's errno as its HTTP status (common/outcome.h) and code. */
+static void reply_errno(struct http_response *resp, int r, const struct errbuf *e)
+{
+        int status = outcome_http_status(r);
+
+        reply_errbuf(resp, status, status == 400 ? "invalid" : status == 409 ? "busy" : "runtime", e);
 }
 
 /* 400 for a body the validator refused: "path" is the JSON path (or FILE:LINE:COL of a syntax error). */
@@ -86,7 +94,7 @@ static void reply_result(struct http_response *resp, struct txn_result *r)
                 return;
         }
         metrics_record(r);
-        if (r->exit_code == EXIT_INVALID && !r->tx) {
+        if (r->exit_code == OUTCOME_INVALID && !r->tx) {
                 http_error(resp, 400, "invalid", r->error.where, "%s%s", r->error.msg,
                            strstr(r->error.msg, "nothing was changed") ? "" : "; nothing was changed");
                 return;
@@ -117,7 +125,7 @@ static int replay_keyed(struct api *a, const char *key, struct http_response *re
         reply_json(resp, 200, json_pack("{s:I, s:s, s:s, s:i, s:o, s:s?, s:s?, s:I, s:s, s:b}",
                                         "tx", (json_int_t)t.id, "state", journal_state_name(t.state),
                                         "result", t.result[0] ? t.result : journal_state_name(t.state),
-                                        "exit_code", t.exit_code < 0 ? EXIT_PENDING : t.exit_code,
+                                        "exit_code", t.exit_code < 0 ? OUTCOME_PENDING : t.exit_code,
                                         "changes", t.changes_json ? json_loads(t.changes_json, 0, NULL) : json_array(),
                                         "restored_by", t.restored_by[0] ? t.restored_by : NULL, "error", t.error,
                                         "confirm_deadline_ms", (json_int_t)t.confirm_deadline_ms,
@@ -218,7 +226,7 @@ static void do_rollback(struct api *a, const struct http_request *req, struct ht
         else
                 txn_rollback(&env, &res);
         txn_unlock(&env);
-        if (res.exit_code == EXIT_INVALID && !res.tx)
+        if (res.exit_code == OUTCOME_INVALID && !res.tx)
                 http_error(resp, 404, "not_found", NULL, "%s", res.error.msg);
         else
                 reply_result(resp, &res);
@@ -279,7 +287,7 @@ static void do_confirm(struct api *a, const struct http_request *req, const char
         txn_unlock(&env);
         if (res.restored_by[0])         /* this confirm came too late and restored the change */
                 metrics_record(&res);
-        if (res.exit_code == EXIT_INVALID)
+        if (res.exit_code == OUTCOME_INVALID)
                 http_error(resp, 404, "not_found", NULL, "%s", res.error.msg);
         else if (res.state != TXN_COMMITTED)
                 http_error(resp, 409, res.restored_by[0] ? "expired" : "not_pending", NULL, "%s", res.error.msg);
@@ -323,14 +331,13 @@ static void do_plan(struct api *a, const struct http_request *req, struct http_r
         txn_plan_init(&env, &plan);
         r = plan_for_policy(&plan, p, 0, &e);
         if (r < 0)
-                reply_errbuf(resp, r == -ENOENT || r == -EOPNOTSUPP ? 400 : 500,
-                             r == -ENOENT || r == -EOPNOTSUPP ? "invalid" : "runtime", &e);
+                reply_errno(resp, r, &e);
         else if ((r = plan_read(&plan, &e)) < 0)
                 reply_errbuf(resp, 500, "runtime", &e);
         else if ((r = plan_check(&plan, &e)) < 0)
                 reply_errbuf(resp, 400, "invalid", &e);
         else if ((r = plan_probe_pin(&plan, &p->verify, 0, &probe, &e)) < 0)
-                reply_errbuf(resp, plan_probe_refused(r) ? 400 : 500, plan_probe_refused(r) ? "invalid" : "runtime", &e);
+                reply_errno(resp, r, &e);
         else if ((doc = plan_to_json(&plan)) && json_object_set_new(doc, "probe", plan_probe_to_json(&probe)) < 0) {
                 json_decref(doc);
                 http_error(resp, 500, "internal", NULL, "out of memory");

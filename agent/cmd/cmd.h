@@ -5,15 +5,7 @@
 #include <stdbool.h>
 
 #include "agent/config/config.h"
-
-/* Exit codes (spec "Exit codes"). */
-enum exit_code {
-        EXIT_OK = 0,            /* success; plan/drift ran */
-        EXIT_ROLLED_BACK = 1,   /* apply verified badly and was rolled back; drift found drift */
-        EXIT_INVALID = 2,       /* invalid input or usage: nothing changed */
-        EXIT_RUNTIME = 3,       /* runtime failure: whatever was touched was restored */
-        EXIT_PENDING = 4,       /* apply left the change pending confirmation */
-};
+#include "common/outcome.h"
 
 struct cli {
         const char *prog;

@@ -105,9 +105,9 @@ static void *plan_ahead(void *arg)
         struct session *s = a->s;
 
         if (policy_load_file(a->file, &a->p, &a->e) < 0)
-                a->rc = EXIT_INVALID;
+                a->rc = OUTCOME_INVALID;
         else if (txlock_acquire(a->c->config.state_dir, false, &s->env.lock_fd, &a->e) < 0)
-                a->rc = EXIT_RUNTIME;
+                a->rc = OUTCOME_RUNTIME;
         opening_locked(a->o, s->env.lock_fd >= 0);
         if (a->rc)
                 return NULL;
@@ -146,7 +146,7 @@ static int session_adopt(struct cli *c, struct session *s, struct opening *o, bo
                 fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&o->e, buf, sizeof(buf)));
                 journal_close(s->journal);
                 s->journal = NULL;
-                return EXIT_RUNTIME;
+                return OUTCOME_RUNTIME;
         }
         return 0;
 }
@@ -222,7 +222,7 @@ static int print_result(struct cli *c, const struct txn_result *r)
         }
         if (r->error.msg[0])
                 fprintf(stderr, "%s: %s%s\n", c->prog, errbuf_str(&r->error, buf, sizeof(buf)),
-                        r->exit_code == EXIT_INVALID && !strstr(r->error.msg, "nothing was changed") ?
+                        r->exit_code == OUTCOME_INVALID && !strstr(r->error.msg, "nothing was changed") ?
                         "; nothing was changed" : "");
         return r->exit_code;
 }
@@ -265,21 +265,21 @@ int cmd_apply(struct cli *c)
         char buf[1100];
 
         if (want_help(c, apply_usage))
-                return EXIT_OK;
+                return OUTCOME_OK;
         for (int i = 1; i < c->argc; i++) {
                 if (streq(c->argv[i], "--confirm-timeout") && i + 1 < c->argc) {
                         if (parse_uint_opt(c, "--confirm-timeout", c->argv[++i], 86400, &confirm) < 0)
-                                return EXIT_INVALID;
+                                return OUTCOME_INVALID;
                 } else if (!file && c->argv[i][0] != '-') {
                         file = c->argv[i];
                 } else {
                         fprintf(stderr, "%s: apply: unexpected argument '%s'\n%s", c->prog, c->argv[i], apply_usage);
-                        return EXIT_INVALID;
+                        return OUTCOME_INVALID;
                 }
         }
         if (!file) {
                 fprintf(stderr, "%s", apply_usage);
-                return EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         /*
          * The policy, the lock and the plan's first half go to a thread of their own,
@@ -308,7 +308,7 @@ int cmd_apply(struct cli *c)
         s.journal = s.env.journal = o.journal;
         if (!rc && o.r < 0) {
                 fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&o.e, buf, sizeof(buf)));
-                rc = EXIT_RUNTIME;
+                rc = OUTCOME_RUNTIME;
         }
         /* Nothing unfinished under the lock: nothing to recover, nothing pending. */
         if (!rc && o.listed && o.n_unfinished == 0) {
@@ -318,7 +318,7 @@ int cmd_apply(struct cli *c)
 
                 if (recovered < 0) {
                         fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
-                        rc = EXIT_RUNTIME;
+                        rc = OUTCOME_RUNTIME;
                 } else if (recovered > 0) {
                         txn_unprepare(&s.env, &plan);
                         plan_free(&plan);
@@ -384,9 +384,9 @@ int cmd_rollback(struct cli *c)
         int rc;
 
         if (want_help(c, rollback_usage))
-                return EXIT_OK;
+                return OUTCOME_OK;
         if (parse_rollback_args(c, &rev) < 0)
-                return EXIT_INVALID;
+                return OUTCOME_INVALID;
         rc = session_open(c, &s, true);
         if (rc)
                 return rc;
@@ -424,9 +424,9 @@ int cmd_confirm(struct cli *c)
         int rc;
 
         if (want_help(c, "usage: nettune-agent confirm TX\nkeep a change applied with --confirm-timeout.\n"))
-                return EXIT_OK;
+                return OUTCOME_OK;
         if (c->argc != 2 || parse_tx(c, c->argv[1], &tx) < 0)
-                return EXIT_INVALID;
+                return OUTCOME_INVALID;
         rc = session_open(c, &s, true);
         if (rc)
                 return rc;
@@ -463,9 +463,9 @@ int cmd_confirm_watchdog(struct cli *c)
         int64_t tx;
 
         if (c->argc != 2 || parse_tx(c, c->argv[1], &tx) < 0)
-                return EXIT_INVALID;
+                return OUTCOME_INVALID;
         if (session_open(c, &s, false))
-                return EXIT_RUNTIME;
+                return OUTCOME_RUNTIME;
         for (;;) {
                 if (journal_get(s.journal, tx, &t, &e) < 0)
                         break;
@@ -484,5 +484,5 @@ int cmd_confirm_watchdog(struct cli *c)
                 nap_until(t.confirm_deadline_ms < journal_now_ms() + 1000 ? t.confirm_deadline_ms : journal_now_ms() + 1000);
         }
         session_done(&s);
-        return EXIT_OK;
+        return OUTCOME_OK;
 }

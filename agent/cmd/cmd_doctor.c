@@ -248,7 +248,7 @@ static int collect(struct cli *c, const struct doctor_args *a, struct doctor_fac
                 fprintf(stderr, "%s: doctor: %s\n", c->prog, errbuf_str(&e, msg, sizeof(msg)));
                 if (n)
                         f->n_nodes--;
-                return r == -ENOENT || r == -EINVAL ? EXIT_INVALID : EXIT_RUNTIME;
+                return outcome_of_errno(r);
         }
         if (a->n_peers)
                 probe_peers(a, n->name, &f->probes[0]);
@@ -293,13 +293,13 @@ static int report(struct cli *c, const struct doctor_args *a, const struct docto
         doctor_run(f, &a->params, &r);
         if (c->json && !(doc = doctor_report_to_json(&r, f))) {
                 doctor_report_free(&r);
-                return EXIT_RUNTIME;
+                return OUTCOME_RUNTIME;
         }
         if (!c->json)
                 doctor_report_print(stdout, &r, f);
-        code = doctor_exit_code(f, &r);        /* the agent's EXIT_OK, EXIT_ROLLED_BACK, EXIT_RUNTIME */
+        code = doctor_exit_code(f, &r);        /* the agent's OUTCOME_OK, OUTCOME_ROLLED_BACK, OUTCOME_RUNTIME */
         if (a->propose && propose(c, &r, a->propose, doc) < 0)
-                code = EXIT_RUNTIME;
+                code = OUTCOME_RUNTIME;
         if (doc) {
                 char *s = json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS);
 
@@ -318,19 +318,19 @@ int cmd_doctor(struct cli *c)
         int r;
 
         if (!a)
-                return EXIT_RUNTIME;
+                return OUTCOME_RUNTIME;
         r = parse_args(c, a);
         if (r == -ECANCELED)
-                return EXIT_OK;
+                return OUTCOME_OK;
         if (r < 0)
-                return usage(c, stderr, EXIT_INVALID);
+                return usage(c, stderr, OUTCOME_INVALID);
         doctor_facts_init(&f);
         if (a->facts)
-                r = load_facts(c, a->facts, &f) < 0 ? EXIT_INVALID : 0;
+                r = load_facts(c, a->facts, &f) < 0 ? OUTCOME_INVALID : 0;
         else
                 r = collect(c, a, &f);
         if (r == 0 && a->save_facts && save_facts(c, a->save_facts, &f) < 0)
-                r = EXIT_RUNTIME;
+                r = OUTCOME_RUNTIME;
         if (r == 0)
                 r = report(c, a, &f);
         doctor_facts_free(&f);

@@ -115,11 +115,11 @@ int cmd_history(struct cli *c)
 
         if (c->argc > 1) {
                 printf("usage: nettune-agent history\nlist the newest 50 transactions of this node.\n");
-                return streq(c->argv[1], "--help") ? EXIT_OK : EXIT_INVALID;
+                return streq(c->argv[1], "--help") ? OUTCOME_OK : OUTCOME_INVALID;
         }
         if (journal_open(c->config.state_dir, &j, &e) < 0) {
                 fprintf(stderr, "%s: %s\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
-                return EXIT_RUNTIME;
+                return OUTCOME_RUNTIME;
         }
         txn_env_init(&env, &c->config, j);
         txn_recover_due(&env);          /* what nobody owns any more is restored before it is listed */
@@ -127,7 +127,7 @@ int cmd_history(struct cli *c)
         journal_close(j);
         if (!arr) {
                 fprintf(stderr, "%s: %s\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
-                return EXIT_RUNTIME;
+                return OUTCOME_RUNTIME;
         }
         if (c->json) {
                 json_dumpf(arr, stdout, JSON_INDENT(2));
@@ -136,7 +136,7 @@ int cmd_history(struct cli *c)
                 print_history(arr);
         }
         json_decref(arr);
-        return EXIT_OK;
+        return OUTCOME_OK;
 }
 
 int cmd_drift(struct cli *c)
@@ -153,7 +153,7 @@ int cmd_drift(struct cli *c)
 
         if (c->argc > 1) {
                 printf("usage: nettune-agent drift\ncompare live state with the newest committed policy; exit 1 on drift.\n");
-                return streq(c->argv[1], "--help") ? EXIT_OK : EXIT_INVALID;
+                return streq(c->argv[1], "--help") ? OUTCOME_OK : OUTCOME_INVALID;
         }
         r = journal_open(c->config.state_dir, &j, &e);
         if (r >= 0) {
@@ -167,7 +167,7 @@ int cmd_drift(struct cli *c)
         journal_close(j);
         if (r < 0) {
                 fprintf(stderr, "%s: %s\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
-                return r == -ENOENT ? EXIT_OK : EXIT_RUNTIME;
+                return r == -ENOENT ? OUTCOME_OK : OUTCOME_RUNTIME;
         }
         if (c->json) {
                 json_t *o = json_pack("{s:b, s:o}", "drift", r > 0, "changes", changes);
@@ -184,5 +184,5 @@ int cmd_drift(struct cli *c)
                                json_string_value(json_object_get(ch, "to")));
                 json_decref(changes);
         }
-        return r > 0 ? EXIT_ROLLED_BACK : EXIT_OK;
+        return r > 0 ? OUTCOME_ROLLED_BACK : OUTCOME_OK;
 }

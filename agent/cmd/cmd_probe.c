@@ -347,13 +347,13 @@ int cmd_probe(struct cli *c)
 
         k = probe_parse(c, &pc);
         if (k != 0)
-                return k > 0 ? EXIT_OK : EXIT_INVALID;
+                return k > 0 ? OUTCOME_OK : OUTCOME_INVALID;
         if (probe_params_check(&pc.p, &e) < 0) {
                 log_err("probe: %s", errbuf_str(&e, buf, sizeof(buf)));
-                return EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if (pc.baseline_file && load_baseline(&pc) < 0)
-                return EXIT_INVALID;
+                return OUTCOME_INVALID;
         k = measure(c, &pc, &m, &e);
         if (k < 0)
                 log_err("%s probe to '%s' failed: %s", probe_mode_name(m.mode), pc.p.peer,
@@ -370,8 +370,8 @@ int cmd_probe(struct cli *c)
         else
                 print_text(&pc, &m, r);
         if (k < 0)
-                return EXIT_RUNTIME;
-        return r && r->verdict != PROBE_GATE_PASS ? EXIT_ROLLED_BACK : EXIT_OK;
+                return OUTCOME_RUNTIME;
+        return r && r->verdict != PROBE_GATE_PASS ? OUTCOME_ROLLED_BACK : OUTCOME_OK;
 }
 
 static void on_session(void *userdata, const char *peer, const char *mode, int r, const struct errbuf *e)
@@ -459,7 +459,7 @@ int cmd_probe_server(struct cli *c)
 
         k = server_parse(c, &o, allow);
         if (k != 0)
-                return k > 0 ? EXIT_OK : EXIT_INVALID;
+                return k > 0 ? OUTCOME_OK : OUTCOME_INVALID;
         o.sysfs_root = c->config.env.sysfs_root[0] ? c->config.env.sysfs_root : "/sys";
         sigemptyset(&set);
         sigaddset(&set, SIGTERM);
@@ -468,12 +468,12 @@ int cmd_probe_server(struct cli *c)
         k = probe_server_start_opts(&o, &s, &e);
         if (k < 0) {
                 log_err("probe-server: %s", errbuf_str(&e, buf, sizeof(buf)));
-                return k == -EINVAL ? EXIT_INVALID : EXIT_RUNTIME;
+                return outcome_of_errno(k);
         }
         log_info("probe-server listening on %s, serving %s", probe_server_address(s, addr, sizeof(addr)),
                  o.n_allow ? "the --allow/probe.allow networks" : "this host only (no --allow or probe.allow)");
         sigwait(&set, &sig);
         log_info("probe-server stopping (signal %d)", sig);
         probe_server_stop(s);
-        return EXIT_OK;
+        return OUTCOME_OK;
 }

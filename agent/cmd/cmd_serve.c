@@ -92,7 +92,7 @@ static int serve_loop(struct cli *c, struct journal *j)
                 }
         }
         log_info("stopping on signal %d; pending confirmations stay in the journal", sig);
-        return EXIT_OK;
+        return OUTCOME_OK;
 }
 
 static int parse_args(struct cli *c, bool *insecure)
@@ -154,11 +154,11 @@ int cmd_serve(struct cli *c)
         };
         sigset_t set;
         char buf[1100];
-        int r, rc = EXIT_RUNTIME;
+        int r, rc = OUTCOME_RUNTIME;
 
         r = parse_args(c, &o.insecure_loopback);
         if (r)
-                return r > 0 ? EXIT_OK : EXIT_INVALID;
+                return r > 0 ? OUTCOME_OK : OUTCOME_INVALID;
         signal(SIGPIPE, SIG_IGN);
         sigemptyset(&set);
         sigaddset(&set, SIGTERM);
@@ -176,7 +176,7 @@ int cmd_serve(struct cli *c)
                 r = http_start(&o, &http, &e);
         if (r < 0) {
                 fprintf(stderr, "%s: serve: %s\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
-                rc = r == -EINVAL || r == -EPERM ? EXIT_INVALID : EXIT_RUNTIME;
+                rc = outcome_of_errno(r);
         } else {
                 log_info("serving %s on %s%s", o.insecure_loopback ? "plain HTTP" : "HTTPS (client certificates required)",
                          c->config.listen, probe ? "; probe responder started" : "");

@@ -32,12 +32,6 @@ static int fail(struct cli *c, const struct errbuf *e, int code)
         return code;
 }
 
-/* An errno from resolving/checking targets as an exit code. */
-static int exit_for(int r)
-{
-        return r == -ENOENT || r == -EOPNOTSUPP || r == -EINVAL ? EXIT_INVALID : EXIT_RUNTIME;
-}
-
 static void print_json(json_t *j)
 {
         char *s = j ? jsonw_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
@@ -358,7 +352,7 @@ static int read_all(struct cli *c, struct plan *p, struct listing *ifs, json_t *
 
                 if (pt->t.kind == TARGET_SWITCH) {
                         if (r < 0) {
-                                fail(c, &e, EXIT_RUNTIME);
+                                fail(c, &e, OUTCOME_RUNTIME);
                                 ++*ret_failed;
                         }
                         o = switch_json(pt, &e, r);
@@ -371,7 +365,7 @@ static int read_all(struct cli *c, struct plan *p, struct listing *ifs, json_t *
                 if (r >= 0 && (r = listing_add(ifs, o)) < 0)
                         errbuf_set(&e, -r, NULL, "out of memory");
                 if (r < 0)
-                        return fail(c, &e, EXIT_RUNTIME), r;
+                        return fail(c, &e, OUTCOME_RUNTIME), r;
         }
         return 0;
 }
@@ -388,18 +382,18 @@ int cmd_state(struct cli *c)
         int r;
 
         if (!sa)
-                return EXIT_RUNTIME;
+                return OUTCOME_RUNTIME;
         r = parse_state_args(c, sa);
         if (r == -ECANCELED)
-                return EXIT_OK;
+                return OUTCOME_OK;
         if (r < 0)
-                return state_usage(c, stderr, EXIT_INVALID);
+                return state_usage(c, stderr, OUTCOME_INVALID);
         plan_init(&p, &(struct plan_env){ .config = &c->config });
         r = plan_for_globs(&p, (const char (*)[64])sa->ifglobs, sa->n_if, (const char (*)[64])sa->swglobs, sa->n_sw,
                            sa->no_switches, &e);
         if (r < 0) {
                 plan_free(&p);
-                return fail(c, &e, exit_for(r));
+                return fail(c, &e, outcome_of_errno(r));
         }
         listing_init(&all, c->json);
         r = read_all(c, &p, &all, switches, &failed);
@@ -408,7 +402,7 @@ int cmd_state(struct cli *c)
         plan_free(&p);
         if (r < 0) {
                 listing_free(&all);
-                return EXIT_RUNTIME;
+                return OUTCOME_RUNTIME;
         }
         if (c->json) {
                 char *s = listing_json(&all, notes, switches);
@@ -430,7 +424,7 @@ int cmd_state(struct cli *c)
                         printf("note: %s\n", json_string_value(o));
         }
         listing_free(&all);
-        return failed ? EXIT_RUNTIME : EXIT_OK;
+        return failed ? OUTCOME_RUNTIME : OUTCOME_OK;
 }
 
 /* ---- plan ---- */
@@ -466,7 +460,7 @@ int cmd_plan(struct cli *c)
         struct plan_probe probe;
         struct plan plan;
         char line[512];
-        int r, code = EXIT_OK;
+        int r, code = OUTCOME_OK;
 
         if (c->argc != 2 || streq(c->argv[1], "--help")) {
                 fprintf(c->argc == 2 ? stdout : stderr,
@@ -475,30 +469,30 @@ int cmd_plan(struct cli *c)
                         "device here would refuse. Changes nothing.\n"
                         "\nexit codes: 0 ok, 2 invalid policy, unsupported field or a value a device refuses,\n"
                         "3 runtime failure\n", c->prog);
-                return c->argc == 2 ? EXIT_OK : EXIT_INVALID;
+                return c->argc == 2 ? OUTCOME_OK : OUTCOME_INVALID;
         }
         r = policy_load_file(c->argv[1], &p, &e);
         if (r < 0)
-                return fail(c, &e, EXIT_INVALID);
+                return fail(c, &e, OUTCOME_INVALID);
         plan_init(&plan, &(struct plan_env){ .config = &c->config });
         r = plan_for_policy(&plan, p, 0, &e);
         if (r < 0)
-                code = exit_for(r);
+                code = outcome_of_errno(r);
         else if ((r = plan_read(&plan, &e)) < 0)
-                code = EXIT_RUNTIME;            /* a device that cannot be read */
+                code = OUTCOME_RUNTIME;            /* a device that cannot be read */
         else if ((r = plan_check(&plan, &e)) < 0)
-                code = EXIT_INVALID;            /* a value a device here refuses */
+                code = OUTCOME_INVALID;            /* a value a device here refuses */
         else if ((r = plan_probe_pin(&plan, &p->verify, 0, &probe, &e)) < 0)
-                code = plan_probe_refused(r) ? EXIT_INVALID : EXIT_RUNTIME;
+                code = outcome_of_errno(r);
         else if (!(doc = plan_to_json(&plan)) || json_object_set_new(doc, "probe", plan_probe_to_json(&probe)) < 0)
-                code = EXIT_RUNTIME;
+                code = OUTCOME_RUNTIME;
         plan_free(&plan);
         policy_free(p);
-        if (code != EXIT_OK)
+        if (code != OUTCOME_OK)
                 return fail(c, &e, code);
         if (c->json)
                 print_json(doc);
         else
                 print_plan_text(doc, probe.active ? plan_probe_str(&probe, line, sizeof(line)) : NULL);
-        return EXIT_OK;
+        return OUTCOME_OK;
 }

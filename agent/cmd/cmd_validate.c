@@ -95,22 +95,22 @@ int cmd_validate(struct cli *c)
 
         if (c->argc > 1 && (streq(c->argv[1], "--help") || streq(c->argv[1], "-h"))) {
                 usage(stdout);
-                return EXIT_OK;
+                return OUTCOME_OK;
         }
         if (c->argc > 1 && streq(c->argv[1], "--"))
                 first = 2;
         else if (c->argc > 1 && c->argv[1][0] == '-' && c->argv[1][1]) {
                 fprintf(stderr, "%s validate: unknown option '%s'; see '%s validate --help'\n", c->prog,
                         c->argv[1], c->prog);
-                return EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if (c->argc <= first && !c->config_path) {
                 fprintf(stderr, "%s validate: no policy file given; see '%s validate --help'\n", c->prog, c->prog);
-                return EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if (c->json && !(results = json_array())) {
                 fprintf(stderr, "%s validate: out of memory\n", c->prog);
-                return EXIT_RUNTIME;
+                return OUTCOME_RUNTIME;
         }
         if (c->config_path)
                 r = validate_one(c->config_path, results, c->json, true, &e);
@@ -121,7 +121,7 @@ int cmd_validate(struct cli *c)
         json_decref(results);
         if (r == -ENOMEM && !e.msg[0]) {
                 fprintf(stderr, "%s validate: out of memory\n", c->prog);
-                return EXIT_RUNTIME;
+                return OUTCOME_RUNTIME;
         }
-        return r < 0 ? EXIT_INVALID : EXIT_OK;
+        return r < 0 ? OUTCOME_INVALID : OUTCOME_OK;
 }

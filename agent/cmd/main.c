@@ -106,21 +106,21 @@ int main(int argc, char **argv)
 
         log_set_prefix(c.prog);
         if (parse_common(&c, argc, argv, &argc) < 0)
-                return EXIT_INVALID;
+                return OUTCOME_INVALID;
         if (argc < 2 || streq(argv[1], "--help") || streq(argv[1], "-h") || streq(argv[1], "help")) {
                 usage(argc < 2 ? stderr : stdout);
-                return argc < 2 ? EXIT_INVALID : EXIT_OK;
+                return argc < 2 ? OUTCOME_INVALID : OUTCOME_OK;
         }
         if (streq(argv[1], "--version")) {
                 printf("nettune-agent %s\n", NETTUNE_VERSION);
-                return EXIT_OK;
+                return OUTCOME_OK;
         }
         for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
                 if (streq(argv[1], commands[i].name))
                         cmd = &commands[i];
         if (!cmd) {
                 fprintf(stderr, "%s: unknown command '%s'; see '%s --help'\n", c.prog, argv[1], c.prog);
-                return EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         /*
          * A command that ends soon keeps what its heap grew to: given back and taken again
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
                 mallopt(M_TRIM_THRESHOLD, 64 << 20);
         if (config_load_zeroed(cmd->needs_config ? c.config_path : NULL, &c.config, &e) < 0) {
                 fprintf(stderr, "%s: %s; nothing was changed\n", c.prog, errbuf_str(&e, buf, sizeof(buf)));
-                return EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         c.argc = argc - 1;
         c.argv = argv + 1;

@@ -237,12 +237,6 @@ struct plan_probe {
 int plan_probe_pin(struct plan *p, const struct policy_verify *v, unsigned flags, struct plan_probe *ret,
                    struct errbuf *e);
 
-/* Is a plan_probe_pin() error the policy's (exit 2, -EINVAL/-ENODEV) rather than the network's (exit 3)? */
-static inline bool plan_probe_refused(int r)
-{
-        return r == -EINVAL || r == -ENODEV;
-}
-
 /*
  * The class of a probe leaving by `netdev`: dscp (given >= 0, or derived), the
  * priority (-1 = left to the kernel) and where the DSCP came from. Notes go to the

@@ -2,7 +2,7 @@
 /* The transaction's forward path: plan, probe, snapshot, apply the delta, read back, verify, commit. */
 #include <time.h>
 
-#include "agent/cmd/cmd.h"
+#include "common/outcome.h"
 #include "agent/txn/txn_internal.h"
 #include "policies/diff.h"
 #include "policies/jsonw.h"
@@ -140,7 +140,7 @@ static int nothing_to_do(struct txn_env *env, const char *kind, const char *name
         _cleanup_free_ char *newest = NULL;
         int r;
 
-        txn_finish(res, TXN_COMMITTED, EXIT_OK, "nothing_to_do");
+        txn_finish(res, TXN_COMMITTED, OUTCOME_OK, "nothing_to_do");
         r = journal_revision(env->journal, 0, NULL, NULL, &newest, &res->error);
         if (r < 0 && r != -ENOENT)
                 return r;
@@ -149,7 +149,7 @@ static int nothing_to_do(struct txn_env *env, const char *kind, const char *name
         r = journal_begin_keyed(env->journal, kind, name, policy_json, "[]", env->idempotency_key,
                                 &res->tx, &res->error);
         if (r >= 0)
-                r = txn_record_final(env, res, TXN_COMMITTED, EXIT_OK, "nothing_to_do");
+                r = txn_record_final(env, res, TXN_COMMITTED, OUTCOME_OK, "nothing_to_do");
         return r;
 }
 
@@ -168,7 +168,7 @@ static int baseline(struct txn_env *env, const struct policy_verify *v, struct t
                 return 0;
         errbuf_str(&res->error, buf, sizeof(buf));
         errbuf_set(&res->error, -r, NULL, "baseline probe failed: %s; nothing was changed", buf);
-        txn_record_final(env, res, TXN_ROLLED_BACK, EXIT_RUNTIME, "aborted");
+        txn_record_final(env, res, TXN_ROLLED_BACK, OUTCOME_RUNTIME, "aborted");
         return r;
 }
 
@@ -190,7 +190,7 @@ static int verify_post(struct txn_env *env, const struct policy_verify *v, struc
 
 static int finish_ok(struct txn_env *env, unsigned confirm_timeout_s, struct txn_result *res)
 {
-        struct journal_result jr = { .result = "pending_confirm", .exit_code = EXIT_PENDING };
+        struct journal_result jr = { .result = "pending_confirm", .exit_code = OUTCOME_PENDING };
         _cleanup_free_ char *probe = txn_probe_json_text(res);
         _cleanup_free_ char *saves = txn_json_text(res->saves);
 
@@ -198,10 +198,10 @@ static int finish_ok(struct txn_env *env, unsigned confirm_timeout_s, struct txn
         jr.saves_json = saves;
         if (confirm_timeout_s == 0) {
                 jr.result = "committed";
-                jr.exit_code = EXIT_OK;
+                jr.exit_code = OUTCOME_OK;
                 if (txn_step(env, res, TXN_COMMITTED, &jr) < 0)
                         return -EIO;
-                txn_finish(res, TXN_COMMITTED, EXIT_OK, "committed");
+                txn_finish(res, TXN_COMMITTED, OUTCOME_OK, "committed");
                 return 0;
         }
         jr.confirm_deadline_ms = journal_now_ms() + (int64_t)confirm_timeout_s * 1000;
@@ -211,7 +211,7 @@ static int finish_ok(struct txn_env *env, unsigned confirm_timeout_s, struct txn
         if (txn_step(env, res, TXN_PENDING_CONFIRM, &jr) < 0)
                 return -EIO;
         res->confirm_deadline_ms = jr.confirm_deadline_ms;
-        txn_finish(res, TXN_PENDING_CONFIRM, EXIT_PENDING, "pending_confirm");
+        txn_finish(res, TXN_PENDING_CONFIRM, OUTCOME_PENDING, "pending_confirm");
         return 0;
 }
 
@@ -224,7 +224,7 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
         /* Nothing to measure and nothing to commit elsewhere: the read-back is the last side effect. */
         bool quiet = (!v || v->probe == POLICY_PROBE_NONE) && !txn_has_sessions(p);
         const char *by = "error";
-        int code = EXIT_RUNTIME;
+        int code = OUTCOME_RUNTIME;
 
         /* The snapshot, and with it the way back, is durable before anything is touched. */
         if (txn_step(env, res, TXN_APPLYING, NULL) < 0 || txn_group_end(env, res) < 0)
@@ -252,7 +252,7 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
                 goto restore;
         if (verify_post(env, v, res) < 0) {
                 by = "gate";
-                code = EXIT_ROLLED_BACK;
+                code = OUTCOME_ROLLED_BACK;
                 goto restore;
         }
         if (txn_commit_sessions(p, &res->error) < 0)
@@ -298,20 +298,20 @@ static int plan_phase(struct plan *p, const char *kind, const struct policy_veri
         int r = plan_read(p, &res->error);
 
         if (r < 0) {
-                txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
+                txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
                 return r;
         }
         /* What a device refuses is invalid input for this node: exit 2, nothing touched. */
         r = plan_check(p, &res->error);
         if (r < 0) {
-                txn_finish(res, TXN_PLANNED, EXIT_INVALID, "refused");
+                txn_finish(res, TXN_PLANNED, OUTCOME_INVALID, "refused");
                 return r;
         }
         /* The way back is never refused for where its probe leaves. */
         r = plan_probe_pin(p, verify, streq(kind, "rollback") ? PLAN_PROBE_ANY_INTERFACE : 0, &res->pin, &res->error);
         if (r < 0)
-                txn_finish(res, TXN_PLANNED, plan_probe_refused(r) ? EXIT_INVALID : EXIT_RUNTIME,
-                           plan_probe_refused(r) ? "refused" : "failed");
+                txn_finish(res, TXN_PLANNED, outcome_of_errno(r),
+                           outcome_of_errno(r) == OUTCOME_INVALID ? "refused" : "failed");
         return r;
 }
 
@@ -345,7 +345,7 @@ int txn_prepare(struct txn_env *env, const char *kind, const struct policy_verif
         /* Switches apply with their native commit-confirm timer; the gate's pass commits it. */
         r = txn_switch_arm(p, txn_switch_timer_s(env, verify), &prep->armed);
         if (r < 0) {
-                txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
+                txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
                 return prep->r = r;
         }
         r = plan_phase(p, kind, verify, res);
@@ -355,7 +355,7 @@ int txn_prepare(struct txn_env *env, const char *kind, const struct policy_verif
         if (r >= 0 && p->n_changes)
                 prep->changes = txn_changes_text(res);
         if (r < 0 || (p->n_changes && (!prep->changes || snapshot_rows(p, prep) < 0))) {
-                txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
+                txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
                 return prep->r = errbuf_set(&res->error, ENOMEM, NULL, "out of memory");
         }
         return prep->r = 0;
@@ -376,7 +376,7 @@ static int busy(struct txn_env *env, struct txn_result *res)
         int r = check_no_pending(env, res);
 
         if (r < 0)
-                txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "busy");
+                txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "busy");
         return r;
 }
 
@@ -406,7 +406,7 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_json, cons
         r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, env->prep.changes, env->idempotency_key,
                                 &res->tx, &res->error);
         if (r < 0) {
-                txn_finish(res, TXN_PLANNED, EXIT_RUNTIME, "failed");
+                txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
                 goto out;
         }
         txn_crashpoint(env, "planned");
@@ -415,7 +415,7 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_json, cons
                 goto out;
         r = save_snapshot(env, res);
         if (r < 0) {
-                txn_record_final(env, res, TXN_ROLLED_BACK, EXIT_RUNTIME, "aborted");
+                txn_record_final(env, res, TXN_ROLLED_BACK, OUTCOME_RUNTIME, "aborted");
                 goto out;
         }
         r = change_and_verify(env, verify, confirm_timeout_s, p, res);

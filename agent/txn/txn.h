@@ -23,6 +23,7 @@
 #include "agent/measure/measure.h"
 #include "agent/plan/plan.h"
 #include "common/errbuf.h"
+#include "common/outcome.h"
 #include "drivers/driver.h"
 #include "drivers/probe/probe_gate.h"
 #include "policies/policy.h"
@@ -108,7 +109,7 @@ struct txn_env {
 struct txn_result {
         int64_t tx;                     /* 0: nothing was journaled */
         enum txn_state state;
-        int exit_code;                  /* enum exit_code */
+        int exit_code;                  /* enum outcome */
         char result[32];                /* "committed", "rolled_back", "failed", "pending_confirm", "nothing_to_do", "refused" */
         char restored_by[32];           /* "" or "gate", "readback", "error", "confirm-timeout", "recovery" */
         struct errbuf error;
@@ -170,7 +171,7 @@ int txn_rollback(struct txn_env *env, struct txn_result *ret);
 /*
  * Apply the canonical policy of committed revision rev (journal_tx.rev) again, gated
  * like an apply, journaled as kind "rollback". No such revision (or one without a
- * policy): exit_code EXIT_INVALID, result "refused", -ENOENT; nothing is touched.
+ * policy): exit_code OUTCOME_INVALID, result "refused", -ENOENT; nothing is touched.
  */
 int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret);
 /*

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The transaction's environment and result: the lowest layer of txn*.c. */
-#include "agent/cmd/cmd.h"
+#include "common/outcome.h"
 #include "agent/txn/txn_internal.h"
 
 void txn_env_init(struct txn_env *env, const struct agent_config *c, struct journal *j)
@@ -21,7 +21,7 @@ void txn_plan_init(const struct txn_env *env, struct plan *ret)
 void txn_result_init(struct txn_result *r)
 {
         memset(r, 0, sizeof(*r));
-        r->exit_code = EXIT_RUNTIME;
+        r->exit_code = OUTCOME_RUNTIME;
 }
 
 void txn_result_done(struct txn_result *r)

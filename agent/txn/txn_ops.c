@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Entry points around the core: lock + recovery, apply, rollback, confirm. */
-#include "agent/cmd/cmd.h"
+#include "common/outcome.h"
 #include "agent/txn/txn.h"
 #include "agent/txn/txn_internal.h"
 #include "common/log.h"
@@ -58,7 +58,7 @@ static int recover_one(struct txn_env *env, int64_t id, struct errbuf *e)
                 res.tx = id;
                 snprintf(res.restored_by, sizeof(res.restored_by), "%s", by);
                 errbuf_set(&res.error, EINTR, NULL, "interrupted before anything was changed");
-                r = txn_record_final(env, &res, TXN_ROLLED_BACK, EXIT_RUNTIME, "rolled_back");
+                r = txn_record_final(env, &res, TXN_ROLLED_BACK, OUTCOME_RUNTIME, "rolled_back");
         } else {
                 r = txn_restore_tx(env, id, by, &res);
         }
@@ -120,8 +120,7 @@ int txn_apply_plan(struct txn_env *env, const struct policy *p, int confirm_time
         _cleanup_free_ char *json = NULL;
 
         if (r < 0) {
-                txn_finish(ret, TXN_PLANNED, r == -EINVAL || r == -ENOENT || r == -EOPNOTSUPP ?
-                           EXIT_INVALID : EXIT_RUNTIME, "refused");
+                txn_finish(ret, TXN_PLANNED, outcome_of_errno(r), "refused");
                 plan_free(plan);
                 return r;
         }
@@ -152,7 +151,7 @@ int txn_rollback(struct txn_env *env, struct txn_result *ret)
 
         r = journal_revision(env->journal, 0, NULL, &last_tx, NULL, &ret->error);
         if (r == -ENOENT) {
-                txn_finish(ret, TXN_PLANNED, EXIT_INVALID, "refused");
+                txn_finish(ret, TXN_PLANNED, OUTCOME_INVALID, "refused");
                 return errbuf_set(&ret->error, ENOENT, NULL, "nothing to roll back: no committed revision");
         }
         txn_plan_init(env, &plan);
@@ -167,7 +166,7 @@ int txn_rollback(struct txn_env *env, struct txn_result *ret)
                 snprintf(plan.policy, sizeof(plan.policy), "%s", prev ? prev->name : "");
                 r = txn_run(env, "rollback", json, prev ? &prev->verify : NULL, 0, &plan, ret);
         } else {
-                txn_finish(ret, TXN_PLANNED, EXIT_RUNTIME, "failed");
+                txn_finish(ret, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
         }
         plan_free(&plan);
         policy_free(prev);
@@ -188,7 +187,7 @@ static int confirm_late(struct txn_env *env, int64_t tx, const struct journal_tx
                          (long long)(now - not_after_ms), (long long)not_after_ms);
         log_warn("transaction %lld: confirm refused: %s; restoring its snapshot", (long long)tx, why);
         txn_restore_tx(env, tx, "confirm-timeout", ret);
-        txn_finish(ret, ret->state, EXIT_ROLLED_BACK, journal_state_name(ret->state));
+        txn_finish(ret, ret->state, OUTCOME_ROLLED_BACK, journal_state_name(ret->state));
         return errbuf_set(&ret->error, ETIME, NULL, "transaction %lld was not confirmed in time: %s; the change was %s",
                           (long long)tx, why, ret->state == TXN_ROLLED_BACK ? "rolled back" : "not restored (RESTORE FAILED)");
 }
@@ -201,7 +200,7 @@ int txn_confirm(struct txn_env *env, int64_t tx, int64_t not_after_ms, struct tx
 
         ret->tx = tx;
         if (r < 0) {
-                txn_finish(ret, TXN_PLANNED, r == -ENOENT ? EXIT_INVALID : EXIT_RUNTIME, "refused");
+                txn_finish(ret, TXN_PLANNED, outcome_of_errno(r), "refused");
                 return r;
         }
         ret->state = t.state;
@@ -212,19 +211,19 @@ int txn_confirm(struct txn_env *env, int64_t tx, int64_t not_after_ms, struct tx
         }
         journal_tx_done(&t);
         if (t.state == TXN_COMMITTED) {
-                txn_finish(ret, TXN_COMMITTED, EXIT_OK, "committed");
+                txn_finish(ret, TXN_COMMITTED, OUTCOME_OK, "committed");
                 return 0;
         }
         if (t.state == TXN_PENDING_CONFIRM && ret->state == TXN_PENDING_CONFIRM) {
-                struct journal_result jr = { .result = "committed", .exit_code = EXIT_OK };
+                struct journal_result jr = { .result = "committed", .exit_code = OUTCOME_OK };
 
                 r = txn_step(env, ret, TXN_COMMITTED, &jr);
                 if (r < 0)
                         return r;
-                txn_finish(ret, TXN_COMMITTED, EXIT_OK, "committed");
+                txn_finish(ret, TXN_COMMITTED, OUTCOME_OK, "committed");
                 return 0;
         }
-        txn_finish(ret, ret->state, EXIT_ROLLED_BACK, journal_state_name(ret->state));
+        txn_finish(ret, ret->state, OUTCOME_ROLLED_BACK, journal_state_name(ret->state));
         if (ret->state == TXN_ROLLED_BACK)
                 return errbuf_set(&ret->error, ESTALE, NULL, "transaction %lld already rolled back", (long long)tx);
         return errbuf_set(&ret->error, EINVAL, NULL, "transaction %lld is %s, not pending confirmation",

@@ -6,7 +6,7 @@
  */
 #include <time.h>
 
-#include "agent/cmd/cmd.h"
+#include "common/outcome.h"
 #include "agent/txn/txn_internal.h"
 #include "common/log.h"
 #include "policies/diff.h"
@@ -183,7 +183,7 @@ int txn_restore_targets(struct txn_env *env, struct plan *p, bool all, const cha
                 errbuf_set(&res->error, -r, NULL, "%s%sRESTORE FAILED: %s; the node is in an unknown state, check it by hand",
                            buf, buf[0] ? "; " : "", failures[0] ? failures : "unknown error");
                 log_err("transaction %lld: %s", (long long)res->tx, res->error.msg);
-                txn_record_final(env, res, TXN_FAILED, EXIT_RUNTIME, "failed");
+                txn_record_final(env, res, TXN_FAILED, OUTCOME_RUNTIME, "failed");
                 return r;
         }
         txn_record_final(env, res, TXN_ROLLED_BACK, exit_code, "rolled_back");
@@ -213,12 +213,12 @@ int txn_restore_tx(struct txn_env *env, int64_t tx, const char *restored_by, str
         if (r < 0) {
                 snprintf(res->restored_by, sizeof(res->restored_by), "%s", restored_by);
                 errbuf_prefix(&res->error, "cannot restore transaction %lld", (long long)tx);
-                txn_record_final(env, res, TXN_FAILED, EXIT_RUNTIME, "failed");
+                txn_record_final(env, res, TXN_FAILED, OUTCOME_RUNTIME, "failed");
                 plan_free(&p);
                 return r;
         }
         r = txn_restore_targets(env, &p, true, restored_by,
-                                streq(restored_by, "operator") ? EXIT_OK : EXIT_ROLLED_BACK, res);
+                                streq(restored_by, "operator") ? OUTCOME_OK : OUTCOME_ROLLED_BACK, res);
         plan_free(&p);
         return r;
 }

@@ -6,12 +6,12 @@
  * revision's own verify settings). Fields the revision does not manage are left
  * as they are.
  */
-#include "agent/cmd/cmd.h"
+#include "common/outcome.h"
 #include "agent/txn/txn_internal.h"
 
 static int refuse(struct txn_result *ret, int64_t rev, const char *why)
 {
-        txn_finish(ret, TXN_PLANNED, EXIT_INVALID, "refused");
+        txn_finish(ret, TXN_PLANNED, OUTCOME_INVALID, "refused");
         return errbuf_set(&ret->error, ENOENT, NULL, "revision %lld %s; nothing was changed", (long long)rev, why);
 }
 
@@ -29,7 +29,7 @@ int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret)
         if (r >= 0 && !p)
                 return refuse(ret, rev, "has no policy (it undid the first one): there is nothing to apply");
         if (r < 0) {
-                txn_finish(ret, TXN_PLANNED, EXIT_RUNTIME, "failed");
+                txn_finish(ret, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
                 return r;
         }
         env->apply_kind = "rollback";

@@ -18,7 +18,7 @@ int ctl_need_inventory(struct ctl *c)
                 return 0;
         if (inventory_load_file(c->inventory_path, &c->inv, &e) < 0) {
                 log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         return 0;
 }
@@ -41,12 +41,13 @@ int ctl_need_store(struct ctl *c)
 {
         struct errbuf e = { 0 };
         char buf[1100];
+        int r;
 
         if (c->store)
                 return 0;
-        if (store_open_spec(ctl_store_spec(c), &c->store_tls, &c->store, &e) < 0) {
+        if ((r = store_open_spec(ctl_store_spec(c), &c->store_tls, &c->store, &e)) < 0) {
                 log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
-                return e.where[0] && streq(e.where, "--store") ? CTL_EXIT_INVALID : CTL_EXIT_RUNTIME;
+                return outcome_of_errno(r);
         }
         store_set_lease_ttl(c->store, c->cfg.lease_ttl_s);
         return 0;
@@ -74,7 +75,7 @@ int ctl_need_lease(struct ctl *c, long long rollout_id)
                         snprintf(what, sizeof(what), "a new rollout");
                 log_err("%s: %s is being driven by pid %lld on '%s' since %s; nothing was changed",
                         store_where(c->store), what, holder.pid, holder.host, when);
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         return r < 0 ? ctl_fail(&e) : 0;
 }
@@ -90,7 +91,7 @@ static int check_tls_files(const struct ctl *c)
                 if (access(f[i].path, R_OK) < 0) {
                         log_err("%s: $.tls.%s: cannot read '%s': %s; nothing was changed",
                                 c->inventory_path, f[i].key, f[i].path, strerror(errno));
-                        return CTL_EXIT_INVALID;
+                        return OUTCOME_INVALID;
                 }
         return 0;
 }
@@ -113,7 +114,7 @@ int ctl_need_http(struct ctl *c)
         if (http_client_new(&(struct http_tls) { c->inv->ca, c->inv->cert, c->inv->key }, &o,
                             &c->http, &e) < 0) {
                 log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
-                return CTL_EXIT_RUNTIME;
+                return OUTCOME_RUNTIME;
         }
         return 0;
 }
@@ -197,7 +198,7 @@ int ctl_fail(const struct errbuf *e)
         char buf[1100];
 
         log_err("%s", errbuf_str(e, buf, sizeof(buf)));
-        return CTL_EXIT_RUNTIME;
+        return OUTCOME_RUNTIME;
 }
 
 /* A live count of the answers on a terminal ("drift: 12/20 nodes done, 1 failed"). */

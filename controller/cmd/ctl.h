@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "common/errbuf.h"
+#include "common/outcome.h"
 #include "common/progress.h"
 #include "controller/fleet/fleet.h"
 #include "controller/store/store.h"
@@ -89,14 +90,6 @@ char *serve_metrics_render(struct serve_counters *c);
 
 
 
-enum ctl_exit {
-        CTL_EXIT_OK = 0,                /* success; plan/drift ran; apply committed */
-        CTL_EXIT_ROLLED_BACK = 1,       /* apply halted and reverted; drift found drift */
-        CTL_EXIT_INVALID = 2,           /* invalid input or usage: nothing was changed */
-        CTL_EXIT_RUNTIME = 3,           /* runtime failure (agents unreachable, store) */
-        CTL_EXIT_PENDING = 4,           /* rollout left pending confirmation (--no-confirm) */
-};
-
 struct ctl {
         const char *inventory_path;     /* --inventory, default ./inventory.json */
         const char *db_path;            /* --db, default ./nettune.db */
@@ -126,7 +119,7 @@ int ctl_need_http(struct ctl *c);
 /*
  * Take the database's rollout lease for rollout_id (0: a rollout about to be
  * created); a live lease of another controller prints who holds it and returns
- * CTL_EXIT_INVALID. Released by ctl_done (store_close).
+ * OUTCOME_INVALID. Released by ctl_done (store_close).
  */
 int ctl_need_lease(struct ctl *c, long long rollout_id);
 void ctl_done(struct ctl *c);
@@ -179,5 +172,5 @@ bool ctl_labels_match(const char *const *labels, unsigned n, const struct invent
 struct rollout_run_env;
 void ctl_run_env(struct ctl *c, struct rollout_run_env *ret);
 
-/* Print a store/engine failure and return CTL_EXIT_RUNTIME. */
+/* Print a store/engine failure and return OUTCOME_RUNTIME. */
 int ctl_fail(const struct errbuf *e);

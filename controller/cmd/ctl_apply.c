@@ -144,13 +144,13 @@ static int resume(struct ctl *c, unsigned id)
                 char buf[1100];
 
                 log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if (r->state != ROLLOUT_RUNNING || !streq(r->kind, "apply")) {
                 log_err("rollout %u is %s (%s), not an interrupted apply; nothing to resume",
                         id, rollout_state_name(r->state), r->kind);
                 rollout_rec_free(r);
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if (!c->quiet && !c->json)
                 fprintf(stderr, "resuming rollout %u of '%s'\n", id, r->policy_name);
@@ -217,7 +217,7 @@ static int follow(struct ctl *c, long long id)
                 return ctl_fail(&e);
         }
         output_rollout(r, c->json);
-        rc = r->exit_code < 0 ? CTL_EXIT_RUNTIME : r->exit_code;
+        rc = r->exit_code < 0 ? OUTCOME_RUNTIME : r->exit_code;
         rollout_rec_free(r);
         return rc;
 }
@@ -230,7 +230,7 @@ static int submitted(struct ctl *c, const struct apply_args *a, const struct rol
                 printf("{\n  \"id\": %lld,\n  \"state\": \"running\"\n}\n", r->id);
         else
                 printf("rollout %lld submitted; 'nettunectl status %lld' shows it\n", r->id, r->id);
-        return CTL_EXIT_OK;
+        return OUTCOME_OK;
 }
 
 static int start(struct ctl *c, struct apply_args *a)
@@ -246,10 +246,10 @@ static int start(struct ctl *c, struct apply_args *a)
         int rc;
 
         if (ctl_read_file(a->policy, POLICY_DOC_MAX, &doc, &len) < 0)
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         if (policy_parse_buffer(doc, len, a->policy, &p, &e) < 0) {
                 log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if (!a->confirm_given && p->confirm_timeout_s > 0)
                 a->o.confirm_timeout_s = p->confirm_timeout_s;
@@ -263,15 +263,13 @@ static int start(struct ctl *c, struct apply_args *a)
                 rc = r ? rollout_fabric_check(r, &e) : errbuf_set(&e, ENOMEM, "", "out of memory");
                 if (rc == -EINVAL)
                         log_err("%s: %s: %s; nothing was changed", a->policy, e.where, e.msg);
-                else if (rc >= 0)
-                        rc = store_rollout_create(c->store, r, &e);
-                if (rc < 0 && rc != -EINVAL)
-                        rc = -ctl_fail(&e);
+                else if (rc < 0 || (rc = store_rollout_create(c->store, r, &e)) < 0)
+                        ctl_fail(&e);
         }
         policy_free(p);
         if (rc < 0) {
                 rollout_rec_free(r);
-                return rc == -CTL_EXIT_RUNTIME ? CTL_EXIT_RUNTIME : CTL_EXIT_INVALID;
+                return outcome_of_errno(rc);
         }
         if (!c->quiet && !c->json)
                 fprintf(stderr, "rollout %lld: '%s' to %u node%s in %u wave%s\n", r->id, r->policy_name,
@@ -287,12 +285,12 @@ int ctl_cmd_apply(struct ctl *c)
         int r;
 
         if (parse_args(c, &a) < 0)
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         if (ctl_store_shared(c)) {
                 if (a.resume) {
                         log_err("apply --resume: with an etcd store the leading 'nettunectl serve' replica resumes "
                                 "every running rollout by itself; nothing was changed");
-                        return CTL_EXIT_INVALID;
+                        return OUTCOME_INVALID;
                 }
                 if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0)
                         return r;
@@ -301,7 +299,7 @@ int ctl_cmd_apply(struct ctl *c)
         if (a.detach) {
                 log_err("apply --detach needs a store that 'nettunectl serve' replicas share (etcd); "
                         "nothing was changed");
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0 || (r = ctl_need_http(c)) > 0)
                 return r;

@@ -17,19 +17,19 @@ int ctl_cmd_confirm(struct ctl *c)
 
         if (c->argc != 1 || ctl_parse_uint("confirm ID", c->argv[0], 1, 2000000000, &id) < 0) {
                 log_err("usage: nettunectl confirm ID");
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if ((rc = ctl_need_store(c)) > 0 || (rc = ctl_need_http(c)) > 0 || (rc = ctl_need_lease(c, id)) > 0)
                 return rc;
         if (store_rollout_load(c->store, id, &r, &e) < 0) {
                 log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if (r->state != ROLLOUT_PENDING) {
                 log_err("rollout %u is %s, not pending: nothing to confirm%s", id, rollout_state_name(r->state),
                         r->state == ROLLOUT_RUNNING ? " (an interrupted rollout continues with 'apply --resume ID')" : "");
                 rollout_rec_free(r);
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         ctl_run_env(c, &env);
         rc = rollout_run_confirm(&env, r, &e);

@@ -360,13 +360,13 @@ static int report(struct ctl *c, const struct doctor_opts *o, const struct docto
         doctor_run(f, &o->params, &r);
         if (c->json && !(doc = doctor_report_to_json(&r, f))) {
                 doctor_report_free(&r);
-                return CTL_EXIT_RUNTIME;
+                return OUTCOME_RUNTIME;
         }
         if (!c->json)
                 doctor_report_print(stdout, &r, f);
-        code = doctor_exit_code(f, &r);        /* CTL_EXIT_OK, CTL_EXIT_ROLLED_BACK, CTL_EXIT_RUNTIME */
+        code = doctor_exit_code(f, &r);        /* OUTCOME_OK, OUTCOME_ROLLED_BACK, OUTCOME_RUNTIME */
         if (o->propose && propose(c, &r, o->propose, doc) < 0)
-                code = CTL_EXIT_RUNTIME;
+                code = OUTCOME_RUNTIME;
         if (doc)
                 output_json(doc);
         json_decref(doc);
@@ -383,19 +383,19 @@ int ctl_cmd_doctor(struct ctl *c)
         int r;
 
         if (!o)
-                return CTL_EXIT_RUNTIME;
+                return OUTCOME_RUNTIME;
         if (parse_args(c, o) < 0)
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         if ((r = ctl_need_http(c)) > 0)
                 return r;
         if (ctl_select(c, NULL, &all, &n) < 0)
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         for (unsigned i = 0; i < n; i++)
                 if (has_labels(all[i], o))
                         all[k++] = all[i];
         if (!k) {
                 log_err("doctor: no node of '%s' carries every --label given", c->inventory_path);
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         doctor_facts_init(&f);
         r = collect(c, o, all, k, &f);
@@ -405,7 +405,7 @@ int ctl_cmd_doctor(struct ctl *c)
         }
         if (r >= 0 && o->save_facts)
                 r = save_facts(o->save_facts, &f);
-        r = r < 0 ? CTL_EXIT_RUNTIME : report(c, o, &f);
+        r = r < 0 ? OUTCOME_RUNTIME : report(c, o, &f);
         doctor_facts_free(&f);
         return r;
 }

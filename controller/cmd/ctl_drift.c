@@ -132,10 +132,10 @@ int ctl_cmd_drift(struct ctl *c)
         if ((r = ctl_need_http(c)) > 0 || (r = ctl_need_store(c)) > 0)
                 return r;
         if (ctl_select(c, NULL, &sel, &n) < 0 || filter_labels(c, sel, &n) < 0)
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         if (ctl_drift_scan(c, sel, n, &scan, &e) < 0)
                 return ctl_fail(&e);
         print_scan(&scan, c->json);
         ctl_drift_scan_free(&scan);
-        return scan.n_drifted ? CTL_EXIT_ROLLED_BACK : scan.n_unreachable ? CTL_EXIT_RUNTIME : CTL_EXIT_OK;
+        return scan.n_drifted ? OUTCOME_ROLLED_BACK : scan.n_unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
 }

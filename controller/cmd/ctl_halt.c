@@ -46,22 +46,22 @@ int ctl_cmd_halt(struct ctl *c)
         char buf[1100];
 
         if (parse_args(c, &id, &scope) < 0)
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         if (ctl_store_shared(c)) {
                 log_err("halt: with an etcd store the leading 'nettunectl serve' replica drives every running "
                         "rollout; nothing was changed");
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if ((rc = ctl_need_store(c)) > 0 || (rc = ctl_need_http(c)) > 0 || (rc = ctl_need_lease(c, id)) > 0)
                 return rc;
         if (store_rollout_load(c->store, id, &r, &e) < 0) {
                 log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if ((r->state != ROLLOUT_RUNNING && r->state != ROLLOUT_PENDING) || streq(r->kind, "rollback")) {
                 log_err("rollout %u is %s (%s): nothing to halt", id, rollout_state_name(r->state), r->kind);
                 rollout_rec_free(r);
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if (scope >= 0)
                 r->opts.halt_scope = (enum rollout_halt_scope)scope;

@@ -96,13 +96,13 @@ static int plan(struct ctl *c, const char *file, const char *doc, const struct p
 
         if (r >= 0 && n == 0) {
                 log_err("%s: the selector matches no node of '%s'", file, c->inventory_path);
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if (r >= 0)
                 r = ctl_query(c, sel, n, "POST", "/v1/plan", doc, &reqs);
         if (r < 0) {
                 log_err("cannot query the agents: %s", strerror(-r));
-                return CTL_EXIT_RUNTIME;
+                return OUTCOME_RUNTIME;
         }
         nodes = json_array();
         for (unsigned i = 0; i < n; i++)
@@ -118,7 +118,7 @@ static int plan(struct ctl *c, const char *file, const char *doc, const struct p
                 print_text(nodes, &s, n);
         }
         json_decref(nodes);
-        return s.unreachable ? CTL_EXIT_RUNTIME : CTL_EXIT_OK;
+        return s.unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
 }
 
 int ctl_cmd_plan(struct ctl *c)
@@ -132,13 +132,13 @@ int ctl_cmd_plan(struct ctl *c)
 
         if (c->argc != 1 || c->argv[0][0] == '-') {
                 log_err("usage: nettunectl plan POLICY");
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if (ctl_read_file(c->argv[0], POLICY_DOC_MAX, &doc, &len) < 0)
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         if (policy_parse_buffer(doc, len, c->argv[0], &p, &e) < 0) {
                 log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         r = ctl_need_http(c);
         if (r == 0)

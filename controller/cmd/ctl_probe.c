@@ -148,17 +148,17 @@ int ctl_cmd_probe(struct ctl *c)
         int r;
 
         if (parse_args(c, &a) < 0)
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         if ((r = ctl_need_http(c)) > 0)
                 return r;
         if (lay_out(c, &a, &f) < 0)
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         env = (struct fabric_env) { .http = c->http, .timeout_s = c->timeout_s, .progress = c->progress };
         r = fabric_run(&env, &f, &e);
         if (r < 0) {
                 log_err("%s", e.msg);
                 fabric_free(&f);
-                return r == -EINVAL ? CTL_EXIT_INVALID : CTL_EXIT_RUNTIME;
+                return outcome_of_errno(r);
         }
         fabric_compute(&f, &g);
         if (c->json) {
@@ -170,5 +170,5 @@ int ctl_cmd_probe(struct ctl *c)
                 fabric_print_text(stdout, &f, &g);
         }
         fabric_free(&f);
-        return g.complete ? CTL_EXIT_OK : CTL_EXIT_RUNTIME;
+        return g.complete ? OUTCOME_OK : OUTCOME_RUNTIME;
 }

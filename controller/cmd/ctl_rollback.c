@@ -103,7 +103,7 @@ static int run(struct ctl *c, const struct rollback_args *a, const struct invent
         }
         r = body ? rollout_rec_new("rollback", name, NULL, body, &o, sel, n) : NULL;
         if (!r)
-                return log_err("out of memory"), CTL_EXIT_RUNTIME;
+                return log_err("out of memory"), OUTCOME_RUNTIME;
         rc = store_rollout_create(c->store, r, &e);
         ctl_run_env(c, &env);
         if (rc >= 0)
@@ -117,7 +117,7 @@ static int run(struct ctl *c, const struct rollback_args *a, const struct invent
         }
         r->waves[0].state = RWAVE_DONE;
         r->state = ROLLOUT_COMPLETED;
-        r->exit_code = ok == n ? CTL_EXIT_OK : CTL_EXIT_RUNTIME;
+        r->exit_code = ok == n ? OUTCOME_OK : OUTCOME_RUNTIME;
         snprintf(r->message, sizeof(r->message), "%u of %u nodes rolled back", ok, n);
         if (rc >= 0)
                 rc = store_wave_update(c->store, r, 0, &e);
@@ -138,15 +138,15 @@ int ctl_cmd_rollback(struct ctl *c)
         int rc;
 
         if (parse_args(c, &a) < 0)
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         if ((rc = ctl_need_store(c)) > 0 || (rc = ctl_need_http(c)) > 0 || (rc = ctl_need_lease(c, 0)) > 0)
                 return rc;
         sel = calloc(c->inv->n_nodes + 1, sizeof(*sel));
         if (!sel || pick(c, &a, sel, &n) < 0)
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         if (n == 0) {
                 log_err("rollback: no node matches; nothing was changed");
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         return run(c, &a, sel, n);
 }

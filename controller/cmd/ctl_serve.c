@@ -358,7 +358,7 @@ static int serve_loop(struct serve *s)
                         store_wait_change(s->c->store, wait_ms(s), &e);        /* a new submission */
         }
         step_down(s, "stopping");
-        return CTL_EXIT_OK;
+        return OUTCOME_OK;
 }
 
 int ctl_cmd_serve(struct ctl *c)
@@ -373,11 +373,11 @@ int ctl_cmd_serve(struct ctl *c)
         int r;
 
         if (parse_args(&s) < 0)
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         if (!ctl_store_shared(c)) {
                 log_err("serve: needs a store the replicas share (--store etcd://HOST:PORT[,...]/PREFIX); "
                         "with SQLite run 'nettunectl apply' and 'drift' directly");
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0 || (r = ctl_need_http(c)) > 0)
                 return r;
@@ -385,7 +385,7 @@ int ctl_cmd_serve(struct ctl *c)
         http_client_set_gate(c->http, may_send, c->store);
         if (s.metrics_listen && serve_metrics_start(s.metrics_listen, &s.counters, &m, &e) < 0) {
                 log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGINT, &sa, NULL);

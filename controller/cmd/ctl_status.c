@@ -16,16 +16,16 @@ int ctl_cmd_status(struct ctl *c)
         int rc;
 
         if (c->argc > 1 || (c->argc == 1 && ctl_parse_uint("status ID", c->argv[0], 1, 2000000000, &id) < 0))
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         if ((rc = ctl_need_store(c)) > 0)
                 return rc;
-        if (store_rollout_load(c->store, id, &r, &e) < 0) {
+        if ((rc = store_rollout_load(c->store, id, &r, &e)) < 0) {
                 log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
-                return e.msg[0] && strstr(e.msg, "no rollout") ? CTL_EXIT_INVALID : CTL_EXIT_RUNTIME;
+                return outcome_of_errno(rc);
         }
         output_rollout(r, c->json);
         rollout_rec_free(r);
-        return CTL_EXIT_OK;
+        return OUTCOME_OK;
 }
 
 struct history_out {
@@ -64,10 +64,10 @@ int ctl_cmd_history(struct ctl *c)
 
         if (c->argc == 2 && streq(c->argv[0], "--limit")) {
                 if (ctl_parse_uint("--limit", c->argv[1], 1, 100000, &limit) < 0)
-                        return CTL_EXIT_INVALID;
+                        return OUTCOME_INVALID;
         } else if (c->argc != 0) {
                 log_err("usage: nettunectl history [--limit N]");
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if ((rc = ctl_need_store(c)) > 0)
                 return rc;
@@ -78,5 +78,5 @@ int ctl_cmd_history(struct ctl *c)
         if (rc >= 0 && c->json)
                 output_json(h.list);
         json_decref(h.list);
-        return rc < 0 ? ctl_fail(&e) : CTL_EXIT_OK;
+        return rc < 0 ? ctl_fail(&e) : OUTCOME_OK;
 }

@@ -94,12 +94,12 @@ static int migrate(struct ctl *c, const char *from_spec, const char *to_spec)
         int rc;
 
         if (open_one(c, from_spec, &from) < 0)
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         rc = store_rollout_list(from, MIGRATE_MAX, collect, &ids, &e);
         if (rc >= 0 && ids.running) {
                 log_err("%s: rollout %lld is still running; finish it ('apply --resume %lld') before migrating; "
                         "nothing was changed", from_spec, ids.running, ids.running);
-                rc = -EBUSY;
+                rc = -EINVAL;
         } else if (rc >= 0 && open_one(c, to_spec, &to) < 0) {
                 rc = -EINVAL;
         } else if (rc >= 0 && (taken = first_taken(to, &ids))) {
@@ -116,7 +116,7 @@ static int migrate(struct ctl *c, const char *from_spec, const char *to_spec)
         free(ids.v);
         store_close(from);
         store_close(to);
-        return rc >= 0 ? CTL_EXIT_OK : rc == -EBUSY || rc == -EINVAL ? CTL_EXIT_INVALID : CTL_EXIT_RUNTIME;
+        return outcome_of_errno(rc);
 }
 
 int ctl_cmd_store(struct ctl *c)
@@ -125,7 +125,7 @@ int ctl_cmd_store(struct ctl *c)
 
         if (c->argc < 1 || !streq(c->argv[0], "migrate")) {
                 log_err("usage: nettunectl store migrate --from SPEC --to SPEC");
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         for (int i = 1; i < c->argc; i++) {
                 const char *v = i + 1 < c->argc ? c->argv[i + 1] : NULL;
@@ -137,13 +137,13 @@ int ctl_cmd_store(struct ctl *c)
                 else {
                         log_err("store migrate: unexpected argument '%s'; usage: nettunectl store migrate "
                                 "--from SPEC --to SPEC", c->argv[i]);
-                        return CTL_EXIT_INVALID;
+                        return OUTCOME_INVALID;
                 }
                 i++;
         }
         if (!from || !to || streq(from, to)) {
                 log_err("store migrate: give --from SPEC and a different --to SPEC; nothing was changed");
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         return migrate(c, from, to);
 }

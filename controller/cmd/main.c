@@ -175,10 +175,10 @@ int main(int argc, char **argv)
         log_set_prefix("nettunectl");
         ctl_config_defaults(&c.cfg);
         if (parse_common(&c, argc, argv, &argc) < 0 || load_config(&c) < 0)
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         if (argc < 2) {
                 usage(stderr);
-                return CTL_EXIT_INVALID;
+                return OUTCOME_INVALID;
         }
         if (streq(argv[1], "--help") || streq(argv[1], "-h") || streq(argv[1], "help")) {
                 usage(stdout);
@@ -198,5 +198,5 @@ int main(int argc, char **argv)
                         return r;
                 }
         log_err("unknown command '%s'; see 'nettunectl --help'", argv[1]);
-        return CTL_EXIT_INVALID;
+        return OUTCOME_INVALID;
 }

@@ -505,7 +505,7 @@ void engine_finish(struct engine *g, bool halted)
                 for (unsigned i = 0; i < r->n_nodes; i++)
                         touched |= r->nodes[i].state == RNODE_FAILED && r->nodes[i].exit_code == 1;
                 r->state = ROLLOUT_HALTED;
-                r->exit_code = touched && !counts[RNODE_UNKNOWN] ? CTL_EXIT_ROLLED_BACK : CTL_EXIT_RUNTIME;
+                r->exit_code = touched && !counts[RNODE_UNKNOWN] ? OUTCOME_ROLLED_BACK : OUTCOME_RUNTIME;
                 if (rollout_fabric_reason(g->fabric)[0])
                         snprintf(r->message, sizeof(r->message),
                                  "halted by the %.170s; %u rolled back, %u cancelled, %u reverted, %u skipped",
@@ -518,14 +518,14 @@ void engine_finish(struct engine *g, bool halted)
                                  counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
         } else if (counts[RNODE_PENDING]) {
                 r->state = ROLLOUT_PENDING;
-                r->exit_code = CTL_EXIT_PENDING;
+                r->exit_code = OUTCOME_PENDING;
                 snprintf(r->message, sizeof(r->message),
                          "%u nodes pending: run 'nettunectl confirm %lld' before their agents' confirm deadline "
                          "(%u s after each applied) or they are restored", counts[RNODE_PENDING], r->id,
                          r->opts.confirm_timeout_s);
         } else {
                 r->state = ROLLOUT_COMPLETED;
-                r->exit_code = failed ? CTL_EXIT_RUNTIME : CTL_EXIT_OK;
+                r->exit_code = failed ? OUTCOME_RUNTIME : OUTCOME_OK;
                 snprintf(r->message, sizeof(r->message), "%u committed, %u failed (budget %u)",
                          counts[RNODE_COMMITTED], failed, budget);
         }

@@ -96,7 +96,7 @@ static void test_commit_and_nothing_to_do(void)
         struct errbuf e = { 0 };
 
         fresh_devices();
-        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_OK);
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), OUTCOME_OK);
         CU_ASSERT_STRING_EQUAL(r.result, "committed");
         CU_ASSERT_EQUAL(r.state, TXN_COMMITTED);
         CU_ASSERT_EQUAL(r.n_changes, 2);
@@ -107,7 +107,7 @@ static void test_commit_and_nothing_to_do(void)
         journal_tx_done(&t);
         txn_result_done(&r);
 
-        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_OK);
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), OUTCOME_OK);
         CU_ASSERT_STRING_EQUAL(r.result, "nothing_to_do");
         CU_ASSERT_EQUAL(r.tx, 0);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->applies, 1);
@@ -120,7 +120,7 @@ static void test_caps_refused(void)
 
         fresh_devices();
         fakedrv_find("fb")->caps = STATE_BIT(STATE_FIELD_PFC);
-        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_INVALID);
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), OUTCOME_INVALID);
         CU_ASSERT_EQUAL(r.tx, 0);
         CU_ASSERT_STRING_EQUAL(r.error.msg, "interface 'fb' (driver fake) does not support fake (needed for mtu); "
                                             "nothing was changed");
@@ -135,7 +135,7 @@ static void test_apply_failure_restores_all(void)
 
         fresh_devices();
         fakedrv_find("fb")->fail_apply = true;
-        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_RUNTIME);
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), OUTCOME_RUNTIME);
         CU_ASSERT_EQUAL(r.state, TXN_ROLLED_BACK);
         CU_ASSERT_STRING_EQUAL(r.restored_by, "error");
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 1500);
@@ -150,7 +150,7 @@ static void test_readback_mismatch(void)
 
         fresh_devices();
         fakedrv_find("fa")->ignore_apply = true;
-        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_RUNTIME);
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), OUTCOME_RUNTIME);
         CU_ASSERT_STRING_EQUAL(r.restored_by, "readback");
         CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "read-back of interface 'fa' differs"));
         CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 1500);
@@ -175,7 +175,7 @@ static void test_gate(void)
 
         fresh_devices();
         fakedrv_set_probes(regress, 2);
-        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_ROLLED_BACK);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), OUTCOME_ROLLED_BACK);
         CU_ASSERT_STRING_EQUAL(r.restored_by, "gate");
         CU_ASSERT_DOUBLE_EQUAL(r.baseline.gbps, 10.0, 1e-9);
         CU_ASSERT_DOUBLE_EQUAL(r.post.gbps, 5.0, 1e-9);
@@ -187,13 +187,13 @@ static void test_gate(void)
         txn_result_done(&r);
 
         fakedrv_set_probes(nobase, 1);
-        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_RUNTIME);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), OUTCOME_RUNTIME);
         CU_ASSERT_STRING_EQUAL(r.result, "aborted");
         CU_ASSERT_EQUAL(fakedrv_find("fa")->applies, 1);
         txn_result_done(&r);
 
         fakedrv_set_probes(pass, 2);
-        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_OK);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), OUTCOME_OK);
         CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 9000);
         check_gate_json(&r, "pass", 8.0);
         txn_result_done(&r);
@@ -212,7 +212,7 @@ static void test_pinned_probe(void)
         fresh_devices();
         fakedrv_set_probes(same, 2);
         fakedrv_set_pin("fb", PROBE_MODE_TCP);
-        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_OK);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), OUTCOME_OK);
         CU_ASSERT_STRING_EQUAL(r.pin.path.netdev, "fb");
         j = txn_result_to_json(&r);
         pr = json_object_get(j, "probe");
@@ -227,7 +227,7 @@ static void test_pinned_probe(void)
         fresh_devices();
         fakedrv_set_probes(same, 2);
         fakedrv_set_probe_drift(2, PROBE_MODE_VERBS);
-        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_ROLLED_BACK);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), OUTCOME_ROLLED_BACK);
         CU_ASSERT_EQUAL(r.gate.verdict, PROBE_GATE_FAIL_MISMATCH);
         CU_ASSERT_STRING_EQUAL(r.restored_by, "gate");
         CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "mode: 'tcp' vs 'verbs'"));
@@ -239,7 +239,7 @@ static void test_pinned_probe(void)
         fakedrv_add("fc", 1500, ALL_CAPS);
         fakedrv_set_probes(same, 2);
         fakedrv_set_pin("fc", PROBE_MODE_TCP);
-        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_INVALID);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), OUTCOME_INVALID);
         CU_ASSERT_STRING_EQUAL(r.result, "refused");
         CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "leaves by interface 'fc'"));
         CU_ASSERT_EQUAL(fakedrv_find("fa")->applies + fakedrv_find("fb")->applies, 0);
@@ -298,7 +298,7 @@ static void test_gate_under_load(void)
         /* retry (the default): the loaded post measurement is taken again, calm, and passes */
         fakedrv_set_probes(same, 3);
         busy_posts = 1;
-        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_OK);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), OUTCOME_OK);
         CU_ASSERT_EQUAL(r.post.attempts, 2);
         CU_ASSERT_TRUE(r.baseline.load.measured && r.post.load.measured);
         CU_ASSERT(r.baseline.load.agent_cpu_pct < MEASURE_LOAD_DELTA_MAX);
@@ -309,7 +309,7 @@ static void test_gate_under_load(void)
         /* fail: one loaded post measurement is enough to roll back, verdict inconclusive */
         fakedrv_set_probes(same, 2);
         busy_posts = 1;
-        CU_ASSERT_EQUAL(apply(4000, GATED_FAIL, -1, &r), EXIT_ROLLED_BACK);
+        CU_ASSERT_EQUAL(apply(4000, GATED_FAIL, -1, &r), OUTCOME_ROLLED_BACK);
         CU_ASSERT_EQUAL(r.post.attempts, 1);
         CU_ASSERT_EQUAL(r.gate.verdict, PROBE_GATE_INCONCLUSIVE);
         CU_ASSERT(r.post.load.agent_cpu_pct > MEASURE_LOAD_DELTA_MAX);
@@ -321,7 +321,7 @@ static void test_gate_under_load(void)
         /* retry, loaded every time: three measurements, then inconclusive */
         fakedrv_set_probes(same, 4);
         busy_posts = 3;
-        CU_ASSERT_EQUAL(apply(4000, GATED, -1, &r), EXIT_ROLLED_BACK);
+        CU_ASSERT_EQUAL(apply(4000, GATED, -1, &r), OUTCOME_ROLLED_BACK);
         CU_ASSERT_EQUAL(r.post.attempts, 3);
         CU_ASSERT_EQUAL(r.gate.verdict, PROBE_GATE_INCONCLUSIVE);
         CU_ASSERT_PTR_NOT_NULL(strstr(r.gate.reason, "also when measured again"));
@@ -339,7 +339,7 @@ static void test_restore_failure_is_failed(void)
         fresh_devices();
         fakedrv_find("fb")->fail_apply = true;
         fakedrv_find("fa")->fail_restore = true;
-        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_RUNTIME);
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), OUTCOME_RUNTIME);
         CU_ASSERT_EQUAL(r.state, TXN_FAILED);
         CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "RESTORE FAILED"));
         txn_result_done(&r);
@@ -354,7 +354,7 @@ static void test_restore_goes_on_past_a_failure(void)
         fresh_devices();
         fakedrv_find("fa")->fail_restore = true;
         fakedrv_set_probes(probes, 2);
-        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), EXIT_RUNTIME);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), OUTCOME_RUNTIME);
         CU_ASSERT_EQUAL(r.state, TXN_FAILED);
         CU_ASSERT_EQUAL(fakedrv_find("fb")->restores, 1);
         CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 1500);            /* restored */
@@ -370,14 +370,14 @@ static void test_check_refuses_before_anything(void)
 
         fresh_devices();
         fakedrv_find("fb")->max_mtu = 4000;
-        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_INVALID);
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), OUTCOME_INVALID);
         CU_ASSERT_STRING_EQUAL(r.result, "refused");
         CU_ASSERT_EQUAL(r.tx, 0);
         CU_ASSERT_STRING_EQUAL(r.error.msg, "mtu 9000 above 4000; nothing was changed");
         CU_ASSERT_EQUAL(fakedrv_find("fa")->applies, 0);
         CU_ASSERT_EQUAL(fakedrv_find("fb")->applies, 0);
         txn_result_done(&r);
-        CU_ASSERT_EQUAL(apply(4000, NULL, -1, &r), EXIT_OK);           /* within the limit: applied */
+        CU_ASSERT_EQUAL(apply(4000, NULL, -1, &r), OUTCOME_OK);           /* within the limit: applied */
         CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 4000);
         txn_result_done(&r);
 }
@@ -390,12 +390,12 @@ static void test_confirm(void)
         int64_t tx;
 
         fresh_devices();
-        CU_ASSERT_EQUAL(apply(9000, NULL, 60, &r), EXIT_PENDING);
+        CU_ASSERT_EQUAL(apply(9000, NULL, 60, &r), OUTCOME_PENDING);
         CU_ASSERT_EQUAL(r.state, TXN_PENDING_CONFIRM);
         CU_ASSERT(r.confirm_deadline_ms > journal_now_ms());
         tx = r.tx;
         txn_result_done(&r);
-        CU_ASSERT_EQUAL(apply(4000, NULL, -1, &r), EXIT_RUNTIME);
+        CU_ASSERT_EQUAL(apply(4000, NULL, -1, &r), OUTCOME_RUNTIME);
         CU_ASSERT_STRING_EQUAL(r.result, "busy");
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
         txn_result_done(&r);
@@ -406,7 +406,7 @@ static void test_confirm(void)
         txn_result_done(&c);
 
         /* A deadline in the past: confirm finds it expired and restores. */
-        CU_ASSERT_EQUAL(apply(4000, NULL, 60, &r), EXIT_PENDING);
+        CU_ASSERT_EQUAL(apply(4000, NULL, 60, &r), OUTCOME_PENDING);
         tx = r.tx;
         txn_result_done(&r);
         CU_ASSERT_EQUAL(journal_record(journal, tx, TXN_PENDING_CONFIRM, &expire, &e), 0);
@@ -424,14 +424,14 @@ static void test_confirm(void)
         txn_result_done(&c);
 
         /* The caller's not_after_ms has passed, the agent's own deadline has not: refused and restored. */
-        CU_ASSERT_EQUAL(apply(4000, NULL, 60, &r), EXIT_PENDING);
+        CU_ASSERT_EQUAL(apply(4000, NULL, 60, &r), OUTCOME_PENDING);
         tx = r.tx;
         txn_result_done(&r);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 4000);
         txn_result_init(&c);
         CU_ASSERT_EQUAL(txn_confirm(&env, tx, journal_now_ms() - 1, &c), -ETIME);
         CU_ASSERT_EQUAL(c.state, TXN_ROLLED_BACK);
-        CU_ASSERT_EQUAL(c.exit_code, EXIT_ROLLED_BACK);
+        CU_ASSERT_EQUAL(c.exit_code, OUTCOME_ROLLED_BACK);
         CU_ASSERT_PTR_NOT_NULL(strstr(c.error.msg, "after the caller's not_after_ms"));
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
         txn_result_done(&c);
@@ -479,13 +479,13 @@ static void test_rollback(void)
         struct txn_result r;
 
         fresh_devices();
-        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_OK);
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), OUTCOME_OK);
         txn_result_done(&r);
-        CU_ASSERT_EQUAL(apply(4000, NULL, -1, &r), EXIT_OK);
+        CU_ASSERT_EQUAL(apply(4000, NULL, -1, &r), OUTCOME_OK);
         txn_result_done(&r);
         txn_result_init(&r);
         txn_rollback(&env, &r);
-        CU_ASSERT_EQUAL(r.exit_code, EXIT_OK);
+        CU_ASSERT_EQUAL(r.exit_code, OUTCOME_OK);
         CU_ASSERT_EQUAL(r.state, TXN_COMMITTED);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
         CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 9000);
@@ -515,22 +515,22 @@ static void test_rollback_to(void)
         unsigned applies;
 
         fresh_devices();
-        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), EXIT_OK);
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), OUTCOME_OK);
         rev9000 = rev_of(r.tx);
         CU_ASSERT(rev9000 > 0);
         txn_result_done(&r);
         fakedrv_set_probes(pass, 2);
-        CU_ASSERT_EQUAL(apply(2000, GATED, -1, &r), EXIT_OK);
+        CU_ASSERT_EQUAL(apply(2000, GATED, -1, &r), OUTCOME_OK);
         rev2000 = rev_of(r.tx);
         txn_result_done(&r);
-        CU_ASSERT_EQUAL(apply(4000, NULL, -1, &r), EXIT_OK);
+        CU_ASSERT_EQUAL(apply(4000, NULL, -1, &r), OUTCOME_OK);
         txn_result_done(&r);
 
         /* Unknown revision: refused, nothing touched. */
         applies = fakedrv_find("fa")->applies;
         txn_result_init(&r);
         CU_ASSERT_EQUAL(txn_rollback_to(&env, 99999, &r), -ENOENT);
-        CU_ASSERT_EQUAL(r.exit_code, EXIT_INVALID);
+        CU_ASSERT_EQUAL(r.exit_code, OUTCOME_INVALID);
         CU_ASSERT_STRING_EQUAL(r.result, "refused");
         CU_ASSERT_EQUAL(r.tx, 0);
         CU_ASSERT_STRING_EQUAL(r.error.msg, "revision 99999 does not exist: no committed revision has that number; "
@@ -541,7 +541,7 @@ static void test_rollback_to(void)
         /* Back to 9000: a full transaction of kind rollback, recorded as a new revision. */
         txn_result_init(&r);
         CU_ASSERT_EQUAL(txn_rollback_to(&env, rev9000, &r), 0);
-        CU_ASSERT_EQUAL(r.exit_code, EXIT_OK);
+        CU_ASSERT_EQUAL(r.exit_code, OUTCOME_OK);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
         CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 9000);
         CU_ASSERT_EQUAL_FATAL(journal_get(journal, r.tx, &t, &e), 0);
@@ -555,14 +555,14 @@ static void test_rollback_to(void)
         fakedrv_set_probes(regress, 2);
         txn_result_init(&r);
         txn_rollback_to(&env, rev2000, &r);
-        CU_ASSERT_EQUAL(r.exit_code, EXIT_ROLLED_BACK);
+        CU_ASSERT_EQUAL(r.exit_code, OUTCOME_ROLLED_BACK);
         CU_ASSERT_STRING_EQUAL(r.restored_by, "gate");
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
         txn_result_done(&r);
         fakedrv_set_probes(pass, 2);
         txn_result_init(&r);
         txn_rollback_to(&env, rev2000, &r);
-        CU_ASSERT_EQUAL(r.exit_code, EXIT_OK);
+        CU_ASSERT_EQUAL(r.exit_code, OUTCOME_OK);
         CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 2000);
         txn_result_done(&r);
 }
