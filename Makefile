@@ -14,9 +14,9 @@ WERROR     ?=
 V          ?= 0
 VERSION    := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
-PKGS      := libmnl jansson libcurl libssh2 libmicrohttpd gnutls sqlite3 libibverbs zlib openssl
-# Loaded on first use (common/lazylib.h): compiled against, never linked.
-LAZY_PKGS := libssh2 zlib
+PKGS      := libmnl jansson libcurl libssh2 libmicrohttpd gnutls sqlite3 libibverbs zlib openssl yaml-0.1
+# Loaded on first use (common/lazylib.h): compiled against, never linked. libyaml reads YAML policies.
+LAZY_PKGS := libssh2 zlib yaml-0.1
 # ... and by the agent alone: its HTTPS API (libmicrohttpd, GnuTLS) and the verbs probe
 # (libibverbs). `apply`, `plan` and `state` never load them (nettunectl links them).
 AGENT_LAZY_PKGS := libmicrohttpd gnutls libibverbs

@@ -112,13 +112,19 @@ struct policy {
 };
 
 /*
- * Parse and validate. `name` is used in messages (a file name, "request body").
- * On success *ret is a new policy owned by the caller (policy_free). On failure
- * returns -EINVAL (invalid document) or -errno (I/O), fills e, and writes nothing.
- * e->where holds "FILE: $.path" or "FILE:LINE:COL", e->msg the text.
+ * Parse and validate a policy in JSON or YAML (jsonv_parse_doc). `name` is used in
+ * messages (a file name, "request body"). On success *ret is a new policy owned by
+ * the caller (policy_free). On failure returns -EINVAL (invalid document) or -errno
+ * (I/O), fills e, and writes nothing. e->where holds "FILE: $.path",
+ * "FILE:LINE:COL" (syntax) or, for YAML, "FILE:LINE:COL: $.path".
  */
 int policy_parse_buffer(const char *buf, size_t len, const char *name,
                         struct policy **ret, struct errbuf *e);
+/*
+ * The document as the agents take it (JSON): a YAML one converted, its keys in the
+ * order written; a JSON one copied as it is. *ret is the caller's (free).
+ */
+int policy_doc_json(const char *buf, size_t len, const char *name, char **ret, size_t *ret_len, struct errbuf *e);
 int policy_load_file(const char *path, struct policy **ret, struct errbuf *e);
 void policy_free(struct policy *p);
 

@@ -13,15 +13,22 @@
 #include "agent/config/config.h"
 #include "policies/policy.h"
 
-/* Split errbuf.where ("FILE: $.path" or "FILE:LINE:COL") into a JSON error object. */
+/*
+ * Split errbuf.where ("FILE: $.path", "FILE:LINE:COL" or, for YAML, "FILE:LINE:COL: $.path")
+ * into a JSON error object: path, message, location (the file, or FILE:LINE:COL).
+ */
 static json_t *error_json(const char *file, const struct errbuf *e)
 {
         size_t n = strlen(file);
-        const char *path = NULL, *location = e->where;
+        const char *path = NULL, *at = strstr(e->where + (strncmp(e->where, file, n) ? 0 : n), ": $");
+        char location[sizeof(e->where)];
 
-        if (!strncmp(e->where, file, n) && !strncmp(e->where + n, ": $", 3))
-                path = e->where + n + 2;
-        return json_pack("{s:s?,s:s,s:s}", "path", path, "message", e->msg, "location", path ? file : location);
+        snprintf(location, sizeof(location), "%s", e->where);
+        if (!strncmp(e->where, file, n) && at) {
+                path = at + 2;
+                location[at - e->where] = '\0';
+        }
+        return json_pack("{s:s?,s:s,s:s}", "path", path, "message", e->msg, "location", location);
 }
 
 static int add_result(json_t *results, const char *file, const struct errbuf *e)

@@ -141,6 +141,8 @@ int ctl_parse_uint(const char *opt, const char *s, unsigned min, unsigned max, u
 
 /* A whole file (at most max bytes) into a NUL-terminated buffer; prints the error. */
 int ctl_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
+/* A policy document read from file, valid, as the agents take it: YAML becomes JSON in place (*doc replaced). */
+int ctl_policy_json(const char *file, char **doc, size_t *len, struct errbuf *e);
 
 /* The subcommands, their flags and help (ctl_cli.c), and the flags every one takes. */
 extern const struct cli_command ctl_commands[];

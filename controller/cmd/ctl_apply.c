@@ -249,8 +249,9 @@ static int start(struct ctl *c, struct apply_args *a)
 
         if (ctl_read_file(a->policy, POLICY_DOC_MAX, &doc, &len) < 0)
                 return OUTCOME_INVALID;
-        if (policy_parse_buffer(doc, len, a->policy, &p, &e) < 0) {
+        if (policy_parse_buffer(doc, len, a->policy, &p, &e) < 0 || ctl_policy_json(a->policy, &doc, &len, &e) < 0) {
                 log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
+                policy_free(p);
                 return OUTCOME_INVALID;
         }
         if (!a->confirm_given && p->confirm_timeout_s > 0)

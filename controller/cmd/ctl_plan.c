@@ -145,8 +145,9 @@ int ctl_cmd_plan(struct ctl *c)
         }
         if (ctl_read_file(file, POLICY_DOC_MAX, &doc, &len) < 0)
                 return OUTCOME_INVALID;
-        if (policy_parse_buffer(doc, len, file, &p, &e) < 0) {
+        if (policy_parse_buffer(doc, len, file, &p, &e) < 0 || ctl_policy_json(file, &doc, &len, &e) < 0) {
                 log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
+                policy_free(p);
                 return OUTCOME_INVALID;
         }
         r = ctl_need_http(c);

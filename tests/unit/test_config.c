@@ -130,7 +130,7 @@ static void bad(const char *text, const char *where_path, const char *msg)
 
 static void test_errors(void)
 {
-        bad("{\"lisen\":\"x\"}", "$", "unknown key 'lisen'");
+        bad("{\"lisen\":\"x\"}", "$", "unknown key 'lisen' (did you mean 'listen'?)");
         bad("{\"listen\":\"localhost\"}", "$.listen", "listen address 'localhost' is not host:port");
         bad("{\"drift\":{\"mode\":\"fix\"}}", "$.drift.mode", "mode 'fix' is not one of 'report', 'enforce'");
         bad("{\"probe\":{\"runs\":16}}", "$.probe.runs", "runs 16 out of range 1-15");

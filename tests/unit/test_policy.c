@@ -437,6 +437,72 @@ static void test_read_file(void)
         free(big);
 }
 
+/* YAML: the same policy as JSON, errors with line:column and the JSON path, typed scalars. */
+static void yaml_bad(const char *doc, const char *want)
+{
+        struct policy *p = NULL;
+        struct errbuf e = { .where = "" };
+        char got[1100];
+
+        CU_ASSERT_EQUAL(policy_parse_buffer(doc, strlen(doc), "t.yaml", &p, &e), -EINVAL);
+        errbuf_str(&e, got, sizeof(got));
+        if (strcmp(got, want))
+                fprintf(stderr, "\n  got:  %s\n  want: %s\n", got, want);
+        CU_ASSERT_STRING_EQUAL(got, want);
+        CU_ASSERT_PTR_NULL(p);
+}
+
+#define YHEAD "apiVersion: nettune/v1\nkind: Policy\nmetadata:\n  name: t\ntargets:\n  interfaces: [eth0]\n"
+
+static void test_yaml(void)
+{
+        static const char doc[] = YHEAD "spec:\n  mtu: 9000\n  trust: dscp\n  dscp_to_priority: {26: 3, \"48\": 6}\n"
+                                  "  pfc:\n    priorities: [3]\n# a comment\nverify:\n  probe: none\n";
+        struct policy *p = NULL, *q = NULL;
+        struct errbuf e = { .where = "" };
+        char *json = NULL;
+        size_t len;
+
+        CU_ASSERT_EQUAL_FATAL(policy_parse_buffer(doc, sizeof(doc) - 1, "t.yaml", &p, &e), 0);
+        CU_ASSERT_EQUAL(p->spec.mtu, 9000);
+        CU_ASSERT_EQUAL(p->spec.dscp_prio[26], 3);
+        CU_ASSERT_EQUAL(p->spec.dscp_prio[48], 6);
+        CU_ASSERT_EQUAL(p->spec.pfc_enabled, 1u << 3);
+        /* the agents get JSON, and it is the same policy */
+        CU_ASSERT_EQUAL_FATAL(policy_doc_json(doc, sizeof(doc) - 1, "t.yaml", &json, &len, &e), 0);
+        CU_ASSERT_EQUAL(json[0], '{');
+        CU_ASSERT_EQUAL_FATAL(policy_parse_buffer(json, len, "t.json", &q, &e), 0);
+        CU_ASSERT_EQUAL(memcmp(&p->spec, &q->spec, sizeof(p->spec)), 0);
+        free(json);
+        policy_free(p);
+        policy_free(q);
+        /* no file name: the first character says which */
+        CU_ASSERT_TRUE(jsonv_is_yaml("request body", "apiVersion: x", 13));
+        CU_ASSERT_FALSE(jsonv_is_yaml("request body", " {\"a\":1}", 8));
+        CU_ASSERT_FALSE(jsonv_is_yaml("p.json", "apiVersion: x", 13));
+
+        yaml_bad(YHEAD "spec:\n  mtu: 99999\n", "t.yaml:8:3: $.spec.mtu: mtu 99999 out of range 68-9216");
+        yaml_bad(YHEAD "spec:\n  mtu: \"9000\"\n", "t.yaml:8:3: $.spec.mtu: expected integer, found string");
+        yaml_bad(YHEAD "spec:\n  mtu: 9000.0\n", "t.yaml:8:3: $.spec.mtu: expected integer, found number");
+        yaml_bad(YHEAD "spec:\n  pfc: {priorities: [3, 9]}\n",
+                 "t.yaml:8:25: $.spec.pfc.priorities[1]: priority 9 out of range 0-7");
+        yaml_bad(YHEAD "spec:\n  mtu: 9000\n  turst: dscp\n",
+                 "t.yaml:9:3: $.spec: unknown key 'turst' (did you mean 'trust'?)");
+        yaml_bad(YHEAD "spec:\n  mtu: 9000\n  mtu: 1500\n", "t.yaml:9:3: $.spec.mtu: duplicate key 'mtu'");
+        yaml_bad(YHEAD "spec:\n  pfc: &p {priorities: [3]}\n  ets: *p\n",
+                 "t.yaml:9:8: $.spec.ets: YAML aliases ('*p') are not supported: write the value out");
+        yaml_bad(YHEAD "spec: {}\n---\nspec: {}\n", "t.yaml:8:1: a second YAML document: a file holds one policy");
+        yaml_bad("- 1\n- 2\n", "t.yaml:1:1: $: expected object, found array");
+        yaml_bad("# nothing\n", "t.yaml: document is empty");
+        yaml_bad(YHEAD "spec:\n  mtu: !!binary AAAA\n",
+                 "t.yaml:8:8: $.spec.mtu: YAML tag 'tag:yaml.org,2002:binary' is not supported");
+        yaml_bad(YHEAD "spec:\n  mtu: 99999999999999999999\n", "t.yaml:8:8: $.spec.mtu: integer '99999999999999999999' out of range");
+        yaml_bad(YHEAD "spec:\n  mtu: .inf\n", "t.yaml:8:8: $.spec.mtu: '.inf' has no JSON value");
+        yaml_bad(YHEAD "spec:\n  mtu: 0x2328\n  trust: yes\n",
+                 "t.yaml:9:3: $.spec.trust: trust 'yes' is not one of 'pcp', 'dscp'");      /* 0x2328 is 9000; yes is a string */
+        yaml_bad(YHEAD "spec:\n  ? [a]\n  : 1\n", "t.yaml:8:5: $.spec: a key must be a string, not a list or mapping");
+}
+
 int suite_policy(void);
 int suite_policy(void)
 {
@@ -447,7 +513,8 @@ int suite_policy(void)
             !CU_add_test(s, "selects", test_selects) || !CU_add_test(s, "round_trip", test_round_trip) ||
             !CU_add_test(s, "canonical_text", test_canonical_text) || !CU_add_test(s, "fabric", test_fabric) ||
             !CU_add_test(s, "verify_class", test_verify_class) || !CU_add_test(s, "limits", test_limits) ||
-            !CU_add_test(s, "jsonv_paths", test_jsonv_paths) || !CU_add_test(s, "read_file", test_read_file))
+            !CU_add_test(s, "jsonv_paths", test_jsonv_paths) || !CU_add_test(s, "read_file", test_read_file) ||
+            !CU_add_test(s, "yaml", test_yaml))
                 return -1;
         return 0;
 }
