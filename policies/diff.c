@@ -128,8 +128,8 @@ json_t *diff_to_json(const struct diff *d)
 
         for (unsigned i = 0; a && i < d->n; i++) {
                 const struct diff_entry *e = &d->entries[i];
-                json_t *o = json_pack("{s:s,s:s,s:s,s:s}", "field", state_field_name(e->field), "key", e->key,
-                                      "from", e->from, "to", e->to);
+                json_t *o = json_pack("{s:s,s:s,s:o,s:o}", "field", state_field_name(e->field), "key", e->key,
+                                      "from", diff_value_json(e->from), "to", diff_value_json(e->to));
 
                 if (!o || json_array_append_new(a, o) < 0) {
                         json_decref(a);
@@ -137,4 +137,46 @@ json_t *diff_to_json(const struct diff *d)
                 }
         }
         return a;
+}
+
+/* -?(0|[1-9][0-9]*), at most 18 digits: what jansson writes for that integer. */
+static bool integer_text(const char *s, size_t n)
+{
+        size_t i = n && s[0] == '-';
+
+        if (i == n || n - i > 18 || (s[i] == '0' && n - i > 1))
+                return false;
+        for (; i < n; i++)
+                if (s[i] < '0' || s[i] > '9')
+                        return false;
+        return true;
+}
+
+enum diff_value_kind diff_value_kind(const char *text)
+{
+        size_t n = strlen(text);
+
+        if (integer_text(text, n))
+                return DIFF_VALUE_INTEGER;
+        if (streq(text, "true") || streq(text, "false"))
+                return DIFF_VALUE_BOOLEAN;
+        if (n < 2 || text[0] != '[' || text[n - 1] != ']')
+                return DIFF_VALUE_STRING;
+        for (size_t i = 1, start = 1; i < n; i++)      /* "[]" or "[1,2,3]", compact */
+                if (text[i] == ',' || text[i] == ']') {
+                        if ((i > start || text[i] == ',' || n > 2) && !integer_text(text + start, i - start))
+                                return DIFF_VALUE_STRING;
+                        start = i + 1;
+                }
+        return DIFF_VALUE_INTEGERS;
+}
+
+json_t *diff_value_json(const char *text)
+{
+        switch (diff_value_kind(text)) {
+        case DIFF_VALUE_INTEGER: return json_integer(strtoll(text, NULL, 10));
+        case DIFF_VALUE_BOOLEAN: return json_boolean(streq(text, "true"));
+        case DIFF_VALUE_INTEGERS: return json_loads(text, 0, NULL);
+        default: return json_string(text);
+        }
 }

@@ -55,3 +55,12 @@ char *diff_to_text(const struct diff *d);
  * reference owned by the caller (json_decref); NULL on ENOMEM.
  */
 json_t *diff_to_json(const struct diff *d);
+
+/*
+ * A value of the diff (its text, "9000", "true", "[3,4]", "dscp") as JSON: an integer,
+ * a boolean, a list of integers, else a string. DIFF_VALUE_STRING: none of those;
+ * the others are written in JSON exactly as their text stands.
+ */
+enum diff_value_kind { DIFF_VALUE_STRING, DIFF_VALUE_INTEGER, DIFF_VALUE_BOOLEAN, DIFF_VALUE_INTEGERS };
+enum diff_value_kind diff_value_kind(const char *text);
+json_t *diff_value_json(const char *text);

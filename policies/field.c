@@ -5,6 +5,7 @@
 
 #include "common/util.h"
 #include "policies/field.h"
+#include "policies/state_text.h"
 #include "policies/state_json.h"
 
 /* ---- value formatting: the strings diff entries carry ---- */
@@ -445,6 +446,14 @@ static void copy_host_ecn(struct state *to, const struct state *from)
 
 /* ---- a host NIC's DCB detail beyond the fields (a snapshot restores it exactly) ---- */
 
+/* "host+ieee" for 0x09 (state_text.h), in a static buffer of the diff's (one at a time). */
+static const char *dcbx_name(uint8_t dcbx)
+{
+        static _Thread_local char buf[64];
+
+        return state_dcbx_names(dcbx, buf, sizeof(buf));
+}
+
 /* The first DCB field the wanted side manages: device detail differences are filed under it. */
 static int dcb_owner(const struct state *want, enum state_field first)
 {
@@ -490,18 +499,43 @@ static bool same_apps(const struct state_dcb_device *x, const struct state_dcb_d
         return !memcmp(a, b, x->n_apps * sizeof(a[0]));
 }
 
+/*
+ * A policy's DCB change on a NIC whose DCBX is not host + IEEE: the driver switches it
+ * first (drivers/host/dcb_driver.c, ensure_host_ieee), so the plan says so, under the
+ * first DCB field that changes.
+ */
+static int diff_dcbx_switch(struct diff *d, const char *prefix, const struct state *live)
+{
+        enum { DCBX_HOST = 0x01, DCBX_IEEE = 0x08 };    /* DCB_CAP_DCBX_* of linux/dcbnl.h */
+        static const enum state_field dcb[] = { STATE_FIELD_TRUST, STATE_FIELD_DSCP_MAP, STATE_FIELD_PFC,
+                                                STATE_FIELD_ETS };
+        char key[DIFF_KEY_MAX], a[DIFF_VALUE_MAX];
+        const struct state_dcb_device *l = &live->dcb;
+
+        if (!l->present || !l->has_dcbx || (l->dcbx & (DCBX_HOST | DCBX_IEEE)) == (DCBX_HOST | DCBX_IEEE))
+                return 0;
+        for (size_t i = 0; i < ARRAY_SIZE(dcb); i++)
+                if (d->fields & STATE_BIT(dcb[i])) {
+                        snprintf(a, sizeof(a), "%s (0x%02x)", dcbx_name(l->dcbx), l->dcbx);
+                        return diff_add(d, dcb[i], keyf(key, prefix, "dcb_device.dcbx"), a, "host+ieee (0x09)");
+                }
+        return 0;
+}
+
 int field_diff_dcb_device(struct diff *d, const char *prefix, const struct state *want, const struct state *live)
 {
         const struct state_dcb_device *w = &want->dcb, *l = &live->dcb;
         char key[DIFF_KEY_MAX], a[DIFF_VALUE_MAX], b[DIFF_VALUE_MAX];
         int f, r = 0;
 
-        if (!w->present || !l->present)
+        if (!w->present)                /* a policy: what the driver changes besides the fields */
+                return diff_dcbx_switch(d, prefix, live);
+        if (!l->present)
                 return 0;
         f = dcb_owner(want, STATE_FIELD_TRUST);
         if (f >= 0 && w->has_dcbx && l->has_dcbx && w->dcbx != l->dcbx) {
-                snprintf(a, sizeof(a), "0x%02x", l->dcbx);
-                snprintf(b, sizeof(b), "0x%02x", w->dcbx);
+                snprintf(a, sizeof(a), "%s (0x%02x)", dcbx_name(l->dcbx), l->dcbx);
+                snprintf(b, sizeof(b), "%s (0x%02x)", dcbx_name(w->dcbx), w->dcbx);
                 r = diff_add(d, f, keyf(key, prefix, "dcb_device.dcbx"), a, b);
         }
         /* the raw entries matter when the map reads the same (an entry where the driver's default would do) */

@@ -14,6 +14,7 @@
  * libyaml is loaded on first use (yaml_lib.c): a JSON policy never loads it.
  */
 #include <ctype.h>
+#include <math.h>
 #include <yaml.h>
 
 #include "policies/jsonv.h"
@@ -184,13 +185,18 @@ static int plain_scalar(struct ybuild *b, const yaml_event_t *ev, const char *s,
                 if (k < 0)
                         return fail_at(b, &ev->start_mark, "integer '%.40s' out of range", s);
                 *ret = json_integer(x);
-        } else if (is_float(s))
-                *ret = json_real(strtod(s, NULL));
+        } else if (is_float(s)) {
+                double d = strtod(s, NULL);
+
+                if (!isfinite(d))       /* 2e900: JSON has no infinity */
+                        return fail_at(b, &ev->start_mark, "number '%.40s' out of range", s);
+                *ret = json_real(d);
+        }
         else if (streq(s, ".inf") || streq(s, "-.inf") || streq(s, ".nan") || streq(s, ".NaN"))
                 return fail_at(b, &ev->start_mark, "'%s' has no JSON value", s);
         else
                 *ret = json_string(s);
-        return 0;
+        return *ret ? 0 : fail_at(b, &ev->start_mark, "a string that is not UTF-8");
 }
 
 /* A scalar as JSON: a core tag (!!str, !!int, ...) says which, else its style and text. */

@@ -4,6 +4,7 @@
 
 #include "agent/cmd/cmd.h"
 #include "agent/txn/txn.h"
+#include "policies/state_text.h"
 
 static json_t *tx_json(const struct journal_tx *t)
 {
@@ -90,7 +91,7 @@ static void print_history(const json_t *arr)
                 char when[32], revs[24] = "-";
                 struct tm tm;
 
-                strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime_r(&sec, &tm));
+                strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&sec, &tm));
                 if (rev > 0)
                         snprintf(revs, sizeof(revs), "%lld", (long long)rev);
                 printf("%-6lld %-9s %-16s %-16s %-14s %-5s %-20s %s",
@@ -180,11 +181,14 @@ int cmd_drift(struct cli *c)
                 json_decref(o);
         } else {
                 printf(r > 0 ? "drift: %d field(s) differ from the committed policy\n" : "no drift\n", r);
-                json_array_foreach(changes, i, ch)
+                json_array_foreach(changes, i, ch) {
+                        char from[256], to[256];
+
                         printf("  %s %s: %s (committed: %s)\n", json_string_value(json_object_get(ch, "target")),
                                json_string_value(json_object_get(ch, "key")),
-                               json_string_value(json_object_get(ch, "from")),
-                               json_string_value(json_object_get(ch, "to")));
+                               state_text_value("", json_object_get(ch, "from"), from, sizeof(from)),
+                               state_text_value("", json_object_get(ch, "to"), to, sizeof(to)));
+                }
                 json_decref(changes);
         }
         return r > 0 ? OUTCOME_ROLLED_BACK : OUTCOME_OK;

@@ -392,10 +392,13 @@ static void print_plan_text(const json_t *doc, const char *probe)
 
                 printf("%s '%s':%s\n", json_string_value(json_object_get(t, "kind")),
                        json_string_value(json_object_get(t, "name")), json_array_size(list) ? "" : " no changes");
-                json_array_foreach(list, k, ch)
+                json_array_foreach(list, k, ch) {
+                        char from[256], to[256];
+
                         printf("  %s: %s -> %s\n", json_string_value(json_object_get(ch, "key")),
-                               json_string_value(json_object_get(ch, "from")),
-                               json_string_value(json_object_get(ch, "to")));
+                               state_text_value("", json_object_get(ch, "from"), from, sizeof(from)),
+                               state_text_value("", json_object_get(ch, "to"), to, sizeof(to)));
+                }
         }
         if (probe)
                 printf("probe: %s\n", probe);

@@ -482,8 +482,8 @@ json_t *plan_to_json(const struct plan *p)
 
 json_t *plan_change_json(const char *target, const struct diff_entry *d)
 {
-        return json_pack("{s:s, s:s, s:s, s:s, s:s}", "target", target, "field", state_field_name(d->field), "key",
-                         d->key, "from", d->from, "to", d->to);
+        return json_pack("{s:s, s:s, s:s, s:o, s:o}", "target", target, "field", state_field_name(d->field), "key",
+                         d->key, "from", diff_value_json(d->from), "to", diff_value_json(d->to));
 }
 
 json_t *plan_changes_json(const struct plan *p)

@@ -8,6 +8,7 @@
 #include "controller/rollout/rollout.h"
 #include "policies/policy.h"
 #include "policies/state.h"
+#include "policies/state_text.h"
 
 struct plan_sum {
         unsigned changing, unchanged, unreachable;
@@ -79,9 +80,13 @@ static void print_text(const json_t *nodes, const struct plan_sum *s, unsigned n
                 }
                 printf("%s: %zu change%s\n", str_of(node, "name"), json_array_size(changes),
                        json_array_size(changes) == 1 ? "" : "s");
-                json_array_foreach(changes, k, ch)
+                json_array_foreach(changes, k, ch) {
+                        char from[256], to[256];
+
                         printf("  %s %s: %s -> %s\n", str_of(ch, "target"), str_of(ch, "key"),
-                               str_of(ch, "from"), str_of(ch, "to"));
+                               state_text_value("", json_object_get(ch, "from"), from, sizeof(from)),
+                               state_text_value("", json_object_get(ch, "to"), to, sizeof(to)));
+                }
         }
 }
 

@@ -273,8 +273,21 @@ static void test_render(void)
         j = diff_to_json(&d);
         CU_ASSERT_EQUAL(json_array_size(j), 2);
         CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(j, 1), "field")), "trust");
-        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(j, 0), "to")), "9000");
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_array_get(j, 0), "to")), 9000);   /* typed */
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(j, 1), "to")), "dscp");
         json_decref(j);
+        /* the values' JSON: integers, booleans and lists of integers as they stand, the rest strings */
+        CU_ASSERT_EQUAL(diff_value_kind("9000"), DIFF_VALUE_INTEGER);
+        CU_ASSERT_EQUAL(diff_value_kind("-1"), DIFF_VALUE_INTEGER);
+        CU_ASSERT_EQUAL(diff_value_kind("010"), DIFF_VALUE_STRING);
+        CU_ASSERT_EQUAL(diff_value_kind("true"), DIFF_VALUE_BOOLEAN);
+        CU_ASSERT_EQUAL(diff_value_kind("[3,4]"), DIFF_VALUE_INTEGERS);
+        CU_ASSERT_EQUAL(diff_value_kind("[]"), DIFF_VALUE_INTEGERS);
+        CU_ASSERT_EQUAL(diff_value_kind("[3,]"), DIFF_VALUE_STRING);
+        CU_ASSERT_EQUAL(diff_value_kind("[48:5,26:3]"), DIFF_VALUE_STRING);
+        CU_ASSERT_EQUAL(diff_value_kind("[ets,strict]"), DIFF_VALUE_STRING);
+        CU_ASSERT_EQUAL(diff_value_kind("unset"), DIFF_VALUE_STRING);
+        CU_ASSERT_EQUAL(diff_value_kind("0x09"), DIFF_VALUE_STRING);
         diff_done(&d);
         diff_done(&d);          /* idempotent */
         text = diff_to_text(&d);
@@ -379,7 +392,7 @@ static void test_dcb_device(void)
         want.dcb.apps[1] = live.dcb.apps[0] = (struct state_dcb_app){ 48, 6 };
         CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
         CU_ASSERT_EQUAL(d.n, 1);
-        expect(&d, "dcb_device.dcbx", "0x09", "0x0c");
+        expect(&d, "dcb_device.dcbx", "host+ieee (0x09)", "cee+ieee (0x0c)");
         CU_ASSERT_EQUAL(d.entries[0].field, STATE_FIELD_PFC);  /* filed under a field the snapshot has */
         diff_done(&d);
         live.dcb.dcbx = 0x0c;
@@ -391,6 +404,19 @@ static void test_dcb_device(void)
         want.dcb.present = false;
         CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
         CU_ASSERT(diff_empty(&d));
+        diff_done(&d);
+        /* ... but a DCB change it makes switches a DCBX that is not host + IEEE first: the plan lists it */
+        want.pfc_enabled = 1u << 3;
+        live.pfc_enabled = 0;
+        live.dcb.dcbx = 0x04;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 2);
+        expect(&d, "dcb_device.dcbx", "cee (0x04)", "host+ieee (0x09)");
+        CU_ASSERT_EQUAL(d.entries[1].field, STATE_FIELD_PFC);
+        diff_done(&d);
+        live.dcb.dcbx = 0x09;           /* host + IEEE already: only the field */
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
         diff_done(&d);
 }
 

@@ -497,6 +497,7 @@ static void test_yaml(void)
         yaml_bad(YHEAD "spec:\n  mtu: !!binary AAAA\n",
                  "t.yaml:8:8: $.spec.mtu: YAML tag 'tag:yaml.org,2002:binary' is not supported");
         yaml_bad(YHEAD "spec:\n  mtu: 99999999999999999999\n", "t.yaml:8:8: $.spec.mtu: integer '99999999999999999999' out of range");
+        yaml_bad(YHEAD "spec:\n  mtu: 2e900\n", "t.yaml:8:8: $.spec.mtu: number '2e900' out of range");
         yaml_bad(YHEAD "spec:\n  mtu: .inf\n", "t.yaml:8:8: $.spec.mtu: '.inf' has no JSON value");
         yaml_bad(YHEAD "spec:\n  mtu: 0x2328\n  trust: yes\n",
                  "t.yaml:9:3: $.spec.trust: trust 'yes' is not one of 'pcp', 'dscp'");      /* 0x2328 is 9000; yes is a string */
