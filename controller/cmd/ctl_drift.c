@@ -68,7 +68,9 @@ static void print_scan(const struct drift_scan *s, bool json)
                 const struct drift_node *d = &s->nodes[i];
                 json_t *rep = d->report ? json_loads(d->report, 0, NULL) : NULL;
 
-                if (!json) {
+                if (!json && !d->reached && !strncmp(d->error, "unreachable", 11)) {
+                        printf("%s: %s\n", d->name, d->error);      /* "unreachable (...)", said once */
+                } else if (!json) {
                         printf("%s: %s%s%s\n", d->name, !d->reached ? "unreachable" : d->drifted ? "drift" : "in sync",
                                d->error[0] ? ": " : "", d->error);
                         if (d->drifted)

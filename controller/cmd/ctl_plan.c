@@ -75,7 +75,10 @@ static void print_text(const json_t *nodes, const struct plan_sum *s, unsigned n
                 const json_t *changes = json_object_get(node, "changes");
 
                 if (!json_is_true(json_object_get(node, "reached"))) {
-                        printf("%s: unreachable: %s\n", str_of(node, "name"), str_of(node, "error"));
+                        const char *why = str_of(node, "error");
+
+                        printf("%s: %s%s\n", str_of(node, "name"), strncmp(why, "unreachable", 11) ? "unreachable: " : "",
+                               why);
                         continue;
                 }
                 printf("%s: %zu change%s\n", str_of(node, "name"), json_array_size(changes),

@@ -192,34 +192,56 @@ static void measure(const struct view *v, unsigned n, struct layout *l)
         }
 }
 
+/* "  CELL" padded to width, after line[0..*o). */
+static void column(char *line, size_t size, size_t *o, int width, const char *text)
+{
+        if (*o < size)
+                *o += (size_t)snprintf(line + *o, size - *o, "  %-*s", width, text);
+}
+
+/* The line without the padding of its last column. */
+static void end_line(char *line, size_t size, size_t o)
+{
+        if (o >= size)
+                o = size - 1;
+        while (o > 0 && line[o - 1] == ' ')
+                o--;
+        line[o] = '\0';
+        printf("%s\n", line);
+}
+
 static void print_table(const struct view *v, unsigned n)
 {
         struct layout l;
-        char buf[CELL_MAX];
+        char buf[CELL_MAX], line[1024];
+        size_t o;
 
         measure(v, n, &l);
-        printf("%-*s  %-*s", l.node_w, "NODE", l.target_w, "TARGET");
+        o = (size_t)snprintf(line, sizeof(line), "%-*s  %-*s", l.node_w, "NODE", l.target_w, "TARGET");
         for (size_t k = 0; k < ARRAY_SIZE(knobs); k++)
                 if (l.used[k])
-                        printf("  %-*s", l.width[k], knobs[k].title);
-        printf("\n");
+                        column(line, sizeof(line), &o, l.width[k], knobs[k].title);
+        end_line(line, sizeof(line), o);
         for (unsigned i = 0; i < n; i++) {
                 size_t r;
                 json_t *row;
 
-                if (!v[i].targets) {
-                        printf("%-*s  unreachable: %s\n", l.node_w, v[i].node->name, v[i].error);
+                if (!v[i].targets) {    /* "unreachable (...)" says itself what it is */
+                        printf("%-*s  %s%s\n", l.node_w, v[i].node->name,
+                               strncmp(v[i].error, "unreachable", 11) ? "error: " : "", v[i].error);
                         continue;
                 }
                 if (!json_array_size(v[i].targets))
                         printf("%-*s  -  nothing committed\n", l.node_w, v[i].node->name);
                 json_array_foreach(v[i].targets, r, row) {
                         row_target(row, buf, sizeof(buf));
-                        printf("%-*s  %-*s", l.node_w, v[i].node->name, l.target_w, buf);
+                        o = (size_t)snprintf(line, sizeof(line), "%-*s  %-*s", l.node_w, v[i].node->name,
+                                             l.target_w, buf);
                         for (size_t k = 0; k < ARRAY_SIZE(knobs); k++)
                                 if (l.used[k])
-                                        printf("  %-*s", l.width[k], cell(row, knobs[k].key, buf, sizeof(buf)));
-                        printf("\n");
+                                        column(line, sizeof(line), &o, l.width[k],
+                                               cell(row, knobs[k].key, buf, sizeof(buf)));
+                        end_line(line, sizeof(line), o);
                 }
         }
 }

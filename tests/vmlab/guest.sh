@@ -127,7 +127,7 @@ case_b() {
         # probe has measured 17% to 73% below the baseline in this lab. The gate allows
         # 10%, as a production gate would.
         policy /tmp/drop.json 1500 10
-        $AGENT --config /tmp/agent.json apply /tmp/drop.json > /tmp/b.out 2>&1
+        $AGENT --yes --config /tmp/agent.json apply /tmp/drop.json > /tmp/b.out 2>&1
         rc=$?
         info "apply mtu 1500: exit $rc, mtu now va=$(mtu va) vb=$(mtu vb)"
         tail -5 /tmp/b.out | sed 's/^/VMLAB-INFO   /'
@@ -155,7 +155,7 @@ case_c() {
         # by more than half between two measurements (make check-stressed): only a
         # collapse would fail this gate.
         policy /tmp/up.json 9000 90
-        $AGENT --config /tmp/agent.json apply /tmp/up.json > /tmp/c.out 2>&1
+        $AGENT --yes --config /tmp/agent.json apply /tmp/up.json > /tmp/c.out 2>&1
         rc=$?
         info "apply mtu 4200 -> 9000: exit $rc, mtu now va=$(mtu va) vb=$(mtu vb)"
         tail -5 /tmp/c.out | sed 's/^/VMLAB-INFO   /'
