@@ -148,9 +148,9 @@ int ctl_cmd_rollback(struct ctl *c)
                 log_err("rollback: no node matches; nothing was changed");
                 return OUTCOME_INVALID;
         }
-        if (!cli_confirm(c->yes, "roll %u node%s back (%s%s%s)%s?", n, n == 1 ? "" : "s", sel[0]->name,
-                         n > 1 ? ", " : "", n > 2 ? "..." : n > 1 ? sel[1]->name : "",
-                         a.to ? ", each to its committed revision given by --to" : "")) {
+        if (!cli_confirm(c->yes, "roll back %u node%s (%s%s%s%s%s%s)%s?", n, n == 1 ? "" : "s", sel[0]->name,
+                         n > 1 ? ", " : "", n > 1 ? sel[1]->name : "", n > 2 ? ", " : "", n > 2 ? sel[2]->name : "",
+                         n > 3 ? ", ..." : "", a.to ? ", each to its committed revision --to names" : "")) {
                 log_err("rollback: not confirmed; nothing was changed");
                 return OUTCOME_INVALID;
         }

@@ -128,3 +128,11 @@ check "--output json on a terminal: no escape codes" no_escapes "$T/f.tty" "$T/f
 check "--output json: the report is JSON" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/f.out"
 on_tty "$T/g.out" "$T/g.tty" "${CTL_CMD[@]}" --quiet drift || fail "nettunectl --quiet drift failed: $(cat -v "$T/g.tty")"
 check "--quiet on a terminal: no escape codes" no_escapes "$T/g.tty"
+
+step "nettunectl rollback on a terminal asks first: 'n' changes nothing"
+before="$(node_mtu 1)$(node_mtu 2)$(node_mtu 3)"
+rc=0; answer_tty n "$T/rn.out" "$T/rn.tty" "${CTL_CMD[@]}" rollback || rc=$?
+cat -v "$T/rn.tty"
+check "the question names the nodes" grep -q "roll back 3 nodes (node001, node002, node003)? \[y/N\]" "$T/rn.tty"
+check "'n': exit 2 (got $rc)" [ "$rc" -eq 2 ]
+check "'n': every node as it was ($before)" [ "$(node_mtu 1)$(node_mtu 2)$(node_mtu 3)" = "$before" ]
