@@ -59,7 +59,7 @@ d = json.load(open(sys.argv[1]))
 assert d["changes"] == 1, d
 t = d["targets"][0]
 assert t["kind"] == "interface" and t["name"] == sys.argv[2], t
-assert t["changes"] == [{"field": "mtu", "key": "mtu", "from": "1500", "to": "9000"}], t
+assert t["changes"] == [{"field": "mtu", "key": "mtu", "from": 1500, "to": 9000}], t   # typed
 ' "$T/plan.json" "$a"
 
 step "a matching live state plans nothing"
