@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* The store interface: every call dispatched to the backend that opened the store. */
-#include <unistd.h>
-
 #include "controller/store/store_internal.h"
 
 void store_close(struct store *s)
