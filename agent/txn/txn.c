@@ -4,7 +4,7 @@
 
 #include "common/outcome.h"
 #include "agent/txn/txn_internal.h"
-#include "policies/diff.h"
+#include "policies/field.h"
 #include "policies/jsonw.h"
 #include "policies/state_json.h"
 

@@ -3,7 +3,7 @@
 #include <CUnit/CUnit.h>
 
 #include "common/util.h"
-#include "policies/diff.h"
+#include "policies/field.h"
 
 static struct state want, live;
 
