@@ -3,7 +3,8 @@
 #include <fnmatch.h>
 #include <linux/rtnetlink.h>
 
-#include "drivers/host/link_rtnl.h"
+#include "drivers/host/host_io.h"
+#include "drivers/host/link.h"
 #include "drivers/host/qdisc_ets.h"
 #include "drivers/host/qdisc_tree.h"
 #include "drivers/host/sysfs.h"
