@@ -208,14 +208,20 @@ static const struct jsonv_field confirm_fields[] = {
         { 0 },
 };
 
-/* A transaction id from the URL; 0 and a 404 when it is not one. */
+/*
+ * A transaction id from the URL path as sent: a decimal number, digits only, no
+ * sign, no leading zero, no escapes, at most INT64_MAX. 0 and a 404 otherwise.
+ */
 static int64_t tx_of(const char *id, struct http_response *resp)
 {
-        char *end;
-        long long tx = strtoll(id, &end, 10);
+        size_t n = strspn(id, "0123456789");
+        int64_t tx = 0;
 
-        if (*end || end == id || tx <= 0) {
-                http_error(resp, 404, "not_found", NULL, "no transaction '%s'", id);
+        for (size_t i = 0; i < n && n == strlen(id) && id[0] != '0' && tx >= 0; i++)
+                tx = tx > (INT64_MAX - (id[i] - '0')) / 10 ? -1 : tx * 10 + (id[i] - '0');
+        if (n == 0 || n != strlen(id) || id[0] == '0' || tx <= 0) {
+                http_error(resp, 404, "not_found", NULL, "no transaction '%.40s': a transaction id is a decimal number",
+                           id);
                 return 0;
         }
         return tx;
