@@ -5,6 +5,7 @@
 
 #include "common/util.h"
 #include "policies/field.h"
+#include "policies/field_internal.h"
 #include "policies/state_json.h"
 
 /* ---- value formatting: the strings diff entries carry ---- */
@@ -528,6 +529,9 @@ const struct field_ops field_table[STATE_FIELD_MAX] = {
         [STATE_FIELD_ETS] = { "ets", FIELD_ON_INTERFACE, diff_ets, copy_ets, check_ets },
         [STATE_FIELD_ECN] = { "ecn", FIELD_ON_SWITCH, diff_ecn, copy_ecn, check_ecn },
         [STATE_FIELD_HOST_ECN] = { "host_ecn", FIELD_ON_INTERFACE, diff_host_ecn, copy_host_ecn, NULL },
+        [STATE_FIELD_CABLE_LEN] = { "cable_length", BOTH, field_diff_cable_len, field_copy_cable_len, NULL },
+        [STATE_FIELD_BUFFERS] = { "buffers", FIELD_ON_INTERFACE, field_diff_buffers, field_copy_buffers,
+                                  field_check_buffers },
 };
 
 /* ---- the walk over the fields: a whole difference ---- */

@@ -18,6 +18,10 @@
  *   ecn            switch               ecn.queueQ.{enabled,min_threshold_bytes,...}
  *                                       (the listed queues only: unlisted ones are not managed)
  *   host_ecn       interface            host_ecn.priorityP.{reaction_point,...}, cnp_*
+ *   cable_length   interface, switch    pfc.cable_length_m (and dcb_device.pfc_delay, the raw
+ *                                       ieee_pfc.delay, when both sides carry it)
+ *   buffers        interface            buffers.prio_to_buffer, buffers.buffer_size_bytes
+ *                                       (field_headroom.c)
  */
 #pragma once
 

@@ -119,9 +119,11 @@ static const struct jsonv_field spec_fields[] = {
         JSONV_UINT("mtu", struct state, mtu, POLICY_MTU_MIN, POLICY_MTU_MAX),
         JSONV_ENUM("trust", struct state, trust, spec_json_trust_names, 0),
         SPEC_JSON_SHARED_FIELDS,
+        JSONV_CUSTOM("pfc", JSONV_OBJECT, 0, spec_json_parse_pfc),
         JSONV_CUSTOM("ets", JSONV_OBJECT, 0, parse_ets),
         JSONV_CUSTOM("ecn", JSONV_OBJECT, 0, parse_ecn),
         JSONV_CUSTOM("host_ecn", JSONV_OBJECT, 0, parse_host_ecn),
+        JSONV_CUSTOM("buffers", JSONV_OBJECT, 0, spec_json_parse_buffers),
         { 0 },
 };
 

@@ -31,6 +31,8 @@ enum state_field {
         STATE_FIELD_ETS,                /* priority -> TC, TC bandwidth, TC TSA */
         STATE_FIELD_ECN,                /* switch queue WRED/ECN marking */
         STATE_FIELD_HOST_ECN,           /* NIC DCQCN RP/NP enables, CNP DSCP/priority */
+        STATE_FIELD_CABLE_LEN,          /* pfc.cable_length_m: the cable a device sizes lossless headroom for */
+        STATE_FIELD_BUFFERS,            /* port receive buffers: priority -> buffer, buffer sizes (dcbnl buffer) */
         STATE_FIELD_MAX,
 };
 
@@ -54,6 +56,9 @@ enum state_tsa {
 };
 
 #define STATE_DSCP_UNMAPPED 0xff
+#define STATE_BUFFER_COUNT 8    /* port receive buffers a priority may map to (dcbnl DCBX_MAX_BUFFERS) */
+#define STATE_CABLE_LEN_MIN 1
+#define STATE_CABLE_LEN_MAX 3000
 
 struct state_ets {
         uint8_t prio_tc[STATE_PRIO_COUNT];
@@ -77,6 +82,8 @@ struct state_dcb_app {
  */
 struct state_dcb_device {
         bool present;                           /* read from a device (a snapshot carries it) */
+        bool has_pfc_delay;
+        uint16_t pfc_delay;                     /* struct ieee_pfc.delay as read (mlx5: metres; mlxsw: bits) */
         bool has_dcbx;
         uint8_t dcbx;                           /* DCB_CAP_DCBX_* as getdcbx() reported it */
         bool has_apps;
@@ -119,6 +126,13 @@ struct state_qdisc {
         uint32_t handle;                        /* FOREIGN: its handle (major << 16) */
 };
 
+/* The port's receive buffers (struct dcbnl_buffer): which buffer each priority fills, and their sizes. */
+struct state_buffers {
+        uint8_t prio_buffer[STATE_PRIO_COUNT];  /* buffer 0-7 of each priority */
+        uint32_t size[STATE_BUFFER_COUNT];      /* bytes */
+        uint32_t total;                         /* read back only: the device's total (0 = not reported) */
+};
+
 struct state_host_ecn {
         uint8_t prios;                          /* bitmap: priorities described below */
         uint8_t rp_enabled;                     /* bitmap over prios: DCQCN reaction point */
@@ -140,6 +154,8 @@ struct state {
         struct state_ets ets;
         struct state_ecn ecn;
         struct state_host_ecn host_ecn;
+        uint32_t cable_len_m;                   /* metres, STATE_CABLE_LEN_MIN-MAX */
+        struct state_buffers buffers;
 
         struct state_dcb_device dcb;            /* host NICs, read with the DCB fields */
 
@@ -155,7 +171,7 @@ static inline bool state_has(const struct state *s, enum state_field f)
         return s->present & STATE_BIT(f);
 }
 
-/* "mtu", "trust", "dscp_to_priority", "pfc", "ets", "ecn", "host_ecn"; NULL if out of range. */
+/* "mtu", "trust", "dscp_to_priority", "pfc", "ets", "ecn", "host_ecn", "cable_length", "buffers"; NULL if out of range. */
 const char *state_field_name(enum state_field f);
 int state_field_from_name(const char *name);    /* enum value or -EINVAL */
 const char *state_trust_name(enum state_trust t);

@@ -26,6 +26,7 @@ static const struct command commands[] = {
         { "serve",    ctl_cmd_serve,    "run as a replica: lead, execute rollouts, scan drift" },
         { "store",    ctl_cmd_store,    "store migrate --from SPEC --to SPEC" },
         { "probe",    ctl_cmd_probe,    "fabric probe: ring, incast or all-to-all traffic across nodes" },
+        { "headroom", ctl_cmd_headroom, "PFC headroom (xoff, xon, buffer size) for a port's speed, MTU, cable" },
 };
 
 static void usage(FILE *f)
@@ -53,6 +54,9 @@ static void usage(FILE *f)
                 "probe --pattern ring|incast|alltoall [--selector KEY=VALUE]... [--duration-ms N]\n"
                 "      [--mode auto|verbs|tcp] [--dscp D] [--priority P] [--streams N] [--receiver NAME]\n"
                 "doctor [--label KEY=VALUE]... [--window S] [--propose FILE] [--probe]\n"
+                "headroom --speed-gbps N --cable-m N --mtu N [--asic NAME] [--lanes N]\n"
+                "      [--small-packet-pct N] [--lossless-mtu N] [--max-mtu N]\n"
+                "      NAME: spectrum1 spectrum2 (default) spectrum3 spectrum4 connectx\n"
                 "\noptions:\n"
                 "  --inventory FILE  nodes, URLs and labels (default ./inventory.json)\n"
                 "  --config FILE     controller configuration (store, TLS, serve settings)\n"

@@ -394,6 +394,42 @@ static void test_dcb_device(void)
         diff_done(&d);
 }
 
+/* pfc.cable_length_m (and the raw delay of a snapshot), buffers.prio_to_buffer, buffers.buffer_size_bytes. */
+static void test_headroom_fields(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_CABLE_LEN) | STATE_BIT(STATE_FIELD_BUFFERS);
+        want.cable_len_m = 40;
+        live.cable_len_m = 7;
+        want.buffers.prio_buffer[3] = 1;
+        want.buffers.size[0] = live.buffers.size[0] = 130944;
+        want.buffers.size[1] = 65536;
+        live.buffers.total = 524288;    /* read back only: never compared */
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 3);
+        expect(&d, "pfc.cable_length_m", "7", "40");
+        expect(&d, "buffers.prio_to_buffer", "[0,0,0,0,0,0,0,0]", "[0,0,0,1,0,0,0,0]");
+        expect(&d, "buffers.buffer_size_bytes", "[130944,0,0,0,0,0,0,0]", "[130944,65536,0,0,0,0,0,0]");
+        CU_ASSERT_EQUAL(d.fields, STATE_BIT(STATE_FIELD_CABLE_LEN) | STATE_BIT(STATE_FIELD_BUFFERS));
+        diff_done(&d);
+        /* a snapshot's raw ieee_pfc.delay (mlxsw counts bits) is put back exactly */
+        live.cable_len_m = 40;
+        live.buffers = want.buffers;
+        want.dcb = (struct state_dcb_device){ .present = true, .has_pfc_delay = true, .pfc_delay = 40404 };
+        live.dcb = (struct state_dcb_device){ .present = true, .has_pfc_delay = true, .pfc_delay = 40405 };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
+        expect(&d, "dcb_device.pfc_delay", "40405", "40404");
+        diff_done(&d);
+        /* a policy carries no raw delay: only the metres count */
+        want.dcb.present = false;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT(diff_empty(&d));
+        diff_done(&d);
+}
+
 int suite_diff(void);
 int suite_diff(void)
 {
@@ -407,7 +443,8 @@ int suite_diff(void)
             !CU_add_test(s, "render", test_render) || !CU_add_test(s, "many_entries", test_many_entries) ||
             !CU_add_test(s, "dscp_unlisted_zero", test_dscp_unlisted_zero) ||
             !CU_add_test(s, "ets_bandwidth_of_ets_classes", test_ets_bandwidth_of_ets_classes) ||
-            !CU_add_test(s, "dcb_device", test_dcb_device))
+            !CU_add_test(s, "dcb_device", test_dcb_device) ||
+            !CU_add_test(s, "headroom_fields", test_headroom_fields))
                 return -1;
         return 0;
 }

@@ -22,7 +22,9 @@ static const char full_policy[] =
         "\"selector\":{\"role\":\"gpu\"},"
         "\"targets\":{\"interfaces\":[\"ens1f0np0\",\"ens2*\"],\"switches\":[\"leaf*\"]},"
         "\"spec\":{\"mtu\":9000,\"trust\":\"dscp\",\"dscp_to_priority\":{\"26\":3,\"48\":6},"
-        "\"pfc\":{\"priorities\":[3]},"
+        "\"pfc\":{\"priorities\":[3],\"cable_length_m\":40},"
+        "\"buffers\":{\"prio_to_buffer\":[0,0,0,1,0,0,0,0],"
+        "\"buffer_size_bytes\":[130944,65536,0,0,0,0,0,0]},"
         "\"ets\":{\"priority_to_tc\":[0,1,2,3,4,5,6,7],\"tc_bandwidth_pct\":[50,0,0,50,0,0,0,0],"
         "\"tc_tsa\":[\"ets\",\"strict\",\"strict\",\"ets\",\"strict\",\"strict\",\"strict\",\"strict\"]},"
         "\"ecn\":{\"queues\":[3,4],\"min_threshold_bytes\":150000,\"max_threshold_bytes\":1500000,"
@@ -73,6 +75,9 @@ static void test_full(void)
         CU_ASSERT_EQUAL(p->n_interfaces, 2);
         CU_ASSERT_STRING_EQUAL(p->switches[0], "leaf*");
         CU_ASSERT_EQUAL(p->spec.present, STATE_ALL_FIELDS);
+        CU_ASSERT_EQUAL(p->spec.cable_len_m, 40);
+        CU_ASSERT_EQUAL(p->spec.buffers.prio_buffer[3], 1);
+        CU_ASSERT_EQUAL(p->spec.buffers.size[1], 65536);
         CU_ASSERT_EQUAL(p->spec.mtu, 9000);
         CU_ASSERT_EQUAL(p->spec.trust, STATE_TRUST_DSCP);
         CU_ASSERT_EQUAL(p->spec.dscp_prio[26], 3);
