@@ -29,6 +29,17 @@ int diff_add(struct diff *d, enum state_field f, const char *key, const char *fr
         return 0;
 }
 
+/* The member of j a field's (dotted) name says: "pfc.watchdog" is j.pfc.watchdog. */
+static json_t *member(json_t *j, const char *name)
+{
+        char buf[64], *save = NULL;
+
+        snprintf(buf, sizeof(buf), "%s", name);
+        for (char *k = strtok_r(buf, ".", &save); j && k; k = strtok_r(NULL, ".", &save))
+                j = json_object_get(j, k);
+        return j;
+}
+
 /* The desired value of a whole field, compact JSON, for "unsupported" entries. */
 static int add_unsupported(struct diff *d, const char *prefix, const struct state *desired, enum state_field f)
 {
@@ -44,8 +55,7 @@ static int add_unsupported(struct diff *d, const char *prefix, const struct stat
         one->present = STATE_BIT(f);
         j = state_to_json(one);
         if (j)
-                s = json_dumps(json_object_get(j, state_field_name(f)),
-                               JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+                s = json_dumps(member(j, state_field_name(f)), JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
         if (s) {
                 snprintf(to, sizeof(to), "%s", s);
                 if (strlen(s) >= sizeof(to))

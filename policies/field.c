@@ -5,11 +5,12 @@
 
 #include "common/util.h"
 #include "policies/field.h"
+#include "policies/field_internal.h"
 #include "policies/state_json.h"
 
 /* ---- value formatting: the strings diff entries carry ---- */
 
-static const char *fmt_u(char *buf, size_t size, unsigned long x)
+const char *fmt_u(char *buf, size_t size, unsigned long x)
 {
         char num[24];
 
@@ -17,12 +18,12 @@ static const char *fmt_u(char *buf, size_t size, unsigned long x)
         return buf;
 }
 
-static const char *fmt_bool(bool b)
+const char *fmt_bool(bool b)
 {
         return b ? "true" : "false";
 }
 
-static const char *fmt_bits(char *buf, size_t size, unsigned bits)
+const char *fmt_bits(char *buf, size_t size, unsigned bits)
 {
         size_t o = snprintf(buf, size, "[");
 
@@ -48,9 +49,7 @@ static const char *fmt_u8s(char *buf, size_t size, const uint8_t *v, unsigned n,
         return buf;
 }
 
-/* prefix + printf(fmt, ...) into key. */
-static const char *keyf(char *key, const char *prefix, const char *fmt, ...) _printf_(3, 4);
-static const char *keyf(char *key, const char *prefix, const char *fmt, ...)
+const char *keyf(char *key, const char *prefix, const char *fmt, ...)
 {
         size_t n = (size_t)snprintf(key, DIFF_KEY_MAX, "%s", prefix);
         va_list ap;
@@ -63,7 +62,7 @@ static const char *keyf(char *key, const char *prefix, const char *fmt, ...)
         return key;
 }
 
-static int diff_u(struct diff *d, enum state_field f, const char *key, unsigned long from, unsigned long to)
+int diff_u(struct diff *d, enum state_field f, const char *key, unsigned long from, unsigned long to)
 {
         char a[24], b[24];
 
@@ -72,8 +71,7 @@ static int diff_u(struct diff *d, enum state_field f, const char *key, unsigned 
         return diff_add(d, f, key, fmt_u(a, sizeof(a), from), fmt_u(b, sizeof(b), to));
 }
 
-/* A value of a sub-member the live side may not describe at all ("unset"). */
-static int diff_opt(struct diff *d, enum state_field f, const char *key, bool live_has,
+int diff_opt(struct diff *d, enum state_field f, const char *key, bool live_has,
                     const char *from, const char *to)
 {
         if (live_has && streq(from, to))
@@ -528,6 +526,10 @@ const struct field_ops field_table[STATE_FIELD_MAX] = {
         [STATE_FIELD_ETS] = { "ets", FIELD_ON_INTERFACE, diff_ets, copy_ets, check_ets },
         [STATE_FIELD_ECN] = { "ecn", FIELD_ON_SWITCH, diff_ecn, copy_ecn, check_ecn },
         [STATE_FIELD_HOST_ECN] = { "host_ecn", FIELD_ON_INTERFACE, diff_host_ecn, copy_host_ecn, NULL },
+        [STATE_FIELD_PFC_WATCHDOG] = { "pfc.watchdog", FIELD_ON_SWITCH, field_diff_pfc_wd, field_copy_pfc_wd,
+                                       field_check_pfc_wd },
+        [STATE_FIELD_NIC_STALL] = { "pfc.nic_stall_timeout_ms", FIELD_ON_INTERFACE, field_diff_nic_stall,
+                                    field_copy_nic_stall, NULL },
 };
 
 uint32_t field_mask_on(unsigned on, uint32_t fields)

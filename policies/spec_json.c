@@ -102,7 +102,9 @@ uint32_t spec_json_present(const json_t *j)
         json_object_foreach((json_t *)j, key, val) {
                 int f = state_field_from_name(key);
 
-                if (f >= 0)
+                if (streq(key, "pfc"))
+                        present |= spec_json_pfc_present(val);
+                else if (f >= 0)
                         present |= STATE_BIT(f);
         }
         return present;
@@ -142,27 +144,6 @@ int spec_json_parse_dscp_map(struct jsonv *v, const json_t *j, void *obj)
                 st->dscp_prio[dscp] = (uint8_t)prio;
         }
         return 0;
-}
-
-static int parse_pfc_priorities(struct jsonv *v, const json_t *j, void *obj)
-{
-        struct state *st = obj;
-        unsigned long long bits;
-        int r = jsonv_bitmap_array(v, j, "priority", 7, 0, &bits);
-
-        if (r >= 0)
-                st->pfc_enabled = (uint8_t)bits;
-        return r;
-}
-
-static const struct jsonv_field pfc_fields[] = {
-        JSONV_CUSTOM("priorities", JSONV_ARRAY, JSONV_REQUIRED, parse_pfc_priorities),
-        { 0 },
-};
-
-int spec_json_parse_pfc(struct jsonv *v, const json_t *j, void *obj)
-{
-        return jsonv_object(v, j, pfc_fields, obj);
 }
 
 static int u8_list(struct jsonv *v, const json_t *j, const char *what, long long max, uint8_t *out)

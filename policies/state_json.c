@@ -104,6 +104,7 @@ json_t *state_to_json(const struct state *s)
         if (!o)
                 return NULL;
         spec_json_put_common(o, s, &ok);
+        spec_json_put_pfc_storm(o, s, true, &ok);
         if (state_has(s, STATE_FIELD_ECN))
                 spec_json_set(o, "ecn", ecn_to_json(&s->ecn, &ok), &ok);
         if (state_has(s, STATE_FIELD_HOST_ECN))
@@ -312,6 +313,7 @@ static const struct jsonv_field state_fields[] = {
         { .key = "mtu", .type = JSONV_INTEGER, .min = 0, .max = U32_MAX, JSONV_MEMBER(struct state, mtu) },
         JSONV_ENUM("trust", struct state, trust, spec_json_trust_live_names, 0),
         SPEC_JSON_SHARED_FIELDS,
+        JSONV_CUSTOM("pfc", JSONV_OBJECT, 0, spec_json_parse_pfc_live),
         JSONV_CUSTOM("ets", JSONV_OBJECT, 0, parse_ets),
         JSONV_CUSTOM("ecn", JSONV_OBJECT, 0, parse_ecn),
         JSONV_CUSTOM("host_ecn", JSONV_OBJECT, 0, parse_host_ecn),
