@@ -10,7 +10,7 @@
 
 /* ---- value formatting: the strings diff entries carry ---- */
 
-static const char *fmt_u(char *buf, size_t size, unsigned long x)
+const char *fmt_u(char *buf, size_t size, unsigned long x)
 {
         char num[24];
 
@@ -18,12 +18,12 @@ static const char *fmt_u(char *buf, size_t size, unsigned long x)
         return buf;
 }
 
-static const char *fmt_bool(bool b)
+const char *fmt_bool(bool b)
 {
         return b ? "true" : "false";
 }
 
-static const char *fmt_bits(char *buf, size_t size, unsigned bits)
+const char *fmt_bits(char *buf, size_t size, unsigned bits)
 {
         size_t o = snprintf(buf, size, "[");
 
@@ -49,9 +49,7 @@ static const char *fmt_u8s(char *buf, size_t size, const uint8_t *v, unsigned n,
         return buf;
 }
 
-/* prefix + printf(fmt, ...) into key. */
-static const char *keyf(char *key, const char *prefix, const char *fmt, ...) _printf_(3, 4);
-static const char *keyf(char *key, const char *prefix, const char *fmt, ...)
+const char *keyf(char *key, const char *prefix, const char *fmt, ...)
 {
         size_t n = (size_t)snprintf(key, DIFF_KEY_MAX, "%s", prefix);
         va_list ap;
@@ -64,7 +62,7 @@ static const char *keyf(char *key, const char *prefix, const char *fmt, ...)
         return key;
 }
 
-static int diff_u(struct diff *d, enum state_field f, const char *key, unsigned long from, unsigned long to)
+int diff_u(struct diff *d, enum state_field f, const char *key, unsigned long from, unsigned long to)
 {
         char a[24], b[24];
 
@@ -73,8 +71,7 @@ static int diff_u(struct diff *d, enum state_field f, const char *key, unsigned 
         return diff_add(d, f, key, fmt_u(a, sizeof(a), from), fmt_u(b, sizeof(b), to));
 }
 
-/* A value of a sub-member the live side may not describe at all ("unset"). */
-static int diff_opt(struct diff *d, enum state_field f, const char *key, bool live_has,
+int diff_opt(struct diff *d, enum state_field f, const char *key, bool live_has,
                     const char *from, const char *to)
 {
         if (live_has && streq(from, to))
@@ -529,12 +526,27 @@ const struct field_ops field_table[STATE_FIELD_MAX] = {
         [STATE_FIELD_ETS] = { "ets", FIELD_ON_INTERFACE, diff_ets, copy_ets, check_ets },
         [STATE_FIELD_ECN] = { "ecn", FIELD_ON_SWITCH, diff_ecn, copy_ecn, check_ecn },
         [STATE_FIELD_HOST_ECN] = { "host_ecn", FIELD_ON_INTERFACE, diff_host_ecn, copy_host_ecn, NULL },
-        [STATE_FIELD_CABLE_LEN] = { "cable_length", BOTH, field_diff_cable_len, field_copy_cable_len, NULL },
+        [STATE_FIELD_CABLE_LEN] = { "pfc.cable_length_m", BOTH, field_diff_cable_len, field_copy_cable_len, NULL },
         [STATE_FIELD_BUFFERS] = { "buffers", FIELD_ON_INTERFACE, field_diff_buffers, field_copy_buffers,
                                   field_check_buffers },
+        [STATE_FIELD_PFC_WATCHDOG] = { "pfc.watchdog", FIELD_ON_SWITCH, field_diff_pfc_wd, field_copy_pfc_wd,
+                                       field_check_pfc_wd },
+        [STATE_FIELD_NIC_STALL] = { "pfc.nic_stall_timeout_ms", FIELD_ON_INTERFACE, field_diff_nic_stall,
+                                    field_copy_nic_stall, NULL },
 };
 
 /* ---- the walk over the fields: a whole difference ---- */
+
+/* The member of j a field's (dotted) name says: "pfc.watchdog" is j.pfc.watchdog. */
+static json_t *member(json_t *j, const char *name)
+{
+        char buf[64], *save = NULL;
+
+        snprintf(buf, sizeof(buf), "%s", name);
+        for (char *k = strtok_r(buf, ".", &save); j && k; k = strtok_r(NULL, ".", &save))
+                j = json_object_get(j, k);
+        return j;
+}
 
 /* The desired value of a whole field, compact JSON, for "unsupported" entries. */
 static int add_unsupported(struct diff *d, const char *prefix, const struct state *desired, enum state_field f)
@@ -551,8 +563,7 @@ static int add_unsupported(struct diff *d, const char *prefix, const struct stat
         one->present = STATE_BIT(f);
         j = state_to_json(one);
         if (j)
-                s = json_dumps(json_object_get(j, state_field_name(f)),
-                               JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+                s = json_dumps(member(j, state_field_name(f)), JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
         if (s) {
                 snprintf(to, sizeof(to), "%s", s);
                 if (strlen(s) >= sizeof(to))

@@ -127,26 +127,38 @@ static const struct jsonv_field spec_fields[] = {
         { 0 },
 };
 
+/* Push the members of a dotted name ("pfc.watchdog"); returns how many. */
+static unsigned push_dotted(struct jsonv *v, const char *name)
+{
+        char buf[64], *save = NULL;
+        unsigned n = 0;
+
+        snprintf(buf, sizeof(buf), "%s", name);
+        for (char *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save), n++)
+                jsonv_push_key(v, k);
+        return n;
+}
+
 /* The rules across members (the field table's checks), reported at the member's JSON path. */
 static int check_fields(struct jsonv *v, const struct state *s)
 {
         struct field_problem p;
         enum state_field f;
+        unsigned n;
         int r;
 
         if (state_check(s, &f, &p) >= 0)
                 return 0;
-        jsonv_push_key(v, state_field_name(f));
+        n = push_dotted(v, state_field_name(f));
         if (p.member[0])
-                jsonv_push_key(v, p.member);
+                n += push_dotted(v, p.member);
         if (p.index >= 0)
                 jsonv_push_index(v, (size_t)p.index);
         r = jsonv_error(v, "%s", p.msg);
         if (p.index >= 0)
                 jsonv_pop(v);
-        if (p.member[0])
+        while (n--)
                 jsonv_pop(v);
-        jsonv_pop(v);
         return r;
 }
 

@@ -116,14 +116,10 @@ uint32_t spec_json_present(const json_t *j)
         json_object_foreach((json_t *)j, key, val) {
                 int f = state_field_from_name(key);
 
-                if (f == STATE_FIELD_CABLE_LEN)
-                        continue;       /* it is pfc.cable_length_m */
-                if (f == STATE_FIELD_PFC && !json_object_get(val, "priorities"))
-                        f = -1;         /* live state: a cable length alone */
-                if (f >= 0)
+                if (streq(key, "pfc"))
+                        present |= spec_json_pfc_present(val);
+                else if (f >= 0)
                         present |= STATE_BIT(f);
-                if (streq(key, "pfc") && json_object_get(val, "cable_length_m"))
-                        present |= STATE_BIT(STATE_FIELD_CABLE_LEN);
         }
         return present;
 }
@@ -162,43 +158,6 @@ int spec_json_parse_dscp_map(struct jsonv *v, const json_t *j, void *obj)
                 st->dscp_prio[dscp] = (uint8_t)prio;
         }
         return 0;
-}
-
-static int parse_pfc_priorities(struct jsonv *v, const json_t *j, void *obj)
-{
-        struct state *st = obj;
-        unsigned long long bits;
-        int r = jsonv_bitmap_array(v, j, "priority", 7, 0, &bits);
-
-        if (r >= 0)
-                st->pfc_enabled = (uint8_t)bits;
-        return r;
-}
-
-static const struct jsonv_field pfc_fields[] = {
-        JSONV_CUSTOM("priorities", JSONV_ARRAY, JSONV_REQUIRED, parse_pfc_priorities),
-        JSONV_UINT("cable_length_m", struct state, cable_len_m, STATE_CABLE_LEN_MIN, STATE_CABLE_LEN_MAX),
-        { 0 },
-};
-
-/*
- * Live state may hold a cable length without the priorities (fields are read one by
- * one), and any length a device reports (struct ieee_pfc.delay is a __u16).
- */
-static const struct jsonv_field pfc_live_fields[] = {
-        JSONV_CUSTOM("priorities", JSONV_ARRAY, 0, parse_pfc_priorities),
-        JSONV_UINT("cable_length_m", struct state, cable_len_m, 0, 65535),
-        { 0 },
-};
-
-int spec_json_parse_pfc(struct jsonv *v, const json_t *j, void *obj)
-{
-        return jsonv_object(v, j, pfc_fields, obj);
-}
-
-int spec_json_parse_pfc_live(struct jsonv *v, const json_t *j, void *obj)
-{
-        return jsonv_object(v, j, pfc_live_fields, obj);
 }
 
 static int u8_list(struct jsonv *v, const json_t *j, const char *what, long long max, uint8_t *out)

@@ -107,6 +107,7 @@ json_t *state_to_json(const struct state *s)
         if (!o)
                 return NULL;
         spec_json_put_common(o, s, &ok);
+        spec_json_put_pfc_storm(o, s, true, &ok);
         if (state_has(s, STATE_FIELD_ECN))
                 spec_json_set(o, "ecn", ecn_to_json(&s->ecn, &ok), &ok);
         if (state_has(s, STATE_FIELD_HOST_ECN))

@@ -39,6 +39,13 @@ static void full_state(struct state *s)
                                              .total = 524288 };
         s->dcb.has_pfc_delay = true;
         s->dcb.pfc_delay = 40404;       /* mlxsw: bits */
+        s->pfc_wd = (struct state_pfc_wd){ .enabled = true, .prios = 0x18, .action = STATE_WD_ERRDISABLE,
+                                           .has = STATE_WD_DETECTION | STATE_WD_RESTORATION | STATE_WD_ACTION |
+                                                  STATE_WD_POLL,
+                                           .dflt = STATE_WD_ACTION | STATE_WD_POLL, .detection_ms = 200,
+                                           .restoration_ms = 0, .poll_ms = 100 };
+        s->nic_stall_ms = 8000;
+        s->nic_stall_auto_ms = 100;
 }
 
 static void assert_same(const struct state *a, const struct state *b)
@@ -58,6 +65,9 @@ static void assert_same(const struct state *a, const struct state *b)
                 CU_ASSERT_EQUAL(a->ecn.q[q].max_bytes, b->ecn.q[q].max_bytes);
                 CU_ASSERT_EQUAL(a->ecn.q[q].probability_pct, b->ecn.q[q].probability_pct);
         }
+        CU_ASSERT(!memcmp(&a->pfc_wd, &b->pfc_wd, sizeof(a->pfc_wd)));
+        CU_ASSERT_EQUAL(a->nic_stall_ms, b->nic_stall_ms);
+        CU_ASSERT_EQUAL(a->nic_stall_auto_ms, b->nic_stall_auto_ms);
         CU_ASSERT_EQUAL(a->host_ecn.prios, b->host_ecn.prios);
         CU_ASSERT_EQUAL(a->host_ecn.rp_enabled, b->host_ecn.rp_enabled);
         CU_ASSERT_EQUAL(a->host_ecn.np_enabled, b->host_ecn.np_enabled);
@@ -93,7 +103,18 @@ static void test_round_trip(void)
         s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
         CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"queue3\":{\"enabled\":true,\"mark_probability_pct\":100,"
                                          "\"max_threshold_bytes\":4000000000,\"min_threshold_bytes\":150000}"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"watchdog\":{\"action\":\"errdisable\",\"defaults\":[\"action\","
+                                         "\"poll_interval_ms\"],\"detection_ms\":200,\"enabled\":true,"
+                                         "\"poll_interval_ms\":100,\"priorities\":[3,4],\"restoration_ms\":0}"));
         free(s);
+        /* the watchdog alone: no "priorities" in pfc, so pfc itself is not present */
+        a.present = STATE_BIT(STATE_FIELD_PFC_WATCHDOG);
+        json_decref(j);
+        j = state_to_json(&a);
+        CU_ASSERT_EQUAL(state_from_json(j, &b, &e), 0);
+        CU_ASSERT_EQUAL(b.present, STATE_BIT(STATE_FIELD_PFC_WATCHDOG));
+        CU_ASSERT(!memcmp(&a.pfc_wd, &b.pfc_wd, sizeof(a.pfc_wd)));
+        full_state(&a);
         json_decref(j);
 
         /* What sat where the qdisc driver attaches its tree: kept, not a field. */
