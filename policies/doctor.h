@@ -252,6 +252,9 @@ int doctor_node_from_json(const json_t *j, const char *what, struct doctor_node 
 /* The document of `doctor --save-facts` / `--facts`: {"nodes": [...], "probes": {"p2p": [...]}}. */
 json_t *doctor_facts_to_json(const struct doctor_facts *f);
 int doctor_facts_from_json(const json_t *j, const char *file, struct doctor_facts *ret, struct errbuf *e);
+/* The same from a file (at most DOCTOR_FACTS_DOC_MAX bytes), as either program's --facts reads it. */
+#define DOCTOR_FACTS_DOC_MAX (64u << 20)
+int doctor_facts_load(const char *path, struct doctor_facts *ret, struct errbuf *e);
 const char *doctor_counter_name(enum doctor_counter k);
 int doctor_counter_from_name(const char *name);
 json_t *doctor_probes_to_json(const struct doctor_probes *p);

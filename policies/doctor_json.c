@@ -560,3 +560,17 @@ int doctor_facts_from_json(const json_t *j, const char *file, struct doctor_fact
         *ret = f;
         return 0;
 }
+
+int doctor_facts_load(const char *path, struct doctor_facts *ret, struct errbuf *e)
+{
+        _cleanup_free_ char *buf = NULL;
+        json_auto_t *root = NULL;
+        size_t len;
+        int r = jsonv_read_file(path, DOCTOR_FACTS_DOC_MAX, &buf, &len, e);
+
+        if (r >= 0)
+                r = jsonv_parse(buf, len, path, DOCTOR_FACTS_DOC_MAX, &root, e);
+        if (r >= 0)
+                r = doctor_facts_from_json(root, path, ret, e);
+        return r;
+}

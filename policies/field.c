@@ -275,9 +275,12 @@ static int diff_ets(struct diff *d, const char *prefix, const struct state *want
 
         r = diff_u8s(d, keyf(key, prefix, "ets.priority_to_tc"), live->prio_tc, want->prio_tc, STATE_PRIO_COUNT,
                      false);
-        /* shown as compared: a class that is not ets carries the wanted value, whatever the device said */
+        /*
+         * shown as `state` reads it: a class the device does not run as ets has no share, whatever
+         * it reports (state_text_ets_shares()); the wanted side's strict classes are 0 already
+         */
         for (unsigned tc = 0; tc < STATE_TC_COUNT; tc++)
-                live_bw[tc] = want->tc_tsa[tc] == STATE_TSA_ETS ? live->tc_bw_pct[tc] : want->tc_bw_pct[tc];
+                live_bw[tc] = live->tc_tsa[tc] == STATE_TSA_ETS ? live->tc_bw_pct[tc] : 0;
         if (r >= 0 && !ets_bw_equal(want, live))
                 r = diff_add(d, STATE_FIELD_ETS, keyf(key, prefix, "ets.tc_bandwidth_pct"),
                              fmt_u8s(a, sizeof(a), live_bw, STATE_TC_COUNT, false),

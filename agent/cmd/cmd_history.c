@@ -111,11 +111,16 @@ int cmd_history(struct cli *c)
         struct journal *j = NULL;
         struct txn_env env;
         json_t *arr;
+        unsigned limit = 50;
         char buf[1100];
 
-        if (c->argc > 1) {
-                printf("usage: nettune-agent history\nlist the newest 50 transactions of this node.\n");
-                return streq(c->argv[1], "--help") ? OUTCOME_OK : OUTCOME_INVALID;
+        for (int i = 1; i < c->argc; i++) {
+                const char *v = cli_opt_value(c, &i, "--limit");
+
+                if (!v)
+                        return cli_bad_arg(c, c->argv[i]), OUTCOME_INVALID;
+                if (cli_parse_uint(c, "--limit", v, 1, 100000, &limit) < 0)
+                        return OUTCOME_INVALID;
         }
         if (journal_open(c->config.state_dir, &j, &e) < 0) {
                 fprintf(stderr, "%s: %s\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
@@ -123,7 +128,7 @@ int cmd_history(struct cli *c)
         }
         txn_env_init(&env, &c->config, j);
         txn_recover_due(&env);          /* what nobody owns any more is restored before it is listed */
-        arr = history_json(j, 50, &e);
+        arr = history_json(j, limit, &e);
         journal_close(j);
         if (!arr) {
                 fprintf(stderr, "%s: %s\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
@@ -151,10 +156,8 @@ int cmd_drift(struct cli *c)
         json_t *ch;
         int r;
 
-        if (c->argc > 1) {
-                printf("usage: nettune-agent drift\ncompare live state with the newest committed policy; exit 1 on drift.\n");
-                return streq(c->argv[1], "--help") ? OUTCOME_OK : OUTCOME_INVALID;
-        }
+        if (c->argc > 1)
+                return cli_bad_arg(c, c->argv[1]), OUTCOME_INVALID;
         r = journal_open(c->config.state_dir, &j, &e);
         if (r >= 0) {
                 txn_env_init(&env, &c->config, j);

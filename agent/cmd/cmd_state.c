@@ -21,6 +21,7 @@
 #include "policies/jsonw.h"
 #include "policies/policy.h"
 #include "policies/state_json.h"
+#include "policies/state_text.h"
 
 #define GLOBS_MAX CLI_GLOBS_MAX
 
@@ -42,21 +43,6 @@ static void print_json(json_t *j)
 }
 
 /* ---- state ---- */
-
-int cli_globs(const char *arg, char (*globs)[64], unsigned *n)
-{
-        _cleanup_free_ char *copy = strdup(arg);
-        char *save = NULL;
-
-        if (!copy)
-                return -ENOMEM;
-        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-                if (*n >= CLI_GLOBS_MAX || strlen(tok) >= 64)
-                        return -EINVAL;
-                snprintf(globs[(*n)++], 64, "%s", tok);
-        }
-        return 0;
-}
 
 static json_t *counters_json(const struct counters *k)
 {
@@ -103,15 +89,17 @@ static json_t *interface_json(const struct plan_target *pt, int fd, struct count
 {
         const struct target *t = &pt->t;
         char dev[LINK_DEVICE_MAX];
-        json_t *o;
+        json_t *o, *st;
 
         *ret_r = k ? counters_read_at(fd, t->name, t->kernel_driver[0] ? t->kernel_driver : NULL,
                                       link_rtnl_device(t, dev, sizeof(dev)), t->env->sysfs_root, k, e)
                    : -ENOMEM;
         if (*ret_r < 0)
                 return NULL;
+        st = state_to_json(&pt->live[0]);
+        state_text_ets_shares(st);      /* as plan compares it: a strict class has no share */
         o = json_pack("{s:s,s:i,s:s,s:o,s:o,s:o,s:o,s:o}", "name", t->name, "ifindex", t->ifindex,
-                      "driver", t->kernel_driver, "state", state_to_json(&pt->live[0]),
+                      "driver", t->kernel_driver, "state", st,
                       "unsupported", fields_json(plan_fields_of(t) & ~pt->live[0].present),
                       "counters", counters_json(k), "cc_params", cc_params_json(t), "queues", queues_json(t));
         if (!o)
@@ -148,10 +136,9 @@ static void print_values(const json_t *st)
         json_t *v;
 
         json_object_foreach((json_t *)st, key, v) {
-                char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+                char line[1024];
 
-                printf("  %s: %s\n", key, s ? s : "?");
-                free(s);
+                printf("  %s: %s\n", key, state_text_value(key, v, line, sizeof(line)));
         }
 }
 
@@ -206,40 +193,11 @@ static void print_interface_text(const json_t *o)
                        json_integer_value(json_object_get(st, "value")));
 }
 
-static int state_usage(struct cli *c, FILE *f, int code)
-{
-        fprintf(f,
-                "usage: %s state [--config FILE] [--output json] [--interfaces GLOB,...]\n"
-                "                [--switches GLOB,... | --no-switches]\n"
-                "\n"
-                "Prints the live managed settings (mtu, trust, dscp_to_priority, pfc, ets,\n"
-                "host_ecn) and congestion counters of this namespace's interfaces, every\n"
-                "interface but loopback by default, and the live settings (ports' mtu, trust,\n"
-                "dscp_to_priority, pfc, ecn) of the switches of the agent configuration, every\n"
-                "one by default. A switch that cannot be read is shown with its error; the\n"
-                "rest is still listed. Changes nothing.\n"
-                "\nexit codes: 0 ok, 2 bad usage or a glob that matches nothing,\n"
-                "3 an interface or a switch could not be read\n", c->prog);
-        return code;
-}
-
 struct state_args {
         char ifglobs[GLOBS_MAX][64], swglobs[GLOBS_MAX][64];
         unsigned n_if, n_sw;
         bool no_switches;
 };
-
-const char *cli_opt_value(struct cli *c, int *i, const char *name)
-{
-        const char *a = c->argv[*i];
-        size_t len = strlen(name);
-
-        if (streq(a, name) && *i + 1 < c->argc)
-                return c->argv[++*i];
-        if (!strncmp(a, name, len) && a[len] == '=')
-                return a + len + 1;
-        return NULL;
-}
 
 static int parse_state_args(struct cli *c, struct state_args *sa)
 {
@@ -247,8 +205,6 @@ static int parse_state_args(struct cli *c, struct state_args *sa)
                 const char *a = c->argv[i], *v;
                 bool sw = false;
 
-                if (streq(a, "--help") || streq(a, "-h"))
-                        return state_usage(c, stdout, 1), -ECANCELED;
                 if (streq(a, "--no-switches")) {
                         sa->no_switches = true;
                         continue;
@@ -256,10 +212,8 @@ static int parse_state_args(struct cli *c, struct state_args *sa)
                 v = cli_opt_value(c, &i, "--interfaces");
                 if (!v && (v = cli_opt_value(c, &i, "--switches")))
                         sw = true;
-                if (!v) {
-                        fprintf(stderr, "%s: state: unexpected argument '%s'\n", c->prog, a);
-                        return -EINVAL;
-                }
+                if (!v)
+                        return cli_bad_arg(c, a);
                 if (cli_globs(v, sw ? sa->swglobs : sa->ifglobs, sw ? &sa->n_sw : &sa->n_if) < 0) {
                         fprintf(stderr, "%s: state: %s '%s': at most %d globs of 63 characters\n",
                                 c->prog, sw ? "--switches" : "--interfaces", v, GLOBS_MAX);
@@ -384,10 +338,8 @@ int cmd_state(struct cli *c)
         if (!sa)
                 return OUTCOME_RUNTIME;
         r = parse_state_args(c, sa);
-        if (r == -ECANCELED)
-                return OUTCOME_OK;
         if (r < 0)
-                return state_usage(c, stderr, OUTCOME_INVALID);
+                return OUTCOME_INVALID;
         plan_init(&p, &(struct plan_env){ .config = &c->config });
         r = plan_for_globs(&p, (const char (*)[64])sa->ifglobs, sa->n_if, (const char (*)[64])sa->swglobs, sa->n_sw,
                            sa->no_switches, &e);
@@ -462,14 +414,12 @@ int cmd_plan(struct cli *c)
         char line[512];
         int r, code = OUTCOME_OK;
 
-        if (c->argc != 2 || streq(c->argv[1], "--help")) {
-                fprintf(c->argc == 2 ? stdout : stderr,
-                        "usage: %s plan [--config FILE] [--output json] POLICY\n"
-                        "\nPrints what 'apply POLICY' would change here, field by field, and refuses what a\n"
-                        "device here would refuse. Changes nothing.\n"
-                        "\nexit codes: 0 ok, 2 invalid policy, unsupported field or a value a device refuses,\n"
-                        "3 runtime failure\n", c->prog);
-                return c->argc == 2 ? OUTCOME_OK : OUTCOME_INVALID;
+        if (c->argc != 2 || c->argv[1][0] == '-') {
+                if (c->argc > 1)
+                        cli_bad_arg(c, c->argv[c->argc > 2 && c->argv[1][0] != '-' ? 2 : 1]);
+                else
+                        fprintf(stderr, "%s plan: no policy file given; see '%s plan --help'\n", c->prog, c->prog);
+                return OUTCOME_INVALID;
         }
         r = policy_load_file(c->argv[1], &p, &e);
         if (r < 0)

@@ -90,8 +90,7 @@ static int parse_one(struct ctl *c, int *i, struct headroom_input *in, const cha
                         *seen |= 1u << k;
                         return parse_number(&flags[k], v, (unsigned *)((char *)in + flags[k].offset));
                 }
-        log_err("unknown option '%.*s'\n%s", (int)n, a, USAGE);
-        return -EINVAL;
+        return ctl_bad_arg(c, a);
 }
 
 static int parse_args(struct ctl *c, struct headroom_input *in)

@@ -123,7 +123,7 @@ step "the agent's own --probe, and the API refuses a bad window"
 bg ip netns exec "$HUB" "$AGENT" probe-server --listen 10.88.255.1:18515 --allow 10.88.0.0/16
 wait_for 10 ip netns exec "$HUB" bash -c ": < /dev/tcp/10.88.255.1/18515" || fail "the hub's probe-server did not start"
 ip netns exec "$(node_ns 1)" "$AGENT" --config "$T/n1/agent.json" --output json doctor --window 0.2 \
-        --probe 10.88.255.1:18515 >"$T/ap.json" || true
+        --probe --peer 10.88.255.1:18515 >"$T/ap.json" || true
 check "node001 measured the hub ($(jq_py "$T/ap.json" "d['probes']['p2p'][0]['gbps']") Gb/s)" \
         [ "$(jq_py "$T/ap.json" "d['probes']['p2p'][0]['ok'] and d['probes']['p2p'][0]['to']")" = 10.88.255.1:18515 ]
 code=$(ip netns exec "$HUB" curl -s -o "$T/body" -w '%{http_code}' --max-time 20 --cacert "$T/pki/ca.crt" \
