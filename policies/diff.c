@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Field-by-field differences of a desired and a live state (see diff.h); the comparators are the field table's. */
+/* The diff container (see diff.h): entries, and their text and JSON renderings. The comparators and
+ * the walk over the fields are the field table's (field.c), which calls this file, never the other way. */
 #include <jansson.h>
 
 #include "common/util.h"
 #include "policies/diff.h"
-#include "policies/field.h"
-#include "policies/state_json.h"
 
 int diff_add(struct diff *d, enum state_field f, const char *key, const char *from, const char *to)
 {
@@ -26,74 +25,6 @@ int diff_add(struct diff *d, enum state_field f, const char *key, const char *fr
         strcopy(e->from, sizeof(e->from), from);
         strcopy(e->to, sizeof(e->to), to);
         d->fields |= STATE_BIT(f);
-        return 0;
-}
-
-/* The desired value of a whole field, compact JSON, for "unsupported" entries. */
-static int add_unsupported(struct diff *d, const char *prefix, const struct state *desired, enum state_field f)
-{
-        struct state *one = malloc(sizeof(*one));
-        char to[DIFF_VALUE_MAX] = "";
-        json_t *j = NULL;
-        char *s = NULL;
-        int r = -ENOMEM;
-
-        if (!one)
-                return -ENOMEM;
-        *one = *desired;
-        one->present = STATE_BIT(f);
-        j = state_to_json(one);
-        if (j)
-                s = json_dumps(json_object_get(j, state_field_name(f)),
-                               JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
-        if (s) {
-                snprintf(to, sizeof(to), "%s", s);
-                if (strlen(s) >= sizeof(to))
-                        memcpy(to + sizeof(to) - 4, "...", 4);
-                char key[DIFF_KEY_MAX];
-
-                snprintf(key, sizeof(key), "%s%s", prefix, state_field_name(f));
-                r = diff_add(d, f, key, "unsupported", to);
-        }
-        free(s);
-        json_decref(j);
-        free(one);
-        return r;
-}
-
-int diff_append(struct diff *d, const char *prefix, const struct state *desired, const struct state *live)
-{
-        unsigned n = d->n;
-        uint32_t fields = d->fields;
-        int r = 0;
-
-        for (int f = 0; f < STATE_FIELD_MAX && r >= 0; f++) {
-                if (!state_has(desired, f))
-                        continue;
-                if (!state_has(live, f))
-                        r = add_unsupported(d, prefix, desired, f);
-                else
-                        r = field_table[f].diff(d, prefix, desired, live);
-        }
-        if (r >= 0)
-                r = field_diff_dcb_device(d, prefix, desired, live);
-        if (r < 0) {
-                d->n = n;
-                d->fields = fields;
-        }
-        return r;
-}
-
-int state_diff(const struct state *desired, const struct state *live, struct diff *ret)
-{
-        struct diff d = { 0 };
-        int r = diff_append(&d, "", desired, live);
-
-        if (r < 0) {
-                diff_done(&d);
-                return r;
-        }
-        *ret = d;
         return 0;
 }
 

@@ -5,12 +5,13 @@
 
 #include "common/util.h"
 #include "policies/field.h"
+#include "policies/field_internal.h"
 #include "policies/state_text.h"
 #include "policies/state_json.h"
 
 /* ---- value formatting: the strings diff entries carry ---- */
 
-static const char *fmt_u(char *buf, size_t size, unsigned long x)
+const char *fmt_u(char *buf, size_t size, unsigned long x)
 {
         char num[24];
 
@@ -18,12 +19,12 @@ static const char *fmt_u(char *buf, size_t size, unsigned long x)
         return buf;
 }
 
-static const char *fmt_bool(bool b)
+const char *fmt_bool(bool b)
 {
         return b ? "true" : "false";
 }
 
-static const char *fmt_bits(char *buf, size_t size, unsigned bits)
+const char *fmt_bits(char *buf, size_t size, unsigned bits)
 {
         size_t o = snprintf(buf, size, "[");
 
@@ -49,9 +50,7 @@ static const char *fmt_u8s(char *buf, size_t size, const uint8_t *v, unsigned n,
         return buf;
 }
 
-/* prefix + printf(fmt, ...) into key. */
-static const char *keyf(char *key, const char *prefix, const char *fmt, ...) _printf_(3, 4);
-static const char *keyf(char *key, const char *prefix, const char *fmt, ...)
+const char *keyf(char *key, const char *prefix, const char *fmt, ...)
 {
         size_t n = (size_t)snprintf(key, DIFF_KEY_MAX, "%s", prefix);
         va_list ap;
@@ -64,7 +63,7 @@ static const char *keyf(char *key, const char *prefix, const char *fmt, ...)
         return key;
 }
 
-static int diff_u(struct diff *d, enum state_field f, const char *key, unsigned long from, unsigned long to)
+int diff_u(struct diff *d, enum state_field f, const char *key, unsigned long from, unsigned long to)
 {
         char a[24], b[24];
 
@@ -73,8 +72,7 @@ static int diff_u(struct diff *d, enum state_field f, const char *key, unsigned 
         return diff_add(d, f, key, fmt_u(a, sizeof(a), from), fmt_u(b, sizeof(b), to));
 }
 
-/* A value of a sub-member the live side may not describe at all ("unset"). */
-static int diff_opt(struct diff *d, enum state_field f, const char *key, bool live_has,
+int diff_opt(struct diff *d, enum state_field f, const char *key, bool live_has,
                     const char *from, const char *to)
 {
         if (live_has && streq(from, to))
@@ -565,7 +563,94 @@ const struct field_ops field_table[STATE_FIELD_MAX] = {
         [STATE_FIELD_ETS] = { "ets", FIELD_ON_INTERFACE, diff_ets, copy_ets, check_ets },
         [STATE_FIELD_ECN] = { "ecn", FIELD_ON_SWITCH, diff_ecn, copy_ecn, check_ecn },
         [STATE_FIELD_HOST_ECN] = { "host_ecn", FIELD_ON_INTERFACE, diff_host_ecn, copy_host_ecn, NULL },
+        [STATE_FIELD_CABLE_LEN] = { "pfc.cable_length_m", BOTH, field_diff_cable_len, field_copy_cable_len, NULL },
+        [STATE_FIELD_BUFFERS] = { "buffers", FIELD_ON_INTERFACE, field_diff_buffers, field_copy_buffers,
+                                  field_check_buffers },
+        [STATE_FIELD_PFC_WATCHDOG] = { "pfc.watchdog", FIELD_ON_SWITCH, field_diff_pfc_wd, field_copy_pfc_wd,
+                                       field_check_pfc_wd },
+        [STATE_FIELD_NIC_STALL] = { "pfc.nic_stall_timeout_ms", FIELD_ON_INTERFACE, field_diff_nic_stall,
+                                    field_copy_nic_stall, NULL },
 };
+
+/* ---- the walk over the fields: a whole difference ---- */
+
+/* The member of j a field's (dotted) name says: "pfc.watchdog" is j.pfc.watchdog. */
+static json_t *member(json_t *j, const char *name)
+{
+        char buf[64], *save = NULL;
+
+        snprintf(buf, sizeof(buf), "%s", name);
+        for (char *k = strtok_r(buf, ".", &save); j && k; k = strtok_r(NULL, ".", &save))
+                j = json_object_get(j, k);
+        return j;
+}
+
+/* The desired value of a whole field, compact JSON, for "unsupported" entries. */
+static int add_unsupported(struct diff *d, const char *prefix, const struct state *desired, enum state_field f)
+{
+        struct state *one = malloc(sizeof(*one));
+        char to[DIFF_VALUE_MAX] = "";
+        json_t *j = NULL;
+        char *s = NULL;
+        int r = -ENOMEM;
+
+        if (!one)
+                return -ENOMEM;
+        *one = *desired;
+        one->present = STATE_BIT(f);
+        j = state_to_json(one);
+        if (j)
+                s = json_dumps(member(j, state_field_name(f)), JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+        if (s) {
+                snprintf(to, sizeof(to), "%s", s);
+                if (strlen(s) >= sizeof(to))
+                        memcpy(to + sizeof(to) - 4, "...", 4);
+                char key[DIFF_KEY_MAX];
+
+                snprintf(key, sizeof(key), "%s%s", prefix, state_field_name(f));
+                r = diff_add(d, f, key, "unsupported", to);
+        }
+        free(s);
+        json_decref(j);
+        free(one);
+        return r;
+}
+
+int diff_append(struct diff *d, const char *prefix, const struct state *desired, const struct state *live)
+{
+        unsigned n = d->n;
+        uint32_t fields = d->fields;
+        int r = 0;
+
+        for (int f = 0; f < STATE_FIELD_MAX && r >= 0; f++) {
+                if (!state_has(desired, f))
+                        continue;
+                if (!state_has(live, f))
+                        r = add_unsupported(d, prefix, desired, f);
+                else
+                        r = field_table[f].diff(d, prefix, desired, live);
+        }
+        if (r >= 0)
+                r = field_diff_dcb_device(d, prefix, desired, live);
+        if (r < 0) {
+                d->n = n;
+                d->fields = fields;
+        }
+        return r;
+}
+
+int state_diff(const struct state *desired, const struct state *live, struct diff *ret)
+{
+        struct diff d = { 0 };
+        int r = diff_append(&d, "", desired, live);
+
+        if (r < 0) {
+                diff_done(&d);
+                return r;
+        }
+        *ret = d;
+        return 0;
+}
 
 uint32_t field_mask_on(unsigned on, uint32_t fields)
 {

@@ -18,6 +18,10 @@
  *   ecn            switch               ecn.queueQ.{enabled,min_threshold_bytes,...}
  *                                       (the listed queues only: unlisted ones are not managed)
  *   host_ecn       interface            host_ecn.priorityP.{reaction_point,...}, cnp_*
+ *   cable_length   interface, switch    pfc.cable_length_m (and dcb_device.pfc_delay, the raw
+ *                                       ieee_pfc.delay, when both sides carry it)
+ *   buffers        interface            buffers.prio_to_buffer, buffers.buffer_size_bytes
+ *                                       (field_headroom.c)
  */
 #pragma once
 
@@ -65,6 +69,19 @@ int state_check(const struct state *s, enum state_field *ret_field, struct field
  * the device. Differences are filed under the first DCB field want manages.
  */
 int field_diff_dcb_device(struct diff *d, const char *prefix, const struct state *want, const struct state *live);
+
+/*
+ * Field-by-field difference of a desired and a live state. Only fields the desired
+ * state manages are compared; fields the live state lacks (the target cannot read
+ * them) are reported as such ("unsupported"), never silently skipped.
+ */
+/* Compare desired against live. Returns 0 or -ENOMEM; *ret is filled on success. */
+int state_diff(const struct state *desired, const struct state *live, struct diff *ret);
+/*
+ * Append the differences of live from desired to d, every key under prefix ("" for
+ * an interface, "ports.swp1." for a switch port). 0 or -ENOMEM (d keeps what it had).
+ */
+int diff_append(struct diff *d, const char *prefix, const struct state *desired, const struct state *live);
 
 /* Does live hold every managed field of want with the same value? (the diff is empty) */
 bool state_matches(const struct state *want, const struct state *live);

@@ -73,6 +73,7 @@ static json_t *spec_to_json(const struct state *s, bool *ok)
         if (!o)
                 return NULL;
         spec_json_put_common(o, s, ok);
+        spec_json_put_pfc_storm(o, s, false, ok);
         if (state_has(s, STATE_FIELD_ECN))
                 spec_json_set(o, "ecn", ecn_json(&s->ecn, ok), ok);
         if (state_has(s, STATE_FIELD_HOST_ECN))

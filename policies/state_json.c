@@ -8,7 +8,8 @@
  *                        "max_threshold_bytes": 1500000, "mark_probability_pct": 100 } },
  *   "host_ecn": { "priority3": { "reaction_point": true, "notification_point": true },
  *                 "cnp_dscp": 48, "cnp_priority": 6 },
- *   "dcb_device": { "dcbx": 9, "dscp_apps": [[26, 3], [48, 6]], "trust_table": [5, 255] },
+ *   "dcb_device": { "dcbx": 9, "pfc_delay": 7, "dscp_apps": [[26, 3], [48, 6]], "trust_table": [5, 255] },
+ *   "buffers": { "prio_to_buffer": [0, 0, 0, 1, 0, 0, 0, 0], "buffer_size_bytes": [...8], "total_bytes": N },
  *   "qdisc": { "root": "foreign", "kind": "htb", "handle": 65536 }
  *
  * "qdisc" says what sat where the tc qdisc driver attaches its tree (interface
@@ -71,6 +72,8 @@ static json_t *dcb_device_to_json(const struct state_dcb_device *dd, bool *ok)
 
         if (o && dd->has_dcbx)
                 spec_json_set(o, "dcbx", json_integer(dd->dcbx), ok);
+        if (o && dd->has_pfc_delay)
+                spec_json_set(o, "pfc_delay", json_integer(dd->pfc_delay), ok);
         if (o && dd->has_apps) {
                 json_t *a = json_array();
 
@@ -104,6 +107,7 @@ json_t *state_to_json(const struct state *s)
         if (!o)
                 return NULL;
         spec_json_put_common(o, s, &ok);
+        spec_json_put_pfc_storm(o, s, true, &ok);
         if (state_has(s, STATE_FIELD_ECN))
                 spec_json_set(o, "ecn", ecn_to_json(&s->ecn, &ok), &ok);
         if (state_has(s, STATE_FIELD_HOST_ECN))
@@ -277,6 +281,8 @@ static int parse_trust_table(struct jsonv *v, const json_t *j, void *obj)
 
 static const struct jsonv_field dcb_device_fields[] = {
         { .key = "dcbx", .type = JSONV_INTEGER, .min = 0, .max = 255, JSONV_MEMBER(struct state_dcb_device, dcbx) },
+        { .key = "pfc_delay", .type = JSONV_INTEGER, .min = 0, .max = 65535,
+          JSONV_MEMBER(struct state_dcb_device, pfc_delay) },
         JSONV_CUSTOM("dscp_apps", JSONV_ARRAY, 0, parse_dscp_apps),
         JSONV_CUSTOM("trust_table", JSONV_ARRAY, 0, parse_trust_table),
         { 0 },
@@ -290,6 +296,7 @@ static int parse_dcb_device(struct jsonv *v, const json_t *j, void *obj)
         if (r < 0)
                 return r;
         dd->has_dcbx = json_object_get(j, "dcbx") != NULL;
+        dd->has_pfc_delay = json_object_get(j, "pfc_delay") != NULL;
         dd->present = true;
         return 0;
 }
@@ -312,9 +319,11 @@ static const struct jsonv_field state_fields[] = {
         { .key = "mtu", .type = JSONV_INTEGER, .min = 0, .max = U32_MAX, JSONV_MEMBER(struct state, mtu) },
         JSONV_ENUM("trust", struct state, trust, spec_json_trust_live_names, 0),
         SPEC_JSON_SHARED_FIELDS,
+        JSONV_CUSTOM("pfc", JSONV_OBJECT, 0, spec_json_parse_pfc_live),
         JSONV_CUSTOM("ets", JSONV_OBJECT, 0, parse_ets),
         JSONV_CUSTOM("ecn", JSONV_OBJECT, 0, parse_ecn),
         JSONV_CUSTOM("host_ecn", JSONV_OBJECT, 0, parse_host_ecn),
+        JSONV_CUSTOM("buffers", JSONV_OBJECT, 0, spec_json_parse_buffers_live),
         JSONV_CUSTOM("dcb_device", JSONV_OBJECT, 0, parse_dcb_device),
         JSONV_CUSTOM("qdisc", JSONV_OBJECT, 0, parse_qdisc),
         { 0 },

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Commands that change or report transactions: apply, rollback, confirm, history, drift. */
+/* Commands that change the node: apply, rollback, confirm, and the detached confirm watchdog. */
 #include <getopt.h>
-#include <pthread.h>
 #include <time.h>
 
 #include "agent/cmd/cmd.h"
 #include "agent/txn/txn.h"
 #include "common/log.h"
 #include "common/progress.h"
-#include "common/thread.h"
 
 struct session {
         struct journal *journal;
@@ -22,143 +20,29 @@ static void session_done(struct session *s)
         journal_close(s->journal);
 }
 
-/*
- * A journal being opened (SQLite reads its WAL back and its schema): `apply` opens
- * it while the policy, the lock and the plan's first half run beside it (plan_ahead).
- */
-struct opening {
-        const char *state_dir;
-        struct journal *journal;
-        struct errbuf e;
-        int r;
-        bool warm;                      /* and prepare the statements of a transaction (apply) */
-        /*
-         * list: and then, once the caller holds the node's lock (locked 1; -1: it never
-         * will), list the unfinished transactions (listed, n_unfinished): none under the
-         * lock, and neither recovery nor the check for a pending change has anything to do.
-         */
-        bool list;
-        pthread_mutex_t mu;
-        pthread_cond_t cv;
-        int locked;
-        bool listed;
-        unsigned n_unfinished;
-};
-
-static void *open_journal(void *arg)
+/* A session of a command that changes the node: the journal and, when lock is set, the lock (which recovers first). */
+static int session_open(struct cli *c, struct session *s, bool lock)
 {
-        struct opening *o = arg;
-        _cleanup_free_ int64_t *ids = NULL;
         struct errbuf e = { 0 };
-        int locked;
+        char buf[1100];
+        int r;
 
-        o->r = journal_open(o->state_dir, &o->journal, &o->e);
-        if (o->r >= 0 && o->warm)
-                journal_warm(o->journal);
-        if (o->r < 0 || !o->list)
-                return NULL;
-        pthread_mutex_lock(&o->mu);
-        while (!o->locked)
-                pthread_cond_wait(&o->cv, &o->mu);
-        locked = o->locked;
-        pthread_mutex_unlock(&o->mu);
-        if (locked > 0)
-                o->listed = journal_unfinished(o->journal, &ids, &o->n_unfinished, &e) >= 0;
-        return NULL;
-}
-
-/* Tell the opener whether the lock is held (held) or never will be. */
-static void opening_locked(struct opening *o, bool held)
-{
-        pthread_mutex_lock(&o->mu);
-        o->locked = held ? 1 : -1;
-        pthread_cond_signal(&o->cv);
-        pthread_mutex_unlock(&o->mu);
-}
-
-/* No switch among the targets: the plan's first half may run before the journal is there. */
-static bool hosts_only(const struct plan *plan)
-{
-        for (unsigned i = 0; i < plan->n; i++)
-                if (plan->v[i].t.kind == TARGET_SWITCH)
-                        return false;
-        return true;
-}
-
-/* apply's first half, beside the journal's opening: the policy, the lock, the plan read. */
-struct ahead {
-        struct cli *c;
-        const char *file;
-        struct session *s;
-        struct plan *plan;
-        struct txn_result *res;
-        struct opening *o;              /* told when the lock is held, or never will be */
-        struct policy *p;               /* out: the policy */
-        int r;                          /* out: what plan_for_policy() returned (its error in res) */
-        int rc;                         /* out: an exit code when the policy or the lock failed (e says why) */
-        struct errbuf e;
-};
-
-static void *plan_ahead(void *arg)
-{
-        struct ahead *a = arg;
-        struct session *s = a->s;
-
-        if (policy_load_file(a->file, &a->p, &a->e) < 0)
-                a->rc = OUTCOME_INVALID;
-        else if (txlock_acquire(a->c->config.state_dir, false, &s->env.lock_fd, &a->e) < 0)
-                a->rc = OUTCOME_RUNTIME;
-        opening_locked(a->o, s->env.lock_fd >= 0);
-        if (a->rc)
-                return NULL;
-        a->r = plan_for_policy(a->plan, a->p, 0, &a->res->error);
-        if (a->r >= 0 && hosts_only(a->plan))
-                txn_prepare(&s->env, "apply", &a->p->verify, a->plan, a->res);
-        return NULL;
-}
-
-/* A session without its journal yet: the environment, progress lines on a terminal. */
-static void session_init(struct cli *c, struct session *s)
-{
         memset(s, 0, sizeof(*s));
         txn_env_init(&s->env, &c->config, NULL);
         progress_init(&s->progress, progress_mode_for(STDERR_FILENO, false, c->json, false), stderr);
         if (s->progress.mode != PROGRESS_OFF)
                 s->env.progress = &s->progress;
-}
-
-/*
- * The session over the journal o opened (or failed to) and, when lock is set, the
- * lock (which recovers first). *ret_recovered: how many interrupted transactions
- * the recovery restored.
- */
-static int session_adopt(struct cli *c, struct session *s, struct opening *o, bool lock, int *ret_recovered)
-{
-        char buf[1100];
-        int r = o->r;
-
-        session_init(c, s);
-        s->journal = s->env.journal = o->journal;
-        *ret_recovered = 0;
+        r = journal_open(c->config.state_dir, &s->journal, &e);
+        s->env.journal = s->journal;
         if (r >= 0 && lock)
-                r = *ret_recovered = txn_lock_recovering(&s->env, false, &o->e);
+                r = txn_lock_recovering(&s->env, false, &e);
         if (r < 0) {
-                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&o->e, buf, sizeof(buf)));
+                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
                 journal_close(s->journal);
-                s->journal = NULL;
+                s->journal = s->env.journal = NULL;
                 return OUTCOME_RUNTIME;
         }
         return 0;
-}
-
-/* Open the journal and, when lock is set, take the lock (which recovers first). */
-static int session_open(struct cli *c, struct session *s, bool lock)
-{
-        struct opening o = { .state_dir = c->config.state_dir };
-        int recovered;
-
-        open_journal(&o);
-        return session_adopt(c, s, &o, lock, &recovered);
 }
 
 static void print_changes(const struct txn_result *r)
@@ -219,19 +103,11 @@ static int print_result(struct cli *c, const struct txn_result *r)
 
 int cmd_apply(struct cli *c)
 {
-        struct opening o = { .state_dir = c->config.state_dir, .warm = true, .mu = PTHREAD_MUTEX_INITIALIZER,
-                             .cv = PTHREAD_COND_INITIALIZER };
-        struct policy *p = NULL;
-        struct errbuf e = { 0 };
-        struct session s;
         struct txn_result res;
-        struct plan plan;
-        struct ahead a;
-        pthread_t planner;
+        struct progress pg;
         const char *file = NULL;
-        int confirm = -1, rc = 0, r = 0;
+        int confirm = -1, rc;
         unsigned timeout;
-        bool threaded;
         char buf[1100];
 
         for (int i = 1; i < c->argc; i++) {
@@ -255,63 +131,14 @@ int cmd_apply(struct cli *c)
                 fprintf(stderr, "%s: apply: not confirmed; nothing was changed\n", c->prog);
                 return OUTCOME_INVALID;
         }
-        /*
-         * The policy, the lock and the plan's first half go to a thread of their own,
-         * beside this one, which opens the journal meanwhile (SQLite reads its schema
-         * and its WAL back: the longer of the two), then lists what is unfinished once
-         * the lock is held: up to the snapshot nothing needs the journal. Should the
-         * lock's recovery then restore an interrupted transaction, the plan is made
-         * again, from the node as that left it.
-         */
-        session_init(c, &s);
+        progress_init(&pg, progress_mode_for(STDERR_FILENO, false, c->json, false), stderr);
         txn_result_init(&res);
-        plan_init(&plan, &s.env.plan);
-        a = (struct ahead){ .c = c, .file = file, .s = &s, .plan = &plan, .res = &res, .o = &o };
-        o.list = true;
-        threaded = thread_start_beside(&planner, plan_ahead, &a) == 0;
-        if (!threaded)
-                plan_ahead(&a);
-        open_journal(&o);
-        if (threaded)
-                pthread_join(planner, NULL);
-        p = a.p;
-        r = a.r;
-        rc = a.rc;
-        if (rc)
-                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&a.e, buf, sizeof(buf)));
-        s.journal = s.env.journal = o.journal;
-        if (!rc && o.r < 0) {
-                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&o.e, buf, sizeof(buf)));
-                rc = OUTCOME_RUNTIME;
-        }
-        /* Nothing unfinished under the lock: nothing to recover, nothing pending. */
-        if (!rc && o.listed && o.n_unfinished == 0) {
-                s.env.prep.idle = true;
-        } else if (!rc) {
-                int recovered = txn_recover(&s.env, &e);
-
-                if (recovered < 0) {
-                        fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
-                        rc = OUTCOME_RUNTIME;
-                } else if (recovered > 0) {
-                        txn_unprepare(&s.env, &plan);
-                        plan_free(&plan);
-                        txn_result_done(&res);
-                        txn_result_init(&res);
-                        txn_plan_init(&s.env, &plan);
-                        r = plan_for_policy(&plan, p, 0, &res.error);
-                }
-        }
-        if (!rc) {
-                txn_apply_plan(&s.env, p, confirm, &plan, r, &res);
+        rc = txn_apply_file(&c->config, file, confirm, pg.mode != PROGRESS_OFF ? &pg : NULL, &res);
+        if (res.result[0])
                 rc = print_result(c, &res);
-        } else {
-                txn_unprepare(&s.env, &plan);
-                plan_free(&plan);
-        }
+        else
+                fprintf(stderr, "%s: %s; nothing was changed\n", c->prog, errbuf_str(&res.error, buf, sizeof(buf)));
         txn_result_done(&res);
-        policy_free(p);
-        session_done(&s);
         return rc;
 }
 

@@ -16,7 +16,7 @@
 #include "agent/plan/plan.h"
 #include "drivers/host/counters.h"
 #include "drivers/host/ecn_sysfs.h"
-#include "drivers/host/link_rtnl.h"
+#include "drivers/host/link.h"
 #include "policies/field.h"
 #include "policies/jsonw.h"
 #include "policies/policy.h"

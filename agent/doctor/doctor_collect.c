@@ -9,7 +9,7 @@
 #include "drivers/host/counters.h"
 #include "drivers/host/dcb_lldpad.h"
 #include "drivers/host/iface.h"
-#include "drivers/host/link_rtnl.h"
+#include "drivers/host/link.h"
 #include "drivers/host/linkinfo.h"
 #include "drivers/host/lldp.h"
 #include "drivers/host/qdisc_ets.h"

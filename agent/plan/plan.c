@@ -3,6 +3,7 @@
 #include <stdarg.h>
 
 #include "agent/plan/plan.h"
+#include "drivers/host/host_io.h"
 #include "policies/field.h"
 #include "policies/state_json.h"
 

@@ -177,6 +177,7 @@ int ctl_cmd_halt(struct ctl *c);
 int ctl_cmd_serve(struct ctl *c);
 int ctl_cmd_store(struct ctl *c);
 int ctl_cmd_probe(struct ctl *c);
+int ctl_cmd_headroom(struct ctl *c);
 
 /* GET /v1/drift on sel[0..n) at once, stored as one scan; caller frees with ctl_drift_scan_free. */
 int ctl_drift_scan(struct ctl *c, const struct inventory_node *const *sel, unsigned n, struct drift_scan *ret,

@@ -103,6 +103,18 @@ static const struct cli_flag probe_flags[] = {
         { 0 },
 };
 
+static const struct cli_flag headroom_flags[] = {
+        { "--speed-gbps", "N", "the port's speed in Gb/s (required)", NULL },
+        { "--cable-m", "N", "the cable's length in metres (required)", NULL },
+        { "--mtu", "N", "the port's MTU, 68-9216 (required)", NULL },
+        { "--asic", "NAME", "spectrum1, spectrum2 (default), spectrum3, spectrum4 or connectx", NULL },
+        { "--lanes", "N", "Spectrum: the port's lanes (default: as SONiC names the speed)", NULL },
+        { "--small-packet-pct", "N", "Spectrum: the share of small packets assumed (default 50)", NULL },
+        { "--lossless-mtu", "N", "Spectrum: the largest lossless packet assumed (default 1024)", NULL },
+        { "--max-mtu", "N", "connectx: the port's largest MTU (default 9216)", NULL },
+        { 0 },
+};
+
 #define EXITS_ROLLOUT "0 ok, 1 halted and rolled back, 2 invalid input (nothing changed),\n" \
                       "            3 runtime failure (nodes unreachable or failed), 4 left pending confirmation"
 #define EXITS_READ "0 ok, 2 invalid input, 3 a node could not be reached or the store read"
@@ -164,6 +176,11 @@ const struct cli_command ctl_commands[] = {
           "every flow as its receiver measured it. Changes nothing.",
           probe_flags, "0 every flow measured, 2 invalid input (nothing was run),\n"
                        "            3 a node or a flow failed (named in the report)" },
+        { "headroom", NULL, "PFC headroom (xoff, xon, buffer size) for a port's speed, MTU, cable",
+          "Computes the PFC headroom a lossless priority needs on one port: Spectrum as\n"
+          "SONiC's dynamic buffer model does, ConnectX as the mlx5 driver does (the\n"
+          "formulas and their sources: docs/operations.md, \"Headroom\"). Changes nothing.",
+          headroom_flags, "0 computed, 2 invalid input (the flag is named)" },
         { 0 },
 };
 

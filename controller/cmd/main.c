@@ -27,6 +27,7 @@ static const struct command commands[] = {
         { "serve",    ctl_cmd_serve },
         { "store",    ctl_cmd_store },
         { "probe",    ctl_cmd_probe },
+        { "headroom", ctl_cmd_headroom },
 };
 
 #define COMMON_USAGE "[--config FILE] [--inventory FILE] [--db FILE | --store SPEC] [--output text|json] [--yes]"

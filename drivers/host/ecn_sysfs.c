@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "drivers/host/ecn_sysfs.h"
-#include "drivers/host/link_rtnl.h"
+#include "drivers/host/link.h"
 #include "drivers/host/sysfs.h"
 
 #define KNOBS_MAX (2 * STATE_PRIO_COUNT + 2)

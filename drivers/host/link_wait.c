@@ -3,8 +3,7 @@
 #include <limits.h>
 #include <time.h>
 
-#include "drivers/host/link_rtnl.h"
-#include "drivers/host/link_wait.h"
+#include "drivers/host/link.h"
 #include "drivers/host/sysfs.h"
 
 #define POLL_MS 20

@@ -12,7 +12,7 @@
 #include "drivers/host/counters.h"
 #include "drivers/host/dcb_driver.h"
 #include "drivers/host/iface.h"
-#include "drivers/host/link_rtnl.h"
+#include "drivers/host/link.h"
 #include "tests/lib/drvtest.h"
 #include "tests/lib/nltrace.h"
 #include "tests/nicmodel/nm_transport.h"

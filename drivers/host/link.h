@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Links over rtnetlink: read one link or dump all (RTM_GETLINK), set the MTU
- * (RTM_NEWLINK IFLA_MTU). Also the "link" driver (field mtu on interfaces);
- * waiting out a link flap is link_wait.h.
+ * drivers/host link: the links of a request, in four files whose calls go one way
+ * (each calls only those below it):
+ *
+ *   link_driver.c  the "link" driver (field mtu on interfaces)
+ *   link_wait.c    waiting out a link flap after a change (carrier, RDMA ports)
+ *   link_cache.c   the request's links: one RTM_GETLINK dump serves every read
+ *   link_rtnl.c    the rtnetlink messages: RTM_GETLINK one or all, RTM_NEWLINK IFLA_MTU
+ *
+ * May call: drivers/host/nl.h, sysfs.h, host_io.h (the request's handles, from the
+ * driver only). Called by the host drivers, interface discovery and the agent.
  */
 #pragma once
 
@@ -43,6 +50,8 @@ int link_rtnl_dump(struct nl *nl, int (*fn)(const struct link_info *l, void *dat
                    struct errbuf *e);
 
 int link_rtnl_set_mtu(struct nl *nl, int ifindex, uint32_t mtu, struct errbuf *e);
+/* The RTM_NEWLINK IFLA_MTU request (for nl_queue); NULL when it does not fit. */
+struct nlmsghdr *link_rtnl_mtu_msg(struct nl *nl, int ifindex, uint32_t mtu);
 
 /*
  * The request's link cache (driver_io.links): every link of the namespace from one
@@ -52,12 +61,13 @@ int link_rtnl_set_mtu(struct nl *nl, int ifindex, uint32_t mtu, struct errbuf *e
  * for its one link, as a request of a single interface does.
  *
  * link_rtnl_read(): target t's link (t->io's cache, or a request of its own).
- * link_cache_links(): every link, sorted by ifindex (interface discovery); the
- * array stays valid until the next write or read through io.
+ * link_cache_links(): every link, sorted by ifindex (interface discovery), through
+ * nl, the request's handle (host_io.h); the array stays valid until the next write
+ * or read through io.
  */
 int link_rtnl_read(const struct target *t, struct nl *nl, struct link_info *ret, struct errbuf *e);
-int link_cache_links(struct driver_io *io, const struct driver_env *env, const struct link_info **ret,
-                     unsigned *ret_n, struct errbuf *e);
+int link_cache_links(struct driver_io *io, struct nl *nl, const struct link_info **ret, unsigned *ret_n,
+                     struct errbuf *e);
 /*
  * l (of link_cache_links()) is a software link: the kernel's dump names parent
  * devices and l has none (veth, bridge, dummy, ...: no NIC or switch driver
@@ -78,5 +88,44 @@ void link_cache_free(struct link_cache *c);
 
 /* "interface 'NAME'" into e->where, keeping the message; returns r. */
 int link_rtnl_where(const struct target *t, struct errbuf *e, int r);
+
+/* ---- link_wait.c ---- */
+
+/*
+ * Waiting out a link flap after a change that may bounce the port: a PFC change
+ * on mlx5 (mlx5_toggle_port_link(): carrier drops *after* the SET returned,
+ * when the firmware's port event arrives), any DCB or MTU change on ice
+ * (ice_dcbnl_devreset(), ice_down/ice_up: carrier drops before the reply), a TC
+ * count or MTU change on bnxt (bnxt_close_nic/bnxt_open_nic).
+ *
+ * link_wait_begin() notes the link before the change: carrier, the kernel's
+ * carrier-down counter (IFLA_CARRIER_DOWN_COUNT, so a flap between two polls is
+ * not missed) and which RDMA ports of the interface are ACTIVE
+ * (SYSFS/class/infiniband/DEV/ports/N/state). link_wait_end() then waits for the
+ * edge: carrier down then up again within settle_ms, or no drop at all within
+ * flap_wait_ms; then for every RDMA port that was ACTIVE to be ACTIVE again
+ * within rdma_wait_ms. A link without carrier before the change, or a virtual
+ * one (IFLA_INFO_KIND: veth, bond, ...), is not waited for.
+ */
+
+
+
+#define LINK_WAIT_PORTS_MAX 8
+
+struct link_wait {
+        bool carrier;                   /* IFF_LOWER_UP before the change */
+        bool counts;
+        uint32_t down_count;
+        unsigned n_ports;
+        char ports[LINK_WAIT_PORTS_MAX][320];   /* state files of RDMA ports that were ACTIVE */
+};
+
+int link_wait_begin(struct nl *nl, const struct target *t, struct link_wait *ret, struct errbuf *e);
+int link_wait_end(struct nl *nl, const struct target *t, const struct link_wait *w, struct errbuf *e);
+
+/* The RDMA port state files of an interface ("SYSFS/class/infiniband/DEV/ports/N/state"). */
+unsigned link_wait_rdma_ports(const char *sysfs_root, const char *ifname, char (*ret)[320], unsigned max);
+
+/* ---- link_driver.c ---- */
 
 extern const struct driver_ops link_driver;
