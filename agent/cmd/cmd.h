@@ -2,6 +2,7 @@
 /* Subcommands of nettune-agent: one function per subcommand, one file per area. */
 #pragma once
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #include "agent/config/config.h"
@@ -32,6 +33,10 @@ int cli_globs(const char *arg, char (*globs)[64], unsigned *n);
 const char *cli_opt_value(struct cli *c, int *i, const char *name);
 /* An integer min-max of option opt; prints the error. */
 int cli_parse_uint(struct cli *c, const char *opt, const char *v, unsigned min, unsigned max, unsigned *ret);
+/* "PROG: where: message" on stderr; returns code. */
+int cli_fail(struct cli *c, const struct errbuf *e, int code);
+/* j on stdout, indented, keys sorted (as the agent's JSON output always is). */
+void cli_print_json(const json_t *j);
 
 int cmd_validate(struct cli *c);
 int cmd_doctor(struct cli *c);

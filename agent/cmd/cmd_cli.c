@@ -8,6 +8,7 @@
 #include <limits.h>
 
 #include "agent/cmd/cmd.h"
+#include "policies/jsonw.h"
 
 const struct cli_flag agent_common_flags[] = {
         { "--config", "FILE", "agent configuration (default: defaults; serve: " CONFIG_DEFAULT_PATH ")", NULL },
@@ -205,4 +206,21 @@ int cli_parse_uint(struct cli *c, const char *opt, const char *v, unsigned min, 
         }
         *ret = (unsigned)n;
         return 0;
+}
+
+int cli_fail(struct cli *c, const struct errbuf *e, int code)
+{
+        char buf[1100];
+
+        fprintf(stderr, "%s: %s\n", c->prog, errbuf_str(e, buf, sizeof(buf)));
+        return code;
+}
+
+void cli_print_json(const json_t *j)
+{
+        char *s = j ? jsonw_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+
+        if (s)
+                puts(s);
+        free(s);
 }

@@ -5,8 +5,7 @@
  * with their congestion counters, and of the configuration's switches (each
  * read over its own SSH session; one that cannot be read is reported with its
  * error and the others are still shown, exit 3 at the end).
- * nettune-agent plan POLICY: the policy's plan (plan.h) — its targets, the
- * field-by-field difference and what a device would refuse. Both change nothing.
+ * Changes nothing.
  */
 #include <jansson.h>
 #include <net/if.h>
@@ -24,23 +23,6 @@
 #include "policies/state_text.h"
 
 #define GLOBS_MAX CLI_GLOBS_MAX
-
-static int fail(struct cli *c, const struct errbuf *e, int code)
-{
-        char buf[1100];
-
-        fprintf(stderr, "%s: %s\n", c->prog, errbuf_str(e, buf, sizeof(buf)));
-        return code;
-}
-
-static void print_json(json_t *j)
-{
-        char *s = j ? jsonw_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
-
-        if (s)
-                puts(s);
-        free(s);
-}
 
 /* ---- state ---- */
 
@@ -306,7 +288,7 @@ static int read_all(struct cli *c, struct plan *p, struct listing *ifs, json_t *
 
                 if (pt->t.kind == TARGET_SWITCH) {
                         if (r < 0) {
-                                fail(c, &e, OUTCOME_RUNTIME);
+                                cli_fail(c, &e, OUTCOME_RUNTIME);
                                 ++*ret_failed;
                         }
                         o = switch_json(pt, &e, r);
@@ -319,7 +301,7 @@ static int read_all(struct cli *c, struct plan *p, struct listing *ifs, json_t *
                 if (r >= 0 && (r = listing_add(ifs, o)) < 0)
                         errbuf_set(&e, -r, NULL, "out of memory");
                 if (r < 0)
-                        return fail(c, &e, OUTCOME_RUNTIME), r;
+                        return cli_fail(c, &e, OUTCOME_RUNTIME), r;
         }
         return 0;
 }
@@ -345,7 +327,7 @@ int cmd_state(struct cli *c)
                            sa->no_switches, &e);
         if (r < 0) {
                 plan_free(&p);
-                return fail(c, &e, outcome_of_errno(r));
+                return cli_fail(c, &e, outcome_of_errno(r));
         }
         listing_init(&all, c->json);
         r = read_all(c, &p, &all, switches, &failed);
@@ -377,75 +359,4 @@ int cmd_state(struct cli *c)
         }
         listing_free(&all);
         return failed ? OUTCOME_RUNTIME : OUTCOME_OK;
-}
-
-/* ---- plan ---- */
-
-static void print_plan_text(const json_t *doc, const char *probe)
-{
-        const json_t *t, *ch, *targets = json_object_get(doc, "targets");
-        unsigned changes = (unsigned)json_integer_value(json_object_get(doc, "changes"));
-        size_t i, k;
-
-        json_array_foreach(targets, i, t) {
-                const json_t *list = json_object_get(t, "changes");
-
-                printf("%s '%s':%s\n", json_string_value(json_object_get(t, "kind")),
-                       json_string_value(json_object_get(t, "name")), json_array_size(list) ? "" : " no changes");
-                json_array_foreach(list, k, ch) {
-                        char from[256], to[256];
-
-                        printf("  %s: %s -> %s\n", json_string_value(json_object_get(ch, "key")),
-                               state_text_value("", json_object_get(ch, "from"), from, sizeof(from)),
-                               state_text_value("", json_object_get(ch, "to"), to, sizeof(to)));
-                }
-        }
-        if (probe)
-                printf("probe: %s\n", probe);
-        json_array_foreach(json_object_get(doc, "notes"), i, t)
-                printf("note: %s\n", json_string_value(t));
-        printf("%u change%s planned; nothing was changed\n", changes, changes == 1 ? "" : "s");
-}
-
-int cmd_plan(struct cli *c)
-{
-        struct errbuf e = { .where = "" };
-        struct policy *p = NULL;
-        json_auto_t *doc = NULL;
-        struct plan_probe probe;
-        struct plan plan;
-        char line[512];
-        int r, code = OUTCOME_OK;
-
-        if (c->argc != 2 || c->argv[1][0] == '-') {
-                if (c->argc > 1)
-                        cli_bad_arg(c, c->argv[c->argc > 2 && c->argv[1][0] != '-' ? 2 : 1]);
-                else
-                        fprintf(stderr, "%s plan: no policy file given; see '%s plan --help'\n", c->prog, c->prog);
-                return OUTCOME_INVALID;
-        }
-        r = policy_load_file(c->argv[1], &p, &e);
-        if (r < 0)
-                return fail(c, &e, OUTCOME_INVALID);
-        plan_init(&plan, &(struct plan_env){ .config = &c->config });
-        r = plan_for_policy(&plan, p, 0, &e);
-        if (r < 0)
-                code = outcome_of_errno(r);
-        else if ((r = plan_read(&plan, &e)) < 0)
-                code = OUTCOME_RUNTIME;            /* a device that cannot be read */
-        else if ((r = plan_check(&plan, &e)) < 0)
-                code = OUTCOME_INVALID;            /* a value a device here refuses */
-        else if ((r = plan_probe_pin(&plan, &p->verify, 0, &probe, &e)) < 0)
-                code = outcome_of_errno(r);
-        else if (!(doc = plan_to_json(&plan)) || json_object_set_new(doc, "probe", plan_probe_to_json(&probe)) < 0)
-                code = OUTCOME_RUNTIME;
-        plan_free(&plan);
-        policy_free(p);
-        if (code != OUTCOME_OK)
-                return fail(c, &e, code);
-        if (c->json)
-                print_json(doc);
-        else
-                print_plan_text(doc, probe.active ? plan_probe_str(&probe, line, sizeof(line)) : NULL);
-        return OUTCOME_OK;
 }
