@@ -177,8 +177,13 @@ int jsonv_parse_doc(const char *buf, size_t len, const char *file, size_t max, j
 int jsonv_parse_yaml(const char *buf, size_t len, const char *file, size_t max, json_t **ret,
                      struct jsonv_locs **ret_locs, struct errbuf *e);
 bool jsonv_is_yaml(const char *file, const char *buf, size_t len);
-/* The line and column (from 1) of the node at path ("$.spec.mtu"). */
+/*
+ * jsonv_locs.c: where each node stood in its text. find: the line and column (from 1)
+ * of the node at path ("$.spec.mtu"), false when none was kept; new, add one, free.
+ */
 bool jsonv_locs_find(const struct jsonv_locs *l, const char *path, unsigned *ret_line, unsigned *ret_col);
+struct jsonv_locs *jsonv_locs_new(void);
+int jsonv_locs_add(struct jsonv_locs *l, const char *path, unsigned line, unsigned col);
 void jsonv_locs_free(struct jsonv_locs *l);
 
 /* Read a whole file (O_CLOEXEC, at most max bytes) into a NUL-terminated buffer. */

@@ -20,16 +20,6 @@
 #include "policies/jsonv.h"
 #include "policies/yaml_lib.h"
 
-struct jsonv_loc {
-        char *path;
-        unsigned line, col;
-};
-
-struct jsonv_locs {
-        struct jsonv_loc *v;
-        size_t n, cap;
-};
-
 struct ybuild {
         yaml_parser_t p;
         struct jsonv path;              /* the JSON path of the node being read */
@@ -38,48 +28,15 @@ struct ybuild {
         struct errbuf *e;
 };
 
-void jsonv_locs_free(struct jsonv_locs *l)
-{
-        if (!l)
-                return;
-        for (size_t i = 0; i < l->n; i++)
-                free(l->v[i].path);
-        free(l->v);
-        free(l);
-}
-
-bool jsonv_locs_find(const struct jsonv_locs *l, const char *path, unsigned *ret_line, unsigned *ret_col)
-{
-        for (size_t i = 0; l && i < l->n; i++)
-                if (streq(l->v[i].path, path)) {
-                        *ret_line = l->v[i].line;
-                        *ret_col = l->v[i].col;
-                        return true;
-                }
-        return false;
-}
-
 /* The position of the node at the current path, unless it has one (a member's is its key's). */
 static int remember(struct ybuild *b, const yaml_mark_t *m)
 {
-        struct jsonv_locs *l = b->locs;
         unsigned line, col;
 
-        if (jsonv_locs_find(l, b->path.path, &line, &col))
+        if (jsonv_locs_find(b->locs, b->path.path, &line, &col))
                 return 0;
-        if (l->n == l->cap) {
-                size_t cap = l->cap ? l->cap * 2 : 64;
-                struct jsonv_loc *more = realloc(l->v, cap * sizeof(*more));
-
-                if (!more)
-                        return errbuf_set(b->e, ENOMEM, b->file, "out of memory");
-                l->v = more;
-                l->cap = cap;
-        }
-        l->v[l->n] = (struct jsonv_loc){ strdup(b->path.path), (unsigned)m->line + 1, (unsigned)m->column + 1 };
-        if (!l->v[l->n].path)
+        if (jsonv_locs_add(b->locs, b->path.path, (unsigned)m->line + 1, (unsigned)m->column + 1) < 0)
                 return errbuf_set(b->e, ENOMEM, b->file, "out of memory");
-        l->n++;
         return 0;
 }
 
@@ -374,9 +331,9 @@ int jsonv_parse_yaml(const char *buf, size_t len, const char *file, size_t max, 
         r = yaml_lib_open(e);
         if (r < 0)
                 return r;
-        b.locs = calloc(1, sizeof(*b.locs));
+        b.locs = jsonv_locs_new();
         if (!b.locs || !yaml_parser_initialize(&b.p)) {
-                free(b.locs);
+                jsonv_locs_free(b.locs);
                 return errbuf_set(e, ENOMEM, file, "out of memory");
         }
         jsonv_init(&b.path, NULL, NULL);
