@@ -440,6 +440,71 @@ static void copy_host_ecn(struct state *to, const struct state *from)
         to->host_ecn = from->host_ecn;
 }
 
+/* ---- roce_tos: the default ToS of every RDMA port behind an interface, where each holds one ---- */
+
+static const char *fmt_tclass(char *buf, size_t size, int tclass)
+{
+        return tclass == STATE_TCLASS_UNSET ? "unset" : fmt_u(buf, size, (unsigned long)tclass);
+}
+
+/* One port: rdma_cm's default_roce_tos ("roce_tos.DEV/P") and MLNX_OFED's traffic_class (".traffic_class"). */
+static int diff_rdma_port(struct diff *d, const char *prefix, const struct state_rdma_port *want,
+                          const struct state_rdma_port *live)
+{
+        char key[DIFF_KEY_MAX], a[16], b[16];
+        int r = 0;
+
+        if (want->has_cm && live->has_cm && want->cm_tos != live->cm_tos)
+                r = diff_add(d, STATE_FIELD_ROCE_TOS, keyf(key, prefix, "roce_tos.%s/%u", live->dev, live->port),
+                             fmt_u(a, sizeof(a), live->cm_tos), fmt_u(b, sizeof(b), want->cm_tos));
+        if (r >= 0 && want->has_ofed && live->has_ofed && want->ofed_tclass != live->ofed_tclass)
+                r = diff_add(d, STATE_FIELD_ROCE_TOS,
+                             keyf(key, prefix, "roce_tos.%s/%u.traffic_class", live->dev, live->port),
+                             fmt_tclass(a, sizeof(a), live->ofed_tclass), fmt_tclass(b, sizeof(b), want->ofed_tclass));
+        return r;
+}
+
+static const struct state_rdma_port *rdma_port_find(const struct state_roce *r, const struct state_rdma_port *x)
+{
+        for (unsigned i = 0; i < r->n_ports && i < STATE_RDMA_PORTS_MAX; i++)
+                if (streq(r->ports[i].dev, x->dev) && r->ports[i].port == x->port)
+                        return &r->ports[i];
+        return NULL;
+}
+
+/*
+ * A policy (no ports of its own) wants its value in every place of every live port; a
+ * snapshot wants each port back as it read it (a port gone since is named, not skipped).
+ */
+static int diff_roce_tos(struct diff *d, const char *prefix, const struct state *want, const struct state *live)
+{
+        char key[DIFF_KEY_MAX], b[16];
+        int r = 0;
+
+        for (unsigned i = 0; !want->roce.n_ports && i < live->roce.n_ports && r >= 0; i++) {
+                struct state_rdma_port w = { .has_cm = true, .cm_tos = want->roce_tos, .has_ofed = true,
+                                             .ofed_tclass = want->roce_tos };
+
+                r = diff_rdma_port(d, prefix, &w, &live->roce.ports[i]);
+        }
+        for (unsigned i = 0; i < want->roce.n_ports && i < STATE_RDMA_PORTS_MAX && r >= 0; i++) {
+                const struct state_rdma_port *w = &want->roce.ports[i], *l = rdma_port_find(&live->roce, w);
+
+                if (l)
+                        r = diff_rdma_port(d, prefix, w, l);
+                else
+                        r = diff_add(d, STATE_FIELD_ROCE_TOS, keyf(key, prefix, "roce_tos.%s/%u", w->dev, w->port),
+                                     "absent", fmt_u(b, sizeof(b), w->has_cm ? w->cm_tos : (unsigned)w->ofed_tclass));
+        }
+        return r;
+}
+
+static void copy_roce_tos(struct state *to, const struct state *from)
+{
+        to->roce_tos = from->roce_tos;
+        to->roce = from->roce;
+}
+
 /* ---- a host NIC's DCB detail beyond the fields (a snapshot restores it exactly) ---- */
 
 /* The first DCB field the wanted side manages: device detail differences are filed under it. */
@@ -528,6 +593,7 @@ const struct field_ops field_table[STATE_FIELD_MAX] = {
         [STATE_FIELD_ETS] = { "ets", FIELD_ON_INTERFACE, diff_ets, copy_ets, check_ets },
         [STATE_FIELD_ECN] = { "ecn", FIELD_ON_SWITCH, diff_ecn, copy_ecn, check_ecn },
         [STATE_FIELD_HOST_ECN] = { "host_ecn", FIELD_ON_INTERFACE, diff_host_ecn, copy_host_ecn, NULL },
+        [STATE_FIELD_ROCE_TOS] = { "roce_tos", FIELD_ON_INTERFACE, diff_roce_tos, copy_roce_tos, NULL },
 };
 
 /* ---- the walk over the fields: a whole difference ---- */

@@ -18,6 +18,8 @@
  *   ecn            switch               ecn.queueQ.{enabled,min_threshold_bytes,...}
  *                                       (the listed queues only: unlisted ones are not managed)
  *   host_ecn       interface            host_ecn.priorityP.{reaction_point,...}, cnp_*
+ *   roce_tos       interface            roce_tos.DEV/P (rdma_cm), roce_tos.DEV/P.traffic_class (MLNX_OFED)
+ *                                       (every RDMA port behind the interface)
  */
 #pragma once
 

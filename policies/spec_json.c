@@ -89,6 +89,8 @@ void spec_json_put_common(json_t *o, const struct state *s, bool *ok)
                 spec_json_set(o, "pfc", json_pack("{s:o}", "priorities", spec_json_bits(s->pfc_enabled, ok)), ok);
         if (state_has(s, STATE_FIELD_ETS))
                 spec_json_set(o, "ets", ets_json(&s->ets, ok), ok);
+        if (state_has(s, STATE_FIELD_ROCE_TOS))
+                spec_json_set(o, "roce_tos", json_integer(s->roce_tos), ok);
 }
 
 /* ---- parsing ---- */

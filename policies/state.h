@@ -31,6 +31,7 @@ enum state_field {
         STATE_FIELD_ETS,                /* priority -> TC, TC bandwidth, TC TSA */
         STATE_FIELD_ECN,                /* switch queue WRED/ECN marking */
         STATE_FIELD_HOST_ECN,           /* NIC DCQCN RP/NP enables, CNP DSCP/priority */
+        STATE_FIELD_ROCE_TOS,           /* the ToS byte RDMA connections use by default (rdma_cm, MLNX_OFED) */
         STATE_FIELD_MAX,
 };
 
@@ -128,6 +129,29 @@ struct state_host_ecn {
         uint8_t cnp_prio;
 };
 
+/*
+ * The RDMA ports behind a host interface, read with roce_tos: what each port's
+ * default ToS is in every place that holds one, so that a snapshot restores each
+ * exactly (drivers/host/roce_tos.h).
+ */
+#define STATE_RDMA_PORTS_MAX 8
+#define STATE_RDMA_DEV_MAX 32
+#define STATE_TCLASS_UNSET (-1)         /* MLNX_OFED traffic_class with no global value */
+
+struct state_rdma_port {
+        char dev[STATE_RDMA_DEV_MAX];           /* RDMA device: "mlx5_0", "rxe0" */
+        uint8_t port;                           /* 1-based */
+        bool has_cm;                            /* rdma_cm configfs default_roce_tos was read */
+        uint8_t cm_tos;
+        bool has_ofed;                          /* MLNX_OFED tc/PORT/traffic_class was read */
+        int16_t ofed_tclass;                    /* its global tclass, STATE_TCLASS_UNSET when none */
+};
+
+struct state_roce {
+        uint8_t n_ports;                        /* 0: not read from a device (a policy) */
+        struct state_rdma_port ports[STATE_RDMA_PORTS_MAX];
+};
+
 struct state {
         uint32_t present;                       /* STATE_BIT(field) for each meaningful field */
 
@@ -140,6 +164,8 @@ struct state {
         struct state_ets ets;
         struct state_ecn ecn;
         struct state_host_ecn host_ecn;
+        uint8_t roce_tos;                       /* ToS byte (DSCP << 2 | ECN) of RDMA connections without their own */
+        struct state_roce roce;                 /* host NICs, read with roce_tos: every RDMA port's values */
 
         struct state_dcb_device dcb;            /* host NICs, read with the DCB fields */
 
@@ -155,7 +181,7 @@ static inline bool state_has(const struct state *s, enum state_field f)
         return s->present & STATE_BIT(f);
 }
 
-/* "mtu", "trust", "dscp_to_priority", "pfc", "ets", "ecn", "host_ecn"; NULL if out of range. */
+/* "mtu", "trust", "dscp_to_priority", "pfc", "ets", "ecn", "host_ecn", "roce_tos"; NULL if out of range. */
 const char *state_field_name(enum state_field f);
 int state_field_from_name(const char *name);    /* enum value or -EINVAL */
 const char *state_trust_name(enum state_trust t);

@@ -33,6 +33,10 @@ static void full_state(struct state *s)
         s->ecn.q[3] = (struct state_ecn_queue){ true, 150000, 4000000000u, 100 };
         s->host_ecn = (struct state_host_ecn){ .prios = 0x0c, .rp_enabled = 0x08, .np_enabled = 0x0c,
                                                .has_cnp = true, .cnp_dscp = 48, .cnp_prio = 6 };
+        s->roce_tos = 106;
+        s->roce.n_ports = 2;
+        s->roce.ports[0] = (struct state_rdma_port){ "mlx5_0", 1, true, 106, true, STATE_TCLASS_UNSET };
+        s->roce.ports[1] = (struct state_rdma_port){ "rxe0", 2, true, 0, false, 0 };
 }
 
 static void assert_same(const struct state *a, const struct state *b)
@@ -66,6 +70,17 @@ static void assert_same(const struct state *a, const struct state *b)
         CU_ASSERT(!memcmp(a->dcb.apps, b->dcb.apps, sizeof(a->dcb.apps[0]) * a->dcb.n_apps));
         CU_ASSERT_EQUAL(a->dcb.has_trust_table, b->dcb.has_trust_table);
         CU_ASSERT_EQUAL(a->dcb.n_trust, b->dcb.n_trust);
+        CU_ASSERT_EQUAL(a->roce_tos, b->roce_tos);
+        CU_ASSERT_EQUAL(a->roce.n_ports, b->roce.n_ports);
+        for (unsigned i = 0; i < a->roce.n_ports; i++) {
+                CU_ASSERT_STRING_EQUAL(a->roce.ports[i].dev, b->roce.ports[i].dev);
+                CU_ASSERT_EQUAL(a->roce.ports[i].port, b->roce.ports[i].port);
+                CU_ASSERT_EQUAL(a->roce.ports[i].has_cm, b->roce.ports[i].has_cm);
+                CU_ASSERT_EQUAL(a->roce.ports[i].cm_tos, b->roce.ports[i].cm_tos);
+                CU_ASSERT_EQUAL(a->roce.ports[i].has_ofed, b->roce.ports[i].has_ofed);
+                if (a->roce.ports[i].has_ofed)
+                        CU_ASSERT_EQUAL(a->roce.ports[i].ofed_tclass, b->roce.ports[i].ofed_tclass);
+        }
 }
 
 static void test_round_trip(void)
@@ -158,6 +173,11 @@ static void test_strict(void)
             "\"tc_tsa\":[\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"wrr\"]}}",
             "$.ets.tc_tsa[7]", "tsa 'wrr' is not one of 'strict', 'ets', 'vendor', 'cbs'");
         bad("{\"ports\":{}}", "$", "unknown key 'ports'");
+        bad("{\"roce_tos\":256}", "$.roce_tos", "roce_tos 256 out of range 0-255");
+        bad("{\"roce_ports\":{\"mlx5_0\":{}}}", "$.roce_ports", "RDMA port 'mlx5_0' is not DEVICE/PORT (port 1-255)");
+        bad("{\"roce_ports\":{\"mlx5_0/0\":{}}}", "$.roce_ports", "RDMA port 'mlx5_0/0' is not DEVICE/PORT (port 1-255)");
+        bad("{\"roce_ports\":{\"mlx5_0/1\":{\"traffic_class\":-2}}}", "$.roce_ports['mlx5_0/1'].traffic_class",
+            "traffic_class -2 out of range -1-255");
         bad("[]", "$", "expected object, found array");
 }
 
