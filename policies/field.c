@@ -378,6 +378,17 @@ static void copy_ecn(struct state *to, const struct state *from)
         to->ecn = from->ecn;
 }
 
+/* The listed queues get their settings; the others keep what they have. */
+static void merge_ecn(struct state *to, const struct state *from)
+{
+        if (!state_has(to, STATE_FIELD_ECN))
+                to->ecn.queues = 0;
+        for (unsigned q = 0; q < STATE_TC_COUNT; q++)
+                if (from->ecn.queues & (1u << q))
+                        to->ecn.q[q] = from->ecn.q[q];
+        to->ecn.queues |= from->ecn.queues;
+}
+
 /* Marking thresholds of an enabled queue: 1 <= min <= max, probability 1-100. */
 static int check_ecn(const struct state *s, struct field_problem *ret)
 {
@@ -438,6 +449,24 @@ static int diff_host_ecn(struct diff *d, const char *prefix, const struct state 
 static void copy_host_ecn(struct state *to, const struct state *from)
 {
         to->host_ecn = from->host_ecn;
+}
+
+/* The listed priorities get their enables (and the CNP marking, when given); the others keep theirs. */
+static void merge_host_ecn(struct state *to, const struct state *from)
+{
+        struct state_host_ecn *t = &to->host_ecn;
+        const struct state_host_ecn *f = &from->host_ecn;
+
+        if (!state_has(to, STATE_FIELD_HOST_ECN))
+                *t = (struct state_host_ecn){ 0 };
+        t->rp_enabled = (uint8_t)((t->rp_enabled & ~f->prios) | (f->rp_enabled & f->prios));
+        t->np_enabled = (uint8_t)((t->np_enabled & ~f->prios) | (f->np_enabled & f->prios));
+        t->prios |= f->prios;
+        if (f->has_cnp) {
+                t->has_cnp = true;
+                t->cnp_dscp = f->cnp_dscp;
+                t->cnp_prio = f->cnp_prio;
+        }
 }
 
 /* ---- roce_tos: the default ToS of every RDMA port behind an interface, where each holds one ---- */
@@ -503,6 +532,12 @@ static void copy_roce_tos(struct state *to, const struct state *from)
 {
         to->roce_tos = from->roce_tos;
         to->roce = from->roce;
+}
+
+/* Every port gets the value: the ports stay the device's. */
+static void merge_roce_tos(struct state *to, const struct state *from)
+{
+        to->roce_tos = from->roce_tos;
 }
 
 /* ---- a host NIC's DCB detail beyond the fields (a snapshot restores it exactly) ---- */
@@ -591,9 +626,9 @@ const struct field_ops field_table[STATE_FIELD_MAX] = {
         [STATE_FIELD_DSCP_MAP] = { "dscp_to_priority", BOTH, diff_dscp, copy_dscp, check_dscp },
         [STATE_FIELD_PFC] = { "pfc", BOTH, diff_pfc, copy_pfc, NULL },
         [STATE_FIELD_ETS] = { "ets", FIELD_ON_INTERFACE, diff_ets, copy_ets, check_ets },
-        [STATE_FIELD_ECN] = { "ecn", FIELD_ON_SWITCH, diff_ecn, copy_ecn, check_ecn },
-        [STATE_FIELD_HOST_ECN] = { "host_ecn", FIELD_ON_INTERFACE, diff_host_ecn, copy_host_ecn, NULL },
-        [STATE_FIELD_ROCE_TOS] = { "roce_tos", FIELD_ON_INTERFACE, diff_roce_tos, copy_roce_tos, NULL },
+        [STATE_FIELD_ECN] = { "ecn", FIELD_ON_SWITCH, diff_ecn, copy_ecn, check_ecn, merge_ecn },
+        [STATE_FIELD_HOST_ECN] = { "host_ecn", FIELD_ON_INTERFACE, diff_host_ecn, copy_host_ecn, NULL, merge_host_ecn },
+        [STATE_FIELD_ROCE_TOS] = { "roce_tos", FIELD_ON_INTERFACE, diff_roce_tos, copy_roce_tos, NULL, merge_roce_tos },
 };
 
 /* ---- the walk over the fields: a whole difference ---- */
@@ -683,6 +718,34 @@ void state_copy_fields(struct state *to, const struct state *from, uint32_t fiel
                 if (fields & STATE_BIT(f))
                         field_table[f].copy(to, from);
         to->present |= fields;
+}
+
+void state_keep_fields(struct state *s, uint32_t fields)
+{
+        const uint32_t dcb = STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_DSCP_MAP) |
+                             STATE_BIT(STATE_FIELD_PFC) | STATE_BIT(STATE_FIELD_ETS);
+
+        s->present &= fields;
+        if (!(s->present & dcb))
+                s->dcb = (struct state_dcb_device){ 0 };
+        if (!state_has(s, STATE_FIELD_ROCE_TOS))
+                s->roce = (struct state_roce){ 0 };
+        if (!(s->present & (STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN))))
+                s->qdisc = (struct state_qdisc){ 0 };
+}
+
+void state_merge(struct state *live, const struct state *desired, uint32_t fields)
+{
+        fields &= desired->present;
+        for (int f = 0; f < STATE_FIELD_MAX; f++) {
+                if (!(fields & STATE_BIT(f)))
+                        continue;
+                if (field_table[f].merge)
+                        field_table[f].merge(live, desired);
+                else
+                        field_table[f].copy(live, desired);
+                live->present |= STATE_BIT(f);
+        }
 }
 
 int state_check(const struct state *s, enum state_field *ret_field, struct field_problem *ret)
