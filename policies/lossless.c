@@ -242,14 +242,49 @@ static void say(struct lossless_violation *x, const char *where, const char *fmt
 
 /* ---- pfc_priority_unmapped ---- */
 
-/* The map's entries that send a DSCP to a priority without PFC: where the lossless DSCPs went instead. */
+/* "0-25,27-47" of the code points in bits. */
+static size_t ranges(char *buf, size_t size, size_t o, uint64_t bits)
+{
+        bool first = true;
+
+        for (unsigned d = 0; d < STATE_DSCP_COUNT; d++) {
+                unsigned e = d;
+
+                if (!(bits & (UINT64_C(1) << d)))
+                        continue;
+                while (e + 1 < STATE_DSCP_COUNT && (bits & (UINT64_C(1) << (e + 1))))
+                        e++;
+                o = e > d ? catf(buf, size, o, "%s%u-%u", first ? "" : ",", d, e) :
+                            catf(buf, size, o, "%s%u", first ? "" : ",", d);
+                first = false;
+                d = e;
+        }
+        return o;
+}
+
+/*
+ * The map's entries that send a DSCP to a priority without PFC: where the lossless
+ * DSCPs went instead. A document's by path, a device's (often a whole table) by priority.
+ */
 static const char *lossy_entries(char *buf, size_t size, const struct state *s, const struct lossless_ctx *c)
 {
         unsigned n = 0;
         size_t o = 0;
 
         buf[0] = '\0';
-        for (unsigned d = 0; d < STATE_DSCP_COUNT; d++) {
+        for (unsigned p = 0; !declared(c, STATE_FIELD_DSCP_MAP) && p < STATE_PRIO_COUNT; p++) {
+                uint64_t bits = 0;
+
+                for (unsigned d = 0; d < STATE_DSCP_COUNT; d++)
+                        if (s->dscp_prio[d] == p && !(s->pfc_enabled & (1u << p)))
+                                bits |= UINT64_C(1) << d;
+                if (bits) {
+                        o = catf(buf, size, o, "%sDSCP ", o ? ", " : "dscp_to_priority (live): ");
+                        o = ranges(buf, size, o, bits);
+                        o = catf(buf, size, o, " = %u", p);
+                }
+        }
+        for (unsigned d = 0; declared(c, STATE_FIELD_DSCP_MAP) && d < STATE_DSCP_COUNT; d++) {
                 uint8_t p = s->dscp_prio[d];
 
                 if (p >= STATE_PRIO_COUNT || (s->pfc_enabled & (1u << p)))
@@ -258,8 +293,7 @@ static const char *lossy_entries(char *buf, size_t size, const struct state *s, 
                         o = catf(buf, size, o, ", ...");
                         break;
                 }
-                o = catf(buf, size, o, "%s%s%u = %u", o ? ", " : "",
-                         declared(c, STATE_FIELD_DSCP_MAP) ? "$.spec.dscp_to_priority." : "dscp_to_priority.", d, p);
+                o = catf(buf, size, o, "%s$.spec.dscp_to_priority.%u = %u", o ? ", " : "", d, p);
         }
         return buf;
 }
