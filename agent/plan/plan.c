@@ -80,8 +80,9 @@ static int route(struct plan *p, struct plan_target *pt, uint32_t want, uint32_t
 
         pt->n_routes = pt->n_reads = 0;
         for (unsigned i = 0; i < n; i++) {
+                struct errbuf scratch = { 0 };  /* what a driver of extra fields only says is not the request's */
                 uint32_t caps = ops[i]->fields;
-                int r = ops[i]->caps ? ops[i]->caps(&pt->t, &caps, e) : 0;
+                int r = ops[i]->caps ? ops[i]->caps(&pt->t, &caps, ops[i]->fields & want ? e : &scratch) : 0;
 
                 if (r == -EOPNOTSUPP || (r < 0 && !(ops[i]->fields & want)))
                         continue;
@@ -403,12 +404,12 @@ static int open_routes(struct plan_target *pt, struct errbuf *e)
 static int read_route(struct plan_target *pt, const struct plan_route *rt, struct state *ret, struct errbuf *e)
 {
         uint32_t f = rt->fields & pt->want, extra = rt->extra;
-        struct errbuf ignored;
+        struct errbuf ignored = { 0 };
         int k;
 
         if (!(f | extra))
                 return 0;
-        k = rt->ops->read(&pt->t, f | extra, ret, f ? e : &ignored);
+        k = rt->ops->read(&pt->t, f | extra, ret, extra ? &ignored : e);
         if (k >= 0 || !extra)
                 return k;
         for (unsigned u = 0; u < pt->n_units; u++)
