@@ -55,6 +55,7 @@ struct nl;
 struct driver_env {
         char sysfs_root[256];                   /* "/sys" in production, a test tree in tests */
         char debugfs_root[256];                 /* "/sys/kernel/debug" */
+        char configfs_root[256];                /* "/sys/kernel/config" (rdma_cm's default ToS) */
         unsigned settle_ms;                     /* wait bound for carrier after a flapping change */
         unsigned flap_wait_ms;                  /* how long a change may take to drop carrier (no drop: no flap) */
         unsigned rdma_wait_ms;                  /* wait bound for the RDMA port to be ACTIVE again */

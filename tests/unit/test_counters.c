@@ -4,6 +4,7 @@
 #include <linux/ethtool.h>
 
 #include "drivers/host/counters.h"
+#include "policies/doctor.h"
 
 static void test_rdma_tree(void)
 {
@@ -45,7 +46,12 @@ static void test_driver_names(void)
         CU_ASSERT(counters_match("mlx5_core", "tx_prio3_pause_duration", &prio) && prio == 3);
         CU_ASSERT(counters_match("mlx5_core", "rx_prio5_discards", &prio) && prio == 5);
         CU_ASSERT(counters_match("mlx5_core", "out_of_buffer", &prio) && prio == -1);
-        CU_ASSERT_FALSE(counters_match("mlx5_core", "rx_prio3_bytes", &prio));
+        CU_ASSERT_FALSE(counters_match("mlx5_core", "rx_prio3_packets", &prio));
+        /* the per-priority traffic and the RoCE bytes doctor compares (rdma_on_lossy_priority) */
+        CU_ASSERT(counters_match("mlx5_core", "rx_prio3_bytes", &prio) && prio == 3);
+        CU_ASSERT(counters_kind("tx_prio5_bytes", &prio) == DOCTOR_PRIO_BYTES && prio == 5);
+        CU_ASSERT(counters_kind("tx_vport_rdma_unicast_bytes", &prio) == DOCTOR_RDMA_BYTES && prio == -1);
+        CU_ASSERT(counters_kind("rx_vport_rdma_multicast_bytes", &prio) == DOCTOR_RDMA_BYTES);
         CU_ASSERT_FALSE(counters_match("mlx5_core", "rx_prio33_pause", &prio));
         CU_ASSERT(counters_match("bnxt_en", "rx_pfc_ena_frames_pri3", &prio) && prio == 3);
         CU_ASSERT(counters_match("bnxt_en", "cnp_rx_pkts", &prio));
