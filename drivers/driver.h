@@ -55,7 +55,8 @@ struct nl;
 struct driver_env {
         char sysfs_root[256];                   /* "/sys" in production, a test tree in tests */
         char debugfs_root[256];                 /* "/sys/kernel/debug" */
-        unsigned settle_ms;                     /* wait bound for carrier after a flapping change */
+        unsigned settle_ms;                     /* least wait bound for carrier after a flapping change */
+        unsigned link_up_max_ms;                /* most wait bound for carrier (the per-speed bound's ceiling) */
         unsigned flap_wait_ms;                  /* how long a change may take to drop carrier (no drop: no flap) */
         unsigned rdma_wait_ms;                  /* wait bound for the RDMA port to be ACTIVE again */
         unsigned confirm_timeout_s;             /* vendor-native commit-confirm for switches */

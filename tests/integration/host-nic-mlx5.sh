@@ -17,6 +17,18 @@ NM_HAND_KEY="ens1f0np0 pfc.priorities"
 NM_COUNTER="np_cnp_sent"
 . "$NETTUNE_TOP/tests/integration/host-nic.inc"
 
+step "a failed apply flaps no link it did not change"
+f0=$(flaps ens1f0np0) f1=$(flaps ens1f1np1)
+nm_ctl fail ens1f1np1 setapp 5 >/dev/null               # the second port refuses its first DCB write
+rc=0; A apply "$T/lossless.json" 2>"$T/err" || rc=$?
+check "apply exits 3 (got $rc)" [ "$rc" -eq 3 ]
+check "the refusal is named" grep -q "ens1f1np1.*dscp_to_priority" "$T/err"
+nm_wait_settled
+check "the first port flapped for its PFC change and its restore ($f0 -> $(flaps ens1f0np0))" \
+        [ "$(flaps ens1f0np0)" -eq $((f0 + 4)) ]
+check "the second port, never changed, did not flap ($f1 -> $(flaps ens1f1np1))" [ "$(flaps ens1f1np1)" -eq "$f1" ]
+back_at_start "a failed apply"
+
 step "a restore that fails on one field restores the others and names it"
 nm_ctl fail ens1f1np1 setets 5 >/dev/null               # the apply fails on the second port ...
 nm_ctl fail ens1f0np0 setpfc 5 1 >/dev/null             # ... and the first port's PFC restore fails

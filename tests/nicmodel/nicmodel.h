@@ -82,7 +82,12 @@ struct nm_driver {
         int (*change_mtu)(struct nm *m, struct nm_dev *d, uint32_t mtu);
         /* The driver and firmware state, one stable text block (see nm_dump). */
         void (*dump)(struct nm *m, const struct nm_dev *d, FILE *f);
+        /* How long carrier stays away in one of the driver's link flaps (NULL: NM_LINK_UP_MS). */
+        unsigned (*link_up_ms)(const struct nm_dev *d);
 };
+
+#define NM_LINK_UP_MS 400               /* a driver without its own figure */
+#define NM_SPEED_MBPS 100000            /* a device's speed unless its spec names one */
 
 struct nm_dev {
         char name[IF_NAMESIZE];
@@ -91,6 +96,7 @@ struct nm_dev {
         void *priv;                     /* the driver's state, drv->priv_size bytes */
         uint32_t mtu, min_mtu, max_mtu;
         uint8_t mac[6];
+        uint32_t speed_mbps;            /* SYSFS/class/net/IF/speed while carrier is on ("-1" while off) */
         /* carrier (netif_carrier_on/off) and its counters (IFLA_CARRIER_*) */
         bool carrier;
         uint32_t carrier_up_count, carrier_down_count;
@@ -118,7 +124,7 @@ struct nm {
         char sysfs_root[256];           /* "" = no sysfs files are written */
         /* timings of a link flap */
         unsigned flap_delay_ms;         /* mlx5: PORT_CHANGE event after the SET returned */
-        unsigned link_up_ms;            /* carrier back after it went down */
+        unsigned link_up_ms;            /* carrier back after it went down; 0: each driver's own figure */
         unsigned rdma_lag_ms;           /* RDMA port ACTIVE after carrier */
         unsigned n_requests;
         unsigned n_corrupt;             /* driver memory overruns seen (a real driver would corrupt itself) */
@@ -129,7 +135,7 @@ struct nm {
 void nm_init(struct nm *m);
 void nm_done(struct nm *m);
 const struct nm_driver *nm_driver_by_name(const char *name);
-/* Add a device "DRIVER:NAME:IFINDEX[:VARIANT]". -EINVAL with a message on stderr when malformed. */
+/* Add a device "DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]]" (SPEED in Mb/s, default NM_SPEED_MBPS). -EINVAL with a message on stderr when malformed. */
 int nm_add(struct nm *m, const char *spec);
 struct nm_dev *nm_dev_by_name(struct nm *m, const char *name);
 struct nm_dev *nm_dev_by_index(struct nm *m, int ifindex);
