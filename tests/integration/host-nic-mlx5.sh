@@ -42,3 +42,19 @@ check "the first port's APP table was restored" grep -q "trust pcp dscp_app_cnt 
 check "its DCBX mode too" grep -q "dcbx cap 0x0c firmware auto" "$T/now"
 nm_ctl pfc ens1f0np0 0 >/dev/null                       # what the operator does by hand
 back_at_start "best-effort restore and the hand fix"
+
+step "as the service user: a root-owned MLNX_OFED knob is left out by name, the rest applies"
+chmod 0755 "$T"; chmod 0666 "$NM_SOCK"
+mkdir -p "$T/svc" && chown nobody: "$T/svc"
+sed "s|\"$T/state\"|\"$T/svc\"|" "$T/a.json" >"$T/svc.json"
+S() { NETTUNE_NETLINK_SOCKET=$NM_SOCK ip netns exec "$ns" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        "$AGENT" --config "$T/svc.json" "$@"; }
+S apply "$T/lossless.json" >"$T/svc.out"
+cat "$T/svc.out"
+check "committed" grep -q "^transaction [0-9]*: committed" "$T/svc.out"
+check "host_ecn left out, with the knob and why" grep -q "^note: host_ecn is optional and left out here: interface 'ens1f0np0' (driver mlx5_core): NIC ECN knob 'roce_rp/enable/3' cannot be written by this user (uid 65534" "$T/svc.out"
+nm_state >"$T/now"
+check "PFC applied" grep -q "pfc en 0x08" "$T/now"
+check "the ecn knobs untouched" grep -q "ens1f0np0/ecn/roce_np/cnp_dscp 0" "$T/now"
+expect_rc 0 "rollback as the service user" S rollback
+back_at_start "the service user's rollback"

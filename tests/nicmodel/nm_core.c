@@ -160,7 +160,7 @@ int nm_fault(struct nm_dev *d, enum nm_op op)
 
 /* ---- sysfs ---- */
 
-static int mkdirs(const char *path)
+int nm_mkdirs(const char *path, unsigned mode)
 {
         char buf[PATH_MAX];
 
@@ -173,19 +173,26 @@ static int mkdirs(const char *path)
                         return -errno;
                 *p = '/';
         }
-        return mkdir(buf, 0755) < 0 && errno != EEXIST ? -errno : 0;
+        if (mkdir(buf, mode) < 0 && errno != EEXIST)
+                return -errno;
+        return chmod(buf, mode) < 0 ? -errno : 0;
 }
 
-static int write_file(const char *path, const char *text)
+static int mkdirs(const char *path)
+{
+        return nm_mkdirs(path, 0755);
+}
+
+int nm_write_file(const char *path, const char *text, unsigned mode)
 {
         char tmp[PATH_MAX + 8];
         int fd, r = 0;
 
         snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
         if (fd < 0)
                 return -errno;
-        if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+        if (write(fd, text, strlen(text)) != (ssize_t)strlen(text) || fchmod(fd, mode) < 0)
                 r = -EIO;
         close(fd);
         if (r >= 0 && rename(tmp, path) < 0)
@@ -193,7 +200,12 @@ static int write_file(const char *path, const char *text)
         return r;
 }
 
-static void bdf(const struct nm_dev *d, char *buf, size_t size)
+static int write_file(const char *path, const char *text)
+{
+        return nm_write_file(path, text, 0444);
+}
+
+void nm_bdf(const struct nm_dev *d, char *buf, size_t size)
 {
         snprintf(buf, size, "0000:%02x:00.%d", 0x10 + d->ifindex / 2, d->ifindex % 2);
 }
@@ -221,14 +233,16 @@ static void speed_file(struct nm *m, const struct nm_dev *d)
         (void)write_file(path, text);
 }
 
-int nm_sysfs_create(struct nm *m, const struct nm_dev *d)
+int nm_sysfs_create(struct nm *m, struct nm_dev *d)
 {
         char pci[32], path[PATH_MAX], target[PATH_MAX];
         int r;
 
+        if (m->debugfs_root[0] && d->drv->debugfs_create && (r = d->drv->debugfs_create(m, d)) < 0)
+                return r;
         if (!m->sysfs_root[0])
                 return 0;
-        bdf(d, pci, sizeof(pci));
+        nm_bdf(d, pci, sizeof(pci));
         snprintf(path, sizeof(path), "%s/bus/pci/drivers/%s", m->sysfs_root,
                  d->drv->kernel_driver ? d->drv->kernel_driver : d->drv->name);
         if ((r = mkdirs(path)) < 0)
@@ -333,6 +347,8 @@ uint64_t nm_tick(struct nm *m)
         for (unsigned i = 0; i < m->n_devs; i++) {
                 struct nm_dev *d = &m->devs[i];
 
+                if (d->drv->files_tick)
+                        d->drv->files_tick(m, d);
                 if (d->down_at_ms && now >= d->down_at_ms) {
                         d->down_at_ms = 0;
                         carrier_off(m, d);
