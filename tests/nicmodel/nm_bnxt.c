@@ -324,8 +324,12 @@ static unsigned bnxt_link_up_ms(const struct nm_dev *d)
         return 200;
 }
 
-/* infiniband/hw/bnxt_re/hw_counters.c */
-static const char *const hw_counters[] = { "cnp_tx_pkts", "cnp_rx_pkts", "rx_ecn_marked_pkts", NULL };
+/*
+ * infiniband/hw/bnxt_re/hw_counters.c bnxt_re_stat_descs[] since "bnxt_re: Expose the
+ * missing hw counters" (2023-07, ~6.6): some of the congestion ones.
+ */
+static const char *const hw_counters[] = { "tx_cnp_pkts", "rx_cnp_pkts", "rx_ecn_marked_pkts", "rx_roce_discards",
+                                           "rx_out_of_buffer", NULL };
 
 const struct nm_driver nm_bnxt = {
         .name = "bnxt",
