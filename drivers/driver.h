@@ -56,7 +56,8 @@ struct driver_env {
         char sysfs_root[256];                   /* "/sys" in production, a test tree in tests */
         char debugfs_root[256];                 /* "/sys/kernel/debug" */
         char configfs_root[256];                /* "/sys/kernel/config" (rdma_cm's default ToS) */
-        unsigned settle_ms;                     /* wait bound for carrier after a flapping change */
+        unsigned settle_ms;                     /* least wait bound for carrier after a flapping change */
+        unsigned link_up_max_ms;                /* most wait bound for carrier (the per-speed bound's ceiling) */
         unsigned flap_wait_ms;                  /* how long a change may take to drop carrier (no drop: no flap) */
         unsigned rdma_wait_ms;                  /* wait bound for the RDMA port to be ACTIVE again */
         unsigned confirm_timeout_s;             /* vendor-native commit-confirm for switches */

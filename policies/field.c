@@ -445,6 +445,10 @@ static int diff_host_ecn(struct diff *d, const char *prefix, const struct state 
         if (r >= 0)
                 r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.cnp_priority"), live->has_cnp,
                              fmt_u(a, sizeof(a), live->cnp_prio), fmt_u(b, sizeof(b), want->cnp_prio));
+        /* device detail: only a snapshot carries it (a restore puts mlx5's mode back after the priority) */
+        if (r >= 0 && want->has_prio_mode && live->has_prio_mode)
+                r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.cnp_priority_mode"), true,
+                             fmt_u(a, sizeof(a), live->cnp_prio_mode), fmt_u(b, sizeof(b), want->cnp_prio_mode));
         return r;
 }
 
@@ -761,6 +765,15 @@ uint32_t field_mask_on(unsigned on, uint32_t fields)
                 if (field_table[f].on & on)
                         mask |= STATE_BIT(f);
         return fields & mask;
+}
+
+uint32_t field_optional(const struct state *desired, uint32_t fields)
+{
+        uint32_t f = 0;
+
+        if (state_has(desired, STATE_FIELD_HOST_ECN) && desired->host_ecn.optional)
+                f |= STATE_BIT(STATE_FIELD_HOST_ECN);
+        return f & fields;
 }
 
 void state_copy_fields(struct state *to, const struct state *from, uint32_t fields)

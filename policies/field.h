@@ -100,5 +100,11 @@ int state_diff(const struct state *desired, const struct state *live, struct dif
  */
 int diff_append(struct diff *d, const char *prefix, const struct state *desired, const struct state *live);
 
+/*
+ * The fields of `fields` that a desired state marks optional: a target that cannot
+ * reach them leaves them out instead of refusing the policy (host_ecn "optional").
+ */
+uint32_t field_optional(const struct state *desired, uint32_t fields);
+
 /* Does live hold every managed field of want with the same value? (the diff is empty) */
 bool state_matches(const struct state *want, const struct state *live);

@@ -63,6 +63,8 @@ static json_t *host_ecn_json(const struct state_host_ecn *h, bool *ok)
                 spec_json_set(o, "cnp_dscp", json_integer(h->cnp_dscp), ok);
                 spec_json_set(o, "cnp_priority", json_integer(h->cnp_prio), ok);
         }
+        if (h->optional)
+                spec_json_set(o, "optional", json_true(), ok);
         return o;
 }
 

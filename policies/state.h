@@ -143,6 +143,11 @@ struct state_host_ecn {
         bool has_cnp;                           /* cnp_dscp/cnp_prio are meaningful */
         uint8_t cnp_dscp;
         uint8_t cnp_prio;
+        /* Device detail, read and restored, never compared: upstream mlx5's np_cnp_prio_mode. */
+        bool has_prio_mode;
+        uint8_t cnp_prio_mode;
+        /* Policy only: a target that cannot reach the knobs leaves them out (plan note) instead of refusing. */
+        bool optional;
 };
 
 /*

@@ -67,6 +67,8 @@ static json_t *host_ecn_to_json(const struct state_host_ecn *h, bool *ok)
                 spec_json_set(o, "cnp_dscp", json_integer(h->cnp_dscp), ok);
                 spec_json_set(o, "cnp_priority", json_integer(h->cnp_prio), ok);
         }
+        if (o && h->has_prio_mode)
+                spec_json_set(o, "cnp_priority_mode", json_integer(h->cnp_prio_mode), ok);
         return o;
 }
 
@@ -215,6 +217,14 @@ static int host_ecn_member(struct jsonv *v, const char *key, const json_t *val, 
         long long x;
         int i = indexed_key(key, "priority"), r;
 
+        if (streq(key, "cnp_priority_mode")) {
+                r = jsonv_int(v, val, key, 0, 1, &x);
+                if (r >= 0) {
+                        h->has_prio_mode = true;
+                        h->cnp_prio_mode = (uint8_t)x;
+                }
+                return r;
+        }
         if (streq(key, "cnp_dscp") || streq(key, "cnp_priority")) {
                 r = jsonv_int(v, val, key, 0, streq(key, "cnp_dscp") ? 63 : 7, &x);
                 if (r >= 0 && streq(key, "cnp_dscp"))
@@ -244,9 +254,10 @@ static int parse_host_ecn(struct jsonv *v, const json_t *j, void *obj)
         json_object_foreach((json_t *)j, key, val) {
                 int r;
 
-                if (indexed_key(key, "priority") < 0 && !streq(key, "cnp_dscp") && !streq(key, "cnp_priority"))
-                        return jsonv_error(v, "unknown key '%s', expected priority0 to priority7, cnp_dscp "
-                                           "or cnp_priority", jsonv_quote(key, q, sizeof(q)));
+                if (indexed_key(key, "priority") < 0 && !streq(key, "cnp_dscp") && !streq(key, "cnp_priority") &&
+                    !streq(key, "cnp_priority_mode"))
+                        return jsonv_error(v, "unknown key '%s', expected priority0 to priority7, cnp_dscp, "
+                                           "cnp_priority or cnp_priority_mode", jsonv_quote(key, q, sizeof(q)));
                 jsonv_push_key(v, key);
                 r = host_ecn_member(v, key, val, h);
                 jsonv_pop(v);

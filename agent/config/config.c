@@ -29,6 +29,7 @@ static void nonzero_defaults(struct agent_config *c)
         snprintf(c->env.configfs_root, sizeof(c->env.configfs_root), "/sys/kernel/config");
         snprintf(c->proc_root, sizeof(c->proc_root), "/proc");
         c->env.settle_ms = 3000;
+        c->env.link_up_max_ms = 30000;
         c->env.flap_wait_ms = 1000;
         c->env.rdma_wait_ms = 10000;
         c->probe_runs = 3;
@@ -377,6 +378,7 @@ static const struct jsonv_field config_fields[] = {
         JSONV_CUSTOM("probe", JSONV_OBJECT, 0, parse_probe),
         JSONV_CUSTOM("drift", JSONV_OBJECT, 0, parse_drift),
         JSONV_UINT("settle_ms", struct agent_config, env.settle_ms, 0, 120000),
+        JSONV_UINT("link_up_max_ms", struct agent_config, env.link_up_max_ms, 1000, 600000),
         JSONV_UINT("flap_wait_ms", struct agent_config, env.flap_wait_ms, 0, 60000),
         JSONV_UINT("rdma_wait_ms", struct agent_config, env.rdma_wait_ms, 0, 120000),
         JSONV_UINT("max_body_bytes", struct agent_config, max_body_bytes, 1024, 64u << 20),

@@ -176,6 +176,43 @@ static int refuse_unsupported(const struct plan *p, const struct plan_target *pt
         return 0;
 }
 
+/* The fields `out` leave target pt: not read, compared or written there. */
+static void leave_out(struct plan_target *pt, uint32_t out)
+{
+        pt->want &= ~out;
+        for (unsigned u = 0; u < pt->n_units; u++) {
+                pt->desired[u].present &= ~out;
+                pt->live[u].present &= ~out;            /* nor snapshotted: a rollback leaves it alone too */
+                pt->delta[u] &= ~out;
+        }
+        for (unsigned r = 0; r < pt->n_routes; r++)
+                pt->routes[r].fields &= ~out;
+}
+
+/* "interface 'X' (driver D)" for notes. */
+static void target_words(const struct target *t, char *buf, size_t size)
+{
+        if (t->kind == TARGET_INTERFACE)
+                snprintf(buf, size, "interface '%s' (driver %s)", t->name, t->kernel_driver[0] ? t->kernel_driver : "unknown");
+        else
+                snprintf(buf, size, "%s '%s'", target_kind_name(t->kind), t->name);
+}
+
+/* Optional fields no driver serves here are left out, with a note, instead of refusing the policy. */
+static void leave_out_unserved(struct plan *p, struct plan_target *pt)
+{
+        uint32_t out = field_optional(&pt->desired[0], pt->want & ~routed_fields(pt));
+        char who[STATE_NAME_MAX + 64], names[128];
+
+        if (!out)
+                return;
+        leave_out(pt, out);
+        target_words(&pt->t, who, sizeof(who));
+        field_list(out, names, sizeof(names));
+        plan_note(p, "%s: %s is optional and left out here: it has no %s this agent can reach; the rest of the "
+                  "policy applies", who, names, mechanism(p, pt->t.kind, (enum state_field)__builtin_ctz(out)));
+}
+
 /* ---- building ---- */
 
 /*
@@ -281,6 +318,7 @@ static int add_policy_target(struct plan *p, const struct target *t, const struc
                 pt->desired[u] = pol->spec;
                 pt->desired[u].present = want;
         }
+        leave_out_unserved(p, pt);
         return refuse_unsupported(p, pt, e);
 }
 
@@ -468,7 +506,28 @@ void plan_change(const struct plan_target *pt, unsigned r, uint32_t *delta_buf, 
                                        .delta = delta_buf, .fields = all, .owned = f };
 }
 
-static int check_target(struct plan_target *pt, struct errbuf *e)
+/*
+ * A driver that cannot reach optional fields here (its check says EACCES or EPERM:
+ * a root-only file, a missing capability) leaves them out, with a note, instead of
+ * refusing the policy. 1 when they were left out.
+ */
+static int leave_out_unreachable(struct plan *p, struct plan_target *pt, const struct driver_change *c, int k,
+                                 const struct errbuf *e)
+{
+        uint32_t f = c->owned & pt->want;
+        char names[128];
+
+        if ((k != -EACCES && k != -EPERM) || !f || field_optional(&pt->desired[0], f) != f)
+                return 0;
+        leave_out(pt, f);
+        if (diff_target(pt) < 0)
+                return -ENOMEM;
+        field_list(f, names, sizeof(names));
+        plan_note(p, "%s is optional and left out here: %s; the rest of the policy applies", names, e->msg);
+        return 1;
+}
+
+static int check_target(struct plan *p, struct plan_target *pt, struct errbuf *e)
 {
         _cleanup_free_ uint32_t *delta = calloc(pt->n_units ? pt->n_units : 1, sizeof(*delta));
         int k = 0;
@@ -479,8 +538,19 @@ static int check_target(struct plan_target *pt, struct errbuf *e)
                 struct driver_change c;
 
                 plan_change(pt, r, delta, &c);
-                if (c.fields && pt->routes[r].ops->check)
-                        k = pt->routes[r].ops->check(&pt->t, &c, e);
+                if (!c.fields || !pt->routes[r].ops->check)
+                        continue;
+                k = pt->routes[r].ops->check(&pt->t, &c, e);
+                if (k < 0) {
+                        int left = leave_out_unreachable(p, pt, &c, k, e);
+
+                        if (left < 0)
+                                k = errbuf_set(e, ENOMEM, NULL, "out of memory");
+                        else if (left)
+                                k = 0;
+                        if (left > 0)
+                                errbuf_clear(e);
+                }
         }
         return k;
 }
@@ -508,7 +578,11 @@ int plan_check(struct plan *p, struct errbuf *e)
         int r = 0;
 
         for (unsigned i = 0; i < p->n && r >= 0; i++)
-                r = check_target(&p->v[i], e);
+                r = check_target(p, &p->v[i], e);
+        /* optional fields a target cannot reach left the diff: count what remains */
+        p->n_changes = 0;
+        for (unsigned i = 0; i < p->n; i++)
+                p->n_changes += p->v[i].diff.n;
         if (r >= 0 && p->lossless.active && !(notes = calloc(PLAN_NOTES_MAX, sizeof(*notes))))
                 r = errbuf_set(e, ENOMEM, NULL, "out of memory");
         if (r >= 0 && notes)
@@ -516,14 +590,25 @@ int plan_check(struct plan *p, struct errbuf *e)
         for (unsigned i = 0; r >= 0 && i < n; i++)
                 plan_note(p, "%s", notes[i]);
         free(notes);
-        return r;
+        return r < 0 ? r : 0;
 }
 
 /* ---- JSON, at the edge ---- */
 
+json_t *plan_notes_json(const struct plan *p)
+{
+        json_t *notes = json_array();
+
+        for (unsigned i = 0; notes && i < p->n_notes; i++)
+                json_array_append_new(notes, json_string(p->notes[i]));
+        for (unsigned i = 0; notes && i < p->io.n_notes; i++)   /* the drivers' (driver_note) */
+                json_array_append_new(notes, json_string(p->io.notes[i]));
+        return notes;
+}
+
 json_t *plan_to_json(const struct plan *p)
 {
-        json_t *targets = json_array(), *notes = json_array();
+        json_t *targets = json_array(), *notes = plan_notes_json(p);
 
         for (unsigned i = 0; targets && i < p->n; i++) {
                 const struct plan_target *pt = &p->v[i];
@@ -535,10 +620,6 @@ json_t *plan_to_json(const struct plan *p)
                         targets = NULL;
                 }
         }
-        for (unsigned i = 0; notes && i < p->n_notes; i++)
-                json_array_append_new(notes, json_string(p->notes[i]));
-        for (unsigned i = 0; notes && i < p->io.n_notes; i++)   /* the drivers' (driver_note) */
-                json_array_append_new(notes, json_string(p->io.notes[i]));
         if (!targets || !notes) {
                 json_decref(targets);
                 json_decref(notes);

@@ -171,6 +171,8 @@ void plan_note(struct plan *p, const char *fmt, ...) _printf_(2, 3);
  *  [{"field", "key", "from", "to"}]}], "notes": [...]}. New reference; NULL on ENOMEM.
  */
 json_t *plan_to_json(const struct plan *p);
+/* The plan's notes and its drivers' (driver_note), as plan_to_json() lists them. New reference; NULL on ENOMEM. */
+json_t *plan_notes_json(const struct plan *p);
 /* The flat change list the journal and transaction results keep: [{target, field, key, from, to}]. */
 json_t *plan_changes_json(const struct plan *p);
 /* One element of it: {target, field, key, from, to}. New reference; NULL on ENOMEM. */

@@ -336,6 +336,8 @@ static int list_changes(const struct plan *p, struct txn_result *res)
                         res->changes[n].d = p->v[i].diff.entries[k];
                 }
         res->n_changes = n;
+        json_decref(res->notes);
+        res->notes = p->n_notes || p->io.n_notes ? plan_notes_json(p) : NULL;
         return 0;
 }
 

@@ -113,6 +113,7 @@ struct txn_result {
         int64_t confirm_deadline_ms;
         json_t *restores;               /* [{target, kind, method}] of every restored target, or NULL (owned) */
         json_t *saves;                  /* [{target, saved, how}] of every switch the commit wrote, or NULL (owned) */
+        json_t *notes;                  /* what the plan wants the reader to know (plan "notes"), or NULL (owned) */
         double rollback_ms;             /* the way back: from the decision to restore to the last target read back */
 };
 

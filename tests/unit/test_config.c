@@ -61,6 +61,7 @@ static void test_defaults(void)
         CU_ASSERT_EQUAL(c.drift_interval_s, 60);
         CU_ASSERT_EQUAL(c.drift_mode, DRIFT_MODE_REPORT);
         CU_ASSERT_EQUAL(c.env.settle_ms, 3000);
+        CU_ASSERT_EQUAL(c.env.link_up_max_ms, 30000);
         CU_ASSERT_EQUAL(c.max_body_bytes, 1u << 20);
         CU_ASSERT_EQUAL(c.request_timeout_s, 30);
         CU_ASSERT_EQUAL(c.probe_runs, 3);
