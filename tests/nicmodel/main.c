@@ -4,7 +4,7 @@
  *
  *   nicmodel serve --socket PATH --control PATH [--sysfs ROOT] [--log FILE]
  *                  [--flap-delay-ms N] [--link-up-ms N] [--rdma-lag-ms N] DEVICE...
- *       DEVICE = DRIVER:NAME:IFINDEX[:VARIANT], DRIVER mlx5, ice, bnxt, sparx5 or veth.
+ *       DEVICE = DRIVER:NAME:IFINDEX[:VARIANT], DRIVER mlx5, ice, bnxt, sparx5, mlxsw or veth.
  *       The agent reaches it with NETTUNE_NETLINK_SOCKET=PATH. "ready" is printed
  *       on stdout once both sockets listen; SIGTERM stops it.
  *   nicmodel ctl CONTROL COMMAND [ARGS...]

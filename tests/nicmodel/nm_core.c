@@ -9,7 +9,7 @@
 #include "common/util.h"
 #include "tests/nicmodel/nicmodel.h"
 
-static const struct nm_driver *const drivers[] = { &nm_mlx5, &nm_ice, &nm_bnxt, &nm_sparx5, &nm_veth };
+static const struct nm_driver *const drivers[] = { &nm_mlx5, &nm_ice, &nm_bnxt, &nm_sparx5, &nm_mlxsw, &nm_veth };
 
 uint64_t nm_now_ms(void)
 {
@@ -82,7 +82,7 @@ int nm_add(struct nm *m, const char *spec)
         n = sscanf(spec, "%15[^:]:%16[^:]:%d:%31s", drv, name, &ifindex, variant);
         if (n < 3 || ifindex <= 0 || strlen(name) >= IF_NAMESIZE || !(ops = nm_driver_by_name(drv))) {
                 fprintf(stderr, "nicmodel: bad device '%s', expected DRIVER:NAME:IFINDEX[:VARIANT] "
-                        "with DRIVER mlx5, ice, bnxt, sparx5 or veth\n", spec);
+                        "with DRIVER mlx5, ice, bnxt, sparx5, mlxsw or veth\n", spec);
                 return -EINVAL;
         }
         if (m->n_devs >= NM_DEVS_MAX || nm_dev_by_name(m, name) || nm_dev_by_index(m, ifindex)) {
@@ -186,22 +186,22 @@ static void rdma_state_file(struct nm *m, const struct nm_dev *d)
 
 int nm_sysfs_create(struct nm *m, const struct nm_dev *d)
 {
+        const char *kdrv = d->kernel_driver[0] ? d->kernel_driver : d->drv->kernel_driver;
         char pci[32], path[PATH_MAX], target[PATH_MAX];
         int r;
 
         if (!m->sysfs_root[0])
                 return 0;
         bdf(d, pci, sizeof(pci));
-        snprintf(path, sizeof(path), "%s/bus/pci/drivers/%s", m->sysfs_root,
-                 d->drv->kernel_driver ? d->drv->kernel_driver : d->drv->name);
+        snprintf(path, sizeof(path), "%s/bus/pci/drivers/%s", m->sysfs_root, kdrv ? kdrv : d->drv->name);
         if ((r = mkdirs(path)) < 0)
                 return r;
         snprintf(path, sizeof(path), "%s/devices/pci0000:00/%s", m->sysfs_root, pci);
         if ((r = mkdirs(path)) < 0)
                 return r;
-        if (d->drv->kernel_driver) {
+        if (kdrv) {
                 snprintf(path, sizeof(path), "%s/devices/pci0000:00/%s/driver", m->sysfs_root, pci);
-                snprintf(target, sizeof(target), "../../../bus/pci/drivers/%s", d->drv->kernel_driver);
+                snprintf(target, sizeof(target), "../../../bus/pci/drivers/%s", kdrv);
                 if (symlink(target, path) < 0 && errno != EEXIST)
                         return -errno;
         }
@@ -212,6 +212,7 @@ int nm_sysfs_create(struct nm *m, const struct nm_dev *d)
         snprintf(target, sizeof(target), "../../../devices/pci0000:00/%s", pci);
         if (symlink(target, path) < 0 && errno != EEXIST)
                 return -errno;
+        nm_sysfs_speed(m, d);
         if (!d->rdma[0])
                 return 0;
         snprintf(path, sizeof(path), "%s/devices/pci0000:00/%s/infiniband/%s", m->sysfs_root, pci, d->rdma);
@@ -228,6 +229,20 @@ int nm_sysfs_create(struct nm *m, const struct nm_dev *d)
         }
         rdma_state_file(m, d);
         return 0;
+}
+
+void nm_sysfs_speed(struct nm *m, const struct nm_dev *d)
+{
+        char path[PATH_MAX], text[24];
+
+        if (!m->sysfs_root[0])
+                return;
+        snprintf(path, sizeof(path), "%s/class/net/%s/speed", m->sysfs_root, d->name);
+        if (d->speed_mbps)
+                snprintf(text, sizeof(text), "%u\n", d->speed_mbps);
+        else
+                snprintf(text, sizeof(text), "-1\n");
+        (void)write_file(path, text);
 }
 
 /* ---- the link timeline ---- */
@@ -391,6 +406,8 @@ void nm_dump(struct nm *m, FILE *f)
 
                 fprintf(f, "device %s ifindex %d driver %s\n", d->name, d->ifindex, d->drv->name);
                 fprintf(f, "  link mtu %u carrier %s", d->mtu, d->carrier ? "up" : "down");
+                if (d->speed_mbps)
+                        fprintf(f, " speed %u", d->speed_mbps);
                 if (d->rdma[0])
                         fprintf(f, " rdma %s/1 %s", d->rdma, d->rdma_active ? "ACTIVE" : "DOWN");
                 fprintf(f, "\n");
