@@ -14,6 +14,7 @@ extern const struct driver_ops link_driver;
 extern const struct driver_ops dcb_driver;
 extern const struct driver_ops nic_ecn_driver;
 extern const struct driver_ops qdisc_driver;
+extern const struct driver_ops dcb_buffer_driver;
 extern const struct driver_ops switch_driver;
 
 const struct driver_ops *const driver_table[] = {
@@ -21,6 +22,7 @@ const struct driver_ops *const driver_table[] = {
         &dcb_driver,
         &nic_ecn_driver,
         &qdisc_driver,
+        &dcb_buffer_driver,             /* after pfc (dcb) and a Linux switch's root qdisc (its buffer mode) */
         &switch_driver,
         NULL,
 };

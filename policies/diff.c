@@ -43,8 +43,9 @@ static int add_unsupported(struct diff *d, const char *prefix, const struct stat
         *one = *desired;
         one->present = STATE_BIT(f);
         j = state_to_json(one);
+        /* a field kept under another's key (cable_length: "pfc": {"cable_length_m"}) shows as that */
         if (j)
-                s = json_dumps(json_object_get(j, state_field_name(f)),
+                s = json_dumps(json_object_get(j, state_field_name(f)) ? json_object_get(j, state_field_name(f)) : j,
                                JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
         if (s) {
                 snprintf(to, sizeof(to), "%s", s);

@@ -108,6 +108,8 @@ static const char *mechanism(const struct plan *p, enum target_kind kind, enum s
                 return "NIC ECN (DCQCN) knobs";
         if (streq(ops[0]->name, "qdisc"))
                 return "the tc qdiscs ets and red (kernel sch_ets, sch_red)";
+        if (streq(ops[0]->name, "dcb-buffer"))
+                return "a cable length or port buffers over DCB (mlx5, mlxsw)";
         return ops[0]->name;
 }
 

@@ -84,7 +84,7 @@ static int get_ieee(struct target *t, struct nl *nl, struct dcb_nl_ieee *cur, st
 }
 
 /* The request's handle (or an own one, *own) and the IEEE configuration; unsupported = the clear message. */
-static int dcb_open_get(struct target *t, struct nl **ret_nl, struct nl **own, struct dcb_nl_ieee *cur,
+int dcb_open_get(struct target *t, struct nl **ret_nl, struct nl **own, struct dcb_nl_ieee *cur,
                         struct errbuf *e)
 {
         int r;
