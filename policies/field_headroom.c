@@ -43,8 +43,9 @@ int field_diff_cable_len(struct diff *d, const char *prefix, const struct state 
         int r = 0;
 
         if (want->cable_len_m != live->cable_len_m) {
-                snprintf(a, sizeof(a), "%u", live->cable_len_m);
-                snprintf(b, sizeof(b), "%u", want->cable_len_m);
+                /* 0: none set (a switch's default, mlxsw's delay 0) */
+                snprintf(a, sizeof(a), live->cable_len_m ? "%u" : "unset", live->cable_len_m);
+                snprintf(b, sizeof(b), want->cable_len_m ? "%u" : "unset", want->cable_len_m);
                 r = diff_add(d, STATE_FIELD_CABLE_LEN, key_of(key, prefix, "pfc.cable_length_m"), a, b);
         }
         /* the raw value matters when the lengths read the same (another unit, another rounding) */

@@ -205,6 +205,50 @@ static void test_sonic(void)
         CU_ASSERT(switch_sonic_parse("[]", "t", &(struct switch_config){ .n_ports = 0 }, u, NULL, &e) < 0);
 }
 
+/* Cable lengths: NVUE's PFC profile cable-length, SONiC's CABLE_LENGTH row; unset reads as 0. */
+static void test_cable_length(void)
+{
+        struct switch_config sw = two_ports("swp1", "swp2");
+        char *q = slurp(DATA "nvue_applied_qos.json"), *i = slurp(DATA "nvue_applied_interface.json");
+        char *o = slurp(DATA "nvue_interface.json"), *text;
+        json_t *j = q ? json_loads(q, 0, NULL) : NULL;
+        struct errbuf e = { 0 };
+        struct state u[2];
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        init_units(u, 2);
+        CU_ASSERT_EQUAL(switch_nvue_parse(q, i, o, "t", &sw, u, &e), 0);
+        CU_ASSERT_EQUAL(u[0].cable_len_m, 0);                   /* not set: the switch's default */
+        CU_ASSERT(state_has(&u[0], STATE_FIELD_CABLE_LEN));
+        json_object_set_new(json_object_get(json_object_get(j, "pfc"), "default-global"),
+                            "cable-length", json_integer(50));
+        text = json_dumps(j, 0);
+        init_units(u, 2);
+        CU_ASSERT_EQUAL(switch_nvue_parse(text, i, o, "t", &sw, u, &e), 0);
+        CU_ASSERT(u[0].cable_len_m == 50 && u[1].cable_len_m == 50);
+        free(text);
+        json_object_set_new(json_object_get(json_object_get(j, "pfc"), "default-global"),
+                            "cable-length", json_string("50m"));
+        text = json_dumps(j, 0);
+        CU_ASSERT(switch_nvue_parse(text, i, o, "t", &sw, u, &e) < 0);
+        CU_ASSERT(strstr(e.msg, "cable-length of profile 'default-global' is not a number of metres") != NULL);
+        free(text);
+        json_decref(j);
+        /* SONiC: the row of the upstream sample, a port without an entry, one that is no length */
+        sw = two_ports("Ethernet0", "Ethernet4");
+        init_units(u, 2);
+        CU_ASSERT_EQUAL(switch_sonic_parse("{\"PORT\": {\"Ethernet0\": {}, \"Ethernet4\": {}}, \"CABLE_LENGTH\": "
+                                           "{\"AZURE\": {\"Ethernet0\": \"300m\"}}}", "t", &sw, u, NULL, &e), 0);
+        CU_ASSERT_EQUAL(u[0].cable_len_m, 300);
+        CU_ASSERT_EQUAL(u[1].cable_len_m, 0);
+        CU_ASSERT(switch_sonic_parse("{\"PORT\": {\"Ethernet0\": {}, \"Ethernet4\": {}}, \"CABLE_LENGTH\": "
+                                     "{\"AZURE\": {\"Ethernet0\": \"300\"}}}", "t", &sw, u, NULL, &e) < 0);
+        CU_ASSERT(strstr(e.msg, "CABLE_LENGTH|AZURE: 'Ethernet0' is '300', not a length like 40m") != NULL);
+        free(q);
+        free(i);
+        free(o);
+}
+
 static int eos(const char *file, struct state *u, struct errbuf *e)
 {
         struct switch_config sw = two_ports("Ethernet1", "Ethernet2");
@@ -504,7 +548,7 @@ int suite_switch_parse(void)
 
         if (!s || !CU_add_test(s, "bytes", test_bytes) || !CU_add_test(s, "lists", test_lists) ||
             !CU_add_test(s, "nvue", test_nvue) || !CU_add_test(s, "nvue_ports_and_roce", test_nvue_ports_and_roce) ||
-            !CU_add_test(s, "sonic", test_sonic) || !CU_add_test(s, "ecn_changed", test_ecn_changed) ||
+            !CU_add_test(s, "sonic", test_sonic) || !CU_add_test(s, "cable_length", test_cable_length) || !CU_add_test(s, "ecn_changed", test_ecn_changed) ||
             !CU_add_test(s, "eos", test_eos) || !CU_add_test(s, "limits", test_limits) ||
             !CU_add_test(s, "mtu_groups", test_mtu_groups) || !CU_add_test(s, "ledger", test_ledger) ||
             !CU_add_test(s, "counters_nvue", test_counters_nvue) || !CU_add_test(s, "counters_sonic", test_counters_sonic) ||
