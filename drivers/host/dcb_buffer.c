@@ -427,8 +427,9 @@ static int dcb_buffer_change(struct target *t, const struct state *d, uint32_t f
                         part(e, &first, r, "read back", &pe);
                         break;
                 }
-                r = buffers ? apply_buffers(nl, t, &p, &cur, d, best_effort, &pe) : apply_cable(nl, t, &p, &cur, d, &pe);
-                if (buffers && best_effort && derived(&p, &cur, d, r))
+                /* a snapshot (it carries the device's detail: a policy never does) is put back as it was read */
+                r = buffers ? apply_buffers(nl, t, &p, &cur, d, d->dcb.present, &pe) : apply_cable(nl, t, &p, &cur, d, &pe);
+                if (buffers && d->dcb.present && derived(&p, &cur, d, r))
                         r = 0;
                 part(e, &first, r, buffers ? "buffers" : "pfc.cable_length_m", &pe);
         }
