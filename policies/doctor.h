@@ -58,6 +58,9 @@ enum doctor_counter {
         DOCTOR_WRED_DROP,               /* early drops of a RED/WRED queue */
         DOCTOR_PAUSE_STORM,             /* the device's own pause storm detection fired (mlx5) */
         DOCTOR_TX_PACKETS,              /* packets a queue sent (what its marks are a share of) */
+        DOCTOR_RX_DISCARD,              /* received and dropped for lack of buffer: per priority (priority
+                                           group), or the port (mlx5 rx_prioN_discards, rx_discards_phy;
+                                           SONiC PG drops; NVUE rx-buffer-discards; EOS inDiscards) */
         DOCTOR_COUNTER_MAX,
 };
 
@@ -138,6 +141,7 @@ struct doctor_node {
         bool lldpad;                    /* lldpad runs: it owns DCB (DCBX) on this node */
         int lldpad_pid;
         char policy[DOCTOR_NAME_MAX];   /* the committed policy, "" none */
+        uint32_t declared_cable_m;      /* its pfc.cable_length_m, 0 when it declares none */
         bool drift_known;
         unsigned n_drift;               /* differences (only the first DOCTOR_DRIFT_MAX listed) */
         struct doctor_drift drift[DOCTOR_DRIFT_MAX];

@@ -513,7 +513,7 @@ static int counters_qos(struct sim *s, const char *port)
 {
         static const char *const ingress[] = { "priority-group", "rx-frames", "rx-buffer-discards",
                                                "rx-shared-buffer-discards" };
-        static const char *const ingress_v[] = { "#", "=0", "=0 Bytes", "=0 Bytes" };
+        static const char *const ingress_v[] = { "#", "=0", "rx_buffer_discard Bytes", "=0 Bytes" };
         static const char *const egress[] = { "traffic-class", "tx-frames", "tx-bytes", "tx-uc-buffer-discards",
                                               "wred-discards" };
         static const char *const egress_v[] = { "#", "tx_frames", "=0 Bytes", "tx_drop Bytes", "wred_drop" };

@@ -9,7 +9,8 @@
  *   sudo config apply-patch FILE|/dev/stdin     RFC 6902, atomic, yang-like checks
  *   sonic-db-cli CONFIG_DB hset|hdel|hgetall "TABLE|key" ...   (hand edits: bypasses GCU)
  *   sonic-db-cli APPL_DB hgetall "TABLE:key"    what buffermgrd made of it (sonic_buffer.c)
- *   show interfaces status, show pfc counters, show queue counters, show queue wredcounters
+ *   show interfaces status, show pfc counters, show queue counters, show queue wredcounters,
+ *   show priority-group drop counters
  *                                               the data plane (traffic.c) as SU's tabulate
  *                                               tables print it (Command-Reference.md)
  * `config` needs root: without sudo it exits with "Root privileges are required for
@@ -572,8 +573,34 @@ static int show_queues(struct sim *s, bool wred)
         return 0;
 }
 
+/* `show priority-group drop counters` (scripts/pg-drop; tests/pgdropstat_test.py prints the layout). */
+static int show_pg_drops(struct sim *s)
+{
+        char (*cells)[SIM_TABLE_COLS][64] = calloc(65, sizeof(*cells));
+        const char *ports[64];
+        unsigned n;
+
+        if (!cells)
+                return 1;
+        ports_of(s, ports, &n);
+        snprintf(cells[0][0], 64, "Port");
+        for (unsigned pg = 0; pg < 8; pg++)
+                snprintf(cells[0][pg + 1], 64, "PG%u", pg);
+        for (unsigned i = 0; i < n; i++) {
+                snprintf(cells[i + 1][0], 64, "%s", ports[i]);
+                for (unsigned pg = 0; pg < 8; pg++)
+                        count_cell(cells[i + 1][pg + 1], s, ports[i], "pg_drop", pg);
+        }
+        printf("Ingress PG dropped packets:\n");
+        sim_table("", n + 1, 9, cells);
+        free(cells);
+        return 0;
+}
+
 static int show_cmd(struct sim *s)
 {
+        if (!strcmp(s->cmd, "show priority-group drop counters"))
+                return show_pg_drops(s);
         if (!strcmp(s->cmd, "show interfaces status"))
                 return show_status(s);
         if (!strcmp(s->cmd, "show pfc counters"))

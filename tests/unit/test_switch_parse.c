@@ -429,7 +429,7 @@ static void test_counters_nvue(void)
         struct switch_config sw = two_ports("swp1", "swp2");
         const struct switch_counter *c;
         struct errbuf e;
-        unsigned pause = 0, wred = 0;
+        unsigned pause = 0, wred = 0, rx = 0;
 
         CU_ASSERT_FATAL(qos && roce && p && s);
         /* CL512-QoS "Show Qos Counters": 8 priorities of PFC rx/tx, 8 traffic classes, the port's ECN marks */
@@ -437,9 +437,11 @@ static void test_counters_nvue(void)
         for (unsigned i = 0; i < p->n; i++) {
                 pause += p->c[i].kind == DOCTOR_PAUSE_RX || p->c[i].kind == DOCTOR_PAUSE_TX;
                 wred += p->c[i].kind == DOCTOR_WRED_DROP;
+                rx += p->c[i].kind == DOCTOR_RX_DISCARD;
         }
         CU_ASSERT_EQUAL(pause, 16);
         CU_ASSERT_EQUAL(wred, 8);
+        CU_ASSERT_EQUAL(rx, 8);                         /* Ingress Buffer Statistics: rx-buffer-discards per PG */
         CU_ASSERT_EQUAL(counter(p, "tx-frames")->kind, DOCTOR_TX_PACKETS);
         c = counter(p, "ecn-marked-packets");
         CU_ASSERT_FATAL(c != NULL);
@@ -515,6 +517,20 @@ static void test_counters_sonic(void)
         /* a listing without any configured port is refused, by command */
         CU_ASSERT(switch_counters_sonic_wred(wred, &none, s, &e) < 0);
         CU_ASSERT_STRING_EQUAL(e.msg, "'show queue wredcounters': no row for any configured port");
+        /* "show priority-group drop counters": ingress drops per PG, taken as the priority */
+        {
+                char *pg = slurp(DATA "sonic_show_pg_drop_counters.txt");
+
+                memset(s, 0, sizeof(*s));
+                CU_ASSERT_EQUAL_FATAL(switch_counters_sonic_pg_drop(pg, &sw, s, &e), 0);
+                CU_ASSERT_EQUAL(counter(&s->port[1], "PG3 dropped")->value, 403);
+                CU_ASSERT_EQUAL(counter(&s->port[1], "PG3 dropped")->kind, DOCTOR_RX_DISCARD);
+                CU_ASSERT_EQUAL(counter(&s->port[1], "PG3 dropped")->prio, 3);
+                CU_ASSERT_EQUAL(switch_counters_sonic_pg_drop("Warning: PG counters are disabled. Use 'counterpoll "
+                                                              "pg-drop enable' to enable polling\n", &sw, s, &e),
+                                -ENODATA);
+                free(pg);
+        }
         free(pfc);
         free(queue);
         free(wred);
@@ -535,7 +551,7 @@ static void test_counters_eos(void)
         CU_ASSERT(s->port[1].link_known && s->port[1].up);
         CU_ASSERT_EQUAL(s->port[1].speed_mbps, 1000);
         CU_ASSERT_EQUAL(counter(&s->port[1], "rxPause")->kind, DOCTOR_PAUSE_RX);
-        CU_ASSERT_EQUAL(counter(&s->port[1], "inDiscards")->kind, DOCTOR_DISCARD);
+        CU_ASSERT_EQUAL(counter(&s->port[1], "inDiscards")->kind, DOCTOR_RX_DISCARD);
         CU_ASSERT(switch_counters_eos("[1]", &sw, s, &e) < 0);
         free(j);
         free(s);
