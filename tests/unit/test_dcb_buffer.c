@@ -15,6 +15,7 @@
 #include "policies/diff.h"
 #include "policies/headroom.h"
 #include "tests/lib/drvtest.h"
+#include "tests/lib/nltrace.h"
 #include "tests/nicmodel/nm_transport.h"
 
 static struct fixture {
@@ -387,11 +388,36 @@ static void test_mlxsw_tc_mode_buffers(void)
         down();
 }
 
+/* iproute2's `dcb buffer show`: the GET nettune sends is its request, and the reply's buffer attribute parses. */
+static void test_vector_buffer_show(void)
+{
+        const struct nltrace_msg *reply;
+        struct dcb_nl_ieee ieee;
+        struct nltrace t;
+        struct errbuf e;
+        struct nl *nl;
+
+        CU_ASSERT_FATAL(nltrace_load("06-buffer-show.shim.trace", &t) == 0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(reply = nltrace_reply(&t, 0));
+        CU_ASSERT_EQUAL(dcb_nl_parse_ieee((const struct nlmsghdr *)reply->buf, &ieee), 0);
+        CU_ASSERT(ieee.has_buffer);                     /* DCB_ATTR_DCB_BUFFER, 44 bytes */
+        CU_ASSERT_EQUAL(ieee.buffer.total_size, 0);
+        up("mlx5:vA:3");
+        CU_ASSERT_FATAL(nl_open(nm_transport_get(&fx.xport), NETLINK_ROUTE, &nl, &e) == 0);
+        CU_ASSERT(dcb_nl_get(nl, "vA", &ieee, &e) == 0);
+        CU_ASSERT(nltrace_equal_masked(fx.xport.log[fx.xport.n_log - 1].buf, fx.xport.log[fx.xport.n_log - 1].len,
+                                       nltrace_request(&t, 0)->buf, nltrace_request(&t, 0)->len));
+        CU_ASSERT(ieee.has_buffer && ieee.buffer.total_size == 524288 && ieee.buffer.buffer_size[1] == 130944);
+        nl_close(nl);
+        down();
+}
+
 int suite_dcb_buffer(void)
 {
         CU_pSuite s = CU_add_suite("dcb_buffer", NULL, NULL);
 
         if (!s || !CU_add_test(s, "caps_and_read", test_caps_and_read) ||
+            !CU_add_test(s, "vector_buffer_show", test_vector_buffer_show) ||
             !CU_add_test(s, "mlx5_cable_firmware_mode", test_mlx5_cable_firmware_mode) ||
             !CU_add_test(s, "mlx5_cable_refused", test_mlx5_cable_refused) ||
             !CU_add_test(s, "mlx5_buffers_round_trip", test_mlx5_buffers_round_trip) ||
