@@ -304,7 +304,8 @@ static int dcb_buffer_check(struct target *t, const struct driver_change *c, str
         port_of(t, nl, d, &p);
         if (fields & STATE_BIT(STATE_FIELD_CABLE_LEN))
                 r = check_cable(t, &p, d, e);
-        if (r >= 0 && (fields & STATE_BIT(STATE_FIELD_BUFFERS)))
+        /* the declared buffers hold for the declared cable, whichever of the two changes */
+        if (r >= 0 && state_has(d, STATE_FIELD_BUFFERS))
                 r = check_buffers(&p, d, &cur, e);
         if (r >= 0 && (fields & STATE_BIT(STATE_FIELD_BUFFERS)) && p.family == FAMILY_MLX5)
                 driver_note(t, "interface '%s' (%s): setting buffers puts the port in manual buffer mode "
