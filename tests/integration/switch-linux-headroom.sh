@@ -8,8 +8,9 @@
 # hold or would change is refused before anything is written.
 #
 # Why a model: no device in this machine's kernel or in the VM lab's guest implements
-# dcbnl (virtio, e1000, veth, dummy; Debian's kernel builds no netdevsim), so the
-# dcbnl PFC and buffer path of a Linux switch has no real peer here.
+# dcbnl: the guest's Debian 6.1 kernel has CONFIG_MLXSW_CORE and CONFIG_NETDEVSIM unset,
+# its dcbnl drivers are PCI NICs qemu does not emulate, and virtio, e1000, veth and
+# dummy have none; so the dcbnl PFC and buffer path of a Linux switch has no real peer.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/agent.sh"
 . "$NETTUNE_TOP/tests/lib/nicmodel.sh"
