@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Wave planning and failure-budget arithmetic. */
+/* Wave planning and failure-budget arithmetic; a new rollout record planned. */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "controller/rollout/rollout.h"
 
@@ -77,4 +79,44 @@ bool rollout_should_halt(const struct rollout_opts *o, unsigned n_selected, bool
         if (canary_wave && failed_in_wave > 0)
                 return true;
         return failed_total > rollout_budget(o->max_unavailable, n_selected);
+}
+
+struct rollout_rec *rollout_rec_new(const char *kind, const char *policy_name, const char *doc,
+                                    const char *args, const struct rollout_opts *o,
+                                    const struct inventory_node *const *nodes, unsigned n)
+{
+        struct rollout_rec *r = calloc(1, sizeof(*r));
+        unsigned *wave = calloc(n + 1, sizeof(*wave));
+
+        if (!r || !wave)
+                goto fail;
+        snprintf(r->kind, sizeof(r->kind), "%s", kind);
+        snprintf(r->policy_name, sizeof(r->policy_name), "%s", policy_name);
+        r->policy_doc = doc ? strdup(doc) : NULL;
+        r->args = args ? strdup(args) : NULL;
+        r->opts = *o;
+        r->state = ROLLOUT_RUNNING;
+        r->created_at = r->updated_at = (long long)time(NULL);
+        r->exit_code = -1;
+        r->n_waves = rollout_plan(o, n, wave);
+        r->nodes = calloc(n + 1, sizeof(*r->nodes));
+        r->waves = calloc(r->n_waves + 1, sizeof(*r->waves));
+        if ((doc && !r->policy_doc) || (args && !r->args) || !r->nodes || !r->waves)
+                goto fail;
+        r->n_nodes = n;
+        for (unsigned i = 0; i < n; i++) {
+                struct rnode *x = &r->nodes[i];
+
+                snprintf(x->name, sizeof(x->name), "%s", nodes[i]->name);
+                snprintf(x->url, sizeof(x->url), "%s", nodes[i]->url);
+                x->wave = wave[i];
+                x->exit_code = -1;
+                x->baseline_gbps = x->post_gbps = NAN;
+        }
+        free(wave);
+        return r;
+fail:
+        free(wave);
+        rollout_rec_free(r);
+        return NULL;
 }

@@ -2,8 +2,9 @@
 /*
  * controller/rollout: a policy rolled out across the fleet in waves.
  *
- * Owns wave planning (rollout.c: pure arithmetic), the rollout state machine
- * (rollout_run.c, rollout_halt.c, rollout_resume.c), what agents really did
+ * Owns wave planning (rollout.c: pure arithmetic), the rollout engine: one state
+ * machine for run, resume, halt and confirm (rollout_engine.c, with its steps over
+ * nodes in rollout_step.c), what agents really did
  * (rollout_reconcile.c, decisions kept pure in rollout_judge.c), the fabric gate of a
  * wave (rollout_fabric.c) and what the operator sees (rollout_output.c: progress and
  * the report).

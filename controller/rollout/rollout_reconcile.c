@@ -5,7 +5,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "controller/cmd/ctl.h"
 #include "controller/rollout/rollout.h"
 
 #define RECONCILE_ROUNDS 30             /* an agent still running our transaction is asked again */
