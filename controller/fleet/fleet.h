@@ -151,7 +151,7 @@ unsigned http_client_set_parallel(struct http_client *c, unsigned parallel);
 /* Free the answer and reset the results so the request can be run again. */
 void http_req_done(struct http_req *r);
 
-/* "connection refused", "timed out after 5000 ms", "HTTP 409: ..." for messages. */
+/* "cannot connect (...)", "timed out (...)", "HTTP 409" for messages (the caller says what failed). */
 const char *http_req_error(const struct http_req *r, char *buf, size_t size);
 
 long long http_now_ms(void);
