@@ -83,7 +83,7 @@ static bool want_all(const struct rollout_rec *r, const struct rnode *n, void *u
 
 static int run(struct ctl *c, const struct rollback_args *a, const struct inventory_node **sel, unsigned n)
 {
-        struct rollout_opts o = { .canary = 0, .wave_size = { 100, true }, .fabric_neighbours = -1 };
+        struct rollout_opts o = { .canary = 0, .wave_size = { 100, true }, .fabric_neighbours = -1, .max_regression_pct = -1 };
         _cleanup_free_ char *body = NULL;
         struct rollout_run_env env;
         struct rollout_rec *r;

@@ -112,6 +112,7 @@ struct rollout_rec *rollout_rec_new(const char *kind, const char *policy_name, c
                 x->wave = wave[i];
                 x->exit_code = -1;
                 x->baseline_gbps = x->post_gbps = NAN;
+                x->pre_rev = -1;
         }
         free(wave);
         return r;

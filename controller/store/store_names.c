@@ -44,6 +44,7 @@ void rollout_opts_defaults(struct rollout_opts *o)
                 .confirm_timeout_s = 120,
                 .halt_scope = ROLLOUT_HALT_WAVE,
                 .fabric_neighbours = -1,
+                .max_regression_pct = -1,
         };
 }
 
