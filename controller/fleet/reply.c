@@ -265,6 +265,20 @@ const char *reply_error_text(long status, const char *body, size_t len, char *bu
         return buf;
 }
 
+/* "rev": a revision number 1..2^31-1, or null / absent (0). */
+static int get_rev(const json_t *o, long long *ret, struct errbuf *e)
+{
+        const json_t *v = json_object_get(o, "rev");
+
+        *ret = 0;
+        if (!v || json_is_null(v))
+                return 0;
+        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 2147483647)
+                return errbuf_set(e, EBADMSG, "answer", "$.rev: expected null or a revision 1-2147483647");
+        *ret = (long long)json_integer_value(v);
+        return 0;
+}
+
 /* One transaction object; messages name members from the object ($.state). */
 static int history_entry(const json_t *o, struct reply_history_tx *h, struct errbuf *e)
 {
@@ -283,6 +297,8 @@ static int history_entry(const json_t *o, struct reply_history_tx *h, struct err
         if (ec && (!json_is_integer(ec) || json_integer_value(ec) < -1 || json_integer_value(ec) > 4))
                 return errbuf_set(e, EBADMSG, "answer", "$.exit_code: expected an integer -1..4");
         h->exit_code = ec ? (int)json_integer_value(ec) : -1;
+        if ((r = get_rev(o, &h->rev, e)) < 0 || (r = get_str(o, "policy", h->policy, sizeof(h->policy), e)) < 0)
+                return r;
         get_error(o, h->error, sizeof(h->error));
         return 0;
 }
@@ -409,6 +425,59 @@ int reply_history_committed_after(const char *body, size_t len, const char *tx, 
         return r == 1;
 }
 
+struct revision_ctx {
+        const char *key, *tx;
+        struct reply_revision *ret;
+        unsigned seen;
+        bool have_newest;
+};
+
+static bool in_flight(const char *state)
+{
+        return !streq(state, "committed") && !streq(state, "rolled_back") && !streq(state, "failed");
+}
+
+static int revision_visit(const struct reply_history_tx *h, const char *k, void *ud)
+{
+        struct revision_ctx *c = ud;
+        struct reply_revision *r = c->ret;
+        bool ours = c->key && c->key[0] ? k && streq(k, c->key) : c->tx && c->tx[0] && streq(h->tx, c->tx);
+
+        c->seen++;
+        if (ours && !r->found) {
+                r->found = true;
+                r->ours = *h;
+        }
+        if (!c->have_newest && streq(h->state, "committed") && h->rev > 0) {
+                c->have_newest = true;
+                r->newest = *h;
+                r->rev = h->rev;
+        } else if (!c->have_newest && in_flight(h->state) && !r->busy) {
+                r->busy = true;
+                r->busy_tx = *h;
+        }
+        if (!r->found && streq(h->state, "committed"))
+                r->committed_after++;
+        return 0;
+}
+
+int reply_history_revision(const char *body, size_t len, const char *key, const char *tx,
+                           struct reply_revision *ret, struct errbuf *e)
+{
+        struct reply_revision r = { .newest = { .exit_code = -1 } };
+        struct revision_ctx c = { .key = key, .tx = tx, .ret = &r };
+        int rc = history_walk(body, len, revision_visit, &c, e);
+
+        if (rc < 0)
+                return rc;
+        /* Nothing committed in what is listed: none ever was, unless the page is full. */
+        r.known = c.have_newest || c.seen < REPLY_HISTORY_PAGE;
+        if (!r.found)
+                r.committed_after = 0;
+        *ret = r;
+        return 0;
+}
+
 int reply_parse_transaction(const char *body, size_t len, const char *tx, struct reply_history_tx *ret,
                             struct errbuf *e)
 {
@@ -429,6 +498,16 @@ int reply_parse_transaction(const char *body, size_t len, const char *tx, struct
                 return errbuf_set(e, EBADMSG, "answer", "$.state: expected the transaction's state");
         *ret = h;
         return 0;
+}
+
+const char *reply_error_path(const char *body, size_t len, char *buf, size_t size)
+{
+        json_t *j = body && len ? json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
+        const char *path = json_string_value(json_object_get(json_object_get(j, "error"), "path"));
+
+        snprintf(buf, size, "%s", path ? path : "");
+        json_decref(j);
+        return buf;
 }
 
 const char *reply_error_code(const char *body, size_t len, char *buf, size_t size)

@@ -74,8 +74,27 @@ static void history_ok(const struct reply_history_tx *h)
         bounded(h->result, sizeof(h->result));
         bounded(h->error, sizeof(h->error));
         bounded(h->restored_by, sizeof(h->restored_by));
-        if (h->exit_code < -1 || h->exit_code > 4 || h->confirm_deadline_ms < 0 || h->now_ms < 0)
+        bounded(h->policy, sizeof(h->policy));
+        if (h->exit_code < -1 || h->exit_code > 4 || h->confirm_deadline_ms < 0 || h->now_ms < 0 ||
+            h->rev < 0 || h->rev > 2147483647)
                 abort();
+}
+
+/* A node's revisions from a history answer: every transaction named is bounded, the revision in range. */
+static void check_revision(const char *body, size_t size)
+{
+        struct reply_revision v;
+        struct errbuf e = { 0 };
+
+        for (int by_key = 0; by_key < 2; by_key++) {
+                if (reply_history_revision(body, size, by_key ? "7-0-1-abcd" : NULL, "12", &v, &e) < 0)
+                        continue;
+                history_ok(&v.newest);
+                history_ok(&v.ours);
+                history_ok(&v.busy_tx);
+                if (v.rev < 0 || v.rev != v.newest.rev || (!v.found && v.committed_after))
+                        abort();
+        }
 }
 
 /* A transaction answer, and every judge over the same bytes: a node is settled only by what parses. */
@@ -130,5 +149,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bounded(buf, sizeof(buf));
         check_history(body, size);
         check_transaction(body, size);
+        check_revision(body, size);
         return 0;
 }
