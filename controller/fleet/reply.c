@@ -500,22 +500,23 @@ int reply_parse_transaction(const char *body, size_t len, const char *tx, struct
         return 0;
 }
 
-const char *reply_error_path(const char *body, size_t len, char *buf, size_t size)
+/* A string member of an agent's {"error": {...}} into buf, "" when there is none. */
+static const char *error_member(const char *body, size_t len, const char *member, char *buf, size_t size)
 {
         json_t *j = body && len ? json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
-        const char *path = json_string_value(json_object_get(json_object_get(j, "error"), "path"));
+        const char *v = json_string_value(json_object_get(json_object_get(j, "error"), member));
 
-        snprintf(buf, size, "%s", path ? path : "");
+        snprintf(buf, size, "%s", v ? v : "");
         json_decref(j);
         return buf;
 }
 
+const char *reply_error_path(const char *body, size_t len, char *buf, size_t size)
+{
+        return error_member(body, len, "path", buf, size);
+}
+
 const char *reply_error_code(const char *body, size_t len, char *buf, size_t size)
 {
-        json_t *j = body && len ? json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
-        const char *code = json_string_value(json_object_get(json_object_get(j, "error"), "code"));
-
-        snprintf(buf, size, "%s", code ? code : "");
-        json_decref(j);
-        return buf;
+        return error_member(body, len, "code", buf, size);
 }
