@@ -242,7 +242,8 @@ int reply_history_committed_after(const char *body, size_t len, const char *tx, 
 /*
  * What a history answer says of a node's revisions: its current one (the newest
  * committed transaction's rev) and, when asked for (key or tx), one transaction of
- * ours. known is false when the answer cannot say: a full page without any commit.
+ * ours. known is false when the answer cannot say: a full page without any commit,
+ * or a commit without its revision number.
  */
 struct reply_revision {
         bool known;

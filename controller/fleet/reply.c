@@ -448,7 +448,7 @@ static int revision_visit(const struct reply_history_tx *h, const char *k, void 
                 r->found = true;
                 r->ours = *h;
         }
-        if (!c->have_newest && streq(h->state, "committed") && h->rev > 0) {
+        if (!c->have_newest && streq(h->state, "committed")) {
                 c->have_newest = true;
                 r->newest = *h;
                 r->rev = h->rev;
@@ -470,8 +470,11 @@ int reply_history_revision(const char *body, size_t len, const char *key, const 
 
         if (rc < 0)
                 return rc;
-        /* Nothing committed in what is listed: none ever was, unless the page is full. */
-        r.known = c.have_newest || c.seen < REPLY_HISTORY_PAGE;
+        /*
+         * Nothing committed in what is listed: none ever was, unless the page is full.
+         * A commit without its revision (an agent that does not say) says nothing either.
+         */
+        r.known = c.have_newest ? r.rev > 0 : c.seen < REPLY_HISTORY_PAGE;
         if (!r.found)
                 r.committed_after = 0;
         *ret = r;

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "controller/rollout/rollout.h"
+#include "policies/policy.h"
 
 int rollout_count_parse(const char *s, struct rollout_count *ret)
 {
@@ -120,4 +121,35 @@ fail:
         free(wave);
         rollout_rec_free(r);
         return NULL;
+}
+
+#define POLICY_POST_RETRIES 2           /* agent/txn: TXN_LOAD_RETRIES post-change measurements more when inconclusive */
+#define MEASURE_MARGIN_MS 2000ULL       /* per measurement: connections, verbs setup, the responder's handshake */
+#define DEVICE_MARGIN_MS 10000ULL       /* the devices: netlink, DCB, a switch's CLI */
+
+unsigned long long rollout_policy_time_ms(const char *doc)
+{
+        struct policy *p = NULL;
+        struct errbuf e = { 0 };
+        unsigned long long t = DEVICE_MARGIN_MS, measurements;
+
+        if (!doc || policy_parse_buffer(doc, strlen(doc), "policy", &p, &e) < 0)
+                return t;
+        /* agent/txn settles and measures only for a policy that measures */
+        if (p->verify.present && p->verify.probe != POLICY_PROBE_NONE) {
+                t += p->verify.settle_ms;
+                measurements = 2 + (p->verify.on_inconclusive == POLICY_INCONCLUSIVE_RETRY ? POLICY_POST_RETRIES : 0);
+                t += measurements * ((unsigned long long)p->verify.duration_ms * (p->verify.runs ? p->verify.runs : 1) +
+                                     MEASURE_MARGIN_MS);
+        }
+        policy_free(p);
+        return t;
+}
+
+unsigned rollout_apply_timeout_ms(const char *doc, unsigned timeout_s)
+{
+        unsigned long long floor = rollout_policy_time_ms(doc), t = timeout_s * 1000ULL;
+
+        t = t > floor ? t : floor;
+        return t > UINT_MAX ? UINT_MAX : (unsigned)t;
 }

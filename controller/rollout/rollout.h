@@ -51,6 +51,18 @@ unsigned rollout_budget(struct rollout_count c, unsigned n);
  */
 unsigned rollout_plan(const struct rollout_opts *o, unsigned n, unsigned *ret_wave);
 
+/*
+ * How long an apply of the policy document doc may take at its agent: its
+ * measurements (baseline and post-change, and with verify.on_inconclusive retry two
+ * more post-change ones, as agent/txn does), each with a 2 s margin for its
+ * connections, its settle_ms, and 10 s for the devices. rollout_apply_timeout_ms()
+ * is the request timeout of an apply: --timeout, raised to that when shorter (a
+ * shorter one loses answers the agent journals). A document that does not parse
+ * counts as one without measurements.
+ */
+unsigned long long rollout_policy_time_ms(const char *doc);
+unsigned rollout_apply_timeout_ms(const char *doc, unsigned timeout_s);
+
 /* Has the rollout to halt after a wave? */
 bool rollout_should_halt(const struct rollout_opts *o, unsigned n_selected, bool canary_wave,
                          unsigned failed_in_wave, unsigned failed_total);
@@ -131,10 +143,25 @@ int rollout_run_halt(const struct rollout_run_env *env, struct rollout_rec *r, s
 /* Confirm every pending node of r (the `confirm ID` command). Exit code as above. */
 int rollout_run_confirm(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e);
 
-/* POST /v1/rollback to the nodes of r whose state is `from`; sets them rolled_back. */
-int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *r,
-                         bool (*want)(const struct rollout_rec *r, const struct rnode *n, void *ud),
-                         void *ud, const char *body, struct errbuf *e);
+/*
+ * A plain rollback over r's nodes (a record of kind "rollback", rollout_restore.c):
+ * each node's current revision read, then POST /v1/rollback with it as
+ * expect_revision: {"to": to} (to > 0: its revision `to` applied again) or {}
+ * (its newest revision undone). Rolled back or failed, each; exit 0 when all
+ * were, else 3; -errno when the store failed.
+ */
+int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *r, long long to, struct errbuf *e);
+
+/*
+ * Rollback by rollout: r (kind "rollback") holds the nodes of src to return to
+ * their revision before src (restore_judge, below, node by node: restored,
+ * already there, refused, failed). src's nodes put back keep the transaction
+ * that did it (undo_tx), so that a second run finds them there and changes
+ * nothing. Exit 0 when every node of r ended at its revision before src, else 3;
+ * -errno when the store failed.
+ */
+int rollout_run_restore(const struct rollout_run_env *env, struct rollout_rec *r, struct rollout_rec *src,
+                        bool force, struct errbuf *e);
 
 
 /*
@@ -200,9 +227,56 @@ enum rollback_check {
         ROLLBACK_UNREADABLE,            /* the history is malformed */
 };
 
-/* Judge a GET /v1/history answer for undoing transaction tx; why says why not (and what). */
-enum rollback_check rollout_rollback_judge(const char *body, size_t len, const char *tx, char *why, size_t size);
+struct rollback_verdict {
+        enum rollback_check check;
+        long long rev;                  /* SEND: the revision it committed as (the rollback's expect_revision), 0 = unsaid */
+        char undo_tx[STORE_TX_MAX];     /* DONE: the rollback transaction that undid it */
+        char why[STORE_ERR_MAX];        /* why not (and what), "" for SEND */
+};
 
+/* Judge a GET /v1/history answer for undoing transaction tx. Returns ret->check. */
+enum rollback_check rollout_rollback_judge(const char *body, size_t len, const char *tx, struct rollback_verdict *ret);
+
+
+/*
+ * Rollback by rollout (`rollback --rollout ID`): what to do with one node that
+ * rollout ID touched, from the rollout's record of it (src: its pre_rev, key, tx,
+ * undo_tx) and what its agent's history says now (nr):
+ *
+ *   its current revision is pre_rev, or the newest commit is the rollback
+ *       that put it back (undo_tx)                              -> ALREADY (left alone)
+ *   the rollout's change is the newest commit                   -> UNDO: POST /v1/rollback
+ *       {"expect_revision": R}: its snapshot restored, every field the change touched
+ *   something committed since                                   -> REFUSE (by name), or with
+ *       --force TO: {"to": pre_rev, "expect_revision": current} (fields pre_rev does not
+ *       manage keep their values); never when pre_rev is 0 (no revision to apply)
+ *   its history unreadable, no current revision, a transaction in flight,
+ *       or no pre_rev on record                                 -> FAIL
+ *
+ * pre_rev is exact: when the change committed as revision R it is R - 1 (nothing
+ * else commits on a node while a change is pending there), else the revision read
+ * before the change. A change a gate rejected never became a revision: such a node
+ * is at pre_rev already, and nothing is re-applied.
+ */
+enum restore_action {
+        RESTORE_ALREADY,
+        RESTORE_UNDO,
+        RESTORE_TO,
+        RESTORE_REFUSE,
+        RESTORE_FAIL,
+        RESTORE_ACTION_MAX,
+};
+
+struct restore_plan {
+        enum restore_action action;
+        long long pre_rev;              /* the revision the node is to be at, -1 = not known */
+        long long cur_rev;              /* its current one: the rollback's expect_revision */
+        char why[STORE_ERR_MAX];        /* what was found, and what happens (or why not) */
+};
+
+struct node_revision;
+void restore_judge(long long rollout_id, const struct rnode *src, const struct node_revision *nr, bool force,
+                   struct restore_plan *ret);
 
 /*
  * What each node's agent really did, asked of the agent, never guessed. Three
@@ -264,9 +338,20 @@ int rollout_settle(const struct rollout_run_env *env, struct rnode **nodes, unsi
 int rollout_reconcile(const struct rollout_run_env *env, struct rnode **nodes, unsigned n, bool live,
                       struct errbuf *e);
 
-/* Ask each node's agent; nodes[i] is to be rolled back when ret[i] is ROLLBACK_SEND. 0 or -errno. */
+/* Ask each node's agent; nodes[i] is to be rolled back when ret[i].check is ROLLBACK_SEND. 0 or -errno. */
 int rollout_rollback_check(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
-                           enum rollback_check *ret, char (*why)[STORE_ERR_MAX], struct errbuf *e);
+                           struct rollback_verdict *ret, struct errbuf *e);
+
+/* One node's revisions as its agent's history says (GET /v1/history). */
+struct node_revision {
+        bool read;                      /* the answer was read; else why says why not */
+        struct reply_revision v;        /* ours: by the node's key, else its tx */
+        char why[STORE_ERR_MAX];
+};
+
+/* GET /v1/history of nodes[0..n) at once into ret[0..n). 0, or -errno when libcurl failed. */
+int rollout_revisions(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
+                      struct node_revision *ret, struct errbuf *e);
 
 /* A fresh idempotency key for the node step of node seq in wave w of rollout id. */
 void rollout_node_key(long long id, unsigned w, unsigned seq, char *buf, size_t size);

@@ -34,20 +34,69 @@ enum engine_phase {
 /* ---- a wave forward: applies, verdict, confirmations ---- */
 
 /*
- * Journal the wave and its nodes as applying, each with the idempotency key of
- * its node step (a node planned again after a reconcile keeps its key), then
- * send the applies. Nodes left without an answer are asked by key what they did.
+ * Each node about to get its apply: its agent's current revision, recorded as its
+ * pre_rev (what `rollback --rollout` brings it back to). A node whose history
+ * cannot be read is not sent its apply (unreachable), nor one whose history names
+ * no current revision (failed): the revision before the change must be on record
+ * before the change. sel[0..*n) is left with the nodes to send, followed by the
+ * others.
+ */
+static int read_pre_revs(struct engine *g, struct rnode **sel, unsigned *n)
+{
+        struct node_revision *nr = calloc(*n + 1, sizeof(*nr));
+        struct rnode **kept = calloc(*n + 1, sizeof(*kept));
+        unsigned k = 0, out = 0;
+        int rc;
+
+        if (!nr || !kept) {
+                free(nr);
+                free(kept);
+                return errbuf_set(g->e, ENOMEM, "", "out of memory");
+        }
+        rc = rollout_revisions(g->env, sel, *n, nr, g->e);
+        for (unsigned i = 0; rc >= 0 && i < *n; i++) {
+                struct rnode *x = sel[i];
+
+                if (!nr[i].read) {
+                        x->state = RNODE_UNREACHABLE;
+                        step_node_error(x, "its apply was not sent: %.200s (its revision before the change must be "
+                                        "recorded first)", nr[i].why);
+                } else if (!nr[i].v.known) {
+                        x->state = RNODE_FAILED;
+                        step_node_error(x, "its apply was not sent: its agent's history names no current revision "
+                                        "(no commit among its newest %u transactions)", REPLY_HISTORY_PAGE);
+                } else {
+                        x->pre_rev = nr[i].v.rev;
+                        kept[k++] = x;
+                        continue;
+                }
+                kept[*n - ++out] = x;
+        }
+        memcpy(sel, kept, *n * sizeof(*sel));
+        free(nr);
+        free(kept);
+        *n = k;
+        return rc;
+}
+
+/*
+ * Journal the wave and its nodes as applying, each with its revision before the
+ * change and the idempotency key of its node step (a node planned again after a
+ * reconcile keeps its key), then send the applies. Nodes left without an answer
+ * are asked by key what they did.
  */
 static int apply_wave(struct engine *g, unsigned w)
 {
         struct rollout_rec *r = g->r;
         struct rwave *wv = &r->waves[w];
         struct rnode **sel = g->sel;
-        unsigned n = step_select(r, sel, w, false, RNODE_PLANNED);
-        int rc;
+        unsigned planned = step_select(r, sel, w, false, RNODE_PLANNED), n = planned;
+        int rc = read_pre_revs(g, sel, &n);
 
+        if (rc < 0)
+                return rc;
         wv->started_at = (long long)time(NULL);
-        wv->deadline = wv->started_at + g->env->timeout_s + 10 + r->opts.confirm_timeout_s;
+        wv->deadline = wv->started_at + g->apply_timeout_ms / 1000 + 10 + r->opts.confirm_timeout_s;
         wv->state = RWAVE_APPLYING;
         for (unsigned i = 0; i < n; i++) {
                 sel[i]->state = RNODE_APPLYING;
@@ -55,9 +104,10 @@ static int apply_wave(struct engine *g, unsigned w)
                 if (!sel[i]->key[0])
                         rollout_node_key(r->id, w, (unsigned)(sel[i] - r->nodes), sel[i]->key, sizeof(sel[i]->key));
         }
-        rc = step_journal_nodes(g, sel, n, w);
+        /* sel[n..planned): the nodes not sent, journaled with the others, each in its state. */
+        rc = step_journal_nodes(g, sel, planned, w);
         if (rc >= 0)
-                rc = step_fan_out(g, sel, n, false, r->policy_doc, w);
+                rc = step_apply(g, sel, n, w);
         if (rc < 0)
                 return rc;
         n = step_select(r, sel, w, false, RNODE_APPLYING);
@@ -136,6 +186,44 @@ static int confirm_nodes(struct engine *g, struct rnode **sel, unsigned n, unsig
 }
 
 /*
+ * The revision each committed node's change committed as (rev), read from its
+ * agent's history; pre_rev is then exactly the revision before it. Nodes of wave
+ * w (of every wave: ENGINE_NO_WAVE) not read yet. A history that cannot be read
+ * leaves the node as it is: pre_rev, read before the change, stays on record.
+ */
+static int record_revs(struct engine *g, unsigned w)
+{
+        struct rollout_rec *r = g->r;
+        struct node_revision *nr = NULL;
+        unsigned n = 0, k = 0;
+        int rc;
+
+        for (unsigned i = 0; i < r->n_nodes; i++) {
+                struct rnode *x = &r->nodes[i];
+
+                if ((w == ENGINE_NO_WAVE || x->wave == w) && x->state == RNODE_COMMITTED && x->tx[0] && !x->rev)
+                        g->sel[n++] = x;
+        }
+        if (n == 0)
+                return 0;
+        nr = calloc(n, sizeof(*nr));
+        if (!nr)
+                return errbuf_set(g->e, ENOMEM, "", "out of memory");
+        rc = rollout_revisions(g->env, g->sel, n, nr, g->e);
+        for (unsigned i = 0; rc >= 0 && i < n; i++) {
+                const struct reply_revision *v = &nr[i].v;
+
+                if (!nr[i].read || !v->found || !streq(v->ours.state, "committed") || v->ours.rev <= 0)
+                        continue;
+                g->sel[i]->rev = v->ours.rev;
+                g->sel[i]->pre_rev = v->ours.rev - 1;
+                g->sel[k++] = g->sel[i];
+        }
+        free(nr);
+        return rc < 0 ? rc : step_journal_nodes(g, g->sel, k, ENGINE_NO_WAVE);
+}
+
+/*
  * A passed wave: its pending nodes confirmed, then halted when failures now
  * exceed the budget, else done (or planned again when some of its nodes are to
  * be applied again after a resume). With --no-confirm it stays passed.
@@ -149,6 +237,8 @@ static int confirm_wave(struct engine *g, unsigned w)
         if (r->opts.no_confirm)
                 return 0;
         rc = confirm_nodes(g, g->sel, n, w);
+        if (rc >= 0)
+                rc = record_revs(g, w);
         if (rc < 0)
                 return rc;
         if (over_budget(r, w))
@@ -303,14 +393,16 @@ static bool changed_by_us(const struct rnode *n)
 
 /*
  * Roll back the committed nodes in scope (each once: checked[]) whose agent's
- * history shows the change is still theirs to undo; the others say why not.
+ * history shows the change is still theirs to undo, each with expect_revision the
+ * revision that change committed as (the agent refuses if it is no longer the
+ * current one); the others say why not.
  */
 static int rollback_committed(struct engine *g, unsigned w, bool *checked)
 {
         struct rollout_rec *r = g->r;
         struct rnode **sel = g->sel;
-        enum rollback_check *verdicts = NULL;
-        char (*why)[STORE_ERR_MAX] = NULL;
+        struct rollback_verdict *verdicts = NULL;
+        struct rollback_ask *asks = NULL;
         unsigned k = 0, send = 0;
         int rc;
 
@@ -322,29 +414,32 @@ static int rollback_committed(struct engine *g, unsigned w, bool *checked)
         if (k == 0)
                 return 0;
         verdicts = calloc(k, sizeof(*verdicts));
-        why = calloc(k, sizeof(*why));
-        if (!verdicts || !why) {
+        asks = calloc(k, sizeof(*asks));
+        if (!verdicts || !asks) {
                 rc = errbuf_set(g->e, ENOMEM, "", "out of memory");
                 goto out;
         }
-        rc = rollout_rollback_check(g->env, sel, k, verdicts, why, g->e);
+        rc = rollout_rollback_check(g->env, sel, k, verdicts, g->e);
         for (unsigned i = 0; rc >= 0 && i < k; i++) {
                 struct rnode *n = sel[i];
 
-                if (verdicts[i] == ROLLBACK_SEND) {
+                if (verdicts[i].check == ROLLBACK_SEND) {
+                        asks[send] = (struct rollback_ask) { .expect = verdicts[i].rev };
                         sel[send++] = n;
                         continue;
                 }
-                if (verdicts[i] == ROLLBACK_DONE)
+                if (verdicts[i].check == ROLLBACK_DONE) {
                         n->state = RNODE_ROLLED_BACK;
-                step_node_error(n, "%s", why[i]);
+                        snprintf(n->undo_tx, sizeof(n->undo_tx), "%s", verdicts[i].undo_tx);
+                }
+                step_node_error(n, "%s", verdicts[i].why);
                 rc = step_journal_node(g, n);
         }
         if (rc >= 0)
-                rc = step_fan_out(g, sel, send, true, "{}", w);
+                rc = step_rollback(g, sel, send, asks, NULL, true, w);
 out:
         free(verdicts);
-        free(why);
+        free(asks);
         return rc;
 }
 
@@ -472,9 +567,10 @@ static int phase_ask(struct engine *g, enum engine_phase *next)
 static int phase_confirm(struct engine *g, enum engine_phase *next)
 {
         unsigned n = step_select(g->r, g->sel, 0, true, RNODE_PENDING);
+        int rc = confirm_nodes(g, g->sel, n, ENGINE_NO_WAVE);
 
         *next = PHASE_RESOLVE;
-        return confirm_nodes(g, g->sel, n, ENGINE_NO_WAVE);
+        return rc < 0 ? rc : record_revs(g, ENGINE_NO_WAVE);
 }
 
 /* ---- the end ---- */
@@ -603,6 +699,7 @@ static int engine_run(const struct rollout_run_env *env, struct rollout_rec *r, 
         g.sel = calloc(r->n_nodes + 1, sizeof(*g.sel));
         if (!g.sel)
                 return errbuf_set(e, ENOMEM, "", "out of memory");
+        g.apply_timeout_ms = rollout_apply_timeout_ms(r->policy_doc, env->timeout_s);
         rc = p == PHASE_WAVE ? rollout_fabric_new(r, &g.fabric, e) : 0;
         if (rc >= 0)
                 rc = drive(&g, p);
@@ -626,23 +723,4 @@ int rollout_run_halt(const struct rollout_run_env *env, struct rollout_rec *r, s
 int rollout_run_confirm(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e)
 {
         return engine_run(env, r, PHASE_CONFIRM, e);
-}
-
-int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *r,
-                         bool (*want)(const struct rollout_rec *r, const struct rnode *n, void *ud),
-                         void *ud, const char *body, struct errbuf *e)
-{
-        struct engine g = { .env = env, .r = r, .e = e };
-        unsigned n = 0;
-        int rc;
-
-        g.sel = calloc(r->n_nodes + 1, sizeof(*g.sel));
-        if (!g.sel)
-                return errbuf_set(e, ENOMEM, "", "out of memory");
-        for (unsigned i = 0; i < r->n_nodes; i++)
-                if (want(r, &r->nodes[i], ud))
-                        g.sel[n++] = &r->nodes[i];
-        rc = step_fan_out(&g, g.sel, n, true, body, 0);
-        free(g.sel);
-        return rc;
 }

@@ -21,7 +21,9 @@ struct engine {
         struct errbuf *e;
         int store_err;
         struct output_progress prog;
-        bool rollback_verb;             /* the fan-out in progress sends rollbacks (else applies) */
+        bool rollback_journal;          /* the rollbacks in flight set their nodes rolled_back (else only report) */
+        unsigned apply_timeout_ms;      /* an apply's (or a rollback's) request: never shorter than its policy's
+                                           measurements and settle time (rollout_apply_timeout_ms); 0 = --timeout */
         struct rollout_fabric *fabric;  /* verify.fabric's gate, NULL without one */
         struct rnode **sel;             /* scratch: room for every node */
         unsigned w;                     /* the wave in hand */
@@ -46,12 +48,35 @@ bool step_failed_state(enum rnode_state s);
 unsigned step_count_failed(const struct rollout_rec *r, bool any_wave, unsigned wave);
 
 /*
- * Send one apply (the node's step, with its key) or one rollback (body) to each of
- * nodes[0..n) at once, recording and journaling each answer as it comes. An apply
- * without a usable answer leaves its node applying (its agent is asked next).
+ * Send each of nodes[0..n) its apply (the node's step, with its key) at once,
+ * recording and journaling each answer as it comes. An apply without a usable
+ * answer leaves its node applying (its agent is asked next).
  */
-int step_fan_out(struct engine *g, struct rnode **nodes, unsigned n, bool rollback, const char *body,
-                 unsigned wave);
+int step_apply(struct engine *g, struct rnode **nodes, unsigned n, unsigned wave);
+
+/* A rollback for one node: to > 0 {"to": to}, else undo its newest revision; expect > 0 adds expect_revision. */
+struct rollback_ask {
+        long long to, expect;
+};
+
+struct rollback_outcome {
+        bool answered;                  /* an HTTP answer came */
+        long status;
+        bool ok;                        /* 2xx, exit_code 0: the agent did it (or had nothing to do) */
+        char tx[STORE_TX_MAX];          /* the rollback's transaction, "" = none journaled */
+        char result[32];                /* "committed", "nothing_to_do", "rolled_back", ... */
+        char why[400];                  /* not ok: why */
+};
+
+/*
+ * POST /v1/rollback asks[i] to nodes[i] at once; out[i] (optional) is what came of
+ * each. journal: a node whose agent did it is set rolled_back (undo_tx: the
+ * rollback's transaction), the others get the reason as their error, each
+ * journaled as it comes. An agent from before expect_revision (400: "unknown
+ * key 'expect_revision'") is asked again without it, at once.
+ */
+int step_rollback(struct engine *g, struct rnode **nodes, unsigned n, const struct rollback_ask *asks,
+                  struct rollback_outcome *out, bool journal, unsigned wave);
 
 /*
  * Settle nodes[0..n) towards goals[i] (rollout_settle), journaling and reporting each

@@ -140,53 +140,125 @@ static void classify_apply(const struct engine *g, struct rnode *n, const struct
         }
 }
 
-/* A rollback answer: any 2xx whose body (if any) has exit_code 0. */
-static bool answer_ok(const struct http_req *q, char *why, size_t size)
+/* A rollback answer: any 2xx whose body (if any) has exit_code 0; its transaction and result into out. */
+static bool answer_ok(const struct http_req *q, struct rollback_outcome *out)
 {
         struct errbuf pe = { 0 };
         struct reply_apply a;
 
         if (q->err < 0) {
-                http_req_error(q, why, size);
+                http_req_error(q, out->why, sizeof(out->why));
                 return false;
         }
         if (q->status < 200 || q->status >= 300) {
-                reply_error_text(q->status, q->resp, q->resp_len, why, size);
+                reply_error_text(q->status, q->resp, q->resp_len, out->why, sizeof(out->why));
                 return false;
         }
-        if (q->resp_len && reply_parse_apply(q->resp, q->resp_len, &a, &pe) >= 0 && a.exit_code != 0) {
-                snprintf(why, size, "%s%s%s", a.result[0] ? a.result : "failed", a.error[0] ? ": " : "", a.error);
-                return false;
+        if (q->resp_len && reply_parse_apply(q->resp, q->resp_len, &a, &pe) >= 0) {
+                snprintf(out->tx, sizeof(out->tx), "%s", a.tx);
+                snprintf(out->result, sizeof(out->result), "%s", a.result);
+                if (a.exit_code != 0) {
+                        snprintf(out->why, sizeof(out->why), "%s%s%s", a.result[0] ? a.result : "failed",
+                                 a.error[0] ? ": " : "", a.error);
+                        return false;
+                }
         }
         return true;
+}
+
+/* What is in flight for one node: its request's body and, for a rollback, where its outcome goes. */
+struct sent {
+        struct rnode *n;
+        char body[96];
+        const struct rollback_ask *ask;
+        struct rollback_outcome *out;
+        bool older_agent;               /* refused expect_revision: asked again without it */
+};
+
+/* An agent from before expect_revision refuses the member as unknown (its validator's words). */
+static bool refuses_expect(const struct http_req *q)
+{
+        char text[400];
+
+        return q->err == 0 && q->status == 400 &&
+               strstr(reply_error_text(q->status, q->resp, q->resp_len, text, sizeof(text)),
+                      "unknown key 'expect_revision'");
+}
+
+static void on_rollback(struct engine *g, struct sent *x, const struct http_req *q)
+{
+        struct rnode *n = x->n;
+
+        memset(x->out, 0, sizeof(*x->out));
+        if (x->ask->expect > 0 && !x->older_agent && refuses_expect(q)) {
+                x->older_agent = true;
+                return;
+        }
+        x->out->answered = q->err == 0;
+        x->out->status = q->err < 0 ? 0 : q->status;
+        x->out->ok = answer_ok(q, x->out);
+        if (!g->rollback_journal)
+                return;
+        if (x->out->ok) {
+                n->state = RNODE_ROLLED_BACK;
+                n->error[0] = '\0';
+                snprintf(n->undo_tx, sizeof(n->undo_tx), "%s", x->out->tx);
+        } else {
+                step_node_error(n, "rollback failed: %s", x->out->why);
+        }
+        step_journal_node(g, n);
+        output_progress_node(&g->prog, n, n->state != RNODE_ROLLED_BACK);
 }
 
 static void on_done(struct http_req *q, void *userdata)
 {
         struct engine *g = userdata;
-        struct rnode *n = q->user;
-        char why[400];
+        struct sent *x = q->user;
 
-        if (!g->rollback_verb) {
-                classify_apply(g, n, q);
-        } else if (answer_ok(q, why, sizeof(why))) {
-                n->state = RNODE_ROLLED_BACK;
-                n->error[0] = '\0';
-        } else {
-                step_node_error(n, "rollback failed: %s", why);
+        if (x->ask) {
+                on_rollback(g, x, q);
+                return;
         }
-        step_journal_node(g, n);
-        output_progress_node(&g->prog, n, g->rollback_verb ? n->state != RNODE_ROLLED_BACK :
-                             step_failed_state(n->state));
+        classify_apply(g, x->n, q);
+        step_journal_node(g, x->n);
+        output_progress_node(&g->prog, x->n, step_failed_state(x->n->state));
 }
 
-int step_fan_out(struct engine *g, struct rnode **nodes, unsigned n, bool rollback, const char *body,
-                 unsigned wave)
+/* The request of one node: its apply step (with its key), or its rollback (asked again without expect_revision). */
+static int request_of(struct engine *g, struct sent *x, struct http_req *q, unsigned timeout_ms)
+{
+        char path[128];
+
+        if (x->ask && x->ask->to > 0)
+                snprintf(x->body, sizeof(x->body), x->ask->expect > 0 && !x->older_agent ?
+                         "{\"to\":%lld,\"expect_revision\":%lld}" : "{\"to\":%lld}", x->ask->to, x->ask->expect);
+        else if (x->ask)
+                snprintf(x->body, sizeof(x->body), x->ask->expect > 0 && !x->older_agent ?
+                         "{\"expect_revision\":%lld}" : "{}", x->ask->expect);
+        *q = (struct http_req) {
+                .method = "POST", .body = x->ask ? x->body : g->r->policy_doc,
+                .timeout_ms = timeout_ms, .user = x,
+        };
+        q->body = q->body ? q->body : "{}";
+        q->body_len = strlen(q->body);
+        if (x->ask)
+                snprintf(path, sizeof(path), "/v1/rollback");
+        else
+                snprintf(path, sizeof(path), "/v1/apply?confirm_timeout_s=%u%s%s", g->r->opts.confirm_timeout_s,
+                         x->n->key[0] ? "&idempotency_key=" : "", x->n->key);
+        return http_url(q->url, sizeof(q->url), x->n->url, path);
+}
+
+/*
+ * Send each of sent[0..n) its request at once; on_done records each answer. Rollbacks
+ * an older agent refused for expect_revision are sent again without it, at once: its
+ * history was read just before (the check the precondition makes atomic on newer agents).
+ */
+static int fan_out(struct engine *g, struct sent *sent, unsigned n, const char *what, unsigned wave)
 {
         struct http_req *reqs = calloc(n + 1, sizeof(*reqs));
         struct http_req **ptrs = calloc(n + 1, sizeof(*ptrs));
-        unsigned timeout_ms = g->env->timeout_s * 1000;
-        char path[128];
+        unsigned timeout_ms = g->apply_timeout_ms ? g->apply_timeout_ms : g->env->timeout_s * 1000;
         int r = 0;
 
         if (!reqs || !ptrs) {
@@ -194,42 +266,72 @@ int step_fan_out(struct engine *g, struct rnode **nodes, unsigned n, bool rollba
                 free(ptrs);
                 return errbuf_set(g->e, ENOMEM, "", "out of memory");
         }
-        for (unsigned i = 0; i < n && r >= 0; i++) {
-                reqs[i] = (struct http_req) {
-                        .method = "POST", .body = body ? body : "{}", .body_len = strlen(body ? body : "{}"),
-                        .timeout_ms = timeout_ms, .user = nodes[i],
-                };
-                if (rollback)
-                        snprintf(path, sizeof(path), "/v1/rollback");
-                else
-                        snprintf(path, sizeof(path), "/v1/apply?confirm_timeout_s=%u%s%s", g->r->opts.confirm_timeout_s,
-                                 nodes[i]->key[0] ? "&idempotency_key=" : "", nodes[i]->key);
-                r = http_url(reqs[i].url, sizeof(reqs[i].url), nodes[i]->url, path);
-                ptrs[i] = &reqs[i];
-        }
-        g->rollback_verb = rollback;
-        output_progress_begin(&g->prog, g->env->progress, rollback ? "rollback" : "apply", wave, g->r->n_waves, n);
+        output_progress_begin(&g->prog, g->env->progress, what, wave, g->r->n_waves, n);
         /*
          * group_answers: the answers of one fan-out are journaled together (one etcd
          * txn per 100 records); an answer lost with the controller is found again by
          * asking the agent (rollout_reconcile.h), the requests themselves were
          * journaled before they were sent. Otherwise each answer as it comes.
          */
-        if (r >= 0 && n > 0 && g->env->group_answers && g->store_err >= 0)
+        if (n > 0 && g->env->group_answers && g->store_err >= 0)
                 g->store_err = store_begin(g->env->store, g->e);
-        if (r >= 0 && n > 0 && g->store_err >= 0) {
-                r = http_run(g->env->http, ptrs, n, timeout_ms + 10000, on_done, g);
-                if (g->env->group_answers && g->store_err >= 0)
-                        g->store_err = store_commit(g->env->store, g->e);
+        for (unsigned round = 0; round < 2 && r >= 0 && g->store_err >= 0; round++) {
+                unsigned k = 0;
+
+                for (unsigned i = 0; i < n && r >= 0; i++)
+                        if (round == 0 || sent[i].older_agent) {
+                                r = request_of(g, &sent[i], &reqs[k], timeout_ms);
+                                ptrs[k] = &reqs[k];
+                                k++;
+                        }
+                if (r >= 0 && k > 0)
+                        r = http_run(g->env->http, ptrs, k, timeout_ms + 10000, on_done, g);
+                for (unsigned i = 0; i < k; i++)
+                        http_req_done(&reqs[i]);
         }
+        if (n > 0 && g->env->group_answers && g->store_err >= 0)
+                g->store_err = store_commit(g->env->store, g->e);
         output_progress_end(&g->prog);
-        for (unsigned i = 0; i < n; i++)
-                http_req_done(&reqs[i]);
         free(reqs);
         free(ptrs);
         if (r < 0)
                 return errbuf_set(g->e, -r, "", "cannot send requests: %s", strerror(-r));
         return g->store_err;
+}
+
+int step_apply(struct engine *g, struct rnode **nodes, unsigned n, unsigned wave)
+{
+        struct sent *sent = calloc(n + 1, sizeof(*sent));
+        int r;
+
+        if (!sent)
+                return errbuf_set(g->e, ENOMEM, "", "out of memory");
+        for (unsigned i = 0; i < n; i++)
+                sent[i].n = nodes[i];
+        r = fan_out(g, sent, n, "apply", wave);
+        free(sent);
+        return r;
+}
+
+int step_rollback(struct engine *g, struct rnode **nodes, unsigned n, const struct rollback_ask *asks,
+                  struct rollback_outcome *out, bool journal, unsigned wave)
+{
+        struct sent *sent = calloc(n + 1, sizeof(*sent));
+        struct rollback_outcome *own = out ? NULL : calloc(n + 1, sizeof(*own));
+        int r;
+
+        if (!sent || (!out && !own)) {
+                free(sent);
+                free(own);
+                return errbuf_set(g->e, ENOMEM, "", "out of memory");
+        }
+        for (unsigned i = 0; i < n; i++)
+                sent[i] = (struct sent) { .n = nodes[i], .ask = &asks[i], .out = out ? &out[i] : &own[i] };
+        g->rollback_journal = journal;
+        r = fan_out(g, sent, n, "rollback", wave);
+        free(sent);
+        free(own);
+        return r;
 }
 
 static void on_settled(struct rnode *n, void *ud)

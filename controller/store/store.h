@@ -75,6 +75,10 @@ enum rnode_state {
         RNODE_CANCELLED,        /* pending when its wave halted: the controller cancelled it, its agent restored it */
         RNODE_UNKNOWN,          /* a confirm or cancel got no answer and its agent could not be asked until
                                    after its deadline: committed or restored, nobody can say */
+        /* Of a rollback by rollout (`rollback --rollout ID`): */
+        RNODE_RESTORED,         /* its agent restored its revision from before that rollout (a gated transaction) */
+        RNODE_ALREADY_THERE,    /* it was at that revision already: left alone */
+        RNODE_REFUSED,          /* something committed there since that rollout: left alone (--force restores it) */
         RNODE_STATE_MAX,
 };
 

@@ -17,6 +17,9 @@ static const char *const rnode_names[RNODE_STATE_MAX] = {
         [RNODE_SKIPPED] = "skipped",
         [RNODE_CANCELLED] = "cancelled",
         [RNODE_UNKNOWN] = "unknown",
+        [RNODE_RESTORED] = "restored",
+        [RNODE_ALREADY_THERE] = "already_there",
+        [RNODE_REFUSED] = "refused",
 };
 
 static const char *const rollout_names[ROLLOUT_STATE_MAX] = {

@@ -103,7 +103,7 @@ static void check_transaction(const char *body, size_t size)
         struct reply_history_tx h, newest;
         struct errbuf e = { 0 };
         unsigned newer;
-        char why[256];
+        struct rollback_verdict rv;
 
         if (reply_parse_transaction(body, size, "12", &h, &e) >= 0) {
                 history_ok(&h);
@@ -112,9 +112,10 @@ static void check_transaction(const char *body, size_t size)
         }
         if (reply_history_committed_after(body, size, "12", &newer, &newest, &e) > 0)
                 history_ok(&newest);
-        if (rollout_rollback_judge(body, size, "12", why, sizeof(why)) > ROLLBACK_UNREADABLE)
+        if (rollout_rollback_judge(body, size, "12", &rv) > ROLLBACK_UNREADABLE || rv.rev < 0)
                 abort();
-        bounded(why, sizeof(why));
+        bounded(rv.why, sizeof(rv.why));
+        bounded(rv.undo_tx, sizeof(rv.undo_tx));
         for (int goal = 0; goal < SETTLE_GOAL_MAX; goal++)
                 for (int req = 0; req < SETTLE_REQ_MAX; req++)
                         for (int k = 0; k < 4; k++) {

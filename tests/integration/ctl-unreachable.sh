@@ -34,8 +34,8 @@ expect_rc 1 "rollout halts" ctl_to "$T/apply2.json" --output json apply "$T/mtu2
 check "rollout halted" [ "$(json_get "$T/apply2.json" 'd["state"]')" = halted ]
 check "the wave with node020 is halted" [ "$(json_get "$T/apply2.json" 'd["waves"][2]["state"]')" = halted ]
 check "canary kept (rollback-on-halt wave)" [ "$(node_mtu 1)" = 4000 ]
-check "node020 unreachable: its apply was not delivered" \
-        [ "$(json_get "$T/apply2.json" '[n["error"] for n in d["nodes"] if n["name"]=="node020"][0].startswith("its apply was not delivered")')" = True ]
+check "node020 unreachable: its apply was not sent (its revision could not be read first)" \
+        [ "$(json_get "$T/apply2.json" '[n["error"] for n in d["nodes"] if n["name"]=="node020"][0].startswith("its apply was not sent: cannot read its agent")')" = True ]
 check "node019 (same wave, pending) cancelled by the controller" \
         [ "$(json_get "$T/apply2.json" '[n["state"] for n in d["nodes"] if n["name"]=="node019"][0]')" = cancelled ]
 check "node019 is back at 9000 when nettunectl returns" [ "$(node_mtu 19)" = 9000 ]

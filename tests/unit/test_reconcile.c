@@ -240,35 +240,40 @@ static void test_adopt_keyed(void)
 
 static void test_rollback_judge(void)
 {
-        char why[256];
+        struct rollback_verdict v;
 
         CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[" TXK(12, "apply", "committed") "]}"),
-                                               "12", why, sizeof(why)), ROLLBACK_SEND);
+                                               "12", &v), ROLLBACK_SEND);
+        CU_ASSERT_EQUAL(v.rev, 0);                      /* the agent did not say */
+        CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[{\"tx\":12,\"rev\":5,\"kind\":\"apply\","
+                                                      "\"state\":\"committed\"}]}"), "12", &v), ROLLBACK_SEND);
+        CU_ASSERT_EQUAL(v.rev, 5);                      /* the rollback's expect_revision */
         /* Transactions that did not commit do not count. */
         CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[" TXK(13, "apply", "rolled_back") ","
-                                                      TXK(12, "apply", "committed") "]}"), "12", why, sizeof(why)),
+                                                      TXK(12, "apply", "committed") "]}"), "12", &v),
                         ROLLBACK_SEND);
-        /* A halt that died after its rollback: undone already. */
+        /* A halt that died after its rollback: undone already, by that transaction. */
         CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[" TXK(13, "rollback", "committed") ","
-                                                      TXK(12, "apply", "committed") "]}"), "12", why, sizeof(why)),
+                                                      TXK(12, "apply", "committed") "]}"), "12", &v),
                         ROLLBACK_DONE);
-        CU_ASSERT_PTR_NOT_NULL(strstr(why, "transaction 13"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(v.why, "transaction 13"));
+        CU_ASSERT_STRING_EQUAL(v.undo_tx, "13");
         /* Someone changed the node since: not ours to undo. */
         CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[" TXK(13, "apply", "committed") ","
-                                                      TXK(12, "apply", "committed") "]}"), "12", why, sizeof(why)),
+                                                      TXK(12, "apply", "committed") "]}"), "12", &v),
                         ROLLBACK_SUPERSEDED);
-        CU_ASSERT_PTR_NOT_NULL(strstr(why, "1 transaction committed after it"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(v.why, "1 transaction committed after it"));
         CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[" TXK(14, "apply", "committed") ","
                                                       TXK(13, "rollback", "committed") ","
-                                                      TXK(12, "apply", "committed") "]}"), "12", why, sizeof(why)),
+                                                      TXK(12, "apply", "committed") "]}"), "12", &v),
                         ROLLBACK_SUPERSEDED);
         CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[" TXK(12, "apply", "rolled_back") "]}"),
-                                               "12", why, sizeof(why)), ROLLBACK_SUPERSEDED);
-        CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[]}"), "12", why, sizeof(why)),
+                                               "12", &v), ROLLBACK_SUPERSEDED);
+        CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[]}"), "12", &v),
                         ROLLBACK_SUPERSEDED);
-        CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[{\"tx\":\"13\",\"state\":false}]}"), "12", why,
-                                               sizeof(why)), ROLLBACK_UNREADABLE);
-        CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":"), "12", why, sizeof(why)),
+        CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[{\"tx\":\"13\",\"state\":false}]}"), "12",
+                                               &v), ROLLBACK_UNREADABLE);
+        CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":"), "12", &v),
                         ROLLBACK_UNREADABLE);
 }
 
