@@ -4,7 +4,7 @@
  * the same bytes as an apply/rollback/confirm answer, a plan answer, a drift answer,
  * an error body, a history answer and a transaction answer (GET /v1/transactions/TX),
  * and through the judges that decide from them what became of a node's change
- * (controller/rollout_reconcile.c). Nothing may crash, leak or read out of bounds, and
+ * and what a rollback by rollout does with a node (controller/rollout/rollout_judge.c). Nothing may crash, leak or read out of bounds, and
  * whatever is accepted must be within the documented bounds.
  */
 #include <math.h>
@@ -94,6 +94,19 @@ static void check_revision(const char *body, size_t size)
                 history_ok(&v.busy_tx);
                 if (v.rev < 0 || v.rev != v.newest.rev || (!v.found && v.committed_after))
                         abort();
+                /* and what a rollback by rollout makes of it: one action, a bounded reason */
+                for (int force = 0; force < 2; force++) {
+                        struct rnode src = { .pre_rev = by_key ? 4 : -1, .tx = "12", .key = "7-0-1-abcd",
+                                             .undo_tx = "13" };
+                        struct node_revision nr = { .read = true, .v = v };
+                        struct restore_plan p;
+
+                        restore_judge(7, &src, &nr, force, &p);
+                        bounded(p.why, sizeof(p.why));
+                        if (p.action >= RESTORE_ACTION_MAX || (p.action == RESTORE_TO && (!force || p.pre_rev <= 0)) ||
+                            (p.action == RESTORE_UNDO && p.cur_rev <= 0))
+                                abort();
+                }
         }
 }
 

@@ -277,6 +277,105 @@ static void test_rollback_judge(void)
                         ROLLBACK_UNREADABLE);
 }
 
+/* A node's history as restore_judge sees it: current revision cur (tx ctx, kind), ours (tx 12) at rev ours. */
+static struct node_revision hist(long long cur, const char *ctx, const char *kind, long long ours, const char *state,
+                                 unsigned after)
+{
+        struct node_revision nr = { .read = true, .v = { .known = true, .rev = cur } };
+
+        snprintf(nr.v.newest.tx, sizeof(nr.v.newest.tx), "%s", ctx);
+        snprintf(nr.v.newest.kind, sizeof(nr.v.newest.kind), "%s", kind);
+        snprintf(nr.v.newest.policy, sizeof(nr.v.newest.policy), "later");
+        nr.v.newest.rev = cur;
+        if (state) {
+                nr.v.found = true;
+                snprintf(nr.v.ours.tx, sizeof(nr.v.ours.tx), "12");
+                snprintf(nr.v.ours.state, sizeof(nr.v.ours.state), "%s", state);
+                nr.v.ours.rev = ours;
+                nr.v.committed_after = after;
+        }
+        return nr;
+}
+
+static void test_restore_judge(void)
+{
+        struct rnode src = { .pre_rev = 4, .tx = "12", .key = "7-1-0-0badcafe" };
+        struct node_revision nr;
+        struct restore_plan p;
+
+        /* the rollout's change is current: undone, back to the revision before it */
+        nr = hist(5, "12", "apply", 5, "committed", 0);
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_UNDO);
+        CU_ASSERT_EQUAL(p.pre_rev, 4);
+        CU_ASSERT_EQUAL(p.cur_rev, 5);
+        /* its commit says exactly which revision came before: R - 1, not what was read before the apply */
+        src.pre_rev = 3;
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.pre_rev, 4);
+        src.pre_rev = 4;
+        /* a gate rejected it, or it was cancelled or reverted: at its revision already, nothing re-applied */
+        nr = hist(4, "11", "apply", 0, "rolled_back", 0);
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_ALREADY);
+        CU_ASSERT_STRING_EQUAL(p.why, "at revision 4, its revision before rollout 7");
+        /* put back by a halt's rollback, or by an earlier run: its undo_tx is the newest commit */
+        nr = hist(6, "13", "rollback", 5, "committed", 1);
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_REFUSE);              /* not known to be ours */
+        snprintf(src.undo_tx, sizeof(src.undo_tx), "13");
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_ALREADY);
+        CU_ASSERT_PTR_NOT_NULL(strstr(p.why, "transaction 13 put it back"));
+        src.undo_tx[0] = '\0';
+        /* a later rollout changed it: refused by name, unless --force */
+        nr = hist(6, "14", "apply", 5, "committed", 1);
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_REFUSE);
+        CU_ASSERT_STRING_EQUAL(p.why, "changed since rollout 7: revision 6 (tx 14, apply 'later') is current, not the "
+                               "rollout's; --force restores revision 4 over it");
+        restore_judge(7, &src, &nr, true, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_TO);
+        CU_ASSERT_EQUAL(p.pre_rev, 4);
+        CU_ASSERT_EQUAL(p.cur_rev, 6);
+        /* ...but a node that had no revision before cannot be brought back over a later one */
+        nr = hist(2, "14", "apply", 1, "committed", 1);
+        restore_judge(7, &src, &nr, true, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_FAIL);
+        CU_ASSERT_EQUAL(p.pre_rev, 0);
+        /* no revision before, the rollout's change current: undone (its snapshot) */
+        nr = hist(1, "12", "apply", 1, "committed", 0);
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_UNDO);
+        CU_ASSERT_EQUAL(p.pre_rev, 0);
+        /* what cannot be judged is not touched */
+        nr = hist(5, "12", "apply", 5, "committed", 0);
+        nr.v.busy = true;
+        snprintf(nr.v.busy_tx.tx, sizeof(nr.v.busy_tx.tx), "15");
+        snprintf(nr.v.busy_tx.state, sizeof(nr.v.busy_tx.state), "pending_confirm");
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_FAIL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(p.why, "transaction 15 is pending_confirm there"));
+        nr = (struct node_revision) { .read = false, .why = "cannot read its agent's history: timed out" };
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_FAIL);
+        nr = hist(5, "12", "apply", 5, "committed", 0);
+        nr.v.known = false;
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_FAIL);
+        /* an older controller's record without pre_rev, and a change that did not commit: not known */
+        src.pre_rev = -1;
+        nr = hist(4, "11", "apply", 0, "rolled_back", 0);
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_FAIL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(p.why, "did not record its revision before the change"));
+        /* ...but one that committed says it all the same */
+        nr = hist(5, "12", "apply", 5, "committed", 0);
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_UNDO);
+        CU_ASSERT_EQUAL(p.pre_rev, 4);
+}
+
 int suite_reconcile(void)
 {
         CU_pSuite s = CU_add_suite("reconcile", NULL, NULL);
@@ -288,7 +387,8 @@ int suite_reconcile(void)
             !CU_add_test(s, "transaction_hostile", test_transaction_hostile) ||
             !CU_add_test(s, "adopt_tx", test_adopt_tx) ||
             !CU_add_test(s, "adopt_keyed", test_adopt_keyed) ||
-            !CU_add_test(s, "rollback_judge", test_rollback_judge))
+            !CU_add_test(s, "rollback_judge", test_rollback_judge) ||
+            !CU_add_test(s, "restore_judge", test_restore_judge))
                 return -1;
         return 0;
 }
