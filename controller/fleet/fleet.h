@@ -271,6 +271,8 @@ int reply_parse_transaction(const char *body, size_t len, const char *tx, struct
 const char *reply_error_code(const char *body, size_t len, char *buf, size_t size);
 /* Its "path" (the JSON path of what was refused) into buf, "" when there is none. */
 const char *reply_error_path(const char *body, size_t len, char *buf, size_t size);
+/* Its "message" into buf, "" when there is none. */
+const char *reply_error_message(const char *body, size_t len, char *buf, size_t size);
 
 /* The agent's {"error":{code,message,path}} as "message (code, at path)"; fallback "HTTP N". */
 const char *reply_error_text(long status, const char *body, size_t len, char *buf, size_t size);

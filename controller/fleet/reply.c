@@ -523,3 +523,8 @@ const char *reply_error_code(const char *body, size_t len, char *buf, size_t siz
 {
         return error_member(body, len, "code", buf, size);
 }
+
+const char *reply_error_message(const char *body, size_t len, char *buf, size_t size)
+{
+        return error_member(body, len, "message", buf, size);
+}

@@ -24,7 +24,9 @@
 
 /*
  * Rollout planning: how selected nodes are cut into waves (a canary wave first,
- * then waves of --wave-size), how many failures --max-unavailable tolerates, and
+ * chosen by label or by order, then waves of --wave-size, within the groups of a
+ * label with --wave-by), how many failures --max-unavailable tolerates (per
+ * group with --wave-by), how long an apply may take, and
  * the names of the rollout, wave and node states kept in the store. Pure
  * arithmetic and tables: no I/O.
  *
@@ -45,11 +47,41 @@ unsigned rollout_wave_size(struct rollout_count c, unsigned n);
 unsigned rollout_budget(struct rollout_count c, unsigned n);
 
 /*
- * Assign each of n nodes (in inventory order) a wave: wave 0 is the canary (if
- * canary > 0), then consecutive waves of rollout_wave_size(). Writes ret_wave[0..n-1]
- * and returns the number of waves (0 when n is 0).
+ * Assign each of n selected nodes (in inventory order) a wave and a group, and
+ * return the number of waves (0 when n is 0):
+ *   wave 0 is the canary when o->canary > 0: the nodes matching
+ *     o->canary_selector ("K=V[,K=V...]", every pair), at most o->canary of them,
+ *     else (no selector, or none of these nodes matches it) the first o->canary;
+ *   without o->wave_by, the others follow in waves of rollout_wave_size() of n;
+ *   with o->wave_by (a label key), every node's group is its value of that label
+ *     ("" without one) and waves never mix groups: each group, in the order its
+ *     first node comes, is cut into waves of rollout_wave_size() of the group.
+ * ret_wave[0..n) and ret_group[0..n) are written.
  */
-unsigned rollout_plan(const struct rollout_opts *o, unsigned n, unsigned *ret_wave);
+unsigned rollout_plan_nodes(const struct rollout_opts *o, const struct inventory_node *const *nodes, unsigned n,
+                            unsigned *ret_wave, char (*ret_group)[STORE_LABEL_MAX]);
+
+/* "K=V[,K=V...]" as --canary-selector takes it; -EINVAL with e naming the option. */
+int rollout_selector_parse(const char *s, struct errbuf *e);
+
+/*
+ * Refuse, before anything is recorded, waves that cannot be planned as asked: a
+ * canary selector that matches none of the nodes (or with --canary 0), a wave-by
+ * label that some node lacks (named). -EINVAL with e naming the option.
+ */
+int rollout_plan_check(const struct rollout_opts *o, const struct inventory_node *const *nodes, unsigned n,
+                       struct errbuf *e);
+
+/* A node state that counts against the failure budget. */
+bool rollout_failed_state(enum rnode_state s);
+
+/*
+ * Has rollout r to halt after wave w? The canary wave halts on any failure of its
+ * own; otherwise the failures of every wave so far against --max-unavailable of
+ * the selected nodes, or, with --wave-by, each group's failures against
+ * --max-unavailable of that group.
+ */
+bool rollout_over_budget(const struct rollout_rec *r, unsigned w);
 
 /*
  * How long an apply of the policy document doc may take at its agent: its
@@ -63,16 +95,13 @@ unsigned rollout_plan(const struct rollout_opts *o, unsigned n, unsigned *ret_wa
 unsigned long long rollout_policy_time_ms(const char *doc);
 unsigned rollout_apply_timeout_ms(const char *doc, unsigned timeout_s);
 
-/* Has the rollout to halt after a wave? */
-bool rollout_should_halt(const struct rollout_opts *o, unsigned n_selected, bool canary_wave,
-                         unsigned failed_in_wave, unsigned failed_total);
 
 
 /*
  * The rollout state machine. Per wave: journal the wave and its nodes as
  * "applying", POST /v1/apply?confirm_timeout_s=S to each (never retried), record
  * each answer (a pending node with its agent's confirm deadline), decide
- * (rollout_should_halt), journal the verdict, then confirm every pending node of a
+ * (rollout_over_budget), journal the verdict, then confirm every pending node of a
  * passed wave. A wave is confirmed only once all of it passed.
  *
  * One owner of each outcome. Every confirm carries not_after_ms, the earlier of the
@@ -119,7 +148,8 @@ struct rollout_run_env {
 };
 
 /*
- * A new record (state running, every node planned, waves from rollout_plan).
+ * A new record (state running, every node planned, waves and groups from
+ * rollout_plan_nodes).
  * Takes copies of doc and args. NULL on ENOMEM.
  */
 struct rollout_rec *rollout_rec_new(const char *kind, const char *policy_name, const char *doc,
@@ -361,6 +391,30 @@ long long rollout_now_ms(void);
 
 
 /*
+ * The pre-flight of a rollout (rollout_preflight.c), before its canary changes
+ * anything: every node answers GET /v1/health and accepts the policy document in
+ * POST /v1/plan (which changes nothing and refuses what apply would refuse).
+ */
+enum preflight_result {
+        PREFLIGHT_OK,
+        PREFLIGHT_UNREACHABLE,          /* no answer, or its health check failed */
+        PREFLIGHT_INVALID,              /* it refuses the policy (a 4xx plan: outcome_of_http_status) */
+        PREFLIGHT_FAILED,               /* its plan failed otherwise (5xx, an unreadable answer) */
+        PREFLIGHT_RESULT_MAX,
+};
+
+struct preflight_node {
+        enum preflight_result result;
+        unsigned changes;               /* OK: the changes its plan lists */
+        char path[128];                 /* INVALID: the JSON path the node refuses, "" = none said */
+        char why[STORE_ERR_MAX];
+};
+
+/* Ask nodes[0..n) at once; ret[i] is node i's. 0, or -errno when libcurl failed. */
+int rollout_preflight(const struct rollout_run_env *env, const struct inventory_node *const *nodes, unsigned n,
+                      const char *doc, struct preflight_node *ret, struct errbuf *e);
+
+/*
  * The fabric gate of a rollout (the policy's verify.fabric), on top of each
  * node's own gate. For each wave, its scope is the wave's nodes plus K
  * neighbours (verify.fabric.neighbours, or --fabric-neighbours): nodes of the
@@ -440,6 +494,17 @@ json_t *output_rollout_json(const struct rollout_rec *r);
 void output_rollout_text(const struct rollout_rec *r);
 /* Text or JSON, as chosen. */
 void output_rollout(const struct rollout_rec *r, bool json);
+
+/* Who drives a rollout recorded running, as `status` says it (its lease, or the leading replica). */
+struct rollout_live {
+        char state[16];                 /* "running", "interrupted" (nobody drives it), "waiting" (for a replica) */
+        char note[300];                 /* what is known, and what the operator can do */
+        long long pid;                  /* its driver, 0 = none */
+        char host[STORE_HOST_MAX];
+};
+
+/* The rollout with what is known of its driver (live: NULL or state "" = as recorded). */
+void output_rollout_status(const struct rollout_rec *r, const struct rollout_live *live, bool json);
 
 /* Print a JSON document to stdout, indented, with a newline. */
 void output_json(json_t *j);

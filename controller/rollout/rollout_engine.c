@@ -123,24 +123,13 @@ static int apply_wave(struct engine *g, unsigned w)
         return step_journal_wave(g, w, RWAVE_APPLYING);
 }
 
-static bool canary_wave(const struct rollout_rec *r, unsigned w)
-{
-        return w == 0 && r->opts.canary > 0;
-}
-
-static bool over_budget(const struct rollout_rec *r, unsigned w)
-{
-        return rollout_should_halt(&r->opts, r->n_nodes, canary_wave(r, w), step_count_failed(r, false, w),
-                                   step_count_failed(r, true, 0));
-}
-
 /*
  * After the applies: halt, or pass (journaled before any confirmation). The
  * fabric gate, when the policy has one, measures before the verdict is journaled.
  */
 static int verdict(struct engine *g, unsigned w)
 {
-        bool halt = over_budget(g->r, w);
+        bool halt = rollout_over_budget(g->r, w);
         int rc = !halt && g->fabric ? rollout_fabric_after(g->fabric, g->env, g->r, w, g->e) : 0;
 
         if (rc < 0)
@@ -241,7 +230,7 @@ static int confirm_wave(struct engine *g, unsigned w)
                 rc = record_revs(g, w);
         if (rc < 0)
                 return rc;
-        if (over_budget(r, w))
+        if (rollout_over_budget(r, w))
                 return step_journal_wave(g, w, RWAVE_HALTED);
         return step_journal_wave(g, w, step_select(r, g->sel, w, false, RNODE_PLANNED) ? RWAVE_PLANNED : RWAVE_DONE);
 }
@@ -589,15 +578,21 @@ static void append_unknown(const struct rollout_rec *r, char *buf, size_t size)
         }
 }
 
-static void finish_halted(struct engine *g, const unsigned *counts, unsigned failed, unsigned budget)
+static void finish_halted(struct engine *g, const unsigned *counts, unsigned failed, const char *budget)
 {
         struct rollout_rec *r = g->r;
         bool touched = counts[RNODE_REVERTED] || counts[RNODE_ROLLED_BACK] || counts[RNODE_CANCELLED];
+        unsigned refused = 0;
 
-        for (unsigned i = 0; i < r->n_nodes; i++)
-                touched |= r->nodes[i].state == RNODE_FAILED && r->nodes[i].exit_code == 1;
+        for (unsigned i = 0; i < r->n_nodes; i++) {
+                touched |= r->nodes[i].state == RNODE_FAILED && r->nodes[i].exit_code == OUTCOME_ROLLED_BACK;
+                refused += r->nodes[i].state == RNODE_FAILED && r->nodes[i].exit_code == OUTCOME_INVALID;
+        }
         r->state = ROLLOUT_HALTED;
         r->exit_code = touched && !counts[RNODE_UNKNOWN] ? OUTCOME_ROLLED_BACK : OUTCOME_RUNTIME;
+        /* Every failure a node's refusal of the policy, and nothing changed anywhere: invalid input. */
+        if (!touched && refused && refused == failed && !counts[RNODE_COMMITTED])
+                r->exit_code = OUTCOME_INVALID;
         if (rollout_fabric_reason(g->fabric)[0])
                 snprintf(r->message, sizeof(r->message),
                          "halted by the %.170s; %u rolled back, %u cancelled, %u reverted, %u skipped",
@@ -605,9 +600,21 @@ static void finish_halted(struct engine *g, const unsigned *counts, unsigned fai
                          counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
         else
                 snprintf(r->message, sizeof(r->message),
-                         "halted: %u node%s failed (budget %u); %u rolled back, %u cancelled, %u reverted, %u skipped",
+                         "halted: %u node%s failed (budget %s); %u rolled back, %u cancelled, %u reverted, %u skipped",
                          failed, failed == 1 ? "" : "s", budget, counts[RNODE_ROLLED_BACK], counts[RNODE_CANCELLED],
                          counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
+}
+
+/* "0", or with --wave-by "1 per 'rack'" (of each group; a percentage of each group's nodes). */
+static void budget_text(const struct rollout_rec *r, char *buf, size_t size)
+{
+        char c[16];
+
+        if (r->opts.wave_by[0])
+                snprintf(buf, size, "%s per '%.40s'", rollout_count_str(r->opts.max_unavailable, c, sizeof(c)),
+                         r->opts.wave_by);
+        else
+                snprintf(buf, size, "%u", rollout_budget(r->opts.max_unavailable, r->n_nodes));
 }
 
 /* The rollout's final state, exit code and message from its nodes. */
@@ -615,9 +622,11 @@ static void finish(struct engine *g)
 {
         struct rollout_rec *r = g->r;
         unsigned counts[RNODE_STATE_MAX];
-        unsigned failed, budget = rollout_budget(r->opts.max_unavailable, r->n_nodes);
+        unsigned failed;
+        char budget[80];
 
         output_count_states(r, counts);
+        budget_text(r, budget, sizeof(budget));
         failed = counts[RNODE_FAILED] + counts[RNODE_UNREACHABLE] + counts[RNODE_UNKNOWN] + counts[RNODE_REVERTED];
         if (g->halted) {
                 finish_halted(g, counts, failed, budget);
@@ -631,7 +640,7 @@ static void finish(struct engine *g)
         } else {
                 r->state = ROLLOUT_COMPLETED;
                 r->exit_code = failed ? OUTCOME_RUNTIME : OUTCOME_OK;
-                snprintf(r->message, sizeof(r->message), "%u committed, %u failed (budget %u)",
+                snprintf(r->message, sizeof(r->message), "%u committed, %u failed (budget %s)",
                          counts[RNODE_COMMITTED], failed, budget);
         }
         append_unknown(r, r->message, sizeof(r->message));

@@ -42,10 +42,6 @@ int step_journal_wave(struct engine *g, unsigned w, enum rwave_state s);
 
 /* Nodes in state s, of wave `wave` (or of every wave), into out. */
 unsigned step_select(struct rollout_rec *r, struct rnode **out, unsigned wave, bool any_wave, enum rnode_state s);
-/* A node that counts against the failure budget. */
-bool step_failed_state(enum rnode_state s);
-/* Nodes of wave `wave` (or of every wave) in a failed state. */
-unsigned step_count_failed(const struct rollout_rec *r, bool any_wave, unsigned wave);
 
 /*
  * Send each of nodes[0..n) its apply (the node's step, with its key) at once,

@@ -113,15 +113,18 @@ static void print_time(const char *label, long long t)
         printf("%s%s", label, buf);
 }
 
-void output_rollout_text(const struct rollout_rec *r)
+static void print_text(const struct rollout_rec *r, const struct rollout_live *live)
 {
         unsigned counts[RNODE_STATE_MAX];
         char g[64];
 
         output_count_states(r, counts);
-        printf("rollout %lld (%s '%s'): %s", r->id, r->kind, r->policy_name, rollout_state_name(r->state));
+        printf("rollout %lld (%s '%s'): %s", r->id, r->kind, r->policy_name,
+               live && live->state[0] ? live->state : rollout_state_name(r->state));
         print_time(", started ", r->created_at);
         printf("\n");
+        if (live && live->note[0])
+                printf("  %s\n", live->note);
         if (r->message[0])
                 printf("  %s\n", r->message);
         printf("  nodes: %u", r->n_nodes);
@@ -142,6 +145,32 @@ void output_rollout_text(const struct rollout_rec *r)
                                n->tx[0] ? " tx " : "", n->tx, g, n->error[0] ? ": " : "", n->error);
                 }
         }
+}
+
+void output_rollout_text(const struct rollout_rec *r)
+{
+        print_text(r, NULL);
+}
+
+void output_rollout_status(const struct rollout_rec *r, const struct rollout_live *live, bool json)
+{
+        json_t *j;
+
+        if (!json) {
+                print_text(r, live);
+                fflush(stdout);
+                return;
+        }
+        j = output_rollout_json(r);
+        /* driver: who drives it now ("state": running, interrupted, waiting), for a rollout recorded running */
+        if (j && live && live->state[0])
+                json_object_set_new(j, "driver", json_pack("{s:s, s:s, s:o?, s:s?}", "state", live->state,
+                                                           "message", live->note, "pid",
+                                                           live->pid > 0 ? json_integer(live->pid) : NULL,
+                                                           "host", live->host[0] ? live->host : NULL));
+        output_json(j);
+        json_decref(j);
+        fflush(stdout);
 }
 
 void output_json(json_t *j)

@@ -6,6 +6,7 @@
  */
 #include <stdarg.h>
 
+#include "common/outcome.h"
 #include "controller/fleet/fleet.h"
 #include "controller/rollout/rollout_internal.h"
 
@@ -58,11 +59,6 @@ int step_journal_wave(struct engine *g, unsigned w, enum rwave_state s)
         return r;
 }
 
-bool step_failed_state(enum rnode_state s)
-{
-        return s == RNODE_FAILED || s == RNODE_UNREACHABLE || s == RNODE_UNKNOWN || s == RNODE_REVERTED;
-}
-
 unsigned step_select(struct rollout_rec *r, struct rnode **out, unsigned wave, bool any_wave, enum rnode_state s)
 {
         unsigned k = 0;
@@ -70,16 +66,6 @@ unsigned step_select(struct rollout_rec *r, struct rnode **out, unsigned wave, b
         for (unsigned i = 0; i < r->n_nodes; i++)
                 if ((any_wave || r->nodes[i].wave == wave) && r->nodes[i].state == s)
                         out[k++] = &r->nodes[i];
-        return k;
-}
-
-unsigned step_count_failed(const struct rollout_rec *r, bool any_wave, unsigned wave)
-{
-        unsigned k = 0;
-
-        for (unsigned i = 0; i < r->n_nodes; i++)
-                if ((any_wave || r->nodes[i].wave == wave) && step_failed_state(r->nodes[i].state))
-                        k++;
         return k;
 }
 
@@ -111,8 +97,11 @@ static void classify_apply(const struct engine *g, struct rnode *n, const struct
         }
         if (reply_parse_apply(q->resp, q->resp_len, &a, &pe) < 0) {
                 if (q->status >= 400) {
+                        /* 4xx: refused, nothing was changed there (a 400: the node finds the policy invalid) */
                         n->state = RNODE_FAILED;
-                        step_node_error(n, "%s", reply_error_text(q->status, q->resp, q->resp_len, buf, sizeof(buf)));
+                        n->exit_code = outcome_of_http_status((int)q->status);
+                        step_node_error(n, "%s%s", q->status == 400 ? "it refuses the policy: " : "",
+                                        reply_error_text(q->status, q->resp, q->resp_len, buf, sizeof(buf)));
                 } else {
                         step_node_error(n, "its apply's answer is unreadable: %.200s", pe.msg);
                 }
@@ -221,7 +210,7 @@ static void on_done(struct http_req *q, void *userdata)
         }
         classify_apply(g, x->n, q);
         step_journal_node(g, x->n);
-        output_progress_node(&g->prog, x->n, step_failed_state(x->n->state));
+        output_progress_node(&g->prog, x->n, rollout_failed_state(x->n->state));
 }
 
 /* The request of one node: its apply step (with its key), or its rollback (asked again without expect_revision). */
