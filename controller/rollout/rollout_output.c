@@ -141,7 +141,7 @@ static void print_text(const struct rollout_rec *r, const struct rollout_live *l
                         if (n->wave != w)
                                 continue;
                         gbps_text(n, g, sizeof(g));
-                        printf("    %-20s %-12s%s%s%s%s%s\n", n->name, rnode_state_name(n->state),
+                        printf("    %-20s %-13s%s%s%s%s%s\n", n->name, rnode_state_name(n->state),
                                n->tx[0] ? " tx " : "", n->tx, g, n->error[0] ? ": " : "", n->error);
                 }
         }
