@@ -66,7 +66,9 @@ static json_t *node_json(const struct rnode *n)
 {
         /* idempotency_key: the key its apply carried (GET /v1/history on the node shows it too). */
         /* confirm_deadline_ms: its agent's, not_after_ms: its confirm's (ms since the epoch; null: none). */
-        return json_pack("{s:s, s:s, s:i, s:s, s:s?, s:i, s:i, s:o, s:o, s:s?, s:s*, s:o, s:o}",
+        /* pre_rev: its agent's revision before this rollout changed it (0: none; null: not recorded);
+         * rev: the revision its change committed as; undo_tx: the transaction that put it back; group: --wave-by's. */
+        return json_pack("{s:s, s:s, s:i, s:s, s:s?, s:i, s:i, s:o, s:o, s:s?, s:s*, s:o, s:o, s:o, s:o, s:s*, s:s*}",
                          "name", n->name, "url", n->url, "wave", (int)n->wave,
                          "state", rnode_state_name(n->state), "tx", n->tx[0] ? n->tx : NULL,
                          "exit_code", n->exit_code, "changes", (int)n->changes,
@@ -75,7 +77,11 @@ static json_t *node_json(const struct rnode *n)
                          "error", n->error[0] ? n->error : NULL,
                          "idempotency_key", n->key[0] ? n->key : NULL,
                          "confirm_deadline_ms", time_or_null(n->confirm_deadline_ms),
-                         "not_after_ms", time_or_null(n->not_after_ms));
+                         "not_after_ms", time_or_null(n->not_after_ms),
+                         "pre_rev", n->pre_rev >= 0 ? json_integer(n->pre_rev) : json_null(),
+                         "rev", n->rev > 0 ? json_integer(n->rev) : json_null(),
+                         "undo_tx", n->undo_tx[0] ? n->undo_tx : NULL,
+                         "group", n->group[0] ? n->group : NULL);
 }
 
 json_t *output_rollout_json(const struct rollout_rec *r)
