@@ -40,7 +40,9 @@ static void usage(FILE *f)
         for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
                 fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
         fprintf(f,
-                "\napply POLICY [--canary N] [--wave-size N|P%%] [--max-unavailable N|P%%]\n"
+                "\napply POLICY [--canary N] [--canary-selector KEY=VALUE[,...]] [--wave-size N|P%%]\n"
+                "      [--wave-by LABEL] [--max-unavailable N|P%%] [--skip-unreachable]\n"
+                "      [--max-regression-pct P] [--probe-duration-ms MS]\n"
                 "      [--confirm-timeout S] [--rollback-on-halt wave|all] [--no-confirm]\n"
                 "      [--fabric-neighbours K]\n"
                 "apply --resume ID      continue an interrupted rollout (SQLite)\n"
@@ -49,7 +51,7 @@ static void usage(FILE *f)
                 "store migrate --from sqlite:PATH --to etcd://HOST:PORT[,...]/PREFIX\n"
                 "status [ID]   history [--limit N]   confirm ID\n"
                 "halt ID [--rollback-on-halt wave|all]   stop an interrupted or pending rollout\n"
-                "rollback [--to REV] [--rollout ID] [--label KEY=VALUE]...\n"
+                "rollback [--rollout ID [--force]] [--to REV] [--label KEY=VALUE]...\n"
                 "probe --pattern ring|incast|alltoall [--selector KEY=VALUE]... [--duration-ms N]\n"
                 "      [--mode auto|verbs|tcp] [--dscp D] [--priority P] [--streams N] [--receiver NAME]\n"
                 "doctor [--label KEY=VALUE]... [--window S] [--propose FILE] [--probe]\n"
