@@ -309,6 +309,14 @@ void restore_judge(long long rollout_id, const struct rnode *src, const struct n
                    struct restore_plan *ret);
 
 /*
+ * A rollout's end (pure): its state, exit code and message from its nodes — halted
+ * (fabric_reason: why the fabric gate halted it, "" if it did not), left pending, or
+ * completed; the budget in the message is --max-unavailable's ("1 per 'rack'" with
+ * --wave-by), and nodes whose outcome is unknown are named.
+ */
+void rollout_end_state(struct rollout_rec *r, bool halted, const char *fabric_reason);
+
+/*
  * What each node's agent really did, asked of the agent, never guessed. Three
  * questions:
  *

@@ -12,13 +12,13 @@
  * Inside WAVE each wave moves through its stored states (planned -> applying ->
  * passed -> done, or halted); a wave found applying or passed was interrupted and
  * its nodes are asked what they did first. The steps over nodes (journal, fan-out,
- * settle) are rollout_step.c's; nothing there calls back here.
+ * settle, revisions) are rollout_step.c's, the end state rollout_judge.c's
+ * (rollout_end_state); neither calls back here.
  */
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "common/outcome.h"
 #include "controller/rollout/rollout_internal.h"
 
 enum engine_phase {
@@ -34,52 +34,6 @@ enum engine_phase {
 /* ---- a wave forward: applies, verdict, confirmations ---- */
 
 /*
- * Each node about to get its apply: its agent's current revision, recorded as its
- * pre_rev (what `rollback --rollout` brings it back to). A node whose history
- * cannot be read is not sent its apply (unreachable), nor one whose history names
- * no current revision (failed): the revision before the change must be on record
- * before the change. sel[0..*n) is left with the nodes to send, followed by the
- * others.
- */
-static int read_pre_revs(struct engine *g, struct rnode **sel, unsigned *n)
-{
-        struct node_revision *nr = calloc(*n + 1, sizeof(*nr));
-        struct rnode **kept = calloc(*n + 1, sizeof(*kept));
-        unsigned k = 0, out = 0;
-        int rc;
-
-        if (!nr || !kept) {
-                free(nr);
-                free(kept);
-                return errbuf_set(g->e, ENOMEM, "", "out of memory");
-        }
-        rc = rollout_revisions(g->env, sel, *n, nr, g->e);
-        for (unsigned i = 0; rc >= 0 && i < *n; i++) {
-                struct rnode *x = sel[i];
-
-                if (!nr[i].read) {
-                        x->state = RNODE_UNREACHABLE;
-                        step_node_error(x, "its apply was not sent: %.200s (its revision before the change must be "
-                                        "recorded first)", nr[i].why);
-                } else if (!nr[i].v.known) {
-                        x->state = RNODE_FAILED;
-                        step_node_error(x, "its apply was not sent: its agent's history names no current revision "
-                                        "(no commit among its newest %u transactions)", REPLY_HISTORY_PAGE);
-                } else {
-                        x->pre_rev = nr[i].v.rev;
-                        kept[k++] = x;
-                        continue;
-                }
-                kept[*n - ++out] = x;
-        }
-        memcpy(sel, kept, *n * sizeof(*sel));
-        free(nr);
-        free(kept);
-        *n = k;
-        return rc;
-}
-
-/*
  * Journal the wave and its nodes as applying, each with its revision before the
  * change and the idempotency key of its node step (a node planned again after a
  * reconcile keeps its key), then send the applies. Nodes left without an answer
@@ -91,7 +45,7 @@ static int apply_wave(struct engine *g, unsigned w)
         struct rwave *wv = &r->waves[w];
         struct rnode **sel = g->sel;
         unsigned planned = step_select(r, sel, w, false, RNODE_PLANNED), n = planned;
-        int rc = read_pre_revs(g, sel, &n);
+        int rc = step_read_pre_revs(g, sel, &n);
 
         if (rc < 0)
                 return rc;
@@ -175,44 +129,6 @@ static int confirm_nodes(struct engine *g, struct rnode **sel, unsigned n, unsig
 }
 
 /*
- * The revision each committed node's change committed as (rev), read from its
- * agent's history; pre_rev is then exactly the revision before it. Nodes of wave
- * w (of every wave: ENGINE_NO_WAVE) not read yet. A history that cannot be read
- * leaves the node as it is: pre_rev, read before the change, stays on record.
- */
-static int record_revs(struct engine *g, unsigned w)
-{
-        struct rollout_rec *r = g->r;
-        struct node_revision *nr = NULL;
-        unsigned n = 0, k = 0;
-        int rc;
-
-        for (unsigned i = 0; i < r->n_nodes; i++) {
-                struct rnode *x = &r->nodes[i];
-
-                if ((w == ENGINE_NO_WAVE || x->wave == w) && x->state == RNODE_COMMITTED && x->tx[0] && !x->rev)
-                        g->sel[n++] = x;
-        }
-        if (n == 0)
-                return 0;
-        nr = calloc(n, sizeof(*nr));
-        if (!nr)
-                return errbuf_set(g->e, ENOMEM, "", "out of memory");
-        rc = rollout_revisions(g->env, g->sel, n, nr, g->e);
-        for (unsigned i = 0; rc >= 0 && i < n; i++) {
-                const struct reply_revision *v = &nr[i].v;
-
-                if (!nr[i].read || !v->found || !streq(v->ours.state, "committed") || v->ours.rev <= 0)
-                        continue;
-                g->sel[i]->rev = v->ours.rev;
-                g->sel[i]->pre_rev = v->ours.rev - 1;
-                g->sel[k++] = g->sel[i];
-        }
-        free(nr);
-        return rc < 0 ? rc : step_journal_nodes(g, g->sel, k, ENGINE_NO_WAVE);
-}
-
-/*
  * A passed wave: its pending nodes confirmed, then halted when failures now
  * exceed the budget, else done (or planned again when some of its nodes are to
  * be applied again after a resume). With --no-confirm it stays passed.
@@ -227,7 +143,7 @@ static int confirm_wave(struct engine *g, unsigned w)
                 return 0;
         rc = confirm_nodes(g, g->sel, n, w);
         if (rc >= 0)
-                rc = record_revs(g, w);
+                rc = step_record_revs(g, w);
         if (rc < 0)
                 return rc;
         if (rollout_over_budget(r, w))
@@ -559,92 +475,10 @@ static int phase_confirm(struct engine *g, enum engine_phase *next)
         int rc = confirm_nodes(g, g->sel, n, ENGINE_NO_WAVE);
 
         *next = PHASE_RESOLVE;
-        return rc < 0 ? rc : record_revs(g, ENGINE_NO_WAVE);
+        return rc < 0 ? rc : step_record_revs(g, ENGINE_NO_WAVE);
 }
 
 /* ---- the end ---- */
-
-static void append_unknown(const struct rollout_rec *r, char *buf, size_t size)
-{
-        size_t len = strlen(buf);
-        unsigned k = 0;
-
-        for (unsigned i = 0; i < r->n_nodes && len + 40 < size; i++) {
-                if (r->nodes[i].state != RNODE_UNKNOWN)
-                        continue;
-                snprintf(buf + len, size - len, "%s%s", k++ ? ", " : "; outcome unknown (agent not answering): ",
-                         r->nodes[i].name);
-                len = strlen(buf);
-        }
-}
-
-static void finish_halted(struct engine *g, const unsigned *counts, unsigned failed, const char *budget)
-{
-        struct rollout_rec *r = g->r;
-        bool touched = counts[RNODE_REVERTED] || counts[RNODE_ROLLED_BACK] || counts[RNODE_CANCELLED];
-        unsigned refused = 0;
-
-        for (unsigned i = 0; i < r->n_nodes; i++) {
-                touched |= r->nodes[i].state == RNODE_FAILED && r->nodes[i].exit_code == OUTCOME_ROLLED_BACK;
-                refused += r->nodes[i].state == RNODE_FAILED && r->nodes[i].exit_code == OUTCOME_INVALID;
-        }
-        r->state = ROLLOUT_HALTED;
-        r->exit_code = touched && !counts[RNODE_UNKNOWN] ? OUTCOME_ROLLED_BACK : OUTCOME_RUNTIME;
-        /* Every failure a node's refusal of the policy, and nothing changed anywhere: invalid input. */
-        if (!touched && refused && refused == failed && !counts[RNODE_COMMITTED])
-                r->exit_code = OUTCOME_INVALID;
-        if (rollout_fabric_reason(g->fabric)[0])
-                snprintf(r->message, sizeof(r->message),
-                         "halted by the %.170s; %u rolled back, %u cancelled, %u reverted, %u skipped",
-                         rollout_fabric_reason(g->fabric), counts[RNODE_ROLLED_BACK], counts[RNODE_CANCELLED],
-                         counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
-        else
-                snprintf(r->message, sizeof(r->message),
-                         "halted: %u node%s failed (budget %s); %u rolled back, %u cancelled, %u reverted, %u skipped",
-                         failed, failed == 1 ? "" : "s", budget, counts[RNODE_ROLLED_BACK], counts[RNODE_CANCELLED],
-                         counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
-}
-
-/* "0", or with --wave-by "1 per 'rack'" (of each group; a percentage of each group's nodes). */
-static void budget_text(const struct rollout_rec *r, char *buf, size_t size)
-{
-        char c[16];
-
-        if (r->opts.wave_by[0])
-                snprintf(buf, size, "%s per '%.40s'", rollout_count_str(r->opts.max_unavailable, c, sizeof(c)),
-                         r->opts.wave_by);
-        else
-                snprintf(buf, size, "%u", rollout_budget(r->opts.max_unavailable, r->n_nodes));
-}
-
-/* The rollout's final state, exit code and message from its nodes. */
-static void finish(struct engine *g)
-{
-        struct rollout_rec *r = g->r;
-        unsigned counts[RNODE_STATE_MAX];
-        unsigned failed;
-        char budget[80];
-
-        output_count_states(r, counts);
-        budget_text(r, budget, sizeof(budget));
-        failed = counts[RNODE_FAILED] + counts[RNODE_UNREACHABLE] + counts[RNODE_UNKNOWN] + counts[RNODE_REVERTED];
-        if (g->halted) {
-                finish_halted(g, counts, failed, budget);
-        } else if (counts[RNODE_PENDING]) {
-                r->state = ROLLOUT_PENDING;
-                r->exit_code = OUTCOME_PENDING;
-                snprintf(r->message, sizeof(r->message),
-                         "%u nodes pending: run 'nettunectl confirm %lld' before their agents' confirm deadline "
-                         "(%u s after each applied) or they are restored", counts[RNODE_PENDING], r->id,
-                         r->opts.confirm_timeout_s);
-        } else {
-                r->state = ROLLOUT_COMPLETED;
-                r->exit_code = failed ? OUTCOME_RUNTIME : OUTCOME_OK;
-                snprintf(r->message, sizeof(r->message), "%u committed, %u failed (budget %s)",
-                         counts[RNODE_COMMITTED], failed, budget);
-        }
-        append_unknown(r, r->message, sizeof(r->message));
-}
 
 /*
  * PHASE_FINISH: the end state stored. A hand confirmation closes the waves it
@@ -661,7 +495,7 @@ static int phase_finish(struct engine *g, enum engine_phase *next)
                                 step_journal_wave(g, w, RWAVE_DONE);
                 r->opts.no_confirm = false;
         }
-        finish(g);
+        rollout_end_state(r, g->halted, rollout_fabric_reason(g->fabric));
         return g->store_err < 0 ? g->store_err : store_rollout_update(g->env->store, r, g->e);
 }
 

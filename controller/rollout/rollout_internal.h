@@ -81,5 +81,20 @@ int step_rollback(struct engine *g, struct rnode **nodes, unsigned n, const stru
 int step_settle(struct engine *g, struct rnode **nodes, unsigned n, const enum settle_goal *goals,
                 const long long *until_ms, const char *what, unsigned wave);
 
+/*
+ * Each of sel[0..*n), about to get its apply: its agent's current revision read and
+ * kept as its pre_rev. A node whose history cannot be read (unreachable), or names
+ * no current revision (failed), is not to be sent: sel[0..*n) is left with the
+ * nodes to send, followed by the others (the caller journals them all).
+ */
+int step_read_pre_revs(struct engine *g, struct rnode **sel, unsigned *n);
+
+/*
+ * The revision each committed node of wave w (every wave: ENGINE_NO_WAVE) committed
+ * as, from its agent's history, journaled: rev, and pre_rev exactly the one before.
+ * A history that cannot be read leaves the node as it is.
+ */
+int step_record_revs(struct engine *g, unsigned w);
+
 /* The latest time (wall clock, ms) node n's agent may still hold its change pending, plus the margin. */
 long long step_settle_until(const struct engine *g, const struct rnode *n, long long now);

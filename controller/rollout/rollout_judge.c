@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "common/outcome.h"
 #include "controller/rollout/rollout.h"
 
 static const char *const req_names[SETTLE_REQ_MAX] = {
@@ -257,6 +258,88 @@ enum rollback_check rollout_rollback_judge(const char *body, size_t len, const c
                  "newest: %.63s, %.15s)", v.committed_after, v.committed_after == 1 ? "" : "s", v.newest.tx,
                  v.newest.kind[0] ? v.newest.kind : "?");
         return verdict_is(ret, ROLLBACK_SUPERSEDED);
+}
+
+/* ---- a rollout's end ---- */
+
+static void append_unknown(const struct rollout_rec *r, char *buf, size_t size)
+{
+        size_t len = strlen(buf);
+        unsigned k = 0;
+
+        for (unsigned i = 0; i < r->n_nodes && len + 40 < size; i++) {
+                if (r->nodes[i].state != RNODE_UNKNOWN)
+                        continue;
+                snprintf(buf + len, size - len, "%s%s", k++ ? ", " : "; outcome unknown (agent not answering): ",
+                         r->nodes[i].name);
+                len = strlen(buf);
+        }
+}
+
+static void end_halted(struct rollout_rec *r, const unsigned *counts, unsigned failed, const char *budget,
+                       const char *fabric_reason)
+{
+        bool touched = counts[RNODE_REVERTED] || counts[RNODE_ROLLED_BACK] || counts[RNODE_CANCELLED];
+        unsigned refused = 0;
+
+        for (unsigned i = 0; i < r->n_nodes; i++) {
+                touched |= r->nodes[i].state == RNODE_FAILED && r->nodes[i].exit_code == OUTCOME_ROLLED_BACK;
+                refused += r->nodes[i].state == RNODE_FAILED && r->nodes[i].exit_code == OUTCOME_INVALID;
+        }
+        r->state = ROLLOUT_HALTED;
+        r->exit_code = touched && !counts[RNODE_UNKNOWN] ? OUTCOME_ROLLED_BACK : OUTCOME_RUNTIME;
+        /* Every failure a node's refusal of the policy, and nothing changed anywhere: invalid input. */
+        if (!touched && refused && refused == failed && !counts[RNODE_COMMITTED])
+                r->exit_code = OUTCOME_INVALID;
+        if (fabric_reason && fabric_reason[0])
+                snprintf(r->message, sizeof(r->message),
+                         "halted by the %.170s; %u rolled back, %u cancelled, %u reverted, %u skipped",
+                         fabric_reason, counts[RNODE_ROLLED_BACK], counts[RNODE_CANCELLED],
+                         counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
+        else
+                snprintf(r->message, sizeof(r->message),
+                         "halted: %u node%s failed (budget %s); %u rolled back, %u cancelled, %u reverted, %u skipped",
+                         failed, failed == 1 ? "" : "s", budget, counts[RNODE_ROLLED_BACK], counts[RNODE_CANCELLED],
+                         counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
+}
+
+/* "0", or with --wave-by "1 per 'rack'" (of each group; a percentage of each group's nodes). */
+static void budget_text(const struct rollout_rec *r, char *buf, size_t size)
+{
+        char c[16];
+
+        if (r->opts.wave_by[0])
+                snprintf(buf, size, "%s per '%.40s'", rollout_count_str(r->opts.max_unavailable, c, sizeof(c)),
+                         r->opts.wave_by);
+        else
+                snprintf(buf, size, "%u", rollout_budget(r->opts.max_unavailable, r->n_nodes));
+}
+
+void rollout_end_state(struct rollout_rec *r, bool halted, const char *fabric_reason)
+{
+        unsigned counts[RNODE_STATE_MAX];
+        unsigned failed;
+        char budget[80];
+
+        output_count_states(r, counts);
+        budget_text(r, budget, sizeof(budget));
+        failed = counts[RNODE_FAILED] + counts[RNODE_UNREACHABLE] + counts[RNODE_UNKNOWN] + counts[RNODE_REVERTED];
+        if (halted) {
+                end_halted(r, counts, failed, budget, fabric_reason);
+        } else if (counts[RNODE_PENDING]) {
+                r->state = ROLLOUT_PENDING;
+                r->exit_code = OUTCOME_PENDING;
+                snprintf(r->message, sizeof(r->message),
+                         "%u nodes pending: run 'nettunectl confirm %lld' before their agents' confirm deadline "
+                         "(%u s after each applied) or they are restored", counts[RNODE_PENDING], r->id,
+                         r->opts.confirm_timeout_s);
+        } else {
+                r->state = ROLLOUT_COMPLETED;
+                r->exit_code = failed ? OUTCOME_RUNTIME : OUTCOME_OK;
+                snprintf(r->message, sizeof(r->message), "%u committed, %u failed (budget %s)",
+                         counts[RNODE_COMMITTED], failed, budget);
+        }
+        append_unknown(r, r->message, sizeof(r->message));
 }
 
 /* ---- rollback by rollout ---- */

@@ -323,6 +323,90 @@ int step_rollback(struct engine *g, struct rnode **nodes, unsigned n, const stru
         return r;
 }
 
+/*
+ * Each node about to get its apply: its agent's current revision, recorded as its
+ * pre_rev (what `rollback --rollout` brings it back to). A node whose history
+ * cannot be read is not sent its apply (unreachable), nor one whose history names
+ * no current revision (failed): the revision before the change must be on record
+ * before the change. sel[0..*n) is left with the nodes to send, followed by the
+ * others.
+ */
+int step_read_pre_revs(struct engine *g, struct rnode **sel, unsigned *n)
+{
+        struct node_revision *nr = calloc(*n + 1, sizeof(*nr));
+        struct rnode **kept = calloc(*n + 1, sizeof(*kept));
+        unsigned k = 0, out = 0;
+        int rc;
+
+        if (!nr || !kept) {
+                free(nr);
+                free(kept);
+                return errbuf_set(g->e, ENOMEM, "", "out of memory");
+        }
+        rc = rollout_revisions(g->env, sel, *n, nr, g->e);
+        for (unsigned i = 0; rc >= 0 && i < *n; i++) {
+                struct rnode *x = sel[i];
+
+                if (!nr[i].read) {
+                        x->state = RNODE_UNREACHABLE;
+                        step_node_error(x, "its apply was not sent: %.200s (its revision before the change must be "
+                                        "recorded first)", nr[i].why);
+                } else if (!nr[i].v.known) {
+                        x->state = RNODE_FAILED;
+                        step_node_error(x, "its apply was not sent: its agent's history names no current revision "
+                                        "(no commit among its newest %u transactions)", REPLY_HISTORY_PAGE);
+                } else {
+                        x->pre_rev = nr[i].v.rev;
+                        kept[k++] = x;
+                        continue;
+                }
+                kept[*n - ++out] = x;
+        }
+        memcpy(sel, kept, *n * sizeof(*sel));
+        free(nr);
+        free(kept);
+        *n = k;
+        return rc;
+}
+
+/*
+ * The revision each committed node's change committed as (rev), read from its
+ * agent's history; pre_rev is then exactly the revision before it. Nodes of wave
+ * w (of every wave: ENGINE_NO_WAVE) not read yet. A history that cannot be read
+ * leaves the node as it is: pre_rev, read before the change, stays on record.
+ */
+int step_record_revs(struct engine *g, unsigned w)
+{
+        struct rollout_rec *r = g->r;
+        struct node_revision *nr = NULL;
+        unsigned n = 0, k = 0;
+        int rc;
+
+        for (unsigned i = 0; i < r->n_nodes; i++) {
+                struct rnode *x = &r->nodes[i];
+
+                if ((w == ENGINE_NO_WAVE || x->wave == w) && x->state == RNODE_COMMITTED && x->tx[0] && !x->rev)
+                        g->sel[n++] = x;
+        }
+        if (n == 0)
+                return 0;
+        nr = calloc(n, sizeof(*nr));
+        if (!nr)
+                return errbuf_set(g->e, ENOMEM, "", "out of memory");
+        rc = rollout_revisions(g->env, g->sel, n, nr, g->e);
+        for (unsigned i = 0; rc >= 0 && i < n; i++) {
+                const struct reply_revision *v = &nr[i].v;
+
+                if (!nr[i].read || !v->found || !streq(v->ours.state, "committed") || v->ours.rev <= 0)
+                        continue;
+                g->sel[i]->rev = v->ours.rev;
+                g->sel[i]->pre_rev = v->ours.rev - 1;
+                g->sel[k++] = g->sel[i];
+        }
+        free(nr);
+        return rc < 0 ? rc : step_journal_nodes(g, g->sel, k, ENGINE_NO_WAVE);
+}
+
 static void on_settled(struct rnode *n, void *ud)
 {
         struct engine *g = ud;

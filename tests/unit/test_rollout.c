@@ -310,6 +310,50 @@ static void test_plan_wave_by(void)
         CU_ASSERT_EQUAL(rollout_plan_check(&o, fleet(12, 4, NULL), 12, &e), 0);
 }
 
+/* A rollout's end: state, exit code and message from its nodes. */
+static void test_end_state(void)
+{
+        struct rollout_opts o;
+        struct rollout_rec *r;
+
+        rollout_opts_defaults(&o);
+        o.wave_size = (struct rollout_count) { 5, false };
+        r = rec(&o, 6, 0, "cccccc");
+        rollout_end_state(r, false, "");
+        CU_ASSERT_EQUAL(r->state, ROLLOUT_COMPLETED);
+        CU_ASSERT_EQUAL(r->exit_code, 0);
+        CU_ASSERT_STRING_EQUAL(r->message, "6 committed, 0 failed (budget 0)");
+        rollout_rec_free(r);
+        /* halted by a gate: rolled back, exit 1 */
+        r = rec(&o, 6, 0, "cf");
+        r->nodes[1].exit_code = 1;
+        r->nodes[2].state = RNODE_CANCELLED;
+        for (unsigned i = 3; i < 6; i++)
+                r->nodes[i].state = RNODE_SKIPPED;
+        rollout_end_state(r, true, "");
+        CU_ASSERT_EQUAL(r->state, ROLLOUT_HALTED);
+        CU_ASSERT_EQUAL(r->exit_code, 1);
+        CU_ASSERT_STRING_EQUAL(r->message, "halted: 1 node failed (budget 0); 0 rolled back, 1 cancelled, 0 reverted, "
+                               "3 skipped");
+        rollout_rec_free(r);
+        /* every failure a node's refusal of the policy and nothing changed: invalid, exit 2 */
+        o.canary = 0;
+        r = rec(&o, 3, 0, "f");
+        r->nodes[0].exit_code = 2;
+        r->nodes[1].state = r->nodes[2].state = RNODE_SKIPPED;
+        rollout_end_state(r, true, "");
+        CU_ASSERT_EQUAL(r->exit_code, 2);
+        rollout_rec_free(r);
+        /* the budget per group, in the message */
+        snprintf(o.wave_by, sizeof(o.wave_by), "rack");
+        o.max_unavailable = (struct rollout_count) { 1, false };
+        r = rec(&o, 8, 4, "fcccfccc");
+        rollout_end_state(r, false, "");
+        CU_ASSERT_EQUAL(r->exit_code, 3);
+        CU_ASSERT_STRING_EQUAL(r->message, "6 committed, 2 failed (budget 1 per 'rack')");
+        rollout_rec_free(r);
+}
+
 /* An apply waits at least as long as the policy's own measurements and settle time. */
 static void test_apply_timeout(void)
 {
@@ -360,6 +404,7 @@ int suite_rollout(void)
             !CU_add_test(s, "plan_canary_selector", test_plan_canary_selector) ||
             !CU_add_test(s, "plan_wave_by", test_plan_wave_by) ||
             !CU_add_test(s, "apply_timeout", test_apply_timeout) ||
+            !CU_add_test(s, "end_state", test_end_state) ||
             !CU_add_test(s, "state_names", test_state_names))
                 return -1;
         return 0;
