@@ -254,6 +254,8 @@ struct reply_revision {
         bool found;                             /* ours (by key, else by tx) is listed */
         struct reply_history_tx ours;
         unsigned committed_after;               /* committed transactions newer than ours */
+        long long before_rev;                   /* the revision current when ours started: the newest commit
+                                                   older than it (0: none ever); -1 = not known */
 };
 
 /* Summarise a history answer; key and tx (either may be NULL or "") name ours. 0 or -EBADMSG. */

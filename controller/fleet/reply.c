@@ -429,7 +429,7 @@ struct revision_ctx {
         const char *key, *tx;
         struct reply_revision *ret;
         unsigned seen;
-        bool have_newest;
+        bool have_newest, have_before;
 };
 
 static bool in_flight(const char *state)
@@ -444,6 +444,10 @@ static int revision_visit(const struct reply_history_tx *h, const char *k, void 
         bool ours = c->key && c->key[0] ? k && streq(k, c->key) : c->tx && c->tx[0] && streq(h->tx, c->tx);
 
         c->seen++;
+        if (r->found && !c->have_before && streq(h->state, "committed")) {
+                c->have_before = true;
+                r->before_rev = h->rev > 0 ? h->rev : -1;
+        }
         if (ours && !r->found) {
                 r->found = true;
                 r->ours = *h;
@@ -477,6 +481,9 @@ int reply_history_revision(const char *body, size_t len, const char *key, const 
         r.known = c.have_newest ? r.rev > 0 : c.seen < REPLY_HISTORY_PAGE;
         if (!r.found)
                 r.committed_after = 0;
+        /* ours found and nothing committed before it in what is listed: none ever, unless the page is full */
+        if (!r.found || (!c.have_before && c.seen >= REPLY_HISTORY_PAGE))
+                r.before_rev = -1;
         *ret = r;
         return 0;
 }

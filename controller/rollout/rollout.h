@@ -284,9 +284,10 @@ enum rollback_check rollout_rollback_judge(const char *body, size_t len, const c
  *       or no pre_rev on record                                 -> FAIL
  *
  * pre_rev is exact: when the change committed as revision R it is R - 1 (nothing
- * else commits on a node while a change is pending there), else the revision read
- * before the change. A change a gate rejected never became a revision: such a node
- * is at pre_rev already, and nothing is re-applied.
+ * else commits on a node while a change is pending there), else the one on record,
+ * else the revision current when its transaction started (its history). A change a
+ * gate rejected never became a revision: such a node is at pre_rev already, and
+ * nothing is re-applied.
  */
 enum restore_action {
         RESTORE_ALREADY,
@@ -387,9 +388,14 @@ struct node_revision {
         char why[STORE_ERR_MAX];
 };
 
-/* GET /v1/history of nodes[0..n) at once into ret[0..n). 0, or -errno when libcurl failed. */
+/*
+ * GET /v1/history of nodes[0..n) at once into ret[0..n); a node for which by_tx
+ * (optional) says so is asked only for its transaction (GET /v1/transactions/T:
+ * ret->v.ours, the node's current revision not known). 0, or -errno when libcurl
+ * failed.
+ */
 int rollout_revisions(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
-                      struct node_revision *ret, struct errbuf *e);
+                      bool (*by_tx)(const struct rnode *x), struct node_revision *ret, struct errbuf *e);
 
 /* A fresh idempotency key for the node step of node seq in wave w of rollout id. */
 void rollout_node_key(long long id, unsigned w, unsigned seq, char *buf, size_t size);

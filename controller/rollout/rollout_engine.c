@@ -34,21 +34,18 @@ enum engine_phase {
 /* ---- a wave forward: applies, verdict, confirmations ---- */
 
 /*
- * Journal the wave and its nodes as applying, each with its revision before the
- * change and the idempotency key of its node step (a node planned again after a
- * reconcile keeps its key), then send the applies. Nodes left without an answer
- * are asked by key what they did.
+ * Journal the wave and its nodes as applying, each with the idempotency key of
+ * its node step (a node planned again after a reconcile keeps its key), then
+ * send the applies. Nodes left without an answer are asked by key what they did.
  */
 static int apply_wave(struct engine *g, unsigned w)
 {
         struct rollout_rec *r = g->r;
         struct rwave *wv = &r->waves[w];
         struct rnode **sel = g->sel;
-        unsigned planned = step_select(r, sel, w, false, RNODE_PLANNED), n = planned;
-        int rc = step_read_pre_revs(g, sel, &n);
+        unsigned n = step_select(r, sel, w, false, RNODE_PLANNED);
+        int rc;
 
-        if (rc < 0)
-                return rc;
         wv->started_at = (long long)time(NULL);
         wv->deadline = wv->started_at + g->apply_timeout_ms / 1000 + 10 + r->opts.confirm_timeout_s;
         wv->state = RWAVE_APPLYING;
@@ -58,8 +55,7 @@ static int apply_wave(struct engine *g, unsigned w)
                 if (!sel[i]->key[0])
                         rollout_node_key(r->id, w, (unsigned)(sel[i] - r->nodes), sel[i]->key, sizeof(sel[i]->key));
         }
-        /* sel[n..planned): the nodes not sent, journaled with the others, each in its state. */
-        rc = step_journal_nodes(g, sel, planned, w);
+        rc = step_journal_nodes(g, sel, n, w);
         if (rc >= 0)
                 rc = step_apply(g, sel, n, w);
         if (rc < 0)
@@ -393,12 +389,15 @@ static int phase_halt(struct engine *g, enum engine_phase *next)
 
         if (!checked)
                 return errbuf_set(g->e, ENOMEM, "", "out of memory");
-        for (unsigned i = 0; i < r->n_nodes; i++)
+        /* What every node sent an apply was at before it, on record before anything is undone. */
+        rc = step_record_revs(g, ENGINE_NO_WAVE);
+        for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++)
                 if (r->nodes[i].state == RNODE_PLANNED) {
                         r->nodes[i].state = RNODE_SKIPPED;
                         g->sel[k++] = &r->nodes[i];
                 }
-        rc = step_journal_nodes(g, g->sel, k, ENGINE_NO_WAVE);
+        if (rc >= 0)
+                rc = step_journal_nodes(g, g->sel, k, ENGINE_NO_WAVE);
         if (rc >= 0)
                 rc = rollback_committed(g, g->w, checked);
         /* Pending changes of the halted wave are cancelled; outcomes nobody knew yet are asked again. */
@@ -487,8 +486,12 @@ static int phase_confirm(struct engine *g, enum engine_phase *next)
 static int phase_finish(struct engine *g, enum engine_phase *next)
 {
         struct rollout_rec *r = g->r;
+        /* outcomes learned at the end (asked again, resolved) keep their revisions too */
+        int rc = g->halted ? 0 : step_record_revs(g, ENGINE_NO_WAVE);
 
         *next = PHASE_DONE;
+        if (rc < 0)
+                return rc;
         if (g->confirming) {
                 for (unsigned w = 0; w < r->n_waves; w++)
                         if (r->waves[w].state == RWAVE_PASSED)

@@ -82,17 +82,12 @@ int step_settle(struct engine *g, struct rnode **nodes, unsigned n, const enum s
                 const long long *until_ms, const char *what, unsigned wave);
 
 /*
- * Each of sel[0..*n), about to get its apply: its agent's current revision read and
- * kept as its pre_rev. A node whose history cannot be read (unreachable), or names
- * no current revision (failed), is not to be sent: sel[0..*n) is left with the
- * nodes to send, followed by the others (the caller journals them all).
- */
-int step_read_pre_revs(struct engine *g, struct rnode **sel, unsigned *n);
-
-/*
- * The revision each committed node of wave w (every wave: ENGINE_NO_WAVE) committed
- * as, from its agent's history, journaled: rev, and pre_rev exactly the one before.
- * A history that cannot be read leaves the node as it is.
+ * The revisions of each node of wave w (every wave: ENGINE_NO_WAVE) that its
+ * rollout sent an apply and whose revisions are not on record yet, from its agent
+ * (GET /v1/transactions/T for a committed change: rev, and pre_rev exactly the one
+ * before; else GET /v1/history: the revision current when its transaction started),
+ * journaled. A node whose agent cannot be read is left as it is (a rollback by
+ * rollout derives the same from its history later).
  */
 int step_record_revs(struct engine *g, unsigned w);
 

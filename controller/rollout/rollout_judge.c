@@ -388,8 +388,9 @@ void restore_judge(long long id, const struct rnode *src, const struct node_revi
 
         memset(ret, 0, sizeof(*ret));
         ret->cur_rev = v->rev;
+        /* exact: R - 1 for a change that committed as R; else the record, else what was current when it started */
         ret->pre_rev = v->found && streq(v->ours.state, "committed") && v->ours.rev > 0 ? v->ours.rev - 1 :
-                       src->pre_rev;
+                       src->pre_rev >= 0 ? src->pre_rev : v->found ? v->before_rev : -1;
         if (!nr->read)
                 plan_is(ret, RESTORE_FAIL, "%s; nothing was sent", nr->why);
         else if (!v->known)

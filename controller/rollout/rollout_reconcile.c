@@ -328,12 +328,17 @@ out:
 
 /* ---- reading histories: revisions, and guarding rollbacks ---- */
 
-/* GET /v1/history of nodes[0..n) at once; on_answer(i, request, ud) sees each answer. */
+/*
+ * GET /v1/history of nodes[0..n) at once (by_tx: GET /v1/transactions/T of those for
+ * which by_tx(node) says so); on_answer sees each answer, its user the node's index.
+ */
 static int ask_histories(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
-                         void (*on_answer)(struct http_req *q, void *ud), void *ud, struct errbuf *e)
+                         bool (*by_tx)(const struct rnode *x), void (*on_answer)(struct http_req *q, void *ud),
+                         void *ud, struct errbuf *e)
 {
         struct http_req *reqs = calloc(n + 1, sizeof(*reqs));
         struct http_req **ptrs = calloc(n + 1, sizeof(*ptrs));
+        char path[96];
         int r = 0;
 
         if (!reqs || !ptrs) {
@@ -344,7 +349,11 @@ static int ask_histories(const struct rollout_run_env *env, struct rnode **nodes
         for (unsigned i = 0; i < n && r >= 0; i++) {
                 reqs[i] = (struct http_req) { .method = "GET", .idempotent = true, .timeout_ms = env->timeout_s * 1000,
                                               .user = (void *)(uintptr_t)i };
-                r = http_url(reqs[i].url, sizeof(reqs[i].url), nodes[i]->url, "/v1/history");
+                if (by_tx && by_tx(nodes[i]))
+                        snprintf(path, sizeof(path), "/v1/transactions/%.63s", nodes[i]->tx);
+                else
+                        snprintf(path, sizeof(path), "/v1/history");
+                r = http_url(reqs[i].url, sizeof(reqs[i].url), nodes[i]->url, path);
                 ptrs[i] = &reqs[i];
         }
         if (r >= 0 && n > 0)
@@ -393,35 +402,53 @@ int rollout_rollback_check(const struct rollout_run_env *env, struct rnode **nod
 {
         struct checked c = { ret, nodes };
 
-        return ask_histories(env, nodes, n, on_history, &c, e);
+        return ask_histories(env, nodes, n, NULL, on_history, &c, e);
 }
 
 struct revisions {
         struct node_revision *ret;
         struct rnode **nodes;
+        bool (*by_tx)(const struct rnode *x);
 };
+
+/* One transaction's answer as a revision read: ours found, the node's current revision not known. */
+static void take_transaction(const struct http_req *q, const struct rnode *x, struct node_revision *nr)
+{
+        struct errbuf pe = { 0 };
+
+        if (reply_parse_transaction(q->resp, q->resp_len, x->tx, &nr->v.ours, &pe) < 0) {
+                snprintf(nr->why, sizeof(nr->why), "its agent's answer about transaction %.40s is unreadable: %.120s",
+                         x->tx, pe.msg);
+                return;
+        }
+        nr->v.found = nr->read = true;
+        nr->v.before_rev = -1;
+}
 
 static void on_revisions(struct http_req *q, void *userdata)
 {
         struct revisions *rv = userdata;
         size_t i = (size_t)(uintptr_t)q->user;
         struct node_revision *nr = &rv->ret[i];
+        const struct rnode *x = rv->nodes[i];
         struct errbuf pe = { 0 };
         char text[400];
 
         memset(nr, 0, sizeof(*nr));
         if (history_failed(q, text, sizeof(text)))
                 snprintf(nr->why, sizeof(nr->why), "cannot read its agent's history: %.200s", text);
-        else if (reply_history_revision(q->resp, q->resp_len, rv->nodes[i]->key, rv->nodes[i]->tx, &nr->v, &pe) < 0)
+        else if (rv->by_tx && rv->by_tx(x))
+                take_transaction(q, x, nr);
+        else if (reply_history_revision(q->resp, q->resp_len, x->key, x->tx, &nr->v, &pe) < 0)
                 snprintf(nr->why, sizeof(nr->why), "its agent's history is unreadable: %.200s", pe.msg);
         else
                 nr->read = true;
 }
 
 int rollout_revisions(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
-                      struct node_revision *ret, struct errbuf *e)
+                      bool (*by_tx)(const struct rnode *x), struct node_revision *ret, struct errbuf *e)
 {
-        struct revisions rv = { ret, nodes };
+        struct revisions rv = { ret, nodes, by_tx };
 
-        return ask_histories(env, nodes, n, on_revisions, &rv, e);
+        return ask_histories(env, nodes, n, by_tx, on_revisions, &rv, e);
 }

@@ -54,7 +54,7 @@ int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *
         for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++)
                 g.sel[i] = &r->nodes[i];
         rc = rc < 0 ? rc : !nr || !asks ? errbuf_set(e, ENOMEM, "", "out of memory") :
-                                            rollout_revisions(env, g.sel, r->n_nodes, nr, e);
+                                            rollout_revisions(env, g.sel, r->n_nodes, NULL, nr, e);
         for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++) {
                 struct rnode *x = &r->nodes[i];
 
@@ -112,7 +112,7 @@ static struct rnode *src_node(struct rollout_rec *src, const char *name)
 static int look(struct restore *x)
 {
         struct rollout_rec *r = x->g.r;
-        int rc = rollout_revisions(x->g.env, x->srcn, r->n_nodes, x->nr, x->g.e);
+        int rc = rollout_revisions(x->g.env, x->srcn, r->n_nodes, NULL, x->nr, x->g.e);
 
         for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++) {
                 struct rnode *n = &r->nodes[i];
@@ -170,7 +170,7 @@ static int verify(struct restore *x)
         for (unsigned i = 0; i < r->n_nodes; i++)
                 if (r->nodes[i].state == RNODE_APPLYING)
                         x->g.sel[n++] = &r->nodes[i];
-        rc = rollout_revisions(x->g.env, x->g.sel, n, x->nr, x->g.e);
+        rc = rollout_revisions(x->g.env, x->g.sel, n, NULL, x->nr, x->g.e);
         for (unsigned k = 0; rc >= 0 && k < n; k++) {
                 struct rnode *node = x->g.sel[k];
                 unsigned i = (unsigned)(node - r->nodes);

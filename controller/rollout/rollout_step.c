@@ -323,58 +323,47 @@ int step_rollback(struct engine *g, struct rnode **nodes, unsigned n, const stru
         return r;
 }
 
-/*
- * Each node about to get its apply: its agent's current revision, recorded as its
- * pre_rev (what `rollback --rollout` brings it back to). A node whose history
- * cannot be read is not sent its apply (unreachable), nor one whose history names
- * no current revision (failed): the revision before the change must be on record
- * before the change. sel[0..*n) is left with the nodes to send, followed by the
- * others.
- */
-int step_read_pre_revs(struct engine *g, struct rnode **sel, unsigned *n)
+/* A node whose change committed and names its transaction: GET /v1/transactions/T says its revision. */
+static bool committed_tx(const struct rnode *x)
 {
-        struct node_revision *nr = calloc(*n + 1, sizeof(*nr));
-        struct rnode **kept = calloc(*n + 1, sizeof(*kept));
-        unsigned k = 0, out = 0;
-        int rc;
-
-        if (!nr || !kept) {
-                free(nr);
-                free(kept);
-                return errbuf_set(g->e, ENOMEM, "", "out of memory");
-        }
-        rc = rollout_revisions(g->env, sel, *n, nr, g->e);
-        for (unsigned i = 0; rc >= 0 && i < *n; i++) {
-                struct rnode *x = sel[i];
-
-                if (!nr[i].read) {
-                        x->state = RNODE_UNREACHABLE;
-                        step_node_error(x, "its apply was not sent: %.200s (its revision before the change must be "
-                                        "recorded first)", nr[i].why);
-                } else if (!nr[i].v.known) {
-                        x->state = RNODE_FAILED;
-                        step_node_error(x, "its apply was not sent: its agent's history names no current revision "
-                                        "(no commit among its newest %u transactions)", REPLY_HISTORY_PAGE);
-                } else {
-                        x->pre_rev = nr[i].v.rev;
-                        kept[k++] = x;
-                        continue;
-                }
-                kept[*n - ++out] = x;
-        }
-        memcpy(sel, kept, *n * sizeof(*sel));
-        free(nr);
-        free(kept);
-        *n = k;
-        return rc;
+        return x->state == RNODE_COMMITTED && x->tx[0];
 }
 
-/*
- * The revision each committed node's change committed as (rev), read from its
- * agent's history; pre_rev is then exactly the revision before it. Nodes of wave
- * w (of every wave: ENGINE_NO_WAVE) not read yet. A history that cannot be read
- * leaves the node as it is: pre_rev, read before the change, stays on record.
- */
+/* A node its rollout sent an apply (a key) whose revisions are not on record yet, and whose agent can say. */
+static bool revs_wanted(const struct rnode *x, unsigned w)
+{
+        if ((w != ENGINE_NO_WAVE && x->wave != w) || !x->key[0])
+                return false;
+        if (committed_tx(x))
+                return x->rev == 0;
+        return x->pre_rev < 0 && x->state != RNODE_PLANNED && x->state != RNODE_APPLYING;
+}
+
+/* What a node's agent says of its revisions, into the node: rev and pre_rev, exactly. */
+static bool take_revs(struct rnode *x, const struct node_revision *nr)
+{
+        const struct reply_revision *v = &nr->v;
+
+        if (!nr->read || !v->found) {
+                /* its apply never arrived: the revision current now is the one from before */
+                if (nr->read && !v->found && v->known && x->pre_rev < 0 && !committed_tx(x)) {
+                        x->pre_rev = v->rev;
+                        return true;
+                }
+                return false;
+        }
+        if (streq(v->ours.state, "committed") && v->ours.rev > 0) {
+                x->rev = v->ours.rev;
+                x->pre_rev = v->ours.rev - 1;   /* nothing else commits on a node while a change is pending */
+                return true;
+        }
+        if (v->before_rev >= 0 && x->pre_rev < 0) {
+                x->pre_rev = v->before_rev;
+                return true;
+        }
+        return false;
+}
+
 int step_record_revs(struct engine *g, unsigned w)
 {
         struct rollout_rec *r = g->r;
@@ -382,27 +371,18 @@ int step_record_revs(struct engine *g, unsigned w)
         unsigned n = 0, k = 0;
         int rc;
 
-        for (unsigned i = 0; i < r->n_nodes; i++) {
-                struct rnode *x = &r->nodes[i];
-
-                if ((w == ENGINE_NO_WAVE || x->wave == w) && x->state == RNODE_COMMITTED && x->tx[0] && !x->rev)
-                        g->sel[n++] = x;
-        }
+        for (unsigned i = 0; i < r->n_nodes; i++)
+                if (revs_wanted(&r->nodes[i], w))
+                        g->sel[n++] = &r->nodes[i];
         if (n == 0)
                 return 0;
         nr = calloc(n, sizeof(*nr));
         if (!nr)
                 return errbuf_set(g->e, ENOMEM, "", "out of memory");
-        rc = rollout_revisions(g->env, g->sel, n, nr, g->e);
-        for (unsigned i = 0; rc >= 0 && i < n; i++) {
-                const struct reply_revision *v = &nr[i].v;
-
-                if (!nr[i].read || !v->found || !streq(v->ours.state, "committed") || v->ours.rev <= 0)
-                        continue;
-                g->sel[i]->rev = v->ours.rev;
-                g->sel[i]->pre_rev = v->ours.rev - 1;
-                g->sel[k++] = g->sel[i];
-        }
+        rc = rollout_revisions(g->env, g->sel, n, committed_tx, nr, g->e);
+        for (unsigned i = 0; rc >= 0 && i < n; i++)
+                if (take_revs(g->sel[i], &nr[i]))
+                        g->sel[k++] = g->sel[i];
         free(nr);
         return rc < 0 ? rc : step_journal_nodes(g, g->sel, k, ENGINE_NO_WAVE);
 }

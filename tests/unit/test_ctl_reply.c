@@ -196,6 +196,7 @@ static void test_history_revision(void)
         CU_ASSERT_TRUE(v.found);
         CU_ASSERT_EQUAL(v.ours.rev, 5);
         CU_ASSERT_EQUAL(v.committed_after, 1);
+        CU_ASSERT_EQUAL(v.before_rev, 4);                       /* current when ours started */
         /* by key; a pending change newer than the current revision is in flight */
         CU_ASSERT_EQUAL(reply_history_revision(TEXT(HISTORY("{\"tx\":9,\"rev\":null,\"state\":\"pending_confirm\","
                                                             "\"idempotency_key\":\"3-1-0-00ff\"}," RTX(8, 2, "apply", "committed"))),
@@ -205,12 +206,17 @@ static void test_history_revision(void)
         CU_ASSERT_STRING_EQUAL(v.busy_tx.tx, "9");
         CU_ASSERT_TRUE(v.found);
         CU_ASSERT_STRING_EQUAL(v.ours.state, "pending_confirm");
+        CU_ASSERT_EQUAL(v.before_rev, 2);
+        /* ours a first change: no revision before it */
+        CU_ASSERT_EQUAL(reply_history_revision(TEXT(HISTORY(RTX(3, null, "apply", "rolled_back"))), NULL, "3", &v, &e), 0);
+        CU_ASSERT_EQUAL(v.before_rev, 0);
         /* nothing ever committed: revision 0, known; ours not listed */
         CU_ASSERT_EQUAL(reply_history_revision(TEXT(HISTORY(RTX(3, null, "apply", "rolled_back"))), NULL, "7", &v, &e), 0);
         CU_ASSERT_TRUE(v.known);
         CU_ASSERT_EQUAL(v.rev, 0);
         CU_ASSERT_FALSE(v.found);
         CU_ASSERT_EQUAL(v.committed_after, 0);
+        CU_ASSERT_EQUAL(v.before_rev, -1);
         /* a full page without a commit cannot say which revision is current */
         len = (size_t)snprintf(big, sizeof(big), "{\"transactions\":[");
         for (unsigned i = 0; i < REPLY_HISTORY_PAGE; i++)

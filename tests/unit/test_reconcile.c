@@ -281,7 +281,7 @@ static void test_rollback_judge(void)
 static struct node_revision hist(long long cur, const char *ctx, const char *kind, long long ours, const char *state,
                                  unsigned after)
 {
-        struct node_revision nr = { .read = true, .v = { .known = true, .rev = cur } };
+        struct node_revision nr = { .read = true, .v = { .known = true, .rev = cur, .before_rev = -1 } };
 
         snprintf(nr.v.newest.tx, sizeof(nr.v.newest.tx), "%s", ctx);
         snprintf(nr.v.newest.kind, sizeof(nr.v.newest.kind), "%s", kind);
@@ -369,6 +369,11 @@ static void test_restore_judge(void)
         restore_judge(7, &src, &nr, false, &p);
         CU_ASSERT_EQUAL(p.action, RESTORE_FAIL);
         CU_ASSERT_PTR_NOT_NULL(strstr(p.why, "did not record its revision before the change"));
+        /* ...unless its history says which revision was current when its transaction started */
+        nr.v.before_rev = 4;
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_ALREADY);
+        CU_ASSERT_EQUAL(p.pre_rev, 4);
         /* ...but one that committed says it all the same */
         nr = hist(5, "12", "apply", 5, "committed", 0);
         restore_judge(7, &src, &nr, false, &p);
