@@ -2,12 +2,15 @@
 /*
  * controller/rollout: a policy rolled out across the fleet in waves.
  *
- * Owns wave planning (rollout.c: pure arithmetic), the rollout engine: one state
- * machine for run, resume, halt and confirm (rollout_engine.c, with its steps over
- * nodes in rollout_step.c), what agents really did
+ * Owns wave planning (rollout.c: pure arithmetic, canary by label, waves by group,
+ * budgets, request timeouts), the pre-flight (rollout_preflight.c), the rollout
+ * engine: one state machine for run, resume, halt and confirm (rollout_engine.c, with
+ * its steps over nodes in rollout_step.c), rollbacks across the fleet, by rollout and
+ * plain (rollout_restore.c, over the same steps), what agents really did
  * (rollout_reconcile.c, decisions kept pure in rollout_judge.c), the fabric gate of a
  * wave (rollout_fabric.c) and what the operator sees (rollout_output.c: progress and
- * the report).
+ * the report). Calls between its files go one way: engine and restore -> step ->
+ * reconcile -> judge.
  *
  * May call: controller/fabric, controller/store, controller/fleet, policies/, common/.
  * Called by controller/cmd.
