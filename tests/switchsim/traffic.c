@@ -8,7 +8,10 @@
  * link_pause_tx, in_discards, out_discards, cnp_tx, roce_no_buffer_discard; or
  * link=up|down, speed=100G) and each dialect prints them its own way (nvue.c,
  * sonic.c, eos.c). A new rate starts from the value the counter has now, so a
- * counter never jumps; a rate of 0 stops it.
+ * counter never jumps; a rate of 0 stops it. pfc_rx.P is a pause stream into the
+ * port: its queue P is paused while it climbs, and tx_frames.P (what the queue is
+ * offered) counts only what it sends: the PFC watchdog and a storm's spread decide
+ * that (watchdog.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,16 +35,33 @@ static json_t *port_of(json_t *st, const char *port, bool create)
         return p;
 }
 
+/* tx_frames.P of a port: a queue sends only while it is not blocked (watchdog.c); -1 for other names. */
+static int sent_prio(const char *name)
+{
+        return !strncmp(name, "tx_frames.", 10) && name[10] >= '0' && name[10] <= '7' && !name[11] ? name[10] - '0' : -1;
+}
+
 uint64_t sim_counter(const json_t *st, const char *port, const char *name)
 {
         const json_t *c = json_object_get(json_object_get(port_of((json_t *)st, port, false), "counters"), name);
         double base = json_number_value(json_object_get(c, "base")), rate = json_number_value(json_object_get(c, "rate"));
-        double t0 = json_number_value(json_object_get(c, "t0")), v;
+        double t0 = json_number_value(json_object_get(c, "t0")), v, run;
+        int p = sent_prio(name);
 
         if (!c)
                 return 0;
-        v = base + (rate > 0 ? rate * (sim_now() - t0) : 0);
+        run = sim_now() - t0;
+        if (p >= 0)
+                run -= sim_blocked_s(st, port, (unsigned)p) - json_number_value(json_object_get(c, "b0"));
+        v = base + (rate > 0 && run > 0 ? rate * run : 0);
         return v > 0 ? (uint64_t)v : 0;
+}
+
+double sim_rate(const json_t *st, const char *port, const char *name)
+{
+        const json_t *c = json_object_get(json_object_get(port_of((json_t *)st, port, false), "counters"), name);
+
+        return json_number_value(json_object_get(c, "rate"));
 }
 
 void sim_link(const json_t *st, const char *port, bool *ret_up, const char **ret_speed)
@@ -80,6 +100,8 @@ static int set_one(json_t *st, char *spec)
         json_object_set_new(c, "base", json_real((double)sim_counter(st, spec, colon + 1)));
         json_object_set_new(c, "rate", json_real(rate));
         json_object_set_new(c, "t0", json_real(now));
+        if (sent_prio(colon + 1) >= 0)
+                json_object_set_new(c, "b0", json_real(sim_blocked_s(st, spec, (unsigned)sent_prio(colon + 1))));
         return 0;
 }
 
@@ -125,6 +147,29 @@ void sim_table(const char *indent, unsigned rows, unsigned cols, char cells[][SI
                         }
                         printf("\n");
                 }
+        }
+}
+
+/* tabulate pads every header by MIN_PADDING (2): a column is at least its header + 2 wide. */
+void sim_table_right(unsigned rows, unsigned cols, char cells[][SIM_TABLE_COLS][64])
+{
+        size_t w[SIM_TABLE_COLS] = { 0 };
+
+        for (unsigned r = 0; r < rows; r++)
+                for (unsigned c = 0; c < cols; c++)
+                        if (strlen(cells[r][c]) + (r ? 0 : 2) > w[c])
+                                w[c] = strlen(cells[r][c]) + (r ? 0 : 2);
+        for (unsigned r = 0; r < rows; r++) {
+                for (unsigned c = 0; c < cols; c++)
+                        printf("%s%*s", c ? "  " : "", (int)w[c], cells[r][c]);
+                printf("\n");
+                for (unsigned c = 0; r == 0 && c < cols; c++) {
+                        printf("%s", c ? "  " : "");
+                        for (size_t k = 0; k < w[c]; k++)
+                                putchar('-');
+                }
+                if (r == 0)
+                        printf("\n");
         }
 }
 
