@@ -13,6 +13,7 @@
 extern const struct driver_ops link_driver;
 extern const struct driver_ops dcb_driver;
 extern const struct driver_ops nic_ecn_driver;
+extern const struct driver_ops nic_stall_driver;
 extern const struct driver_ops qdisc_driver;
 extern const struct driver_ops switch_driver;
 
@@ -20,6 +21,7 @@ const struct driver_ops *const driver_table[] = {
         &link_driver,
         &dcb_driver,
         &nic_ecn_driver,
+        &nic_stall_driver,
         &qdisc_driver,
         &switch_driver,
         NULL,

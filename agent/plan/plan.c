@@ -106,6 +106,8 @@ static const char *mechanism(const struct plan *p, enum target_kind kind, enum s
                 return "DCB";
         if (streq(ops[0]->name, "nic-ecn"))
                 return "NIC ECN (DCQCN) knobs";
+        if (streq(ops[0]->name, "nic-stall"))
+                return "the PFC stall prevention tunable (ethtool pfc-prevention-tout)";
         if (streq(ops[0]->name, "qdisc"))
                 return "the tc qdiscs ets and red (kernel sch_ets, sch_red)";
         return ops[0]->name;

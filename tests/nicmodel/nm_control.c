@@ -8,6 +8,9 @@
  *   app-add DEV DSCP PRIO        a hand change: an IEEE APP entry, through the driver's setapp
  *   app-del DEV DSCP PRIO        a hand change: through the driver's delapp
  *   mtu DEV N                    a hand change: dev_set_mtu()
+ *   tunable DEV MS               a hand change: ethtool --set-tunable DEV pfc-prevention-tout MS
+ *                                (through the driver's set_tunable)
+ *   stall DEV on|off             the device's receive path stalls (it keeps sending pause) or recovers
  *   fail DEV OP ERRNO [SKIP]     the next OP (setets setpfc setapp delapp setdcbx setmtu, or fwcfg:
  *                                ice's firmware refusing a DCB configuration) fails with -ERRNO,
  *                                after SKIP more calls have gone through
@@ -108,6 +111,10 @@ int nm_control(struct nm *m, const char *line, FILE *f)
                 r = nm_set_mtu(m, d, a, &extack);
         else if (streq(cmd, "fail") && n >= 4)
                 r = fail(d, arg, (int)b, c);
+        else if (streq(cmd, "tunable"))
+                r = d->drv->set_tunable ? (d->n_sets++, d->drv->set_tunable(m, d, 3, (uint16_t)a)) : -EOPNOTSUPP;
+        else if (streq(cmd, "stall") && (streq(arg, "on") || streq(arg, "off")))
+                r = d->drv->stall ? d->drv->stall(m, d, streq(arg, "on")) : -EOPNOTSUPP;
         else
                 r = -EINVAL;
         nm_logf(m, "control: %s -> %d", line, r);
