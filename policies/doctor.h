@@ -58,6 +58,8 @@ enum doctor_counter {
         DOCTOR_WRED_DROP,               /* early drops of a RED/WRED queue */
         DOCTOR_PAUSE_STORM,             /* the device's own pause storm detection fired (mlx5) */
         DOCTOR_TX_PACKETS,              /* packets a queue sent (what its marks are a share of) */
+        DOCTOR_WD_STORMS,               /* storms a switch's PFC watchdog detected on a queue */
+        DOCTOR_WD_RESTORES,             /* ... and gave back */
         DOCTOR_COUNTER_MAX,
 };
 
@@ -188,6 +190,7 @@ struct doctor_params {
         int roce_dscp;                  /* the RoCE data DSCP (26) */
         int roce_prio;                  /* its priority; -1: what the hosts map it to, else 3 */
         int cnp_dscp;                   /* the CNP DSCP when no host says (48) */
+        double watchdog_flaps;          /* storm/restore cycles of one queue over the window that are flapping (3) */
 };
 
 void doctor_params_default(struct doctor_params *p);

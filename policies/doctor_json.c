@@ -22,6 +22,8 @@ static const char *const counter_names[DOCTOR_COUNTER_MAX + 1] = {
         [DOCTOR_WRED_DROP] = "wred_drop",
         [DOCTOR_PAUSE_STORM] = "pause_storm_events",
         [DOCTOR_TX_PACKETS] = "tx_packets",
+        [DOCTOR_WD_STORMS] = "watchdog_storms",
+        [DOCTOR_WD_RESTORES] = "watchdog_restores",
         [DOCTOR_COUNTER_MAX] = NULL,
 };
 

@@ -32,7 +32,7 @@ static int usage(struct cli *c, FILE *f, int code)
                 "usage: %s doctor [--config FILE] [--output json] [--window S]\n"
                 "                 [--interfaces GLOB,...] [--switches GLOB,... | --no-switches]\n"
                 "                 [--propose FILE] [--probe PEER[,PEER...]] [--name NODE]\n"
-                "                 [--pause-storm-pps N] [--roce-dscp D] [--roce-priority P]\n"
+                "                 [--pause-storm-pps N] [--watchdog-flaps N] [--roce-dscp D] [--roce-priority P]\n"
                 "                 [--save-facts FILE | --facts FILE]\n"
                 "\n"
                 "Diagnoses this node's fabric, read only: link state and speed against what the\n"
@@ -78,7 +78,7 @@ static int value_opt(struct cli *c, int *i, struct doctor_args *a)
 {
         static const char *const names[] = { "--window", "--pause-storm-pps", "--roce-dscp", "--roce-priority",
                                              "--interfaces", "--switches", "--probe", "--propose", "--facts",
-                                             "--save-facts", "--name", NULL };
+                                             "--save-facts", "--name", "--watchdog-flaps", NULL };
         struct doctor_params *p = &a->params;
         const char *v = NULL;
         unsigned k = 0;
@@ -105,7 +105,8 @@ static int value_opt(struct cli *c, int *i, struct doctor_args *a)
         case 7: a->propose = v; break;
         case 8: a->facts = v; break;
         case 9: a->save_facts = v; break;
-        default: a->name = v; break;
+        case 10: a->name = v; break;
+        default: r = num_arg(c, names[k], v, 1, 1e6, &p->watchdog_flaps); break;
         }
         return r < 0 ? r : 1;
 }

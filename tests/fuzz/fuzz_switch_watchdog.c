@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer: the PFC watchdog parsers on arbitrary show output. The first byte picks the
- * dialect: SONiC `show pfcwd config` (over a CONFIG_DB with pfcwd_sw_enable), NVUE's applied
- * qos view (the interface view and `nv show system` fixed), EOS's running-config.
+ * libFuzzer: the PFC watchdog parsers on arbitrary show output. The first byte picks one:
+ * SONiC `show pfcwd config` (over a CONFIG_DB with pfcwd_sw_enable), NVUE's applied qos view
+ * (the interface view and `nv show system` fixed), EOS's running-config; and the storm
+ * counters: SONiC `show pfcwd stats -e`, NVUE `nv show interface PORT qos pfc-watchdog`, EOS
+ * `show priority-flow-control counters watchdog | json`.
  */
 #include "tests/fuzz/fuzz_switch.h"
+#include "drivers/switch/switch_counters.h"
 
 static void fuzz_switch_parse(const char *text, struct state *s, struct errbuf *e)
 {
@@ -13,7 +16,18 @@ static void fuzz_switch_parse(const char *text, struct state *s, struct errbuf *
         static const char sys[] = "{\"product-release\": \"5.19.0\"}";
         json_t *db;
 
-        switch (text[0] % 3) {
+        static struct switch_wd_stats st;
+
+        switch (text[0] % 6) {
+        case 3:
+                switch_wd_stats_sonic(text + 1, &sw, &st, e);
+                return;
+        case 4:
+                switch_wd_stats_nvue(text + 1, 1, &st, e);
+                return;
+        case 5:
+                switch_wd_stats_eos(text + 1, &sw, &st, e);
+                return;
         case 0:
                 db = json_pack("{s:{s:{s:s}},s:{s:{s:s}}}", "PORT_QOS_MAP", "Ethernet0", "pfcwd_sw_enable", "3,4",
                                "PFC_WD", "Ethernet0", "detection_time", "200");

@@ -43,6 +43,8 @@ json_t *sim_obj(json_t *parent, const char *key);
 uint64_t sim_counter(const json_t *st, const char *port, const char *name);
 /* The rate a counter climbs at now (0: it does not). */
 double sim_rate(const json_t *st, const char *port, const char *name);
+/* The rate at time t, *ret_next when it changes next by itself (a choppy stream; INFINITY: never). */
+double sim_rate_at(const json_t *st, const char *port, const char *name, double t, double *ret_next);
 void sim_link(const json_t *st, const char *port, bool *ret_up, const char **ret_speed);
 /* --traffic PORT:NAME=RATE,...: 0, or 1 with the error printed. */
 int sim_traffic_set(json_t *st, const char *specs);

@@ -3,8 +3,8 @@
  * The PFC watchdog on the simulated switch's clock, and what a pause storm does to the
  * data plane (traffic.c) with and without it.
  *
- * A pause stream is the counter pfc_rx.P of a port climbing (--traffic PORT:pfc_rx.3=R):
- * while it climbs the port's egress queue P is paused. The switch polls every watched
+ * A pause stream is the counter pfc_rx.P of a port climbing (--traffic PORT:pfc_rx.3=R, or
+ * R/ON/OFF for a choppy one): while it climbs the port's egress queue P is paused. The switch polls every watched
  * queue on one grid (the poll interval, switch-wide in every dialect): a poll whose
  * interval was paused throughout is a storm poll, one without any pause frame a clean
  * poll. The machine follows sonic-swss @ e6b0c5b5 (the VS platform's detector and the
@@ -97,8 +97,6 @@ static void load_queue(struct wd_run *w, json_t *wd, unsigned i, unsigned p)
         char name[32];
         json_t *c;
 
-        snprintf(name, sizeof(name), "pfc_rx.%u", p);
-        q->paused = sim_rate(w->s->st, w->port[i], name) > 0;
         snprintf(name, sizeof(name), "tx_frames.%u", p);
         w->offered[i][p] = sim_rate(w->s->st, w->port[i], name);
         sim_wd_config(w->s, w->port[i], p, &q->cfg);
@@ -231,6 +229,21 @@ static void ports_of(struct wd_run *w)
                         w->port[w->n++] = json_string_value(p);
 }
 
+/* Which queues the pause streams hold at time t; returns when that changes next by itself. */
+static double paused_at(struct wd_run *w, double t)
+{
+        double next = INFINITY, edge;
+        char name[32];
+
+        for (unsigned i = 0; i < w->n; i++)
+                for (unsigned p = 0; p < 8; p++) {
+                        snprintf(name, sizeof(name), "pfc_rx.%u", p);
+                        w->q[i][p].paused = sim_rate_at(w->s->st, w->port[i], name, t, &edge) > 0;
+                        next = fmin(next, edge);
+                }
+        return next;
+}
+
 void sim_watchdog_advance(struct sim *s)
 {
         static struct wd_run w;
@@ -245,11 +258,13 @@ void sim_watchdog_advance(struct sim *s)
                         load_queue(&w, wd, i, p);
         while (t < now) {
                 /* the polls sit on the grid k x poll interval of the switch's clock */
-                double next = now, grid = w.poll_s ? (floor(t / w.poll_s + 1e-9) + 1) * w.poll_s : 0;
-                bool at_poll = w.poll_s && grid <= now;
+                double next = fmin(now, paused_at(&w, t)), grid = w.poll_s ? (floor(t / w.poll_s + 1e-9) + 1) * w.poll_s : 0;
+                bool at_poll = w.poll_s && grid <= next;
 
                 if (at_poll)
                         next = grid;
+                if (next <= t)          /* an edge the clock cannot tell from now */
+                        next = fmin(now, t + 1e-6);
                 run_span(&w, wd, next - t);
                 t = next;
                 for (unsigned i = 0; at_poll && i < w.n; i++)

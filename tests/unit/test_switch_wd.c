@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "drivers/switch/switch.h"
+#include "drivers/switch/switch_counters.h"
 #include "tests/lib/testfile.h"
 
 static struct switch_config ports3(const char *a, const char *b, const char *c)
@@ -219,12 +220,56 @@ static void test_target(void)
         CU_ASSERT(dflt);
 }
 
+/* The storm counters each dialect shows (SONiC's test vector, NVUE's CL 5.12 sample, EOS's shape). */
+static void test_stats(void)
+{
+        struct switch_config sw = ports3("Ethernet0", "Ethernet4", "Ethernet12");
+        struct switch_config nv = ports3("swp1", "swp2", "swp3");
+        char *sonic = test_slurp("tests/data/switch/sonic_show_pfcwd_stats.txt", 1 << 16);
+        char *nvue = test_slurp("tests/data/switch/cl512_nv-show-interface-swp1-qos-pfc-watchdog.txt", 1 << 16);
+        static struct switch_wd_stats st;
+        struct errbuf e = { 0 };
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(sonic);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(nvue);
+        memset(&st, 0, sizeof(st));
+        CU_ASSERT_EQUAL(switch_wd_stats_sonic(sonic, &sw, &st, &e), 0);
+        CU_ASSERT(st.q[0][3].stormed);
+        CU_ASSERT_EQUAL(st.q[0][3].detected, 1);
+        CU_ASSERT_EQUAL(st.q[0][3].restored, 0);
+        CU_ASSERT_FALSE(st.q[1][3].stormed);
+        CU_ASSERT_EQUAL(st.q[1][3].detected, 2);
+        CU_ASSERT_EQUAL(st.q[1][3].restored, 2);
+        CU_ASSERT_FALSE(st.q[2][4].known);      /* Ethernet8 is not configured */
+        CU_ASSERT_EQUAL(switch_wd_stats_sonic("Ethernet0:3 stormed 1/0\n", &sw, &st, &e), -EBADMSG);
+        memset(&st, 0, sizeof(st));
+        CU_ASSERT_EQUAL(switch_wd_stats_nvue(nvue, 0, &st, &e), 0);
+        CU_ASSERT(st.q[0][2].stormed);
+        CU_ASSERT_EQUAL(st.q[0][2].detected, 2);
+        CU_ASSERT_EQUAL(st.q[0][1].detected, 3);
+        CU_ASSERT(st.q[0][7].watched);
+        CU_ASSERT_FALSE(st.q[0][7].restored_known);
+        CU_ASSERT_EQUAL(switch_wd_stats_nvue("state  enabled  enabled\ntraffic-class status deadlock-count\n0 STUCK 1\n",
+                                             0, &st, &e), -EBADMSG);
+        memset(&st, 0, sizeof(st));
+        CU_ASSERT_EQUAL(switch_wd_stats_eos("{\"interfaces\": {\"swp2\": {\"txQueues\": {\"3\": {\"stuckCount\": 4, "
+                                            "\"recoveryCount\": 3}}}}}", &nv, &st, &e), 0);
+        CU_ASSERT(st.q[1][3].stormed);
+        CU_ASSERT_EQUAL(st.q[1][3].restored, 3);
+        CU_ASSERT(st.q[0][3].known && !st.q[0][3].watched);     /* listed after its first event only */
+        CU_ASSERT_EQUAL(switch_wd_stats_eos("[]", &nv, &st, &e), -EBADMSG);
+        free(sonic);
+        free(nvue);
+        (void)nv;
+}
+
 int suite_switch_wd(void)
 {
         CU_pSuite s = CU_add_suite("switch_wd", NULL, NULL);
 
         if (!s || !CU_add_test(s, "sonic", test_sonic) || !CU_add_test(s, "nvue", test_nvue) ||
-            !CU_add_test(s, "eos", test_eos) || !CU_add_test(s, "target", test_target))
+            !CU_add_test(s, "eos", test_eos) || !CU_add_test(s, "target", test_target) ||
+            !CU_add_test(s, "stats", test_stats))
                 return -1;
         return 0;
 }
