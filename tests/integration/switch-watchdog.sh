@@ -30,6 +30,15 @@ print(json.dumps(cfg, sort_keys=True))
 EOF
 }
 
+# Whether the switch's startup configuration equals its running one (a reboot keeps the change).
+saved_expr() {
+        case $SIM_DIALECT in
+        sonic) echo "d['sonic']['saved'] == d['sonic']['db']" ;;
+        nvue) echo "d['nvue']['startup'] == d['nvue']['applied']" ;;
+        eos) echo "d['eos']['startup'] == d['eos']['running']" ;;
+        esac
+}
+
 wd() { jget "$1" 'd["'"${2:-state}"'"]["ports"]["'"$3"'"]["pfc"]["watchdog"]'"$4"; }
 
 # refused POLICY-SPEC TEXT: plan exits 2 naming TEXT, and nothing reached the switch.
@@ -77,6 +86,7 @@ wd_case() {
         check "covering priority 3" test "$(wd "$T/a1.json" after "$P1" '["priorities"]')" = "[3]"
         check "detection as declared" test "$(wd "$T/a1.json" after "$P1" '["detection_ms"]')" = "$5"
         check "no command names the unmanaged port" bash -c "! grep -E 'watchdog|pfcwd' '$T/sent1.txt' | grep -q '${ports##*,}'"
+        check "saved: the startup configuration is the running one" test "$(raw "$(saved_expr)")" = True
         native > "$T/n1.json"
 
         step "$1: re-apply: nothing to send"
