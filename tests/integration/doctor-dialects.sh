@@ -6,7 +6,8 @@
 # SONiC port whose WRED profile marks below the floor while its queue marks heavily,
 # an EOS port's link pause storm and an EOS port that came up at 10G beside 100G ones
 # are each found with their counters' rates; EOS's undocumented PFC/ECN counters are
-# named as not read.
+# named as not read; the factory SONiC's lossless priorities without a PFC watchdog are
+# watchdog_missing until it is started.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/sshd.sh"
 . "$NETTUNE_TOP/tests/lib/agent.sh"
@@ -24,7 +25,11 @@ as_switches_up
 diagnose() { doctor_expect "$1" "$2" A --output json doctor --window 2; }
 
 step "both switches read; EOS's missing counters said"
-diagnose "" "factory switches"
+diagnose "watchdog_missing" "factory switches: SONiC's lossless 3,4 without a PFC watchdog"
+check "on leaf2's ports" [ "$(finding watchdog_missing "['ports']")" = \
+        "['leaf2:Ethernet0', 'leaf2:Ethernet4', 'leaf2:Ethernet8']" ]
+swsim leaf2 -- sudo config pfcwd start --action drop --restoration-time 400 Ethernet0 Ethernet4 Ethernet8 200 >/dev/null
+diagnose "" "the watchdog started on leaf2"
 check "the note names what EOS does not show" jq_py "$T/d.json" \
         "1/0 if not [n for n in d['notes'] if \"switch 'leaf3': EOS: PFC per priority and ECN marks\" in n] else 1"
 
