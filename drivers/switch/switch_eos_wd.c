@@ -204,11 +204,11 @@ int switch_eos_parse_wd(const char *text, const char *where, const struct switch
                 if (r >= 0)
                         unit_wd(&pw, &g, ghas, &units[i]);
         }
+        if (r < 0)      /* before the document goes: the line is one of its keys */
+                errbuf_set(e, EBADMSG, where, "'show running-config | json': cannot read '%.120s'",
+                           bad ? bad : "the document");
         json_decref(j);
-        if (r < 0)
-                return errbuf_set(e, EBADMSG, where, "'show running-config | json': cannot read '%.120s'",
-                                  bad ? bad : "the document");
-        return 0;
+        return r < 0 ? -EBADMSG : 0;
 }
 
 /* ---- check ---- */
