@@ -2,12 +2,14 @@
 /*
  * Internal to policies/: the value formatting and diff helpers of the field table
  * (field.c), shared with the comparators that live in files of their own
- * (field_pfc.c: pfc.watchdog and pfc.nic_stall_timeout_ms).
+ * (field_headroom.c: pfc.cable_length_m and buffers; field_pfc.c: pfc.watchdog and
+ * pfc.nic_stall_timeout_ms).
  */
 #pragma once
 
 #include "common/util.h"
 #include "policies/diff.h"
+#include "policies/field.h"
 #include "policies/state.h"
 
 const char *fmt_u(char *buf, size_t size, unsigned long x);
@@ -28,3 +30,10 @@ struct field_problem;
 int field_check_pfc_wd(const struct state *s, struct field_problem *ret);
 int field_diff_nic_stall(struct diff *d, const char *prefix, const struct state *want, const struct state *live);
 void field_copy_nic_stall(struct state *to, const struct state *from);
+
+/* field_headroom.c */
+int field_diff_cable_len(struct diff *d, const char *prefix, const struct state *want, const struct state *live);
+void field_copy_cable_len(struct state *to, const struct state *from);
+int field_diff_buffers(struct diff *d, const char *prefix, const struct state *want, const struct state *live);
+void field_copy_buffers(struct state *to, const struct state *from);
+int field_check_buffers(const struct state *s, struct field_problem *ret);

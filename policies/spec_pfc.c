@@ -5,7 +5,7 @@
  *   policy: { "priorities": [3],
  *             "watchdog": { "enabled": true, "detection_ms": 200, "restoration_ms": 400,
  *                           "action": "drop", "poll_interval_ms": 100 },
- *             "nic_stall_timeout_ms": 100 | 0 | "auto" }
+ *             "nic_stall_timeout_ms": 100 | 0 | "auto", "cable_length_m": 40 }
  *   live:   { "priorities": [3],
  *             "watchdog": { "enabled": true, "priorities": [3], "detection_ms": 200, ...,
  *                           "defaults": ["poll_interval_ms"] },
@@ -131,6 +131,7 @@ static const struct jsonv_field pfc_fields[] = {
         JSONV_CUSTOM("priorities", JSONV_ARRAY, JSONV_REQUIRED, parse_priorities),
         JSONV_CUSTOM("watchdog", JSONV_OBJECT, 0, parse_watchdog),
         JSONV_CUSTOM("nic_stall_timeout_ms", JSONV_ANY, 0, parse_stall),
+        JSONV_UINT("cable_length_m", struct state, cable_len_m, STATE_CABLE_LEN_MIN, STATE_CABLE_LEN_MAX),
         { 0 },
 };
 
@@ -235,6 +236,8 @@ static const struct jsonv_field pfc_live_fields[] = {
         JSONV_CUSTOM("watchdog", JSONV_OBJECT, 0, parse_watchdog_live),
         JSONV_CUSTOM("nic_stall_timeout_ms", JSONV_ANY, 0, parse_stall_live),
         JSONV_UINT("nic_stall_auto_ms", struct state, nic_stall_auto_ms, 0, 65535),
+        /* any length a device reports (struct ieee_pfc.delay is a __u16) */
+        JSONV_UINT("cable_length_m", struct state, cable_len_m, 0, 65535),
         { 0 },
 };
 
@@ -253,6 +256,8 @@ uint32_t spec_json_pfc_present(const json_t *pfc)
                 present |= STATE_BIT(STATE_FIELD_PFC_WATCHDOG);
         if (json_object_get(pfc, "nic_stall_timeout_ms"))
                 present |= STATE_BIT(STATE_FIELD_NIC_STALL);
+        if (json_object_get(pfc, "cable_length_m"))
+                present |= STATE_BIT(STATE_FIELD_CABLE_LEN);
         return present;
 }
 

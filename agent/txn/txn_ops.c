@@ -114,19 +114,16 @@ int txn_recover_due(struct txn_env *env)
         return r;
 }
 
-int txn_apply_plan(struct txn_env *env, const struct policy *p, int confirm_timeout_s, struct plan *plan, int r,
-                   struct txn_result *ret)
+int txn_apply_prepared(struct txn_env *env, const struct policy *p, int confirm_timeout_s, struct plan *plan,
+                       struct txn_prepared *prep, struct txn_result *ret)
 {
-        _cleanup_free_ char *json = NULL;
+        _cleanup_free_ char *json = policy_to_json(p);
+        struct txn_prepared none = { 0 };
+        int r;
 
-        if (r < 0) {
-                txn_finish(ret, TXN_PLANNED, outcome_of_errno(r), "refused");
-                plan_free(plan);
-                return r;
-        }
-        json = policy_to_json(p);
-        r = json ? txn_run(env, env->apply_kind ? env->apply_kind : "apply", json, &p->verify,
-                           confirm_timeout_s >= 0 ? (unsigned)confirm_timeout_s : p->confirm_timeout_s, plan, ret)
+        r = json ? txn_run_prepared(env, env->apply_kind ? env->apply_kind : "apply", json, &p->verify,
+                                    confirm_timeout_s >= 0 ? (unsigned)confirm_timeout_s : p->confirm_timeout_s,
+                                    plan, prep ? prep : &none, ret)
                  : -ENOMEM;
         plan_free(plan);
         return r;
@@ -136,9 +133,16 @@ int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s
               struct txn_result *ret)
 {
         struct plan plan;
+        int r;
 
         txn_plan_init(env, &plan);
-        return txn_apply_plan(env, p, confirm_timeout_s, &plan, plan_for_policy(&plan, p, 0, &ret->error), ret);
+        r = plan_for_policy(&plan, p, 0, &ret->error);
+        if (r < 0) {
+                txn_finish(ret, TXN_PLANNED, outcome_of_errno(r), "refused");
+                plan_free(&plan);
+                return r;
+        }
+        return txn_apply_prepared(env, p, confirm_timeout_s, &plan, NULL, ret);
 }
 
 int txn_rollback(struct txn_env *env, struct txn_result *ret)
@@ -173,21 +177,35 @@ int txn_rollback(struct txn_env *env, struct txn_result *ret)
         return r;
 }
 
-/* A confirm too late for the transaction's deadline or for the caller's not_after_ms: restore, say why. */
+/*
+ * A confirm too late for the transaction's deadline or for the caller's not_after_ms:
+ * restore, say why. A not_after_ms before the transaction even started cannot be a
+ * deadline the caller missed: it is the caller's cancel (the controller halting a
+ * wave sends not_after_ms 1), journaled as restored_by "cancelled".
+ */
 static int confirm_late(struct txn_env *env, int64_t tx, const struct journal_tx *t, int64_t not_after_ms,
                         int64_t now, struct txn_result *ret)
 {
+        bool cancel = not_after_ms > 0 && not_after_ms < t->started_ms && t->confirm_deadline_ms > now;
         char why[160];
 
-        if (t->confirm_deadline_ms <= now)
+        if (cancel)
+                snprintf(why, sizeof(why), "its caller cancelled it (not_after_ms %lld lies before the transaction "
+                         "started)", (long long)not_after_ms);
+        else if (t->confirm_deadline_ms <= now)
                 snprintf(why, sizeof(why), "its confirm deadline %lld passed %lld ms before the confirm",
                          (long long)t->confirm_deadline_ms, (long long)(now - t->confirm_deadline_ms));
         else
                 snprintf(why, sizeof(why), "the confirm came %lld ms after the caller's not_after_ms %lld",
                          (long long)(now - not_after_ms), (long long)not_after_ms);
         log_warn("transaction %lld: confirm refused: %s; restoring its snapshot", (long long)tx, why);
-        txn_restore_tx(env, tx, "confirm-timeout", ret);
+        errbuf_set(&ret->error, ETIME, NULL, "%s", why);        /* journaled with the restore */
+        txn_restore_tx(env, tx, cancel ? "cancelled" : "confirm-timeout", ret);
         txn_finish(ret, ret->state, OUTCOME_ROLLED_BACK, journal_state_name(ret->state));
+        if (cancel)
+                return errbuf_set(&ret->error, ETIME, NULL, "transaction %lld was not confirmed: %s; the change was %s",
+                                  (long long)tx, why, ret->state == TXN_ROLLED_BACK ? "rolled back" :
+                                  "not restored (RESTORE FAILED)");
         return errbuf_set(&ret->error, ETIME, NULL, "transaction %lld was not confirmed in time: %s; the change was %s",
                           (long long)tx, why, ret->state == TXN_ROLLED_BACK ? "rolled back" : "not restored (RESTORE FAILED)");
 }

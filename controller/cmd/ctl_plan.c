@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* nettunectl plan POLICY: every selected agent's diff, concurrently, and a fleet summary. */
+/* nettunectl plan POLICY [--selector KEY=VALUE]...: every selected agent's diff, concurrently, and a fleet summary. */
 #include <stdio.h>
 
 #include "common/log.h"
@@ -8,11 +8,27 @@
 #include "controller/rollout/rollout.h"
 #include "policies/policy.h"
 #include "policies/state.h"
+#include "policies/state_text.h"
 
 struct plan_sum {
-        unsigned changing, unchanged, unreachable;
+        unsigned changing, unchanged, unreachable, invalid;
         unsigned field_nodes[STATE_FIELD_MAX];
 };
+
+/* A node that answered 4xx refuses the policy: invalid there (outcome_of_http_status), with the path it names. */
+static json_t *node_refuses(const struct http_req *q, struct plan_sum *s)
+{
+        const struct inventory_node *n = q->user;
+        char path[128], msg[300], why[400];
+
+        s->invalid++;
+        reply_error_path(q->resp, q->resp_len, path, sizeof(path));
+        if (!reply_error_message(q->resp, q->resp_len, msg, sizeof(msg))[0])
+                reply_error_text(q->status, q->resp, q->resp_len, msg, sizeof(msg));
+        snprintf(why, sizeof(why), "%s%s%.250s", path, path[0] ? ": " : "", msg);
+        return json_pack("{s:s, s:b, s:b, s:s, s:s?}", "name", n->name, "reached", 1, "invalid", 1, "error", why,
+                         "path", path[0] ? path : NULL);
+}
 
 static json_t *node_result(const struct http_req *q, struct plan_sum *s)
 {
@@ -21,6 +37,8 @@ static json_t *node_result(const struct http_req *q, struct plan_sum *s)
         struct errbuf e = { 0 };
         char why[400];
 
+        if (q->err == 0 && outcome_of_http_status((int)q->status) == OUTCOME_INVALID)
+                return node_refuses(q, s);
         if (q->err < 0 || q->status != 200 || reply_parse_plan(q->resp, q->resp_len, &p, &e) < 0) {
                 if (q->err < 0)
                         http_req_error(q, why, sizeof(why));
@@ -48,8 +66,9 @@ static json_t *summary_json(const struct plan_sum *s, unsigned n)
         for (int f = 0; f < STATE_FIELD_MAX; f++)
                 if (s->field_nodes[f])
                         json_object_set_new(fields, state_field_name(f), json_integer(s->field_nodes[f]));
-        return json_pack("{s:i, s:i, s:i, s:i, s:o}", "selected", (int)n, "changing", (int)s->changing,
-                         "unchanged", (int)s->unchanged, "unreachable", (int)s->unreachable, "fields", fields);
+        return json_pack("{s:i, s:i, s:i, s:i, s:i, s:o}", "selected", (int)n, "changing", (int)s->changing,
+                         "unchanged", (int)s->unchanged, "unreachable", (int)s->unreachable,
+                         "invalid", (int)s->invalid, "fields", fields);
 }
 
 static const char *str_of(const json_t *o, const char *k)
@@ -64,8 +83,8 @@ static void print_text(const json_t *nodes, const struct plan_sum *s, unsigned n
         size_t i, k;
         json_t *node, *ch;
 
-        printf("plan: %u node%s selected: %u changing, %u unchanged, %u unreachable\n", n, n == 1 ? "" : "s",
-               s->changing, s->unchanged, s->unreachable);
+        printf("plan: %u node%s selected: %u changing, %u unchanged, %u unreachable, %u invalid\n", n,
+               n == 1 ? "" : "s", s->changing, s->unchanged, s->unreachable, s->invalid);
         for (int f = 0; f < STATE_FIELD_MAX; f++)
                 if (s->field_nodes[f])
                         printf("  %-18s changes on %u node%s\n", state_field_name(f), s->field_nodes[f],
@@ -74,32 +93,41 @@ static void print_text(const json_t *nodes, const struct plan_sum *s, unsigned n
                 const json_t *changes = json_object_get(node, "changes");
 
                 if (!json_is_true(json_object_get(node, "reached"))) {
-                        printf("%s: unreachable: %s\n", str_of(node, "name"), str_of(node, "error"));
+                        const char *why = str_of(node, "error");
+
+                        printf("%s: %s%s\n", str_of(node, "name"), strncmp(why, "unreachable", 11) ? "unreachable: " : "",
+                               why);
+                        continue;
+                }
+                if (json_is_true(json_object_get(node, "invalid"))) {
+                        printf("%s: invalid: %s\n", str_of(node, "name"), str_of(node, "error"));
                         continue;
                 }
                 printf("%s: %zu change%s\n", str_of(node, "name"), json_array_size(changes),
                        json_array_size(changes) == 1 ? "" : "s");
-                json_array_foreach(changes, k, ch)
+                json_array_foreach(changes, k, ch) {
+                        char from[256], to[256];
+
                         printf("  %s %s: %s -> %s\n", str_of(ch, "target"), str_of(ch, "key"),
-                               str_of(ch, "from"), str_of(ch, "to"));
+                               state_text_value("", json_object_get(ch, "from"), from, sizeof(from)),
+                               state_text_value("", json_object_get(ch, "to"), to, sizeof(to)));
+                }
         }
 }
 
-static int plan(struct ctl *c, const char *file, const char *doc, const struct policy *p)
+static int plan(struct ctl *c, const char *file, const char *doc, const struct policy *p,
+                const struct ctl_selector *only)
 {
         _cleanup_free_ const struct inventory_node **sel = NULL;
         struct http_req *reqs = NULL;
         struct plan_sum s = { 0 };
         json_t *nodes;
         unsigned n;
-        int r = ctl_select(c, p, &sel, &n);
+        int r = ctl_select_only(c, p, only, &sel, &n);
 
-        if (r >= 0 && n == 0) {
-                log_err("%s: the selector matches no node of '%s'", file, c->inventory_path);
-                return OUTCOME_INVALID;
-        }
-        if (r >= 0)
-                r = ctl_query(c, sel, n, "POST", "/v1/plan", doc, &reqs);
+        if (r > 0)
+                return r;
+        r = ctl_query(c, sel, n, "POST", "/v1/plan", doc, &reqs);
         if (r < 0) {
                 log_err("cannot query the agents: %s", strerror(-r));
                 return OUTCOME_RUNTIME;
@@ -118,31 +146,43 @@ static int plan(struct ctl *c, const char *file, const char *doc, const struct p
                 print_text(nodes, &s, n);
         }
         json_decref(nodes);
-        return s.unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
+        return s.invalid ? OUTCOME_INVALID : s.unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
 }
 
 int ctl_cmd_plan(struct ctl *c)
 {
         _cleanup_free_ char *doc = NULL;
+        struct ctl_selector only = { 0 };
         struct policy *p = NULL;
         struct errbuf e = { 0 };
+        const char *file = NULL;
         char buf[1100];
         size_t len;
         int r;
 
-        if (c->argc != 1 || c->argv[0][0] == '-') {
-                log_err("usage: nettunectl plan POLICY");
+        for (int i = 0; i < c->argc; i++) {
+                r = ctl_take_selector(c, &i, &only);
+                if (r < 0)
+                        return OUTCOME_INVALID;
+                if (r == 0 && (file || c->argv[i][0] == '-'))
+                        return ctl_bad_arg(c, c->argv[i]), OUTCOME_INVALID;
+                if (r == 0)
+                        file = c->argv[i];
+        }
+        if (!file) {
+                log_err("plan: no policy file given; see 'nettunectl plan --help'");
                 return OUTCOME_INVALID;
         }
-        if (ctl_read_file(c->argv[0], POLICY_DOC_MAX, &doc, &len) < 0)
+        if (ctl_read_file(file, POLICY_DOC_MAX, &doc, &len) < 0)
                 return OUTCOME_INVALID;
-        if (policy_parse_buffer(doc, len, c->argv[0], &p, &e) < 0) {
+        if (policy_parse_buffer(doc, len, file, &p, &e) < 0 || ctl_policy_json(file, &doc, &len, &e) < 0) {
                 log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
+                policy_free(p);
                 return OUTCOME_INVALID;
         }
         r = ctl_need_http(c);
         if (r == 0)
-                r = plan(c, c->argv[0], doc, p);
+                r = plan(c, file, doc, p, &only);
         policy_free(p);
         return r;
 }

@@ -21,7 +21,7 @@
  */
 #include "drivers/driver.h"
 #include "drivers/host/ethtool.h"
-#include "drivers/host/link_rtnl.h"
+#include "drivers/host/link.h"
 
 struct stall_driver {
         const char *kdrv;

@@ -2,9 +2,11 @@
 /*
  * build/nicmodel: NIC behaviour models behind the netlink seam.
  *
- *   nicmodel serve --socket PATH --control PATH [--ethtool PATH] [--sysfs ROOT] [--log FILE]
- *                  [--flap-delay-ms N] [--link-up-ms N] [--rdma-lag-ms N] DEVICE...
- *       DEVICE = DRIVER:NAME:IFINDEX[:VARIANT], DRIVER mlx5, ice, bnxt, sparx5 or veth.
+ *   nicmodel serve --socket PATH --control PATH [--ethtool PATH] [--sysfs ROOT] [--debugfs ROOT]
+ *                  [--log FILE] [--flap-delay-ms N] [--link-up-ms N] [--rdma-lag-ms N] DEVICE...
+ *       DEVICE = DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]], DRIVER mlx5, ice, bnxt, sparx5, mlxsw or veth,
+ *       SPEED in Mb/s (default 100000: link flaps last as long as the driver's at that speed;
+ *       --link-up-ms sets one figure for every device).
  *       The agent reaches it with NETTUNE_NETLINK_SOCKET=PATH (and, with --ethtool,
  *       NETTUNE_ETHTOOL_SOCKET=PATH). "ready" is printed on stdout once the sockets
  *       listen; SIGTERM stops it.
@@ -27,7 +29,8 @@ static void on_signal(int sig)
 
 static int usage(void)
 {
-        fprintf(stderr, "usage: nicmodel serve --socket PATH --control PATH [--ethtool PATH] [--sysfs ROOT] [--log FILE]\n"
+        fprintf(stderr, "usage: nicmodel serve --socket PATH --control PATH [--ethtool PATH] [--sysfs ROOT]\n"
+                        "                      [--debugfs ROOT] [--log FILE]\n"
                         "                      [--flap-delay-ms N] [--link-up-ms N] [--rdma-lag-ms N] DEVICE...\n"
                         "       nicmodel ctl CONTROL COMMAND [ARGS...]\n");
         return 2;
@@ -40,7 +43,7 @@ static int serve(int argc, char **argv)
                 { "sysfs", required_argument, NULL, 'y' }, { "log", required_argument, NULL, 'l' },
                 { "flap-delay-ms", required_argument, NULL, 'f' }, { "link-up-ms", required_argument, NULL, 'u' },
                 { "rdma-lag-ms", required_argument, NULL, 'r' }, { "ethtool", required_argument, NULL, 'e' },
-                { 0 },
+                { "debugfs", required_argument, NULL, 'd' }, { 0 },
         };
         static struct nm m;
         const char *sock = NULL, *ctl = NULL, *eth = NULL;
@@ -54,6 +57,7 @@ static int serve(int argc, char **argv)
                 case 'c': ctl = optarg; break;
                 case 'e': eth = optarg; break;
                 case 'y': snprintf(m.sysfs_root, sizeof(m.sysfs_root), "%s", optarg); break;
+                case 'd': snprintf(m.debugfs_root, sizeof(m.debugfs_root), "%s", optarg); break;
                 case 'l': m.log = fopen(optarg, "ae"); break;
                 case 'f': m.flap_delay_ms = (unsigned)atoi(optarg); break;
                 case 'u': m.link_up_ms = (unsigned)atoi(optarg); break;

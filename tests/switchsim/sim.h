@@ -108,6 +108,8 @@ int sonic_pfcwd_show(struct sim *s, int at);
 int sonic_run(struct sim *s);
 void sonic_tick(struct sim *s);
 void sonic_reboot(struct sim *s);
+/* What buffermgrd leaves in APPL_DB for a CONFIG_DB (sonic_buffer.c): BUFFER_PG_TABLE, BUFFER_PROFILE_TABLE. */
+json_t *sonic_appl_db(const json_t *db);
 json_t *eos_init(json_t *ports, const json_t *st);
 /* eos_pfcwd.c: a `priority-flow-control pause watchdog ...` line into node (0, or -1 invalid); the counters. */
 int eos_wd_line(json_t *node, char **w, int n, bool no, const char *line, bool global);

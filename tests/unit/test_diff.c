@@ -367,8 +367,21 @@ static void test_render(void)
         j = diff_to_json(&d);
         CU_ASSERT_EQUAL(json_array_size(j), 2);
         CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(j, 1), "field")), "trust");
-        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(j, 0), "to")), "9000");
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_array_get(j, 0), "to")), 9000);   /* typed */
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(j, 1), "to")), "dscp");
         json_decref(j);
+        /* the values' JSON: integers, booleans and lists of integers as they stand, the rest strings */
+        CU_ASSERT_EQUAL(diff_value_kind("9000"), DIFF_VALUE_INTEGER);
+        CU_ASSERT_EQUAL(diff_value_kind("-1"), DIFF_VALUE_INTEGER);
+        CU_ASSERT_EQUAL(diff_value_kind("010"), DIFF_VALUE_STRING);
+        CU_ASSERT_EQUAL(diff_value_kind("true"), DIFF_VALUE_BOOLEAN);
+        CU_ASSERT_EQUAL(diff_value_kind("[3,4]"), DIFF_VALUE_INTEGERS);
+        CU_ASSERT_EQUAL(diff_value_kind("[]"), DIFF_VALUE_INTEGERS);
+        CU_ASSERT_EQUAL(diff_value_kind("[3,]"), DIFF_VALUE_STRING);
+        CU_ASSERT_EQUAL(diff_value_kind("[48:5,26:3]"), DIFF_VALUE_STRING);
+        CU_ASSERT_EQUAL(diff_value_kind("[ets,strict]"), DIFF_VALUE_STRING);
+        CU_ASSERT_EQUAL(diff_value_kind("unset"), DIFF_VALUE_STRING);
+        CU_ASSERT_EQUAL(diff_value_kind("0x09"), DIFF_VALUE_STRING);
         diff_done(&d);
         diff_done(&d);          /* idempotent */
         text = diff_to_text(&d);
@@ -473,7 +486,7 @@ static void test_dcb_device(void)
         want.dcb.apps[1] = live.dcb.apps[0] = (struct state_dcb_app){ 48, 6 };
         CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
         CU_ASSERT_EQUAL(d.n, 1);
-        expect(&d, "dcb_device.dcbx", "0x09", "0x0c");
+        expect(&d, "dcb_device.dcbx", "host+ieee (0x09)", "cee+ieee (0x0c)");
         CU_ASSERT_EQUAL(d.entries[0].field, STATE_FIELD_PFC);  /* filed under a field the snapshot has */
         diff_done(&d);
         live.dcb.dcbx = 0x0c;
@@ -483,6 +496,90 @@ static void test_dcb_device(void)
         diff_done(&d);
         /* a policy carries no device detail: nothing to compare */
         want.dcb.present = false;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT(diff_empty(&d));
+        diff_done(&d);
+        /* ... but a DCB change it makes switches a DCBX that is not host + IEEE first: the plan lists it */
+        want.pfc_enabled = 1u << 3;
+        live.pfc_enabled = 0;
+        live.dcb.dcbx = 0x04;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 2);
+        expect(&d, "dcb_device.dcbx", "cee (0x04)", "host+ieee (0x09)");
+        CU_ASSERT_EQUAL(d.entries[1].field, STATE_FIELD_PFC);
+        diff_done(&d);
+        live.dcb.dcbx = 0x09;           /* host + IEEE already: only the field */
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
+        diff_done(&d);
+}
+
+/* pfc.cable_length_m (and the raw delay of a snapshot), buffers.prio_to_buffer, buffers.buffer_size_bytes. */
+static void test_headroom_fields(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_CABLE_LEN) | STATE_BIT(STATE_FIELD_BUFFERS);
+        want.cable_len_m = 40;
+        live.cable_len_m = 7;
+        want.buffers.prio_buffer[3] = 1;
+        want.buffers.size[0] = live.buffers.size[0] = 130944;
+        want.buffers.size[1] = 65536;
+        live.buffers.total = 524288;    /* read back only: never compared */
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 3);
+        expect(&d, "pfc.cable_length_m", "7", "40");
+        expect(&d, "buffers.prio_to_buffer", "[0,0,0,0,0,0,0,0]", "[0,0,0,1,0,0,0,0]");
+        expect(&d, "buffers.buffer_size_bytes", "[130944,0,0,0,0,0,0,0]", "[130944,65536,0,0,0,0,0,0]");
+        CU_ASSERT_EQUAL(d.fields, STATE_BIT(STATE_FIELD_CABLE_LEN) | STATE_BIT(STATE_FIELD_BUFFERS));
+        diff_done(&d);
+        /* a snapshot's raw ieee_pfc.delay (mlxsw counts bits) is put back exactly */
+        live.cable_len_m = 40;
+        live.buffers = want.buffers;
+        want.dcb = (struct state_dcb_device){ .present = true, .has_pfc_delay = true, .pfc_delay = 40404 };
+        live.dcb = (struct state_dcb_device){ .present = true, .has_pfc_delay = true, .pfc_delay = 40405 };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
+        expect(&d, "dcb_device.pfc_delay", "40405", "40404");
+        diff_done(&d);
+        /* a policy carries no raw delay: only the metres count */
+        want.dcb.present = false;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT(diff_empty(&d));
+        diff_done(&d);
+}
+
+/* roce_tos: a policy's value against every place of every port; a snapshot port by port. */
+static void test_roce_tos(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_ROCE_TOS);
+        want.roce_tos = 106;
+        live.roce.n_ports = 2;
+        live.roce.ports[0] = (struct state_rdma_port){ "mlx5_0", 1, true, 0, true, STATE_TCLASS_UNSET };
+        live.roce.ports[1] = (struct state_rdma_port){ "rxe0", 1, true, 106, false, 0 };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 2);
+        expect(&d, "roce_tos.mlx5_0/1", "0", "106");
+        expect(&d, "roce_tos.mlx5_0/1.traffic_class", "unset", "106");
+        CU_ASSERT_EQUAL(d.entries[0].field, STATE_FIELD_ROCE_TOS);
+        diff_done(&d);
+        /* the snapshot: each port back as it was, the OFED value unset again, a port that is gone named */
+        want.roce = live.roce;
+        want.roce.ports[0].cm_tos = 0;
+        live.roce.ports[0].cm_tos = 106;
+        live.roce.ports[0].ofed_tclass = 106;
+        live.roce.n_ports = 1;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 3);
+        expect(&d, "roce_tos.mlx5_0/1", "106", "0");
+        expect(&d, "roce_tos.mlx5_0/1.traffic_class", "106", "unset");
+        expect(&d, "roce_tos.rxe0/1", "absent", "106");
+        diff_done(&d);
+        live.roce = want.roce;
         CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
         CU_ASSERT(diff_empty(&d));
         diff_done(&d);
@@ -502,7 +599,9 @@ int suite_diff(void)
             !CU_add_test(s, "dscp_unlisted_zero", test_dscp_unlisted_zero) ||
             !CU_add_test(s, "ets_bandwidth_of_ets_classes", test_ets_bandwidth_of_ets_classes) ||
             !CU_add_test(s, "dcb_device", test_dcb_device) ||
-            !CU_add_test(s, "pfc_watchdog", test_pfc_watchdog) || !CU_add_test(s, "nic_stall", test_nic_stall))
+            !CU_add_test(s, "headroom_fields", test_headroom_fields) ||
+            !CU_add_test(s, "pfc_watchdog", test_pfc_watchdog) || !CU_add_test(s, "nic_stall", test_nic_stall) ||
+            !CU_add_test(s, "roce_tos", test_roce_tos))
                 return -1;
         return 0;
 }

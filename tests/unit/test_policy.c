@@ -22,14 +22,16 @@ static const char full_policy[] =
         "\"selector\":{\"role\":\"gpu\"},"
         "\"targets\":{\"interfaces\":[\"ens1f0np0\",\"ens2*\"],\"switches\":[\"leaf*\"]},"
         "\"spec\":{\"mtu\":9000,\"trust\":\"dscp\",\"dscp_to_priority\":{\"26\":3,\"48\":6},"
-        "\"pfc\":{\"priorities\":[3],\"watchdog\":{\"detection_ms\":200,\"restoration_ms\":400,\"action\":\"drop\"},"
+        "\"pfc\":{\"priorities\":[3],\"cable_length_m\":40,\"watchdog\":{\"detection_ms\":200,\"restoration_ms\":400,\"action\":\"drop\"},"
         "\"nic_stall_timeout_ms\":\"auto\"},"
+        "\"buffers\":{\"prio_to_buffer\":[0,0,0,1,0,0,0,0],"
+        "\"buffer_size_bytes\":[130944,65536,0,0,0,0,0,0]},"
         "\"ets\":{\"priority_to_tc\":[0,1,2,3,4,5,6,7],\"tc_bandwidth_pct\":[50,0,0,50,0,0,0,0],"
         "\"tc_tsa\":[\"ets\",\"strict\",\"strict\",\"ets\",\"strict\",\"strict\",\"strict\",\"strict\"]},"
         "\"ecn\":{\"queues\":[3,4],\"min_threshold_bytes\":150000,\"max_threshold_bytes\":1500000,"
         "\"mark_probability_pct\":100},"
-        "\"host_ecn\":{\"priorities\":[3],\"reaction_point\":true,\"notification_point\":false,"
-        "\"cnp_dscp\":48,\"cnp_priority\":6}},"
+        "\"host_ecn\":{\"priorities\":[3],\"reaction_point\":true,\"notification_point\":true,"
+        "\"cnp_dscp\":48,\"cnp_priority\":6},\"roce_tos\":106},"
         "\"verify\":{\"probe\":\"auto\",\"peer\":\"10.0.0.2:18515\",\"duration_ms\":3000,"
         "\"message_size\":65536,\"max_regression_pct\":20,\"min_gbps\":1.5,\"settle_ms\":3000},"
         "\"commit\":{\"confirm_timeout_s\":60}}";
@@ -74,6 +76,9 @@ static void test_full(void)
         CU_ASSERT_EQUAL(p->n_interfaces, 2);
         CU_ASSERT_STRING_EQUAL(p->switches[0], "leaf*");
         CU_ASSERT_EQUAL(p->spec.present, STATE_ALL_FIELDS);
+        CU_ASSERT_EQUAL(p->spec.cable_len_m, 40);
+        CU_ASSERT_EQUAL(p->spec.buffers.prio_buffer[3], 1);
+        CU_ASSERT_EQUAL(p->spec.buffers.size[1], 65536);
         CU_ASSERT_EQUAL(p->spec.mtu, 9000);
         CU_ASSERT_EQUAL(p->spec.trust, STATE_TRUST_DSCP);
         CU_ASSERT_EQUAL(p->spec.dscp_prio[26], 3);
@@ -91,9 +96,10 @@ static void test_full(void)
         CU_ASSERT(p->spec.ecn.q[4].enabled);
         CU_ASSERT_EQUAL(p->spec.ecn.q[4].max_bytes, 1500000);
         CU_ASSERT_EQUAL(p->spec.host_ecn.rp_enabled, 1u << 3);
-        CU_ASSERT_EQUAL(p->spec.host_ecn.np_enabled, 0);
+        CU_ASSERT_EQUAL(p->spec.host_ecn.np_enabled, 1u << 3);
         CU_ASSERT(p->spec.host_ecn.has_cnp);
         CU_ASSERT_EQUAL(p->spec.host_ecn.cnp_dscp, 48);
+        CU_ASSERT_EQUAL(p->spec.roce_tos, 106);
         CU_ASSERT(p->verify.present);
         CU_ASSERT_EQUAL(p->verify.probe, POLICY_PROBE_AUTO);
         CU_ASSERT_EQUAL(p->verify.runs, 3);
@@ -485,6 +491,73 @@ static void test_read_file(void)
         free(big);
 }
 
+/* YAML: the same policy as JSON, errors with line:column and the JSON path, typed scalars. */
+static void yaml_bad(const char *doc, const char *want)
+{
+        struct policy *p = NULL;
+        struct errbuf e = { .where = "" };
+        char got[1100];
+
+        CU_ASSERT_EQUAL(policy_parse_buffer(doc, strlen(doc), "t.yaml", &p, &e), -EINVAL);
+        errbuf_str(&e, got, sizeof(got));
+        if (strcmp(got, want))
+                fprintf(stderr, "\n  got:  %s\n  want: %s\n", got, want);
+        CU_ASSERT_STRING_EQUAL(got, want);
+        CU_ASSERT_PTR_NULL(p);
+}
+
+#define YHEAD "apiVersion: nettune/v1\nkind: Policy\nmetadata:\n  name: t\ntargets:\n  interfaces: [eth0]\n"
+
+static void test_yaml(void)
+{
+        static const char doc[] = YHEAD "spec:\n  mtu: 9000\n  trust: dscp\n  dscp_to_priority: {26: 3, \"48\": 6}\n"
+                                  "  pfc:\n    priorities: [3]\n# a comment\nverify:\n  probe: none\n";
+        struct policy *p = NULL, *q = NULL;
+        struct errbuf e = { .where = "" };
+        char *json = NULL;
+        size_t len;
+
+        CU_ASSERT_EQUAL_FATAL(policy_parse_buffer(doc, sizeof(doc) - 1, "t.yaml", &p, &e), 0);
+        CU_ASSERT_EQUAL(p->spec.mtu, 9000);
+        CU_ASSERT_EQUAL(p->spec.dscp_prio[26], 3);
+        CU_ASSERT_EQUAL(p->spec.dscp_prio[48], 6);
+        CU_ASSERT_EQUAL(p->spec.pfc_enabled, 1u << 3);
+        /* the agents get JSON, and it is the same policy */
+        CU_ASSERT_EQUAL_FATAL(policy_doc_json(doc, sizeof(doc) - 1, "t.yaml", &json, &len, &e), 0);
+        CU_ASSERT_EQUAL(json[0], '{');
+        CU_ASSERT_EQUAL_FATAL(policy_parse_buffer(json, len, "t.json", &q, &e), 0);
+        CU_ASSERT_EQUAL(memcmp(&p->spec, &q->spec, sizeof(p->spec)), 0);
+        free(json);
+        policy_free(p);
+        policy_free(q);
+        /* no file name: the first character says which */
+        CU_ASSERT_TRUE(jsonv_is_yaml("request body", "apiVersion: x", 13));
+        CU_ASSERT_FALSE(jsonv_is_yaml("request body", " {\"a\":1}", 8));
+        CU_ASSERT_FALSE(jsonv_is_yaml("p.json", "apiVersion: x", 13));
+
+        yaml_bad(YHEAD "spec:\n  mtu: 99999\n", "t.yaml:8:3: $.spec.mtu: mtu 99999 out of range 68-9216");
+        yaml_bad(YHEAD "spec:\n  mtu: \"9000\"\n", "t.yaml:8:3: $.spec.mtu: expected integer, found string");
+        yaml_bad(YHEAD "spec:\n  mtu: 9000.0\n", "t.yaml:8:3: $.spec.mtu: expected integer, found number");
+        yaml_bad(YHEAD "spec:\n  pfc: {priorities: [3, 9]}\n",
+                 "t.yaml:8:25: $.spec.pfc.priorities[1]: priority 9 out of range 0-7");
+        yaml_bad(YHEAD "spec:\n  mtu: 9000\n  turst: dscp\n",
+                 "t.yaml:9:3: $.spec: unknown key 'turst' (did you mean 'trust'?)");
+        yaml_bad(YHEAD "spec:\n  mtu: 9000\n  mtu: 1500\n", "t.yaml:9:3: $.spec.mtu: duplicate key 'mtu'");
+        yaml_bad(YHEAD "spec:\n  pfc: &p {priorities: [3]}\n  ets: *p\n",
+                 "t.yaml:9:8: $.spec.ets: YAML aliases ('*p') are not supported: write the value out");
+        yaml_bad(YHEAD "spec: {}\n---\nspec: {}\n", "t.yaml:8:1: a second YAML document: a file holds one policy");
+        yaml_bad("- 1\n- 2\n", "t.yaml:1:1: $: expected object, found array");
+        yaml_bad("# nothing\n", "t.yaml: document is empty");
+        yaml_bad(YHEAD "spec:\n  mtu: !!binary AAAA\n",
+                 "t.yaml:8:8: $.spec.mtu: YAML tag 'tag:yaml.org,2002:binary' is not supported");
+        yaml_bad(YHEAD "spec:\n  mtu: 99999999999999999999\n", "t.yaml:8:8: $.spec.mtu: integer '99999999999999999999' out of range");
+        yaml_bad(YHEAD "spec:\n  mtu: 2e900\n", "t.yaml:8:8: $.spec.mtu: number '2e900' out of range");
+        yaml_bad(YHEAD "spec:\n  mtu: .inf\n", "t.yaml:8:8: $.spec.mtu: '.inf' has no JSON value");
+        yaml_bad(YHEAD "spec:\n  mtu: 0x2328\n  trust: yes\n",
+                 "t.yaml:9:3: $.spec.trust: trust 'yes' is not one of 'pcp', 'dscp'");      /* 0x2328 is 9000; yes is a string */
+        yaml_bad(YHEAD "spec:\n  ? [a]\n  : 1\n", "t.yaml:8:5: $.spec: a key must be a string, not a list or mapping");
+}
+
 int suite_policy(void);
 int suite_policy(void)
 {
@@ -496,7 +569,8 @@ int suite_policy(void)
             !CU_add_test(s, "pfc_storm", test_pfc_storm) ||
             !CU_add_test(s, "canonical_text", test_canonical_text) || !CU_add_test(s, "fabric", test_fabric) ||
             !CU_add_test(s, "verify_class", test_verify_class) || !CU_add_test(s, "limits", test_limits) ||
-            !CU_add_test(s, "jsonv_paths", test_jsonv_paths) || !CU_add_test(s, "read_file", test_read_file))
+            !CU_add_test(s, "jsonv_paths", test_jsonv_paths) || !CU_add_test(s, "read_file", test_read_file) ||
+            !CU_add_test(s, "yaml", test_yaml))
                 return -1;
         return 0;
 }
