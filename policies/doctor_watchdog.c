@@ -55,37 +55,62 @@ bool doctor_watchdog_missing_on(const struct state *st)
                                  (st->nic_stall_ms == NIC_FACTORY_MS || st->nic_stall_ms == 0));
 }
 
-static void switch_missing(const struct doctor_rule *rule, const struct doctor_node *n, const struct doctor_switch *sw,
-                           struct doctor_report *r)
+/* Is node `node`'s copy of switch `name` the first one the facts hold (the one its finding starts from)? */
+static bool switch_first(const struct doctor_facts *f, unsigned node, const char *name)
 {
-        struct doctor_finding *x = NULL;
-        unsigned count = 0;
-        uint8_t all = 0;
-        char b[32];
+        for (unsigned i = 0; i < node; i++)
+                for (unsigned s = 0; !f->nodes[i].error[0] && s < f->nodes[i].n_switches; s++)
+                        if (streq(f->nodes[i].switches[s].name, name))
+                                return false;
+        return true;
+}
 
-        for (unsigned k = 0; k < sw->n_ports; k++) {
+struct missing {
+        struct doctor_finding *x;
+        unsigned count;
+        uint8_t all;
+};
+
+/* The uncovered ports of node i's copy of switch sw that are judged there (doctor_port_first). */
+static void copy_missing(const struct doctor_rule *rule, const struct doctor_facts *f, unsigned i,
+                         const struct doctor_switch *sw, struct doctor_report *r, struct missing *m)
+{
+        for (unsigned k = 0; !sw->error[0] && k < sw->n_ports; k++) {
                 uint8_t u = uncovered(&sw->ports[k].st);
 
-                if (!u)
+                if (!u || !doctor_port_first(f, i, sw->name, sw->ports[k].name))
                         continue;
-                if (!x && !(x = doctor_finding_add(r, rule)))
+                if (!m->x && !(m->x = doctor_finding_add(r, rule)))
                         return;
-                if (!count++) {
-                        doctor_finding_node(x, n->name);
-                        doctor_watchdog_evidence(x, &sw->ports[k].st);
-                }
-                doctor_finding_port(x, sw->name, sw->ports[k].name);
-                all |= u;
+                if (!m->count++)
+                        doctor_watchdog_evidence(m->x, &sw->ports[k].st);
+                doctor_finding_node(m->x, f->nodes[i].name);
+                doctor_finding_port(m->x, sw->name, sw->ports[k].name);
+                m->all |= u;
         }
-        if (!x)
+}
+
+/* One finding per switch, over the ports every agent that manages it reports (each port once). */
+static void switch_missing(const struct doctor_rule *rule, const struct doctor_facts *f, const char *name,
+                           struct doctor_report *r)
+{
+        struct missing m = { 0 };
+        char b[32];
+
+        for (unsigned i = 0; i < f->n_nodes; i++)
+                for (unsigned s = 0; !f->nodes[i].error[0] && s < f->nodes[i].n_switches; s++)
+                        if (streq(f->nodes[i].switches[s].name, name))
+                                copy_missing(rule, f, i, &f->nodes[i].switches[s], r, &m);
+        if (!m.x)
                 return;
-        doctor_ev_num(x, "ports", count);
-        doctor_ev_str(x, "lossless_priorities_uncovered", "%s", doctor_prio_list(all, b, sizeof(b)));
-        snprintf(x->summary, sizeof(x->summary), "%s: %u lossless port%s where the PFC watchdog does not cover priority "
-                 "%s: one host that keeps sending pause freezes the fabric behind it", sw->name, count,
-                 count == 1 ? "" : "s", doctor_prio_list(all, b, sizeof(b)));
-        snprintf(x->fix, sizeof(x->fix), "declare spec.pfc.watchdog for %s (for example detection_ms 200, restoration_ms "
-                 "400, action drop) with the lossless pfc.priorities [%s]", sw->name, doctor_prio_list(all, b, sizeof(b)));
+        doctor_ev_num(m.x, "ports", m.count);
+        doctor_ev_str(m.x, "lossless_priorities_uncovered", "%s", doctor_prio_list(m.all, b, sizeof(b)));
+        snprintf(m.x->summary, sizeof(m.x->summary), "%s: %u lossless port%s where the PFC watchdog does not cover "
+                 "priority %s: one host that keeps sending pause freezes the fabric behind it", name, m.count,
+                 m.count == 1 ? "" : "s", doctor_prio_list(m.all, b, sizeof(b)));
+        snprintf(m.x->fix, sizeof(m.x->fix), "declare spec.pfc.watchdog for %s (for example detection_ms 200, "
+                 "restoration_ms 400, action drop) with the lossless pfc.priorities [%s]", name,
+                 doctor_prio_list(m.all, b, sizeof(b)));
 }
 
 static void host_missing(const struct doctor_rule *rule, const struct doctor_node *n, struct doctor_report *r)
@@ -130,7 +155,8 @@ void doctor_check_watchdog_missing(const struct doctor_facts *f, const struct do
                 if (!n->switch_role)
                         host_missing(rule, n, r);
                 for (unsigned s = 0; s < n->n_switches; s++)
-                        switch_missing(rule, n, &n->switches[s], r);
+                        if (switch_first(f, i, n->switches[s].name))
+                                switch_missing(rule, f, n->switches[s].name, r);
         }
 }
 
@@ -207,6 +233,8 @@ void doctor_check_watchdog_flapping(const struct doctor_facts *f, const struct d
 
                 for (unsigned s = 0; !n->error[0] && s < n->n_switches; s++)
                         for (unsigned k = 0; k < n->switches[s].n_ports; k++)
-                                flapping_port(rule, p, n, &n->switches[s], &n->switches[s].ports[k], window, r);
+                                if (doctor_port_first(f, i, n->switches[s].name, n->switches[s].ports[k].name))
+                                        flapping_port(rule, p, n, &n->switches[s], &n->switches[s].ports[k],
+                                                      window, r);
         }
 }

@@ -844,6 +844,30 @@ static void test_switch_split_over_agents(void)
         run();
         CU_ASSERT_EQUAL(count("ecn_disabled_on_lossless_queue"), 1);
         CU_ASSERT_EQUAL(find("ecn_disabled_on_lossless_queue")->n_ports, 1);
+        /* the watchdog of a switch two agents report: one finding over the union, each port once */
+        for (unsigned i = 2; i < 4; i++)
+                for (unsigned k = 0; k < F.nodes[i].switches[0].n_ports; k++)
+                        watchdog_on(&F.nodes[i].switches[0].ports[k], 0);
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("watchdog_missing"), 1);
+        CU_ASSERT_EQUAL(find("watchdog_missing")->n_ports, 2);
+        CU_ASSERT_EQUAL(ev(find("watchdog_missing"), "ports"), 2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(find("watchdog_missing")->summary, "leaf1: 2 lossless ports"));
+        watchdog_on(&F.nodes[2].switches[0].ports[0], 1u << 3);    /* the copy judged: covered */
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("watchdog_missing"), 1);
+        CU_ASSERT_EQUAL(find("watchdog_missing")->n_ports, 1);
+        CU_ASSERT_STRING_EQUAL(find("watchdog_missing")->ports[0], "leaf1:swp2");
+        /* storm/restore cycles of a port both report: one finding */
+        for (unsigned i = 2; i < 4; i++) {
+                struct doctor_port *p = &F.nodes[i].switches[0].ports[0];
+
+                watchdog_on(p, 1u << 3);
+                rate(&p->rates, "storms detected", DOCTOR_WD_STORMS, 3, 5);
+                rate(&p->rates, "storms restored", DOCTOR_WD_RESTORES, 3, 5);
+        }
+        run();
+        CU_ASSERT_EQUAL(count("watchdog_flapping"), 1);
 }
 
 /* The RDMA default ToS: on the host's own map, and on its switch port's. */
