@@ -11,7 +11,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build} NETTUNE_TOP=$PWD
-order="mtu_apply_64 state_1000 rollback_64 probe_tcp_vs_iperf3 agent_footprint rollout_200 ctl_store_2000 ctl_etcd_200 api_hostile probe_verbs_vs_ib_write_bw ecn_lab fabric_lab"
+order="mtu_apply_64 state_1000 rollback_64 pfc_storm probe_tcp_vs_iperf3 agent_footprint rollout_200 ctl_store_2000 ctl_etcd_200 api_hostile probe_verbs_vs_ib_write_bw ecn_lab fabric_lab"
 sel=${BENCH:-$order}
 out=${OUT:-bench/RESULTS.md}
 HISTORY_MAX=${HISTORY_MAX:-30}

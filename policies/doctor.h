@@ -59,6 +59,8 @@ enum doctor_counter {
         DOCTOR_WRED_DROP,               /* early drops of a RED/WRED queue */
         DOCTOR_PAUSE_STORM,             /* the device's own pause storm detection fired (mlx5) */
         DOCTOR_TX_PACKETS,              /* packets a queue sent (what its marks are a share of) */
+        DOCTOR_WD_STORMS,               /* storms a switch's PFC watchdog detected on a queue */
+        DOCTOR_WD_RESTORES,             /* ... and gave back */
         DOCTOR_PRIO_BYTES,              /* bytes a port received or sent on one priority (mlx5 rx/tx_prioN_bytes) */
         DOCTOR_RDMA_BYTES,              /* RoCE bytes the NIC received or sent (mlx5 rx/tx_vport_rdma_*_bytes) */
         DOCTOR_RX_DISCARD,              /* received and dropped for lack of buffer: per priority (priority
@@ -195,6 +197,7 @@ struct doctor_params {
         int roce_dscp;                  /* the RoCE data DSCP (26) */
         int roce_prio;                  /* its priority; -1: what the hosts map it to, else 3 */
         int cnp_dscp;                   /* the CNP DSCP when no host says (48) */
+        double watchdog_flaps;          /* storm/restore cycles of one queue over the window that are flapping (3) */
         double rdma_min_bytes_per_s;    /* RoCE traffic below this judges no priority (rdma_on_lossy_priority) */
 };
 

@@ -16,6 +16,7 @@ void doctor_params_default(struct doctor_params *p)
                 .roce_dscp = 26,
                 .roce_prio = -1,
                 .cnp_dscp = 48,
+                .watchdog_flaps = 3,
                 .rdma_min_bytes_per_s = 1e6,
         };
 }

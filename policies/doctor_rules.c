@@ -31,6 +31,11 @@ static const char *prio_list(uint8_t bits, char *buf, size_t size)
         return buf;
 }
 
+const char *doctor_prio_list(uint8_t bits, char *buf, size_t size)
+{
+        return prio_list(bits, buf, size);
+}
+
 /* The RoCE priority of a host: the parameter, else what the host maps the RoCE DSCP to, else 3. */
 static int roce_prio(const struct state *host, const struct doctor_params *p)
 {
@@ -602,7 +607,7 @@ static void check_ecn_low(const struct doctor_facts *f, const struct doctor_para
 /* ---- pause_storm ---- */
 
 static void pause_one(struct rule_ctx *c, const char *node, const char *a, const char *b,
-                      const struct doctor_rates *rates)
+                      const struct doctor_rates *rates, const struct state *st)
 {
         int prx, ptx;
         double rx = doctor_rate_max(rates, DOCTOR_PAUSE_RX, &prx), tx = doctor_rate_max(rates, DOCTOR_PAUSE_TX, &ptx);
@@ -632,8 +637,12 @@ static void pause_one(struct rule_ctx *c, const char *node, const char *a, const
         if (storm_known)
                 doctor_ev_num(x, "pause_storm_events_per_s", round(storms * 100) / 100);
         doctor_ev_num(x, "bound_per_s", c->p->pause_storm_pps);
+        doctor_watchdog_evidence(x, st);
         snprintf(x->fix, sizeof(x->fix), "find the congested egress queue behind it: ECN thresholds too low "
-                 "(ecn_threshold_low) or a receiver that cannot keep up; PFC watchdog on the switch");
+                 "(ecn_threshold_low) or a receiver that cannot keep up; %s",
+                 doctor_watchdog_missing_on(st) ? "nothing contains the storm here: the PFC watchdog (switch) or the "
+                 "stall prevention timeout (NIC) is missing (watchdog_missing)" : "a PFC watchdog on the switch and stall "
+                 "prevention on the NIC contain a storm");
 }
 
 static void check_pause(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
@@ -644,12 +653,12 @@ static void check_pause(const struct doctor_facts *f, const struct doctor_params
                 const struct doctor_node *n = &f->nodes[i];
 
                 for (unsigned k = 0; !n->error[0] && k < n->n_ifs; k++)
-                        pause_one(&c, n->name, n->name, n->ifs[k].name, &n->ifs[k].rates);
+                        pause_one(&c, n->name, n->name, n->ifs[k].name, &n->ifs[k].rates, &n->ifs[k].st);
                 for (unsigned s = 0; !n->error[0] && s < n->n_switches; s++)
                         for (unsigned k = 0; k < n->switches[s].n_ports; k++)
                                 if (doctor_port_first(f, i, n->switches[s].name, n->switches[s].ports[k].name))
                                         pause_one(&c, n->name, n->switches[s].name, n->switches[s].ports[k].name,
-                                                  &n->switches[s].ports[k].rates);
+                                                  &n->switches[s].ports[k].rates, &n->switches[s].ports[k].st);
         }
 }
 
@@ -826,6 +835,15 @@ const struct doctor_rule doctor_rules[] = {
           "(rx or tx), or the device's pause storm events", "the seed, step 3 (many pause frames); at 100 Gb/s one "
           "XOFF of the largest quanta holds the link 336 us, 1000/s can pause it a third of the time; mlx5 "
           "tx_pause_storm_* counters", false, check_pause },
+        { "watchdog_missing", DOCTOR_WARNING, "nothing contains a PFC storm on a lossless port",
+          "a switch port's lossless priority its PFC watchdog does not cover; a NIC with lossless priorities whose "
+          "stall prevention timeout is 8000 ms (the firmware default) or 0 (off)", "Guo et al., RDMA over Commodity "
+          "Ethernet at Scale (SIGCOMM 2016), 4.3: NIC (100 ms) and ToR watchdogs; SONiC pfcwd (pfcwd_sw_enable); "
+          "mlx5 en_ethtool.c pfc-prevention-tout", false, doctor_check_watchdog_missing },
+        { "watchdog_flapping", DOCTOR_WARNING, "a switch queue's PFC watchdog storms and restores again and again",
+          "storm/restore cycles of one queue over the window >= 3 (--watchdog-flaps)", "sonic-buildimage #8483 "
+          "(storm/restore flapping); SONiC pfc_restore.lua: any pause frame restarts the restoration time",
+          false, doctor_check_watchdog_flapping },
         { "lldpad_conflict", DOCTOR_WARNING, "lldpad runs and owns DCB",
           "an lldpad process on the node", "lldpad(8): DCBX rewrites PFC/ETS/APP; nettune refuses DCB changes "
           "while it runs (drivers/host/dcb_driver.c)", false, check_lldpad },

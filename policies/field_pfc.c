@@ -8,7 +8,9 @@
  * it on compares that it runs, the priorities it covers (the policy's pfc
  * priorities) and every member the policy declares; a member it does not declare is
  * not managed and never compared, so it is never a change and never written (the
- * poll interval stays where it is unless poll_interval_ms is declared).
+ * poll interval stays where it is unless poll_interval_ms is declared). A snapshot of
+ * a port without a watchdog (off, with the members the device reported) compares
+ * those too: a restore puts back the switch-wide settings and the coverage as they were.
  */
 #include <stdarg.h>
 
@@ -50,20 +52,25 @@ int field_diff_pfc_wd(struct diff *d, const char *prefix, const struct state *wa
         char key[DIFF_KEY_MAX], a[24], b[24];
         int r;
 
-        if (!w->enabled)
-                return l->enabled ? diff_add(d, STATE_FIELD_PFC_WATCHDOG, keyf(key, prefix, "pfc.watchdog.enabled"),
-                                             "true", "false") : 0;
-        r = l->enabled ? 0 : diff_add(d, STATE_FIELD_PFC_WATCHDOG, keyf(key, prefix, "pfc.watchdog.enabled"), "false",
-                                      "true");
+        bool snapshot = !w->enabled && w->has;
+
+        if (w->enabled != l->enabled)
+                r = diff_add(d, STATE_FIELD_PFC_WATCHDOG, keyf(key, prefix, "pfc.watchdog.enabled"), fmt_bool(l->enabled),
+                             fmt_bool(w->enabled));
+        else
+                r = 0;
+        if (!w->enabled && !snapshot)
+                return r;
         if (r >= 0)
-                r = diff_opt(d, STATE_FIELD_PFC_WATCHDOG, keyf(key, prefix, "pfc.watchdog.priorities"), l->enabled,
-                             fmt_bits(a, sizeof(a), l->prios), fmt_bits(b, sizeof(b), w->prios));
+                r = diff_opt(d, STATE_FIELD_PFC_WATCHDOG, keyf(key, prefix, "pfc.watchdog.priorities"),
+                             l->enabled || snapshot, fmt_bits(a, sizeof(a), l->prios), fmt_bits(b, sizeof(b), w->prios));
         for (size_t i = 0; i < ARRAY_SIZE(wd_members) && r >= 0; i++) {
                 uint8_t bit = wd_members[i].bit;
 
                 if (w->has & bit)
                         r = diff_opt(d, STATE_FIELD_PFC_WATCHDOG, keyf(key, prefix, "pfc.watchdog.%s", wd_members[i].key),
-                                     wd_live_has(l, bit), wd_value(a, sizeof(a), l, bit), wd_value(b, sizeof(b), w, bit));
+                                     snapshot ? (l->has & bit) != 0 : wd_live_has(l, bit),
+                                     wd_value(a, sizeof(a), l, bit), wd_value(b, sizeof(b), w, bit));
         }
         return r;
 }

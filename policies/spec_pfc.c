@@ -81,9 +81,11 @@ static int parse_watchdog(struct jsonv *v, const json_t *j, void *obj)
                 return r;
         if (d.enabled && !json_object_get(j, "detection_ms"))
                 return jsonv_error(v, "missing required key 'detection_ms'");
-        *w = (struct state_pfc_wd){ .enabled = d.enabled, .action = d.action, .has = wd_has(j),
-                                    .detection_ms = d.detection_ms, .restoration_ms = d.restoration_ms,
-                                    .poll_ms = d.poll_ms };
+        /* A watchdog turned off: whether it runs is all that is managed (the members are ignored). */
+        *w = d.enabled ? (struct state_pfc_wd){ .enabled = true, .action = d.action, .has = wd_has(j),
+                                                .detection_ms = d.detection_ms, .restoration_ms = d.restoration_ms,
+                                                .poll_ms = d.poll_ms }
+                       : (struct state_pfc_wd){ .enabled = false };
         return 0;
 }
 
@@ -139,7 +141,7 @@ int spec_json_parse_pfc(struct jsonv *v, const json_t *j, void *obj)
         int r = jsonv_object(v, j, pfc_fields, obj);
 
         /* The watchdog covers the priorities the policy makes lossless. */
-        if (r >= 0 && json_object_get(j, "watchdog"))
+        if (r >= 0 && json_object_get(j, "watchdog") && st->pfc_wd.enabled)
                 st->pfc_wd.prios = st->pfc_enabled;
         return r;
 }
@@ -209,7 +211,7 @@ static int parse_watchdog_live(struct jsonv *v, const json_t *j, void *obj)
                 return r;
         ((struct state *)obj)->pfc_wd = (struct state_pfc_wd){
                 .enabled = d.enabled, .prios = (uint8_t)d.prios, .action = d.action, .has = wd_has(j),
-                .dflt = d.dflt & wd_has(j), .detection_ms = d.detection_ms, .restoration_ms = d.restoration_ms,
+                .dflt = d.dflt, .detection_ms = d.detection_ms, .restoration_ms = d.restoration_ms,
                 .poll_ms = d.poll_ms,
         };
         return 0;
@@ -277,7 +279,7 @@ static json_t *wd_json(const struct state_pfc_wd *w, bool live, bool *ok)
         if (w->has & STATE_WD_POLL)
                 spec_json_set(o, "poll_interval_ms", json_integer(w->poll_ms), ok);
         for (size_t i = 0; dflt && i < ARRAY_SIZE(wd_keys); i++)
-                if (w->dflt & w->has & wd_keys[i].bit)
+                if (w->dflt & wd_keys[i].bit)
                         spec_json_append(dflt, json_string(wd_keys[i].key), ok);
         if (live && json_array_size(dflt))
                 spec_json_set(o, "defaults", dflt, ok);

@@ -426,18 +426,21 @@ static void do_probe(struct api *a, const struct http_request *req, struct http_
 
 static void do_metrics(struct api *a, struct http_response *resp)
 {
-        char ifs[POLICY_TARGETS_MAX][STATE_NAME_MAX];
+        char ifs[POLICY_TARGETS_MAX][STATE_NAME_MAX], sws[POLICY_TARGETS_MAX][STATE_NAME_MAX];
         struct policy *p = NULL;
-        unsigned n = 0;
+        unsigned n = 0, n_sw = 0;
 
-        /* NIC counters of the committed policy's plain interface names (globs skipped). */
-        if (journal_committed_policy(a->journal, 0, &p, NULL, NULL) >= 0 && p)
+        /* NIC counters of the committed policy's plain interface names (globs skipped); its switches' watchdogs. */
+        if (journal_committed_policy(a->journal, 0, &p, NULL, NULL) >= 0 && p) {
                 for (unsigned i = 0; i < p->n_interfaces; i++)
                         if (!strpbrk(p->interfaces[i], "*?["))
                                 snprintf(ifs[n++], STATE_NAME_MAX, "%s", p->interfaces[i]);
+                for (unsigned i = 0; i < p->n_switches && n_sw < POLICY_TARGETS_MAX; i++)
+                        snprintf(sws[n_sw++], STATE_NAME_MAX, "%s", p->switches[i]);
+        }
         policy_free(p);
         resp->status = 200;
-        resp->body = metrics_render(a->journal, a->config, ifs, n);
+        resp->body = metrics_render(a->journal, a->config, ifs, n, sws, n_sw);
         resp->content_type = "text/plain; version=0.0.4";
         if (!resp->body)
                 http_error(resp, 500, "internal", NULL, "out of memory");

@@ -38,6 +38,10 @@ void api_handle(void *userdata, const struct http_request *req, struct http_resp
 void metrics_record(const struct txn_result *r);
 /* Replace the drift gauges with the differences per field of a read plan. */
 void metrics_set_drift(const struct plan *p);
-/* The exposition text; caller frees. interfaces: names whose NIC counters to export. */
+/*
+ * The exposition text; caller frees. interfaces: names whose NIC counters to export;
+ * switch_globs: the configured switches (fnmatch) whose PFC watchdog counters to read
+ * (one SSH session each, bounded by its timeouts).
+ */
 char *metrics_render(struct journal *j, const struct agent_config *c, char (*interfaces)[STATE_NAME_MAX],
-                     unsigned n_interfaces);
+                     unsigned n_interfaces, char (*switch_globs)[STATE_NAME_MAX], unsigned n_switch_globs);

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
+#include <fnmatch.h>
 #include <pthread.h>
 
 #include "agent/api/api.h"
 #include "agent/plan/plan.h"
 #include "common/version.h"
 #include "drivers/host/counters.h"
+#include "drivers/switch/switch.h"
+#include "drivers/switch/switch_counters.h"
 
 static const char *const results[] = { "committed", "rolled_back", "failed", "pending_confirm",
                                        "nothing_to_do", "aborted", "refused" };
@@ -83,9 +86,27 @@ static void render_rollbacks(FILE *f, struct journal *j)
                 "nettune_rollback_seconds_count %llu\n", (unsigned long long)n, sum_ms / 1000, (unsigned long long)n);
 }
 
+/*
+ * The NIC's own pause storm events (mlx5 en_stats.c: tx_pause_storm_warning_events when it
+ * paused past the minor stall watermark, tx_pause_storm_error_events when it stopped its
+ * pause at the critical one; port-wide, no priority), written out of buf after the family
+ * they were collected in.
+ */
+static void storm_event(FILE *storms, const char *ifname, const struct counter *x)
+{
+        bool warning = !strcmp(x->name, "tx_pause_storm_warning_events");
+
+        if (warning || !strcmp(x->name, "tx_pause_storm_error_events"))
+                fprintf(storms, "nettune_nic_pause_storm_events_total{interface=\"%s\",level=\"%s\"} %llu\n", ifname,
+                        warning ? "warning" : "error", (unsigned long long)x->value);
+}
+
 static void render_counters(FILE *f, const struct agent_config *c, char (*ifs)[STATE_NAME_MAX], unsigned n)
 {
         static struct counters cs;      /* large: not on the stack; render is serialised by caller */
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *storms = open_memstream(&buf, &len);
 
         fprintf(f, "# HELP nettune_nic_counter NIC pause, PFC, discard, ECN and CNP counters (the driver's names)\n"
                 "# TYPE nettune_nic_counter counter\n");
@@ -103,12 +124,95 @@ static void render_counters(FILE *f, const struct agent_config *c, char (*ifs)[S
                                 snprintf(prio, sizeof(prio), ",traffic_class=\"%d\"", cs.c[k].tc);
                         fprintf(f, "nettune_nic_counter{interface=\"%s\",counter=\"%s\",source=\"%s\"%s} %llu\n",
                                 ifs[i], cs.c[k].name, cs.c[k].source, prio, (unsigned long long)cs.c[k].value);
+                        if (storms)
+                                storm_event(storms, ifs[i], &cs.c[k]);
                 }
         }
+        if (storms)
+                fclose(storms);
+        fprintf(f, "# HELP nettune_nic_pause_storm_events_total times the NIC's PFC stall prevention saw it pausing "
+                "too long (warning) and stopped its pause (error)\n# TYPE nettune_nic_pause_storm_events_total "
+                "counter\n%s", buf ? buf : "");
+        free(buf);
+}
+
+static bool selected(const char *name, char (*globs)[STATE_NAME_MAX], unsigned n)
+{
+        for (unsigned i = 0; i < n; i++)
+                if (!fnmatch(globs[i], name, 0))
+                        return true;
+        return false;
+}
+
+/* One switch's watchdog as the three families' samples (buffers: detected, restored, stormed). */
+static void switch_watchdog(const struct agent_config *c, const struct switch_config *sw, FILE *out[4])
+{
+        static struct switch_wd_stats st;       /* large; render is serialised */
+        struct target t = { .kind = TARGET_SWITCH, .sw = sw, .env = &c->env };
+        struct errbuf e = { 0 };
+        int r;
+
+        snprintf(t.name, sizeof(t.name), "%s", sw->name);
+        r = switch_driver.open(&t, &e);
+        if (r >= 0)
+                r = switch_wd_stats_read(&t, &st, &e);
+        switch_driver.close(&t);
+        fprintf(out[3], "nettune_pfc_watchdog_read{switch=\"%s\"} %d\n", sw->name, r >= 0);
+        for (unsigned u = 0; r >= 0 && u < st.n_ports; u++)
+                for (unsigned q = 0; q < STATE_TC_COUNT; q++) {
+                        const struct switch_wd_queue *x = &st.q[u][q];
+                        char labels[160];
+
+                        if (!x->watched && !x->detected)
+                                continue;
+                        snprintf(labels, sizeof(labels), "{switch=\"%s\",port=\"%s\",priority=\"%u\"}", sw->name,
+                                 sw->ports[u], q);
+                        fprintf(out[0], "nettune_pfc_watchdog_storms_detected_total%s %llu\n", labels,
+                                (unsigned long long)x->detected);
+                        if (x->restored_known)
+                                fprintf(out[1], "nettune_pfc_watchdog_storms_restored_total%s %llu\n", labels,
+                                        (unsigned long long)x->restored);
+                        fprintf(out[2], "nettune_pfc_watchdog_stormed%s %d\n", labels, x->stormed);
+                }
+}
+
+/*
+ * The PFC watchdog of the selected switches: storms detected and restored per port and
+ * priority (the queue the switch names: under the factory maps the priority's own), and
+ * whether a queue is stormed now; a switch whose counters could not be read says so.
+ */
+static void render_watchdog(FILE *f, const struct agent_config *c, char (*globs)[STATE_NAME_MAX], unsigned n)
+{
+        static const char *const head[4] = {
+                "# HELP nettune_pfc_watchdog_storms_detected_total PFC storms a switch's watchdog detected\n"
+                "# TYPE nettune_pfc_watchdog_storms_detected_total counter\n",
+                "# HELP nettune_pfc_watchdog_storms_restored_total PFC storms after which a switch's watchdog gave the "
+                "queue back (NVUE counts none)\n# TYPE nettune_pfc_watchdog_storms_restored_total counter\n",
+                "# HELP nettune_pfc_watchdog_stormed 1 while the watchdog holds the queue out of a storm\n"
+                "# TYPE nettune_pfc_watchdog_stormed gauge\n",
+                "# HELP nettune_pfc_watchdog_read 1 when the switch's watchdog counters were read\n"
+                "# TYPE nettune_pfc_watchdog_read gauge\n",
+        };
+        char *buf[4] = { NULL };
+        size_t len[4] = { 0 };
+        FILE *out[4];
+        unsigned k = 0;
+
+        while (k < 4 && (out[k] = open_memstream(&buf[k], &len[k])))
+                k++;
+        for (unsigned i = 0; k == 4 && i < c->n_switches; i++)
+                if (selected(c->switches[i].name, globs, n))
+                        switch_watchdog(c, &c->switches[i], out);
+        for (unsigned i = 0; i < k; i++)
+                fclose(out[i]);
+        for (unsigned i = 0; k == 4 && i < 4; i++)
+                fprintf(f, "%s%s", head[i], buf[i] ? buf[i] : "");
+        for (unsigned i = 0; i < 4; i++)
+                free(buf[i]);
 }
 
 char *metrics_render(struct journal *j, const struct agent_config *c, char (*ifs)[STATE_NAME_MAX],
-                     unsigned n_ifs)
+                     unsigned n_ifs, char (*switch_globs)[STATE_NAME_MAX], unsigned n_switch_globs)
 {
         static pthread_mutex_t render_lock = PTHREAD_MUTEX_INITIALIZER;
         char *buf = NULL;
@@ -139,6 +243,7 @@ char *metrics_render(struct journal *j, const struct agent_config *c, char (*ifs
                 "# TYPE nettune_pending_confirm gauge\nnettune_pending_confirm %u\n", pending);
         render_rollbacks(f, j);
         render_counters(f, c, ifs, n_ifs);
+        render_watchdog(f, c, switch_globs, n_switch_globs);
         queues_render_metrics(f, c);
         pthread_mutex_unlock(&render_lock);
         fclose(f);

@@ -128,6 +128,8 @@ static const char *mechanism(const struct plan *p, enum target_kind kind, enum s
                 return "DCB";
         if (streq(ops[0]->name, "nic-ecn"))
                 return "NIC ECN (DCQCN) knobs";
+        if (streq(ops[0]->name, "nic-stall"))
+                return "the PFC stall prevention tunable (ethtool pfc-prevention-tout)";
         if (streq(ops[0]->name, "roce-tos"))
                 return "an RDMA default ToS (an RDMA port with rdma_cm's configfs or MLNX_OFED's tc/N/traffic_class)";
         if (streq(ops[0]->name, "qdisc"))

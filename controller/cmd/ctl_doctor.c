@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nettunectl doctor [--selector KEY=VALUE]... [--window S] [--propose FILE] [--probe]
- *                   [--pause-storm-pps N] [--roce-dscp D] [--roce-priority P] [--save-facts FILE | --facts FILE]
+ *                   [--pause-storm-pps N] [--watchdog-flaps N] [--roce-dscp D] [--roce-priority P]
+ *                   [--save-facts FILE | --facts FILE]
  *
  * Asks every selected agent for its facts at once (GET /v1/doctor?window_s=S: each
  * samples its counters over the same window), merges them under the inventory's node
@@ -56,6 +57,8 @@ static int parse_opt(const char *a, const char *v, struct doctor_opts *o)
                 return num(a, v, 0.1, DOCTOR_WINDOW_MAX_S, &o->params.window_s);
         if (streq(a, "--pause-storm-pps"))
                 return num(a, v, 1, 1e9, &o->params.pause_storm_pps);
+        if (streq(a, "--watchdog-flaps"))
+                return num(a, v, 1, 1e6, &o->params.watchdog_flaps);
         if (streq(a, "--roce-dscp") || streq(a, "--roce-priority")) {
                 r = num(a, v, 0, streq(a, "--roce-dscp") ? 63 : 7, &d);
                 *(streq(a, "--roce-dscp") ? &o->params.roce_dscp : &o->params.roce_prio) = (int)d;

@@ -13,6 +13,7 @@
 
 #include "common/util.h"
 #include "drivers/host/counters.h"
+#include "drivers/host/ethtool.h"
 #include "drivers/host/iface.h"
 #include "drivers/host/sysfs.h"
 #include "policies/doctor.h"
@@ -212,14 +213,12 @@ struct ethtool_fd {
         int fd;
 };
 
+/* The kernel's SIOCETHTOOL, or the test seam (drivers/host/ethtool.h). */
 static int real_ioctl(void *ctx, const char *ifname, void *cmd)
 {
         struct ethtool_fd *s = ctx;
-        struct ifreq ifr = { 0 };
 
-        strcopy(ifr.ifr_name, sizeof(ifr.ifr_name), ifname);
-        ifr.ifr_data = cmd;
-        return ioctl(s->fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
+        return ethtool_call(s->fd, ifname, cmd, 0);
 }
 
 static int stats_count(const struct counters_ethtool *io, const char *ifname, uint32_t *ret)
@@ -239,11 +238,19 @@ static int stats_count(const struct counters_ethtool *io, const char *ifname, ui
         return 0;
 }
 
-/* Stat i's name, NUL-terminated. */
+/*
+ * Stat i's name, NUL-terminated, without trailing blanks: some kernels spelled one
+ * ("tx_pause_storm_warning_events ", mlx5 en_stats.c @ 9ac669fc) with a trailing space.
+ */
 static void stat_name(const struct ethtool_gstrings *strs, uint32_t i, char name[ETH_GSTRING_LEN + 1])
 {
+        size_t n;
+
         memcpy(name, strs->data + (size_t)i * ETH_GSTRING_LEN, ETH_GSTRING_LEN);
         name[ETH_GSTRING_LEN] = '\0';
+        n = strlen(name);
+        while (n && name[n - 1] == ' ')
+                name[--n] = '\0';
 }
 
 /*

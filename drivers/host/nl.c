@@ -157,11 +157,9 @@ struct seam {
         int fd;
 };
 
-static int seam_open(void *userdata, int protocol, void **ret_ctx)
+int nl_seam_connect(const char *path)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        const char *path = userdata;
-        struct seam *s;
         int fd, r;
 
         if (strlen(path) >= sizeof(sa.sun_path))
@@ -175,6 +173,16 @@ static int seam_open(void *userdata, int protocol, void **ret_ctx)
                 close(fd);
                 return r;
         }
+        return fd;
+}
+
+static int seam_open(void *userdata, int protocol, void **ret_ctx)
+{
+        struct seam *s;
+        int fd = nl_seam_connect(userdata);
+
+        if (fd < 0)
+                return fd;
         s = malloc(sizeof(*s));
         if (!s) {
                 close(fd);

@@ -58,6 +58,8 @@ extern const struct nl_transport nl_kernel_transport;
 #define NL_SEAM_ENV "NETTUNE_NETLINK_SOCKET"
 /* The seam's socket path from the environment, or NULL when it is not set. */
 const char *nl_seam_path(void);
+/* A SOCK_SEQPACKET connection to a seam's unix socket (also the ethtool seam, ethtool.h): fd or -errno. */
+int nl_seam_connect(const char *path);
 
 struct nl;
 

@@ -36,7 +36,8 @@
 
 #define SWITCH_FIELDS (STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_TRUST) | \
                        STATE_BIT(STATE_FIELD_DSCP_MAP) | STATE_BIT(STATE_FIELD_PFC) | \
-                       STATE_BIT(STATE_FIELD_ECN) | STATE_BIT(STATE_FIELD_CABLE_LEN))
+                       STATE_BIT(STATE_FIELD_ECN) | STATE_BIT(STATE_FIELD_CABLE_LEN) | \
+                       STATE_BIT(STATE_FIELD_PFC_WATCHDOG))
 #define SWITCH_TXID_MAX 48
 #define SWITCH_REV_MAX 32
 #define SWITCH_CMD_MAX 4096
@@ -154,6 +155,20 @@ void switch_ecn_all_queues(struct state *u);
 /* The ECN queues of unit u the delta writes: listed by the policy and different live. */
 uint8_t switch_ecn_changed(const struct driver_change *c, unsigned u);
 
+/* ---- switch_wd.c: the PFC watchdog of every dialect ---- */
+
+/* Does unit u's delta change its watchdog? */
+bool switch_wd_changed(const struct driver_change *c, unsigned u);
+/* The watchdog unit u is to have: the policy's members, the live value of every other (see switch_wd.c). */
+void switch_wd_target(const struct driver_change *c, unsigned u, struct state_pfc_wd *ret);
+/* The switch-wide poll interval a change writes (*ret_dflt: back to the device's default): true when one. */
+bool switch_wd_poll_change(const struct driver_change *c, uint32_t *ret_ms, bool *ret_dflt);
+/* The poll interval the switch runs now (the last read), 0 unknown. */
+uint32_t switch_wd_poll_now(const struct driver_change *c);
+/* v within the dialect's min-max, else ERANGE naming port, member, range and the command (how). */
+int switch_wd_range(const struct switch_session *s, const char *port, const char *member, uint32_t v, uint32_t min,
+                    uint32_t max, const char *how, struct errbuf *e);
+
 /* A list of commands built before anything is sent (heap: switch_cmds_new/free). */
 #define SWITCH_CMDS_MAX 256
 #define SWITCH_LINE_MAX 512
@@ -184,14 +199,32 @@ struct switch_nvue_roce {
  */
 int switch_nvue_parse(const char *qos, const char *ifs_applied, const char *ifs_oper, const char *where,
                       const struct switch_config *sw, struct state *units, struct errbuf *e);
+/*
+ * NVUE's PFC watchdog from the same applied views (qos "pfc-watchdog", each port's qos
+ * pfc-watchdog state) and `nv show system -o json` (product-release: 5.19 has
+ * recovery-interval) into units[i].pfc_wd; the ports' pfc must be read already (the
+ * watchdog covers their lossless priorities).
+ */
+int switch_nvue_parse_wd(const char *qos_text, const char *ifs_text, const char *system_text, const char *where,
+                         const struct switch_config *sw, struct state *units, struct errbuf *e);
 /* `nv show --applied qos roce -o json`. */
 int switch_nvue_parse_roce(const char *text, const char *where, struct switch_nvue_roce *ret, struct errbuf *e);
 /* CONFIG_DB into units[i]; *ret_db (may be NULL) receives the parsed CONFIG_DB, owned by the caller. */
 int switch_sonic_parse(const char *text, const char *where, const struct switch_config *sw,
                        struct state *units, json_t **ret_db, struct errbuf *e);
+/*
+ * `show pfcwd config` (sonic-utilities pfcwd/main.py: with or without the HISTORY column)
+ * over CONFIG_DB (db: PORT_QOS_MAP pfcwd_sw_enable, the priorities the watchdog covers,
+ * and which fields a PFC_WD row leaves to orchagent's defaults) into units[i].pfc_wd.
+ */
+int switch_sonic_parse_pfcwd(const char *text, const char *where, const struct switch_config *sw, const json_t *db,
+                             struct state *units, struct errbuf *e);
 /* `show running-config | json` into units[i]. */
 int switch_eos_parse(const char *text, const char *where, const struct switch_config *sw,
                      struct state *units, struct errbuf *e);
+/* The PFC watchdog lines of the same running-config (per port over its service-profile, switch-wide defaults). */
+int switch_eos_parse_wd(const char *text, const char *where, const struct switch_config *sw, struct state *units,
+                        struct errbuf *e);
 
 /* ---- switch_ledger.c: nettune's pending native change, on disk (state_dir) ---- */
 

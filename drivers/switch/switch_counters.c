@@ -764,6 +764,36 @@ static int eos_read(struct switch_session *s, struct switch_sample *ret, struct 
         return r;
 }
 
+/* The watchdog's storm counts as counters of the ports (doctor's watchdog_flapping); a switch without them: a note. */
+static void watchdog_counters(struct target *t, struct switch_sample *ret)
+{
+        _cleanup_free_ struct switch_wd_stats *mine = malloc(sizeof(*mine));      /* 4 KiB: not on the stack */
+        struct errbuf why = { 0 };
+        unsigned before[STATE_PORTS_MAX];
+        double t0 = now_s();
+        char buf[256];
+
+        if (!mine)
+                return;
+        counts(ret, before);
+        if (switch_wd_stats_read(t, mine, &why) < 0) {
+                snprintf(ret->note + strlen(ret->note), sizeof(ret->note) - strlen(ret->note), "%sPFC watchdog "
+                         "counters not read: %s", ret->note[0] ? "; " : "", errbuf_str(&why, buf, sizeof(buf)));
+                return;
+        }
+        for (unsigned u = 0; u < ret->n_ports; u++)
+                for (unsigned q = 0; q < STATE_TC_COUNT; q++) {
+                        const struct switch_wd_queue *x = &mine->q[u][q];
+
+                        if (!x->watched && !x->detected)
+                                continue;
+                        put(&ret->port[u], "storms detected", DOCTOR_WD_STORMS, (int)q, x->detected);
+                        if (x->restored_known)
+                                put(&ret->port[u], "storms restored", DOCTOR_WD_RESTORES, (int)q, x->restored);
+                }
+        stamp(ret, before, (t0 + now_s()) / 2);
+}
+
 int switch_counters_read(struct target *t, struct switch_sample *ret, struct errbuf *e)
 {
         struct switch_session *s = t->kind == TARGET_SWITCH ? session(t) : NULL;
@@ -781,6 +811,8 @@ int switch_counters_read(struct target *t, struct switch_sample *ret, struct err
                 r = eos_read(s, ret, e);
         else
                 r = errbuf_set(e, EOPNOTSUPP, NULL, "no counter commands for dialect '%s'", s->d->name);
+        if (r >= 0)
+                watchdog_counters(t, ret);
         if (r < 0 && !strstr(e->where, "switch"))
                 errbuf_prefix(e, "%s: counters", s->where);
         return r;

@@ -92,3 +92,30 @@ int switch_counters_eos_ecn(const char *json, const struct switch_config *sw, st
                             struct errbuf *e);
 /* "100G", "25G", "400G", "1G", "100M" -> Mb/s; 0 for anything else ("auto", "N/A"). */
 uint32_t switch_counters_speed(const char *s);
+
+/* ---- switch_wd_stats.c: the PFC watchdog's storms per configured port and queue ---- */
+
+struct switch_wd_queue {
+        bool known;                     /* the switch said something about this queue */
+        bool watched;                   /* the watchdog watches it */
+        bool stormed;                   /* in a storm now */
+        uint64_t detected, restored;    /* storms the switch counted since its counters began */
+        bool restored_known;            /* NVUE counts detections only */
+};
+
+struct switch_wd_stats {
+        unsigned n_ports;
+        struct switch_wd_queue q[STATE_PORTS_MAX][STATE_TC_COUNT];
+};
+
+/*
+ * Through an open session: SONiC `show pfcwd stats -e`, NVUE `nv show interface PORT qos
+ * pfc-watchdog` per port, EOS `show priority-flow-control counters watchdog | json`.
+ */
+int switch_wd_stats_read(struct target *t, struct switch_wd_stats *ret, struct errbuf *e);
+/* The parsers (pure; unit-tested, fuzzed); ports not configured are skipped. */
+int switch_wd_stats_sonic(const char *text, const struct switch_config *sw, struct switch_wd_stats *ret,
+                          struct errbuf *e);
+int switch_wd_stats_nvue(const char *text, unsigned unit, struct switch_wd_stats *ret, struct errbuf *e);
+int switch_wd_stats_eos(const char *json, const struct switch_config *sw, struct switch_wd_stats *ret,
+                        struct errbuf *e);

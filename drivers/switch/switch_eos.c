@@ -26,6 +26,7 @@
  * expires. Someone else's session with a pending commit timer makes check refuse.
  */
 #include "drivers/switch/switch.h"
+#include "drivers/switch/switch_internal.h"
 
 #define EOS_DEFAULT_MTU 1500
 #define EOS_SHOW "show running-config | json"
@@ -248,7 +249,7 @@ static void unit_of(const struct eos_view *v, bool pfc_all_off, struct state *u)
         switch_ecn_all_queues(u);
         for (unsigned q = 0; q < STATE_TC_COUNT; q++)
                 u->ecn.q[q] = (v->ecn_set & (1u << q)) ? v->q[q] : (struct state_ecn_queue){ 0 };
-        u->present |= SWITCH_FIELDS;
+        u->present |= SWITCH_FIELDS & ~STATE_BIT(STATE_FIELD_PFC_WATCHDOG);    /* switch_eos_wd.c reads it */
 }
 
 static int parse_cmds(const char *text, const char *where, json_t **ret, struct errbuf *e)
@@ -308,6 +309,8 @@ static int eos_read(struct switch_session *s, struct state *units, struct errbuf
 
         if (r >= 0)
                 r = switch_eos_parse(out, s->where, s->sw, units, e);
+        if (r >= 0)
+                r = switch_eos_parse_wd(out, s->where, s->sw, units, e);
         if (r >= 0)
                 r = parse_cmds(out, s->where, &j, e);
         if (r >= 0) {
@@ -387,6 +390,8 @@ static int eos_check(struct switch_session *s, const struct driver_change *c, st
         for (unsigned u = 0; r >= 0 && u < c->n_units; u++)
                 if (c->delta[u])
                         r = check_port(s, c, u, all_off, e);
+        if (r >= 0)
+                r = eos_wd_check(s, c, e);
         if (r >= 0 && !s->pending)
                 r = check_foreign(s, e);
         return r;
@@ -440,6 +445,7 @@ static void render_port(struct switch_cmds *c, const struct switch_session *s, c
                         switch_cmds_add(c, "      no random-detect ecn");
                 switch_cmds_add(c, "   exit");
         }
+        eos_wd_render_port(c, ch, u);
         switch_cmds_add(c, "exit");
 }
 

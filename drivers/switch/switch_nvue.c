@@ -37,6 +37,7 @@
 #include <stdarg.h>
 
 #include "drivers/switch/switch.h"
+#include "drivers/switch/switch_internal.h"
 
 #define NV_DEFAULT "default-global"
 #define NV_MAP "qos mapping " NV_DEFAULT
@@ -370,6 +371,9 @@ static int nvue_read(struct switch_session *s, struct state *units, struct errbu
         s->native = binds;
         json_decref(s->extra);
         s->extra = json_pack("{s:b,s:s}", "on", rc.on, "mode", rc.mode);
+        r = nvue_wd_read(s, qos, ifs, units, e);
+        if (r < 0)
+                return r;
         if (rc.on)
                 switch_note(s, "RoCE mode '%s' is on ('nv show qos roce'): NVUE sets trust, the DSCP map, PFC and "
                             "ECN for RoCE itself", rc.mode[0] ? rc.mode : "lossless");
@@ -402,7 +406,7 @@ static int check_profiles(struct switch_session *s, const struct driver_change *
 
 static int check_roce(struct switch_session *s, const struct driver_change *c, struct errbuf *e)
 {
-        uint32_t fight = c->fields & ~STATE_BIT(STATE_FIELD_MTU);
+        uint32_t fight = c->fields & ~(STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_PFC_WATCHDOG));
         char names[96] = "";
         size_t n = 0;
 
@@ -469,6 +473,8 @@ static int nvue_check(struct switch_session *s, const struct driver_change *c, s
 
         if (r >= 0)
                 r = check_profiles(s, c, e);
+        if (r >= 0)
+                r = nvue_wd_check(s, c, e);
         if (r >= 0 && !s->pending)
                 r = check_foreign(s, e);
         if (r < 0)
@@ -607,8 +613,9 @@ static int first_with(const struct driver_change *ch, enum state_field f)
         return -1;
 }
 
-static void render(struct switch_cmds *c, const struct switch_config *sw, const struct driver_change *ch)
+static void render(struct switch_cmds *c, const struct switch_session *s, const struct driver_change *ch)
 {
+        const struct switch_config *sw = s->sw;
         int u;
         char list[64];
 
@@ -636,6 +643,7 @@ static void render(struct switch_cmds *c, const struct switch_config *sw, const 
                 render_ecn(c, ch, (unsigned)u);
         if (ch->fields & STATE_BIT(STATE_FIELD_MTU))
                 switch_mtu_groups(sw, ch, ',', add_mtu, c);
+        nvue_wd_render(c, s, ch);       /* after pfc: the watchdog needs the port's PFC */
 }
 
 static int record(struct switch_session *s, struct errbuf *e)
@@ -669,7 +677,7 @@ static int send_all(struct switch_session *s, const struct driver_change *ch, st
 
         if (!c)
                 return errbuf_set(e, ENOMEM, s->where, "out of memory");
-        render(c, s->sw, ch);
+        render(c, s, ch);
         r = c->overflow ? errbuf_set(e, E2BIG, s->where, "too many commands; nothing was changed") : 0;
         for (unsigned i = 0; i < c->n && r >= 0; i++)
                 r = switch_run(s, c->line[i], NULL, NULL, e);

@@ -40,6 +40,7 @@
  * write) makes check refuse.
  */
 #include "drivers/switch/switch.h"
+#include "drivers/switch/switch_internal.h"
 
 #define SONIC_DEFAULT_MTU 9100          /* sonic-port.yang default */
 #define SONIC_LOSSLESS_TEMPLATE "AZURE_LOSSLESS"
@@ -188,7 +189,7 @@ static int parse_port(const json_t *db, const char *port, const char *where, str
         u->pfc_enabled = (uint8_t)bits;
         if (parse_queues(db, port, where, u, e) < 0 || parse_cable(db, port, where, u, e) < 0)
                 return -EBADMSG;
-        u->present |= SWITCH_FIELDS;
+        u->present |= SWITCH_FIELDS & ~STATE_BIT(STATE_FIELD_PFC_WATCHDOG);    /* switch_sonic_wd.c reads it */
         return 0;
 }
 
@@ -226,6 +227,7 @@ static int sonic_read(struct switch_session *s, struct state *units, struct errb
         if (r >= 0) {
                 json_decref(s->native);
                 s->native = db;
+                r = sonic_wd_read(s, units, e);
         }
         return r;
 }
@@ -492,6 +494,37 @@ static void render_ecn(struct patch *p, const struct switch_session *s, const js
         }
 }
 
+/*
+ * The watchdog's part of the patch: the priorities it covers (pfcwd_sw_enable, the policy's
+ * pfc priorities), and the rows its commands rewrite marked as ours (switch_sonic_wd.c).
+ */
+static void render_pfcwd(struct patch *p, const struct switch_session *s, const struct driver_change *c, unsigned u)
+{
+        uint8_t prios;
+        char buf[32];
+
+        if (sonic_wd_cover(c, u, &prios) && prios)
+                patch_set(p, "PORT_QOS_MAP", s->sw->ports[u], "pfcwd_sw_enable",
+                          switch_format_list(prios, buf, sizeof(buf)));
+        else if (sonic_wd_cover(c, u, &prios))
+                patch_del(p, "PORT_QOS_MAP", s->sw->ports[u], "pfcwd_sw_enable");
+        if (sonic_wd_touches(c, u))
+                touch(p, "PFC_WD", s->sw->ports[u], NULL);
+}
+
+/* A restore to the default poll interval removes POLL_INTERVAL (no command does); a new interval is ours too. */
+static void render_pfcwd_poll(struct patch *p, const struct driver_change *c)
+{
+        uint32_t ms;
+        bool dflt = false;
+
+        if (!switch_wd_poll_change(c, &ms, &dflt))
+                return;
+        if (dflt)
+                patch_del(p, "PFC_WD", "GLOBAL", "POLL_INTERVAL");
+        touch(p, "PFC_WD", "GLOBAL", "POLL_INTERVAL");
+}
+
 static void render(struct patch *p, const struct switch_session *s, const struct driver_change *c)
 {
         char buf[32];
@@ -512,6 +545,7 @@ static void render(struct patch *p, const struct switch_session *s, const struct
                 else if (delta & STATE_BIT(STATE_FIELD_PFC))
                         patch_del(p, "PORT_QOS_MAP", port, "pfc_enable");
                 render_ecn(p, s, s->native, c, u);
+                render_pfcwd(p, s, c, u);
                 if ((delta & STATE_BIT(STATE_FIELD_CABLE_LEN)) && want->cable_len_m) {
                         snprintf(buf, sizeof(buf), "%um", want->cable_len_m);
                         patch_set(p, "CABLE_LENGTH", cable_key(s->native), port, buf);
@@ -519,6 +553,7 @@ static void render(struct patch *p, const struct switch_session *s, const struct
                         patch_del(p, "CABLE_LENGTH", cable_key(s->native), port);
                 }
         }
+        render_pfcwd_poll(p, c);
 }
 
 static int patch_build(const struct switch_session *s, const struct driver_change *c, struct patch *p,
@@ -680,7 +715,8 @@ static int foreign_row(const char *table, const char *key, const json_t *a, cons
 
         if (json_equal(a, b) || written(touched, table, key, NULL))
                 return 0;
-        if (!json_is_object(a) || !json_is_object(b))
+        /* Redis has no empty hash: a row that is missing on one side has no fields there. */
+        if ((a && !json_is_object(a)) || (b && !json_is_object(b)))
                 goto found;
         json_object_foreach((json_t *)a, f, v)
                 if (!json_equal(v, json_object_get(b, f)) && !written(touched, table, key, f))
@@ -761,6 +797,8 @@ static int sonic_check(struct switch_session *s, const struct driver_change *c, 
                 r = check_pfc(s, c, e);
         if (r >= 0)
                 r = check_trust(s, c, e);
+        if (r >= 0)
+                r = sonic_wd_check(s, c, e);
         if (r >= 0 && !s->pending)
                 r = check_unsaved(s, c, e);
         return r;
@@ -807,7 +845,9 @@ static int sonic_apply(struct switch_session *s, const struct driver_change *c, 
         s->pending = true;      /* the checkpoint exists: restore can roll back to it */
         s->timer = false;
         r = run_patch(s, c, e);
-        if (r < 0 && ssh_session_alive(s->ssh)) {
+        if (r >= 0)
+                return sonic_wd_apply(s, c, e);        /* a failure there is undone by the checkpoint */
+        if (ssh_session_alive(s->ssh)) {
                 /* The patch is atomic: nothing of it stays; the checkpoint goes. */
                 struct errbuf ignore;
                 if (switch_runf(s, NULL, &ignore, "sudo config delete-checkpoint %s", s->txid) >= 0)

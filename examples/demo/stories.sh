@@ -32,6 +32,9 @@ m = d.get("mapping", {}).get("default-global", {})
 print("trust %s; dscp map %s" % (m.get("trust"),
       ", ".join("%s->%s" % (k, v.get("switch-priority")) for k, v in sorted(m.get("dscp", {}).items())) or "none"))
 print("pfc switch-priority %s" % sorted(d.get("pfc", {}).get("default-global", {}).get("switch-priority", {})))
+w = d.get("pfc-watchdog", {})
+if w:
+    print("pfc-watchdog: polling-interval %s, robustness %s" % (w.get("polling-interval", "default"), w.get("robustness", "default")))
 for tc, e in sorted(d.get("congestion-control", {}).get("default-global", {}).get("traffic-class", {}).items()):
     print("traffic-class %s: ecn %s, min-threshold %s, max-threshold %s, probability %s" % (tc, e.get("ecn"),
           e.get("min-threshold"), e.get("max-threshold"), e.get("probability")))
@@ -59,7 +62,7 @@ story_1() {
         local rc
         story_begin 1 "declare the RoCE lossless profile fleet-wide"
         say "Two declarations make up the profile in this lab: $GPU_POLICY for the GPU nodes (selector role=gpu) and $LEAF_POLICY for the leaf switch (selector role=fabric)." \
-            "Be clear about the lab: veth has no DCB, so the hosts here can only take the MTU. DSCP trust, the DSCP map, PFC and ECN are carried by the switch. The agent says so itself instead of pretending:"
+            "Be clear about the lab: veth has no DCB, so the hosts here can only take the MTU. DSCP trust, the DSCP map, PFC, ECN and the PFC watchdog are carried by the switch. The agent says so itself instead of pretending:"
         show "nettune-agent state --interfaces eth0            # on gpu1" agent_in gpu1 state --interfaces eth0
         rc=0
         show "nettune-agent validate $GPU_POLICY $LEAF_POLICY" \
@@ -89,6 +92,9 @@ story_1() {
                 [ "$(leaf_qos '[d["mapping"]["default-global"]["dscp"][k]["switch-priority"] for k in ("26","48")]')" = "[3, 6]" ]
         expect "leaf1: PFC on priority 3" [ "$(leaf_qos 'list(d["pfc"]["default-global"]["switch-priority"])')" = "['3']" ]
         expect "leaf1: ECN on queue 3" [ "$(leaf_qos 'd["congestion-control"]["default-global"]["traffic-class"]["3"]["ecn"]')" = enable ]
+        expect "leaf1: the PFC watchdog on every port, 200 ms = robustness 2 at NVUE's 100 ms polling interval" \
+                [ "$(sim -- nv show --applied interface -o json >"$DEMO_DIR/ifs.json" && json "$DEMO_DIR/ifs.json" \
+                    "sorted({v.get('qos', {}).get('pfc-watchdog', {}).get('state') for v in d.values()})")$(leaf_qos 'd["pfc-watchdog"]["robustness"]')" = "['enable']2" ]
         expect "leaf1: MTU 9216 on every port" [ "$(leaf_mtus)" = "[9216]" ]
         story_end 1
 }

@@ -57,6 +57,8 @@ nv set qos congestion-control default-global traffic-class 3 min-threshold 15000
 nv set qos congestion-control default-global traffic-class 3 max-threshold 1500000
 nv set qos congestion-control default-global traffic-class 3 probability 100
 nv_apply
+diagnose "watchdog_missing" "lossless priority 3 without a PFC watchdog on the switch"
+nv set interface swp1,swp2,swp3 qos pfc-watchdog state enable && nv_apply
 diagnose "" "healthy lab"
 check "the path came from links" [ "$(A --output json doctor --window 0.2 --save-facts "$T/f.json" >/dev/null; \
         jq_py "$T/f.json" "[i['peer'] for i in d['nodes'][0]['interfaces'] if i['name'] == '$HOST_IF'][0]")" = \
@@ -101,9 +103,11 @@ nv set qos mapping default-global dscp 26 switch-priority 3 && nv_apply
 diagnose "" "map back"
 
 step "pfc_priority_mismatch"
-nv unset qos pfc default-global switch-priority 3 && nv_apply
+# (NVUE refuses a watchdog on a port without PFC: it goes with it)
+nv unset interface swp1,swp2,swp3 qos pfc-watchdog && nv unset qos pfc default-global switch-priority 3 && nv_apply
 diagnose "pfc_priority_mismatch roce_priority_lossy" "priority 3 lossless on the host only (the switch: RoCE lossy)"
-nv set qos pfc default-global switch-priority 3 && nv_apply
+nv set qos pfc default-global switch-priority 3 && nv set interface swp1,swp2,swp3 qos pfc-watchdog state enable &&
+        nv_apply
 diagnose "" "PFC back"
 
 step "ecn_disabled_on_lossless_queue"
@@ -193,7 +197,7 @@ check "--facts judges saved facts offline (healthy then: exit $rc)" [ "$rc" -eq 
 
 step "--propose writes the fix; validate accepts it; apply of it makes doctor clean"
 nv set qos congestion-control default-global traffic-class 3 min-threshold 15000 && nv_apply
-nv unset qos pfc default-global switch-priority 3 && nv_apply
+nv unset interface swp1,swp2,swp3 qos pfc-watchdog && nv unset qos pfc default-global switch-priority 3 && nv_apply
 diagnose "ecn_threshold_low mtu_mismatch pfc_priority_mismatch roce_priority_lossy" "three faults at once (no PFC: RoCE lossy on the switch)"
 rc=0; A doctor --window 0.5 --propose "$T/fix.json" >"$T/d.txt" || rc=$?
 check "doctor exit 1 (got $rc)" [ "$rc" -eq 1 ]
@@ -204,7 +208,11 @@ check "it sets mtu, pfc and ecn of leaf1" [ "$(jq_py "$T/fix.json" \
         "(d['targets'], sorted(d['spec']), d['spec']['mtu'], d['spec']['pfc'], d['spec']['ecn']['min_threshold_bytes'])")" = \
         "({'switches': ['leaf1']}, ['ecn', 'mtu', 'pfc'], 9216, {'priorities': [3]}, 150000)" ]
 expect_rc 0 "apply the proposal" A apply "$T/fix.json"
-diagnose "" "after the proposal"
+# the proposal does not choose watchdog times: watchdog_missing says which fields to declare
+diagnose "watchdog_missing" "after the proposal, lossless again without a watchdog"
+check "its fix names spec.pfc.watchdog" grep -q "spec.pfc.watchdog" <<<"$(finding watchdog_missing "['fix']")"
+nv set interface swp1,swp2,swp3 qos pfc-watchdog state enable && nv_apply
+diagnose "" "after the proposal and the watchdog"
 
 step "a switch that cannot be read: exit 3, the rest still judged"
 dead=$(free_port)

@@ -10,7 +10,8 @@
 # port that came up at 10G beside 100G ones are each found with their counters' rates,
 # and an EOS queue's ECN marks are read where the queue counts them. SONiC's factory map
 # sends DSCP 26 to a lossy priority: the lossless class finds it (roce_priority_lossy),
-# and RoCE on its DSCP 3 is clean.
+# and RoCE on its DSCP 3 is clean once the factory SONiC's lossless priorities have a
+# PFC watchdog (without one they are watchdog_missing).
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/sshd.sh"
 . "$NETTUNE_TOP/tests/lib/agent.sh"
@@ -29,14 +30,18 @@ as_switches_up
 diagnose() { doctor_expect "$1" "$2" A --output json doctor --window 2 --roce-dscp 3; }
 
 step "the lossless class against SONiC's factory map: RoCE on DSCP 26 would be lossy there"
-doctor_expect "roce_priority_lossy" "factory switches, RoCE on DSCP 26" A --output json doctor --window 0.5
+doctor_expect "roce_priority_lossy watchdog_missing" "factory switches, RoCE on DSCP 26" A --output json doctor --window 0.5
 check "leaf2 against itself: DSCP 26 on priority 1, PFC on 3 and 4" [ "$(finding roce_priority_lossy "['summary']")" = \
         "leaf2: the RoCE DSCP 26 (--roce-dscp) maps to priority 1, which has no PFC (pfc.priorities (live: [3,4])): RoCE is not lossless" ]
 check "one finding for its three ports" [ "$(finding roce_priority_lossy "['ports']")" = \
         "['leaf2:Ethernet0', 'leaf2:Ethernet4', 'leaf2:Ethernet8']" ]
 
 step "both switches read, EOS's PFC and ECN counters included"
-diagnose "" "factory switches, RoCE on DSCP 3"
+diagnose "watchdog_missing" "factory switches: SONiC's lossless 3,4 without a PFC watchdog"
+check "on leaf2's ports" [ "$(finding watchdog_missing "['ports']")" = \
+        "['leaf2:Ethernet0', 'leaf2:Ethernet4', 'leaf2:Ethernet8']" ]
+swsim leaf2 -- sudo config pfcwd start --action drop --restoration-time 400 Ethernet0 Ethernet4 Ethernet8 200 >/dev/null
+diagnose "" "the watchdog started on leaf2, RoCE on DSCP 3"
 check "no note says a counter was not read" jq_py "$T/d.json" \
         "1/0 if [n for n in d['notes'] if 'not read' in n] else 1"
 

@@ -15,3 +15,18 @@ NM_HAND_KEY="ens2f0np0 dscp_to_priority.others"
 NM_COUNTER="RxECNMrkd"
 . "$NETTUNE_TOP/tests/integration/host-nic.inc"
 check "no driver memory overrun in the whole run" sh -c "! '$NICMODEL' ctl '$NM_CTL' dump | grep -q CORRUPT"
+
+step "no PFC stall prevention tunable on ice: a policy that names one is refused, nothing changed"
+python3 - "$T/lossless.json" "$T/stall.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["spec"] = {"pfc": {"priorities": [3], "nic_stall_timeout_ms": 100}}
+json.dump(p, open(sys.argv[2], "w"))
+PY
+nm_state >"$T/s0"
+rc=0; A apply "$T/stall.json" 2>"$T/err" || rc=$?
+cat "$T/err"
+check "refused (exit $rc)" [ "$rc" -eq 2 ]
+check "naming the tunable" grep -q "does not support the PFC stall prevention tunable" "$T/err"
+nm_state >"$T/s1"
+check "the model is untouched" cmp -s "$T/s0" "$T/s1"

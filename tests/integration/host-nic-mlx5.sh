@@ -44,10 +44,10 @@ nm_ctl pfc ens1f0np0 0 >/dev/null                       # what the operator does
 back_at_start "best-effort restore and the hand fix"
 
 step "as the service user: a root-owned MLNX_OFED knob is left out by name, the rest applies"
-chmod 0755 "$T"; chmod 0666 "$NM_SOCK"
+chmod 0755 "$T"; chmod 0666 "$NM_SOCK" "$NM_ETHTOOL"
 mkdir -p "$T/svc" && chown nobody: "$T/svc"
 sed "s|\"$T/state\"|\"$T/svc\"|" "$T/a.json" >"$T/svc.json"
-S() { NETTUNE_NETLINK_SOCKET=$NM_SOCK ip netns exec "$ns" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+S() { NETTUNE_NETLINK_SOCKET=$NM_SOCK NETTUNE_ETHTOOL_SOCKET=$NM_ETHTOOL ip netns exec "$ns" setpriv --reuid=nobody --regid=nogroup --clear-groups \
         "$AGENT" --config "$T/svc.json" "$@"; }
 S apply "$T/lossless.json" >"$T/svc.out"
 cat "$T/svc.out"
@@ -120,3 +120,52 @@ check "a lossless buffer below the headroom refused with exit 2 (got $rc)" [ "$r
 check "with both numbers" grep -q "buffer 1 of 32768 bytes holds lossless priority 3, below the 52992 bytes" "$T/err"
 nm_state >"$T/now"
 check "nothing was changed" cmp -s "$T/before" "$T/now"
+
+step "PFC stall prevention: spec.pfc.nic_stall_timeout_ms through the ethtool tunable"
+python3 - "$T/lossless.json" "$T/stall.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["metadata"]["name"] = "stall"
+p["spec"] = {"pfc": {"priorities": [3], "nic_stall_timeout_ms": "auto"}}
+# The model's DCQCN is off on priority 3: PFC there alone is a lossless-class fault this step waives.
+p["checks"] = {"allow": ["host_ecn_priority_mismatch"]}
+json.dump(p, open(sys.argv[2], "w"))
+PY
+nm_state >"$T/before-stall"
+check "the factory watermark: 8000 ms" grep -q "pfcc stall critical 8000 minor 6800" "$T/before-stall"
+A plan "$T/stall.json" >"$T/out"
+cat "$T/out"
+check "plan: 8000 -> auto on both ports" test "$(grep -c 'pfc.nic_stall_timeout_ms: 8000 -> auto' "$T/out")" = 2
+expect_rc 0 "apply auto" A apply "$T/stall.json"
+nm_state >"$T/now"
+check "auto is 100 ms, minor 85 (mlx5e_set_pfc_prevention_tout)" test "$(grep -c 'pfcc stall critical 100 minor 85' "$T/now")" = 2
+expect_rc 0 "read back as auto: no drift" A drift
+nm_ctl tunable ens1f0np0 8000 >/dev/null
+rc=0; A drift >"$T/out" || rc=$?
+check "a hand change to 8000 is drift (exit $rc)" [ "$rc" -eq 1 ]
+cat "$T/out"
+check "drift names it" grep -q "ens1f0np0.*pfc.nic_stall_timeout_ms.*8000.*auto" "$T/out"
+expect_rc 0 "rollback" A rollback
+nm_state >"$T/now"
+check "rolled back: the factory watermark, byte for byte" cmp -s "$T/before-stall" "$T/now"
+python3 - "$T/stall.json" "$T/stall-bad.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1])); p["spec"]["pfc"]["nic_stall_timeout_ms"] = 50
+json.dump(p, open(sys.argv[2], "w"))
+PY
+rc=0; A plan "$T/stall-bad.json" 2>"$T/err" || rc=$?
+check "50 ms refused (exit $rc)" [ "$rc" -eq 2 ]
+check "naming path and range" grep -q '\$.spec.pfc.nic_stall_timeout_ms: nic_stall_timeout_ms 50 out of range 80-8000' "$T/err"
+
+step "a stalled receive path: the NIC stops its pause after the timeout, and counts it"
+expect_rc 0 "apply auto" A apply "$T/stall.json"
+A --output json state >"$T/s0.json"
+storms() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sum(c['value'] for i in d['interfaces'] \
+if i['name'] == 'ens1f0np0' for c in i['counters'] if c['name'] == 'tx_pause_storm_error_events'))" "$1"; }
+check "tx_pause_storm_error_events is read (0)" test "$(storms "$T/s0.json")" = 0
+nm_ctl stall ens1f0np0 on >/dev/null
+stormed() { A --output json state >"$T/s1.json" && [ "$(storms "$T/s1.json")" = 1 ]; }
+wait_for 30 stormed || fail "no pause storm error event after the 100 ms timeout"
+echo "ok: the stall was stopped and counted (tx_pause_storm_error_events 1)"
+nm_ctl stall ens1f0np0 off >/dev/null
+expect_rc 0 "rollback" A rollback

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Helpers for tests against the NIC behaviour models (tests/nicmodel): source after common.sh.
-#   nicmodel_start DEVICE...        build/nicmodel with its sysfs tree under $T/sys (bg); sets NM_SOCK, NM_CTL;
-#                                   with NM_DEBUGFS set, its debugfs files (mlx5 cc_params) under that root
+#   nicmodel_start DEVICE...        build/nicmodel with its sysfs tree under $T/sys (bg); sets NM_SOCK, NM_CTL,
+#                                   NM_ETHTOOL (the ethtool seam: NETTUNE_ETHTOOL_SOCKET); with NM_DEBUGFS
+#                                   set, its debugfs files (mlx5 cc_params) under that root
 #   nm_ctl COMMAND...               one control command (dump, stats, pfc, app-add, app-del, mtu, fail)
 #   nm_wait_settled                 until no link flap of the model is pending or under way
 #   nm_state                        the model's dump plus every MLNX_OFED ecn knob under $T/sys
@@ -14,9 +15,10 @@ NICMODEL=$BUILD/nicmodel
 nicmodel_start() {
         NM_SOCK=$T/nl.sock
         NM_CTL=$T/ctl.sock
+        NM_ETHTOOL=$T/ethtool.sock
         mkdir -p "$T/sys"
-        bg "$NICMODEL" serve --socket "$NM_SOCK" --control "$NM_CTL" --sysfs "$T/sys" --log "$T/model.log" \
-                ${NM_DEBUGFS:+--debugfs "$NM_DEBUGFS"} "$@" >"$T/model.out" 2>&1
+        bg "$NICMODEL" serve --socket "$NM_SOCK" --control "$NM_CTL" --ethtool "$NM_ETHTOOL" --sysfs "$T/sys" \
+                --log "$T/model.log" ${NM_DEBUGFS:+--debugfs "$NM_DEBUGFS"} "$@" >"$T/model.out" 2>&1
         wait_for 10 grep -qx ready "$T/model.out" || fail "the NIC model did not start: $(cat "$T/model.out")"
 }
 

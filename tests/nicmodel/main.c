@@ -2,13 +2,14 @@
 /*
  * build/nicmodel: NIC behaviour models behind the netlink seam.
  *
- *   nicmodel serve --socket PATH --control PATH [--sysfs ROOT] [--debugfs ROOT] [--log FILE]
- *                  [--flap-delay-ms N] [--link-up-ms N] [--rdma-lag-ms N] DEVICE...
+ *   nicmodel serve --socket PATH --control PATH [--ethtool PATH] [--sysfs ROOT] [--debugfs ROOT]
+ *                  [--log FILE] [--flap-delay-ms N] [--link-up-ms N] [--rdma-lag-ms N] DEVICE...
  *       DEVICE = DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]], DRIVER mlx5, ice, bnxt, sparx5, mlxsw or veth,
  *       SPEED in Mb/s (default 100000: link flaps last as long as the driver's at that speed;
  *       --link-up-ms sets one figure for every device).
- *       The agent reaches it with NETTUNE_NETLINK_SOCKET=PATH. "ready" is printed
- *       on stdout once both sockets listen; SIGTERM stops it.
+ *       The agent reaches it with NETTUNE_NETLINK_SOCKET=PATH (and, with --ethtool,
+ *       NETTUNE_ETHTOOL_SOCKET=PATH). "ready" is printed on stdout once the sockets
+ *       listen; SIGTERM stops it.
  *   nicmodel ctl CONTROL COMMAND [ARGS...]
  *       One control command (tests/nicmodel/nm_control.c); exit 1 when it failed.
  */
@@ -28,7 +29,8 @@ static void on_signal(int sig)
 
 static int usage(void)
 {
-        fprintf(stderr, "usage: nicmodel serve --socket PATH --control PATH [--sysfs ROOT] [--debugfs ROOT] [--log FILE]\n"
+        fprintf(stderr, "usage: nicmodel serve --socket PATH --control PATH [--ethtool PATH] [--sysfs ROOT]\n"
+                        "                      [--debugfs ROOT] [--log FILE]\n"
                         "                      [--flap-delay-ms N] [--link-up-ms N] [--rdma-lag-ms N] DEVICE...\n"
                         "       nicmodel ctl CONTROL COMMAND [ARGS...]\n");
         return 2;
@@ -40,10 +42,11 @@ static int serve(int argc, char **argv)
                 { "socket", required_argument, NULL, 's' }, { "control", required_argument, NULL, 'c' },
                 { "sysfs", required_argument, NULL, 'y' }, { "log", required_argument, NULL, 'l' },
                 { "flap-delay-ms", required_argument, NULL, 'f' }, { "link-up-ms", required_argument, NULL, 'u' },
-                { "rdma-lag-ms", required_argument, NULL, 'r' }, { "debugfs", required_argument, NULL, 'd' }, { 0 },
+                { "rdma-lag-ms", required_argument, NULL, 'r' }, { "ethtool", required_argument, NULL, 'e' },
+                { "debugfs", required_argument, NULL, 'd' }, { 0 },
         };
         static struct nm m;
-        const char *sock = NULL, *ctl = NULL;
+        const char *sock = NULL, *ctl = NULL, *eth = NULL;
         struct sigaction sa = { .sa_handler = on_signal };
         int c, r;
 
@@ -52,6 +55,7 @@ static int serve(int argc, char **argv)
                 switch (c) {
                 case 's': sock = optarg; break;
                 case 'c': ctl = optarg; break;
+                case 'e': eth = optarg; break;
                 case 'y': snprintf(m.sysfs_root, sizeof(m.sysfs_root), "%s", optarg); break;
                 case 'd': snprintf(m.debugfs_root, sizeof(m.debugfs_root), "%s", optarg); break;
                 case 'l': m.log = fopen(optarg, "ae"); break;
@@ -74,7 +78,7 @@ static int serve(int argc, char **argv)
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGINT, &sa, NULL);
         signal(SIGPIPE, SIG_IGN);
-        r = nm_serve(&m, sock, ctl, &stop, stdout);
+        r = nm_serve(&m, sock, ctl, eth, &stop, stdout);
         if (r == 0 && !stop)
                 r = -EIO;
         if (r < 0 && !stop)

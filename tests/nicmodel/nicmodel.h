@@ -40,6 +40,8 @@
 #define NM_APPS_MAX 1024                /* the kernel's dcb_app_list, all devices */
 #define NM_REPLY_MAX 32768              /* one datagram of replies */
 #define NM_OUT_MAX 8                    /* datagrams one request may produce */
+#define NM_GSTRING_LEN 32               /* ETH_GSTRING_LEN */
+#define NM_STATS_MAX 64
 
 /* Operations a fault can be injected into (control "fail"). */
 enum nm_op {
@@ -87,6 +89,17 @@ struct nm_driver {
         int (*root_qdisc)(struct nm *m, struct nm_dev *d, bool offloaded);
         /* The driver and firmware state, one stable text block (see nm_dump). */
         void (*dump)(struct nm *m, const struct nm_dev *d, FILE *f);
+        /*
+         * ethtool_ops (nm_ethtool.c runs the core's part of SIOCETHTOOL first): get_tunable and
+         * set_tunable (NULL: the core answers -EOPNOTSUPP); the ethtool -S statistics as the
+         * driver names them now, their count returned (at most max); a receive-path stall
+         * of the device beginning or ending (the control command "stall").
+         */
+        int (*get_tunable)(struct nm *m, struct nm_dev *d, uint32_t id, uint16_t *v);
+        int (*set_tunable)(struct nm *m, struct nm_dev *d, uint32_t id, uint16_t v);
+        unsigned (*stats)(struct nm *m, struct nm_dev *d, char (*names)[NM_GSTRING_LEN], uint64_t *vals,
+                          unsigned max);
+        int (*stall)(struct nm *m, struct nm_dev *d, bool on);
         /* How long carrier stays away in one of the driver's link flaps (NULL: NM_LINK_UP_MS). */
         unsigned (*link_up_ms)(const struct nm_dev *d);
         /* The driver's debugfs files under m->debugfs_root (NULL: none). */
@@ -198,6 +211,12 @@ extern const struct nm_driver nm_bnxt;
 extern const struct nm_driver nm_sparx5;
 extern const struct nm_driver nm_mlxsw;
 extern const struct nm_driver nm_veth;
+
+/* ---- nm_ethtool.c: one SIOCETHTOOL over the ethtool seam (drivers/host/ethtool.h) ---- */
+/* req: IFNAMSIZ bytes of name, then the command; reply: int32 0/-errno, then the command. */
+void nm_ethtool(struct nm *m, const void *req, size_t len, void *reply, size_t size, size_t *ret_len);
+/* "auto+no-stall" -> does the variant name this word ('+'-separated)? */
+bool nm_variant_has(const char *variant, const char *word);
 
 /* ---- nm_control.c: the text commands of the control socket ---- */
 /* Run one command line; its answer goes to f. Returns 0 or -errno. */

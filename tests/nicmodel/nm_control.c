@@ -8,6 +8,9 @@
  *   app-add DEV DSCP PRIO        a hand change: an IEEE APP entry, through the driver's setapp
  *   app-del DEV DSCP PRIO        a hand change: through the driver's delapp
  *   mtu DEV N                    a hand change: dev_set_mtu()
+ *   tunable DEV MS               a hand change: ethtool --set-tunable DEV pfc-prevention-tout MS
+ *                                (through the driver's set_tunable)
+ *   stall DEV on|off             the device's receive path stalls (it keeps sending pause) or recovers
  *   delay DEV N                  a hand change: the driver's setpfc with the current pfc_en and delay = N
  *   speed DEV MBPS               the link renegotiated at MBPS (0: unknown); SYSFS/class/net/DEV/speed follows
  *   qdisc DEV root|none          a root qdisc offloaded to the port, or removed (mlxsw's headroom mode)
@@ -127,6 +130,10 @@ int nm_control(struct nm *m, const char *line, FILE *f)
                 r = nm_set_mtu(m, d, a, &extack);
         else if (streq(cmd, "fail") && n >= 4)
                 r = fail(d, arg, (int)b, c);
+        else if (streq(cmd, "tunable"))
+                r = d->drv->set_tunable ? (d->n_sets++, d->drv->set_tunable(m, d, 3, (uint16_t)a)) : -EOPNOTSUPP;
+        else if (streq(cmd, "stall") && (streq(arg, "on") || streq(arg, "off")))
+                r = d->drv->stall ? d->drv->stall(m, d, streq(arg, "on")) : -EOPNOTSUPP;
         else
                 r = -EINVAL;
         nm_logf(m, "control: %s -> %d", line, r);

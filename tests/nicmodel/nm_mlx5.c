@@ -8,6 +8,20 @@
  *
  * Variants: "" (firmware-managed DCBX, PCP trust, firmware DSCP table
  * dscp >> 3), "host" (DCBX already in host mode), "dscp" (the port trusts DSCP
+ * at driver load: 64 APP entries from the firmware table); with "+" any of
+ * "no-stall-detect" (a device without MLX5_CAP_DEBUG stall_detect: no PFC stall
+ * prevention tunable, no pause storm counters) and "storm-name-blank" (a kernel whose
+ * en_stats.c spelled "tx_pause_storm_warning_events " with a trailing space, @ 9ac669fc).
+ *
+ * PFC stall prevention (en_ethtool.c mlx5e_get_/mlx5e_set_pfc_prevention_tout(), port.c
+ * mlx5_set_port_stall_watermark()): the PFCC critical and minor stall watermarks. The
+ * factory critical watermark of 8000 ms is a firmware default that only NVIDIA community
+ * material names (with minor the driver's own 85%); a stall of the receive path (control
+ * "stall DEV on|off") makes the NIC send pause on its PFC priorities, one frame a
+ * millisecond in this model, until the critical watermark: then it stops sending pause
+ * until the stall ends (a critical watermark of 0 never stops it). The minor watermark
+ * counts tx_pause_storm_warning_events, the critical one tx_pause_storm_error_events
+ * (en_stats.c pport_pfc_stall_stats_desc: device_stall_minor/critical_watermark_cnt).
  * at driver load: 64 APP entries from the firmware table).
  *
  * With a debugfs root, mlx5_ib's congestion parameters
@@ -72,6 +86,14 @@ struct mlx5 {
         uint8_t cap;                    /* priv->dcbx.cap */
         unsigned dscp_app_cnt;          /* priv->dcbx.dscp_app_cnt */
         uint32_t cable_len;
+        /* PFC stall prevention: PFCC device_stall_critical/minor_watermark, the capability, a stall */
+        bool stall_detect;              /* MLX5_CAP_PCAM_FEATURE(pfcc_mask) && MLX5_CAP_DEBUG(stall_detect) */
+        bool storm_name_blank;          /* the old stats string with a trailing space */
+        uint16_t stall_critical, stall_minor;
+        bool stalled;
+        uint64_t stall_since_ms;
+        uint64_t warn_events, err_events;
+        uint64_t tx_pause[8];           /* pause frames sent, per priority */
         /* firmware congestion parameters and their debugfs directory ("" without debugfs) */
         uint32_t cc[CC_N];
         char cc_dir[320];
@@ -347,14 +369,122 @@ static int mlx5_change_mtu(struct nm *m, struct nm_dev *d, uint32_t mtu)
         return 0;                       /* mlx5e_change_mtu(): channels reopen, the link stays up */
 }
 
+/* ---- PFC stall prevention ---- */
+
+#define PFC_PREVENTION_TOUT 3           /* ETHTOOL_PFC_PREVENTION_TOUT */
+#define PREVEN_AUTO 0xffff              /* PFC_STORM_PREVENTION_AUTO */
+#define PREVEN_AUTO_MSEC 100            /* MLX5E_PFC_PREVEN_AUTO_TOUT_MSEC */
+#define PREVEN_MAX_MSEC 8000            /* MLX5E_PFC_PREVEN_TOUT_MAX_MSEC */
+#define PREVEN_MIN_MSEC 80              /* MLX5E_PFC_PREVEN_TOUT_MIN_MSEC */
+#define PREVEN_MINOR_PCT 85             /* MLX5E_PFC_PREVEN_MINOR_PRECENT */
+
+/* mlx5e_get_tunable() -> mlx5e_get_pfc_prevention_tout(): the critical watermark as PFCC holds it. */
+static int mlx5_get_tunable(struct nm *m, struct nm_dev *d, uint32_t id, uint16_t *v)
+{
+        if (id != PFC_PREVENTION_TOUT)
+                return -EINVAL;
+        if (!P(d)->stall_detect)
+                return -EOPNOTSUPP;
+        *v = P(d)->stall_critical;
+        return 0;
+}
+
+/* mlx5e_set_pfc_prevention_tout(): auto is 100 ms; 80-8000 or 0; minor = max(80, 85% of critical). */
+static int mlx5_set_tunable(struct nm *m, struct nm_dev *d, uint32_t id, uint16_t v)
+{
+        struct mlx5 *p = P(d);
+        uint16_t critical = v == PREVEN_AUTO ? PREVEN_AUTO_MSEC : v;
+        unsigned minor = critical * PREVEN_MINOR_PCT / 100;
+
+        if (id != PFC_PREVENTION_TOUT)
+                return -EINVAL;
+        if (!p->stall_detect)
+                return -EOPNOTSUPP;
+        if (critical && (critical > PREVEN_MAX_MSEC || critical < PREVEN_MIN_MSEC)) {
+                nm_logf(m, "%s: mlx5e_set_pfc_prevention_tout: pfc prevention tout not in range (%d-%d)", d->name,
+                        PREVEN_MIN_MSEC, PREVEN_MAX_MSEC);
+                return -EINVAL;
+        }
+        p->stall_critical = critical;
+        p->stall_minor = (uint16_t)(minor > PREVEN_MIN_MSEC ? minor : PREVEN_MIN_MSEC); /* MLX5E_DEVICE_STALL_MINOR_WATERMARK */
+        return 0;
+}
+
+/* How far a running stall got: pause sent until the critical watermark, events at each watermark. */
+static void stall_now(const struct mlx5 *p, uint64_t now, uint64_t *ret_paused_ms, bool *ret_warn, bool *ret_err)
+{
+        uint64_t elapsed = p->stalled && now > p->stall_since_ms ? now - p->stall_since_ms : 0;
+
+        *ret_warn = p->stalled && p->stall_critical && elapsed >= p->stall_minor;
+        *ret_err = p->stalled && p->stall_critical && elapsed >= p->stall_critical;
+        *ret_paused_ms = *ret_err ? p->stall_critical : elapsed;
+}
+
+static int mlx5_stall(struct nm *m, struct nm_dev *d, bool on)
+{
+        struct mlx5 *p = P(d);
+        uint64_t paused;
+        bool warn, err;
+
+        if (on == p->stalled)
+                return 0;
+        if (!on) {
+                stall_now(p, nm_now_ms(), &paused, &warn, &err);
+                for (int i = 0; i < 8; i++)
+                        if (p->pfc_en & (1u << i))
+                                p->tx_pause[i] += paused;
+                p->warn_events += warn;
+                p->err_events += err;
+        }
+        p->stalled = on;
+        p->stall_since_ms = nm_now_ms();
+        return 0;
+}
+
+/* ethtool -S (en_stats.c): per-priority pause of the PFC priorities (mlx5e_grp_per_prio_pfc), the stall events. */
+static unsigned mlx5_stats(struct nm *m, struct nm_dev *d, char (*names)[NM_GSTRING_LEN], uint64_t *vals, unsigned max)
+{
+        const struct mlx5 *p = P(d);
+        uint64_t paused;
+        bool warn, err;
+        unsigned n = 0;
+
+        stall_now(p, nm_now_ms(), &paused, &warn, &err);
+        for (int i = 0; i < 8 && n + 2 <= max; i++) {
+                if (!(p->pfc_en & (1u << i)))
+                        continue;
+                snprintf(names[n], NM_GSTRING_LEN, "rx_prio%d_pause", i);
+                vals[n++] = 0;
+                snprintf(names[n], NM_GSTRING_LEN, "tx_prio%d_pause", i);
+                vals[n++] = p->tx_pause[i] + paused;
+        }
+        if (p->stall_detect && n + 2 <= max) {
+                snprintf(names[n], NM_GSTRING_LEN, "%s", p->storm_name_blank ? "tx_pause_storm_warning_events "
+                                                                              : "tx_pause_storm_warning_events");
+                vals[n++] = p->warn_events + warn;
+                snprintf(names[n], NM_GSTRING_LEN, "tx_pause_storm_error_events");
+                vals[n++] = p->err_events + err;
+        }
+        return n;
+}
+
 /* mlx5e_dcbnl_initialize() at driver load, then mlx5e_dcbnl_init_app(). */
-static int mlx5_init(struct nm *m, struct nm_dev *d, const char *variant)
+static int mlx5_init(struct nm *m, struct nm_dev *d, const char *variants)
 {
         struct mlx5 *p = P(d);
         struct ieee_ets ets = { .ets_cap = MAX_TC + 1 };
+        char variant[16];
 
+        snprintf(variant, sizeof(variant), "%.*s", (int)strcspn(variants, "+"), variants);
+        for (const char *w = strchr(variants, '+'); w; w = strchr(w + 1, '+'))
+                if (strncmp(w + 1, "no-stall-detect", 15) && strncmp(w + 1, "storm-name-blank", 16))
+                        return -EINVAL;
         if (*variant && !streq(variant, "host") && !streq(variant, "dscp"))
                 return -EINVAL;
+        p->stall_detect = !nm_variant_has(variants, "no-stall-detect");
+        p->storm_name_blank = nm_variant_has(variants, "storm-name-blank");
+        p->stall_critical = 8000;
+        p->stall_minor = 8000 * PREVEN_MINOR_PCT / 100;
         d->min_mtu = 68;
         d->max_mtu = 9978;
         p->trust_state = streq(variant, "dscp") ? TRUST_DSCP : TRUST_PCP;
@@ -402,6 +532,8 @@ static void mlx5_dump(struct nm *m, const struct nm_dev *d, FILE *f)
         if (p->trust_state == TRUST_DSCP)
                 nm_dump_u8s(f, "dscp2prio", p->dscp2prio, 64);
         fprintf(f, "\n");
+        if (p->stall_detect)
+                fprintf(f, "  pfcc stall critical %u minor %u\n", p->stall_critical, p->stall_minor);
         if (!p->cc_dir[0])
                 return;
         fprintf(f, "  cc_params");
@@ -530,6 +662,10 @@ const struct nm_driver nm_mlx5 = {
         .setdcbx = mlx5_setdcbx,
         .change_mtu = mlx5_change_mtu,
         .dump = mlx5_dump,
+        .get_tunable = mlx5_get_tunable,
+        .set_tunable = mlx5_set_tunable,
+        .stats = mlx5_stats,
+        .stall = mlx5_stall,
         .link_up_ms = mlx5_link_up_ms,
         .debugfs_create = mlx5_debugfs_create,
         .files_tick = mlx5_files_tick,

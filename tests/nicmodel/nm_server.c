@@ -2,8 +2,9 @@
 /*
  * The model as a process: a unix SOCK_SEQPACKET listener where every accepted
  * connection is one netlink socket of the client (one datagram in = one
- * sendmsg, each reply datagram = one recvmsg), and a SOCK_STREAM control
- * listener that runs one nm_control() line per connection. One thread, poll();
+ * sendmsg, each reply datagram = one recvmsg), a SOCK_STREAM control
+ * listener that runs one nm_control() line per connection, and (optionally) the
+ * ethtool seam: a SOCK_SEQPACKET listener, one SIOCETHTOOL per connection. One thread, poll();
  * the link timeline advances whenever poll() returns.
  */
 #include <poll.h>
@@ -54,6 +55,25 @@ static int client_datagram(struct nm *m, int fd, struct nm_out *out)
         return 0;
 }
 
+/* One ethtool seam connection: one request datagram, one reply (drivers/host/ethtool.h). */
+static void ethtool_conn(struct nm *m, int lfd)
+{
+        static unsigned char req[1 << 20], reply[(1 << 20) + 8];
+        struct pollfd p;
+        size_t len = 0;
+        ssize_t n;
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+        if (fd < 0)
+                return;
+        p = (struct pollfd){ .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, 2000) > 0 && (n = recv(fd, req, sizeof(req), 0)) > 0) {
+                nm_ethtool(m, req, (size_t)n, reply, sizeof(reply), &len);
+                (void)!send(fd, reply, len, MSG_NOSIGNAL);
+        }
+        close(fd);
+}
+
 static void control_conn(struct nm *m, int lfd)
 {
         char line[CONTROL_LINE_MAX] = "", *text = NULL;
@@ -90,24 +110,29 @@ static void control_conn(struct nm *m, int lfd)
         close(fd);
 }
 
-int nm_serve(struct nm *m, const char *sock_path, const char *control_path, volatile sig_atomic_t *stop,
-             FILE *ready)
+#define FIXED 3                         /* the netlink, control and ethtool listeners */
+
+int nm_serve(struct nm *m, const char *sock_path, const char *control_path, const char *ethtool_path,
+             volatile sig_atomic_t *stop, FILE *ready)
 {
-        struct pollfd p[2 + CLIENTS_MAX];
+        struct pollfd p[FIXED + CLIENTS_MAX];
         struct nm_out *out = malloc(sizeof(*out));
         unsigned n_clients = 0;
-        int lfd, cfd, r = 0;
+        int lfd, cfd, efd = -1, r = 0;
 
         if (!out)
                 return -ENOMEM;
         lfd = listen_on(sock_path, SOCK_SEQPACKET);
         cfd = lfd < 0 ? lfd : listen_on(control_path, SOCK_STREAM);
-        if (lfd < 0 || cfd < 0) {
-                r = lfd < 0 ? lfd : cfd;
+        if (cfd >= 0 && ethtool_path)
+                efd = listen_on(ethtool_path, SOCK_SEQPACKET);
+        if (lfd < 0 || cfd < 0 || (ethtool_path && efd < 0)) {
+                r = lfd < 0 ? lfd : cfd < 0 ? cfd : efd;
                 goto out;
         }
         p[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
         p[1] = (struct pollfd){ .fd = cfd, .events = POLLIN };
+        p[2] = (struct pollfd){ .fd = efd, .events = POLLIN };  /* -1: ignored by poll() */
         if (ready) {
                 fprintf(ready, "ready\n");
                 fflush(ready);
@@ -116,7 +141,7 @@ int nm_serve(struct nm *m, const char *sock_path, const char *control_path, vola
                 uint64_t next = nm_tick(m), now = nm_now_ms();
                 int timeout = next ? (int)(next > now ? next - now : 0) : 1000, k;
 
-                k = poll(p, 2 + n_clients, timeout);
+                k = poll(p, FIXED + n_clients, timeout);
                 if (k < 0 && errno != EINTR) {
                         r = -errno;
                         break;
@@ -127,31 +152,37 @@ int nm_serve(struct nm *m, const char *sock_path, const char *control_path, vola
                         int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 
                         if (fd >= 0)
-                                p[2 + n_clients++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+                                p[FIXED + n_clients++] = (struct pollfd){ .fd = fd, .events = POLLIN };
                 }
                 if (p[1].revents & POLLIN)
                         control_conn(m, cfd);
+                if (p[2].revents & POLLIN)
+                        ethtool_conn(m, efd);
                 for (unsigned i = 0; i < n_clients; i++) {
-                        struct pollfd *c = &p[2 + i];
+                        struct pollfd *c = &p[FIXED + i];
 
                         if (!c->revents)
                                 continue;
                         if ((c->revents & POLLIN) && client_datagram(m, c->fd, out) == 0)
                                 continue;
                         close(c->fd);
-                        p[2 + i] = p[2 + --n_clients];
+                        p[FIXED + i] = p[FIXED + --n_clients];
                         i--;
                 }
         }
         for (unsigned i = 0; i < n_clients; i++)
-                close(p[2 + i].fd);
+                close(p[FIXED + i].fd);
 out:
         if (lfd >= 0)
                 close(lfd);
         if (cfd >= 0)
                 close(cfd);
+        if (efd >= 0)
+                close(efd);
         (void)unlink(sock_path);
         (void)unlink(control_path);
+        if (ethtool_path)
+                (void)unlink(ethtool_path);
         free(out);
         return r;
 }

@@ -7,9 +7,12 @@
 
 struct nm;
 
-/* Serve until *stop is set; "ready" goes to `ready` (may be NULL) once both sockets listen. Removes both socket files on return. */
-int nm_serve(struct nm *m, const char *sock_path, const char *control_path, volatile sig_atomic_t *stop,
-             FILE *ready);
+/*
+ * Serve until *stop is set; "ready" goes to `ready` (may be NULL) once the sockets listen
+ * (ethtool_path NULL: no ethtool seam). Removes the socket files on return.
+ */
+int nm_serve(struct nm *m, const char *sock_path, const char *control_path, const char *ethtool_path,
+             volatile sig_atomic_t *stop, FILE *ready);
 
 /* Send one control line and copy the answer to f; -EIO when the model answered "error: ...". */
 int nm_ctl(const char *control_path, const char *line, FILE *f);

@@ -220,6 +220,9 @@ static int intf_line(struct mode *m, char **w, int n, bool no, const char *line)
         uint64_t v;
         char prefix[64];
 
+        if (n >= 2 && !strcmp(w[0], "priority-flow-control") && !strcmp(w[1], "pause"))
+                return eos_wd_line(m->intf, w, n, no, line, false);     /* eos_pfcwd.c */
+
         if (!strcmp(w[0], "mtu")) {
                 if (no)
                         return del_prefix(m->intf, "mtu "), 0;
@@ -289,11 +292,14 @@ static bool port_known(struct sim *s, const char *name)
         return false;
 }
 
-static int global_line(struct sim *s, struct mode *m, char **w, int n, bool no)
+static int global_line(struct sim *s, struct mode *m, char **w, int n, bool no, const char *line)
 {
         uint64_t bits, tc;
         unsigned dp;
         int idx;
+
+        if (n >= 2 && !strcmp(w[0], "priority-flow-control") && !strcmp(w[1], "pause"))
+                return eos_wd_line(m->root, w, n, no, line, true);
 
         if (n == 3 && !strcmp(w[0], "qos") && !strcmp(w[1], "profile") && !no) {
                 char key[96];
@@ -363,7 +369,7 @@ static int config_line(struct sim *s, struct mode *m, char *line)
         if (m->intf && intf_line(m, w, n, no, line) == 0)
                 return 0;
         m->intf = NULL;
-        return global_line(s, m, w, n, no);
+        return global_line(s, m, w, n, no, line);
 }
 
 static void prune_empty(json_t *node)
@@ -604,6 +610,8 @@ int eos_run(struct sim *s)
                 return show_sessions(s);
         if (!strcmp(s->cmd, "show interfaces | json"))
                 return show_interfaces(s);
+        if (!strcmp(s->cmd, "show priority-flow-control counters watchdog | json"))
+                return eos_wd_counters(s);
         if (!strcmp(s->cmd, "show priority-flow-control counters | json"))
                 return show_pfc_counters(s);
         if (!strcmp(s->cmd, "show qos interfaces ecn counters queue | json"))

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * switchsim --dialect nvue|sonic|eos --state FILE [--init --ports a,b [--variant v,w]]
- *           [--dump] [--tick] [--advance SECONDS] [--reboot] [--traffic SPEC,...] [-- COMMAND...]
+ *           [--dump] [--tick] [--advance SECONDS] [--freeze-clock] [--reboot] [--traffic SPEC,...]
+ *           [-- COMMAND...]
  *
  * --traffic PORT:NAME=RATE,...: the data plane's counters climb at RATE per second of the
  * switch's clock from now on; PORT:link=up|down, PORT:speed=25G (traffic.c).
@@ -22,7 +23,10 @@
  * runs, or after it ran with drop_after_run (the reply is lost); drop_all_after: and
  * every command after that. "-- COMMAND" runs a command locally (hand edits, drift tests).
  *
- * The switch's clock is the wall clock plus "clock_offset_s" of the state file.
+ * The switch's clock is the wall clock plus "clock_offset_s" of the state file; after
+ * --freeze-clock it stands still ("clock_frozen_at") and moves only with --advance, so that
+ * what happens on the switch's clock (the PFC watchdog's polls, watchdog.c) does not depend
+ * on how fast the machine runs the test.
  * --advance S moves it S seconds ahead and fires every timer that is then due (a
  * commit-confirm runs out), so a test makes time pass on the switch explicitly
  * instead of sleeping against a short timer.
@@ -43,7 +47,7 @@
 
 struct opts {
         const char *dialect, *state, *ports, *variants, *traffic;
-        bool init, dump, tick, reboot;
+        bool init, dump, tick, reboot, freeze;
         double advance;                 /* --advance: seconds to move the clock ahead */
         char cmd[8192];
         bool local;
@@ -92,15 +96,20 @@ int sim_fail(const char *fmt, ...)
         return 1;
 }
 
-/* The switch's clock: wall clock + the state's clock_offset_s (set by run_locked). */
-static double clock_offset_s;
+/* The switch's clock: wall clock (or the frozen instant) + the state's clock_offset_s (set by run_locked). */
+static double clock_offset_s, clock_frozen_at;
 
-double sim_now(void)
+static double wall_now(void)
 {
         struct timespec ts;
 
         clock_gettime(CLOCK_REALTIME, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + clock_offset_s;
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double sim_now(void)
+{
+        return (clock_frozen_at > 0 ? clock_frozen_at : wall_now()) + clock_offset_s;
 }
 
 void sim_print_json(const json_t *j)
@@ -126,8 +135,8 @@ json_t *sim_obj(json_t *parent, const char *key)
 static int usage(void)
 {
         fprintf(stderr, "usage: switchsim --dialect nvue|sonic|eos --state FILE [--init --ports a,b "
-                        "[--variant v,w]] [--dump] [--tick] [--advance SECONDS] [--reboot] [--traffic SPEC,...] "
-                        "[-- COMMAND...]\n");
+                        "[--variant v,w]] [--dump] [--tick] [--advance SECONDS] [--freeze-clock] [--reboot] "
+                        "[--traffic SPEC,...] [-- COMMAND...]\n");
         return 2;
 }
 
@@ -155,6 +164,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
                 }
                 else if (!strcmp(argv[i], "--reboot"))
                         o->reboot = true;
+                else if (!strcmp(argv[i], "--freeze-clock"))
+                        o->freeze = o->tick = true;
                 else if (!strcmp(argv[i], "--variant") && i + 1 < argc)
                         o->variants = argv[++i];
                 else if (!strcmp(argv[i], "--traffic") && i + 1 < argc) {
@@ -247,8 +258,21 @@ static void reboot(struct sim *s)
         json_object_set_new(s->st, "reboots", json_integer(json_integer_value(json_object_get(s->st, "reboots")) + 1));
 }
 
+void sim_wd_config(const struct sim *s, const char *port, unsigned prio, struct sim_wd *ret)
+{
+        *ret = (struct sim_wd){ 0 };
+        if (!strcmp(s->dialect, "nvue"))
+                nvue_wd_config(s, port, prio, ret);
+        else if (!strcmp(s->dialect, "sonic"))
+                sonic_wd_config(s, port, prio, ret);
+        else
+                eos_wd_config(s, port, prio, ret);
+}
+
+/* The data plane runs up to now on the configuration it had, then the switch's timers fire. */
 static void tick(struct sim *s)
 {
+        sim_watchdog_advance(s);
         if (!strcmp(s->dialect, "nvue"))
                 nvue_tick(s);
         else if (!strcmp(s->dialect, "sonic"))
@@ -415,6 +439,11 @@ static int run_locked(const struct opts *o, const char *cmd, bool bad_json)
                 return sim_fail("switchsim: cannot load state '%s'", o->state);
         }
         s.d = json_object_get(s.st, o->dialect);
+        clock_frozen_at = json_number_value(json_object_get(s.st, "clock_frozen_at"));
+        if (o->freeze && clock_frozen_at <= 0) {
+                clock_frozen_at = wall_now();
+                json_object_set_new(s.st, "clock_frozen_at", json_real(clock_frozen_at));
+        }
         clock_offset_s = json_number_value(json_object_get(s.st, "clock_offset_s")) + o->advance;
         if (o->advance > 0)
                 json_object_set_new(s.st, "clock_offset_s", json_real(clock_offset_s));

@@ -21,6 +21,12 @@
  *                    "nv show qos roce": enable on, mode lossless)
  *   no-config-save   an NVUE without `nv config save` (saving is not available:
  *                    the command and its -h are refused)
+ *   cl519            Cumulus Linux 5.19 (`nv show system`): `qos pfc-watchdog recovery-interval`
+ *                    exists (the 5.19 QoS page, a draft), the queue comes back after it
+ * The PFC watchdog (CL 5.12 QoS, "PFC Watchdog"; CL 5.6 What's New): `interface X qos
+ * pfc-watchdog [state enable]`, `qos pfc-watchdog polling-interval|robustness`, the storm
+ * machine of watchdog.c on every lossless traffic class of a port that has it, and
+ * `nv show interface X qos pfc-watchdog`.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +35,8 @@
 #include "drivers/switch/switch.h"
 #include "tests/switchsim/sim.h"
 
-enum vkind { V_NONE, V_MTU, V_TRUST, V_PRIO, V_ENABLE, V_BYTES, V_PROB, V_MEMBERS, V_NAME, V_ROCE, V_CABLE };
+enum vkind { V_NONE, V_MTU, V_TRUST, V_PRIO, V_ENABLE, V_BYTES, V_PROB, V_MEMBERS, V_NAME, V_ROCE, V_CABLE,
+             V_WD_POLL, V_WD_COUNT };
 
 struct pattern {
         const char *path;       /* '*' = an id list (interfaces or numbers), '%' = a profile name */
@@ -58,6 +65,11 @@ static const struct pattern patterns[] = {
         { "qos congestion-control % traffic-class * ecn", 7, V_ENABLE },
         { "qos congestion-control % traffic-class * red", 7, V_ENABLE },
         { "qos roce mode", 0, V_ROCE },
+        /* CL 5.6 What's New, New Commands: the PFC watchdog (ranges there); 5.19 draft: recovery-interval */
+        { "interface * qos pfc-watchdog state", 0, V_ENABLE },
+        { "qos pfc-watchdog polling-interval", 0, V_WD_POLL },
+        { "qos pfc-watchdog robustness", 0, V_WD_COUNT },
+        { "qos pfc-watchdog recovery-interval", 0, V_WD_COUNT },
 };
 
 static json_t *ecn_default(void)
@@ -189,6 +201,14 @@ static json_t *make_value(enum vkind k, const char *v, char *why, size_t wsize)
                 return json_integer((json_int_t)n);
         case V_NAME:
                 return json_string(v);
+        case V_WD_POLL:         /* shown as a duration, as `nv show qos pfc-watchdog` prints it (5.19 draft) */
+                if (switch_parse_uint(v, 100, 5000, &n) < 0)
+                        break;
+                return json_sprintf("0:00:%02u.%06u", (unsigned)(n / 1000), (unsigned)(n % 1000) * 1000);
+        case V_WD_COUNT:
+                if (switch_parse_uint(v, 1, 1000, &n) < 0)
+                        break;
+                return json_integer((json_int_t)n);
         case V_ROCE:
                 if (strcmp(v, "lossy") && strcmp(v, "lossless") && strcmp(v, "lossless-single-ipool"))
                         break;
@@ -202,7 +222,8 @@ static json_t *make_value(enum vkind k, const char *v, char *why, size_t wsize)
         }
         snprintf(why, wsize, "Error: Invalid value '%s'%s", v,
                  k == V_MTU ? ": expected integer:552 - 9216" : k == V_PROB ? ": expected 1 - 100" :
-                 k == V_CABLE ? ": expected integer:1 - 100000" : "");
+                 k == V_CABLE ? ": expected integer:1 - 100000" : k == V_WD_POLL ? ": expected integer:100 - 5000" :
+                 k == V_WD_COUNT ? ": expected integer:1 - 1000" : "");
         return NULL;
 }
 
@@ -234,6 +255,20 @@ static json_t *pending(struct sim *s)
         return p;
 }
 
+/* The watchdog on (the object set): state enable. */
+static int wd_port_set(struct sim *s, const char *ports)
+{
+        char ids[64][32];
+        int n = expand_ids(s, ports, 0, ids, 64);
+
+        if (n < 0)
+                return sim_fail("Error: Invalid id '%s'", ports);
+        for (int i = 0; i < n; i++)
+                json_object_set_new(sim_obj(sim_obj(sim_obj(sim_obj(pending(s), "interface"), ids[i]), "qos"),
+                                            "pfc-watchdog"), "state", json_string("enable"));
+        return 0;
+}
+
 static int nv_set(struct sim *s, char **w, int n)
 {
         char ids[64][32], why[160];
@@ -241,7 +276,11 @@ static int nv_set(struct sim *s, char **w, int n)
         const struct pattern *pt;
         json_t *v;
 
+        if (n == 4 && !strcmp(w[0], "interface") && !strcmp(w[2], "qos") && !strcmp(w[3], "pfc-watchdog"))
+                return wd_port_set(s, w[1]);    /* the CL 5.12 form: `nv set interface swp1 qos pfc-watchdog` */
         if (n < 2 || !(pt = match(w, n - 1, false, &star)))
+                return sim_fail("Error: Invalid config path: '%s'", s->cmd);
+        if (!strcmp(w[n - 2], "recovery-interval") && !sim_variant(s->st, "cl519"))
                 return sim_fail("Error: Invalid config path: '%s'", s->cmd);
         if (star >= 0 && (nids = expand_ids(s, w[star], pt->id_max, ids, 64)) < 0)
                 return sim_fail("Error: Invalid id '%s'", w[star]);
@@ -368,6 +407,77 @@ static int confirm_action(struct sim *s, const char *opt)
         return 0;
 }
 
+/* A JSON ms value or NVUE's duration "0:00:00.100000". */
+static double duration_s(const json_t *v, double dflt)
+{
+        unsigned h, m;
+        double sec;
+
+        if (json_is_integer(v))
+                return json_integer_value(v) / 1000.0;
+        if (json_is_string(v) && sscanf(json_string_value(v), "%u:%u:%lf", &h, &m, &sec) == 3)
+                return h * 3600.0 + m * 60.0 + sec;
+        return dflt;
+}
+
+static bool wd_on(const json_t *tree, const char *port)
+{
+        const json_t *wd = json_object_get(json_object_get(json_object_get(json_object_get(tree, "interface"), port),
+                                                            "qos"), "pfc-watchdog");
+        const char *st = json_string_value(json_object_get(wd, "state"));
+
+        return wd && (!st || !strcmp(st, "enable") || !strcmp(st, "enabled"));
+}
+
+/* The switch priorities a port's PFC makes lossless (nettune's NVUE ports use default-global). */
+static uint8_t lossless(const json_t *tree, const char *port)
+{
+        const char *prof = json_string_value(json_object_get(json_object_get(json_object_get(json_object_get(
+                json_object_get(tree, "interface"), port), "qos"), "pfc"), "profile"));
+        const json_t *sp = json_object_get(json_object_get(json_object_get(json_object_get(tree, "qos"), "pfc"),
+                                                           prof ? prof : "default-global"), "switch-priority");
+        const char *k;
+        json_t *v;
+        uint8_t bits = 0;
+
+        json_object_foreach((json_t *)sp, k, v)
+                if (k[0] >= '0' && k[0] <= '7' && !k[1])
+                        bits |= (uint8_t)(1u << (k[0] - '0'));
+        return bits;
+}
+
+/*
+ * "You can only configure PFC watchdog on a port with PFC (or link pause) configuration"
+ * (CL 5.12 QoS, PFC Watchdog): the first port that has it without, or NULL. (The error's
+ * wording is this simulator's; the page gives none.)
+ */
+static const char *wd_without_pfc(const json_t *tree)
+{
+        const char *k;
+        json_t *v;
+
+        json_object_foreach(json_object_get(tree, "interface"), k, v)
+                if (wd_on(tree, k) && !lossless(tree, k))
+                        return k;
+        return NULL;
+}
+
+void nvue_wd_config(const struct sim *s, const char *port, unsigned prio, struct sim_wd *ret)
+{
+        const json_t *tree = json_object_get(s->d, "applied");
+        const json_t *wd = json_object_get(json_object_get(tree, "qos"), "pfc-watchdog");
+        const json_t *rob = json_object_get(wd, "robustness"), *rec = json_object_get(wd, "recovery-interval");
+
+        if (!wd_on(tree, port) || !(lossless(tree, port) & (1u << prio)))
+                return;
+        ret->on = true;
+        ret->poll_s = duration_s(json_object_get(wd, "polling-interval"), 0.1);
+        ret->detect_polls = rob ? (unsigned)json_integer_value(rob) : 3;
+        /* one clean polling interval before 5.19; recovery-interval (default 2) from 5.19 (draft) */
+        ret->restore_polls = !sim_variant(s->st, "cl519") ? 1 : rec ? (unsigned)json_integer_value(rec) : 2;
+        ret->action = SIM_WD_DROP;
+}
+
 static int config_apply(struct sim *s)
 {
         bool yes = false;
@@ -394,6 +504,8 @@ static int config_apply(struct sim *s)
                 printf("Warning: There are no configuration changes to apply\n");
                 return 0;
         }
+        if (wd_without_pfc(p))
+                return sim_fail("Error: PFC watchdog needs PFC or link pause on the port (%s)", wd_without_pfc(p));
         if (confirm > 0)
                 json_object_set_new(s->d, "confirm", json_pack("{s:f,s:O}", "deadline", sim_now() + confirm,
                                                                "rollback", json_object_get(s->d, "applied")));
@@ -581,8 +693,51 @@ static int roce_counters(struct sim *s, const char *port)
         return 0;
 }
 
+/* `nv show system -o json` (NVUE reference, nv show system: product-name, product-release, ...). */
+static int show_system(struct sim *s)
+{
+        json_t *o = json_pack("{s:s,s:s,s:s,s:s}", "hostname", "switch", "product-name", "Cumulus Linux",
+                              "product-release", sim_variant(s->st, "cl519") ? "5.19.0" : "5.12.0", "uptime", "1:52:24");
+
+        sim_print_json(o);
+        json_decref(o);
+        return 0;
+}
+
+/*
+ * `nv show interface swp1 qos pfc-watchdog` as the CL 5.12 QoS page prints it (trailing
+ * blanks kept): state, then per traffic class OK/DEADLOCK and the deadlock count (the
+ * watchdog's detections; NVUE shows no restore count).
+ */
+static int show_port_wd(struct sim *s, const char *port)
+{
+        bool on = wd_on(json_object_get(s->d, "applied"), port);
+
+        if (!port_known(s, port))
+                return sim_fail("Error: The requested item does not exist.");
+        printf("                 operational  applied \n---------------  -----------  ------- \n"
+               "state            %-11s  %-7s \n", on ? "enabled" : "disabled", on ? "enabled" : "disabled");
+        if (!on)
+                return 0;
+        printf("\nPFC WD Status \n=========================== \n    traffic-class  status    deadlock-count \n"
+               "    -------------  --------  -------------- \n\n");
+        for (unsigned tc = 0; tc < 8; tc++) {
+                struct sim_wd_stats st;
+
+                sim_wd_stats(s->st, port, tc, &st);
+                printf("    %-13u  %-8s  %llu \n", tc, st.stormed ? "DEADLOCK" : "OK", (unsigned long long)st.detected);
+        }
+        return 0;
+}
+
 int nvue_run(struct sim *s)
 {
+        if (s->argc == 5 && !strcmp(s->argv[1], "show") && !strcmp(s->argv[2], "system") && !strcmp(s->argv[3], "-o") &&
+            !strcmp(s->argv[4], "json"))
+                return show_system(s);
+        if (s->argc == 6 && !strcmp(s->argv[1], "show") && !strcmp(s->argv[2], "interface") &&
+            !strcmp(s->argv[4], "qos") && !strcmp(s->argv[5], "pfc-watchdog"))
+                return show_port_wd(s, s->argv[3]);
         if (s->argc == 6 && !strcmp(s->argv[1], "show") && !strcmp(s->argv[2], "interface") &&
             !strcmp(s->argv[4], "counters") && !strcmp(s->argv[5], "qos"))
                 return counters_qos(s, s->argv[3]);

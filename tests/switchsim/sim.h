@@ -41,6 +41,10 @@ json_t *sim_obj(json_t *parent, const char *key);
 
 /* The data plane (traffic.c): counters that climb at a rate on the switch's clock, links. */
 uint64_t sim_counter(const json_t *st, const char *port, const char *name);
+/* The rate a counter climbs at now (0: it does not). */
+double sim_rate(const json_t *st, const char *port, const char *name);
+/* The rate at time t, *ret_next when it changes next by itself (a choppy stream; INFINITY: never). */
+double sim_rate_at(const json_t *st, const char *port, const char *name, double t, double *ret_next);
 void sim_link(const json_t *st, const char *port, bool *ret_up, const char **ret_speed);
 /* --traffic PORT:NAME=RATE,...: 0, or 1 with the error printed. */
 int sim_traffic_set(json_t *st, const char *specs);
@@ -56,6 +60,36 @@ void sim_table(const char *indent, unsigned rows, unsigned cols, char cells[][SI
 void sim_rows(const json_t *st, const char *port, const char *indent, unsigned cols, const char *const *head,
               const char *const *spec);
 
+/*
+ * The PFC watchdog (watchdog.c): each dialect maps its configuration of one queue onto
+ * the machine (sim_wd_config: nvue.c, sonic.c, eos.c); sim_watchdog_advance() runs the
+ * polls up to the switch's clock (before every command: main.c tick); the dialects'
+ * show commands print sim_wd_stats().
+ */
+enum { SIM_WD_DROP, SIM_WD_FORWARD, SIM_WD_ALERT };
+struct sim_wd {
+        bool on;                        /* the watchdog watches this queue */
+        double poll_s;                  /* the switch's poll interval */
+        unsigned detect_polls;          /* consecutive storm polls to detect */
+        unsigned restore_polls;         /* consecutive pause-free polls to restore; 0: never */
+        int action;                     /* SIM_WD_* */
+};
+struct sim_wd_stats {
+        bool watched, stormed;
+        uint64_t detected, restored;
+        uint64_t tx_ok, tx_drop, tx_ok_last, tx_drop_last;
+};
+void sim_wd_config(const struct sim *s, const char *port, unsigned prio, struct sim_wd *ret);
+void sim_watchdog_advance(struct sim *s);
+void sim_wd_stats(const json_t *st, const char *port, unsigned prio, struct sim_wd_stats *ret);
+/* Seconds the queue of that port and priority did not send (paused, dropped, or held by a storm elsewhere). */
+double sim_blocked_s(const json_t *st, const char *port, unsigned prio);
+void nvue_wd_config(const struct sim *s, const char *port, unsigned prio, struct sim_wd *ret);
+void sonic_wd_config(const struct sim *s, const char *port, unsigned prio, struct sim_wd *ret);
+void eos_wd_config(const struct sim *s, const char *port, unsigned prio, struct sim_wd *ret);
+/* tabulate's "simple" table with every column right-aligned (stralign='right', numalign='right'). */
+void sim_table_right(unsigned rows, unsigned cols, char cells[][SIM_TABLE_COLS][64]);
+
 /* Is variant `name` of the factory state on (state file "variants")? */
 bool sim_variant(const json_t *st, const char *name);
 
@@ -68,12 +102,18 @@ int nvue_run(struct sim *s);
 void nvue_tick(struct sim *s);
 void nvue_reboot(struct sim *s);
 json_t *sonic_init(json_t *ports, const json_t *st);
+/* sonic_pfcwd.c: `config pfcwd`/`pfcwd` start|stop|interval (argv[at] the verb), `show pfcwd` config|stats. */
+int sonic_pfcwd_config(struct sim *s, int at, bool from_config);
+int sonic_pfcwd_show(struct sim *s, int at);
 int sonic_run(struct sim *s);
 void sonic_tick(struct sim *s);
 void sonic_reboot(struct sim *s);
 /* What buffermgrd leaves in APPL_DB for a CONFIG_DB (sonic_buffer.c): BUFFER_PG_TABLE, BUFFER_PROFILE_TABLE. */
 json_t *sonic_appl_db(const json_t *db);
 json_t *eos_init(json_t *ports, const json_t *st);
+/* eos_pfcwd.c: a `priority-flow-control pause watchdog ...` line into node (0, or -1 invalid); the counters. */
+int eos_wd_line(json_t *node, char **w, int n, bool no, const char *line, bool global);
+int eos_wd_counters(struct sim *s);
 int eos_run(struct sim *s);
 void eos_tick(struct sim *s);
 void eos_reboot(struct sim *s);

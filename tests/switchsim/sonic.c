@@ -30,6 +30,14 @@
  *                         SKU (sonic-utilities commit 2e9e81c1 "[GCU] Update WRED_PROFILE
  *                         and BUFFER_POOL validators", its table of RDMA tables)
  *   global-dscp-map       PORT_QOS_MAP|global dscp_to_tc_map AZURE (the switch-level map)
+ *   pfcwd-default         the PFC watchdog as `config load_minigraph` starts it (`pfcwd
+ *                         start_default`, sonic-utilities pfcwd/main.py: detection and
+ *                         restoration 200 ms, action drop, history disable, POLL_INTERVAL 200
+ *                         for up to 32 ports); see sonic_pfcwd.c for the watchdog CLI
+ *   pfcwd-no-history      an image before sonic-utilities #3779 (show pfcwd config without
+ *                         the HISTORY column)
+ * Every port's PORT_QOS_MAP has pfcwd_sw_enable "3,4" beside pfc_enable, as
+ * sonic-buildimage files/build_templates/qos_config.j2 @ 0791705b writes them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,8 +104,13 @@ json_t *sonic_init(json_t *ports, const json_t *st)
                 char key[96];
                 json_object_set_new(sim_obj(db, "PORT"), name, json_pack("{s:s,s:s,s:s,s:s}", "admin_status", "up",
                                     "mtu", "9100", "pfc_asym", "off", "speed", "100000"));
-                json_object_set_new(sim_obj(db, "PORT_QOS_MAP"), name, json_pack("{s:s,s:s,s:s}",
-                                    "dscp_to_tc_map", "AZURE", "pfc_enable", "3,4", "tc_to_queue_map", "AZURE"));
+                json_object_set_new(sim_obj(db, "PORT_QOS_MAP"), name, json_pack("{s:s,s:s,s:s,s:s}",
+                                    "dscp_to_tc_map", "AZURE", "pfc_enable", "3,4", "pfcwd_sw_enable", "3,4",
+                                    "tc_to_queue_map", "AZURE"));
+                if (sim_variant(st, "pfcwd-default"))
+                        json_object_set_new(sim_obj(db, "PFC_WD"), name, json_pack("{s:s,s:s,s:s,s:s}", "action", "drop",
+                                            "detection_time", "200", "restoration_time", "200",
+                                            "pfc_stat_history", "disable"));
                 for (int q = 3; q <= 4; q++) {
                         snprintf(key, sizeof(key), "%s|%d", name, q);
                         json_object_set_new(sim_obj(db, "QUEUE"), key,
@@ -106,6 +119,8 @@ json_t *sonic_init(json_t *ports, const json_t *st)
                 add_buffers(db, name, st);
                 json_object_set_new(sim_obj(sim_obj(db, "CABLE_LENGTH"), "AZURE"), name, json_string("5m"));
         }
+        if (sim_variant(st, "pfcwd-default"))
+                json_object_set_new(sim_obj(db, "PFC_WD"), "GLOBAL", json_pack("{s:s}", "POLL_INTERVAL", "200"));
         return json_pack("{s:o,s:O,s:{}}", "db", db, "saved", db, "checkpoints");
 }
 
@@ -192,6 +207,39 @@ static bool ecn_mode_known(const char *m)
         return !m;
 }
 
+/*
+ * sonic-pfcwd.yang (sonic-buildimage @ 9701fa53): detection_time 100-5000 and restoration_time
+ * 100-60000, each at least GLOBAL POLL_INTERVAL (100-1000); action drop|forward|alert;
+ * sonic-port-qos-map.yang: pfcwd_sw_enable ([0-7](,[0-7])*)?.
+ */
+static int validate_pfcwd(const json_t *db, char *why, size_t wsize)
+{
+        const json_t *g = json_object_get(json_object_get(db, "PFC_WD"), "GLOBAL");
+        uint64_t poll = 0, d, r, bits;
+        const char *k, *a;
+        json_t *v;
+
+        if (check_uint_field(g, "POLL_INTERVAL", 100, 1000, &poll) < 0)
+                return snprintf(why, wsize, "PFC_WD|GLOBAL: POLL_INTERVAL must be in range 100..1000"), -1;
+        json_object_foreach(json_object_get(db, "PFC_WD"), k, v) {
+                if (!strcmp(k, "GLOBAL"))
+                        continue;
+                a = json_string_value(json_object_get(v, "action"));
+                if (check_uint_field(v, "detection_time", 100, 5000, &d) < 0 ||
+                    check_uint_field(v, "restoration_time", 100, 60000, &r) < 0 || (poll && d && d < poll) ||
+                    (poll && r && r < poll) || (a && strcmp(a, "drop") && strcmp(a, "forward") && strcmp(a, "alert")))
+                        return snprintf(why, wsize, "PFC_WD|%s: not valid for sonic-pfcwd.yang", k), -1;
+        }
+        json_object_foreach(json_object_get(db, "PORT_QOS_MAP"), k, v) {
+                const char *m = json_string_value(json_object_get(v, "pfcwd_sw_enable"));
+
+                if (m && switch_parse_list(m, 7, &bits) < 0)
+                        return snprintf(why, wsize, "PORT_QOS_MAP|%s: pfcwd_sw_enable '%s' does not match "
+                                        "([0-7](,[0-7])*)?", k, m), -1;
+        }
+        return 0;
+}
+
 /* sonic-cable-length.yang: a port name (leafref to PORT) and a length '[0-9]+m'. */
 static int validate_cable(const json_t *db, char *why, size_t wsize)
 {
@@ -234,6 +282,8 @@ static int validate_db(const json_t *db, char *why, size_t wsize)
                 if (dot1p && !json_object_get(json_object_get(db, "DOT1P_TO_TC_MAP"), dot1p))
                         return snprintf(why, wsize, "PORT_QOS_MAP|%s: dot1p_to_tc_map '%s' does not exist", k, dot1p), -1;
         }
+        if (validate_pfcwd(db, why, wsize) < 0)
+                return -1;
         json_object_foreach(json_object_get(db, "DSCP_TO_TC_MAP"), k, v) {
                 const char *d;
                 json_t *tc;
@@ -463,6 +513,8 @@ static int config_cmd(struct sim *s)
                 return apply_patch(s);
         if (!strcmp(s->argv[1], "save"))
                 return config_save(s);
+        if (!strcmp(s->argv[1], "pfcwd"))
+                return sonic_pfcwd_config(s, 2, true);
         if (!strcmp(s->argv[1], "checkpoint") || !strcmp(s->argv[1], "rollback") ||
             !strcmp(s->argv[1], "delete-checkpoint") || !strcmp(s->argv[1], "list-checkpoints"))
                 return checkpoint_cmd(s);
@@ -612,16 +664,51 @@ static int show_cmd(struct sim *s)
         return sim_fail("Error: unsupported command '%s'", s->cmd);
 }
 
+/* Redis has no empty hash: a row without fields, and a table without rows, do not exist. */
+static void prune_db(json_t *db)
+{
+        json_t *t, *r;
+        const char *tk, *rk;
+        void *a, *b;
+
+        json_object_foreach_safe(db, a, tk, t) {
+                json_object_foreach_safe(t, b, rk, r)
+                        if (json_is_object(r) && !json_object_size(r))
+                                json_object_del(t, rk);
+                if (json_is_object(t) && !json_object_size(t))
+                        json_object_del(db, tk);
+        }
+}
+
+static int sonic_dispatch(struct sim *s);
+
 int sonic_run(struct sim *s)
+{
+        int rc = sonic_dispatch(s);
+
+        if (s->mutated)
+                prune_db(json_object_get(s->d, "db"));
+        return rc;
+}
+
+static int sonic_dispatch(struct sim *s)
 {
         const char *c = s->argv[0];
 
+        if (!strcmp(c, "show") && s->argc >= 2 && !strcmp(s->argv[1], "pfcwd"))
+                return sonic_pfcwd_show(s, 2);
+        if (!strcmp(c, "pfcwd") && s->argc >= 2 && !strcmp(s->argv[1], "show"))
+                return sonic_pfcwd_show(s, 2);
         if (!strcmp(c, "show"))
                 return show_cmd(s);
         if (!strcmp(c, "sudo") && s->argc >= 3 && !strcmp(s->argv[1], "config")) {
                 memmove(s->argv, s->argv + 1, sizeof(s->argv[0]) * (size_t)--s->argc);
                 return config_cmd(s);
         }
+        if (!strcmp(c, "sudo") && s->argc >= 3 && !strcmp(s->argv[1], "pfcwd"))
+                return sonic_pfcwd_config(s, 2, false);
+        if (!strcmp(c, "pfcwd"))
+                return sim_fail("Root privileges are required for this operation");
         if (!strcmp(c, "sonic-cfggen") && s->argc == 3 && !strcmp(s->argv[1], "-d") &&
             !strcmp(s->argv[2], "--print-data")) {
                 char *out = json_dumps(json_object_get(s->d, "db"), JSON_INDENT(4) | JSON_SORT_KEYS);

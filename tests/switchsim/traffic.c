@@ -8,8 +8,12 @@
  * link_pause_tx, in_discards, out_discards, cnp_tx, roce_no_buffer_discard; or
  * link=up|down, speed=100G) and each dialect prints them its own way (nvue.c,
  * sonic.c, eos.c). A new rate starts from the value the counter has now, so a
- * counter never jumps; a rate of 0 stops it.
+ * counter never jumps; a rate of 0 stops it. pfc_rx.P is a pause stream into the
+ * port: its queue P is paused while it climbs, and tx_frames.P (what the queue is
+ * offered) counts only what it sends: the PFC watchdog and a storm's spread decide
+ * that (watchdog.c).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,16 +36,64 @@ static json_t *port_of(json_t *st, const char *port, bool create)
         return p;
 }
 
+/* tx_frames.P of a port: a queue sends only while it is not blocked (watchdog.c); -1 for other names. */
+static int sent_prio(const char *name)
+{
+        return !strncmp(name, "tx_frames.", 10) && name[10] >= '0' && name[10] <= '7' && !name[11] ? name[10] - '0' : -1;
+}
+
+/* Of the run seconds since t0, those a periodic counter ("on_s", "off_s": on first) climbed. */
+static double active_s(const json_t *c, double run)
+{
+        double on = json_number_value(json_object_get(c, "on_s")), off = json_number_value(json_object_get(c, "off_s"));
+        double full;
+
+        if (on <= 0 || off <= 0 || run <= 0)
+                return run;
+        full = floor(run / (on + off));
+        return full * on + fmin(run - full * (on + off), on);
+}
+
 uint64_t sim_counter(const json_t *st, const char *port, const char *name)
 {
         const json_t *c = json_object_get(json_object_get(port_of((json_t *)st, port, false), "counters"), name);
         double base = json_number_value(json_object_get(c, "base")), rate = json_number_value(json_object_get(c, "rate"));
-        double t0 = json_number_value(json_object_get(c, "t0")), v;
+        double t0 = json_number_value(json_object_get(c, "t0")), v, run;
+        int p = sent_prio(name);
 
         if (!c)
                 return 0;
-        v = base + (rate > 0 ? rate * (sim_now() - t0) : 0);
+        run = active_s(c, sim_now() - t0);
+        if (p >= 0)
+                run -= sim_blocked_s(st, port, (unsigned)p) - json_number_value(json_object_get(c, "b0"));
+        v = base + (rate > 0 && run > 0 ? rate * run : 0);
         return v > 0 ? (uint64_t)v : 0;
+}
+
+double sim_rate(const json_t *st, const char *port, const char *name)
+{
+        const json_t *c = json_object_get(json_object_get(port_of((json_t *)st, port, false), "counters"), name);
+
+        return json_number_value(json_object_get(c, "rate"));
+}
+
+double sim_rate_at(const json_t *st, const char *port, const char *name, double t, double *ret_next)
+{
+        const json_t *c = json_object_get(json_object_get(port_of((json_t *)st, port, false), "counters"), name);
+        double on = json_number_value(json_object_get(c, "on_s")), off = json_number_value(json_object_get(c, "off_s"));
+        double t0 = json_number_value(json_object_get(c, "t0")), rate = json_number_value(json_object_get(c, "rate"));
+        double phase;
+
+        *ret_next = INFINITY;
+        if (on <= 0 || off <= 0 || t < t0)
+                return rate;
+        phase = fmod(t - t0, on + off);
+        if (on + off - phase < 1e-6)    /* at an edge, as the clock's resolution sees it */
+                phase = 0;
+        if (phase < on && on - phase < 1e-6)
+                phase = on;
+        *ret_next = t + (phase < on ? on - phase : on + off - phase);
+        return phase < on ? rate : 0;
 }
 
 void sim_link(const json_t *st, const char *port, bool *ret_up, const char **ret_speed)
@@ -72,14 +124,24 @@ static int set_one(json_t *st, char *spec)
                 return 0;
         }
         char *end;
-        double rate = strtod(eq + 1, &end);
+        double rate = strtod(eq + 1, &end), on = 0, off = 0;
 
-        if (*end || rate < 0)
+        if (*end == '/' && (on = strtod(end + 1, &end)) > 0 && *end == '/')
+                off = strtod(end + 1, &end);
+        if (*end || rate < 0 || on < 0 || off < 0 || (on > 0) != (off > 0))
                 return -1;
         c = sim_obj(sim_obj(p, "counters"), colon + 1);
         json_object_set_new(c, "base", json_real((double)sim_counter(st, spec, colon + 1)));
         json_object_set_new(c, "rate", json_real(rate));
         json_object_set_new(c, "t0", json_real(now));
+        json_object_del(c, "on_s");
+        json_object_del(c, "off_s");
+        if (on > 0) {           /* a choppy stream: RATE for ON seconds, nothing for OFF, again and again */
+                json_object_set_new(c, "on_s", json_real(on));
+                json_object_set_new(c, "off_s", json_real(off));
+        }
+        if (sent_prio(colon + 1) >= 0)
+                json_object_set_new(c, "b0", json_real(sim_blocked_s(st, spec, (unsigned)sent_prio(colon + 1))));
         return 0;
 }
 
@@ -90,8 +152,8 @@ int sim_traffic_set(json_t *st, const char *specs)
         snprintf(buf, sizeof(buf), "%s", specs);
         for (char *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save))
                 if (set_one(st, s) < 0)
-                        return sim_fail("switchsim: --traffic '%s': expected PORT:NAME=RATE, PORT:link=up|down or "
-                                        "PORT:speed=100G", s);
+                        return sim_fail("switchsim: --traffic '%s': expected PORT:NAME=RATE[/ON_S/OFF_S], PORT:link=up|down "
+                                        "or PORT:speed=100G", s);
         return 0;
 }
 
@@ -125,6 +187,29 @@ void sim_table(const char *indent, unsigned rows, unsigned cols, char cells[][SI
                         }
                         printf("\n");
                 }
+        }
+}
+
+/* tabulate pads every header by MIN_PADDING (2): a column is at least its header + 2 wide. */
+void sim_table_right(unsigned rows, unsigned cols, char cells[][SIM_TABLE_COLS][64])
+{
+        size_t w[SIM_TABLE_COLS] = { 0 };
+
+        for (unsigned r = 0; r < rows; r++)
+                for (unsigned c = 0; c < cols; c++)
+                        if (strlen(cells[r][c]) + (r ? 0 : 2) > w[c])
+                                w[c] = strlen(cells[r][c]) + (r ? 0 : 2);
+        for (unsigned r = 0; r < rows; r++) {
+                for (unsigned c = 0; c < cols; c++)
+                        printf("%s%*s", c ? "  " : "", (int)w[c], cells[r][c]);
+                printf("\n");
+                for (unsigned c = 0; r == 0 && c < cols; c++) {
+                        printf("%s", c ? "  " : "");
+                        for (size_t k = 0; k < w[c]; k++)
+                                putchar('-');
+                }
+                if (r == 0)
+                        printf("\n");
         }
 }
 

@@ -185,6 +185,55 @@ static void test_names_first(void)
         free(c);
 }
 
+/* An older mlx5 spelled "tx_pause_storm_warning_events " with a trailing blank: it is the same counter. */
+static int blank_ioctl(void *ctx, const char *ifname, void *cmd)
+{
+        static const char *const names[] = { "tx_pause_storm_warning_events ", "tx_pause_storm_error_events" };
+
+        switch (*(uint32_t *)cmd) {
+        case ETHTOOL_GSSET_INFO:
+                ((struct ethtool_sset_info *)cmd)->data[0] = 2;
+                return 0;
+        case ETHTOOL_GSTRINGS: {
+                struct ethtool_gstrings *s = cmd;
+
+                s->len = 2;
+                for (uint32_t i = 0; i < 2; i++) {
+                        memset(s->data + (size_t)i * ETH_GSTRING_LEN, 0, ETH_GSTRING_LEN);
+                        snprintf((char *)s->data + (size_t)i * ETH_GSTRING_LEN, ETH_GSTRING_LEN, "%s", names[i]);
+                }
+                return 0;
+        }
+        case ETHTOOL_GSTATS: {
+                struct ethtool_stats *v = cmd;
+
+                v->n_stats = 2;
+                v->data[0] = 7;
+                v->data[1] = 2;
+                return 0;
+        }
+        default:
+                return -EOPNOTSUPP;
+        }
+}
+
+static void test_trailing_blank(void)
+{
+        struct counters_ethtool io = { blank_ioctl, NULL };
+        struct counters *c = calloc(1, sizeof(*c));
+        struct errbuf e;
+        int prio, tc;
+
+        CU_ASSERT_FATAL(c != NULL);
+        CU_ASSERT(counters_read_ethtool("ens1f0np0", "mlx5_core", &io, c, &e) == 0);
+        CU_ASSERT_EQUAL(c->n, 2);
+        CU_ASSERT_STRING_EQUAL(c->c[0].name, "tx_pause_storm_warning_events");
+        CU_ASSERT_EQUAL(c->c[0].value, 7);
+        CU_ASSERT(c->c[0].exported);
+        CU_ASSERT_EQUAL(counters_kind(c->c[0].name, &prio, &tc), DOCTOR_PAUSE_STORM);
+        free(c);
+}
+
 static void test_lo(void)
 {
         struct counters *c = calloc(1, sizeof(*c));
@@ -445,6 +494,7 @@ int suite_counters(void)
             !CU_add_test(s, "driver_names", test_driver_names) ||
             !CU_add_test(s, "ethtool_race_free", test_ethtool_race_free) ||
             !CU_add_test(s, "names_first", test_names_first) ||
+            !CU_add_test(s, "trailing_blank", test_trailing_blank) ||
             !CU_add_test(s, "lo", test_lo) ||
             !CU_add_test(s, "real_mlx5", test_real_mlx5) ||
             !CU_add_test(s, "real_bnxt", test_real_bnxt) ||

@@ -245,14 +245,26 @@ static void test_pfc_watchdog(void)
         expect(&d, "pfc.watchdog.restoration_ms", "none", "400");
         diff_done(&d);
 
-        /* turned off: only whether it runs */
-        want.pfc_wd.enabled = false;
+        /* turned off by a policy: only whether it runs */
+        want.pfc_wd = (struct state_pfc_wd){ .enabled = false };
         CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
         CU_ASSERT_EQUAL(d.n, 1);
         expect(&d, "pfc.watchdog.enabled", "true", "false");
         diff_done(&d);
         live.pfc_wd.enabled = false;
         CU_ASSERT(state_matches(&want, &live));
+
+        /* a snapshot of a port without a watchdog: its coverage and the switch-wide poll come back too */
+        want.pfc_wd = (struct state_pfc_wd){ .enabled = false, .prios = 0x18, .has = STATE_WD_POLL,
+                                             .dflt = STATE_WD_POLL, .poll_ms = 100 };
+        live.pfc_wd = (struct state_pfc_wd){ .enabled = true, .prios = 0x08, .has = 0x0f, .detection_ms = 200,
+                                             .restoration_ms = 400, .poll_ms = 200 };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 3);
+        expect(&d, "pfc.watchdog.enabled", "true", "false");
+        expect(&d, "pfc.watchdog.priorities", "[3]", "[3,4]");
+        expect(&d, "pfc.watchdog.poll_interval_ms", "200", "100");
+        diff_done(&d);
 }
 
 /* "auto" is met by what the device reads back for it; without that knowledge it differs. */

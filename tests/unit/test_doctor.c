@@ -456,6 +456,111 @@ static void test_pause_storm(void)
         CU_ASSERT_EQUAL(count("pause_storm"), 1);
 }
 
+/* The watchdog is read on the switch's ports (SONiC-like: it covers pfcwd_sw_enable's priorities). */
+static void watchdog_on(struct doctor_port *p, uint8_t prios)
+{
+        p->st.present |= STATE_BIT(STATE_FIELD_PFC_WATCHDOG);
+        p->st.pfc_wd = (struct state_pfc_wd){ .enabled = prios != 0, .prios = prios, .action = STATE_WD_DROP,
+                                              .has = STATE_WD_DETECTION | STATE_WD_POLL, .detection_ms = 200,
+                                              .poll_ms = 200 };
+}
+
+static void stall(struct doctor_iface *x, uint16_t ms)
+{
+        x->st.present |= STATE_BIT(STATE_FIELD_NIC_STALL);
+        x->st.nic_stall_ms = ms;
+        x->st.nic_stall_auto_ms = 100;
+}
+
+static void test_watchdog_missing(void)
+{
+        const struct doctor_finding *x;
+
+        /* not read (no watchdog field): not judged */
+        healthy();
+        run();
+        CU_ASSERT_EQUAL(count("watchdog_missing"), 0);
+        /* covered on both ports, NICs at auto: silent */
+        watchdog_on(port_of("leaf1", 0), 1u << 3);
+        watchdog_on(port_of("leaf1", 1), (1u << 3) | (1u << 4));
+        stall(iface_of("gpu1"), 100);
+        stall(iface_of("gpu2"), 7999);
+        run();
+        CU_ASSERT_EQUAL(count("watchdog_missing"), 0);
+        /* one port off, one covering another priority: one finding for the switch, both ports */
+        watchdog_on(port_of("leaf1", 0), 0);
+        watchdog_on(port_of("leaf1", 1), 1u << 4);
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("watchdog_missing"), 1);
+        x = find("watchdog_missing");
+        CU_ASSERT_EQUAL(x->n_ports, 2);
+        CU_ASSERT_STRING_EQUAL(x->ports[0], "leaf1:swp1");
+        CU_ASSERT_EQUAL(ev(x, "ports"), 2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(x->fix, "spec.pfc.watchdog"));
+        CU_ASSERT_FALSE(x->fixed);
+        /* a port without lossless priorities needs none */
+        port_of("leaf1", 0)->st.pfc_enabled = 0;
+        port_of("leaf1", 1)->st.pfc_enabled = 0;
+        run();
+        CU_ASSERT_EQUAL(count("watchdog_missing"), 0);
+        /* the NIC at the firmware default: the boundary is 8000 exactly, and 0 (off) */
+        stall(iface_of("gpu2"), 8000);
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("watchdog_missing"), 1);
+        x = find("watchdog_missing");
+        CU_ASSERT_STRING_EQUAL(x->ports[0], "gpu2:eth0");
+        CU_ASSERT_EQUAL(ev(x, "nic_stall_timeout_ms"), 8000);
+        CU_ASSERT_PTR_NOT_NULL(strstr(x->fix, "nic_stall_timeout_ms"));
+        stall(iface_of("gpu2"), 0);
+        run();
+        CU_ASSERT_EQUAL(ev(find("watchdog_missing"), "nic_stall_timeout_ms"), 0);
+        iface_of("gpu2")->st.pfc_enabled = 0;                  /* no lossless priority: nothing to stop */
+        run();
+        CU_ASSERT_EQUAL(count("watchdog_missing"), 0);
+        /* pause_storm on a port without a watchdog says what would contain it */
+        healthy();
+        watchdog_on(port_of("leaf1", 0), 0);
+        rate(&port_of("leaf1", 0)->rates, "rx-pause-frames", DOCTOR_PAUSE_RX, 3, 5000);
+        run();
+        x = find("pause_storm");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+        CU_ASSERT_PTR_NOT_NULL(strstr(x->fix, "watchdog_missing"));
+}
+
+static void test_watchdog_flapping(void)
+{
+        const struct doctor_finding *x;
+
+        healthy();
+        watchdog_on(port_of("leaf1", 0), 1u << 3);
+        rate(&port_of("leaf1", 0)->rates, "storms detected", DOCTOR_WD_STORMS, 3, 3);
+        rate(&port_of("leaf1", 0)->rates, "storms restored", DOCTOR_WD_RESTORES, 3, 2);
+        run();
+        CU_ASSERT_EQUAL(count("watchdog_flapping"), 0);         /* 2 cycles: below the bound of 3 */
+        port_of("leaf1", 0)->rates.v[1].delta = 3;
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("watchdog_flapping"), 1);
+        x = find("watchdog_flapping");
+        CU_ASSERT_EQUAL(ev(x, "queue"), 3);
+        CU_ASSERT_EQUAL(ev(x, "storms_detected"), 3);
+        CU_ASSERT_EQUAL(ev(x, "storms_restored"), 3);
+        CU_ASSERT_STRING_EQUAL(x->ports[0], "leaf1:swp1");
+        CU_ASSERT_PTR_NOT_NULL(strstr(x->fix, "restoration_ms"));
+        /* a bound of 4: silent again */
+        P.watchdog_flaps = 4;
+        run();
+        CU_ASSERT_EQUAL(count("watchdog_flapping"), 0);
+        /* NVUE counts detections only: 4 storms mean 3 restores between them */
+        healthy();
+        rate(&port_of("leaf1", 1)->rates, "deadlock-count", DOCTOR_WD_STORMS, 3, 3);
+        run();
+        CU_ASSERT_EQUAL(count("watchdog_flapping"), 0);
+        port_of("leaf1", 1)->rates.v[0].delta = 4;
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("watchdog_flapping"), 1);
+        CU_ASSERT_EQUAL(ev(find("watchdog_flapping"), "storms_restored"), -1);  /* a text: not counted */
+}
+
 static void test_downshift(void)
 {
         const struct doctor_finding *x;
@@ -744,6 +849,30 @@ static void test_switch_split_over_agents(void)
         run();
         CU_ASSERT_EQUAL(count("ecn_disabled_on_lossless_queue"), 1);
         CU_ASSERT_EQUAL(find("ecn_disabled_on_lossless_queue")->n_ports, 1);
+        /* the watchdog of a switch two agents report: one finding over the union, each port once */
+        for (unsigned i = 2; i < 4; i++)
+                for (unsigned k = 0; k < F.nodes[i].switches[0].n_ports; k++)
+                        watchdog_on(&F.nodes[i].switches[0].ports[k], 0);
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("watchdog_missing"), 1);
+        CU_ASSERT_EQUAL(find("watchdog_missing")->n_ports, 2);
+        CU_ASSERT_EQUAL(ev(find("watchdog_missing"), "ports"), 2);
+        CU_ASSERT_PTR_NOT_NULL(strstr(find("watchdog_missing")->summary, "leaf1: 2 lossless ports"));
+        watchdog_on(&F.nodes[2].switches[0].ports[0], 1u << 3);    /* the copy judged: covered */
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("watchdog_missing"), 1);
+        CU_ASSERT_EQUAL(find("watchdog_missing")->n_ports, 1);
+        CU_ASSERT_STRING_EQUAL(find("watchdog_missing")->ports[0], "leaf1:swp2");
+        /* storm/restore cycles of a port both report: one finding */
+        for (unsigned i = 2; i < 4; i++) {
+                struct doctor_port *p = &F.nodes[i].switches[0].ports[0];
+
+                watchdog_on(p, 1u << 3);
+                rate(&p->rates, "storms detected", DOCTOR_WD_STORMS, 3, 5);
+                rate(&p->rates, "storms restored", DOCTOR_WD_RESTORES, 3, 5);
+        }
+        run();
+        CU_ASSERT_EQUAL(count("watchdog_flapping"), 1);
 }
 
 /* The RDMA default ToS: on the host's own map, and on its switch port's. */
@@ -798,6 +927,8 @@ int suite_doctor(void)
             !CU_add_test(s, "dscp_map", test_dscp_map) || !CU_add_test(s, "pfc", test_pfc) ||
             !CU_add_test(s, "ecn_disabled", test_ecn_disabled) || !CU_add_test(s, "ecn_low", test_ecn_low) ||
             !CU_add_test(s, "cnp", test_cnp) || !CU_add_test(s, "pause_storm", test_pause_storm) ||
+            !CU_add_test(s, "watchdog_missing", test_watchdog_missing) ||
+            !CU_add_test(s, "watchdog_flapping", test_watchdog_flapping) ||
             !CU_add_test(s, "downshift", test_downshift) || !CU_add_test(s, "lldpad_and_drift", test_lldpad_and_drift) ||
             !CU_add_test(s, "uncollected_node", test_uncollected_node) ||
             !CU_add_test(s, "proposal_one_kind", test_proposal_one_kind) ||

@@ -141,7 +141,7 @@ static void *serve_thread(void *arg)
 {
         struct served *s = arg;
 
-        nm_serve(&s->m, s->sock, s->ctl, &s->stop, NULL);
+        nm_serve(&s->m, s->sock, s->ctl, NULL, &s->stop, NULL);
         return NULL;
 }
 

@@ -97,7 +97,7 @@ static void test_nvue(void)
                 CU_ASSERT_EQUAL(u[i].ecn.q[0].max_bytes, 1500000);
                 CU_ASSERT_FALSE(u[i].ecn.q[3].enabled);
                 CU_ASSERT_EQUAL(u[i].mtu, 9216);
-                CU_ASSERT_EQUAL(u[i].present, SWITCH_FIELDS);
+                CU_ASSERT_EQUAL(u[i].present, SWITCH_FIELDS & ~STATE_BIT(STATE_FIELD_PFC_WATCHDOG));
         }
         /* Port groups: each port reads the profiles it is bound to. */
         CU_ASSERT_EQUAL_FATAL(nvue(DATA "nvue_applied_qos_profiles.json", DATA "nvue_applied_interface_profiles.json",
@@ -180,7 +180,7 @@ static void test_sonic(void)
                 CU_ASSERT(u[i].ecn.q[3].enabled && u[i].ecn.q[4].enabled && !u[i].ecn.q[0].enabled);
                 CU_ASSERT_EQUAL(u[i].ecn.q[3].min_bytes, 1048576);
                 CU_ASSERT_EQUAL(u[i].ecn.q[3].probability_pct, 5);
-                CU_ASSERT_EQUAL(u[i].present, SWITCH_FIELDS);
+                CU_ASSERT_EQUAL(u[i].present, SWITCH_FIELDS & ~STATE_BIT(STATE_FIELD_PFC_WATCHDOG));
         }
         CU_ASSERT_EQUAL(u[0].mtu, 9100);
         /* A hand edit on one port shows on that port only, and the field table calls it a change. */
