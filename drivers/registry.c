@@ -10,6 +10,7 @@
 extern const struct driver_ops link_driver;
 extern const struct driver_ops dcb_driver;
 extern const struct driver_ops nic_ecn_driver;
+extern const struct driver_ops roce_tos_driver;
 extern const struct driver_ops qdisc_driver;
 extern const struct driver_ops switch_driver;
 
@@ -17,6 +18,7 @@ const struct driver_ops *const driver_table[] = {
         &link_driver,
         &dcb_driver,
         &nic_ecn_driver,
+        &roce_tos_driver,
         &qdisc_driver,
         &switch_driver,
         NULL,

@@ -20,6 +20,15 @@ json_t *txn_changes_json(const struct txn_result *r)
         return arr;
 }
 
+/* A value of a change as plan_change_json() types it (diff_value_json()): numbers as they stand. */
+static void value(struct jsonw_out *o, const char *text)
+{
+        if (diff_value_kind(text) == DIFF_VALUE_STRING)
+                jsonw_string(o, text);
+        else
+                jsonw_raw(o, text);
+}
+
 /* Written as it goes: the keys in jansson's sorted order, the bytes of jsonw_dumps(txn_changes_json()). */
 char *txn_changes_text(const struct txn_result *r)
 {
@@ -32,13 +41,13 @@ char *txn_changes_text(const struct txn_result *r)
                 jsonw_raw(&o, i ? ",{\"field\":" : "{\"field\":");
                 jsonw_string(&o, state_field_name(c->d.field));
                 jsonw_raw(&o, ",\"from\":");
-                jsonw_string(&o, c->d.from);
+                value(&o, c->d.from);
                 jsonw_raw(&o, ",\"key\":");
                 jsonw_string(&o, c->d.key);
                 jsonw_raw(&o, ",\"target\":");
                 jsonw_string(&o, c->target);
                 jsonw_raw(&o, ",\"to\":");
-                jsonw_string(&o, c->d.to);
+                value(&o, c->d.to);
                 jsonw_raw(&o, "}");
         }
         jsonw_raw(&o, "]");

@@ -46,6 +46,9 @@ static const char *const mlx5_names[] = {
         "rx_prio%t_marked", "rx_global_pause", "tx_global_pause", "rx_global_pause_duration",
         "tx_global_pause_duration", "rx_pause_ctrl_phy", "tx_pause_ctrl_phy", "rx_discards_phy",
         "rx_out_of_buffer", "tx_pause_storm_warning_events", "tx_pause_storm_error_events",
+        /* en_stats.c: pport_per_prio_traffic_stats_desc (per priority), vport_stats_desc (RoCE bytes) */
+        "rx_prio%u_bytes", "tx_prio%u_bytes", "rx_vport_rdma_unicast_bytes", "tx_vport_rdma_unicast_bytes",
+        "rx_vport_rdma_multicast_bytes", "tx_vport_rdma_multicast_bytes",
         /* infiniband/hw/mlx5/counters.c: q counters and congestion counters */
         "out_of_buffer", "out_of_sequence", "packet_seq_err", "implied_nak_seq_err", "local_ack_timeout_err",
         "np_cnp_sent", "np_ecn_marked_roce_packets", "rp_cnp_handled", "rp_cnp_ignored", NULL,
@@ -168,6 +171,9 @@ static const struct {
         { "rx_roce_discard_pkts", DOCTOR_DISCARD }, { "res_oob_drop_count", DOCTOR_DISCARD },
         { "rx_roce_discards", DOCTOR_DISCARD }, { "rx_dropped.nic", DOCTOR_DISCARD },
         { "tx_pause_storm_warning_events", DOCTOR_PAUSE_STORM }, { "tx_pause_storm_error_events", DOCTOR_PAUSE_STORM },
+        { "rx_prio%u_bytes", DOCTOR_PRIO_BYTES }, { "tx_prio%u_bytes", DOCTOR_PRIO_BYTES },
+        { "rx_vport_rdma_unicast_bytes", DOCTOR_RDMA_BYTES }, { "tx_vport_rdma_unicast_bytes", DOCTOR_RDMA_BYTES },
+        { "rx_vport_rdma_multicast_bytes", DOCTOR_RDMA_BYTES }, { "tx_vport_rdma_multicast_bytes", DOCTOR_RDMA_BYTES },
 };
 
 int counters_kind(const char *name, int *ret_prio, int *ret_tc)

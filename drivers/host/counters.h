@@ -75,8 +75,8 @@ bool counters_match(const char *kdrv, const char *name, int *ret_prio, int *ret_
 
 /*
  * What a congestion counter counts (enum doctor_counter: pause received or sent, ECN
- * marks, CNPs sent or handled, discards, the device's pause storm events), by the
- * driver's own name; -1 when it is none of those. *ret_prio: the priority it carries,
- * *ret_tc: the traffic class (-1 none).
+ * marks, CNPs sent or handled, discards, the device's pause storm events; on mlx5 the
+ * bytes of each priority and the RoCE bytes), by the driver's own name; -1 when it is
+ * none of those. *ret_prio: the priority it carries, *ret_tc: the traffic class (-1 none).
  */
 int counters_kind(const char *name, int *ret_prio, int *ret_tc);

@@ -7,7 +7,9 @@
 # port's priority 3, a SONiC port whose WRED profile marks below the floor while its
 # queue marks heavily, an EOS port's link pause storm, an EOS port's PFC storm, an EOS
 # port that came up at 10G beside 100G ones are each found with their counters' rates,
-# and an EOS queue's ECN marks are read where the queue counts them.
+# and an EOS queue's ECN marks are read where the queue counts them. SONiC's factory
+# map sends DSCP 26 to a lossy priority: the lossless class finds it
+# (roce_priority_lossy), and RoCE on its DSCP 3 is clean.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/sshd.sh"
 . "$NETTUNE_TOP/tests/lib/agent.sh"
@@ -22,10 +24,18 @@ as_switch leaf2 sonic Ethernet0,Ethernet4,Ethernet8
 as_switch leaf3 eos Ethernet1,Ethernet2,Ethernet3
 as_switches_up
 
-diagnose() { doctor_expect "$1" "$2" A --output json doctor --window 2; }
+# SONiC's factory map (AZURE) makes DSCP 3 and 4 lossless: the fabric's RoCE DSCP here is 3.
+diagnose() { doctor_expect "$1" "$2" A --output json doctor --window 2 --roce-dscp 3; }
+
+step "the lossless class against SONiC's factory map: RoCE on DSCP 26 would be lossy there"
+doctor_expect "roce_priority_lossy" "factory switches, RoCE on DSCP 26" A --output json doctor --window 0.5
+check "leaf2 against itself: DSCP 26 on priority 1, PFC on 3 and 4" [ "$(finding roce_priority_lossy "['summary']")" = \
+        "leaf2: the RoCE DSCP 26 (--roce-dscp) maps to priority 1, which has no PFC (pfc.priorities (live: [3,4])): RoCE is not lossless" ]
+check "one finding for its three ports" [ "$(finding roce_priority_lossy "['ports']")" = \
+        "['leaf2:Ethernet0', 'leaf2:Ethernet4', 'leaf2:Ethernet8']" ]
 
 step "both switches read, EOS's PFC and ECN counters included"
-diagnose "" "factory switches"
+diagnose "" "factory switches, RoCE on DSCP 3"
 check "no note says a counter was not read" jq_py "$T/d.json" \
         "1/0 if [n for n in d['notes'] if 'not read' in n] else 1"
 

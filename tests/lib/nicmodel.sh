@@ -8,7 +8,7 @@
 #   ofed_ecn_tree IFACE             an MLNX_OFED ecn sysfs tree for IFACE (all knobs 0)
 #   nm_profile PROFILE OUT GLOB [keep-host-ecn]
 #                                   a shipped profile for the host interfaces GLOB only: no switch
-#                                   targets, no probe (the model carries no traffic)
+#                                   targets, no probe (the model carries no traffic), no roce_tos
 NICMODEL=$BUILD/nicmodel
 
 nicmodel_start() {
@@ -52,6 +52,7 @@ p = json.load(open(sys.argv[1]))
 p["targets"] = {"interfaces": [sys.argv[3]]}
 if sys.argv[4] != "keep-host-ecn":
     p["spec"].pop("host_ecn", None)
+p["spec"].pop("roce_tos", None)         # the models have no rdma_cm configfs
 p["verify"] = {"probe": "none"}
 json.dump(p, open(sys.argv[2], "w"), indent=1)
 PY

@@ -49,7 +49,12 @@ static void test_driver_names(void)
         CU_ASSERT(counters_match("mlx5_core", "tx_prio3_pause_duration", &prio, &tc) && prio == 3);
         CU_ASSERT(counters_match("mlx5_core", "rx_prio5_discards", &prio, &tc) && prio == 5);
         CU_ASSERT(counters_match("mlx5_core", "out_of_buffer", &prio, &tc) && prio == -1);
-        CU_ASSERT_FALSE(counters_match("mlx5_core", "rx_prio3_bytes", &prio, &tc));
+        CU_ASSERT_FALSE(counters_match("mlx5_core", "rx_prio3_packets", &prio, &tc));
+        /* the per-priority traffic and the RoCE bytes doctor compares (rdma_on_lossy_priority) */
+        CU_ASSERT(counters_match("mlx5_core", "rx_prio3_bytes", &prio, &tc) && prio == 3);
+        CU_ASSERT(counters_kind("tx_prio5_bytes", &prio, &tc) == DOCTOR_PRIO_BYTES && prio == 5);
+        CU_ASSERT(counters_kind("tx_vport_rdma_unicast_bytes", &prio, &tc) == DOCTOR_RDMA_BYTES && prio == -1);
+        CU_ASSERT(counters_kind("rx_vport_rdma_multicast_bytes", &prio, &tc) == DOCTOR_RDMA_BYTES);
         CU_ASSERT_FALSE(counters_match("mlx5_core", "rx_prio33_pause", &prio, &tc));
         CU_ASSERT(counters_match("bnxt_en", "rx_pfc_ena_frames_pri3", &prio, &tc) && prio == 3);
         CU_ASSERT(counters_match("bnxt_en", "cnp_rx_pkts", &prio, &tc));
@@ -285,7 +290,9 @@ static void test_real_mlx5(void)
         const struct counter *x;
 
         CU_ASSERT_FATAL(c != NULL);
-        CU_ASSERT_EQUAL(read_listing(DATA "mlx5_core_ethtool_S_excerpt.txt", "mlx5_core", c), 10);
+        CU_ASSERT_EQUAL(read_listing(DATA "mlx5_core_ethtool_S_excerpt.txt", "mlx5_core", c), 12);
+        CU_ASSERT(has(c, "rx_prio0_bytes", DOCTOR_PRIO_BYTES, 0, -1));          /* PPCNT per priority */
+        CU_ASSERT(has(c, "tx_prio0_bytes", DOCTOR_PRIO_BYTES, 0, -1));
         CU_ASSERT(has(c, "rx_pause_ctrl_phy", DOCTOR_PAUSE_RX, -1, -1));
         CU_ASSERT(has(c, "tx_pause_ctrl_phy", DOCTOR_PAUSE_TX, -1, -1));
         CU_ASSERT((x = find(c, "tx_pause_ctrl_phy")) && x->value == 2);
@@ -299,7 +306,7 @@ static void test_real_mlx5(void)
         CU_ASSERT(has(c, "rx_prio0_marked", DOCTOR_ECN_MARKED, -1, 0));
         CU_ASSERT_PTR_NULL(find(c, "rx_ecn_mark"));
         CU_ASSERT_PTR_NULL(find(c, "rx0_ecn_mark"));
-        CU_ASSERT_PTR_NULL(find(c, "rx_prio0_bytes"));
+        CU_ASSERT_PTR_NULL(find(c, "rx_prio0_packets"));
         free(c);
 }
 

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "agent/cmd/cmd.h"
@@ -249,7 +250,7 @@ static void test_pinned_probe(void)
 
 /* ---- the gate under load: the agent's other CPU use while it measures ---- */
 
-#define BURNERS 6
+#define BURNERS 16
 static atomic_bool burn_stop;
 static unsigned busy_posts;             /* the first N post measurements run beside burning threads */
 static int (*inner_probe)(struct txn_env *, const struct plan_probe *, const char *, struct txn_probe *,
@@ -264,12 +265,35 @@ static void *burn(void *arg)
         return NULL;
 }
 
-/* The fake probe; a post measurement among the first busy_posts also keeps BURNERS threads busy for 400 ms. */
+static long long cpu_us_of(int who)
+{
+        struct rusage r;
+
+        getrusage(who, &r);
+        return (long long)(r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1000000 + r.ru_utime.tv_usec + r.ru_stime.tv_usec;
+}
+
+static long long now_us(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/*
+ * The fake probe; a post measurement among the first busy_posts also keeps BURNERS
+ * threads busy, for 400 ms at least and until they have used three times the share
+ * of a CPU the gate calls loaded (measure.c counts the agent's CPU besides the
+ * measuring thread over the measurement): on a busy machine they run longer, never
+ * less loaded. 20 s at most.
+ */
 static int loaded_probe(struct txn_env *e, const struct plan_probe *v, const char *phase, struct txn_probe *ret,
                         struct errbuf *err)
 {
+        struct timespec tick = { 0, 20 * 1000000L };
+        long long t0 = now_us(), other0 = cpu_us_of(RUSAGE_SELF) - cpu_us_of(RUSAGE_THREAD), wall, other;
         pthread_t t[BURNERS];
-        struct timespec ts = { 0, 400 * 1000000L };
 
         if (strcmp(phase, "post") != 0 || busy_posts == 0)
                 return inner_probe(e, v, phase, ret, err);
@@ -277,7 +301,12 @@ static int loaded_probe(struct txn_env *e, const struct plan_probe *v, const cha
         atomic_store(&burn_stop, false);
         for (unsigned i = 0; i < BURNERS; i++)
                 pthread_create(&t[i], NULL, burn, NULL);
-        nanosleep(&ts, NULL);
+        do {
+                nanosleep(&tick, NULL);
+                wall = now_us() - t0;
+                other = cpu_us_of(RUSAGE_SELF) - cpu_us_of(RUSAGE_THREAD) - other0;
+        } while ((wall < 400000 || (double)other * 100.0 < 3 * MEASURE_LOAD_DELTA_MAX * (double)wall) &&
+                 wall < 20000000);
         atomic_store(&burn_stop, true);
         for (unsigned i = 0; i < BURNERS; i++)
                 pthread_join(t[i], NULL);
