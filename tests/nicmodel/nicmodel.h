@@ -6,7 +6,8 @@
  * in front of one or more network devices, each served by a model of one
  * kernel driver's dcbnl_rtnl_ops: mlx5 (en_dcbnl.c), ice (ice_dcb_nl.c,
  * ice_dcb_lib.c), bnxt (bnxt_dcb.c), sparx5 (sparx5_dcb.c: an APP trust
- * table), or veth (no dcbnl_ops at all). Every
+ * table), veth (no dcbnl_ops at all) or a bond (ports join it with the control
+ * command "master"). Every
  * behaviour cites the kernel function it mirrors; quirks are kept, also where
  * they are inconvenient for the program under test.
  *
@@ -55,6 +56,16 @@ enum nm_op {
 struct nm;
 struct nm_dev;
 
+/* One devlink-rate object of a device's devlink instance (devlink_nl_rate_fill()). */
+struct nm_rate {
+        bool node;                      /* DEVLINK_RATE_TYPE_NODE, else a leaf (a port) */
+        char name[32];                  /* a node's name */
+        unsigned port_index;            /* a leaf's devlink port */
+        char parent[32];                /* the parent node, "" none */
+        uint64_t tx_share, tx_max;      /* bytes/s, 0 = unset */
+};
+#define NM_RATES_MAX 8
+
 /* One kernel driver: its dcbnl_rtnl_ops (NULL members are absent ops) and netdev limits. */
 struct nm_driver {
         const char *name;               /* "mlx5", "ice", "bnxt", "sparx5", "veth" */
@@ -88,6 +99,8 @@ struct nm_driver {
         int (*debugfs_create)(struct nm *m, struct nm_dev *d);
         /* Take in what was written to the driver's files since the last tick (NULL: nothing to take). */
         void (*files_tick)(struct nm *m, struct nm_dev *d);
+        /* The devlink-rate objects of the device's devlink instance, pci/BDF (NULL: none); returns how many. */
+        unsigned (*rates)(struct nm *m, const struct nm_dev *d, struct nm_rate *v, unsigned max);
 };
 
 #define NM_LINK_UP_MS 400               /* a driver without its own figure */
@@ -101,6 +114,7 @@ struct nm_dev {
         uint32_t mtu, min_mtu, max_mtu;
         uint8_t mac[6];
         uint32_t speed_mbps;            /* SYSFS/class/net/IF/speed while carrier is on ("-1" while off) */
+        int master;                     /* IFLA_MASTER: the upper device (a bond) by ifindex, 0 none */
         /* carrier (netif_carrier_on/off) and its counters (IFLA_CARRIER_*) */
         bool carrier;
         uint32_t carrier_up_count, carrier_down_count;
@@ -149,6 +163,8 @@ uint64_t nm_now_ms(void);
 uint64_t nm_tick(struct nm *m);
 /* A link flap: carrier goes down after delay_ms (0: at once) and comes back link_up_ms later. */
 void nm_flap(struct nm *m, struct nm_dev *d, unsigned delay_ms);
+/* d is a port of a bond (netif_is_lag_master() of its upper; ice_lag's lag->bonded). */
+bool nm_in_bond(struct nm *m, const struct nm_dev *d);
 /* The one-shot fault of op, if armed: returns -errno once, then 0. */
 int nm_fault(struct nm_dev *d, enum nm_op op);
 /* Create the device's sysfs tree (class/net, PCI device, driver, RDMA port) under m->sysfs_root, and its debugfs files. */
@@ -176,6 +192,8 @@ struct nm_out {
         size_t len[NM_OUT_MAX];
         unsigned char buf[NM_OUT_MAX][NM_REPLY_MAX];
 };
+/* The next reply datagram, zeroed; NULL when the request has produced NM_OUT_MAX already. */
+unsigned char *nm_out_new(struct nm_out *o);
 /* Handle one datagram from a client (several messages are handled in turn). */
 void nm_request(struct nm *m, const void *buf, size_t len, struct nm_out *out);
 /* The dcbnl SET paths, also used for hand changes from the control socket. */
@@ -183,12 +201,17 @@ int nm_ieee_setapp(struct nm *m, struct nm_dev *d, struct dcb_app *app);
 int nm_ieee_delapp(struct nm *m, struct nm_dev *d, struct dcb_app *app);
 int nm_set_mtu(struct nm *m, struct nm_dev *d, uint32_t mtu, const char **ret_extack);
 
+/* ---- nm_genl.c: the same for NETLINK_GENERIC (the genl controller and devlink's rate dump) ---- */
+#define NM_DEVLINK_FAMILY 0x15          /* the id the controller hands out for "devlink" (any id >= GENL_MIN_ID) */
+void nm_genl_request(struct nm *m, const void *buf, size_t len, struct nm_out *out);
+
 /* ---- the drivers ---- */
 extern const struct nm_driver nm_mlx5;
 extern const struct nm_driver nm_ice;
 extern const struct nm_driver nm_bnxt;
 extern const struct nm_driver nm_sparx5;
 extern const struct nm_driver nm_veth;
+extern const struct nm_driver nm_bond;
 
 /* ---- nm_control.c: the text commands of the control socket ---- */
 /* Run one command line; its answer goes to f. Returns 0 or -errno. */

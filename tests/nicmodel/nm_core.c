@@ -9,7 +9,7 @@
 #include "common/util.h"
 #include "tests/nicmodel/nicmodel.h"
 
-static const struct nm_driver *const drivers[] = { &nm_mlx5, &nm_ice, &nm_bnxt, &nm_sparx5, &nm_veth };
+static const struct nm_driver *const drivers[] = { &nm_mlx5, &nm_ice, &nm_bnxt, &nm_sparx5, &nm_veth, &nm_bond };
 
 uint64_t nm_now_ms(void)
 {
@@ -106,7 +106,7 @@ int nm_add(struct nm *m, const char *spec)
         if (n < 3 || ifindex <= 0 || strlen(name) >= IF_NAMESIZE || !(ops = nm_driver_by_name(drv)) ||
             variant_speed(rest, variant, sizeof(variant), &speed) < 0) {
                 fprintf(stderr, "nicmodel: bad device '%s', expected DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]] "
-                        "with DRIVER mlx5, ice, bnxt, sparx5 or veth\n", spec);
+                        "with DRIVER mlx5, ice, bnxt, sparx5, veth or bond\n", spec);
                 return -EINVAL;
         }
         if (m->n_devs >= NM_DEVS_MAX || nm_dev_by_name(m, name) || nm_dev_by_index(m, ifindex)) {
@@ -144,6 +144,13 @@ int nm_add(struct nm *m, const char *spec)
         }
         m->n_devs++;
         return 0;
+}
+
+bool nm_in_bond(struct nm *m, const struct nm_dev *d)
+{
+        const struct nm_dev *up = d->master ? nm_dev_by_index(m, d->master) : NULL;
+
+        return up && up->drv == &nm_bond;
 }
 
 int nm_fault(struct nm_dev *d, enum nm_op op)
@@ -458,6 +465,8 @@ void nm_dump(struct nm *m, FILE *f)
                 fprintf(f, "  link mtu %u carrier %s", d->mtu, d->carrier ? "up" : "down");
                 if (d->rdma[0])
                         fprintf(f, " rdma %s/1 %s", d->rdma, d->rdma_active ? "ACTIVE" : "DOWN");
+                if (d->master)
+                        fprintf(f, " master %d", d->master);
                 fprintf(f, "\n");
                 if (d->drv->dump)
                         d->drv->dump(m, d, f);

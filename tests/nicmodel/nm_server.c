@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The model as a process: a unix SOCK_SEQPACKET listener where every accepted
- * connection is one netlink socket of the client (one datagram in = one
- * sendmsg, each reply datagram = one recvmsg), and a SOCK_STREAM control
+ * connection is one NETLINK_ROUTE socket of the client (one datagram in = one
+ * sendmsg, each reply datagram = one recvmsg), a second one at PATH.genl for
+ * NETLINK_GENERIC sockets (drivers/host/nl.h), and a SOCK_STREAM control
  * listener that runs one nm_control() line per connection. One thread, poll();
  * the link timeline advances whenever poll() returns.
  */
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -40,14 +42,17 @@ static int listen_on(const char *path, int type)
 }
 
 /* One datagram from a client: the replies go back one datagram each. -errno = drop the client. */
-static int client_datagram(struct nm *m, int fd, struct nm_out *out)
+static int client_datagram(struct nm *m, int fd, bool genl, struct nm_out *out)
 {
         static unsigned char buf[65536];
         ssize_t n = recv(fd, buf, sizeof(buf), 0);
 
         if (n <= 0)
                 return n == 0 ? -ECONNRESET : -errno;
-        nm_request(m, buf, (size_t)n, out);
+        if (genl)
+                nm_genl_request(m, buf, (size_t)n, out);
+        else
+                nm_request(m, buf, (size_t)n, out);
         for (unsigned i = 0; i < out->n; i++)
                 if (send(fd, out->buf[i], out->len[i], MSG_NOSIGNAL) < 0)
                         return -errno;
@@ -93,21 +98,27 @@ static void control_conn(struct nm *m, int lfd)
 int nm_serve(struct nm *m, const char *sock_path, const char *control_path, volatile sig_atomic_t *stop,
              FILE *ready)
 {
-        struct pollfd p[2 + CLIENTS_MAX];
+        enum { LISTEN_RTNL, LISTEN_CONTROL, LISTEN_GENL, LISTENERS };
+        struct pollfd p[LISTENERS + CLIENTS_MAX];
+        bool genl[CLIENTS_MAX] = { false };
         struct nm_out *out = malloc(sizeof(*out));
+        char genl_path[PATH_MAX];
         unsigned n_clients = 0;
-        int lfd, cfd, r = 0;
+        int lfd, cfd, gfd = -1, r = 0;
 
         if (!out)
                 return -ENOMEM;
+        snprintf(genl_path, sizeof(genl_path), "%s.genl", sock_path);
         lfd = listen_on(sock_path, SOCK_SEQPACKET);
         cfd = lfd < 0 ? lfd : listen_on(control_path, SOCK_STREAM);
-        if (lfd < 0 || cfd < 0) {
-                r = lfd < 0 ? lfd : cfd;
+        gfd = cfd < 0 ? cfd : listen_on(genl_path, SOCK_SEQPACKET);
+        if (lfd < 0 || cfd < 0 || gfd < 0) {
+                r = lfd < 0 ? lfd : cfd < 0 ? cfd : gfd;
                 goto out;
         }
-        p[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
-        p[1] = (struct pollfd){ .fd = cfd, .events = POLLIN };
+        p[LISTEN_RTNL] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+        p[LISTEN_CONTROL] = (struct pollfd){ .fd = cfd, .events = POLLIN };
+        p[LISTEN_GENL] = (struct pollfd){ .fd = gfd, .events = POLLIN };
         if (ready) {
                 fprintf(ready, "ready\n");
                 fflush(ready);
@@ -116,42 +127,52 @@ int nm_serve(struct nm *m, const char *sock_path, const char *control_path, vola
                 uint64_t next = nm_tick(m), now = nm_now_ms();
                 int timeout = next ? (int)(next > now ? next - now : 0) : 1000, k;
 
-                k = poll(p, 2 + n_clients, timeout);
+                k = poll(p, LISTENERS + n_clients, timeout);
                 if (k < 0 && errno != EINTR) {
                         r = -errno;
                         break;
                 }
                 if (k <= 0)
                         continue;
-                if ((p[0].revents & POLLIN) && n_clients < CLIENTS_MAX) {
-                        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+                for (int j = 0; j < 2; j++) {
+                        int l = j ? LISTEN_GENL : LISTEN_RTNL, fd;
 
-                        if (fd >= 0)
-                                p[2 + n_clients++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+                        if (!(p[l].revents & POLLIN) || n_clients >= CLIENTS_MAX)
+                                continue;
+                        fd = accept4(p[l].fd, NULL, NULL, SOCK_CLOEXEC);
+                        if (fd < 0)
+                                continue;
+                        genl[n_clients] = l == LISTEN_GENL;
+                        p[LISTENERS + n_clients++] = (struct pollfd){ .fd = fd, .events = POLLIN };
                 }
-                if (p[1].revents & POLLIN)
+                if (p[LISTEN_CONTROL].revents & POLLIN)
                         control_conn(m, cfd);
                 for (unsigned i = 0; i < n_clients; i++) {
-                        struct pollfd *c = &p[2 + i];
+                        struct pollfd *c = &p[LISTENERS + i];
 
                         if (!c->revents)
                                 continue;
-                        if ((c->revents & POLLIN) && client_datagram(m, c->fd, out) == 0)
+                        if ((c->revents & POLLIN) && client_datagram(m, c->fd, genl[i], out) == 0)
                                 continue;
                         close(c->fd);
-                        p[2 + i] = p[2 + --n_clients];
+                        n_clients--;
+                        p[LISTENERS + i] = p[LISTENERS + n_clients];
+                        genl[i] = genl[n_clients];
                         i--;
                 }
         }
         for (unsigned i = 0; i < n_clients; i++)
-                close(p[2 + i].fd);
+                close(p[LISTENERS + i].fd);
 out:
         if (lfd >= 0)
                 close(lfd);
         if (cfd >= 0)
                 close(cfd);
+        if (gfd >= 0)
+                close(gfd);
         (void)unlink(sock_path);
         (void)unlink(control_path);
+        (void)unlink(genl_path);
         free(out);
         return r;
 }
