@@ -26,6 +26,7 @@
 
 #include <linux/dcbnl.h>
 #include <linux/netlink.h>
+#include <linux/pkt_sched.h>
 #include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -66,6 +67,20 @@ struct nm_rate {
 };
 #define NM_RATES_MAX 8
 
+/* One qdisc of a device (nm_tc.c): ets or red, where it hangs and whether the driver offloads it. */
+struct nm_qdisc {
+        int ifindex;
+        uint32_t handle, parent;
+        char kind[16];
+        uint8_t nbands, nstrict;        /* ets */
+        uint32_t quanta[16];
+        uint8_t priomap[16];
+        struct tc_red_qopt red;         /* red: thresholds in bytes as given */
+        uint32_t red_max_p, red_flags;  /* TC_RED_* */
+        bool offloaded;                 /* TCQ_F_OFFLOADED */
+};
+#define NM_QDISCS_MAX 64
+
 /* One kernel driver: its dcbnl_rtnl_ops (NULL members are absent ops) and netdev limits. */
 struct nm_driver {
         const char *name;               /* "mlx5", "ice", "bnxt", "sparx5", "veth" */
@@ -101,6 +116,8 @@ struct nm_driver {
         void (*files_tick)(struct nm *m, struct nm_dev *d);
         /* The devlink-rate objects of the device's devlink instance, pci/BDF (NULL: none); returns how many. */
         unsigned (*rates)(struct nm *m, const struct nm_dev *d, struct nm_rate *v, unsigned max);
+        /* ndo_setup_tc for a qdisc created or changed: true when offloaded (NULL: never, a software device). */
+        bool (*qdisc_offload)(struct nm *m, struct nm_dev *d, const struct nm_qdisc *q);
 };
 
 #define NM_LINK_UP_MS 400               /* a driver without its own figure */
@@ -139,6 +156,9 @@ struct nm {
         /* net/dcb/dcbnl.c dcb_app_list: every device's APP entries, newest first */
         unsigned n_apps;
         struct nm_app apps[NM_APPS_MAX];
+        /* net/sched: every device's qdiscs (a device without a root one has the kernel's default) */
+        unsigned n_qdiscs;
+        struct nm_qdisc qdiscs[NM_QDISCS_MAX];
         char sysfs_root[256];           /* "" = no sysfs files are written */
         char debugfs_root[256];         /* "" = no debugfs files are written */
         /* timings of a link flap */
@@ -194,12 +214,24 @@ struct nm_out {
 };
 /* The next reply datagram, zeroed; NULL when the request has produced NM_OUT_MAX already. */
 unsigned char *nm_out_new(struct nm_out *o);
+/* A reply header at buf answering req (nlmsg_pid 0). */
+struct nlmsghdr *nm_msg_start(unsigned char *buf, const struct nlmsghdr *req, uint16_t type, uint16_t flags);
+/* netlink_ack() with NETLINK_CAP_ACK: the request's header, extack (may be NULL) as NLMSGERR_ATTR_MSG. */
+void nm_put_ack(struct nm_out *o, const struct nlmsghdr *req, int error, const char *extack);
+/* A dump's NLMSG_DONE at buf; returns its aligned length. */
+size_t nm_put_done(unsigned char *buf, const struct nlmsghdr *req);
 /* Handle one datagram from a client (several messages are handled in turn). */
 void nm_request(struct nm *m, const void *buf, size_t len, struct nm_out *out);
 /* The dcbnl SET paths, also used for hand changes from the control socket. */
 int nm_ieee_setapp(struct nm *m, struct nm_dev *d, struct dcb_app *app);
 int nm_ieee_delapp(struct nm *m, struct nm_dev *d, struct dcb_app *app);
 int nm_set_mtu(struct nm *m, struct nm_dev *d, uint32_t mtu, const char **ret_extack);
+
+/* ---- nm_tc.c: RTM_NEWQDISC / RTM_DELQDISC / RTM_GETQDISC (1: a dump, no ACK), and the dump lines ---- */
+int nm_tc_request(struct nm *m, const struct nlmsghdr *req, struct nm_out *o, const char **extack);
+void nm_tc_dump(struct nm *m, const struct nm_dev *d, FILE *f);
+/* A qdisc of the device by handle, NULL none (drivers judging an offload look at the parent). */
+const struct nm_qdisc *nm_tc_find(const struct nm *m, int ifindex, uint32_t handle);
 
 /* ---- nm_genl.c: the same for NETLINK_GENERIC (the genl controller and devlink's rate dump) ---- */
 #define NM_DEVLINK_FAMILY 0x15          /* the id the controller hands out for "devlink" (any id >= GENL_MIN_ID) */
@@ -212,6 +244,7 @@ extern const struct nm_driver nm_bnxt;
 extern const struct nm_driver nm_sparx5;
 extern const struct nm_driver nm_veth;
 extern const struct nm_driver nm_bond;
+extern const struct nm_driver nm_mlxsw;
 
 /* ---- nm_control.c: the text commands of the control socket ---- */
 /* Run one command line; its answer goes to f. Returns 0 or -errno. */

@@ -9,7 +9,7 @@
 #include "common/util.h"
 #include "tests/nicmodel/nicmodel.h"
 
-static const struct nm_driver *const drivers[] = { &nm_mlx5, &nm_ice, &nm_bnxt, &nm_sparx5, &nm_veth, &nm_bond };
+static const struct nm_driver *const drivers[] = { &nm_mlx5, &nm_ice, &nm_bnxt, &nm_sparx5, &nm_veth, &nm_bond, &nm_mlxsw };
 
 uint64_t nm_now_ms(void)
 {
@@ -106,7 +106,7 @@ int nm_add(struct nm *m, const char *spec)
         if (n < 3 || ifindex <= 0 || strlen(name) >= IF_NAMESIZE || !(ops = nm_driver_by_name(drv)) ||
             variant_speed(rest, variant, sizeof(variant), &speed) < 0) {
                 fprintf(stderr, "nicmodel: bad device '%s', expected DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]] "
-                        "with DRIVER mlx5, ice, bnxt, sparx5, veth or bond\n", spec);
+                        "with DRIVER mlx5, ice, bnxt, sparx5, mlxsw, veth or bond\n", spec);
                 return -EINVAL;
         }
         if (m->n_devs >= NM_DEVS_MAX || nm_dev_by_name(m, name) || nm_dev_by_index(m, ifindex)) {
@@ -249,6 +249,12 @@ int nm_sysfs_create(struct nm *m, struct nm_dev *d)
                 return r;
         if (!m->sysfs_root[0])
                 return 0;
+        /* the model's kernel has the qdiscs of nm_tc.c, loaded (tc_kmod.h reads SYS/module/<module>) */
+        for (int i = 0; i < 2; i++) {
+                snprintf(path, sizeof(path), "%s/module/%s", m->sysfs_root, i ? "sch_red" : "sch_ets");
+                if ((r = mkdirs(path)) < 0)
+                        return r;
+        }
         nm_bdf(d, pci, sizeof(pci));
         snprintf(path, sizeof(path), "%s/bus/pci/drivers/%s", m->sysfs_root,
                  d->drv->kernel_driver ? d->drv->kernel_driver : d->drv->name);
@@ -472,6 +478,7 @@ void nm_dump(struct nm *m, FILE *f)
                         d->drv->dump(m, d, f);
                 if (d->drv->has_dcbnl)
                         nm_dump_apps(m, d, f);
+                nm_tc_dump(m, d, f);
         }
         if (m->n_corrupt)
                 fprintf(f, "CORRUPT: %u driver memory overrun(s); see the model's log\n", m->n_corrupt);

@@ -16,41 +16,15 @@
 #include "common/util.h"
 #include "tests/nicmodel/nicmodel.h"
 
-#ifndef NLM_F_CAPPED
-#define NLM_F_CAPPED 0x100
-#endif
-
 static struct nlmsghdr *genl_start(unsigned char *buf, const struct nlmsghdr *req, uint16_t type,
                                    uint16_t flags, uint8_t cmd)
 {
-        struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-        struct genlmsghdr *g;
+        struct nlmsghdr *nlh = nm_msg_start(buf, req, type, flags);
+        struct genlmsghdr *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
 
-        nlh->nlmsg_type = type;
-        nlh->nlmsg_flags = flags;
-        nlh->nlmsg_seq = req->nlmsg_seq;
-        g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
         g->cmd = cmd;
         g->version = 1;
         return nlh;
-}
-
-static void put_ack(struct nm_out *o, const struct nlmsghdr *req, int error)
-{
-        unsigned char *buf = nm_out_new(o);
-        struct nlmsghdr *nlh;
-        struct nlmsgerr *err;
-
-        if (!buf)
-                return;
-        nlh = mnl_nlmsg_put_header(buf);
-        nlh->nlmsg_type = NLMSG_ERROR;
-        nlh->nlmsg_flags = NLM_F_CAPPED;
-        nlh->nlmsg_seq = req->nlmsg_seq;
-        err = mnl_nlmsg_put_extra_header(nlh, sizeof(*err));
-        err->error = error;
-        err->msg = *req;
-        o->len[o->n - 1] = nlh->nlmsg_len;
 }
 
 static const char *family_name(const struct nlmsghdr *req)
@@ -127,13 +101,7 @@ static int dump_rates(struct nm *m, const struct nlmsghdr *req, struct nm_out *o
                         off += NLMSG_ALIGN(nlh->nlmsg_len);
                 }
         }
-        nlh = mnl_nlmsg_put_header(buf + off);
-        nlh->nlmsg_type = NLMSG_DONE;
-        nlh->nlmsg_flags = NLM_F_MULTI;
-        nlh->nlmsg_seq = req->nlmsg_seq;
-        mnl_nlmsg_put_extra_header(nlh, sizeof(int));
-        off += NLMSG_ALIGN(nlh->nlmsg_len);
-        o->len[o->n - 1] = off;
+        o->len[o->n - 1] = off + nm_put_done(buf + off, req);
         return 1;
 }
 
@@ -165,6 +133,6 @@ void nm_genl_request(struct nm *m, const void *buf, size_t len, struct nm_out *o
                         continue;
                 r = handle(m, nlh, out);
                 if (r < 0 || (r == 0 && (nlh->nlmsg_flags & NLM_F_ACK)))
-                        put_ack(out, nlh, r < 0 ? r : 0);
+                        nm_put_ack(out, nlh, r < 0 ? r : 0, NULL);
         }
 }

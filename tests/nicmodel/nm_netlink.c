@@ -42,7 +42,7 @@ unsigned char *nm_out_new(struct nm_out *o)
         return o->buf[o->n++];
 }
 
-static struct nlmsghdr *msg_start(unsigned char *buf, const struct nlmsghdr *req, uint16_t type, uint16_t flags)
+struct nlmsghdr *nm_msg_start(unsigned char *buf, const struct nlmsghdr *req, uint16_t type, uint16_t flags)
 {
         struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 
@@ -54,7 +54,7 @@ static struct nlmsghdr *msg_start(unsigned char *buf, const struct nlmsghdr *req
 }
 
 /* netlink_ack() with NETLINK_CAP_ACK: the request's header only, extack text as NLMSGERR_ATTR_MSG. */
-static void put_ack(struct nm_out *o, const struct nlmsghdr *req, int error, const char *extack)
+void nm_put_ack(struct nm_out *o, const struct nlmsghdr *req, int error, const char *extack)
 {
         unsigned char *buf = nm_out_new(o);
         struct nlmsghdr *nlh;
@@ -62,13 +62,21 @@ static void put_ack(struct nm_out *o, const struct nlmsghdr *req, int error, con
 
         if (!buf)
                 return;
-        nlh = msg_start(buf, req, NLMSG_ERROR, NLM_F_CAPPED | (extack ? NLM_F_ACK_TLVS : 0));
+        nlh = nm_msg_start(buf, req, NLMSG_ERROR, NLM_F_CAPPED | (extack ? NLM_F_ACK_TLVS : 0));
         err = mnl_nlmsg_put_extra_header(nlh, sizeof(*err));
         err->error = error;
         err->msg = *req;
         if (extack)
                 mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, extack);
         o->len[o->n - 1] = nlh->nlmsg_len;
+}
+
+size_t nm_put_done(unsigned char *buf, const struct nlmsghdr *req)
+{
+        struct nlmsghdr *nlh = nm_msg_start(buf, req, NLMSG_DONE, NLM_F_MULTI);
+
+        mnl_nlmsg_put_extra_header(nlh, sizeof(int));
+        return NLMSG_ALIGN(nlh->nlmsg_len);
 }
 
 /* ---- rtnetlink links ---- */
@@ -140,14 +148,11 @@ static void dump_links(struct nm *m, const struct nlmsghdr *req, struct nm_out *
         if (!buf)
                 return;
         for (unsigned i = 0; i < m->n_devs; i++) {
-                nlh = msg_start(buf + off, req, RTM_NEWLINK, NLM_F_MULTI);
+                nlh = nm_msg_start(buf + off, req, RTM_NEWLINK, NLM_F_MULTI);
                 fill_link(m, nlh, &m->devs[i]);
                 off += NLMSG_ALIGN(nlh->nlmsg_len);
         }
-        nlh = msg_start(buf + off, req, NLMSG_DONE, NLM_F_MULTI);
-        mnl_nlmsg_put_extra_header(nlh, sizeof(int));
-        off += NLMSG_ALIGN(nlh->nlmsg_len);
-        o->len[o->n - 1] = off;
+        o->len[o->n - 1] = off + nm_put_done(buf + off, req);
 }
 
 /* rtnl_getlink(): by ifi_index, else by IFLA_IFNAME; -ENODEV when there is none. */
@@ -176,7 +181,7 @@ static int getlink(struct nm *m, const struct nlmsghdr *req, struct nm_out *o, c
                 return -ENODEV;
         if (!(buf = nm_out_new(o)))
                 return -ENOBUFS;
-        nlh = msg_start(buf, req, RTM_NEWLINK, 0);
+        nlh = nm_msg_start(buf, req, RTM_NEWLINK, 0);
         fill_link(m, nlh, d);
         o->len[o->n - 1] = nlh->nlmsg_len;
         return 0;
@@ -242,7 +247,7 @@ static struct nlmsghdr *dcb_reply(struct nm_out *o, const struct nlmsghdr *req, 
 
         if (!buf)
                 return NULL;
-        nlh = msg_start(buf, req, type, req->nlmsg_flags);     /* dcbnl_newmsg(): the request's flags */
+        nlh = nm_msg_start(buf, req, type, req->nlmsg_flags);     /* dcbnl_newmsg(): the request's flags */
         dm = mnl_nlmsg_put_extra_header(nlh, sizeof(*dm));
         dm->dcb_family = AF_UNSPEC;
         dm->cmd = cmd;
@@ -557,12 +562,15 @@ static void one(struct nm *m, const struct nlmsghdr *req, struct nm_out *o)
         case RTM_SETLINK: r = setlink(m, req, &extack); break;
         case RTM_GETDCB:
         case RTM_SETDCB: r = dcb_doit(m, req, o); break;
+        case RTM_NEWQDISC:
+        case RTM_DELQDISC:
+        case RTM_GETQDISC: r = nm_tc_request(m, req, o, &extack); break;
         default: r = -EOPNOTSUPP; break;
         }
         if (r == 1)
                 return;
         if (r < 0 || (req->nlmsg_flags & NLM_F_ACK))
-                put_ack(o, req, r < 0 ? r : 0, r < 0 ? extack : NULL);
+                nm_put_ack(o, req, r < 0 ? r : 0, r < 0 ? extack : NULL);
 }
 
 void nm_request(struct nm *m, const void *buf, size_t len, struct nm_out *out)
