@@ -87,6 +87,7 @@ struct driver_io {
         struct link_cache *links;               /* the dump, NULL until first used */
         struct dcb_cache *dcb;                  /* every link's DCB GET, asked at once (drivers/host/dcb_nl.h) */
         unsigned n_interfaces;                  /* interface targets of the request: a dump pays for two or more */
+        int8_t rdma_devices;                    /* SYSFS/class/infiniband: 0 not looked at, 1 lists one, -1 none */
         bool batch;                             /* writes may wait in the handle's queue until driver_io_flush() */
         char policy[64];                        /* the policy the request applies, "" when none (restore) */
         unsigned n_notes;                       /* what drivers want the reader to know (plan and state "notes") */

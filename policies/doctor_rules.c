@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "policies/doctor.h"
+#include "policies/doctor_internal.h"
 
 /* Queue of a priority on a switch: the identity of every dialect's factory mapping
  * (NVUE egress-queue-mapping default-global: switch-priority N -> traffic-class N;
@@ -196,9 +197,10 @@ static void dscp_one(const struct doctor_path *p, void *data)
 /* ---- pfc_priority_mismatch ---- */
 
 /*
- * A host without DCB (no PFC read: no dcbnl, or nothing configured) facing a port with
- * PFC: the host neither pauses nor honours pause frames, so the lossless class the
- * switch runs ends at that port.
+ * A RoCE host without DCB (an RDMA device behind the interface, no PFC read: no dcbnl,
+ * or nothing configured) facing a port with PFC: the host neither pauses nor honours
+ * pause frames, so the lossless class the switch runs ends at that port. An interface
+ * without an RDMA device is no endpoint of the class (pfc_one leaves it alone).
  */
 static void pfc_no_dcb(struct rule_ctx *c, const struct doctor_path *p)
 {
@@ -235,7 +237,7 @@ static void pfc_one(const struct doctor_path *p, void *data)
         struct doctor_finding *x;
         char a[24], b[24];
 
-        if (!state_has(h, STATE_FIELD_PFC) && state_has(s, STATE_FIELD_PFC) && s->pfc_enabled)
+        if (!state_has(h, STATE_FIELD_PFC) && state_has(s, STATE_FIELD_PFC) && s->pfc_enabled && p->iface->rdma)
                 pfc_no_dcb(c, p);
         if (!state_has(h, STATE_FIELD_PFC) || !state_has(s, STATE_FIELD_PFC))
                 return;
@@ -852,6 +854,21 @@ const struct doctor_rule doctor_rules[] = {
           "RoCE bytes >= 1 MB/s (rx+tx vport_rdma) and the lossless priorities' bytes (rx+tx prioN) under half of "
           "them", "mlx5 en_stats.c: vport_stats_desc (rx/tx_vport_rdma_*_bytes), pport_per_prio_traffic_stats_desc "
           "(rx/tx_prioN_bytes, per priority)", false, doctor_check_rdma_lossy },
+        { "headroom_insufficient", DOCTOR_CRITICAL, "a lossless priority's buffer is smaller than its headroom",
+          "the size of the buffer a PFC priority fills < nettunectl headroom's size for the port's speed, MTU and "
+          "cable length (host NICs and Linux switch ports, whose buffers are read)",
+          "sonic-swss buffer_headroom_mellanox.lua (Spectrum); mlx5 en/port_buffer.c calculate_xoff (ConnectX); "
+          "docs/operations.md, Headroom", false, doctor_check_headroom },
+        { "cable_length_unset", DOCTOR_WARNING, "a lossless port sized for its device's default cable length",
+          "PFC on, no cable length of its own (or mlx5's default 7 m) and a longer one known for the link: "
+          "declared by the committed policy or set on the other end", "mlx5 MLX5E_DEFAULT_CABLE_LEN; SONiC "
+          "buffermgrdyn.cpp (no lossless profile without CABLE_LENGTH); NVUE qos pfc cable-length", false,
+          doctor_check_cable_unset },
+        { "lossless_drops", DOCTOR_CRITICAL, "packets of a lossless priority were dropped",
+          "any received packet of a PFC priority dropped for lack of buffer (per priority or priority group; a "
+          "port-wide counter is a warning), or a drop on a switch port's queue of a PFC priority",
+          SRC_8021QBB "; mlx5 counters.rst rx_prio[p]_discards, rx_discards_phy; SONiC pg-drop; NVUE "
+          "rx-buffer-discards; EOS inDiscards", false, doctor_check_lossless_drops },
 };
 
 const unsigned doctor_rules_n = ARRAY_SIZE(doctor_rules);

@@ -660,11 +660,11 @@ int field_diff_dcb_device(struct diff *d, const char *prefix, const struct state
 #define BOTH (FIELD_ON_INTERFACE | FIELD_ON_SWITCH)
 
 const struct field_ops field_table[STATE_FIELD_MAX] = {
-        [STATE_FIELD_MTU] = { "mtu", BOTH, diff_mtu, copy_mtu, NULL },
-        [STATE_FIELD_TRUST] = { "trust", BOTH, diff_trust, copy_trust, NULL },
-        [STATE_FIELD_DSCP_MAP] = { "dscp_to_priority", BOTH, diff_dscp, copy_dscp, check_dscp },
-        [STATE_FIELD_PFC] = { "pfc", BOTH, diff_pfc, copy_pfc, NULL },
-        [STATE_FIELD_ETS] = { "ets", FIELD_ON_INTERFACE, diff_ets, copy_ets, check_ets },
+        [STATE_FIELD_MTU] = { "mtu", BOTH, diff_mtu, copy_mtu, NULL, NULL },
+        [STATE_FIELD_TRUST] = { "trust", BOTH, diff_trust, copy_trust, NULL, NULL },
+        [STATE_FIELD_DSCP_MAP] = { "dscp_to_priority", BOTH, diff_dscp, copy_dscp, check_dscp, NULL },
+        [STATE_FIELD_PFC] = { "pfc", BOTH, diff_pfc, copy_pfc, NULL, NULL },
+        [STATE_FIELD_ETS] = { "ets", FIELD_ON_INTERFACE, diff_ets, copy_ets, check_ets, NULL },
         [STATE_FIELD_ECN] = { "ecn", FIELD_ON_SWITCH, diff_ecn, copy_ecn, check_ecn, merge_ecn },
         [STATE_FIELD_HOST_ECN] = { "host_ecn", FIELD_ON_INTERFACE, diff_host_ecn, copy_host_ecn, NULL, merge_host_ecn },
         [STATE_FIELD_CABLE_LEN] = { "pfc.cable_length_m", BOTH, field_diff_cable_len, field_copy_cable_len, NULL },

@@ -132,6 +132,8 @@ static const char *mechanism(const struct plan *p, enum target_kind kind, enum s
                 return "an RDMA default ToS (an RDMA port with rdma_cm's configfs or MLNX_OFED's tc/N/traffic_class)";
         if (streq(ops[0]->name, "qdisc"))
                 return "the tc qdiscs ets and red (kernel sch_ets, sch_red)";
+        if (streq(ops[0]->name, "dcb-buffer"))
+                return "a cable length or port buffers over DCB (mlx5, mlxsw)";
         return ops[0]->name;
 }
 
@@ -579,6 +581,10 @@ int plan_check(struct plan *p, struct errbuf *e)
 
         for (unsigned i = 0; i < p->n && r >= 0; i++)
                 r = check_target(p, &p->v[i], e);
+        /* optional fields a target cannot reach left the diff: count what remains */
+        p->n_changes = 0;
+        for (unsigned i = 0; i < p->n; i++)
+                p->n_changes += p->v[i].diff.n;
         if (r >= 0 && p->lossless.active && !(notes = calloc(PLAN_NOTES_MAX, sizeof(*notes))))
                 r = errbuf_set(e, ENOMEM, NULL, "out of memory");
         if (r >= 0 && notes)
@@ -586,9 +592,6 @@ int plan_check(struct plan *p, struct errbuf *e)
         for (unsigned i = 0; r >= 0 && i < n; i++)
                 plan_note(p, "%s", notes[i]);
         free(notes);
-        p->n_changes = 0;
-        for (unsigned i = 0; i < p->n; i++)
-                p->n_changes += p->v[i].diff.n;
         return r < 0 ? r : 0;
 }
 

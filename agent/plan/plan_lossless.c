@@ -85,15 +85,21 @@ static int check_unit(const struct plan *p, const struct plan_target *pt, unsign
 {
         const struct lossless_violation *v;
         struct lossless_ctx cl, cm;
-        struct state merged = pt->live[u];
+        struct state live = pt->live[u], merged = pt->live[u];
+        uint32_t declared = pt->desired[u].present & pt->want;
         char unit[2 * STATE_NAME_MAX + 32];
 
-        if (!pt->live[u].present)
+        if (!live.present)
                 return 0;
         state_merge(&merged, &pt->desired[u], pt->want);
+        /* the RoCE DSCP is the policy's roce_tos, else its verify.dscp: a device's own default is doctor's */
+        if (!(declared & STATE_BIT(STATE_FIELD_ROCE_TOS))) {
+                live.present &= ~STATE_BIT(STATE_FIELD_ROCE_TOS);
+                merged.present &= ~STATE_BIT(STATE_FIELD_ROCE_TOS);
+        }
         ctx_of(p, 0, &cl);
-        ctx_of(p, pt->desired[u].present & pt->want, &cm);
-        lossless_check(&pt->live[u], &cl, rl);
+        ctx_of(p, declared, &cm);
+        lossless_check(&live, &cl, rl);
         lossless_check(&merged, &cm, rm);
         unit_name(pt, u, unit, sizeof(unit));
         v = broken_by(rl, rm);

@@ -112,6 +112,27 @@ static void ofed_path(const struct target *t, const struct state_rdma_port *x, c
  * The ports and where each keeps a default: rdma_cm (its configfs is there) and MLNX_OFED
  * (the file is there). A port with neither has nothing to manage and is left out.
  */
+/* Does SYSFS/class/infiniband list any device? Asked once per request (a thousand veths, no RDMA). */
+static bool any_rdma_device(const struct target *t)
+{
+        char dir[PATH_MAX];
+        struct dirent *de;
+        bool any = false;
+        DIR *d;
+
+        if (t->io && t->io->rdma_devices)
+                return t->io->rdma_devices > 0;
+        snprintf(dir, sizeof(dir), "%s/class/infiniband", sysfs_of(t));
+        if ((d = opendir(dir))) {
+                while (!any && (de = readdir(d)))
+                        any = de->d_name[0] != '.';
+                closedir(d);
+        }
+        if (t->io)
+                t->io->rdma_devices = any ? 1 : -1;
+        return any;
+}
+
 static void find_ports(const struct target *t, struct state_roce *r)
 {
         char dir[PATH_MAX], path[PATH_MAX];
@@ -121,6 +142,8 @@ static void find_ports(const struct target *t, struct state_roce *r)
         unsigned n = 0;
 
         memset(r, 0, sizeof(*r));
+        if (!any_rdma_device(t))
+                return;
         sysfs_rdma_ports(sysfs_of(t), t->name, add_pci_port, r);
         snprintf(dir, sizeof(dir), "%s/class/infiniband", sysfs_of(t));
         if ((d = opendir(dir))) {

@@ -59,7 +59,8 @@ check "ets at the root: 4 strict bands (classes 7-4), the DCB's priority map, of
         grep -q "qdisc ets 4e54: parent ffff:ffff bands 8 strict 4 priomap 7,6,5,4,3,2,1,0 quanta 40000,10000,10000,40000 offloaded 1" "$T/now"
 check "red under band 4 (class 3) with ecn and nodrop (flags 0x9), offloaded" \
         grep -q "qdisc red 4e63: parent 4e54:5 min 150000 max 1500000 limit 6000000 flags 0x9 offloaded 1" "$T/now"
-check "DCB ETS and PFC untouched" sh -c "grep -v qdisc '$T/now' | cmp -s - '$T/dcb-state'"
+check "DCB ETS and PFC untouched" cmp -s <(grep -v -e qdisc -e headroom "$T/now") <(grep -v headroom "$T/dcb-state")
+check "the offloaded root put the port's headroom in TC mode (mlxsw_sp_qdisc_create)" grep -q "headroom tc " "$T/now"
 expect_rc 0 "no drift" A drift
 expect_rc 0 "rollback" A rollback
 dev_dump swp1 >"$T/now"
@@ -71,7 +72,7 @@ rc=0; A apply "$T/big.json" >"$T/out" 2>&1 || rc=$?
 cat "$T/out"
 check "apply fails (exit $rc)" [ "$rc" -ne 0 ]
 check "naming the port, the class and why" \
-        grep -q "interface 'swp1' (driver mlxsw_spectrum): the red qdisc of traffic class 3 (4e63:, min 150000, max 20000000 bytes) is not offloaded" "$T/out"
+        grep -q "interface 'swp1' (driver mlxsw_spectrum2): the red qdisc of traffic class 3 (4e63:, min 150000, max 20000000 bytes) is not offloaded" "$T/out"
 check "and that it was restored" grep -Eq "rolled back|restored" "$T/out"
 check "the driver said why, in its log only" grep -q "swp1: spectrum: RED: max value 20000000 is too big" "$T/model.log"
 check "the port is as it was" test "$(dev_dump swp1)" = "$before"
@@ -82,7 +83,7 @@ rc=0; A apply "$T/sw.json" >"$T/out" 2>&1 || rc=$?
 cat "$T/out"
 check "apply fails (exit $rc)" [ "$rc" -ne 0 ]
 check "naming the ets qdisc and hw-tc-offload" \
-        grep -q "interface 'swp2' (driver mlxsw_spectrum): nettune's ets qdisc 4e54: is not offloaded.*hw-tc-offload" "$T/out"
+        grep -q "interface 'swp2' (driver mlxsw_spectrum2): nettune's ets qdisc 4e54: is not offloaded.*hw-tc-offload" "$T/out"
 check "the port is as it was" test "$(dev_dump swp2)" = "$before"
 
 step "a DCB ETS a tc ets qdisc cannot express: ecn is refused before anything changes"

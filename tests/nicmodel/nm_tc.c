@@ -68,7 +68,11 @@ static void destroy(struct nm *m, struct nm_qdisc *q)
         uint32_t major = TC_H_MAJ(q->handle);
         int ifindex = q->ifindex;
         unsigned i = (unsigned)(q - m->qdiscs);
+        struct nm_dev *d = nm_dev_by_index(m, ifindex);
 
+        /* mlxsw_sp_qdisc_destroy() of an offloaded root: the headroom back in DCB mode */
+        if (d && q->parent == TC_H_ROOT && q->offloaded && d->drv->root_qdisc)
+                (void)d->drv->root_qdisc(m, d, false);
         m->qdiscs[i] = m->qdiscs[--m->n_qdiscs];
         for (unsigned k = 0; k < m->n_qdiscs; k++)
                 if (m->qdiscs[k].ifindex == ifindex && TC_H_MAJ(m->qdiscs[k].parent) == major &&
@@ -192,8 +196,14 @@ static int red_change(struct nm_qdisc *q, const struct nlattr *opts, const char 
 static void offload(struct nm *m, struct nm_qdisc *q)
 {
         struct nm_dev *d = nm_dev_by_index(m, q->ifindex);
+        bool now = d && d->drv->qdisc_offload && d->drv->qdisc_offload(m, d, q);
 
-        q->offloaded = d && d->drv->qdisc_offload && d->drv->qdisc_offload(m, d, q);
+        /* mlxsw_sp_qdisc_create(): an offloaded root moves the port's headroom to TC mode, and
+         * is not offloaded when that headroom does not fit (mlxsw_sp_hdroom_configure) */
+        if (d && q->parent == TC_H_ROOT && now != q->offloaded && d->drv->root_qdisc &&
+            d->drv->root_qdisc(m, d, now) < 0 && now)
+                now = false;
+        q->offloaded = now;
 }
 
 static int change(struct nm *m, struct nm_dev *d, struct nm_qdisc *q, const struct nlattr *opts, const char **extack)

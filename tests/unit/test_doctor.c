@@ -705,6 +705,11 @@ static void test_switch_against_itself(void)
                                 port_of("leaf1", i)->st.dscp_prio[d] = 0;
         run();
         CU_ASSERT_EQUAL(count("pfc_priority_unmapped"), 1);
+        /* an interface without an RDMA device (a veth, a management port) is no RoCE endpoint */
+        iface_of("gpu1")->rdma = false;
+        run();
+        CU_ASSERT_EQUAL(count("pfc_priority_mismatch"), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(find("pfc_priority_mismatch")->summary, "gpu2"));
 }
 
 /* Two agents each report leaf1 with the ports of their own configuration: the fleet holds the union. */
