@@ -220,6 +220,29 @@ static bool tc_used(const struct sync *s, unsigned tc)
         return false;
 }
 
+/*
+ * mlxsw: an offloaded root qdisc moves the port's headroom to TC mode
+ * (spectrum_qdisc.c mlxsw_sp_qdisc_create(): hdroom.mode = MLXSW_SP_HDROOM_MODE_TC),
+ * where a priority fills the buffer dcbnl_setbuffer gave it (buffer 0 until then) and
+ * no buffer holds the cable's delay (spectrum_buffers.c
+ * mlxsw_sp_hdroom_bufs_reset_sizes()). A PFC priority then needs spec.buffers.
+ */
+static void note_headroom_mode(const struct sync *s)
+{
+        uint8_t pfc = pfc_after(s);
+        char list[32] = "";
+        size_t n = 0;
+
+        if (strncmp(s->t->kernel_driver, "mlxsw", 5) || !pfc || state_has(s->d, STATE_FIELD_BUFFERS))
+                return;
+        for (unsigned p = 0; p < STATE_PRIO_COUNT; p++)
+                if (pfc & (1u << p))
+                        n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%u", n ? "," : "", p);
+        driver_note(s->t, "interface '%s': nettune's root ets qdisc puts this Spectrum port's headroom in TC mode "
+                    "(mlxsw_sp_qdisc_create()): priorities fill buffer 0 and no buffer holds the cable's delay; "
+                    "PFC priorities %s need spec.buffers", s->t->name, list);
+}
+
 static int sync_root(struct sync *s, bool want_ets, bool need_tree)
 {
         struct tc_ets_opts o;
@@ -237,6 +260,8 @@ static int sync_root(struct sync *s, bool want_ets, bool need_tree)
         if (ours && qdisc_ets_equal(&o, &s->tree.top.ets))
                 return 0;
         r = refuse_foreign(s);
+        if (r >= 0 && s->dry && !ours)
+                note_headroom_mode(s);
         if (r < 0 || s->dry)
                 return r;
         nlh = tc_nl_request(s->nl, ours ? TC_NL_CHANGE : TC_NL_REPLACE, s->t->ifindex, s->tree.parent,

@@ -52,6 +52,8 @@ check "no qdisc yet" sh -c "! grep -q qdisc '$T/dcb-state'"
 
 step "ecn without ets: the tree takes the DCB ETS over as it is, RED on the lossless class with nodrop, offloaded"
 A plan "$T/ecn.json" >"$T/out" 2>&1; cat "$T/out"
+check "the plan says the root qdisc moves the headroom to TC mode, and what PFC priority 3 needs" \
+        grep -q "interface 'swp1': nettune's root ets qdisc puts this Spectrum port's headroom in TC mode .*PFC priorities 3 need spec.buffers" "$T/out"
 expect_rc 0 "apply" A apply "$T/ecn.json"
 dev_dump swp1 >"$T/now"
 cat "$T/now"
@@ -101,6 +103,7 @@ check "the port is as it was" test "$(dev_dump swp3)" = "$before"
 step "a port without DCB ETS: every priority stays in traffic class 0, and an ECN queue nobody uses is named"
 A rollback >/dev/null      # swp3 back to its power-on DCB
 A plan "$T/ecn3.json" >"$T/out" 2>&1; cat "$T/out"
+check "no PFC, no headroom note" sh -c "! grep -q 'headroom in TC mode' '$T/out'"
 check "the plan says queue 3 carries no traffic" grep -q "ecn queue 3 carries no traffic: no priority maps to traffic class 3" "$T/out"
 expect_rc 0 "apply" A apply "$T/ecn3.json"
 dev_dump swp3 >"$T/now"
