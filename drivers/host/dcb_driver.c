@@ -22,6 +22,7 @@
 #include "drivers/host/dcb_driver.h"
 #include "drivers/host/dcb_lldpad.h"
 #include "drivers/host/dcb_nl.h"
+#include "drivers/host/dcb_refuse.h"
 #include "drivers/host/host_io.h"
 #include "drivers/host/link.h"
 
@@ -490,10 +491,27 @@ static int dcb_change(struct target *t, const struct state *d, uint32_t fields, 
         return r < 0 ? link_rtnl_where(t, e, r) : 0;
 }
 
+/* What the apply would do, for the drivers' own refusals (dcb_refuse.h); tg NULL: the APP table stays. */
+static void refuse_plan(const struct dcb_nl_ieee *cur, const struct state *d, uint32_t fields,
+                        const struct dcb_app_target *tg, struct dcb_refuse_plan *p)
+{
+        memset(p, 0, sizeof(*p));
+        p->set_dcbx = cur->has_dcbx && (cur->dcbx & DCBX_WANTED) != DCBX_WANTED;
+        for (unsigned i = 0; tg && i < STATE_DSCP_COUNT; i++)
+                p->dscp_after |= tg->map[i] != STATE_DSCP_UNMAPPED;
+        for (unsigned i = 0; !tg && i < cur->n_apps; i++)
+                p->dscp_after |= cur->apps[i].selector == IEEE_8021QAZ_APP_SEL_DSCP;
+        memcpy(p->prio_tc_after, wants(d, fields, STATE_FIELD_ETS) ? d->ets.prio_tc : cur->ets.prio_tc, 8);
+        if (wants(d, fields, STATE_FIELD_PFC) && cur->has_pfc)
+                p->pfc_gain = d->pfc_enabled & (uint8_t)~cur->pfc.pfc_en;
+}
+
 /*
  * What apply would refuse, before anything is touched: a running lldpad, a DCBX the
  * NIC firmware's LLDP agent owns, a trust mode the DSCP APP table cannot express
- * with the desired map.
+ * with the desired map, and what a driver refuses in its own state (dcb_refuse.h:
+ * an ice port in a bond, in DSCP mode, under the custom Tx scheduler; bnxt_en at
+ * DCBX 0x08).
  */
 static int dcb_check(struct target *t, const struct driver_change *c, struct errbuf *e)
 {
@@ -514,6 +532,12 @@ static int dcb_check(struct target *t, const struct driver_change *c, struct err
                 r = ensure_host_ieee(nl, t, &cur, e);   /* refuses without writing: the firmware owns DCBX */
         if (r >= 0 && (fields & APP_FIELDS))
                 r = dcb_app_target(d, fields, &cur, dcb_quirks_for(t->kernel_driver), &tg, e);
+        if (r >= 0 && needs_write(t, &cur, d, fields)) {
+                struct dcb_refuse_plan p;
+
+                refuse_plan(&cur, d, fields, (fields & APP_FIELDS) ? &tg : NULL, &p);
+                r = dcb_refuse_check(t, nl, &cur, &p, e);
+        }
         if (r < 0 && !e->where[0])
                 link_rtnl_where(t, e, r);
         if (r < 0)

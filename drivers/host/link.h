@@ -34,6 +34,8 @@ struct link_info {
         uint32_t max_mtu;               /* 0 = not reported */
         char kind[32];                  /* IFLA_INFO_KIND ("veth"), "" for hardware */
         char parent[64];                /* IFLA_PARENT_DEV_NAME (5.14+): the parent device ("0000:03:00.0"), "" none */
+        int master;                     /* IFLA_MASTER: the upper device (a bond, a bridge), 0 none */
+        char upper_kind[16];            /* IFLA_INFO_SLAVE_KIND: the upper's kind ("bond"), "" none */
         bool has_carrier_counts;        /* IFLA_CARRIER_DOWN_COUNT reported (4.16+) */
         uint32_t carrier_down_count;    /* carrier losses since the device exists */
 };

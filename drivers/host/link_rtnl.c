@@ -14,10 +14,12 @@ static const struct nl_policy link_policy[IFLA_MAX + 1] = {
         [IFLA_LINKINFO] = { MNL_TYPE_NESTED, 0 },
         [IFLA_CARRIER_DOWN_COUNT] = { MNL_TYPE_U32, 0 },
         [IFLA_PARENT_DEV_NAME] = { MNL_TYPE_NUL_STRING, 0 },
+        [IFLA_MASTER] = { MNL_TYPE_U32, 0 },
 };
 
 static const struct nl_policy linkinfo_policy[IFLA_INFO_MAX + 1] = {
         [IFLA_INFO_KIND] = { MNL_TYPE_NUL_STRING, 0 },
+        [IFLA_INFO_SLAVE_KIND] = { MNL_TYPE_NUL_STRING, 0 },
 };
 
 int link_rtnl_parse(const struct nlmsghdr *nlh, struct link_info *ret)
@@ -48,9 +50,14 @@ int link_rtnl_parse(const struct nlmsghdr *nlh, struct link_info *ret)
                 l.has_carrier_counts = true;
                 l.carrier_down_count = mnl_attr_get_u32(tb[IFLA_CARRIER_DOWN_COUNT]);
         }
-        if (tb[IFLA_LINKINFO] && nl_parse_nested(tb[IFLA_LINKINFO], linkinfo_policy,
-                                                 IFLA_INFO_MAX, info) == 0 && info[IFLA_INFO_KIND])
-                strcopy(l.kind, sizeof(l.kind), mnl_attr_get_str(info[IFLA_INFO_KIND]));
+        if (tb[IFLA_LINKINFO] && nl_parse_nested(tb[IFLA_LINKINFO], linkinfo_policy, IFLA_INFO_MAX, info) == 0) {
+                if (info[IFLA_INFO_KIND])
+                        strcopy(l.kind, sizeof(l.kind), mnl_attr_get_str(info[IFLA_INFO_KIND]));
+                if (info[IFLA_INFO_SLAVE_KIND])
+                        strcopy(l.upper_kind, sizeof(l.upper_kind), mnl_attr_get_str(info[IFLA_INFO_SLAVE_KIND]));
+        }
+        if (tb[IFLA_MASTER])
+                l.master = (int)mnl_attr_get_u32(tb[IFLA_MASTER]);
         if (tb[IFLA_PARENT_DEV_NAME])
                 strcopy(l.parent, sizeof(l.parent), mnl_attr_get_str(tb[IFLA_PARENT_DEV_NAME]));
         *ret = l;

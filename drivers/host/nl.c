@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 #include <time.h>
 
 #include "drivers/host/nl.h"
@@ -34,6 +35,7 @@ struct nl {
         void *ctx;
         uint32_t seq;
         uint32_t portid;
+        int protocol;                   /* NETLINK_ROUTE, NETLINK_GENERIC */
         uint64_t writes;                /* requests sent that are not GETs */
         char extack[NL_EXTACK_MAX];
         char *queue;                    /* nl_queue(): requests not sent yet, back to back */
@@ -176,11 +178,19 @@ int nl_seam_connect(const char *path)
         return fd;
 }
 
+/* NETLINK_ROUTE at the seam's path, NETLINK_GENERIC at PATH.genl. */
 static int seam_open(void *userdata, int protocol, void **ret_ctx)
 {
+        char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
         struct seam *s;
-        int fd = nl_seam_connect(userdata);
+        int fd;
 
+        if (protocol != NETLINK_ROUTE && protocol != NETLINK_GENERIC)
+                return -EPROTONOSUPPORT;
+        if ((size_t)snprintf(path, sizeof(path), "%s%s", (const char *)userdata,
+                             protocol == NETLINK_GENERIC ? NL_SEAM_GENL_SUFFIX : "") >= sizeof(path))
+                return -ENAMETOOLONG;
+        fd = nl_seam_connect(path);
         if (fd < 0)
                 return fd;
         s = malloc(sizeof(*s));
@@ -246,6 +256,16 @@ bool nl_is_kernel(const struct nl *nl)
         return nl && nl->t == &nl_kernel_transport;
 }
 
+bool nl_kernel_older(const struct nl *nl, unsigned major, unsigned minor)
+{
+        struct utsname u;
+        unsigned a, b;
+
+        if (!nl_is_kernel(nl) || uname(&u) != 0 || sscanf(u.release, "%u.%u", &a, &b) != 2)
+                return false;
+        return a < major || (a == major && b < minor);
+}
+
 int nl_open(const struct nl_transport *t, int protocol, struct nl **ret, struct errbuf *e)
 {
         struct nl *nl;
@@ -254,7 +274,7 @@ int nl_open(const struct nl_transport *t, int protocol, struct nl **ret, struct 
         nl = calloc(1, sizeof(*nl));
         if (!nl)
                 return errbuf_set(e, ENOMEM, NULL, "out of memory");
-        if (!t && protocol == NETLINK_ROUTE && nl_seam_path()) {
+        if (!t && (protocol == NETLINK_ROUTE || protocol == NETLINK_GENERIC) && nl_seam_path()) {
                 nl->seam = (struct nl_transport){ .ops = &seam_ops, .userdata = (void *)nl_seam_path() };
                 t = &nl->seam;
         }
@@ -263,14 +283,16 @@ int nl_open(const struct nl_transport *t, int protocol, struct nl **ret, struct 
         r = t->ops->open(t->userdata, protocol, &nl->ctx);
         if (r < 0) {
                 if (t == &nl->seam)
-                        errbuf_set(e, -r, NULL, "cannot connect to the netlink socket %s='%s': %s",
-                                   NL_SEAM_ENV, (const char *)t->userdata, strerror(-r));
+                        errbuf_set(e, -r, NULL, "cannot connect to the netlink socket %s='%s'%s: %s",
+                                   NL_SEAM_ENV, (const char *)t->userdata,
+                                   protocol == NETLINK_GENERIC ? " (" NL_SEAM_GENL_SUFFIX ")" : "", strerror(-r));
                 else
                         errbuf_set(e, -r, NULL, "cannot open a netlink socket: %s", strerror(-r));
                 free(nl);
                 return r;
         }
         nl->t = t;
+        nl->protocol = protocol;
         nl->seq = (uint32_t)time(NULL);
         nl->portid = t->ops->portid ? t->ops->portid(nl->ctx) : 0;
         *ret = nl;
@@ -505,9 +527,11 @@ static int talk_fail(struct nl *nl, int r, const char *what, struct errbuf *e)
  * A dump is a GET (rtnetlink: type % 4 == 2) with both bits of NLM_F_DUMP. On a NEW,
  * the same bits mean NLM_F_REPLACE (0x100) and NLM_F_EXCL (0x200): an ACK is wanted.
  */
-static bool is_dump(const struct nlmsghdr *nlh)
+/* A dump request: NLM_F_DUMP, and for rtnetlink a GET (generic netlink says it in the command). */
+static bool is_dump(const struct nl *nl, const struct nlmsghdr *nlh)
 {
-        return (nlh->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP && (nlh->nlmsg_type & 3) == 2;
+        return (nlh->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP &&
+               (nl->protocol != NETLINK_ROUTE || (nlh->nlmsg_type & 3) == 2);
 }
 
 /* rtnetlink's convention: GET requests have a type of 2 modulo 4 (RTM_GETLINK, RTM_GETDCB, RTM_GETQDISC). */
@@ -531,7 +555,7 @@ int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data,
                         return r;
         }
         nl->extack[0] = '\0';
-        if (!is_dump(nlh))
+        if (!is_dump(nl, nlh))
                 nlh->nlmsg_flags |= NLM_F_ACK;
         count_write(nl, nlh);
         n = nl->t->ops->send(nl->ctx, nlh, nlh->nlmsg_len);

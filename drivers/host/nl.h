@@ -5,8 +5,8 @@
  * kernel's extended-ack text into struct errbuf. Replies are parsed through
  * attribute policy tables (nl_parse_*) into tb[] arrays.
  *
- * libmnl serves both rtnetlink (MTU, link state) and dcbnl: one idiom for every
- * request, and libnl has no DCB API.
+ * libmnl serves rtnetlink (MTU, link state), dcbnl and generic netlink (devlink):
+ * one idiom for every request, and libnl has no DCB API.
  *
  * The transport is pluggable: NULL means a real NETLINK_ROUTE socket in the
  * caller's network namespace; tests put a userspace device model behind it.
@@ -15,7 +15,8 @@
  * the environment, a NULL transport for NETLINK_ROUTE is instead a new
  * connection to the unix SOCK_SEQPACKET socket at PATH, one per nl_open().
  * Each datagram sent holds exactly the bytes a netlink sendmsg would carry;
- * each datagram received is one recvmsg's worth of replies.
+ * each datagram received is one recvmsg's worth of replies. A NETLINK_GENERIC
+ * handle (devlink) connects to PATH.genl the same way.
  */
 #pragma once
 
@@ -56,6 +57,7 @@ struct nl_transport {
 extern const struct nl_transport nl_kernel_transport;
 
 #define NL_SEAM_ENV "NETTUNE_NETLINK_SOCKET"
+#define NL_SEAM_GENL_SUFFIX ".genl"
 /* The seam's socket path from the environment, or NULL when it is not set. */
 const char *nl_seam_path(void);
 /* A SOCK_SEQPACKET connection to a seam's unix socket (also the ethtool seam, ethtool.h): fd or -errno. */
@@ -68,6 +70,8 @@ int nl_open(const struct nl_transport *t, int protocol, struct nl **ret, struct 
 void nl_close(struct nl *nl);
 /* The handle talks to the kernel (not to the test seam or a model). */
 bool nl_is_kernel(const struct nl *nl);
+/* The handle talks to a running kernel older than MAJOR.MINOR (uname); false for the seam and a model. */
+bool nl_kernel_older(const struct nl *nl, unsigned major, unsigned minor);
 static inline void nl_closep(struct nl **nl)
 {
         nl_close(*nl);

@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 #include <linux/rtnetlink.h>
 
+#include "drivers/host/dcb_nl.h"
 #include "drivers/host/host_io.h"
 #include "drivers/host/link.h"
 #include "drivers/host/qdisc_ets.h"
@@ -11,6 +12,9 @@
 #include "policies/field.h"
 
 #define DEFAULT_RATE_BPS (10ull * 1000 * 1000 * 1000 / 8)      /* 10 Gbit/s when the port reports no speed */
+#ifndef TC_RED_NODROP
+#define TC_RED_NODROP 8
+#endif
 
 struct tc_kmod_roots qdisc_driver_kmod;
 
@@ -36,11 +40,15 @@ static int qdisc_caps(struct target *t, uint32_t *ret_fields, struct errbuf *e)
 {
         enum tc_kmod_answer ets, red;
 
+        struct tc_kmod_roots roots = qdisc_driver_kmod;
+
         *ret_fields = 0;
         if (!t->env || !t->env->switch_role)
                 return 0;
-        ets = tc_kmod_have(&qdisc_driver_kmod, "sch_ets", "CONFIG_NET_SCH_ETS", NULL, 0);
-        red = tc_kmod_have(&qdisc_driver_kmod, "sch_red", "CONFIG_NET_SCH_RED", NULL, 0);
+        if (!roots.sys && t->env->sysfs_root[0])
+                roots.sys = t->env->sysfs_root;         /* the agent's sysfs_root: SYS/module/sch_ets */
+        ets = tc_kmod_have(&roots, "sch_ets", "CONFIG_NET_SCH_ETS", NULL, 0);
+        red = tc_kmod_have(&roots, "sch_red", "CONFIG_NET_SCH_RED", NULL, 0);
         if (ets != TC_KMOD_ABSENT)
                 *ret_fields |= STATE_BIT(STATE_FIELD_ETS);
         if (ets != TC_KMOD_ABSENT && red != TC_KMOD_ABSENT)
@@ -93,6 +101,11 @@ struct sync {
         bool replace;                           /* a foreign qdisc at the attach point may go */
         bool dry;
         struct errbuf *e;
+        /* the port's DCB (mlxsw: what scheduling it has without a root qdisc, and PFC) */
+        bool has_dcb;
+        struct dcb_nl_ieee dcb;
+        bool has_root_ets;                      /* the root's options once synced */
+        struct tc_ets_opts root_ets;
 };
 
 static uint64_t port_rate(const struct target *t)
@@ -128,16 +141,106 @@ static int refuse_foreign(struct sync *s)
                           tc_nl_handle_str(s->tree.parent, p, sizeof(p)));
 }
 
-/* The root's options: the policy's ets, else what our tree has, else all strict with the identity map. */
+/* A DCB ETS (dcbnl's ieee_ets) as a policy's ets. */
+static void ets_of_dcb(const struct ieee_ets *k, struct state_ets *ret)
+{
+        memset(ret, 0, sizeof(*ret));
+        for (unsigned i = 0; i < STATE_TC_COUNT; i++) {
+                ret->prio_tc[i] = k->prio_tc[i] & 7;
+                ret->tc_tsa[i] = k->tc_tsa[i] == IEEE_8021QAZ_TSA_STRICT ? STATE_TSA_STRICT :
+                                 k->tc_tsa[i] == IEEE_8021QAZ_TSA_ETS ? STATE_TSA_ETS : STATE_TSA_VENDOR;
+                ret->tc_bw_pct[i] = k->tc_tsa[i] == IEEE_8021QAZ_TSA_ETS ? k->tc_tx_bw[i] : 0;
+        }
+}
+
+/*
+ * The root's options: the policy's ets, else what our tree has, else the port's
+ * scheduling as it is without a root qdisc, so that the tree changes nothing but
+ * ECN: the port's DCB ETS where the port has one (mlxsw programs the same
+ * registers from DCB ETS and from a root qdisc, spectrum_dcb.c and
+ * spectrum_qdisc.c), else what the port does with no qdisc - every priority in
+ * traffic class 0 (mlxsw_sp_port_ets_init(); software: one FIFO), all strict.
+ */
 static int root_opts(struct sync *s, bool want_ets, struct tc_ets_opts *ret)
 {
+        static const uint8_t tc0[STATE_PRIO_COUNT] = { 0 };
+        struct state_ets st;
+        int r;
+
         if (want_ets)
                 return qdisc_ets_from_state(&s->d->ets, ret, s->e);
-        if (s->tree.root == STATE_QDISC_NETTUNE)
+        if (s->tree.root == STATE_QDISC_NETTUNE) {
                 *ret = s->tree.top.ets;
-        else
-                qdisc_ets_default(NULL, ret);
-        return 0;
+                return 0;
+        }
+        if (!s->has_dcb || !s->dcb.has_ets) {
+                qdisc_ets_default(tc0, ret);
+                return 0;
+        }
+        ets_of_dcb(&s->dcb.ets, &st);
+        r = qdisc_ets_from_state(&st, ret, s->e);
+        if (r < 0)
+                errbuf_prefix(s->e, "ecn needs nettune's ets qdisc at the root, which takes the port's scheduling over "
+                              "from its DCB ETS, and a tc ets qdisc cannot express that ETS (give the port a DCB "
+                              "ETS whose strict classes are the highest)");
+        return r;
+}
+
+/* The traffic class priority p goes to under the root's options (band b carries class 7 - b). */
+static unsigned tc_of(const struct tc_ets_opts *o, unsigned p)
+{
+        return QDISC_ETS_BANDS - 1 - (o->priomap[p] & 7);
+}
+
+/* The priorities with PFC once the change is done: the policy's, else the port's DCB PFC. */
+static uint8_t pfc_after(const struct sync *s)
+{
+        if (state_has(s->d, STATE_FIELD_PFC))
+                return s->d->pfc_enabled;
+        return s->has_dcb && s->dcb.has_pfc ? s->dcb.pfc.pfc_en : 0;
+}
+
+/* Traffic class tc carries a priority with PFC: its RED must not drop what is not ECN-capable. */
+static bool lossless_tc(const struct sync *s, unsigned tc)
+{
+        uint8_t pfc = pfc_after(s);
+
+        for (unsigned p = 0; s->has_root_ets && p < STATE_PRIO_COUNT; p++)
+                if ((pfc & (1u << p)) && tc_of(&s->root_ets, p) == tc)
+                        return true;
+        return false;
+}
+
+/* Traffic class tc carries some priority under the root's options. */
+static bool tc_used(const struct sync *s, unsigned tc)
+{
+        for (unsigned p = 0; s->has_root_ets && p < STATE_PRIO_COUNT; p++)
+                if (tc_of(&s->root_ets, p) == tc)
+                        return true;
+        return false;
+}
+
+/*
+ * mlxsw: an offloaded root qdisc moves the port's headroom to TC mode
+ * (spectrum_qdisc.c mlxsw_sp_qdisc_create(): hdroom.mode = MLXSW_SP_HDROOM_MODE_TC),
+ * where a priority fills the buffer dcbnl_setbuffer gave it (buffer 0 until then) and
+ * no buffer holds the cable's delay (spectrum_buffers.c
+ * mlxsw_sp_hdroom_bufs_reset_sizes()). A PFC priority then needs spec.buffers.
+ */
+static void note_headroom_mode(const struct sync *s)
+{
+        uint8_t pfc = pfc_after(s);
+        char list[32] = "";
+        size_t n = 0;
+
+        if (strncmp(s->t->kernel_driver, "mlxsw", 5) || !pfc || state_has(s->d, STATE_FIELD_BUFFERS))
+                return;
+        for (unsigned p = 0; p < STATE_PRIO_COUNT; p++)
+                if (pfc & (1u << p))
+                        n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%u", n ? "," : "", p);
+        driver_note(s->t, "interface '%s': nettune's root ets qdisc puts this Spectrum port's headroom in TC mode "
+                    "(mlxsw_sp_qdisc_create()): priorities fill buffer 0 and no buffer holds the cable's delay; "
+                    "PFC priorities %s need spec.buffers", s->t->name, list);
 }
 
 static int sync_root(struct sync *s, bool want_ets, bool need_tree)
@@ -150,9 +253,15 @@ static int sync_root(struct sync *s, bool want_ets, bool need_tree)
         if (!need_tree && !want_ets)
                 return 0;
         r = root_opts(s, want_ets, &o);
-        if (r < 0 || (ours && qdisc_ets_equal(&o, &s->tree.top.ets)))
+        if (r < 0)
                 return r;
+        s->root_ets = o;
+        s->has_root_ets = true;
+        if (ours && qdisc_ets_equal(&o, &s->tree.top.ets))
+                return 0;
         r = refuse_foreign(s);
+        if (r >= 0 && s->dry && !ours)
+                note_headroom_mode(s);
         if (r < 0 || s->dry)
                 return r;
         nlh = tc_nl_request(s->nl, ours ? TC_NL_CHANGE : TC_NL_REPLACE, s->t->ifindex, s->tree.parent,
@@ -169,10 +278,11 @@ static int sync_root(struct sync *s, bool want_ets, bool need_tree)
         return 0;
 }
 
-static bool red_equal(const struct tc_qdisc *q, const struct state_ecn_queue *w)
+static bool red_equal(const struct tc_qdisc *q, const struct state_ecn_queue *w, bool nodrop)
 {
         return q->red.qth_min == w->min_bytes && q->red.qth_max == w->max_bytes &&
-               tc_red_pct(q->red.max_p) == w->probability_pct && (q->red.flags & TC_RED_ECN);
+               tc_red_pct(q->red.max_p) == w->probability_pct && (q->red.flags & TC_RED_ECN) &&
+               !(q->red.flags & TC_RED_NODROP) == !nodrop;
 }
 
 static int sync_queue(struct sync *s, unsigned tc)
@@ -183,6 +293,7 @@ static int sync_queue(struct sync *s, unsigned tc)
         struct tc_red_params p;
         struct nlmsghdr *nlh;
         char what[64];
+        bool nodrop;
 
         if (qdisc_tree_foreign_child(&s->tree, tc)) {
                 char name[48];
@@ -195,11 +306,19 @@ static int sync_queue(struct sync *s, unsigned tc)
         }
         if (!want && !red)
                 return 0;
-        if (want && red && red_equal(red, w))
+        /* RED on a lossless class marks and never early-drops: PFC keeps its queue from overflowing */
+        nodrop = want && lossless_tc(s, tc);
+        if (want && red && red_equal(red, w, nodrop))
                 return 0;
         if (want && tc_red_eval(w->min_bytes, w->max_bytes, w->probability_pct, true, port_rate(s->t), &p) < 0)
                 return errbuf_set(s->e, EINVAL, NULL, "queue %u: no RED parameters for min %u, max %u bytes, %u%%",
                                   tc, w->min_bytes, w->max_bytes, w->probability_pct);
+        if (nodrop)
+                p.flags |= TC_RED_NODROP;
+        if (want && s->dry && !tc_used(s, tc))
+                driver_note(s->t, "interface '%s': ecn queue %u carries no traffic: no priority maps to traffic "
+                            "class %u in the port's scheduling (nettune leaves it as it is when the policy has no "
+                            "ets); map a priority to it", s->t->name, tc, tc);
         if (s->dry)
                 return 0;
         if (!want) {
@@ -249,9 +368,64 @@ static int sync_run(struct sync *s)
 
 static int sync_open(struct sync *s, struct target *t, const struct state *d, uint32_t fields, struct errbuf *e)
 {
+        struct errbuf pe = { 0 };
+        int r;
+
         *s = (struct sync){ .t = t, .d = d, .fields = fields & QDISC_FIELDS & d->present, .e = e,
                             .replace = d->ecn.replace_root_qdisc };
-        return open_read(t, &s->nl, &s->own, &s->tree, e);
+        r = open_read(t, &s->nl, &s->own, &s->tree, e);
+        if (r >= 0)     /* a port without DCB (a software link) has the kernel's default scheduling */
+                s->has_dcb = dcb_nl_get(s->nl, t->name, &s->dcb, &pe) == 0;
+        if (r >= 0 && s->tree.root == STATE_QDISC_NETTUNE) {
+                s->root_ets = s->tree.top.ets;
+                s->has_root_ets = true;
+        }
+        return r;
+}
+
+/*
+ * After a change: every qdisc of nettune's tree must be offloaded where the port
+ * offloads (a switch ASIC driver, mlxsw; or any qdisc of the tree reads offloaded).
+ * A driver that refuses an offload only logs it (mlxsw: dev_err, no extack) and the
+ * kernel runs the qdisc in software, so TCA_HW_OFFLOAD 0 is the one sign: the
+ * change fails naming the port and the class, and the transaction restores.
+ */
+static int check_offload(struct sync *s)
+{
+        _cleanup_free_ struct qdisc_tree *t = malloc(sizeof(*t));
+        bool expect = !strncmp(s->t->kernel_driver, "mlxsw", 5);
+        char h[16];
+        int r;
+
+        if (!t)
+                return errbuf_set(s->e, ENOMEM, NULL, "out of memory");
+        r = qdisc_tree_read(s->nl, s->t->ifindex, s->tree.parent, t, s->e);
+        if (r < 0 || t->root != STATE_QDISC_NETTUNE)
+                return r;
+        expect |= t->top.offloaded;
+        for (unsigned tc = 0; tc < STATE_TC_COUNT; tc++)
+                expect |= qdisc_tree_red(t, tc) && qdisc_tree_red(t, tc)->offloaded;
+        if (!expect)
+                return 0;
+        if (!t->top.offloaded)
+                return errbuf_set(s->e, EIO, NULL, "interface '%s' (driver %s): nettune's ets qdisc %s is not "
+                                  "offloaded: the switch ASIC did not take it and the kernel runs it in software "
+                                  "only (mlxsw offloads a root ets of at most 8 bands; with hw-tc-offload off, "
+                                  "ethtool -k %s, nothing offloads)", s->t->name, s->t->kernel_driver,
+                                  tc_nl_handle_str(QDISC_ETS_HANDLE, h, sizeof(h)), s->t->name);
+        for (unsigned tc = 0; tc < STATE_TC_COUNT; tc++) {
+                const struct tc_qdisc *q = qdisc_tree_red(t, tc);
+
+                if (!q || q->offloaded)
+                        continue;
+                return errbuf_set(s->e, EIO, NULL, "interface '%s' (driver %s): the red qdisc of traffic class %u "
+                                  "(%s, min %u, max %u bytes) is not offloaded: the switch ASIC refused it and "
+                                  "the kernel runs it in software only; mlxsw says why only in the kernel log "
+                                  "(mlxsw_sp_qdisc_red_check_params(): min above max, a zero threshold, or a max "
+                                  "above the shared buffer, devlink sb show)", s->t->name, s->t->kernel_driver, tc,
+                                  tc_nl_handle_str(q->handle, h, sizeof(h)), q->red.qth_min, q->red.qth_max);
+        }
+        return 0;
 }
 
 static int delete_tree(struct sync *s)
@@ -316,6 +490,8 @@ static int put(struct target *t, const struct state *d, uint32_t fields, bool dr
         if (d->qdisc.root != STATE_QDISC_UNKNOWN)
                 s->replace = false;
         r = put_back(s, restoring);
+        if (r >= 0 && !dry)
+                r = check_offload(s);
         nl_close(s->own);
         return r < 0 ? where(t, e, r) : 0;
 }

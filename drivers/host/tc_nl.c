@@ -105,6 +105,7 @@ static const struct nl_policy tca_policy[TCA_MAX + 1] = {
         [TCA_OPTIONS] = { MNL_TYPE_NESTED, 0 },
         [TCA_STATS2] = { MNL_TYPE_NESTED, 0 },
         [TCA_XSTATS] = { MNL_TYPE_BINARY, 0 },
+        [TCA_HW_OFFLOAD] = { MNL_TYPE_U8, 0 },
 };
 
 static const struct nl_policy ets_policy[TCA_ETS_MAX + 1] = {
@@ -269,6 +270,10 @@ int tc_nl_parse(const struct nlmsghdr *nlh, struct tc_qdisc *ret)
         q.handle = t->tcm_handle;
         q.parent = t->tcm_parent;
         snprintf(q.kind, sizeof(q.kind), "%s", mnl_attr_get_str(tb[TCA_KIND]));
+        if (tb[TCA_HW_OFFLOAD]) {
+                q.has_offload = true;
+                q.offloaded = mnl_attr_get_u8(tb[TCA_HW_OFFLOAD]) != 0;
+        }
         if (tb[TCA_OPTIONS] && streq(q.kind, "ets")) {
                 if (parse_ets(tb[TCA_OPTIONS], &q.ets) < 0)
                         return -EBADMSG;

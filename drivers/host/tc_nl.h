@@ -10,6 +10,10 @@
  * (net/sched/sch_ets.c parses them with nla_parse_nested), red options without
  * it and its flags in TCA_RED_FLAGS (tc/q_red.c).
  *
+ * The dump's TCA_HW_OFFLOAD (a u8 the kernel recomputes on every dump, net/sched/
+ * sch_api.c tc_fill_qdisc()) says whether the device's driver offloads a qdisc: a
+ * driver that refuses an offload only logs it, and the qdisc runs in software.
+ *
  * Pure encode/decode: no policy, no state; the driver (qdisc_ets.c) decides what
  * to send.
  */
@@ -67,6 +71,8 @@ struct tc_qdisc {
         uint32_t parent;
         char kind[TC_NL_KIND_MAX];
         bool has_ets, has_red;                  /* options were present and parsed */
+        bool has_offload;                       /* TCA_HW_OFFLOAD was there (4.15+: in every dump) */
+        bool offloaded;                         /* its value: the driver offloads the qdisc (TCQ_F_OFFLOADED) */
         struct tc_ets_opts ets;
         struct tc_red_opts red;
         struct tc_qstats stats;

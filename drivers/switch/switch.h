@@ -77,6 +77,8 @@ struct switch_session {
         long long base_rev;             /* NVUE: the newest revision before nettune's change (-1 unknown) */
         bool pending;                   /* a native change of ours awaits commit or abort */
         bool timer;                     /* ... and the switch reverts it by itself on expiry */
+        bool staged;                    /* edits of ours are staged and not applied (NVUE: an open revision) */
+        bool save_after_undo;           /* the native undo leaves the startup configuration stale: save it */
         unsigned timer_s;
         bool dirty;                     /* something was written that is not saved yet */
         bool no_save;                   /* the dialect found it cannot save here (check) */
@@ -209,6 +211,15 @@ int switch_nvue_parse_wd(const char *qos_text, const char *ifs_text, const char 
                          const struct switch_config *sw, struct state *units, struct errbuf *e);
 /* `nv show --applied qos roce -o json`. */
 int switch_nvue_parse_roce(const char *text, const char *where, struct switch_nvue_roce *ret, struct errbuf *e);
+/*
+ * `nv config apply --confirm-status`, whose text NVIDIA documents only by its meaning
+ * ("shows the amount of time left before the automatic rollback"): 0 nothing awaits
+ * confirmation, 1 an apply does (*ret_left: seconds left, 0 when not said), -EBADMSG
+ * when the text says neither.
+ */
+int switch_nvue_confirm_status(const char *text, unsigned long *ret_left);
+/* `nv show system config auto-save -o json`: `enable on|off` (up to 5.9) or `state enabled|disabled` (5.10+). */
+int switch_nvue_parse_auto_save(const char *text, bool *ret_on);
 /* CONFIG_DB into units[i]; *ret_db (may be NULL) receives the parsed CONFIG_DB, owned by the caller. */
 int switch_sonic_parse(const char *text, const char *where, const struct switch_config *sw,
                        struct state *units, json_t **ret_db, struct errbuf *e);

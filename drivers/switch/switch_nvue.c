@@ -19,19 +19,24 @@
  * refused by name; thresholds must be exact bytes ("146.48 KB" is refused).
  *
  * Write. Only the default-global profiles (a port bound to another profile refuses
- * the change that would need it), only the delta: `nv set/unset` into the pending
- * revision, `nv config apply -y [--confirm Ns]`. Commit `--confirm-yes`, abort
- * `--confirm-no`, both only for the revision nettune applied (nv config revision);
- * save `nv config save` (CL 5.0+; the startup configuration, /etc/nvue.d/startup.yaml).
- * Someone else's pending change (an apply awaiting confirmation, or set but not
- * applied changes: `nv config diff`) makes check refuse. RoCE mode on: NVUE sets
- * trust, the DSCP map, PFC and ECN itself, and a policy that would change them is
- * refused. trust: pcp = l2, dscp = l3 (port and both are not nettune modes).
- * Cable length: the PFC profile's `cable-length` (metres, 1-100000, NVUE reference
- * "nv set qos pfc <profile-id> cable-length"), from which the switch computes the
- * port buffer and the xoff/xon thresholds itself; unset reads as 0 (the switch's
- * default) and a snapshot of it is put back with `nv unset`.
- * MTU 552-9216 (`nv set interface swp1 link mtu ?`).
+ * the change that would need it), only the delta: `nv set/unset` into a revision of
+ * nettune's own, `nv config apply -y [--confirm Ns]`. Commit `--confirm-yes`, abort
+ * `--confirm-no`, both only for the revision nettune applied; a revision nettune
+ * staged and did not apply is detached (switch_nvue_rev.c has which revision is
+ * whose). Save `nv config save` (CL 5.0+; the startup configuration,
+ * /etc/nvue.d/startup.yaml), unless auto-save is on (`nv show system config
+ * auto-save`, on by default from CL 5.9): then every apply saved already, and a
+ * cancelled apply is saved over. Someone else's pending change (an apply awaiting
+ * confirmation, an open revision, set but not applied changes: `nv config diff`)
+ * makes check refuse. RoCE mode on: NVUE sets trust, the DSCP map, PFC and ECN
+ * itself, and a policy that would change them is refused. trust: pcp = l2, dscp = l3
+ * (port and both are not nettune modes). The words for on and off are the ones the
+ * switch prints (enable/disable in CL 5.12's QoS guide, enabled/disabled in the
+ * NVUE reference): nettune writes what it read. Cable length: the PFC profile's
+ * `cable-length` (metres, 1-100000, NVUE reference "nv set qos pfc <profile-id>
+ * cable-length"), from which the switch computes the port buffer and the xoff/xon
+ * thresholds itself; unset reads as 0 (the switch's default) and a snapshot of it is
+ * put back with `nv unset`. MTU 552-9216 (`nv set interface swp1 link mtu ?`).
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -47,7 +52,6 @@
 #define NV_SHOW_IFS "nv show --applied interface -o json"
 #define NV_SHOW_OPER "nv show interface -o json"
 #define NV_SHOW_ROCE "nv show --applied qos roce -o json"
-#define NV_REVISIONS "nv config revision -o json"
 #define NV_DEFAULT_MTU 9216             /* Cumulus Linux's default link mtu */
 /* congestion-control defaults (nv show qos congestion-control default-global traffic-class) */
 #define NV_ECN_MIN 150000
@@ -55,20 +59,6 @@
 
 static const char *const profile_kinds[] = { "mapping", "pfc", "congestion-control" };
 enum { KIND_MAPPING, KIND_PFC, KIND_CC, KIND_MAX };
-
-static int load(const char *text, const char *where, const char *cmd, json_t **ret, struct errbuf *e)
-{
-        json_error_t err;
-        json_t *j = json_loads(text ? text : "", JSON_REJECT_DUPLICATES, &err);
-
-        if (!j || !json_is_object(j)) {
-                json_decref(j);
-                return errbuf_set(e, EBADMSG, where, "'%s' printed invalid JSON (line %d column %d: %s)",
-                                  cmd, err.line, err.column, j ? "not an object" : err.text);
-        }
-        *ret = j;
-        return 0;
-}
 
 /* An object member the layout must have. */
 static json_t *need(json_t *j, const char *key, const char *where, const char *cmd, const char *at,
@@ -290,11 +280,11 @@ static int parse_all(const char *qos_text, const char *ifs_text, const char *ope
         json_t *qos = NULL, *ifa = NULL, *oper = NULL, *prof[KIND_MAX], *binds = NULL;
         int r;
 
-        r = load(qos_text, where, NV_SHOW_QOS, &qos, e);
+        r = nvue_load(qos_text, where, NV_SHOW_QOS, &qos, e);
         if (r >= 0)
-                r = load(ifs_text, where, NV_SHOW_IFS, &ifa, e);
+                r = nvue_load(ifs_text, where, NV_SHOW_IFS, &ifa, e);
         if (r >= 0)
-                r = load(oper_text, where, NV_SHOW_OPER, &oper, e);
+                r = nvue_load(oper_text, where, NV_SHOW_OPER, &oper, e);
         for (int k = 0; k < KIND_MAX && r >= 0; k++)
                 if (!(prof[k] = need(qos, profile_kinds[k], where, NV_SHOW_QOS, "", e)) ||
                     !need(prof[k], NV_DEFAULT, where, NV_SHOW_QOS, profile_kinds[k], e))
@@ -328,7 +318,7 @@ int switch_nvue_parse_roce(const char *text, const char *where, struct switch_nv
 {
         json_t *j = NULL;
         const char *mode;
-        int r = load(text, where, NV_SHOW_ROCE, &j, e);
+        int r = nvue_load(text, where, NV_SHOW_ROCE, &j, e);
         bool on = false;
 
         if (r >= 0 && onoff(switch_member(j, "enable"), false, &on) < 0)
@@ -345,11 +335,43 @@ int switch_nvue_parse_roce(const char *text, const char *where, struct switch_nv
         return r;
 }
 
+/*
+ * The word this NVUE uses for "on" in the QoS switches it printed (congestion-control
+ * ecn/red, pfc tx/rx): "enable" (CL 5.12 QoS guide) or "enabled" (NVUE reference);
+ * "enable" when it printed none.
+ */
+static const char *spelling(const char *qos_text)
+{
+        static const char *const kinds[] = { "congestion-control", "pfc" };
+        json_t *qos = json_loads(qos_text ? qos_text : "", 0, NULL), *p, *v;
+        const char *k, *word = "enable";
+
+        for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+                p = switch_member(switch_member(qos, kinds[i]), NV_DEFAULT);
+                json_object_foreach(i ? p : switch_member(p, "traffic-class"), k, v) {
+                        const char *w = json_string_value(i ? v : switch_member(v, "ecn"));
+
+                        if (w && (streq(w, "enabled") || streq(w, "disabled")))
+                                word = "enabled";
+                }
+        }
+        json_decref(qos);
+        return word;
+}
+
+/* The switch's word for on (enable) or off (disable), as it printed them. */
+static const char *word_for(const struct switch_session *s, bool on)
+{
+        bool ed = streq(json_string_value(switch_member(s->extra, "enable")), "enabled");
+
+        return on ? (ed ? "enabled" : "enable") : (ed ? "disabled" : "disable");
+}
+
 static int nvue_read(struct switch_session *s, struct state *units, struct errbuf *e)
 {
         _cleanup_free_ char *qos = NULL, *ifs = NULL, *oper = NULL, *roce = NULL;
         struct switch_nvue_roce rc = { 0 };
-        json_t *binds = NULL;
+        json_t *binds = NULL, *extra;
         int r;
 
         r = switch_run(s, NV_SHOW_QOS, NULL, &qos, e);
@@ -369,8 +391,11 @@ static int nvue_read(struct switch_session *s, struct state *units, struct errbu
         }
         json_decref(s->native);
         s->native = binds;
+        extra = json_pack("{s:b,s:s,s:s}", "on", rc.on, "mode", rc.mode, "enable", spelling(qos));
+        if (extra && json_is_boolean(switch_member(s->extra, "auto_save")))       /* read by check, kept */
+                json_object_set(extra, "auto_save", switch_member(s->extra, "auto_save"));
         json_decref(s->extra);
-        s->extra = json_pack("{s:b,s:s}", "on", rc.on, "mode", rc.mode);
+        s->extra = extra;
         r = nvue_wd_read(s, qos, ifs, units, e);
         if (r < 0)
                 return r;
@@ -421,51 +446,6 @@ static int check_roce(struct switch_session *s, const struct driver_change *c, s
                           json_string_value(switch_member(s->extra, "mode")), names);
 }
 
-/* `nv config diff -o json` with nothing pending: empty output, [], {} or null. */
-static bool blank(const char *text)
-{
-        static const char *const empty[] = { "", "[]", "{}", "null" };
-        const char *p = text ? text : "";
-        size_t n;
-
-        while (isspace((unsigned char)*p))
-                p++;
-        n = strlen(p);
-        while (n && isspace((unsigned char)p[n - 1]))
-                n--;
-        for (size_t i = 0; i < ARRAY_SIZE(empty); i++)
-                if (n == strlen(empty[i]) && !strncmp(p, empty[i], n))
-                        return true;
-        return false;
-}
-
-static char *first_line(char *text)
-{
-        text[strcspn(text, "\n")] = '\0';
-        return text;
-}
-
-static int check_foreign(struct switch_session *s, struct errbuf *e)
-{
-        _cleanup_free_ char *status = NULL, *diff = NULL;
-        int r = switch_run(s, "nv config apply --confirm-status", NULL, &status, e);
-
-        if (r < 0)
-                return r;
-        if (!strstr(status, "No pending confirmation"))
-                return errbuf_set(e, EBUSY, s->where, "an apply awaits confirmation on the switch ('%.60s') and "
-                                  "nettune did not make it; confirm or cancel it first (nv config apply "
-                                  "--confirm-status); nothing was changed", first_line(status));
-        r = switch_run(s, "nv config diff -o json", NULL, &diff, e);
-        if (r < 0)
-                return r;
-        if (!blank(diff))
-                return errbuf_set(e, EBUSY, s->where, "the switch has changes that were set but not applied "
-                                  "(nv config diff); nettune would apply them too; apply or detach them first; "
-                                  "nothing was changed");
-        return 0;
-}
-
 static int nvue_check(struct switch_session *s, const struct driver_change *c, struct errbuf *e)
 {
         struct errbuf ignore;
@@ -476,76 +456,16 @@ static int nvue_check(struct switch_session *s, const struct driver_change *c, s
         if (r >= 0)
                 r = nvue_wd_check(s, c, e);
         if (r >= 0 && !s->pending)
-                r = check_foreign(s, e);
+                r = nvue_check_foreign(s, e);
         if (r < 0)
                 return r;
+        nvue_read_auto_save(s);
         /* Every NVUE command has -h (NVUE reference, Common Options): is there a save here? */
-        s->no_save = switch_run(s, "nv config save -h", NULL, NULL, &ignore) < 0 && ssh_session_alive(s->ssh);
+        s->no_save = !nvue_auto_save(s) && switch_run(s, "nv config save -h", NULL, NULL, &ignore) < 0 &&
+                     ssh_session_alive(s->ssh);
         if (s->no_save)
                 switch_note(s, "'nv config save' is not available here: a commit is applied but not saved and does "
                             "not survive a reboot");
-        return 0;
-}
-
-/* ---- revisions: which pending confirmation is ours ---- */
-
-/* The newest revision id (*ret_max) and the one awaiting confirmation (*ret_confirm, -1 none). */
-static int revisions(struct switch_session *s, long long *ret_max, long long *ret_confirm, struct errbuf *e)
-{
-        _cleanup_free_ char *out = NULL;
-        json_t *j = NULL, *v;
-        const char *k;
-        uint64_t id;
-        int r = switch_run(s, NV_REVISIONS, NULL, &out, e);
-
-        if (r >= 0)
-                r = load(out, s->where, NV_REVISIONS, &j, e);
-        if (r < 0)
-                return r;
-        *ret_max = 0;
-        *ret_confirm = -1;
-        json_object_foreach(j, k, v) {
-                if (switch_parse_uint(k, 0, INT32_MAX, &id) < 0)
-                        continue;       /* named revisions (applied, startup, ...) */
-                if ((long long)id > *ret_max)
-                        *ret_max = (long long)id;
-                if (streq(json_string_value(switch_member(v, "state")), "confirm"))
-                        *ret_confirm = (long long)id;
-        }
-        json_decref(j);
-        return 0;
-}
-
-/*
- * The revision awaiting confirmation is ours: the one recorded (s->rev), or — when the
- * reply to the apply was lost before it could be recorded — the one revision after the
- * base nettune recorded before it applied (nothing else applied meanwhile).
- */
-static bool is_ours(const char *rev, long long base, long long max, long long confirm)
-{
-        char id[24];
-
-        snprintf(id, sizeof(id), "%lld", confirm);
-        if (confirm < 0)
-                return false;
-        return rev[0] ? streq(rev, id) : base >= 0 && confirm == base + 1 && max == confirm;
-}
-
-/* 0 when the revision awaiting confirmation is the one this session applied. */
-static int ours(struct switch_session *s, const char *what, struct errbuf *e)
-{
-        long long max, confirm;
-        int r = revisions(s, &max, &confirm, e);
-
-        if (r < 0)
-                return r;
-        if (confirm < 0)
-                return errbuf_set(e, ESTALE, s->where, "revision %s nettune applied no longer awaits confirmation "
-                                  "(its timer may have expired); nothing to %s", s->rev[0] ? s->rev : "?", what);
-        if (!is_ours(s->rev, s->base_rev, max, confirm))
-                return errbuf_set(e, EBUSY, s->where, "revision %lld awaits confirmation and nettune did not apply "
-                                  "it; not %s", confirm, streq(what, "confirm") ? "confirmed" : "cancelled");
-        snprintf(s->rev, sizeof(s->rev), "%lld", confirm);
         return 0;
 }
 
@@ -573,7 +493,8 @@ static void render_dscp(struct switch_cmds *c, const struct state *live, const s
 }
 
 /* The listed queues that differ, and of those only the members that differ. */
-static void render_ecn(struct switch_cmds *c, const struct driver_change *ch, unsigned u)
+static void render_ecn(struct switch_cmds *c, const struct switch_session *s, const struct driver_change *ch,
+                       unsigned u)
 {
         const struct state *want = &ch->desired[u], *live = &ch->live[u];
         uint8_t qs = switch_ecn_changed(ch, u);
@@ -585,7 +506,7 @@ static void render_ecn(struct switch_cmds *c, const struct driver_change *ch, un
                 if (!(qs & (1u << q)))
                         continue;
                 if (!w->enabled) {
-                        switch_cmds_add(c, "nv set " NV_ECN " %u ecn disable", q);
+                        switch_cmds_add(c, "nv set " NV_ECN " %u ecn %s", q, word_for(s, false));
                         continue;
                 }
                 if (!marks || w->min_bytes != l->min_bytes)
@@ -595,7 +516,7 @@ static void render_ecn(struct switch_cmds *c, const struct driver_change *ch, un
                 if (!marks || w->probability_pct != l->probability_pct)
                         switch_cmds_add(c, "nv set " NV_ECN " %u probability %u", q, w->probability_pct);
                 if (!marks)
-                        switch_cmds_add(c, "nv set " NV_ECN " %u ecn enable", q);
+                        switch_cmds_add(c, "nv set " NV_ECN " %u ecn %s", q, word_for(s, true));
         }
 }
 
@@ -640,36 +561,13 @@ static void render(struct switch_cmds *c, const struct switch_session *s, const 
                         switch_cmds_add(c, "nv unset " NV_PFC " cable-length");
         }
         if ((u = first_with(ch, STATE_FIELD_ECN)) >= 0)
-                render_ecn(c, ch, (unsigned)u);
+                render_ecn(c, s, ch, (unsigned)u);
         if (ch->fields & STATE_BIT(STATE_FIELD_MTU))
                 switch_mtu_groups(sw, ch, ',', add_mtu, c);
         nvue_wd_render(c, s, ch);       /* after pfc: the watchdog needs the port's PFC */
 }
 
-static int record(struct switch_session *s, struct errbuf *e)
-{
-        struct switch_own own = { .base_rev = s->base_rev };
-
-        snprintf(own.txid, sizeof(own.txid), "%s", s->txid);
-        snprintf(own.rev, sizeof(own.rev), "%s", s->rev);
-        return switch_ledger_write(s, &own, e);
-}
-
-/* After `nv config apply --confirm`: the revision awaiting confirmation is ours (newer than base). */
-static int take_revision(struct switch_session *s, struct errbuf *e)
-{
-        long long max, confirm;
-        int r = revisions(s, &max, &confirm, e);
-
-        if (r < 0)
-                return r;
-        if (confirm <= s->base_rev)
-                return errbuf_set(e, EPROTO, s->where, "'nv config apply --confirm' left no new revision awaiting "
-                                  "confirmation");
-        snprintf(s->rev, sizeof(s->rev), "%lld", confirm);
-        return record(s, e);
-}
-
+/* Every command, the first one opening nettune's revision (taken as the staged one); a failure detaches it. */
 static int send_all(struct switch_session *s, const struct driver_change *ch, struct errbuf *e)
 {
         struct switch_cmds *c = switch_cmds_new();
@@ -679,48 +577,67 @@ static int send_all(struct switch_session *s, const struct driver_change *ch, st
                 return errbuf_set(e, ENOMEM, s->where, "out of memory");
         render(c, s, ch);
         r = c->overflow ? errbuf_set(e, E2BIG, s->where, "too many commands; nothing was changed") : 0;
-        for (unsigned i = 0; i < c->n && r >= 0; i++)
+        for (unsigned i = 0; i < c->n && r >= 0; i++) {
                 r = switch_run(s, c->line[i], NULL, NULL, e);
+                if (r >= 0 && i == 0)
+                        r = nvue_take_staged(s, e);
+        }
         switch_cmds_free(c);
+        return r;
+}
+
+/* The revision nettune staged is detached (its reason kept in e); a detach that fails is said too. */
+static int unstage(struct switch_session *s, int r, struct errbuf *e)
+{
+        struct errbuf d = { 0 };
+        char text[sizeof(d.msg) + 128];
+
+        if (nvue_detach_staged(s, &d) < 0) {
+                snprintf(text, sizeof(text), "; and revision %s nettune staged could not be detached now (%s): the "
+                         "undo detaches it", s->rev, d.msg);
+                errbuf_suffix(e, text);
+        }
         return r;
 }
 
 static int nvue_apply(struct switch_session *s, const struct driver_change *ch, unsigned confirm_s,
                       struct errbuf *e)
 {
-        long long confirm;
-        bool applying = false;
+        struct nvue_revs rv;
         int r;
 
         s->rev[0] = '\0';
-        r = revisions(s, &s->base_rev, &confirm, e);
+        s->staged = false;
+        r = nvue_revisions(s, &rv, e);
+        s->base_rev = rv.max;
         if (r >= 0)
-                r = record(s, e);
+                r = nvue_record(s, e);
         if (r >= 0)
                 r = send_all(s, ch, e);
-        if (r >= 0) {
-                applying = true;
-                r = confirm_s ? switch_runf(s, NULL, e, "nv config apply -y --confirm %us", confirm_s)
-                              : switch_run(s, "nv config apply -y", NULL, NULL, e);
-        }
-        /* If the apply itself may have run, a confirm timer may be pending. */
-        s->pending = s->timer = applying && confirm_s > 0;
+        if (r < 0)
+                return s->staged ? unstage(s, r, e) : r;
+        r = confirm_s ? switch_runf(s, NULL, e, "nv config apply -y --confirm %us", confirm_s)
+                      : switch_run(s, "nv config apply -y", NULL, NULL, e);
+        /*
+         * Refused by the switch (it answered): nothing was applied and the revision is
+         * still open. No answer: the apply may have run, so a confirm timer may be pending.
+         */
+        if (r < 0 && ssh_session_alive(s->ssh))
+                return unstage(s, r, e);
+        s->pending = s->timer = confirm_s > 0;
         s->timer_s = confirm_s;
-        if (r < 0) {
-                struct errbuf ignore;
-                /* The pending revision holds only our edits (check refused anyone else's). */
-                if (ssh_session_alive(s->ssh))
-                        switch_run(s, "nv config detach", NULL, NULL, &ignore);
+        if (r < 0)
                 return r;
+        if (!confirm_s) {
+                s->staged = false;              /* applied, nothing awaits confirmation */
+                return 0;
         }
-        if (s->pending && (r = take_revision(s, e)) < 0)
-                return r;
-        return 0;
+        return nvue_take_applied(s, e);
 }
 
 static int nvue_commit(struct switch_session *s, struct errbuf *e)
 {
-        int r = ours(s, "confirm", e);
+        int r = nvue_ours(s, "confirm", e);
 
         return r < 0 ? r : switch_run(s, "nv config apply --confirm-yes", NULL, NULL, e);
 }
@@ -729,6 +646,13 @@ static int nvue_save(struct switch_session *s, struct errbuf *e)
 {
         int r;
 
+        bool over = s->save_after_undo;        /* auto-save saved an apply that was cancelled since */
+
+        if (nvue_auto_save(s) && !over) {
+                snprintf(s->save_how, sizeof(s->save_how), "auto-save: 'nv config apply' saved it (nv show system "
+                         "config auto-save)");
+                return 1;
+        }
         if (s->no_save) {
                 snprintf(s->save_how, sizeof(s->save_how), "'nv config save' is not available here: lost on reboot");
                 return 0;
@@ -736,38 +660,40 @@ static int nvue_save(struct switch_session *s, struct errbuf *e)
         r = switch_run(s, "nv config save", NULL, NULL, e);
         if (r < 0)
                 return r;
-        snprintf(s->save_how, sizeof(s->save_how), "nv config save");
+        s->save_after_undo = false;
+        snprintf(s->save_how, sizeof(s->save_how), over ? "nv config save (auto-save had saved the cancelled "
+                 "apply)" : "nv config save");
         return 1;
 }
 
+/*
+ * The native undo: an applied revision of ours awaiting confirmation is cancelled
+ * (--confirm-no); with auto-save on, its apply saved it, so the configuration it
+ * returned to is saved again. A revision of ours that was staged and never applied
+ * is detached.
+ */
 static int nvue_abort(struct switch_session *s, struct errbuf *e)
 {
         int r;
 
         if (!s->timer)
-                return -EOPNOTSUPP;
-        r = ours(s, "cancel", e);
-        return r < 0 ? r : switch_run(s, "nv config apply --confirm-no", NULL, NULL, e);
+                return s->staged ? nvue_detach_staged(s, e) : -EOPNOTSUPP;
+        r = nvue_ours(s, "cancel", e);
+        if (r >= 0)
+                r = switch_run(s, "nv config apply --confirm-no", NULL, NULL, e);
+        if (r >= 0 && nvue_auto_save(s))
+                s->save_after_undo = true;
+        return r;
 }
 
-/* The revision an interrupted session of ours applied (is_ours() on the ledger's record). */
+/* The revision an interrupted session of ours applied, or the one it staged. */
 static int nvue_adopt(struct switch_session *s, const struct switch_own *own, struct errbuf *e)
 {
-        _cleanup_free_ char *out = NULL;
-        long long max, confirm;
-        unsigned long left;
-        int r = revisions(s, &max, &confirm, e);
+        int r = nvue_adopt_revision(s, own, e);
 
-        if (r < 0 || !is_ours(own->rev, own->base_rev, max, confirm))
-                return r;
-        snprintf(s->txid, sizeof(s->txid), "%s", own->txid);
-        snprintf(s->rev, sizeof(s->rev), "%lld", confirm);
-        s->base_rev = own->base_rev;
-        s->pending = s->timer = true;
-        if (switch_run(s, "nv config apply --confirm-status", NULL, &out, e) >= 0 &&
-            sscanf(out, "%lu seconds left", &left) == 1)
-                s->timer_s = (unsigned)left;
-        return 0;
+        if (r >= 0 && s->pending)
+                nvue_read_auto_save(s);
+        return r;
 }
 
 const struct switch_dialect switch_nvue_dialect = {

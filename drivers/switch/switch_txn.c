@@ -363,7 +363,8 @@ static int apply_in(struct switch_session *s, const struct driver_change *c, uns
         s->apply_commands = ssh_session_commands(s->ssh) - before;
         if (r >= 0)
                 s->dirty = true;
-        if (!s->pending)
+        /* Nothing of ours is left on the switch: no record (a staged edit keeps it, for the undo). */
+        if (!s->pending && !s->staged)
                 switch_ledger_clear(s);
         return r;
 }
@@ -396,19 +397,24 @@ static int drv_commit(struct target *t, struct errbuf *e)
         return s ? commit_in(s, e) : 0;
 }
 
-/* The native undo of our pending change. Returns 1 when it ran, 0 when there was none. */
+/*
+ * The native undo of our pending change, or of edits we staged and never applied.
+ * Returns 1 when it ran, 0 when there was none. An undo that leaves the startup
+ * configuration stale (NVUE with auto-save) asks for a save (dirty).
+ */
 static int native_undo(struct switch_session *s, struct errbuf *e)
 {
         int r;
 
-        if (!s->pending)
+        if (!s->pending && !s->staged)
                 return 0;
         r = s->d->abort(s, e);
         if (r == -EOPNOTSUPP)
                 return 0;
         if (r < 0)
                 return r;
-        s->pending = s->timer = s->dirty = false;
+        s->pending = s->timer = s->staged = false;
+        s->dirty = s->save_after_undo;          /* the dialect's save sees why */
         switch_ledger_clear(s);
         return 1;
 }
@@ -492,6 +498,9 @@ static int restore_in(struct switch_session *s, const struct driver_change *c, s
         if ((r = adopt_in(s, e)) < 0 && !ssh_session_alive(s->ssh))
                 return unreachable(s, r, e);
         r = native_undo(s, e);
+        /* The session dropped under the undo: once more on a new one (the first may have done it). */
+        if (r < 0 && !ssh_session_alive(s->ssh) && connect_session(s, e) >= 0)
+                r = native_undo(s, e);
         if (r < 0 && !ssh_session_alive(s->ssh))
                 return unreachable(s, r, e);
         if (r == 0) {
@@ -505,8 +514,13 @@ static int restore_in(struct switch_session *s, const struct driver_change *c, s
         if (r < 0)
                 return unreachable(s, r, e);
         r = units_delta(c->desired, live, c->n_units, delta);
-        if (r <= 0)
-                return r < 0 ? errbuf_set(e, ENOMEM, s->where, "out of memory") : 0;
+        if (r < 0)
+                return errbuf_set(e, ENOMEM, s->where, "out of memory");
+        /* The switch is on the snapshot: restored, whatever the undo said (saved again where it asked). */
+        if (r == 0) {
+                errbuf_clear(e);
+                return save_in(s, e);
+        }
         /* The native path fell short: write the snapshot back. */
         again = (struct driver_change){ .n_units = c->n_units, .desired = c->desired, .live = live,
                                         .delta = delta, .fields = (uint32_t)r };

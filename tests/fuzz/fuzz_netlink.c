@@ -2,16 +2,19 @@
 /*
  * libFuzzer: arbitrary bytes as a buffer of netlink replies, run through the
  * helper's ack/extack handling and every reply parser (dcbnl IEEE GET, SET
- * results, DCBX, rtnetlink links) and the APP-table reading built on them.
+ * results, DCBX, rtnetlink links, devlink's rate objects) and the APP-table
+ * reading built on them.
  */
 #include "drivers/host/dcb_app.h"
 #include "drivers/host/dcb_nl.h"
+#include "drivers/host/devlink.h"
 #include "drivers/host/link.h"
 #include "tests/fuzz/fuzz_nl.h"
 
 static int fuzz_nl_cb(const struct nlmsghdr *nlh, void *data)
 {
         struct dcb_nl_ieee *ieee = data;
+        struct devlink_rates rates = { 0 };
         struct link_info l;
         struct state s;
         int result;
@@ -38,7 +41,12 @@ static int fuzz_nl_cb(const struct nlmsghdr *nlh, void *data)
         (void)dcb_nl_parse_set_reply(nlh, DCB_CMD_IEEE_SET, &result);
         (void)dcb_nl_parse_set_reply(nlh, DCB_CMD_IEEE_DEL, &result);
         (void)dcb_nl_parse_set_reply(nlh, DCB_CMD_SDCBX, &result);
-        if (link_rtnl_parse(nlh, &l) == 0 && strnlen(l.name, sizeof(l.name)) >= sizeof(l.name))
+        if (link_rtnl_parse(nlh, &l) == 0 &&
+            (strnlen(l.name, sizeof(l.name)) >= sizeof(l.name) ||
+             strnlen(l.upper_kind, sizeof(l.upper_kind)) >= sizeof(l.upper_kind)))
+                __builtin_trap();
+        if (devlink_rate_parse(nlh, "pci", "0000:12:00.0", &rates) > 0 &&
+            (rates.configured > rates.n || strnlen(rates.first, sizeof(rates.first)) >= sizeof(rates.first)))
                 __builtin_trap();
         return MNL_CB_OK;
 }

@@ -74,3 +74,21 @@ crash_case committed "$T/p.json" committed "[]"
 step "crash on the way back (the gate failed)"
 crash_case restoring "$T/gated.json" rolled_back "['vendor-abort']"
 crash_case rolled_back "$T/gated.json" rolled_back "['vendor-abort']"
+
+step "killed between its edits on the switch: the revision it staged is detached, not left for the next apply"
+reset
+echo '{"slow_ms": 8000, "slow_match": "max-threshold"}' >"$T/leaf1/state.json.faults"
+ip netns exec "$AS_NS" "$AGENT" --config "$T/agent.json" apply "$T/p.json" >/dev/null 2>&1 &     # $! is the agent
+pid=$!
+staged() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if any('min-threshold' in c for c in d['log']) else 1)" "$T/leaf1/state.json" 2>/dev/null; }
+wait_for 60 staged || fail "the agent never reached its first edit"
+kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+flock "$T/leaf1/state.json.lock" true          # the slow edit finishes (or dies with its session)
+rm -f "$T/leaf1/state.json.faults"
+check "a revision of the dead agent is open" [ "$(swdump leaf1 '[r["id"] for r in d["nvue"]["revisions"] if r["state"] == "pending"]')" != "[]" ]
+A confirm 1 >/dev/null 2>&1 || true             # any command that takes the lock recovers first
+A --output json history >"$T/h.json"
+check "journal: rolled back" [ "$(jq_py "$T/h.json" 'd[0]["state"]')" = rolled_back ]
+check "no revision is left open" [ "$(swdump leaf1 '[r["id"] for r in d["nvue"]["revisions"] if r["state"] == "pending"]')" = "[]" ]
+check "its edits are gone" [ "$(swdump leaf1 'd["nvue"]["pending"]')" = None ]
+check "the switch is exactly as before" [ "$(swtree leaf1)" = "$old_tree" ]

@@ -179,6 +179,9 @@ nv set interface swp1 link mtu 9216 && nv set interface swp2 link mtu 9216 && nv
 diagnose "" "MTUs back"
 
 step "a switch inconsistent with itself, hosts without DCB: DSCP 26 on priority 3, PFC on 4, ECN on 3 and 4"
+# node003's nt0 is a RoCE port (an RDMA device behind it, in its agent's sysfs_root); the
+# other hosts' veths carry no RDMA and are no endpoints of the lossless class
+mkdir -p "$T/sys3/class/net/nt0/device/infiniband/rxe0" "$T/sys3/class/infiniband/rxe0/ports/1"
 nv set qos mapping default-global trust l3
 nv set qos mapping default-global dscp 26 switch-priority 3
 nv set qos pfc default-global switch-priority 4
@@ -189,18 +192,17 @@ for tc in 3 4; do
         nv set qos congestion-control default-global traffic-class $tc probability 100
 done
 nv_apply
-diagnose "roce_priority_lossy" "leaf1 against itself; the veth hosts carry no RoCE, so no path meets it"
+diagnose "pfc_priority_mismatch roce_priority_lossy" "leaf1 against itself and along the RoCE host's path"
 check "the switch against itself, every port of it, from both agents" [ "$(jq_py "$T/d.json" \
         "[[sorted(f['ports']), sorted(f['nodes'])] for f in d['findings'] if f['code'] == 'roce_priority_lossy'][0]")" = \
         "[['leaf1:swp1', 'leaf1:swp2', 'leaf1:swp3'], ['node003', 'node004']]" ]
 check "it names DSCP 26 on priority 3 and PFC on 4" grep -q "maps to priority 3, which has no PFC (pfc.priorities (live: \[4\]))" \
         <(finding roce_priority_lossy "['summary']")
-# A host without DCB facing PFC is critical when an RDMA device backs its interface
-# (tests/unit/test_doctor.c); a veth is no endpoint of the lossless class.
-ip netns exec "$(node_ns 1)" "$AGENT" --config "$T/n1/agent.json" doctor --window 0.5 --save-facts "$T/f1.json" \
-        >/dev/null 2>&1 || true
-check "node001's nt0 reads as no RDMA device" [ "$(jq_py "$T/f1.json" \
-        "[(i['name'], i['rdma']) for n in d['nodes'] for i in n['interfaces']]")" = "[('nt0', False)]" ]
+check "the RoCE host meets PFC it cannot honour; the hosts without RDMA are not judged" [ "$(jq_py "$T/d.json" \
+        "sorted(f['ports'][0] for f in d['findings'] if f['code'] == 'pfc_priority_mismatch')")" = \
+        "['node003:nt0']" ]
+check "no DCB on the host, said" grep -q "has no DCB of its own" <(finding pfc_priority_mismatch "['summary']")
+rm -rf "$T/sys3/class/net/nt0/device" "$T/sys3/class/infiniband"
 nv unset qos pfc default-global switch-priority 4
 nv set qos mapping default-global trust l2
 for tc in 3 4; do nv set qos congestion-control default-global traffic-class $tc ecn disable; done

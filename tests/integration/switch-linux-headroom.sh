@@ -24,10 +24,12 @@ cat >"$T/a.json" <<JSON
   "rdma_wait_ms": 10000 }
 JSON
 A() { NETTUNE_NETLINK_SOCKET=$NM_SOCK ip netns exec "$ns" "$AGENT" --config "$T/a.json" "$@"; }
+# The ports' ECN (their qdiscs: the model's kernel has sch_ets and sch_red) stays as it is:
+# the lossless class's ECN rule is waived, as these policies are about headroom alone.
 policy() {      # policy FILE SPEC
         cat >"$1" <<JSON
 { "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "lossless-ports" },
-  "targets": { "interfaces": ["swp*"] }, "spec": $2 }
+  "targets": { "interfaces": ["swp*"] }, "spec": $2, "checks": { "allow": ["ecn_queue_not_lossless"] } }
 JSON
 }
 start=$T/start

@@ -2,9 +2,14 @@
 # NVUE semantics through a private sshd and switchsim: only listed queues are written
 # (the factory queue 0 keeps marking), a commit is saved and survives a reboot (an
 # unconfirmed one does not), a profile bound to one port by hand is drift on that
-# port only, someone else's pending confirmation or unapplied edits are refused and
-# never confirmed or cancelled, RoCE mode is refused as a conflict, and an NVUE
-# without `nv config save` says the commit is not durable.
+# port only, someone else's pending confirmation, unapplied edits or open revision
+# (even one whose edits changed nothing) are refused and never confirmed, cancelled
+# or joined, RoCE mode is refused as a conflict, an NVUE without `nv config save`
+# says the commit is not durable; nettune never leaves a revision of its own staged
+# (a refused apply, a session dropped between its edits), and reports the restore
+# done when the switch is back; auto-save (CL 5.9+) is followed: no save after a
+# commit, a save after a cancelled apply it had saved; CL 5.10's spellings are the
+# ones written; a --confirm-status text nettune cannot read is a refusal.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/sshd.sh"
 . "$NETTUNE_TOP/tests/lib/switch_cases.sh"
@@ -65,7 +70,7 @@ sim_reinit swp1,swp2
 sim -- nv set interface swp1 link mtu 8000 >/dev/null
 rc=0; swto "$T/f3.json" apply "$T/p1.json" --confirm 30 2>"$T/f3.err" || rc=$?
 check "apply refused (exit $rc)" test "$rc" = 2
-check "the error names nv config diff" grep -q "set but not applied (nv config diff)" "$T/f3.err"
+check "the error names their open revision" grep -q "revision [0-9]* is open .*nettune did not open it.*nv config detach" "$T/f3.err"
 check "their pending edit is still there" test "$(raw 'd["nvue"]["pending"]["interface"]["swp1"]["link"]["mtu"]')" = 8000
 
 step "RoCE mode on: a policy that would fight it is refused; an mtu change is not"
@@ -85,6 +90,86 @@ check "the result says not durable" test "$(jget "$T/ns2.json" 'd["save"]')" = n
 sim --reboot
 swctl read > "$T/ns3.json"
 check "as documented, the reboot loses it" test "$(jports "$T/ns3.json" "p['mtu']")" = 9216
+
+faults() { echo "$1" > "$SIM_STATE.faults"; }
+nofaults() { rm -f "$SIM_STATE.faults"; }
+open_revisions() { raw '[r["id"] for r in d["nvue"]["revisions"] if r["state"] == "pending"]'; }
+
+step "someone's nv set that changed nothing left a revision open: refused, named, nothing joined"
+sim_reinit swp1,swp2
+sim -- nv set interface swp1 link mtu 9216 >/dev/null           # the MTU it has: nv config diff stays empty
+check "nv config diff is empty" test "$(sim -- nv config diff -o json)" = "[]"
+check "their revision is open" test "$(open_revisions)" = "[2]"
+m0=$(raw 'd["mutations"]')
+rc=0; swto "$T/o1.json" plan "$T/p1.json" 2>"$T/o1.err" || rc=$?
+check "plan refuses (exit $rc)" test "$rc" = 2
+check "naming the revision and the way out" grep -q "revision 2 is open .*nettune did not open it.*(nv config detach)" "$T/o1.err"
+rc=0; swto "$T/o2.json" apply "$T/p1.json" --confirm 30 2>"$T/o2.err" || rc=$?
+check "apply refuses (exit $rc)" test "$rc" = 2
+check "nothing was written" test "$(raw 'd["mutations"]')" = "$m0"
+check "their revision is still open, untouched" test "$(open_revisions)" = "[2]"
+check "no confirm timer was armed" test "$(raw 'd["nvue"]["confirm"] is None')" = True
+sim -- nv config detach >/dev/null
+
+step "a refused nv config apply leaves no revision of nettune's staged; the restore says done"
+sim_reinit swp1,swp2
+swctl read > "$T/b4.json"
+faults '{"reject": "nv config apply -y"}'
+rc=0; swto "$T/r4.json" apply "$T/p1.json" --confirm 30 2>"$T/r4.err" || rc=$?
+nofaults
+cat "$T/r4.err"
+check "apply fails (exit $rc)" test "$rc" = 3
+check "no RESTORE FAILED" sh -c "! grep -q 'RESTORE FAILED' '$T/r4.err'"
+check "restored" test "$(jget "$T/r4.json" 'd["restore_method"]')" != failed
+check "no revision is left open" test "$(open_revisions)" = "[]"
+check "the one nettune staged was detached" test "$(raw 'd["nvue"]["revisions"][-1]["state"]')" = detached
+swctl read > "$T/a4.json"
+check "the switch is on its old configuration" same_state "$T/b4.json" "$T/a4.json"
+check "a later nv config apply by anyone pushes nothing" sh -c "'$SIM' --dialect nvue --state '$SIM_STATE' -- nv config apply -y | grep -q 'no configuration changes'"
+
+step "a session dropped between nettune's edits: its revision is detached, the restore says done"
+sim_reinit swp1,swp2
+faults '{"drop_match": "switch-priority"}'       # after the trust edit, before the first DSCP one
+rc=0; swto "$T/r5.json" apply "$T/p1.json" --confirm 30 2>"$T/r5.err" || rc=$?
+nofaults
+cat "$T/r5.err"
+check "apply fails (exit $rc)" test "$rc" = 3
+check "no RESTORE FAILED" sh -c "! grep -q 'RESTORE FAILED' '$T/r5.err'"
+check "no revision is left open" test "$(open_revisions)" = "[]"
+check "the partial edits are gone" test "$(raw 'd["nvue"]["pending"]')" = None
+swctl read > "$T/a5.json"
+check "the switch is on its old configuration" same_state "$T/b4.json" "$T/a5.json"
+
+step "auto-save on (CL 5.9: enable on): a commit is saved by the apply, a cancelled apply is saved over"
+sim_reinit swp1,swp2 auto-save
+apply_logged "$T/s1.json" "$T/s1.sent" "$T/mtu.json" --confirm 30
+check "the commit says auto-save saved it" grep -q "auto-save" <(jget "$T/s1.json" 'd["save_how"]')
+check "no nv config save was sent" sh -c "! grep -q '^nv config save' '$T/s1.sent'"
+check "startup has it" test "$(raw 'd["nvue"]["startup"]["interface"]["swp1"]["link"]["mtu"]')" = 9000
+write_policy "$T/p9.json" 8000 3
+n0=$(sim_commands)
+rc=0; swto "$T/s2.json" apply "$T/p9.json" --confirm 300 --rollback || rc=$?
+sim_log_since "$n0" > "$T/s2.sent"
+check "cancelled by the vendor abort" test "$(jget "$T/s2.json" 'd["restore_method"]')" = vendor-abort
+check "then saved over what auto-save had saved" sh -c "grep -n -- '--confirm-no' '$T/s2.sent' && grep -q '^nv config save$' '$T/s2.sent'"
+check "startup is the committed configuration again" test "$(raw 'd["nvue"]["startup"]["interface"]["swp1"]["link"]["mtu"]')" = 9000
+
+step "CL 5.10: the words the switch prints are the ones written; state enabled is auto-save"
+sim_reinit swp1,swp2 nvue-5.10
+policy "$T/off.json" ecn3off '{"ecn": {"queues": [3], "enabled": false}}'
+apply_logged "$T/v2.json" "$T/v2.sent" "$T/ecn.json" --confirm 30
+check "queue 3 turned on with the switch's word" grep -q "traffic-class 3 ecn enabled" "$T/v2.sent"
+apply_logged "$T/v1.json" "$T/v1.sent" "$T/off.json" --confirm 30
+check "and off with it" grep -q "traffic-class 3 ecn disabled" "$T/v1.sent"
+check "auto-save read from 'state enabled'" grep -q "auto-save" <(jget "$T/v2.json" 'd["save_how"]')
+
+step "a --confirm-status text nettune cannot read is a refusal, not a guess"
+sim_reinit swp1,swp2
+faults '{"reword": "--confirm-status"}'         # a line NVIDIA never documented
+rc=0; swto "$T/c1.json" plan "$T/mtu.json" 2>"$T/c1.err" || rc=$?
+nofaults
+check "plan refuses (exit $rc)" test "$rc" = 2
+check "saying what it printed" grep -q "printed 'Confirmation state: unknown', which says neither that nothing awaits confirmation nor how long" "$T/c1.err"
 
 step "cable length: the PFC profile's, one command for every port, rolled back byte-identical"
 sim_reinit swp1,swp2

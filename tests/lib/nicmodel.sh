@@ -3,7 +3,7 @@
 #   nicmodel_start DEVICE...        build/nicmodel with its sysfs tree under $T/sys (bg); sets NM_SOCK, NM_CTL,
 #                                   NM_ETHTOOL (the ethtool seam: NETTUNE_ETHTOOL_SOCKET); with NM_DEBUGFS
 #                                   set, its debugfs files (mlx5 cc_params) under that root
-#   nm_ctl COMMAND...               one control command (dump, stats, pfc, app-add, app-del, mtu, fail)
+#   nm_ctl COMMAND...               one control command (dump, stats, pfc, app-add, app-del, mtu, master, fail)
 #   nm_wait_settled                 until no link flap of the model is pending or under way
 #   nm_state                        the model's dump plus every MLNX_OFED ecn knob under $T/sys
 #   ofed_ecn_tree IFACE             an MLNX_OFED ecn sysfs tree for IFACE (all knobs 0)

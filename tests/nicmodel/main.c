@@ -4,12 +4,13 @@
  *
  *   nicmodel serve --socket PATH --control PATH [--ethtool PATH] [--sysfs ROOT] [--debugfs ROOT]
  *                  [--log FILE] [--flap-delay-ms N] [--link-up-ms N] [--rdma-lag-ms N] DEVICE...
- *       DEVICE = DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]], DRIVER mlx5, ice, bnxt, sparx5, mlxsw or veth,
+ *       DEVICE = DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]], DRIVER mlx5, ice, bnxt, sparx5, mlxsw, veth
+ *       or bond,
  *       SPEED in Mb/s (default 100000: link flaps last as long as the driver's at that speed;
  *       --link-up-ms sets one figure for every device).
- *       The agent reaches it with NETTUNE_NETLINK_SOCKET=PATH (and, with --ethtool,
- *       NETTUNE_ETHTOOL_SOCKET=PATH). "ready" is printed on stdout once the sockets
- *       listen; SIGTERM stops it.
+ *       The agent reaches it with NETTUNE_NETLINK_SOCKET=PATH (NETLINK_GENERIC at PATH.genl;
+ *       with --ethtool, NETTUNE_ETHTOOL_SOCKET=PATH). "ready" is printed on stdout once the
+ *       sockets listen; SIGTERM stops it.
  *   nicmodel ctl CONTROL COMMAND [ARGS...]
  *       One control command (tests/nicmodel/nm_control.c); exit 1 when it failed.
  */

@@ -6,8 +6,9 @@
  * in front of one or more network devices, each served by a model of one
  * kernel driver's dcbnl_rtnl_ops: mlx5 (en_dcbnl.c), ice (ice_dcb_nl.c,
  * ice_dcb_lib.c), bnxt (bnxt_dcb.c), sparx5 (sparx5_dcb.c: an APP trust
- * table), mlxsw (spectrum_dcb.c, spectrum_buffers.c: a Spectrum switch port's
- * PFC and headroom), or veth (no dcbnl_ops at all). Every
+ * table), mlxsw (spectrum_dcb.c, spectrum_buffers.c, spectrum_qdisc.c: a Spectrum
+ * switch port's PFC, ETS, headroom and qdisc offload), veth (no dcbnl_ops at all)
+ * or a bond (ports join it with the control command "master"). Every
  * behaviour cites the kernel function it mirrors; quirks are kept, also where
  * they are inconvenient for the program under test.
  *
@@ -26,6 +27,7 @@
 
 #include <linux/dcbnl.h>
 #include <linux/netlink.h>
+#include <linux/pkt_sched.h>
 #include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -58,6 +60,30 @@ enum nm_op {
 
 struct nm;
 struct nm_dev;
+
+/* One devlink-rate object of a device's devlink instance (devlink_nl_rate_fill()). */
+struct nm_rate {
+        bool node;                      /* DEVLINK_RATE_TYPE_NODE, else a leaf (a port) */
+        char name[32];                  /* a node's name */
+        unsigned port_index;            /* a leaf's devlink port */
+        char parent[32];                /* the parent node, "" none */
+        uint64_t tx_share, tx_max;      /* bytes/s, 0 = unset */
+};
+#define NM_RATES_MAX 8
+
+/* One qdisc of a device (nm_tc.c): ets or red, where it hangs and whether the driver offloads it. */
+struct nm_qdisc {
+        int ifindex;
+        uint32_t handle, parent;
+        char kind[16];
+        uint8_t nbands, nstrict;        /* ets */
+        uint32_t quanta[16];
+        uint8_t priomap[16];
+        struct tc_red_qopt red;         /* red: thresholds in bytes as given */
+        uint32_t red_max_p, red_flags;  /* TC_RED_* */
+        bool offloaded;                 /* TCQ_F_OFFLOADED */
+};
+#define NM_QDISCS_MAX 64
 
 /* One kernel driver: its dcbnl_rtnl_ops (NULL members are absent ops) and netdev limits. */
 struct nm_driver {
@@ -106,6 +132,10 @@ struct nm_driver {
         int (*debugfs_create)(struct nm *m, struct nm_dev *d);
         /* Take in what was written to the driver's files since the last tick (NULL: nothing to take). */
         void (*files_tick)(struct nm *m, struct nm_dev *d);
+        /* The devlink-rate objects of the device's devlink instance, pci/BDF (NULL: none); returns how many. */
+        unsigned (*rates)(struct nm *m, const struct nm_dev *d, struct nm_rate *v, unsigned max);
+        /* ndo_setup_tc for a qdisc created or changed: true when offloaded (NULL: never, a software device). */
+        bool (*qdisc_offload)(struct nm *m, struct nm_dev *d, const struct nm_qdisc *q);
 };
 
 #define NM_LINK_UP_MS 400               /* a driver without its own figure */
@@ -120,6 +150,7 @@ struct nm_dev {
         uint32_t mtu, min_mtu, max_mtu;
         uint8_t mac[6];
         uint32_t speed_mbps;            /* SYSFS/class/net/IF/speed while carrier is on ("-1" while off) */
+        int master;                     /* IFLA_MASTER: the upper device (a bond) by ifindex, 0 none */
         /* carrier (netif_carrier_on/off) and its counters (IFLA_CARRIER_*) */
         bool carrier;
         uint32_t carrier_up_count, carrier_down_count;
@@ -144,6 +175,9 @@ struct nm {
         /* net/dcb/dcbnl.c dcb_app_list: every device's APP entries, newest first */
         unsigned n_apps;
         struct nm_app apps[NM_APPS_MAX];
+        /* net/sched: every device's qdiscs (a device without a root one has the kernel's default) */
+        unsigned n_qdiscs;
+        struct nm_qdisc qdiscs[NM_QDISCS_MAX];
         char sysfs_root[256];           /* "" = no sysfs files are written */
         char debugfs_root[256];         /* "" = no debugfs files are written */
         /* timings of a link flap */
@@ -168,6 +202,8 @@ uint64_t nm_now_ms(void);
 uint64_t nm_tick(struct nm *m);
 /* A link flap: carrier goes down after delay_ms (0: at once) and comes back link_up_ms later. */
 void nm_flap(struct nm *m, struct nm_dev *d, unsigned delay_ms);
+/* d is a port of a bond (netif_is_lag_master() of its upper; ice_lag's lag->bonded). */
+bool nm_in_bond(struct nm *m, const struct nm_dev *d);
 /* The one-shot fault of op, if armed: returns -errno once, then 0. */
 int nm_fault(struct nm_dev *d, enum nm_op op);
 /* Create the device's sysfs tree (class/net, PCI device, driver, RDMA port) under m->sysfs_root, and its debugfs files. */
@@ -197,12 +233,30 @@ struct nm_out {
         size_t len[NM_OUT_MAX];
         unsigned char buf[NM_OUT_MAX][NM_REPLY_MAX];
 };
+/* The next reply datagram, zeroed; NULL when the request has produced NM_OUT_MAX already. */
+unsigned char *nm_out_new(struct nm_out *o);
+/* A reply header at buf answering req (nlmsg_pid 0). */
+struct nlmsghdr *nm_msg_start(unsigned char *buf, const struct nlmsghdr *req, uint16_t type, uint16_t flags);
+/* netlink_ack() with NETLINK_CAP_ACK: the request's header, extack (may be NULL) as NLMSGERR_ATTR_MSG. */
+void nm_put_ack(struct nm_out *o, const struct nlmsghdr *req, int error, const char *extack);
+/* A dump's NLMSG_DONE at buf; returns its aligned length. */
+size_t nm_put_done(unsigned char *buf, const struct nlmsghdr *req);
 /* Handle one datagram from a client (several messages are handled in turn). */
 void nm_request(struct nm *m, const void *buf, size_t len, struct nm_out *out);
 /* The dcbnl SET paths, also used for hand changes from the control socket. */
 int nm_ieee_setapp(struct nm *m, struct nm_dev *d, struct dcb_app *app);
 int nm_ieee_delapp(struct nm *m, struct nm_dev *d, struct dcb_app *app);
 int nm_set_mtu(struct nm *m, struct nm_dev *d, uint32_t mtu, const char **ret_extack);
+
+/* ---- nm_tc.c: RTM_NEWQDISC / RTM_DELQDISC / RTM_GETQDISC (1: a dump, no ACK), and the dump lines ---- */
+int nm_tc_request(struct nm *m, const struct nlmsghdr *req, struct nm_out *o, const char **extack);
+void nm_tc_dump(struct nm *m, const struct nm_dev *d, FILE *f);
+/* A qdisc of the device by handle, NULL none (drivers judging an offload look at the parent). */
+const struct nm_qdisc *nm_tc_find(const struct nm *m, int ifindex, uint32_t handle);
+
+/* ---- nm_genl.c: the same for NETLINK_GENERIC (the genl controller and devlink's rate dump) ---- */
+#define NM_DEVLINK_FAMILY 0x15          /* the id the controller hands out for "devlink" (any id >= GENL_MIN_ID) */
+void nm_genl_request(struct nm *m, const void *buf, size_t len, struct nm_out *out);
 
 /* ---- the drivers ---- */
 extern const struct nm_driver nm_mlx5;
@@ -211,6 +265,7 @@ extern const struct nm_driver nm_bnxt;
 extern const struct nm_driver nm_sparx5;
 extern const struct nm_driver nm_mlxsw;
 extern const struct nm_driver nm_veth;
+extern const struct nm_driver nm_bond;
 
 /* ---- nm_ethtool.c: one SIOCETHTOOL over the ethtool seam (drivers/host/ethtool.h) ---- */
 /* req: IFNAMSIZ bytes of name, then the command; reply: int32 0/-errno, then the command. */

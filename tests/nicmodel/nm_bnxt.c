@@ -4,16 +4,28 @@
  * drivers/net/ethernet/broadcom/bnxt/bnxt_dcb.c. The driver caches the last
  * IEEE ETS and PFC it set (bp->ieee_ets, bp->ieee_pfc) and programs the
  * firmware with HWRM commands (QUEUE_COS2BW_CFG, QUEUE_PRI2COS_CFG,
- * QUEUE_PFCENABLE_CFG, QUEUE_DSCP2PRI_CFG), one TC per CoS queue
- * (bp->tc_to_qidx is taken as the identity; bnxt_queue_remap() is not modelled).
+ * QUEUE_PFCENABLE_CFG, QUEUE_DSCP2PRI_CFG), one TC per CoS queue through
+ * bp->tc_to_qidx (the identity at probe, bnxt_hwrm_queue_qportcfg()).
+ *
+ * bnxt_queue_remap(): a PFC change that makes a TC lossless whose queue lacks
+ * the lossless profile (!BNXT_LLQ) reassigns the queues, lossless TCs first, and
+ * closes and reopens the NIC (bnxt_close_nic()/bnxt_open_nic(): a link flap
+ * before the reply; a failure there is only a netdev_warn, the rc is overwritten
+ * by the HWRM send that follows). The firmware reports each queue's profile in
+ * HWRM_QUEUE_QPORTCFG and no default layout is published: the model's choice is
+ * queues 1 and 2 lossless (max_lltc 2), the others lossy.
  *
  * In host DCBX mode nothing is read back from the firmware until the host set
  * it: getets/getpfc answer the all-zero configuration, and the model takes the
  * firmware's power-on state to be that configuration (one TC, strict, no PFC).
  * The dump shows the firmware only for TCs some priority maps to.
  *
- * Variants: "" (host DCBX: DCB_CAP_DCBX_HOST | VER_IEEE), "fw-lldp" (the
- * firmware LLDP/DCBX agent: LLD_MANAGED, every SET refused).
+ * Variants (bnxt_dcb_init()): "" (a PF with host LLDP: DCB_CAP_DCBX_HOST |
+ * VER_IEEE, 0x09), "fw-lldp" (the firmware LLDP and DCBX agents: LLD_MANAGED |
+ * VER_IEEE, 0x0a, every SET refused), "lldp-only" (a PF whose firmware runs the
+ * LLDP agent without the DCBX agent: VER_IEEE only, 0x08), "vf" (a VF: 0x08, and
+ * no DSCP map, bnxt_hwrm_queue_dscp_qcaps() is skipped). At 0x08 every IEEE SET
+ * is refused with -EINVAL and setdcbx refuses host mode.
  */
 #include "common/util.h"
 #include "tests/nicmodel/nicmodel.h"
@@ -22,6 +34,9 @@
 
 struct bnxt {
         uint8_t dcbx_cap;
+        bool vf, lldp_agent;            /* BNXT_VF(bp), bp->fw_cap & BNXT_FW_CAP_LLDP_AGENT */
+        uint8_t tc_to_qidx[8];
+        bool llq[8];                    /* BNXT_LLQ(bp->q_info[q].queue_profile) */
         uint8_t max_tc, max_lltc, max_dscp_value;
         bool has_ets, has_pfc;
         struct ieee_ets ieee_ets;       /* bp->ieee_ets */
@@ -151,7 +166,39 @@ static int bnxt_getpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
         return 0;
 }
 
-/* bnxt_hwrm_queue_pfc_cfg(): needs an ETS set first; at most max_lltc lossless TCs. */
+/* bnxt_queue_remap(): lossless TCs onto lossless queues first, the rest after; the NIC closed and reopened. */
+static void queue_remap(struct nm *m, struct nm_dev *d, unsigned lltc_mask)
+{
+        struct bnxt *p = P(d);
+        unsigned qmap = 0, j = 0;
+
+        for (unsigned i = 0; i < p->max_tc && j < 8;) {
+                if (lltc_mask & (1u << i)) {
+                        if (p->llq[j]) {
+                                p->tc_to_qidx[i] = (uint8_t)j;
+                                qmap |= 1u << j;
+                                i++;
+                        }
+                        j++;
+                        continue;
+                }
+                i++;
+        }
+        j = 0;
+        for (unsigned i = 0; i < p->max_tc; i++) {
+                if (lltc_mask & (1u << i))
+                        continue;
+                while (j < 8 && (qmap & (1u << j)))
+                        j++;
+                p->tc_to_qidx[i] = (uint8_t)(j < 8 ? j : 0);
+                qmap |= 1u << j;
+                j++;
+        }
+        nm_logf(m, "%s: bnxt_queue_remap: lossless TCs 0x%02x; NIC closed and reopened", d->name, lltc_mask);
+        nm_flap(m, d, 0);
+}
+
+/* bnxt_hwrm_queue_pfc_cfg(): needs an ETS set first; at most max_lltc lossless TCs; a remap when a queue is lossy. */
 static int bnxt_setpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
 {
         struct bnxt *p = P(d);
@@ -176,6 +223,11 @@ static int bnxt_setpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
         }
         if (lltc > p->max_lltc)
                 return -EINVAL;
+        for (unsigned i = 0; i < p->max_tc; i++)
+                if ((tc_mask & (1u << i)) && !p->llq[p->tc_to_qidx[i]]) {
+                        queue_remap(m, d, tc_mask);
+                        break;
+                }
         p->pfc_pri_mask = (uint8_t)pri_mask;
         p->ieee_pfc = *pfc;
         return 0;
@@ -243,16 +295,21 @@ static uint8_t bnxt_getdcbx(struct nm *m, struct nm_dev *d)
         return P(d)->dcbx_cap;          /* bnxt_dcbnl_getdcbx() */
 }
 
-/* bnxt_dcbnl_setdcbx(): IEEE only; no change under the firmware agent. */
+/* bnxt_dcbnl_setdcbx(): no change under the firmware agent; host mode never on a VF or beside the LLDP agent, IEEE only. */
 static uint8_t bnxt_setdcbx(struct nm *m, struct nm_dev *d, uint8_t mode)
 {
         struct bnxt *p = P(d);
 
         if (p->dcbx_cap & DCB_CAP_DCBX_LLD_MANAGED)
                 return 1;
-        if ((mode & DCB_CAP_DCBX_HOST) &&
-            ((mode & DCB_CAP_DCBX_VER_CEE) || !(mode & DCB_CAP_DCBX_VER_IEEE)))
-                return 1;
+        if (mode & DCB_CAP_DCBX_HOST) {
+                if (p->vf || p->lldp_agent)
+                        return 1;
+                if ((mode & DCB_CAP_DCBX_VER_CEE) || !(mode & DCB_CAP_DCBX_VER_IEEE))
+                        return 1;
+        }
+        if (mode == p->dcbx_cap)
+                return 0;
         p->dcbx_cap = mode;
         return 0;
 }
@@ -269,15 +326,23 @@ static int bnxt_init(struct nm *m, struct nm_dev *d, const char *variant)
 {
         struct bnxt *p = P(d);
 
-        if (*variant && !streq(variant, "fw-lldp"))
+        if (*variant && !streq(variant, "fw-lldp") && !streq(variant, "lldp-only") && !streq(variant, "vf"))
                 return -EINVAL;
         d->min_mtu = 60;                /* ETH_ZLEN */
         d->max_mtu = 9500;              /* BNXT_MAX_MTU */
         p->max_tc = 8;
         p->max_lltc = 2;
-        p->max_dscp_value = 63;         /* bnxt_hwrm_queue_dscp_qcaps(): 6 DSCP bits */
-        p->dcbx_cap = DCB_CAP_DCBX_VER_IEEE |
-                      (streq(variant, "fw-lldp") ? DCB_CAP_DCBX_LLD_MANAGED : DCB_CAP_DCBX_HOST);
+        p->vf = streq(variant, "vf");
+        p->lldp_agent = streq(variant, "fw-lldp") || streq(variant, "lldp-only");
+        p->max_dscp_value = p->vf ? 0 : 63;     /* bnxt_hwrm_queue_dscp_qcaps(): 6 DSCP bits, not on a VF */
+        for (int q = 0; q < 8; q++)
+                p->tc_to_qidx[q] = (uint8_t)q;
+        p->llq[1] = p->llq[2] = true;
+        p->dcbx_cap = DCB_CAP_DCBX_VER_IEEE;
+        if (!p->vf && !p->lldp_agent)
+                p->dcbx_cap |= DCB_CAP_DCBX_HOST;
+        else if (streq(variant, "fw-lldp"))     /* BNXT_FW_CAP_DCBX_AGENT */
+                p->dcbx_cap |= DCB_CAP_DCBX_LLD_MANAGED;
         return 0;
 }
 
@@ -366,4 +431,20 @@ static int veth_init(struct nm *m, struct nm_dev *d, const char *variant)
 const struct nm_driver nm_veth = {
         .name = "veth",
         .init = veth_init,
+};
+
+/* ---- bond: a software link (bond_setup(): no dcbnl_ops, MTU 68..65535), the upper of its ports ---- */
+
+static int bond_init(struct nm *m, struct nm_dev *d, const char *variant)
+{
+        if (*variant)
+                return -EINVAL;
+        d->min_mtu = 68;
+        d->max_mtu = 65535;
+        return 0;
+}
+
+const struct nm_driver nm_bond = {
+        .name = "bond",
+        .init = bond_init,
 };

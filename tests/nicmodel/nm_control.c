@@ -14,6 +14,8 @@
  *   delay DEV N                  a hand change: the driver's setpfc with the current pfc_en and delay = N
  *   speed DEV MBPS               the link renegotiated at MBPS (0: unknown); SYSFS/class/net/DEV/speed follows
  *   qdisc DEV root|none          a root qdisc offloaded to the port, or removed (mlxsw's headroom mode)
+ *   master DEV BOND|none         a hand change: DEV joins the bond BOND (ip link set DEV master BOND),
+ *                                or leaves it
  *   fail DEV OP ERRNO [SKIP]     the next OP (setets setpfc setapp delapp setdcbx setmtu, or fwcfg:
  *                                ice's firmware refusing a DCB configuration) fails with -ERRNO,
  *                                after SKIP more calls have gone through
@@ -76,6 +78,17 @@ static int hand_app(struct nm *m, struct nm_dev *d, bool add, unsigned dscp, uns
         return add ? nm_ieee_setapp(m, d, &app) : nm_ieee_delapp(m, d, &app);
 }
 
+/* bond_enslave() / bond_release(): the port's upper is the bond (ice_lag sees lag->bonded). */
+static int hand_master(struct nm *m, struct nm_dev *d, const char *bond)
+{
+        struct nm_dev *up = streq(bond, "none") ? NULL : nm_dev_by_name(m, bond);
+
+        if (!streq(bond, "none") && (!up || up->drv != &nm_bond || up == d))
+                return -EINVAL;
+        d->master = up ? up->ifindex : 0;
+        return 0;
+}
+
 static int hand_speed(struct nm *m, struct nm_dev *d, unsigned mbps)
 {
         d->speed_mbps = mbps;
@@ -126,6 +139,8 @@ int nm_control(struct nm *m, const char *line, FILE *f)
                 r = hand_app(m, d, true, a, b);
         else if (streq(cmd, "app-del") && n == 4)
                 r = hand_app(m, d, false, a, b);
+        else if (streq(cmd, "master"))
+                r = hand_master(m, d, arg);
         else if (streq(cmd, "mtu"))
                 r = nm_set_mtu(m, d, a, &extack);
         else if (streq(cmd, "fail") && n >= 4)

@@ -9,7 +9,7 @@
 #include "common/util.h"
 #include "tests/nicmodel/nicmodel.h"
 
-static const struct nm_driver *const drivers[] = { &nm_mlx5, &nm_ice, &nm_bnxt, &nm_sparx5, &nm_mlxsw, &nm_veth };
+static const struct nm_driver *const drivers[] = { &nm_mlx5, &nm_ice, &nm_bnxt, &nm_sparx5, &nm_mlxsw, &nm_veth, &nm_bond };
 
 uint64_t nm_now_ms(void)
 {
@@ -106,7 +106,7 @@ int nm_add(struct nm *m, const char *spec)
         if (n < 3 || ifindex <= 0 || strlen(name) >= IF_NAMESIZE || !(ops = nm_driver_by_name(drv)) ||
             variant_speed(rest, variant, sizeof(variant), &speed) < 0) {
                 fprintf(stderr, "nicmodel: bad device '%s', expected DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]] "
-                        "with DRIVER mlx5, ice, bnxt, sparx5, mlxsw or veth\n", spec);
+                        "with DRIVER mlx5, ice, bnxt, sparx5, mlxsw, veth or bond\n", spec);
                 return -EINVAL;
         }
         if (m->n_devs >= NM_DEVS_MAX || nm_dev_by_name(m, name) || nm_dev_by_index(m, ifindex)) {
@@ -144,6 +144,13 @@ int nm_add(struct nm *m, const char *spec)
         }
         m->n_devs++;
         return 0;
+}
+
+bool nm_in_bond(struct nm *m, const struct nm_dev *d)
+{
+        const struct nm_dev *up = d->master ? nm_dev_by_index(m, d->master) : NULL;
+
+        return up && up->drv == &nm_bond;
 }
 
 int nm_fault(struct nm_dev *d, enum nm_op op)
@@ -243,6 +250,12 @@ int nm_sysfs_create(struct nm *m, struct nm_dev *d)
                 return r;
         if (!m->sysfs_root[0])
                 return 0;
+        /* the model's kernel has the qdiscs of nm_tc.c, loaded (tc_kmod.h reads SYS/module/<module>) */
+        for (int i = 0; i < 2; i++) {
+                snprintf(path, sizeof(path), "%s/module/%s", m->sysfs_root, i ? "sch_red" : "sch_ets");
+                if ((r = mkdirs(path)) < 0)
+                        return r;
+        }
         nm_bdf(d, pci, sizeof(pci));
         snprintf(path, sizeof(path), "%s/bus/pci/drivers/%s", m->sysfs_root, kdrv ? kdrv : d->drv->name);
         if ((r = mkdirs(path)) < 0)
@@ -460,11 +473,14 @@ void nm_dump(struct nm *m, FILE *f)
                         fprintf(f, " speed %u", d->speed_mbps);
                 if (d->rdma[0])
                         fprintf(f, " rdma %s/1 %s", d->rdma, d->rdma_active ? "ACTIVE" : "DOWN");
+                if (d->master)
+                        fprintf(f, " master %d", d->master);
                 fprintf(f, "\n");
                 if (d->drv->dump)
                         d->drv->dump(m, d, f);
                 if (d->drv->has_dcbnl)
                         nm_dump_apps(m, d, f);
+                nm_tc_dump(m, d, f);
         }
         if (m->n_corrupt)
                 fprintf(f, "CORRUPT: %u driver memory overrun(s); see the model's log\n", m->n_corrupt);

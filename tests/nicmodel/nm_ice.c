@@ -10,7 +10,24 @@
  *
  * Variants: "" (the firmware LLDP agent is off: DCBX in software, host mode,
  * ice_dcb_sw_dflt_cfg() with willing ETS and the FCoE APP entry), "fw-lldp"
- * (the firmware's LLDP agent owns DCBX: every dcbnl SET is refused).
+ * (the firmware's LLDP agent owns DCBX: every dcbnl SET is refused),
+ * "cee-dscp" (DCBX host + CEE while the port is in DSCP mode with DSCP 26 on
+ * priority 3: the state v5.16-rc's setdcbx left, which set dcbx_cap before its
+ * DSCP check; from v5.16 no setdcbx leaves it), "switchdev" (the Tx scheduler
+ * tree exported to devlink-rate, as ice_repr_set_tx_topology() does for VF
+ * representors in switchdev mode: a root node and a VF leaf, nothing set),
+ * "custom-tx" (the same with the VF's tx_max set through devlink-rate:
+ * ice_enable_custom_tx() set is_custom_tx_enabled).
+ *
+ * Refusals the kernel sources add after the driver's first DCB code, modelled:
+ * the fixed DSCP check of ice_dcbnl_setdcbx() ("ice: Fix problems with DSCP QoS
+ * implementation", v5.16: in DSCP mode every DCBX change is refused and dcbx_cap
+ * kept) with setets' `if (!bwcfg) tcbwtable[0] = 100`; "ice: enforce no DCB
+ * config changing when in bond" (v6.6: a port of a bond refuses every setter,
+ * "DCB changes not allowed when in a bond"); "ice: Prevent DCB coexistence with
+ * Custom Tx scheduler" (v6.2: ice_pf_dcb_cfg() answers -EBUSY for a
+ * configuration of more than one TC once is_custom_tx_enabled is set, and tears
+ * the devlink-rate tree down otherwise).
  * The model follows the driver with desired_dcbx_cfg initialised from
  * local_dcbx_cfg by ice_dcb_sw_dflt_cfg() (upstream fix "init desired_dcbx_cfg
  * from local_dcbx_cfg").
@@ -61,6 +78,9 @@ struct ice {
         uint8_t dcbx_cap;               /* pf->dcbx_cap */
         bool fw_lldp_agent;             /* ICE_FLAG_FW_LLDP_AGENT */
         bool is_sw_lldp;
+        bool custom_tx;                 /* port_info->is_custom_tx_enabled */
+        unsigned n_rates;               /* the devlink-rate objects exported (ice_traverse_tx_tree()) */
+        struct nm_rate rates[2];
 };
 
 static struct ice *P(const struct nm_dev *d)
@@ -112,12 +132,23 @@ static int bwchk(struct ice_cfg *c)
         return 0;
 }
 
-/* ice_pf_dcb_cfg(): commit new to local; 0 (HW_CHG_RST) after a change, NO_HW_CHG when equal. */
+/*
+ * ice_pf_dcb_cfg(): commit new to local; 0 (HW_CHG_RST) after a change, NO_HW_CHG when equal.
+ * More than one TC: -EBUSY under the custom Tx scheduler, else the devlink-rate tree is
+ * torn down (ice_tear_down_devlink_rate_tree()) - both before the no-change shortcut.
+ */
 static int pf_dcb_cfg(struct nm *m, struct nm_dev *d, struct ice_cfg *new)
 {
         struct ice *p = P(d);
         int ret = p->is_sw_lldp ? NO_HW_CHG : HW_CHG_RST;
 
+        if (num_tc(new) > 1) {
+                if (p->custom_tx) {
+                        nm_logf(m, "%s: Custom Tx scheduler feature enabled, can't configure DCB", d->name);
+                        return -EBUSY;
+                }
+                p->n_rates = 0;
+        }
         if (!memcmp(new, &p->local, sizeof(*new)))
                 return ret;
         if (bwchk(new))
@@ -181,20 +212,32 @@ static bool sw_ieee(const struct ice *p)
         return !(p->dcbx_cap & DCB_CAP_DCBX_LLD_MANAGED) && (p->dcbx_cap & DCB_CAP_DCBX_VER_IEEE);
 }
 
+/* `if (pf->lag && pf->lag->bonded)` in every setter (v6.6). */
+static bool bonded(struct nm *m, const struct nm_dev *d)
+{
+        if (!nm_in_bond(m, d))
+                return false;
+        nm_logf(m, "%s: DCB changes not allowed when in a bond", d->name);
+        return true;
+}
+
 /* ice_dcbnl_setets(): in DSCP mode the priority table cannot change; NO_HW_CHG is answered as 0. */
 static int ice_setets(struct nm *m, struct nm_dev *d, struct ieee_ets *ets)
 {
         struct ice *p = P(d);
         struct ice_cfg *c = &p->desired;
-        unsigned bwrec = 0;
+        unsigned bwcfg = 0, bwrec = 0;
         int err;
 
         if (!sw_ieee(p))
+                return -EINVAL;
+        if (bonded(m, d))
                 return -EINVAL;
         c->etscfg.willing = ets->willing;
         c->etscfg.cbs = ets->cbs;
         for (int i = 0; i < 8; i++) {
                 c->etscfg.tcbwtable[i] = ets->tc_tx_bw[i];
+                bwcfg += ets->tc_tx_bw[i];
                 c->etscfg.tsatable[i] = ets->tc_tsa[i];
                 if (c->pfc_mode == MODE_VLAN) {
                         c->etscfg.prio_table[i] = ets->prio_tc[i];
@@ -207,6 +250,8 @@ static int ice_setets(struct nm *m, struct nm_dev *d, struct ieee_ets *ets)
         if (bwchk(c))
                 return -EINVAL;
         c->etscfg.maxtcs = MAXTC;
+        if (!bwcfg)
+                c->etscfg.tcbwtable[0] = 100;
         if (!bwrec)
                 c->etsrec.tcbwtable[0] = 100;
         err = pf_dcb_cfg(m, d, c);
@@ -237,6 +282,8 @@ static int ice_setpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
 
         if (!sw_ieee(p))
                 return -EINVAL;
+        if (bonded(m, d))
+                return -EINVAL;
         p->desired.pfccap = pfc->pfc_cap ? pfc->pfc_cap : MAXTC;
         p->desired.pfcena = pfc->pfc_en;
         err = pf_dcb_cfg(m, d, &p->desired);
@@ -252,7 +299,11 @@ static uint8_t ice_getdcbx(struct nm *m, struct nm_dev *d)
         return P(d)->dcbx_cap;          /* ice_dcbnl_getdcbx() */
 }
 
-/* ice_dcbnl_setdcbx(): never with the firmware agent, never CEE+IEEE, HOST required. */
+/*
+ * ice_dcbnl_setdcbx() as fixed in v5.16: never with the firmware agent, never CEE+IEEE,
+ * HOST required; not in a bond (v6.6); in DSCP mode no change at all ("DSCP
+ * configuration is not DCBx negotiated"), dcbx_cap kept.
+ */
 static uint8_t ice_setdcbx(struct nm *m, struct nm_dev *d, uint8_t mode)
 {
         struct ice *p = P(d);
@@ -264,14 +315,13 @@ static uint8_t ice_setdcbx(struct nm *m, struct nm_dev *d, uint8_t mode)
                 return NO_HW_CHG;
         if (mode == p->dcbx_cap)
                 return NO_HW_CHG;
+        if (bonded(m, d))
+                return NO_HW_CHG;
+        if (p->local.pfc_mode == MODE_DSCP)
+                return NO_HW_CHG;
         p->dcbx_cap = mode;
-        if (mode & DCB_CAP_DCBX_VER_CEE) {
-                if (p->local.pfc_mode == MODE_DSCP)
-                        return NO_HW_CHG;
-                p->local.dcbx_mode = 1;         /* ICE_DCBX_MODE_CEE */
-        } else {
-                p->local.dcbx_mode = 2;         /* ICE_DCBX_MODE_IEEE */
-        }
+        p->local.dcbx_mode = mode & DCB_CAP_DCBX_VER_CEE ? 1 : 2;      /* ICE_DCBX_MODE_CEE, _IEEE */
+        nm_logf(m, "%s: DCBx mode = 0x%x", d->name, mode);
         return HW_CHG_RST;
 }
 
@@ -316,6 +366,8 @@ static int ice_setapp(struct nm *m, struct nm_dev *d, struct dcb_app *app)
         if (!(p->dcbx_cap & DCB_CAP_DCBX_VER_IEEE))
                 return -EINVAL;
         if (app->protocol >= DSCP_NUM_VAL)
+                return -EINVAL;
+        if (bonded(m, d))
                 return -EINVAL;
         if (app->priority >= MAXTC)
                 return -EINVAL;
@@ -364,6 +416,8 @@ static int ice_delapp(struct nm *m, struct nm_dev *d, struct dcb_app *app)
 
         if (p->dcbx_cap & DCB_CAP_DCBX_LLD_MANAGED)
                 return -EINVAL;
+        if (bonded(m, d))
+                return -EINVAL;
         ret = nm_dcb_ieee_delapp(m, d, app);
         if (ret)
                 return ret;
@@ -403,12 +457,43 @@ static int ice_change_mtu(struct nm *m, struct nm_dev *d, uint32_t mtu)
         return 0;
 }
 
+/* The exported tree of ice_devlink_rate_init_tx_topology(): a root node and one VF's leaf. */
+static void export_tx_tree(struct ice *p, uint64_t vf_tx_max)
+{
+        p->n_rates = 2;
+        p->rates[0] = (struct nm_rate){ .node = true, .name = "node_1" };
+        p->rates[1] = (struct nm_rate){ .port_index = 2, .parent = "node_1", .tx_max = vf_tx_max };
+}
+
+/* The state v5.16-rc left: DSCP mode (DSCP 26 on priority 3), then setdcbx(HOST | CEE) took effect. */
+static void cee_in_dscp_mode(struct nm *m, struct nm_dev *d)
+{
+        struct ice *p = P(d);
+        struct ice_cfg *c = &p->local;
+        struct dcb_app app = { .selector = IEEE_8021QAZ_APP_SEL_DSCP, .protocol = 26, .priority = 3 };
+
+        enter_dscp_mode(c);
+        c->dscp_mapped |= 1ull << app.protocol;
+        c->dscp_map[app.protocol] = app.priority;
+        c->app[c->numapps++] = (struct ice_app){ .prot_id = app.protocol, .priority = app.priority,
+                                                 .selector = app.selector };
+        c->etsrec = c->etscfg;
+        c->dcbx_mode = 1;               /* ICE_DCBX_MODE_CEE */
+        p->desired = *c;
+        nm_dcb_ieee_setapp(m, d, &app);
+        p->dcbx_cap = DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_CEE;
+}
+
 /* ice_init_pf_dcb() */
 static int ice_init(struct nm *m, struct nm_dev *d, const char *variant)
 {
+        static const char *const variants[] = { "", "fw-lldp", "cee-dscp", "switchdev", "custom-tx" };
         struct ice *p = P(d);
+        bool known = false;
 
-        if (*variant && !streq(variant, "fw-lldp"))
+        for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++)
+                known |= streq(variant, variants[i]);
+        if (!known)
                 return -EINVAL;
         d->min_mtu = 68;
         d->max_mtu = 9702;              /* ICE_MAX_MTU */
@@ -417,7 +502,21 @@ static int ice_init(struct nm *m, struct nm_dev *d, const char *variant)
         sw_dflt_cfg(m, d, true);
         /* ice_dcb_get_mode(): HOST in software mode, LLD_MANAGED with the firmware agent */
         p->dcbx_cap = (p->fw_lldp_agent ? DCB_CAP_DCBX_LLD_MANAGED : DCB_CAP_DCBX_HOST) | DCB_CAP_DCBX_VER_IEEE;
+        if (streq(variant, "cee-dscp"))
+                cee_in_dscp_mode(m, d);
+        if (streq(variant, "switchdev") || streq(variant, "custom-tx"))
+                export_tx_tree(p, streq(variant, "custom-tx") ? 125000000 : 0);    /* 1 Gbit/s */
+        p->custom_tx = streq(variant, "custom-tx");
         return 0;
+}
+
+static unsigned ice_rates(struct nm *m, const struct nm_dev *d, struct nm_rate *v, unsigned max)
+{
+        const struct ice *p = P(d);
+        unsigned n = p->n_rates < max ? p->n_rates : max;
+
+        memcpy(v, p->rates, n * sizeof(*v));
+        return n;
 }
 
 static void dump_ets(FILE *f, const char *label, const struct ice_ets_cfg *e)
@@ -450,6 +549,8 @@ static void ice_dump(struct nm *m, const struct nm_dev *d, FILE *f)
         }
         if (memcmp(&p->desired, &p->local, sizeof(p->local)))
                 fprintf(f, "  desired_dcbx_cfg differs from local_dcbx_cfg\n");
+        if (p->n_rates || p->custom_tx)
+                fprintf(f, "  devlink-rate objects %u custom_tx %s\n", p->n_rates, p->custom_tx ? "on" : "off");
 }
 
 /*
@@ -487,4 +588,5 @@ const struct nm_driver nm_ice = {
         .change_mtu = ice_change_mtu,
         .dump = ice_dump,
         .link_up_ms = ice_link_up_ms,
+        .rates = ice_rates,
 };

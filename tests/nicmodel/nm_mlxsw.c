@@ -1,12 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A Spectrum switch port (mlxsw_spectrum*) as its dcbnl_rtnl_ops see it: PFC and
- * the port headroom, from drivers/net/ethernet/mellanox/mlxsw/spectrum_dcb.c
- * (mlxsw_sp_dcbnl_ieee_setpfc/getpfc, mlxsw_sp_dcbnl_setbuffer/getbuffer,
- * mlxsw_sp_port_headroom_ets_set), spectrum_buffers.c (mlxsw_sp_hdroom_*:
- * the headroom model of the Sep 2020 series "mlxsw: Support two headroom modes",
- * v5.10) and spectrum_qdisc.c (a root qdisc puts the port in TC headroom mode).
+ * A Spectrum switch port (mlxsw_spectrum*) as its dcbnl_rtnl_ops and its qdisc
+ * offload see it, from drivers/net/ethernet/mellanox/mlxsw/spectrum_dcb.c
+ * (mlxsw_sp_port_ets_validate, mlxsw_sp_dcbnl_ieee_setpfc/getpfc,
+ * mlxsw_sp_dcbnl_setbuffer/getbuffer, mlxsw_sp_port_headroom_ets_set),
+ * spectrum_buffers.c (mlxsw_sp_hdroom_*: the headroom model of the Sep 2020
+ * series "mlxsw: Support two headroom modes", v5.10) and spectrum_qdisc.c
+ * (mlxsw_sp_setup_tc: what offloads; an offloaded root qdisc puts the port in TC
+ * headroom mode, mlxsw_sp_qdisc_create/_destroy).
  *
+ * DCB:
+ *   - host + IEEE DCBX only (mlxsw_sp_dcbnl_getdcbx/setdcbx); ETS with strict or
+ *     ETS classes whose bandwidth totals 100 (mlxsw_sp_port_ets_validate(): "Only
+ *     strict priority and ETS are supported", "Invalid TC", "Total ETS bandwidth
+ *     should equal 100"), every priority in TC 0 until set (the kzalloc'ed my_ets,
+ *     mlxsw_sp_port_ets_init()); PFC on any of the 8 priorities.
+ * Headroom:
  *   - cells: 96 bytes (Spectrum-1), 144 (-2, -3), 192 (-4): the firmware's
  *     CELL_SIZE; sizes in bytes are rounded up to cells (mlxsw_sp_bytes_cells());
  *   - ieee_pfc.delay is bits: the port's delay is DIV_ROUND_UP(delay, 8) bytes
@@ -20,24 +29,44 @@
  *   - the sum of the buffers may not pass the port's headroom (-ENOBUFS). The
  *     firmware's MAX_HEADROOM_SIZE is not in the sources read: the model uses
  *     1 MiB as a stand-in.
- * APP entries go through the dcbnl core only (no DSCP trust modelled).
+ * qdisc offload (mlxsw_sp_setup_tc):
+ *   - a root ets of at most 8 bands (__mlxsw_sp_qdisc_ets_check_params: more is
+ *     -EOPNOTSUPP; ets only at the root, __mlxsw_sp_qdisc_tree_validate), a red at
+ *     the root or under a band of an offloaded ets, when
+ *     mlxsw_sp_qdisc_red_check_params() accepts it: min <= max, max <= the
+ *     GUARANTEED_SHARED_BUFFER resource (bytes), neither 0 - else the driver logs the
+ *     reason on the bus device (dev_err: dmesg only, no extack) and the qdisc stays
+ *     in software; the RTM_NEWQDISC succeeds all the same. Nothing else of RED
+ *     (probability, limit, harddrop, adaptive) is checked. A change that fails
+ *     un-offloads a qdisc that was offloaded (mlxsw_sp_qdisc_change()).
+ *   - an offloaded root qdisc switches the headroom to TC mode; a root whose
+ *     headroom does not fit is not offloaded; its destruction goes back to DCB mode.
+ * GUARANTEED_SHARED_BUFFER is the firmware's (`devlink sb show` prints it as the
+ * shared buffer's size); no figure for a given ASIC was found published, so the
+ * model's 13 MiB is a choice, not a Spectrum's number. APP entries go through the
+ * dcbnl core only (no DSCP trust modelled).
  *
- * Variants: "sp1".."sp4" (default "sp2"), a "x8" suffix for an 8-lane port.
+ * Variants: "sp1".."sp4" (default "sp2"), a "x8" suffix for an 8-lane port, and a
+ * "no-hw-tc" suffix (after a "-" when a generation is named: "sp2-no-hw-tc") for
+ * ethtool -K IF hw-tc-offload off: tc_can_offload() is false, nothing offloads.
  */
 #include "common/util.h"
 #include "tests/nicmodel/nicmodel.h"
 
 #define BUFS 8                          /* DCBX_MAX_BUFFERS */
 #define MAX_HEADROOM (1u << 20)         /* stand-in for MAX_HEADROOM_SIZE */
+#define GUARANTEED_SHARED_BUFFER (13u * 1024 * 1024)
+#define HOST_IEEE (DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE)
 
 enum mode { MODE_DCB, MODE_TC };
 
 struct mlxsw {
         unsigned cell;
         bool x8;
+        bool hw_tc;                     /* NETIF_F_HW_TC */
         enum mode mode;
         struct ieee_pfc pfc;            /* mlxsw_sp_port->dcb.pfc: what the last setpfc stored */
-        uint8_t prio_tc[8];             /* ETS */
+        struct ieee_ets ets;            /* mlxsw_sp_port->dcb.ets */
         uint32_t delay_bytes;
         struct {
                 bool lossy;
@@ -152,26 +181,56 @@ static int mlxsw_setpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
 
 static int mlxsw_getets(struct nm *m, struct nm_dev *d, struct ieee_ets *ets)
 {
-        memset(ets, 0, sizeof(*ets));
-        ets->ets_cap = 8;
-        memcpy(ets->prio_tc, P(d)->prio_tc, 8);
-        for (unsigned i = 0; i < 8; i++)
-                ets->tc_tsa[i] = IEEE_8021QAZ_TSA_STRICT;
+        *ets = P(d)->ets;
         return 0;
 }
 
-/* mlxsw_sp_port_headroom_ets_set(): a priority's DCB-mode buffer is its traffic class. */
+/* mlxsw_sp_port_ets_validate() */
+static int ets_validate(struct nm *m, const struct nm_dev *d, const struct ieee_ets *ets)
+{
+        bool has_ets = false;
+        unsigned sum = 0;
+
+        for (int i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
+                switch (ets->tc_tsa[i]) {
+                case IEEE_8021QAZ_TSA_STRICT:
+                        break;
+                case IEEE_8021QAZ_TSA_ETS:
+                        has_ets = true;
+                        sum += ets->tc_tx_bw[i];
+                        break;
+                default:
+                        nm_logf(m, "%s: Only strict priority and ETS are supported", d->name);
+                        return -EINVAL;
+                }
+                if (ets->prio_tc[i] >= IEEE_8021QAZ_MAX_TCS) {
+                        nm_logf(m, "%s: Invalid TC", d->name);
+                        return -EINVAL;
+                }
+        }
+        if (has_ets && sum != 100) {
+                nm_logf(m, "%s: Total ETS bandwidth should equal 100", d->name);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* mlxsw_sp_dcbnl_ieee_setets(): validated, then mlxsw_sp_port_headroom_ets_set(): a
+ * priority's DCB-mode buffer is its traffic class. */
 static int mlxsw_setets(struct nm *m, struct nm_dev *d, struct ieee_ets *ets)
 {
         struct mlxsw next = *P(d);
+        int r = ets_validate(m, d, ets);
 
-        for (unsigned prio = 0; prio < 8; prio++) {
-                if (ets->prio_tc[prio] >= 8)
-                        return -EINVAL;
+        for (unsigned prio = 0; r == 0 && prio < 8; prio++)
                 next.prio[prio].ets_buf_idx = ets->prio_tc[prio];
+        if (r == 0)
+                r = configure(d, &next, P(d));
+        if (r == 0) {
+                P(d)->ets = *ets;
+                P(d)->ets.ets_cap = IEEE_8021QAZ_MAX_TCS;
         }
-        memcpy(next.prio_tc, ets->prio_tc, 8);
-        return configure(d, &next, P(d));
+        return r;
 }
 
 /* mlxsw_sp_dcbnl_getbuffer(): works in both modes; total_size counts every port buffer. */
@@ -207,7 +266,7 @@ static int mlxsw_setbuffer(struct nm *m, struct nm_dev *d, struct dcbnl_buffer *
         return configure(d, &next, P(d));
 }
 
-/* mlxsw_sp_qdisc_create() / mlxsw_sp_qdisc_destroy() of the root qdisc. */
+/* mlxsw_sp_qdisc_create() / mlxsw_sp_qdisc_destroy() of the root qdisc: TC or DCB headroom mode. */
 static int mlxsw_root_qdisc(struct nm *m, struct nm_dev *d, bool offloaded)
 {
         struct mlxsw next = *P(d);
@@ -216,14 +275,50 @@ static int mlxsw_root_qdisc(struct nm *m, struct nm_dev *d, bool offloaded)
         return configure(d, &next, P(d));
 }
 
+/* mlxsw_sp_qdisc_red_check_params(): dev_err only, the qdisc stays in software. */
+static bool red_check_params(struct nm *m, const struct nm_dev *d, const struct tc_red_qopt *p)
+{
+        if (p->qth_min > p->qth_max) {
+                nm_logf(m, "%s: spectrum: RED: min %u is bigger then max %u", d->name, p->qth_min, p->qth_max);
+                return false;
+        }
+        if (p->qth_max > GUARANTEED_SHARED_BUFFER) {
+                nm_logf(m, "%s: spectrum: RED: max value %u is too big", d->name, p->qth_max);
+                return false;
+        }
+        if (p->qth_min == 0 || p->qth_max == 0) {
+                nm_logf(m, "%s: spectrum: RED: 0 value is illegal for min and max", d->name);
+                return false;
+        }
+        return true;
+}
+
+static bool mlxsw_qdisc_offload(struct nm *m, struct nm_dev *d, const struct nm_qdisc *q)
+{
+        const struct nm_qdisc *up;
+
+        if (!P(d)->hw_tc)
+                return false;
+        if (streq(q->kind, "ets"))
+                return q->parent == TC_H_ROOT && q->nbands <= IEEE_8021QAZ_MAX_TCS;
+        if (!streq(q->kind, "red"))
+                return false;
+        if (q->parent != TC_H_ROOT) {
+                up = nm_tc_find(m, d->ifindex, TC_H_MAJ(q->parent));
+                if (!up || !up->offloaded || !streq(up->kind, "ets"))
+                        return false;   /* mlxsw_sp_qdisc_find(): no offloaded parent */
+        }
+        return red_check_params(m, d, &q->red);
+}
+
 static uint8_t mlxsw_getdcbx(struct nm *m, struct nm_dev *d)
 {
-        return DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE;       /* mlxsw_sp_dcbnl_getdcbx() */
+        return HOST_IEEE;                                       /* mlxsw_sp_dcbnl_getdcbx() */
 }
 
 static uint8_t mlxsw_setdcbx(struct nm *m, struct nm_dev *d, uint8_t mode)
 {
-        return mode == (DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE) ? 0 : 1;
+        return mode != HOST_IEEE;
 }
 
 static int mlxsw_change_mtu(struct nm *m, struct nm_dev *d, uint32_t mtu)
@@ -254,7 +349,12 @@ static int mlxsw_init(struct nm *m, struct nm_dev *d, const char *variant)
         char gen[8] = "sp2";
         size_t n = strlen(variant);
 
-        if (n >= 2 && streq(variant + n - 2, "x8")) {
+        p->hw_tc = true;
+        if (n >= 8 && streq(variant + n - 8, "no-hw-tc")) {    /* ethtool -K IF hw-tc-offload off */
+                p->hw_tc = false;
+                n -= n > 8 && variant[n - 9] == '-' ? 9 : 8;
+        }
+        if (n >= 2 && !strncmp(variant + n - 2, "x8", 2)) {
                 p->x8 = true;
                 n -= 2;
         }
@@ -271,6 +371,8 @@ static int mlxsw_init(struct nm *m, struct nm_dev *d, const char *variant)
         d->max_mtu = 10000;
         d->mtu = 1500;
         d->speed_mbps = p->x8 ? 400000 : 100000;
+        p->ets.ets_cap = IEEE_8021QAZ_MAX_TCS;
+        p->pfc.pfc_cap = IEEE_8021QAZ_MAX_TCS;
         for (unsigned prio = 0; prio < 8; prio++)
                 p->prio[prio].lossy = true;
         return configure(d, p, p);
@@ -287,7 +389,7 @@ static void mlxsw_dump(struct nm *m, const struct nm_dev *d, FILE *f)
                 lossless |= (uint8_t)(!p->buf[i].lossy << i);
         fprintf(f, "  headroom %s cell %u%s pfc en 0x%02x delay %u bits (%u bytes)", p->mode == MODE_TC ? "tc" : "dcb",
                 p->cell, p->x8 ? " 8x" : "", p->pfc.pfc_en, p->pfc.delay, p->delay_bytes);
-        nm_dump_u8s(f, "prio_tc", p->prio_tc, 8);
+        nm_dump_u8s(f, "prio_tc", p->ets.prio_tc, 8);
         nm_dump_u8s(f, "buf_idx", map, 8);
         fprintf(f, " lossless 0x%02x size", lossless);
         for (unsigned i = 0; i < BUFS; i++)
@@ -295,7 +397,10 @@ static void mlxsw_dump(struct nm *m, const struct nm_dev *d, FILE *f)
         fprintf(f, " set");
         for (unsigned i = 0; i < BUFS; i++)
                 fprintf(f, "%s%u", i ? "," : " ", p->buf[i].set_size_cells * p->cell);
-        fprintf(f, "\n");
+        fprintf(f, "\n  ets");
+        nm_dump_u8s(f, "tc_tsa", p->ets.tc_tsa, 8);
+        nm_dump_u8s(f, "tc_tx_bw", p->ets.tc_tx_bw, 8);
+        fprintf(f, " hw-tc-offload %s\n", p->hw_tc ? "on" : "off");
 }
 
 const struct nm_driver nm_mlxsw = {
@@ -315,4 +420,5 @@ const struct nm_driver nm_mlxsw = {
         .root_qdisc = mlxsw_root_qdisc,
         .change_mtu = mlxsw_change_mtu,
         .dump = mlxsw_dump,
+        .qdisc_offload = mlxsw_qdisc_offload,
 };

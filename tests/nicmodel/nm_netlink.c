@@ -33,7 +33,7 @@
 
 /* ---- replies ---- */
 
-static unsigned char *out_new(struct nm_out *o)
+unsigned char *nm_out_new(struct nm_out *o)
 {
         if (o->n >= NM_OUT_MAX)
                 return NULL;
@@ -42,7 +42,7 @@ static unsigned char *out_new(struct nm_out *o)
         return o->buf[o->n++];
 }
 
-static struct nlmsghdr *msg_start(unsigned char *buf, const struct nlmsghdr *req, uint16_t type, uint16_t flags)
+struct nlmsghdr *nm_msg_start(unsigned char *buf, const struct nlmsghdr *req, uint16_t type, uint16_t flags)
 {
         struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 
@@ -54,15 +54,15 @@ static struct nlmsghdr *msg_start(unsigned char *buf, const struct nlmsghdr *req
 }
 
 /* netlink_ack() with NETLINK_CAP_ACK: the request's header only, extack text as NLMSGERR_ATTR_MSG. */
-static void put_ack(struct nm_out *o, const struct nlmsghdr *req, int error, const char *extack)
+void nm_put_ack(struct nm_out *o, const struct nlmsghdr *req, int error, const char *extack)
 {
-        unsigned char *buf = out_new(o);
+        unsigned char *buf = nm_out_new(o);
         struct nlmsghdr *nlh;
         struct nlmsgerr *err;
 
         if (!buf)
                 return;
-        nlh = msg_start(buf, req, NLMSG_ERROR, NLM_F_CAPPED | (extack ? NLM_F_ACK_TLVS : 0));
+        nlh = nm_msg_start(buf, req, NLMSG_ERROR, NLM_F_CAPPED | (extack ? NLM_F_ACK_TLVS : 0));
         err = mnl_nlmsg_put_extra_header(nlh, sizeof(*err));
         err->error = error;
         err->msg = *req;
@@ -71,10 +71,24 @@ static void put_ack(struct nm_out *o, const struct nlmsghdr *req, int error, con
         o->len[o->n - 1] = nlh->nlmsg_len;
 }
 
+size_t nm_put_done(unsigned char *buf, const struct nlmsghdr *req)
+{
+        struct nlmsghdr *nlh = nm_msg_start(buf, req, NLMSG_DONE, NLM_F_MULTI);
+
+        mnl_nlmsg_put_extra_header(nlh, sizeof(int));
+        return NLMSG_ALIGN(nlh->nlmsg_len);
+}
+
 /* ---- rtnetlink links ---- */
 
-static void fill_link(struct nlmsghdr *nlh, const struct nm_dev *d)
+/*
+ * rtnl_fill_ifinfo(); IFLA_LINKINFO from rtnl_link_fill(): IFLA_INFO_KIND of a
+ * software link's rtnl_link_ops, and for a port of a bond IFLA_INFO_SLAVE_KIND,
+ * the upper's kind (rtnl_link_slave_info_fill()), beside IFLA_MASTER.
+ */
+static void fill_link(struct nm *m, struct nlmsghdr *nlh, const struct nm_dev *d)
 {
+        const struct nm_dev *up = d->master ? nm_dev_by_index(m, d->master) : NULL;
         struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
         static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
@@ -101,10 +115,15 @@ static void fill_link(struct nlmsghdr *nlh, const struct nm_dev *d)
         mnl_attr_put_u32(nlh, IFLA_CARRIER_DOWN_COUNT, d->carrier_down_count);
         mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(d->mac), d->mac);
         mnl_attr_put(nlh, IFLA_BROADCAST, sizeof(bcast), bcast);
-        if (!d->drv->kernel_driver) {
+        if (up)
+                mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)up->ifindex);
+        if (!d->drv->kernel_driver || (up && !up->drv->kernel_driver)) {
                 struct nlattr *info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 
-                mnl_attr_put_strz(nlh, IFLA_INFO_KIND, d->drv->name);
+                if (!d->drv->kernel_driver)
+                        mnl_attr_put_strz(nlh, IFLA_INFO_KIND, d->drv->name);
+                if (up && !up->drv->kernel_driver)
+                        mnl_attr_put_strz(nlh, IFLA_INFO_SLAVE_KIND, up->drv->name);
                 mnl_attr_nest_end(nlh, info);
         }
 }
@@ -122,21 +141,18 @@ static const char *attr_name(const struct nlmsghdr *req, size_t hdrlen)
 /* rtnl_dump_ifinfo(): every link, NLM_F_MULTI, then NLMSG_DONE in the same skb (netlink_dump_done). */
 static void dump_links(struct nm *m, const struct nlmsghdr *req, struct nm_out *o)
 {
-        unsigned char *buf = out_new(o);
+        unsigned char *buf = nm_out_new(o);
         size_t off = 0;
         struct nlmsghdr *nlh;
 
         if (!buf)
                 return;
         for (unsigned i = 0; i < m->n_devs; i++) {
-                nlh = msg_start(buf + off, req, RTM_NEWLINK, NLM_F_MULTI);
-                fill_link(nlh, &m->devs[i]);
+                nlh = nm_msg_start(buf + off, req, RTM_NEWLINK, NLM_F_MULTI);
+                fill_link(m, nlh, &m->devs[i]);
                 off += NLMSG_ALIGN(nlh->nlmsg_len);
         }
-        nlh = msg_start(buf + off, req, NLMSG_DONE, NLM_F_MULTI);
-        mnl_nlmsg_put_extra_header(nlh, sizeof(int));
-        off += NLMSG_ALIGN(nlh->nlmsg_len);
-        o->len[o->n - 1] = off;
+        o->len[o->n - 1] = off + nm_put_done(buf + off, req);
 }
 
 /* rtnl_getlink(): by ifi_index, else by IFLA_IFNAME; -ENODEV when there is none. */
@@ -163,10 +179,10 @@ static int getlink(struct nm *m, const struct nlmsghdr *req, struct nm_out *o, c
                 return *extack = "No ifindex or name provided", -EINVAL;
         if (!d)
                 return -ENODEV;
-        if (!(buf = out_new(o)))
+        if (!(buf = nm_out_new(o)))
                 return -ENOBUFS;
-        nlh = msg_start(buf, req, RTM_NEWLINK, 0);
-        fill_link(nlh, d);
+        nlh = nm_msg_start(buf, req, RTM_NEWLINK, 0);
+        fill_link(m, nlh, d);
         o->len[o->n - 1] = nlh->nlmsg_len;
         return 0;
 }
@@ -225,13 +241,13 @@ static int setlink(struct nm *m, const struct nlmsghdr *req, const char **extack
 
 static struct nlmsghdr *dcb_reply(struct nm_out *o, const struct nlmsghdr *req, uint16_t type, uint8_t cmd)
 {
-        unsigned char *buf = out_new(o);
+        unsigned char *buf = nm_out_new(o);
         struct nlmsghdr *nlh;
         struct dcbmsg *dm;
 
         if (!buf)
                 return NULL;
-        nlh = msg_start(buf, req, type, req->nlmsg_flags);     /* dcbnl_newmsg(): the request's flags */
+        nlh = nm_msg_start(buf, req, type, req->nlmsg_flags);     /* dcbnl_newmsg(): the request's flags */
         dm = mnl_nlmsg_put_extra_header(nlh, sizeof(*dm));
         dm->dcb_family = AF_UNSPEC;
         dm->cmd = cmd;
@@ -572,12 +588,15 @@ static void one(struct nm *m, const struct nlmsghdr *req, struct nm_out *o)
         case RTM_SETLINK: r = setlink(m, req, &extack); break;
         case RTM_GETDCB:
         case RTM_SETDCB: r = dcb_doit(m, req, o); break;
+        case RTM_NEWQDISC:
+        case RTM_DELQDISC:
+        case RTM_GETQDISC: r = nm_tc_request(m, req, o, &extack); break;
         default: r = -EOPNOTSUPP; break;
         }
         if (r == 1)
                 return;
         if (r < 0 || (req->nlmsg_flags & NLM_F_ACK))
-                put_ack(o, req, r < 0 ? r : 0, r < 0 ? extack : NULL);
+                nm_put_ack(o, req, r < 0 ? r : 0, r < 0 ? extack : NULL);
 }
 
 void nm_request(struct nm *m, const void *buf, size_t len, struct nm_out *out)

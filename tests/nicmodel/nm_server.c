@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The model as a process: a unix SOCK_SEQPACKET listener where every accepted
- * connection is one netlink socket of the client (one datagram in = one
- * sendmsg, each reply datagram = one recvmsg), a SOCK_STREAM control
- * listener that runs one nm_control() line per connection, and (optionally) the
- * ethtool seam: a SOCK_SEQPACKET listener, one SIOCETHTOOL per connection. One thread, poll();
+ * connection is one NETLINK_ROUTE socket of the client (one datagram in = one
+ * sendmsg, each reply datagram = one recvmsg), a second one at PATH.genl for
+ * NETLINK_GENERIC sockets (drivers/host/nl.h), a SOCK_STREAM control listener
+ * that runs one nm_control() line per connection, and (optionally) the ethtool
+ * seam: a SOCK_SEQPACKET listener, one SIOCETHTOOL per connection. One thread, poll();
  * the link timeline advances whenever poll() returns.
  */
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -41,14 +43,17 @@ static int listen_on(const char *path, int type)
 }
 
 /* One datagram from a client: the replies go back one datagram each. -errno = drop the client. */
-static int client_datagram(struct nm *m, int fd, struct nm_out *out)
+static int client_datagram(struct nm *m, int fd, bool genl, struct nm_out *out)
 {
         static unsigned char buf[65536];
         ssize_t n = recv(fd, buf, sizeof(buf), 0);
 
         if (n <= 0)
                 return n == 0 ? -ECONNRESET : -errno;
-        nm_request(m, buf, (size_t)n, out);
+        if (genl)
+                nm_genl_request(m, buf, (size_t)n, out);
+        else
+                nm_request(m, buf, (size_t)n, out);
         for (unsigned i = 0; i < out->n; i++)
                 if (send(fd, out->buf[i], out->len[i], MSG_NOSIGNAL) < 0)
                         return -errno;
@@ -110,29 +115,33 @@ static void control_conn(struct nm *m, int lfd)
         close(fd);
 }
 
-#define FIXED 3                         /* the netlink, control and ethtool listeners */
-
 int nm_serve(struct nm *m, const char *sock_path, const char *control_path, const char *ethtool_path,
              volatile sig_atomic_t *stop, FILE *ready)
 {
-        struct pollfd p[FIXED + CLIENTS_MAX];
+        enum { LISTEN_RTNL, LISTEN_CONTROL, LISTEN_GENL, LISTEN_ETHTOOL, LISTENERS };
+        struct pollfd p[LISTENERS + CLIENTS_MAX];
+        bool genl[CLIENTS_MAX] = { false };
         struct nm_out *out = malloc(sizeof(*out));
+        char genl_path[PATH_MAX];
         unsigned n_clients = 0;
-        int lfd, cfd, efd = -1, r = 0;
+        int lfd, cfd, gfd = -1, efd = -1, r = 0;
 
         if (!out)
                 return -ENOMEM;
+        snprintf(genl_path, sizeof(genl_path), "%s.genl", sock_path);
         lfd = listen_on(sock_path, SOCK_SEQPACKET);
         cfd = lfd < 0 ? lfd : listen_on(control_path, SOCK_STREAM);
-        if (cfd >= 0 && ethtool_path)
+        gfd = cfd < 0 ? cfd : listen_on(genl_path, SOCK_SEQPACKET);
+        if (gfd >= 0 && ethtool_path)
                 efd = listen_on(ethtool_path, SOCK_SEQPACKET);
-        if (lfd < 0 || cfd < 0 || (ethtool_path && efd < 0)) {
-                r = lfd < 0 ? lfd : cfd < 0 ? cfd : efd;
+        if (lfd < 0 || cfd < 0 || gfd < 0 || (ethtool_path && efd < 0)) {
+                r = lfd < 0 ? lfd : cfd < 0 ? cfd : gfd < 0 ? gfd : efd;
                 goto out;
         }
-        p[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
-        p[1] = (struct pollfd){ .fd = cfd, .events = POLLIN };
-        p[2] = (struct pollfd){ .fd = efd, .events = POLLIN };  /* -1: ignored by poll() */
+        p[LISTEN_RTNL] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+        p[LISTEN_CONTROL] = (struct pollfd){ .fd = cfd, .events = POLLIN };
+        p[LISTEN_GENL] = (struct pollfd){ .fd = gfd, .events = POLLIN };
+        p[LISTEN_ETHTOOL] = (struct pollfd){ .fd = efd, .events = POLLIN };    /* -1: ignored by poll() */
         if (ready) {
                 fprintf(ready, "ready\n");
                 fflush(ready);
@@ -141,46 +150,56 @@ int nm_serve(struct nm *m, const char *sock_path, const char *control_path, cons
                 uint64_t next = nm_tick(m), now = nm_now_ms();
                 int timeout = next ? (int)(next > now ? next - now : 0) : 1000, k;
 
-                k = poll(p, FIXED + n_clients, timeout);
+                k = poll(p, LISTENERS + n_clients, timeout);
                 if (k < 0 && errno != EINTR) {
                         r = -errno;
                         break;
                 }
                 if (k <= 0)
                         continue;
-                if ((p[0].revents & POLLIN) && n_clients < CLIENTS_MAX) {
-                        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+                for (int j = 0; j < 2; j++) {
+                        int l = j ? LISTEN_GENL : LISTEN_RTNL, fd;
 
-                        if (fd >= 0)
-                                p[FIXED + n_clients++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+                        if (!(p[l].revents & POLLIN) || n_clients >= CLIENTS_MAX)
+                                continue;
+                        fd = accept4(p[l].fd, NULL, NULL, SOCK_CLOEXEC);
+                        if (fd < 0)
+                                continue;
+                        genl[n_clients] = l == LISTEN_GENL;
+                        p[LISTENERS + n_clients++] = (struct pollfd){ .fd = fd, .events = POLLIN };
                 }
-                if (p[1].revents & POLLIN)
+                if (p[LISTEN_CONTROL].revents & POLLIN)
                         control_conn(m, cfd);
-                if (p[2].revents & POLLIN)
+                if (p[LISTEN_ETHTOOL].revents & POLLIN)
                         ethtool_conn(m, efd);
                 for (unsigned i = 0; i < n_clients; i++) {
-                        struct pollfd *c = &p[FIXED + i];
+                        struct pollfd *c = &p[LISTENERS + i];
 
                         if (!c->revents)
                                 continue;
-                        if ((c->revents & POLLIN) && client_datagram(m, c->fd, out) == 0)
+                        if ((c->revents & POLLIN) && client_datagram(m, c->fd, genl[i], out) == 0)
                                 continue;
                         close(c->fd);
-                        p[FIXED + i] = p[FIXED + --n_clients];
+                        n_clients--;
+                        p[LISTENERS + i] = p[LISTENERS + n_clients];
+                        genl[i] = genl[n_clients];
                         i--;
                 }
         }
         for (unsigned i = 0; i < n_clients; i++)
-                close(p[FIXED + i].fd);
+                close(p[LISTENERS + i].fd);
 out:
         if (lfd >= 0)
                 close(lfd);
         if (cfd >= 0)
                 close(cfd);
+        if (gfd >= 0)
+                close(gfd);
         if (efd >= 0)
                 close(efd);
         (void)unlink(sock_path);
         (void)unlink(control_path);
+        (void)unlink(genl_path);
         if (ethtool_path)
                 (void)unlink(ethtool_path);
         free(out);

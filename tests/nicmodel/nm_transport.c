@@ -9,6 +9,7 @@
 
 struct conn {
         struct nm_transport *x;
+        bool genl;                      /* NETLINK_GENERIC, else NETLINK_ROUTE */
         struct nm_out *out;
         unsigned next;
 };
@@ -17,7 +18,7 @@ static int t_open(void *userdata, int protocol, void **ret_ctx)
 {
         struct conn *c;
 
-        if (protocol != NETLINK_ROUTE)
+        if (protocol != NETLINK_ROUTE && protocol != NETLINK_GENERIC)
                 return -EPROTONOSUPPORT;
         c = calloc(1, sizeof(*c));
         if (!c || !(c->out = calloc(1, sizeof(*c->out)))) {
@@ -25,6 +26,7 @@ static int t_open(void *userdata, int protocol, void **ret_ctx)
                 return -ENOMEM;
         }
         c->x = userdata;
+        c->genl = protocol == NETLINK_GENERIC;
         *ret_ctx = c;
         return 0;
 }
@@ -39,7 +41,10 @@ static ssize_t t_send(void *ctx, const void *buf, size_t len)
                 memcpy(x->log[x->n_log].buf, buf, len);
                 x->log[x->n_log++].len = len;
         }
-        nm_request(x->m, buf, len, c->out);
+        if (c->genl)
+                nm_genl_request(x->m, buf, len, c->out);
+        else
+                nm_request(x->m, buf, len, c->out);
         pthread_mutex_unlock(&x->lock);
         c->next = 0;
         return (ssize_t)len;

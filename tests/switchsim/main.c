@@ -16,12 +16,15 @@
  * and faults from FILE.faults apply:
  *   {"drop_after": N, "drop_repeat": false, "drop_match": "pattern", "drop_after_run": false,
  *    "drop_all_after": false, "slow_ms": M, "slow_match": "nv show", "reject": "pattern",
- *    "bad_json": "pattern"}
+ *    "bad_json": "pattern", "reword": "pattern"}
  * drop_after: once N commands ran since the faults file was written, the next
  * command kills this SSH connection before it runs (once, or every time with
  * drop_repeat). drop_match: drop at the first command containing the pattern, before it
  * runs, or after it ran with drop_after_run (the reply is lost); drop_all_after: and
- * every command after that. "-- COMMAND" runs a command locally (hand edits, drift tests).
+ * every command after that. bad_json: the command's output cut in the middle; reword: its
+ * output replaced by a line no vendor prints ("Confirmation state: unknown"), for the
+ * driver's "cannot understand" path. "-- COMMAND" runs a command locally (hand edits,
+ * drift tests).
  *
  * The switch's clock is the wall clock plus "clock_offset_s" of the state file; after
  * --freeze-clock it stands still ("clock_frozen_at") and moves only with --advance, so that
@@ -321,7 +324,7 @@ static bool matches(const json_t *faults, const char *key, const char *cmd)
 }
 
 /* Faults that act before the command; returns an exit status >= 0 to stop, -1 to go on. */
-static int faults_before(const char *path, const char *cmd, bool *bad_json)
+static int faults_before(const char *path, const char *cmd, int *bad_json)
 {
         json_t *f = load_json(path);
         int rc = -1;
@@ -346,7 +349,7 @@ static int faults_before(const char *path, const char *cmd, bool *bad_json)
         save_json(path, f);
         if (matches(f, "reject", cmd))
                 rc = sim_fail("Error: command rejected by policy: '%s'", cmd);
-        *bad_json = matches(f, "bad_json", cmd);
+        *bad_json = matches(f, "bad_json", cmd) ? 1 : matches(f, "reword", cmd) ? 2 : 0;
         json_int_t slow = json_integer_value(json_object_get(f, "slow_ms"));
         const char *slow_match = json_string_value(json_object_get(f, "slow_match"));
         bool slow_here = slow > 0 && (!slow_match || strstr(cmd, slow_match));
@@ -405,7 +408,7 @@ static int dispatch(struct sim *s)
 }
 
 /* Run one command with output captured, so a bad_json fault can mangle it. */
-static int run_command(struct sim *s, char *line, bool bad_json)
+static int run_command(struct sim *s, char *line, int bad_json)
 {
         char *out = NULL;
         size_t len = 0;
@@ -421,13 +424,16 @@ static int run_command(struct sim *s, char *line, bool bad_json)
         if (mem) {
                 fclose(mem);
                 stdout = saved;
-                fwrite(out, 1, len / 2, stdout);        /* cut in the middle: not JSON any more */
+                if (bad_json == 2)
+                        printf("Confirmation state: unknown\n");
+                else
+                        fwrite(out, 1, len / 2, stdout);        /* cut in the middle: not JSON any more */
                 free(out);
         }
         return rc;
 }
 
-static int run_locked(const struct opts *o, const char *cmd, bool bad_json)
+static int run_locked(const struct opts *o, const char *cmd, int bad_json)
 {
         struct sim s = { .dialect = o->dialect, .state_path = o->state, .cmd = cmd };
         char *line = strdup(cmd);
@@ -470,7 +476,7 @@ int main(int argc, char **argv)
         struct opts o = { 0 };
         char lockpath[4096], faultpath[4096];
         const char *cmd;
-        bool bad_json = false;
+        int bad_json = 0;
         int fd, rc;
 
         if (parse_args(argc, argv, &o) < 0)

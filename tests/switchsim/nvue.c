@@ -11,10 +11,21 @@
  * --applied is the operational list of ports, with each link's state and speed from
  * the data plane, traffic.c), nv show interface PORT counters qos and nv show interface
  * PORT qos roce counters (text, as CL 5.12 "Show Qos Counters" and the RoCE chapter
- * print them; counters from traffic.c). The tree under "applied",
- * "pending" and "startup" has the shape of `nv config show -o json`. A reboot
- * loads startup (auto-save off, the CL 5.8 default: only `nv config save` makes a
- * change survive it).
+ * print them; counters from traffic.c), nv show system config auto-save -o json. The
+ * tree under "applied", "pending" and "startup" has the shape of `nv config show -o
+ * json`. A reboot loads startup.
+ *
+ * Revisions (NVREF Config-Commands: nv config revision, detach; the states of NVUE's
+ * REST revisions): the first `nv set`/`nv unset` with no pending revision opens one
+ * (state "pending", the next id) — also when it changes nothing, so that `nv config
+ * diff` is empty while the revision is open — and later edits join it, whoever makes
+ * them; `nv config apply` applies that revision ("confirm" with --confirm, else
+ * "applied", "applied_and_saved" with auto-save on); a failed apply leaves it pending;
+ * `nv config detach` drops its edits (state "detached"). Auto-save (NVREF "nv config
+ * apply": off by default up to 5.8, on from 5.9): with it on, every apply saves the
+ * applied configuration as the startup one, --confirm too; rolling back a confirmed
+ * apply (--confirm-no, or its timer) does not save again, so the startup configuration
+ * keeps the rolled-back change until something saves.
  *
  * Variants (--variant):
  *   roce-lossless    `nv set qos roce mode lossless` applied (CL 5.12 RoCE chapter,
@@ -23,6 +34,10 @@
  *                    the command and its -h are refused)
  *   cl519            Cumulus Linux 5.19 (`nv show system`): `qos pfc-watchdog recovery-interval`
  *                    exists (the 5.19 QoS page, a draft), the queue comes back after it
+ *   auto-save        CL 5.9: auto-save on by default, shown as `enable on`
+ *   nvue-5.10        CL 5.10 and later: auto-save on, shown as `state enabled` (the 5.10
+ *                    "Changed NVUE Commands" table), and the QoS switches take and
+ *                    print enabled/disabled only (NVREF-SETQOS spelling)
  * The PFC watchdog (CL 5.12 QoS, "PFC Watchdog"; CL 5.6 What's New): `interface X qos
  * pfc-watchdog [state enable]`, `qos pfc-watchdog polling-interval|robustness`, the storm
  * machine of watchdog.c on every lossless traffic class of a port that has it, and
@@ -72,10 +87,26 @@ static const struct pattern patterns[] = {
         { "qos pfc-watchdog recovery-interval", 0, V_WD_COUNT },
 };
 
-static json_t *ecn_default(void)
+static bool v510(const json_t *st)
 {
-        return json_pack("{s:s,s:s,s:i,s:i,s:i}", "ecn", "enable", "red", "disable",
+        return sim_variant(st, "nvue-5.10");
+}
+
+/* The words for on and off this release takes and prints. */
+static const char *word(const json_t *st, bool on)
+{
+        return v510(st) ? (on ? "enabled" : "disabled") : (on ? "enable" : "disable");
+}
+
+static json_t *ecn_default(const json_t *st)
+{
+        return json_pack("{s:s,s:s,s:i,s:i,s:i}", "ecn", word(st, true), "red", word(st, false),
                          "min-threshold", 150000, "max-threshold", 1500000, "probability", 100);
+}
+
+static bool auto_save(const json_t *st)
+{
+        return sim_variant(st, "auto-save") || v510(st);
 }
 
 json_t *nvue_init(json_t *ports, const json_t *st)
@@ -88,11 +119,11 @@ json_t *nvue_init(json_t *ports, const json_t *st)
                 json_object_set_new(ifs, json_string_value(p), json_pack("{s:{s:i},s:s}", "link", "mtu", 9216,
                                                                           "type", "swp"));
         json_object_set_new(sim_obj(sim_obj(qos, "mapping"), "default-global"), "trust", json_string("l2"));
-        json_object_set_new(sim_obj(qos, "pfc"), "default-global", json_pack("{s:s,s:s}", "tx", "enable",
-                                                                               "rx", "enable"));
+        json_object_set_new(sim_obj(qos, "pfc"), "default-global", json_pack("{s:s,s:s}", "tx", word(st, true),
+                                                                               "rx", word(st, true)));
         /* The factory congestion-control: TC0 marks (CL 5.12, "Default Configuration Files"). */
         json_object_set_new(sim_obj(sim_obj(sim_obj(qos, "congestion-control"), "default-global"),
-                                    "traffic-class"), "0", ecn_default());
+                                    "traffic-class"), "0", ecn_default(st));
         json_object_set_new(qos, "roce", sim_variant(st, "roce-lossless")
                                                  ? json_pack("{s:s,s:s}", "enable", "on", "mode", "lossless")
                                                  : json_pack("{s:s}", "enable", "off"));
@@ -168,7 +199,7 @@ static const struct pattern *match(char **w, int n, bool prefix_ok, int *ret_sta
         return NULL;
 }
 
-static json_t *make_value(enum vkind k, const char *v, char *why, size_t wsize)
+static json_t *make_value(const json_t *st, enum vkind k, const char *v, char *why, size_t wsize)
 {
         uint64_t n;
 
@@ -186,10 +217,8 @@ static json_t *make_value(enum vkind k, const char *v, char *why, size_t wsize)
                         break;
                 return json_integer((json_int_t)n);
         case V_ENABLE:
-                if (!strcmp(v, "enable") || !strcmp(v, "enabled"))
-                        return json_string("enable");
-                if (!strcmp(v, "disable") || !strcmp(v, "disabled"))
-                        return json_string("disable");
+                if (!strcmp(v, word(st, true)) || !strcmp(v, word(st, false)))
+                        return json_string(v);
                 break;
         case V_BYTES:
                 if (switch_parse_uint(v, 1, 1ull << 31, &n) < 0)
@@ -244,6 +273,27 @@ static json_t *walk(json_t *tree, char **w, int n, int star, const char *id, boo
         return node;
 }
 
+/* The pending revision's entry in the revision list, or NULL. */
+static json_t *revision_in(struct sim *s, const char *state)
+{
+        json_t *revs = json_object_get(s->d, "revisions"), *r;
+        size_t i;
+
+        json_array_foreach(revs, i, r)
+                if (!strcmp(json_string_value(json_object_get(r, "state")), state))
+                        return r;
+        return NULL;
+}
+
+static void add_revision(struct sim *s, const char *state)
+{
+        json_t *revs = json_object_get(s->d, "revisions");
+        json_int_t id = (json_int_t)json_array_size(revs) + 1;
+
+        json_array_append_new(revs, json_pack("{s:I,s:s,s:f}", "id", id, "state", state, "date", sim_now()));
+}
+
+/* The pending configuration; the first edit opens a pending revision (whether or not it changes anything). */
 static json_t *pending(struct sim *s)
 {
         json_t *p = json_object_get(s->d, "pending");
@@ -252,6 +302,8 @@ static json_t *pending(struct sim *s)
                 p = json_deep_copy(json_object_get(s->d, "applied"));
                 json_object_set_new(s->d, "pending", p);
         }
+        if (!revision_in(s, "pending"))
+                add_revision(s, "pending");
         return p;
 }
 
@@ -297,7 +349,7 @@ static int nv_set(struct sim *s, char **w, int n)
                         }
                 return 0;
         }
-        if (!(v = make_value(pt->value, w[n - 1], why, sizeof(why))))
+        if (!(v = make_value(s->st, pt->value, w[n - 1], why, sizeof(why))))
                 return sim_fail("%s", why);
         for (int i = 0; i < nids; i++) {
                 json_t *parent = walk(pending(s), w, n - 2, star, star >= 0 ? ids[i] : NULL, true);
@@ -348,20 +400,13 @@ static int nv_unset(struct sim *s, char **w, int n)
         return 0;
 }
 
-static void add_revision(struct sim *s, const char *state)
+/* The revision awaiting confirmation gets its outcome. */
+static void set_confirm_state(struct sim *s, const char *state)
 {
-        json_t *revs = json_object_get(s->d, "revisions");
-        json_int_t id = (json_int_t)json_array_size(revs) + 1;
+        json_t *r = revision_in(s, "confirm");
 
-        json_array_append_new(revs, json_pack("{s:I,s:s,s:f}", "id", id, "state", state, "date", sim_now()));
-}
-
-static void set_last_revision_state(struct sim *s, const char *state)
-{
-        json_t *revs = json_object_get(s->d, "revisions");
-        json_t *last = json_array_get(revs, json_array_size(revs) - 1);
-
-        json_object_set_new(last, "state", json_string(state));
+        if (r)
+                json_object_set_new(r, "state", json_string(state));
 }
 
 /* "--confirm 30s", "5m", "1h"; a bare number is minutes (the documented default unit). */
@@ -396,10 +441,10 @@ static int confirm_action(struct sim *s, const char *opt)
                 return sim_fail("Error: there is no applied configuration awaiting confirmation");
         if (!strcmp(opt, "--confirm-no")) {
                 json_object_set(s->d, "applied", json_object_get(c, "rollback"));
-                set_last_revision_state(s, "rolled_back");
+                set_confirm_state(s, "rolled_back");
                 printf("Configuration rolled back\n");
         } else {
-                set_last_revision_state(s, "applied_and_saved");
+                set_confirm_state(s, auto_save(s->st) ? "applied_and_saved" : "applied");
                 printf("Configuration confirmed\n");
         }
         json_object_set_new(s->d, "confirm", json_null());
@@ -482,7 +527,7 @@ static int config_apply(struct sim *s)
 {
         bool yes = false;
         double confirm = 0;
-        json_t *p = json_object_get(s->d, "pending");
+        json_t *p = json_object_get(s->d, "pending"), *rev;
 
         for (int i = 3; i < s->argc; i++) {
                 if (!strcmp(s->argv[i], "-y") || !strcmp(s->argv[i], "--y") || !strcmp(s->argv[i], "--assume-yes"))
@@ -500,9 +545,8 @@ static int config_apply(struct sim *s)
         if (json_is_object(json_object_get(s->d, "confirm")))
                 return sim_fail("Error: a previous apply awaits confirmation");
         if (!json_is_object(p) || json_equal(p, json_object_get(s->d, "applied"))) {
-                json_object_set_new(s->d, "pending", json_null());
                 printf("Warning: There are no configuration changes to apply\n");
-                return 0;
+                return 0;       /* an open revision stays open */
         }
         if (wd_without_pfc(p))
                 return sim_fail("Error: PFC watchdog needs PFC or link pause on the port (%s)", wd_without_pfc(p));
@@ -511,9 +555,13 @@ static int config_apply(struct sim *s)
                                                                "rollback", json_object_get(s->d, "applied")));
         json_object_set(s->d, "applied", p);
         json_object_set_new(s->d, "pending", json_null());
-        add_revision(s, confirm > 0 ? "confirm" : "applied_and_saved");
+        rev = revision_in(s, "pending");
+        json_object_set_new(rev, "state", json_string(confirm > 0 ? "confirm" : auto_save(s->st) ? "applied_and_saved"
+                                                                                                   : "applied"));
+        if (auto_save(s->st))
+                json_object_set(s->d, "startup", p);
         s->mutated = true;
-        printf("applied [rev_id: %zu]\n", json_array_size(json_object_get(s->d, "revisions")));
+        printf("applied [rev_id: %lld]\n", (long long)json_integer_value(json_object_get(rev, "id")));
         return 0;
 }
 
@@ -537,7 +585,10 @@ static int show(struct sim *s)
         }
         if (!json)
                 return sim_fail("Error: supported here: nv show [--applied] qos|interface|qos roce -o json");
-        if (!strcmp(path, "qos"))
+        if (!strcmp(path, "system config auto-save"))
+                out = v510(s->st) ? json_pack("{s:s}", "state", auto_save(s->st) ? "enabled" : "disabled")
+                                  : json_pack("{s:s}", "enable", auto_save(s->st) ? "on" : "off");
+        else if (!strcmp(path, "qos"))
                 out = json_deep_copy(json_object_get(applied, "qos"));
         else if (!strcmp(path, "qos roce"))
                 out = json_deep_copy(json_object_get(json_object_get(applied, "qos"), "roce"));
@@ -557,11 +608,26 @@ static int show(struct sim *s)
                 }
         } else
                 return sim_fail("Error: Invalid path: '%s'", path);
-        if (!applied_view && strcmp(path, "interface"))
+        if (!applied_view && strcmp(path, "interface") && strcmp(path, "system config auto-save"))
                 json_object_del(out, "roce");   /* the driver reads the applied view; keep the views apart */
         sim_print_json(out);
         json_decref(out);
         return 0;
+}
+
+/* The newest applied revision is saved now (state applied_and_saved). */
+static void saved_revision(struct sim *s)
+{
+        json_t *revs = json_object_get(s->d, "revisions");
+
+        for (size_t i = json_array_size(revs); i-- > 0;) {
+                json_t *r = json_array_get(revs, i);
+
+                if (!strcmp(json_string_value(json_object_get(r, "state")), "applied")) {
+                        json_object_set_new(r, "state", json_string("applied_and_saved"));
+                        return;
+                }
+        }
 }
 
 /* `nv config save`: the applied configuration becomes the startup one (NVUE reference, Config Commands). */
@@ -577,6 +643,7 @@ static int config_save(struct sim *s)
         if (s->argc != 3)
                 return sim_fail("Error: unsupported: '%s'", s->cmd);
         json_object_set(s->d, "startup", json_object_get(s->d, "applied"));
+        saved_revision(s);
         s->mutated = true;
         return 0;
 }
@@ -602,7 +669,11 @@ static int config(struct sim *s)
         if (s->argc == 5 && !strcmp(s->argv[2], "diff") && !strcmp(s->argv[4], "json"))
                 return config_diff(s);
         if (s->argc == 3 && !strcmp(s->argv[2], "detach")) {
+                json_t *rev = revision_in(s, "pending");
+
                 json_object_set_new(s->d, "pending", json_null());
+                if (rev)
+                        json_object_set_new(rev, "state", json_string("detached"));
                 return 0;
         }
         if (s->argc == 5 && !strcmp(s->argv[2], "revision") && !strcmp(s->argv[4], "json")) {
@@ -765,7 +836,7 @@ void nvue_tick(struct sim *s)
                 return;
         json_object_set(s->d, "applied", json_object_get(c, "rollback"));
         json_object_set_new(s->d, "confirm", json_null());
-        set_last_revision_state(s, "rolled_back_confirm_timeout");
+        set_confirm_state(s, "rolled_back_confirm_timeout");
 }
 
 /* A restart: the startup configuration is applied; pending edits and confirmations are gone. */
@@ -773,8 +844,14 @@ void nvue_reboot(struct sim *s)
 {
         json_t *startup = json_object_get(s->d, "startup");
 
+        json_t *open = revision_in(s, "pending");
+
         if (json_is_object(startup))
                 json_object_set(s->d, "applied", startup);
         json_object_set_new(s->d, "pending", json_null());
+        if (open)
+                json_object_set_new(open, "state", json_string("detached"));
+        if (json_is_object(json_object_get(s->d, "confirm")))
+                set_confirm_state(s, "rolled_back");
         json_object_set_new(s->d, "confirm", json_null());
 }

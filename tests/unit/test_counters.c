@@ -49,6 +49,7 @@ static void test_driver_names(void)
         CU_ASSERT(counters_match("mlx5_core", "tx_prio3_pause_duration", &prio, &tc) && prio == 3);
         CU_ASSERT(counters_match("mlx5_core", "rx_prio5_discards", &prio, &tc) && prio == 5);
         CU_ASSERT(counters_match("mlx5_core", "out_of_buffer", &prio, &tc) && prio == -1);
+        CU_ASSERT_FALSE(counters_match("mlx5_core", "rx_prio3_packets", &prio, &tc));
         /* the per-priority traffic and the RoCE bytes doctor compares (rdma_on_lossy_priority) */
         CU_ASSERT(counters_match("mlx5_core", "rx_prio3_bytes", &prio, &tc) && prio == 3);
         CU_ASSERT(counters_kind("tx_prio5_bytes", &prio, &tc) == DOCTOR_PRIO_BYTES && prio == 5);
@@ -352,6 +353,7 @@ static void test_real_mlx5(void)
         CU_ASSERT(has(c, "rx_prio0_marked", DOCTOR_ECN_MARKED, -1, 0));
         CU_ASSERT_PTR_NULL(find(c, "rx_ecn_mark"));
         CU_ASSERT_PTR_NULL(find(c, "rx0_ecn_mark"));
+        CU_ASSERT_PTR_NULL(find(c, "rx_prio0_packets"));
         /* per priority, for rdma_on_lossy_priority: what priority 0 carried */
         CU_ASSERT(has(c, "rx_prio0_bytes", DOCTOR_PRIO_BYTES, 0, -1));
         CU_ASSERT(has(c, "tx_prio0_bytes", DOCTOR_PRIO_BYTES, 0, -1));

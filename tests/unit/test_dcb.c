@@ -466,6 +466,44 @@ static void test_fw_lldp_refused(void)
         teardown();
 }
 
+/* A refusal the driver would answer in the middle of the change is said before any SET (dcb_refuse.c). */
+static void refused_before_any_set(const char *spec, int err, const char *const *says)
+{
+        struct state want;
+        struct errbuf e;
+        char *start, *end;
+
+        setup(spec);
+        start = dump();
+        desired_lossless(&want);
+        CU_ASSERT_EQUAL(drvtest_apply(&dcb_driver, &tgt, &want, &e), err);
+        for (; *says; says++)
+                if (!strstr(e.msg, *says)) {
+                        fprintf(stderr, "%s: '%s' not in '%s'\n", spec, *says, e.msg);
+                        CU_FAIL("the refusal does not say it");
+                }
+        CU_ASSERT_EQUAL(model.devs[0].n_sets, 0);
+        end = dump();
+        CU_ASSERT_STRING_EQUAL(end, start);
+        free(end);
+        free(start);
+        teardown();
+}
+
+static void test_driver_refusals_at_plan(void)
+{
+        static const char *const custom_tx[] = { "custom Tx scheduler is on (devlink-rate pci/", "tx_max 125000000",
+                                                 "-EBUSY", "devlink dev reload", NULL };
+        static const char *const cee_dscp[] = { "DCBX is 0x05", "DSCP configuration is not DCBx negotiated",
+                                                "dcb app del dev vA dscp-prio 26:3", NULL };
+        static const char *const vf[] = { "DCBX is 0x08, IEEE without host mode", "bnxt_dcb_init()", NULL };
+
+        refused_before_any_set("ice:vA:3:custom-tx", -EBUSY, custom_tx);
+        refused_before_any_set("ice:vA:3:cee-dscp", -EBUSY, cee_dscp);
+        refused_before_any_set("bnxt:vA:3:vf", -EBUSY, vf);
+        refused_before_any_set("bnxt:vA:3:lldp-only", -EBUSY, vf + 1);
+}
+
 /* A restore that fails on one part still restores the others and names the failed one. */
 static void test_restore_best_effort(void)
 {
@@ -805,6 +843,7 @@ int suite_dcb(void)
             !CU_add_test(s, "inband_codes", test_inband_codes) ||
             !CU_add_test(s, "ice_stops_midway", test_ice_stops_midway) ||
             !CU_add_test(s, "fw_lldp_refused", test_fw_lldp_refused) ||
+            !CU_add_test(s, "driver_refusals_at_plan", test_driver_refusals_at_plan) ||
             !CU_add_test(s, "restore_best_effort", test_restore_best_effort) ||
             !CU_add_test(s, "flap_wait", test_flap_wait) ||
             !CU_add_test(s, "unsupported_device", test_unsupported_device) ||

@@ -191,6 +191,11 @@ static void test_dump_read_back(void)
         CU_ASSERT_FALSE(qdisc_tree_foreign_child(&c.tree, 1));
         CU_ASSERT(qdisc_tree_red(&c.tree, 3)->stats.has_red);
         CU_ASSERT(qdisc_tree_red(&c.tree, 3)->stats.has_queue);
+        /* the kernel puts TCA_HW_OFFLOAD in every qdisc it dumps; a veth offloads nothing */
+        CU_ASSERT(c.tree.top.has_offload);
+        CU_ASSERT_FALSE(c.tree.top.offloaded);
+        CU_ASSERT(qdisc_tree_red(&c.tree, 3)->has_offload);
+        CU_ASSERT_FALSE(qdisc_tree_red(&c.tree, 3)->offloaded);
         state_init(&s);
         qdisc_tree_to_state(&c.tree, STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN), &s);
         CU_ASSERT_EQUAL(s.ecn.queues, 0xff);            /* every queue: those without red do not mark */

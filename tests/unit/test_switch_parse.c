@@ -591,6 +591,34 @@ static void test_counters_eos_pfc_ecn(void)
         free(s);
 }
 
+/* NVUE's --confirm-status is documented by its meaning only: read tolerantly, refused when it says neither. */
+static void test_nvue_confirm_status(void)
+{
+        unsigned long left = 99;
+        bool on = false;
+
+        CU_ASSERT_EQUAL(switch_nvue_confirm_status("No pending confirmation\n", &left), 0);
+        CU_ASSERT_EQUAL(left, 0);
+        CU_ASSERT_EQUAL(switch_nvue_confirm_status("", &left), -EBADMSG);
+        CU_ASSERT_EQUAL(switch_nvue_confirm_status("598 seconds left\n", &left), 1);
+        CU_ASSERT_EQUAL(left, 598);
+        CU_ASSERT_EQUAL(switch_nvue_confirm_status("Pending confirmation: 9m 58s remaining", &left), 1);
+        CU_ASSERT_EQUAL(left, 598);
+        CU_ASSERT_EQUAL(switch_nvue_confirm_status("Time left before rollback: 1 hour", &left), 1);
+        CU_ASSERT_EQUAL(left, 3600);
+        CU_ASSERT_EQUAL(switch_nvue_confirm_status("awaiting confirmation", &left), 1);
+        CU_ASSERT_EQUAL(left, 0);                               /* pending, time not said */
+        CU_ASSERT_EQUAL(switch_nvue_confirm_status("Nothing to confirm", &left), 0);
+        CU_ASSERT_EQUAL(switch_nvue_confirm_status("Confirmation state: unknown", &left), -EBADMSG);
+        CU_ASSERT_EQUAL(switch_nvue_confirm_status("42", &left), -EBADMSG);        /* a number with no unit */
+        CU_ASSERT_EQUAL(switch_nvue_parse_auto_save("{\"enable\": \"on\"}", &on), 0);
+        CU_ASSERT(on);
+        CU_ASSERT_EQUAL(switch_nvue_parse_auto_save("{\"state\": \"disabled\"}", &on), 0);
+        CU_ASSERT_FALSE(on);
+        CU_ASSERT_EQUAL(switch_nvue_parse_auto_save("{\"state\": \"maybe\"}", &on), -EBADMSG);
+        CU_ASSERT_EQUAL(switch_nvue_parse_auto_save("nope", &on), -EBADMSG);
+}
+
 int suite_switch_parse(void);
 int suite_switch_parse(void)
 {
@@ -603,7 +631,8 @@ int suite_switch_parse(void)
             !CU_add_test(s, "mtu_groups", test_mtu_groups) || !CU_add_test(s, "ledger", test_ledger) ||
             !CU_add_test(s, "counters_nvue", test_counters_nvue) || !CU_add_test(s, "counters_sonic", test_counters_sonic) ||
             !CU_add_test(s, "counters_eos", test_counters_eos) ||
-            !CU_add_test(s, "counters_eos_pfc_ecn", test_counters_eos_pfc_ecn))
+            !CU_add_test(s, "counters_eos_pfc_ecn", test_counters_eos_pfc_ecn) ||
+            !CU_add_test(s, "nvue_confirm_status", test_nvue_confirm_status))
                 return -1;
         return 0;
 }
