@@ -63,7 +63,7 @@ static long link_speed_mbps(const struct agent_config *c, const char *ifname)
         return end != line && !*end && v > 0 && v < 100000000 ? v : 0;
 }
 
-void fabric_info(const struct api *a, struct http_response *resp)
+void api_fabric_info(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
         const struct agent_config *c = a->config;
         char addr[128] = "", host[64] = "", ifname[64] = "";
@@ -127,7 +127,7 @@ static void run(struct probe_flows *f, struct http_response *resp)
                                    "ok", ok, "flows", probe_flows_to_json(f), "load", load_json(&load)));
 }
 
-void fabric_flows(const struct api *a, const struct http_request *req, struct http_response *resp)
+void api_fabric_flows(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
         _cleanup_free_ struct probe_flows *f = malloc(sizeof(*f));
         struct errbuf e = { 0 };

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* The API's answers: a JSON document, or an error from an errbuf or an errno (api_internal.h). */
+/*
+ * The API's answers (a JSON document, or an error from an errbuf or an errno) and the
+ * pieces of a request every route reads: a transaction id, a policy body, the
+ * transaction environment. The bottom of agent/api: it calls nothing of the module.
+ */
 #include <jansson.h>
 
 #include "agent/api/api_internal.h"
 #include "common/outcome.h"
+#include "policies/policy.h"
 
 void api_reply_json(struct http_response *resp, int status, json_t *j)
 {
@@ -34,4 +39,45 @@ void api_reply_invalid(struct http_response *resp, const struct errbuf *e, const
         const char *path = strchr(e->where, '$');
 
         http_error(resp, 400, "invalid", path ? path : e->where, "%s%s", e->msg, tail);
+}
+
+/*
+ * A transaction id from the URL path as sent: a decimal number, digits only, no
+ * sign, no leading zero, no escapes, at most INT64_MAX. 0 and a 404 otherwise.
+ */
+int64_t api_tx_of(const char *id, struct http_response *resp)
+{
+        size_t n = strspn(id, "0123456789");
+        int64_t tx = 0;
+
+        for (size_t i = 0; i < n && n == strlen(id) && id[0] != '0' && tx >= 0; i++)
+                tx = tx > (INT64_MAX - (id[i] - '0')) / 10 ? -1 : tx * 10 + (id[i] - '0');
+        if (n == 0 || n != strlen(id) || id[0] == '0' || tx <= 0) {
+                http_error(resp, 404, "not_found", NULL, "no transaction '%.40s': a transaction id is a decimal number",
+                           id);
+                return 0;
+        }
+        return tx;
+}
+
+struct policy *api_parse_policy(const struct http_request *req, struct http_response *resp)
+{
+        struct errbuf e = { 0 };
+        struct policy *p = NULL;
+        char where[300];
+        const char *path;
+
+        if (policy_parse_buffer(req->body, req->body_len, "request body", &p, &e) >= 0)
+                return p;
+        /* where is "request body: $.x" or "request body:L:C": keep the JSON path for "path". */
+        snprintf(where, sizeof(where), "%s", e.where);
+        path = strstr(where, "$") ? strstr(where, "$") : where;
+        http_error(resp, 400, "invalid", path, "%s; nothing was changed", e.msg);
+        return NULL;
+}
+
+void api_env_init(struct api *a, struct txn_env *env)
+{
+        txn_env_init(env, a->config, a->journal);
+        env->no_watchdog = true;
 }

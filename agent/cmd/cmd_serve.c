@@ -111,6 +111,20 @@ static int parse_args(struct cli *c, bool *insecure)
         return 0;
 }
 
+/* tls.roles; or tls.allowed_clients, which means operate; or neither: every client operates. */
+static void serve_roles(const struct agent_config *cf, struct http_roles *ret)
+{
+        if (cf->tls_roles)
+                *ret = (struct http_roles){ .key = "tls.roles", .operate = cf->role_operate,
+                                            .n_operate = cf->n_role_operate, .read = cf->role_read,
+                                            .n_read = cf->n_role_read };
+        else if (cf->n_allowed_clients)
+                *ret = (struct http_roles){ .key = "tls.allowed_clients", .operate = cf->allowed_clients,
+                                            .n_operate = cf->n_allowed_clients };
+        else
+                *ret = (struct http_roles){ 0 };
+}
+
 /* Before serving anything: restore whatever an earlier run left in flight. */
 static int recover(struct cli *c, struct journal *j, struct errbuf *e)
 {
@@ -149,13 +163,13 @@ int cmd_serve(struct cli *c)
                 .listen = c->config.listen, .cert = c->config.tls_cert, .key = c->config.tls_key,
                 .client_ca = c->config.tls_client_ca, .max_body = c->config.max_body_bytes,
                 .timeout_s = c->config.request_timeout_s, .header_timeout_s = c->config.header_timeout_s,
-                .allowed_clients = c->config.allowed_clients, .n_allowed_clients = c->config.n_allowed_clients,
                 .handler = api_handle, .userdata = &api,
         };
         sigset_t set;
         char buf[1100];
         int r, rc = OUTCOME_RUNTIME;
 
+        serve_roles(&c->config, &o.roles);
         r = parse_args(c, &o.insecure_loopback);
         if (r)
                 return r > 0 ? OUTCOME_OK : OUTCOME_INVALID;

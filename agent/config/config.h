@@ -49,6 +49,11 @@ struct agent_config {
          * certificate's subject CN and subjectAltName DNS names; none = any clientAuth certificate */
         unsigned n_allowed_clients;
         char allowed_clients[CONFIG_ALLOWED_CLIENTS_MAX][CONFIG_CLIENT_NAME_MAX];
+        /* tls.roles: the same kind of names per role; "operate" may change, "read" only read */
+        bool tls_roles;                         /* tls.roles was given */
+        unsigned n_role_operate, n_role_read;
+        char role_operate[CONFIG_ALLOWED_CLIENTS_MAX][CONFIG_CLIENT_NAME_MAX];
+        char role_read[CONFIG_ALLOWED_CLIENTS_MAX][CONFIG_CLIENT_NAME_MAX];
         char state_dir[CONFIG_PATH_MAX];        /* "/var/lib/nettune" */
         char probe_listen[128];                 /* "0.0.0.0:18515" */
         unsigned probe_runs;                    /* default runs per probe measurement when the policy says none */

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* The routes that read: state, drift, doctor, history, one transaction, metrics. */
+#include <jansson.h>
+
+#include "agent/api/api_internal.h"
+#include "agent/doctor/doctor_collect.h"
+#include "agent/txn/txn.h"
+#include "policies/state_json.h"
+
+/* The transaction's final state as the journal has it: what a controller reconciles against. */
+void api_transaction(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+{
+        struct errbuf e = { 0 };
+        int64_t tx = api_tx_of(rest, resp);
+        json_t *j;
+
+        if (!tx)
+                return;
+        j = transaction_json(a->journal, tx, &e);
+        if (!j && e.msg[0] && strstr(e.msg, "no transaction"))
+                http_error(resp, 404, "not_found", NULL, "%s", e.msg);
+        else if (!j)
+                api_reply_errbuf(resp, 500, "internal", &e);
+        else
+                api_reply_json(resp, 200, j);
+}
+
+/* Every field the committed policy's targets support, live. */
+void api_state(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+{
+        struct policy *p = NULL;
+        struct errbuf e = { 0 };
+        struct txn_env env;
+        struct plan plan;
+        json_t *arr;
+        int r;
+
+        api_env_init(a, &env);
+        txn_plan_init(&env, &plan);
+        r = journal_committed_policy(a->journal, 0, &p, NULL, &e);
+        if (r == -ENOENT || (r >= 0 && !p)) {
+                api_reply_json(resp, 200, json_pack("{s:[], s:n}", "targets", "policy"));
+                return;
+        }
+        if (r >= 0)
+                r = plan_for_policy(&plan, p, PLAN_ALL_FIELDS, &e);
+        if (r >= 0)
+                r = plan_read(&plan, &e);
+        arr = json_array();
+        for (unsigned i = 0; r >= 0 && arr && i < plan.n; i++) {
+                const struct plan_target *pt = &plan.v[i];
+
+                json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "name", pt->t.name, "kind",
+                                                     target_kind_name(pt->t.kind), "state",
+                                                     state_units_to_json(pt->live, target_unit_names(&pt->t),
+                                                                         pt->n_units)));
+        }
+        if (r < 0) {
+                json_decref(arr);
+                api_reply_errbuf(resp, 500, "runtime", &e);
+        } else {
+                api_reply_json(resp, 200, json_pack("{s:o, s:s}", "targets", arr, "policy", p->name));
+        }
+        plan_free(&plan);
+        policy_free(p);
+}
+
+void api_drift(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+{
+        struct errbuf e = { 0 };
+        struct txn_env env;
+        struct plan plan;
+        int r;
+
+        api_env_init(a, &env);
+        r = drift_check(&env, &plan, NULL, &e);
+        if (r == -ENOENT)
+                api_reply_json(resp, 200, json_pack("{s:b, s:[], s:s}", "drift", 0, "changes", "note", e.msg));
+        else if (r < 0)
+                api_reply_errbuf(resp, 500, "runtime", &e);
+        else {
+                metrics_set_drift(&plan);
+                api_reply_json(resp, 200, json_pack("{s:b, s:o}", "drift", r > 0, "changes", plan_changes_json(&plan)));
+        }
+        plan_free(&plan);
+}
+
+void api_history(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+{
+        struct errbuf e = { 0 };
+        json_t *arr = history_json(a->journal, 100, &e);
+
+        if (!arr)
+                api_reply_errbuf(resp, 500, "internal", &e);
+        else
+                api_reply_json(resp, 200, json_pack("{s:o}", "transactions", arr));
+}
+
+void api_metrics(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+{
+        char ifs[POLICY_TARGETS_MAX][STATE_NAME_MAX];
+        struct policy *p = NULL;
+        unsigned n = 0;
+
+        /* NIC counters of the committed policy's plain interface names (globs skipped). */
+        if (journal_committed_policy(a->journal, 0, &p, NULL, NULL) >= 0 && p)
+                for (unsigned i = 0; i < p->n_interfaces; i++)
+                        if (!strpbrk(p->interfaces[i], "*?["))
+                                snprintf(ifs[n++], STATE_NAME_MAX, "%s", p->interfaces[i]);
+        policy_free(p);
+        resp->status = 200;
+        resp->body = metrics_render(a->journal, a->config, ifs, n);
+        resp->content_type = "text/plain; version=0.0.4";
+        if (!resp->body)
+                http_error(resp, 500, "internal", NULL, "out of memory");
+}
+
+/* This node's facts for nettunectl doctor (agent/doctor). */
+void api_doctor(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+{
+        doctor_http(a->config, a->journal, req, resp);
+}
