@@ -20,8 +20,21 @@ static int lock_or_409(struct txn_env *env, struct http_response *resp)
         return r;
 }
 
+
+/* 409 precondition_failed: the node's current revision is not the caller's expect_revision. */
+static void reply_precondition(struct http_response *resp, const struct txn_result *r)
+{
+        api_reply_json(resp, 409, json_pack("{s:{s:s, s:s, s:s, s:I}}", "error", "code", "precondition_failed",
+                                            "message", r->error.msg, "path", r->error.where,
+                                            "current_revision", (json_int_t)r->current_revision));
+}
+
 static void reply_result(struct http_response *resp, struct txn_result *r)
 {
+        if (streq(r->result, "precondition_failed")) {
+                reply_precondition(resp, r);
+                return;
+        }
         if (streq(r->result, "busy")) {
                 http_error(resp, 409, "busy", NULL, "%s; nothing was changed", r->error.msg);
                 return;
@@ -67,9 +80,23 @@ static int replay_keyed(struct api *a, const char *key, struct http_response *re
         return 1;
 }
 
+/* A revision number of a query (0-INT32_MAX, decimal digits), or -1. */
+static int64_t revision_of(const char *s)
+{
+        size_t n = strspn(s, "0123456789");
+        char *end;
+        long long v;
+
+        if (!n || n != strlen(s) || n > 10 || (s[0] == '0' && n > 1))
+                return -1;
+        v = strtoll(s, &end, 10);
+        return v <= INT32_MAX ? v : -1;
+}
+
 void api_apply(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
         const char *ct = http_query(req, "confirm_timeout_s"), *key = http_query(req, "idempotency_key");
+        const char *expect = http_query(req, "expect_revision");
         struct policy *p = api_parse_policy(req, resp);
         struct txn_result res;
         struct txn_env env;
@@ -97,6 +124,12 @@ void api_apply(struct api *a, const struct http_request *req, const char *rest, 
         }
         api_env_init(a, &env);
         env.idempotency_key = key;
+        if (expect && (env.expect_revision = revision_of(expect)) < 0) {
+                policy_free(p);
+                http_error(resp, 400, "invalid", "expect_revision", "expect_revision '%.40s' out of range 0-%d; "
+                           "nothing was changed", expect, INT32_MAX);
+                return;
+        }
         if (lock_or_409(&env, resp) >= 0) {
                 if (!key || !replay_keyed(a, key, resp)) {
                         txn_result_init(&res);
@@ -109,16 +142,22 @@ void api_apply(struct api *a, const struct http_request *req, const char *rest, 
         policy_free(p);
 }
 
-/* Body of POST /v1/rollback: empty, {} (undo the newest revision) or {"to": REV}. */
+/*
+ * Body of POST /v1/rollback: empty, {} (undo the newest revision) or {"to": REV}, either
+ * with "expect_revision": N (the precondition: N is the node's current revision).
+ */
 #define ROLLBACK_BODY_MAX 4096
 
 struct rollback_req {
         int64_t to;                     /* 0: not given */
+        int64_t expect_revision;        /* -1: not given */
 };
 
 static const struct jsonv_field rollback_fields[] = {
         { .key = "to", .type = JSONV_INTEGER, .min = 1, .max = INT32_MAX, .what = "revision",
           JSONV_MEMBER(struct rollback_req, to) },
+        { .key = "expect_revision", .type = JSONV_INTEGER, .min = 0, .max = INT32_MAX, .what = "expect_revision",
+          JSONV_MEMBER(struct rollback_req, expect_revision) },
         { 0 },
 };
 
@@ -130,7 +169,7 @@ static int parse_rollback_body(const struct http_request *req, struct rollback_r
         struct jsonv v;
         int r;
 
-        memset(ret, 0, sizeof(*ret));
+        *ret = (struct rollback_req){ .expect_revision = -1 };
         if (req->body_len == 0)
                 return 0;
         jsonv_init(&v, NULL, &e);
@@ -151,6 +190,7 @@ void api_rollback(struct api *a, const struct http_request *req, const char *res
         if (parse_rollback_body(req, &body, resp) < 0)
                 return;
         api_env_init(a, &env);
+        env.expect_revision = body.expect_revision;
         if (lock_or_409(&env, resp) < 0)
                 return;
         txn_result_init(&res);
@@ -159,7 +199,9 @@ void api_rollback(struct api *a, const struct http_request *req, const char *res
         else
                 txn_rollback(&env, &res);
         txn_unlock(&env);
-        if (res.exit_code == OUTCOME_INVALID && !res.tx)
+        if (streq(res.result, "precondition_failed"))
+                reply_precondition(resp, &res);
+        else if (res.exit_code == OUTCOME_INVALID && !res.tx)
                 http_error(resp, 404, "not_found", NULL, "%s", res.error.msg);
         else
                 reply_result(resp, &res);

@@ -371,6 +371,39 @@ void txn_unprepare(struct txn_env *env, struct plan *p)
         *prep = (struct txn_prepared){ 0 };
 }
 
+int txn_check_expected(struct txn_env *env, struct txn_result *res)
+{
+        int64_t rev = 0, tx = 0;
+        struct journal_tx t = { 0 };
+        struct errbuf e = { 0 };
+        int r;
+
+        if (env->expect_revision < 0)
+                return 0;
+        r = journal_revision(env->journal, 0, &rev, &tx, NULL, &e);
+        if (r == -ENOENT) {
+                rev = tx = 0;
+        } else if (r < 0) {
+                res->error = e;
+                txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
+                return r;
+        }
+        if (rev == env->expect_revision)
+                return 0;
+        res->current_revision = rev;
+        txn_finish(res, TXN_PLANNED, OUTCOME_INVALID, "precondition_failed");
+        if (!rev)
+                return errbuf_set(&res->error, ESTALE, "$.expect_revision", "no revision is committed on this node, not "
+                                  "the expected %lld; nothing was changed", (long long)env->expect_revision);
+        if (journal_get(env->journal, tx, &t, &e) < 0)
+                t.kind[0] = '\0';
+        r = errbuf_set(&res->error, ESTALE, "$.expect_revision", "the current revision is %lld (transaction %lld%s%s), "
+                       "not the expected %lld; nothing was changed", (long long)rev, (long long)tx,
+                       t.kind[0] ? ", " : "", t.kind, (long long)env->expect_revision);
+        journal_tx_done(&t);
+        return r;
+}
+
 static int busy(struct txn_env *env, struct txn_result *res)
 {
         int r = check_no_pending(env, res);
@@ -391,6 +424,8 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_json, cons
          * now? Unless the journal had nothing unfinished once this lock was held (idle).
          */
         r = env->prep.idle ? 0 : busy(env, res);
+        if (r >= 0)
+                r = txn_check_expected(env, res);
         if (r < 0)
                 goto out;
         r = ahead ? env->prep.r : txn_prepare(env, kind, verify, p, res);

@@ -15,6 +15,15 @@
  */
 
 
+/* ---- txn.c ---- */
+
+/*
+ * The caller's precondition (env->expect_revision, -1: none): the node's current
+ * revision is the one it names; else result "precondition_failed" (exit 2,
+ * res->current_revision) and -ESTALE. Under the lock, before anything is done.
+ */
+int txn_check_expected(struct txn_env *env, struct txn_result *res);
+
 /* ---- txn_record.c ---- */
 
 /* Journal state s for res->tx, then the crash point of that step. */

@@ -214,6 +214,7 @@ struct reply_history_tx {
         char restored_by[32];           /* "" or "gate", "confirm-timeout", ... */
         long long confirm_deadline_ms;
         long long now_ms;               /* GET /v1/transactions: the agent's clock when it answered, 0 = not said */
+        long long rev;                  /* the revision a committed transaction recorded, 0 = none */
 };
 
 #define REPLY_HISTORY_MAX 10000         /* transactions in one answer */
@@ -234,6 +235,13 @@ int reply_find_history(const char *body, size_t len, const char *key, const char
  */
 int reply_history_committed_after(const char *body, size_t len, const char *tx, unsigned *ret_newer,
                                   struct reply_history_tx *ret_newest, struct errbuf *e);
+
+/*
+ * The node's current revision in a history answer: the rev of its newest committed
+ * transaction (*ret_rev 0 when none is listed), what POST /v1/rollback's
+ * expect_revision names. 0, or -EBADMSG.
+ */
+int reply_history_current_revision(const char *body, size_t len, long long *ret_rev, struct errbuf *e);
 
 /*
  * GET /v1/transactions/{tx}: the transaction as the agent's journal has it, with the

@@ -53,6 +53,20 @@ static int get_time(const json_t *o, const char *key, long long *ret, struct err
         return 0;
 }
 
+/* A committed transaction's revision number: absent or null = 0. */
+static int get_rev(const json_t *o, long long *ret, struct errbuf *e)
+{
+        const json_t *v = json_object_get(o, "rev");
+
+        *ret = 0;
+        if (!v || json_is_null(v))
+                return 0;
+        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > INT32_MAX)
+                return errbuf_set(e, EBADMSG, "answer", "$.rev: expected a revision number 1-%d", INT32_MAX);
+        *ret = (long long)json_integer_value(v);
+        return 0;
+}
+
 static double get_gbps(const json_t *probe, const char *key)
 {
         const json_t *v = json_object_get(probe, key);
@@ -278,7 +292,8 @@ static int history_entry(const json_t *o, struct reply_history_tx *h, struct err
             (r = get_str(o, "result", h->result, sizeof(h->result), e)) < 0 ||
             (r = get_str(o, "restored_by", h->restored_by, sizeof(h->restored_by), e)) < 0 ||
             (r = get_time(o, "confirm_deadline_ms", &h->confirm_deadline_ms, e)) < 0 ||
-            (r = get_time(o, "now_ms", &h->now_ms, e)) < 0)
+            (r = get_time(o, "now_ms", &h->now_ms, e)) < 0 ||
+            (r = get_rev(o, &h->rev, e)) < 0)
                 return r;
         if (ec && (!json_is_integer(ec) || json_integer_value(ec) < -1 || json_integer_value(ec) > 4))
                 return errbuf_set(e, EBADMSG, "answer", "$.exit_code: expected an integer -1..4");
@@ -407,6 +422,27 @@ int reply_history_committed_after(const char *body, size_t len, const char *tx, 
         if (ret_newest)
                 *ret_newest = a.newest;
         return r == 1;
+}
+
+static int current_visit(const struct reply_history_tx *h, const char *k, void *ud)
+{
+        long long *rev = ud;
+
+        if (!streq(h->state, "committed"))
+                return 0;
+        *rev = h->rev;
+        return 1;
+}
+
+int reply_history_current_revision(const char *body, size_t len, long long *ret_rev, struct errbuf *e)
+{
+        long long rev = 0;
+        int r = history_walk(body, len, current_visit, &rev, e);
+
+        if (r < 0)
+                return r;
+        *ret_rev = rev;
+        return 0;
 }
 
 int reply_parse_transaction(const char *body, size_t len, const char *tx, struct reply_history_tx *ret,

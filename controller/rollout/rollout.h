@@ -263,9 +263,21 @@ int rollout_settle(const struct rollout_run_env *env, struct rnode **nodes, unsi
 int rollout_reconcile(const struct rollout_run_env *env, struct rnode **nodes, unsigned n, bool live,
                       struct errbuf *e);
 
-/* Ask each node's agent; nodes[i] is to be rolled back when ret[i] is ROLLBACK_SEND. 0 or -errno. */
+/*
+ * Ask each node's agent; nodes[i] is to be rolled back when ret[i] is ROLLBACK_SEND,
+ * with revs[i] (may be NULL) its current revision from the same answer: what the
+ * rollback names as expect_revision, so that its agent refuses it (409
+ * precondition_failed) when anything committed since. 0 or -errno.
+ */
 int rollout_rollback_check(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
-                           enum rollback_check *ret, char (*why)[STORE_ERR_MAX], struct errbuf *e);
+                           enum rollback_check *ret, char (*why)[STORE_ERR_MAX], long long *revs, struct errbuf *e);
+/*
+ * Each node's current revision (GET /v1/history: the rev of its newest committed
+ * transaction, 0 when none), for a rollback's expect_revision. revs[i] is -1, with
+ * why[i] saying so, for a node whose history could not be read. 0 or -errno.
+ */
+int rollout_current_revisions(const struct rollout_run_env *env, struct rnode **nodes, unsigned n, long long *revs,
+                              char (*why)[STORE_ERR_MAX], struct errbuf *e);
 
 /* A fresh idempotency key for the node step of node seq in wave w of rollout id. */
 void rollout_node_key(long long id, unsigned w, unsigned seq, char *buf, size_t size);

@@ -22,6 +22,7 @@ static int rollback_committed(struct engine *g, struct rnode **sel, unsigned w, 
         struct rollout_rec *r = g->r;
         enum rollback_check *verdicts = NULL;
         char (*why)[STORE_ERR_MAX] = NULL;
+        long long *revs = NULL;
         unsigned k = 0, send = 0;
         int rc;
 
@@ -34,15 +35,17 @@ static int rollback_committed(struct engine *g, struct rnode **sel, unsigned w, 
                 return 0;
         verdicts = calloc(k, sizeof(*verdicts));
         why = calloc(k, sizeof(*why));
-        if (!verdicts || !why) {
+        revs = calloc(k, sizeof(*revs));
+        if (!verdicts || !why || !revs) {
                 rc = errbuf_set(g->e, ENOMEM, "", "out of memory");
                 goto out;
         }
-        rc = rollout_rollback_check(g->env, sel, k, verdicts, why, g->e);
+        rc = rollout_rollback_check(g->env, sel, k, verdicts, why, revs, g->e);
         for (unsigned i = 0; rc >= 0 && i < k; i++) {
                 struct rnode *n = sel[i];
 
                 if (verdicts[i] == ROLLBACK_SEND) {
+                        revs[send] = revs[i];
                         sel[send++] = n;
                         continue;
                 }
@@ -52,10 +55,11 @@ static int rollback_committed(struct engine *g, struct rnode **sel, unsigned w, 
                 rc = engine_journal_node(g, n);
         }
         if (rc >= 0)
-                rc = engine_fan_out_rollback(g, sel, send, "{}", w);
+                rc = engine_fan_out_rollback(g, sel, send, "{}", revs, w);
 out:
         free(verdicts);
         free(why);
+        free(revs);
         return rc;
 }
 

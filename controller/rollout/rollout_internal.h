@@ -38,8 +38,13 @@ unsigned engine_select(struct rollout_rec *r, struct rnode **out, unsigned wave,
 /* A node that counts against the failure budget. */
 bool engine_failed_state(enum rnode_state s);
 
-/* POST /v1/rollback to nodes[0..n) (no guard: see engine_rollback). */
-int engine_fan_out_rollback(struct engine *g, struct rnode **nodes, unsigned n, const char *body, unsigned wave);
+/*
+ * POST /v1/rollback to nodes[0..n) (no guard: see engine_rollback), each with body and
+ * "expect_revision": revs[i], the revision it was judged on (the agent refuses the
+ * rollback when another is current: the node's error says so).
+ */
+int engine_fan_out_rollback(struct engine *g, struct rnode **nodes, unsigned n, const char *body,
+                            const long long *revs, unsigned wave);
 
 /*
  * Settle nodes[0..n) towards goals[i] (rollout_settle), journaling and reporting each

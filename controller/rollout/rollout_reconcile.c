@@ -329,15 +329,17 @@ out:
 /* ---- guarding rollbacks ---- */
 
 struct checked {
-        enum rollback_check *ret;
+        enum rollback_check *ret;       /* NULL: only the current revision is asked for */
         char (*why)[STORE_ERR_MAX];
         struct rnode **nodes;
+        long long *revs;                /* may be NULL */
 };
 
 static void on_history(struct http_req *q, void *userdata)
 {
         struct checked *c = userdata;
         size_t i = (size_t)(uintptr_t)q->user;
+        struct errbuf pe = { 0 };
         char text[400];
 
         if (q->err < 0 || q->status != 200) {
@@ -346,18 +348,30 @@ static void on_history(struct http_req *q, void *userdata)
                 else
                         reply_error_text(q->status, q->resp, q->resp_len, text, sizeof(text));
                 snprintf(c->why[i], STORE_ERR_MAX, "rollback not sent: cannot read its agent's history: %.200s", text);
-                c->ret[i] = ROLLBACK_UNREADABLE;
+                if (c->ret)
+                        c->ret[i] = ROLLBACK_UNREADABLE;
                 return;
         }
-        c->ret[i] = rollout_rollback_judge(q->resp, q->resp_len, c->nodes[i]->tx, c->why[i], STORE_ERR_MAX);
+        if (c->ret)
+                c->ret[i] = rollout_rollback_judge(q->resp, q->resp_len, c->nodes[i]->tx, c->why[i], STORE_ERR_MAX);
+        if (!c->revs || (c->ret && c->ret[i] != ROLLBACK_SEND))
+                return;
+        /* The same answer says which revision is current: the rollback names it (expect_revision). */
+        if (reply_history_current_revision(q->resp, q->resp_len, &c->revs[i], &pe) < 0) {
+                snprintf(c->why[i], STORE_ERR_MAX, "rollback not sent: its agent's history is unreadable: %.200s",
+                         pe.msg);
+                c->revs[i] = -1;
+                if (c->ret)
+                        c->ret[i] = ROLLBACK_UNREADABLE;
+        }
 }
 
-int rollout_rollback_check(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
-                           enum rollback_check *ret, char (*why)[STORE_ERR_MAX], struct errbuf *e)
+/* GET /v1/history of each node, judged by on_history. */
+static int ask_histories(const struct rollout_run_env *env, struct rnode **nodes, unsigned n, struct checked *c,
+                         struct errbuf *e)
 {
         struct http_req *reqs = calloc(n + 1, sizeof(*reqs));
         struct http_req **ptrs = calloc(n + 1, sizeof(*ptrs));
-        struct checked c = { ret, why, nodes };
         int r = 0;
 
         if (!reqs || !ptrs) {
@@ -372,7 +386,7 @@ int rollout_rollback_check(const struct rollout_run_env *env, struct rnode **nod
                 ptrs[i] = &reqs[i];
         }
         if (r >= 0 && n > 0)
-                r = http_run(env->http, ptrs, n, env->timeout_s * 3000 + 10000, on_history, &c);
+                r = http_run(env->http, ptrs, n, env->timeout_s * 3000 + 10000, on_history, c);
         for (unsigned i = 0; i < n; i++)
                 http_req_done(&reqs[i]);
         free(reqs);
@@ -380,4 +394,22 @@ int rollout_rollback_check(const struct rollout_run_env *env, struct rnode **nod
         if (r < 0)
                 return errbuf_set(e, -r, "", "cannot ask the agents: %s", strerror(-r));
         return 0;
+}
+
+int rollout_rollback_check(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
+                           enum rollback_check *ret, char (*why)[STORE_ERR_MAX], long long *revs, struct errbuf *e)
+{
+        struct checked c = { ret, why, nodes, revs };
+
+        return ask_histories(env, nodes, n, &c, e);
+}
+
+int rollout_current_revisions(const struct rollout_run_env *env, struct rnode **nodes, unsigned n, long long *revs,
+                              char (*why)[STORE_ERR_MAX], struct errbuf *e)
+{
+        struct checked c = { NULL, why, nodes, revs };
+
+        for (unsigned i = 0; i < n; i++)
+                revs[i] = -1;
+        return ask_histories(env, nodes, n, &c, e);
 }

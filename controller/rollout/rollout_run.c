@@ -205,13 +205,17 @@ static void on_done(struct http_req *q, void *userdata)
 {
         struct engine *g = userdata;
         struct rnode *n = q->user;
-        char why[400];
+        char why[400], code[32];
 
         if (!g->rollback_verb) {
                 classify_apply(g, n, q);
         } else if (answer_ok(q, why, sizeof(why))) {
                 n->state = RNODE_ROLLED_BACK;
                 n->error[0] = '\0';
+        } else if (q->status == 409 && streq(reply_error_code(q->resp, q->resp_len, code, sizeof(code)),
+                                              "precondition_failed")) {
+                /* Something committed there since we read its history: not ours to undo any more. */
+                engine_node_error(n, "rollback refused by its agent: %s", why);
         } else {
                 engine_node_error(n, "rollback failed: %s", why);
         }
@@ -220,24 +224,45 @@ static void on_done(struct http_req *q, void *userdata)
                              engine_failed_state(n->state));
 }
 
-/* Send one apply or rollback per node concurrently; on_done records each answer. */
+/* A rollback's body with "expect_revision": rev (the revision it was judged on); NULL on ENOMEM. */
+static char *with_expect(const char *body, long long rev)
+{
+        json_t *j = json_loads(body ? body : "{}", 0, NULL);
+        char *text = NULL;
+
+        if (json_is_object(j) && json_object_set_new(j, "expect_revision", json_integer(rev)) == 0)
+                text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+        json_decref(j);
+        return text;
+}
+
+/*
+ * Send one apply or rollback per node concurrently; on_done records each answer. A
+ * rollback to node i carries "expect_revision": revs[i] (revs NULL: body alone).
+ */
 static int fan_out(struct engine *g, struct rnode **nodes, unsigned n, bool rollback, const char *body,
-                   unsigned wave)
+                   const long long *revs, unsigned wave)
 {
         struct http_req *reqs = calloc(n + 1, sizeof(*reqs));
         struct http_req **ptrs = calloc(n + 1, sizeof(*ptrs));
+        char **bodies = calloc(n + 1, sizeof(*bodies));
         unsigned timeout_ms = g->env->timeout_s * 1000;
         char path[128];
         int r = 0;
 
-        if (!reqs || !ptrs) {
+        if (!reqs || !ptrs || !bodies) {
                 free(reqs);
                 free(ptrs);
+                free(bodies);
                 return errbuf_set(g->e, ENOMEM, "", "out of memory");
         }
         for (unsigned i = 0; i < n && r >= 0; i++) {
+                const char *b = body ? body : "{}";
+
+                if (rollback && revs && !(b = bodies[i] = with_expect(body, revs[i])))
+                        r = -ENOMEM;
                 reqs[i] = (struct http_req) {
-                        .method = "POST", .body = body ? body : "{}", .body_len = strlen(body ? body : "{}"),
+                        .method = "POST", .body = b ? b : "{}", .body_len = strlen(b ? b : "{}"),
                         .timeout_ms = timeout_ms, .user = nodes[i],
                 };
                 if (rollback)
@@ -264,18 +289,22 @@ static int fan_out(struct engine *g, struct rnode **nodes, unsigned n, bool roll
                         g->store_err = store_commit(g->env->store, g->e);
         }
         output_progress_end(&g->prog);
-        for (unsigned i = 0; i < n; i++)
+        for (unsigned i = 0; i < n; i++) {
                 http_req_done(&reqs[i]);
+                free(bodies[i]);
+        }
         free(reqs);
         free(ptrs);
+        free(bodies);
         if (r < 0)
                 return errbuf_set(g->e, -r, "", "cannot send requests: %s", strerror(-r));
         return g->store_err;
 }
 
-int engine_fan_out_rollback(struct engine *g, struct rnode **nodes, unsigned n, const char *body, unsigned wave)
+int engine_fan_out_rollback(struct engine *g, struct rnode **nodes, unsigned n, const char *body,
+                            const long long *revs, unsigned wave)
 {
-        return fan_out(g, nodes, n, true, body, wave);
+        return fan_out(g, nodes, n, true, body, revs, wave);
 }
 
 static void on_settled(struct rnode *n, void *ud)
@@ -331,7 +360,7 @@ static int apply_wave(struct engine *g, struct rnode **sel, unsigned w)
         }
         rc = engine_journal_nodes(g, sel, n, w);
         if (rc >= 0)
-                rc = fan_out(g, sel, n, false, r->policy_doc, w);
+                rc = fan_out(g, sel, n, false, r->policy_doc, NULL, w);
         if (rc < 0)
                 return rc;
         n = engine_select(r, sel, w, false, RNODE_APPLYING);
@@ -596,15 +625,34 @@ int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *
 {
         struct engine g = { .env = env, .r = r, .e = e };
         struct rnode **sel = calloc(r->n_nodes + 1, sizeof(*sel));
-        unsigned n = 0;
+        long long *revs = calloc(r->n_nodes + 1, sizeof(*revs));
+        char (*why)[STORE_ERR_MAX] = calloc(r->n_nodes + 1, sizeof(*why));
+        unsigned n = 0, k = 0;
         int rc;
 
-        if (!sel)
-                return errbuf_set(e, ENOMEM, "", "out of memory");
+        if (!sel || !revs || !why) {
+                rc = errbuf_set(e, ENOMEM, "", "out of memory");
+                goto out;
+        }
         for (unsigned i = 0; i < r->n_nodes; i++)
                 if (want(r, &r->nodes[i], ud))
                         sel[n++] = &r->nodes[i];
-        rc = fan_out(&g, sel, n, true, body, 0);
+        /* Each rollback names the revision its node's history shows current: two controllers cannot undo each other. */
+        rc = rollout_current_revisions(env, sel, n, revs, why, e);
+        for (unsigned i = 0; rc >= 0 && i < n; i++) {
+                if (revs[i] >= 0) {
+                        revs[k] = revs[i];
+                        sel[k++] = sel[i];
+                        continue;
+                }
+                engine_node_error(sel[i], "%s", why[i]);
+                rc = engine_journal_node(&g, sel[i]);
+        }
+        if (rc >= 0)
+                rc = fan_out(&g, sel, k, true, body, revs, 0);
+out:
         free(sel);
+        free(revs);
+        free(why);
         return rc;
 }

@@ -153,6 +153,26 @@ static void test_history_committed_after(void)
         CU_ASSERT_EQUAL(reply_history_committed_after(TEXT("{\"transactions\":{}}"), "12", &newer, NULL, &e), -EBADMSG);
 }
 
+/* The current revision: the rev of the newest committed transaction (what a rollback's expect_revision names). */
+static void test_current_revision(void)
+{
+        struct errbuf e = { 0 };
+        long long rev = -1;
+
+        CU_ASSERT_EQUAL(reply_history_current_revision(TEXT(HISTORY("{\"tx\":14,\"state\":\"rolled_back\",\"rev\":null},"
+                                                                    "{\"tx\":13,\"state\":\"committed\",\"rev\":7},"
+                                                                    "{\"tx\":12,\"state\":\"committed\",\"rev\":6}")),
+                                                        &rev, &e), 0);
+        CU_ASSERT_EQUAL(rev, 7);
+        CU_ASSERT_EQUAL(reply_history_current_revision(TEXT(HISTORY(TX(3, "apply", "rolled_back"))), &rev, &e), 0);
+        CU_ASSERT_EQUAL(rev, 0);                /* nothing committed */
+        CU_ASSERT_EQUAL(reply_history_current_revision(TEXT(HISTORY("{\"tx\":13,\"state\":\"committed\",\"rev\":\"7\"}")),
+                                                        &rev, &e), -EBADMSG);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "$.rev: expected a revision number"));
+        CU_ASSERT_EQUAL(reply_history_current_revision(TEXT(HISTORY("{\"tx\":13,\"state\":\"committed\",\"rev\":0}")),
+                                                        &rev, &e), -EBADMSG);
+}
+
 static void test_find_history(void)
 {
         struct reply_history_tx h;
@@ -181,7 +201,8 @@ int suite_ctl_reply(void)
             !CU_add_test(s, "transaction_hostile", test_transaction_hostile) ||
             !CU_add_test(s, "error_code", test_error_code) ||
             !CU_add_test(s, "history_committed_after", test_history_committed_after) ||
-            !CU_add_test(s, "find_history", test_find_history))
+            !CU_add_test(s, "find_history", test_find_history) ||
+            !CU_add_test(s, "current_revision", test_current_revision))
                 return -1;
         return 0;
 }
