@@ -4,6 +4,8 @@
  * request is (a read, or a change), walked by api_handle.
  */
 #include <jansson.h>
+#include <pthread.h>
+#include <time.h>
 
 #include "agent/api/api_internal.h"
 #include "agent/measure/measure.h"
@@ -12,33 +14,48 @@
 
 static void api_health(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
-        api_reply_json(resp, 200, json_pack("{s:s, s:s, s:s, s:s}", "status", "ok", "version", NETTUNE_VERSION,
-                                            "client", req->client, "role", http_role_name(req->role)));
+        struct measure_info m;
+        bool measuring = measure_running(&m);
+
+        api_reply_json(resp, 200, json_pack("{s:s, s:s, s:s, s:s, s:o}", "status", "ok", "version", NETTUNE_VERSION,
+                                            "client", req->client, "role", http_role_name(req->role),
+                                            "measuring", measuring ? measure_info_to_json(&m) : json_null()));
 }
+
+/*
+ * What a route is while a bandwidth measurement runs: answered (reads; a confirm,
+ * which is never held back), or a change refused at once with 409 busy naming the
+ * measurement. Nothing waits.
+ */
+enum while_measuring {
+        ANSWER,
+        REFUSE,
+};
 
 struct route {
         const char *method;
         const char *path;               /* exact, or with prefix: what follows is rest */
         bool prefix;
         enum http_role role;            /* the least role that may call it */
+        enum while_measuring measuring;
         api_route_fn *fn;
 };
 
 static const struct route routes[] = {
-        { "GET", "/v1/health", false, HTTP_ROLE_READ, api_health },
-        { "GET", "/metrics", false, HTTP_ROLE_READ, api_metrics },
-        { "GET", "/v1/state", false, HTTP_ROLE_READ, api_state },
-        { "GET", "/v1/drift", false, HTTP_ROLE_READ, api_drift },
-        { "GET", "/v1/doctor", false, HTTP_ROLE_READ, api_doctor },
-        { "GET", "/v1/history", false, HTTP_ROLE_READ, api_history },
-        { "GET", "/v1/transactions/", true, HTTP_ROLE_READ, api_transaction },
-        { "POST", "/v1/plan", false, HTTP_ROLE_OPERATE, api_plan },
-        { "POST", "/v1/apply", false, HTTP_ROLE_OPERATE, api_apply },
-        { "POST", "/v1/confirm/", true, HTTP_ROLE_OPERATE, api_confirm },
-        { "POST", "/v1/rollback", false, HTTP_ROLE_OPERATE, api_rollback },
-        { "POST", "/v1/probe", false, HTTP_ROLE_OPERATE, api_probe },
-        { "GET", "/v1/fabric", false, HTTP_ROLE_OPERATE, api_fabric_info },
-        { "POST", "/v1/fabric/flows", false, HTTP_ROLE_OPERATE, api_fabric_flows },
+        { "GET", "/v1/health", false, HTTP_ROLE_READ, ANSWER, api_health },
+        { "GET", "/metrics", false, HTTP_ROLE_READ, ANSWER, api_metrics },
+        { "GET", "/v1/state", false, HTTP_ROLE_READ, ANSWER, api_state },
+        { "GET", "/v1/drift", false, HTTP_ROLE_READ, ANSWER, api_drift },
+        { "GET", "/v1/doctor", false, HTTP_ROLE_READ, ANSWER, api_doctor },
+        { "GET", "/v1/history", false, HTTP_ROLE_READ, ANSWER, api_history },
+        { "GET", "/v1/transactions/", true, HTTP_ROLE_READ, ANSWER, api_transaction },
+        { "POST", "/v1/plan", false, HTTP_ROLE_OPERATE, REFUSE, api_plan },
+        { "POST", "/v1/apply", false, HTTP_ROLE_OPERATE, REFUSE, api_apply },
+        { "POST", "/v1/confirm/", true, HTTP_ROLE_OPERATE, ANSWER, api_confirm },
+        { "POST", "/v1/rollback", false, HTTP_ROLE_OPERATE, REFUSE, api_rollback },
+        { "POST", "/v1/probe", false, HTTP_ROLE_OPERATE, REFUSE, api_probe },
+        { "GET", "/v1/fabric", false, HTTP_ROLE_OPERATE, ANSWER, api_fabric_info },
+        { "POST", "/v1/fabric/flows", false, HTTP_ROLE_OPERATE, REFUSE, api_fabric_flows },
 };
 
 static const struct route *route_of(const char *method, const char *url, const char **ret_rest)
@@ -57,14 +74,71 @@ static const struct route *route_of(const char *method, const char *url, const c
 
 static struct log_limit refusals = LOG_LIMIT_INIT("api", "refused request(s)", 5);
 
-/* While the agent measures bandwidth, everything but health waits for it (the gate compares like with like). */
-#define API_QUIET_WAIT_MS 60000
+/*
+ * Reads while a measurement runs are answered at once, but each client (certificate
+ * subject) gets at most one answer per API_PACE_MS: a client that asks back to back
+ * cannot make the agent's own work compete with the probe it judges. A read that
+ * would wait longer than API_PACE_WAIT_MAX_MS for its turn is answered 429.
+ */
+#define API_PACE_MS 100
+#define API_PACE_WAIT_MAX_MS 1000
+#define API_PACE_CLIENTS 64
+
+static struct {
+        pthread_mutex_t lock;
+        struct { char client[128]; int64_t next_ms; } v[API_PACE_CLIENTS];
+} pace = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The client's turn: how long to wait for it (ms, 0: now); -1 when longer than the most a read waits. */
+static int64_t pace_turn(const char *client, int64_t now)
+{
+        unsigned slot = 0;
+        int64_t wait;
+
+        pthread_mutex_lock(&pace.lock);
+        for (unsigned i = 0; i < API_PACE_CLIENTS; i++) {
+                if (streq(pace.v[i].client, client)) {
+                        slot = i;
+                        break;
+                }
+                if (pace.v[i].next_ms < pace.v[slot].next_ms)       /* else the least recent one */
+                        slot = i;
+        }
+        if (!streq(pace.v[slot].client, client)) {
+                snprintf(pace.v[slot].client, sizeof(pace.v[slot].client), "%s", client);
+                pace.v[slot].next_ms = 0;
+        }
+        wait = pace.v[slot].next_ms > now ? pace.v[slot].next_ms - now : 0;
+        if (wait <= API_PACE_WAIT_MAX_MS)
+                pace.v[slot].next_ms = now + wait + API_PACE_MS;
+        pthread_mutex_unlock(&pace.lock);
+        return wait <= API_PACE_WAIT_MAX_MS ? wait : -1;
+}
+
+/* 0 when the read may be answered (after its turn), or -EAGAIN with a 429 in resp. */
+static int pace_read(const struct http_request *req, const struct measure_info *m, struct http_response *resp)
+{
+        int64_t wait = pace_turn(req->client, measure_now_ms());
+        struct timespec ts;
+
+        if (wait < 0) {
+                http_error(resp, 429, "too_many_requests", NULL, "too many requests from '%s' while the node measures "
+                           "(%s, due to end at %lld): one every %d ms; retry later", req->client, m->id,
+                           (long long)m->ends_ms, API_PACE_MS);
+                return -EAGAIN;
+        }
+        ts = (struct timespec){ wait / 1000, (long)(wait % 1000) * 1000000L };
+        while (wait && nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+        return 0;
+}
 
 void api_handle(void *userdata, const struct http_request *req, struct http_response *resp)
 {
         struct api *a = userdata;
         const char *rest = "";
         const struct route *r = route_of(req->method, req->url, &rest);
+        struct measure_info m;
 
         if (!r) {
                 http_error(resp, 404, "not_found", NULL, "no route %s '%.200s'", req->method, req->url);
@@ -78,10 +152,11 @@ void api_handle(void *userdata, const struct http_request *req, struct http_resp
                            http_role_name(r->role));
                 return;
         }
-        if (r->fn != api_health && !measure_wait_quiet(API_QUIET_WAIT_MS)) {
-                http_error(resp, 503, "measuring", NULL, "a bandwidth measurement is still running after %d s; retry later",
-                           API_QUIET_WAIT_MS / 1000);
+        if (r->measuring == REFUSE && measure_running(&m)) {
+                api_reply_busy(resp, &m);
                 return;
         }
+        if (r->role == HTTP_ROLE_READ && measure_running(&m) && pace_read(req, &m, resp) < 0)
+                return;
         r->fn(a, req, rest, resp);
 }

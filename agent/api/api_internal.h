@@ -15,6 +15,13 @@ void api_reply_errno(struct http_response *resp, int r, const struct errbuf *e);
 /* 400 for a body the validator refused: "path" is the JSON path (or FILE:LINE:COL of a syntax error). */
 void api_reply_invalid(struct http_response *resp, const struct errbuf *e, const char *tail);
 
+/*
+ * 409 busy naming what runs: a measurement ({"error": {..., "measurement": {id, kind,
+ * started_ms, ends_ms}}}, docs/api.md "Limits") or a transaction of this node.
+ */
+struct measure_info;
+void api_reply_busy(struct http_response *resp, const struct measure_info *m);
+
 /* A transaction id from the URL path as sent (digits only); 0 and a 404 when it is not one. */
 int64_t api_tx_of(const char *id, struct http_response *resp);
 /* The request body as a policy; NULL and a 400 naming the JSON path when it is not one. */

@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "agent/api/api_internal.h"
+#include "agent/measure/measure.h"
 #include "common/outcome.h"
 #include "policies/policy.h"
 
@@ -20,6 +21,22 @@ void api_reply_json(struct http_response *resp, int status, json_t *j)
         resp->body = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
         resp->content_type = "application/json";
         json_decref(j);
+}
+
+void api_reply_busy(struct http_response *resp, const struct measure_info *m)
+{
+        char msg[512];
+
+        if (streq(m->kind, "transaction")) {
+                http_error(resp, 409, "busy", NULL, "a transaction is running on this node; retry after it; "
+                           "nothing was changed");
+                return;
+        }
+        snprintf(msg, sizeof(msg), "a bandwidth measurement is running (%s, due to end at %lld, in %lld ms); retry "
+                 "after it; nothing was changed", m->id, (long long)m->ends_ms,
+                 (long long)(m->ends_ms > measure_now_ms() ? m->ends_ms - measure_now_ms() : 0));
+        api_reply_json(resp, 409, json_pack("{s:{s:s, s:s, s:s, s:o}}", "error", "code", "busy", "message", msg,
+                                            "path", "", "measurement", measure_info_to_json(m)));
 }
 
 void api_reply_errbuf(struct http_response *resp, int status, const char *code, const struct errbuf *e)

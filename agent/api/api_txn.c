@@ -3,6 +3,7 @@
 #include <jansson.h>
 
 #include "agent/api/api_internal.h"
+#include "agent/measure/measure.h"
 #include "agent/txn/txn.h"
 #include "common/outcome.h"
 #include "policies/jsonv.h"
@@ -20,6 +21,31 @@ static int lock_or_409(struct txn_env *env, struct http_response *resp)
         return r;
 }
 
+/*
+ * A change through a transaction: none while a measurement of the API runs (409 busy
+ * naming it, at once), and none of those starts until it is over (measure.h). Then
+ * the node's lock.
+ */
+static int begin_change(struct txn_env *env, struct http_response *resp)
+{
+        struct measure_info m;
+        int r = measure_txn_enter(&m);
+
+        if (r < 0) {
+                api_reply_busy(resp, &m);
+                return r;
+        }
+        r = lock_or_409(env, resp);
+        if (r < 0)
+                measure_txn_leave();
+        return r;
+}
+
+static void end_change(struct txn_env *env)
+{
+        txn_unlock(env);
+        measure_txn_leave();
+}
 
 /* 409 precondition_failed: the node's current revision is not the caller's expect_revision. */
 static void reply_precondition(struct http_response *resp, const struct txn_result *r)
@@ -130,14 +156,14 @@ void api_apply(struct api *a, const struct http_request *req, const char *rest, 
                            "nothing was changed", expect, INT32_MAX);
                 return;
         }
-        if (lock_or_409(&env, resp) >= 0) {
+        if (begin_change(&env, resp) >= 0) {
                 if (!key || !replay_keyed(a, key, resp)) {
                         txn_result_init(&res);
                         txn_apply(&env, p, confirm, &res);
                         reply_result(resp, &res);
                         txn_result_done(&res);
                 }
-                txn_unlock(&env);
+                end_change(&env);
         }
         policy_free(p);
 }
@@ -191,14 +217,14 @@ void api_rollback(struct api *a, const struct http_request *req, const char *res
                 return;
         api_env_init(a, &env);
         env.expect_revision = body.expect_revision;
-        if (lock_or_409(&env, resp) < 0)
+        if (begin_change(&env, resp) < 0)
                 return;
         txn_result_init(&res);
         if (body.to)
                 txn_rollback_to(&env, body.to, &res);
         else
                 txn_rollback(&env, &res);
-        txn_unlock(&env);
+        end_change(&env);
         if (streq(res.result, "precondition_failed"))
                 reply_precondition(resp, &res);
         else if (res.exit_code == OUTCOME_INVALID && !res.tx)

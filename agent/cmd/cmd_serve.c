@@ -11,6 +11,7 @@
 
 #include "agent/api/api.h"
 #include "agent/cmd/cmd.h"
+#include "agent/measure/measure.h"
 #include "agent/txn/txn.h"
 #include "common/log.h"
 #include "drivers/probe/probe_server.h"
@@ -25,6 +26,7 @@ static void check_drift(struct txn_env *env, enum drift_mode mode)
 {
         struct errbuf e = { 0 };
         struct policy *p = NULL;
+        struct measure_info busy;
         struct txn_result res;
         struct plan plan;
         char buf[1100];
@@ -41,12 +43,18 @@ static void check_drift(struct txn_env *env, enum drift_mode mode)
         if (r > 0)
                 log_warn("drift: %d field(s) differ from committed policy '%s'%s", r, p->name,
                          mode == DRIFT_MODE_ENFORCE ? "; re-applying it" : "");
-        if (r > 0 && mode == DRIFT_MODE_ENFORCE && txn_lock(env, false, &e) >= 0) {
+        if (r > 0 && mode == DRIFT_MODE_ENFORCE && measure_txn_enter(&busy) >= 0) {
+                if (txn_lock(env, false, &e) < 0) {
+                        measure_txn_leave();
+                        policy_free(p);
+                        return;
+                }
                 txn_result_init(&res);
                 env->apply_kind = "enforce";
                 txn_apply(env, p, 0, &res);
                 env->apply_kind = NULL;
                 txn_unlock(env);
+                measure_txn_leave();
                 metrics_record(&res);
                 log_info("drift enforcement: transaction %lld %s", (long long)res.tx, res.result);
                 txn_result_done(&res);
@@ -85,7 +93,8 @@ static int serve_loop(struct cli *c, struct journal *j)
                 /* Expired confirmations (and anything left in flight) are restored. */
                 if (txn_recover_due(&env) > 0)
                         log_info("restored transaction(s) whose confirmation expired");
-                if (c->config.drift_interval_s && time(NULL) >= next_drift) {
+                /* A drift check is the agent's own work: never beside a measurement (the next second after it). */
+                if (c->config.drift_interval_s && time(NULL) >= next_drift && !measure_running(NULL)) {
                         check_drift(&env, c->config.drift_mode);
                         next_drift = time(NULL) + (time_t)c->config.drift_interval_s;
                         idle_trim(j);

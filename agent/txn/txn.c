@@ -161,7 +161,7 @@ static int baseline(struct txn_env *env, const struct policy_verify *v, struct t
 
         if (!v || v->probe == POLICY_PROBE_NONE)
                 return 0;
-        r = txn_probe_phase(env, &res->pin, "baseline", &res->baseline, &res->error);
+        r = txn_probe_phase(env, res->tx, &res->pin, "baseline", &res->baseline, &res->error);
         if (r >= 0)
                 return 0;
         if (v->on_baseline_failure == POLICY_BASELINE_SKIP_GATE)

@@ -68,8 +68,8 @@ int txn_plan_from_snapshot(struct txn_env *env, int64_t tx, struct plan *p, stru
 
 /* ---- txn_verify.c ---- */
 
-/* Measure one phase ("baseline", "post") of the pinned probe into *ret. */
-int txn_probe_phase(struct txn_env *env, const struct plan_probe *pin, const char *phase,
+/* Measure one phase ("baseline", "post") of transaction tx's pinned probe into *ret (the node's measurement while it runs). */
+int txn_probe_phase(struct txn_env *env, int64_t tx, const struct plan_probe *pin, const char *phase,
                     struct txn_probe *ret, struct errbuf *e);
 /*
  * The post-change measurement; with on_inconclusive "retry" measured again (at most
