@@ -147,6 +147,13 @@ void api_fabric_flows(struct api *a, const struct http_request *req, const char 
          * One measurement per node, fabric runs included: from this request to the end
          * of its flows (its wait for start_at_ms too), refused at once while another runs.
          */
+        for (unsigned i = 0; i < f->n; i++) {
+                char path[48];
+
+                snprintf(path, sizeof(path), "$.flows[%u].peer", i);
+                if (api_peer_allowed(a, req, f->v[i].params.peer, path, resp) < 0)
+                        return;
+        }
         if (check_start(f, resp) < 0)
                 return;
         if (measure_claim("fabric", f->start_at_ms + f->duration_ms + FABRIC_SLACK_MS, NULL, &busy) < 0) {

@@ -44,6 +44,12 @@ api_route_fn api_state, api_drift, api_doctor, api_history, api_transaction, api
 
 /* ---- api_probe.c ---- */
 api_route_fn api_probe;
+/*
+ * May this agent send probe traffic to hostport (probe.peers)? 0, or -EACCES with a
+ * 403 "peer refused" naming path in resp (the reason goes to the log, rate-limited).
+ */
+int api_peer_allowed(struct api *a, const struct http_request *req, const char *hostport, const char *path,
+                     struct http_response *resp);
 
 /*
  * ---- api_fabric.c: the agent's part of a fabric probe (docs/api.md, "Fabric probe") ----

@@ -4,8 +4,27 @@
 
 #include "agent/api/api_internal.h"
 #include "agent/measure/measure.h"
+#include "common/log.h"
+#include "drivers/probe/probe_net.h"
 #include "drivers/probe/probe.h"
 #include "drivers/probe/probe_request.h"
+
+static struct log_limit peer_refusals = LOG_LIMIT_INIT("api", "refused probe peer(s)", 5);
+
+int api_peer_allowed(struct api *a, const struct http_request *req, const char *hostport, const char *path,
+                     struct http_response *resp)
+{
+        struct probe_cidr cidrs[CONFIG_PROBE_ALLOW_MAX];
+        struct probe_peers peers;
+        char why[256];
+
+        config_probe_peers(a->config, cidrs, &peers);
+        if (probe_peer_check(&peers, hostport, why, sizeof(why)) >= 0)
+                return 0;
+        log_limited(&peer_refusals, "refused probe traffic for client '%s' to %s", req->client, why);
+        http_error(resp, 403, "forbidden", path, "peer refused; nothing was sent");
+        return -EACCES;
+}
 
 void api_probe(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
@@ -29,6 +48,8 @@ void api_probe(struct api *a, const struct http_request *req, const char *rest, 
                 http_error(resp, 400, "invalid", "$.peer", "%s", e.msg);
                 return;
         }
+        if (api_peer_allowed(a, req, pr.params.peer, "$.peer", resp) < 0)
+                return;
         /* The node's one measurement: refused at once while another runs, never queued. */
         if (measure_claim("probe", measure_ends_ms(pr.runs, pr.params.duration_ms), NULL, &busy) < 0) {
                 api_reply_busy(resp, &busy);

@@ -250,21 +250,35 @@ static int check_cidr(struct jsonv *v, const char *s)
         return 0;
 }
 
+/* A list of networks (probe.allow, probe.peers). */
+static int parse_cidrs(struct jsonv *v, const json_t *j, char (*list)[64], unsigned *ret_n)
+{
+        size_t n;
+        int r = jsonv_string_array(v, j, "network", CONFIG_PROBE_ALLOW_MAX, list[0], sizeof(list[0]), &n, check_cidr);
+
+        *ret_n = r < 0 ? 0 : (unsigned)n;
+        return r;
+}
+
 static int parse_probe_allow(struct jsonv *v, const json_t *j, void *obj)
 {
         struct agent_config *c = obj;
-        size_t n;
-        int r = jsonv_string_array(v, j, "network", CONFIG_PROBE_ALLOW_MAX, c->probe_allow[0],
-                                   sizeof(c->probe_allow[0]), &n, check_cidr);
 
-        c->n_probe_allow = r < 0 ? 0 : (unsigned)n;
-        return r;
+        return parse_cidrs(v, j, c->probe_allow, &c->n_probe_allow);
+}
+
+static int parse_probe_peers(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct agent_config *c = obj;
+
+        return parse_cidrs(v, j, c->probe_peers, &c->n_probe_peers);
 }
 
 static const struct jsonv_field probe_fields[] = {
         CF_STR("listen", probe_listen, check_listen),
         JSONV_UINT("runs", struct agent_config, probe_runs, 1, 15),
         JSONV_CUSTOM("allow", JSONV_ARRAY, 0, parse_probe_allow),
+        JSONV_CUSTOM("peers", JSONV_ARRAY, 0, parse_probe_peers),
         JSONV_UINT("max_clients", struct agent_config, probe_max_clients, 1, 16),
         CF_STR("advertise", probe_advertise, check_advertise),
         { 0 },
@@ -557,6 +571,17 @@ unsigned config_probe_allow(const struct agent_config *c, struct probe_cidr *ret
                 if (probe_cidr_parse(c->probe_allow[i], NULL, &ret[n], NULL) == 0)     /* checked at load */
                         n++;
         return n;
+}
+
+void config_probe_peers(const struct agent_config *c, struct probe_cidr *cidrs, struct probe_peers *ret)
+{
+        const char (*list)[64] = c->n_probe_peers ? c->probe_peers : c->probe_allow;
+        unsigned n = c->n_probe_peers ? c->n_probe_peers : c->n_probe_allow, k = 0;
+
+        for (unsigned i = 0; i < n; i++)
+                if (probe_cidr_parse(list[i], NULL, &cidrs[k], NULL) == 0)     /* checked at load */
+                        k++;
+        *ret = (struct probe_peers){ .v = cidrs, .n = k };
 }
 
 const struct switch_config *config_find_switch(const struct agent_config *c, const char *name)
