@@ -162,4 +162,5 @@ void api_fabric_flows(struct api *a, const struct http_request *req, const char 
         }
         run(f, resp);
         measure_release();
+        measure_give_back();
 }

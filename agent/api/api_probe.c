@@ -59,6 +59,7 @@ void api_probe(struct api *a, const struct http_request *req, const char *rest, 
         probe_measure(&pr.params, pr.mode, pr.runs, m, &e);
         measure_end(&span, &load);
         measure_release();
+        measure_give_back();
         j = probe_measurement_to_json(m);
         if (j)
                 json_object_set_new(j, "gbps", m->ok ? json_real(m->median_gbps) : json_null());

@@ -45,6 +45,7 @@ static void end_change(struct txn_env *env)
 {
         txn_unlock(env);
         measure_txn_leave();
+        measure_give_back();
 }
 
 /* 409 precondition_failed: the node's current revision is not the caller's expect_revision. */

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -194,6 +195,11 @@ void measure_end(struct measure_span *s, struct measure_load *ret)
                 pthread_mutex_unlock(&slot.lock);
                 s->noted = false;
         }
+}
+
+void measure_give_back(void)
+{
+        malloc_trim(0);
 }
 
 bool measure_loads_differ(const struct measure_load *base, const struct measure_load *post, double *ret_delta)

@@ -70,6 +70,12 @@ void measure_begin(struct measure_span *s);
 void measure_begin_as(struct measure_span *s, int64_t tx, const char *phase, int64_t ends_ms);
 /* The measurement ended: put the priority back, fill *ret. */
 void measure_end(struct measure_span *s, struct measure_load *ret);
+/*
+ * A long-lived process after a measurement: the heap's free pages back to the kernel
+ * (the probe buffers are their own mappings, gone already), so that its memory does
+ * not stay at the largest measurement it ran.
+ */
+void measure_give_back(void);
 
 /* What runs in the slot: an id, a kind, and when it began and is due to end (wall clock, ms since the epoch). */
 struct measure_info {
