@@ -190,6 +190,9 @@ int cmd_serve(struct cli *c)
         r = o.insecure_loopback ? 0 : config_check_tls(&c->config, &e);
         if (r >= 0)
                 r = journal_open(c->config.state_dir, &j, &e);
+        /* A damaged journal could not say what was left in flight: refuse it, naming the recovery. */
+        if (r >= 0)
+                r = journal_check(j, &e);
         if (r >= 0)
                 r = recover(c, j, &e);
         api.journal = j;

@@ -29,6 +29,7 @@ static const struct command commands[] = {
         { "drift",        cmd_drift,        true,  "compare live state with the committed policy; exit 1 on drift", false },
         { "doctor",       cmd_doctor,       true,  "diagnose a slow fabric here (read only); --propose writes a fix", false },
         { "serve",        cmd_serve,        true,  "run the HTTPS API, probe responder, confirm and drift timers", true },
+        { "journal-recover", cmd_journal_recover, true, "salvage a damaged journal (the agent stopped)", false },
         { "confirm-watchdog", cmd_confirm_watchdog, true, NULL, true },
 };
 
@@ -42,7 +43,7 @@ static void usage(FILE *f)
                 "\ncommands:\n");
         for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
                 if (commands[i].summary)
-                        fprintf(f, "  %-13s %s\n", commands[i].name, commands[i].summary);
+                        fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].summary);
         fprintf(f,
                 "\noptions:\n"
                 "  --config FILE   agent configuration (default: defaults; serve: %s)\n"

@@ -6,5 +6,7 @@
 #include "common/db.h"
 
 struct db *journal_db(struct journal *j);
+/* journal_open() of another file of the state directory (the recovery's new journal). */
+int journal_open_named(const char *state_dir, const char *name, struct journal **ret, struct errbuf *e);
 /* journal_unfinished()'s query (journal_warm() prepares it too). */
 extern const char journal_sql_unfinished[];

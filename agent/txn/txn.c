@@ -215,6 +215,33 @@ static int finish_ok(struct txn_env *env, unsigned confirm_timeout_s, struct txn
         return 0;
 }
 
+/*
+ * The journal could not take the way back (its snapshot up to APPLYING, in the
+ * database file) before anything was touched: the transaction ends here, nothing was
+ * changed. What of it the journal holds is recorded as aborted where the journal
+ * still takes writes (a checkpoint that failed); a group that was rolled back took
+ * its begin with it (tx 0). The cause (disk full, read-only) is the error.
+ */
+static int unjournaled(struct txn_env *env, struct txn_result *res, int r)
+{
+        char cause[sizeof(res->error.msg)];
+        struct journal_tx t;
+        bool known = res->tx && journal_get(env->journal, res->tx, &t, NULL) >= 0;
+
+        if (known)
+                journal_tx_done(&t);
+        errbuf_str(&res->error, cause, sizeof(cause));
+        errbuf_set(&res->error, -r, NULL, "cannot write the journal before changing anything: %s; nothing was "
+                   "changed", cause);
+        if (known) {
+                txn_record_final(env, res, TXN_ROLLED_BACK, OUTCOME_RUNTIME, "aborted");
+        } else {
+                res->tx = 0;
+                txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
+        }
+        return r;
+}
+
 /* From the snapshot on: anything that fails restores what was touched. */
 static int change_and_verify(struct txn_env *env, const struct policy_verify *v, unsigned confirm_timeout_s,
                              struct plan *p, struct txn_result *res)
@@ -224,11 +251,16 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
         /* Nothing to measure and nothing to commit elsewhere: the read-back is the last side effect. */
         bool quiet = (!v || v->probe == POLICY_PROBE_NONE) && !txn_has_sessions(p);
         const char *by = "error";
-        int code = OUTCOME_RUNTIME;
+        int code = OUTCOME_RUNTIME, r;
 
-        /* The snapshot, and with it the way back, is durable before anything is touched. */
-        if (txn_step(env, res, TXN_APPLYING, NULL) < 0 || txn_group_end(env, res) < 0)
-                goto restore;
+        /*
+         * The snapshot, and with it the way back, is durable before anything is touched:
+         * committed, and copied from the WAL into the journal's file (a journal that
+         * loses its WAL later still has it, and recovery restores from it).
+         */
+        if ((r = txn_step(env, res, TXN_APPLYING, NULL)) < 0 || (r = txn_group_end(env, res)) < 0 ||
+            (r = journal_checkpoint(env->journal, &res->error)) < 0)
+                return unjournaled(env, res, r);
         if (apply_all(p, &res->error) < 0)
                 goto restore;
         crashpoint("applied-drivers");
@@ -240,10 +272,12 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
         /*
          * Recovery restores from APPLYING on: these two need no fsync of their own, the
          * end's commit carries them. A quiet transaction has nothing left to do between
-         * them and that end: one commit takes APPLIED, VERIFYING and the end together.
+         * them and that end: one commit takes APPLIED, VERIFYING and the end together,
+         * without an fsync of its own: the checkpoint that ends the run makes it durable
+         * (journal.h).
          */
         if (!settle)
-                txn_group_begin(env, quiet, res);
+                txn_group_begin(env, false, res);
         if (txn_step(env, res, TXN_APPLIED, NULL) < 0)
                 goto restore;
         if (settle)
@@ -435,9 +469,13 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_json, cons
                 r = nothing_to_do(env, kind, p->policy, policy_json, res);
                 goto out;
         }
-        /* Without a baseline probe nothing happens before the snapshot: one commit up to APPLYING. */
+        /*
+         * Without a baseline probe nothing happens before the snapshot: one commit up to
+         * APPLYING, without an fsync of its own: the checkpoint before the first device
+         * change syncs it (the WAL, then the journal's file).
+         */
         if (!verify || verify->probe == POLICY_PROBE_NONE)
-                txn_group_begin(env, true, res);
+                txn_group_begin(env, false, res);
         r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, env->prep.changes, env->idempotency_key,
                                 &res->tx, &res->error);
         if (r < 0) {
