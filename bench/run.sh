@@ -116,7 +116,8 @@ history() {
         fi
         echo
         history
-        for b in $order; do
+        # chaos: written by `make check-chaos` (tests/chaos/run.sh), kept as it is.
+        for b in $order chaos; do
                 if [ -s "$BENCH_SECTIONS/$b.md" ]; then
                         printf '\n<!-- section %s -->\n' "$b"
                         cat "$BENCH_SECTIONS/$b.md"
