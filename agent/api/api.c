@@ -72,7 +72,7 @@ static const struct route *route_of(const char *method, const char *url, const c
         return NULL;
 }
 
-static struct log_limit refusals = LOG_LIMIT_INIT("api", "refused request(s)", 5);
+static struct log_limit refusals = LOG_LIMIT_INIT("api", "refused request(s)", 10);
 
 /*
  * Reads while a measurement runs are answered at once, but each client (certificate

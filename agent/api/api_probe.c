@@ -9,7 +9,7 @@
 #include "drivers/probe/probe.h"
 #include "drivers/probe/probe_request.h"
 
-static struct log_limit peer_refusals = LOG_LIMIT_INIT("api", "refused probe peer(s)", 5);
+static struct log_limit peer_refusals = LOG_LIMIT_INIT("api", "refused probe peer(s)", 10);
 
 int api_peer_allowed(struct api *a, const struct http_request *req, const char *hostport, const char *path,
                      struct http_response *resp)

@@ -23,7 +23,7 @@
 #include "common/log.h"
 
 #define REAPER_TICK_MS 200
-#define LOG_LINES_PER_SECOND 5
+#define LOG_LINES_PER_SECOND 10
 #define LOG_NOUN "refused connection(s) or client(s)"
 
 static long long mono_ms(void)
