@@ -10,12 +10,6 @@
 #include "agent/cmd/cmd.h"
 #include "agent/txn/txn.h"
 
-static const char journal_usage[] =
-        "usage: nettune-agent --config FILE journal-recover\n"
-        "salvage a damaged journal (stop the agent's service first): what can be read goes into a\n"
-        "new journal, the damaged one is kept as journal.db.damaged-TIME, and unfinished\n"
-        "transactions are restored from their snapshots.\n";
-
 /* 1: the journal opens and passes quick_check (nothing to do); 0: damaged; < 0: another failure. */
 static int sound(const struct agent_config *cf, struct errbuf *e)
 {
@@ -63,10 +57,8 @@ int cmd_journal_recover(struct cli *c)
         char buf[1100];
         int lock = -1, r;
 
-        if (c->argc > 1) {
-                fprintf(stderr, "%s: journal-recover: unexpected argument '%s'\n%s", c->prog, c->argv[1], journal_usage);
-                return OUTCOME_INVALID;
-        }
+        if (c->argc > 1)
+                return cli_bad_arg(c, c->argv[1]), OUTCOME_INVALID;
         r = txlock_acquire(c->config.state_dir, false, &lock, &e);
         if (r >= 0)
                 r = sound(&c->config, &e);

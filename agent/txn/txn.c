@@ -4,7 +4,9 @@
 
 #include "common/outcome.h"
 #include "agent/txn/txn_internal.h"
+#include "drivers/host/host_io.h"
 #include "policies/diff.h"
+#include "policies/field.h"
 #include "policies/jsonw.h"
 #include "policies/state_json.h"
 
@@ -101,6 +103,8 @@ static int snapshot_rows(struct plan *p, struct txn_prepared *prep)
                 if (!pt->before)
                         return -ENOMEM;
                 memcpy(pt->before, pt->live, pt->n_units * sizeof(*pt->before));
+                for (unsigned u = 0; u < pt->n_units; u++)      /* the lossless class read more: not ours to keep */
+                        state_keep_fields(&pt->before[u], pt->want);
                 j = state_units_to_json(pt->before, target_unit_names(&pt->t), pt->n_units);
                 strcopy(row->target, sizeof(row->target), pt->t.name);
                 row->kind = pt->t.kind;
@@ -114,9 +118,9 @@ static int snapshot_rows(struct plan *p, struct txn_prepared *prep)
 }
 
 /* The snapshot in the journal: the way back, before anything is touched. */
-static int save_snapshot(struct txn_env *env, struct txn_result *res)
+static int save_snapshot(struct txn_env *env, const struct txn_prepared *prep, struct txn_result *res)
 {
-        int r = journal_snapshot(env->journal, res->tx, env->prep.rows, env->prep.n_rows, &res->error);
+        int r = journal_snapshot(env->journal, res->tx, prep->rows, prep->n_rows, &res->error);
 
         if (r >= 0) {
                 res->state = TXN_SNAPSHOTTED;
@@ -336,6 +340,7 @@ static int plan_phase(struct plan *p, const char *kind, const struct policy_veri
                 return r;
         }
         /* What a device refuses is invalid input for this node: exit 2, nothing touched. */
+        p->lossless.refuse = !streq(kind, "rollback");  /* the way back is never refused for the lossless class */
         r = plan_check(p, &res->error);
         if (r < 0) {
                 txn_finish(res, TXN_PLANNED, OUTCOME_INVALID, "refused");
@@ -365,16 +370,17 @@ static int list_changes(const struct plan *p, struct txn_result *res)
                         res->changes[n].d = p->v[i].diff.entries[k];
                 }
         res->n_changes = n;
+        json_decref(res->notes);
+        res->notes = p->n_notes || p->io.n_notes ? plan_notes_json(p) : NULL;
         return 0;
 }
 
 int txn_prepare(struct txn_env *env, const char *kind, const struct policy_verify *verify, struct plan *p,
-                struct txn_result *res)
+                struct txn_prepared *prep, struct txn_result *res)
 {
-        struct txn_prepared *prep = &env->prep;
         int r;
 
-        txn_unprepare(env, p);
+        txn_unprepare(p, prep);
         prep->done = true;
         /* Switches apply with their native commit-confirm timer; the gate's pass commits it. */
         r = txn_switch_arm(p, txn_switch_timer_s(env, verify), &prep->armed);
@@ -395,10 +401,8 @@ int txn_prepare(struct txn_env *env, const char *kind, const struct policy_verif
         return prep->r = 0;
 }
 
-void txn_unprepare(struct txn_env *env, struct plan *p)
+void txn_unprepare(struct plan *p, struct txn_prepared *prep)
 {
-        struct txn_prepared *prep = &env->prep;
-
         txn_switch_disarm(p, &prep->armed);
         free(prep->changes);
         journal_snapshots_free(prep->rows, prep->n_rows);
@@ -450,19 +454,28 @@ static int busy(struct txn_env *env, struct txn_result *res)
 int txn_run(struct txn_env *env, const char *kind, const char *policy_json, const struct policy_verify *verify,
             unsigned confirm_timeout_s, struct plan *p, struct txn_result *res)
 {
-        bool ahead = env->prep.done;
+        struct txn_prepared prep = { 0 };
+
+        return txn_run_prepared(env, kind, policy_json, verify, confirm_timeout_s, p, &prep, res);
+}
+
+int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_json,
+                     const struct policy_verify *verify, unsigned confirm_timeout_s, struct plan *p,
+                     struct txn_prepared *prep, struct txn_result *res)
+{
+        bool ahead = prep->done;
         int r;
 
         /*
          * Prepared ahead (apply, while its journal opened), it only read: is the node busy
          * now? Unless the journal had nothing unfinished once this lock was held (idle).
          */
-        r = env->prep.idle ? 0 : busy(env, res);
+        r = prep->idle ? 0 : busy(env, res);
         if (r >= 0)
                 r = txn_check_expected(env, res);
         if (r < 0)
                 goto out;
-        r = ahead ? env->prep.r : txn_prepare(env, kind, verify, p, res);
+        r = ahead ? prep->r : txn_prepare(env, kind, verify, p, prep, res);
         if (r < 0)
                 goto out;
         if (p->n_changes == 0) {
@@ -476,7 +489,7 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_json, cons
          */
         if (!verify || verify->probe == POLICY_PROBE_NONE)
                 txn_group_begin(env, false, res);
-        r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, env->prep.changes, env->idempotency_key,
+        r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, prep->changes, env->idempotency_key,
                                 &res->tx, &res->error);
         if (r < 0) {
                 txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
@@ -486,7 +499,7 @@ int txn_run(struct txn_env *env, const char *kind, const char *policy_json, cons
         r = baseline(env, verify, res);
         if (r < 0)
                 goto out;
-        r = save_snapshot(env, res);
+        r = save_snapshot(env, prep, res);
         if (r < 0) {
                 txn_record_final(env, res, TXN_ROLLED_BACK, OUTCOME_RUNTIME, "aborted");
                 goto out;
@@ -496,6 +509,6 @@ out:
         if (txn_group_end(env, res) < 0 && r >= 0)
                 r = -EIO;
         plan_close(p);
-        txn_unprepare(env, p);
+        txn_unprepare(p, prep);
         return r;
 }

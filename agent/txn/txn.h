@@ -7,7 +7,9 @@
  * txn_record.c journal writes, txn_json.c results, txn_env.c environment), the
  * confirm watchdog (txn_watchdog.c), rollback to a revision (txn_rollback_to.c), the
  * one-transaction-per-node lock (txlock.c), drift (drift.c: the plan of the newest
- * committed policy) and the test-only crash points (crashpoint.c).
+ * committed policy), the journal's transactions as JSON (txn_history.c: history and one
+ * transaction, for the command line and the API), apply of a policy file in one call
+ * (txn_apply_file.c) and the test-only crash points (crashpoint.c).
  *
  * May call: agent/plan, agent/journal, agent/measure, agent/config, drivers/,
  * policies/, common/. Called by agent/api and agent/cmd.
@@ -81,17 +83,6 @@ struct txn_switch_envs {
         const struct driver_env **saved;        /* the targets' own env pointers */
 };
 
-/* The half of a transaction that needs no journal, done ahead (txn_prepare()). */
-struct txn_prepared {
-        bool done;
-        int r;                          /* what it returned; < 0: the result says why */
-        struct txn_switch_envs armed;   /* switch targets' timers, disarmed when the transaction ends */
-        char *changes;                  /* the change list as the journal keeps it (txn_changes_text, owned) */
-        struct journal_snapshot *rows;  /* [n_rows]: each target's snapshot as the journal keeps it (owned) */
-        unsigned n_rows;
-        bool idle;                      /* the journal had nothing unfinished under this lock: none pending */
-};
-
 struct txn_env {
         const struct agent_config *config;
         struct journal *journal;        /* owned by whoever opened it */
@@ -109,7 +100,6 @@ struct txn_env {
         int64_t expect_revision;
         struct progress *progress;      /* the probes' runs as they end (apply on a terminal); NULL = none */
         bool grouped;                   /* journal writes go into one commit (txn_group_begin) */
-        struct txn_prepared prep;       /* the transaction's first half when done ahead, else zero */
 };
 
 struct txn_result {
@@ -129,6 +119,7 @@ struct txn_result {
         int64_t confirm_deadline_ms;
         json_t *restores;               /* [{target, kind, method}] of every restored target, or NULL (owned) */
         json_t *saves;                  /* [{target, saved, how}] of every switch the commit wrote, or NULL (owned) */
+        json_t *notes;                  /* what the plan wants the reader to know (plan "notes"), or NULL (owned) */
         double rollback_ms;             /* the way back: from the decision to restore to the last target read back */
         int64_t current_revision;       /* a refused precondition: the node's current revision (0: none) */
 };
@@ -168,11 +159,17 @@ int txn_recover_due(struct txn_env *env);
 int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s,
               struct txn_result *ret);
 /*
- * The same over the policy's plan already built: r is what plan_for_policy() returned
- * for it (its error in ret->error). Frees the plan.
+ * `apply FILE` in one call: the policy file read, the node's lock taken (recovering
+ * an interrupted transaction first), the journal opened, the policy applied, the
+ * journal closed and the lock released. The journal opens beside the policy's plan
+ * (txn_apply_file.c: SQLite reads its schema and WAL back while the policy is read,
+ * the lock taken and the plan's first half done). progress: the probes' runs on a
+ * terminal, or NULL. Returns the outcome; when no transaction could start (an invalid
+ * policy, a held lock, a journal that cannot be opened or recovered) ret->result is
+ * empty and ret->error says why: nothing was changed.
  */
-int txn_apply_plan(struct txn_env *env, const struct policy *p, int confirm_timeout_s, struct plan *plan, int r,
-                   struct txn_result *ret);
+enum outcome txn_apply_file(const struct agent_config *cfg, const char *file, int confirm_timeout_s,
+                            struct progress *progress, struct txn_result *ret);
 /* Undo the newest committed revision (restore its snapshot), gated like an apply. */
 int txn_rollback(struct txn_env *env, struct txn_result *ret);
 /*
@@ -200,20 +197,6 @@ int txn_restore_tx(struct txn_env *env, int64_t tx, const char *restored_by, str
 int txn_run(struct txn_env *env, const char *kind, const char *policy_json, const struct policy_verify *verify,
             unsigned confirm_timeout_s, struct plan *p, struct txn_result *ret);
 
-/*
- * txn_run()'s first half, which needs no journal: switch targets' timers armed, the
- * plan read and checked (plan_read, plan_check), the probe pinned, the change list
- * and every target's snapshot as the journal will keep them. txn_run() does it itself
- * after checking that no change is pending; `apply` does it ahead, while its journal
- * opens, and txn_run() then checks for a pending change before writing anything.
- * Only for plans without switch targets (whose sessions a pending change may hold).
- * Kept in env->prep until txn_run() ends; txn_unprepare() drops it when the plan is
- * made again instead (res->changes, which it set, stays with the result). Returns
- * what txn_run() would have (its error in res).
- */
-int txn_prepare(struct txn_env *env, const char *kind, const struct policy_verify *verify, struct plan *p,
-                struct txn_result *res);
-void txn_unprepare(struct txn_env *env, struct plan *p);
 
 /* A plan over this env's targets and drivers (plan_init with env->plan). */
 void txn_plan_init(const struct txn_env *env, struct plan *ret);

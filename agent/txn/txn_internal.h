@@ -14,6 +14,40 @@
  *   writes of the result), txn_json.c (result JSON) → txn_env.c (environment, result)
  */
 
+/* ---- txn.c ---- */
+
+/* The half of a transaction that needs no journal, done ahead by txn_prepare() (txn_apply_file.c). */
+struct txn_prepared {
+        bool done;
+        int r;                          /* what it returned; < 0: the result says why */
+        struct txn_switch_envs armed;   /* switch targets' timers, disarmed when the transaction ends */
+        char *changes;                  /* the change list as the journal keeps it (txn_changes_text, owned) */
+        struct journal_snapshot *rows;  /* [n_rows]: each target's snapshot as the journal keeps it (owned) */
+        unsigned n_rows;
+        bool idle;                      /* the journal had nothing unfinished under this lock: none pending */
+};
+
+/*
+ * txn_run()'s first half, which needs no journal: switch targets' timers armed, the
+ * plan read and checked (plan_read, plan_check), the probe pinned, the change list
+ * and every target's snapshot as the journal will keep them. txn_run() does it itself
+ * after checking that no change is pending; `apply` does it ahead, while its journal
+ * opens, and txn_run_prepared() then checks for a pending change before writing anything.
+ * Only for plans without switch targets (whose sessions a pending change may hold).
+ * Kept in *prep until txn_run_prepared() ends; txn_unprepare() drops it when the plan
+ * is made again instead (res->changes, which it set, stays with the result). Returns
+ * what txn_run() would have (its error in res).
+ */
+int txn_prepare(struct txn_env *env, const char *kind, const struct policy_verify *verify, struct plan *p,
+                struct txn_prepared *prep, struct txn_result *res);
+void txn_unprepare(struct plan *p, struct txn_prepared *prep);
+/* txn_run() over a first half done ahead (prep->done), or not yet (then it does it). */
+int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_json,
+                     const struct policy_verify *verify, unsigned confirm_timeout_s, struct plan *p,
+                     struct txn_prepared *prep, struct txn_result *res);
+/* txn_apply() over the policy's plan already built and maybe prepared (prep may be NULL). Frees the plan. */
+int txn_apply_prepared(struct txn_env *env, const struct policy *p, int confirm_timeout_s, struct plan *plan,
+                       struct txn_prepared *prep, struct txn_result *ret);
 
 /* ---- txn.c ---- */
 

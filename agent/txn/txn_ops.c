@@ -114,19 +114,16 @@ int txn_recover_due(struct txn_env *env)
         return r;
 }
 
-int txn_apply_plan(struct txn_env *env, const struct policy *p, int confirm_timeout_s, struct plan *plan, int r,
-                   struct txn_result *ret)
+int txn_apply_prepared(struct txn_env *env, const struct policy *p, int confirm_timeout_s, struct plan *plan,
+                       struct txn_prepared *prep, struct txn_result *ret)
 {
-        _cleanup_free_ char *json = NULL;
+        _cleanup_free_ char *json = policy_to_json(p);
+        struct txn_prepared none = { 0 };
+        int r;
 
-        if (r < 0) {
-                txn_finish(ret, TXN_PLANNED, outcome_of_errno(r), "refused");
-                plan_free(plan);
-                return r;
-        }
-        json = policy_to_json(p);
-        r = json ? txn_run(env, env->apply_kind ? env->apply_kind : "apply", json, &p->verify,
-                           confirm_timeout_s >= 0 ? (unsigned)confirm_timeout_s : p->confirm_timeout_s, plan, ret)
+        r = json ? txn_run_prepared(env, env->apply_kind ? env->apply_kind : "apply", json, &p->verify,
+                                    confirm_timeout_s >= 0 ? (unsigned)confirm_timeout_s : p->confirm_timeout_s,
+                                    plan, prep ? prep : &none, ret)
                  : -ENOMEM;
         plan_free(plan);
         return r;
@@ -136,9 +133,16 @@ int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s
               struct txn_result *ret)
 {
         struct plan plan;
+        int r;
 
         txn_plan_init(env, &plan);
-        return txn_apply_plan(env, p, confirm_timeout_s, &plan, plan_for_policy(&plan, p, 0, &ret->error), ret);
+        r = plan_for_policy(&plan, p, 0, &ret->error);
+        if (r < 0) {
+                txn_finish(ret, TXN_PLANNED, outcome_of_errno(r), "refused");
+                plan_free(&plan);
+                return r;
+        }
+        return txn_apply_prepared(env, p, confirm_timeout_s, &plan, NULL, ret);
 }
 
 int txn_rollback(struct txn_env *env, struct txn_result *ret)
