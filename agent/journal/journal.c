@@ -128,6 +128,9 @@ static const char sql_record[] = "UPDATE transactions SET state = ?1,"
         " restores_json = COALESCE(?11, restores_json), saves_json = COALESCE(?12, saves_json),"
         " rollback_ms = COALESCE(?13, rollback_ms),"
         " finished_ms = ?9 WHERE id = ?10";
+/* journal_unfinished()'s query (journal_read.c): warmed with the writes' statements. */
+const char journal_sql_unfinished[] = "SELECT id FROM transactions WHERE state NOT IN"
+                                     " ('committed', 'rolled_back', 'failed') ORDER BY id";
 static const char sql_snapshot[] = "INSERT OR REPLACE INTO snapshot_sets (tx, rows_json) VALUES (?, ?)";
 
 bool journal_key_valid(const char *key)
