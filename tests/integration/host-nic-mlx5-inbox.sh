@@ -25,6 +25,8 @@ import json, sys
 p = json.load(open(sys.argv[1]))
 p["metadata"]["name"] = "dcqcn-off"
 p["spec"]["host_ecn"]["reaction_point"] = False
+# a lossless priority without DCQCN is a lossless-class fault: waived, so that the driver's own refusal shows
+p["checks"] = {"allow": ["host_ecn_priority_mismatch"]}
 json.dump(p, open(sys.argv[2], "w"), indent=1)
 PY
 cat >"$T/a.json" <<JSON
