@@ -188,7 +188,7 @@ static void on_rollback(struct engine *g, struct sent *x, const struct http_req 
         struct rnode *n = x->n;
 
         memset(x->out, 0, sizeof(*x->out));
-        if (x->ask->expect > 0 && !x->older_agent && refuses_expect(q)) {
+        if (x->ask->expect >= 0 && !x->older_agent && refuses_expect(q)) {
                 x->older_agent = true;
                 return;
         }
@@ -231,10 +231,10 @@ static int request_of(struct engine *g, struct sent *x, struct http_req *q, unsi
         char path[128];
 
         if (x->ask && x->ask->to > 0)
-                snprintf(x->body, sizeof(x->body), x->ask->expect > 0 && !x->older_agent ?
+                snprintf(x->body, sizeof(x->body), x->ask->expect >= 0 && !x->older_agent ?
                          "{\"to\":%lld,\"expect_revision\":%lld}" : "{\"to\":%lld}", x->ask->to, x->ask->expect);
         else if (x->ask)
-                snprintf(x->body, sizeof(x->body), x->ask->expect > 0 && !x->older_agent ?
+                snprintf(x->body, sizeof(x->body), x->ask->expect >= 0 && !x->older_agent ?
                          "{\"expect_revision\":%lld}" : "{}", x->ask->expect);
         *q = (struct http_req) {
                 .method = "POST", .body = x->ask ? x->body : g->r->policy_doc,
