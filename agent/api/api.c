@@ -115,21 +115,30 @@ static int64_t pace_turn(const char *client, int64_t now)
         return wait <= API_PACE_WAIT_MAX_MS ? wait : -1;
 }
 
-/* 0 when the read may be answered (after its turn), or -EAGAIN with a 429 in resp. */
+static void sleep_ms(int64_t ms)
+{
+        struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+        while (ms > 0 && nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+/*
+ * 0 when the read may be answered (after its turn), or -EAGAIN with a 429 in resp,
+ * given after API_PACE_MS too: a client that asks again at once, on every connection
+ * it has, gets one refusal per connection and API_PACE_MS, not as many as it can send.
+ */
 static int pace_read(const struct http_request *req, const struct measure_info *m, struct http_response *resp)
 {
         int64_t wait = pace_turn(req->client, measure_now_ms());
-        struct timespec ts;
 
+        sleep_ms(wait < 0 ? API_PACE_MS : wait);
         if (wait < 0) {
                 http_error(resp, 429, "too_many_requests", NULL, "too many requests from '%s' while the node measures "
                            "(%s, due to end at %lld): one every %d ms; retry later", req->client, m->id,
                            (long long)m->ends_ms, API_PACE_MS);
                 return -EAGAIN;
         }
-        ts = (struct timespec){ wait / 1000, (long)(wait % 1000) * 1000000L };
-        while (wait && nanosleep(&ts, &ts) < 0 && errno == EINTR)
-                ;
         return 0;
 }
 

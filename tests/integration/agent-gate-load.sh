@@ -4,7 +4,8 @@
 # unauthenticated TLS connections — must not roll a harmless change back. Nothing
 # waits for the measurement: while it runs the agent answers those reads from the
 # last state it read (no device reads, no plan: a copy of a small document, marked
-# "measuring"), one every 100 ms per client (429 beyond a second's wait), so its own
+# "measuring"), one every 100 ms per client (429 beyond a second's wait, itself after 100 ms: the
+# sixteen share one certificate, and those refused ask again at once), so its own
 # CPU use besides the probe stays low in both phases, which it records, and the
 # gate needs no second measurement. (Once: the agent read the devices for each of those requests during
 # the probe it was judging, and rolled good changes back; then it held them until
