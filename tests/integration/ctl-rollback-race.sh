@@ -6,7 +6,8 @@
 # until the first has rolled back (revision 3). The agent checks the precondition
 # under its transaction lock: the second is refused (409 precondition_failed), the
 # controller reports it as a refusal naming the node, and the node stays one revision
-# back — it is not returned to the policy both meant to undo.
+# back — it is not returned to the policy both meant to undo. Likewise when no revision
+# is current yet: the rollback names revision 0, and a change committed meanwhile stands.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
 fleet_require
@@ -15,15 +16,10 @@ python3 -c 'import ssl' 2>/dev/null || skip "python3 has no ssl module"
 HUB_IP=10.88.255.1
 PROXY=$NETTUNE_TOP/tests/tools/confirm_proxy.py
 
-step "one node, revisions 1 (mtu 9000) and 2 (mtu 4000)"
+step "one node, nothing committed yet; controller B reaches it through a proxy that holds its rollbacks"
 fleet_up 1
 policy "$T/p9000.json" mtu-9000 9000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
 policy "$T/p4000.json" mtu-4000 4000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
-expect_rc 0 "apply 9000" ctl --quiet apply "$T/p9000.json" --canary 0 --wave-size 100%
-expect_rc 0 "apply 4000" ctl --quiet apply "$T/p4000.json" --canary 0 --wave-size 100%
-check "node at 4000" mtu_is 1 4000
-
-step "controller B reaches the node through a proxy that holds its rollback"
 mkdir -p "$T/gate"
 bg ip netns exec "$HUB" python3 "$PROXY" --listen "$HUB_IP:7501" --upstream "$(node_ip 1):$FLEET_PORT" \
         --cert "$T/pki/agent.crt" --key "$T/pki/agent.key" --client-ca "$T/pki/clients-ca.crt" \
@@ -37,6 +33,25 @@ inv["nodes"][0]["url"] = "https://10.88.255.1:7501"
 json.dump(inv, open(sys.argv[2], "w"), indent=1)
 PY
 ctl_b() { ip netns exec "$HUB" "$CTL" --inventory "$T/inventory-b.json" --db "$T/ctl-b.db" "$@"; }
+
+step "no revision is current: B's rollback names that (expect_revision 0), A applies meanwhile"
+bg ctl_b --output json rollback > "$T/b0.json" 2> "$T/b0.err"
+b=$BG_PID
+wait_for 60 test -e "$T/gate/rollback.held" || fail "controller B's first rollback never reached the proxy"
+expect_rc 0 "A: apply 9000 (revision 1)" ctl --quiet apply "$T/p9000.json" --canary 0 --wave-size 100%
+touch "$T/gate/rollback.open"
+rc=0; wait "$b" || rc=$?
+cat "$T/b0.json" "$T/b0.err" "$T/proxy.log"
+check "B exits non-zero (got $rc)" [ "$rc" -ne 0 ]
+check "the proxy saw B name revision 0 and the agent answer 409" grep -Eq '^rollback 409 .*"expect_revision": ?0' "$T/proxy.log"
+check "B reports node001 refused, naming revision 1" \
+        grep -q "rollback refused by its agent: .*the current revision is 1 (transaction [0-9]*, apply), not the expected 0" "$T/b0.json"
+check "A's change stands: the node is at 9000" mtu_is 1 9000
+rm -f "$T/gate/rollback.held" "$T/gate/rollback.open"
+
+step "revision 2 (mtu 4000); B's next rollback is held between its history check and its request"
+expect_rc 0 "apply 4000" ctl --quiet apply "$T/p4000.json" --canary 0 --wave-size 100%
+check "node at 4000" mtu_is 1 4000
 bg ctl_b --output json rollback > "$T/b.json" 2> "$T/b.err"
 b=$BG_PID
 wait_for 60 test -e "$T/gate/rollback.held" || fail "controller B's rollback never reached the proxy"
