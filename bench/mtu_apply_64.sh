@@ -7,7 +7,9 @@
 # each round is A(1500->9000) B(9000->1500) B(1500->9000) A(9000->1500), so every run
 # is a real change, both sides make both changes, and the pairs (A9000, B9000) and
 # (A1500, B1500) run back to back. Medians, quartiles, and the median of the per-pair
-# ratios. Goals: apply <= 1.5 x ip -batch, and >= 20 x faster than 64 ip link set.
+# ratios. Goals: apply <= 2.0 x ip -batch (the journal makes four fsyncs: its snapshot and
+# its end each copied into the journal file before they count), and >= 20 x faster than
+# 64 ip link set.
 # Also reports the apply's peak RSS.
 . "$(dirname "$0")/lib.sh"
 REPS=${REPS:-15}                # rounds: 2 pairs each
@@ -57,11 +59,11 @@ am_all=$(stats $(awk '$1 == "A" {print $3}' "$W/times") | cut -d' ' -f1)
 ip netns exec "$ns" /usr/bin/time -f %M -o "$W/rss" "$AGENT" --yes --config "$W/agent.json" apply "$W/p9000.json" >/dev/null
 rss=$(cat "$W/rss")
 pr=$(ratio "$am" "$bm")
-printf '| MTU apply, 64 veth (%d pairs, ABBA, in the namespace) | %s ms [%s-%s] | ip -batch: %s ms [%s-%s] | %s | pairwise %.2f [%.2f-%.2f]; full transaction incl. durable SQLite journal (2 fsyncs) and read-back; apply peak RSS %d KiB |\n' \
+printf '| MTU apply, 64 veth (%d pairs, ABBA, in the namespace) | %s ms [%s-%s] | ip -batch: %s ms [%s-%s] | %s | pairwise %.2f [%.2f-%.2f]; full transaction incl. durable SQLite journal (4 fsyncs: its snapshot and its end each checkpointed into the journal file) and read-back; apply peak RSS %d KiB |\n' \
         $((REPS * 2)) "$(ms "$am")" "$(ms "$a25")" "$(ms "$a75")" "$(ms "$bm")" "$(ms "$b25")" "$(ms "$b75")" "$pr" \
         "$rm" "$r25" "$r75" "$rss"
 printf '| MTU apply, 64 veth (%d pairs) | %s ms | 64 x ip link set: %s ms | %s | %.0fx faster |\n' \
         $((PROC_REPS * 2)) "$(ms "$am_all")" "$(ms "$cm")" "$(ratio "$am_all" "$cm")" \
         "$(awk -v a="$am_all" -v c="$cm" 'BEGIN { print c / a }')"
-goal "apply of 64 MTUs / ip -batch" "$pr" "<=" 1.5 "x"
+goal "apply of 64 MTUs / ip -batch" "$pr" "<=" 2.0 "x"
 goal "apply of 64 MTUs, times faster than 64 ip link set" "$(awk -v a="$am_all" -v c="$cm" 'BEGIN { printf "%.1f", c / a }')" ">=" 20 "x"

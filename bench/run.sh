@@ -117,7 +117,9 @@ history() {
         fi
         echo
         history
-        for b in $order; do
+        # chaos: written by `make check-chaos` (tests/chaos/run.sh); durability: the journal's
+        # designs measured side by side once (docs/design.md). Both kept as they are.
+        for b in $order chaos durability; do
                 if [ -s "$BENCH_SECTIONS/$b.md" ]; then
                         printf '\n<!-- section %s -->\n' "$b"
                         cat "$BENCH_SECTIONS/$b.md"

@@ -3,12 +3,41 @@
 #include <fcntl.h>
 #include <math.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "common/db.h"
 
+/* What SQLite's error means for the caller: ENOSPC, EROFS, EBADMSG (a damaged file), else the system's errno or EIO. */
+static int errno_of(struct db *d)
+{
+        int code = d->h ? sqlite3_extended_errcode(d->h) : SQLITE_MISUSE;
+        int sys = d->h ? sqlite3_system_errno(d->h) : 0;
+
+        switch (code & 0xff) {
+        case SQLITE_FULL:
+                return ENOSPC;
+        case SQLITE_READONLY:
+                return EROFS;
+        case SQLITE_CORRUPT:
+        case SQLITE_NOTADB:
+                return EBADMSG;
+        case SQLITE_IOERR:
+        case SQLITE_CANTOPEN:
+                return sys == ENOSPC || sys == EROFS || sys == EDQUOT || sys == EACCES ? sys : EIO;
+        default:
+                return EIO;
+        }
+}
+
 int db_fail(struct db *d, struct errbuf *e, const char *what)
 {
-        return errbuf_set(e, EIO, d->path, "%s: %s", what, d->h ? sqlite3_errmsg(d->h) : "not open");
+        int err = errno_of(d);
+        const char *why = err == ENOSPC || err == EDQUOT ? " (no space left on its file system)" :
+                          err == EROFS ? " (its file system is read-only)" :
+                          err == EACCES ? " (permission denied)" :
+                          err == EBADMSG ? " (the file is damaged)" : "";
+
+        return errbuf_set(e, err, d->path, "%s: %s%s", what, d->h ? sqlite3_errmsg(d->h) : "not open", why);
 }
 
 /*
@@ -87,10 +116,12 @@ int db_open(struct db *d, const char *path, const char *noun, unsigned flags, in
                 return r;
         }
         sqlite3_busy_timeout(d->h, busy_ms);
+        d->busy_ms = busy_ms;
         r = db_exec(d, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", e);
         if (r >= 0 && (flags & DB_KEEP_WAL)) {
                 sqlite3_db_config(d->h, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
                 sqlite3_wal_autocheckpoint(d->h, DB_WAL_PAGES);
+                d->autocheckpoint = DB_WAL_PAGES;
         }
         if (r < 0)
                 db_close(d);
@@ -116,7 +147,7 @@ int db_exec(struct db *d, const char *sql, struct errbuf *e)
 
         if (sqlite3_exec(d->h, sql, NULL, NULL, &msg) == SQLITE_OK)
                 return 0;
-        r = errbuf_set(e, EIO, d->path, "%s", msg ? msg : sqlite3_errmsg(d->h));
+        r = errbuf_set(e, errno_of(d), d->path, "%s", msg ? msg : sqlite3_errmsg(d->h));
         sqlite3_free(msg);
         return r;
 }
@@ -225,7 +256,6 @@ double db_col_real(sqlite3_stmt *st, int col)
 
 /* Statements the transactions below run again and again: prepared once (db_cached). */
 static const char sql_begin[] = "BEGIN IMMEDIATE", sql_commit[] = "COMMIT", sql_rollback[] = "ROLLBACK",
-                  sql_lazy[] = "PRAGMA synchronous=NORMAL", sql_full[] = "PRAGMA synchronous=FULL",
                   sql_savepoint[] = "SAVEPOINT db_txn", sql_release[] = "RELEASE db_txn",
                   sql_rollback_to[] = "ROLLBACK TO db_txn";
 
@@ -242,9 +272,19 @@ static int run(struct db *d, const char *sql, struct errbuf *e)
         return r;
 }
 
+/*
+ * synchronous=FULL (every commit fsyncs) or OFF (none does, and checkpoints sync
+ * nothing). Never from a cached statement: SQLite applies this pragma when the
+ * statement is prepared, not each time it runs.
+ */
+static int set_synchronous(struct db *d, bool full, struct errbuf *e)
+{
+        return db_exec(d, full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF", e);
+}
+
 void db_warm(struct db *d, const char *const *sqls, unsigned n)
 {
-        static const char *const own[] = { sql_begin, sql_commit, sql_savepoint, sql_release, sql_lazy, sql_full };
+        static const char *const own[] = { sql_begin, sql_commit, sql_savepoint, sql_release };
         sqlite3_stmt *st;
 
         for (unsigned i = 0; i < n + ARRAY_SIZE(own); i++) {
@@ -260,16 +300,20 @@ int db_begin(struct db *d, struct errbuf *e)
         return run(d, sql_begin, e);
 }
 
+static void end_lazy(struct db *d);
+
 int db_begin_lazy(struct db *d, struct errbuf *e)
 {
-        int r = run(d, sql_lazy, e);
+        int r = set_synchronous(d, false, e);
 
+        /* No checkpoint while nothing syncs (the WAL first, then the file: db_checkpoint does both). */
+        if (r >= 0 && d->autocheckpoint)
+                sqlite3_wal_autocheckpoint(d->h, 0);
         if (r >= 0)
                 r = db_begin(d, e);
+        d->lazy = true;
         if (r < 0)
-                run(d, sql_full, NULL);
-        else
-                d->lazy = true;
+                end_lazy(d);
         return r;
 }
 
@@ -278,7 +322,9 @@ static void end_lazy(struct db *d)
 {
         if (d->lazy) {
                 d->lazy = false;
-                run(d, sql_full, NULL);
+                set_synchronous(d, true, NULL);
+                if (d->autocheckpoint)
+                        sqlite3_wal_autocheckpoint(d->h, d->autocheckpoint);
         }
 }
 
@@ -386,5 +432,64 @@ int db_migrate(struct db *d, const struct db_migration *steps, unsigned n, struc
                 }
                 r = db_commit(d, e);
         }
+        return r;
+}
+
+/* fsync one of the connection's files (SQLITE_FCNTL_FILE_POINTER: the database, _JOURNAL_POINTER: the WAL). */
+static int sync_file(struct db *d, int op, struct errbuf *e)
+{
+        sqlite3_file *f = NULL;
+
+        if (sqlite3_file_control(d->h, "main", op, &f) != SQLITE_OK)
+                return errbuf_set(e, EIO, d->path, "checkpoint: cannot reach the file to sync it");
+        if (!f || !f->pMethods)
+                return 0;               /* not open: nothing to sync */
+        if (f->pMethods->xSync(f, SQLITE_SYNC_NORMAL) != SQLITE_OK)
+                return errbuf_set(e, errno ? errno : EIO, d->path, "checkpoint: fsync: %s",
+                                  strerror(errno ? errno : EIO));
+        return 0;
+}
+
+#define CHECKPOINT_LOCKED_TRIES 5000   /* 1 ms apart: another thread's statement on this connection ends */
+
+/* SQLITE_CHECKPOINT_TRUNCATE, again while a statement of this connection (another thread's read) is open. */
+static int checkpoint_truncate(struct db *d)
+{
+        struct timespec ms = { 0, 1000000 };
+        int r = SQLITE_LOCKED;
+
+        for (unsigned i = 0; i < CHECKPOINT_LOCKED_TRIES && r == SQLITE_LOCKED; i++) {
+                if (i)
+                        nanosleep(&ms, NULL);
+                r = sqlite3_wal_checkpoint_v2(d->h, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+        }
+        return r;
+}
+
+/*
+ * The syncs SQLite would make, made here once each: with synchronous=OFF for the
+ * copy, the WAL is synced first (so that a copy torn by a power loss is made again
+ * from it), the pages copied, the database file synced; then the WAL is emptied, so
+ * that it never holds frames the file has already (a WAL torn later could otherwise
+ * bring back older ones of them over the file's newer pages).
+ */
+int db_checkpoint(struct db *d, struct errbuf *e)
+{
+        int r = set_synchronous(d, false, e);
+
+        if (r >= 0)
+                r = sync_file(d, SQLITE_FCNTL_JOURNAL_POINTER, e);
+        if (r >= 0) {
+                int k = checkpoint_truncate(d);
+
+                if (k == SQLITE_BUSY)
+                        r = errbuf_set(e, EBUSY, d->path, "checkpoint: a reader of another process held the WAL "
+                                       "for %d ms", d->busy_ms);
+                else if (k != SQLITE_OK)
+                        r = db_fail(d, e, "checkpoint");
+        }
+        if (r >= 0)
+                r = sync_file(d, SQLITE_FCNTL_FILE_POINTER, e);
+        set_synchronous(d, true, NULL);
         return r;
 }

@@ -31,6 +31,8 @@ struct db {
         sqlite3 *h;
         char path[DB_PATH_MAX];
         bool lazy;                      /* the open transaction commits without fsync (db_begin_lazy) */
+        int autocheckpoint;             /* WAL pages that start a checkpoint (DB_KEEP_WAL), 0: SQLite's own */
+        int busy_ms;                    /* how long a lock of another process is waited for */
         pthread_mutex_t cache_lock;
         struct db_cached {
                 const char *sql;        /* the statement's text, a string literal: its address is the key */
@@ -58,8 +60,20 @@ int db_open(struct db *d, const char *path, const char *noun, unsigned flags, in
             struct errbuf *e);
 void db_close(struct db *d);            /* accepts a closed or zeroed handle */
 
-/* e := "<path>: <what>: <sqlite's message>"; returns -EIO. */
+/*
+ * e := "<path>: <what>: <sqlite's message>[: why]"; returns -ENOSPC (disk full), -EROFS
+ * (read-only file system), -EBADMSG (a damaged file), else the system's errno or -EIO.
+ */
 int db_fail(struct db *d, struct errbuf *e, const char *what);
+
+/*
+ * Copy the whole WAL into the database file, sync it and empty the WAL
+ * (SQLITE_CHECKPOINT_TRUNCATE, waiting for readers of other processes with the busy
+ * timeout, for statements of this connection on other threads to end): what the
+ * file holds then survives the loss or corruption of the WAL, and the WAL never
+ * holds frames older than the file's pages. -EBUSY when a reader held it.
+ */
+int db_checkpoint(struct db *d, struct errbuf *e);
 
 /* One or more statements without results. */
 int db_exec(struct db *d, const char *sql, struct errbuf *e);
@@ -102,8 +116,9 @@ double db_col_real(sqlite3_stmt *st, int col);
 int db_begin(struct db *d, struct errbuf *e);           /* BEGIN IMMEDIATE */
 /*
  * The same for writes nothing waits on: their commit does not fsync (synchronous=
- * NORMAL for it); the next durable commit makes them durable too. A crash of the
- * process loses nothing; a power loss may lose them, never more.
+ * OFF for it, and no automatic checkpoint); the next durable commit, or
+ * db_checkpoint(), makes them durable too. A crash of the process loses nothing; a
+ * power loss may lose them, never more.
  */
 int db_begin_lazy(struct db *d, struct errbuf *e);
 int db_commit(struct db *d, struct errbuf *e);          /* COMMIT; rolls back when it fails */

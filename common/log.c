@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <pthread.h>
 #include <stdarg.h>
+#include <time.h>
 
 #include "common/log.h"
 #include "common/progress.h"
@@ -36,4 +37,33 @@ void log_msg(enum log_level level, const char *fmt, ...)
         va_end(ap);
         fputc('\n', stderr);
         pthread_mutex_unlock(&log_lock);
+}
+
+void log_limited(struct log_limit *l, const char *fmt, ...)
+{
+        struct timespec ts;
+        unsigned suppressed = 0;
+        char msg[512];
+        va_list ap;
+        bool show;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        pthread_mutex_lock(&l->lock);
+        if ((long long)ts.tv_sec != l->second) {
+                suppressed = l->suppressed;
+                l->second = (long long)ts.tv_sec;
+                l->count = l->suppressed = 0;
+        }
+        show = l->count++ < l->per_second;
+        if (!show)
+                l->suppressed++;
+        pthread_mutex_unlock(&l->lock);
+        if (suppressed)
+                log_warn("%s: %u more %s were not logged", l->prefix, suppressed, l->noun);
+        if (!show)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        log_warn("%s: %s", l->prefix, msg);
 }

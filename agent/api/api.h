@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * agent/api: the agent's HTTPS API (docs/api.md): the routes (api.c), the fabric
- * endpoints (api_fabric.c), the answers both build (api_reply.c) and the Prometheus
- * metrics (metrics.c). Calls go one way: api.c -> api_fabric.c, metrics.c, api_reply.c;
- * api_fabric.c -> api_reply.c.
+ * agent/api: the agent's HTTPS API (docs/api.md). Owns the routes and who may call
+ * them (api.c: one table, roles per endpoint), the routes through a transaction
+ * (api_txn.c: plan, apply, rollback, confirm), the reads (api_read.c), the probe
+ * (api_probe.c), the fabric endpoints (api_fabric.c), the answers they all build
+ * (api_reply.c) and the Prometheus metrics (metrics.c). Calls go one way: api.c ->
+ * the route files -> api_reply.c; api_txn.c and api_read.c -> metrics.c.
  *
  * May call: agent/txn, agent/doctor, agent/plan, agent/journal, agent/measure,
  * agent/http, agent/config, drivers/, policies/, common/. Called by agent/cmd (serve).

@@ -2,14 +2,14 @@
 /* GET /v1/fabric and POST /v1/fabric/flows: a node's clock and responder, and its flows of a pattern. */
 #include <arpa/inet.h>
 #include <ifaddrs.h>
-#include <pthread.h>
 
 #include "agent/api/api_internal.h"
 #include "agent/measure/measure.h"
 #include "drivers/host/sysfs.h"
 #include "drivers/probe/probe_flows.h"
 
-static pthread_mutex_t fabric_lock = PTHREAD_MUTEX_INITIALIZER;
+/* A fabric run's handshakes after its flows' duration, counted in its measurement's end. */
+#define FABRIC_SLACK_MS 5000
 
 /* Where peers reach the responder: probe.advertise, else probe.listen unless it is a wildcard. */
 static bool advertised(const struct agent_config *c, char *ret_hostport, size_t size, char *ret_host, size_t hsize)
@@ -63,7 +63,7 @@ static long link_speed_mbps(const struct agent_config *c, const char *ifname)
         return end != line && !*end && v > 0 && v < 100000000 ? v : 0;
 }
 
-void fabric_info(const struct api *a, struct http_response *resp)
+void api_fabric_info(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
         const struct agent_config *c = a->config;
         char addr[128] = "", host[64] = "", ifname[64] = "";
@@ -127,9 +127,10 @@ static void run(struct probe_flows *f, struct http_response *resp)
                                    "ok", ok, "flows", probe_flows_to_json(f), "load", load_json(&load)));
 }
 
-void fabric_flows(const struct api *a, const struct http_request *req, struct http_response *resp)
+void api_fabric_flows(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
         _cleanup_free_ struct probe_flows *f = malloc(sizeof(*f));
+        struct measure_info busy;
         struct errbuf e = { 0 };
 
         if (!f) {
@@ -142,11 +143,24 @@ void fabric_flows(const struct api *a, const struct http_request *req, struct ht
                 http_error(resp, 400, "invalid", path ? path : e.where, "%s; no flow was run", e.msg);
                 return;
         }
-        if (pthread_mutex_trylock(&fabric_lock) != 0) {
-                http_error(resp, 409, "busy", NULL, "another fabric run is in progress on this node; no flow was run");
+        /*
+         * One measurement per node, fabric runs included: from this request to the end
+         * of its flows (its wait for start_at_ms too), refused at once while another runs.
+         */
+        for (unsigned i = 0; i < f->n; i++) {
+                char path[48];
+
+                snprintf(path, sizeof(path), "$.flows[%u].peer", i);
+                if (api_peer_allowed(a, req, f->v[i].params.peer, path, resp) < 0)
+                        return;
+        }
+        if (check_start(f, resp) < 0)
+                return;
+        if (measure_claim("fabric", f->start_at_ms + f->duration_ms + FABRIC_SLACK_MS, NULL, &busy) < 0) {
+                api_reply_busy(resp, &busy);
                 return;
         }
-        if (check_start(f, resp) >= 0)
-                run(f, resp);
-        pthread_mutex_unlock(&fabric_lock);
+        run(f, resp);
+        measure_release();
+        measure_give_back();
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "agent/api/api.h"
+#include "agent/txn/txn.h"
 
 /* ---- api_reply.c: the answers (the bottom of the module: it calls nothing of it) ---- */
 
@@ -14,10 +15,44 @@ void api_reply_errno(struct http_response *resp, int r, const struct errbuf *e);
 /* 400 for a body the validator refused: "path" is the JSON path (or FILE:LINE:COL of a syntax error). */
 void api_reply_invalid(struct http_response *resp, const struct errbuf *e, const char *tail);
 
-/* ---- api_fabric.c ---- */
+/*
+ * 409 busy naming what runs: a measurement ({"error": {..., "measurement": {id, kind,
+ * started_ms, ends_ms}}}, docs/api.md "Limits") or a transaction of this node.
+ */
+struct measure_info;
+void api_reply_busy(struct http_response *resp, const struct measure_info *m);
+
+/* A transaction id from the URL path as sent (digits only); 0 and a 404 when it is not one. */
+int64_t api_tx_of(const char *id, struct http_response *resp);
+/* The request body as a policy; NULL and a 400 naming the JSON path when it is not one. */
+struct policy *api_parse_policy(const struct http_request *req, struct http_response *resp);
+/* A transaction environment for the API (serve's timer handles confirm deadlines). */
+void api_env_init(struct api *a, struct txn_env *env);
 
 /*
- * The agent's part of a fabric probe (docs/api.md, "Fabric probe"):
+ * A route: rest is what follows a prefix route's path ("12" of /v1/confirm/12), ""
+ * otherwise. The routes answer into resp; api.c decides who may call which.
+ */
+typedef void api_route_fn(struct api *a, const struct http_request *req, const char *rest,
+                          struct http_response *resp);
+
+/* ---- api_txn.c: through a transaction (or its plan) ---- */
+api_route_fn api_plan, api_apply, api_rollback, api_confirm;
+
+/* ---- api_read.c: reads ---- */
+api_route_fn api_state, api_drift, api_doctor, api_history, api_transaction, api_metrics;
+
+/* ---- api_probe.c ---- */
+api_route_fn api_probe;
+/*
+ * May this agent send probe traffic to hostport (probe.peers)? 0, or -EACCES with a
+ * 403 "peer refused" naming path in resp (the reason goes to the log, rate-limited).
+ */
+int api_peer_allowed(struct api *a, const struct http_request *req, const char *hostport, const char *path,
+                     struct http_response *resp);
+
+/*
+ * ---- api_fabric.c: the agent's part of a fabric probe (docs/api.md, "Fabric probe") ----
  *
  *   GET  /v1/fabric        this node's clock and responder: what a controller needs
  *                          to plan a pattern (where peers reach the responder, how
@@ -28,7 +63,4 @@ void api_reply_invalid(struct http_response *resp, const struct errbuf *e, const
  * One fabric run at a time per node (409 busy); a start that has already passed
  * is refused (409 late), one further ahead than PROBE_FLOWS_AHEAD_MAX_MS is 400.
  */
-
-
-void fabric_info(const struct api *a, struct http_response *resp);
-void fabric_flows(const struct api *a, const struct http_request *req, struct http_response *resp);
+api_route_fn api_fabric_info, api_fabric_flows;

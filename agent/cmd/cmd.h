@@ -49,5 +49,6 @@ int cmd_confirm_watchdog(struct cli *c);
 int cmd_history(struct cli *c);
 int cmd_drift(struct cli *c);
 int cmd_serve(struct cli *c);
+int cmd_journal_recover(struct cli *c);
 int cmd_state(struct cli *c);
 int cmd_plan(struct cli *c);

@@ -157,6 +157,14 @@ const struct cli_command agent_commands[] = {
           "Serves the HTTPS API (client certificates required), the probe responder,\n"
           "confirm deadlines and drift checks until SIGTERM.",
           serve_flags, "0 stopped by a signal, 2 invalid configuration, 3 cannot start" },
+        { "journal-recover", NULL, "salvage a damaged journal (the agent stopped)",
+          "Salvages a damaged journal (one that serve refuses: PRAGMA quick_check failed;\n"
+          "stop the agent's service first): every row that can still be read goes into a\n"
+          "new journal, which takes the old one's place; the damaged file is kept as\n"
+          "journal.db.damaged-TIME. Then transactions left in flight are restored from\n"
+          "their snapshots, as after a crash. A sound journal is left alone.",
+          NULL, "0 recovered, or the journal is sound, 2 invalid usage,\n"
+                "            3 the journal could not be salvaged (the lock is held, a file cannot be written)" },
         { "confirm-watchdog", "TX", NULL, NULL, NULL, NULL },
         { 0 },
 };

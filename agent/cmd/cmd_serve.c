@@ -11,6 +11,7 @@
 
 #include "agent/api/api.h"
 #include "agent/cmd/cmd.h"
+#include "agent/measure/measure.h"
 #include "agent/txn/txn.h"
 #include "common/log.h"
 #include "drivers/probe/probe_server.h"
@@ -19,6 +20,7 @@ static void check_drift(struct txn_env *env, enum drift_mode mode)
 {
         struct errbuf e = { 0 };
         struct policy *p = NULL;
+        struct measure_info busy;
         struct txn_result res;
         struct plan plan;
         char buf[1100];
@@ -35,12 +37,18 @@ static void check_drift(struct txn_env *env, enum drift_mode mode)
         if (r > 0)
                 log_warn("drift: %d field(s) differ from committed policy '%s'%s", r, p->name,
                          mode == DRIFT_MODE_ENFORCE ? "; re-applying it" : "");
-        if (r > 0 && mode == DRIFT_MODE_ENFORCE && txn_lock(env, false, &e) >= 0) {
+        if (r > 0 && mode == DRIFT_MODE_ENFORCE && measure_txn_enter(&busy) >= 0) {
+                if (txn_lock(env, false, &e) < 0) {
+                        measure_txn_leave();
+                        policy_free(p);
+                        return;
+                }
                 txn_result_init(&res);
                 env->apply_kind = "enforce";
                 txn_apply(env, p, 0, &res);
                 env->apply_kind = NULL;
                 txn_unlock(env);
+                measure_txn_leave();
                 metrics_record(&res);
                 log_info("drift enforcement: transaction %lld %s", (long long)res.tx, res.result);
                 txn_result_done(&res);
@@ -79,7 +87,8 @@ static int serve_loop(struct cli *c, struct journal *j)
                 /* Expired confirmations (and anything left in flight) are restored. */
                 if (txn_recover_due(&env) > 0)
                         log_info("restored transaction(s) whose confirmation expired");
-                if (c->config.drift_interval_s && time(NULL) >= next_drift) {
+                /* A drift check is the agent's own work: never beside a measurement (the next second after it). */
+                if (c->config.drift_interval_s && time(NULL) >= next_drift && !measure_running(NULL)) {
                         check_drift(&env, c->config.drift_mode);
                         next_drift = time(NULL) + (time_t)c->config.drift_interval_s;
                         idle_trim(j);
@@ -99,6 +108,20 @@ static int parse_args(struct cli *c, bool *insecure)
                 }
         }
         return 0;
+}
+
+/* tls.roles; or tls.allowed_clients, which means operate; or neither: every client operates. */
+static void serve_roles(const struct agent_config *cf, struct http_roles *ret)
+{
+        if (cf->tls_roles)
+                *ret = (struct http_roles){ .key = "tls.roles", .operate = cf->role_operate,
+                                            .n_operate = cf->n_role_operate, .read = cf->role_read,
+                                            .n_read = cf->n_role_read };
+        else if (cf->n_allowed_clients)
+                *ret = (struct http_roles){ .key = "tls.allowed_clients", .operate = cf->allowed_clients,
+                                            .n_operate = cf->n_allowed_clients };
+        else
+                *ret = (struct http_roles){ 0 };
 }
 
 /* Before serving anything: restore whatever an earlier run left in flight. */
@@ -139,13 +162,13 @@ int cmd_serve(struct cli *c)
                 .listen = c->config.listen, .cert = c->config.tls_cert, .key = c->config.tls_key,
                 .client_ca = c->config.tls_client_ca, .max_body = c->config.max_body_bytes,
                 .timeout_s = c->config.request_timeout_s, .header_timeout_s = c->config.header_timeout_s,
-                .allowed_clients = c->config.allowed_clients, .n_allowed_clients = c->config.n_allowed_clients,
                 .handler = api_handle, .userdata = &api,
         };
         sigset_t set;
         char buf[1100];
         int r, rc = OUTCOME_RUNTIME;
 
+        serve_roles(&c->config, &o.roles);
         r = parse_args(c, &o.insecure_loopback);
         if (r)
                 return r > 0 ? OUTCOME_OK : OUTCOME_INVALID;
@@ -157,6 +180,9 @@ int cmd_serve(struct cli *c)
         r = o.insecure_loopback ? 0 : config_check_tls(&c->config, &e);
         if (r >= 0)
                 r = journal_open(c->config.state_dir, &j, &e);
+        /* A damaged journal could not say what was left in flight: refuse it, naming the recovery. */
+        if (r >= 0)
+                r = journal_check(j, &e);
         if (r >= 0)
                 r = recover(c, j, &e);
         api.journal = j;

@@ -28,6 +28,7 @@ static const struct command commands[] = {
         { "drift",        cmd_drift,        true,  false },
         { "doctor",       cmd_doctor,       true,  false },
         { "serve",        cmd_serve,        true,  true },
+        { "journal-recover", cmd_journal_recover, true, false },
         { "confirm-watchdog", cmd_confirm_watchdog, true, true },
 };
 

@@ -184,15 +184,50 @@ static int check_client_name(struct jsonv *v, const char *s)
         return 0;
 }
 
+/* A list of client names (tls.allowed_clients, tls.roles.operate, tls.roles.read). */
+static int parse_names(struct jsonv *v, const json_t *j, char (*list)[CONFIG_CLIENT_NAME_MAX], unsigned *ret_n)
+{
+        size_t n;
+        int r = jsonv_string_array(v, j, "client name", CONFIG_ALLOWED_CLIENTS_MAX, list[0], sizeof(list[0]), &n,
+                                   check_client_name);
+
+        *ret_n = r < 0 ? 0 : (unsigned)n;
+        return r;
+}
+
 static int parse_allowed_clients(struct jsonv *v, const json_t *j, void *obj)
 {
         struct agent_config *c = obj;
-        size_t n;
-        int r = jsonv_string_array(v, j, "client name", CONFIG_ALLOWED_CLIENTS_MAX, c->allowed_clients[0],
-                                   sizeof(c->allowed_clients[0]), &n, check_client_name);
 
-        c->n_allowed_clients = r < 0 ? 0 : (unsigned)n;
-        return r;
+        return parse_names(v, j, c->allowed_clients, &c->n_allowed_clients);
+}
+
+static int parse_role_operate(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct agent_config *c = obj;
+
+        return parse_names(v, j, c->role_operate, &c->n_role_operate);
+}
+
+static int parse_role_read(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct agent_config *c = obj;
+
+        return parse_names(v, j, c->role_read, &c->n_role_read);
+}
+
+static const struct jsonv_field role_fields[] = {
+        JSONV_CUSTOM("operate", JSONV_ARRAY, 0, parse_role_operate),
+        JSONV_CUSTOM("read", JSONV_ARRAY, 0, parse_role_read),
+        { 0 },
+};
+
+static int parse_roles(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct agent_config *c = obj;
+
+        c->tls_roles = true;
+        return jsonv_object(v, j, role_fields, obj);
 }
 
 #define CF_STR(k, m, fn) { .key = (k), .type = JSONV_STRING, .flags = JSONV_NONEMPTY, \
@@ -203,6 +238,7 @@ static const struct jsonv_field tls_fields[] = {
         CF_STR("key", tls_key, NULL),
         CF_STR("client_ca", tls_client_ca, NULL),
         JSONV_CUSTOM("allowed_clients", JSONV_ARRAY, 0, parse_allowed_clients),
+        JSONV_CUSTOM("roles", JSONV_OBJECT, 0, parse_roles),
         { 0 },
 };
 
@@ -216,21 +252,35 @@ static int check_cidr(struct jsonv *v, const char *s)
         return 0;
 }
 
+/* A list of networks (probe.allow, probe.peers). */
+static int parse_cidrs(struct jsonv *v, const json_t *j, char (*list)[64], unsigned *ret_n)
+{
+        size_t n;
+        int r = jsonv_string_array(v, j, "network", CONFIG_PROBE_ALLOW_MAX, list[0], sizeof(list[0]), &n, check_cidr);
+
+        *ret_n = r < 0 ? 0 : (unsigned)n;
+        return r;
+}
+
 static int parse_probe_allow(struct jsonv *v, const json_t *j, void *obj)
 {
         struct agent_config *c = obj;
-        size_t n;
-        int r = jsonv_string_array(v, j, "network", CONFIG_PROBE_ALLOW_MAX, c->probe_allow[0],
-                                   sizeof(c->probe_allow[0]), &n, check_cidr);
 
-        c->n_probe_allow = r < 0 ? 0 : (unsigned)n;
-        return r;
+        return parse_cidrs(v, j, c->probe_allow, &c->n_probe_allow);
+}
+
+static int parse_probe_peers(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct agent_config *c = obj;
+
+        return parse_cidrs(v, j, c->probe_peers, &c->n_probe_peers);
 }
 
 static const struct jsonv_field probe_fields[] = {
         CF_STR("listen", probe_listen, check_listen),
         JSONV_UINT("runs", struct agent_config, probe_runs, 1, 15),
         JSONV_CUSTOM("allow", JSONV_ARRAY, 0, parse_probe_allow),
+        JSONV_CUSTOM("peers", JSONV_ARRAY, 0, parse_probe_peers),
         JSONV_UINT("max_clients", struct agent_config, probe_max_clients, 1, 16),
         CF_STR("advertise", probe_advertise, check_advertise),
         { 0 },
@@ -242,9 +292,19 @@ static const struct jsonv_field drift_fields[] = {
         { 0 },
 };
 
+/* tls.allowed_clients means operate; with tls.roles the names belong there (one list of who may do what). */
 static int parse_tls(struct jsonv *v, const json_t *j, void *obj)
 {
-        return jsonv_object(v, j, tls_fields, obj);
+        struct agent_config *c = obj;
+        int r = jsonv_object(v, j, tls_fields, obj);
+
+        if (r >= 0 && c->tls_roles && json_object_get(j, "allowed_clients")) {
+                jsonv_push_key(v, "roles");
+                r = jsonv_error(v, "tls.roles and tls.allowed_clients are both given: tls.allowed_clients means "
+                                "operate; put its names into tls.roles.operate and remove it");
+                jsonv_pop(v);
+        }
+        return r;
 }
 
 static int parse_probe(struct jsonv *v, const json_t *j, void *obj)
@@ -516,6 +576,17 @@ unsigned config_probe_allow(const struct agent_config *c, struct probe_cidr *ret
                 if (probe_cidr_parse(c->probe_allow[i], NULL, &ret[n], NULL) == 0)     /* checked at load */
                         n++;
         return n;
+}
+
+void config_probe_peers(const struct agent_config *c, struct probe_cidr *cidrs, struct probe_peers *ret)
+{
+        const char (*list)[64] = c->n_probe_peers ? c->probe_peers : c->probe_allow;
+        unsigned n = c->n_probe_peers ? c->n_probe_peers : c->n_probe_allow, k = 0;
+
+        for (unsigned i = 0; i < n; i++)
+                if (probe_cidr_parse(list[i], NULL, &cidrs[k], NULL) == 0)     /* checked at load */
+                        k++;
+        *ret = (struct probe_peers){ .v = cidrs, .n = k };
 }
 
 const struct switch_config *config_find_switch(const struct agent_config *c, const char *name)

@@ -49,11 +49,18 @@ struct agent_config {
          * certificate's subject CN and subjectAltName DNS names; none = any clientAuth certificate */
         unsigned n_allowed_clients;
         char allowed_clients[CONFIG_ALLOWED_CLIENTS_MAX][CONFIG_CLIENT_NAME_MAX];
+        /* tls.roles: the same kind of names per role; "operate" may change, "read" only read */
+        bool tls_roles;                         /* tls.roles was given */
+        unsigned n_role_operate, n_role_read;
+        char role_operate[CONFIG_ALLOWED_CLIENTS_MAX][CONFIG_CLIENT_NAME_MAX];
+        char role_read[CONFIG_ALLOWED_CLIENTS_MAX][CONFIG_CLIENT_NAME_MAX];
         char state_dir[CONFIG_PATH_MAX];        /* "/var/lib/nettune" */
         char probe_listen[128];                 /* "0.0.0.0:18515" */
         unsigned probe_runs;                    /* default runs per probe measurement when the policy says none */
         unsigned n_probe_allow;                 /* probe.allow: clients the responder serves; 0 = this host only */
         char probe_allow[CONFIG_PROBE_ALLOW_MAX][64];   /* "10.0.0.0/24", "fd00::5" (checked CIDRs) */
+        unsigned n_probe_peers;                 /* probe.peers: where probe traffic may go; 0 = probe.allow's */
+        char probe_peers[CONFIG_PROBE_ALLOW_MAX][64];
         unsigned probe_max_clients;             /* responder sessions at once (probe.max_clients, default 4) */
         char probe_advertise[128];              /* "ADDR:PORT" peers reach the responder at; "" = probe.listen */
         unsigned drift_interval_s;              /* 0 = no periodic drift check */
@@ -89,6 +96,13 @@ int config_load_zeroed(const char *path, struct agent_config *ret, struct errbuf
 /* probe.allow as networks for the responder: ret[0..CONFIG_PROBE_ALLOW_MAX); returns how many. */
 struct probe_cidr;
 unsigned config_probe_allow(const struct agent_config *c, struct probe_cidr *ret);
+/*
+ * Where this agent sends probe traffic (drivers/probe/probe_net.h): probe.peers, else
+ * the networks of probe.allow, else the networks this host's addresses are on.
+ * cidrs[CONFIG_PROBE_ALLOW_MAX] is the storage ret points into.
+ */
+struct probe_peers;
+void config_probe_peers(const struct agent_config *c, struct probe_cidr *cidrs, struct probe_peers *ret);
 /*
  * The configured TLS files (config_tls.c): tls.cert holds a certificate with
  * extendedKeyUsage serverAuth, tls.key an unencrypted private key, tls.client_ca at

@@ -96,6 +96,8 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_re
         if (!r)
                 return MHD_NO;
         MHD_add_response_header(r, "Content-Type", resp->content_type ? resp->content_type : "application/json");
+        if (resp->close)
+                MHD_add_response_header(r, "Connection", "close");
         ret = MHD_queue_response(conn, (unsigned)resp->status, r);
         MHD_destroy_response(r);
         free(resp->body);
@@ -103,31 +105,27 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_re
         return ret;
 }
 
-/* The client's role, checked once per connection; 0 or fills resp (401/403) and logs a refusal. */
+/*
+ * The client's role, decided in the handshake (http_guard.c) or, when its hook did
+ * not run, now; 0 or fills resp (401/403: the connection is closed after it).
+ */
 static int check_client(struct http_server *s, struct MHD_Connection *conn, struct http_conn *hc,
                         struct http_response *resp)
 {
         const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-        int r;
+        int verdict;
 
         if (!hc) {
                 http_error(resp, 500, "internal", NULL, "connection not tracked");
                 return -EIO;
         }
-        if (hc->role == 0) {
-                r = http_auth_role(ci ? (gnutls_session_t)ci->tls_session : NULL, s->o.allowed_clients,
-                                   s->o.n_allowed_clients, hc);
-                hc->role = r < 0 ? r : 1;
-                if (r == -EPERM)
-                        log_warn("api: refused client from %s: %s", hc->peer, hc->role_why);
-                else if (r >= 0)
-                        http_guard_authenticated(&s->guard, hc);
-        }
-        if (hc->role == -EACCES)
+        verdict = http_guard_decide(&s->guard, ci ? (gnutls_session_t)ci->tls_session : NULL, hc);
+        if (verdict == -EACCES)
                 http_error(resp, 401, "unauthenticated", NULL, "a client certificate is required");
-        else if (hc->role < 0)
+        else if (verdict < 0)
                 http_error(resp, 403, "forbidden", NULL, "%s", hc->role_why[0] ? hc->role_why : "client refused");
-        return hc->role < 0 ? -EACCES : 0;
+        resp->close = verdict < 0;
+        return verdict < 0 ? -EACCES : 0;
 }
 
 /* "application/json", any case, optionally with parameters ("; charset=utf-8"). */
@@ -178,8 +176,11 @@ static enum MHD_Result first_call(struct http_server *s, struct MHD_Connection *
         if (hc)
                 http_guard_requested(&s->guard, hc);
         if (s->o.insecure_loopback) {
-                if (hc)
+                if (hc) {
+                        hc->verdict = 1;
+                        hc->role = HTTP_ROLE_OPERATE;
                         http_guard_authenticated(&s->guard, hc);
+                }
         } else if (check_client(s, conn, hc, &resp) < 0) {
                 ctx->refused = true;
                 return send_response(conn, &resp);
@@ -235,6 +236,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                 return send_response(conn, &resp);
         }
         req.url = ctx->path;
+        req.role = http_guard_conn(conn) ? http_guard_conn(conn)->role : HTTP_ROLE_NONE;
         if (s->o.insecure_loopback)
                 snprintf(req.client, sizeof(req.client), "insecure-loopback");
         else
@@ -279,6 +281,7 @@ static int start_daemon(struct http_server *s, const union netaddr *a, struct er
                 .pending_max = s->o.pending_max ? s->o.pending_max : HTTP_PENDING_MAX,
                 .pending_per_addr = s->o.pending_per_addr ? s->o.pending_per_addr : HTTP_PENDING_PER_ADDR,
                 .header_timeout_ms = s->o.header_timeout_s * 1000, .tls = !s->o.insecure_loopback,
+                .roles = &s->o.roles,
         };
         int r = http_guard_start(&s->guard, &lim, e);
 

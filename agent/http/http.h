@@ -18,15 +18,39 @@
 /*
  * The agent's HTTPS server (libmicrohttpd + GnuTLS): a client certificate that
  * verifies against the configured CA is required in the TLS handshake (none, or
- * an untrusted, expired or wrong-CA one: the handshake fails); before the first
- * request its role is checked (extendedKeyUsage clientAuth, tls.allowed_clients:
- * 403 otherwise). Unauthenticated connections are budgeted and must send a
- * request's headers within header_timeout_s. Request bodies are bounded (413
- * before the body is read when Content-Length is too large) and must be JSON (415).
- * Plain HTTP only on a loopback address and only when asked for explicitly.
+ * an untrusted, expired or wrong-CA one: the handshake fails); inside the
+ * handshake its role is decided (extendedKeyUsage clientAuth, then the role
+ * lists): a client without a role is never counted as authenticated, its first
+ * request is answered 403 and its connection closed. Unauthenticated connections
+ * are budgeted and must send a request's headers within header_timeout_s. Request
+ * bodies are bounded (413 before the body is read when Content-Length is too
+ * large) and must be JSON (415). Plain HTTP only on a loopback address and only
+ * when asked for explicitly (its clients operate).
  */
 
+/* What a client may do; the routes decide which role each needs (agent/api). */
+enum http_role {
+        HTTP_ROLE_NONE,                 /* refused: no request runs */
+        HTTP_ROLE_READ,
+        HTTP_ROLE_OPERATE,
+        HTTP_ROLE_MAX,
+};
 
+/* "none", "read", "operate". */
+const char *http_role_name(enum http_role r);
+
+/*
+ * Who has which role: client names (exact, or "*.suffix") matched against the
+ * certificate's subject CN and subjectAltName DNS names; a certificate matching
+ * both lists operates. key NULL: no list, every clientAuth certificate operates.
+ */
+struct http_roles {
+        const char *key;                        /* "tls.roles", "tls.allowed_clients": named in refusals */
+        const char (*operate)[128];
+        unsigned n_operate;
+        const char (*read)[128];
+        unsigned n_read;
+};
 
 struct http_request {
         const char *method;
@@ -35,12 +59,14 @@ struct http_request {
         size_t body_len;
         void *conn;                     /* struct MHD_Connection *, for query arguments */
         char client[128];               /* certificate subject, or "insecure-loopback" */
+        enum http_role role;            /* READ or OPERATE (a refused client never gets here) */
 };
 
 struct http_response {
         int status;
         char *body;                     /* owned (malloc) */
         const char *content_type;       /* static string */
+        bool close;                     /* close the connection after this answer */
 };
 
 typedef void (*http_handler_t)(void *userdata, const struct http_request *req, struct http_response *resp);
@@ -49,8 +75,7 @@ struct http_options {
         const char *listen;             /* "ADDR:PORT", "[ADDR]:PORT" */
         bool insecure_loopback;         /* plain HTTP; refused unless ADDR is loopback */
         const char *cert, *key, *client_ca;
-        const char (*allowed_clients)[128];     /* tls.allowed_clients (n_allowed_clients of them) */
-        unsigned n_allowed_clients;
+        struct http_roles roles;
         size_t max_body;
         unsigned timeout_s;                     /* idle connections are closed after it */
         unsigned header_timeout_s;              /* from accept to a request's headers */

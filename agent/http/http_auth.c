@@ -5,8 +5,8 @@
  * (http_auth_verify), or the handshake fails — a client without one never reaches
  * libmicrohttpd's request parser. Its role: the leaf must carry extendedKeyUsage
  * clientAuth (an agent's server certificate, or one made for anything else, is
- * refused), and with tls.allowed_clients its subject CN or a subjectAltName DNS
- * name must match one of them.
+ * refused), and with role lists (tls.roles, or tls.allowed_clients: operate) its
+ * subject CN or a subjectAltName DNS name gives it its role.
  */
 #include <gnutls/x509.h>
 #include <ctype.h>
@@ -60,17 +60,33 @@ bool http_auth_name_matches(const char *pattern, const char *name)
         return strcasecmp(pattern, name) == 0;
 }
 
-static bool allowed(const char (*list)[128], unsigned n, const char *name)
+static const char *const role_names[HTTP_ROLE_MAX] = {
+        [HTTP_ROLE_NONE] = "none",
+        [HTTP_ROLE_READ] = "read",
+        [HTTP_ROLE_OPERATE] = "operate",
+};
+
+const char *http_role_name(enum http_role r)
 {
-        for (unsigned i = 0; i < n; i++)
-                if (http_auth_name_matches(list[i], name))
-                        return true;
-        return false;
+        return (unsigned)r < HTTP_ROLE_MAX ? role_names[r] : "none";
 }
 
-/* Does a CN of the subject or a SAN dNSName match the allow-list? */
-static bool names_allowed(gnutls_x509_crt_t crt, const char (*list)[128], unsigned n)
+/* The best role a name has: operate wins over read. */
+static enum http_role role_of_name(const struct http_roles *roles, const char *name)
 {
+        for (unsigned i = 0; i < roles->n_operate; i++)
+                if (http_auth_name_matches(roles->operate[i], name))
+                        return HTTP_ROLE_OPERATE;
+        for (unsigned i = 0; i < roles->n_read; i++)
+                if (http_auth_name_matches(roles->read[i], name))
+                        return HTTP_ROLE_READ;
+        return HTTP_ROLE_NONE;
+}
+
+/* The best role of any CN of the subject or SAN dNSName. */
+static enum http_role names_role(gnutls_x509_crt_t crt, const struct http_roles *roles)
+{
+        enum http_role best = HTTP_ROLE_NONE, r;
         char name[NAME_MAX_LEN];
 
         for (unsigned i = 0;; i++) {
@@ -78,8 +94,8 @@ static bool names_allowed(gnutls_x509_crt_t crt, const char (*list)[128], unsign
 
                 if (gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, i, 0, name, &size) < 0)
                         break;
-                if (allowed(list, n, name))
-                        return true;
+                if ((r = role_of_name(roles, name)) > best)
+                        best = r;
         }
         for (unsigned i = 0;; i++) {
                 size_t size = sizeof(name);
@@ -87,10 +103,10 @@ static bool names_allowed(gnutls_x509_crt_t crt, const char (*list)[128], unsign
 
                 if (type == GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE)
                         break;
-                if (type == GNUTLS_SAN_DNSNAME && allowed(list, n, name))
-                        return true;
+                if (type == GNUTLS_SAN_DNSNAME && (r = role_of_name(roles, name)) > best)
+                        best = r;
         }
-        return false;
+        return best;
 }
 
 /* "serverAuth", "clientAuth", or the OID: the purposes, comma-separated, into buf. */
@@ -117,8 +133,9 @@ static bool client_purpose(gnutls_x509_crt_t crt, char *buf, size_t size)
         return client;
 }
 
-static int check_leaf(gnutls_x509_crt_t crt, const char (*list)[128], unsigned n, struct http_conn *hc)
+static int check_leaf(gnutls_x509_crt_t crt, const struct http_roles *roles, struct http_conn *hc)
 {
+        enum http_role role;
         char purposes[160];
 
         if (!client_purpose(crt, purposes, sizeof(purposes))) {
@@ -127,15 +144,18 @@ static int check_leaf(gnutls_x509_crt_t crt, const char (*list)[128], unsigned n
                          hc->subject, purposes[0] ? purposes : "missing");
                 return -EPERM;
         }
-        if (n && !names_allowed(crt, list, n)) {
-                snprintf(hc->role_why, sizeof(hc->role_why),
-                         "client certificate '%s' names no client of tls.allowed_clients", hc->subject);
+        if (!roles || !roles->key)
+                return HTTP_ROLE_OPERATE;
+        role = names_role(crt, roles);
+        if (role == HTTP_ROLE_NONE) {
+                snprintf(hc->role_why, sizeof(hc->role_why), "client certificate '%s' names no client of %s",
+                         hc->subject, roles->key);
                 return -EPERM;
         }
-        return 0;
+        return (int)role;
 }
 
-int http_auth_role(gnutls_session_t s, const char (*list)[128], unsigned n, struct http_conn *hc)
+int http_auth_role(gnutls_session_t s, const struct http_roles *roles, struct http_conn *hc)
 {
         const gnutls_datum_t *certs;
         gnutls_x509_crt_t crt;
@@ -159,7 +179,7 @@ int http_auth_role(gnutls_session_t s, const char (*list)[128], unsigned n, stru
                 snprintf(hc->role_why, sizeof(hc->role_why), "client certificate cannot be read");
                 r = -EPERM;
         } else {
-                r = check_leaf(crt, list, n, hc);
+                r = check_leaf(crt, roles, hc);
         }
         gnutls_x509_crt_deinit(crt);
         return r;

@@ -23,7 +23,8 @@
 #include "common/log.h"
 
 #define REAPER_TICK_MS 200
-#define LOG_LINES_PER_SECOND 5
+#define LOG_LINES_PER_SECOND 10
+#define LOG_NOUN "refused connection(s) or client(s)"
 
 static long long mono_ms(void)
 {
@@ -47,30 +48,13 @@ static void peer_text(const struct sockaddr *sa, char *buf, size_t size)
 
 void http_guard_log(struct http_guard *g, const char *fmt, ...)
 {
-        long long sec = mono_ms() / 1000;
-        unsigned suppressed = 0;
         char msg[512];
         va_list ap;
-        bool show;
 
-        pthread_mutex_lock(&g->lock);
-        if (sec != g->log_second) {
-                suppressed = g->log_suppressed;
-                g->log_second = sec;
-                g->log_count = g->log_suppressed = 0;
-        }
-        show = g->log_count++ < LOG_LINES_PER_SECOND;
-        if (!show)
-                g->log_suppressed++;
-        pthread_mutex_unlock(&g->lock);
-        if (suppressed)
-                log_warn("api: %u more refused connection(s) were not logged", suppressed);
-        if (!show)
-                return;
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
-        log_warn("api: %s", msg);
+        log_limited(&g->log, "%s", msg);
 }
 
 static bool pending(const struct http_conn *hc)
@@ -159,9 +143,26 @@ static int verify_in_handshake(gnutls_session_t s)
                         snprintf(hc->refused, sizeof(hc->refused), "%s", why);
                 return -1;
         }
+        /* The role is part of the handshake's accounting: a client that will be refused never leaves the budget. */
         if (hc)
-                http_guard_authenticated(hc->guard, hc);
+                http_guard_decide(hc->guard, s, hc);
         return 0;
+}
+
+int http_guard_decide(struct http_guard *g, gnutls_session_t s, struct http_conn *hc)
+{
+        int r;
+
+        if (hc->verdict)
+                return hc->verdict;
+        r = http_auth_role(s, g->lim.roles, hc);
+        hc->role = r > 0 ? (enum http_role)r : HTTP_ROLE_NONE;
+        hc->verdict = r > 0 ? 1 : r;
+        if (r > 0)
+                http_guard_authenticated(g, hc);
+        else if (r == -EPERM)
+                http_guard_log(g, "refused client from %s: %s", hc->peer, hc->role_why);
+        return hc->verdict;
 }
 
 /* Require a client certificate and verify it inside the handshake. */
@@ -229,7 +230,7 @@ static void closed(struct http_guard *g, struct http_conn *hc)
         else if (why && streq(why, "deadline"))
                 http_guard_log(g, "closed connection from %s: no authenticated request within %u ms",
                                hc->peer, g->lim.header_timeout_ms);
-        else if (!hc->authenticated && !why && g->lim.tls)
+        else if (!hc->authenticated && !why && g->lim.tls && hc->verdict == 0)
                 http_guard_log(g, "refused connection from %s: TLS handshake failed (no valid client certificate)",
                                hc->peer);
         free(hc);
@@ -302,6 +303,7 @@ int http_guard_start(struct http_guard *g, const struct http_guard_limits *lim, 
 
         memset(g, 0, sizeof(*g));
         g->lim = *lim;
+        g->log = (struct log_limit)LOG_LIMIT_INIT("api", LOG_NOUN, LOG_LINES_PER_SECOND);
         pthread_mutex_init(&g->lock, NULL);
         pthread_cond_init(&g->wake, NULL);
         g->initialised = true;

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 
 #include "agent/http/http.h"
+#include "common/log.h"
 
 /* One connection, from accept to close (MHD's socket context). */
 struct http_conn {
@@ -31,7 +32,8 @@ struct http_conn {
         bool requested;                 /* a request's headers arrived: no more header deadline */
         const char *closed_by;          /* "deadline", "evicted" when the guard shut it, else NULL */
         char refused[160];              /* why the handshake refused the client's certificate */
-        int role;                       /* 0 not checked yet, 1 allowed, -1 refused (role_why) */
+        int verdict;                    /* 0 not decided yet, 1 a role (role), -EPERM refused (role_why), -EACCES no certificate */
+        enum http_role role;
         char subject[128];              /* the certificate's subject DN */
         char role_why[256];
 };
@@ -41,6 +43,7 @@ struct http_guard_limits {
         unsigned pending_per_addr;      /* ... and from one address */
         unsigned header_timeout_ms;     /* from accept to a request's headers */
         bool tls;                       /* require and verify client certificates in the handshake */
+        const struct http_roles *roles; /* who has which role, decided in the handshake */
 };
 
 struct http_guard {
@@ -52,8 +55,7 @@ struct http_guard {
         struct http_guard_limits lim;
         unsigned pending;               /* not authenticated, not shut */
         unsigned long long accepted, evicted, expired;
-        long long log_second;           /* rate limit of the refusal log lines */
-        unsigned log_count, log_suppressed;
+        struct log_limit log;           /* refusal lines: a few a second */
 };
 
 /* ---- http_guard.c ---- */
@@ -67,6 +69,13 @@ void http_guard_notify(void *cls, struct MHD_Connection *c, void **socket_contex
 struct http_conn *http_guard_conn(struct MHD_Connection *c);
 /* The client proved who it is: it leaves the budget of unauthenticated connections. */
 void http_guard_authenticated(struct http_guard *g, struct http_conn *hc);
+/*
+ * Decide hc's role once (in the handshake, or at its first request when the
+ * handshake's hook did not run): a client with a role leaves the budget; a refused
+ * one stays in it and its refusal is logged with the certificate's subject. Returns
+ * hc->verdict.
+ */
+int http_guard_decide(struct http_guard *g, gnutls_session_t s, struct http_conn *hc);
 /* A request's headers arrived. */
 void http_guard_requested(struct http_guard *g, struct http_conn *hc);
 /* Log a refusal, at most a few lines a second (the rest are counted and summed up). */
@@ -76,11 +85,12 @@ void http_guard_log(struct http_guard *g, const char *fmt, ...) _printf_(2, 3);
 /* Does the peer's chain verify against the trusted CAs? 0, or -EPERM with GnuTLS's reason in why. */
 int http_auth_verify(gnutls_session_t s, char *why, size_t size);
 /*
- * The role of an authenticated client, once per connection: its certificate must
- * verify (again: a resumed session skips the handshake's check), carry
- * extendedKeyUsage clientAuth and, when allowed is not empty, name one of the
- * allowed clients. 0 allowed; -EACCES no certificate; -EPERM refused (hc->role_why).
+ * The role of a client whose chain verified: its certificate must verify (again: a
+ * resumed session skips the handshake's check), carry extendedKeyUsage clientAuth
+ * and, with role lists, name a client of one. Fills hc->subject. Returns the role
+ * (HTTP_ROLE_READ, HTTP_ROLE_OPERATE); -EACCES no certificate; -EPERM refused
+ * (hc->role_why).
  */
-int http_auth_role(gnutls_session_t s, const char (*allowed)[128], unsigned n_allowed, struct http_conn *hc);
+int http_auth_role(gnutls_session_t s, const struct http_roles *roles, struct http_conn *hc);
 /* Does name match pattern (an exact name, or "*.suffix": any name ending in ".suffix")? */
 bool http_auth_name_matches(const char *pattern, const char *name);

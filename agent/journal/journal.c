@@ -9,6 +9,8 @@
 
 struct journal {
         struct db db;
+        bool ckpt_due;                  /* a write of the open group ended a run (final or pending) */
+        bool group_lazy;                /* the open group commits without an fsync of its own */
 };
 
 static const char *const state_names[TXN_STATE_MAX] = {
@@ -126,6 +128,9 @@ static const char sql_record[] = "UPDATE transactions SET state = ?1,"
         " restores_json = COALESCE(?11, restores_json), saves_json = COALESCE(?12, saves_json),"
         " rollback_ms = COALESCE(?13, rollback_ms),"
         " finished_ms = ?9 WHERE id = ?10";
+/* journal_unfinished()'s query (journal_read.c): warmed with the writes' statements. */
+const char journal_sql_unfinished[] = "SELECT id FROM transactions WHERE state NOT IN"
+                                     " ('committed', 'rolled_back', 'failed') ORDER BY id";
 static const char sql_snapshot[] = "INSERT OR REPLACE INTO snapshot_sets (tx, rows_json) VALUES (?, ?)";
 
 bool journal_key_valid(const char *key)
@@ -140,7 +145,7 @@ bool journal_key_valid(const char *key)
         return true;
 }
 
-int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
+int journal_open_named(const char *state_dir, const char *name, struct journal **ret, struct errbuf *e)
 {
         struct journal *j;
         char path[DB_PATH_MAX];
@@ -151,7 +156,7 @@ int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
                 return -ENOMEM;
         /* Created here rather than by SQLite: it then belongs to the directory's owner,
          * and SQLite gives its -wal and -shm files the owner of the database file. */
-        r = statedir_open(state_dir, "journal.db", path, sizeof(path), e);
+        r = statedir_open(state_dir, name, path, sizeof(path), e);
         if (r < 0) {
                 free(j);
                 return r;
@@ -166,6 +171,43 @@ int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
         }
         *ret = j;
         return 0;
+}
+
+int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
+{
+        int r = journal_open_named(state_dir, JOURNAL_FILE, ret, e);
+
+        if (r == -EBADMSG)
+                errbuf_suffix(e, "; " JOURNAL_RECOVER_HINT);
+        return r;
+}
+
+int journal_check(struct journal *j, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        char report[400] = "";
+        size_t used = 0;
+        int r = db_prepare(&j->db, "PRAGMA quick_check(5)", &st, e);
+
+        while (r >= 0 && (r = db_step_row(&j->db, st, e)) > 0) {
+                const char *line = (const char *)sqlite3_column_text(st, 0);
+
+                if (line && used < sizeof(report))
+                        used += (size_t)snprintf(report + used, sizeof(report) - used, "%s%s", used ? "; " : "",
+                                                 line);
+        }
+        for (char *p = report; *p; p++)         /* SQLite's lines, on one line */
+                if (*p == '\n')
+                        *p = ' ';
+        if (r < 0) {
+                if (r == -EBADMSG)
+                        errbuf_suffix(e, "; " JOURNAL_RECOVER_HINT);
+                return r;
+        }
+        if (streq(report, "ok"))
+                return 0;
+        return errbuf_set(e, EBADMSG, j->db.path, "the journal is damaged (quick_check: %s); %s", report,
+                          JOURNAL_RECOVER_HINT);
 }
 
 void journal_close(struct journal *j)
@@ -304,12 +346,47 @@ static int do_record(struct db *d, void *arg, struct errbuf *e)
         return r;
 }
 
+/*
+ * A run of a transaction ended (final, or pending confirmation): its record goes into
+ * the database file too, so that it survives the loss of the WAL. Best effort: the
+ * commit before it is durable against a crash already; a checkpoint that cannot be
+ * made now is made by the next one (the next transaction makes one before it
+ * touches anything).
+ */
+/* The newest transaction's row written again by a commit that fsyncs: what the WAL holds is then durable. */
+static const char sql_touch[] = "UPDATE transactions SET finished_ms = finished_ms"
+                                " WHERE id = (SELECT MAX(id) FROM transactions)";
+
+static void checkpoint_if_due(struct journal *j)
+{
+        if (j->ckpt_due && sqlite3_get_autocommit(j->db.h)) {
+                j->ckpt_due = false;
+                /* A lazy group's end is durable through the checkpoint (it syncs the WAL first); without one, by a durable write. */
+                if (db_checkpoint(&j->db, NULL) < 0 && j->group_lazy)
+                        db_exec(&j->db, sql_touch, NULL);
+        }
+}
+
 int journal_record(struct journal *j, int64_t tx, enum txn_state s,
                    const struct journal_result *r, struct errbuf *e)
 {
         struct record_args a = { tx, s, r };
+        int k = db_txn(&j->db, do_record, &a, e);
 
-        return db_txn(&j->db, do_record, &a, e);
+        if (k >= 0 && (journal_state_final(s) || s == TXN_PENDING_CONFIRM))
+                j->ckpt_due = true;
+        if (k >= 0)
+                checkpoint_if_due(j);
+        return k;
+}
+
+int journal_checkpoint(struct journal *j, struct errbuf *e)
+{
+        int r = db_checkpoint(&j->db, e);
+
+        if (r >= 0)
+                j->ckpt_due = false;
+        return r;
 }
 
 struct snapshot_args {
@@ -384,12 +461,20 @@ void journal_release_memory(struct journal *j)
 
 int journal_group_begin(struct journal *j, bool durable, struct errbuf *e)
 {
+        j->group_lazy = !durable;
         return durable ? db_begin(&j->db, e) : db_begin_lazy(&j->db, e);
 }
 
 int journal_group_commit(struct journal *j, struct errbuf *e)
 {
-        return db_commit(&j->db, e);
+        int r = db_commit(&j->db, e);
+
+        if (r >= 0)
+                checkpoint_if_due(j);
+        else
+                j->ckpt_due = false;    /* rolled back: nothing of it to copy */
+        j->group_lazy = false;
+        return r;
 }
 
 /* The reading side (journal_read.c) reaches the handle through this. */

@@ -3,7 +3,12 @@
  * The durable transaction journal: SQLite in <state_dir>/journal.db (WAL,
  * synchronous=FULL). Every state change of a transaction is one SQLite
  * transaction committed before the next side effect, so a restarted agent knows
- * exactly what may have been touched and restores it from the snapshot.
+ * exactly what may have been touched and restores it from the snapshot. The
+ * snapshot is checkpointed into journal.db itself (the WAL emptied) before the
+ * first device change, and so is the end of every run: a WAL lost, emptied or torn
+ * later costs at most the transaction that was unfinished, whose snapshot the file
+ * has (journal_checkpoint). A damaged file is found by journal_check (PRAGMA
+ * quick_check) and salvaged by journal_recover (journal_recover.c).
  *
  * Tables: transactions (one row per transaction: policy, state, result, probe
  * runs, error), steps (every state a transaction entered, with its time),
@@ -41,9 +46,42 @@ bool journal_state_final(enum txn_state s);
 
 struct journal;
 
-/* Open (create) <state_dir>/journal.db; creates state_dir (0700) if missing. */
+#define JOURNAL_FILE "journal.db"
+/* What a damaged journal's message says to do (docs/operations.md, "A damaged journal"). */
+#define JOURNAL_RECOVER_HINT "stop the agent and run 'nettune-agent --config FILE journal-recover' " \
+        "(docs/operations.md, \"A damaged journal\")"
+
+/*
+ * Open (create) <state_dir>/journal.db; creates state_dir (0700) if missing. A file
+ * SQLite finds damaged is -EBADMSG, the message naming JOURNAL_RECOVER_HINT.
+ */
 int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e);
 void journal_close(struct journal *j);           /* accepts NULL */
+
+/*
+ * PRAGMA quick_check: 0 when the journal's pages and indexes are sound, else -EBADMSG
+ * with what SQLite found and JOURNAL_RECOVER_HINT (serve refuses to start on it).
+ */
+int journal_check(struct journal *j, struct errbuf *e);
+
+/* What journal_recover() kept of a damaged journal. */
+struct journal_recovery {
+        char damaged[256];              /* where the damaged file went: journal.db.damaged-<ms> */
+        unsigned long long rows[8];     /* rows copied, per table of journal_recover_tables */
+        unsigned long long lost[8];     /* rows of each table after the first one that could not be read */
+        unsigned n_tables;
+        bool unreadable;                /* nothing could be read: an empty journal took its place */
+};
+extern const char *const journal_recover_tables[];
+
+/*
+ * Salvage <state_dir>/journal.db (the agent stopped, the caller holds the lock): every
+ * row that can still be read goes into a fresh journal, table by table in row order,
+ * which then takes its place; the damaged file (with its -wal and -shm) is kept as
+ * journal.db.damaged-<ms>. Unfinished transactions whose snapshots survived are
+ * restored by the next lock holder as after any crash.
+ */
+int journal_recover(const char *state_dir, struct journal_recovery *ret, struct errbuf *e);
 
 /* A new transaction in state PLANNED. kind: "apply", "rollback", "enforce". */
 int journal_begin(struct journal *j, const char *kind, const char *policy_name,
@@ -108,6 +146,13 @@ int journal_record(struct journal *j, int64_t tx, enum txn_state s,
  * commit carries them.
  */
 int journal_group_begin(struct journal *j, bool durable, struct errbuf *e);
+/*
+ * Copy the WAL into the database file and sync it (db_checkpoint): what the journal
+ * holds then survives the loss or corruption of its WAL. A transaction calls it once
+ * its snapshot is committed, before it touches any device; the end of each run
+ * (final, or pending confirmation) makes one by itself. -EBUSY, -ENOSPC, -EIO.
+ */
+int journal_checkpoint(struct journal *j, struct errbuf *e);
 /* Give the connection's cached pages back (an idle daemon); nothing is lost but speed. */
 void journal_release_memory(struct journal *j);
 /* Prepare the statements a transaction writes with, ahead of it (apply opens its journal on a thread). */

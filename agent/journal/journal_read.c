@@ -121,9 +121,6 @@ int journal_list(struct journal *j, unsigned limit, struct journal_tx **ret, uns
         return 0;
 }
 
-const char journal_sql_unfinished[] = "SELECT id FROM transactions WHERE state NOT IN"
-                                     " ('committed', 'rolled_back', 'failed') ORDER BY id";
-
 int journal_unfinished(struct journal *j, int64_t **ret_ids, unsigned *ret_n, struct errbuf *e)
 {
         struct db *d = journal_db(j);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -9,9 +10,15 @@
 #include "agent/measure/measure.h"
 #include "common/util.h"
 
-static pthread_mutex_t quiet_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t quiet_done = PTHREAD_COND_INITIALIZER;
-static unsigned measuring;              /* measurements running in this process */
+/* The node's measurement slot (this process). */
+static struct {
+        pthread_mutex_t lock;
+        bool held;                      /* a measurement runs: info says which */
+        bool api;                       /* ... and the API claimed it (a client's probe or fabric run) */
+        struct measure_info info;
+        unsigned txns;                  /* transactions of this process in flight */
+        unsigned long long seq;         /* the API's measurements so far: their ids */
+} slot = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static long long mono_ms(void)
 {
@@ -51,14 +58,109 @@ static long long cpu_us(const struct rusage *r)
                r->ru_stime.tv_usec;
 }
 
+int64_t measure_now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t measure_ends_ms(unsigned runs, unsigned duration_ms)
+{
+        return measure_now_ms() + (int64_t)runs * ((int64_t)duration_ms + MEASURE_RUN_SLACK_MS);
+}
+
+int measure_claim(const char *kind, int64_t ends_ms, struct measure_info *ret, struct measure_info *ret_busy)
+{
+        int r = 0;
+
+        pthread_mutex_lock(&slot.lock);
+        if (slot.held || slot.txns) {
+                *ret_busy = slot.held ? slot.info : (struct measure_info){ .kind = "transaction",
+                                                                           .started_ms = 0, .ends_ms = 0 };
+                r = -EBUSY;
+        } else {
+                slot.held = slot.api = true;
+                slot.info = (struct measure_info){ .started_ms = measure_now_ms(), .ends_ms = ends_ms };
+                snprintf(slot.info.kind, sizeof(slot.info.kind), "%s", kind);
+                snprintf(slot.info.id, sizeof(slot.info.id), "%s-%llu", kind, ++slot.seq);
+                if (ret)
+                        *ret = slot.info;
+        }
+        pthread_mutex_unlock(&slot.lock);
+        return r;
+}
+
+void measure_release(void)
+{
+        pthread_mutex_lock(&slot.lock);
+        slot.held = slot.api = false;
+        pthread_mutex_unlock(&slot.lock);
+}
+
+int measure_txn_enter(struct measure_info *ret_busy)
+{
+        int r = 0;
+
+        pthread_mutex_lock(&slot.lock);
+        if (slot.held && slot.api) {
+                *ret_busy = slot.info;
+                r = -EBUSY;
+        } else {
+                slot.txns++;
+        }
+        pthread_mutex_unlock(&slot.lock);
+        return r;
+}
+
+void measure_txn_leave(void)
+{
+        pthread_mutex_lock(&slot.lock);
+        if (slot.txns)
+                slot.txns--;
+        pthread_mutex_unlock(&slot.lock);
+}
+
+bool measure_running(struct measure_info *ret)
+{
+        bool held;
+
+        pthread_mutex_lock(&slot.lock);
+        held = slot.held;
+        if (held && ret)
+                *ret = slot.info;
+        pthread_mutex_unlock(&slot.lock);
+        return held;
+}
+
+json_t *measure_info_to_json(const struct measure_info *m)
+{
+        return json_pack("{s:s, s:s, s:I, s:o}", "id", m->id, "kind", m->kind, "started_ms", (json_int_t)m->started_ms,
+                         "ends_ms", m->ends_ms ? json_integer(m->ends_ms) : json_null());
+}
+
+void measure_begin_as(struct measure_span *s, int64_t tx, const char *phase, int64_t ends_ms)
+{
+        measure_begin(s);
+        pthread_mutex_lock(&slot.lock);
+        /* The API claims nothing while a transaction runs, so the slot is free for its phases. */
+        if (!slot.held) {
+                slot.held = true;
+                slot.api = false;
+                slot.info = (struct measure_info){ .started_ms = measure_now_ms(), .ends_ms = ends_ms };
+                snprintf(slot.info.kind, sizeof(slot.info.kind), "%s", phase);
+                snprintf(slot.info.id, sizeof(slot.info.id), "tx-%lld-%s", (long long)tx, phase);
+                s->noted = true;
+        }
+        pthread_mutex_unlock(&slot.lock);
+}
+
 void measure_begin(struct measure_span *s)
 {
         pid_t tid = (pid_t)syscall(SYS_gettid);
 
         memset(s, 0, sizeof(*s));
-        pthread_mutex_lock(&quiet_lock);
-        measuring++;
-        pthread_mutex_unlock(&quiet_lock);
         errno = 0;
         s->nice = getpriority(PRIO_PROCESS, (id_t)tid);
         s->raised = errno == 0 && setpriority(PRIO_PROCESS, (id_t)tid, s->nice - MEASURE_NICE_BOOST) == 0;
@@ -87,30 +189,17 @@ void measure_end(struct measure_span *s, struct measure_load *ret)
         ret->priority_raised = s->raised;
         if (s->raised)
                 setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), s->nice);
-        pthread_mutex_lock(&quiet_lock);
-        measuring--;
-        pthread_cond_broadcast(&quiet_done);
-        pthread_mutex_unlock(&quiet_lock);
+        if (s->noted) {
+                pthread_mutex_lock(&slot.lock);
+                slot.held = false;
+                pthread_mutex_unlock(&slot.lock);
+                s->noted = false;
+        }
 }
 
-bool measure_wait_quiet(unsigned max_ms)
+void measure_give_back(void)
 {
-        struct timespec until;
-        bool quiet;
-
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += max_ms / 1000;
-        until.tv_nsec += (long)(max_ms % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-        }
-        pthread_mutex_lock(&quiet_lock);
-        while (measuring && pthread_cond_timedwait(&quiet_done, &quiet_lock, &until) == 0)
-                ;
-        quiet = measuring == 0;
-        pthread_mutex_unlock(&quiet_lock);
-        return quiet;
+        malloc_trim(0);
 }
 
 bool measure_loads_differ(const struct measure_load *base, const struct measure_load *post, double *ret_delta)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The probe of a plan (see plan_probe.h): path, target check, DSCP and priority. */
 #include "agent/plan/plan.h"
+#include "common/log.h"
+#include "drivers/probe/probe_net.h"
 #include "policies/field.h"
 
 #define DSCP_PFC_BITS (STATE_BIT(STATE_FIELD_DSCP_MAP) | STATE_BIT(STATE_FIELD_PFC))
@@ -160,6 +162,26 @@ static void params_of(const struct plan *p, const struct policy_verify *v, struc
                 snprintf(ret->sysfs_root, sizeof(ret->sysfs_root), "%s", c->env.sysfs_root);
 }
 
+/*
+ * The probe's peer is one this agent sends probe traffic to (probe.peers), or the
+ * transaction is refused before anything is touched: "peer refused" (the reason
+ * goes to the log).
+ */
+static int check_peer(const struct agent_config *c, const char *peer, struct errbuf *e)
+{
+        struct probe_cidr cidrs[CONFIG_PROBE_ALLOW_MAX];
+        struct probe_peers peers;
+        char why[256];
+
+        if (!c)
+                return 0;
+        config_probe_peers(c, cidrs, &peers);
+        if (probe_peer_check(&peers, peer, why, sizeof(why)) >= 0)
+                return 0;
+        log_warn("probe to %s refused: %s", peer, why);
+        return errbuf_set(e, EPERM, "$.verify.peer", "peer refused");
+}
+
 int plan_probe_pin(struct plan *p, const struct policy_verify *v, unsigned flags, struct plan_probe *ret,
                    struct errbuf *e)
 {
@@ -175,6 +197,9 @@ int plan_probe_pin(struct plan *p, const struct policy_verify *v, unsigned flags
                 return 0;
         ret->active = true;
         ret->requested = probe_modes[v->probe];
+        r = check_peer(c, v->peer, e);
+        if (r < 0)
+                return r;
         params_of(p, v, &q);
         r = pin(&q, ret->requested, &ret->params, &ret->path, warning, sizeof(warning), e);
         if (r < 0) {

@@ -165,7 +165,7 @@ static int baseline(struct txn_env *env, const struct policy_verify *v, struct t
 
         if (!v || v->probe == POLICY_PROBE_NONE)
                 return 0;
-        r = txn_probe_phase(env, &res->pin, "baseline", &res->baseline, &res->error);
+        r = txn_probe_phase(env, res->tx, &res->pin, "baseline", &res->baseline, &res->error);
         if (r >= 0)
                 return 0;
         if (v->on_baseline_failure == POLICY_BASELINE_SKIP_GATE)
@@ -219,6 +219,33 @@ static int finish_ok(struct txn_env *env, unsigned confirm_timeout_s, struct txn
         return 0;
 }
 
+/*
+ * The journal could not take the way back (its snapshot up to APPLYING, in the
+ * database file) before anything was touched: the transaction ends here, nothing was
+ * changed. What of it the journal holds is recorded as aborted where the journal
+ * still takes writes (a checkpoint that failed); a group that was rolled back took
+ * its begin with it (tx 0). The cause (disk full, read-only) is the error.
+ */
+static int unjournaled(struct txn_env *env, struct txn_result *res, int r)
+{
+        char cause[sizeof(res->error.msg)];
+        struct journal_tx t;
+        bool known = res->tx && journal_get(env->journal, res->tx, &t, NULL) >= 0;
+
+        if (known)
+                journal_tx_done(&t);
+        errbuf_str(&res->error, cause, sizeof(cause));
+        errbuf_set(&res->error, -r, NULL, "cannot write the journal before changing anything: %s; nothing was "
+                   "changed", cause);
+        if (known) {
+                txn_record_final(env, res, TXN_ROLLED_BACK, OUTCOME_RUNTIME, "aborted");
+        } else {
+                res->tx = 0;
+                txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
+        }
+        return r;
+}
+
 /* From the snapshot on: anything that fails restores what was touched. */
 static int change_and_verify(struct txn_env *env, const struct policy_verify *v, unsigned confirm_timeout_s,
                              struct plan *p, struct txn_result *res)
@@ -228,11 +255,16 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
         /* Nothing to measure and nothing to commit elsewhere: the read-back is the last side effect. */
         bool quiet = (!v || v->probe == POLICY_PROBE_NONE) && !txn_has_sessions(p);
         const char *by = "error";
-        int code = OUTCOME_RUNTIME;
+        int code = OUTCOME_RUNTIME, r;
 
-        /* The snapshot, and with it the way back, is durable before anything is touched. */
-        if (txn_step(env, res, TXN_APPLYING, NULL) < 0 || txn_group_end(env, res) < 0)
-                goto restore;
+        /*
+         * The snapshot, and with it the way back, is durable before anything is touched:
+         * committed, and copied from the WAL into the journal's file (a journal that
+         * loses its WAL later still has it, and recovery restores from it).
+         */
+        if ((r = txn_step(env, res, TXN_APPLYING, NULL)) < 0 || (r = txn_group_end(env, res)) < 0 ||
+            (r = journal_checkpoint(env->journal, &res->error)) < 0)
+                return unjournaled(env, res, r);
         if (apply_all(p, &res->error) < 0)
                 goto restore;
         crashpoint("applied-drivers");
@@ -244,10 +276,12 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
         /*
          * Recovery restores from APPLYING on: these two need no fsync of their own, the
          * end's commit carries them. A quiet transaction has nothing left to do between
-         * them and that end: one commit takes APPLIED, VERIFYING and the end together.
+         * them and that end: one commit takes APPLIED, VERIFYING and the end together,
+         * without an fsync of its own: the checkpoint that ends the run makes it durable
+         * (journal.h).
          */
         if (!settle)
-                txn_group_begin(env, quiet, res);
+                txn_group_begin(env, false, res);
         if (txn_step(env, res, TXN_APPLIED, NULL) < 0)
                 goto restore;
         if (settle)
@@ -375,6 +409,39 @@ void txn_unprepare(struct plan *p, struct txn_prepared *prep)
         *prep = (struct txn_prepared){ 0 };
 }
 
+int txn_check_expected(struct txn_env *env, struct txn_result *res)
+{
+        int64_t rev = 0, tx = 0;
+        struct journal_tx t = { 0 };
+        struct errbuf e = { 0 };
+        int r;
+
+        if (env->expect_revision < 0)
+                return 0;
+        r = journal_revision(env->journal, 0, &rev, &tx, NULL, &e);
+        if (r == -ENOENT) {
+                rev = tx = 0;
+        } else if (r < 0) {
+                res->error = e;
+                txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
+                return r;
+        }
+        if (rev == env->expect_revision)
+                return 0;
+        res->current_revision = rev;
+        txn_finish(res, TXN_PLANNED, OUTCOME_INVALID, "precondition_failed");
+        if (!rev)
+                return errbuf_set(&res->error, ESTALE, "$.expect_revision", "no revision is committed on this node, not "
+                                  "the expected %lld; nothing was changed", (long long)env->expect_revision);
+        if (journal_get(env->journal, tx, &t, &e) < 0)
+                t.kind[0] = '\0';
+        r = errbuf_set(&res->error, ESTALE, "$.expect_revision", "the current revision is %lld (transaction %lld%s%s), "
+                       "not the expected %lld; nothing was changed", (long long)rev, (long long)tx,
+                       t.kind[0] ? ", " : "", t.kind, (long long)env->expect_revision);
+        journal_tx_done(&t);
+        return r;
+}
+
 static int busy(struct txn_env *env, struct txn_result *res)
 {
         int r = check_no_pending(env, res);
@@ -404,6 +471,8 @@ int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_j
          * now? Unless the journal had nothing unfinished once this lock was held (idle).
          */
         r = prep->idle ? 0 : busy(env, res);
+        if (r >= 0)
+                r = txn_check_expected(env, res);
         if (r < 0)
                 goto out;
         r = ahead ? prep->r : txn_prepare(env, kind, verify, p, prep, res);
@@ -413,9 +482,13 @@ int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_j
                 r = nothing_to_do(env, kind, p->policy, policy_json, res);
                 goto out;
         }
-        /* Without a baseline probe nothing happens before the snapshot: one commit up to APPLYING. */
+        /*
+         * Without a baseline probe nothing happens before the snapshot: one commit up to
+         * APPLYING, without an fsync of its own: the checkpoint before the first device
+         * change syncs it (the WAL, then the journal's file).
+         */
         if (!verify || verify->probe == POLICY_PROBE_NONE)
-                txn_group_begin(env, true, res);
+                txn_group_begin(env, false, res);
         r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, prep->changes, env->idempotency_key,
                                 &res->tx, &res->error);
         if (r < 0) {

@@ -92,6 +92,12 @@ struct txn_env {
         bool no_watchdog;               /* serve: the daemon's timer handles confirm deadlines */
         const char *apply_kind;         /* journal kind of txn_apply: NULL = "apply" ("enforce" for drift) */
         const char *idempotency_key;    /* the request's key, journaled with the transaction, or NULL */
+        /*
+         * The caller's precondition: the node's current revision (the newest committed
+         * rev, 0 when none) must be this one, checked under the lock before anything
+         * is done; -1: none. Refused: result "precondition_failed", -ESTALE.
+         */
+        int64_t expect_revision;
         struct progress *progress;      /* the probes' runs as they end (apply on a terminal); NULL = none */
         bool grouped;                   /* journal writes go into one commit (txn_group_begin) */
 };
@@ -115,6 +121,7 @@ struct txn_result {
         json_t *saves;                  /* [{target, saved, how}] of every switch the commit wrote, or NULL (owned) */
         json_t *notes;                  /* what the plan wants the reader to know (plan "notes"), or NULL (owned) */
         double rollback_ms;             /* the way back: from the decision to restore to the last target read back */
+        int64_t current_revision;       /* a refused precondition: the node's current revision (0: none) */
 };
 
 void txn_env_init(struct txn_env *env, const struct agent_config *c, struct journal *j);

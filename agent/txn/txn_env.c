@@ -9,6 +9,7 @@ void txn_env_init(struct txn_env *env, const struct agent_config *c, struct jour
         env->config = c;
         env->journal = j;
         env->lock_fd = -1;
+        env->expect_revision = -1;
         env->plan = (struct plan_env){ .config = c };
         env->hooks.probe = txn_probe_default;
 }

@@ -49,6 +49,15 @@ int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_j
 int txn_apply_prepared(struct txn_env *env, const struct policy *p, int confirm_timeout_s, struct plan *plan,
                        struct txn_prepared *prep, struct txn_result *ret);
 
+/* ---- txn.c ---- */
+
+/*
+ * The caller's precondition (env->expect_revision, -1: none): the node's current
+ * revision is the one it names; else result "precondition_failed" (exit 2,
+ * res->current_revision) and -ESTALE. Under the lock, before anything is done.
+ */
+int txn_check_expected(struct txn_env *env, struct txn_result *res);
+
 /* ---- txn_record.c ---- */
 
 /* Journal state s for res->tx, then the crash point of that step. */
@@ -93,8 +102,8 @@ int txn_plan_from_snapshot(struct txn_env *env, int64_t tx, struct plan *p, stru
 
 /* ---- txn_verify.c ---- */
 
-/* Measure one phase ("baseline", "post") of the pinned probe into *ret. */
-int txn_probe_phase(struct txn_env *env, const struct plan_probe *pin, const char *phase,
+/* Measure one phase ("baseline", "post") of transaction tx's pinned probe into *ret (the node's measurement while it runs). */
+int txn_probe_phase(struct txn_env *env, int64_t tx, const struct plan_probe *pin, const char *phase,
                     struct txn_probe *ret, struct errbuf *e);
 /*
  * The post-change measurement; with on_inconclusive "retry" measured again (at most

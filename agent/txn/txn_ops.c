@@ -153,6 +153,9 @@ int txn_rollback(struct txn_env *env, struct txn_result *ret)
         struct plan plan;
         int r;
 
+        r = txn_check_expected(env, ret);
+        if (r < 0)
+                return r;
         r = journal_revision(env->journal, 0, NULL, &last_tx, NULL, &ret->error);
         if (r == -ENOENT) {
                 txn_finish(ret, TXN_PLANNED, OUTCOME_INVALID, "refused");
@@ -210,9 +213,32 @@ static int confirm_late(struct txn_env *env, int64_t tx, const struct journal_tx
                           (long long)tx, why, ret->state == TXN_ROLLED_BACK ? "rolled back" : "not restored (RESTORE FAILED)");
 }
 
+/*
+ * The node's current pending transaction: the newest unfinished one, when it is
+ * pending. *ret 0 when there is none.
+ */
+static int current_pending(struct txn_env *env, int64_t *ret, struct errbuf *e)
+{
+        _cleanup_free_ int64_t *ids = NULL;
+        struct journal_tx t;
+        unsigned n = 0;
+        int r = journal_unfinished(env->journal, &ids, &n, e);
+
+        *ret = 0;
+        if (r < 0 || n == 0)
+                return r;
+        r = journal_get(env->journal, ids[n - 1], &t, e);
+        if (r < 0)
+                return r;
+        if (t.state == TXN_PENDING_CONFIRM)
+                *ret = t.id;
+        journal_tx_done(&t);
+        return 0;
+}
+
 int txn_confirm(struct txn_env *env, int64_t tx, int64_t not_after_ms, struct txn_result *ret)
 {
-        int64_t now = journal_now_ms();
+        int64_t now = journal_now_ms(), current = 0;
         struct journal_tx t;
         int r = journal_get(env->journal, tx, &t, &ret->error);
 
@@ -222,6 +248,20 @@ int txn_confirm(struct txn_env *env, int64_t tx, int64_t not_after_ms, struct tx
                 return r;
         }
         ret->state = t.state;
+        /* A confirm or cancel acts only on the node's current pending transaction: any other changes nothing. */
+        if (t.state == TXN_PENDING_CONFIRM && (current_pending(env, &current, &ret->error) < 0 || current != tx)) {
+                journal_tx_done(&t);
+                txn_finish(ret, TXN_PENDING_CONFIRM, OUTCOME_ROLLED_BACK, "not_current");
+                if (!current) {
+                        char why[sizeof(ret->error.msg)];
+
+                        snprintf(why, sizeof(why), "%s", ret->error.msg);
+                        return errbuf_set(&ret->error, EIO, NULL, "transaction %lld: cannot tell the node's current "
+                                          "pending transaction: %s; nothing was changed", (long long)tx, why);
+                }
+                return errbuf_set(&ret->error, ESTALE, NULL, "transaction %lld is not the node's current pending "
+                                  "transaction (%lld is); nothing was changed", (long long)tx, (long long)current);
+        }
         if (t.state == TXN_PENDING_CONFIRM && (t.confirm_deadline_ms <= now || (not_after_ms > 0 && now > not_after_ms))) {
                 r = confirm_late(env, tx, &t, not_after_ms, now, ret);
                 journal_tx_done(&t);

@@ -23,6 +23,9 @@ int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret)
 
         if (rev <= 0)
                 return refuse(ret, rev, "does not exist: revisions are numbered from 1");
+        r = txn_check_expected(env, ret);
+        if (r < 0)
+                return r;
         r = journal_committed_policy(env->journal, rev, &p, NULL, &ret->error);
         if (r == -ENOENT)
                 return refuse(ret, rev, "does not exist: no committed revision has that number");

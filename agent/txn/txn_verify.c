@@ -4,7 +4,7 @@
 #include "agent/txn/txn_internal.h"
 #include "drivers/probe/probe.h"
 
-int txn_probe_phase(struct txn_env *env, const struct plan_probe *pin, const char *phase,
+int txn_probe_phase(struct txn_env *env, int64_t tx, const struct plan_probe *pin, const char *phase,
                     struct txn_probe *ret, struct errbuf *e)
 {
         struct measure_span span;
@@ -16,7 +16,7 @@ int txn_probe_phase(struct txn_env *env, const struct plan_probe *pin, const cha
         ret->attempts = attempts + 1;
         if (!env->hooks.probe)
                 return errbuf_set(e, ENOTSUP, NULL, "no probe engine is available");
-        measure_begin(&span);
+        measure_begin_as(&span, tx, phase, measure_ends_ms(pin->runs, pin->params.duration_ms));
         r = env->hooks.probe(env, pin, phase, ret, e);
         measure_end(&span, &ret->load);
         ret->ok = r >= 0 && ret->n_runs > 0;
@@ -47,11 +47,11 @@ static bool inconclusive(const struct txn_result *res, double *ret_delta)
 
 int txn_post_phase(struct txn_env *env, const struct policy_verify *v, struct txn_result *res)
 {
-        int r = txn_probe_phase(env, &res->pin, "post", &res->post, &res->error);
+        int r = txn_probe_phase(env, res->tx, &res->pin, "post", &res->post, &res->error);
 
         while (r >= 0 && v->on_inconclusive == POLICY_INCONCLUSIVE_RETRY && res->post.attempts <= TXN_LOAD_RETRIES &&
                inconclusive(res, NULL))
-                r = txn_probe_phase(env, &res->pin, "post", &res->post, &res->error);
+                r = txn_probe_phase(env, res->tx, &res->pin, "post", &res->post, &res->error);
         return r;
 }
 

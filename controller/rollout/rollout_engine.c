@@ -325,7 +325,8 @@ static int rollback_committed(struct engine *g, unsigned w, bool *checked)
                 struct rnode *n = sel[i];
 
                 if (verdicts[i].check == ROLLBACK_SEND) {
-                        asks[send] = (struct rollback_ask) { .expect = verdicts[i].rev };
+                        /* a commit whose revision its agent did not say (0) gives no precondition to name */
+                        asks[send] = (struct rollback_ask) { .expect = verdicts[i].rev > 0 ? verdicts[i].rev : -1 };
                         sel[send++] = n;
                         continue;
                 }

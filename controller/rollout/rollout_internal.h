@@ -50,7 +50,10 @@ unsigned step_select(struct rollout_rec *r, struct rnode **out, unsigned wave, b
  */
 int step_apply(struct engine *g, struct rnode **nodes, unsigned n, unsigned wave);
 
-/* A rollback for one node: to > 0 {"to": to}, else undo its newest revision; expect > 0 adds expect_revision. */
+/*
+ * A rollback for one node: to > 0 {"to": to}, else undo its newest revision; expect >= 0
+ * adds expect_revision (0: no revision is committed there), -1 leaves it out (not known).
+ */
 struct rollback_ask {
         long long to, expect;
 };

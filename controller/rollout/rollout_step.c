@@ -174,12 +174,21 @@ static bool refuses_expect(const struct http_req *q)
                       "unknown key 'expect_revision'");
 }
 
+/* The agent refused the rollback's expect_revision: another revision is current there (409). */
+static bool refused_precondition(const struct http_req *q)
+{
+        char code[32];
+
+        return q->err == 0 && q->status == 409 &&
+               streq(reply_error_code(q->resp, q->resp_len, code, sizeof(code)), "precondition_failed");
+}
+
 static void on_rollback(struct engine *g, struct sent *x, const struct http_req *q)
 {
         struct rnode *n = x->n;
 
         memset(x->out, 0, sizeof(*x->out));
-        if (x->ask->expect > 0 && !x->older_agent && refuses_expect(q)) {
+        if (x->ask->expect >= 0 && !x->older_agent && refuses_expect(q)) {
                 x->older_agent = true;
                 return;
         }
@@ -192,6 +201,9 @@ static void on_rollback(struct engine *g, struct sent *x, const struct http_req 
                 n->state = RNODE_ROLLED_BACK;
                 n->error[0] = '\0';
                 snprintf(n->undo_tx, sizeof(n->undo_tx), "%s", x->out->tx);
+        } else if (refused_precondition(q)) {
+                /* Something committed there since its history was read: not this rollback's to undo any more. */
+                step_node_error(n, "rollback refused by its agent: %s", x->out->why);
         } else {
                 step_node_error(n, "rollback failed: %s", x->out->why);
         }
@@ -219,10 +231,10 @@ static int request_of(struct engine *g, struct sent *x, struct http_req *q, unsi
         char path[128];
 
         if (x->ask && x->ask->to > 0)
-                snprintf(x->body, sizeof(x->body), x->ask->expect > 0 && !x->older_agent ?
+                snprintf(x->body, sizeof(x->body), x->ask->expect >= 0 && !x->older_agent ?
                          "{\"to\":%lld,\"expect_revision\":%lld}" : "{\"to\":%lld}", x->ask->to, x->ask->expect);
         else if (x->ask)
-                snprintf(x->body, sizeof(x->body), x->ask->expect > 0 && !x->older_agent ?
+                snprintf(x->body, sizeof(x->body), x->ask->expect >= 0 && !x->older_agent ?
                          "{\"expect_revision\":%lld}" : "{}", x->ask->expect);
         *q = (struct http_req) {
                 .method = "POST", .body = x->ask ? x->body : g->r->policy_doc,

@@ -414,6 +414,50 @@ bool probe_cidr_match(const struct probe_cidr *allow, unsigned n, const struct s
         return false;
 }
 
+/* Is sa on a network one of this host's addresses is on (its prefix from the netmask)? */
+static bool on_local_network(const struct sockaddr *sa)
+{
+        struct ifaddrs *list = NULL;
+        uint8_t a[16], b[16], m[16];
+        int family = addr_of(sa, a);
+        bool on = false;
+
+        if (family == AF_UNSPEC || getifaddrs(&list) < 0)
+                return false;
+        for (struct ifaddrs *i = list; i && !on; i = i->ifa_next) {
+                unsigned len = family == AF_INET ? 4 : 16, prefix = 0;
+
+                if (!i->ifa_addr || !i->ifa_netmask || addr_of(i->ifa_addr, b) != family ||
+                    addr_of(i->ifa_netmask, m) != family)
+                        continue;
+                while (prefix < len * 8 && (m[prefix / 8] & (0x80 >> (prefix % 8))))
+                        prefix++;
+                on = prefix_match(a, b, prefix);
+        }
+        freeifaddrs(list);
+        return on;
+}
+
+int probe_peer_check(const struct probe_peers *pp, const char *hostport, char *why, size_t size)
+{
+        struct probe_addr a;
+        char host[INET6_ADDRSTRLEN];
+        bool ok;
+
+        if (probe_net_parse(hostport, "peer", &a, NULL) < 0) {
+                snprintf(why, size, "'%s' does not resolve to an address", hostport);
+                return -EACCES;
+        }
+        ok = pp && pp->n ? probe_cidr_match(pp->v, pp->n, (const struct sockaddr *)&a.ss) :
+                           on_local_network((const struct sockaddr *)&a.ss);
+        if (ok)
+                return 0;
+        snprintf(why, size, "'%s' (%s) is %s", hostport, probe_net_host(&a, host, sizeof(host)),
+                 pp && pp->n ? "in no network of probe.peers" : "on none of this host's networks (probe.peers and "
+                 "probe.allow are not set)");
+        return -EACCES;
+}
+
 bool probe_net_is_local(const struct sockaddr *sa)
 {
         static const struct probe_cidr loopback[] = {

@@ -65,6 +65,23 @@ bool probe_cidr_match(const struct probe_cidr *allow, unsigned n, const struct s
 /* Is sa loopback or an address of one of this namespace's interfaces (getifaddrs)? */
 bool probe_net_is_local(const struct sockaddr *sa);
 
+/*
+ * The addresses probe traffic may go to (the agent's probe.peers): v[0..n), or with
+ * n 0 the networks this host's addresses are on (each interface address with its
+ * prefix length, loopback included).
+ */
+struct probe_peers {
+        const struct probe_cidr *v;
+        unsigned n;
+};
+
+/*
+ * May probe traffic go to hostport? Resolves it (numeric or a name) and checks the
+ * address against pp, before any socket is opened to it. 0, or -EACCES with the
+ * reason in why (for the agent's log; a client is told only "peer refused").
+ */
+int probe_peer_check(const struct probe_peers *pp, const char *hostport, char *why, size_t size);
+
 /* A listening TCP socket (SO_REUSEADDR). Returns the fd or -errno with e filled. */
 int probe_net_listen(const struct probe_addr *a, int backlog, struct errbuf *e);
 

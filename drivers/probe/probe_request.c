@@ -47,6 +47,14 @@ int probe_request_parse(const char *body, size_t len, struct probe_request *ret,
         r = jsonv_object(&v, root, request_fields, &req);
         if (r < 0)
                 return r;
+        if ((uint64_t)req.runs * req.params.duration_ms > PROBE_REQUEST_TRAFFIC_MAX_MS) {
+                jsonv_push_key(&v, "runs");
+                r = jsonv_error(&v, "runs %u x duration_ms %u is %llu ms of traffic, at most %u in one request",
+                                req.runs, req.params.duration_ms,
+                                (unsigned long long)req.runs * req.params.duration_ms, PROBE_REQUEST_TRAFFIC_MAX_MS);
+                jsonv_pop(&v);
+                return r;
+        }
         if (req.dscp >= 0)
                 req.params.traffic_class = req.dscp << 2;
         *ret = req;

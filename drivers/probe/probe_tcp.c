@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include "common/pages.h"
 #include "drivers/probe/probe.h"
 #include "drivers/probe/probe_net.h"
 #include "drivers/probe/probe_oob.h"
@@ -135,9 +136,9 @@ static int sink_data(struct pollfd *p, uint8_t *buf, struct sink *k)
         return 0;
 }
 
-static int sink_streams(int ctrl, int *fds, unsigned n, uint64_t deadline, struct sink *k, struct errbuf *e)
+static int sink_with(int ctrl, int *fds, unsigned n, uint64_t deadline, struct sink *k, uint8_t *buf,
+                     struct errbuf *e)
 {
-        _cleanup_free_ uint8_t *buf = malloc(PROBE_TCP_SINK_BUF);
         struct pollfd pfd[PROBE_STREAMS_MAX + 1];
 
         if (!buf)
@@ -165,6 +166,15 @@ static int sink_streams(int ctrl, int *fds, unsigned n, uint64_t deadline, struc
                 }
         }
         return 0;
+}
+
+static int sink_streams(int ctrl, int *fds, unsigned n, uint64_t deadline, struct sink *k, struct errbuf *e)
+{
+        uint8_t *buf = pages_alloc(PROBE_TCP_SINK_BUF);
+        int r = sink_with(ctrl, fds, n, deadline, k, buf, e);
+
+        pages_free(buf, PROBE_TCP_SINK_BUF);
+        return r;
 }
 
 static int serve_streams(const struct probe_session *s, int lfd, int *fds, struct errbuf *e)
@@ -280,9 +290,8 @@ static int send_some(const struct probe_params *p, struct sender *t, unsigned i,
         return 0;
 }
 
-static int send_loop(const struct probe_params *p, struct sender *t, struct errbuf *e)
+static int send_streams(const struct probe_params *p, struct sender *t, uint8_t *buf, struct errbuf *e)
 {
-        _cleanup_free_ uint8_t *buf = malloc(p->message_size);
         uint64_t end = probe_now_ns() + (uint64_t)(p->duration_ms ? p->duration_ms : PROBE_TCP_ITERATION_BOUND_MS) * 1000000ull;
         struct pollfd pfd[PROBE_STREAMS_MAX];
         unsigned active = t->n;
@@ -310,6 +319,15 @@ static int send_loop(const struct probe_params *p, struct sender *t, struct errb
                 return errbuf_set(e, ETIMEDOUT, NULL, "%u iterations did not finish within %u ms",
                                   p->iterations, PROBE_TCP_ITERATION_BOUND_MS);
         return 0;
+}
+
+static int send_loop(const struct probe_params *p, struct sender *t, struct errbuf *e)
+{
+        uint8_t *buf = pages_alloc(p->message_size);    /* the request's size: its own mapping, returned at once */
+        int r = send_streams(p, t, buf, e);
+
+        pages_free(buf, p->message_size);
+        return r;
 }
 
 /* What the kernel reports for the first data stream: its DSCP and priority. */

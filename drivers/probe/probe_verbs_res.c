@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <sys/random.h>
 
+#include "common/pages.h"
 #include "drivers/probe/probe_verbs.h"
 
 bool probe_verbs_any_device(void)
@@ -126,7 +127,9 @@ static int open_rest(const struct probe_verbs_want *w, struct probe_verbs *v, st
         v->cq = v->pd ? ibv_create_cq(v->ctx, (int)(v->depth * v->n_qp + 16), NULL, NULL, 0) : NULL;
         if (!v->cq)
                 return errbuf_set(e, ENOMEM, NULL, "cannot allocate a PD/CQ on '%s'", v->gid.device);
-        if (posix_memalign(&v->buf, 4096, v->size) != 0)
+        /* The request's size: a mapping of its own, given back at once when the session ends. */
+        v->buf = pages_alloc(v->size);
+        if (!v->buf)
                 return errbuf_set(e, ENOMEM, NULL, "out of memory for a %zu-byte buffer", v->size);
         memset(v->buf, 0x5a, v->size);
         v->mr = ibv_reg_mr(v->pd, v->buf, v->size, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
@@ -177,7 +180,7 @@ void probe_verbs_close(struct probe_verbs *v)
                 }
         if (v->mr)
                 ibv_dereg_mr(v->mr);
-        free(v->buf);
+        pages_free(v->buf, v->size);
         if (v->cq)
                 ibv_destroy_cq(v->cq);
         if (v->pd)

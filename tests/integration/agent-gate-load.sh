@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # The gate under load: API traffic that starts right before the post-change probe
 # — sixteen authenticated clients asking for GET /v1/state back to back, plus
-# unauthenticated TLS connections — must not roll a harmless change back. The
-# agent holds its other API work while it measures (those requests wait and are
-# answered afterwards), and records the CPU load it saw in both phases; the agent's
-# own CPU use besides the probe stays low in both. (Before: the agent served that
-# traffic during the probe it was judging, and rolled good changes back.)
+# unauthenticated TLS connections — must not roll a harmless change back. Nothing
+# waits for the measurement: while it runs the agent answers those reads from the
+# last state it read (no device reads, no plan: a copy of a small document, marked
+# "measuring"), one every 100 ms per client (429 beyond a second's wait, itself after 100 ms: the
+# sixteen share one certificate, and those refused ask again at once), so its own
+# CPU use besides the probe stays low in both phases, which it records, and the
+# gate needs no second measurement. (Once: the agent read the devices for each of those requests during
+# the probe it was judging, and rolled good changes back; then it held them until
+# the measurement ended, so one client could hold the API with a long probe.)
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/certs.sh"
 . "$NETTUNE_TOP/tests/lib/agent.sh"
@@ -29,15 +33,18 @@ verify='{"probe":"tcp","peer":"10.207.0.2:18515","duration_ms":1000,"runs":3,"se
 policy_file "$T/p.json" smaller "$ifc" 1400 "$verify"
 
 cat >"$T/load.py" <<'PY'
-# load.py SECONDS: 16 authenticated keep-alive clients (GET /v1/state) and one
-# unauthenticated TLS client, for SECONDS; prints {"answered", "refused_tls",
-# "first_sent_ms", "first_answer_ms"} (wall clock, ms since the epoch).
+# load.py PORT CERTS SECONDS PIDFILE READYFILE: 16 authenticated keep-alive clients
+# (GET /v1/state) and one unauthenticated TLS client, for SECONDS (READYFILE once all
+# are connected); prints {"answered", "measuring", "refused_tls", "first_sent_ms",
+# "first_answer_ms"} (wall clock, ms since the epoch; measuring: answers that said a
+# measurement ran).
 import http.client, json, os, ssl, sys, threading, time
 port, certs, secs = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 open(sys.argv[4], "w").write(str(os.getpid()))
 end = time.time() + secs
-answered, refused, first_sent, first_answer = [0], [0], [None], [None]
+answered, measuring, refused, first_sent, first_answer = [0], [0], [0], [None], [None]
 lock = threading.Lock()
+ready = threading.Barrier(17)
 def first(slot):
     with lock:
         if slot[0] is None:
@@ -47,14 +54,16 @@ def authed():
     ctx.load_cert_chain(certs + "/controller.crt", certs + "/controller.key")
     c = http.client.HTTPSConnection("127.0.0.1", port, context=ctx, timeout=120)
     c.connect()
+    ready.wait()
     while time.time() < end:
         c.request("GET", "/v1/state")
         first(first_sent)
-        r = c.getresponse(); r.read()
+        r = c.getresponse(); body = r.read()
         if r.status == 200:
             first(first_answer)
         with lock:
             answered[0] += r.status == 200
+            measuring[0] += r.status == 200 and "measuring" in json.loads(body)
 def anonymous():
     ctx = ssl.create_default_context(cafile=certs + "/ca.crt")
     while time.time() < end:
@@ -67,13 +76,18 @@ def anonymous():
         time.sleep(0.05)
 ts = [threading.Thread(target=authed) for _ in range(16)] + [threading.Thread(target=anonymous)]
 for t in ts: t.start()
+ready.wait()
+open(sys.argv[5], "w").close()
 for t in ts: t.join()
-print(json.dumps({"answered": answered[0], "refused_tls": refused[0], "first_sent_ms": first_sent[0],
-                  "first_answer_ms": first_answer[0]}))
+print(json.dumps({"answered": answered[0], "measuring": measuring[0], "refused_tls": refused[0],
+                  "first_sent_ms": first_sent[0], "first_answer_ms": first_answer[0]}))
 PY
-# The load starts after the change is applied, right before the post-change probe.
-NETTUNE_TEST_HOOK_AFTER_APPLY="python3 $T/load.py $port $T/certs 6 $T/load.pid >$T/load.json 2>$T/load.err &" \
+# The load starts after the change is applied, right before the post-change probe: the
+# hook returns once all its clients are connected. A state read before it is what the
+# reads during the probe are answered from.
+NETTUNE_TEST_HOOK_AFTER_APPLY="rm -f $T/load.ready; python3 $T/load.py $port $T/certs 6 $T/load.pid $T/load.ready >$T/load.json 2>$T/load.err & until [ -e $T/load.ready ]; do sleep 0.05; done" \
         serve_start "$ns" "$T/agent.json" 2>>"$T/serve.log"
+check "a state read before the apply" [ "$(api "$ns" /v1/state)" = 200 ]
 
 step "apply with API load during the post-change probe"
 # Veth rates on a shared machine also swing by themselves: a second attempt is allowed
@@ -95,6 +109,8 @@ check "the harmless change committed" [ "$(jq_py "$T/r.json" 'd["state"]')" = co
 check "MTU 1400" [ "$(mtu_of "$ns" "$ifc")" = 1400 ]
 check "both phases record the load they saw" \
         python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["probe"]; assert all(p[k]["load"] and "agent_cpu_pct" in p[k]["load"] for k in ("baseline","post")), p' "$T/r.json"
+check "the load did not make it inconclusive: one post-change measurement ($(jq_py "$T/r.json" 'd["probe"]["post"]["attempts"]'))" \
+        [ "$(jq_py "$T/r.json" 'd["probe"]["post"]["attempts"]')" = 1 ]
 check "besides the probe, the agent stayed under 20% of a CPU during the post-change probe" \
         python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["probe"]["post"]["load"]; sys.exit(0 if l["agent_cpu_pct"] < 20 else 1)' "$T/r.json"
 check "the load generator ran to its end" wait_for 30 test -s "$T/load.json"
@@ -104,8 +120,8 @@ api "$ns" "/v1/transactions/$tx" >/dev/null
 finished=$(jq_py "$T/body" 'd["finished_ms"]')
 check "the load reached the agent while it measured (first request $(jq_py "$T/load.json" 'd["first_sent_ms"]'), transaction finished $finished)" \
         python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["first_sent_ms"] and d["first_sent_ms"] < int(sys.argv[2]) - 500 else 1)' "$T/load.json" "$finished"
-check "and was held: no request answered before the measurement ended, all answered after" \
-        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["answered"] > 0 and d["first_answer_ms"] >= int(sys.argv[2]) - 100 else 1)' "$T/load.json" "$finished"
+check "and was answered while the agent measured, from the last state read ($(jq_py "$T/load.json" 'd["measuring"]') answers said so)" \
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["measuring"] > 0 and d["first_answer_ms"] < int(sys.argv[2]) - 100 else 1)' "$T/load.json" "$finished"
 check "unauthenticated clients were refused in the TLS handshake" \
         python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["refused_tls"] > 0 else 1)' "$T/load.json"
 

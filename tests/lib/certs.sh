@@ -9,6 +9,7 @@
 #   controller.crt controller.key        client cert (EKU clientAuth, CN=nettune-controller)
 #   ops.crt ops.key                      client cert (EKU clientAuth, CN=ctl1, SAN DNS:ctl1.ops.test)
 #   intruder.crt intruder.key            client cert (EKU clientAuth, CN=intruder)
+#   monitor.crt monitor.key              client cert (EKU clientAuth, CN=monitor, SAN DNS:mon1.ro.test)
 #   server-only.crt server-only.key      signed by the clients' CA but EKU serverAuth only
 #   no-eku.crt no-eku.key                signed by the clients' CA, no extendedKeyUsage
 #   wrongca.crt wrongca.key              an unrelated CA
@@ -77,12 +78,13 @@ make_certs() {
         _certs_sign "$d" clients-ca controller "nettune-controller" "$client\nextendedKeyUsage=clientAuth"
         _certs_sign "$d" clients-ca ops "ctl1" "$client\nextendedKeyUsage=clientAuth\nsubjectAltName=DNS:ctl1.ops.test"
         _certs_sign "$d" clients-ca intruder "intruder" "$client\nextendedKeyUsage=clientAuth"
+        _certs_sign "$d" clients-ca monitor "monitor" "$client\nextendedKeyUsage=clientAuth\nsubjectAltName=DNS:mon1.ro.test"
         _certs_sign "$d" clients-ca server-only "nettune-agent-7" \
                 "$client\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost"
         _certs_sign "$d" clients-ca no-eku "no-purpose" "$client"
         _certs_sign "$d" wrongca wrong-client "nettune-controller" "$client\nextendedKeyUsage=clientAuth"
         _certs_expired "$d"
-        for f in ca clients-ca agent controller ops intruder server-only no-eku wrong-client expired; do
+        for f in ca clients-ca agent controller ops intruder monitor server-only no-eku wrong-client expired; do
                 [ -s "$d/$f.crt" ] || { echo "make_certs: could not make $f.crt" >&2; return 1; }
         done
 }

@@ -14,12 +14,19 @@ relayed as it is, one at a time per connection, except POST /v1/confirm/TX:
   --mode late   the confirm is held until the controller's own not_after_ms (from
                 its body) has passed by --late-ms, then forwarded; the answer is
                 relayed (the agent refuses a confirm that late: 409 expired).
+  --mode hold-rollback
+                confirms pass; a POST /v1/rollback is held (--gate DIR gets
+                rollback.held) until DIR/rollback.open exists, then forwarded and its
+                answer relayed: the window between a controller's history check and
+                its rollback, held open.
 
 Each confirm it touches is one line in --log: "drop TX STATUS" or "late TX STATUS
-NOT_AFTER_MS FORWARDED_MS", written once the agent answered.
+NOT_AFTER_MS FORWARDED_MS", written once the agent answered; a held rollback is
+"rollback STATUS BODY".
 """
 import argparse
 import json
+import os
 import socket
 import ssl
 import sys
@@ -126,6 +133,15 @@ class Proxy:
             time.sleep(0.05)
         return not_after
 
+    def hold_rollback(self, start):
+        parts = start.split(b" ")
+        if self.args.mode != "hold-rollback" or len(parts) < 2 or parts[0] != b"POST" or parts[1] != b"/v1/rollback":
+            return False
+        open(os.path.join(self.args.gate, "rollback.held"), "w").close()
+        while not os.path.exists(os.path.join(self.args.gate, "rollback.open")):
+            time.sleep(0.05)
+        return True
+
     def serve(self, conn):
         up = upf = tls = None
         try:
@@ -139,6 +155,7 @@ class Proxy:
                 not_after = None
                 if tx is not None and self.args.mode == "late":
                     not_after = self.hold_late(req[2])
+                held = self.hold_rollback(req[0])
                 if up is None:
                     up, upf = self.connect_upstream()
                 forwarded = int(time.time() * 1000)
@@ -147,10 +164,12 @@ class Proxy:
                 if resp is None:
                     return
                 status = resp[0].split(b" ")[1].decode("latin-1")
+                if held:
+                    self.log("rollback %s %s" % (status, req[2].decode("latin-1")))
                 if tx is not None and self.args.mode == "drop":
                     self.log("drop %s %s" % (tx, status))
                     return                      # the answer goes nowhere: close on the controller
-                if tx is not None:
+                if tx is not None and self.args.mode == "late":
                     self.log("late %s %s %d %d" % (tx, status, not_after, forwarded))
                 tls.sendall(encode(resp))
         except (OSError, ssl.SSLError, Closed, ValueError) as e:
@@ -183,7 +202,8 @@ def main():
     p.add_argument("--ca", required=True, help="CA of the agent's certificate")
     p.add_argument("--client-cert", required=True, help="certificate shown to the agent")
     p.add_argument("--client-key", required=True)
-    p.add_argument("--mode", choices=("drop", "late"), required=True)
+    p.add_argument("--mode", choices=("drop", "late", "hold-rollback"), required=True)
+    p.add_argument("--gate", default=".", help="hold-rollback: where rollback.held / rollback.open are")
     p.add_argument("--late-ms", type=int, default=1000)
     p.add_argument("--log", required=True)
     Proxy(p.parse_args()).run()

@@ -158,7 +158,7 @@ static void test_groups_and_cache(void)
         CU_ASSERT_EQUAL(query_int(&d, "SELECT count(*) FROM g"), 2);
         CU_ASSERT_EQUAL(query_int(&d, "SELECT count(*) FROM t WHERE v = 2"), 0);
         CU_ASSERT_EQUAL_FATAL(db_begin_lazy(&d, &e), 0);
-        CU_ASSERT_EQUAL(query_int(&d, "PRAGMA synchronous"), 1);        /* NORMAL inside */
+        CU_ASSERT_EQUAL(query_int(&d, "PRAGMA synchronous"), 0);        /* OFF inside */
         v = 3;
         CU_ASSERT_EQUAL(db_txn(&d, inserting_step, &v, &e), 0);
         CU_ASSERT_EQUAL(db_commit(&d, &e), 0);
@@ -171,6 +171,34 @@ static void test_groups_and_cache(void)
         db_close(&d);
 }
 
+/* A checkpoint copies the WAL into the file: what was committed survives the WAL's loss. */
+static void test_checkpoint_survives_wal_loss(void)
+{
+        struct db d;
+        struct errbuf e = { 0 };
+        char path[128], wal[160], shm[160];
+        int v = 7;
+
+        snprintf(path, sizeof(path), "%s/c.db", dir);
+        snprintf(wal, sizeof(wal), "%s-wal", path);
+        snprintf(shm, sizeof(shm), "%s-shm", path);
+        CU_ASSERT_EQUAL_FATAL(db_open(&d, path, "the test database", DB_CREATE | DB_KEEP_WAL, 1000, &e), 0);
+        CU_ASSERT_EQUAL(db_exec(&d, "CREATE TABLE g (v INTEGER); CREATE TABLE t (v INTEGER)", &e), 0);
+        CU_ASSERT_EQUAL_FATAL(db_begin_lazy(&d, &e), 0);
+        CU_ASSERT_EQUAL(db_txn(&d, inserting_step, &v, &e), 0);
+        CU_ASSERT_EQUAL(db_commit(&d, &e), 0);
+        CU_ASSERT_EQUAL(db_checkpoint(&d, &e), 0);
+        CU_ASSERT_EQUAL(query_int(&d, "PRAGMA synchronous"), 2);        /* FULL again */
+        v = 8;
+        CU_ASSERT_EQUAL(db_txn(&d, inserting_step, &v, &e), 0);        /* after the checkpoint: in the WAL only */
+        db_close(&d);
+        CU_ASSERT_EQUAL(unlink(wal), 0);
+        unlink(shm);
+        CU_ASSERT_EQUAL_FATAL(db_open(&d, path, "the test database", DB_KEEP_WAL, 1000, &e), 0);
+        CU_ASSERT_EQUAL(query_int(&d, "SELECT sum(v) FROM g"), 7);      /* the checkpointed row, not the later one */
+        db_close(&d);
+}
+
 int suite_db(void);
 int suite_db(void)
 {
@@ -180,7 +208,8 @@ int suite_db(void)
             !CU_add_test(s, "open_mode_pragmas", test_open_mode_pragmas) ||
             !CU_add_test(s, "refuses_symlink", test_refuses_symlink) ||
             !CU_add_test(s, "txn_and_migrate", test_txn_and_migrate) ||
-            !CU_add_test(s, "groups_and_cache", test_groups_and_cache))
+            !CU_add_test(s, "groups_and_cache", test_groups_and_cache) ||
+            !CU_add_test(s, "checkpoint_survives_wal_loss", test_checkpoint_survives_wal_loss))
                 return -1;
         return 0;
 }

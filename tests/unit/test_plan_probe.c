@@ -73,6 +73,8 @@ static void setup_model(void)
         config.env.nl = nm_transport_get(&model_x);
         config.env.settle_ms = 2000;
         config.probe_runs = 3;
+        config.n_probe_peers = 1;               /* the model's peers (10.0.0.2): probe.peers */
+        snprintf(config.probe_peers[0], sizeof(config.probe_peers[0]), "10.0.0.0/8");
         snprintf(config.env.sysfs_root, sizeof(config.env.sysfs_root), "/nonexistent");
 }
 
@@ -190,6 +192,7 @@ static void test_class_without_dcb(void)
 
 static void test_pin_target(void)
 {
+        struct plan_probe refused;
         struct plan_probe pp;
         struct errbuf e = { 0 };
         struct plan p;
@@ -238,6 +241,13 @@ static void test_pin_target(void)
         CU_ASSERT_EQUAL(pp.params.streams, 4);
         CU_ASSERT_EQUAL(pp.runs, 3);
         CU_ASSERT_EQUAL(pp.n_warnings, 1);
+        /* a peer outside probe.peers: refused before the route is even looked up, saying only that */
+        CU_ASSERT_EQUAL(plan_probe_pin(&p, &(struct policy_verify){ .present = true, .probe = POLICY_PROBE_AUTO,
+                        .peer = "192.0.2.9:22", .dscp = -1, .streams = 1, .message_size = 4096 }, 0, &refused, &e),
+                        -EPERM);
+        CU_ASSERT_STRING_EQUAL(e.where, "$.verify.peer");
+        CU_ASSERT_STRING_EQUAL(e.msg, "peer refused");
+        CU_ASSERT_EQUAL(outcome_of_errno(-EPERM), OUTCOME_INVALID);
         CU_ASSERT_TRUE(has_note(&p, "warning: probe 'auto' resolved to tcp (test)"));
         j = plan_probe_to_json(&pp);
         CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "dscp")), 26);

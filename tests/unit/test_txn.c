@@ -37,6 +37,7 @@ static int setup(void)
         if (journal_open(dir, &journal, &e) < 0)
                 return -1;
         memset(&env, 0, sizeof(env));
+        env.expect_revision = -1;
         env.config = &config;
         env.journal = journal;
         env.lock_fd = -1;
@@ -603,6 +604,111 @@ static void test_rollback_to(void)
         txn_result_done(&r);
 }
 
+/*
+ * D3: a rollback (or an apply) that names the revision it believes current is refused
+ * when another is current: two callers that both undo "the newest revision" cannot
+ * undo each other. Checked under the lock before anything is touched.
+ */
+static void test_expect_revision(void)
+{
+        struct txn_result r;
+        int64_t rev4000;
+        unsigned applies;
+
+        fresh_devices();
+        CU_ASSERT_EQUAL(apply(9000, NULL, -1, &r), OUTCOME_OK);
+        txn_result_done(&r);
+        CU_ASSERT_EQUAL(apply(4000, NULL, -1, &r), OUTCOME_OK);
+        rev4000 = rev_of(r.tx);
+        txn_result_done(&r);
+
+        /* The first caller undoes rev4000, naming it. */
+        txn_result_init(&r);
+        env.expect_revision = rev4000;
+        CU_ASSERT_EQUAL(txn_rollback(&env, &r), 0);
+        CU_ASSERT_EQUAL(r.exit_code, OUTCOME_OK);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        txn_result_done(&r);
+
+        /* The second, which also read rev4000 as the newest: refused, nothing touched. */
+        applies = fakedrv_find("fa")->applies;
+        txn_result_init(&r);
+        CU_ASSERT_EQUAL(txn_rollback(&env, &r), -ESTALE);
+        CU_ASSERT_STRING_EQUAL(r.result, "precondition_failed");
+        CU_ASSERT_EQUAL(r.exit_code, OUTCOME_INVALID);
+        CU_ASSERT_EQUAL(r.tx, 0);
+        CU_ASSERT_EQUAL(r.current_revision, rev4000 + 1);
+        CU_ASSERT_STRING_EQUAL(r.error.where, "$.expect_revision");
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, ", rollback), not the expected"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "nothing was changed"));
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->applies, applies);
+        txn_result_done(&r);
+
+        /* The same for rollback to a revision, and for an apply. */
+        txn_result_init(&r);
+        CU_ASSERT_EQUAL(txn_rollback_to(&env, rev4000, &r), -ESTALE);
+        CU_ASSERT_STRING_EQUAL(r.result, "precondition_failed");
+        txn_result_done(&r);
+        CU_ASSERT_EQUAL(apply(2000, NULL, -1, &r), OUTCOME_INVALID);
+        CU_ASSERT_STRING_EQUAL(r.result, "precondition_failed");
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->applies, applies);
+        txn_result_done(&r);
+
+        /* Naming the current one: it runs. */
+        env.expect_revision = rev4000 + 1;
+        CU_ASSERT_EQUAL(apply(2000, NULL, -1, &r), OUTCOME_OK);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 2000);
+        txn_result_done(&r);
+        env.expect_revision = -1;
+}
+
+/* A confirm (or cancel) of a pending transaction that is not the node's current pending one changes nothing. */
+static void test_confirm_not_current(void)
+{
+        struct errbuf e = { 0 };
+        struct journal_snapshot snap = { .target = "fa", .kind = TARGET_INTERFACE, .fields = MTU_BIT,
+                                         .state_json = (char *)"{\"mtu\":1500}" };
+        struct journal_result pending = { .result = "pending_confirm", .exit_code = OUTCOME_PENDING,
+                                          .confirm_deadline_ms = journal_now_ms() + 600000 };
+        struct journal_tx t;
+        struct txn_result c;
+        int64_t old = 0, cur = 0;
+
+        fresh_devices();
+        /* An older pending row, as an operator's hand or a lost WAL could leave one behind a newer one. */
+        CU_ASSERT_EQUAL(journal_begin(journal, "apply", "old", "{}", "[]", &old, &e), 0);
+        CU_ASSERT_EQUAL(journal_snapshot(journal, old, &snap, 1, &e), 0);
+        CU_ASSERT_EQUAL(journal_record(journal, old, TXN_PENDING_CONFIRM, &pending, &e), 0);
+        CU_ASSERT_EQUAL(journal_begin(journal, "apply", "new", "{}", "[]", &cur, &e), 0);
+        CU_ASSERT_EQUAL(journal_snapshot(journal, cur, &snap, 1, &e), 0);
+        CU_ASSERT_EQUAL(journal_record(journal, cur, TXN_PENDING_CONFIRM, &pending, &e), 0);
+        fakedrv_find("fa")->live.mtu = 7000;
+        txn_result_init(&c);
+        CU_ASSERT_EQUAL(txn_confirm(&env, old, 1, &c), -ESTALE);        /* a cancel of the older one */
+        CU_ASSERT_PTR_NOT_NULL(strstr(c.error.msg, "is not the node's current pending transaction"));
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 7000);
+        CU_ASSERT_EQUAL_FATAL(journal_get(journal, old, &t, &e), 0);
+        CU_ASSERT_EQUAL(t.state, TXN_PENDING_CONFIRM);
+        journal_tx_done(&t);
+        txn_result_done(&c);
+        txn_result_init(&c);
+        CU_ASSERT_EQUAL(txn_confirm(&env, old, 0, &c), -ESTALE);        /* a confirm of it */
+        CU_ASSERT_EQUAL_FATAL(journal_get(journal, old, &t, &e), 0);
+        CU_ASSERT_EQUAL(t.state, TXN_PENDING_CONFIRM);
+        journal_tx_done(&t);
+        txn_result_done(&c);
+        /* The current one confirms. */
+        txn_result_init(&c);
+        CU_ASSERT_EQUAL(txn_confirm(&env, cur, 0, &c), 0);
+        CU_ASSERT_EQUAL(c.state, TXN_COMMITTED);
+        txn_result_done(&c);
+        /* Clean up for the next cases: the old row restored. */
+        txn_result_init(&c);
+        CU_ASSERT_EQUAL(txn_restore_tx(&env, old, "operator", &c), 0);
+        txn_result_done(&c);
+}
+
 /* The journal's change list, written directly, is the bytes jsonw_dumps() (and jansson) write of its JSON. */
 static void test_changes_text(void)
 {
@@ -758,6 +864,8 @@ int suite_txn(void)
             !CU_add_test(s, "lock_excludes", test_lock_excludes) ||
             !CU_add_test(s, "rollback", test_rollback) ||
             !CU_add_test(s, "rollback_to", test_rollback_to) ||
+            !CU_add_test(s, "expect_revision", test_expect_revision) ||
+            !CU_add_test(s, "confirm_not_current", test_confirm_not_current) ||
             !CU_add_test(s, "lossless_class", test_lossless_class))
                 return -1;
         return 0;

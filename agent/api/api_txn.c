@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/* The routes that change the node through a transaction: plan, apply, rollback, confirm. */
+#include <jansson.h>
+
+#include "agent/api/api_internal.h"
+#include "agent/measure/measure.h"
+#include "agent/txn/txn.h"
+#include "common/outcome.h"
+#include "policies/jsonv.h"
+
+/* Take the node's transaction lock or answer 409. */
+static int lock_or_409(struct txn_env *env, struct http_response *resp)
+{
+        struct errbuf e = { 0 };
+        int r = txn_lock(env, false, &e);
+
+        if (r == -EBUSY)
+                http_error(resp, 409, "busy", NULL, "%s; nothing was changed", e.msg);
+        else if (r < 0)
+                api_reply_errbuf(resp, 500, "internal", &e);
+        return r;
+}
+
+/*
+ * A change through a transaction: none while a measurement of the API runs (409 busy
+ * naming it, at once), and none of those starts until it is over (measure.h). Then
+ * the node's lock.
+ */
+static int begin_change(struct txn_env *env, struct http_response *resp)
+{
+        struct measure_info m;
+        int r = measure_txn_enter(&m);
+
+        if (r < 0) {
+                api_reply_busy(resp, &m);
+                return r;
+        }
+        r = lock_or_409(env, resp);
+        if (r < 0)
+                measure_txn_leave();
+        return r;
+}
+
+static void end_change(struct txn_env *env)
+{
+        txn_unlock(env);
+        measure_txn_leave();
+        measure_give_back();
+}
+
+/* 409 precondition_failed: the node's current revision is not the caller's expect_revision. */
+static void reply_precondition(struct http_response *resp, const struct txn_result *r)
+{
+        api_reply_json(resp, 409, json_pack("{s:{s:s, s:s, s:s, s:I}}", "error", "code", "precondition_failed",
+                                            "message", r->error.msg, "path", r->error.where,
+                                            "current_revision", (json_int_t)r->current_revision));
+}
+
+static void reply_result(struct http_response *resp, struct txn_result *r)
+{
+        if (streq(r->result, "precondition_failed")) {
+                reply_precondition(resp, r);
+                return;
+        }
+        if (streq(r->result, "busy")) {
+                http_error(resp, 409, "busy", NULL, "%s; nothing was changed", r->error.msg);
+                return;
+        }
+        metrics_record(r);
+        if (r->exit_code == OUTCOME_INVALID && !r->tx) {
+                http_error(resp, 400, "invalid", r->error.where, "%s%s", r->error.msg,
+                           strstr(r->error.msg, "nothing was changed") ? "" : "; nothing was changed");
+                return;
+        }
+        api_reply_json(resp, 200, txn_result_to_json(r));
+}
+
+/*
+ * An apply whose idempotency key is already journaled is not run again: the
+ * answer is that transaction as journaled, with "replayed": true. Returns 1 when
+ * it answered.
+ */
+static int replay_keyed(struct api *a, const char *key, struct http_response *resp)
+{
+        struct journal_tx t;
+        struct errbuf e = { 0 };
+        int64_t tx;
+        int r = journal_find_key(a->journal, key, &tx, &e);
+
+        if (r == -ENOENT)
+                return 0;
+        if (r >= 0)
+                r = journal_get(a->journal, tx, &t, &e);
+        if (r < 0) {
+                api_reply_errbuf(resp, 500, "internal", &e);
+                return 1;
+        }
+        api_reply_json(resp, 200, json_pack("{s:I, s:s, s:s, s:i, s:o, s:s?, s:s?, s:I, s:s, s:b}",
+                                        "tx", (json_int_t)t.id, "state", journal_state_name(t.state),
+                                        "result", t.result[0] ? t.result : journal_state_name(t.state),
+                                        "exit_code", t.exit_code < 0 ? OUTCOME_PENDING : t.exit_code,
+                                        "changes", t.changes_json ? json_loads(t.changes_json, 0, NULL) : json_array(),
+                                        "restored_by", t.restored_by[0] ? t.restored_by : NULL, "error", t.error,
+                                        "confirm_deadline_ms", (json_int_t)t.confirm_deadline_ms,
+                                        "idempotency_key", key, "replayed", 1));
+        journal_tx_done(&t);
+        return 1;
+}
+
+/* A revision number of a query (0-INT32_MAX, decimal digits), or -1. */
+static int64_t revision_of(const char *s)
+{
+        size_t n = strspn(s, "0123456789");
+        char *end;
+        long long v;
+
+        if (!n || n != strlen(s) || n > 10 || (s[0] == '0' && n > 1))
+                return -1;
+        v = strtoll(s, &end, 10);
+        return v <= INT32_MAX ? v : -1;
+}
+
+void api_apply(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+{
+        const char *ct = http_query(req, "confirm_timeout_s"), *key = http_query(req, "idempotency_key");
+        const char *expect = http_query(req, "expect_revision");
+        struct policy *p = api_parse_policy(req, resp);
+        struct txn_result res;
+        struct txn_env env;
+        int confirm = -1;
+        char *end;
+
+        if (!p)
+                return;
+        if (ct) {
+                long v = strtol(ct, &end, 10);
+
+                if (*end || end == ct || v < 0 || v > 86400) {
+                        policy_free(p);
+                        http_error(resp, 400, "invalid", "confirm_timeout_s",
+                                   "confirm_timeout_s '%s' out of range 0-86400; nothing was changed", ct);
+                        return;
+                }
+                confirm = (int)v;
+        }
+        if (key && !journal_key_valid(key)) {
+                policy_free(p);
+                http_error(resp, 400, "invalid", "idempotency_key", "idempotency_key '%.80s': expected 1-%d "
+                           "characters of [A-Za-z0-9._:-]; nothing was changed", key, JOURNAL_KEY_MAX - 1);
+                return;
+        }
+        api_env_init(a, &env);
+        env.idempotency_key = key;
+        if (expect && (env.expect_revision = revision_of(expect)) < 0) {
+                policy_free(p);
+                http_error(resp, 400, "invalid", "expect_revision", "expect_revision '%.40s' out of range 0-%d; "
+                           "nothing was changed", expect, INT32_MAX);
+                return;
+        }
+        if (begin_change(&env, resp) >= 0) {
+                if (!key || !replay_keyed(a, key, resp)) {
+                        txn_result_init(&res);
+                        txn_apply(&env, p, confirm, &res);
+                        reply_result(resp, &res);
+                        txn_result_done(&res);
+                }
+                end_change(&env);
+        }
+        policy_free(p);
+}
+
+/*
+ * Body of POST /v1/rollback: empty, {} (undo the newest revision) or {"to": REV}, either
+ * with "expect_revision": N (the precondition: N is the node's current revision).
+ */
+#define ROLLBACK_BODY_MAX 4096
+
+struct rollback_req {
+        int64_t to;                     /* 0: not given */
+        int64_t expect_revision;        /* -1: not given */
+};
+
+static const struct jsonv_field rollback_fields[] = {
+        { .key = "to", .type = JSONV_INTEGER, .min = 1, .max = INT32_MAX, .what = "revision",
+          JSONV_MEMBER(struct rollback_req, to) },
+        { .key = "expect_revision", .type = JSONV_INTEGER, .min = 0, .max = INT32_MAX, .what = "expect_revision",
+          JSONV_MEMBER(struct rollback_req, expect_revision) },
+        { 0 },
+};
+
+static int parse_rollback_body(const struct http_request *req, struct rollback_req *ret,
+                               struct http_response *resp)
+{
+        json_auto_t *root = NULL;
+        struct errbuf e = { 0 };
+        struct jsonv v;
+        int r;
+
+        *ret = (struct rollback_req){ .expect_revision = -1 };
+        if (req->body_len == 0)
+                return 0;
+        jsonv_init(&v, NULL, &e);
+        r = jsonv_parse(req->body, req->body_len, "request body", ROLLBACK_BODY_MAX, &root, &e);
+        if (r >= 0)
+                r = jsonv_object(&v, root, rollback_fields, ret);
+        if (r < 0)
+                api_reply_invalid(resp, &e, "; nothing was changed");
+        return r;
+}
+
+void api_rollback(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+{
+        struct rollback_req body;
+        struct txn_result res;
+        struct txn_env env;
+
+        if (parse_rollback_body(req, &body, resp) < 0)
+                return;
+        api_env_init(a, &env);
+        env.expect_revision = body.expect_revision;
+        if (begin_change(&env, resp) < 0)
+                return;
+        txn_result_init(&res);
+        if (body.to)
+                txn_rollback_to(&env, body.to, &res);
+        else
+                txn_rollback(&env, &res);
+        end_change(&env);
+        if (streq(res.result, "precondition_failed"))
+                reply_precondition(resp, &res);
+        else if (res.exit_code == OUTCOME_INVALID && !res.tx)
+                http_error(resp, 404, "not_found", NULL, "%s", res.error.msg);
+        else
+                reply_result(resp, &res);
+        txn_result_done(&res);
+}
+
+/* Body of POST /v1/confirm/{tx}: empty, {} or {"not_after_ms": N} (the caller's deadline, ms since the epoch). */
+#define CONFIRM_BODY_MAX 4096
+
+struct confirm_req {
+        int64_t not_after_ms;           /* 0: not given */
+};
+
+static const struct jsonv_field confirm_fields[] = {
+        { .key = "not_after_ms", .type = JSONV_INTEGER, .min = 1, .max = INT64_MAX / 2, .what = "not_after_ms",
+          JSONV_MEMBER(struct confirm_req, not_after_ms) },
+        { 0 },
+};
+
+void api_confirm(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+{
+        struct confirm_req body = { 0 };
+        json_auto_t *root = NULL;
+        struct errbuf e = { 0 };
+        struct txn_result res;
+        struct txn_env env;
+        struct jsonv v;
+        int64_t tx = api_tx_of(rest, resp);
+
+        if (!tx)
+                return;
+        if (req->body_len) {
+                jsonv_init(&v, NULL, &e);
+                if (jsonv_parse(req->body, req->body_len, "request body", CONFIRM_BODY_MAX, &root, &e) < 0 ||
+                    jsonv_object(&v, root, confirm_fields, &body) < 0) {
+                        api_reply_invalid(resp, &e, "; nothing was changed");
+                        return;
+                }
+        }
+        api_env_init(a, &env);
+        if (lock_or_409(&env, resp) < 0)
+                return;
+        txn_result_init(&res);
+        txn_confirm(&env, tx, body.not_after_ms, &res);
+        txn_unlock(&env);
+        if (res.restored_by[0])         /* this confirm came too late and restored the change */
+                metrics_record(&res);
+        if (res.exit_code == OUTCOME_INVALID)
+                http_error(resp, 404, "not_found", NULL, "%s", res.error.msg);
+        else if (res.state != TXN_COMMITTED)
+                http_error(resp, 409, res.restored_by[0] ? "expired" : "not_pending", NULL, "%s", res.error.msg);
+        else
+                api_reply_json(resp, 200, txn_result_to_json(&res));
+        txn_result_done(&res);
+}
+
+/* The same plan JSON as `nettune-agent plan --output json`. */
+void api_plan(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+{
+        struct policy *p = api_parse_policy(req, resp);
+        struct errbuf e = { 0 };
+        struct plan_probe probe;
+        struct txn_env env;
+        struct plan plan;
+        json_t *doc;
+        int r;
+
+        if (!p)
+                return;
+        api_env_init(a, &env);
+        txn_plan_init(&env, &plan);
+        r = plan_for_policy(&plan, p, 0, &e);
+        if (r < 0)
+                api_reply_errno(resp, r, &e);
+        else if ((r = plan_read(&plan, &e)) < 0)
+                api_reply_errbuf(resp, 500, "runtime", &e);
+        else if ((r = plan_check(&plan, &e)) < 0)
+                api_reply_errbuf(resp, 400, "invalid", &e);
+        else if ((r = plan_probe_pin(&plan, &p->verify, 0, &probe, &e)) < 0)
+                api_reply_errno(resp, r, &e);
+        else if ((doc = plan_to_json(&plan)) && json_object_set_new(doc, "probe", plan_probe_to_json(&probe)) < 0) {
+                json_decref(doc);
+                http_error(resp, 500, "internal", NULL, "out of memory");
+        } else {
+                api_reply_json(resp, 200, doc);
+        }
+        plan_free(&plan);
+        policy_free(p);
+}
