@@ -189,12 +189,16 @@ for tc in 3 4; do
         nv set qos congestion-control default-global traffic-class $tc probability 100
 done
 nv_apply
-diagnose "roce_priority_lossy" "leaf1 against itself; the veth hosts carry no RoCE, so no path meets it"
+# (PFC on 4 without NVUE's PFC watchdog on the ports: watchdog_missing too)
+diagnose "roce_priority_lossy watchdog_missing" "leaf1 against itself; the veth hosts carry no RoCE, so no path meets it"
 check "the switch against itself, every port of it, from both agents" [ "$(jq_py "$T/d.json" \
         "[[sorted(f['ports']), sorted(f['nodes'])] for f in d['findings'] if f['code'] == 'roce_priority_lossy'][0]")" = \
         "[['leaf1:swp1', 'leaf1:swp2', 'leaf1:swp3'], ['node003', 'node004']]" ]
 check "it names DSCP 26 on priority 3 and PFC on 4" grep -q "maps to priority 3, which has no PFC (pfc.priorities (live: \[4\]))" \
         <(finding roce_priority_lossy "['summary']")
+check "watchdog_missing: one finding for leaf1's three ports, from both agents" [ "$(jq_py "$T/d.json" \
+        "[[sorted(f['ports']), sorted(f['nodes'])] for f in d['findings'] if f['code'] == 'watchdog_missing']")" = \
+        "[[['leaf1:swp1', 'leaf1:swp2', 'leaf1:swp3'], ['node003', 'node004']]]" ]
 # A host without DCB facing PFC is critical when an RDMA device backs its interface
 # (tests/unit/test_doctor.c); a veth is no endpoint of the lossless class.
 ip netns exec "$(node_ns 1)" "$AGENT" --config "$T/n1/agent.json" doctor --window 0.5 --save-facts "$T/f1.json" \
