@@ -192,12 +192,16 @@ for tc in 3 4; do
         nv set qos congestion-control default-global traffic-class $tc probability 100
 done
 nv_apply
-diagnose "pfc_priority_mismatch roce_priority_lossy" "leaf1 against itself and along the RoCE host's path"
+# (PFC on 4 without NVUE's PFC watchdog on the ports: watchdog_missing too)
+diagnose "pfc_priority_mismatch roce_priority_lossy watchdog_missing" "leaf1 against itself and along the RoCE host's path"
 check "the switch against itself, every port of it, from both agents" [ "$(jq_py "$T/d.json" \
         "[[sorted(f['ports']), sorted(f['nodes'])] for f in d['findings'] if f['code'] == 'roce_priority_lossy'][0]")" = \
         "[['leaf1:swp1', 'leaf1:swp2', 'leaf1:swp3'], ['node003', 'node004']]" ]
 check "it names DSCP 26 on priority 3 and PFC on 4" grep -q "maps to priority 3, which has no PFC (pfc.priorities (live: \[4\]))" \
         <(finding roce_priority_lossy "['summary']")
+check "watchdog_missing: one finding for leaf1's three ports, from both agents" [ "$(jq_py "$T/d.json" \
+        "[[sorted(f['ports']), sorted(f['nodes'])] for f in d['findings'] if f['code'] == 'watchdog_missing']")" = \
+        "[[['leaf1:swp1', 'leaf1:swp2', 'leaf1:swp3'], ['node003', 'node004']]]" ]
 check "the RoCE host meets PFC it cannot honour; the hosts without RDMA are not judged" [ "$(jq_py "$T/d.json" \
         "sorted(f['ports'][0] for f in d['findings'] if f['code'] == 'pfc_priority_mismatch')")" = \
         "['node003:nt0']" ]
