@@ -7,7 +7,7 @@
  *   "ecn": { "queue3": { "enabled": true, "min_threshold_bytes": 150000,
  *                        "max_threshold_bytes": 1500000, "mark_probability_pct": 100 } },
  *   "host_ecn": { "priority3": { "reaction_point": true, "notification_point": true },
- *                 "cnp_dscp": 48, "cnp_priority": 6 },
+ *                 "cnp_dscp": 48, "cnp_priority": 6, "dcqcn": { "rp_time_reset": 300, ... } },
  *   "dcb_device": { "dcbx": 9, "dscp_apps": [[26, 3], [48, 6]], "trust_table": [5, 255] },
  *   "qdisc": { "root": "foreign", "kind": "htb", "handle": 65536 }
  *
@@ -62,6 +62,8 @@ static json_t *host_ecn_to_json(const struct state_host_ecn *h, bool *ok)
                 spec_json_set(o, "cnp_dscp", json_integer(h->cnp_dscp), ok);
                 spec_json_set(o, "cnp_priority", json_integer(h->cnp_prio), ok);
         }
+        if (o && h->dcqcn_set)
+                spec_json_set(o, "dcqcn", spec_json_dcqcn(h, ok), ok);
         return o;
 }
 
@@ -186,6 +188,8 @@ static int host_ecn_member(struct jsonv *v, const char *key, const json_t *val, 
         long long x;
         int i = indexed_key(key, "priority"), r;
 
+        if (streq(key, "dcqcn"))
+                return jsonv_check_type(v, val, JSONV_OBJECT) < 0 ? -EINVAL : spec_json_parse_dcqcn(v, val, h);
         if (streq(key, "cnp_dscp") || streq(key, "cnp_priority")) {
                 r = jsonv_int(v, val, key, 0, streq(key, "cnp_dscp") ? 63 : 7, &x);
                 if (r >= 0 && streq(key, "cnp_dscp"))
@@ -215,9 +219,10 @@ static int parse_host_ecn(struct jsonv *v, const json_t *j, void *obj)
         json_object_foreach((json_t *)j, key, val) {
                 int r;
 
-                if (indexed_key(key, "priority") < 0 && !streq(key, "cnp_dscp") && !streq(key, "cnp_priority"))
-                        return jsonv_error(v, "unknown key '%s', expected priority0 to priority7, cnp_dscp "
-                                           "or cnp_priority", jsonv_quote(key, q, sizeof(q)));
+                if (indexed_key(key, "priority") < 0 && !streq(key, "cnp_dscp") && !streq(key, "cnp_priority") &&
+                    !streq(key, "dcqcn"))
+                        return jsonv_error(v, "unknown key '%s', expected priority0 to priority7, cnp_dscp, "
+                                           "cnp_priority or dcqcn", jsonv_quote(key, q, sizeof(q)));
                 jsonv_push_key(v, key);
                 r = host_ecn_member(v, key, val, h);
                 jsonv_pop(v);

@@ -5,11 +5,12 @@
 #include <limits.h>
 #include <sys/stat.h>
 
+#include "drivers/host/ecn_dcqcn.h"
 #include "drivers/host/ecn_sysfs.h"
 #include "drivers/host/link_rtnl.h"
 #include "drivers/host/sysfs.h"
 
-#define KNOBS_MAX (2 * STATE_PRIO_COUNT + 2)
+#define KNOBS_MAX (2 * STATE_PRIO_COUNT + 2 + STATE_DCQCN_MAX)
 
 struct knob {
         char rel[48];                   /* "roce_np/enable/3": named in messages */
@@ -148,6 +149,23 @@ static int read_prio(const struct target *t, const struct place *pl, unsigned p,
         return 0;
 }
 
+/* Every DCQCN parameter this layout has (a kernel without one has no file: not read). */
+static int read_dcqcn(const struct target *t, const struct place *pl, struct state_host_ecn *h, struct errbuf *e)
+{
+        for (unsigned p = 0; p < STATE_DCQCN_MAX; p++) {
+                unsigned v;
+                int r = read_knob(t, pl, ecn_dcqcn_file(p, pl->b == BACKEND_OFED), &v, e);
+
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0)
+                        return r;
+                h->dcqcn[p] = v;
+                h->dcqcn_set |= 1u << p;
+        }
+        return 0;
+}
+
 static int ecn_read(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e)
 {
         struct state_host_ecn h = { 0 };
@@ -184,6 +202,9 @@ static int ecn_read(struct target *t, uint32_t fields, struct state *ret, struct
                 h.cnp_dscp = (uint8_t)(dscp & 0x3f);
                 h.cnp_prio = (uint8_t)(prio & 0x7);
         }
+        r1 = read_dcqcn(t, &pl, &h, e);
+        if (r1 < 0)
+                return r1;
         ret->host_ecn = h;
         ret->present |= STATE_BIT(STATE_FIELD_HOST_ECN);
         return 0;
@@ -218,6 +239,9 @@ static unsigned plan_knobs(const struct place *pl, const struct state_host_ecn *
                 add_knob(k, &n, cnp_dscp_knob(pl), -1, d->cnp_dscp);
                 add_knob(k, &n, cnp_prio_knob(pl), -1, d->cnp_prio);
         }
+        for (unsigned p = 0; p < STATE_DCQCN_MAX; p++)
+                if (d->dcqcn_set & (1u << p))
+                        add_knob(k, &n, ecn_dcqcn_file(p, pl->b == BACKEND_OFED), -1, d->dcqcn[p]);
         return n;
 }
 

@@ -8,6 +8,9 @@
  *   class/net/IF/ecn/roce_np/cnp_dscp       DSCP of generated CNPs
  *   class/net/IF/ecn/roce_np/cnp_802p_prio  802.1p priority of generated CNPs
  *
+ * and the DCQCN parameters of spec.host_ecn.dcqcn, under roce_rp/ and roce_np/ with
+ * their MLNX_OFED names (ecn_dcqcn.h).
+ *
  * Writability is judged from the mode bits, as sysfs (kernfs) itself does: a
  * file without a write bit refuses writes even for root. Every knob an apply
  * needs is checked before the first write; a write that fails midway restores
@@ -15,7 +18,8 @@
  *
  * Where that tree is absent, upstream mlx5's debugfs congestion parameters
  * (DEBUGFS/mlx5/PCI/cc_params, drivers/infiniband/hw/mlx5/cong.c) serve the CNP
- * marking: np_cnp_dscp and np_cnp_prio. They have no per-priority enables, so a
+ * marking: np_cnp_dscp and np_cnp_prio, and the DCQCN parameters under their own
+ * names. They have no per-priority enables, so a
  * policy that lists host_ecn priorities is refused there with the reason. Every
  * cc_param is shown read-only by `state` (ecn_sysfs_cc_params()).
  */
