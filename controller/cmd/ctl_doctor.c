@@ -147,16 +147,16 @@ static void node_answer(const struct http_req *q, struct doctor_node *n)
         snprintf(n->name, sizeof(n->name), "%s", inv->name);    /* the inventory names the node */
 }
 
-static int collect(struct ctl *c, const struct doctor_opts *o, const struct inventory_node **sel, unsigned n,
-                   struct doctor_facts *f)
+int ctl_doctor_collect(struct ctl *c, double window_s, const struct inventory_node *const *sel, unsigned n,
+                       struct doctor_facts *f)
 {
         struct http_req *reqs = NULL;
         unsigned saved = c->timeout_s;
         char path[64];
         int r;
 
-        snprintf(path, sizeof(path), "/v1/doctor?window_s=%g", o->params.window_s);
-        c->timeout_s = saved + (unsigned)ceil(o->params.window_s);      /* every agent waits out the window */
+        snprintf(path, sizeof(path), "/v1/doctor?window_s=%g", window_s);
+        c->timeout_s = saved + (unsigned)ceil(window_s);        /* every agent waits out the window */
         r = ctl_query(c, sel, n, "GET", path, NULL, &reqs);
         c->timeout_s = saved;
         if (r < 0) {
@@ -398,7 +398,7 @@ int ctl_cmd_doctor(struct ctl *c)
                 return OUTCOME_INVALID;
         }
         doctor_facts_init(&f);
-        r = collect(c, o, all, k, &f);
+        r = ctl_doctor_collect(c, o->params.window_s, all, k, &f);
         if (r >= 0 && o->probe) {
                 probe_p2p(c, all, k, &f);
                 probe_fabric(c, all, k, &f);

@@ -26,6 +26,7 @@ static const struct command commands[] = {
         { "serve",    ctl_cmd_serve,    "run as a replica: lead, execute rollouts, scan drift" },
         { "store",    ctl_cmd_store,    "store migrate --from SPEC --to SPEC" },
         { "probe",    ctl_cmd_probe,    "fabric probe: ring, incast or all-to-all traffic across nodes" },
+        { "tune",     ctl_cmd_tune,     "find ECN thresholds or a DCQCN parameter by measured canary trials" },
 };
 
 static void usage(FILE *f)
@@ -53,6 +54,9 @@ static void usage(FILE *f)
                 "probe --pattern ring|incast|alltoall [--selector KEY=VALUE]... [--duration-ms N]\n"
                 "      [--mode auto|verbs|tcp] [--dscp D] [--priority P] [--streams N] [--receiver NAME]\n"
                 "doctor [--label KEY=VALUE]... [--window S] [--propose FILE] [--probe]\n"
+                "tune ecn --switch NAME --queue Q [--selector KEY=VALUE]... [--pattern incast|alltoall|ring]\n"
+                "     [--target-pct P] [--max-trials N] [--out POLICY] [--plot FILE.svg] [--keep]\n"
+                "tune dcqcn --param NAME --interfaces GLOB --selector KEY=VALUE... [--canary N] [...]\n"
                 "\noptions:\n"
                 "  --inventory FILE  nodes, URLs and labels (default ./inventory.json)\n"
                 "  --config FILE     controller configuration (store, TLS, serve settings)\n"
