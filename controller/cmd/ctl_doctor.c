@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nettunectl doctor [--label KEY=VALUE]... [--window S] [--propose FILE] [--probe]
+ * nettunectl doctor [--label KEY=VALUE]... [--window S] [--propose FILE] [--probe] [--rtt-ms MS]
  *                   [--pause-storm-pps N] [--roce-dscp D] [--roce-priority P] [--save-facts FILE]
  *
  * Asks every selected agent for its facts at once (GET /v1/doctor?window_s=S: each
@@ -72,6 +72,8 @@ static int parse_opt(const char *a, const char *v, struct doctor_opts *o)
                 return num(a, v, 0.1, DOCTOR_WINDOW_MAX_S, &o->params.window_s);
         if (streq(a, "--pause-storm-pps"))
                 return num(a, v, 1, 1e9, &o->params.pause_storm_pps);
+        if (streq(a, "--rtt-ms"))
+                return num(a, v, 0.001, 600000, &o->params.rtt_ms);
         if (streq(a, "--roce-dscp") || streq(a, "--roce-priority")) {
                 r = num(a, v, 0, streq(a, "--roce-dscp") ? 63 : 7, &d);
                 *(streq(a, "--roce-dscp") ? &o->params.roce_dscp : &o->params.roce_prio) = (int)d;
@@ -102,7 +104,7 @@ static int parse_args(struct ctl *c, struct doctor_opts *o)
                         return r;
                 if (r > 0) {
                         log_err("doctor: unexpected argument '%s'; usage: nettunectl doctor [--label KEY=VALUE]... "
-                                "[--window S] [--propose FILE] [--probe] [--save-facts FILE]", a);
+                                "[--window S] [--propose FILE] [--probe] [--rtt-ms MS] [--save-facts FILE]", a);
                         return -EINVAL;
                 }
                 i++;
@@ -212,6 +214,10 @@ static void probe_pair(struct ctl *c, const struct inventory_node *from, const s
         else {
                 x->ok = true;
                 x->gbps = json_number_value(json_object_get(j, "gbps"));
+                x->rtt_ms = json_is_number(json_object_get(j, "rtt_ms")) &&
+                                    json_number_value(json_object_get(j, "rtt_ms")) > 0 &&
+                                    json_number_value(json_object_get(j, "rtt_ms")) <= 600000
+                            ? json_number_value(json_object_get(j, "rtt_ms")) : 0;
         }
         ctl_query_free(reqs, 1);
 }
@@ -278,6 +284,7 @@ static void probe_fabric(struct ctl *c, const struct inventory_node **sel, unsig
                 snprintf(x->to, sizeof(x->to), "%s", fab.nodes[fl->dst].name);
                 x->ok = fl->ok;
                 x->gbps = fl->ok ? fl->gbps : 0;
+                x->rtt_ms = fl->ok ? fl->rtt_ms : 0;
                 if (!fl->ok)
                         snprintf(x->error, sizeof(x->error), "%.150s", fl->error[0] ? fl->error : "not measured");
         }
