@@ -8,7 +8,8 @@
  * names and runs the same rules as `nettune-agent doctor`, now across nodes: a host
  * interface meets the switch port it faces even when another agent manages that
  * switch. --probe measures point-to-point bandwidth between every ordered pair of
- * reached nodes (POST /v1/probe on the sender, one pair at a time), then every pair at
+ * reached nodes (POST /v1/probe on the sender, one pair at a time, to the responder the
+ * receiver advertises for fabric probes: its data path), then every pair at
  * once with the fabric probe's all-to-all (fabric_run.h): the seed's signature is the
  * pairs fine alone and slow together. --propose writes
  * the fixing policy with a selector: the labels every node that manages its targets
@@ -190,15 +191,14 @@ static void url_host(const char *url, char *buf, size_t size)
 }
 
 static void probe_pair(struct ctl *c, const struct inventory_node *from, const struct inventory_node *to,
-                       unsigned port, struct doctor_probe *x)
+                       const char *peer, struct doctor_probe *x)
 {
         struct http_req *reqs = NULL;
-        char host[INVENTORY_URL_MAX], body[INVENTORY_URL_MAX + 128];
+        char body[PROBE_PEER_MAX + 128];
         json_auto_t *j = NULL;
 
-        url_host(to->url, host, sizeof(host));
-        snprintf(body, sizeof(body), "{\"peer\": \"%s:%u\", \"mode\": \"auto\", \"duration_ms\": 1000, \"runs\": 1}",
-                 host, port);
+        snprintf(body, sizeof(body), "{\"peer\": \"%s\", \"mode\": \"auto\", \"duration_ms\": 1000, \"runs\": 1}",
+                 peer);
         snprintf(x->from, sizeof(x->from), "%s", from->name);
         snprintf(x->to, sizeof(x->to), "%s", to->name);
         if (ctl_query(c, &from, 1, "POST", "/v1/probe", body, &reqs) < 0) {
@@ -223,6 +223,35 @@ static void probe_pair(struct ctl *c, const struct inventory_node *from, const s
 }
 
 /*
+ * Where each node's probe responder is: the address it advertises for fabric probes
+ * (GET /v1/fabric: probe.listen, on the data path), else its URL's host and probe
+ * port (the management address). "" when neither is known.
+ */
+static void responders(struct ctl *c, const struct inventory_node **sel, unsigned n, const struct doctor_facts *f,
+                       char (*ret)[PROBE_PEER_MAX])
+{
+        struct http_req *reqs = NULL;
+        int r = ctl_query(c, sel, n, "GET", "/v1/fabric", NULL, &reqs);
+
+        for (unsigned i = 0; i < n; i++) {
+                struct fabric_info_reply info;
+                struct errbuf e = { 0 };
+                char host[INVENTORY_URL_MAX];
+
+                ret[i][0] = '\0';
+                if (r >= 0 && reqs[i].status == 200 &&
+                    fabric_reply_info(reqs[i].resp, reqs[i].resp_len, &info, &e) >= 0 && info.address[0]) {
+                        snprintf(ret[i], PROBE_PEER_MAX, "%s", info.address);
+                } else if (f->nodes[i].probe_port) {
+                        url_host(sel[i]->url, host, sizeof(host));
+                        snprintf(ret[i], PROBE_PEER_MAX, "%.100s:%u", host, f->nodes[i].probe_port);
+                }
+        }
+        if (r >= 0)
+                ctl_query_free(reqs, n);
+}
+
+/*
  * The probes doctor runs, by the facts' kind: "p2p", one pair at a time, and "fabric",
  * every ordered pair at once (the fabric probe's all-to-all), flow by flow in the same
  * shape: the seed's "point to point fine, the fabric slow" is one beside the other.
@@ -230,17 +259,22 @@ static void probe_pair(struct ctl *c, const struct inventory_node *from, const s
 static void probe_p2p(struct ctl *c, const struct inventory_node **sel, unsigned n, struct doctor_facts *f)
 {
         struct doctor_probes *out = &f->probes[0];
+        char (*peer)[PROBE_PEER_MAX] = calloc(n + 1, sizeof(*peer));
 
         snprintf(out->kind, sizeof(out->kind), "p2p");
+        if (!peer)
+                return;
+        responders(c, sel, n, f, peer);
         for (unsigned i = 0; i < n; i++)
                 for (unsigned k = 0; k < n; k++) {
                         struct doctor_probe *x;
 
-                        if (i == k || f->nodes[i].error[0] || f->nodes[k].error[0] || !f->nodes[k].probe_port ||
+                        if (i == k || f->nodes[i].error[0] || f->nodes[k].error[0] || !peer[k][0] ||
                             !(x = doctor_probes_add(out)))
                                 continue;
-                        probe_pair(c, sel[i], sel[k], f->nodes[k].probe_port, x);
+                        probe_pair(c, sel[i], sel[k], peer[k], x);
                 }
+        free(peer);
 }
 
 /* Every reached node sends to every other at once; each flow as the receiver measured it. */
