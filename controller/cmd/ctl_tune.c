@@ -163,8 +163,8 @@ static int parse_args(struct ctl *c, struct tune_args *a)
                 const char *arg = c->argv[i], *eq = strchr(arg, '='), *v;
                 char opt[32];
 
-                if (streq(arg, "--keep")) {
-                        a->keep = true;
+                if (streq(arg, "--keep") || streq(arg, "--paired")) {
+                        *(streq(arg, "--keep") ? &a->keep : &a->t.paired) = true;
                         continue;
                 }
                 snprintf(opt, sizeof(opt), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);

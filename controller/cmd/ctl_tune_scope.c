@@ -47,10 +47,11 @@ int ctl_tune_check_args(struct tune_args *a)
                 return -EINVAL;
         }
         t->confirm_timeout_s = a->confirm_timeout_s;
-        if (a->confirm_timeout_s && a->confirm_timeout_s < t->runs * (t->pattern.duration_ms / 1000 + 2) + 10) {
-                log_err("tune: --confirm-timeout %u is shorter than a trial's measurement (%u runs of %u ms and "
-                        "their answers: at least %u s); nothing was changed", a->confirm_timeout_s, t->runs,
-                        t->pattern.duration_ms, t->runs * (t->pattern.duration_ms / 1000 + 2) + 10);
+        if (a->confirm_timeout_s && a->confirm_timeout_s < t->runs * (t->pattern.duration_ms / 1000 + 10) + 20) {
+                log_err("tune: --confirm-timeout %u is shorter than a trial's measurement may take (%u runs of %u ms, "
+                        "each with its lead, answers and a margin of 10 s, and 20 s for the change itself: at least "
+                        "%u s); nothing was changed", a->confirm_timeout_s, t->runs, t->pattern.duration_ms,
+                        t->runs * (t->pattern.duration_ms / 1000 + 10) + 20);
                 return -EINVAL;
         }
         return 0;

@@ -41,20 +41,22 @@ const struct tune_trial *tune_chosen(const struct tune *t)
         return t->chosen >= 0 && (unsigned)t->chosen < t->n_trials ? &t->trials[t->chosen] : NULL;
 }
 
+/* A change that ended: reverted (by its gate or not), refused, kept, or none made. */
+static bool ended(long long rollout, enum tune_outcome o)
+{
+        return !rollout || o == TUNE_OUT_REVERTED || o == TUNE_OUT_GATE || o == TUNE_OUT_REFUSED ||
+               o == TUNE_OUT_CONFIRMED || o == TUNE_OUT_NONE;
+}
+
 bool tune_all_ended(const struct tune *t)
 {
-        const struct tune_trial *x = &t->ceiling;
+        bool all = ended(t->ceiling.rollout, t->ceiling.outcome) &&
+                   ended(t->baseline.pair_rollout, t->baseline.pair_outcome);
 
-        if (x->rollout && x->outcome != TUNE_OUT_REVERTED && x->outcome != TUNE_OUT_GATE &&
-            x->outcome != TUNE_OUT_REFUSED && x->outcome != TUNE_OUT_CONFIRMED)
-                return false;
-        for (unsigned i = 0; i < t->n_trials; i++) {
-                x = &t->trials[i];
-                if (x->rollout && x->outcome != TUNE_OUT_REVERTED && x->outcome != TUNE_OUT_GATE &&
-                    x->outcome != TUNE_OUT_REFUSED && x->outcome != TUNE_OUT_CONFIRMED)
-                        return false;
-        }
-        return true;
+        for (unsigned i = 0; i < t->n_trials; i++)
+                all &= ended(t->trials[i].rollout, t->trials[i].outcome) &&
+                       ended(t->trials[i].pair_rollout, t->trials[i].pair_outcome);
+        return all;
 }
 
 bool tune_trial_gated(const struct tune_judge *j, double baseline_gbps, const struct tune_trial *t, char *why,

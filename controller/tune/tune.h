@@ -7,7 +7,8 @@
  *                from where the device is until a trial holds the target share of
  *                the ceiling with pause and drop rates under their bounds, then
  *                bisect between the highest value that failed and the lowest that
- *                held, down to the lowest value that still holds it
+ *                held, down to the lowest value that still holds it; that value is
+ *                tried once more and has to hold again
  *   the trials   (tune_run.c) each trial an ordinary transaction with commit-confirm
  *                on the scope under test only (the switch's managing node, or the
  *                canary hosts), recorded as a rollout of kind "tune" in the store;
@@ -72,6 +73,7 @@ struct tune_search_opts {
 enum tune_phase {
         TUNE_PHASE_GROW,
         TUNE_PHASE_BISECT,
+        TUNE_PHASE_VERIFY,              /* the winner once more: it has to hold again */
         TUNE_PHASE_DONE,
         TUNE_PHASE_MAX,
 };
@@ -83,6 +85,10 @@ struct tune_search {
         uint32_t hi;                    /* the lowest value that held, 0 = none yet */
         uint32_t pending;               /* the value handed out and not yet judged, 0 = none */
         unsigned n_trials;
+        unsigned n_held;                /* values that held, not yet disproved */
+        uint32_t held[TUNE_TRIALS_MAX];
+        bool verified;                  /* hi held a second time */
+        uint32_t disproved;             /* the last value that held once and not when verified, 0 = none */
         char why_done[160];             /* how the search ended */
 };
 
@@ -91,7 +97,10 @@ void tune_search_init(struct tune_search *s, const struct tune_search_opts *o);
 int tune_search_next(struct tune_search *s, uint32_t *ret);
 /* The verdict on the value tune_search_next gave. */
 void tune_search_judge(struct tune_search *s, uint32_t value, bool held);
-/* The lowest value that held (the start when it held and nothing lower did), 0 = none. */
+/*
+ * The lowest value that held (the start when it held and nothing lower did), 0 = none.
+ * When the trials ran out before it was tried again, s->verified is false.
+ */
 uint32_t tune_search_chosen(const struct tune_search *s);
 const char *tune_phase_name(enum tune_phase p);
 
@@ -128,12 +137,16 @@ enum tune_outcome {
 
 struct tune_trial {
         char label[16];                 /* "ceiling", "baseline", "1".."N", "keep" */
+        enum tune_phase phase;          /* the search's phase that asked for it (verify: the winner again) */
         uint32_t value;                 /* ECN: min_threshold_bytes; DCQCN: the parameter's value */
         uint32_t max_bytes;             /* ECN: max_threshold_bytes */
         uint8_t probability_pct;        /* ECN */
         bool marking_off;               /* the ceiling trial: ECN off on the queue */
         struct tune_measure m;
-        double share;                   /* m.gbps / the ceiling, NAN unknown */
+        double pair_gbps;               /* --paired: the ceiling measured right after it, NAN none */
+        long long pair_rollout;         /* that measurement's trial (marking off), 0 = none */
+        enum tune_outcome pair_outcome;
+        double share;                   /* m.gbps / the ceiling (its pair's when paired), NAN unknown */
         bool held;                      /* the target share with pauses and drops under their bounds */
         enum tune_outcome outcome;
         long long rollout;              /* its rollout in the store, 0 = none */
@@ -182,6 +195,7 @@ struct tune {
         double ceiling_gbps;                    /* NAN until measured */
         bool ceiling_is_port;                   /* the port rate, not a measured figure */
         bool ceiling_given;                     /* --ceiling GBPS */
+        bool paired;                            /* --paired: every measurement's ceiling measured right after it */
         struct tune_trial ceiling;              /* the ceiling trial (marking off), when measured */
         struct tune_trial baseline;             /* the original values, measured */
         unsigned n_trials;

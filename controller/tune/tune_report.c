@@ -46,6 +46,13 @@ static json_t *trial_json(const struct tune *t, const struct tune_trial *x)
         }
         if (o && !x->m.ok && x->m.error[0])
                 json_object_set_new(o, "error", json_string(x->m.error));
+        if (o && x->pair_rollout) {
+                json_object_set_new(o, "pair_ceiling_gbps", num_or_null(true, x->pair_gbps));
+                json_object_set_new(o, "pair_outcome", json_string(tune_outcome_name(x->pair_outcome)));
+                json_object_set_new(o, "pair_rollout", json_integer(x->pair_rollout));
+        }
+        if (o)
+                json_object_set_new(o, "phase", json_string(x->rollout || x->m.n_runs ? tune_phase_name(x->phase) : "-"));
         return o;
 }
 
@@ -72,7 +79,8 @@ json_t *tune_to_json(const struct tune *t)
                       t->subject, "target", t->judge.target, "pattern", "name", fabric_pattern_name(t->pattern.pattern),
                       "duration_ms", (int)t->pattern.duration_ms, "runs", (int)t->runs, "scope",
                       names_json(t->scope, t->n_scope), "ceiling_gbps", num_or_null(true, t->ceiling_gbps), "ceiling",
-                      t->ceiling_is_port || t->ceiling_given ? json_null() : trial_json(t, &t->ceiling), "baseline",
+                      t->ceiling_is_port || t->ceiling_given || t->paired ? json_null() : trial_json(t, &t->ceiling),
+                      "baseline",
                       trial_json(t, &t->baseline), "trials", trials ? trials : json_null(), "chosen",
                       ch ? trial_json(t, ch) : json_null(), "ports", ports ? ports : json_null(), "all_ended",
                       tune_all_ended(t), "end", t->end, "trials_run", (int)t->n_trials);
@@ -82,6 +90,8 @@ json_t *tune_to_json(const struct tune *t)
                                                                                                  : TUNE_SCOPE_MAX));
         if (o && t->kind == TUNE_ECN)
                 json_object_set_new(o, "queue", json_integer(t->queue));
+        if (o)
+                json_object_set_new(o, "paired", json_boolean(t->paired));
         if (o && t->out_path[0])
                 json_object_set_new(o, "policy_file", json_string(t->out_path));
         return o;
@@ -117,8 +127,13 @@ static void print_trial(FILE *out, const struct tune *t, const struct tune_trial
         print_counter(out, c->pauses_known, c->pauses_ps);
         print_counter(out, c->drops_known, c->drops_ps);
         fprintf(out, " %-4s %s\n", x->held ? "yes" : "no", tune_outcome_name(x->outcome));
+        if (x->pair_rollout)
+                fprintf(out, "  %8s (the ceiling right after it: %s, %s)\n", "", rate_str(x->pair_gbps, r, sizeof(r)),
+                        tune_outcome_name(x->pair_outcome));
+        if (x->phase == TUNE_PHASE_VERIFY)
+                fprintf(out, "  %8s (the winner, tried again)\n", "");
         if (x->why[0])
-                fprintf(out, "  %8s %s\n", "", x->why);
+                fprintf(out, "  %8s (%s)\n", "", x->why);
 }
 
 static void print_head(FILE *out, const struct tune *t)
@@ -134,7 +149,8 @@ static void print_head(FILE *out, const struct tune *t)
                 t->runs, t->runs == 1 ? "" : "s", t->pattern.duration_ms, t->judge.target);
         fprintf(out, "ceiling: %s%s\n", rate_str(t->ceiling_gbps, r, sizeof(r)),
                 t->ceiling_is_port ? " (the port rate)" : t->ceiling_given ? " (given)"
-                                                        : " (the pattern with marking off)");
+                : t->paired ? " (the pattern with marking off, right after the baseline; each trial has its own)"
+                            : " (the pattern with marking off)");
         fprintf(out, "  %-8s %-26s %13s %6s %9s %9s %9s %9s %-4s %s\n", "trial",
                 t->kind == TUNE_ECN ? "min/max bytes, probability" : "value", "figure", "share", "marks/s",
                 "cnps/s", "pauses/s", "drops/s", "held", "outcome");

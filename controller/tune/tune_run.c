@@ -110,14 +110,47 @@ static int trial_end(const struct tune_env *env, struct rollout_rec *r, bool kee
         return 0;
 }
 
+static void new_trial(struct tune *t, struct tune_trial *x, const char *label, uint32_t value);
+static int trial(const struct tune_env *env, struct tune *t, struct tune_trial *x, bool judged, struct errbuf *e);
+
+/* --paired: the ceiling measured right after x (a trial with marking off, reverted like any). */
+static int pair(const struct tune_env *env, struct tune *t, struct tune_trial *x, struct errbuf *e)
+{
+        struct tune_trial c;
+        char label[16];
+        int rc;
+
+        snprintf(label, sizeof(label), "c%.12s", x->label);
+        new_trial(t, &c, label, 0);
+        c.marking_off = true;
+        rc = trial(env, t, &c, false, e);
+        x->pair_rollout = c.rollout;
+        x->pair_outcome = c.outcome;
+        x->pair_gbps = c.m.ok && c.m.gbps > 0 ? c.m.gbps : NAN;
+        return rc;
+}
+
+/* The verdict: against its pair's ceiling when it has one, then its gate against the baseline's. */
+static void judge(struct tune *t, struct tune_trial *x)
+{
+        char gate[320];
+
+        tune_trial_judge(&t->judge, isfinite(x->pair_gbps) ? x->pair_gbps : t->ceiling_gbps, x);
+        if (x->outcome != TUNE_OUT_REFUSED &&
+            tune_trial_gated(&t->judge, t->baseline.m.gbps, x, gate, sizeof(gate))) {
+                x->held = false;
+                x->outcome = TUNE_OUT_GATE;
+                snprintf(x->why, sizeof(x->why), "%.310s", gate);
+        }
+}
+
 /*
- * One trial from apply to its end. judged: fill share/held from the measurement
- * (the ceiling is not judged). 0, or -errno when tune has to stop (e says why).
+ * One trial from apply to its end (the verdict is the caller's). 0, or -errno when
+ * tune has to stop (e says why).
  */
-static int trial(const struct tune_env *env, struct tune *t, struct tune_trial *x, bool judged, struct errbuf *e)
+static int trial(const struct tune_env *env, struct tune *t, struct tune_trial *x, bool paired, struct errbuf *e)
 {
         struct rollout_rec *r = NULL;
-        char gate[320];
         int rc = trial_apply(env, t, x, &r, e);
 
         if (rc < 0)
@@ -134,14 +167,6 @@ static int trial(const struct tune_env *env, struct tune *t, struct tune_trial *
                 return rc;
         }
         rc = tune_measure(env, t, &x->m, e);
-        if (rc >= 0 && judged) {
-                tune_trial_judge(&t->judge, t->ceiling_gbps, x);
-                if (tune_trial_gated(&t->judge, t->baseline.m.gbps, x, gate, sizeof(gate))) {
-                        x->held = false;
-                        x->outcome = TUNE_OUT_GATE;
-                        snprintf(x->why, sizeof(x->why), "%.310s", gate);
-                }
-        }
         {       /* whatever the measurement did, the change does not stay */
                 int end = trial_end(env, r, false, x, e);
 
@@ -151,6 +176,8 @@ static int trial(const struct tune_env *env, struct tune *t, struct tune_trial *
         if (rc >= 0 && x->outcome == TUNE_OUT_UNKNOWN)
                 rc = errbuf_set(e, EIO, NULL, "trial %s: its outcome is unknown (%s); its agents' confirm timers "
                                 "restore it", x->label, x->why);
+        if (rc >= 0 && paired)
+                rc = pair(env, t, x, e);
         return rc;
 }
 
@@ -160,6 +187,7 @@ static void new_trial(struct tune *t, struct tune_trial *x, const char *label, u
         snprintf(x->label, sizeof(x->label), "%s", label);
         x->value = value;
         x->share = NAN;
+        x->pair_gbps = NAN;
         x->m.gbps = NAN;
         if (t->kind == TUNE_ECN) {
                 uint64_t max = (uint64_t)value * t->max_ratio;
@@ -178,7 +206,7 @@ static int ceiling(const struct tune_env *env, struct tune *t, struct errbuf *e)
                 return 0;
         new_trial(t, x, "ceiling", 0);
         x->marking_off = true;
-        rc = trial(env, t, x, false, e);
+        rc = trial(env, t, x, false, e);        /* the first ceiling: paired measurements make their own */
         if (env->on_trial)
                 env->on_trial(t, x, env->ud);
         if (rc < 0)
@@ -199,9 +227,12 @@ static int baseline(const struct tune_env *env, struct tune *t, struct errbuf *e
 
         snprintf(x->label, sizeof(x->label), "baseline");
         x->outcome = TUNE_OUT_NONE;
+        x->pair_gbps = NAN;
         rc = tune_measure(env, t, &x->m, e);
+        if (rc >= 0 && t->paired)
+                rc = pair(env, t, x, e);
         if (rc >= 0)
-                tune_trial_judge(&t->judge, t->ceiling_gbps, x);
+                tune_trial_judge(&t->judge, isfinite(x->pair_gbps) ? x->pair_gbps : t->ceiling_gbps, x);
         if (env->on_trial)
                 env->on_trial(t, x, env->ud);
         if (rc >= 0 && !x->m.ok)
@@ -222,6 +253,20 @@ static int chosen_index(const struct tune *t, uint32_t v)
         return best;
 }
 
+/* The winner tried again did not hold: its earlier trials do not count as holding either. */
+static void disprove(struct tune *t, const struct tune_trial *again)
+{
+        for (unsigned i = 0; i + 1 < t->n_trials; i++) {
+                struct tune_trial *x = &t->trials[i];
+                size_t n = strlen(x->why);
+
+                if (x->value != again->value || !x->held)
+                        continue;
+                x->held = false;
+                snprintf(x->why + n, sizeof(x->why) - n, "; not again when tried again (trial %s)", again->label);
+        }
+}
+
 static int search(const struct tune_env *env, struct tune *t, struct errbuf *e)
 {
         uint32_t v;
@@ -234,8 +279,13 @@ static int search(const struct tune_env *env, struct tune *t, struct errbuf *e)
 
                 snprintf(label, sizeof(label), "%u", t->n_trials);
                 new_trial(t, x, label, v);
-                rc = trial(env, t, x, true, e);
+                x->phase = t->search.phase;
+                rc = trial(env, t, x, t->paired, e);
+                if (rc >= 0)
+                        judge(t, x);
                 tune_search_judge(&t->search, v, rc >= 0 && x->held);
+                if (rc >= 0 && x->phase == TUNE_PHASE_VERIFY && !x->held)
+                        disprove(t, x);
                 if (env->on_trial)
                         env->on_trial(t, x, env->ud);
         }
@@ -276,10 +326,15 @@ static int keep(const struct tune_env *env, struct tune *t, struct errbuf *e)
 
 int tune_run(const struct tune_env *env, struct tune *t, struct errbuf *e)
 {
-        int rc = ceiling(env, t, e);
+        int rc = t->paired ? 0 : ceiling(env, t, e);    /* paired: each measurement brings its own */
 
         if (rc >= 0 && !stop_requested)
                 rc = baseline(env, t, e);
+        if (rc >= 0 && t->paired && !isfinite(t->ceiling_gbps)) {
+                if (!isfinite(t->baseline.pair_gbps))
+                        rc = errbuf_set(e, EIO, NULL, "the ceiling could not be measured after the baseline");
+                t->ceiling_gbps = t->baseline.pair_gbps;
+        }
         if (rc >= 0) {
                 t->search.o.start_holds = t->baseline.held;
                 tune_search_init(&t->search, &t->search.o);

@@ -58,9 +58,9 @@ check "the ceiling was a trial with marking off, reverted" \
         [ "$(json_get "$T/tune.json" 'd["ceiling"]["marking_off"], d["ceiling"]["outcome"]')" = "(True, 'reverted')" ]
 check "the baseline is the seed's thresholds and holds" \
         [ "$(json_get "$T/tune.json" 'd["baseline"]["min_threshold_bytes"], d["baseline"]["held"]')" = "(3000, True)" ]
-check "trials below the seed's, down to the floor (1500), each held and reverted" \
-        [ "$(json_get "$T/tune.json" '[(t["min_threshold_bytes"], t["held"], t["outcome"]) for t in d["trials"]]')" = \
-          "[(2000, True, 'reverted'), (1500, True, 'reverted')]" ]
+check "trials below the seed's, down to the floor (1500) and it again, each held and reverted" \
+        [ "$(json_get "$T/tune.json" '[(t["min_threshold_bytes"], t["held"], t["outcome"], t["phase"]) for t in d["trials"]]')" = \
+          "[(2000, True, 'reverted', 'bisect'), (1500, True, 'reverted', 'bisect'), (1500, True, 'reverted', 'verify')]" ]
 check "every trial ended confirmed or reverted" [ "$(json_get "$T/tune.json" 'd["all_ended"]')" = True ]
 check "the chosen thresholds are the lowest that held" \
         [ "$(json_get "$T/tune.json" 'd["chosen"]["min_threshold_bytes"] == min(t["min_threshold_bytes"] for t in d["trials"] + [d["baseline"]] if t["held"])')" = True ]
@@ -73,7 +73,7 @@ check "the hosts were never touched (no transaction on node001-003)" \
         [ "$(host_txs 1)$(host_txs 2)$(host_txs 3)" = 000 ]
 ctl history >"$T/history.txt"
 cat "$T/history.txt"
-check "history lists the ceiling and the trials as rollouts of kind tune, halted" [ "$(grep -c '^[0-9]* *tune *halted' "$T/history.txt")" -eq 3 ]
+check "history lists the ceiling and the trials as rollouts of kind tune, halted" [ "$(grep -c '^[0-9]* *tune *halted' "$T/history.txt")" -eq 4 ]
 expect_rc 0 "the winner is a valid policy" "$AGENT" validate "$T/tuned.json"
 check "its thresholds are the chosen ones, its target leaf1" \
         [ "$(json_get "$T/tuned.json" 'd["targets"]["switches"], d["spec"]["ecn"]["min_threshold_bytes"]')" = "(['leaf1'], 1500)" ]
@@ -98,19 +98,23 @@ check "says nothing held" grep -q "^chosen: nothing" "$T/none.txt"
 check "leaf1 still at 3000/15000/100" [ "$(thresholds)" = 3000/15000/100 ]
 
 step "kill -9 of tune mid-trial: the agent's confirm timer puts leaf1 back"
-ctl --quiet tune ecn --switch leaf1 --queue 3 --selector role=gpu --pattern incast --receiver node003 \
-        --target-pct 50 --runs 2 --duration-ms 5000 --confirm-timeout 30 --ceiling 100 >"$T/killed.txt" 2>&1 &
+# ip netns exec execs nettunectl in place: $! is tune itself.
+ip netns exec "$HUB" "$CTL" --inventory "$T/inventory.json" --db "$T/ctl.db" --quiet tune ecn --switch leaf1 \
+        --queue 3 --selector role=gpu --pattern incast --receiver node003 --target-pct 50 --runs 2 --duration-ms 5000 \
+        --confirm-timeout 60 --ceiling 100 >"$T/killed.txt" 2>&1 &
 tune_pid=$!
 trial_on() { [ "$(q3 min-threshold)" != 3000 ]; }
 wait_for 90 trial_on || { kill -9 $tune_pid; fail "no trial reached leaf1: $(cat "$T/killed.txt")"; }
 echo "leaf1 mid-trial: $(thresholds)"
+check "it is tune that runs ($(cat /proc/$tune_pid/comm))" [ "$(cat /proc/$tune_pid/comm)" = nettunectl ]
 kill -9 $tune_pid
 wait $tune_pid 2>/dev/null || true
+check "tune is gone" [ ! -e /proc/$tune_pid ]
 pending_one() { [ "$(pending_count 4)" = 1 ]; }
 wait_for 30 pending_one || fail "the trial is not pending on node004's agent"
 echo "ok: the trial is pending on node004's agent, nobody will confirm it"
 back() { [ "$(thresholds)" = 3000/15000/100 ] && [ "$(pending_count 4)" = 0 ]; }
-wait_for 90 back || fail "leaf1 did not come back: $(thresholds), pending $(pending_count 4)"
+wait_for 120 back || fail "leaf1 did not come back: $(thresholds), pending $(pending_count 4)"
 echo "ok: leaf1 read back after the confirm timer: $(thresholds)"
 agent_history 4 "$T/h4.json"
 check "restored by the agent's confirm timeout" \
@@ -124,3 +128,57 @@ expect_rc 2 "no --queue" ctl tune ecn --switch leaf1 --selector role=gpu
 expect_rc 2 "dcqcn without --param" ctl tune dcqcn --interfaces 'nt*' --selector role=gpu
 expect_rc 2 "dcqcn on hosts without DCQCN knobs" ctl tune dcqcn --param rp_ai_rate --interfaces 'nt*' --selector role=gpu
 check "leaf1 still at 3000/15000/100" [ "$(thresholds)" = 3000/15000/100 ]
+
+step "tune dcqcn: one parameter of the canary host's NIC (an mlx5 debugfs layout), every trial reverted"
+# node001 and node002 get the cc_params of a ConnectX under their sysfs/debugfs roots
+# (tests/lib/nicmodel.sh's firmware defaults); their data path stays the veth.
+. "$NETTUNE_TOP/tests/lib/nicmodel.sh"
+for i in 1 2; do
+        pci=0000:1$i:00.0
+        mkdir -p "$T/sys$i/devices/pci0000:00/$pci" "$T/sys$i/class/net/nt0" "$T/debug$i"
+        ln -s "../../../devices/pci0000:00/$pci" "$T/sys$i/class/net/nt0/device"
+        echo 10000 >"$T/sys$i/class/net/nt0/speed"
+        NM_SYS=$T/sys$i NM_DEBUG=$T/debug$i cc_params_tree nt0
+        python3 - "$T/n$i/agent.json" "$T/sys$i" "$T/debug$i" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["sysfs_root"] = sys.argv[2]; c["debugfs_root"] = sys.argv[3]
+json.dump(c, open(sys.argv[1], "w"), indent=1)
+PY
+        eval "kill \$AGENT_PID_$i; wait \$AGENT_PID_$i 2>/dev/null" || true
+        fleet_start_agent "$i" 2>>"$T/agents.log"
+done
+for i in 1 2; do wait_for 20 agent_up "$i" || fail "agent $i did not come back"; done
+cc() { find "$T/debug$1" -type f | sort | while read -r f; do echo "${f##*/} $(cat "$f")"; done; }
+cc 1 >"$T/cc1.start"
+cc 2 >"$T/cc2.start"
+rc=0; ctl --output json tune dcqcn --param rp_ai_rate --interfaces nt0 --selector role=gpu --canary 1 \
+        --pattern incast --receiver node003 --target-pct 10 --max-regression-pct 95 --max-trials 3 --runs 1 \
+        --duration-ms 1000 --out "$T/dcqcn.json" >"$T/dcqcn-tune.json" 2>"$T/dcqcn.err" || rc=$?
+cat "$T/dcqcn.err"
+check "exit 0 (got $rc)" [ "$rc" -eq 0 ]
+check "the scope is the canary, node001" [ "$(json_get "$T/dcqcn-tune.json" 'd["scope"]')" = "['node001']" ]
+check "the ceiling is the port rate (10 Gb/s)" [ "$(json_get "$T/dcqcn-tune.json" 'd["ceiling_gbps"]')" = 10.0 ]
+check "the baseline is the firmware's rp_ai_rate 5 and holds" \
+        [ "$(json_get "$T/dcqcn-tune.json" 'd["baseline"]["value"], d["baseline"]["held"]')" = "(5, True)" ]
+check "trials below it, every one reverted, the winner tried again" \
+        [ "$(json_get "$T/dcqcn-tune.json" '[(t["value"], t["outcome"], t["phase"]) for t in d["trials"]]')" = \
+          "[(2, 'reverted', 'bisect'), (1, 'reverted', 'bisect'), (1, 'reverted', 'verify')]" ]
+check "node001's cc_params are byte-for-byte where they began" cmp -s "$T/cc1.start" <(cc 1)
+check "node002 (in the pattern, not the canary) was never touched" cmp -s "$T/cc2.start" <(cc 2)
+check "no transaction on node002" [ "$(host_txs 2)" = 0 ]
+check "the winner: host_ecn.dcqcn.rp_ai_rate 1 for the selector's hosts" \
+        [ "$(json_get "$T/dcqcn.json" 'd["spec"]["host_ecn"]["dcqcn"], d["selector"], d["targets"]')" = \
+          "({'rp_ai_rate': 1}, {'role': 'gpu'}, {'interfaces': ['nt0']})" ]
+expect_rc 0 "it is a valid policy" "$AGENT" validate "$T/dcqcn.json"
+
+step "--keep: the winner stays on leaf1 alone (confirmed), --out carries it to the rest"
+rc=0; ctl --output json tune ecn --switch leaf1 --queue 3 --selector role=gpu --pattern incast --receiver node003 \
+        --target-pct 10 --max-regression-pct 95 --max-trials 1 --runs 1 --duration-ms 1000 --ceiling 10 --keep \
+        --out "$T/kept.json" >"$T/keep.json" 2>&1 || rc=$?
+check "exit 0 (got $rc)" [ "$rc" -eq 0 ]
+last=$(json_get "$T/keep.json" 'd["trials"][-1]["trial"], d["trials"][-1]["outcome"]')
+value=$(json_get "$T/keep.json" 'd["trials"][-1]["value"]')
+check "the last trial is the winner again, kept: confirmed ($last)" [ "$last" = "('keep', 'confirmed')" ]
+check "leaf1 carries it: $(thresholds)" [ "$(q3 min-threshold)/$(q3 probability)" = "$value/10" ]
+check "and the policy for the rest of the fleet names it" \
+        [ "$(json_get "$T/kept.json" 'd["spec"]["ecn"]["min_threshold_bytes"]')" = "$value" ]

@@ -7,7 +7,8 @@
 #   ofed_ecn_tree IFACE             an MLNX_OFED ecn sysfs tree for IFACE (all knobs 0)
 #   ofed_dcqcn_tree IFACE           its DCQCN parameters (roce_rp/rpg_*..., roce_np/min_time_between_cnps)
 #   cc_params_tree IFACE [SKIP]     upstream mlx5_ib's debugfs cc_params under $T/debug for IFACE's PCI
-#                                   function (SKIP: a parameter this kernel lacks)
+#                                   function (SKIP: a parameter this kernel lacks); NM_SYS, NM_DEBUG:
+#                                   other sysfs and debugfs roots
 #   nm_profile PROFILE OUT GLOB [keep-host-ecn]
 #                                   a shipped profile for the host interfaces GLOB only: no switch
 #                                   targets, no probe (the model carries no traffic)
@@ -69,8 +70,8 @@ ofed_dcqcn_tree() {
 
 cc_params_tree() {
         local pci d name ofed v
-        pci=$(basename "$(readlink "$T/sys/class/net/$1/device")")
-        d=$T/debug/mlx5/$pci/cc_params
+        pci=$(basename "$(readlink "${NM_SYS:-$T/sys}/class/net/$1/device")")
+        d=${NM_DEBUG:-$T/debug}/mlx5/$pci/cc_params
         mkdir -p "$d"
         while read -r name ofed v; do
                 [ "$name" = "${2:-}" ] || echo "$v" >"$d/$name"

@@ -47,13 +47,19 @@ static void run(struct sim *m, const struct tune_search_opts *o, double (*f)(uin
         }
 }
 
+/* The lowest value that held every time it was tried (tried again and failed: disproved). */
 static uint32_t lowest_held(const struct sim *m)
 {
         uint32_t best = 0;
 
-        for (unsigned i = 0; i < m->n; i++)
-                if (m->held[i] && (!best || m->tried[i] < best))
+        for (unsigned i = 0; i < m->n; i++) {
+                bool always = true;
+
+                for (unsigned k = 0; k < m->n; k++)
+                        always &= m->tried[k] != m->tried[i] || m->held[k];
+                if (always && (!best || m->tried[i] < best))
                         best = m->tried[i];
+        }
         return best;
 }
 
@@ -151,6 +157,45 @@ static void test_noisy_lowest_held(void)
                 for (unsigned i = 0; i < m.n; i++)
                         CU_ASSERT(m.tried[i] >= o.floor && m.tried[i] <= o.ceiling && m.tried[i] % 500 == 0);
         }
+}
+
+
+/* The winner is tried again: a value that held by chance once is disproved, the search goes on above it. */
+static void test_verify_disproves_a_lucky_hold(void)
+{
+        struct tune_search_opts o = ecn_opts(3000, false, 12);
+        struct tune_search s;
+        unsigned tries_48k = 0, n = 0;
+        uint32_t v, tried[16];
+
+        tune_search_init(&s, &o);
+        while (n < 16 && tune_search_next(&s, &v) == 1) {
+                bool held = curve(v) >= 0.95;
+
+                if (v == 48000 && tries_48k++ == 0)
+                        held = true;            /* a lucky measurement: the true share is 0.87 */
+                tried[n++] = v;
+                tune_search_judge(&s, v, held);
+        }
+        CU_ASSERT_EQUAL(tries_48k, 2);                  /* held once, tried again, failed */
+        CU_ASSERT_EQUAL(s.disproved, 48000);
+        CU_ASSERT(s.verified);
+        CU_ASSERT(tune_search_chosen(&s) >= CURVE_TARGET_X && tune_search_chosen(&s) <= CURVE_TARGET_X * TUNE_RESOLUTION);
+        CU_ASSERT_EQUAL(tried[n - 1], tune_search_chosen(&s));  /* the last trial: the winner again */
+        CU_ASSERT_PTR_NOT_NULL(strstr(s.why_done, "and held again"));
+}
+
+/* A verification the budget cannot afford: the winner stands, said to be tried once only. */
+static void test_verify_out_of_budget(void)
+{
+        struct tune_search_opts o = ecn_opts(3000, false, 6);
+        struct sim m;
+
+        run(&m, &o, curve, 0.95);
+        CU_ASSERT_EQUAL(m.n, 6);
+        CU_ASSERT(!m.s.verified);
+        CU_ASSERT(tune_search_chosen(&m.s) > 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(m.s.why_done, "not tried again"));
 }
 
 /* A verdict the search did not ask for changes nothing. */
@@ -358,6 +403,8 @@ int suite_tune(void)
             !CU_add_test(s, "nothing_holds", test_nothing_holds) || !CU_add_test(s, "budget", test_budget) ||
             !CU_add_test(s, "noisy_lowest_held", test_noisy_lowest_held) ||
             !CU_add_test(s, "judge_only_pending", test_judge_only_pending) ||
+            !CU_add_test(s, "verify_disproves_a_lucky_hold", test_verify_disproves_a_lucky_hold) ||
+            !CU_add_test(s, "verify_out_of_budget", test_verify_out_of_budget) ||
             !CU_add_test(s, "trial_verdict", test_trial_verdict) || !CU_add_test(s, "plot_points", test_plot_points) ||
             !CU_add_test(s, "report_json", test_report_json) || !CU_add_test(s, "policy_document", test_policy_document))
                 return -1;
