@@ -5,15 +5,14 @@
 
 static json_t *spec_json(const struct tune *t, const struct tune_trial *x)
 {
-        json_t *q = json_pack("[i]", (int)t->queue);
-
         if (t->kind == TUNE_DCQCN)
                 return json_pack("{s:{s:{s:I}}}", "host_ecn", "dcqcn",
                                  t->param >= 0 && t->param < STATE_DCQCN_MAX ? state_dcqcn_params[t->param].name : "?",
                                  (json_int_t)x->value);
         if (x->marking_off)
-                return json_pack("{s:{s:o,s:b}}", "ecn", "queues", q, "enabled", false);
-        return json_pack("{s:{s:o,s:b,s:I,s:I,s:i}}", "ecn", "queues", q, "enabled", true, "min_threshold_bytes",
+                return json_pack("{s:{s:[i],s:b}}", "ecn", "queues", (int)t->queue, "enabled", false);
+        return json_pack("{s:{s:[i],s:b,s:I,s:I,s:i}}", "ecn", "queues", (int)t->queue, "enabled", true,
+                         "min_threshold_bytes",
                          (json_int_t)x->value, "max_threshold_bytes", (json_int_t)x->max_bytes,
                          "mark_probability_pct", (int)x->probability_pct);
 }
