@@ -117,7 +117,7 @@ static void print_trial(FILE *out, const struct tune *t, const struct tune_trial
                 fprintf(out, " %9u %9u %3u%%", x->value, x->max_bytes, x->probability_pct);
         else
                 fprintf(out, " %-26u", x->value);
-        fprintf(out, " %13s", x->m.ok ? rate_str(x->m.gbps, r, sizeof(r)) : "-");
+        fprintf(out, " %13s", x->m.ok ? rate_str(x->m.gbps, r, sizeof(r)) : "- -");      /* two words, always */
         if (isfinite(x->share))
                 fprintf(out, " %6.3f", x->share);
         else
