@@ -14,9 +14,9 @@ WERROR     ?=
 V          ?= 0
 VERSION    := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
-PKGS      := libmnl jansson libcurl libssh2 libmicrohttpd gnutls sqlite3 libibverbs zlib openssl
-# Loaded on first use (common/lazylib.h): compiled against, never linked.
-LAZY_PKGS := libssh2 zlib
+PKGS      := libmnl jansson libcurl libssh2 libmicrohttpd gnutls sqlite3 libibverbs zlib openssl yaml-0.1
+# Loaded on first use (common/lazylib.h): compiled against, never linked. libyaml reads YAML policies.
+LAZY_PKGS := libssh2 zlib yaml-0.1
 # ... and by the agent alone: its HTTPS API (libmicrohttpd, GnuTLS) and the verbs probe
 # (libibverbs). `apply`, `plan` and `state` never load them (nettunectl links them).
 AGENT_LAZY_PKGS := libmicrohttpd gnutls libibverbs
@@ -84,7 +84,7 @@ SUITES_H   := $(BUILD)/gen/unit_suites.h
 # Agent objects other than main.c are shared with the controller's tests and tools.
 AGENT_LIB_OBJS := $(call obj,$(filter-out agent/cmd/main.c,$(AGENT_SRCS)))
 # Controller objects other than its command line (main.c and the subcommands), for its unit tests.
-CTL_CMDS     := apply confirm doctor drift halt plan probe rollback serve status store tune tune_scope
+CTL_CMDS     := apply cli confirm doctor drift halt headroom plan probe rollback serve state status store tune tune_scope
 CTL_LIB_OBJS := $(call obj,$(filter-out controller/cmd/main.c $(CTL_CMDS:%=controller/cmd/ctl_%.c),$(CTL_SRCS)))
 
 .PHONY: all check check-stressed demo demo-vm demo-clean bench fuzz fuzz-build install uninstall clean deps help \

@@ -9,8 +9,9 @@ packages=(
         # build
         build-essential pkg-config libmnl-dev libjansson-dev libcurl4-openssl-dev
         libssh2-1-dev libmicrohttpd-dev libgnutls28-dev libsqlite3-dev libibverbs-dev zlib1g-dev libssl-dev
+        libyaml-dev
         # tests (stress-ng: make check-stressed; bsdutils: script(1) for the terminal tests)
-        libcunit1-dev python3 python3-jsonschema iproute2 openssh-server openssh-client
+        libcunit1-dev python3 python3-jsonschema python3-yaml iproute2 openssh-server openssh-client
         openssl curl sqlite3 iperf3 ethtool valgrind procps psmisc stress-ng bsdutils tcpdump
         # doctor: the LLDP path (tests/integration/doctor-lldp.sh runs lldpd on both ends)
         lldpd

@@ -33,7 +33,7 @@ done
 # The timed loop runs in the namespace: one `ip netns exec` for all of it.
 cat > "$W/loop.sh" <<EOF
 . "$NETTUNE_TOP/bench/lib.sh"
-A() { "$AGENT" --config "$W/agent.json" apply "$W/p\$1.json" >/dev/null; }
+A() { "$AGENT" --yes --config "$W/agent.json" apply "$W/p\$1.json" >/dev/null; }
 B() { ip -batch "$W/batch\$1"; }
 C() { for i in \$(seq 0 31); do ip link set dev bm\$i mtu \$1; ip link set dev bn\$i mtu \$1; done; }
 t() { local s=\$(now_us); "\$@"; echo "\$1 \$2 \$((\$(now_us) - s))"; }
@@ -54,7 +54,7 @@ read -r rm r25 r75 _ _ <<<"$(stats $(pair_ratios "$a9 $a15" "$b9 $b15"))"
 cm=$(stats $(awk '$1 == "C" {print $3}' "$W/times") | cut -d' ' -f1)
 am_all=$(stats $(awk '$1 == "A" {print $3}' "$W/times") | cut -d' ' -f1)
 # Peak RSS of one apply (a real change).
-ip netns exec "$ns" /usr/bin/time -f %M -o "$W/rss" "$AGENT" --config "$W/agent.json" apply "$W/p9000.json" >/dev/null
+ip netns exec "$ns" /usr/bin/time -f %M -o "$W/rss" "$AGENT" --yes --config "$W/agent.json" apply "$W/p9000.json" >/dev/null
 rss=$(cat "$W/rss")
 pr=$(ratio "$am" "$bm")
 printf '| MTU apply, 64 veth (%d pairs, ABBA, in the namespace) | %s ms [%s-%s] | ip -batch: %s ms [%s-%s] | %s | pairwise %.2f [%.2f-%.2f]; full transaction incl. durable SQLite journal (2 fsyncs) and read-back; apply peak RSS %d KiB |\n' \

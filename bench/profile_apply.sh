@@ -18,7 +18,7 @@ for m in 9000 1500; do
 JSON
 done
 # A [WRAPPER...] POLICY: one apply in the namespace, under WRAPPER.
-A() { local pol=${!#}; set -- "${@:1:$#-1}"; ip netns exec "$ns" "$@" "$AGENT" --config "$W/agent.json" apply "$pol"; }
+A() { local pol=${!#}; set -- "${@:1:$#-1}"; ip netns exec "$ns" "$@" "$AGENT" --yes --config "$W/agent.json" apply "$pol"; }
 # The same journal every time: four applies before the one profiled.
 warm() { rm -rf "$W/state"; for _ in 1 2; do A "$W/p9000.json" >/dev/null; A "$W/p1500.json" >/dev/null; done; }
 warm

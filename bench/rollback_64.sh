@@ -43,7 +43,7 @@ sed 's/mtu 1500/mtu 9000/' "$W/restore" > "$W/change"
 agent=() peer=()
 for r in $(seq 1 "$REPS"); do
         rc=0
-        ip netns exec "$ns" "$AGENT" --config "$W/agent.json" --output json apply "$W/gated.json" > "$W/r.json" \
+        ip netns exec "$ns" "$AGENT" --yes --config "$W/agent.json" --output json apply "$W/gated.json" > "$W/r.json" \
                 2>>"$W/agent.log" || rc=$?
         [ "$rc" -eq 1 ] || { echo "bench: the gated apply exited $rc, expected 1 (rolled back)" >&2; exit 1; }
         agent+=("$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rollback_ms"])' "$W/r.json")")

@@ -30,7 +30,8 @@ for b in $sel; do
         s=bench/$b.sh
         [ -x "$s" ] || { echo "| $b | — | — | — | not run: bench/$b.sh missing |" >> "$rows"; continue; }
         echo "bench: $b" >&2
-        if ! BENCH_SECTION=$BENCH_SECTIONS/$b.md timeout -k 10 "${BENCH_TIMEOUT:-900}" "$s" > "$rows.one" 2> "$rows.err"; then
+        if ! BENCH_SECTION=$BENCH_SECTIONS/$b.md timeout -k 10 "${BENCH_TIMEOUT:-900}" "$s" > "$rows.one" 2> "$rows.err" \
+                < /dev/null; then       # no terminal: nothing asks before a change
                 echo "| $b | — | — | — | failed: $(tail -n 1 "$rows.err" | tr '|' '/') |" >> "$rows"
                 echo "$b (the benchmark failed)|not measured||||FAIL" >> "$BENCH_GOALS"
                 tail -n 5 "$rows.err" >&2

@@ -55,7 +55,9 @@ struct nl;
 struct driver_env {
         char sysfs_root[256];                   /* "/sys" in production, a test tree in tests */
         char debugfs_root[256];                 /* "/sys/kernel/debug" */
-        unsigned settle_ms;                     /* wait bound for carrier after a flapping change */
+        char configfs_root[256];                /* "/sys/kernel/config" (rdma_cm's default ToS) */
+        unsigned settle_ms;                     /* least wait bound for carrier after a flapping change */
+        unsigned link_up_max_ms;                /* most wait bound for carrier (the per-speed bound's ceiling) */
         unsigned flap_wait_ms;                  /* how long a change may take to drop carrier (no drop: no flap) */
         unsigned rdma_wait_ms;                  /* wait bound for the RDMA port to be ACTIVE again */
         unsigned confirm_timeout_s;             /* vendor-native commit-confirm for switches */
@@ -73,7 +75,8 @@ struct driver_env {
  * What one request (a plan, a transaction) shares among its targets, opened once
  * and on first use: the rtnetlink handle every host driver talks through, and the
  * links of the namespace as one RTM_GETLINK dump read them (valid until the handle
- * writes; drivers/host/link_rtnl.h).
+ * writes). Those host handles are drivers/host/host_io.h's (open, flush, close);
+ * the notes are everyone's (driver_note).
  */
 #define DRIVER_NOTES_MAX 16
 #define DRIVER_NOTE_MAX 256
@@ -84,6 +87,7 @@ struct driver_io {
         struct link_cache *links;               /* the dump, NULL until first used */
         struct dcb_cache *dcb;                  /* every link's DCB GET, asked at once (drivers/host/dcb_nl.h) */
         unsigned n_interfaces;                  /* interface targets of the request: a dump pays for two or more */
+        int8_t rdma_devices;                    /* SYSFS/class/infiniband: 0 not looked at, 1 lists one, -1 none */
         bool batch;                             /* writes may wait in the handle's queue until driver_io_flush() */
         char policy[64];                        /* the policy the request applies, "" when none (restore) */
         unsigned n_notes;                       /* what drivers want the reader to know (plan and state "notes") */
@@ -119,17 +123,6 @@ static inline const char (*target_unit_names(const struct target *t))[STATE_NAME
 /* "interface" or "switch". */
 const char *target_kind_name(enum target_kind k);
 
-/*
- * The rtnetlink handle of a target's request (opened on first use), or of its own
- * (*ret_own set: the caller closes it with nl_close) when the target has no io.
- */
-int driver_rtnl(const struct target *t, struct nl **ret, struct nl **ret_own, struct errbuf *e);
-/* The request's rtnetlink handle without a target (discovery), opened on first use with env's transport. */
-int driver_io_rtnl(struct driver_io *io, const struct driver_env *env, struct nl **ret, struct errbuf *e);
-/* Send the writes drivers queued (io->batch) and check their ACKs; the first refusal names its target. */
-int driver_io_flush(struct driver_io *io, struct errbuf *e);
-/* Close what a request opened. */
-void driver_io_close(struct driver_io *io);
 /* A note for the request's reader ("switch 'leaf1' (nvue): ..."); once per text; no-op without io. */
 void driver_note(const struct target *t, const char *fmt, ...) _printf_(2, 3);
 

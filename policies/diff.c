@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Field-by-field differences of a desired and a live state (see diff.h); the comparators are the field table's. */
+/* The diff container (see diff.h): entries, and their text and JSON renderings. The comparators and
+ * the walk over the fields are the field table's (field.c), which calls this file, never the other way. */
 #include <jansson.h>
 
 #include "common/util.h"
 #include "policies/diff.h"
-#include "policies/field.h"
-#include "policies/state_json.h"
 
 int diff_add(struct diff *d, enum state_field f, const char *key, const char *from, const char *to)
 {
@@ -26,74 +25,6 @@ int diff_add(struct diff *d, enum state_field f, const char *key, const char *fr
         strcopy(e->from, sizeof(e->from), from);
         strcopy(e->to, sizeof(e->to), to);
         d->fields |= STATE_BIT(f);
-        return 0;
-}
-
-/* The desired value of a whole field, compact JSON, for "unsupported" entries. */
-static int add_unsupported(struct diff *d, const char *prefix, const struct state *desired, enum state_field f)
-{
-        struct state *one = malloc(sizeof(*one));
-        char to[DIFF_VALUE_MAX] = "";
-        json_t *j = NULL;
-        char *s = NULL;
-        int r = -ENOMEM;
-
-        if (!one)
-                return -ENOMEM;
-        *one = *desired;
-        one->present = STATE_BIT(f);
-        j = state_to_json(one);
-        if (j)
-                s = json_dumps(json_object_get(j, state_field_name(f)),
-                               JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
-        if (s) {
-                snprintf(to, sizeof(to), "%s", s);
-                if (strlen(s) >= sizeof(to))
-                        memcpy(to + sizeof(to) - 4, "...", 4);
-                char key[DIFF_KEY_MAX];
-
-                snprintf(key, sizeof(key), "%s%s", prefix, state_field_name(f));
-                r = diff_add(d, f, key, "unsupported", to);
-        }
-        free(s);
-        json_decref(j);
-        free(one);
-        return r;
-}
-
-int diff_append(struct diff *d, const char *prefix, const struct state *desired, const struct state *live)
-{
-        unsigned n = d->n;
-        uint32_t fields = d->fields;
-        int r = 0;
-
-        for (int f = 0; f < STATE_FIELD_MAX && r >= 0; f++) {
-                if (!state_has(desired, f))
-                        continue;
-                if (!state_has(live, f))
-                        r = add_unsupported(d, prefix, desired, f);
-                else
-                        r = field_table[f].diff(d, prefix, desired, live);
-        }
-        if (r >= 0)
-                r = field_diff_dcb_device(d, prefix, desired, live);
-        if (r < 0) {
-                d->n = n;
-                d->fields = fields;
-        }
-        return r;
-}
-
-int state_diff(const struct state *desired, const struct state *live, struct diff *ret)
-{
-        struct diff d = { 0 };
-        int r = diff_append(&d, "", desired, live);
-
-        if (r < 0) {
-                diff_done(&d);
-                return r;
-        }
-        *ret = d;
         return 0;
 }
 
@@ -128,8 +59,8 @@ json_t *diff_to_json(const struct diff *d)
 
         for (unsigned i = 0; a && i < d->n; i++) {
                 const struct diff_entry *e = &d->entries[i];
-                json_t *o = json_pack("{s:s,s:s,s:s,s:s}", "field", state_field_name(e->field), "key", e->key,
-                                      "from", e->from, "to", e->to);
+                json_t *o = json_pack("{s:s,s:s,s:o,s:o}", "field", state_field_name(e->field), "key", e->key,
+                                      "from", diff_value_json(e->from), "to", diff_value_json(e->to));
 
                 if (!o || json_array_append_new(a, o) < 0) {
                         json_decref(a);
@@ -137,4 +68,46 @@ json_t *diff_to_json(const struct diff *d)
                 }
         }
         return a;
+}
+
+/* -?(0|[1-9][0-9]*), at most 18 digits: what jansson writes for that integer. */
+static bool integer_text(const char *s, size_t n)
+{
+        size_t i = n && s[0] == '-';
+
+        if (i == n || n - i > 18 || (s[i] == '0' && n - i > 1))
+                return false;
+        for (; i < n; i++)
+                if (s[i] < '0' || s[i] > '9')
+                        return false;
+        return true;
+}
+
+enum diff_value_kind diff_value_kind(const char *text)
+{
+        size_t n = strlen(text);
+
+        if (integer_text(text, n))
+                return DIFF_VALUE_INTEGER;
+        if (streq(text, "true") || streq(text, "false"))
+                return DIFF_VALUE_BOOLEAN;
+        if (n < 2 || text[0] != '[' || text[n - 1] != ']')
+                return DIFF_VALUE_STRING;
+        for (size_t i = 1, start = 1; i < n; i++)      /* "[]" or "[1,2,3]", compact */
+                if (text[i] == ',' || text[i] == ']') {
+                        if ((i > start || text[i] == ',' || n > 2) && !integer_text(text + start, i - start))
+                                return DIFF_VALUE_STRING;
+                        start = i + 1;
+                }
+        return DIFF_VALUE_INTEGERS;
+}
+
+json_t *diff_value_json(const char *text)
+{
+        switch (diff_value_kind(text)) {
+        case DIFF_VALUE_INTEGER: return json_integer(strtoll(text, NULL, 10));
+        case DIFF_VALUE_BOOLEAN: return json_boolean(streq(text, "true"));
+        case DIFF_VALUE_INTEGERS: return json_loads(text, 0, NULL);
+        default: return json_string(text);
+        }
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Field-by-field difference between a desired and a live state. Only fields the
- * desired state manages are compared; fields the live state lacks (the target
- * cannot read them) are reported as such, never silently skipped.
+ * The difference between a desired and a live state, as a list of entries: the
+ * container and its renderings. The entries are made by the field table
+ * (field.h: state_diff, diff_append), which calls this module and never the
+ * other way round.
  */
 #pragma once
 
@@ -26,13 +27,6 @@ struct diff {
         struct diff_entry *entries;     /* owned; diff_done() frees */
 };
 
-/* Compare desired against live. Returns 0 or -ENOMEM; *ret is filled on success. */
-int state_diff(const struct state *desired, const struct state *live, struct diff *ret);
-/*
- * Append the differences of live from desired to d, every key under prefix ("" for
- * an interface, "ports.swp1." for a switch port). 0 or -ENOMEM (d keeps what it had).
- */
-int diff_append(struct diff *d, const char *prefix, const struct state *desired, const struct state *live);
 /* One entry (the field table's comparators call this). 0 or -ENOMEM. */
 int diff_add(struct diff *d, enum state_field f, const char *key, const char *from, const char *to);
 void diff_done(struct diff *d);
@@ -55,3 +49,12 @@ char *diff_to_text(const struct diff *d);
  * reference owned by the caller (json_decref); NULL on ENOMEM.
  */
 json_t *diff_to_json(const struct diff *d);
+
+/*
+ * A value of the diff (its text, "9000", "true", "[3,4]", "dscp") as JSON: an integer,
+ * a boolean, a list of integers, else a string. DIFF_VALUE_STRING: none of those;
+ * the others are written in JSON exactly as their text stands.
+ */
+enum diff_value_kind { DIFF_VALUE_STRING, DIFF_VALUE_INTEGER, DIFF_VALUE_BOOLEAN, DIFF_VALUE_INTEGERS };
+enum diff_value_kind diff_value_kind(const char *text);
+json_t *diff_value_json(const char *text);

@@ -23,6 +23,8 @@ static const char *const counter_names[DOCTOR_COUNTER_MAX + 1] = {
         [DOCTOR_WRED_DROP] = "wred_drop",
         [DOCTOR_PAUSE_STORM] = "pause_storm_events",
         [DOCTOR_TX_PACKETS] = "tx_packets",
+        [DOCTOR_PRIO_BYTES] = "priority_bytes",
+        [DOCTOR_RDMA_BYTES] = "rdma_bytes",
         [DOCTOR_COUNTER_MAX] = NULL,
 };
 
@@ -566,4 +568,18 @@ int doctor_facts_from_json(const json_t *j, const char *file, struct doctor_fact
         }
         *ret = f;
         return 0;
+}
+
+int doctor_facts_load(const char *path, struct doctor_facts *ret, struct errbuf *e)
+{
+        _cleanup_free_ char *buf = NULL;
+        json_auto_t *root = NULL;
+        size_t len;
+        int r = jsonv_read_file(path, DOCTOR_FACTS_DOC_MAX, &buf, &len, e);
+
+        if (r >= 0)
+                r = jsonv_parse(buf, len, path, DOCTOR_FACTS_DOC_MAX, &root, e);
+        if (r >= 0)
+                r = doctor_facts_from_json(root, path, ret, e);
+        return r;
 }

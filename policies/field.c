@@ -5,11 +5,13 @@
 
 #include "common/util.h"
 #include "policies/field.h"
+#include "policies/field_internal.h"
+#include "policies/state_text.h"
 #include "policies/state_json.h"
 
 /* ---- value formatting: the strings diff entries carry ---- */
 
-static const char *fmt_u(char *buf, size_t size, unsigned long x)
+const char *fmt_u(char *buf, size_t size, unsigned long x)
 {
         char num[24];
 
@@ -17,12 +19,12 @@ static const char *fmt_u(char *buf, size_t size, unsigned long x)
         return buf;
 }
 
-static const char *fmt_bool(bool b)
+const char *fmt_bool(bool b)
 {
         return b ? "true" : "false";
 }
 
-static const char *fmt_bits(char *buf, size_t size, unsigned bits)
+const char *fmt_bits(char *buf, size_t size, unsigned bits)
 {
         size_t o = snprintf(buf, size, "[");
 
@@ -48,9 +50,7 @@ static const char *fmt_u8s(char *buf, size_t size, const uint8_t *v, unsigned n,
         return buf;
 }
 
-/* prefix + printf(fmt, ...) into key. */
-static const char *keyf(char *key, const char *prefix, const char *fmt, ...) _printf_(3, 4);
-static const char *keyf(char *key, const char *prefix, const char *fmt, ...)
+const char *keyf(char *key, const char *prefix, const char *fmt, ...)
 {
         size_t n = (size_t)snprintf(key, DIFF_KEY_MAX, "%s", prefix);
         va_list ap;
@@ -63,7 +63,7 @@ static const char *keyf(char *key, const char *prefix, const char *fmt, ...)
         return key;
 }
 
-static int diff_u(struct diff *d, enum state_field f, const char *key, unsigned long from, unsigned long to)
+int diff_u(struct diff *d, enum state_field f, const char *key, unsigned long from, unsigned long to)
 {
         char a[24], b[24];
 
@@ -72,8 +72,7 @@ static int diff_u(struct diff *d, enum state_field f, const char *key, unsigned 
         return diff_add(d, f, key, fmt_u(a, sizeof(a), from), fmt_u(b, sizeof(b), to));
 }
 
-/* A value of a sub-member the live side may not describe at all ("unset"). */
-static int diff_opt(struct diff *d, enum state_field f, const char *key, bool live_has,
+int diff_opt(struct diff *d, enum state_field f, const char *key, bool live_has,
                     const char *from, const char *to)
 {
         if (live_has && streq(from, to))
@@ -277,9 +276,12 @@ static int diff_ets(struct diff *d, const char *prefix, const struct state *want
 
         r = diff_u8s(d, keyf(key, prefix, "ets.priority_to_tc"), live->prio_tc, want->prio_tc, STATE_PRIO_COUNT,
                      false);
-        /* shown as compared: a class that is not ets carries the wanted value, whatever the device said */
+        /*
+         * shown as `state` reads it: a class the device does not run as ets has no share, whatever
+         * it reports (state_text_ets_shares()); the wanted side's strict classes are 0 already
+         */
         for (unsigned tc = 0; tc < STATE_TC_COUNT; tc++)
-                live_bw[tc] = want->tc_tsa[tc] == STATE_TSA_ETS ? live->tc_bw_pct[tc] : want->tc_bw_pct[tc];
+                live_bw[tc] = live->tc_tsa[tc] == STATE_TSA_ETS ? live->tc_bw_pct[tc] : 0;
         if (r >= 0 && !ets_bw_equal(want, live))
                 r = diff_add(d, STATE_FIELD_ETS, keyf(key, prefix, "ets.tc_bandwidth_pct"),
                              fmt_u8s(a, sizeof(a), live_bw, STATE_TC_COUNT, false),
@@ -378,6 +380,17 @@ static void copy_ecn(struct state *to, const struct state *from)
         to->ecn = from->ecn;
 }
 
+/* The listed queues get their settings; the others keep what they have. */
+static void merge_ecn(struct state *to, const struct state *from)
+{
+        if (!state_has(to, STATE_FIELD_ECN))
+                to->ecn.queues = 0;
+        for (unsigned q = 0; q < STATE_TC_COUNT; q++)
+                if (from->ecn.queues & (1u << q))
+                        to->ecn.q[q] = from->ecn.q[q];
+        to->ecn.queues |= from->ecn.queues;
+}
+
 /* Marking thresholds of an enabled queue: 1 <= min <= max, probability 1-100. */
 static int check_ecn(const struct state *s, struct field_problem *ret)
 {
@@ -447,6 +460,10 @@ static int diff_host_ecn(struct diff *d, const char *prefix, const struct state 
         if (r >= 0 && want->has_cnp)
                 r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.cnp_priority"), live->has_cnp,
                              fmt_u(a, sizeof(a), live->cnp_prio), fmt_u(b, sizeof(b), want->cnp_prio));
+        /* device detail: only a snapshot carries it (a restore puts mlx5's mode back after the priority) */
+        if (r >= 0 && want->has_cnp && want->has_prio_mode && live->has_prio_mode)
+                r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.cnp_priority_mode"), true,
+                             fmt_u(a, sizeof(a), live->cnp_prio_mode), fmt_u(b, sizeof(b), want->cnp_prio_mode));
         return r < 0 ? r : diff_dcqcn(d, prefix, want, live);
 }
 
@@ -455,7 +472,104 @@ static void copy_host_ecn(struct state *to, const struct state *from)
         to->host_ecn = from->host_ecn;
 }
 
+/* The listed priorities get their enables (and the CNP marking, when given); the others keep theirs. */
+static void merge_host_ecn(struct state *to, const struct state *from)
+{
+        struct state_host_ecn *t = &to->host_ecn;
+        const struct state_host_ecn *f = &from->host_ecn;
+
+        if (!state_has(to, STATE_FIELD_HOST_ECN))
+                *t = (struct state_host_ecn){ 0 };
+        t->rp_enabled = (uint8_t)((t->rp_enabled & ~f->prios) | (f->rp_enabled & f->prios));
+        t->np_enabled = (uint8_t)((t->np_enabled & ~f->prios) | (f->np_enabled & f->prios));
+        t->prios |= f->prios;
+        if (f->has_cnp) {
+                t->has_cnp = true;
+                t->cnp_dscp = f->cnp_dscp;
+                t->cnp_prio = f->cnp_prio;
+        }
+}
+
+/* ---- roce_tos: the default ToS of every RDMA port behind an interface, where each holds one ---- */
+
+static const char *fmt_tclass(char *buf, size_t size, int tclass)
+{
+        return tclass == STATE_TCLASS_UNSET ? "unset" : fmt_u(buf, size, (unsigned long)tclass);
+}
+
+/* One port: rdma_cm's default_roce_tos ("roce_tos.DEV/P") and MLNX_OFED's traffic_class (".traffic_class"). */
+static int diff_rdma_port(struct diff *d, const char *prefix, const struct state_rdma_port *want,
+                          const struct state_rdma_port *live)
+{
+        char key[DIFF_KEY_MAX], a[16], b[16];
+        int r = 0;
+
+        if (want->has_cm && live->has_cm && want->cm_tos != live->cm_tos)
+                r = diff_add(d, STATE_FIELD_ROCE_TOS, keyf(key, prefix, "roce_tos.%s/%u", live->dev, live->port),
+                             fmt_u(a, sizeof(a), live->cm_tos), fmt_u(b, sizeof(b), want->cm_tos));
+        if (r >= 0 && want->has_ofed && live->has_ofed && want->ofed_tclass != live->ofed_tclass)
+                r = diff_add(d, STATE_FIELD_ROCE_TOS,
+                             keyf(key, prefix, "roce_tos.%s/%u.traffic_class", live->dev, live->port),
+                             fmt_tclass(a, sizeof(a), live->ofed_tclass), fmt_tclass(b, sizeof(b), want->ofed_tclass));
+        return r;
+}
+
+static const struct state_rdma_port *rdma_port_find(const struct state_roce *r, const struct state_rdma_port *x)
+{
+        for (unsigned i = 0; i < r->n_ports && i < STATE_RDMA_PORTS_MAX; i++)
+                if (streq(r->ports[i].dev, x->dev) && r->ports[i].port == x->port)
+                        return &r->ports[i];
+        return NULL;
+}
+
+/*
+ * A policy (no ports of its own) wants its value in every place of every live port; a
+ * snapshot wants each port back as it read it (a port gone since is named, not skipped).
+ */
+static int diff_roce_tos(struct diff *d, const char *prefix, const struct state *want, const struct state *live)
+{
+        char key[DIFF_KEY_MAX], b[16];
+        int r = 0;
+
+        for (unsigned i = 0; !want->roce.n_ports && i < live->roce.n_ports && r >= 0; i++) {
+                struct state_rdma_port w = { .has_cm = true, .cm_tos = want->roce_tos, .has_ofed = true,
+                                             .ofed_tclass = want->roce_tos };
+
+                r = diff_rdma_port(d, prefix, &w, &live->roce.ports[i]);
+        }
+        for (unsigned i = 0; i < want->roce.n_ports && i < STATE_RDMA_PORTS_MAX && r >= 0; i++) {
+                const struct state_rdma_port *w = &want->roce.ports[i], *l = rdma_port_find(&live->roce, w);
+
+                if (l)
+                        r = diff_rdma_port(d, prefix, w, l);
+                else
+                        r = diff_add(d, STATE_FIELD_ROCE_TOS, keyf(key, prefix, "roce_tos.%s/%u", w->dev, w->port),
+                                     "absent", fmt_u(b, sizeof(b), w->has_cm ? w->cm_tos : (unsigned)w->ofed_tclass));
+        }
+        return r;
+}
+
+static void copy_roce_tos(struct state *to, const struct state *from)
+{
+        to->roce_tos = from->roce_tos;
+        to->roce = from->roce;
+}
+
+/* Every port gets the value: the ports stay the device's. */
+static void merge_roce_tos(struct state *to, const struct state *from)
+{
+        to->roce_tos = from->roce_tos;
+}
+
 /* ---- a host NIC's DCB detail beyond the fields (a snapshot restores it exactly) ---- */
+
+/* "host+ieee" for 0x09 (state_text.h), in a static buffer of the diff's (one at a time). */
+static const char *dcbx_name(uint8_t dcbx)
+{
+        static _Thread_local char buf[64];
+
+        return state_dcbx_names(dcbx, buf, sizeof(buf));
+}
 
 /* The first DCB field the wanted side manages: device detail differences are filed under it. */
 static int dcb_owner(const struct state *want, enum state_field first)
@@ -502,18 +616,43 @@ static bool same_apps(const struct state_dcb_device *x, const struct state_dcb_d
         return !memcmp(a, b, x->n_apps * sizeof(a[0]));
 }
 
+/*
+ * A policy's DCB change on a NIC whose DCBX is not host + IEEE: the driver switches it
+ * first (drivers/host/dcb_driver.c, ensure_host_ieee), so the plan says so, under the
+ * first DCB field that changes.
+ */
+static int diff_dcbx_switch(struct diff *d, const char *prefix, const struct state *live)
+{
+        enum { DCBX_HOST = 0x01, DCBX_IEEE = 0x08 };    /* DCB_CAP_DCBX_* of linux/dcbnl.h */
+        static const enum state_field dcb[] = { STATE_FIELD_TRUST, STATE_FIELD_DSCP_MAP, STATE_FIELD_PFC,
+                                                STATE_FIELD_ETS };
+        char key[DIFF_KEY_MAX], a[DIFF_VALUE_MAX];
+        const struct state_dcb_device *l = &live->dcb;
+
+        if (!l->present || !l->has_dcbx || (l->dcbx & (DCBX_HOST | DCBX_IEEE)) == (DCBX_HOST | DCBX_IEEE))
+                return 0;
+        for (size_t i = 0; i < ARRAY_SIZE(dcb); i++)
+                if (d->fields & STATE_BIT(dcb[i])) {
+                        snprintf(a, sizeof(a), "%s (0x%02x)", dcbx_name(l->dcbx), l->dcbx);
+                        return diff_add(d, dcb[i], keyf(key, prefix, "dcb_device.dcbx"), a, "host+ieee (0x09)");
+                }
+        return 0;
+}
+
 int field_diff_dcb_device(struct diff *d, const char *prefix, const struct state *want, const struct state *live)
 {
         const struct state_dcb_device *w = &want->dcb, *l = &live->dcb;
         char key[DIFF_KEY_MAX], a[DIFF_VALUE_MAX], b[DIFF_VALUE_MAX];
         int f, r = 0;
 
-        if (!w->present || !l->present)
+        if (!w->present)                /* a policy: what the driver changes besides the fields */
+                return diff_dcbx_switch(d, prefix, live);
+        if (!l->present)
                 return 0;
         f = dcb_owner(want, STATE_FIELD_TRUST);
         if (f >= 0 && w->has_dcbx && l->has_dcbx && w->dcbx != l->dcbx) {
-                snprintf(a, sizeof(a), "0x%02x", l->dcbx);
-                snprintf(b, sizeof(b), "0x%02x", w->dcbx);
+                snprintf(a, sizeof(a), "%s (0x%02x)", dcbx_name(l->dcbx), l->dcbx);
+                snprintf(b, sizeof(b), "%s (0x%02x)", dcbx_name(w->dcbx), w->dcbx);
                 r = diff_add(d, f, keyf(key, prefix, "dcb_device.dcbx"), a, b);
         }
         /* the raw entries matter when the map reads the same (an entry where the driver's default would do) */
@@ -536,14 +675,102 @@ int field_diff_dcb_device(struct diff *d, const char *prefix, const struct state
 #define BOTH (FIELD_ON_INTERFACE | FIELD_ON_SWITCH)
 
 const struct field_ops field_table[STATE_FIELD_MAX] = {
-        [STATE_FIELD_MTU] = { "mtu", BOTH, diff_mtu, copy_mtu, NULL },
-        [STATE_FIELD_TRUST] = { "trust", BOTH, diff_trust, copy_trust, NULL },
-        [STATE_FIELD_DSCP_MAP] = { "dscp_to_priority", BOTH, diff_dscp, copy_dscp, check_dscp },
-        [STATE_FIELD_PFC] = { "pfc", BOTH, diff_pfc, copy_pfc, NULL },
-        [STATE_FIELD_ETS] = { "ets", FIELD_ON_INTERFACE, diff_ets, copy_ets, check_ets },
-        [STATE_FIELD_ECN] = { "ecn", FIELD_ON_SWITCH, diff_ecn, copy_ecn, check_ecn },
-        [STATE_FIELD_HOST_ECN] = { "host_ecn", FIELD_ON_INTERFACE, diff_host_ecn, copy_host_ecn, NULL },
+        [STATE_FIELD_MTU] = { "mtu", BOTH, diff_mtu, copy_mtu, NULL, NULL },
+        [STATE_FIELD_TRUST] = { "trust", BOTH, diff_trust, copy_trust, NULL, NULL },
+        [STATE_FIELD_DSCP_MAP] = { "dscp_to_priority", BOTH, diff_dscp, copy_dscp, check_dscp, NULL },
+        [STATE_FIELD_PFC] = { "pfc", BOTH, diff_pfc, copy_pfc, NULL, NULL },
+        [STATE_FIELD_ETS] = { "ets", FIELD_ON_INTERFACE, diff_ets, copy_ets, check_ets, NULL },
+        [STATE_FIELD_ECN] = { "ecn", FIELD_ON_SWITCH, diff_ecn, copy_ecn, check_ecn, merge_ecn },
+        [STATE_FIELD_HOST_ECN] = { "host_ecn", FIELD_ON_INTERFACE, diff_host_ecn, copy_host_ecn, NULL, merge_host_ecn },
+        [STATE_FIELD_CABLE_LEN] = { "pfc.cable_length_m", BOTH, field_diff_cable_len, field_copy_cable_len, NULL },
+        [STATE_FIELD_BUFFERS] = { "buffers", FIELD_ON_INTERFACE, field_diff_buffers, field_copy_buffers,
+                                  field_check_buffers },
+        [STATE_FIELD_PFC_WATCHDOG] = { "pfc.watchdog", FIELD_ON_SWITCH, field_diff_pfc_wd, field_copy_pfc_wd,
+                                       field_check_pfc_wd },
+        [STATE_FIELD_NIC_STALL] = { "pfc.nic_stall_timeout_ms", FIELD_ON_INTERFACE, field_diff_nic_stall,
+                                    field_copy_nic_stall, NULL },
+        [STATE_FIELD_ROCE_TOS] = { "roce_tos", FIELD_ON_INTERFACE, diff_roce_tos, copy_roce_tos, NULL, merge_roce_tos },
 };
+
+/* ---- the walk over the fields: a whole difference ---- */
+
+/* The member of j a field's (dotted) name says: "pfc.watchdog" is j.pfc.watchdog. */
+static json_t *member(json_t *j, const char *name)
+{
+        char buf[64], *save = NULL;
+
+        snprintf(buf, sizeof(buf), "%s", name);
+        for (char *k = strtok_r(buf, ".", &save); j && k; k = strtok_r(NULL, ".", &save))
+                j = json_object_get(j, k);
+        return j;
+}
+
+/* The desired value of a whole field, compact JSON, for "unsupported" entries. */
+static int add_unsupported(struct diff *d, const char *prefix, const struct state *desired, enum state_field f)
+{
+        struct state *one = malloc(sizeof(*one));
+        char to[DIFF_VALUE_MAX] = "";
+        json_t *j = NULL;
+        char *s = NULL;
+        int r = -ENOMEM;
+
+        if (!one)
+                return -ENOMEM;
+        *one = *desired;
+        one->present = STATE_BIT(f);
+        j = state_to_json(one);
+        if (j)
+                s = json_dumps(member(j, state_field_name(f)), JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+        if (s) {
+                snprintf(to, sizeof(to), "%s", s);
+                if (strlen(s) >= sizeof(to))
+                        memcpy(to + sizeof(to) - 4, "...", 4);
+                char key[DIFF_KEY_MAX];
+
+                snprintf(key, sizeof(key), "%s%s", prefix, state_field_name(f));
+                r = diff_add(d, f, key, "unsupported", to);
+        }
+        free(s);
+        json_decref(j);
+        free(one);
+        return r;
+}
+
+int diff_append(struct diff *d, const char *prefix, const struct state *desired, const struct state *live)
+{
+        unsigned n = d->n;
+        uint32_t fields = d->fields;
+        int r = 0;
+
+        for (int f = 0; f < STATE_FIELD_MAX && r >= 0; f++) {
+                if (!state_has(desired, f))
+                        continue;
+                if (!state_has(live, f))
+                        r = add_unsupported(d, prefix, desired, f);
+                else
+                        r = field_table[f].diff(d, prefix, desired, live);
+        }
+        if (r >= 0)
+                r = field_diff_dcb_device(d, prefix, desired, live);
+        if (r < 0) {
+                d->n = n;
+                d->fields = fields;
+        }
+        return r;
+}
+
+int state_diff(const struct state *desired, const struct state *live, struct diff *ret)
+{
+        struct diff d = { 0 };
+        int r = diff_append(&d, "", desired, live);
+
+        if (r < 0) {
+                diff_done(&d);
+                return r;
+        }
+        *ret = d;
+        return 0;
+}
 
 uint32_t field_mask_on(unsigned on, uint32_t fields)
 {
@@ -555,6 +782,15 @@ uint32_t field_mask_on(unsigned on, uint32_t fields)
         return fields & mask;
 }
 
+uint32_t field_optional(const struct state *desired, uint32_t fields)
+{
+        uint32_t f = 0;
+
+        if (state_has(desired, STATE_FIELD_HOST_ECN) && desired->host_ecn.optional)
+                f |= STATE_BIT(STATE_FIELD_HOST_ECN);
+        return f & fields;
+}
+
 void state_copy_fields(struct state *to, const struct state *from, uint32_t fields)
 {
         fields &= from->present;
@@ -562,6 +798,34 @@ void state_copy_fields(struct state *to, const struct state *from, uint32_t fiel
                 if (fields & STATE_BIT(f))
                         field_table[f].copy(to, from);
         to->present |= fields;
+}
+
+void state_keep_fields(struct state *s, uint32_t fields)
+{
+        const uint32_t dcb = STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_DSCP_MAP) |
+                             STATE_BIT(STATE_FIELD_PFC) | STATE_BIT(STATE_FIELD_ETS);
+
+        s->present &= fields;
+        if (!(s->present & dcb))
+                s->dcb = (struct state_dcb_device){ 0 };
+        if (!state_has(s, STATE_FIELD_ROCE_TOS))
+                s->roce = (struct state_roce){ 0 };
+        if (!(s->present & (STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN))))
+                s->qdisc = (struct state_qdisc){ 0 };
+}
+
+void state_merge(struct state *live, const struct state *desired, uint32_t fields)
+{
+        fields &= desired->present;
+        for (int f = 0; f < STATE_FIELD_MAX; f++) {
+                if (!(fields & STATE_BIT(f)))
+                        continue;
+                if (field_table[f].merge)
+                        field_table[f].merge(live, desired);
+                else
+                        field_table[f].copy(live, desired);
+                live->present |= STATE_BIT(f);
+        }
 }
 
 int state_check(const struct state *s, enum state_field *ret_field, struct field_problem *ret)

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/cli.h"
 #include "policies/jsonv.h"
 
 static const char *const type_names[JSONV_TYPE_MAX] = {
@@ -73,6 +74,28 @@ void jsonv_pop(struct jsonv *v)
                 v->path[v->mark[v->depth]] = '\0';
 }
 
+/* "FILE:LINE:COL: $.path" of a YAML document: the member hint_key names, else the node, else its parent's. */
+static bool jsonv_where(const struct jsonv *v, char *buf, size_t size)
+{
+        unsigned line = 0, col = 0;
+        struct jsonv up = *v;
+        bool found = false;
+
+        if (!v->locs)
+                return false;
+        if (v->hint_key) {
+                jsonv_push_key(&up, v->hint_key);
+                found = jsonv_locs_find(v->locs, up.path, &line, &col);
+                jsonv_pop(&up);
+        }
+        while (!found && !(found = jsonv_locs_find(v->locs, up.path, &line, &col)) && up.depth)
+                jsonv_pop(&up);
+        if (!found)
+                return false;
+        snprintf(buf, size, "%s:%u:%u: %.*s", v->file, line, col, (int)(size > 40 ? size - 40 : 0), v->path);
+        return true;
+}
+
 int jsonv_error(struct jsonv *v, const char *fmt, ...)
 {
         char where[sizeof(v->e->where)];
@@ -80,10 +103,13 @@ int jsonv_error(struct jsonv *v, const char *fmt, ...)
 
         if (!v->e)
                 return -EINVAL;
-        if (v->file)
+        if (v->file && jsonv_where(v, where, sizeof(where)))
+                ;
+        else if (v->file)
                 snprintf(where, sizeof(where), "%s: %s", v->file, v->path);
         else
                 snprintf(where, sizeof(where), "%s", v->path);
+        v->hint_key = NULL;
         snprintf(v->e->where, sizeof(v->e->where), "%s", where);
         va_start(ap, fmt);
         vsnprintf(v->e->msg, sizeof(v->e->msg), fmt, ap);
@@ -274,11 +300,27 @@ static int field_value(struct jsonv *v, const struct jsonv_field *f, const json_
         return f->parse(v, j, obj);
 }
 
+/* "unknown key 'mtuu' (did you mean 'mtu'?)": the closest key of the table when it is a typo. */
+static int unknown_key(struct jsonv *v, const struct jsonv_field *fields, const char *key)
+{
+        struct cli_suggest s;
+        const char *best;
+        char q[80];
+
+        cli_suggest_init(&s, key);
+        for (const struct jsonv_field *f = fields; f->key; f++)
+                cli_suggest_offer(&s, f->key);
+        best = cli_suggest_best(&s);
+        v->hint_key = key;
+        if (best)
+                return jsonv_error(v, "unknown key '%s' (did you mean '%s'?)", jsonv_quote(key, q, sizeof(q)), best);
+        return jsonv_error(v, "unknown key '%s'", jsonv_quote(key, q, sizeof(q)));
+}
+
 int jsonv_object(struct jsonv *v, const json_t *j, const struct jsonv_field *fields, void *obj)
 {
         const char *key;
         json_t *val;
-        char q[80];
         int r;
 
         r = jsonv_check_type(v, j, JSONV_OBJECT);
@@ -288,7 +330,7 @@ int jsonv_object(struct jsonv *v, const json_t *j, const struct jsonv_field *fie
                 const struct jsonv_field *f = find_field(fields, key);
 
                 if (!f)
-                        return jsonv_error(v, "unknown key '%s'", jsonv_quote(key, q, sizeof(q)));
+                        return unknown_key(v, fields, key);
                 jsonv_push_key(v, key);
                 r = field_value(v, f, val, obj);
                 jsonv_pop(v);

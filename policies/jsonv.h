@@ -79,6 +79,8 @@ struct jsonv_field {
         { .key = (k), .type = JSONV_STRING, .flags = (fl), .names = (nm), JSONV_MEMBER(st, m) }
 #define JSONV_CUSTOM(k, t, fl, fn) { .key = (k), .type = (t), .flags = (fl), .parse = (fn) }
 
+struct jsonv_locs;
+
 /* The walker's state: file name for messages, error buffer, path stack, caller data. */
 struct jsonv {
         const char *file;               /* NULL: messages start with the path */
@@ -87,6 +89,9 @@ struct jsonv {
         char path[JSONV_PATH_MAX];
         size_t depth;
         size_t mark[JSONV_DEPTH_MAX];
+        /* A YAML document's positions (jsonv_parse_doc): errors read "FILE:LINE:COL: $.path"; borrowed. */
+        const struct jsonv_locs *locs;
+        const char *hint_key;           /* the next error is about this member (an unknown key): its position */
 };
 
 void jsonv_init(struct jsonv *v, const char *file, struct errbuf *e);
@@ -159,6 +164,27 @@ int jsonv_string(struct jsonv *v, const json_t *j, const char *what, char *buf, 
  */
 int jsonv_parse(const char *buf, size_t len, const char *file, size_t max, json_t **ret,
                 struct errbuf *e);
+
+/*
+ * A document in YAML or JSON (jsonv_yaml.c): YAML when the file name ends in .yaml
+ * or .yml, or, without a .json name, when its first character opens no JSON object
+ * or array. A YAML document comes with the line and column of every node
+ * (*ret_locs, freed with jsonv_locs_free; NULL for JSON) for jsonv.locs; its syntax
+ * errors read "FILE:LINE:COL" like JSON's.
+ */
+int jsonv_parse_doc(const char *buf, size_t len, const char *file, size_t max, json_t **ret,
+                    struct jsonv_locs **ret_locs, struct errbuf *e);
+int jsonv_parse_yaml(const char *buf, size_t len, const char *file, size_t max, json_t **ret,
+                     struct jsonv_locs **ret_locs, struct errbuf *e);
+bool jsonv_is_yaml(const char *file, const char *buf, size_t len);
+/*
+ * jsonv_locs.c: where each node stood in its text. find: the line and column (from 1)
+ * of the node at path ("$.spec.mtu"), false when none was kept; new, add one, free.
+ */
+bool jsonv_locs_find(const struct jsonv_locs *l, const char *path, unsigned *ret_line, unsigned *ret_col);
+struct jsonv_locs *jsonv_locs_new(void);
+int jsonv_locs_add(struct jsonv_locs *l, const char *path, unsigned line, unsigned col);
+void jsonv_locs_free(struct jsonv_locs *l);
 
 /* Read a whole file (O_CLOEXEC, at most max bytes) into a NUL-terminated buffer. */
 int jsonv_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len, struct errbuf *e);

@@ -163,6 +163,7 @@ static int parse_spec(struct jsonv *v, const json_t *j, void *obj)
 {
         struct policy *p = obj;
 
+        policy_lossless_positions(j, &p->pos);
         return policy_spec_parse(v, j, &p->spec);
 }
 
@@ -262,12 +263,14 @@ static const struct jsonv_field policy_fields[] = {
         JSONV_CUSTOM("spec", JSONV_OBJECT, JSONV_REQUIRED, parse_spec),
         JSONV_CUSTOM("verify", JSONV_OBJECT, 0, parse_verify),
         JSONV_CUSTOM("commit", JSONV_OBJECT, 0, parse_commit),
+        JSONV_CUSTOM("checks", JSONV_OBJECT, 0, policy_checks_parse),
         { 0 },
 };
 
 void policy_defaults(struct policy *p)
 {
         memset(p, 0, sizeof(*p));
+        memset(&p->pos, -1, sizeof(p->pos));
         state_init(&p->spec);
         p->verify = (struct policy_verify){
                 .present = false,
@@ -287,26 +290,62 @@ void policy_defaults(struct policy *p)
         };
 }
 
-int policy_parse_buffer(const char *buf, size_t len, const char *name,
-                        struct policy **ret, struct errbuf *e)
+static int parse(const char *buf, size_t len, const char *name, bool rules, struct policy **ret, struct errbuf *e)
 {
         json_auto_t *root = NULL;
         _cleanup_free_ struct policy *p = NULL;
+        struct jsonv_locs *locs = NULL;
         struct jsonv v;
         int r;
 
-        r = jsonv_parse(buf, len, name, POLICY_DOC_MAX, &root, e);
+        r = jsonv_parse_doc(buf, len, name, POLICY_DOC_MAX, &root, &locs, e);
         if (r < 0)
                 return r;
         jsonv_init(&v, name, e);
+        v.locs = locs;
         p = malloc(sizeof(*p));
-        if (!p)
-                return errbuf_set(e, ENOMEM, name, "out of memory");
-        policy_defaults(p);
-        r = jsonv_object(&v, root, policy_fields, p);
+        r = p ? 0 : errbuf_set(e, ENOMEM, name, "out of memory");
+        if (r >= 0) {
+                policy_defaults(p);
+                r = jsonv_object(&v, root, policy_fields, p);
+        }
+        jsonv_locs_free(locs);
+        if (r >= 0 && rules)
+                r = policy_lossless_validate(p, name, e);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(p);
+        return 0;
+}
+
+int policy_parse_buffer(const char *buf, size_t len, const char *name, struct policy **ret, struct errbuf *e)
+{
+        return parse(buf, len, name, true, ret, e);
+}
+
+int policy_parse_committed(const char *buf, size_t len, const char *name, struct policy **ret, struct errbuf *e)
+{
+        return parse(buf, len, name, false, ret, e);
+}
+
+int policy_doc_json(const char *buf, size_t len, const char *name, char **ret, size_t *ret_len, struct errbuf *e)
+{
+        json_auto_t *root = NULL;
+        struct jsonv_locs *locs = NULL;
+        char *text;
+        int r;
+
+        if (!jsonv_is_yaml(name, buf, len))
+                text = strndup(buf, len);
+        else if ((r = jsonv_parse_yaml(buf, len, name, POLICY_DOC_MAX, &root, &locs, e)) < 0)
+                return r;
+        else
+                text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        jsonv_locs_free(locs);
+        if (!text)
+                return errbuf_set(e, ENOMEM, name, "out of memory");
+        *ret = text;
+        *ret_len = strlen(text);
         return 0;
 }
 

@@ -67,6 +67,8 @@ static json_t *host_ecn_json(const struct state_host_ecn *h, bool *ok)
         }
         if (h->dcqcn_set)
                 spec_json_set(o, "dcqcn", spec_json_dcqcn(h, ok), ok);
+        if (h->optional)
+                spec_json_set(o, "optional", json_true(), ok);
         return o;
 }
 
@@ -77,6 +79,7 @@ static json_t *spec_to_json(const struct state *s, bool *ok)
         if (!o)
                 return NULL;
         spec_json_put_common(o, s, ok);
+        spec_json_put_pfc_storm(o, s, false, ok);
         if (state_has(s, STATE_FIELD_ECN))
                 spec_json_set(o, "ecn", ecn_json(&s->ecn, ok), ok);
         if (state_has(s, STATE_FIELD_HOST_ECN))
@@ -128,6 +131,17 @@ static json_t *verify_json(const struct policy_verify *vf, bool *ok)
         return o;
 }
 
+/* checks.allow, in the rules' order. */
+static json_t *checks_json(uint32_t allow, bool *ok)
+{
+        json_t *a = json_array();
+
+        for (unsigned c = 0; a && c < LOSSLESS_CODE_MAX; c++)
+                if (allow & LOSSLESS_BIT(c))
+                        spec_json_append(a, json_string(lossless_code_name(c)), ok);
+        return a;
+}
+
 static json_t *policy_json(const struct policy *p, bool *ok)
 {
         json_t *o = json_object(), *meta = json_object(), *targets = json_object();
@@ -154,6 +168,8 @@ static json_t *policy_json(const struct policy *p, bool *ok)
         if (p->verify.present)
                 spec_json_set(o, "verify", verify_json(&p->verify, ok), ok);
         spec_json_set(o, "commit", json_pack("{s:I}", "confirm_timeout_s", (json_int_t)p->confirm_timeout_s), ok);
+        if (p->checks_allow)
+                spec_json_set(o, "checks", json_pack("{s:o}", "allow", checks_json(p->checks_allow, ok)), ok);
         return o;
 }
 

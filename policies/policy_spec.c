@@ -16,7 +16,7 @@ struct ecn_doc {
 
 struct host_ecn_doc {
         unsigned long long prios;
-        bool rp, np;
+        bool rp, np, optional;
         uint8_t cnp_dscp, cnp_prio;
         struct state_host_ecn dcqcn;    /* dcqcn_set and dcqcn[] only */
 };
@@ -97,6 +97,7 @@ static const struct jsonv_field host_ecn_fields[] = {
         JSONV_UINT("cnp_dscp", struct host_ecn_doc, cnp_dscp, 0, 63),
         JSONV_UINT("cnp_priority", struct host_ecn_doc, cnp_prio, 0, 7),
         JSONV_CUSTOM("dcqcn", JSONV_OBJECT, 0, parse_dcqcn),
+        JSONV_BOOLEAN("optional", struct host_ecn_doc, optional),
         { 0 },
 };
 
@@ -142,6 +143,7 @@ static int parse_host_ecn(struct jsonv *v, const json_t *j, void *obj)
                 .cnp_dscp = has_dscp ? d.cnp_dscp : 0,
                 .cnp_prio = has_prio ? d.cnp_prio : 0,
                 .dcqcn_set = d.dcqcn.dcqcn_set,
+                .optional = d.optional,
         };
         memcpy(st->host_ecn.dcqcn, d.dcqcn.dcqcn, sizeof(st->host_ecn.dcqcn));
         return 0;
@@ -151,32 +153,46 @@ static const struct jsonv_field spec_fields[] = {
         JSONV_UINT("mtu", struct state, mtu, POLICY_MTU_MIN, POLICY_MTU_MAX),
         JSONV_ENUM("trust", struct state, trust, spec_json_trust_names, 0),
         SPEC_JSON_SHARED_FIELDS,
+        JSONV_CUSTOM("pfc", JSONV_OBJECT, 0, spec_json_parse_pfc),
         JSONV_CUSTOM("ets", JSONV_OBJECT, 0, parse_ets),
         JSONV_CUSTOM("ecn", JSONV_OBJECT, 0, parse_ecn),
         JSONV_CUSTOM("host_ecn", JSONV_OBJECT, 0, parse_host_ecn),
+        JSONV_CUSTOM("buffers", JSONV_OBJECT, 0, spec_json_parse_buffers),
         { 0 },
 };
+
+/* Push the members of a dotted name ("pfc.watchdog"); returns how many. */
+static unsigned push_dotted(struct jsonv *v, const char *name)
+{
+        char buf[64], *save = NULL;
+        unsigned n = 0;
+
+        snprintf(buf, sizeof(buf), "%s", name);
+        for (char *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save), n++)
+                jsonv_push_key(v, k);
+        return n;
+}
 
 /* The rules across members (the field table's checks), reported at the member's JSON path. */
 static int check_fields(struct jsonv *v, const struct state *s)
 {
         struct field_problem p;
         enum state_field f;
+        unsigned n;
         int r;
 
         if (state_check(s, &f, &p) >= 0)
                 return 0;
-        jsonv_push_key(v, state_field_name(f));
+        n = push_dotted(v, state_field_name(f));
         if (p.member[0])
-                jsonv_push_key(v, p.member);
+                n += push_dotted(v, p.member);
         if (p.index >= 0)
                 jsonv_push_index(v, (size_t)p.index);
         r = jsonv_error(v, "%s", p.msg);
         if (p.index >= 0)
                 jsonv_pop(v);
-        if (p.member[0])
+        while (n--)
                 jsonv_pop(v);
-        jsonv_pop(v);
         return r;
 }
 

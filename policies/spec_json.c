@@ -77,6 +77,18 @@ static json_t *dscp_json(const uint8_t *map, bool *ok)
         return o;
 }
 
+/* "pfc": the priorities and the cable length, whichever of the two fields s carries. */
+static json_t *pfc_json(const struct state *s, bool *ok)
+{
+        json_t *o = json_object();
+
+        if (state_has(s, STATE_FIELD_PFC))
+                spec_json_set(o, "priorities", spec_json_bits(s->pfc_enabled, ok), ok);
+        if (state_has(s, STATE_FIELD_CABLE_LEN))
+                spec_json_set(o, "cable_length_m", json_integer(s->cable_len_m), ok);
+        return o;
+}
+
 void spec_json_put_common(json_t *o, const struct state *s, bool *ok)
 {
         if (state_has(s, STATE_FIELD_MTU))
@@ -85,10 +97,14 @@ void spec_json_put_common(json_t *o, const struct state *s, bool *ok)
                 spec_json_set(o, "trust", json_string(state_trust_name(s->trust)), ok);
         if (state_has(s, STATE_FIELD_DSCP_MAP))
                 spec_json_set(o, "dscp_to_priority", dscp_json(s->dscp_prio, ok), ok);
-        if (state_has(s, STATE_FIELD_PFC))
-                spec_json_set(o, "pfc", json_pack("{s:o}", "priorities", spec_json_bits(s->pfc_enabled, ok)), ok);
+        if (state_has(s, STATE_FIELD_PFC) || state_has(s, STATE_FIELD_CABLE_LEN))
+                spec_json_set(o, "pfc", pfc_json(s, ok), ok);
         if (state_has(s, STATE_FIELD_ETS))
                 spec_json_set(o, "ets", ets_json(&s->ets, ok), ok);
+        if (state_has(s, STATE_FIELD_BUFFERS))
+                spec_json_set(o, "buffers", spec_json_buffers(&s->buffers, ok), ok);
+        if (state_has(s, STATE_FIELD_ROCE_TOS))
+                spec_json_set(o, "roce_tos", json_integer(s->roce_tos), ok);
 }
 
 /* ---- parsing ---- */
@@ -102,7 +118,9 @@ uint32_t spec_json_present(const json_t *j)
         json_object_foreach((json_t *)j, key, val) {
                 int f = state_field_from_name(key);
 
-                if (f >= 0)
+                if (streq(key, "pfc"))
+                        present |= spec_json_pfc_present(val);
+                else if (f >= 0)
                         present |= STATE_BIT(f);
         }
         return present;
@@ -142,27 +160,6 @@ int spec_json_parse_dscp_map(struct jsonv *v, const json_t *j, void *obj)
                 st->dscp_prio[dscp] = (uint8_t)prio;
         }
         return 0;
-}
-
-static int parse_pfc_priorities(struct jsonv *v, const json_t *j, void *obj)
-{
-        struct state *st = obj;
-        unsigned long long bits;
-        int r = jsonv_bitmap_array(v, j, "priority", 7, 0, &bits);
-
-        if (r >= 0)
-                st->pfc_enabled = (uint8_t)bits;
-        return r;
-}
-
-static const struct jsonv_field pfc_fields[] = {
-        JSONV_CUSTOM("priorities", JSONV_ARRAY, JSONV_REQUIRED, parse_pfc_priorities),
-        { 0 },
-};
-
-int spec_json_parse_pfc(struct jsonv *v, const json_t *j, void *obj)
-{
-        return jsonv_object(v, j, pfc_fields, obj);
 }
 
 static int u8_list(struct jsonv *v, const json_t *j, const char *what, long long max, uint8_t *out)
@@ -233,6 +230,61 @@ static const struct jsonv_field ets_live_fields[] = {
 int spec_json_parse_ets(struct jsonv *v, const json_t *j, struct state_ets *ets, bool allow_vendor)
 {
         return jsonv_object(v, j, allow_vendor ? ets_live_fields : ets_desired_fields, ets);
+}
+
+/* ---- buffers ---- */
+
+json_t *spec_json_buffers(const struct state_buffers *b, bool *ok)
+{
+        json_t *o = json_object(), *sizes = json_array();
+
+        for (unsigned i = 0; sizes && i < STATE_BUFFER_COUNT; i++)
+                spec_json_append(sizes, json_integer(b->size[i]), ok);
+        spec_json_set(o, "prio_to_buffer", u8_array(b->prio_buffer, STATE_PRIO_COUNT, ok), ok);
+        spec_json_set(o, "buffer_size_bytes", sizes, ok);
+        if (b->total)
+                spec_json_set(o, "total_bytes", json_integer(b->total), ok);
+        return o;
+}
+
+static int parse_prio_buffer(struct jsonv *v, const json_t *j, void *obj)
+{
+        return u8_list(v, j, "buffer", STATE_BUFFER_COUNT - 1, ((struct state *)obj)->buffers.prio_buffer);
+}
+
+static int parse_buffer_sizes(struct jsonv *v, const json_t *j, void *obj)
+{
+        uint32_t *size = ((struct state *)obj)->buffers.size;
+        long long vals[STATE_BUFFER_COUNT];
+        size_t n;
+        int r = jsonv_int_array(v, j, "buffer size", 0, 4294967295LL, STATE_BUFFER_COUNT, STATE_BUFFER_COUNT, 0,
+                                vals, &n);
+
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                size[i] = (uint32_t)vals[i];
+        return r;
+}
+
+#define BUFFER_FIELDS \
+        JSONV_CUSTOM("prio_to_buffer", JSONV_ARRAY, JSONV_REQUIRED, parse_prio_buffer), \
+        JSONV_CUSTOM("buffer_size_bytes", JSONV_ARRAY, JSONV_REQUIRED, parse_buffer_sizes)
+
+static const struct jsonv_field buffer_fields[] = { BUFFER_FIELDS, { 0 } };
+static const struct jsonv_field buffer_live_fields[] = {
+        BUFFER_FIELDS,
+        { .key = "total_bytes", .type = JSONV_INTEGER, .min = 0, .max = 4294967295LL,
+          JSONV_MEMBER(struct state, buffers.total) },
+        { 0 },
+};
+
+int spec_json_parse_buffers(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_object(v, j, buffer_fields, obj);
+}
+
+int spec_json_parse_buffers_live(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_object(v, j, buffer_live_fields, obj);
 }
 
 /* ---- host_ecn.dcqcn: the same object in a policy and in live state ---- */

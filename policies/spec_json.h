@@ -2,7 +2,7 @@
 /*
  * Internal to policies/: the JSON of the knobs a policy's "spec" and struct
  * state's JSON (state_json.c) write the same way — mtu, trust,
- * dscp_to_priority, pfc, ets — in one place, for rendering and for parsing.
+ * dscp_to_priority, pfc, ets, roce_tos — in one place, for rendering and for parsing.
  * ECN and host ECN differ (a policy gives one setting for a list of queues,
  * live state one per queue) and stay with their owners.
  */
@@ -18,7 +18,7 @@ void spec_json_set(json_t *o, const char *key, json_t *val, bool *ok);
 void spec_json_append(json_t *a, json_t *val, bool *ok);
 /* [i, ...] for each bit i set in bits (0-7). New reference. */
 json_t *spec_json_bits(unsigned bits, bool *ok);
-/* mtu, trust, dscp_to_priority, pfc and ets of s, those present, into o. */
+/* mtu, trust, dscp_to_priority, pfc (with cable_length_m), ets, buffers and roce_tos of s, those present, into o. */
 void spec_json_put_common(json_t *o, const struct state *s, bool *ok);
 
 /* STATE_BIT() of every key of object j that names a state field: what is given is managed. */
@@ -32,7 +32,21 @@ uint32_t spec_json_present(const json_t *j);
 extern const char *const spec_json_trust_names[];       /* indexes are enum state_trust: pcp, dscp */
 extern const char *const spec_json_trust_live_names[];  /* and "none", read back only */
 int spec_json_parse_dscp_map(struct jsonv *v, const json_t *j, void *obj);
+/*
+ * spec_pfc.c: the "pfc" object. A policy's: priorities (required), watchdog,
+ * nic_stall_timeout_ms; live state's: each of them optional, the watchdog as read
+ * (its priorities, the members the device reports and which are its defaults).
+ */
 int spec_json_parse_pfc(struct jsonv *v, const json_t *j, void *obj);
+int spec_json_parse_pfc_live(struct jsonv *v, const json_t *j, void *obj);
+/* The fields a "pfc" object gives: pfc (with priorities), pfc.watchdog, pfc.nic_stall_timeout_ms. */
+uint32_t spec_json_pfc_present(const json_t *pfc);
+/* The watchdog and the stall timeout of s (those present) into o's "pfc" (created when missing). */
+void spec_json_put_pfc_storm(json_t *o, const struct state *s, bool live, bool *ok);
+/* "buffers": {"prio_to_buffer": [8], "buffer_size_bytes": [8]} (live: and "total_bytes"). */
+json_t *spec_json_buffers(const struct state_buffers *b, bool *ok);
+int spec_json_parse_buffers(struct jsonv *v, const json_t *j, void *obj);
+int spec_json_parse_buffers_live(struct jsonv *v, const json_t *j, void *obj);
 int spec_json_parse_ets(struct jsonv *v, const json_t *j, struct state_ets *ets, bool allow_vendor);
 
 /* host_ecn.dcqcn, the same in a policy and in live state: {"rp_time_reset": 300, ...} (state_dcqcn_params[]). */
@@ -40,7 +54,7 @@ json_t *spec_json_dcqcn(const struct state_host_ecn *h, bool *ok);
 /* Unknown names and values out of a parameter's range are errors at their path; sets h->dcqcn_set. */
 int spec_json_parse_dcqcn(struct jsonv *v, const json_t *j, struct state_host_ecn *h);
 
-/* The table rows (obj: struct state) both kinds share as they are; mtu, trust and ets differ in range/names. */
+/* The table rows (obj: struct state) both kinds share as they are; mtu, trust, pfc and ets differ. */
 #define SPEC_JSON_SHARED_FIELDS \
         JSONV_CUSTOM("dscp_to_priority", JSONV_OBJECT, 0, spec_json_parse_dscp_map), \
-        JSONV_CUSTOM("pfc", JSONV_OBJECT, 0, spec_json_parse_pfc)
+        JSONV_UINT("roce_tos", struct state, roce_tos, 0, 255)

@@ -16,6 +16,13 @@ static const char *const tsa_names[STATE_TSA_MAX] = {
         [STATE_TSA_CBS] = "cbs",
 };
 
+static const char *const wd_action_names[STATE_WD_ACTION_MAX] = {
+        [STATE_WD_DROP] = "drop",
+        [STATE_WD_FORWARD] = "forward",
+        [STATE_WD_ALERT] = "alert",
+        [STATE_WD_ERRDISABLE] = "errdisable",
+};
+
 void state_init(struct state *s)
 {
         memset(s, 0, sizeof(*s));
@@ -43,6 +50,19 @@ const char *state_trust_name(enum state_trust t)
 const char *state_tsa_name(enum state_tsa t)
 {
         return (unsigned)t < STATE_TSA_MAX ? tsa_names[t] : "unknown";
+}
+
+const char *state_wd_action_name(enum state_wd_action a)
+{
+        return (unsigned)a < STATE_WD_ACTION_MAX ? wd_action_names[a] : "unknown";
+}
+
+int state_wd_action_from_name(const char *name)
+{
+        for (int a = 0; a < STATE_WD_ACTION_MAX; a++)
+                if (streq(wd_action_names[a], name))
+                        return a;
+        return -EINVAL;
 }
 
 void state_dscp_effective(const struct state *s, uint8_t ret[STATE_DSCP_COUNT])

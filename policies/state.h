@@ -31,6 +31,11 @@ enum state_field {
         STATE_FIELD_ETS,                /* priority -> TC, TC bandwidth, TC TSA */
         STATE_FIELD_ECN,                /* switch queue WRED/ECN marking */
         STATE_FIELD_HOST_ECN,           /* NIC DCQCN RP/NP enables, CNP DSCP/priority */
+        STATE_FIELD_CABLE_LEN,          /* pfc.cable_length_m: the cable a device sizes lossless headroom for */
+        STATE_FIELD_BUFFERS,            /* port receive buffers: priority -> buffer, buffer sizes (dcbnl buffer) */
+        STATE_FIELD_PFC_WATCHDOG,       /* switch port PFC watchdog: on/off, coverage, times, action */
+        STATE_FIELD_NIC_STALL,          /* NIC PFC stall prevention timeout (ETHTOOL_PFC_PREVENTION_TOUT) */
+        STATE_FIELD_ROCE_TOS,           /* the ToS byte RDMA connections use by default (rdma_cm, MLNX_OFED) */
         STATE_FIELD_MAX,
 };
 
@@ -54,6 +59,9 @@ enum state_tsa {
 };
 
 #define STATE_DSCP_UNMAPPED 0xff
+#define STATE_BUFFER_COUNT 8    /* port receive buffers a priority may map to (dcbnl DCBX_MAX_BUFFERS) */
+#define STATE_CABLE_LEN_MIN 1
+#define STATE_CABLE_LEN_MAX 3000
 
 struct state_ets {
         uint8_t prio_tc[STATE_PRIO_COUNT];
@@ -77,6 +85,8 @@ struct state_dcb_app {
  */
 struct state_dcb_device {
         bool present;                           /* read from a device (a snapshot carries it) */
+        bool has_pfc_delay;
+        uint16_t pfc_delay;                     /* struct ieee_pfc.delay as read (mlx5: metres; mlxsw: bits) */
         bool has_dcbx;
         uint8_t dcbx;                           /* DCB_CAP_DCBX_* as getdcbx() reported it */
         bool has_apps;
@@ -158,6 +168,13 @@ extern const struct state_dcqcn_info state_dcqcn_params[STATE_DCQCN_MAX];
 /* The parameter of that name, or -EINVAL. */
 int state_dcqcn_from_name(const char *name);
 
+/* The port's receive buffers (struct dcbnl_buffer): which buffer each priority fills, and their sizes. */
+struct state_buffers {
+        uint8_t prio_buffer[STATE_PRIO_COUNT];  /* buffer 0-7 of each priority */
+        uint32_t size[STATE_BUFFER_COUNT];      /* bytes */
+        uint32_t total;                         /* read back only: the device's total (0 = not reported) */
+};
+
 struct state_host_ecn {
         uint8_t prios;                          /* bitmap: priorities described below */
         uint8_t rp_enabled;                     /* bitmap over prios: DCQCN reaction point */
@@ -167,6 +184,68 @@ struct state_host_ecn {
         uint8_t cnp_prio;
         uint32_t dcqcn_set;                     /* bitmap over enum state_dcqcn_param: dcqcn[] meaningful */
         uint32_t dcqcn[STATE_DCQCN_MAX];
+        /* Device detail, read and restored, never compared: upstream mlx5's np_cnp_prio_mode. */
+        bool has_prio_mode;
+        uint8_t cnp_prio_mode;
+        /* Policy only: a target that cannot reach the knobs leaves them out (plan note) instead of refusing. */
+        bool optional;
+};
+
+/*
+ * The PFC watchdog of a switch port (spec.pfc.watchdog): when a lossless queue stays
+ * paused for the detection time the switch stops honouring pause on it and drops or
+ * forwards its traffic (or only alerts), and gives the queue back after the
+ * restoration time without pause. Members a policy declares, or a device reports,
+ * have their STATE_WD_* bit in `has`; `dflt` marks reported members that are the
+ * device's default (nothing configured: a restore unsets them rather than writes them).
+ */
+enum state_wd_action {
+        STATE_WD_DROP,
+        STATE_WD_FORWARD,
+        STATE_WD_ALERT,
+        STATE_WD_ERRDISABLE,    /* read back only: EOS's default (the port is error-disabled) */
+        STATE_WD_ACTION_MAX,
+};
+
+#define STATE_WD_DETECTION (1u << 0)
+#define STATE_WD_RESTORATION (1u << 1)
+#define STATE_WD_ACTION (1u << 2)
+#define STATE_WD_POLL (1u << 3)
+
+struct state_pfc_wd {
+        bool enabled;                           /* the watchdog runs on this port */
+        uint8_t prios;                          /* priorities it covers (a policy: its pfc priorities) */
+        uint8_t action;                         /* enum state_wd_action */
+        uint8_t has;                            /* STATE_WD_*: members declared (policy) or reported (device) */
+        uint8_t dflt;                           /* STATE_WD_*: reported members that are the device's default */
+        uint32_t detection_ms;
+        uint32_t restoration_ms;                /* 0: never restores by itself (SONiC "infinite") */
+        uint32_t poll_ms;                       /* switch-wide */
+};
+
+#define STATE_NIC_STALL_AUTO 0xffff             /* PFC_STORM_PREVENTION_AUTO (include/uapi/linux/ethtool.h) */
+
+/*
+ * The RDMA ports behind a host interface, read with roce_tos: what each port's
+ * default ToS is in every place that holds one, so that a snapshot restores each
+ * exactly (drivers/host/roce_tos.h).
+ */
+#define STATE_RDMA_PORTS_MAX 8
+#define STATE_RDMA_DEV_MAX 32
+#define STATE_TCLASS_UNSET (-1)         /* MLNX_OFED traffic_class with no global value */
+
+struct state_rdma_port {
+        char dev[STATE_RDMA_DEV_MAX];           /* RDMA device: "mlx5_0", "rxe0" */
+        uint8_t port;                           /* 1-based */
+        bool has_cm;                            /* rdma_cm configfs default_roce_tos was read */
+        uint8_t cm_tos;
+        bool has_ofed;                          /* MLNX_OFED tc/PORT/traffic_class was read */
+        int16_t ofed_tclass;                    /* its global tclass, STATE_TCLASS_UNSET when none */
+};
+
+struct state_roce {
+        uint8_t n_ports;                        /* 0: not read from a device (a policy) */
+        struct state_rdma_port ports[STATE_RDMA_PORTS_MAX];
 };
 
 struct state {
@@ -181,6 +260,13 @@ struct state {
         struct state_ets ets;
         struct state_ecn ecn;
         struct state_host_ecn host_ecn;
+        uint32_t cable_len_m;                   /* metres, STATE_CABLE_LEN_MIN-MAX */
+        struct state_buffers buffers;
+        struct state_pfc_wd pfc_wd;
+        uint16_t nic_stall_ms;                  /* ms; 0 disabled; STATE_NIC_STALL_AUTO (a policy's "auto") */
+        uint16_t nic_stall_auto_ms;             /* read back: what "auto" reads back as here (mlx5: 100), 0 unknown */
+        uint8_t roce_tos;                       /* ToS byte (DSCP << 2 | ECN) of RDMA connections without their own */
+        struct state_roce roce;                 /* host NICs, read with roce_tos: every RDMA port's values */
 
         struct state_dcb_device dcb;            /* host NICs, read with the DCB fields */
 
@@ -196,11 +282,15 @@ static inline bool state_has(const struct state *s, enum state_field f)
         return s->present & STATE_BIT(f);
 }
 
-/* "mtu", "trust", "dscp_to_priority", "pfc", "ets", "ecn", "host_ecn"; NULL if out of range. */
+/* "mtu", "trust", "dscp_to_priority", "pfc", "ets", "ecn", "host_ecn", "pfc.cable_length_m", "buffers", "roce_tos",
+ * "pfc.watchdog", "pfc.nic_stall_timeout_ms" (a dotted name is a member of a spec object); NULL if out of range. */
 const char *state_field_name(enum state_field f);
 int state_field_from_name(const char *name);    /* enum value or -EINVAL */
 const char *state_trust_name(enum state_trust t);
 const char *state_tsa_name(enum state_tsa t);
+/* "drop", "forward", "alert", "errdisable"; from_name: enum value or -EINVAL. */
+const char *state_wd_action_name(enum state_wd_action a);
+int state_wd_action_from_name(const char *name);
 
 /* A policy's map on a host NIC, every code point: unlisted ones at priority 0 (see dscp_unlisted_zero). */
 void state_dscp_effective(const struct state *s, uint8_t ret[STATE_DSCP_COUNT]);

@@ -8,15 +8,20 @@
  *                        "max_threshold_bytes": 1500000, "mark_probability_pct": 100 } },
  *   "host_ecn": { "priority3": { "reaction_point": true, "notification_point": true },
  *                 "cnp_dscp": 48, "cnp_priority": 6, "dcqcn": { "rp_time_reset": 300, ... } },
- *   "dcb_device": { "dcbx": 9, "dscp_apps": [[26, 3], [48, 6]], "trust_table": [5, 255] },
- *   "qdisc": { "root": "foreign", "kind": "htb", "handle": 65536 }
+ *   "dcb_device": { "dcbx": 9, "pfc_delay": 7, "dscp_apps": [[26, 3], [48, 6]], "trust_table": [5, 255] },
+ *   "buffers": { "prio_to_buffer": [0, 0, 0, 1, 0, 0, 0, 0], "buffer_size_bytes": [...8], "total_bytes": N },
+ *   "qdisc": { "root": "foreign", "kind": "htb", "handle": 65536 },
+ *   "roce_ports": { "mlx5_0/1": { "default_roce_tos": 106, "traffic_class": -1 } }
  *
  * "qdisc" says what sat where the tc qdisc driver attaches its tree (interface
  * targets of a switch-role agent, read with ets/ecn); kind and handle only for
  * a foreign one.
  *
  * dcb_device is what a host NIC's DCB looked like beyond the managed fields
- * (struct state_dcb_device): a snapshot restores it exactly.
+ * (struct state_dcb_device): a snapshot restores it exactly. roce_ports, read
+ * with roce_tos, is each RDMA port's default ToS where it is held: rdma_cm's
+ * default_roce_tos and MLNX_OFED's traffic_class (-1: no global value), each
+ * only where the port has it.
  *
  * A switch target is one state per port: { "ports": { "swp1": { "mtu": 9216, ... } } }.
  * mtu, trust, dscp_to_priority, pfc and ets are written and read by spec_json.c,
@@ -64,6 +69,8 @@ static json_t *host_ecn_to_json(const struct state_host_ecn *h, bool *ok)
         }
         if (o && h->dcqcn_set)
                 spec_json_set(o, "dcqcn", spec_json_dcqcn(h, ok), ok);
+        if (o && h->has_prio_mode)
+                spec_json_set(o, "cnp_priority_mode", json_integer(h->cnp_prio_mode), ok);
         return o;
 }
 
@@ -73,6 +80,8 @@ static json_t *dcb_device_to_json(const struct state_dcb_device *dd, bool *ok)
 
         if (o && dd->has_dcbx)
                 spec_json_set(o, "dcbx", json_integer(dd->dcbx), ok);
+        if (o && dd->has_pfc_delay)
+                spec_json_set(o, "pfc_delay", json_integer(dd->pfc_delay), ok);
         if (o && dd->has_apps) {
                 json_t *a = json_array();
 
@@ -98,6 +107,25 @@ static json_t *qdisc_to_json(const struct state_qdisc *q)
                          "handle", (json_int_t)q->handle);
 }
 
+static json_t *roce_ports_to_json(const struct state_roce *r, bool *ok)
+{
+        json_t *o = json_object();
+        char key[STATE_RDMA_DEV_MAX + 8];
+
+        for (unsigned i = 0; o && i < r->n_ports && i < STATE_RDMA_PORTS_MAX; i++) {
+                const struct state_rdma_port *x = &r->ports[i];
+                json_t *p = json_object();
+
+                if (p && x->has_cm)
+                        spec_json_set(p, "default_roce_tos", json_integer(x->cm_tos), ok);
+                if (p && x->has_ofed)
+                        spec_json_set(p, "traffic_class", json_integer(x->ofed_tclass), ok);
+                snprintf(key, sizeof(key), "%s/%u", x->dev, x->port);
+                spec_json_set(o, key, p, ok);
+        }
+        return o;
+}
+
 json_t *state_to_json(const struct state *s)
 {
         json_t *o = json_object();
@@ -106,6 +134,7 @@ json_t *state_to_json(const struct state *s)
         if (!o)
                 return NULL;
         spec_json_put_common(o, s, &ok);
+        spec_json_put_pfc_storm(o, s, true, &ok);
         if (state_has(s, STATE_FIELD_ECN))
                 spec_json_set(o, "ecn", ecn_to_json(&s->ecn, &ok), &ok);
         if (state_has(s, STATE_FIELD_HOST_ECN))
@@ -114,6 +143,8 @@ json_t *state_to_json(const struct state *s)
                 spec_json_set(o, "dcb_device", dcb_device_to_json(&s->dcb, &ok), &ok);
         if (s->qdisc.root != STATE_QDISC_UNKNOWN)
                 spec_json_set(o, "qdisc", qdisc_to_json(&s->qdisc), &ok);
+        if (s->roce.n_ports)
+                spec_json_set(o, "roce_ports", roce_ports_to_json(&s->roce, &ok), &ok);
         if (!ok) {
                 json_decref(o);
                 return NULL;
@@ -190,6 +221,14 @@ static int host_ecn_member(struct jsonv *v, const char *key, const json_t *val, 
 
         if (streq(key, "dcqcn"))
                 return jsonv_check_type(v, val, JSONV_OBJECT) < 0 ? -EINVAL : spec_json_parse_dcqcn(v, val, h);
+        if (streq(key, "cnp_priority_mode")) {
+                r = jsonv_int(v, val, key, 0, 1, &x);
+                if (r >= 0) {
+                        h->has_prio_mode = true;
+                        h->cnp_prio_mode = (uint8_t)x;
+                }
+                return r;
+        }
         if (streq(key, "cnp_dscp") || streq(key, "cnp_priority")) {
                 r = jsonv_int(v, val, key, 0, streq(key, "cnp_dscp") ? 63 : 7, &x);
                 if (r >= 0 && streq(key, "cnp_dscp"))
@@ -220,9 +259,9 @@ static int parse_host_ecn(struct jsonv *v, const json_t *j, void *obj)
                 int r;
 
                 if (indexed_key(key, "priority") < 0 && !streq(key, "cnp_dscp") && !streq(key, "cnp_priority") &&
-                    !streq(key, "dcqcn"))
+                    !streq(key, "cnp_priority_mode") && !streq(key, "dcqcn"))
                         return jsonv_error(v, "unknown key '%s', expected priority0 to priority7, cnp_dscp, "
-                                           "cnp_priority or dcqcn", jsonv_quote(key, q, sizeof(q)));
+                                           "cnp_priority, cnp_priority_mode or dcqcn", jsonv_quote(key, q, sizeof(q)));
                 jsonv_push_key(v, key);
                 r = host_ecn_member(v, key, val, h);
                 jsonv_pop(v);
@@ -282,6 +321,8 @@ static int parse_trust_table(struct jsonv *v, const json_t *j, void *obj)
 
 static const struct jsonv_field dcb_device_fields[] = {
         { .key = "dcbx", .type = JSONV_INTEGER, .min = 0, .max = 255, JSONV_MEMBER(struct state_dcb_device, dcbx) },
+        { .key = "pfc_delay", .type = JSONV_INTEGER, .min = 0, .max = 65535,
+          JSONV_MEMBER(struct state_dcb_device, pfc_delay) },
         JSONV_CUSTOM("dscp_apps", JSONV_ARRAY, 0, parse_dscp_apps),
         JSONV_CUSTOM("trust_table", JSONV_ARRAY, 0, parse_trust_table),
         { 0 },
@@ -295,6 +336,7 @@ static int parse_dcb_device(struct jsonv *v, const json_t *j, void *obj)
         if (r < 0)
                 return r;
         dd->has_dcbx = json_object_get(j, "dcbx") != NULL;
+        dd->has_pfc_delay = json_object_get(j, "pfc_delay") != NULL;
         dd->present = true;
         return 0;
 }
@@ -313,15 +355,70 @@ static int parse_qdisc(struct jsonv *v, const json_t *j, void *obj)
         return jsonv_object(v, j, qdisc_fields, &((struct state *)obj)->qdisc);
 }
 
+static const struct jsonv_field rdma_port_fields[] = {
+        { .key = "default_roce_tos", .type = JSONV_INTEGER, .min = 0, .max = 255,
+          JSONV_MEMBER(struct state_rdma_port, cm_tos) },
+        { .key = "traffic_class", .type = JSONV_INTEGER, .min = STATE_TCLASS_UNSET, .max = 255,
+          JSONV_MEMBER(struct state_rdma_port, ofed_tclass) },
+        { 0 },
+};
+
+/* "DEV/PORT": a device name of [A-Za-z0-9_.-] shorter than STATE_RDMA_DEV_MAX, a port 1-255. */
+static int rdma_port_key(struct jsonv *v, const char *key, struct state_rdma_port *ret)
+{
+        const char *slash = strrchr(key, '/');
+        char q[80], *end;
+        unsigned long port = slash ? strtoul(slash + 1, &end, 10) : 0;
+        size_t n = slash ? (size_t)(slash - key) : 0;
+
+        if (!slash || !n || n >= sizeof(ret->dev) || !slash[1] || *end || port < 1 || port > 255 ||
+            strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n)
+                return jsonv_error(v, "RDMA port '%s' is not DEVICE/PORT (port 1-255)", jsonv_quote(key, q, sizeof(q)));
+        memcpy(ret->dev, key, n);
+        ret->dev[n] = '\0';
+        ret->port = (uint8_t)port;
+        return 0;
+}
+
+static int parse_roce_ports(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct state_roce *r = &((struct state *)obj)->roce;
+        const char *key;
+        json_t *val;
+
+        if (json_object_size(j) > STATE_RDMA_PORTS_MAX)
+                return jsonv_error(v, "expected at most %d RDMA ports, found %zu", STATE_RDMA_PORTS_MAX,
+                                   json_object_size(j));
+        json_object_foreach((json_t *)j, key, val) {
+                struct state_rdma_port *x = &r->ports[r->n_ports];
+                int k = rdma_port_key(v, key, x);
+
+                jsonv_push_key(v, key);
+                x->ofed_tclass = STATE_TCLASS_UNSET;
+                if (k >= 0)
+                        k = jsonv_object(v, val, rdma_port_fields, x);
+                jsonv_pop(v);
+                if (k < 0)
+                        return k;
+                x->has_cm = json_object_get(val, "default_roce_tos") != NULL;
+                x->has_ofed = json_object_get(val, "traffic_class") != NULL;
+                r->n_ports++;
+        }
+        return 0;
+}
+
 static const struct jsonv_field state_fields[] = {
         { .key = "mtu", .type = JSONV_INTEGER, .min = 0, .max = U32_MAX, JSONV_MEMBER(struct state, mtu) },
         JSONV_ENUM("trust", struct state, trust, spec_json_trust_live_names, 0),
         SPEC_JSON_SHARED_FIELDS,
+        JSONV_CUSTOM("pfc", JSONV_OBJECT, 0, spec_json_parse_pfc_live),
         JSONV_CUSTOM("ets", JSONV_OBJECT, 0, parse_ets),
         JSONV_CUSTOM("ecn", JSONV_OBJECT, 0, parse_ecn),
         JSONV_CUSTOM("host_ecn", JSONV_OBJECT, 0, parse_host_ecn),
+        JSONV_CUSTOM("buffers", JSONV_OBJECT, 0, spec_json_parse_buffers_live),
         JSONV_CUSTOM("dcb_device", JSONV_OBJECT, 0, parse_dcb_device),
         JSONV_CUSTOM("qdisc", JSONV_OBJECT, 0, parse_qdisc),
+        JSONV_CUSTOM("roce_ports", JSONV_OBJECT, 0, parse_roce_ports),
         { 0 },
 };
 

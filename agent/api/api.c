@@ -14,44 +14,6 @@
 #include "policies/jsonv.h"
 #include "policies/state_json.h"
 
-static void reply_json(struct http_response *resp, int status, json_t *j)
-{
-        if (!j) {
-                http_error(resp, 500, "internal", NULL, "out of memory");
-                return;
-        }
-        resp->status = status;
-        resp->body = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-        resp->content_type = "application/json";
-        json_decref(j);
-}
-
-void api_reply_json(struct http_response *resp, int status, json_t *j)
-{
-        reply_json(resp, status, j);
-}
-
-static void reply_errbuf(struct http_response *resp, int status, const char *code, const struct errbuf *e)
-{
-        http_error(resp, status, code, e->where, "%s", e->msg);
-}
-
-/* A failed call's errno as its HTTP status (common/outcome.h) and code. */
-static void reply_errno(struct http_response *resp, int r, const struct errbuf *e)
-{
-        int status = outcome_http_status(r);
-
-        reply_errbuf(resp, status, status == 400 ? "invalid" : status == 409 ? "busy" : "runtime", e);
-}
-
-/* 400 for a body the validator refused: "path" is the JSON path (or FILE:LINE:COL of a syntax error). */
-static void reply_invalid(struct http_response *resp, const struct errbuf *e, const char *tail)
-{
-        const char *path = strchr(e->where, '$');
-
-        http_error(resp, 400, "invalid", path ? path : e->where, "%s%s", e->msg, tail);
-}
-
 static struct policy *parse_body(const struct http_request *req, struct http_response *resp)
 {
         struct errbuf e = { 0 };
@@ -83,7 +45,7 @@ static int lock_or_409(struct txn_env *env, struct http_response *resp)
         if (r == -EBUSY)
                 http_error(resp, 409, "busy", NULL, "%s; nothing was changed", e.msg);
         else if (r < 0)
-                reply_errbuf(resp, 500, "internal", &e);
+                api_reply_errbuf(resp, 500, "internal", &e);
         return r;
 }
 
@@ -99,7 +61,7 @@ static void reply_result(struct http_response *resp, struct txn_result *r)
                            strstr(r->error.msg, "nothing was changed") ? "" : "; nothing was changed");
                 return;
         }
-        reply_json(resp, 200, txn_result_to_json(r));
+        api_reply_json(resp, 200, txn_result_to_json(r));
 }
 
 /*
@@ -119,10 +81,10 @@ static int replay_keyed(struct api *a, const char *key, struct http_response *re
         if (r >= 0)
                 r = journal_get(a->journal, tx, &t, &e);
         if (r < 0) {
-                reply_errbuf(resp, 500, "internal", &e);
+                api_reply_errbuf(resp, 500, "internal", &e);
                 return 1;
         }
-        reply_json(resp, 200, json_pack("{s:I, s:s, s:s, s:i, s:o, s:s?, s:s?, s:I, s:s, s:b}",
+        api_reply_json(resp, 200, json_pack("{s:I, s:s, s:s, s:i, s:o, s:s?, s:s?, s:I, s:s, s:b}",
                                         "tx", (json_int_t)t.id, "state", journal_state_name(t.state),
                                         "result", t.result[0] ? t.result : journal_state_name(t.state),
                                         "exit_code", t.exit_code < 0 ? OUTCOME_PENDING : t.exit_code,
@@ -205,7 +167,7 @@ static int parse_rollback_body(const struct http_request *req, struct rollback_r
         if (r >= 0)
                 r = jsonv_object(&v, root, rollback_fields, ret);
         if (r < 0)
-                reply_invalid(resp, &e, "; nothing was changed");
+                api_reply_invalid(resp, &e, "; nothing was changed");
         return r;
 }
 
@@ -246,14 +208,20 @@ static const struct jsonv_field confirm_fields[] = {
         { 0 },
 };
 
-/* A transaction id from the URL; 0 and a 404 when it is not one. */
+/*
+ * A transaction id from the URL path as sent: a decimal number, digits only, no
+ * sign, no leading zero, no escapes, at most INT64_MAX. 0 and a 404 otherwise.
+ */
 static int64_t tx_of(const char *id, struct http_response *resp)
 {
-        char *end;
-        long long tx = strtoll(id, &end, 10);
+        size_t n = strspn(id, "0123456789");
+        int64_t tx = 0;
 
-        if (*end || end == id || tx <= 0) {
-                http_error(resp, 404, "not_found", NULL, "no transaction '%s'", id);
+        for (size_t i = 0; i < n && n == strlen(id) && id[0] != '0' && tx >= 0; i++)
+                tx = tx > (INT64_MAX - (id[i] - '0')) / 10 ? -1 : tx * 10 + (id[i] - '0');
+        if (n == 0 || n != strlen(id) || id[0] == '0' || tx <= 0) {
+                http_error(resp, 404, "not_found", NULL, "no transaction '%.40s': a transaction id is a decimal number",
+                           id);
                 return 0;
         }
         return tx;
@@ -275,7 +243,7 @@ static void do_confirm(struct api *a, const struct http_request *req, const char
                 jsonv_init(&v, NULL, &e);
                 if (jsonv_parse(req->body, req->body_len, "request body", CONFIRM_BODY_MAX, &root, &e) < 0 ||
                     jsonv_object(&v, root, confirm_fields, &body) < 0) {
-                        reply_invalid(resp, &e, "; nothing was changed");
+                        api_reply_invalid(resp, &e, "; nothing was changed");
                         return;
                 }
         }
@@ -292,7 +260,7 @@ static void do_confirm(struct api *a, const struct http_request *req, const char
         else if (res.state != TXN_COMMITTED)
                 http_error(resp, 409, res.restored_by[0] ? "expired" : "not_pending", NULL, "%s", res.error.msg);
         else
-                reply_json(resp, 200, txn_result_to_json(&res));
+                api_reply_json(resp, 200, txn_result_to_json(&res));
         txn_result_done(&res);
 }
 
@@ -309,9 +277,9 @@ static void do_transaction(struct api *a, const char *id, struct http_response *
         if (!j && e.msg[0] && strstr(e.msg, "no transaction"))
                 http_error(resp, 404, "not_found", NULL, "%s", e.msg);
         else if (!j)
-                reply_errbuf(resp, 500, "internal", &e);
+                api_reply_errbuf(resp, 500, "internal", &e);
         else
-                reply_json(resp, 200, j);
+                api_reply_json(resp, 200, j);
 }
 
 /* The same plan JSON as `nettune-agent plan --output json`. */
@@ -331,18 +299,18 @@ static void do_plan(struct api *a, const struct http_request *req, struct http_r
         txn_plan_init(&env, &plan);
         r = plan_for_policy(&plan, p, 0, &e);
         if (r < 0)
-                reply_errno(resp, r, &e);
+                api_reply_errno(resp, r, &e);
         else if ((r = plan_read(&plan, &e)) < 0)
-                reply_errbuf(resp, 500, "runtime", &e);
+                api_reply_errbuf(resp, 500, "runtime", &e);
         else if ((r = plan_check(&plan, &e)) < 0)
-                reply_errbuf(resp, 400, "invalid", &e);
+                api_reply_errbuf(resp, 400, "invalid", &e);
         else if ((r = plan_probe_pin(&plan, &p->verify, 0, &probe, &e)) < 0)
-                reply_errno(resp, r, &e);
+                api_reply_errno(resp, r, &e);
         else if ((doc = plan_to_json(&plan)) && json_object_set_new(doc, "probe", plan_probe_to_json(&probe)) < 0) {
                 json_decref(doc);
                 http_error(resp, 500, "internal", NULL, "out of memory");
         } else {
-                reply_json(resp, 200, doc);
+                api_reply_json(resp, 200, doc);
         }
         plan_free(&plan);
         policy_free(p);
@@ -362,7 +330,7 @@ static void do_state(struct api *a, struct http_response *resp)
         txn_plan_init(&env, &plan);
         r = journal_committed_policy(a->journal, 0, &p, NULL, &e);
         if (r == -ENOENT || (r >= 0 && !p)) {
-                reply_json(resp, 200, json_pack("{s:[], s:n}", "targets", "policy"));
+                api_reply_json(resp, 200, json_pack("{s:[], s:n}", "targets", "policy"));
                 return;
         }
         if (r >= 0)
@@ -380,9 +348,9 @@ static void do_state(struct api *a, struct http_response *resp)
         }
         if (r < 0) {
                 json_decref(arr);
-                reply_errbuf(resp, 500, "runtime", &e);
+                api_reply_errbuf(resp, 500, "runtime", &e);
         } else {
-                reply_json(resp, 200, json_pack("{s:o, s:s}", "targets", arr, "policy", p->name));
+                api_reply_json(resp, 200, json_pack("{s:o, s:s}", "targets", arr, "policy", p->name));
         }
         plan_free(&plan);
         policy_free(p);
@@ -398,12 +366,12 @@ static void do_drift(struct api *a, struct http_response *resp)
         env_init(a, &env);
         r = drift_check(&env, &plan, NULL, &e);
         if (r == -ENOENT)
-                reply_json(resp, 200, json_pack("{s:b, s:[], s:s}", "drift", 0, "changes", "note", e.msg));
+                api_reply_json(resp, 200, json_pack("{s:b, s:[], s:s}", "drift", 0, "changes", "note", e.msg));
         else if (r < 0)
-                reply_errbuf(resp, 500, "runtime", &e);
+                api_reply_errbuf(resp, 500, "runtime", &e);
         else {
                 metrics_set_drift(&plan);
-                reply_json(resp, 200, json_pack("{s:b, s:o}", "drift", r > 0, "changes", plan_changes_json(&plan)));
+                api_reply_json(resp, 200, json_pack("{s:b, s:o}", "drift", r > 0, "changes", plan_changes_json(&plan)));
         }
         plan_free(&plan);
 }
@@ -414,9 +382,9 @@ static void do_history(struct api *a, struct http_response *resp)
         json_t *arr = history_json(a->journal, 100, &e);
 
         if (!arr)
-                reply_errbuf(resp, 500, "internal", &e);
+                api_reply_errbuf(resp, 500, "internal", &e);
         else
-                reply_json(resp, 200, json_pack("{s:o}", "transactions", arr));
+                api_reply_json(resp, 200, json_pack("{s:o}", "transactions", arr));
 }
 
 static void do_probe(struct api *a, const struct http_request *req, struct http_response *resp)
@@ -426,7 +394,7 @@ static void do_probe(struct api *a, const struct http_request *req, struct http_
         struct errbuf e = { 0 };
 
         if (probe_request_parse(req->body, req->body_len, &pr, &e) < 0) {
-                reply_invalid(resp, &e, "");
+                api_reply_invalid(resp, &e, "");
                 return;
         }
         if (probe_params_check(&pr.params, &e) < 0) {
@@ -453,7 +421,7 @@ static void do_probe(struct api *a, const struct http_request *req, struct http_
                         json_object_set_new(j, "gbps", m->ok ? json_real(m->median_gbps) : json_null());
                         json_object_set_new(j, "rtt_ms", probe_json_rtt(probe_measurement_rtt_ms(m)));
                 }
-                reply_json(resp, m->ok ? 200 : 502, j);
+                api_reply_json(resp, m->ok ? 200 : 502, j);
         }
         free(m);
 }
@@ -492,7 +460,7 @@ void api_handle(void *userdata, const struct http_request *req, struct http_resp
                 return;
         }
         if (get && streq(u, "/v1/health"))
-                reply_json(resp, 200, json_pack("{s:s, s:s, s:s}", "status", "ok", "version", NETTUNE_VERSION,
+                api_reply_json(resp, 200, json_pack("{s:s, s:s, s:s}", "status", "ok", "version", NETTUNE_VERSION,
                                                 "client", req->client));
         else if (get && streq(u, "/metrics"))
                 do_metrics(a, resp);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * agent/api: the agent's HTTPS API (docs/api.md): the routes, the fabric endpoints
- * (api_fabric.c) and the Prometheus metrics (metrics.c).
+ * agent/api: the agent's HTTPS API (docs/api.md): the routes (api.c), the fabric
+ * endpoints (api_fabric.c), the answers both build (api_reply.c) and the Prometheus
+ * metrics (metrics.c). Calls go one way: api.c -> api_fabric.c, metrics.c, api_reply.c;
+ * api_fabric.c -> api_reply.c.
  *
  * May call: agent/txn, agent/doctor, agent/plan, agent/journal, agent/measure,
  * agent/http, agent/config, drivers/, policies/, common/. Called by agent/cmd (serve).
@@ -23,9 +25,6 @@ struct api {
         const struct agent_config *config;
         struct journal *journal;        /* shared, serialised by SQLite */
 };
-
-/* Answer with a JSON document (takes j; NULL: 500 out of memory). */
-void api_reply_json(struct http_response *resp, int status, json_t *j);
 
 /* http_handler_t: userdata is a struct api. */
 void api_handle(void *userdata, const struct http_request *req, struct http_response *resp);

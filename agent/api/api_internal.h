@@ -4,6 +4,18 @@
 
 #include "agent/api/api.h"
 
+/* ---- api_reply.c: the answers (the bottom of the module: it calls nothing of it) ---- */
+
+/* Answer with a JSON document (takes j; NULL: 500 out of memory). */
+void api_reply_json(struct http_response *resp, int status, json_t *j);
+void api_reply_errbuf(struct http_response *resp, int status, const char *code, const struct errbuf *e);
+/* A failed call's errno as its HTTP status (common/outcome.h) and code. */
+void api_reply_errno(struct http_response *resp, int r, const struct errbuf *e);
+/* 400 for a body the validator refused: "path" is the JSON path (or FILE:LINE:COL of a syntax error). */
+void api_reply_invalid(struct http_response *resp, const struct errbuf *e, const char *tail);
+
+/* ---- api_fabric.c ---- */
+
 /*
  * The agent's part of a fabric probe (docs/api.md, "Fabric probe"):
  *

@@ -45,21 +45,21 @@ static int session_open(struct cli *c, struct session *s, bool lock)
         return 0;
 }
 
-static int want_help(struct cli *c, const char *usage)
-{
-        for (int i = 1; i < c->argc; i++)
-                if (streq(c->argv[i], "--help") || streq(c->argv[i], "-h")) {
-                        printf("%s", usage);
-                        return 1;
-                }
-        return 0;
-}
-
 static void print_changes(const struct txn_result *r)
 {
         for (unsigned i = 0; i < r->n_changes; i++)
                 printf("  %s %s: %s -> %s\n", r->changes[i].target, r->changes[i].d.key, r->changes[i].d.from,
                        r->changes[i].d.to);
+}
+
+/* What the plan wants the reader to know, as `plan` prints it. */
+static void print_notes(const json_t *notes)
+{
+        size_t i;
+        json_t *o;
+
+        json_array_foreach(notes, i, o)
+                printf("note: %s\n", json_string_value(o));
 }
 
 /* "; restored switch 'leaf1' by vendor-abort, interface 'vA' by driver-reapply" */
@@ -95,7 +95,7 @@ static int print_result(struct cli *c, const struct txn_result *r)
                         printf(" (restored by %s)", r->restored_by);
                 print_restores(r->restores);
                 if (r->baseline.ok || r->post.ok)
-                        printf(", probe %.2f -> %.2f Gbit/s", r->baseline.gbps, r->post.gbps);
+                        printf(", probe %.2f -> %.2f Gb/s", r->baseline.gbps, r->post.gbps);
                 if (r->state == TXN_PENDING_CONFIRM)
                         printf("; confirm with 'nettune-agent confirm %lld' within %lld s",
                                (long long)r->tx, (long long)((r->confirm_deadline_ms - journal_now_ms() + 999) / 1000));
@@ -103,6 +103,7 @@ static int print_result(struct cli *c, const struct txn_result *r)
                 if (r->baseline.ran || r->post.ran)
                         printf("  probe: %s\n", plan_probe_str(&r->pin, buf, sizeof(buf)));
                 print_changes(r);
+                print_notes(r->notes);
         }
         if (r->error.msg[0])
                 fprintf(stderr, "%s: %s%s\n", c->prog, errbuf_str(&r->error, buf, sizeof(buf)),
@@ -111,50 +112,34 @@ static int print_result(struct cli *c, const struct txn_result *r)
         return r->exit_code;
 }
 
-static const char apply_usage[] =
-        "usage: nettune-agent apply POLICY [--confirm-timeout S]\n"
-        "apply POLICY as one transaction: snapshot, apply, read back, probe, commit or roll back.\n"
-        "  --confirm-timeout S  leave the change pending (exit 4) and restore it after S seconds\n"
-        "                       unless 'nettune-agent confirm TX' comes first\n";
-
-static int parse_uint_opt(struct cli *c, const char *opt, const char *v, unsigned max, int *ret)
-{
-        char *end;
-        unsigned long n;
-
-        errno = 0;
-        n = strtoul(v, &end, 10);
-        if (errno || end == v || *end || n > max || v[0] == '-') {
-                fprintf(stderr, "%s: %s '%s': expected an integer 0-%u; nothing was changed\n", c->prog, opt, v, max);
-                return -EINVAL;
-        }
-        *ret = (int)n;
-        return 0;
-}
-
 int cmd_apply(struct cli *c)
 {
         struct txn_result res;
         struct progress pg;
         const char *file = NULL;
         int confirm = -1, rc;
+        unsigned timeout;
         char buf[1100];
 
-        if (want_help(c, apply_usage))
-                return OUTCOME_OK;
         for (int i = 1; i < c->argc; i++) {
-                if (streq(c->argv[i], "--confirm-timeout") && i + 1 < c->argc) {
-                        if (parse_uint_opt(c, "--confirm-timeout", c->argv[++i], 86400, &confirm) < 0)
+                const char *v = cli_opt_value(c, &i, "--confirm-timeout");
+
+                if (v) {
+                        if (cli_parse_uint(c, "--confirm-timeout", v, 0, 86400, &timeout) < 0)
                                 return OUTCOME_INVALID;
+                        confirm = (int)timeout;
                 } else if (!file && c->argv[i][0] != '-') {
                         file = c->argv[i];
                 } else {
-                        fprintf(stderr, "%s: apply: unexpected argument '%s'\n%s", c->prog, c->argv[i], apply_usage);
-                        return OUTCOME_INVALID;
+                        return cli_bad_arg(c, c->argv[i]), OUTCOME_INVALID;
                 }
         }
         if (!file) {
-                fprintf(stderr, "%s", apply_usage);
+                fprintf(stderr, "%s apply: no policy file given; see '%s apply --help'\n", c->prog, c->prog);
+                return OUTCOME_INVALID;
+        }
+        if (!cli_confirm(c->yes, "apply '%s' to this node (see 'nettune-agent plan %s')?", file, file)) {
+                fprintf(stderr, "%s: apply: not confirmed; nothing was changed\n", c->prog);
                 return OUTCOME_INVALID;
         }
         progress_init(&pg, progress_mode_for(STDERR_FILENO, false, c->json, false), stderr);
@@ -167,11 +152,6 @@ int cmd_apply(struct cli *c)
         txn_result_done(&res);
         return rc;
 }
-
-static const char rollback_usage[] =
-        "usage: nettune-agent rollback [--to REV]\n"
-        "undo the newest committed revision as a full, verified transaction.\n"
-        "  --to REV  apply committed revision REV (the REV column of 'history') again instead\n";
 
 /* --to REV or --to=REV: *ret = REV; 0 when not given. */
 static int parse_rollback_args(struct cli *c, int64_t *ret)
@@ -187,11 +167,8 @@ static int parse_rollback_args(struct cli *c, int64_t *ret)
                 v = c->argv[2];
         else if (c->argc == 2 && !strncmp(c->argv[1], "--to=", 5))
                 v = c->argv[1] + 5;
-        if (!v) {
-                fprintf(stderr, "%s: rollback: unexpected argument '%s'; %snothing was changed\n", c->prog,
-                        c->argv[1], "usage: nettune-agent rollback [--to REV]; ");
-                return -EINVAL;
-        }
+        if (!v)
+                return cli_bad_arg(c, c->argv[c->argc == 3 && streq(c->argv[1], "--to") ? 2 : 1]);
         errno = 0;
         n = strtoll(v, &end, 10);
         if (errno || end == v || *end || n <= 0) {
@@ -210,10 +187,13 @@ int cmd_rollback(struct cli *c)
         int64_t rev;
         int rc;
 
-        if (want_help(c, rollback_usage))
-                return OUTCOME_OK;
         if (parse_rollback_args(c, &rev) < 0)
                 return OUTCOME_INVALID;
+        if (!(rev ? cli_confirm(c->yes, "roll this node back to its revision %lld?", (long long)rev)
+                  : cli_confirm(c->yes, "roll this node back, undoing its newest committed revision?"))) {
+                fprintf(stderr, "%s: rollback: not confirmed; nothing was changed\n", c->prog);
+                return OUTCOME_INVALID;
+        }
         rc = session_open(c, &s, true);
         if (rc)
                 return rc;
@@ -250,8 +230,8 @@ int cmd_confirm(struct cli *c)
         int64_t tx;
         int rc;
 
-        if (want_help(c, "usage: nettune-agent confirm TX\nkeep a change applied with --confirm-timeout.\n"))
-                return OUTCOME_OK;
+        if (c->argc > 2)
+                return cli_bad_arg(c, c->argv[2]), OUTCOME_INVALID;
         if (c->argc != 2 || parse_tx(c, c->argv[1], &tx) < 0)
                 return OUTCOME_INVALID;
         rc = session_open(c, &s, true);

@@ -13,7 +13,6 @@
 #include "drivers/probe/probe.h"
 #include "policies/jsonv.h"
 
-#define FACTS_DOC_MAX (64u << 20)
 #define PEERS_MAX 64
 
 struct doctor_args {
@@ -22,32 +21,10 @@ struct doctor_args {
         bool no_switches;
         struct doctor_params params;
         const char *propose, *facts, *save_facts, *name;
+        bool probe;                     /* --probe: measure the bandwidth to each --peer */
         unsigned n_peers;
         char peers[PEERS_MAX][64];
 };
-
-static int usage(struct cli *c, FILE *f, int code)
-{
-        fprintf(f,
-                "usage: %s doctor [--config FILE] [--output json] [--window S]\n"
-                "                 [--interfaces GLOB,...] [--switches GLOB,... | --no-switches]\n"
-                "                 [--propose FILE] [--probe PEER[,PEER...]] [--name NODE]\n"
-                "                 [--pause-storm-pps N] [--roce-dscp D] [--roce-priority P]\n"
-                "                 [--save-facts FILE | --facts FILE]\n"
-                "\n"
-                "Diagnoses this node's fabric, read only: link state and speed against what the\n"
-                "link supports, MTU, trust, DSCP map, PFC, ETS, ECN and DCQCN of every interface\n"
-                "and of every port of the configuration's switches, counter rates over --window S\n"
-                "seconds (default 10: pause frames, ECN marks, CNPs, discards), lldpad, and drift\n"
-                "from the committed policy. Each finding has a code, a severity, the ports, the\n"
-                "evidence and a one-line fix (docs/operations.md lists every rule). --propose FILE\n"
-                "writes a policy that fixes what a policy can fix; the report names what it does\n"
-                "not fix. --probe measures the bandwidth to each PEER's probe responder.\n"
-                "--save-facts keeps what was collected; --facts judges a saved file instead.\n"
-                "\nexit codes: 0 no findings, 1 findings, 2 bad input,\n"
-                "3 a source could not be collected (the report shows the rest)\n", c->prog);
-        return code;
-}
 
 static int num_arg(struct cli *c, const char *opt, const char *v, double min, double max, double *ret)
 {
@@ -67,7 +44,7 @@ static int num_arg(struct cli *c, const char *opt, const char *v, double min, do
 static int peers_arg(struct cli *c, const char *v, struct doctor_args *a)
 {
         if (cli_globs(v, a->peers, &a->n_peers) < 0 || a->n_peers > PEERS_MAX) {
-                fprintf(stderr, "%s: doctor: --probe '%s': at most %d peers HOST:PORT\n", c->prog, v, PEERS_MAX);
+                fprintf(stderr, "%s: doctor: --peer '%s': at most %d peers HOST:PORT\n", c->prog, v, PEERS_MAX);
                 return -EINVAL;
         }
         return 0;
@@ -77,7 +54,7 @@ static int peers_arg(struct cli *c, const char *v, struct doctor_args *a)
 static int value_opt(struct cli *c, int *i, struct doctor_args *a)
 {
         static const char *const names[] = { "--window", "--pause-storm-pps", "--roce-dscp", "--roce-priority",
-                                             "--interfaces", "--switches", "--probe", "--propose", "--facts",
+                                             "--interfaces", "--switches", "--peer", "--propose", "--facts",
                                              "--save-facts", "--name", NULL };
         struct doctor_params *p = &a->params;
         const char *v = NULL;
@@ -117,19 +94,34 @@ static int parse_args(struct cli *c, struct doctor_args *a)
                 const char *arg = c->argv[i];
                 int r;
 
-                if (streq(arg, "--help") || streq(arg, "-h"))
-                        return usage(c, stdout, 0), -ECANCELED;
                 if (streq(arg, "--no-switches")) {
                         a->no_switches = true;
+                        continue;
+                }
+                if (streq(arg, "--probe") || !strncmp(arg, "--probe=", 8)) {
+                        a->probe = true;
+                        /* the older spelling: --probe PEER[,PEER...] */
+                        if (arg[7] == '=')
+                                r = peers_arg(c, arg + 8, a);
+                        else if (i + 1 < c->argc && c->argv[i + 1][0] != '-')
+                                r = peers_arg(c, c->argv[++i], a);
+                        else
+                                r = 0;
+                        if (r < 0)
+                                return r;
                         continue;
                 }
                 r = value_opt(c, &i, a);
                 if (r < 0)
                         return r;
-                if (r == 0) {
-                        fprintf(stderr, "%s: doctor: unexpected argument '%s'\n", c->prog, arg);
-                        return -EINVAL;
-                }
+                if (r == 0)
+                        return cli_bad_arg(c, arg);
+        }
+        if (a->probe != (a->n_peers > 0)) {
+                fprintf(stderr, "%s: doctor: %s; nothing was measured\n", c->prog, a->probe ?
+                        "--probe needs the peers to measure: --peer ADDR:PORT[,ADDR:PORT...]" :
+                        "--peer names the peers --probe measures: give --probe too");
+                return -EINVAL;
         }
         if (a->no_switches && a->n_sw) {
                 fprintf(stderr, "%s: doctor: --switches and --no-switches exclude each other\n", c->prog);
@@ -147,17 +139,10 @@ static int parse_args(struct cli *c, struct doctor_args *a)
 
 static int load_facts(struct cli *c, const char *path, struct doctor_facts *f)
 {
-        _cleanup_free_ char *buf = NULL;
-        json_auto_t *root = NULL;
         struct errbuf e = { 0 };
         char msg[1100];
-        size_t len;
-        int r = jsonv_read_file(path, FACTS_DOC_MAX, &buf, &len, &e);
+        int r = doctor_facts_load(path, f, &e);
 
-        if (r >= 0)
-                r = jsonv_parse(buf, len, path, FACTS_DOC_MAX, &root, &e);
-        if (r >= 0)
-                r = doctor_facts_from_json(root, path, f, &e);
         if (r < 0)
                 fprintf(stderr, "%s: doctor: %s\n", c->prog, errbuf_str(&e, msg, sizeof(msg)));
         return r;
@@ -320,10 +305,8 @@ int cmd_doctor(struct cli *c)
         if (!a)
                 return OUTCOME_RUNTIME;
         r = parse_args(c, a);
-        if (r == -ECANCELED)
-                return OUTCOME_OK;
         if (r < 0)
-                return usage(c, stderr, OUTCOME_INVALID);
+                return OUTCOME_INVALID;
         doctor_facts_init(&f);
         if (a->facts)
                 r = load_facts(c, a->facts, &f) < 0 ? OUTCOME_INVALID : 0;
@@ -335,40 +318,4 @@ int cmd_doctor(struct cli *c)
                 r = report(c, a, &f);
         doctor_facts_free(&f);
         return r;
-}
-
-/* ---- GET /v1/doctor?window_s=N ---- */
-
-void doctor_http(const struct agent_config *cfg, struct journal *j, const struct http_request *req,
-                 struct http_response *resp)
-{
-        const char *w = http_query(req, "window_s");
-        struct doctor_collect_opts o = { .window_s = 10, .journal = j };
-        struct doctor_node n;
-        struct errbuf e = { 0 };
-        json_t *node;
-        char *end;
-
-        if (w) {
-                o.window_s = strtod(w, &end);
-                if (*end || end == w || !isfinite(o.window_s) || o.window_s < 0.1 || o.window_s > DOCTOR_WINDOW_MAX_S) {
-                        http_error(resp, 400, "invalid", "window_s", "window_s '%.40s' out of range 0.1-%d", w,
-                                   DOCTOR_WINDOW_MAX_S);
-                        return;
-                }
-        }
-        if (doctor_collect(cfg, &o, &n, &e) < 0) {
-                http_error(resp, 500, "runtime", e.where, "%s", e.msg);
-                return;
-        }
-        node = doctor_node_to_json(&n);
-        doctor_node_free(&n);
-        if (!node) {
-                http_error(resp, 500, "internal", NULL, "out of memory");
-                return;
-        }
-        resp->status = 200;
-        resp->body = json_dumps(node, JSON_COMPACT | JSON_SORT_KEYS);
-        resp->content_type = "application/json";
-        json_decref(node);
 }

@@ -29,30 +29,6 @@ struct probe_cmd {
         struct probe_gate_params g;
 };
 
-static void probe_usage(FILE *f)
-{
-        fprintf(f,
-                "usage: nettune-agent probe --peer ADDR:PORT [--mode verbs|tcp|auto] [--duration-ms N]\n"
-                "                           [--iterations N] [--size BYTES] [--qps N|--streams N] [--runs N]\n"
-                "                           [--device NAME] [--gid-index N] [--interface NAME] [--source ADDR]\n"
-                "                           [--dscp N|--tc N] [--priority N]\n"
-                "                           [--baseline-gbps X|--baseline FILE [--max-regression-pct P] [--min-gbps Y]]\n"
-                "                           [--output json]\n"
-                "\n"
-                "Measures the bandwidth to the peer's probe-server: RDMA WRITEs over RC QPs (verbs)\n"
-                "or TCP streams (tcp); auto picks verbs when an RDMA device's RoCE GID carries the\n"
-                "route's source address. The path (mode, interface, device, GID) is pinned before\n"
-                "the first run. Prints the median of --runs runs (default probe.runs of --config).\n"
-                "--duration-ms 0 measures --iterations messages per QP or stream instead.\n"
-                "--dscp N sends with IP DSCP N (TOS/GRH traffic class N << 2), --priority N with\n"
-                "socket priority / RoCE service level N.\n"
-                "With --baseline-gbps the regression gate is applied to the result; with --baseline\n"
-                "FILE (the JSON of an earlier probe) also the path must be the same.\n"
-                "\n"
-                "exit codes: 0 measured (and the gate passed), 1 the gate failed,\n"
-                "            2 invalid usage, 3 a probe run failed (peer unreachable, no device)\n");
-}
-
 static int parse_uint(const char *opt, const char *v, unsigned long min, unsigned long max, unsigned *ret)
 {
         char *end;
@@ -117,7 +93,6 @@ static const struct option probe_options[] = {
         { "baseline-gbps", required_argument, NULL, OPT_BASELINE },
         { "max-regression-pct", required_argument, NULL, OPT_MAXREG },
         { "min-gbps", required_argument, NULL, OPT_MINGBPS },
-        { "help", no_argument, NULL, OPT_HELP },
         { NULL, 0, NULL, 0 },
 };
 
@@ -173,7 +148,7 @@ static int probe_option(struct probe_cmd *pc, int opt, const char *name, const c
         }
 }
 
-/* 1: help printed, 0: parsed, <0: usage error (printed). */
+/* 0: parsed, <0: usage error (printed). */
 static int probe_parse(struct cli *c, struct probe_cmd *pc)
 {
         int opt, idx;
@@ -186,22 +161,13 @@ static int probe_parse(struct cli *c, struct probe_cmd *pc)
         optind = 1;
         opterr = 0;
         while ((opt = getopt_long(c->argc, c->argv, "", probe_options, &idx)) != -1) {
-                if (opt == OPT_HELP) {
-                        probe_usage(stdout);
-                        return 1;
-                }
-                if (opt == '?' || opt == ':') {
-                        log_err("probe: unknown option or missing value '%s'; see 'probe --help'",
-                                c->argv[optind - 1]);
-                        return -EINVAL;
-                }
+                if (opt == '?' || opt == ':')
+                        return cli_bad_arg(c, c->argv[optind - 1]);
                 if (probe_option(pc, opt, probe_options[idx].name, optarg) < 0)
                         return -EINVAL;
         }
-        if (optind < c->argc) {
-                log_err("probe: unexpected argument '%s'", c->argv[optind]);
-                return -EINVAL;
-        }
+        if (optind < c->argc)
+                return cli_bad_arg(c, c->argv[optind]);
         if (!pc->p.peer[0]) {
                 log_err("probe: --peer ADDR:PORT is required");
                 return -EINVAL;
@@ -410,7 +376,6 @@ static int server_parse(struct cli *c, struct probe_server_options *o, struct pr
                 { "listen", required_argument, NULL, 'l' },
                 { "max-clients", required_argument, NULL, 'm' },
                 { "allow", required_argument, NULL, 'a' },
-                { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
         bool allow_given = false;
@@ -419,30 +384,17 @@ static int server_parse(struct cli *c, struct probe_server_options *o, struct pr
         optind = 1;
         opterr = 0;
         while ((opt = getopt_long(c->argc, c->argv, "", opts, NULL)) != -1) {
-                if (opt == 'h') {
-                        printf("usage: nettune-agent probe-server [--listen ADDR:PORT] [--allow CIDR]... [--max-clients N]\n"
-                               "                                  [--config FILE]\n"
-                               "\nAnswers verbs and tcp bandwidth probes until SIGTERM or SIGINT. The address\n"
-                               "defaults to probe.listen of --config (%s). Only clients inside an --allow\n"
-                               "network (default: probe.allow of --config; neither: this host only) are served.\n",
-                               c->config.probe_listen);
-                        return 1;
-                }
                 if (opt == 'l')
                         o->listen = optarg;
                 else if (opt == 'a' && add_allow(o, allow, &allow_given, optarg) < 0)
                         return -EINVAL;
                 else if (opt == 'm' && parse_uint("max-clients", optarg, 1, PROBE_SERVER_CLIENTS_MAX, &o->max_clients) < 0)
                         return -EINVAL;
-                else if (opt != 'm' && opt != 'a' && opt != 'l') {
-                        log_err("probe-server: unknown option or missing value '%s'", c->argv[optind - 1]);
-                        return -EINVAL;
-                }
+                else if (opt != 'm' && opt != 'a' && opt != 'l')
+                        return cli_bad_arg(c, c->argv[optind - 1]);
         }
-        if (optind < c->argc) {
-                log_err("probe-server: unexpected argument '%s'", c->argv[optind]);
-                return -EINVAL;
-        }
+        if (optind < c->argc)
+                return cli_bad_arg(c, c->argv[optind]);
         return 0;
 }
 

@@ -15,12 +15,6 @@
 #include "common/log.h"
 #include "drivers/probe/probe_server.h"
 
-static const char serve_usage[] =
-        "usage: nettune-agent serve --config FILE [--insecure-loopback]\n"
-        "serve the HTTPS API (client certificates required), the probe responder,\n"
-        "confirm deadlines and drift checks until SIGTERM.\n"
-        "  --insecure-loopback  plain HTTP, allowed only when listen is a loopback address\n";
-
 static void check_drift(struct txn_env *env, enum drift_mode mode)
 {
         struct errbuf e = { 0 };
@@ -100,12 +94,8 @@ static int parse_args(struct cli *c, bool *insecure)
         for (int i = 1; i < c->argc; i++) {
                 if (streq(c->argv[i], "--insecure-loopback")) {
                         *insecure = true;
-                } else if (streq(c->argv[i], "--help")) {
-                        printf("%s", serve_usage);
-                        return 1;
                 } else {
-                        fprintf(stderr, "%s: serve: unexpected argument '%s'\n%s", c->prog, c->argv[i], serve_usage);
-                        return -EINVAL;
+                        return cli_bad_arg(c, c->argv[i]);
                 }
         }
         return 0;

@@ -5,8 +5,7 @@
  * with their congestion counters, and of the configuration's switches (each
  * read over its own SSH session; one that cannot be read is reported with its
  * error and the others are still shown, exit 3 at the end).
- * nettune-agent plan POLICY: the policy's plan (plan.h) — its targets, the
- * field-by-field difference and what a device would refuse. Both change nothing.
+ * Changes nothing.
  */
 #include <jansson.h>
 #include <net/if.h>
@@ -16,47 +15,16 @@
 #include "agent/plan/plan.h"
 #include "drivers/host/counters.h"
 #include "drivers/host/ecn_sysfs.h"
-#include "drivers/host/link_rtnl.h"
+#include "drivers/host/link.h"
 #include "policies/field.h"
 #include "policies/jsonw.h"
 #include "policies/policy.h"
 #include "policies/state_json.h"
+#include "policies/state_text.h"
 
 #define GLOBS_MAX CLI_GLOBS_MAX
 
-static int fail(struct cli *c, const struct errbuf *e, int code)
-{
-        char buf[1100];
-
-        fprintf(stderr, "%s: %s\n", c->prog, errbuf_str(e, buf, sizeof(buf)));
-        return code;
-}
-
-static void print_json(json_t *j)
-{
-        char *s = j ? jsonw_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
-
-        if (s)
-                puts(s);
-        free(s);
-}
-
 /* ---- state ---- */
-
-int cli_globs(const char *arg, char (*globs)[64], unsigned *n)
-{
-        _cleanup_free_ char *copy = strdup(arg);
-        char *save = NULL;
-
-        if (!copy)
-                return -ENOMEM;
-        for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-                if (*n >= CLI_GLOBS_MAX || strlen(tok) >= 64)
-                        return -EINVAL;
-                snprintf(globs[(*n)++], 64, "%s", tok);
-        }
-        return 0;
-}
 
 static json_t *counters_json(const struct counters *k)
 {
@@ -68,6 +36,8 @@ static json_t *counters_json(const struct counters *k)
 
                 if (o && k->c[i].prio >= 0)
                         json_object_set_new(o, "priority", json_integer(k->c[i].prio));
+                if (o && k->c[i].tc >= 0)
+                        json_object_set_new(o, "traffic_class", json_integer(k->c[i].tc));
                 json_array_append_new(a, o);
         }
         return a;
@@ -103,15 +73,17 @@ static json_t *interface_json(const struct plan_target *pt, int fd, struct count
 {
         const struct target *t = &pt->t;
         char dev[LINK_DEVICE_MAX];
-        json_t *o;
+        json_t *o, *st;
 
         *ret_r = k ? counters_read_at(fd, t->name, t->kernel_driver[0] ? t->kernel_driver : NULL,
                                       link_rtnl_device(t, dev, sizeof(dev)), t->env->sysfs_root, k, e)
                    : -ENOMEM;
         if (*ret_r < 0)
                 return NULL;
+        st = state_to_json(&pt->live[0]);
+        state_text_ets_shares(st);      /* as plan compares it: a strict class has no share */
         o = json_pack("{s:s,s:i,s:s,s:o,s:o,s:o,s:o,s:o}", "name", t->name, "ifindex", t->ifindex,
-                      "driver", t->kernel_driver, "state", state_to_json(&pt->live[0]),
+                      "driver", t->kernel_driver, "state", st,
                       "unsupported", fields_json(plan_fields_of(t) & ~pt->live[0].present),
                       "counters", counters_json(k), "cc_params", cc_params_json(t), "queues", queues_json(t));
         if (!o)
@@ -148,10 +120,9 @@ static void print_values(const json_t *st)
         json_t *v;
 
         json_object_foreach((json_t *)st, key, v) {
-                char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+                char line[1024];
 
-                printf("  %s: %s\n", key, s ? s : "?");
-                free(s);
+                printf("  %s: %s\n", key, state_text_value(key, v, line, sizeof(line)));
         }
 }
 
@@ -206,40 +177,11 @@ static void print_interface_text(const json_t *o)
                        json_integer_value(json_object_get(st, "value")));
 }
 
-static int state_usage(struct cli *c, FILE *f, int code)
-{
-        fprintf(f,
-                "usage: %s state [--config FILE] [--output json] [--interfaces GLOB,...]\n"
-                "                [--switches GLOB,... | --no-switches]\n"
-                "\n"
-                "Prints the live managed settings (mtu, trust, dscp_to_priority, pfc, ets,\n"
-                "host_ecn) and congestion counters of this namespace's interfaces, every\n"
-                "interface but loopback by default, and the live settings (ports' mtu, trust,\n"
-                "dscp_to_priority, pfc, ecn) of the switches of the agent configuration, every\n"
-                "one by default. A switch that cannot be read is shown with its error; the\n"
-                "rest is still listed. Changes nothing.\n"
-                "\nexit codes: 0 ok, 2 bad usage or a glob that matches nothing,\n"
-                "3 an interface or a switch could not be read\n", c->prog);
-        return code;
-}
-
 struct state_args {
         char ifglobs[GLOBS_MAX][64], swglobs[GLOBS_MAX][64];
         unsigned n_if, n_sw;
         bool no_switches;
 };
-
-const char *cli_opt_value(struct cli *c, int *i, const char *name)
-{
-        const char *a = c->argv[*i];
-        size_t len = strlen(name);
-
-        if (streq(a, name) && *i + 1 < c->argc)
-                return c->argv[++*i];
-        if (!strncmp(a, name, len) && a[len] == '=')
-                return a + len + 1;
-        return NULL;
-}
 
 static int parse_state_args(struct cli *c, struct state_args *sa)
 {
@@ -247,8 +189,6 @@ static int parse_state_args(struct cli *c, struct state_args *sa)
                 const char *a = c->argv[i], *v;
                 bool sw = false;
 
-                if (streq(a, "--help") || streq(a, "-h"))
-                        return state_usage(c, stdout, 1), -ECANCELED;
                 if (streq(a, "--no-switches")) {
                         sa->no_switches = true;
                         continue;
@@ -256,10 +196,8 @@ static int parse_state_args(struct cli *c, struct state_args *sa)
                 v = cli_opt_value(c, &i, "--interfaces");
                 if (!v && (v = cli_opt_value(c, &i, "--switches")))
                         sw = true;
-                if (!v) {
-                        fprintf(stderr, "%s: state: unexpected argument '%s'\n", c->prog, a);
-                        return -EINVAL;
-                }
+                if (!v)
+                        return cli_bad_arg(c, a);
                 if (cli_globs(v, sw ? sa->swglobs : sa->ifglobs, sw ? &sa->n_sw : &sa->n_if) < 0) {
                         fprintf(stderr, "%s: state: %s '%s': at most %d globs of 63 characters\n",
                                 c->prog, sw ? "--switches" : "--interfaces", v, GLOBS_MAX);
@@ -352,7 +290,7 @@ static int read_all(struct cli *c, struct plan *p, struct listing *ifs, json_t *
 
                 if (pt->t.kind == TARGET_SWITCH) {
                         if (r < 0) {
-                                fail(c, &e, OUTCOME_RUNTIME);
+                                cli_fail(c, &e, OUTCOME_RUNTIME);
                                 ++*ret_failed;
                         }
                         o = switch_json(pt, &e, r);
@@ -365,7 +303,7 @@ static int read_all(struct cli *c, struct plan *p, struct listing *ifs, json_t *
                 if (r >= 0 && (r = listing_add(ifs, o)) < 0)
                         errbuf_set(&e, -r, NULL, "out of memory");
                 if (r < 0)
-                        return fail(c, &e, OUTCOME_RUNTIME), r;
+                        return cli_fail(c, &e, OUTCOME_RUNTIME), r;
         }
         return 0;
 }
@@ -384,16 +322,14 @@ int cmd_state(struct cli *c)
         if (!sa)
                 return OUTCOME_RUNTIME;
         r = parse_state_args(c, sa);
-        if (r == -ECANCELED)
-                return OUTCOME_OK;
         if (r < 0)
-                return state_usage(c, stderr, OUTCOME_INVALID);
+                return OUTCOME_INVALID;
         plan_init(&p, &(struct plan_env){ .config = &c->config });
         r = plan_for_globs(&p, (const char (*)[64])sa->ifglobs, sa->n_if, (const char (*)[64])sa->swglobs, sa->n_sw,
                            sa->no_switches, &e);
         if (r < 0) {
                 plan_free(&p);
-                return fail(c, &e, outcome_of_errno(r));
+                return cli_fail(c, &e, outcome_of_errno(r));
         }
         listing_init(&all, c->json);
         r = read_all(c, &p, &all, switches, &failed);
@@ -425,74 +361,4 @@ int cmd_state(struct cli *c)
         }
         listing_free(&all);
         return failed ? OUTCOME_RUNTIME : OUTCOME_OK;
-}
-
-/* ---- plan ---- */
-
-static void print_plan_text(const json_t *doc, const char *probe)
-{
-        const json_t *t, *ch, *targets = json_object_get(doc, "targets");
-        unsigned changes = (unsigned)json_integer_value(json_object_get(doc, "changes"));
-        size_t i, k;
-
-        json_array_foreach(targets, i, t) {
-                const json_t *list = json_object_get(t, "changes");
-
-                printf("%s '%s':%s\n", json_string_value(json_object_get(t, "kind")),
-                       json_string_value(json_object_get(t, "name")), json_array_size(list) ? "" : " no changes");
-                json_array_foreach(list, k, ch)
-                        printf("  %s: %s -> %s\n", json_string_value(json_object_get(ch, "key")),
-                               json_string_value(json_object_get(ch, "from")),
-                               json_string_value(json_object_get(ch, "to")));
-        }
-        if (probe)
-                printf("probe: %s\n", probe);
-        json_array_foreach(json_object_get(doc, "notes"), i, t)
-                printf("note: %s\n", json_string_value(t));
-        printf("%u change%s planned; nothing was changed\n", changes, changes == 1 ? "" : "s");
-}
-
-int cmd_plan(struct cli *c)
-{
-        struct errbuf e = { .where = "" };
-        struct policy *p = NULL;
-        json_auto_t *doc = NULL;
-        struct plan_probe probe;
-        struct plan plan;
-        char line[512];
-        int r, code = OUTCOME_OK;
-
-        if (c->argc != 2 || streq(c->argv[1], "--help")) {
-                fprintf(c->argc == 2 ? stdout : stderr,
-                        "usage: %s plan [--config FILE] [--output json] POLICY\n"
-                        "\nPrints what 'apply POLICY' would change here, field by field, and refuses what a\n"
-                        "device here would refuse. Changes nothing.\n"
-                        "\nexit codes: 0 ok, 2 invalid policy, unsupported field or a value a device refuses,\n"
-                        "3 runtime failure\n", c->prog);
-                return c->argc == 2 ? OUTCOME_OK : OUTCOME_INVALID;
-        }
-        r = policy_load_file(c->argv[1], &p, &e);
-        if (r < 0)
-                return fail(c, &e, OUTCOME_INVALID);
-        plan_init(&plan, &(struct plan_env){ .config = &c->config });
-        r = plan_for_policy(&plan, p, 0, &e);
-        if (r < 0)
-                code = outcome_of_errno(r);
-        else if ((r = plan_read(&plan, &e)) < 0)
-                code = OUTCOME_RUNTIME;            /* a device that cannot be read */
-        else if ((r = plan_check(&plan, &e)) < 0)
-                code = OUTCOME_INVALID;            /* a value a device here refuses */
-        else if ((r = plan_probe_pin(&plan, &p->verify, 0, &probe, &e)) < 0)
-                code = outcome_of_errno(r);
-        else if (!(doc = plan_to_json(&plan)) || json_object_set_new(doc, "probe", plan_probe_to_json(&probe)) < 0)
-                code = OUTCOME_RUNTIME;
-        plan_free(&plan);
-        policy_free(p);
-        if (code != OUTCOME_OK)
-                return fail(c, &e, code);
-        if (c->json)
-                print_json(doc);
-        else
-                print_plan_text(doc, probe.active ? plan_probe_str(&probe, line, sizeof(line)) : NULL);
-        return OUTCOME_OK;
 }

@@ -13,28 +13,22 @@
 #include "agent/config/config.h"
 #include "policies/policy.h"
 
-static void usage(FILE *f)
-{
-        fprintf(f,
-                "usage: nettune-agent [--config FILE] validate [--output json] [POLICY...]\n"
-                "\n"
-                "Checks each policy file (syntax, keys, types, ranges, cross-field rules)\n"
-                "and changes nothing. Stops at the first invalid file. With --config, checks\n"
-                "the agent configuration first: keys, ranges, and its TLS files (the server\n"
-                "certificate and key, a client CA bundle that holds certificates).\n"
-                "\n"
-                "exit codes: 0 all valid, 2 a file is invalid or unreadable (error on stderr)\n");
-}
-
-/* Split errbuf.where ("FILE: $.path" or "FILE:LINE:COL") into a JSON error object. */
+/*
+ * Split errbuf.where ("FILE: $.path", "FILE:LINE:COL" or, for YAML, "FILE:LINE:COL: $.path")
+ * into a JSON error object: path, message, location (the file, or FILE:LINE:COL).
+ */
 static json_t *error_json(const char *file, const struct errbuf *e)
 {
         size_t n = strlen(file);
-        const char *path = NULL, *location = e->where;
+        const char *path = NULL, *at = strstr(e->where + (strncmp(e->where, file, n) ? 0 : n), ": $");
+        char location[sizeof(e->where)];
 
-        if (!strncmp(e->where, file, n) && !strncmp(e->where + n, ": $", 3))
-                path = e->where + n + 2;
-        return json_pack("{s:s?,s:s,s:s}", "path", path, "message", e->msg, "location", path ? file : location);
+        snprintf(location, sizeof(location), "%s", e->where);
+        if (!strncmp(e->where, file, n) && at) {
+                path = at + 2;
+                location[at - e->where] = '\0';
+        }
+        return json_pack("{s:s?,s:s,s:s}", "path", path, "message", e->msg, "location", location);
 }
 
 static int add_result(json_t *results, const char *file, const struct errbuf *e)
@@ -93,17 +87,10 @@ int cmd_validate(struct cli *c)
         struct errbuf e = { .where = "" };
         int r = 0, first = 1;
 
-        if (c->argc > 1 && (streq(c->argv[1], "--help") || streq(c->argv[1], "-h"))) {
-                usage(stdout);
-                return OUTCOME_OK;
-        }
         if (c->argc > 1 && streq(c->argv[1], "--"))
                 first = 2;
-        else if (c->argc > 1 && c->argv[1][0] == '-' && c->argv[1][1]) {
-                fprintf(stderr, "%s validate: unknown option '%s'; see '%s validate --help'\n", c->prog,
-                        c->argv[1], c->prog);
-                return OUTCOME_INVALID;
-        }
+        else if (c->argc > 1 && c->argv[1][0] == '-' && c->argv[1][1])
+                return cli_bad_arg(c, c->argv[1]), OUTCOME_INVALID;
         if (c->argc <= first && !c->config_path) {
                 fprintf(stderr, "%s validate: no policy file given; see '%s validate --help'\n", c->prog, c->prog);
                 return OUTCOME_INVALID;

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* nettune-agent: the node agent. Thin: parse common options, dispatch a subcommand. */
-#include <getopt.h>
 #include <malloc.h>
 #include <stdio.h>
 
@@ -12,46 +11,47 @@ struct command {
         const char *name;
         int (*run)(struct cli *c);
         bool needs_config;              /* load --config (or defaults) first */
-        const char *summary;
         bool resident;                  /* runs until stopped: the heap is given back as it shrinks */
 };
 
+/* What runs each subcommand of agent_commands (cmd_table.c: arguments, help, flags). */
 static const struct command commands[] = {
-        { "validate",     cmd_validate,     false, "check policy files; exit 2 on the first invalid one", false },
-        { "plan",         cmd_plan,         true,  "print what apply would change here; change nothing", false },
-        { "state",        cmd_state,        true,  "print the live state and counters of local interfaces", false },
-        { "probe",        cmd_probe,        true,  "measure bandwidth to a probe-server (verbs or tcp)", false },
-        { "probe-server", cmd_probe_server, true,  "answer bandwidth probes until SIGTERM", true },
-        { "apply",        cmd_apply,        true,  "apply a policy as one verified transaction (--confirm-timeout S)", false },
-        { "rollback",     cmd_rollback,     true,  "undo the newest committed revision", false },
-        { "confirm",      cmd_confirm,      true,  "keep a change that is pending confirmation", false },
-        { "history",      cmd_history,      true,  "list transactions", false },
-        { "drift",        cmd_drift,        true,  "compare live state with the committed policy; exit 1 on drift", false },
-        { "doctor",       cmd_doctor,       true,  "diagnose a slow fabric here (read only); --propose writes a fix", false },
-        { "serve",        cmd_serve,        true,  "run the HTTPS API, probe responder, confirm and drift timers", true },
-        { "confirm-watchdog", cmd_confirm_watchdog, true, NULL, true },
+        { "validate",     cmd_validate,     false, false },
+        { "plan",         cmd_plan,         true,  false },
+        { "state",        cmd_state,        true,  false },
+        { "probe",        cmd_probe,        true,  false },
+        { "probe-server", cmd_probe_server, true,  true },
+        { "apply",        cmd_apply,        true,  false },
+        { "rollback",     cmd_rollback,     true,  false },
+        { "confirm",      cmd_confirm,      true,  false },
+        { "history",      cmd_history,      true,  false },
+        { "drift",        cmd_drift,        true,  false },
+        { "doctor",       cmd_doctor,       true,  false },
+        { "serve",        cmd_serve,        true,  true },
+        { "confirm-watchdog", cmd_confirm_watchdog, true, true },
 };
+
+#define COMMON_USAGE "[--config FILE] [--output text|json] [--yes]"
+#define EXIT_CODES "0 ok, 1 rolled back / drift found, 2 invalid input (nothing changed),\n" \
+                   "            3 runtime failure (touched state restored), 4 pending confirmation"
 
 static void usage(FILE *f)
 {
         fprintf(f,
-                "usage: nettune-agent [--config FILE] [--output text|json] [--yes] COMMAND [ARGS]\n"
+                "usage: nettune-agent " COMMON_USAGE " COMMAND [ARGS]\n"
                 "\n"
                 "Applies nettune policies to this node's interfaces and switches as one\n"
                 "transaction: snapshot, apply, read back, probe, commit or roll back.\n"
                 "\ncommands:\n");
-        for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-                if (commands[i].summary)
-                        fprintf(f, "  %-13s %s\n", commands[i].name, commands[i].summary);
+        cli_list(f, agent_commands);
         fprintf(f,
                 "\noptions:\n"
                 "  --config FILE   agent configuration (default: defaults; serve: %s)\n"
                 "  --output FMT    text (default) or json\n"
-                "  --yes           do not ask for confirmation on a terminal\n"
-                "  --help          this text\n"
+                "  --yes           do not ask before a change on a terminal\n"
+                "  --help          this text ('nettune-agent COMMAND --help': the command's)\n"
                 "  --version       print the version\n"
-                "\nexit codes: 0 ok, 1 rolled back / drift found, 2 invalid input (nothing changed),\n"
-                "            3 runtime failure (touched state restored), 4 pending confirmation\n",
+                "\nexit codes: " EXIT_CODES "\n",
                 CONFIG_DEFAULT_PATH);
 }
 
@@ -118,9 +118,15 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
                 if (streq(argv[1], commands[i].name))
                         cmd = &commands[i];
-        if (!cmd) {
-                fprintf(stderr, "%s: unknown command '%s'; see '%s --help'\n", c.prog, argv[1], c.prog);
+        c.cmd = cmd ? cli_find(agent_commands, cmd->name) : NULL;
+        if (!cmd || !c.cmd) {
+                cli_unknown_command(c.prog, agent_commands, argv[1]);
                 return OUTCOME_INVALID;
+        }
+        /* Help before anything is loaded or opened: it touches nothing. */
+        if (c.cmd->summary && cli_help_wanted(argc - 2, argv + 2)) {
+                cli_help(stdout, c.prog, COMMON_USAGE, c.cmd, agent_common_flags, EXIT_CODES);
+                return OUTCOME_OK;
         }
         /*
          * A command that ends soon keeps what its heap grew to: given back and taken again

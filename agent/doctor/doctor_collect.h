@@ -44,6 +44,6 @@ struct doctor_collect_opts {
 int doctor_collect(const struct agent_config *c, const struct doctor_collect_opts *o, struct doctor_node *ret,
                    struct errbuf *e);
 
-/* GET /v1/doctor?window_s=N (cmd_doctor.c): this node's facts, {"name", "interfaces", ...} (docs/api.md). */
+/* GET /v1/doctor?window_s=N (doctor_http.c): this node's facts, {"name", "interfaces", ...} (docs/api.md). */
 void doctor_http(const struct agent_config *c, struct journal *j, const struct http_request *req,
                  struct http_response *resp);

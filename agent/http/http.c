@@ -31,12 +31,38 @@ struct http_server {
         char *cert, *key, *ca;          /* PEM text, kept for the daemon's lifetime */
 };
 
+/* Request paths longer than this are answered 414 (no route is near it). */
+#define HTTP_PATH_MAX 512
+
 struct conn_ctx {
         char *buf;
         size_t len;
+        bool started;                   /* the request's first call was made */
         bool too_big;
         bool refused;
+        bool path_too_long;
+        char path[HTTP_PATH_MAX];       /* the path as sent: not percent-decoded, no query */
 };
+
+/*
+ * MHD_OPTION_URI_LOG_CALLBACK: the request line's URI as received, before
+ * libmicrohttpd decodes it. Its path is what the API routes on, so that "%31" or
+ * "1%00" never reads as "1". The context it returns is the request's (freed in
+ * on_completed).
+ */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+        struct conn_ctx *ctx = calloc(1, sizeof(*ctx));
+        size_t n = strcspn(uri, "?");
+
+        if (!ctx)
+                return NULL;
+        if (n >= sizeof(ctx->path))
+                ctx->path_too_long = true;
+        else
+                memcpy(ctx->path, uri, n);
+        return ctx;
+}
 
 void http_error(struct http_response *resp, int status, const char *code, const char *path,
                 const char *fmt, ...)
@@ -171,14 +197,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
         struct http_server *s = cls;
         struct conn_ctx *ctx = *con_cls;
-        struct http_request req = { .method = method, .url = url, .conn = conn };
+        struct http_request req = { .method = method, .conn = conn };
         struct http_response resp = { 0 };
 
-        if (!ctx) {
-                ctx = calloc(1, sizeof(*ctx));
-                if (!ctx)
-                        return MHD_NO;
-                *con_cls = ctx;
+        if (!ctx)
+                return MHD_NO;          /* on_uri could not allocate */
+        if (!ctx->started) {
+                ctx->started = true;
                 return first_call(s, conn, ctx, method);
         }
         if (ctx->refused)
@@ -204,6 +229,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                            s->o.max_body);
                 return send_response(conn, &resp);
         }
+        if (ctx->path_too_long) {
+                http_error(&resp, 414, "uri_too_long", NULL, "request path longer than %d bytes; nothing was changed",
+                           HTTP_PATH_MAX - 1);
+                return send_response(conn, &resp);
+        }
+        req.url = ctx->path;
         if (s->o.insecure_loopback)
                 snprintf(req.client, sizeof(req.client), "insecure-loopback");
         else
@@ -259,6 +290,7 @@ static int start_daemon(struct http_server *s, const union netaddr *a, struct er
                                         MHD_OPTION_CONNECTION_TIMEOUT, s->o.timeout_s,
                                         MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections ? s->o.max_connections : HTTP_CONNECTIONS_MAX,
                                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                                        MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
                                         MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, &s->guard,
                                         MHD_OPTION_END);
         else
@@ -267,6 +299,7 @@ static int start_daemon(struct http_server *s, const union netaddr *a, struct er
                                         MHD_OPTION_CONNECTION_TIMEOUT, s->o.timeout_s,
                                         MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections ? s->o.max_connections : HTTP_CONNECTIONS_MAX,
                                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                                        MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
                                         MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, &s->guard,
                                         MHD_OPTION_HTTPS_MEM_CERT, s->cert,
                                         MHD_OPTION_HTTPS_MEM_KEY, s->key,

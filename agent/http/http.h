@@ -30,7 +30,7 @@
 
 struct http_request {
         const char *method;
-        const char *url;                /* path only */
+        const char *url;                /* the path as sent: not percent-decoded, without the query */
         const char *body;               /* NUL-terminated; "" when none */
         size_t body_len;
         void *conn;                     /* struct MHD_Connection *, for query arguments */

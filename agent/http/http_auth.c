@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Client certificates. In the TLS handshake: a certificate is required
- * (GNUTLS_CERT_REQUIRE) and must verify against tls.client_ca, or the handshake
- * fails — a client without one never reaches libmicrohttpd's request parser.
- * Before the first request: its role. The leaf must carry extendedKeyUsage
+ * Client certificates, judged alone (the connection guard asks, http_guard.c). In
+ * the TLS handshake: the chain must verify against tls.client_ca
+ * (http_auth_verify), or the handshake fails — a client without one never reaches
+ * libmicrohttpd's request parser. Its role: the leaf must carry extendedKeyUsage
  * clientAuth (an agent's server certificate, or one made for anything else, is
  * refused), and with tls.allowed_clients its subject CN or a subjectAltName DNS
  * name must match one of them.
@@ -15,13 +15,6 @@
 #include "agent/http/http_internal.h"
 
 #define NAME_MAX_LEN 256
-
-static struct http_conn *conn_of(gnutls_session_t s)
-{
-        struct MHD_Connection *c = gnutls_session_get_ptr(s);
-
-        return c ? http_guard_conn(c) : NULL;
-}
 
 /* GnuTLS's reason, in our style: "the certificate is not trusted; the certificate issuer is unknown". */
 static void status_text(unsigned status, char *buf, size_t size)
@@ -47,26 +40,15 @@ static void status_text(unsigned status, char *buf, size_t size)
         http_lib_gnutls_free(out.data);
 }
 
-/* gnutls_certificate_verify_function: 0 lets the handshake go on. */
-static int verify_in_handshake(gnutls_session_t s)
+int http_auth_verify(gnutls_session_t s, char *why, size_t size)
 {
-        struct http_conn *hc = conn_of(s);
         unsigned status = 0;
 
         if (gnutls_certificate_verify_peers2(s, &status) < 0 || status) {
-                if (hc)
-                        status_text(status, hc->refused, sizeof(hc->refused));
-                return -1;
+                status_text(status, why, size);
+                return -EPERM;
         }
-        if (hc)
-                http_guard_authenticated(hc->guard, hc);
         return 0;
-}
-
-void http_auth_setup(gnutls_session_t s)
-{
-        gnutls_certificate_server_set_request(s, GNUTLS_CERT_REQUIRE);
-        gnutls_session_set_verify_function(s, verify_in_handshake);
 }
 
 bool http_auth_name_matches(const char *pattern, const char *name)
@@ -157,15 +139,14 @@ int http_auth_role(gnutls_session_t s, const char (*list)[128], unsigned n, stru
 {
         const gnutls_datum_t *certs;
         gnutls_x509_crt_t crt;
-        unsigned count = 0, status = 0;
+        unsigned count = 0;
         size_t size = sizeof(hc->subject);
         char why[160];
         int r;
 
         if (!s || !(certs = gnutls_certificate_get_peers(s, &count)) || count == 0)
                 return -EACCES;
-        if (gnutls_certificate_verify_peers2(s, &status) < 0 || status) {
-                status_text(status, why, sizeof(why));
+        if (http_auth_verify(s, why, sizeof(why)) < 0) {
                 snprintf(hc->role_why, sizeof(hc->role_why), "client certificate refused: %s", why);
                 return -EPERM;
         }

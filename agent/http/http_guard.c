@@ -147,6 +147,30 @@ static void admit(struct http_guard *g, const char *peer)
         }
 }
 
+/* gnutls_certificate_verify_function, installed on every session: 0 lets the handshake go on. */
+static int verify_in_handshake(gnutls_session_t s)
+{
+        struct MHD_Connection *c = gnutls_session_get_ptr(s);
+        struct http_conn *hc = c ? http_guard_conn(c) : NULL;
+        char why[sizeof(hc->refused)];
+
+        if (http_auth_verify(s, why, sizeof(why)) < 0) {
+                if (hc)
+                        snprintf(hc->refused, sizeof(hc->refused), "%s", why);
+                return -1;
+        }
+        if (hc)
+                http_guard_authenticated(hc->guard, hc);
+        return 0;
+}
+
+/* Require a client certificate and verify it inside the handshake. */
+static void tls_setup(gnutls_session_t s)
+{
+        gnutls_certificate_server_set_request(s, GNUTLS_CERT_REQUIRE);
+        gnutls_session_set_verify_function(s, verify_in_handshake);
+}
+
 static void started(struct http_guard *g, struct MHD_Connection *c, void **socket_context)
 {
         const union MHD_ConnectionInfo *fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -166,7 +190,7 @@ static void started(struct http_guard *g, struct MHD_Connection *c, void **socke
         hc->started_ms = mono_ms();
         peer_text(addr ? addr->client_addr : NULL, hc->peer, sizeof(hc->peer));
         if (g->lim.tls && tls && tls->tls_session)
-                http_auth_setup((gnutls_session_t)tls->tls_session);
+                tls_setup((gnutls_session_t)tls->tls_session);
         pthread_mutex_lock(&g->lock);
         admit(g, hc->peer);
         hc->next = g->head;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside the agent's HTTPS server; not for other modules.
+ * Inside the agent's HTTPS server; not for other modules. Calls go one way:
+ * http.c -> http_guard.c -> http_auth.c (and http.c -> http_auth.c).
  *   http.c        the daemon: options, request callbacks, body limits, media type
  *   http_guard.c  every connection from accept to close: admission of clients that
  *                 have not authenticated yet (a budget in all and per address, the
- *                 oldest evicted first), the handshake-and-header deadline, logging
+ *                 oldest evicted first), the handshake-and-header deadline, the
+ *                 verification inside the handshake (http_auth.c's check), logging
  *   http_auth.c   the client certificate: verified in the TLS handshake (no valid
  *                 certificate, no connection), then its role (extendedKeyUsage
  *                 clientAuth, tls.allowed_clients) before the first request runs
@@ -70,9 +72,9 @@ void http_guard_requested(struct http_guard *g, struct http_conn *hc);
 /* Log a refusal, at most a few lines a second (the rest are counted and summed up). */
 void http_guard_log(struct http_guard *g, const char *fmt, ...) _printf_(2, 3);
 
-/* ---- http_auth.c ---- */
-/* In STARTED: require a client certificate and verify it inside the handshake. */
-void http_auth_setup(gnutls_session_t s);
+/* ---- http_auth.c: the certificate alone (calls nothing of the module) ---- */
+/* Does the peer's chain verify against the trusted CAs? 0, or -EPERM with GnuTLS's reason in why. */
+int http_auth_verify(gnutls_session_t s, char *why, size_t size);
 /*
  * The role of an authenticated client, once per connection: its certificate must
  * verify (again: a resumed session skips the handshake's check), carry

@@ -74,6 +74,28 @@ static bool virtual_matches(const struct iface *v, unsigned n, const char *glob)
         return false;
 }
 
+/* " (here: eth0, vA, vB and 3 more)": what a glob could have matched, loopback left out. */
+static void names_here(const struct iface *v, unsigned n, char *buf, size_t size)
+{
+        size_t o = (size_t)snprintf(buf, size, " (interfaces here:");
+        unsigned shown = 0, left = 0;
+
+        for (unsigned i = 0; i < n; i++) {
+                if (v[i].flags & IFF_LOOPBACK)
+                        continue;
+                if (shown < 16 && o + strlen(v[i].name) + 3 < size - 24)
+                        o += (size_t)snprintf(buf + o, size - o, "%s %s", shown ? "," : "", v[i].name), shown++;
+                else
+                        left++;
+        }
+        if (!shown)
+                snprintf(buf, size, " (no interface here but loopback)");
+        else if (left)
+                snprintf(buf + o, size - o, " and %u more)", left);
+        else
+                snprintf(buf + o, size - o, ")");
+}
+
 static int add_interfaces(struct target_list *l, const struct plan_env *env, const char (*globs)[64],
                           unsigned n, bool policy, struct errbuf *e)
 {
@@ -111,13 +133,14 @@ static int add_interfaces(struct target_list *l, const struct plan_env *env, con
                         order[k++] = i;
                 }
                 if (n && !found) {
-                        char where[64] = "";
+                        char where[64] = "", here[400];
 
                         if (policy)
                                 snprintf(where, sizeof(where), "$.targets.interfaces[%u]", g);
-                        return errbuf_set(e, ENOENT, where, "no interface matches '%s' here%s; nothing was changed",
-                                          globs[g], virtual_matches(v, nv, globs[g]) ?
-                                          " (loopback and virtual devices match only by their exact name)" : "");
+                        names_here(v, nv, here, sizeof(here));
+                        return errbuf_set(e, ENOENT, where, "no interface matches '%s'%s%s; nothing was changed",
+                                          globs[g], here, virtual_matches(v, nv, globs[g]) ?
+                                          "; loopback and virtual devices match only by their exact name" : "");
                 }
         }
         /* The kernel drivers of the links taken (a dump's discovery leaves them to us). */
@@ -147,13 +170,19 @@ static int add_switches(struct target_list *l, const struct plan_env *env, const
                         found = true;
                 }
                 if (n && !found) {
-                        char where[64] = "";
+                        char where[64] = "", here[400] = " (it has none)";
+                        size_t o = 0;
 
                         if (policy)
                                 snprintf(where, sizeof(where), "$.targets.switches[%u]", g);
+                        for (unsigned i = 0; i < c->n_switches && o < sizeof(here) - 70; i++)
+                                o += (size_t)snprintf(here + o, sizeof(here) - o, "%s%s", i ? ", " : " (it has: ",
+                                                      c->switches[i].name);
+                        if (o)
+                                snprintf(here + o, sizeof(here) - o, ")");
                         return errbuf_set(e, ENOENT, where,
-                                          "no switch of the agent configuration matches '%s'; nothing was changed",
-                                          globs[g]);
+                                          "no switch of the agent configuration matches '%s'%s; nothing was changed",
+                                          globs[g], here);
                 }
         }
         return 0;

@@ -7,7 +7,9 @@
  * txn_record.c journal writes, txn_json.c results, txn_env.c environment), the
  * confirm watchdog (txn_watchdog.c), rollback to a revision (txn_rollback_to.c), the
  * one-transaction-per-node lock (txlock.c), drift (drift.c: the plan of the newest
- * committed policy) and the test-only crash points (crashpoint.c).
+ * committed policy), the journal's transactions as JSON (txn_history.c: history and one
+ * transaction, for the command line and the API), apply of a policy file in one call
+ * (txn_apply_file.c) and the test-only crash points (crashpoint.c).
  *
  * May call: agent/plan, agent/journal, agent/measure, agent/config, drivers/,
  * policies/, common/. Called by agent/api and agent/cmd.
@@ -111,6 +113,7 @@ struct txn_result {
         int64_t confirm_deadline_ms;
         json_t *restores;               /* [{target, kind, method}] of every restored target, or NULL (owned) */
         json_t *saves;                  /* [{target, saved, how}] of every switch the commit wrote, or NULL (owned) */
+        json_t *notes;                  /* what the plan wants the reader to know (plan "notes"), or NULL (owned) */
         double rollback_ms;             /* the way back: from the decision to restore to the last target read back */
 };
 

@@ -20,6 +20,15 @@ json_t *txn_changes_json(const struct txn_result *r)
         return arr;
 }
 
+/* A value of a change as plan_change_json() types it (diff_value_json()): numbers as they stand. */
+static void value(struct jsonw_out *o, const char *text)
+{
+        if (diff_value_kind(text) == DIFF_VALUE_STRING)
+                jsonw_string(o, text);
+        else
+                jsonw_raw(o, text);
+}
+
 /* Written as it goes: the keys in jansson's sorted order, the bytes of jsonw_dumps(txn_changes_json()). */
 char *txn_changes_text(const struct txn_result *r)
 {
@@ -32,13 +41,13 @@ char *txn_changes_text(const struct txn_result *r)
                 jsonw_raw(&o, i ? ",{\"field\":" : "{\"field\":");
                 jsonw_string(&o, state_field_name(c->d.field));
                 jsonw_raw(&o, ",\"from\":");
-                jsonw_string(&o, c->d.from);
+                value(&o, c->d.from);
                 jsonw_raw(&o, ",\"key\":");
                 jsonw_string(&o, c->d.key);
                 jsonw_raw(&o, ",\"target\":");
                 jsonw_string(&o, c->target);
                 jsonw_raw(&o, ",\"to\":");
-                jsonw_string(&o, c->d.to);
+                value(&o, c->d.to);
                 jsonw_raw(&o, "}");
         }
         jsonw_raw(&o, "]");
@@ -101,13 +110,13 @@ json_t *txn_result_to_json(const struct txn_result *r)
         if (r->error.msg[0])
                 errbuf_str(&r->error, err, sizeof(err));
         /* rollback_ms: how long the way back took, from the decision to the last target read back; when one ran */
-        return json_pack("{s:I, s:s, s:s, s:i, s:o, s:o, s:s?, s:O*, s:O*, s:s?, s:I, s:o*}",
+        return json_pack("{s:I, s:s, s:s, s:i, s:o, s:o, s:s?, s:O*, s:O*, s:O*, s:s?, s:I, s:o*}",
                          "tx", (json_int_t)r->tx, "state", journal_state_name(r->state),
                          "result", r->result, "exit_code", r->exit_code,
                          "changes", txn_changes_json(r),
                          "probe", probes_json(r),
                          "restored_by", r->restored_by[0] ? r->restored_by : NULL,
-                         "restores", r->restores, "saves", r->saves,
+                         "restores", r->restores, "saves", r->saves, "notes", r->notes,
                          "error", err[0] ? err : NULL,
                          "confirm_deadline_ms", (json_int_t)r->confirm_deadline_ms,
                          "rollback_ms", r->rollback_ms > 0 ? json_real(r->rollback_ms) : NULL);

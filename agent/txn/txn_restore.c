@@ -9,7 +9,7 @@
 #include "common/outcome.h"
 #include "agent/txn/txn_internal.h"
 #include "common/log.h"
-#include "policies/diff.h"
+#include "policies/field.h"
 
 static bool route_commits(const struct plan_route *rt)
 {

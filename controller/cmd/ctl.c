@@ -156,6 +156,20 @@ int ctl_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
         return 0;
 }
 
+int ctl_policy_json(const char *file, char **doc, size_t *len, struct errbuf *e)
+{
+        char *json = NULL;
+        size_t n;
+        int r = policy_doc_json(*doc, *len, file, &json, &n, e);
+
+        if (r < 0)
+                return r;
+        free(*doc);
+        *doc = json;
+        *len = n;
+        return 0;
+}
+
 int ctl_select(struct ctl *c, const struct policy *p, const struct inventory_node ***ret, unsigned *ret_n)
 {
         const struct inventory_node **v = calloc(c->inv->n_nodes + 1, sizeof(*v));

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "common/cli.h"
 #include "common/errbuf.h"
 #include "common/outcome.h"
 #include "common/progress.h"
@@ -106,6 +107,7 @@ struct ctl {
         unsigned timeout_s;             /* --timeout: per request, default 60 */
         int argc;                       /* arguments after the subcommand */
         char **argv;
+        const struct cli_command *cmd;  /* the subcommand's entry of ctl_commands */
 
         struct inventory *inv;
         struct store *store;
@@ -139,8 +141,31 @@ int ctl_parse_uint(const char *opt, const char *s, unsigned min, unsigned max, u
 
 /* A whole file (at most max bytes) into a NUL-terminated buffer; prints the error. */
 int ctl_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
+/* A policy document read from file, valid, as the agents take it: YAML becomes JSON in place (*doc replaced). */
+int ctl_policy_json(const char *file, char **doc, size_t *len, struct errbuf *e);
+
+/* The subcommands, their flags and help (ctl_cli.c), and the flags every one takes. */
+extern const struct cli_command ctl_commands[];
+extern const struct cli_flag ctl_common_flags[];
+/* An argument the subcommand cannot place: the error (with a "did you mean") on stderr; -EINVAL. */
+int ctl_bad_arg(struct ctl *c, const char *arg);
+
+/* --selector KEY=VALUE (or its alias --label), repeatable: the nodes carrying every label. */
+struct ctl_selector {
+        unsigned n;
+        const char *labels[POLICY_LABELS_MAX];  /* "KEY=VALUE", borrowed from argv */
+};
+/* argv[*i] a selector? 1: taken (*i past its value), 0: not one, -EINVAL: malformed (printed). */
+int ctl_take_selector(struct ctl *c, int *i, struct ctl_selector *s);
+/*
+ * The nodes the policy (NULL: all) and only select, in inventory order (ctl_select());
+ * none: the error printed, OUTCOME_INVALID. Returns 0 or an exit code; caller frees *ret.
+ */
+int ctl_select_only(struct ctl *c, const struct policy *p, const struct ctl_selector *only,
+                    const struct inventory_node ***ret, unsigned *ret_n);
 
 int ctl_cmd_plan(struct ctl *c);
+int ctl_cmd_state(struct ctl *c);
 int ctl_cmd_apply(struct ctl *c);
 int ctl_cmd_status(struct ctl *c);
 int ctl_cmd_history(struct ctl *c);
@@ -152,6 +177,7 @@ int ctl_cmd_halt(struct ctl *c);
 int ctl_cmd_serve(struct ctl *c);
 int ctl_cmd_store(struct ctl *c);
 int ctl_cmd_probe(struct ctl *c);
+int ctl_cmd_headroom(struct ctl *c);
 
 /*
  * GET /v1/doctor?window_s=S on sel[0..n) at once: one node of f per node, in order,

@@ -67,12 +67,13 @@ static int parse_one(struct apply_args *a, const char *opt, const char *v)
                 a->o.halt_scope = streq(v, "all") ? ROLLOUT_HALT_ALL : ROLLOUT_HALT_WAVE;
                 return 0;
         }
-        log_err("apply: unknown option '%s'; see 'nettunectl --help'; nothing was changed", opt);
-        return -EINVAL;
+        return 1;               /* not an option of apply */
 }
 
 static int parse_args(struct ctl *c, struct apply_args *a)
 {
+        int r;
+
         rollout_opts_defaults(&a->o);
         for (int i = 0; i < c->argc; i++) {
                 const char *arg = c->argv[i], *eq = strchr(arg, '=');
@@ -86,13 +87,14 @@ static int parse_args(struct ctl *c, struct apply_args *a)
                         const char *v = eq ? eq + 1 : (i + 1 < c->argc ? c->argv[++i] : NULL);
 
                         snprintf(opt, sizeof(opt), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
-                        if (parse_one(a, opt, v) < 0)
+                        if ((r = parse_one(a, opt, v)) < 0)
                                 return -EINVAL;
+                        if (r > 0)
+                                return ctl_bad_arg(c, arg);
                 } else if (!a->policy) {
                         a->policy = arg;
                 } else {
-                        log_err("apply: unexpected argument '%s'; nothing was changed", arg);
-                        return -EINVAL;
+                        return ctl_bad_arg(c, arg);
                 }
         }
         if (!!a->policy == !!a->resume) {
@@ -247,8 +249,9 @@ static int start(struct ctl *c, struct apply_args *a)
 
         if (ctl_read_file(a->policy, POLICY_DOC_MAX, &doc, &len) < 0)
                 return OUTCOME_INVALID;
-        if (policy_parse_buffer(doc, len, a->policy, &p, &e) < 0) {
+        if (policy_parse_buffer(doc, len, a->policy, &p, &e) < 0 || ctl_policy_json(a->policy, &doc, &len, &e) < 0) {
                 log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
+                policy_free(p);
                 return OUTCOME_INVALID;
         }
         if (!a->confirm_given && p->confirm_timeout_s > 0)
@@ -263,13 +266,17 @@ static int start(struct ctl *c, struct apply_args *a)
                 rc = r ? rollout_fabric_check(r, &e) : errbuf_set(&e, ENOMEM, "", "out of memory");
                 if (rc == -EINVAL)
                         log_err("%s: %s: %s; nothing was changed", a->policy, e.where, e.msg);
-                else if (rc < 0 || (rc = store_rollout_create(c->store, r, &e)) < 0)
+                else if (rc >= 0 && !cli_confirm(c->yes, "roll '%s' out to %u node%s in %u wave%s?", r->policy_name,
+                                                 n, n == 1 ? "" : "s", r->n_waves, r->n_waves == 1 ? "" : "s")) {
+                        log_err("apply: not confirmed; nothing was changed");
+                        rc = -ECANCELED;
+                } else if (rc < 0 || (rc = store_rollout_create(c->store, r, &e)) < 0)
                         ctl_fail(&e);
         }
         policy_free(p);
         if (rc < 0) {
                 rollout_rec_free(r);
-                return outcome_of_errno(rc);
+                return rc == -ECANCELED ? OUTCOME_INVALID : outcome_of_errno(rc);
         }
         if (!c->quiet && !c->json)
                 fprintf(stderr, "rollout %lld: '%s' to %u node%s in %u wave%s\n", r->id, r->policy_name,

@@ -15,10 +15,14 @@ int ctl_cmd_confirm(struct ctl *c)
         char buf[1100];
         int rc;
 
-        if (c->argc != 1 || ctl_parse_uint("confirm ID", c->argv[0], 1, 2000000000, &id) < 0) {
-                log_err("usage: nettunectl confirm ID");
+        if (c->argc != 1 || c->argv[0][0] == '-') {
+                if (c->argc)
+                        return ctl_bad_arg(c, c->argv[c->argv[0][0] == '-' ? 0 : 1]), OUTCOME_INVALID;
+                log_err("confirm: give the rollout's ID; see 'nettunectl confirm --help'");
                 return OUTCOME_INVALID;
         }
+        if (ctl_parse_uint("confirm ID", c->argv[0], 1, 2000000000, &id) < 0)
+                return OUTCOME_INVALID;
         if ((rc = ctl_need_store(c)) > 0 || (rc = ctl_need_http(c)) > 0 || (rc = ctl_need_lease(c, id)) > 0)
                 return rc;
         if (store_rollout_load(c->store, id, &r, &e) < 0) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nettunectl doctor [--label KEY=VALUE]... [--window S] [--propose FILE] [--probe] [--rtt-ms MS]
- *                   [--pause-storm-pps N] [--roce-dscp D] [--roce-priority P] [--save-facts FILE]
+ * nettunectl doctor [--selector KEY=VALUE]... [--window S] [--propose FILE] [--probe] [--rtt-ms MS]
+ *                   [--pause-storm-pps N] [--roce-dscp D] [--roce-priority P] [--save-facts FILE | --facts FILE]
  *
  * Asks every selected agent for its facts at once (GET /v1/doctor?window_s=S: each
  * samples its counters over the same window), merges them under the inventory's node
@@ -13,7 +13,8 @@
  * once with the fabric probe's all-to-all (fabric_run.h): the seed's signature is the
  * pairs fine alone and slow together. --propose writes
  * the fixing policy with a selector: the labels every node that manages its targets
- * carries. Read only.
+ * carries. --facts judges a file --save-facts wrote (as `nettune-agent doctor --facts`
+ * does a node's). Read only.
  */
 #include <math.h>
 #include <stdio.h>
@@ -29,25 +30,10 @@
 
 struct doctor_opts {
         struct doctor_params params;
-        unsigned n_labels;
-        struct policy_label labels[LABELS_MAX];
-        const char *propose, *save_facts;
+        struct ctl_selector sel;        /* --selector (--label) */
+        const char *propose, *save_facts, *facts;
         bool probe;
 };
-
-static int parse_label(const char *v, struct doctor_opts *o)
-{
-        const char *eq = strchr(v, '=');
-
-        if (!eq || eq == v || o->n_labels >= LABELS_MAX || (size_t)(eq - v) >= POLICY_LABEL_MAX ||
-            strlen(eq + 1) >= POLICY_LABEL_MAX) {
-                log_err("doctor: --label '%s': expected KEY=VALUE (at most %d)", v, LABELS_MAX);
-                return -EINVAL;
-        }
-        snprintf(o->labels[o->n_labels].key, POLICY_LABEL_MAX, "%.*s", (int)(eq - v), v);
-        snprintf(o->labels[o->n_labels++].value, POLICY_LABEL_MAX, "%s", eq + 1);
-        return 0;
-}
 
 static int num(const char *opt, const char *v, double min, double max, double *ret)
 {
@@ -67,8 +53,6 @@ static int parse_opt(const char *a, const char *v, struct doctor_opts *o)
         double d;
         int r;
 
-        if (streq(a, "--label"))
-                return parse_label(v, o);
         if (streq(a, "--window"))
                 return num(a, v, 0.1, DOCTOR_WINDOW_MAX_S, &o->params.window_s);
         if (streq(a, "--pause-storm-pps"))
@@ -84,6 +68,8 @@ static int parse_opt(const char *a, const char *v, struct doctor_opts *o)
                 o->propose = v;
         else if (streq(a, "--save-facts"))
                 o->save_facts = v;
+        else if (streq(a, "--facts"))
+                o->facts = v;
         else
                 return 1;
         return 0;
@@ -94,8 +80,13 @@ static int parse_args(struct ctl *c, struct doctor_opts *o)
         doctor_params_default(&o->params);
         for (int i = 0; i < c->argc; i++) {
                 const char *a = c->argv[i];
-                int r;
+                int r = ctl_take_selector(c, &i, &o->sel);
 
+                if (r != 0) {
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 if (streq(a, "--probe")) {
                         o->probe = true;
                         continue;
@@ -103,22 +94,28 @@ static int parse_args(struct ctl *c, struct doctor_opts *o)
                 r = i + 1 < c->argc ? parse_opt(a, c->argv[i + 1], o) : 1;
                 if (r < 0)
                         return r;
-                if (r > 0) {
-                        log_err("doctor: unexpected argument '%s'; usage: nettunectl doctor [--label KEY=VALUE]... "
-                                "[--window S] [--propose FILE] [--probe] [--rtt-ms MS] [--save-facts FILE]", a);
-                        return -EINVAL;
-                }
+                if (r > 0)
+                        return ctl_bad_arg(c, a);
                 i++;
+        }
+        if (o->facts && (o->save_facts || o->probe || o->sel.n)) {
+                log_err("doctor: --facts judges a saved file: it takes no collection option (--selector, --probe, "
+                        "--save-facts)");
+                return -EINVAL;
         }
         return 0;
 }
 
-static bool has_labels(const struct inventory_node *n, const struct doctor_opts *o)
+/* --facts FILE: what an earlier --save-facts wrote. */
+static int load_facts(const char *path, struct doctor_facts *f)
 {
-        for (unsigned k = 0; k < o->n_labels; k++)
-                if (!inventory_node_has_label(n, o->labels[k].key, o->labels[k].value))
-                        return false;
-        return true;
+        struct errbuf e = { 0 };
+        char msg[1100];
+        int r = doctor_facts_load(path, f, &e);
+
+        if (r < 0)
+                log_err("doctor: %s", errbuf_str(&e, msg, sizeof(msg)));
+        return r;
 }
 
 /* ---- collection ---- */
@@ -420,24 +417,26 @@ int ctl_cmd_doctor(struct ctl *c)
         _cleanup_free_ const struct inventory_node **all = NULL;
         _cleanup_free_ struct doctor_opts *o = calloc(1, sizeof(*o));
         struct doctor_facts f;
-        unsigned n = 0, k = 0;
+        unsigned k = 0;
         int r;
 
         if (!o)
                 return OUTCOME_RUNTIME;
         if (parse_args(c, o) < 0)
                 return OUTCOME_INVALID;
+        if (o->facts) {
+                /* the proposal's selector wants the inventory's labels: only then is it read */
+                if (o->propose && (r = ctl_need_inventory(c)) > 0)
+                        return r;
+                doctor_facts_init(&f);
+                r = load_facts(o->facts, &f) < 0 ? OUTCOME_INVALID : report(c, o, &f);
+                doctor_facts_free(&f);
+                return r;
+        }
         if ((r = ctl_need_http(c)) > 0)
                 return r;
-        if (ctl_select(c, NULL, &all, &n) < 0)
-                return OUTCOME_INVALID;
-        for (unsigned i = 0; i < n; i++)
-                if (has_labels(all[i], o))
-                        all[k++] = all[i];
-        if (!k) {
-                log_err("doctor: no node of '%s' carries every --label given", c->inventory_path);
-                return OUTCOME_INVALID;
-        }
+        if ((r = ctl_select_only(c, NULL, &o->sel, &all, &k)) > 0)
+                return r;
         doctor_facts_init(&f);
         r = ctl_doctor_collect(c, o->params.window_s, all, k, &f);
         if (r >= 0 && o->probe) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* nettunectl drift [--label KEY=VALUE]...: scan the fleet (GET /v1/drift), store the scan. */
+/* nettunectl drift [--selector KEY=VALUE]...: scan the fleet (GET /v1/drift), store the scan. */
 #include <stdio.h>
 #include <time.h>
 
@@ -7,34 +7,19 @@
 #include "controller/cmd/ctl.h"
 #include "controller/fleet/fleet.h"
 #include "controller/rollout/rollout.h"
+#include "policies/state_text.h"
 
-/* Keep only nodes carrying every --label KEY=VALUE. */
-static int filter_labels(struct ctl *c, const struct inventory_node **sel, unsigned *n)
+/* --selector KEY=VALUE... (nothing else). */
+static int parse_args(struct ctl *c, struct ctl_selector *only)
 {
-        unsigned k = 0;
+        for (int a = 0; a < c->argc; a++) {
+                int r = ctl_take_selector(c, &a, only);
 
-        for (int a = 0; a < c->argc; a++)
-                if (!streq(c->argv[a], "--label") || a + 1 >= c->argc || !strchr(c->argv[a + 1], '=')) {
-                        log_err("drift: unexpected argument '%s'; usage: nettunectl drift [--label KEY=VALUE]...",
-                                c->argv[a]);
-                        return -EINVAL;
-                } else {
-                        a++;
-                }
-        for (unsigned i = 0; i < *n; i++) {
-                bool ok = true;
-
-                for (int a = 1; a < c->argc; a += 2) {
-                        char key[POLICY_LABEL_MAX];
-                        const char *eq = strchr(c->argv[a], '=');
-
-                        snprintf(key, sizeof(key), "%.*s", (int)(eq - c->argv[a]), c->argv[a]);
-                        ok &= inventory_node_has_label(sel[i], key, eq + 1);
-                }
-                if (ok)
-                        sel[k++] = sel[i];
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        return ctl_bad_arg(c, c->argv[a]);
         }
-        *n = k;
         return 0;
 }
 
@@ -61,6 +46,20 @@ static void scan_node(const struct http_req *q, struct drift_node *d, struct dri
         scan->n_drifted += d->drifted;
 }
 
+/* What the agent says of its drift, line by line: "  vA mtu: 1500 (committed: 9000)". */
+static void print_changes(const json_t *rep)
+{
+        char from[256], to[256];
+        size_t i;
+        json_t *ch;
+
+        json_array_foreach(json_object_get(rep, "changes"), i, ch)
+                printf("  %s %s: %s (committed: %s)\n", json_string_value(json_object_get(ch, "target")),
+                       json_string_value(json_object_get(ch, "key")),
+                       state_text_value("", json_object_get(ch, "from"), from, sizeof(from)),
+                       state_text_value("", json_object_get(ch, "to"), to, sizeof(to)));
+}
+
 static void print_scan(const struct drift_scan *s, bool json)
 {
         json_t *nodes = json_array(), *j;
@@ -69,11 +68,13 @@ static void print_scan(const struct drift_scan *s, bool json)
                 const struct drift_node *d = &s->nodes[i];
                 json_t *rep = d->report ? json_loads(d->report, 0, NULL) : NULL;
 
-                if (!json) {
+                if (!json && !d->reached && !strncmp(d->error, "unreachable", 11)) {
+                        printf("%s: %s\n", d->name, d->error);      /* "unreachable (...)", said once */
+                } else if (!json) {
                         printf("%s: %s%s%s\n", d->name, !d->reached ? "unreachable" : d->drifted ? "drift" : "in sync",
                                d->error[0] ? ": " : "", d->error);
-                        if (d->drifted && d->report)
-                                printf("  %s\n", d->report);
+                        if (d->drifted)
+                                print_changes(rep);
                 }
                 json_array_append_new(nodes, json_pack("{s:s, s:b, s:b, s:o?, s:s?}", "name", d->name,
                                                        "reached", d->reached, "drifted", d->drifted,
@@ -124,15 +125,18 @@ void ctl_drift_scan_free(struct drift_scan *scan)
 int ctl_cmd_drift(struct ctl *c)
 {
         _cleanup_free_ const struct inventory_node **sel = NULL;
+        struct ctl_selector only = { 0 };
         struct drift_scan scan;
         struct errbuf e = { 0 };
         unsigned n;
         int r;
 
+        if (parse_args(c, &only) < 0)
+                return OUTCOME_INVALID;
+        if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_select_only(c, NULL, &only, &sel, &n)) > 0)
+                return r;
         if ((r = ctl_need_http(c)) > 0 || (r = ctl_need_store(c)) > 0)
                 return r;
-        if (ctl_select(c, NULL, &sel, &n) < 0 || filter_labels(c, sel, &n) < 0)
-                return OUTCOME_INVALID;
         if (ctl_drift_scan(c, sel, n, &scan, &e) < 0)
                 return ctl_fail(&e);
         print_scan(&scan, c->json);

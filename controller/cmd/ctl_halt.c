@@ -23,14 +23,16 @@ static int parse_args(struct ctl *c, unsigned *id, int *scope)
                 } else if (!*id && a[0] != '-') {
                         if (ctl_parse_uint("halt ID", a, 1, 2000000000, id) < 0)
                                 return -EINVAL;
-                } else {
-                        log_err("halt: unexpected argument '%s'; usage: nettunectl halt ID [--rollback-on-halt wave|all]; "
-                                "nothing was changed", a);
+                } else if (streq(a, "--rollback-on-halt") && i + 1 < c->argc) {
+                        log_err("halt: --rollback-on-halt '%s': expected 'wave' or 'all'; nothing was changed",
+                                c->argv[i + 1]);
                         return -EINVAL;
+                } else {
+                        return ctl_bad_arg(c, a);
                 }
         }
         if (!*id) {
-                log_err("usage: nettunectl halt ID [--rollback-on-halt wave|all]");
+                log_err("halt: give the rollout's ID; see 'nettunectl halt --help'");
                 return -EINVAL;
         }
         return 0;
@@ -65,6 +67,13 @@ int ctl_cmd_halt(struct ctl *c)
         }
         if (scope >= 0)
                 r->opts.halt_scope = (enum rollout_halt_scope)scope;
+        if (!cli_confirm(c->yes, "halt rollout %u of '%s' (%u node%s): cancel what is pending and roll back %s?", id,
+                         r->policy_name, r->n_nodes, r->n_nodes == 1 ? "" : "s",
+                         r->opts.halt_scope == ROLLOUT_HALT_ALL ? "every wave" : "the current wave")) {
+                log_err("halt: not confirmed; nothing was changed");
+                rollout_rec_free(r);
+                return OUTCOME_INVALID;
+        }
         if (!c->quiet && !c->json)
                 fprintf(stderr, "halting rollout %u of '%s': asking its unfinished nodes what they did\n", id,
                         r->policy_name);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* nettunectl plan POLICY: every selected agent's diff, concurrently, and a fleet summary. */
+/* nettunectl plan POLICY [--selector KEY=VALUE]...: every selected agent's diff, concurrently, and a fleet summary. */
 #include <stdio.h>
 
 #include "common/log.h"
@@ -8,6 +8,7 @@
 #include "controller/rollout/rollout.h"
 #include "policies/policy.h"
 #include "policies/state.h"
+#include "policies/state_text.h"
 
 struct plan_sum {
         unsigned changing, unchanged, unreachable;
@@ -74,32 +75,37 @@ static void print_text(const json_t *nodes, const struct plan_sum *s, unsigned n
                 const json_t *changes = json_object_get(node, "changes");
 
                 if (!json_is_true(json_object_get(node, "reached"))) {
-                        printf("%s: unreachable: %s\n", str_of(node, "name"), str_of(node, "error"));
+                        const char *why = str_of(node, "error");
+
+                        printf("%s: %s%s\n", str_of(node, "name"), strncmp(why, "unreachable", 11) ? "unreachable: " : "",
+                               why);
                         continue;
                 }
                 printf("%s: %zu change%s\n", str_of(node, "name"), json_array_size(changes),
                        json_array_size(changes) == 1 ? "" : "s");
-                json_array_foreach(changes, k, ch)
+                json_array_foreach(changes, k, ch) {
+                        char from[256], to[256];
+
                         printf("  %s %s: %s -> %s\n", str_of(ch, "target"), str_of(ch, "key"),
-                               str_of(ch, "from"), str_of(ch, "to"));
+                               state_text_value("", json_object_get(ch, "from"), from, sizeof(from)),
+                               state_text_value("", json_object_get(ch, "to"), to, sizeof(to)));
+                }
         }
 }
 
-static int plan(struct ctl *c, const char *file, const char *doc, const struct policy *p)
+static int plan(struct ctl *c, const char *file, const char *doc, const struct policy *p,
+                const struct ctl_selector *only)
 {
         _cleanup_free_ const struct inventory_node **sel = NULL;
         struct http_req *reqs = NULL;
         struct plan_sum s = { 0 };
         json_t *nodes;
         unsigned n;
-        int r = ctl_select(c, p, &sel, &n);
+        int r = ctl_select_only(c, p, only, &sel, &n);
 
-        if (r >= 0 && n == 0) {
-                log_err("%s: the selector matches no node of '%s'", file, c->inventory_path);
-                return OUTCOME_INVALID;
-        }
-        if (r >= 0)
-                r = ctl_query(c, sel, n, "POST", "/v1/plan", doc, &reqs);
+        if (r > 0)
+                return r;
+        r = ctl_query(c, sel, n, "POST", "/v1/plan", doc, &reqs);
         if (r < 0) {
                 log_err("cannot query the agents: %s", strerror(-r));
                 return OUTCOME_RUNTIME;
@@ -124,25 +130,37 @@ static int plan(struct ctl *c, const char *file, const char *doc, const struct p
 int ctl_cmd_plan(struct ctl *c)
 {
         _cleanup_free_ char *doc = NULL;
+        struct ctl_selector only = { 0 };
         struct policy *p = NULL;
         struct errbuf e = { 0 };
+        const char *file = NULL;
         char buf[1100];
         size_t len;
         int r;
 
-        if (c->argc != 1 || c->argv[0][0] == '-') {
-                log_err("usage: nettunectl plan POLICY");
+        for (int i = 0; i < c->argc; i++) {
+                r = ctl_take_selector(c, &i, &only);
+                if (r < 0)
+                        return OUTCOME_INVALID;
+                if (r == 0 && (file || c->argv[i][0] == '-'))
+                        return ctl_bad_arg(c, c->argv[i]), OUTCOME_INVALID;
+                if (r == 0)
+                        file = c->argv[i];
+        }
+        if (!file) {
+                log_err("plan: no policy file given; see 'nettunectl plan --help'");
                 return OUTCOME_INVALID;
         }
-        if (ctl_read_file(c->argv[0], POLICY_DOC_MAX, &doc, &len) < 0)
+        if (ctl_read_file(file, POLICY_DOC_MAX, &doc, &len) < 0)
                 return OUTCOME_INVALID;
-        if (policy_parse_buffer(doc, len, c->argv[0], &p, &e) < 0) {
+        if (policy_parse_buffer(doc, len, file, &p, &e) < 0 || ctl_policy_json(file, &doc, &len, &e) < 0) {
                 log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
+                policy_free(p);
                 return OUTCOME_INVALID;
         }
         r = ctl_need_http(c);
         if (r == 0)
-                r = plan(c, c->argv[0], doc, p);
+                r = plan(c, file, doc, p, &only);
         policy_free(p);
         return r;
 }

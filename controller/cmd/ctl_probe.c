@@ -16,8 +16,7 @@
 struct probe_args {
         struct fabric_opts o;
         const char *receiver;
-        unsigned n_labels;
-        const char *labels[POLICY_LABELS_MAX];
+        struct ctl_selector sel;        /* --selector (--label) */
 };
 
 static int parse_mode(const char *v, struct probe_args *a)
@@ -37,15 +36,6 @@ static int parse_one(struct probe_args *a, const char *o, const char *v)
                 if (v && fabric_pattern_from_string(v, &a->o.pattern) >= 0)
                         return 0;
                 log_err("--pattern '%s': expected 'ring', 'incast' or 'alltoall'; nothing was run", v ? v : "");
-                return -EINVAL;
-        }
-        if (streq(o, "--selector")) {
-                if (v && strchr(v, '=') && strchr(v, '=') != v && a->n_labels < POLICY_LABELS_MAX) {
-                        a->labels[a->n_labels++] = v;
-                        return 0;
-                }
-                log_err("--selector '%s': expected KEY=VALUE (at most %d); nothing was run", v ? v : "",
-                        POLICY_LABELS_MAX);
                 return -EINVAL;
         }
         if (streq(o, "--duration-ms"))
@@ -70,10 +60,7 @@ static int parse_one(struct probe_args *a, const char *o, const char *v)
                 a->receiver = v;
                 return 0;
         }
-        log_err("probe: unexpected argument '%s'; usage: nettunectl probe --pattern ring|incast|alltoall "
-                "[--selector KEY=VALUE]... [--duration-ms N] [--mode auto|verbs|tcp] [--dscp D] [--priority P] "
-                "[--streams N] [--receiver NAME]; nothing was run", o);
-        return -EINVAL;
+        return 1;               /* not an option of probe */
 }
 
 static int parse_args(struct ctl *c, struct probe_args *a)
@@ -84,16 +71,19 @@ static int parse_args(struct ctl *c, struct probe_args *a)
         for (int i = 0; i < c->argc; i++) {
                 const char *arg = c->argv[i], *eq = strchr(arg, '='), *v;
                 char opt[32];
+                int r = ctl_take_selector(c, &i, &a->sel);
 
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        continue;
                 if (strncmp(arg, "--", 2) != 0)
-                        return parse_one(a, arg, NULL);
+                        return ctl_bad_arg(c, arg);
                 snprintf(opt, sizeof(opt), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
                 v = eq ? eq + 1 : i + 1 < c->argc ? c->argv[++i] : NULL;
-                if (!v) {
-                        log_err("option '%s' needs a value; nothing was run", opt);
-                        return -EINVAL;
-                }
-                if (parse_one(a, opt, v) < 0)
+                if (!v || (r = parse_one(a, opt, v)) > 0)
+                        return ctl_bad_arg(c, arg);
+                if (r < 0)
                         return -EINVAL;
                 pattern |= streq(opt, "--pattern");
         }
@@ -118,7 +108,7 @@ static int lay_out(struct ctl *c, struct probe_args *a, struct fabric *f)
         if (!idx)
                 return -ENOMEM;
         for (unsigned i = 0; i < c->inv->n_nodes; i++)
-                if (ctl_labels_match(a->labels, a->n_labels, &c->inv->nodes[i])) {
+                if (ctl_labels_match(a->sel.labels, a->sel.n, &c->inv->nodes[i])) {
                         if (a->receiver && streq(a->receiver, c->inv->nodes[i].name))
                                 a->o.receiver = n;
                         idx[n++] = i;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nettunectl rollback [--to REV] [--rollout ID] [--label KEY=VALUE]...: POST
+ * nettunectl rollback [--to REV] [--rollout ID] [--selector KEY=VALUE]...: POST
  * /v1/rollback across the fleet, recorded as a rollout of kind "rollback".
  * Without --to each agent undoes its newest committed revision; with --to REV
  * each agent applies its committed revision REV again ({"to": REV}).
@@ -18,27 +18,27 @@
 struct rollback_args {
         unsigned to;                    /* 0: undo the newest revision */
         unsigned rollout;
-        unsigned n_labels;
-        const char *labels[POLICY_LABELS_MAX];
+        struct ctl_selector sel;        /* --selector (--label) */
 };
 
 static int parse_args(struct ctl *c, struct rollback_args *a)
 {
         for (int i = 0; i < c->argc; i++) {
                 const char *o = c->argv[i], *v = i + 1 < c->argc ? c->argv[i + 1] : NULL;
+                int r = ctl_take_selector(c, &i, &a->sel);
 
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        continue;
                 if (streq(o, "--to") && v) {
                         if (ctl_parse_uint("--to", v, 1, REV_MAX, &a->to) < 0)
                                 return -EINVAL;
                 } else if (streq(o, "--rollout") && v) {
                         if (ctl_parse_uint("--rollout", v, 1, 2000000000, &a->rollout) < 0)
                                 return -EINVAL;
-                } else if (streq(o, "--label") && v && strchr(v, '=') && a->n_labels < POLICY_LABELS_MAX) {
-                        a->labels[a->n_labels++] = v;
                 } else {
-                        log_err("rollback: unexpected argument '%s'; usage: nettunectl rollback "
-                                "[--to REV] [--rollout ID] [--label KEY=VALUE]...; nothing was changed", o);
-                        return -EINVAL;
+                        return ctl_bad_arg(c, o);
                 }
                 i++;
         }
@@ -60,7 +60,7 @@ static int pick(struct ctl *c, const struct rollback_args *a, const struct inven
         }
         for (unsigned i = 0; i < c->inv->n_nodes; i++) {
                 const struct inventory_node *node = &c->inv->nodes[i];
-                bool ok = ctl_labels_match(a->labels, a->n_labels, node);
+                bool ok = ctl_labels_match(a->sel.labels, a->sel.n, node);
 
                 if (ok && src) {
                         ok = false;
@@ -146,6 +146,12 @@ int ctl_cmd_rollback(struct ctl *c)
                 return OUTCOME_INVALID;
         if (n == 0) {
                 log_err("rollback: no node matches; nothing was changed");
+                return OUTCOME_INVALID;
+        }
+        if (!cli_confirm(c->yes, "roll back %u node%s (%s%s%s%s%s%s)%s?", n, n == 1 ? "" : "s", sel[0]->name,
+                         n > 1 ? ", " : "", n > 1 ? sel[1]->name : "", n > 2 ? ", " : "", n > 2 ? sel[2]->name : "",
+                         n > 3 ? ", ..." : "", a.to ? ", each to its committed revision --to names" : "")) {
+                log_err("rollback: not confirmed; nothing was changed");
                 return OUTCOME_INVALID;
         }
         return run(c, &a, sel, n);

@@ -90,9 +90,7 @@ static int parse_args(struct serve *s)
                 } else if (streq(a, "--metrics") && v) {
                         s->metrics_listen = v;
                 } else {
-                        log_err("serve: unexpected argument '%s'; usage: nettunectl serve [--enforce] "
-                                "[--drift-interval S] [--lease-ttl S] [--metrics ADDR:PORT]", a);
-                        return -EINVAL;
+                        return ctl_bad_arg(c, a);
                 }
                 i++;
         }

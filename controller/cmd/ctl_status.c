@@ -15,7 +15,9 @@ int ctl_cmd_status(struct ctl *c)
         char buf[1100];
         int rc;
 
-        if (c->argc > 1 || (c->argc == 1 && ctl_parse_uint("status ID", c->argv[0], 1, 2000000000, &id) < 0))
+        if (c->argc > 1 || (c->argc == 1 && c->argv[0][0] == '-'))
+                return ctl_bad_arg(c, c->argv[c->argc > 1 && c->argv[0][0] != '-' ? 1 : 0]), OUTCOME_INVALID;
+        if (c->argc == 1 && ctl_parse_uint("status ID", c->argv[0], 1, 2000000000, &id) < 0)
                 return OUTCOME_INVALID;
         if ((rc = ctl_need_store(c)) > 0)
                 return rc;
@@ -62,12 +64,15 @@ int ctl_cmd_history(struct ctl *c)
         unsigned limit = 50;
         int rc;
 
-        if (c->argc == 2 && streq(c->argv[0], "--limit")) {
-                if (ctl_parse_uint("--limit", c->argv[1], 1, 100000, &limit) < 0)
+        for (int i = 0; i < c->argc; i++) {
+                const char *a = c->argv[i];
+                const char *v = !strncmp(a, "--limit=", 8) ? a + 8 : streq(a, "--limit") && i + 1 < c->argc ?
+                                c->argv[++i] : NULL;
+
+                if (!v)
+                        return ctl_bad_arg(c, a), OUTCOME_INVALID;
+                if (ctl_parse_uint("--limit", v, 1, 100000, &limit) < 0)
                         return OUTCOME_INVALID;
-        } else if (c->argc != 0) {
-                log_err("usage: nettunectl history [--limit N]");
-                return OUTCOME_INVALID;
         }
         if ((rc = ctl_need_store(c)) > 0)
                 return rc;

@@ -124,7 +124,13 @@ int ctl_cmd_store(struct ctl *c)
         const char *from = NULL, *to = NULL;
 
         if (c->argc < 1 || !streq(c->argv[0], "migrate")) {
-                log_err("usage: nettunectl store migrate --from SPEC --to SPEC");
+                if (c->argc && c->argv[0][0] != '-')
+                        log_err("store: unknown action '%s'%s; see 'nettunectl store --help'", c->argv[0],
+                                cli_edit_distance(c->argv[0], "migrate") <= 2 ? " (did you mean 'migrate'?)" : "");
+                else if (c->argc)
+                        return ctl_bad_arg(c, c->argv[0]), OUTCOME_INVALID;
+                else
+                        log_err("store: give an action: store migrate --from SPEC --to SPEC");
                 return OUTCOME_INVALID;
         }
         for (int i = 1; i < c->argc; i++) {
@@ -134,11 +140,8 @@ int ctl_cmd_store(struct ctl *c)
                         from = v;
                 else if (streq(c->argv[i], "--to") && v)
                         to = v;
-                else {
-                        log_err("store migrate: unexpected argument '%s'; usage: nettunectl store migrate "
-                                "--from SPEC --to SPEC", c->argv[i]);
-                        return OUTCOME_INVALID;
-                }
+                else
+                        return ctl_bad_arg(c, c->argv[i]), OUTCOME_INVALID;
                 i++;
         }
         if (!from || !to || streq(from, to)) {

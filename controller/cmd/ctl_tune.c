@@ -52,8 +52,12 @@ static int parse_pattern_opt(struct tune_args *a, const char *o, const char *v)
                 return ctl_parse_uint(o, v, 1, PROBE_STREAMS_MAX, &a->t.pattern.streams);
         if (streq(o, "--runs"))
                 return ctl_parse_uint(o, v, 1, TUNE_RUNS_MAX, &a->t.runs);
-        if (streq(o, "--mode") && probe_mode_from_string(v, &a->t.pattern.mode) >= 0)
-                return 0;
+        if (streq(o, "--mode")) {
+                if (probe_mode_from_string(v, &a->t.pattern.mode) >= 0)
+                        return 0;
+                log_err("--mode '%s': expected 'auto', 'verbs' or 'tcp'; nothing was changed", v);
+                return -EINVAL;
+        }
         if (streq(o, "--dscp") || streq(o, "--priority")) {
                 if (ctl_parse_uint(o, v, 0, streq(o, "--dscp") ? 63 : 7, &u) < 0)
                         return -EINVAL;
@@ -121,17 +125,10 @@ static int parse_subject_opt(struct tune_args *a, const char *o, const char *v)
                 a->t.probability_pct = (uint8_t)d;
                 return r;
         }
-        if (streq(o, "--selector")) {
-                if (strchr(v, '=') && strchr(v, '=') != v && a->n_selector < POLICY_LABELS_MAX) {
-                        a->selector[a->n_selector++] = v;
-                        return 0;
-                }
-                log_err("--selector '%s': expected KEY=VALUE (at most %d); nothing was changed", v, POLICY_LABELS_MAX);
-                return -EINVAL;
-        }
         return 1;
 }
 
+/* 0 taken, -EINVAL malformed (printed), 1 not one of tune's. */
 static int parse_opt(struct tune_args *a, const char *o, const char *v)
 {
         int r = parse_subject_opt(a, o, v);
@@ -140,16 +137,13 @@ static int parse_opt(struct tune_args *a, const char *o, const char *v)
                 r = parse_judge_opt(a, o, v);
         if (r > 0)
                 r = parse_pattern_opt(a, o, v);
-        if (r > 0)
-                log_err("tune: unexpected argument '%s'; usage: nettunectl tune ecn --switch NAME --queue Q "
-                        "[--selector KEY=VALUE]... [--pattern incast|alltoall|ring] [--target-pct P] "
-                        "[--max-trials N] [--out POLICY] [--plot FILE.svg], or tune dcqcn --param NAME "
-                        "--interfaces GLOB --selector KEY=VALUE...; see nettunectl(8); nothing was changed", o);
-        return r ? -EINVAL : 0;
+        return r < 0 ? -EINVAL : r;
 }
 
 static int parse_args(struct ctl *c, struct tune_args *a)
 {
+        struct ctl_selector sel = { 0 };
+
         if (c->argc < 1 || (!streq(c->argv[0], "ecn") && !streq(c->argv[0], "dcqcn"))) {
                 log_err("tune: expected 'ecn' or 'dcqcn'; see nettunectl(8); nothing was changed");
                 return -EINVAL;
@@ -162,20 +156,32 @@ static int parse_args(struct ctl *c, struct tune_args *a)
         for (int i = 1; i < c->argc; i++) {
                 const char *arg = c->argv[i], *eq = strchr(arg, '='), *v;
                 char opt[32];
+                int r = ctl_take_selector(c, &i, &sel);
 
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        continue;
                 if (streq(arg, "--keep") || streq(arg, "--paired")) {
                         *(streq(arg, "--keep") ? &a->keep : &a->t.paired) = true;
                         continue;
                 }
                 snprintf(opt, sizeof(opt), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
                 v = eq ? eq + 1 : i + 1 < c->argc ? c->argv[++i] : NULL;
-                if (strncmp(arg, "--", 2) || !v) {
-                        log_err("tune: '%s' %s; nothing was changed", arg, v ? "is not an option" : "needs a value");
+                if (strncmp(arg, "--", 2))
+                        return ctl_bad_arg(c, arg);
+                if (!v) {
+                        log_err("tune: '%s' needs a value; nothing was changed", arg);
                         return -EINVAL;
                 }
-                if (parse_opt(a, opt, v) < 0)
-                        return -EINVAL;
+                r = parse_opt(a, opt, v);
+                if (r > 0)
+                        return ctl_bad_arg(c, opt);
+                if (r < 0)
+                        return r;
         }
+        for (unsigned k = 0; k < sel.n; k++)
+                a->selector[a->n_selector++] = sel.labels[k];
         return ctl_tune_check_args(a);
 }
 

@@ -10,53 +10,44 @@
 struct command {
         const char *name;
         int (*run)(struct ctl *c);
-        const char *summary;
 };
 
+/* What runs each subcommand of ctl_commands (ctl_cli.c: arguments, help, flags). */
 static const struct command commands[] = {
-        { "plan",     ctl_cmd_plan,     "ask every selected agent for its diff" },
-        { "apply",    ctl_cmd_apply,    "roll out in canary waves with automatic rollback" },
-        { "status",   ctl_cmd_status,   "show a rollout (default: the newest)" },
-        { "drift",    ctl_cmd_drift,    "scan the fleet for drift (exit 1 on drift)" },
-        { "doctor",   ctl_cmd_doctor,   "diagnose a slow fabric fleet-wide (read only; --propose a fix)" },
-        { "history",  ctl_cmd_history,  "list rollouts" },
-        { "rollback", ctl_cmd_rollback, "roll the fleet back to an earlier revision" },
-        { "confirm",  ctl_cmd_confirm,  "confirm a rollout's pending nodes by hand" },
-        { "halt",     ctl_cmd_halt,     "stop an interrupted or pending rollout: cancel, roll back" },
-        { "serve",    ctl_cmd_serve,    "run as a replica: lead, execute rollouts, scan drift" },
-        { "store",    ctl_cmd_store,    "store migrate --from SPEC --to SPEC" },
-        { "probe",    ctl_cmd_probe,    "fabric probe: ring, incast or all-to-all traffic across nodes" },
-        { "tune",     ctl_cmd_tune,     "find ECN thresholds or a DCQCN parameter by measured canary trials" },
+        { "plan",     ctl_cmd_plan },
+        { "apply",    ctl_cmd_apply },
+        { "status",   ctl_cmd_status },
+        { "state",    ctl_cmd_state },
+        { "drift",    ctl_cmd_drift },
+        { "doctor",   ctl_cmd_doctor },
+        { "history",  ctl_cmd_history },
+        { "rollback", ctl_cmd_rollback },
+        { "confirm",  ctl_cmd_confirm },
+        { "halt",     ctl_cmd_halt },
+        { "serve",    ctl_cmd_serve },
+        { "store",    ctl_cmd_store },
+        { "probe",    ctl_cmd_probe },
+        { "headroom", ctl_cmd_headroom },
+        { "tune",     ctl_cmd_tune },
 };
+
+#define COMMON_USAGE "[--config FILE] [--inventory FILE] [--db FILE | --store SPEC] [--output text|json] [--yes]"
+#define EXIT_CODES "0 ok, 1 halted and rolled back / drift found, 2 invalid input\n" \
+                   "            (nothing changed), 3 runtime failure (nodes unreachable or failed),\n" \
+                   "            4 left pending confirmation"
 
 static void usage(FILE *f)
 {
         fprintf(f,
                 "usage: nettunectl [--config FILE] [--inventory FILE] [--db FILE | --store SPEC]\n"
-                "                  [--output text|json] COMMAND [ARGS]\n"
+                "                  [--output text|json] [--yes] COMMAND [ARGS]\n"
                 "\n"
                 "Rolls nettune policies out to node agents in canary waves, halting and\n"
-                "rolling back on failure; scans the fleet for drift.\n"
+                "rolling back on failure; shows and scans the fleet's live state.\n"
                 "\ncommands:\n");
-        for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-                fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+        cli_list(f, ctl_commands);
         fprintf(f,
-                "\napply POLICY [--canary N] [--wave-size N|P%%] [--max-unavailable N|P%%]\n"
-                "      [--confirm-timeout S] [--rollback-on-halt wave|all] [--no-confirm]\n"
-                "      [--fabric-neighbours K]\n"
-                "apply --resume ID      continue an interrupted rollout (SQLite)\n"
-                "apply POLICY --detach  etcd store: submit and return (replicas run it)\n"
-                "serve [--enforce] [--drift-interval S] [--metrics ADDR:PORT] [--lease-ttl S]\n"
-                "store migrate --from sqlite:PATH --to etcd://HOST:PORT[,...]/PREFIX\n"
-                "status [ID]   history [--limit N]   confirm ID\n"
-                "halt ID [--rollback-on-halt wave|all]   stop an interrupted or pending rollout\n"
-                "rollback [--to REV] [--rollout ID] [--label KEY=VALUE]...\n"
-                "probe --pattern ring|incast|alltoall [--selector KEY=VALUE]... [--duration-ms N]\n"
-                "      [--mode auto|verbs|tcp] [--dscp D] [--priority P] [--streams N] [--receiver NAME]\n"
-                "doctor [--label KEY=VALUE]... [--window S] [--propose FILE] [--probe]\n"
-                "tune ecn --switch NAME --queue Q [--selector KEY=VALUE]... [--pattern incast|alltoall|ring]\n"
-                "     [--target-pct P] [--max-trials N] [--out POLICY] [--plot FILE.svg] [--keep]\n"
-                "tune dcqcn --param NAME --interfaces GLOB --selector KEY=VALUE... [--canary N] [...]\n"
+                "\n'nettunectl COMMAND --help' shows a command's arguments and options.\n"
                 "\noptions:\n"
                 "  --inventory FILE  nodes, URLs and labels (default ./inventory.json)\n"
                 "  --config FILE     controller configuration (store, TLS, serve settings)\n"
@@ -67,11 +58,9 @@ static void usage(FILE *f)
                 "  --parallel N      requests in flight at most (default 32)\n"
                 "  --timeout S       per request (default 60)\n"
                 "  --quiet           no progress lines\n"
-                "  --yes             do not ask on a terminal\n"
+                "  --yes             do not ask before a change on a terminal\n"
                 "  --help, --version\n"
-                "\nexit codes: 0 ok, 1 halted and rolled back / drift found, 2 invalid input\n"
-                "            (nothing changed), 3 runtime failure (nodes unreachable or failed),\n"
-                "            4 left pending confirmation\n");
+                "\nexit codes: " EXIT_CODES "\n");
 }
 
 static int take_value(struct ctl *c, const char *a, const char *next, const char *name,
@@ -168,17 +157,28 @@ static int load_config(struct ctl *c)
         return 0;
 }
 
+/* The subcommand's entry (run and table), or NULL (the error printed). */
+static const struct command *find_command(const char *name, const struct cli_command **ret)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+                if (streq(name, commands[i].name) && (*ret = cli_find(ctl_commands, name)))
+                        return &commands[i];
+        cli_unknown_command("nettunectl", ctl_commands, name);
+        return NULL;
+}
+
 int main(int argc, char **argv)
 {
         struct ctl c = {
                 .inventory_path = "inventory.json", .db_path = "nettune.db",
                 .parallel = 32, .timeout_s = 60,
         };
+        const struct command *cmd;
         int r;
 
         log_set_prefix("nettunectl");
         ctl_config_defaults(&c.cfg);
-        if (parse_common(&c, argc, argv, &argc) < 0 || load_config(&c) < 0)
+        if (parse_common(&c, argc, argv, &argc) < 0)
                 return OUTCOME_INVALID;
         if (argc < 2) {
                 usage(stderr);
@@ -192,15 +192,20 @@ int main(int argc, char **argv)
                 printf("nettunectl %s\n", NETTUNE_VERSION);
                 return 0;
         }
+        cmd = find_command(argv[1], &c.cmd);
+        if (!cmd)
+                return OUTCOME_INVALID;
+        /* Help before the configuration, the inventory or the store: it touches nothing. */
+        if (cli_help_wanted(argc - 2, argv + 2)) {
+                cli_help(stdout, "nettunectl", COMMON_USAGE, c.cmd, ctl_common_flags, EXIT_CODES);
+                return 0;
+        }
+        if (load_config(&c) < 0)
+                return OUTCOME_INVALID;
         c.progress = progress_mode_for(STDERR_FILENO, c.quiet, c.json, true);
-        for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-                if (streq(argv[1], commands[i].name)) {
-                        c.argc = argc - 2;
-                        c.argv = argv + 2;
-                        r = commands[i].run(&c);
-                        ctl_done(&c);
-                        return r;
-                }
-        log_err("unknown command '%s'; see 'nettunectl --help'", argv[1]);
-        return OUTCOME_INVALID;
+        c.argc = argc - 2;
+        c.argv = argv + 2;
+        r = cmd->run(&c);
+        ctl_done(&c);
+        return r;
 }

@@ -139,7 +139,7 @@ int reply_parse_apply(const char *body, size_t len, struct reply_apply *ret, str
         return 0;
 }
 
-/* One target of the plan: its changes, each {field, key, from, to} of strings, into the flat list. */
+/* One target of the plan: its changes, each {field, key, from, to} (strings; from, to typed), into the flat list. */
 static int plan_target(const json_t *t, size_t i, json_t *flat, uint32_t *fields, struct errbuf *e)
 {
         const json_t *name = json_object_get(t, "name"), *changes = json_object_get(t, "changes"), *c;
@@ -153,10 +153,16 @@ static int plan_target(const json_t *t, size_t i, json_t *flat, uint32_t *fields
                 json_t *o;
                 int f;
 
-                for (size_t m = 0; m < ARRAY_SIZE(members); m++)
-                        if (!json_is_string(json_object_get(c, members[m])))
+                for (size_t m = 0; m < ARRAY_SIZE(members); m++) {
+                        const json_t *v = json_object_get(c, members[m]);
+
+                        /* from, to: the value as the agent types it (older agents: strings) */
+                        if (!json_is_string(v) && (m < 2 || !(json_is_integer(v) || json_is_boolean(v) ||
+                                                             json_is_array(v))))
                                 return errbuf_set(e, EBADMSG, "answer", "$.targets[%zu].changes[%zu].%s: expected "
-                                                  "a string", i, k, members[m]);
+                                                  "a %s", i, k, members[m], m < 2 ? "string" : "string, integer, "
+                                                  "boolean or list");
+                }
                 if (json_array_size(flat) >= REPLY_CHANGES_MAX)
                         return errbuf_set(e, EBADMSG, "answer", "$.targets: more than %d changes",
                                           REPLY_CHANGES_MAX);

@@ -62,13 +62,27 @@ static json_t *time_or_null(long long ms)
         return ms > 0 ? json_integer(ms) : json_null();
 }
 
+/* The agent's transaction id as the agent writes it: a number ("" none: null). */
+static json_t *tx_json(const char *tx)
+{
+        char *end;
+        long long id;
+
+        if (!tx[0])
+                return json_null();
+        errno = 0;
+        id = strtoll(tx, &end, 10);
+        return !*end && !errno && id > 0 ? json_integer(id) : json_string(tx);
+}
+
 static json_t *node_json(const struct rnode *n)
 {
+        /* wave: counted from 1, as the text and the progress lines count them. */
         /* idempotency_key: the key its apply carried (GET /v1/history on the node shows it too). */
         /* confirm_deadline_ms: its agent's, not_after_ms: its confirm's (ms since the epoch; null: none). */
-        return json_pack("{s:s, s:s, s:i, s:s, s:s?, s:i, s:i, s:o, s:o, s:s?, s:s*, s:o, s:o}",
-                         "name", n->name, "url", n->url, "wave", (int)n->wave,
-                         "state", rnode_state_name(n->state), "tx", n->tx[0] ? n->tx : NULL,
+        return json_pack("{s:s, s:s, s:i, s:s, s:o, s:i, s:i, s:o, s:o, s:s?, s:s*, s:o, s:o}",
+                         "name", n->name, "url", n->url, "wave", (int)n->wave + 1,
+                         "state", rnode_state_name(n->state), "tx", tx_json(n->tx),
                          "exit_code", n->exit_code, "changes", (int)n->changes,
                          "baseline_gbps", real_or_null(n->baseline_gbps),
                          "post_gbps", real_or_null(n->post_gbps),
@@ -89,7 +103,7 @@ json_t *output_rollout_json(const struct rollout_rec *r)
         for (unsigned i = 0; i < r->n_nodes; i++)
                 json_array_append_new(nodes, node_json(&r->nodes[i]));
         for (unsigned i = 0; i < r->n_waves; i++)
-                json_array_append_new(waves, json_pack("{s:i, s:s, s:I, s:I}", "index", (int)i,
+                json_array_append_new(waves, json_pack("{s:i, s:s, s:I, s:I}", "wave", (int)i + 1,
                                                        "state", rwave_state_name(r->waves[i].state),
                                                        "started_at", (json_int_t)r->waves[i].started_at,
                                                        "deadline", (json_int_t)r->waves[i].deadline));

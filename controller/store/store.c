@@ -1,30 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The store interface: open by spec, dispatch to the backend; records shared by both backends. */
-#include <unistd.h>
-
+/* The store interface: every call dispatched to the backend that opened the store. */
 #include "controller/store/store_internal.h"
-
-int store_open_spec(const char *spec, const struct store_tls *tls, struct store **ret, struct errbuf *e)
-{
-        if (!spec || !spec[0])
-                return errbuf_set(e, EINVAL, "--store", "empty store; expected sqlite:PATH or "
-                                  "etcd://HOST:PORT[,HOST:PORT...]/PREFIX");
-        if (!strncmp(spec, "etcd://", 7))
-                return etcd_store_open(spec, tls, ret, e);
-        if (!strncmp(spec, "sqlite:", 7))
-                spec += 7;
-        else if (strstr(spec, "://"))
-                return errbuf_set(e, EINVAL, "--store", "'%s': unknown kind of store; expected sqlite:PATH or "
-                                  "etcd://HOST:PORT[,HOST:PORT...]/PREFIX", spec);
-        if (!spec[0])
-                return errbuf_set(e, EINVAL, "--store", "sqlite: needs a file name");
-        return sqlite_store_open(spec, ret, e);
-}
-
-int store_open(const char *path, struct store **ret, struct errbuf *e)
-{
-        return sqlite_store_open(path, ret, e);
-}
 
 void store_close(struct store *s)
 {

@@ -22,8 +22,8 @@
 #include "drivers/host/dcb_driver.h"
 #include "drivers/host/dcb_lldpad.h"
 #include "drivers/host/dcb_nl.h"
-#include "drivers/host/link_rtnl.h"
-#include "drivers/host/link_wait.h"
+#include "drivers/host/host_io.h"
+#include "drivers/host/link.h"
 
 #define DCB_FIELDS (STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_DSCP_MAP) | \
                     STATE_BIT(STATE_FIELD_PFC) | STATE_BIT(STATE_FIELD_ETS))
@@ -54,7 +54,7 @@ static int prefetch(struct target *t, struct nl *nl, struct errbuf *e)
 
         if (!io || io->dcb || io->n_interfaces < 2 || nl != io->rtnl)
                 return 0;
-        r = link_cache_links(io, t->env, &l, &n, e);
+        r = link_cache_links(io, nl, &l, &n, e);
         if (r < 0 || n > 2 * io->n_interfaces + 8)
                 return r;
         names = calloc(n ? n : 1, sizeof(*names));

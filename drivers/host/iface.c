@@ -7,8 +7,9 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include "drivers/host/host_io.h"
 #include "drivers/host/iface.h"
-#include "drivers/host/link_rtnl.h"
+#include "drivers/host/link.h"
 
 /* ETHTOOL_GDRVINFO over fd (an AF_INET datagram socket). */
 static int drvinfo(int fd, const char *name, char *buf, size_t size)
@@ -200,8 +201,11 @@ int iface_list_io(struct driver_io *io, const struct driver_env *env, struct ifa
         const struct link_info *l;
         struct collect c = { 0 };
         unsigned n = 0;
-        int r = link_cache_links(io, env, &l, &n, e);
+        struct nl *nl;
+        int r = driver_io_rtnl(io, env, &nl, e);
 
+        if (r >= 0)
+                r = link_cache_links(io, nl, &l, &n, e);
         if (r < 0)
                 return r;
         c.v = calloc(n ? n : 1, sizeof(*c.v));

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The request's link cache (driver_io.links, link_rtnl.h): every link of the
+ * The request's link cache (driver_io.links, link.h): every link of the
  * namespace from one RTM_GETLINK dump while the request's handle writes nothing,
  * and each link's device, read once.
  */
@@ -10,7 +10,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "drivers/host/link_rtnl.h"
+#include "drivers/host/link.h"
 
 struct link_cache {
         struct link_info *v;            /* sorted by ifindex */
@@ -105,17 +105,15 @@ static bool cache_valid(const struct link_cache *c, const struct nl *nl)
         return c->filled && c->writes == nl_writes(nl);
 }
 
-int link_cache_links(struct driver_io *io, const struct driver_env *env, const struct link_info **ret,
-                     unsigned *ret_n, struct errbuf *e)
+int link_cache_links(struct driver_io *io, struct nl *nl, const struct link_info **ret, unsigned *ret_n,
+                     struct errbuf *e)
 {
         struct link_cache *c = cache_of(io);
-        struct nl *nl;
-        int r;
+        int r = 0;
 
         if (!c)
                 return errbuf_set(e, ENOMEM, NULL, "out of memory");
-        r = driver_io_rtnl(io, env, &nl, e);
-        if (r >= 0 && !cache_valid(c, nl))
+        if (!cache_valid(c, nl))
                 r = cache_fill(c, nl, e);
         if (r < 0)
                 return r;

@@ -3,11 +3,12 @@
 #include <fnmatch.h>
 #include <linux/rtnetlink.h>
 
-#include "drivers/host/link_rtnl.h"
+#include "drivers/host/host_io.h"
+#include "drivers/host/link.h"
 #include "drivers/host/qdisc_ets.h"
 #include "drivers/host/qdisc_tree.h"
 #include "drivers/host/sysfs.h"
-#include "policies/diff.h"
+#include "policies/field.h"
 
 #define DEFAULT_RATE_BPS (10ull * 1000 * 1000 * 1000 / 8)      /* 10 Gbit/s when the port reports no speed */
 

@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Bandwidth probes: a second small vtable beside driver_ops. "verbs" moves RDMA
- * WRITEs over an RC QP (ib_write_bw class), "tcp" streams over TCP where no RDMA
- * device backs the interface. Both measure against a peer running probe-server.
+ * drivers/probe: bandwidth probes, a second small vtable beside driver_ops. "verbs"
+ * moves RDMA WRITEs over an RC QP (ib_write_bw class), "tcp" streams over TCP where
+ * no RDMA device backs the interface. Both measure against a peer running
+ * probe-server (probe_server.h).
+ *
+ * Owns: parameters (probe_params.c), pinning (probe_pin.c), measurements
+ * (probe.c), the engines (probe_tcp.c, probe_verbs*.c), the responder, the gate, the
+ * API's probe and fabric bodies. Calls go down: probe.c -> probe_pin.c, the engines
+ * -> probe_params.c -> probe_net.c; the responder -> the engines' serve functions.
+ * May call: drivers/host/nl.c (routes), policies/ (the JSON validator), common/.
  */
 #pragma once
 

@@ -54,13 +54,6 @@ struct probe_server {
         struct slot slots[PROBE_SERVER_CLIENTS_MAX];
 };
 
-unsigned probe_session_left_ms(const struct probe_session *s)
-{
-        uint64_t now = probe_now_ns();
-
-        return now >= s->deadline_ns ? 0 : (unsigned)((s->deadline_ns - now) / 1000000 + 1);
-}
-
 int probe_server_admit(const struct probe_oob_msg *hello, uint64_t in_use, uint64_t max_bytes, unsigned slack_ms,
                        uint64_t *ret_bytes, unsigned *ret_ms, struct errbuf *e)
 {

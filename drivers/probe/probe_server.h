@@ -89,8 +89,13 @@ struct probe_session {
         uint64_t deadline_ns;                   /* probe_now_ns() by which the session is over */
 };
 
-/* Milliseconds left until the session's deadline (0 when past). */
-unsigned probe_session_left_ms(const struct probe_session *s);
+/* Milliseconds left until the session's deadline (0 when past); the engines' serve functions ask it. */
+static inline unsigned probe_session_left_ms(const struct probe_session *s)
+{
+        uint64_t now = probe_now_ns();
+
+        return now >= s->deadline_ns ? 0 : (unsigned)((s->deadline_ns - now) / 1000000 + 1);
+}
 
 int probe_tcp_serve(const struct probe_session *s, struct errbuf *e);
 int probe_verbs_serve(const struct probe_session *s, struct errbuf *e);

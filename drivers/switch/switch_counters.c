@@ -513,6 +513,63 @@ int switch_counters_eos(const char *json, const struct switch_config *sw, struct
         return 0;
 }
 
+/*
+ * `show priority-flow-control counters | json` (revision 3, as Arista's ANTA asks it):
+ * interfaceCounters.PORT.rxFrames / txFrames, the PFC frames of the port, all
+ * priorities together (the shape has no per-priority split).
+ */
+int switch_counters_eos_pfc(const char *json, const struct switch_config *sw, struct switch_sample *ret,
+                            struct errbuf *e)
+{
+        json_t *j = load(json, "show priority-flow-control counters | json", e), *ifs;
+        uint64_t v;
+
+        if (!j)
+                return -EBADMSG;
+        ifs = switch_member(j, "interfaceCounters");
+        for (unsigned i = 0; i < sw->n_ports && i < STATE_PORTS_MAX; i++) {
+                const json_t *x = switch_member(ifs, sw->ports[i]);
+
+                if (switch_json_uint(switch_member(x, "rxFrames"), UINT64_MAX / 2, &v) >= 0)
+                        put(&ret->port[i], "PFC rxFrames", DOCTOR_PAUSE_RX, -1, v);
+                if (switch_json_uint(switch_member(x, "txFrames"), UINT64_MAX / 2, &v) >= 0)
+                        put(&ret->port[i], "PFC txFrames", DOCTOR_PAUSE_TX, -1, v);
+        }
+        json_decref(j);
+        return 0;
+}
+
+/*
+ * `show qos interfaces ecn counters queue | json` (revision 1): intfQueueCounters.PORT.
+ * queueCounters.Q, the ECN-marked packets of each queue as strings; "-" where the queue
+ * counts nothing (no `random-detect ecn count` under its tx-queue: ANTA skips it).
+ */
+int switch_counters_eos_ecn(const char *json, const struct switch_config *sw, struct switch_sample *ret,
+                            struct errbuf *e)
+{
+        json_t *j = load(json, "show qos interfaces ecn counters queue | json", e), *ifs, *v;
+        const char *q;
+        char name[24];
+        uint64_t n;
+        int k;
+
+        if (!j)
+                return -EBADMSG;
+        ifs = switch_member(j, "intfQueueCounters");
+        for (unsigned i = 0; i < sw->n_ports && i < STATE_PORTS_MAX; i++) {
+                json_t *qs = switch_member(switch_member(ifs, sw->ports[i]), "queueCounters");
+
+                json_object_foreach(qs, q, v) {
+                        if ((k = prio_of(q, 7)) < 0 || !json_is_string(v) || !count_of(json_string_value(v), &n))
+                                continue;
+                        snprintf(name, sizeof(name), "ECN queue %d", k);
+                        put(&ret->port[i], name, DOCTOR_ECN_MARKED, k, n);
+                }
+        }
+        json_decref(j);
+        return 0;
+}
+
 /* ---- reading through the session ---- */
 
 static double now_s(void)
@@ -619,19 +676,42 @@ static int sonic_read(struct switch_session *s, struct switch_sample *ret, struc
         return r;
 }
 
+/*
+ * Link, discards and link pause; PFC frames per port; ECN marks per queue. A platform
+ * that refuses one of the last two (virtual EOS has neither: ANTA skips its tests
+ * there) leaves those counters out and says so; the rest is read.
+ */
 static int eos_read(struct switch_session *s, struct switch_sample *ret, struct errbuf *e)
 {
-        _cleanup_free_ char *out = NULL;
+        static const struct {
+                const char *cmd;
+                int (*parse)(const char *, const struct switch_config *, struct switch_sample *, struct errbuf *);
+                bool optional;
+        } cmds[] = {
+                { "show interfaces | json", switch_counters_eos, false },
+                { "show priority-flow-control counters | json", switch_counters_eos_pfc, true },
+                { "show qos interfaces ecn counters queue | json", switch_counters_eos_ecn, true },
+        };
         unsigned before[STATE_PORTS_MAX];
-        double t;
-        int r;
+        size_t len = 0;
+        int r = 0;
 
-        counts(ret, before);
-        r = run_timed(s, "show interfaces | json", &out, &t, e);
-        if (r >= 0 && (r = switch_counters_eos(out, s->sw, ret, e)) >= 0)
-                stamp(ret, before, t);
-        snprintf(ret->note, sizeof(ret->note), "EOS: PFC per priority and ECN marks have no documented show "
-                 "command in nettune's sources; only link pause frames and discards were read");
+        ret->note[0] = '\0';
+        for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(cmds); i++) {
+                _cleanup_free_ char *out = NULL;
+                double t;
+
+                counts(ret, before);
+                r = run_timed(s, cmds[i].cmd, &out, &t, e);
+                if (r == -EREMOTEIO && cmds[i].optional) {
+                        len += (size_t)snprintf(ret->note + len, sizeof(ret->note) - len, "%s'%.48s' refused: not read",
+                                                len ? "; " : "EOS: ", cmds[i].cmd);
+                        r = 0;
+                        continue;
+                }
+                if (r >= 0 && (r = cmds[i].parse(out, s->sw, ret, e)) >= 0)
+                        stamp(ret, before, t);
+        }
         return r;
 }
 

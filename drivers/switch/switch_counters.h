@@ -16,9 +16,11 @@
  *          show queue counters                          drops per unicast queue
  *          show queue wredcounters                      WRED drops and ECN marks per queue
  *   eos    show interfaces | json                       interfaceStatus, bandwidth, discards,
- *                                                       rxPause/txPause (link pause; EOS's PFC
- *                                                       and ECN counters have no documented
- *                                                       source here: not read, and said so)
+ *                                                       rxPause/txPause (link pause)
+ *          show priority-flow-control counters | json  PFC frames rx/tx per port (the shape
+ *                                                       Arista's ANTA tests: no per-priority split)
+ *          show qos interfaces ecn counters queue | json  ECN-marked packets per queue ("-":
+ *                                                       the queue counts nothing)
  *
  * Every counter carries what it counts (enum doctor_counter) and the priority or
  * queue it belongs to. Nothing is written to the switch.
@@ -79,5 +81,10 @@ int switch_counters_sonic_wred(const char *text, const struct switch_config *sw,
 /* EOS `show interfaces | json`. */
 int switch_counters_eos(const char *json, const struct switch_config *sw, struct switch_sample *ret,
                         struct errbuf *e);
+/* EOS `show priority-flow-control counters | json` and `show qos interfaces ecn counters queue | json`. */
+int switch_counters_eos_pfc(const char *json, const struct switch_config *sw, struct switch_sample *ret,
+                            struct errbuf *e);
+int switch_counters_eos_ecn(const char *json, const struct switch_config *sw, struct switch_sample *ret,
+                            struct errbuf *e);
 /* "100G", "25G", "400G", "1G", "100M" -> Mb/s; 0 for anything else ("auto", "N/A"). */
 uint32_t switch_counters_speed(const char *s);

@@ -12,7 +12,6 @@
 #include <time.h>
 
 #include "drivers/switch/switch.h"
-#include "policies/diff.h"
 #include "policies/field.h"
 
 extern const struct switch_dialect switch_nvue_dialect;

@@ -29,7 +29,7 @@ ip_of() {
 }
 mtu_of() { ip -n "$(ns_of "$1")" -o link show eth0 | sed -n 's/.* mtu \([0-9]*\) .*/\1/p'; }
 in_ns() { local n=$1; shift; ip netns exec "$(ns_of "$n")" "$@"; }
-ctl() { in_ns hub "$CTL" --inventory "$DEMO_DIR/inventory.json" --db "$DEMO_DIR/nettune.db" "$@"; }
+ctl() { in_ns hub "$CTL" --yes --inventory "$DEMO_DIR/inventory.json" --db "$DEMO_DIR/nettune.db" "$@"; }
 NICMODEL=$BUILD/nicmodel
 sim() { "$SIM" --dialect nvue --state "$DEMO_DIR/leaf1/state.json" "$@"; }
 

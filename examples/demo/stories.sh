@@ -9,7 +9,7 @@ ECN_POLICY=$POLICIES/lab-leaf-lossless-ecn.json
 BAD_POLICY=$POLICIES/lab-gpu-bad-mtu.json
 WAVES=(--canary 1 --wave-size 50%)
 
-agent_in() { local n=$1; shift; in_ns "$n" "$AGENT" --config "$DEMO_DIR/$n/agent.json" "$@"; }
+agent_in() { local n=$1; shift; in_ns "$n" "$AGENT" --yes --config "$DEMO_DIR/$n/agent.json" "$@"; }
 # ctl_json FILE ARGS...: nettunectl --output json into FILE, its exit status returned.
 ctl_json() { local f=$1; shift; ctl --output json "$@" >"$f" 2>>"$DEMO_DIR/ctl.log"; }
 node_field() { json "$1" "[n['$3'] for n in d['nodes'] if n['name'] == '$2'][0]"; }

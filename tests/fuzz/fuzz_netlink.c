@@ -6,7 +6,7 @@
  */
 #include "drivers/host/dcb_app.h"
 #include "drivers/host/dcb_nl.h"
-#include "drivers/host/link_rtnl.h"
+#include "drivers/host/link.h"
 #include "tests/fuzz/fuzz_nl.h"
 
 static int fuzz_nl_cb(const struct nlmsghdr *nlh, void *data)

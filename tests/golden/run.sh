@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Golden tier: every tests/data/policies/invalid/<case>/policy.json must be
-# rejected by `nettune-agent validate` with exit code 2 and exactly the line in
-# <case>/expected on stderr; every tests/data/policies/valid/*.json must pass.
+# Golden tier: every tests/data/policies/invalid/<case>/policy.json (or policy.yaml)
+# must be rejected by `nettune-agent validate` with exit code 2 and exactly the line
+# in <case>/expected on stderr; every tests/data/policies/valid/*.json and *.yaml
+# must pass.
 # A case directory may hold an executable `generate` instead of policy.json
 # (for documents too big to keep in git); its stdout becomes policy.json.
 # The agent configuration likewise: every tests/data/config/invalid/<case>/
@@ -37,14 +38,17 @@ fail() {
 }
 
 run_invalid() {
-        local dir=$1 name=$2 rc got want
+        local dir=$1 name=$2 rc got want file=policy.json
         mkdir -p "$work/$name"
         if [ -x "$dir/generate" ]; then
                 "$dir/generate" > "$work/$name/policy.json"
+        elif [ -f "$dir/policy.yaml" ]; then
+                file=policy.yaml
+                cp "$dir/policy.yaml" "$work/$name/$file"
         else
                 cp "$dir/policy.json" "$work/$name/policy.json"
         fi
-        got=$(cd "$work/$name" && "$agent" validate policy.json 2>&1 >/dev/null)
+        got=$(cd "$work/$name" && "$agent" validate "$file" 2>&1 >/dev/null)
         rc=$?
         want=$(cat "$dir/expected")
         if [ "$rc" -ne 2 ]; then
@@ -60,14 +64,15 @@ run_invalid() {
 for dir in "$data"/invalid/*/; do
         dir=${dir%/}
         name=$(basename "$dir")
-        if [ ! -f "$dir/expected" ] || { [ ! -f "$dir/policy.json" ] && [ ! -x "$dir/generate" ]; }; then
-                fail "invalid/$name" "case needs policy.json (or generate) and expected"
+        if [ ! -f "$dir/expected" ] || { [ ! -f "$dir/policy.json" ] && [ ! -f "$dir/policy.yaml" ] &&
+                                         [ ! -x "$dir/generate" ]; }; then
+                fail "invalid/$name" "case needs policy.json (or policy.yaml, or generate) and expected"
                 continue
         fi
         run_invalid "$dir" "$name"
 done
 
-for f in "$data"/valid/*.json; do
+for f in "$data"/valid/*.json "$data"/valid/*.yaml; do
         name=$(basename "$f")
         out=$(cd "$data/valid" && "$agent" validate "$name" 2>&1)
         rc=$?

@@ -17,7 +17,7 @@ A() { ip netns exec "$ns" "$AGENT" --config "$T/agent.json" "$@"; }
 step "help and usage"
 for c in apply rollback confirm history drift serve; do
         A "$c" --help >"$T/help" || fail "$c --help failed"
-        check "$c --help prints usage" grep -q "usage: nettune-agent $c" "$T/help"
+        check "$c --help prints usage" grep -q "^usage: nettune-agent .* $c" "$T/help"
 done
 expect_rc 2 "apply without a policy" A apply
 expect_rc 2 "apply with a bad --confirm-timeout" A apply --confirm-timeout soon "$T/x.json"
@@ -39,7 +39,13 @@ rc=0; A apply "$T/bad.json" 2>"$T/err" || rc=$?
 check "invalid policy exit 2 (got $rc)" [ "$rc" -eq 2 ]
 check "message has file and JSON path" grep -q "bad.json: \$.spec.mtu: mtu 99999 out of range 68-9216; nothing was changed" "$T/err"
 policy_file "$T/none.json" none "zz$NT_ID*" 9000
-expect_rc 2 "no interface matches" A apply "$T/none.json"
+rc=0; A apply "$T/none.json" 2>"$T/err" || rc=$?
+check "no interface matches: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+check "the error lists the interfaces that exist" grep -q "no interface matches 'zz$NT_ID\*' (interfaces here: .*$ifc" "$T/err"
+rc=0; A aply "$T/p.json" 2>"$T/err" || rc=$?
+check "an unknown subcommand: exit 2 and the closest (got $rc)" [ "$rc" -eq 2 ] && grep -q "did you mean 'apply'" "$T/err"
+rc=0; A apply --confirm-timout 5 "$T/p.json" 2>"$T/err" || rc=$?
+check "an unknown flag: exit 2 and the closest" [ "$rc" -eq 2 ] && grep -q "did you mean '--confirm-timeout'" "$T/err"
 expect_rc 2 "nothing to roll back" A rollback
 A --output json history >"$T/h.json"
 check "no transaction recorded" [ "$(jq_py "$T/h.json" 'len(d)')" = 0 ]

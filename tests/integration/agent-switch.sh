@@ -48,7 +48,7 @@ echo "leaf1 plan keys: $keys"
 for k in ports.swp1.mtu ports.swp2.mtu ports.swp1.ecn.queue3.min_threshold_bytes ports.swp2.ecn.queue3.min_threshold_bytes; do
         check "plan shows $k" grep -q "'$k'" <<<"$keys"
 done
-check "plan shows the interface mtu" [ "$(jq_py "$T/plan.json" "[c['to'] for t in d['targets'] if t['name'] == '$AS_IF' for c in t['changes']]")" = "['9000']" ]
+check "plan shows the interface mtu" [ "$(jq_py "$T/plan.json" "[c['to'] for t in d['targets'] if t['name'] == '$AS_IF' for c in t['changes']]")" = "[9000]" ]
 check "plan changed nothing on the switch" [ "$(swdump leaf1 'd["mutations"]')" = "$m0" ]
 
 step "apply: one transaction over the interface and the switch, committed natively"
@@ -108,7 +108,7 @@ swsim leaf1 -- nv set interface swp2 link mtu 1500 >/dev/null
 swsim leaf1 -- nv config apply -y >/dev/null
 rc=0; A --output json drift >"$T/d.json" || rc=$?
 check "drift found (exit $rc)" [ "$rc" -eq 1 ]
-check "drift names leaf1 ports.swp2.mtu" [ "$(jq_py "$T/d.json" "[(c['target'], c['key'], c['from']) for c in d['changes']]")" = "[('leaf1', 'ports.swp2.mtu', '1500')]" ]
+check "drift names leaf1 ports.swp2.mtu" [ "$(jq_py "$T/d.json" "[(c['target'], c['key'], c['from']) for c in d['changes']]")" = "[('leaf1', 'ports.swp2.mtu', 1500)]" ]
 expect_rc 0 "re-apply heals" A apply "$T/p1.json"
 expect_rc 0 "no drift after healing" A drift
 check "switch configuration is p1 again" [ "$(swtree leaf1)" = "$tree_p1" ]

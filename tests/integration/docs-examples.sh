@@ -23,13 +23,27 @@ jedit() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); exec(sys.
 
 step "policies"
 n=0
-for f in examples/policies/*.json policies/profiles/*.json; do
+for f in examples/policies/*.json examples/policies/*.yaml policies/profiles/*.json; do
         expect_rc 0 "validate $f" "$AGENT" validate "$f"
         n=$((n + 1))
 done
 check "checked $n policies" [ "$n" -ge 8 ]
 jedit examples/policies/lab-gpu-lossless.json "$T/bad-policy.json" 'd["spec"]["mtu"] = 9999'
 expect_rc 2 "a policy with mtu 9999 is refused" "$AGENT" validate "$T/bad-policy.json"
+sed 's/^  mtu: 9000$/  mtu: 9999/' examples/policies/roce-lossless.yaml >"$T/bad-policy.yaml"
+rc=$(rc_of "$AGENT" validate "$T/bad-policy.yaml")
+check "a YAML policy with mtu 9999 is refused (exit $rc)" [ "$rc" -eq 2 ]
+check "naming the line, the column and the JSON path" grep -q "bad-policy.yaml:[0-9]*:[0-9]*: \$.spec.mtu: mtu 9999 out of range" "$T/out"
+cat >"$T/same.py" <<'PY'
+import json, sys, yaml
+a = json.load(open(sys.argv[1]))
+b = yaml.safe_load(open(sys.argv[2]))
+b["spec"]["dscp_to_priority"] = {str(k): v for k, v in b["spec"]["dscp_to_priority"].items()}
+a["verify"].pop("message_size", None); a["verify"].pop("min_gbps", None); a.pop("commit", None)   # the defaults
+sys.exit(0 if a == b else "differ: %s" % [k for k in a if a[k] != b.get(k)])
+PY
+check "examples/policies/roce-lossless.yaml is the JSON profile" python3 "$T/same.py" \
+        policies/profiles/roce-lossless.json examples/policies/roce-lossless.yaml
 
 step "agent configuration"
 cp examples/agent.json "$T/agent.json"
@@ -109,6 +123,9 @@ else
         echo "systemd-analyze is not installed: units not verified"
 fi
 check "agent unit runs serve --config" grep -q '^ExecStart=@bindir@/nettune-agent serve --config ' examples/systemd/nettune-agent.service.in
+check "switch-role unit runs serve --config in the VRF, from @bindir@" \
+        grep -q '^ExecStart=/usr/sbin/ip vrf exec mgmt @bindir@/nettune-agent serve --config ' examples/systemd/nettune-agent-switch.service.in
+check "no unit names /usr/local" sh -c "! grep -l /usr/local examples/systemd/*"
 check "controller unit runs serve --config" grep -q '^ExecStart=@bindir@/nettunectl --config .* serve$' examples/systemd/nettune-controller.service.in
 check "drift unit uses options nettunectl has" sh -c "grep '^ExecStart=' examples/systemd/nettune-controller-drift.service.in | grep -o -- '--[a-z-]*' | while read -r o; do '$CTL' --help | grep -q -- \"\$o\" || exit 1; done"
 
@@ -138,4 +155,7 @@ for c in $(sed -n '/^commands:/,/^$/p' "$T/help-agent" | awk 'NR > 1 && NF {prin
 done
 man_check agent docs/man/nettune-agent.8 "$T"/help-agent*
 "$CTL" --help >"$T/help-ctl"
-man_check ctl docs/man/nettunectl.8 "$T/help-ctl"
+for c in $(sed -n '/^commands:/,/^$/p' "$T/help-ctl" | awk 'NR > 1 && NF {print $1}'); do
+        "$CTL" "$c" --help >"$T/help-ctl-$c" 2>&1 || true
+done
+man_check ctl docs/man/nettunectl.8 "$T"/help-ctl*

@@ -91,7 +91,9 @@ diagnose "" "trust back"
 
 step "dscp_map_mismatch"
 nv set qos mapping default-global dscp 26 switch-priority 4 && nv_apply
-diagnose "dscp_map_mismatch" "switch maps DSCP 26 to 4"
+diagnose "dscp_map_mismatch roce_priority_lossy" "switch maps DSCP 26 to 4 (PFC on 3: lossy there too)"
+check "the switch against itself: DSCP 26 on 4, which has no PFC" grep -q "leaf1: the RoCE DSCP 26 (--roce-dscp) maps to priority 4, which has no PFC" \
+        <(finding roce_priority_lossy "['summary']")
 check "evidence names DSCP 26: host 3, switch 4" [ "$(finding dscp_map_mismatch "['evidence']")" = \
         "{'dscp': 26.0, 'host_priority': '3', 'switch_priority': '4'}" ]
 nv set qos mapping default-global dscp 26 switch-priority 3 && nv_apply
@@ -99,7 +101,7 @@ diagnose "" "map back"
 
 step "pfc_priority_mismatch"
 nv unset qos pfc default-global switch-priority 3 && nv_apply
-diagnose "pfc_priority_mismatch" "priority 3 lossless on the host only"
+diagnose "pfc_priority_mismatch roce_priority_lossy" "priority 3 lossless on the host only (the switch: RoCE lossy)"
 nv set qos pfc default-global switch-priority 3 && nv_apply
 diagnose "" "PFC back"
 
@@ -180,7 +182,7 @@ check "--facts judges saved facts offline (healthy then: exit $rc)" [ "$rc" -eq 
 step "--propose writes the fix; validate accepts it; apply of it makes doctor clean"
 nv set qos congestion-control default-global traffic-class 3 min-threshold 15000 && nv_apply
 nv unset qos pfc default-global switch-priority 3 && nv_apply
-diagnose "ecn_threshold_low mtu_mismatch pfc_priority_mismatch" "three faults at once"
+diagnose "ecn_threshold_low mtu_mismatch pfc_priority_mismatch roce_priority_lossy" "three faults at once (no PFC: RoCE lossy on the switch)"
 rc=0; A doctor --window 0.5 --propose "$T/fix.json" >"$T/d.txt" || rc=$?
 check "doctor exit 1 (got $rc)" [ "$rc" -eq 1 ]
 check "the proposal was written" grep -q "proposal written to '$T/fix.json'" "$T/d.txt"

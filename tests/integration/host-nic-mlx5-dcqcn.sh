@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # DCQCN parameters (spec.host_ecn.dcqcn) on the ConnectX (mlx5) model in both layouts
 # at once: ens1f0np0 with MLNX_OFED's ecn tree (roce_rp/rpg_*, roce_np/min_time_between_cnps),
-# ens2f0np0 with upstream mlx5_ib's debugfs cc_params only, each at the firmware's
-# defaults. One policy applies to both, reads back, drifts on a hand edit, rolls
+# ens2f0np0 with upstream mlx5_ib's debugfs cc_params only (the model's own files: it
+# takes each write at its next tick, masked to the firmware field), each at the
+# firmware's defaults. One policy applies to both, reads back, drifts on a hand edit, rolls
 # back and is reverted by the confirm timer with every file byte-for-byte where it
 # began; a value out of range and a parameter the kernel lacks are refused with
 # nothing written.
@@ -13,11 +14,14 @@ require_root
 require_cmd python3
 
 ns=$(netns_add nm)
+NM_DEBUGFS=$T/debug
+mkdir -p "$NM_DEBUGFS" && chmod 0700 "$NM_DEBUGFS"        # debugfs is mounted 0700, root's
 nicmodel_start mlx5:ens1f0np0:4 mlx5:ens2f0np0:6
 ofed_ecn_tree ens1f0np0
 ofed_dcqcn_tree ens1f0np0
-cc_params_tree ens2f0np0
-debug_dir=$(dirname "$(find "$T/debug" -name rp_time_reset)")
+debug_dir=$NM_DEBUGFS/mlx5/$(basename "$(readlink "$T/sys/class/net/ens2f0np0/device")")/cc_params
+ofed_cc=$NM_DEBUGFS/mlx5/$(basename "$(readlink "$T/sys/class/net/ens1f0np0/device")")/cc_params
+check "the model has both ports' cc_params" test -f "$debug_dir/rp_time_reset" -a -f "$ofed_cc/rp_time_reset"
 cat >"$T/a.json" <<JSON
 { "state_dir": "$T/state", "sysfs_root": "$T/sys", "debugfs_root": "$T/debug", "settle_ms": 10000,
   "flap_wait_ms": 1000, "rdma_wait_ms": 10000 }
@@ -58,10 +62,14 @@ check "OFED: min_time_between_cnps 0" [ "$(cat "$T/sys/class/net/ens1f0np0/ecn/r
 check "debugfs: rp_ai_rate 10" [ "$(cat "$debug_dir/rp_ai_rate")" = 10 ]
 check "debugfs: rp_gd 9" [ "$(cat "$debug_dir/rp_gd")" = 9 ]
 check "a parameter the policy does not name is untouched" [ "$(cat "$debug_dir/rp_byte_reset")" = 32767 ]
+nm_ctl dump >"$T/dump"
+check "the model's firmware took the debugfs writes" grep -q "cc_params.* rp_ai_rate=10 .* rp_gd=9 " "$T/dump"
+check "the OFED port's debugfs cc_params are untouched" [ "$(cat "$ofed_cc/rp_ai_rate")" = 5 ]
 expect_rc 0 "no drift right after the apply" A drift
 
 step "a hand edit is drift, named by parameter"
 echo 20 >"$debug_dir/rp_ai_rate"
+check "the model takes the hand edit" sh -c "'$NICMODEL' ctl '$NM_CTL' dump | grep -q ' rp_ai_rate=20 '"
 rc=0; A drift >"$T/out" || rc=$?
 cat "$T/out"
 check "drift exits 1 (got $rc)" [ "$rc" -eq 1 ]

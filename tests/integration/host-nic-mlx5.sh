@@ -17,6 +17,18 @@ NM_HAND_KEY="ens1f0np0 pfc.priorities"
 NM_COUNTER="np_cnp_sent"
 . "$NETTUNE_TOP/tests/integration/host-nic.inc"
 
+step "a failed apply flaps no link it did not change"
+f0=$(flaps ens1f0np0) f1=$(flaps ens1f1np1)
+nm_ctl fail ens1f1np1 setapp 5 >/dev/null               # the second port refuses its first DCB write
+rc=0; A apply "$T/lossless.json" 2>"$T/err" || rc=$?
+check "apply exits 3 (got $rc)" [ "$rc" -eq 3 ]
+check "the refusal is named" grep -q "ens1f1np1.*dscp_to_priority" "$T/err"
+nm_wait_settled
+check "the first port flapped for its PFC change and its restore ($f0 -> $(flaps ens1f0np0))" \
+        [ "$(flaps ens1f0np0)" -eq $((f0 + 4)) ]
+check "the second port, never changed, did not flap ($f1 -> $(flaps ens1f1np1))" [ "$(flaps ens1f1np1)" -eq "$f1" ]
+back_at_start "a failed apply"
+
 step "a restore that fails on one field restores the others and names it"
 nm_ctl fail ens1f1np1 setets 5 >/dev/null               # the apply fails on the second port ...
 nm_ctl fail ens1f0np0 setpfc 5 1 >/dev/null             # ... and the first port's PFC restore fails
@@ -30,3 +42,19 @@ check "the first port's APP table was restored" grep -q "trust pcp dscp_app_cnt 
 check "its DCBX mode too" grep -q "dcbx cap 0x0c firmware auto" "$T/now"
 nm_ctl pfc ens1f0np0 0 >/dev/null                       # what the operator does by hand
 back_at_start "best-effort restore and the hand fix"
+
+step "as the service user: a root-owned MLNX_OFED knob is left out by name, the rest applies"
+chmod 0755 "$T"; chmod 0666 "$NM_SOCK"
+mkdir -p "$T/svc" && chown nobody: "$T/svc"
+sed "s|\"$T/state\"|\"$T/svc\"|" "$T/a.json" >"$T/svc.json"
+S() { NETTUNE_NETLINK_SOCKET=$NM_SOCK ip netns exec "$ns" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        "$AGENT" --config "$T/svc.json" "$@"; }
+S apply "$T/lossless.json" >"$T/svc.out"
+cat "$T/svc.out"
+check "committed" grep -q "^transaction [0-9]*: committed" "$T/svc.out"
+check "host_ecn left out, with the knob and why" grep -q "^note: host_ecn is optional and left out here: interface 'ens1f0np0' (driver mlx5_core): NIC ECN knob 'roce_rp/enable/3' cannot be written by this user (uid 65534" "$T/svc.out"
+nm_state >"$T/now"
+check "PFC applied" grep -q "pfc en 0x08" "$T/now"
+check "the ecn knobs untouched" grep -q "ens1f0np0/ecn/roce_np/cnp_dscp 0" "$T/now"
+expect_rc 0 "rollback as the service user" S rollback
+back_at_start "the service user's rollback"

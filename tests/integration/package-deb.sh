@@ -4,7 +4,9 @@
 # programs from /usr/bin, the systemd units, the conffile, the nettune user and its
 # 0700 state directory, bash completion, what the service user may do with and
 # without CAP_NET_ADMIN (the agent changes an MTU in a namespace the test made),
-# then `dpkg -r` and `dpkg -P`: nothing of the package is left behind.
+# then `dpkg -r` and `dpkg -P` with the TLS files the install section puts into
+# /etc/nettune (the key 0640 root:nettune): nothing of the package is left behind,
+# and nothing keeps the group it deleted.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 require_root
 for c in dpkg-buildpackage dh fakeroot lintian; do
@@ -56,14 +58,22 @@ check "with CAP_NET_ADMIN as an ambient capability" grep -q '^AmbientCapabilitie
 check "and its state directory" grep -qx 'StateDirectory=nettune' "$unit"
 check "drift service" grep -qx 'ExecStart=/usr/bin/nettunectl --inventory /etc/nettune/inventory.json --db /var/lib/nettune-controller/nettune.db --quiet drift' /lib/systemd/system/nettune-controller-drift.service
 check "drift timer" grep -q '^OnUnitActiveSec=' /lib/systemd/system/nettune-controller-drift.timer
+check "the switch-role unit, with the package's path" grep -qx \
+        'ExecStart=/usr/sbin/ip vrf exec mgmt /usr/bin/nettune-agent serve --config /etc/nettune/agent.json' \
+        /lib/systemd/system/nettune-agent-switch.service
+check "no unit names /usr/local" sh -c "! grep -l /usr/local /lib/systemd/system/nettune*"
 check "not enabled by the install (needs its TLS files first)" sh -c "! ls /etc/systemd/system/*/nettune-agent.service 2>/dev/null | grep -q ."
 if command -v systemd-analyze >/dev/null; then
         check "systemd-analyze verify" systemd-analyze verify "$unit" /lib/systemd/system/nettune-controller-drift.service \
-                /lib/systemd/system/nettune-controller-drift.timer
+                /lib/systemd/system/nettune-controller-drift.timer /lib/systemd/system/nettune-agent-switch.service
 fi
 
 step "conffile, user, state directory"
 check "/etc/nettune/agent.json is a conffile" sh -c "dpkg-query -W -f='\${Conffiles}' nettune | grep -q '^ /etc/nettune/agent.json '"
+check "it names the networks whose probes are served (probe.allow)" python3 -c '
+import json, sys
+d = json.load(open("/etc/nettune/agent.json"))
+sys.exit(0 if d["probe"]["allow"] and d["tls"]["client_ca"] == "clients-ca.crt" else 1)'
 check "the nettune user is a system user" python3 -c '
 import pwd, sys
 u = pwd.getpwnam("nettune")
@@ -78,6 +88,8 @@ complete_of() {         # complete_of WORD...: the completions of the last word
 check "nettune-agent ap<TAB> -> apply" [ "$(complete_of nettune-agent nettune-agent ap)" = apply ]
 check "nettune-agent probe --mo<TAB> -> --mode" [ "$(complete_of nettune-agent nettune-agent probe --mo)" = --mode ]
 check "nettunectl apply --rollback-on-halt <TAB> -> wave all" [ "$(complete_of nettunectl nettunectl apply --rollback-on-halt '')" = "wave all" ]
+check "nettunectl st<TAB> -> state status store" [ "$(complete_of nettunectl nettunectl st)" = "status state store" ]
+check "nettune-agent se<TAB> -> serve" [ "$(complete_of nettune-agent nettune-agent se)" = serve ]
 
 step "privileges: the service user with and without CAP_NET_ADMIN"
 ns=$(netns_add pk)
@@ -120,7 +132,11 @@ check "/usr/bin/nettune-agent removed" test ! -e /usr/bin/nettune-agent
 check "the conffile stays until purge" test -f /etc/nettune/agent.json
 check "the journal stays until purge" test -f /var/lib/nettune/journal.db
 
-step "dpkg -P: nothing left behind"
+step "dpkg -P: nothing left behind, the TLS files of the install section included"
+# as getting-started.md installs them: the key readable by the service's group
+for f in agent.crt clients-ca.crt; do echo test >/etc/nettune/$f; chmod 0644 /etc/nettune/$f; done
+echo test >/etc/nettune/agent.key && chown root:nettune /etc/nettune/agent.key && chmod 0640 /etc/nettune/agent.key
+gid=$(getent group nettune | cut -d: -f3)
 dpkg -P nettune >"$T/purge.log" 2>&1 || { cat "$T/purge.log"; fail "dpkg -P failed"; }
 check "no package record" sh -c "! dpkg-query -W nettune >/dev/null 2>&1 || dpkg-query -W -f='\${Status}' nettune | grep -q not-installed"
 left=$(while read -r f; do if [ -e "$f" ] && [ ! -d "$f" ]; then echo "$f"; fi; done <"$T/files")
@@ -129,3 +145,4 @@ check "no /etc/nettune" test ! -e /etc/nettune
 check "no /var/lib/nettune" test ! -e /var/lib/nettune
 check "no nettune user" sh -c "! getent passwd nettune"
 check "no nettune group" sh -c "! getent group nettune"
+check "no file left to its group id $gid in /etc or /var/lib" sh -c "[ -z \"\$(find /etc /var/lib -xdev -gid $gid 2>/dev/null)\" ]"

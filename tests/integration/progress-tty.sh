@@ -5,7 +5,8 @@
 # follows nettune-agent's probe runs (`probe`, and the baseline and post probes of
 # `apply`) and nettunectl's waves, nodes and fleet queries as they finish; stdout
 # keeps the data only. Without a terminal, with --output json or with --quiet, no
-# escape code is written anywhere.
+# escape code is written anywhere. A change asks first on a terminal (y/N on stderr,
+# the answer on stdin) unless --yes, and never without a terminal.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
 fleet_require
@@ -17,6 +18,12 @@ on_tty() {
         local out=$1 err=$2 cmd; shift 2
         cmd="$(printf '%q ' "$@") > $(printf '%q' "$out")"
         SHELL=/bin/bash script -q -e -c "$cmd" /dev/null > "$err" < /dev/null
+}
+# answer_tty ANSWER OUT ERR CMD...: the same with ANSWER typed on the terminal.
+answer_tty() {
+        local answer=$1 out=$2 err=$3 cmd; shift 3
+        cmd="$(printf '%q ' "$@") > $(printf '%q' "$out")"
+        printf '%s\n' "$answer" | SHELL=/bin/bash script -q -e -c "$cmd" /dev/null > "$err"
 }
 no_escapes() { ! grep -q $'\033' "$@"; }
 # shows FILE TEXT: the terminal output in FILE has a status line drawn in place with TEXT.
@@ -50,7 +57,6 @@ on_tty "$T/j.out" "$T/j.tty" "${A[@]}" --output json "${PROBE[@]}" || fail "prob
 check "--output json on a terminal: no escape codes" no_escapes "$T/j.tty" "$T/j.out"
 check "--output json: stdout is one JSON document" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/j.out"
 
-step "agent apply on a terminal: the baseline and post probes of the transaction"
 mtu_policy() {
         cat >"$1" <<JSON
 { "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "mtu-$2" },
@@ -61,7 +67,21 @@ JSON
 }
 mtu_policy "$T/p9000.json" 9000
 mtu_policy "$T/p4000.json" 4000
-on_tty "$T/a.out" "$T/a.tty" "${A[@]}" apply "$T/p9000.json" || fail "apply under script failed: $(cat -v "$T/a.tty")"
+step "agent apply on a terminal asks first: 'n' changes nothing, no terminal asks nothing"
+rc=0; answer_tty n "$T/n.out" "$T/n.tty" "${A[@]}" apply "$T/p9000.json" || rc=$?
+cat -v "$T/n.tty"
+check "the question is asked on the terminal" grep -q "apply '$T/p9000.json' to this node .*\[y/N\]" "$T/n.tty"
+check "'n': exit 2, not confirmed (got $rc)" [ "$rc" -eq 2 ] && grep -q "not confirmed; nothing was changed" "$T/n.tty"
+check "'n': the MTU is untouched" [ "$(ip netns exec "$ns" cat /sys/class/net/$ifc/mtu)" = 1500 ]
+check "'n': nothing was journalled" [ "$("${A[@]}" --output json history | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 0 ]
+"${A[@]}" apply "$T/p4000.json" >"$T/s.out" 2>"$T/s.err" </dev/null || fail "apply without a terminal failed: $(cat "$T/s.err")"
+check "no terminal: no question, applied" sh -c "! grep -q 'y/N' '$T/s.err'" && \
+        [ "$(ip netns exec "$ns" cat /sys/class/net/$ifc/mtu)" = 4000 ]
+rc=0; answer_tty y "$T/y.out" "$T/y.tty" "${A[@]}" rollback || rc=$?
+check "'y' to rollback: rolled back (exit $rc)" [ "$rc" -eq 0 ] && [ "$(ip netns exec "$ns" cat /sys/class/net/$ifc/mtu)" = 1500 ]
+
+step "agent apply on a terminal: the baseline and post probes of the transaction"
+on_tty "$T/a.out" "$T/a.tty" "${A[@]}" --yes apply "$T/p9000.json" || fail "apply under script failed: $(cat -v "$T/a.tty")"
 cat -v "$T/a.tty"
 check "baseline runs shown" grep -qE $'\r\033\\[Kbaseline probe: [^\r]*: 2/2 runs done, median' "$T/a.tty"
 check "post runs shown" grep -qE $'\r\033\\[Kpost probe: [^\r]*: 2/2 runs done, median' "$T/a.tty"
@@ -77,7 +97,13 @@ CTL_CMD=(ip netns exec "$HUB" "$CTL" --inventory "$T/inventory.json" --db "$T/ct
 policy "$T/mtu.json" mtu-9000 9000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
 policy "$T/mtu2.json" mtu-4000 4000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
 policy "$T/mtu3.json" mtu-5000 5000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
-on_tty "$T/c.out" "$T/c.tty" "${CTL_CMD[@]}" apply "$T/mtu.json" --canary 1 --wave-size 100% --confirm-timeout 600 ||
+rc=0; answer_tty n "$T/cn.out" "$T/cn.tty" "${CTL_CMD[@]}" apply "$T/mtu.json" --canary 1 --wave-size 100% || rc=$?
+cat -v "$T/cn.tty"
+check "nettunectl apply asks first" grep -q "roll 'mtu-9000' out to 3 nodes in 2 waves? \[y/N\]" "$T/cn.tty"
+check "'n': exit 2, no rollout recorded (got $rc)" [ "$rc" -eq 2 ] && \
+        [ "$("${CTL_CMD[@]}" --output json history | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 0 ]
+check "'n': every node at its old MTU" [ "$(node_mtu 1)$(node_mtu 2)$(node_mtu 3)" = 150015001500 ]
+on_tty "$T/c.out" "$T/c.tty" "${CTL_CMD[@]}" --yes apply "$T/mtu.json" --canary 1 --wave-size 100% --confirm-timeout 600 ||
         fail "nettunectl apply under script failed: $(cat -v "$T/c.tty")"
 cat -v "$T/c.tty"
 check "wave 1: its node as it answers" shows "$T/c.tty" "apply: wave 1/2: 1/1 node done"
@@ -96,9 +122,17 @@ check "a line per wave" grep -qx "apply: wave 2/2: 2 nodes" "$T/e.err"
 check "a line per node" grep -qx "apply: node002: pending" "$T/e.err"
 check "a line per confirmation" grep -qx "confirm: node003: committed" "$T/e.err"
 check "no escape codes" no_escapes "$T/e.err" "$T/e.out"
-on_tty "$T/f.out" "$T/f.tty" "${CTL_CMD[@]}" --output json apply "$T/mtu3.json" --wave-size 100% --confirm-timeout 600 ||
+on_tty "$T/f.out" "$T/f.tty" "${CTL_CMD[@]}" --yes --output json apply "$T/mtu3.json" --wave-size 100% --confirm-timeout 600 ||
         fail "nettunectl --output json apply failed: $(cat -v "$T/f.tty")"
 check "--output json on a terminal: no escape codes" no_escapes "$T/f.tty" "$T/f.out"
 check "--output json: the report is JSON" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/f.out"
 on_tty "$T/g.out" "$T/g.tty" "${CTL_CMD[@]}" --quiet drift || fail "nettunectl --quiet drift failed: $(cat -v "$T/g.tty")"
 check "--quiet on a terminal: no escape codes" no_escapes "$T/g.tty"
+
+step "nettunectl rollback on a terminal asks first: 'n' changes nothing"
+before="$(node_mtu 1)$(node_mtu 2)$(node_mtu 3)"
+rc=0; answer_tty n "$T/rn.out" "$T/rn.tty" "${CTL_CMD[@]}" rollback || rc=$?
+cat -v "$T/rn.tty"
+check "the question names the nodes" grep -q "roll back 3 nodes (node001, node002, node003)? \[y/N\]" "$T/rn.tty"
+check "'n': exit 2 (got $rc)" [ "$rc" -eq 2 ]
+check "'n': every node as it was ($before)" [ "$(node_mtu 1)$(node_mtu 2)$(node_mtu 3)" = "$before" ]

@@ -16,7 +16,7 @@ for t in tests/integration/$pattern.sh; do
         NT_ID=$(printf '%04x' $(( (RANDOM * 7 + $$) % 65536 )))
         NT_TMP=$(mktemp -d "/tmp/nettune-$name.XXXXXX")
         export NT_ID NT_TMP
-        timeout -k 10 "${TEST_TIMEOUT:-600}" bash "$t" >"$log" 2>&1
+        timeout -k 10 "${TEST_TIMEOUT:-600}" bash "$t" >"$log" 2>&1 </dev/null   # no terminal: nothing asks
         rc=$?
         # A test must stop what it started: anything still running from its temp dir is a leak.
         leaked=$(pgrep -f "$NT_TMP/" || true)

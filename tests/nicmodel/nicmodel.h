@@ -82,7 +82,16 @@ struct nm_driver {
         int (*change_mtu)(struct nm *m, struct nm_dev *d, uint32_t mtu);
         /* The driver and firmware state, one stable text block (see nm_dump). */
         void (*dump)(struct nm *m, const struct nm_dev *d, FILE *f);
+        /* How long carrier stays away in one of the driver's link flaps (NULL: NM_LINK_UP_MS). */
+        unsigned (*link_up_ms)(const struct nm_dev *d);
+        /* The driver's debugfs files under m->debugfs_root (NULL: none). */
+        int (*debugfs_create)(struct nm *m, struct nm_dev *d);
+        /* Take in what was written to the driver's files since the last tick (NULL: nothing to take). */
+        void (*files_tick)(struct nm *m, struct nm_dev *d);
 };
+
+#define NM_LINK_UP_MS 400               /* a driver without its own figure */
+#define NM_SPEED_MBPS 100000            /* a device's speed unless its spec names one */
 
 struct nm_dev {
         char name[IF_NAMESIZE];
@@ -91,6 +100,7 @@ struct nm_dev {
         void *priv;                     /* the driver's state, drv->priv_size bytes */
         uint32_t mtu, min_mtu, max_mtu;
         uint8_t mac[6];
+        uint32_t speed_mbps;            /* SYSFS/class/net/IF/speed while carrier is on ("-1" while off) */
         /* carrier (netif_carrier_on/off) and its counters (IFLA_CARRIER_*) */
         bool carrier;
         uint32_t carrier_up_count, carrier_down_count;
@@ -116,9 +126,10 @@ struct nm {
         unsigned n_apps;
         struct nm_app apps[NM_APPS_MAX];
         char sysfs_root[256];           /* "" = no sysfs files are written */
+        char debugfs_root[256];         /* "" = no debugfs files are written */
         /* timings of a link flap */
         unsigned flap_delay_ms;         /* mlx5: PORT_CHANGE event after the SET returned */
-        unsigned link_up_ms;            /* carrier back after it went down */
+        unsigned link_up_ms;            /* carrier back after it went down; 0: each driver's own figure */
         unsigned rdma_lag_ms;           /* RDMA port ACTIVE after carrier */
         unsigned n_requests;
         unsigned n_corrupt;             /* driver memory overruns seen (a real driver would corrupt itself) */
@@ -129,7 +140,7 @@ struct nm {
 void nm_init(struct nm *m);
 void nm_done(struct nm *m);
 const struct nm_driver *nm_driver_by_name(const char *name);
-/* Add a device "DRIVER:NAME:IFINDEX[:VARIANT]". -EINVAL with a message on stderr when malformed. */
+/* Add a device "DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]]" (SPEED in Mb/s, default NM_SPEED_MBPS). -EINVAL with a message on stderr when malformed. */
 int nm_add(struct nm *m, const char *spec);
 struct nm_dev *nm_dev_by_name(struct nm *m, const char *name);
 struct nm_dev *nm_dev_by_index(struct nm *m, int ifindex);
@@ -140,8 +151,13 @@ uint64_t nm_tick(struct nm *m);
 void nm_flap(struct nm *m, struct nm_dev *d, unsigned delay_ms);
 /* The one-shot fault of op, if armed: returns -errno once, then 0. */
 int nm_fault(struct nm_dev *d, enum nm_op op);
-/* Create the device's sysfs tree (class/net, PCI device, driver, RDMA port) under m->sysfs_root. */
-int nm_sysfs_create(struct nm *m, const struct nm_dev *d);
+/* Create the device's sysfs tree (class/net, PCI device, driver, RDMA port) under m->sysfs_root, and its debugfs files. */
+int nm_sysfs_create(struct nm *m, struct nm_dev *d);
+/* The device's PCI function, "0000:12:00.0" (its sysfs device and debugfs directory name). */
+void nm_bdf(const struct nm_dev *d, char *buf, size_t size);
+/* mkdir -p with `mode` for the last component; a file of `text` with `mode` (written whole, renamed). */
+int nm_mkdirs(const char *path, unsigned mode);
+int nm_write_file(const char *path, const char *text, unsigned mode);
 /* The state of every device, stable text: equal text = equal device state. */
 void nm_dump(struct nm *m, FILE *f);
 void nm_logf(struct nm *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -5,7 +5,8 @@
   check.py docs SCHEMA DOC           one line per schema leaf: "PATH<TAB>ok" or "PATH<TAB>mismatch<TAB>why"
 
 Documents are loaded strictly, like the agent does: UTF-8 only, no duplicate keys,
-no NaN/Infinity.
+no NaN/Infinity; a FILE ending in .yaml or .yml is YAML (one document, no
+aliases, no duplicate keys), read with python3-yaml.
 """
 import json
 import re
@@ -13,10 +14,42 @@ import sys
 
 import jsonschema
 
+try:
+    import yaml
+except ImportError:     # YAML files are then refused as unreadable: run.sh skips them
+    yaml = None
+
+
+def yaml_load(text):
+    """One document; aliases and duplicate keys refused, as the agent does."""
+    for ev in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(ev, yaml.AliasEvent):
+            raise ValueError("YAML alias")
+
+    class Strict(yaml.SafeLoader):
+        pass
+
+    def mapping(loader, node, deep=False):
+        seen = set()
+        for k, _ in node.value:
+            key = loader.construct_object(k, deep=deep)
+            if key in seen:
+                raise ValueError("duplicate key %r" % key)
+            seen.add(key)
+        return {str(loader.construct_object(k, deep=deep)): loader.construct_object(v, deep=deep)
+                for k, v in node.value}
+
+    Strict.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return yaml.load(text, Loader=Strict)
+
 
 def strict_load(path):
     with open(path, 'rb') as f:
         text = f.read().decode('utf-8')
+    if path.endswith(('.yaml', '.yml')):
+        if yaml is None:
+            raise ValueError("python3-yaml is not installed")
+        return yaml_load(text)
 
     def no_dups(pairs):
         seen = {}
@@ -40,8 +73,8 @@ def validate(schema_path, files):
     for path in files:
         try:
             doc = strict_load(path)
-        except (ValueError, UnicodeDecodeError) as e:
-            print("%s\treject\tnot JSON: %s" % (path, str(e).splitlines()[0]))
+        except (ValueError, UnicodeDecodeError) + ((yaml.YAMLError,) if yaml else ()) as e:
+            print("%s\treject\tnot readable: %s" % (path, str(e).splitlines()[0]))
             continue
         err = jsonschema.exceptions.best_match(validator.iter_errors(doc))
         if err is None:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Schema tier: policies/schema.json (JSON Schema 2020-12, for editors) must agree
 # with `nettune-agent validate` and with docs/policy-reference.md:
-#   - every profile and example policy passes both the schema and the agent;
+#   - every profile and example policy (JSON or YAML) passes both the schema and the agent;
 #   - every valid golden policy passes the schema;
 #   - every invalid golden case is rejected by the schema too, unless the case
 #     holds a `schema-accepts` marker (a rule the schema cannot state), and then
@@ -41,11 +41,18 @@ load_verdicts() {
 }
 
 files=("$top"/policies/profiles/*.json "$top"/examples/policies/*.json "$data"/valid/*.json)
+if python3 -c 'import yaml' 2>/dev/null; then
+        files+=("$top"/examples/policies/*.yaml "$data"/valid/*.yaml)
+else
+        echo "SKIP schema/yaml: python3-yaml not installed (the YAML documents are not checked)"
+fi
 invalid=()
 for dir in "$data"/invalid/*/; do
         dir=${dir%/}
         if [ -f "$dir/policy.json" ]; then
                 invalid+=("$dir/policy.json")
+        elif [ -f "$dir/policy.yaml" ]; then
+                python3 -c 'import yaml' 2>/dev/null && invalid+=("$dir/policy.yaml")
         elif [ -x "$dir/generate" ]; then
                 mkdir -p "$work/$(basename "$dir")"
                 "$dir/generate" > "$work/$(basename "$dir")/policy.json"

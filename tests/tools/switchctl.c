@@ -27,7 +27,7 @@
 #include "agent/config/config.h"
 #include "drivers/driver.h"
 #include "drivers/switch/switch.h"
-#include "policies/diff.h"
+#include "policies/field.h"
 #include "policies/policy.h"
 #include "policies/state_json.h"
 

@@ -56,10 +56,12 @@ static void test_defaults(void)
         CU_ASSERT_STRING_EQUAL(c.state_dir, "/var/lib/nettune");
         CU_ASSERT_STRING_EQUAL(c.env.sysfs_root, "/sys");
         CU_ASSERT_STRING_EQUAL(c.env.debugfs_root, "/sys/kernel/debug");
+        CU_ASSERT_STRING_EQUAL(c.env.configfs_root, "/sys/kernel/config");
         CU_ASSERT_STRING_EQUAL(c.probe_listen, "0.0.0.0:18515");
         CU_ASSERT_EQUAL(c.drift_interval_s, 60);
         CU_ASSERT_EQUAL(c.drift_mode, DRIFT_MODE_REPORT);
         CU_ASSERT_EQUAL(c.env.settle_ms, 3000);
+        CU_ASSERT_EQUAL(c.env.link_up_max_ms, 30000);
         CU_ASSERT_EQUAL(c.max_body_bytes, 1u << 20);
         CU_ASSERT_EQUAL(c.request_timeout_s, 30);
         CU_ASSERT_EQUAL(c.probe_runs, 3);
@@ -130,7 +132,7 @@ static void bad(const char *text, const char *where_path, const char *msg)
 
 static void test_errors(void)
 {
-        bad("{\"lisen\":\"x\"}", "$", "unknown key 'lisen'");
+        bad("{\"lisen\":\"x\"}", "$", "unknown key 'lisen' (did you mean 'listen'?)");
         bad("{\"listen\":\"localhost\"}", "$.listen", "listen address 'localhost' is not host:port");
         bad("{\"drift\":{\"mode\":\"fix\"}}", "$.drift.mode", "mode 'fix' is not one of 'report', 'enforce'");
         bad("{\"probe\":{\"runs\":16}}", "$.probe.runs", "runs 16 out of range 1-15");

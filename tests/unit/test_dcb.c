@@ -18,7 +18,7 @@
 #include "drivers/host/dcb_driver.h"
 #include "drivers/host/dcb_lldpad.h"
 #include "drivers/host/dcb_nl.h"
-#include "policies/diff.h"
+#include "policies/field.h"
 #include "tests/lib/drvtest.h"
 #include "tests/lib/nltrace.h"
 #include "tests/nicmodel/nm_transport.h"
@@ -538,6 +538,7 @@ static void test_flap_wait(void)
         model.link_up_ms = 3000;
         nm_transport_unlock(&xport);
         env.settle_ms = 200;
+        env.link_up_max_ms = 200;               /* the ceiling over the 100G bound */
         want.pfc_enabled = 0x18;
         CU_ASSERT_EQUAL(drvtest_apply(&dcb_driver, &tgt, &want, &e), -ETIMEDOUT);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no carrier"));
@@ -549,6 +550,7 @@ static void test_flap_wait(void)
         model.rdma_lag_ms = 3000;
         nm_transport_unlock(&xport);
         env.settle_ms = 5000;
+        env.link_up_max_ms = 0;
         env.rdma_wait_ms = 200;
         want.pfc_enabled = 0x08;
         CU_ASSERT_EQUAL(drvtest_apply(&dcb_driver, &tgt, &want, &e), -ETIMEDOUT);

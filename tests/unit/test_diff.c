@@ -4,6 +4,7 @@
 
 #include "common/util.h"
 #include "policies/diff.h"
+#include "policies/field.h"
 
 static struct state want, live;
 
@@ -206,6 +207,87 @@ static void test_unsupported(void)
         diff_done(&d);
 }
 
+/*
+ * The watchdog: off compares only whether it runs; on compares that it runs, its
+ * priorities and the members the policy declares (the rest are not managed).
+ */
+static void test_pfc_watchdog(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_PFC_WATCHDOG);
+        want.pfc_wd = (struct state_pfc_wd){ .enabled = true, .prios = 0x08, .has = STATE_WD_DETECTION | STATE_WD_ACTION,
+                                             .detection_ms = 200, .action = STATE_WD_DROP };
+        live.pfc_wd = (struct state_pfc_wd){ .enabled = false, .has = STATE_WD_POLL, .poll_ms = 100 };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 4);
+        expect(&d, "pfc.watchdog.enabled", "false", "true");
+        expect(&d, "pfc.watchdog.priorities", "unset", "[3]");
+        expect(&d, "pfc.watchdog.detection_ms", "unset", "200");
+        expect(&d, "pfc.watchdog.action", "unset", "drop");
+        diff_done(&d);
+
+        /* running with other times and a poll the policy does not name: only what it names differs */
+        live.pfc_wd = (struct state_pfc_wd){ .enabled = true, .prios = 0x18, .has = 0x0f, .detection_ms = 400,
+                                             .restoration_ms = 0, .action = STATE_WD_DROP, .poll_ms = 1000 };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 2);
+        expect(&d, "pfc.watchdog.priorities", "[3,4]", "[3]");
+        expect(&d, "pfc.watchdog.detection_ms", "400", "200");
+        diff_done(&d);
+        want.pfc_wd.has |= STATE_WD_RESTORATION;
+        want.pfc_wd.restoration_ms = 400;
+        want.pfc_wd.prios = 0x18;
+        want.pfc_wd.detection_ms = 400;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
+        expect(&d, "pfc.watchdog.restoration_ms", "none", "400");
+        diff_done(&d);
+
+        /* turned off: only whether it runs */
+        want.pfc_wd.enabled = false;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
+        expect(&d, "pfc.watchdog.enabled", "true", "false");
+        diff_done(&d);
+        live.pfc_wd.enabled = false;
+        CU_ASSERT(state_matches(&want, &live));
+}
+
+/* "auto" is met by what the device reads back for it; without that knowledge it differs. */
+static void test_nic_stall(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_NIC_STALL);
+        want.nic_stall_ms = STATE_NIC_STALL_AUTO;
+        live.nic_stall_ms = 8000;
+        live.nic_stall_auto_ms = 100;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
+        expect(&d, "pfc.nic_stall_timeout_ms", "8000", "auto");
+        diff_done(&d);
+        live.nic_stall_ms = 100;
+        CU_ASSERT(state_matches(&want, &live));
+        live.nic_stall_auto_ms = 0;
+        CU_ASSERT_FALSE(state_matches(&want, &live));
+        want.nic_stall_ms = 100;
+        CU_ASSERT(state_matches(&want, &live));
+        /* unsupported: the whole desired value */
+        live.present = 0;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        expect(&d, "pfc.nic_stall_timeout_ms", "unsupported", "100");
+        diff_done(&d);
+        want.present = STATE_BIT(STATE_FIELD_PFC_WATCHDOG);
+        want.pfc_wd = (struct state_pfc_wd){ .enabled = true, .prios = 0x08, .has = STATE_WD_DETECTION,
+                                             .detection_ms = 200 };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        expect(&d, "pfc.watchdog", "unsupported", "{\"detection_ms\":200,\"enabled\":true,\"priorities\":[3]}");
+        diff_done(&d);
+}
+
 /* A switch is one state per port: each port's differences under its own prefix. */
 static void test_switch_ports(void)
 {
@@ -273,8 +355,21 @@ static void test_render(void)
         j = diff_to_json(&d);
         CU_ASSERT_EQUAL(json_array_size(j), 2);
         CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(j, 1), "field")), "trust");
-        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(j, 0), "to")), "9000");
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_array_get(j, 0), "to")), 9000);   /* typed */
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(j, 1), "to")), "dscp");
         json_decref(j);
+        /* the values' JSON: integers, booleans and lists of integers as they stand, the rest strings */
+        CU_ASSERT_EQUAL(diff_value_kind("9000"), DIFF_VALUE_INTEGER);
+        CU_ASSERT_EQUAL(diff_value_kind("-1"), DIFF_VALUE_INTEGER);
+        CU_ASSERT_EQUAL(diff_value_kind("010"), DIFF_VALUE_STRING);
+        CU_ASSERT_EQUAL(diff_value_kind("true"), DIFF_VALUE_BOOLEAN);
+        CU_ASSERT_EQUAL(diff_value_kind("[3,4]"), DIFF_VALUE_INTEGERS);
+        CU_ASSERT_EQUAL(diff_value_kind("[]"), DIFF_VALUE_INTEGERS);
+        CU_ASSERT_EQUAL(diff_value_kind("[3,]"), DIFF_VALUE_STRING);
+        CU_ASSERT_EQUAL(diff_value_kind("[48:5,26:3]"), DIFF_VALUE_STRING);
+        CU_ASSERT_EQUAL(diff_value_kind("[ets,strict]"), DIFF_VALUE_STRING);
+        CU_ASSERT_EQUAL(diff_value_kind("unset"), DIFF_VALUE_STRING);
+        CU_ASSERT_EQUAL(diff_value_kind("0x09"), DIFF_VALUE_STRING);
         diff_done(&d);
         diff_done(&d);          /* idempotent */
         text = diff_to_text(&d);
@@ -379,7 +474,7 @@ static void test_dcb_device(void)
         want.dcb.apps[1] = live.dcb.apps[0] = (struct state_dcb_app){ 48, 6 };
         CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
         CU_ASSERT_EQUAL(d.n, 1);
-        expect(&d, "dcb_device.dcbx", "0x09", "0x0c");
+        expect(&d, "dcb_device.dcbx", "host+ieee (0x09)", "cee+ieee (0x0c)");
         CU_ASSERT_EQUAL(d.entries[0].field, STATE_FIELD_PFC);  /* filed under a field the snapshot has */
         diff_done(&d);
         live.dcb.dcbx = 0x0c;
@@ -389,6 +484,90 @@ static void test_dcb_device(void)
         diff_done(&d);
         /* a policy carries no device detail: nothing to compare */
         want.dcb.present = false;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT(diff_empty(&d));
+        diff_done(&d);
+        /* ... but a DCB change it makes switches a DCBX that is not host + IEEE first: the plan lists it */
+        want.pfc_enabled = 1u << 3;
+        live.pfc_enabled = 0;
+        live.dcb.dcbx = 0x04;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 2);
+        expect(&d, "dcb_device.dcbx", "cee (0x04)", "host+ieee (0x09)");
+        CU_ASSERT_EQUAL(d.entries[1].field, STATE_FIELD_PFC);
+        diff_done(&d);
+        live.dcb.dcbx = 0x09;           /* host + IEEE already: only the field */
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
+        diff_done(&d);
+}
+
+/* pfc.cable_length_m (and the raw delay of a snapshot), buffers.prio_to_buffer, buffers.buffer_size_bytes. */
+static void test_headroom_fields(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_CABLE_LEN) | STATE_BIT(STATE_FIELD_BUFFERS);
+        want.cable_len_m = 40;
+        live.cable_len_m = 7;
+        want.buffers.prio_buffer[3] = 1;
+        want.buffers.size[0] = live.buffers.size[0] = 130944;
+        want.buffers.size[1] = 65536;
+        live.buffers.total = 524288;    /* read back only: never compared */
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 3);
+        expect(&d, "pfc.cable_length_m", "7", "40");
+        expect(&d, "buffers.prio_to_buffer", "[0,0,0,0,0,0,0,0]", "[0,0,0,1,0,0,0,0]");
+        expect(&d, "buffers.buffer_size_bytes", "[130944,0,0,0,0,0,0,0]", "[130944,65536,0,0,0,0,0,0]");
+        CU_ASSERT_EQUAL(d.fields, STATE_BIT(STATE_FIELD_CABLE_LEN) | STATE_BIT(STATE_FIELD_BUFFERS));
+        diff_done(&d);
+        /* a snapshot's raw ieee_pfc.delay (mlxsw counts bits) is put back exactly */
+        live.cable_len_m = 40;
+        live.buffers = want.buffers;
+        want.dcb = (struct state_dcb_device){ .present = true, .has_pfc_delay = true, .pfc_delay = 40404 };
+        live.dcb = (struct state_dcb_device){ .present = true, .has_pfc_delay = true, .pfc_delay = 40405 };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 1);
+        expect(&d, "dcb_device.pfc_delay", "40405", "40404");
+        diff_done(&d);
+        /* a policy carries no raw delay: only the metres count */
+        want.dcb.present = false;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT(diff_empty(&d));
+        diff_done(&d);
+}
+
+/* roce_tos: a policy's value against every place of every port; a snapshot port by port. */
+static void test_roce_tos(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_ROCE_TOS);
+        want.roce_tos = 106;
+        live.roce.n_ports = 2;
+        live.roce.ports[0] = (struct state_rdma_port){ "mlx5_0", 1, true, 0, true, STATE_TCLASS_UNSET };
+        live.roce.ports[1] = (struct state_rdma_port){ "rxe0", 1, true, 106, false, 0 };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 2);
+        expect(&d, "roce_tos.mlx5_0/1", "0", "106");
+        expect(&d, "roce_tos.mlx5_0/1.traffic_class", "unset", "106");
+        CU_ASSERT_EQUAL(d.entries[0].field, STATE_FIELD_ROCE_TOS);
+        diff_done(&d);
+        /* the snapshot: each port back as it was, the OFED value unset again, a port that is gone named */
+        want.roce = live.roce;
+        want.roce.ports[0].cm_tos = 0;
+        live.roce.ports[0].cm_tos = 106;
+        live.roce.ports[0].ofed_tclass = 106;
+        live.roce.n_ports = 1;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 3);
+        expect(&d, "roce_tos.mlx5_0/1", "106", "0");
+        expect(&d, "roce_tos.mlx5_0/1.traffic_class", "106", "unset");
+        expect(&d, "roce_tos.rxe0/1", "absent", "106");
+        diff_done(&d);
+        live.roce = want.roce;
         CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
         CU_ASSERT(diff_empty(&d));
         diff_done(&d);
@@ -407,7 +586,10 @@ int suite_diff(void)
             !CU_add_test(s, "render", test_render) || !CU_add_test(s, "many_entries", test_many_entries) ||
             !CU_add_test(s, "dscp_unlisted_zero", test_dscp_unlisted_zero) ||
             !CU_add_test(s, "ets_bandwidth_of_ets_classes", test_ets_bandwidth_of_ets_classes) ||
-            !CU_add_test(s, "dcb_device", test_dcb_device))
+            !CU_add_test(s, "dcb_device", test_dcb_device) ||
+            !CU_add_test(s, "headroom_fields", test_headroom_fields) ||
+            !CU_add_test(s, "pfc_watchdog", test_pfc_watchdog) || !CU_add_test(s, "nic_stall", test_nic_stall) ||
+            !CU_add_test(s, "roce_tos", test_roce_tos))
                 return -1;
         return 0;
 }

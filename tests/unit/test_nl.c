@@ -9,7 +9,8 @@
 #include <unistd.h>
 #include <linux/rtnetlink.h>
 
-#include "drivers/host/link_rtnl.h"
+#include "drivers/host/host_io.h"
+#include "drivers/host/link.h"
 #include "drivers/host/nl.h"
 #include "tests/nicmodel/nm_server.h"
 #include "tests/nicmodel/nm_transport.h"
@@ -283,13 +284,15 @@ static void test_link_cache(void)
         struct errbuf e = { 0 };
         char dev[LINK_DEVICE_MAX];
         unsigned n = 0, base;
+        struct nl *nl;
 
         nm_init(&model);
         CU_ASSERT_FATAL(nm_add(&model, "mlx5:mlx0:7") == 0 && nm_add(&model, "mlx5:mlx1:8") == 0);
         nm_transport_init(&xport, &model);
         env.nl = nm_transport_get(&xport);
         snprintf(t.name, sizeof(t.name), "mlx1");
-        CU_ASSERT_EQUAL_FATAL(link_cache_links(&io, &env, &all, &n, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(driver_io_rtnl(&io, &env, &nl, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(link_cache_links(&io, nl, &all, &n, &e), 0);
         CU_ASSERT_EQUAL(n, 2);
         CU_ASSERT_EQUAL(all[0].ifindex, 7);
         CU_ASSERT_EQUAL(all[1].ifindex, 8);
@@ -325,8 +328,10 @@ static void test_link_parent_is_sysfs_device(void)
         const struct link_info *all;
         struct errbuf e = { 0 };
         unsigned n = 0, checked = 0;
+        struct nl *nl;
 
-        CU_ASSERT_EQUAL_FATAL(link_cache_links(&io, &env, &all, &n, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(driver_io_rtnl(&io, &env, &nl, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(link_cache_links(&io, nl, &all, &n, &e), 0);
         for (unsigned i = 0; i < n && access("/sys/class/net/lo", F_OK) == 0; i++) {
                 struct target t = { .kind = TARGET_INTERFACE, .ifindex = all[i].ifindex, .env = &env, .io = &io };
                 char dev[LINK_DEVICE_MAX], path[PATH_MAX], target[PATH_MAX], *base;

@@ -11,7 +11,7 @@
 #include "agent/plan/plan.h"
 #include "drivers/host/dcb_driver.h"
 #include "drivers/host/iface.h"
-#include "drivers/host/link_rtnl.h"
+#include "drivers/host/link.h"
 #include "tests/lib/drvtest.h"
 #include "tests/nicmodel/nm_transport.h"
 

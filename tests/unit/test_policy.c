@@ -22,13 +22,16 @@ static const char full_policy[] =
         "\"selector\":{\"role\":\"gpu\"},"
         "\"targets\":{\"interfaces\":[\"ens1f0np0\",\"ens2*\"],\"switches\":[\"leaf*\"]},"
         "\"spec\":{\"mtu\":9000,\"trust\":\"dscp\",\"dscp_to_priority\":{\"26\":3,\"48\":6},"
-        "\"pfc\":{\"priorities\":[3]},"
+        "\"pfc\":{\"priorities\":[3],\"cable_length_m\":40,\"watchdog\":{\"detection_ms\":200,\"restoration_ms\":400,\"action\":\"drop\"},"
+        "\"nic_stall_timeout_ms\":\"auto\"},"
+        "\"buffers\":{\"prio_to_buffer\":[0,0,0,1,0,0,0,0],"
+        "\"buffer_size_bytes\":[130944,65536,0,0,0,0,0,0]},"
         "\"ets\":{\"priority_to_tc\":[0,1,2,3,4,5,6,7],\"tc_bandwidth_pct\":[50,0,0,50,0,0,0,0],"
         "\"tc_tsa\":[\"ets\",\"strict\",\"strict\",\"ets\",\"strict\",\"strict\",\"strict\",\"strict\"]},"
         "\"ecn\":{\"queues\":[3,4],\"min_threshold_bytes\":150000,\"max_threshold_bytes\":1500000,"
         "\"mark_probability_pct\":100},"
-        "\"host_ecn\":{\"priorities\":[3],\"reaction_point\":true,\"notification_point\":false,"
-        "\"cnp_dscp\":48,\"cnp_priority\":6}},"
+        "\"host_ecn\":{\"priorities\":[3],\"reaction_point\":true,\"notification_point\":true,"
+        "\"cnp_dscp\":48,\"cnp_priority\":6},\"roce_tos\":106},"
         "\"verify\":{\"probe\":\"auto\",\"peer\":\"10.0.0.2:18515\",\"duration_ms\":3000,"
         "\"message_size\":65536,\"max_regression_pct\":20,\"min_gbps\":1.5,\"settle_ms\":3000},"
         "\"commit\":{\"confirm_timeout_s\":60}}";
@@ -73,21 +76,30 @@ static void test_full(void)
         CU_ASSERT_EQUAL(p->n_interfaces, 2);
         CU_ASSERT_STRING_EQUAL(p->switches[0], "leaf*");
         CU_ASSERT_EQUAL(p->spec.present, STATE_ALL_FIELDS);
+        CU_ASSERT_EQUAL(p->spec.cable_len_m, 40);
+        CU_ASSERT_EQUAL(p->spec.buffers.prio_buffer[3], 1);
+        CU_ASSERT_EQUAL(p->spec.buffers.size[1], 65536);
         CU_ASSERT_EQUAL(p->spec.mtu, 9000);
         CU_ASSERT_EQUAL(p->spec.trust, STATE_TRUST_DSCP);
         CU_ASSERT_EQUAL(p->spec.dscp_prio[26], 3);
         CU_ASSERT_EQUAL(p->spec.dscp_prio[48], 6);
         CU_ASSERT_EQUAL(p->spec.dscp_prio[0], STATE_DSCP_UNMAPPED);
         CU_ASSERT_EQUAL(p->spec.pfc_enabled, 1u << 3);
+        CU_ASSERT(p->spec.pfc_wd.enabled);
+        CU_ASSERT_EQUAL(p->spec.pfc_wd.prios, 1u << 3);
+        CU_ASSERT_EQUAL(p->spec.pfc_wd.has, STATE_WD_DETECTION | STATE_WD_RESTORATION | STATE_WD_ACTION);
+        CU_ASSERT_EQUAL(p->spec.pfc_wd.restoration_ms, 400);
+        CU_ASSERT_EQUAL(p->spec.nic_stall_ms, STATE_NIC_STALL_AUTO);
         CU_ASSERT_EQUAL(p->spec.ets.tc_bw_pct[3], 50);
         CU_ASSERT_EQUAL(p->spec.ets.tc_tsa[1], STATE_TSA_STRICT);
         CU_ASSERT_EQUAL(p->spec.ecn.queues, (1u << 3) | (1u << 4));
         CU_ASSERT(p->spec.ecn.q[4].enabled);
         CU_ASSERT_EQUAL(p->spec.ecn.q[4].max_bytes, 1500000);
         CU_ASSERT_EQUAL(p->spec.host_ecn.rp_enabled, 1u << 3);
-        CU_ASSERT_EQUAL(p->spec.host_ecn.np_enabled, 0);
+        CU_ASSERT_EQUAL(p->spec.host_ecn.np_enabled, 1u << 3);
         CU_ASSERT(p->spec.host_ecn.has_cnp);
         CU_ASSERT_EQUAL(p->spec.host_ecn.cnp_dscp, 48);
+        CU_ASSERT_EQUAL(p->spec.roce_tos, 106);
         CU_ASSERT(p->verify.present);
         CU_ASSERT_EQUAL(p->verify.probe, POLICY_PROBE_AUTO);
         CU_ASSERT_EQUAL(p->verify.runs, 3);
@@ -216,6 +228,8 @@ static bool state_same(const struct state *a, const struct state *b)
                      a->ecn.q[q].max_bytes != b->ecn.q[q].max_bytes ||
                      a->ecn.q[q].probability_pct != b->ecn.q[q].probability_pct))
                         return false;
+        if (memcmp(&a->pfc_wd, &b->pfc_wd, sizeof(a->pfc_wd)) || a->nic_stall_ms != b->nic_stall_ms)
+                return false;
         return a->host_ecn.prios == b->host_ecn.prios && a->host_ecn.rp_enabled == b->host_ecn.rp_enabled &&
                a->host_ecn.np_enabled == b->host_ecn.np_enabled && a->host_ecn.has_cnp == b->host_ecn.has_cnp &&
                a->host_ecn.cnp_dscp == b->host_ecn.cnp_dscp && a->host_ecn.cnp_prio == b->host_ecn.cnp_prio;
@@ -266,6 +280,46 @@ static void test_round_trip(void)
                "\"verify\":{\"probe\":\"none\",\"runs\":15,\"on_baseline_failure\":\"skip_gate\",\"min_gbps\":0.1}}");
         round_trip(HEAD "\"spec\":{},\"verify\":{\"peer\":\"10.0.0.2:1\",\"dscp\":0,\"streams\":16,"
                "\"device\":\"ens1f0np0\"}}");
+}
+
+/*
+ * spec.pfc.watchdog and spec.pfc.nic_stall_timeout_ms: the members given are managed, the
+ * others not; the watchdog covers the pfc priorities; the canonical form keeps them apart.
+ */
+static void test_pfc_storm(void)
+{
+        struct policy *p = parse_ok(HEAD "\"spec\":{\"pfc\":{\"priorities\":[3,4],\"watchdog\":"
+                                    "{\"detection_ms\":300,\"poll_interval_ms\":100},\"nic_stall_timeout_ms\":0}}}");
+        char *s = p ? policy_to_json(p) : NULL;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        CU_ASSERT_EQUAL(p->spec.present, STATE_BIT(STATE_FIELD_PFC) | STATE_BIT(STATE_FIELD_PFC_WATCHDOG) |
+                                         STATE_BIT(STATE_FIELD_NIC_STALL));
+        CU_ASSERT_EQUAL(p->spec.pfc_wd.prios, (1u << 3) | (1u << 4));
+        CU_ASSERT_EQUAL(p->spec.pfc_wd.has, STATE_WD_DETECTION | STATE_WD_POLL);
+        CU_ASSERT_EQUAL(p->spec.nic_stall_ms, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"detection_ms\": 300"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"enabled\": true"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"poll_interval_ms\": 100"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"nic_stall_timeout_ms\": 0"));
+        CU_ASSERT_PTR_NULL(strstr(s, "\"action\""));
+        free(s);
+        policy_free(p);
+        round_trip(HEAD "\"spec\":{\"pfc\":{\"priorities\":[3],\"watchdog\":{\"enabled\":false}}}}");
+        round_trip(HEAD "\"spec\":{\"pfc\":{\"priorities\":[],\"nic_stall_timeout_ms\":8000}}}");
+        round_trip(HEAD "\"spec\":{\"pfc\":{\"priorities\":[3],\"watchdog\":{\"detection_ms\":10,"
+               "\"restoration_ms\":60000,\"action\":\"alert\",\"poll_interval_ms\":5}}}}");
+        parse_bad(HEAD "\"spec\":{\"pfc\":{\"priorities\":[3],\"watchdog\":{\"detection_ms\":60001}}}}",
+                  "t.json: $.spec.pfc.watchdog.detection_ms: detection_ms 60001 out of range 10-60000");
+        parse_bad(HEAD "\"spec\":{\"pfc\":{\"priorities\":[3],\"watchdog\":{\"detection_ms\":100,"
+                  "\"poll_interval_ms\":4}}}}",
+                  "t.json: $.spec.pfc.watchdog.poll_interval_ms: poll_interval_ms 4 out of range 5-30000");
+        parse_bad(HEAD "\"spec\":{\"pfc\":{\"priorities\":[3],\"nic_stall_timeout_ms\":79}}}",
+                  "t.json: $.spec.pfc.nic_stall_timeout_ms: nic_stall_timeout_ms 79 out of range 80-8000 (0 turns "
+                  "stall prevention off, \"auto\" leaves the timeout to the driver)");
+        parse_bad(HEAD "\"spec\":{\"pfc\":{\"priorities\":[3],\"nic_stall_timeout_ms\":8001}}}",
+                  "t.json: $.spec.pfc.nic_stall_timeout_ms: nic_stall_timeout_ms 8001 out of range 80-8000 (0 turns "
+                  "stall prevention off, \"auto\" leaves the timeout to the driver)");
 }
 
 /* verify.dscp absent means derived, never 0; streams defaults to 1 and is written out. */
@@ -437,6 +491,73 @@ static void test_read_file(void)
         free(big);
 }
 
+/* YAML: the same policy as JSON, errors with line:column and the JSON path, typed scalars. */
+static void yaml_bad(const char *doc, const char *want)
+{
+        struct policy *p = NULL;
+        struct errbuf e = { .where = "" };
+        char got[1100];
+
+        CU_ASSERT_EQUAL(policy_parse_buffer(doc, strlen(doc), "t.yaml", &p, &e), -EINVAL);
+        errbuf_str(&e, got, sizeof(got));
+        if (strcmp(got, want))
+                fprintf(stderr, "\n  got:  %s\n  want: %s\n", got, want);
+        CU_ASSERT_STRING_EQUAL(got, want);
+        CU_ASSERT_PTR_NULL(p);
+}
+
+#define YHEAD "apiVersion: nettune/v1\nkind: Policy\nmetadata:\n  name: t\ntargets:\n  interfaces: [eth0]\n"
+
+static void test_yaml(void)
+{
+        static const char doc[] = YHEAD "spec:\n  mtu: 9000\n  trust: dscp\n  dscp_to_priority: {26: 3, \"48\": 6}\n"
+                                  "  pfc:\n    priorities: [3]\n# a comment\nverify:\n  probe: none\n";
+        struct policy *p = NULL, *q = NULL;
+        struct errbuf e = { .where = "" };
+        char *json = NULL;
+        size_t len;
+
+        CU_ASSERT_EQUAL_FATAL(policy_parse_buffer(doc, sizeof(doc) - 1, "t.yaml", &p, &e), 0);
+        CU_ASSERT_EQUAL(p->spec.mtu, 9000);
+        CU_ASSERT_EQUAL(p->spec.dscp_prio[26], 3);
+        CU_ASSERT_EQUAL(p->spec.dscp_prio[48], 6);
+        CU_ASSERT_EQUAL(p->spec.pfc_enabled, 1u << 3);
+        /* the agents get JSON, and it is the same policy */
+        CU_ASSERT_EQUAL_FATAL(policy_doc_json(doc, sizeof(doc) - 1, "t.yaml", &json, &len, &e), 0);
+        CU_ASSERT_EQUAL(json[0], '{');
+        CU_ASSERT_EQUAL_FATAL(policy_parse_buffer(json, len, "t.json", &q, &e), 0);
+        CU_ASSERT_EQUAL(memcmp(&p->spec, &q->spec, sizeof(p->spec)), 0);
+        free(json);
+        policy_free(p);
+        policy_free(q);
+        /* no file name: the first character says which */
+        CU_ASSERT_TRUE(jsonv_is_yaml("request body", "apiVersion: x", 13));
+        CU_ASSERT_FALSE(jsonv_is_yaml("request body", " {\"a\":1}", 8));
+        CU_ASSERT_FALSE(jsonv_is_yaml("p.json", "apiVersion: x", 13));
+
+        yaml_bad(YHEAD "spec:\n  mtu: 99999\n", "t.yaml:8:3: $.spec.mtu: mtu 99999 out of range 68-9216");
+        yaml_bad(YHEAD "spec:\n  mtu: \"9000\"\n", "t.yaml:8:3: $.spec.mtu: expected integer, found string");
+        yaml_bad(YHEAD "spec:\n  mtu: 9000.0\n", "t.yaml:8:3: $.spec.mtu: expected integer, found number");
+        yaml_bad(YHEAD "spec:\n  pfc: {priorities: [3, 9]}\n",
+                 "t.yaml:8:25: $.spec.pfc.priorities[1]: priority 9 out of range 0-7");
+        yaml_bad(YHEAD "spec:\n  mtu: 9000\n  turst: dscp\n",
+                 "t.yaml:9:3: $.spec: unknown key 'turst' (did you mean 'trust'?)");
+        yaml_bad(YHEAD "spec:\n  mtu: 9000\n  mtu: 1500\n", "t.yaml:9:3: $.spec.mtu: duplicate key 'mtu'");
+        yaml_bad(YHEAD "spec:\n  pfc: &p {priorities: [3]}\n  ets: *p\n",
+                 "t.yaml:9:8: $.spec.ets: YAML aliases ('*p') are not supported: write the value out");
+        yaml_bad(YHEAD "spec: {}\n---\nspec: {}\n", "t.yaml:8:1: a second YAML document: a file holds one policy");
+        yaml_bad("- 1\n- 2\n", "t.yaml:1:1: $: expected object, found array");
+        yaml_bad("# nothing\n", "t.yaml: document is empty");
+        yaml_bad(YHEAD "spec:\n  mtu: !!binary AAAA\n",
+                 "t.yaml:8:8: $.spec.mtu: YAML tag 'tag:yaml.org,2002:binary' is not supported");
+        yaml_bad(YHEAD "spec:\n  mtu: 99999999999999999999\n", "t.yaml:8:8: $.spec.mtu: integer '99999999999999999999' out of range");
+        yaml_bad(YHEAD "spec:\n  mtu: 2e900\n", "t.yaml:8:8: $.spec.mtu: number '2e900' out of range");
+        yaml_bad(YHEAD "spec:\n  mtu: .inf\n", "t.yaml:8:8: $.spec.mtu: '.inf' has no JSON value");
+        yaml_bad(YHEAD "spec:\n  mtu: 0x2328\n  trust: yes\n",
+                 "t.yaml:9:3: $.spec.trust: trust 'yes' is not one of 'pcp', 'dscp'");      /* 0x2328 is 9000; yes is a string */
+        yaml_bad(YHEAD "spec:\n  ? [a]\n  : 1\n", "t.yaml:8:5: $.spec: a key must be a string, not a list or mapping");
+}
+
 int suite_policy(void);
 int suite_policy(void)
 {
@@ -445,9 +566,11 @@ int suite_policy(void)
         if (!s || !CU_add_test(s, "full", test_full) || !CU_add_test(s, "minimal_defaults", test_minimal_defaults) ||
             !CU_add_test(s, "errors", test_errors) || !CU_add_test(s, "targets", test_targets) ||
             !CU_add_test(s, "selects", test_selects) || !CU_add_test(s, "round_trip", test_round_trip) ||
+            !CU_add_test(s, "pfc_storm", test_pfc_storm) ||
             !CU_add_test(s, "canonical_text", test_canonical_text) || !CU_add_test(s, "fabric", test_fabric) ||
             !CU_add_test(s, "verify_class", test_verify_class) || !CU_add_test(s, "limits", test_limits) ||
-            !CU_add_test(s, "jsonv_paths", test_jsonv_paths) || !CU_add_test(s, "read_file", test_read_file))
+            !CU_add_test(s, "jsonv_paths", test_jsonv_paths) || !CU_add_test(s, "read_file", test_read_file) ||
+            !CU_add_test(s, "yaml", test_yaml))
                 return -1;
         return 0;
 }

@@ -33,6 +33,23 @@ static void full_state(struct state *s)
         s->ecn.q[3] = (struct state_ecn_queue){ true, 150000, 4000000000u, 100 };
         s->host_ecn = (struct state_host_ecn){ .prios = 0x0c, .rp_enabled = 0x08, .np_enabled = 0x0c,
                                                .has_cnp = true, .cnp_dscp = 48, .cnp_prio = 6 };
+        s->cable_len_m = 40;
+        s->buffers = (struct state_buffers){ .prio_buffer = { 0, 0, 0, 1, 1, 0, 0, 7 },
+                                             .size = { 130944, 65536, 0, 0, 0, 0, 0, 4294967295u },
+                                             .total = 524288 };
+        s->dcb.has_pfc_delay = true;
+        s->dcb.pfc_delay = 40404;       /* mlxsw: bits */
+        s->pfc_wd = (struct state_pfc_wd){ .enabled = true, .prios = 0x18, .action = STATE_WD_ERRDISABLE,
+                                           .has = STATE_WD_DETECTION | STATE_WD_RESTORATION | STATE_WD_ACTION |
+                                                  STATE_WD_POLL,
+                                           .dflt = STATE_WD_ACTION | STATE_WD_POLL, .detection_ms = 200,
+                                           .restoration_ms = 0, .poll_ms = 100 };
+        s->nic_stall_ms = 8000;
+        s->nic_stall_auto_ms = 100;
+        s->roce_tos = 106;
+        s->roce.n_ports = 2;
+        s->roce.ports[0] = (struct state_rdma_port){ "mlx5_0", 1, true, 106, true, STATE_TCLASS_UNSET };
+        s->roce.ports[1] = (struct state_rdma_port){ "rxe0", 2, true, 0, false, 0 };
 }
 
 static void assert_same(const struct state *a, const struct state *b)
@@ -52,6 +69,9 @@ static void assert_same(const struct state *a, const struct state *b)
                 CU_ASSERT_EQUAL(a->ecn.q[q].max_bytes, b->ecn.q[q].max_bytes);
                 CU_ASSERT_EQUAL(a->ecn.q[q].probability_pct, b->ecn.q[q].probability_pct);
         }
+        CU_ASSERT(!memcmp(&a->pfc_wd, &b->pfc_wd, sizeof(a->pfc_wd)));
+        CU_ASSERT_EQUAL(a->nic_stall_ms, b->nic_stall_ms);
+        CU_ASSERT_EQUAL(a->nic_stall_auto_ms, b->nic_stall_auto_ms);
         CU_ASSERT_EQUAL(a->host_ecn.prios, b->host_ecn.prios);
         CU_ASSERT_EQUAL(a->host_ecn.rp_enabled, b->host_ecn.rp_enabled);
         CU_ASSERT_EQUAL(a->host_ecn.np_enabled, b->host_ecn.np_enabled);
@@ -66,6 +86,21 @@ static void assert_same(const struct state *a, const struct state *b)
         CU_ASSERT(!memcmp(a->dcb.apps, b->dcb.apps, sizeof(a->dcb.apps[0]) * a->dcb.n_apps));
         CU_ASSERT_EQUAL(a->dcb.has_trust_table, b->dcb.has_trust_table);
         CU_ASSERT_EQUAL(a->dcb.n_trust, b->dcb.n_trust);
+        CU_ASSERT_EQUAL(a->dcb.has_pfc_delay, b->dcb.has_pfc_delay);
+        CU_ASSERT_EQUAL(a->dcb.pfc_delay, b->dcb.pfc_delay);
+        CU_ASSERT_EQUAL(a->cable_len_m, b->cable_len_m);
+        CU_ASSERT(!memcmp(&a->buffers, &b->buffers, sizeof(a->buffers)));
+        CU_ASSERT_EQUAL(a->roce_tos, b->roce_tos);
+        CU_ASSERT_EQUAL(a->roce.n_ports, b->roce.n_ports);
+        for (unsigned i = 0; i < a->roce.n_ports; i++) {
+                CU_ASSERT_STRING_EQUAL(a->roce.ports[i].dev, b->roce.ports[i].dev);
+                CU_ASSERT_EQUAL(a->roce.ports[i].port, b->roce.ports[i].port);
+                CU_ASSERT_EQUAL(a->roce.ports[i].has_cm, b->roce.ports[i].has_cm);
+                CU_ASSERT_EQUAL(a->roce.ports[i].cm_tos, b->roce.ports[i].cm_tos);
+                CU_ASSERT_EQUAL(a->roce.ports[i].has_ofed, b->roce.ports[i].has_ofed);
+                if (a->roce.ports[i].has_ofed)
+                        CU_ASSERT_EQUAL(a->roce.ports[i].ofed_tclass, b->roce.ports[i].ofed_tclass);
+        }
 }
 
 static void test_round_trip(void)
@@ -83,7 +118,18 @@ static void test_round_trip(void)
         s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
         CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"queue3\":{\"enabled\":true,\"mark_probability_pct\":100,"
                                          "\"max_threshold_bytes\":4000000000,\"min_threshold_bytes\":150000}"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(s, "\"watchdog\":{\"action\":\"errdisable\",\"defaults\":[\"action\","
+                                         "\"poll_interval_ms\"],\"detection_ms\":200,\"enabled\":true,"
+                                         "\"poll_interval_ms\":100,\"priorities\":[3,4],\"restoration_ms\":0}"));
         free(s);
+        /* the watchdog alone: no "priorities" in pfc, so pfc itself is not present */
+        a.present = STATE_BIT(STATE_FIELD_PFC_WATCHDOG);
+        json_decref(j);
+        j = state_to_json(&a);
+        CU_ASSERT_EQUAL(state_from_json(j, &b, &e), 0);
+        CU_ASSERT_EQUAL(b.present, STATE_BIT(STATE_FIELD_PFC_WATCHDOG));
+        CU_ASSERT(!memcmp(&a.pfc_wd, &b.pfc_wd, sizeof(a.pfc_wd)));
+        full_state(&a);
         json_decref(j);
 
         /* What sat where the qdisc driver attaches its tree: kept, not a field. */
@@ -118,6 +164,18 @@ static void test_partial(void)
         CU_ASSERT_EQUAL(json_object_size(j), 2);
         CU_ASSERT_EQUAL(state_from_json(j, &b, &e), 0);
         assert_same(&a, &b);
+        json_decref(j);
+
+        /* a cable length read without the priorities: "pfc" holds it alone, and is not the pfc field */
+        state_init(&a);
+        a.present = STATE_BIT(STATE_FIELD_CABLE_LEN);
+        a.cable_len_m = 7;
+        j = state_to_json(&a);
+        CU_ASSERT_PTR_NOT_NULL(json_object_get(json_object_get(j, "pfc"), "cable_length_m"));
+        CU_ASSERT_PTR_NULL(json_object_get(json_object_get(j, "pfc"), "priorities"));
+        CU_ASSERT_EQUAL(state_from_json(j, &b, &e), 0);
+        CU_ASSERT_EQUAL(b.present, STATE_BIT(STATE_FIELD_CABLE_LEN));
+        CU_ASSERT_EQUAL(b.cable_len_m, 7);
         json_decref(j);
 }
 
@@ -158,6 +216,17 @@ static void test_strict(void)
             "\"tc_tsa\":[\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"wrr\"]}}",
             "$.ets.tc_tsa[7]", "tsa 'wrr' is not one of 'strict', 'ets', 'vendor', 'cbs'");
         bad("{\"ports\":{}}", "$", "unknown key 'ports'");
+        bad("{\"cable_length\":5}", "$", "unknown key 'cable_length'");
+        bad("{\"pfc\":{\"cable_length_m\":65536}}", "$.pfc.cable_length_m", "cable_length_m 65536 out of range 0-65535");
+        bad("{\"buffers\":{\"prio_to_buffer\":[0,0,0,8,0,0,0,0],\"buffer_size_bytes\":[0,0,0,0,0,0,0,0]}}",
+            "$.buffers.prio_to_buffer[3]", "buffer 8 out of range 0-7");
+        bad("{\"buffers\":{\"prio_to_buffer\":[0,0,0,0,0,0,0,0]}}", "$.buffers",
+            "missing required key 'buffer_size_bytes'");
+        bad("{\"roce_tos\":256}", "$.roce_tos", "roce_tos 256 out of range 0-255");
+        bad("{\"roce_ports\":{\"mlx5_0\":{}}}", "$.roce_ports", "RDMA port 'mlx5_0' is not DEVICE/PORT (port 1-255)");
+        bad("{\"roce_ports\":{\"mlx5_0/0\":{}}}", "$.roce_ports", "RDMA port 'mlx5_0/0' is not DEVICE/PORT (port 1-255)");
+        bad("{\"roce_ports\":{\"mlx5_0/1\":{\"traffic_class\":-2}}}", "$.roce_ports['mlx5_0/1'].traffic_class",
+            "traffic_class -2 out of range -1-255");
         bad("[]", "$", "expected object, found array");
 }
 

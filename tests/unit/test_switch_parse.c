@@ -497,6 +497,40 @@ static void test_counters_eos(void)
         free(s);
 }
 
+/*
+ * EOS PFC and ECN counters in the shapes of Arista's own tests (ANTA): PFC frames per
+ * port, ECN marks per queue as strings, "-" where a queue counts nothing.
+ */
+static void test_counters_eos_pfc_ecn(void)
+{
+        char *pfc = slurp(DATA "eos_show_priority_flow_control_counters.json");
+        char *ecn = slurp(DATA "eos_show_qos_interfaces_ecn_counters_queue.json");
+        struct switch_sample *s = calloc(1, sizeof(*s));
+        struct switch_config sw = two_ports("Ethernet3/2/1", "Ethernet3/3/1");
+        const struct switch_counter *c;
+        struct errbuf e;
+
+        CU_ASSERT_FATAL(pfc && ecn && s);
+        CU_ASSERT_EQUAL_FATAL(switch_counters_eos_pfc(pfc, &sw, s, &e), 0);
+        c = counter(&s->port[0], "PFC txFrames");
+        CU_ASSERT(c && c->kind == DOCTOR_PAUSE_TX && c->value == 2 && c->prio == -1);
+        c = counter(&s->port[1], "PFC rxFrames");
+        CU_ASSERT(c && c->kind == DOCTOR_PAUSE_RX && c->value == 2);
+        CU_ASSERT_EQUAL(s->port[0].n, 2);
+        memset(s, 0, sizeof(*s));
+        sw = two_ports("Ethernet10/28/1", "Ethernet10/20/1");
+        CU_ASSERT_EQUAL_FATAL(switch_counters_eos_ecn(ecn, &sw, s, &e), 0);
+        CU_ASSERT_EQUAL(s->port[0].n, 2);                       /* queue 0 is "-": not counted there */
+        CU_ASSERT_PTR_NULL(counter(&s->port[0], "ECN queue 0"));
+        c = counter(&s->port[1], "ECN queue 1");
+        CU_ASSERT(c && c->kind == DOCTOR_ECN_MARKED && c->prio == 1 && c->value == 2);
+        CU_ASSERT(switch_counters_eos_ecn("[]", &sw, s, &e) < 0);
+        CU_ASSERT(switch_counters_eos_pfc("nope", &sw, s, &e) < 0);
+        free(pfc);
+        free(ecn);
+        free(s);
+}
+
 int suite_switch_parse(void);
 int suite_switch_parse(void)
 {
@@ -508,7 +542,8 @@ int suite_switch_parse(void)
             !CU_add_test(s, "eos", test_eos) || !CU_add_test(s, "limits", test_limits) ||
             !CU_add_test(s, "mtu_groups", test_mtu_groups) || !CU_add_test(s, "ledger", test_ledger) ||
             !CU_add_test(s, "counters_nvue", test_counters_nvue) || !CU_add_test(s, "counters_sonic", test_counters_sonic) ||
-            !CU_add_test(s, "counters_eos", test_counters_eos))
+            !CU_add_test(s, "counters_eos", test_counters_eos) ||
+            !CU_add_test(s, "counters_eos_pfc_ecn", test_counters_eos_pfc_ecn))
                 return -1;
         return 0;
 }

@@ -79,7 +79,7 @@ EOP
         $AGENT --config /tmp/agent.json plan /tmp/pin.json > /tmp/pin.plan 2>&1
         grep '^probe:' /tmp/pin.plan | sed 's/^/VMLAB-INFO /'
         NETTUNE_TEST_HOOK_AFTER_APPLY="$RDMA link delete rxe0" \
-                $AGENT --config /tmp/agent.json --output json apply /tmp/pin.json > /tmp/pin.out 2>/tmp/pin.err
+                $AGENT --yes --config /tmp/agent.json --output json apply /tmp/pin.json > /tmp/pin.out 2>/tmp/pin.err
         arc=$?
         $RDMA link add rxe0 type rxe netdev va 2>/dev/null
         # the first "mode" after "post" is its own (keys sorted: "load" {...} comes before it, "path" after)

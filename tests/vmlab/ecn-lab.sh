@@ -58,7 +58,7 @@ listening() { ns "$1" ss -ltn 2>/dev/null || ns "$1" netstat -ltn 2>/dev/null; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "0" }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
-ctl() { in_ctl $CTL --inventory $W/inventory.json --db $W/ctl.db "$@"; }
+ctl() { in_ctl $CTL --yes --inventory $W/inventory.json --db $W/ctl.db "$@"; }
 agent() { ns leaf1 $AGENT --config $W/leaf1/agent.json "$@"; }
 
 link() {        # link NS_A IF_A NS_B IF_B: a veth pair with the fabric's jumbo MTU

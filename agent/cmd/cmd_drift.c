@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* nettune-agent drift: the live state against the newest committed policy, the fields it manages. */
+#include <jansson.h>
+#include <stdio.h>
+
+#include "agent/cmd/cmd.h"
+#include "agent/txn/txn.h"
+#include "policies/state_text.h"
+
+int cmd_drift(struct cli *c)
+{
+        struct errbuf e = { 0 };
+        struct journal *j = NULL;
+        struct txn_env env;
+        struct plan p = { 0 };
+        json_t *changes = NULL;
+        char buf[1100];
+        size_t i;
+        json_t *ch;
+        int r;
+
+        if (c->argc > 1)
+                return cli_bad_arg(c, c->argv[1]), OUTCOME_INVALID;
+        r = journal_open(c->config.state_dir, &j, &e);
+        if (r >= 0) {
+                txn_env_init(&env, &c->config, j);
+                txn_recover_due(&env);
+                r = drift_check(&env, &p, NULL, &e);
+                if (r >= 0 && !(changes = plan_changes_json(&p)))
+                        r = errbuf_set(&e, ENOMEM, NULL, "out of memory");
+                plan_free(&p);
+        }
+        journal_close(j);
+        if (r < 0) {
+                fprintf(stderr, "%s: %s\n", c->prog, errbuf_str(&e, buf, sizeof(buf)));
+                return r == -ENOENT ? OUTCOME_OK : OUTCOME_RUNTIME;
+        }
+        if (c->json) {
+                json_t *o = json_pack("{s:b, s:o}", "drift", r > 0, "changes", changes);
+
+                json_dumpf(o, stdout, JSON_INDENT(2));
+                putchar('\n');
+                json_decref(o);
+        } else {
+                printf(r > 0 ? "drift: %d field(s) differ from the committed policy\n" : "no drift\n", r);
+                json_array_foreach(changes, i, ch) {
+                        char from[256], to[256];
+
+                        printf("  %s %s: %s (committed: %s)\n", json_string_value(json_object_get(ch, "target")),
+                               json_string_value(json_object_get(ch, "key")),
+                               state_text_value("", json_object_get(ch, "from"), from, sizeof(from)),
+                               state_text_value("", json_object_get(ch, "to"), to, sizeof(to)));
+                }
+                json_decref(changes);
+        }
+        return r > 0 ? OUTCOME_ROLLED_BACK : OUTCOME_OK;
+}

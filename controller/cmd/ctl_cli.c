@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nettunectl's subcommands as the command line knows them: arguments, help,
+ * every flag (common/cli.h). main.c prints help and dispatches from here; each
+ * ctl_*.c parses its own flags and hands what it cannot place to ctl_bad_arg().
+ * The node selector every fleet command takes (--selector, --label its alias).
+ */
+#include "common/log.h"
+#include "controller/cmd/ctl.h"
+
+const struct cli_flag ctl_common_flags[] = {
+        { "--inventory", "FILE", "nodes, URLs and labels (default ./inventory.json)", NULL },
+        { "--config", "FILE", "controller configuration (store, TLS, serve settings)", NULL },
+        { "--db", "FILE", "SQLite state (default ./nettune.db), same as --store sqlite:FILE", NULL },
+        { "--store", "SPEC", "sqlite:PATH or etcd://HOST:PORT[,HOST:PORT...]/PREFIX", NULL },
+        { "--store-ca", "FILE", "the CA of the etcd members (mTLS)", NULL },
+        { "--store-cert", "FILE", "this controller's etcd client certificate", NULL },
+        { "--store-key", "FILE", "its key", NULL },
+        { "--output", "FMT", "text (default) or json", NULL },
+        { "--parallel", "N", "requests in flight at most (default 32)", NULL },
+        { "--timeout", "S", "per request (default 60)", NULL },
+        { "--quiet", NULL, "no progress lines", NULL },
+        { "--yes", NULL, "do not ask before a change on a terminal", NULL },
+        { "--help", NULL, "this text", NULL },
+        { 0 },
+};
+
+#define SELECTOR { "--selector", "KEY=VALUE", "only nodes with this inventory label (repeatable: all of them)", \
+                   "--label" }
+
+static const struct cli_flag plan_flags[] = {
+        SELECTOR,
+        { 0 },
+};
+
+static const struct cli_flag apply_flags[] = {
+        { "--canary", "N", "nodes in the first wave (default 1; 0: none)", NULL },
+        { "--wave-size", "N|P%", "nodes per later wave (default 25%)", NULL },
+        { "--max-unavailable", "N|P%", "failed nodes a wave may have before the rollout halts (default 0)", NULL },
+        { "--confirm-timeout", "S", "each node's change is pending until its wave is judged (default 120)", NULL },
+        { "--rollback-on-halt", "wave|all", "what a halt rolls back: the failing wave (default) or every wave",
+          NULL },
+        { "--no-confirm", NULL, "leave the last wave pending ('nettunectl confirm ID' keeps it)", NULL },
+        { "--fabric-neighbours", "K", "the fabric gate's ring neighbours per node", NULL },
+        { "--resume", "ID", "continue an interrupted rollout (SQLite)", NULL },
+        { "--detach", NULL, "etcd store: submit and return ('serve' replicas run it)", NULL },
+        { 0 },
+};
+
+static const struct cli_flag history_flags[] = {
+        { "--limit", "N", "the newest N rollouts (default 50)", NULL },
+        { 0 },
+};
+
+static const struct cli_flag rollback_flags[] = {
+        { "--to", "REV", "each node applies its committed revision REV again", NULL },
+        { "--rollout", "ID", "only the nodes rollout ID changed", NULL },
+        SELECTOR,
+        { 0 },
+};
+
+static const struct cli_flag halt_flags[] = {
+        { "--rollback-on-halt", "wave|all", "roll back the current wave (default) or every wave", NULL },
+        { 0 },
+};
+
+static const struct cli_flag doctor_flags[] = {
+        SELECTOR,
+        { "--window", "S", "seconds every agent samples its counters over (default 10)", NULL },
+        { "--probe", NULL, "measure every ordered pair of nodes, one at a time, then all at once", NULL },
+        { "--rtt-ms", "MS", "the round trip the ECN floor follows (default: the largest the probes measured)", NULL },
+        { "--propose", "FILE", "write the policy that fixes what a policy can fix", NULL },
+        { "--pause-storm-pps", "N", "pause frames a second that count as a storm", NULL },
+        { "--roce-dscp", "D", "the DSCP RoCE traffic carries (default 26)", NULL },
+        { "--roce-priority", "P", "the priority RoCE traffic carries (default 3)", NULL },
+        { "--save-facts", "FILE", "keep what was collected", NULL },
+        { "--facts", "FILE", "judge a saved file instead of asking the agents", NULL },
+        { 0 },
+};
+
+static const struct cli_flag serve_flags[] = {
+        { "--enforce", NULL, "re-apply the policy a drifted node last committed", NULL },
+        { "--drift-interval", "S", "seconds between drift scans (default 60; 0: none)", NULL },
+        { "--metrics", "ADDR:PORT", "serve GET /metrics here", NULL },
+        { "--lease-ttl", "S", "the leader lease's time to live (default 5)", NULL },
+        { 0 },
+};
+
+static const struct cli_flag store_flags[] = {
+        { "--from", "SPEC", "the store to copy from", NULL },
+        { "--to", "SPEC", "the store to copy into (empty)", NULL },
+        { 0 },
+};
+
+static const struct cli_flag probe_flags[] = {
+        { "--pattern", "ring|incast|alltoall", "who sends to whom (required)", NULL },
+        SELECTOR,
+        { "--duration-ms", "N", "how long every flow sends (default 2000)", NULL },
+        { "--mode", "auto|verbs|tcp", "verbs or tcp; auto picks per pair (default)", NULL },
+        { "--dscp", "D", "the DSCP the flows carry", NULL },
+        { "--priority", "P", "the socket priority / RoCE service level", NULL },
+        { "--streams", "N", "streams or QPs per flow (default 1)", NULL },
+        { "--receiver", "NAME", "incast: the node every other sends to (default the first)", NULL },
+        { 0 },
+};
+
+static const struct cli_flag headroom_flags[] = {
+        { "--speed-gbps", "N", "the port's speed in Gb/s (required)", NULL },
+        { "--cable-m", "N", "the cable's length in metres (required)", NULL },
+        { "--mtu", "N", "the port's MTU, 68-9216 (required)", NULL },
+        { "--asic", "NAME", "spectrum1, spectrum2 (default), spectrum3, spectrum4 or connectx", NULL },
+        { "--lanes", "N", "Spectrum: the port's lanes (default: as SONiC names the speed)", NULL },
+        { "--small-packet-pct", "N", "Spectrum: the share of small packets assumed (default 50)", NULL },
+        { "--lossless-mtu", "N", "Spectrum: the largest lossless packet assumed (default 1024)", NULL },
+        { "--max-mtu", "N", "connectx: the port's largest MTU (default 9216)", NULL },
+        { 0 },
+};
+
+static const struct cli_flag tune_flags[] = {
+        { "--switch", "NAME", "ecn: a switch-role node, or a switch an agent manages", NULL },
+        { "--queue", "Q", "ecn: the switch queue 0-7", NULL },
+        { "--ports", "A,B", "ecn on a switch-role node: the ports (default: those marking on the queue now)", NULL },
+        { "--probability-pct", "P", "ecn: every trial's marking probability at max (default 10)", NULL },
+        { "--param", "NAME", "dcqcn: the spec.host_ecn.dcqcn parameter", NULL },
+        { "--interfaces", "GLOB", "dcqcn: the canary hosts' NICs", NULL },
+        { "--canary", "N", "dcqcn: the first N selected nodes take the trials (default all)", NULL },
+        SELECTOR,
+        { "--pattern", "incast|alltoall|ring", "the measured traffic (default incast)", NULL },
+        { "--receiver", "NAME", "incast: the node every other sends to (default the first)", NULL },
+        { "--duration-ms", "N", "how long every flow sends (default 4000)", NULL },
+        { "--runs", "N", "fabric probe runs per measurement, the median counts (default 3)", NULL },
+        { "--mode", "auto|verbs|tcp", "the flows' probe (default auto)", NULL },
+        { "--dscp", "D", "the DSCP the flows carry", NULL },
+        { "--priority", "P", "the socket priority / RoCE service level", NULL },
+        { "--streams", "N", "streams or QPs per flow (default 1)", NULL },
+        { "--target-pct", "P", "the share of the ceiling a value must hold (default 95)", NULL },
+        { "--max-trials", "N", "trials of the search at most (default 8)", NULL },
+        { "--ceiling", "measure|port|GBPS", "what a share is of (default measure; dcqcn: port)", NULL },
+        { "--paired", NULL, "measure the ceiling again right after every measurement", NULL },
+        { "--max-pause-pps", "N", "pause frames a second a holding value keeps under (default 1000)", NULL },
+        { "--max-drop-pps", "N", "drops a second a holding value keeps under (default 100)", NULL },
+        { "--max-regression-pct", "P", "a trial this far below the baseline is reverted by its gate (default 25)",
+          NULL },
+        { "--confirm-timeout", "S", "each trial's confirm timeout (default: its measurement's bound + 30 s)", NULL },
+        { "--out", "POLICY", "write the winner as a policy", NULL },
+        { "--name", "NAME", "the winner policy's name", NULL },
+        { "--plot", "FILE.svg", "share of the ceiling and pause rate against the value", NULL },
+        { "--keep", NULL, "apply the winner once more on the scope and confirm it", NULL },
+        { 0 },
+};
+
+#define EXITS_ROLLOUT "0 ok, 1 halted and rolled back, 2 invalid input (nothing changed),\n" \
+                      "            3 runtime failure (nodes unreachable or failed), 4 left pending confirmation"
+#define EXITS_READ "0 ok, 2 invalid input, 3 a node could not be reached or the store read"
+
+const struct cli_command ctl_commands[] = {
+        { "plan", "POLICY", "ask every selected agent for its diff",
+          "Asks every node the policy selects (and --selector narrows) for its plan at\n"
+          "once and prints each node's changes, field by field, and a fleet summary.\n"
+          "Changes nothing.",
+          plan_flags, EXITS_READ },
+        { "apply", "POLICY | --resume ID", "roll out in canary waves with automatic rollback",
+          "Rolls POLICY out to the nodes it selects: a canary wave, then waves of\n"
+          "--wave-size; each node applies it as one gated transaction, pending until its\n"
+          "wave is judged; a wave over --max-unavailable halts the rollout and rolls back.\n"
+          "On a terminal it asks first (--yes does not).",
+          apply_flags, EXITS_ROLLOUT },
+        { "status", "[ID]", "show a rollout (default: the newest)", NULL, NULL, "0 ok, 2 no such rollout" },
+        { "state", NULL, "the fleet's live knobs: one row per node, drifted cells marked",
+          "Asks every selected node for its live state and committed policy at once and\n"
+          "prints one row per node and interface: mtu, trust, the DSCP map, PFC, ETS and\n"
+          "host ECN as 'nettune-agent state' shows them. A value that differs from what\n"
+          "the node last committed is marked '*' and listed below the table. Changes\n"
+          "nothing.",
+          plan_flags, "0 ok, 1 drift found, 2 invalid input, 3 a node could not be reached" },
+        { "drift", NULL, "scan the fleet for drift (exit 1 on drift)",
+          "Asks every selected node to compare its live state with the policy it last\n"
+          "committed and prints what differs, as 'nettune-agent drift' does; the scan is\n"
+          "stored. Changes nothing.",
+          plan_flags, "0 no drift, 1 drift found, 2 invalid input, 3 a node could not be reached" },
+        { "doctor", NULL, "diagnose a slow fabric fleet-wide (read only; --propose a fix)",
+          "Asks every selected agent for its facts over the same window and judges the\n"
+          "fleet with the rules of 'nettune-agent doctor', across nodes: a host interface\n"
+          "meets the switch port it faces. --probe measures every ordered pair of nodes\n"
+          "alone, then all together. --propose writes the fixing policy with a selector.",
+          doctor_flags, "0 no findings, 1 findings, 2 bad input, 3 a node could not be collected" },
+        { "history", NULL, "list rollouts", NULL, history_flags, "0 ok, 2 invalid input, 3 the store cannot be read" },
+        { "rollback", NULL, "roll the fleet back to an earlier revision",
+          "Rolls the selected nodes back: each undoes its newest committed revision (or\n"
+          "applies --to REV again) as a verified transaction, recorded as a rollout. On\n"
+          "a terminal it asks first (--yes does not).",
+          rollback_flags, EXITS_ROLLOUT },
+        { "confirm", "ID", "confirm a rollout's pending nodes by hand", NULL, NULL, EXITS_ROLLOUT },
+        { "halt", "ID", "stop an interrupted or pending rollout: cancel, roll back",
+          "Stops a rollout no controller drives any more: every unfinished node is asked\n"
+          "what it did; pending changes are cancelled, the current wave's committed nodes\n"
+          "(every wave's with --rollback-on-halt all) rolled back. On a terminal it asks\n"
+          "first (--yes does not).",
+          halt_flags, EXITS_ROLLOUT },
+        { "serve", NULL, "run as a replica: lead, execute rollouts, scan drift",
+          "One replica of a controller over a shared etcd store: the leader runs every\n"
+          "submitted or interrupted rollout and scans the fleet for drift.",
+          serve_flags, "0 stopped by a signal, 2 invalid configuration, 3 cannot start" },
+        { "store", "migrate", "store migrate --from SPEC --to SPEC",
+          "Copies every rollout (ids kept) and the newest drift scan from one store into\n"
+          "an empty other, e.g. a SQLite history into etcd.",
+          store_flags, "0 copied, 2 invalid input (nothing copied), 3 a store failed" },
+        { "probe", NULL, "fabric probe: ring, incast or all-to-all traffic across nodes",
+          "Runs traffic between the selected nodes all at once in a pattern and reports\n"
+          "every flow as its receiver measured it. Changes nothing.",
+          probe_flags, "0 every flow measured, 2 invalid input (nothing was run),\n"
+                       "            3 a node or a flow failed (named in the report)" },
+        { "tune", "ecn|dcqcn", "find ECN thresholds or a DCQCN parameter by measured canary trials",
+          "Finds the value a fabric needs by trials on the scope under test alone (the\n"
+          "node that manages the switch, or the canary hosts): each a gated transaction,\n"
+          "pending while the fabric probe and doctor's counters measure it, then\n"
+          "reverted. The search grows the value by 4 until a trial holds --target-pct of\n"
+          "the ceiling, bisects to the lowest that still holds and tries it again; the\n"
+          "winner is written as a policy (--out) for plan and apply.",
+          tune_flags, "0 a value held the target, 1 none did (every trial reverted),\n"
+                      "            2 invalid input (nothing changed), 3 stopped (its agent's confirm timer\n"
+                      "            restores what was pending)" },
+        { "headroom", NULL, "PFC headroom (xoff, xon, buffer size) for a port's speed, MTU, cable",
+          "Computes the PFC headroom a lossless priority needs on one port: Spectrum as\n"
+          "SONiC's dynamic buffer model does, ConnectX as the mlx5 driver does (the\n"
+          "formulas and their sources: docs/operations.md, \"Headroom\"). Changes nothing.",
+          headroom_flags, "0 computed, 2 invalid input (the flag is named)" },
+        { 0 },
+};
+
+int ctl_bad_arg(struct ctl *c, const char *arg)
+{
+        return cli_unknown("nettunectl", c->cmd, ctl_common_flags, arg);
+}
+
+int ctl_take_selector(struct ctl *c, int *i, struct ctl_selector *s)
+{
+        const char *a = c->argv[*i], *v = NULL, *eq;
+        const char *names[] = { "--selector", "--label" };
+
+        for (size_t k = 0; k < ARRAY_SIZE(names) && !v; k++) {
+                size_t n = strlen(names[k]);
+
+                if (streq(a, names[k]))
+                        v = *i + 1 < c->argc ? c->argv[++*i] : "";
+                else if (!strncmp(a, names[k], n) && a[n] == '=')
+                        v = a + n + 1;
+        }
+        if (!v)
+                return 0;
+        eq = strchr(v, '=');
+        if (!eq || eq == v || s->n >= POLICY_LABELS_MAX || (size_t)(eq - v) >= POLICY_LABEL_MAX ||
+            strlen(eq + 1) >= POLICY_LABEL_MAX) {
+                log_err("%s: --selector '%s': expected KEY=VALUE (at most %d, each part under %d characters); "
+                        "nothing was changed", c->cmd->name, v, POLICY_LABELS_MAX, POLICY_LABEL_MAX);
+                return -EINVAL;
+        }
+        s->labels[s->n++] = v;
+        return 1;
+}
+
+int ctl_select_only(struct ctl *c, const struct policy *p, const struct ctl_selector *only,
+                    const struct inventory_node ***ret, unsigned *ret_n)
+{
+        const struct inventory_node **sel = NULL;
+        unsigned n = 0, k = 0;
+
+        if (ctl_select(c, p, &sel, &n) < 0) {
+                log_err("out of memory");
+                return OUTCOME_RUNTIME;
+        }
+        for (unsigned i = 0; i < n; i++)
+                if (ctl_labels_match(only->labels, only->n, sel[i]))
+                        sel[k++] = sel[i];
+        if (!k) {
+                log_err("%s: %s matches no node of '%s'; nothing was changed", c->cmd->name,
+                        p && only->n ? "the policy's selector with --selector" : p ? "the policy's selector" :
+                        "--selector", c->inventory_path);
+                free(sel);
+                return OUTCOME_INVALID;
+        }
+        *ret = sel;
+        *ret_n = k;
+        return 0;
+}
