@@ -12,6 +12,7 @@ extern const struct driver_ops dcb_driver;
 extern const struct driver_ops nic_ecn_driver;
 extern const struct driver_ops roce_tos_driver;
 extern const struct driver_ops qdisc_driver;
+extern const struct driver_ops dcb_buffer_driver;
 extern const struct driver_ops switch_driver;
 
 const struct driver_ops *const driver_table[] = {
@@ -20,6 +21,7 @@ const struct driver_ops *const driver_table[] = {
         &nic_ecn_driver,
         &roce_tos_driver,
         &qdisc_driver,
+        &dcb_buffer_driver,             /* after pfc (dcb) and a Linux switch's root qdisc (its buffer mode) */
         &switch_driver,
         NULL,
 };

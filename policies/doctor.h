@@ -61,6 +61,9 @@ enum doctor_counter {
         DOCTOR_TX_PACKETS,              /* packets a queue sent (what its marks are a share of) */
         DOCTOR_PRIO_BYTES,              /* bytes a port received or sent on one priority (mlx5 rx/tx_prioN_bytes) */
         DOCTOR_RDMA_BYTES,              /* RoCE bytes the NIC received or sent (mlx5 rx/tx_vport_rdma_*_bytes) */
+        DOCTOR_RX_DISCARD,              /* received and dropped for lack of buffer: per priority (priority
+                                           group), or the port (mlx5 rx_prioN_discards, rx_discards_phy;
+                                           SONiC PG drops; NVUE rx-buffer-discards; EOS inDiscards) */
         DOCTOR_COUNTER_MAX,
 };
 
@@ -143,6 +146,7 @@ struct doctor_node {
         bool lldpad;                    /* lldpad runs: it owns DCB (DCBX) on this node */
         int lldpad_pid;
         char policy[DOCTOR_NAME_MAX];   /* the committed policy, "" none */
+        uint32_t declared_cable_m;      /* its pfc.cable_length_m, 0 when it declares none */
         bool drift_known;
         unsigned n_drift;               /* differences (only the first DOCTOR_DRIFT_MAX listed) */
         struct doctor_drift drift[DOCTOR_DRIFT_MAX];

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "policies/doctor.h"
+#include "policies/doctor_internal.h"
 
 /* Queue of a priority on a switch: the identity of every dialect's factory mapping
  * (NVUE egress-queue-mapping default-global: switch-priority N -> traffic-class N;
@@ -937,6 +938,21 @@ const struct doctor_rule doctor_rules[] = {
           "RoCE bytes >= 1 MB/s (rx+tx vport_rdma) and the lossless priorities' bytes (rx+tx prioN) under half of "
           "them", "mlx5 en_stats.c: vport_stats_desc (rx/tx_vport_rdma_*_bytes), pport_per_prio_traffic_stats_desc "
           "(rx/tx_prioN_bytes, per priority)", false, doctor_check_rdma_lossy },
+        { "headroom_insufficient", DOCTOR_CRITICAL, "a lossless priority's buffer is smaller than its headroom",
+          "the size of the buffer a PFC priority fills < nettunectl headroom's size for the port's speed, MTU and "
+          "cable length (host NICs and Linux switch ports, whose buffers are read)",
+          "sonic-swss buffer_headroom_mellanox.lua (Spectrum); mlx5 en/port_buffer.c calculate_xoff (ConnectX); "
+          "docs/operations.md, Headroom", false, doctor_check_headroom },
+        { "cable_length_unset", DOCTOR_WARNING, "a lossless port sized for its device's default cable length",
+          "PFC on, no cable length of its own (or mlx5's default 7 m) and a longer one known for the link: "
+          "declared by the committed policy or set on the other end", "mlx5 MLX5E_DEFAULT_CABLE_LEN; SONiC "
+          "buffermgrdyn.cpp (no lossless profile without CABLE_LENGTH); NVUE qos pfc cable-length", false,
+          doctor_check_cable_unset },
+        { "lossless_drops", DOCTOR_CRITICAL, "packets of a lossless priority were dropped",
+          "any received packet of a PFC priority dropped for lack of buffer (per priority or priority group; a "
+          "port-wide counter is a warning), or a drop on a switch port's queue of a PFC priority",
+          SRC_8021QBB "; mlx5 counters.rst rx_prio[p]_discards, rx_discards_phy; SONiC pg-drop; NVUE "
+          "rx-buffer-discards; EOS inDiscards", false, doctor_check_lossless_drops },
 };
 
 const unsigned doctor_rules_n = ARRAY_SIZE(doctor_rules);

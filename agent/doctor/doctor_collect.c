@@ -366,6 +366,8 @@ static struct policy *committed(struct doctor_node *n, struct journal *j)
         if (journal_committed_policy(j, 0, &pol, NULL, &e) < 0 || !pol)
                 return NULL;            /* nothing committed: nothing drifts */
         snprintf(n->policy, sizeof(n->policy), "%s", pol->name);
+        if (state_has(&pol->spec, STATE_FIELD_CABLE_LEN))
+                n->declared_cable_m = pol->spec.cable_len_m;
         return pol;
 }
 

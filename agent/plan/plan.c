@@ -132,6 +132,8 @@ static const char *mechanism(const struct plan *p, enum target_kind kind, enum s
                 return "an RDMA default ToS (an RDMA port with rdma_cm's configfs or MLNX_OFED's tc/N/traffic_class)";
         if (streq(ops[0]->name, "qdisc"))
                 return "the tc qdiscs ets and red (kernel sch_ets, sch_red)";
+        if (streq(ops[0]->name, "dcb-buffer"))
+                return "a cable length or port buffers over DCB (mlx5, mlxsw)";
         return ops[0]->name;
 }
 

@@ -101,7 +101,7 @@ struct txn_result {
         enum txn_state state;
         int exit_code;                  /* enum outcome */
         char result[32];                /* "committed", "rolled_back", "failed", "pending_confirm", "nothing_to_do", "refused" */
-        char restored_by[32];           /* "" or "gate", "readback", "error", "confirm-timeout", "recovery" */
+        char restored_by[32];           /* "" or "gate", "readback", "error", "confirm-timeout", "cancelled", "recovery" */
         struct errbuf error;
         struct txn_change *changes;     /* [n_changes]: what the plan changes (owned) */
         unsigned n_changes;

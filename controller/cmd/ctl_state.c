@@ -31,6 +31,7 @@ struct view {
         const char *policy;             /* borrowed from the state answer */
         json_t *answer;
         char error[300];
+        bool unreached;                 /* the request failed before an answer: error says how */
 };
 
 static void answer_error(const struct http_req *q, char *buf, size_t size)
@@ -101,6 +102,7 @@ static void take(struct view *v, const struct http_req *sq, const struct http_re
         v->node = sq->user;
         if (sq->err < 0 || sq->status != 200 || dq->err < 0 || dq->status != 200) {
                 answer_error(sq->err < 0 || sq->status != 200 ? sq : dq, v->error, sizeof(v->error));
+                v->unreached = sq->err < 0 || dq->err < 0;
                 return;
         }
         if (reply_load(sq->resp, sq->resp_len, &v->answer, &e) < 0 ||
@@ -226,9 +228,9 @@ static void print_table(const struct view *v, unsigned n)
                 size_t r;
                 json_t *row;
 
-                if (!v[i].targets) {    /* "unreachable (...)" says itself what it is */
-                        printf("%-*s  %s%s\n", l.node_w, v[i].node->name,
-                               strncmp(v[i].error, "unreachable", 11) ? "error: " : "", v[i].error);
+                if (!v[i].targets) {    /* "unreachable: cannot connect (...)", "error: HTTP 500 ..." */
+                        printf("%-*s  %s: %s\n", l.node_w, v[i].node->name, v[i].unreached ? "unreachable" : "error",
+                               v[i].error);
                         continue;
                 }
                 if (!json_array_size(v[i].targets))

@@ -165,8 +165,12 @@ static const struct {
         { "np_cnp_pkts", DOCTOR_CNP_SENT }, { "cnpSent", DOCTOR_CNP_SENT },
         { "rp_cnp_handled", DOCTOR_CNP_HANDLED }, { "cnp_rx_pkts", DOCTOR_CNP_HANDLED },
         { "rx_cnp_pkts", DOCTOR_CNP_HANDLED }, { "cnpHandled", DOCTOR_CNP_HANDLED },
-        { "rx_prio%u_discards", DOCTOR_DISCARD }, { "rx_prio%t_buf_discard", DOCTOR_DISCARD },
-        { "rx_prio%t_cong_discard", DOCTOR_DISCARD }, { "rx_discards_phy", DOCTOR_DISCARD },
+        /*
+         * en_stats.c: "dropped due to lack of buffers" on the port, per priority (lossless_drops
+         * judges those) and per traffic class (a TC, not a priority: counted as a discard only)
+         */
+        { "rx_prio%u_discards", DOCTOR_RX_DISCARD }, { "rx_prio%t_buf_discard", DOCTOR_DISCARD },
+        { "rx_prio%t_cong_discard", DOCTOR_DISCARD }, { "rx_discards_phy", DOCTOR_RX_DISCARD },
         { "rx_out_of_buffer", DOCTOR_DISCARD }, { "out_of_buffer", DOCTOR_DISCARD },
         { "rx_roce_discard_pkts", DOCTOR_DISCARD }, { "res_oob_drop_count", DOCTOR_DISCARD },
         { "rx_roce_discards", DOCTOR_DISCARD }, { "rx_dropped.nic", DOCTOR_DISCARD },

@@ -254,6 +254,9 @@ static void nvue_qos_row(void *ctx, const struct table *t, char cells[][CELL_MAX
                 put_cell(p, t, cells, "wred-discards", "wred-discards", DOCTOR_WRED_DROP, prio);
                 put_cell(p, t, cells, "tx-frames", "tx-frames", DOCTOR_TX_PACKETS, prio);
                 put_cell(p, t, cells, "tx-uc-buffer-discards", "tx-uc-buffer-discards (bytes)", DOCTOR_DISCARD, prio);
+        } else if (streq(t->title, "Ingress Buffer Statistics") && prio >= 0) {
+                /* per priority group, which NVUE's default maps one to one to switch priorities */
+                put_cell(p, t, cells, "rx-buffer-discards", "rx-buffer-discards (bytes)", DOCTOR_RX_DISCARD, prio);
         } else if (streq(t->title, "Qos Port Statistics") && streq(cells[0], "ecn-marked-packets")) {
                 put_cell(p, t, cells, "Transmit", "ecn-marked-packets", DOCTOR_ECN_MARKED, -1);
         }
@@ -450,6 +453,31 @@ static int sonic_tables(const char *text, const char *cmd, row_fn fn, const stru
         return 0;
 }
 
+/* `show priority-group drop counters` (scripts/pg-drop): PG0-PG7 per port; PG n taken as priority n. */
+static void sonic_pg_row(void *ctx, const struct table *t, char cells[][CELL_MAX])
+{
+        struct sonic_ctx *x = ctx;
+        struct switch_port_sample *p = col_of(t, "Port") == 0 ? sonic_port(x, cells[0]) : NULL;
+
+        for (unsigned pg = 0; p && pg < STATE_PRIO_COUNT; pg++) {
+                char col[8], name[24];
+
+                snprintf(col, sizeof(col), "PG%u", pg);
+                snprintf(name, sizeof(name), "PG%u dropped", pg);
+                put_cell(p, t, cells, col, name, DOCTOR_RX_DISCARD, (int)pg);
+        }
+        x->rows += !!p;
+}
+
+int switch_counters_sonic_pg_drop(const char *text, const struct switch_config *sw, struct switch_sample *ret,
+                                  struct errbuf *e)
+{
+        if (strstr(text ? text : "", "PG counters are disabled"))
+                return errbuf_set(e, ENODATA, NULL, "PG drop counters are disabled on the switch "
+                                  "('counterpoll pg-drop enable' turns them on)");
+        return sonic_tables(text, "show priority-group drop counters", sonic_pg_row, sw, ret, e);
+}
+
 int switch_counters_sonic_status(const char *text, const struct switch_config *sw, struct switch_sample *ret,
                                  struct errbuf *e)
 {
@@ -504,7 +532,7 @@ int switch_counters_eos(const char *json, const struct switch_config *sw, struct
                 }
                 if (bw >= 1e6 && bw < 1e15)
                         p->speed_mbps = (uint32_t)(bw / 1e6);
-                eos_count(p, c, "inDiscards", DOCTOR_DISCARD);
+                eos_count(p, c, "inDiscards", DOCTOR_RX_DISCARD);
                 eos_count(p, c, "outDiscards", DOCTOR_DISCARD);
                 eos_count(p, switch_member(c, "inputErrorsDetail"), "rxPause", DOCTOR_PAUSE_RX);
                 eos_count(p, switch_member(c, "outputErrorsDetail"), "txPause", DOCTOR_PAUSE_TX);
@@ -650,6 +678,25 @@ static int nvue_read(struct switch_session *s, struct switch_sample *ret, struct
         return r;
 }
 
+/* The PG drop counters when the switch has them (an older image, or polling off: said, not fatal). */
+static void sonic_pg_drops(struct switch_session *s, struct switch_sample *ret)
+{
+        _cleanup_free_ char *out = NULL;
+        unsigned before[STATE_PORTS_MAX];
+        struct errbuf pe = { 0 };
+        char buf[600];
+        double t;
+
+        counts(ret, before);
+        if (run_timed(s, "show priority-group drop counters", &out, &t, &pe) >= 0 &&
+            switch_counters_sonic_pg_drop(out, s->sw, ret, &pe) >= 0) {
+                stamp(ret, before, t);
+                return;
+        }
+        snprintf(ret->note, sizeof(ret->note), "SONiC: priority-group drops not read: %.200s",
+                 errbuf_str(&pe, buf, sizeof(buf)));
+}
+
 static int sonic_read(struct switch_session *s, struct switch_sample *ret, struct errbuf *e)
 {
         static const struct {
@@ -673,6 +720,8 @@ static int sonic_read(struct switch_session *s, struct switch_sample *ret, struc
                 if (r >= 0 && (r = cmds[i].parse(out, s->sw, ret, e)) >= 0)
                         stamp(ret, before, t);
         }
+        if (r >= 0)
+                sonic_pg_drops(s, ret);
         return r;
 }
 

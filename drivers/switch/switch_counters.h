@@ -15,6 +15,7 @@
  *          show pfc counters                            PFC rx/tx per priority (PFC0-7)
  *          show queue counters                          drops per unicast queue
  *          show queue wredcounters                      WRED drops and ECN marks per queue
+ *          show priority-group drop counters            ingress drops per PG (taken as priorities)
  *   eos    show interfaces | json                       interfaceStatus, bandwidth, discards,
  *                                                       rxPause/txPause (link pause)
  *          show priority-flow-control counters | json  PFC frames rx/tx per port (the shape
@@ -78,6 +79,9 @@ int switch_counters_sonic_queue(const char *text, const struct switch_config *sw
                                 struct errbuf *e);
 int switch_counters_sonic_wred(const char *text, const struct switch_config *sw, struct switch_sample *ret,
                                struct errbuf *e);
+/* `show priority-group drop counters`; -ENODATA when polling is off (the switch's warning). */
+int switch_counters_sonic_pg_drop(const char *text, const struct switch_config *sw, struct switch_sample *ret,
+                                  struct errbuf *e);
 /* EOS `show interfaces | json`. */
 int switch_counters_eos(const char *json, const struct switch_config *sw, struct switch_sample *ret,
                         struct errbuf *e);

@@ -7,7 +7,8 @@
 # the switch is configured to agree by hand; then one fault at a time is made - on the
 # switch with NVUE commands or its data plane's counters (switchsim --traffic), on the
 # host through the model - and doctor must name exactly that code, with its evidence,
-# and be silent again once it is undone. Then --propose writes the fix, validate
+# and be silent again once it is undone (a long cable on the host: headroom_insufficient with both
+# numbers and the switch port's cable_length_unset). Then --propose writes the fix, validate
 # accepts it, apply of it makes doctor clean; bad input is 2, an unreadable switch 3.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/sshd.sh"
@@ -157,6 +158,17 @@ diagnose "lldpad_conflict" "an lldpad process"
 check "evidence: its pid" [ "$(finding lldpad_conflict "['evidence']['lldpad_pid']")" = 4242.0 ]
 rm -rf "$T/proc/4242"
 diagnose "" "lldpad gone"
+
+step "headroom_insufficient and cable_length_unset: a long cable on a ConnectX in firmware buffer mode"
+# mlx5 stores the length and leaves the firmware's buffers as they are (no manual mode): priority 3's
+# buffer 0 of 130944 bytes is short of the headroom for 500 m; the switch port has no length at all.
+nm_ctl delay "$HOST_IF" 500 >/dev/null
+diagnose "cable_length_unset headroom_insufficient" "the host's cable length 500 m by hand"
+# xoff (301 + 1080) * 100 + 272 * 9000 / 100 = 162580, + 9216 + 128 = 171924 -> 1344 cells
+check "both numbers" [ "$(jq_py "$T/d.json" "[(f['evidence']['configured_bytes'], f['evidence']['needed_bytes']) for f in d['findings'] if f['code'] == 'headroom_insufficient'][0]")" = "(130944.0, 172032.0)" ]
+check "the switch port's missing length, from the host's" [ "$(finding cable_length_unset "['ports']")" = "['leaf1:swp1']" ]
+nm_ctl delay "$HOST_IF" 7 >/dev/null
+diagnose "" "the driver's default length again"
 
 step "drift"
 nm_ctl mtu "$HOST_IF" 4000 >/dev/null

@@ -4,7 +4,8 @@
 # queue wredcounters) and an EOS switch (show interfaces | json, show
 # priority-flow-control counters | json, show qos interfaces ecn counters queue | json),
 # both switchsim behind a real sshd in the agent's namespace. A pause storm on a SONiC
-# port's priority 3, a SONiC port whose WRED profile marks below the floor while its
+# port's priority 3, drops of a lossless priority group and of a lossless queue, a SONiC
+# port whose WRED profile marks below the floor while its
 # queue marks heavily, an EOS port's link pause storm, an EOS port's PFC storm, an EOS
 # port that came up at 10G beside 100G ones are each found with their counters' rates,
 # and an EOS queue's ECN marks are read where the queue counts them. SONiC's factory map
@@ -56,6 +57,18 @@ check "every port bound to the profile" [ "$(finding ecn_threshold_low "['ports'
 swsim leaf2 --traffic Ethernet0:ecn_marked.3=0
 swsim leaf2 -- sonic-db-cli CONFIG_DB hset "WRED_PROFILE|AZURE_LOSSLESS" green_min_threshold 1048576 green_max_threshold 2097152 >/dev/null
 diagnose "" "thresholds back"
+
+step "SONiC: drops at a lossless priority (show priority-group drop counters, show queue counters)"
+swsim leaf2 --traffic Ethernet8:pg_drop.3=50
+diagnose "lossless_drops" "Ethernet8 drops received packets of PG3"
+check "leaf2:Ethernet8" [ "$(finding lossless_drops "['ports']")" = "['leaf2:Ethernet8']" ]
+check "priority 3, the PG's counter" [ "$(jq_py "$T/d.json" "[(f['evidence']['priority'], f['evidence']['counter']) for f in d['findings'] if f['code'] == 'lossless_drops'][0]")" = "(3.0, 'PG3 dropped')" ]
+check "critical" [ "$(finding lossless_drops "['severity']")" = critical ]
+swsim leaf2 --traffic Ethernet8:pg_drop.3=0,Ethernet4:tx_drop.4=30,Ethernet4:tx_drop.0=500
+diagnose "lossless_drops" "queue 4 of Ethernet4 drops (lossless), queue 0 drops (lossy)"
+check "only the lossless queue" [ "$(jq_py "$T/d.json" "[f['evidence']['counter'] for f in d['findings'] if f['code'] == 'lossless_drops']")" = "['UC4 Drop/pkts']" ]
+swsim leaf2 --traffic Ethernet4:tx_drop.4=0,Ethernet4:tx_drop.0=0
+diagnose "" "no drops"
 
 step "EOS: link pause frames and a port at 10G (show interfaces | json)"
 swsim leaf3 --traffic Ethernet2:link_pause_rx=2500,Ethernet3:speed=10G

@@ -4,7 +4,7 @@
  *
  *   nicmodel serve --socket PATH --control PATH [--sysfs ROOT] [--debugfs ROOT] [--log FILE]
  *                  [--flap-delay-ms N] [--link-up-ms N] [--rdma-lag-ms N] DEVICE...
- *       DEVICE = DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]], DRIVER mlx5, ice, bnxt, sparx5 or veth,
+ *       DEVICE = DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]], DRIVER mlx5, ice, bnxt, sparx5, mlxsw or veth,
  *       SPEED in Mb/s (default 100000: link flaps last as long as the driver's at that speed;
  *       --link-up-ms sets one figure for every device).
  *       The agent reaches it with NETTUNE_NETLINK_SOCKET=PATH. "ready" is printed

@@ -6,7 +6,8 @@
  * in front of one or more network devices, each served by a model of one
  * kernel driver's dcbnl_rtnl_ops: mlx5 (en_dcbnl.c), ice (ice_dcb_nl.c,
  * ice_dcb_lib.c), bnxt (bnxt_dcb.c), sparx5 (sparx5_dcb.c: an APP trust
- * table), or veth (no dcbnl_ops at all). Every
+ * table), mlxsw (spectrum_dcb.c, spectrum_buffers.c: a Spectrum switch port's
+ * PFC and headroom), or veth (no dcbnl_ops at all). Every
  * behaviour cites the kernel function it mirrors; quirks are kept, also where
  * they are inconvenient for the program under test.
  *
@@ -49,6 +50,7 @@ enum nm_op {
         NM_OP_SETDCBX,
         NM_OP_SETMTU,
         NM_OP_FWCFG,                    /* ice: the firmware refuses the next ice_set_dcb_cfg() */
+        NM_OP_SETBUFFER,                /* dcbnl_setbuffer */
         NM_OP_MAX,
 };
 
@@ -71,6 +73,7 @@ struct nm_driver {
         int (*getpfc)(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc);
         int (*setpfc)(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc);
         int (*getbuffer)(struct nm *m, struct nm_dev *d, struct dcbnl_buffer *b);
+        int (*setbuffer)(struct nm *m, struct nm_dev *d, struct dcbnl_buffer *b);
         int (*setapp)(struct nm *m, struct nm_dev *d, struct dcb_app *app);     /* NULL: dcb_ieee_setapp */
         int (*delapp)(struct nm *m, struct nm_dev *d, struct dcb_app *app);     /* NULL: dcb_ieee_delapp */
         uint8_t (*getdcbx)(struct nm *m, struct nm_dev *d);
@@ -80,6 +83,8 @@ struct nm_driver {
         int (*setapptrust)(struct nm *m, struct nm_dev *d, uint8_t *sel, int n);
         /* ndo_change_mtu after the core's range check (dev_validate_mtu). */
         int (*change_mtu)(struct nm *m, struct nm_dev *d, uint32_t mtu);
+        /* A root qdisc offloaded to the port (tc qdisc replace ... root) or removed (control "qdisc"). */
+        int (*root_qdisc)(struct nm *m, struct nm_dev *d, bool offloaded);
         /* The driver and firmware state, one stable text block (see nm_dump). */
         void (*dump)(struct nm *m, const struct nm_dev *d, FILE *f);
         /* How long carrier stays away in one of the driver's link flaps (NULL: NM_LINK_UP_MS). */
@@ -97,6 +102,7 @@ struct nm_dev {
         char name[IF_NAMESIZE];
         int ifindex;
         const struct nm_driver *drv;
+        char kernel_driver[24];         /* the PCI driver when it is the device's own (mlxsw's generations) */
         void *priv;                     /* the driver's state, drv->priv_size bytes */
         uint32_t mtu, min_mtu, max_mtu;
         uint8_t mac[6];
@@ -158,6 +164,8 @@ void nm_bdf(const struct nm_dev *d, char *buf, size_t size);
 /* mkdir -p with `mode` for the last component; a file of `text` with `mode` (written whole, renamed). */
 int nm_mkdirs(const char *path, unsigned mode);
 int nm_write_file(const char *path, const char *text, unsigned mode);
+/* SYSFS/class/net/IF/speed as net-sysfs speed_show() prints it: Mb/s with carrier, -1 (SPEED_UNKNOWN) without. */
+void nm_sysfs_speed(struct nm *m, const struct nm_dev *d);
 /* The state of every device, stable text: equal text = equal device state. */
 void nm_dump(struct nm *m, FILE *f);
 void nm_logf(struct nm *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -188,6 +196,7 @@ extern const struct nm_driver nm_mlx5;
 extern const struct nm_driver nm_ice;
 extern const struct nm_driver nm_bnxt;
 extern const struct nm_driver nm_sparx5;
+extern const struct nm_driver nm_mlxsw;
 extern const struct nm_driver nm_veth;
 
 /* ---- nm_control.c: the text commands of the control socket ---- */

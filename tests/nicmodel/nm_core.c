@@ -9,7 +9,7 @@
 #include "common/util.h"
 #include "tests/nicmodel/nicmodel.h"
 
-static const struct nm_driver *const drivers[] = { &nm_mlx5, &nm_ice, &nm_bnxt, &nm_sparx5, &nm_veth };
+static const struct nm_driver *const drivers[] = { &nm_mlx5, &nm_ice, &nm_bnxt, &nm_sparx5, &nm_mlxsw, &nm_veth };
 
 uint64_t nm_now_ms(void)
 {
@@ -106,7 +106,7 @@ int nm_add(struct nm *m, const char *spec)
         if (n < 3 || ifindex <= 0 || strlen(name) >= IF_NAMESIZE || !(ops = nm_driver_by_name(drv)) ||
             variant_speed(rest, variant, sizeof(variant), &speed) < 0) {
                 fprintf(stderr, "nicmodel: bad device '%s', expected DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]] "
-                        "with DRIVER mlx5, ice, bnxt, sparx5 or veth\n", spec);
+                        "with DRIVER mlx5, ice, bnxt, sparx5, mlxsw or veth\n", spec);
                 return -EINVAL;
         }
         if (m->n_devs >= NM_DEVS_MAX || nm_dev_by_name(m, name) || nm_dev_by_index(m, ifindex)) {
@@ -222,7 +222,7 @@ static void rdma_state_file(struct nm *m, const struct nm_dev *d)
 }
 
 /* net-sysfs speed_show(): the ethtool speed, SPEED_UNKNOWN (-1) without a link. */
-static void speed_file(struct nm *m, const struct nm_dev *d)
+void nm_sysfs_speed(struct nm *m, const struct nm_dev *d)
 {
         char path[PATH_MAX], text[16];
 
@@ -235,6 +235,7 @@ static void speed_file(struct nm *m, const struct nm_dev *d)
 
 int nm_sysfs_create(struct nm *m, struct nm_dev *d)
 {
+        const char *kdrv = d->kernel_driver[0] ? d->kernel_driver : d->drv->kernel_driver;
         char pci[32], path[PATH_MAX], target[PATH_MAX];
         int r;
 
@@ -243,16 +244,15 @@ int nm_sysfs_create(struct nm *m, struct nm_dev *d)
         if (!m->sysfs_root[0])
                 return 0;
         nm_bdf(d, pci, sizeof(pci));
-        snprintf(path, sizeof(path), "%s/bus/pci/drivers/%s", m->sysfs_root,
-                 d->drv->kernel_driver ? d->drv->kernel_driver : d->drv->name);
+        snprintf(path, sizeof(path), "%s/bus/pci/drivers/%s", m->sysfs_root, kdrv ? kdrv : d->drv->name);
         if ((r = mkdirs(path)) < 0)
                 return r;
         snprintf(path, sizeof(path), "%s/devices/pci0000:00/%s", m->sysfs_root, pci);
         if ((r = mkdirs(path)) < 0)
                 return r;
-        if (d->drv->kernel_driver) {
+        if (kdrv) {
                 snprintf(path, sizeof(path), "%s/devices/pci0000:00/%s/driver", m->sysfs_root, pci);
-                snprintf(target, sizeof(target), "../../../bus/pci/drivers/%s", d->drv->kernel_driver);
+                snprintf(target, sizeof(target), "../../../bus/pci/drivers/%s", kdrv);
                 if (symlink(target, path) < 0 && errno != EEXIST)
                         return -errno;
         }
@@ -263,7 +263,7 @@ int nm_sysfs_create(struct nm *m, struct nm_dev *d)
         snprintf(target, sizeof(target), "../../../devices/pci0000:00/%s", pci);
         if (symlink(target, path) < 0 && errno != EEXIST)
                 return -errno;
-        speed_file(m, d);
+        nm_sysfs_speed(m, d);
         if (!d->rdma[0])
                 return 0;
         snprintf(path, sizeof(path), "%s/devices/pci0000:00/%s/infiniband/%s", m->sysfs_root, pci, d->rdma);
@@ -294,7 +294,7 @@ static void carrier_off(struct nm *m, struct nm_dev *d)
         d->rdma_active = false;
         d->rdma_active_at_ms = 0;
         rdma_state_file(m, d);
-        speed_file(m, d);
+        nm_sysfs_speed(m, d);
         nm_logf(m, "%s: carrier off", d->name);
 }
 
@@ -306,7 +306,7 @@ static void carrier_on(struct nm *m, struct nm_dev *d, uint64_t now)
         d->carrier_up_count++;
         if (d->rdma[0])
                 d->rdma_active_at_ms = now + m->rdma_lag_ms;
-        speed_file(m, d);
+        nm_sysfs_speed(m, d);
         nm_logf(m, "%s: carrier on", d->name);
 }
 
@@ -456,6 +456,8 @@ void nm_dump(struct nm *m, FILE *f)
 
                 fprintf(f, "device %s ifindex %d driver %s\n", d->name, d->ifindex, d->drv->name);
                 fprintf(f, "  link mtu %u carrier %s", d->mtu, d->carrier ? "up" : "down");
+                if (d->speed_mbps)
+                        fprintf(f, " speed %u", d->speed_mbps);
                 if (d->rdma[0])
                         fprintf(f, " rdma %s/1 %s", d->rdma, d->rdma_active ? "ACTIVE" : "DOWN");
                 fprintf(f, "\n");

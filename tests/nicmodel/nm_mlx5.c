@@ -23,7 +23,7 @@
  */
 #include "common/util.h"
 #include "drivers/host/sysfs.h"
-#include "tests/nicmodel/nicmodel.h"
+#include "tests/nicmodel/nm_mlx5.h"
 
 #define MAX_TC 7                        /* mlx5_max_tc(): 8 traffic classes */
 #define MAX_BW_ALLOC 100                /* MLX5E_MAX_BW_ALLOC */
@@ -75,6 +75,7 @@ struct mlx5 {
         /* firmware congestion parameters and their debugfs directory ("" without debugfs) */
         uint32_t cc[CC_N];
         char cc_dir[320];
+        struct nm_mlx5_pb pb;           /* port receive buffers (nm_mlx5_buffer.c) */
 };
 
 static struct mlx5 *P(const struct nm_dev *d)
@@ -222,28 +223,50 @@ static int mlx5_getpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
  * mlx5e_dcbnl_ieee_setpfc(): a new pfc_en is written to PFCC and the port is
  * toggled (mlx5_toggle_port_link: PAOS down, then up). The SET returns at once;
  * carrier drops when the firmware's PORT_CHANGE event arrives, after the reply.
+ * delay is the cable length in metres, taken when 1-999 and new, silently ignored
+ * otherwise (MLX5E_MAX_CABLE_LENGTH). In manual buffer mode both recompute the
+ * lossless buffers; a refusal there puts the cable length back, not the PFC.
  */
 static int mlx5_setpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
 {
         struct mlx5 *p = P(d);
+        uint32_t old_cable_len = p->cable_len, changed = 0;
+        uint8_t curr_pfc_en = p->pfc_en;
+        int ret = 0;
 
         if (pfc->pfc_en != p->pfc_en) {
                 p->pfc_en = pfc->pfc_en;
                 nm_flap(m, d, m->flap_delay_ms);
+                changed |= NM_MLX5_BUFFER_PFC;
         }
-        if (pfc->delay && pfc->delay < MAX_CABLE_LENGTH && pfc->delay != p->cable_len)
+        if (pfc->delay && pfc->delay < MAX_CABLE_LENGTH && pfc->delay != p->cable_len) {
                 p->cable_len = pfc->delay;
+                changed |= NM_MLX5_BUFFER_CABLE_LEN;
+        }
+        if (p->pb.manual_buffer) {
+                struct nm_mlx5_port port = { .cable_len = p->cable_len, .fw_pfc_en = p->pfc_en };
+
+                ret = nm_mlx5_pb_config(m, d, &p->pb, &port, changed,
+                                        (changed & NM_MLX5_BUFFER_PFC) ? pfc->pfc_en : curr_pfc_en, NULL, NULL);
+        }
+        if (ret && (changed & NM_MLX5_BUFFER_CABLE_LEN))
+                p->cable_len = old_cable_len;
+        return ret;
+}
+
+/* mlx5e_dcbnl_getbuffer() (MLX5_BUFFER_SUPPORTED: PCAM has PBMC and PPTB). */
+static int mlx5_getbuffer(struct nm *m, struct nm_dev *d, struct dcbnl_buffer *b)
+{
+        nm_mlx5_pb_get(&P(d)->pb, b);
         return 0;
 }
 
-/* mlx5e_dcbnl_getbuffer(): firmware-managed port buffers (not changed by this model). */
-static int mlx5_getbuffer(struct nm *m, struct nm_dev *d, struct dcbnl_buffer *b)
+static int mlx5_setbuffer(struct nm *m, struct nm_dev *d, struct dcbnl_buffer *b)
 {
-        memset(b, 0, sizeof(*b));
-        b->buffer_size[0] = 130944;
-        b->buffer_size[1] = 130944;
-        b->total_size = 524288;
-        return 0;
+        struct mlx5 *p = P(d);
+        struct nm_mlx5_port port = { .cable_len = p->cable_len, .fw_pfc_en = p->pfc_en };
+
+        return nm_mlx5_pb_set(m, d, &p->pb, &port, b);
 }
 
 static uint8_t mlx5_getdcbx(struct nm *m, struct nm_dev *d)
@@ -340,6 +363,7 @@ static int mlx5_init(struct nm *m, struct nm_dev *d, const char *variant)
         p->dcbx_host = streq(variant, "host") || streq(variant, "dscp");
         p->cap = DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE | (p->dcbx_host ? DCB_CAP_DCBX_HOST : 0);
         p->cable_len = DEFAULT_CABLE_LEN;
+        nm_mlx5_pb_init(&p->pb);
         /* mlx5e_ets_init(): every TC vendor at 100%, prio 0 on TC1 and prio 1 on TC0 */
         for (int i = 0; i < ets.ets_cap; i++) {
                 ets.tc_tx_bw[i] = MAX_BW_ALLOC;
@@ -372,6 +396,7 @@ static void mlx5_dump(struct nm *m, const struct nm_dev *d, FILE *f)
         nm_dump_u8s(f, "tc_bw", p->tc_bw, 8);
         nm_dump_u8s(f, "tc_tsa", p->tc_tsa, 8);
         fprintf(f, "\n  pfc en 0x%02x cable_len %u\n", p->pfc_en, p->cable_len);
+        nm_mlx5_pb_dump(&p->pb, f);
         /* QPDPM only classifies while the port trusts DSCP (QPTS). */
         fprintf(f, "  trust %s dscp_app_cnt %u", p->trust_state == TRUST_DSCP ? "dscp" : "pcp", p->dscp_app_cnt);
         if (p->trust_state == TRUST_DSCP)
@@ -498,6 +523,7 @@ const struct nm_driver nm_mlx5 = {
         .getpfc = mlx5_getpfc,
         .setpfc = mlx5_setpfc,
         .getbuffer = mlx5_getbuffer,
+        .setbuffer = mlx5_setbuffer,
         .setapp = mlx5_setapp,
         .delapp = mlx5_delapp,
         .getdcbx = mlx5_getdcbx,

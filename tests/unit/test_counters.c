@@ -293,9 +293,9 @@ static void test_real_mlx5(void)
         CU_ASSERT(has(c, "rx_pause_ctrl_phy", DOCTOR_PAUSE_RX, -1, -1));
         CU_ASSERT(has(c, "tx_pause_ctrl_phy", DOCTOR_PAUSE_TX, -1, -1));
         CU_ASSERT((x = find(c, "tx_pause_ctrl_phy")) && x->value == 2);
-        CU_ASSERT(has(c, "rx_discards_phy", DOCTOR_DISCARD, -1, -1));
+        CU_ASSERT(has(c, "rx_discards_phy", DOCTOR_RX_DISCARD, -1, -1));
         CU_ASSERT(has(c, "rx_out_of_buffer", DOCTOR_DISCARD, -1, -1));
-        CU_ASSERT(has(c, "rx_prio0_discards", DOCTOR_DISCARD, 0, -1));          /* PPCNT per priority */
+        CU_ASSERT(has(c, "rx_prio0_discards", DOCTOR_RX_DISCARD, 0, -1));       /* PPCNT per priority */
         CU_ASSERT(has(c, "tx_pause_storm_warning_events", DOCTOR_PAUSE_STORM, -1, -1));
         CU_ASSERT(has(c, "tx_pause_storm_error_events", DOCTOR_PAUSE_STORM, -1, -1));
         CU_ASSERT(has(c, "rx_prio0_buf_discard", DOCTOR_DISCARD, -1, 0));       /* per traffic class */

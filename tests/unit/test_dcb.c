@@ -74,17 +74,7 @@ static void teardown(void)
 /* The model's state as text (caller frees). */
 static char *dump(void)
 {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-
-        if (f) {
-                nm_transport_lock(&xport);
-                nm_dump(&model, f);
-                nm_transport_unlock(&xport);
-                fclose(f);
-        }
-        return buf;
+        return nm_transport_dump(&xport);
 }
 
 /* Arm a one-shot fault in the model's device. */

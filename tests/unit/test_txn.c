@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "agent/cmd/cmd.h"
 #include "agent/txn/txn.h"
@@ -458,7 +459,13 @@ static void test_confirm(void)
         txn_result_done(&r);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 4000);
         txn_result_init(&c);
-        CU_ASSERT_EQUAL(txn_confirm(&env, tx, journal_now_ms() - 1, &c), -ETIME);
+        {       /* a deadline after the transaction started (else it is the caller's cancel), then passed */
+                int64_t not_after = journal_now_ms();
+
+                while (journal_now_ms() <= not_after)
+                        usleep(1000);
+                CU_ASSERT_EQUAL(txn_confirm(&env, tx, not_after, &c), -ETIME);
+        }
         CU_ASSERT_EQUAL(c.state, TXN_ROLLED_BACK);
         CU_ASSERT_EQUAL(c.exit_code, OUTCOME_ROLLED_BACK);
         CU_ASSERT_PTR_NOT_NULL(strstr(c.error.msg, "after the caller's not_after_ms"));
