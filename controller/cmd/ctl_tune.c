@@ -293,6 +293,15 @@ int ctl_cmd_tune(struct ctl *c)
         ctl_tune_env(c, a, &env);
         env.on_trial = on_trial;
         env.ud = c;
+        r = tune_preflight(&env, &a->t, &e);
+        if (r < 0) {
+                log_err("tune: %s; nothing was changed", e.msg);
+                ctl_tune_args_free(a);
+                return outcome_of_errno(r);
+        }
+        if (!c->quiet && !c->json)
+                fprintf(stderr, "pre-flight: %u node%s answer and accept the trial policy\n", env.n_scope,
+                        env.n_scope == 1 ? "" : "s");
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
         r = tune_run(&env, &a->t, &e);

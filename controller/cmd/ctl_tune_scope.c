@@ -129,24 +129,38 @@ static int linux_ports(struct tune_args *a, const struct doctor_node *n, const s
         return 0;
 }
 
-/* The node managing switch `sw` among the facts, and the switch; NULL when none or several. */
-static const struct doctor_switch *manager(const struct doctor_facts *f, const char *sw, unsigned *ret_i,
-                                           struct errbuf *e)
+/* No node that answered manages sw: not found (-ENOENT), or not known when some did not answer (named). */
+static int unanswered(const struct doctor_facts *f, const char *sw, struct errbuf *e)
 {
-        const struct doctor_switch *found = NULL;
+        unsigned n = 0, first = 0;
+
+        for (unsigned i = 0; i < f->n_nodes; i++)
+                if (f->nodes[i].error[0] && n++ == 0)
+                        first = i;
+        if (!n)
+                return errbuf_set(e, EINVAL, NULL, "no node of the inventory is switch '%s' or manages it", sw);
+        return errbuf_set(e, EHOSTUNREACH, NULL, "no node that answered manages switch '%s'; %u did not answer, "
+                           "%s first: %.200s", sw, n, f->nodes[first].name, f->nodes[first].error);
+}
+
+/* The node managing switch `sw` among the facts (*ret, node *ret_i): 0, or -errno when none or several. */
+static int manager(const struct doctor_facts *f, const char *sw, const struct doctor_switch **ret, unsigned *ret_i,
+                   struct errbuf *e)
+{
         unsigned k = 0;
 
+        *ret = NULL;
         for (unsigned i = 0; i < f->n_nodes; i++)
                 for (unsigned s = 0; s < f->nodes[i].n_switches; s++)
                         if (streq(f->nodes[i].switches[s].name, sw) && k++ == 0) {
-                                found = &f->nodes[i].switches[s];
+                                *ret = &f->nodes[i].switches[s];
                                 *ret_i = i;
                         }
-        if (!found)
-                errbuf_set(e, ENOENT, NULL, "no node of the inventory is switch '%s' or manages it", sw);
-        else if (k > 1)
-                errbuf_set(e, EINVAL, NULL, "switch '%s' is managed by %u agents; tune needs exactly one", sw, k);
-        return k == 1 ? found : NULL;
+        if (!k)
+                return unanswered(f, sw, e);
+        if (k > 1)
+                return errbuf_set(e, EINVAL, NULL, "switch '%s' is managed by %u agents; tune needs exactly one", sw, k);
+        return 0;
 }
 
 static int remote_ports(struct tune_args *a, const struct doctor_switch *sw, const struct state_ecn_queue **ret,
@@ -194,9 +208,7 @@ static int ecn_scope(struct ctl *c, struct tune_args *a, struct doctor_facts *f,
         a->t.linux_switch = r >= 0 && node && f->nodes[0].switch_role;
         if (r >= 0 && a->t.linux_switch)
                 r = linux_ports(a, &f->nodes[0], &q, e);
-        else if (r >= 0 && !(sw = manager(f, a->sw, &mi, e)))
-                r = -EINVAL;
-        else if (r >= 0)
+        else if (r >= 0 && (r = manager(f, a->sw, &sw, &mi, e)) >= 0)
                 r = remote_ports(a, sw, &q, e);
         if (r >= 0) {
                 a->scope[a->n_scope++] = node ? node : ask[mi];
@@ -231,7 +243,9 @@ static int dcqcn_scope(struct ctl *c, struct tune_args *a, struct doctor_facts *
                         if (!t->baseline.value)
                                 t->baseline.value = h->dcqcn[t->param];
                 }
-                if (!have)
+                if (!have && x->error[0] && !x->n_ifs)
+                        r = errbuf_set(e, EHOSTUNREACH, NULL, "cannot ask '%s': %s", x->name, x->error);
+                else if (!have)
                         r = errbuf_set(e, EOPNOTSUPP, NULL, "%s: no interface matching '%s' has the DCQCN parameter "
                                        "'%s' (an mlx5 NIC's debugfs cc_params or MLNX_OFED ecn tree)%s%s", x->name,
                                        t->interfaces, p->name, x->error[0] ? ": " : "", x->error);

@@ -256,6 +256,14 @@ struct tune_env {
 int tune_measure(const struct tune_env *env, const struct tune *t, struct tune_measure *ret, struct errbuf *e);
 
 /*
+ * The pre-flight of main's rollouts, before anything changes: every node of the
+ * scope answers GET /v1/health and accepts a trial's policy in POST /v1/plan. 0;
+ * -EINVAL a node refuses the policy, -EHOSTUNREACH one does not answer or cannot
+ * plan it (e names the node), -errno libcurl failed.
+ */
+int tune_preflight(const struct tune_env *env, struct tune *t, struct errbuf *e);
+
+/*
  * The whole run: the ceiling (a trial with marking off, unless t->ceiling_gbps is
  * given), the baseline, the search, and with env->keep the winner kept. Returns 0
  * (t says what happened), or -errno with e filled when it had to stop (what was

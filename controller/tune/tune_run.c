@@ -324,6 +324,49 @@ static int keep(const struct tune_env *env, struct tune *t, struct errbuf *e)
         return rc;
 }
 
+/* What a pre-flight answer of node i says, into e; the worst result so far is kept in *worst. */
+static void preflight_note(const struct tune_env *env, const struct preflight_node *pf, unsigned i,
+                           enum preflight_result *worst, struct errbuf *e)
+{
+        const char *name = env->scope[i]->name;
+
+        if (pf->result == PREFLIGHT_OK || *worst == PREFLIGHT_INVALID)
+                return;
+        if (pf->result == PREFLIGHT_INVALID)
+                errbuf_set(e, EINVAL, NULL, "pre-flight: node %s refuses the trial policy: %s%s%.200s", name,
+                           pf->path, pf->path[0] ? ": " : "", pf->why);
+        else if (*worst == PREFLIGHT_OK)
+                errbuf_set(e, EHOSTUNREACH, NULL, "pre-flight: node %s %s: %.200s", name,
+                           pf->result == PREFLIGHT_FAILED ? "cannot plan the trial policy" : "did not answer", pf->why);
+        if (pf->result == PREFLIGHT_INVALID || *worst == PREFLIGHT_OK)
+                *worst = pf->result;
+}
+
+int tune_preflight(const struct tune_env *env, struct tune *t, struct errbuf *e)
+{
+        struct preflight_node *pf = calloc(env->n_scope + 1, sizeof(*pf));
+        enum preflight_result worst = PREFLIGHT_OK;
+        struct rollout_run_env renv;
+        struct tune_trial x;
+        char name[POLICY_NAME_MAX], *doc = NULL;
+        int rc = pf ? 0 : errbuf_set(e, ENOMEM, NULL, "out of memory");
+
+        new_trial(t, &x, "preflight", t->search.o.start ? t->search.o.start : t->search.o.floor);
+        tune_policy_name(t, x.label, name, sizeof(name));
+        if (rc >= 0)
+                rc = tune_policy(t, &x, env->labels, env->n_labels, name, &doc, e);
+        run_env(env, &renv);
+        if (rc >= 0)
+                rc = rollout_preflight(&renv, env->scope, env->n_scope, doc, pf, e);
+        for (unsigned i = 0; rc >= 0 && i < env->n_scope; i++)
+                preflight_note(env, &pf[i], i, &worst, e);
+        if (rc >= 0 && worst != PREFLIGHT_OK)
+                rc = worst == PREFLIGHT_INVALID ? -EINVAL : -EHOSTUNREACH;
+        free(doc);
+        free(pf);
+        return rc;
+}
+
 int tune_run(const struct tune_env *env, struct tune *t, struct errbuf *e)
 {
         int rc = t->paired ? 0 : ceiling(env, t, e);    /* paired: each measurement brings its own */
