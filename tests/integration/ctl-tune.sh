@@ -16,7 +16,7 @@
 . "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
 fleet_require
 require_sshd
-require_cmd python3
+require_cmd python3 sqlite3
 
 N=4
 fleet_certs "$N"
@@ -116,10 +116,32 @@ echo "ok: the trial is pending on node004's agent, nobody will confirm it"
 back() { [ "$(thresholds)" = 3000/15000/100 ] && [ "$(pending_count 4)" = 0 ]; }
 wait_for 120 back || fail "leaf1 did not come back: $(thresholds), pending $(pending_count 4)"
 echo "ok: leaf1 read back after the confirm timer: $(thresholds)"
-agent_history 4 "$T/h4.json"
-check "restored by the agent's confirm timeout" \
-        [ "$(json_get "$T/h4.json" 'd["transactions"][0]["restored_by"]')" = confirm-timeout ]
+# the journal says how once the restore was read back (the switch is back first)
+restored_by() { agent_history 4 "$T/h4.json" && json_get "$T/h4.json" 'd["transactions"][0]["restored_by"]'; }
+by_timer() { [ "$(restored_by)" = confirm-timeout ]; }
+wait_for 30 by_timer || fail "restored by '$(restored_by)', expected the agent's confirm timeout"
+echo "ok: restored by the agent's confirm timeout"
 check "the hosts were never touched" [ "$(host_txs 1)$(host_txs 2)$(host_txs 3)" = 000 ]
+
+step "Ctrl-C mid-trial: tune cancels the trial in progress and stops; leaf1 is back at once"
+# A confirm timeout of 600 s: what puts leaf1 back here is tune's cancel, not the agent's timer.
+ip netns exec "$HUB" "$CTL" --inventory "$T/inventory.json" --db "$T/ctl.db" tune ecn --switch leaf1 \
+        --queue 3 --selector role=gpu --pattern incast --receiver node003 --target-pct 50 --runs 1 --duration-ms 4000 \
+        --confirm-timeout 600 --ceiling 100 >"$T/int.txt" 2>&1 &
+tune_pid=$!
+wait_for 90 trial_on || { kill -9 $tune_pid; fail "no trial reached leaf1: $(cat "$T/int.txt")"; }
+echo "leaf1 mid-trial: $(thresholds)"
+kill -INT $tune_pid
+rc=0; wait $tune_pid || rc=$?
+cat "$T/int.txt"
+check "exit 3 (got $rc)" [ "$rc" -eq 3 ]
+check "says it was interrupted, nothing kept" grep -q 'interrupted after .*nothing of it was kept' "$T/int.txt"
+seed_back() { [ "$(thresholds)" = 3000/15000/100 ] && [ "$(pending_count 4)" = 0 ]; }
+wait_for 20 seed_back || fail "leaf1 is not back: $(thresholds), pending $(pending_count 4)"
+echo "ok: leaf1 back at $(thresholds), nothing pending on node004"
+by_cancel() { [ "$(restored_by)" = cancelled ]; }
+wait_for 30 by_cancel || fail "restored by '$(restored_by)', expected tune's cancel"
+echo "ok: restored by tune's cancel, not a timer"
 
 step "bad input changes nothing"
 expect_rc 2 "a queue out of range" ctl tune ecn --switch leaf1 --queue 8 --selector role=gpu
@@ -182,3 +204,30 @@ check "the last trial is the winner again, kept: confirmed ($last)" [ "$last" = 
 check "leaf1 carries it: $(thresholds)" [ "$(q3 min-threshold)/$(q3 probability)" = "$value/10" ]
 check "and the policy for the rest of the fleet names it" \
         [ "$(json_get "$T/kept.json" 'd["spec"]["ecn"]["min_threshold_bytes"]')" = "$value" ]
+
+step "a plain rollback after tune stays plain: a cancelled trial is no rollout to roll back by"
+rc=0; ctl --quiet tune ecn --switch leaf1 --queue 3 --selector role=gpu --pattern incast --receiver node003 \
+        --target-pct 10 --max-regression-pct 95 --max-trials 1 --runs 1 --duration-ms 1000 --ceiling 10 \
+        >"$T/last.txt" 2>&1 || rc=$?
+check "exit 0 (got $rc)" [ "$rc" -eq 0 ]
+check "the newest rollout is a tune trial, halted" \
+        [ "$(ctl_db 'SELECT kind, state FROM rollouts ORDER BY id DESC LIMIT 1')" = "tune|halted" ]
+rc=0; ctl --yes rollback --selector role=fabric >"$T/rollback.txt" 2>&1 || rc=$?
+cat "$T/rollback.txt"
+check "exit 0 (got $rc)" [ "$rc" -eq 0 ]
+by_rollout() { grep -q 'as --rollout' "$T/rollback.txt"; }
+check "not a rollback by the trial" eval '! by_rollout'
+check "leaf1 is back before the kept winner: $(thresholds)" [ "$(thresholds)" = 3000/15000/100 ]
+
+step "a scope node that does not answer stops tune before anything changes (exit 3, named)"
+before=$(ctl_db 'SELECT count(*) FROM rollouts')
+kill "$(agent_pid 4)"
+gone() { ! agent_up 4; }
+wait_for 20 gone || fail "node004's agent did not stop"
+rc=0; ctl tune ecn --switch leaf1 --queue 3 --selector role=gpu --pattern incast --receiver node003 \
+        --target-pct 10 --max-trials 1 --runs 1 --duration-ms 1000 --ceiling 10 >"$T/pf.txt" 2>&1 || rc=$?
+cat "$T/pf.txt"
+check "exit 3 (got $rc)" [ "$rc" -eq 3 ]
+check "names the node" grep -q "node004.*nothing was changed" "$T/pf.txt"
+check "no rollout was recorded" [ "$(ctl_db 'SELECT count(*) FROM rollouts')" = "$before" ]
+check "leaf1 untouched: $(thresholds)" [ "$(thresholds)" = 3000/15000/100 ]
