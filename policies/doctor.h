@@ -363,6 +363,8 @@ void doctor_check_host_ecn(const struct doctor_facts *f, const struct doctor_par
 void doctor_check_cnp_dscp(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
 void doctor_check_tc_bandwidth(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
 void doctor_check_roce_tos(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
+/* After every rule: the class findings on switch ports that the proposal's state clears are fixed by it. */
+void doctor_lossless_fixed(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
 void doctor_check_rdma_lossy(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
 
 extern const struct doctor_rule doctor_rules[];

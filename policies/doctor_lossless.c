@@ -16,6 +16,7 @@
 #include <math.h>
 
 #include "policies/doctor.h"
+#include "policies/field.h"
 #include "policies/lossless.h"
 
 struct device {
@@ -24,6 +25,7 @@ struct device {
         const char *name;               /* the port or the interface */
         bool sw;                        /* a switch port (findings grouped per switch) */
         const struct state *st;
+        bool linux_port;                /* a port of a switch-role node (owner is the node) */
 };
 
 /* The device's own RoCE DSCP is roce_tos_lossy's: the class rules use doctor's --roce-dscp. */
@@ -97,7 +99,8 @@ static void each_device(const struct doctor_facts *f, void (*fn)(const struct de
                 const struct doctor_node *n = &f->nodes[i];
 
                 for (unsigned k = 0; !n->error[0] && k < n->n_ifs; k++) {
-                        struct device d = { n->name, n->name, n->ifs[k].name, n->switch_role, &n->ifs[k].st };
+                        struct device d = { n->name, n->name, n->ifs[k].name, n->switch_role, &n->ifs[k].st,
+                                           n->switch_role };
 
                         if (n->switch_role || doctor_iface_roce(&n->ifs[k]))
                                 fn(&d, ctx);
@@ -106,7 +109,8 @@ static void each_device(const struct doctor_facts *f, void (*fn)(const struct de
                         const struct doctor_switch *sw = &n->switches[s];
 
                         for (unsigned k = 0; !sw->error[0] && k < sw->n_ports; k++) {
-                                struct device d = { n->name, sw->name, sw->ports[k].name, true, &sw->ports[k].st };
+                                struct device d = { n->name, sw->name, sw->ports[k].name, true, &sw->ports[k].st,
+                                                   false };
 
                                 if (doctor_port_first(f, i, sw->name, sw->ports[k].name))
                                         fn(&d, ctx);
@@ -171,6 +175,87 @@ void doctor_check_cnp_dscp(const struct doctor_facts *f, const struct doctor_par
 void doctor_check_tc_bandwidth(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
 {
         check_class(f, p, r, LOSSLESS_TC_BANDWIDTH);
+}
+
+/* ---- what the proposal fixes of the class ---- */
+
+struct fixed_ctx {
+        const struct doctor_params *p;
+        struct doctor_report *r;
+        struct state spec;              /* the proposal's spec as its document writes it */
+        struct lossless_report *lr;
+        bool *covered, *broken;         /* [r->n]: a device of the finding proposed; one still breaks it */
+};
+
+/* The device is a target of the proposal: a switch it names, or a Linux switch port it names. */
+static bool proposed(const struct doctor_proposal *pr, const struct device *d)
+{
+        if (!pr->n_targets || pr->linux_ports != d->linux_port)
+                return false;
+        for (unsigned i = 0; i < pr->n_targets; i++)
+                if (streq(pr->targets[i], d->linux_port ? d->name : d->owner))
+                        return true;
+        return false;
+}
+
+/* A row of the class: its findings are device_finding()'s, grouped "owner/[name]/key". */
+static bool class_rule(const struct doctor_rule *rule)
+{
+        return rule->check == doctor_check_pfc_unmapped || rule->check == doctor_check_roce_lossy ||
+               rule->check == doctor_check_host_ecn || rule->check == doctor_check_cnp_dscp ||
+               rule->check == doctor_check_tc_bandwidth;
+}
+
+/* Every switch port (and Linux switch port) of a class finding: as the proposal leaves it, or as it is. */
+static void fixed_device(const struct device *d, void *data)
+{
+        struct fixed_ctx *c = data;
+        struct doctor_report *r = c->r;
+        struct state s = *d->st;
+        struct device merged = *d;
+        bool prop = proposed(&r->prop, d);
+        char prefix[160];
+
+        if (!d->sw)
+                return;
+        if (prop)
+                state_merge(&s, &c->spec, c->spec.present);
+        merged.st = &s;
+        device_check(&merged, c->p, c->lr);
+        snprintf(prefix, sizeof(prefix), "%s//", d->owner);
+        for (unsigned i = 0; i < r->n; i++) {
+                const struct doctor_finding *x = &r->v[i];
+
+                if (!class_rule(x->rule) || strncmp(x->group, prefix, strlen(prefix)))
+                        continue;
+                c->covered[i] |= prop;
+                for (unsigned k = 0; k < c->lr->n; k++)
+                        c->broken[i] |= streq(lossless_code_name(c->lr->v[k].code), x->rule->code) &&
+                                        streq(c->lr->v[k].key, x->group + strlen(prefix));
+        }
+}
+
+/*
+ * A class finding on switch ports is fixed by the proposal when every port it groups,
+ * with the proposal put over the ports it covers (state_merge, as applying it would),
+ * no longer breaks that rule at that instance: PFC put back on the RoCE priority fixes
+ * roce_priority_lossy though no rule of that code proposed anything.
+ */
+void doctor_lossless_fixed(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+{
+        struct fixed_ctx c = { p, r, r->prop.spec, malloc(sizeof(*c.lr)), calloc(r->n + 1, sizeof(bool)),
+                               calloc(r->n + 1, sizeof(bool)) };
+
+        if (c.lr && c.covered && c.broken && r->prop.n_targets) {
+                if (state_has(&c.spec, STATE_FIELD_ECN) && state_has(&c.spec, STATE_FIELD_PFC))
+                        c.spec.ecn.queues |= c.spec.pfc_enabled;        /* as document() writes it */
+                each_device(f, fixed_device, &c);
+                for (unsigned i = 0; i < r->n; i++)
+                        r->v[i].fixed |= c.covered[i] && !c.broken[i];
+        }
+        free(c.broken);
+        free(c.covered);
+        free(c.lr);
 }
 
 /* ---- roce_tos_lossy ---- */

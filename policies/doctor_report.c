@@ -204,6 +204,7 @@ int doctor_run(const struct doctor_facts *f, const struct doctor_params *p, stru
         collection_notes(f, r);
         for (unsigned i = 0; i < doctor_rules_n; i++)
                 doctor_rules[i].check(f, p, r);
+        doctor_lossless_fixed(f, p, r);
         if (r->n)
                 qsort(r->v, r->n, sizeof(*r->v), finding_cmp);
         return 0;

@@ -197,9 +197,10 @@ static void dscp_one(const struct doctor_path *p, void *data)
 /* ---- pfc_priority_mismatch ---- */
 
 /*
- * A host without DCB (no PFC read: no dcbnl, or nothing configured) facing a port with
- * PFC: the host neither pauses nor honours pause frames, so the lossless class the
- * switch runs ends at that port.
+ * A RoCE host without DCB (an RDMA device behind the interface, no PFC read: no dcbnl,
+ * or nothing configured) facing a port with PFC: the host neither pauses nor honours
+ * pause frames, so the lossless class the switch runs ends at that port. An interface
+ * without an RDMA device is no endpoint of the class (pfc_one leaves it alone).
  */
 static void pfc_no_dcb(struct rule_ctx *c, const struct doctor_path *p)
 {
@@ -236,7 +237,7 @@ static void pfc_one(const struct doctor_path *p, void *data)
         struct doctor_finding *x;
         char a[24], b[24];
 
-        if (!state_has(h, STATE_FIELD_PFC) && state_has(s, STATE_FIELD_PFC) && s->pfc_enabled)
+        if (!state_has(h, STATE_FIELD_PFC) && state_has(s, STATE_FIELD_PFC) && s->pfc_enabled && p->iface->rdma)
                 pfc_no_dcb(c, p);
         if (!state_has(h, STATE_FIELD_PFC) || !state_has(s, STATE_FIELD_PFC))
                 return;

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The field table (see field.h): one comparator, copier and rule check per knob. */
 #include <jansson.h>
-#include <stdarg.h>
 
 #include "common/util.h"
 #include "policies/field.h"
@@ -9,31 +8,7 @@
 #include "policies/state_text.h"
 #include "policies/state_json.h"
 
-/* ---- value formatting: the strings diff entries carry ---- */
-
-const char *fmt_u(char *buf, size_t size, unsigned long x)
-{
-        char num[24];
-
-        strcopy(buf, size, fmt_ulong(num, x));
-        return buf;
-}
-
-const char *fmt_bool(bool b)
-{
-        return b ? "true" : "false";
-}
-
-const char *fmt_bits(char *buf, size_t size, unsigned bits)
-{
-        size_t o = snprintf(buf, size, "[");
-
-        for (unsigned i = 0; i < 8; i++)
-                if (bits & (1u << i))
-                        o += snprintf(buf + o, size - o, "%s%u", o > 1 ? "," : "", i);
-        snprintf(buf + o, size - o, "]");
-        return buf;
-}
+/* ---- value formatting local to the table ---- */
 
 static const char *fmt_u8s(char *buf, size_t size, const uint8_t *v, unsigned n, bool tsa)
 {
@@ -48,36 +23,6 @@ static const char *fmt_u8s(char *buf, size_t size, const uint8_t *v, unsigned n,
         if (o < size)
                 snprintf(buf + o, size - o, "]");
         return buf;
-}
-
-const char *keyf(char *key, const char *prefix, const char *fmt, ...)
-{
-        size_t n = (size_t)snprintf(key, DIFF_KEY_MAX, "%s", prefix);
-        va_list ap;
-
-        if (n < DIFF_KEY_MAX) {
-                va_start(ap, fmt);
-                vsnprintf(key + n, DIFF_KEY_MAX - n, fmt, ap);
-                va_end(ap);
-        }
-        return key;
-}
-
-int diff_u(struct diff *d, enum state_field f, const char *key, unsigned long from, unsigned long to)
-{
-        char a[24], b[24];
-
-        if (from == to)
-                return 0;
-        return diff_add(d, f, key, fmt_u(a, sizeof(a), from), fmt_u(b, sizeof(b), to));
-}
-
-int diff_opt(struct diff *d, enum state_field f, const char *key, bool live_has,
-                    const char *from, const char *to)
-{
-        if (live_has && streq(from, to))
-                return 0;
-        return diff_add(d, f, key, live_has ? from : "unset", to);
 }
 
 /* ---- mtu, trust, pfc ---- */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Internal to policies/: the value formatting and diff helpers of the field table
- * (field.c), shared with the comparators that live in files of their own
- * (field_headroom.c: pfc.cable_length_m and buffers; field_pfc.c: pfc.watchdog and
- * pfc.nic_stall_timeout_ms).
+ * Internal to policies/: the value formatting and diff helpers of the field table.
+ * They live in field_fmt.c, the bottom of the table's files: field.c and the
+ * comparators in files of their own (field_headroom.c: pfc.cable_length_m and
+ * buffers; field_pfc.c: pfc.watchdog and pfc.nic_stall_timeout_ms) call it.
  */
 #pragma once
 

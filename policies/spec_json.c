@@ -10,36 +10,6 @@ const char *const spec_json_trust_live_names[] = { "pcp", "dscp", "none", NULL }
 static const char *const tsa_desired_names[] = { "strict", "ets", NULL };
 static const char *const tsa_live_names[] = { "strict", "ets", "vendor", "cbs", NULL };
 
-void spec_json_set(json_t *o, const char *key, json_t *val, bool *ok)
-{
-        if (!o || !val) {
-                json_decref(val);
-                *ok = false;
-        } else if (json_object_set_new(o, key, val) < 0) {
-                *ok = false;
-        }
-}
-
-void spec_json_append(json_t *a, json_t *val, bool *ok)
-{
-        if (!a || !val) {
-                json_decref(val);
-                *ok = false;
-        } else if (json_array_append_new(a, val) < 0) {
-                *ok = false;
-        }
-}
-
-json_t *spec_json_bits(unsigned bits, bool *ok)
-{
-        json_t *a = json_array();
-
-        for (unsigned i = 0; a && i < 8; i++)
-                if (bits & (1u << i))
-                        spec_json_append(a, json_integer(i), ok);
-        return a;
-}
-
 static json_t *u8_array(const uint8_t *v, unsigned n, bool *ok)
 {
         json_t *a = json_array();

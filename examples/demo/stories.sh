@@ -239,8 +239,10 @@ story_6_break() {
 
 story_6_checks() {
         local f=$DEMO_DIR/d6.json
-        expect "doctor names exactly: drift, ecn_disabled_on_lossless_queue, ecn_threshold_low, mtu_mismatch, pfc_priority_mismatch" \
-                [ "$(codes_of "$f")" = "drift ecn_disabled_on_lossless_queue ecn_threshold_low mtu_mismatch pfc_priority_mismatch" ]
+        expect "doctor names exactly: drift, ecn_disabled_on_lossless_queue, ecn_threshold_low, mtu_mismatch, pfc_priority_mismatch, roce_priority_lossy" \
+                [ "$(codes_of "$f")" = "drift ecn_disabled_on_lossless_queue ecn_threshold_low mtu_mismatch pfc_priority_mismatch roce_priority_lossy" ]
+        expect "roce_priority_lossy: the RoCE DSCP 26 rides priority 3, lossy on leaf1; the proposal's PFC on 3 fixes it" \
+                [ "$(json "$f" "[(x['nodes'], x['fixed_by_proposal']) for x in d['findings'] if x['code'] == 'roce_priority_lossy'][0]")" = "(['fabric1'], True)" ]
         expect "mtu_mismatch: gpu5's ens1f0np0 (9000) over leaf1 swp5 (1500), read by two agents" \
                 [ "$(json "$f" "[(x['ports'], x['evidence']['switch_port_mtu'], x['nodes']) for x in d['findings'] if x['code'] == 'mtu_mismatch'][0]")" = \
                   "(['gpu5:ens1f0np0', 'leaf1:swp5'], 1500.0, ['gpu5', 'fabric1'])" ]

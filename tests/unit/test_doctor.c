@@ -301,6 +301,10 @@ static void test_pfc(void)
         CU_ASSERT_EQUAL(ev(x, "roce_priority"), 3);
         CU_ASSERT(x->fixed);
         CU_ASSERT_EQUAL(R.prop.spec.pfc_enabled, 1u << 3);
+        /* the RoCE DSCP rides 3, lossy on swp1: no rule of that code proposes, but PFC on 3 clears it */
+        x = find("roce_priority_lossy");
+        CU_ASSERT_FATAL(x != NULL);
+        CU_ASSERT(x->fixed);
         /* more lossless priorities on the switch than the host uses: fine */
         port_of("leaf1", 0)->st.pfc_enabled = (1u << 3) | (1u << 4);
         run();
@@ -692,6 +696,7 @@ static void test_switch_against_itself(void)
         CU_ASSERT_EQUAL(x->severity, DOCTOR_CRITICAL);
         CU_ASSERT_EQUAL(x->n_ports, 2);                 /* one finding for the switch, both ports */
         CU_ASSERT_PTR_NOT_NULL(strstr(x->summary, "leaf1: the RoCE DSCP 26 (--roce-dscp) maps to priority 3, which has no PFC"));
+        CU_ASSERT_FALSE(x->fixed);                      /* hosts without DCB: the proposal leaves PFC alone */
         /* along the path, whether or not the host has DCB: a host that cannot pause meets PFC on 4 */
         CU_ASSERT_EQUAL(count("pfc_priority_mismatch"), 2);
         x = find("pfc_priority_mismatch");
@@ -705,6 +710,11 @@ static void test_switch_against_itself(void)
                                 port_of("leaf1", i)->st.dscp_prio[d] = 0;
         run();
         CU_ASSERT_EQUAL(count("pfc_priority_unmapped"), 1);
+        /* an interface without an RDMA device (a veth, a management port) is no RoCE endpoint */
+        iface_of("gpu1")->rdma = false;
+        run();
+        CU_ASSERT_EQUAL(count("pfc_priority_mismatch"), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(find("pfc_priority_mismatch")->summary, "gpu2"));
 }
 
 /* Two agents each report leaf1 with the ports of their own configuration: the fleet holds the union. */
