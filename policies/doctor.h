@@ -89,6 +89,8 @@ struct doctor_link {
         bool up;                        /* operationally up (carrier) */
         uint32_t speed_mbps;            /* negotiated */
         uint32_t max_speed_mbps;        /* the fastest link mode it supports */
+        uint32_t shaper_mbps;           /* a Linux switch port: the rate of the class nettune's tree sits under
+                                           (qdisc_parents), what its queues drain at; 0 = none */
         char rate[48];                  /* RDMA port rate as the kernel shows it: "100 Gb/sec (4X EDR)" */
 };
 
@@ -171,6 +173,7 @@ struct doctor_probe {
         char to[DOCTOR_NAME_MAX];
         bool ok;
         double gbps;
+        double rtt_ms;                  /* the path's base round trip the probe's TCP saw (min_rtt), 0 = unknown */
         char error[160];
 };
 
@@ -194,6 +197,9 @@ struct doctor_params {
         double heavy_marking_share;     /* ... or this share of the queue's packets (0.001: 1 in 1000) */
         unsigned ecn_min_bytes_per_gbps;        /* ECN floor per Gb/s of port speed */
         unsigned ecn_max_bytes_per_gbps;
+        double rtt_ms;                  /* the round trip the ECN floor follows (--rtt-ms); 0: the largest the
+                                           probes measured, else the per-speed floor above */
+        unsigned ecn_probability_pct;   /* a proposal's marking probability at max, at most (10) */
         int roce_dscp;                  /* the RoCE data DSCP (26) */
         int roce_prio;                  /* its priority; -1: what the hosts map it to, else 3 */
         int cnp_dscp;                   /* the CNP DSCP when no host says (48) */
@@ -202,6 +208,11 @@ struct doctor_params {
 };
 
 void doctor_params_default(struct doctor_params *p);
+
+#define DOCTOR_ECN_MAX_RATIO 10         /* the ECN floor's max: 10 x min (Cumulus RoCE: 150000 / 1500000) */
+
+/* The round trip the ECN floor follows: p->rtt_ms, else the largest base round trip of f's probes, 0 none. */
+double doctor_rtt_ms(const struct doctor_facts *f, const struct doctor_params *p);
 
 /* ---- facts: lifetime and lookups (doctor_facts.c) ---- */
 

@@ -13,6 +13,7 @@ void doctor_params_default(struct doctor_params *p)
                 .heavy_marking_share = 0.001,
                 .ecn_min_bytes_per_gbps = 1500,         /* 150000 B at 100 Gb/s */
                 .ecn_max_bytes_per_gbps = 15000,        /* 1500000 B at 100 Gb/s */
+                .ecn_probability_pct = 10,
                 .roce_dscp = 26,
                 .roce_prio = -1,
                 .cnp_dscp = 48,

@@ -6,6 +6,7 @@
  * (state_json.c).
  */
 #include <limits.h>
+#include <math.h>
 
 #include "policies/doctor.h"
 #include "policies/jsonv.h"
@@ -74,6 +75,8 @@ static json_t *link_json(const struct doctor_link *l, bool *ok)
                 spec_json_set(o, "speed_mbps", json_integer(l->speed_mbps), ok);
         if (l->max_speed_mbps)
                 spec_json_set(o, "max_speed_mbps", json_integer(l->max_speed_mbps), ok);
+        if (l->shaper_mbps)
+                spec_json_set(o, "shaper_mbps", json_integer(l->shaper_mbps), ok);
         if (l->rate[0])
                 spec_json_set(o, "rate", json_string(l->rate), ok);
         return o;
@@ -163,6 +166,8 @@ json_t *doctor_probes_to_json(const struct doctor_probes *p)
                 json_t *o = json_pack("{s:s,s:s,s:b}", "from", x->from, "to", x->to, "ok", x->ok);
 
                 spec_json_set(o, "gbps", x->ok ? json_real(x->gbps) : json_null(), &ok);
+                if (x->rtt_ms > 0)
+                        spec_json_set(o, "rtt_ms", json_real(round(x->rtt_ms * 1000) / 1000), &ok);
                 if (x->error[0])
                         spec_json_set(o, "error", json_string(x->error), &ok);
                 spec_json_append(a, o, &ok);
@@ -211,6 +216,7 @@ static const struct jsonv_field link_fields[] = {
         { .key = "up", .type = JSONV_BOOL, JSONV_MEMBER(struct doctor_link, up) },
         JSONV_UINT("speed_mbps", struct doctor_link, speed_mbps, 1, 100000000),
         JSONV_UINT("max_speed_mbps", struct doctor_link, max_speed_mbps, 1, 100000000),
+        JSONV_UINT("shaper_mbps", struct doctor_link, shaper_mbps, 1, 100000000),
         JSONV_STR("rate", struct doctor_link, rate, 0),
         { 0 },
 };
@@ -486,6 +492,7 @@ static const struct jsonv_field probe_fields[] = {
         JSONV_STR("to", struct doctor_probe, to, JSONV_REQUIRED | JSONV_NONEMPTY),
         JSONV_BOOLEAN("ok", struct doctor_probe, ok),
         { .key = "gbps", .type = JSONV_ANY },
+        JSONV_NUM("rtt_ms", struct doctor_probe, rtt_ms, 0, 600000),
         JSONV_STR("error", struct doctor_probe, error, 0),
         { 0 },
 };

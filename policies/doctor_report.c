@@ -366,7 +366,10 @@ static void print_probes(FILE *out, const struct doctor_probes *p)
                 return;
         fprintf(out, "%s bandwidth:%s\n", p->kind, p->n ? "" : " no pair measured");
         for (unsigned i = 0; i < p->n; i++) {
-                if (p->v[i].ok)
+                if (p->v[i].ok && p->v[i].rtt_ms > 0)
+                        fprintf(out, "  %s -> %s: %.3f Gb/s, round trip %.2f ms\n", p->v[i].from, p->v[i].to,
+                                p->v[i].gbps, p->v[i].rtt_ms);
+                else if (p->v[i].ok)
                         fprintf(out, "  %s -> %s: %.3f Gb/s\n", p->v[i].from, p->v[i].to, p->v[i].gbps);
                 else
                         fprintf(out, "  %s -> %s: failed: %s\n", p->v[i].from, p->v[i].to, p->v[i].error);

@@ -348,6 +348,7 @@ struct sw_port {
         bool linux_port;
         uint32_t mtu_max;
         uint32_t speed_mbps;
+        uint32_t shaper_mbps;           /* a Linux switch port under a shaping class: what it drains at */
         const struct state *st;
         const struct doctor_rates *rates;
 };
@@ -365,7 +366,8 @@ static void each_port(const struct doctor_facts *f, void (*fn)(const struct sw_p
                         for (unsigned k = 0; !sw->error[0] && k < sw->n_ports; k++) {
                                 const struct doctor_port *pt = &sw->ports[k];
                                 struct sw_port x = { n, sw->name, pt->name, false, sw->mtu_max,
-                                                     pt->link.speed_mbps, &pt->st, &pt->rates };
+                                                     pt->link.speed_mbps, pt->link.shaper_mbps, &pt->st,
+                                                     &pt->rates };
 
                                 if (doctor_port_first(f, i, sw->name, pt->name))
                                         fn(&x, ctx);
@@ -373,24 +375,65 @@ static void each_port(const struct doctor_facts *f, void (*fn)(const struct sw_p
                 }
                 for (unsigned k = 0; n->switch_role && k < n->n_ifs; k++) {
                         const struct doctor_iface *ifc = &n->ifs[k];
-                        struct sw_port x = { n, n->name, ifc->name, true, 0, ifc->link.speed_mbps, &ifc->st,
-                                             &ifc->rates };
+                        struct sw_port x = { n, n->name, ifc->name, true, 0, ifc->link.speed_mbps,
+                                             ifc->link.shaper_mbps, &ifc->st, &ifc->rates };
 
                         fn(&x, ctx);
                 }
         }
 }
 
-/* The ECN floor of a port: bytes per Gb/s of its speed (100 Gb/s when the speed is unknown). */
-static void ecn_floor(const struct doctor_params *p, uint32_t speed_mbps, uint32_t *ret_min, uint32_t *ret_max)
+/*
+ * The round trip the ECN floor follows: --rtt-ms, else the largest base round trip
+ * (TCP min_rtt) of doctor's own probes (--probe: point to point and the fabric's
+ * all-to-all); a queue serves every path through it, the longest sets what it must
+ * hold. 0 when nothing measured one.
+ */
+double doctor_rtt_ms(const struct doctor_facts *f, const struct doctor_params *p)
 {
-        double gbps = speed_mbps ? speed_mbps / 1000.0 : 100.0;
+        double rtt = 0;
 
-        *ret_min = (uint32_t)lround(gbps * p->ecn_min_bytes_per_gbps);
-        *ret_max = (uint32_t)lround(gbps * p->ecn_max_bytes_per_gbps);
+        if (p->rtt_ms > 0)
+                return p->rtt_ms;
+        for (unsigned k = 0; k < DOCTOR_PROBE_KINDS; k++)
+                for (unsigned i = 0; i < f->probes[k].n; i++)
+                        if (f->probes[k].v[i].ok && f->probes[k].v[i].rtt_ms > rtt)
+                                rtt = f->probes[k].v[i].rtt_ms;
+        return rtt;
 }
 
-/* Raise queue q of the proposal to at least (min, max); keeps the highest seen. */
+struct ecn_floor {
+        uint32_t min, max;
+        uint32_t rate_mbps;             /* what the port drains at: its shaper, else its speed; 0 unknown */
+        double rtt_ms;                  /* 0: not measured, the per-speed floor stands */
+};
+
+/*
+ * The ECN floor of a port: its bandwidth-delay product, rate x round trip, for min
+ * and 10 times that for max (DOCTOR_ECN_MAX_RATIO); without a measured round trip,
+ * bytes per Gb/s of its speed (a 12 us round trip: 150000 B at 100 Gb/s; 100 Gb/s
+ * when the speed is unknown).
+ */
+static void ecn_floor(const struct rule_ctx *c, const struct sw_port *sp, struct ecn_floor *ret)
+{
+        uint32_t rate = sp->shaper_mbps && (!sp->speed_mbps || sp->shaper_mbps < sp->speed_mbps) ? sp->shaper_mbps
+                                                                                                : sp->speed_mbps;
+        double gbps = rate ? rate / 1000.0 : 100.0, rtt = doctor_rtt_ms(c->f, c->p);
+
+        *ret = (struct ecn_floor){ .rate_mbps = rate, .rtt_ms = rtt };
+        if (rtt > 0) {
+                double bdp = ceil(gbps * 1e9 / 8 * rtt / 1000);
+
+                ret->min = bdp > POLICY_ECN_BYTES_MAX ? POLICY_ECN_BYTES_MAX : bdp < 1 ? 1 : (uint32_t)bdp;
+                ret->max = bdp * DOCTOR_ECN_MAX_RATIO > POLICY_ECN_BYTES_MAX ? POLICY_ECN_BYTES_MAX
+                                                                               : ret->min * DOCTOR_ECN_MAX_RATIO;
+                return;
+        }
+        ret->min = (uint32_t)lround(gbps * c->p->ecn_min_bytes_per_gbps);
+        ret->max = (uint32_t)lround(gbps * c->p->ecn_max_bytes_per_gbps);
+}
+
+/* Raise queue q of the proposal to at least (min, max); keeps the highest thresholds, the lowest probability. */
 static void propose_ecn(struct doctor_report *r, unsigned q, uint32_t min, uint32_t max, uint8_t prob)
 {
         struct state *spec = &r->prop.spec;
@@ -401,7 +444,7 @@ static void propose_ecn(struct doctor_report *r, unsigned q, uint32_t min, uint3
         x->enabled = true;
         x->min_bytes = x->min_bytes > min ? x->min_bytes : min;
         x->max_bytes = x->max_bytes > max ? x->max_bytes : max;
-        x->probability_pct = x->probability_pct > prob ? x->probability_pct : prob;
+        x->probability_pct = x->probability_pct && x->probability_pct < prob ? x->probability_pct : prob;
         spec->ecn.queues |= (uint8_t)(1u << q);
         spec->present |= STATE_BIT(STATE_FIELD_ECN);
 }
@@ -431,11 +474,14 @@ static void ecn_off_port(const struct sw_port *sp, void *data)
 {
         struct rule_ctx *c = data;
         const struct state *st = sp->st;
+        struct ecn_floor fl;
         uint32_t fmin, fmax;
 
         if (!state_has(st, STATE_FIELD_PFC) || !state_has(st, STATE_FIELD_ECN))
                 return;
-        ecn_floor(c->p, sp->speed_mbps, &fmin, &fmax);
+        ecn_floor(c, sp, &fl);
+        fmin = fl.min;
+        fmax = fl.max;
         for (unsigned prio = 0; prio < STATE_PRIO_COUNT; prio++) {
                 unsigned q = queue_of(st, prio);
                 struct doctor_finding *x;
@@ -448,7 +494,7 @@ static void ecn_off_port(const struct sw_port *sp, void *data)
                         doctor_finding_port(x, sp->sw, sp->name);
                         doctor_ev_max(x, "ports", x->n_ports);
                         if (!proposal_makes_lossy(c->r, sp, prio) && propose_port(c->r, sp))
-                                propose_ecn(c->r, q, fmin, fmax, 100);
+                                propose_ecn(c->r, q, fmin, fmax, c->p->ecn_probability_pct);
                         else if (!proposal_makes_lossy(c->r, sp, prio))
                                 x->fixed = false;
                         continue;
@@ -470,7 +516,7 @@ static void ecn_off_port(const struct sw_port *sp, void *data)
                                  "ECN on its queue %u (policy ecn)", prio, sp->sw, q);
                         x->fixed = true;
                 } else if (propose_port(c->r, sp)) {
-                        propose_ecn(c->r, q, fmin, fmax, 100);
+                        propose_ecn(c->r, q, fmin, fmax, c->p->ecn_probability_pct);
                         x->fixed = true;
                 }
         }
@@ -525,10 +571,24 @@ static double queue_marks(const struct doctor_rates *r, unsigned q, bool *ret_kn
         return *ret_known ? v : doctor_rate_sum(r, DOCTOR_ECN_MARKED, DOCTOR_PRIO_ANY, ret_known);
 }
 
+/* The floor in words: "its bandwidth-delay product (20 Mbit/s x 60.2 ms)", or the per-speed rule's. */
+static const char *floor_words(const struct sw_port *sp, const struct ecn_floor *fl, char *buf, size_t size)
+{
+        if (fl->rtt_ms > 0 && fl->rate_mbps)
+                snprintf(buf, size, "its bandwidth-delay product (%u Mbit/s x %.1f ms)", fl->rate_mbps, fl->rtt_ms);
+        else if (fl->rtt_ms > 0)
+                snprintf(buf, size, "its bandwidth-delay product (100 Gb/s, speed unknown, x %.1f ms)", fl->rtt_ms);
+        else
+                snprintf(buf, size, "%s, at a 12 us round trip (none measured)",
+                         sp->speed_mbps ? "the port speed" : "100 Gb/s (speed unknown)");
+        return buf;
+}
+
 static struct doctor_finding *ecn_low_new(struct rule_ctx *c, const struct sw_port *sp, unsigned q,
-                                          const struct state_ecn_queue *e, uint32_t fmin, uint32_t fmax)
+                                          const struct state_ecn_queue *e, const struct ecn_floor *fl)
 {
         struct doctor_finding *x = doctor_finding_add(c->r, c->rule);
+        int n;
 
         if (!x)
                 return NULL;
@@ -536,63 +596,83 @@ static struct doctor_finding *ecn_low_new(struct rule_ctx *c, const struct sw_po
         doctor_ev_num(x, "queue", q);
         doctor_ev_num(x, "min_threshold_bytes", e->min_bytes);
         doctor_ev_num(x, "max_threshold_bytes", e->max_bytes);
-        doctor_ev_num(x, "floor_min_bytes", fmin);
-        doctor_ev_num(x, "floor_max_bytes", fmax);
+        doctor_ev_num(x, "floor_min_bytes", fl->min);
+        doctor_ev_num(x, "floor_max_bytes", fl->max);
         if (sp->speed_mbps)
                 doctor_ev_num(x, "port_speed_mbps", sp->speed_mbps);
         else
                 doctor_ev_str(x, "port_speed_mbps", "unknown (100000 assumed)");
-        snprintf(x->fix, sizeof(x->fix), "raise the ECN thresholds of queue %u on %s to at least %u-%u bytes "
-                 "(policy ecn)", q, sp->sw, fmin, fmax);
+        if (sp->shaper_mbps)
+                doctor_ev_num(x, "shaper_mbps", sp->shaper_mbps);
+        if (fl->rtt_ms > 0)
+                doctor_ev_num(x, "rtt_ms", round(fl->rtt_ms * 10) / 10);
+        else
+                doctor_ev_str(x, "rtt_ms", "not measured (doctor --probe measures it)");
+        n = snprintf(x->fix, sizeof(x->fix), "raise the ECN thresholds of queue %u on %s to at least %u-%u bytes "
+                     "(policy ecn)", q, sp->sw, fl->min, fl->max);
+        if (fl->rtt_ms <= 0 && n > 0 && (size_t)n < sizeof(x->fix))
+                snprintf(x->fix + n, sizeof(x->fix) - (size_t)n, "; that floor assumes a 12 us round trip: measure "
+                         "it (nettunectl doctor --probe), or find the thresholds by trials: nettunectl tune ecn "
+                         "--switch %s --queue %u", sp->sw, q);
         x->fixed = true;                /* until a port of it cannot be proposed */
         return x;
+}
+
+/* The rates doctor measured on the queue: marks (heavy: critical), the share they are of it, pauses. */
+static void ecn_low_rates(struct rule_ctx *c, const struct sw_port *sp, unsigned q, struct doctor_finding *x)
+{
+        bool mk, pk, tk, sk;
+        double marks = queue_marks(sp->rates, q, &mk), sent, pause;
+
+        sent = doctor_rate_sum(sp->rates, DOCTOR_TX_PACKETS, (int)q, &sk);
+        pause = doctor_rate_sum(sp->rates, DOCTOR_PAUSE_RX, DOCTOR_PRIO_ANY, &pk) +
+                doctor_rate_sum(sp->rates, DOCTOR_PAUSE_TX, DOCTOR_PRIO_ANY, &tk);
+        if (mk)
+                doctor_ev_max(x, "ecn_marked_per_s", round(marks * 10) / 10);
+        if (mk && sk && sent > 0)
+                doctor_ev_max(x, "ecn_marked_share", round(marks / sent * 10000) / 10000);
+        if (pk || tk)
+                doctor_ev_max(x, "pause_per_s", round(pause * 10) / 10);
+        if (mk && (marks >= c->p->heavy_marking_pps || (sk && sent > 0 && marks >= sent * c->p->heavy_marking_share)))
+                x->severity = DOCTOR_CRITICAL;
 }
 
 static void ecn_low_port(const struct sw_port *sp, void *data)
 {
         struct rule_ctx *c = data;
         const struct state *st = sp->st;
-        uint32_t fmin, fmax;
+        struct ecn_floor fl;
+        char words[128];
 
         if (!state_has(st, STATE_FIELD_ECN))
                 return;
-        ecn_floor(c->p, sp->speed_mbps, &fmin, &fmax);
+        ecn_floor(c, sp, &fl);
         for (unsigned q = 0; q < STATE_TC_COUNT; q++) {
                 const struct state_ecn_queue *e = &st->ecn.q[q];
-                bool mk, pk, tk, sk;
-                double marks, pause, sent;
                 struct doctor_finding *x;
                 char group[160];
+                unsigned prob;
 
-                if (!(st->ecn.queues & (1u << q)) || !e->enabled || (e->min_bytes >= fmin && e->max_bytes >= fmax))
+                if (!(st->ecn.queues & (1u << q)) || !e->enabled || (e->min_bytes >= fl.min && e->max_bytes >= fl.max))
                         continue;
-                snprintf(group, sizeof(group), "%s/%u/%u/%u/%u", sp->sw, q, e->min_bytes, e->max_bytes, fmin);
+                snprintf(group, sizeof(group), "%s/%u/%u/%u/%u", sp->sw, q, e->min_bytes, e->max_bytes, fl.min);
                 x = doctor_finding_group(c->r, c->rule, group);
-                if (!x && !(x = ecn_low_new(c, sp, q, e, fmin, fmax)))
+                if (!x && !(x = ecn_low_new(c, sp, q, e, &fl)))
                         return;
                 snprintf(x->group, sizeof(x->group), "%s", group);
                 doctor_finding_port(x, sp->sw, sp->name);
+                /* the queue's own probability, at most doctor's (a ramp to 100% at max marks too early) */
+                prob = e->probability_pct && e->probability_pct < c->p->ecn_probability_pct ? e->probability_pct
+                                                                                             : c->p->ecn_probability_pct;
                 if (propose_port(c->r, sp))     /* every port: a Linux switch's ports are targets each */
-                        propose_ecn(c->r, q, e->min_bytes > fmin ? e->min_bytes : fmin,
-                                    e->max_bytes > fmax ? e->max_bytes : fmax,
-                                    e->probability_pct ? e->probability_pct : 100);
+                        propose_ecn(c->r, q, e->min_bytes > fl.min ? e->min_bytes : fl.min,
+                                    e->max_bytes > fl.max ? e->max_bytes : fl.max, (uint8_t)prob);
                 else
                         x->fixed = false;
-                marks = queue_marks(sp->rates, q, &mk);
-                sent = doctor_rate_sum(sp->rates, DOCTOR_TX_PACKETS, (int)q, &sk);
-                pause = doctor_rate_sum(sp->rates, DOCTOR_PAUSE_RX, DOCTOR_PRIO_ANY, &pk) +
-                        doctor_rate_sum(sp->rates, DOCTOR_PAUSE_TX, DOCTOR_PRIO_ANY, &tk);
-                if (mk)
-                        doctor_ev_max(x, "ecn_marked_per_s", round(marks * 10) / 10);
-                if (mk && sk && sent > 0)
-                        doctor_ev_max(x, "ecn_marked_share", round(marks / sent * 10000) / 10000);
-                if (pk || tk)
-                        doctor_ev_max(x, "pause_per_s", round(pause * 10) / 10);
-                if (mk && (marks >= c->p->heavy_marking_pps || (sk && sent > 0 && marks >= sent * c->p->heavy_marking_share)))
-                        x->severity = DOCTOR_CRITICAL;
+                ecn_low_rates(c, sp, q, x);
                 snprintf(x->summary, sizeof(x->summary), "%s queue %u marks from %u bytes (max %u): below the floor "
-                         "%u-%u for %s%s", sp->sw, q, e->min_bytes, e->max_bytes, fmin, fmax,
-                         sp->speed_mbps ? "the port speed" : "100 Gb/s (speed unknown)",
+                         "%u-%u for %s%s", sp->sw, q, e->min_bytes, e->max_bytes, fl.min, fl.max,
+                         floor_words(sp, &fl, words, sizeof(words)),
                          x->severity == DOCTOR_CRITICAL ? "; it marks heavily: senders slow down early" : "");
         }
 }
@@ -823,10 +903,15 @@ const struct doctor_rule doctor_rules[] = {
           "PFC on priority P and ECN off on its queue (switch), or DCQCN reaction/notification point off (NIC)",
           "DCQCN (Zhu et al., SIGCOMM 2015): ECN marking before PFC; NVIDIA RoCE lossless mode enables ECN on the "
           "RoCE queue", false, check_ecn_off },
-        { "ecn_threshold_low", DOCTOR_WARNING, "ECN thresholds below the floor for the port speed",
-          "min < 1500 B and max < 15000 B per Gb/s of port speed (150000 / 1500000 B at 100 Gb/s); critical with "
-          "heavy marking (>= 1000 marked packets/s, or >= 1 in 1000 of the queue's packets)", "Cumulus Linux 5.12 RoCE defaults (min 150000 B, max "
-          "1500000 B: 146.48 KB / 1.43 MB); the seed: thresholds too low, marking early, pause frames",
+        { "ecn_threshold_low", DOCTOR_WARNING, "ECN thresholds below the floor for the port's bandwidth-delay product",
+          "min < the port's bandwidth-delay product (its rate - a shaping class's where it has one - x the largest "
+          "base round trip doctor's probes measured, or --rtt-ms) or max < 10 x that; without a measured round trip "
+          "1500 / 15000 B per Gb/s of port speed (a 12 us round trip: 150000 / 1500000 B at 100 Gb/s), and the fix "
+          "names nettunectl tune; critical with heavy marking (>= 1000 marked packets/s, or >= 1 in 1000 of the "
+          "queue's packets). The proposal's probability: the queue's own, at most 10%",
+          "the bandwidth-delay product rule of buffer sizing (Villamizar & Song, 1994); TCP_INFO tcpi_min_rtt of "
+          "the probes; Cumulus Linux 5.12 RoCE defaults (min 150000 B, max 1500000 B: 146.48 KB / 1.43 MB); the "
+          "seed: thresholds too low, marking early, pause frames; the VM lab's ECN story (bench/RESULTS.md)",
           false, check_ecn_low },
         { "cnp_priority_mismatch", DOCTOR_WARNING, "CNPs leave the host on a priority the switch does not give "
           "their DSCP", "host cnp_priority != switch priority of host cnp_dscp", "NVIDIA RoCE defaults (CNP DSCP "

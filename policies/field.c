@@ -365,6 +365,22 @@ static int check_ecn(const struct state *s, struct field_problem *ret)
 
 /* ---- host_ecn: NIC DCQCN per priority ---- */
 
+/* The DCQCN parameters want names, each on its own: host_ecn.dcqcn.rp_time_reset. */
+static int diff_dcqcn(struct diff *d, const char *prefix, const struct state_host_ecn *want,
+                      const struct state_host_ecn *live)
+{
+        char key[DIFF_KEY_MAX], a[16], b[16];
+        int r = 0;
+
+        for (unsigned p = 0; p < STATE_DCQCN_MAX && r >= 0; p++)
+                if (want->dcqcn_set & (1u << p))
+                        r = diff_opt(d, STATE_FIELD_HOST_ECN,
+                                     keyf(key, prefix, "host_ecn.dcqcn.%s", state_dcqcn_params[p].name),
+                                     live->dcqcn_set & (1u << p), fmt_u(a, sizeof(a), live->dcqcn[p]),
+                                     fmt_u(b, sizeof(b), want->dcqcn[p]));
+        return r;
+}
+
 static int diff_host_ecn(struct diff *d, const char *prefix, const struct state *want_s, const struct state *live_s)
 {
         const struct state_host_ecn *want = &want_s->host_ecn, *live = &live_s->host_ecn;
@@ -383,18 +399,17 @@ static int diff_host_ecn(struct diff *d, const char *prefix, const struct state 
                                      keyf(key, prefix, "host_ecn.priority%u.notification_point", i), has,
                                      fmt_bool((live->np_enabled >> i) & 1), fmt_bool((want->np_enabled >> i) & 1));
         }
-        if (r < 0 || !want->has_cnp)
-                return r;
-        r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.cnp_dscp"), live->has_cnp,
-                     fmt_u(a, sizeof(a), live->cnp_dscp), fmt_u(b, sizeof(b), want->cnp_dscp));
-        if (r >= 0)
+        if (r >= 0 && want->has_cnp)
+                r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.cnp_dscp"), live->has_cnp,
+                             fmt_u(a, sizeof(a), live->cnp_dscp), fmt_u(b, sizeof(b), want->cnp_dscp));
+        if (r >= 0 && want->has_cnp)
                 r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.cnp_priority"), live->has_cnp,
                              fmt_u(a, sizeof(a), live->cnp_prio), fmt_u(b, sizeof(b), want->cnp_prio));
         /* device detail: only a snapshot carries it (a restore puts mlx5's mode back after the priority) */
-        if (r >= 0 && want->has_prio_mode && live->has_prio_mode)
+        if (r >= 0 && want->has_cnp && want->has_prio_mode && live->has_prio_mode)
                 r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.cnp_priority_mode"), true,
                              fmt_u(a, sizeof(a), live->cnp_prio_mode), fmt_u(b, sizeof(b), want->cnp_prio_mode));
-        return r;
+        return r < 0 ? r : diff_dcqcn(d, prefix, want, live);
 }
 
 static void copy_host_ecn(struct state *to, const struct state *from)

@@ -25,6 +25,9 @@
 #define POLICY_PEER_MAX 128
 #define POLICY_DOC_MAX (1u << 20)       /* bytes: larger documents are refused */
 #define POLICY_GBPS_MAX 100000          /* verify.min_gbps upper bound */
+#define POLICY_MTU_MIN 68
+#define POLICY_MTU_MAX 9216
+#define POLICY_ECN_BYTES_MAX (64 * 1024 * 1024)        /* 64 MiB: larger than any switch buffer */
 
 struct policy_label {
         char key[POLICY_LABEL_MAX];

@@ -56,13 +56,17 @@ static json_t *host_ecn_json(const struct state_host_ecn *h, bool *ok)
 
         if (!o)
                 return NULL;
-        spec_json_set(o, "priorities", spec_json_bits(h->prios, ok), ok);
-        spec_json_set(o, "reaction_point", json_boolean(h->rp_enabled != 0), ok);
-        spec_json_set(o, "notification_point", json_boolean(h->np_enabled != 0), ok);
+        if (h->prios) {         /* none: a host_ecn of DCQCN parameters alone */
+                spec_json_set(o, "priorities", spec_json_bits(h->prios, ok), ok);
+                spec_json_set(o, "reaction_point", json_boolean(h->rp_enabled != 0), ok);
+                spec_json_set(o, "notification_point", json_boolean(h->np_enabled != 0), ok);
+        }
         if (h->has_cnp) {
                 spec_json_set(o, "cnp_dscp", json_integer(h->cnp_dscp), ok);
                 spec_json_set(o, "cnp_priority", json_integer(h->cnp_prio), ok);
         }
+        if (h->dcqcn_set)
+                spec_json_set(o, "dcqcn", spec_json_dcqcn(h, ok), ok);
         if (h->optional)
                 spec_json_set(o, "optional", json_true(), ok);
         return o;

@@ -18,6 +18,7 @@ struct host_ecn_doc {
         unsigned long long prios;
         bool rp, np, optional;
         uint8_t cnp_dscp, cnp_prio;
+        struct state_host_ecn dcqcn;    /* dcqcn_set and dcqcn[] only */
 };
 
 static int parse_ets(struct jsonv *v, const json_t *j, void *obj)
@@ -81,15 +82,42 @@ static int parse_host_prios(struct jsonv *v, const json_t *j, void *obj)
         return jsonv_bitmap_array(v, j, "priority", 7, JSONV_NONEMPTY, &d->prios);
 }
 
+static int parse_dcqcn(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct host_ecn_doc *d = obj;
+
+        return spec_json_parse_dcqcn(v, j, &d->dcqcn);
+}
+
+/* priorities is required unless dcqcn is given (host_ecn_check). */
 static const struct jsonv_field host_ecn_fields[] = {
-        JSONV_CUSTOM("priorities", JSONV_ARRAY, JSONV_REQUIRED, parse_host_prios),
+        JSONV_CUSTOM("priorities", JSONV_ARRAY, 0, parse_host_prios),
         JSONV_BOOLEAN("reaction_point", struct host_ecn_doc, rp),
         JSONV_BOOLEAN("notification_point", struct host_ecn_doc, np),
         JSONV_UINT("cnp_dscp", struct host_ecn_doc, cnp_dscp, 0, 63),
         JSONV_UINT("cnp_priority", struct host_ecn_doc, cnp_prio, 0, 7),
+        JSONV_CUSTOM("dcqcn", JSONV_OBJECT, 0, parse_dcqcn),
         JSONV_BOOLEAN("optional", struct host_ecn_doc, optional),
         { 0 },
 };
+
+/*
+ * Priorities come with the enables: a host_ecn of DCQCN parameters alone (an inbox
+ * mlx5 has no per-priority enables to manage) needs none, and then names no enable.
+ */
+static int host_ecn_check(struct jsonv *v, const json_t *j)
+{
+        bool dcqcn = json_object_get(j, "dcqcn");
+
+        if (!json_object_get(j, "priorities") && !dcqcn)
+                return jsonv_error(v, "missing required key 'priorities' (or 'dcqcn')");
+        if (!json_object_get(j, "priorities") &&
+            (json_object_get(j, "reaction_point") || json_object_get(j, "notification_point")))
+                return jsonv_error(v, "reaction_point and notification_point need 'priorities'");
+        if (dcqcn && !json_object_size(json_object_get(j, "dcqcn")))
+                return jsonv_error(v, "dcqcn is empty: name at least one parameter, or leave it out");
+        return 0;
+}
 
 static int parse_host_ecn(struct jsonv *v, const json_t *j, void *obj)
 {
@@ -98,6 +126,8 @@ static int parse_host_ecn(struct jsonv *v, const json_t *j, void *obj)
         bool has_dscp, has_prio;
         int r = jsonv_object(v, j, host_ecn_fields, &d);
 
+        if (r >= 0)
+                r = host_ecn_check(v, j);
         if (r < 0)
                 return r;
         has_dscp = json_object_get(j, "cnp_dscp");
@@ -112,8 +142,10 @@ static int parse_host_ecn(struct jsonv *v, const json_t *j, void *obj)
                 .has_cnp = has_dscp,
                 .cnp_dscp = has_dscp ? d.cnp_dscp : 0,
                 .cnp_prio = has_prio ? d.cnp_prio : 0,
+                .dcqcn_set = d.dcqcn.dcqcn_set,
                 .optional = d.optional,
         };
+        memcpy(st->host_ecn.dcqcn, d.dcqcn.dcqcn, sizeof(st->host_ecn.dcqcn));
         return 0;
 }
 

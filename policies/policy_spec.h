@@ -5,10 +5,6 @@
 #include "policies/jsonv.h"
 #include "policies/policy.h"
 
-#define POLICY_MTU_MIN 68
-#define POLICY_MTU_MAX 9216
-#define POLICY_ECN_BYTES_MAX (64 * 1024 * 1024)        /* 64 MiB: larger than any switch buffer */
-
 /* Validate `spec` at the current path of v and map it into *ret (which it initialises). */
 int policy_spec_parse(struct jsonv *v, const json_t *j, struct state *ret);
 

@@ -256,3 +256,42 @@ int spec_json_parse_buffers_live(struct jsonv *v, const json_t *j, void *obj)
 {
         return jsonv_object(v, j, buffer_live_fields, obj);
 }
+
+/* ---- host_ecn.dcqcn: the same object in a policy and in live state ---- */
+
+json_t *spec_json_dcqcn(const struct state_host_ecn *h, bool *ok)
+{
+        json_t *o = json_object();
+
+        for (unsigned p = 0; o && p < STATE_DCQCN_MAX; p++)
+                if (h->dcqcn_set & (1u << p))
+                        spec_json_set(o, state_dcqcn_params[p].name, json_integer(h->dcqcn[p]), ok);
+        if (!o)
+                *ok = false;
+        return o;
+}
+
+int spec_json_parse_dcqcn(struct jsonv *v, const json_t *j, struct state_host_ecn *h)
+{
+        const char *key;
+        json_t *val;
+        char q[80];
+
+        json_object_foreach((json_t *)j, key, val) {
+                int p = state_dcqcn_from_name(key), r;
+                long long x;
+
+                if (p < 0)
+                        return jsonv_error(v, "unknown key '%s', expected a DCQCN parameter: rp_time_reset, "
+                                           "rp_ai_rate, ..., np_min_time_between_cnps (policy-reference.md)",
+                                           jsonv_quote(key, q, sizeof(q)));
+                jsonv_push_key(v, key);
+                r = jsonv_int(v, val, key, state_dcqcn_params[p].min, state_dcqcn_params[p].max, &x);
+                jsonv_pop(v);
+                if (r < 0)
+                        return r;
+                h->dcqcn[p] = (uint32_t)x;
+                h->dcqcn_set |= 1u << p;
+        }
+        return 0;
+}

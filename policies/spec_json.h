@@ -49,6 +49,11 @@ int spec_json_parse_buffers(struct jsonv *v, const json_t *j, void *obj);
 int spec_json_parse_buffers_live(struct jsonv *v, const json_t *j, void *obj);
 int spec_json_parse_ets(struct jsonv *v, const json_t *j, struct state_ets *ets, bool allow_vendor);
 
+/* host_ecn.dcqcn, the same in a policy and in live state: {"rp_time_reset": 300, ...} (state_dcqcn_params[]). */
+json_t *spec_json_dcqcn(const struct state_host_ecn *h, bool *ok);
+/* Unknown names and values out of a parameter's range are errors at their path; sets h->dcqcn_set. */
+int spec_json_parse_dcqcn(struct jsonv *v, const json_t *j, struct state_host_ecn *h);
+
 /* The table rows (obj: struct state) both kinds share as they are; mtu, trust, pfc and ets differ. */
 #define SPEC_JSON_SHARED_FIELDS \
         JSONV_CUSTOM("dscp_to_priority", JSONV_OBJECT, 0, spec_json_parse_dscp_map), \

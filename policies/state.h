@@ -129,6 +129,45 @@ struct state_qdisc {
         uint32_t handle;                        /* FOREIGN: its handle (major << 16) */
 };
 
+/*
+ * DCQCN congestion-control parameters of a NIC (spec.host_ecn.dcqcn), by the names
+ * upstream mlx5_ib gives them in debugfs cc_params (drivers/infiniband/hw/mlx5/cong.c,
+ * mlx5_ib_dbg_cc_name[]); the reaction point's 16 and the notification point's
+ * min_time_between_cnps. The CNP's DSCP and priority are host_ecn's own cnp_dscp and
+ * cnp_priority. Ranges: state_dcqcn_params[] (state_dcqcn.c).
+ */
+enum state_dcqcn_param {
+        STATE_DCQCN_RP_CLAMP_TGT_RATE,
+        STATE_DCQCN_RP_CLAMP_TGT_RATE_ATI,
+        STATE_DCQCN_RP_TIME_RESET,
+        STATE_DCQCN_RP_BYTE_RESET,
+        STATE_DCQCN_RP_THRESHOLD,
+        STATE_DCQCN_RP_MAX_RATE,
+        STATE_DCQCN_RP_AI_RATE,
+        STATE_DCQCN_RP_HAI_RATE,
+        STATE_DCQCN_RP_MIN_DEC_FAC,
+        STATE_DCQCN_RP_MIN_RATE,
+        STATE_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP,
+        STATE_DCQCN_RP_DCE_TCP_G,
+        STATE_DCQCN_RP_DCE_TCP_RTT,
+        STATE_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD,
+        STATE_DCQCN_RP_INITIAL_ALPHA_VALUE,
+        STATE_DCQCN_RP_GD,
+        STATE_DCQCN_NP_MIN_TIME_BETWEEN_CNPS,
+        STATE_DCQCN_MAX,
+};
+
+struct state_dcqcn_info {
+        const char *name;                       /* "rp_time_reset": the policy key and the debugfs file */
+        uint32_t min, max;                      /* what a policy may ask for */
+        const char *unit;                       /* "us", "Mbit/s", "bytes", "%", "" */
+        const char *what;                       /* one line, for references and messages */
+};
+
+extern const struct state_dcqcn_info state_dcqcn_params[STATE_DCQCN_MAX];
+/* The parameter of that name, or -EINVAL. */
+int state_dcqcn_from_name(const char *name);
+
 /* The port's receive buffers (struct dcbnl_buffer): which buffer each priority fills, and their sizes. */
 struct state_buffers {
         uint8_t prio_buffer[STATE_PRIO_COUNT];  /* buffer 0-7 of each priority */
@@ -143,6 +182,8 @@ struct state_host_ecn {
         bool has_cnp;                           /* cnp_dscp/cnp_prio are meaningful */
         uint8_t cnp_dscp;
         uint8_t cnp_prio;
+        uint32_t dcqcn_set;                     /* bitmap over enum state_dcqcn_param: dcqcn[] meaningful */
+        uint32_t dcqcn[STATE_DCQCN_MAX];
         /* Device detail, read and restored, never compared: upstream mlx5's np_cnp_prio_mode. */
         bool has_prio_mode;
         uint8_t cnp_prio_mode;

@@ -7,7 +7,7 @@
  *   "ecn": { "queue3": { "enabled": true, "min_threshold_bytes": 150000,
  *                        "max_threshold_bytes": 1500000, "mark_probability_pct": 100 } },
  *   "host_ecn": { "priority3": { "reaction_point": true, "notification_point": true },
- *                 "cnp_dscp": 48, "cnp_priority": 6 },
+ *                 "cnp_dscp": 48, "cnp_priority": 6, "dcqcn": { "rp_time_reset": 300, ... } },
  *   "dcb_device": { "dcbx": 9, "pfc_delay": 7, "dscp_apps": [[26, 3], [48, 6]], "trust_table": [5, 255] },
  *   "buffers": { "prio_to_buffer": [0, 0, 0, 1, 0, 0, 0, 0], "buffer_size_bytes": [...8], "total_bytes": N },
  *   "qdisc": { "root": "foreign", "kind": "htb", "handle": 65536 },
@@ -67,6 +67,8 @@ static json_t *host_ecn_to_json(const struct state_host_ecn *h, bool *ok)
                 spec_json_set(o, "cnp_dscp", json_integer(h->cnp_dscp), ok);
                 spec_json_set(o, "cnp_priority", json_integer(h->cnp_prio), ok);
         }
+        if (o && h->dcqcn_set)
+                spec_json_set(o, "dcqcn", spec_json_dcqcn(h, ok), ok);
         if (o && h->has_prio_mode)
                 spec_json_set(o, "cnp_priority_mode", json_integer(h->cnp_prio_mode), ok);
         return o;
@@ -217,6 +219,8 @@ static int host_ecn_member(struct jsonv *v, const char *key, const json_t *val, 
         long long x;
         int i = indexed_key(key, "priority"), r;
 
+        if (streq(key, "dcqcn"))
+                return jsonv_check_type(v, val, JSONV_OBJECT) < 0 ? -EINVAL : spec_json_parse_dcqcn(v, val, h);
         if (streq(key, "cnp_priority_mode")) {
                 r = jsonv_int(v, val, key, 0, 1, &x);
                 if (r >= 0) {
@@ -255,9 +259,9 @@ static int parse_host_ecn(struct jsonv *v, const json_t *j, void *obj)
                 int r;
 
                 if (indexed_key(key, "priority") < 0 && !streq(key, "cnp_dscp") && !streq(key, "cnp_priority") &&
-                    !streq(key, "cnp_priority_mode"))
+                    !streq(key, "cnp_priority_mode") && !streq(key, "dcqcn"))
                         return jsonv_error(v, "unknown key '%s', expected priority0 to priority7, cnp_dscp, "
-                                           "cnp_priority or cnp_priority_mode", jsonv_quote(key, q, sizeof(q)));
+                                           "cnp_priority, cnp_priority_mode or dcqcn", jsonv_quote(key, q, sizeof(q)));
                 jsonv_push_key(v, key);
                 r = host_ecn_member(v, key, val, h);
                 jsonv_pop(v);

@@ -61,7 +61,9 @@ void api_probe(struct api *a, const struct http_request *req, const char *rest, 
         measure_release();
         measure_give_back();
         j = probe_measurement_to_json(m);
-        if (j)
+        if (j) {
                 json_object_set_new(j, "gbps", m->ok ? json_real(m->median_gbps) : json_null());
+                json_object_set_new(j, "rtt_ms", probe_json_rtt(probe_measurement_rtt_ms(m)));
+        }
         api_reply_json(resp, m->ok ? 200 : 502, j);
 }

@@ -146,6 +146,7 @@ static void host_link(const struct agent_config *c, const struct plan_target *pt
                         x->link.up = (ifs[i].flags & IFF_UP) && (ifs[i].flags & IFF_LOWER_UP);
                 }
         snprintf(x->link.rate, sizeof(x->link.rate), "%s", l.rate);
+        x->link.shaper_mbps = queues_shaper_mbps(&pt->t);      /* a Linux switch's shaped port */
         x->rdma = l.rdma;
 }
 

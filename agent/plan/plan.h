@@ -284,6 +284,8 @@ const char *plan_probe_str(const struct plan_probe *pp, char *buf, size_t size);
 struct qdisc_queue_stats;
 /* The queues of nettune's tree on t (switch role only): q[0..return), at most STATE_TC_COUNT. */
 unsigned queues_read(const struct target *t, struct qdisc_queue_stats *q);
+/* The rate of the htb class t's tree attaches under (qdisc_parents), Mbit/s; 0 = the root, or not a shaper. */
+uint32_t queues_shaper_mbps(const struct target *t);
 
 /* [{queue, ecn, marked, early_drops, limit_drops, other_drops, drops, backlog_bytes, backlog_packets,
  *   sent_bytes, sent_packets}], [] when there are none (or they cannot be read). */

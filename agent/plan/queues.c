@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Per-queue counters of nettune's qdisc tree for state and /metrics (see queues.h). */
+#include <linux/pkt_sched.h>
+
 #include "agent/plan/plan.h"
 #include "drivers/host/iface.h"
 #include "drivers/host/qdisc_ets.h"
@@ -19,6 +21,18 @@ static unsigned read_queues(const struct driver_env *env, const char *name, int 
 unsigned queues_read(const struct target *t, struct qdisc_queue_stats *q)
 {
         return t->env ? read_queues(t->env, t->name, t->ifindex, q) : 0;
+}
+
+uint32_t queues_shaper_mbps(const struct target *t)
+{
+        uint32_t parent = t->env && t->env->switch_role ? driver_env_qdisc_parent(t->env, t->name) : TC_H_ROOT;
+        struct errbuf e = { 0 };
+        uint64_t Bps = 0;
+
+        if (parent == TC_H_ROOT || !TC_H_MIN(parent) ||
+            qdisc_driver_shaper_rate(t->env->nl, t->ifindex, parent, &Bps, &e) < 0)
+                return 0;
+        return (uint32_t)(Bps * 8 / 1000000 ? Bps * 8 / 1000000 : 1);
 }
 
 json_t *queues_json(const struct target *t)

@@ -179,6 +179,16 @@ int ctl_cmd_store(struct ctl *c);
 int ctl_cmd_probe(struct ctl *c);
 int ctl_cmd_headroom(struct ctl *c);
 
+/*
+ * GET /v1/doctor?window_s=S on sel[0..n) at once: one node of f per node, in order,
+ * named as the inventory names it (an agent that failed: its error). 0 or -errno.
+ */
+struct doctor_facts;
+int ctl_doctor_collect(struct ctl *c, double window_s, const struct inventory_node *const *sel, unsigned n,
+                       struct doctor_facts *f);
+
+int ctl_cmd_tune(struct ctl *c);
+
 /* GET /v1/drift on sel[0..n) at once, stored as one scan; caller frees with ctl_drift_scan_free. */
 int ctl_drift_scan(struct ctl *c, const struct inventory_node *const *sel, unsigned n, struct drift_scan *ret,
                    struct errbuf *e);

@@ -75,6 +75,7 @@ static const struct cli_flag doctor_flags[] = {
         SELECTOR,
         { "--window", "S", "seconds every agent samples its counters over (default 10)", NULL },
         { "--probe", NULL, "measure every ordered pair of nodes, one at a time, then all at once", NULL },
+        { "--rtt-ms", "MS", "the round trip the ECN floor follows (default: the largest the probes measured)", NULL },
         { "--propose", "FILE", "write the policy that fixes what a policy can fix", NULL },
         { "--pause-storm-pps", "N", "pause frames a second that count as a storm", NULL },
         { "--watchdog-flaps", "N", "storm/restore cycles of a queue over the window that flap (default 3)", NULL },
@@ -120,6 +121,39 @@ static const struct cli_flag headroom_flags[] = {
         { "--small-packet-pct", "N", "Spectrum: the share of small packets assumed (default 50)", NULL },
         { "--lossless-mtu", "N", "Spectrum: the largest lossless packet assumed (default 1024)", NULL },
         { "--max-mtu", "N", "connectx: the port's largest MTU (default 9216)", NULL },
+        { 0 },
+};
+
+static const struct cli_flag tune_flags[] = {
+        { "--switch", "NAME", "ecn: a switch-role node, or a switch an agent manages", NULL },
+        { "--queue", "Q", "ecn: the switch queue 0-7", NULL },
+        { "--ports", "A,B", "ecn on a switch-role node: the ports (default: those marking on the queue now)", NULL },
+        { "--probability-pct", "P", "ecn: every trial's marking probability at max (default 10)", NULL },
+        { "--param", "NAME", "dcqcn: the spec.host_ecn.dcqcn parameter", NULL },
+        { "--interfaces", "GLOB", "dcqcn: the canary hosts' NICs", NULL },
+        { "--canary", "N", "dcqcn: the first N selected nodes take the trials (default all)", NULL },
+        SELECTOR,
+        { "--pattern", "incast|alltoall|ring", "the measured traffic (default incast)", NULL },
+        { "--receiver", "NAME", "incast: the node every other sends to (default the first)", NULL },
+        { "--duration-ms", "N", "how long every flow sends (default 4000)", NULL },
+        { "--runs", "N", "fabric probe runs per measurement, the median counts (default 3)", NULL },
+        { "--mode", "auto|verbs|tcp", "the flows' probe (default auto)", NULL },
+        { "--dscp", "D", "the DSCP the flows carry", NULL },
+        { "--priority", "P", "the socket priority / RoCE service level", NULL },
+        { "--streams", "N", "streams or QPs per flow (default 1)", NULL },
+        { "--target-pct", "P", "the share of the ceiling a value must hold (default 95)", NULL },
+        { "--max-trials", "N", "trials of the search at most (default 8)", NULL },
+        { "--ceiling", "measure|port|GBPS", "what a share is of (default measure; dcqcn: port)", NULL },
+        { "--paired", NULL, "measure the ceiling again right after every measurement", NULL },
+        { "--max-pause-pps", "N", "pause frames a second a holding value keeps under (default 1000)", NULL },
+        { "--max-drop-pps", "N", "drops a second a holding value keeps under (default 100)", NULL },
+        { "--max-regression-pct", "P", "a trial this far below the baseline is reverted by its gate (default 25)",
+          NULL },
+        { "--confirm-timeout", "S", "each trial's confirm timeout (default: its measurement's bound + 30 s)", NULL },
+        { "--out", "POLICY", "write the winner as a policy", NULL },
+        { "--name", "NAME", "the winner policy's name", NULL },
+        { "--plot", "FILE.svg", "share of the ceiling and pause rate against the value", NULL },
+        { "--keep", NULL, "apply the winner once more on the scope and confirm it", NULL },
         { 0 },
 };
 
@@ -188,6 +222,16 @@ const struct cli_command ctl_commands[] = {
           "every flow as its receiver measured it. Changes nothing.",
           probe_flags, "0 every flow measured, 2 invalid input (nothing was run),\n"
                        "            3 a node or a flow failed (named in the report)" },
+        { "tune", "ecn|dcqcn", "find ECN thresholds or a DCQCN parameter by measured canary trials",
+          "Finds the value a fabric needs by trials on the scope under test alone (the\n"
+          "node that manages the switch, or the canary hosts): each a gated transaction,\n"
+          "pending while the fabric probe and doctor's counters measure it, then\n"
+          "reverted. The search grows the value by 4 until a trial holds --target-pct of\n"
+          "the ceiling, bisects to the lowest that still holds and tries it again; the\n"
+          "winner is written as a policy (--out) for plan and apply.",
+          tune_flags, "0 a value held the target, 1 none did (every trial reverted),\n"
+                      "            2 invalid input (nothing changed), 3 stopped (its agent's confirm timer\n"
+                      "            restores what was pending)" },
         { "headroom", NULL, "PFC headroom (xoff, xon, buffer size) for a port's speed, MTU, cable",
           "Computes the PFC headroom a lossless priority needs on one port: Spectrum as\n"
           "SONiC's dynamic buffer model does, ConnectX as the mlx5 driver does (the\n"

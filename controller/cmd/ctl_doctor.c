@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nettunectl doctor [--selector KEY=VALUE]... [--window S] [--propose FILE] [--probe]
+ * nettunectl doctor [--selector KEY=VALUE]... [--window S] [--propose FILE] [--probe] [--rtt-ms MS]
  *                   [--pause-storm-pps N] [--watchdog-flaps N] [--roce-dscp D] [--roce-priority P]
  *                   [--save-facts FILE | --facts FILE]
  *
@@ -9,7 +9,8 @@
  * names and runs the same rules as `nettune-agent doctor`, now across nodes: a host
  * interface meets the switch port it faces even when another agent manages that
  * switch. --probe measures point-to-point bandwidth between every ordered pair of
- * reached nodes (POST /v1/probe on the sender, one pair at a time), then every pair at
+ * reached nodes (POST /v1/probe on the sender, one pair at a time, to the responder the
+ * receiver advertises for fabric probes: its data path), then every pair at
  * once with the fabric probe's all-to-all (fabric_run.h): the seed's signature is the
  * pairs fine alone and slow together. --propose writes
  * the fixing policy with a selector: the labels every node that manages its targets
@@ -59,6 +60,8 @@ static int parse_opt(const char *a, const char *v, struct doctor_opts *o)
                 return num(a, v, 1, 1e9, &o->params.pause_storm_pps);
         if (streq(a, "--watchdog-flaps"))
                 return num(a, v, 1, 1e6, &o->params.watchdog_flaps);
+        if (streq(a, "--rtt-ms"))
+                return num(a, v, 0.001, 600000, &o->params.rtt_ms);
         if (streq(a, "--roce-dscp") || streq(a, "--roce-priority")) {
                 r = num(a, v, 0, streq(a, "--roce-dscp") ? 63 : 7, &d);
                 *(streq(a, "--roce-dscp") ? &o->params.roce_dscp : &o->params.roce_prio) = (int)d;
@@ -147,16 +150,16 @@ static void node_answer(const struct http_req *q, struct doctor_node *n)
         snprintf(n->name, sizeof(n->name), "%s", inv->name);    /* the inventory names the node */
 }
 
-static int collect(struct ctl *c, const struct doctor_opts *o, const struct inventory_node **sel, unsigned n,
-                   struct doctor_facts *f)
+int ctl_doctor_collect(struct ctl *c, double window_s, const struct inventory_node *const *sel, unsigned n,
+                       struct doctor_facts *f)
 {
         struct http_req *reqs = NULL;
         unsigned saved = c->timeout_s;
         char path[64];
         int r;
 
-        snprintf(path, sizeof(path), "/v1/doctor?window_s=%g", o->params.window_s);
-        c->timeout_s = saved + (unsigned)ceil(o->params.window_s);      /* every agent waits out the window */
+        snprintf(path, sizeof(path), "/v1/doctor?window_s=%g", window_s);
+        c->timeout_s = saved + (unsigned)ceil(window_s);        /* every agent waits out the window */
         r = ctl_query(c, sel, n, "GET", path, NULL, &reqs);
         c->timeout_s = saved;
         if (r < 0) {
@@ -188,15 +191,14 @@ static void url_host(const char *url, char *buf, size_t size)
 }
 
 static void probe_pair(struct ctl *c, const struct inventory_node *from, const struct inventory_node *to,
-                       unsigned port, struct doctor_probe *x)
+                       const char *peer, struct doctor_probe *x)
 {
         struct http_req *reqs = NULL;
-        char host[INVENTORY_URL_MAX], body[INVENTORY_URL_MAX + 128];
+        char body[PROBE_PEER_MAX + 128];
         json_auto_t *j = NULL;
 
-        url_host(to->url, host, sizeof(host));
-        snprintf(body, sizeof(body), "{\"peer\": \"%s:%u\", \"mode\": \"auto\", \"duration_ms\": 1000, \"runs\": 1}",
-                 host, port);
+        snprintf(body, sizeof(body), "{\"peer\": \"%s\", \"mode\": \"auto\", \"duration_ms\": 1000, \"runs\": 1}",
+                 peer);
         snprintf(x->from, sizeof(x->from), "%s", from->name);
         snprintf(x->to, sizeof(x->to), "%s", to->name);
         if (ctl_query(c, &from, 1, "POST", "/v1/probe", body, &reqs) < 0) {
@@ -212,8 +214,41 @@ static void probe_pair(struct ctl *c, const struct inventory_node *from, const s
         else {
                 x->ok = true;
                 x->gbps = json_number_value(json_object_get(j, "gbps"));
+                x->rtt_ms = json_is_number(json_object_get(j, "rtt_ms")) &&
+                                    json_number_value(json_object_get(j, "rtt_ms")) > 0 &&
+                                    json_number_value(json_object_get(j, "rtt_ms")) <= 600000
+                            ? json_number_value(json_object_get(j, "rtt_ms")) : 0;
         }
         ctl_query_free(reqs, 1);
+}
+
+/*
+ * Where each node's probe responder is: the address it advertises for fabric probes
+ * (GET /v1/fabric: probe.listen, on the data path), else its URL's host and probe
+ * port (the management address). "" when neither is known.
+ */
+static void responders(struct ctl *c, const struct inventory_node **sel, unsigned n, const struct doctor_facts *f,
+                       char (*ret)[PROBE_PEER_MAX])
+{
+        struct http_req *reqs = NULL;
+        int r = ctl_query(c, sel, n, "GET", "/v1/fabric", NULL, &reqs);
+
+        for (unsigned i = 0; i < n; i++) {
+                struct fabric_info_reply info;
+                struct errbuf e = { 0 };
+                char host[INVENTORY_URL_MAX];
+
+                ret[i][0] = '\0';
+                if (r >= 0 && reqs[i].status == 200 &&
+                    fabric_reply_info(reqs[i].resp, reqs[i].resp_len, &info, &e) >= 0 && info.address[0]) {
+                        snprintf(ret[i], PROBE_PEER_MAX, "%s", info.address);
+                } else if (f->nodes[i].probe_port) {
+                        url_host(sel[i]->url, host, sizeof(host));
+                        snprintf(ret[i], PROBE_PEER_MAX, "%.100s:%u", host, f->nodes[i].probe_port);
+                }
+        }
+        if (r >= 0)
+                ctl_query_free(reqs, n);
 }
 
 /*
@@ -224,17 +259,22 @@ static void probe_pair(struct ctl *c, const struct inventory_node *from, const s
 static void probe_p2p(struct ctl *c, const struct inventory_node **sel, unsigned n, struct doctor_facts *f)
 {
         struct doctor_probes *out = &f->probes[0];
+        char (*peer)[PROBE_PEER_MAX] = calloc(n + 1, sizeof(*peer));
 
         snprintf(out->kind, sizeof(out->kind), "p2p");
+        if (!peer)
+                return;
+        responders(c, sel, n, f, peer);
         for (unsigned i = 0; i < n; i++)
                 for (unsigned k = 0; k < n; k++) {
                         struct doctor_probe *x;
 
-                        if (i == k || f->nodes[i].error[0] || f->nodes[k].error[0] || !f->nodes[k].probe_port ||
+                        if (i == k || f->nodes[i].error[0] || f->nodes[k].error[0] || !peer[k][0] ||
                             !(x = doctor_probes_add(out)))
                                 continue;
-                        probe_pair(c, sel[i], sel[k], f->nodes[k].probe_port, x);
+                        probe_pair(c, sel[i], sel[k], peer[k], x);
                 }
+        free(peer);
 }
 
 /* Every reached node sends to every other at once; each flow as the receiver measured it. */
@@ -278,6 +318,7 @@ static void probe_fabric(struct ctl *c, const struct inventory_node **sel, unsig
                 snprintf(x->to, sizeof(x->to), "%s", fab.nodes[fl->dst].name);
                 x->ok = fl->ok;
                 x->gbps = fl->ok ? fl->gbps : 0;
+                x->rtt_ms = fl->ok ? fl->rtt_ms : 0;
                 if (!fl->ok)
                         snprintf(x->error, sizeof(x->error), "%.150s", fl->error[0] ? fl->error : "not measured");
         }
@@ -400,7 +441,7 @@ int ctl_cmd_doctor(struct ctl *c)
         if ((r = ctl_select_only(c, NULL, &o->sel, &all, &k)) > 0)
                 return r;
         doctor_facts_init(&f);
-        r = collect(c, o, all, k, &f);
+        r = ctl_doctor_collect(c, o->params.window_s, all, k, &f);
         if (r >= 0 && o->probe) {
                 probe_p2p(c, all, k, &f);
                 probe_fabric(c, all, k, &f);

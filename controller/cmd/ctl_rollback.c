@@ -76,7 +76,8 @@ static long long source_of(const struct rollout_rec *r)
 /*
  * A plain rollback after a halted rollout is a rollback by that rollout: the newest
  * rollout halted, or the newest is a rollback by rollout (run again, it changes
- * nothing where the first one finished).
+ * nothing where the first one finished). A tune trial ends halted by design (its
+ * change cancelled, never a revision): after one, a plain rollback stays plain.
  */
 static void implied_rollout(struct ctl *c, struct rollback_args *a)
 {
@@ -86,7 +87,7 @@ static void implied_rollout(struct ctl *c, struct rollback_args *a)
         if (a->to || a->rollout || store_rollout_load(c->store, 0, &r, NULL) < 0)
                 return;
         src = source_of(r);
-        if (!src && r->state == ROLLOUT_HALTED && !streq(r->kind, "rollback"))
+        if (!src && r->state == ROLLOUT_HALTED && !streq(r->kind, "rollback") && !streq(r->kind, "tune"))
                 src = r->id;
         if (src > 0 && src <= 2000000000) {
                 a->rollout = (unsigned)src;

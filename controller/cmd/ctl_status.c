@@ -32,6 +32,10 @@ static void live_of(struct ctl *c, const struct rollout_rec *r, struct rollout_l
                 snprintf(ret->state, sizeof(ret->state), "interrupted");
                 snprintf(ret->note, sizeof(ret->note), "no controller drives it: run the rollback again (a node "
                          "already back is left alone)");
+        } else if (streq(r->kind, "tune")) {
+                snprintf(ret->state, sizeof(ret->state), "interrupted");
+                snprintf(ret->note, sizeof(ret->note), "no controller drives this trial: its agents' confirm timers "
+                         "restore what it left pending, 'nettunectl halt %lld' cancels it now", r->id);
         } else {
                 snprintf(ret->state, sizeof(ret->state), "interrupted");
                 snprintf(ret->note, sizeof(ret->note), "no controller drives it%s: 'nettunectl apply --resume %lld' "

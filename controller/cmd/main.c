@@ -28,6 +28,7 @@ static const struct command commands[] = {
         { "store",    ctl_cmd_store },
         { "probe",    ctl_cmd_probe },
         { "headroom", ctl_cmd_headroom },
+        { "tune",     ctl_cmd_tune },
 };
 
 #define COMMON_USAGE "[--config FILE] [--inventory FILE] [--db FILE | --store SPEC] [--output text|json] [--yes]"

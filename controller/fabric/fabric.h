@@ -93,6 +93,7 @@ struct fabric_flow {
         char mode[8];                   /* as run: "verbs", "tcp"; "" = unknown */
         long long late_ms;              /* started this long after the agreed start (its node's clock) */
         int dscp;                       /* as reported for the data path, -1 = not reported */
+        double rtt_ms;                  /* the flow's base round trip as its sender's kernel saw it, 0 = unknown */
         char error[FABRIC_ERR_MAX];
 };
 
@@ -201,6 +202,7 @@ struct fabric_flow_reply {
         char mode[8];                   /* "verbs", "tcp", "auto" (never pinned) */
         long long started_ms, ended_ms; /* the agent's wall clock; 0 = never started */
         int dscp;                       /* -1 = not reported */
+        double rtt_ms;                  /* 0 = not reported */
         char error[FABRIC_ERR_MAX];
 };
 

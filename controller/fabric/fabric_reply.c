@@ -75,7 +75,7 @@ int fabric_reply_info(const char *body, size_t len, struct fabric_info_reply *re
 
 static int parse_flow(const json_t *o, const char *path, struct fabric_flow_reply *f, struct errbuf *e)
 {
-        const json_t *ok = json_object_get(o, "ok"), *gbps = json_object_get(o, "gbps");
+        const json_t *ok = json_object_get(o, "ok"), *gbps = json_object_get(o, "gbps"), *rtt;
         long long id = 0, dscp = -1;
         int k;
 
@@ -89,6 +89,11 @@ static int parse_flow(const json_t *o, const char *path, struct fabric_flow_repl
                 return errbuf_set(e, EBADMSG, "answer", "%s.gbps: expected a number 0-1000000", path);
         if (f->ok)
                 f->gbps = json_number_value(gbps);
+        rtt = json_object_get(o, "rtt_ms");     /* optional: older agents do not say */
+        if (rtt && !json_is_null(rtt) && (!json_is_number(rtt) || !(json_number_value(rtt) > 0) ||
+                                          json_number_value(rtt) > 600000))
+                return errbuf_set(e, EBADMSG, "answer", "%s.rtt_ms: expected a number 0-600000 or null", path);
+        f->rtt_ms = json_is_number(rtt) ? json_number_value(rtt) : 0;
         if ((k = get_int(o, path, "id", false, 0, PROBE_FLOWS_ID_MAX, 0, &id, e)) < 0 ||
             (k = get_int(o, path, "started_ms", true, 0, TIME_MAX_MS, 0, &f->started_ms, e)) < 0 ||
             (k = get_int(o, path, "ended_ms", true, 0, TIME_MAX_MS, 0, &f->ended_ms, e)) < 0 ||

@@ -60,11 +60,12 @@ static json_t *node_json(const struct fabric_node *n)
 
 static json_t *flow_json(const struct fabric *f, const struct fabric_flow *fl)
 {
-        return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "from", f->nodes[fl->src].name,
+        return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o}", "from", f->nodes[fl->src].name,
                          "to", f->nodes[fl->dst].name, "ok", fl->ok, "gbps", num(fl->gbps),
                          "mode", fl->mode[0] ? json_string(fl->mode) : json_null(),
                          "late_ms", fl->ok || fl->mode[0] ? json_integer(fl->late_ms) : json_null(),
                          "dscp", fl->dscp >= 0 ? json_integer(fl->dscp) : json_null(),
+                         "rtt_ms", probe_json_rtt(fl->rtt_ms),
                          "error", fl->error[0] ? json_string(fl->error) : json_null());
 }
 

@@ -42,6 +42,7 @@ static void take_flow(struct fabric *f, unsigned node, const struct fabric_flow_
         fl->late_ms = r->started_ms ? r->started_ms - start_at_ms : 0;
         fl->ok = r->ok;
         fl->gbps = r->ok ? r->gbps : NAN;
+        fl->rtt_ms = r->ok ? r->rtt_ms : 0;
         if (!r->ok)
                 snprintf(fl->error, sizeof(fl->error), "%.300s", r->error[0] ? r->error : "failed");
         else if (fl->late_ms > tol) {

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "drivers/host/ecn_dcqcn.h"
 #include "drivers/host/ecn_sysfs.h"
 #include "drivers/host/link.h"
 #include "drivers/host/sysfs.h"
@@ -50,7 +51,7 @@ static const struct scalar scalars[] = {
         { "cnp_priority_mode", NULL, "np_cnp_prio_mode", 1, HE(cnp_prio_mode), HE(has_prio_mode), true },
 };
 
-#define KNOBS_MAX (2 * STATE_PRIO_COUNT + ARRAY_SIZE(scalars))
+#define KNOBS_MAX (2 * STATE_PRIO_COUNT + ARRAY_SIZE(scalars) + STATE_DCQCN_MAX)
 
 struct knob {
         char rel[48];                   /* "roce_np/enable/3", "np_cnp_prio": named in messages */
@@ -231,6 +232,27 @@ static int read_scalars(const struct target *t, const struct place *pl, struct s
 }
 
 /*
+ * The DCQCN parameters (spec.host_ecn.dcqcn) this tree has: 32-bit values in a
+ * bitmap of their own (ecn_dcqcn.h names each file); a kernel without one has no
+ * file, and it is not read.
+ */
+static int read_dcqcn(const struct target *t, const struct place *pl, struct state_host_ecn *h, struct errbuf *e)
+{
+        for (unsigned p = 0; p < STATE_DCQCN_MAX; p++) {
+                unsigned v;
+                int r = read_knob(t, pl, ecn_dcqcn_file(p, pl->b == BACKEND_OFED), &v, e);
+
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0)
+                        return r;
+                h->dcqcn[p] = v;
+                h->dcqcn_set |= 1u << p;
+        }
+        return 0;
+}
+
+/*
  * Upstream mlx5 has no per-priority enables (cong.c): DCQCN runs where the
  * firmware's NV ROCE_CC_PRIO_MASK says, every priority by default (NVIDIA's DCQCN
  * parameters table, "Enable"; mlxconfig shows 255), and no kernel interface reads
@@ -267,6 +289,8 @@ static int ecn_read(struct target *t, uint32_t fields, struct state *ret, struct
                 r = read_prio(t, &pl, p, &h, e);
         if (r >= 0)
                 r = read_scalars(t, &pl, &h, e);
+        if (r >= 0)
+                r = read_dcqcn(t, &pl, &h, e);
         if (r < 0)
                 return r;
         ret->host_ecn = h;
@@ -308,6 +332,9 @@ static unsigned plan_knobs(const struct place *pl, const struct state_host_ecn *
                 if (rel && *has_of(&want, &scalars[i]))
                         add_knob(k, &n, rel, -1, *value_of(&want, &scalars[i]), scalars[i].detail);
         }
+        for (unsigned p = 0; p < STATE_DCQCN_MAX; p++)
+                if (d->dcqcn_set & (1u << p))
+                        add_knob(k, &n, ecn_dcqcn_file(p, pl->b == BACKEND_OFED), -1, d->dcqcn[p], false);
         return n;
 }
 
@@ -377,6 +404,9 @@ static unsigned knob_max(const struct knob *k)
         for (size_t i = 0; i < ARRAY_SIZE(scalars); i++)
                 if ((scalars[i].ofed && streq(k->rel, scalars[i].ofed)) || (scalars[i].cc && streq(k->rel, scalars[i].cc)))
                         return scalars[i].max;
+        for (unsigned p = 0; p < STATE_DCQCN_MAX; p++)
+                if (streq(k->rel, ecn_dcqcn_file(p, true)) || streq(k->rel, ecn_dcqcn_file(p, false)))
+                        return state_dcqcn_params[p].max;
         return 1;               /* an enable */
 }
 

@@ -22,7 +22,9 @@
  * The scalar knobs are one table (ecn_sysfs.c `scalars[]`): a congestion parameter
  * is a row with its member of struct state_host_ecn and its file in each tree. The
  * kernel masks a value to the firmware field instead of checking it, so nettune
- * refuses a value the field cannot hold.
+ * refuses a value the field cannot hold. The DCQCN parameters of spec.host_ecn.dcqcn
+ * (rp_time_reset, ..., np_min_time_between_cnps: 32-bit values) are a table of their
+ * own, ecn_dcqcn.h: their cc_params names, and MLNX_OFED's roce_rp/rpg_* etc.
  *
  * Writability is judged from the mode bits, as sysfs (kernfs) itself does (a file
  * without a write bit refuses writes even for root), and from access(2) for this

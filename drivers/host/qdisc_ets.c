@@ -527,6 +527,15 @@ static int qdisc_check(struct target *t, const struct driver_change *c, struct e
 
 /* ---- statistics ---- */
 
+int qdisc_driver_shaper_rate(const struct nl_transport *nl_t, int ifindex, uint32_t parent, uint64_t *ret_Bps,
+                             struct errbuf *e)
+{
+        _cleanup_nl_ struct nl *nl = NULL;
+        int r = nl_open(nl_t, NETLINK_ROUTE, &nl, e);
+
+        return r < 0 ? r : tc_nl_class_rate(nl, ifindex, parent, ret_Bps, e);
+}
+
 int qdisc_driver_stats(const struct nl_transport *nl_t, int ifindex, uint32_t parent,
                        struct qdisc_queue_stats *ret, unsigned max, unsigned *ret_n, struct errbuf *e)
 {

@@ -50,5 +50,8 @@ struct qdisc_queue_stats {
  * The queues of nettune's tree on ifindex (none when the tree is not there).
  * nl: NULL = the kernel; parent: the attach point (0 = root).
  */
+/* The rate of the htb class `parent` where the tree attaches (an operator's shaper), bytes/s; -ENOENT: none. */
+int qdisc_driver_shaper_rate(const struct nl_transport *nl, int ifindex, uint32_t parent, uint64_t *ret_Bps,
+                             struct errbuf *e);
 int qdisc_driver_stats(const struct nl_transport *nl, int ifindex, uint32_t parent,
                        struct qdisc_queue_stats *ret, unsigned max, unsigned *ret_n, struct errbuf *e);

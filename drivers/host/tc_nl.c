@@ -372,3 +372,51 @@ int tc_nl_handle_parse(const char *s, uint32_t *ret)
         *ret = TC_H_MAKE(maj << 16, min);
         return 0;
 }
+
+/* ---- a shaping class's rate (the class the qdisc driver attaches under) ---- */
+
+static const struct nl_policy htb_policy[TCA_HTB_MAX + 1] = {
+        [TCA_HTB_PARMS] = { MNL_TYPE_BINARY, sizeof(struct tc_htb_opt) },
+        [TCA_HTB_RATE64] = { MNL_TYPE_U64, 0 },
+};
+
+struct class_ctx {
+        int ifindex;
+        uint32_t classid;
+        uint64_t rate_Bps;
+};
+
+/* net/sched/sch_htb.c htb_dump_class(): rate in TCA_HTB_PARMS, TCA_HTB_RATE64 when it needs 64 bits. */
+static int class_cb(const struct nlmsghdr *nlh, void *data)
+{
+        const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
+        const struct nlattr *tb[TCA_MAX + 1], *ht[TCA_HTB_MAX + 1];
+        struct class_ctx *c = data;
+
+        if (nlh->nlmsg_type != RTM_NEWTCLASS || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*t)) ||
+            t->tcm_ifindex != c->ifindex || t->tcm_handle != c->classid ||
+            nl_parse_msg(nlh, sizeof(*t), tca_policy, TCA_MAX, tb) < 0 || !tb[TCA_KIND] ||
+            !streq(mnl_attr_get_str(tb[TCA_KIND]), "htb") || !tb[TCA_OPTIONS] ||
+            nl_parse_nested(tb[TCA_OPTIONS], htb_policy, TCA_HTB_MAX, ht) < 0 || !ht[TCA_HTB_PARMS])
+                return MNL_CB_OK;
+        c->rate_Bps = ht[TCA_HTB_RATE64] ? mnl_attr_get_u64(ht[TCA_HTB_RATE64])
+                                         : ((const struct tc_htb_opt *)mnl_attr_get_payload(ht[TCA_HTB_PARMS]))->rate.rate;
+        return MNL_CB_OK;
+}
+
+int tc_nl_class_rate(struct nl *nl, int ifindex, uint32_t classid, uint64_t *ret_Bps, struct errbuf *e)
+{
+        struct class_ctx c = { .ifindex = ifindex, .classid = classid };
+        struct nlmsghdr *nlh = nl_msg_new(nl, RTM_GETTCLASS, NLM_F_DUMP);
+        struct tcmsg *t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
+        int r;
+
+        t->tcm_family = AF_UNSPEC;
+        t->tcm_ifindex = ifindex;
+        r = nl_talk(nl, nlh, class_cb, &c, "list classes", e);
+        if (r >= 0 && !c.rate_Bps)
+                r = -ENOENT;
+        if (r >= 0)
+                *ret_Bps = c.rate_Bps;
+        return r;
+}

@@ -96,6 +96,12 @@ int tc_nl_parse(const struct nlmsghdr *nlh, struct tc_qdisc *ret);
 int tc_nl_dump(struct nl *nl, int ifindex, int (*fn)(const struct tc_qdisc *q, void *data), void *data,
                struct errbuf *e);
 
+/*
+ * The rate of the htb class classid on ifindex (a shaper an operator put where the
+ * qdisc driver attaches), bytes/s. -ENOENT when there is no such htb class.
+ */
+int tc_nl_class_rate(struct nl *nl, int ifindex, uint32_t classid, uint64_t *ret_Bps, struct errbuf *e);
+
 /* Send a built request and wait for the ACK; `what` names it in messages. */
 int tc_nl_talk(struct nl *nl, struct nlmsghdr *nlh, const char *what, struct errbuf *e);
 

@@ -162,16 +162,32 @@ json_t *probe_json_gbps(double v)
         return isfinite(v) ? json_real(v) : json_null();
 }
 
+json_t *probe_json_rtt(double ms)
+{
+        return isfinite(ms) && ms > 0 ? json_real(round(ms * 1000) / 1000) : json_null();
+}
+
+double probe_measurement_rtt_ms(const struct probe_measurement *m)
+{
+        double best = 0;
+
+        for (unsigned i = 0; i < m->n_runs && i < PROBE_RUNS_MAX; i++)
+                if (m->run_error[i] >= 0 && m->runs[i].rtt_ms > 0 && (best == 0 || m->runs[i].rtt_ms < best))
+                        best = m->runs[i].rtt_ms;
+        return best;
+}
+
 static json_t *run_to_json(const struct probe_measurement *m, unsigned i)
 {
         const struct probe_result *r = &m->runs[i];
 
         if (m->run_error[i] < 0)
                 return json_pack("{s:s, s:i}", "error", strerror(-m->run_error[i]), "errno", -m->run_error[i]);
-        return json_pack("{s:s, s:f, s:I, s:f, s:i, s:i, s:s, s:i, s:s, s:i, s:i}", "mode", r->mode, "gbps", r->gbps,
-                         "bytes", (json_int_t)r->bytes, "seconds", r->seconds, "iterations", (int)r->iterations,
-                         "streams", (int)r->streams, "device", r->device, "gid_index", r->gid_index,
-                         "source", r->source, "dscp", r->dscp, "priority", r->priority);
+        return json_pack("{s:s, s:f, s:I, s:f, s:i, s:i, s:s, s:i, s:s, s:i, s:i, s:o}", "mode", r->mode,
+                         "gbps", r->gbps, "bytes", (json_int_t)r->bytes, "seconds", r->seconds,
+                         "iterations", (int)r->iterations, "streams", (int)r->streams, "device", r->device,
+                         "gid_index", r->gid_index, "source", r->source, "dscp", r->dscp, "priority", r->priority,
+                         "rtt_ms", probe_json_rtt(r->rtt_ms));
 }
 
 json_t *probe_measurement_to_json(const struct probe_measurement *m)

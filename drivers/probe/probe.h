@@ -88,6 +88,8 @@ struct probe_result {
         char source[PROBE_ADDR_MAX];    /* the local address the run used */
         int dscp;                       /* as the kernel reports it for the data path: TOS >> 2 (tcp, */
         int priority;                   /* getsockopt) or GRH traffic class >> 2 and SL (verbs, ibv_query_qp) */
+        double rtt_ms;                  /* the path's base round trip (TCP_INFO min_rtt of the data streams, or of
+                                           the control connection for verbs), 0 = unknown */
 };
 
 struct probe_ops {
@@ -208,6 +210,10 @@ double probe_median(const double *v, unsigned n);
 
 /* A rate as JSON: the number, or null when it is not finite (not measured). New reference. */
 json_t *probe_json_gbps(double v);
+/* A round trip in ms, to the microsecond, or null when unknown (0). */
+json_t *probe_json_rtt(double ms);
+/* The lowest base round trip of a measurement's runs, ms; 0 when none said. */
+double probe_measurement_rtt_ms(const struct probe_measurement *m);
 
 /* {"mode","path":{...},"ok","median_gbps","runs":[{"gbps","bytes","seconds",...}|{"error"}],"error"}. New reference. */
 json_t *probe_measurement_to_json(const struct probe_measurement *m);

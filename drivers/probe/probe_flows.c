@@ -226,6 +226,7 @@ static json_t *flow_json(const struct probe_flow *fl)
                                                    probe_mode_name(fl->path.mode) : probe_mode_name(fl->mode)));
         json_object_set_new(o, "path", fl->ran ? probe_path_to_json(&fl->path) : json_null());
         json_object_set_new(o, "error", ok ? json_null() : json_string(fl->error[0] ? fl->error : strerror(-fl->err)));
+        json_object_set_new(o, "rtt_ms", probe_json_rtt(ok ? r->rtt_ms : 0));
         return o;
 }
 

@@ -49,6 +49,9 @@ int probe_net_set_class(int fd, int family, int tos, int priority, struct errbuf
 /* What the kernel reports for a socket: *ret_tos (IP_TOS / IPV6_TCLASS byte) and *ret_priority. */
 int probe_net_get_class(int fd, int family, int *ret_tos, int *ret_priority);
 
+/* The base round trip the kernel measured on a TCP socket, ms (probe_rtt.c); 0 when unknown. */
+double probe_net_rtt_ms(int fd);
+
 /* An allowed client network: "10.0.0.0/24", "10.0.0.5" (/32), "fd00::/8", "::1" (/128). */
 struct probe_cidr {
         int family;                     /* AF_INET, AF_INET6 */

@@ -330,6 +330,20 @@ static int send_loop(const struct probe_params *p, struct sender *t, struct errb
         return r;
 }
 
+/* The lowest base round trip of the data streams, else of the control connection. */
+static double streams_rtt(const struct sender *t, int ctrl)
+{
+        double best = 0;
+
+        for (unsigned i = 0; i < t->n; i++) {
+                double v = probe_net_rtt_ms(t->fds[i]);
+
+                if (v > 0 && (best == 0 || v < best))
+                        best = v;
+        }
+        return best > 0 ? best : probe_net_rtt_ms(ctrl);
+}
+
 /* What the kernel reports for the first data stream: its DSCP and priority. */
 static void stream_class(const struct sender *t, const struct probe_addr *peer, struct probe_result *r)
 {
@@ -400,6 +414,7 @@ static int tcp_exchange(const struct probe_params *p, int ctrl, const struct pro
                 r = probe_oob_send(ctrl, &done, p->timeout_ms, e);
         if (r >= 0)
                 r = probe_oob_expect(ctrl, PROBE_OOB_RESULT, &res, p->timeout_ms + TCP_HANDSHAKE_MS, e);
+        out.rtt_ms = streams_rtt(&t, ctrl);
         sender_close(&t);
         if (r < 0)
                 return r;

@@ -341,6 +341,7 @@ static int verbs_run(const struct probe_params *p, struct probe_result *ret, str
         probe_verbs_close(&v);
         if (r < 0)
                 return r;
+        res.rtt_ms = probe_net_rtt_ms(ctrl);    /* the control connection crossed the same path */
         *ret = res;
         return 0;
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The ECN story on a real Linux data plane (tests/vmlab/ecn-lab.sh): hosts, a Linux
 # switch running nettune-agent in the switch role, a receiver behind the switch's
-# bottleneck port; too-low ECN thresholds cost goodput, nettunectl's fleet-wide change
-# restores it, the gate rolls a change back. It needs a kernel with sch_ets and sch_red
+# bottleneck port; too-low ECN thresholds cost goodput, doctor's proposal (the port's
+# bandwidth-delay product) and nettunectl tune's winner (found by measured trials)
+# restore it, the gate rolls a change back. It needs a kernel with sch_ets and sch_red
 # (every Debian kernel); this script asks the agent itself whether this one has them.
 #
 #   examples/demo/ecn-story.sh           run it here (root), or say why it cannot
@@ -43,10 +44,10 @@ why_not() {
         echo "this kernel ($(uname -r)) has no sch_ets/sch_red qdiscs${c:+ ($c)}"
 }
 
-# One CA, the switch agent's certificate (SAN: its management address), the controller's.
+# One CA, the agents' certificate (SAN: every management address, 10.9.N.11), the controller's.
 pki() {
         . "$TOP/tests/lib/certs.sh"
-        make_certs "$DIR/pki" 10.9.0.11 >"$DIR/pki.log" 2>&1
+        make_certs "$DIR/pki" 10.9.0.11 10.9.1.11 10.9.2.11 10.9.3.11 10.9.4.11 10.9.5.11 >"$DIR/pki.log" 2>&1
 }
 
 # The lab's lines, as a reader wants them: narration plain, verdicts marked.

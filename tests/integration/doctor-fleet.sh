@@ -21,38 +21,13 @@ fleet_certs "$N"
 fleet_hub
 for ((i = 1; i <= N; i++)); do fleet_node "$i"; done
 fleet_inventory "$N"
-python3 - "$T/inventory.json" <<'EOF'
+fleet_leaf1 4 swp1,swp2,swp3
+python3 - "$T" <<'EOF'
 import json, sys
-inv = json.load(open(sys.argv[1]))
-inv["nodes"][3]["labels"] = {"role": "fabric", "site": "lab"}
-json.dump(inv, open(sys.argv[1], "w"), indent=1)
-EOF
-
-# leaf1: the simulator behind sshd, restarted inside node004's namespace (its 127.0.0.1).
-SIM=$BUILD/switchsim
-LEAF=$T/leaf1
-mkdir -p "$LEAF"
-"$SIM" --dialect nvue --state "$LEAF/state.json" --init --ports swp1,swp2,swp3
-sshd_start "$LEAF" "$SIM --dialect nvue --state $LEAF/state.json"
-sshd_stop
-bg ip netns exec "$(node_ns 4)" /usr/sbin/sshd -D -e -f "$LEAF/sshd_config"
-wait_for 10 ip netns exec "$(node_ns 4)" bash -c ": < /dev/tcp/127.0.0.1/$SSHD_PORT" || fail "leaf1's sshd did not start"
-nv() { "$SIM" --dialect nvue --state "$LEAF/state.json" -- nv "$@" >/dev/null; }
-nv_apply() { nv config apply -y; }
-
-python3 - "$T" "$SSHD_PORT" "$(id -un)" <<'EOF'
-import json, sys
-t, port, user = sys.argv[1:4]
-for i in range(1, 5):
-    f = "%s/n%d/agent.json" % (t, i)
+for i in range(1, 4):
+    f = "%s/n%d/agent.json" % (sys.argv[1], i)
     c = json.load(open(f))
-    c["probe"]["allow"] = ["10.88.0.0/16"]
-    if i < 4:
-        c["links"] = {"nt0": "leaf1:swp%d" % i}
-    else:
-        c["switches"] = [{"name": "leaf1", "dialect": "nvue", "host": "127.0.0.1", "port": int(port), "user": user,
-                          "key": t + "/leaf1/id_ed25519", "known_hosts": t + "/leaf1/known_hosts",
-                          "ports": ["swp1", "swp2", "swp3"], "connect_timeout_ms": 3000, "command_timeout_ms": 10000}]
+    c["links"] = {"nt0": "leaf1:swp%d" % i}
     json.dump(c, open(f, "w"), indent=1)
 EOF
 for ((i = 1; i <= N; i++)); do

@@ -7,6 +7,10 @@
 #   nm_wait_settled                 until no link flap of the model is pending or under way
 #   nm_state                        the model's dump plus every MLNX_OFED ecn knob under $T/sys
 #   ofed_ecn_tree IFACE             an MLNX_OFED ecn sysfs tree for IFACE (all knobs 0)
+#   ofed_dcqcn_tree IFACE           its DCQCN parameters (roce_rp/rpg_*..., roce_np/min_time_between_cnps)
+#   cc_params_tree IFACE [SKIP]     upstream mlx5_ib's debugfs cc_params under $T/debug for IFACE's PCI
+#                                   function (SKIP: a parameter this kernel lacks); NM_SYS, NM_DEBUG:
+#                                   other sysfs and debugfs roots
 #   nm_profile PROFILE OUT GLOB [keep-host-ecn]
 #                                   a shipped profile for the host interfaces GLOB only: no switch
 #                                   targets, no probe (the model carries no traffic), no roce_tos
@@ -34,6 +38,51 @@ nm_state() {
         find "$T/sys/class/net/" -path '*/ecn/*' -type f 2>/dev/null | sort | while read -r f; do
                 echo "${f#"$T"/sys/} $(cat "$f")"
         done
+        [ ! -d "$T/debug" ] || find "$T/debug" -path '*/cc_params/*' -type f | sort | while read -r f; do
+                echo "${f#"$T"/} $(cat "$f")"
+        done
+}
+
+# The firmware's DCQCN defaults, by debugfs name, MLNX_OFED name and value: an untouched
+# ConnectX-4 Lx's `mlxconfig q` (RPG_TIME_RESET_P1 300, ...); the names of
+# drivers/infiniband/hw/mlx5/cong.c mlx5_ib_dbg_cc_name[] and MLNX_OFED en_sysfs.c.
+DCQCN_DEFAULTS="rp_clamp_tgt_rate roce_rp/clamp_tgt_rate 0
+rp_clamp_tgt_rate_ati roce_rp/clamp_tgt_rate_after_time_inc 1
+rp_time_reset roce_rp/rpg_time_reset 300
+rp_byte_reset roce_rp/rpg_byte_reset 32767
+rp_threshold roce_rp/rpg_threshold 1
+rp_max_rate roce_rp/rpg_max_rate 0
+rp_ai_rate roce_rp/rpg_ai_rate 5
+rp_hai_rate roce_rp/rpg_hai_rate 50
+rp_min_dec_fac roce_rp/rpg_min_dec_fac 50
+rp_min_rate roce_rp/rpg_min_rate 1
+rp_rate_to_set_on_first_cnp roce_rp/rate_to_set_on_first_cnp 0
+rp_dce_tcp_g roce_rp/dce_tcp_g 1019
+rp_dce_tcp_rtt roce_rp/dce_tcp_rtt 1
+rp_rate_reduce_monitor_period roce_rp/rate_reduce_monitor_period 4
+rp_initial_alpha_value roce_rp/initial_alpha_value 1023
+rp_gd roce_rp/rpg_gd 11
+np_min_time_between_cnps roce_np/min_time_between_cnps 4"
+
+ofed_dcqcn_tree() {
+        local d=$T/sys/class/net/$1/ecn name ofed v
+        while read -r name ofed v; do
+                echo "$v" >"$d/$ofed"
+        done <<<"$DCQCN_DEFAULTS"
+}
+
+cc_params_tree() {
+        local pci d name ofed v
+        pci=$(basename "$(readlink "${NM_SYS:-$T/sys}/class/net/$1/device")")
+        d=${NM_DEBUG:-$T/debug}/mlx5/$pci/cc_params
+        mkdir -p "$d"
+        while read -r name ofed v; do
+                [ "$name" = "${2:-}" ] || echo "$v" >"$d/$name"
+        done <<<"$DCQCN_DEFAULTS"
+        echo 48 >"$d/np_cnp_dscp"       # the CNP's, as the firmware defaults them (CNP_DSCP_P1 48, CNP_802P_PRIO_P1 6)
+        echo 6 >"$d/np_cnp_prio"
+        echo 0 >"$d/np_cnp_prio_mode"
+        chmod 0600 "$d"/*               # mlx5_ib_init_cong_debugfs(): debugfs_create_file(..., 0600, ...)
 }
 
 ofed_ecn_tree() {

@@ -13,7 +13,9 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
+#include "drivers/host/ecn_dcqcn.h"
 #include "drivers/host/ecn_sysfs.h"
+#include "policies/field.h"
 #include "tests/lib/drvtest.h"
 
 static char root[64];
@@ -297,6 +299,138 @@ static void test_cc_params_cnp(void)
         remove_tree();
 }
 
+
+/* ---- DCQCN parameters (spec.host_ecn.dcqcn) in both layouts ---- */
+
+/* The firmware defaults of an untouched ConnectX-4 Lx (mlxconfig q), in the table's order. */
+static const unsigned fw_default[STATE_DCQCN_MAX] = { 0, 1, 300, 32767, 1, 0, 5, 50, 50, 1, 0, 1019, 1, 4, 1023, 11, 4 };
+
+static void dcqcn_path(bool ofed, unsigned p, char *buf, size_t size)
+{
+        if (ofed)
+                snprintf(buf, size, "%s/class/net/mlx0/ecn/%s", root, ecn_dcqcn_file(p, true));
+        else
+                snprintf(buf, size, "%s/debug/mlx5/0000:08:00.0/cc_params/%s", root, ecn_dcqcn_file(p, false));
+}
+
+/* Every DCQCN file of the layout, concatenated (what "byte-identical" compares); skip: a parameter left out. */
+static void dcqcn_files(bool ofed, int skip, char *buf, size_t size)
+{
+        size_t o = 0;
+
+        buf[0] = '\0';
+        for (unsigned p = 0; p < STATE_DCQCN_MAX && o < size; p++) {
+                char path[256], line[32] = "";
+                FILE *f;
+
+                if ((int)p == skip)
+                        continue;
+                dcqcn_path(ofed, p, path, sizeof(path));
+                f = fopen(path, "re");
+                CU_ASSERT_FATAL(f != NULL);
+                if (!fgets(line, sizeof(line), f))
+                        line[0] = '\0';
+                fclose(f);
+                o += (size_t)snprintf(buf + o, size - o, "%u=%s", p, line);
+        }
+}
+
+/* The layout's tree with the firmware defaults; skip: a parameter this kernel does not have. */
+static void dcqcn_tree(bool ofed, int skip)
+{
+        char cmd[768];
+
+        build_tree();
+        if (!ofed) {
+                snprintf(cmd, sizeof(cmd), "rm -rf %s/class/net/mlx0/ecn && mkdir -p %s/devices/0000:08:00.0 "
+                         "%s/debug/mlx5/0000:08:00.0/cc_params && ln -s ../../../devices/0000:08:00.0 "
+                         "%s/class/net/mlx0/device && cd %s/debug/mlx5/0000:08:00.0/cc_params && "
+                         "echo 48 > np_cnp_dscp && echo 6 > np_cnp_prio", root, root, root, root, root);
+                CU_ASSERT_FATAL(system(cmd) == 0);
+        }
+        for (unsigned p = 0; p < STATE_DCQCN_MAX; p++) {
+                char path[256];
+                FILE *f;
+
+                if ((int)p == skip)
+                        continue;
+                dcqcn_path(ofed, p, path, sizeof(path));
+                f = fopen(path, "we");
+                CU_ASSERT_FATAL(f != NULL);
+                fprintf(f, "%u\n", fw_default[p]);
+                fclose(f);
+        }
+}
+
+static void dcqcn_want(struct state *d)
+{
+        state_init(d);
+        d->present = STATE_BIT(STATE_FIELD_HOST_ECN);
+        d->host_ecn.dcqcn_set = 1u << STATE_DCQCN_RP_TIME_RESET | 1u << STATE_DCQCN_RP_AI_RATE |
+                                1u << STATE_DCQCN_RP_MIN_DEC_FAC | 1u << STATE_DCQCN_NP_MIN_TIME_BETWEEN_CNPS;
+        d->host_ecn.dcqcn[STATE_DCQCN_RP_TIME_RESET] = 600;
+        d->host_ecn.dcqcn[STATE_DCQCN_RP_AI_RATE] = 10;
+        d->host_ecn.dcqcn[STATE_DCQCN_RP_MIN_DEC_FAC] = 25;
+        d->host_ecn.dcqcn[STATE_DCQCN_NP_MIN_TIME_BETWEEN_CNPS] = 0;
+}
+
+static void dcqcn_layout(bool ofed)
+{
+        char start[1024], now[1024], path[256];
+        struct state before, want, live;
+        struct errbuf e;
+        uint32_t caps = 0;
+
+        dcqcn_tree(ofed, -1);
+        dcqcn_files(ofed, -1, start, sizeof(start));
+        CU_ASSERT(nic_ecn_driver.caps(&tgt, &caps, &e) == 0);
+        state_init(&before);
+        CU_ASSERT_FATAL(nic_ecn_driver.read(&tgt, caps, &before, &e) == 0);
+        CU_ASSERT_EQUAL(before.host_ecn.dcqcn_set, (1u << STATE_DCQCN_MAX) - 1);
+        CU_ASSERT_EQUAL(before.host_ecn.dcqcn[STATE_DCQCN_RP_GD], 11);
+        dcqcn_want(&want);
+        CU_ASSERT_FATAL(drvtest_apply(&nic_ecn_driver, &tgt, &want, &e) == 0);
+        state_init(&live);
+        CU_ASSERT(nic_ecn_driver.read(&tgt, caps, &live, &e) == 0);
+        CU_ASSERT(state_matches(&want, &live));
+        CU_ASSERT_EQUAL(live.host_ecn.dcqcn[STATE_DCQCN_RP_TIME_RESET], 600);
+        CU_ASSERT_EQUAL(live.host_ecn.dcqcn[STATE_DCQCN_NP_MIN_TIME_BETWEEN_CNPS], 0);
+        CU_ASSERT_EQUAL(live.host_ecn.dcqcn[STATE_DCQCN_RP_HAI_RATE], 50);     /* not named: untouched */
+        dcqcn_path(ofed, STATE_DCQCN_RP_AI_RATE, path, sizeof(path));
+        CU_ASSERT_PTR_NOT_NULL(strstr(path, ofed ? "ecn/roce_rp/rpg_ai_rate" : "cc_params/rp_ai_rate"));
+        CU_ASSERT(drvtest_restore(&nic_ecn_driver, &tgt, &before, &e) == 0);
+        dcqcn_files(ofed, -1, now, sizeof(now));
+        CU_ASSERT_STRING_EQUAL(now, start);                     /* byte-identical */
+        remove_tree();
+}
+
+static void test_dcqcn_ofed(void)
+{
+        dcqcn_layout(true);
+}
+
+static void test_dcqcn_debugfs(void)
+{
+        dcqcn_layout(false);
+}
+
+/* A 4.x kernel's debugfs has no np_min_time_between_cnps: refused before anything is written. */
+static void test_dcqcn_missing_param(void)
+{
+        char start[1024], now[1024];
+        struct state want;
+        struct errbuf e;
+
+        dcqcn_tree(false, STATE_DCQCN_NP_MIN_TIME_BETWEEN_CNPS);
+        dcqcn_files(false, STATE_DCQCN_NP_MIN_TIME_BETWEEN_CNPS, start, sizeof(start));
+        dcqcn_want(&want);
+        CU_ASSERT_EQUAL(drvtest_apply(&nic_ecn_driver, &tgt, &want, &e), -ENOENT);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "'np_min_time_between_cnps' does not exist; nothing was changed"));
+        dcqcn_files(false, STATE_DCQCN_NP_MIN_TIME_BETWEEN_CNPS, now, sizeof(now));
+        CU_ASSERT_STRING_EQUAL(now, start);
+        remove_tree();
+}
+
 int suite_ecn_sysfs(void);
 int suite_ecn_sysfs(void)
 {
@@ -306,7 +440,9 @@ int suite_ecn_sysfs(void)
             !CU_add_test(s, "missing_and_readonly", test_missing_and_readonly) ||
             !CU_add_test(s, "midway_failure_restores", test_midway_failure_restores) ||
             !CU_add_test(s, "no_ecn_dir_and_cc_params", test_no_ecn_dir_and_cc_params) ||
-            !CU_add_test(s, "cc_params_cnp", test_cc_params_cnp))
+            !CU_add_test(s, "cc_params_cnp", test_cc_params_cnp) ||
+            !CU_add_test(s, "dcqcn_ofed", test_dcqcn_ofed) || !CU_add_test(s, "dcqcn_debugfs", test_dcqcn_debugfs) ||
+            !CU_add_test(s, "dcqcn_missing_param", test_dcqcn_missing_param))
                 return -1;
         return 0;
 }

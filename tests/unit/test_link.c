@@ -13,6 +13,7 @@
 #include "drivers/host/dcb_driver.h"
 #include "drivers/host/iface.h"
 #include "drivers/host/link.h"
+#include "drivers/host/qdisc_ets.h"
 #include "tests/lib/drvtest.h"
 #include "tests/lib/nltrace.h"
 #include "tests/nicmodel/nm_transport.h"
@@ -262,6 +263,26 @@ static void test_wait_follows_speed(void)
         CU_ASSERT(system(cmd) == 0);
 }
 
+/* The rate of the htb class a switch-role tree attaches under, as the kernel dumps it (RTM_GETTCLASS). */
+static void test_shaper_rate(void)
+{
+        struct errbuf e = { 0 };
+        uint64_t Bps = 0;
+
+        if (!enter_netns())
+                return;
+        CU_ASSERT_EQUAL(qdisc_driver_shaper_rate(NULL, tgt.ifindex, 0x10001, &Bps, &e), -ENOENT);
+        CU_ASSERT_FATAL(system("tc qdisc add dev vA root handle 1: htb default 1 && "
+                               "tc class add dev vA parent 1: classid 1:1 htb rate 20mbit ceil 20mbit && "
+                               "tc class add dev vA parent 1: classid 1:2 htb rate 40gbit") == 0);
+        CU_ASSERT_EQUAL(qdisc_driver_shaper_rate(NULL, tgt.ifindex, 0x10001, &Bps, &e), 0);
+        CU_ASSERT_EQUAL(Bps, 2500000);                          /* 20 Mbit/s in bytes per second */
+        CU_ASSERT_EQUAL(qdisc_driver_shaper_rate(NULL, tgt.ifindex, 0x10002, &Bps, &e), 0);
+        CU_ASSERT_EQUAL(Bps, 5000000000ull);                    /* above 32 bits: TCA_HTB_RATE64 */
+        CU_ASSERT_EQUAL(qdisc_driver_shaper_rate(NULL, tgt.ifindex, 0x10003, &Bps, &e), -ENOENT);
+        leave_netns();
+}
+
 int suite_link(void);
 int suite_link(void)
 {
@@ -273,7 +294,8 @@ int suite_link(void)
             !CU_add_test(s, "discovery_and_counters", test_discovery_and_counters) ||
             !CU_add_test(s, "mtu_vector", test_mtu_vector) ||
             !CU_add_test(s, "wait_bound", test_wait_bound) ||
-            !CU_add_test(s, "wait_follows_speed", test_wait_follows_speed))
+            !CU_add_test(s, "wait_follows_speed", test_wait_follows_speed) ||
+            !CU_add_test(s, "shaper_rate", test_shaper_rate))
                 return -1;
         return 0;
 }

@@ -90,10 +90,10 @@ cp "$top"/examples/policies/lab-switch-ecn-*.json "$root/lab/policies/"
 echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"
 printf '127.0.0.1 localhost\n' > "$root/etc/hosts"
 
-# The ECN lab's PKI (tests/lib/certs.sh): one CA, the switch agent's server certificate
-# (SAN: its management address), the controller's client certificate.
+# The ECN lab's PKI (tests/lib/certs.sh): one CA, the agents' server certificate
+# (SAN: every agent's management address, 10.9.N.11), the controller's client certificate.
 . "$top/tests/lib/certs.sh"
-make_certs "$root/lab/pki" 10.9.0.11 >"$cache/pki.log" 2>&1 ||
+make_certs "$root/lab/pki" 10.9.0.11 10.9.1.11 10.9.2.11 10.9.3.11 10.9.4.11 10.9.5.11 >"$cache/pki.log" 2>&1 ||
         { echo "build-guest.sh: cannot make the lab's certificates (see $cache/pki.log)" >&2; exit 1; }
 
 (cd "$root" && find . -print0 | cpio --null -o -H newc 2>/dev/null | zstd -3 -q -f -o "$cache/initramfs.cpio.zst")

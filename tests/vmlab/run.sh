@@ -7,7 +7,9 @@
 # on a Linux switch (ecn-lab.sh).
 # Prints PASS/FAIL/SKIP lines for tests/check.sh; the ECN story's figures go to
 # $VMLAB_CACHE/ecn-figures.txt. VMLAB_CASES picks cases ("rdma qdisc ecn";
-# "rocetos" runs the roce_tos case of "rdma" alone).
+# "rocetos" runs the roce_tos case of "rdma" alone); ECNLAB_TUNE_TRIALS and
+# ECNLAB_TUNE_RUNS (default 8 and 1: the tier's short search) are the ECN story's
+# tune budget and runs per measurement (bench/ecn_lab.sh: 12 and 3).
 # Guest build cache: $VMLAB_CACHE (default $BUILD/vmlab; never committed). The guest
 # runs non-sanitized programs: $BUILD's when they are, else plain copies built into
 # $BUILD/plain.
@@ -43,9 +45,9 @@ read -r kernel initrd <<<"$(printf '%s\n' "$out" | tail -1)"
 console=$cache/console.log
 echo "  host load before boot: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (TCG rates suffer under load)"
 start=$(date +%s)
-timeout -k 5 "${VMLAB_TIMEOUT:-600}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 1024 -smp 2 \
+timeout -k 5 "${VMLAB_TIMEOUT:-1500}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 1024 -smp 2 \
         -nographic -no-reboot -kernel "$kernel" -initrd "$initrd" \
-        -append "console=ttyS0 quiet panic=-1 VMLAB_ITER=${VMLAB_ITER:-800} VMLAB_CASES=\"${VMLAB_CASES:-rdma qdisc ecn}\"" \
+        -append "console=ttyS0 quiet panic=-1 VMLAB_ITER=${VMLAB_ITER:-800} VMLAB_CASES=\"${VMLAB_CASES:-rdma qdisc ecn}\" ECNLAB_TUNE_TRIALS=${ECNLAB_TUNE_TRIALS:-8} ECNLAB_TUNE_RUNS=${ECNLAB_TUNE_RUNS:-1}" \
         </dev/null >"$console" 2>&1
 qrc=$?
 echo "  guest ran $(( $(date +%s) - start )) s (qemu exit $qrc), console: $console"
@@ -55,7 +57,7 @@ tr -d '\r' < "$console" | sed -n 's/^ECNLAB-FIGURE //p' > "$cache/ecn-figures.tx
 results=$(tr -d '\r' < "$console" | sed -n 's/^VMLAB-RESULT \(PASS\|FAIL\|SKIP\) \([^:]*\)\(.*\)$/\1 vmlab.\2\3/p')
 if [ -z "$results" ]; then
         if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
-                echo "FAIL vmlab-boot: guest timed out after ${VMLAB_TIMEOUT:-600} s with no results"
+                echo "FAIL vmlab-boot: guest timed out after ${VMLAB_TIMEOUT:-1500} s with no results"
         else
                 echo "FAIL vmlab-boot: guest reported no results (qemu exit $qrc)"
         fi
