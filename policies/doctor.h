@@ -356,19 +356,28 @@ struct doctor_rule {
         const char *threshold;          /* the threshold, in words */
         const char *source;             /* the document or source that sets it */
         bool needs_path;
-        void (*check)(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
+        /* Its findings into r; rule is its own row. */
+        void (*check)(const struct doctor_rule *rule, const struct doctor_facts *f, const struct doctor_params *p,
+                      struct doctor_report *r);
 };
 
 /* The lossless class on live state (doctor_lossless.c): the checks of their rows in doctor_rules[]. */
-void doctor_check_pfc_unmapped(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
-void doctor_check_roce_lossy(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
-void doctor_check_host_ecn(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
-void doctor_check_cnp_dscp(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
-void doctor_check_tc_bandwidth(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
-void doctor_check_roce_tos(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_pfc_unmapped(const struct doctor_rule *rule, const struct doctor_facts *f,
+                               const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_roce_lossy(const struct doctor_rule *rule, const struct doctor_facts *f,
+                             const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_host_ecn(const struct doctor_rule *rule, const struct doctor_facts *f,
+                           const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_cnp_dscp(const struct doctor_rule *rule, const struct doctor_facts *f,
+                           const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_tc_bandwidth(const struct doctor_rule *rule, const struct doctor_facts *f,
+                               const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_roce_tos(const struct doctor_rule *rule, const struct doctor_facts *f,
+                           const struct doctor_params *p, struct doctor_report *r);
 /* After every rule: the class findings on switch ports that the proposal's state clears are fixed by it. */
 void doctor_lossless_fixed(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
-void doctor_check_rdma_lossy(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_rdma_lossy(const struct doctor_rule *rule, const struct doctor_facts *f,
+                             const struct doctor_params *p, struct doctor_report *r);
 
 extern const struct doctor_rule doctor_rules[];
 extern const unsigned doctor_rules_n;

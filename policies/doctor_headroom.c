@@ -147,9 +147,10 @@ static void headroom_one(const struct end *x, void *data)
                         short_buffer(c, x, prio, &in, &need);
 }
 
-void doctor_check_headroom(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+void doctor_check_headroom(const struct doctor_rule *rule, const struct doctor_facts *f,
+                           const struct doctor_params *p, struct doctor_report *r)
 {
-        struct hr_ctx c = { doctor_rule_find("headroom_insufficient"), f, r };
+        struct hr_ctx c = { rule, f, r };
 
         each_end(f, headroom_one, &c);
 }
@@ -261,9 +262,10 @@ static void unset_end(const struct end *x, void *data)
         unset_one(c, x, &k);
 }
 
-void doctor_check_cable_unset(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+void doctor_check_cable_unset(const struct doctor_rule *rule, const struct doctor_facts *f,
+                              const struct doctor_params *p, struct doctor_report *r)
 {
-        struct hr_ctx c = { doctor_rule_find("cable_length_unset"), f, r };
+        struct hr_ctx c = { rule, f, r };
 
         each_end(f, unset_end, &c);
 }
@@ -330,10 +332,10 @@ static void drops_one(const struct end *x, void *data)
         }
 }
 
-void doctor_check_lossless_drops(const struct doctor_facts *f, const struct doctor_params *p,
-                                 struct doctor_report *r)
+void doctor_check_lossless_drops(const struct doctor_rule *rule, const struct doctor_facts *f,
+                                 const struct doctor_params *p, struct doctor_report *r)
 {
-        struct hr_ctx c = { doctor_rule_find("lossless_drops"), f, r };
+        struct hr_ctx c = { rule, f, r };
 
         each_end(f, drops_one, &c);
 }

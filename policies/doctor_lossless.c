@@ -141,40 +141,46 @@ static void class_device(const struct device *d, void *data)
         }
 }
 
-static void check_class(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r,
+static void check_class(const struct doctor_rule *rule, const struct doctor_facts *f,
+                        const struct doctor_params *p, struct doctor_report *r,
                         enum lossless_code code)
 {
         struct lossless_report *lr = malloc(sizeof(*lr));
-        struct class_ctx c = { code, doctor_rule_find(lossless_code_name(code)), p, r, lr };
+        struct class_ctx c = { code, rule, p, r, lr };
 
         if (lr && c.rule)
                 each_device(f, class_device, &c);
         free(lr);
 }
 
-void doctor_check_pfc_unmapped(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+void doctor_check_pfc_unmapped(const struct doctor_rule *rule, const struct doctor_facts *f,
+                               const struct doctor_params *p, struct doctor_report *r)
 {
-        check_class(f, p, r, LOSSLESS_PFC_UNMAPPED);
+        check_class(rule, f, p, r, LOSSLESS_PFC_UNMAPPED);
 }
 
-void doctor_check_roce_lossy(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+void doctor_check_roce_lossy(const struct doctor_rule *rule, const struct doctor_facts *f,
+                             const struct doctor_params *p, struct doctor_report *r)
 {
-        check_class(f, p, r, LOSSLESS_ROCE_LOSSY);
+        check_class(rule, f, p, r, LOSSLESS_ROCE_LOSSY);
 }
 
-void doctor_check_host_ecn(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+void doctor_check_host_ecn(const struct doctor_rule *rule, const struct doctor_facts *f,
+                           const struct doctor_params *p, struct doctor_report *r)
 {
-        check_class(f, p, r, LOSSLESS_HOST_ECN);
+        check_class(rule, f, p, r, LOSSLESS_HOST_ECN);
 }
 
-void doctor_check_cnp_dscp(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+void doctor_check_cnp_dscp(const struct doctor_rule *rule, const struct doctor_facts *f,
+                           const struct doctor_params *p, struct doctor_report *r)
 {
-        check_class(f, p, r, LOSSLESS_CNP_DSCP);
+        check_class(rule, f, p, r, LOSSLESS_CNP_DSCP);
 }
 
-void doctor_check_tc_bandwidth(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+void doctor_check_tc_bandwidth(const struct doctor_rule *rule, const struct doctor_facts *f,
+                               const struct doctor_params *p, struct doctor_report *r)
 {
-        check_class(f, p, r, LOSSLESS_TC_BANDWIDTH);
+        check_class(rule, f, p, r, LOSSLESS_TC_BANDWIDTH);
 }
 
 /* ---- what the proposal fixes of the class ---- */
@@ -316,9 +322,10 @@ static void tos_path(const struct doctor_path *p, void *data)
         tos_fix(x, h->roce_tos);
 }
 
-void doctor_check_roce_tos(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+void doctor_check_roce_tos(const struct doctor_rule *rule, const struct doctor_facts *f,
+                           const struct doctor_params *p, struct doctor_report *r)
 {
-        struct tos_ctx c = { doctor_rule_find("roce_tos_lossy"), r };
+        struct tos_ctx c = { rule, r };
 
         if (!c.rule)
                 return;
@@ -366,9 +373,10 @@ static void rdma_lossy(struct tos_ctx *c, const struct doctor_params *p, const s
                  "rdma_cm applications, the applications' own ToS or service level for the others");
 }
 
-void doctor_check_rdma_lossy(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+void doctor_check_rdma_lossy(const struct doctor_rule *rule, const struct doctor_facts *f,
+                             const struct doctor_params *p, struct doctor_report *r)
 {
-        struct tos_ctx c = { doctor_rule_find("rdma_on_lossy_priority"), r };
+        struct tos_ctx c = { rule, r };
 
         for (unsigned i = 0; c.rule && i < f->n_nodes; i++)
                 for (unsigned k = 0; !f->nodes[i].error[0] && !f->nodes[i].switch_role && k < f->nodes[i].n_ifs; k++)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The doctor's report: findings, notes, running the rules, and the report as JSON and text. */
+/* The doctor's report: findings, notes, and the report as JSON and text (doctor_run.c runs the rules into it). */
 #include <stdarg.h>
 
 #include "policies/doctor.h"
+#include "policies/doctor_internal.h"
 #include "policies/spec_json.h"
 
 static const char *const severity_names[DOCTOR_SEVERITY_MAX] = { "info", "warning", "critical" };
@@ -139,75 +140,19 @@ void doctor_report_note(struct doctor_report *r, const char *fmt, ...)
         va_end(ap);
 }
 
-/* ---- running ---- */
+/* ---- evidence: the words findings share ---- */
 
-/* The rules a missing path leaves unchecked, named once. */
-static void path_rules(char *buf, size_t size)
+const char *doctor_prio_list(uint8_t bits, char *buf, size_t size)
 {
         size_t o = 0;
 
         buf[0] = '\0';
-        for (unsigned i = 0; i < doctor_rules_n && o < size; i++)
-                if (doctor_rules[i].needs_path)
-                        o += (size_t)snprintf(buf + o, size - o, "%s%s", o ? ", " : "", doctor_rules[i].code);
-}
-
-static void collection_notes(const struct doctor_facts *f, struct doctor_report *r)
-{
-        char rules[256];
-
-        path_rules(rules, sizeof(rules));
-        for (unsigned i = 0; i < f->n_nodes; i++) {
-                const struct doctor_node *n = &f->nodes[i];
-
-                r->n_nodes++;
-                if (n->error[0]) {
-                        doctor_report_note(r, "%s: not collected: %s", n->name, n->error);
-                        continue;
-                }
-                r->n_collected++;
-                for (unsigned k = 0; k < n->n_notes; k++)
-                        doctor_report_note(r, "%s: %s", n->name, n->notes[k]);
-                for (unsigned s = 0; s < n->n_switches; s++)
-                        if (n->switches[s].error[0])
-                                doctor_report_note(r, "%s: switch '%s' could not be read: %s", n->name,
-                                                   n->switches[s].name, n->switches[s].error);
-                for (unsigned k = 0; !n->switch_role && k < n->n_ifs; k++) {
-                        struct doctor_path p;
-                        char why[DOCTOR_NOTE_MAX];
-
-                        if (doctor_iface_roce(&n->ifs[k]) && doctor_path(f, n, &n->ifs[k], &p, why, sizeof(why)) <= 0)
-                                doctor_report_note(r, "%s %s: path unknown (%s); not checked: %s", n->name,
-                                                   n->ifs[k].name, why, rules);
-                }
-        }
-}
-
-static unsigned rule_index(const struct doctor_rule *rule)
-{
-        return (unsigned)(rule - doctor_rules);
-}
-
-static int finding_cmp(const void *a, const void *b)
-{
-        const struct doctor_finding *x = a, *y = b;
-
-        if (x->severity != y->severity)
-                return x->severity > y->severity ? -1 : 1;
-        if (x->rule != y->rule)
-                return rule_index(x->rule) < rule_index(y->rule) ? -1 : 1;
-        return strcmp(x->ports[0], y->ports[0]);
-}
-
-int doctor_run(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
-{
-        collection_notes(f, r);
-        for (unsigned i = 0; i < doctor_rules_n; i++)
-                doctor_rules[i].check(f, p, r);
-        doctor_lossless_fixed(f, p, r);
-        if (r->n)
-                qsort(r->v, r->n, sizeof(*r->v), finding_cmp);
-        return 0;
+        for (unsigned i = 0; i < 8 && o < size; i++)
+                if (bits & (1u << i))
+                        o += (size_t)snprintf(buf + o, size - o, "%s%u", o ? "," : "", i);
+        if (!o)
+                snprintf(buf, size, "none");
+        return buf;
 }
 
 /* ---- JSON ---- */

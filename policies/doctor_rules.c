@@ -20,20 +20,7 @@ static unsigned queue_of(const struct state *st, unsigned prio)
 
 static const char *prio_list(uint8_t bits, char *buf, size_t size)
 {
-        size_t o = 0;
-
-        buf[0] = '\0';
-        for (unsigned i = 0; i < 8 && o < size; i++)
-                if (bits & (1u << i))
-                        o += (size_t)snprintf(buf + o, size - o, "%s%u", o ? "," : "", i);
-        if (!o)
-                snprintf(buf, size, "none");
-        return buf;
-}
-
-const char *doctor_prio_list(uint8_t bits, char *buf, size_t size)
-{
-        return prio_list(bits, buf, size);
+        return doctor_prio_list(bits, buf, size);
 }
 
 /* The RoCE priority of a host: the parameter, else what the host maps the RoCE DSCP to, else 3. */
@@ -305,37 +292,42 @@ static void cnp_one(const struct doctor_path *p, void *data)
         x->fixed = propose_dscp(c->r, p, he->cnp_dscp, he->cnp_prio);
 }
 
-static void run_paths(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r,
-                      const char *code, void (*fn)(const struct doctor_path *, void *))
+static void run_paths(const struct doctor_rule *rule, const struct doctor_facts *f, const struct doctor_params *p,
+                      struct doctor_report *r, void (*fn)(const struct doctor_path *, void *))
 {
-        struct rule_ctx c = { doctor_rule_find(code), p, f, r };
+        struct rule_ctx c = { rule, p, f, r };
 
         doctor_each_path(f, fn, &c);
 }
 
-static void check_mtu(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+static void check_mtu(const struct doctor_rule *rule, const struct doctor_facts *f,
+                      const struct doctor_params *p, struct doctor_report *r)
 {
-        run_paths(f, p, r, "mtu_mismatch", mtu_one);
+        run_paths(rule, f, p, r, mtu_one);
 }
 
-static void check_trust(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+static void check_trust(const struct doctor_rule *rule, const struct doctor_facts *f,
+                        const struct doctor_params *p, struct doctor_report *r)
 {
-        run_paths(f, p, r, "trust_mismatch", trust_one);
+        run_paths(rule, f, p, r, trust_one);
 }
 
-static void check_dscp(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+static void check_dscp(const struct doctor_rule *rule, const struct doctor_facts *f,
+                       const struct doctor_params *p, struct doctor_report *r)
 {
-        run_paths(f, p, r, "dscp_map_mismatch", dscp_one);
+        run_paths(rule, f, p, r, dscp_one);
 }
 
-static void check_pfc(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+static void check_pfc(const struct doctor_rule *rule, const struct doctor_facts *f,
+                      const struct doctor_params *p, struct doctor_report *r)
 {
-        run_paths(f, p, r, "pfc_priority_mismatch", pfc_one);
+        run_paths(rule, f, p, r, pfc_one);
 }
 
-static void check_cnp(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+static void check_cnp(const struct doctor_rule *rule, const struct doctor_facts *f,
+                      const struct doctor_params *p, struct doctor_report *r)
 {
-        run_paths(f, p, r, "cnp_priority_mismatch", cnp_one);
+        run_paths(rule, f, p, r, cnp_one);
 }
 
 /* ---- switch ports, wherever they come from ---- */
@@ -553,9 +545,10 @@ static void ecn_off_hosts(struct rule_ctx *c)
         }
 }
 
-static void check_ecn_off(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+static void check_ecn_off(const struct doctor_rule *rule, const struct doctor_facts *f,
+                          const struct doctor_params *p, struct doctor_report *r)
 {
-        struct rule_ctx c = { doctor_rule_find("ecn_disabled_on_lossless_queue"), p, f, r };
+        struct rule_ctx c = { rule, p, f, r };
 
         each_port(f, ecn_off_port, &c);
         ecn_off_hosts(&c);
@@ -677,9 +670,10 @@ static void ecn_low_port(const struct sw_port *sp, void *data)
         }
 }
 
-static void check_ecn_low(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+static void check_ecn_low(const struct doctor_rule *rule, const struct doctor_facts *f,
+                          const struct doctor_params *p, struct doctor_report *r)
 {
-        struct rule_ctx c = { doctor_rule_find("ecn_threshold_low"), p, f, r };
+        struct rule_ctx c = { rule, p, f, r };
 
         each_port(f, ecn_low_port, &c);
 }
@@ -725,9 +719,10 @@ static void pause_one(struct rule_ctx *c, const char *node, const char *a, const
                  "prevention on the NIC contain a storm");
 }
 
-static void check_pause(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+static void check_pause(const struct doctor_rule *rule, const struct doctor_facts *f,
+                        const struct doctor_params *p, struct doctor_report *r)
 {
-        struct rule_ctx c = { doctor_rule_find("pause_storm"), p, f, r };
+        struct rule_ctx c = { rule, p, f, r };
 
         for (unsigned i = 0; i < f->n_nodes; i++) {
                 const struct doctor_node *n = &f->nodes[i];
@@ -787,9 +782,10 @@ static void downshift_one(struct rule_ctx *c, const char *node, const char *a, c
                  "switch's link view)", a, b);
 }
 
-static void check_downshift(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+static void check_downshift(const struct doctor_rule *rule, const struct doctor_facts *f,
+                            const struct doctor_params *p, struct doctor_report *r)
 {
-        struct rule_ctx c = { doctor_rule_find("link_downshift"), p, f, r };
+        struct rule_ctx c = { rule, p, f, r };
         struct speeds hosts = { 0 };
 
         for (unsigned i = 0; i < f->n_nodes; i++)
@@ -818,9 +814,9 @@ static void check_downshift(const struct doctor_facts *f, const struct doctor_pa
 
 /* ---- lldpad_conflict ---- */
 
-static void check_lldpad(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+static void check_lldpad(const struct doctor_rule *rule, const struct doctor_facts *f,
+                         const struct doctor_params *p, struct doctor_report *r)
 {
-        const struct doctor_rule *rule = doctor_rule_find("lldpad_conflict");
         const uint32_t dcb = STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_DSCP_MAP) |
                              STATE_BIT(STATE_FIELD_PFC) | STATE_BIT(STATE_FIELD_ETS);
 
@@ -849,9 +845,9 @@ static void check_lldpad(const struct doctor_facts *f, const struct doctor_param
 
 /* ---- drift ---- */
 
-static void check_drift(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+static void check_drift(const struct doctor_rule *rule, const struct doctor_facts *f,
+                        const struct doctor_params *p, struct doctor_report *r)
 {
-        const struct doctor_rule *rule = doctor_rule_find("drift");
 
         for (unsigned i = 0; i < f->n_nodes; i++) {
                 const struct doctor_node *n = &f->nodes[i];

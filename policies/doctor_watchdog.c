@@ -143,9 +143,9 @@ static void host_missing(const struct doctor_rule *rule, const struct doctor_nod
                  "of %s", n->name);
 }
 
-void doctor_check_watchdog_missing(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+void doctor_check_watchdog_missing(const struct doctor_rule *rule, const struct doctor_facts *f,
+                                   const struct doctor_params *p, struct doctor_report *r)
 {
-        const struct doctor_rule *rule = doctor_rule_find("watchdog_missing");
 
         for (unsigned i = 0; i < f->n_nodes; i++) {
                 const struct doctor_node *n = &f->nodes[i];
@@ -223,9 +223,9 @@ static void flapping_port(const struct doctor_rule *rule, const struct doctor_pa
         }
 }
 
-void doctor_check_watchdog_flapping(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
+void doctor_check_watchdog_flapping(const struct doctor_rule *rule, const struct doctor_facts *f,
+                                    const struct doctor_params *p, struct doctor_report *r)
 {
-        const struct doctor_rule *rule = doctor_rule_find("watchdog_flapping");
 
         for (unsigned i = 0; i < f->n_nodes; i++) {
                 const struct doctor_node *n = &f->nodes[i];
