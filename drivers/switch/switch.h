@@ -245,7 +245,7 @@ int switch_ledger_write(const struct switch_session *s, const struct switch_own 
 int switch_ledger_read(const struct switch_session *s, struct switch_own *ret);
 void switch_ledger_clear(const struct switch_session *s);
 
-/* ---- switch_txn.c: sessions, commands, the generic driver flow ---- */
+/* ---- switch_session.c: a session's commands and notes ---- */
 
 int switch_run(struct switch_session *s, const char *cmd, const char *input, char **ret_out,
                struct errbuf *e);
@@ -255,6 +255,8 @@ int switch_runf(struct switch_session *s, char **ret_out, struct errbuf *e, cons
 void switch_note(struct switch_session *s, const char *fmt, ...) _printf_(2, 3);
 /* The policy the request applies ("" when none, e.g. a restore). */
 const char *switch_policy(const struct switch_session *s);
+
+/* ---- switch_txn.c: the generic driver flow ---- */
 
 /* How the last restore on this target's session put the switch back ("none" without a session). */
 enum switch_restore_method switch_restore_method(const struct target *t);

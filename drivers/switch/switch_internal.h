@@ -8,11 +8,15 @@
  * status, auto-save) and switch_nvue_wd.c (its PFC watchdog), never the other way.
  * SONiC: switch_sonic.c calls switch_sonic_wd.c (`show pfcwd config`, `config pfcwd
  * ...`) around its GCU patch; EOS: switch_eos.c calls switch_eos_wd.c. All call
- * switch_txn.c (switch_run).
+ * switch_session.c (switch_run, switch_note), as switch_txn.c does; none calls
+ * switch_txn.c, which holds the dialects' table.
  */
 #pragma once
 
 #include "drivers/switch/switch.h"
+
+/* switch_session.c: (re)connect the session's SSH connection to its switch; errors name the switch. */
+int switch_session_connect(struct switch_session *s, struct errbuf *e);
 
 /* After the CONFIG_DB read (s->native): every port's watchdog into units. A switch without the CLI: a note. */
 int sonic_wd_read(struct switch_session *s, struct state *units, struct errbuf *e);
