@@ -303,6 +303,7 @@ static int start_daemon(struct http_server *s, const union netaddr *a, struct er
                                         MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, &s->guard,
                                         MHD_OPTION_HTTPS_MEM_CERT, s->cert,
                                         MHD_OPTION_HTTPS_MEM_KEY, s->key,
+                                        MHD_OPTION_HTTPS_CERT_CALLBACK, s->o.cert_callback,
                                         MHD_OPTION_HTTPS_MEM_TRUST, s->ca,
                                         MHD_OPTION_HTTPS_PRIORITIES, HTTP_TLS_PRIORITIES,
                                         MHD_OPTION_END);
@@ -335,8 +336,9 @@ int http_start(const struct http_options *o, struct http_server **ret, struct er
                 return -ENOMEM;
         s->o = *o;
         if (!o->insecure_loopback) {
-                r = read_pem("tls.cert", o->cert, &s->cert, e);
-                if (r >= 0)
+                if (!o->cert_callback)
+                        r = read_pem("tls.cert", o->cert, &s->cert, e);
+                if (r >= 0 && !o->cert_callback)
                         r = read_pem("tls.key", o->key, &s->key, e);
                 if (r >= 0)
                         r = read_pem("tls.client_ca", o->client_ca, &s->ca, e);
