@@ -73,7 +73,14 @@ bool inventory_node_has_label(const struct inventory_node *n, const char *key, c
  * the controller's client certificate, agent certificates verified against the
  * inventory's CA, connections kept and reused across batches, a per-request and
  * an overall deadline, bounded concurrency, and retries with exponential backoff
- * for idempotent requests only (an apply is never sent twice).
+ * for idempotent requests, and for any request that never left this host (its
+ * connection or TLS handshake failed: nothing of it reached the agent; an apply
+ * that went out is never sent twice).
+ *
+ * Cost per request is constant whatever the fleet: requests start in order from a
+ * cursor (retries from a queue ordered by when they are due), easy handles and
+ * headers are made once and reused, and a connection made for a node's apply can
+ * be kept until its confirm (http_client_keep).
  */
 
 
@@ -91,6 +98,17 @@ struct http_opts {
         unsigned retries;               /* extra attempts for idempotent requests (default 2) */
         unsigned backoff_ms;            /* first retry delay, doubled each time (default 200) */
         unsigned max_conns;             /* connections kept for reuse (default 256) */
+};
+
+/* An idle TLS connection costs about 45 KB in libcurl and OpenSSL: this many at most are kept. */
+#define HTTP_KEEP_MAX 1024
+
+/* What a client did so far, for benchmarks and tests. */
+struct http_stats {
+        unsigned long long attempts;    /* attempts started */
+        unsigned long long connects;    /* new connections made for them (TLS handshakes) */
+        unsigned long long retries;     /* attempts that were retries */
+        unsigned long long handles;     /* libcurl easy handles made (reused across requests) */
 };
 
 struct http_req {
@@ -111,10 +129,10 @@ struct http_req {
                                            -ECANCELED (the gate said no: never sent) */
         char errmsg[256];               /* transport error text when err < 0 */
         unsigned attempts;
+        bool sent;                      /* some of the last attempt went out; false: it never reached the agent */
 
         /* Private to http.c. */
         void *easy_;
-        void *headers_;
         long long not_before_ms_;
         size_t cap_;
         bool queued_, done_;
@@ -147,6 +165,19 @@ void http_client_set_gate(struct http_client *c, bool (*may_send)(void *ud), voi
 
 /* Requests in flight at most from now on (at least 1); returns the bound it replaces. */
 unsigned http_client_set_parallel(struct http_client *c, unsigned parallel);
+
+/*
+ * Keep up to n connections open for reuse from now on (never fewer than max_conns,
+ * never more than HTTP_KEEP_MAX or the open-file limit allows): a rollout keeps the
+ * connection of each node of a wave from its apply to its confirm. Returns the bound
+ * now in force.
+ */
+unsigned http_client_keep(struct http_client *c, unsigned n);
+
+void http_client_stats(const struct http_client *c, struct http_stats *ret);
+
+/* Free a finished request's answer at once (its results stay): answers are not kept until the run ends. */
+void http_req_drop_answer(struct http_req *r);
 
 /* Free the answer and reset the results so the request can be run again. */
 void http_req_done(struct http_req *r);
