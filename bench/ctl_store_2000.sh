@@ -9,13 +9,13 @@
 # ENDPOINTS=2000 by default.
 . "$(cd "$(dirname "$0")/.." && pwd)/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/etcd.sh"
+. "$NETTUNE_TOP/bench/stats.sh"
 . "$NETTUNE_TOP/bench/ctl_store.inc"
 require_root
 etcd_require
 [ -x /usr/bin/time ] || skip "/usr/bin/time is not installed"
 [ -x "$LG" ] || skip "'$LG' is not built (make test-bins)"
 N=${ENDPOINTS:-2000}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
 
 ns=$(netns_add load)
 port=7440
