@@ -40,7 +40,7 @@ struct inventory_node {
         char name[INVENTORY_NAME_MAX];
         char url[INVENTORY_URL_MAX];            /* "https://host:port", no trailing slash */
         unsigned n_labels;
-        struct policy_label labels[POLICY_LABELS_MAX];
+        struct policy_label *labels;            /* owned: n_labels of them (at most POLICY_LABELS_MAX) */
 };
 
 struct inventory {
@@ -49,6 +49,7 @@ struct inventory {
         char key[INVENTORY_PATH_MAX];
         unsigned n_nodes;
         struct inventory_node *nodes;           /* owned */
+        unsigned *by_name_, by_name_cap_;       /* private: node index + 1 by name (open addressing) */
 };
 
 /*
@@ -61,7 +62,7 @@ int inventory_parse_buffer(const char *buf, size_t len, const char *name, const 
 int inventory_load_file(const char *path, struct inventory **ret, struct errbuf *e);
 void inventory_free(struct inventory *inv);
 
-/* The node called `name`, or NULL. */
+/* The node called `name`, or NULL (a hash lookup in a parsed inventory). */
 const struct inventory_node *inventory_find(const struct inventory *inv, const char *name);
 
 /* Does a node carry label key=value? */
