@@ -273,7 +273,8 @@ static int read_pem(const char *what, const char *path, char **ret, struct errbu
 
 static int start_daemon(struct http_server *s, const union netaddr *a, struct errbuf *e)
 {
-        unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+        /* poll(), not select(): a descriptor past FD_SETSIZE (1024) is served too (the load generator holds thousands). */
+        unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
                          (a->sa.sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
         struct http_guard_limits lim = {
                 .pending_max = s->o.pending_max ? s->o.pending_max : HTTP_PENDING_MAX,
