@@ -80,8 +80,9 @@ bool inventory_node_has_label(const struct inventory_node *n, const char *key, c
  *
  * Cost per request is constant whatever the fleet: requests start in order from a
  * cursor (retries from a queue ordered by when they are due), easy handles and
- * headers are made once and reused, and a connection made for a node's apply can
- * be kept until its confirm (http_client_keep).
+ * headers are made once and reused, a connection made for a node's apply can be kept
+ * until its confirm (http_client_keep) and libcurl keeps no DNS cache (its pruning
+ * walks every name it holds on each request: the whole fleet's, within a minute).
  */
 
 
@@ -119,6 +120,8 @@ struct http_req {
         const char *body;               /* POST body (not owned), NULL = empty */
         size_t body_len;
         bool idempotent;                /* may be retried */
+        bool close_after;               /* nothing more is asked of this node soon: its connection is closed
+                                           when the request ends, not kept (see http_client_keep) */
         unsigned timeout_ms;            /* per attempt */
         void *user;
 
@@ -164,14 +167,16 @@ int http_run(struct http_client *c, struct http_req **reqs, size_t n, unsigned o
  */
 void http_client_set_gate(struct http_client *c, bool (*may_send)(void *ud), void *ud);
 
-/* Requests in flight at most from now on (at least 1); returns the bound it replaces. */
+/* Requests in flight at most from now on (at least 1, at most as descriptors allow); returns the bound it replaces. */
 unsigned http_client_set_parallel(struct http_client *c, unsigned parallel);
 
 /*
- * Keep up to n connections open for reuse from now on (never fewer than max_conns,
- * never more than HTTP_KEEP_MAX or the open-file limit allows): a rollout keeps the
- * connection of each node of a wave from its apply to its confirm. Returns the bound
- * now in force.
+ * Keep up to n idle connections for reuse from now on, beside those of the requests in
+ * flight (never fewer than max_conns, never more than HTTP_KEEP_MAX or the open-file
+ * limit allows): a rollout keeps the connection of each node of a wave from its apply to
+ * its confirm. Returns how many of the n are kept: a caller with more nodes than that
+ * sets close_after on the requests of the others, so that libcurl's cache never fills (a
+ * full cache looks at every connection it holds each time one is put back).
  */
 unsigned http_client_keep(struct http_client *c, unsigned n);
 

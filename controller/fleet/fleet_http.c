@@ -37,6 +37,8 @@ unsigned http_client_set_parallel(struct http_client *c, unsigned parallel)
 {
         unsigned old = c->o.parallel;
 
+        if (c->keep_max && parallel > c->keep_max)
+                parallel = c->keep_max;         /* one descriptor each: never past the open-file limit */
         c->o.parallel = parallel ? parallel : 1;
         return old;
 }
@@ -120,7 +122,6 @@ int http_client_new(const struct http_tls *tls, const struct http_opts *o, struc
                 return r;
         }
         curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
         http_client_keep(c, 0);
         *ret = c;
         return 0;
@@ -132,12 +133,12 @@ unsigned http_client_keep(struct http_client *c, unsigned n)
 
         if (keep > HTTP_KEEP_MAX)
                 keep = HTTP_KEEP_MAX;
-        if (c->keep_max && keep > c->keep_max)
-                keep = c->keep_max;
+        if (c->keep_max && keep + c->o.parallel > c->keep_max)
+                keep = c->keep_max > c->o.parallel ? c->keep_max - c->o.parallel : 1;
         if (keep != c->keep)
-                curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)keep);
+                curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)(keep + c->o.parallel));
         c->keep = keep;
-        return keep;
+        return keep < n ? keep : n;
 }
 
 void http_client_stats(const struct http_client *c, struct http_stats *ret)
@@ -226,6 +227,8 @@ static CURL *easy_new(struct http_client *c)
         curl_easy_setopt(easy, CURLOPT_SSLVERSION, (long)(CURL_SSLVERSION_TLSv1_2 | CURL_SSLVERSION_MAX_DEFAULT));
         curl_easy_setopt(easy, CURLOPT_SSL_CIPHER_LIST, HTTP_TLS12_CIPHERS);
         curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, (long)c->o.connect_timeout_ms);
+        /* No DNS cache: a name is resolved for each new connection (by the system's resolver). */
+        curl_easy_setopt(easy, CURLOPT_DNS_CACHE_TIMEOUT, 0L);
         curl_easy_setopt(easy, CURLOPT_HTTPHEADER, c->headers);
         curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_write);
         return easy;
@@ -245,6 +248,7 @@ static int start(struct http_client *c, struct http_req *r, long long deadline)
         curl_easy_setopt(easy, CURLOPT_WRITEDATA, r);
         curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, r->errmsg);
         curl_easy_setopt(easy, CURLOPT_PRIVATE, r);
+        curl_easy_setopt(easy, CURLOPT_FORBID_REUSE, r->close_after ? 1L : 0L);
         if (streq(r->method, "POST")) {
                 curl_easy_setopt(easy, CURLOPT_POST, 1L);
                 curl_easy_setopt(easy, CURLOPT_POSTFIELDS, r->body ? r->body : "");

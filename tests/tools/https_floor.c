@@ -9,9 +9,10 @@
  * controller's fan-out (TLS 1.2 or newer with its ciphers, mTLS, the peer, its
  * name and its certificate's purpose verified, TLS sessions shared, the TLS material
  * read once: controller/fleet/fleet_tls.c), the same number of requests in flight,
- * easy handles reused, and connections kept between a node's apply and its confirm
- * (--max-conns, by default the whole wave's). No store, no journal, no retries, no
- * progress, answers parsed only for their "tx".
+ * easy handles reused, connections kept between a node's apply and its confirm
+ * (--max-conns of them, by default the whole wave's: the newest applies keep theirs
+ * and are confirmed first), closed after the confirm, no DNS cache in libcurl. No
+ * store, no journal, no retries, no progress, answers parsed only for their "tx".
  *
  *   https_floor --endpoints N --port P --ca CA --cert C --key K --policy FILE
  *               [--parallel 64] [--canary 1] [--wave-size 25%] [--confirm-timeout 300]
@@ -98,6 +99,7 @@ static CURL *easy_new(struct fleet_tls *tls, CURLSH *share, struct slot *s)
         curl_easy_setopt(e, CURLOPT_WRITEDATA, s);
         curl_easy_setopt(e, CURLOPT_PRIVATE, s);
         curl_easy_setopt(e, CURLOPT_POST, 1L);
+        curl_easy_setopt(e, CURLOPT_DNS_CACHE_TIMEOUT, 0L);
         return e;
 }
 
@@ -110,11 +112,17 @@ static void url_of(const struct floor_opts *o, unsigned i, char *buf, size_t siz
         snprintf(buf, size, "https://%s:%u%s", ip, o->port, path);
 }
 
-/* Queue node i's apply (confirm false) or confirm on a free slot. */
+/*
+ * Queue node i's apply (confirm false) or confirm on a free slot. A connection is kept
+ * from a node's apply to its confirm, for the last `keep` nodes of its wave (those
+ * confirmed first), and closed after its confirm: libcurl's cache never fills.
+ */
 static void start(const struct floor_opts *o, CURLM *m, struct slot *s, struct node *nodes, unsigned i,
-                  bool confirm, uint32_t nonce, long long not_after_ms)
+                  bool confirm, uint32_t nonce, long long not_after_ms, bool close_after)
 {
         char path[128];
+
+        curl_easy_setopt(s->easy, CURLOPT_FORBID_REUSE, close_after ? 1L : 0L);
 
         s->node = i;
         s->len = 0;
@@ -159,24 +167,31 @@ static void finish(struct slot *s, struct node *nodes, bool confirm, CURLcode rc
         json_decref(j);
 }
 
-/* Nodes [from, to) of one wave, every request answered before this returns. */
+/*
+ * Nodes [from, to) of one wave, every request answered before this returns: applies in
+ * order, the last `keep` of them keeping their connections; confirms newest first.
+ */
 static void run_step(const struct floor_opts *o, CURLM *m, struct slot *slots, struct node *nodes, unsigned from,
-                     unsigned to, bool confirm, uint32_t nonce, long long not_after_ms)
+                     unsigned to, bool confirm, uint32_t nonce, long long not_after_ms, unsigned keep)
 {
-        unsigned next = from, active = 0;
+        unsigned n = to - from, next = 0, active = 0;
 
-        while (next < to || active > 0) {
+        while (next < n || active > 0) {
                 CURLMsg *msg;
                 int running, left;
 
-                for (unsigned k = 0; k < o->parallel && next < to; k++) {
+                for (unsigned k = 0; k < o->parallel && next < n; k++) {
+                        unsigned i;
+
                         if (slots[k].busy)
                                 continue;
-                        while (next < to && confirm && (!nodes[next].applied || nodes[next].committed))
+                        while (next < n && confirm && (!nodes[to - 1 - next].applied || nodes[to - 1 - next].committed))
                                 next++;
-                        if (next == to)
+                        if (next == n)
                                 break;
-                        start(o, m, &slots[k], nodes, next++, confirm, nonce, not_after_ms);
+                        i = confirm ? to - 1 - next : from + next;
+                        start(o, m, &slots[k], nodes, i, confirm, nonce, not_after_ms, confirm || next + keep < n);
+                        next++;
                         active++;
                 }
                 curl_multi_perform(m, &running);
@@ -268,7 +283,7 @@ int main(int argc, char **argv)
         struct fleet_tls *tls = NULL;
         struct errbuf e = { 0 };
         struct rusage ru;
-        unsigned size, waves = 0, applied = 0, committed = 0;
+        unsigned size, keep, waves = 0, applied = 0, committed = 0;
         uint32_t nonce = 0;
         long long t0 = now_ms(CLOCK_MONOTONIC);
         CURLSH *share;
@@ -295,8 +310,8 @@ int main(int argc, char **argv)
                 return 3;
         }
         curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-        curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-        curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, (long)(o.max_conns ? o.max_conns : size + o.parallel));
+        keep = o.max_conns ? o.max_conns : size;
+        curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, (long)(keep + o.parallel));
         for (unsigned k = 0; k < o.parallel; k++)
                 if (!(slots[k].easy = easy_new(tls, share, &slots[k])))
                         return 3;
@@ -304,8 +319,8 @@ int main(int argc, char **argv)
                 unsigned to = waves == 0 && o.canary ? (o.canary < o.n ? o.canary : o.n) :
                               (o.n - from < size ? o.n : from + size);
 
-                run_step(&o, m, slots, nodes, from, to, false, nonce, 0);
-                run_step(&o, m, slots, nodes, from, to, true, nonce, now_ms(CLOCK_REALTIME) + 60000);
+                run_step(&o, m, slots, nodes, from, to, false, nonce, 0, keep);
+                run_step(&o, m, slots, nodes, from, to, true, nonce, now_ms(CLOCK_REALTIME) + 60000, keep);
                 from = to;
         }
         for (unsigned i = 0; i < o.n; i++) {
