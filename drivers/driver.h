@@ -55,7 +55,9 @@ struct nl;
 struct driver_env {
         char sysfs_root[256];                   /* "/sys" in production, a test tree in tests */
         char debugfs_root[256];                 /* "/sys/kernel/debug" */
-        unsigned settle_ms;                     /* wait bound for carrier after a flapping change */
+        char configfs_root[256];                /* "/sys/kernel/config" (rdma_cm's default ToS) */
+        unsigned settle_ms;                     /* least wait bound for carrier after a flapping change */
+        unsigned link_up_max_ms;                /* most wait bound for carrier (the per-speed bound's ceiling) */
         unsigned flap_wait_ms;                  /* how long a change may take to drop carrier (no drop: no flap) */
         unsigned rdma_wait_ms;                  /* wait bound for the RDMA port to be ACTIVE again */
         unsigned confirm_timeout_s;             /* vendor-native commit-confirm for switches */
@@ -85,6 +87,7 @@ struct driver_io {
         struct link_cache *links;               /* the dump, NULL until first used */
         struct dcb_cache *dcb;                  /* every link's DCB GET, asked at once (drivers/host/dcb_nl.h) */
         unsigned n_interfaces;                  /* interface targets of the request: a dump pays for two or more */
+        int8_t rdma_devices;                    /* SYSFS/class/infiniband: 0 not looked at, 1 lists one, -1 none */
         bool batch;                             /* writes may wait in the handle's queue until driver_io_flush() */
         char policy[64];                        /* the policy the request applies, "" when none (restore) */
         unsigned n_notes;                       /* what drivers want the reader to know (plan and state "notes") */

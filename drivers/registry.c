@@ -10,14 +10,18 @@
 extern const struct driver_ops link_driver;
 extern const struct driver_ops dcb_driver;
 extern const struct driver_ops nic_ecn_driver;
+extern const struct driver_ops roce_tos_driver;
 extern const struct driver_ops qdisc_driver;
+extern const struct driver_ops dcb_buffer_driver;
 extern const struct driver_ops switch_driver;
 
 const struct driver_ops *const driver_table[] = {
         &link_driver,
         &dcb_driver,
         &nic_ecn_driver,
+        &roce_tos_driver,
         &qdisc_driver,
+        &dcb_buffer_driver,             /* after pfc (dcb) and a Linux switch's root qdisc (its buffer mode) */
         &switch_driver,
         NULL,
 };

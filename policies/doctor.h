@@ -20,8 +20,9 @@
  *
  * The path: a host interface faces one switch port, named in its facts as
  * peer (switch, port) by the agent configuration's "links" or by an LLDP neighbour
- * (agent/doctor_collect.c). The switch is any switch of any node's facts, or a node
- * in the switch role (its interfaces are its ports). A rule that needs the path
+ * (agent/doctor_collect.c). The switch is any switch of any node's facts — the union
+ * of the ports every agent that manages it reports — or a node in the switch role
+ * (its interfaces are its ports). A rule that needs the path
  * never guesses: without one the report says "path unknown".
  */
 #pragma once
@@ -58,6 +59,11 @@ enum doctor_counter {
         DOCTOR_WRED_DROP,               /* early drops of a RED/WRED queue */
         DOCTOR_PAUSE_STORM,             /* the device's own pause storm detection fired (mlx5) */
         DOCTOR_TX_PACKETS,              /* packets a queue sent (what its marks are a share of) */
+        DOCTOR_PRIO_BYTES,              /* bytes a port received or sent on one priority (mlx5 rx/tx_prioN_bytes) */
+        DOCTOR_RDMA_BYTES,              /* RoCE bytes the NIC received or sent (mlx5 rx/tx_vport_rdma_*_bytes) */
+        DOCTOR_RX_DISCARD,              /* received and dropped for lack of buffer: per priority (priority
+                                           group), or the port (mlx5 rx_prioN_discards, rx_discards_phy;
+                                           SONiC PG drops; NVUE rx-buffer-discards; EOS inDiscards) */
         DOCTOR_COUNTER_MAX,
 };
 
@@ -138,6 +144,7 @@ struct doctor_node {
         bool lldpad;                    /* lldpad runs: it owns DCB (DCBX) on this node */
         int lldpad_pid;
         char policy[DOCTOR_NAME_MAX];   /* the committed policy, "" none */
+        uint32_t declared_cable_m;      /* its pfc.cable_length_m, 0 when it declares none */
         bool drift_known;
         unsigned n_drift;               /* differences (only the first DOCTOR_DRIFT_MAX listed) */
         struct doctor_drift drift[DOCTOR_DRIFT_MAX];
@@ -188,6 +195,7 @@ struct doctor_params {
         int roce_dscp;                  /* the RoCE data DSCP (26) */
         int roce_prio;                  /* its priority; -1: what the hosts map it to, else 3 */
         int cnp_dscp;                   /* the CNP DSCP when no host says (48) */
+        double rdma_min_bytes_per_s;    /* RoCE traffic below this judges no priority (rdma_on_lossy_priority) */
 };
 
 void doctor_params_default(struct doctor_params *p);
@@ -239,6 +247,17 @@ struct doctor_path {
  */
 int doctor_path(const struct doctor_facts *f, const struct doctor_node *n, const struct doctor_iface *ifc,
                 struct doctor_path *ret, char *why, size_t why_size);
+
+/*
+ * Is this node's copy of switch `sw` the one whose port `port` the rules judge? Every
+ * agent that manages a switch reports the ports of its own configuration: the facts
+ * hold their union, and a port two agents both report is judged once, on the first
+ * copy that was read.
+ */
+bool doctor_port_first(const struct doctor_facts *f, unsigned node, const char *sw, const char *port);
+
+/* Every host interface that carries RoCE and whose path is known: fn(path, ctx). */
+void doctor_each_path(const struct doctor_facts *f, void (*fn)(const struct doctor_path *, void *), void *ctx);
 
 /* Interfaces that carry RoCE here: RDMA-backed, DCB read, managed by the committed policy, or with a peer. */
 bool doctor_iface_roce(const struct doctor_iface *ifc);
@@ -326,6 +345,15 @@ struct doctor_rule {
         void (*check)(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
 };
 
+/* The lossless class on live state (doctor_lossless.c): the checks of their rows in doctor_rules[]. */
+void doctor_check_pfc_unmapped(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_roce_lossy(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_host_ecn(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_cnp_dscp(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_tc_bandwidth(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_roce_tos(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_rdma_lossy(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
+
 extern const struct doctor_rule doctor_rules[];
 extern const unsigned doctor_rules_n;
 const struct doctor_rule *doctor_rule_find(const char *code);
@@ -338,6 +366,9 @@ int doctor_run(const struct doctor_facts *f, const struct doctor_params *p, stru
 
 /* For the rules: a new finding of rule (zeroed, severity = the rule's); NULL when out of memory. */
 struct doctor_finding *doctor_finding_add(struct doctor_report *r, const struct doctor_rule *rule);
+/* A host/switch finding of a path: both nodes and both ends named. */
+struct doctor_finding *doctor_finding_path(struct doctor_report *r, const struct doctor_rule *rule,
+                                           const struct doctor_path *p);
 void doctor_finding_node(struct doctor_finding *x, const char *node);
 void doctor_finding_port(struct doctor_finding *x, const char *a, const char *b);
 void doctor_ev_num(struct doctor_finding *x, const char *key, double v);

@@ -16,6 +16,7 @@ void doctor_params_default(struct doctor_params *p)
                 .roce_dscp = 26,
                 .roce_prio = -1,
                 .cnp_dscp = 48,
+                .rdma_min_bytes_per_s = 1e6,
         };
 }
 
@@ -204,22 +205,64 @@ static const struct doctor_node *node_named(const struct doctor_facts *f, const 
         return NULL;
 }
 
-/* A configured switch of that name in any node's facts, preferring one that was read. */
-static const struct doctor_switch *switch_named(const struct doctor_facts *f, const char *name,
-                                                const struct doctor_node **ret_node)
+/*
+ * The port of switch `name` wherever an agent reports it: every node that manages the
+ * switch reads the ports of its own configuration, so the fleet's facts hold the union
+ * of their ports (a port two agents configure: the first copy that was read). 1 and
+ * the port; 0 when some copy was read but none configures the port; -1 when no copy
+ * was read (*ret_sw then the first copy with its error, or NULL: no agent reports it).
+ */
+static int port_named(const struct doctor_facts *f, const char *name, const char *port,
+                      const struct doctor_node **ret_node, const struct doctor_switch **ret_sw,
+                      const struct doctor_port **ret_port)
 {
-        const struct doctor_switch *found = NULL;
+        bool read = false;
 
+        *ret_sw = NULL;
         for (unsigned i = 0; i < f->n_nodes; i++)
                 for (unsigned s = 0; !f->nodes[i].error[0] && s < f->nodes[i].n_switches; s++) {
                         const struct doctor_switch *sw = &f->nodes[i].switches[s];
 
-                        if (!streq(sw->name, name) || (found && !found->error[0]))
+                        if (!streq(sw->name, name))
                                 continue;
-                        found = sw;
-                        *ret_node = &f->nodes[i];
+                        if (!*ret_sw)
+                                *ret_sw = sw;
+                        read |= !sw->error[0];
+                        for (unsigned k = 0; !sw->error[0] && k < sw->n_ports; k++)
+                                if (streq(sw->ports[k].name, port)) {
+                                        *ret_node = &f->nodes[i];
+                                        *ret_sw = sw;
+                                        *ret_port = &sw->ports[k];
+                                        return 1;
+                                }
                 }
-        return found;
+        return read ? 0 : -1;
+}
+
+bool doctor_port_first(const struct doctor_facts *f, unsigned node, const char *sw, const char *port)
+{
+        const struct doctor_node *n;
+        const struct doctor_switch *s;
+        const struct doctor_port *p;
+
+        return port_named(f, sw, port, &n, &s, &p) <= 0 || n == &f->nodes[node];
+}
+
+void doctor_each_path(const struct doctor_facts *f, void (*fn)(const struct doctor_path *, void *), void *ctx)
+{
+        for (unsigned i = 0; i < f->n_nodes; i++) {
+                const struct doctor_node *n = &f->nodes[i];
+
+                if (n->error[0] || n->switch_role)
+                        continue;
+                for (unsigned k = 0; k < n->n_ifs; k++) {
+                        struct doctor_path path;
+                        char why[DOCTOR_NOTE_MAX];
+
+                        if (doctor_iface_roce(&n->ifs[k]) && doctor_path(f, n, &n->ifs[k], &path, why, sizeof(why)) > 0)
+                                fn(&path, ctx);
+                }
+        }
 }
 
 static int path_linux(const struct doctor_node *swn, const struct doctor_peer *peer, struct doctor_path *ret,
@@ -243,6 +286,8 @@ int doctor_path(const struct doctor_facts *f, const struct doctor_node *n, const
         const struct doctor_peer *peer = &ifc->peer;
         const struct doctor_node *swn = NULL;
         const struct doctor_switch *sw;
+        const struct doctor_port *port;
+        int k;
 
         memset(ret, 0, sizeof(*ret));
         ret->node = n;
@@ -252,28 +297,25 @@ int doctor_path(const struct doctor_facts *f, const struct doctor_node *n, const
                 snprintf(why, why_size, "no 'links' entry and no LLDP neighbour");
                 return 0;
         }
-        sw = switch_named(f, peer->sw, &swn);
+        k = port_named(f, peer->sw, peer->port, &swn, &sw, &port);
+        if (k > 0) {
+                ret->sw_node = swn;
+                ret->sw = sw;
+                ret->port = port;
+                ret->port_speed_mbps = port->link.speed_mbps;
+                ret->port_st = &port->st;
+                return 1;
+        }
         if (!sw) {
                 swn = node_named(f, peer->sw);
                 if (swn && swn->switch_role && !swn->error[0])
                         return path_linux(swn, peer, ret, why, why_size);
                 snprintf(why, why_size, "switch '%s' is not in the collected facts%s", peer->sw,
                          f->n_nodes == 1 ? " (nettunectl doctor collects every agent's)" : "");
-                return -ENOENT;
-        }
-        if (sw->error[0]) {
+        } else if (k < 0) {
                 snprintf(why, why_size, "switch '%s' could not be read: %s", sw->name, sw->error);
-                return -ENOENT;
+        } else {
+                snprintf(why, why_size, "switch '%s' has no configured port '%s'", sw->name, peer->port);
         }
-        for (unsigned i = 0; i < sw->n_ports; i++)
-                if (streq(sw->ports[i].name, peer->port)) {
-                        ret->sw_node = swn;
-                        ret->sw = sw;
-                        ret->port = &sw->ports[i];
-                        ret->port_speed_mbps = sw->ports[i].link.speed_mbps;
-                        ret->port_st = &sw->ports[i].st;
-                        return 1;
-                }
-        snprintf(why, why_size, "switch '%s' has no configured port '%s'", sw->name, peer->port);
         return -ENOENT;
 }

@@ -22,6 +22,9 @@ static const char *const counter_names[DOCTOR_COUNTER_MAX + 1] = {
         [DOCTOR_WRED_DROP] = "wred_drop",
         [DOCTOR_PAUSE_STORM] = "pause_storm_events",
         [DOCTOR_TX_PACKETS] = "tx_packets",
+        [DOCTOR_PRIO_BYTES] = "priority_bytes",
+        [DOCTOR_RDMA_BYTES] = "rdma_bytes",
+        [DOCTOR_RX_DISCARD] = "rx_discard",
         [DOCTOR_COUNTER_MAX] = NULL,
 };
 
@@ -122,6 +125,8 @@ json_t *doctor_node_to_json(const struct doctor_node *n)
                 spec_json_set(o, "lldpad_pid", json_integer(n->lldpad_pid), &ok);
         if (n->probe_port)
                 spec_json_set(o, "probe_port", json_integer(n->probe_port), &ok);
+        if (n->declared_cable_m)
+                spec_json_set(o, "declared_cable_length_m", json_integer(n->declared_cable_m), &ok);
         for (unsigned i = 0; i < n->n_ifs; i++)
                 spec_json_append(ifs, iface_json(&n->ifs[i], &ok), &ok);
         for (unsigned i = 0; i < n->n_switches; i++)
@@ -425,6 +430,8 @@ static const struct jsonv_field node_fields[] = {
         JSONV_STR("policy", struct doctor_node, policy, 0),
         JSONV_NUM("window_s", struct doctor_node, window_s, 0, 86400),
         JSONV_UINT("probe_port", struct doctor_node, probe_port, 1, 65535),
+        JSONV_UINT("declared_cable_length_m", struct doctor_node, declared_cable_m, STATE_CABLE_LEN_MIN,
+                   STATE_CABLE_LEN_MAX),
         JSONV_CUSTOM("drift", JSONV_OBJECT, 0, node_drift),
         JSONV_CUSTOM("interfaces", JSONV_ARRAY, 0, node_ifs),
         JSONV_CUSTOM("switches", JSONV_ARRAY, 0, node_switches),

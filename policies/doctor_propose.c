@@ -74,6 +74,10 @@ static json_t *document(const struct doctor_report *r, const char *name, const s
                 spec.mtu = pr->mtu_max;
         if (state_has(&spec, STATE_FIELD_MTU))         /* and within what a policy may say */
                 spec.mtu = spec.mtu > POLICY_MTU_MAX ? POLICY_MTU_MAX : spec.mtu < POLICY_MTU_MIN ? POLICY_MTU_MIN : spec.mtu;
+        /* the lossless class: a policy's ECN list with PFC beside it names every lossless queue (identity
+         * mapping: no ets on these targets), each with the one setting the list gets */
+        if (state_has(&spec, STATE_FIELD_ECN) && state_has(&spec, STATE_FIELD_PFC))
+                spec.ecn.queues |= spec.pfc_enabled;
         for (unsigned i = 0; i < n_selector; i++)
                 spec_json_set(sel, selector[i].key, json_string(selector[i].value), ok);
         for (unsigned i = 0; i < pr->n_targets; i++)

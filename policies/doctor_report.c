@@ -68,6 +68,20 @@ void doctor_finding_port(struct doctor_finding *x, const char *a, const char *b)
                 memcpy(x->ports[x->n_ports++], name, sizeof(name));
 }
 
+struct doctor_finding *doctor_finding_path(struct doctor_report *r, const struct doctor_rule *rule,
+                                           const struct doctor_path *p)
+{
+        struct doctor_finding *x = doctor_finding_add(r, rule);
+
+        if (!x)
+                return NULL;
+        doctor_finding_node(x, p->node->name);
+        doctor_finding_node(x, p->sw_node->name);
+        doctor_finding_port(x, p->node->name, p->iface->name);
+        doctor_finding_port(x, p->sw_name, p->linux_port ? p->linux_port->name : p->port->name);
+        return x;
+}
+
 static struct doctor_evidence *ev_slot(struct doctor_finding *x, const char *key)
 {
         for (unsigned i = 0; i < x->n_ev; i++)

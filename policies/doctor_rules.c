@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "policies/doctor.h"
+#include "policies/doctor_internal.h"
 
 /* Queue of a priority on a switch: the identity of every dialect's factory mapping
  * (NVUE egress-queue-mapping default-global: switch-priority N -> traffic-class N;
@@ -41,39 +42,6 @@ static int roce_prio(const struct state *host, const struct doctor_params *p)
         return 3;
 }
 
-/* Every host interface that carries RoCE and whose path is known: fn(path). */
-static void each_path(const struct doctor_facts *f, void (*fn)(const struct doctor_path *, void *), void *ctx)
-{
-        for (unsigned i = 0; i < f->n_nodes; i++) {
-                const struct doctor_node *n = &f->nodes[i];
-
-                if (n->error[0] || n->switch_role)
-                        continue;
-                for (unsigned k = 0; k < n->n_ifs; k++) {
-                        struct doctor_path path;
-                        char why[DOCTOR_NOTE_MAX];
-
-                        if (doctor_iface_roce(&n->ifs[k]) && doctor_path(f, n, &n->ifs[k], &path, why, sizeof(why)) > 0)
-                                fn(&path, ctx);
-                }
-        }
-}
-
-/* A host/switch finding: both nodes and both ends named. */
-static struct doctor_finding *path_finding(struct doctor_report *r, const struct doctor_rule *rule,
-                                           const struct doctor_path *p)
-{
-        struct doctor_finding *x = doctor_finding_add(r, rule);
-
-        if (!x)
-                return NULL;
-        doctor_finding_node(x, p->node->name);
-        doctor_finding_node(x, p->sw_node->name);
-        doctor_finding_port(x, p->node->name, p->iface->name);
-        doctor_finding_port(x, p->sw_name, p->linux_port ? p->linux_port->name : p->port->name);
-        return x;
-}
-
 static const char *port_name(const struct doctor_path *p)
 {
         return p->linux_port ? p->linux_port->name : p->port->name;
@@ -104,7 +72,7 @@ static void mtu_one(const struct doctor_path *p, void *data)
 
         if (!state_has(&p->iface->st, STATE_FIELD_MTU) || !state_has(p->port_st, STATE_FIELD_MTU) || host <= port)
                 return;
-        if (!(x = path_finding(c->r, c->rule, p)))
+        if (!(x = doctor_finding_path(c->r, c->rule, p)))
                 return;
         snprintf(x->summary, sizeof(x->summary), "%s %s sends frames of MTU %u; port %s of %s carries at most %u",
                  p->node->name, p->iface->name, host, port_name(p), p->sw_name, port);
@@ -136,7 +104,7 @@ static void trust_one(const struct doctor_path *p, void *data)
 
         if (!state_has(h, STATE_FIELD_TRUST) || !state_has(s, STATE_FIELD_TRUST) || h->trust == s->trust)
                 return;
-        if (!(x = path_finding(c->r, c->rule, p)))
+        if (!(x = doctor_finding_path(c->r, c->rule, p)))
                 return;
         snprintf(x->summary, sizeof(x->summary), "%s %s trusts %s, port %s of %s trusts %s: the two ends classify "
                  "RoCE traffic differently", p->node->name, p->iface->name, state_trust_name(h->trust),
@@ -187,7 +155,7 @@ static void dscp_check(struct rule_ctx *c, const struct doctor_path *p, unsigned
 
         if (hp == sp || (hp == STATE_DSCP_UNMAPPED && sp == STATE_DSCP_UNMAPPED))
                 return;
-        if (!(x = path_finding(c->r, c->rule, p)))
+        if (!(x = doctor_finding_path(c->r, c->rule, p)))
                 return;
         snprintf(a, sizeof(a), hp == STATE_DSCP_UNMAPPED ? "unmapped" : "%u", hp);
         snprintf(b, sizeof(b), sp == STATE_DSCP_UNMAPPED ? "unmapped" : "%u", sp);
@@ -228,6 +196,38 @@ static void dscp_one(const struct doctor_path *p, void *data)
 
 /* ---- pfc_priority_mismatch ---- */
 
+/*
+ * A RoCE host without DCB (an RDMA device behind the interface, no PFC read: no dcbnl,
+ * or nothing configured) facing a port with PFC: the host neither pauses nor honours
+ * pause frames, so the lossless class the switch runs ends at that port. An interface
+ * without an RDMA device is no endpoint of the class (pfc_one leaves it alone).
+ */
+static void pfc_no_dcb(struct rule_ctx *c, const struct doctor_path *p)
+{
+        const struct state *h = &p->iface->st, *s = p->port_st;
+        int dscp = state_has(h, STATE_FIELD_ROCE_TOS) ? h->roce_tos >> 2 : c->p->roce_dscp;
+        int sp = dscp >= 0 && dscp < STATE_DSCP_COUNT && s->dscp_prio[dscp] < STATE_PRIO_COUNT ? s->dscp_prio[dscp] : -1;
+        struct doctor_finding *x;
+        char b[24], on[48] = "";
+
+        if (!(x = doctor_finding_path(c->r, c->rule, p)))
+                return;
+        prio_list(s->pfc_enabled, b, sizeof(b));
+        if (sp >= 0)
+                snprintf(on, sizeof(on), " (RoCE DSCP %d rides priority %d there)", dscp, sp);
+        snprintf(x->summary, sizeof(x->summary), "lossless priorities differ: %s %s has no DCB of its own (no PFC: it "
+                 "neither pauses nor honours pause frames), port %s of %s has %s%s", p->node->name, p->iface->name,
+                 port_name(p), p->sw_name, b, on);
+        doctor_ev_str(x, "host_pfc", "none (no DCB)");
+        doctor_ev_str(x, "switch_port_pfc", "%s", b);
+        if (sp >= 0) {
+                doctor_ev_num(x, "roce_dscp", dscp);
+                doctor_ev_num(x, "switch_roce_priority", sp);
+        }
+        snprintf(x->fix, sizeof(x->fix), "configure DCB on %s %s to match the switch: trust dscp, the DSCP map and PFC on "
+                 "%s (policy trust, dscp_to_priority, pfc)", p->node->name, p->iface->name, b);
+}
+
 static void pfc_one(const struct doctor_path *p, void *data)
 {
         struct rule_ctx *c = data;
@@ -237,13 +237,15 @@ static void pfc_one(const struct doctor_path *p, void *data)
         struct doctor_finding *x;
         char a[24], b[24];
 
+        if (!state_has(h, STATE_FIELD_PFC) && state_has(s, STATE_FIELD_PFC) && s->pfc_enabled && p->iface->rdma)
+                pfc_no_dcb(c, p);
         if (!state_has(h, STATE_FIELD_PFC) || !state_has(s, STATE_FIELD_PFC))
                 return;
         want = (uint8_t)(h->pfc_enabled | (h->pfc_enabled ? 0 : 1u << rp));
         missing = (uint8_t)(h->pfc_enabled & ~s->pfc_enabled);
         if (!missing && !!(h->pfc_enabled & (1u << rp)) == !!(s->pfc_enabled & (1u << rp)))
                 return;
-        if (!(x = path_finding(c->r, c->rule, p)))
+        if (!(x = doctor_finding_path(c->r, c->rule, p)))
                 return;
         snprintf(x->summary, sizeof(x->summary), "lossless priorities differ: %s %s has %s, port %s of %s has %s "
                  "(RoCE priority %d)", p->node->name, p->iface->name, prio_list(h->pfc_enabled, a, sizeof(a)),
@@ -284,7 +286,7 @@ static void cnp_one(const struct doctor_path *p, void *data)
         sp = s->dscp_prio[he->cnp_dscp];
         if (sp == he->cnp_prio)
                 return;
-        if (!(x = path_finding(c->r, c->rule, p)))
+        if (!(x = doctor_finding_path(c->r, c->rule, p)))
                 return;
         snprintf(b, sizeof(b), sp == STATE_DSCP_UNMAPPED ? "unmapped" : "%u", sp);
         snprintf(x->summary, sizeof(x->summary), "%s %s sends CNPs with DSCP %u on priority %u; %s port %s puts "
@@ -303,7 +305,7 @@ static void run_paths(const struct doctor_facts *f, const struct doctor_params *
 {
         struct rule_ctx c = { doctor_rule_find(code), p, f, r };
 
-        each_path(f, fn, &c);
+        doctor_each_path(f, fn, &c);
 }
 
 static void check_mtu(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
@@ -360,7 +362,8 @@ static void each_port(const struct doctor_facts *f, void (*fn)(const struct sw_p
                                 struct sw_port x = { n, sw->name, pt->name, false, sw->mtu_max,
                                                      pt->link.speed_mbps, &pt->st, &pt->rates };
 
-                                fn(&x, ctx);
+                                if (doctor_port_first(f, i, sw->name, pt->name))
+                                        fn(&x, ctx);
                         }
                 }
                 for (unsigned k = 0; n->switch_role && k < n->n_ifs; k++) {
@@ -644,8 +647,9 @@ static void check_pause(const struct doctor_facts *f, const struct doctor_params
                         pause_one(&c, n->name, n->name, n->ifs[k].name, &n->ifs[k].rates);
                 for (unsigned s = 0; !n->error[0] && s < n->n_switches; s++)
                         for (unsigned k = 0; k < n->switches[s].n_ports; k++)
-                                pause_one(&c, n->name, n->switches[s].name, n->switches[s].ports[k].name,
-                                          &n->switches[s].ports[k].rates);
+                                if (doctor_port_first(f, i, n->switches[s].name, n->switches[s].ports[k].name))
+                                        pause_one(&c, n->name, n->switches[s].name, n->switches[s].ports[k].name,
+                                                  &n->switches[s].ports[k].rates);
         }
 }
 
@@ -716,7 +720,9 @@ static void check_downshift(const struct doctor_facts *f, const struct doctor_pa
                         for (unsigned k = 0; k < sw->n_ports; k++)
                                 speeds_add(&ports, &sw->ports[k].link);
                         for (unsigned k = 0; k < sw->n_ports; k++)
-                                downshift_one(&c, n->name, sw->name, sw->ports[k].name, &sw->ports[k].link, &ports);
+                                if (doctor_port_first(f, i, sw->name, sw->ports[k].name))
+                                        downshift_one(&c, n->name, sw->name, sw->ports[k].name, &sw->ports[k].link,
+                                                      &ports);
                 }
         }
 }
@@ -782,6 +788,7 @@ static void check_drift(const struct doctor_facts *f, const struct doctor_params
 /* ---- the table ---- */
 
 #define SRC_8021QBB "IEEE 802.1Qbb (PFC); NVIDIA RoCE configuration guide: PFC on the RoCE priority end to end"
+#define SRC_LOSSLESS "docs/policy-reference.md, The lossless class (the rules validate and plan apply)"
 
 const struct doctor_rule doctor_rules[] = {
         { "link_downshift", DOCTOR_WARNING, "a link runs slower than it supports or than its peers",
@@ -800,7 +807,8 @@ const struct doctor_rule doctor_rules[] = {
           "priority", "NVIDIA RoCE defaults (DSCP 26 -> priority 3, CNP DSCP 48 -> 6: nv show interface qos roce "
           "status)", true, check_dscp },
         { "pfc_priority_mismatch", DOCTOR_CRITICAL, "the RoCE priority lossless on one side only",
-          "a host lossless priority not lossless on its switch port, or the RoCE priority lossless on one end only",
+          "a host lossless priority not lossless on its switch port, the RoCE priority lossless on one end only, or "
+          "a host without DCB facing a port with PFC",
           SRC_8021QBB, true, check_pfc },
         { "ecn_disabled_on_lossless_queue", DOCTOR_WARNING, "a lossless priority whose queue does not mark ECN",
           "PFC on priority P and ECN off on its queue (switch), or DCQCN reaction/notification point off (NIC)",
@@ -823,6 +831,44 @@ const struct doctor_rule doctor_rules[] = {
           "while it runs (drivers/host/dcb_driver.c)", false, check_lldpad },
         { "drift", DOCTOR_WARNING, "live state differs from the committed policy", "any difference of a managed "
           "field", "nettune-agent drift (docs/operations.md, Drift)", false, check_drift },
+        /* the lossless class, each device against itself (doctor_lossless.c; docs/policy-reference.md) */
+        { "pfc_priority_unmapped", DOCTOR_WARNING, "a PFC priority no DSCP reaches while trust is dscp",
+          "trust dscp, every code point's priority known, PFC on a priority none maps to", SRC_LOSSLESS, false,
+          doctor_check_pfc_unmapped },
+        { "roce_priority_lossy", DOCTOR_CRITICAL, "the RoCE DSCP rides a priority without PFC",
+          "trust dscp: the priority of the RoCE DSCP (26, --roce-dscp) has no PFC", SRC_LOSSLESS, false,
+          doctor_check_roce_lossy },
+        { "host_ecn_priority_mismatch", DOCTOR_INFO, "DCQCN on a priority that is not lossless",
+          "reaction or notification point on for a priority without PFC (a lossless priority without DCQCN is "
+          "ecn_disabled_on_lossless_queue)", SRC_LOSSLESS, false, doctor_check_host_ecn },
+        { "cnp_dscp_unmapped", DOCTOR_WARNING, "a NIC's CNP DSCP maps to another priority than its CNP priority",
+          "trust dscp: the NIC's own map of cnp_dscp != cnp_priority", SRC_LOSSLESS, false, doctor_check_cnp_dscp },
+        { "lossless_tc_no_bandwidth", DOCTOR_CRITICAL, "ETS gives a lossless priority's class 0%",
+          "the traffic class of a PFC priority is an ets class with 0%", SRC_LOSSLESS, false,
+          doctor_check_tc_bandwidth },
+        { "roce_tos_lossy", DOCTOR_CRITICAL, "the RDMA default ToS rides a priority without PFC",
+          "roce_tos >> 2 maps to a priority without PFC on the host (trust dscp) or on its switch port",
+          "rdma_cm configfs default_roce_tos (cma.c cma_resolve_iboe_route: the connecting side's default); "
+          SRC_LOSSLESS, false, doctor_check_roce_tos },
+        { "rdma_on_lossy_priority", DOCTOR_CRITICAL, "RoCE bytes flow on priorities without PFC",
+          "RoCE bytes >= 1 MB/s (rx+tx vport_rdma) and the lossless priorities' bytes (rx+tx prioN) under half of "
+          "them", "mlx5 en_stats.c: vport_stats_desc (rx/tx_vport_rdma_*_bytes), pport_per_prio_traffic_stats_desc "
+          "(rx/tx_prioN_bytes, per priority)", false, doctor_check_rdma_lossy },
+        { "headroom_insufficient", DOCTOR_CRITICAL, "a lossless priority's buffer is smaller than its headroom",
+          "the size of the buffer a PFC priority fills < nettunectl headroom's size for the port's speed, MTU and "
+          "cable length (host NICs and Linux switch ports, whose buffers are read)",
+          "sonic-swss buffer_headroom_mellanox.lua (Spectrum); mlx5 en/port_buffer.c calculate_xoff (ConnectX); "
+          "docs/operations.md, Headroom", false, doctor_check_headroom },
+        { "cable_length_unset", DOCTOR_WARNING, "a lossless port sized for its device's default cable length",
+          "PFC on, no cable length of its own (or mlx5's default 7 m) and a longer one known for the link: "
+          "declared by the committed policy or set on the other end", "mlx5 MLX5E_DEFAULT_CABLE_LEN; SONiC "
+          "buffermgrdyn.cpp (no lossless profile without CABLE_LENGTH); NVUE qos pfc cable-length", false,
+          doctor_check_cable_unset },
+        { "lossless_drops", DOCTOR_CRITICAL, "packets of a lossless priority were dropped",
+          "any received packet of a PFC priority dropped for lack of buffer (per priority or priority group; a "
+          "port-wide counter is a warning), or a drop on a switch port's queue of a PFC priority",
+          SRC_8021QBB "; mlx5 counters.rst rx_prio[p]_discards, rx_discards_phy; SONiC pg-drop; NVUE "
+          "rx-buffer-discards; EOS inDiscards", false, doctor_check_lossless_drops },
 };
 
 const unsigned doctor_rules_n = ARRAY_SIZE(doctor_rules);

@@ -380,6 +380,17 @@ static void copy_ecn(struct state *to, const struct state *from)
         to->ecn = from->ecn;
 }
 
+/* The listed queues get their settings; the others keep what they have. */
+static void merge_ecn(struct state *to, const struct state *from)
+{
+        if (!state_has(to, STATE_FIELD_ECN))
+                to->ecn.queues = 0;
+        for (unsigned q = 0; q < STATE_TC_COUNT; q++)
+                if (from->ecn.queues & (1u << q))
+                        to->ecn.q[q] = from->ecn.q[q];
+        to->ecn.queues |= from->ecn.queues;
+}
+
 /* Marking thresholds of an enabled queue: 1 <= min <= max, probability 1-100. */
 static int check_ecn(const struct state *s, struct field_problem *ret)
 {
@@ -434,12 +445,105 @@ static int diff_host_ecn(struct diff *d, const char *prefix, const struct state 
         if (r >= 0)
                 r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.cnp_priority"), live->has_cnp,
                              fmt_u(a, sizeof(a), live->cnp_prio), fmt_u(b, sizeof(b), want->cnp_prio));
+        /* device detail: only a snapshot carries it (a restore puts mlx5's mode back after the priority) */
+        if (r >= 0 && want->has_prio_mode && live->has_prio_mode)
+                r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.cnp_priority_mode"), true,
+                             fmt_u(a, sizeof(a), live->cnp_prio_mode), fmt_u(b, sizeof(b), want->cnp_prio_mode));
         return r;
 }
 
 static void copy_host_ecn(struct state *to, const struct state *from)
 {
         to->host_ecn = from->host_ecn;
+}
+
+/* The listed priorities get their enables (and the CNP marking, when given); the others keep theirs. */
+static void merge_host_ecn(struct state *to, const struct state *from)
+{
+        struct state_host_ecn *t = &to->host_ecn;
+        const struct state_host_ecn *f = &from->host_ecn;
+
+        if (!state_has(to, STATE_FIELD_HOST_ECN))
+                *t = (struct state_host_ecn){ 0 };
+        t->rp_enabled = (uint8_t)((t->rp_enabled & ~f->prios) | (f->rp_enabled & f->prios));
+        t->np_enabled = (uint8_t)((t->np_enabled & ~f->prios) | (f->np_enabled & f->prios));
+        t->prios |= f->prios;
+        if (f->has_cnp) {
+                t->has_cnp = true;
+                t->cnp_dscp = f->cnp_dscp;
+                t->cnp_prio = f->cnp_prio;
+        }
+}
+
+/* ---- roce_tos: the default ToS of every RDMA port behind an interface, where each holds one ---- */
+
+static const char *fmt_tclass(char *buf, size_t size, int tclass)
+{
+        return tclass == STATE_TCLASS_UNSET ? "unset" : fmt_u(buf, size, (unsigned long)tclass);
+}
+
+/* One port: rdma_cm's default_roce_tos ("roce_tos.DEV/P") and MLNX_OFED's traffic_class (".traffic_class"). */
+static int diff_rdma_port(struct diff *d, const char *prefix, const struct state_rdma_port *want,
+                          const struct state_rdma_port *live)
+{
+        char key[DIFF_KEY_MAX], a[16], b[16];
+        int r = 0;
+
+        if (want->has_cm && live->has_cm && want->cm_tos != live->cm_tos)
+                r = diff_add(d, STATE_FIELD_ROCE_TOS, keyf(key, prefix, "roce_tos.%s/%u", live->dev, live->port),
+                             fmt_u(a, sizeof(a), live->cm_tos), fmt_u(b, sizeof(b), want->cm_tos));
+        if (r >= 0 && want->has_ofed && live->has_ofed && want->ofed_tclass != live->ofed_tclass)
+                r = diff_add(d, STATE_FIELD_ROCE_TOS,
+                             keyf(key, prefix, "roce_tos.%s/%u.traffic_class", live->dev, live->port),
+                             fmt_tclass(a, sizeof(a), live->ofed_tclass), fmt_tclass(b, sizeof(b), want->ofed_tclass));
+        return r;
+}
+
+static const struct state_rdma_port *rdma_port_find(const struct state_roce *r, const struct state_rdma_port *x)
+{
+        for (unsigned i = 0; i < r->n_ports && i < STATE_RDMA_PORTS_MAX; i++)
+                if (streq(r->ports[i].dev, x->dev) && r->ports[i].port == x->port)
+                        return &r->ports[i];
+        return NULL;
+}
+
+/*
+ * A policy (no ports of its own) wants its value in every place of every live port; a
+ * snapshot wants each port back as it read it (a port gone since is named, not skipped).
+ */
+static int diff_roce_tos(struct diff *d, const char *prefix, const struct state *want, const struct state *live)
+{
+        char key[DIFF_KEY_MAX], b[16];
+        int r = 0;
+
+        for (unsigned i = 0; !want->roce.n_ports && i < live->roce.n_ports && r >= 0; i++) {
+                struct state_rdma_port w = { .has_cm = true, .cm_tos = want->roce_tos, .has_ofed = true,
+                                             .ofed_tclass = want->roce_tos };
+
+                r = diff_rdma_port(d, prefix, &w, &live->roce.ports[i]);
+        }
+        for (unsigned i = 0; i < want->roce.n_ports && i < STATE_RDMA_PORTS_MAX && r >= 0; i++) {
+                const struct state_rdma_port *w = &want->roce.ports[i], *l = rdma_port_find(&live->roce, w);
+
+                if (l)
+                        r = diff_rdma_port(d, prefix, w, l);
+                else
+                        r = diff_add(d, STATE_FIELD_ROCE_TOS, keyf(key, prefix, "roce_tos.%s/%u", w->dev, w->port),
+                                     "absent", fmt_u(b, sizeof(b), w->has_cm ? w->cm_tos : (unsigned)w->ofed_tclass));
+        }
+        return r;
+}
+
+static void copy_roce_tos(struct state *to, const struct state *from)
+{
+        to->roce_tos = from->roce_tos;
+        to->roce = from->roce;
+}
+
+/* Every port gets the value: the ports stay the device's. */
+static void merge_roce_tos(struct state *to, const struct state *from)
+{
+        to->roce_tos = from->roce_tos;
 }
 
 /* ---- a host NIC's DCB detail beyond the fields (a snapshot restores it exactly) ---- */
@@ -556,13 +660,13 @@ int field_diff_dcb_device(struct diff *d, const char *prefix, const struct state
 #define BOTH (FIELD_ON_INTERFACE | FIELD_ON_SWITCH)
 
 const struct field_ops field_table[STATE_FIELD_MAX] = {
-        [STATE_FIELD_MTU] = { "mtu", BOTH, diff_mtu, copy_mtu, NULL },
-        [STATE_FIELD_TRUST] = { "trust", BOTH, diff_trust, copy_trust, NULL },
-        [STATE_FIELD_DSCP_MAP] = { "dscp_to_priority", BOTH, diff_dscp, copy_dscp, check_dscp },
-        [STATE_FIELD_PFC] = { "pfc", BOTH, diff_pfc, copy_pfc, NULL },
-        [STATE_FIELD_ETS] = { "ets", FIELD_ON_INTERFACE, diff_ets, copy_ets, check_ets },
-        [STATE_FIELD_ECN] = { "ecn", FIELD_ON_SWITCH, diff_ecn, copy_ecn, check_ecn },
-        [STATE_FIELD_HOST_ECN] = { "host_ecn", FIELD_ON_INTERFACE, diff_host_ecn, copy_host_ecn, NULL },
+        [STATE_FIELD_MTU] = { "mtu", BOTH, diff_mtu, copy_mtu, NULL, NULL },
+        [STATE_FIELD_TRUST] = { "trust", BOTH, diff_trust, copy_trust, NULL, NULL },
+        [STATE_FIELD_DSCP_MAP] = { "dscp_to_priority", BOTH, diff_dscp, copy_dscp, check_dscp, NULL },
+        [STATE_FIELD_PFC] = { "pfc", BOTH, diff_pfc, copy_pfc, NULL, NULL },
+        [STATE_FIELD_ETS] = { "ets", FIELD_ON_INTERFACE, diff_ets, copy_ets, check_ets, NULL },
+        [STATE_FIELD_ECN] = { "ecn", FIELD_ON_SWITCH, diff_ecn, copy_ecn, check_ecn, merge_ecn },
+        [STATE_FIELD_HOST_ECN] = { "host_ecn", FIELD_ON_INTERFACE, diff_host_ecn, copy_host_ecn, NULL, merge_host_ecn },
         [STATE_FIELD_CABLE_LEN] = { "pfc.cable_length_m", BOTH, field_diff_cable_len, field_copy_cable_len, NULL },
         [STATE_FIELD_BUFFERS] = { "buffers", FIELD_ON_INTERFACE, field_diff_buffers, field_copy_buffers,
                                   field_check_buffers },
@@ -570,6 +674,7 @@ const struct field_ops field_table[STATE_FIELD_MAX] = {
                                        field_check_pfc_wd },
         [STATE_FIELD_NIC_STALL] = { "pfc.nic_stall_timeout_ms", FIELD_ON_INTERFACE, field_diff_nic_stall,
                                     field_copy_nic_stall, NULL },
+        [STATE_FIELD_ROCE_TOS] = { "roce_tos", FIELD_ON_INTERFACE, diff_roce_tos, copy_roce_tos, NULL, merge_roce_tos },
 };
 
 /* ---- the walk over the fields: a whole difference ---- */
@@ -662,6 +767,15 @@ uint32_t field_mask_on(unsigned on, uint32_t fields)
         return fields & mask;
 }
 
+uint32_t field_optional(const struct state *desired, uint32_t fields)
+{
+        uint32_t f = 0;
+
+        if (state_has(desired, STATE_FIELD_HOST_ECN) && desired->host_ecn.optional)
+                f |= STATE_BIT(STATE_FIELD_HOST_ECN);
+        return f & fields;
+}
+
 void state_copy_fields(struct state *to, const struct state *from, uint32_t fields)
 {
         fields &= from->present;
@@ -669,6 +783,34 @@ void state_copy_fields(struct state *to, const struct state *from, uint32_t fiel
                 if (fields & STATE_BIT(f))
                         field_table[f].copy(to, from);
         to->present |= fields;
+}
+
+void state_keep_fields(struct state *s, uint32_t fields)
+{
+        const uint32_t dcb = STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_DSCP_MAP) |
+                             STATE_BIT(STATE_FIELD_PFC) | STATE_BIT(STATE_FIELD_ETS);
+
+        s->present &= fields;
+        if (!(s->present & dcb))
+                s->dcb = (struct state_dcb_device){ 0 };
+        if (!state_has(s, STATE_FIELD_ROCE_TOS))
+                s->roce = (struct state_roce){ 0 };
+        if (!(s->present & (STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN))))
+                s->qdisc = (struct state_qdisc){ 0 };
+}
+
+void state_merge(struct state *live, const struct state *desired, uint32_t fields)
+{
+        fields &= desired->present;
+        for (int f = 0; f < STATE_FIELD_MAX; f++) {
+                if (!(fields & STATE_BIT(f)))
+                        continue;
+                if (field_table[f].merge)
+                        field_table[f].merge(live, desired);
+                else
+                        field_table[f].copy(live, desired);
+                live->present |= STATE_BIT(f);
+        }
 }
 
 int state_check(const struct state *s, enum state_field *ret_field, struct field_problem *ret)

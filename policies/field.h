@@ -22,6 +22,8 @@
  *                                       ieee_pfc.delay, when both sides carry it)
  *   buffers        interface            buffers.prio_to_buffer, buffers.buffer_size_bytes
  *                                       (field_headroom.c)
+ *   roce_tos       interface            roce_tos.DEV/P (rdma_cm), roce_tos.DEV/P.traffic_class (MLNX_OFED)
+ *                                       (every RDMA port behind the interface)
  */
 #pragma once
 
@@ -50,6 +52,8 @@ struct field_ops {
         void (*copy)(struct state *to, const struct state *from);
         /* Rules of a desired value across its members; NULL = none. 0 or -EINVAL with *ret filled. */
         int (*check)(const struct state *s, struct field_problem *ret);
+        /* Put a desired value over a live one as applying it would (only its listed members); NULL = copy. */
+        void (*merge)(struct state *to, const struct state *from);
 };
 
 extern const struct field_ops field_table[STATE_FIELD_MAX];
@@ -59,6 +63,19 @@ uint32_t field_mask_on(unsigned on, uint32_t fields);
 
 /* Copy `fields` (those present in from) into to and mark them present. */
 void state_copy_fields(struct state *to, const struct state *from, uint32_t fields);
+/*
+ * The state a change leaves: `fields` of desired (those present) put over live as
+ * applying them would — whole fields, except ecn and host_ecn, whose unlisted queues
+ * and priorities stay as live has them.
+ */
+void state_merge(struct state *live, const struct state *desired, uint32_t fields);
+
+/*
+ * Keep only `fields` of a state read from a device: the other present bits and the
+ * device detail read with them go (a host NIC's DCB detail with trust, dscp_to_priority,
+ * pfc and ets; the RDMA ports with roce_tos; the qdisc root with ets and ecn).
+ */
+void state_keep_fields(struct state *s, uint32_t fields);
 
 /* Check every present field of a desired state; -EINVAL with *ret_field and *ret on the first problem. */
 int state_check(const struct state *s, enum state_field *ret_field, struct field_problem *ret);
@@ -82,6 +99,12 @@ int state_diff(const struct state *desired, const struct state *live, struct dif
  * an interface, "ports.swp1." for a switch port). 0 or -ENOMEM (d keeps what it had).
  */
 int diff_append(struct diff *d, const char *prefix, const struct state *desired, const struct state *live);
+
+/*
+ * The fields of `fields` that a desired state marks optional: a target that cannot
+ * reach them leaves them out instead of refusing the policy (host_ecn "optional").
+ */
+uint32_t field_optional(const struct state *desired, uint32_t fields);
 
 /* Does live hold every managed field of want with the same value? (the diff is empty) */
 bool state_matches(const struct state *want, const struct state *live);

@@ -5,8 +5,9 @@
  *
  *   pfc.cable_length_m             metres; a host NIC's raw struct ieee_pfc.delay
  *                                  (dcb_device.pfc_delay) is compared too when both
- *                                  sides carry it: a snapshot puts back the very value
- *                                  it read, whatever its unit (mlxsw: bits)
+ *                                  sides carry it and the metres agree: a snapshot puts
+ *                                  back the very value it read, whatever its unit
+ *                                  (mlxsw: bits)
  *   buffers.prio_to_buffer         exact, 8 priorities
  *   buffers.buffer_size_bytes      exact, 8 buffers (drivers refuse at plan time a
  *                                  size the device would round)
@@ -42,12 +43,14 @@ int field_diff_cable_len(struct diff *d, const char *prefix, const struct state 
         int r = 0;
 
         if (want->cable_len_m != live->cable_len_m) {
-                snprintf(a, sizeof(a), "%u", live->cable_len_m);
-                snprintf(b, sizeof(b), "%u", want->cable_len_m);
+                /* 0: none set (a switch's default, mlxsw's delay 0) */
+                snprintf(a, sizeof(a), live->cable_len_m ? "%u" : "unset", live->cable_len_m);
+                snprintf(b, sizeof(b), want->cable_len_m ? "%u" : "unset", want->cable_len_m);
                 r = diff_add(d, STATE_FIELD_CABLE_LEN, key_of(key, prefix, "pfc.cable_length_m"), a, b);
         }
-        if (r >= 0 && w->present && l->present && w->has_pfc_delay && l->has_pfc_delay &&
-            w->pfc_delay != l->pfc_delay) {
+        /* the raw value matters when the lengths read the same (another unit, another rounding) */
+        if (r >= 0 && want->cable_len_m == live->cable_len_m && w->present && l->present && w->has_pfc_delay &&
+            l->has_pfc_delay && w->pfc_delay != l->pfc_delay) {
                 snprintf(a, sizeof(a), "%u", l->pfc_delay);
                 snprintf(b, sizeof(b), "%u", w->pfc_delay);
                 r = diff_add(d, STATE_FIELD_CABLE_LEN, key_of(key, prefix, "dcb_device.pfc_delay"), a, b);

@@ -278,18 +278,31 @@ int headroom_calc(const struct headroom_input *in, struct headroom *ret, struct 
 
 /* ---- the PFC delay in bits [UAPI] ---- */
 
-uint64_t headroom_delay_bits(unsigned speed_gbps, unsigned cable_m)
+uint64_t headroom_delay_bits(uint32_t speed_mbps, unsigned cable_m)
 {
         /* bits in flight on the cable, both ways, at the Lua's speed of light in fibre */
-        return (uint64_t)ceil(2.0 * cable_m * speed_gbps * 1e9 / SPEED_OF_LIGHT);
+        return (uint64_t)ceil(2.0 * cable_m * speed_mbps * 1e6 / SPEED_OF_LIGHT);
 }
 
-unsigned headroom_delay_max_cable_m(unsigned speed_gbps)
+unsigned headroom_delay_max_cable_m(uint32_t speed_mbps)
 {
-        unsigned m = 0;
+        unsigned m = headroom_delay_cable_m(speed_mbps, HEADROOM_DELAY_BITS_MAX);
 
-        while (m < HEADROOM_CABLE_MAX_M && headroom_delay_bits(speed_gbps ? speed_gbps : 1, m + 1) <=
-                                                   HEADROOM_DELAY_BITS_MAX)
+        /* the cable that gives at least the maximum may give more than it */
+        return headroom_delay_bits(speed_mbps, m) > HEADROOM_DELAY_BITS_MAX ? m - 1 : m;
+}
+
+unsigned headroom_delay_cable_m(uint32_t speed_mbps, uint32_t bits)
+{
+        unsigned m;
+
+        if (!speed_mbps || !bits)
+                return 0;
+        /* the closed form, then the exact step: headroom_delay_bits() rounds up */
+        m = (unsigned)floor((double)bits * SPEED_OF_LIGHT / (2.0 * speed_mbps * 1e6));
+        while (m > 0 && headroom_delay_bits(speed_mbps, m) >= bits)
+                m--;
+        while (headroom_delay_bits(speed_mbps, m) < bits)
                 m++;
         return m;
 }

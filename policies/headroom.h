@@ -92,9 +92,11 @@ unsigned headroom_cell_bytes(enum headroom_asic a);
  * round-trip propagation delay of the link in bits", include/uapi/linux/dcbnl.h).
  * Above HEADROOM_DELAY_BITS_MAX the delay cannot be expressed.
  */
-uint64_t headroom_delay_bits(unsigned speed_gbps, unsigned cable_m);
-/* The longest cable whose delay fits in HEADROOM_DELAY_BITS_MAX at that speed. */
-unsigned headroom_delay_max_cable_m(unsigned speed_gbps);
+uint64_t headroom_delay_bits(uint32_t speed_mbps, unsigned cable_m);
+/* The longest cable whose delay fits in HEADROOM_DELAY_BITS_MAX at that speed (Mb/s > 0). */
+unsigned headroom_delay_max_cable_m(uint32_t speed_mbps);
+/* The shortest cable whose delay is at least `bits` at that speed (Mb/s > 0): the inverse for read-back. */
+unsigned headroom_delay_cable_m(uint32_t speed_mbps, uint32_t bits);
 
 /*
  * mlx5's xoff (calculate_xoff()), the driver's u32 arithmetic: speed in Mb/s

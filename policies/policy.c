@@ -163,6 +163,7 @@ static int parse_spec(struct jsonv *v, const json_t *j, void *obj)
 {
         struct policy *p = obj;
 
+        policy_lossless_positions(j, &p->pos);
         return policy_spec_parse(v, j, &p->spec);
 }
 
@@ -262,12 +263,14 @@ static const struct jsonv_field policy_fields[] = {
         JSONV_CUSTOM("spec", JSONV_OBJECT, JSONV_REQUIRED, parse_spec),
         JSONV_CUSTOM("verify", JSONV_OBJECT, 0, parse_verify),
         JSONV_CUSTOM("commit", JSONV_OBJECT, 0, parse_commit),
+        JSONV_CUSTOM("checks", JSONV_OBJECT, 0, policy_checks_parse),
         { 0 },
 };
 
 void policy_defaults(struct policy *p)
 {
         memset(p, 0, sizeof(*p));
+        memset(&p->pos, -1, sizeof(p->pos));
         state_init(&p->spec);
         p->verify = (struct policy_verify){
                 .present = false,
@@ -287,8 +290,7 @@ void policy_defaults(struct policy *p)
         };
 }
 
-int policy_parse_buffer(const char *buf, size_t len, const char *name,
-                        struct policy **ret, struct errbuf *e)
+static int parse(const char *buf, size_t len, const char *name, bool rules, struct policy **ret, struct errbuf *e)
 {
         json_auto_t *root = NULL;
         _cleanup_free_ struct policy *p = NULL;
@@ -308,10 +310,22 @@ int policy_parse_buffer(const char *buf, size_t len, const char *name,
                 r = jsonv_object(&v, root, policy_fields, p);
         }
         jsonv_locs_free(locs);
+        if (r >= 0 && rules)
+                r = policy_lossless_validate(p, name, e);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(p);
         return 0;
+}
+
+int policy_parse_buffer(const char *buf, size_t len, const char *name, struct policy **ret, struct errbuf *e)
+{
+        return parse(buf, len, name, true, ret, e);
+}
+
+int policy_parse_committed(const char *buf, size_t len, const char *name, struct policy **ret, struct errbuf *e)
+{
+        return parse(buf, len, name, false, ret, e);
 }
 
 int policy_doc_json(const char *buf, size_t len, const char *name, char **ret, size_t *ret_len, struct errbuf *e)

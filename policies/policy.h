@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "common/errbuf.h"
+#include "policies/lossless.h"
 #include "policies/state.h"
 
 #define POLICY_NAME_MAX 64
@@ -107,6 +108,8 @@ struct policy {
         char switches[POLICY_TARGETS_MAX][STATE_NAME_MAX];
 
         struct state spec;                      /* desired; present = managed fields */
+        struct lossless_pos pos;                /* where spec's arrays list each value (the rules' paths) */
+        uint32_t checks_allow;                  /* checks.allow: LOSSLESS_BIT() of the rules waived */
         struct policy_verify verify;
         unsigned confirm_timeout_s;             /* commit.confirm_timeout_s, 0 = none */
 };
@@ -126,6 +129,12 @@ int policy_parse_buffer(const char *buf, size_t len, const char *name,
  */
 int policy_doc_json(const char *buf, size_t len, const char *name, char **ret, size_t *ret_len, struct errbuf *e);
 int policy_load_file(const char *path, struct policy **ret, struct errbuf *e);
+/*
+ * A revision nettune committed (the journal's canonical form): the same parse without
+ * the lossless rules, which judged it when it was applied, or which it predates; the
+ * way back to it is never refused for them.
+ */
+int policy_parse_committed(const char *buf, size_t len, const char *name, struct policy **ret, struct errbuf *e);
 void policy_free(struct policy *p);
 
 /* Canonical JSON (sorted keys, defaults made explicit). Caller frees. NULL on ENOMEM. */
@@ -149,6 +158,14 @@ int policy_lossless_dscp(const uint8_t *map, uint8_t pfc);
  * policy's map says for that DSCP, -1 when it says nothing.
  */
 void policy_fabric_class(const struct policy *p, int *ret_dscp, int *ret_priority);
+
+/*
+ * The lossless rules' context for the policy's own spec (a document: every spec
+ * field declared, verify.dscp the RoCE DSCP without roce_tos, checks.allow waived).
+ * `validate` refuses a policy that breaks one (docs/policy-reference.md, "The
+ * lossless class"); the plan judges the live state with the change applied.
+ */
+void policy_lossless_ctx(const struct policy *p, struct lossless_ctx *ret);
 
 /* Every field at its documented default (verify absent: probe "none"). */
 void policy_defaults(struct policy *p);

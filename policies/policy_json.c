@@ -63,6 +63,8 @@ static json_t *host_ecn_json(const struct state_host_ecn *h, bool *ok)
                 spec_json_set(o, "cnp_dscp", json_integer(h->cnp_dscp), ok);
                 spec_json_set(o, "cnp_priority", json_integer(h->cnp_prio), ok);
         }
+        if (h->optional)
+                spec_json_set(o, "optional", json_true(), ok);
         return o;
 }
 
@@ -125,6 +127,17 @@ static json_t *verify_json(const struct policy_verify *vf, bool *ok)
         return o;
 }
 
+/* checks.allow, in the rules' order. */
+static json_t *checks_json(uint32_t allow, bool *ok)
+{
+        json_t *a = json_array();
+
+        for (unsigned c = 0; a && c < LOSSLESS_CODE_MAX; c++)
+                if (allow & LOSSLESS_BIT(c))
+                        spec_json_append(a, json_string(lossless_code_name(c)), ok);
+        return a;
+}
+
 static json_t *policy_json(const struct policy *p, bool *ok)
 {
         json_t *o = json_object(), *meta = json_object(), *targets = json_object();
@@ -151,6 +164,8 @@ static json_t *policy_json(const struct policy *p, bool *ok)
         if (p->verify.present)
                 spec_json_set(o, "verify", verify_json(&p->verify, ok), ok);
         spec_json_set(o, "commit", json_pack("{s:I}", "confirm_timeout_s", (json_int_t)p->confirm_timeout_s), ok);
+        if (p->checks_allow)
+                spec_json_set(o, "checks", json_pack("{s:o}", "allow", checks_json(p->checks_allow, ok)), ok);
         return o;
 }
 

@@ -16,7 +16,7 @@ struct ecn_doc {
 
 struct host_ecn_doc {
         unsigned long long prios;
-        bool rp, np;
+        bool rp, np, optional;
         uint8_t cnp_dscp, cnp_prio;
 };
 
@@ -87,6 +87,7 @@ static const struct jsonv_field host_ecn_fields[] = {
         JSONV_BOOLEAN("notification_point", struct host_ecn_doc, np),
         JSONV_UINT("cnp_dscp", struct host_ecn_doc, cnp_dscp, 0, 63),
         JSONV_UINT("cnp_priority", struct host_ecn_doc, cnp_prio, 0, 7),
+        JSONV_BOOLEAN("optional", struct host_ecn_doc, optional),
         { 0 },
 };
 
@@ -111,6 +112,7 @@ static int parse_host_ecn(struct jsonv *v, const json_t *j, void *obj)
                 .has_cnp = has_dscp,
                 .cnp_dscp = has_dscp ? d.cnp_dscp : 0,
                 .cnp_prio = has_prio ? d.cnp_prio : 0,
+                .optional = d.optional,
         };
         return 0;
 }

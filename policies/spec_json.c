@@ -103,6 +103,8 @@ void spec_json_put_common(json_t *o, const struct state *s, bool *ok)
                 spec_json_set(o, "ets", ets_json(&s->ets, ok), ok);
         if (state_has(s, STATE_FIELD_BUFFERS))
                 spec_json_set(o, "buffers", spec_json_buffers(&s->buffers, ok), ok);
+        if (state_has(s, STATE_FIELD_ROCE_TOS))
+                spec_json_set(o, "roce_tos", json_integer(s->roce_tos), ok);
 }
 
 /* ---- parsing ---- */

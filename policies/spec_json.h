@@ -2,7 +2,7 @@
 /*
  * Internal to policies/: the JSON of the knobs a policy's "spec" and struct
  * state's JSON (state_json.c) write the same way — mtu, trust,
- * dscp_to_priority, pfc, ets — in one place, for rendering and for parsing.
+ * dscp_to_priority, pfc, ets, roce_tos — in one place, for rendering and for parsing.
  * ECN and host ECN differ (a policy gives one setting for a list of queues,
  * live state one per queue) and stay with their owners.
  */
@@ -18,7 +18,7 @@ void spec_json_set(json_t *o, const char *key, json_t *val, bool *ok);
 void spec_json_append(json_t *a, json_t *val, bool *ok);
 /* [i, ...] for each bit i set in bits (0-7). New reference. */
 json_t *spec_json_bits(unsigned bits, bool *ok);
-/* mtu, trust, dscp_to_priority, pfc (with cable_length_m), ets and buffers of s, those present, into o. */
+/* mtu, trust, dscp_to_priority, pfc (with cable_length_m), ets, buffers and roce_tos of s, those present, into o. */
 void spec_json_put_common(json_t *o, const struct state *s, bool *ok);
 
 /* STATE_BIT() of every key of object j that names a state field: what is given is managed. */
@@ -51,4 +51,5 @@ int spec_json_parse_ets(struct jsonv *v, const json_t *j, struct state_ets *ets,
 
 /* The table rows (obj: struct state) both kinds share as they are; mtu, trust, pfc and ets differ. */
 #define SPEC_JSON_SHARED_FIELDS \
-        JSONV_CUSTOM("dscp_to_priority", JSONV_OBJECT, 0, spec_json_parse_dscp_map)
+        JSONV_CUSTOM("dscp_to_priority", JSONV_OBJECT, 0, spec_json_parse_dscp_map), \
+        JSONV_UINT("roce_tos", struct state, roce_tos, 0, 255)

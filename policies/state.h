@@ -35,6 +35,7 @@ enum state_field {
         STATE_FIELD_BUFFERS,            /* port receive buffers: priority -> buffer, buffer sizes (dcbnl buffer) */
         STATE_FIELD_PFC_WATCHDOG,       /* switch port PFC watchdog: on/off, coverage, times, action */
         STATE_FIELD_NIC_STALL,          /* NIC PFC stall prevention timeout (ETHTOOL_PFC_PREVENTION_TOUT) */
+        STATE_FIELD_ROCE_TOS,           /* the ToS byte RDMA connections use by default (rdma_cm, MLNX_OFED) */
         STATE_FIELD_MAX,
 };
 
@@ -142,6 +143,11 @@ struct state_host_ecn {
         bool has_cnp;                           /* cnp_dscp/cnp_prio are meaningful */
         uint8_t cnp_dscp;
         uint8_t cnp_prio;
+        /* Device detail, read and restored, never compared: upstream mlx5's np_cnp_prio_mode. */
+        bool has_prio_mode;
+        uint8_t cnp_prio_mode;
+        /* Policy only: a target that cannot reach the knobs leaves them out (plan note) instead of refusing. */
+        bool optional;
 };
 
 /*
@@ -178,6 +184,29 @@ struct state_pfc_wd {
 
 #define STATE_NIC_STALL_AUTO 0xffff             /* PFC_STORM_PREVENTION_AUTO (include/uapi/linux/ethtool.h) */
 
+/*
+ * The RDMA ports behind a host interface, read with roce_tos: what each port's
+ * default ToS is in every place that holds one, so that a snapshot restores each
+ * exactly (drivers/host/roce_tos.h).
+ */
+#define STATE_RDMA_PORTS_MAX 8
+#define STATE_RDMA_DEV_MAX 32
+#define STATE_TCLASS_UNSET (-1)         /* MLNX_OFED traffic_class with no global value */
+
+struct state_rdma_port {
+        char dev[STATE_RDMA_DEV_MAX];           /* RDMA device: "mlx5_0", "rxe0" */
+        uint8_t port;                           /* 1-based */
+        bool has_cm;                            /* rdma_cm configfs default_roce_tos was read */
+        uint8_t cm_tos;
+        bool has_ofed;                          /* MLNX_OFED tc/PORT/traffic_class was read */
+        int16_t ofed_tclass;                    /* its global tclass, STATE_TCLASS_UNSET when none */
+};
+
+struct state_roce {
+        uint8_t n_ports;                        /* 0: not read from a device (a policy) */
+        struct state_rdma_port ports[STATE_RDMA_PORTS_MAX];
+};
+
 struct state {
         uint32_t present;                       /* STATE_BIT(field) for each meaningful field */
 
@@ -195,6 +224,8 @@ struct state {
         struct state_pfc_wd pfc_wd;
         uint16_t nic_stall_ms;                  /* ms; 0 disabled; STATE_NIC_STALL_AUTO (a policy's "auto") */
         uint16_t nic_stall_auto_ms;             /* read back: what "auto" reads back as here (mlx5: 100), 0 unknown */
+        uint8_t roce_tos;                       /* ToS byte (DSCP << 2 | ECN) of RDMA connections without their own */
+        struct state_roce roce;                 /* host NICs, read with roce_tos: every RDMA port's values */
 
         struct state_dcb_device dcb;            /* host NICs, read with the DCB fields */
 
@@ -210,7 +241,7 @@ static inline bool state_has(const struct state *s, enum state_field f)
         return s->present & STATE_BIT(f);
 }
 
-/* "mtu", "trust", "dscp_to_priority", "pfc", "ets", "ecn", "host_ecn", "pfc.cable_length_m", "buffers",
+/* "mtu", "trust", "dscp_to_priority", "pfc", "ets", "ecn", "host_ecn", "pfc.cable_length_m", "buffers", "roce_tos",
  * "pfc.watchdog", "pfc.nic_stall_timeout_ms" (a dotted name is a member of a spec object); NULL if out of range. */
 const char *state_field_name(enum state_field f);
 int state_field_from_name(const char *name);    /* enum value or -EINVAL */

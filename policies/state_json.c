@@ -10,14 +10,18 @@
  *                 "cnp_dscp": 48, "cnp_priority": 6 },
  *   "dcb_device": { "dcbx": 9, "pfc_delay": 7, "dscp_apps": [[26, 3], [48, 6]], "trust_table": [5, 255] },
  *   "buffers": { "prio_to_buffer": [0, 0, 0, 1, 0, 0, 0, 0], "buffer_size_bytes": [...8], "total_bytes": N },
- *   "qdisc": { "root": "foreign", "kind": "htb", "handle": 65536 }
+ *   "qdisc": { "root": "foreign", "kind": "htb", "handle": 65536 },
+ *   "roce_ports": { "mlx5_0/1": { "default_roce_tos": 106, "traffic_class": -1 } }
  *
  * "qdisc" says what sat where the tc qdisc driver attaches its tree (interface
  * targets of a switch-role agent, read with ets/ecn); kind and handle only for
  * a foreign one.
  *
  * dcb_device is what a host NIC's DCB looked like beyond the managed fields
- * (struct state_dcb_device): a snapshot restores it exactly.
+ * (struct state_dcb_device): a snapshot restores it exactly. roce_ports, read
+ * with roce_tos, is each RDMA port's default ToS where it is held: rdma_cm's
+ * default_roce_tos and MLNX_OFED's traffic_class (-1: no global value), each
+ * only where the port has it.
  *
  * A switch target is one state per port: { "ports": { "swp1": { "mtu": 9216, ... } } }.
  * mtu, trust, dscp_to_priority, pfc and ets are written and read by spec_json.c,
@@ -63,6 +67,8 @@ static json_t *host_ecn_to_json(const struct state_host_ecn *h, bool *ok)
                 spec_json_set(o, "cnp_dscp", json_integer(h->cnp_dscp), ok);
                 spec_json_set(o, "cnp_priority", json_integer(h->cnp_prio), ok);
         }
+        if (o && h->has_prio_mode)
+                spec_json_set(o, "cnp_priority_mode", json_integer(h->cnp_prio_mode), ok);
         return o;
 }
 
@@ -99,6 +105,25 @@ static json_t *qdisc_to_json(const struct state_qdisc *q)
                          "handle", (json_int_t)q->handle);
 }
 
+static json_t *roce_ports_to_json(const struct state_roce *r, bool *ok)
+{
+        json_t *o = json_object();
+        char key[STATE_RDMA_DEV_MAX + 8];
+
+        for (unsigned i = 0; o && i < r->n_ports && i < STATE_RDMA_PORTS_MAX; i++) {
+                const struct state_rdma_port *x = &r->ports[i];
+                json_t *p = json_object();
+
+                if (p && x->has_cm)
+                        spec_json_set(p, "default_roce_tos", json_integer(x->cm_tos), ok);
+                if (p && x->has_ofed)
+                        spec_json_set(p, "traffic_class", json_integer(x->ofed_tclass), ok);
+                snprintf(key, sizeof(key), "%s/%u", x->dev, x->port);
+                spec_json_set(o, key, p, ok);
+        }
+        return o;
+}
+
 json_t *state_to_json(const struct state *s)
 {
         json_t *o = json_object();
@@ -116,6 +141,8 @@ json_t *state_to_json(const struct state *s)
                 spec_json_set(o, "dcb_device", dcb_device_to_json(&s->dcb, &ok), &ok);
         if (s->qdisc.root != STATE_QDISC_UNKNOWN)
                 spec_json_set(o, "qdisc", qdisc_to_json(&s->qdisc), &ok);
+        if (s->roce.n_ports)
+                spec_json_set(o, "roce_ports", roce_ports_to_json(&s->roce, &ok), &ok);
         if (!ok) {
                 json_decref(o);
                 return NULL;
@@ -190,6 +217,14 @@ static int host_ecn_member(struct jsonv *v, const char *key, const json_t *val, 
         long long x;
         int i = indexed_key(key, "priority"), r;
 
+        if (streq(key, "cnp_priority_mode")) {
+                r = jsonv_int(v, val, key, 0, 1, &x);
+                if (r >= 0) {
+                        h->has_prio_mode = true;
+                        h->cnp_prio_mode = (uint8_t)x;
+                }
+                return r;
+        }
         if (streq(key, "cnp_dscp") || streq(key, "cnp_priority")) {
                 r = jsonv_int(v, val, key, 0, streq(key, "cnp_dscp") ? 63 : 7, &x);
                 if (r >= 0 && streq(key, "cnp_dscp"))
@@ -219,9 +254,10 @@ static int parse_host_ecn(struct jsonv *v, const json_t *j, void *obj)
         json_object_foreach((json_t *)j, key, val) {
                 int r;
 
-                if (indexed_key(key, "priority") < 0 && !streq(key, "cnp_dscp") && !streq(key, "cnp_priority"))
-                        return jsonv_error(v, "unknown key '%s', expected priority0 to priority7, cnp_dscp "
-                                           "or cnp_priority", jsonv_quote(key, q, sizeof(q)));
+                if (indexed_key(key, "priority") < 0 && !streq(key, "cnp_dscp") && !streq(key, "cnp_priority") &&
+                    !streq(key, "cnp_priority_mode"))
+                        return jsonv_error(v, "unknown key '%s', expected priority0 to priority7, cnp_dscp, "
+                                           "cnp_priority or cnp_priority_mode", jsonv_quote(key, q, sizeof(q)));
                 jsonv_push_key(v, key);
                 r = host_ecn_member(v, key, val, h);
                 jsonv_pop(v);
@@ -315,6 +351,58 @@ static int parse_qdisc(struct jsonv *v, const json_t *j, void *obj)
         return jsonv_object(v, j, qdisc_fields, &((struct state *)obj)->qdisc);
 }
 
+static const struct jsonv_field rdma_port_fields[] = {
+        { .key = "default_roce_tos", .type = JSONV_INTEGER, .min = 0, .max = 255,
+          JSONV_MEMBER(struct state_rdma_port, cm_tos) },
+        { .key = "traffic_class", .type = JSONV_INTEGER, .min = STATE_TCLASS_UNSET, .max = 255,
+          JSONV_MEMBER(struct state_rdma_port, ofed_tclass) },
+        { 0 },
+};
+
+/* "DEV/PORT": a device name of [A-Za-z0-9_.-] shorter than STATE_RDMA_DEV_MAX, a port 1-255. */
+static int rdma_port_key(struct jsonv *v, const char *key, struct state_rdma_port *ret)
+{
+        const char *slash = strrchr(key, '/');
+        char q[80], *end;
+        unsigned long port = slash ? strtoul(slash + 1, &end, 10) : 0;
+        size_t n = slash ? (size_t)(slash - key) : 0;
+
+        if (!slash || !n || n >= sizeof(ret->dev) || !slash[1] || *end || port < 1 || port > 255 ||
+            strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n)
+                return jsonv_error(v, "RDMA port '%s' is not DEVICE/PORT (port 1-255)", jsonv_quote(key, q, sizeof(q)));
+        memcpy(ret->dev, key, n);
+        ret->dev[n] = '\0';
+        ret->port = (uint8_t)port;
+        return 0;
+}
+
+static int parse_roce_ports(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct state_roce *r = &((struct state *)obj)->roce;
+        const char *key;
+        json_t *val;
+
+        if (json_object_size(j) > STATE_RDMA_PORTS_MAX)
+                return jsonv_error(v, "expected at most %d RDMA ports, found %zu", STATE_RDMA_PORTS_MAX,
+                                   json_object_size(j));
+        json_object_foreach((json_t *)j, key, val) {
+                struct state_rdma_port *x = &r->ports[r->n_ports];
+                int k = rdma_port_key(v, key, x);
+
+                jsonv_push_key(v, key);
+                x->ofed_tclass = STATE_TCLASS_UNSET;
+                if (k >= 0)
+                        k = jsonv_object(v, val, rdma_port_fields, x);
+                jsonv_pop(v);
+                if (k < 0)
+                        return k;
+                x->has_cm = json_object_get(val, "default_roce_tos") != NULL;
+                x->has_ofed = json_object_get(val, "traffic_class") != NULL;
+                r->n_ports++;
+        }
+        return 0;
+}
+
 static const struct jsonv_field state_fields[] = {
         { .key = "mtu", .type = JSONV_INTEGER, .min = 0, .max = U32_MAX, JSONV_MEMBER(struct state, mtu) },
         JSONV_ENUM("trust", struct state, trust, spec_json_trust_live_names, 0),
@@ -326,6 +414,7 @@ static const struct jsonv_field state_fields[] = {
         JSONV_CUSTOM("buffers", JSONV_OBJECT, 0, spec_json_parse_buffers_live),
         JSONV_CUSTOM("dcb_device", JSONV_OBJECT, 0, parse_dcb_device),
         JSONV_CUSTOM("qdisc", JSONV_OBJECT, 0, parse_qdisc),
+        JSONV_CUSTOM("roce_ports", JSONV_OBJECT, 0, parse_roce_ports),
         { 0 },
 };
 

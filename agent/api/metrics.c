@@ -99,6 +99,8 @@ static void render_counters(FILE *f, const struct agent_config *c, char (*ifs)[S
                                 continue;
                         if (cs.c[k].prio >= 0)
                                 snprintf(prio, sizeof(prio), ",priority=\"%d\"", cs.c[k].prio);
+                        else if (cs.c[k].tc >= 0)
+                                snprintf(prio, sizeof(prio), ",traffic_class=\"%d\"", cs.c[k].tc);
                         fprintf(f, "nettune_nic_counter{interface=\"%s\",counter=\"%s\",source=\"%s\"%s} %llu\n",
                                 ifs[i], cs.c[k].name, cs.c[k].source, prio, (unsigned long long)cs.c[k].value);
                 }

@@ -52,6 +52,16 @@ static void print_changes(const struct txn_result *r)
                        r->changes[i].d.to);
 }
 
+/* What the plan wants the reader to know, as `plan` prints it. */
+static void print_notes(const json_t *notes)
+{
+        size_t i;
+        json_t *o;
+
+        json_array_foreach(notes, i, o)
+                printf("note: %s\n", json_string_value(o));
+}
+
 /* "; restored switch 'leaf1' by vendor-abort, interface 'vA' by driver-reapply" */
 static void print_restores(const json_t *restores)
 {
@@ -93,6 +103,7 @@ static int print_result(struct cli *c, const struct txn_result *r)
                 if (r->baseline.ran || r->post.ran)
                         printf("  probe: %s\n", plan_probe_str(&r->pin, buf, sizeof(buf)));
                 print_changes(r);
+                print_notes(r->notes);
         }
         if (r->error.msg[0])
                 fprintf(stderr, "%s: %s%s\n", c->prog, errbuf_str(&r->error, buf, sizeof(buf)),

@@ -36,6 +36,8 @@ static json_t *counters_json(const struct counters *k)
 
                 if (o && k->c[i].prio >= 0)
                         json_object_set_new(o, "priority", json_integer(k->c[i].prio));
+                if (o && k->c[i].tc >= 0)
+                        json_object_set_new(o, "traffic_class", json_integer(k->c[i].tc));
                 json_array_append_new(a, o);
         }
         return a;

@@ -26,8 +26,10 @@ static void nonzero_defaults(struct agent_config *c)
         snprintf(c->probe_listen, sizeof(c->probe_listen), "0.0.0.0:18515");
         snprintf(c->env.sysfs_root, sizeof(c->env.sysfs_root), "/sys");
         snprintf(c->env.debugfs_root, sizeof(c->env.debugfs_root), "/sys/kernel/debug");
+        snprintf(c->env.configfs_root, sizeof(c->env.configfs_root), "/sys/kernel/config");
         snprintf(c->proc_root, sizeof(c->proc_root), "/proc");
         c->env.settle_ms = 3000;
+        c->env.link_up_max_ms = 30000;
         c->env.flap_wait_ms = 1000;
         c->env.rdma_wait_ms = 10000;
         c->probe_runs = 3;
@@ -372,9 +374,11 @@ static const struct jsonv_field config_fields[] = {
         CF_STR("state_dir", state_dir, NULL),
         CF_STR("sysfs_root", env.sysfs_root, NULL),
         CF_STR("debugfs_root", env.debugfs_root, NULL),
+        CF_STR("configfs_root", env.configfs_root, NULL),
         JSONV_CUSTOM("probe", JSONV_OBJECT, 0, parse_probe),
         JSONV_CUSTOM("drift", JSONV_OBJECT, 0, parse_drift),
         JSONV_UINT("settle_ms", struct agent_config, env.settle_ms, 0, 120000),
+        JSONV_UINT("link_up_max_ms", struct agent_config, env.link_up_max_ms, 1000, 600000),
         JSONV_UINT("flap_wait_ms", struct agent_config, env.flap_wait_ms, 0, 60000),
         JSONV_UINT("rdma_wait_ms", struct agent_config, env.rdma_wait_ms, 0, 120000),
         JSONV_UINT("max_body_bytes", struct agent_config, max_body_bytes, 1024, 64u << 20),
@@ -425,6 +429,7 @@ static int resolve_all(struct agent_config *c, const char *dir, struct errbuf *e
                 { "$.state_dir", c->state_dir, sizeof(c->state_dir) },
                 { "$.sysfs_root", c->env.sysfs_root, sizeof(c->env.sysfs_root) },
                 { "$.debugfs_root", c->env.debugfs_root, sizeof(c->env.debugfs_root) },
+                { "$.configfs_root", c->env.configfs_root, sizeof(c->env.configfs_root) },
                 { "$.lldpd_socket", c->lldpd_socket, sizeof(c->lldpd_socket) },
                 { "$.proc_root", c->proc_root, sizeof(c->proc_root) },
         };

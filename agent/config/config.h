@@ -59,7 +59,7 @@ struct agent_config {
         unsigned drift_interval_s;              /* 0 = no periodic drift check */
         enum drift_mode drift_mode;
         unsigned role;                          /* enum agent_role ("role") */
-        struct driver_env env;                  /* sysfs_root, debugfs_root, settle_ms, flap_wait_ms, rdma_wait_ms, switch_role, qdisc_parents */
+        struct driver_env env;                  /* sysfs_root, debugfs_root, configfs_root, settle_ms, link_up_max_ms, flap_wait_ms, rdma_wait_ms, switch_role, qdisc_parents */
         unsigned n_switches;
         struct switch_config switches[CONFIG_SWITCHES_MAX];
         unsigned n_links;

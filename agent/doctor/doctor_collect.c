@@ -106,12 +106,13 @@ static void host_sample(const struct plan_target *pt, struct sample *s)
         s->n = 0;
         s->ok = k && counters_read(pt->t.name, pt->t.env->sysfs_root, k, &e) >= 0;
         for (unsigned i = 0; s->ok && i < k->n; i++) {
-                int prio, kind = counters_kind(k->c[i].name, &prio);
+                int prio, tc, kind = counters_kind(k->c[i].name, &prio, &tc);
                 char name[48];
 
                 snprintf(name, sizeof(name), "%s%s%.24s", k->c[i].name, streq(k->c[i].source, "ethtool") ? "" : " ",
                          streq(k->c[i].source, "ethtool") ? "" : k->c[i].source);
-                sample_put(s, name, kind, prio, k->c[i].value, s->t);
+                /* doctor's index is a priority (pause) or a queue (ecn, drops): a per-TC counter's TC */
+                sample_put(s, name, kind, tc >= 0 ? tc : prio, k->c[i].value, s->t);
         }
         free(k);
         nq = queues_read(&pt->t, q);
@@ -364,6 +365,8 @@ static struct policy *committed(struct doctor_node *n, struct journal *j)
         if (journal_committed_policy(j, 0, &pol, NULL, &e) < 0 || !pol)
                 return NULL;            /* nothing committed: nothing drifts */
         snprintf(n->policy, sizeof(n->policy), "%s", pol->name);
+        if (state_has(&pol->spec, STATE_FIELD_CABLE_LEN))
+                n->declared_cable_m = pol->spec.cable_len_m;
         return pol;
 }
 

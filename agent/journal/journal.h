@@ -85,7 +85,7 @@ struct journal_result {
         int exit_code;                  /* written when result is set */
         const char *error;
         const char *probe_json;         /* {"baseline":{...},"post":{...}} with every run */
-        const char *restored_by;        /* "gate", "readback", "error", "confirm-timeout", "recovery", "operator" */
+        const char *restored_by;        /* "gate", "readback", "error", "confirm-timeout", "cancelled", "recovery", "operator" */
         const char *restores_json;      /* how each target was restored: [{target, kind, method}] */
         const char *saves_json;         /* whether each switch a commit wrote saved it: [{target, saved, how}] */
         int64_t confirm_deadline_ms;    /* PENDING_CONFIRM: wall clock, ms since the epoch */

@@ -13,7 +13,7 @@ int journal_committed_policy(struct journal *j, int64_t rev, struct policy **ret
                     : journal_revision(j, (unsigned)-rev, NULL, NULL, &json, e);
         if (r < 0)
                 return r;
-        if (json && (r = policy_parse_buffer(json, strlen(json), "committed revision", &p, e)) < 0)
+        if (json && (r = policy_parse_committed(json, strlen(json), "committed revision", &p, e)) < 0)
                 return r;
         *ret_policy = p;
         if (ret_json)

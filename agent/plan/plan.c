@@ -2,7 +2,7 @@
 /* The plan (see plan.h): targets, routes, desired and live state, the diff, the checks. */
 #include <stdarg.h>
 
-#include "agent/plan/plan.h"
+#include "agent/plan/plan_internal.h"
 #include "drivers/host/host_io.h"
 #include "policies/field.h"
 #include "policies/state_json.h"
@@ -63,28 +63,49 @@ void plan_note(struct plan *p, const char *fmt, ...)
 
 /* ---- routing: each field to the first driver (registry order) that serves it here ---- */
 
-static int route(struct plan *p, struct plan_target *pt, uint32_t want, struct errbuf *e)
+/* A driver's fields here: owned (want), or read only (extra: best effort, never a driver with a session). */
+static void add_route(struct plan_target *pt, const struct driver_ops *ops, uint32_t fields, uint32_t extra)
+{
+        if (fields)
+                pt->routes[pt->n_routes++] = (struct plan_route){ .ops = ops, .fields = fields, .extra = extra };
+        else if (extra && !ops->open)
+                pt->reads[pt->n_reads++] = (struct plan_route){ .ops = ops, .extra = extra };
+}
+
+/* extra: fields read too where a driver can (a driver that fails its caps for them alone is left out). */
+static int route(struct plan *p, struct plan_target *pt, uint32_t want, uint32_t extra, struct errbuf *e)
 {
         const struct driver_ops *ops[PLAN_DRIVERS_MAX];
-        unsigned n = driver_select(p->env.drivers, pt->t.kind, want, ops, PLAN_DRIVERS_MAX);
+        unsigned n = driver_select(p->env.drivers, pt->t.kind, want | extra, ops, PLAN_DRIVERS_MAX);
         uint32_t routed = 0;
 
-        pt->n_routes = 0;
+        pt->n_routes = pt->n_reads = 0;
         for (unsigned i = 0; i < n; i++) {
+                struct errbuf scratch = { 0 };  /* what a driver of extra fields only says is not the request's */
                 uint32_t caps = ops[i]->fields;
-                int r = ops[i]->caps ? ops[i]->caps(&pt->t, &caps, e) : 0;
+                int r = ops[i]->caps ? ops[i]->caps(&pt->t, &caps, ops[i]->fields & want ? e : &scratch) : 0;
 
-                if (r == -EOPNOTSUPP)
+                if (r == -EOPNOTSUPP || (r < 0 && !(ops[i]->fields & want)))
                         continue;
                 if (r < 0)
                         return r;
-                caps &= ops[i]->fields & want & ~routed;
-                if (!caps)
-                        continue;
-                pt->routes[pt->n_routes++] = (struct plan_route){ .ops = ops[i], .fields = caps };
-                routed |= caps;
+                caps &= ops[i]->fields & ~routed;
+                add_route(pt, ops[i], caps & want, caps & extra & ~want);
+                routed |= caps & (want | extra);
         }
         return 0;
+}
+
+/* The extra fields some driver reads here. */
+static uint32_t extra_fields(const struct plan_target *pt)
+{
+        uint32_t f = 0;
+
+        for (unsigned r = 0; r < pt->n_routes; r++)
+                f |= pt->routes[r].extra;
+        for (unsigned r = 0; r < pt->n_reads; r++)
+                f |= pt->reads[r].extra;
+        return f;
 }
 
 static uint32_t routed_fields(const struct plan_target *pt)
@@ -107,8 +128,12 @@ static const char *mechanism(const struct plan *p, enum target_kind kind, enum s
                 return "DCB";
         if (streq(ops[0]->name, "nic-ecn"))
                 return "NIC ECN (DCQCN) knobs";
+        if (streq(ops[0]->name, "roce-tos"))
+                return "an RDMA default ToS (an RDMA port with rdma_cm's configfs or MLNX_OFED's tc/N/traffic_class)";
         if (streq(ops[0]->name, "qdisc"))
                 return "the tc qdiscs ets and red (kernel sch_ets, sch_red)";
+        if (streq(ops[0]->name, "dcb-buffer"))
+                return "a cable length or port buffers over DCB (mlx5, mlxsw)";
         return ops[0]->name;
 }
 
@@ -151,6 +176,43 @@ static int refuse_unsupported(const struct plan *p, const struct plan_target *pt
                                   target_kind_name(t->kind), t->name, drv, m, fields);
         }
         return 0;
+}
+
+/* The fields `out` leave target pt: not read, compared or written there. */
+static void leave_out(struct plan_target *pt, uint32_t out)
+{
+        pt->want &= ~out;
+        for (unsigned u = 0; u < pt->n_units; u++) {
+                pt->desired[u].present &= ~out;
+                pt->live[u].present &= ~out;            /* nor snapshotted: a rollback leaves it alone too */
+                pt->delta[u] &= ~out;
+        }
+        for (unsigned r = 0; r < pt->n_routes; r++)
+                pt->routes[r].fields &= ~out;
+}
+
+/* "interface 'X' (driver D)" for notes. */
+static void target_words(const struct target *t, char *buf, size_t size)
+{
+        if (t->kind == TARGET_INTERFACE)
+                snprintf(buf, size, "interface '%s' (driver %s)", t->name, t->kernel_driver[0] ? t->kernel_driver : "unknown");
+        else
+                snprintf(buf, size, "%s '%s'", target_kind_name(t->kind), t->name);
+}
+
+/* Optional fields no driver serves here are left out, with a note, instead of refusing the policy. */
+static void leave_out_unserved(struct plan *p, struct plan_target *pt)
+{
+        uint32_t out = field_optional(&pt->desired[0], pt->want & ~routed_fields(pt));
+        char who[STATE_NAME_MAX + 64], names[128];
+
+        if (!out)
+                return;
+        leave_out(pt, out);
+        target_words(&pt->t, who, sizeof(who));
+        field_list(out, names, sizeof(names));
+        plan_note(p, "%s: %s is optional and left out here: it has no %s this agent can reach; the rest of the "
+                  "policy applies", who, names, mechanism(p, pt->t.kind, (enum state_field)__builtin_ctz(out)));
 }
 
 /* ---- building ---- */
@@ -224,15 +286,27 @@ static void note_switch_only(struct plan *p, const struct target *t, const struc
                   " it is applied by the agent of a Linux switch (\"role\": \"switch\") or on targets.switches", names);
 }
 
+/*
+ * What the lossless class relates to the fields a policy changes here: read too (where
+ * the target can) so that plan_check() judges the change against the unit as a whole.
+ */
+static uint32_t lossless_extra(const struct target *t, uint32_t want, unsigned flags)
+{
+        if ((flags & PLAN_ALL_FIELDS) || !(want & LOSSLESS_FIELDS))
+                return 0;
+        return field_mask_on(kind_on(t), LOSSLESS_FIELDS) & ~want;
+}
+
 static int add_policy_target(struct plan *p, const struct target *t, const struct policy *pol, unsigned flags,
                              struct errbuf *e)
 {
         struct plan_target *pt;
         uint32_t want = field_mask_on(kind_on(t), flags & PLAN_ALL_FIELDS ? STATE_ALL_FIELDS : pol->spec.present);
+        uint32_t extra = lossless_extra(t, want, flags);
         int r = add_target(p, t, &pt, e);
 
         if (r >= 0)
-                r = route(p, pt, want, e);
+                r = route(p, pt, want, extra, e);
         if (r < 0)
                 return r;
         if (flags & PLAN_ALL_FIELDS) {
@@ -240,11 +314,13 @@ static int add_policy_target(struct plan *p, const struct target *t, const struc
                 return 0;
         }
         pt->want = want;
+        pt->extra = extra_fields(pt);
         note_switch_only(p, t, pol);
         for (unsigned u = 0; u < pt->n_units; u++) {
                 pt->desired[u] = pol->spec;
                 pt->desired[u].present = want;
         }
+        leave_out_unserved(p, pt);
         return refuse_unsupported(p, pt, e);
 }
 
@@ -262,6 +338,10 @@ int plan_for_policy(struct plan *p, const struct policy *pol, unsigned flags, st
 
         snprintf(p->policy, sizeof(p->policy), "%s", pol->name);
         snprintf(p->io.policy, sizeof(p->io.policy), "%s", pol->name);
+        p->lossless.active = !(flags & PLAN_ALL_FIELDS);
+        p->lossless.refuse = true;
+        p->lossless.roce_dscp = pol->verify.dscp;
+        p->lossless.allow = pol->checks_allow;
         if (r >= 0)
                 count_interfaces(p, &l);
         for (unsigned i = 0; r >= 0 && i < l.n; i++)
@@ -280,7 +360,7 @@ static int add_all(struct plan *p, const struct target_list *l, struct errbuf *e
 
                 r = add_target(p, &l->v[i], &pt, e);
                 if (r >= 0)
-                        r = route(p, pt, field_mask_on(kind_on(&pt->t), STATE_ALL_FIELDS), e);
+                        r = route(p, pt, field_mask_on(kind_on(&pt->t), STATE_ALL_FIELDS), 0, e);
                 if (r >= 0)
                         pt->want = routed_fields(pt);
         }
@@ -324,7 +404,7 @@ int plan_add_snapshot(struct plan *p, int kind, const char *name, uint32_t field
         if (r >= 0)
                 r = add_target(p, &l.v[0], &pt, e);
         if (r >= 0)
-                r = route(p, pt, fields, e);
+                r = route(p, pt, fields, 0, e);
         if (r >= 0 && !(pt->before = calloc(pt->n_units ? pt->n_units : 1, sizeof(*pt->before))))
                 r = errbuf_set(e, ENOMEM, NULL, "out of memory");
         if (r >= 0)
@@ -358,6 +438,26 @@ static int open_routes(struct plan_target *pt, struct errbuf *e)
         return 0;
 }
 
+/*
+ * One route's read: its fields and its extra ones in one call; when that fails with
+ * extra fields in it, its fields alone (the extra ones are best effort).
+ */
+static int read_route(struct plan_target *pt, const struct plan_route *rt, struct state *ret, struct errbuf *e)
+{
+        uint32_t f = rt->fields & pt->want, extra = rt->extra;
+        struct errbuf ignored = { 0 };
+        int k;
+
+        if (!(f | extra))
+                return 0;
+        k = rt->ops->read(&pt->t, f | extra, ret, extra ? &ignored : e);
+        if (k >= 0 || !extra)
+                return k;
+        for (unsigned u = 0; u < pt->n_units; u++)
+                ret[u].present &= ~extra;
+        return f ? rt->ops->read(&pt->t, f, ret, e) : 0;
+}
+
 int plan_read_target(struct plan *p, unsigned i, struct state *ret, struct errbuf *e)
 {
         struct plan_target *pt = &p->v[i];
@@ -365,12 +465,10 @@ int plan_read_target(struct plan *p, unsigned i, struct state *ret, struct errbu
 
         for (unsigned u = 0; u < pt->n_units; u++)
                 state_init(&ret[u]);
-        for (unsigned r = 0; k >= 0 && r < pt->n_routes; r++) {
-                uint32_t f = pt->routes[r].fields & pt->want;
-
-                if (f)
-                        k = pt->routes[r].ops->read(&pt->t, f, ret, e);
-        }
+        for (unsigned r = 0; k >= 0 && r < pt->n_routes; r++)
+                k = read_route(pt, &pt->routes[r], ret, e);
+        for (unsigned r = 0; k >= 0 && r < pt->n_reads; r++)
+                k = read_route(pt, &pt->reads[r], ret, e);
         return k;
 }
 
@@ -410,7 +508,28 @@ void plan_change(const struct plan_target *pt, unsigned r, uint32_t *delta_buf, 
                                        .delta = delta_buf, .fields = all, .owned = f };
 }
 
-static int check_target(struct plan_target *pt, struct errbuf *e)
+/*
+ * A driver that cannot reach optional fields here (its check says EACCES or EPERM:
+ * a root-only file, a missing capability) leaves them out, with a note, instead of
+ * refusing the policy. 1 when they were left out.
+ */
+static int leave_out_unreachable(struct plan *p, struct plan_target *pt, const struct driver_change *c, int k,
+                                 const struct errbuf *e)
+{
+        uint32_t f = c->owned & pt->want;
+        char names[128];
+
+        if ((k != -EACCES && k != -EPERM) || !f || field_optional(&pt->desired[0], f) != f)
+                return 0;
+        leave_out(pt, f);
+        if (diff_target(pt) < 0)
+                return -ENOMEM;
+        field_list(f, names, sizeof(names));
+        plan_note(p, "%s is optional and left out here: %s; the rest of the policy applies", names, e->msg);
+        return 1;
+}
+
+static int check_target(struct plan *p, struct plan_target *pt, struct errbuf *e)
 {
         _cleanup_free_ uint32_t *delta = calloc(pt->n_units ? pt->n_units : 1, sizeof(*delta));
         int k = 0;
@@ -421,8 +540,19 @@ static int check_target(struct plan_target *pt, struct errbuf *e)
                 struct driver_change c;
 
                 plan_change(pt, r, delta, &c);
-                if (c.fields && pt->routes[r].ops->check)
-                        k = pt->routes[r].ops->check(&pt->t, &c, e);
+                if (!c.fields || !pt->routes[r].ops->check)
+                        continue;
+                k = pt->routes[r].ops->check(&pt->t, &c, e);
+                if (k < 0) {
+                        int left = leave_out_unreachable(p, pt, &c, k, e);
+
+                        if (left < 0)
+                                k = errbuf_set(e, ENOMEM, NULL, "out of memory");
+                        else if (left)
+                                k = 0;
+                        if (left > 0)
+                                errbuf_clear(e);
+                }
         }
         return k;
 }
@@ -445,18 +575,42 @@ int plan_read(struct plan *p, struct errbuf *e)
 
 int plan_check(struct plan *p, struct errbuf *e)
 {
+        char (*notes)[PLAN_NOTE_MAX] = NULL;
+        unsigned n = 0;
         int r = 0;
 
         for (unsigned i = 0; i < p->n && r >= 0; i++)
-                r = check_target(&p->v[i], e);
-        return r;
+                r = check_target(p, &p->v[i], e);
+        /* optional fields a target cannot reach left the diff: count what remains */
+        p->n_changes = 0;
+        for (unsigned i = 0; i < p->n; i++)
+                p->n_changes += p->v[i].diff.n;
+        if (r >= 0 && p->lossless.active && !(notes = calloc(PLAN_NOTES_MAX, sizeof(*notes))))
+                r = errbuf_set(e, ENOMEM, NULL, "out of memory");
+        if (r >= 0 && notes)
+                r = plan_lossless_check(p, notes, PLAN_NOTES_MAX, &n, e);
+        for (unsigned i = 0; r >= 0 && i < n; i++)
+                plan_note(p, "%s", notes[i]);
+        free(notes);
+        return r < 0 ? r : 0;
 }
 
 /* ---- JSON, at the edge ---- */
 
+json_t *plan_notes_json(const struct plan *p)
+{
+        json_t *notes = json_array();
+
+        for (unsigned i = 0; notes && i < p->n_notes; i++)
+                json_array_append_new(notes, json_string(p->notes[i]));
+        for (unsigned i = 0; notes && i < p->io.n_notes; i++)   /* the drivers' (driver_note) */
+                json_array_append_new(notes, json_string(p->io.notes[i]));
+        return notes;
+}
+
 json_t *plan_to_json(const struct plan *p)
 {
-        json_t *targets = json_array(), *notes = json_array();
+        json_t *targets = json_array(), *notes = plan_notes_json(p);
 
         for (unsigned i = 0; targets && i < p->n; i++) {
                 const struct plan_target *pt = &p->v[i];
@@ -468,10 +622,6 @@ json_t *plan_to_json(const struct plan *p)
                         targets = NULL;
                 }
         }
-        for (unsigned i = 0; notes && i < p->n_notes; i++)
-                json_array_append_new(notes, json_string(p->notes[i]));
-        for (unsigned i = 0; notes && i < p->io.n_notes; i++)   /* the drivers' (driver_note) */
-                json_array_append_new(notes, json_string(p->io.notes[i]));
         if (!targets || !notes) {
                 json_decref(targets);
                 json_decref(notes);

@@ -49,8 +49,8 @@
 
 
 #define PLAN_DRIVERS_MAX 8
-#define PLAN_NOTES_MAX 8
-#define PLAN_NOTE_MAX 256
+#define PLAN_NOTES_MAX 16
+#define PLAN_NOTE_MAX 640
 
 /* Where a plan finds targets and drivers: the real ones, or a test's. */
 struct plan_env {
@@ -68,6 +68,7 @@ struct plan_env {
 struct plan_route {
         const struct driver_ops *ops;
         uint32_t fields;
+        uint32_t extra;                 /* read with them, never compared or written (plan_target.extra) */
         bool opened;                    /* its session is open (ops->open) */
 };
 
@@ -76,7 +77,11 @@ struct plan_target {
         unsigned n_units;               /* target_units(&t) */
         unsigned n_routes;
         struct plan_route routes[PLAN_DRIVERS_MAX];     /* disjoint fields, in registry order */
+        unsigned n_reads;
+        struct plan_route reads[PLAN_DRIVERS_MAX];      /* drivers of extra fields only: read, never written */
         uint32_t want;                  /* the fields read and compared (desired[*].present) */
+        uint32_t extra;                 /* read too where the target can, never compared: what the lossless
+                                         * class relates to a policy's lossless fields (plan_check) */
         struct state *desired;          /* [n_units], owned */
         struct state *live;             /* [n_units], owned; valid after plan_read() */
         struct state *before;           /* [n_units], owned; the snapshot, NULL until one is taken */
@@ -95,6 +100,13 @@ struct plan {
         unsigned n_notes;
         char notes[PLAN_NOTES_MAX][PLAN_NOTE_MAX];      /* what the reader should know (plan JSON "notes") */
         bool noted_switch_only;         /* the note on switch-port fields a host leaves alone is there */
+        /* The lossless class (plan_check): the policy's targets, live and with the change applied. */
+        struct {
+                bool active;            /* a policy's plan (not state, not a snapshot's way back) */
+                bool refuse;            /* a change that breaks a rule is refused (false: the way back, noted) */
+                int roce_dscp;          /* verify.dscp: the RoCE DSCP where a unit has no roce_tos; -1 none */
+                uint32_t allow;         /* checks.allow */
+        } lossless;
         struct driver_io io;
 };
 
@@ -134,7 +146,12 @@ int plan_add_snapshot(struct plan *p, int kind, const char *name, uint32_t field
  */
 int plan_read(struct plan *p, struct errbuf *e);
 
-/* Every driver's check of its delta (what apply would refuse); the first refusal's error. After plan_read(). */
+/*
+ * Every driver's check of its delta (what apply would refuse), then the lossless
+ * class (docs/policy-reference.md): a policy's change that breaks a rule a unit
+ * keeps is refused, a rule broken already is a note. The first refusal's error
+ * (-EINVAL for the lossless class). After plan_read().
+ */
 int plan_check(struct plan *p, struct errbuf *e);
 
 /* Read target i again into ret[0..n_units) (state_init'ed here): `want` fields only. */
@@ -154,6 +171,8 @@ void plan_note(struct plan *p, const char *fmt, ...) _printf_(2, 3);
  *  [{"field", "key", "from", "to"}]}], "notes": [...]}. New reference; NULL on ENOMEM.
  */
 json_t *plan_to_json(const struct plan *p);
+/* The plan's notes and its drivers' (driver_note), as plan_to_json() lists them. New reference; NULL on ENOMEM. */
+json_t *plan_notes_json(const struct plan *p);
 /* The flat change list the journal and transaction results keep: [{target, field, key, from, to}]. */
 json_t *plan_changes_json(const struct plan *p);
 /* One element of it: {target, field, key, from, to}. New reference; NULL on ENOMEM. */

@@ -103,6 +103,8 @@ static int snapshot_rows(struct plan *p, struct txn_prepared *prep)
                 if (!pt->before)
                         return -ENOMEM;
                 memcpy(pt->before, pt->live, pt->n_units * sizeof(*pt->before));
+                for (unsigned u = 0; u < pt->n_units; u++)      /* the lossless class read more: not ours to keep */
+                        state_keep_fields(&pt->before[u], pt->want);
                 j = state_units_to_json(pt->before, target_unit_names(&pt->t), pt->n_units);
                 strcopy(row->target, sizeof(row->target), pt->t.name);
                 row->kind = pt->t.kind;
@@ -304,6 +306,7 @@ static int plan_phase(struct plan *p, const char *kind, const struct policy_veri
                 return r;
         }
         /* What a device refuses is invalid input for this node: exit 2, nothing touched. */
+        p->lossless.refuse = !streq(kind, "rollback");  /* the way back is never refused for the lossless class */
         r = plan_check(p, &res->error);
         if (r < 0) {
                 txn_finish(res, TXN_PLANNED, OUTCOME_INVALID, "refused");
@@ -333,6 +336,8 @@ static int list_changes(const struct plan *p, struct txn_result *res)
                         res->changes[n].d = p->v[i].diff.entries[k];
                 }
         res->n_changes = n;
+        json_decref(res->notes);
+        res->notes = p->n_notes || p->io.n_notes ? plan_notes_json(p) : NULL;
         return 0;
 }
 

@@ -101,7 +101,7 @@ struct txn_result {
         enum txn_state state;
         int exit_code;                  /* enum outcome */
         char result[32];                /* "committed", "rolled_back", "failed", "pending_confirm", "nothing_to_do", "refused" */
-        char restored_by[32];           /* "" or "gate", "readback", "error", "confirm-timeout", "recovery" */
+        char restored_by[32];           /* "" or "gate", "readback", "error", "confirm-timeout", "cancelled", "recovery" */
         struct errbuf error;
         struct txn_change *changes;     /* [n_changes]: what the plan changes (owned) */
         unsigned n_changes;
@@ -113,6 +113,7 @@ struct txn_result {
         int64_t confirm_deadline_ms;
         json_t *restores;               /* [{target, kind, method}] of every restored target, or NULL (owned) */
         json_t *saves;                  /* [{target, saved, how}] of every switch the commit wrote, or NULL (owned) */
+        json_t *notes;                  /* what the plan wants the reader to know (plan "notes"), or NULL (owned) */
         double rollback_ms;             /* the way back: from the decision to restore to the last target read back */
 };
 

@@ -33,5 +33,6 @@ void txn_result_done(struct txn_result *r)
         r->n_changes = 0;
         json_decref(r->restores);
         json_decref(r->saves);
-        r->restores = r->saves = NULL;
+        json_decref(r->notes);
+        r->restores = r->saves = r->notes = NULL;
 }

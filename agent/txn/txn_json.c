@@ -110,13 +110,13 @@ json_t *txn_result_to_json(const struct txn_result *r)
         if (r->error.msg[0])
                 errbuf_str(&r->error, err, sizeof(err));
         /* rollback_ms: how long the way back took, from the decision to the last target read back; when one ran */
-        return json_pack("{s:I, s:s, s:s, s:i, s:o, s:o, s:s?, s:O*, s:O*, s:s?, s:I, s:o*}",
+        return json_pack("{s:I, s:s, s:s, s:i, s:o, s:o, s:s?, s:O*, s:O*, s:O*, s:s?, s:I, s:o*}",
                          "tx", (json_int_t)r->tx, "state", journal_state_name(r->state),
                          "result", r->result, "exit_code", r->exit_code,
                          "changes", txn_changes_json(r),
                          "probe", probes_json(r),
                          "restored_by", r->restored_by[0] ? r->restored_by : NULL,
-                         "restores", r->restores, "saves", r->saves,
+                         "restores", r->restores, "saves", r->saves, "notes", r->notes,
                          "error", err[0] ? err : NULL,
                          "confirm_deadline_ms", (json_int_t)r->confirm_deadline_ms,
                          "rollback_ms", r->rollback_ms > 0 ? json_real(r->rollback_ms) : NULL);

@@ -177,21 +177,35 @@ int txn_rollback(struct txn_env *env, struct txn_result *ret)
         return r;
 }
 
-/* A confirm too late for the transaction's deadline or for the caller's not_after_ms: restore, say why. */
+/*
+ * A confirm too late for the transaction's deadline or for the caller's not_after_ms:
+ * restore, say why. A not_after_ms before the transaction even started cannot be a
+ * deadline the caller missed: it is the caller's cancel (the controller halting a
+ * wave sends not_after_ms 1), journaled as restored_by "cancelled".
+ */
 static int confirm_late(struct txn_env *env, int64_t tx, const struct journal_tx *t, int64_t not_after_ms,
                         int64_t now, struct txn_result *ret)
 {
+        bool cancel = not_after_ms > 0 && not_after_ms < t->started_ms && t->confirm_deadline_ms > now;
         char why[160];
 
-        if (t->confirm_deadline_ms <= now)
+        if (cancel)
+                snprintf(why, sizeof(why), "its caller cancelled it (not_after_ms %lld lies before the transaction "
+                         "started)", (long long)not_after_ms);
+        else if (t->confirm_deadline_ms <= now)
                 snprintf(why, sizeof(why), "its confirm deadline %lld passed %lld ms before the confirm",
                          (long long)t->confirm_deadline_ms, (long long)(now - t->confirm_deadline_ms));
         else
                 snprintf(why, sizeof(why), "the confirm came %lld ms after the caller's not_after_ms %lld",
                          (long long)(now - not_after_ms), (long long)not_after_ms);
         log_warn("transaction %lld: confirm refused: %s; restoring its snapshot", (long long)tx, why);
-        txn_restore_tx(env, tx, "confirm-timeout", ret);
+        errbuf_set(&ret->error, ETIME, NULL, "%s", why);        /* journaled with the restore */
+        txn_restore_tx(env, tx, cancel ? "cancelled" : "confirm-timeout", ret);
         txn_finish(ret, ret->state, OUTCOME_ROLLED_BACK, journal_state_name(ret->state));
+        if (cancel)
+                return errbuf_set(&ret->error, ETIME, NULL, "transaction %lld was not confirmed: %s; the change was %s",
+                                  (long long)tx, why, ret->state == TXN_ROLLED_BACK ? "rolled back" :
+                                  "not restored (RESTORE FAILED)");
         return errbuf_set(&ret->error, ETIME, NULL, "transaction %lld was not confirmed in time: %s; the change was %s",
                           (long long)tx, why, ret->state == TXN_ROLLED_BACK ? "rolled back" : "not restored (RESTORE FAILED)");
 }

@@ -19,6 +19,7 @@ struct apply_args {
         bool confirm_given;
         bool detach;
         struct rollout_opts o;
+        json_t *left_out;               /* the nodes the pre-flight left out (--skip-unreachable), for the report */
 };
 
 static int parse_count(const char *opt, const char *v, struct rollout_count *ret)
@@ -27,6 +28,32 @@ static int parse_count(const char *opt, const char *v, struct rollout_count *ret
                 log_err("%s '%s': expected N or P%% (0-100%%); nothing was changed", opt, v ? v : "");
                 return -EINVAL;
         }
+        return 0;
+}
+
+static int parse_selector(struct apply_args *a, const char *v)
+{
+        struct errbuf e = { 0 };
+
+        if (rollout_selector_parse(v, &e) < 0) {
+                log_err("%s %s; nothing was changed", e.where, e.msg);
+                return -EINVAL;
+        }
+        snprintf(a->o.canary_selector, sizeof(a->o.canary_selector), "%s", v);
+        return 0;
+}
+
+/* A label key as inventories and selectors spell them: [A-Za-z0-9._/-], 1-63 characters. */
+static int parse_label(const char *opt, const char *v, char *buf, size_t size)
+{
+        size_t len = v ? strlen(v) : 0;
+
+        if (len == 0 || len >= size || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/-") != len) {
+                log_err("%s '%s': expected a label key of 1-%zu characters [A-Za-z0-9._/-]; nothing was changed", opt,
+                        v ? v : "", size - 1);
+                return -EINVAL;
+        }
+        memcpy(buf, v, len + 1);
         return 0;
 }
 
@@ -59,6 +86,20 @@ static int parse_one(struct apply_args *a, const char *opt, const char *v)
         }
         if (streq(opt, "--resume"))
                 return ctl_parse_uint(opt, v, 1, 2000000000, &a->resume);
+        if (streq(opt, "--canary-selector"))
+                return parse_selector(a, v);
+        if (streq(opt, "--wave-by"))
+                return parse_label(opt, v, a->o.wave_by, sizeof(a->o.wave_by));
+        if (streq(opt, "--max-regression-pct")) {
+                unsigned pct;
+
+                if (ctl_parse_uint(opt, v, 0, 100, &pct) < 0)
+                        return -EINVAL;
+                a->o.max_regression_pct = (int)pct;
+                return 0;
+        }
+        if (streq(opt, "--probe-duration-ms"))
+                return ctl_parse_uint(opt, v, 100, 60000, &a->o.probe_duration_ms);
         if (streq(opt, "--rollback-on-halt")) {
                 if (!streq(v, "wave") && !streq(v, "all")) {
                         log_err("--rollback-on-halt '%s': expected 'wave' or 'all'; nothing was changed", v ? v : "");
@@ -81,6 +122,8 @@ static int parse_args(struct ctl *c, struct apply_args *a)
 
                 if (streq(arg, "--no-confirm")) {
                         a->o.no_confirm = true;
+                } else if (streq(arg, "--skip-unreachable")) {
+                        a->o.skip_unreachable = true;
                 } else if (streq(arg, "--detach")) {
                         a->detach = true;
                 } else if (!strncmp(arg, "--", 2)) {
@@ -104,24 +147,31 @@ static int parse_args(struct ctl *c, struct apply_args *a)
         return 0;
 }
 
-/* The rollout's report, with each wave's fabric gate when the policy has one. */
-static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fabric)
+/* The rollout's report, with each wave's fabric gate when the policy has one and the nodes the pre-flight left out. */
+static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fabric, json_t *left_out)
 {
         json_t *j;
 
-        if (!json_array_size(fabric) || !c->json) {
-                output_rollout(r, c->json);
+        if (!c->json) {
+                output_rollout(r, false);
+                for (size_t i = 0; i < json_array_size(left_out); i++)
+                        printf("  left out by the pre-flight: %s: %s\n",
+                               json_string_value(json_object_get(json_array_get(left_out, i), "name")),
+                               json_string_value(json_object_get(json_array_get(left_out, i), "error")));
+                fflush(stdout);
                 return;
         }
         j = output_rollout_json(r);
-        if (j)
+        if (j && json_array_size(fabric))
                 json_object_set(j, "fabric", fabric);
+        if (j && left_out)
+                json_object_set(j, "left_out", left_out);
         output_json(j);
         json_decref(j);
         fflush(stdout);
 }
 
-static int run_and_report(struct ctl *c, struct rollout_rec *r)
+static int run_and_report(struct ctl *c, struct rollout_rec *r, json_t *left_out)
 {
         struct rollout_run_env env;
         struct errbuf e = { 0 };
@@ -131,7 +181,7 @@ static int run_and_report(struct ctl *c, struct rollout_rec *r)
         env.fabric_log = json_array();
         rc = rollout_run(&env, r, &e);
         if (rc >= 0)
-                report(c, r, env.fabric_log);
+                report(c, r, env.fabric_log, left_out);
         json_decref(env.fabric_log);
         return rc < 0 ? ctl_fail(&e) : rc;
 }
@@ -156,7 +206,7 @@ static int resume(struct ctl *c, unsigned id)
         }
         if (!c->quiet && !c->json)
                 fprintf(stderr, "resuming rollout %u of '%s'\n", id, r->policy_name);
-        rc = run_and_report(c, r);
+        rc = run_and_report(c, r, NULL);
         rollout_rec_free(r);
         return rc;
 }
@@ -235,6 +285,177 @@ static int submitted(struct ctl *c, const struct apply_args *a, const struct rol
         return OUTCOME_OK;
 }
 
+/*
+ * --max-regression-pct and --probe-duration-ms: the policy's verify overridden for
+ * this rollout, recorded with it (its options, and the document its agents get).
+ * *doc is replaced by the policy's canonical JSON with the overrides, validated again.
+ */
+static int override(const struct apply_args *a, struct policy **p, char **doc, struct errbuf *e)
+{
+        const struct rollout_opts *o = &a->o;
+        char *text = NULL;
+        json_t *j, *v;
+        int r;
+
+        if (o->max_regression_pct < 0 && !o->probe_duration_ms)
+                return 0;
+        if (!(*p)->verify.present || (*p)->verify.probe == POLICY_PROBE_NONE)
+                return errbuf_set(e, EINVAL, a->policy, "%s: the policy measures nothing (verify.probe none or no "
+                                  "verify): there is no gate to override", o->max_regression_pct >= 0 ?
+                                  "--max-regression-pct" : "--probe-duration-ms");
+        text = policy_to_json(*p);
+        j = text ? json_loads(text, 0, NULL) : NULL;
+        free(text);
+        v = json_object_get(j, "verify");
+        if (!json_is_object(v)) {
+                json_decref(j);
+                return errbuf_set(e, ENOMEM, a->policy, "out of memory");
+        }
+        if (o->max_regression_pct >= 0)
+                json_object_set_new(v, "max_regression_pct", json_integer(o->max_regression_pct));
+        if (o->probe_duration_ms)
+                json_object_set_new(v, "duration_ms", json_integer(o->probe_duration_ms));
+        text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+        json_decref(j);
+        if (!text)
+                return errbuf_set(e, ENOMEM, a->policy, "out of memory");
+        policy_free(*p);
+        *p = NULL;
+        r = policy_parse_buffer(text, strlen(text), a->policy, p, e);
+        free(*doc);
+        *doc = text;
+        return r;
+}
+
+/* Refuse, before the pre-flight, what no node could change: no node selected, waves that cannot be planned. */
+static int check_plan(struct ctl *c, const struct apply_args *a, const struct inventory_node **sel, unsigned n)
+{
+        struct errbuf e = { 0 };
+
+        if (n == 0) {
+                log_err("%s: the selector matches no node of '%s'; nothing was changed", a->policy, c->inventory_path);
+                return -EINVAL;
+        }
+        if (rollout_plan_check(&a->o, sel, n, &e) < 0) {
+                log_err("%s %s; nothing was changed", e.where, e.msg);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* A node left out by the pre-flight, for the report. */
+static void left_out(struct apply_args *a, const char *name, const char *why)
+{
+        if (!a->left_out)
+                a->left_out = json_array();
+        json_array_append_new(a->left_out, json_pack("{s:s, s:s}", "name", name, "error", why));
+        log_warn("pre-flight: %s left out (--skip-unreachable): %s", name, why);
+}
+
+/*
+ * Every node of the rollout answers and accepts the policy before anything changes.
+ * A node that refuses the policy stops it (-EINVAL: invalid, exit 2), one whose plan
+ * fails or that does not answer too (-EHOSTUNREACH, exit 3), unless --skip-unreachable
+ * leaves the unreachable ones out (sel and *n shrink). Each is named.
+ */
+static int preflight(struct ctl *c, struct apply_args *a, const char *doc, const struct inventory_node **sel,
+                     unsigned *n)
+{
+        struct preflight_node *pf = calloc(*n + 1, sizeof(*pf));
+        struct rollout_run_env env;
+        struct errbuf e = { 0 };
+        unsigned k = 0, bad[PREFLIGHT_RESULT_MAX] = { 0 };
+        int rc;
+
+        if (!pf)
+                return -ENOMEM;
+        ctl_run_env(c, &env);
+        rc = rollout_preflight(&env, sel, *n, doc, pf, &e);
+        for (unsigned i = 0; rc >= 0 && i < *n; i++) {
+                bad[pf[i].result]++;
+                if (pf[i].result == PREFLIGHT_INVALID)
+                        log_err("%s: node %s refuses the policy: %s%s%s", a->policy, sel[i]->name, pf[i].path,
+                                pf[i].path[0] ? ": " : "", pf[i].why);
+                else if (pf[i].result == PREFLIGHT_FAILED)
+                        log_err("%s: node %s cannot plan the policy: %s", a->policy, sel[i]->name, pf[i].why);
+                else if (pf[i].result == PREFLIGHT_UNREACHABLE && a->o.skip_unreachable)
+                        left_out(a, sel[i]->name, pf[i].why);
+                else if (pf[i].result == PREFLIGHT_UNREACHABLE)
+                        log_err("node %s did not answer the pre-flight: %s", sel[i]->name, pf[i].why);
+                if (pf[i].result == PREFLIGHT_OK)
+                        sel[k++] = sel[i];
+        }
+        free(pf);
+        if (rc < 0)
+                return ctl_fail(&e), rc;
+        if (bad[PREFLIGHT_INVALID] || bad[PREFLIGHT_FAILED] || (bad[PREFLIGHT_UNREACHABLE] && !a->o.skip_unreachable) ||
+            k == 0) {
+                log_err("pre-flight: %u of %u node%s ready%s; no node was changed", k, *n, *n == 1 ? "" : "s",
+                        bad[PREFLIGHT_UNREACHABLE] && !a->o.skip_unreachable ?
+                        " (--skip-unreachable leaves the unreachable ones out)" : "");
+                return bad[PREFLIGHT_INVALID] ? -EINVAL : -EHOSTUNREACH;
+        }
+        if (!c->quiet && !c->json)
+                fprintf(stderr, "pre-flight: %u node%s answer and accept the policy\n", k, k == 1 ? "" : "s");
+        *n = k;
+        return 0;
+}
+
+/* What the pre-flight left may no longer be planned as asked (the canary was unreachable): runtime, named. */
+static int check_after(struct apply_args *a, const struct inventory_node **sel, unsigned n)
+{
+        struct errbuf e = { 0 };
+
+        if (rollout_plan_check(&a->o, sel, n, &e) >= 0)
+                return 0;
+        log_err("%s %s once the unreachable nodes are left out; no node was changed", e.where, e.msg);
+        return -EHOSTUNREACH;
+}
+
+/* An apply waits as long as the policy's own measurements take, whatever --timeout says: say so. */
+static void note_timeout(const struct ctl *c, const char *doc)
+{
+        unsigned long long t = rollout_policy_time_ms(doc);
+
+        if (t > c->timeout_s * 1000ULL && !c->quiet)
+                fprintf(stderr, "apply: the policy's measurements and settle time take up to %.0f s: each apply waits "
+                        "that long for its answer, not --timeout %u s\n", (double)(t + 999) / 1000, c->timeout_s);
+}
+
+/* Read, override, select, check, pre-flight: the document and nodes of a new rollout, or an exit code. */
+static int prepare(struct ctl *c, struct apply_args *a, char **doc, struct policy **p,
+                   const struct inventory_node ***sel, unsigned *n)
+{
+        struct errbuf e = { 0 };
+        char buf[1100];
+        size_t len;
+        int rc;
+
+        if (ctl_read_file(a->policy, POLICY_DOC_MAX, doc, &len) < 0)
+                return OUTCOME_INVALID;
+        rc = policy_parse_buffer(*doc, len, a->policy, p, &e);
+        if (rc >= 0)
+                rc = ctl_policy_json(a->policy, doc, &len, &e);         /* a YAML policy goes out as JSON */
+        if (rc >= 0)
+                rc = override(a, p, doc, &e);
+        if (rc < 0) {
+                log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
+                return OUTCOME_INVALID;
+        }
+        if (!a->confirm_given && (*p)->confirm_timeout_s > 0)
+                a->o.confirm_timeout_s = (*p)->confirm_timeout_s;
+        rc = ctl_select(c, *p, sel, n);
+        if (rc >= 0)
+                rc = check_plan(c, a, *sel, *n);
+        if (rc >= 0)
+                rc = preflight(c, a, *doc, *sel, n);
+        if (rc >= 0 && a->left_out)
+                rc = check_after(a, *sel, *n);
+        if (rc >= 0)
+                note_timeout(c, *doc);
+        return rc < 0 ? outcome_of_errno(rc) : 0;
+}
+
 static int start(struct ctl *c, struct apply_args *a)
 {
         _cleanup_free_ char *doc = NULL;
@@ -242,26 +463,10 @@ static int start(struct ctl *c, struct apply_args *a)
         struct policy *p = NULL;
         struct rollout_rec *r = NULL;
         struct errbuf e = { 0 };
-        char buf[1100];
-        size_t len;
         unsigned n = 0;
-        int rc;
+        int rc = prepare(c, a, &doc, &p, &sel, &n);
 
-        if (ctl_read_file(a->policy, POLICY_DOC_MAX, &doc, &len) < 0)
-                return OUTCOME_INVALID;
-        if (policy_parse_buffer(doc, len, a->policy, &p, &e) < 0 || ctl_policy_json(a->policy, &doc, &len, &e) < 0) {
-                log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
-                policy_free(p);
-                return OUTCOME_INVALID;
-        }
-        if (!a->confirm_given && p->confirm_timeout_s > 0)
-                a->o.confirm_timeout_s = p->confirm_timeout_s;
-        rc = ctl_select(c, p, &sel, &n);
-        if (rc >= 0 && n == 0) {
-                log_err("%s: the selector matches no node of '%s'; nothing was changed", a->policy, c->inventory_path);
-                rc = -EINVAL;
-        }
-        if (rc >= 0) {
+        if (rc == 0) {
                 r = rollout_rec_new("apply", p->name, doc, NULL, &a->o, sel, n);
                 rc = r ? rollout_fabric_check(r, &e) : errbuf_set(&e, ENOMEM, "", "out of memory");
                 if (rc == -EINVAL)
@@ -272,16 +477,17 @@ static int start(struct ctl *c, struct apply_args *a)
                         rc = -ECANCELED;
                 } else if (rc < 0 || (rc = store_rollout_create(c->store, r, &e)) < 0)
                         ctl_fail(&e);
+                rc = rc == -ECANCELED ? OUTCOME_INVALID : rc < 0 ? outcome_of_errno(rc) : 0;
         }
         policy_free(p);
-        if (rc < 0) {
+        if (rc > 0) {
                 rollout_rec_free(r);
-                return rc == -ECANCELED ? OUTCOME_INVALID : outcome_of_errno(rc);
+                return rc;
         }
         if (!c->quiet && !c->json)
                 fprintf(stderr, "rollout %lld: '%s' to %u node%s in %u wave%s\n", r->id, r->policy_name,
                         n, n == 1 ? "" : "s", r->n_waves, r->n_waves == 1 ? "" : "s");
-        rc = ctl_store_shared(c) ? submitted(c, a, r) : run_and_report(c, r);
+        rc = ctl_store_shared(c) ? submitted(c, a, r) : run_and_report(c, r, a->left_out);
         rollout_rec_free(r);
         return rc;
 }
@@ -299,9 +505,11 @@ int ctl_cmd_apply(struct ctl *c)
                                 "every running rollout by itself; nothing was changed");
                         return OUTCOME_INVALID;
                 }
-                if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0)
+                if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0 || (r = ctl_need_http(c)) > 0)
                         return r;
-                return start(c, &a);
+                r = start(c, &a);
+                json_decref(a.left_out);
+                return r;
         }
         if (a.detach) {
                 log_err("apply --detach needs a store that 'nettunectl serve' replicas share (etcd); "
@@ -312,5 +520,7 @@ int ctl_cmd_apply(struct ctl *c)
                 return r;
         if ((r = ctl_need_lease(c, a.resume)) > 0)
                 return r;
-        return a.resume ? resume(c, a.resume) : start(c, &a);
+        r = a.resume ? resume(c, a.resume) : start(c, &a);
+        json_decref(a.left_out);
+        return r;
 }

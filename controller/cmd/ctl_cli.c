@@ -35,8 +35,14 @@ static const struct cli_flag plan_flags[] = {
 
 static const struct cli_flag apply_flags[] = {
         { "--canary", "N", "nodes in the first wave (default 1; 0: none)", NULL },
+        { "--canary-selector", "KEY=VALUE[,...]", "the canary wave: the nodes with these labels", NULL },
         { "--wave-size", "N|P%", "nodes per later wave (default 25%)", NULL },
-        { "--max-unavailable", "N|P%", "failed nodes a wave may have before the rollout halts (default 0)", NULL },
+        { "--wave-by", "LABEL", "no wave mixes nodes of different LABEL values (racks)", NULL },
+        { "--max-unavailable", "N|P%", "failed nodes a wave (per --wave-by group) may have before the rollout "
+          "halts (default 0)", NULL },
+        { "--skip-unreachable", NULL, "leave nodes the pre-flight cannot reach out of the rollout, by name", NULL },
+        { "--max-regression-pct", "P", "this run's gate: the largest bandwidth drop a node may show", NULL },
+        { "--probe-duration-ms", "MS", "this run's gate: how long each probe measures", NULL },
         { "--confirm-timeout", "S", "each node's change is pending until its wave is judged (default 120)", NULL },
         { "--rollback-on-halt", "wave|all", "what a halt rolls back: the failing wave (default) or every wave",
           NULL },
@@ -54,7 +60,8 @@ static const struct cli_flag history_flags[] = {
 
 static const struct cli_flag rollback_flags[] = {
         { "--to", "REV", "each node applies its committed revision REV again", NULL },
-        { "--rollout", "ID", "only the nodes rollout ID changed", NULL },
+        { "--rollout", "ID", "every node rollout ID touched, back to its revision before it", NULL },
+        { "--force", NULL, "with --rollout: also nodes a later rollout changed", NULL },
         SELECTOR,
         { 0 },
 };
@@ -152,9 +159,13 @@ const struct cli_command ctl_commands[] = {
           doctor_flags, "0 no findings, 1 findings, 2 bad input, 3 a node could not be collected" },
         { "history", NULL, "list rollouts", NULL, history_flags, "0 ok, 2 invalid input, 3 the store cannot be read" },
         { "rollback", NULL, "roll the fleet back to an earlier revision",
-          "Rolls the selected nodes back: each undoes its newest committed revision (or\n"
-          "applies --to REV again) as a verified transaction, recorded as a rollout. On\n"
-          "a terminal it asks first (--yes does not).",
+          "Rolls nodes back as verified transactions, recorded as a rollout. --rollout ID\n"
+          "returns every node that rollout touched to the revision it had before it (a\n"
+          "node already there is left alone; one a later rollout changed is refused\n"
+          "unless --force) and ends consistent or exits non-zero; after a halted rollout\n"
+          "a plain rollback means --rollout of it. Otherwise each selected node undoes\n"
+          "its newest committed revision (or applies --to REV again). On a terminal it\n"
+          "asks first (--yes does not).",
           rollback_flags, EXITS_ROLLOUT },
         { "confirm", "ID", "confirm a rollout's pending nodes by hand", NULL, NULL, EXITS_ROLLOUT },
         { "halt", "ID", "stop an interrupted or pending rollout: cancel, roll back",

@@ -11,9 +11,24 @@
 #include "policies/state_text.h"
 
 struct plan_sum {
-        unsigned changing, unchanged, unreachable;
+        unsigned changing, unchanged, unreachable, invalid;
         unsigned field_nodes[STATE_FIELD_MAX];
 };
+
+/* A node that answered 4xx refuses the policy: invalid there (outcome_of_http_status), with the path it names. */
+static json_t *node_refuses(const struct http_req *q, struct plan_sum *s)
+{
+        const struct inventory_node *n = q->user;
+        char path[128], msg[300], why[400];
+
+        s->invalid++;
+        reply_error_path(q->resp, q->resp_len, path, sizeof(path));
+        if (!reply_error_message(q->resp, q->resp_len, msg, sizeof(msg))[0])
+                reply_error_text(q->status, q->resp, q->resp_len, msg, sizeof(msg));
+        snprintf(why, sizeof(why), "%s%s%.250s", path, path[0] ? ": " : "", msg);
+        return json_pack("{s:s, s:b, s:b, s:s, s:s?}", "name", n->name, "reached", 1, "invalid", 1, "error", why,
+                         "path", path[0] ? path : NULL);
+}
 
 static json_t *node_result(const struct http_req *q, struct plan_sum *s)
 {
@@ -22,6 +37,8 @@ static json_t *node_result(const struct http_req *q, struct plan_sum *s)
         struct errbuf e = { 0 };
         char why[400];
 
+        if (q->err == 0 && outcome_of_http_status((int)q->status) == OUTCOME_INVALID)
+                return node_refuses(q, s);
         if (q->err < 0 || q->status != 200 || reply_parse_plan(q->resp, q->resp_len, &p, &e) < 0) {
                 if (q->err < 0)
                         http_req_error(q, why, sizeof(why));
@@ -49,8 +66,9 @@ static json_t *summary_json(const struct plan_sum *s, unsigned n)
         for (int f = 0; f < STATE_FIELD_MAX; f++)
                 if (s->field_nodes[f])
                         json_object_set_new(fields, state_field_name(f), json_integer(s->field_nodes[f]));
-        return json_pack("{s:i, s:i, s:i, s:i, s:o}", "selected", (int)n, "changing", (int)s->changing,
-                         "unchanged", (int)s->unchanged, "unreachable", (int)s->unreachable, "fields", fields);
+        return json_pack("{s:i, s:i, s:i, s:i, s:i, s:o}", "selected", (int)n, "changing", (int)s->changing,
+                         "unchanged", (int)s->unchanged, "unreachable", (int)s->unreachable,
+                         "invalid", (int)s->invalid, "fields", fields);
 }
 
 static const char *str_of(const json_t *o, const char *k)
@@ -65,8 +83,8 @@ static void print_text(const json_t *nodes, const struct plan_sum *s, unsigned n
         size_t i, k;
         json_t *node, *ch;
 
-        printf("plan: %u node%s selected: %u changing, %u unchanged, %u unreachable\n", n, n == 1 ? "" : "s",
-               s->changing, s->unchanged, s->unreachable);
+        printf("plan: %u node%s selected: %u changing, %u unchanged, %u unreachable, %u invalid\n", n,
+               n == 1 ? "" : "s", s->changing, s->unchanged, s->unreachable, s->invalid);
         for (int f = 0; f < STATE_FIELD_MAX; f++)
                 if (s->field_nodes[f])
                         printf("  %-18s changes on %u node%s\n", state_field_name(f), s->field_nodes[f],
@@ -79,6 +97,10 @@ static void print_text(const json_t *nodes, const struct plan_sum *s, unsigned n
 
                         printf("%s: %s%s\n", str_of(node, "name"), strncmp(why, "unreachable", 11) ? "unreachable: " : "",
                                why);
+                        continue;
+                }
+                if (json_is_true(json_object_get(node, "invalid"))) {
+                        printf("%s: invalid: %s\n", str_of(node, "name"), str_of(node, "error"));
                         continue;
                 }
                 printf("%s: %zu change%s\n", str_of(node, "name"), json_array_size(changes),
@@ -124,7 +146,7 @@ static int plan(struct ctl *c, const char *file, const char *doc, const struct p
                 print_text(nodes, &s, n);
         }
         json_decref(nodes);
-        return s.unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
+        return s.invalid ? OUTCOME_INVALID : s.unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
 }
 
 int ctl_cmd_plan(struct ctl *c)

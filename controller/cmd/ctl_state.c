@@ -31,6 +31,7 @@ struct view {
         const char *policy;             /* borrowed from the state answer */
         json_t *answer;
         char error[300];
+        bool unreached;                 /* the request failed before an answer: error says how */
 };
 
 static void answer_error(const struct http_req *q, char *buf, size_t size)
@@ -101,6 +102,7 @@ static void take_state(const struct http_req *q, unsigned i, void *ud)
         v->node = q->user;
         if (q->err < 0 || q->status != 200) {
                 answer_error(q, v->error, sizeof(v->error));
+                v->unreached = q->err < 0;
         } else if (reply_load(q->resp, q->resp_len, &v->answer, &e) < 0 ||
                    !json_is_array(json_object_get(v->answer, "targets"))) {
                 snprintf(v->error, sizeof(v->error), "invalid answer to GET /v1/state: %.200s",
@@ -115,12 +117,14 @@ static void take_drift(const struct http_req *q, unsigned i, void *ud)
         struct reply_drift rd = { 0 };
         struct errbuf e = { 0 };
 
-        if (v->error[0])
-                return;
-        if (q->err < 0 || q->status != 200) {
-                answer_error(q, v->error, sizeof(v->error));
+        if (q->err < 0 || q->status != 200) {      /* the first failure says how; either unreached says so */
+                if (!v->error[0])
+                        answer_error(q, v->error, sizeof(v->error));
+                v->unreached |= q->err < 0;
                 return;
         }
+        if (v->error[0])
+                return;
         if (reply_parse_drift(q->resp, q->resp_len, &rd, &e) < 0) {
                 snprintf(v->error, sizeof(v->error), "invalid answer to GET /v1/drift: %.200s", e.msg);
                 return;
@@ -240,9 +244,9 @@ static void print_table(const struct view *v, unsigned n)
                 size_t r;
                 json_t *row;
 
-                if (!v[i].targets) {    /* "unreachable (...)" says itself what it is */
-                        printf("%-*s  %s%s\n", l.node_w, v[i].node->name,
-                               strncmp(v[i].error, "unreachable", 11) ? "error: " : "", v[i].error);
+                if (!v[i].targets) {    /* "unreachable: cannot connect (...)", "error: HTTP 500 ..." */
+                        printf("%-*s  %s: %s\n", l.node_w, v[i].node->name, v[i].unreached ? "unreachable" : "error",
+                               v[i].error);
                         continue;
                 }
                 if (!json_array_size(v[i].targets))
@@ -312,23 +316,20 @@ static int show(struct ctl *c, const struct inventory_node **sel, unsigned n)
                 drifted += json_array_size(v[i].changes) > 0;
         }
         if (r < 0) {
-                free(v);
                 log_err("state: cannot query the agents: %s", strerror(-r));
-                return OUTCOME_RUNTIME;
-        }
-        if (c->json) {
+        } else if (c->json) {
                 print_json(v, n, drifted, unreachable);
         } else {
                 print_table(v, n);
                 print_drift(v, n, drifted, unreachable);
         }
-        for (unsigned i = 0; i < n; i++) {
+        for (unsigned i = 0; v && i < n; i++) {
                 json_decref(v[i].targets);
                 json_decref(v[i].changes);
                 json_decref(v[i].answer);
         }
         free(v);
-        return drifted ? OUTCOME_ROLLED_BACK : unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
+        return r < 0 || (!drifted && unreachable) ? OUTCOME_RUNTIME : drifted ? OUTCOME_ROLLED_BACK : OUTCOME_OK;
 }
 
 int ctl_cmd_state(struct ctl *c)

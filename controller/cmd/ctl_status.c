@@ -7,8 +7,46 @@
 #include "controller/cmd/ctl.h"
 #include "controller/rollout/rollout.h"
 
+/*
+ * A rollout recorded running: does anyone drive it? With SQLite, the rollout lease
+ * says (a lease of another rollout, or one whose owner is gone, is nobody's); with
+ * etcd, the leading replica drives every running rollout.
+ */
+static void live_of(struct ctl *c, const struct rollout_rec *r, struct rollout_live *ret)
+{
+        struct store_lease l;
+        int rc;
+
+        memset(ret, 0, sizeof(*ret));
+        if (r->state != ROLLOUT_RUNNING)
+                return;
+        rc = store_lease_get(c->store, &l, NULL);
+        if (ctl_store_shared(c)) {
+                snprintf(ret->state, sizeof(ret->state), rc >= 0 ? "running" : "waiting");
+                snprintf(ret->note, sizeof(ret->note), rc >= 0 ? "the leading replica drives it" :
+                         "no 'nettunectl serve' replica leads: it continues when one does");
+        } else if (rc >= 0 && l.rollout_id == r->id && !store_lease_stale(&l, (long long)time(NULL))) {
+                snprintf(ret->state, sizeof(ret->state), "running");
+                snprintf(ret->note, sizeof(ret->note), "driven by pid %lld on '%.100s'", l.pid, l.host);
+        } else if (streq(r->kind, "rollback")) {
+                snprintf(ret->state, sizeof(ret->state), "interrupted");
+                snprintf(ret->note, sizeof(ret->note), "no controller drives it: run the rollback again (a node "
+                         "already back is left alone)");
+        } else {
+                snprintf(ret->state, sizeof(ret->state), "interrupted");
+                snprintf(ret->note, sizeof(ret->note), "no controller drives it%s: 'nettunectl apply --resume %lld' "
+                         "continues it, 'nettunectl halt %lld' stops it", rc >= 0 && l.rollout_id == r->id ?
+                         " (the one that did is gone)" : "", r->id, r->id);
+        }
+        if (rc >= 0 && (ctl_store_shared(c) || l.rollout_id == r->id)) {
+                ret->pid = l.pid;
+                snprintf(ret->host, sizeof(ret->host), "%s", l.host);
+        }
+}
+
 int ctl_cmd_status(struct ctl *c)
 {
+        struct rollout_live live;
         struct rollout_rec *r = NULL;
         struct errbuf e = { 0 };
         unsigned id = 0;
@@ -25,7 +63,8 @@ int ctl_cmd_status(struct ctl *c)
                 log_err("%s", errbuf_str(&e, buf, sizeof(buf)));
                 return outcome_of_errno(rc);
         }
-        output_rollout(r, c->json);
+        live_of(c, r, &live);
+        output_rollout_status(r, &live, c->json);
         rollout_rec_free(r);
         return OUTCOME_OK;
 }

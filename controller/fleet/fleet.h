@@ -188,7 +188,7 @@ void http_req_drop_answer(struct http_req *r);
 /* Free the answer and reset the results so the request can be run again. */
 void http_req_done(struct http_req *r);
 
-/* "connection refused", "timed out after 5000 ms", "HTTP 409: ..." for messages. */
+/* "cannot connect (...)", "timed out (...)", "HTTP 409" for messages (the caller says what failed). */
 const char *http_req_error(const struct http_req *r, char *buf, size_t size);
 
 long long http_now_ms(void);
@@ -251,6 +251,8 @@ struct reply_history_tx {
         char restored_by[32];           /* "" or "gate", "confirm-timeout", ... */
         long long confirm_deadline_ms;
         long long now_ms;               /* GET /v1/transactions: the agent's clock when it answered, 0 = not said */
+        long long rev;                  /* the revision its commit recorded, 0 = none (null) */
+        char policy[64];                /* the policy's name, "" = none */
 };
 
 #define REPLY_HISTORY_MAX 10000         /* transactions in one answer */
@@ -272,6 +274,31 @@ int reply_find_history(const char *body, size_t len, const char *key, const char
 int reply_history_committed_after(const char *body, size_t len, const char *tx, unsigned *ret_newer,
                                   struct reply_history_tx *ret_newest, struct errbuf *e);
 
+#define REPLY_HISTORY_PAGE 100          /* transactions GET /v1/history lists at most (docs/api.md) */
+
+/*
+ * What a history answer says of a node's revisions: its current one (the newest
+ * committed transaction's rev) and, when asked for (key or tx), one transaction of
+ * ours. known is false when the answer cannot say: a full page without any commit,
+ * or a commit without its revision number.
+ */
+struct reply_revision {
+        bool known;
+        long long rev;                          /* the current revision, 0 = none ever committed */
+        struct reply_history_tx newest;         /* the transaction that committed it (tx "" when none) */
+        bool busy;                              /* a transaction newer than it is still running or pending */
+        struct reply_history_tx busy_tx;        /* the newest such one */
+        bool found;                             /* ours (by key, else by tx) is listed */
+        struct reply_history_tx ours;
+        unsigned committed_after;               /* committed transactions newer than ours */
+        long long before_rev;                   /* the revision current when ours started: the newest commit
+                                                   older than it (0: none ever); -1 = not known */
+};
+
+/* Summarise a history answer; key and tx (either may be NULL or "") name ours. 0 or -EBADMSG. */
+int reply_history_revision(const char *body, size_t len, const char *key, const char *tx,
+                           struct reply_revision *ret, struct errbuf *e);
+
 /*
  * GET /v1/transactions/{tx}: the transaction as the agent's journal has it, with the
  * agent's clock (now_ms). It must be transaction tx and name its state. 0, or -EBADMSG.
@@ -281,6 +308,10 @@ int reply_parse_transaction(const char *body, size_t len, const char *tx, struct
 
 /* The code of an agent's error body ({"error":{"code":...}}) into buf, "" when there is none. */
 const char *reply_error_code(const char *body, size_t len, char *buf, size_t size);
+/* Its "path" (the JSON path of what was refused) into buf, "" when there is none. */
+const char *reply_error_path(const char *body, size_t len, char *buf, size_t size);
+/* Its "message" into buf, "" when there is none. */
+const char *reply_error_message(const char *body, size_t len, char *buf, size_t size);
 
 /* The agent's {"error":{code,message,path}} as "message (code, at path)"; fallback "HTTP N". */
 const char *reply_error_text(long status, const char *body, size_t len, char *buf, size_t size);

@@ -549,7 +549,7 @@ const char *http_req_error(const struct http_req *r, char *buf, size_t size)
         if (r->err == -ETIMEDOUT)
                 snprintf(buf, size, "timed out (%s)", r->errmsg);
         else if (r->err == -ECONNREFUSED)
-                snprintf(buf, size, "unreachable (%s)", r->errmsg);
+                snprintf(buf, size, "cannot connect (%s)", r->errmsg);
         else if (r->err == -EPROTO)
                 snprintf(buf, size, "tls failure (%s)", r->errmsg);
         else if (r->err == -EFBIG)

@@ -271,6 +271,20 @@ const char *reply_error_text(long status, const char *body, size_t len, char *bu
         return buf;
 }
 
+/* "rev": a revision number 1..2^31-1, or null / absent (0). */
+static int get_rev(const json_t *o, long long *ret, struct errbuf *e)
+{
+        const json_t *v = json_object_get(o, "rev");
+
+        *ret = 0;
+        if (!v || json_is_null(v))
+                return 0;
+        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 2147483647)
+                return errbuf_set(e, EBADMSG, "answer", "$.rev: expected null or a revision 1-2147483647");
+        *ret = (long long)json_integer_value(v);
+        return 0;
+}
+
 /* One transaction object; messages name members from the object ($.state). */
 static int history_entry(const json_t *o, struct reply_history_tx *h, struct errbuf *e)
 {
@@ -289,6 +303,8 @@ static int history_entry(const json_t *o, struct reply_history_tx *h, struct err
         if (ec && (!json_is_integer(ec) || json_integer_value(ec) < -1 || json_integer_value(ec) > 4))
                 return errbuf_set(e, EBADMSG, "answer", "$.exit_code: expected an integer -1..4");
         h->exit_code = ec ? (int)json_integer_value(ec) : -1;
+        if ((r = get_rev(o, &h->rev, e)) < 0 || (r = get_str(o, "policy", h->policy, sizeof(h->policy), e)) < 0)
+                return r;
         get_error(o, h->error, sizeof(h->error));
         return 0;
 }
@@ -415,6 +431,69 @@ int reply_history_committed_after(const char *body, size_t len, const char *tx, 
         return r == 1;
 }
 
+struct revision_ctx {
+        const char *key, *tx;
+        struct reply_revision *ret;
+        unsigned seen;
+        bool have_newest, have_before;
+};
+
+static bool in_flight(const char *state)
+{
+        return !streq(state, "committed") && !streq(state, "rolled_back") && !streq(state, "failed");
+}
+
+static int revision_visit(const struct reply_history_tx *h, const char *k, void *ud)
+{
+        struct revision_ctx *c = ud;
+        struct reply_revision *r = c->ret;
+        bool ours = c->key && c->key[0] ? k && streq(k, c->key) : c->tx && c->tx[0] && streq(h->tx, c->tx);
+
+        c->seen++;
+        if (r->found && !c->have_before && streq(h->state, "committed")) {
+                c->have_before = true;
+                r->before_rev = h->rev > 0 ? h->rev : -1;
+        }
+        if (ours && !r->found) {
+                r->found = true;
+                r->ours = *h;
+        }
+        if (!c->have_newest && streq(h->state, "committed")) {
+                c->have_newest = true;
+                r->newest = *h;
+                r->rev = h->rev;
+        } else if (!c->have_newest && in_flight(h->state) && !r->busy) {
+                r->busy = true;
+                r->busy_tx = *h;
+        }
+        if (!r->found && streq(h->state, "committed"))
+                r->committed_after++;
+        return 0;
+}
+
+int reply_history_revision(const char *body, size_t len, const char *key, const char *tx,
+                           struct reply_revision *ret, struct errbuf *e)
+{
+        struct reply_revision r = { .newest = { .exit_code = -1 } };
+        struct revision_ctx c = { .key = key, .tx = tx, .ret = &r };
+        int rc = history_walk(body, len, revision_visit, &c, e);
+
+        if (rc < 0)
+                return rc;
+        /*
+         * Nothing committed in what is listed: none ever was, unless the page is full.
+         * A commit without its revision (an agent that does not say) says nothing either.
+         */
+        r.known = c.have_newest ? r.rev > 0 : c.seen < REPLY_HISTORY_PAGE;
+        if (!r.found)
+                r.committed_after = 0;
+        /* ours found and nothing committed before it in what is listed: none ever, unless the page is full */
+        if (!r.found || (!c.have_before && c.seen >= REPLY_HISTORY_PAGE))
+                r.before_rev = -1;
+        *ret = r;
+        return 0;
+}
+
 int reply_parse_transaction(const char *body, size_t len, const char *tx, struct reply_history_tx *ret,
                             struct errbuf *e)
 {
@@ -437,12 +516,28 @@ int reply_parse_transaction(const char *body, size_t len, const char *tx, struct
         return 0;
 }
 
-const char *reply_error_code(const char *body, size_t len, char *buf, size_t size)
+/* A string member of an agent's {"error": {...}} into buf, "" when there is none. */
+static const char *error_member(const char *body, size_t len, const char *member, char *buf, size_t size)
 {
         json_t *j = body && len ? json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
-        const char *code = json_string_value(json_object_get(json_object_get(j, "error"), "code"));
+        const char *v = json_string_value(json_object_get(json_object_get(j, "error"), member));
 
-        snprintf(buf, size, "%s", code ? code : "");
+        snprintf(buf, size, "%s", v ? v : "");
         json_decref(j);
         return buf;
+}
+
+const char *reply_error_path(const char *body, size_t len, char *buf, size_t size)
+{
+        return error_member(body, len, "path", buf, size);
+}
+
+const char *reply_error_code(const char *body, size_t len, char *buf, size_t size)
+{
+        return error_member(body, len, "code", buf, size);
+}
+
+const char *reply_error_message(const char *body, size_t len, char *buf, size_t size)
+{
+        return error_member(body, len, "message", buf, size);
 }

@@ -2,11 +2,15 @@
 /*
  * controller/rollout: a policy rolled out across the fleet in waves.
  *
- * Owns wave planning (rollout.c: pure arithmetic), the rollout state machine
- * (rollout_run.c, rollout_halt.c, rollout_resume.c), what agents really did
+ * Owns wave planning (rollout.c: pure arithmetic, canary by label, waves by group,
+ * budgets, request timeouts), the pre-flight (rollout_preflight.c), the rollout
+ * engine: one state machine for run, resume, halt and confirm (rollout_engine.c, with
+ * its steps over nodes in rollout_step.c), rollbacks across the fleet, by rollout and
+ * plain (rollout_restore.c, over the same steps), what agents really did
  * (rollout_reconcile.c, decisions kept pure in rollout_judge.c), the fabric gate of a
  * wave (rollout_fabric.c) and what the operator sees (rollout_output.c: progress and
- * the report).
+ * the report). Calls between its files go one way: engine and restore -> step ->
+ * reconcile -> judge.
  *
  * May call: controller/fabric, controller/store, controller/fleet, policies/, common/.
  * Called by controller/cmd.
@@ -23,7 +27,9 @@
 
 /*
  * Rollout planning: how selected nodes are cut into waves (a canary wave first,
- * then waves of --wave-size), how many failures --max-unavailable tolerates, and
+ * chosen by label or by order, then waves of --wave-size, within the groups of a
+ * label with --wave-by), how many failures --max-unavailable tolerates (per
+ * group with --wave-by), how long an apply may take, and
  * the names of the rollout, wave and node states kept in the store. Pure
  * arithmetic and tables: no I/O.
  *
@@ -44,22 +50,61 @@ unsigned rollout_wave_size(struct rollout_count c, unsigned n);
 unsigned rollout_budget(struct rollout_count c, unsigned n);
 
 /*
- * Assign each of n nodes (in inventory order) a wave: wave 0 is the canary (if
- * canary > 0), then consecutive waves of rollout_wave_size(). Writes ret_wave[0..n-1]
- * and returns the number of waves (0 when n is 0).
+ * Assign each of n selected nodes (in inventory order) a wave and a group, and
+ * return the number of waves (0 when n is 0):
+ *   wave 0 is the canary when o->canary > 0: the nodes matching
+ *     o->canary_selector ("K=V[,K=V...]", every pair), at most o->canary of them,
+ *     else (no selector, or none of these nodes matches it) the first o->canary;
+ *   without o->wave_by, the others follow in waves of rollout_wave_size() of n;
+ *   with o->wave_by (a label key), every node's group is its value of that label
+ *     ("" without one) and waves never mix groups: each group, in the order its
+ *     first node comes, is cut into waves of rollout_wave_size() of the group.
+ * ret_wave[0..n) and ret_group[0..n) are written.
  */
-unsigned rollout_plan(const struct rollout_opts *o, unsigned n, unsigned *ret_wave);
+unsigned rollout_plan_nodes(const struct rollout_opts *o, const struct inventory_node *const *nodes, unsigned n,
+                            unsigned *ret_wave, char (*ret_group)[STORE_LABEL_MAX]);
 
-/* Has the rollout to halt after a wave? */
-bool rollout_should_halt(const struct rollout_opts *o, unsigned n_selected, bool canary_wave,
-                         unsigned failed_in_wave, unsigned failed_total);
+/* "K=V[,K=V...]" as --canary-selector takes it; -EINVAL with e naming the option. */
+int rollout_selector_parse(const char *s, struct errbuf *e);
+
+/*
+ * Refuse, before anything is recorded, waves that cannot be planned as asked: a
+ * canary selector that matches none of the nodes (or with --canary 0), a wave-by
+ * label that some node lacks (named). -EINVAL with e naming the option.
+ */
+int rollout_plan_check(const struct rollout_opts *o, const struct inventory_node *const *nodes, unsigned n,
+                       struct errbuf *e);
+
+/* A node state that counts against the failure budget. */
+bool rollout_failed_state(enum rnode_state s);
+
+/*
+ * Has rollout r to halt after wave w? The canary wave halts on any failure of its
+ * own; otherwise the failures of every wave so far against --max-unavailable of
+ * the selected nodes, or, with --wave-by, each group's failures against
+ * --max-unavailable of that group.
+ */
+bool rollout_over_budget(const struct rollout_rec *r, unsigned w);
+
+/*
+ * How long an apply of the policy document doc may take at its agent: its
+ * measurements (baseline and post-change, and with verify.on_inconclusive retry two
+ * more post-change ones, as agent/txn does), each with a 2 s margin for its
+ * connections, its settle_ms, and 10 s for the devices. rollout_apply_timeout_ms()
+ * is the request timeout of an apply: --timeout, raised to that when shorter (a
+ * shorter one loses answers the agent journals). A document that does not parse
+ * counts as one without measurements.
+ */
+unsigned long long rollout_policy_time_ms(const char *doc);
+unsigned rollout_apply_timeout_ms(const char *doc, unsigned timeout_s);
+
 
 
 /*
  * The rollout state machine. Per wave: journal the wave and its nodes as
  * "applying", POST /v1/apply?confirm_timeout_s=S to each (never retried), record
  * each answer (a pending node with its agent's confirm deadline), decide
- * (rollout_should_halt), journal the verdict, then confirm every pending node of a
+ * (rollout_over_budget), journal the verdict, then confirm every pending node of a
  * passed wave. A wave is confirmed only once all of it passed.
  *
  * One owner of each outcome. Every confirm carries not_after_ms, the earlier of the
@@ -106,7 +151,8 @@ struct rollout_run_env {
 };
 
 /*
- * A new record (state running, every node planned, waves from rollout_plan).
+ * A new record (state running, every node planned, waves and groups from
+ * rollout_plan_nodes).
  * Takes copies of doc and args. NULL on ENOMEM.
  */
 struct rollout_rec *rollout_rec_new(const char *kind, const char *policy_name, const char *doc,
@@ -130,10 +176,25 @@ int rollout_run_halt(const struct rollout_run_env *env, struct rollout_rec *r, s
 /* Confirm every pending node of r (the `confirm ID` command). Exit code as above. */
 int rollout_run_confirm(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e);
 
-/* POST /v1/rollback to the nodes of r whose state is `from`; sets them rolled_back. */
-int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *r,
-                         bool (*want)(const struct rollout_rec *r, const struct rnode *n, void *ud),
-                         void *ud, const char *body, struct errbuf *e);
+/*
+ * A plain rollback over r's nodes (a record of kind "rollback", rollout_restore.c):
+ * each node's current revision read, then POST /v1/rollback with it as
+ * expect_revision: {"to": to} (to > 0: its revision `to` applied again) or {}
+ * (its newest revision undone). Rolled back or failed, each; exit 0 when all
+ * were, else 3; -errno when the store failed.
+ */
+int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *r, long long to, struct errbuf *e);
+
+/*
+ * Rollback by rollout: r (kind "rollback") holds the nodes of src to return to
+ * their revision before src (restore_judge, below, node by node: restored,
+ * already there, refused, failed). src's nodes put back keep the transaction
+ * that did it (undo_tx), so that a second run finds them there and changes
+ * nothing. Exit 0 when every node of r ended at its revision before src, else 3;
+ * -errno when the store failed.
+ */
+int rollout_run_restore(const struct rollout_run_env *env, struct rollout_rec *r, struct rollout_rec *src,
+                        bool force, struct errbuf *e);
 
 
 /*
@@ -199,9 +260,65 @@ enum rollback_check {
         ROLLBACK_UNREADABLE,            /* the history is malformed */
 };
 
-/* Judge a GET /v1/history answer for undoing transaction tx; why says why not (and what). */
-enum rollback_check rollout_rollback_judge(const char *body, size_t len, const char *tx, char *why, size_t size);
+struct rollback_verdict {
+        enum rollback_check check;
+        long long rev;                  /* SEND: the revision it committed as (the rollback's expect_revision), 0 = unsaid */
+        char undo_tx[STORE_TX_MAX];     /* DONE: the rollback transaction that undid it */
+        char why[STORE_ERR_MAX];        /* why not (and what), "" for SEND */
+};
 
+/* Judge a GET /v1/history answer for undoing transaction tx. Returns ret->check. */
+enum rollback_check rollout_rollback_judge(const char *body, size_t len, const char *tx, struct rollback_verdict *ret);
+
+
+/*
+ * Rollback by rollout (`rollback --rollout ID`): what to do with one node that
+ * rollout ID touched, from the rollout's record of it (src: its pre_rev, key, tx,
+ * undo_tx) and what its agent's history says now (nr):
+ *
+ *   its current revision is pre_rev, or the newest commit is the rollback
+ *       that put it back (undo_tx)                              -> ALREADY (left alone)
+ *   the rollout's change is the newest commit                   -> UNDO: POST /v1/rollback
+ *       {"expect_revision": R}: its snapshot restored, every field the change touched
+ *   something committed since                                   -> REFUSE (by name), or with
+ *       --force TO: {"to": pre_rev, "expect_revision": current} (fields pre_rev does not
+ *       manage keep their values); never when pre_rev is 0 (no revision to apply)
+ *   its history unreadable, no current revision, a transaction in flight,
+ *       or no pre_rev on record                                 -> FAIL
+ *
+ * pre_rev is exact: when the change committed as revision R it is R - 1 (nothing
+ * else commits on a node while a change is pending there), else the one on record,
+ * else the revision current when its transaction started (its history). A change a
+ * gate rejected never became a revision: such a node is at pre_rev already, and
+ * nothing is re-applied.
+ */
+enum restore_action {
+        RESTORE_ALREADY,
+        RESTORE_UNDO,
+        RESTORE_TO,
+        RESTORE_REFUSE,
+        RESTORE_FAIL,
+        RESTORE_ACTION_MAX,
+};
+
+struct restore_plan {
+        enum restore_action action;
+        long long pre_rev;              /* the revision the node is to be at, -1 = not known */
+        long long cur_rev;              /* its current one: the rollback's expect_revision */
+        char why[STORE_ERR_MAX];        /* what was found, and what happens (or why not) */
+};
+
+struct node_revision;
+void restore_judge(long long rollout_id, const struct rnode *src, const struct node_revision *nr, bool force,
+                   struct restore_plan *ret);
+
+/*
+ * A rollout's end (pure): its state, exit code and message from its nodes — halted
+ * (fabric_reason: why the fabric gate halted it, "" if it did not), left pending, or
+ * completed; the budget in the message is --max-unavailable's ("1 per 'rack'" with
+ * --wave-by), and nodes whose outcome is unknown are named.
+ */
+void rollout_end_state(struct rollout_rec *r, bool halted, const char *fabric_reason);
 
 /*
  * What each node's agent really did, asked of the agent, never guessed. Three
@@ -263,9 +380,25 @@ int rollout_settle(const struct rollout_run_env *env, struct rnode **nodes, unsi
 int rollout_reconcile(const struct rollout_run_env *env, struct rnode **nodes, unsigned n, bool live,
                       struct errbuf *e);
 
-/* Ask each node's agent; nodes[i] is to be rolled back when ret[i] is ROLLBACK_SEND. 0 or -errno. */
+/* Ask each node's agent; nodes[i] is to be rolled back when ret[i].check is ROLLBACK_SEND. 0 or -errno. */
 int rollout_rollback_check(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
-                           enum rollback_check *ret, char (*why)[STORE_ERR_MAX], struct errbuf *e);
+                           struct rollback_verdict *ret, struct errbuf *e);
+
+/* One node's revisions as its agent's history says (GET /v1/history). */
+struct node_revision {
+        bool read;                      /* the answer was read; else why says why not */
+        struct reply_revision v;        /* ours: by the node's key, else its tx */
+        char why[STORE_ERR_MAX];
+};
+
+/*
+ * GET /v1/history of nodes[0..n) at once into ret[0..n); a node for which by_tx
+ * (optional) says so is asked only for its transaction (GET /v1/transactions/T:
+ * ret->v.ours, the node's current revision not known). 0, or -errno when libcurl
+ * failed.
+ */
+int rollout_revisions(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
+                      bool (*by_tx)(const struct rnode *x), struct node_revision *ret, struct errbuf *e);
 
 /* A fresh idempotency key for the node step of node seq in wave w of rollout id. */
 void rollout_node_key(long long id, unsigned w, unsigned seq, char *buf, size_t size);
@@ -273,6 +406,30 @@ void rollout_node_key(long long id, unsigned w, unsigned seq, char *buf, size_t 
 /* The wall clock in ms since the epoch (deadlines are wall clock, as the agents' are). */
 long long rollout_now_ms(void);
 
+
+/*
+ * The pre-flight of a rollout (rollout_preflight.c), before its canary changes
+ * anything: every node answers GET /v1/health and accepts the policy document in
+ * POST /v1/plan (which changes nothing and refuses what apply would refuse).
+ */
+enum preflight_result {
+        PREFLIGHT_OK,
+        PREFLIGHT_UNREACHABLE,          /* no answer, or its health check failed */
+        PREFLIGHT_INVALID,              /* it refuses the policy (a 4xx plan: outcome_of_http_status) */
+        PREFLIGHT_FAILED,               /* its plan failed otherwise (5xx, an unreadable answer) */
+        PREFLIGHT_RESULT_MAX,
+};
+
+struct preflight_node {
+        enum preflight_result result;
+        unsigned changes;               /* OK: the changes its plan lists */
+        char path[128];                 /* INVALID: the JSON path the node refuses, "" = none said */
+        char why[STORE_ERR_MAX];
+};
+
+/* Ask nodes[0..n) at once; ret[i] is node i's. 0, or -errno when libcurl failed. */
+int rollout_preflight(const struct rollout_run_env *env, const struct inventory_node *const *nodes, unsigned n,
+                      const char *doc, struct preflight_node *ret, struct errbuf *e);
 
 /*
  * The fabric gate of a rollout (the policy's verify.fabric), on top of each
@@ -355,8 +512,17 @@ void output_rollout_text(const struct rollout_rec *r);
 /* Text or JSON, as chosen. */
 void output_rollout(const struct rollout_rec *r, bool json);
 
+/* Who drives a rollout recorded running, as `status` says it (its lease, or the leading replica). */
+struct rollout_live {
+        char state[16];                 /* "running", "interrupted" (nobody drives it), "waiting" (for a replica) */
+        char note[300];                 /* what is known, and what the operator can do */
+        long long pid;                  /* its driver, 0 = none */
+        char host[STORE_HOST_MAX];
+};
+
+/* The rollout with what is known of its driver (live: NULL or state "" = as recorded). */
+void output_rollout_status(const struct rollout_rec *r, const struct rollout_live *live, bool json);
+
 /* Print a JSON document to stdout, indented, with a newline. */
 void output_json(json_t *j);
 
-/* Counts of a rollout's nodes by state. */
-void output_count_states(const struct rollout_rec *r, unsigned counts[RNODE_STATE_MAX]);

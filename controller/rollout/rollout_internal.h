@@ -7,10 +7,10 @@
 #include "controller/rollout/rollout.h"
 
 /*
- * Internal to the rollout state machine (rollout_run.c: waves, verdicts,
- * confirmations; rollout_resume.c: interrupted waves and the operator's halt;
- * rollout_halt.c: halts and unknown outcomes). Not for other modules:
- * rollout_run.h is the interface.
+ * Internal to the rollout engine: its state (struct engine) and the steps over
+ * nodes it takes (rollout_step.c: journal, fan-out, settle). The engine
+ * (rollout_engine.c) calls the steps; the steps never call the engine. Not for
+ * other modules: rollout.h is the interface.
  */
 
 
@@ -21,56 +21,75 @@ struct engine {
         struct errbuf *e;
         int store_err;
         struct output_progress prog;
-        bool rollback_verb;             /* the fan-out in progress sends rollbacks (else applies) */
+        bool rollback_journal;          /* the rollbacks in flight set their nodes rolled_back (else only report) */
+        unsigned apply_timeout_ms;      /* an apply's (or a rollback's) request: never shorter than its policy's
+                                           measurements and settle time (rollout_apply_timeout_ms); 0 = --timeout */
         struct rollout_fabric *fabric;  /* verify.fabric's gate, NULL without one */
+        struct rnode **sel;             /* scratch: room for every node */
+        unsigned w;                     /* the wave in hand */
+        bool wave_entered;              /* wave w was looked at (a wave found mid-way is resumed first) */
+        bool halted;                    /* the halt ran */
+        bool confirming;                /* confirm ID: the waves it confirms are closed at the end */
 };
 
 #define ENGINE_NO_WAVE UINT_MAX
 
-void engine_node_error(struct rnode *n, const char *fmt, ...) _printf_(2, 3);
-int engine_journal_node(struct engine *g, const struct rnode *n);
+void step_node_error(struct rnode *n, const char *fmt, ...) _printf_(2, 3);
+int step_journal_node(struct engine *g, const struct rnode *n);
 /* Journal nodes[0..n) (and wave w unless ENGINE_NO_WAVE) in one store transaction. */
-int engine_journal_nodes(struct engine *g, struct rnode **nodes, unsigned n, unsigned w);
-int engine_journal_wave(struct engine *g, unsigned w, enum rwave_state s);
+int step_journal_nodes(struct engine *g, struct rnode **nodes, unsigned n, unsigned w);
+int step_journal_wave(struct engine *g, unsigned w, enum rwave_state s);
 
 /* Nodes in state s, of wave `wave` (or of every wave), into out. */
-unsigned engine_select(struct rollout_rec *r, struct rnode **out, unsigned wave, bool any_wave, enum rnode_state s);
-/* A node that counts against the failure budget. */
-bool engine_failed_state(enum rnode_state s);
+unsigned step_select(struct rollout_rec *r, struct rnode **out, unsigned wave, bool any_wave, enum rnode_state s);
 
-/* POST /v1/rollback to nodes[0..n) (no guard: see engine_rollback). */
-int engine_fan_out_rollback(struct engine *g, struct rnode **nodes, unsigned n, const char *body, unsigned wave);
+/*
+ * Send each of nodes[0..n) its apply (the node's step, with its key) at once,
+ * recording and journaling each answer as it comes. An apply without a usable
+ * answer leaves its node applying (its agent is asked next).
+ */
+int step_apply(struct engine *g, struct rnode **nodes, unsigned n, unsigned wave);
+
+/* A rollback for one node: to > 0 {"to": to}, else undo its newest revision; expect > 0 adds expect_revision. */
+struct rollback_ask {
+        long long to, expect;
+};
+
+struct rollback_outcome {
+        bool answered;                  /* an HTTP answer came */
+        long status;
+        bool ok;                        /* 2xx, exit_code 0: the agent did it (or had nothing to do) */
+        char tx[STORE_TX_MAX];          /* the rollback's transaction, "" = none journaled */
+        char result[32];                /* "committed", "nothing_to_do", "rolled_back", ... */
+        char why[400];                  /* not ok: why */
+};
+
+/*
+ * POST /v1/rollback asks[i] to nodes[i] at once; out[i] (optional) is what came of
+ * each. journal: a node whose agent did it is set rolled_back (undo_tx: the
+ * rollback's transaction), the others get the reason as their error, each
+ * journaled as it comes. An agent from before expect_revision (400: "unknown
+ * key 'expect_revision'") is asked again without it, at once.
+ */
+int step_rollback(struct engine *g, struct rnode **nodes, unsigned n, const struct rollback_ask *asks,
+                  struct rollback_outcome *out, bool journal, unsigned wave);
 
 /*
  * Settle nodes[0..n) towards goals[i] (rollout_settle), journaling and reporting each
  * node as it becomes final. what names the step in progress lines.
  */
-int engine_settle(struct engine *g, struct rnode **nodes, unsigned n, const enum settle_goal *goals,
-                  const long long *until_ms, const char *what, unsigned wave);
+int step_settle(struct engine *g, struct rnode **nodes, unsigned n, const enum settle_goal *goals,
+                const long long *until_ms, const char *what, unsigned wave);
+
+/*
+ * The revisions of each node of wave w (every wave: ENGINE_NO_WAVE) that its
+ * rollout sent an apply and whose revisions are not on record yet, from its agent
+ * (GET /v1/transactions/T for a committed change: rev, and pre_rev exactly the one
+ * before; else GET /v1/history: the revision current when its transaction started),
+ * journaled. A node whose agent cannot be read is left as it is (a rollback by
+ * rollout derives the same from its history later).
+ */
+int step_record_revs(struct engine *g, unsigned w);
 
 /* The latest time (wall clock, ms) node n's agent may still hold its change pending, plus the margin. */
-long long engine_settle_until(const struct engine *g, const struct rnode *n, long long now);
-
-/* Set the rollout's final state, exit code and message from its nodes. */
-void engine_finish(struct engine *g, bool halted);
-
-/* rollout_resume.c */
-
-/*
- * A wave found applying or passed (its controller died): its unfinished nodes are
- * asked what they did and journaled; a change restored meanwhile is planned again
- * (a new step), and an applying wave with nodes to (re)apply is planned again.
- */
-int engine_resume_wave(struct engine *g, struct rnode **sel, unsigned w);
-
-/* rollout_halt.c */
-
-/*
- * Halt after wave w: later nodes skipped; the halted wave's committed nodes (every
- * wave's with --rollback-on-halt all) rolled back once their agents' history shows
- * the change is still theirs to undo; pending nodes cancelled; unknown outcomes
- * asked again until their deadline. Returns 0 or -errno.
- */
-int engine_halt(struct engine *g, struct rnode **sel, unsigned w);
-/* Nodes whose outcome is unknown: ask again (cancel) until their deadline has passed. */
-int engine_resolve_unknown(struct engine *g, struct rnode **sel);
+long long step_settle_until(const struct engine *g, const struct rnode *n, long long now);

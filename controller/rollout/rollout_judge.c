@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "common/outcome.h"
 #include "controller/rollout/rollout.h"
 
 static const char *const req_names[SETTLE_REQ_MAX] = {
@@ -223,30 +224,191 @@ bool reconcile_adopt_keyed(struct rnode *n, int found, const struct reply_histor
 
 /* ---- guarding rollbacks ---- */
 
-enum rollback_check rollout_rollback_judge(const char *body, size_t len, const char *tx, char *why, size_t size)
+static enum rollback_check verdict_is(struct rollback_verdict *ret, enum rollback_check c)
 {
-        struct reply_history_tx newest;
-        struct errbuf pe = { 0 };
-        unsigned newer = 0;
-        int r = reply_history_committed_after(body, len, tx, &newer, &newest, &pe);
+        ret->check = c;
+        return c;
+}
 
-        why[0] = '\0';
-        if (r < 0) {
-                snprintf(why, size, "its agent's history is unreadable: %.200s", pe.msg);
-                return ROLLBACK_UNREADABLE;
+enum rollback_check rollout_rollback_judge(const char *body, size_t len, const char *tx, struct rollback_verdict *ret)
+{
+        struct reply_revision v;
+        struct errbuf pe = { 0 };
+
+        memset(ret, 0, sizeof(*ret));
+        if (reply_history_revision(body, len, NULL, tx, &v, &pe) < 0) {
+                snprintf(ret->why, sizeof(ret->why), "its agent's history is unreadable: %.200s", pe.msg);
+                return verdict_is(ret, ROLLBACK_UNREADABLE);
         }
-        if (r == 0) {
-                snprintf(why, size, "not rolled back: transaction %.63s is not a committed transaction of its "
-                         "agent's recent history", tx);
-                return ROLLBACK_SUPERSEDED;
+        if (!v.found || !streq(v.ours.state, "committed")) {
+                snprintf(ret->why, sizeof(ret->why), "not rolled back: transaction %.63s is not a committed transaction "
+                         "of its agent's recent history", tx);
+                return verdict_is(ret, ROLLBACK_SUPERSEDED);
         }
-        if (newer == 0)
-                return ROLLBACK_SEND;
-        if (newer == 1 && streq(newest.kind, "rollback")) {
-                snprintf(why, size, "rolled back already (transaction %.63s)", newest.tx);
-                return ROLLBACK_DONE;
+        if (v.committed_after == 0) {
+                ret->rev = v.ours.rev;
+                return verdict_is(ret, ROLLBACK_SEND);
         }
-        snprintf(why, size, "not rolled back: %u transaction%s committed after it on this node (the newest: %.63s, "
-                 "%.15s)", newer, newer == 1 ? "" : "s", newest.tx, newest.kind[0] ? newest.kind : "?");
-        return ROLLBACK_SUPERSEDED;
+        if (v.committed_after == 1 && streq(v.newest.kind, "rollback")) {
+                snprintf(ret->undo_tx, sizeof(ret->undo_tx), "%s", v.newest.tx);
+                snprintf(ret->why, sizeof(ret->why), "rolled back already (transaction %.63s)", v.newest.tx);
+                return verdict_is(ret, ROLLBACK_DONE);
+        }
+        snprintf(ret->why, sizeof(ret->why), "not rolled back: %u transaction%s committed after it on this node (the "
+                 "newest: %.63s, %.15s)", v.committed_after, v.committed_after == 1 ? "" : "s", v.newest.tx,
+                 v.newest.kind[0] ? v.newest.kind : "?");
+        return verdict_is(ret, ROLLBACK_SUPERSEDED);
+}
+
+/* ---- a rollout's end ---- */
+
+static void append_unknown(const struct rollout_rec *r, char *buf, size_t size)
+{
+        size_t len = strlen(buf);
+        unsigned k = 0;
+
+        for (unsigned i = 0; i < r->n_nodes && len + 40 < size; i++) {
+                if (r->nodes[i].state != RNODE_UNKNOWN)
+                        continue;
+                snprintf(buf + len, size - len, "%s%s", k++ ? ", " : "; outcome unknown (agent not answering): ",
+                         r->nodes[i].name);
+                len = strlen(buf);
+        }
+}
+
+static void end_halted(struct rollout_rec *r, const unsigned *counts, unsigned failed, const char *budget,
+                       const char *fabric_reason)
+{
+        bool touched = counts[RNODE_REVERTED] || counts[RNODE_ROLLED_BACK] || counts[RNODE_CANCELLED];
+        unsigned refused = 0;
+
+        for (unsigned i = 0; i < r->n_nodes; i++) {
+                touched |= r->nodes[i].state == RNODE_FAILED && r->nodes[i].exit_code == OUTCOME_ROLLED_BACK;
+                refused += r->nodes[i].state == RNODE_FAILED && r->nodes[i].exit_code == OUTCOME_INVALID;
+        }
+        r->state = ROLLOUT_HALTED;
+        r->exit_code = touched && !counts[RNODE_UNKNOWN] ? OUTCOME_ROLLED_BACK : OUTCOME_RUNTIME;
+        /* Every failure a node's refusal of the policy, and nothing changed anywhere: invalid input. */
+        if (!touched && refused && refused == failed && !counts[RNODE_COMMITTED])
+                r->exit_code = OUTCOME_INVALID;
+        if (fabric_reason && fabric_reason[0])
+                snprintf(r->message, sizeof(r->message),
+                         "halted by the %.170s; %u rolled back, %u cancelled, %u reverted, %u skipped",
+                         fabric_reason, counts[RNODE_ROLLED_BACK], counts[RNODE_CANCELLED],
+                         counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
+        else
+                snprintf(r->message, sizeof(r->message),
+                         "halted: %u node%s failed (budget %s); %u rolled back, %u cancelled, %u reverted, %u skipped",
+                         failed, failed == 1 ? "" : "s", budget, counts[RNODE_ROLLED_BACK], counts[RNODE_CANCELLED],
+                         counts[RNODE_REVERTED], counts[RNODE_SKIPPED]);
+}
+
+/* "0", or with --wave-by "1 per 'rack'" (of each group; a percentage of each group's nodes). */
+static void budget_text(const struct rollout_rec *r, char *buf, size_t size)
+{
+        char c[16];
+
+        if (r->opts.wave_by[0])
+                snprintf(buf, size, "%s per '%.40s'", rollout_count_str(r->opts.max_unavailable, c, sizeof(c)),
+                         r->opts.wave_by);
+        else
+                snprintf(buf, size, "%u", rollout_budget(r->opts.max_unavailable, r->n_nodes));
+}
+
+void rollout_end_state(struct rollout_rec *r, bool halted, const char *fabric_reason)
+{
+        unsigned counts[RNODE_STATE_MAX];
+        unsigned failed;
+        char budget[80];
+
+        rollout_rec_count_states(r, counts);
+        budget_text(r, budget, sizeof(budget));
+        failed = counts[RNODE_FAILED] + counts[RNODE_UNREACHABLE] + counts[RNODE_UNKNOWN] + counts[RNODE_REVERTED];
+        if (halted) {
+                end_halted(r, counts, failed, budget, fabric_reason);
+        } else if (counts[RNODE_PENDING]) {
+                r->state = ROLLOUT_PENDING;
+                r->exit_code = OUTCOME_PENDING;
+                snprintf(r->message, sizeof(r->message),
+                         "%u nodes pending: run 'nettunectl confirm %lld' before their agents' confirm deadline "
+                         "(%u s after each applied) or they are restored", counts[RNODE_PENDING], r->id,
+                         r->opts.confirm_timeout_s);
+        } else {
+                r->state = ROLLOUT_COMPLETED;
+                r->exit_code = failed ? OUTCOME_RUNTIME : OUTCOME_OK;
+                snprintf(r->message, sizeof(r->message), "%u committed, %u failed (budget %s)",
+                         counts[RNODE_COMMITTED], failed, budget);
+        }
+        append_unknown(r, r->message, sizeof(r->message));
+}
+
+/* ---- rollback by rollout ---- */
+
+static void plan_is(struct restore_plan *p, enum restore_action a, const char *fmt, ...) _printf_(3, 4);
+static void plan_is(struct restore_plan *p, enum restore_action a, const char *fmt, ...)
+{
+        va_list ap;
+
+        p->action = a;
+        va_start(ap, fmt);
+        vsnprintf(p->why, sizeof(p->why), fmt, ap);
+        va_end(ap);
+}
+
+/* "revision 9 (tx 31, apply 'mtu-4000')" */
+static void commit_text(char *buf, size_t size, const struct reply_revision *v)
+{
+        snprintf(buf, size, "revision %lld (tx %.20s, %.15s '%.60s')", v->rev, v->newest.tx,
+                 v->newest.kind[0] ? v->newest.kind : "?", v->newest.policy);
+}
+
+/* Something other than the rollout committed on the node since: refused, or with --force applied over. */
+static void changed_since(long long id, const struct reply_revision *v, bool force, struct restore_plan *ret)
+{
+        char what[160];
+
+        commit_text(what, sizeof(what), v);
+        if (!force)
+                plan_is(ret, RESTORE_REFUSE, "changed since rollout %lld: %s is current, not the rollout's; "
+                        "--force restores revision %lld over it", id, what, ret->pre_rev);
+        else if (ret->pre_rev > 0)
+                plan_is(ret, RESTORE_TO, "changed since rollout %lld: %s is current; --force: revision %lld is "
+                        "applied over it", id, what, ret->pre_rev);
+        else
+                plan_is(ret, RESTORE_FAIL, "changed since rollout %lld: %s is current, and before the rollout it had "
+                        "no revision: only a node's newest revision can be undone; nothing was sent", id, what);
+}
+
+void restore_judge(long long id, const struct rnode *src, const struct node_revision *nr, bool force,
+                   struct restore_plan *ret)
+{
+        const struct reply_revision *v = &nr->v;
+        bool ours_newest = v->found && streq(v->ours.state, "committed") && v->ours.rev > 0 &&
+                           v->committed_after == 0;
+
+        memset(ret, 0, sizeof(*ret));
+        ret->cur_rev = v->rev;
+        /* exact: R - 1 for a change that committed as R; else the record, else what was current when it started */
+        ret->pre_rev = v->found && streq(v->ours.state, "committed") && v->ours.rev > 0 ? v->ours.rev - 1 :
+                       src->pre_rev >= 0 ? src->pre_rev : v->found ? v->before_rev : -1;
+        if (!nr->read)
+                plan_is(ret, RESTORE_FAIL, "%s; nothing was sent", nr->why);
+        else if (!v->known)
+                plan_is(ret, RESTORE_FAIL, "its agent's history names no current revision; nothing was sent");
+        else if (v->busy)
+                plan_is(ret, RESTORE_FAIL, "transaction %.20s is %.31s there; nothing was sent (run it again once that "
+                        "ended)", v->busy_tx.tx, v->busy_tx.state);
+        else if (ret->pre_rev < 0)
+                plan_is(ret, RESTORE_FAIL, "rollout %lld did not record its revision before the change (an older "
+                        "controller); nothing was sent", id);
+        else if (v->rev == ret->pre_rev)
+                plan_is(ret, RESTORE_ALREADY, "at revision %lld, its revision before rollout %lld", v->rev, id);
+        else if (src->undo_tx[0] && streq(v->newest.tx, src->undo_tx))
+                plan_is(ret, RESTORE_ALREADY, "at revision %lld: transaction %.20s put it back to its state before "
+                        "rollout %lld", v->rev, src->undo_tx, id);
+        else if (ours_newest)
+                plan_is(ret, RESTORE_UNDO, "rollout %lld's change (tx %.20s, revision %lld) is current: undone, back "
+                        "to revision %lld", id, v->ours.tx, v->ours.rev, ret->pre_rev);
+        else
+                changed_since(id, v, force, ret);
 }

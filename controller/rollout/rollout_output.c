@@ -45,13 +45,6 @@ void output_progress_end(struct output_progress *p)
         progress_end(&p->p);
 }
 
-void output_count_states(const struct rollout_rec *r, unsigned counts[RNODE_STATE_MAX])
-{
-        memset(counts, 0, sizeof(unsigned) * RNODE_STATE_MAX);
-        for (unsigned i = 0; i < r->n_nodes; i++)
-                counts[r->nodes[i].state]++;
-}
-
 static json_t *real_or_null(double v)
 {
         return isnan(v) ? json_null() : json_real(v);
@@ -80,7 +73,9 @@ static json_t *node_json(const struct rnode *n)
         /* wave: counted from 1, as the text and the progress lines count them. */
         /* idempotency_key: the key its apply carried (GET /v1/history on the node shows it too). */
         /* confirm_deadline_ms: its agent's, not_after_ms: its confirm's (ms since the epoch; null: none). */
-        return json_pack("{s:s, s:s, s:i, s:s, s:o, s:i, s:i, s:o, s:o, s:s?, s:s*, s:o, s:o}",
+        /* pre_rev: its agent's revision before this rollout changed it (0: none; null: not recorded);
+         * rev: the revision its change committed as; undo_tx: the transaction that put it back; group: --wave-by's. */
+        return json_pack("{s:s, s:s, s:i, s:s, s:o, s:i, s:i, s:o, s:o, s:s?, s:s*, s:o, s:o, s:o, s:o, s:o, s:s*}",
                          "name", n->name, "url", n->url, "wave", (int)n->wave + 1,
                          "state", rnode_state_name(n->state), "tx", tx_json(n->tx),
                          "exit_code", n->exit_code, "changes", (int)n->changes,
@@ -89,7 +84,11 @@ static json_t *node_json(const struct rnode *n)
                          "error", n->error[0] ? n->error : NULL,
                          "idempotency_key", n->key[0] ? n->key : NULL,
                          "confirm_deadline_ms", time_or_null(n->confirm_deadline_ms),
-                         "not_after_ms", time_or_null(n->not_after_ms));
+                         "not_after_ms", time_or_null(n->not_after_ms),
+                         "pre_rev", n->pre_rev >= 0 ? json_integer(n->pre_rev) : json_null(),
+                         "rev", n->rev > 0 ? json_integer(n->rev) : json_null(),
+                         "undo_tx", tx_json(n->undo_tx),
+                         "group", n->group[0] ? n->group : NULL);
 }
 
 json_t *output_rollout_json(const struct rollout_rec *r)
@@ -97,7 +96,7 @@ json_t *output_rollout_json(const struct rollout_rec *r)
         unsigned counts[RNODE_STATE_MAX];
         json_t *nodes = json_array(), *waves = json_array(), *summary = json_object(), *j;
 
-        output_count_states(r, counts);
+        rollout_rec_count_states(r, counts);
         for (int s = 0; s < RNODE_STATE_MAX; s++)
                 json_object_set_new(summary, rnode_state_name(s), json_integer(counts[s]));
         for (unsigned i = 0; i < r->n_nodes; i++)
@@ -127,15 +126,18 @@ static void print_time(const char *label, long long t)
         printf("%s%s", label, buf);
 }
 
-void output_rollout_text(const struct rollout_rec *r)
+static void print_text(const struct rollout_rec *r, const struct rollout_live *live)
 {
         unsigned counts[RNODE_STATE_MAX];
         char g[64];
 
-        output_count_states(r, counts);
-        printf("rollout %lld (%s '%s'): %s", r->id, r->kind, r->policy_name, rollout_state_name(r->state));
+        rollout_rec_count_states(r, counts);
+        printf("rollout %lld (%s '%s'): %s", r->id, r->kind, r->policy_name,
+               live && live->state[0] ? live->state : rollout_state_name(r->state));
         print_time(", started ", r->created_at);
         printf("\n");
+        if (live && live->note[0])
+                printf("  %s\n", live->note);
         if (r->message[0])
                 printf("  %s\n", r->message);
         printf("  nodes: %u", r->n_nodes);
@@ -152,10 +154,36 @@ void output_rollout_text(const struct rollout_rec *r)
                         if (n->wave != w)
                                 continue;
                         gbps_text(n, g, sizeof(g));
-                        printf("    %-20s %-12s%s%s%s%s%s\n", n->name, rnode_state_name(n->state),
+                        printf("    %-20s %-13s%s%s%s%s%s\n", n->name, rnode_state_name(n->state),
                                n->tx[0] ? " tx " : "", n->tx, g, n->error[0] ? ": " : "", n->error);
                 }
         }
+}
+
+void output_rollout_text(const struct rollout_rec *r)
+{
+        print_text(r, NULL);
+}
+
+void output_rollout_status(const struct rollout_rec *r, const struct rollout_live *live, bool json)
+{
+        json_t *j;
+
+        if (!json) {
+                print_text(r, live);
+                fflush(stdout);
+                return;
+        }
+        j = output_rollout_json(r);
+        /* driver: who drives it now ("state": running, interrupted, waiting), for a rollout recorded running */
+        if (j && live && live->state[0])
+                json_object_set_new(j, "driver", json_pack("{s:s, s:s, s:o?, s:s?}", "state", live->state,
+                                                           "message", live->note, "pid",
+                                                           live->pid > 0 ? json_integer(live->pid) : NULL,
+                                                           "host", live->host[0] ? live->host : NULL));
+        output_json(j);
+        json_decref(j);
+        fflush(stdout);
 }
 
 void output_json(json_t *j)

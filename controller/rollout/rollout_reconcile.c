@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Asking agents what they did: unrecorded node steps, pending changes to settle, rollbacks to guard. */
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "controller/cmd/ctl.h"
 #include "controller/rollout/rollout.h"
 
 #define RECONCILE_ROUNDS 30             /* an agent still running our transaction is asked again */
@@ -326,38 +326,19 @@ out:
         return r;
 }
 
-/* ---- guarding rollbacks ---- */
+/* ---- reading histories: revisions, and guarding rollbacks ---- */
 
-struct checked {
-        enum rollback_check *ret;
-        char (*why)[STORE_ERR_MAX];
-        struct rnode **nodes;
-};
-
-static void on_history(struct http_req *q, void *userdata)
-{
-        struct checked *c = userdata;
-        size_t i = (size_t)(uintptr_t)q->user;
-        char text[400];
-
-        if (q->err < 0 || q->status != 200) {
-                if (q->err < 0)
-                        http_req_error(q, text, sizeof(text));
-                else
-                        reply_error_text(q->status, q->resp, q->resp_len, text, sizeof(text));
-                snprintf(c->why[i], STORE_ERR_MAX, "rollback not sent: cannot read its agent's history: %.200s", text);
-                c->ret[i] = ROLLBACK_UNREADABLE;
-                return;
-        }
-        c->ret[i] = rollout_rollback_judge(q->resp, q->resp_len, c->nodes[i]->tx, c->why[i], STORE_ERR_MAX);
-}
-
-int rollout_rollback_check(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
-                           enum rollback_check *ret, char (*why)[STORE_ERR_MAX], struct errbuf *e)
+/*
+ * GET /v1/history of nodes[0..n) at once (by_tx: GET /v1/transactions/T of those for
+ * which by_tx(node) says so); on_answer sees each answer, its user the node's index.
+ */
+static int ask_histories(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
+                         bool (*by_tx)(const struct rnode *x), void (*on_answer)(struct http_req *q, void *ud),
+                         void *ud, struct errbuf *e)
 {
         struct http_req *reqs = calloc(n + 1, sizeof(*reqs));
         struct http_req **ptrs = calloc(n + 1, sizeof(*ptrs));
-        struct checked c = { ret, why, nodes };
+        char path[96];
         int r = 0;
 
         if (!reqs || !ptrs) {
@@ -368,11 +349,15 @@ int rollout_rollback_check(const struct rollout_run_env *env, struct rnode **nod
         for (unsigned i = 0; i < n && r >= 0; i++) {
                 reqs[i] = (struct http_req) { .method = "GET", .idempotent = true, .timeout_ms = env->timeout_s * 1000,
                                               .user = (void *)(uintptr_t)i };
-                r = http_url(reqs[i].url, sizeof(reqs[i].url), nodes[i]->url, "/v1/history");
+                if (by_tx && by_tx(nodes[i]))
+                        snprintf(path, sizeof(path), "/v1/transactions/%.63s", nodes[i]->tx);
+                else
+                        snprintf(path, sizeof(path), "/v1/history");
+                r = http_url(reqs[i].url, sizeof(reqs[i].url), nodes[i]->url, path);
                 ptrs[i] = &reqs[i];
         }
         if (r >= 0 && n > 0)
-                r = http_run(env->http, ptrs, n, env->timeout_s * 3000 + 10000, on_history, &c);
+                r = http_run(env->http, ptrs, n, env->timeout_s * 3000 + 10000, on_answer, ud);
         for (unsigned i = 0; i < n; i++)
                 http_req_done(&reqs[i]);
         free(reqs);
@@ -380,4 +365,90 @@ int rollout_rollback_check(const struct rollout_run_env *env, struct rnode **nod
         if (r < 0)
                 return errbuf_set(e, -r, "", "cannot ask the agents: %s", strerror(-r));
         return 0;
+}
+
+/* Why a history request got no usable answer, into buf; false when it did. */
+static bool history_failed(const struct http_req *q, char *buf, size_t size)
+{
+        if (q->err < 0)
+                http_req_error(q, buf, size);
+        else if (q->status != 200)
+                reply_error_text(q->status, q->resp, q->resp_len, buf, size);
+        return q->err < 0 || q->status != 200;
+}
+
+struct checked {
+        struct rollback_verdict *ret;
+        struct rnode **nodes;
+};
+
+static void on_history(struct http_req *q, void *userdata)
+{
+        struct checked *c = userdata;
+        size_t i = (size_t)(uintptr_t)q->user;
+        char text[400];
+
+        if (history_failed(q, text, sizeof(text))) {
+                memset(&c->ret[i], 0, sizeof(c->ret[i]));
+                snprintf(c->ret[i].why, STORE_ERR_MAX, "rollback not sent: cannot read its agent's history: %.200s", text);
+                c->ret[i].check = ROLLBACK_UNREADABLE;
+                return;
+        }
+        rollout_rollback_judge(q->resp, q->resp_len, c->nodes[i]->tx, &c->ret[i]);
+}
+
+int rollout_rollback_check(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
+                           struct rollback_verdict *ret, struct errbuf *e)
+{
+        struct checked c = { ret, nodes };
+
+        return ask_histories(env, nodes, n, NULL, on_history, &c, e);
+}
+
+struct revisions {
+        struct node_revision *ret;
+        struct rnode **nodes;
+        bool (*by_tx)(const struct rnode *x);
+};
+
+/* One transaction's answer as a revision read: ours found, the node's current revision not known. */
+static void take_transaction(const struct http_req *q, const struct rnode *x, struct node_revision *nr)
+{
+        struct errbuf pe = { 0 };
+
+        if (reply_parse_transaction(q->resp, q->resp_len, x->tx, &nr->v.ours, &pe) < 0) {
+                snprintf(nr->why, sizeof(nr->why), "its agent's answer about transaction %.40s is unreadable: %.120s",
+                         x->tx, pe.msg);
+                return;
+        }
+        nr->v.found = nr->read = true;
+        nr->v.before_rev = -1;
+}
+
+static void on_revisions(struct http_req *q, void *userdata)
+{
+        struct revisions *rv = userdata;
+        size_t i = (size_t)(uintptr_t)q->user;
+        struct node_revision *nr = &rv->ret[i];
+        const struct rnode *x = rv->nodes[i];
+        struct errbuf pe = { 0 };
+        char text[400];
+
+        memset(nr, 0, sizeof(*nr));
+        if (history_failed(q, text, sizeof(text)))
+                snprintf(nr->why, sizeof(nr->why), "cannot read its agent's history: %.200s", text);
+        else if (rv->by_tx && rv->by_tx(x))
+                take_transaction(q, x, nr);
+        else if (reply_history_revision(q->resp, q->resp_len, x->key, x->tx, &nr->v, &pe) < 0)
+                snprintf(nr->why, sizeof(nr->why), "its agent's history is unreadable: %.200s", pe.msg);
+        else
+                nr->read = true;
+}
+
+int rollout_revisions(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
+                      bool (*by_tx)(const struct rnode *x), struct node_revision *ret, struct errbuf *e)
+{
+        struct revisions rv = { ret, nodes, by_tx };
+
+        return ask_histories(env, nodes, n, by_tx, on_revisions, &rv, e);
 }

@@ -25,6 +25,9 @@
 #define STORE_KEY_MAX 64                        /* a node step's idempotency key */
 #define STORE_SPEC_MAX 1024
 #define STORE_TIME_MS_MAX 253402300799999LL    /* ms since the epoch: the end of year 9999 */
+#define STORE_REV_MAX 2147483647LL              /* an agent's revision numbers */
+#define STORE_LABEL_MAX 64                      /* a label key or value, as policies and inventories spell them */
+#define STORE_SELECTOR_MAX 200                  /* --canary-selector K=V[,K=V...] */
 
 /* The records' vocabulary: what a rollout was asked to do, and the states of a rollout, its waves and its nodes. */
 struct rollout_count {
@@ -46,6 +49,11 @@ struct rollout_opts {
         enum rollout_halt_scope halt_scope;
         bool no_confirm;                        /* leave every node pending: `confirm ID` later */
         int fabric_neighbours;                  /* --fabric-neighbours K; -1 = verify.fabric.neighbours */
+        char canary_selector[STORE_SELECTOR_MAX];       /* --canary-selector: "K=V[,K=V...]", "" = the first nodes */
+        char wave_by[STORE_LABEL_MAX];          /* --wave-by: waves never mix this label's values; "" = none */
+        int max_regression_pct;                 /* --max-regression-pct: the policy's verify overridden; -1 = not */
+        unsigned probe_duration_ms;             /* --probe-duration-ms: likewise; 0 = not */
+        bool skip_unreachable;                  /* --skip-unreachable: nodes the pre-flight could not reach left out */
 };
 
 /*
@@ -67,6 +75,10 @@ enum rnode_state {
         RNODE_CANCELLED,        /* pending when its wave halted: the controller cancelled it, its agent restored it */
         RNODE_UNKNOWN,          /* a confirm or cancel got no answer and its agent could not be asked until
                                    after its deadline: committed or restored, nobody can say */
+        /* Of a rollback by rollout (`rollback --rollout ID`): */
+        RNODE_RESTORED,         /* its agent restored its revision from before that rollout (a gated transaction) */
+        RNODE_ALREADY_THERE,    /* it was at that revision already: left alone */
+        RNODE_REFUSED,          /* something committed there since that rollout: left alone (--force restores it) */
         RNODE_STATE_MAX,
 };
 
@@ -114,6 +126,14 @@ struct rnode {
                                                    from the apply answer), 0 = unknown */
         long long not_after_ms;                 /* its confirm's not_after_ms: no confirm of ours commits
                                                    after it, 0 = none sent */
+        long long pre_rev;                      /* its agent's current revision before this rollout changed it
+                                                   (GET /v1/history: the newest committed transaction's rev;
+                                                   0 = none yet); -1 = not recorded (not reached yet, or an
+                                                   older controller) */
+        long long rev;                          /* the revision its change committed as, 0 = none known */
+        char undo_tx[STORE_TX_MAX];             /* the agent transaction that put it back at pre_rev after this
+                                                   rollout (a halt's rollback, `rollback --rollout`), "" = none */
+        char group[STORE_LABEL_MAX];            /* its value of opts.wave_by, "" = none */
 };
 
 struct rwave {
@@ -278,3 +298,6 @@ void store_set_lease_ttl(struct store *s, unsigned ttl_s);
 
 /* Writes this handle made (etcd: txns and puts that succeeded), for metrics and benchmarks. */
 unsigned long long store_writes(const struct store *s);
+
+/* How many nodes of r are in each state (store_names.c). */
+void rollout_rec_count_states(const struct rollout_rec *r, unsigned counts[RNODE_STATE_MAX]);

@@ -136,7 +136,7 @@ int sqlite_lease_release(struct sqlite_store *s, struct errbuf *e);
  *   wave     {"v":1,"idx","state","started_at","deadline","by"}
  *   node     {"v":1,"seq","name","url","wave","state","tx","exit_code","changes",
  *             "baseline_gbps","post_gbps","error","key","confirm_deadline_ms","not_after_ms",
- *             "updated_at","by"}
+ *             "pre_rev","rev","undo_tx","group","updated_at","by"}
  *   chunk    {"v":1,"chunk","updated_at","nodes":[node members less v, updated_at, by],"by"}
  *   drift    {"v":1,"id","at","nodes","drifted","unreachable","details":[{name,reached,drifted,error,report}],"by"}
  *   leader   {"v":1,"pid","host","started_at","rollout_id"}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The records' vocabulary: state names as stored, a rollout's default options. */
 #include <errno.h>
+#include <string.h>
 
 #include "common/util.h"
 #include "controller/store/store.h"
@@ -17,6 +18,9 @@ static const char *const rnode_names[RNODE_STATE_MAX] = {
         [RNODE_SKIPPED] = "skipped",
         [RNODE_CANCELLED] = "cancelled",
         [RNODE_UNKNOWN] = "unknown",
+        [RNODE_RESTORED] = "restored",
+        [RNODE_ALREADY_THERE] = "already_there",
+        [RNODE_REFUSED] = "refused",
 };
 
 static const char *const rollout_names[ROLLOUT_STATE_MAX] = {
@@ -44,6 +48,7 @@ void rollout_opts_defaults(struct rollout_opts *o)
                 .confirm_timeout_s = 120,
                 .halt_scope = ROLLOUT_HALT_WAVE,
                 .fabric_neighbours = -1,
+                .max_regression_pct = -1,
         };
 }
 
@@ -88,4 +93,11 @@ int rwave_state_from_name(const char *s)
 bool rnode_state_final(enum rnode_state s)
 {
         return s != RNODE_PLANNED && s != RNODE_APPLYING && s != RNODE_PENDING;
+}
+
+void rollout_rec_count_states(const struct rollout_rec *r, unsigned counts[RNODE_STATE_MAX])
+{
+        memset(counts, 0, sizeof(unsigned) * RNODE_STATE_MAX);
+        for (unsigned i = 0; i < r->n_nodes; i++)
+                counts[r->nodes[i].state]++;
 }

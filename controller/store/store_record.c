@@ -48,13 +48,14 @@ char *store_record_wave(const struct rollout_rec *r, unsigned idx, const char *b
 /* A node's members (the record's, less "v", "updated_at" and "by"). */
 static json_t *node_json(const struct rollout_rec *r, const struct rnode *n)
 {
-        return json_pack("{s:i, s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:o, s:o, s:s, s:s, s:I, s:I}",
+        return json_pack("{s:i, s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:s}",
                          "seq", (int)(n - r->nodes), "name", n->name, "url", n->url,
                          "wave", (int)n->wave, "state", rnode_state_name(n->state), "tx", n->tx,
                          "exit_code", n->exit_code, "changes", (int)n->changes,
                          "baseline_gbps", gbps(n->baseline_gbps), "post_gbps", gbps(n->post_gbps),
                          "error", n->error, "key", n->key, "confirm_deadline_ms", (json_int_t)n->confirm_deadline_ms,
-                         "not_after_ms", (json_int_t)n->not_after_ms);
+                         "not_after_ms", (json_int_t)n->not_after_ms, "pre_rev", (json_int_t)n->pre_rev,
+                         "rev", (json_int_t)n->rev, "undo_tx", n->undo_tx, "group", n->group);
 }
 
 char *store_record_node(const struct rollout_rec *r, const struct rnode *n, const char *by)
@@ -144,34 +145,63 @@ char *rollout_opts_to_json(const struct rollout_opts *o)
 
         if (j && o->fabric_neighbours >= 0)
                 json_object_set_new(j, "fabric_neighbours", json_integer(o->fabric_neighbours));
+        /* Members a rollout needs only when it was asked for them: older records lack them. */
+        if (j && o->canary_selector[0])
+                json_object_set_new(j, "canary_selector", json_string(o->canary_selector));
+        if (j && o->wave_by[0])
+                json_object_set_new(j, "wave_by", json_string(o->wave_by));
+        if (j && o->max_regression_pct >= 0)
+                json_object_set_new(j, "max_regression_pct", json_integer(o->max_regression_pct));
+        if (j && o->probe_duration_ms > 0)
+                json_object_set_new(j, "probe_duration_ms", json_integer(o->probe_duration_ms));
+        if (j && o->skip_unreachable)
+                json_object_set_new(j, "skip_unreachable", json_true());
         text = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 
         json_decref(j);
         return text;
 }
 
+static bool copy_opt_str(const char *v, char *buf, size_t size)
+{
+        if (!v)
+                return true;
+        if (strlen(v) >= size)
+                return false;
+        memcpy(buf, v, strlen(v) + 1);
+        return true;
+}
+
 int rollout_opts_from_json(const char *text, struct rollout_opts *ret)
 {
-        json_int_t canary, ws, mu, ct, fn = -1;
-        int wsp, mup, nc;
-        const char *scope;
+        json_int_t canary, ws, mu, ct, fn = -1, mrp = -1, pdm = 0;
+        int wsp, mup, nc, skip = 0;
+        const char *scope, *csel = NULL, *wby = NULL;
         json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
+        struct rollout_opts o = { 0 };
         int r = -EINVAL;
 
-        if (j && json_unpack(j, "{s:I, s:I, s:b, s:I, s:b, s:I, s:s, s:b, s?I}", "canary", &canary,
-                             "wave_size", &ws, "wave_size_pct", &wsp, "max_unavailable", &mu,
+        if (j && json_unpack(j, "{s:I, s:I, s:b, s:I, s:b, s:I, s:s, s:b, s?I, s?s, s?s, s?I, s?I, s?b}",
+                             "canary", &canary, "wave_size", &ws, "wave_size_pct", &wsp, "max_unavailable", &mu,
                              "max_unavailable_pct", &mup, "confirm_timeout_s", &ct,
-                             "rollback_on_halt", &scope, "no_confirm", &nc, "fabric_neighbours", &fn) == 0 &&
-            canary >= 0 && ws >= 0 && mu >= 0 && ct >= 0 && fn >= -1 && fn <= 1000000) {
-                *ret = (struct rollout_opts) {
-                        .canary = (unsigned)canary,
-                        .wave_size = { (unsigned)ws, wsp },
-                        .max_unavailable = { (unsigned)mu, mup },
-                        .confirm_timeout_s = (unsigned)ct,
-                        .halt_scope = streq(scope, "all") ? ROLLOUT_HALT_ALL : ROLLOUT_HALT_WAVE,
-                        .no_confirm = nc,
-                        .fabric_neighbours = (int)fn,
-                };
+                             "rollback_on_halt", &scope, "no_confirm", &nc, "fabric_neighbours", &fn,
+                             "canary_selector", &csel, "wave_by", &wby, "max_regression_pct", &mrp,
+                             "probe_duration_ms", &pdm, "skip_unreachable", &skip) == 0 &&
+            canary >= 0 && ws >= 0 && mu >= 0 && ct >= 0 && fn >= -1 && fn <= 1000000 &&
+            mrp >= -1 && mrp <= 100 && pdm >= 0 && pdm <= 60000 &&
+            copy_opt_str(csel, o.canary_selector, sizeof(o.canary_selector)) &&
+            copy_opt_str(wby, o.wave_by, sizeof(o.wave_by))) {
+                o.canary = (unsigned)canary;
+                o.wave_size = (struct rollout_count) { (unsigned)ws, wsp };
+                o.max_unavailable = (struct rollout_count) { (unsigned)mu, mup };
+                o.confirm_timeout_s = (unsigned)ct;
+                o.halt_scope = streq(scope, "all") ? ROLLOUT_HALT_ALL : ROLLOUT_HALT_WAVE;
+                o.no_confirm = nc;
+                o.fabric_neighbours = (int)fn;
+                o.max_regression_pct = (int)mrp;
+                o.probe_duration_ms = (unsigned)pdm;
+                o.skip_unreachable = skip;
+                *ret = o;
                 r = 0;
         }
         json_decref(j);
@@ -276,6 +306,7 @@ static int rollout_from(struct jsonv *v, const struct rollout_in *in, struct rol
         for (unsigned i = 0; i < r->n_nodes; i++) {
                 r->nodes[i].exit_code = -1;
                 r->nodes[i].baseline_gbps = r->nodes[i].post_gbps = NAN;
+                r->nodes[i].pre_rev = -1;
         }
         return 0;
 }
@@ -347,9 +378,9 @@ int store_record_parse_wave(const char *text, size_t len, const char *where, str
 }
 
 struct node_in {
-        long long seq, wave, exit_code, changes, updated_at, confirm_deadline_ms, not_after_ms;
+        long long seq, wave, exit_code, changes, updated_at, confirm_deadline_ms, not_after_ms, pre_rev, rev;
         char name[INVENTORY_NAME_MAX], url[INVENTORY_URL_MAX], state[32], tx[STORE_TX_MAX];
-        char error[STORE_ERR_MAX], key[STORE_KEY_MAX];
+        char error[STORE_ERR_MAX], key[STORE_KEY_MAX], undo_tx[STORE_TX_MAX], group[STORE_LABEL_MAX];
         double base, post;
 };
 
@@ -386,6 +417,11 @@ static const struct jsonv_field node_fields[] = {
         /* Records written before confirm deadlines were kept have neither: 0. */
         JSONV_UINT("confirm_deadline_ms", struct node_in, confirm_deadline_ms, 0, STORE_TIME_MS_MAX),
         JSONV_UINT("not_after_ms", struct node_in, not_after_ms, 0, STORE_TIME_MS_MAX),
+        /* Records written before revisions were kept have none of these: not recorded. */
+        JSONV_UINT("pre_rev", struct node_in, pre_rev, -1, STORE_REV_MAX),
+        JSONV_UINT("rev", struct node_in, rev, 0, STORE_REV_MAX),
+        JSONV_STR("undo_tx", struct node_in, undo_tx, 0),
+        JSONV_STR("group", struct node_in, group, 0),
         JSONV_UINT("updated_at", struct node_in, updated_at, 0, 1LL << 40),
         FIELD_BY,
         { 0 },
@@ -395,7 +431,7 @@ static const struct jsonv_field node_fields[] = {
 static int node_from(struct jsonv *v, const json_t *j, struct rollout_rec *r, unsigned seq_from,
                      unsigned seq_to)
 {
-        struct node_in in = { 0 };
+        struct node_in in = { .pre_rev = -1 };
         struct rnode *n;
         int st, rc = jsonv_object(v, j, node_fields, &in);
 
@@ -425,6 +461,10 @@ static int node_from(struct jsonv *v, const json_t *j, struct rollout_rec *r, un
         memcpy(n->key, in.key, sizeof(n->key));
         n->confirm_deadline_ms = in.confirm_deadline_ms;
         n->not_after_ms = in.not_after_ms;
+        n->pre_rev = in.pre_rev;
+        n->rev = in.rev;
+        memcpy(n->undo_tx, in.undo_tx, sizeof(n->undo_tx));
+        memcpy(n->group, in.group, sizeof(n->group));
         return 0;
 }
 

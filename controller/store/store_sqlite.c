@@ -35,6 +35,11 @@ static const struct db_migration migrations[] = {
         { .sql = "ALTER TABLE nodes ADD COLUMN ikey TEXT NOT NULL DEFAULT ''" },
         { .sql = "ALTER TABLE nodes ADD COLUMN confirm_deadline_ms INTEGER NOT NULL DEFAULT 0;"
                  "ALTER TABLE nodes ADD COLUMN not_after_ms INTEGER NOT NULL DEFAULT 0" },
+        /* Rollouts recorded before: the revisions are not known (-1). */
+        { .sql = "ALTER TABLE nodes ADD COLUMN pre_rev INTEGER NOT NULL DEFAULT -1;"
+                 "ALTER TABLE nodes ADD COLUMN rev INTEGER NOT NULL DEFAULT 0;"
+                 "ALTER TABLE nodes ADD COLUMN undo_tx TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE nodes ADD COLUMN grp TEXT NOT NULL DEFAULT ''" },
 };
 
 static const struct store_ops sqlite_ops;
@@ -136,11 +141,13 @@ static int insert_wave(struct sqlite_store *s, const struct rollout_rec *r, unsi
 
 static const char sql_node_insert[] =
         "INSERT INTO nodes (state, tx, exit_code, changes, baseline_gbps, post_gbps,"
-        " error, updated_at, ikey, confirm_deadline_ms, not_after_ms, rollout_id, name, seq, url, wave)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        " error, updated_at, ikey, confirm_deadline_ms, not_after_ms, pre_rev, rev, undo_tx,"
+        " rollout_id, name, seq, url, wave, grp)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 static const char sql_node_update[] =
         "UPDATE nodes SET state=?, tx=?, exit_code=?, changes=?, baseline_gbps=?,"
-        " post_gbps=?, error=?, updated_at=?, ikey=?, confirm_deadline_ms=?, not_after_ms=?"
+        " post_gbps=?, error=?, updated_at=?, ikey=?, confirm_deadline_ms=?, not_after_ms=?,"
+        " pre_rev=?, rev=?, undo_tx=?"
         " WHERE rollout_id=? AND name=?";
 
 /* One node's row (a statement prepared once per connection: a rollout writes thousands). */
@@ -164,12 +171,16 @@ static int write_node(struct sqlite_store *s, const struct rollout_rec *r, const
         sqlite3_bind_text(st, 9, n->key, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 10, n->confirm_deadline_ms);
         sqlite3_bind_int64(st, 11, n->not_after_ms);
-        sqlite3_bind_int64(st, 12, r->id);
-        sqlite3_bind_text(st, 13, n->name, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 12, n->pre_rev);
+        sqlite3_bind_int64(st, 13, n->rev);
+        sqlite3_bind_text(st, 14, n->undo_tx, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 15, r->id);
+        sqlite3_bind_text(st, 16, n->name, -1, SQLITE_STATIC);
         if (insert) {
-                sqlite3_bind_int(st, 14, (int)(n - r->nodes));
-                sqlite3_bind_text(st, 15, n->url, -1, SQLITE_STATIC);
-                sqlite3_bind_int(st, 16, (int)n->wave);
+                sqlite3_bind_int(st, 17, (int)(n - r->nodes));
+                sqlite3_bind_text(st, 18, n->url, -1, SQLITE_STATIC);
+                sqlite3_bind_int(st, 19, (int)n->wave);
+                sqlite3_bind_text(st, 20, n->group, -1, SQLITE_STATIC);
         }
         rc = db_step_done(&s->db, st, e);
         db_uncache(&s->db, sql, st);

@@ -100,6 +100,10 @@ static int row_to_node(sqlite3_stmt *st, const struct rollout_rec *r, struct rno
         copy_text(n->key, sizeof(n->key), st, 10);
         n->confirm_deadline_ms = sqlite3_column_int64(st, 11);
         n->not_after_ms = sqlite3_column_int64(st, 12);
+        n->pre_rev = sqlite3_column_int64(st, 13);
+        n->rev = sqlite3_column_int64(st, 14);
+        copy_text(n->undo_tx, sizeof(n->undo_tx), st, 15);
+        copy_text(n->group, sizeof(n->group), st, 16);
         return 0;
 }
 
@@ -115,8 +119,8 @@ static int load_nodes(struct sqlite_store *s, struct rollout_rec *r, struct errb
         if (!r->nodes)
                 return errbuf_set(e, ENOMEM, s->db.path, "out of memory");
         if (sqlite3_prepare_v2(s->db.h, "SELECT name, url, wave, state, tx, exit_code, changes,"
-                               " baseline_gbps, post_gbps, error, ikey, confirm_deadline_ms, not_after_ms"
-                               " FROM nodes WHERE rollout_id=? ORDER BY seq",
+                               " baseline_gbps, post_gbps, error, ikey, confirm_deadline_ms, not_after_ms,"
+                               " pre_rev, rev, undo_tx, grp FROM nodes WHERE rollout_id=? ORDER BY seq",
                                -1, &st, NULL) != SQLITE_OK)
                 return sqlite_fail(s, e, "cannot read the database");
         sqlite3_bind_int64(st, 1, r->id);

@@ -23,7 +23,9 @@
 
 /*
  * The congestion counters of each driver family, as the drivers name them; "%u"
- * is a priority 0-7. Ethtool names and the RDMA driver's hw_counters together.
+ * is a priority 0-7, "%t" a traffic class 0-7 (a name can say "prio" and count a
+ * traffic class). Ethtool names and the RDMA driver's hw_counters together, every
+ * name a kernel release or the vendor's own driver has used.
  */
 struct family {
         const char *kdrv;
@@ -31,12 +33,22 @@ struct family {
 };
 
 static const char *const mlx5_names[] = {
-        /* en_stats.c: pport_per_prio_pfc_stats_desc, pport_per_prio_traffic_stats_desc, per-TC congestion */
+        /*
+         * en_stats.c: pport_per_prio_pfc_stats_desc (only for priorities with PFC on) and
+         * pport_per_prio_traffic_stats_desc, per priority (PPCNT per-priority group); the
+         * per_port_buff_congest group, rx_prio%d_buf_discard / _cong_discard / _marked, is
+         * read with grp MLX5_PER_TRAFFIC_CLASS_(CONGESTION_)COUNTERS_GROUP and prio_tc = the
+         * index: per traffic class, whatever its name says (by default TC 0 holds priority 1,
+         * mlx5e_ets_init()).
+         */
         "rx_prio%u_pause", "rx_prio%u_pause_duration", "tx_prio%u_pause", "tx_prio%u_pause_duration",
-        "rx_prio%u_pause_transition", "rx_prio%u_discards", "rx_prio%u_buf_discard", "rx_prio%u_cong_discard",
-        "rx_prio%u_marked", "rx_global_pause", "tx_global_pause", "rx_global_pause_duration",
+        "rx_prio%u_pause_transition", "rx_prio%u_discards", "rx_prio%t_buf_discard", "rx_prio%t_cong_discard",
+        "rx_prio%t_marked", "rx_global_pause", "tx_global_pause", "rx_global_pause_duration",
         "tx_global_pause_duration", "rx_pause_ctrl_phy", "tx_pause_ctrl_phy", "rx_discards_phy",
         "rx_out_of_buffer", "tx_pause_storm_warning_events", "tx_pause_storm_error_events",
+        /* en_stats.c: pport_per_prio_traffic_stats_desc (per priority), vport_stats_desc (RoCE bytes) */
+        "rx_prio%u_bytes", "tx_prio%u_bytes", "rx_vport_rdma_unicast_bytes", "tx_vport_rdma_unicast_bytes",
+        "rx_vport_rdma_multicast_bytes", "tx_vport_rdma_multicast_bytes",
         /* infiniband/hw/mlx5/counters.c: q counters and congestion counters */
         "out_of_buffer", "out_of_sequence", "packet_seq_err", "implied_nak_seq_err", "local_ack_timeout_err",
         "np_cnp_sent", "np_ecn_marked_roce_packets", "rp_cnp_handled", "rp_cnp_ignored", NULL,
@@ -47,8 +59,19 @@ static const char *const bnxt_names[] = {
         "rx_pfc_ena_frames_pri%u", "tx_pfc_ena_frames_pri%u", "rx_pfc_xon2xoff_frames_pri%u",
         "pfc_pri%u_rx_duration_us", "pfc_pri%u_rx_transitions", "pfc_pri%u_tx_duration_us",
         "pfc_pri%u_tx_transitions", "rx_pause_frames", "tx_pause_frames",
-        /* infiniband/hw/bnxt_re/hw_counters.c: bnxt_re_stat_descs */
-        "cnp_tx_pkts", "cnp_rx_pkts", "rx_ecn_marked_pkts", "rx_roce_discard_pkts", "res_oob_drop_count", NULL,
+        /*
+         * bnxt_re hw_counters, four generations of bnxt_re_stat_descs[]: Broadcom's older
+         * driver (as ported to FreeBSD: sys/dev/bnxt/bnxt_re/stats.c) cnp_tx_pkts, cnp_rx_pkts,
+         * rx_roce_discard_pkts, res_oob_drop_count; upstream up to ~6.5 (hw_counters.c: no CNP
+         * counter) rx_roce_discards, rx_out_of_buffer; upstream from "bnxt_re: Expose the
+         * missing hw counters" (2023-07, ~6.6) tx_cnp_pkts, rx_cnp_pkts, rx_ecn_marked_pkts;
+         * rdma-next "RoCE related hardware counters update" (2025-08) np_cnp_pkts,
+         * rp_cnp_handled, np_ecn_marked_roce_packets, out_of_buffer; Broadcom's newer driver
+         * np_cnp_sent, rp_cnp_ignored with those.
+         */
+        "cnp_tx_pkts", "cnp_rx_pkts", "rx_ecn_marked_pkts", "rx_roce_discard_pkts", "res_oob_drop_count",
+        "rx_roce_discards", "rx_out_of_buffer", "tx_cnp_pkts", "rx_cnp_pkts", "np_cnp_pkts", "rp_cnp_handled",
+        "np_ecn_marked_roce_packets", "out_of_buffer", "np_cnp_sent", "rp_cnp_ignored", NULL,
 };
 
 static const char *const ice_names[] = {
@@ -65,16 +88,16 @@ static const struct family families[] = {
         { "ice", ice_names },
 };
 
-/* name against a pattern, case-insensitively; "%u" takes one digit 0-7. */
-static bool match_one(const char *pat, const char *name, int *ret_prio)
+/* name against a pattern, case-insensitively; "%u" takes a priority, "%t" a traffic class, one digit 0-7. */
+static bool match_one(const char *pat, const char *name, int *ret_prio, int *ret_tc)
 {
-        int prio = -1;
+        int prio = -1, tc = -1;
 
         while (*pat) {
-                if (pat[0] == '%' && pat[1] == 'u') {
+                if (pat[0] == '%' && (pat[1] == 'u' || pat[1] == 't')) {
                         if (*name < '0' || *name > '7' || isdigit((unsigned char)name[1]))
                                 return false;
-                        prio = *name++ - '0';
+                        *(pat[1] == 'u' ? &prio : &tc) = *name++ - '0';
                         pat += 2;
                         continue;
                 }
@@ -84,6 +107,7 @@ static bool match_one(const char *pat, const char *name, int *ret_prio)
         if (*name)
                 return false;
         *ret_prio = prio;
+        *ret_tc = tc;
         return true;
 }
 
@@ -108,17 +132,17 @@ static bool congestion_word(const char *name)
         return false;
 }
 
-bool counters_match(const char *kdrv, const char *name, int *ret_prio)
+bool counters_match(const char *kdrv, const char *name, int *ret_prio, int *ret_tc)
 {
         for (size_t f = 0; f < ARRAY_SIZE(families); f++) {
                 if (!streq(families[f].kdrv, kdrv))
                         continue;
                 for (const char *const *p = families[f].names; *p; p++)
-                        if (match_one(*p, name, ret_prio))
+                        if (match_one(*p, name, ret_prio, ret_tc))
                                 return true;
                 return false;
         }
-        *ret_prio = -1;
+        *ret_prio = *ret_tc = -1;
         return congestion_word(name);
 }
 
@@ -135,33 +159,41 @@ static const struct {
         { "tx_pause_ctrl_phy", DOCTOR_PAUSE_TX }, { "tx_pfc_ena_frames_pri%u", DOCTOR_PAUSE_TX },
         { "tx_pause_frames", DOCTOR_PAUSE_TX }, { "tx_priority_%u_xoff.nic", DOCTOR_PAUSE_TX },
         { "link_xoff_tx.nic", DOCTOR_PAUSE_TX },
-        { "rx_prio%u_marked", DOCTOR_ECN_MARKED }, { "np_ecn_marked_roce_packets", DOCTOR_ECN_MARKED },
+        { "rx_prio%t_marked", DOCTOR_ECN_MARKED }, { "np_ecn_marked_roce_packets", DOCTOR_ECN_MARKED },
         { "rx_ecn_marked_pkts", DOCTOR_ECN_MARKED }, { "RxECNMrkd", DOCTOR_ECN_MARKED },
-        { "np_cnp_sent", DOCTOR_CNP_SENT }, { "cnp_tx_pkts", DOCTOR_CNP_SENT }, { "cnpSent", DOCTOR_CNP_SENT },
+        { "np_cnp_sent", DOCTOR_CNP_SENT }, { "cnp_tx_pkts", DOCTOR_CNP_SENT }, { "tx_cnp_pkts", DOCTOR_CNP_SENT },
+        { "np_cnp_pkts", DOCTOR_CNP_SENT }, { "cnpSent", DOCTOR_CNP_SENT },
         { "rp_cnp_handled", DOCTOR_CNP_HANDLED }, { "cnp_rx_pkts", DOCTOR_CNP_HANDLED },
-        { "cnpHandled", DOCTOR_CNP_HANDLED },
-        { "rx_prio%u_discards", DOCTOR_DISCARD }, { "rx_prio%u_buf_discard", DOCTOR_DISCARD },
-        { "rx_prio%u_cong_discard", DOCTOR_DISCARD }, { "rx_discards_phy", DOCTOR_DISCARD },
+        { "rx_cnp_pkts", DOCTOR_CNP_HANDLED }, { "cnpHandled", DOCTOR_CNP_HANDLED },
+        /*
+         * en_stats.c: "dropped due to lack of buffers" on the port, per priority (lossless_drops
+         * judges those) and per traffic class (a TC, not a priority: counted as a discard only)
+         */
+        { "rx_prio%u_discards", DOCTOR_RX_DISCARD }, { "rx_prio%t_buf_discard", DOCTOR_DISCARD },
+        { "rx_prio%t_cong_discard", DOCTOR_DISCARD }, { "rx_discards_phy", DOCTOR_RX_DISCARD },
         { "rx_out_of_buffer", DOCTOR_DISCARD }, { "out_of_buffer", DOCTOR_DISCARD },
         { "rx_roce_discard_pkts", DOCTOR_DISCARD }, { "res_oob_drop_count", DOCTOR_DISCARD },
-        { "rx_dropped.nic", DOCTOR_DISCARD },
+        { "rx_roce_discards", DOCTOR_DISCARD }, { "rx_dropped.nic", DOCTOR_DISCARD },
         { "tx_pause_storm_warning_events", DOCTOR_PAUSE_STORM }, { "tx_pause_storm_error_events", DOCTOR_PAUSE_STORM },
+        { "rx_prio%u_bytes", DOCTOR_PRIO_BYTES }, { "tx_prio%u_bytes", DOCTOR_PRIO_BYTES },
+        { "rx_vport_rdma_unicast_bytes", DOCTOR_RDMA_BYTES }, { "tx_vport_rdma_unicast_bytes", DOCTOR_RDMA_BYTES },
+        { "rx_vport_rdma_multicast_bytes", DOCTOR_RDMA_BYTES }, { "tx_vport_rdma_multicast_bytes", DOCTOR_RDMA_BYTES },
 };
 
-int counters_kind(const char *name, int *ret_prio)
+int counters_kind(const char *name, int *ret_prio, int *ret_tc)
 {
         for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
-                if (match_one(kinds[i].pattern, name, ret_prio))
+                if (match_one(kinds[i].pattern, name, ret_prio, ret_tc))
                         return (int)kinds[i].kind;
-        *ret_prio = -1;
+        *ret_prio = *ret_tc = -1;
         return -1;
 }
 
 static void add(struct counters *c, const char *name, const char *source, uint64_t v, const char *kdrv)
 {
         struct counter *x;
-        int prio = -1;
-        bool exported = counters_match(kdrv, name, &prio);
+        int prio = -1, tc = -1;
+        bool exported = counters_match(kdrv, name, &prio, &tc);
 
         if (c->n >= COUNTERS_MAX || strlen(name) >= sizeof(x->name) || strlen(source) >= sizeof(x->source))
                 return;
@@ -170,6 +202,7 @@ static void add(struct counters *c, const char *name, const char *source, uint64
         memcpy(x->source, source, strlen(source) + 1);
         x->value = v;
         x->prio = prio;
+        x->tc = tc;
         x->exported = exported;
 }
 
@@ -227,7 +260,7 @@ static int read_stats(const struct counters_ethtool *io, const char *ifname, con
         _cleanup_free_ struct ethtool_gstrings *strs = NULL;
         _cleanup_free_ struct ethtool_stats *vals = NULL;
         char name[ETH_GSTRING_LEN + 1];
-        int prio, r;
+        int prio, tc, r;
 
         strs = malloc(sizeof(*strs) + (size_t)cap * ETH_GSTRING_LEN);        /* the kernel fills what it reports */
         if (!strs)
@@ -244,7 +277,7 @@ static int read_stats(const struct counters_ethtool *io, const char *ifname, con
         }
         for (uint32_t i = 0; i < n; i++) {
                 stat_name(strs, i, name);
-                wanted += counters_match(kdrv, name, &prio);
+                wanted += counters_match(kdrv, name, &prio, &tc);
         }
         if (!wanted)
                 return 0;
@@ -265,7 +298,7 @@ static int read_stats(const struct counters_ethtool *io, const char *ifname, con
         }
         for (uint32_t i = 0; i < n; i++) {
                 stat_name(strs, i, name);
-                if (counters_match(kdrv, name, &prio))
+                if (counters_match(kdrv, name, &prio, &tc))
                         add(c, name, "ethtool", vals->data[i], kdrv);
         }
         return 0;
@@ -325,7 +358,8 @@ static void read_port(const char *dev, const char *port, void *data)
         while ((de = readdir(d))) {
                 uint64_t v = 0;
 
-                if (de->d_name[0] == '.' ||
+                /* not a counter: how long a read is cached (ib core sysfs.c, RDMA_HW_STATS_DEFAULT_LIFESPAN) */
+                if (de->d_name[0] == '.' || streq(de->d_name, "lifespan") ||
                     snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
                     sysfs_read_u64(path, &v) < 0)
                         continue;

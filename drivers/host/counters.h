@@ -5,7 +5,8 @@
  *     pause, PFC, discard, ECN or CNP counter in the kernel driver's own words
  *     (a table per driver family: mlx5_core, bnxt_en, ice; any name containing
  *     "pause" elsewhere), matched case-insensitively, with the priority the name
- *     carries ("rx_prio3_pause", "rx_pfc_ena_frames_pri3", "rx_priority_3_xoff.nic");
+ *     carries ("rx_prio3_pause", "rx_pfc_ena_frames_pri3", "rx_priority_3_xoff.nic") or the
+ *     traffic class it counts (mlx5's "rx_prio0_marked" is TC 0: en_stats.c reads it per TC);
  *   - every RDMA hw_counter of the RDMA devices backing the interface
  *     (SYSFS/class/infiniband/DEV/ports/N/hw_counters/NAME), those of the same
  *     table (mlx5_ib, bnxt_re, irdma) marked for export.
@@ -30,6 +31,7 @@ struct counter {
         char source[32];                /* "ethtool", or "rdma:mlx5_0/1" */
         uint64_t value;
         int prio;                       /* the priority the name carries, -1 none */
+        int tc;                         /* the traffic class it counts (mlx5 rx_prioN_marked: TC N), -1 none */
         bool exported;                  /* a congestion counter of the driver's table: /metrics shows it */
 };
 
@@ -66,13 +68,15 @@ int counters_read_rdma(const char *ifname, const char *kdrv, const char *sysfs_r
 
 /*
  * Is name a congestion counter of this kernel driver? *ret_prio gets the priority
- * it carries (-1 none). Unknown drivers: any name containing "pause", "cnp" or "ecn".
+ * it carries, *ret_tc the traffic class (-1 none). Unknown drivers: any name
+ * containing "pause", "cnp" or "ecn".
  */
-bool counters_match(const char *kdrv, const char *name, int *ret_prio);
+bool counters_match(const char *kdrv, const char *name, int *ret_prio, int *ret_tc);
 
 /*
  * What a congestion counter counts (enum doctor_counter: pause received or sent, ECN
- * marks, CNPs sent or handled, discards, the device's pause storm events), by the
- * driver's own name; -1 when it is none of those. *ret_prio: the priority it carries.
+ * marks, CNPs sent or handled, discards, the device's pause storm events; on mlx5 the
+ * bytes of each priority and the RoCE bytes), by the driver's own name; -1 when it is
+ * none of those. *ret_prio: the priority it carries, *ret_tc: the traffic class (-1 none).
  */
-int counters_kind(const char *name, int *ret_prio);
+int counters_kind(const char *name, int *ret_prio, int *ret_tc);

@@ -11,7 +11,7 @@
  *     them - entering or leaving DSCP mode resets ice's ETS and PFC
  *     (ice_dcbnl_setapp, ice_dcbnl_delapp -> ice_dcb_sw_dflt_cfg).
  *   - After a change the link may flap (mlx5 PFC, ice devreset, bnxt TC count):
- *     the carrier edge and the RDMA ports are waited for (link_wait.h).
+ *     the carrier edge and the RDMA ports are waited for (link.h).
  *   - A snapshot (state.dcb present) is restored exactly: its APP entries, its
  *     trust table, its raw TSA values (vendor included), its ETS willing bit and,
  *     last, its DCBX mode.
@@ -84,7 +84,7 @@ static int get_ieee(struct target *t, struct nl *nl, struct dcb_nl_ieee *cur, st
 }
 
 /* The request's handle (or an own one, *own) and the IEEE configuration; unsupported = the clear message. */
-static int dcb_open_get(struct target *t, struct nl **ret_nl, struct nl **own, struct dcb_nl_ieee *cur,
+int dcb_open_get(struct target *t, struct nl **ret_nl, struct nl **own, struct dcb_nl_ieee *cur,
                         struct errbuf *e)
 {
         int r;

@@ -21,6 +21,7 @@ static const struct nl_policy ieee_policy[DCB_NL_IEEE_ATTR_MAX + 1] = {
         [DCB_ATTR_IEEE_ETS] = { MNL_TYPE_BINARY, sizeof(struct ieee_ets) },
         [DCB_ATTR_IEEE_PFC] = { MNL_TYPE_BINARY, sizeof(struct ieee_pfc) },
         [DCB_ATTR_IEEE_APP_TABLE] = { MNL_TYPE_NESTED, 0 },
+        [DCB_ATTR_DCB_BUFFER] = { MNL_TYPE_BINARY, sizeof(struct dcbnl_buffer) },
         [DCB_ATTR_DCB_APP_TRUST_TABLE] = { MNL_TYPE_NESTED, 0 },
 };
 
@@ -97,6 +98,10 @@ int dcb_nl_parse_ieee(const struct nlmsghdr *nlh, struct dcb_nl_ieee *ret)
         if (ieee[DCB_ATTR_IEEE_PFC]) {
                 ret->has_pfc = true;
                 memcpy(&ret->pfc, mnl_attr_get_payload(ieee[DCB_ATTR_IEEE_PFC]), sizeof(ret->pfc));
+        }
+        if (ieee[DCB_ATTR_DCB_BUFFER]) {
+                ret->has_buffer = true;
+                memcpy(&ret->buffer, mnl_attr_get_payload(ieee[DCB_ATTR_DCB_BUFFER]), sizeof(ret->buffer));
         }
         if (ieee[DCB_ATTR_IEEE_APP_TABLE] && (r = parse_apps(ieee[DCB_ATTR_IEEE_APP_TABLE], ret)) < 0)
                 return r;
@@ -410,6 +415,11 @@ int dcb_nl_set_ets(struct nl *nl, const char *ifname, const struct ieee_ets *ets
 int dcb_nl_set_pfc(struct nl *nl, const char *ifname, const struct ieee_pfc *pfc, struct errbuf *e)
 {
         return set_ieee_attr(nl, ifname, DCB_ATTR_IEEE_PFC, pfc, sizeof(*pfc), "set pfc", e);
+}
+
+int dcb_nl_set_buffer(struct nl *nl, const char *ifname, const struct dcbnl_buffer *b, struct errbuf *e)
+{
+        return set_ieee_attr(nl, ifname, DCB_ATTR_DCB_BUFFER, b, sizeof(*b), "set dcb buffer", e);
 }
 
 int dcb_nl_apps(struct nl *nl, const char *ifname, uint8_t cmd, const struct dcb_app *apps,

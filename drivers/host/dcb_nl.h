@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dcbnl requests over the netlink helper: the IEEE 802.1Qaz GET (ETS, PFC, APP
- * table, APP trust table, DCBX mode) and the SETs the "dcb" driver needs. The
+ * dcbnl requests over the netlink helper: the IEEE 802.1Qaz GET (ETS, PFC, port
+ * buffers, APP table, APP trust table, DCBX mode) and the SETs the "dcb" and
+ * "dcb-buffer" drivers need. The
  * requests are byte-for-byte what iproute2's `dcb` sends (tests compare them).
  *
  * A SET's result travels in-band (a u8 in DCB_ATTR_IEEE / DCB_ATTR_DCBX): the
@@ -47,6 +48,8 @@ struct dcb_nl_ieee {
         uint8_t trust[DCB_NL_TRUST_MAX]; /* selectors, most trusted first */
         bool has_dcbx;
         uint8_t dcbx;                   /* DCB_CAP_DCBX_* */
+        bool has_buffer;                /* DCB_ATTR_DCB_BUFFER: the driver has dcbnl_getbuffer and it answered */
+        struct dcbnl_buffer buffer;
 };
 
 /* Parse an RTM_GETDCB DCB_CMD_IEEE_GET reply. -EBADMSG/-EINVAL/-E2BIG on bad input. */
@@ -78,6 +81,8 @@ void dcb_cache_free(struct dcb_cache *c);
  */
 int dcb_nl_set_ets(struct nl *nl, const char *ifname, const struct ieee_ets *ets, struct errbuf *e);
 int dcb_nl_set_pfc(struct nl *nl, const char *ifname, const struct ieee_pfc *pfc, struct errbuf *e);
+/* Port receive buffers: the whole struct dcbnl_buffer (total_size is ignored on a SET). */
+int dcb_nl_set_buffer(struct nl *nl, const char *ifname, const struct dcbnl_buffer *b, struct errbuf *e);
 
 /* Add (DCB_CMD_IEEE_SET) or delete (DCB_CMD_IEEE_DEL) APP entries in one request. */
 int dcb_nl_apps(struct nl *nl, const char *ifname, uint8_t cmd, const struct dcb_app *apps,

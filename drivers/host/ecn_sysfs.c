@@ -1,42 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* The "nic-ecn" driver: DCQCN RP/NP enables and CNP marking over sysfs. */
+/* The "nic-ecn" driver: DCQCN RP/NP enables and CNP marking over sysfs or debugfs (see ecn_sysfs.h). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <sys/stat.h>
 
 #include "drivers/host/ecn_sysfs.h"
 #include "drivers/host/link.h"
 #include "drivers/host/sysfs.h"
 
-#define KNOBS_MAX (2 * STATE_PRIO_COUNT + 2)
-
-struct knob {
-        char rel[48];                   /* "roce_np/enable/3": named in messages */
-        char path[PATH_MAX];
-        unsigned old;
-        unsigned want;
-        bool written;
-};
-
-static const char *kdrv(const struct target *t)
-{
-        return t->kernel_driver[0] ? t->kernel_driver : "unknown";
-}
-
-static void ecn_dir(const struct target *t, char *buf, size_t size)
-{
-        snprintf(buf, size, "%s/class/net/%s/ecn", t->env ? t->env->sysfs_root : "/sys", t->name);
-}
-
-static bool exists(const char *path)
-{
-        return access(path, F_OK) == 0;
-}
-
-static int pci_name(const struct target *t, char *buf, size_t size);
-
-/* Where a target's knobs are: the MLNX_OFED sysfs tree, or upstream mlx5's debugfs cc_params (CNP only). */
+/* Where a target's knobs are: the MLNX_OFED sysfs tree, or upstream mlx5's debugfs cc_params. */
 enum backend {
         BACKEND_NONE,
         BACKEND_OFED,
@@ -46,42 +20,142 @@ enum backend {
 struct place {
         enum backend b;
         char dir[PATH_MAX];
+        int why;                        /* BACKEND_NONE: why not cc_params (errno), 0 when not looked for */
 };
+
+/*
+ * The knobs that are one value each, in the order they are written. A new
+ * congestion parameter is one row (its member of struct state_host_ecn, its file in
+ * each tree). `max` is the firmware field's width: the kernel does not check a
+ * value, MLX5_SET masks it (cong.c set_param(), en_ecn.c), so nettune refuses what
+ * would not fit. A detail row is device state, read and put back by a restore after
+ * the others (writing np_cnp_prio also writes cnp_prio_mode 0:
+ * mlx5_ib_set_cc_param_mask_val()), never a policy's.
+ */
+struct scalar {
+        const char *key;                /* state JSON, messages */
+        const char *ofed;               /* under class/net/IF/ecn; NULL: not in that tree */
+        const char *cc;                 /* under cc_params; NULL: not there */
+        unsigned max;
+        size_t off;                     /* uint8_t in struct state_host_ecn */
+        size_t has_off;                 /* its bool "present" (rows may share one) */
+        bool detail;
+};
+
+#define HE(m) offsetof(struct state_host_ecn, m)
+
+static const struct scalar scalars[] = {
+        { "cnp_dscp", "roce_np/cnp_dscp", "np_cnp_dscp", 63, HE(cnp_dscp), HE(has_cnp), false },
+        { "cnp_priority", "roce_np/cnp_802p_prio", "np_cnp_prio", 7, HE(cnp_prio), HE(has_cnp), false },
+        { "cnp_priority_mode", NULL, "np_cnp_prio_mode", 1, HE(cnp_prio_mode), HE(has_prio_mode), true },
+};
+
+#define KNOBS_MAX (2 * STATE_PRIO_COUNT + ARRAY_SIZE(scalars))
+
+struct knob {
+        char rel[48];                   /* "roce_np/enable/3", "np_cnp_prio": named in messages */
+        char path[PATH_MAX];
+        unsigned old;
+        unsigned want;
+        bool detail;                    /* read again just before it is written */
+        bool written;
+};
+
+static const char *kdrv(const struct target *t)
+{
+        return t->kernel_driver[0] ? t->kernel_driver : "unknown";
+}
+
+static const char *scalar_rel(const struct scalar *s, const struct place *p)
+{
+        return p->b == BACKEND_OFED ? s->ofed : p->b == BACKEND_CC_PARAMS ? s->cc : NULL;
+}
+
+static uint8_t *value_of(struct state_host_ecn *h, const struct scalar *s)
+{
+        return (uint8_t *)h + s->off;
+}
+
+static bool *has_of(struct state_host_ecn *h, const struct scalar *s)
+{
+        return (bool *)((char *)h + s->has_off);
+}
+
+/* ---- where ---- */
+
+static void ecn_dir(const struct target *t, char *buf, size_t size)
+{
+        snprintf(buf, size, "%s/class/net/%s/ecn", t->env ? t->env->sysfs_root : "/sys", t->name);
+}
 
 static void cc_dir(const struct target *t, const char *pci, char *buf, size_t size)
 {
         snprintf(buf, size, "%s/mlx5/%s/cc_params", t->env ? t->env->debugfs_root : "/sys/kernel/debug", pci);
 }
 
+/* The PCI function of the netdev (its device link), read once per request. */
+static int pci_name(const struct target *t, char *buf, size_t size)
+{
+        return link_rtnl_device(t, buf, size);
+}
+
 static void place_of(const struct target *t, struct place *p)
 {
         char pci[128], knob[PATH_MAX + 16];
+        struct stat st;
+        int r = pci_name(t, pci, sizeof(pci));
 
-        ecn_dir(t, p->dir, sizeof(p->dir));
-        p->b = BACKEND_NONE;
-        if (pci_name(t, pci, sizeof(pci)) == -ENXIO)
+        memset(p, 0, sizeof(*p));
+        if (r == -ENXIO)
                 return;         /* a virtual link: the NIC driver makes both trees under a device */
+        ecn_dir(t, p->dir, sizeof(p->dir));
         p->b = BACKEND_OFED;
-        if (exists(p->dir))
+        if (access(p->dir, F_OK) == 0)
                 return;
         p->b = BACKEND_NONE;
-        if (pci_name(t, pci, sizeof(pci)) < 0)
+        if (r < 0)
                 return;
         cc_dir(t, pci, p->dir, sizeof(p->dir));
         snprintf(knob, sizeof(knob), "%s/np_cnp_dscp", p->dir);
-        if (exists(knob))
+        if (stat(knob, &st) == 0)
                 p->b = BACKEND_CC_PARAMS;
+        else
+                p->why = errno;
 }
 
-/* The CNP knobs' names: roce_np/cnp_dscp and roce_np/cnp_802p_prio, or cc_params np_cnp_dscp and np_cnp_prio. */
-static const char *cnp_dscp_knob(const struct place *p)
+/* Why an mlx5 port has no knobs here, for the reader of a plan or of state. */
+static void note_unreachable(const struct target *t, const struct place *p)
 {
-        return p->b == BACKEND_OFED ? "roce_np/cnp_dscp" : "np_cnp_dscp";
+        const char *cc = strstr(p->dir, "mlx5/");
+
+        if (p->b != BACKEND_NONE || !p->why || !streq(kdrv(t), "mlx5_core") || !cc)
+                return;
+        if (p->why == EACCES)
+                driver_note(t, "interface '%s' (driver mlx5_core): no MLNX_OFED tree (class/net/%s/ecn), and debugfs "
+                            "%s cannot be read by this user: debugfs is root's; the service needs "
+                            "CAP_DAC_OVERRIDE", t->name, t->name, cc);
+        else
+                driver_note(t, "interface '%s' (driver mlx5_core): no MLNX_OFED tree (class/net/%s/ecn) and no debugfs "
+                            "%s (%s): debugfs not mounted at debugfs_root, or a VF", t->name, t->name, cc,
+                            strerror(p->why));
 }
 
-static const char *cnp_prio_knob(const struct place *p)
+static int ecn_caps(struct target *t, uint32_t *ret_fields, struct errbuf *e)
 {
-        return p->b == BACKEND_OFED ? "roce_np/cnp_802p_prio" : "np_cnp_prio";
+        struct place p;
+
+        place_of(t, &p);
+        note_unreachable(t, &p);
+        *ret_fields = p.b != BACKEND_NONE ? STATE_BIT(STATE_FIELD_HOST_ECN) : 0;
+        return 0;
+}
+
+/* ---- read ---- */
+
+static int knob_fail(const struct target *t, const char *rel, int r, const char *what, struct errbuf *e)
+{
+        return errbuf_set(e, r, NULL, "interface '%s' (driver %s): NIC ECN knob '%s' %s",
+                          t->name, kdrv(t), rel, what);
 }
 
 static int knob_path(const struct place *p, const char *rel, char *buf, size_t size)
@@ -91,22 +165,7 @@ static int knob_path(const struct place *p, const char *rel, char *buf, size_t s
         return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static int ecn_caps(struct target *t, uint32_t *ret_fields, struct errbuf *e)
-{
-        struct place p;
-
-        place_of(t, &p);
-        *ret_fields = p.b != BACKEND_NONE ? STATE_BIT(STATE_FIELD_HOST_ECN) : 0;
-        return 0;
-}
-
-static int knob_fail(const struct target *t, const char *rel, int r, const char *what, struct errbuf *e)
-{
-        return errbuf_set(e, r, NULL, "interface '%s' (driver %s): NIC ECN knob '%s' %s",
-                          t->name, kdrv(t), rel, what);
-}
-
-/* Read one knob of the live state; ENOENT = the knob does not exist here. */
+/* One knob of the live state; ENOENT = the knob does not exist here. An empty read is an error (en_ecn.c). */
 static int read_knob(const struct target *t, const struct place *pl, const char *rel, unsigned *ret,
                      struct errbuf *e)
 {
@@ -148,12 +207,48 @@ static int read_prio(const struct target *t, const struct place *pl, unsigned p,
         return 0;
 }
 
+/* Every scalar of the backend; rows sharing a presence flag are present only together. */
+static int read_scalars(const struct target *t, const struct place *pl, struct state_host_ecn *h, struct errbuf *e)
+{
+        bool missing[ARRAY_SIZE(scalars)] = { false };
+
+        for (size_t i = 0; i < ARRAY_SIZE(scalars); i++) {
+                const char *rel = scalar_rel(&scalars[i], pl);
+                unsigned v = 0;
+                int r = rel ? read_knob(t, pl, rel, &v, e) : -ENOENT;
+
+                if (r < 0 && r != -ENOENT)
+                        return r;
+                missing[i] = r < 0;
+                *value_of(h, &scalars[i]) = (uint8_t)(v & scalars[i].max);
+        }
+        for (size_t i = 0; i < ARRAY_SIZE(scalars); i++)
+                *has_of(h, &scalars[i]) = true;
+        for (size_t i = 0; i < ARRAY_SIZE(scalars); i++)
+                if (missing[i])
+                        *has_of(h, &scalars[i]) = false;
+        return 0;
+}
+
+/*
+ * Upstream mlx5 has no per-priority enables (cong.c): DCQCN runs where the
+ * firmware's NV ROCE_CC_PRIO_MASK says, every priority by default (NVIDIA's DCQCN
+ * parameters table, "Enable"; mlxconfig shows 255), and no kernel interface reads
+ * it. They are described as that default and said to be assumed.
+ */
+static void assume_default_enables(const struct target *t, struct state_host_ecn *h)
+{
+        h->prios = h->rp_enabled = h->np_enabled = 0xff;
+        driver_note(t, "interface '%s' (driver %s): the upstream driver cannot read the per-priority DCQCN "
+                    "enables: taken as the firmware's default, on for every priority (NV ROCE_CC_PRIO_MASK), "
+                    "and not verified", t->name, kdrv(t));
+}
+
 static int ecn_read(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e)
 {
         struct state_host_ecn h = { 0 };
         struct place pl;
-        unsigned dscp, prio;
-        int r1, r2;
+        int r = 0;
 
         if (!(fields & STATE_BIT(STATE_FIELD_HOST_ECN)))
                 return 0;
@@ -166,33 +261,23 @@ static int ecn_read(struct target *t, uint32_t fields, struct state *ret, struct
                                   "interface '%s' (driver %s) has no NIC ECN knobs (no '%s')",
                                   t->name, kdrv(t), dir);
         }
-        /* debugfs cc_params have no per-priority enables: no priority is described */
-        for (unsigned p = 0; pl.b == BACKEND_OFED && p < STATE_PRIO_COUNT; p++) {
-                int r = read_prio(t, &pl, p, &h, e);
-
-                if (r < 0)
-                        return r;
-        }
-        r1 = read_knob(t, &pl, cnp_dscp_knob(&pl), &dscp, e);
-        if (r1 < 0 && r1 != -ENOENT)
-                return r1;
-        r2 = read_knob(t, &pl, cnp_prio_knob(&pl), &prio, e);
-        if (r2 < 0 && r2 != -ENOENT)
-                return r2;
-        if (r1 == 0 && r2 == 0) {
-                h.has_cnp = true;
-                h.cnp_dscp = (uint8_t)(dscp & 0x3f);
-                h.cnp_prio = (uint8_t)(prio & 0x7);
-        }
+        if (pl.b == BACKEND_CC_PARAMS)
+                assume_default_enables(t, &h);
+        for (unsigned p = 0; pl.b == BACKEND_OFED && p < STATE_PRIO_COUNT && r >= 0; p++)
+                r = read_prio(t, &pl, p, &h, e);
+        if (r >= 0)
+                r = read_scalars(t, &pl, &h, e);
+        if (r < 0)
+                return r;
         ret->host_ecn = h;
         ret->present |= STATE_BIT(STATE_FIELD_HOST_ECN);
         return 0;
 }
 
-/* ---- apply ---- */
+/* ---- check and apply ---- */
 
 /* A knob "BASE" (prio < 0) or "BASE/PRIO". */
-static void add_knob(struct knob *k, unsigned *n, const char *base, int prio, unsigned want)
+static void add_knob(struct knob *k, unsigned *n, const char *base, int prio, unsigned want, bool detail)
 {
         struct knob *x = &k[(*n)++];
 
@@ -202,65 +287,123 @@ static void add_knob(struct knob *k, unsigned *n, const char *base, int prio, un
         else
                 snprintf(x->rel, sizeof(x->rel), "%s/%d", base, prio);
         x->want = want;
+        x->detail = detail;
 }
 
+/* The knobs of d on this backend, in the order they are written: enables (MLNX_OFED), then the scalars. */
 static unsigned plan_knobs(const struct place *pl, const struct state_host_ecn *d, struct knob *k)
 {
+        struct state_host_ecn want = *d;
         unsigned n = 0;
 
-        for (unsigned p = 0; p < STATE_PRIO_COUNT; p++) {
+        for (unsigned p = 0; pl->b == BACKEND_OFED && p < STATE_PRIO_COUNT; p++) {
                 if (!(d->prios & (1u << p)))
                         continue;
-                add_knob(k, &n, "roce_rp/enable", (int)p, (d->rp_enabled >> p) & 1u);
-                add_knob(k, &n, "roce_np/enable", (int)p, (d->np_enabled >> p) & 1u);
+                add_knob(k, &n, "roce_rp/enable", (int)p, (d->rp_enabled >> p) & 1u, false);
+                add_knob(k, &n, "roce_np/enable", (int)p, (d->np_enabled >> p) & 1u, false);
         }
-        if (d->has_cnp) {
-                add_knob(k, &n, cnp_dscp_knob(pl), -1, d->cnp_dscp);
-                add_knob(k, &n, cnp_prio_knob(pl), -1, d->cnp_prio);
+        for (size_t i = 0; i < ARRAY_SIZE(scalars); i++) {
+                const char *rel = scalar_rel(&scalars[i], pl);
+
+                if (rel && *has_of(&want, &scalars[i]))
+                        add_knob(k, &n, rel, -1, *value_of(&want, &scalars[i]), scalars[i].detail);
         }
         return n;
 }
 
 /*
- * Upstream mlx5 (drivers/infiniband/hw/mlx5/cong.c) writes the firmware's
- * np_cnp_dscp and np_cnp_prio (which also sets np_cnp_prio_mode to 0) through
- * debugfs; it has no per-priority reaction/notification point enables.
+ * With the upstream driver the enables cannot be written (cong.c has none: only
+ * MODIFY_CONG_STATUS, which only MLNX_OFED and fwctl issue): a policy may ask for
+ * what the firmware does by default, DCQCN on, and nothing less.
  */
-static int cc_params_only(const struct target *t, const struct state_host_ecn *d, struct errbuf *e)
+static int cc_params_enables(const struct target *t, const struct state_host_ecn *d, struct errbuf *e)
 {
-        if (!d->prios)
-                return 0;
+        uint8_t off = (uint8_t)(d->prios & ~(d->rp_enabled & d->np_enabled));
+        char list[32] = "";
+        size_t n = 0;
+
+        if (!off)
+                return 0;       /* on, the default: the read's note says it is not verified */
+        for (unsigned p = 0; p < STATE_PRIO_COUNT; p++)
+                if (off & (1u << p))
+                        n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%u", n ? "," : "", p);
         return errbuf_set(e, EOPNOTSUPP, NULL,
-                          "interface '%s' (driver %s): per-priority reaction/notification point enables need the "
-                          "MLNX_OFED sysfs knobs (class/net/%s/ecn); this driver offers only cnp_dscp and "
-                          "cnp_priority (debugfs cc_params); nothing was changed", t->name, kdrv(t), t->name);
+                          "interface '%s' (driver %s): host_ecn turns DCQCN off on priority %s, but the upstream "
+                          "driver cannot change the per-priority enables (debugfs cc_params has none; the firmware "
+                          "runs DCQCN on every priority by default); use MLNX_OFED (class/net/%s/ecn/roce_rp/enable/P "
+                          "and roce_np/enable/P) or set NV ROCE_CC_PRIO_MASK_P1 with mlxconfig and reboot, or keep "
+                          "reaction_point and notification_point true; nothing was changed",
+                          t->name, kdrv(t), list, t->name);
 }
 
-/* Every knob exists, is writable (a write bit, like sysfs checks) and readable. */
+/* Exists, is writable by this user (the mode bits, as kernfs checks, and access(2)), reads, takes the value. */
+static int check_knob(const struct target *t, const struct place *pl, struct knob *k, unsigned max, struct errbuf *e)
+{
+        struct stat st;
+        char why[160];
+        int r;
+
+        if (knob_path(pl, k->rel, k->path, sizeof(k->path)) < 0)
+                return knob_fail(t, k->rel, ENAMETOOLONG, "path is too long; nothing was changed", e);
+        if (stat(k->path, &st) < 0 && errno == EACCES) {
+                snprintf(why, sizeof(why), "cannot be reached by this user (uid %u): the service needs "
+                         "CAP_DAC_OVERRIDE", (unsigned)geteuid());
+                return knob_fail(t, k->rel, EACCES, why, e);
+        }
+        if (stat(k->path, &st) < 0)
+                return knob_fail(t, k->rel, errno, "does not exist; nothing was changed", e);
+        if (S_ISDIR(st.st_mode) || !(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)))
+                return knob_fail(t, k->rel, EACCES, "is read-only; nothing was changed", e);
+        /* root's access(2) ignores the mode bits (kernfs does not: those decided above); another user's does not */
+        if (geteuid() != 0 && faccessat(AT_FDCWD, k->path, W_OK, AT_EACCESS) < 0) {
+                snprintf(why, sizeof(why), "cannot be written by this user (uid %u; the file is uid %u's, mode "
+                         "%04o): the service needs CAP_DAC_OVERRIDE", (unsigned)geteuid(), (unsigned)st.st_uid,
+                         (unsigned)(st.st_mode & 07777));
+                return knob_fail(t, k->rel, EACCES, why, e);
+        }
+        if (k->want > max) {
+                snprintf(why, sizeof(why), "takes 0-%u (the firmware field is masked, not checked); %u is out of range; "
+                         "nothing was changed", max, k->want);
+                return knob_fail(t, k->rel, ERANGE, why, e);
+        }
+        r = sysfs_read_uint(k->path, &k->old);
+        if (r < 0)
+                return knob_fail(t, k->rel, r, "cannot be read; nothing was changed", e);
+        return 0;
+}
+
+static unsigned knob_max(const struct knob *k)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(scalars); i++)
+                if ((scalars[i].ofed && streq(k->rel, scalars[i].ofed)) || (scalars[i].cc && streq(k->rel, scalars[i].cc)))
+                        return scalars[i].max;
+        return 1;               /* an enable */
+}
+
 static int check_knobs(const struct target *t, const struct place *pl, struct knob *k, unsigned n, struct errbuf *e)
 {
         for (unsigned i = 0; i < n; i++) {
-                struct stat st;
-                int r;
+                int r = check_knob(t, pl, &k[i], knob_max(&k[i]), e);
 
-                if (knob_path(pl, k[i].rel, k[i].path, sizeof(k[i].path)) < 0)
-                        return knob_fail(t, k[i].rel, ENAMETOOLONG, "path is too long; nothing was changed", e);
-                if (stat(k[i].path, &st) < 0)
-                        return knob_fail(t, k[i].rel, errno, "does not exist; nothing was changed", e);
-                if (S_ISDIR(st.st_mode) || !(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)))
-                        return knob_fail(t, k[i].rel, EACCES, "is read-only; nothing was changed", e);
-                r = sysfs_read_uint(k[i].path, &k[i].old);
                 if (r < 0)
-                        return knob_fail(t, k[i].rel, r, "cannot be read; nothing was changed", e);
+                        return r;
         }
         return 0;
 }
 
-static void undo_knobs(struct knob *k, unsigned n)
+/* The same knobs, every one the change needs checked, before the first write. */
+static int prepare(struct target *t, const struct state *d, struct place *pl, struct knob *k, unsigned *ret_n,
+                   struct errbuf *e)
 {
-        for (unsigned i = n; i-- > 0;)
-                if (k[i].written)
-                        (void)sysfs_write_uint(k[i].path, k[i].old);
+        int r = 0;
+
+        place_of(t, pl);
+        if (pl->b == BACKEND_CC_PARAMS)
+                r = cc_params_enables(t, &d->host_ecn, e);
+        if (r < 0)
+                return r;
+        *ret_n = plan_knobs(pl, &d->host_ecn, k);
+        return check_knobs(t, pl, k, *ret_n, e);
 }
 
 /* Every knob the desired value names exists and can be written: what apply would refuse. */
@@ -269,14 +412,52 @@ static int ecn_check(struct target *t, const struct driver_change *c, struct err
         const struct state *d = &c->desired[0];
         struct knob k[KNOBS_MAX];
         struct place pl;
-        int r;
+        unsigned n;
 
         if (!(c->fields & STATE_BIT(STATE_FIELD_HOST_ECN)) || !state_has(d, STATE_FIELD_HOST_ECN))
                 return 0;
-        place_of(t, &pl);
-        if (pl.b == BACKEND_CC_PARAMS && (r = cc_params_only(t, &d->host_ecn, e)) < 0)
-                return r;
-        return check_knobs(t, &pl, k, plan_knobs(&pl, &d->host_ecn, k), e);
+        return prepare(t, d, &pl, k, &n, e);
+}
+
+/* Back to what was read, in writing order (a priority written again resets mlx5's mode: then the mode). */
+static void undo_knobs(struct knob *k, unsigned n, const struct place *pl, bool had_mode, unsigned mode)
+{
+        char path[PATH_MAX];
+
+        for (unsigned i = 0; i < n; i++)
+                if (k[i].written)
+                        (void)sysfs_write_uint(k[i].path, k[i].old);
+        if (had_mode && knob_path(pl, "np_cnp_prio_mode", path, sizeof(path)) >= 0)
+                (void)sysfs_write_uint(path, mode);
+}
+
+static int write_knobs(const struct target *t, const struct place *pl, struct knob *k, unsigned n, struct errbuf *e)
+{
+        char path[PATH_MAX];
+        unsigned mode = 0;
+        bool had_mode = pl->b == BACKEND_CC_PARAMS && knob_path(pl, "np_cnp_prio_mode", path, sizeof(path)) >= 0 &&
+                        sysfs_read_uint(path, &mode) >= 0;
+
+        for (unsigned i = 0; i < n; i++) {
+                int r = 0;
+
+                if (k[i].detail)
+                        r = sysfs_read_uint(k[i].path, &k[i].old);      /* an earlier write may have changed it */
+                if (r >= 0 && k[i].old == k[i].want)
+                        continue;
+                if (r >= 0)
+                        r = sysfs_write_uint(k[i].path, k[i].want);
+                if (r < 0) {
+                        char why[160];
+
+                        undo_knobs(k, i, pl, had_mode, mode);
+                        snprintf(why, sizeof(why), "write %u failed: %s; the knobs written before were restored",
+                                 k[i].want, strerror(-r));
+                        return knob_fail(t, k[i].rel, r, why, e);
+                }
+                k[i].written = true;
+        }
+        return 0;
 }
 
 static int ecn_apply(struct target *t, const struct driver_change *c, struct errbuf *e)
@@ -289,37 +470,11 @@ static int ecn_apply(struct target *t, const struct driver_change *c, struct err
 
         if (!(c->delta[0] & STATE_BIT(STATE_FIELD_HOST_ECN)) || !state_has(d, STATE_FIELD_HOST_ECN))
                 return 0;
-        place_of(t, &pl);
-        if (pl.b == BACKEND_CC_PARAMS && (r = cc_params_only(t, &d->host_ecn, e)) < 0)
-                return r;
-        n = plan_knobs(&pl, &d->host_ecn, k);
-        r = check_knobs(t, &pl, k, n, e);
-        if (r < 0)
-                return r;
-        for (unsigned i = 0; i < n; i++) {
-                if (k[i].old == k[i].want)
-                        continue;
-                r = sysfs_write_uint(k[i].path, k[i].want);
-                if (r < 0) {
-                        char why[160];
-
-                        undo_knobs(k, i);
-                        snprintf(why, sizeof(why), "write %u failed: %s; the knobs written before were restored",
-                                 k[i].want, strerror(-r));
-                        return knob_fail(t, k[i].rel, r, why, e);
-                }
-                k[i].written = true;
-        }
-        return 0;
+        r = prepare(t, d, &pl, k, &n, e);
+        return r < 0 ? r : write_knobs(t, &pl, k, n, e);
 }
 
 /* ---- debugfs cc_params (read-only report) ---- */
-
-/* The PCI function of the netdev (its device link), read once per request. */
-static int pci_name(const struct target *t, char *buf, size_t size)
-{
-        return link_rtnl_device(t, buf, size);
-}
 
 int ecn_sysfs_cc_params(const struct target *t, struct ecn_sysfs_param *ret, unsigned max,
                         unsigned *ret_n, struct errbuf *e)

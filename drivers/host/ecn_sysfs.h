@@ -1,23 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The "nic-ecn" driver: DCQCN enables and CNP marking of a host NIC through the
- * MLNX_OFED sysfs layout under env->sysfs_root:
+ * drivers/host ecn_sysfs: the "nic-ecn" driver, DCQCN enables and CNP marking of a
+ * host NIC (field host_ecn), from whichever of two trees the driver made:
  *
+ * MLNX_OFED (en_sysfs.c, en_ecn.c) under env->sysfs_root, mode 0644 on a PF:
  *   class/net/IF/ecn/roce_rp/enable/PRIO    reaction point, "0"/"1"
  *   class/net/IF/ecn/roce_np/enable/PRIO    notification point, "0"/"1"
  *   class/net/IF/ecn/roce_np/cnp_dscp       DSCP of generated CNPs
  *   class/net/IF/ecn/roce_np/cnp_802p_prio  802.1p priority of generated CNPs
  *
- * Writability is judged from the mode bits, as sysfs (kernfs) itself does: a
- * file without a write bit refuses writes even for root. Every knob an apply
- * needs is checked before the first write; a write that fails midway restores
- * the knobs already written.
+ * Upstream mlx5 (drivers/infiniband/hw/mlx5/cong.c) under env->debugfs_root, mode
+ * 0600 (root only), one directory per PCI function:
+ *   mlx5/PCI/cc_params/np_cnp_dscp, np_cnp_prio, np_cnp_prio_mode, rp_*, ...
+ * It has no per-priority enables: the firmware runs DCQCN on every priority by
+ * default (NV ROCE_CC_PRIO_MASK) and nothing reads that back, so a policy may ask
+ * for them on (they are the default; a note says they are not verified) but never
+ * off (refused before anything changes, naming MLNX_OFED and mlxconfig). Writing
+ * np_cnp_prio also sets np_cnp_prio_mode to 0: the mode is read as device detail and
+ * a restore writes it after the priority.
  *
- * Where that tree is absent, upstream mlx5's debugfs congestion parameters
- * (DEBUGFS/mlx5/PCI/cc_params, drivers/infiniband/hw/mlx5/cong.c) serve the CNP
- * marking: np_cnp_dscp and np_cnp_prio. They have no per-priority enables, so a
- * policy that lists host_ecn priorities is refused there with the reason. Every
- * cc_param is shown read-only by `state` (ecn_sysfs_cc_params()).
+ * The scalar knobs are one table (ecn_sysfs.c `scalars[]`): a congestion parameter
+ * is a row with its member of struct state_host_ecn and its file in each tree. The
+ * kernel masks a value to the firmware field instead of checking it, so nettune
+ * refuses a value the field cannot hold.
+ *
+ * Writability is judged from the mode bits, as sysfs (kernfs) itself does (a file
+ * without a write bit refuses writes even for root), and from access(2) for this
+ * user: a knob the agent cannot reach fails the check with -EACCES, which a policy
+ * whose host_ecn is "optional" turns into a plan note. Every knob an apply needs is
+ * checked before the first write; a write that fails midway restores the knobs
+ * already written. Every cc_param is shown read-only by `state` (ecn_sysfs_cc_params()).
+ *
+ * May call: drivers/host/link.h (the PCI function), sysfs.h.
  */
 #pragma once
 

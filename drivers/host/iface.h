@@ -32,7 +32,7 @@ int iface_list(const struct nl_transport *t, const char *sysfs_root, struct ifac
                unsigned *ret_n, struct errbuf *e);
 
 /*
- * The same from the request's link cache (link_rtnl.h): one dump for discovery and
+ * The same from the request's link cache (link.h): one dump for discovery and
  * the plan's reads. kernel_driver is left empty: iface_kernel_driver() names the
  * driver of the links the caller takes.
  */

@@ -100,15 +100,23 @@ int link_rtnl_where(const struct target *t, struct errbuf *e, int r);
  *
  * link_wait_begin() notes the link before the change: carrier, the kernel's
  * carrier-down counter (IFLA_CARRIER_DOWN_COUNT, so a flap between two polls is
- * not missed) and which RDMA ports of the interface are ACTIVE
- * (SYSFS/class/infiniband/DEV/ports/N/state). link_wait_end() then waits for the
- * edge: carrier down then up again within settle_ms, or no drop at all within
- * flap_wait_ms; then for every RDMA port that was ACTIVE to be ACTIVE again
- * within rdma_wait_ms. A link without carrier before the change, or a virtual
+ * not missed), its speed (SYSFS/class/net/IF/speed) and which RDMA ports of the
+ * interface are ACTIVE (SYSFS/class/infiniband/DEV/ports/N/state). link_wait_end()
+ * then waits for the edge: carrier down then up again within the link's bound, or
+ * no drop at all within flap_wait_ms; then for every RDMA port that was ACTIVE to be
+ * ACTIVE again within rdma_wait_ms (mlx5, irdma and bnxt_re report ACTIVE exactly
+ * while the netdev has carrier: mlx5_query_port_roce(), irdma_query_port(),
+ * bnxt_re_query_port()). A link without carrier before the change, or a virtual
  * one (IFLA_INFO_KIND: veth, bond, ...), is not waited for.
+ *
+ * The bound follows the speed: a retrained PHY (mlx5's PFC toggle is a PAOS down
+ * and up: auto-negotiation and link training again) takes longer the faster the
+ * link. No vendor publishes link-up times, so the table of link_wait_bound_ms() is
+ * a conservative judgement, not a measurement: 3 s up to 10G, 5 s at 25G, 8 s at
+ * 40-50G, 10 s at 100G, 15 s at 200G, 20 s at 400G, 30 s above; never below
+ * settle_ms, never above link_up_max_ms (both agent configuration keys); a speed the
+ * kernel does not report waits link_up_max_ms.
  */
-
-
 
 #define LINK_WAIT_PORTS_MAX 8
 
@@ -116,9 +124,14 @@ struct link_wait {
         bool carrier;                   /* IFF_LOWER_UP before the change */
         bool counts;
         uint32_t down_count;
+        uint32_t speed_mbps;            /* before the change; 0 unknown */
+        unsigned bound_ms;              /* how long carrier may stay away once it dropped */
         unsigned n_ports;
         char ports[LINK_WAIT_PORTS_MAX][320];   /* state files of RDMA ports that were ACTIVE */
 };
+
+/* The carrier bound for a link of speed_mbps (0 unknown): the table above, within [settle_ms, max_ms]. */
+unsigned link_wait_bound_ms(uint32_t speed_mbps, unsigned settle_ms, unsigned max_ms);
 
 int link_wait_begin(struct nl *nl, const struct target *t, struct link_wait *ret, struct errbuf *e);
 int link_wait_end(struct nl *nl, const struct target *t, const struct link_wait *w, struct errbuf *e);

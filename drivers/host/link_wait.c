@@ -52,6 +52,42 @@ static void add_port(const char *dev, const char *port, void *data)
                 l->n++;
 }
 
+/* Mb/s up to which a bound holds: judgement, not a published figure (link.h). */
+static const struct {
+        uint32_t up_to_mbps;
+        unsigned ms;
+} bounds[] = {
+        { 10000, 3000 }, { 25000, 5000 }, { 50000, 8000 }, { 100000, 10000 },
+        { 200000, 15000 }, { 400000, 20000 }, { UINT32_MAX, 30000 },
+};
+
+unsigned link_wait_bound_ms(uint32_t speed_mbps, unsigned settle_ms, unsigned max_ms)
+{
+        unsigned ms = max_ms;
+
+        for (size_t i = 0; speed_mbps && i < ARRAY_SIZE(bounds); i++)
+                if (speed_mbps <= bounds[i].up_to_mbps) {
+                        ms = bounds[i].ms;
+                        break;
+                }
+        if (ms < settle_ms)
+                ms = settle_ms;
+        return max_ms && ms > max_ms ? max_ms : ms;
+}
+
+/* SYSFS/class/net/IF/speed in Mb/s; 0 when unknown (the kernel prints -1 without a link). */
+static uint32_t link_speed(const struct target *t)
+{
+        char path[PATH_MAX], line[32];
+        long v;
+
+        snprintf(path, sizeof(path), "%s/class/net/%s/speed", root(t), t->name);
+        if (sysfs_read_line(path, line, sizeof(line)) < 0)
+                return 0;
+        v = strtol(line, NULL, 10);
+        return v > 0 && v < 100000000 ? (uint32_t)v : 0;
+}
+
 unsigned link_wait_rdma_ports(const char *sysfs_root, const char *ifname, char (*ret)[320], unsigned max)
 {
         struct port_list l = { .sysfs_root = sysfs_root, .v = ret, .max = max };
@@ -76,6 +112,9 @@ int link_wait_begin(struct nl *nl, const struct target *t, struct link_wait *ret
         ret->down_count = l.carrier_down_count;
         if (!ret->carrier)
                 return 0;               /* link_wait_end() waits for nothing, RDMA ports included */
+        ret->speed_mbps = link_speed(t);
+        ret->bound_ms = link_wait_bound_ms(ret->speed_mbps, t->env ? t->env->settle_ms : 0,
+                                           t->env ? t->env->link_up_max_ms : 0);
         n = link_wait_rdma_ports(root(t), t->name, all, LINK_WAIT_PORTS_MAX);
         for (unsigned i = 0; i < n; i++)
                 if (port_active(all[i]))
@@ -83,10 +122,21 @@ int link_wait_begin(struct nl *nl, const struct target *t, struct link_wait *ret
         return 0;
 }
 
+static int no_carrier(const struct target *t, const struct link_wait *w, struct errbuf *e)
+{
+        char speed[32] = "speed unknown";
+
+        if (w->speed_mbps)
+                snprintf(speed, sizeof(speed), "%u Mb/s", w->speed_mbps);
+        return errbuf_set(e, ETIMEDOUT, NULL, "link has no carrier %u ms after it dropped for the change (the bound "
+                          "of a %s link, at least settle_ms %u, at most link_up_max_ms %u)", w->bound_ms, speed,
+                          t->env ? t->env->settle_ms : 0, t->env ? t->env->link_up_max_ms : 0);
+}
+
 /* Carrier down then up again, or no drop within flap_wait_ms. */
 static int wait_edge(struct nl *nl, const struct target *t, const struct link_wait *w, struct errbuf *e)
 {
-        unsigned settle = t->env ? t->env->settle_ms : 0, flap = t->env ? t->env->flap_wait_ms : 0;
+        unsigned settle = w->bound_ms, flap = t->env ? t->env->flap_wait_ms : 0;
         uint64_t start = now_ms(), down_at = 0;
         struct link_info l;
 
@@ -101,9 +151,7 @@ static int wait_edge(struct nl *nl, const struct target *t, const struct link_wa
                 if (down_at && up)
                         return 0;
                 if (down_at && now_ms() >= down_at + settle)
-                        return errbuf_set(e, ETIMEDOUT, NULL,
-                                          "link has no carrier %u ms after it dropped for the change "
-                                          "(settle_ms)", settle);
+                        return no_carrier(t, w, e);
                 if (!down_at && now_ms() >= start + flap)
                         return 0;       /* the link did not flap */
                 nap();

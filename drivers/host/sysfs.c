@@ -57,21 +57,28 @@ int sysfs_read_uint(const char *path, unsigned *ret)
         return 0;
 }
 
-int sysfs_write_uint(const char *path, unsigned v)
+int sysfs_write_line(const char *path, const char *text)
 {
-        char buf[16];
-        int fd, n, r = 0;
+        size_t n = strlen(text);
+        int fd, r = 0;
 
         fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        n = snprintf(buf, sizeof(buf), "%u\n", v);
         errno = 0;
-        if (write(fd, buf, (size_t)n) != n)
+        if (write(fd, text, n) != (ssize_t)n)
                 r = errno ? -errno : -EIO;
         if (close(fd) < 0 && r == 0)
                 r = -errno;
         return r;
+}
+
+int sysfs_write_uint(const char *path, unsigned v)
+{
+        char buf[16];
+
+        snprintf(buf, sizeof(buf), "%u\n", v);
+        return sysfs_write_line(path, buf);
 }
 
 static void ports_of(const char *sysfs_root, const char *dev,

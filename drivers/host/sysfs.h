@@ -18,6 +18,8 @@ int sysfs_read_uint(const char *path, unsigned *ret);
 
 /* Write "V\n" in one write(2). */
 int sysfs_write_uint(const char *path, unsigned v);
+/* Write text as it is in one write(2). */
+int sysfs_write_line(const char *path, const char *text);
 
 /*
  * Every port of every RDMA device backing a network interface (the devices are

@@ -254,6 +254,9 @@ static void nvue_qos_row(void *ctx, const struct table *t, char cells[][CELL_MAX
                 put_cell(p, t, cells, "wred-discards", "wred-discards", DOCTOR_WRED_DROP, prio);
                 put_cell(p, t, cells, "tx-frames", "tx-frames", DOCTOR_TX_PACKETS, prio);
                 put_cell(p, t, cells, "tx-uc-buffer-discards", "tx-uc-buffer-discards (bytes)", DOCTOR_DISCARD, prio);
+        } else if (streq(t->title, "Ingress Buffer Statistics") && prio >= 0) {
+                /* per priority group, which NVUE's default maps one to one to switch priorities */
+                put_cell(p, t, cells, "rx-buffer-discards", "rx-buffer-discards (bytes)", DOCTOR_RX_DISCARD, prio);
         } else if (streq(t->title, "Qos Port Statistics") && streq(cells[0], "ecn-marked-packets")) {
                 put_cell(p, t, cells, "Transmit", "ecn-marked-packets", DOCTOR_ECN_MARKED, -1);
         }
@@ -450,6 +453,31 @@ static int sonic_tables(const char *text, const char *cmd, row_fn fn, const stru
         return 0;
 }
 
+/* `show priority-group drop counters` (scripts/pg-drop): PG0-PG7 per port; PG n taken as priority n. */
+static void sonic_pg_row(void *ctx, const struct table *t, char cells[][CELL_MAX])
+{
+        struct sonic_ctx *x = ctx;
+        struct switch_port_sample *p = col_of(t, "Port") == 0 ? sonic_port(x, cells[0]) : NULL;
+
+        for (unsigned pg = 0; p && pg < STATE_PRIO_COUNT; pg++) {
+                char col[8], name[24];
+
+                snprintf(col, sizeof(col), "PG%u", pg);
+                snprintf(name, sizeof(name), "PG%u dropped", pg);
+                put_cell(p, t, cells, col, name, DOCTOR_RX_DISCARD, (int)pg);
+        }
+        x->rows += !!p;
+}
+
+int switch_counters_sonic_pg_drop(const char *text, const struct switch_config *sw, struct switch_sample *ret,
+                                  struct errbuf *e)
+{
+        if (strstr(text ? text : "", "PG counters are disabled"))
+                return errbuf_set(e, ENODATA, NULL, "PG drop counters are disabled on the switch "
+                                  "('counterpoll pg-drop enable' turns them on)");
+        return sonic_tables(text, "show priority-group drop counters", sonic_pg_row, sw, ret, e);
+}
+
 int switch_counters_sonic_status(const char *text, const struct switch_config *sw, struct switch_sample *ret,
                                  struct errbuf *e)
 {
@@ -504,10 +532,67 @@ int switch_counters_eos(const char *json, const struct switch_config *sw, struct
                 }
                 if (bw >= 1e6 && bw < 1e15)
                         p->speed_mbps = (uint32_t)(bw / 1e6);
-                eos_count(p, c, "inDiscards", DOCTOR_DISCARD);
+                eos_count(p, c, "inDiscards", DOCTOR_RX_DISCARD);
                 eos_count(p, c, "outDiscards", DOCTOR_DISCARD);
                 eos_count(p, switch_member(c, "inputErrorsDetail"), "rxPause", DOCTOR_PAUSE_RX);
                 eos_count(p, switch_member(c, "outputErrorsDetail"), "txPause", DOCTOR_PAUSE_TX);
+        }
+        json_decref(j);
+        return 0;
+}
+
+/*
+ * `show priority-flow-control counters | json` (revision 3, as Arista's ANTA asks it):
+ * interfaceCounters.PORT.rxFrames / txFrames, the PFC frames of the port, all
+ * priorities together (the shape has no per-priority split).
+ */
+int switch_counters_eos_pfc(const char *json, const struct switch_config *sw, struct switch_sample *ret,
+                            struct errbuf *e)
+{
+        json_t *j = load(json, "show priority-flow-control counters | json", e), *ifs;
+        uint64_t v;
+
+        if (!j)
+                return -EBADMSG;
+        ifs = switch_member(j, "interfaceCounters");
+        for (unsigned i = 0; i < sw->n_ports && i < STATE_PORTS_MAX; i++) {
+                const json_t *x = switch_member(ifs, sw->ports[i]);
+
+                if (switch_json_uint(switch_member(x, "rxFrames"), UINT64_MAX / 2, &v) >= 0)
+                        put(&ret->port[i], "PFC rxFrames", DOCTOR_PAUSE_RX, -1, v);
+                if (switch_json_uint(switch_member(x, "txFrames"), UINT64_MAX / 2, &v) >= 0)
+                        put(&ret->port[i], "PFC txFrames", DOCTOR_PAUSE_TX, -1, v);
+        }
+        json_decref(j);
+        return 0;
+}
+
+/*
+ * `show qos interfaces ecn counters queue | json` (revision 1): intfQueueCounters.PORT.
+ * queueCounters.Q, the ECN-marked packets of each queue as strings; "-" where the queue
+ * counts nothing (no `random-detect ecn count` under its tx-queue: ANTA skips it).
+ */
+int switch_counters_eos_ecn(const char *json, const struct switch_config *sw, struct switch_sample *ret,
+                            struct errbuf *e)
+{
+        json_t *j = load(json, "show qos interfaces ecn counters queue | json", e), *ifs, *v;
+        const char *q;
+        char name[24];
+        uint64_t n;
+        int k;
+
+        if (!j)
+                return -EBADMSG;
+        ifs = switch_member(j, "intfQueueCounters");
+        for (unsigned i = 0; i < sw->n_ports && i < STATE_PORTS_MAX; i++) {
+                json_t *qs = switch_member(switch_member(ifs, sw->ports[i]), "queueCounters");
+
+                json_object_foreach(qs, q, v) {
+                        if ((k = prio_of(q, 7)) < 0 || !json_is_string(v) || !count_of(json_string_value(v), &n))
+                                continue;
+                        snprintf(name, sizeof(name), "ECN queue %d", k);
+                        put(&ret->port[i], name, DOCTOR_ECN_MARKED, k, n);
+                }
         }
         json_decref(j);
         return 0;
@@ -593,6 +678,25 @@ static int nvue_read(struct switch_session *s, struct switch_sample *ret, struct
         return r;
 }
 
+/* The PG drop counters when the switch has them (an older image, or polling off: said, not fatal). */
+static void sonic_pg_drops(struct switch_session *s, struct switch_sample *ret)
+{
+        _cleanup_free_ char *out = NULL;
+        unsigned before[STATE_PORTS_MAX];
+        struct errbuf pe = { 0 };
+        char buf[600];
+        double t;
+
+        counts(ret, before);
+        if (run_timed(s, "show priority-group drop counters", &out, &t, &pe) >= 0 &&
+            switch_counters_sonic_pg_drop(out, s->sw, ret, &pe) >= 0) {
+                stamp(ret, before, t);
+                return;
+        }
+        snprintf(ret->note, sizeof(ret->note), "SONiC: priority-group drops not read: %.200s",
+                 errbuf_str(&pe, buf, sizeof(buf)));
+}
+
 static int sonic_read(struct switch_session *s, struct switch_sample *ret, struct errbuf *e)
 {
         static const struct {
@@ -616,22 +720,47 @@ static int sonic_read(struct switch_session *s, struct switch_sample *ret, struc
                 if (r >= 0 && (r = cmds[i].parse(out, s->sw, ret, e)) >= 0)
                         stamp(ret, before, t);
         }
+        if (r >= 0)
+                sonic_pg_drops(s, ret);
         return r;
 }
 
+/*
+ * Link, discards and link pause; PFC frames per port; ECN marks per queue. A platform
+ * that refuses one of the last two (virtual EOS has neither: ANTA skips its tests
+ * there) leaves those counters out and says so; the rest is read.
+ */
 static int eos_read(struct switch_session *s, struct switch_sample *ret, struct errbuf *e)
 {
-        _cleanup_free_ char *out = NULL;
+        static const struct {
+                const char *cmd;
+                int (*parse)(const char *, const struct switch_config *, struct switch_sample *, struct errbuf *);
+                bool optional;
+        } cmds[] = {
+                { "show interfaces | json", switch_counters_eos, false },
+                { "show priority-flow-control counters | json", switch_counters_eos_pfc, true },
+                { "show qos interfaces ecn counters queue | json", switch_counters_eos_ecn, true },
+        };
         unsigned before[STATE_PORTS_MAX];
-        double t;
-        int r;
+        size_t len = 0;
+        int r = 0;
 
-        counts(ret, before);
-        r = run_timed(s, "show interfaces | json", &out, &t, e);
-        if (r >= 0 && (r = switch_counters_eos(out, s->sw, ret, e)) >= 0)
-                stamp(ret, before, t);
-        snprintf(ret->note, sizeof(ret->note), "EOS: PFC per priority and ECN marks have no documented show "
-                 "command in nettune's sources; only link pause frames and discards were read");
+        ret->note[0] = '\0';
+        for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(cmds); i++) {
+                _cleanup_free_ char *out = NULL;
+                double t;
+
+                counts(ret, before);
+                r = run_timed(s, cmds[i].cmd, &out, &t, e);
+                if (r == -EREMOTEIO && cmds[i].optional) {
+                        len += (size_t)snprintf(ret->note + len, sizeof(ret->note) - len, "%s'%.48s' refused: not read",
+                                                len ? "; " : "EOS: ", cmds[i].cmd);
+                        r = 0;
+                        continue;
+                }
+                if (r >= 0 && (r = cmds[i].parse(out, s->sw, ret, e)) >= 0)
+                        stamp(ret, before, t);
+        }
         return r;
 }
 

@@ -15,10 +15,13 @@
  *          show pfc counters                            PFC rx/tx per priority (PFC0-7)
  *          show queue counters                          drops per unicast queue
  *          show queue wredcounters                      WRED drops and ECN marks per queue
+ *          show priority-group drop counters            ingress drops per PG (taken as priorities)
  *   eos    show interfaces | json                       interfaceStatus, bandwidth, discards,
- *                                                       rxPause/txPause (link pause; EOS's PFC
- *                                                       and ECN counters have no documented
- *                                                       source here: not read, and said so)
+ *                                                       rxPause/txPause (link pause)
+ *          show priority-flow-control counters | json  PFC frames rx/tx per port (the shape
+ *                                                       Arista's ANTA tests: no per-priority split)
+ *          show qos interfaces ecn counters queue | json  ECN-marked packets per queue ("-":
+ *                                                       the queue counts nothing)
  *
  * Every counter carries what it counts (enum doctor_counter) and the priority or
  * queue it belongs to. Nothing is written to the switch.
@@ -76,8 +79,16 @@ int switch_counters_sonic_queue(const char *text, const struct switch_config *sw
                                 struct errbuf *e);
 int switch_counters_sonic_wred(const char *text, const struct switch_config *sw, struct switch_sample *ret,
                                struct errbuf *e);
+/* `show priority-group drop counters`; -ENODATA when polling is off (the switch's warning). */
+int switch_counters_sonic_pg_drop(const char *text, const struct switch_config *sw, struct switch_sample *ret,
+                                  struct errbuf *e);
 /* EOS `show interfaces | json`. */
 int switch_counters_eos(const char *json, const struct switch_config *sw, struct switch_sample *ret,
                         struct errbuf *e);
+/* EOS `show priority-flow-control counters | json` and `show qos interfaces ecn counters queue | json`. */
+int switch_counters_eos_pfc(const char *json, const struct switch_config *sw, struct switch_sample *ret,
+                            struct errbuf *e);
+int switch_counters_eos_ecn(const char *json, const struct switch_config *sw, struct switch_sample *ret,
+                            struct errbuf *e);
 /* "100G", "25G", "400G", "1G", "100M" -> Mb/s; 0 for anything else ("auto", "N/A"). */
 uint32_t switch_counters_speed(const char *s);

@@ -364,10 +364,25 @@ static int check_port(struct switch_session *s, const struct driver_change *c, u
         return 0;
 }
 
+/*
+ * EOS has no cable length to give: its PFC is `priority-flow-control priority N
+ * no-drop` per interface (AVD eos_cli_config_gen ethernet_interfaces: priority and
+ * no_drop only), and where headroom can be set at all it is bytes or cells of a
+ * Trident MMU queue profile (`platform trident mmu queue profile`), not a length.
+ */
+static int check_cable(struct switch_session *s, const struct driver_change *c, struct errbuf *e)
+{
+        if (!(c->fields & STATE_BIT(STATE_FIELD_CABLE_LEN)))
+                return 0;
+        return errbuf_set(e, EOPNOTSUPP, s->where, "EOS has no cable length to set (no cable-length or PFC "
+                          "headroom command; Trident platforms size headroom in bytes of an MMU queue profile); "
+                          "leave pfc.cable_length_m out of the policy for this switch; nothing was changed");
+}
+
 static int eos_check(struct switch_session *s, const struct driver_change *c, struct errbuf *e)
 {
         bool all_off = switch_member(switch_member(s->native, "cmds"), "priority-flow-control all off") != NULL;
-        int r = 0;
+        int r = check_cable(s, c, e);
 
         for (unsigned u = 0; r >= 0 && u < c->n_units; u++)
                 if (c->delta[u])

@@ -27,6 +27,10 @@
  * applied changes: `nv config diff`) makes check refuse. RoCE mode on: NVUE sets
  * trust, the DSCP map, PFC and ECN itself, and a policy that would change them is
  * refused. trust: pcp = l2, dscp = l3 (port and both are not nettune modes).
+ * Cable length: the PFC profile's `cable-length` (metres, 1-100000, NVUE reference
+ * "nv set qos pfc <profile-id> cable-length"), from which the switch computes the
+ * port buffer and the xoff/xon thresholds itself; unset reads as 0 (the switch's
+ * default) and a snapshot of it is put back with `nv unset`.
  * MTU 552-9216 (`nv set interface swp1 link mtu ?`).
  */
 #include <ctype.h>
@@ -216,9 +220,14 @@ static int parse_mapping(const char *prof, json_t *p, const char *where, struct 
 
 static int parse_pfc(const char *prof, json_t *p, const char *where, struct state *u, struct errbuf *e)
 {
-        json_t *sps = switch_member(p, "switch-priority"), *v;
+        json_t *sps = switch_member(p, "switch-priority"), *v, *cable = switch_member(p, "cable-length");
+        uint64_t prio, m = 0;
         const char *k;
-        uint64_t prio;
+
+        if (cable && (!json_is_integer(cable) || switch_json_uint(cable, 100000, &m) < 0))
+                return bad(e, where, "pfc", "cable-length of profile '%.32s' is not a number of metres", prof);
+        u->cable_len_m = (uint32_t)m;
+        u->present |= STATE_BIT(STATE_FIELD_CABLE_LEN);
 
         if (sps && !json_is_object(sps))
                 return bad(e, where, "pfc", "switch-priority of profile '%.32s' is not an object", prof);
@@ -372,7 +381,7 @@ static int nvue_read(struct switch_session *s, struct state *units, struct errbu
 static uint32_t kind_fields(int kind)
 {
         return kind == KIND_MAPPING ? STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_DSCP_MAP)
-               : kind == KIND_PFC   ? STATE_BIT(STATE_FIELD_PFC)
+               : kind == KIND_PFC   ? STATE_BIT(STATE_FIELD_PFC) | STATE_BIT(STATE_FIELD_CABLE_LEN)
                                     : STATE_BIT(STATE_FIELD_ECN);
 }
 
@@ -616,6 +625,12 @@ static void render(struct switch_cmds *c, const struct switch_config *sw, const 
                 if (want & ~live)
                         switch_cmds_add(c, "nv set " NV_PFC " switch-priority %s",
                                         switch_format_list(want & ~live, list, sizeof(list)));
+        }
+        if ((u = first_with(ch, STATE_FIELD_CABLE_LEN)) >= 0) {
+                if (ch->desired[u].cable_len_m)
+                        switch_cmds_add(c, "nv set " NV_PFC " cable-length %u", ch->desired[u].cable_len_m);
+                else
+                        switch_cmds_add(c, "nv unset " NV_PFC " cable-length");
         }
         if ((u = first_with(ch, STATE_FIELD_ECN)) >= 0)
                 render_ecn(c, ch, (unsigned)u);

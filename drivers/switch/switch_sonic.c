@@ -23,6 +23,15 @@
  *     the snapshot's values, else NETTUNE_RESTORE[_Q<q>].
  * PFC is enabled only on priorities with a lossless BUFFER_PG on that port (a
  * profile with xoff, or NULL under the dynamic buffer model); else check refuses.
+ * Cable length: CABLE_LENGTH|<its first key, AZURE by default> <port> "<n>m", the
+ * row `config interface cable-length` writes (sonic-utilities config/main.py
+ * cable_length()); under the dynamic buffer model (DEVICE_METADATA|localhost
+ * buffer_model dynamic) buffermgrd derives the lossless BUFFER_PG profile from it
+ * and the port's speed and MTU (sonic-swss cfgmgr/buffermgrdyn.cpp,
+ * buffer_headroom_mellanox.lua). The traditional model looks the pair up in the
+ * SKU's pg_profile_lookup.ini and leaves a port without a lossless profile for a
+ * length it lacks (cfgmgr/buffermgr.cpp), so check refuses a cable length there.
+ * Unset reads as 0, "0m" (the dynamic model then removes the lossless PGs) too.
  * Native transaction: `sudo config checkpoint TX` before, `sudo config rollback
  * TX` to undo, `sudo config delete-checkpoint TX` after; commit saves with `sudo
  * config save -y` (/etc/sonic/config_db.json, loaded at boot). SONiC has no commit
@@ -135,6 +144,30 @@ static int parse_map(const json_t *db, const char *name, const char *where, stru
         return 0;
 }
 
+/* CABLE_LENGTH has one row (its key is AZURE on the shipped templates, any name works). */
+static const char *cable_key(const json_t *db)
+{
+        void *it = json_object_iter(switch_member(db, "CABLE_LENGTH"));
+
+        return it ? json_object_iter_key(it) : "AZURE";
+}
+
+/* "40m" -> 40 (sonic-cable-length.yang: '[0-9]+m'); absent: 0. */
+static int parse_cable(const json_t *db, const char *port, const char *where, struct state *u, struct errbuf *e)
+{
+        const char *v = field(db, "CABLE_LENGTH", cable_key(db), port);
+        char num[16];
+        size_t n = v ? strlen(v) : 0;
+        uint64_t m = 0;
+
+        if (v && (n < 2 || n >= sizeof(num) || v[n - 1] != 'm' ||
+                  (snprintf(num, sizeof(num), "%.*s", (int)(n - 1), v), switch_parse_uint(num, 0, 65535, &m) < 0)))
+                return errbuf_set(e, EBADMSG, where, "CABLE_LENGTH|%s: '%s' is '%.16s', not a length like 40m",
+                                  cable_key(db), port, v);
+        u->cable_len_m = (uint32_t)m;
+        return 0;
+}
+
 static int parse_port(const json_t *db, const char *port, const char *where, struct state *u, struct errbuf *e)
 {
         const char *pfc = field(db, "PORT_QOS_MAP", port, "pfc_enable"), *map = dscp_map_of(db, port);
@@ -153,7 +186,7 @@ static int parse_port(const json_t *db, const char *port, const char *where, str
                 return errbuf_set(e, EBADMSG, where, "PORT_QOS_MAP|%s: pfc_enable '%.32s' is not a list of "
                                   "priorities 0-7", port, pfc);
         u->pfc_enabled = (uint8_t)bits;
-        if (parse_queues(db, port, where, u, e) < 0)
+        if (parse_queues(db, port, where, u, e) < 0 || parse_cable(db, port, where, u, e) < 0)
                 return -EBADMSG;
         u->present |= SWITCH_FIELDS;
         return 0;
@@ -479,6 +512,12 @@ static void render(struct patch *p, const struct switch_session *s, const struct
                 else if (delta & STATE_BIT(STATE_FIELD_PFC))
                         patch_del(p, "PORT_QOS_MAP", port, "pfc_enable");
                 render_ecn(p, s, s->native, c, u);
+                if ((delta & STATE_BIT(STATE_FIELD_CABLE_LEN)) && want->cable_len_m) {
+                        snprintf(buf, sizeof(buf), "%um", want->cable_len_m);
+                        patch_set(p, "CABLE_LENGTH", cable_key(s->native), port, buf);
+                } else if (delta & STATE_BIT(STATE_FIELD_CABLE_LEN)) {
+                        patch_del(p, "CABLE_LENGTH", cable_key(s->native), port);
+                }
         }
 }
 
@@ -696,10 +735,26 @@ static int check_unsaved(struct switch_session *s, const struct driver_change *c
         return r;
 }
 
+/* A cable length sizes headroom only under the dynamic buffer model (see the file comment). */
+static int check_cable(const struct switch_session *s, const struct driver_change *c, struct errbuf *e)
+{
+        const char *model = field(s->native, "DEVICE_METADATA", "localhost", "buffer_model");
+
+        if (!(c->fields & STATE_BIT(STATE_FIELD_CABLE_LEN)) || streq(model, "dynamic"))
+                return 0;
+        return errbuf_set(e, EOPNOTSUPP, s->where, "the buffer model is '%s', not dynamic: buffermgrd takes a "
+                          "cable length only from the rows of the SKU's pg_profile_lookup.ini and leaves a port "
+                          "without a lossless profile for any other ('No PG profile configured for speed ... and "
+                          "cable length ...', cfgmgr/buffermgr.cpp); `config interface cable-length` refuses it for "
+                          "the same reason; nothing was changed", model ? model : "traditional");
+}
+
 static int sonic_check(struct switch_session *s, const struct driver_change *c, struct errbuf *e)
 {
         int r = check_ranges(s, c, e);
 
+        if (r >= 0)
+                r = check_cable(s, c, e);
         if (r >= 0)
                 r = check_bases(s, c, e);
         if (r >= 0)

@@ -166,11 +166,11 @@ story_4_checks() {
                 [ "$(node_field "$f" gpu4 state)/$(tx_count gpu4)" = "skipped/$GPU4_TX" ]
         expect "kernel: gpu1, gpu2, gpu4 at MTU 9000 again" \
                 [ "$(mtu_of gpu1)$(mtu_of gpu2)$(mtu_of gpu4)" = 900090009000 ]
-        say "gpu3 was in the failing wave and still pending when it halted: the controller cancelled it (a confirm whose not_after_ms has passed, which its agent refuses and restores at once), instead of leaving it to its 15 s confirm timer."
+        say "gpu3 was in the failing wave and still pending when it halted: the controller cancelled it (a confirm with not_after_ms 1, before its transaction even started: its agent refuses it, restores at once and journals it as its caller's cancel), instead of leaving it to its 15 s confirm timer."
         expect "gpu3 cancelled by the controller" [ "$(node_field "$f" gpu3 state)" = cancelled ]
         expect "kernel: gpu3's eth0 is back at MTU 9000 when nettunectl returns" [ "$(mtu_of gpu3)" = 9000 ]
-        expect "gpu3 agent journal: its change rolled back, never committed" \
-                [ "$(agent_in gpu3 --output json history | python3 -c 'import json,sys; t=json.load(sys.stdin)[0]; print(t["state"], t["restored_by"])')" = "rolled_back confirm-timeout" ]
+        expect "gpu3 agent journal: its change rolled back by the controller's cancel, never committed" \
+                [ "$(agent_in gpu3 --output json history | python3 -c 'import json,sys; t=json.load(sys.stdin)[0]; print(t["state"], t["restored_by"])')" = "rolled_back cancelled" ]
 }
 
 story_4() {

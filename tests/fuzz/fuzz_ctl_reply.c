@@ -4,7 +4,7 @@
  * the same bytes as an apply/rollback/confirm answer, a plan answer, a drift answer,
  * an error body, a history answer and a transaction answer (GET /v1/transactions/TX),
  * and through the judges that decide from them what became of a node's change
- * (controller/rollout_reconcile.c). Nothing may crash, leak or read out of bounds, and
+ * and what a rollback by rollout does with a node (controller/rollout/rollout_judge.c). Nothing may crash, leak or read out of bounds, and
  * whatever is accepted must be within the documented bounds.
  */
 #include <math.h>
@@ -74,8 +74,40 @@ static void history_ok(const struct reply_history_tx *h)
         bounded(h->result, sizeof(h->result));
         bounded(h->error, sizeof(h->error));
         bounded(h->restored_by, sizeof(h->restored_by));
-        if (h->exit_code < -1 || h->exit_code > 4 || h->confirm_deadline_ms < 0 || h->now_ms < 0)
+        bounded(h->policy, sizeof(h->policy));
+        if (h->exit_code < -1 || h->exit_code > 4 || h->confirm_deadline_ms < 0 || h->now_ms < 0 ||
+            h->rev < 0 || h->rev > 2147483647)
                 abort();
+}
+
+/* A node's revisions from a history answer: every transaction named is bounded, the revision in range. */
+static void check_revision(const char *body, size_t size)
+{
+        struct reply_revision v;
+        struct errbuf e = { 0 };
+
+        for (int by_key = 0; by_key < 2; by_key++) {
+                if (reply_history_revision(body, size, by_key ? "7-0-1-abcd" : NULL, "12", &v, &e) < 0)
+                        continue;
+                history_ok(&v.newest);
+                history_ok(&v.ours);
+                history_ok(&v.busy_tx);
+                if (v.rev < 0 || v.rev != v.newest.rev || (!v.found && v.committed_after))
+                        abort();
+                /* and what a rollback by rollout makes of it: one action, a bounded reason */
+                for (int force = 0; force < 2; force++) {
+                        struct rnode src = { .pre_rev = by_key ? 4 : -1, .tx = "12", .key = "7-0-1-abcd",
+                                             .undo_tx = "13" };
+                        struct node_revision nr = { .read = true, .v = v };
+                        struct restore_plan p;
+
+                        restore_judge(7, &src, &nr, force, &p);
+                        bounded(p.why, sizeof(p.why));
+                        if (p.action >= RESTORE_ACTION_MAX || (p.action == RESTORE_TO && (!force || p.pre_rev <= 0)) ||
+                            (p.action == RESTORE_UNDO && p.cur_rev <= 0))
+                                abort();
+                }
+        }
 }
 
 /* A transaction answer, and every judge over the same bytes: a node is settled only by what parses. */
@@ -84,7 +116,7 @@ static void check_transaction(const char *body, size_t size)
         struct reply_history_tx h, newest;
         struct errbuf e = { 0 };
         unsigned newer;
-        char why[256];
+        struct rollback_verdict rv;
 
         if (reply_parse_transaction(body, size, "12", &h, &e) >= 0) {
                 history_ok(&h);
@@ -93,9 +125,10 @@ static void check_transaction(const char *body, size_t size)
         }
         if (reply_history_committed_after(body, size, "12", &newer, &newest, &e) > 0)
                 history_ok(&newest);
-        if (rollout_rollback_judge(body, size, "12", why, sizeof(why)) > ROLLBACK_UNREADABLE)
+        if (rollout_rollback_judge(body, size, "12", &rv) > ROLLBACK_UNREADABLE || rv.rev < 0)
                 abort();
-        bounded(why, sizeof(why));
+        bounded(rv.why, sizeof(rv.why));
+        bounded(rv.undo_tx, sizeof(rv.undo_tx));
         for (int goal = 0; goal < SETTLE_GOAL_MAX; goal++)
                 for (int req = 0; req < SETTLE_REQ_MAX; req++)
                         for (int k = 0; k < 4; k++) {
@@ -130,5 +163,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bounded(buf, sizeof(buf));
         check_history(body, size);
         check_transaction(body, size);
+        check_revision(body, size);
         return 0;
 }

@@ -36,7 +36,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         switch_counters_sonic_pfc(text, &sw, &s, &e);
         switch_counters_sonic_queue(text, &sw, &s, &e);
         switch_counters_sonic_wred(text, &sw, &s, &e);
+        switch_counters_sonic_pg_drop(text, &sw, &s, &e);
         switch_counters_eos(text, &sw, &s, &e);
+        switch_counters_eos_pfc(text, &sw, &s, &e);
+        switch_counters_eos_ecn(text, &sw, &s, &e);
         switch_counters_speed(text);
         lldp_parse_lldpcli(text, nb, 4, &n, &e);
         lldp_parse_lldptool(text, buf, sizeof(buf));

@@ -9,6 +9,9 @@
 #   change its controller had given up on;
 # - a confirm processed after the agent's own deadline is refused (409) and the
 #   change is restored;
+# - a confirm whose not_after_ms lies before the transaction started (the
+#   controller's cancel, not_after_ms 1) is a cancel: 409 expired, restored, and
+#   journaled as restored_by "cancelled" with that reason, not as a confirm timeout;
 # - GET /v1/transactions/TX reports each final state: pending_confirm, committed,
 #   rolled_back, failed; 404 for an unknown one.
 . "$NETTUNE_TOP/tests/lib/common.sh"
@@ -49,16 +52,33 @@ check "the deadline is 30 s after the agent's now (within 10 s of work)" \
         python3 -c "import sys; n=$(field 'd["now_ms"]'); sys.exit(0 if 20000 <= $deadline - n <= 30000 else 1)"
 
 step "a confirm after the caller's not_after_ms: 409 expired, restored at once"
+# The caller's deadline lies after the transaction started (else it is a cancel, below)
+# and before the confirm: 100 ms after the agent's now, the confirm sent 1.2 s later.
 now=$(field 'd["now_ms"]')
+sleep 1.2
 check "confirm with not_after_ms in the past: 409" \
-        [ "$(api "$ns" "/v1/confirm/$tx" -X POST --data-binary "{\"not_after_ms\": $((now - 1000))}")" = 409 ]
+        [ "$(api "$ns" "/v1/confirm/$tx" -X POST --data-binary "{\"not_after_ms\": $((now + 100))}")" = 409 ]
 check "error code expired" [ "$(jq_py "$T/body" 'd["error"]["code"]')" = expired ]
-check "the message says which deadline" grep -q "after the caller's not_after_ms $((now - 1000)); the change was rolled back" "$T/body"
+check "the message says which deadline" grep -q "after the caller's not_after_ms $((now + 100)); the change was rolled back" "$T/body"
 check "MTU restored at once, long before the agent's own deadline" mtu_is_now 1500
 get_tx "$tx" >/dev/null
 check "GET: rolled_back by confirm-timeout" [ "$(field 'd["state"], d["restored_by"]')" = "rolled_back confirm-timeout" ]
 check "a second confirm: 409 not_pending" [ "$(api "$ns" "/v1/confirm/$tx" -X POST)" = 409 ] &&
         [ "$(jq_py "$T/body" 'd["error"]["code"]')" = not_pending ]
+
+step "a cancel (not_after_ms 1): refused, restored, journaled as cancelled by its caller"
+api "$ns" '/v1/apply?confirm_timeout_s=30' -X POST --data-binary @"$T/p.json" >/dev/null
+tx=$(jq_py "$T/body" 'd["tx"]')
+check "MTU 9000 pending" mtu_is_now 9000
+check "cancel: 409" [ "$(api "$ns" "/v1/confirm/$tx" -X POST --data-binary '{"not_after_ms": 1}')" = 409 ]
+check "error code expired" [ "$(jq_py "$T/body" 'd["error"]["code"]')" = expired ]
+check "the answer says its caller cancelled it" grep -q "was not confirmed: its caller cancelled it" "$T/body"
+check "the answer does not count milliseconds since 1970" sh -c "! grep -q 'ms after the caller' '$T/body'"
+check "MTU restored at once" mtu_is_now 1500
+get_tx "$tx" >/dev/null
+check "GET: rolled_back by cancelled" [ "$(field 'd["state"], d["restored_by"]')" = "rolled_back cancelled" ]
+check "GET: the journal keeps the reason" [ "$(field 'd["error"]')" = \
+        "its caller cancelled it (not_after_ms 1 lies before the transaction started)" ]
 
 step "a confirm within not_after_ms commits"
 api "$ns" '/v1/apply?confirm_timeout_s=30' -X POST --data-binary @"$T/p.json" >/dev/null

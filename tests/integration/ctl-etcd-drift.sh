@@ -4,11 +4,15 @@
 # serving that store with --enforce scans for drift on its own and, when a node's
 # MTU is changed by hand, re-applies the policy that node last committed (a
 # rollout of kind "enforce"), then the node is back in sync. /metrics counts it.
+# A rollout the replica halted is rolled back by rollout from the etcd records
+# (each node's revision before it, the transactions that undid it), and again as a
+# no-op.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
 . "$NETTUNE_TOP/tests/lib/etcd.sh"
 fleet_require
 etcd_require
+require_cmd tc
 . "$NETTUNE_TOP/tests/integration/ctl-etcd.inc"
 N=4
 
@@ -29,10 +33,10 @@ a, b = (json.load(open(p)) for p in sys.argv[1:3])
 for k in ("id", "kind", "policy", "state", "exit_code", "message", "summary", "waves"):
     assert a[k] == b[k], (k, a[k], b[k])
 for x, y in zip(a["nodes"], b["nodes"]):
-    for k in ("name", "url", "wave", "state", "tx", "exit_code", "changes", "idempotency_key"):
+    for k in ("name", "url", "wave", "state", "tx", "exit_code", "changes", "idempotency_key", "pre_rev", "rev"):
         assert x.get(k) == y.get(k), (x["name"], k, x.get(k), y.get(k))
 PY
-echo "ok: rollout 1 in etcd has the same waves, nodes, transactions and keys"
+echo "ok: rollout 1 in etcd has the same waves, nodes, transactions, keys and revisions"
 expect_rc 2 "migrating twice is refused (ids kept, never overwritten)" \
         ectl store migrate --from "sqlite:$T/ctl.db" --to "etcd://$ETCD_ENDPOINTS$ETCD_PREFIX"
 
@@ -78,3 +82,29 @@ import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 sys.exit(0 if [(r["id"], r["state"], r["kind"]) for r in a] == [(r["id"], r["state"], r["kind"]) for r in b] else 1)
 PY
+
+step "rollback by rollout on etcd: a halted rollout, then every node back where it was"
+# node 3 fails its gate (tbf 200 Mbit/s against min_gbps 0.5): the replica halts rollout S
+# in its second wave, the canary committed, node 2 cancelled; then, the replica stopped
+# (a rollback takes the leader key for its run), every node goes back, and a second run
+# changes nothing. The revisions and the undoing transactions are etcd records.
+policy "$T/gate.json" mtu-4000 4000 '{ "role": "gpu" }' \
+        '{ "probe": "tcp", "peer": "10.88.255.1:18515", "duration_ms": 500, "settle_ms": 0, "runs": 1, "min_gbps": 0.5, "max_regression_pct": 90, "on_inconclusive": "fail" }'
+tc -n "$(node_ns 3)" qdisc add dev nt0 root tbf rate 200mbit burst 32k latency 10ms
+ectl_to() { local f=$1; shift; ectl "$@" > "$f"; }
+expect_rc 1 "the rollout halts" ectl_to "$T/s.json" --quiet --output json apply "$T/gate.json" --canary 1 \
+        --wave-size 50% --confirm-timeout 600
+S=$(json_get "$T/s.json" 'd["id"]')
+check "the canary committed at 4000, the rest at 9000" \
+        [ "$(node_mtu 1) $(node_mtu 2) $(node_mtu 3) $(node_mtu 4)" = "4000 9000 9000 9000" ]
+check "the canary's revisions are on record in etcd" [ "$(rollout_field "$S" \
+        '[(n["pre_rev"], n["rev"]) for n in d["nodes"] if n["name"] == "node001"][0]')" = "(1, 2)" ]
+kill -TERM "$REPLICA_PID_1"
+wait "$REPLICA_PID_1" 2>/dev/null || true
+expect_rc 0 "rollback --rollout $S" ectl_to "$T/r.json" --output json rollback --rollout "$S"
+check "1 restored, 2 already there" [ "$(json_get "$T/r.json" '(d["summary"]["restored"], d["summary"]["already_there"])')" = "(1, 2)" ]
+check "live: every node at 9000 again" [ "$(node_mtu 1) $(node_mtu 2) $(node_mtu 3) $(node_mtu 4)" = "9000 9000 9000 9000" ]
+check "rollout $S keeps the transaction that undid the canary" [ "$(rollout_field "$S" \
+        '[n["undo_tx"] is not None for n in d["nodes"] if n["name"] == "node001"][0]')" = True ]
+expect_rc 0 "the same rollback again" ectl_to "$T/r2.json" --output json rollback --rollout "$S"
+check "a no-op: 3 already there" [ "$(json_get "$T/r2.json" 'd["summary"]["already_there"]')" = 3 ]

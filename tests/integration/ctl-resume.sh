@@ -61,6 +61,12 @@ check "the journal says running" [ "$(db "select state from rollouts where id=$i
 check "two waves done" [ "$(db "select count(*) from waves where rollout_id=$id and state='done'")" = 2 ]
 check "wave 3 interrupted while applying" [ "$(db "select state from waves where rollout_id=$id and idx=2")" = applying ]
 expect_rc 2 "confirm refuses a running rollout" ctl confirm "$id"
+ctl status "$id" > "$T/status-killed.txt"
+check "status says interrupted, not running" grep -q "^rollout $id (apply 'mtu-9000'): interrupted" "$T/status-killed.txt"
+check "status says how to go on" grep -q "'nettunectl apply --resume $id' continues it, 'nettunectl halt $id' stops it" \
+        "$T/status-killed.txt"
+ctl_to "$T/status-killed.json" --output json status "$id"
+check "status --output json: its driver is gone" [ "$(json_get "$T/status-killed.json" 'd["driver"]["state"]')" = interrupted ]
 
 step "the interrupted wave's agents finish; nobody confirms them"
 hold_release
@@ -75,7 +81,9 @@ step "the time of nodes ${EXPIRED[*]} runs out while the controller is down"
 for i in "${EXPIRED[@]}"; do expire_confirm "$T/n$i/state"; done
 for i in "${EXPIRED[@]}"; do
         wait_for 60 mtu_is "$i" 1500 || fail "node $i was not restored by its agent (mtu $(node_mtu "$i"))"
-        [ "$(newest_state "$i")" = rolled_back ] || fail "node $i: newest transaction $(newest_state "$i"), expected rolled_back"
+        # the journal says so once the restore was read back (the link comes back first)
+        restored() { [ "$(newest_state "$1")" = rolled_back ]; }
+        wait_for 30 restored "$i" || fail "node $i: newest transaction $(newest_state "$i"), expected rolled_back"
 done
 echo "ok: nodes ${EXPIRED[*]} restored by their agents; nodes 7 8 10 still pending"
 
@@ -111,4 +119,13 @@ for i in "${EXPIRED[@]}"; do
         [[ "$a" =~ ^[0-9]+:rolled_back\ [0-9]+:committed$ ]] || fail "node $i: applies '$a', expected expired then committed"
 done
 echo "ok: the changes that expired unconfirmed were applied again and committed"
+
+step "the revisions on record are the agents' own, across the kill and the resume"
+for ((i = 1; i <= N; i++)); do
+        agent_history "$i" "$T/rev-$i.json" || fail "cannot read node $i's history"
+        want=$(json_get "$T/rev-$i.json" '[t["rev"] for t in d["transactions"] if t["state"] == "committed"][0]')
+        got=$(db "select pre_rev || ' ' || rev from nodes where rollout_id=$id and name='node$(printf %03d "$i")'")
+        [ "$got" = "$((want - 1)) $want" ] || fail "node $i: recorded pre_rev and rev '$got', its agent's: $((want - 1)) $want"
+done
+echo "ok: every node's recorded revision before the rollout and after it match its agent's history"
 expect_rc 2 "a finished rollout cannot be resumed" ctl apply --resume "$id"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Controller: a clean canary + wave rollout of an MTU change to 20 real agents (one
 # netns each, mTLS), then status/history from SQLite, a drift scan after a hand edit
-# on two nodes, and a fleet rollback.
+# on two nodes, a fleet rollback by rollout (run twice: the second changes nothing) and
+# rollbacks to a revision.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
 fleet_require
@@ -52,11 +53,19 @@ step "rollback of the rollout's nodes"
 ip -n "$(node_ns 3)" link set nt0 mtu 9000
 ip -n "$(node_ns 17)" link set nt0 mtu 9000
 expect_rc 0 "fleet rollback" ctl_to "$T/rollback.json" --output json rollback --rollout "$id"
-check "all $N rolled back" [ "$(json_get "$T/rollback.json" 'd["summary"]["rolled_back"]')" = $N ]
+check "all $N restored" [ "$(json_get "$T/rollback.json" 'd["summary"]["restored"]')" = $N ]
+check "the summary counts them" [ "$(json_get "$T/rollback.json" 'd["message"]')" = \
+        "rollback of rollout $id: $N restored, 0 already there, 0 refused, 0 failed; every node it touched is at its revision before it" ]
 for ((i = 1; i <= N; i++)); do
         [ "$(node_mtu $i)" = 1500 ] || fail "node $i has mtu $(node_mtu $i) after rollback, expected 1500"
 done
 echo "ok: every node is back at mtu 1500"
+agent_history 5 "$T/h5-before.json"
+expect_rc 0 "the same rollback again" ctl_to "$T/rollback2.json" --output json rollback --rollout "$id"
+check "a no-op: all $N already there" [ "$(json_get "$T/rollback2.json" 'd["summary"]["already_there"]')" = $N ]
+agent_history 5 "$T/h5-after.json"
+check "no transaction on node005" [ "$(json_get "$T/h5-before.json" 'd["transactions"][0]["tx"]')" = \
+        "$(json_get "$T/h5-after.json" 'd["transactions"][0]["tx"]')" ]
 
 step "rollback --to the first revision"
 expect_rc 2 "--to needs a number" ctl rollback --to first

@@ -86,5 +86,5 @@ wait_for 20 sh -c "! ip netns exec '$(node_ns 3)' ss -ltnH 'sport = :$FLEET_PORT
 rc=0; ctl --timeout 3 state --selector rack=r3 >"$T/s4.txt" 2>&1 || rc=$?
 cat "$T/s4.txt"
 check "exit 3 (got $rc)" [ "$rc" -eq 3 ]
-check "node003: unreachable, and why, said once" sh -c "grep -qE '^node003 +unreachable \\(' '$T/s4.txt' && ! grep -q 'unreachable: unreachable' '$T/s4.txt'"
+check "node003: unreachable, and why, said once" sh -c "grep -qE '^node003 +unreachable: cannot connect \\(' '$T/s4.txt' && ! grep -q 'unreachable: unreachable' '$T/s4.txt'"
 check "state stored nothing (no drift scan)" [ "$(ctl_db 'select count(*) from drift_scans')" = 1 ]

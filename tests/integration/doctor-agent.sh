@@ -7,7 +7,8 @@
 # the switch is configured to agree by hand; then one fault at a time is made - on the
 # switch with NVUE commands or its data plane's counters (switchsim --traffic), on the
 # host through the model - and doctor must name exactly that code, with its evidence,
-# and be silent again once it is undone. Then --propose writes the fix, validate
+# and be silent again once it is undone (a long cable on the host: headroom_insufficient with both
+# numbers and the switch port's cable_length_unset). Then --propose writes the fix, validate
 # accepts it, apply of it makes doctor clean; bad input is 2, an unreadable switch 3.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/sshd.sh"
@@ -91,7 +92,9 @@ diagnose "" "trust back"
 
 step "dscp_map_mismatch"
 nv set qos mapping default-global dscp 26 switch-priority 4 && nv_apply
-diagnose "dscp_map_mismatch" "switch maps DSCP 26 to 4"
+diagnose "dscp_map_mismatch roce_priority_lossy" "switch maps DSCP 26 to 4 (PFC on 3: lossy there too)"
+check "the switch against itself: DSCP 26 on 4, which has no PFC" grep -q "leaf1: the RoCE DSCP 26 (--roce-dscp) maps to priority 4, which has no PFC" \
+        <(finding roce_priority_lossy "['summary']")
 check "evidence names DSCP 26: host 3, switch 4" [ "$(finding dscp_map_mismatch "['evidence']")" = \
         "{'dscp': 26.0, 'host_priority': '3', 'switch_priority': '4'}" ]
 nv set qos mapping default-global dscp 26 switch-priority 3 && nv_apply
@@ -99,7 +102,7 @@ diagnose "" "map back"
 
 step "pfc_priority_mismatch"
 nv unset qos pfc default-global switch-priority 3 && nv_apply
-diagnose "pfc_priority_mismatch" "priority 3 lossless on the host only"
+diagnose "pfc_priority_mismatch roce_priority_lossy" "priority 3 lossless on the host only (the switch: RoCE lossy)"
 nv set qos pfc default-global switch-priority 3 && nv_apply
 diagnose "" "PFC back"
 
@@ -156,6 +159,17 @@ check "evidence: its pid" [ "$(finding lldpad_conflict "['evidence']['lldpad_pid
 rm -rf "$T/proc/4242"
 diagnose "" "lldpad gone"
 
+step "headroom_insufficient and cable_length_unset: a long cable on a ConnectX in firmware buffer mode"
+# mlx5 stores the length and leaves the firmware's buffers as they are (no manual mode): priority 3's
+# buffer 0 of 130944 bytes is short of the headroom for 500 m; the switch port has no length at all.
+nm_ctl delay "$HOST_IF" 500 >/dev/null
+diagnose "cable_length_unset headroom_insufficient" "the host's cable length 500 m by hand"
+# xoff (301 + 1080) * 100 + 272 * 9000 / 100 = 162580, + 9216 + 128 = 171924 -> 1344 cells
+check "both numbers" [ "$(jq_py "$T/d.json" "[(f['evidence']['configured_bytes'], f['evidence']['needed_bytes']) for f in d['findings'] if f['code'] == 'headroom_insufficient'][0]")" = "(130944.0, 172032.0)" ]
+check "the switch port's missing length, from the host's" [ "$(finding cable_length_unset "['ports']")" = "['leaf1:swp1']" ]
+nm_ctl delay "$HOST_IF" 7 >/dev/null
+diagnose "" "the driver's default length again"
+
 step "drift"
 nm_ctl mtu "$HOST_IF" 4000 >/dev/null
 diagnose "drift" "the host's MTU changed by hand"
@@ -180,7 +194,7 @@ check "--facts judges saved facts offline (healthy then: exit $rc)" [ "$rc" -eq 
 step "--propose writes the fix; validate accepts it; apply of it makes doctor clean"
 nv set qos congestion-control default-global traffic-class 3 min-threshold 15000 && nv_apply
 nv unset qos pfc default-global switch-priority 3 && nv_apply
-diagnose "ecn_threshold_low mtu_mismatch pfc_priority_mismatch" "three faults at once"
+diagnose "ecn_threshold_low mtu_mismatch pfc_priority_mismatch roce_priority_lossy" "three faults at once (no PFC: RoCE lossy on the switch)"
 rc=0; A doctor --window 0.5 --propose "$T/fix.json" >"$T/d.txt" || rc=$?
 check "doctor exit 1 (got $rc)" [ "$rc" -eq 1 ]
 check "the proposal was written" grep -q "proposal written to '$T/fix.json'" "$T/d.txt"

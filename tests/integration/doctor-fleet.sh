@@ -144,3 +144,63 @@ expect_rc 0 "nettunectl apply of the proposal" ctl apply "$T/fix.json" --canary 
 diagnose "" "after the proposal"
 check "leaf1 swp1 at 9216, queue 0 from 150000 bytes" [ "$("$SIM" --dialect nvue --state "$LEAF/state.json" --dump | \
         python3 -c 'import json,sys; a=json.load(sys.stdin)["nvue"]["applied"]; print(a["interface"]["swp1"]["link"]["mtu"], a["qos"]["congestion-control"]["default-global"]["traffic-class"]["0"]["min-threshold"])')" = "9216 150000" ]
+
+step "leaf1's ports over two agents: node003 manages swp2, node004 swp1 and swp3; every host meets its port"
+bg ip netns exec "$(node_ns 3)" /usr/sbin/sshd -D -e -f "$LEAF/sshd_config"     # leaf1 reached from node003 too
+wait_for 10 ip netns exec "$(node_ns 3)" bash -c ": < /dev/tcp/127.0.0.1/$SSHD_PORT" || fail "leaf1's sshd in node003 did not start"
+python3 - "$T" <<'EOF2'
+import json, sys
+t = sys.argv[1]
+c4 = json.load(open(t + "/n4/agent.json"))
+c3 = json.load(open(t + "/n3/agent.json"))
+c3["switches"] = [dict(c4["switches"][0], ports=["swp2"])]
+c4["switches"][0]["ports"] = ["swp1", "swp3"]
+json.dump(c3, open(t + "/n3/agent.json", "w"), indent=1)
+json.dump(c4, open(t + "/n4/agent.json", "w"), indent=1)
+EOF2
+for i in 3 4; do
+        eval "pid=\$AGENT_PID_$i"
+        kill "$pid" && wait "$pid" 2>/dev/null || true
+        fleet_start_agent "$i" 2>>"$T/agents.log"
+done
+for i in 3 4; do wait_for 20 agent_up "$i" || fail "agent $i did not come back"; done
+# node003 reports leaf1 first: judged on its copy alone, node001's and node003's paths were unknown
+diagnose "" "leaf1 reported by node003 (swp2) and by node004 (swp1, swp3)"
+check "no path unknown: the union of both agents' ports" [ "$(jq_py "$T/d.json" "d['notes']")" = "[]" ]
+nv set interface swp2 link mtu 1500 && nv_apply
+diagnose "mtu_mismatch" "leaf1 swp2 at 1500, read by node003"
+check "nodes node002 and node003" [ "$(finding mtu_mismatch "['nodes']")" = "['node002', 'node003']" ]
+nv set interface swp1 link mtu 1500 && nv_apply
+diagnose "drift mtu_mismatch" "and swp1 at 1500, read by node004 (whose committed proposal set 9216: drift)"
+check "two findings, each with the agent that reads the port" [ "$(jq_py "$T/d.json" \
+        "sorted((f['ports'][1], f['nodes'][1]) for f in d['findings'] if f['code'] == 'mtu_mismatch')")" = \
+        "[('leaf1:swp1', 'node004'), ('leaf1:swp2', 'node003')]" ]
+nv set interface swp1 link mtu 9216 && nv set interface swp2 link mtu 9216 && nv_apply
+diagnose "" "MTUs back"
+
+step "a switch inconsistent with itself, hosts without DCB: DSCP 26 on priority 3, PFC on 4, ECN on 3 and 4"
+nv set qos mapping default-global trust l3
+nv set qos mapping default-global dscp 26 switch-priority 3
+nv set qos pfc default-global switch-priority 4
+for tc in 3 4; do
+        nv set qos congestion-control default-global traffic-class $tc ecn enable
+        nv set qos congestion-control default-global traffic-class $tc min-threshold 150000
+        nv set qos congestion-control default-global traffic-class $tc max-threshold 1500000
+        nv set qos congestion-control default-global traffic-class $tc probability 100
+done
+nv_apply
+diagnose "pfc_priority_mismatch roce_priority_lossy" "leaf1 against itself and along every path"
+check "the switch against itself, every port of it, from both agents" [ "$(jq_py "$T/d.json" \
+        "[[sorted(f['ports']), sorted(f['nodes'])] for f in d['findings'] if f['code'] == 'roce_priority_lossy'][0]")" = \
+        "[['leaf1:swp1', 'leaf1:swp2', 'leaf1:swp3'], ['node003', 'node004']]" ]
+check "it names DSCP 26 on priority 3 and PFC on 4" grep -q "maps to priority 3, which has no PFC (pfc.priorities (live: \[4\]))" \
+        <(finding roce_priority_lossy "['summary']")
+check "each host meets PFC it cannot honour: three paths" [ "$(jq_py "$T/d.json" \
+        "sorted(f['ports'][0] for f in d['findings'] if f['code'] == 'pfc_priority_mismatch')")" = \
+        "['node001:nt0', 'node002:nt0', 'node003:nt0']" ]
+check "no DCB on the hosts, said" grep -q "has no DCB of its own" <(finding pfc_priority_mismatch "['summary']")
+nv unset qos pfc default-global switch-priority 4
+nv set qos mapping default-global trust l2
+for tc in 3 4; do nv set qos congestion-control default-global traffic-class $tc ecn disable; done
+nv_apply
+diagnose "" "leaf1 back to the factory class"

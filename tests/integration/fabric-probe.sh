@@ -117,7 +117,7 @@ expect_rc 0 "the ring still fits it" fab "$T/ring6.json" --pattern ring
 kill "$AGENT_PID_5"; wait "$AGENT_PID_5" 2>/dev/null || true
 rc=0; ctl --timeout 5 probe --mode tcp --pattern ring > /dev/null 2> "$T/ring-down.err" || rc=$?
 check "a node that does not answer: exit 3 (got $rc)" [ "$rc" -eq 3 ]
-check "naming it" grep -q "node 'node005' did not answer (node005: unreachable" "$T/ring-down.err"
+check "naming it" grep -q "node 'node005' did not answer (node005: cannot connect" "$T/ring-down.err"
 rc=0; ctl --output json probe --pattern ring --selector rack=r9 > /dev/null 2> "$T/none.err" || rc=$?
 check "a selection of fewer than 2 nodes: exit 2 (got $rc)" [ "$rc" -eq 2 ]
 check "saying why" grep -q "a ring needs at least 2 nodes, 0 selected; nothing was run" "$T/none.err"

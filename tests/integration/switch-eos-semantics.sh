@@ -85,3 +85,11 @@ n0=$(sim_commands)
 expect_rc 0 "apply queue 3" swto "$T/uc2.json" apply "$T/ecn.json"
 check "Ethernet1 got uc-tx-queue 3" grep -q "uc-tx-queue 3" <(sim_log_since "$n0")
 check "and no plain tx-queue 3" test "$(raw "list(d['eos']['running']['cmds']['interface Ethernet1']['cmds'])" | grep -c "'tx-queue 3'")" = 0
+
+step "EOS has no cable length: refused before anything is sent, with the reason"
+policy "$T/cable.json" cable '{"pfc": {"priorities": [3], "cable_length_m": 40}}'
+m0=$(raw 'd["mutations"]')
+rc=0; swto "$T/cb.json" apply "$T/cable.json" 2>"$T/cb.err" || rc=$?
+check "apply refused (exit $rc)" test "$rc" = 2
+check "the reason" grep -q "EOS has no cable length to set (no cable-length or PFC headroom command" "$T/cb.err"
+check "nothing was written" test "$(raw 'd["mutations"]')" = "$m0"

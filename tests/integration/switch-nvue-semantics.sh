@@ -85,3 +85,26 @@ check "the result says not durable" test "$(jget "$T/ns2.json" 'd["save"]')" = n
 sim --reboot
 swctl read > "$T/ns3.json"
 check "as documented, the reboot loses it" test "$(jports "$T/ns3.json" "p['mtu']")" = 9216
+
+step "cable length: the PFC profile's, one command for every port, rolled back byte-identical"
+sim_reinit swp1,swp2
+# PFC as the factory has it (no priority), so that the profile is compared for the cable length alone
+policy "$T/cable.json" cable '{"pfc": {"priorities": [], "cable_length_m": 40}}'
+pfc0=$(raw 'json.dumps(d["nvue"]["applied"]["qos"]["pfc"], sort_keys=True)')
+swctl read > "$T/cb0.json"
+check "unset reads as 0 on every port" test "$(jports "$T/cb0.json" "p['pfc'].get('cable_length_m')")" = 0
+apply_logged "$T/cb1.json" "$T/cb1.sent" "$T/cable.json" --confirm 30
+check "one set of the default-global profile" test "$(grep -c 'nv set qos pfc default-global cable-length 40' "$T/cb1.sent")" = 1
+check "the applied profile holds 40 m" test "$(raw 'd["nvue"]["applied"]["qos"]["pfc"]["default-global"]["cable-length"]')" = 40
+swctl read > "$T/cb2.json"
+check "every port reads 40 m back" test "$(jports "$T/cb2.json" "p['pfc']['cable_length_m']")" = 40
+expect_rc 0 "apply and roll back" swto "$T/cb3.json" apply "$T/cable.json" --rollback
+sim_reinit swp1,swp2
+expect_rc 0 "apply, then restore the snapshot" swto "$T/cb4.json" apply "$T/cable.json" --snapshot "$T/cbsnap.json"
+expect_rc 0 "restore" swto "$T/cb5.json" restore "$T/cbsnap.json"
+check "the restore unset it: the applied pfc profiles are byte-identical to before" \
+        test "$(raw 'json.dumps(d["nvue"]["applied"]["qos"]["pfc"], sort_keys=True)')" = "$pfc0"
+rc=0; sim -- nv set qos pfc default-global cable-length 100001 >/dev/null 2>"$T/cb.err" || rc=$?
+check "the simulator refuses 100001 m like NVUE (exit $rc)" [ "$rc" -ne 0 ]
+check "with NVUE's range" grep -q "expected integer:1 - 100000" "$T/cb.err"
+sim -- nv config detach >/dev/null 2>&1 || true

@@ -99,3 +99,32 @@ check "Ethernet0 has a dot1p map and no dscp map" test "$(db "['PORT_QOS_MAP']['
 swctl read > "$T/t2.json"
 check "every managed port trusts pcp" test "$(jports "$T/t2.json" "p['trust']")" = pcp
 check "the unmanaged port still uses AZURE" test "$(db "['PORT_QOS_MAP']['Ethernet8']['dscp_to_tc_map']")" = AZURE
+
+step "cable length: CABLE_LENGTH, then the dynamic model's lossless profile; rolled back byte-identical"
+sim_reinit Ethernet0,Ethernet4,Ethernet8 dynamic-buffer
+policy "$T/cable.json" cable '{"pfc": {"priorities": [3, 4], "cable_length_m": 40}}'
+appl() { sim -- sonic-db-cli APPL_DB hgetall "$1"; }
+check "the factory profile is the 5 m one" test "$(appl 'BUFFER_PG_TABLE:Ethernet0:3-4')" = "{'profile': 'pg_lossless_100000_5m_profile'}"
+apply_logged "$T/cl1.json" "$T/cl1.sent" "$T/cable.json"
+check "CABLE_LENGTH holds 40m for the managed ports" test "$(db "['CABLE_LENGTH']['AZURE']")" = "{'Ethernet0': '40m', 'Ethernet4': '40m', 'Ethernet8': '5m'}"
+check "the patch wrote CABLE_LENGTH only" test "$(raw "sorted({o['path'] for o in d['patches'][-1]})")" = "['/CABLE_LENGTH/AZURE/Ethernet0', '/CABLE_LENGTH/AZURE/Ethernet4']"
+check "buffermgrd derived the 40 m profile" test "$(appl 'BUFFER_PG_TABLE:Ethernet0:3-4')" = "{'profile': 'pg_lossless_100000_40m_profile'}"
+want=$("$CTL" headroom --speed-gbps 100 --cable-m 40 --mtu 9100 --asic spectrum2 --output json | \
+       python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["xon_bytes"], j["xoff_bytes"], j["size_bytes"])')
+got=$(appl 'BUFFER_PROFILE_TABLE:pg_lossless_100000_40m_profile' | python3 -c 'import ast,sys; r=ast.literal_eval(sys.stdin.read()); print(r["xon"], r["xoff"], r["size"])')
+check "its xon/xoff/size ($got) are nettunectl headroom's ($want)" test "$got" = "$want"
+swctl read > "$T/cl2.json"
+check "every managed port reads 40 m back" test "$(jports "$T/cl2.json" "p['pfc']['cable_length_m']")" = 40
+sim_reinit Ethernet0,Ethernet4,Ethernet8 dynamic-buffer
+db0=$(raw "json.dumps(d['sonic']['db'], sort_keys=True)")
+expect_rc 0 "apply and roll back (a failed probe)" swto "$T/cl3.json" apply "$T/cable.json" --rollback
+check "CONFIG_DB is byte-identical to before" test "$(raw "json.dumps(d['sonic']['db'], sort_keys=True)")" = "$db0"
+check "and the 5 m profile is back" test "$(appl 'BUFFER_PG_TABLE:Ethernet0:3-4')" = "{'profile': 'pg_lossless_100000_5m_profile'}"
+
+step "the traditional buffer model: a cable length is refused, with the reason"
+sim_reinit Ethernet0,Ethernet4,Ethernet8
+m0=$(raw 'd["mutations"]')
+rc=0; swto "$T/cl4.json" plan "$T/cable.json" 2>"$T/cl4.err" || rc=$?
+check "plan refused (exit $rc)" test "$rc" = 2
+check "naming pg_profile_lookup.ini" grep -q "buffer model is 'traditional', not dynamic: buffermgrd takes a cable length only from the rows of the SKU's pg_profile_lookup.ini" "$T/cl4.err"
+check "nothing was written" test "$(raw 'd["mutations"]')" = "$m0"

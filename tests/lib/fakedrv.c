@@ -122,7 +122,7 @@ static int fake_restore(struct target *t, const struct driver_change *c, struct 
 const struct driver_ops fakedrv_ops = {
         .name = "fake",
         .kind = TARGET_INTERFACE,
-        .fields = STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_PFC),
+        .fields = STATE_ALL_FIELDS,             /* what a device serves is its caps */
         .caps = fake_caps,
         .check = fake_check,
         .read = fake_read,

@@ -1,13 +1,14 @@
 # shellcheck shell=bash
 # Helpers for tests against the NIC behaviour models (tests/nicmodel): source after common.sh.
-#   nicmodel_start DEVICE...        build/nicmodel with its sysfs tree under $T/sys (bg); sets NM_SOCK, NM_CTL
+#   nicmodel_start DEVICE...        build/nicmodel with its sysfs tree under $T/sys (bg); sets NM_SOCK, NM_CTL;
+#                                   with NM_DEBUGFS set, its debugfs files (mlx5 cc_params) under that root
 #   nm_ctl COMMAND...               one control command (dump, stats, pfc, app-add, app-del, mtu, fail)
 #   nm_wait_settled                 until no link flap of the model is pending or under way
 #   nm_state                        the model's dump plus every MLNX_OFED ecn knob under $T/sys
 #   ofed_ecn_tree IFACE             an MLNX_OFED ecn sysfs tree for IFACE (all knobs 0)
 #   nm_profile PROFILE OUT GLOB [keep-host-ecn]
 #                                   a shipped profile for the host interfaces GLOB only: no switch
-#                                   targets, no probe (the model carries no traffic)
+#                                   targets, no probe (the model carries no traffic), no roce_tos
 NICMODEL=$BUILD/nicmodel
 
 nicmodel_start() {
@@ -15,7 +16,7 @@ nicmodel_start() {
         NM_CTL=$T/ctl.sock
         mkdir -p "$T/sys"
         bg "$NICMODEL" serve --socket "$NM_SOCK" --control "$NM_CTL" --sysfs "$T/sys" --log "$T/model.log" \
-                "$@" >"$T/model.out" 2>&1
+                ${NM_DEBUGFS:+--debugfs "$NM_DEBUGFS"} "$@" >"$T/model.out" 2>&1
         wait_for 10 grep -qx ready "$T/model.out" || fail "the NIC model did not start: $(cat "$T/model.out")"
 }
 
@@ -51,6 +52,7 @@ p = json.load(open(sys.argv[1]))
 p["targets"] = {"interfaces": [sys.argv[3]]}
 if sys.argv[4] != "keep-host-ecn":
     p["spec"].pop("host_ecn", None)
+p["spec"].pop("roce_tos", None)         # the models have no rdma_cm configfs
 p["verify"] = {"probe": "none"}
 json.dump(p, open(sys.argv[2], "w"), indent=1)
 PY

@@ -2,9 +2,11 @@
 /*
  * build/nicmodel: NIC behaviour models behind the netlink seam.
  *
- *   nicmodel serve --socket PATH --control PATH [--sysfs ROOT] [--log FILE]
+ *   nicmodel serve --socket PATH --control PATH [--sysfs ROOT] [--debugfs ROOT] [--log FILE]
  *                  [--flap-delay-ms N] [--link-up-ms N] [--rdma-lag-ms N] DEVICE...
- *       DEVICE = DRIVER:NAME:IFINDEX[:VARIANT], DRIVER mlx5, ice, bnxt, sparx5 or veth.
+ *       DEVICE = DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]], DRIVER mlx5, ice, bnxt, sparx5, mlxsw or veth,
+ *       SPEED in Mb/s (default 100000: link flaps last as long as the driver's at that speed;
+ *       --link-up-ms sets one figure for every device).
  *       The agent reaches it with NETTUNE_NETLINK_SOCKET=PATH. "ready" is printed
  *       on stdout once both sockets listen; SIGTERM stops it.
  *   nicmodel ctl CONTROL COMMAND [ARGS...]
@@ -26,7 +28,7 @@ static void on_signal(int sig)
 
 static int usage(void)
 {
-        fprintf(stderr, "usage: nicmodel serve --socket PATH --control PATH [--sysfs ROOT] [--log FILE]\n"
+        fprintf(stderr, "usage: nicmodel serve --socket PATH --control PATH [--sysfs ROOT] [--debugfs ROOT] [--log FILE]\n"
                         "                      [--flap-delay-ms N] [--link-up-ms N] [--rdma-lag-ms N] DEVICE...\n"
                         "       nicmodel ctl CONTROL COMMAND [ARGS...]\n");
         return 2;
@@ -38,7 +40,7 @@ static int serve(int argc, char **argv)
                 { "socket", required_argument, NULL, 's' }, { "control", required_argument, NULL, 'c' },
                 { "sysfs", required_argument, NULL, 'y' }, { "log", required_argument, NULL, 'l' },
                 { "flap-delay-ms", required_argument, NULL, 'f' }, { "link-up-ms", required_argument, NULL, 'u' },
-                { "rdma-lag-ms", required_argument, NULL, 'r' }, { 0 },
+                { "rdma-lag-ms", required_argument, NULL, 'r' }, { "debugfs", required_argument, NULL, 'd' }, { 0 },
         };
         static struct nm m;
         const char *sock = NULL, *ctl = NULL;
@@ -51,6 +53,7 @@ static int serve(int argc, char **argv)
                 case 's': sock = optarg; break;
                 case 'c': ctl = optarg; break;
                 case 'y': snprintf(m.sysfs_root, sizeof(m.sysfs_root), "%s", optarg); break;
+                case 'd': snprintf(m.debugfs_root, sizeof(m.debugfs_root), "%s", optarg); break;
                 case 'l': m.log = fopen(optarg, "ae"); break;
                 case 'f': m.flap_delay_ms = (unsigned)atoi(optarg); break;
                 case 'u': m.link_up_ms = (unsigned)atoi(optarg); break;

@@ -6,7 +6,8 @@
  * in front of one or more network devices, each served by a model of one
  * kernel driver's dcbnl_rtnl_ops: mlx5 (en_dcbnl.c), ice (ice_dcb_nl.c,
  * ice_dcb_lib.c), bnxt (bnxt_dcb.c), sparx5 (sparx5_dcb.c: an APP trust
- * table), or veth (no dcbnl_ops at all). Every
+ * table), mlxsw (spectrum_dcb.c, spectrum_buffers.c: a Spectrum switch port's
+ * PFC and headroom), or veth (no dcbnl_ops at all). Every
  * behaviour cites the kernel function it mirrors; quirks are kept, also where
  * they are inconvenient for the program under test.
  *
@@ -49,6 +50,7 @@ enum nm_op {
         NM_OP_SETDCBX,
         NM_OP_SETMTU,
         NM_OP_FWCFG,                    /* ice: the firmware refuses the next ice_set_dcb_cfg() */
+        NM_OP_SETBUFFER,                /* dcbnl_setbuffer */
         NM_OP_MAX,
 };
 
@@ -71,6 +73,7 @@ struct nm_driver {
         int (*getpfc)(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc);
         int (*setpfc)(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc);
         int (*getbuffer)(struct nm *m, struct nm_dev *d, struct dcbnl_buffer *b);
+        int (*setbuffer)(struct nm *m, struct nm_dev *d, struct dcbnl_buffer *b);
         int (*setapp)(struct nm *m, struct nm_dev *d, struct dcb_app *app);     /* NULL: dcb_ieee_setapp */
         int (*delapp)(struct nm *m, struct nm_dev *d, struct dcb_app *app);     /* NULL: dcb_ieee_delapp */
         uint8_t (*getdcbx)(struct nm *m, struct nm_dev *d);
@@ -80,17 +83,30 @@ struct nm_driver {
         int (*setapptrust)(struct nm *m, struct nm_dev *d, uint8_t *sel, int n);
         /* ndo_change_mtu after the core's range check (dev_validate_mtu). */
         int (*change_mtu)(struct nm *m, struct nm_dev *d, uint32_t mtu);
+        /* A root qdisc offloaded to the port (tc qdisc replace ... root) or removed (control "qdisc"). */
+        int (*root_qdisc)(struct nm *m, struct nm_dev *d, bool offloaded);
         /* The driver and firmware state, one stable text block (see nm_dump). */
         void (*dump)(struct nm *m, const struct nm_dev *d, FILE *f);
+        /* How long carrier stays away in one of the driver's link flaps (NULL: NM_LINK_UP_MS). */
+        unsigned (*link_up_ms)(const struct nm_dev *d);
+        /* The driver's debugfs files under m->debugfs_root (NULL: none). */
+        int (*debugfs_create)(struct nm *m, struct nm_dev *d);
+        /* Take in what was written to the driver's files since the last tick (NULL: nothing to take). */
+        void (*files_tick)(struct nm *m, struct nm_dev *d);
 };
+
+#define NM_LINK_UP_MS 400               /* a driver without its own figure */
+#define NM_SPEED_MBPS 100000            /* a device's speed unless its spec names one */
 
 struct nm_dev {
         char name[IF_NAMESIZE];
         int ifindex;
         const struct nm_driver *drv;
+        char kernel_driver[24];         /* the PCI driver when it is the device's own (mlxsw's generations) */
         void *priv;                     /* the driver's state, drv->priv_size bytes */
         uint32_t mtu, min_mtu, max_mtu;
         uint8_t mac[6];
+        uint32_t speed_mbps;            /* SYSFS/class/net/IF/speed while carrier is on ("-1" while off) */
         /* carrier (netif_carrier_on/off) and its counters (IFLA_CARRIER_*) */
         bool carrier;
         uint32_t carrier_up_count, carrier_down_count;
@@ -116,9 +132,10 @@ struct nm {
         unsigned n_apps;
         struct nm_app apps[NM_APPS_MAX];
         char sysfs_root[256];           /* "" = no sysfs files are written */
+        char debugfs_root[256];         /* "" = no debugfs files are written */
         /* timings of a link flap */
         unsigned flap_delay_ms;         /* mlx5: PORT_CHANGE event after the SET returned */
-        unsigned link_up_ms;            /* carrier back after it went down */
+        unsigned link_up_ms;            /* carrier back after it went down; 0: each driver's own figure */
         unsigned rdma_lag_ms;           /* RDMA port ACTIVE after carrier */
         unsigned n_requests;
         unsigned n_corrupt;             /* driver memory overruns seen (a real driver would corrupt itself) */
@@ -129,7 +146,7 @@ struct nm {
 void nm_init(struct nm *m);
 void nm_done(struct nm *m);
 const struct nm_driver *nm_driver_by_name(const char *name);
-/* Add a device "DRIVER:NAME:IFINDEX[:VARIANT]". -EINVAL with a message on stderr when malformed. */
+/* Add a device "DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]]" (SPEED in Mb/s, default NM_SPEED_MBPS). -EINVAL with a message on stderr when malformed. */
 int nm_add(struct nm *m, const char *spec);
 struct nm_dev *nm_dev_by_name(struct nm *m, const char *name);
 struct nm_dev *nm_dev_by_index(struct nm *m, int ifindex);
@@ -140,8 +157,15 @@ uint64_t nm_tick(struct nm *m);
 void nm_flap(struct nm *m, struct nm_dev *d, unsigned delay_ms);
 /* The one-shot fault of op, if armed: returns -errno once, then 0. */
 int nm_fault(struct nm_dev *d, enum nm_op op);
-/* Create the device's sysfs tree (class/net, PCI device, driver, RDMA port) under m->sysfs_root. */
-int nm_sysfs_create(struct nm *m, const struct nm_dev *d);
+/* Create the device's sysfs tree (class/net, PCI device, driver, RDMA port) under m->sysfs_root, and its debugfs files. */
+int nm_sysfs_create(struct nm *m, struct nm_dev *d);
+/* The device's PCI function, "0000:12:00.0" (its sysfs device and debugfs directory name). */
+void nm_bdf(const struct nm_dev *d, char *buf, size_t size);
+/* mkdir -p with `mode` for the last component; a file of `text` with `mode` (written whole, renamed). */
+int nm_mkdirs(const char *path, unsigned mode);
+int nm_write_file(const char *path, const char *text, unsigned mode);
+/* SYSFS/class/net/IF/speed as net-sysfs speed_show() prints it: Mb/s with carrier, -1 (SPEED_UNKNOWN) without. */
+void nm_sysfs_speed(struct nm *m, const struct nm_dev *d);
 /* The state of every device, stable text: equal text = equal device state. */
 void nm_dump(struct nm *m, FILE *f);
 void nm_logf(struct nm *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -172,6 +196,7 @@ extern const struct nm_driver nm_mlx5;
 extern const struct nm_driver nm_ice;
 extern const struct nm_driver nm_bnxt;
 extern const struct nm_driver nm_sparx5;
+extern const struct nm_driver nm_mlxsw;
 extern const struct nm_driver nm_veth;
 
 /* ---- nm_control.c: the text commands of the control socket ---- */

@@ -313,8 +313,23 @@ static void bnxt_dump(struct nm *m, const struct nm_dev *d, FILE *f)
         fprintf(f, "\n");
 }
 
-/* infiniband/hw/bnxt_re/hw_counters.c */
-static const char *const hw_counters[] = { "cnp_tx_pkts", "cnp_rx_pkts", "rx_ecn_marked_pkts", NULL };
+/*
+ * bnxt's flaps are a software bounce: bnxt_close_nic() + bnxt_open_nic(bp, ...,
+ * link_re_init false) turn carrier off (bnxt_tx_disable()) and on again
+ * (bnxt_tx_enable() when bp->link_info.link_up) without retraining the PHY. A
+ * fraction of a second in the model; no figure is published.
+ */
+static unsigned bnxt_link_up_ms(const struct nm_dev *d)
+{
+        return 200;
+}
+
+/*
+ * infiniband/hw/bnxt_re/hw_counters.c bnxt_re_stat_descs[] since "bnxt_re: Expose the
+ * missing hw counters" (2023-07, ~6.6): some of the congestion ones.
+ */
+static const char *const hw_counters[] = { "tx_cnp_pkts", "rx_cnp_pkts", "rx_ecn_marked_pkts", "rx_roce_discards",
+                                           "rx_out_of_buffer", NULL };
 
 const struct nm_driver nm_bnxt = {
         .name = "bnxt",
@@ -334,6 +349,7 @@ const struct nm_driver nm_bnxt = {
         .setdcbx = bnxt_setdcbx,
         .change_mtu = bnxt_change_mtu,
         .dump = bnxt_dump,
+        .link_up_ms = bnxt_link_up_ms,
 };
 
 /* ---- veth: no dcbnl_ops (dcb_doit answers -EOPNOTSUPP), MTU 68..65535 (veth_setup) ---- */

@@ -8,6 +8,9 @@
  *   app-add DEV DSCP PRIO        a hand change: an IEEE APP entry, through the driver's setapp
  *   app-del DEV DSCP PRIO        a hand change: through the driver's delapp
  *   mtu DEV N                    a hand change: dev_set_mtu()
+ *   delay DEV N                  a hand change: the driver's setpfc with the current pfc_en and delay = N
+ *   speed DEV MBPS               the link renegotiated at MBPS (0: unknown); SYSFS/class/net/DEV/speed follows
+ *   qdisc DEV root|none          a root qdisc offloaded to the port, or removed (mlxsw's headroom mode)
  *   fail DEV OP ERRNO [SKIP]     the next OP (setets setpfc setapp delapp setdcbx setmtu, or fwcfg:
  *                                ice's firmware refusing a DCB configuration) fails with -ERRNO,
  *                                after SKIP more calls have gone through
@@ -19,7 +22,7 @@
 static const char *const op_names[NM_OP_MAX] = {
         [NM_OP_SETETS] = "setets", [NM_OP_SETPFC] = "setpfc", [NM_OP_SETAPP] = "setapp",
         [NM_OP_DELAPP] = "delapp", [NM_OP_SETDCBX] = "setdcbx", [NM_OP_SETMTU] = "setmtu",
-        [NM_OP_FWCFG] = "fwcfg",
+        [NM_OP_FWCFG] = "fwcfg", [NM_OP_SETBUFFER] = "setbuffer",
 };
 
 static int stats(struct nm *m, FILE *f)
@@ -42,7 +45,7 @@ static int settled(struct nm *m, FILE *f)
         return 0;
 }
 
-static int hand_pfc(struct nm *m, struct nm_dev *d, unsigned mask)
+static int hand_pfc(struct nm *m, struct nm_dev *d, int mask, int delay)
 {
         struct ieee_pfc pfc = { 0 };
         int r;
@@ -50,7 +53,10 @@ static int hand_pfc(struct nm *m, struct nm_dev *d, unsigned mask)
         if (!d->drv->getpfc || !d->drv->setpfc)
                 return -EOPNOTSUPP;
         d->drv->getpfc(m, d, &pfc);
-        pfc.pfc_en = (uint8_t)mask;
+        if (mask >= 0)
+                pfc.pfc_en = (uint8_t)mask;
+        if (delay >= 0)
+                pfc.delay = (uint16_t)delay;
         r = d->drv->setpfc(m, d, &pfc);
         d->n_sets++;
         return r;
@@ -65,6 +71,13 @@ static int hand_app(struct nm *m, struct nm_dev *d, bool add, unsigned dscp, uns
                 return -EOPNOTSUPP;
         d->n_sets++;
         return add ? nm_ieee_setapp(m, d, &app) : nm_ieee_delapp(m, d, &app);
+}
+
+static int hand_speed(struct nm *m, struct nm_dev *d, unsigned mbps)
+{
+        d->speed_mbps = mbps;
+        nm_sysfs_speed(m, d);
+        return 0;
 }
 
 static int fail(struct nm_dev *d, const char *op, int err, unsigned skip)
@@ -99,7 +112,13 @@ int nm_control(struct nm *m, const char *line, FILE *f)
         }
         a = (unsigned)strtoul(arg, NULL, 0);
         if (streq(cmd, "pfc"))
-                r = hand_pfc(m, d, a);
+                r = hand_pfc(m, d, (int)a, -1);
+        else if (streq(cmd, "delay"))
+                r = hand_pfc(m, d, -1, (int)(a & 0xffff));
+        else if (streq(cmd, "speed"))
+                r = hand_speed(m, d, a);
+        else if (streq(cmd, "qdisc") && (streq(arg, "root") || streq(arg, "none")))
+                r = d->drv->root_qdisc ? d->drv->root_qdisc(m, d, streq(arg, "root")) : -EOPNOTSUPP;
         else if (streq(cmd, "app-add") && n == 4)
                 r = hand_app(m, d, true, a, b);
         else if (streq(cmd, "app-del") && n == 4)

@@ -9,7 +9,7 @@
 #include "common/util.h"
 #include "tests/nicmodel/nicmodel.h"
 
-static const struct nm_driver *const drivers[] = { &nm_mlx5, &nm_ice, &nm_bnxt, &nm_sparx5, &nm_veth };
+static const struct nm_driver *const drivers[] = { &nm_mlx5, &nm_ice, &nm_bnxt, &nm_sparx5, &nm_mlxsw, &nm_veth };
 
 uint64_t nm_now_ms(void)
 {
@@ -36,7 +36,7 @@ void nm_init(struct nm *m)
 {
         memset(m, 0, sizeof(*m));
         m->flap_delay_ms = 80;
-        m->link_up_ms = 400;
+        m->link_up_ms = 0;              /* each driver's own (nm_driver.link_up_ms) */
         m->rdma_lag_ms = 200;
 }
 
@@ -71,18 +71,42 @@ struct nm_dev *nm_dev_by_index(struct nm *m, int ifindex)
         return NULL;
 }
 
-/* "DRIVER:NAME:IFINDEX[:VARIANT]" */
+/* ":VARIANT[:SPEED]" after DRIVER:NAME:IFINDEX; the variant may be empty ("::400000"). */
+static int variant_speed(const char *rest, char *variant, size_t size, uint32_t *speed)
+{
+        const char *colon = strchr(rest, ':');
+        size_t n = colon ? (size_t)(colon - rest) : strlen(rest);
+        char *end;
+        unsigned long v;
+
+        *speed = NM_SPEED_MBPS;
+        if (n >= size)
+                return -EINVAL;
+        memcpy(variant, rest, n);
+        variant[n] = '\0';
+        if (!colon)
+                return 0;
+        v = strtoul(colon + 1, &end, 10);
+        if (*end || !v || v > 1600000)
+                return -EINVAL;
+        *speed = (uint32_t)v;
+        return 0;
+}
+
+/* "DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]]" */
 int nm_add(struct nm *m, const char *spec)
 {
-        char drv[16] = "", name[IF_NAMESIZE + 1] = "", variant[32] = "";
+        char drv[16] = "", name[IF_NAMESIZE + 1] = "", variant[32] = "", rest[48] = "";
         const struct nm_driver *ops;
+        uint32_t speed = NM_SPEED_MBPS;
         struct nm_dev *d;
         int ifindex = 0, n, r;
 
-        n = sscanf(spec, "%15[^:]:%16[^:]:%d:%31s", drv, name, &ifindex, variant);
-        if (n < 3 || ifindex <= 0 || strlen(name) >= IF_NAMESIZE || !(ops = nm_driver_by_name(drv))) {
-                fprintf(stderr, "nicmodel: bad device '%s', expected DRIVER:NAME:IFINDEX[:VARIANT] "
-                        "with DRIVER mlx5, ice, bnxt, sparx5 or veth\n", spec);
+        n = sscanf(spec, "%15[^:]:%16[^:]:%d:%47s", drv, name, &ifindex, rest);
+        if (n < 3 || ifindex <= 0 || strlen(name) >= IF_NAMESIZE || !(ops = nm_driver_by_name(drv)) ||
+            variant_speed(rest, variant, sizeof(variant), &speed) < 0) {
+                fprintf(stderr, "nicmodel: bad device '%s', expected DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]] "
+                        "with DRIVER mlx5, ice, bnxt, sparx5, mlxsw or veth\n", spec);
                 return -EINVAL;
         }
         if (m->n_devs >= NM_DEVS_MAX || nm_dev_by_name(m, name) || nm_dev_by_index(m, ifindex)) {
@@ -95,6 +119,7 @@ int nm_add(struct nm *m, const char *spec)
         d->ifindex = ifindex;
         d->drv = ops;
         d->mtu = 1500;
+        d->speed_mbps = speed;
         d->mac[0] = 0x02;
         d->mac[5] = (uint8_t)ifindex;
         d->carrier = true;
@@ -135,7 +160,7 @@ int nm_fault(struct nm_dev *d, enum nm_op op)
 
 /* ---- sysfs ---- */
 
-static int mkdirs(const char *path)
+int nm_mkdirs(const char *path, unsigned mode)
 {
         char buf[PATH_MAX];
 
@@ -148,19 +173,26 @@ static int mkdirs(const char *path)
                         return -errno;
                 *p = '/';
         }
-        return mkdir(buf, 0755) < 0 && errno != EEXIST ? -errno : 0;
+        if (mkdir(buf, mode) < 0 && errno != EEXIST)
+                return -errno;
+        return chmod(buf, mode) < 0 ? -errno : 0;
 }
 
-static int write_file(const char *path, const char *text)
+static int mkdirs(const char *path)
+{
+        return nm_mkdirs(path, 0755);
+}
+
+int nm_write_file(const char *path, const char *text, unsigned mode)
 {
         char tmp[PATH_MAX + 8];
         int fd, r = 0;
 
         snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
         if (fd < 0)
                 return -errno;
-        if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+        if (write(fd, text, strlen(text)) != (ssize_t)strlen(text) || fchmod(fd, mode) < 0)
                 r = -EIO;
         close(fd);
         if (r >= 0 && rename(tmp, path) < 0)
@@ -168,7 +200,12 @@ static int write_file(const char *path, const char *text)
         return r;
 }
 
-static void bdf(const struct nm_dev *d, char *buf, size_t size)
+static int write_file(const char *path, const char *text)
+{
+        return nm_write_file(path, text, 0444);
+}
+
+void nm_bdf(const struct nm_dev *d, char *buf, size_t size)
 {
         snprintf(buf, size, "0000:%02x:00.%d", 0x10 + d->ifindex / 2, d->ifindex % 2);
 }
@@ -184,24 +221,38 @@ static void rdma_state_file(struct nm *m, const struct nm_dev *d)
         (void)write_file(path, d->rdma_active ? "4: ACTIVE\n" : "1: DOWN\n");
 }
 
-int nm_sysfs_create(struct nm *m, const struct nm_dev *d)
+/* net-sysfs speed_show(): the ethtool speed, SPEED_UNKNOWN (-1) without a link. */
+void nm_sysfs_speed(struct nm *m, const struct nm_dev *d)
 {
+        char path[PATH_MAX], text[16];
+
+        if (!m->sysfs_root[0])
+                return;
+        snprintf(path, sizeof(path), "%s/class/net/%s/speed", m->sysfs_root, d->name);
+        snprintf(text, sizeof(text), "%d\n", d->carrier ? (int)d->speed_mbps : -1);
+        (void)write_file(path, text);
+}
+
+int nm_sysfs_create(struct nm *m, struct nm_dev *d)
+{
+        const char *kdrv = d->kernel_driver[0] ? d->kernel_driver : d->drv->kernel_driver;
         char pci[32], path[PATH_MAX], target[PATH_MAX];
         int r;
 
+        if (m->debugfs_root[0] && d->drv->debugfs_create && (r = d->drv->debugfs_create(m, d)) < 0)
+                return r;
         if (!m->sysfs_root[0])
                 return 0;
-        bdf(d, pci, sizeof(pci));
-        snprintf(path, sizeof(path), "%s/bus/pci/drivers/%s", m->sysfs_root,
-                 d->drv->kernel_driver ? d->drv->kernel_driver : d->drv->name);
+        nm_bdf(d, pci, sizeof(pci));
+        snprintf(path, sizeof(path), "%s/bus/pci/drivers/%s", m->sysfs_root, kdrv ? kdrv : d->drv->name);
         if ((r = mkdirs(path)) < 0)
                 return r;
         snprintf(path, sizeof(path), "%s/devices/pci0000:00/%s", m->sysfs_root, pci);
         if ((r = mkdirs(path)) < 0)
                 return r;
-        if (d->drv->kernel_driver) {
+        if (kdrv) {
                 snprintf(path, sizeof(path), "%s/devices/pci0000:00/%s/driver", m->sysfs_root, pci);
-                snprintf(target, sizeof(target), "../../../bus/pci/drivers/%s", d->drv->kernel_driver);
+                snprintf(target, sizeof(target), "../../../bus/pci/drivers/%s", kdrv);
                 if (symlink(target, path) < 0 && errno != EEXIST)
                         return -errno;
         }
@@ -212,6 +263,7 @@ int nm_sysfs_create(struct nm *m, const struct nm_dev *d)
         snprintf(target, sizeof(target), "../../../devices/pci0000:00/%s", pci);
         if (symlink(target, path) < 0 && errno != EEXIST)
                 return -errno;
+        nm_sysfs_speed(m, d);
         if (!d->rdma[0])
                 return 0;
         snprintf(path, sizeof(path), "%s/devices/pci0000:00/%s/infiniband/%s", m->sysfs_root, pci, d->rdma);
@@ -242,6 +294,7 @@ static void carrier_off(struct nm *m, struct nm_dev *d)
         d->rdma_active = false;
         d->rdma_active_at_ms = 0;
         rdma_state_file(m, d);
+        nm_sysfs_speed(m, d);
         nm_logf(m, "%s: carrier off", d->name);
 }
 
@@ -253,23 +306,33 @@ static void carrier_on(struct nm *m, struct nm_dev *d, uint64_t now)
         d->carrier_up_count++;
         if (d->rdma[0])
                 d->rdma_active_at_ms = now + m->rdma_lag_ms;
+        nm_sysfs_speed(m, d);
         nm_logf(m, "%s: carrier on", d->name);
+}
+
+/* The model's override, else the driver's own figure for this device. */
+static unsigned link_up_ms(const struct nm *m, const struct nm_dev *d)
+{
+        if (m->link_up_ms)
+                return m->link_up_ms;
+        return d->drv->link_up_ms ? d->drv->link_up_ms(d) : NM_LINK_UP_MS;
 }
 
 void nm_flap(struct nm *m, struct nm_dev *d, unsigned delay_ms)
 {
         uint64_t now = nm_now_ms();
+        unsigned up = link_up_ms(m, d);
 
         if (delay_ms == 0) {
                 carrier_off(m, d);
                 d->down_at_ms = 0;
-                d->up_at_ms = now + m->link_up_ms;
+                d->up_at_ms = now + up;
                 return;
         }
         if (!d->down_at_ms || d->down_at_ms > now + delay_ms)
                 d->down_at_ms = now + delay_ms;
-        if (d->up_at_ms < d->down_at_ms + m->link_up_ms)
-                d->up_at_ms = d->down_at_ms + m->link_up_ms;
+        if (d->up_at_ms < d->down_at_ms + up)
+                d->up_at_ms = d->down_at_ms + up;
 }
 
 static uint64_t earliest(uint64_t a, uint64_t b)
@@ -284,6 +347,8 @@ uint64_t nm_tick(struct nm *m)
         for (unsigned i = 0; i < m->n_devs; i++) {
                 struct nm_dev *d = &m->devs[i];
 
+                if (d->drv->files_tick)
+                        d->drv->files_tick(m, d);
                 if (d->down_at_ms && now >= d->down_at_ms) {
                         d->down_at_ms = 0;
                         carrier_off(m, d);
@@ -391,6 +456,8 @@ void nm_dump(struct nm *m, FILE *f)
 
                 fprintf(f, "device %s ifindex %d driver %s\n", d->name, d->ifindex, d->drv->name);
                 fprintf(f, "  link mtu %u carrier %s", d->mtu, d->carrier ? "up" : "down");
+                if (d->speed_mbps)
+                        fprintf(f, " speed %u", d->speed_mbps);
                 if (d->rdma[0])
                         fprintf(f, " rdma %s/1 %s", d->rdma, d->rdma_active ? "ACTIVE" : "DOWN");
                 fprintf(f, "\n");

@@ -452,6 +452,19 @@ static void ice_dump(struct nm *m, const struct nm_dev *d, FILE *f)
                 fprintf(f, "  desired_dcbx_cfg differs from local_dcbx_cfg\n");
 }
 
+/*
+ * ice's flaps are a software bounce: ice_dcbnl_devreset() is dev_close() + dev_open()
+ * and a new MTU ice_down() + ice_up(); the PHY stays up unless the private flag
+ * link-down-on-close is set (ice_down()/ice_stop(): ice_force_phys_link_state()), so
+ * carrier comes back as soon as the VSI is up again and the firmware reports the
+ * link (ice_up_complete()). A fraction of a second in the model; no figure is
+ * published.
+ */
+static unsigned ice_link_up_ms(const struct nm_dev *d)
+{
+        return 200;
+}
+
 /* infiniband/hw/irdma/verbs.c irdma_hw_stat_names */
 static const char *const hw_counters[] = { "RxECNMrkd", "cnpHandled", "cnpIgnored", "cnpSent", NULL };
 
@@ -473,4 +486,5 @@ const struct nm_driver nm_ice = {
         .setdcbx = ice_setdcbx,
         .change_mtu = ice_change_mtu,
         .dump = ice_dump,
+        .link_up_ms = ice_link_up_ms,
 };

@@ -9,9 +9,21 @@
  * Variants: "" (firmware-managed DCBX, PCP trust, firmware DSCP table
  * dscp >> 3), "host" (DCBX already in host mode), "dscp" (the port trusts DSCP
  * at driver load: 64 APP entries from the firmware table).
+ *
+ * With a debugfs root, mlx5_ib's congestion parameters
+ * (drivers/infiniband/hw/mlx5/cong.c): DEBUGFS/mlx5/PCI/cc_params/NAME, mode 0600
+ * (mlx5_ib_init_cong_debugfs()), the firmware's values (QUERY_CONG_PARAMS on every
+ * read: get_param()). A write (set_param(): kstrtou32 base 0, no range check) is
+ * masked to the firmware field's width by MLX5_SET, and writing np_cnp_prio also
+ * writes cnp_prio_mode 0 (mlx5_ib_set_cc_param_mask_val()). The files are plain
+ * files here: the model takes in what was written at its next tick (before every
+ * request), in cong.c's field order when two knobs were written between two ticks.
+ * There are no per-priority enables upstream: the firmware's NV ROCE_CC_PRIO_MASK
+ * (default 255, DCQCN on every priority) is what runs, and nothing reads it back.
  */
 #include "common/util.h"
-#include "tests/nicmodel/nicmodel.h"
+#include "drivers/host/sysfs.h"
+#include "tests/nicmodel/nm_mlx5.h"
 
 #define MAX_TC 7                        /* mlx5_max_tc(): 8 traffic classes */
 #define MAX_BW_ALLOC 100                /* MLX5E_MAX_BW_ALLOC */
@@ -21,6 +33,30 @@
 #define TRUST_DSCP 2                    /* MLX5_QPTS_TRUST_DSCP */
 #define DEFAULT_CABLE_LEN 7             /* MLX5E_DEFAULT_CABLE_LEN */
 #define MAX_CABLE_LENGTH 1000
+
+/*
+ * cc_params as mlx5_ib_dbg_cc_name[] names them (v5.7-v6.3: 20 names; the
+ * rtt_resp_* pair of later kernels needs MLX5_CAP_ROCE(roce_cc_general)), with the
+ * width of the firmware field (mlx5_ifc.h cong_control_r_roce_ecn_rp/np) and the
+ * firmware default of an untouched ConnectX (mlxconfig q: ROCE_CC_*_P1 values;
+ * np_cnp_prio_mode is not in that dump: 0, which makes CNP_802P_PRIO the one used).
+ */
+static const struct cc_param {
+        const char *name;
+        unsigned bits;
+        uint32_t dflt;
+} cc_params[] = {
+        { "rp_clamp_tgt_rate", 1, 0 }, { "rp_clamp_tgt_rate_ati", 1, 1 }, { "rp_time_reset", 32, 300 },
+        { "rp_byte_reset", 32, 32767 }, { "rp_threshold", 32, 1 }, { "rp_ai_rate", 32, 5 },
+        { "rp_max_rate", 32, 0 }, { "rp_hai_rate", 32, 50 }, { "rp_min_dec_fac", 32, 50 },
+        { "rp_min_rate", 32, 1 }, { "rp_rate_to_set_on_first_cnp", 32, 0 }, { "rp_dce_tcp_g", 32, 1019 },
+        { "rp_dce_tcp_rtt", 32, 1 }, { "rp_rate_reduce_monitor_period", 32, 4 },
+        { "rp_initial_alpha_value", 32, 1023 }, { "rp_gd", 32, 11 }, { "np_min_time_between_cnps", 32, 4 },
+        { "np_cnp_dscp", 6, 48 }, { "np_cnp_prio", 3, 6 }, { "np_cnp_prio_mode", 1, 0 },
+};
+#define CC_N (sizeof(cc_params) / sizeof(cc_params[0]))
+#define CC_PRIO 18                      /* np_cnp_prio */
+#define CC_PRIO_MODE 19                 /* np_cnp_prio_mode */
 
 struct mlx5 {
         /* firmware */
@@ -36,6 +72,10 @@ struct mlx5 {
         uint8_t cap;                    /* priv->dcbx.cap */
         unsigned dscp_app_cnt;          /* priv->dcbx.dscp_app_cnt */
         uint32_t cable_len;
+        /* firmware congestion parameters and their debugfs directory ("" without debugfs) */
+        uint32_t cc[CC_N];
+        char cc_dir[320];
+        struct nm_mlx5_pb pb;           /* port receive buffers (nm_mlx5_buffer.c) */
 };
 
 static struct mlx5 *P(const struct nm_dev *d)
@@ -183,28 +223,50 @@ static int mlx5_getpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
  * mlx5e_dcbnl_ieee_setpfc(): a new pfc_en is written to PFCC and the port is
  * toggled (mlx5_toggle_port_link: PAOS down, then up). The SET returns at once;
  * carrier drops when the firmware's PORT_CHANGE event arrives, after the reply.
+ * delay is the cable length in metres, taken when 1-999 and new, silently ignored
+ * otherwise (MLX5E_MAX_CABLE_LENGTH). In manual buffer mode both recompute the
+ * lossless buffers; a refusal there puts the cable length back, not the PFC.
  */
 static int mlx5_setpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
 {
         struct mlx5 *p = P(d);
+        uint32_t old_cable_len = p->cable_len, changed = 0;
+        uint8_t curr_pfc_en = p->pfc_en;
+        int ret = 0;
 
         if (pfc->pfc_en != p->pfc_en) {
                 p->pfc_en = pfc->pfc_en;
                 nm_flap(m, d, m->flap_delay_ms);
+                changed |= NM_MLX5_BUFFER_PFC;
         }
-        if (pfc->delay && pfc->delay < MAX_CABLE_LENGTH && pfc->delay != p->cable_len)
+        if (pfc->delay && pfc->delay < MAX_CABLE_LENGTH && pfc->delay != p->cable_len) {
                 p->cable_len = pfc->delay;
+                changed |= NM_MLX5_BUFFER_CABLE_LEN;
+        }
+        if (p->pb.manual_buffer) {
+                struct nm_mlx5_port port = { .cable_len = p->cable_len, .fw_pfc_en = p->pfc_en };
+
+                ret = nm_mlx5_pb_config(m, d, &p->pb, &port, changed,
+                                        (changed & NM_MLX5_BUFFER_PFC) ? pfc->pfc_en : curr_pfc_en, NULL, NULL);
+        }
+        if (ret && (changed & NM_MLX5_BUFFER_CABLE_LEN))
+                p->cable_len = old_cable_len;
+        return ret;
+}
+
+/* mlx5e_dcbnl_getbuffer() (MLX5_BUFFER_SUPPORTED: PCAM has PBMC and PPTB). */
+static int mlx5_getbuffer(struct nm *m, struct nm_dev *d, struct dcbnl_buffer *b)
+{
+        nm_mlx5_pb_get(&P(d)->pb, b);
         return 0;
 }
 
-/* mlx5e_dcbnl_getbuffer(): firmware-managed port buffers (not changed by this model). */
-static int mlx5_getbuffer(struct nm *m, struct nm_dev *d, struct dcbnl_buffer *b)
+static int mlx5_setbuffer(struct nm *m, struct nm_dev *d, struct dcbnl_buffer *b)
 {
-        memset(b, 0, sizeof(*b));
-        b->buffer_size[0] = 130944;
-        b->buffer_size[1] = 130944;
-        b->total_size = 524288;
-        return 0;
+        struct mlx5 *p = P(d);
+        struct nm_mlx5_port port = { .cable_len = p->cable_len, .fw_pfc_en = p->pfc_en };
+
+        return nm_mlx5_pb_set(m, d, &p->pb, &port, b);
 }
 
 static uint8_t mlx5_getdcbx(struct nm *m, struct nm_dev *d)
@@ -301,6 +363,7 @@ static int mlx5_init(struct nm *m, struct nm_dev *d, const char *variant)
         p->dcbx_host = streq(variant, "host") || streq(variant, "dscp");
         p->cap = DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE | (p->dcbx_host ? DCB_CAP_DCBX_HOST : 0);
         p->cable_len = DEFAULT_CABLE_LEN;
+        nm_mlx5_pb_init(&p->pb);
         /* mlx5e_ets_init(): every TC vendor at 100%, prio 0 on TC1 and prio 1 on TC0 */
         for (int i = 0; i < ets.ets_cap; i++) {
                 ets.tc_tx_bw[i] = MAX_BW_ALLOC;
@@ -333,11 +396,113 @@ static void mlx5_dump(struct nm *m, const struct nm_dev *d, FILE *f)
         nm_dump_u8s(f, "tc_bw", p->tc_bw, 8);
         nm_dump_u8s(f, "tc_tsa", p->tc_tsa, 8);
         fprintf(f, "\n  pfc en 0x%02x cable_len %u\n", p->pfc_en, p->cable_len);
+        nm_mlx5_pb_dump(&p->pb, f);
         /* QPDPM only classifies while the port trusts DSCP (QPTS). */
         fprintf(f, "  trust %s dscp_app_cnt %u", p->trust_state == TRUST_DSCP ? "dscp" : "pcp", p->dscp_app_cnt);
         if (p->trust_state == TRUST_DSCP)
                 nm_dump_u8s(f, "dscp2prio", p->dscp2prio, 64);
         fprintf(f, "\n");
+        if (!p->cc_dir[0])
+                return;
+        fprintf(f, "  cc_params");
+        for (unsigned i = 0; i < CC_N; i++)
+                fprintf(f, " %s=%u", cc_params[i].name, p->cc[i]);
+        fprintf(f, "\n");
+}
+
+/* ---- debugfs cc_params (cong.c) ---- */
+
+static int cc_write(const struct mlx5 *p, unsigned i)
+{
+        char path[400], text[16];
+
+        snprintf(path, sizeof(path), "%s/%s", p->cc_dir, cc_params[i].name);
+        snprintf(text, sizeof(text), "%u\n", p->cc[i]);
+        return nm_write_file(path, text, 0600);
+}
+
+/* mlx5_ib_init_cong_debugfs(): one directory per device, a 0600 file per parameter. */
+static int mlx5_debugfs_create(struct nm *m, struct nm_dev *d)
+{
+        struct mlx5 *p = P(d);
+        char pci[32];
+        int r;
+
+        nm_bdf(d, pci, sizeof(pci));
+        snprintf(p->cc_dir, sizeof(p->cc_dir), "%s/mlx5/%s/cc_params", m->debugfs_root, pci);
+        if ((r = nm_mkdirs(p->cc_dir, 0755)) < 0)
+                return r;
+        for (unsigned i = 0; i < CC_N; i++) {
+                p->cc[i] = cc_params[i].dflt;
+                if ((r = cc_write(p, i)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static uint32_t cc_mask(unsigned i, uint32_t v)
+{
+        return cc_params[i].bits >= 32 ? v : v & ((1u << cc_params[i].bits) - 1);   /* MLX5_SET */
+}
+
+/* What a knob's file says now: a write since the last tick, or the firmware's own value. */
+static bool cc_written(const struct mlx5 *p, unsigned i, uint32_t *ret)
+{
+        char path[400], line[32] = "";
+        unsigned long v;
+        char *end;
+
+        snprintf(path, sizeof(path), "%s/%s", p->cc_dir, cc_params[i].name);
+        if (sysfs_read_line(path, line, sizeof(line)) < 0)
+                return false;
+        v = strtoul(line, &end, 0);             /* kstrtou32(base 0) */
+        if (end == line || v > UINT32_MAX || v == p->cc[i])
+                return false;
+        *ret = (uint32_t)v;
+        return true;
+}
+
+/*
+ * set_param() for every file written since the last tick, in field order; a file
+ * whose firmware value differs from what was written then shows the firmware's
+ * (only those are rewritten: a file is never replaced while nobody wrote it).
+ */
+static void mlx5_files_tick(struct nm *m, struct nm_dev *d)
+{
+        struct mlx5 *p = P(d);
+        bool show[CC_N] = { false };
+        uint32_t v;
+
+        if (!p->cc_dir[0])
+                return;
+        for (unsigned i = 0; i < CC_N; i++) {
+                if (!cc_written(p, i, &v))
+                        continue;
+                p->cc[i] = cc_mask(i, v);
+                show[i] = p->cc[i] != v;
+                if (i == CC_PRIO && p->cc[CC_PRIO_MODE]) {
+                        p->cc[CC_PRIO_MODE] = 0;        /* MLX5_IB_DBG_CC_NP_CNP_PRIO: cnp_prio_mode 0 */
+                        show[CC_PRIO_MODE] = true;
+                }
+                nm_logf(m, "%s: cc_params %s = %u (written %u)", d->name, cc_params[i].name, p->cc[i], v);
+        }
+        for (unsigned i = 0; i < CC_N; i++)
+                if (show[i])
+                        (void)cc_write(p, i);
+}
+
+/*
+ * How long the link is down after mlx5_toggle_port_link(): PAOS admin down and up
+ * (port.c), so the link partner sees loss of signal and both ends run
+ * auto-negotiation and link training again. No vendor document gives a figure (the
+ * NVIDIA SAI "Fast Link-Up" proposal says only that reusing the last equalization
+ * "can significantly reduce time of the Link-Up process"): these are conservative
+ * model values, seconds at 100G and above, longer for PAM4 lanes.
+ */
+static unsigned mlx5_link_up_ms(const struct nm_dev *d)
+{
+        return d->speed_mbps <= 25000 ? 2000 : d->speed_mbps <= 50000 ? 2500 : d->speed_mbps <= 100000 ? 3000 :
+               d->speed_mbps <= 200000 ? 4000 : 5000;
 }
 
 /* infiniband/hw/mlx5/counters.c */
@@ -358,10 +523,14 @@ const struct nm_driver nm_mlx5 = {
         .getpfc = mlx5_getpfc,
         .setpfc = mlx5_setpfc,
         .getbuffer = mlx5_getbuffer,
+        .setbuffer = mlx5_setbuffer,
         .setapp = mlx5_setapp,
         .delapp = mlx5_delapp,
         .getdcbx = mlx5_getdcbx,
         .setdcbx = mlx5_setdcbx,
         .change_mtu = mlx5_change_mtu,
         .dump = mlx5_dump,
+        .link_up_ms = mlx5_link_up_ms,
+        .debugfs_create = mlx5_debugfs_create,
+        .files_tick = mlx5_files_tick,
 };

@@ -409,6 +409,27 @@ static int ieee_parse(const struct nlattr *nest, const struct nlattr **tb)
 /* A payload copy: attribute data is 4-aligned, struct ieee_pfc wants 8. */
 #define PAYLOAD(a, var) memcpy(&(var), mnl_attr_get_payload(a), sizeof(var))
 
+/*
+ * dcbnl_ieee_set(), DCB_ATTR_DCB_BUFFER (after PFC, before the APP table): a buffer
+ * index of 8 or more is refused by the core (297e77e53ead "net: DCB: Validate
+ * DCB_ATTR_DCB_BUFFER argument"), then the driver's dcbnl_setbuffer.
+ */
+static int set_buffer(struct nm *m, struct nm_dev *d, const struct nlattr *a)
+{
+        struct dcbnl_buffer b;
+        int err;
+
+        PAYLOAD(a, b);
+        for (unsigned prio = 0; prio < 8; prio++)
+                if (b.prio2buffer[prio] >= DCBX_MAX_BUFFERS)
+                        return -EINVAL;
+        err = nm_fault(d, NM_OP_SETBUFFER);
+        if (!err)
+                err = d->drv->setbuffer(m, d, &b);
+        nm_logf(m, "%s: setbuffer -> %d", d->name, err);
+        return err;
+}
+
 /* dcbnl_ieee_set(): ETS, PFC, APP table in that order, stop at the first nonzero result; the result in-band. */
 static int ieee_set(struct nm *m, struct nm_dev *d, const struct nlattr *nest, int *ret)
 {
@@ -437,7 +458,12 @@ static int ieee_set(struct nm *m, struct nm_dev *d, const struct nlattr *nest, i
                 err = nm_fault(d, NM_OP_SETPFC);
                 if (!err)
                         err = ops->setpfc(m, d, &pfc);
-                nm_logf(m, "%s: setpfc 0x%02x -> %d", d->name, pfc.pfc_en, err);
+                nm_logf(m, "%s: setpfc 0x%02x delay %u -> %d", d->name, pfc.pfc_en, pfc.delay, err);
+                if (err)
+                        goto out;
+        }
+        if (tb[DCB_ATTR_DCB_BUFFER] && ops->setbuffer) {
+                err = set_buffer(m, d, tb[DCB_ATTR_DCB_BUFFER]);
                 if (err)
                         goto out;
         }

@@ -116,3 +116,18 @@ void nm_transport_done(struct nm_transport *x)
                 free(x->log[i].buf);
         x->n_log = 0;
 }
+
+char *nm_transport_dump(struct nm_transport *x)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+
+        if (!f)
+                return NULL;
+        nm_transport_lock(x);
+        nm_dump(x->m, f);
+        nm_transport_unlock(x);
+        fclose(f);
+        return buf;
+}

@@ -35,6 +35,8 @@ void nm_transport_done(struct nm_transport *x);
 /* Hold the model still (the ticker and requests wait) while a test looks at or changes it. */
 void nm_transport_lock(struct nm_transport *x);
 void nm_transport_unlock(struct nm_transport *x);
+/* The model's state as text (nm_dump, the model held still); caller frees, NULL on ENOMEM. */
+char *nm_transport_dump(struct nm_transport *x);
 static inline const struct nl_transport *nm_transport_get(struct nm_transport *x)
 {
         return &x->t;

@@ -16,7 +16,12 @@
  * show configuration sessions | json, copy running-config startup-config, and
  * show interfaces | json (the data plane, traffic.c, in the members napalm's mocked
  * vEOS output has: interfaceStatus, bandwidth, mtu, interfaceCounters with discards and
- * rxPause/txPause). A reboot loads startup-config.
+ * rxPause/txPause), show priority-flow-control counters | json (interfaceCounters with
+ * rxFrames/txFrames: every priority's PFC frames together, the shape Arista's ANTA tests
+ * read) and show qos interfaces ecn counters queue | json (intfQueueCounters,
+ * queueCounters "0"-"7" as strings; "-" for a queue whose tx-queue has no
+ * `random-detect ecn count`: the line that allocates the counter). A reboot loads
+ * startup-config.
  *
  * Variants (--variant), each from the AVD sample configuration:
  *   drop-precedence   `qos map dscp 18 20 22 26 28 30 34 36 38 to traffic-class 4
@@ -192,6 +197,13 @@ struct mode {
 
 static int queue_line(struct mode *m, char **w, int n, bool no, const char *line)
 {
+        if (n == 3 && !strcmp(w[0], "random-detect") && !strcmp(w[1], "ecn") && !strcmp(w[2], "count")) {
+                if (no)
+                        json_object_del(sim_obj(m->queue, "cmds"), "random-detect ecn count");
+                else
+                        json_object_set_new(sim_obj(m->queue, "cmds"), "random-detect ecn count", json_null());
+                return 0;
+        }
         if (n >= 2 && !strcmp(w[0], "random-detect") && !strcmp(w[1], "ecn")) {
                 if (no)
                         return del_prefix(m->queue, "random-detect ecn"), 0;
@@ -517,6 +529,68 @@ static int show_interfaces(struct sim *s)
         return 0;
 }
 
+/* `show priority-flow-control counters | json`: the PFC frames of all priorities per port. */
+static int show_pfc_counters(struct sim *s)
+{
+        json_t *out = json_object(), *ifs = sim_obj(out, "interfaceCounters"), *p;
+        size_t i;
+
+        json_array_foreach(json_object_get(s->st, "ports"), i, p) {
+                uint64_t rx = 0, tx = 0;
+                char name[16];
+
+                for (unsigned q = 0; q < 8; q++) {
+                        snprintf(name, sizeof(name), "pfc_rx.%u", q);
+                        rx += sim_counter(s->st, json_string_value(p), name);
+                        snprintf(name, sizeof(name), "pfc_tx.%u", q);
+                        tx += sim_counter(s->st, json_string_value(p), name);
+                }
+                json_object_set_new(ifs, json_string_value(p), json_pack("{s:I,s:I}", "rxFrames", (json_int_t)rx,
+                                                                         "txFrames", (json_int_t)tx));
+        }
+        sim_print_json(out);
+        json_decref(out);
+        return 0;
+}
+
+/* Does the port's tx-queue (or uc-tx-queue) q carry `random-detect ecn count`? */
+static bool ecn_counted(struct sim *s, const char *port, unsigned q)
+{
+        char key[96], tq[32];
+        json_t *intf;
+
+        snprintf(key, sizeof(key), "interface %s", port);
+        intf = json_object_get(json_object_get(json_object_get(json_object_get(s->d, "running"), "cmds"), key), "cmds");
+        for (int uc = 0; uc < 2; uc++) {
+                snprintf(tq, sizeof(tq), "%s %u", uc ? "uc-tx-queue" : "tx-queue", q);
+                if (json_object_get(json_object_get(json_object_get(intf, tq), "cmds"), "random-detect ecn count"))
+                        return true;
+        }
+        return false;
+}
+
+/* `show qos interfaces ecn counters queue | json`: ECN-marked packets per queue, "-" where nothing counts. */
+static int show_ecn_counters(struct sim *s)
+{
+        json_t *out = json_object(), *ifs = sim_obj(out, "intfQueueCounters"), *p;
+        size_t i;
+
+        json_array_foreach(json_object_get(s->st, "ports"), i, p) {
+                json_t *qs = sim_obj(sim_obj(ifs, json_string_value(p)), "queueCounters");
+                char name[16], key[4], v[24];
+
+                for (unsigned q = 0; q < 8; q++) {
+                        snprintf(name, sizeof(name), "ecn_marked.%u", q);
+                        snprintf(key, sizeof(key), "%u", q);
+                        snprintf(v, sizeof(v), "%llu", (unsigned long long)sim_counter(s->st, json_string_value(p), name));
+                        json_object_set_new(qs, key, json_string(ecn_counted(s, json_string_value(p), q) ? v : "-"));
+                }
+        }
+        sim_print_json(out);
+        json_decref(out);
+        return 0;
+}
+
 int eos_run(struct sim *s)
 {
         char name[64], action[16], *script;
@@ -530,6 +604,10 @@ int eos_run(struct sim *s)
                 return show_sessions(s);
         if (!strcmp(s->cmd, "show interfaces | json"))
                 return show_interfaces(s);
+        if (!strcmp(s->cmd, "show priority-flow-control counters | json"))
+                return show_pfc_counters(s);
+        if (!strcmp(s->cmd, "show qos interfaces ecn counters queue | json"))
+                return show_ecn_counters(s);
         if (!strcmp(s->cmd, "copy running-config startup-config")) {
                 json_object_set(s->d, "startup", json_object_get(s->d, "running"));
                 s->mutated = true;

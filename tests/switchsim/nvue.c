@@ -29,7 +29,7 @@
 #include "drivers/switch/switch.h"
 #include "tests/switchsim/sim.h"
 
-enum vkind { V_NONE, V_MTU, V_TRUST, V_PRIO, V_ENABLE, V_BYTES, V_PROB, V_MEMBERS, V_NAME, V_ROCE };
+enum vkind { V_NONE, V_MTU, V_TRUST, V_PRIO, V_ENABLE, V_BYTES, V_PROB, V_MEMBERS, V_NAME, V_ROCE, V_CABLE };
 
 struct pattern {
         const char *path;       /* '*' = an id list (interfaces or numbers), '%' = a profile name */
@@ -49,6 +49,9 @@ static const struct pattern patterns[] = {
         { "qos pfc % switch-priority", 7, V_MEMBERS },
         { "qos pfc % tx", 0, V_ENABLE },
         { "qos pfc % rx", 0, V_ENABLE },
+        /* "Configures the cable length in meters for the specified PFC profile. You can specify a value between
+         * 1 and 100000." (NVUE reference, nv set qos pfc <profile-id> cable-length; Introduced in 5.3.0) */
+        { "qos pfc % cable-length", 0, V_CABLE },
         { "qos congestion-control % traffic-class * min-threshold", 7, V_BYTES },
         { "qos congestion-control % traffic-class * max-threshold", 7, V_BYTES },
         { "qos congestion-control % traffic-class * probability", 7, V_PROB },
@@ -190,11 +193,16 @@ static json_t *make_value(enum vkind k, const char *v, char *why, size_t wsize)
                 if (strcmp(v, "lossy") && strcmp(v, "lossless") && strcmp(v, "lossless-single-ipool"))
                         break;
                 return json_string(v);
+        case V_CABLE:
+                if (switch_parse_uint(v, 1, 100000, &n) < 0)
+                        break;
+                return json_integer((json_int_t)n);
         default:
                 break;
         }
         snprintf(why, wsize, "Error: Invalid value '%s'%s", v,
-                 k == V_MTU ? ": expected integer:552 - 9216" : k == V_PROB ? ": expected 1 - 100" : "");
+                 k == V_MTU ? ": expected integer:552 - 9216" : k == V_PROB ? ": expected 1 - 100" :
+                 k == V_CABLE ? ": expected integer:1 - 100000" : "");
         return NULL;
 }
 
@@ -505,7 +513,7 @@ static int counters_qos(struct sim *s, const char *port)
 {
         static const char *const ingress[] = { "priority-group", "rx-frames", "rx-buffer-discards",
                                                "rx-shared-buffer-discards" };
-        static const char *const ingress_v[] = { "#", "=0", "=0 Bytes", "=0 Bytes" };
+        static const char *const ingress_v[] = { "#", "=0", "rx_buffer_discard Bytes", "=0 Bytes" };
         static const char *const egress[] = { "traffic-class", "tx-frames", "tx-bytes", "tx-uc-buffer-discards",
                                               "wred-discards" };
         static const char *const egress_v[] = { "#", "tx_frames", "=0 Bytes", "tx_drop Bytes", "wred_drop" };

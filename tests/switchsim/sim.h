@@ -71,6 +71,8 @@ json_t *sonic_init(json_t *ports, const json_t *st);
 int sonic_run(struct sim *s);
 void sonic_tick(struct sim *s);
 void sonic_reboot(struct sim *s);
+/* What buffermgrd leaves in APPL_DB for a CONFIG_DB (sonic_buffer.c): BUFFER_PG_TABLE, BUFFER_PROFILE_TABLE. */
+json_t *sonic_appl_db(const json_t *db);
 json_t *eos_init(json_t *ports, const json_t *st);
 int eos_run(struct sim *s);
 void eos_tick(struct sim *s);

@@ -8,7 +8,9 @@
  *   sudo config checkpoint|rollback|delete-checkpoint NAME, sudo config list-checkpoints
  *   sudo config apply-patch FILE|/dev/stdin     RFC 6902, atomic, yang-like checks
  *   sonic-db-cli CONFIG_DB hset|hdel|hgetall "TABLE|key" ...   (hand edits: bypasses GCU)
- *   show interfaces status, show pfc counters, show queue counters, show queue wredcounters
+ *   sonic-db-cli APPL_DB hgetall "TABLE:key"    what buffermgrd made of it (sonic_buffer.c)
+ *   show interfaces status, show pfc counters, show queue counters, show queue wredcounters,
+ *   show priority-group drop counters
  *                                               the data plane (traffic.c) as SU's tabulate
  *                                               tables print it (Command-Reference.md)
  * `config` needs root: without sudo it exits with "Root privileges are required for
@@ -17,7 +19,11 @@
  * Variants (--variant):
  *   dynamic-buffer        DEVICE_METADATA|localhost buffer_model dynamic: lossless
  *                         BUFFER_PG 3-4 with profile NULL (the dynamic buffer model,
- *                         NVIDIA SONiC 202012 "QoS and Buffers")
+ *                         NVIDIA SONiC 202012 "QoS and Buffers") and
+ *                         LOSSLESS_TRAFFIC_PATTERN|AZURE {mtu 1024, small_packet_percentage
+ *                         50} (buffers_config.j2)
+ * Every port has CABLE_LENGTH|AZURE <port> "5m" (buffers_config.j2 renders the table for
+ * every port; the Mellanox t0/t1 templates' default_cable is 5m).
  *   no-lossless-pg        only the lossy BUFFER_PG 0 per port (the upstream test input
  *                         tests/qos_config_input/update_qos.json has no lossless PG)
  *   gcu-blocks-dscp-map   GCU refuses any DSCP_TO_TC_MAP change, as observed on an RDMA
@@ -80,6 +86,9 @@ json_t *sonic_init(json_t *ports, const json_t *st)
                 "xoff", "55120", "xon", "18432"));
         json_object_set_new(sim_obj(db, "DEVICE_METADATA"), "localhost", json_pack("{s:s}", "buffer_model",
                             sim_variant(st, "dynamic-buffer") ? "dynamic" : "traditional"));
+        if (sim_variant(st, "dynamic-buffer"))
+                json_object_set_new(sim_obj(db, "LOSSLESS_TRAFFIC_PATTERN"), "AZURE",
+                                    json_pack("{s:s,s:s}", "mtu", "1024", "small_packet_percentage", "50"));
         if (sim_variant(st, "global-dscp-map"))
                 json_object_set_new(sim_obj(db, "PORT_QOS_MAP"), "global", json_pack("{s:s}", "dscp_to_tc_map", "AZURE"));
         json_array_foreach(ports, i, p) {
@@ -95,6 +104,7 @@ json_t *sonic_init(json_t *ports, const json_t *st)
                                             json_pack("{s:s}", "wred_profile", "AZURE_LOSSLESS"));
                 }
                 add_buffers(db, name, st);
+                json_object_set_new(sim_obj(sim_obj(db, "CABLE_LENGTH"), "AZURE"), name, json_string("5m"));
         }
         return json_pack("{s:o,s:O,s:{}}", "db", db, "saved", db, "checkpoints");
 }
@@ -182,6 +192,26 @@ static bool ecn_mode_known(const char *m)
         return !m;
 }
 
+/* sonic-cable-length.yang: a port name (leafref to PORT) and a length '[0-9]+m'. */
+static int validate_cable(const json_t *db, char *why, size_t wsize)
+{
+        const char *k, *port;
+        json_t *row, *len;
+
+        json_object_foreach(json_object_get(db, "CABLE_LENGTH"), k, row)
+                json_object_foreach(row, port, len) {
+                        const char *v = json_string_value(len);
+                        size_t n = v ? strlen(v) : 0, digits = v ? strspn(v, "0123456789") : 0;
+
+                        if (!json_object_get(json_object_get(db, "PORT"), port))
+                                return snprintf(why, wsize, "CABLE_LENGTH|%s: port '%s' does not exist", k, port), -1;
+                        if (n < 2 || digits != n - 1 || v[n - 1] != 'm')
+                                return snprintf(why, wsize, "CABLE_LENGTH|%s: '%s' is '%s': pattern '[0-9]+m'", k,
+                                                port, v ? v : "?"), -1;
+                }
+        return 0;
+}
+
 /* What yang would refuse: mtu, pfc_enable, WRED numbers and modes, dangling references. */
 static int validate_db(const json_t *db, char *why, size_t wsize)
 {
@@ -229,7 +259,7 @@ static int validate_db(const json_t *db, char *why, size_t wsize)
                 if (prof && !json_object_get(json_object_get(db, "WRED_PROFILE"), prof))
                         return snprintf(why, wsize, "QUEUE|%s: wred_profile '%s' does not exist", k, prof), -1;
         }
-        return 0;
+        return validate_cable(db, why, wsize);
 }
 
 static char *read_input(const char *file)
@@ -338,11 +368,46 @@ static int checkpoint_cmd(struct sim *s)
         return 0;
 }
 
+/* A row as sonic-db-cli prints a hash: a Python dict; {} for no such key. */
+static void print_row(const json_t *row)
+{
+        const char *k;
+        json_t *v;
+        int first = 1;
+
+        printf("{");
+        json_object_foreach((json_t *)row, k, v) {
+                char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY);
+
+                printf("%s'%s': '%s'", first-- > 0 ? "" : ", ", k, text ? text : json_string_value(v));
+                free(text);
+        }
+        printf("}\n");
+}
+
+static int appl_db_hgetall(struct sim *s, const char *key)
+{
+        json_t *appl = sonic_appl_db(json_object_get(s->d, "db"));
+        const char *colon = strchr(key, ':');
+        char table[64];
+
+        if (colon && (size_t)(colon - key) < sizeof(table)) {
+                snprintf(table, sizeof(table), "%.*s", (int)(colon - key), key);
+                print_row(json_object_get(json_object_get(appl, table), colon + 1));
+        } else {
+                printf("{}\n");
+        }
+        json_decref(appl);
+        return 0;
+}
+
 static int db_cli(struct sim *s)
 {
         char key[256], *bar;
         json_t *row;
 
+        if (s->argc == 4 && !strcmp(s->argv[1], "APPL_DB") && !strcasecmp(s->argv[2], "hgetall"))
+                return appl_db_hgetall(s, s->argv[3]);
         if (s->argc < 4 || strcmp(s->argv[1], "CONFIG_DB"))
                 return sim_fail("Usage: sonic-db-cli CONFIG_DB hset|hdel|hgetall KEY ...");
         snprintf(key, sizeof(key), "%s", s->argv[3]);
@@ -508,8 +573,34 @@ static int show_queues(struct sim *s, bool wred)
         return 0;
 }
 
+/* `show priority-group drop counters` (scripts/pg-drop; tests/pgdropstat_test.py prints the layout). */
+static int show_pg_drops(struct sim *s)
+{
+        char (*cells)[SIM_TABLE_COLS][64] = calloc(65, sizeof(*cells));
+        const char *ports[64];
+        unsigned n;
+
+        if (!cells)
+                return 1;
+        ports_of(s, ports, &n);
+        snprintf(cells[0][0], 64, "Port");
+        for (unsigned pg = 0; pg < 8; pg++)
+                snprintf(cells[0][pg + 1], 64, "PG%u", pg);
+        for (unsigned i = 0; i < n; i++) {
+                snprintf(cells[i + 1][0], 64, "%s", ports[i]);
+                for (unsigned pg = 0; pg < 8; pg++)
+                        count_cell(cells[i + 1][pg + 1], s, ports[i], "pg_drop", pg);
+        }
+        printf("Ingress PG dropped packets:\n");
+        sim_table("", n + 1, 9, cells);
+        free(cells);
+        return 0;
+}
+
 static int show_cmd(struct sim *s)
 {
+        if (!strcmp(s->cmd, "show priority-group drop counters"))
+                return show_pg_drops(s);
         if (!strcmp(s->cmd, "show interfaces status"))
                 return show_status(s);
         if (!strcmp(s->cmd, "show pfc counters"))

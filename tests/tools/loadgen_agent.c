@@ -21,7 +21,9 @@
  * addresses: its size, and what a client parses per handshake, grow with N). One shared
  * table holds each endpoint's committed policy, pending transactions with their
  * confirm deadlines, its idempotency keys and a short history:
- *   GET  /v1/health, /v1/drift (never drifted), /v1/history (newest first)
+ *   GET  /v1/health, /v1/drift (never drifted), /v1/history (newest first, each commit
+ *        with its revision number, as an agent numbers them)
+ *   POST /v1/plan (one change, or none when the document is the committed one)
  *   POST /v1/apply?confirm_timeout_s=S&idempotency_key=K  (a known key: replayed)
  *   POST /v1/confirm/{tx}, POST /v1/rollback
  * --apply-ms makes every apply take that long (a stand-in for device work).
@@ -51,6 +53,7 @@ enum lg_state { LG_PENDING, LG_COMMITTED, LG_ROLLED_BACK };
 
 struct lg_tx {
         long long id, deadline_ms, started_ms;
+        long long rev;                  /* the revision its commit recorded, 0 = none */
         unsigned long long hash;
         enum lg_state state;
         char key[64];
@@ -59,7 +62,7 @@ struct lg_tx {
 struct lg_slot {
         pthread_mutex_t lock;
         unsigned long long committed;   /* hash of the committed policy, 0 = none */
-        long long next_tx;
+        long long next_tx, next_rev;
         unsigned n;                     /* history entries, newest at hist[(n - 1) % LG_HIST] */
         struct lg_tx hist[LG_HIST];
 };
@@ -173,8 +176,10 @@ static void do_apply(struct lg_slot *s, const struct http_request *req, struct h
                                       .state = confirm ? LG_PENDING : LG_COMMITTED };
                 t->deadline_ms = confirm ? t->started_ms + confirm * 1000 : 0;
                 snprintf(t->key, sizeof(t->key), "%s", key ? key : "");
-                if (!confirm)
+                if (!confirm) {
                         s->committed = h;
+                        t->rev = ++s->next_rev;
+                }
                 atomic_fetch_add(&n_applies, 1);
                 reply(resp, 200, tx_json(t, false));
         }
@@ -194,6 +199,7 @@ static void do_confirm(struct lg_slot *s, const char *id, struct http_response *
         } else {
                 t->state = LG_COMMITTED;
                 s->committed = t->hash;
+                t->rev = ++s->next_rev;
                 atomic_fetch_add(&n_confirms, 1);
                 reply(resp, 200, tx_json(t, false));
         }
@@ -209,7 +215,8 @@ static void do_history(struct lg_slot *s, struct http_response *resp)
         for (unsigned k = 0; k < LG_HIST && k < s->n; k++) {
                 const struct lg_tx *t = &s->hist[(s->n - 1 - k) % LG_HIST];
 
-                json_array_append_new(arr, json_pack("{s:I, s:s, s:s, s:s, s:i, s:I, s:s}", "tx", (json_int_t)t->id,
+                json_array_append_new(arr, json_pack("{s:I, s:o, s:s, s:s, s:s, s:i, s:I, s:s}", "tx", (json_int_t)t->id,
+                                                     "rev", t->rev ? json_integer(t->rev) : json_null(),
                                                      "kind", "apply", "state", state_name(t->state),
                                                      "result", state_name(t->state),
                                                      "exit_code", t->state == LG_PENDING ? 4 : 0,
@@ -218,6 +225,23 @@ static void do_history(struct lg_slot *s, struct http_response *resp)
         }
         pthread_mutex_unlock(&s->lock);
         reply(resp, 200, json_pack("{s:o}", "transactions", arr));
+}
+
+/* A plan: one change unless the document is the committed one (what apply would do). */
+static void do_plan(struct lg_slot *s, const struct http_request *req, struct http_response *resp)
+{
+        unsigned long long h = hash(req->body, req->body_len);
+        bool same;
+
+        pthread_mutex_lock(&s->lock);
+        same = h == s->committed;
+        pthread_mutex_unlock(&s->lock);
+        if (same)
+                reply(resp, 200, json_pack("{s:s, s:i, s:[], s:[]}", "policy", "", "changes", 0, "targets", "notes"));
+        else
+                reply(resp, 200, json_pack("{s:s, s:i, s:[{s:s, s:s, s:[{s:s, s:s, s:s, s:s}]}], s:[]}", "policy", "",
+                                           "changes", 1, "targets", "kind", "interface", "name", "lg0", "changes",
+                                           "field", "mtu", "key", "mtu", "from", "1500", "to", "9000", "notes"));
 }
 
 static void handle(void *ud, const struct http_request *req, struct http_response *resp)
@@ -236,6 +260,8 @@ static void handle(void *ud, const struct http_request *req, struct http_respons
                 reply(resp, 200, json_pack("{s:b, s:[]}", "drifted", 0, "entries"));
         } else if (get && streq(req->url, "/v1/history")) {
                 do_history(s, resp);
+        } else if (post && streq(req->url, "/v1/plan")) {
+                do_plan(s, req, resp);
         } else if (post && streq(req->url, "/v1/apply")) {
                 do_apply(s, req, resp);
         } else if (post && !strncmp(req->url, "/v1/confirm/", 12)) {

@@ -56,10 +56,12 @@ static void test_defaults(void)
         CU_ASSERT_STRING_EQUAL(c.state_dir, "/var/lib/nettune");
         CU_ASSERT_STRING_EQUAL(c.env.sysfs_root, "/sys");
         CU_ASSERT_STRING_EQUAL(c.env.debugfs_root, "/sys/kernel/debug");
+        CU_ASSERT_STRING_EQUAL(c.env.configfs_root, "/sys/kernel/config");
         CU_ASSERT_STRING_EQUAL(c.probe_listen, "0.0.0.0:18515");
         CU_ASSERT_EQUAL(c.drift_interval_s, 60);
         CU_ASSERT_EQUAL(c.drift_mode, DRIFT_MODE_REPORT);
         CU_ASSERT_EQUAL(c.env.settle_ms, 3000);
+        CU_ASSERT_EQUAL(c.env.link_up_max_ms, 30000);
         CU_ASSERT_EQUAL(c.max_body_bytes, 1u << 20);
         CU_ASSERT_EQUAL(c.request_timeout_s, 30);
         CU_ASSERT_EQUAL(c.probe_runs, 3);

@@ -4,6 +4,10 @@
 #include <linux/ethtool.h>
 
 #include "drivers/host/counters.h"
+#include "policies/doctor.h"
+#include "tests/lib/testfile.h"
+
+#define DATA "tests/data/counters/"
 
 static void test_rdma_tree(void)
 {
@@ -39,23 +43,27 @@ static void test_rdma_tree(void)
 /* Each driver's own names, case-insensitive, with the priority they carry. */
 static void test_driver_names(void)
 {
-        int prio = 9;
+        int prio = 9, tc = 9;
 
-        CU_ASSERT(counters_match("mlx5_core", "rx_prio3_pause", &prio) && prio == 3);
-        CU_ASSERT(counters_match("mlx5_core", "tx_prio3_pause_duration", &prio) && prio == 3);
-        CU_ASSERT(counters_match("mlx5_core", "rx_prio5_discards", &prio) && prio == 5);
-        CU_ASSERT(counters_match("mlx5_core", "out_of_buffer", &prio) && prio == -1);
-        CU_ASSERT_FALSE(counters_match("mlx5_core", "rx_prio3_bytes", &prio));
-        CU_ASSERT_FALSE(counters_match("mlx5_core", "rx_prio33_pause", &prio));
-        CU_ASSERT(counters_match("bnxt_en", "rx_pfc_ena_frames_pri3", &prio) && prio == 3);
-        CU_ASSERT(counters_match("bnxt_en", "cnp_rx_pkts", &prio));
-        CU_ASSERT(counters_match("ice", "rx_priority_3_xoff.nic", &prio) && prio == 3);
-        CU_ASSERT(counters_match("ice", "RxECNMrkd", &prio) && prio == -1);
-        CU_ASSERT(counters_match("ice", "rxecnmrkd", &prio));                   /* case-insensitive */
-        CU_ASSERT(counters_match("ice", "cnpSent", &prio));
-        CU_ASSERT_FALSE(counters_match("ice", "rx_bytes.nic", &prio));
-        CU_ASSERT(counters_match("veth", "rx_pause", &prio) && prio == -1);     /* others: "pause" */
-        CU_ASSERT_FALSE(counters_match("veth", "rx_bytes", &prio));
+        CU_ASSERT(counters_match("mlx5_core", "rx_prio3_pause", &prio, &tc) && prio == 3);
+        CU_ASSERT(counters_match("mlx5_core", "tx_prio3_pause_duration", &prio, &tc) && prio == 3);
+        CU_ASSERT(counters_match("mlx5_core", "rx_prio5_discards", &prio, &tc) && prio == 5);
+        CU_ASSERT(counters_match("mlx5_core", "out_of_buffer", &prio, &tc) && prio == -1);
+        /* the per-priority traffic and the RoCE bytes doctor compares (rdma_on_lossy_priority) */
+        CU_ASSERT(counters_match("mlx5_core", "rx_prio3_bytes", &prio, &tc) && prio == 3);
+        CU_ASSERT(counters_kind("tx_prio5_bytes", &prio, &tc) == DOCTOR_PRIO_BYTES && prio == 5);
+        CU_ASSERT(counters_kind("tx_vport_rdma_unicast_bytes", &prio, &tc) == DOCTOR_RDMA_BYTES && prio == -1);
+        CU_ASSERT(counters_kind("rx_vport_rdma_multicast_bytes", &prio, &tc) == DOCTOR_RDMA_BYTES);
+        CU_ASSERT_FALSE(counters_match("mlx5_core", "rx_prio33_pause", &prio, &tc));
+        CU_ASSERT(counters_match("bnxt_en", "rx_pfc_ena_frames_pri3", &prio, &tc) && prio == 3);
+        CU_ASSERT(counters_match("bnxt_en", "cnp_rx_pkts", &prio, &tc));
+        CU_ASSERT(counters_match("ice", "rx_priority_3_xoff.nic", &prio, &tc) && prio == 3);
+        CU_ASSERT(counters_match("ice", "RxECNMrkd", &prio, &tc) && prio == -1);
+        CU_ASSERT(counters_match("ice", "rxecnmrkd", &prio, &tc));                   /* case-insensitive */
+        CU_ASSERT(counters_match("ice", "cnpSent", &prio, &tc));
+        CU_ASSERT_FALSE(counters_match("ice", "rx_bytes.nic", &prio, &tc));
+        CU_ASSERT(counters_match("veth", "rx_pause", &prio, &tc) && prio == -1);     /* others: "pause" */
+        CU_ASSERT_FALSE(counters_match("veth", "rx_bytes", &prio, &tc));
 }
 
 /*
@@ -188,6 +196,246 @@ static void test_lo(void)
         free(c);
 }
 
+/* ---- real listings (tests/data/counters/SOURCE) ---- */
+
+struct listing {
+        unsigned n;
+        char name[512][ETH_GSTRING_LEN];
+        uint64_t value[512];
+};
+
+/* The "name: value" lines of an `ethtool -S` listing. */
+static void load_ethtool(const char *file, struct listing *l)
+{
+        char *text = test_slurp(file, 1 << 20), *save = NULL;
+
+        CU_ASSERT_FATAL(text != NULL);
+        l->n = 0;
+        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char name[ETH_GSTRING_LEN];
+                unsigned long long v;
+
+                if (sscanf(line, " %31[^:]: %llu", name, &v) == 2 && l->n < 512) {
+                        snprintf(l->name[l->n], ETH_GSTRING_LEN, "%s", name);
+                        l->value[l->n++] = v;
+                }
+        }
+        free(text);
+}
+
+/* The driver as the ethtool ioctl shows the listing. */
+static int listing_ioctl(void *ctx, const char *ifname, void *cmd)
+{
+        const struct listing *l = ctx;
+
+        switch (*(uint32_t *)cmd) {
+        case ETHTOOL_GSSET_INFO:
+                ((struct ethtool_sset_info *)cmd)->data[0] = l->n;
+                return 0;
+        case ETHTOOL_GSTRINGS:
+                ((struct ethtool_gstrings *)cmd)->len = l->n;
+                memcpy(((struct ethtool_gstrings *)cmd)->data, l->name, (size_t)l->n * ETH_GSTRING_LEN);
+                return 0;
+        case ETHTOOL_GSTATS:
+                ((struct ethtool_stats *)cmd)->n_stats = l->n;
+                memcpy(((struct ethtool_stats *)cmd)->data, l->value, (size_t)l->n * sizeof(uint64_t));
+                return 0;
+        default:
+                return -EOPNOTSUPP;
+        }
+}
+
+static const struct counter *find(const struct counters *c, const char *name)
+{
+        for (unsigned i = 0; i < c->n; i++)
+                if (streq(c->c[i].name, name))
+                        return &c->c[i];
+        return NULL;
+}
+
+/* Read a listing as kdrv's ethtool statistics: the counters read, how many. */
+static unsigned read_listing(const char *file, const char *kdrv, struct counters *c)
+{
+        struct listing *l = calloc(1, sizeof(*l));
+        struct counters_ethtool io = { listing_ioctl, l };
+        struct errbuf e;
+
+        CU_ASSERT_FATAL(l != NULL);
+        load_ethtool(file, l);
+        CU_ASSERT(l->n > 50);
+        c->n = 0;
+        CU_ASSERT(counters_read_ethtool("eth0", kdrv, &io, c, &e) == 0);
+        free(l);
+        return c->n;
+}
+
+/* A counter of the listing: read, with what it counts, its priority and traffic class. */
+static bool has(const struct counters *c, const char *name, int kind, int prio, int tc)
+{
+        const struct counter *x = find(c, name);
+        int p, t, k = x ? counters_kind(name, &p, &t) : -2;
+
+        return x && x->exported && k == kind && x->prio == prio && x->tc == tc && p == prio && t == tc;
+}
+
+/*
+ * ConnectX: the pause, discard and storm counters, and the congestion group whose
+ * names say "prio" but count a traffic class (en_stats.c reads them per TC); the
+ * software rx_ecn_mark (CE seen by the netdev's RQs) is not the port's ECN counter.
+ */
+static void test_real_mlx5(void)
+{
+        struct counters *c = calloc(1, sizeof(*c));
+        const struct counter *x;
+
+        CU_ASSERT_FATAL(c != NULL);
+        CU_ASSERT_EQUAL(read_listing(DATA "mlx5_core_ethtool_S_excerpt.txt", "mlx5_core", c), 12);
+        CU_ASSERT(has(c, "rx_pause_ctrl_phy", DOCTOR_PAUSE_RX, -1, -1));
+        CU_ASSERT(has(c, "tx_pause_ctrl_phy", DOCTOR_PAUSE_TX, -1, -1));
+        CU_ASSERT((x = find(c, "tx_pause_ctrl_phy")) && x->value == 2);
+        CU_ASSERT(has(c, "rx_discards_phy", DOCTOR_RX_DISCARD, -1, -1));
+        CU_ASSERT(has(c, "rx_out_of_buffer", DOCTOR_DISCARD, -1, -1));
+        CU_ASSERT(has(c, "rx_prio0_discards", DOCTOR_RX_DISCARD, 0, -1));       /* PPCNT per priority */
+        CU_ASSERT(has(c, "tx_pause_storm_warning_events", DOCTOR_PAUSE_STORM, -1, -1));
+        CU_ASSERT(has(c, "tx_pause_storm_error_events", DOCTOR_PAUSE_STORM, -1, -1));
+        CU_ASSERT(has(c, "rx_prio0_buf_discard", DOCTOR_DISCARD, -1, 0));       /* per traffic class */
+        CU_ASSERT(has(c, "rx_prio0_cong_discard", DOCTOR_DISCARD, -1, 0));
+        CU_ASSERT(has(c, "rx_prio0_marked", DOCTOR_ECN_MARKED, -1, 0));
+        CU_ASSERT_PTR_NULL(find(c, "rx_ecn_mark"));
+        CU_ASSERT_PTR_NULL(find(c, "rx0_ecn_mark"));
+        /* per priority, for rdma_on_lossy_priority: what priority 0 carried */
+        CU_ASSERT(has(c, "rx_prio0_bytes", DOCTOR_PRIO_BYTES, 0, -1));
+        CU_ASSERT(has(c, "tx_prio0_bytes", DOCTOR_PRIO_BYTES, 0, -1));
+        free(c);
+}
+
+/* NetXtreme-E: PFC frames, durations and transitions per priority, link pause; nothing else. */
+static void test_real_bnxt(void)
+{
+        struct counters *c = calloc(1, sizeof(*c));
+        char name[48];
+
+        CU_ASSERT_FATAL(c != NULL);
+        CU_ASSERT_EQUAL(read_listing(DATA "bnxt_en_ethtool_S_excerpt.txt", "bnxt_en", c), 50);
+        CU_ASSERT(has(c, "rx_pause_frames", DOCTOR_PAUSE_RX, -1, -1));
+        CU_ASSERT(has(c, "tx_pause_frames", DOCTOR_PAUSE_TX, -1, -1));
+        for (int p = 0; p < 8; p++) {
+                snprintf(name, sizeof(name), "rx_pfc_ena_frames_pri%d", p);
+                CU_ASSERT(has(c, name, DOCTOR_PAUSE_RX, p, -1));
+                snprintf(name, sizeof(name), "tx_pfc_ena_frames_pri%d", p);
+                CU_ASSERT(has(c, name, DOCTOR_PAUSE_TX, p, -1));
+                snprintf(name, sizeof(name), "pfc_pri%d_rx_duration_us", p);
+                CU_ASSERT(find(c, name) && find(c, name)->prio == p);           /* a duration: no kind */
+        }
+        CU_ASSERT_PTR_NULL(find(c, "rx_pfc_frames"));
+        CU_ASSERT_PTR_NULL(find(c, "rx_discard_packets_cos3"));
+        free(c);
+}
+
+/* E810: PFC XON/XOFF per priority (XOFF frames are the pause counts), link pause, drops. */
+static void test_real_ice(void)
+{
+        struct counters *c = calloc(1, sizeof(*c));
+        char name[48];
+
+        CU_ASSERT_FATAL(c != NULL);
+        CU_ASSERT_EQUAL(read_listing(DATA "ice_ethtool_S_excerpt.txt", "ice", c), 37);
+        CU_ASSERT(has(c, "link_xoff_rx.nic", DOCTOR_PAUSE_RX, -1, -1));
+        CU_ASSERT(has(c, "rx_dropped.nic", DOCTOR_DISCARD, -1, -1));
+        for (int p = 0; p < 8; p++) {
+                snprintf(name, sizeof(name), "rx_priority_%d_xoff.nic", p);
+                CU_ASSERT(has(c, name, DOCTOR_PAUSE_RX, p, -1));
+                snprintf(name, sizeof(name), "tx_priority_%d_xon.nic", p);
+                CU_ASSERT(find(c, name) && find(c, name)->prio == p);
+        }
+        CU_ASSERT_PTR_NULL(find(c, "rx_crc_errors.nic"));
+        free(c);
+}
+
+/*
+ * ConnectX RDMA port: the listing as its hw_counters directory, with the file the ib
+ * core adds to every such directory (lifespan: how long a read is cached, not a counter).
+ */
+static void test_real_mlx5_ib(void)
+{
+        char root[] = "/tmp/nettune-cnt.XXXXXX", dir[256], path[400];
+        char *text = test_slurp(DATA "mlx5_ib_rdma_statistic.txt", 1 << 16);
+        struct counters *c = calloc(1, sizeof(*c));
+        char *save = NULL, *tok, *name = NULL, cmd[512];
+        struct errbuf e;
+        unsigned files = 0;
+
+        CU_ASSERT_FATAL(c != NULL && text != NULL && mkdtemp(root) != NULL);
+        snprintf(cmd, sizeof(cmd), "set -e; cd %s; mkdir -p devices/pci0/infiniband/mlx5_1 class/net/mlx0 "
+                 "class/infiniband/mlx5_1/ports/1/hw_counters; ln -s ../../../devices/pci0 class/net/mlx0/device; "
+                 "echo 10 > class/infiniband/mlx5_1/ports/1/hw_counters/lifespan", root);
+        CU_ASSERT_FATAL(system(cmd) == 0);
+        snprintf(dir, sizeof(dir), "%s/class/infiniband/mlx5_1/ports/1/hw_counters", root);
+        for (tok = strtok_r(text, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+                FILE *f;
+
+                if (streq(tok, "link") || strchr(tok, '/'))
+                        continue;
+                if (!name) {
+                        name = tok;
+                        continue;
+                }
+                snprintf(path, sizeof(path), "%s/%s", dir, name);
+                CU_ASSERT_FATAL((f = fopen(path, "we")) != NULL);
+                fprintf(f, "%s\n", tok);
+                fclose(f);
+                files++;
+                name = NULL;
+        }
+        CU_ASSERT_EQUAL(files, 31);
+        CU_ASSERT(counters_read_rdma("mlx0", "mlx5_core", root, c, &e) == 0);
+        CU_ASSERT_EQUAL(c->n, 31);                                      /* every counter, not lifespan */
+        CU_ASSERT_PTR_NULL(find(c, "lifespan"));
+        CU_ASSERT(has(c, "rp_cnp_handled", DOCTOR_CNP_HANDLED, -1, -1) && find(c, "rp_cnp_handled")->value == 144);
+        CU_ASSERT(has(c, "np_cnp_sent", DOCTOR_CNP_SENT, -1, -1));
+        CU_ASSERT(has(c, "np_ecn_marked_roce_packets", DOCTOR_ECN_MARKED, -1, -1));
+        CU_ASSERT(has(c, "out_of_buffer", DOCTOR_DISCARD, -1, -1));
+        CU_ASSERT(find(c, "rnr_nak_retry_err") && !find(c, "rnr_nak_retry_err")->exported);
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+        CU_ASSERT(system(cmd) == 0);
+        free(text);
+        free(c);
+}
+
+/*
+ * bnxt_re's four generations of names (no real listing was found: the descriptor
+ * tables of each source): every one read and classified.
+ */
+static void test_bnxt_re_generations(void)
+{
+        static const struct {
+                const char *name;
+                int kind;
+        } names[] = {
+                /* Broadcom's older driver (FreeBSD sys/dev/bnxt/bnxt_re/stats.c bnxt_re_stat_descs) */
+                { "cnp_tx_pkts", DOCTOR_CNP_SENT }, { "cnp_rx_pkts", DOCTOR_CNP_HANDLED },
+                { "rx_roce_discard_pkts", DOCTOR_DISCARD }, { "res_oob_drop_count", DOCTOR_DISCARD },
+                /* upstream up to ~6.5 (hw_counters.c): discards only */
+                { "rx_roce_discards", DOCTOR_DISCARD }, { "rx_out_of_buffer", DOCTOR_DISCARD },
+                /* upstream "bnxt_re: Expose the missing hw counters" (2023-07) */
+                { "tx_cnp_pkts", DOCTOR_CNP_SENT }, { "rx_cnp_pkts", DOCTOR_CNP_HANDLED },
+                { "rx_ecn_marked_pkts", DOCTOR_ECN_MARKED },
+                /* rdma-next "RoCE related hardware counters update" (2025-08) */
+                { "np_cnp_pkts", DOCTOR_CNP_SENT }, { "rp_cnp_handled", DOCTOR_CNP_HANDLED },
+                { "np_ecn_marked_roce_packets", DOCTOR_ECN_MARKED }, { "out_of_buffer", DOCTOR_DISCARD },
+                /* Broadcom's newer driver */
+                { "np_cnp_sent", DOCTOR_CNP_SENT },
+        };
+        int prio, tc;
+
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+                CU_ASSERT(counters_match("bnxt_en", names[i].name, &prio, &tc));
+                CU_ASSERT_EQUAL(counters_kind(names[i].name, &prio, &tc), names[i].kind);
+        }
+        CU_ASSERT(counters_match("bnxt_en", "rp_cnp_ignored", &prio, &tc));
+        CU_ASSERT_FALSE(counters_match("bnxt_en", "tx_roce_only_pkts", &prio, &tc));
+}
+
 int suite_counters(void);
 int suite_counters(void)
 {
@@ -197,7 +445,12 @@ int suite_counters(void)
             !CU_add_test(s, "driver_names", test_driver_names) ||
             !CU_add_test(s, "ethtool_race_free", test_ethtool_race_free) ||
             !CU_add_test(s, "names_first", test_names_first) ||
-            !CU_add_test(s, "lo", test_lo))
+            !CU_add_test(s, "lo", test_lo) ||
+            !CU_add_test(s, "real_mlx5", test_real_mlx5) ||
+            !CU_add_test(s, "real_bnxt", test_real_bnxt) ||
+            !CU_add_test(s, "real_ice", test_real_ice) ||
+            !CU_add_test(s, "real_mlx5_ib", test_real_mlx5_ib) ||
+            !CU_add_test(s, "bnxt_re_generations", test_bnxt_re_generations))
                 return -1;
         return 0;
 }

@@ -170,6 +170,81 @@ static void test_find_history(void)
         CU_ASSERT_EQUAL(reply_find_history(TEXT(HISTORY(TX(5, "apply", "committed"))), NULL, "5", &h, &e), 1);
 }
 
+#define RTX(id, rev, kind, state) "{\"tx\":" #id ",\"rev\":" #rev ",\"kind\":\"" kind "\",\"state\":\"" state \
+        "\",\"policy\":\"p" #id "\"}"
+
+/* A node's revisions from its history: the current one, ours, what came after, what is in flight. */
+static void test_history_revision(void)
+{
+        struct reply_revision v;
+        struct errbuf e = { 0 };
+        char big[REPLY_HISTORY_PAGE * 40 + 64];
+        size_t len;
+
+        /* 14 rolled back (a gate), 13 a committed rollback (rev 6), then ours (12, rev 5) */
+        CU_ASSERT_EQUAL(reply_history_revision(TEXT(HISTORY(RTX(14, null, "apply", "rolled_back") ","
+                                                            RTX(13, 6, "rollback", "committed") ","
+                                                            RTX(12, 5, "apply", "committed") ","
+                                                            RTX(11, 4, "apply", "committed"))),
+                                               NULL, "12", &v, &e), 0);
+        CU_ASSERT_TRUE(v.known);
+        CU_ASSERT_EQUAL(v.rev, 6);
+        CU_ASSERT_STRING_EQUAL(v.newest.tx, "13");
+        CU_ASSERT_STRING_EQUAL(v.newest.kind, "rollback");
+        CU_ASSERT_STRING_EQUAL(v.newest.policy, "p13");
+        CU_ASSERT_FALSE(v.busy);
+        CU_ASSERT_TRUE(v.found);
+        CU_ASSERT_EQUAL(v.ours.rev, 5);
+        CU_ASSERT_EQUAL(v.committed_after, 1);
+        CU_ASSERT_EQUAL(v.before_rev, 4);                       /* current when ours started */
+        /* by key; a pending change newer than the current revision is in flight */
+        CU_ASSERT_EQUAL(reply_history_revision(TEXT(HISTORY("{\"tx\":9,\"rev\":null,\"state\":\"pending_confirm\","
+                                                            "\"idempotency_key\":\"3-1-0-00ff\"}," RTX(8, 2, "apply", "committed"))),
+                                               "3-1-0-00ff", NULL, &v, &e), 0);
+        CU_ASSERT_EQUAL(v.rev, 2);
+        CU_ASSERT_TRUE(v.busy);
+        CU_ASSERT_STRING_EQUAL(v.busy_tx.tx, "9");
+        CU_ASSERT_TRUE(v.found);
+        CU_ASSERT_STRING_EQUAL(v.ours.state, "pending_confirm");
+        CU_ASSERT_EQUAL(v.before_rev, 2);
+        /* ours a first change: no revision before it */
+        CU_ASSERT_EQUAL(reply_history_revision(TEXT(HISTORY(RTX(3, null, "apply", "rolled_back"))), NULL, "3", &v, &e), 0);
+        CU_ASSERT_EQUAL(v.before_rev, 0);
+        /* nothing ever committed: revision 0, known; ours not listed */
+        CU_ASSERT_EQUAL(reply_history_revision(TEXT(HISTORY(RTX(3, null, "apply", "rolled_back"))), NULL, "7", &v, &e), 0);
+        CU_ASSERT_TRUE(v.known);
+        CU_ASSERT_EQUAL(v.rev, 0);
+        CU_ASSERT_FALSE(v.found);
+        CU_ASSERT_EQUAL(v.committed_after, 0);
+        CU_ASSERT_EQUAL(v.before_rev, -1);
+        /* a full page without a commit cannot say which revision is current */
+        len = (size_t)snprintf(big, sizeof(big), "{\"transactions\":[");
+        for (unsigned i = 0; i < REPLY_HISTORY_PAGE; i++)
+                len += (size_t)snprintf(big + len, sizeof(big) - len, "%s{\"tx\":%u,\"state\":\"rolled_back\"}",
+                                        i ? "," : "", 500 - i);
+        snprintf(big + len, sizeof(big) - len, "]}");
+        CU_ASSERT_EQUAL(reply_history_revision(big, strlen(big), NULL, NULL, &v, &e), 0);
+        CU_ASSERT_FALSE(v.known);
+        /* hostile revisions are refused */
+        CU_ASSERT_EQUAL(reply_history_revision(TEXT(HISTORY(RTX(3, -1, "apply", "committed"))), NULL, NULL, &v, &e),
+                        -EBADMSG);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "$.rev: expected null or a revision"));
+        CU_ASSERT_EQUAL(reply_history_revision(TEXT(HISTORY(RTX(3, "5", "apply", "committed"))), NULL, NULL, &v, &e),
+                        -EBADMSG);
+        CU_ASSERT_EQUAL(reply_history_revision(TEXT(HISTORY(RTX(3, 9999999999, "apply", "committed"))), NULL, NULL,
+                                               &v, &e), -EBADMSG);
+}
+
+static void test_error_path(void)
+{
+        char buf[64];
+
+        CU_ASSERT_STRING_EQUAL(reply_error_path(TEXT("{\"error\":{\"code\":\"invalid\",\"path\":\"$.expect_revision\"}}"),
+                                                buf, sizeof(buf)), "$.expect_revision");
+        CU_ASSERT_STRING_EQUAL(reply_error_path(TEXT("{\"error\":{\"code\":\"invalid\"}}"), buf, sizeof(buf)), "");
+        CU_ASSERT_STRING_EQUAL(reply_error_path(TEXT("nope"), buf, sizeof(buf)), "");
+}
+
 int suite_ctl_reply(void)
 {
         CU_pSuite s = CU_add_suite("ctl_reply", NULL, NULL);
@@ -181,7 +256,9 @@ int suite_ctl_reply(void)
             !CU_add_test(s, "transaction_hostile", test_transaction_hostile) ||
             !CU_add_test(s, "error_code", test_error_code) ||
             !CU_add_test(s, "history_committed_after", test_history_committed_after) ||
-            !CU_add_test(s, "find_history", test_find_history))
+            !CU_add_test(s, "find_history", test_find_history) ||
+            !CU_add_test(s, "history_revision", test_history_revision) ||
+            !CU_add_test(s, "error_path", test_error_path))
                 return -1;
         return 0;
 }

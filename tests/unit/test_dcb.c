@@ -74,17 +74,7 @@ static void teardown(void)
 /* The model's state as text (caller frees). */
 static char *dump(void)
 {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-
-        if (f) {
-                nm_transport_lock(&xport);
-                nm_dump(&model, f);
-                nm_transport_unlock(&xport);
-                fclose(f);
-        }
-        return buf;
+        return nm_transport_dump(&xport);
 }
 
 /* Arm a one-shot fault in the model's device. */
@@ -538,6 +528,7 @@ static void test_flap_wait(void)
         model.link_up_ms = 3000;
         nm_transport_unlock(&xport);
         env.settle_ms = 200;
+        env.link_up_max_ms = 200;               /* the ceiling over the 100G bound */
         want.pfc_enabled = 0x18;
         CU_ASSERT_EQUAL(drvtest_apply(&dcb_driver, &tgt, &want, &e), -ETIMEDOUT);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no carrier"));
@@ -549,6 +540,7 @@ static void test_flap_wait(void)
         model.rdma_lag_ms = 3000;
         nm_transport_unlock(&xport);
         env.settle_ms = 5000;
+        env.link_up_max_ms = 0;
         env.rdma_wait_ms = 200;
         want.pfc_enabled = 0x08;
         CU_ASSERT_EQUAL(drvtest_apply(&dcb_driver, &tgt, &want, &e), -ETIMEDOUT);

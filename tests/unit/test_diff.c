@@ -538,6 +538,41 @@ static void test_headroom_fields(void)
         diff_done(&d);
 }
 
+/* roce_tos: a policy's value against every place of every port; a snapshot port by port. */
+static void test_roce_tos(void)
+{
+        struct diff d;
+
+        reset();
+        want.present = live.present = STATE_BIT(STATE_FIELD_ROCE_TOS);
+        want.roce_tos = 106;
+        live.roce.n_ports = 2;
+        live.roce.ports[0] = (struct state_rdma_port){ "mlx5_0", 1, true, 0, true, STATE_TCLASS_UNSET };
+        live.roce.ports[1] = (struct state_rdma_port){ "rxe0", 1, true, 106, false, 0 };
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 2);
+        expect(&d, "roce_tos.mlx5_0/1", "0", "106");
+        expect(&d, "roce_tos.mlx5_0/1.traffic_class", "unset", "106");
+        CU_ASSERT_EQUAL(d.entries[0].field, STATE_FIELD_ROCE_TOS);
+        diff_done(&d);
+        /* the snapshot: each port back as it was, the OFED value unset again, a port that is gone named */
+        want.roce = live.roce;
+        want.roce.ports[0].cm_tos = 0;
+        live.roce.ports[0].cm_tos = 106;
+        live.roce.ports[0].ofed_tclass = 106;
+        live.roce.n_ports = 1;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT_EQUAL(d.n, 3);
+        expect(&d, "roce_tos.mlx5_0/1", "106", "0");
+        expect(&d, "roce_tos.mlx5_0/1.traffic_class", "106", "unset");
+        expect(&d, "roce_tos.rxe0/1", "absent", "106");
+        diff_done(&d);
+        live.roce = want.roce;
+        CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
+        CU_ASSERT(diff_empty(&d));
+        diff_done(&d);
+}
+
 int suite_diff(void);
 int suite_diff(void)
 {
@@ -553,7 +588,8 @@ int suite_diff(void)
             !CU_add_test(s, "ets_bandwidth_of_ets_classes", test_ets_bandwidth_of_ets_classes) ||
             !CU_add_test(s, "dcb_device", test_dcb_device) ||
             !CU_add_test(s, "headroom_fields", test_headroom_fields) ||
-            !CU_add_test(s, "pfc_watchdog", test_pfc_watchdog) || !CU_add_test(s, "nic_stall", test_nic_stall))
+            !CU_add_test(s, "pfc_watchdog", test_pfc_watchdog) || !CU_add_test(s, "nic_stall", test_nic_stall) ||
+            !CU_add_test(s, "roce_tos", test_roce_tos))
                 return -1;
         return 0;
 }

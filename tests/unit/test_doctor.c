@@ -673,6 +673,116 @@ static void test_report_json(void)
         json_decref(j);
 }
 
+/* The lab: a switch inconsistent with itself (DSCP 26 on 3, PFC on 4), hosts without DCB. */
+static void test_switch_against_itself(void)
+{
+        const struct doctor_finding *x;
+
+        healthy();
+        for (unsigned i = 0; i < 2; i++) {
+                struct doctor_port *pt = port_of("leaf1", i);
+
+                pt->st.pfc_enabled = 1u << 4;
+                pt->st.ecn.q[4] = pt->st.ecn.q[3];
+                iface_of(i ? "gpu2" : "gpu1")->st.present = STATE_BIT(STATE_FIELD_MTU);
+        }
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("roce_priority_lossy"), 1);
+        x = find("roce_priority_lossy");
+        CU_ASSERT_EQUAL(x->severity, DOCTOR_CRITICAL);
+        CU_ASSERT_EQUAL(x->n_ports, 2);                 /* one finding for the switch, both ports */
+        CU_ASSERT_PTR_NOT_NULL(strstr(x->summary, "leaf1: the RoCE DSCP 26 (--roce-dscp) maps to priority 3, which has no PFC"));
+        /* along the path, whether or not the host has DCB: a host that cannot pause meets PFC on 4 */
+        CU_ASSERT_EQUAL(count("pfc_priority_mismatch"), 2);
+        x = find("pfc_priority_mismatch");
+        CU_ASSERT_PTR_NOT_NULL(strstr(x->summary, "has no DCB of its own"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(x->summary, "(RoCE DSCP 26 rides priority 3 there)"));
+        /* the map is partly the switch's default (26 and 48 only): no PFC priority is judged unmapped */
+        CU_ASSERT_EQUAL(count("pfc_priority_unmapped"), 0);
+        for (unsigned d = 0; d < STATE_DSCP_COUNT; d++)
+                for (unsigned i = 0; i < 2; i++)
+                        if (port_of("leaf1", i)->st.dscp_prio[d] == STATE_DSCP_UNMAPPED)
+                                port_of("leaf1", i)->st.dscp_prio[d] = 0;
+        run();
+        CU_ASSERT_EQUAL(count("pfc_priority_unmapped"), 1);
+        /* an interface without an RDMA device (a veth, a management port) is no RoCE endpoint */
+        iface_of("gpu1")->rdma = false;
+        run();
+        CU_ASSERT_EQUAL(count("pfc_priority_mismatch"), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(find("pfc_priority_mismatch")->summary, "gpu2"));
+}
+
+/* Two agents each report leaf1 with the ports of their own configuration: the fleet holds the union. */
+static void test_switch_split_over_agents(void)
+{
+        struct doctor_switch *sw;
+
+        reset();
+        host("gpu1", "leaf1", "swp1");
+        host("gpu2", "leaf1", "swp2");
+        sw = leaf("fabric1", "leaf1", 1);               /* swp1 */
+        sw = leaf("fabric2", "leaf1", 2);               /* swp1 (again) and swp2 */
+        (void)sw;
+        run();
+        CU_ASSERT_EQUAL(R.n, 0);
+        CU_ASSERT_EQUAL(R.n_notes, 0);                  /* both paths known: no "has no configured port" */
+        /* gpu2's port is fabric2's; gpu1's is judged on the first copy that was read */
+        F.nodes[3].switches[0].ports[1].st.mtu = 1500;
+        F.nodes[3].switches[0].ports[0].st.mtu = 1500;  /* fabric2's copy of swp1: not the one judged */
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("mtu_mismatch"), 1);
+        CU_ASSERT_STRING_EQUAL(find("mtu_mismatch")->ports[1], "leaf1:swp2");
+        CU_ASSERT_STRING_EQUAL(find("mtu_mismatch")->nodes[1], "fabric2");
+        /* a port two agents both report gives one finding, not two */
+        F.nodes[2].switches[0].ports[0].st.ecn.q[3].enabled = false;
+        F.nodes[3].switches[0].ports[0].st.ecn.q[3].enabled = false;
+        run();
+        CU_ASSERT_EQUAL(count("ecn_disabled_on_lossless_queue"), 1);
+        CU_ASSERT_EQUAL(find("ecn_disabled_on_lossless_queue")->n_ports, 1);
+}
+
+/* The RDMA default ToS: on the host's own map, and on its switch port's. */
+static void test_roce_tos(void)
+{
+        healthy();
+        iface_of("gpu1")->st.present |= STATE_BIT(STATE_FIELD_ROCE_TOS);
+        iface_of("gpu1")->st.roce_tos = 106;
+        run();
+        CU_ASSERT_EQUAL(count("roce_tos_lossy"), 0);
+        iface_of("gpu1")->st.roce_tos = 0;              /* DSCP 0: unmapped here, so nobody can tell */
+        run();
+        CU_ASSERT_EQUAL(count("roce_tos_lossy"), 0);
+        iface_of("gpu1")->st.dscp_prio[0] = 0;
+        port_of("leaf1", 0)->st.dscp_prio[0] = 0;
+        run();
+        CU_ASSERT_EQUAL(count("roce_tos_lossy"), 2);    /* the host's own class and its port's */
+        CU_ASSERT_EQUAL(find("roce_tos_lossy")->severity, DOCTOR_CRITICAL);
+        CU_ASSERT_EQUAL(ev(find("roce_tos_lossy"), "dscp"), 0);
+}
+
+/* RoCE bytes against the lossless priorities' bytes: at least half of them cannot be lossless. */
+static void test_rdma_on_lossy(void)
+{
+        struct doctor_rates *r;
+
+        healthy();
+        r = &iface_of("gpu1")->rates;
+        rate(r, "tx_vport_rdma_unicast_bytes", DOCTOR_RDMA_BYTES, -1, 40e6);
+        rate(r, "tx_prio3_bytes", DOCTOR_PRIO_BYTES, 3, 20e6);          /* exactly half: not fired */
+        rate(r, "tx_prio0_bytes", DOCTOR_PRIO_BYTES, 0, 30e6);
+        run();
+        CU_ASSERT_EQUAL(count("rdma_on_lossy_priority"), 0);
+        r->v[1].per_s = 19.9e6;
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("rdma_on_lossy_priority"), 1);
+        CU_ASSERT_EQUAL(ev(find("rdma_on_lossy_priority"), "priority"), 0);
+        CU_ASSERT_EQUAL(ev(find("rdma_on_lossy_priority"), "rdma_bytes_per_s"), 40e6);
+        r->v[0].per_s = 0.9e6;                          /* below the floor of RoCE traffic */
+        r->v[1].per_s = 0;
+        run();
+        CU_ASSERT_EQUAL(count("rdma_on_lossy_priority"), 0);
+}
+
 int suite_doctor(void);
 int suite_doctor(void)
 {
@@ -688,6 +798,9 @@ int suite_doctor(void)
             !CU_add_test(s, "proposal_one_kind", test_proposal_one_kind) ||
             !CU_add_test(s, "proposal_linux_ports", test_proposal_linux_ports) ||
             !CU_add_test(s, "json_roundtrip", test_json_roundtrip) || !CU_add_test(s, "report_json", test_report_json) ||
+            !CU_add_test(s, "switch_against_itself", test_switch_against_itself) ||
+            !CU_add_test(s, "switch_split_over_agents", test_switch_split_over_agents) ||
+            !CU_add_test(s, "roce_tos", test_roce_tos) || !CU_add_test(s, "rdma_on_lossy", test_rdma_on_lossy) ||
             !CU_add_test(s, "cleanup", reset))
                 return -1;
         return 0;

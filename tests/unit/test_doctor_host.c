@@ -22,21 +22,21 @@ static char *slurp(const char *path)
 
 static void test_counter_kinds(void)
 {
-        int prio;
+        int prio, tc;
 
-        CU_ASSERT_EQUAL(counters_kind("rx_prio3_pause", &prio), DOCTOR_PAUSE_RX);
+        CU_ASSERT_EQUAL(counters_kind("rx_prio3_pause", &prio, &tc), DOCTOR_PAUSE_RX);
         CU_ASSERT_EQUAL(prio, 3);
-        CU_ASSERT_EQUAL(counters_kind("tx_pfc_ena_frames_pri5", &prio), DOCTOR_PAUSE_TX);
+        CU_ASSERT_EQUAL(counters_kind("tx_pfc_ena_frames_pri5", &prio, &tc), DOCTOR_PAUSE_TX);
         CU_ASSERT_EQUAL(prio, 5);
-        CU_ASSERT_EQUAL(counters_kind("tx_priority_4_xoff.nic", &prio), DOCTOR_PAUSE_TX);
-        CU_ASSERT_EQUAL(counters_kind("np_cnp_sent", &prio), DOCTOR_CNP_SENT);
+        CU_ASSERT_EQUAL(counters_kind("tx_priority_4_xoff.nic", &prio, &tc), DOCTOR_PAUSE_TX);
+        CU_ASSERT_EQUAL(counters_kind("np_cnp_sent", &prio, &tc), DOCTOR_CNP_SENT);
         CU_ASSERT_EQUAL(prio, -1);
-        CU_ASSERT_EQUAL(counters_kind("rp_cnp_handled", &prio), DOCTOR_CNP_HANDLED);
-        CU_ASSERT_EQUAL(counters_kind("RxECNMrkd", &prio), DOCTOR_ECN_MARKED);
-        CU_ASSERT_EQUAL(counters_kind("out_of_buffer", &prio), DOCTOR_DISCARD);
-        CU_ASSERT_EQUAL(counters_kind("tx_pause_storm_warning_events", &prio), DOCTOR_PAUSE_STORM);
-        CU_ASSERT_EQUAL(counters_kind("rx_prio3_pause_duration", &prio), -1);    /* a duration, not frames */
-        CU_ASSERT_EQUAL(counters_kind("rx_prio8_pause", &prio), -1);
+        CU_ASSERT_EQUAL(counters_kind("rp_cnp_handled", &prio, &tc), DOCTOR_CNP_HANDLED);
+        CU_ASSERT_EQUAL(counters_kind("RxECNMrkd", &prio, &tc), DOCTOR_ECN_MARKED);
+        CU_ASSERT_EQUAL(counters_kind("out_of_buffer", &prio, &tc), DOCTOR_DISCARD);
+        CU_ASSERT_EQUAL(counters_kind("tx_pause_storm_warning_events", &prio, &tc), DOCTOR_PAUSE_STORM);
+        CU_ASSERT_EQUAL(counters_kind("rx_prio3_pause_duration", &prio, &tc), -1);    /* a duration, not frames */
+        CU_ASSERT_EQUAL(counters_kind("rx_prio8_pause", &prio, &tc), -1);
 }
 
 static void test_max_speed(void)

@@ -227,7 +227,23 @@ static unsigned cc_get(const char *name)
         return (unsigned)strtoul(buf, NULL, 10);
 }
 
-/* Upstream mlx5 without the MLNX_OFED tree: CNP DSCP and priority through debugfs cc_params. */
+static void cc_put(const char *name, unsigned v)
+{
+        char path[256];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/debug/mlx5/0000:08:00.0/cc_params/%s", root, name);
+        f = fopen(path, "we");
+        CU_ASSERT_FATAL(f != NULL);
+        fprintf(f, "%u\n", v);
+        fclose(f);
+}
+
+/*
+ * Upstream mlx5 without the MLNX_OFED tree: CNP DSCP and priority through debugfs
+ * cc_params; the per-priority enables are the firmware's default (on), which a
+ * policy may ask for and not turn off; the mode a priority write resets is put back.
+ */
 static void test_cc_params_cnp(void)
 {
         struct state before, want, live;
@@ -239,7 +255,7 @@ static void test_cc_params_cnp(void)
         snprintf(cmd, sizeof(cmd),
                  "rm -rf %s/class/net/mlx0/ecn && mkdir -p %s/devices/0000:08:00.0 %s/debug/mlx5/0000:08:00.0/cc_params && "
                  "ln -s ../../../devices/0000:08:00.0 %s/class/net/mlx0/device && cd %s/debug/mlx5/0000:08:00.0/cc_params && "
-                 "echo 26 > np_cnp_dscp && echo 7 > np_cnp_prio && echo 0 > np_cnp_prio_mode && echo 4 > np_min_time_between_cnps",
+                 "echo 26 > np_cnp_dscp && echo 7 > np_cnp_prio && echo 1 > np_cnp_prio_mode && echo 4 > np_min_time_between_cnps",
                  root, root, root, root, root);
         CU_ASSERT_FATAL(system(cmd) == 0);
         CU_ASSERT(nic_ecn_driver.caps(&tgt, &caps, &e) == 0);
@@ -247,21 +263,37 @@ static void test_cc_params_cnp(void)
         state_init(&before);
         CU_ASSERT_FATAL(nic_ecn_driver.read(&tgt, caps, &before, &e) == 0);
         CU_ASSERT(before.host_ecn.has_cnp && before.host_ecn.cnp_dscp == 26 && before.host_ecn.cnp_prio == 7);
-        CU_ASSERT_EQUAL(before.host_ecn.prios, 0);              /* no per-priority enables upstream */
+        CU_ASSERT(before.host_ecn.has_prio_mode && before.host_ecn.cnp_prio_mode == 1);
+        /* not readable upstream: described as the firmware's default, DCQCN on every priority */
+        CU_ASSERT(before.host_ecn.prios == 0xff && before.host_ecn.rp_enabled == 0xff && before.host_ecn.np_enabled == 0xff);
+        /* off on a priority cannot be done here: refused, naming the alternatives, nothing written */
         desired(&want);
+        want.host_ecn.rp_enabled = 0;
         CU_ASSERT_EQUAL(drvtest_apply(&nic_ecn_driver, &tgt, &want, &e), -EOPNOTSUPP);
-        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "need the MLNX_OFED sysfs knobs"));
-        CU_ASSERT_EQUAL(cc_get("np_cnp_dscp"), 26);             /* nothing was changed */
-        want.host_ecn.prios = want.host_ecn.rp_enabled = want.host_ecn.np_enabled = 0;
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "turns DCQCN off on priority 3"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "MLNX_OFED"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "ROCE_CC_PRIO_MASK_P1"));
+        CU_ASSERT_EQUAL(cc_get("np_cnp_dscp"), 26);
+        /* a value the firmware field cannot hold: the kernel would mask it, nettune refuses it */
+        desired(&want);
+        want.host_ecn.cnp_dscp = 64;
+        CU_ASSERT_EQUAL(drvtest_apply(&nic_ecn_driver, &tgt, &want, &e), -ERANGE);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "takes 0-63"));
+        CU_ASSERT_EQUAL(cc_get("np_cnp_dscp"), 26);
+        /* on, as the firmware's default: the CNP knobs are written */
+        desired(&want);
         CU_ASSERT(drvtest_apply(&nic_ecn_driver, &tgt, &want, &e) == 0);
         CU_ASSERT_EQUAL(cc_get("np_cnp_dscp"), 48);
         CU_ASSERT_EQUAL(cc_get("np_cnp_prio"), 6);
+        cc_put("np_cnp_prio_mode", 0);                          /* what cong.c does on that write */
         state_init(&live);
         CU_ASSERT(nic_ecn_driver.read(&tgt, caps, &live, &e) == 0);
-        CU_ASSERT(live.host_ecn.cnp_dscp == 48 && live.host_ecn.cnp_prio == 6);
+        CU_ASSERT(live.host_ecn.cnp_dscp == 48 && live.host_ecn.cnp_prio == 6 && live.host_ecn.cnp_prio_mode == 0);
+        /* the snapshot back: the priority, then the mode it reset */
         CU_ASSERT(drvtest_restore(&nic_ecn_driver, &tgt, &before, &e) == 0);
         CU_ASSERT_EQUAL(cc_get("np_cnp_dscp"), 26);
         CU_ASSERT_EQUAL(cc_get("np_cnp_prio"), 7);
+        CU_ASSERT_EQUAL(cc_get("np_cnp_prio_mode"), 1);
         remove_tree();
 }
 

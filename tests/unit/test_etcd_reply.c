@@ -152,6 +152,11 @@ static void test_records_roundtrip(void)
         snprintf(r->nodes[1].key, sizeof(r->nodes[1].key), "7-1-1-0badcafe");
         r->nodes[1].confirm_deadline_ms = 1767225630000LL;
         r->nodes[1].not_after_ms = 1767225610000LL;
+        r->nodes[1].pre_rev = 4;
+        r->nodes[1].rev = 5;
+        snprintf(r->nodes[1].undo_tx, sizeof(r->nodes[1].undo_tx), "31");
+        snprintf(r->nodes[1].group, sizeof(r->nodes[1].group), "r2");
+        r->nodes[2].pre_rev = 0;                        /* no revision before */
         r->waves[1].state = RWAVE_PASSED;
         t = store_record_rollout(r, "h:1");
         CU_ASSERT_EQUAL_FATAL(store_record_parse_rollout(t, strlen(t), "k", &back, &e), 0);
@@ -176,6 +181,12 @@ static void test_records_roundtrip(void)
         CU_ASSERT_EQUAL(back->nodes[1].confirm_deadline_ms, 1767225630000LL);
         CU_ASSERT_EQUAL(back->nodes[1].not_after_ms, 1767225610000LL);
         CU_ASSERT_DOUBLE_EQUAL(back->nodes[1].post_gbps, 9.5, 1e-9);
+        CU_ASSERT_EQUAL(back->nodes[1].pre_rev, 4);
+        CU_ASSERT_EQUAL(back->nodes[1].rev, 5);
+        CU_ASSERT_STRING_EQUAL(back->nodes[1].undo_tx, "31");
+        CU_ASSERT_STRING_EQUAL(back->nodes[1].group, "r2");
+        CU_ASSERT_EQUAL(back->nodes[2].pre_rev, 0);
+        CU_ASSERT_EQUAL(back->nodes[0].pre_rev, -1);    /* not reached: not recorded */
         CU_ASSERT_TRUE(isnan(back->nodes[0].post_gbps));
         CU_ASSERT_STRING_EQUAL(back->nodes[2].url, "https://10.0.0.3:7440");
         /* out of range, unknown state, unknown key */
@@ -192,6 +203,8 @@ static void test_records_roundtrip(void)
                                         "k", back, &e), 0);
         CU_ASSERT_EQUAL(back->nodes[0].state, RNODE_UNKNOWN);
         CU_ASSERT_EQUAL(back->nodes[0].confirm_deadline_ms, 0);
+        CU_ASSERT_EQUAL(back->nodes[0].pre_rev, -1);    /* nor its revision before the rollout: not recorded */
+        CU_ASSERT_STRING_EQUAL(back->nodes[0].undo_tx, "");
         CU_ASSERT(store_record_parse_node(TEXT("{\"v\":1,\"seq\":0,\"name\":\"n\",\"url\":\"u\",\"wave\":0,"
                                           "\"state\":\"pending\",\"tx\":\"3\",\"exit_code\":-1,\"changes\":0,"
                                           "\"baseline_gbps\":null,\"post_gbps\":null,\"error\":\"\",\"key\":\"\","

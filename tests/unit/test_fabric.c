@@ -105,9 +105,9 @@ static void test_check(void)
         CU_ASSERT_EQUAL(fabric_check(&f, &e), -EINVAL);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "node 'node002' advertises no probe responder address"));
         f.nodes[4].reached = f.nodes[5].reached = false;
-        snprintf(f.nodes[4].error, sizeof(f.nodes[4].error), "unreachable (connection refused)");
+        snprintf(f.nodes[4].error, sizeof(f.nodes[4].error), "cannot connect (connection refused)");
         CU_ASSERT_EQUAL(fabric_check(&f, &e), -EHOSTUNREACH);
-        CU_ASSERT_STRING_EQUAL(e.msg, "nodes 'node005', 'node006' did not answer (node005: unreachable (connection "
+        CU_ASSERT_STRING_EQUAL(e.msg, "nodes 'node005', 'node006' did not answer (node005: cannot connect (connection "
                                "refused)); no flow was run");
         fabric_free(&f);
         /* a node sending more flows than one request carries */

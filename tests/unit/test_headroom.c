@@ -208,11 +208,17 @@ static void test_names_and_delay(void)
         CU_ASSERT_EQUAL(headroom_cell_bytes(HEADROOM_SPECTRUM2), 144);
         CU_ASSERT_EQUAL(headroom_cell_bytes(HEADROOM_CONNECTX), 128);
         /* 2 * 1 m * 100e9 b/s / 1.98e8 m/s = 1010.1 bits */
-        CU_ASSERT_EQUAL(headroom_delay_bits(100, 1), 1011);
-        CU_ASSERT_EQUAL(headroom_delay_max_cable_m(100), 64);
-        CU_ASSERT(headroom_delay_bits(100, 64) <= HEADROOM_DELAY_BITS_MAX);
-        CU_ASSERT(headroom_delay_bits(100, 65) > HEADROOM_DELAY_BITS_MAX);
-        CU_ASSERT_EQUAL(headroom_delay_max_cable_m(25), 259);
+        CU_ASSERT_EQUAL(headroom_delay_bits(100000, 1), 1011);
+        CU_ASSERT_EQUAL(headroom_delay_max_cable_m(100000), 64);
+        CU_ASSERT(headroom_delay_bits(100000, 64) <= HEADROOM_DELAY_BITS_MAX);
+        CU_ASSERT(headroom_delay_bits(100000, 65) > HEADROOM_DELAY_BITS_MAX);
+        CU_ASSERT_EQUAL(headroom_delay_max_cable_m(25000), 259);
+        /* the read-back inverse gives back every length it was made from */
+        for (unsigned speed = 1000; speed <= 400000; speed *= 5)
+                for (unsigned m = 1; m < 300; m++)
+                        if (headroom_delay_bits(speed, m) <= HEADROOM_DELAY_BITS_MAX)
+                                CU_ASSERT_EQUAL(headroom_delay_cable_m(speed, (uint32_t)headroom_delay_bits(speed, m)), m);
+        CU_ASSERT_EQUAL(headroom_delay_cable_m(100000, 0), 0);
 }
 
 int suite_headroom(void)

@@ -197,6 +197,71 @@ static void test_mtu_vector(void)
         nm_done(&m);
 }
 
+/* The carrier bound follows the speed, within [settle_ms, link_up_max_ms]. */
+static void test_wait_bound(void)
+{
+        CU_ASSERT_EQUAL(link_wait_bound_ms(10000, 1000, 30000), 3000);
+        CU_ASSERT_EQUAL(link_wait_bound_ms(25000, 1000, 30000), 5000);
+        CU_ASSERT_EQUAL(link_wait_bound_ms(100000, 1000, 30000), 10000);
+        CU_ASSERT_EQUAL(link_wait_bound_ms(200000, 1000, 30000), 15000);
+        CU_ASSERT_EQUAL(link_wait_bound_ms(400000, 1000, 30000), 20000);
+        CU_ASSERT_EQUAL(link_wait_bound_ms(800000, 1000, 60000), 30000);
+        CU_ASSERT_EQUAL(link_wait_bound_ms(1000, 4000, 30000), 4000);           /* never below settle_ms */
+        CU_ASSERT_EQUAL(link_wait_bound_ms(400000, 1000, 12000), 12000);        /* never above the ceiling */
+        CU_ASSERT_EQUAL(link_wait_bound_ms(0, 1000, 25000), 25000);             /* unknown speed: the ceiling */
+}
+
+/*
+ * A 25G ConnectX retrains its PHY after a PFC change (the model: 2 s without carrier):
+ * settle_ms alone (1 s) would call that "no carrier"; the speed's bound waits it out,
+ * and a ceiling below the link's time names the bound it used.
+ */
+static void test_wait_follows_speed(void)
+{
+        char dir[64] = "/tmp/nettune-wait.XXXXXX", cmd[96];
+        struct driver_env wenv = { .settle_ms = 1000, .link_up_max_ms = 30000, .flap_wait_ms = 500,
+                                  .rdma_wait_ms = 5000 };
+        struct target t = { .kind = TARGET_INTERFACE, .ifindex = 3, .env = &wenv };
+        struct nm_transport x;
+        struct link_wait w;
+        struct nm m;
+        struct nl *nl = NULL;
+        struct errbuf e;
+
+        CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+        nm_init(&m);
+        snprintf(m.sysfs_root, sizeof(m.sysfs_root), "%s", dir);
+        snprintf(wenv.sysfs_root, sizeof(wenv.sysfs_root), "%s", dir);
+        snprintf(t.name, sizeof(t.name), "vA");
+        CU_ASSERT_FATAL(nm_add(&m, "mlx5:vA:3::25000") == 0 && nm_sysfs_create(&m, &m.devs[0]) == 0);
+        nm_transport_init(&x, &m);
+        CU_ASSERT_FATAL(nl_open(nm_transport_get(&x), NETLINK_ROUTE, &nl, &e) == 0);
+        for (int round = 0; round < 2; round++) {
+                wenv.link_up_max_ms = round ? 1500 : 30000;
+                CU_ASSERT_FATAL(link_wait_begin(nl, &t, &w, &e) == 0);
+                CU_ASSERT(w.carrier);
+                CU_ASSERT_EQUAL(w.speed_mbps, 25000);
+                CU_ASSERT_EQUAL(w.bound_ms, round ? 1500 : 5000);
+                nm_transport_lock(&x);
+                nm_flap(&m, &m.devs[0], 50);            /* mlx5_toggle_port_link(): after the reply */
+                nm_transport_unlock(&x);
+                if (!round) {
+                        CU_ASSERT_EQUAL(link_wait_end(nl, &t, &w, &e), 0);
+                        CU_ASSERT(m.devs[0].carrier && m.devs[0].carrier_down_count == 2);
+                        continue;
+                }
+                CU_ASSERT_EQUAL(link_wait_end(nl, &t, &w, &e), -ETIMEDOUT);
+                CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no carrier 1500 ms after it dropped"));
+                CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "a 25000 Mb/s link, at least settle_ms 1000, at most "
+                                                     "link_up_max_ms 1500"));
+        }
+        nl_close(nl);
+        nm_transport_done(&x);
+        nm_done(&m);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        CU_ASSERT(system(cmd) == 0);
+}
+
 int suite_link(void);
 int suite_link(void)
 {
@@ -206,7 +271,9 @@ int suite_link(void)
             !CU_add_test(s, "mtu_extack", test_mtu_extack) ||
             !CU_add_test(s, "dcb_refused_on_veth", test_dcb_refused_on_veth) ||
             !CU_add_test(s, "discovery_and_counters", test_discovery_and_counters) ||
-            !CU_add_test(s, "mtu_vector", test_mtu_vector))
+            !CU_add_test(s, "mtu_vector", test_mtu_vector) ||
+            !CU_add_test(s, "wait_bound", test_wait_bound) ||
+            !CU_add_test(s, "wait_follows_speed", test_wait_follows_speed))
                 return -1;
         return 0;
 }

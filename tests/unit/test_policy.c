@@ -30,8 +30,8 @@ static const char full_policy[] =
         "\"tc_tsa\":[\"ets\",\"strict\",\"strict\",\"ets\",\"strict\",\"strict\",\"strict\",\"strict\"]},"
         "\"ecn\":{\"queues\":[3,4],\"min_threshold_bytes\":150000,\"max_threshold_bytes\":1500000,"
         "\"mark_probability_pct\":100},"
-        "\"host_ecn\":{\"priorities\":[3],\"reaction_point\":true,\"notification_point\":false,"
-        "\"cnp_dscp\":48,\"cnp_priority\":6}},"
+        "\"host_ecn\":{\"priorities\":[3],\"reaction_point\":true,\"notification_point\":true,"
+        "\"cnp_dscp\":48,\"cnp_priority\":6},\"roce_tos\":106},"
         "\"verify\":{\"probe\":\"auto\",\"peer\":\"10.0.0.2:18515\",\"duration_ms\":3000,"
         "\"message_size\":65536,\"max_regression_pct\":20,\"min_gbps\":1.5,\"settle_ms\":3000},"
         "\"commit\":{\"confirm_timeout_s\":60}}";
@@ -96,9 +96,10 @@ static void test_full(void)
         CU_ASSERT(p->spec.ecn.q[4].enabled);
         CU_ASSERT_EQUAL(p->spec.ecn.q[4].max_bytes, 1500000);
         CU_ASSERT_EQUAL(p->spec.host_ecn.rp_enabled, 1u << 3);
-        CU_ASSERT_EQUAL(p->spec.host_ecn.np_enabled, 0);
+        CU_ASSERT_EQUAL(p->spec.host_ecn.np_enabled, 1u << 3);
         CU_ASSERT(p->spec.host_ecn.has_cnp);
         CU_ASSERT_EQUAL(p->spec.host_ecn.cnp_dscp, 48);
+        CU_ASSERT_EQUAL(p->spec.roce_tos, 106);
         CU_ASSERT(p->verify.present);
         CU_ASSERT_EQUAL(p->verify.probe, POLICY_PROBE_AUTO);
         CU_ASSERT_EQUAL(p->verify.runs, 3);

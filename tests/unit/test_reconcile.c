@@ -240,36 +240,145 @@ static void test_adopt_keyed(void)
 
 static void test_rollback_judge(void)
 {
-        char why[256];
+        struct rollback_verdict v;
 
         CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[" TXK(12, "apply", "committed") "]}"),
-                                               "12", why, sizeof(why)), ROLLBACK_SEND);
+                                               "12", &v), ROLLBACK_SEND);
+        CU_ASSERT_EQUAL(v.rev, 0);                      /* the agent did not say */
+        CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[{\"tx\":12,\"rev\":5,\"kind\":\"apply\","
+                                                      "\"state\":\"committed\"}]}"), "12", &v), ROLLBACK_SEND);
+        CU_ASSERT_EQUAL(v.rev, 5);                      /* the rollback's expect_revision */
         /* Transactions that did not commit do not count. */
         CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[" TXK(13, "apply", "rolled_back") ","
-                                                      TXK(12, "apply", "committed") "]}"), "12", why, sizeof(why)),
+                                                      TXK(12, "apply", "committed") "]}"), "12", &v),
                         ROLLBACK_SEND);
-        /* A halt that died after its rollback: undone already. */
+        /* A halt that died after its rollback: undone already, by that transaction. */
         CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[" TXK(13, "rollback", "committed") ","
-                                                      TXK(12, "apply", "committed") "]}"), "12", why, sizeof(why)),
+                                                      TXK(12, "apply", "committed") "]}"), "12", &v),
                         ROLLBACK_DONE);
-        CU_ASSERT_PTR_NOT_NULL(strstr(why, "transaction 13"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(v.why, "transaction 13"));
+        CU_ASSERT_STRING_EQUAL(v.undo_tx, "13");
         /* Someone changed the node since: not ours to undo. */
         CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[" TXK(13, "apply", "committed") ","
-                                                      TXK(12, "apply", "committed") "]}"), "12", why, sizeof(why)),
+                                                      TXK(12, "apply", "committed") "]}"), "12", &v),
                         ROLLBACK_SUPERSEDED);
-        CU_ASSERT_PTR_NOT_NULL(strstr(why, "1 transaction committed after it"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(v.why, "1 transaction committed after it"));
         CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[" TXK(14, "apply", "committed") ","
                                                       TXK(13, "rollback", "committed") ","
-                                                      TXK(12, "apply", "committed") "]}"), "12", why, sizeof(why)),
+                                                      TXK(12, "apply", "committed") "]}"), "12", &v),
                         ROLLBACK_SUPERSEDED);
         CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[" TXK(12, "apply", "rolled_back") "]}"),
-                                               "12", why, sizeof(why)), ROLLBACK_SUPERSEDED);
-        CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[]}"), "12", why, sizeof(why)),
+                                               "12", &v), ROLLBACK_SUPERSEDED);
+        CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[]}"), "12", &v),
                         ROLLBACK_SUPERSEDED);
-        CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[{\"tx\":\"13\",\"state\":false}]}"), "12", why,
-                                               sizeof(why)), ROLLBACK_UNREADABLE);
-        CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":"), "12", why, sizeof(why)),
+        CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":[{\"tx\":\"13\",\"state\":false}]}"), "12",
+                                               &v), ROLLBACK_UNREADABLE);
+        CU_ASSERT_EQUAL(rollout_rollback_judge(TEXT_H("{\"transactions\":"), "12", &v),
                         ROLLBACK_UNREADABLE);
+}
+
+/* A node's history as restore_judge sees it: current revision cur (tx ctx, kind), ours (tx 12) at rev ours. */
+static struct node_revision hist(long long cur, const char *ctx, const char *kind, long long ours, const char *state,
+                                 unsigned after)
+{
+        struct node_revision nr = { .read = true, .v = { .known = true, .rev = cur, .before_rev = -1 } };
+
+        snprintf(nr.v.newest.tx, sizeof(nr.v.newest.tx), "%s", ctx);
+        snprintf(nr.v.newest.kind, sizeof(nr.v.newest.kind), "%s", kind);
+        snprintf(nr.v.newest.policy, sizeof(nr.v.newest.policy), "later");
+        nr.v.newest.rev = cur;
+        if (state) {
+                nr.v.found = true;
+                snprintf(nr.v.ours.tx, sizeof(nr.v.ours.tx), "12");
+                snprintf(nr.v.ours.state, sizeof(nr.v.ours.state), "%s", state);
+                nr.v.ours.rev = ours;
+                nr.v.committed_after = after;
+        }
+        return nr;
+}
+
+static void test_restore_judge(void)
+{
+        struct rnode src = { .pre_rev = 4, .tx = "12", .key = "7-1-0-0badcafe" };
+        struct node_revision nr;
+        struct restore_plan p;
+
+        /* the rollout's change is current: undone, back to the revision before it */
+        nr = hist(5, "12", "apply", 5, "committed", 0);
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_UNDO);
+        CU_ASSERT_EQUAL(p.pre_rev, 4);
+        CU_ASSERT_EQUAL(p.cur_rev, 5);
+        /* its commit says exactly which revision came before: R - 1, not what was read before the apply */
+        src.pre_rev = 3;
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.pre_rev, 4);
+        src.pre_rev = 4;
+        /* a gate rejected it, or it was cancelled or reverted: at its revision already, nothing re-applied */
+        nr = hist(4, "11", "apply", 0, "rolled_back", 0);
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_ALREADY);
+        CU_ASSERT_STRING_EQUAL(p.why, "at revision 4, its revision before rollout 7");
+        /* put back by a halt's rollback, or by an earlier run: its undo_tx is the newest commit */
+        nr = hist(6, "13", "rollback", 5, "committed", 1);
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_REFUSE);              /* not known to be ours */
+        snprintf(src.undo_tx, sizeof(src.undo_tx), "13");
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_ALREADY);
+        CU_ASSERT_PTR_NOT_NULL(strstr(p.why, "transaction 13 put it back"));
+        src.undo_tx[0] = '\0';
+        /* a later rollout changed it: refused by name, unless --force */
+        nr = hist(6, "14", "apply", 5, "committed", 1);
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_REFUSE);
+        CU_ASSERT_STRING_EQUAL(p.why, "changed since rollout 7: revision 6 (tx 14, apply 'later') is current, not the "
+                               "rollout's; --force restores revision 4 over it");
+        restore_judge(7, &src, &nr, true, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_TO);
+        CU_ASSERT_EQUAL(p.pre_rev, 4);
+        CU_ASSERT_EQUAL(p.cur_rev, 6);
+        /* ...but a node that had no revision before cannot be brought back over a later one */
+        nr = hist(2, "14", "apply", 1, "committed", 1);
+        restore_judge(7, &src, &nr, true, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_FAIL);
+        CU_ASSERT_EQUAL(p.pre_rev, 0);
+        /* no revision before, the rollout's change current: undone (its snapshot) */
+        nr = hist(1, "12", "apply", 1, "committed", 0);
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_UNDO);
+        CU_ASSERT_EQUAL(p.pre_rev, 0);
+        /* what cannot be judged is not touched */
+        nr = hist(5, "12", "apply", 5, "committed", 0);
+        nr.v.busy = true;
+        snprintf(nr.v.busy_tx.tx, sizeof(nr.v.busy_tx.tx), "15");
+        snprintf(nr.v.busy_tx.state, sizeof(nr.v.busy_tx.state), "pending_confirm");
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_FAIL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(p.why, "transaction 15 is pending_confirm there"));
+        nr = (struct node_revision) { .read = false, .why = "cannot read its agent's history: timed out" };
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_FAIL);
+        nr = hist(5, "12", "apply", 5, "committed", 0);
+        nr.v.known = false;
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_FAIL);
+        /* an older controller's record without pre_rev, and a change that did not commit: not known */
+        src.pre_rev = -1;
+        nr = hist(4, "11", "apply", 0, "rolled_back", 0);
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_FAIL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(p.why, "did not record its revision before the change"));
+        /* ...unless its history says which revision was current when its transaction started */
+        nr.v.before_rev = 4;
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_ALREADY);
+        CU_ASSERT_EQUAL(p.pre_rev, 4);
+        /* ...but one that committed says it all the same */
+        nr = hist(5, "12", "apply", 5, "committed", 0);
+        restore_judge(7, &src, &nr, false, &p);
+        CU_ASSERT_EQUAL(p.action, RESTORE_UNDO);
+        CU_ASSERT_EQUAL(p.pre_rev, 4);
 }
 
 int suite_reconcile(void)
@@ -283,7 +392,8 @@ int suite_reconcile(void)
             !CU_add_test(s, "transaction_hostile", test_transaction_hostile) ||
             !CU_add_test(s, "adopt_tx", test_adopt_tx) ||
             !CU_add_test(s, "adopt_keyed", test_adopt_keyed) ||
-            !CU_add_test(s, "rollback_judge", test_rollback_judge))
+            !CU_add_test(s, "rollback_judge", test_rollback_judge) ||
+            !CU_add_test(s, "restore_judge", test_restore_judge))
                 return -1;
         return 0;
 }

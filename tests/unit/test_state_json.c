@@ -46,6 +46,10 @@ static void full_state(struct state *s)
                                            .restoration_ms = 0, .poll_ms = 100 };
         s->nic_stall_ms = 8000;
         s->nic_stall_auto_ms = 100;
+        s->roce_tos = 106;
+        s->roce.n_ports = 2;
+        s->roce.ports[0] = (struct state_rdma_port){ "mlx5_0", 1, true, 106, true, STATE_TCLASS_UNSET };
+        s->roce.ports[1] = (struct state_rdma_port){ "rxe0", 2, true, 0, false, 0 };
 }
 
 static void assert_same(const struct state *a, const struct state *b)
@@ -86,6 +90,17 @@ static void assert_same(const struct state *a, const struct state *b)
         CU_ASSERT_EQUAL(a->dcb.pfc_delay, b->dcb.pfc_delay);
         CU_ASSERT_EQUAL(a->cable_len_m, b->cable_len_m);
         CU_ASSERT(!memcmp(&a->buffers, &b->buffers, sizeof(a->buffers)));
+        CU_ASSERT_EQUAL(a->roce_tos, b->roce_tos);
+        CU_ASSERT_EQUAL(a->roce.n_ports, b->roce.n_ports);
+        for (unsigned i = 0; i < a->roce.n_ports; i++) {
+                CU_ASSERT_STRING_EQUAL(a->roce.ports[i].dev, b->roce.ports[i].dev);
+                CU_ASSERT_EQUAL(a->roce.ports[i].port, b->roce.ports[i].port);
+                CU_ASSERT_EQUAL(a->roce.ports[i].has_cm, b->roce.ports[i].has_cm);
+                CU_ASSERT_EQUAL(a->roce.ports[i].cm_tos, b->roce.ports[i].cm_tos);
+                CU_ASSERT_EQUAL(a->roce.ports[i].has_ofed, b->roce.ports[i].has_ofed);
+                if (a->roce.ports[i].has_ofed)
+                        CU_ASSERT_EQUAL(a->roce.ports[i].ofed_tclass, b->roce.ports[i].ofed_tclass);
+        }
 }
 
 static void test_round_trip(void)
@@ -207,6 +222,11 @@ static void test_strict(void)
             "$.buffers.prio_to_buffer[3]", "buffer 8 out of range 0-7");
         bad("{\"buffers\":{\"prio_to_buffer\":[0,0,0,0,0,0,0,0]}}", "$.buffers",
             "missing required key 'buffer_size_bytes'");
+        bad("{\"roce_tos\":256}", "$.roce_tos", "roce_tos 256 out of range 0-255");
+        bad("{\"roce_ports\":{\"mlx5_0\":{}}}", "$.roce_ports", "RDMA port 'mlx5_0' is not DEVICE/PORT (port 1-255)");
+        bad("{\"roce_ports\":{\"mlx5_0/0\":{}}}", "$.roce_ports", "RDMA port 'mlx5_0/0' is not DEVICE/PORT (port 1-255)");
+        bad("{\"roce_ports\":{\"mlx5_0/1\":{\"traffic_class\":-2}}}", "$.roce_ports['mlx5_0/1'].traffic_class",
+            "traffic_class -2 out of range -1-255");
         bad("[]", "$", "expected object, found array");
 }
 

@@ -2,6 +2,7 @@
 /* The controller store on a real SQLite file: create, journal, reload, list, drift scans. */
 #include <CUnit/CUnit.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,6 +39,7 @@ static struct rollout_rec *sample(unsigned n)
 {
         struct inventory_node nodes[8] = { 0 };
         const struct inventory_node *ptrs[8];
+        struct rollout_rec *r;
         struct rollout_opts o;
 
         rollout_opts_defaults(&o);
@@ -49,7 +51,10 @@ static struct rollout_rec *sample(unsigned n)
                 snprintf(nodes[i].url, sizeof(nodes[i].url), "https://10.0.0.%u:7440", i + 1);
                 ptrs[i] = &nodes[i];
         }
-        return rollout_rec_new("apply", "roce", "{\"apiVersion\":\"nettune/v1\"}", NULL, &o, ptrs, n);
+        r = rollout_rec_new("apply", "roce", "{\"apiVersion\":\"nettune/v1\"}", NULL, &o, ptrs, n);
+        for (unsigned i = 0; r && i < n; i++)
+                snprintf(r->nodes[i].group, sizeof(r->nodes[i].group), "g%u", i);
+        return r;
 }
 
 static void test_opts_roundtrip(void)
@@ -62,6 +67,11 @@ static void test_opts_roundtrip(void)
         o.wave_size = (struct rollout_count) { 20, true };
         o.halt_scope = ROLLOUT_HALT_ALL;
         o.no_confirm = true;
+        snprintf(o.canary_selector, sizeof(o.canary_selector), "canary=true");
+        snprintf(o.wave_by, sizeof(o.wave_by), "rack");
+        o.max_regression_pct = 35;
+        o.probe_duration_ms = 1500;
+        o.skip_unreachable = true;
         text = rollout_opts_to_json(&o);
         CU_ASSERT_PTR_NOT_NULL_FATAL(text);
         CU_ASSERT_EQUAL(rollout_opts_from_json(text, &back), 0);
@@ -72,8 +82,22 @@ static void test_opts_roundtrip(void)
         CU_ASSERT_EQUAL(back.confirm_timeout_s, 120);
         CU_ASSERT_EQUAL(back.halt_scope, ROLLOUT_HALT_ALL);
         CU_ASSERT_TRUE(back.no_confirm);
+        CU_ASSERT_STRING_EQUAL(back.canary_selector, "canary=true");
+        CU_ASSERT_STRING_EQUAL(back.wave_by, "rack");
+        CU_ASSERT_EQUAL(back.max_regression_pct, 35);
+        CU_ASSERT_EQUAL(back.probe_duration_ms, 1500);
+        CU_ASSERT_TRUE(back.skip_unreachable);
         CU_ASSERT_EQUAL(rollout_opts_from_json("{\"canary\":1}", &back), -EINVAL);
         free(text);
+        /* Options recorded before the overrides existed: none of them. */
+        CU_ASSERT_EQUAL(rollout_opts_from_json("{\"canary\":1,\"wave_size\":25,\"wave_size_pct\":true,"
+                                               "\"max_unavailable\":0,\"max_unavailable_pct\":false,"
+                                               "\"confirm_timeout_s\":120,\"rollback_on_halt\":\"wave\","
+                                               "\"no_confirm\":false}", &back), 0);
+        CU_ASSERT_EQUAL(back.max_regression_pct, -1);
+        CU_ASSERT_EQUAL(back.probe_duration_ms, 0);
+        CU_ASSERT_STRING_EQUAL(back.wave_by, "");
+        CU_ASSERT_FALSE(back.skip_unreachable);
 }
 
 static void test_create_update_load(void)
@@ -94,6 +118,9 @@ static void test_create_update_load(void)
         r->nodes[0].changes = 2;
         r->nodes[0].confirm_deadline_ms = 1767225630000LL;
         r->nodes[0].not_after_ms = 1767225610000LL;
+        r->nodes[0].pre_rev = 4;
+        r->nodes[0].rev = 5;
+        snprintf(r->nodes[0].undo_tx, sizeof(r->nodes[0].undo_tx), "44");
         CU_ASSERT_EQUAL(store_node_update(s, r, &r->nodes[0], &e), 0);
         r->waves[0].state = RWAVE_PASSED;
         r->waves[0].deadline = 1234;
@@ -120,6 +147,11 @@ static void test_create_update_load(void)
         CU_ASSERT_EQUAL(back->nodes[0].confirm_deadline_ms, 1767225630000LL);
         CU_ASSERT_EQUAL(back->nodes[0].not_after_ms, 1767225610000LL);
         CU_ASSERT_EQUAL(back->nodes[1].confirm_deadline_ms, 0);
+        CU_ASSERT_EQUAL(back->nodes[0].pre_rev, 4);
+        CU_ASSERT_EQUAL(back->nodes[0].rev, 5);
+        CU_ASSERT_STRING_EQUAL(back->nodes[0].undo_tx, "44");
+        CU_ASSERT_STRING_EQUAL(back->nodes[3].group, "g3");
+        CU_ASSERT_EQUAL(back->nodes[1].pre_rev, -1);
         CU_ASSERT_DOUBLE_EQUAL(back->nodes[0].post_gbps, 9.75, 1e-9);
         CU_ASSERT_TRUE(isnan(back->nodes[1].post_gbps));
         CU_ASSERT_EQUAL(back->nodes[6].wave, 2);
@@ -253,6 +285,74 @@ static void test_open_fails(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "cannot open the database"));
 }
 
+/*
+ * A database written before revisions were kept (schema version 4, as a
+ * controller of that time left it): opened, it is upgraded in place and its
+ * rollout reads back with every node's revision not recorded (-1).
+ */
+static void test_migrate_v4(void)
+{
+        static const char v4[] =
+                "CREATE TABLE rollouts (id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL,"
+                " policy_name TEXT NOT NULL, policy_doc TEXT, args TEXT, opts TEXT NOT NULL, state TEXT NOT NULL,"
+                " created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, exit_code INTEGER NOT NULL,"
+                " message TEXT NOT NULL DEFAULT '');"
+                "CREATE TABLE waves (rollout_id INTEGER NOT NULL REFERENCES rollouts(id), idx INTEGER NOT NULL,"
+                " state TEXT NOT NULL, started_at INTEGER NOT NULL, deadline INTEGER NOT NULL,"
+                " PRIMARY KEY (rollout_id, idx));"
+                "CREATE TABLE nodes (rollout_id INTEGER NOT NULL REFERENCES rollouts(id), seq INTEGER NOT NULL,"
+                " name TEXT NOT NULL, url TEXT NOT NULL, wave INTEGER NOT NULL, state TEXT NOT NULL,"
+                " tx TEXT NOT NULL, exit_code INTEGER NOT NULL, changes INTEGER NOT NULL,"
+                " baseline_gbps REAL, post_gbps REAL, error TEXT NOT NULL, updated_at INTEGER NOT NULL,"
+                " ikey TEXT NOT NULL DEFAULT '', confirm_deadline_ms INTEGER NOT NULL DEFAULT 0,"
+                " not_after_ms INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (rollout_id, name));"
+                "CREATE TABLE drift_scans (id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL,"
+                " nodes INTEGER NOT NULL, drifted INTEGER NOT NULL, unreachable INTEGER NOT NULL);"
+                "CREATE TABLE drift_nodes (scan_id INTEGER NOT NULL REFERENCES drift_scans(id), name TEXT NOT NULL,"
+                " reached INTEGER NOT NULL, drifted INTEGER NOT NULL, report TEXT, error TEXT NOT NULL,"
+                " PRIMARY KEY (scan_id, name));"
+                "CREATE TABLE lease (id INTEGER PRIMARY KEY CHECK (id = 1), rollout_id INTEGER NOT NULL,"
+                " pid INTEGER NOT NULL, host TEXT NOT NULL, started_at INTEGER NOT NULL, heartbeat INTEGER NOT NULL);"
+                "INSERT INTO rollouts VALUES (1, 'apply', 'old', '{}', NULL, '{\"canary\":1,\"wave_size\":25,"
+                "\"wave_size_pct\":true,\"max_unavailable\":0,\"max_unavailable_pct\":false,"
+                "\"confirm_timeout_s\":120,\"rollback_on_halt\":\"wave\",\"no_confirm\":false}',"
+                " 'halted', 1, 2, 1, 'halted: old');"
+                "INSERT INTO waves VALUES (1, 0, 'halted', 1, 2);"
+                "INSERT INTO nodes VALUES (1, 0, 'node0', 'https://10.0.0.1:7440', 0, 'committed', '12', 0, 1,"
+                " NULL, NULL, '', 2, '1-0-0-0badcafe', 0, 0);"
+                "PRAGMA user_version = 4;";
+        struct rollout_rec *back = NULL;
+        struct store *s = NULL;
+        struct errbuf e = { 0 };
+        sqlite3 *h = NULL;
+        char path[160];
+
+        snprintf(path, sizeof(path), "%s/v4.db", dir);
+        CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &h), SQLITE_OK);
+        CU_ASSERT_EQUAL(sqlite3_exec(h, v4, NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(h);
+        CU_ASSERT_EQUAL_FATAL(store_open(path, &s, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(store_rollout_load(s, 1, &back, &e), 0);
+        CU_ASSERT_STRING_EQUAL(back->nodes[0].tx, "12");
+        CU_ASSERT_EQUAL(back->nodes[0].pre_rev, -1);
+        CU_ASSERT_EQUAL(back->nodes[0].rev, 0);
+        CU_ASSERT_STRING_EQUAL(back->nodes[0].undo_tx, "");
+        CU_ASSERT_EQUAL(back->opts.max_regression_pct, -1);
+        /* and the upgraded file takes the new fields */
+        back->nodes[0].pre_rev = 3;
+        CU_ASSERT_EQUAL(store_node_update(s, back, &back->nodes[0], &e), 0);
+        rollout_rec_free(back);
+        back = NULL;
+        CU_ASSERT_EQUAL(store_rollout_load(s, 1, &back, &e), 0);
+        CU_ASSERT_EQUAL(back ? back->nodes[0].pre_rev : 0, 3);
+        rollout_rec_free(back);
+        store_close(s);
+        for (const char *const *x = (const char *const[]) { "", "-wal", "-shm", NULL }; *x; x++) {
+                snprintf(path, sizeof(path), "%s/v4.db%s", dir, *x);
+                unlink(path);
+        }
+}
+
 static void lease_db(char *buf, size_t size)
 {
         snprintf(buf, size, "%s/lease.db", dir);
@@ -378,6 +478,7 @@ int suite_store(void)
             !CU_add_test(s, "list_and_drift", test_list_and_drift) ||
             !CU_add_test(s, "batch", test_batch) ||
             !CU_add_test(s, "open_fails", test_open_fails) ||
+            !CU_add_test(s, "migrate_v4", test_migrate_v4) ||
             !CU_add_test(s, "lease_take_refuse", test_lease_take_refuse) ||
             !CU_add_test(s, "lease_stale_takeover", test_lease_stale_takeover))
                 return -1;

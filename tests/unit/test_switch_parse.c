@@ -205,6 +205,50 @@ static void test_sonic(void)
         CU_ASSERT(switch_sonic_parse("[]", "t", &(struct switch_config){ .n_ports = 0 }, u, NULL, &e) < 0);
 }
 
+/* Cable lengths: NVUE's PFC profile cable-length, SONiC's CABLE_LENGTH row; unset reads as 0. */
+static void test_cable_length(void)
+{
+        struct switch_config sw = two_ports("swp1", "swp2");
+        char *q = slurp(DATA "nvue_applied_qos.json"), *i = slurp(DATA "nvue_applied_interface.json");
+        char *o = slurp(DATA "nvue_interface.json"), *text;
+        json_t *j = q ? json_loads(q, 0, NULL) : NULL;
+        struct errbuf e = { 0 };
+        struct state u[2];
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+        init_units(u, 2);
+        CU_ASSERT_EQUAL(switch_nvue_parse(q, i, o, "t", &sw, u, &e), 0);
+        CU_ASSERT_EQUAL(u[0].cable_len_m, 0);                   /* not set: the switch's default */
+        CU_ASSERT(state_has(&u[0], STATE_FIELD_CABLE_LEN));
+        json_object_set_new(json_object_get(json_object_get(j, "pfc"), "default-global"),
+                            "cable-length", json_integer(50));
+        text = json_dumps(j, 0);
+        init_units(u, 2);
+        CU_ASSERT_EQUAL(switch_nvue_parse(text, i, o, "t", &sw, u, &e), 0);
+        CU_ASSERT(u[0].cable_len_m == 50 && u[1].cable_len_m == 50);
+        free(text);
+        json_object_set_new(json_object_get(json_object_get(j, "pfc"), "default-global"),
+                            "cable-length", json_string("50m"));
+        text = json_dumps(j, 0);
+        CU_ASSERT(switch_nvue_parse(text, i, o, "t", &sw, u, &e) < 0);
+        CU_ASSERT(strstr(e.msg, "cable-length of profile 'default-global' is not a number of metres") != NULL);
+        free(text);
+        json_decref(j);
+        /* SONiC: the row of the upstream sample, a port without an entry, one that is no length */
+        sw = two_ports("Ethernet0", "Ethernet4");
+        init_units(u, 2);
+        CU_ASSERT_EQUAL(switch_sonic_parse("{\"PORT\": {\"Ethernet0\": {}, \"Ethernet4\": {}}, \"CABLE_LENGTH\": "
+                                           "{\"AZURE\": {\"Ethernet0\": \"300m\"}}}", "t", &sw, u, NULL, &e), 0);
+        CU_ASSERT_EQUAL(u[0].cable_len_m, 300);
+        CU_ASSERT_EQUAL(u[1].cable_len_m, 0);
+        CU_ASSERT(switch_sonic_parse("{\"PORT\": {\"Ethernet0\": {}, \"Ethernet4\": {}}, \"CABLE_LENGTH\": "
+                                     "{\"AZURE\": {\"Ethernet0\": \"300\"}}}", "t", &sw, u, NULL, &e) < 0);
+        CU_ASSERT(strstr(e.msg, "CABLE_LENGTH|AZURE: 'Ethernet0' is '300', not a length like 40m") != NULL);
+        free(q);
+        free(i);
+        free(o);
+}
+
 static int eos(const char *file, struct state *u, struct errbuf *e)
 {
         struct switch_config sw = two_ports("Ethernet1", "Ethernet2");
@@ -385,7 +429,7 @@ static void test_counters_nvue(void)
         struct switch_config sw = two_ports("swp1", "swp2");
         const struct switch_counter *c;
         struct errbuf e;
-        unsigned pause = 0, wred = 0;
+        unsigned pause = 0, wred = 0, rx = 0;
 
         CU_ASSERT_FATAL(qos && roce && p && s);
         /* CL512-QoS "Show Qos Counters": 8 priorities of PFC rx/tx, 8 traffic classes, the port's ECN marks */
@@ -393,9 +437,11 @@ static void test_counters_nvue(void)
         for (unsigned i = 0; i < p->n; i++) {
                 pause += p->c[i].kind == DOCTOR_PAUSE_RX || p->c[i].kind == DOCTOR_PAUSE_TX;
                 wred += p->c[i].kind == DOCTOR_WRED_DROP;
+                rx += p->c[i].kind == DOCTOR_RX_DISCARD;
         }
         CU_ASSERT_EQUAL(pause, 16);
         CU_ASSERT_EQUAL(wred, 8);
+        CU_ASSERT_EQUAL(rx, 8);                         /* Ingress Buffer Statistics: rx-buffer-discards per PG */
         CU_ASSERT_EQUAL(counter(p, "tx-frames")->kind, DOCTOR_TX_PACKETS);
         c = counter(p, "ecn-marked-packets");
         CU_ASSERT_FATAL(c != NULL);
@@ -471,6 +517,20 @@ static void test_counters_sonic(void)
         /* a listing without any configured port is refused, by command */
         CU_ASSERT(switch_counters_sonic_wred(wred, &none, s, &e) < 0);
         CU_ASSERT_STRING_EQUAL(e.msg, "'show queue wredcounters': no row for any configured port");
+        /* "show priority-group drop counters": ingress drops per PG, taken as the priority */
+        {
+                char *pg = slurp(DATA "sonic_show_pg_drop_counters.txt");
+
+                memset(s, 0, sizeof(*s));
+                CU_ASSERT_EQUAL_FATAL(switch_counters_sonic_pg_drop(pg, &sw, s, &e), 0);
+                CU_ASSERT_EQUAL(counter(&s->port[1], "PG3 dropped")->value, 403);
+                CU_ASSERT_EQUAL(counter(&s->port[1], "PG3 dropped")->kind, DOCTOR_RX_DISCARD);
+                CU_ASSERT_EQUAL(counter(&s->port[1], "PG3 dropped")->prio, 3);
+                CU_ASSERT_EQUAL(switch_counters_sonic_pg_drop("Warning: PG counters are disabled. Use 'counterpoll "
+                                                              "pg-drop enable' to enable polling\n", &sw, s, &e),
+                                -ENODATA);
+                free(pg);
+        }
         free(pfc);
         free(queue);
         free(wred);
@@ -491,9 +551,43 @@ static void test_counters_eos(void)
         CU_ASSERT(s->port[1].link_known && s->port[1].up);
         CU_ASSERT_EQUAL(s->port[1].speed_mbps, 1000);
         CU_ASSERT_EQUAL(counter(&s->port[1], "rxPause")->kind, DOCTOR_PAUSE_RX);
-        CU_ASSERT_EQUAL(counter(&s->port[1], "inDiscards")->kind, DOCTOR_DISCARD);
+        CU_ASSERT_EQUAL(counter(&s->port[1], "inDiscards")->kind, DOCTOR_RX_DISCARD);
         CU_ASSERT(switch_counters_eos("[1]", &sw, s, &e) < 0);
         free(j);
+        free(s);
+}
+
+/*
+ * EOS PFC and ECN counters in the shapes of Arista's own tests (ANTA): PFC frames per
+ * port, ECN marks per queue as strings, "-" where a queue counts nothing.
+ */
+static void test_counters_eos_pfc_ecn(void)
+{
+        char *pfc = slurp(DATA "eos_show_priority_flow_control_counters.json");
+        char *ecn = slurp(DATA "eos_show_qos_interfaces_ecn_counters_queue.json");
+        struct switch_sample *s = calloc(1, sizeof(*s));
+        struct switch_config sw = two_ports("Ethernet3/2/1", "Ethernet3/3/1");
+        const struct switch_counter *c;
+        struct errbuf e;
+
+        CU_ASSERT_FATAL(pfc && ecn && s);
+        CU_ASSERT_EQUAL_FATAL(switch_counters_eos_pfc(pfc, &sw, s, &e), 0);
+        c = counter(&s->port[0], "PFC txFrames");
+        CU_ASSERT(c && c->kind == DOCTOR_PAUSE_TX && c->value == 2 && c->prio == -1);
+        c = counter(&s->port[1], "PFC rxFrames");
+        CU_ASSERT(c && c->kind == DOCTOR_PAUSE_RX && c->value == 2);
+        CU_ASSERT_EQUAL(s->port[0].n, 2);
+        memset(s, 0, sizeof(*s));
+        sw = two_ports("Ethernet10/28/1", "Ethernet10/20/1");
+        CU_ASSERT_EQUAL_FATAL(switch_counters_eos_ecn(ecn, &sw, s, &e), 0);
+        CU_ASSERT_EQUAL(s->port[0].n, 2);                       /* queue 0 is "-": not counted there */
+        CU_ASSERT_PTR_NULL(counter(&s->port[0], "ECN queue 0"));
+        c = counter(&s->port[1], "ECN queue 1");
+        CU_ASSERT(c && c->kind == DOCTOR_ECN_MARKED && c->prio == 1 && c->value == 2);
+        CU_ASSERT(switch_counters_eos_ecn("[]", &sw, s, &e) < 0);
+        CU_ASSERT(switch_counters_eos_pfc("nope", &sw, s, &e) < 0);
+        free(pfc);
+        free(ecn);
         free(s);
 }
 
@@ -504,11 +598,12 @@ int suite_switch_parse(void)
 
         if (!s || !CU_add_test(s, "bytes", test_bytes) || !CU_add_test(s, "lists", test_lists) ||
             !CU_add_test(s, "nvue", test_nvue) || !CU_add_test(s, "nvue_ports_and_roce", test_nvue_ports_and_roce) ||
-            !CU_add_test(s, "sonic", test_sonic) || !CU_add_test(s, "ecn_changed", test_ecn_changed) ||
+            !CU_add_test(s, "sonic", test_sonic) || !CU_add_test(s, "cable_length", test_cable_length) || !CU_add_test(s, "ecn_changed", test_ecn_changed) ||
             !CU_add_test(s, "eos", test_eos) || !CU_add_test(s, "limits", test_limits) ||
             !CU_add_test(s, "mtu_groups", test_mtu_groups) || !CU_add_test(s, "ledger", test_ledger) ||
             !CU_add_test(s, "counters_nvue", test_counters_nvue) || !CU_add_test(s, "counters_sonic", test_counters_sonic) ||
-            !CU_add_test(s, "counters_eos", test_counters_eos))
+            !CU_add_test(s, "counters_eos", test_counters_eos) ||
+            !CU_add_test(s, "counters_eos_pfc_ecn", test_counters_eos_pfc_ecn))
                 return -1;
         return 0;
 }

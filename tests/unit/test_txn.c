@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "agent/cmd/cmd.h"
 #include "agent/txn/txn.h"
@@ -458,7 +459,13 @@ static void test_confirm(void)
         txn_result_done(&r);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 4000);
         txn_result_init(&c);
-        CU_ASSERT_EQUAL(txn_confirm(&env, tx, journal_now_ms() - 1, &c), -ETIME);
+        {       /* a deadline after the transaction started (else it is the caller's cancel), then passed */
+                int64_t not_after = journal_now_ms();
+
+                while (journal_now_ms() <= not_after)
+                        usleep(1000);
+                CU_ASSERT_EQUAL(txn_confirm(&env, tx, not_after, &c), -ETIME);
+        }
         CU_ASSERT_EQUAL(c.state, TXN_ROLLED_BACK);
         CU_ASSERT_EQUAL(c.exit_code, OUTCOME_ROLLED_BACK);
         CU_ASSERT_PTR_NOT_NULL(strstr(c.error.msg, "after the caller's not_after_ms"));
@@ -648,6 +655,87 @@ static void test_changes_text(void)
         txn_result_done(&r);
 }
 
+/* A policy's spec as a document over fa and fb. */
+static struct policy *spec_policy(const char *spec)
+{
+        struct errbuf e = { 0 };
+        struct policy *p = NULL;
+        char doc[1024];
+
+        snprintf(doc, sizeof(doc),
+                 "{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"lossless\"},"
+                 "\"targets\":{\"interfaces\":[\"fa\",\"fb\"]},\"spec\":%s,\"verify\":{\"probe\":\"none\"}}", spec);
+        if (policy_parse_buffer(doc, strlen(doc), "test", &p, &e) < 0)
+                fprintf(stderr, "spec_policy: %s: %s\n", e.where, e.msg);
+        return p;
+}
+
+/* Lossless on priority 3 with DCQCN; the RDMA default ToS 0 (no policy sets it here). */
+static void lossless_devices(void)
+{
+        const uint32_t caps = STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_TRUST) |
+                              STATE_BIT(STATE_FIELD_DSCP_MAP) | STATE_BIT(STATE_FIELD_PFC) |
+                              STATE_BIT(STATE_FIELD_HOST_ECN) | STATE_BIT(STATE_FIELD_ROCE_TOS);
+
+        fakedrv_reset();
+        for (unsigned i = 0; i < 2; i++) {
+                struct fakedrv_device *d = fakedrv_add(i ? "fb" : "fa", 1500, caps);
+
+                d->live.present = caps;
+                d->live.trust = STATE_TRUST_DSCP;
+                for (unsigned c = 0; c < STATE_DSCP_COUNT; c++)
+                        d->live.dscp_prio[c] = 0;
+                d->live.dscp_prio[26] = 3;
+                d->live.pfc_enabled = 1u << 3;
+                d->live.host_ecn = (struct state_host_ecn){ .prios = 0xff, .rp_enabled = 0x08, .np_enabled = 0x08 };
+                d->live.roce_tos = 0;
+        }
+}
+
+/*
+ * The lossless class on the live state a change leaves: DCQCN off on the lossless priority
+ * is refused with nothing applied; a change that keeps the class goes through, whatever
+ * the device's RDMA default ToS (doctor's to judge); the way back is never refused.
+ */
+static void test_lossless_class(void)
+{
+        struct policy *off = spec_policy("{\"host_ecn\":{\"priorities\":[3],\"reaction_point\":false}}");
+        struct policy *keep = spec_policy("{\"mtu\":9000,\"pfc\":{\"priorities\":[3]}}");
+        struct txn_result r;
+
+        CU_ASSERT_FATAL(off && keep);
+        lossless_devices();
+        txn_result_init(&r);
+        txn_apply(&env, off, -1, &r);
+        CU_ASSERT_EQUAL(r.exit_code, OUTCOME_INVALID);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "interface 'fa': $.spec.host_ecn.reaction_point: "
+                                                  "host_ecn_priority_mismatch: DCQCN is off for priority 3"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "nothing was changed"));
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->applies + fakedrv_find("fb")->applies, 0);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.host_ecn.rp_enabled, 0x08);
+        txn_result_done(&r);
+
+        txn_result_init(&r);
+        txn_apply(&env, keep, -1, &r);
+        CU_ASSERT_EQUAL(r.exit_code, OUTCOME_OK);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        txn_result_done(&r);
+
+        /* waived: DCQCN goes off; undoing that puts it back on, and undoing the undo is never refused */
+        off->checks_allow = LOSSLESS_BIT(LOSSLESS_HOST_ECN);
+        txn_result_init(&r);
+        txn_apply(&env, off, -1, &r);
+        CU_ASSERT_EQUAL(r.exit_code, OUTCOME_OK);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.host_ecn.rp_enabled, 0);
+        txn_result_done(&r);
+        txn_result_init(&r);
+        CU_ASSERT_EQUAL(txn_rollback(&env, &r), OUTCOME_OK);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.host_ecn.rp_enabled, 0x08);
+        txn_result_done(&r);
+        policy_free(off);
+        policy_free(keep);
+}
+
 int suite_txn(void);
 int suite_txn(void)
 {
@@ -669,7 +757,8 @@ int suite_txn(void)
             !CU_add_test(s, "recovery", test_recovery) ||
             !CU_add_test(s, "lock_excludes", test_lock_excludes) ||
             !CU_add_test(s, "rollback", test_rollback) ||
-            !CU_add_test(s, "rollback_to", test_rollback_to))
+            !CU_add_test(s, "rollback_to", test_rollback_to) ||
+            !CU_add_test(s, "lossless_class", test_lossless_class))
                 return -1;
         return 0;
 }

@@ -51,7 +51,7 @@ cp "$busybox" "$root/bin/busybox"
 
 # The module closure in load order (modprobe prints insmod lines, dependencies first).
 modprobe -a -d "$kroot" -S "$kver" --show-depends \
-        crc32_generic rdma_rxe ib_uverbs rdma_ucm veth sch_tbf sch_htb sch_netem sch_ets sch_red \
+        crc32_generic rdma_rxe ib_uverbs rdma_ucm configfs veth sch_tbf sch_htb sch_netem sch_ets sch_red \
         virtio_pci 9p 9pnet_virtio 2>/dev/null |
         awk '$1 == "insmod" { print $2 }' | awk '!seen[$0]++' > "$cache/modules.list"
 [ -s "$cache/modules.list" ] || skip "modprobe found no rdma_rxe in kernel $kver"
@@ -84,7 +84,7 @@ copy_with_libs "$(command -v curl)" /usr/bin/curl
 cp /etc/libibverbs.d/rxe.driver "$root/etc/libibverbs.d/"
 [ -e "$root/lib64/ld-linux-x86-64.so.2" ] || { mkdir -p "$root/lib64"; cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"; }
 cp "$here/init" "$root/init"
-cp "$here/guest.sh" "$here/ecn-lab.sh" "$here/qdisc-cases.sh" "$here/case-probe-class.sh" "$root/"
+cp "$here/guest.sh" "$here/ecn-lab.sh" "$here/qdisc-cases.sh" "$here/case-probe-class.sh" "$here/case-roce-tos.sh" "$root/"
 chmod 0755 "$root/init" "$root/guest.sh" "$root/ecn-lab.sh" "$root/qdisc-cases.sh"
 cp "$top"/examples/policies/lab-switch-ecn-*.json "$root/lab/policies/"
 echo "root:x:0:0:root:/:/bin/sh" > "$root/etc/passwd"

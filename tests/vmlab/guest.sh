@@ -49,6 +49,9 @@ setup() {
         done
         $IP route add $B dev va src $A table 101 && $IP route add $A dev vb src $B table 102 || return 1
         $IP rule add pref 100 to $B iif lo lookup 101 && $IP rule add pref 101 to $A iif lo lookup 102 || return 1
+        # rdma_cm's accepting side checks the way back to the requester out of the REQ's interface
+        # (cma.c validate_ipv4_net_dev(): a fib lookup with that oif and no iif): the same tables by oif
+        $IP rule add pref 98 to $B oif va lookup 101 && $IP rule add pref 99 to $A oif vb lookup 102 || return 1
         $IP rule add pref 1000 lookup local && $IP rule del pref 0 || return 1
         $RDMA link add rxe0 type rxe netdev va && $RDMA link add rxe1 type rxe netdev vb || return 1
         until_ok 300 rxe_ready rxe0 && until_ok 300 rxe_ready rxe1 || { echo "rxe devices not ready"; return 1; }
@@ -180,11 +183,26 @@ rdma_cases() {
         . /case-probe-class.sh
         case_probe_class
         kill $server 2>/dev/null
+        . /case-roce-tos.sh
+        case_roce_tos
 }
 
-# VMLAB_CASES (kernel command line): "rdma" (Soft-RoCE verbs), "qdisc" (the qdisc driver
-# against this kernel, qdisc-cases.sh), "ecn" (the ECN story, ecn-lab.sh).
+# "rocetos" alone: the veth pair, its two rxe devices, and spec.roce_tos on the wire (case-roce-tos.sh).
+rocetos_cases() {
+        if ! setup > /tmp/setup.log 2>&1; then
+                res "FAIL lab-setup: $(tail -2 /tmp/setup.log | tr '\n' ' ')"
+                return
+        fi
+        mkdir -p /tmp/state
+        printf '{ "state_dir": "/tmp/state" }\n' > /tmp/agent.json
+        . /case-roce-tos.sh
+        case_roce_tos
+}
+
+# VMLAB_CASES (kernel command line): "rdma" (Soft-RoCE verbs, spec.roce_tos on the wire
+# included), "rocetos" (that one alone), "qdisc" (the qdisc driver against this kernel,
+# qdisc-cases.sh), "ecn" (the ECN story, ecn-lab.sh).
 cases=" ${VMLAB_CASES:-rdma qdisc ecn} "
-case $cases in *" rdma "*) rdma_cases ;; esac
+case $cases in *" rdma "*) rdma_cases ;; *" rocetos "*) rocetos_cases ;; esac
 case $cases in *" qdisc "*) sh /qdisc-cases.sh ;; esac
 case $cases in *" ecn "*) sh /ecn-lab.sh ;; esac

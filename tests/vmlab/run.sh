@@ -2,10 +2,12 @@
 # vmlab tier: boot a throw-away Debian kernel under qemu TCG and run there what this
 # machine's kernel cannot: real verbs over Soft-RoCE (rdma_rxe: nettune's verbs probe
 # against probe-server and perftest's ib_write_bw, an MTU policy the gate rolls back
-# and one that commits), the qdisc driver against a kernel with sch_ets and sch_red
-# (qdisc-cases.sh), and the ECN story on a Linux switch (ecn-lab.sh).
+# and one that commits, spec.roce_tos on the wire of an rdma_cm connection), the qdisc
+# driver against a kernel with sch_ets and sch_red (qdisc-cases.sh), and the ECN story
+# on a Linux switch (ecn-lab.sh).
 # Prints PASS/FAIL/SKIP lines for tests/check.sh; the ECN story's figures go to
-# $VMLAB_CACHE/ecn-figures.txt. VMLAB_CASES picks cases ("rdma qdisc ecn").
+# $VMLAB_CACHE/ecn-figures.txt. VMLAB_CASES picks cases ("rdma qdisc ecn";
+# "rocetos" runs the roce_tos case of "rdma" alone).
 # Guest build cache: $VMLAB_CACHE (default $BUILD/vmlab; never committed). The guest
 # runs non-sanitized programs: $BUILD's when they are, else plain copies built into
 # $BUILD/plain.

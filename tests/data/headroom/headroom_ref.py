@@ -62,7 +62,7 @@ def _ceil_kib(x):
 
 
 def default_8lane(asic, speed_gbps):
-    """The issue's rule: 8-lane only for spectrum3@400G and spectrum4@800G.
+    """The default lane rule: 8 lanes only for spectrum3@400G and spectrum4@800G.
 
     Upstream the Lua receives ARGV[5] = lane count of the port ([DYN]
     calculateHeadroomSize pushes headroom.lane_count, counted from PORT|lanes);

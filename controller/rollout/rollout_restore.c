@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Rollbacks across the fleet, recorded as a rollout of kind "rollback" (one wave,
+ * every node at once):
+ *
+ *   by rollout (`rollback --rollout ID`): every node rollout ID touched goes back to
+ *       the revision it had before it (restore_judge decides, node by node); LOOK
+ *       (each agent's history) -> DECIDE -> SEND (journaled first) -> VERIFY (each
+ *       restored node's history again) -> FINISH (consistent or not);
+ *   plain (`rollback [--to REV]`): each node undoes its newest revision, or applies
+ *       its revision REV again; LOOK (its current revision) -> SEND -> FINISH.
+ *
+ * Every POST /v1/rollback carries expect_revision, the node's current revision as
+ * its history said just before: the agent refuses it (409) when something
+ * committed in between. Steps over nodes are rollout_step.c's.
+ */
+#include <stdio.h>
+
+#include "common/outcome.h"
+#include "controller/rollout/rollout_internal.h"
+
+/* The engine state of a rollback run over r (every node in wave 0). */
+static int begin(struct engine *g, const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e)
+{
+        *g = (struct engine) { .env = env, .r = r, .e = e, .apply_timeout_ms = env->timeout_s * 1000 };
+        g->sel = calloc(r->n_nodes + 1, sizeof(*g->sel));
+        return g->sel ? 0 : errbuf_set(e, ENOMEM, "", "out of memory");
+}
+
+/* The run's end: its one wave done, the rollout completed with exit (0 or 3) and message, stored. */
+static int finish(struct engine *g, int exit_code)
+{
+        struct rollout_rec *r = g->r;
+        int rc = step_journal_wave(g, 0, RWAVE_DONE);
+
+        r->state = ROLLOUT_COMPLETED;
+        r->exit_code = exit_code;
+        if (rc >= 0)
+                rc = store_rollout_update(g->env->store, r, g->e);
+        free(g->sel);
+        return rc < 0 ? rc : r->exit_code;
+}
+
+/* ---- plain: undo the newest revision, or apply revision REV again ---- */
+
+int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *r, long long to, struct errbuf *e)
+{
+        struct node_revision *nr = calloc(r->n_nodes + 1, sizeof(*nr));
+        struct rollback_ask *asks = calloc(r->n_nodes + 1, sizeof(*asks));
+        struct engine g;
+        unsigned n = 0, ok = 0;
+        int rc = begin(&g, env, r, e);
+
+        for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++)
+                g.sel[i] = &r->nodes[i];
+        rc = rc < 0 ? rc : !nr || !asks ? errbuf_set(e, ENOMEM, "", "out of memory") :
+                                            rollout_revisions(env, g.sel, r->n_nodes, NULL, nr, e);
+        for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++) {
+                struct rnode *x = &r->nodes[i];
+
+                if (!nr[i].read || !nr[i].v.known) {
+                        x->state = RNODE_FAILED;
+                        step_node_error(x, "rollback not sent: %s", nr[i].read ? "its agent's history names no "
+                                        "current revision" : nr[i].why);
+                        continue;
+                }
+                x->pre_rev = nr[i].v.rev;
+                asks[n] = (struct rollback_ask) { .to = to, .expect = nr[i].v.rev };
+                g.sel[n++] = x;
+        }
+        if (rc >= 0)
+                rc = step_rollback(&g, g.sel, n, asks, NULL, true, 0);
+        for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++) {
+                if (r->nodes[i].state != RNODE_ROLLED_BACK) {
+                        r->nodes[i].state = RNODE_FAILED;
+                        rc = step_journal_node(&g, &r->nodes[i]);
+                }
+                ok += r->nodes[i].state == RNODE_ROLLED_BACK;
+        }
+        free(nr);
+        free(asks);
+        if (rc < 0) {
+                free(g.sel);
+                return rc;
+        }
+        snprintf(r->message, sizeof(r->message), "%u of %u nodes rolled back", ok, r->n_nodes);
+        return finish(&g, ok == r->n_nodes ? OUTCOME_OK : OUTCOME_RUNTIME);
+}
+
+/* ---- by rollout: back to the revision before it ---- */
+
+struct restore {
+        struct engine g;
+        struct rollout_rec *src;        /* the rollout undone: its nodes' undo_tx are journaled too */
+        bool force;
+        struct rnode **srcn;            /* srcn[i]: node i of the run in src */
+        struct node_revision *nr;
+        struct restore_plan *plan;
+        struct rollback_ask *asks;
+        struct rollback_outcome *out;
+};
+
+/* The node called name in src, looked for from *hint on (the rollback lists them in src's order: O(1) each). */
+static struct rnode *src_node(struct rollout_rec *src, const char *name, unsigned *hint)
+{
+        for (unsigned k = 0; k < src->n_nodes; k++) {
+                unsigned i = (*hint + k) % src->n_nodes;
+
+                if (streq(src->nodes[i].name, name)) {
+                        *hint = i + 1;
+                        return &src->nodes[i];
+                }
+        }
+        return NULL;
+}
+
+/* LOOK and DECIDE: every node's history, and what to do with it; the decision is journaled. */
+static int look(struct restore *x)
+{
+        struct rollout_rec *r = x->g.r;
+        int rc = rollout_revisions(x->g.env, x->srcn, r->n_nodes, NULL, x->nr, x->g.e);
+
+        for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++) {
+                struct rnode *n = &r->nodes[i];
+                static const enum rnode_state state_of[RESTORE_ACTION_MAX] = {
+                        [RESTORE_ALREADY] = RNODE_ALREADY_THERE, [RESTORE_UNDO] = RNODE_APPLYING,
+                        [RESTORE_TO] = RNODE_APPLYING, [RESTORE_REFUSE] = RNODE_REFUSED,
+                        [RESTORE_FAIL] = RNODE_FAILED,
+                };
+
+                restore_judge(x->src->id, x->srcn[i], &x->nr[i], x->force, &x->plan[i]);
+                n->state = state_of[x->plan[i].action];
+                n->pre_rev = x->plan[i].pre_rev;
+                n->rev = x->plan[i].action == RESTORE_ALREADY ? x->nr[i].v.rev : 0;
+                step_node_error(n, "%s", x->plan[i].why);
+                x->g.sel[i] = n;
+        }
+        return rc < 0 ? rc : step_journal_nodes(&x->g, x->g.sel, r->n_nodes, 0);
+}
+
+/* SEND: the rollbacks, each with expect_revision (the node's current revision as LOOK read it). */
+static int send(struct restore *x)
+{
+        struct rollout_rec *r = x->g.r;
+        struct rnode **sel = x->g.sel;
+        struct rollback_ask *asks = x->asks;
+        unsigned n = 0;
+        int rc;
+
+        for (unsigned i = 0; i < r->n_nodes; i++) {
+                const struct restore_plan *p = &x->plan[i];
+
+                if (p->action != RESTORE_UNDO && p->action != RESTORE_TO)
+                        continue;
+                asks[n] = (struct rollback_ask) { .to = p->action == RESTORE_TO ? p->pre_rev : 0, .expect = p->cur_rev };
+                sel[n++] = &r->nodes[i];
+        }
+        rc = step_rollback(&x->g, sel, n, asks, x->out, false, 0);
+        /* out[k] belongs to sel[k]: spread them back to their nodes' places */
+        for (unsigned k = n; k-- > 0;)
+                x->out[sel[k] - r->nodes] = x->out[k];
+        return rc;
+}
+
+/*
+ * VERIFY: each node a rollback went to, by its history again: restored when the
+ * newest commit there is a rollback newer than what LOOK saw (its answer may have
+ * been lost), with that revision; else failed with the reason.
+ */
+static int verify(struct restore *x)
+{
+        struct rollout_rec *r = x->g.r;
+        unsigned n = 0;
+        int rc;
+
+        for (unsigned i = 0; i < r->n_nodes; i++)
+                if (r->nodes[i].state == RNODE_APPLYING)
+                        x->g.sel[n++] = &r->nodes[i];
+        rc = rollout_revisions(x->g.env, x->g.sel, n, NULL, x->nr, x->g.e);
+        for (unsigned k = 0; rc >= 0 && k < n; k++) {
+                struct rnode *node = x->g.sel[k];
+                unsigned i = (unsigned)(node - r->nodes);
+                const struct rollback_outcome *o = &x->out[i];
+                const struct reply_revision *v = &x->nr[k].v;
+                bool moved = x->nr[k].read && v->known && v->rev > x->plan[i].cur_rev && streq(v->newest.kind, "rollback");
+
+                if (!x->nr[k].read && o->ok && o->tx[0]) {
+                        node->state = RNODE_RESTORED;
+                        snprintf(node->tx, sizeof(node->tx), "%s", o->tx);
+                        step_node_error(node, "restored by tx %.20s (its history could not be read again: %.150s)",
+                                        o->tx, x->nr[k].why);
+                } else if (moved && (!o->tx[0] || streq(o->tx, v->newest.tx))) {
+                        node->state = RNODE_RESTORED;
+                        node->rev = v->rev;
+                        snprintf(node->tx, sizeof(node->tx), "%s", v->newest.tx);
+                        step_node_error(node, "restored: revision %lld (tx %.20s) holds its state before rollout %lld",
+                                        v->rev, v->newest.tx, x->src->id);
+                } else if (o->ok && streq(o->result, "nothing_to_do")) {
+                        node->state = RNODE_ALREADY_THERE;
+                        step_node_error(node, "its live state matched revision %lld already: nothing to do",
+                                        x->plan[i].pre_rev);
+                } else {
+                        node->state = RNODE_FAILED;
+                        step_node_error(node, "not restored: %.200s", o->ok ? "its history does not show the rollback" :
+                                        o->why[0] ? o->why : "no answer");
+                }
+        }
+        for (unsigned i = 0; i < r->n_nodes; i++)
+                x->g.sel[i] = &r->nodes[i];
+        return rc < 0 ? rc : step_journal_nodes(&x->g, x->g.sel, r->n_nodes, ENGINE_NO_WAVE);
+}
+
+/* The rollout undone keeps, for each node put back, the transaction that did it (a second run sees it there). */
+static int note_undone(struct restore *x)
+{
+        struct rollout_rec *r = x->g.r;
+        int rc = store_begin(x->g.env->store, x->g.e);  /* one write of them all, not one per node */
+        bool begun = rc >= 0;
+
+        for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++) {
+                if (r->nodes[i].state != RNODE_RESTORED)
+                        continue;
+                snprintf(x->srcn[i]->undo_tx, sizeof(x->srcn[i]->undo_tx), "%s", r->nodes[i].tx);
+                rc = store_node_update(x->g.env->store, x->src, x->srcn[i], x->g.e);
+        }
+        if (begun) {
+                int c = store_commit(x->g.env->store, x->g.e);
+
+                rc = rc < 0 ? rc : c;
+        }
+        return rc;
+}
+
+/* The summary: restored / already there / refused / failed, and whether the fleet ended consistent. */
+static int conclude(struct restore *x)
+{
+        struct rollout_rec *r = x->g.r;
+        unsigned counts[RNODE_STATE_MAX];
+        unsigned bad;
+
+        rollout_rec_count_states(r, counts);
+        bad = counts[RNODE_REFUSED] + counts[RNODE_FAILED];
+        snprintf(r->message, sizeof(r->message), "rollback of rollout %lld: %u restored, %u already there, %u refused, "
+                 "%u failed; %s", x->src->id, counts[RNODE_RESTORED], counts[RNODE_ALREADY_THERE],
+                 counts[RNODE_REFUSED], counts[RNODE_FAILED], bad ? "the fleet is not back at its state before it" :
+                 "every node it touched is at its revision before it");
+        return finish(&x->g, bad ? OUTCOME_RUNTIME : OUTCOME_OK);
+}
+
+int rollout_run_restore(const struct rollout_run_env *env, struct rollout_rec *r, struct rollout_rec *src,
+                        bool force, struct errbuf *e)
+{
+        struct restore x = { .src = src, .force = force };
+        int rc = begin(&x.g, env, r, e);
+
+        /* Each way back is gated like an apply: never a shorter request than the rollout's own measurements. */
+        x.g.apply_timeout_ms = rollout_apply_timeout_ms(src->policy_doc, env->timeout_s);
+        x.srcn = calloc(r->n_nodes + 1, sizeof(*x.srcn));
+        x.nr = calloc(r->n_nodes + 1, sizeof(*x.nr));
+        x.plan = calloc(r->n_nodes + 1, sizeof(*x.plan));
+        x.asks = calloc(r->n_nodes + 1, sizeof(*x.asks));
+        x.out = calloc(r->n_nodes + 1, sizeof(*x.out));
+        if (rc >= 0 && (!x.srcn || !x.nr || !x.plan || !x.asks || !x.out))
+                rc = errbuf_set(e, ENOMEM, "", "out of memory");
+        for (unsigned i = 0, hint = 0; rc >= 0 && i < r->n_nodes; i++)
+                if (!(x.srcn[i] = src_node(src, r->nodes[i].name, &hint)))
+                        rc = errbuf_set(e, EINVAL, "", "node '%s' is not a node of rollout %lld", r->nodes[i].name,
+                                        src->id);
+        if (rc >= 0)
+                rc = look(&x);
+        if (rc >= 0)
+                rc = send(&x);
+        if (rc >= 0)
+                rc = verify(&x);
+        if (rc >= 0)
+                rc = note_undone(&x);
+        if (rc >= 0)
+                rc = conclude(&x);
+        else
+                free(x.g.sel);
+        free(x.srcn);
+        free(x.nr);
+        free(x.plan);
+        free(x.asks);
+        free(x.out);
+        return rc;
+}

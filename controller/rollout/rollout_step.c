@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine's steps over nodes: journal them, send one apply or rollback to each
+ * at once and record the answers, settle pending changes. Leaves of the engine
+ * (rollout_engine.c): nothing here calls back into it.
+ */
+#include <stdarg.h>
+
+#include "common/outcome.h"
+#include "controller/fleet/fleet.h"
+#include "controller/rollout/rollout_internal.h"
+
+void step_node_error(struct rnode *n, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(n->error, sizeof(n->error), fmt, ap);
+        va_end(ap);
+}
+
+int step_journal_node(struct engine *g, const struct rnode *n)
+{
+        int r;
+
+        if (g->store_err < 0)
+                return g->store_err;
+        r = store_node_update(g->env->store, g->r, n, g->e);
+        if (r < 0)
+                g->store_err = r;
+        return r;
+}
+
+int step_journal_nodes(struct engine *g, struct rnode **nodes, unsigned n, unsigned w)
+{
+        int r = g->store_err < 0 ? g->store_err : store_begin(g->env->store, g->e);
+
+        if (r >= 0 && w != ENGINE_NO_WAVE)
+                r = store_wave_update(g->env->store, g->r, w, g->e);
+        for (unsigned i = 0; r >= 0 && i < n; i++)
+                r = store_node_update(g->env->store, g->r, nodes[i], g->e);
+        if (r >= 0)
+                r = store_commit(g->env->store, g->e);
+        if (r < 0)
+                g->store_err = r;
+        return r;
+}
+
+int step_journal_wave(struct engine *g, unsigned w, enum rwave_state s)
+{
+        int r;
+
+        g->r->waves[w].state = s;
+        if (g->store_err < 0)
+                return g->store_err;
+        r = store_wave_update(g->env->store, g->r, w, g->e);
+        if (r < 0)
+                g->store_err = r;
+        return r;
+}
+
+unsigned step_select(struct rollout_rec *r, struct rnode **out, unsigned wave, bool any_wave, enum rnode_state s)
+{
+        unsigned k = 0;
+
+        for (unsigned i = 0; i < r->n_nodes; i++)
+                if ((any_wave || r->nodes[i].wave == wave) && r->nodes[i].state == s)
+                        out[k++] = &r->nodes[i];
+        return k;
+}
+
+/* An apply that was not delivered at all: no connection, no TLS session, not sent. */
+static bool never_sent(int err)
+{
+        return err == -ECONNREFUSED || err == -EPROTO || err == -ECANCELED;
+}
+
+/*
+ * Record one apply answer on its node. A request that may have arrived but got no
+ * usable answer leaves the node applying: its agent is asked next (by key).
+ */
+static void classify_apply(const struct engine *g, struct rnode *n, const struct http_req *q)
+{
+        struct errbuf pe = { 0 };
+        struct reply_apply a;
+        char buf[400];
+
+        if (q->err < 0) {
+                http_req_error(q, buf, sizeof(buf));
+                if (never_sent(q->err)) {
+                        n->state = RNODE_UNREACHABLE;
+                        step_node_error(n, "its apply was not delivered: %s", buf);
+                } else {
+                        step_node_error(n, "no answer to its apply: %s", buf);
+                }
+                return;
+        }
+        if (reply_parse_apply(q->resp, q->resp_len, &a, &pe) < 0) {
+                if (q->status >= 400) {
+                        /* 4xx: refused, nothing was changed there (a 400: the node finds the policy invalid) */
+                        n->state = RNODE_FAILED;
+                        n->exit_code = outcome_of_http_status((int)q->status);
+                        step_node_error(n, "%s%s", q->status == 400 ? "it refuses the policy: " : "",
+                                        reply_error_text(q->status, q->resp, q->resp_len, buf, sizeof(buf)));
+                } else {
+                        step_node_error(n, "its apply's answer is unreadable: %.200s", pe.msg);
+                }
+                return;
+        }
+        snprintf(n->tx, sizeof(n->tx), "%s", a.tx);
+        n->exit_code = a.exit_code;
+        n->changes = a.changes;
+        n->baseline_gbps = a.baseline_gbps;
+        n->post_gbps = a.post_gbps;
+        n->error[0] = '\0';
+        if (a.exit_code == 4 || streq(a.result, "pending_confirm")) {
+                n->state = a.tx[0] ? RNODE_PENDING : RNODE_FAILED;
+                if (!a.tx[0])
+                        step_node_error(n, "pending without a transaction id");
+                /* An agent that does not say when it restores the change: at the latest a timeout from now. */
+                n->confirm_deadline_ms = a.confirm_deadline_ms > 0 ? a.confirm_deadline_ms :
+                                         rollout_now_ms() + g->r->opts.confirm_timeout_s * 1000LL;
+        } else if (a.exit_code == 0) {
+                n->state = RNODE_COMMITTED;
+        } else {
+                n->state = RNODE_FAILED;
+                step_node_error(n, "%s%s%s%s%s", a.result[0] ? a.result : "failed",
+                                a.restored_by[0] ? " by " : "", a.restored_by, a.error[0] ? ": " : "", a.error);
+        }
+}
+
+/* A rollback answer: any 2xx whose body (if any) has exit_code 0; its transaction and result into out. */
+static bool answer_ok(const struct http_req *q, struct rollback_outcome *out)
+{
+        struct errbuf pe = { 0 };
+        struct reply_apply a;
+
+        if (q->err < 0) {
+                http_req_error(q, out->why, sizeof(out->why));
+                return false;
+        }
+        if (q->status < 200 || q->status >= 300) {
+                reply_error_text(q->status, q->resp, q->resp_len, out->why, sizeof(out->why));
+                return false;
+        }
+        if (q->resp_len && reply_parse_apply(q->resp, q->resp_len, &a, &pe) >= 0) {
+                snprintf(out->tx, sizeof(out->tx), "%s", a.tx);
+                snprintf(out->result, sizeof(out->result), "%s", a.result);
+                if (a.exit_code != 0) {
+                        snprintf(out->why, sizeof(out->why), "%s%s%s", a.result[0] ? a.result : "failed",
+                                 a.error[0] ? ": " : "", a.error);
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* What is in flight for one node: its request's body and, for a rollback, where its outcome goes. */
+struct sent {
+        struct rnode *n;
+        char body[96];
+        const struct rollback_ask *ask;
+        struct rollback_outcome *out;
+        bool older_agent;               /* refused expect_revision: asked again without it */
+};
+
+/* An agent from before expect_revision refuses the member as unknown (its validator's words). */
+static bool refuses_expect(const struct http_req *q)
+{
+        char text[400];
+
+        return q->err == 0 && q->status == 400 &&
+               strstr(reply_error_text(q->status, q->resp, q->resp_len, text, sizeof(text)),
+                      "unknown key 'expect_revision'");
+}
+
+static void on_rollback(struct engine *g, struct sent *x, const struct http_req *q)
+{
+        struct rnode *n = x->n;
+
+        memset(x->out, 0, sizeof(*x->out));
+        if (x->ask->expect > 0 && !x->older_agent && refuses_expect(q)) {
+                x->older_agent = true;
+                return;
+        }
+        x->out->answered = q->err == 0;
+        x->out->status = q->err < 0 ? 0 : q->status;
+        x->out->ok = answer_ok(q, x->out);
+        if (!g->rollback_journal)
+                return;
+        if (x->out->ok) {
+                n->state = RNODE_ROLLED_BACK;
+                n->error[0] = '\0';
+                snprintf(n->undo_tx, sizeof(n->undo_tx), "%s", x->out->tx);
+        } else {
+                step_node_error(n, "rollback failed: %s", x->out->why);
+        }
+        step_journal_node(g, n);
+        output_progress_node(&g->prog, n, n->state != RNODE_ROLLED_BACK);
+}
+
+static void on_done(struct http_req *q, void *userdata)
+{
+        struct engine *g = userdata;
+        struct sent *x = q->user;
+
+        if (x->ask) {
+                on_rollback(g, x, q);
+                return;
+        }
+        classify_apply(g, x->n, q);
+        step_journal_node(g, x->n);
+        output_progress_node(&g->prog, x->n, rollout_failed_state(x->n->state));
+}
+
+/* The request of one node: its apply step (with its key), or its rollback (asked again without expect_revision). */
+static int request_of(struct engine *g, struct sent *x, struct http_req *q, unsigned timeout_ms)
+{
+        char path[128];
+
+        if (x->ask && x->ask->to > 0)
+                snprintf(x->body, sizeof(x->body), x->ask->expect > 0 && !x->older_agent ?
+                         "{\"to\":%lld,\"expect_revision\":%lld}" : "{\"to\":%lld}", x->ask->to, x->ask->expect);
+        else if (x->ask)
+                snprintf(x->body, sizeof(x->body), x->ask->expect > 0 && !x->older_agent ?
+                         "{\"expect_revision\":%lld}" : "{}", x->ask->expect);
+        *q = (struct http_req) {
+                .method = "POST", .body = x->ask ? x->body : g->r->policy_doc,
+                .timeout_ms = timeout_ms, .user = x,
+        };
+        q->body = q->body ? q->body : "{}";
+        q->body_len = strlen(q->body);
+        if (x->ask)
+                snprintf(path, sizeof(path), "/v1/rollback");
+        else
+                snprintf(path, sizeof(path), "/v1/apply?confirm_timeout_s=%u%s%s", g->r->opts.confirm_timeout_s,
+                         x->n->key[0] ? "&idempotency_key=" : "", x->n->key);
+        return http_url(q->url, sizeof(q->url), x->n->url, path);
+}
+
+/*
+ * Send each of sent[0..n) its request at once; on_done records each answer. Rollbacks
+ * an older agent refused for expect_revision are sent again without it, at once: its
+ * history was read just before (the check the precondition makes atomic on newer agents).
+ */
+static int fan_out(struct engine *g, struct sent *sent, unsigned n, const char *what, unsigned wave)
+{
+        struct http_req *reqs = calloc(n + 1, sizeof(*reqs));
+        struct http_req **ptrs = calloc(n + 1, sizeof(*ptrs));
+        unsigned timeout_ms = g->apply_timeout_ms ? g->apply_timeout_ms : g->env->timeout_s * 1000;
+        int r = 0;
+
+        if (!reqs || !ptrs) {
+                free(reqs);
+                free(ptrs);
+                return errbuf_set(g->e, ENOMEM, "", "out of memory");
+        }
+        output_progress_begin(&g->prog, g->env->progress, what, wave, g->r->n_waves, n);
+        /*
+         * group_answers: the answers of one fan-out are journaled together (one etcd
+         * txn per 100 records); an answer lost with the controller is found again by
+         * asking the agent (rollout_reconcile.h), the requests themselves were
+         * journaled before they were sent. Otherwise each answer as it comes.
+         */
+        if (n > 0 && g->env->group_answers && g->store_err >= 0)
+                g->store_err = store_begin(g->env->store, g->e);
+        for (unsigned round = 0; round < 2 && r >= 0 && g->store_err >= 0; round++) {
+                unsigned k = 0;
+
+                for (unsigned i = 0; i < n && r >= 0; i++)
+                        if (round == 0 || sent[i].older_agent) {
+                                r = request_of(g, &sent[i], &reqs[k], timeout_ms);
+                                ptrs[k] = &reqs[k];
+                                k++;
+                        }
+                if (r >= 0 && k > 0)
+                        r = http_run(g->env->http, ptrs, k, timeout_ms + 10000, on_done, g);
+                for (unsigned i = 0; i < k; i++)
+                        http_req_done(&reqs[i]);
+        }
+        if (n > 0 && g->env->group_answers && g->store_err >= 0)
+                g->store_err = store_commit(g->env->store, g->e);
+        output_progress_end(&g->prog);
+        free(reqs);
+        free(ptrs);
+        if (r < 0)
+                return errbuf_set(g->e, -r, "", "cannot send requests: %s", strerror(-r));
+        return g->store_err;
+}
+
+int step_apply(struct engine *g, struct rnode **nodes, unsigned n, unsigned wave)
+{
+        struct sent *sent = calloc(n + 1, sizeof(*sent));
+        int r;
+
+        if (!sent)
+                return errbuf_set(g->e, ENOMEM, "", "out of memory");
+        for (unsigned i = 0; i < n; i++)
+                sent[i].n = nodes[i];
+        r = fan_out(g, sent, n, "apply", wave);
+        free(sent);
+        return r;
+}
+
+int step_rollback(struct engine *g, struct rnode **nodes, unsigned n, const struct rollback_ask *asks,
+                  struct rollback_outcome *out, bool journal, unsigned wave)
+{
+        struct sent *sent = calloc(n + 1, sizeof(*sent));
+        struct rollback_outcome *own = out ? NULL : calloc(n + 1, sizeof(*own));
+        int r;
+
+        if (!sent || (!out && !own)) {
+                free(sent);
+                free(own);
+                return errbuf_set(g->e, ENOMEM, "", "out of memory");
+        }
+        for (unsigned i = 0; i < n; i++)
+                sent[i] = (struct sent) { .n = nodes[i], .ask = &asks[i], .out = out ? &out[i] : &own[i] };
+        g->rollback_journal = journal;
+        r = fan_out(g, sent, n, "rollback", wave);
+        free(sent);
+        free(own);
+        return r;
+}
+
+/* A node whose change committed and names its transaction: GET /v1/transactions/T says its revision. */
+static bool committed_tx(const struct rnode *x)
+{
+        return x->state == RNODE_COMMITTED && x->tx[0];
+}
+
+/* A node its rollout sent an apply (a key) whose revisions are not on record yet, and whose agent can say. */
+static bool revs_wanted(const struct rnode *x, unsigned w)
+{
+        if ((w != ENGINE_NO_WAVE && x->wave != w) || !x->key[0])
+                return false;
+        if (committed_tx(x))
+                return x->rev == 0;
+        return x->pre_rev < 0 && x->state != RNODE_PLANNED && x->state != RNODE_APPLYING;
+}
+
+/* What a node's agent says of its revisions, into the node: rev and pre_rev, exactly. */
+static bool take_revs(struct rnode *x, const struct node_revision *nr)
+{
+        const struct reply_revision *v = &nr->v;
+
+        if (!nr->read || !v->found) {
+                /* its apply never arrived: the revision current now is the one from before */
+                if (nr->read && !v->found && v->known && x->pre_rev < 0 && !committed_tx(x)) {
+                        x->pre_rev = v->rev;
+                        return true;
+                }
+                return false;
+        }
+        if (streq(v->ours.state, "committed") && v->ours.rev > 0) {
+                x->rev = v->ours.rev;
+                x->pre_rev = v->ours.rev - 1;   /* nothing else commits on a node while a change is pending */
+                return true;
+        }
+        if (v->before_rev >= 0 && x->pre_rev < 0) {
+                x->pre_rev = v->before_rev;
+                return true;
+        }
+        return false;
+}
+
+int step_record_revs(struct engine *g, unsigned w)
+{
+        struct rollout_rec *r = g->r;
+        struct node_revision *nr = NULL;
+        unsigned n = 0, k = 0;
+        int rc;
+
+        for (unsigned i = 0; i < r->n_nodes; i++)
+                if (revs_wanted(&r->nodes[i], w))
+                        g->sel[n++] = &r->nodes[i];
+        if (n == 0)
+                return 0;
+        nr = calloc(n, sizeof(*nr));
+        if (!nr)
+                return errbuf_set(g->e, ENOMEM, "", "out of memory");
+        rc = rollout_revisions(g->env, g->sel, n, committed_tx, nr, g->e);
+        for (unsigned i = 0; rc >= 0 && i < n; i++)
+                if (take_revs(g->sel[i], &nr[i]))
+                        g->sel[k++] = g->sel[i];
+        free(nr);
+        return rc < 0 ? rc : step_journal_nodes(g, g->sel, k, ENGINE_NO_WAVE);
+}
+
+static void on_settled(struct rnode *n, void *ud)
+{
+        struct engine *g = ud;
+
+        step_journal_node(g, n);
+        output_progress_node(&g->prog, n, n->state != RNODE_COMMITTED && n->state != RNODE_CANCELLED);
+}
+
+int step_settle(struct engine *g, struct rnode **nodes, unsigned n, const enum settle_goal *goals,
+                const long long *until_ms, const char *what, unsigned wave)
+{
+        int r;
+
+        if (n == 0)
+                return g->store_err;
+        output_progress_begin(&g->prog, g->env->progress, what, wave, g->r->n_waves, n);
+        r = rollout_settle(g->env, nodes, n, goals, until_ms, on_settled, g, g->e);
+        output_progress_end(&g->prog);
+        return r < 0 ? r : g->store_err;
+}
+
+long long step_settle_until(const struct engine *g, const struct rnode *n, long long now)
+{
+        /* An agent's deadline lies within a confirm timeout of its answer: never wait longer than that. */
+        long long cap = now + g->r->opts.confirm_timeout_s * 1000LL;
+        long long d = n->confirm_deadline_ms > 0 && n->confirm_deadline_ms < cap ? n->confirm_deadline_ms : cap;
+
+        return d + SETTLE_MARGIN_MS;
+}

@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The "dcb-buffer" driver: cable_length (struct ieee_pfc.delay) and buffers
+ * (DCB_ATTR_DCB_BUFFER) of a host interface or a Linux switch's port, over dcbnl.
+ *
+ * What the delay means and what each device does with it is the kernel driver's:
+ *
+ *   mlx5_core   delay = the cable length in metres (en_dcbnl.c @ 84a83eba5c5a
+ *               mlx5e_dcbnl_ieee_getpfc/setpfc: priv->dcbx.cable_len, default 7 m,
+ *               MLX5E_DEFAULT_CABLE_LEN); taken only when 1-999 and new, any other
+ *               value silently ignored, so nettune refuses it at plan time. The
+ *               buffers are the firmware's until the first dcbnl_setbuffer that
+ *               changes something (priv->dcbx.manual_buffer); from then on a new
+ *               cable length or PFC recomputes xoff/xon (en/port_buffer.c
+ *               mlx5e_port_manual_buffer_config()), and a lossless buffer smaller
+ *               than xoff + max_mtu + one 128-byte cell is refused (-ENOMEM).
+ *   mlxsw       delay = bits (the UAPI's meaning), a __u16; ieee_setpfc stores
+ *               DIV_ROUND_UP(delay, 8) bytes as the port's delay
+ *               (spectrum_dcb.c mlxsw_sp_dcbnl_ieee_setpfc()), which sizes the
+ *               lossless buffers only in DCB headroom mode; with a root qdisc
+ *               offloaded the port is in TC mode, where every priority fills
+ *               buffer 0 until dcbnl_setbuffer maps it, sizes are what setbuffer
+ *               gave (never below 2 x MTU in cells) and the delay is not added
+ *               (spectrum_buffers.c mlxsw_sp_hdroom_bufs_reset_sizes()).
+ *               dcbnl_setbuffer is refused in DCB mode.
+ *
+ * The length is declared in metres; on mlxsw it becomes the cable's round trip in
+ * bits at the port's speed (policies/headroom.h), read back the same way. A
+ * snapshot keeps the raw delay (dcb_device.pfc_delay) and puts back exactly that.
+ * Before anything is written, every lossless buffer is checked against the
+ * calculator for the port's speed, MTU and cable length, and sizes the device
+ * would round are refused.
+ */
+#include "drivers/host/dcb_driver.h"
+#include "drivers/host/dcb_nl.h"
+#include "drivers/host/link.h"
+#include "drivers/host/sysfs.h"
+#include "policies/headroom.h"
+
+#define OWN_FIELDS (STATE_BIT(STATE_FIELD_CABLE_LEN) | STATE_BIT(STATE_FIELD_BUFFERS))
+#define MLX5_CABLE_MAX 999              /* en_dcbnl.c: pfc->delay < MLX5E_MAX_CABLE_LENGTH (1000) */
+
+enum family {
+        FAMILY_OTHER,                   /* the delay's unit unknown: no cable length */
+        FAMILY_MLX5,
+        FAMILY_MLXSW,
+};
+
+/* What the checks and the conversions need of the port. */
+struct port {
+        enum family family;
+        enum headroom_asic asic;
+        uint32_t speed_mbps;            /* SYSFS/class/net/IF/speed, 0 unknown */
+        uint32_t mtu;                   /* the desired MTU, else the live one */
+        uint32_t max_mtu;               /* IFLA_MAX_MTU, 0 unknown */
+};
+
+static const char *kdrv(const struct target *t)
+{
+        return t->kernel_driver[0] ? t->kernel_driver : "unknown";
+}
+
+static enum family family_of(const struct target *t, enum headroom_asic *ret_asic)
+{
+        int a = headroom_asic_of_driver(t->kernel_driver);
+
+        *ret_asic = a >= 0 ? (enum headroom_asic)a : HEADROOM_SPECTRUM2;
+        if (a < 0)
+                return FAMILY_OTHER;
+        return a == HEADROOM_CONNECTX ? FAMILY_MLX5 : FAMILY_MLXSW;
+}
+
+static void port_of(struct target *t, struct nl *nl, const struct state *d, struct port *ret)
+{
+        char path[512];
+        struct link_info li;
+        struct errbuf ignore;
+        unsigned speed = 0;
+
+        memset(ret, 0, sizeof(*ret));
+        ret->family = family_of(t, &ret->asic);
+        snprintf(path, sizeof(path), "%s/class/net/%s/speed", t->env ? t->env->sysfs_root : "/sys", t->name);
+        if (sysfs_read_uint(path, &speed) >= 0)         /* "-1" (SPEED_UNKNOWN) is no number */
+                ret->speed_mbps = speed;
+        if (d && state_has(d, STATE_FIELD_MTU))
+                ret->mtu = d->mtu;
+        else if (link_rtnl_read(t, nl, &li, &ignore) >= 0)
+                ret->mtu = li.mtu;
+        ret->max_mtu = t->max_mtu;
+}
+
+/* ---- the delay: metres <-> what the device holds ---- */
+
+static unsigned cable_of_delay(const struct port *p, uint16_t delay)
+{
+        if (p->family == FAMILY_MLXSW)
+                return p->speed_mbps ? headroom_delay_cable_m(p->speed_mbps, delay) : 0;
+        return delay;
+}
+
+static uint16_t delay_of_cable(const struct port *p, unsigned cable_m)
+{
+        if (p->family == FAMILY_MLXSW)
+                return (uint16_t)headroom_delay_bits(p->speed_mbps, cable_m);  /* checked to fit */
+        return (uint16_t)cable_m;
+}
+
+/* The cable length the device works with now (0: none it can tell). */
+static unsigned live_cable(const struct port *p, const struct dcb_nl_ieee *cur)
+{
+        return cur->has_pfc ? cable_of_delay(p, cur->pfc.delay) : 0;
+}
+
+/* ---- caps, read ---- */
+
+static int dcb_buffer_caps(struct target *t, uint32_t *ret_fields, struct errbuf *e)
+{
+        _cleanup_nl_ struct nl *own = NULL;
+        struct dcb_nl_ieee cur;
+        enum headroom_asic asic;
+        enum family f = family_of(t, &asic);
+        struct nl *nl;
+        int r = dcb_open_get(t, &nl, &own, &cur, e);
+
+        *ret_fields = 0;
+        if (r == -EOPNOTSUPP)
+                return 0;
+        if (r < 0)
+                return r;
+        /* mlx5 reports the cable length only where it manages buffers (MLX5_BUFFER_SUPPORTED) */
+        if (cur.has_pfc && ((f == FAMILY_MLX5 && cur.has_buffer) || f == FAMILY_MLXSW))
+                *ret_fields |= STATE_BIT(STATE_FIELD_CABLE_LEN);
+        if (cur.has_buffer)
+                *ret_fields |= STATE_BIT(STATE_FIELD_BUFFERS);
+        return 0;
+}
+
+static void to_state(const struct port *p, const struct dcb_nl_ieee *cur, uint32_t fields, struct state *ret)
+{
+        if ((fields & STATE_BIT(STATE_FIELD_CABLE_LEN)) && cur->has_pfc) {
+                ret->cable_len_m = live_cable(p, cur);
+                ret->present |= STATE_BIT(STATE_FIELD_CABLE_LEN);
+                ret->dcb.present = true;
+                ret->dcb.has_pfc_delay = true;
+                ret->dcb.pfc_delay = cur->pfc.delay;
+        }
+        if ((fields & STATE_BIT(STATE_FIELD_BUFFERS)) && cur->has_buffer) {
+                memcpy(ret->buffers.prio_buffer, cur->buffer.prio2buffer, sizeof(ret->buffers.prio_buffer));
+                memcpy(ret->buffers.size, cur->buffer.buffer_size, sizeof(ret->buffers.size));
+                ret->buffers.total = cur->buffer.total_size;
+                ret->present |= STATE_BIT(STATE_FIELD_BUFFERS);
+        }
+}
+
+static int dcb_buffer_read(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e)
+{
+        _cleanup_nl_ struct nl *own = NULL;
+        struct dcb_nl_ieee cur;
+        struct port p;
+        struct nl *nl;
+        int r;
+
+        if (!(fields & OWN_FIELDS))
+                return 0;
+        r = dcb_open_get(t, &nl, &own, &cur, e);
+        if (r < 0)
+                return r;
+        port_of(t, nl, NULL, &p);
+        to_state(&p, &cur, fields, ret);
+        return 0;
+}
+
+/* ---- the checks (plan time) ---- */
+
+static int check_cable(const struct target *t, const struct port *p, const struct state *d, struct errbuf *e)
+{
+        unsigned m = d->cable_len_m;
+
+        if (p->family == FAMILY_MLX5 && m > MLX5_CABLE_MAX)
+                return errbuf_set(e, EINVAL, NULL, "pfc.cable_length_m %u is longer than mlx5 takes (1-%u m): "
+                                  "its setpfc ignores a longer one without an error (en_dcbnl.c "
+                                  "MLX5E_MAX_CABLE_LENGTH)", m, MLX5_CABLE_MAX);
+        if (p->family != FAMILY_MLXSW)
+                return 0;
+        if (!p->speed_mbps)
+                return errbuf_set(e, EINVAL, NULL, "pfc.cable_length_m: the link speed of '%s' is unknown (link "
+                                  "down?), and mlxsw takes the PFC delay in bits at that speed", t->name);
+        if (headroom_delay_bits(p->speed_mbps, m) > HEADROOM_DELAY_BITS_MAX)
+                return errbuf_set(e, EINVAL, NULL, "pfc.cable_length_m %u is %llu bits of delay at %u Mb/s; mlxsw "
+                                  "takes at most %u (struct ieee_pfc.delay is a __u16: %u m at this speed); size the "
+                                  "lossless buffer with spec.buffers in tc mode instead", m,
+                                  (unsigned long long)headroom_delay_bits(p->speed_mbps, m), p->speed_mbps,
+                                  HEADROOM_DELAY_BITS_MAX, headroom_delay_max_cable_m(p->speed_mbps));
+        return 0;
+}
+
+/* The calculator's size for one lossless buffer of this port; 0 when it cannot tell (no cable length). */
+static int lossless_need(const struct port *p, unsigned cable_m, struct headroom *ret, struct errbuf *e)
+{
+        struct headroom_problem why;
+        struct headroom_input in;
+        unsigned gbps = p->speed_mbps / 1000;
+
+        headroom_input_init(&in, p->family == FAMILY_MLX5 ? HEADROOM_CONNECTX : p->asic);
+        /* mlx5e_port_linkspeed() failing counts as 40G; the calculator floors mlx5 at 40G anyway */
+        in.speed_gbps = gbps ? (gbps > HEADROOM_SPEED_MAX_GBPS ? HEADROOM_SPEED_MAX_GBPS : gbps) : 40;
+        in.cable_m = cable_m;
+        in.mtu = p->mtu;
+        if (p->max_mtu)
+                in.max_mtu = p->max_mtu;
+        if (headroom_calc(&in, ret, &why) < 0)
+                return errbuf_set(e, EINVAL, NULL, "buffers: no headroom for this port (%s)", why.msg);
+        return 0;
+}
+
+static int check_lossless(const struct port *p, const struct state *d, unsigned cable_m, unsigned b, unsigned prio,
+                          struct errbuf *e)
+{
+        struct headroom h;
+        int r;
+
+        if (!cable_m)
+                return errbuf_set(e, EINVAL, NULL, "buffers: buffer %u holds lossless priority %u, and the port has "
+                                  "no cable length to size it for: declare pfc.cable_length_m", b, prio);
+        if ((r = lossless_need(p, cable_m, &h, e)) < 0 || d->buffers.size[b] >= h.size_bytes)
+                return r;
+        return errbuf_set(e, EINVAL, NULL, "buffers: buffer %u of %u bytes holds lossless priority %u, below the %u "
+                          "bytes of headroom this port needs (%s at %u Mb/s, %u m, mtu %u: xoff %u, xon %u; see "
+                          "nettunectl headroom)%s", b, d->buffers.size[b], prio, h.size_bytes,
+                          headroom_asic_name(p->family == FAMILY_MLX5 ? HEADROOM_CONNECTX : p->asic), p->speed_mbps,
+                          cable_m, p->mtu, h.xoff_bytes, h.xon_bytes,
+                          p->family == FAMILY_MLX5 ? "; mlx5 would refuse it (update_xoff_threshold: -ENOMEM)" : "");
+}
+
+/* Sizes the device would round: mlx5 floors to 128-byte cells, mlxsw rounds up to its ASIC's cells. */
+static int check_cells(const struct port *p, const struct state *d, struct errbuf *e)
+{
+        unsigned cell = p->family == FAMILY_MLX5 ? HEADROOM_CONNECTX_CELL :
+                        p->family == FAMILY_MLXSW ? headroom_cell_bytes(p->asic) : 0;
+
+        for (unsigned b = 0; cell && b < STATE_BUFFER_COUNT; b++)
+                if (d->buffers.size[b] % cell)
+                        return errbuf_set(e, EINVAL, NULL, "buffers.buffer_size_bytes[%u] %u is not a whole number "
+                                          "of the port's %u-byte cells (%s keeps %u)", b, d->buffers.size[b], cell,
+                                          p->family == FAMILY_MLX5 ? "mlx5 floors it and" : "mlxsw rounds it up and",
+                                          p->family == FAMILY_MLX5 ? d->buffers.size[b] / cell * cell :
+                                          (d->buffers.size[b] / cell + 1) * cell);
+        return 0;
+}
+
+/* mlxsw: a buffer that holds priorities is at least 2 x MTU in cells (mlxsw_sp_hdroom_buf_threshold_get()). */
+static int check_threshold(const struct port *p, const struct state *d, unsigned b, struct errbuf *e)
+{
+        unsigned cell = headroom_cell_bytes(p->asic), thres = 2 * ((p->mtu + cell - 1) / cell) * cell;
+
+        if (p->family != FAMILY_MLXSW || d->buffers.size[b] >= thres)
+                return 0;
+        return errbuf_set(e, EINVAL, NULL, "buffers.buffer_size_bytes[%u] %u: mlxsw raises a buffer that holds "
+                          "priorities to 2 x MTU, %u bytes (spectrum_buffers.c mlxsw_sp_hdroom_buf_threshold_get())",
+                          b, d->buffers.size[b], thres);
+}
+
+static int check_buffers(const struct port *p, const struct state *d, const struct dcb_nl_ieee *cur,
+                         struct errbuf *e)
+{
+        unsigned cable = state_has(d, STATE_FIELD_CABLE_LEN) ? d->cable_len_m : live_cable(p, cur);
+        uint64_t total = 0;
+        unsigned used = 0;
+        int r = check_cells(p, d, e);
+
+        for (unsigned b = 0; b < STATE_BUFFER_COUNT; b++)
+                total += d->buffers.size[b];
+        if (r >= 0 && p->family == FAMILY_MLX5 && cur->buffer.total_size && total > cur->buffer.total_size)
+                r = errbuf_set(e, EINVAL, NULL, "buffers: %llu bytes in all, the port has %u "
+                               "(mlx5e_port_manual_buffer_config() refuses more)", (unsigned long long)total,
+                               cur->buffer.total_size);
+        for (unsigned prio = 0; r >= 0 && prio < STATE_PRIO_COUNT; prio++) {
+                unsigned b = d->buffers.prio_buffer[prio];
+
+                if (!(used & (1u << b)))
+                        r = check_threshold(p, d, b, e);
+                used |= 1u << b;
+                if (r >= 0 && (d->pfc_enabled & (1u << prio)) && p->family != FAMILY_OTHER)
+                        r = check_lossless(p, d, cable, b, prio, e);
+        }
+        return r;
+}
+
+static int dcb_buffer_check(struct target *t, const struct driver_change *c, struct errbuf *e)
+{
+        _cleanup_nl_ struct nl *own = NULL;
+        const struct state *d = &c->desired[0];
+        uint32_t fields = c->fields & OWN_FIELDS & d->present;
+        struct dcb_nl_ieee cur;
+        struct port p;
+        struct nl *nl;
+        int r;
+
+        if (!fields)
+                return 0;
+        r = dcb_open_get(t, &nl, &own, &cur, e);
+        if (r < 0)
+                return r;
+        port_of(t, nl, d, &p);
+        if (fields & STATE_BIT(STATE_FIELD_CABLE_LEN))
+                r = check_cable(t, &p, d, e);
+        /* the declared buffers hold for the declared cable, whichever of the two changes */
+        if (r >= 0 && state_has(d, STATE_FIELD_BUFFERS))
+                r = check_buffers(&p, d, &cur, e);
+        if (r >= 0 && (fields & STATE_BIT(STATE_FIELD_BUFFERS)) && p.family == FAMILY_MLX5)
+                driver_note(t, "interface '%s' (%s): setting buffers puts the port in manual buffer mode "
+                            "(en_dcbnl.c mlx5e_dcbnl_setbuffer); a rollback restores sizes and map, the mode stays "
+                            "until the driver reloads", t->name, kdrv(t));
+        if (r < 0) {
+                link_rtnl_where(t, e, r);
+                errbuf_suffix(e, "; nothing was changed");
+        }
+        return r;
+}
+
+/* ---- apply, restore ---- */
+
+static int apply_cable(struct nl *nl, struct target *t, const struct port *p, const struct dcb_nl_ieee *cur,
+                       const struct state *d, struct errbuf *e)
+{
+        struct ieee_pfc pfc = cur->pfc;
+        bool raw = d->dcb.present && d->dcb.has_pfc_delay;     /* a snapshot: the value it read */
+        uint16_t want = raw ? d->dcb.pfc_delay : delay_of_cable(p, d->cable_len_m);
+
+        if (!cur->has_pfc)
+                return errbuf_set(e, EOPNOTSUPP, NULL, "the device reports no pfc configuration");
+        if (cur->pfc.delay == want)
+                return 0;
+        pfc.delay = want;
+        return dcb_nl_set_pfc(nl, t->name, &pfc, e);
+}
+
+/*
+ * mlxsw's getbuffer shows max(requested size, 2 x MTU) of a buffer that holds
+ * priorities, never the request itself: a snapshot's size at that minimum is put
+ * back as a request of 0, the driver's own start (mlxsw_sp_port_headroom_init()).
+ */
+static uint32_t restore_size(const struct port *p, const struct state *d, unsigned b)
+{
+        unsigned cell = headroom_cell_bytes(p->asic), thres = 2 * ((p->mtu + cell - 1) / cell) * cell;
+        bool used = memchr(d->buffers.prio_buffer, (int)b, sizeof(d->buffers.prio_buffer)) != NULL;
+
+        return p->family == FAMILY_MLXSW && used && d->buffers.size[b] == thres ? 0 : d->buffers.size[b];
+}
+
+static int apply_buffers(struct nl *nl, struct target *t, const struct port *p, const struct dcb_nl_ieee *cur,
+                         const struct state *d, bool snapshot, struct errbuf *e)
+{
+        struct dcbnl_buffer b = cur->buffer;
+        int r;
+
+        if (!cur->has_buffer)
+                return errbuf_set(e, EOPNOTSUPP, NULL, "the device reports no port buffers");
+        memcpy(b.prio2buffer, d->buffers.prio_buffer, sizeof(b.prio2buffer));
+        memcpy(b.buffer_size, d->buffers.size, sizeof(b.buffer_size));
+        if (!memcmp(&b, &cur->buffer, sizeof(b)))
+                return 0;
+        for (unsigned i = 0; snapshot && i < STATE_BUFFER_COUNT; i++)
+                b.buffer_size[i] = restore_size(p, d, i);
+        r = dcb_nl_set_buffer(nl, t->name, &b, e);
+        if (r == -EINVAL && p->family == FAMILY_MLXSW)
+                errbuf_suffix(e, " (mlxsw takes dcb buffer only while egress is configured with tc, a root qdisc "
+                              "offloaded: spectrum_dcb.c mlxsw_sp_dcbnl_setbuffer)");
+        return r;
+}
+
+/*
+ * mlxsw in DCB mode sizes its buffers itself from PFC, the delay and ETS, and
+ * refuses dcbnl_setbuffer: a snapshot taken there (its map is the ETS map) has
+ * nothing to write; the PFC and delay it restores bring the sizes back, and the
+ * read-back after the restore says so or names what differs.
+ */
+static bool derived(const struct port *p, const struct dcb_nl_ieee *cur, const struct state *d, int r)
+{
+        return r == -EINVAL && p->family == FAMILY_MLXSW && cur->has_ets &&
+               !memcmp(d->buffers.prio_buffer, cur->ets.prio_tc, sizeof(d->buffers.prio_buffer));
+}
+
+/* One part, its failure as "PART: message" appended to e; *first keeps the first errno. */
+static void part(struct errbuf *e, int *first, int r, const char *what, const struct errbuf *pe)
+{
+        size_t len = strlen(e->msg);
+
+        if (r >= 0)
+                return;
+        if (!*first)
+                *first = r;
+        snprintf(e->msg + len, sizeof(e->msg) - len, "%s%s: %s", len ? "; " : "", what, pe->msg);
+}
+
+/*
+ * Buffers before a longer cable and after a shorter one: in mlx5's manual mode each
+ * step recomputes the lossless buffers with the other's current value, and buffers
+ * sized for the longer cable fit both.
+ */
+static int dcb_buffer_change(struct target *t, const struct state *d, uint32_t fields, bool best_effort,
+                             struct errbuf *e)
+{
+        _cleanup_nl_ struct nl *own = NULL;
+        struct dcb_nl_ieee cur;
+        struct errbuf pe = { 0 };
+        struct port p;
+        struct nl *nl;
+        bool buffers_first;
+        int first = 0, r;
+
+        fields &= OWN_FIELDS & d->present;
+        if (!fields)
+                return 0;
+        r = dcb_open_get(t, &nl, &own, &cur, e);
+        if (r < 0)
+                return r;
+        errbuf_clear(e);
+        port_of(t, nl, d, &p);
+        buffers_first = !(fields & STATE_BIT(STATE_FIELD_CABLE_LEN)) || d->cable_len_m > live_cable(&p, &cur);
+        for (int step = 0; step < 2 && (!first || best_effort); step++) {
+                bool buffers = (step == 0) == buffers_first;
+                enum state_field f = buffers ? STATE_FIELD_BUFFERS : STATE_FIELD_CABLE_LEN;
+
+                if (!(fields & STATE_BIT(f)))
+                        continue;
+                if (step && (r = dcb_nl_get(nl, t->name, &cur, &pe)) < 0) {
+                        part(e, &first, r, "read back", &pe);
+                        break;
+                }
+                /* a snapshot (it carries the device's detail: a policy never does) is put back as it was read */
+                r = buffers ? apply_buffers(nl, t, &p, &cur, d, d->dcb.present, &pe) : apply_cable(nl, t, &p, &cur, d, &pe);
+                if (buffers && d->dcb.present && derived(&p, &cur, d, r))
+                        r = 0;
+                part(e, &first, r, buffers ? "buffers" : "pfc.cable_length_m", &pe);
+        }
+        return first < 0 ? link_rtnl_where(t, e, first) : 0;
+}
+
+static int dcb_buffer_apply(struct target *t, const struct driver_change *c, struct errbuf *e)
+{
+        return dcb_buffer_change(t, &c->desired[0], c->delta[0], false, e);
+}
+
+/* Best effort: both parts, each failure named; the snapshot's raw delay as it was read. */
+static int dcb_buffer_restore(struct target *t, const struct driver_change *c, struct errbuf *e)
+{
+        return dcb_buffer_change(t, &c->desired[0], c->delta[0], true, e);
+}
+
+const struct driver_ops dcb_buffer_driver = {
+        .name = "dcb-buffer",
+        .kind = TARGET_INTERFACE,
+        .fields = OWN_FIELDS,
+        .caps = dcb_buffer_caps,
+        .check = dcb_buffer_check,
+        .read = dcb_buffer_read,
+        .apply = dcb_buffer_apply,
+        .restore = dcb_buffer_restore,
+};
