@@ -272,10 +272,10 @@ int store_lease_release(struct store *s, struct errbuf *e);
  * is written. A failed write says why in e; an inner one keeps the records
  * collected (the next commit tries them again), the outermost one drops them.
  *
- * The rollout engine keeps one batch open for a whole run and writes it before each
- * wave's applies, before its confirms and at the end: records of a wave's answers
- * may lag behind until then, and what a crash loses of them its agents still say
- * (rollout_reconcile.h).
+ * The rollout engine opens one batch for the records it journals before sending and,
+ * on a shared store (group_answers), one per fan-out (a wave's applies or rollbacks,
+ * the settling of its confirms): a wave's answers may lag behind until its fan-out
+ * ends, and what a crash loses of them its agents still say (rollout_reconcile.h).
  */
 int store_begin(struct store *s, struct errbuf *e);
 int store_commit(struct store *s, struct errbuf *e);
