@@ -87,7 +87,7 @@ AGENT_LIB_OBJS := $(call obj,$(filter-out agent/cmd/main.c,$(AGENT_SRCS)))
 CTL_CMDS     := apply cli confirm doctor drift halt headroom plan probe rollback serve state status store tune tune_scope
 CTL_LIB_OBJS := $(call obj,$(filter-out controller/cmd/main.c $(CTL_CMDS:%=controller/cmd/ctl_%.c),$(CTL_SRCS)))
 
-.PHONY: all check check-stressed check-chaos demo demo-vm demo-clean bench fuzz fuzz-build install uninstall clean deps help \
+.PHONY: all check check-stressed check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop fuzz fuzz-build install uninstall clean deps help \
         test-bins deb
 all: $(AGENT) $(CTL)
 
@@ -96,11 +96,11 @@ all: $(AGENT) $(CTL)
 # pkg-config call, any distribution). Every object waits for the check through the
 # flags stamp, so the first build on a fresh machine compiles with the flags of the
 # packages it has just installed.
-FULL_DEPS_GOALS := check check-stressed check-chaos demo bench deb
+FULL_DEPS_GOALS := check check-stressed check-chaos demo bench bench-scale bench-scale-loop deb
 DEPS := $(if $(filter $(FULL_DEPS_GOALS),$(MAKECMDGOALS)),deps-check,deps-build)
 
 help:
-	@echo "targets: all check check-stressed check-chaos demo demo-vm demo-clean bench fuzz install uninstall deb clean deps"
+	@echo "targets: all check check-stressed check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop fuzz install uninstall deb clean deps"
 	@echo "vars:    SANITIZE=address,undefined WERROR=1 V=1 BUILD=$(BUILD) PREFIX=$(PREFIX) DESTDIR="
 
 # Rebuild everything when the compiler flags change.
@@ -153,6 +153,9 @@ $(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(call obj,$(filter-out tests/lib
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The floor of bench/ctl_scale.sh handles TLS material exactly as the controller's fan-out does.
+$(BUILD)/tools/https_floor: $(call obj,controller/fleet/fleet_tls.c)
 
 # Keep the tools' objects: an incremental build relinks nothing that did not change.
 .SECONDARY: $(patsubst %,$(BUILD)/obj/tests/tools/%.o,$(notdir $(basename $(TOOL_SRCS))))
@@ -215,6 +218,13 @@ demo-clean:
 
 bench: deps-check all test-bins
 	$(Q)BUILD=$(BUILD) bench/run.sh
+
+# The controller at 1,000, 5,000 and 10,000 nodes against the protocol's floor (bench/ctl_scale.sh): heavy,
+# so neither in `bench` nor in `check`. bench-scale-loop: ten consecutive 10,000-node rollouts.
+bench-scale: deps-check all test-bins
+	$(Q)BUILD=$(BUILD) BENCH=ctl_scale BENCH_TIMEOUT=$${BENCH_TIMEOUT:-7200} bench/run.sh
+bench-scale-loop: deps-check all test-bins
+	$(Q)BUILD=$(BUILD) BENCH=ctl_scale LOOP=$${LOOP:-10} BENCH_TIMEOUT=$${BENCH_TIMEOUT:-7200} bench/run.sh
 
 # Binaries, man pages, profiles, bash completion and the systemd units (their
 # ExecStart= pointing at BINDIR). The Debian package calls it with PREFIX=/usr.

@@ -27,8 +27,5 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # median N...: the median of the arguments.
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
-# ratio A B: A / B with two decimals.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
-
 # Paired timing, statistics and goal checks.
 . "$NETTUNE_TOP/bench/stats.sh"

@@ -18,6 +18,9 @@ pair_ratios() {
         paste <(printf '%s\n' $1) <(printf '%s\n' $2) | awk '$2 > 0 { printf "%.4f\n", $1 / $2 }'
 }
 
+# ratio A B: A / B with two decimals.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f", a / b }'; }
+
 # ms US: microseconds as milliseconds with one decimal.
 ms() { awk -v u="$1" 'BEGIN { printf "%.1f", u / 1000 }'; }
 

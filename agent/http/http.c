@@ -275,7 +275,8 @@ static int read_pem(const char *what, const char *path, char **ret, struct errbu
 
 static int start_daemon(struct http_server *s, const union netaddr *a, struct errbuf *e)
 {
-        unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+        /* poll(), not select(): a descriptor past FD_SETSIZE (1024) is served too (the load generator holds thousands). */
+        unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
                          (a->sa.sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
         struct http_guard_limits lim = {
                 .pending_max = s->o.pending_max ? s->o.pending_max : HTTP_PENDING_MAX,
@@ -306,6 +307,7 @@ static int start_daemon(struct http_server *s, const union netaddr *a, struct er
                                         MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, &s->guard,
                                         MHD_OPTION_HTTPS_MEM_CERT, s->cert,
                                         MHD_OPTION_HTTPS_MEM_KEY, s->key,
+                                        MHD_OPTION_HTTPS_CERT_CALLBACK, s->o.cert_callback,
                                         MHD_OPTION_HTTPS_MEM_TRUST, s->ca,
                                         MHD_OPTION_HTTPS_PRIORITIES, HTTP_TLS_PRIORITIES,
                                         MHD_OPTION_END);
@@ -338,8 +340,9 @@ int http_start(const struct http_options *o, struct http_server **ret, struct er
                 return -ENOMEM;
         s->o = *o;
         if (!o->insecure_loopback) {
-                r = read_pem("tls.cert", o->cert, &s->cert, e);
-                if (r >= 0)
+                if (!o->cert_callback)
+                        r = read_pem("tls.cert", o->cert, &s->cert, e);
+                if (r >= 0 && !o->cert_callback)
                         r = read_pem("tls.key", o->key, &s->key, e);
                 if (r >= 0)
                         r = read_pem("tls.client_ca", o->client_ca, &s->ca, e);

@@ -75,6 +75,10 @@ struct http_options {
         const char *listen;             /* "ADDR:PORT", "[ADDR]:PORT" */
         bool insecure_loopback;         /* plain HTTP; refused unless ADDR is loopback */
         const char *cert, *key, *client_ca;
+        /* A server that stands for many endpoints (the load generator): a
+         * gnutls_certificate_retrieve_function2 that gives each connection the certificate of
+         * the endpoint it was made to; cert and key are then not read. NULL: cert and key. */
+        void *cert_callback;
         struct http_roles roles;
         size_t max_body;
         unsigned timeout_s;                     /* idle connections are closed after it */

@@ -215,49 +215,75 @@ int ctl_fail(const struct errbuf *e)
         return OUTCOME_RUNTIME;
 }
 
-/* A live count of the answers on a terminal ("drift: 12/20 nodes done, 1 failed"). */
+struct query_run {
+        struct progress p;
+        const struct ctl_query_each *each;
+        const struct http_req *reqs;
+};
+
+/* A live count of the answers on a terminal ("drift: 12/20 nodes done, 1 failed"); each answer used and dropped. */
 static void on_answer(struct http_req *q, void *userdata)
 {
-        progress_item(userdata, q->err < 0 || q->status >= 400, "%s",
-                      ((const struct inventory_node *)q->user)->name);
+        struct query_run *u = userdata;
+
+        progress_item(&u->p, q->err < 0 || q->status >= 400, "%s", ((const struct inventory_node *)q->user)->name);
+        if (u->each && u->each->fn) {
+                u->each->fn(q, (unsigned)(q - u->reqs), u->each->ud);
+                http_req_drop_answer(q);
+        }
 }
 
-int ctl_query(struct ctl *c, const struct inventory_node *const *nodes, unsigned n,
-                const char *method, const char *path, const char *body, struct http_req **ret)
+/* The requests in the order they are sent: newest kept connections first with CTL_QUERY_REVERSE. */
+static int query_reqs(struct ctl *c, const struct inventory_node *const *nodes, unsigned n, const char *method,
+                      const char *path, const char *body, unsigned flags, struct http_req *reqs,
+                      struct http_req **ptrs)
 {
-        struct http_req *reqs = calloc(n + 1, sizeof(*reqs));
-        struct http_req **ptrs = calloc(n + 1, sizeof(*ptrs));
-        const char *what = strrchr(path, '/');
-        struct progress p;
+        unsigned keep = flags & CTL_QUERY_KEEP ? http_client_keep(c->http, n) : 0;
         int r = 0;
 
-        if (!reqs || !ptrs) {
-                free(reqs);
-                free(ptrs);
-                return -ENOMEM;
-        }
         for (unsigned i = 0; i < n && r >= 0; i++) {
                 reqs[i] = (struct http_req) {
                         .method = method, .body = body, .body_len = body ? strlen(body) : 0,
                         .idempotent = true, .timeout_ms = c->timeout_s * 1000, .user = (void *)nodes[i],
+                        /* one request per node: its connection is kept only for a query that follows */
+                        .close_after = i + keep < n,
                 };
                 r = http_url(reqs[i].url, sizeof(reqs[i].url), nodes[i]->url, path);
-                ptrs[i] = &reqs[i];
+                ptrs[flags & CTL_QUERY_REVERSE ? n - 1 - i : i] = &reqs[i];
         }
+        return r;
+}
+
+int ctl_query_each(struct ctl *c, const struct inventory_node *const *nodes, unsigned n, const char *method,
+                   const char *path, const char *body, const struct ctl_query_each *each, struct http_req **ret)
+{
+        struct http_req *reqs = calloc(n + 1, sizeof(*reqs));
+        struct http_req **ptrs = calloc(n + 1, sizeof(*ptrs));
+        const char *what = strrchr(path, '/');
+        struct query_run u = { .each = each, .reqs = reqs };
+        int r = reqs && ptrs ? query_reqs(c, nodes, n, method, path, body, each ? each->flags : 0, reqs, ptrs) :
+                               -ENOMEM;
+
         /* The report lists every node: plain lines would repeat it, so a terminal only. */
-        progress_init(&p, c->progress == PROGRESS_TTY ? PROGRESS_TTY : PROGRESS_OFF, stderr);
+        progress_init(&u.p, c->progress == PROGRESS_TTY ? PROGRESS_TTY : PROGRESS_OFF, stderr);
         if (r >= 0) {
-                progress_begin(&p, what ? what + 1 : path, n, "node", NULL);
-                r = http_run(c->http, ptrs, n, c->timeout_s * 3000 + 10000, on_answer, &p);
-                progress_end(&p);
+                progress_begin(&u.p, what ? what + 1 : path, n, "node", NULL);
+                r = http_run(c->http, ptrs, n, c->timeout_s * 3000 + 10000, on_answer, &u);
+                progress_end(&u.p);
         }
         free(ptrs);
-        if (r < 0) {
+        if (r < 0 || !ret) {
                 ctl_query_free(reqs, n);
                 return r;
         }
         *ret = reqs;
         return 0;
+}
+
+int ctl_query(struct ctl *c, const struct inventory_node *const *nodes, unsigned n,
+                const char *method, const char *path, const char *body, struct http_req **ret)
+{
+        return ctl_query_each(c, nodes, n, method, path, body, NULL, ret);
 }
 
 void ctl_query_free(struct http_req *reqs, unsigned n)

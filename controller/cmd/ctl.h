@@ -136,6 +136,26 @@ int ctl_query(struct ctl *c, const struct inventory_node *const *nodes, unsigned
                 const char *method, const char *path, const char *body, struct http_req **ret);
 void ctl_query_free(struct http_req *reqs, unsigned n);
 
+/*
+ * The same, each answer handed to fn as it comes (i: its node's index in nodes) and
+ * dropped then: a fleet's answers are never all in memory. ret NULL: nothing is kept;
+ * else the requests with their results, less their answers. flags:
+ *   CTL_QUERY_KEEP     another query of the same nodes follows: connections are kept
+ *                      (as many as the client keeps: the last nodes' ones)
+ *   CTL_QUERY_REVERSE  the last node first (after a CTL_QUERY_KEEP: the kept
+ *                      connections are used before the cache closes them)
+ */
+enum { CTL_QUERY_KEEP = 1u << 0, CTL_QUERY_REVERSE = 1u << 1 };
+
+struct ctl_query_each {
+        void (*fn)(const struct http_req *q, unsigned i, void *ud);
+        void *ud;
+        unsigned flags;
+};
+
+int ctl_query_each(struct ctl *c, const struct inventory_node *const *nodes, unsigned n, const char *method,
+                   const char *path, const char *body, const struct ctl_query_each *each, struct http_req **ret);
+
 /* Parse an unsigned option value in [min, max]; prints the error. */
 int ctl_parse_uint(const char *opt, const char *s, unsigned min, unsigned max, unsigned *ret);
 

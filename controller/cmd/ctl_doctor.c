@@ -150,32 +150,49 @@ static void node_answer(const struct http_req *q, struct doctor_node *n)
         snprintf(n->name, sizeof(n->name), "%s", inv->name);    /* the inventory names the node */
 }
 
+struct facts_fill {
+        struct doctor_facts *f;
+        unsigned base;                  /* the first of this query's nodes in f */
+};
+
+static void on_facts(const struct http_req *q, unsigned i, void *ud)
+{
+        struct facts_fill *ff = ud;
+
+        node_answer(q, &ff->f->nodes[ff->base + i]);
+}
+
+/*
+ * Every node's facts, parsed as each answer comes and dropped (appended to f in
+ * inventory order). The agents spend the window waiting, not working: up to
+ * HTTP_KEEP_MAX of them are asked at once.
+ */
 int ctl_doctor_collect(struct ctl *c, double window_s, const struct inventory_node *const *sel, unsigned n,
                        struct doctor_facts *f)
 {
-        struct http_req *reqs = NULL;
-        unsigned saved = c->timeout_s;
+        struct facts_fill ff = { f, f->n_nodes };
+        struct ctl_query_each each = { .fn = on_facts, .ud = &ff };
+        unsigned saved = c->timeout_s, wide = n < HTTP_KEEP_MAX ? n : HTTP_KEEP_MAX, parallel;
         char path[64];
-        int r;
+        int r = 0;
 
-        snprintf(path, sizeof(path), "/v1/doctor?window_s=%g", window_s);
-        c->timeout_s = saved + (unsigned)ceil(window_s);        /* every agent waits out the window */
-        r = ctl_query(c, sel, n, "GET", path, NULL, &reqs);
-        c->timeout_s = saved;
+        for (unsigned i = 0; i < n && r >= 0; i++)      /* in inventory order, filled as answers come */
+                if (!doctor_facts_add_node(f))
+                        r = -ENOMEM;
         if (r < 0) {
                 log_err("doctor: cannot query the agents: %s", strerror(-r));
                 return r;
         }
-        for (unsigned i = 0; i < n; i++) {
-                struct doctor_node *x = doctor_facts_add_node(f);
-
-                if (!x) {
-                        r = -ENOMEM;
-                        break;
-                }
-                node_answer(&reqs[i], x);
-        }
-        ctl_query_free(reqs, n);
+        snprintf(path, sizeof(path), "/v1/doctor?window_s=%g", window_s);
+        c->timeout_s = saved + (unsigned)ceil(window_s);        /* every agent waits out the window */
+        parallel = http_client_set_parallel(c->http, wide);
+        if (parallel > wide)
+                http_client_set_parallel(c->http, parallel);
+        r = ctl_query_each(c, sel, n, "GET", path, NULL, &each, NULL);
+        http_client_set_parallel(c->http, parallel);
+        c->timeout_s = saved;
+        if (r < 0)
+                log_err("doctor: cannot query the agents: %s", strerror(-r));
         return r;
 }
 

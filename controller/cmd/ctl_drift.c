@@ -23,8 +23,14 @@ static int parse_args(struct ctl *c, struct ctl_selector *only)
         return 0;
 }
 
-static void scan_node(const struct http_req *q, struct drift_node *d, struct drift_scan *scan)
+/*
+ * One answer as it comes: its node's line of the scan (a few hundred bytes), and the
+ * agent's report only when it found drift (in sync, the report says nothing more).
+ */
+static void scan_node(const struct http_req *q, unsigned i, void *ud)
 {
+        struct drift_scan *scan = ud;
+        struct drift_node *d = &scan->nodes[i];
         struct reply_drift rd = { 0 };
         struct errbuf e = { 0 };
 
@@ -39,7 +45,7 @@ static void scan_node(const struct http_req *q, struct drift_node *d, struct dri
         } else {
                 d->reached = true;
                 d->drifted = rd.drifted;
-                d->report = json_dumps(rd.doc, JSON_COMPACT | JSON_SORT_KEYS);
+                d->report = rd.drifted ? json_dumps(rd.doc, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
                 reply_drift_done(&rd);
         }
         scan->n_unreachable += !d->reached;
@@ -60,7 +66,28 @@ static void print_changes(const json_t *rep)
                        state_text_value("", json_object_get(ch, "to"), to, sizeof(to)));
 }
 
-static void print_scan(const struct drift_scan *s, bool json)
+static void print_text(const struct drift_scan *s)
+{
+        for (unsigned i = 0; i < s->n_nodes; i++) {
+                const struct drift_node *d = &s->nodes[i];
+                json_t *rep;
+
+                if (!d->reached && !strncmp(d->error, "unreachable", 11)) {
+                        printf("%s: %s\n", d->name, d->error);      /* "unreachable (...)", said once */
+                        continue;
+                }
+                printf("%s: %s%s%s\n", d->name, !d->reached ? "unreachable" : d->drifted ? "drift" : "in sync",
+                       d->error[0] ? ": " : "", d->error);
+                rep = d->drifted && d->report ? json_loads(d->report, 0, NULL) : NULL;
+                print_changes(rep);
+                json_decref(rep);
+        }
+        printf("drift scan %lld: %u node%s, %u drifted, %u unreachable\n", s->id, s->n_nodes,
+               s->n_nodes == 1 ? "" : "s", s->n_drifted, s->n_unreachable);
+}
+
+/* The scan as JSON; "report" is the agent's answer for a node that found drift (null otherwise). */
+static void print_json(const struct drift_scan *s)
 {
         json_t *nodes = json_array(), *j;
 
@@ -68,44 +95,29 @@ static void print_scan(const struct drift_scan *s, bool json)
                 const struct drift_node *d = &s->nodes[i];
                 json_t *rep = d->report ? json_loads(d->report, 0, NULL) : NULL;
 
-                if (!json && !d->reached && !strncmp(d->error, "unreachable", 11)) {
-                        printf("%s: %s\n", d->name, d->error);      /* "unreachable (...)", said once */
-                } else if (!json) {
-                        printf("%s: %s%s%s\n", d->name, !d->reached ? "unreachable" : d->drifted ? "drift" : "in sync",
-                               d->error[0] ? ": " : "", d->error);
-                        if (d->drifted)
-                                print_changes(rep);
-                }
                 json_array_append_new(nodes, json_pack("{s:s, s:b, s:b, s:o?, s:s?}", "name", d->name,
                                                        "reached", d->reached, "drifted", d->drifted,
                                                        "report", rep, "error", d->error[0] ? d->error : NULL));
         }
-        if (!json)
-                printf("drift scan %lld: %u node%s, %u drifted, %u unreachable\n", s->id, s->n_nodes,
-                       s->n_nodes == 1 ? "" : "s", s->n_drifted, s->n_unreachable);
         j = json_pack("{s:I, s:I, s:i, s:i, s:i, s:o}", "scan", (json_int_t)s->id, "at", (json_int_t)s->at,
                       "nodes_scanned", (int)s->n_nodes, "drifted", (int)s->n_drifted,
                       "unreachable", (int)s->n_unreachable, "nodes", nodes);
-        if (json)
-                output_json(j);
+        output_json(j);
         json_decref(j);
 }
 
 int ctl_drift_scan(struct ctl *c, const struct inventory_node *const *sel, unsigned n, struct drift_scan *ret,
                    struct errbuf *e)
 {
-        struct drift_scan scan = { .at = (long long)time(NULL) };
-        struct http_req *reqs = NULL;
-        int r = ctl_query(c, sel, n, "GET", "/v1/drift", NULL, &reqs);
+        struct drift_scan scan = { .at = (long long)time(NULL), .n_nodes = n, .nodes = calloc(n + 1, sizeof(*scan.nodes)) };
+        struct ctl_query_each each = { .fn = scan_node, .ud = &scan };
+        int r = scan.nodes ? ctl_query_each(c, sel, n, "GET", "/v1/drift", NULL, &each, NULL) : -ENOMEM;
 
-        if (r < 0)
+        if (r < 0) {
+                ctl_drift_scan_free(&scan);
                 return errbuf_set(e, -r, "", "cannot query the agents: %s", strerror(-r));
-        scan.nodes = calloc(n + 1, sizeof(*scan.nodes));
-        scan.n_nodes = n;
-        for (unsigned i = 0; scan.nodes && i < n; i++)
-                scan_node(&reqs[i], &scan.nodes[i], &scan);
-        ctl_query_free(reqs, n);
-        r = scan.nodes ? store_drift_save(c->store, &scan, e) : errbuf_set(e, ENOMEM, "", "out of memory");
+        }
+        r = store_drift_save(c->store, &scan, e);
         if (r < 0) {
                 ctl_drift_scan_free(&scan);
                 return r;
@@ -139,7 +151,10 @@ int ctl_cmd_drift(struct ctl *c)
                 return r;
         if (ctl_drift_scan(c, sel, n, &scan, &e) < 0)
                 return ctl_fail(&e);
-        print_scan(&scan, c->json);
+        if (c->json)
+                print_json(&scan);
+        else
+                print_text(&scan);
         ctl_drift_scan_free(&scan);
         return scan.n_drifted ? OUTCOME_ROLLED_BACK : scan.n_unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
 }

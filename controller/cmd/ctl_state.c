@@ -93,35 +93,51 @@ static void add_rows(struct view *v, const json_t *targets)
         }
 }
 
-static void take(struct view *v, const struct http_req *sq, const struct http_req *dq)
+/* A node's GET /v1/state answer, as it comes (kept parsed: its rows are made with its drift). */
+static void take_state(const struct http_req *q, unsigned i, void *ud)
 {
-        struct reply_drift rd = { 0 };
+        struct view *v = (struct view *)ud + i;
         struct errbuf e = { 0 };
-        json_t *targets;
 
-        v->node = sq->user;
-        if (sq->err < 0 || sq->status != 200 || dq->err < 0 || dq->status != 200) {
-                answer_error(sq->err < 0 || sq->status != 200 ? sq : dq, v->error, sizeof(v->error));
-                v->unreached = sq->err < 0 || dq->err < 0;
-                return;
-        }
-        if (reply_load(sq->resp, sq->resp_len, &v->answer, &e) < 0 ||
-            !json_is_array(targets = json_object_get(v->answer, "targets"))) {
+        v->node = q->user;
+        if (q->err < 0 || q->status != 200) {
+                answer_error(q, v->error, sizeof(v->error));
+                v->unreached = q->err < 0;
+        } else if (reply_load(q->resp, q->resp_len, &v->answer, &e) < 0 ||
+                   !json_is_array(json_object_get(v->answer, "targets"))) {
                 snprintf(v->error, sizeof(v->error), "invalid answer to GET /v1/state: %.200s",
                          e.msg[0] ? e.msg : "no \"targets\" array");
+        }
+}
+
+/* Its GET /v1/drift answer: the node's rows, the drifted cells marked. */
+static void take_drift(const struct http_req *q, unsigned i, void *ud)
+{
+        struct view *v = (struct view *)ud + i;
+        struct reply_drift rd = { 0 };
+        struct errbuf e = { 0 };
+
+        if (q->err < 0 || q->status != 200) {      /* the first failure says how; either unreached says so */
+                if (!v->error[0])
+                        answer_error(q, v->error, sizeof(v->error));
+                v->unreached |= q->err < 0;
                 return;
         }
-        if (reply_parse_drift(dq->resp, dq->resp_len, &rd, &e) < 0) {
+        if (v->error[0])
+                return;
+        if (reply_parse_drift(q->resp, q->resp_len, &rd, &e) < 0) {
                 snprintf(v->error, sizeof(v->error), "invalid answer to GET /v1/drift: %.200s", e.msg);
                 return;
         }
         v->changes = json_incref(json_object_get(rd.doc, "changes"));
-        if (!json_is_array(v->changes))
+        if (!json_is_array(v->changes)) {
+                json_decref(v->changes);
                 v->changes = json_array();
+        }
         reply_drift_done(&rd);
         v->policy = json_string_value(json_object_get(v->answer, "policy"));
         v->targets = json_array();
-        add_rows(v, targets);
+        add_rows(v, json_object_get(v->answer, "targets"));
 }
 
 static bool has_field(const json_t *fields, const char *key)
@@ -286,38 +302,34 @@ static void print_json(const struct view *v, unsigned n, unsigned drifted, unsig
 
 static int show(struct ctl *c, const struct inventory_node **sel, unsigned n)
 {
-        struct http_req *sq = NULL, *dq = NULL;
         struct view *v = calloc(n + 1, sizeof(*v));
+        /* Both questions over one connection per node (the last nodes asked first the second time). */
+        struct ctl_query_each st = { .fn = take_state, .ud = v, .flags = CTL_QUERY_KEEP },
+                              dr = { .fn = take_drift, .ud = v, .flags = CTL_QUERY_REVERSE };
         unsigned drifted = 0, unreachable = 0;
-        int r = v ? ctl_query(c, sel, n, "GET", "/v1/state", NULL, &sq) : -ENOMEM;
+        int r = v ? ctl_query_each(c, sel, n, "GET", "/v1/state", NULL, &st, NULL) : -ENOMEM;
 
         if (r >= 0)
-                r = ctl_query(c, sel, n, "GET", "/v1/drift", NULL, &dq);
+                r = ctl_query_each(c, sel, n, "GET", "/v1/drift", NULL, &dr, NULL);
         for (unsigned i = 0; r >= 0 && i < n; i++) {
-                take(&v[i], &sq[i], &dq[i]);
                 unreachable += !v[i].targets;
                 drifted += json_array_size(v[i].changes) > 0;
         }
-        ctl_query_free(sq, n);
-        ctl_query_free(dq, n);
         if (r < 0) {
-                free(v);
                 log_err("state: cannot query the agents: %s", strerror(-r));
-                return OUTCOME_RUNTIME;
-        }
-        if (c->json) {
+        } else if (c->json) {
                 print_json(v, n, drifted, unreachable);
         } else {
                 print_table(v, n);
                 print_drift(v, n, drifted, unreachable);
         }
-        for (unsigned i = 0; i < n; i++) {
+        for (unsigned i = 0; v && i < n; i++) {
                 json_decref(v[i].targets);
                 json_decref(v[i].changes);
                 json_decref(v[i].answer);
         }
         free(v);
-        return drifted ? OUTCOME_ROLLED_BACK : unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
+        return r < 0 || (!drifted && unreachable) ? OUTCOME_RUNTIME : drifted ? OUTCOME_ROLLED_BACK : OUTCOME_OK;
 }
 
 int ctl_cmd_state(struct ctl *c)

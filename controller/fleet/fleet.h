@@ -40,7 +40,7 @@ struct inventory_node {
         char name[INVENTORY_NAME_MAX];
         char url[INVENTORY_URL_MAX];            /* "https://host:port", no trailing slash */
         unsigned n_labels;
-        struct policy_label labels[POLICY_LABELS_MAX];
+        struct policy_label *labels;            /* owned: n_labels of them (at most POLICY_LABELS_MAX) */
 };
 
 struct inventory {
@@ -49,6 +49,7 @@ struct inventory {
         char key[INVENTORY_PATH_MAX];
         unsigned n_nodes;
         struct inventory_node *nodes;           /* owned */
+        unsigned *by_name_, by_name_cap_;       /* private: node index + 1 by name (open addressing) */
 };
 
 /*
@@ -61,7 +62,7 @@ int inventory_parse_buffer(const char *buf, size_t len, const char *name, const 
 int inventory_load_file(const char *path, struct inventory **ret, struct errbuf *e);
 void inventory_free(struct inventory *inv);
 
-/* The node called `name`, or NULL. */
+/* The node called `name`, or NULL (a hash lookup in a parsed inventory). */
 const struct inventory_node *inventory_find(const struct inventory *inv, const char *name);
 
 /* Does a node carry label key=value? */
@@ -73,7 +74,15 @@ bool inventory_node_has_label(const struct inventory_node *n, const char *key, c
  * the controller's client certificate, agent certificates verified against the
  * inventory's CA, connections kept and reused across batches, a per-request and
  * an overall deadline, bounded concurrency, and retries with exponential backoff
- * for idempotent requests only (an apply is never sent twice).
+ * for idempotent requests, and for any request that never left this host (its
+ * connection or TLS handshake failed: nothing of it reached the agent; an apply
+ * that went out is never sent twice).
+ *
+ * Cost per request is constant whatever the fleet: requests start in order from a
+ * cursor (retries from a queue ordered by when they are due), easy handles and
+ * headers are made once and reused, a connection made for a node's apply can be kept
+ * until its confirm (http_client_keep) and libcurl keeps no DNS cache (its pruning
+ * walks every name it holds on each request: the whole fleet's, within a minute).
  */
 
 
@@ -93,6 +102,17 @@ struct http_opts {
         unsigned max_conns;             /* connections kept for reuse (default 256) */
 };
 
+/* An idle TLS connection costs about 45 KB in libcurl and OpenSSL: this many at most are kept. */
+#define HTTP_KEEP_MAX 1024
+
+/* What a client did so far, for benchmarks and tests. */
+struct http_stats {
+        unsigned long long attempts;    /* attempts started */
+        unsigned long long connects;    /* new connections made for them (TLS handshakes) */
+        unsigned long long retries;     /* attempts that were retries */
+        unsigned long long handles;     /* libcurl easy handles made (reused across requests) */
+};
+
 struct http_req {
         /* Set by the caller. */
         const char *method;             /* "GET" or "POST" */
@@ -100,6 +120,8 @@ struct http_req {
         const char *body;               /* POST body (not owned), NULL = empty */
         size_t body_len;
         bool idempotent;                /* may be retried */
+        bool close_after;               /* nothing more is asked of this node soon: its connection is closed
+                                           when the request ends, not kept (see http_client_keep) */
         unsigned timeout_ms;            /* per attempt */
         void *user;
 
@@ -111,10 +133,10 @@ struct http_req {
                                            -ECANCELED (the gate said no: never sent) */
         char errmsg[256];               /* transport error text when err < 0 */
         unsigned attempts;
+        bool sent;                      /* some of the last attempt went out; false: it never reached the agent */
 
         /* Private to http.c. */
         void *easy_;
-        void *headers_;
         long long not_before_ms_;
         size_t cap_;
         bool queued_, done_;
@@ -145,8 +167,23 @@ int http_run(struct http_client *c, struct http_req **reqs, size_t n, unsigned o
  */
 void http_client_set_gate(struct http_client *c, bool (*may_send)(void *ud), void *ud);
 
-/* Requests in flight at most from now on (at least 1); returns the bound it replaces. */
+/* Requests in flight at most from now on (at least 1, at most as descriptors allow); returns the bound it replaces. */
 unsigned http_client_set_parallel(struct http_client *c, unsigned parallel);
+
+/*
+ * Keep up to n idle connections for reuse from now on, beside those of the requests in
+ * flight (never fewer than max_conns, never more than HTTP_KEEP_MAX or the open-file
+ * limit allows): a rollout keeps the connection of each node of a wave from its apply to
+ * its confirm. Returns how many of the n are kept: a caller with more nodes than that
+ * sets close_after on the requests of the others, so that libcurl's cache never fills (a
+ * full cache looks at every connection it holds each time one is put back).
+ */
+unsigned http_client_keep(struct http_client *c, unsigned n);
+
+void http_client_stats(const struct http_client *c, struct http_stats *ret);
+
+/* Free a finished request's answer at once (its results stay): answers are not kept until the run ends. */
+void http_req_drop_answer(struct http_req *r);
 
 /* Free the answer and reset the results so the request can be run again. */
 void http_req_done(struct http_req *r);

@@ -126,11 +126,22 @@ static int check_url(struct jsonv *v, const json_t *j, void *obj)
         return 0;
 }
 
+/* Labels take what they need (a node's record is small: 10,000 of them fit in a few MiB). */
 static int parse_labels(struct jsonv *v, const json_t *j, void *obj)
 {
+        struct policy_label tmp[POLICY_LABELS_MAX];
         struct inventory_node *n = obj;
+        unsigned k = 0;
+        int r = policy_labels_parse(v, j, tmp, &k);
 
-        return policy_labels_parse(v, j, n->labels, &n->n_labels);
+        if (r < 0 || k == 0)
+                return r;
+        n->labels = malloc(k * sizeof(*n->labels));
+        if (!n->labels)
+                return errbuf_set(v->e, ENOMEM, v->file, "out of memory");
+        memcpy(n->labels, tmp, k * sizeof(*n->labels));
+        n->n_labels = k;
+        return 0;
 }
 
 #define REQ_STR(k, st, m, fn) { .key = (k), .type = JSONV_STRING, .flags = JSONV_REQUIRED | JSONV_NONEMPTY, \
@@ -181,20 +192,47 @@ static int resolve_tls(struct jsonv *v, const char *basedir, struct inventory *i
         return r;
 }
 
+static size_t name_hash(const char *k)
+{
+        size_t h = 1469598103934665603ull;
+
+        while (*k)
+                h = (h ^ (unsigned char)*k++) * 1099511628211ull;
+        return h;
+}
+
+/* The slot of name in the index: its node, or the empty slot where it would go. */
+static unsigned *name_slot(const struct inventory *inv, const char *name)
+{
+        for (size_t i = name_hash(name) & (inv->by_name_cap_ - 1);; i = (i + 1) & (inv->by_name_cap_ - 1))
+                if (!inv->by_name_[i] || streq(inv->nodes[inv->by_name_[i] - 1].name, name))
+                        return &inv->by_name_[i];
+}
+
 static int parse_node(struct jsonv *v, const json_t *el, size_t i, void *ctx)
 {
         struct inventory *inv = ctx;
         int r = jsonv_object(v, el, node_fields, &inv->nodes[i]);
 
-        if (r >= 0)
+        if (r >= 0) {
                 inv->n_nodes = (unsigned)i + 1;
+                *name_slot(inv, inv->nodes[i].name) = (unsigned)i + 1;
+        } else {
+                free(inv->nodes[i].labels);     /* not counted: inventory_free would not see it */
+                inv->nodes[i].labels = NULL;
+        }
         return r;
 }
 
 static int parse_nodes(struct jsonv *v, const json_t *nodes, struct inventory *inv)
 {
-        inv->nodes = calloc(json_array_size(nodes) ? json_array_size(nodes) : 1, sizeof(*inv->nodes));
-        if (!inv->nodes)
+        size_t n = json_array_size(nodes) ? json_array_size(nodes) : 1;
+
+        inv->nodes = calloc(n, sizeof(*inv->nodes));
+        for (inv->by_name_cap_ = 16; inv->by_name_cap_ < 2 * n && inv->by_name_cap_ < (1u << 30);)
+                inv->by_name_cap_ *= 2;
+        inv->by_name_ = calloc(inv->by_name_cap_, sizeof(*inv->by_name_));
+        if (!inv->nodes || !inv->by_name_)
                 return errbuf_set(v->e, ENOMEM, v->file, "out of memory");
         return jsonv_object_array(v, nodes, "node", "nodes", 1, INVENTORY_NODES_MAX, parse_node, inv);
 }
@@ -265,13 +303,21 @@ void inventory_free(struct inventory *inv)
 {
         if (!inv)
                 return;
+        for (unsigned i = 0; inv->nodes && i < inv->n_nodes; i++)
+                free(inv->nodes[i].labels);
         free(inv->nodes);
+        free(inv->by_name_);
         free(inv);
 }
 
 const struct inventory_node *inventory_find(const struct inventory *inv, const char *name)
 {
-        for (unsigned i = 0; i < inv->n_nodes; i++)
+        if (inv->by_name_) {
+                unsigned k = *name_slot(inv, name);
+
+                return k ? &inv->nodes[k - 1] : NULL;
+        }
+        for (unsigned i = 0; i < inv->n_nodes; i++)     /* an inventory made by hand */
                 if (streq(inv->nodes[i].name, name))
                         return &inv->nodes[i];
         return NULL;

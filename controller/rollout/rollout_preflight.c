@@ -72,6 +72,7 @@ static void on_answer(struct http_req *q, void *userdata)
         else
                 on_health(q, f);
         progress_item(&fs->p, q->err < 0 || q->status != 200, "%s", f->node->name);
+        http_req_drop_answer(q);        /* judged: a fleet's answers are never all held */
 }
 
 /* A node that does not answer its health check is unreachable, whatever its plan said. */

@@ -100,11 +100,17 @@ struct restore {
         struct rollback_outcome *out;
 };
 
-static struct rnode *src_node(struct rollout_rec *src, const char *name)
+/* The node called name in src, looked for from *hint on (the rollback lists them in src's order: O(1) each). */
+static struct rnode *src_node(struct rollout_rec *src, const char *name, unsigned *hint)
 {
-        for (unsigned i = 0; i < src->n_nodes; i++)
-                if (streq(src->nodes[i].name, name))
+        for (unsigned k = 0; k < src->n_nodes; k++) {
+                unsigned i = (*hint + k) % src->n_nodes;
+
+                if (streq(src->nodes[i].name, name)) {
+                        *hint = i + 1;
                         return &src->nodes[i];
+                }
+        }
         return NULL;
 }
 
@@ -208,13 +214,19 @@ static int verify(struct restore *x)
 static int note_undone(struct restore *x)
 {
         struct rollout_rec *r = x->g.r;
-        int rc = 0;
+        int rc = store_begin(x->g.env->store, x->g.e);  /* one write of them all, not one per node */
+        bool begun = rc >= 0;
 
         for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++) {
                 if (r->nodes[i].state != RNODE_RESTORED)
                         continue;
                 snprintf(x->srcn[i]->undo_tx, sizeof(x->srcn[i]->undo_tx), "%s", r->nodes[i].tx);
                 rc = store_node_update(x->g.env->store, x->src, x->srcn[i], x->g.e);
+        }
+        if (begun) {
+                int c = store_commit(x->g.env->store, x->g.e);
+
+                rc = rc < 0 ? rc : c;
         }
         return rc;
 }
@@ -250,8 +262,8 @@ int rollout_run_restore(const struct rollout_run_env *env, struct rollout_rec *r
         x.out = calloc(r->n_nodes + 1, sizeof(*x.out));
         if (rc >= 0 && (!x.srcn || !x.nr || !x.plan || !x.asks || !x.out))
                 rc = errbuf_set(e, ENOMEM, "", "out of memory");
-        for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++)
-                if (!(x.srcn[i] = src_node(src, r->nodes[i].name)))
+        for (unsigned i = 0, hint = 0; rc >= 0 && i < r->n_nodes; i++)
+                if (!(x.srcn[i] = src_node(src, r->nodes[i].name, &hint)))
                         rc = errbuf_set(e, EINVAL, "", "node '%s' is not a node of rollout %lld", r->nodes[i].name,
                                         src->id);
         if (rc >= 0)

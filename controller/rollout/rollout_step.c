@@ -412,10 +412,20 @@ int step_settle(struct engine *g, struct rnode **nodes, unsigned n, const enum s
 {
         int r;
 
+        bool batch = g->env->group_answers && g->store_err >= 0;
+
         if (n == 0)
                 return g->store_err;
         output_progress_begin(&g->prog, g->env->progress, what, wave, g->r->n_waves, n);
+        /* As fan_out's answers: the final answers of a settle journaled together (its agents keep them too). */
+        if (batch)
+                batch = (g->store_err = store_begin(g->env->store, g->e)) >= 0;
         r = rollout_settle(g->env, nodes, n, goals, until_ms, on_settled, g, g->e);
+        if (batch) {            /* the batch is closed whatever happened inside it */
+                int c = store_commit(g->env->store, g->e);
+
+                g->store_err = g->store_err < 0 ? g->store_err : c;
+        }
         output_progress_end(&g->prog);
         return r < 0 ? r : g->store_err;
 }

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The store interface: every call dispatched to the backend that opened the store. */
+#include <limits.h>
+#include <time.h>
+
 #include "controller/store/store_internal.h"
 
 void store_close(struct store *s)
@@ -33,19 +36,143 @@ int store_rollout_create(struct store *s, struct rollout_rec *r, struct errbuf *
         return s->ops->rollout_create(s, r, e);
 }
 
+/* ---- batches: the records of one rollout collected, each once, written together ---- */
+
+void store_batch_free(struct store *s)
+{
+        struct store_batch *b = &s->batch;
+
+        free(b->waves);
+        free(b->nodes);
+        free(b->wave_in);
+        free(b->node_in);
+        *b = (struct store_batch) { .depth = b->depth };
+}
+
+unsigned store_batch_pending(const struct store *s)
+{
+        return s->batch.r ? s->batch.rollout + s->batch.n_waves + s->batch.n_nodes : 0;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+        unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* Write what the batch collected; on success it is empty again (and still bound to its rollout). */
+static int batch_write(struct store *s, struct errbuf *e)
+{
+        struct store_batch *b = &s->batch;
+        struct store_dirty d;
+        int r;
+
+        if (!b->r || (!b->rollout && !b->n_waves && !b->n_nodes))
+                return 0;
+        qsort(b->waves, b->n_waves, sizeof(*b->waves), cmp_unsigned);
+        qsort(b->nodes, b->n_nodes, sizeof(*b->nodes), cmp_unsigned);
+        d = (struct store_dirty) { .rollout = b->rollout, .waves = b->waves, .n_waves = b->n_waves,
+                                   .nodes = b->nodes, .n_nodes = b->n_nodes };
+        r = s->ops->write(s, b->r, &d, e);
+        if (r < 0)
+                return r;
+        for (unsigned i = 0; i < b->n_waves; i++)
+                b->wave_in[b->waves[i]] = 0;
+        for (unsigned i = 0; i < b->n_nodes; i++)
+                b->node_in[b->nodes[i]] = 0;
+        b->rollout = false;
+        b->n_waves = b->n_nodes = 0;
+        return 0;
+}
+
+/* The batch takes rollout r: what it holds of another is written first. */
+static int batch_bind(struct store *s, const struct rollout_rec *r, struct errbuf *e)
+{
+        struct store_batch *b = &s->batch;
+        int rc;
+
+        if (b->r == r && b->n_nodes_of == r->n_nodes && b->n_waves_of == r->n_waves)
+                return 0;
+        rc = batch_write(s, e);
+        if (rc < 0)
+                return rc;
+        store_batch_free(s);
+        b->waves = calloc(r->n_waves + 1, sizeof(*b->waves));
+        b->nodes = calloc(r->n_nodes + 1, sizeof(*b->nodes));
+        b->wave_in = calloc(r->n_waves + 1, 1);
+        b->node_in = calloc(r->n_nodes + 1, 1);
+        if (!b->waves || !b->nodes || !b->wave_in || !b->node_in) {
+                store_batch_free(s);
+                return errbuf_set(e, ENOMEM, s->where, "out of memory");
+        }
+        b->r = r;
+        b->n_nodes_of = r->n_nodes;
+        b->n_waves_of = r->n_waves;
+        return 0;
+}
+
+/* Collect one record (a batch is open), or write it at once. */
+static int update(struct store *s, const struct rollout_rec *r, bool rollout, unsigned wave, unsigned node,
+                  struct errbuf *e)
+{
+        struct store_batch *b = &s->batch;
+        int rc;
+
+        if (!b->depth) {
+                struct store_dirty d = { .rollout = rollout, .waves = &wave, .n_waves = wave != UINT_MAX,
+                                         .nodes = &node, .n_nodes = node != UINT_MAX };
+
+                return s->ops->write(s, r, &d, e);
+        }
+        rc = batch_bind(s, r, e);
+        if (rc < 0)
+                return rc;
+        b->rollout |= rollout;
+        if (wave != UINT_MAX && !b->wave_in[wave]) {
+                b->wave_in[wave] = 1;
+                b->waves[b->n_waves++] = wave;
+        }
+        if (node != UINT_MAX && !b->node_in[node]) {
+                b->node_in[node] = 1;
+                b->nodes[b->n_nodes++] = node;
+        }
+        return 0;
+}
+
 int store_rollout_update(struct store *s, struct rollout_rec *r, struct errbuf *e)
 {
-        return s->ops->rollout_update(s, r, e);
+        r->updated_at = (long long)time(NULL);
+        return update(s, r, true, UINT_MAX, UINT_MAX, e);
 }
 
 int store_wave_update(struct store *s, const struct rollout_rec *r, unsigned wave, struct errbuf *e)
 {
-        return s->ops->wave_update(s, r, wave, e);
+        if (wave >= r->n_waves)
+                return errbuf_set(e, EINVAL, s->where, "rollout %lld has no wave %u", r->id, wave + 1);
+        return update(s, r, false, wave, UINT_MAX, e);
 }
 
 int store_node_update(struct store *s, const struct rollout_rec *r, const struct rnode *n, struct errbuf *e)
 {
-        return s->ops->node_update(s, r, n, e);
+        if (n < r->nodes || n >= r->nodes + r->n_nodes)
+                return errbuf_set(e, EINVAL, s->where, "not a node of rollout %lld", r->id);
+        return update(s, r, false, UINT_MAX, (unsigned)(n - r->nodes), e);
+}
+
+int store_begin(struct store *s, struct errbuf *e)
+{
+        s->batch.depth++;
+        return 0;
+}
+
+int store_commit(struct store *s, struct errbuf *e)
+{
+        int r = batch_write(s, e);
+
+        if (s->batch.depth > 0 && --s->batch.depth == 0)
+                store_batch_free(s);
+        return r;
 }
 
 int store_rollout_load(struct store *s, long long id, struct rollout_rec **ret, struct errbuf *e)
@@ -68,16 +195,6 @@ int store_drift_save(struct store *s, struct drift_scan *scan, struct errbuf *e)
 int store_drift_last(struct store *s, struct drift_scan *ret, struct errbuf *e)
 {
         return s->ops->drift_last(s, ret, e);
-}
-
-int store_begin(struct store *s, struct errbuf *e)
-{
-        return s->ops->begin(s, e);
-}
-
-int store_commit(struct store *s, struct errbuf *e)
-{
-        return s->ops->commit(s, e);
 }
 
 int store_lease_take(struct store *s, const struct store_lease *me, struct store_lease *ret_holder,

@@ -158,6 +158,8 @@ struct rollout_rec {
         struct rnode *nodes;                    /* owned */
         unsigned n_waves;
         struct rwave *waves;                    /* owned */
+        unsigned chunk_nodes;                   /* the store's own: etcd, nodes per node record (0: one
+                                                   record per node, rollouts of older controllers) */
 };
 
 struct drift_node {
@@ -197,6 +199,11 @@ const char *store_where(const struct store *s);
 
 /* Insert a new rollout with its waves and nodes; sets r->id. */
 int store_rollout_create(struct store *s, struct rollout_rec *r, struct errbuf *e);
+/*
+ * Write a record of r as it is in memory: its rollout record (updated_at set to now),
+ * one wave, one node. Outside a batch each is written at once; inside one it is
+ * collected (see store_begin).
+ */
 int store_rollout_update(struct store *s, struct rollout_rec *r, struct errbuf *e);
 int store_wave_update(struct store *s, const struct rollout_rec *r, unsigned wave, struct errbuf *e);
 int store_node_update(struct store *s, const struct rollout_rec *r, const struct rnode *n, struct errbuf *e);
@@ -252,9 +259,28 @@ int store_lease_get(struct store *s, struct store_lease *ret, struct errbuf *e);
 /* Stop the heartbeat and delete our row; no-op when not held. store_close calls it. */
 int store_lease_release(struct store *s, struct errbuf *e);
 
-/* Group writes into one transaction (one fsync; one etcd txn per chunk of records). */
+/*
+ * Batches. From store_begin to its store_commit, the updates above are collected,
+ * not written: each record once, however often it changed. store_commit writes what
+ * was collected, every record as it is in memory then, durably and together: SQLite,
+ * one transaction (one fsync); etcd, one txn, or as few as etcd's request limits
+ * allow (at most 100 records and 1 MiB in each). Batches nest: an inner
+ * store_commit writes what was collected so far (a barrier: the journal is durable
+ * before the side effect that depends on it) and collecting goes on until the
+ * outermost one. A batch holds the records of one rollout: updates of another write
+ * what was collected first. The caller keeps the rollout_rec alive until the batch
+ * is written. A failed write says why in e; an inner one keeps the records
+ * collected (the next commit tries them again), the outermost one drops them.
+ *
+ * The rollout engine opens one batch for the records it journals before sending and,
+ * on a shared store (group_answers), one per fan-out (a wave's applies or rollbacks,
+ * the settling of its confirms): a wave's answers may lag behind until its fan-out
+ * ends, and what a crash loses of them its agents still say (rollout_reconcile.h).
+ */
 int store_begin(struct store *s, struct errbuf *e);
 int store_commit(struct store *s, struct errbuf *e);
+/* Records collected and not yet written (0 outside a batch). */
+unsigned store_batch_pending(const struct store *s);
 
 /*
  * The held lease is no longer known to be valid (etcd: the keepalive did not

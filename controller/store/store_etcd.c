@@ -6,6 +6,7 @@
 #include "controller/store/store_internal.h"
 
 #define TXN_RECORDS_MAX 100             /* etcd refuses more than 128 operations per txn by default */
+#define TXN_BYTES_MAX (1u << 20)        /* ... and requests over 1.5 MiB (--max-request-bytes) */
 #define ID_ATTEMPTS 50
 
 /* ---- writes ---- */
@@ -84,75 +85,68 @@ static int write_chunk(struct etcd_store *s, const struct etcd_pending *p, unsig
         return rc;
 }
 
-static int flush(struct etcd_store *s, struct etcd_pending *p, unsigned n, struct errbuf *e)
-{
-        int rc = 0;
+/* Records for one write, in order: several txns when they do not fit in one. */
+struct records {
+        struct etcd_pending *p;
+        unsigned n, cap;
+};
 
-        for (unsigned i = 0; rc >= 0 && i < n; i += TXN_RECORDS_MAX)
-                rc = write_chunk(s, p + i, n - i < TXN_RECORDS_MAX ? n - i : TXN_RECORDS_MAX, e);
-        return rc;
+static void records_free(struct records *rs)
+{
+        for (unsigned i = 0; i < rs->n; i++)
+                free(rs->p[i].value);
+        free(rs->p);
+        *rs = (struct records) { 0 };
 }
 
-static void pending_clear(struct etcd_store *s)
+/* Append key = value (value taken; NULL: out of memory). */
+static int records_add(struct etcd_store *s, struct records *rs, const char *key, char *value, struct errbuf *e)
 {
-        for (unsigned i = 0; i < s->n_pending; i++)
-                free(s->pending[i].value);
-        s->n_pending = 0;
-}
-
-/* Write one record now, or queue it until commit (a later value of the same key replaces it). */
-static int put_record(struct etcd_store *s, const char *key, char *value, struct errbuf *e)
-{
-        struct etcd_pending one;
-        int rc;
-
         if (!value)
                 return errbuf_set(e, ENOMEM, s->base.where, "out of memory");
-        if (!s->batching) {
-                snprintf(one.key, sizeof(one.key), "%s", key);
-                one.value = value;
-                rc = flush(s, &one, 1, e);
-                free(value);
-                return rc;
-        }
-        for (unsigned i = 0; i < s->n_pending; i++)
-                if (streq(s->pending[i].key, key)) {
-                        free(s->pending[i].value);
-                        s->pending[i].value = value;
-                        return 0;
-                }
-        if (s->n_pending == s->cap_pending) {
-                unsigned cap = s->cap_pending ? s->cap_pending * 2 : 64;
-                struct etcd_pending *more = realloc(s->pending, cap * sizeof(*more));
+        if (rs->n == rs->cap) {
+                unsigned cap = rs->cap ? rs->cap * 2 : 16;
+                struct etcd_pending *more = realloc(rs->p, cap * sizeof(*more));
 
                 if (!more) {
                         free(value);
                         return errbuf_set(e, ENOMEM, s->base.where, "out of memory");
                 }
-                s->pending = more;
-                s->cap_pending = cap;
+                rs->p = more;
+                rs->cap = cap;
         }
-        snprintf(s->pending[s->n_pending].key, ETCD_KEYLEN, "%s", key);
-        s->pending[s->n_pending++].value = value;
+        snprintf(rs->p[rs->n].key, ETCD_KEYLEN, "%s", key);
+        rs->p[rs->n++].value = value;
         return 0;
 }
 
-static int op_begin(struct store *base, struct errbuf *e)
+/* Write them all: as many in each txn as etcd takes (TXN_RECORDS_MAX records, TXN_BYTES_MAX bytes). */
+static int flush(struct etcd_store *s, const struct records *rs, struct errbuf *e)
 {
-        struct etcd_store *s = etcd_of(base);
+        int rc = 0;
 
-        pending_clear(s);
-        s->batching = true;
-        return 0;
+        for (unsigned i = 0; rc >= 0 && i < rs->n;) {
+                size_t bytes = 0;
+                unsigned k = 0;
+
+                while (i + k < rs->n && k < TXN_RECORDS_MAX &&
+                       (k == 0 || bytes + strlen(rs->p[i + k].value) + ETCD_KEYLEN <= TXN_BYTES_MAX))
+                        bytes += strlen(rs->p[i + k++].value) + ETCD_KEYLEN;
+                rc = write_chunk(s, rs->p + i, k, e);
+                i += k;
+        }
+        return rc;
 }
 
-static int op_commit(struct store *base, struct errbuf *e)
+/* Write one record now. */
+static int put_record(struct etcd_store *s, const char *key, char *value, struct errbuf *e)
 {
-        struct etcd_store *s = etcd_of(base);
-        int rc = flush(s, s->pending, s->n_pending, e);
+        struct records rs = { 0 };
+        int rc = records_add(s, &rs, key, value, e);
 
-        pending_clear(s);
-        s->batching = false;
+        if (rc >= 0)
+                rc = flush(s, &rs, e);
+        records_free(&rs);
         return rc;
 }
 
@@ -161,32 +155,53 @@ static void rollout_key(const struct etcd_store *s, long long id, char *buf, siz
         etcd_store_key(s, buf, size, "rollout/%020lld", id);
 }
 
-static int op_rollout_update(struct store *base, struct rollout_rec *r, struct errbuf *e)
+static int add_wave(struct etcd_store *s, struct records *rs, const struct rollout_rec *r, unsigned w,
+                    struct errbuf *e)
 {
-        struct etcd_store *s = etcd_of(base);
         char key[ETCD_KEYLEN];
 
-        r->updated_at = (long long)time(NULL);
-        rollout_key(s, r->id, key, sizeof(key));
-        return put_record(s, key, store_record_rollout(r, s->by), e);
+        etcd_store_key(s, key, sizeof(key), "wave/%020lld/%06u", r->id, w);
+        return records_add(s, rs, key, store_record_wave(r, w, s->by), e);
 }
 
-static int op_wave_update(struct store *base, const struct rollout_rec *r, unsigned wave, struct errbuf *e)
+/* The record holding node i: its chunk (of nodes in ascending order, added once), or its own. */
+static int add_node(struct etcd_store *s, struct records *rs, const struct rollout_rec *r, unsigned i,
+                    long long *last_chunk, struct errbuf *e)
 {
-        struct etcd_store *s = etcd_of(base);
         char key[ETCD_KEYLEN];
 
-        etcd_store_key(s, key, sizeof(key), "wave/%020lld/%06u", r->id, wave);
-        return put_record(s, key, store_record_wave(r, wave, s->by), e);
+        if (!r->chunk_nodes) {
+                etcd_store_key(s, key, sizeof(key), "node/%020lld/%06u", r->id, i);
+                return records_add(s, rs, key, store_record_node(r, &r->nodes[i], s->by), e);
+        }
+        if ((long long)(i / r->chunk_nodes) == *last_chunk)
+                return 0;
+        *last_chunk = i / r->chunk_nodes;
+        etcd_store_key(s, key, sizeof(key), "chunk/%020lld/%06u", r->id, i / r->chunk_nodes);
+        return records_add(s, rs, key, store_record_chunk(r, i / r->chunk_nodes, s->by), e);
 }
 
-static int op_node_update(struct store *base, const struct rollout_rec *r, const struct rnode *n, struct errbuf *e)
+/* A batch's records: node chunks and waves first, the rollout record last. */
+static int op_write(struct store *base, const struct rollout_rec *r, const struct store_dirty *d, struct errbuf *e)
 {
         struct etcd_store *s = etcd_of(base);
+        struct records rs = { 0 };
+        long long last = -1;
         char key[ETCD_KEYLEN];
+        int rc = 0;
 
-        etcd_store_key(s, key, sizeof(key), "node/%020lld/%06u", r->id, (unsigned)(n - r->nodes));
-        return put_record(s, key, store_record_node(r, n, s->by), e);
+        for (unsigned i = 0; rc >= 0 && i < d->n_nodes; i++)
+                rc = add_node(s, &rs, r, d->nodes[i], &last, e);
+        for (unsigned i = 0; rc >= 0 && i < d->n_waves; i++)
+                rc = add_wave(s, &rs, r, d->waves[i], e);
+        if (rc >= 0 && d->rollout) {
+                rollout_key(s, r->id, key, sizeof(key));
+                rc = records_add(s, &rs, key, store_record_rollout(r, s->by), e);
+        }
+        if (rc >= 0)
+                rc = flush(s, &rs, e);
+        records_free(&rs);
+        return rc;
 }
 
 /*
@@ -241,28 +256,30 @@ static int next_id(struct etcd_store *s, const char *name, long long exact, long
 }
 
 /*
- * Waves and nodes first, the rollout record last: a reader sees a rollout only
- * once it is complete. An id given (r->id > 0: store migrate) is kept.
+ * Waves and nodes first (ETCD_CHUNK_NODES nodes a record), the rollout record last:
+ * a reader sees a rollout only once it is complete. An id given (r->id > 0: store
+ * migrate) is kept.
  */
 static int op_rollout_create(struct store *base, struct rollout_rec *r, struct errbuf *e)
 {
         struct etcd_store *s = etcd_of(base);
-        long long id = 0;
+        struct records rs = { 0 };
+        long long id = 0, last = -1;
         char key[ETCD_KEYLEN];
         int rc = next_id(s, "next_rollout", r->id, &id, e);
 
         if (rc < 0)
                 return rc;
         r->id = id;
+        r->chunk_nodes = ETCD_CHUNK_NODES;
         s->lease.rollout_id = id;
-        rc = op_begin(base, e);
         for (unsigned i = 0; rc >= 0 && i < r->n_waves; i++)
-                rc = op_wave_update(base, r, i, e);
+                rc = add_wave(s, &rs, r, i, e);
         for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++)
-                rc = op_node_update(base, r, &r->nodes[i], e);
-        rc = rc < 0 ? rc : op_commit(base, e);
-        pending_clear(s);
-        s->batching = false;
+                rc = add_node(s, &rs, r, i, &last, e);
+        if (rc >= 0)
+                rc = flush(s, &rs, e);
+        records_free(&rs);
         if (rc < 0)
                 return rc;
         rollout_key(s, r->id, key, sizeof(key));
@@ -284,11 +301,43 @@ static int range_prefix(struct etcd_store *s, const char *prefix, long long limi
         return rc;
 }
 
+/* "chunk/<id>/000012" -> 12. */
+static int key_index(const char *key, unsigned *ret)
+{
+        const char *slash = strrchr(key, '/');
+        char *end;
+        unsigned long v;
+
+        if (!slash || !slash[1])
+                return -EINVAL;
+        v = strtoul(slash + 1, &end, 10);
+        if (*end || v > INVENTORY_NODES_MAX)
+                return -EINVAL;
+        *ret = (unsigned)v;
+        return 0;
+}
+
+/* One record under wave/, node/ or chunk/ into r. */
+static int load_kv(struct etcd_store *s, struct rollout_rec *r, const char *kind, const struct etcd_kv *kv,
+                   unsigned want_idx, struct errbuf *e)
+{
+        unsigned idx;
+
+        if (streq(kind, "wave"))
+                return store_record_parse_wave(kv->value, kv->value_len, kv->key, r, e);
+        if (streq(kind, "node"))
+                return store_record_parse_node(kv->value, kv->value_len, kv->key, r, e);
+        if (key_index(kv->key, &idx) < 0 || idx != want_idx)
+                return errbuf_set(e, EIO, kv->key, "rollout %lld: chunk record %u missing", r->id, want_idx);
+        return store_record_parse_chunk(kv->value, kv->value_len, kv->key, idx, r, e);
+}
+
 static int load_children(struct etcd_store *s, struct rollout_rec *r, const char *kind, struct errbuf *e)
 {
         char prefix[ETCD_KEYLEN];
         struct etcd_reply rep;
-        unsigned want = streq(kind, "wave") ? r->n_waves : r->n_nodes;
+        unsigned want = streq(kind, "wave") ? r->n_waves : streq(kind, "node") ? r->n_nodes :
+                        (r->n_nodes + r->chunk_nodes - 1) / r->chunk_nodes;
         int rc;
 
         etcd_store_key(s, prefix, sizeof(prefix), "%s/%020lld/", kind, r->id);
@@ -299,11 +348,8 @@ static int load_children(struct etcd_store *s, struct rollout_rec *r, const char
                 rc = errbuf_set(e, EIO, s->base.where, "rollout %lld: %u %s records, expected %u", r->id,
                                 rep.n_kvs, kind, want);
         for (unsigned i = 0; rc >= 0 && i < rep.n_kvs; i++) {
-                struct etcd_kv *kv = &rep.kvs[i];
-
-                rc = streq(kind, "wave") ? store_record_parse_wave(kv->value, kv->value_len, kv->key, r, e) :
-                                           store_record_parse_node(kv->value, kv->value_len, kv->key, r, e);
-                etcd_cache_put(s, kv->key, kv->mod_rev);
+                rc = load_kv(s, r, kind, &rep.kvs[i], i, e);
+                etcd_cache_put(s, rep.kvs[i].key, rep.kvs[i].mod_rev);
         }
         etcd_reply_done(&rep);
         return rc;
@@ -338,7 +384,7 @@ static int op_rollout_load(struct store *base, long long id, struct rollout_rec 
         if (rc >= 0)
                 rc = load_children(s, r, "wave", e);
         if (rc >= 0)
-                rc = load_children(s, r, "node", e);
+                rc = load_children(s, r, r->chunk_nodes ? "chunk" : "node", e);
         if (rc < 0) {
                 rollout_rec_free(r);
                 return rc;
@@ -411,8 +457,7 @@ static void op_close(struct store *base)
         struct etcd_store *s = etcd_of(base);
 
         etcd_lease_release(base, NULL);
-        pending_clear(s);
-        free(s->pending);
+        store_batch_free(base);
         for (size_t i = 0; i < s->cache_cap; i++)
                 free(s->cache[i].key);
         free(s->cache);
@@ -424,15 +469,11 @@ static const struct store_ops etcd_ops = {
         .name = "etcd",
         .close = op_close,
         .rollout_create = op_rollout_create,
-        .rollout_update = op_rollout_update,
-        .wave_update = op_wave_update,
-        .node_update = op_node_update,
+        .write = op_write,
         .rollout_load = op_rollout_load,
         .rollout_list = op_rollout_list,
         .drift_save = op_drift_save,
         .drift_last = op_drift_last,
-        .begin = op_begin,
-        .commit = op_commit,
         .lease_take = etcd_lease_take,
         .lease_get = etcd_lease_get,
         .lease_release = etcd_lease_release,

@@ -24,22 +24,27 @@
  */
 
 
+/* Records of one rollout to write: its rollout record, waves and nodes (indices, ascending). */
+struct store_dirty {
+        bool rollout;
+        const unsigned *waves;
+        unsigned n_waves;
+        const unsigned *nodes;
+        unsigned n_nodes;
+};
+
 struct store_ops {
         const char *name;
         void (*close)(struct store *s);
         int (*rollout_create)(struct store *s, struct rollout_rec *r, struct errbuf *e);
-        int (*rollout_update)(struct store *s, struct rollout_rec *r, struct errbuf *e);
-        int (*wave_update)(struct store *s, const struct rollout_rec *r, unsigned wave, struct errbuf *e);
-        int (*node_update)(struct store *s, const struct rollout_rec *r, const struct rnode *n,
-                           struct errbuf *e);
+        /* Write the records d names, each as it is in r now, durably and together (store_commit). */
+        int (*write)(struct store *s, const struct rollout_rec *r, const struct store_dirty *d, struct errbuf *e);
         int (*rollout_load)(struct store *s, long long id, struct rollout_rec **ret, struct errbuf *e);
         int (*rollout_list)(struct store *s, unsigned limit,
                             int (*cb)(const struct rollout_rec *r, void *userdata), void *userdata,
                             struct errbuf *e);
         int (*drift_save)(struct store *s, struct drift_scan *scan, struct errbuf *e);
         int (*drift_last)(struct store *s, struct drift_scan *ret, struct errbuf *e);
-        int (*begin)(struct store *s, struct errbuf *e);
-        int (*commit)(struct store *s, struct errbuf *e);
         int (*lease_take)(struct store *s, const struct store_lease *me, struct store_lease *ret_holder,
                           struct errbuf *e);
         int (*lease_get)(struct store *s, struct store_lease *ret, struct errbuf *e);
@@ -48,12 +53,27 @@ struct store_ops {
         int (*wait_change)(struct store *s, unsigned timeout_ms, struct errbuf *e);
 };
 
+/* What a batch collected (store.c): the records of one rollout, each once. */
+struct store_batch {
+        unsigned depth;                 /* store_begin without its store_commit yet; 0: no batch */
+        const struct rollout_rec *r;    /* whose records these are; NULL: none collected */
+        unsigned n_nodes_of, n_waves_of;        /* r's counts when it was taken */
+        bool rollout;
+        unsigned *waves, n_waves;       /* indices collected, in order of arrival */
+        unsigned *nodes, n_nodes;
+        unsigned char *wave_in, *node_in;       /* one byte per wave / node: collected already */
+};
+
 struct store {
         const struct store_ops *ops;
         char where[STORE_SPEC_MAX];
         unsigned long long writes;
         unsigned lease_ttl_s;           /* etcd: TTL of the leader lease (store_set_lease_ttl) */
+        struct store_batch batch;
 };
+
+/* The backends' close: free what store.c keeps (the batch). */
+void store_batch_free(struct store *s);
 
 int sqlite_store_open(const char *path, struct store **ret, struct errbuf *e);
 int etcd_store_open(const char *spec, const struct store_tls *tls, struct store **ret, struct errbuf *e);
@@ -111,11 +131,13 @@ int sqlite_lease_release(struct sqlite_store *s, struct errbuf *e);
  * read back from a shared store is outside input. Pure: jansson and the library.
  *
  *   rollout  {"v":1,"id","kind","policy_name","policy_doc","args","opts":{...},"state",
- *             "created_at","updated_at","exit_code","message","n_nodes","n_waves","by"}
+ *             "created_at","updated_at","exit_code","message","n_nodes","n_waves","by",
+ *             "node_chunk" (nodes per chunk record; absent or 0: a record per node)}
  *   wave     {"v":1,"idx","state","started_at","deadline","by"}
  *   node     {"v":1,"seq","name","url","wave","state","tx","exit_code","changes",
  *             "baseline_gbps","post_gbps","error","key","confirm_deadline_ms","not_after_ms",
  *             "pre_rev","rev","undo_tx","group","updated_at","by"}
+ *   chunk    {"v":1,"chunk","updated_at","nodes":[node members less v, updated_at, by],"by"}
  *   drift    {"v":1,"id","at","nodes","drifted","unreachable","details":[{name,reached,drifted,error,report}],"by"}
  *   leader   {"v":1,"pid","host","started_at","rollout_id"}
  * "by" names the controller that wrote the record ("host:pid").
@@ -129,6 +151,12 @@ int sqlite_lease_release(struct sqlite_store *s, struct errbuf *e);
 char *store_record_rollout(const struct rollout_rec *r, const char *by);
 char *store_record_wave(const struct rollout_rec *r, unsigned idx, const char *by);
 char *store_record_node(const struct rollout_rec *r, const struct rnode *n, const char *by);
+/*
+ * Nodes [chunk x r->chunk_nodes, +r->chunk_nodes) of r in one record (etcd keeps a
+ * rollout's nodes so, a few hundred a key, so that a wave's results are one txn):
+ *   {"v":1,"chunk","updated_at","nodes":[{seq,name,url,wave,state,...} in order],"by"}
+ */
+char *store_record_chunk(const struct rollout_rec *r, unsigned chunk, const char *by);
 char *store_record_drift(const struct drift_scan *scan, const char *by);
 char *store_record_lease(const struct store_lease *l);
 
@@ -144,6 +172,9 @@ int store_record_parse_wave(const char *text, size_t len, const char *where, str
                             struct errbuf *e);
 int store_record_parse_node(const char *text, size_t len, const char *where, struct rollout_rec *r,
                             struct errbuf *e);
+/* A chunk record into r (r->chunk_nodes set): every node of that chunk, in order, each once. */
+int store_record_parse_chunk(const char *text, size_t len, const char *where, unsigned chunk,
+                             struct rollout_rec *r, struct errbuf *e);
 /* A drift record's counts (no nodes). */
 int store_record_parse_drift(const char *text, size_t len, const char *where, struct drift_scan *ret,
                              struct errbuf *e);
@@ -286,7 +317,9 @@ const char *etcd_endpoint(const struct etcd_client *c);
  *   PREFIX/meta/next_rollout, PREFIX/meta/next_drift      id counters
  *   PREFIX/rollout/<id, 20 digits>                         the rollout record
  *   PREFIX/wave/<id>/<idx, 6 digits>                       one per wave
- *   PREFIX/node/<id>/<seq, 6 digits>                       one per node
+ *   PREFIX/chunk/<id>/<k, 6 digits>                        nodes k x ETCD_CHUNK_NODES.. (k+1) x
+ *                                                          ETCD_CHUNK_NODES - 1, in one record
+ *   PREFIX/node/<id>/<seq, 6 digits>                       one per node: rollouts of older controllers
  *   PREFIX/drift/<id>                                      one per drift scan
  *   PREFIX/leader                                          the leader (attached to its lease)
  *
@@ -299,6 +332,11 @@ const char *etcd_endpoint(const struct etcd_client *c);
 
 
 #define ETCD_KEYLEN 300
+/*
+ * Nodes per chunk record: a wave's results are rewritten as the chunks they fall in,
+ * so a wave of 2,500 nodes is about 11 records, one txn (a node is some 300 bytes).
+ */
+#define ETCD_CHUNK_NODES 256
 
 struct revcache_entry {
         char *key;
@@ -324,10 +362,6 @@ struct etcd_store {
 
         struct revcache_entry *cache;   /* key -> mod_revision, open addressing */
         size_t cache_cap, cache_n;
-
-        bool batching;
-        struct etcd_pending *pending;
-        unsigned n_pending, cap_pending;
 
         /* leadership (TTL: base.lease_ttl_s) */
         long long lease_id;

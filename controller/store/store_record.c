@@ -27,13 +27,13 @@ char *store_record_rollout(const struct rollout_rec *r, const char *by)
 
         if (!o)
                 return NULL;
-        return dump(json_pack("{s:i, s:I, s:s, s:s, s:s?, s:s?, s:o, s:s, s:I, s:I, s:i, s:s, s:i, s:i, s:s}",
+        return dump(json_pack("{s:i, s:I, s:s, s:s, s:s?, s:s?, s:o, s:s, s:I, s:I, s:i, s:s, s:i, s:i, s:s, s:i}",
                               "v", 1, "id", (json_int_t)r->id, "kind", r->kind, "policy_name", r->policy_name,
                               "policy_doc", r->policy_doc, "args", r->args, "opts", o,
                               "state", rollout_state_name(r->state), "created_at", (json_int_t)r->created_at,
                               "updated_at", (json_int_t)r->updated_at, "exit_code", r->exit_code,
                               "message", r->message, "n_nodes", (int)r->n_nodes, "n_waves", (int)r->n_waves,
-                              "by", by));
+                              "by", by, "node_chunk", (int)r->chunk_nodes));
 }
 
 char *store_record_wave(const struct rollout_rec *r, unsigned idx, const char *by)
@@ -45,18 +45,44 @@ char *store_record_wave(const struct rollout_rec *r, unsigned idx, const char *b
                               "deadline", (json_int_t)w->deadline, "by", by));
 }
 
+/* A node's members (the record's, less "v", "updated_at" and "by"). */
+static json_t *node_json(const struct rollout_rec *r, const struct rnode *n)
+{
+        return json_pack("{s:i, s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:s}",
+                         "seq", (int)(n - r->nodes), "name", n->name, "url", n->url,
+                         "wave", (int)n->wave, "state", rnode_state_name(n->state), "tx", n->tx,
+                         "exit_code", n->exit_code, "changes", (int)n->changes,
+                         "baseline_gbps", gbps(n->baseline_gbps), "post_gbps", gbps(n->post_gbps),
+                         "error", n->error, "key", n->key, "confirm_deadline_ms", (json_int_t)n->confirm_deadline_ms,
+                         "not_after_ms", (json_int_t)n->not_after_ms, "pre_rev", (json_int_t)n->pre_rev,
+                         "rev", (json_int_t)n->rev, "undo_tx", n->undo_tx, "group", n->group);
+}
+
 char *store_record_node(const struct rollout_rec *r, const struct rnode *n, const char *by)
 {
-        return dump(json_pack("{s:i, s:i, s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:o, s:o, s:s, s:s, s:I, s:I, s:I, s:I, s:s,"
-                              " s:s, s:I, s:s}",
-                              "v", 1, "seq", (int)(n - r->nodes), "name", n->name, "url", n->url,
-                              "wave", (int)n->wave, "state", rnode_state_name(n->state), "tx", n->tx,
-                              "exit_code", n->exit_code, "changes", (int)n->changes,
-                              "baseline_gbps", gbps(n->baseline_gbps), "post_gbps", gbps(n->post_gbps),
-                              "error", n->error, "key", n->key, "confirm_deadline_ms", (json_int_t)n->confirm_deadline_ms,
-                              "not_after_ms", (json_int_t)n->not_after_ms, "pre_rev", (json_int_t)n->pre_rev,
-                              "rev", (json_int_t)n->rev, "undo_tx", n->undo_tx, "group", n->group,
-                              "updated_at", (json_int_t)time(NULL), "by", by));
+        json_t *j = node_json(r, n);
+
+        if (j && (json_object_set_new(j, "v", json_integer(1)) < 0 ||
+                  json_object_set_new(j, "updated_at", json_integer((json_int_t)time(NULL))) < 0 ||
+                  json_object_set_new(j, "by", json_string(by)) < 0)) {
+                json_decref(j);
+                j = NULL;
+        }
+        return dump(j);
+}
+
+char *store_record_chunk(const struct rollout_rec *r, unsigned chunk, const char *by)
+{
+        unsigned from = chunk * r->chunk_nodes, to = from + r->chunk_nodes;
+        json_t *nodes = json_array();
+
+        for (unsigned i = from; nodes && i < to && i < r->n_nodes; i++)
+                if (json_array_append_new(nodes, node_json(r, &r->nodes[i])) < 0) {
+                        json_decref(nodes);
+                        nodes = NULL;
+                }
+        return nodes ? dump(json_pack("{s:i, s:i, s:I, s:o, s:s}", "v", 1, "chunk", (int)chunk, "updated_at",
+                                      (json_int_t)time(NULL), "nodes", nodes, "by", by)) : NULL;
 }
 
 /* Details of the nodes that need a look (drifted or unreachable), bounded in size. */
@@ -195,7 +221,7 @@ static int check_version(struct jsonv *v, const json_t *j, void *obj)
 #define FIELD_BY { .key = "by", .type = JSONV_STRING, .what = "writer" }
 
 struct rollout_in {
-        long long id, created_at, updated_at, exit_code, n_nodes, n_waves;
+        long long id, created_at, updated_at, exit_code, n_nodes, n_waves, node_chunk;
         char kind[STORE_KIND_MAX], policy_name[64], state[32], message[STORE_ERR_MAX];
         const json_t *doc, *args, *opts;
 };
@@ -231,6 +257,8 @@ static const struct jsonv_field rollout_fields[] = {
         JSONV_STR("message", struct rollout_in, message, JSONV_REQUIRED),
         JSONV_UINT_REQ("n_nodes", struct rollout_in, n_nodes, 0, INVENTORY_NODES_MAX),
         JSONV_UINT_REQ("n_waves", struct rollout_in, n_waves, 0, INVENTORY_NODES_MAX),
+        /* Nodes per node record; older records (one record per node) have none: 0. */
+        JSONV_UINT("node_chunk", struct rollout_in, node_chunk, 0, INVENTORY_NODES_MAX),
         FIELD_BY,
         { 0 },
 };
@@ -269,6 +297,7 @@ static int rollout_from(struct jsonv *v, const struct rollout_in *in, struct rol
         r->args = json_is_string(in->args) ? strdup(json_string_value(in->args)) : NULL;
         r->n_nodes = (unsigned)in->n_nodes;
         r->n_waves = (unsigned)in->n_waves;
+        r->chunk_nodes = (unsigned)in->node_chunk;
         r->nodes = calloc(r->n_nodes + 1, sizeof(*r->nodes));
         r->waves = calloc(r->n_waves + 1, sizeof(*r->waves));
         if ((json_is_string(in->doc) && !r->policy_doc) || (json_is_string(in->args) && !r->args) ||
@@ -370,8 +399,9 @@ static int take_gbps(struct jsonv *v, const json_t *j, void *obj)
         return 0;
 }
 
+/* "v", "updated_at" and "by" are the record's: a node inside a chunk has none of them. */
 static const struct jsonv_field node_fields[] = {
-        FIELD_VERSION,
+        { .key = "v", .type = JSONV_INTEGER, .parse = check_version },
         JSONV_UINT_REQ("seq", struct node_in, seq, 0, INVENTORY_NODES_MAX),
         JSONV_STR("name", struct node_in, name, JSONV_REQUIRED | JSONV_NONEMPTY),
         JSONV_STR("url", struct node_in, url, JSONV_REQUIRED | JSONV_NONEMPTY),
@@ -397,26 +427,26 @@ static const struct jsonv_field node_fields[] = {
         { 0 },
 };
 
-int store_record_parse_node(const char *text, size_t len, const char *where, struct rollout_rec *r,
-                            struct errbuf *e)
+/* One node object into r->nodes[its seq]; seq_from..seq_to: where it may be. */
+static int node_from(struct jsonv *v, const json_t *j, struct rollout_rec *r, unsigned seq_from,
+                     unsigned seq_to)
 {
         struct node_in in = { .pre_rev = -1 };
-        json_t *root = NULL;
-        struct jsonv v;
         struct rnode *n;
-        int st, rc = parse_root(text, len, where, &root, &v, e);
+        int st, rc = jsonv_object(v, j, node_fields, &in);
 
-        if (rc >= 0)
-                rc = jsonv_object(&v, root, node_fields, &in);
-        json_decref(root);
         if (rc < 0)
                 return rc;
         st = rnode_state_from_name(in.state);
+        jsonv_push_key(v, st < 0 ? "state" : "seq");
         if (st < 0)
-                return jsonv_error(&v, "$.state: '%.32s' is not a node state", in.state);
-        if (in.seq >= r->n_nodes || in.wave >= r->n_waves)
-                return jsonv_error(&v, "$.seq: node %lld in wave %lld of a rollout with %u nodes in %u waves",
-                                   in.seq, in.wave, r->n_nodes, r->n_waves);
+                rc = jsonv_error(v, "'%.32s' is not a node state", in.state);
+        else if (in.seq < seq_from || in.seq >= seq_to || in.seq >= r->n_nodes || in.wave >= r->n_waves)
+                rc = jsonv_error(v, "node %lld in wave %lld is not one of this record (nodes %u-%u of %u, %u waves)",
+                                 in.seq, in.wave, seq_from, seq_to - 1, r->n_nodes, r->n_waves);
+        jsonv_pop(v);
+        if (rc < 0)
+                return rc;
         n = &r->nodes[in.seq];
         memcpy(n->name, in.name, sizeof(n->name));
         memcpy(n->url, in.url, sizeof(n->url));
@@ -436,6 +466,80 @@ int store_record_parse_node(const char *text, size_t len, const char *where, str
         memcpy(n->undo_tx, in.undo_tx, sizeof(n->undo_tx));
         memcpy(n->group, in.group, sizeof(n->group));
         return 0;
+}
+
+int store_record_parse_node(const char *text, size_t len, const char *where, struct rollout_rec *r,
+                            struct errbuf *e)
+{
+        json_t *root = NULL;
+        struct jsonv v;
+        int rc = parse_root(text, len, where, &root, &v, e);
+
+        if (rc >= 0 && !json_is_integer(json_object_get(root, "v")))
+                rc = jsonv_error(&v, "$.v: a node record needs its version");
+        if (rc >= 0)
+                rc = node_from(&v, root, r, 0, r->n_nodes);
+        json_decref(root);
+        return rc;
+}
+
+struct chunk_in {
+        long long chunk, updated_at;
+        const json_t *nodes;
+};
+
+static int take_nodes(struct jsonv *v, const json_t *j, void *obj)
+{
+        ((struct chunk_in *)obj)->nodes = j;
+        return 0;
+}
+
+static const struct jsonv_field chunk_fields[] = {
+        FIELD_VERSION,
+        JSONV_UINT_REQ("chunk", struct chunk_in, chunk, 0, INVENTORY_NODES_MAX),
+        JSONV_UINT("updated_at", struct chunk_in, updated_at, 0, 1LL << 40),
+        JSONV_CUSTOM("nodes", JSONV_ARRAY, JSONV_REQUIRED, take_nodes),
+        FIELD_BY,
+        { 0 },
+};
+
+struct chunk_ctx {
+        struct rollout_rec *r;
+        unsigned from, to;
+};
+
+static int chunk_node(struct jsonv *v, const json_t *el, size_t i, void *ctx)
+{
+        const struct chunk_ctx *c = ctx;
+
+        /* In order, each once: the i-th member is node from + i. */
+        return node_from(v, el, c->r, c->from + (unsigned)i, c->from + (unsigned)i + 1);
+}
+
+int store_record_parse_chunk(const char *text, size_t len, const char *where, unsigned chunk,
+                             struct rollout_rec *r, struct errbuf *e)
+{
+        struct chunk_in in = { 0 };
+        json_t *root = NULL;
+        struct jsonv v;
+        struct chunk_ctx c = { r, chunk * r->chunk_nodes, chunk * r->chunk_nodes + r->chunk_nodes };
+        int rc = parse_root(text, len, where, &root, &v, e);
+
+        if (c.to > r->n_nodes)
+                c.to = r->n_nodes;
+        if (rc >= 0)
+                rc = jsonv_object(&v, root, chunk_fields, &in);
+        if (rc >= 0 && in.chunk != chunk)
+                rc = jsonv_error(&v, "$.chunk: %lld in the record of chunk %u", in.chunk, chunk);
+        if (rc >= 0 && c.from >= c.to)
+                rc = jsonv_error(&v, "$.chunk: chunk %u of a rollout with %u nodes", chunk, r->n_nodes);
+        if (rc >= 0) {
+                jsonv_push_key(&v, "nodes");
+                rc = jsonv_object_array(&v, in.nodes, "node", "nodes", c.to - c.from, c.to - c.from, chunk_node, &c);
+                jsonv_pop(&v);
+        }
+        json_decref(root);
+        return rc;
 }
 
 struct drift_in {

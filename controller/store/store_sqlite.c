@@ -77,6 +77,7 @@ void sqlite_store_close(struct sqlite_store *s)
                 return;
         sqlite_lease_release(s, NULL);
         db_close(&s->db);
+        store_batch_free(&s->base);
         free(s);
 }
 
@@ -138,19 +139,24 @@ static int insert_wave(struct sqlite_store *s, const struct rollout_rec *r, unsi
         return step_done(s, st, e);
 }
 
+static const char sql_node_insert[] =
+        "INSERT INTO nodes (state, tx, exit_code, changes, baseline_gbps, post_gbps,"
+        " error, updated_at, ikey, confirm_deadline_ms, not_after_ms, pre_rev, rev, undo_tx,"
+        " rollout_id, name, seq, url, wave, grp)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+static const char sql_node_update[] =
+        "UPDATE nodes SET state=?, tx=?, exit_code=?, changes=?, baseline_gbps=?,"
+        " post_gbps=?, error=?, updated_at=?, ikey=?, confirm_deadline_ms=?, not_after_ms=?,"
+        " pre_rev=?, rev=?, undo_tx=?"
+        " WHERE rollout_id=? AND name=?";
+
+/* One node's row (a statement prepared once per connection: a rollout writes thousands). */
 static int write_node(struct sqlite_store *s, const struct rollout_rec *r, const struct rnode *n,
-                      bool insert, struct errbuf *e)
+                      bool insert, long long now, struct errbuf *e)
 {
-        _cleanup_stmt_ sqlite3_stmt *st = NULL;
-        int rc = prepare(s, insert ?
-                         "INSERT INTO nodes (state, tx, exit_code, changes, baseline_gbps, post_gbps,"
-                         " error, updated_at, ikey, confirm_deadline_ms, not_after_ms, pre_rev, rev, undo_tx,"
-                         " rollout_id, name, seq, url, wave, grp)"
-                         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" :
-                         "UPDATE nodes SET state=?, tx=?, exit_code=?, changes=?, baseline_gbps=?,"
-                         " post_gbps=?, error=?, updated_at=?, ikey=?, confirm_deadline_ms=?, not_after_ms=?,"
-                         " pre_rev=?, rev=?, undo_tx=?"
-                         " WHERE rollout_id=? AND name=?", &st, e);
+        const char *sql = insert ? sql_node_insert : sql_node_update;
+        sqlite3_stmt *st;
+        int rc = db_cached(&s->db, sql, &st, e);
 
         if (rc < 0)
                 return rc;
@@ -161,7 +167,7 @@ static int write_node(struct sqlite_store *s, const struct rollout_rec *r, const
         db_bind_real(st, 5, n->baseline_gbps);
         db_bind_real(st, 6, n->post_gbps);
         sqlite3_bind_text(st, 7, n->error, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 8, (long long)time(NULL));
+        sqlite3_bind_int64(st, 8, now);
         sqlite3_bind_text(st, 9, n->key, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 10, n->confirm_deadline_ms);
         sqlite3_bind_int64(st, 11, n->not_after_ms);
@@ -176,7 +182,9 @@ static int write_node(struct sqlite_store *s, const struct rollout_rec *r, const
                 sqlite3_bind_int(st, 19, (int)n->wave);
                 sqlite3_bind_text(st, 20, n->group, -1, SQLITE_STATIC);
         }
-        return step_done(s, st, e);
+        rc = db_step_done(&s->db, st, e);
+        db_uncache(&s->db, sql, st);
+        return rc;
 }
 
 static int sqlite_rollout_create(struct sqlite_store *s, struct rollout_rec *r, struct errbuf *e)
@@ -191,7 +199,7 @@ static int sqlite_rollout_create(struct sqlite_store *s, struct rollout_rec *r, 
         for (unsigned i = 0; rc >= 0 && i < r->n_waves; i++)
                 rc = insert_wave(s, r, i, e);
         for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++)
-                rc = write_node(s, r, &r->nodes[i], true, e);
+                rc = write_node(s, r, &r->nodes[i], true, r->created_at, e);
         if (rc < 0) {
                 db_rollback(&s->db);
                 return rc;
@@ -199,7 +207,7 @@ static int sqlite_rollout_create(struct sqlite_store *s, struct rollout_rec *r, 
         return exec(s, "COMMIT", e);
 }
 
-static int sqlite_rollout_update(struct sqlite_store *s, struct rollout_rec *r, struct errbuf *e)
+static int write_rollout(struct sqlite_store *s, const struct rollout_rec *r, struct errbuf *e)
 {
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int rc = prepare(s, "UPDATE rollouts SET state=?, updated_at=?, exit_code=?, message=?"
@@ -207,7 +215,6 @@ static int sqlite_rollout_update(struct sqlite_store *s, struct rollout_rec *r, 
 
         if (rc < 0)
                 return rc;
-        r->updated_at = (long long)time(NULL);
         sqlite3_bind_text(st, 1, rollout_state_name(r->state), -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 2, r->updated_at);
         sqlite3_bind_int(st, 3, r->exit_code);
@@ -216,7 +223,7 @@ static int sqlite_rollout_update(struct sqlite_store *s, struct rollout_rec *r, 
         return step_done(s, st, e);
 }
 
-static int sqlite_wave_update(struct sqlite_store *s, const struct rollout_rec *r, unsigned wave, struct errbuf *e)
+static int write_wave(struct sqlite_store *s, const struct rollout_rec *r, unsigned wave, struct errbuf *e)
 {
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int rc = prepare(s, "UPDATE waves SET state=?, started_at=?, deadline=? WHERE rollout_id=? AND idx=?",
@@ -232,23 +239,29 @@ static int sqlite_wave_update(struct sqlite_store *s, const struct rollout_rec *
         return step_done(s, st, e);
 }
 
-static int sqlite_node_update(struct sqlite_store *s, const struct rollout_rec *r, const struct rnode *n, struct errbuf *e)
+/* The records of a batch in one transaction: one fsync for all of them. */
+static int sqlite_write(struct sqlite_store *s, const struct rollout_rec *r, const struct store_dirty *d,
+                        struct errbuf *e)
 {
-        return write_node(s, r, n, false, e);
-}
+        long long now = (long long)time(NULL);
+        int rc = db_begin(&s->db, e);
 
-static int sqlite_begin(struct sqlite_store *s, struct errbuf *e)
-{
-        return exec(s, "BEGIN IMMEDIATE", e);
-}
-
-static int sqlite_commit(struct sqlite_store *s, struct errbuf *e)
-{
-        int r = exec(s, "COMMIT", e);
-
-        if (r < 0)
+        if (rc < 0)
+                return rc;
+        if (d->rollout)
+                rc = write_rollout(s, r, e);
+        for (unsigned i = 0; rc >= 0 && i < d->n_waves; i++)
+                rc = write_wave(s, r, d->waves[i], e);
+        for (unsigned i = 0; rc >= 0 && i < d->n_nodes; i++)
+                rc = write_node(s, r, &r->nodes[d->nodes[i]], false, now, e);
+        if (rc < 0) {
                 db_rollback(&s->db);
-        return r;
+                return rc;
+        }
+        rc = db_commit(&s->db, e);
+        if (rc >= 0)
+                s->base.writes++;
+        return rc;
 }
 
 /* The vtable: the interface's handle is the first member of ours. */
@@ -262,19 +275,9 @@ static int op_rollout_create(struct store *s, struct rollout_rec *r, struct errb
         return sqlite_rollout_create(sqlite_of(s), r, e);
 }
 
-static int op_rollout_update(struct store *s, struct rollout_rec *r, struct errbuf *e)
+static int op_write(struct store *s, const struct rollout_rec *r, const struct store_dirty *d, struct errbuf *e)
 {
-        return sqlite_rollout_update(sqlite_of(s), r, e);
-}
-
-static int op_wave_update(struct store *s, const struct rollout_rec *r, unsigned wave, struct errbuf *e)
-{
-        return sqlite_wave_update(sqlite_of(s), r, wave, e);
-}
-
-static int op_node_update(struct store *s, const struct rollout_rec *r, const struct rnode *n, struct errbuf *e)
-{
-        return sqlite_node_update(sqlite_of(s), r, n, e);
+        return sqlite_write(sqlite_of(s), r, d, e);
 }
 
 static int op_rollout_load(struct store *s, long long id, struct rollout_rec **ret, struct errbuf *e)
@@ -296,16 +299,6 @@ static int op_drift_save(struct store *s, struct drift_scan *scan, struct errbuf
 static int op_drift_last(struct store *s, struct drift_scan *ret, struct errbuf *e)
 {
         return sqlite_drift_last(sqlite_of(s), ret, e);
-}
-
-static int op_begin(struct store *s, struct errbuf *e)
-{
-        return sqlite_begin(sqlite_of(s), e);
-}
-
-static int op_commit(struct store *s, struct errbuf *e)
-{
-        return sqlite_commit(sqlite_of(s), e);
 }
 
 static int op_lease_take(struct store *s, const struct store_lease *me, struct store_lease *ret_holder,
@@ -341,15 +334,11 @@ static const struct store_ops sqlite_ops = {
         .name = "sqlite",
         .close = op_close,
         .rollout_create = op_rollout_create,
-        .rollout_update = op_rollout_update,
-        .wave_update = op_wave_update,
-        .node_update = op_node_update,
+        .write = op_write,
         .rollout_load = op_rollout_load,
         .rollout_list = op_rollout_list,
         .drift_save = op_drift_save,
         .drift_last = op_drift_last,
-        .begin = op_begin,
-        .commit = op_commit,
         .lease_take = op_lease_take,
         .lease_get = op_lease_get,
         .lease_release = op_lease_release,

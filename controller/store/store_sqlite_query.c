@@ -201,25 +201,25 @@ int sqlite_rollout_list(struct sqlite_store *s, unsigned limit,
         return 0;
 }
 
+static const char sql_drift_node[] =
+        "INSERT INTO drift_nodes (scan_id, name, reached, drifted, report, error) VALUES (?,?,?,?,?,?)";
+
 static int save_drift_node(struct sqlite_store *s, long long scan_id, const struct drift_node *n, struct errbuf *e)
 {
         sqlite3_stmt *st;
+        int rc = db_cached(&s->db, sql_drift_node, &st, e);
 
-        if (sqlite3_prepare_v2(s->db.h, "INSERT INTO drift_nodes (scan_id, name, reached, drifted, report, error)"
-                               " VALUES (?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
-                return sqlite_fail(s, e, "cannot write to the database");
+        if (rc < 0)
+                return rc;
         sqlite3_bind_int64(st, 1, scan_id);
         sqlite3_bind_text(st, 2, n->name, -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 3, n->reached);
         sqlite3_bind_int(st, 4, n->drifted);
         sqlite3_bind_text(st, 5, n->report, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 6, n->error, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE) {
-                sqlite3_finalize(st);
-                return sqlite_fail(s, e, "cannot write to the database");
-        }
-        sqlite3_finalize(st);
-        return 0;
+        rc = db_step_done(&s->db, st, e);
+        db_uncache(&s->db, sql_drift_node, st);
+        return rc;
 }
 
 int sqlite_drift_save(struct sqlite_store *s, struct drift_scan *scan, struct errbuf *e)

@@ -4,7 +4,7 @@
  * (controller/etcd_reply.c) and of the records it reads back from the store
  * (controller/store_record.c): the same bytes as every kind of reply, as an
  * error body, as base64, and each decoded value of an accepted reply as a
- * rollout, wave, node, drift and leader record. Nothing may crash, leak or read
+ * rollout, wave, node, chunk of nodes, drift and leader record. Nothing may crash, leak or read
  * out of bounds, and whatever is accepted must be within the documented bounds.
  */
 #include <stdint.h>
@@ -30,6 +30,11 @@ static void records(const struct etcd_kv *kv)
                         abort();
                 if (r->n_nodes && store_record_parse_node(kv->value, kv->value_len, kv->key, r, NULL) >= 0 &&
                     (r->nodes[0].state >= RNODE_STATE_MAX || strnlen(r->nodes[0].key, STORE_KEY_MAX) >= STORE_KEY_MAX))
+                        abort();
+                /* ... and as its first chunk of nodes, when it keeps them so */
+                if (r->n_nodes && r->chunk_nodes &&
+                    store_record_parse_chunk(kv->value, kv->value_len, kv->key, 0, r, NULL) >= 0 &&
+                    r->nodes[0].state >= RNODE_STATE_MAX)
                         abort();
                 rollout_rec_free(r);
         }

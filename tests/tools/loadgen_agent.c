@@ -6,14 +6,19 @@
  * alone is measured (bench/ctl_store_2000.sh). Real agents are measured with
  * real agents (bench/rollout_200.sh, bench/ctl_etcd_200.sh).
  *
- *   loadgen_agent --listen 0.0.0.0:PORT --endpoints N --cert C --key K --client-ca CA
- *                 [--apply-ms MS]
+ *   loadgen_agent --listen 0.0.0.0:PORT --endpoints N --client-ca CA
+ *                 (--sign-ca CA.crt --sign-key CA.key | --cert C --key K) [--apply-ms MS]
  *
  * Design: one process, one mTLS listener (the agent's own HTTPS server code,
  * agent/http.c: client certificates required and verified) bound to every
  * address of a private network namespace; endpoint i (0-based) is the loopback
  * address 127.1.0.1 + i, so an inventory names N distinct https://127.1.x.y:PORT
- * URLs and the endpoint is told by the connection's local address. One shared
+ * URLs and the endpoint is told by the connection's local address. With --sign-ca
+ * and --sign-key each endpoint presents a certificate of its own, for its own
+ * address only, as every agent does (minted at start by that CA, one key shared by
+ * all: a handshake costs what it costs with one agent, whatever N); with --cert and
+ * --key every endpoint presents that one certificate (which must then name all N
+ * addresses: its size, and what a client parses per handshake, grow with N). One shared
  * table holds each endpoint's committed policy, pending transactions with their
  * confirm deadlines, its idempotency keys and a short history:
  *   GET  /v1/health, /v1/drift (never drifted), /v1/history (newest first, each commit
@@ -26,6 +31,8 @@
  */
 #include <arpa/inet.h>
 #include <getopt.h>
+#include <gnutls/abstract.h>
+#include <gnutls/x509.h>
 #include <jansson.h>
 #include <microhttpd.h>
 #include <pthread.h>
@@ -61,6 +68,8 @@ struct lg_slot {
 };
 
 static struct lg_slot *slots;
+static gnutls_pcert_st *certs;          /* --sign-ca: endpoint i's certificate */
+static gnutls_privkey_t cert_key;       /* ... and the key of all of them */
 static unsigned n_slots, apply_ms;
 static atomic_ullong n_requests, n_applies, n_replays, n_confirms, n_unknown;
 static volatile sig_atomic_t stopping;
@@ -265,6 +274,109 @@ static void handle(void *ud, const struct http_request *req, struct http_respons
         }
 }
 
+/* ---- one certificate per endpoint (--sign-ca, --sign-key) ---- */
+
+static int load_datum(const char *path, gnutls_datum_t *ret)
+{
+        return gnutls_load_file(path, ret) < 0 ? -ENOENT : 0;
+}
+
+/* Endpoint i's certificate: CN lg<i>, its address as the only subjectAltName, serverAuth. */
+static int mint_one(unsigned i, gnutls_x509_crt_t ca, gnutls_x509_privkey_t ca_key, gnutls_x509_privkey_t key,
+                    gnutls_pcert_st *ret)
+{
+        uint32_t ip = htonl(LG_BASE + i);
+        unsigned char serial[8] = { 0x10, 0, 0, 0, (unsigned char)(i >> 24), (unsigned char)(i >> 16),
+                                    (unsigned char)(i >> 8), (unsigned char)i };
+        unsigned char kid[64];
+        size_t kid_len = sizeof(kid);
+        time_t now = time(NULL);
+        gnutls_x509_crt_t crt;
+        char cn[32];
+        int r;
+
+        snprintf(cn, sizeof(cn), "lg%u", i);
+        if (gnutls_x509_crt_init(&crt) < 0)
+                return -ENOMEM;
+        r = gnutls_x509_crt_set_version(crt, 3);
+        r = r < 0 ? r : gnutls_x509_crt_set_serial(crt, serial, sizeof(serial));
+        r = r < 0 ? r : gnutls_x509_crt_set_activation_time(crt, now - 3600);
+        r = r < 0 ? r : gnutls_x509_crt_set_expiration_time(crt, now + 7 * 86400);
+        r = r < 0 ? r : gnutls_x509_crt_set_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, cn, strlen(cn));
+        r = r < 0 ? r : gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_IPADDRESS, &ip, 4, GNUTLS_FSAN_SET);
+        r = r < 0 ? r : gnutls_x509_crt_set_key_purpose_oid(crt, GNUTLS_KP_TLS_WWW_SERVER, 0);
+        r = r < 0 ? r : gnutls_x509_crt_set_key_usage(crt, GNUTLS_KEY_DIGITAL_SIGNATURE);
+        r = r < 0 ? r : gnutls_x509_crt_set_basic_constraints(crt, 0, -1);
+        r = r < 0 ? r : gnutls_x509_crt_set_key(crt, key);
+        if (r >= 0 && gnutls_x509_crt_get_subject_key_id(ca, kid, &kid_len, NULL) >= 0)
+                r = gnutls_x509_crt_set_authority_key_id(crt, kid, kid_len);
+        r = r < 0 ? r : gnutls_x509_crt_sign2(crt, ca, ca_key, GNUTLS_DIG_SHA256, 0);
+        r = r < 0 ? r : gnutls_pcert_import_x509(ret, crt, 0);
+        gnutls_x509_crt_deinit(crt);
+        return r < 0 ? -EINVAL : 0;
+}
+
+/* A certificate for every endpoint, signed by the CA of ca_path/key_path; one new P-256 key for all. */
+static int mint_all(const char *ca_path, const char *key_path)
+{
+        gnutls_datum_t ca_pem = { 0 }, key_pem = { 0 };
+        gnutls_x509_crt_t ca = NULL;
+        gnutls_x509_privkey_t ca_key = NULL, key = NULL;
+        int r = load_datum(ca_path, &ca_pem);
+
+        r = r < 0 ? r : load_datum(key_path, &key_pem);
+        if (r >= 0 && (gnutls_x509_crt_init(&ca) < 0 || gnutls_x509_crt_import(ca, &ca_pem, GNUTLS_X509_FMT_PEM) < 0 ||
+                       gnutls_x509_privkey_init(&ca_key) < 0 ||
+                       gnutls_x509_privkey_import(ca_key, &key_pem, GNUTLS_X509_FMT_PEM) < 0 ||
+                       gnutls_x509_privkey_init(&key) < 0 ||
+                       gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA,
+                                                    GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1), 0) < 0 ||
+                       gnutls_privkey_init(&cert_key) < 0 ||
+                       gnutls_privkey_import_x509(cert_key, key, GNUTLS_PRIVKEY_IMPORT_COPY) < 0))
+                r = -EINVAL;
+        certs = r < 0 ? NULL : calloc(n_slots, sizeof(*certs));
+        if (r >= 0 && !certs)
+                r = -ENOMEM;
+        for (unsigned i = 0; r >= 0 && i < n_slots; i++)
+                r = mint_one(i, ca, ca_key, key, &certs[i]);
+        gnutls_x509_crt_deinit(ca);
+        gnutls_x509_privkey_deinit(ca_key);
+        gnutls_x509_privkey_deinit(key);
+        gnutls_free(ca_pem.data);
+        gnutls_free(key_pem.data);
+        return r;
+}
+
+/* gnutls_certificate_retrieve_function2: the certificate of the endpoint the connection was made to. */
+static int pick_cert(gnutls_session_t session, const gnutls_datum_t *req_ca_rdn, int nreqs,
+                     const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length, gnutls_pcert_st **pcert,
+                     unsigned int *pcert_length, gnutls_privkey_t *pkey)
+{
+        struct sockaddr_in a;
+        socklen_t len = sizeof(a);
+        uint32_t ip;
+
+        if (getsockname(gnutls_transport_get_int(session), (struct sockaddr *)&a, &len) < 0 ||
+            a.sin_family != AF_INET)
+                return -1;
+        ip = ntohl(a.sin_addr.s_addr);
+        if (ip < LG_BASE || ip - LG_BASE >= n_slots)
+                return -1;
+        *pcert = &certs[ip - LG_BASE];
+        *pcert_length = 1;
+        *pkey = cert_key;
+        return 0;
+}
+
+static void certs_free(void)
+{
+        for (unsigned i = 0; certs && i < n_slots; i++)
+                gnutls_pcert_deinit(&certs[i]);
+        free(certs);
+        if (cert_key)
+                gnutls_privkey_deinit(cert_key);
+}
+
 static void on_signal(int sig)
 {
         stopping = 1;
@@ -276,6 +388,7 @@ int main(int argc, char **argv)
                 { "listen", required_argument, NULL, 'l' }, { "endpoints", required_argument, NULL, 'n' },
                 { "cert", required_argument, NULL, 'c' }, { "key", required_argument, NULL, 'k' },
                 { "client-ca", required_argument, NULL, 'a' }, { "apply-ms", required_argument, NULL, 'm' },
+                { "sign-ca", required_argument, NULL, 'S' }, { "sign-key", required_argument, NULL, 'K' },
                 { 0 },
         };
         struct http_options o = { .max_body = 1u << 20, .timeout_s = 30, .header_timeout_s = 5, .max_connections = 8192,
@@ -283,6 +396,7 @@ int main(int argc, char **argv)
         struct sigaction sa = { .sa_handler = on_signal };
         struct http_server *srv = NULL;
         struct errbuf e = { 0 };
+        const char *sign_ca = NULL, *sign_key = NULL;
         char buf[1100];
         int c;
 
@@ -294,20 +408,31 @@ int main(int argc, char **argv)
                 case 'k': o.key = optarg; break;
                 case 'a': o.client_ca = optarg; break;
                 case 'm': apply_ms = (unsigned)strtoul(optarg, NULL, 10); break;
+                case 'S': sign_ca = optarg; break;
+                case 'K': sign_key = optarg; break;
                 default:
-                        fprintf(stderr, "usage: loadgen_agent --listen ADDR:PORT --endpoints N --cert C --key K "
-                                        "--client-ca CA [--apply-ms MS]\n");
+                        fprintf(stderr, "usage: loadgen_agent --listen ADDR:PORT --endpoints N --client-ca CA "
+                                        "(--sign-ca CA.crt --sign-key CA.key | --cert C --key K) [--apply-ms MS]\n");
                         return 2;
                 }
         }
-        if (!o.listen || n_slots == 0 || n_slots > LG_ENDPOINTS_MAX || !o.cert || !o.key || !o.client_ca) {
-                fprintf(stderr, "loadgen_agent: --listen, --endpoints 1-%d, --cert, --key and --client-ca are "
-                                "required\n", LG_ENDPOINTS_MAX);
+        if (!o.listen || n_slots == 0 || n_slots > LG_ENDPOINTS_MAX || !o.client_ca ||
+            (sign_ca || sign_key ? !sign_ca || !sign_key : !o.cert || !o.key)) {
+                fprintf(stderr, "loadgen_agent: --listen, --endpoints 1-%d, --client-ca, and --sign-ca with --sign-key "
+                                "or --cert with --key are required\n", LG_ENDPOINTS_MAX);
                 return 2;
         }
         slots = calloc(n_slots, sizeof(*slots));
         if (!slots)
                 return 3;
+        if (sign_ca && mint_all(sign_ca, sign_key) < 0) {
+                fprintf(stderr, "loadgen_agent: cannot make the endpoints' certificates with '%s' and '%s'\n",
+                        sign_ca, sign_key);
+                certs_free();
+                free(slots);
+                return 3;
+        }
+        o.cert_callback = sign_ca ? (void *)pick_cert : NULL;
         for (unsigned i = 0; i < n_slots; i++)
                 pthread_mutex_init(&slots[i].lock, NULL);
         if (http_start(&o, &srv, &e) < 0) {
@@ -327,5 +452,6 @@ int main(int argc, char **argv)
         for (unsigned i = 0; i < n_slots; i++)
                 pthread_mutex_destroy(&slots[i].lock);
         free(slots);
+        certs_free();
         return 0;
 }

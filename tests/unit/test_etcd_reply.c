@@ -217,6 +217,69 @@ static void test_records_roundtrip(void)
         rollout_rec_free(r);
 }
 
+/*
+ * Nodes kept a chunk a record: each chunk reads back into its nodes, in order, each
+ * once; a chunk under another chunk's key, one node short, out of order or with a
+ * node of another chunk is refused.
+ */
+static void test_chunk_records(void)
+{
+        struct inventory_node nodes[5] = { 0 };
+        const struct inventory_node *ptrs[5];
+        struct rollout_opts o;
+        struct rollout_rec *r, *back = NULL;
+        struct errbuf e = { 0 };
+        char *t;
+
+        rollout_opts_defaults(&o);
+        for (unsigned i = 0; i < 5; i++) {
+                snprintf(nodes[i].name, sizeof(nodes[i].name), "n%u", i);
+                snprintf(nodes[i].url, sizeof(nodes[i].url), "https://10.0.0.%u:7440", i + 1);
+                ptrs[i] = &nodes[i];
+        }
+        r = rollout_rec_new("apply", "p", "{\"a\":1}", NULL, &o, ptrs, 5);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        r->id = 8;
+        r->chunk_nodes = 2;                     /* chunks {0,1} {2,3} {4} */
+        r->nodes[3].state = RNODE_COMMITTED;
+        snprintf(r->nodes[3].tx, sizeof(r->nodes[3].tx), "17");
+        snprintf(r->nodes[4].error, sizeof(r->nodes[4].error), "refused: busy");
+        t = store_record_rollout(r, "h:1");
+        CU_ASSERT_EQUAL_FATAL(store_record_parse_rollout(t, strlen(t), "k", &back, &e), 0);
+        free(t);
+        CU_ASSERT_EQUAL(back->chunk_nodes, 2);
+        for (unsigned k = 0; k < 3; k++) {
+                t = store_record_chunk(r, k, "h:1");
+                CU_ASSERT_EQUAL(store_record_parse_chunk(t, strlen(t), "k", k, back, &e), 0);
+                /* the same text under another chunk's key */
+                CU_ASSERT(store_record_parse_chunk(t, strlen(t), "k", (k + 1) % 3, back, &e) < 0);
+                free(t);
+        }
+        CU_ASSERT_EQUAL(back->nodes[3].state, RNODE_COMMITTED);
+        CU_ASSERT_STRING_EQUAL(back->nodes[3].tx, "17");
+        CU_ASSERT_STRING_EQUAL(back->nodes[4].error, "refused: busy");
+        CU_ASSERT_STRING_EQUAL(back->nodes[2].name, "n2");
+        CU_ASSERT_EQUAL(back->nodes[4].wave, r->nodes[4].wave);
+        /* Chunk 1 with node 3 alone, then nodes 3 and 2 (out of order), then node 0 in chunk 1. */
+#define NODE(seq) "{\"seq\":" #seq ",\"name\":\"n\",\"url\":\"u\",\"wave\":0,\"state\":\"planned\",\"tx\":\"\"," \
+                  "\"exit_code\":-1,\"changes\":0,\"baseline_gbps\":null,\"post_gbps\":null,\"error\":\"\",\"key\":\"\"}"
+        CU_ASSERT(store_record_parse_chunk(TEXT("{\"v\":1,\"chunk\":1,\"nodes\":[" NODE(3) "]}"), "k", 1, back, &e) < 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "expected"));
+        CU_ASSERT(store_record_parse_chunk(TEXT("{\"v\":1,\"chunk\":1,\"nodes\":[" NODE(3) "," NODE(2) "]}"), "k", 1,
+                                           back, &e) < 0);
+        CU_ASSERT_STRING_EQUAL(e.where, "k: $.nodes[0].seq");
+        CU_ASSERT(store_record_parse_chunk(TEXT("{\"v\":1,\"chunk\":1,\"nodes\":[" NODE(2) "," NODE(0) "]}"), "k", 1,
+                                           back, &e) < 0);
+        CU_ASSERT_EQUAL(store_record_parse_chunk(TEXT("{\"v\":1,\"chunk\":1,\"nodes\":[" NODE(2) "," NODE(3) "]}"), "k",
+                                                 1, back, &e), 0);
+        CU_ASSERT(store_record_parse_chunk(TEXT("{\"v\":1,\"chunk\":3,\"nodes\":[]}"), "k", 3, back, &e) < 0);
+        /* a node record stands alone only with its version */
+        CU_ASSERT(store_record_parse_node(TEXT(NODE(0)), "k", back, &e) < 0);
+#undef NODE
+        rollout_rec_free(back);
+        rollout_rec_free(r);
+}
+
 int suite_etcd_reply(void);
 int suite_etcd_reply(void)
 {
@@ -224,6 +287,7 @@ int suite_etcd_reply(void)
 
         if (!s ||
             !CU_add_test(s, "b64", test_b64) ||
+            !CU_add_test(s, "chunk_records", test_chunk_records) ||
             !CU_add_test(s, "range_and_txn", test_range_and_txn) ||
             !CU_add_test(s, "lease_and_watch", test_lease_and_watch) ||
             !CU_add_test(s, "refusals", test_refusals) ||

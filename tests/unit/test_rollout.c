@@ -19,12 +19,13 @@
 static const struct inventory_node *const *fleet(unsigned n, unsigned per_rack, const char *canaries)
 {
         static struct inventory_node nodes[NODES_MAX];
+        static struct policy_label labels[NODES_MAX][3];
         static const struct inventory_node *ptrs[NODES_MAX];
 
         for (unsigned i = 0; i < n && i < NODES_MAX; i++) {
                 struct inventory_node *x = &nodes[i];
 
-                *x = (struct inventory_node) { .n_labels = 0 };
+                *x = (struct inventory_node) { .n_labels = 0, .labels = labels[i] };
                 snprintf(x->name, sizeof(x->name), "n%02u", i);
                 snprintf(x->url, sizeof(x->url), "https://10.0.0.%u:7440", i + 1);
                 snprintf(x->labels[x->n_labels].key, POLICY_LABEL_MAX, "role");

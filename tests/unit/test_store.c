@@ -169,6 +169,78 @@ static void test_create_update_load(void)
         rollout_rec_free(r);
 }
 
+/* What a second handle (another process's view) reads of node i and wave w now. */
+static void peek(long long id, unsigned i, unsigned w, enum rnode_state *ret_node, enum rwave_state *ret_wave)
+{
+        struct rollout_rec *back = NULL;
+        struct store *t = NULL;
+        struct errbuf e = { 0 };
+
+        CU_ASSERT_EQUAL_FATAL(store_open(db, &t, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(store_rollout_load(t, id, &back, &e), 0);
+        *ret_node = back->nodes[i].state;
+        *ret_wave = back->waves[w].state;
+        rollout_rec_free(back);
+        store_close(t);
+}
+
+/*
+ * A batch: nothing is written until its commit, then every record collected as it is
+ * in memory then; an inner commit is a barrier; a record of another rollout writes
+ * the batch first.
+ */
+static void test_batch(void)
+{
+        struct rollout_rec *r = sample(7), *q = sample(2);
+        struct store *s = NULL;
+        struct errbuf e = { 0 };
+        enum rnode_state ns;
+        enum rwave_state ws;
+
+        CU_ASSERT_EQUAL_FATAL(store_open(db, &s, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(store_rollout_create(s, r, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(store_rollout_create(s, q, &e), 0);
+        CU_ASSERT_EQUAL(store_begin(s, &e), 0);
+        r->nodes[3].state = RNODE_APPLYING;
+        CU_ASSERT_EQUAL(store_node_update(s, r, &r->nodes[3], &e), 0);
+        CU_ASSERT_EQUAL(store_node_update(s, r, &r->nodes[3], &e), 0);
+        r->waves[1].state = RWAVE_APPLYING;
+        CU_ASSERT_EQUAL(store_wave_update(s, r, 1, &e), 0);
+        CU_ASSERT_EQUAL(store_batch_pending(s), 2);             /* each record once */
+        peek(r->id, 3, 1, &ns, &ws);
+        CU_ASSERT_EQUAL(ns, RNODE_PLANNED);                     /* collected, not written */
+        CU_ASSERT_EQUAL(ws, RWAVE_PLANNED);
+        /* Nested: the inner commit writes what was collected so far, the batch goes on. */
+        CU_ASSERT_EQUAL(store_begin(s, &e), 0);
+        r->nodes[3].state = RNODE_PENDING;                      /* written as it is now */
+        CU_ASSERT_EQUAL(store_commit(s, &e), 0);
+        CU_ASSERT_EQUAL(store_batch_pending(s), 0);
+        peek(r->id, 3, 1, &ns, &ws);
+        CU_ASSERT_EQUAL(ns, RNODE_PENDING);
+        CU_ASSERT_EQUAL(ws, RWAVE_APPLYING);
+        r->nodes[4].state = RNODE_COMMITTED;
+        CU_ASSERT_EQUAL(store_node_update(s, r, &r->nodes[4], &e), 0);
+        /* Another rollout's record: r's are written first. */
+        q->nodes[1].state = RNODE_FAILED;
+        CU_ASSERT_EQUAL(store_node_update(s, q, &q->nodes[1], &e), 0);
+        peek(r->id, 4, 1, &ns, &ws);
+        CU_ASSERT_EQUAL(ns, RNODE_COMMITTED);
+        peek(q->id, 1, 0, &ns, &ws);
+        CU_ASSERT_EQUAL(ns, RNODE_PLANNED);
+        CU_ASSERT_EQUAL(store_commit(s, &e), 0);
+        peek(q->id, 1, 0, &ns, &ws);
+        CU_ASSERT_EQUAL(ns, RNODE_FAILED);
+        /* Outside a batch every update is written at once. */
+        r->nodes[5].state = RNODE_UNREACHABLE;
+        CU_ASSERT_EQUAL(store_node_update(s, r, &r->nodes[5], &e), 0);
+        peek(r->id, 5, 0, &ns, &ws);
+        CU_ASSERT_EQUAL(ns, RNODE_UNREACHABLE);
+        CU_ASSERT_EQUAL(store_node_update(s, r, &q->nodes[0], &e), -EINVAL);     /* not one of r's */
+        store_close(s);
+        rollout_rec_free(r);
+        rollout_rec_free(q);
+}
+
 static int count_cb(const struct rollout_rec *r, void *ud)
 {
         (*(unsigned *)ud)++;
@@ -404,6 +476,7 @@ int suite_store(void)
             !CU_add_test(s, "opts_roundtrip", test_opts_roundtrip) ||
             !CU_add_test(s, "create_update_load", test_create_update_load) ||
             !CU_add_test(s, "list_and_drift", test_list_and_drift) ||
+            !CU_add_test(s, "batch", test_batch) ||
             !CU_add_test(s, "open_fails", test_open_fails) ||
             !CU_add_test(s, "migrate_v4", test_migrate_v4) ||
             !CU_add_test(s, "lease_take_refuse", test_lease_take_refuse) ||
