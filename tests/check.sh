@@ -11,7 +11,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build}
 export NETTUNE_TOP=$PWD
-TIERS=${TIERS:-unit golden schema integration fuzz vmlab}
+TIERS=${TIERS:-layout unit golden schema integration fuzz vmlab}
 logdir=$BUILD/test-logs
 mkdir -p "$logdir"
 
@@ -48,6 +48,7 @@ run_tier() {
 
 for t in $TIERS; do
         case $t in
+        layout)      run_tier layout tests/layout.sh ;;
         unit)        run_tier unit tests/unit/run.sh ;;
         golden)      run_tier golden tests/golden/run.sh ;;
         schema)      run_tier schema tests/schema/run.sh ;;

@@ -3,7 +3,6 @@
 #include <math.h>
 #include <time.h>
 
-#include "controller/cmd/ctl.h"
 #include "controller/fabric/fabric.h"
 
 struct round {
