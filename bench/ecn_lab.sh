@@ -9,7 +9,7 @@
 sections=${BENCH_SECTIONS:-$W}
 load=$(cut -d' ' -f1 /proc/loadavg)
 # The long search: 12 trials, 3 runs per measurement (the tier's is 8 and 1).
-out=$(BUILD=$BUILD VMLAB_CASES=ecn ECNLAB_TUNE_TRIALS=${ECNLAB_TUNE_TRIALS:-12} ECNLAB_TUNE_RUNS=${ECNLAB_TUNE_RUNS:-3} \
+out=$(BUILD=$BUILD VMLAB_CASES=ecn ECNLAB_TUNE=1 ECNLAB_TUNE_TRIALS=${ECNLAB_TUNE_TRIALS:-12} ECNLAB_TUNE_RUNS=${ECNLAB_TUNE_RUNS:-3} \
         VMLAB_TIMEOUT=${VMLAB_TIMEOUT:-1800} "$NETTUNE_TOP/tests/vmlab/run.sh" 2>&1)
 fig=${VMLAB_CACHE:-$BUILD/vmlab}/ecn-figures.txt
 f() { sed -n "s/^$1 //p" "$fig" 2>/dev/null | tail -1; }

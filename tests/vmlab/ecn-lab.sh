@@ -45,7 +45,7 @@ PKI=${ECNLAB_PKI:-/lab/pki} POL=${ECNLAB_POLICIES:-/lab/policies} W=${ECNLAB_DIR
 PFX=${ECNLAB_NS_PREFIX:-} CTLNS=${ECNLAB_CTL_NS:-}
 RATE=${ECNLAB_RATE:-20mbit} BURST=${ECNLAB_BURST:-25k} DELAY=${ECNLAB_DELAY:-60ms} MTU=${ECNLAB_MTU:-1500} SECS=${ECNLAB_SECS:-8}
 FLOWS=${ECNLAB_FLOWS:-2} CC=${ECNLAB_CC:-cubic}
-TUNE_TRIALS=${ECNLAB_TUNE_TRIALS:-8} TUNE_RUNS=${ECNLAB_TUNE_RUNS:-1}
+TUNE_TRIALS=${ECNLAB_TUNE_TRIALS:-8} TUNE_RUNS=${ECNLAB_TUNE_RUNS:-1}     # ECNLAB_TUNE=0: no tune search
 RX=10.5.0.2 REF=10.6.0.2
 
 res() { echo "VMLAB-RESULT $*"; }
@@ -278,7 +278,11 @@ story() {
         [ "${m1:-0}" -gt $(( ${m0:-0} + 50 )) ] && res "PASS ecn-marks-climb" ||
                 res "FAIL ecn-marks-climb: queue 0 marks ${m0:-none} -> ${m1:-none}"
         doctor_story
-        tune_story
+        if [ "${ECNLAB_TUNE:-1}" = 1 ]; then
+                tune_story
+        else
+                info "nettunectl tune's search not run here (ECNLAB_TUNE=0; bench/ecn_lab.sh runs it)"
+        fi
 
         say "(c) a change back to the too-low thresholds, gated: the agent's TCP probe across the bottleneck"
         kept_min=$(queue0 min_threshold_bytes)
