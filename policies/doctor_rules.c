@@ -220,6 +220,25 @@ static void pfc_no_dcb(struct rule_ctx *c, const struct doctor_path *p)
                  "%s (policy trust, dscp_to_priority, pfc)", p->node->name, p->iface->name, b);
 }
 
+/*
+ * A host's lossless set the switch may copy: it holds the RoCE priority and, where the
+ * host classifies by DSCP, every lossless priority is one its DSCP map sends traffic
+ * to (else the copy is a policy the lossless class refuses: pfc_priority_unmapped).
+ */
+static bool host_pfc_reached(const struct state *h, int rp)
+{
+        uint8_t reached = 0;
+
+        if (rp < 0 || rp >= STATE_PRIO_COUNT || !(h->pfc_enabled & (1u << rp)))
+                return false;
+        if (!state_has(h, STATE_FIELD_DSCP_MAP) || (state_has(h, STATE_FIELD_TRUST) && h->trust != STATE_TRUST_DSCP))
+                return true;
+        for (unsigned d = 0; d < STATE_DSCP_COUNT; d++)
+                if (h->dscp_prio[d] < STATE_PRIO_COUNT)
+                        reached |= (uint8_t)(1u << h->dscp_prio[d]);
+        return !(h->pfc_enabled & ~reached);
+}
+
 static void pfc_one(const struct doctor_path *p, void *data)
 {
         struct rule_ctx *c = data;
@@ -248,6 +267,12 @@ static void pfc_one(const struct doctor_path *p, void *data)
         if (!h->pfc_enabled) {
                 snprintf(x->fix, sizeof(x->fix), "enable PFC on priority %d on %s %s (policy pfc)", rp, p->node->name,
                          p->iface->name);
+                return;
+        }
+        if (!host_pfc_reached(h, rp)) {         /* the switch copying it would copy the host's mistake */
+                snprintf(x->fix, sizeof(x->fix), "make the RoCE priority %d lossless on %s %s and give every "
+                         "lossless priority traffic there first (policy pfc, dscp_to_priority); then make the "
+                         "same priorities lossless on %s", rp, p->node->name, p->iface->name, p->sw_name);
                 return;
         }
         snprintf(x->fix, sizeof(x->fix), "make priorities %s lossless on %s, and only those (policy pfc)",

@@ -309,6 +309,17 @@ static void test_pfc(void)
         port_of("leaf1", 0)->st.pfc_enabled = (1u << 3) | (1u << 4);
         run();
         CU_ASSERT_EQUAL(count("pfc_priority_mismatch"), 0);
+        /* a host whose lossless priority no DSCP reaches (7, RoCE on 3): the switch is not told to copy it */
+        port_of("leaf1", 0)->st.pfc_enabled = 1u << 4;
+        iface_of("gpu1")->st.pfc_enabled = 1u << 7;
+        run();
+        x = find("pfc_priority_mismatch");
+        CU_ASSERT_FATAL(x != NULL);
+        CU_ASSERT_FALSE(x->fixed);
+        CU_ASSERT_PTR_NOT_NULL(strstr(x->fix, "make the RoCE priority 3 lossless on gpu1 eth0"));
+        CU_ASSERT_FALSE(state_has(&R.prop.spec, STATE_FIELD_PFC) && R.prop.spec.pfc_enabled == 1u << 7);
+        iface_of("gpu1")->st.pfc_enabled = 1u << 3;
+        port_of("leaf1", 0)->st.pfc_enabled = (1u << 3) | (1u << 4);
         /* a host without PFC where the switch makes RoCE lossless: fix on the host */
         iface_of("gpu1")->st.pfc_enabled = 0;
         run();
