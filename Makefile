@@ -87,7 +87,7 @@ AGENT_LIB_OBJS := $(call obj,$(filter-out agent/cmd/main.c,$(AGENT_SRCS)))
 CTL_CMDS     := apply cli confirm doctor drift halt headroom plan probe rollback serve state status store tune tune_scope
 CTL_LIB_OBJS := $(call obj,$(filter-out controller/cmd/main.c $(CTL_CMDS:%=controller/cmd/ctl_%.c),$(CTL_SRCS)))
 
-.PHONY: all check check-stressed check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop fuzz fuzz-build install uninstall clean deps help \
+.PHONY: all check check-stressed check-long check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop fuzz fuzz-build install uninstall clean deps help \
         test-bins deb
 all: $(AGENT) $(CTL)
 
@@ -96,11 +96,11 @@ all: $(AGENT) $(CTL)
 # pkg-config call, any distribution). Every object waits for the check through the
 # flags stamp, so the first build on a fresh machine compiles with the flags of the
 # packages it has just installed.
-FULL_DEPS_GOALS := check check-stressed check-chaos demo bench bench-scale bench-scale-loop deb
+FULL_DEPS_GOALS := check check-stressed check-long check-chaos demo bench bench-scale bench-scale-loop deb
 DEPS := $(if $(filter $(FULL_DEPS_GOALS),$(MAKECMDGOALS)),deps-check,deps-build)
 
 help:
-	@echo "targets: all check check-stressed check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop fuzz install uninstall deb clean deps"
+	@echo "targets: all check check-stressed check-long check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop fuzz install uninstall deb clean deps"
 	@echo "vars:    SANITIZE=address,undefined WERROR=1 V=1 BUILD=$(BUILD) PREFIX=$(PREFIX) DESTDIR="
 
 # Rebuild everything when the compiler flags change.
@@ -190,6 +190,11 @@ check: deps-check test-bins
 STRESS_CPUS ?= 2
 check-stressed: deps-check test-bins
 	$(Q)BUILD=$(BUILD) STRESS_CPUS=$(STRESS_CPUS) tests/check-stressed.sh
+
+# The integration cases of tests/integration/LONG (minutes each: nettunectl tune's
+# measured trials, kill -9 and Ctrl-C mid-trial): not part of `make check`.
+check-long: deps-check test-bins
+	$(Q)BUILD=$(BUILD) LONG=1 TESTS="@($$(paste -sd'|' tests/integration/LONG))" bash -O extglob tests/integration/run.sh
 
 # Randomized fault loops (kill -9 of the agent, controller and etcd faults), CHAOS_SECONDS
 # each (default 300): not part of `make check`; their figures go into bench/RESULTS.md.

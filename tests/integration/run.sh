@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Integration tier: every tests/integration/*.sh is one case. Exit 0 = pass,
 # 77 = skipped (the reason is the script's last "SKIP: ..." line), else fail.
-# Select with TESTS='host-*'.
+# Select with TESTS='host-*'. The cases named in tests/integration/LONG (minutes each)
+# run only with LONG=1 (`make check-long`), keeping `make check` within its time.
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 export BUILD NETTUNE_TOP=$PWD
@@ -12,6 +13,9 @@ for t in tests/integration/$pattern.sh; do
         [ -e "$t" ] || continue
         name=$(basename "$t" .sh)
         [ "$name" = run ] && continue           # this runner
+        if [ "${LONG:-0}" != 1 ] && grep -qx "$name" tests/integration/LONG 2>/dev/null; then
+                continue
+        fi
         log=$logdir/$name.log
         NT_ID=$(printf '%04x' $(( (RANDOM * 7 + $$) % 65536 )))
         NT_TMP=$(mktemp -d "/tmp/nettune-$name.XXXXXX")
