@@ -23,7 +23,7 @@ run() {
         ip netns exec "$HUB" /usr/bin/time -v -o "$T/$1.time" "$CTL" --inventory "$T/inventory.json" \
                 --db "$T/ctl.db" --quiet --output json --parallel "$3" \
                 apply "$2" --canary 1 --wave-size 25% --confirm-timeout 120 > "$T/$1.json" \
-                || fail "$1: rollout exited $?"
+                || { tail -5 "$T/$1.json" >&2; fail "$1: rollout exited $?"; }
         t1=$(date +%s%N)
         WALL_MS=$(( (t1 - t0) / 1000000 ))
         CPU_S=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$T/$1.time")
