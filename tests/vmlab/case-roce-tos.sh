@@ -78,7 +78,7 @@ EOP
         wire "before the policy (default_roce_tos $before)" /tmp/cm0.pcap 0 &&
                 res "PASS roce-tos-control-dscp0" || res "FAIL roce-tos-control-dscp0: not every packet with DSCP 0"
 
-        $AGENT --config /tmp/agent.json apply /tmp/tos.json > /tmp/tos.out 2>&1
+        timeout 180 $AGENT --config /tmp/agent.json apply /tmp/tos.json > /tmp/tos.out 2>&1
         arc=$?
         info "apply roce_tos 104: exit $arc, rdma_cm default_roce_tos of rxe0/1 now $(default_tos), of rxe1/1 $(cat $CFS/rdma_cm/rxe1/ports/1/default_roce_tos 2>/dev/null || echo 'not made')"
         tail -3 /tmp/tos.out | sed 's/^/VMLAB-INFO   /'
@@ -92,7 +92,7 @@ EOP
         wire "with roce_tos 104" /tmp/cm1.pcap 26 &&
                 res "PASS roce-tos-on-wire" || res "FAIL roce-tos-on-wire: a RoCEv2 packet without DSCP 26 (or too few)"
 
-        $AGENT --config /tmp/agent.json rollback > /tmp/tos.rb 2>&1
+        timeout 180 $AGENT --config /tmp/agent.json rollback > /tmp/tos.rb 2>&1
         rrc=$?
         info "rollback: exit $rrc, default_roce_tos of rxe0/1 now $(default_tos)"
         rdma_cm_run /tmp/cm2.pcap || { res "FAIL roce-tos-rdma-cm: ib_write_bw -R failed after the rollback"; return; }
