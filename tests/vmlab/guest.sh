@@ -183,6 +183,8 @@ rdma_cases() {
         . /case-probe-class.sh
         case_probe_class
         kill $server 2>/dev/null
+        . /case-roce-tos.sh
+        case_roce_tos
 }
 
 # "rocetos" alone: the veth pair, its two rxe devices, and spec.roce_tos on the wire (case-roce-tos.sh).
@@ -197,9 +199,8 @@ rocetos_cases() {
         case_roce_tos
 }
 
-# VMLAB_CASES (kernel command line): "rdma" (Soft-RoCE verbs), "rocetos" (spec.roce_tos
-# on the wire: its apply did not return in the guest on this code, and the case is out of
-# the tier until it does; each of its agent commands is bounded), "qdisc" (the qdisc driver against this kernel,
+# VMLAB_CASES (kernel command line): "rdma" (Soft-RoCE verbs, spec.roce_tos on the wire
+# included), "rocetos" (that one alone), "qdisc" (the qdisc driver against this kernel,
 # qdisc-cases.sh), "ecn" (the ECN story, ecn-lab.sh).
 cases=" ${VMLAB_CASES:-rdma qdisc ecn} "
 case $cases in *" rdma "*) rdma_cases ;; *" rocetos "*) rocetos_cases ;; esac

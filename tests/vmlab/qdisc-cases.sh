@@ -8,7 +8,7 @@ W=/tmp/qd N=qdcases
 
 res() { echo "VMLAB-RESULT $*"; }
 ns() { $IP netns exec $N "$@"; }
-agent() { ns $AGENT --config $W/agent.json "$@"; }
+agent() { ns timeout 180 $AGENT --config $W/agent.json "$@"; }     # a command that hangs fails its case
 qdiscs() { ns $TC qdisc show dev "$1" | sed 's/ refcnt [0-9]*//' | tr '\n' '|'; }
 verdict() {     # CONDITION; verdict NAME $?: PASS, or FAIL with the last output and tc's view
         n=$1

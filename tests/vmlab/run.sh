@@ -7,7 +7,7 @@
 # on a Linux switch (ecn-lab.sh).
 # Prints PASS/FAIL/SKIP lines for tests/check.sh; the ECN story's figures go to
 # $VMLAB_CACHE/ecn-figures.txt. VMLAB_CASES picks cases ("rdma qdisc ecn";
-# "rocetos" runs the roce_tos case, out of the default list); ECNLAB_TUNE=1 adds nettunectl
+# "rocetos" runs the roce_tos case of "rdma" alone); ECNLAB_TUNE=1 adds nettunectl
 # tune's search to the ECN story (not in the tier: each trial is a measurement under
 # TCG, and its winner lies by construction at the edge of the target share, which
 # single pairs under TCG miss by +-15%; bench/ecn_lab.sh runs it), ECNLAB_TUNE_TRIALS
