@@ -9,8 +9,10 @@ TCPDUMP=/usr/bin/tcpdump
 CFS=/sys/kernel/config
 
 # dscp_counts PCAP SRC DST: "N_TOTAL D:N D:N ..." of the RoCEv2 packets SRC -> DST, by IP DSCP
+# The connection's own packets: the CM's MADs travel on QP1 (the BTH's destination QP,
+# UDP payload bytes 5-7), with the GSI QP's traffic class, not the connection's ToS.
 dscp_counts() {
-        $TCPDUMP -Z root -r "$1" -nn -v "udp port 4791 and src host $2 and dst host $3" 2>/dev/null |
+        $TCPDUMP -Z root -r "$1" -nn -v "udp port 4791 and src host $2 and dst host $3 and (udp[12:4] & 0xffffff) != 1" 2>/dev/null |
                 awk 'function hex(s,  i, c, v) { v = 0; for (i = 1; i <= length(s); i++) {
                                 c = index("0123456789abcdef", substr(s, i, 1)) - 1; v = v * 16 + c } return v }
                      /^[0-9]/ && match($0, /tos 0x[0-9a-f]+/) {
