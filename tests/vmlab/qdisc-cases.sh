@@ -55,7 +55,7 @@ cases() {
         [ $rc -eq 0 ] &&
                 qdiscs va | grep -q 'ets 4e54: root.*red 4e60: parent 4e54:8 .*min 3000b max 15000b ecn'
         verdict default-apply $?
-        run agent state --interfaces va
+        run agent --output json state --interfaces va
         has '"queue0":{"enabled":true,"mark_probability_pct":100,"max_threshold_bytes":15000,"min_threshold_bytes":3000}' &&
                 has '"queue1":{"enabled":false'
         verdict state-reads-back $?
