@@ -56,8 +56,9 @@ cases() {
                 qdiscs va | grep -q 'ets 4e54: root.*red 4e60: parent 4e54:8 .*min 3000b max 15000b ecn'
         verdict default-apply $?
         run agent --output json state --interfaces va
-        has '"queue0":{"enabled":true,"mark_probability_pct":100,"max_threshold_bytes":15000,"min_threshold_bytes":3000}' &&
-                has '"queue1":{"enabled":false'
+        tr -d ' \n' < $W/out > $W/out.compact         # the JSON as one line, without its indentation
+        grep -q '"queue0":{"enabled":true,"mark_probability_pct":100,"max_threshold_bytes":15000,"min_threshold_bytes":3000}' $W/out.compact &&
+                grep -q '"queue1":{"enabled":false' $W/out.compact
         verdict state-reads-back $?
         run agent rollback
         [ $rc -eq 0 ] && qdiscs va | grep -q '^qdisc noqueue 0: root'
