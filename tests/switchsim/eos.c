@@ -76,7 +76,7 @@ json_t *eos_init(json_t *ports, const json_t *st)
 }
 
 /* Remove every line of node starting with prefix. */
-static void del_prefix(json_t *node, const char *prefix)
+void eos_del_prefix(json_t *node, const char *prefix)
 {
         json_t *cmds = json_object_get(node, "cmds"), *v;
         const char *k;
@@ -87,9 +87,9 @@ static void del_prefix(json_t *node, const char *prefix)
                         json_object_del(cmds, k);
 }
 
-static void set_line(json_t *node, const char *prefix, const char *line)
+void eos_set_line(json_t *node, const char *prefix, const char *line)
 {
-        del_prefix(node, prefix);
+        eos_del_prefix(node, prefix);
         json_object_set_new(sim_obj(node, "cmds"), line, json_null());
 }
 
@@ -206,10 +206,10 @@ static int queue_line(struct mode *m, char **w, int n, bool no, const char *line
         }
         if (n >= 2 && !strcmp(w[0], "random-detect") && !strcmp(w[1], "ecn")) {
                 if (no)
-                        return del_prefix(m->queue, "random-detect ecn"), 0;
+                        return eos_del_prefix(m->queue, "random-detect ecn"), 0;
                 if (ecn_line(w, n) < 0)
                         return -1;
-                set_line(m->queue, "random-detect ecn ", line);
+                eos_set_line(m->queue, "random-detect ecn ", line);
                 return 0;
         }
         return -1;
@@ -225,48 +225,48 @@ static int intf_line(struct mode *m, char **w, int n, bool no, const char *line)
 
         if (!strcmp(w[0], "mtu")) {
                 if (no)
-                        return del_prefix(m->intf, "mtu "), 0;
+                        return eos_del_prefix(m->intf, "mtu "), 0;
                 if (n != 2 || switch_parse_uint(w[1], EOS_MTU_MIN, EOS_MTU_MAX, &v) < 0)
                         return -1;
-                return set_line(m->intf, "mtu ", line), 0;
+                return eos_set_line(m->intf, "mtu ", line), 0;
         }
         if (n >= 2 && !strcmp(w[0], "qos") && !strcmp(w[1], "trust")) {
                 if (no)
-                        return del_prefix(m->intf, "qos trust"), 0;
+                        return eos_del_prefix(m->intf, "qos trust"), 0;
                 if (n != 3 || (strcmp(w[2], "dscp") && strcmp(w[2], "cos")))
                         return -1;
-                return set_line(m->intf, "qos trust ", line), 0;
+                return eos_set_line(m->intf, "qos trust ", line), 0;
         }
         /* `no priority-flow-control` shows in the running-config (AVD ethernet-interfaces.cfg, Ethernet3). */
         if (!strcmp(w[0], "priority-flow-control") && n == 2 && !strcmp(w[1], "on")) {
                 if (no)
                         return -1;
-                del_prefix(m->intf, "no priority-flow-control");
-                return set_line(m->intf, "priority-flow-control on", line), 0;
+                eos_del_prefix(m->intf, "no priority-flow-control");
+                return eos_set_line(m->intf, "priority-flow-control on", line), 0;
         }
         if (!strcmp(w[0], "priority-flow-control") && n == 1 && no) {
-                del_prefix(m->intf, "priority-flow-control on");
-                return set_line(m->intf, "no priority-flow-control", "no priority-flow-control"), 0;
+                eos_del_prefix(m->intf, "priority-flow-control on");
+                return eos_set_line(m->intf, "no priority-flow-control", "no priority-flow-control"), 0;
         }
         if (!strcmp(w[0], "switchport") && n == 1) {
                 if (no)
-                        return set_line(m->intf, "no switchport", "no switchport"), 0;
-                return del_prefix(m->intf, "no switchport"), 0;
+                        return eos_set_line(m->intf, "no switchport", "no switchport"), 0;
+                return eos_del_prefix(m->intf, "no switchport"), 0;
         }
         if (!strcmp(w[0], "service-profile") && n == 2) {
                 if (no)
-                        return del_prefix(m->intf, "service-profile "), 0;
-                return set_line(m->intf, "service-profile ", line), 0;
+                        return eos_del_prefix(m->intf, "service-profile "), 0;
+                return eos_set_line(m->intf, "service-profile ", line), 0;
         }
         if (!strcmp(w[0], "priority-flow-control") && n >= 3 && !strcmp(w[1], "priority")) {
                 if (switch_parse_uint(w[2], 0, 7, &v) < 0)
                         return -1;
                 snprintf(prefix, sizeof(prefix), "priority-flow-control priority %s ", w[2]);
                 if (no)
-                        return del_prefix(m->intf, prefix), 0;
+                        return eos_del_prefix(m->intf, prefix), 0;
                 if (n != 4 || (strcmp(w[3], "no-drop") && strcmp(w[3], "drop")))
                         return -1;
-                return set_line(m->intf, prefix, line), 0;
+                return eos_set_line(m->intf, prefix, line), 0;
         }
         if ((!strcmp(w[0], "tx-queue") || !strcmp(w[0], "uc-tx-queue")) && n == 2 &&
             switch_parse_uint(w[1], 0, 7, &v) == 0) {

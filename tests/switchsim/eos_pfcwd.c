@@ -40,21 +40,9 @@ static int secs(const char *s, double lo, double hi, double *ret)
         return 0;
 }
 
-static void del_prefix(json_t *node, const char *prefix)
-{
-        json_t *cmds = json_object_get(node, "cmds"), *v;
-        const char *k;
-        void *tmp;
-
-        json_object_foreach_safe(cmds, tmp, k, v)
-                if (!strncmp(k, prefix, strlen(prefix)))
-                        json_object_del(cmds, k);
-}
-
 static int set(json_t *node, const char *prefix, const char *line)
 {
-        del_prefix(node, prefix);
-        json_object_set_new(sim_obj(node, "cmds"), line, json_null());
+        eos_set_line(node, prefix, line);
         return 0;
 }
 
@@ -78,9 +66,9 @@ int eos_wd_line(json_t *node, char **w, int n, bool no, const char *line, bool g
         if (no && n == 3 && !global)    /* the watchdog off: its own line goes, the port's times stay */
                 return json_object_del(sim_obj(node, "cmds"), WD), 0;
         if (no && n >= 5 && (!strcmp(w[4], "action") || !strcmp(w[4], "timer")))
-                return del_prefix(node, !strcmp(w[4], "action") ? WD " port action" : WD " port timer"), 0;
+                return eos_del_prefix(node, !strcmp(w[4], "action") ? WD " port action" : WD " port timer"), 0;
         if (no)
-                return del_prefix(node, line), 0;
+                return eos_del_prefix(node, line), 0;
         if (n == 3 && !global)
                 return set(node, WD "\x01", WD);        /* a prefix no other line has: only this one goes */
         if (!global && n >= 5 && !strcmp(w[3], "port") && !strcmp(w[4], "action"))

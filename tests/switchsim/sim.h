@@ -111,6 +111,9 @@ void sonic_reboot(struct sim *s);
 /* What buffermgrd leaves in APPL_DB for a CONFIG_DB (sonic_buffer.c): BUFFER_PG_TABLE, BUFFER_PROFILE_TABLE. */
 json_t *sonic_appl_db(const json_t *db);
 json_t *eos_init(json_t *ports, const json_t *st);
+/* A block's lines (eos.c): drop those starting with prefix; put line in place of them. */
+void eos_del_prefix(json_t *node, const char *prefix);
+void eos_set_line(json_t *node, const char *prefix, const char *line);
 /* eos_pfcwd.c: a `priority-flow-control pause watchdog ...` line into node (0, or -1 invalid); the counters. */
 int eos_wd_line(json_t *node, char **w, int n, bool no, const char *line, bool global);
 int eos_wd_counters(struct sim *s);
