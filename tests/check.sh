@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run every test tier and print one summary line per tier and a final
+# Run every test tier and print one summary line per tier (with its wall-clock
+# seconds: CI's budget is the sum) and a final
 # "N passed, N failed, N skipped" line. A tier that cannot run here counts as
 # skipped with its reason, never as passed.
 #
@@ -19,7 +20,7 @@ total_pass=0 total_fail=0 total_skip=0
 summary=()
 
 run_tier() {
-        local tier=$1 runner=$2 out pass fail skip reason
+        local tier=$1 runner=$2 out pass fail skip reason start=$SECONDS
         out=$logdir/tier-$tier.out
         echo "== tier $tier"
         if [ ! -x "$runner" ]; then
@@ -40,7 +41,8 @@ run_tier() {
         if [ "$skip" -gt 0 ]; then
                 reason=" ($(grep '^SKIP ' "$out" | sed 's/^SKIP //' | head -3 | paste -sd ';' -))"
         fi
-        summary+=("$(printf '%-12s %d passed, %d failed, %d skipped%s' "$tier" "$pass" "$fail" "$skip" "$reason")")
+        summary+=("$(printf '%-12s %d passed, %d failed, %d skipped, %d s%s' "$tier" "$pass" "$fail" "$skip" \
+                $((SECONDS - start)) "$reason")")
         total_pass=$((total_pass + pass))
         total_fail=$((total_fail + fail))
         total_skip=$((total_skip + skip))

@@ -7,6 +7,10 @@
 # traffic class), and after the rollback DSCP 0 again. Prints VMLAB-RESULT/VMLAB-INFO.
 TCPDUMP=/usr/bin/tcpdump
 CFS=/sys/kernel/config
+# The case keeps a journal of its own: its rollback is gated by the revision before it
+# (txn_rollback), and after the rdma cases that is an MTU policy whose verbs probe
+# needs the probe server they have stopped.
+TOSCFG=/tmp/tos-agent.json
 
 # dscp_counts PCAP SRC DST: "N_TOTAL D:N D:N ..." of the RoCEv2 packets SRC -> DST, by IP DSCP
 # The connection's own packets: the CM's MADs travel on QP1 (the BTH's destination QP,
@@ -67,11 +71,13 @@ case_roce_tos() {
         grep -q " $CFS configfs" /proc/mounts || mount -t configfs none $CFS 2>/tmp/cfs.err ||
                 { res "FAIL roce-tos-configfs: cannot mount configfs: $(cat /tmp/cfs.err)"; return; }
         [ -d $CFS/rdma_cm ] || { res "FAIL roce-tos-configfs: no $CFS/rdma_cm (rdma_cm not loaded?)"; return; }
+        mkdir -p /tmp/state-tos
+        printf '{ "state_dir": "/tmp/state-tos" }\n' > $TOSCFG
         cat > /tmp/tos.json <<EOP
 { "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "vmlab-roce-tos" },
   "targets": { "interfaces": ["va"] }, "spec": { "roce_tos": 104 }, "verify": { "probe": "none" } }
 EOP
-        $AGENT --config /tmp/agent.json plan /tmp/tos.json > /tmp/tos.plan 2>&1
+        $AGENT --config $TOSCFG plan /tmp/tos.json > /tmp/tos.plan 2>&1
         info "plan: $(tr '\n' ' ' < /tmp/tos.plan)"
         before=$(default_tos)
 
@@ -80,13 +86,13 @@ EOP
         wire "before the policy (default_roce_tos $before)" /tmp/cm0.pcap 0 &&
                 res "PASS roce-tos-control-dscp0" || res "FAIL roce-tos-control-dscp0: not every packet with DSCP 0"
 
-        timeout 180 $AGENT --config /tmp/agent.json apply /tmp/tos.json > /tmp/tos.out 2>&1
+        timeout 180 $AGENT --config $TOSCFG apply /tmp/tos.json > /tmp/tos.out 2>&1
         arc=$?
         info "apply roce_tos 104: exit $arc, rdma_cm default_roce_tos of rxe0/1 now $(default_tos), of rxe1/1 $(cat $CFS/rdma_cm/rxe1/ports/1/default_roce_tos 2>/dev/null || echo 'not made')"
         tail -3 /tmp/tos.out | sed 's/^/VMLAB-INFO   /'
         [ $arc -eq 0 ] && [ "$(default_tos)" = 104 ] && res "PASS roce-tos-applied" ||
                 res "FAIL roce-tos-applied: exit $arc, default_roce_tos $(default_tos)"
-        $AGENT --config /tmp/agent.json --output json state --interfaces va > /tmp/tos.state 2>&1
+        $AGENT --config $TOSCFG --output json state --interfaces va > /tmp/tos.state 2>&1
         grep -q '"roce_tos": 104' /tmp/tos.state && grep -q '"rxe0/1"' /tmp/tos.state &&
                 res "PASS roce-tos-state" || res "FAIL roce-tos-state: $(tr -d '\n ' < /tmp/tos.state | cut -c1-300)"
 
@@ -94,9 +100,10 @@ EOP
         wire "with roce_tos 104" /tmp/cm1.pcap 26 &&
                 res "PASS roce-tos-on-wire" || res "FAIL roce-tos-on-wire: a RoCEv2 packet without DSCP 26 (or too few)"
 
-        timeout 180 $AGENT --config /tmp/agent.json rollback > /tmp/tos.rb 2>&1
+        timeout 180 $AGENT --config $TOSCFG rollback > /tmp/tos.rb 2>&1
         rrc=$?
         info "rollback: exit $rrc, default_roce_tos of rxe0/1 now $(default_tos)"
+        tail -3 /tmp/tos.rb | sed 's/^/VMLAB-INFO   /'
         rdma_cm_run /tmp/cm2.pcap || { res "FAIL roce-tos-rdma-cm: ib_write_bw -R failed after the rollback"; return; }
         [ $rrc -eq 0 ] && [ "$(default_tos)" = "$before" ] && wire "after the rollback" /tmp/cm2.pcap 0 &&
                 res "PASS roce-tos-rolled-back-on-wire" || res "FAIL roce-tos-rolled-back-on-wire: exit $rrc, default_roce_tos $(default_tos)"

@@ -227,9 +227,10 @@ thresholds() {
         agent state --interfaces swp5 2>/dev/null | sed -n 's/^  ecn: //p'
 }
 
-# queue0 KEY: that member of queue 0's ECN on swp5 (the agent's own read-back).
+# queue0 KEY: that member of queue 0's ECN on swp5 (the agent's own read-back, its JSON).
 queue0() {
-        thresholds | sed -n "s/.*\"queue0\":{[^}]*\"$1\":\([0-9a-z]*\).*/\1/p"
+        agent --output json state --interfaces swp5 2>/dev/null | tr -d ' \n' |
+                sed -n "s/.*\"queue0\":{[^}]*\"$1\":\([0-9a-z]*\).*/\1/p"
 }
 
 # rollout NAME POLICY: nettunectl apply (exit code into $rc, output shown); the gate's

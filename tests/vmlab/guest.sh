@@ -193,8 +193,6 @@ rocetos_cases() {
                 res "FAIL lab-setup: $(tail -2 /tmp/setup.log | tr '\n' ' ')"
                 return
         fi
-        mkdir -p /tmp/state
-        printf '{ "state_dir": "/tmp/state" }\n' > /tmp/agent.json
         . /case-roce-tos.sh
         case_roce_tos
 }
