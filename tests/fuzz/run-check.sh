@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz tier of tests/check.sh: build the libFuzzer harnesses with clang and run
 # each for a bounded time (FUZZ_SECONDS, default 10). Skips without clang.
+# --prepare: the build only (tests/check.sh makes it before it runs the tier beside others).
 set -uo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -17,4 +18,5 @@ if ! make -s BUILD="$build" CLANG="$clang" fuzz-build > "$build/fuzz-build.log" 
         tail -5 "$build/fuzz-build.log" | sed 's/^/  /'
         exit 1
 fi
+[ "${1:-}" = --prepare ] && exit 0
 exec tests/fuzz/run.sh "$build" "$seconds"

@@ -15,7 +15,7 @@
 # (bench/ecn_lab.sh: 12 and 3).
 # Guest build cache: $VMLAB_CACHE (default $BUILD/vmlab; never committed). The guest
 # runs non-sanitized programs: $BUILD's when they are, else plain copies built into
-# $BUILD/plain.
+# $BUILD/plain. With --prepare: those builds and the guest's, nothing booted.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -44,6 +44,8 @@ case $rc in
 *) echo "FAIL vmlab-build: guest build failed (exit $rc)"; tail -5 "$cache/build-guest.err" | sed 's/^/  /'; exit 0 ;;
 esac
 read -r kernel initrd <<<"$(printf '%s\n' "$out" | tail -1)"
+# --prepare: the builds only (tests/check.sh makes them before it boots the guest beside other tiers).
+[ "${1:-}" = --prepare ] && exit 0
 
 console=$cache/console.log
 echo "  host load before boot: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (TCG rates suffer under load)"
