@@ -17,7 +17,8 @@
 #   ctl_scale: N endpoints: rollout S s (floor F s, ratio R), etcd S2 s, drift D s,
 #   peak rss M MiB, etcd revisions W, per-endpoint C ms
 # (peak rss: the largest of the three controllers; per-endpoint: the SQLite rollout's
-# wall time per node). Goals (bench/stats.sh `goal`) at the largest size: ratio <= 1.5,
+# wall time per node), and the requests and TLS handshakes per node of the floor and
+# of the SQLite rollout, as the load generator counted them. Goals (bench/stats.sh `goal`) at the largest size: ratio <= 1.5,
 # peak rss <= 100 MiB, etcd revisions <= 4 x waves + 16, per-endpoint cost within 1.3x
 # of the smallest size's; every node of every rollout committed.
 #
@@ -93,9 +94,12 @@ declare -A PER
 for n in $SIZES; do
         lg_inventory "$n" "$PORT" "$T/pki" > "$T/inv$n.json"
         l0=$(load)
+        k0=$(lg_counts)
         floor "$n" "$T/a.json"; f1=$F_WALL_MS
+        k1=$(lg_counts)
         sqlite_rollout "$ns" "$T/inv$n.json" "$T/b.json" --parallel 64 "${ARGS[@]}"
         [ "$Q_COMMITTED" = "$n" ] || fail "SQLite rollout at $n: $Q_COMMITTED of $n committed"
+        k2=$(lg_counts)
         waves=$(json_get "$T/sqlite-rollout.json" 'len(d["waves"])')
         floor "$n" "$T/a.json"; f2=$F_WALL_MS
         SERVE_PREFIX=/scale$n SERVE_ARGS="--parallel 64" serve_rollout "$ns" "$T/inv$n.json" "$T/b.json" "${ARGS[@]}"
@@ -108,6 +112,7 @@ for n in $SIZES; do
         PER[$n]=$per
         say "ctl_scale: $n endpoints: rollout $(awk -v m="$Q_WALL_MS" 'BEGIN { printf "%.1f", m / 1000 }') s (floor $(awk -v m="$f" 'BEGIN { printf "%.1f", m / 1000 }') s, ratio $(ratio "$Q_WALL_MS" "$f")), etcd $(awk -v m="$S_WALL_MS" 'BEGIN { printf "%.1f", m / 1000 }') s, drift $(awk -v m="$D_WALL_MS" 'BEGIN { printf "%.1f", m / 1000 }') s, peak rss $((rss / 1024)) MiB, etcd revisions $S_WRITES, per-endpoint $per ms"
         say "    load $l0 before, $(load) after; controller cpu $Q_CPU_S s (SQLite), $S_CPU_S s (replica); $waves waves; floors $f1 ms, $f2 ms; rss $((Q_RSS_KB / 1024)) / $((S_RSS_KB / 1024)) / $((D_RSS_KB / 1024)) MiB (SQLite / replica / drift)"
+        say "    requests/connections (TLS handshakes) per node, as the load generator counted them: floor $(per_node "$n" "$k0" "$k1"), SQLite rollout $(per_node "$n" "$k1" "$k2")"
         if [ "$n" = "$MAX" ]; then
                 goal "ctl_scale: rollout at $n, ÷ the protocol's floor" "$(ratio "$Q_WALL_MS" "$f")" "<=" 1.5 "×"
                 goal "ctl_scale: peak controller rss at $n" "$((rss / 1024))" "<=" 100 "MiB"

@@ -357,6 +357,16 @@ int http_start(const struct http_options *o, struct http_server **ret, struct er
         return 0;
 }
 
+unsigned long long http_accepted(struct http_server *s)
+{
+        unsigned long long n;
+
+        pthread_mutex_lock(&s->guard.lock);
+        n = s->guard.accepted;
+        pthread_mutex_unlock(&s->guard.lock);
+        return n;
+}
+
 void http_stop(struct http_server *s)
 {
         if (!s)

@@ -122,6 +122,7 @@ struct txn_result {
         json_t *notes;                  /* what the plan wants the reader to know (plan "notes"), or NULL (owned) */
         double rollback_ms;             /* the way back: from the decision to restore to the last target read back */
         int64_t current_revision;       /* a refused precondition: the node's current revision (0: none) */
+        int64_t rev;                    /* committed: the revision the commit recorded (0: not known) */
 };
 
 void txn_env_init(struct txn_env *env, const struct agent_config *c, struct journal *j);
@@ -131,7 +132,7 @@ json_t *txn_changes_json(const struct txn_result *r);
 /* The same as JSON text, as the journal keeps it (compact, keys sorted; caller frees); NULL on ENOMEM. */
 char *txn_changes_text(const struct txn_result *r);
 void txn_result_done(struct txn_result *r);
-/* {tx, state, result, exit_code, changes, probe:{baseline_gbps, post_gbps, baseline:{...}, post:{...},
+/* {tx, rev (committed), state, result, exit_code, changes, probe:{baseline_gbps, post_gbps, baseline:{...}, post:{...},
  *  gate:{verdict, reason, ...} when the gate ran}, restored_by, error} */
 json_t *txn_result_to_json(const struct txn_result *r);
 

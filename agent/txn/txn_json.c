@@ -110,8 +110,10 @@ json_t *txn_result_to_json(const struct txn_result *r)
         if (r->error.msg[0])
                 errbuf_str(&r->error, err, sizeof(err));
         /* rollback_ms: how long the way back took, from the decision to the last target read back; when one ran */
-        return json_pack("{s:I, s:s, s:s, s:i, s:o, s:o, s:s?, s:O*, s:O*, s:O*, s:s?, s:I, s:o*}",
-                         "tx", (json_int_t)r->tx, "state", journal_state_name(r->state),
+        /* rev: the revision a commit recorded, as GET /v1/history names it; absent when none */
+        return json_pack("{s:I, s:o*, s:s, s:s, s:i, s:o, s:o, s:s?, s:O*, s:O*, s:O*, s:s?, s:I, s:o*}",
+                         "tx", (json_int_t)r->tx, "rev", r->rev > 0 ? json_integer(r->rev) : NULL,
+                         "state", journal_state_name(r->state),
                          "result", r->result, "exit_code", r->exit_code,
                          "changes", txn_changes_json(r),
                          "probe", probes_json(r),

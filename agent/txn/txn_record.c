@@ -39,6 +39,14 @@ int txn_step(struct txn_env *env, struct txn_result *res, enum txn_state s,
         if (r < 0)
                 return r;
         res->state = s;
+        if (s == TXN_COMMITTED) {
+                struct errbuf ignored = { 0 };
+                int64_t rev = 0, tx = 0;
+
+                /* For the answer: a caller that knows the revision need not ask GET /v1/transactions/T. */
+                if (journal_revision(env->journal, 0, &rev, &tx, NULL, &ignored) >= 0 && tx == res->tx)
+                        res->rev = rev;
+        }
         txn_crashpoint(env, journal_state_name(s));
         return 0;
 }

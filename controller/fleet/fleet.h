@@ -172,8 +172,9 @@ unsigned http_client_set_parallel(struct http_client *c, unsigned parallel);
 
 /*
  * Keep up to n idle connections for reuse from now on, beside those of the requests in
- * flight (never fewer than max_conns, never more than HTTP_KEEP_MAX or the open-file
- * limit allows): a rollout keeps the connection of each node of a wave from its apply to
+ * flight (never fewer than max_conns or than an earlier call asked, never more than
+ * HTTP_KEEP_MAX or the open-file limit allows): a rollout keeps the connections of its
+ * pre-flight for its first applies, and those of each node of a wave from its apply to
  * its confirm. Returns how many of the n are kept: a caller with more nodes than that
  * sets close_after on the requests of the others, so that libcurl's cache never fills (a
  * full cache looks at every connection it holds each time one is put back).
@@ -215,6 +216,7 @@ struct reply_apply {
         char restored_by[32];
         char error[256];
         long long confirm_deadline_ms;  /* pending: when the agent restores it (its clock), 0 = not said */
+        long long rev;                  /* committed: the revision its commit recorded, 0 = not said */
         bool replayed;                  /* answered from the journal for a key already journaled */
 };
 

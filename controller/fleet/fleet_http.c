@@ -131,6 +131,8 @@ unsigned http_client_keep(struct http_client *c, unsigned n)
 {
         unsigned keep = n > c->o.max_conns ? n : c->o.max_conns;
 
+        if (keep < c->keep)
+                keep = c->keep;         /* never fewer than asked before: those connections may be wanted still */
         if (keep > HTTP_KEEP_MAX)
                 keep = HTTP_KEEP_MAX;
         if (c->keep_max && keep + c->o.parallel > c->keep_max)

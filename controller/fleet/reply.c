@@ -91,6 +91,20 @@ static int get_error(const json_t *o, char *buf, size_t size)
         return 0;
 }
 
+/* "rev": a revision number 1..2^31-1, or null / absent (0). */
+static int get_rev(const json_t *o, long long *ret, struct errbuf *e)
+{
+        const json_t *v = json_object_get(o, "rev");
+
+        *ret = 0;
+        if (!v || json_is_null(v))
+                return 0;
+        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 2147483647)
+                return errbuf_set(e, EBADMSG, "answer", "$.rev: expected null or a revision 1-2147483647");
+        *ret = (long long)json_integer_value(v);
+        return 0;
+}
+
 static int parse_apply_obj(const json_t *j, struct reply_apply *a, struct errbuf *e)
 {
         const json_t *ec = json_object_get(j, "exit_code"), *ch = json_object_get(j, "changes");
@@ -104,7 +118,8 @@ static int parse_apply_obj(const json_t *j, struct reply_apply *a, struct errbuf
             (r = get_str(j, "state", a->state, sizeof(a->state), e)) < 0 ||
             (r = get_str(j, "result", a->result, sizeof(a->result), e)) < 0 ||
             (r = get_str(j, "restored_by", a->restored_by, sizeof(a->restored_by), e)) < 0 ||
-            (r = get_time(j, "confirm_deadline_ms", &a->confirm_deadline_ms, e)) < 0)
+            (r = get_time(j, "confirm_deadline_ms", &a->confirm_deadline_ms, e)) < 0 ||
+            (r = get_rev(j, &a->rev, e)) < 0)
                 return r;
         if (replayed && !json_is_boolean(replayed))
                 return errbuf_set(e, EBADMSG, "answer", "$.replayed: expected a boolean");
@@ -269,20 +284,6 @@ const char *reply_error_text(long status, const char *body, size_t len, char *bu
                 snprintf(buf, size, "HTTP %ld", status);
         json_decref(j);
         return buf;
-}
-
-/* "rev": a revision number 1..2^31-1, or null / absent (0). */
-static int get_rev(const json_t *o, long long *ret, struct errbuf *e)
-{
-        const json_t *v = json_object_get(o, "rev");
-
-        *ret = 0;
-        if (!v || json_is_null(v))
-                return 0;
-        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 2147483647)
-                return errbuf_set(e, EBADMSG, "answer", "$.rev: expected null or a revision 1-2147483647");
-        *ret = (long long)json_integer_value(v);
-        return 0;
 }
 
 /* One transaction object; messages name members from the object ($.state). */

@@ -233,6 +233,7 @@ struct settle_step {
         enum rnode_state state;
         enum settle_req next;           /* not final: what to send next */
         long long deadline_ms;          /* the agent's confirm deadline when the answer named one, else 0 */
+        long long rev;                  /* committed: the revision the answer named, else 0 */
         char why[STORE_ERR_MAX];        /* final: the node's error text ("" when committed); else why not yet */
 };
 
@@ -245,6 +246,13 @@ void settle_judge(enum settle_goal goal, const char *tx, long long not_after_ms,
 
 /* Adopt a transaction's state (GET /v1/transactions/T) into a pending/unknown node; false: ask again. */
 bool reconcile_adopt_tx(struct rnode *n, const struct reply_history_tx *h);
+
+/*
+ * The revision a commit's answer named (apply or confirm, agents since answers carry
+ * "rev"): the node's rev, and its pre_rev exactly (rev - 1: nothing else commits on a
+ * node while its change is pending). Such a node needs no GET /v1/transactions/T.
+ */
+void rollout_node_take_rev(struct rnode *n, long long rev);
 
 /*
  * Adopt what the agent's history says of an applying node's key (found: 1 the

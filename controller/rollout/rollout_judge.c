@@ -78,6 +78,7 @@ static void judge_tx(enum settle_goal goal, const char *tx, long long not_after_
                 now_ms = h.now_ms;              /* the agent's own clock decides, as it does for the confirm */
         if (streq(h.state, "committed")) {
                 step_final(ret, RNODE_COMMITTED, "%s", "");
+                ret->rev = h.rev;
         } else if (streq(h.state, "rolled_back")) {
                 static const char *const lead[SETTLE_GOAL_MAX] = {
                         [SETTLE_COMMIT] = "restored by its agent",
@@ -141,8 +142,10 @@ void settle_judge(enum settle_goal goal, const char *tx, long long not_after_ms,
                         step_next(ret, SETTLE_REQ_GET, "its %s's answer is about transaction '%s'", what, ap.tx);
                 else if (ap.exit_code != 0 || !streq(ap.state, "committed"))
                         step_next(ret, SETTLE_REQ_GET, "its %s's answer is not a commit (state '%s')", what, ap.state);
-                else
+                else {
                         step_final(ret, RNODE_COMMITTED, "%s", "");
+                        ret->rev = ap.rev;
+                }
                 return;
         }
         reply_error_code(a->body, a->len, code, sizeof(code));
@@ -153,6 +156,12 @@ void settle_judge(enum settle_goal goal, const char *tx, long long not_after_ms,
         }
         /* not_pending, busy, not_found, 5xx, measuring: it does not say what became of the change */
         step_next(ret, SETTLE_REQ_GET, "its %s was answered %.300s", what, text);
+}
+
+void rollout_node_take_rev(struct rnode *n, long long rev)
+{
+        n->rev = rev;
+        n->pre_rev = rev - 1;
 }
 
 bool reconcile_adopt_tx(struct rnode *n, const struct reply_history_tx *h)

@@ -3,7 +3,11 @@
  * The pre-flight of a rollout, before its canary changes anything: every node of
  * it answers GET /v1/health and accepts the policy in a plan (POST /v1/plan, which
  * changes nothing and runs every driver's check: what apply would refuse, plan
- * refuses with the same 400).
+ * refuses with the same 400). The health checks go first, each node's plan after them
+ * on the connection its health check opened. A fleet larger than the connections the
+ * client keeps goes in chunks: the first, of seven eighths of them, keeps its
+ * connections for the rollout's first applies; each later one, of an eighth, closes
+ * its connections after its plans.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -91,6 +95,8 @@ int rollout_preflight(const struct rollout_run_env *env, const struct inventory_
         struct http_req *reqs = calloc(2 * n + 1, sizeof(*reqs));
         struct http_req **ptrs = calloc(2 * n + 1, sizeof(*ptrs));
         struct flights fs = { .fl = calloc(n + 1, sizeof(*fs.fl)), .n = n };
+        unsigned keep = http_client_keep(env->http, n), rest = keep >= n ? n : keep / 8 ? keep / 8 : 1;
+        unsigned first = keep >= n ? n : keep - rest;
         int r = 0;
 
         if (!reqs || !ptrs || !fs.fl) {
@@ -105,6 +111,7 @@ int rollout_preflight(const struct rollout_run_env *env, const struct inventory_
                 reqs[i] = (struct http_req) {
                         .method = plan ? "POST" : "GET", .body = plan ? doc : NULL, .body_len = plan ? strlen(doc) : 0,
                         .idempotent = true, .timeout_ms = env->timeout_s * 1000, .user = (void *)(uintptr_t)i,
+                        .close_after = plan && i % n >= first,
                 };
                 r = http_url(reqs[i].url, sizeof(reqs[i].url), node->url, plan ? "/v1/plan" : "/v1/health");
                 ptrs[i] = &reqs[i];
@@ -112,7 +119,14 @@ int rollout_preflight(const struct rollout_run_env *env, const struct inventory_
         progress_init(&fs.p, env->progress == PROGRESS_TTY ? PROGRESS_TTY : PROGRESS_OFF, stderr);
         if (r >= 0 && n > 0) {
                 progress_begin(&fs.p, "pre-flight", 2 * n, "answer", NULL);
-                r = http_run(env->http, ptrs, 2 * n, env->timeout_s * 3000 + 10000, on_answer, &fs);
+                /* a chunk's health checks first: each plan then finds its node's connection idle */
+                for (unsigned a = 0, k = first; r >= 0 && a < n; a += k, k = rest) {
+                        if (k > n - a)
+                                k = n - a;
+                        r = http_run(env->http, ptrs + a, k, env->timeout_s * 3000 + 10000, on_answer, &fs);
+                        if (r >= 0)
+                                r = http_run(env->http, ptrs + n + a, k, env->timeout_s * 3000 + 10000, on_answer, &fs);
+                }
                 progress_end(&fs.p);
                 if (r < 0)
                         r = errbuf_set(e, -r, "", "cannot send requests: %s", strerror(-r));

@@ -194,6 +194,8 @@ static void on_settle_answer(struct http_req *q, void *userdata)
         settle_judge(s->goal, s->n->tx, s->n->not_after_ms, rollout_now_ms(), &a, &step);
         if (step.deadline_ms > 0)
                 s->n->confirm_deadline_ms = step.deadline_ms;
+        if (step.final && step.state == RNODE_COMMITTED && step.rev > 0)
+                rollout_node_take_rev(s->n, step.rev);
         if (step.final) {
                 settle_done(sr, s, step.state, step.why);
         } else {
@@ -207,7 +209,11 @@ static long long clamp_ms(long long v, long long lo, long long hi)
         return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* The next request of one node; its timeout never runs far past the node's time. */
+/*
+ * The next request of one node; its timeout never runs far past the node's time. A
+ * confirm or cancel closes its connection after it: the node's last request of its wave
+ * (its connection is not held in the cache the next wave's nodes need).
+ */
 static int settle_request(const struct rollout_run_env *env, struct settling *s, long long now, struct http_req *q)
 {
         long long ask = clamp_ms(env->timeout_s * 1000LL, 1000, SETTLE_ASK_MS), timeout = ask;
@@ -225,6 +231,7 @@ static int settle_request(const struct rollout_run_env *env, struct settling *s,
                          s->next == SETTLE_REQ_CONFIRM ? s->n->not_after_ms : 1LL);
                 q->body = s->body;
                 q->body_len = strlen(s->body);
+                q->close_after = true;
                 /* A confirm is answered until the agent's clock passes not_after_ms: wait that long, and a margin. */
                 if (s->next == SETTLE_REQ_CONFIRM)
                         timeout = clamp_ms(s->n->not_after_ms - now + SETTLE_MARGIN_MS, 1000,
@@ -252,7 +259,11 @@ static void settle_give_up(struct settle_run *sr, struct settling *s)
         settle_done(sr, s, RNODE_UNKNOWN, why);
 }
 
-/* One round: every node not final gets its next request. Returns the number sent, or -errno. */
+/*
+ * One round: every node not final gets its next request, the last node first (the
+ * connections kept since their applies are those of a wave's last nodes). Returns the
+ * number sent, or -errno.
+ */
 static int settle_round(const struct rollout_run_env *env, struct settle_run *sr, struct settling *s, unsigned n,
                         struct http_req *reqs, struct http_req **ptrs)
 {
@@ -260,7 +271,7 @@ static int settle_round(const struct rollout_run_env *env, struct settle_run *sr
         unsigned k = 0;
         int r = 0;
 
-        for (unsigned i = 0; i < n && r >= 0; i++) {
+        for (unsigned i = n; i-- > 0 && r >= 0;) {
                 if (s[i].done)
                         continue;
                 /* Given up only once its time is over and its agent was asked at least once. */

@@ -122,6 +122,8 @@ static void classify_apply(const struct engine *g, struct rnode *n, const struct
                                          rollout_now_ms() + g->r->opts.confirm_timeout_s * 1000LL;
         } else if (a.exit_code == 0) {
                 n->state = RNODE_COMMITTED;
+                if (a.rev > 0)
+                        rollout_node_take_rev(n, a.rev);
         } else {
                 n->state = RNODE_FAILED;
                 step_node_error(n, "%s%s%s%s%s", a.result[0] ? a.result : "failed",
@@ -225,8 +227,11 @@ static void on_done(struct http_req *q, void *userdata)
         output_progress_node(&g->prog, x->n, rollout_failed_state(x->n->state));
 }
 
-/* The request of one node: its apply step (with its key), or its rollback (asked again without expect_revision). */
-static int request_of(struct engine *g, struct sent *x, struct http_req *q, unsigned timeout_ms)
+/*
+ * The request of one node: its apply step (with its key), or its rollback (asked again
+ * without expect_revision). close: its connection is not kept for the confirm.
+ */
+static int request_of(struct engine *g, struct sent *x, struct http_req *q, unsigned timeout_ms, bool close)
 {
         char path[128];
 
@@ -238,7 +243,7 @@ static int request_of(struct engine *g, struct sent *x, struct http_req *q, unsi
                          "{\"expect_revision\":%lld}" : "{}", x->ask->expect);
         *q = (struct http_req) {
                 .method = "POST", .body = x->ask ? x->body : g->r->policy_doc,
-                .timeout_ms = timeout_ms, .user = x,
+                .timeout_ms = timeout_ms, .user = x, .close_after = close,
         };
         q->body = q->body ? q->body : "{}";
         q->body_len = strlen(q->body);
@@ -260,6 +265,12 @@ static int fan_out(struct engine *g, struct sent *sent, unsigned n, const char *
         struct http_req *reqs = calloc(n + 1, sizeof(*reqs));
         struct http_req **ptrs = calloc(n + 1, sizeof(*ptrs));
         unsigned timeout_ms = g->apply_timeout_ms ? g->apply_timeout_ms : g->env->timeout_s * 1000;
+        /*
+         * A wave's connections are kept from its applies to its confirms, as many as the
+         * client keeps: the last ones sent, which rollout_settle() confirms first. The
+         * others are closed after their apply, so that a full cache never drops kept ones.
+         */
+        unsigned keep = http_client_keep(g->env->http, n);
         int r = 0;
 
         if (!reqs || !ptrs) {
@@ -281,7 +292,7 @@ static int fan_out(struct engine *g, struct sent *sent, unsigned n, const char *
 
                 for (unsigned i = 0; i < n && r >= 0; i++)
                         if (round == 0 || sent[i].older_agent) {
-                                r = request_of(g, &sent[i], &reqs[k], timeout_ms);
+                                r = request_of(g, &sent[i], &reqs[k], timeout_ms, i + keep < n);
                                 ptrs[k] = &reqs[k];
                                 k++;
                         }

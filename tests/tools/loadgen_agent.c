@@ -22,12 +22,13 @@
  * table holds each endpoint's committed policy, pending transactions with their
  * confirm deadlines, its idempotency keys and a short history:
  *   GET  /v1/health, /v1/drift (never drifted), /v1/history (newest first, each commit
- *        with its revision number, as an agent numbers them)
+ *        with its revision number, as an agent numbers them), /v1/transactions/{tx}
  *   POST /v1/plan (one change, or none when the document is the committed one)
  *   POST /v1/apply?confirm_timeout_s=S&idempotency_key=K  (a known key: replayed)
  *   POST /v1/confirm/{tx}, POST /v1/rollback
  * --apply-ms makes every apply take that long (a stand-in for device work).
- * On SIGTERM it prints its counters (requests, applies, replays) on stderr.
+ * On SIGUSR1 it prints its counters (requests, connections accepted, applies, replays)
+ * on stderr, and once more on SIGTERM.
  */
 #include <arpa/inet.h>
 #include <getopt.h>
@@ -72,7 +73,7 @@ static gnutls_pcert_st *certs;          /* --sign-ca: endpoint i's certificate *
 static gnutls_privkey_t cert_key;       /* ... and the key of all of them */
 static unsigned n_slots, apply_ms;
 static atomic_ullong n_requests, n_applies, n_replays, n_confirms, n_unknown;
-static volatile sig_atomic_t stopping;
+static volatile sig_atomic_t stopping, reporting;
 
 static long long now_ms(void)
 {
@@ -121,7 +122,9 @@ static struct lg_tx *find(struct lg_slot *s, long long id, const char *key)
 
 static json_t *tx_json(const struct lg_tx *t, bool replayed)
 {
-        return json_pack("{s:I, s:s, s:s, s:i, s:[{s:s, s:s, s:i, s:i}], s:I, s:s, s:b}", "tx", (json_int_t)t->id,
+        /* rev: as the agent's apply and confirm answers name a commit's revision (agent/txn/txn_json.c) */
+        return json_pack("{s:I, s:o*, s:s, s:s, s:i, s:[{s:s, s:s, s:i, s:i}], s:I, s:s, s:b}", "tx", (json_int_t)t->id,
+                         "rev", t->rev && !replayed ? json_integer(t->rev) : NULL,
                          "state", state_name(t->state), "result", state_name(t->state),
                          "exit_code", t->state == LG_PENDING ? 4 : t->state == LG_COMMITTED ? 0 : 1,
                          "changes", "target", "lg0", "field", "mtu", "from", 1500, "to", 9000,
@@ -206,25 +209,45 @@ static void do_confirm(struct lg_slot *s, const char *id, struct http_response *
         pthread_mutex_unlock(&s->lock);
 }
 
+/* One transaction as the agent's history writes it (agent/txn/txn_history.c tx_json). */
+static json_t *hist_json(const struct lg_tx *t)
+{
+        return json_pack("{s:I, s:o, s:s, s:s, s:s, s:i, s:I, s:s}", "tx", (json_int_t)t->id,
+                         "rev", t->rev ? json_integer(t->rev) : json_null(), "kind", "apply",
+                         "state", state_name(t->state), "result", state_name(t->state),
+                         "exit_code", t->state == LG_PENDING ? 4 : 0, "confirm_deadline_ms", (json_int_t)t->deadline_ms,
+                         "idempotency_key", t->key);
+}
+
 static void do_history(struct lg_slot *s, struct http_response *resp)
 {
         json_t *arr = json_array();
 
         pthread_mutex_lock(&s->lock);
         expire(s);
-        for (unsigned k = 0; k < LG_HIST && k < s->n; k++) {
-                const struct lg_tx *t = &s->hist[(s->n - 1 - k) % LG_HIST];
-
-                json_array_append_new(arr, json_pack("{s:I, s:o, s:s, s:s, s:s, s:i, s:I, s:s}", "tx", (json_int_t)t->id,
-                                                     "rev", t->rev ? json_integer(t->rev) : json_null(),
-                                                     "kind", "apply", "state", state_name(t->state),
-                                                     "result", state_name(t->state),
-                                                     "exit_code", t->state == LG_PENDING ? 4 : 0,
-                                                     "confirm_deadline_ms", (json_int_t)t->deadline_ms,
-                                                     "idempotency_key", t->key));
-        }
+        for (unsigned k = 0; k < LG_HIST && k < s->n; k++)
+                json_array_append_new(arr, hist_json(&s->hist[(s->n - 1 - k) % LG_HIST]));
         pthread_mutex_unlock(&s->lock);
         reply(resp, 200, json_pack("{s:o}", "transactions", arr));
+}
+
+/* GET /v1/transactions/{tx}: that transaction, with the agent's clock (agent/txn/txn_history.c transaction_json). */
+static void do_transaction(struct lg_slot *s, const char *id, struct http_response *resp)
+{
+        const struct lg_tx *t;
+
+        pthread_mutex_lock(&s->lock);
+        expire(s);
+        t = find(s, strtoll(id, NULL, 10), NULL);
+        if (!t) {
+                http_error(resp, 404, "not_found", NULL, "no transaction %.20s", id);
+        } else {
+                json_t *o = hist_json(t);
+
+                json_object_set_new(o, "now_ms", json_integer(now_ms()));
+                reply(resp, 200, o);
+        }
+        pthread_mutex_unlock(&s->lock);
 }
 
 /* A plan: one change unless the document is the committed one (what apply would do). */
@@ -260,6 +283,8 @@ static void handle(void *ud, const struct http_request *req, struct http_respons
                 reply(resp, 200, json_pack("{s:b, s:[]}", "drifted", 0, "entries"));
         } else if (get && streq(req->url, "/v1/history")) {
                 do_history(s, resp);
+        } else if (get && !strncmp(req->url, "/v1/transactions/", 17)) {
+                do_transaction(s, req->url + 17, resp);
         } else if (post && streq(req->url, "/v1/plan")) {
                 do_plan(s, req, resp);
         } else if (post && streq(req->url, "/v1/apply")) {
@@ -379,7 +404,18 @@ static void certs_free(void)
 
 static void on_signal(int sig)
 {
-        stopping = 1;
+        if (sig == SIGUSR1)
+                reporting = 1;
+        else
+                stopping = 1;
+}
+
+/* "loadgen_agent: R requests, C connections, ...": C counts the TLS handshakes it answered. */
+static void report(struct http_server *srv)
+{
+        fprintf(stderr, "loadgen_agent: %llu requests, %llu connections, %llu applies, %llu replayed keys, "
+                "%llu confirms, %llu to unknown addresses\n", atomic_load(&n_requests), http_accepted(srv),
+                atomic_load(&n_applies), atomic_load(&n_replays), atomic_load(&n_confirms), atomic_load(&n_unknown));
 }
 
 int main(int argc, char **argv)
@@ -394,6 +430,7 @@ int main(int argc, char **argv)
         struct http_options o = { .max_body = 1u << 20, .timeout_s = 30, .header_timeout_s = 5, .max_connections = 8192,
                                   .pending_max = 4096, .pending_per_addr = 4096, .handler = handle };
         struct sigaction sa = { .sa_handler = on_signal };
+        sigset_t mask, old;
         struct http_server *srv = NULL;
         struct errbuf e = { 0 };
         const char *sign_ca = NULL, *sign_key = NULL;
@@ -441,14 +478,24 @@ int main(int argc, char **argv)
         }
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGUSR1, &sa, NULL);
         fprintf(stderr, "loadgen_agent: load generator (not an agent): %u endpoints 127.1.0.1.. on %s\n",
                 n_slots, o.listen);
-        while (!stopping)
-                pause();
+        /* the signals wait while the flags are read: none comes between the test and the wait */
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGUSR1);
+        sigprocmask(SIG_BLOCK, &mask, &old);
+        while (!stopping) {
+                sigsuspend(&old);
+                if (reporting) {
+                        reporting = 0;
+                        report(srv);
+                }
+        }
+        report(srv);
         http_stop(srv);
-        fprintf(stderr, "loadgen_agent: %llu requests, %llu applies, %llu replayed keys, %llu confirms, "
-                        "%llu to unknown addresses\n", atomic_load(&n_requests), atomic_load(&n_applies),
-                atomic_load(&n_replays), atomic_load(&n_confirms), atomic_load(&n_unknown));
         for (unsigned i = 0; i < n_slots; i++)
                 pthread_mutex_destroy(&slots[i].lock);
         free(slots);

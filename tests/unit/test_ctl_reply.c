@@ -19,6 +19,11 @@ static void test_apply_deadline(void)
         CU_ASSERT_EQUAL(a.exit_code, 4);
         CU_ASSERT_EQUAL(a.confirm_deadline_ms, 1767225630000LL);
         CU_ASSERT_FALSE(a.replayed);
+        CU_ASSERT_EQUAL(a.rev, 0);
+        /* A commit names the revision it recorded. */
+        CU_ASSERT_EQUAL_FATAL(reply_parse_apply(TEXT("{\"tx\":12,\"rev\":7,\"state\":\"committed\",\"exit_code\":0}"),
+                                                &a, &e), 0);
+        CU_ASSERT_EQUAL(a.rev, 7);
         /* A replayed answer (a key already journaled) says so. */
         CU_ASSERT_EQUAL_FATAL(reply_parse_apply(TEXT("{\"tx\":12,\"exit_code\":0,\"replayed\":true,"
                                                      "\"confirm_deadline_ms\":null}"), &a, &e), 0);
@@ -38,6 +43,9 @@ static void test_apply_hostile(void)
                 { "{\"exit_code\":4,\"confirm_deadline_ms\":253402300800000}", "$.confirm_deadline_ms: expected a time" },
                 { "{\"exit_code\":4,\"replayed\":\"yes\"}", "$.replayed: expected a boolean" },
                 { "{\"exit_code\":4,\"tx\":-1}", "$.tx: negative" },
+                { "{\"exit_code\":0,\"rev\":0}", "$.rev: expected null or a revision" },
+                { "{\"exit_code\":0,\"rev\":\"7\"}", "$.rev: expected null or a revision" },
+                { "{\"exit_code\":0,\"rev\":2147483648}", "$.rev: expected null or a revision" },
                 { "{\"exit_code\":4,\"exit_code\":0}", "not JSON" },
                 { "{\"exit_code\":7}", "$.exit_code: expected an integer 0-4" },
                 { "[]", "not a JSON object" },

@@ -39,6 +39,21 @@ static void test_confirm_answers(void)
         CU_ASSERT_TRUE(s.final);
         CU_ASSERT_EQUAL(s.state, RNODE_COMMITTED);
         CU_ASSERT_STRING_EQUAL(s.why, "");
+        CU_ASSERT_EQUAL(s.rev, 0);              /* an agent that does not name the revision: asked later */
+        /* The revision the commit recorded, named by the confirm's answer or by the transaction query. */
+        s = judge(SETTLE_COMMIT, SETTLE_REQ_CONFIRM, 200,
+                  "{\"tx\":12,\"rev\":7,\"state\":\"committed\",\"result\":\"committed\",\"exit_code\":0}", BEFORE);
+        CU_ASSERT_EQUAL(s.state, RNODE_COMMITTED);
+        CU_ASSERT_EQUAL(s.rev, 7);
+        s = judge(SETTLE_COMMIT, SETTLE_REQ_GET, 200, TXSTATE("committed", ",\"rev\":9,\"exit_code\":0"), BEFORE);
+        CU_ASSERT_EQUAL(s.state, RNODE_COMMITTED);
+        CU_ASSERT_EQUAL(s.rev, 9);
+        /* A revision that is no revision: the answer is unreadable, the agent is asked. */
+        s = judge(SETTLE_COMMIT, SETTLE_REQ_CONFIRM, 200,
+                  "{\"tx\":12,\"rev\":0,\"state\":\"committed\",\"exit_code\":0}", BEFORE);
+        CU_ASSERT_FALSE(s.final);
+        CU_ASSERT_EQUAL(s.next, SETTLE_REQ_GET);
+        CU_ASSERT_EQUAL(s.rev, 0);
         /* 409 expired is an answer: the agent refused it and restored the change. */
         s = judge(SETTLE_COMMIT, SETTLE_REQ_CONFIRM, 409, EXPIRED, BEFORE);
         CU_ASSERT_TRUE(s.final);

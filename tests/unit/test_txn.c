@@ -107,6 +107,9 @@ static void test_commit_and_nothing_to_do(void)
         CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 9000);
         CU_ASSERT_EQUAL_FATAL(journal_get(journal, r.tx, &t, &e), 0);
         CU_ASSERT_EQUAL(t.state, TXN_COMMITTED);
+        /* the answer names the revision the commit recorded, as the journal has it */
+        CU_ASSERT(t.rev > 0);
+        CU_ASSERT_EQUAL(r.rev, t.rev);
         journal_tx_done(&t);
         txn_result_done(&r);
 
@@ -433,6 +436,7 @@ static void test_confirm(void)
         txn_result_init(&c);
         CU_ASSERT_EQUAL(txn_confirm(&env, tx, journal_now_ms() + 60000, &c), 0);   /* within the caller's deadline */
         CU_ASSERT_EQUAL(c.state, TXN_COMMITTED);
+        CU_ASSERT(c.rev > 0);                   /* the confirm's answer names its revision */
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
         txn_result_done(&c);
 
