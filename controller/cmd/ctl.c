@@ -202,7 +202,6 @@ void ctl_run_env(struct ctl *c, struct rollout_run_env *ret)
 {
         *ret = (struct rollout_run_env) {
                 .http = c->http, .store = c->store, .timeout_s = c->timeout_s,
-                .group_answers = ctl_store_shared(c),
                 .progress = c->progress,
         };
 }

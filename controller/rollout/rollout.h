@@ -145,7 +145,6 @@ struct rollout_run_env {
         struct http_client *http;
         struct store *store;
         unsigned timeout_s;             /* per request */
-        bool group_answers;             /* journal a fan-out's answers in one batch (a shared store) */
         enum progress_mode progress;    /* of every fan-out (common/progress.h) */
         json_t *fabric_log;             /* optional: each wave's fabric gate is appended (rollout_fabric.h) */
 };

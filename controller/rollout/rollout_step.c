@@ -271,6 +271,7 @@ static int fan_out(struct engine *g, struct sent *sent, unsigned n, const char *
          * others are closed after their apply, so that a full cache never drops kept ones.
          */
         unsigned keep = http_client_keep(g->env->http, n);
+        bool answers = n > 0 && g->store_err >= 0;
         int r = 0;
 
         if (!reqs || !ptrs) {
@@ -279,14 +280,9 @@ static int fan_out(struct engine *g, struct sent *sent, unsigned n, const char *
                 return errbuf_set(g->e, ENOMEM, "", "out of memory");
         }
         output_progress_begin(&g->prog, g->env->progress, what, wave, g->r->n_waves, n);
-        /*
-         * group_answers: the answers of one fan-out are journaled together (one etcd
-         * txn per 100 records); an answer lost with the controller is found again by
-         * asking the agent (rollout_reconcile.h), the requests themselves were
-         * journaled before they were sent. Otherwise each answer as it comes.
-         */
-        if (n > 0 && g->env->group_answers && g->store_err >= 0)
-                g->store_err = store_begin(g->env->store, g->e);
+        /* The fan-out's answers, durable together (store_answers_begin). */
+        if (answers)
+                answers = (g->store_err = store_answers_begin(g->env->store, g->e)) >= 0;
         for (unsigned round = 0; round < 2 && r >= 0 && g->store_err >= 0; round++) {
                 unsigned k = 0;
 
@@ -301,8 +297,11 @@ static int fan_out(struct engine *g, struct sent *sent, unsigned n, const char *
                 for (unsigned i = 0; i < k; i++)
                         http_req_done(&reqs[i]);
         }
-        if (n > 0 && g->env->group_answers && g->store_err >= 0)
-                g->store_err = store_commit(g->env->store, g->e);
+        if (answers) {          /* ended whatever happened inside */
+                int c = store_answers_end(g->env->store, g->e);
+
+                g->store_err = g->store_err < 0 ? g->store_err : c;
+        }
         output_progress_end(&g->prog);
         free(reqs);
         free(ptrs);
@@ -421,19 +420,18 @@ static void on_settled(struct rnode *n, void *ud)
 int step_settle(struct engine *g, struct rnode **nodes, unsigned n, const enum settle_goal *goals,
                 const long long *until_ms, const char *what, unsigned wave)
 {
+        bool answers = g->store_err >= 0;
         int r;
-
-        bool batch = g->env->group_answers && g->store_err >= 0;
 
         if (n == 0)
                 return g->store_err;
         output_progress_begin(&g->prog, g->env->progress, what, wave, g->r->n_waves, n);
-        /* As fan_out's answers: the final answers of a settle journaled together (its agents keep them too). */
-        if (batch)
-                batch = (g->store_err = store_begin(g->env->store, g->e)) >= 0;
+        /* As fan_out's answers: the final answers of a settle, durable together (its agents keep them too). */
+        if (answers)
+                answers = (g->store_err = store_answers_begin(g->env->store, g->e)) >= 0;
         r = rollout_settle(g->env, nodes, n, goals, until_ms, on_settled, g, g->e);
-        if (batch) {            /* the batch is closed whatever happened inside it */
-                int c = store_commit(g->env->store, g->e);
+        if (answers) {          /* ended whatever happened inside */
+                int c = store_answers_end(g->env->store, g->e);
 
                 g->store_err = g->store_err < 0 ? g->store_err : c;
         }

@@ -175,6 +175,22 @@ int store_commit(struct store *s, struct errbuf *e)
         return r;
 }
 
+int store_answers_begin(struct store *s, struct errbuf *e)
+{
+        if (!s->ops->lazy_begin)
+                return store_begin(s, e);
+        return s->answers++ == 0 ? s->ops->lazy_begin(s, e) : 0;
+}
+
+int store_answers_end(struct store *s, struct errbuf *e)
+{
+        if (!s->ops->lazy_begin)
+                return store_commit(s, e);
+        if (s->answers == 0 || --s->answers > 0)
+                return 0;
+        return s->ops->lazy_end(s, e);
+}
+
 int store_rollout_load(struct store *s, long long id, struct rollout_rec **ret, struct errbuf *e)
 {
         return s->ops->rollout_load(s, id, ret, e);

@@ -272,13 +272,23 @@ int store_lease_release(struct store *s, struct errbuf *e);
  * is written. A failed write says why in e; an inner one keeps the records
  * collected (the next commit tries them again), the outermost one drops them.
  *
- * The rollout engine opens one batch for the records it journals before sending and,
- * on a shared store (group_answers), one per fan-out (a wave's applies or rollbacks,
- * the settling of its confirms): a wave's answers may lag behind until its fan-out
- * ends, and what a crash loses of them its agents still say (rollout_reconcile.h).
+ * The rollout engine opens one batch for the records it journals before sending; the
+ * answers of each fan-out go through store_answers_begin (below).
  */
 int store_begin(struct store *s, struct errbuf *e);
 int store_commit(struct store *s, struct errbuf *e);
+
+/*
+ * The answers of one fan-out (a wave's applies or rollbacks, the settling of its
+ * confirms), journaled as they come and durable together at store_answers_end: what
+ * a crash loses of them its agents still say (rollout_reconcile.h); the requests
+ * themselves were journaled before they were sent. SQLite writes each at once,
+ * visible to `status` and to other readers, with one fsync at the end instead of one
+ * each; etcd collects them in a batch (store_begin): one txn per 100 records. Pairs
+ * nest; the outermost end makes them durable.
+ */
+int store_answers_begin(struct store *s, struct errbuf *e);
+int store_answers_end(struct store *s, struct errbuf *e);
 /* Records collected and not yet written (0 outside a batch). */
 unsigned store_batch_pending(const struct store *s);
 

@@ -51,6 +51,13 @@ struct store_ops {
         int (*lease_release)(struct store *s, struct errbuf *e);
         bool (*lease_lost)(struct store *s);
         int (*wait_change)(struct store *s, unsigned timeout_ms, struct errbuf *e);
+        /*
+         * Optional (store_answers_begin): from begin to end, write is written at once
+         * and visible, durable only at end (one sync for all). NULL: answers are
+         * collected in a batch instead.
+         */
+        int (*lazy_begin)(struct store *s, struct errbuf *e);
+        int (*lazy_end)(struct store *s, struct errbuf *e);
 };
 
 /* What a batch collected (store.c): the records of one rollout, each once. */
@@ -70,6 +77,7 @@ struct store {
         unsigned long long writes;
         unsigned lease_ttl_s;           /* etcd: TTL of the leader lease (store_set_lease_ttl) */
         struct store_batch batch;
+        unsigned answers;               /* store_answers_begin without its store_answers_end yet */
 };
 
 /* The backends' close: free what store.c keeps (the batch). */
@@ -91,6 +99,7 @@ struct sqlite_store {
         bool lease_held;                /* store_lease_take succeeded, not yet released */
         struct store_lease lease;       /* ours, while lease_held */
         struct store_beat *beat;        /* the heartbeat thread, while lease_held */
+        bool lazy;                      /* between lazy_begin and lazy_end: writes commit without fsync */
 };
 
 #define STORE_LEASE_SCHEMA \

@@ -244,7 +244,7 @@ static int sqlite_write(struct sqlite_store *s, const struct rollout_rec *r, con
                         struct errbuf *e)
 {
         long long now = (long long)time(NULL);
-        int rc = db_begin(&s->db, e);
+        int rc = s->lazy ? db_begin_lazy(&s->db, e) : db_begin(&s->db, e);
 
         if (rc < 0)
                 return rc;
@@ -262,6 +262,32 @@ static int sqlite_write(struct sqlite_store *s, const struct rollout_rec *r, con
         if (rc >= 0)
                 s->base.writes++;
         return rc;
+}
+
+static int op_lazy_begin(struct store *s, struct errbuf *e)
+{
+        (void)e;
+        sqlite_of(s)->lazy = true;
+        return 0;
+}
+
+/* A durable commit (it fsyncs the WAL) makes every lazy commit before it durable too (common/db.h). */
+static const char sql_touch[] = "UPDATE rollouts SET updated_at = updated_at WHERE id = (SELECT MAX(id) FROM rollouts)";
+
+static int op_lazy_end(struct store *s, struct errbuf *e)
+{
+        struct sqlite_store *q = sqlite_of(s);
+        int rc;
+
+        q->lazy = false;
+        rc = db_begin(&q->db, e);
+        if (rc >= 0)
+                rc = exec(q, sql_touch, e);
+        if (rc < 0) {
+                db_rollback(&q->db);
+                return rc;
+        }
+        return db_commit(&q->db, e);
 }
 
 /* The vtable: the interface's handle is the first member of ours. */
@@ -344,4 +370,6 @@ static const struct store_ops sqlite_ops = {
         .lease_release = op_lease_release,
         .lease_lost = op_lease_lost,
         .wait_change = op_wait_change,
+        .lazy_begin = op_lazy_begin,
+        .lazy_end = op_lazy_end,
 };

@@ -241,6 +241,51 @@ static void test_batch(void)
         rollout_rec_free(q);
 }
 
+/* Node i of r set to st and updated in s: what another reader of the file sees of it then. */
+static enum rnode_state update_peek(struct store *s, struct rollout_rec *r, unsigned i, enum rnode_state st)
+{
+        struct errbuf e = { 0 };
+        enum rnode_state ns;
+        enum rwave_state ws;
+
+        r->nodes[i].state = st;
+        CU_ASSERT_EQUAL(store_node_update(s, r, &r->nodes[i], &e), 0);
+        peek(r->id, i, 0, &ns, &ws);
+        return ns;
+}
+
+/*
+ * A fan-out's answers on SQLite: each written at once and visible to another reader
+ * (`status` while a wave runs), not collected; pairs nest; after the outermost end,
+ * updates are written as before; inside a batch they are the batch's.
+ */
+static void test_answers(void)
+{
+        struct rollout_rec *r = sample(5);
+        struct errbuf e = { 0 };
+        struct store *s = NULL;
+
+        CU_ASSERT_EQUAL_FATAL(store_open(db, &s, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(store_rollout_create(s, r, &e), 0);
+        CU_ASSERT_EQUAL(store_answers_begin(s, &e), 0);
+        CU_ASSERT_EQUAL(update_peek(s, r, 2, RNODE_PENDING), RNODE_PENDING);
+        CU_ASSERT_EQUAL(store_batch_pending(s), 0);             /* not collected: written */
+        CU_ASSERT_EQUAL(store_answers_begin(s, &e), 0);         /* nested */
+        CU_ASSERT_EQUAL(update_peek(s, r, 3, RNODE_COMMITTED), RNODE_COMMITTED);
+        CU_ASSERT_EQUAL(store_answers_end(s, &e), 0);
+        CU_ASSERT_EQUAL(store_answers_end(s, &e), 0);
+        CU_ASSERT_EQUAL(store_answers_end(s, &e), 0);           /* one end too many changes nothing */
+        CU_ASSERT_EQUAL(update_peek(s, r, 4, RNODE_FAILED), RNODE_FAILED);
+        CU_ASSERT_EQUAL(store_begin(s, &e), 0);
+        CU_ASSERT_EQUAL(store_answers_begin(s, &e), 0);
+        CU_ASSERT_EQUAL(update_peek(s, r, 1, RNODE_APPLYING), RNODE_PLANNED);  /* the batch's: collected */
+        CU_ASSERT_EQUAL(store_answers_end(s, &e), 0);
+        CU_ASSERT_EQUAL(store_commit(s, &e), 0);
+        CU_ASSERT_EQUAL(update_peek(s, r, 1, RNODE_APPLYING), RNODE_APPLYING);
+        store_close(s);
+        rollout_rec_free(r);
+}
+
 static int count_cb(const struct rollout_rec *r, void *ud)
 {
         (*(unsigned *)ud)++;
@@ -477,6 +522,7 @@ int suite_store(void)
             !CU_add_test(s, "create_update_load", test_create_update_load) ||
             !CU_add_test(s, "list_and_drift", test_list_and_drift) ||
             !CU_add_test(s, "batch", test_batch) ||
+            !CU_add_test(s, "answers", test_answers) ||
             !CU_add_test(s, "open_fails", test_open_fails) ||
             !CU_add_test(s, "migrate_v4", test_migrate_v4) ||
             !CU_add_test(s, "lease_take_refuse", test_lease_take_refuse) ||
