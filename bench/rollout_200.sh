@@ -20,10 +20,30 @@ policy "$T/p2.json" mtu-4000 4000 '{ "role": "gpu" }' '{ "probe": "none", "settl
 run() {
         local t0 t1
         t0=$(date +%s%N)
+        local rc=0
         ip netns exec "$HUB" /usr/bin/time -v -o "$T/$1.time" "$CTL" --inventory "$T/inventory.json" \
                 --db "$T/ctl.db" --quiet --output json --parallel "$3" \
-                apply "$2" --canary 1 --wave-size 25% --confirm-timeout 120 > "$T/$1.json" \
-                || { tail -5 "$T/$1.json" >&2; fail "$1: rollout exited $?"; }
+                apply "$2" --canary 1 --wave-size 25% --confirm-timeout 120 > "$T/$1.json" || rc=$?
+        if [ "$rc" != 0 ]; then
+                # what the rollout said, and its first nodes that did not commit
+                python3 - "$T/$1.json" >&2 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+def walk(x):
+    if isinstance(x, dict):
+        if "state" in x and "name" in x and x.get("state") != "committed":
+            bad.append((x.get("name"), x.get("state"), x.get("error")))
+        for v in x.values():
+            walk(v)
+    elif isinstance(x, list):
+        for v in x:
+            walk(v)
+walk(d)
+print("rollout:", d.get("state"), d.get("message"), d.get("summary"), "; not committed:", bad[:3])
+PY
+                fail "$1: rollout exited $rc"
+        fi
         t1=$(date +%s%N)
         WALL_MS=$(( (t1 - t0) / 1000000 ))
         CPU_S=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$T/$1.time")

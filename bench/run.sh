@@ -44,6 +44,24 @@ for b in $sel; do
 done
 rm -f "$rows.one" "$rows.err"
 
+# The table's rows: this run's. A run of some benchmarks (BENCH=...) keeps the previous
+# file's others, in their order: a row of this run takes the place of the rows whose
+# benchmark cell begins with the same word ("rollout_200", "pfc_storm," ...).
+table_rows() {
+        if [ -z "${BENCH:-}" ] || [ ! -f "$out" ]; then
+                cat "$rows"
+                return
+        fi
+        sed -n '/^| benchmark | nettune |/,/^$/p' "$out" | grep '^| ' | grep -v '^| benchmark | nettune |' |
+                awk -F'|' -v mine="$rows" '
+                function word(cell) { sub(/^ +/, "", cell); sub(/[ ,(].*$/, "", cell); return cell }
+                BEGIN { while ((getline l < mine) > 0) { split(l, f, "|"); w = word(f[2]); new[w] = new[w] l "\n"; order[++n] = w } }
+                { w = word($2)
+                  if (!(w in new)) { print; next }
+                  if (!(w in done)) { printf "%s", new[w]; done[w] = 1 } }
+                END { for (i = 1; i <= n; i++) if (!(order[i] in done)) { printf "%s", new[order[i]]; done[order[i]] = 1 } }'
+}
+
 table() {
         echo "# nettune benchmark results"
         echo
@@ -55,10 +73,11 @@ table() {
         echo "alternate (A B B A rounds) so that a machine that speeds up or slows down during the"
         echo "run moves both sides. Times: median [first-third quartile]; \"pairwise\": the median"
         echo "[quartiles] of the ratios of the pairs run back to back."
+        [ -z "${BENCH:-}" ] || echo "This run: \`BENCH=\"$sel\"\`; the other rows are kept from earlier runs."
         echo
         echo "| benchmark | nettune | peer | ratio (nettune ÷ peer) | notes |"
         echo "|---|---|---|---|---|"
-        cat "$rows"
+        table_rows
         echo
         echo "Ratios of times: lower is better for nettune. Ratios of bandwidth: 1.00 means"
         echo "the probe measures what the reference tool measures. Run-to-run noise of veth"
@@ -134,7 +153,7 @@ history() {
         else
                 table
         fi
-        if [ -s "$BENCH_GOALS" ]; then
+        if [ -s "$BENCH_GOALS" ] || { [ -n "${BENCH:-}" ] && grep -q '^## Goals$' "$out" 2>/dev/null; }; then
                 echo
                 goals
         fi

@@ -12,6 +12,7 @@
         "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256"
 
 #define HTTP_RESERVE_FDS 256            /* descriptors left to the store, files and the rest */
+#define HTTP_IDLE_REUSE_S 20            /* a kept connection idle longer is closed, not reused */
 
 struct http_client {
         CURLM *multi;
@@ -229,6 +230,11 @@ static CURL *easy_new(struct http_client *c)
         curl_easy_setopt(easy, CURLOPT_SSLVERSION, (long)(CURL_SSLVERSION_TLSv1_2 | CURL_SSLVERSION_MAX_DEFAULT));
         curl_easy_setopt(easy, CURLOPT_SSL_CIPHER_LIST, HTTP_TLS12_CIPHERS);
         curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, (long)c->o.connect_timeout_ms);
+        /*
+         * A kept connection idle this long is not reused: an agent closes one idle for its
+         * request_timeout_s (30 s by default), and a request sent as it does is lost.
+         */
+        curl_easy_setopt(easy, CURLOPT_MAXAGE_CONN, (long)HTTP_IDLE_REUSE_S);
         /* No DNS cache: a name is resolved for each new connection (by the system's resolver). */
         curl_easy_setopt(easy, CURLOPT_DNS_CACHE_TIMEOUT, 0L);
         curl_easy_setopt(easy, CURLOPT_HTTPHEADER, c->headers);
