@@ -43,12 +43,13 @@ guest=$(printf '%s\n' "$out" | sed -n 's/^  guest ran \([0-9]*\) s.*/\1/p')
         echo "| (c) back to too-low, gated | — | — | — | gate probe $(f regression_gate_baseline_mbps) → $(f regression_gate_post_mbps) Mbit/s (−$drop%, 15% allowed): rolled back: $(verdict ecn-regression-rolled-back) |"
         echo "| after the rollback | $(f after_rollback_mbps) Mbit/s | $(f after_rollback_ceiling_mbps) Mbit/s | $(f after_rollback_ratio) | ≥ 0.90 asserted: $(verdict ecn-goodput-after-rollback) (pairs: $(f after_rollback_pairs)) |"
         echo
-        echo "\\`nettunectl tune ecn --switch leaf1 --queue 0 --selector role=host --pattern incast --receiver rx"
-        echo "--paired --duration-ms 6000 --max-trials ${ECNLAB_TUNE_TRIALS:-12} --runs ${ECNLAB_TUNE_RUNS:-3}\\` from the seed's"
+        echo "\`nettunectl tune ecn --switch leaf1 --queue 0 --selector role=host --pattern incast --receiver rx"
+        echo "--paired --duration-ms 6000 --max-trials ${ECNLAB_TUNE_TRIALS:-12} --runs ${ECNLAB_TUNE_RUNS:-3}\` from the seed's"
         echo "3 kB / 15 kB / 100%: the incast h1, h2 → rx through swp5 by the fabric probe, each measurement"
         echo "paired with the ceiling (marking off) right after it; the baseline's ceiling $(f tune_ceiling | tr _ ' ');"
         echo "every trial reverted, the chosen one the lowest that held: $(verdict ecn-tune-finds-thresholds)."
-        echo "The tier (\\`make check\\`) runs the same search with 8 trials of one run each."
+        echo "The tier (\`make check\`) leaves the search out: each trial is a measurement under TCG."
+        echo "\`ctl-tune\` (\`make check-long\`) runs it on veth, Ctrl-C and kill -9 mid-trial included."
         echo
         echo "| trial | min_threshold_bytes | share of the ceiling | marks/s | held | ended |"
         echo "|---|---|---|---|---|---|"
