@@ -194,7 +194,7 @@ static void on_settle_answer(struct http_req *q, void *userdata)
         settle_judge(s->goal, s->n->tx, s->n->not_after_ms, rollout_now_ms(), &a, &step);
         if (step.deadline_ms > 0)
                 s->n->confirm_deadline_ms = step.deadline_ms;
-        if (step.final && step.state == RNODE_COMMITTED && step.rev > 0)
+        if (step.rev > 0)               /* a commit that named its revision */
                 rollout_node_take_rev(s->n, step.rev);
         if (step.final) {
                 settle_done(sr, s, step.state, step.why);

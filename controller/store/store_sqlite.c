@@ -271,23 +271,16 @@ static int op_lazy_begin(struct store *s, struct errbuf *e)
         return 0;
 }
 
-/* A durable commit (it fsyncs the WAL) makes every lazy commit before it durable too (common/db.h). */
+/*
+ * A durable commit (this write, in autocommit, fsyncs the WAL) makes every lazy commit
+ * before it durable too (common/db.h).
+ */
 static const char sql_touch[] = "UPDATE rollouts SET updated_at = updated_at WHERE id = (SELECT MAX(id) FROM rollouts)";
 
 static int op_lazy_end(struct store *s, struct errbuf *e)
 {
-        struct sqlite_store *q = sqlite_of(s);
-        int rc;
-
-        q->lazy = false;
-        rc = db_begin(&q->db, e);
-        if (rc >= 0)
-                rc = exec(q, sql_touch, e);
-        if (rc < 0) {
-                db_rollback(&q->db);
-                return rc;
-        }
-        return db_commit(&q->db, e);
+        sqlite_of(s)->lazy = false;
+        return exec(sqlite_of(s), sql_touch, e);
 }
 
 /* The vtable: the interface's handle is the first member of ours. */
