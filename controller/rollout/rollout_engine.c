@@ -68,14 +68,19 @@ static int apply_wave(struct engine *g, unsigned w)
                 if (rc < 0)
                         return rc;
         }
-        /* Every answer is in: pending nodes are restored confirm_timeout_s from now at the latest. */
+        /*
+         * Every answer is in: pending nodes are restored confirm_timeout_s from now at the
+         * latest. The earlier deadline goes on record with the verdict.
+         */
         wv->deadline = (long long)time(NULL) + r->opts.confirm_timeout_s;
-        return step_journal_wave(g, w, RWAVE_APPLYING);
+        return step_journal_wave_later(g, w, RWAVE_APPLYING);
 }
 
 /*
- * After the applies: halt, or pass (journaled before any confirmation). The
- * fabric gate, when the policy has one, measures before the verdict is journaled.
+ * After the applies: halt, or pass. A halt is journaled at once; a pass goes on
+ * record with the confirmations' journal, before any is sent (with --no-confirm,
+ * at once: the wave stays passed). The fabric gate, when the policy has one,
+ * measures before the verdict.
  */
 static int verdict(struct engine *g, unsigned w)
 {
@@ -85,6 +90,8 @@ static int verdict(struct engine *g, unsigned w)
         if (rc < 0)
                 return rc;
         halt |= rc > 0;
+        if (!halt && !g->r->opts.no_confirm)
+                return step_journal_wave_later(g, w, RWAVE_PASSED);
         return step_journal_wave(g, w, halt ? RWAVE_HALTED : RWAVE_PASSED);
 }
 
@@ -126,8 +133,9 @@ static int confirm_nodes(struct engine *g, struct rnode **sel, unsigned n, unsig
 
 /*
  * A passed wave: its pending nodes confirmed, then halted when failures now
- * exceed the budget, else done (or planned again when some of its nodes are to
- * be applied again after a resume). With --no-confirm it stays passed.
+ * exceed the budget (journaled at once), else done (or planned again when some of
+ * its nodes are to be applied again after a resume), on record with the next
+ * wave's journal. With --no-confirm it stays passed.
  */
 static int confirm_wave(struct engine *g, unsigned w)
 {
@@ -144,7 +152,8 @@ static int confirm_wave(struct engine *g, unsigned w)
                 return rc;
         if (rollout_over_budget(r, w))
                 return step_journal_wave(g, w, RWAVE_HALTED);
-        return step_journal_wave(g, w, step_select(r, g->sel, w, false, RNODE_PLANNED) ? RWAVE_PLANNED : RWAVE_DONE);
+        return step_journal_wave_later(g, w, step_select(r, g->sel, w, false, RNODE_PLANNED) ? RWAVE_PLANNED :
+                                                                                              RWAVE_DONE);
 }
 
 /* ---- a wave found interrupted ---- */
@@ -261,7 +270,10 @@ static int phase_wave(struct engine *g, enum engine_phase *next)
                 *next = PHASE_HALT;
                 return 0;
         case RWAVE_PLANNED:
-                rc = g->fabric ? rollout_fabric_before(g->fabric, g->env, g->r, w, g->e) : 0;
+                /* the fabric gate measures for seconds: what waits goes on record first */
+                rc = g->fabric ? step_journal_later(g) : 0;
+                if (rc >= 0 && g->fabric)
+                        rc = rollout_fabric_before(g->fabric, g->env, g->r, w, g->e);
                 if (rc > 0)     /* no baseline: the wave is not applied */
                         return step_journal_wave(g, w, RWAVE_HALTED) < 0 ? g->store_err : 0;
                 return rc < 0 ? rc : apply_wave(g, w);
@@ -391,7 +403,9 @@ static int phase_halt(struct engine *g, enum engine_phase *next)
         if (!checked)
                 return errbuf_set(g->e, ENOMEM, "", "out of memory");
         /* What every node sent an apply was at before it, on record before anything is undone. */
-        rc = step_record_revs(g, ENGINE_NO_WAVE);
+        rc = step_journal_later(g);
+        if (rc >= 0)
+                rc = step_record_revs(g, ENGINE_NO_WAVE);
         for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++)
                 if (r->nodes[i].state == RNODE_PLANNED) {
                         r->nodes[i].state = RNODE_SKIPPED;
@@ -500,7 +514,13 @@ static int phase_finish(struct engine *g, enum engine_phase *next)
                 r->opts.no_confirm = false;
         }
         rollout_end_state(r, g->halted, rollout_fabric_reason(g->fabric));
-        return g->store_err < 0 ? g->store_err : store_rollout_update(g->env->store, r, g->e);
+        /* the end state and the last wave's, in one write */
+        rc = g->store_err < 0 ? g->store_err : store_begin(g->env->store, g->e);
+        if (rc >= 0)
+                rc = step_join_later(g, ENGINE_NO_WAVE);
+        if (rc >= 0)
+                rc = store_rollout_update(g->env->store, r, g->e);
+        return rc < 0 ? rc : store_commit(g->env->store, g->e);
 }
 
 /* The one loop: each phase does its step and names the next one, until done or an error. */

@@ -30,6 +30,8 @@ struct engine {
         bool wave_entered;              /* wave w was looked at (a wave found mid-way is resumed first) */
         bool halted;                    /* the halt ran */
         bool confirming;                /* confirm ID: the waves it confirms are closed at the end */
+        bool later_set;                 /* wave `later`'s record waits for the next write (step_journal_wave_later) */
+        unsigned later;
 };
 
 #define ENGINE_NO_WAVE UINT_MAX
@@ -39,6 +41,19 @@ int step_journal_node(struct engine *g, const struct rnode *n);
 /* Journal nodes[0..n) (and wave w unless ENGINE_NO_WAVE) in one store transaction. */
 int step_journal_nodes(struct engine *g, struct rnode **nodes, unsigned n, unsigned w);
 int step_journal_wave(struct engine *g, unsigned w, enum rwave_state s);
+/*
+ * Wave w enters state s in memory; its record is written with the next thing the
+ * engine writes (a batch, a fan-out's answers, another wave, the rollout's end), or
+ * by step_journal_later. Only for a state whose record may lag without harm: a
+ * crash before the write leaves the wave in the state before, which a resume
+ * derives again from its nodes' agents (applying, passed), and a wave's deadline
+ * that lags is the later one of the two.
+ */
+int step_journal_wave_later(struct engine *g, unsigned w, enum rwave_state s);
+/* The waiting wave record, if any, written now. */
+int step_journal_later(struct engine *g);
+/* Inside an open batch or answers window: the waiting wave record joins it (unless it is wave w's own). */
+int step_join_later(struct engine *g, unsigned w);
 
 /* Nodes in state s, of wave `wave` (or of every wave), into out. */
 unsigned step_select(struct rollout_rec *r, struct rnode **out, unsigned wave, bool any_wave, enum rnode_state s);

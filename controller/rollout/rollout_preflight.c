@@ -7,10 +7,11 @@
  * on the connection its health check opened. A fleet larger than the connections the
  * client keeps goes in chunks: the first, of seven eighths of them, keeps its
  * connections for the rollout's first applies; each later one, of an eighth, closes
- * its connections after its plans.
+ * its connections after its plans. Only a chunk's requests are held at a time.
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common/outcome.h"
 #include "controller/rollout/rollout.h"
@@ -60,8 +61,8 @@ static void on_plan(const struct http_req *q, struct preflight_node *p)
 }
 
 struct flights {
-        struct flight *fl;
-        unsigned n;
+        struct flight *fl;              /* the chunk's nodes */
+        unsigned n;                     /* in the chunk */
         struct progress p;
 };
 
@@ -89,52 +90,68 @@ static void judge(const struct flight *f, struct preflight_node *ret)
         }
 }
 
+/*
+ * One chunk, nodes[0..k): its health checks, then its plans, judged into ret[0..k).
+ * close: its connections are not kept after the plans. reqs, ptrs: room for 2k, fl for k.
+ */
+static int chunk(const struct rollout_run_env *env, const struct inventory_node *const *nodes, unsigned k,
+                 const char *doc, bool close, struct http_req *reqs, struct http_req **ptrs, struct flights *fs,
+                 struct preflight_node *ret)
+{
+        unsigned ms = env->timeout_s * 3000 + 10000;
+        int r = 0;
+
+        fs->n = k;
+        memset(fs->fl, 0, k * sizeof(*fs->fl));
+        for (unsigned i = 0; i < 2 * k && r >= 0; i++) {
+                bool plan = i >= k;
+                const struct inventory_node *node = nodes[i % k];
+
+                fs->fl[i % k].node = node;
+                reqs[i] = (struct http_req) {
+                        .method = plan ? "POST" : "GET", .body = plan ? doc : NULL, .body_len = plan ? strlen(doc) : 0,
+                        .idempotent = true, .timeout_ms = env->timeout_s * 1000, .user = (void *)(uintptr_t)i,
+                        .close_after = plan && close,
+                };
+                r = http_url(reqs[i].url, sizeof(reqs[i].url), node->url, plan ? "/v1/plan" : "/v1/health");
+                ptrs[i] = &reqs[i];
+        }
+        /* the health checks first: each plan then finds its node's connection idle */
+        if (r >= 0)
+                r = http_run(env->http, ptrs, k, ms, on_answer, fs);
+        if (r >= 0)
+                r = http_run(env->http, ptrs + k, k, ms, on_answer, fs);
+        for (unsigned i = 0; r >= 0 && i < k; i++)
+                judge(&fs->fl[i], &ret[i]);
+        for (unsigned i = 0; i < 2 * k; i++)
+                http_req_done(&reqs[i]);
+        return r;
+}
+
 int rollout_preflight(const struct rollout_run_env *env, const struct inventory_node *const *nodes, unsigned n,
                       const char *doc, struct preflight_node *ret, struct errbuf *e)
 {
-        struct http_req *reqs = calloc(2 * n + 1, sizeof(*reqs));
-        struct http_req **ptrs = calloc(2 * n + 1, sizeof(*ptrs));
-        struct flights fs = { .fl = calloc(n + 1, sizeof(*fs.fl)), .n = n };
         unsigned keep = http_client_keep(env->http, n), rest = keep >= n ? n : keep / 8 ? keep / 8 : 1;
-        unsigned first = keep >= n ? n : keep - rest;
+        unsigned first = keep >= n ? n : keep - rest, most = first > rest ? first : rest;
+        /* what is in flight: one chunk's requests and answers, never the fleet's */
+        struct http_req *reqs = calloc(2 * most + 1, sizeof(*reqs));
+        struct http_req **ptrs = calloc(2 * most + 1, sizeof(*ptrs));
+        struct flights fs = { .fl = calloc(most + 1, sizeof(*fs.fl)) };
         int r = 0;
 
         if (!reqs || !ptrs || !fs.fl) {
                 r = errbuf_set(e, ENOMEM, "", "out of memory");
                 goto out;
         }
-        for (unsigned i = 0; i < 2 * n && r >= 0; i++) {
-                bool plan = i >= n;
-                const struct inventory_node *node = nodes[i % n];
-
-                fs.fl[i % n].node = node;
-                reqs[i] = (struct http_req) {
-                        .method = plan ? "POST" : "GET", .body = plan ? doc : NULL, .body_len = plan ? strlen(doc) : 0,
-                        .idempotent = true, .timeout_ms = env->timeout_s * 1000, .user = (void *)(uintptr_t)i,
-                        .close_after = plan && i % n >= first,
-                };
-                r = http_url(reqs[i].url, sizeof(reqs[i].url), node->url, plan ? "/v1/plan" : "/v1/health");
-                ptrs[i] = &reqs[i];
-        }
         progress_init(&fs.p, env->progress == PROGRESS_TTY ? PROGRESS_TTY : PROGRESS_OFF, stderr);
-        if (r >= 0 && n > 0) {
+        if (n > 0) {
                 progress_begin(&fs.p, "pre-flight", 2 * n, "answer", NULL);
-                /* a chunk's health checks first: each plan then finds its node's connection idle */
-                for (unsigned a = 0, k = first; r >= 0 && a < n; a += k, k = rest) {
-                        if (k > n - a)
-                                k = n - a;
-                        r = http_run(env->http, ptrs + a, k, env->timeout_s * 3000 + 10000, on_answer, &fs);
-                        if (r >= 0)
-                                r = http_run(env->http, ptrs + n + a, k, env->timeout_s * 3000 + 10000, on_answer, &fs);
-                }
+                for (unsigned a = 0, k = first; r >= 0 && a < n; a += k, k = rest)
+                        r = chunk(env, nodes + a, k < n - a ? k : n - a, doc, a > 0, reqs, ptrs, &fs, ret + a);
                 progress_end(&fs.p);
                 if (r < 0)
                         r = errbuf_set(e, -r, "", "cannot send requests: %s", strerror(-r));
         }
-        for (unsigned i = 0; r >= 0 && i < n; i++)
-                judge(&fs.fl[i], &ret[i]);
-        for (unsigned i = 0; i < 2 * n; i++)
-                http_req_done(&reqs[i]);
 out:
         free(reqs);
         free(ptrs);

@@ -31,10 +31,27 @@ int step_journal_node(struct engine *g, const struct rnode *n)
         return r;
 }
 
+int step_join_later(struct engine *g, unsigned w)
+{
+        int r;
+
+        if (!g->later_set)
+                return 0;
+        g->later_set = false;
+        if (g->later == w)
+                return 0;
+        r = store_wave_update(g->env->store, g->r, g->later, g->e);
+        if (r < 0)
+                g->store_err = r;
+        return r;
+}
+
 int step_journal_nodes(struct engine *g, struct rnode **nodes, unsigned n, unsigned w)
 {
         int r = g->store_err < 0 ? g->store_err : store_begin(g->env->store, g->e);
 
+        if (r >= 0)
+                r = step_join_later(g, w);
         if (r >= 0 && w != ENGINE_NO_WAVE)
                 r = store_wave_update(g->env->store, g->r, w, g->e);
         for (unsigned i = 0; r >= 0 && i < n; i++)
@@ -48,15 +65,29 @@ int step_journal_nodes(struct engine *g, struct rnode **nodes, unsigned n, unsig
 
 int step_journal_wave(struct engine *g, unsigned w, enum rwave_state s)
 {
-        int r;
-
         g->r->waves[w].state = s;
+        if (g->later_set && g->later != w)
+                return step_journal_nodes(g, NULL, 0, w);      /* the waiting one with it, in one write */
+        g->later_set = false;
         if (g->store_err < 0)
                 return g->store_err;
-        r = store_wave_update(g->env->store, g->r, w, g->e);
-        if (r < 0)
-                g->store_err = r;
-        return r;
+        g->store_err = store_wave_update(g->env->store, g->r, w, g->e);
+        return g->store_err;
+}
+
+int step_journal_wave_later(struct engine *g, unsigned w, enum rwave_state s)
+{
+        if (g->later_set && g->later != w)
+                step_journal_later(g);
+        g->r->waves[w].state = s;
+        g->later = w;
+        g->later_set = true;
+        return g->store_err;
+}
+
+int step_journal_later(struct engine *g)
+{
+        return g->later_set ? step_journal_wave(g, g->later, g->r->waves[g->later].state) : g->store_err;
 }
 
 unsigned step_select(struct rollout_rec *r, struct rnode **out, unsigned wave, bool any_wave, enum rnode_state s)
@@ -283,6 +314,8 @@ static int fan_out(struct engine *g, struct sent *sent, unsigned n, const char *
         /* The fan-out's answers, durable together (store_answers_begin). */
         if (answers)
                 answers = (g->store_err = store_answers_begin(g->env->store, g->e)) >= 0;
+        if (answers)
+                step_join_later(g, ENGINE_NO_WAVE);
         for (unsigned round = 0; round < 2 && r >= 0 && g->store_err >= 0; round++) {
                 unsigned k = 0;
 
@@ -429,6 +462,8 @@ int step_settle(struct engine *g, struct rnode **nodes, unsigned n, const enum s
         /* As fan_out's answers: the final answers of a settle, durable together (its agents keep them too). */
         if (answers)
                 answers = (g->store_err = store_answers_begin(g->env->store, g->e)) >= 0;
+        if (answers)
+                step_join_later(g, ENGINE_NO_WAVE);
         r = rollout_settle(g->env, nodes, n, goals, until_ms, on_settled, g, g->e);
         if (answers) {          /* ended whatever happened inside */
                 int c = store_answers_end(g->env->store, g->e);
