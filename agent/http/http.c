@@ -357,14 +357,24 @@ int http_start(const struct http_options *o, struct http_server **ret, struct er
         return 0;
 }
 
-unsigned long long http_accepted(struct http_server *s)
+static unsigned long long guard_count(struct http_server *s, const unsigned long long *field)
 {
         unsigned long long n;
 
         pthread_mutex_lock(&s->guard.lock);
-        n = s->guard.accepted;
+        n = *field;
         pthread_mutex_unlock(&s->guard.lock);
         return n;
+}
+
+unsigned long long http_accepted(struct http_server *s)
+{
+        return guard_count(s, &s->guard.accepted);
+}
+
+unsigned long long http_resumed(struct http_server *s)
+{
+        return guard_count(s, &s->guard.resumed);
 }
 
 void http_stop(struct http_server *s)

@@ -97,6 +97,8 @@ int http_start(const struct http_options *o, struct http_server **ret, struct er
 void http_stop(struct http_server *s);          /* accepts NULL */
 /* Connections the server accepted so far (each a TLS handshake where TLS is on). */
 unsigned long long http_accepted(struct http_server *s);
+/* Of those, how many resumed a TLS session (a session ticket: no certificates exchanged). */
+unsigned long long http_resumed(struct http_server *s);
 
 /* The value of a query argument, or NULL. */
 const char *http_query(const struct http_request *req, const char *key);

@@ -13,6 +13,13 @@
  * confirms always get in.
  * Shutting down is shutdown(2) on the socket, under the lock that the CLOSED
  * notification takes before libmicrohttpd closes the descriptor.
+ *
+ * With TLS, the daemon issues session tickets (one key per daemon, GnuTLS derives
+ * and rotates what it encrypts them with), so that a controller reconnecting to ask
+ * its next question skips the certificates and signatures. A resumed session
+ * carries no certificate message, so the hook that verifies one in the handshake
+ * does not run: its role is decided at its first request from the certificate the
+ * ticket carries, verified again first against the trust and the clock of now.
  */
 #include <arpa/inet.h>
 #include <stdarg.h>
@@ -25,6 +32,7 @@
 #define REAPER_TICK_MS 200
 #define LOG_LINES_PER_SECOND 10
 #define LOG_NOUN "refused connection(s) or client(s)"
+#define TICKET_LIFETIME_S 3600          /* a ticket older than this gets a full handshake */
 
 static long long mono_ms(void)
 {
@@ -155,6 +163,19 @@ int http_guard_decide(struct http_guard *g, gnutls_session_t s, struct http_conn
 
         if (hc->verdict)
                 return hc->verdict;
+        if (s && gnutls_session_is_resumed(s)) {
+                char why[sizeof(hc->refused)];
+
+                pthread_mutex_lock(&g->lock);
+                g->resumed++;
+                pthread_mutex_unlock(&g->lock);
+                if (http_auth_verify(s, why, sizeof(why)) < 0) {
+                        snprintf(hc->role_why, sizeof(hc->role_why),
+                                 "client certificate refused on session resumption: %s", why);
+                        http_guard_log(g, "refused client from %s: %s", hc->peer, hc->role_why);
+                        return hc->verdict = -EPERM;
+                }
+        }
         r = http_auth_role(s, g->lim.roles, hc);
         hc->role = r > 0 ? (enum http_role)r : HTTP_ROLE_NONE;
         hc->verdict = r > 0 ? 1 : r;
@@ -165,11 +186,13 @@ int http_guard_decide(struct http_guard *g, gnutls_session_t s, struct http_conn
         return hc->verdict;
 }
 
-/* Require a client certificate and verify it inside the handshake. */
-static void tls_setup(gnutls_session_t s)
+/* Require a client certificate and verify it inside the handshake; offer a session ticket. */
+static void tls_setup(struct http_guard *g, gnutls_session_t s)
 {
         gnutls_certificate_server_set_request(s, GNUTLS_CERT_REQUIRE);
         gnutls_session_set_verify_function(s, verify_in_handshake);
+        if (g->ticket_key.data && gnutls_session_ticket_enable_server(s, &g->ticket_key) >= 0)
+                gnutls_db_set_cache_expiration(s, TICKET_LIFETIME_S);
 }
 
 static void started(struct http_guard *g, struct MHD_Connection *c, void **socket_context)
@@ -191,7 +214,7 @@ static void started(struct http_guard *g, struct MHD_Connection *c, void **socke
         hc->started_ms = mono_ms();
         peer_text(addr ? addr->client_addr : NULL, hc->peer, sizeof(hc->peer));
         if (g->lim.tls && tls && tls->tls_session)
-                tls_setup((gnutls_session_t)tls->tls_session);
+                tls_setup(g, (gnutls_session_t)tls->tls_session);
         pthread_mutex_lock(&g->lock);
         admit(g, hc->peer);
         hc->next = g->head;
@@ -307,6 +330,9 @@ int http_guard_start(struct http_guard *g, const struct http_guard_limits *lim, 
         pthread_mutex_init(&g->lock, NULL);
         pthread_cond_init(&g->wake, NULL);
         g->initialised = true;
+        /* Without a key (no entropy?) every handshake is a full one: slower, never less safe. */
+        if (lim->tls && gnutls_session_ticket_key_generate(&g->ticket_key) < 0)
+                g->ticket_key = (gnutls_datum_t) { 0 };
         r = pthread_create(&g->reaper, NULL, reaper, g);
         if (r != 0)
                 return errbuf_set(e, r, "listen", "cannot start the connection guard: %s", strerror(r));
@@ -331,6 +357,11 @@ void http_guard_done(struct http_guard *g)
         if (!g->initialised)
                 return;
         http_guard_stop(g);
+        if (g->ticket_key.data) {
+                gnutls_memset(g->ticket_key.data, 0, g->ticket_key.size);
+                http_lib_gnutls_free(g->ticket_key.data);
+                g->ticket_key = (gnutls_datum_t) { 0 };
+        }
         pthread_cond_destroy(&g->wake);
         pthread_mutex_destroy(&g->lock);
         g->initialised = false;

@@ -42,7 +42,7 @@ struct http_guard_limits {
         unsigned pending_max;           /* connections not authenticated yet, in all */
         unsigned pending_per_addr;      /* ... and from one address */
         unsigned header_timeout_ms;     /* from accept to a request's headers */
-        bool tls;                       /* require and verify client certificates in the handshake */
+        bool tls;                       /* require and verify client certificates in the handshake; tickets */
         const struct http_roles *roles; /* who has which role, decided in the handshake */
 };
 
@@ -54,8 +54,9 @@ struct http_guard {
         struct http_conn *head;
         struct http_guard_limits lim;
         unsigned pending;               /* not authenticated, not shut */
-        unsigned long long accepted, evicted, expired;
+        unsigned long long accepted, evicted, expired, resumed;
         struct log_limit log;           /* refusal lines: a few a second */
+        gnutls_datum_t ticket_key;      /* TLS session tickets: this daemon's key (GnuTLS rotates what it derives) */
 };
 
 /* ---- http_guard.c ---- */

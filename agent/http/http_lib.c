@@ -103,6 +103,12 @@ LAZYLIB_FN(gnutls_lib, int, gnutls_certificate_verification_status_print,
 LAZYLIB_FN(gnutls_lib, int, gnutls_certificate_verify_peers2, (gnutls_session_t session, unsigned int *status),
            (session, status))
 LAZYLIB_FN(gnutls_lib, void *, gnutls_session_get_ptr, (gnutls_session_t session), (session))
+LAZYLIB_FN(gnutls_lib, int, gnutls_session_is_resumed, (gnutls_session_t session), (session))
+LAZYLIB_FN(gnutls_lib, int, gnutls_session_ticket_key_generate, (gnutls_datum_t *key), (key))
+LAZYLIB_FN(gnutls_lib, int, gnutls_session_ticket_enable_server, (gnutls_session_t session, const gnutls_datum_t *key),
+           (session, key))
+LAZYLIB_VOID(gnutls_lib, gnutls_db_set_cache_expiration, (gnutls_session_t session, int seconds), (session, seconds))
+LAZYLIB_VOID(gnutls_lib, gnutls_memset, (void *data, int c, size_t size), (data, c, size))
 LAZYLIB_VOID(gnutls_lib, gnutls_session_set_verify_function,
              (gnutls_session_t session, gnutls_certificate_verify_function *func), (session, func))
 LAZYLIB_FN(gnutls_lib, int, gnutls_x509_crt_init, (gnutls_x509_crt_t *cert), (cert))

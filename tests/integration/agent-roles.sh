@@ -11,6 +11,8 @@
 #   budget of unauthenticated connections and are evicted, so the controller's own
 #   requests all get through (they were counted authenticated and filled the
 #   daemon's 160 connections: a quarter of the controller's requests failed).
+# - a resumed TLS session (the agent issues session tickets) keeps its certificate's
+#   role: operate still operates, read is still refused a confirm, a stranger still 403.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/certs.sh"
 . "$NETTUNE_TOP/tests/lib/agent.sh"
@@ -68,6 +70,34 @@ check "read: fabric is 403" [ "$(api_as monitor "$ns" /v1/fabric)" = 403 ]
 check "read: fabric flows are 403" [ "$(api_as monitor "$ns" /v1/fabric/flows -X POST --data-binary '{"start_at_ms":1,"flows":[]}')" = 403 ]
 check "  still pending at 4000" mtu_is 4000
 check "the role refusals are logged with the subject" grep -q "refused POST /v1/confirm/$tx from client 'CN=monitor': it has the role read, operate is needed" "$T/serve.log"
+
+step "a resumed TLS session keeps its certificate's role (session tickets)"
+# One curl run, two connections (each closed after its request): the second resumes the
+# first's session with the ticket the agent issued, so no certificate crosses it; its
+# role is decided from the certificate the ticket carries, verified again.
+resumed() {     # resumed CERT LOG URL1 ARGS2... : GET URL1, then a second connection with ARGS2
+        local who=$1 log=$2 url=$3; shift 3
+        ip netns exec "$ns" curl -sv --max-time 60 --cacert "$T/certs/ca.crt" --cert "$T/certs/$who.crt" \
+                --key "$T/certs/$who.key" -H 'Connection: close' -o "$T/body1" -w '%{http_code} ' "$API_URL$url" \
+                --next -sv --max-time 60 --cacert "$T/certs/ca.crt" --cert "$T/certs/$who.crt" --key "$T/certs/$who.key" \
+                -H 'Connection: close' -H 'Content-Type: application/json' -o "$T/body" -w '%{http_code}' "$@" 2>"$log" || true
+}
+# The second connection (#1) offered the session and the agent took it: no certificate asked for or sent.
+resumed_ok() { sed -n '/(#1)/,$p' "$1" > "$1.second"; grep -q 're-using session' "$1.second" &&
+               ! grep -q 'Request CERT\|Certificate (11)' "$1.second"; }
+codes=$(resumed controller "$T/resume-op.log" /v1/health "$API_URL/v1/health")
+check "operate: both connections answered 200 ($codes)" [ "$codes" = "200 200" ]
+check "  the second connection resumed: no certificate was asked for or sent" \
+        resumed_ok "$T/resume-op.log"
+check "  and it has the role operate" [ "$(jq_py "$T/body" 'd["client"], d["role"]')" = "CN=nettune-controller operate" ]
+codes=$(resumed monitor "$T/resume-ro.log" /v1/health -X POST "$API_URL/v1/confirm/$tx")
+check "read: health 200, then a confirm on the resumed session is 403 ($codes)" [ "$codes" = "200 403" ]
+check "  the second connection resumed" \
+        resumed_ok "$T/resume-ro.log"
+check "  naming the role read; the change is still pending" grep -q "has the role read" "$T/body" && mtu_is 4000 &&
+        [ "$(api "$ns" "/v1/transactions/$tx")" = 200 ] && [ "$(jq_py "$T/body" 'd["state"]')" = pending_confirm ]
+codes=$(resumed intruder "$T/resume-in.log" /v1/health "$API_URL/v1/health")
+check "a certificate in neither list: 403 on the resumed session too ($codes)" [ "$codes" = "403 403" ]
 
 step "a certificate in neither list: 403 everywhere, logged with its subject"
 check "intruder: health is 403" [ "$(api_as intruder "$ns" /v1/health)" = 403 ]
