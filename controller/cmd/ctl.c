@@ -111,6 +111,7 @@ int ctl_need_http(struct ctl *c)
         http_opts_defaults(&o);
         o.parallel = c->parallel;
         o.max_conns = c->inv->n_nodes < 512 ? c->inv->n_nodes + 1 : 512;
+        o.fleet = (unsigned)c->inv->n_nodes;
         if (http_client_new(&(struct http_tls) { c->inv->ca, c->inv->cert, c->inv->key }, &o,
                             &c->http, &e) < 0) {
                 log_err("%s", errbuf_str(&e, buf, sizeof(buf)));

@@ -100,15 +100,27 @@ struct http_opts {
         unsigned retries;               /* extra attempts for idempotent requests (default 2) */
         unsigned backoff_ms;            /* first retry delay, doubled each time (default 200) */
         unsigned max_conns;             /* connections kept for reuse (default 256) */
+        unsigned fleet;                 /* nodes this client will talk to (0: unknown): sizes what is kept */
 };
 
-/* An idle TLS connection costs about 45 KB in libcurl and OpenSSL: this many at most are kept. */
+/*
+ * What TLS state a client keeps, in memory: an idle connection costs about 45 KB in libcurl
+ * and OpenSSL, a session kept for resumption about 2 KB (fleet_tls.c). Connections kept
+ * and a session for every node of the fleet share HTTP_TLS_BUDGET; at least HTTP_KEEP_MIN
+ * and at most HTTP_KEEP_MAX connections are kept whatever the fleet (1,024 for a fleet of
+ * 1,000 nodes, about 650 for one of 10,000).
+ */
 #define HTTP_KEEP_MAX 1024
+#define HTTP_KEEP_MIN 256
+#define HTTP_TLS_BUDGET (48u << 20)
+#define HTTP_CONN_BYTES (45u << 10)
+#define HTTP_SESSION_BYTES 2048u
 
 /* What a client did so far, for benchmarks and tests. */
 struct http_stats {
         unsigned long long attempts;    /* attempts started */
         unsigned long long connects;    /* new connections made for them (TLS handshakes) */
+        unsigned long long resumed;     /* ... of which resumed a session (no certificates, no signatures) */
         unsigned long long retries;     /* attempts that were retries */
         unsigned long long handles;     /* libcurl easy handles made (reused across requests) */
 };
@@ -173,7 +185,8 @@ unsigned http_client_set_parallel(struct http_client *c, unsigned parallel);
 /*
  * Keep up to n idle connections for reuse from now on, beside those of the requests in
  * flight (never fewer than max_conns or than an earlier call asked, never more than
- * HTTP_KEEP_MAX or the open-file limit allows): a rollout keeps the connections of its
+ * HTTP_TLS_BUDGET leaves beside the fleet's sessions, HTTP_KEEP_MAX or the open-file
+ * limit allow): a rollout keeps the connections of its
  * pre-flight for its first applies, and those of each node of a wave from its apply to
  * its confirm. Returns how many of the n are kept: a caller with more nodes than that
  * sets close_after on the requests of the others, so that libcurl's cache never fills (a

@@ -16,7 +16,6 @@
 
 struct http_client {
         CURLM *multi;
-        CURLSH *share;
         struct fleet_tls *tls;
         struct http_opts o;
         bool (*may_send)(void *ud);
@@ -110,10 +109,9 @@ int http_client_new(const struct http_tls *tls, const struct http_opts *o, struc
                 c->o.max_conns = 256;
         c->keep_max = keep_limit();
         c->multi = curl_multi_init();
-        c->share = curl_share_init();
         c->headers = curl_slist_append(NULL, "Accept: application/json");
         if (!c->headers || !curl_slist_append(c->headers, "Content-Type: application/json") ||
-            !curl_slist_append(c->headers, "Expect:") || !c->multi || !c->share) {
+            !curl_slist_append(c->headers, "Expect:") || !c->multi) {
                 http_client_free(c);
                 return errbuf_set(e, ENOMEM, "libcurl", "out of memory");
         }
@@ -122,20 +120,32 @@ int http_client_new(const struct http_tls *tls, const struct http_opts *o, struc
                 http_client_free(c);
                 return r;
         }
-        curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
         http_client_keep(c, 0);
         *ret = c;
         return 0;
 }
 
+/* Connections the TLS budget allows beside a session for each node of the fleet (fleet.h). */
+static unsigned keep_budget(unsigned fleet)
+{
+        unsigned long long sessions = (unsigned long long)fleet * HTTP_SESSION_BYTES;
+        unsigned long long conns;
+
+        if (sessions >= HTTP_TLS_BUDGET)
+                return HTTP_KEEP_MIN;
+        conns = (HTTP_TLS_BUDGET - sessions) / HTTP_CONN_BYTES;
+        return conns < HTTP_KEEP_MIN ? HTTP_KEEP_MIN : conns > HTTP_KEEP_MAX ? HTTP_KEEP_MAX : (unsigned)conns;
+}
+
 unsigned http_client_keep(struct http_client *c, unsigned n)
 {
         unsigned keep = n > c->o.max_conns ? n : c->o.max_conns;
+        unsigned most = keep_budget(c->o.fleet);
 
         if (keep < c->keep)
                 keep = c->keep;         /* never fewer than asked before: those connections may be wanted still */
-        if (keep > HTTP_KEEP_MAX)
-                keep = HTTP_KEEP_MAX;
+        if (keep > most)
+                keep = most;
         if (c->keep_max && keep + c->o.parallel > c->keep_max)
                 keep = c->keep_max > c->o.parallel ? c->keep_max - c->o.parallel : 1;
         if (keep != c->keep)
@@ -158,8 +168,6 @@ void http_client_free(struct http_client *c)
         free(c->idle);
         if (c->multi)
                 curl_multi_cleanup(c->multi);
-        if (c->share)
-                curl_share_cleanup(c->share);
         curl_slist_free_all(c->headers);
         fleet_tls_free(c->tls);
         free(c);
@@ -209,7 +217,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
         return len;
 }
 
-/* A new easy handle with what every request shares: TLS, the share, the headers. */
+/* A new easy handle with what every request shares: TLS (and its sessions), the headers. */
 static CURL *easy_new(struct http_client *c)
 {
         CURL *easy = curl_easy_init();
@@ -219,7 +227,6 @@ static CURL *easy_new(struct http_client *c)
         c->stats.handles++;
         curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "https");
         curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(easy, CURLOPT_SHARE, c->share);
         /* The CA, certificate and key come from c->tls (fleet_tls_on_ctx), not from files per connection. */
         curl_easy_setopt(easy, CURLOPT_CAINFO, NULL);
         curl_easy_setopt(easy, CURLOPT_CAPATH, NULL);
@@ -227,6 +234,7 @@ static CURL *easy_new(struct http_client *c)
         curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L);
         curl_easy_setopt(easy, CURLOPT_SSL_CTX_FUNCTION, fleet_tls_on_ctx);
         curl_easy_setopt(easy, CURLOPT_SSL_CTX_DATA, c->tls);
+        curl_easy_setopt(easy, CURLOPT_SSL_SESSIONID_CACHE, 0L);       /* fleet_tls keeps the sessions */
         curl_easy_setopt(easy, CURLOPT_SSLVERSION, (long)(CURL_SSLVERSION_TLSv1_2 | CURL_SSLVERSION_MAX_DEFAULT));
         curl_easy_setopt(easy, CURLOPT_SSL_CIPHER_LIST, HTTP_TLS12_CIPHERS);
         curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, (long)c->o.connect_timeout_ms);
@@ -346,6 +354,7 @@ static void finish(struct http_client *c, struct http_req *r, CURLcode rc)
         curl_easy_getinfo(r->easy_, CURLINFO_NUM_CONNECTS, &connects);
         curl_easy_getinfo(r->easy_, CURLINFO_REQUEST_SIZE, &request_size);
         c->stats.connects += (unsigned long long)(connects > 0 ? connects : 0);
+        c->stats.resumed += connects > 0 && fleet_tls_resumed(r->easy_);
         r->sent = request_size > 0;
         if (rc == CURLE_OK)
                 curl_easy_getinfo(r->easy_, CURLINFO_RESPONSE_CODE, &r->status);

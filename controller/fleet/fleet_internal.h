@@ -14,7 +14,8 @@
  * certificates must chain to, the client certificate (with its chain) and its key.
  * libcurl would read and decode the three files again for every new connection (with
  * OpenSSL 3, decoding is most of a connection's own CPU and a few KB of its memory);
- * instead every connection's SSL_CTX is given these, by reference.
+ * instead every connection's SSL_CTX is given these, by reference. It keeps the
+ * sessions the agents issue too, so that a reconnection resumes one (fleet_tls.c).
  */
 struct fleet_tls;
 
@@ -30,3 +31,6 @@ int fleet_tls_check_backend(struct errbuf *e);
  * the certificate, and require that the agent's certificate be for a server.
  */
 CURLcode fleet_tls_on_ctx(CURL *curl, void *ssl_ctx, void *userdata);
+
+/* The connection easy's last transfer used resumed a session (fleet_tls.c: the sessions). */
+bool fleet_tls_resumed(CURL *easy);

@@ -1,5 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* The TLS material of the fan-out's connections: read once, given to every connection by reference. */
+/*
+ * The TLS material of the fan-out's connections: read once, given to every connection
+ * by reference; and the sessions the agents' tickets let it resume.
+ *
+ * Sessions: libcurl's own cache holds 8 sessions per share (lib/share.c, 7.88), so a
+ * controller that talks to thousands of agents never finds one there when it
+ * reconnects (a pre-flight's connection closed, its node's wave an instant later). This
+ * cache keeps the newest session of each agent (host:port), serialised (about 1.2 KB
+ * with its ticket and the agent's certificate), at most SESSIONS_MAX of them, and takes
+ * a session out when a connection uses it (a TLS 1.3 ticket is for one use; the agent
+ * sends a new one on the resumed connection). libcurl makes a new SSL_CTX for each
+ * connection and calls CURLOPT_SSL_CTX_FUNCTION (fleet_tls_on_ctx) on it before it
+ * makes the SSL: the SSL_CTX remembers the agent (ex_data), its new-session callback
+ * stores what the agent issues, and its info callback, at the start of the handshake
+ * (SSL_CB_HANDSHAKE_START: nothing is built or sent yet), gives the SSL the session to
+ * resume. A resumed session carries the agent's certificate as verified in the full
+ * handshake; libcurl checks the host name against it as on every connection.
+ */
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -7,17 +24,160 @@
 
 #include "controller/fleet/fleet_internal.h"
 
+#define SESSIONS_MAX 16384             /* sessions kept: about 20 MB at most */
+#define SESSION_BYTES_MAX 4096          /* a larger one is not kept */
+#define SESSION_BUCKETS 4096
+
+struct session {
+        struct session *next;
+        size_t len;                     /* of der */
+        unsigned char *der;             /* i2d_SSL_SESSION */
+        char agent[];                   /* host:port */
+};
+
 struct fleet_tls {
         X509_STORE *store;              /* the CA */
         X509 *cert;
         STACK_OF(X509) *chain;          /* certificates after the first in the certificate file */
         EVP_PKEY *key;
+        struct session **buckets;       /* SESSION_BUCKETS chains */
+        unsigned n_sessions;
 };
+
+static int agent_index = -1;            /* SSL_CTX ex_data: the agent's host:port (malloc'd) */
+
+static void free_agent(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp)
+{
+        free(ptr);
+}
+
+static unsigned bucket_of(const char *agent)
+{
+        unsigned h = 2166136261u;
+
+        for (const char *p = agent; *p; p++)
+                h = (h ^ (unsigned char)*p) * 16777619u;
+        return h % SESSION_BUCKETS;
+}
+
+/* The session stored for agent, taken out of the cache (NULL: none). */
+static struct session *session_take(struct fleet_tls *t, const char *agent)
+{
+        for (struct session **pp = &t->buckets[bucket_of(agent)]; *pp; pp = &(*pp)->next)
+                if (streq((*pp)->agent, agent)) {
+                        struct session *s = *pp;
+
+                        *pp = s->next;
+                        t->n_sessions--;
+                        return s;
+                }
+        return NULL;
+}
+
+static void session_free(struct session *s)
+{
+        if (s)
+                OPENSSL_free(s->der);
+        free(s);
+}
+
+/* SSL_CTX_sess_set_new_cb: the agent issued a session (ticket): keep its newest. Never holds sess. */
+static int on_new_session(SSL *ssl, SSL_SESSION *sess)
+{
+        SSL_CTX *ctx = SSL_get_SSL_CTX(ssl);
+        struct fleet_tls *t = ctx ? SSL_CTX_get_app_data(ctx) : NULL;
+        const char *agent = ctx ? SSL_CTX_get_ex_data(ctx, agent_index) : NULL;
+        struct session *s;
+        int len;
+
+        if (!t || !agent || !SSL_SESSION_is_resumable(sess))
+                return 0;
+        session_free(session_take(t, agent));
+        len = i2d_SSL_SESSION(sess, NULL);
+        if (len <= 0 || len > SESSION_BYTES_MAX || t->n_sessions >= SESSIONS_MAX)
+                return 0;
+        s = calloc(1, sizeof(*s) + strlen(agent) + 1);
+        if (!s)
+                return 0;
+        strcpy(s->agent, agent);
+        s->len = (size_t)i2d_SSL_SESSION(sess, &s->der);
+        if (!s->der || s->len != (size_t)len) {
+                session_free(s);
+                return 0;
+        }
+        s->next = t->buckets[bucket_of(agent)];
+        t->buckets[bucket_of(agent)] = s;
+        t->n_sessions++;
+        return 0;
+}
+
+/*
+ * SSL_CTX_set_info_callback: at the start of the handshake, the session stored for this
+ * agent (if any) becomes the one this connection offers. The callback's SSL is const
+ * because OpenSSL only reports through it; SSL_set_session() here is what it would have
+ * been before SSL_connect(): the handshake has built nothing yet.
+ */
+static void on_info(const SSL *cssl, int where, int ret)
+{
+        SSL *ssl = (SSL *)cssl;
+        SSL_CTX *ctx = SSL_get_SSL_CTX(ssl);
+        struct fleet_tls *t = ctx ? SSL_CTX_get_app_data(ctx) : NULL;
+        const char *agent = ctx ? SSL_CTX_get_ex_data(ctx, agent_index) : NULL;
+        const unsigned char *p;
+        struct session *s;
+        SSL_SESSION *sess;
+
+        if (!(where & SSL_CB_HANDSHAKE_START) || !t || !agent || SSL_get_session(ssl) || !(s = session_take(t, agent)))
+                return;
+        p = s->der;
+        sess = d2i_SSL_SESSION(NULL, &p, (long)s->len);
+        if (sess)
+                SSL_set_session(ssl, sess);
+        SSL_SESSION_free(sess);
+        session_free(s);
+        ERR_clear_error();
+}
+
+/* The agent a connection goes to, from its URL: "host:port" (the port https implies when none is given). */
+static char *agent_of(CURL *curl)
+{
+        const char *url = NULL, *h, *end;
+        char *agent;
+        size_t n;
+
+        if (curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &url) != CURLE_OK || !url || !(h = strstr(url, "://")))
+                return NULL;
+        h += 3;
+        end = h + strcspn(h, "/?#");
+        n = (size_t)(end - h);
+        agent = malloc(n + sizeof(":443"));
+        if (!agent)
+                return NULL;
+        memcpy(agent, h, n);
+        agent[n] = '\0';
+        if (agent[0] == '[' ? !strstr(agent, "]:") : !strchr(agent, ':'))
+                strcat(agent, ":443");
+        return agent;
+}
+
+bool fleet_tls_resumed(CURL *easy)
+{
+        struct curl_tlssessioninfo *info = NULL;
+
+        return curl_easy_getinfo(easy, CURLINFO_TLS_SSL_PTR, &info) == CURLE_OK && info &&
+               info->backend == CURLSSLBACKEND_OPENSSL && info->internals && SSL_session_reused(info->internals) == 1;
+}
 
 void fleet_tls_free(struct fleet_tls *t)
 {
         if (!t)
                 return;
+        for (unsigned b = 0; t->buckets && b < SESSION_BUCKETS; b++)
+                for (struct session *s = t->buckets[b], *next; s; s = next) {
+                        next = s->next;
+                        session_free(s);
+                }
+        free(t->buckets);
         X509_STORE_free(t->store);
         X509_free(t->cert);
         sk_X509_pop_free(t->chain, X509_free);
@@ -70,8 +230,11 @@ int fleet_tls_load(const struct http_tls *tls, struct fleet_tls **ret, struct er
 
         if (!t)
                 return errbuf_set(e, ENOMEM, "libcurl", "out of memory");
+        if (agent_index < 0)
+                agent_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, free_agent);
         t->store = X509_STORE_new();
-        if (!t->store)
+        t->buckets = calloc(SESSION_BUCKETS, sizeof(*t->buckets));
+        if (!t->store || !t->buckets || agent_index < 0)
                 r = errbuf_set(e, ENOMEM, "libcurl", "out of memory");
         else if (X509_STORE_load_file(t->store, tls->ca) != 1)
                 r = errbuf_set(e, EINVAL, tls->ca, "cannot read a PEM CA certificate from it");
@@ -118,7 +281,7 @@ static int verify_server_purpose(int ok, X509_STORE_CTX *ctx)
 
 CURLcode fleet_tls_on_ctx(CURL *curl, void *ssl_ctx, void *userdata)
 {
-        const struct fleet_tls *t = userdata;
+        struct fleet_tls *t = userdata;
         SSL_CTX *ctx = ssl_ctx;
         bool ok;
 
@@ -128,5 +291,18 @@ CURLcode fleet_tls_on_ctx(CURL *curl, void *ssl_ctx, void *userdata)
         for (int i = 0; ok && i < sk_X509_num(t->chain); i++)
                 ok = SSL_CTX_add1_chain_cert(ctx, sk_X509_value(t->chain, i)) == 1;
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, verify_server_purpose);
+        /* Sessions: this cache's, not libcurl's (the connections have CURLOPT_SSL_SESSIONID_CACHE off). */
+        if (ok) {
+                char *agent = agent_of(curl);
+
+                if (agent && SSL_CTX_set_ex_data(ctx, agent_index, agent) == 1) {
+                        SSL_CTX_set_app_data(ctx, t);
+                        SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+                        SSL_CTX_sess_set_new_cb(ctx, on_new_session);
+                        SSL_CTX_set_info_callback(ctx, on_info);
+                } else {
+                        free(agent);
+                }
+        }
         return ok ? CURLE_OK : CURLE_SSL_CERTPROBLEM;
 }

@@ -7,7 +7,7 @@
  * real agents (bench/rollout_200.sh, bench/ctl_etcd_200.sh).
  *
  *   loadgen_agent --listen 0.0.0.0:PORT --endpoints N --client-ca CA
- *                 (--sign-ca CA.crt --sign-key CA.key | --cert C --key K) [--apply-ms MS]
+ *                 (--sign-ca CA.crt --sign-key CA.key | --cert C --key K) [--apply-ms MS] [--close]
  *
  * Design: one process, one mTLS listener (the agent's own HTTPS server code,
  * agent/http.c: client certificates required and verified) bound to every
@@ -26,7 +26,9 @@
  *   POST /v1/plan (one change, or none when the document is the committed one)
  *   POST /v1/apply?confirm_timeout_s=S&idempotency_key=K  (a known key: replayed)
  *   POST /v1/confirm/{tx}, POST /v1/rollback
- * --apply-ms makes every apply take that long (a stand-in for device work).
+ * --apply-ms makes every apply take that long (a stand-in for device work); --close
+ * closes every connection after its answer (the client reconnects for each request,
+ * resuming its TLS session when it kept the ticket).
  * On SIGUSR1 it prints its counters (requests, connections accepted, applies, replays)
  * on stderr, and once more on SIGTERM.
  */
@@ -72,6 +74,7 @@ static struct lg_slot *slots;
 static gnutls_pcert_st *certs;          /* --sign-ca: endpoint i's certificate */
 static gnutls_privkey_t cert_key;       /* ... and the key of all of them */
 static unsigned n_slots, apply_ms;
+static bool close_each;
 static atomic_ullong n_requests, n_applies, n_replays, n_confirms, n_unknown;
 static volatile sig_atomic_t stopping, reporting;
 
@@ -297,6 +300,7 @@ static void handle(void *ud, const struct http_request *req, struct http_respons
         } else {
                 http_error(resp, 404, "not_found", NULL, "no such endpoint");
         }
+        resp->close |= close_each;
 }
 
 /* ---- one certificate per endpoint (--sign-ca, --sign-key) ---- */
@@ -410,11 +414,11 @@ static void on_signal(int sig)
                 stopping = 1;
 }
 
-/* "loadgen_agent: R requests, C connections, ...": C counts the TLS handshakes it answered. */
+/* "loadgen_agent: R requests, C connections, S resumed, ...": C counts the TLS handshakes it answered, S those that resumed a session. */
 static void report(struct http_server *srv)
 {
-        fprintf(stderr, "loadgen_agent: %llu requests, %llu connections, %llu applies, %llu replayed keys, "
-                "%llu confirms, %llu to unknown addresses\n", atomic_load(&n_requests), http_accepted(srv),
+        fprintf(stderr, "loadgen_agent: %llu requests, %llu connections, %llu resumed, %llu applies, %llu replayed keys, "
+                "%llu confirms, %llu to unknown addresses\n", atomic_load(&n_requests), http_accepted(srv), http_resumed(srv),
                 atomic_load(&n_applies), atomic_load(&n_replays), atomic_load(&n_confirms), atomic_load(&n_unknown));
 }
 
@@ -425,6 +429,7 @@ int main(int argc, char **argv)
                 { "cert", required_argument, NULL, 'c' }, { "key", required_argument, NULL, 'k' },
                 { "client-ca", required_argument, NULL, 'a' }, { "apply-ms", required_argument, NULL, 'm' },
                 { "sign-ca", required_argument, NULL, 'S' }, { "sign-key", required_argument, NULL, 'K' },
+                { "close", no_argument, NULL, 'C' },
                 { 0 },
         };
         struct http_options o = { .max_body = 1u << 20, .timeout_s = 30, .header_timeout_s = 5, .max_connections = 8192,
@@ -447,9 +452,10 @@ int main(int argc, char **argv)
                 case 'm': apply_ms = (unsigned)strtoul(optarg, NULL, 10); break;
                 case 'S': sign_ca = optarg; break;
                 case 'K': sign_key = optarg; break;
+                case 'C': close_each = true; break;
                 default:
                         fprintf(stderr, "usage: loadgen_agent --listen ADDR:PORT --endpoints N --client-ca CA "
-                                        "(--sign-ca CA.crt --sign-key CA.key | --cert C --key K) [--apply-ms MS]\n");
+                                        "(--sign-ca CA.crt --sign-key CA.key | --cert C --key K) [--apply-ms MS] [--close]\n");
                         return 2;
                 }
         }
