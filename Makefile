@@ -229,7 +229,7 @@ bench: deps-check all test-bins
 bench-scale: deps-check all test-bins
 	$(Q)BUILD=$(BUILD) BENCH=ctl_scale BENCH_TIMEOUT=$${BENCH_TIMEOUT:-7200} bench/run.sh
 bench-scale-loop: deps-check all test-bins
-	$(Q)BUILD=$(BUILD) BENCH=ctl_scale LOOP=$${LOOP:-10} BENCH_TIMEOUT=$${BENCH_TIMEOUT:-7200} bench/run.sh
+	$(Q)BUILD=$(BUILD) BENCH=ctl_scale_loop BENCH_TIMEOUT=$${BENCH_TIMEOUT:-7200} bench/run.sh
 
 # Binaries, man pages, profiles, bash completion and the systemd units (their
 # ExecStart= pointing at BINDIR). The Debian package calls it with PREFIX=/usr.

@@ -23,8 +23,8 @@
 # of the smallest size's; every node of every rollout committed.
 #
 # SIZES="1000 5000 10000" by default. LOOP=10: instead, that many consecutive SQLite
-# rollouts at the largest size (`make bench-scale-loop`), each of which must commit
-# every node. FLOOR_MAX_CONNS: the floor's connections kept (default: a whole wave's).
+# rollouts at the largest size (bench/ctl_scale_loop.sh, `make bench-scale-loop`), each
+# of which must commit every node. FLOOR_MAX_CONNS: the floor's connections kept (default: a whole wave's).
 . "$(cd "$(dirname "$0")/.." && pwd)/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/etcd.sh"
 . "$NETTUNE_TOP/bench/stats.sh"
@@ -36,6 +36,7 @@ FLOOR=$BUILD/tools/https_floor
 for b in "$LG" "$FLOOR"; do [ -x "$b" ] || skip "'$b' is not built (make test-bins)"; done
 SIZES=${SIZES:-1000 5000 10000}
 LOOP=${LOOP:-0}
+NAME=${SCALE_NAME:-ctl_scale}           # the benchmark's name in its lines and goals
 MAX=$(printf '%s\n' $SIZES | sort -n | tail -1)
 MIN=$(printf '%s\n' $SIZES | sort -n | head -1)
 PORT=7440
@@ -80,11 +81,12 @@ if [ "$LOOP" -gt 0 ]; then
         for ((i = 1; i <= LOOP; i++)); do
                 pol=$T/a.json; [ $((i % 2)) = 0 ] && pol=$T/b.json
                 sqlite_rollout "$ns" "$T/inv.json" "$pol" --parallel 64 "${ARGS[@]}"
-                say "ctl_scale: loop $i/$LOOP: $MAX endpoints: rollout $(secs "$Q_WALL_MS"), $Q_COMMITTED committed, peak rss $((Q_RSS_KB / 1024)) MiB (load $(load))"
+                say "$NAME: $i/$LOOP: $MAX endpoints: rollout $(secs "$Q_WALL_MS"), $Q_COMMITTED committed, peak rss $((Q_RSS_KB / 1024)) MiB (load $(load))"
                 [ "$Q_COMMITTED" = "$MAX" ] && ok=$((ok + 1))
         done
-        goal "ctl_scale: consecutive $MAX-endpoint rollouts with every node committed" "$ok" ">=" "$LOOP" "of $LOOP"
-        [ -z "${BENCH_SECTION:-}" ] || { echo "### ctl_scale: $LOOP consecutive rollouts of $MAX endpoints"; echo;
+        goal "$NAME: consecutive $MAX-endpoint rollouts with every node committed" "$ok" ">=" "$LOOP" "of $LOOP"
+        [ -z "${BENCH_SECTION:-}" ] || { echo "### $NAME: $LOOP consecutive rollouts of $MAX endpoints"; echo
+                                         echo "\`make bench-scale-loop\` on $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, commit $(git -C "$NETTUNE_TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)."; echo
                                          sed 's/^/    /' "$T/section.lines"; } >> "$BENCH_SECTION"
         exit 0
 fi

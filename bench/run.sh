@@ -12,8 +12,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build} NETTUNE_TOP=$PWD
 order="mtu_apply_64 state_1000 rollback_64 pfc_storm probe_tcp_vs_iperf3 agent_footprint rollout_200 ctl_store_2000 ctl_etcd_200 api_hostile probe_verbs_vs_ib_write_bw ecn_lab fabric_lab"
-# Run only when selected (BENCH=ctl_scale: `make bench-scale`); their sections are kept like the others'.
-selected_only="ctl_scale"
+# Run only when selected (BENCH=ctl_scale: `make bench-scale`; ctl_scale_loop: `make
+# bench-scale-loop`); their sections are kept like the others'.
+selected_only="ctl_scale ctl_scale_loop"
 sel=${BENCH:-$order}
 out=${OUT:-bench/RESULTS.md}
 HISTORY_MAX=${HISTORY_MAX:-30}
@@ -160,8 +161,8 @@ history() {
         echo
         history
         # chaos: written by `make check-chaos` (tests/chaos/run.sh); durability: the journal's
-        # designs measured side by side once (docs/design.md); ctl_scale: `make bench-scale`.
-        # All kept as they are when not run.
+        # designs measured side by side once (docs/design.md); ctl_scale, ctl_scale_loop:
+        # `make bench-scale`, `make bench-scale-loop`. All kept as they are when not run.
         for b in $order $selected_only chaos durability; do
                 if [ -s "$BENCH_SECTIONS/$b.md" ]; then
                         printf '\n<!-- section %s -->\n' "$b"
