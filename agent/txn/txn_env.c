@@ -25,6 +25,18 @@ void txn_result_init(struct txn_result *r)
         r->exit_code = OUTCOME_RUNTIME;
 }
 
+void txn_rollback_name_gate(struct txn_result *res, const char *policy)
+{
+        char text[POLICY_NAME_MAX + 128];
+
+        if (!(res->baseline.ran && !res->baseline.ok) && !(res->post.ran && !res->post.ok) &&
+            !streq(res->restored_by, "gate"))
+                return;
+        snprintf(text, sizeof(text), " (a rollback is gated by the verify settings of the revision it returns "
+                 "to: policy '%s')", policy);
+        errbuf_suffix(&res->error, text);
+}
+
 void txn_result_done(struct txn_result *r)
 {
         if (!r)

@@ -126,6 +126,15 @@ int txn_probe_default(struct txn_env *env, const struct plan_probe *pin, const c
 /* Detached child that restores tx at its deadline unless confirmed. */
 int txn_spawn_watchdog(struct txn_env *env, int64_t tx, struct errbuf *e);
 
+/* ---- txn_env.c ---- */
+
+/*
+ * A rollback gated by the verify settings of the revision it returns to (policy names
+ * that revision's policy): when its probe failed or its gate restored, the error says
+ * whose settings they were, not the change it undoes.
+ */
+void txn_rollback_name_gate(struct txn_result *res, const char *policy);
+
 /* ---- txn_switch.c: switch targets in a transaction ---- */
 
 /* Seconds of the vendor commit-confirm timer: read-back, settle and post probe plus a margin. */

@@ -172,6 +172,8 @@ int txn_rollback(struct txn_env *env, struct txn_result *ret)
         if (r >= 0) {
                 snprintf(plan.policy, sizeof(plan.policy), "%s", prev ? prev->name : "");
                 r = txn_run(env, "rollback", json, prev ? &prev->verify : NULL, 0, &plan, ret);
+                if (prev)
+                        txn_rollback_name_gate(ret, prev->name);
         } else {
                 txn_finish(ret, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
         }

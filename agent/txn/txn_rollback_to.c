@@ -37,6 +37,7 @@ int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret)
         }
         env->apply_kind = "rollback";
         r = txn_apply(env, p, 0, ret);
+        txn_rollback_name_gate(ret, p->name);
         env->apply_kind = kind;
         policy_free(p);
         return r;

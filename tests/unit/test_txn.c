@@ -517,6 +517,7 @@ static void test_lock_excludes(void)
 
 static void test_rollback(void)
 {
+        static const double pass[] = { 10.0, 9.0 }, regress[] = { 10.0, 5.0 };
         struct txn_result r;
 
         fresh_devices();
@@ -531,6 +532,28 @@ static void test_rollback(void)
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
         CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 9000);
         txn_result_done(&r);
+
+        /*
+         * Undoing 4000 over a gated 2000 revision: the way back is gated by 2000's verify
+         * settings. It regresses, so 4000 stays, and the error names the revision whose
+         * gate that was.
+         */
+        fakedrv_set_probes(pass, 2);
+        CU_ASSERT_EQUAL(apply(2000, GATED, -1, &r), OUTCOME_OK);
+        txn_result_done(&r);
+        CU_ASSERT_EQUAL(apply(4000, NULL, -1, &r), OUTCOME_OK);
+        txn_result_done(&r);
+        fakedrv_set_probes(regress, 2);
+        txn_result_init(&r);
+        txn_rollback(&env, &r);
+        CU_ASSERT_EQUAL(r.exit_code, OUTCOME_ROLLED_BACK);
+        CU_ASSERT_STRING_EQUAL(r.restored_by, "gate");
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 4000);
+        CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 4000);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "(a rollback is gated by the verify settings of the revision it "
+                                      "returns to: policy 't2000')"));
+        txn_result_done(&r);
+        fakedrv_set_probes(pass, 2);
 }
 
 /* The revision number a committed apply recorded. */
@@ -599,6 +622,10 @@ static void test_rollback_to(void)
         CU_ASSERT_EQUAL(r.exit_code, OUTCOME_ROLLED_BACK);
         CU_ASSERT_STRING_EQUAL(r.restored_by, "gate");
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        /* ... and says whose gate it was: the revision it returns to, not the one it undoes. */
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "post-change rate 5.000 Gb/s is 50.0% below"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "(a rollback is gated by the verify settings of the revision it "
+                                      "returns to: policy 't2000')"));
         txn_result_done(&r);
         fakedrv_set_probes(pass, 2);
         txn_result_init(&r);
