@@ -105,14 +105,14 @@ struct http_opts {
 
 /*
  * What TLS state a client keeps, in memory: an idle connection costs about 45 KB in libcurl
- * and OpenSSL, a session kept for resumption about 2 KB (fleet_tls.c). Connections kept
- * and a session for every node of the fleet share HTTP_TLS_BUDGET; at least HTTP_KEEP_MIN
- * and at most HTTP_KEEP_MAX connections are kept whatever the fleet (1,024 for a fleet of
- * 1,000 nodes, about 650 for one of 10,000).
+ * and OpenSSL, a session kept for resumption about 2 KB (fleet_tls.c), and sessions take
+ * HTTP_SESSIONS_BYTES at most. Connections kept and a session for every node of the
+ * fleet share HTTP_TLS_BUDGET; at most HTTP_KEEP_MAX connections are kept (1,024 for a
+ * fleet of 1,000 nodes, about 650 for one of 10,000, 546 for any fleet of 12,288 or more).
  */
 #define HTTP_KEEP_MAX 1024
-#define HTTP_KEEP_MIN 256
 #define HTTP_TLS_BUDGET (48u << 20)
+#define HTTP_SESSIONS_BYTES (24u << 20)
 #define HTTP_CONN_BYTES (45u << 10)
 #define HTTP_SESSION_BYTES 2048u
 

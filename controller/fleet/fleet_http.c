@@ -131,10 +131,10 @@ static unsigned keep_budget(unsigned fleet)
         unsigned long long sessions = (unsigned long long)fleet * HTTP_SESSION_BYTES;
         unsigned long long conns;
 
-        if (sessions >= HTTP_TLS_BUDGET)
-                return HTTP_KEEP_MIN;
+        if (sessions > HTTP_SESSIONS_BYTES)
+                sessions = HTTP_SESSIONS_BYTES;
         conns = (HTTP_TLS_BUDGET - sessions) / HTTP_CONN_BYTES;
-        return conns < HTTP_KEEP_MIN ? HTTP_KEEP_MIN : conns > HTTP_KEEP_MAX ? HTTP_KEEP_MAX : (unsigned)conns;
+        return conns > HTTP_KEEP_MAX ? HTTP_KEEP_MAX : (unsigned)conns;
 }
 
 unsigned http_client_keep(struct http_client *c, unsigned n)

@@ -6,8 +6,10 @@
  * Sessions: libcurl's own cache holds 8 sessions per share (lib/share.c, 7.88), so a
  * controller that talks to thousands of agents never finds one there when it
  * reconnects (a pre-flight's connection closed, its node's wave an instant later). This
- * cache keeps the newest session of each agent (host:port), serialised (about 1.2 KB
- * with its ticket and the agent's certificate), at most SESSIONS_MAX of them, and takes
+ * cache keeps the newest session of each agent (host:port), serialised (about 1.6 KB
+ * with its ticket and the agent's certificate), HTTP_SESSIONS_BYTES of them at most
+ * (fleet.h: past it, a new session is not kept and its agent's next connection makes
+ * a full handshake), and takes
  * a session out when a connection uses it (a TLS 1.3 ticket is for one use; the agent
  * sends a new one on the resumed connection). libcurl makes a new SSL_CTX for each
  * connection and calls CURLOPT_SSL_CTX_FUNCTION (fleet_tls_on_ctx) on it before it
@@ -24,12 +26,12 @@
 
 #include "controller/fleet/fleet_internal.h"
 
-#define SESSIONS_MAX 16384             /* sessions kept: about 20 MB at most */
 #define SESSION_BYTES_MAX 4096          /* a larger one is not kept */
 #define SESSION_BUCKETS 4096
 
 struct session {
         struct session *next;
+        size_t cost;                    /* bytes it holds, as counted against HTTP_SESSIONS_BYTES */
         size_t len;                     /* of der */
         unsigned char *der;             /* i2d_SSL_SESSION */
         char agent[];                   /* host:port */
@@ -41,7 +43,7 @@ struct fleet_tls {
         STACK_OF(X509) *chain;          /* certificates after the first in the certificate file */
         EVP_PKEY *key;
         struct session **buckets;       /* SESSION_BUCKETS chains */
-        unsigned n_sessions;
+        size_t session_bytes;           /* the cost of those kept */
 };
 
 static int agent_index = -1;            /* SSL_CTX ex_data: the agent's host:port (malloc'd) */
@@ -68,7 +70,7 @@ static struct session *session_take(struct fleet_tls *t, const char *agent)
                         struct session *s = *pp;
 
                         *pp = s->next;
-                        t->n_sessions--;
+                        t->session_bytes -= s->cost;
                         return s;
                 }
         return NULL;
@@ -88,18 +90,21 @@ static int on_new_session(SSL *ssl, SSL_SESSION *sess)
         struct fleet_tls *t = ctx ? SSL_CTX_get_app_data(ctx) : NULL;
         const char *agent = ctx ? SSL_CTX_get_ex_data(ctx, agent_index) : NULL;
         struct session *s;
+        size_t cost;
         int len;
 
         if (!t || !agent || !SSL_SESSION_is_resumable(sess))
                 return 0;
         session_free(session_take(t, agent));
         len = i2d_SSL_SESSION(sess, NULL);
-        if (len <= 0 || len > SESSION_BYTES_MAX || t->n_sessions >= SESSIONS_MAX)
+        cost = sizeof(*s) + strlen(agent) + 1 + (size_t)len;
+        if (len <= 0 || len > SESSION_BYTES_MAX || t->session_bytes + cost > HTTP_SESSIONS_BYTES)
                 return 0;
         s = calloc(1, sizeof(*s) + strlen(agent) + 1);
         if (!s)
                 return 0;
         strcpy(s->agent, agent);
+        s->cost = cost;
         s->len = (size_t)i2d_SSL_SESSION(sess, &s->der);
         if (!s->der || s->len != (size_t)len) {
                 session_free(s);
@@ -107,7 +112,7 @@ static int on_new_session(SSL *ssl, SSL_SESSION *sess)
         }
         s->next = t->buckets[bucket_of(agent)];
         t->buckets[bucket_of(agent)] = s;
-        t->n_sessions++;
+        t->session_bytes += cost;
         return 0;
 }
 
