@@ -90,9 +90,15 @@ const char *http_query(const struct http_request *req, const char *key)
 static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_response *resp)
 {
         const char *body = resp->body ? resp->body : "";
-        struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+        struct MHD_Response *r;
         enum MHD_Result ret;
 
+        if (resp->drop) {
+                free(resp->body);
+                resp->body = NULL;
+                return MHD_NO;          /* libmicrohttpd closes the connection, answering nothing */
+        }
+        r = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
         if (!r)
                 return MHD_NO;
         MHD_add_response_header(r, "Content-Type", resp->content_type ? resp->content_type : "application/json");

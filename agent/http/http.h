@@ -67,6 +67,7 @@ struct http_response {
         char *body;                     /* owned (malloc) */
         const char *content_type;       /* static string */
         bool close;                     /* close the connection after this answer */
+        bool drop;                      /* close it with no answer at all (the load generator's lost requests) */
 };
 
 typedef void (*http_handler_t)(void *userdata, const struct http_request *req, struct http_response *resp);

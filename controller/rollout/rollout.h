@@ -253,12 +253,21 @@ bool reconcile_adopt_tx(struct rnode *n, const struct reply_history_tx *h);
  */
 void rollout_node_take_rev(struct rnode *n, long long rev);
 
+/* Who asks what became of a node step whose answer was never recorded. */
+enum reconcile_mode {
+        RECONCILE_RESUME,               /* a controller resuming a step another (or an earlier) one ran */
+        RECONCILE_LIVE,                 /* the step just ran and its answer was lost */
+        RECONCILE_LIVE_LAST,            /* the same, after the step was sent a second time */
+};
+
 /*
  * Adopt what the agent's history says of an applying node's key (found: 1 the
- * transaction h, 0 none). live: during the run (none = unreachable), else a resume
- * (none = send again). false: the agent is still at work on it, ask again.
+ * transaction h, 0 none). No such transaction: the apply never arrived, and it is
+ * sent again with the same key (planned, key kept), except after its second send
+ * during a run (RECONCILE_LIVE_LAST: unreachable). false: the agent is still at work
+ * on it, ask again.
  */
-bool reconcile_adopt_keyed(struct rnode *n, int found, const struct reply_history_tx *h, bool live);
+bool reconcile_adopt_keyed(struct rnode *n, int found, const struct reply_history_tx *h, enum reconcile_mode mode);
 
 enum rollback_check {
         ROLLBACK_SEND,                  /* its transaction is the newest committed one: undo it */
@@ -339,8 +348,9 @@ void rollout_end_state(struct rollout_rec *r, bool halted, const char *fabric_re
  *                     nobody was there to confirm it -> planned with a new key (it never got
  *                     a verdict); still running -> asked again; no such transaction -> planned,
  *                     keeping K (sent again with the same key, which the agent answers from its
- *                     journal if the first one arrived after all), or, during a live run,
- *                     unreachable (nobody will confirm it if it still arrives)
+ *                     journal if the first one arrived after all); during a live run, once:
+ *                     after the second send, unreachable (nobody will confirm it if it still
+ *                     arrives)
  *   pending or unknown, tx T   GET /v1/transactions/T: committed, pending (with its
  *                     deadline), reverted (restored by its agent) or failed (its restore failed)
  *
@@ -381,11 +391,11 @@ int rollout_settle(const struct rollout_run_env *env, struct rnode **nodes, unsi
 
 /*
  * Update nodes[0..n) in memory from what their agents say (the caller journals them).
- * live: the controller is running the step now (an apply without an answer) rather
- * than resuming it. 0, or -errno when libcurl failed.
+ * mode: whether the controller is running the step now (an apply without an answer)
+ * or resuming it. 0, or -errno when libcurl failed.
  */
-int rollout_reconcile(const struct rollout_run_env *env, struct rnode **nodes, unsigned n, bool live,
-                      struct errbuf *e);
+int rollout_reconcile(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
+                      enum reconcile_mode mode, struct errbuf *e);
 
 /* Ask each node's agent; nodes[i] is to be rolled back when ret[i].check is ROLLBACK_SEND. 0 or -errno. */
 int rollout_rollback_check(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,

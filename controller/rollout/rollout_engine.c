@@ -56,18 +56,29 @@ static int apply_wave(struct engine *g, unsigned w)
                         rollout_node_key(r->id, w, (unsigned)(sel[i] - r->nodes), sel[i]->key, sizeof(sel[i]->key));
         }
         rc = step_journal_nodes(g, sel, n, w);
-        if (rc >= 0)
+        /*
+         * An apply whose answer was lost and that its agent never journaled (its
+         * connection failed as it went out) is sent once more with the same key: the
+         * agent applies it once whichever copy it gets.
+         */
+        for (unsigned send = 1; rc >= 0 && n > 0; send++) {
                 rc = step_apply(g, sel, n, w);
-        if (rc < 0)
-                return rc;
-        n = step_select(r, sel, w, false, RNODE_APPLYING);
-        if (n > 0) {
-                rc = rollout_reconcile(g->env, sel, n, true, g->e);
-                if (rc >= 0)
-                        rc = step_journal_nodes(g, sel, n, ENGINE_NO_WAVE);
                 if (rc < 0)
                         return rc;
+                n = step_select(r, sel, w, false, RNODE_APPLYING);
+                if (n == 0)
+                        break;
+                rc = rollout_reconcile(g->env, sel, n, send == 1 ? RECONCILE_LIVE : RECONCILE_LIVE_LAST, g->e);
+                if (rc >= 0)
+                        rc = step_journal_nodes(g, sel, n, ENGINE_NO_WAVE);
+                n = send == 1 && rc >= 0 ? step_select(r, sel, w, false, RNODE_PLANNED) : 0;
+                for (unsigned i = 0; i < n; i++)
+                        sel[i]->state = RNODE_APPLYING;
+                if (n > 0)
+                        rc = step_journal_nodes(g, sel, n, w);
         }
+        if (rc < 0)
+                return rc;
         /*
          * Every answer is in: pending nodes are restored confirm_timeout_s from now at the
          * latest. The earlier deadline goes on record with the verdict.
@@ -213,7 +224,7 @@ static int reconcile_wave(struct engine *g, unsigned w)
         if (n == 0)
                 return 0;
         fprintf(stderr, "resume: asking %u node%s of wave %u what they did\n", n, n == 1 ? "" : "s", w + 1);
-        rc = rollout_reconcile(g->env, sel, n, false, g->e);
+        rc = rollout_reconcile(g->env, sel, n, RECONCILE_RESUME, g->e);
         for (unsigned i = 0; rc >= 0 && i < n; i++) {
                 if (sel[i]->state != RNODE_REVERTED)
                         continue;
@@ -467,7 +478,7 @@ static int phase_ask(struct engine *g, enum engine_phase *next)
                 }
         }
         if (n > 0)
-                rc = rollout_reconcile(g->env, sel, n, false, g->e);
+                rc = rollout_reconcile(g->env, sel, n, RECONCILE_RESUME, g->e);
         for (unsigned i = 0; rc >= 0 && i < n; i++)
                 if (sel[i]->state == RNODE_PLANNED)             /* never arrived: skipped by the halt */
                         step_node_error(sel[i], "its apply never reached its agent before the halt");

@@ -191,14 +191,15 @@ bool reconcile_adopt_tx(struct rnode *n, const struct reply_history_tx *h)
 }
 
 /* A node step journaled as applying with key K, from what the agent's history says of K. */
-bool reconcile_adopt_keyed(struct rnode *n, int found, const struct reply_history_tx *h, bool live)
+bool reconcile_adopt_keyed(struct rnode *n, int found, const struct reply_history_tx *h, enum reconcile_mode mode)
 {
         if (found == 0) {
-                if (live) {
+                if (mode == RECONCILE_LIVE_LAST) {
                         n->state = RNODE_UNREACHABLE;
-                        snprintf(n->error, sizeof(n->error), "its apply got no answer and its agent has no "
-                                 "transaction with its key: the apply did not arrive (if it still does, nothing "
-                                 "confirms the change and its agent restores it at its confirm deadline)");
+                        snprintf(n->error, sizeof(n->error), "its apply, sent twice with the same key, got no "
+                                 "answer and its agent has no transaction with that key: the apply did not arrive "
+                                 "(if it still does, nothing confirms the change and its agent restores it at its "
+                                 "confirm deadline)");
                 } else {
                         n->state = RNODE_PLANNED;       /* never arrived: send again, same key */
                         n->error[0] = '\0';
@@ -217,7 +218,7 @@ bool reconcile_adopt_keyed(struct rnode *n, int found, const struct reply_histor
                 n->state = RNODE_COMMITTED;
                 n->changes = !streq(h->result, "nothing_to_do");
                 n->error[0] = '\0';
-        } else if (!live && streq(h->restored_by, "confirm-timeout")) {
+        } else if (mode == RECONCILE_RESUME && streq(h->restored_by, "confirm-timeout")) {
                 /* It expired unconfirmed while nobody was there to confirm it: the change never
                  * got a verdict. Apply it again, as a new step with a new key. */
                 n->state = RNODE_PLANNED;

@@ -41,7 +41,7 @@ static void on_reconciled(struct http_req *q, void *userdata)
 {
         struct asked *a = q->user;
         struct rnode *n = a->n;
-        bool live = *(const bool *)userdata;
+        enum reconcile_mode mode = *(const enum reconcile_mode *)userdata;
         struct reply_history_tx h;
         struct errbuf pe = { 0 };
         char why[400];
@@ -76,7 +76,7 @@ static void on_reconciled(struct http_req *q, void *userdata)
                 snprintf(n->error, sizeof(n->error), "its agent's answer is unreadable: %.200s", pe.msg);
                 return;
         }
-        a->again = a->by_key ? !reconcile_adopt_keyed(n, found, &h, live) : !reconcile_adopt_tx(n, &h);
+        a->again = a->by_key ? !reconcile_adopt_keyed(n, found, &h, mode) : !reconcile_adopt_tx(n, &h);
 }
 
 static int reconcile_request(const struct rollout_run_env *env, struct asked *a, struct http_req *q)
@@ -91,8 +91,8 @@ static int reconcile_request(const struct rollout_run_env *env, struct asked *a,
         return http_url(q->url, sizeof(q->url), a->n->url, path);
 }
 
-int rollout_reconcile(const struct rollout_run_env *env, struct rnode **nodes, unsigned n, bool live,
-                      struct errbuf *e)
+int rollout_reconcile(const struct rollout_run_env *env, struct rnode **nodes, unsigned n,
+                      enum reconcile_mode mode, struct errbuf *e)
 {
         struct http_req *reqs = calloc(n + 1, sizeof(*reqs));
         struct http_req **ptrs = calloc(n + 1, sizeof(*ptrs));
@@ -124,7 +124,7 @@ int rollout_reconcile(const struct rollout_run_env *env, struct rnode **nodes, u
                         k++;
                 }
                 if (r >= 0 && k > 0)
-                        r = http_run(env->http, ptrs, k, env->timeout_s * 3000 + 10000, on_reconciled, &live);
+                        r = http_run(env->http, ptrs, k, env->timeout_s * 3000 + 10000, on_reconciled, &mode);
                 left = 0;
                 for (unsigned i = 0; i < k; i++)
                         http_req_done(&reqs[i]);

@@ -12,22 +12,13 @@
 # controller closed for idling (20 s) on a slow machine and resumed does not fail it.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/loadgen.sh"
-require_root
-require_cmd openssl python3 ss
-[ -x "$LG" ] || skip "'$LG' is not built (make test-bins)"
 
 N=48
 port=7466
-ns=$(netns_add cc)
-lg_pki "$T/pki"
-lg_inventory "$N" "$port" "$T/pki" > "$T/inv.json"
-policy() {
-        printf '{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "mtu-%s" }, ' "$1"
-        printf '"selector": { "role": "gpu" }, "targets": { "interfaces": ["lg0"] }, "spec": { "mtu": %s }, ' "$1"
-        printf '"verify": { "probe": "none", "settle_ms": 0 } }\n'
-}
-policy 9000 > "$T/a.json"
-policy 4000 > "$T/b.json"
+lg_setup "$N" "$port" cc
+ns=$NS
+lg_policy 9000 > "$T/a.json"
+lg_policy 4000 > "$T/b.json"
 
 # rollout POLICY NAME: every node committed; sets REQ, FULL, RESUMED (the run's, per node ×100)
 rollout() {

@@ -1,15 +1,27 @@
 # The load generator (tests/tools/loadgen_agent.c: NOT an agent, it answers the agent
 # API from a table) for the controller's tests and benchmarks. Source after
 # tests/lib/common.sh.
+#   lg_setup N PORT NAME        a test's start: root, the tools and the program there (else skip), a
+#                               netns (NS), the PKI in $T/pki, an inventory of N endpoints in $T/inv.json
 #   lg_pki DIR                  a CA (ca.crt, ca.key) and the controller's client certificate (ctl.crt, ctl.key)
 #   lg_inventory N PORT DIR     an inventory of N endpoints lg0000.. at https://127.1.x.y:PORT (stdout)
 #   lg_start NS N PORT DIR LOG [ARGS]  the load generator in NS, each endpoint with a certificate of
 #                               its own signed by DIR's CA (as every agent has), its stderr in LOG;
 #                               sets LG_PID, LG_LOG
+#   lg_policy MTU               a policy setting that MTU on every endpoint (stdout)
 #   lg_counts                   "REQUESTS CONNECTIONS RESUMED" so far
 #   per_node N "A" "B"          between two lg_counts, per node: "R/C (S resumed)"
 
 LG=$BUILD/tools/loadgen_agent
+
+lg_setup() {
+        require_root
+        require_cmd openssl python3 ss
+        [ -x "$LG" ] || skip "'$LG' is not built (make test-bins)"
+        NS=$(netns_add "$3")
+        lg_pki "$T/pki"
+        lg_inventory "$1" "$2" "$T/pki" > "$T/inv.json"
+}
 
 lg_pki() {
         mkdir -p "$1"
@@ -33,6 +45,11 @@ nodes = [{"name": "lg%04d" % i, "url": "https://127.1.%d.%d:%d" % ((i + 1) >> 8,
           "labels": {"role": "gpu"}} for i in range(n)]
 json.dump({"tls": {"ca": d + "/ca.crt", "cert": d + "/ctl.crt", "key": d + "/ctl.key"}, "nodes": nodes}, sys.stdout)
 PY
+}
+
+lg_policy() {
+        printf '{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "mtu-%s" }, "selector": { "role": "gpu" },\n' "$1"
+        printf '  "targets": { "interfaces": ["lg0"] }, "spec": { "mtu": %s }, "verify": { "probe": "none", "settle_ms": 0 } }\n' "$1"
 }
 
 lg_start() {

@@ -8,6 +8,7 @@
  *
  *   loadgen_agent --listen 0.0.0.0:PORT --endpoints N --client-ca CA
  *                 (--sign-ca CA.crt --sign-key CA.key | --cert C --key K) [--apply-ms MS] [--close]
+ *                 [--lose-applies N]
  *
  * Design: one process, one mTLS listener (the agent's own HTTPS server code,
  * agent/http.c: client certificates required and verified) bound to every
@@ -28,7 +29,9 @@
  *   POST /v1/confirm/{tx}, POST /v1/rollback
  * --apply-ms makes every apply take that long (a stand-in for device work); --close
  * closes every connection after its answer (the client reconnects for each request,
- * resuming its TLS session when it kept the ticket).
+ * resuming its TLS session when it kept the ticket). --lose-applies N: the first N
+ * applies (counted over all endpoints) are lost on the way, as when a connection fails
+ * as the request goes out: the connection closes with no answer, nothing is recorded.
  * On SIGUSR1 it prints its counters (requests, connections accepted, applies, replays)
  * on stderr, and once more on SIGTERM.
  */
@@ -75,7 +78,8 @@ static gnutls_pcert_st *certs;          /* --sign-ca: endpoint i's certificate *
 static gnutls_privkey_t cert_key;       /* ... and the key of all of them */
 static unsigned n_slots, apply_ms;
 static bool close_each;
-static atomic_ullong n_requests, n_applies, n_replays, n_confirms, n_unknown;
+static atomic_ullong n_requests, n_applies, n_replays, n_confirms, n_unknown, n_lost;
+static unsigned long long lose_applies;      /* --lose-applies: the first this many applies are lost */
 static volatile sig_atomic_t stopping, reporting;
 
 static long long now_ms(void)
@@ -291,7 +295,10 @@ static void handle(void *ud, const struct http_request *req, struct http_respons
         } else if (post && streq(req->url, "/v1/plan")) {
                 do_plan(s, req, resp);
         } else if (post && streq(req->url, "/v1/apply")) {
-                do_apply(s, req, resp);
+                if (atomic_fetch_add(&n_lost, 1) < lose_applies)
+                        resp->drop = true;
+                else
+                        do_apply(s, req, resp);
         } else if (post && !strncmp(req->url, "/v1/confirm/", 12)) {
                 do_confirm(s, req->url + 12, resp);
         } else if (post && streq(req->url, "/v1/rollback")) {
@@ -417,9 +424,12 @@ static void on_signal(int sig)
 /* "loadgen_agent: R requests, C connections, S resumed, ...": C counts the TLS handshakes it answered, S those that resumed a session. */
 static void report(struct http_server *srv)
 {
+        unsigned long long lost = atomic_load(&n_lost);
+
         fprintf(stderr, "loadgen_agent: %llu requests, %llu connections, %llu resumed, %llu applies, %llu replayed keys, "
-                "%llu confirms, %llu to unknown addresses\n", atomic_load(&n_requests), http_accepted(srv), http_resumed(srv),
-                atomic_load(&n_applies), atomic_load(&n_replays), atomic_load(&n_confirms), atomic_load(&n_unknown));
+                "%llu confirms, %llu to unknown addresses, %llu applies lost\n", atomic_load(&n_requests),
+                http_accepted(srv), http_resumed(srv), atomic_load(&n_applies), atomic_load(&n_replays),
+                atomic_load(&n_confirms), atomic_load(&n_unknown), lost < lose_applies ? lost : lose_applies);
 }
 
 int main(int argc, char **argv)
@@ -429,7 +439,7 @@ int main(int argc, char **argv)
                 { "cert", required_argument, NULL, 'c' }, { "key", required_argument, NULL, 'k' },
                 { "client-ca", required_argument, NULL, 'a' }, { "apply-ms", required_argument, NULL, 'm' },
                 { "sign-ca", required_argument, NULL, 'S' }, { "sign-key", required_argument, NULL, 'K' },
-                { "close", no_argument, NULL, 'C' },
+                { "close", no_argument, NULL, 'C' }, { "lose-applies", required_argument, NULL, 'L' },
                 { 0 },
         };
         struct http_options o = { .max_body = 1u << 20, .timeout_s = 30, .header_timeout_s = 5, .max_connections = 8192,
@@ -453,9 +463,11 @@ int main(int argc, char **argv)
                 case 'S': sign_ca = optarg; break;
                 case 'K': sign_key = optarg; break;
                 case 'C': close_each = true; break;
+                case 'L': lose_applies = strtoull(optarg, NULL, 10); break;
                 default:
                         fprintf(stderr, "usage: loadgen_agent --listen ADDR:PORT --endpoints N --client-ca CA "
-                                        "(--sign-ca CA.crt --sign-key CA.key | --cert C --key K) [--apply-ms MS] [--close]\n");
+                                        "(--sign-ca CA.crt --sign-key CA.key | --cert C --key K) [--apply-ms MS] [--close] "
+                                        "[--lose-applies N]\n");
                         return 2;
                 }
         }

@@ -217,39 +217,44 @@ static void test_adopt_keyed(void)
         struct rnode n = { .state = RNODE_APPLYING, .key = "7-2-9-abcd" };
         struct reply_history_tx h = { .tx = "5", .state = "pending_confirm", .confirm_deadline_ms = 99, .exit_code = 4 };
 
-        CU_ASSERT_TRUE(reconcile_adopt_keyed(&n, 1, &h, false));
+        CU_ASSERT_TRUE(reconcile_adopt_keyed(&n, 1, &h, RECONCILE_RESUME));
         CU_ASSERT_EQUAL(n.state, RNODE_PENDING);
         CU_ASSERT_STRING_EQUAL(n.tx, "5");
         CU_ASSERT_EQUAL(n.confirm_deadline_ms, 99);
-        /* Never arrived: sent again with the same key on a resume; unreachable during a run. */
+        /* Never arrived: sent again with the same key, on a resume and during a run; unreachable after the second send. */
         n = (struct rnode) { .state = RNODE_APPLYING, .key = "7-2-9-abcd" };
-        CU_ASSERT_TRUE(reconcile_adopt_keyed(&n, 0, NULL, false));
+        CU_ASSERT_TRUE(reconcile_adopt_keyed(&n, 0, NULL, RECONCILE_RESUME));
         CU_ASSERT_EQUAL(n.state, RNODE_PLANNED);
         CU_ASSERT_STRING_EQUAL(n.key, "7-2-9-abcd");
         n.state = RNODE_APPLYING;
-        CU_ASSERT_TRUE(reconcile_adopt_keyed(&n, 0, NULL, true));
+        CU_ASSERT_TRUE(reconcile_adopt_keyed(&n, 0, NULL, RECONCILE_LIVE));
+        CU_ASSERT_EQUAL(n.state, RNODE_PLANNED);
+        CU_ASSERT_STRING_EQUAL(n.key, "7-2-9-abcd");
+        n.state = RNODE_APPLYING;
+        CU_ASSERT_TRUE(reconcile_adopt_keyed(&n, 0, NULL, RECONCILE_LIVE_LAST));
         CU_ASSERT_EQUAL(n.state, RNODE_UNREACHABLE);
+        CU_ASSERT_PTR_NOT_NULL(strstr(n.error, "sent twice with the same key"));
         CU_ASSERT_PTR_NULL(strstr(n.error, "by itself"));
         /* Expired unconfirmed while nobody was there: a new step with a new key (a resume only). */
         n = (struct rnode) { .state = RNODE_APPLYING, .key = "7-2-9-abcd" };
         h = (struct reply_history_tx) { .tx = "5", .state = "rolled_back", .restored_by = "confirm-timeout", .exit_code = 1 };
-        CU_ASSERT_TRUE(reconcile_adopt_keyed(&n, 1, &h, false));
+        CU_ASSERT_TRUE(reconcile_adopt_keyed(&n, 1, &h, RECONCILE_RESUME));
         CU_ASSERT_EQUAL(n.state, RNODE_PLANNED);
         CU_ASSERT_STRING_EQUAL(n.key, "");
         n = (struct rnode) { .state = RNODE_APPLYING, .key = "7-2-9-abcd" };
-        CU_ASSERT_TRUE(reconcile_adopt_keyed(&n, 1, &h, true));
+        CU_ASSERT_TRUE(reconcile_adopt_keyed(&n, 1, &h, RECONCILE_LIVE));
         CU_ASSERT_EQUAL(n.state, RNODE_FAILED);
         /* The gate rolled it back: failed, with the agent's words. */
         n = (struct rnode) { .state = RNODE_APPLYING, .key = "7-2-9-abcd" };
         h = (struct reply_history_tx) { .tx = "5", .state = "rolled_back", .result = "rolled_back", .restored_by = "gate",
                                         .error = "verification failed", .exit_code = 1 };
-        CU_ASSERT_TRUE(reconcile_adopt_keyed(&n, 1, &h, false));
+        CU_ASSERT_TRUE(reconcile_adopt_keyed(&n, 1, &h, RECONCILE_RESUME));
         CU_ASSERT_EQUAL(n.state, RNODE_FAILED);
         CU_ASSERT_STRING_EQUAL(n.error, "rolled_back: verification failed");
         /* Still at work: ask again, nothing changed. */
         n = (struct rnode) { .state = RNODE_APPLYING, .key = "7-2-9-abcd" };
         h = (struct reply_history_tx) { .tx = "5", .state = "verifying" };
-        CU_ASSERT_FALSE(reconcile_adopt_keyed(&n, 1, &h, false));
+        CU_ASSERT_FALSE(reconcile_adopt_keyed(&n, 1, &h, RECONCILE_RESUME));
         CU_ASSERT_EQUAL(n.state, RNODE_APPLYING);
 }
 
