@@ -9,9 +9,8 @@
  * cache keeps the newest session of each agent (host:port), serialised (about 1.6 KB
  * with its ticket and the agent's certificate), HTTP_SESSIONS_BYTES of them at most
  * (fleet.h: past it, a new session is not kept and its agent's next connection makes
- * a full handshake), and takes
- * a session out when a connection uses it (a TLS 1.3 ticket is for one use; the agent
- * sends a new one on the resumed connection). libcurl makes a new SSL_CTX for each
+ * a full handshake), and takes a session out when a connection uses it (a TLS 1.3
+ * ticket is for one use; the agent sends a new one on the resumed connection). libcurl makes a new SSL_CTX for each
  * connection and calls CURLOPT_SSL_CTX_FUNCTION (fleet_tls_on_ctx) on it before it
  * makes the SSL: the SSL_CTX remembers the agent (ex_data), its new-session callback
  * stores what the agent issues, and its info callback, at the start of the handshake
