@@ -120,9 +120,21 @@ static int64_t revision_of(const char *s)
         return v <= INT32_MAX ? v : -1;
 }
 
+/* ?idempotency_key=K: true with *key set (NULL when absent), or false after answering 400. */
+static bool key_of(const struct http_request *req, struct http_response *resp, const char **key)
+{
+        *key = http_query(req, "idempotency_key");
+        if (*key && !journal_key_valid(*key)) {
+                http_error(resp, 400, "invalid", "idempotency_key", "idempotency_key '%.80s': expected 1-%d "
+                           "characters of [A-Za-z0-9._:-]; nothing was changed", *key, JOURNAL_KEY_MAX - 1);
+                return false;
+        }
+        return true;
+}
+
 void api_apply(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
-        const char *ct = http_query(req, "confirm_timeout_s"), *key = http_query(req, "idempotency_key");
+        const char *ct = http_query(req, "confirm_timeout_s"), *key;
         const char *expect = http_query(req, "expect_revision");
         struct policy *p = api_parse_policy(req, resp);
         struct txn_result res;
@@ -143,10 +155,8 @@ void api_apply(struct api *a, const struct http_request *req, const char *rest, 
                 }
                 confirm = (int)v;
         }
-        if (key && !journal_key_valid(key)) {
+        if (!key_of(req, resp, &key)) {
                 policy_free(p);
-                http_error(resp, 400, "invalid", "idempotency_key", "idempotency_key '%.80s': expected 1-%d "
-                           "characters of [A-Za-z0-9._:-]; nothing was changed", key, JOURNAL_KEY_MAX - 1);
                 return;
         }
         api_env_init(a, &env);
@@ -213,13 +223,20 @@ void api_rollback(struct api *a, const struct http_request *req, const char *res
         struct rollback_req body;
         struct txn_result res;
         struct txn_env env;
+        const char *key;
 
-        if (parse_rollback_body(req, &body, resp) < 0)
+        if (!key_of(req, resp, &key) || parse_rollback_body(req, &body, resp) < 0)
                 return;
         api_env_init(a, &env);
         env.expect_revision = body.expect_revision;
+        env.idempotency_key = key;
         if (begin_change(&env, resp) < 0)
                 return;
+        /* A key already journaled: that transaction's answer, before the precondition (which it changed). */
+        if (key && replay_keyed(a, key, resp)) {
+                end_change(&env);
+                return;
+        }
         txn_result_init(&res);
         if (body.to)
                 txn_rollback_to(&env, body.to, &res);

@@ -79,7 +79,7 @@ bool inventory_node_has_label(const struct inventory_node *n, const char *key, c
  * that went out is not sent again from here). libcurl itself sends a request once
  * more on a new connection when a connection it reused dies before a byte of the
  * answer (lib/transfer.c Curl_retry_request; 7.88 has no option against it): every
- * apply carries an idempotency key, and every rollback a precondition, for that.
+ * apply and every rollback carries an idempotency key for that.
  *
  * Cost per request is constant whatever the fleet: requests start in order from a
  * cursor (retries from a queue ordered by when they are due), easy handles and

@@ -192,6 +192,7 @@ static bool answer_ok(const struct http_req *q, struct rollback_outcome *out)
 struct sent {
         struct rnode *n;
         char body[96];
+        char key[STORE_KEY_MAX];        /* a rollback's idempotency key ("rb-..."), "" = none */
         const struct rollback_ask *ask;
         struct rollback_outcome *out;
         bool older_agent;               /* refused expect_revision: asked again without it */
@@ -279,7 +280,7 @@ static int request_of(struct engine *g, struct sent *x, struct http_req *q, unsi
         q->body = q->body ? q->body : "{}";
         q->body_len = strlen(q->body);
         if (x->ask)
-                snprintf(path, sizeof(path), "/v1/rollback");
+                snprintf(path, sizeof(path), "/v1/rollback%s%s", x->key[0] ? "?idempotency_key=" : "", x->key);
         else
                 snprintf(path, sizeof(path), "/v1/apply?confirm_timeout_s=%u%s%s", g->r->opts.confirm_timeout_s,
                          x->n->key[0] ? "&idempotency_key=" : "", x->n->key);
@@ -369,8 +370,18 @@ int step_rollback(struct engine *g, struct rnode **nodes, unsigned n, const stru
                 free(own);
                 return errbuf_set(g->e, ENOMEM, "", "out of memory");
         }
-        for (unsigned i = 0; i < n; i++)
+        for (unsigned i = 0; i < n; i++) {
+                char key[STORE_KEY_MAX - 3];
+
                 sent[i] = (struct sent) { .n = nodes[i], .ask = &asks[i], .out = out ? &out[i] : &own[i] };
+                /*
+                 * A key of its own, so that a copy sent again (libcurl does when a reused
+                 * connection dies unanswered) gets this rollback's answer, not a refused
+                 * precondition: the first copy changed the revision it names.
+                 */
+                rollout_node_key(g->r->id, wave, i, key, sizeof(key));
+                snprintf(sent[i].key, sizeof(sent[i].key), "rb-%s", key);
+        }
         g->rollback_journal = journal;
         r = fan_out(g, sent, n, "rollback", wave);
         free(sent);

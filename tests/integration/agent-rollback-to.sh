@@ -78,3 +78,26 @@ check "same revision again: nothing to do" \
         [ "$(jq_py "$T/body" 'd["result"]')" = nothing_to_do ]
 check "empty body: undo the newest revision (200)" [ "$(api "$ns" /v1/rollback -X POST)" = 200 ]
 check "MTU 9000 after the plain rollback" [ "$(mtu_of "$ns" "$ifc")" = 9000 ]
+
+step "a rollback with an idempotency key, sent twice: the second copy gets the first's answer"
+A --output json history >"$T/h.json"
+cur=$(jq_py "$T/h.json" "[t['rev'] for t in d if t['rev']][0]")
+body="{\"to\": $r2000, \"expect_revision\": $cur}"
+check "the first copy: 200" [ "$(api "$ns" '/v1/rollback?idempotency_key=rb-7-1-0-0000abcd' -X POST --data-binary "$body")" = 200 ]
+check "committed" [ "$(jq_py "$T/body" 'd["result"]')" = committed ]
+tx=$(jq_py "$T/body" 'd["tx"]')
+check "MTU 2000" [ "$(mtu_of "$ns" "$ifc")" = 2000 ]
+n=$(ntx)
+check "the second copy, its precondition now stale: 200, not 409" \
+        [ "$(api "$ns" '/v1/rollback?idempotency_key=rb-7-1-0-0000abcd' -X POST --data-binary "$body")" = 200 ]
+check "answered from the journal: the same transaction, replayed" \
+        [ "$(jq_py "$T/body" '(d["tx"], d["result"], d["replayed"])')" = "($tx, 'committed', True)" ]
+check "nothing more journaled" [ "$(ntx)" = "$n" ]
+A --output json history >"$T/h.json"
+check "history shows the key with the rollback" \
+        [ "$(jq_py "$T/h.json" "[t.get('idempotency_key') for t in d if t['tx'] == $tx][0]")" = rb-7-1-0-0000abcd ]
+check "without the key, the same body is refused: 409" \
+        [ "$(api "$ns" /v1/rollback -X POST --data-binary "$body")" = 409 ]
+check "a bad key: 400 naming it" [ "$(api "$ns" '/v1/rollback?idempotency_key=a%20b' -X POST)" = 400 ] &&
+        [ "$(jq_py "$T/body" 'd["error"]["path"]')" = idempotency_key ]
+check "MTU still 2000" [ "$(mtu_of "$ns" "$ifc")" = 2000 ]

@@ -135,7 +135,7 @@ class Proxy:
 
     def hold_rollback(self, start):
         parts = start.split(b" ")
-        if self.args.mode != "hold-rollback" or len(parts) < 2 or parts[0] != b"POST" or parts[1] != b"/v1/rollback":
+        if self.args.mode != "hold-rollback" or len(parts) < 2 or parts[0] != b"POST" or parts[1].split(b"?")[0] != b"/v1/rollback":
             return False
         open(os.path.join(self.args.gate, "rollback.held"), "w").close()
         while not os.path.exists(os.path.join(self.args.gate, "rollback.open")):
