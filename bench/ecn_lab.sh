@@ -30,7 +30,7 @@ guest=$(printf '%s\n' "$out" | sed -n 's/^  guest ran \([0-9]*\) s.*/\1/p')
         echo "→ a receiver behind a 20 Mbit/s htb bottleneck with 60 ms of delay, 8 s per measurement."
         echo "Each goodput is paired with the same bottleneck's unmanaged twin (the ceiling),"
         echo "measured right after it; the ratio is the figure that counts (TCG rates follow the"
-        echo "host's load): the median of three pairs, or, for the ≥ 0.90 check after the rollback,"
+        echo "host's load): the median of five pairs, or, for the ≥ 0.90 check after the rollback,"
         echo "up to three pairs (a busy host only takes rate away). Rollouts are \`nettunectl apply\`"
         echo "over mTLS to the switch agent; the guest ran ${guest:-?} s, tune $(f tune_seconds) s of it."
         echo
