@@ -116,8 +116,8 @@ struct http_opts {
 #define HTTP_KEEP_MAX 1024
 #define HTTP_TLS_BUDGET (48u << 20)
 #define HTTP_SESSIONS_BYTES (24u << 20)
-#define HTTP_CONN_BYTES (45u << 10)
-#define HTTP_SESSION_BYTES 2048u
+#define HTTP_CONN_COST (45u << 10)      /* bytes: an idle connection, as counted against the budget */
+#define HTTP_SESSION_COST 2048u         /* bytes: a session kept, the same */
 
 /* What a client did so far, for benchmarks and tests. */
 struct http_stats {
@@ -189,9 +189,8 @@ unsigned http_client_set_parallel(struct http_client *c, unsigned parallel);
  * Keep up to n idle connections for reuse from now on, beside those of the requests in
  * flight (never fewer than max_conns or than an earlier call asked, never more than
  * HTTP_TLS_BUDGET leaves beside the fleet's sessions, HTTP_KEEP_MAX or the open-file
- * limit allow): a rollout keeps the connections of its
- * pre-flight for its first applies, and those of each node of a wave from its apply to
- * its confirm. Returns how many of the n are kept: a caller with more nodes than that
+ * limit allow): a rollout keeps the connections of its pre-flight for its first
+ * applies, and those of each node of a wave from its apply to its confirm. Returns how many of the n are kept: a caller with more nodes than that
  * sets close_after on the requests of the others, so that libcurl's cache never fills (a
  * full cache looks at every connection it holds each time one is put back).
  */

@@ -128,12 +128,12 @@ int http_client_new(const struct http_tls *tls, const struct http_opts *o, struc
 /* Connections the TLS budget allows beside a session for each node of the fleet (fleet.h). */
 static unsigned keep_budget(unsigned fleet)
 {
-        unsigned long long sessions = (unsigned long long)fleet * HTTP_SESSION_BYTES;
+        unsigned long long sessions = (unsigned long long)fleet * HTTP_SESSION_COST;
         unsigned long long conns;
 
         if (sessions > HTTP_SESSIONS_BYTES)
                 sessions = HTTP_SESSIONS_BYTES;
-        conns = (HTTP_TLS_BUDGET - sessions) / HTTP_CONN_BYTES;
+        conns = (HTTP_TLS_BUDGET - sessions) / HTTP_CONN_COST;
         return conns > HTTP_KEEP_MAX ? HTTP_KEEP_MAX : (unsigned)conns;
 }
 

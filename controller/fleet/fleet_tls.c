@@ -142,26 +142,15 @@ static void on_info(const SSL *cssl, int where, int ret)
         ERR_clear_error();
 }
 
-/* The agent a connection goes to, from its URL: "host:port" (the port https implies when none is given). */
+/* The agent a connection goes to: its URL's authority ("host:port" as the inventory writes it). */
 static char *agent_of(CURL *curl)
 {
-        const char *url = NULL, *h, *end;
-        char *agent;
-        size_t n;
+        const char *url = NULL, *h;
 
         if (curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &url) != CURLE_OK || !url || !(h = strstr(url, "://")))
                 return NULL;
         h += 3;
-        end = h + strcspn(h, "/?#");
-        n = (size_t)(end - h);
-        agent = malloc(n + sizeof(":443"));
-        if (!agent)
-                return NULL;
-        memcpy(agent, h, n);
-        agent[n] = '\0';
-        if (agent[0] == '[' ? !strstr(agent, "]:") : !strchr(agent, ':'))
-                strcat(agent, ":443");
-        return agent;
+        return strndup(h, strcspn(h, "/?#"));
 }
 
 bool fleet_tls_resumed(CURL *easy)

@@ -61,21 +61,20 @@ static int apply_wave(struct engine *g, unsigned w)
          * connection failed as it went out) is sent once more with the same key: the
          * agent applies it once whichever copy it gets.
          */
-        for (unsigned send = 1; rc >= 0 && n > 0; send++) {
+        for (unsigned send = 1; rc >= 0; send++) {
                 rc = step_apply(g, sel, n, w);
-                if (rc < 0)
-                        return rc;
-                n = step_select(r, sel, w, false, RNODE_APPLYING);
+                n = rc >= 0 ? step_select(r, sel, w, false, RNODE_APPLYING) : 0;   /* no answer */
                 if (n == 0)
                         break;
                 rc = rollout_reconcile(g->env, sel, n, send == 1 ? RECONCILE_LIVE : RECONCILE_LIVE_LAST, g->e);
                 if (rc >= 0)
                         rc = step_journal_nodes(g, sel, n, ENGINE_NO_WAVE);
-                n = send == 1 && rc >= 0 ? step_select(r, sel, w, false, RNODE_PLANNED) : 0;
+                n = step_select(r, sel, w, false, RNODE_PLANNED);                /* never arrived */
+                if (rc < 0 || n == 0 || send > 1)
+                        break;
                 for (unsigned i = 0; i < n; i++)
                         sel[i]->state = RNODE_APPLYING;
-                if (n > 0)
-                        rc = step_journal_nodes(g, sel, n, w);
+                rc = step_journal_nodes(g, sel, n, w);
         }
         if (rc < 0)
                 return rc;

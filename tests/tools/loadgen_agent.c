@@ -78,7 +78,7 @@ static gnutls_pcert_st *certs;          /* --sign-ca: endpoint i's certificate *
 static gnutls_privkey_t cert_key;       /* ... and the key of all of them */
 static unsigned n_slots, apply_ms;
 static bool close_each;
-static atomic_ullong n_requests, n_applies, n_replays, n_confirms, n_unknown, n_lost;
+static atomic_ullong n_requests, n_applies, n_replays, n_confirms, n_unknown, n_apply_requests;
 static unsigned long long lose_applies;      /* --lose-applies: the first this many applies are lost */
 static volatile sig_atomic_t stopping, reporting;
 
@@ -295,7 +295,7 @@ static void handle(void *ud, const struct http_request *req, struct http_respons
         } else if (post && streq(req->url, "/v1/plan")) {
                 do_plan(s, req, resp);
         } else if (post && streq(req->url, "/v1/apply")) {
-                if (atomic_fetch_add(&n_lost, 1) < lose_applies)
+                if (atomic_fetch_add(&n_apply_requests, 1) < lose_applies)
                         resp->drop = true;
                 else
                         do_apply(s, req, resp);
@@ -424,12 +424,12 @@ static void on_signal(int sig)
 /* "loadgen_agent: R requests, C connections, S resumed, ...": C counts the TLS handshakes it answered, S those that resumed a session. */
 static void report(struct http_server *srv)
 {
-        unsigned long long lost = atomic_load(&n_lost);
+        unsigned long long asked = atomic_load(&n_apply_requests);
 
         fprintf(stderr, "loadgen_agent: %llu requests, %llu connections, %llu resumed, %llu applies, %llu replayed keys, "
                 "%llu confirms, %llu to unknown addresses, %llu applies lost\n", atomic_load(&n_requests),
                 http_accepted(srv), http_resumed(srv), atomic_load(&n_applies), atomic_load(&n_replays),
-                atomic_load(&n_confirms), atomic_load(&n_unknown), lost < lose_applies ? lost : lose_applies);
+                atomic_load(&n_confirms), atomic_load(&n_unknown), asked < lose_applies ? asked : lose_applies);
 }
 
 int main(int argc, char **argv)
