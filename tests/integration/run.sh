@@ -9,8 +9,10 @@
 # network namespace of its own (its loopback, its ports: a case's fixed 127.0.0.1:7450
 # meets no other case's) and a mount namespace of its own (`ip netns exec`): the
 # namespaces it makes are its own too, and the runner checks inside that view what it
-# left behind. The cases of tests/integration/SERIAL (they change the machine itself:
-# a package installed) run alone, in the machine's own namespaces, after the others.
+# left behind. The cases of tests/integration/SERIAL run alone, in the machine's own
+# namespaces, after the others: those that change the machine itself (a package
+# installed), and those that compare rates measured at different moments (pairs
+# alone against their median), which other cases' CPU would skew.
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 export BUILD NETTUNE_TOP=$PWD

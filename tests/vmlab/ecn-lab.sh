@@ -177,10 +177,16 @@ incast() {
         echo "$total"
 }
 
-# pair NAME: the managed port (into $got), then its twin (into $ceil), back to back; $r = got / ceil.
+# pair NAME [twin-first]: the managed port (into $got) and its twin (into $ceil), back
+# to back, the twin first when asked; $r = got / ceil.
 pair() {
-        got=$(incast $1 $RX)
-        ceil=$(incast $1-ceiling $REF)
+        if [ "${2:-}" = twin-first ]; then
+                ceil=$(incast $1-ceiling $REF)
+                got=$(incast $1 $RX)
+        else
+                got=$(incast $1 $RX)
+                ceil=$(incast $1-ceiling $REF)
+        fi
         r=$(ratio "$got" "$ceil")
         figure ${1}_mbps "$got"
         figure ${1}_ceiling_mbps "$ceil"
@@ -207,11 +213,12 @@ pair_reaches() {
 # emulated CPU's timing (single pairs measured 0.65-0.81 under too-low thresholds,
 # 0.95-1.04 with no marking, and 0.82 once at the proposal's thresholds beside a busy
 # host, in a run whose median of three then fell to 0.947); the median of five is the
-# figure that counts.
+# figure that counts. The pairs alternate which half runs first, so that a host growing
+# busier or quieter during a pair weighs on both halves alike.
 pair_median() {
         rs=""
         for try in 1 2 3 4 5; do
-                pair ${1}_pair$try
+                case $try in 2|4) pair ${1}_pair$try twin-first ;; *) pair ${1}_pair$try ;; esac
                 info "$2: $got Mbit/s, the ceiling $ceil: $r (pair $try)"
                 rs="$rs$r $got $ceil
 "
