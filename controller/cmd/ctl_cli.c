@@ -75,6 +75,7 @@ static const struct cli_flag doctor_flags[] = {
         SELECTOR,
         { "--window", "S", "seconds every agent samples its counters over (default 10)", NULL },
         { "--probe", NULL, "measure every ordered pair of nodes, one at a time, then all at once", NULL },
+        { "--locate", NULL, "run nettunectl locate over the nodes (racks by label 'rack'): where it is slow", NULL },
         { "--rtt-ms", "MS", "the round trip the ECN floor follows (default: the largest the probes measured)", NULL },
         { "--propose", "FILE", "write the policy that fixes what a policy can fix", NULL },
         { "--pause-storm-pps", "N", "pause frames a second that count as a storm", NULL },

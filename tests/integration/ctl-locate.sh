@@ -2,7 +2,8 @@
 # nettunectl locate on 16 real agents in 4 racks (bridges joined to a spine bridge by
 # their uplinks): a clean lab names nothing (exit 0); a node's link throttled with tbf
 # is named as that node, receive side; a rack's uplink throttled is named as that
-# rack's uplink, not as its nodes; the JSON carries the evidence; bad input changes
+# rack's uplink, not as its nodes; the JSON carries the evidence; doctor --locate
+# judges the same suspect (fabric_suspect), also from saved facts; bad input changes
 # nothing and names the node without a rack. The lab at 64 and 200 agents, with its
 # timings and false-positive runs, is bench/locate_lab.sh (make lab-locate).
 . "$(cd "$(dirname "$0")/../.." && pwd)/tests/lib/common.sh"
@@ -39,6 +40,13 @@ assert any(p["to"] == "node006" for p in x["evidence"]), x
 assert d["rounds"] == 2 and d["pairs_probed"] == 2 * len(d["pairs"]) and d["bytes_sent"] > 0, d
 PY
 echo "ok: node006 named alone, with its pairs as evidence"
+step "doctor --locate judges the same: fabric_suspect on node006"
+expect_rc 1 "doctor --locate has a finding" ctl_to "$T/doctor.txt" --quiet doctor --locate --window 1 --save-facts "$T/facts.json"
+cat "$T/doctor.txt"
+check "doctor names node006's link" grep -Eq '^(CRITICAL|WARNING) fabric_suspect: the link of node node006 is slow' "$T/doctor.txt"
+check "the saved facts carry the suspect" grep -q '"name": "node006"' "$T/facts.json"
+expect_rc 1 "the saved facts judge the same" ctl_to "$T/doctor2.txt" doctor --facts "$T/facts.json"
+check "and name it again" grep -q 'fabric_suspect: the link of node node006' "$T/doctor2.txt"
 clear_faults
 
 step "rack r2's uplink throttled (toward the rack) to 5 Mbit/s"
