@@ -4,7 +4,7 @@
 # their uplinks, the agents' API on a management network of their own
 # (tests/integration/ctl-racks.inc). One fault at a time, injected with tc tbf (no
 # netem on this kernel: a delay cannot be injected here): a node's link toward it, and
-# a rack's uplink toward the rack, each throttled to FAULT_RATE; locate must name
+# a rack's uplink toward the rack, throttled (NODE_RATE, UPLINK_RATE); locate must name
 # exactly that element within 10 s of wall time. Then CLEAN runs of the clean lab,
 # where it must name nothing. Figures: time to name, pairs probed, bytes sent, false
 # positives. Its section of bench/RESULTS.md only (no table row); heavy, so selected
@@ -14,7 +14,9 @@
 . "$NETTUNE_TOP/bench/stats.sh"
 fleet_require
 require_cmd tc python3
-SIZES=${SIZES:-"64:8 200:10"} CLEAN=${CLEAN:-20} FAULT_RATE=${FAULT_RATE:-5mbit} NAME_WITHIN_S=10
+SIZES=${SIZES:-"64:8 200:10"} CLEAN=${CLEAN:-20} NAME_WITHIN_S=10
+# a node's link carries its own three or four pairs, an uplink a whole rack's pairs across
+NODE_RATE=${NODE_RATE:-5mbit} UPLINK_RATE=${UPLINK_RATE:-50mbit}
 FLEET_PROBE_EXTRA='"allow": ["10.88.0.0/16"], "max_clients": 8'
 rows=$T/rows.md
 : > "$rows"
@@ -40,10 +42,10 @@ lab() {
         for fault in "node 3" "node $((racks + 5))" "node $((n - 1))" "uplink 1" "uplink $((racks - 2))"; do
                 set -- $fault
                 if [ "$1" = node ]; then
-                        throttle_node "$2" "$FAULT_RATE"
+                        throttle_node "$2" "$NODE_RATE"
                         want=$(printf 'node:node%03d' "$2")
                 else
-                        throttle_uplink "$2" "$FAULT_RATE"
+                        throttle_uplink "$2" "$UPLINK_RATE"
                         want="uplink:r$2"
                 fi
                 run_locate "$T/fault.json"
@@ -96,8 +98,8 @@ if [ -n "${BENCH_SECTION:-}" ]; then
 Written by \`bench/locate_lab.sh\` (\`make bench-locate\`) on $(date -u '+%Y-%m-%d %H:%M UTC') (load $(cut -d' ' -f1 /proc/loadavg) on $(nproc) cores):
 real agents (one netns each, mTLS) in racks of Linux bridges joined to a spine bridge by
 one uplink each, their API on a management network of its own, TCP pairs over veth.
-One fault at a time, a tbf at $FAULT_RATE: the links toward three nodes in turn, then two
-racks' uplinks toward the rack; \`nettunectl locate\` (defaults: 1 s pairs, 50% below the
+One fault at a time, a tbf: the links toward three nodes in turn ($NODE_RATE), then two
+racks' uplinks toward the rack ($UPLINK_RATE, shared by the rack's pairs across); \`nettunectl locate\` (defaults: 1 s pairs, 50% below the
 peers' median, a second round before naming) must name exactly the throttled element,
 within $NAME_WITHIN_S s of wall time. Then $CLEAN runs on the clean lab, where it must name
 nothing. Times: the whole \`nettunectl locate\` command, median (and the slowest).
