@@ -84,10 +84,10 @@ SUITES_H   := $(BUILD)/gen/unit_suites.h
 # Agent objects other than main.c are shared with the controller's tests and tools.
 AGENT_LIB_OBJS := $(call obj,$(filter-out agent/cmd/main.c,$(AGENT_SRCS)))
 # Controller objects other than its command line (main.c and the subcommands), for its unit tests.
-CTL_CMDS     := apply cli confirm doctor drift halt headroom plan probe rollback serve state status store tune tune_scope
+CTL_CMDS     := apply cli confirm doctor drift halt headroom locate plan probe rollback serve state status store tune tune_scope
 CTL_LIB_OBJS := $(call obj,$(filter-out controller/cmd/main.c $(CTL_CMDS:%=controller/cmd/ctl_%.c),$(CTL_SRCS)))
 
-.PHONY: all check check-stressed check-long check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop fuzz fuzz-build install uninstall clean deps help \
+.PHONY: all check check-stressed check-long check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop bench-locate fuzz fuzz-build install uninstall clean deps help \
         test-bins deb
 all: $(AGENT) $(CTL)
 
@@ -96,11 +96,11 @@ all: $(AGENT) $(CTL)
 # pkg-config call, any distribution). Every object waits for the check through the
 # flags stamp, so the first build on a fresh machine compiles with the flags of the
 # packages it has just installed.
-FULL_DEPS_GOALS := check check-stressed check-long check-chaos demo bench bench-scale bench-scale-loop deb
+FULL_DEPS_GOALS := check check-stressed check-long check-chaos demo bench bench-scale bench-scale-loop bench-locate deb
 DEPS := $(if $(filter $(FULL_DEPS_GOALS),$(MAKECMDGOALS)),deps-check,deps-build)
 
 help:
-	@echo "targets: all check check-stressed check-long check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop fuzz install uninstall deb clean deps"
+	@echo "targets: all check check-stressed check-long check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop bench-locate fuzz install uninstall deb clean deps"
 	@echo "vars:    SANITIZE=address,undefined WERROR=1 V=1 BUILD=$(BUILD) PREFIX=$(PREFIX) DESTDIR="
 
 # Rebuild everything when the compiler flags change.
@@ -230,6 +230,11 @@ bench-scale: deps-check all test-bins
 	$(Q)BUILD=$(BUILD) BENCH=ctl_scale BENCH_TIMEOUT=$${BENCH_TIMEOUT:-7200} bench/run.sh
 bench-scale-loop: deps-check all test-bins
 	$(Q)BUILD=$(BUILD) BENCH=ctl_scale_loop BENCH_TIMEOUT=$${BENCH_TIMEOUT:-7200} bench/run.sh
+
+# nettunectl locate on 64 and 200 real agents in racks, faults injected one at a time and
+# twenty runs on the clean lab (bench/locate_lab.sh): minutes, so neither in `bench` nor in `check`.
+bench-locate: deps-check all test-bins
+	$(Q)BUILD=$(BUILD) BENCH=locate_lab BENCH_TIMEOUT=$${BENCH_TIMEOUT:-3600} bench/run.sh
 
 # Binaries, man pages, profiles, bash completion and the systemd units (their
 # ExecStart= pointing at BINDIR). The Debian package calls it with PREFIX=/usr.

@@ -183,10 +183,33 @@ struct doctor_probes {
         struct doctor_probe *v;         /* owned */
 };
 
+/*
+ * Where the fabric is slow, as nettunectl locate judged it (controller/fabric/locate.h):
+ * an element (a node's link, a rack's uplink, one path) whose pairs were far below
+ * their peers' median in every round, with the pairs as evidence.
+ */
+struct doctor_suspect {
+        char kind[16];                  /* "node", "uplink", "path" */
+        char name[2 * DOCTOR_NAME_MAX]; /* the node, the rack, "A -> B" */
+        char rack[DOCTOR_NAME_MAX];
+        char side[16];                  /* "receive", "send", "both" */
+        bool high;                      /* confidence high (else medium) */
+        unsigned slow, of;              /* its pairs slow, of those measured */
+        double gbps, peers_gbps;        /* the median of its slow pairs, and their peers' */
+        char evidence[DOCTOR_NOTE_MAX]; /* "node002 -> node006 0.002 Gb/s, ..." */
+};
+
+struct doctor_suspects {
+        bool run;                       /* locate ran (--locate): no suspect then means a clean fabric */
+        unsigned n;
+        struct doctor_suspect *v;       /* owned */
+};
+
 struct doctor_facts {
         unsigned n_nodes;
         struct doctor_node *nodes;      /* owned */
         struct doctor_probes probes[DOCTOR_PROBE_KINDS];
+        struct doctor_suspects suspects;        /* nettunectl doctor --locate */
 };
 
 /* Thresholds and expectations of the rules (doctor_params_default: the documented values). */
@@ -231,6 +254,7 @@ struct doctor_iface *doctor_node_add_iface(struct doctor_node *n);
 struct doctor_switch *doctor_node_add_switch(struct doctor_node *n, unsigned n_ports);
 struct doctor_rate *doctor_rates_add(struct doctor_rates *r);
 struct doctor_probe *doctor_probes_add(struct doctor_probes *p);
+struct doctor_suspect *doctor_suspects_add(struct doctor_suspects *s);
 void doctor_node_note(struct doctor_node *n, const char *fmt, ...) _printf_(2, 3);
 
 /*

@@ -73,6 +73,7 @@ void doctor_facts_free(struct doctor_facts *f)
         free(f->nodes);
         for (unsigned k = 0; k < DOCTOR_PROBE_KINDS; k++)
                 free(f->probes[k].v);
+        free(f->suspects.v);
         doctor_facts_init(f);
 }
 
@@ -140,6 +141,11 @@ struct doctor_rate *doctor_rates_add(struct doctor_rates *r)
 struct doctor_probe *doctor_probes_add(struct doctor_probes *p)
 {
         return doctor_append(&p->v, &p->n, sizeof(*p->v));
+}
+
+struct doctor_suspect *doctor_suspects_add(struct doctor_suspects *s)
+{
+        return doctor_append(&s->v, &s->n, sizeof(*s->v));
 }
 
 void doctor_node_note(struct doctor_node *n, const char *fmt, ...)

@@ -2,7 +2,8 @@
 /*
  * Internal to policies/: rule checks kept in files of their own, for the table in
  * doctor_rules.c (doctor_headroom.c: headroom_insufficient, cable_length_unset,
- * lossless_drops; doctor_watchdog.c: watchdog_missing, watchdog_flapping).
+ * lossless_drops; doctor_watchdog.c: watchdog_missing, watchdog_flapping; doctor_locate.c:
+ * fabric_suspect).
  */
 #pragma once
 
@@ -18,6 +19,8 @@ void doctor_check_watchdog_missing(const struct doctor_rule *rule, const struct 
                                    const struct doctor_params *p, struct doctor_report *r);
 void doctor_check_watchdog_flapping(const struct doctor_rule *rule, const struct doctor_facts *f,
                                     const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_fabric_suspect(const struct doctor_rule *rule, const struct doctor_facts *f,
+                                 const struct doctor_params *p, struct doctor_report *r);
 /* What a port's watchdog or a NIC's stall timeout is, as evidence of another finding (pause_storm). */
 void doctor_watchdog_evidence(struct doctor_finding *x, const struct state *st);
 /* Would watchdog_missing name this port or interface? */

@@ -467,7 +467,70 @@ int doctor_node_from_json(const json_t *j, const char *what, struct doctor_node 
         return 0;
 }
 
-/* ---- a whole facts document: {"nodes": [...], "probes": {"p2p": [...], "fabric": [...]}} ---- */
+/* ---- a whole facts document: {"nodes": [...], "probes": {"p2p": [...], "fabric": [...]},
+ *      "suspects": [...] (when locate ran)} ---- */
+
+static json_t *suspects_to_json(const struct doctor_suspects *s)
+{
+        json_t *a = json_array();
+        bool ok = true;
+
+        for (unsigned i = 0; a && i < s->n; i++) {
+                const struct doctor_suspect *x = &s->v[i];
+
+                spec_json_append(a, json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:f,s:f,s:s}", "kind", x->kind, "name",
+                                              x->name, "rack", x->rack, "side", x->side, "confidence",
+                                              x->high ? "high" : "medium", "slow_pairs", (int)x->slow, "pairs",
+                                              (int)x->of, "gbps", x->gbps, "peers_median_gbps", x->peers_gbps,
+                                              "evidence", x->evidence), &ok);
+        }
+        if (!ok) {
+                json_decref(a);
+                return NULL;
+        }
+        return a;
+}
+
+static int suspect_confidence(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct doctor_suspect *x = obj;
+
+        if (!streq(json_string_value(j), "high") && !streq(json_string_value(j), "medium"))
+                return jsonv_error(v, "expected 'high' or 'medium', found '%s'", json_string_value(j));
+        x->high = streq(json_string_value(j), "high");
+        return 0;
+}
+
+static const struct jsonv_field suspect_fields[] = {
+        JSONV_STR("kind", struct doctor_suspect, kind, JSONV_REQUIRED | JSONV_NONEMPTY),
+        JSONV_STR("name", struct doctor_suspect, name, JSONV_REQUIRED | JSONV_NONEMPTY),
+        JSONV_STR("rack", struct doctor_suspect, rack, 0),
+        JSONV_STR("side", struct doctor_suspect, side, 0),
+        JSONV_CUSTOM("confidence", JSONV_STRING, JSONV_REQUIRED, suspect_confidence),
+        JSONV_UINT("slow_pairs", struct doctor_suspect, slow, 0, 100000),
+        JSONV_UINT("pairs", struct doctor_suspect, of, 0, 100000),
+        JSONV_NUM("gbps", struct doctor_suspect, gbps, 0, 1e6),
+        JSONV_NUM("peers_median_gbps", struct doctor_suspect, peers_gbps, 0, 1e6),
+        JSONV_STR("evidence", struct doctor_suspect, evidence, 0),
+        { 0 },
+};
+
+static int parse_suspect(struct jsonv *v, const json_t *j, size_t i, void *ctx)
+{
+        struct doctor_suspect *x = doctor_suspects_add(ctx);
+
+        if (!x)
+                return jsonv_error(v, "out of memory");
+        return jsonv_object(v, j, suspect_fields, x);
+}
+
+static int parse_suspects(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct doctor_facts *f = obj;
+
+        f->suspects.run = true;
+        return jsonv_object_array(v, j, "suspect", "suspects", 0, 100000, parse_suspect, &f->suspects);
+}
 
 json_t *doctor_facts_to_json(const struct doctor_facts *f)
 {
@@ -480,6 +543,8 @@ json_t *doctor_facts_to_json(const struct doctor_facts *f)
                 if (f->probes[k].kind[0])
                         spec_json_set(probes, f->probes[k].kind, doctor_probes_to_json(&f->probes[k]), &ok);
         o = json_pack("{s:o,s:o}", "nodes", nodes, "probes", probes);
+        if (o && f->suspects.run)
+                spec_json_set(o, "suspects", suspects_to_json(&f->suspects), &ok);
         if (!ok || !o) {
                 json_decref(o);
                 return NULL;
@@ -557,6 +622,7 @@ static int doc_nodes(struct jsonv *v, const json_t *j, void *obj)
 static const struct jsonv_field facts_fields[] = {
         { .key = "nodes", .type = JSONV_ARRAY, .flags = JSONV_REQUIRED, .parse = doc_nodes },
         JSONV_CUSTOM("probes", JSONV_OBJECT, 0, parse_probes),
+        JSONV_CUSTOM("suspects", JSONV_ARRAY, 0, parse_suspects),
         { 0 },
 };
 

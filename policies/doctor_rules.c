@@ -993,6 +993,11 @@ const struct doctor_rule doctor_rules[] = {
           "port-wide counter is a warning), or a drop on a switch port's queue of a PFC priority",
           SRC_8021QBB "; mlx5 counters.rst rx_prio[p]_discards, rx_discards_phy; SONiC pg-drop; NVUE "
           "rx-buffer-discards; EOS inDiscards", false, doctor_check_lossless_drops },
+        { "fabric_suspect", DOCTOR_WARNING, "a node's link, a rack's uplink or a path far slower than its peers",
+          "nettunectl locate (--locate): every pair through it more than 50% below its peers' median in both "
+          "rounds; critical at high confidence (two pairs or more show it, the rest of the fabric quiet)",
+          "pairs measured against their peers as R-Pingmesh (SIGCOMM 2024) and ByteTracker localise a degraded "
+          "link; controller/fabric/locate.h", false, doctor_check_fabric_suspect },
 };
 
 const unsigned doctor_rules_n = ARRAY_SIZE(doctor_rules);

@@ -197,6 +197,7 @@ int ctl_cmd_halt(struct ctl *c);
 int ctl_cmd_serve(struct ctl *c);
 int ctl_cmd_store(struct ctl *c);
 int ctl_cmd_probe(struct ctl *c);
+int ctl_cmd_locate(struct ctl *c);
 int ctl_cmd_headroom(struct ctl *c);
 
 /*

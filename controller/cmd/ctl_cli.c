@@ -75,6 +75,7 @@ static const struct cli_flag doctor_flags[] = {
         SELECTOR,
         { "--window", "S", "seconds every agent samples its counters over (default 10)", NULL },
         { "--probe", NULL, "measure every ordered pair of nodes, one at a time, then all at once", NULL },
+        { "--locate", NULL, "run nettunectl locate over the nodes (racks by label 'rack'): where it is slow", NULL },
         { "--rtt-ms", "MS", "the round trip the ECN floor follows (default: the largest the probes measured)", NULL },
         { "--propose", "FILE", "write the policy that fixes what a policy can fix", NULL },
         { "--pause-storm-pps", "N", "pause frames a second that count as a storm", NULL },
@@ -109,6 +110,18 @@ static const struct cli_flag probe_flags[] = {
         { "--priority", "P", "the socket priority / RoCE service level", NULL },
         { "--streams", "N", "streams or QPs per flow (default 1)", NULL },
         { "--receiver", "NAME", "incast: the node every other sends to (default the first)", NULL },
+        { 0 },
+};
+
+static const struct cli_flag locate_flags[] = {
+        SELECTOR,
+        { "--by", "LABEL", "the label naming a node's rack or leaf (default rack)", NULL },
+        { "--plane", "LABEL", "the label naming a node's plane: pairs never cross planes", NULL },
+        { "--duration-ms", "N", "how long every pair sends in a round (default 1000)", NULL },
+        { "--slow-pct", "PCT", "a pair this far below its peers' median is slow (default 50)", NULL },
+        { "--mode", "auto|verbs|tcp", "the pairs' probe (default tcp)", NULL },
+        { "--dscp", "D", "the DSCP the pairs carry", NULL },
+        { "--priority", "P", "the socket priority / RoCE service level", NULL },
         { 0 },
 };
 
@@ -222,6 +235,15 @@ const struct cli_command ctl_commands[] = {
           "every flow as its receiver measured it. Changes nothing.",
           probe_flags, "0 every flow measured, 2 invalid input (nothing was run),\n"
                        "            3 a node or a flow failed (named in the report)" },
+        { "locate", NULL, "find where a fabric is slow: a node's link, a rack's uplink, one path",
+          "Probes pairs of the selected nodes, every node sending to the next of its rack\n"
+          "and to one of the next rack at once (bounded load per node), compares each\n"
+          "pair with its peers' median and names what explains the slow ones: a node's\n"
+          "link or NIC, a rack's uplink, a single path, with the pairs as evidence and a\n"
+          "confidence. A round that finds a slow pair is run again; only pairs slow in\n"
+          "both count. Changes nothing.",
+          locate_flags, "0 no suspect, 1 suspects named, 2 invalid input (nothing was run),\n"
+                        "            3 a node could not be probed (named)" },
         { "tune", "ecn|dcqcn", "find ECN thresholds or a DCQCN parameter by measured canary trials",
           "Finds the value a fabric needs by trials on the scope under test alone (the\n"
           "node that manages the switch, or the canary hosts): each a gated transaction,\n"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nettunectl doctor [--selector KEY=VALUE]... [--window S] [--propose FILE] [--probe] [--rtt-ms MS]
+ * nettunectl doctor [--selector KEY=VALUE]... [--window S] [--propose FILE] [--probe] [--locate] [--rtt-ms MS]
  *                   [--pause-storm-pps N] [--watchdog-flaps N] [--roce-dscp D] [--roce-priority P]
  *                   [--save-facts FILE | --facts FILE]
  *
@@ -12,7 +12,9 @@
  * reached nodes (POST /v1/probe on the sender, one pair at a time, to the responder the
  * receiver advertises for fabric probes: its data path), then every pair at
  * once with the fabric probe's all-to-all (fabric_run.h): the seed's signature is the
- * pairs fine alone and slow together. --propose writes
+ * pairs fine alone and slow together. --locate runs nettunectl locate over the
+ * reached nodes (racks by the label "rack") and judges its suspects (fabric_suspect).
+ * --propose writes
  * the fixing policy with a selector: the labels every node that manages its targets
  * carries. --facts judges a file --save-facts wrote (as `nettune-agent doctor --facts`
  * does a node's). Read only.
@@ -33,7 +35,7 @@ struct doctor_opts {
         struct doctor_params params;
         struct ctl_selector sel;        /* --selector (--label) */
         const char *propose, *save_facts, *facts;
-        bool probe;
+        bool probe, locate;
 };
 
 static int num(const char *opt, const char *v, double min, double max, double *ret)
@@ -90,8 +92,8 @@ static int parse_args(struct ctl *c, struct doctor_opts *o)
                                 return r;
                         continue;
                 }
-                if (streq(a, "--probe")) {
-                        o->probe = true;
+                if (streq(a, "--probe") || streq(a, "--locate")) {
+                        *(streq(a, "--probe") ? &o->probe : &o->locate) = true;
                         continue;
                 }
                 r = i + 1 < c->argc ? parse_opt(a, c->argv[i + 1], o) : 1;
@@ -101,9 +103,9 @@ static int parse_args(struct ctl *c, struct doctor_opts *o)
                         return ctl_bad_arg(c, a);
                 i++;
         }
-        if (o->facts && (o->save_facts || o->probe || o->sel.n)) {
+        if (o->facts && (o->save_facts || o->probe || o->locate || o->sel.n)) {
                 log_err("doctor: --facts judges a saved file: it takes no collection option (--selector, --probe, "
-                        "--save-facts)");
+                        "--locate, --save-facts)");
                 return -EINVAL;
         }
         return 0;
@@ -342,6 +344,77 @@ static void probe_fabric(struct ctl *c, const struct inventory_node **sel, unsig
         fabric_free(&fab);
 }
 
+/* ---- --locate: where the fabric is slow, among the reached nodes (controller/fabric/locate.h) ---- */
+
+static const char *label_of(const struct inventory_node *n, const char *key)
+{
+        for (unsigned k = 0; k < n->n_labels; k++)
+                if (streq(n->labels[k].key, key))
+                        return n->labels[k].value;
+        return "";
+}
+
+static void suspect_take(const struct locate *l, const struct locate_suspect *s, struct doctor_suspect *x)
+{
+        size_t len = 0;
+
+        snprintf(x->kind, sizeof(x->kind), "%s", locate_kind_name(s->kind));
+        if (s->kind == LOCATE_UPLINK)
+                snprintf(x->name, sizeof(x->name), "%s", l->groups[s->group]);
+        else if (s->kind == LOCATE_PATH)
+                snprintf(x->name, sizeof(x->name), "%.60s -> %.60s", l->names[s->node], l->names[s->peer]);
+        else
+                snprintf(x->name, sizeof(x->name), "%.63s", l->names[s->node]);
+        snprintf(x->rack, sizeof(x->rack), "%.63s", l->groups[s->group]);
+        snprintf(x->side, sizeof(x->side), "%s", locate_side_name(s->side));
+        x->high = s->high;
+        x->slow = s->slow;
+        x->of = s->of;
+        x->gbps = isfinite(s->gbps) ? s->gbps : 0;
+        x->peers_gbps = isfinite(s->peers_gbps) ? s->peers_gbps : 0;
+        for (unsigned i = 0; i < s->n_ev && len < sizeof(x->evidence); i++) {
+                const struct locate_pair *p = &l->pairs[s->ev[i]];
+                double g = p->gbps[l->rounds - 1];
+
+                len += (size_t)snprintf(x->evidence + len, sizeof(x->evidence) - len, "%s%.40s -> %.40s %.3f Gb/s",
+                                        i ? ", " : "", l->names[p->src], l->names[p->dst], isfinite(g) ? g : 0.0);
+        }
+}
+
+/* The reached nodes' locate (defaults, --by rack); its suspects, or a note why it did not run. */
+static void locate_facts(struct ctl *c, const struct inventory_node **sel, unsigned n, struct doctor_facts *facts)
+{
+        _cleanup_free_ const char **names = calloc(n + 1, sizeof(*names));
+        _cleanup_free_ const char **urls = calloc(n + 1, sizeof(*urls));
+        _cleanup_free_ const char **rack = calloc(n + 1, sizeof(*rack));
+        struct fabric_env env = { .http = c->http, .timeout_s = c->timeout_s, .progress = c->progress };
+        struct locate_opts o;
+        struct locate l = { 0 };
+        struct errbuf e = { 0 };
+        unsigned k = 0;
+
+        locate_opts_default(&o);
+        for (unsigned i = 0; names && urls && rack && i < n; i++)
+                if (!facts->nodes[i].error[0]) {
+                        names[k] = sel[i]->name;
+                        urls[k] = sel[i]->url;
+                        rack[k++] = label_of(sel[i], o.by);
+                }
+        if (k < 2 || locate_init(&l, &o, k, names, rack, NULL, &e) < 0 || locate_run(&env, &l, urls, &e) < 0) {
+                log_warn("doctor: --locate did not run: %s", k < 2 ? "fewer than 2 nodes reached" : e.msg);
+                locate_free(&l);
+                return;
+        }
+        facts->suspects.run = true;
+        for (unsigned i = 0; i < l.n_suspects; i++) {
+                struct doctor_suspect *x = doctor_suspects_add(&facts->suspects);
+
+                if (x)
+                        suspect_take(&l, &l.suspects[i], x);
+        }
+        locate_free(&l);
+}
+
 /* ---- the proposal's selector: the labels every node that manages its targets carries ---- */
 
 static unsigned common_labels(struct ctl *c, const struct doctor_proposal *pr, struct policy_label *ret)
@@ -463,6 +536,8 @@ int ctl_cmd_doctor(struct ctl *c)
                 probe_p2p(c, all, k, &f);
                 probe_fabric(c, all, k, &f);
         }
+        if (r >= 0 && o->locate)
+                locate_facts(c, all, k, &f);
         if (r >= 0 && o->save_facts)
                 r = save_facts(o->save_facts, &f);
         r = r < 0 ? OUTCOME_RUNTIME : report(c, o, &f);

@@ -27,6 +27,7 @@ static const struct command commands[] = {
         { "serve",    ctl_cmd_serve },
         { "store",    ctl_cmd_store },
         { "probe",    ctl_cmd_probe },
+        { "locate",   ctl_cmd_locate },
         { "headroom", ctl_cmd_headroom },
         { "tune",     ctl_cmd_tune },
 };

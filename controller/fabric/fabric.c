@@ -102,6 +102,32 @@ void fabric_free(struct fabric *f)
         f->n_nodes = f->n_flows = 0;
 }
 
+int fabric_set_pairs(struct fabric *f, const unsigned (*pairs)[2], unsigned n, struct errbuf *e)
+{
+        struct fabric_flow *flows;
+
+        for (unsigned k = 0; k < n; k++)
+                if (pairs[k][0] >= f->n_nodes || pairs[k][1] >= f->n_nodes || pairs[k][0] == pairs[k][1])
+                        return errbuf_set(e, EINVAL, NULL, "pair %u (%u -> %u) out of range 0-%u or to itself", k,
+                                          pairs[k][0], pairs[k][1], f->n_nodes ? f->n_nodes - 1 : 0);
+        if (!(flows = calloc(n ? n : 1, sizeof(*flows))))
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        free(f->flows);
+        f->flows = flows;
+        f->n_flows = 0;
+        f->start_at_ms = f->lead_ms = 0;
+        for (unsigned i = 0; i < f->n_nodes; i++) {
+                struct fabric_node *x = &f->nodes[i];
+
+                x->error[0] = '\0';
+                x->n_in = x->n_out = x->rx_ok = 0;
+                x->rx_gbps = 0;
+        }
+        for (unsigned k = 0; k < n; k++)
+                add_flow(f, pairs[k][0], pairs[k][1]);
+        return 0;
+}
+
 /* Append "NAME" or ", NAME" to a list of at most a few names, then "and N more". */
 static void list_add(char *buf, size_t size, unsigned *count, const char *name)
 {

@@ -132,6 +132,14 @@ int fabric_init(struct fabric *f, const struct fabric_opts *o, unsigned n, struc
 void fabric_free(struct fabric *f);
 
 /*
+ * Replace f's flows with n (src, dst) pairs of node indexes: a schedule of the
+ * caller's (nettunectl locate's rounds). The nodes' counts, results and errors start
+ * again; what the info rounds learnt of them (reached, responder, clock) stays.
+ * -EINVAL with e filled for an index out of range or a node paired with itself.
+ */
+int fabric_set_pairs(struct fabric *f, const unsigned (*pairs)[2], unsigned n, struct errbuf *e);
+
+/*
  * Before anything is sent: every node was reached and advertises its responder,
  * no responder gets more flows at once than its sessions (max_clients), no node
  * sends more than PROBE_FLOWS_MAX. -EHOSTUNREACH (a node not reached) or -EINVAL
@@ -269,5 +277,28 @@ struct fabric_env {
  */
 int fabric_run(const struct fabric_env *env, struct fabric *f, struct errbuf *e);
 
+/*
+ * fabric_run in two parts, for callers that run several schedules over the same
+ * nodes: fabric_prepare (the info rounds: responders and clocks) once, then
+ * fabric_flows (fabric_check, one agreed start, the flows) per schedule. Same
+ * returns as fabric_run.
+ */
+int fabric_prepare(const struct fabric_env *env, struct fabric *f, struct errbuf *e);
+int fabric_flows(const struct fabric_env *env, struct fabric *f, struct errbuf *e);
+
 /* The longest a fabric_run of these options may take, in ms (for callers that hold deadlines). */
 unsigned fabric_run_bound_ms(const struct fabric_opts *o, unsigned n_nodes, unsigned timeout_s);
+
+/* ---- nettunectl locate (locate.h: the schedule and judgement; locate_run.c) ---- */
+
+#include "controller/fabric/locate.h"
+
+/*
+ * Run l's rounds across its nodes (urls[i] node i's agent), then judge: the info
+ * rounds once, a round of pairs, a second when the first found a slow pair. 0 with
+ * l's suspects set, or -errno with e filled when no round could run (a node not
+ * reached, a responder that cannot take its flows: fabric_check's words).
+ */
+int locate_run(const struct fabric_env *env, struct locate *l, const char *const *urls, struct errbuf *e);
+json_t *locate_to_json(const struct locate *l);
+void locate_print_text(FILE *out, const struct locate *l);

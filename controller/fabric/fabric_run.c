@@ -182,22 +182,43 @@ static int flows_round(const struct fabric_env *env, struct fabric *f, struct er
         return 0;
 }
 
-int fabric_run(const struct fabric_env *env, struct fabric *f, struct errbuf *e)
+/* Every node at once, whatever --parallel says: the flows must all be in flight before the start. */
+static unsigned all_at_once(const struct fabric_env *env, const struct fabric *f)
 {
-        /* Every node at once, whatever --parallel says: the flows must all be in flight before the start. */
         unsigned parallel = http_client_set_parallel(env->http, f->n_nodes);
-        int r = 0;
 
         if (parallel > f->n_nodes)
                 http_client_set_parallel(env->http, parallel);
+        return parallel;
+}
+
+int fabric_prepare(const struct fabric_env *env, struct fabric *f, struct errbuf *e)
+{
+        unsigned parallel = all_at_once(env, f);
+        int r = 0;
+
         for (int round = 0; round < 2 && r >= 0; round++)
                 r = info_round(env, f, e);
-        if (r >= 0)
-                r = fabric_check(f, e);
+        http_client_set_parallel(env->http, parallel);
+        return r;
+}
+
+int fabric_flows(const struct fabric_env *env, struct fabric *f, struct errbuf *e)
+{
+        unsigned parallel = all_at_once(env, f);
+        int r = fabric_check(f, e);
+
         if (r >= 0)
                 r = flows_round(env, f, e);
         http_client_set_parallel(env->http, parallel);
         return r;
+}
+
+int fabric_run(const struct fabric_env *env, struct fabric *f, struct errbuf *e)
+{
+        int r = fabric_prepare(env, f, e);
+
+        return r < 0 ? r : fabric_flows(env, f, e);
 }
 
 unsigned fabric_run_bound_ms(const struct fabric_opts *o, unsigned n_nodes, unsigned timeout_s)
