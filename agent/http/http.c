@@ -16,10 +16,17 @@
  * Connections in all (one thread each): the unauthenticated budget below, plus room
  * for authenticated clients that the budget can never take. Unauthenticated: at most
  * HTTP_PENDING_MAX in all and HTTP_PENDING_PER_ADDR per address (http_guard.c).
+ * Authenticated: readers at most HTTP_READ_MAX in all and HTTP_READ_PER_CLIENT per
+ * certificate, one operate certificate at most HTTP_OPERATE_PER_CLIENT; so
+ * HTTP_CONNECTIONS_MAX - HTTP_PENDING_MAX - HTTP_READ_MAX (64) slots are the operate
+ * clients' whatever readers and strangers do.
  */
 #define HTTP_CONNECTIONS_MAX 160
 #define HTTP_PENDING_MAX 32
 #define HTTP_PENDING_PER_ADDR 8
+#define HTTP_READ_MAX 64
+#define HTTP_READ_PER_CLIENT 16
+#define HTTP_OPERATE_PER_CLIENT 96
 /* TLS 1.3 first, TLS 1.2 only with ECDHE and AEAD ciphers (no CBC, no SHA-1 MACs). */
 #define HTTP_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-256-GCM:" \
         "+CHACHA20-POLY1305:+AES-128-GCM:-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA"
@@ -128,6 +135,8 @@ static int check_client(struct http_server *s, struct MHD_Connection *conn, stru
         verdict = http_guard_decide(&s->guard, ci ? (gnutls_session_t)ci->tls_session : NULL, hc);
         if (verdict == -EACCES)
                 http_error(resp, 401, "unauthenticated", NULL, "a client certificate is required");
+        else if (verdict == -EBUSY)
+                http_error(resp, 503, "busy", NULL, "%s", hc->role_why);
         else if (verdict < 0)
                 http_error(resp, 403, "forbidden", NULL, "%s", hc->role_why[0] ? hc->role_why : "client refused");
         resp->close = verdict < 0;
@@ -257,8 +266,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
+        struct http_server *s = cls;
         struct conn_ctx *ctx = *con_cls;
+        struct http_conn *hc = http_guard_conn(conn);
 
+        if (hc && ctx && ctx->started)
+                http_guard_answered(&s->guard, hc);
         if (ctx) {
                 free(ctx->buf);
                 free(ctx);
@@ -289,6 +302,9 @@ static int start_daemon(struct http_server *s, const union netaddr *a, struct er
                 .pending_per_addr = s->o.pending_per_addr ? s->o.pending_per_addr : HTTP_PENDING_PER_ADDR,
                 .header_timeout_ms = s->o.header_timeout_s * 1000, .tls = !s->o.insecure_loopback,
                 .roles = &s->o.roles,
+                .conn_max = s->o.max_connections ? s->o.max_connections : HTTP_CONNECTIONS_MAX,
+                .read_max = HTTP_READ_MAX, .read_per_client = HTTP_READ_PER_CLIENT,
+                .operate_per_client = s->o.max_connections ? 0 : HTTP_OPERATE_PER_CLIENT,
         };
         int r = http_guard_start(&s->guard, &lim, e);
 
