@@ -218,6 +218,31 @@ static int parse_rollback_body(const struct http_request *req, struct rollback_r
         return r;
 }
 
+/*
+ * ?expect_revision=N of a rollback, which its body may carry too: both given and
+ * different is 400 naming it (neither silently wins). 0, or -EINVAL after answering.
+ */
+static int query_revision(const struct http_request *req, int64_t *expect, struct http_response *resp)
+{
+        const char *q = http_query(req, "expect_revision");
+        int64_t v;
+
+        if (!q)
+                return 0;
+        if ((v = revision_of(q)) < 0) {
+                http_error(resp, 400, "invalid", "expect_revision", "expect_revision '%.40s' out of range 0-%d; "
+                           "nothing was changed", q, INT32_MAX);
+                return -EINVAL;
+        }
+        if (*expect >= 0 && *expect != v) {
+                http_error(resp, 400, "invalid", "expect_revision", "expect_revision is %lld in the query and %lld in "
+                           "the body; give it once; nothing was changed", (long long)v, (long long)*expect);
+                return -EINVAL;
+        }
+        *expect = v;
+        return 0;
+}
+
 void api_rollback(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
         struct rollback_req body;
@@ -225,7 +250,8 @@ void api_rollback(struct api *a, const struct http_request *req, const char *res
         struct txn_env env;
         const char *key;
 
-        if (!key_of(req, resp, &key) || parse_rollback_body(req, &body, resp) < 0)
+        if (!key_of(req, resp, &key) || parse_rollback_body(req, &body, resp) < 0 ||
+            query_revision(req, &body.expect_revision, resp) < 0)
                 return;
         api_env_init(a, &env);
         env.expect_revision = body.expect_revision;

@@ -49,6 +49,9 @@ struct conn_ctx {
         bool refused;
         bool path_too_long;
         char path[HTTP_PATH_MAX];       /* the path as sent: not percent-decoded, no query */
+        char *raw_query;                /* what follows '?' as sent, NULL without one */
+        struct http_param query[HTTP_QUERY_MAX];
+        unsigned n_query;
 };
 
 /*
@@ -68,7 +71,110 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
                 ctx->path_too_long = true;
         else
                 memcpy(ctx->path, uri, n);
+        if (uri[n] == '?' && !(ctx->raw_query = strdup(uri + n + 1))) {
+                free(ctx);
+                return NULL;
+        }
         return ctx;
+}
+
+static int hex_digit(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
+/* Percent-decode s[0..n) into a new string; NULL with *why set when it holds a NUL or a bad escape. */
+static char *unescape(const char *s, size_t n, const char **why)
+{
+        char *out = malloc(n + 1), *o = out;
+
+        if (!out) {
+                *why = "out of memory";
+                return NULL;
+        }
+        for (size_t i = 0; i < n; i++) {
+                int hi, lo;
+
+                if (s[i] != '%') {
+                        *o++ = s[i] == '+' ? ' ' : s[i];
+                        continue;
+                }
+                hi = i + 2 < n ? hex_digit(s[i + 1]) : -1;
+                lo = i + 2 < n ? hex_digit(s[i + 2]) : -1;
+                if (hi < 0 || lo < 0) {
+                        *why = "a '%' not followed by two hex digits";
+                        free(out);
+                        return NULL;
+                }
+                if (hi == 0 && lo == 0) {
+                        *why = "a NUL (%00)";
+                        free(out);
+                        return NULL;
+                }
+                *o++ = (char)(hi * 16 + lo);
+                i += 2;
+        }
+        *o = '\0';
+        return out;
+}
+
+/*
+ * The request's query, strictly (0, or fills resp with 400 naming the parameter):
+ * "k=v" pairs split at '&', each name and value percent-decoded; a NUL or a bad
+ * escape in either, an empty name, a name given twice, or more than HTTP_QUERY_MAX
+ * parameters is refused, so that "expect_revision=4%00junk" never reads as 4 and
+ * no copy of a parameter silently wins over another.
+ */
+static int parse_query(struct conn_ctx *ctx, struct http_response *resp)
+{
+        const char *p = ctx->raw_query;
+
+        while (p && *p) {
+                size_t n = strcspn(p, "&"), kn = strcspn(p, "=");
+                const char *why = NULL;
+                char *key, *value;
+
+                if (kn > n)
+                        kn = n;
+                key = unescape(p, kn, &why);
+                if (!key) {
+                        http_error(resp, 400, "invalid", "query", "query parameter '%.*s': its name holds %s; "
+                                   "nothing was changed", (int)(kn > 80 ? 80 : kn), p, why);
+                        return -EINVAL;
+                }
+                value = unescape(p + kn + (kn < n), n - kn - (kn < n), &why);
+                if (!value || !key[0] || ctx->n_query >= HTTP_QUERY_MAX) {
+                        if (!key[0])
+                                http_error(resp, 400, "invalid", "query", "a query parameter without a name; "
+                                           "nothing was changed");
+                        else if (!value)
+                                http_error(resp, 400, "invalid", key, "query parameter '%.80s': its value holds %s; "
+                                           "nothing was changed", key, why);
+                        else
+                                http_error(resp, 400, "invalid", key, "more than %d query parameters; nothing was "
+                                           "changed", HTTP_QUERY_MAX);
+                        free(key);
+                        free(value);
+                        return -EINVAL;
+                }
+                for (unsigned i = 0; i < ctx->n_query; i++)
+                        if (streq(ctx->query[i].key, key)) {
+                                http_error(resp, 400, "invalid", key, "query parameter '%.80s' is given more than "
+                                           "once; nothing was changed", key);
+                                free(key);
+                                free(value);
+                                return -EINVAL;
+                        }
+                ctx->query[ctx->n_query++] = (struct http_param){ .key = key, .value = value };
+                p += n + (p[n] == '&');
+        }
+        return 0;
 }
 
 void http_error(struct http_response *resp, int status, const char *code, const char *path,
@@ -91,7 +197,10 @@ void http_error(struct http_response *resp, int status, const char *code, const 
 
 const char *http_query(const struct http_request *req, const char *key)
 {
-        return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+        for (unsigned i = 0; i < req->n_query; i++)
+                if (streq(req->query[i].key, key))
+                        return req->query[i].value;
+        return NULL;
 }
 
 static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_response *resp)
@@ -250,7 +359,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                            HTTP_PATH_MAX - 1);
                 return send_response(conn, &resp);
         }
+        if (parse_query(ctx, &resp) < 0)
+                return send_response(conn, &resp);
         req.url = ctx->path;
+        req.query = ctx->query;
+        req.n_query = ctx->n_query;
         req.role = http_guard_conn(conn) ? http_guard_conn(conn)->role : HTTP_ROLE_NONE;
         if (s->o.insecure_loopback)
                 snprintf(req.client, sizeof(req.client), "insecure-loopback");
@@ -273,6 +386,11 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         if (hc && ctx && ctx->started)
                 http_guard_answered(&s->guard, hc);
         if (ctx) {
+                for (unsigned i = 0; i < ctx->n_query; i++) {
+                        free(ctx->query[i].key);
+                        free(ctx->query[i].value);
+                }
+                free(ctx->raw_query);
                 free(ctx->buf);
                 free(ctx);
                 *con_cls = NULL;
