@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <arpa/inet.h>
+#include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <jansson.h>
@@ -193,6 +194,18 @@ void http_error(struct http_response *resp, int status, const char *code, const 
         resp->body = j ? json_dumps(j, JSON_COMPACT) : NULL;
         resp->content_type = "application/json";
         json_decref(j);
+}
+
+int http_sha256_hex(const void *data, size_t len, char out[65])
+{
+        unsigned char d[32];
+
+        out[0] = '\0';
+        if (gnutls_hash_fast(GNUTLS_DIG_SHA256, data, len, d) < 0)
+                return -EIO;
+        for (unsigned i = 0; i < sizeof(d); i++)
+                snprintf(out + 2 * i, 3, "%02x", d[i]);
+        return 0;
 }
 
 const char *http_query(const struct http_request *req, const char *key)

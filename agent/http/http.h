@@ -118,6 +118,11 @@ unsigned long long http_resumed(struct http_server *s);
  * naming it; which names a route takes is the route's (agent/api).
  */
 const char *http_query(const struct http_request *req, const char *key);
+/*
+ * The SHA-256 of data as 64 lowercase hex digits (GnuTLS, loaded by http_start);
+ * 0, or -EIO with out "".
+ */
+int http_sha256_hex(const void *data, size_t len, char out[65]);
 /* Fill resp with {"error":{"code","message","path"}}. */
 void http_error(struct http_response *resp, int status, const char *code, const char *path,
                 const char *fmt, ...) _printf_(5, 6);

@@ -95,10 +95,16 @@ int journal_begin(struct journal *j, const char *kind, const char *policy_name,
  */
 #define JOURNAL_KEY_MAX 64
 bool journal_key_valid(const char *key);
-/* journal_begin with the request's idempotency key (NULL: none). */
+/*
+ * journal_begin with the request's idempotency key (NULL: none) and the digest of
+ * the request it came with (key_hash, JOURNAL_HASH_MAX - 1 hex digits: its operation,
+ * parameters and body; NULL: none), so that the same key with another request is
+ * told apart from a second copy of the same one.
+ */
+#define JOURNAL_HASH_MAX 65
 int journal_begin_keyed(struct journal *j, const char *kind, const char *policy_name,
                         const char *policy_json, const char *changes_json, const char *key,
-                        int64_t *ret_tx, struct errbuf *e);
+                        const char *key_hash, int64_t *ret_tx, struct errbuf *e);
 /* The newest transaction recorded with key; -ENOENT when there is none. */
 int journal_find_key(struct journal *j, const char *key, int64_t *ret_tx, struct errbuf *e);
 
@@ -178,6 +184,7 @@ struct journal_tx {
         int64_t confirm_deadline_ms;
         int64_t rev;                    /* the revision its commit recorded, 0 when none */
         char idempotency_key[JOURNAL_KEY_MAX];  /* "" when the request carried none */
+        char key_hash[JOURNAL_HASH_MAX];        /* the keyed request's digest; "" when none was journaled */
         double rollback_ms;             /* the way back, from the decision to restore to the last target read back; 0: none */
 };
 

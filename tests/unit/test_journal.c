@@ -368,15 +368,17 @@ static void test_idempotency_key(void)
         CU_ASSERT_FALSE(journal_key_valid("0123456789012345678901234567890123456789012345678901234567890123"));
         CU_ASSERT_EQUAL(journal_find_key(j, "k-1", &found, &e), -ENOENT);
         CU_ASSERT_EQUAL(journal_begin(j, "apply", "p0", "{}", "[]", &plain, &e), 0);
-        CU_ASSERT_EQUAL(journal_begin_keyed(j, "apply", "p1", "{}", "[]", "k-1", &tx, &e), 0);
+        CU_ASSERT_EQUAL(journal_begin_keyed(j, "apply", "p1", "{}", "[]", "k-1", "ab12", &tx, &e), 0);
         CU_ASSERT_EQUAL(journal_find_key(j, "k-1", &found, &e), 0);
         CU_ASSERT_EQUAL(found, tx);
         CU_ASSERT_EQUAL(journal_find_key(j, "k-2", &found, &e), -ENOENT);
         CU_ASSERT_EQUAL(journal_get(j, tx, &t, &e), 0);
         CU_ASSERT_STRING_EQUAL(t.idempotency_key, "k-1");
+        CU_ASSERT_STRING_EQUAL(t.key_hash, "ab12");             /* the keyed request's digest, journaled with it */
         journal_tx_done(&t);
         CU_ASSERT_EQUAL(journal_get(j, plain, &t, &e), 0);
         CU_ASSERT_STRING_EQUAL(t.idempotency_key, "");
+        CU_ASSERT_STRING_EQUAL(t.key_hash, "");
         journal_tx_done(&t);
         journal_close(j);
         cleanup_dir();
