@@ -9,6 +9,7 @@
 
 struct journal {
         struct db db;
+        char dir[DB_PATH_MAX];          /* the state directory, when its marker is kept (journal_open) */
         bool ckpt_due;                  /* a write of the open group ended a run (final or pending) */
         bool group_lazy;                /* the open group commits without an fsync of its own */
 };
@@ -184,10 +185,18 @@ int journal_open_named(const char *state_dir, const char *name, struct journal *
 
 int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
 {
-        int r = journal_open_named(state_dir, JOURNAL_FILE, ret, e);
+        int r = journal_marker_check(state_dir, e);
 
+        if (r >= 0)
+                r = journal_open_named(state_dir, JOURNAL_FILE, ret, e);
         if (r == -EBADMSG)
                 errbuf_suffix(e, "; " JOURNAL_RECOVER_HINT);
+        if (r >= 0 && (r = journal_marker_create(state_dir, e)) < 0) {
+                journal_close(*ret);
+                *ret = NULL;
+        }
+        if (r >= 0)
+                snprintf((*ret)->dir, sizeof((*ret)->dir), "%s", state_dir);
         return r;
 }
 
@@ -294,8 +303,11 @@ int journal_begin_keyed(struct journal *j, const char *kind, const char *policy_
 {
         struct begin_args a = { kind, policy_name ? policy_name : "", policy_json, changes_json,
                                 key && key[0] ? key : NULL, key_hash && key_hash[0] ? key_hash : NULL, ret_tx };
+        int r = db_txn(&j->db, do_begin, &a, e);
 
-        return db_txn(&j->db, do_begin, &a, e);
+        if (r >= 0 && j->dir[0])
+                journal_marker_begin(j->dir, *ret_tx, kind, policy_name, changes_json);
+        return r;
 }
 
 struct record_args {
@@ -385,6 +397,8 @@ int journal_record(struct journal *j, int64_t tx, enum txn_state s,
 
         if (k >= 0 && (journal_state_final(s) || s == TXN_PENDING_CONFIRM))
                 j->ckpt_due = true;
+        if (k >= 0 && journal_state_final(s) && j->dir[0])
+                journal_marker_end(j->dir, tx);
         if (k >= 0)
                 checkpoint_if_due(j);
         return k;

@@ -53,9 +53,26 @@ struct journal;
 
 /*
  * Open (create) <state_dir>/journal.db; creates state_dir (0700) if missing. A file
- * SQLite finds damaged is -EBADMSG, the message naming JOURNAL_RECOVER_HINT.
+ * SQLite finds damaged is -EBADMSG, the message naming JOURNAL_RECOVER_HINT. A
+ * journal that is missing, or empty with no WAL, where the state directory's marker
+ * (JOURNAL_MARKER, written when a journal is first opened) records that one existed
+ * is lost, not new: -ENODATA, the message naming the transaction the marker recorded
+ * in flight, the interfaces it may have left changed, and the recovery.
  */
 int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e);
+
+#define JOURNAL_MARKER "journal.marker"
+/*
+ * Was the journal of state_dir lost (see journal_open)? 1 with what the marker
+ * recorded in flight in what, else 0.
+ */
+int journal_lost(const char *state_dir, char *what, size_t size);
+/*
+ * The recovery of a lost journal (the agent stopped, the caller holds the lock): the
+ * marker is kept as journal.marker.lost-<ms> (its path in kept); the next open starts
+ * a new journal and a new marker. 0 or -errno.
+ */
+int journal_marker_forget(const char *state_dir, char *kept, size_t size, struct errbuf *e);
 void journal_close(struct journal *j);           /* accepts NULL */
 
 /*
