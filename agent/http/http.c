@@ -103,7 +103,7 @@ static char *unescape(const char *s, size_t n, const char **why)
                 int hi, lo;
 
                 if (s[i] != '%') {
-                        *o++ = s[i] == '+' ? ' ' : s[i];
+                        *o++ = s[i];
                         continue;
                 }
                 hi = i + 2 < n ? hex_digit(s[i + 1]) : -1;

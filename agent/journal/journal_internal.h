@@ -18,7 +18,7 @@ int journal_open_named(const char *state_dir, const char *name, struct journal *
 int journal_marker_check(const char *state_dir, struct errbuf *e);
 /* The marker of a journal just opened, when there is none yet (durable): 0 or -errno. */
 int journal_marker_create(const char *state_dir, struct errbuf *e);
-/* A transaction began (best effort, synced) / ended (best effort, not synced). */
+/* A transaction began / ended: the marker rewritten (best effort, not synced). */
 void journal_marker_begin(const char *state_dir, int64_t tx, const char *kind, const char *policy,
                           const char *changes_json);
 void journal_marker_end(const char *state_dir, int64_t tx);

@@ -6,9 +6,11 @@
  * journal is refused (-ENODATA), naming what the marker knows of the transaction
  * that was in flight and the way to recover. The marker is written when a journal is
  * first opened (durably: file and directory), and again when a transaction begins
- * (its id, kind, policy and targets; the file synced) and when it ends (in_flight
- * null; not synced: a marker that still names a finished transaction only names
- * interfaces to check). A JSON object:
+ * (its id, kind, policy and targets) and when it ends (in_flight null). Those two are
+ * renames of a new file, not synced: an apply's latency is its fsyncs, and what they
+ * protect is a hint — a marker that still names a finished transaction only names
+ * interfaces to check, and the marker's existence, which is what tells a lost
+ * journal from a first start, is durable from the start. A JSON object:
  *   {"journal": "journal.db", "since_ms": N, "in_flight": null | {"tx": N, "kind": K,
  *    "policy": P, "targets": [NAME, ...], "started_ms": N}}
  */
@@ -210,7 +212,7 @@ void journal_marker_begin(const char *state_dir, int64_t tx, const char *kind, c
                                             "policy", policy ? policy : "", "targets", targets,
                                             "started_ms", (json_int_t)journal_now_ms()));
         if (text && strlen(text) < MARKER_MAX)
-                marker_put(state_dir, text, true, false, NULL);
+                marker_put(state_dir, text, false, false, NULL);
 }
 
 void journal_marker_end(const char *state_dir, int64_t tx)
