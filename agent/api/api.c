@@ -32,6 +32,11 @@ enum while_measuring {
         REFUSE,
 };
 
+/* The query parameters a route takes (any other is 400 naming it): at most ROUTE_QUERY_MAX. */
+#define ROUTE_QUERY_MAX 6
+#define QUERY(...) { __VA_ARGS__ }
+#define NO_QUERY { NULL }
+
 struct route {
         const char *method;
         const char *path;               /* exact, or with prefix: what follows is rest */
@@ -39,24 +44,53 @@ struct route {
         enum http_role role;            /* the least role that may call it */
         enum while_measuring measuring;
         api_route_fn *fn;
+        const char *query[ROUTE_QUERY_MAX];
 };
 
+/* Every route, and the query parameters each takes (docs/api.md, "Query strings"). */
 static const struct route routes[] = {
-        { "GET", "/v1/health", false, HTTP_ROLE_READ, ANSWER, api_health },
-        { "GET", "/metrics", false, HTTP_ROLE_READ, ANSWER, api_metrics },
-        { "GET", "/v1/state", false, HTTP_ROLE_READ, ANSWER, api_state },
-        { "GET", "/v1/drift", false, HTTP_ROLE_READ, ANSWER, api_drift },
-        { "GET", "/v1/doctor", false, HTTP_ROLE_READ, ANSWER, api_doctor },
-        { "GET", "/v1/history", false, HTTP_ROLE_READ, ANSWER, api_history },
-        { "GET", "/v1/transactions/", true, HTTP_ROLE_READ, ANSWER, api_transaction },
-        { "POST", "/v1/plan", false, HTTP_ROLE_OPERATE, REFUSE, api_plan },
-        { "POST", "/v1/apply", false, HTTP_ROLE_OPERATE, REFUSE, api_apply },
-        { "POST", "/v1/confirm/", true, HTTP_ROLE_OPERATE, ANSWER, api_confirm },
-        { "POST", "/v1/rollback", false, HTTP_ROLE_OPERATE, REFUSE, api_rollback },
-        { "POST", "/v1/probe", false, HTTP_ROLE_OPERATE, REFUSE, api_probe },
-        { "GET", "/v1/fabric", false, HTTP_ROLE_OPERATE, ANSWER, api_fabric_info },
-        { "POST", "/v1/fabric/flows", false, HTTP_ROLE_OPERATE, REFUSE, api_fabric_flows },
+        { "GET", "/v1/health", false, HTTP_ROLE_READ, ANSWER, api_health, NO_QUERY },
+        { "GET", "/metrics", false, HTTP_ROLE_READ, ANSWER, api_metrics, NO_QUERY },
+        { "GET", "/v1/state", false, HTTP_ROLE_READ, ANSWER, api_state, NO_QUERY },
+        { "GET", "/v1/drift", false, HTTP_ROLE_READ, ANSWER, api_drift, NO_QUERY },
+        { "GET", "/v1/doctor", false, HTTP_ROLE_READ, ANSWER, api_doctor, QUERY("window_s") },
+        { "GET", "/v1/history", false, HTTP_ROLE_READ, ANSWER, api_history, NO_QUERY },
+        { "GET", "/v1/transactions/", true, HTTP_ROLE_READ, ANSWER, api_transaction, NO_QUERY },
+        { "POST", "/v1/plan", false, HTTP_ROLE_OPERATE, REFUSE, api_plan, NO_QUERY },
+        { "POST", "/v1/apply", false, HTTP_ROLE_OPERATE, REFUSE, api_apply,
+          QUERY("confirm_timeout_s", "idempotency_key", "expect_revision") },
+        { "POST", "/v1/confirm/", true, HTTP_ROLE_OPERATE, ANSWER, api_confirm, NO_QUERY },
+        { "POST", "/v1/rollback", false, HTTP_ROLE_OPERATE, REFUSE, api_rollback,
+          QUERY("idempotency_key", "expect_revision") },
+        { "POST", "/v1/probe", false, HTTP_ROLE_OPERATE, REFUSE, api_probe, NO_QUERY },
+        { "GET", "/v1/fabric", false, HTTP_ROLE_OPERATE, ANSWER, api_fabric_info, NO_QUERY },
+        { "POST", "/v1/fabric/flows", false, HTTP_ROLE_OPERATE, REFUSE, api_fabric_flows, NO_QUERY },
 };
+
+/* Every query parameter is one the route takes: 0, or 400 naming the first that is not. */
+static int check_query(const struct route *r, const struct http_request *req, struct http_response *resp)
+{
+        for (unsigned i = 0; i < req->n_query; i++) {
+                const char *key = req->query[i].key;
+                char takes[160] = "";
+                size_t used = 0;
+                bool known = false;
+
+                for (unsigned k = 0; k < ROUTE_QUERY_MAX && r->query[k]; k++) {
+                        known |= streq(r->query[k], key);
+                        if (used < sizeof(takes))
+                                used += (size_t)snprintf(takes + used, sizeof(takes) - used, "%s%s", k ? ", " : "",
+                                                         r->query[k]);
+                }
+                if (known)
+                        continue;
+                http_error(resp, 400, "invalid", key, "unknown query parameter '%.80s' of %s %s (it takes %s)%s", key,
+                           r->method, r->path, takes[0] ? takes : "none",
+                           streq(r->method, "POST") ? "; nothing was changed" : "");
+                return -EINVAL;
+        }
+        return 0;
+}
 
 static const struct route *route_of(const char *method, const char *url, const char **ret_rest)
 {
@@ -161,6 +195,8 @@ void api_handle(void *userdata, const struct http_request *req, struct http_resp
                            http_role_name(r->role));
                 return;
         }
+        if (check_query(r, req, resp) < 0)
+                return;
         if (r->measuring == REFUSE && measure_running(&m)) {
                 api_reply_busy(resp, &m);
                 return;

@@ -75,15 +75,62 @@ static void reply_result(struct http_response *resp, struct txn_result *r)
         api_reply_json(resp, 200, txn_result_to_json(r));
 }
 
+static int param_cmp(const void *a, const void *b)
+{
+        return strcmp((*(const struct http_param *const *)a)->key, (*(const struct http_param *const *)b)->key);
+}
+
 /*
- * An apply whose idempotency key is already journaled is not run again: the
- * answer is that transaction as journaled, with "replayed": true. Returns 1 when
- * it answered.
+ * The digest an idempotency key is journaled with: the operation (method and path),
+ * the query parameters but the key itself (by name, each length-prefixed) and the
+ * body. 0, or -ENOMEM / -EIO after answering 500.
  */
-static int replay_keyed(struct api *a, const char *key, struct http_response *resp)
+static int request_hash(const struct http_request *req, char out[JOURNAL_HASH_MAX], struct http_response *resp)
+{
+        const struct http_param *sorted[HTTP_QUERY_MAX];
+        unsigned n = 0;
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        int r;
+
+        if (!f) {
+                http_error(resp, 500, "internal", NULL, "out of memory");
+                return -ENOMEM;
+        }
+        for (unsigned i = 0; i < req->n_query && n < HTTP_QUERY_MAX; i++)
+                if (!streq(req->query[i].key, "idempotency_key"))
+                        sorted[n++] = &req->query[i];
+        qsort(sorted, n, sizeof(sorted[0]), param_cmp);
+        fprintf(f, "%s %s\n", req->method, req->url);
+        for (unsigned i = 0; i < n; i++)
+                fprintf(f, "%zu:%s=%zu:%s\n", strlen(sorted[i]->key), sorted[i]->key, strlen(sorted[i]->value),
+                        sorted[i]->value);
+        fprintf(f, "%zu:", req->body_len);
+        fwrite(req->body, 1, req->body_len, f);
+        r = fclose(f) == 0 && text ? http_sha256_hex(text, size, out) : -ENOMEM;
+        free(text);
+        if (r < 0)
+                http_error(resp, 500, "internal", NULL, "cannot digest the request: %s", strerror(-r));
+        return r;
+}
+
+/*
+ * A request whose idempotency key is already journaled is not run again. The key
+ * names one request: when it was journaled with another operation (an apply's key
+ * on a rollback) or another request (another body or parameters), the answer is
+ * 409 idempotency_mismatch naming what differs, and nothing runs. Else the answer
+ * is that transaction as journaled (everything GET /v1/transactions/TX shows: rev,
+ * kind, policy, state, result ..., its changes), with "replayed": true. Returns 1
+ * when it answered.
+ */
+/* op: the journal's kind of the request, "apply" or "rollback" (a rollback --to's too). */
+static int replay_keyed(struct api *a, const char *op, const char *key, const char *hash,
+                        struct http_response *resp)
 {
         struct journal_tx t;
         struct errbuf e = { 0 };
+        json_t *doc;
         int64_t tx;
         int r = journal_find_key(a->journal, key, &tx, &e);
 
@@ -95,15 +142,40 @@ static int replay_keyed(struct api *a, const char *key, struct http_response *re
                 api_reply_errbuf(resp, 500, "internal", &e);
                 return 1;
         }
-        api_reply_json(resp, 200, json_pack("{s:I, s:s, s:s, s:i, s:o, s:s?, s:s?, s:I, s:s, s:b}",
-                                        "tx", (json_int_t)t.id, "state", journal_state_name(t.state),
-                                        "result", t.result[0] ? t.result : journal_state_name(t.state),
-                                        "exit_code", t.exit_code < 0 ? OUTCOME_PENDING : t.exit_code,
-                                        "changes", t.changes_json ? json_loads(t.changes_json, 0, NULL) : json_array(),
-                                        "restored_by", t.restored_by[0] ? t.restored_by : NULL, "error", t.error,
-                                        "confirm_deadline_ms", (json_int_t)t.confirm_deadline_ms,
-                                        "idempotency_key", key, "replayed", 1));
+        if (!streq(t.kind, op) || (t.key_hash[0] && !streq(t.key_hash, hash))) {
+                bool other_op = !streq(t.kind, op);
+                char msg[512];
+
+                if (other_op)
+                        snprintf(msg, sizeof(msg), "idempotency key '%s' was journaled with transaction %lld (%s "
+                                 "of policy '%s'); this request is a %s: a key names one request; nothing was changed",
+                                 key, (long long)t.id, t.kind, t.policy_name, op);
+                else
+                        snprintf(msg, sizeof(msg), "idempotency key '%s' was journaled with transaction %lld (%s "
+                                 "of policy '%s') for another request: this %s's body or parameters differ; a key "
+                                 "names one request; nothing was changed", key, (long long)t.id, t.kind,
+                                 t.policy_name, op);
+                api_reply_json(resp, 409, json_pack("{s:{s:s, s:s, s:s, s:s, s:I, s:s}}", "error",
+                                                    "code", "idempotency_mismatch", "path", "idempotency_key",
+                                                    "message", msg, "mismatch", other_op ? "operation" : "request",
+                                                    "transaction", (json_int_t)t.id, "kind", t.kind));
+                journal_tx_done(&t);
+                return 1;
+        }
+        doc = transaction_json(a->journal, tx, &e);
+        if (!doc) {
+                journal_tx_done(&t);
+                api_reply_errbuf(resp, 500, "internal", &e);
+                return 1;
+        }
+        json_object_del(doc, "now_ms");
+        json_object_set_new(doc, "changes", t.changes_json ? json_loads(t.changes_json, 0, NULL) : json_array());
+        json_object_set_new(doc, "exit_code", json_integer(t.exit_code < 0 ? OUTCOME_PENDING : t.exit_code));
+        if (!t.result[0])
+                json_object_set_new(doc, "result", json_string(journal_state_name(t.state)));
+        json_object_set_new(doc, "replayed", json_true());
         journal_tx_done(&t);
+        api_reply_json(resp, 200, doc);
         return 1;
 }
 
@@ -136,6 +208,7 @@ void api_apply(struct api *a, const struct http_request *req, const char *rest, 
 {
         const char *ct = http_query(req, "confirm_timeout_s"), *key;
         const char *expect = http_query(req, "expect_revision");
+        char hash[JOURNAL_HASH_MAX] = "";
         struct policy *p = api_parse_policy(req, resp);
         struct txn_result res;
         struct txn_env env;
@@ -159,8 +232,13 @@ void api_apply(struct api *a, const struct http_request *req, const char *rest, 
                 policy_free(p);
                 return;
         }
+        if (key && request_hash(req, hash, resp) < 0) {
+                policy_free(p);
+                return;
+        }
         api_env_init(a, &env);
         env.idempotency_key = key;
+        env.key_hash = hash;
         if (expect && (env.expect_revision = revision_of(expect)) < 0) {
                 policy_free(p);
                 http_error(resp, 400, "invalid", "expect_revision", "expect_revision '%.40s' out of range 0-%d; "
@@ -168,7 +246,7 @@ void api_apply(struct api *a, const struct http_request *req, const char *rest, 
                 return;
         }
         if (begin_change(&env, resp) >= 0) {
-                if (!key || !replay_keyed(a, key, resp)) {
+                if (!key || !replay_keyed(a, "apply", key, hash, resp)) {
                         txn_result_init(&res);
                         txn_apply(&env, p, confirm, &res);
                         reply_result(resp, &res);
@@ -218,22 +296,50 @@ static int parse_rollback_body(const struct http_request *req, struct rollback_r
         return r;
 }
 
+/*
+ * ?expect_revision=N of a rollback, which its body may carry too: both given and
+ * different is 400 naming it (neither silently wins). 0, or -EINVAL after answering.
+ */
+static int query_revision(const struct http_request *req, int64_t *expect, struct http_response *resp)
+{
+        const char *q = http_query(req, "expect_revision");
+        int64_t v;
+
+        if (!q)
+                return 0;
+        if ((v = revision_of(q)) < 0) {
+                http_error(resp, 400, "invalid", "expect_revision", "expect_revision '%.40s' out of range 0-%d; "
+                           "nothing was changed", q, INT32_MAX);
+                return -EINVAL;
+        }
+        if (*expect >= 0 && *expect != v) {
+                http_error(resp, 400, "invalid", "expect_revision", "expect_revision is %lld in the query and %lld in "
+                           "the body; give it once; nothing was changed", (long long)v, (long long)*expect);
+                return -EINVAL;
+        }
+        *expect = v;
+        return 0;
+}
+
 void api_rollback(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
+        char hash[JOURNAL_HASH_MAX] = "";
         struct rollback_req body;
         struct txn_result res;
         struct txn_env env;
         const char *key;
 
-        if (!key_of(req, resp, &key) || parse_rollback_body(req, &body, resp) < 0)
+        if (!key_of(req, resp, &key) || parse_rollback_body(req, &body, resp) < 0 ||
+            query_revision(req, &body.expect_revision, resp) < 0 || (key && request_hash(req, hash, resp) < 0))
                 return;
         api_env_init(a, &env);
         env.expect_revision = body.expect_revision;
         env.idempotency_key = key;
+        env.key_hash = hash;
         if (begin_change(&env, resp) < 0)
                 return;
         /* A key already journaled: that transaction's answer, before the precondition (which it changed). */
-        if (key && replay_keyed(a, key, resp)) {
+        if (key && replay_keyed(a, "rollback", key, hash, resp)) {
                 end_change(&env);
                 return;
         }

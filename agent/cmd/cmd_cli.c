@@ -162,7 +162,9 @@ const struct cli_command agent_commands[] = {
           "stop the agent's service first): every row that can still be read goes into a\n"
           "new journal, which takes the old one's place; the damaged file is kept as\n"
           "journal.db.damaged-TIME. Then transactions left in flight are restored from\n"
-          "their snapshots, as after a crash. A sound journal is left alone.",
+          "their snapshots, as after a crash. A sound journal is left alone. A lost\n"
+          "journal (missing or emptied, its marker left): the marker is kept beside,\n"
+          "what it recorded in flight printed, and a new journal started.",
           NULL, "0 recovered, or the journal is sound, 2 invalid usage,\n"
                 "            3 the journal could not be salvaged (the lock is held, a file cannot be written)" },
         { "confirm-watchdog", "TX", NULL, NULL, NULL, NULL },

@@ -3,7 +3,10 @@
  * `journal-recover`: a journal SQLite finds damaged (serve refuses to start on one)
  * is salvaged into a fresh journal, which takes its place; the damaged file is kept.
  * Then, as after any crash, the unfinished transactions whose snapshots survived are
- * restored from them. A sound journal is left alone.
+ * restored from them. A sound journal is left alone. A lost journal (missing, or
+ * empty with no WAL, where the state directory's marker says one existed) cannot be
+ * salvaged: its marker is kept beside (naming what it recorded in flight, for the
+ * operator who checks those interfaces) and a new journal is started.
  */
 #include <stdio.h>
 
@@ -50,6 +53,28 @@ static int restore_unfinished(struct cli *c, struct errbuf *e)
         return r;
 }
 
+/* A lost journal: its marker kept beside, a new journal started. 1 when it was lost, 0 when not, or -errno. */
+static int forget_lost(const struct agent_config *cf, struct errbuf *e)
+{
+        char what[768], kept[600];
+        struct journal *j = NULL;
+        int r;
+
+        if (journal_lost(cf->state_dir, what, sizeof(what)) == 0)
+                return 0;
+        r = journal_marker_forget(cf->state_dir, kept, sizeof(kept), e);
+        if (r >= 0)
+                r = journal_open(cf->state_dir, &j, e);
+        journal_close(j);
+        if (r < 0)
+                return r;
+        printf("the journal %s/%s was lost; the last transaction its marker recorded in flight: %s\n"
+               "those interfaces were not restored: check them ('nettune-agent state') and set them as they "
+               "should be\n"
+               "the marker is kept as %s; a new journal was started\n", cf->state_dir, JOURNAL_FILE, what, kept);
+        return 1;
+}
+
 int cmd_journal_recover(struct cli *c)
 {
         struct journal_recovery rec;
@@ -60,6 +85,10 @@ int cmd_journal_recover(struct cli *c)
         if (c->argc > 1)
                 return cli_bad_arg(c, c->argv[1]), OUTCOME_INVALID;
         r = txlock_acquire(c->config.state_dir, false, &lock, &e);
+        if (r >= 0 && (r = forget_lost(&c->config, &e)) == 1) {
+                txlock_release(lock);
+                return OUTCOME_OK;
+        }
         if (r >= 0)
                 r = sound(&c->config, &e);
         if (r == 1)

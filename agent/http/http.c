@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <arpa/inet.h>
+#include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <jansson.h>
@@ -16,10 +17,17 @@
  * Connections in all (one thread each): the unauthenticated budget below, plus room
  * for authenticated clients that the budget can never take. Unauthenticated: at most
  * HTTP_PENDING_MAX in all and HTTP_PENDING_PER_ADDR per address (http_guard.c).
+ * Authenticated: readers at most HTTP_READ_MAX in all and HTTP_READ_PER_CLIENT per
+ * certificate, one operate certificate at most HTTP_OPERATE_PER_CLIENT; so
+ * HTTP_CONNECTIONS_MAX - HTTP_PENDING_MAX - HTTP_READ_MAX (64) slots are the operate
+ * clients' whatever readers and strangers do.
  */
 #define HTTP_CONNECTIONS_MAX 160
 #define HTTP_PENDING_MAX 32
 #define HTTP_PENDING_PER_ADDR 8
+#define HTTP_READ_MAX 64
+#define HTTP_READ_PER_CLIENT 16
+#define HTTP_OPERATE_PER_CLIENT 96
 /* TLS 1.3 first, TLS 1.2 only with ECDHE and AEAD ciphers (no CBC, no SHA-1 MACs). */
 #define HTTP_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-256-GCM:" \
         "+CHACHA20-POLY1305:+AES-128-GCM:-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA"
@@ -42,6 +50,9 @@ struct conn_ctx {
         bool refused;
         bool path_too_long;
         char path[HTTP_PATH_MAX];       /* the path as sent: not percent-decoded, no query */
+        char *raw_query;                /* what follows '?' as sent, NULL without one */
+        struct http_param query[HTTP_QUERY_MAX];
+        unsigned n_query;
 };
 
 /*
@@ -61,7 +72,110 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
                 ctx->path_too_long = true;
         else
                 memcpy(ctx->path, uri, n);
+        if (uri[n] == '?' && !(ctx->raw_query = strdup(uri + n + 1))) {
+                free(ctx);
+                return NULL;
+        }
         return ctx;
+}
+
+static int hex_digit(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
+/* Percent-decode s[0..n) into a new string; NULL with *why set when it holds a NUL or a bad escape. */
+static char *unescape(const char *s, size_t n, const char **why)
+{
+        char *out = malloc(n + 1), *o = out;
+
+        if (!out) {
+                *why = "out of memory";
+                return NULL;
+        }
+        for (size_t i = 0; i < n; i++) {
+                int hi, lo;
+
+                if (s[i] != '%') {
+                        *o++ = s[i];
+                        continue;
+                }
+                hi = i + 2 < n ? hex_digit(s[i + 1]) : -1;
+                lo = i + 2 < n ? hex_digit(s[i + 2]) : -1;
+                if (hi < 0 || lo < 0) {
+                        *why = "a '%' not followed by two hex digits";
+                        free(out);
+                        return NULL;
+                }
+                if (hi == 0 && lo == 0) {
+                        *why = "a NUL (%00)";
+                        free(out);
+                        return NULL;
+                }
+                *o++ = (char)(hi * 16 + lo);
+                i += 2;
+        }
+        *o = '\0';
+        return out;
+}
+
+/*
+ * The request's query, strictly (0, or fills resp with 400 naming the parameter):
+ * "k=v" pairs split at '&', each name and value percent-decoded; a NUL or a bad
+ * escape in either, an empty name, a name given twice, or more than HTTP_QUERY_MAX
+ * parameters is refused, so that "expect_revision=4%00junk" never reads as 4 and
+ * no copy of a parameter silently wins over another.
+ */
+static int parse_query(struct conn_ctx *ctx, struct http_response *resp)
+{
+        const char *p = ctx->raw_query;
+
+        while (p && *p) {
+                size_t n = strcspn(p, "&"), kn = strcspn(p, "=");
+                const char *why = NULL;
+                char *key, *value;
+
+                if (kn > n)
+                        kn = n;
+                key = unescape(p, kn, &why);
+                if (!key) {
+                        http_error(resp, 400, "invalid", "query", "query parameter '%.*s': its name holds %s; "
+                                   "nothing was changed", (int)(kn > 80 ? 80 : kn), p, why);
+                        return -EINVAL;
+                }
+                value = unescape(p + kn + (kn < n), n - kn - (kn < n), &why);
+                if (!value || !key[0] || ctx->n_query >= HTTP_QUERY_MAX) {
+                        if (!key[0])
+                                http_error(resp, 400, "invalid", "query", "a query parameter without a name; "
+                                           "nothing was changed");
+                        else if (!value)
+                                http_error(resp, 400, "invalid", key, "query parameter '%.80s': its value holds %s; "
+                                           "nothing was changed", key, why);
+                        else
+                                http_error(resp, 400, "invalid", key, "more than %d query parameters; nothing was "
+                                           "changed", HTTP_QUERY_MAX);
+                        free(key);
+                        free(value);
+                        return -EINVAL;
+                }
+                for (unsigned i = 0; i < ctx->n_query; i++)
+                        if (streq(ctx->query[i].key, key)) {
+                                http_error(resp, 400, "invalid", key, "query parameter '%.80s' is given more than "
+                                           "once; nothing was changed", key);
+                                free(key);
+                                free(value);
+                                return -EINVAL;
+                        }
+                ctx->query[ctx->n_query++] = (struct http_param){ .key = key, .value = value };
+                p += n + (p[n] == '&');
+        }
+        return 0;
 }
 
 void http_error(struct http_response *resp, int status, const char *code, const char *path,
@@ -82,9 +196,24 @@ void http_error(struct http_response *resp, int status, const char *code, const 
         json_decref(j);
 }
 
+int http_sha256_hex(const void *data, size_t len, char out[65])
+{
+        unsigned char d[32];
+
+        out[0] = '\0';
+        if (gnutls_hash_fast(GNUTLS_DIG_SHA256, data, len, d) < 0)
+                return -EIO;
+        for (unsigned i = 0; i < sizeof(d); i++)
+                snprintf(out + 2 * i, 3, "%02x", d[i]);
+        return 0;
+}
+
 const char *http_query(const struct http_request *req, const char *key)
 {
-        return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+        for (unsigned i = 0; i < req->n_query; i++)
+                if (streq(req->query[i].key, key))
+                        return req->query[i].value;
+        return NULL;
 }
 
 static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_response *resp)
@@ -128,6 +257,8 @@ static int check_client(struct http_server *s, struct MHD_Connection *conn, stru
         verdict = http_guard_decide(&s->guard, ci ? (gnutls_session_t)ci->tls_session : NULL, hc);
         if (verdict == -EACCES)
                 http_error(resp, 401, "unauthenticated", NULL, "a client certificate is required");
+        else if (verdict == -EBUSY)
+                http_error(resp, 503, "busy", NULL, "%s", hc->role_why);
         else if (verdict < 0)
                 http_error(resp, 403, "forbidden", NULL, "%s", hc->role_why[0] ? hc->role_why : "client refused");
         resp->close = verdict < 0;
@@ -241,7 +372,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                            HTTP_PATH_MAX - 1);
                 return send_response(conn, &resp);
         }
+        if (parse_query(ctx, &resp) < 0)
+                return send_response(conn, &resp);
         req.url = ctx->path;
+        req.query = ctx->query;
+        req.n_query = ctx->n_query;
         req.role = http_guard_conn(conn) ? http_guard_conn(conn)->role : HTTP_ROLE_NONE;
         if (s->o.insecure_loopback)
                 snprintf(req.client, sizeof(req.client), "insecure-loopback");
@@ -257,9 +392,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
+        struct http_server *s = cls;
         struct conn_ctx *ctx = *con_cls;
+        struct http_conn *hc = http_guard_conn(conn);
 
+        if (hc && ctx && ctx->started)
+                http_guard_answered(&s->guard, hc);
         if (ctx) {
+                for (unsigned i = 0; i < ctx->n_query; i++) {
+                        free(ctx->query[i].key);
+                        free(ctx->query[i].value);
+                }
+                free(ctx->raw_query);
                 free(ctx->buf);
                 free(ctx);
                 *con_cls = NULL;
@@ -289,6 +433,9 @@ static int start_daemon(struct http_server *s, const union netaddr *a, struct er
                 .pending_per_addr = s->o.pending_per_addr ? s->o.pending_per_addr : HTTP_PENDING_PER_ADDR,
                 .header_timeout_ms = s->o.header_timeout_s * 1000, .tls = !s->o.insecure_loopback,
                 .roles = &s->o.roles,
+                .conn_max = s->o.max_connections ? s->o.max_connections : HTTP_CONNECTIONS_MAX,
+                .read_max = HTTP_READ_MAX, .read_per_client = HTTP_READ_PER_CLIENT,
+                .operate_per_client = s->o.max_connections ? 0 : HTTP_OPERATE_PER_CLIENT,
         };
         int r = http_guard_start(&s->guard, &lim, e);
 

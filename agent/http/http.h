@@ -52,9 +52,19 @@ struct http_roles {
         unsigned n_read;
 };
 
+/* One query parameter, percent-decoded (a NUL in either is refused before a route runs). */
+struct http_param {
+        char *key, *value;              /* value "" for "?key" and "?key=" */
+};
+
+/* Query parameters a request may carry: more is 400 before a route runs. */
+#define HTTP_QUERY_MAX 16
+
 struct http_request {
         const char *method;
         const char *url;                /* the path as sent: not percent-decoded, without the query */
+        const struct http_param *query; /* each key once (a duplicate is 400 before a route runs) */
+        unsigned n_query;
         const char *body;               /* NUL-terminated; "" when none */
         size_t body_len;
         void *conn;                     /* struct MHD_Connection *, for query arguments */
@@ -101,8 +111,18 @@ unsigned long long http_accepted(struct http_server *s);
 /* Of those, how many resumed a TLS session (a session ticket: no certificates exchanged). */
 unsigned long long http_resumed(struct http_server *s);
 
-/* The value of a query argument, or NULL. */
+/*
+ * The value of a query argument, or NULL. The query is parsed strictly before a
+ * route runs: a parameter given twice, a NUL (%00) or a bad percent escape in a
+ * name or value, an empty name, or more than HTTP_QUERY_MAX parameters is 400
+ * naming it; which names a route takes is the route's (agent/api).
+ */
 const char *http_query(const struct http_request *req, const char *key);
+/*
+ * The SHA-256 of data as 64 lowercase hex digits (GnuTLS, loaded by http_start);
+ * 0, or -EIO with out "".
+ */
+int http_sha256_hex(const void *data, size_t len, char out[65]);
 /* Fill resp with {"error":{"code","message","path"}}. */
 void http_error(struct http_response *resp, int status, const char *code, const char *path,
                 const char *fmt, ...) _printf_(5, 6);

@@ -9,8 +9,12 @@
  * place only until someone newer needs it, and a lone client on an address of its
  * own is not the one to go while another address holds several. Independently, a
  * connection that has not sent a request's headers within header_timeout_ms of its
- * accept is shut down. An authenticated client leaves the budgets at once, so
- * confirms always get in.
+ * accept is shut down. An authenticated client leaves those budgets at once for
+ * those of its role: a certificate holds at most so many connections, readers all
+ * together at most read_max, so that the rest of the daemon's slots are the operate
+ * clients' (the controller's confirm always gets in); at a budget, or when the
+ * daemon has no free slot left, the keep-alive connection idle the longest is shut
+ * (a reader's first), and a client whose role's connections are all busy is refused.
  * Shutting down is shutdown(2) on the socket, under the lock that the CLOSED
  * notification takes before libmicrohttpd closes the descriptor.
  *
@@ -139,6 +143,94 @@ static void admit(struct http_guard *g, const char *peer)
         }
 }
 
+/* A connection that holds a slot of its role: authenticated, not shut. */
+static bool holds(const struct http_conn *hc, enum http_role role, const char *subject)
+{
+        return hc->authenticated && !hc->closed_by && hc->role == role && (!subject || streq(hc->subject, subject));
+}
+
+/*
+ * Connections of role (of one certificate subject, or all: NULL) that hold a slot,
+ * under the lock; *idle: the one of them idle the longest (keep-alive, no request
+ * being served), NULL when every one is busy.
+ */
+static unsigned count_role(struct http_guard *g, enum http_role role, const char *subject, struct http_conn **idle)
+{
+        unsigned n = 0;
+
+        *idle = NULL;
+        for (struct http_conn *hc = g->head; hc; hc = hc->next) {
+                if (!holds(hc, role, subject))
+                        continue;
+                n++;
+                if (!hc->busy && (!*idle || hc->idle_since_ms < (*idle)->idle_since_ms))
+                        *idle = hc;
+        }
+        return n;
+}
+
+static void close_idle(struct http_guard *g, struct http_conn *hc)
+{
+        shut(g, hc, "idle");
+        g->idle_closed++;
+}
+
+/*
+ * The budgets of authenticated connections (under the lock), for hc whose role was
+ * just decided: one certificate holds at most read_per_client (read) or
+ * operate_per_client (operate) connections, and readers all together at most
+ * read_max, so that conn_max - pending_max - read_max slots are the operate clients'
+ * whatever readers do. At a budget, the connection of it idle the longest (a
+ * keep-alive between requests) is shut to make room; when all are busy, hc is
+ * refused (-EBUSY, role_why): it never holds a slot.
+ */
+static int admit_role(struct http_guard *g, struct http_conn *hc)
+{
+        bool reader = hc->role == HTTP_ROLE_READ;
+        unsigned per = reader ? g->lim.read_per_client : g->lim.operate_per_client, n;
+        struct http_conn *idle;
+
+        if (per && (n = count_role(g, hc->role, hc->subject, &idle)) >= per) {
+                if (!idle) {
+                        snprintf(hc->role_why, sizeof(hc->role_why), "client certificate '%s' (role %s) holds %u "
+                                 "connections, the most one certificate of its role may, each busy; retry when one "
+                                 "is done", hc->subject, http_role_name(hc->role), n);
+                        return -EBUSY;
+                }
+                close_idle(g, idle);
+        }
+        if (reader && g->lim.read_max && (n = count_role(g, HTTP_ROLE_READ, NULL, &idle)) >= g->lim.read_max) {
+                if (!idle) {
+                        snprintf(hc->role_why, sizeof(hc->role_why), "clients of role read hold %u connections, the "
+                                 "most they may, each busy; retry when one is done", n);
+                        return -EBUSY;
+                }
+                close_idle(g, idle);
+        }
+        return 0;
+}
+
+/*
+ * Under pressure (under the lock): when the connection just accepted leaves the
+ * daemon no free slot, the idle keep-alive connection of a reader idle the longest
+ * is shut (else an operate client's), so that the next connection gets in.
+ */
+static void relieve(struct http_guard *g)
+{
+        struct http_conn *idle;
+        unsigned n = 1;                 /* the one just accepted */
+
+        for (struct http_conn *hc = g->head; hc; hc = hc->next)
+                n += !hc->closed_by;
+        if (!g->lim.conn_max || n < g->lim.conn_max)
+                return;
+        count_role(g, HTTP_ROLE_READ, NULL, &idle);
+        if (!idle)
+                count_role(g, HTTP_ROLE_OPERATE, NULL, &idle);
+        if (idle)
+                close_idle(g, idle);
+}
+
 /* gnutls_certificate_verify_function, installed on every session: 0 lets the handshake go on. */
 static int verify_in_handshake(gnutls_session_t s)
 {
@@ -178,10 +270,17 @@ int http_guard_decide(struct http_guard *g, gnutls_session_t s, struct http_conn
         }
         r = http_auth_role(s, g->lim.roles, hc);
         hc->role = r > 0 ? (enum http_role)r : HTTP_ROLE_NONE;
-        hc->verdict = r > 0 ? 1 : r;
-        if (r > 0)
-                http_guard_authenticated(g, hc);
-        else if (r == -EPERM)
+        if (r > 0) {
+                pthread_mutex_lock(&g->lock);
+                r = admit_role(g, hc);
+                if (r >= 0 && pending(hc))
+                        g->pending--;
+                hc->authenticated = r >= 0;
+                pthread_mutex_unlock(&g->lock);
+                r = r < 0 ? r : 1;
+        }
+        hc->verdict = r;
+        if (r == -EPERM || r == -EBUSY)
                 http_guard_log(g, "refused client from %s: %s", hc->peer, hc->role_why);
         return hc->verdict;
 }
@@ -211,12 +310,13 @@ static void started(struct http_guard *g, struct MHD_Connection *c, void **socke
         }
         hc->guard = g;
         hc->fd = fd->connect_fd;
-        hc->started_ms = mono_ms();
+        hc->started_ms = hc->idle_since_ms = mono_ms();
         peer_text(addr ? addr->client_addr : NULL, hc->peer, sizeof(hc->peer));
         if (g->lim.tls && tls && tls->tls_session)
                 tls_setup(g, (gnutls_session_t)tls->tls_session);
         pthread_mutex_lock(&g->lock);
         admit(g, hc->peer);
+        relieve(g);
         hc->next = g->head;
         if (g->head)
                 g->head->prev = hc;
@@ -292,6 +392,15 @@ void http_guard_requested(struct http_guard *g, struct http_conn *hc)
 {
         pthread_mutex_lock(&g->lock);
         hc->requested = true;
+        hc->busy = true;
+        pthread_mutex_unlock(&g->lock);
+}
+
+void http_guard_answered(struct http_guard *g, struct http_conn *hc)
+{
+        pthread_mutex_lock(&g->lock);
+        hc->busy = false;
+        hc->idle_since_ms = mono_ms();
         pthread_mutex_unlock(&g->lock);
 }
 

@@ -30,9 +30,12 @@ struct http_conn {
         long long started_ms;           /* monotonic */
         bool authenticated;             /* a verified client certificate (or a request, without TLS) */
         bool requested;                 /* a request's headers arrived: no more header deadline */
+        bool busy;                      /* a request is being served (from its headers to its answer) */
+        long long idle_since_ms;        /* monotonic: when its last answer went (started_ms before one) */
         const char *closed_by;          /* "deadline", "evicted" when the guard shut it, else NULL */
         char refused[160];              /* why the handshake refused the client's certificate */
-        int verdict;                    /* 0 not decided yet, 1 a role (role), -EPERM refused (role_why), -EACCES no certificate */
+        int verdict;                    /* 0 not decided yet, 1 a role (role), -EPERM refused (role_why), -EACCES no
+                                         * certificate, -EBUSY its role's or certificate's budget is full (role_why) */
         enum http_role role;
         char subject[128];              /* the certificate's subject DN */
         char role_why[256];
@@ -43,6 +46,10 @@ struct http_guard_limits {
         unsigned pending_per_addr;      /* ... and from one address */
         unsigned header_timeout_ms;     /* from accept to a request's headers */
         bool tls;                       /* require and verify client certificates in the handshake; tickets */
+        unsigned conn_max;              /* connections in all (the daemon's limit) */
+        unsigned read_max;              /* authenticated connections of role read, in all */
+        unsigned read_per_client;       /* ... and of one read certificate (subject) */
+        unsigned operate_per_client;    /* authenticated connections of one operate certificate */
         const struct http_roles *roles; /* who has which role, decided in the handshake */
 };
 
@@ -55,6 +62,7 @@ struct http_guard {
         struct http_guard_limits lim;
         unsigned pending;               /* not authenticated, not shut */
         unsigned long long accepted, evicted, expired, resumed;
+        unsigned long long idle_closed;        /* idle keep-alive connections shut to make room */
         struct log_limit log;           /* refusal lines: a few a second */
         gnutls_datum_t ticket_key;      /* TLS session tickets: this daemon's key (GnuTLS rotates what it derives) */
 };
@@ -77,8 +85,10 @@ void http_guard_authenticated(struct http_guard *g, struct http_conn *hc);
  * hc->verdict.
  */
 int http_guard_decide(struct http_guard *g, gnutls_session_t s, struct http_conn *hc);
-/* A request's headers arrived. */
+/* A request's headers arrived: the connection is busy until http_guard_answered. */
 void http_guard_requested(struct http_guard *g, struct http_conn *hc);
+/* Its answer went: the connection is idle (keep-alive) until its next request. */
+void http_guard_answered(struct http_guard *g, struct http_conn *hc);
 /* Log a refusal, at most a few lines a second (the rest are counted and summed up). */
 void http_guard_log(struct http_guard *g, const char *fmt, ...) _printf_(2, 3);
 

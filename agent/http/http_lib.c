@@ -11,6 +11,7 @@
  * - gnutls_free is a variable (a function pointer), and gnutls.h makes it a macro:
  *   http_lib_gnutls_free() calls through the library's variable instead.
  */
+#include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <microhttpd.h>
@@ -112,6 +113,9 @@ LAZYLIB_VOID(gnutls_lib, gnutls_memset, (void *data, int c, size_t size), (data,
 LAZYLIB_VOID(gnutls_lib, gnutls_session_set_verify_function,
              (gnutls_session_t session, gnutls_certificate_verify_function *func), (session, func))
 LAZYLIB_FN(gnutls_lib, int, gnutls_x509_crt_init, (gnutls_x509_crt_t *cert), (cert))
+LAZYLIB_FN(gnutls_lib, int, gnutls_hash_fast,
+           (gnutls_digest_algorithm_t algorithm, const void *text, size_t textlen, void *digest),
+           (algorithm, text, textlen, digest))
 LAZYLIB_VOID(gnutls_lib, gnutls_x509_crt_deinit, (gnutls_x509_crt_t cert), (cert))
 LAZYLIB_FN(gnutls_lib, int, gnutls_x509_crt_import,
            (gnutls_x509_crt_t cert, const gnutls_datum_t *data, gnutls_x509_crt_fmt_t format), (cert, data, format))

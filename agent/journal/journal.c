@@ -9,6 +9,7 @@
 
 struct journal {
         struct db db;
+        char dir[DB_PATH_MAX];          /* the state directory, when its marker is kept (journal_open) */
         bool ckpt_due;                  /* a write of the open group ended a run (final or pending) */
         bool group_lazy;                /* the open group commits without an fsync of its own */
 };
@@ -79,6 +80,13 @@ static int add_missing_columns(struct db *d, struct errbuf *e)
         return db_exec(d, "ALTER TABLE transactions ADD COLUMN restores_json TEXT", e);
 }
 
+static int add_request_hash(struct db *d, struct errbuf *e)
+{
+        if (db_has_column(d, "transactions", "request_hash"))
+                return 0;
+        return db_exec(d, "ALTER TABLE transactions ADD COLUMN request_hash TEXT", e);
+}
+
 static const struct db_migration migrations[] = {
         { .sql = schema_v1 },
         { .fn = add_missing_columns },
@@ -111,12 +119,14 @@ static const struct db_migration migrations[] = {
         { .sql = "DROP INDEX IF EXISTS transactions_idempotency_key;"
                  "CREATE INDEX transactions_idempotency_key ON transactions(idempotency_key)"
                  " WHERE idempotency_key IS NOT NULL;" },
+        /* The digest of the keyed request (operation, parameters, body): one key means one request. */
+        { .fn = add_request_hash },
 };
 
 /* The statements a transaction writes with, prepared once per connection (db_cached; journal_warm). */
 static const char sql_step[] = "INSERT INTO steps (tx, state, at_ms) VALUES (?, ?, ?)";
 static const char sql_begin_tx[] = "INSERT INTO transactions (kind, policy_name, policy_json, state,"
-                                   " started_ms, idempotency_key) VALUES (?, ?, ?, 'planned', ?, ?)";
+                                   " started_ms, idempotency_key, request_hash) VALUES (?, ?, ?, 'planned', ?, ?, ?)";
 static const char sql_changes[] = "INSERT INTO transaction_changes (tx, changes_json) VALUES (?, ?)";
 static const char sql_revision[] = "INSERT INTO revisions (tx, policy_json, committed_ms)"
                                    " SELECT id, policy_json, ? FROM transactions WHERE id = ?";
@@ -175,10 +185,18 @@ int journal_open_named(const char *state_dir, const char *name, struct journal *
 
 int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e)
 {
-        int r = journal_open_named(state_dir, JOURNAL_FILE, ret, e);
+        int r = journal_marker_check(state_dir, e);
 
+        if (r >= 0)
+                r = journal_open_named(state_dir, JOURNAL_FILE, ret, e);
         if (r == -EBADMSG)
                 errbuf_suffix(e, "; " JOURNAL_RECOVER_HINT);
+        if (r >= 0 && (r = journal_marker_create(state_dir, e)) < 0) {
+                journal_close(*ret);
+                *ret = NULL;
+        }
+        if (r >= 0)
+                snprintf((*ret)->dir, sizeof((*ret)->dir), "%s", state_dir);
         return r;
 }
 
@@ -234,7 +252,7 @@ static int add_step(struct db *d, int64_t tx, enum txn_state s, int64_t now, str
 }
 
 struct begin_args {
-        const char *kind, *name, *json, *changes, *key;
+        const char *kind, *name, *json, *changes, *key, *key_hash;
         int64_t *ret_tx;
 };
 
@@ -252,6 +270,7 @@ static int do_begin(struct db *d, void *arg, struct errbuf *e)
         sqlite3_bind_text(st, 3, a->json, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 4, now);
         db_bind_text(st, 5, a->key);
+        db_bind_text(st, 6, a->key ? a->key_hash : NULL);
         r = db_step_done(d, st, e);
         db_uncache(d, sql_begin_tx, st);
         if (r < 0)
@@ -275,17 +294,20 @@ int journal_begin(struct journal *j, const char *kind, const char *policy_name,
                   const char *policy_json, const char *changes_json, int64_t *ret_tx,
                   struct errbuf *e)
 {
-        return journal_begin_keyed(j, kind, policy_name, policy_json, changes_json, NULL, ret_tx, e);
+        return journal_begin_keyed(j, kind, policy_name, policy_json, changes_json, NULL, NULL, ret_tx, e);
 }
 
 int journal_begin_keyed(struct journal *j, const char *kind, const char *policy_name,
                         const char *policy_json, const char *changes_json, const char *key,
-                        int64_t *ret_tx, struct errbuf *e)
+                        const char *key_hash, int64_t *ret_tx, struct errbuf *e)
 {
         struct begin_args a = { kind, policy_name ? policy_name : "", policy_json, changes_json,
-                                key && key[0] ? key : NULL, ret_tx };
+                                key && key[0] ? key : NULL, key_hash && key_hash[0] ? key_hash : NULL, ret_tx };
+        int r = db_txn(&j->db, do_begin, &a, e);
 
-        return db_txn(&j->db, do_begin, &a, e);
+        if (r >= 0 && j->dir[0])
+                journal_marker_begin(j->dir, *ret_tx, kind, policy_name, changes_json);
+        return r;
 }
 
 struct record_args {
@@ -375,6 +397,8 @@ int journal_record(struct journal *j, int64_t tx, enum txn_state s,
 
         if (k >= 0 && (journal_state_final(s) || s == TXN_PENDING_CONFIRM))
                 j->ckpt_due = true;
+        if (k >= 0 && journal_state_final(s) && j->dir[0])
+                journal_marker_end(j->dir, tx);
         if (k >= 0)
                 checkpoint_if_due(j);
         return k;

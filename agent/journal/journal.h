@@ -53,9 +53,26 @@ struct journal;
 
 /*
  * Open (create) <state_dir>/journal.db; creates state_dir (0700) if missing. A file
- * SQLite finds damaged is -EBADMSG, the message naming JOURNAL_RECOVER_HINT.
+ * SQLite finds damaged is -EBADMSG, the message naming JOURNAL_RECOVER_HINT. A
+ * journal that is missing, or empty with no WAL, where the state directory's marker
+ * (JOURNAL_MARKER, written when a journal is first opened) records that one existed
+ * is lost, not new: -ENODATA, the message naming the transaction the marker recorded
+ * in flight, the interfaces it may have left changed, and the recovery.
  */
 int journal_open(const char *state_dir, struct journal **ret, struct errbuf *e);
+
+#define JOURNAL_MARKER "journal.marker"
+/*
+ * Was the journal of state_dir lost (see journal_open)? 1 with what the marker
+ * recorded in flight in what, else 0.
+ */
+int journal_lost(const char *state_dir, char *what, size_t size);
+/*
+ * The recovery of a lost journal (the agent stopped, the caller holds the lock): the
+ * marker is kept as journal.marker.lost-<ms> (its path in kept); the next open starts
+ * a new journal and a new marker. 0 or -errno.
+ */
+int journal_marker_forget(const char *state_dir, char *kept, size_t size, struct errbuf *e);
 void journal_close(struct journal *j);           /* accepts NULL */
 
 /*
@@ -95,10 +112,16 @@ int journal_begin(struct journal *j, const char *kind, const char *policy_name,
  */
 #define JOURNAL_KEY_MAX 64
 bool journal_key_valid(const char *key);
-/* journal_begin with the request's idempotency key (NULL: none). */
+/*
+ * journal_begin with the request's idempotency key (NULL: none) and the digest of
+ * the request it came with (key_hash, JOURNAL_HASH_MAX - 1 hex digits: its operation,
+ * parameters and body; NULL: none), so that the same key with another request is
+ * told apart from a second copy of the same one.
+ */
+#define JOURNAL_HASH_MAX 65
 int journal_begin_keyed(struct journal *j, const char *kind, const char *policy_name,
                         const char *policy_json, const char *changes_json, const char *key,
-                        int64_t *ret_tx, struct errbuf *e);
+                        const char *key_hash, int64_t *ret_tx, struct errbuf *e);
 /* The newest transaction recorded with key; -ENOENT when there is none. */
 int journal_find_key(struct journal *j, const char *key, int64_t *ret_tx, struct errbuf *e);
 
@@ -178,6 +201,7 @@ struct journal_tx {
         int64_t confirm_deadline_ms;
         int64_t rev;                    /* the revision its commit recorded, 0 when none */
         char idempotency_key[JOURNAL_KEY_MAX];  /* "" when the request carried none */
+        char key_hash[JOURNAL_HASH_MAX];        /* the keyed request's digest; "" when none was journaled */
         double rollback_ms;             /* the way back, from the decision to restore to the last target read back; 0: none */
 };
 

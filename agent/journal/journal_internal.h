@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared by journal.c (writes), journal_read.c (queries) and journal_recover.c
- * (salvage); not for other modules. Calls go one way: journal_read.c and
- * journal_recover.c -> journal.c.
+ * Shared by journal.c (writes), journal_read.c (queries), journal_recover.c
+ * (salvage) and journal_marker.c (the state directory's record that a journal
+ * exists); not for other modules. Calls go one way: journal_read.c and
+ * journal_recover.c -> journal.c -> journal_marker.c.
  */
 #pragma once
 
@@ -12,5 +13,14 @@
 struct db *journal_db(struct journal *j);
 /* journal_open() of another file of the state directory (the recovery's new journal). */
 int journal_open_named(const char *state_dir, const char *name, struct journal **ret, struct errbuf *e);
+/* ---- journal_marker.c: the state directory's record that a journal exists ---- */
+/* -ENODATA naming the in-flight transaction and the recovery when the journal was lost; else 0. */
+int journal_marker_check(const char *state_dir, struct errbuf *e);
+/* The marker of a journal just opened, when there is none yet (durable): 0 or -errno. */
+int journal_marker_create(const char *state_dir, struct errbuf *e);
+/* A transaction began / ended: the marker rewritten (best effort, not synced). */
+void journal_marker_begin(const char *state_dir, int64_t tx, const char *kind, const char *policy,
+                          const char *changes_json);
+void journal_marker_end(const char *state_dir, int64_t tx);
 /* journal_unfinished()'s query (journal.c: journal_warm() prepares it too). */
 extern const char journal_sql_unfinished[];

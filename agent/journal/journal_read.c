@@ -29,7 +29,7 @@ void journal_tx_done(struct journal_tx *t)
 #define TX_COLUMNS "id, kind, policy_name, policy_json, state, result, exit_code, error," \
         " (SELECT changes_json FROM transaction_changes WHERE transaction_changes.tx = transactions.id), probe_json, restored_by, started_ms, finished_ms, confirm_deadline_ms, restores_json," \
         " (SELECT MAX(rev) FROM revisions WHERE revisions.tx = transactions.id), idempotency_key, saves_json," \
-        " rollback_ms"
+        " rollback_ms, request_hash"
 
 static void tx_from_row(sqlite3_stmt *st, struct journal_tx *t)
 {
@@ -58,6 +58,7 @@ static void tx_from_row(sqlite3_stmt *st, struct journal_tx *t)
         db_col_copy(st, 16, t->idempotency_key, sizeof(t->idempotency_key));
         t->saves_json = db_col_dup(st, 17);
         t->rollback_ms = sqlite3_column_double(st, 18);
+        db_col_copy(st, 19, t->key_hash, sizeof(t->key_hash));
 }
 
 int journal_find_key(struct journal *j, const char *key, int64_t *ret_tx, struct errbuf *e)

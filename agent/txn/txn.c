@@ -151,6 +151,7 @@ static int nothing_to_do(struct txn_env *env, const char *kind, const char *name
         if (!policy_json || (newest && streq(newest, policy_json)))
                 return 0;
         r = journal_begin_keyed(env->journal, kind, name, policy_json, "[]", env->idempotency_key,
+                                env->key_hash,
                                 &res->tx, &res->error);
         if (r >= 0)
                 r = txn_record_final(env, res, TXN_COMMITTED, OUTCOME_OK, "nothing_to_do");
@@ -490,6 +491,7 @@ int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_j
         if (!verify || verify->probe == POLICY_PROBE_NONE)
                 txn_group_begin(env, false, res);
         r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, prep->changes, env->idempotency_key,
+                                env->key_hash,
                                 &res->tx, &res->error);
         if (r < 0) {
                 txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");

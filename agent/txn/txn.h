@@ -92,6 +92,7 @@ struct txn_env {
         bool no_watchdog;               /* serve: the daemon's timer handles confirm deadlines */
         const char *apply_kind;         /* journal kind of txn_apply: NULL = "apply" ("enforce" for drift) */
         const char *idempotency_key;    /* the request's key, journaled with the transaction, or NULL */
+        const char *key_hash;           /* the digest of the keyed request, journaled with it, or NULL */
         /*
          * The caller's precondition: the node's current revision (the newest committed
          * rev, 0 when none) must be this one, checked under the lock before anything

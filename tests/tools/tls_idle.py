@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: MIT
 """Idle mTLS clients for the API's role tests: each completes a TLS handshake with
 a client certificate and then sends nothing (or, with --request-every-ms, a GET
-/v1/health now and then on the same connection, reading nothing back).
+/v1/health now and then on the same connection, reading nothing back; with
+--request-once, one keep-alive GET /v1/health right after the handshake, then
+nothing: a monitoring client that keeps its connection for its next scrape).
 
   tls_idle.py --connect HOST:PORT --ca CA --cert CRT --key KEY --conns N --hold-s S
-              [--bind ADDR] [--reconnect] [--request-every-ms MS] [--ready FILE]
+              [--bind ADDR] [--reconnect] [--request-every-ms MS] [--request-once] [--ready FILE]
 
 Opens N connections (from ADDR) one after the other (each handshake completed; FILE is created
 once all are open) and holds them for S seconds, watching which ones the server
@@ -13,7 +15,7 @@ closes; with --reconnect a connection the server closed is opened again at once,
 so N stay open as far as the server lets them. Prints one JSON object:
 {"opened": handshakes completed, "failed": handshakes that failed,
  "closed_by_server": connections the server closed, "open_at_end": connections
- still open after S seconds}.
+ still open after S seconds, "answers": {status: count} of the answers read}.
 """
 import argparse
 import json
@@ -32,12 +34,18 @@ def connect(host, port, ctx, bind):
     return s
 
 
-def closed(s):
-    """True when the server closed s (EOF or reset); what it sent otherwise is dropped."""
+def closed(s, answers=None):
+    """True when the server closed s (EOF or reset); the status of each answer it sent is counted in answers."""
     try:
         while True:
-            if s.recv(65536) == b"":
+            data = s.recv(65536)
+            if data == b"":
                 return True
+            if answers is not None:
+                for line in data.split(b"\r\n"):
+                    if line.startswith(b"HTTP/1.1 "):
+                        code = line.split()[1].decode()
+                        answers[code] = answers.get(code, 0) + 1
     except ssl.SSLWantReadError:
         return False
     except (ssl.SSLError, OSError):
@@ -51,11 +59,15 @@ class Pool:
         self.ctx = ssl.create_default_context(cafile=a.ca)
         self.ctx.load_cert_chain(a.cert, a.key)
         self.bind = a.bind
-        self.conns, self.opened, self.failed, self.gone = [], 0, 0, 0
+        self.once = a.request_once
+        self.conns, self.opened, self.failed, self.gone, self.answers = [], 0, 0, 0, {}
 
     def open_one(self):
         try:
-            self.conns.append(connect(self.host, self.port, self.ctx, self.bind))
+            s = connect(self.host, self.port, self.ctx, self.bind)
+            if self.once:
+                s.send(REQUEST)
+            self.conns.append(s)
             self.opened += 1
         except (ssl.SSLError, OSError):
             self.failed += 1
@@ -63,7 +75,7 @@ class Pool:
     def watch(self, timeout):
         ready, _, _ = select.select(self.conns, [], [], timeout) if self.conns else ([], [], time.sleep(timeout))
         for s in ready:
-            if closed(s):
+            if closed(s, self.answers):
                 self.conns.remove(s)
                 s.close()
                 self.gone += 1
@@ -87,11 +99,13 @@ def main():
     ap.add_argument("--bind")
     ap.add_argument("--reconnect", action="store_true")
     ap.add_argument("--request-every-ms", type=int, default=0)
+    ap.add_argument("--request-once", action="store_true")
     ap.add_argument("--ready")
     a = ap.parse_args()
     p = Pool(a)
     for _ in range(a.conns):
         p.open_one()
+        p.watch(0)
     if a.ready:
         open(a.ready, "w").close()
     end = time.monotonic() + a.hold_s
@@ -105,7 +119,7 @@ def main():
             p.open_one()
             p.watch(0)
     print(json.dumps({"opened": p.opened, "failed": p.failed, "closed_by_server": p.gone,
-                      "open_at_end": len(p.conns)}))
+                      "open_at_end": len(p.conns), "answers": p.answers}))
     for s in p.conns:
         s.close()
 

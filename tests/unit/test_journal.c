@@ -353,6 +353,43 @@ static void test_restores_roundtrip(void)
 }
 
 /* The controller's idempotency key: journaled with the transaction, found again, validated. */
+/* A journal emptied (or removed) while its marker says one existed is lost, not new; without the marker it is new. */
+static void test_lost_journal(void)
+{
+        struct journal *j = open_fresh();
+        struct errbuf e = { 0 };
+        char path[128], what[512], kept[512];
+        int64_t tx = 0;
+
+        CU_ASSERT_EQUAL_FATAL(journal_begin(j, "apply", "p1", "{}", "[{\"target\":\"vA\"},{\"target\":\"vA\"},"
+                                            "{\"target\":\"leaf1\"}]", &tx, &e), 0);
+        journal_close(j);
+        CU_ASSERT_EQUAL(journal_lost(dir, what, sizeof(what)), 0);
+        snprintf(path, sizeof(path), "%s/journal.db", dir);
+        CU_ASSERT_EQUAL_FATAL(truncate(path, 0), 0);
+        snprintf(path, sizeof(path), "%s/journal.db-wal", dir);
+        unlink(path);
+        CU_ASSERT_EQUAL(journal_lost(dir, what, sizeof(what)), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(what, "apply of policy 'p1'), which may have left changed: 'vA', 'leaf1'"));
+        j = NULL;
+        CU_ASSERT_EQUAL(journal_open(dir, &j, &e), -ENODATA);
+        CU_ASSERT_PTR_NULL(j);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "the journal is lost: it is empty (0 bytes, no WAL)"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "journal-recover"));
+        snprintf(path, sizeof(path), "%s/journal.db", dir);
+        CU_ASSERT_EQUAL(unlink(path), 0);
+        CU_ASSERT_EQUAL(journal_open(dir, &j, &e), -ENODATA);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "the journal is lost: it is missing"));
+        /* the recovery: the marker kept beside, then a new journal (and marker) */
+        CU_ASSERT_EQUAL_FATAL(journal_marker_forget(dir, kept, sizeof(kept), &e), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(kept, "/journal.marker.lost-"));
+        CU_ASSERT_EQUAL(access(kept, F_OK), 0);
+        CU_ASSERT_EQUAL_FATAL(journal_open(dir, &j, &e), 0);
+        journal_close(j);
+        CU_ASSERT_EQUAL(journal_lost(dir, what, sizeof(what)), 0);
+        cleanup_dir();
+}
+
 static void test_idempotency_key(void)
 {
         struct journal *j = open_fresh();
@@ -368,15 +405,17 @@ static void test_idempotency_key(void)
         CU_ASSERT_FALSE(journal_key_valid("0123456789012345678901234567890123456789012345678901234567890123"));
         CU_ASSERT_EQUAL(journal_find_key(j, "k-1", &found, &e), -ENOENT);
         CU_ASSERT_EQUAL(journal_begin(j, "apply", "p0", "{}", "[]", &plain, &e), 0);
-        CU_ASSERT_EQUAL(journal_begin_keyed(j, "apply", "p1", "{}", "[]", "k-1", &tx, &e), 0);
+        CU_ASSERT_EQUAL(journal_begin_keyed(j, "apply", "p1", "{}", "[]", "k-1", "ab12", &tx, &e), 0);
         CU_ASSERT_EQUAL(journal_find_key(j, "k-1", &found, &e), 0);
         CU_ASSERT_EQUAL(found, tx);
         CU_ASSERT_EQUAL(journal_find_key(j, "k-2", &found, &e), -ENOENT);
         CU_ASSERT_EQUAL(journal_get(j, tx, &t, &e), 0);
         CU_ASSERT_STRING_EQUAL(t.idempotency_key, "k-1");
+        CU_ASSERT_STRING_EQUAL(t.key_hash, "ab12");             /* the keyed request's digest, journaled with it */
         journal_tx_done(&t);
         CU_ASSERT_EQUAL(journal_get(j, plain, &t, &e), 0);
         CU_ASSERT_STRING_EQUAL(t.idempotency_key, "");
+        CU_ASSERT_STRING_EQUAL(t.key_hash, "");
         journal_tx_done(&t);
         journal_close(j);
         cleanup_dir();
@@ -395,7 +434,8 @@ int suite_journal(void)
             !CU_add_test(s, "bad_dir", test_bad_dir) ||
             !CU_add_test(s, "state_dir_safety", test_state_dir_safety) ||
             !CU_add_test(s, "restores_roundtrip", test_restores_roundtrip) ||
-            !CU_add_test(s, "idempotency_key", test_idempotency_key))
+            !CU_add_test(s, "idempotency_key", test_idempotency_key) ||
+            !CU_add_test(s, "lost_journal", test_lost_journal))
                 return -1;
         return 0;
 }
