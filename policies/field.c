@@ -405,10 +405,18 @@ static int diff_host_ecn(struct diff *d, const char *prefix, const struct state 
         if (r >= 0 && want->has_cnp)
                 r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.cnp_priority"), live->has_cnp,
                              fmt_u(a, sizeof(a), live->cnp_prio), fmt_u(b, sizeof(b), want->cnp_prio));
-        /* device detail: only a snapshot carries it (a restore puts mlx5's mode back after the priority) */
+        /*
+         * device detail: a snapshot carries it (a restore puts mlx5's mode back after the
+         * priority); a policy's cnp_priority means mode 0 (the CNP's priority fixed, which a
+         * write of np_cnp_prio sets: cong.c mlx5_ib_set_cc_param_mask_val()), so a live mode
+         * other than 0 is a change of its own
+         */
         if (r >= 0 && want->has_cnp && want->has_prio_mode && live->has_prio_mode)
                 r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.cnp_priority_mode"), true,
                              fmt_u(a, sizeof(a), live->cnp_prio_mode), fmt_u(b, sizeof(b), want->cnp_prio_mode));
+        else if (r >= 0 && want->has_cnp && live->has_prio_mode && live->cnp_prio_mode)
+                r = diff_opt(d, STATE_FIELD_HOST_ECN, keyf(key, prefix, "host_ecn.cnp_priority_mode"), true,
+                             fmt_u(a, sizeof(a), live->cnp_prio_mode), "0");
         return r < 0 ? r : diff_dcqcn(d, prefix, want, live);
 }
 

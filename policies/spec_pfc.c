@@ -30,9 +30,9 @@
 #define STALL_MIN 80
 #define STALL_MAX 8000
 
-/* Indexes are enum state_wd_action; "errdisable" is read back only (EOS). */
+/* Indexes are enum state_wd_action; "errdisable" and "no-drop" are read back only (EOS). */
 static const char *const wd_action_desired[] = { "drop", "forward", "alert", NULL };
-static const char *const wd_action_live[] = { "drop", "forward", "alert", "errdisable", NULL };
+static const char *const wd_action_live[] = { "drop", "forward", "alert", "errdisable", "no-drop", NULL };
 
 static const struct {
         uint8_t bit;

@@ -21,6 +21,7 @@ static const char *const wd_action_names[STATE_WD_ACTION_MAX] = {
         [STATE_WD_FORWARD] = "forward",
         [STATE_WD_ALERT] = "alert",
         [STATE_WD_ERRDISABLE] = "errdisable",
+        [STATE_WD_NODROP] = "no-drop",
 };
 
 void state_init(struct state *s)

@@ -204,6 +204,7 @@ enum state_wd_action {
         STATE_WD_FORWARD,
         STATE_WD_ALERT,
         STATE_WD_ERRDISABLE,    /* read back only: EOS's default (the port is error-disabled) */
+        STATE_WD_NODROP,        /* read back only: EOS's switch-wide "action no-drop" (the queue stays no-drop) */
         STATE_WD_ACTION_MAX,
 };
 
@@ -288,7 +289,7 @@ const char *state_field_name(enum state_field f);
 int state_field_from_name(const char *name);    /* enum value or -EINVAL */
 const char *state_trust_name(enum state_trust t);
 const char *state_tsa_name(enum state_tsa t);
-/* "drop", "forward", "alert", "errdisable"; from_name: enum value or -EINVAL. */
+/* "drop", "forward", "alert", "errdisable", "no-drop"; from_name: enum value or -EINVAL. */
 const char *state_wd_action_name(enum state_wd_action a);
 int state_wd_action_from_name(const char *name);
 

@@ -14,26 +14,40 @@
  *               cable length or PFC recomputes xoff/xon (en/port_buffer.c
  *               mlx5e_port_manual_buffer_config()), and a lossless buffer smaller
  *               than xoff + max_mtu + one 128-byte cell is refused (-ENOMEM).
- *   mlxsw       delay = bits (the UAPI's meaning), a __u16; ieee_setpfc stores
- *               DIV_ROUND_UP(delay, 8) bytes as the port's delay
- *               (spectrum_dcb.c mlxsw_sp_dcbnl_ieee_setpfc()), which sizes the
- *               lossless buffers only in DCB headroom mode; with a root qdisc
+ *   mlxsw       delay = bits, a __u16; ieee_setpfc stores DIV_ROUND_UP(delay, 8)
+ *               bytes as the port's delay (spectrum_dcb.c
+ *               mlxsw_sp_dcbnl_ieee_setpfc()), which sizes the lossless buffers
+ *               only in DCB headroom mode: 2 x MTU + 2 x delay + MTU, in cells
+ *               (spectrum_buffers.c mlxsw_sp_hdroom_buf_threshold_get(),
+ *               mlxsw_sp_hdroom_buf_delay_get(), mlxsw_sp_hdroom_bufs_reset_sizes()),
+ *               doubled on an 8-lane port and split over two buffers
+ *               (mlxsw_sp_port_headroom_8x_adjust()). The delay is therefore the
+ *               whole allowance for what arrives after XOFF, not the cable's
+ *               propagation alone: nettune writes the allowance that makes the
+ *               buffer the calculator's size (see "mlxsw" below); with a root qdisc
  *               offloaded the port is in TC mode, where every priority fills
  *               buffer 0 until dcbnl_setbuffer maps it, sizes are what setbuffer
  *               gave (never below 2 x MTU in cells) and the delay is not added
  *               (spectrum_buffers.c mlxsw_sp_hdroom_bufs_reset_sizes()).
  *               dcbnl_setbuffer is refused in DCB mode.
  *
- * The length is declared in metres; on mlxsw it becomes the cable's round trip in
- * bits at the port's speed (policies/headroom.h), read back the same way. A
- * snapshot keeps the raw delay (dcb_device.pfc_delay) and puts back exactly that.
- * Before anything is written, every lossless buffer is checked against the
- * calculator for the port's speed, MTU and cable length, and sizes the device
- * would round are refused.
+ * The length is declared in metres; on mlxsw it becomes that allowance in bits,
+ * read back the same way (a delay nettune did not write reads as the cable whose
+ * round trip it is, policies/headroom.h). A snapshot keeps the raw delay
+ * (dcb_device.pfc_delay) and puts back exactly that. Before anything is written,
+ * every lossless buffer is checked against the calculator for the port's speed,
+ * MTU and cable length, and sizes the device would round are refused; on mlxsw
+ * the check is of what the driver will really reserve after the change, in the
+ * headroom mode the port will be in, on the priority->buffer map that mode uses
+ * (mlxsw_sp_hdroom_prios_reset_buf_idx()): a PFC priority that would share a
+ * buffer with a lossy one, or a lossless buffer short of the calculator, is refused
+ * with the way that works.
  */
 #include "drivers/host/dcb_driver.h"
 #include "drivers/host/dcb_nl.h"
+#include "drivers/host/ethtool.h"
 #include "drivers/host/link.h"
+#include "drivers/host/qdisc_tree.h"
 #include "drivers/host/sysfs.h"
 #include "policies/headroom.h"
 
@@ -53,6 +67,7 @@ struct port {
         uint32_t speed_mbps;            /* SYSFS/class/net/IF/speed, 0 unknown */
         uint32_t mtu;                   /* the desired MTU, else the live one */
         uint32_t max_mtu;               /* IFLA_MAX_MTU, 0 unknown */
+        unsigned lanes;                 /* mlxsw: 8 or 4 (ethtool_port_lanes(); 4 when unreadable) */
 };
 
 static const char *kdrv(const struct target *t)
@@ -87,22 +102,110 @@ static void port_of(struct target *t, struct nl *nl, const struct state *d, stru
         else if (link_rtnl_read(t, nl, &li, &ignore) >= 0)
                 ret->mtu = li.mtu;
         ret->max_mtu = t->max_mtu;
+        ret->lanes = 4;
+        if (ret->family == FAMILY_MLXSW && ethtool_port_lanes(t->name, &ret->lanes) < 0)
+                ret->lanes = 4;
+}
+
+/* ---- mlxsw: the headroom it reserves (spectrum_buffers.c) ---- */
+
+static unsigned mlxsw_cells(const struct port *p, uint32_t bytes)
+{
+        unsigned cell = headroom_cell_bytes(p->asic);
+
+        return (bytes + cell - 1) / cell;                       /* mlxsw_sp_bytes_cells(): DIV_ROUND_UP */
+}
+
+/* mlxsw_sp_hdroom_buf_threshold_get(): a buffer that holds priorities, lossy or not. */
+static unsigned mlxsw_thres_cells(const struct port *p)
+{
+        return 2 * mlxsw_cells(p, p->mtu);
+}
+
+/* mlxsw_sp_hdroom_buf_delay_get() over the delay mlxsw_sp_dcbnl_ieee_setpfc() stores (bits -> bytes). */
+static unsigned mlxsw_delay_cells(const struct port *p, uint32_t delay_bits)
+{
+        return 2 * mlxsw_cells(p, (delay_bits + 7) / 8) + mlxsw_cells(p, p->mtu);
+}
+
+/* The calculator's size for one lossless buffer of this port; -EINVAL with the reason. */
+static int lossless_need(const struct port *p, unsigned cable_m, struct headroom *ret, struct errbuf *e);
+
+/*
+ * The delay nettune writes on mlxsw for a cable length: the allowance that makes
+ * DCB mode's lossless buffer (each of the two on an 8-lane port) at least the
+ * calculator's size: k delay cells, k = ceil((need - threshold - MTU) / 2) in cells.
+ * mlxsw only sees the cells, so the bits inside the last cell tell cable lengths
+ * that need the same k apart (the j-th such length, counted from the shortest,
+ * adds j bytes), and the read-back is exact: 0 when the calculator has no answer.
+ */
+static uint32_t mlxsw_allowance_cells(const struct port *p, unsigned cable_m)
+{
+        struct headroom h;
+        struct errbuf ignore;
+        unsigned need, base = mlxsw_thres_cells(p) + mlxsw_cells(p, p->mtu);
+
+        if (!p->speed_mbps || lossless_need(p, cable_m, &h, &ignore) < 0)
+                return 0;
+        need = mlxsw_cells(p, h.size_bytes);
+        return need > base ? (need - base + 1) / 2 : 1;
+}
+
+static uint64_t mlxsw_allowance_bits(const struct port *p, unsigned cable_m)
+{
+        unsigned cell = headroom_cell_bytes(p->asic), k = mlxsw_allowance_cells(p, cable_m), j = 0;
+
+        if (!k)
+                return 0;
+        while (j + 1 < cell && cable_m > j + 1 && mlxsw_allowance_cells(p, cable_m - j - 1) == k)
+                j++;
+        return 8ull * ((uint64_t)(k - 1) * cell + 1 + j);
+}
+
+/* The cable length whose allowance is these bits; 0 none (a delay nettune did not write). */
+static unsigned mlxsw_allowance_cable(const struct port *p, uint32_t bits)
+{
+        unsigned cell = headroom_cell_bytes(p->asic), k0 = 0, m0 = 1;
+
+        for (unsigned m = 1; p->speed_mbps && m <= HEADROOM_CABLE_MAX_M; m++) {
+                unsigned k = mlxsw_allowance_cells(p, m), j;
+
+                if (!k || (uint64_t)(k - 1) * cell * 8 > bits)
+                        break;
+                if (k != k0) {
+                        k0 = k;
+                        m0 = m;
+                }
+                j = m - m0 < cell - 1 ? m - m0 : cell - 1;
+                if (8ull * ((uint64_t)(k - 1) * cell + 1 + j) == bits)
+                        return m;
+        }
+        return 0;
 }
 
 /* ---- the delay: metres <-> what the device holds ---- */
 
 static unsigned cable_of_delay(const struct port *p, uint16_t delay)
 {
-        if (p->family == FAMILY_MLXSW)
-                return p->speed_mbps ? headroom_delay_cable_m(p->speed_mbps, delay) : 0;
-        return delay;
+        unsigned m;
+
+        if (p->family != FAMILY_MLXSW)
+                return delay;
+        if (!p->speed_mbps)
+                return 0;
+        m = mlxsw_allowance_cable(p, delay);
+        return m ? m : headroom_delay_cable_m(p->speed_mbps, delay);
 }
 
 static uint16_t delay_of_cable(const struct port *p, unsigned cable_m)
 {
-        if (p->family == FAMILY_MLXSW)
-                return (uint16_t)headroom_delay_bits(p->speed_mbps, cable_m);  /* checked to fit */
-        return (uint16_t)cable_m;
+        uint64_t a;
+
+        if (p->family != FAMILY_MLXSW)
+                return (uint16_t)cable_m;
+        /* the allowance where it fits; else (TC mode, where the delay sizes nothing) the round trip: checked to fit */
+        a = mlxsw_allowance_bits(p, cable_m);
+        return (uint16_t)(a && a <= HEADROOM_DELAY_BITS_MAX ? a : headroom_delay_bits(p->speed_mbps, cable_m));
 }
 
 /* The cable length the device works with now (0: none it can tell). */
@@ -185,7 +288,8 @@ static int check_cable(const struct target *t, const struct port *p, const struc
         if (!p->speed_mbps)
                 return errbuf_set(e, EINVAL, NULL, "pfc.cable_length_m: the link speed of '%s' is unknown (link "
                                   "down?), and mlxsw takes the PFC delay in bits at that speed", t->name);
-        if (headroom_delay_bits(p->speed_mbps, m) > HEADROOM_DELAY_BITS_MAX)
+        if (mlxsw_allowance_bits(p, m) > HEADROOM_DELAY_BITS_MAX &&
+            headroom_delay_bits(p->speed_mbps, m) > HEADROOM_DELAY_BITS_MAX)
                 return errbuf_set(e, EINVAL, NULL, "pfc.cable_length_m %u is %llu bits of delay at %u Mb/s; mlxsw "
                                   "takes at most %u (struct ieee_pfc.delay is a __u16: %u m at this speed); size the "
                                   "lossless buffer with spec.buffers in tc mode instead", m,
@@ -206,6 +310,8 @@ static int lossless_need(const struct port *p, unsigned cable_m, struct headroom
         in.speed_gbps = gbps ? (gbps > HEADROOM_SPEED_MAX_GBPS ? HEADROOM_SPEED_MAX_GBPS : gbps) : 40;
         in.cable_m = cable_m;
         in.mtu = p->mtu;
+        if (p->family == FAMILY_MLXSW)
+                in.lanes = p->lanes;
         if (p->max_mtu)
                 in.max_mtu = p->max_mtu;
         if (headroom_calc(&in, ret, &why) < 0)
@@ -248,16 +354,27 @@ static int check_cells(const struct port *p, const struct state *d, struct errbu
         return 0;
 }
 
-/* mlxsw: a buffer that holds priorities is at least 2 x MTU in cells (mlxsw_sp_hdroom_buf_threshold_get()). */
+/*
+ * mlxsw: a buffer that holds priorities is at least 2 x MTU in cells
+ * (mlxsw_sp_hdroom_buf_threshold_get()), doubled on an 8-lane port
+ * (mlxsw_sp_port_headroom_8x_adjust()), and getbuffer shows that minimum.
+ */
+static unsigned mlxsw_min_bytes(const struct port *p)
+{
+        unsigned cell = headroom_cell_bytes(p->asic);
+
+        return 2 * ((p->mtu + cell - 1) / cell) * cell * (p->lanes == 8 ? 2 : 1);
+}
+
 static int check_threshold(const struct port *p, const struct state *d, unsigned b, struct errbuf *e)
 {
-        unsigned cell = headroom_cell_bytes(p->asic), thres = 2 * ((p->mtu + cell - 1) / cell) * cell;
+        unsigned thres;
 
-        if (p->family != FAMILY_MLXSW || d->buffers.size[b] >= thres)
+        if (p->family != FAMILY_MLXSW || d->buffers.size[b] >= (thres = mlxsw_min_bytes(p)))
                 return 0;
         return errbuf_set(e, EINVAL, NULL, "buffers.buffer_size_bytes[%u] %u: mlxsw raises a buffer that holds "
-                          "priorities to 2 x MTU, %u bytes (spectrum_buffers.c mlxsw_sp_hdroom_buf_threshold_get())",
-                          b, d->buffers.size[b], thres);
+                          "priorities to 2 x MTU, %u bytes%s (spectrum_buffers.c mlxsw_sp_hdroom_buf_threshold_get())",
+                          b, d->buffers.size[b], thres, p->lanes == 8 ? " on an 8-lane port" : "");
 }
 
 static int check_buffers(const struct port *p, const struct state *d, const struct dcb_nl_ieee *cur,
@@ -280,10 +397,140 @@ static int check_buffers(const struct port *p, const struct state *d, const stru
                 if (!(used & (1u << b)))
                         r = check_threshold(p, d, b, e);
                 used |= 1u << b;
-                if (r >= 0 && (d->pfc_enabled & (1u << prio)) && p->family != FAMILY_OTHER)
-                        r = check_lossless(p, d, cable, b, prio, e);
+                if (r >= 0 && (d->pfc_enabled & (1u << prio)) && p->family == FAMILY_MLX5)
+                        r = check_lossless(p, d, cable, b, prio, e);    /* mlxsw: check_mlxsw() */
         }
         return r;
+}
+
+/* ---- mlxsw: what the driver will reserve after the change ---- */
+
+/*
+ * The headroom mode of the port: TC while a root qdisc is offloaded
+ * (spectrum_qdisc.c mlxsw_sp_qdisc_create() -> mlxsw_sp_hdroom_configure() with
+ * MLXSW_SP_HDROOM_MODE_TC), DCB otherwise.
+ */
+static bool mlxsw_live_tc(const struct target *t, struct nl *nl)
+{
+        _cleanup_free_ struct qdisc_tree *tree = malloc(sizeof(*tree));
+        struct errbuf ignore;
+
+        return tree && qdisc_tree_read(nl, t->ifindex, TC_H_ROOT, tree, &ignore) >= 0 && tree->has_top &&
+               tree->top.offloaded;
+}
+
+static unsigned list_prios(uint8_t bits, char *buf, size_t size)
+{
+        size_t n = 0;
+
+        buf[0] = '\0';
+        for (unsigned p = 0; p < STATE_PRIO_COUNT; p++)
+                if ((bits & (1u << p)) && n < size)
+                        n += (size_t)snprintf(buf + n, size - n, "%s%u", n ? "," : "", p);
+        return (unsigned)n;
+}
+
+/*
+ * After the change: the mode (TC when a root qdisc is offloaded now, or nettune's
+ * own comes with spec.ecn — the qdisc driver applies before this one — or
+ * spec.buffers, which mlxsw takes in TC mode only), the priority->buffer map of that
+ * mode (mlxsw_sp_hdroom_prios_reset_buf_idx(): ETS prio_tc in DCB mode, what
+ * setbuffer set in TC mode, 0 for every priority until then), the lossless buffers
+ * (mlxsw_sp_hdroom_bufs_reset_lossiness(): one PFC priority makes its whole buffer
+ * lossless) and what each reserves (mlxsw_sp_hdroom_bufs_reset_sizes(): DCB mode
+ * threshold + delay; TC mode max(set size, threshold); both doubled on an 8-lane
+ * port by mlxsw_sp_port_headroom_8x_adjust(), which splits the buffer over two, so
+ * each half is compared with the calculator, as the kernel's qos_pfc.sh sizes it).
+ */
+static int check_mlxsw(struct target *t, struct nl *nl, const struct port *p, const struct state *d,
+                       const struct dcb_nl_ieee *cur, struct errbuf *e)
+{
+        bool live_tc = mlxsw_live_tc(t, nl);
+        bool tc = live_tc || (state_has(d, STATE_FIELD_ECN) && d->ecn.queues) || state_has(d, STATE_FIELD_BUFFERS);
+        uint8_t pfc = state_has(d, STATE_FIELD_PFC) ? d->pfc_enabled : cur->has_pfc ? cur->pfc.pfc_en : 0;
+        unsigned cable = state_has(d, STATE_FIELD_CABLE_LEN) ? d->cable_len_m : live_cable(p, cur);
+        unsigned cell = headroom_cell_bytes(p->asic), thres = mlxsw_thres_cells(p), halves = p->lanes == 8 ? 2 : 1;
+        const char *from, *way;
+        char lossless[32], need_way[160];
+        uint8_t map[STATE_PRIO_COUNT] = { 0 };
+        uint32_t done = 0;
+        struct headroom h;
+        int r;
+
+        if (!pfc)
+                return 0;
+        list_prios(pfc, lossless, sizeof(lossless));
+        if (tc && state_has(d, STATE_FIELD_BUFFERS)) {
+                memcpy(map, d->buffers.prio_buffer, sizeof(map));
+                from = "spec.buffers.prio_to_buffer (TC headroom mode)";
+        } else if (tc && live_tc && cur->has_buffer) {
+                memcpy(map, cur->buffer.prio2buffer, sizeof(map));
+                from = "the port's buffer map in TC headroom mode (mlxsw_sp_dcbnl_getbuffer())";
+        } else if (tc) {
+                from = "TC headroom mode's map before any dcb buffer: every priority in buffer 0";
+        } else if (state_has(d, STATE_FIELD_ETS)) {
+                memcpy(map, d->ets.prio_tc, sizeof(map));
+                from = "spec.ets.priority_to_tc (DCB headroom mode: mlxsw_sp_port_headroom_ets_set())";
+        } else {
+                if (cur->has_ets)
+                        memcpy(map, cur->ets.prio_tc, sizeof(map));
+                from = "the port's ETS priority_to_tc (DCB headroom mode: mlxsw_sp_port_headroom_ets_set())";
+        }
+        way = tc ? "declare spec.buffers with the PFC priorities in a buffer of their own" :
+                   "give the PFC priorities a traffic class of their own (spec.ets.priority_to_tc), or put the port "
+                   "in TC headroom mode (an offloaded root qdisc, spec.ecn) and declare spec.buffers";
+        for (unsigned prio = 0; prio < STATE_PRIO_COUNT; prio++)
+                for (unsigned q = 0; (pfc & (1u << prio)) && q < STATE_PRIO_COUNT; q++)
+                        if (!(pfc & (1u << q)) && map[q] == map[prio])
+                                return errbuf_set(e, EINVAL, NULL, "pfc: lossy priority %u would share buffer %u with "
+                                                  "PFC priority %u on %s, and mlxsw makes the whole buffer lossless "
+                                                  "(spectrum_buffers.c mlxsw_sp_hdroom_bufs_reset_lossiness()): %s",
+                                                  q, map[prio], prio, from, way);
+        if (!cable)
+                return errbuf_set(e, EINVAL, NULL, "pfc: priorities %s are lossless and the port has no cable length "
+                                  "to size their buffer for: declare pfc.cable_length_m", lossless);
+        if ((r = lossless_need(p, cable, &h, e)) < 0)
+                return r;
+        snprintf(need_way, sizeof(need_way), "declare spec.buffers with priorities %s in a buffer of at least %u "
+                 "bytes%s", lossless, h.size_bytes * halves, halves == 2 ? " (an 8-lane port splits it in two)" : "");
+        for (unsigned prio = 0; prio < STATE_PRIO_COUNT; prio++) {
+                unsigned b = map[prio];
+                uint64_t bits = state_has(d, STATE_FIELD_CABLE_LEN) ? mlxsw_allowance_bits(p, cable) : cur->pfc.delay;
+                uint32_t half, set;
+
+                if (!(pfc & (1u << prio)) || (done & (1u << b)))
+                        continue;
+                done |= 1u << b;
+                if (!tc && bits > HEADROOM_DELAY_BITS_MAX)
+                        return errbuf_set(e, EINVAL, NULL, "pfc: in DCB headroom mode mlxsw sizes buffer %u of "
+                                          "lossless priorities %s from the PFC delay alone (2 x MTU + 2 x delay + "
+                                          "MTU: spectrum_buffers.c mlxsw_sp_hdroom_buf_delay_get()), and the %u "
+                                          "bytes this port needs (%s at %u Mb/s, %u m, mtu %u) take %llu bits of "
+                                          "delay, more than a __u16 holds (at most %u bytes of buffer): put the "
+                                          "port in TC headroom mode (an offloaded root qdisc, spec.ecn) and %s",
+                                          b, lossless, h.size_bytes, headroom_asic_name(p->asic), p->speed_mbps,
+                                          cable, p->mtu, (unsigned long long)bits,
+                                          (thres + mlxsw_delay_cells(p, HEADROOM_DELAY_BITS_MAX)) * cell, need_way);
+                if (!tc) {
+                        half = (thres + mlxsw_delay_cells(p, (uint32_t)bits)) * cell;
+                } else {
+                        set = state_has(d, STATE_FIELD_BUFFERS) ? d->buffers.size[b] :
+                              live_tc && cur->has_buffer ? cur->buffer.buffer_size[b] : 0;
+                        half = (mlxsw_cells(p, set) > thres * halves ? mlxsw_cells(p, set) : thres * halves) * cell /
+                               halves;
+                }
+                if (half >= h.size_bytes)
+                        continue;
+                return errbuf_set(e, EINVAL, NULL, "%s %u holds lossless priorities %s, and mlxsw will reserve %u "
+                                  "bytes for it%s, below the %u bytes of headroom this port needs (%s at %u Mb/s, "
+                                  "%u m, mtu %u: xoff %u, xon %u; see nettunectl headroom): %s",
+                                  tc ? "buffer" : "in DCB headroom mode buffer", b, lossless, half * halves,
+                                  halves == 2 ? " split over two buffers of an 8-lane port "
+                                                "(mlxsw_sp_port_headroom_8x_adjust())" : "",
+                                  h.size_bytes, headroom_asic_name(p->asic), p->speed_mbps, cable, p->mtu,
+                                  h.xoff_bytes, h.xon_bytes, need_way);
+        }
+        return 0;
 }
 
 static int dcb_buffer_check(struct target *t, const struct driver_change *c, struct errbuf *e)
@@ -307,6 +554,8 @@ static int dcb_buffer_check(struct target *t, const struct driver_change *c, str
         /* the declared buffers hold for the declared cable, whichever of the two changes */
         if (r >= 0 && state_has(d, STATE_FIELD_BUFFERS))
                 r = check_buffers(&p, d, &cur, e);
+        if (r >= 0 && p.family == FAMILY_MLXSW)
+                r = check_mlxsw(t, nl, &p, d, &cur, e);
         if (r >= 0 && (fields & STATE_BIT(STATE_FIELD_BUFFERS)) && p.family == FAMILY_MLX5)
                 driver_note(t, "interface '%s' (%s): setting buffers puts the port in manual buffer mode "
                             "(en_dcbnl.c mlx5e_dcbnl_setbuffer); a rollback restores sizes and map, the mode stays "
@@ -342,10 +591,9 @@ static int apply_cable(struct nl *nl, struct target *t, const struct port *p, co
  */
 static uint32_t restore_size(const struct port *p, const struct state *d, unsigned b)
 {
-        unsigned cell = headroom_cell_bytes(p->asic), thres = 2 * ((p->mtu + cell - 1) / cell) * cell;
         bool used = memchr(d->buffers.prio_buffer, (int)b, sizeof(d->buffers.prio_buffer)) != NULL;
 
-        return p->family == FAMILY_MLXSW && used && d->buffers.size[b] == thres ? 0 : d->buffers.size[b];
+        return p->family == FAMILY_MLXSW && used && d->buffers.size[b] == mlxsw_min_bytes(p) ? 0 : d->buffers.size[b];
 }
 
 static int apply_buffers(struct nl *nl, struct target *t, const struct port *p, const struct dcb_nl_ieee *cur,

@@ -31,7 +31,10 @@ struct place {
  * value, MLX5_SET masks it (cong.c set_param(), en_ecn.c), so nettune refuses what
  * would not fit. A detail row is device state, read and put back by a restore after
  * the others (writing np_cnp_prio also writes cnp_prio_mode 0:
- * mlx5_ib_set_cc_param_mask_val()), never a policy's.
+ * mlx5_ib_set_cc_param_mask_val()), never a policy's. A policy's cnp_priority is the
+ * fixed priority of every CNP (mode 0): where the mode reads otherwise, np_cnp_prio
+ * is written even when it already holds that priority, and the field table lists the
+ * mode's change (policies/field.c).
  */
 struct scalar {
         const char *key;                /* state JSON, messages */
@@ -467,13 +470,15 @@ static int write_knobs(const struct target *t, const struct place *pl, struct kn
         unsigned mode = 0;
         bool had_mode = pl->b == BACKEND_CC_PARAMS && knob_path(pl, "np_cnp_prio_mode", path, sizeof(path)) >= 0 &&
                         sysfs_read_uint(path, &mode) >= 0;
+        bool wrote_prio = false, has_mode_knob = false;
 
         for (unsigned i = 0; i < n; i++) {
                 int r = 0;
 
                 if (k[i].detail)
                         r = sysfs_read_uint(k[i].path, &k[i].old);      /* an earlier write may have changed it */
-                if (r >= 0 && k[i].old == k[i].want)
+                /* np_cnp_prio with a mode other than 0 is written even when equal: the write sets mode 0 */
+                if (r >= 0 && k[i].old == k[i].want && !(mode && streq(k[i].rel, "np_cnp_prio")))
                         continue;
                 if (r >= 0)
                         r = sysfs_write_uint(k[i].path, k[i].want);
@@ -486,6 +491,25 @@ static int write_knobs(const struct target *t, const struct place *pl, struct kn
                         return knob_fail(t, k[i].rel, r, why, e);
                 }
                 k[i].written = true;
+                wrote_prio |= streq(k[i].rel, "np_cnp_prio");
+                has_mode_knob |= streq(k[i].rel, "np_cnp_prio_mode");
+        }
+        /*
+         * The priority's write set mode 0 in the firmware; a policy (no mode of its own to
+         * put) writes the 0 as well, so that the file says so at once, whatever the read
+         * after it sees. A failure undoes the rest.
+         */
+        if (wrote_prio && mode && !has_mode_knob) {
+                int r = sysfs_write_uint(path, 0);
+
+                if (r < 0) {
+                        char why[160];
+
+                        undo_knobs(k, n, pl, had_mode, mode);
+                        snprintf(why, sizeof(why), "write 0 failed: %s; the knobs written before were restored",
+                                 strerror(-r));
+                        return knob_fail(t, "np_cnp_prio_mode", r, why, e);
+                }
         }
         return 0;
 }

@@ -37,6 +37,11 @@ size_t ethtool_cmd_len(const void *cmd)
                 return sizeof(struct ethtool_gstrings) + (size_t)((const struct ethtool_gstrings *)cmd)->len * ETH_GSTRING_LEN;
         case ETHTOOL_GSTATS:
                 return sizeof(struct ethtool_stats) + (size_t)((const struct ethtool_stats *)cmd)->n_stats * sizeof(uint64_t);
+        case ETHTOOL_GLINKSETTINGS: {   /* the settings, then supported, advertising, lp_advertising */
+                int8_t n = ((const struct ethtool_link_settings *)cmd)->link_mode_masks_nwords;
+
+                return sizeof(struct ethtool_link_settings) + 3 * sizeof(uint32_t) * (size_t)(n < 0 ? 0 : n);
+        }
         default:
                 return 0;
         }
@@ -127,4 +132,41 @@ int ethtool_pfc_prevention_set(const char *ifname, uint16_t v)
         tunable_init(&x, ETHTOOL_STUNABLE);
         memcpy(x.raw + sizeof(struct ethtool_tunable), &v, sizeof(v));
         return ethtool_call(-1, ifname, &x, sizeof(x.raw));
+}
+
+/* The link modes of eight lanes (include/uapi/linux/ethtool.h: 400000base*8, 800000base*8). */
+static const unsigned eight_lane_bits[] = { 69, 70, 71, 72, 73, 95, 96, 97, 98, 99, 100 };
+
+#define MASK_WORDS_MAX 127              /* link_mode_masks_nwords is an int8 */
+
+union glink {
+        struct ethtool_link_settings s;
+        uint8_t raw[sizeof(struct ethtool_link_settings) + 3 * MASK_WORDS_MAX * sizeof(uint32_t)];
+};
+
+int ethtool_port_lanes(const char *ifname, unsigned *ret)
+{
+        union glink g = { .s = { .cmd = ETHTOOL_GLINKSETTINGS } };
+        uint32_t mask[MASK_WORDS_MAX];
+        int8_t n;
+        int r = ethtool_call(-1, ifname, &g, sizeof(g.s));     /* the handshake: nwords 0 answers -nwords */
+
+        if (r < 0)
+                return r;
+        n = (int8_t)-g.s.link_mode_masks_nwords;
+        if (n <= 0)
+                return -EPROTO;
+        memset(&g, 0, sizeof(g));
+        g.s.cmd = ETHTOOL_GLINKSETTINGS;
+        g.s.link_mode_masks_nwords = n;
+        if ((r = ethtool_call(-1, ifname, &g, sizeof(g.s) + 3 * (size_t)n * sizeof(uint32_t))) < 0)
+                return r;
+        if (g.s.link_mode_masks_nwords != n)
+                return -EPROTO;
+        memcpy(mask, g.raw + sizeof(g.s), (size_t)n * sizeof(*mask));  /* the supported mask comes first */
+        *ret = 4;
+        for (size_t i = 0; i < ARRAY_SIZE(eight_lane_bits); i++)
+                if (eight_lane_bits[i] / 32 < (unsigned)n && (mask[eight_lane_bits[i] / 32] & (1u << eight_lane_bits[i] % 32)))
+                        *ret = 8;
+        return 0;
 }

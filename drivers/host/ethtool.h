@@ -38,3 +38,14 @@ size_t ethtool_cmd_len(const void *cmd);
  */
 int ethtool_pfc_prevention_get(const char *ifname, uint16_t *ret);
 int ethtool_pfc_prevention_set(const char *ifname, uint16_t v);
+
+/*
+ * The lanes of a switch port as far as its driver's supported link modes tell
+ * (ETHTOOL_GLINKSETTINGS): 8 when it supports a mode of eight lanes (400000base*8,
+ * 800000base*8), else 4. mlxsw's supported modes are the port's PTYS capability
+ * (spectrum_ethtool.c mlxsw_sp2_from_ptys_link(); kernels before the removal of its
+ * mask_width test also filtered them by mlxsw_sp_port->mapping.width), and the width
+ * is what doubles the headroom (spectrum_buffers.c mlxsw_sp_port_headroom_8x_adjust()).
+ * 0 or -errno (-EOPNOTSUPP: no link modes).
+ */
+int ethtool_port_lanes(const char *ifname, unsigned *ret);

@@ -15,8 +15,16 @@
  *   switch-wide:
  *     priority-flow-control pause watchdog default timeout T | recovery-time R |
  *         polling-interval P
- *     priority-flow-control pause watchdog action drop|errdisable|notify-only
- *         (a qos profile's action "overrides the default error-disable action")
+ *     priority-flow-control pause watchdog action drop|no-drop|errdisable|notify-only
+ *         (a qos profile's action "overrides the default error-disable action"; the
+ *         schema's own values are drop and no-drop: "Action on stuck queue", the
+ *         default "errdisabled"; no-drop reads back as its own action, never written)
+ *     priority-flow-control pause watchdog override action drop
+ *         ("Override configured action on stuck queue to drop": the switch-wide action,
+ *         so a port without an action of its own reads back drop; whether it also
+ *         overrides a port's own action the sources do not say, and nettune does not
+ *         assume it)
+ *     any other switch-wide watchdog line is not nettune's: left alone, not read
  * A policy maps as detection_ms -> timeout, restoration_ms -> recovery-time, poll_interval_ms
  * -> polling-interval (of the port's timer: nettune never writes the switch-wide defaults,
  * they apply to ports it does not manage), action drop -> drop, alert -> notify-only,
@@ -45,6 +53,8 @@ struct eos_wd {
         bool poll_auto;
         bool action_set;
         uint8_t action;
+        bool override_drop;             /* switch-wide: "override action drop" */
+        bool action_unknown;            /* switch-wide: an action line of a value not known here */
 };
 
 /* Seconds with decimals ("0.05", "10.001", "1") in ms; -EINVAL otherwise. */
@@ -62,7 +72,7 @@ static int seconds_ms(const char *s, uint32_t *ret)
 static int action_of(const char *s)
 {
         return streq(s, "drop") ? STATE_WD_DROP : streq(s, "notify-only") ? STATE_WD_ALERT :
-               streq(s, "errdisable") ? STATE_WD_ERRDISABLE : -EINVAL;
+               streq(s, "errdisable") ? STATE_WD_ERRDISABLE : streq(s, "no-drop") ? STATE_WD_NODROP : -EINVAL;
 }
 
 /* "timeout T polling-interval P|auto recovery-time R [forced]" */
@@ -98,7 +108,7 @@ static int block_wd(const json_t *block, struct eos_wd *w, const char **ret_bad)
                         w->on = streq(line, WD);
                 } else if (!strncmp(line, WD " port action ", strlen(WD " port action "))) {
                         a = action_of(line + strlen(WD " port action "));
-                        r = a < 0 || a == STATE_WD_ERRDISABLE ? -EINVAL : 0;
+                        r = a < 0 || a == STATE_WD_ERRDISABLE || a == STATE_WD_NODROP ? -EINVAL : 0;
                         w->action = (uint8_t)a;
                         w->action_set = true;
                 } else if (!strncmp(line, WD " port timer ", strlen(WD " port timer "))) {
@@ -112,7 +122,11 @@ static int block_wd(const json_t *block, struct eos_wd *w, const char **ret_bad)
         return 0;
 }
 
-/* The switch-wide lines: the defaults a port without its own timer or action runs with. */
+/*
+ * The switch-wide lines: the defaults a port without its own timer or action runs with.
+ * A line of a form not named above (a later EOS's, or a value the sources do not give)
+ * is not nettune's and is skipped; only a malformed time of a form it reads fails.
+ */
 static int global_wd(const json_t *cmds, struct eos_wd *g, uint8_t *has, const char **ret_bad)
 {
         const char *line;
@@ -132,9 +146,13 @@ static int global_wd(const json_t *cmds, struct eos_wd *g, uint8_t *has, const c
                         else if (!strncmp(p, "polling-interval ", 17) && (r = seconds_ms(p + 17, &v)) >= 0)
                                 g->poll = v, *has |= STATE_WD_POLL;
                 } else if (!strncmp(line, WD " action ", strlen(WD " action "))) {
-                        r = action_of(line + strlen(WD " action "));
-                        g->action = r >= 0 ? (uint8_t)r : 0;
-                        g->action_set = r >= 0;
+                        int a = action_of(line + strlen(WD " action "));
+
+                        g->action = a >= 0 ? (uint8_t)a : 0;
+                        g->action_set = a >= 0;
+                        g->action_unknown = a < 0;      /* not nettune's: the ports' default action unknown */
+                } else if (streq(line, WD " override action drop")) {
+                        g->override_drop = true;
                 }
                 if (r < 0) {
                         *ret_bad = line;
@@ -148,9 +166,13 @@ static void unit_wd(const struct eos_wd *pw, const struct eos_wd *g, uint8_t gha
 {
         struct state_pfc_wd *w = &u->pfc_wd;
 
+        uint8_t dflt_action = g->override_drop ? STATE_WD_DROP : g->action_set ? g->action : STATE_WD_ERRDISABLE;
+
         *w = (struct state_pfc_wd){ .enabled = pw->on && u->pfc_enabled, .prios = u->pfc_enabled,
-                                    .action = pw->action_set ? pw->action : g->action_set ? g->action : STATE_WD_ERRDISABLE,
+                                    .action = pw->action_set ? pw->action : dflt_action,
                                     .has = STATE_WD_ACTION, .dflt = pw->action_set ? 0 : STATE_WD_ACTION };
+        if (!pw->action_set && !g->override_drop && g->action_unknown)
+                w->has = 0, w->dflt = 0, w->action = 0; /* the switch-wide action is one nettune cannot name */
         if (pw->timer) {
                 w->detection_ms = pw->timeout;
                 w->restoration_ms = pw->recovery;

@@ -62,7 +62,7 @@ static int wd_action(const char *s)
 {
         int a = state_wd_action_from_name(s);
 
-        return a == STATE_WD_ERRDISABLE ? -EINVAL : a;
+        return a == STATE_WD_ERRDISABLE || a == STATE_WD_NODROP ? -EINVAL : a;
 }
 
 /* "Ethernet0  drop  600  600  disable" (or without HISTORY). */

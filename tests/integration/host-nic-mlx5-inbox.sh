@@ -73,6 +73,29 @@ expect_rc 0 "no drift" A drift
 expect_rc 0 "rollback" A rollback
 back_at_start "rollback"
 
+step "the policy's CNP priority already there, in CNP priority mode 1: np_cnp_prio written again, mode 0"
+# The firmware's priority 6 and DSCP 48, but with np_cnp_prio_mode 1 CNPs do not carry that fixed
+# priority; only a write of np_cnp_prio sets the mode to 0 (cong.c mlx5_ib_set_cc_param_mask_val()).
+echo 48 > "$cc/np_cnp_dscp"; echo 6 > "$cc/np_cnp_prio"; nm_ctl stats >/dev/null
+echo 1 > "$cc/np_cnp_prio_mode"; nm_ctl stats >/dev/null
+nm_wait_settled
+nm_state >"$T/mode1"
+check "priority 6 with mode 1 by hand" grep -q "np_cnp_dscp=48 np_cnp_prio=6 np_cnp_prio_mode=1" "$T/mode1"
+A --output json plan "$T/lossless.json" >"$T/plan.json"
+check "the plan lists the mode's change" grep -q '"key": "host_ecn.cnp_priority_mode"' "$T/plan.json"
+expect_rc 0 "apply" A apply "$T/lossless.json"
+nm_state >"$T/now"
+check "mode 0 and the declared priority" grep -q "np_cnp_dscp=48 np_cnp_prio=6 np_cnp_prio_mode=0" "$T/now"
+expect_rc 0 "no drift" A drift
+expect_rc 0 "rollback" A rollback
+nm_wait_settled
+nm_state >"$T/now"
+cmp -s "$T/mode1" "$T/now" || { diff -u "$T/mode1" "$T/now" | head -40; fail "rollback: not back to mode 1"; }
+echo "ok: rollback: priority 6 with mode 1, byte-for-byte as before"
+echo 26 > "$cc/np_cnp_dscp"; echo 5 > "$cc/np_cnp_prio"; nm_ctl stats >/dev/null
+echo 1 > "$cc/np_cnp_prio_mode"; nm_ctl stats >/dev/null
+back_at_start "the hand-set values again"
+
 step "DCQCN off on a priority cannot be done upstream: refused, nothing changed"
 sets() { nm_ctl stats | awk '/ sets /{s += $3} END {print s}'; }
 before=$(sets)

@@ -150,6 +150,7 @@ struct nm_dev {
         uint32_t mtu, min_mtu, max_mtu;
         uint8_t mac[6];
         uint32_t speed_mbps;            /* SYSFS/class/net/IF/speed while carrier is on ("-1" while off) */
+        unsigned lanes;                 /* the port's width for ETHTOOL_GLINKSETTINGS; 0: no link modes */
         int master;                     /* IFLA_MASTER: the upper device (a bond) by ifindex, 0 none */
         /* carrier (netif_carrier_on/off) and its counters (IFLA_CARRIER_*) */
         bool carrier;
@@ -253,6 +254,8 @@ int nm_tc_request(struct nm *m, const struct nlmsghdr *req, struct nm_out *o, co
 void nm_tc_dump(struct nm *m, const struct nm_dev *d, FILE *f);
 /* A qdisc of the device by handle, NULL none (drivers judging an offload look at the parent). */
 const struct nm_qdisc *nm_tc_find(const struct nm *m, int ifindex, uint32_t handle);
+/* An offloaded root qdisc made or removed by hand (nm_ctl DEV qdisc root|none). */
+int nm_tc_hand_root(struct nm *m, struct nm_dev *d, bool add);
 
 /* ---- nm_genl.c: the same for NETLINK_GENERIC (the genl controller and devlink's rate dump) ---- */
 #define NM_DEVLINK_FAMILY 0x15          /* the id the controller hands out for "devlink" (any id >= GENL_MIN_ID) */

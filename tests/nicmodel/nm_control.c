@@ -134,7 +134,7 @@ int nm_control(struct nm *m, const char *line, FILE *f)
         else if (streq(cmd, "speed"))
                 r = hand_speed(m, d, a);
         else if (streq(cmd, "qdisc") && (streq(arg, "root") || streq(arg, "none")))
-                r = d->drv->root_qdisc ? d->drv->root_qdisc(m, d, streq(arg, "root")) : -EOPNOTSUPP;
+                r = nm_tc_hand_root(m, d, streq(arg, "root"));
         else if (streq(cmd, "app-add") && n == 4)
                 r = hand_app(m, d, true, a, b);
         else if (streq(cmd, "app-del") && n == 4)

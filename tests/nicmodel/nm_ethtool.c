@@ -112,6 +112,44 @@ static int strings_or_stats(struct nm *m, struct nm_dev *d, unsigned char *cmd, 
         return 0;
 }
 
+/*
+ * ETHTOOL_GLINKSETTINGS (net/ethtool/ioctl.c ethtool_get_link_ksettings()): a request
+ * whose link_mode_masks_nwords is not the kernel's gets the kernel's, negated, and
+ * nothing else; then the supported mask (one mode at the port's speed and width: a
+ * Spectrum port's PTYS capability, spectrum_ethtool.c mlxsw_sp2_from_ptys_link()),
+ * advertising the same, lp_advertising empty. Devices without lanes have no link modes.
+ */
+#define NM_LINK_MODE_WORDS 4
+static int link_settings(struct nm_dev *d, unsigned char *cmd, size_t len)
+{
+        struct ethtool_link_settings s;
+        uint32_t mask[NM_LINK_MODE_WORDS] = { 0 };
+        unsigned bit = d->lanes == 8 ? 73 : 38;        /* 400000baseCR8, else 100000baseCR4 */
+
+        if (!d->lanes)
+                return -EOPNOTSUPP;
+        if (len < sizeof(s))
+                return -EFAULT;
+        memcpy(&s, cmd, sizeof(s));
+        if (s.link_mode_masks_nwords != NM_LINK_MODE_WORDS) {
+                memset(&s, 0, sizeof(s));
+                s.cmd = ETHTOOL_GLINKSETTINGS;
+                s.link_mode_masks_nwords = -NM_LINK_MODE_WORDS;
+                memcpy(cmd, &s, sizeof(s));
+                return 0;
+        }
+        if (len < sizeof(s) + 3 * sizeof(mask))
+                return -EFAULT;
+        s.speed = d->speed_mbps;
+        s.duplex = DUPLEX_FULL;
+        mask[bit / 32] |= 1u << bit % 32;
+        memcpy(cmd, &s, sizeof(s));
+        memcpy(cmd + sizeof(s), mask, sizeof(mask));
+        memcpy(cmd + sizeof(s) + sizeof(mask), mask, sizeof(mask));
+        memset(cmd + sizeof(s) + 2 * sizeof(mask), 0, sizeof(mask));
+        return 0;
+}
+
 static int dispatch(struct nm *m, struct nm_dev *d, unsigned char *cmd, size_t len)
 {
         uint32_t c;
@@ -125,6 +163,7 @@ static int dispatch(struct nm *m, struct nm_dev *d, unsigned char *cmd, size_t l
         case ETHTOOL_GSSET_INFO: return sset_info(m, d, cmd, len);
         case ETHTOOL_GSTRINGS: return strings_or_stats(m, d, cmd, len, false);
         case ETHTOOL_GSTATS: return strings_or_stats(m, d, cmd, len, true);
+        case ETHTOOL_GLINKSETTINGS: return link_settings(d, cmd, len);
         default: return -EOPNOTSUPP;
         }
 }

@@ -35,6 +35,9 @@
  * There are no per-priority enables upstream: the firmware's NV ROCE_CC_PRIO_MASK
  * (default 255, DCQCN on every priority) is what runs, and nothing reads it back.
  */
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "common/util.h"
 #include "drivers/host/sysfs.h"
 #include "tests/nicmodel/nm_mlx5.h"
@@ -544,13 +547,24 @@ static void mlx5_dump(struct nm *m, const struct nm_dev *d, FILE *f)
 
 /* ---- debugfs cc_params (cong.c) ---- */
 
+/*
+ * The model's own writes leave the file's mtime at CC_MTIME_MODEL, so that a write
+ * of the same value by anyone else is seen too: debugfs calls
+ * mlx5_ib_set_cc_params() for every write, whatever it holds.
+ */
+#define CC_MTIME_MODEL 1
 static int cc_write(const struct mlx5 *p, unsigned i)
 {
         char path[400], text[16];
+        struct timespec t[2] = { { .tv_sec = CC_MTIME_MODEL }, { .tv_sec = CC_MTIME_MODEL } };
+        int r;
 
         snprintf(path, sizeof(path), "%s/%s", p->cc_dir, cc_params[i].name);
         snprintf(text, sizeof(text), "%u\n", p->cc[i]);
-        return nm_write_file(path, text, 0600);
+        r = nm_write_file(path, text, 0600);
+        if (r >= 0 && utimensat(AT_FDCWD, path, t, 0) < 0)
+                r = -errno;
+        return r;
 }
 
 /* mlx5_ib_init_cong_debugfs(): one directory per device, a 0600 file per parameter. */
@@ -584,20 +598,22 @@ static bool cc_written(const struct mlx5 *p, unsigned i, uint32_t *ret)
         unsigned long v;
         char *end;
 
+        struct stat st;
+
         snprintf(path, sizeof(path), "%s/%s", p->cc_dir, cc_params[i].name);
-        if (sysfs_read_line(path, line, sizeof(line)) < 0)
+        if (sysfs_read_line(path, line, sizeof(line)) < 0 || stat(path, &st) < 0)
                 return false;
         v = strtoul(line, &end, 0);             /* kstrtou32(base 0) */
-        if (end == line || v > UINT32_MAX || v == p->cc[i])
+        if (end == line || v > UINT32_MAX || (v == p->cc[i] && st.st_mtim.tv_sec == CC_MTIME_MODEL))
                 return false;
         *ret = (uint32_t)v;
         return true;
 }
 
 /*
- * set_param() for every file written since the last tick, in field order; a file
- * whose firmware value differs from what was written then shows the firmware's
- * (only those are rewritten: a file is never replaced while nobody wrote it).
+ * set_param() for every file written since the last tick (a new value, or the same
+ * one: its mtime says so), in field order; each then shows the firmware's value
+ * (a file is never replaced while nobody wrote it).
  */
 static void mlx5_files_tick(struct nm *m, struct nm_dev *d)
 {
@@ -611,7 +627,7 @@ static void mlx5_files_tick(struct nm *m, struct nm_dev *d)
                 if (!cc_written(p, i, &v))
                         continue;
                 p->cc[i] = cc_mask(i, v);
-                show[i] = p->cc[i] != v;
+                show[i] = true;         /* the firmware's value, and the model's mtime again */
                 if (i == CC_PRIO && p->cc[CC_PRIO_MODE]) {
                         p->cc[CC_PRIO_MODE] = 0;        /* MLX5_IB_DBG_CC_NP_CNP_PRIO: cnp_prio_mode 0 */
                         show[CC_PRIO_MODE] = true;

@@ -371,6 +371,7 @@ static int mlxsw_init(struct nm *m, struct nm_dev *d, const char *variant)
         d->max_mtu = 10000;
         d->mtu = 1500;
         d->speed_mbps = p->x8 ? 400000 : 100000;
+        d->lanes = p->x8 ? 8 : 4;                       /* mlxsw_sp_port->mapping.width */
         p->ets.ets_cap = IEEE_8021QAZ_MAX_TCS;
         p->pfc.pfc_cap = IEEE_8021QAZ_MAX_TCS;
         for (unsigned prio = 0; prio < 8; prio++)

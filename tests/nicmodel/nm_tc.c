@@ -415,6 +415,39 @@ static int dump(struct nm *m, const struct nlmsghdr *req, struct nm_out *o)
         return 1;
 }
 
+/*
+ * By hand (nm_ctl DEV qdisc root|none): an operator's root qdisc that the driver
+ * offloads (`tc qdisc replace dev DEV root handle 1: ets bands 8 ...`), which puts
+ * mlxsw's headroom in TC mode (mlxsw_sp_qdisc_create()), or its removal.
+ */
+int nm_tc_hand_root(struct nm *m, struct nm_dev *d, bool add)
+{
+        struct nm_qdisc *q = find_at(m, d->ifindex, TC_H_ROOT);
+        int r;
+
+        if (!add) {
+                if (q)
+                        destroy(m, q);
+                return 0;
+        }
+        if (q || m->n_qdiscs >= NM_QDISCS_MAX)
+                return -EEXIST;
+        if (!d->drv->root_qdisc)
+                return -EOPNOTSUPP;
+        if ((r = d->drv->root_qdisc(m, d, true)) < 0)
+                return r;
+        q = &m->qdiscs[m->n_qdiscs++];
+        *q = (struct nm_qdisc){ .ifindex = d->ifindex, .handle = 1u << 16, .parent = TC_H_ROOT, .nbands = 8,
+                                .offloaded = true };
+        snprintf(q->kind, sizeof(q->kind), "ets");
+        for (unsigned b = 0; b < 8; b++) {
+                q->quanta[b] = 0;
+                q->priomap[b] = (uint8_t)(7 - b);
+        }
+        q->nstrict = 8;
+        return 0;
+}
+
 int nm_tc_request(struct nm *m, const struct nlmsghdr *req, struct nm_out *o, const char **extack)
 {
         if (mnl_nlmsg_get_payload_len(req) < sizeof(struct tcmsg))

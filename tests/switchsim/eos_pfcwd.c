@@ -89,15 +89,15 @@ int eos_wd_line(json_t *node, char **w, int n, bool no, const char *line, bool g
                 return set(node, prefix, line);
         }
         if (global && n == 5 && !strcmp(w[3], "action"))
-                return !strcmp(w[4], "drop") || !strcmp(w[4], "errdisable") || !strcmp(w[4], "notify-only") ?
-                               set(node, WD " action ", line) : -1;
+                return !strcmp(w[4], "drop") || !strcmp(w[4], "no-drop") || !strcmp(w[4], "errdisable") ||
+                       !strcmp(w[4], "notify-only") ? set(node, WD " action ", line) : -1;
         if (global && n == 6 && !strcmp(w[3], "override") && !strcmp(w[4], "action") && !strcmp(w[5], "drop"))
                 return set(node, WD " override", line);
         return -1;
 }
 
 struct wd_lines {
-        bool on;
+        bool on, override_drop;
         const char *action;
         double timeout, poll, recovery;         /* seconds; 0: not set; poll -1: auto */
 };
@@ -133,7 +133,10 @@ static void scan(const json_t *node, struct wd_lines *l, bool global)
                         else
                                 l->poll = x;
                 } else if (global && n == 5 && !strcmp(w[3], "action"))
-                        l->action = strstr(k, "notify-only") ? "notify-only" : strstr(k, "errdisable") ? "errdisable" : "drop";
+                        l->action = strstr(k, "notify-only") ? "notify-only" : strstr(k, "errdisable") ? "errdisable" :
+                                    strstr(k, "no-drop") ? "no-drop" : "drop";
+                else if (global && n == 6 && !strcmp(w[3], "override"))
+                        l->override_drop = true;        /* AVD: "Override configured action on stuck queue to drop" */
         }
 }
 
@@ -176,6 +179,8 @@ void eos_wd_config(const struct sim *s, const char *port, unsigned prio, struct 
                         prof = json_object_get(cmds, key);
                 }
         scan(json_object_get(s->d, "running"), &g, true);
+        if (g.override_drop)
+                g.action = "drop";
         p = g;
         p.on = false;
         scan(prof, &p, false);
@@ -192,6 +197,7 @@ void eos_wd_config(const struct sim *s, const char *port, unsigned prio, struct 
         ret->poll_s = poll;
         ret->detect_polls = (unsigned)ceil(p.timeout / poll - 1e-9);
         ret->restore_polls = p.action && !strcmp(p.action, "errdisable") ? 0 : (unsigned)ceil(p.recovery / poll - 1e-9);
+        /* no-drop: the stuck queue stays no-drop, nothing dropped (as notify-only, counted) */
         ret->action = !p.action || !strcmp(p.action, "drop") || !strcmp(p.action, "errdisable") ? SIM_WD_DROP
                                                                                                  : SIM_WD_ALERT;
         if (!p.action)

@@ -180,6 +180,67 @@ static void test_eos(void)
                         -EBADMSG);
 }
 
+/*
+ * AVD's switch-wide watchdog (priority_flow_control.schema.yml: action "drop" | "no-drop",
+ * override_action_drop; its eos_cli_config_gen documentation renders "action no-drop" and
+ * "override action drop"): read, not refused; a form nettune does not know is left alone.
+ */
+static void test_eos_global(void)
+{
+        struct switch_config sw = ports3("Ethernet1", "Ethernet2", "Ethernet3");
+        static const char nodrop[] =
+                "{\"cmds\": {\"priority-flow-control pause watchdog action no-drop\": null,"
+                " \"priority-flow-control pause watchdog default timeout 0.05\": null,"
+                " \"priority-flow-control pause watchdog default recovery-time 1.22\": null,"
+                " \"priority-flow-control pause watchdog hardware trigger\": null,"
+                " \"interface Ethernet1\": {\"cmds\": {\"priority-flow-control pause watchdog\": null}},"
+                " \"interface Ethernet2\": {\"cmds\": {\"priority-flow-control pause watchdog\": null,"
+                "   \"priority-flow-control pause watchdog port action notify-only\": null}},"
+                " \"interface Ethernet3\": {\"cmds\": {}}}}";
+        static const char override[] =
+                "{\"cmds\": {\"priority-flow-control pause watchdog override action drop\": null,"
+                " \"interface Ethernet1\": {\"cmds\": {\"priority-flow-control pause watchdog\": null}},"
+                " \"interface Ethernet2\": {\"cmds\": {\"priority-flow-control pause watchdog\": null,"
+                "   \"priority-flow-control pause watchdog port action notify-only\": null}},"
+                " \"interface Ethernet3\": {\"cmds\": {}}}}";
+        static const char unknown[] =
+                "{\"cmds\": {\"priority-flow-control pause watchdog action shutdown\": null,"
+                " \"interface Ethernet1\": {\"cmds\": {\"priority-flow-control pause watchdog\": null}},"
+                " \"interface Ethernet2\": {\"cmds\": {\"priority-flow-control pause watchdog\": null,"
+                "   \"priority-flow-control pause watchdog port action drop\": null}},"
+                " \"interface Ethernet3\": {\"cmds\": {}}}}";
+        struct errbuf e = { 0 };
+        struct state u[3];
+
+        init3(u);
+        for (unsigned i = 0; i < 3; i++)
+                u[i].pfc_enabled = 0x08;
+        CU_ASSERT_EQUAL(switch_eos_parse_wd(nodrop, "t", &sw, u, &e), 0);
+        CU_ASSERT(u[0].pfc_wd.enabled);
+        CU_ASSERT_EQUAL(u[0].pfc_wd.action, STATE_WD_NODROP);
+        CU_ASSERT(u[0].pfc_wd.dflt & STATE_WD_ACTION);          /* the switch's, not the port's */
+        CU_ASSERT_EQUAL(u[0].pfc_wd.detection_ms, 50);
+        CU_ASSERT_EQUAL(u[1].pfc_wd.action, STATE_WD_ALERT);    /* the port's own action over it */
+        CU_ASSERT_STRING_EQUAL(state_wd_action_name(STATE_WD_NODROP), "no-drop");
+
+        init3(u);
+        for (unsigned i = 0; i < 3; i++)
+                u[i].pfc_enabled = 0x08;
+        CU_ASSERT_EQUAL(switch_eos_parse_wd(override, "t", &sw, u, &e), 0);
+        CU_ASSERT_EQUAL(u[0].pfc_wd.action, STATE_WD_DROP);     /* errdisable overridden */
+        CU_ASSERT(u[0].pfc_wd.dflt & STATE_WD_ACTION);
+        CU_ASSERT_EQUAL(u[1].pfc_wd.action, STATE_WD_ALERT);
+
+        init3(u);
+        for (unsigned i = 0; i < 3; i++)
+                u[i].pfc_enabled = 0x08;
+        CU_ASSERT_EQUAL(switch_eos_parse_wd(unknown, "t", &sw, u, &e), 0);
+        CU_ASSERT(u[0].pfc_wd.enabled);
+        CU_ASSERT_FALSE(u[0].pfc_wd.has & STATE_WD_ACTION);    /* a switch-wide action nettune cannot name */
+        CU_ASSERT_EQUAL(u[1].pfc_wd.action, STATE_WD_DROP);
+        CU_ASSERT(u[1].pfc_wd.has & STATE_WD_ACTION);
+}
+
 /* The target of a change: what the policy names, the rest as the switch has it; a snapshot's "off" whole. */
 static void test_target(void)
 {
@@ -268,7 +329,7 @@ int suite_switch_wd(void)
         CU_pSuite s = CU_add_suite("switch_wd", NULL, NULL);
 
         if (!s || !CU_add_test(s, "sonic", test_sonic) || !CU_add_test(s, "nvue", test_nvue) ||
-            !CU_add_test(s, "eos", test_eos) || !CU_add_test(s, "target", test_target) ||
+            !CU_add_test(s, "eos", test_eos) || !CU_add_test(s, "eos-global", test_eos_global) || !CU_add_test(s, "target", test_target) ||
             !CU_add_test(s, "stats", test_stats))
                 return -1;
         return 0;
