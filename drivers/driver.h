@@ -56,6 +56,7 @@ struct driver_env {
         char sysfs_root[256];                   /* "/sys" in production, a test tree in tests */
         char debugfs_root[256];                 /* "/sys/kernel/debug" */
         char configfs_root[256];                /* "/sys/kernel/config" (rdma_cm's default ToS) */
+        char nccl_conf[256];                    /* NCCL's configuration file, "/etc/nccl.conf" (spec.nccl) */
         unsigned settle_ms;                     /* least wait bound for carrier after a flapping change */
         unsigned link_up_max_ms;                /* most wait bound for carrier (the per-speed bound's ceiling) */
         unsigned flap_wait_ms;                  /* how long a change may take to drop carrier (no drop: no flap) */

@@ -12,6 +12,7 @@ extern const struct driver_ops dcb_driver;
 extern const struct driver_ops nic_ecn_driver;
 extern const struct driver_ops nic_stall_driver;
 extern const struct driver_ops roce_tos_driver;
+extern const struct driver_ops nccl_conf_driver;
 extern const struct driver_ops qdisc_driver;
 extern const struct driver_ops dcb_buffer_driver;
 extern const struct driver_ops switch_driver;
@@ -22,6 +23,7 @@ const struct driver_ops *const driver_table[] = {
         &nic_ecn_driver,
         &nic_stall_driver,
         &roce_tos_driver,
+        &nccl_conf_driver,
         &qdisc_driver,
         &dcb_buffer_driver,             /* after pfc (dcb) and a Linux switch's root qdisc (its buffer mode) */
         &switch_driver,

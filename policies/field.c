@@ -643,6 +643,7 @@ const struct field_ops field_table[STATE_FIELD_MAX] = {
         [STATE_FIELD_NIC_STALL] = { "pfc.nic_stall_timeout_ms", FIELD_ON_INTERFACE, field_diff_nic_stall,
                                     field_copy_nic_stall, NULL },
         [STATE_FIELD_ROCE_TOS] = { "roce_tos", FIELD_ON_INTERFACE, diff_roce_tos, copy_roce_tos, NULL, merge_roce_tos },
+        [STATE_FIELD_NCCL] = { "nccl", FIELD_ON_INTERFACE, field_diff_nccl, field_copy_nccl, NULL, field_merge_nccl },
 };
 
 /* ---- the walk over the fields: a whole difference ---- */

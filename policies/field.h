@@ -24,6 +24,8 @@
  *                                       (field_headroom.c)
  *   roce_tos       interface            roce_tos.DEV/P (rdma_cm), roce_tos.DEV/P.traffic_class (MLNX_OFED)
  *                                       (every RDMA port behind the interface)
+ *   nccl           interface            nccl.ib_tc, nccl.ib_sl (the value NCCL reads from its file;
+ *                                       a snapshot: each key's line, nccl.file, field_nccl.c)
  */
 #pragma once
 

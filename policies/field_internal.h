@@ -37,3 +37,8 @@ void field_copy_cable_len(struct state *to, const struct state *from);
 int field_diff_buffers(struct diff *d, const char *prefix, const struct state *want, const struct state *live);
 void field_copy_buffers(struct state *to, const struct state *from);
 int field_check_buffers(const struct state *s, struct field_problem *ret);
+
+/* field_nccl.c */
+int field_diff_nccl(struct diff *d, const char *prefix, const struct state *want, const struct state *live);
+void field_copy_nccl(struct state *to, const struct state *from);
+void field_merge_nccl(struct state *to, const struct state *from);

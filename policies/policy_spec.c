@@ -158,6 +158,7 @@ static const struct jsonv_field spec_fields[] = {
         JSONV_CUSTOM("ecn", JSONV_OBJECT, 0, parse_ecn),
         JSONV_CUSTOM("host_ecn", JSONV_OBJECT, 0, parse_host_ecn),
         JSONV_CUSTOM("buffers", JSONV_OBJECT, 0, spec_json_parse_buffers),
+        JSONV_CUSTOM("nccl", JSONV_OBJECT, 0, spec_json_parse_nccl),
         { 0 },
 };
 
@@ -208,5 +209,18 @@ int policy_spec_parse(struct jsonv *v, const json_t *j, struct state *ret)
         ret->present = spec_json_present(j);
         /* The map is exact: on a host NIC a code point it does not list is programmed to priority 0. */
         ret->dscp_unlisted_zero = state_has(ret, STATE_FIELD_DSCP_MAP);
+        /* nccl.ib_tc "auto": NCCL's traffic class is the policy's roce_tos */
+        if (ret->nccl.tc_auto) {
+                if (!state_has(ret, STATE_FIELD_ROCE_TOS)) {
+                        jsonv_push_key(v, "nccl");
+                        jsonv_push_key(v, "ib_tc");
+                        r = jsonv_error(v, "ib_tc \"auto\" takes the policy's roce_tos, and the policy declares "
+                                        "none: declare roce_tos (0-255) or give ib_tc a value 0-255");
+                        jsonv_pop(v);
+                        jsonv_pop(v);
+                        return r;
+                }
+                ret->nccl.value[STATE_NCCL_IB_TC] = ret->roce_tos;
+        }
         return check_fields(v, ret);
 }

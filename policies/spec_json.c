@@ -75,6 +75,8 @@ void spec_json_put_common(json_t *o, const struct state *s, bool *ok)
                 spec_json_set(o, "buffers", spec_json_buffers(&s->buffers, ok), ok);
         if (state_has(s, STATE_FIELD_ROCE_TOS))
                 spec_json_set(o, "roce_tos", json_integer(s->roce_tos), ok);
+        if (state_has(s, STATE_FIELD_NCCL))
+                spec_json_set(o, "nccl", spec_json_nccl(&s->nccl, ok), ok);
 }
 
 /* ---- parsing ---- */

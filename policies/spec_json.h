@@ -54,6 +54,11 @@ json_t *spec_json_dcqcn(const struct state_host_ecn *h, bool *ok);
 /* Unknown names and values out of a parameter's range are errors at their path; sets h->dcqcn_set. */
 int spec_json_parse_dcqcn(struct jsonv *v, const json_t *j, struct state_host_ecn *h);
 
+/* spec_nccl.c: "nccl" ({"ib_tc": 106 | "auto", "ib_sl": 3}; a read adds "file", what a restore needs). */
+json_t *spec_json_nccl(const struct state_nccl *n, bool *ok);
+int spec_json_parse_nccl(struct jsonv *v, const json_t *j, void *obj);
+int spec_json_parse_nccl_live(struct jsonv *v, const json_t *j, void *obj);
+
 /* The table rows (obj: struct state) both kinds share as they are; mtu, trust, pfc and ets differ. */
 #define SPEC_JSON_SHARED_FIELDS \
         JSONV_CUSTOM("dscp_to_priority", JSONV_OBJECT, 0, spec_json_parse_dscp_map), \

@@ -24,6 +24,24 @@ static const char *const wd_action_names[STATE_WD_ACTION_MAX] = {
         [STATE_WD_NODROP] = "no-drop",
 };
 
+static const char *const roce_mode_names[STATE_ROCE_MODE_MAX] = {
+        [STATE_ROCE_MODE_V1] = "IB/RoCE v1",
+        [STATE_ROCE_MODE_V2] = "RoCE v2",
+};
+
+const char *state_roce_mode_name(enum state_roce_mode m)
+{
+        return (unsigned)m < STATE_ROCE_MODE_MAX ? roce_mode_names[m] : NULL;
+}
+
+int state_roce_mode_from_name(const char *name)
+{
+        for (int m = 1; m < STATE_ROCE_MODE_MAX; m++)
+                if (streq(roce_mode_names[m], name))
+                        return m;
+        return -EINVAL;
+}
+
 void state_init(struct state *s)
 {
         memset(s, 0, sizeof(*s));

@@ -36,6 +36,7 @@ enum state_field {
         STATE_FIELD_PFC_WATCHDOG,       /* switch port PFC watchdog: on/off, coverage, times, action */
         STATE_FIELD_NIC_STALL,          /* NIC PFC stall prevention timeout (ETHTOOL_PFC_PREVENTION_TOUT) */
         STATE_FIELD_ROCE_TOS,           /* the ToS byte RDMA connections use by default (rdma_cm, MLNX_OFED) */
+        STATE_FIELD_NCCL,               /* NCCL's configuration file: NCCL_IB_TC, NCCL_IB_SL */
         STATE_FIELD_MAX,
 };
 
@@ -242,12 +243,57 @@ struct state_rdma_port {
         uint8_t cm_tos;
         bool has_ofed;                          /* MLNX_OFED tc/PORT/traffic_class was read */
         int16_t ofed_tclass;                    /* its global tclass, STATE_TCLASS_UNSET when none */
+        uint8_t roce_mode;                      /* rdma_cm default_roce_mode: enum state_roce_mode (read only) */
 };
+
+/* rdma_cm's default_roce_mode (cma_configfs.c, ib_cache_gid_type_str()): read, never written. */
+enum state_roce_mode {
+        STATE_ROCE_MODE_UNKNOWN,                /* not read (no configfs file) */
+        STATE_ROCE_MODE_V1,                     /* "IB/RoCE v1": no IP header, so no DSCP */
+        STATE_ROCE_MODE_V2,                     /* "RoCE v2" */
+        STATE_ROCE_MODE_MAX,
+};
+/* "IB/RoCE v1", "RoCE v2" (the kernel's words); NULL for unknown. from_name: the enum or -EINVAL. */
+const char *state_roce_mode_name(enum state_roce_mode m);
+int state_roce_mode_from_name(const char *name);
 
 struct state_roce {
         uint8_t n_ports;                        /* 0: not read from a device (a policy) */
         struct state_rdma_port ports[STATE_RDMA_PORTS_MAX];
 };
+
+/*
+ * spec.nccl: the keys of NCCL's configuration file (agent configuration nccl_conf,
+ * /etc/nccl.conf) nettune manages, read as NCCL's setEnvFile() (src/misc/param.cc)
+ * reads them: a line starting with '#' is a comment; the name is everything before
+ * the first '=' (nothing trimmed); the value everything after it up to the newline;
+ * the first line of a name wins (setenv without overwrite); the value is strtoll(v,
+ * NULL, 0), an empty one is NCCL's default (0). A policy declares values (`has`); a
+ * read also keeps each key's first line as it stood, so that a restore puts back
+ * exactly those bytes (drivers/host/nccl_conf.h).
+ */
+enum state_nccl_key {
+        STATE_NCCL_IB_TC,                       /* NCCL_IB_TC: the GRH traffic class of NCCL's QPs (net_ib.cc) */
+        STATE_NCCL_IB_SL,                       /* NCCL_IB_SL: their service level (the priority on RoCE v1) */
+        STATE_NCCL_KEYS,
+};
+
+#define STATE_NCCL_LINE_MAX 256
+
+struct state_nccl {
+        uint8_t has;                            /* bit per enum state_nccl_key: declared (policy) or set (read) */
+        uint8_t value[STATE_NCCL_KEYS];         /* the value NCCL takes */
+        bool tc_auto;                           /* policy: ib_tc "auto" (the policy's roce_tos) */
+        bool read;                              /* read from the file (a snapshot): the members below hold */
+        bool exists;                            /* the file existed */
+        bool eol;                               /* it was empty or ended in a newline */
+        bool empty;                             /* it was empty (or absent) */
+        char line[STATE_NCCL_KEYS][STATE_NCCL_LINE_MAX];        /* each key's first line, no newline; "" none */
+};
+
+/* "NCCL_IB_TC", "NCCL_IB_SL" (the file's names); "ib_tc", "ib_sl" (the policy's). */
+extern const char *const state_nccl_env_names[STATE_NCCL_KEYS];
+extern const char *const state_nccl_keys[STATE_NCCL_KEYS];
 
 struct state {
         uint32_t present;                       /* STATE_BIT(field) for each meaningful field */
@@ -268,6 +314,7 @@ struct state {
         uint16_t nic_stall_auto_ms;             /* read back: what "auto" reads back as here (mlx5: 100), 0 unknown */
         uint8_t roce_tos;                       /* ToS byte (DSCP << 2 | ECN) of RDMA connections without their own */
         struct state_roce roce;                 /* host NICs, read with roce_tos: every RDMA port's values */
+        struct state_nccl nccl;                 /* hosts: NCCL's configuration file (spec.nccl) */
 
         struct state_dcb_device dcb;            /* host NICs, read with the DCB fields */
 
@@ -284,7 +331,7 @@ static inline bool state_has(const struct state *s, enum state_field f)
 }
 
 /* "mtu", "trust", "dscp_to_priority", "pfc", "ets", "ecn", "host_ecn", "pfc.cable_length_m", "buffers", "roce_tos",
- * "pfc.watchdog", "pfc.nic_stall_timeout_ms" (a dotted name is a member of a spec object); NULL if out of range. */
+ * "nccl", "pfc.watchdog", "pfc.nic_stall_timeout_ms" (a dotted name is a member of a spec object); NULL if out of range. */
 const char *state_field_name(enum state_field f);
 int state_field_from_name(const char *name);    /* enum value or -EINVAL */
 const char *state_trust_name(enum state_trust t);

@@ -120,6 +120,8 @@ static json_t *roce_ports_to_json(const struct state_roce *r, bool *ok)
                         spec_json_set(p, "default_roce_tos", json_integer(x->cm_tos), ok);
                 if (p && x->has_ofed)
                         spec_json_set(p, "traffic_class", json_integer(x->ofed_tclass), ok);
+                if (p && state_roce_mode_name(x->roce_mode))
+                        spec_json_set(p, "default_roce_mode", json_string(state_roce_mode_name(x->roce_mode)), ok);
                 snprintf(key, sizeof(key), "%s/%u", x->dev, x->port);
                 spec_json_set(o, key, p, ok);
         }
@@ -355,7 +357,20 @@ static int parse_qdisc(struct jsonv *v, const json_t *j, void *obj)
         return jsonv_object(v, j, qdisc_fields, &((struct state *)obj)->qdisc);
 }
 
+static int parse_roce_mode(struct jsonv *v, const json_t *j, void *obj)
+{
+        int m = state_roce_mode_from_name(json_string_value(j));
+        char q[80];
+
+        if (m < 0)
+                return jsonv_error(v, "default_roce_mode '%s' is not one of 'IB/RoCE v1', 'RoCE v2'",
+                                   jsonv_quote(json_string_value(j), q, sizeof(q)));
+        ((struct state_rdma_port *)obj)->roce_mode = (uint8_t)m;
+        return 0;
+}
+
 static const struct jsonv_field rdma_port_fields[] = {
+        JSONV_CUSTOM("default_roce_mode", JSONV_STRING, 0, parse_roce_mode),
         { .key = "default_roce_tos", .type = JSONV_INTEGER, .min = 0, .max = 255,
           JSONV_MEMBER(struct state_rdma_port, cm_tos) },
         { .key = "traffic_class", .type = JSONV_INTEGER, .min = STATE_TCLASS_UNSET, .max = 255,
@@ -419,6 +434,7 @@ static const struct jsonv_field state_fields[] = {
         JSONV_CUSTOM("dcb_device", JSONV_OBJECT, 0, parse_dcb_device),
         JSONV_CUSTOM("qdisc", JSONV_OBJECT, 0, parse_qdisc),
         JSONV_CUSTOM("roce_ports", JSONV_OBJECT, 0, parse_roce_ports),
+        JSONV_CUSTOM("nccl", JSONV_OBJECT, 0, spec_json_parse_nccl_live),
         { 0 },
 };
 

@@ -27,6 +27,7 @@ static void nonzero_defaults(struct agent_config *c)
         snprintf(c->env.sysfs_root, sizeof(c->env.sysfs_root), "/sys");
         snprintf(c->env.debugfs_root, sizeof(c->env.debugfs_root), "/sys/kernel/debug");
         snprintf(c->env.configfs_root, sizeof(c->env.configfs_root), "/sys/kernel/config");
+        snprintf(c->env.nccl_conf, sizeof(c->env.nccl_conf), "/etc/nccl.conf");
         snprintf(c->proc_root, sizeof(c->proc_root), "/proc");
         c->env.settle_ms = 3000;
         c->env.link_up_max_ms = 30000;
@@ -435,6 +436,7 @@ static const struct jsonv_field config_fields[] = {
         CF_STR("sysfs_root", env.sysfs_root, NULL),
         CF_STR("debugfs_root", env.debugfs_root, NULL),
         CF_STR("configfs_root", env.configfs_root, NULL),
+        CF_STR("nccl_conf", env.nccl_conf, NULL),
         JSONV_CUSTOM("probe", JSONV_OBJECT, 0, parse_probe),
         JSONV_CUSTOM("drift", JSONV_OBJECT, 0, parse_drift),
         JSONV_UINT("settle_ms", struct agent_config, env.settle_ms, 0, 120000),
@@ -490,6 +492,7 @@ static int resolve_all(struct agent_config *c, const char *dir, struct errbuf *e
                 { "$.sysfs_root", c->env.sysfs_root, sizeof(c->env.sysfs_root) },
                 { "$.debugfs_root", c->env.debugfs_root, sizeof(c->env.debugfs_root) },
                 { "$.configfs_root", c->env.configfs_root, sizeof(c->env.configfs_root) },
+                { "$.nccl_conf", c->env.nccl_conf, sizeof(c->env.nccl_conf) },
                 { "$.lldpd_socket", c->lldpd_socket, sizeof(c->lldpd_socket) },
                 { "$.proc_root", c->proc_root, sizeof(c->proc_root) },
         };

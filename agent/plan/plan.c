@@ -299,6 +299,24 @@ static uint32_t lossless_extra(const struct target *t, uint32_t want, unsigned f
         return field_mask_on(kind_on(t), LOSSLESS_FIELDS) & ~want;
 }
 
+/*
+ * roce_tos reaches rdma_cm's users, not NCCL: NCCL sets its QPs' traffic class from
+ * NCCL_IB_TC (src/transport/net_ib.cc), 0 without it. Said once where a policy sets
+ * roce_tos for a DSCP-trusting host and declares no nccl.
+ */
+static void note_nccl(struct plan *p, const struct target *t, const struct policy *pol)
+{
+        const struct state *s = &pol->spec;
+
+        if (t->kind != TARGET_INTERFACE || p->noted_nccl || !state_has(s, STATE_FIELD_ROCE_TOS) ||
+            !state_has(s, STATE_FIELD_TRUST) || s->trust != STATE_TRUST_DSCP || state_has(s, STATE_FIELD_NCCL))
+                return;
+        p->noted_nccl = true;
+        plan_note(p, "NCCL will not follow roce_tos %u: it builds its RoCE connections with verbs, not rdma_cm, and "
+                  "sends traffic class 0 unless NCCL_IB_TC is set (only MLNX_OFED's global traffic_class overrides "
+                  "it): declare nccl.ib_tc (\"auto\" takes roce_tos)", s->roce_tos);
+}
+
 static int add_policy_target(struct plan *p, const struct target *t, const struct policy *pol, unsigned flags,
                              struct errbuf *e)
 {
@@ -318,6 +336,7 @@ static int add_policy_target(struct plan *p, const struct target *t, const struc
         pt->want = want;
         pt->extra = extra_fields(pt);
         note_switch_only(p, t, pol);
+        note_nccl(p, t, pol);
         for (unsigned u = 0; u < pt->n_units; u++) {
                 pt->desired[u] = pol->spec;
                 pt->desired[u].present = want;
@@ -531,6 +550,33 @@ static int leave_out_unreachable(struct plan *p, struct plan_target *pt, const s
         return 1;
 }
 
+/*
+ * A policy's roce_tos on a port that rdma_cm keeps on RoCE v1 (default_roce_mode
+ * "IB/RoCE v1", cma_configfs.c): those packets carry no IP header, so the ToS sets
+ * no DSCP and the class rules judge a value the port never sends. Refused whether
+ * or not the value differs (a snapshot's ports are its own: a restore is not refused).
+ */
+static int refuse_roce_v1(const struct plan_target *pt, struct errbuf *e)
+{
+        const struct state *want = &pt->desired[0], *live = &pt->live[0];
+
+        if (pt->t.kind != TARGET_INTERFACE || !(pt->want & STATE_BIT(STATE_FIELD_ROCE_TOS)) ||
+            !state_has(live, STATE_FIELD_ROCE_TOS) || want->roce.n_ports)
+                return 0;
+        for (unsigned i = 0; i < live->roce.n_ports && i < STATE_RDMA_PORTS_MAX; i++) {
+                const struct state_rdma_port *x = &live->roce.ports[i];
+
+                if (x->roce_mode == STATE_ROCE_MODE_V1)
+                        return errbuf_set(e, EOPNOTSUPP, NULL, "interface '%s': RDMA port %s/%u is on RoCE v1 "
+                                          "(rdma_cm default_roce_mode 'IB/RoCE v1'): its packets carry no IP header, "
+                                          "so roce_tos %u sets no DSCP there; put the port on RoCE v2 (write 'RoCE v2' "
+                                          "to rdma_cm/%s/ports/%u/default_roce_mode in configfs) or leave roce_tos "
+                                          "out (roce_mode_v1); nothing was changed", pt->t.name, x->dev, x->port,
+                                          want->roce_tos, x->dev, x->port);
+        }
+        return 0;
+}
+
 static int check_target(struct plan *p, struct plan_target *pt, struct errbuf *e)
 {
         _cleanup_free_ uint32_t *delta = calloc(pt->n_units ? pt->n_units : 1, sizeof(*delta));
@@ -538,6 +584,7 @@ static int check_target(struct plan *p, struct plan_target *pt, struct errbuf *e
 
         if (!delta)
                 return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        k = refuse_roce_v1(pt, e);
         for (unsigned r = 0; r < pt->n_routes && k >= 0; r++) {
                 struct driver_change c;
 

@@ -100,6 +100,7 @@ struct plan {
         unsigned n_notes;
         char notes[PLAN_NOTES_MAX][PLAN_NOTE_MAX];      /* what the reader should know (plan JSON "notes") */
         bool noted_switch_only;         /* the note on switch-port fields a host leaves alone is there */
+        bool noted_nccl;                /* the note that NCCL does not follow roce_tos is there */
         /* The lossless class (plan_check): the policy's targets, live and with the change applied. */
         struct {
                 bool active;            /* a policy's plan (not state, not a snapshot's way back) */

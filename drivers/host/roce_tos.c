@@ -133,13 +133,12 @@ static bool any_rdma_device(const struct target *t)
         return any;
 }
 
-static void find_ports(const struct target *t, struct state_roce *r)
+/* Every RDMA port behind the interface, whether or not a default ToS is kept for it. */
+static void all_ports(const struct target *t, struct state_roce *r)
 {
-        char dir[PATH_MAX], path[PATH_MAX];
-        bool cm;
+        char dir[PATH_MAX];
         struct dirent *de;
         DIR *d;
-        unsigned n = 0;
 
         memset(r, 0, sizeof(*r));
         if (!any_rdma_device(t))
@@ -152,6 +151,15 @@ static void find_ports(const struct target *t, struct state_roce *r)
                                 scan_device(sysfs_of(t), de->d_name, t->name, r);
                 closedir(d);
         }
+}
+
+static void find_ports(const struct target *t, struct state_roce *r)
+{
+        char dir[PATH_MAX], path[PATH_MAX];
+        bool cm;
+        unsigned n = 0;
+
+        all_ports(t, r);
         snprintf(dir, sizeof(dir), "%s/rdma_cm", configfs_of(t));
         cm = exists(dir);
         for (unsigned i = 0; i < r->n_ports; i++) {
@@ -193,6 +201,19 @@ static int read_cm(const struct target *t, struct state_rdma_port *x, struct err
         if (v > 255)
                 return port_fail(t, x, EBADMSG, "out of range 0-255", path, e);
         x->cm_tos = (uint8_t)v;
+        /*
+         * default_roce_mode beside it (cma_configfs.c default_roce_mode_show():
+         * ib_cache_gid_type_str(), "IB/RoCE v1" or "RoCE v2"; cma.c cma_add_one()
+         * starts every port on RoCE v2 where the device supports it). Read only,
+         * best effort: an older kernel without the file leaves it unknown.
+         */
+        snprintf(path, sizeof(path), "%s/rdma_cm/%s/ports/%u/default_roce_mode", configfs_of(t), x->dev, x->port);
+        {
+                char text[32];
+                int m = sysfs_read_line(path, text, sizeof(text)) >= 0 ? state_roce_mode_from_name(text) : -EINVAL;
+
+                x->roce_mode = m > 0 ? (uint8_t)m : STATE_ROCE_MODE_UNKNOWN;
+        }
         return 0;
 }
 
@@ -234,6 +255,14 @@ int roce_tos_read_ports(const struct target *t, struct state *ret, struct errbuf
         ret->roce = r;
         ret->roce_tos = !r.n_ports ? 0 : r.ports[0].has_cm ? r.ports[0].cm_tos : (uint8_t)r.ports[0].ofed_tclass;
         return 0;
+}
+
+unsigned roce_tos_port_count(const struct target *t)
+{
+        struct state_roce r;
+
+        all_ports(t, &r);
+        return r.n_ports;
 }
 
 static int tos_caps(struct target *t, uint32_t *ret_fields, struct errbuf *e)

@@ -39,4 +39,7 @@
 /* The RDMA ports behind the interface and their values (ret->roce, ret->roce_tos); 0 ports: none. */
 int roce_tos_read_ports(const struct target *t, struct state *ret, struct errbuf *e);
 
+/* How many RDMA ports are behind the interface, with a default ToS place or not (nothing read, nothing made). */
+unsigned roce_tos_port_count(const struct target *t);
+
 extern const struct driver_ops roce_tos_driver;

@@ -13,7 +13,11 @@
 #                                   other sysfs and debugfs roots
 #   nm_profile PROFILE OUT GLOB [keep-host-ecn]
 #                                   a shipped profile for the host interfaces GLOB only: no switch
-#                                   targets, no probe (the model carries no traffic), no roce_tos
+#                                   targets, no probe (the model carries no traffic), no roce_tos;
+#                                   nccl only where NM_NCCL_CONF names the test's NCCL file (its
+#                                   "auto" then the profile's roce_tos), never the host's /etc/nccl.conf
+#   nccl_conf_start FILE            a site's NCCL file to manage: comments, other keys, a later duplicate,
+#                                   no final newline, mode 0640 (nm_state then shows its bytes and mode)
 NICMODEL=$BUILD/nicmodel
 
 nicmodel_start() {
@@ -33,8 +37,15 @@ nm_wait_settled() {
                 fail "the model's links did not come back: $(nm_ctl dump | grep -E 'carrier|rdma')"
 }
 
+nccl_conf_start() {
+        NM_NCCL_CONF=$1
+        printf '# site NCCL settings\nNCCL_DEBUG=WARN\nNCCL_IB_TC=0\n#NCCL_IB_SL=1\nNCCL_IB_TC=96\nNCCL_SOCKET_IFNAME==ens1f0' >"$1"
+        chmod 0640 "$1"
+}
+
 nm_state() {
         nm_ctl dump
+        [ -z "${NM_NCCL_CONF:-}" ] || { stat -c 'nccl.conf mode %a' "$NM_NCCL_CONF"; od -c "$NM_NCCL_CONF"; } 2>&1
         find "$T/sys/class/net/" -path '*/ecn/*' -type f 2>/dev/null | sort | while read -r f; do
                 echo "${f#"$T"/sys/} $(cat "$f")"
         done
@@ -97,12 +108,17 @@ ofed_ecn_tree() {
 }
 
 nm_profile() {
-        python3 - "$NETTUNE_TOP/policies/profiles/$1" "$2" "$3" "${4:-}" <<'PY'
+        python3 - "$NETTUNE_TOP/policies/profiles/$1" "$2" "$3" "${4:-}" "${NM_NCCL_CONF:-}" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
 p["targets"] = {"interfaces": [sys.argv[3]]}
 if sys.argv[4] != "keep-host-ecn":
     p["spec"].pop("host_ecn", None)
+nccl = p["spec"].pop("nccl", None)
+if nccl and sys.argv[5]:                # the test's own NCCL file: "auto" is the profile's roce_tos
+    if nccl.get("ib_tc") == "auto":
+        nccl["ib_tc"] = p["spec"]["roce_tos"]
+    p["spec"]["nccl"] = nccl
 p["spec"].pop("roce_tos", None)         # the models have no rdma_cm configfs
 p["verify"] = {"probe": "none"}
 json.dump(p, open(sys.argv[2], "w"), indent=1)

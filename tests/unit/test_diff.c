@@ -559,8 +559,8 @@ static void test_roce_tos(void)
         want.present = live.present = STATE_BIT(STATE_FIELD_ROCE_TOS);
         want.roce_tos = 106;
         live.roce.n_ports = 2;
-        live.roce.ports[0] = (struct state_rdma_port){ "mlx5_0", 1, true, 0, true, STATE_TCLASS_UNSET };
-        live.roce.ports[1] = (struct state_rdma_port){ "rxe0", 1, true, 106, false, 0 };
+        live.roce.ports[0] = (struct state_rdma_port){ "mlx5_0", 1, true, 0, true, STATE_TCLASS_UNSET, 0 };
+        live.roce.ports[1] = (struct state_rdma_port){ "rxe0", 1, true, 106, false, 0, 0 };
         CU_ASSERT_EQUAL_FATAL(state_diff(&want, &live, &d), 0);
         CU_ASSERT_EQUAL(d.n, 2);
         expect(&d, "roce_tos.mlx5_0/1", "0", "106");

@@ -31,7 +31,7 @@ static const char full_policy[] =
         "\"ecn\":{\"queues\":[3,4],\"min_threshold_bytes\":150000,\"max_threshold_bytes\":1500000,"
         "\"mark_probability_pct\":100},"
         "\"host_ecn\":{\"priorities\":[3],\"reaction_point\":true,\"notification_point\":true,"
-        "\"cnp_dscp\":48,\"cnp_priority\":6},\"roce_tos\":106},"
+        "\"cnp_dscp\":48,\"cnp_priority\":6},\"roce_tos\":106,\"nccl\":{\"ib_tc\":\"auto\",\"ib_sl\":3}},"
         "\"verify\":{\"probe\":\"auto\",\"peer\":\"10.0.0.2:18515\",\"duration_ms\":3000,"
         "\"message_size\":65536,\"max_regression_pct\":20,\"min_gbps\":1.5,\"settle_ms\":3000},"
         "\"commit\":{\"confirm_timeout_s\":60}}";
@@ -77,6 +77,11 @@ static void test_full(void)
         CU_ASSERT_STRING_EQUAL(p->switches[0], "leaf*");
         CU_ASSERT_EQUAL(p->spec.present, STATE_ALL_FIELDS);
         CU_ASSERT_EQUAL(p->spec.cable_len_m, 40);
+        /* nccl.ib_tc "auto" is the policy's roce_tos */
+        CU_ASSERT(p->spec.nccl.tc_auto);
+        CU_ASSERT_EQUAL(p->spec.nccl.value[STATE_NCCL_IB_TC], 106);
+        CU_ASSERT_EQUAL(p->spec.nccl.value[STATE_NCCL_IB_SL], 3);
+        CU_ASSERT_EQUAL(p->spec.nccl.has, 3);
         CU_ASSERT_EQUAL(p->spec.buffers.prio_buffer[3], 1);
         CU_ASSERT_EQUAL(p->spec.buffers.size[1], 65536);
         CU_ASSERT_EQUAL(p->spec.mtu, 9000);

@@ -48,8 +48,12 @@ static void full_state(struct state *s)
         s->nic_stall_auto_ms = 100;
         s->roce_tos = 106;
         s->roce.n_ports = 2;
-        s->roce.ports[0] = (struct state_rdma_port){ "mlx5_0", 1, true, 106, true, STATE_TCLASS_UNSET };
-        s->roce.ports[1] = (struct state_rdma_port){ "rxe0", 2, true, 0, false, 0 };
+        s->roce.ports[0] = (struct state_rdma_port){ "mlx5_0", 1, true, 106, true, STATE_TCLASS_UNSET, STATE_ROCE_MODE_V2 };
+        s->roce.ports[1] = (struct state_rdma_port){ "rxe0", 2, true, 0, false, 0, STATE_ROCE_MODE_V1 };
+        /* NCCL's file as a read keeps it: the values NCCL takes, each key's line, the file's ends */
+        s->nccl = (struct state_nccl){ .has = 1u << STATE_NCCL_IB_TC, .value = { 106, 0 }, .read = true,
+                                       .exists = true, .eol = false, .empty = false };
+        snprintf(s->nccl.line[STATE_NCCL_IB_TC], sizeof(s->nccl.line[0]), "NCCL_IB_TC=0x6a\r");
 }
 
 static void assert_same(const struct state *a, const struct state *b)
@@ -100,7 +104,9 @@ static void assert_same(const struct state *a, const struct state *b)
                 CU_ASSERT_EQUAL(a->roce.ports[i].has_ofed, b->roce.ports[i].has_ofed);
                 if (a->roce.ports[i].has_ofed)
                         CU_ASSERT_EQUAL(a->roce.ports[i].ofed_tclass, b->roce.ports[i].ofed_tclass);
+                CU_ASSERT_EQUAL(a->roce.ports[i].roce_mode, b->roce.ports[i].roce_mode);
         }
+        CU_ASSERT(!memcmp(&a->nccl, &b->nccl, sizeof(a->nccl)));
 }
 
 static void test_round_trip(void)
