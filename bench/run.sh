@@ -11,7 +11,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build} NETTUNE_TOP=$PWD
-order="mtu_apply_64 state_1000 rollback_64 pfc_storm probe_tcp_vs_iperf3 agent_footprint rollout_200 ctl_store_2000 ctl_etcd_200 api_hostile probe_verbs_vs_ib_write_bw ecn_lab fabric_lab"
+order="mtu_apply_64 state_1000 rollback_64 pfc_storm probe_tcp_vs_iperf3 agent_footprint rollout_200 ctl_store_2000 ctl_etcd_200 api_hostile probe_verbs_vs_ib_write_bw ecn_lab fabric_lab policy_validate"
 # Run only when selected (BENCH=ctl_scale: `make bench-scale`; ctl_scale_loop: `make
 # bench-scale-loop`); their sections are kept like the others'.
 selected_only="ctl_scale ctl_scale_loop"
