@@ -179,12 +179,15 @@ int jsonv_parse_yaml(const char *buf, size_t len, const char *file, size_t max, 
 bool jsonv_is_yaml(const char *file, const char *buf, size_t len);
 /*
  * jsonv_locs.c: where each node stood in its text. find: the line and column (from 1)
- * of the node at path ("$.spec.mtu"), false when none was kept; new, add one, free.
+ * of the node at path ("$.spec.mtu"), false when none was kept; new, add one (a path
+ * added again keeps its first place), free. A find or an add costs the same at any
+ * size (a hash index); probes: the index slots looked at so far (tests count them).
  */
 bool jsonv_locs_find(const struct jsonv_locs *l, const char *path, unsigned *ret_line, unsigned *ret_col);
 struct jsonv_locs *jsonv_locs_new(void);
 int jsonv_locs_add(struct jsonv_locs *l, const char *path, unsigned line, unsigned col);
 void jsonv_locs_free(struct jsonv_locs *l);
+size_t jsonv_locs_probes(const struct jsonv_locs *l);
 
 /* Read a whole file (O_CLOEXEC, at most max bytes) into a NUL-terminated buffer. */
 int jsonv_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len, struct errbuf *e);

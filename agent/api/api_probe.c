@@ -10,6 +10,7 @@
 #include "drivers/probe/probe_request.h"
 
 static struct log_limit peer_refusals = LOG_LIMIT_INIT("api", "refused probe peer(s)", 10);
+static struct log_limit peer_silences = LOG_LIMIT_INIT("api", "probe peer(s) that never answered", 10);
 
 int api_peer_allowed(struct api *a, const struct http_request *req, const char *hostport, const char *path,
                      struct http_response *resp)
@@ -50,6 +51,7 @@ void api_probe(struct api *a, const struct http_request *req, const char *rest, 
         }
         if (api_peer_allowed(a, req, pr.params.peer, "$.peer", resp) < 0)
                 return;
+        pr.params.opaque = true;        /* a peer that never answered: one answer, one timing (probe.h) */
         /* The node's one measurement: refused at once while another runs, never queued. */
         if (measure_claim("probe", measure_ends_ms(pr.runs, pr.params.duration_ms), NULL, &busy) < 0) {
                 api_reply_busy(resp, &busy);
@@ -60,6 +62,8 @@ void api_probe(struct api *a, const struct http_request *req, const char *rest, 
         measure_end(&span, &load);
         measure_release();
         measure_give_back();
+        if (m->unanswered)
+                log_limited(&peer_silences, "probe for client '%s': %s: %s", req->client, pr.params.peer, m->cause);
         j = probe_measurement_to_json(m);
         if (j) {
                 json_object_set_new(j, "gbps", m->ok ? json_real(m->median_gbps) : json_null());

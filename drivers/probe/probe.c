@@ -2,6 +2,7 @@
 /* The probe table, `auto` selection, and measurements of N runs with their median. */
 #include <math.h>
 #include <netinet/in.h>
+#include <time.h>
 
 #include "drivers/probe/probe.h"
 #include "drivers/probe/probe_net.h"
@@ -64,6 +65,26 @@ static int check_run(const struct probe_path *path, const struct probe_result *r
         return 0;
 }
 
+/*
+ * An opaque measurement that no responder answered: the cause kept for the log, the
+ * answer the same words, EHOSTUNREACH, timeout_ms after started_ns whatever the cause.
+ */
+static int no_answer(const struct probe_params *p, uint64_t started_ns, struct probe_measurement *m,
+                     struct errbuf *e)
+{
+        uint64_t until = started_ns + (uint64_t)p->timeout_ms * 1000000ull, now;
+
+        errbuf_str(e, m->cause, sizeof(m->cause));
+        m->unanswered = true;
+        while ((now = probe_now_ns()) < until) {
+                struct timespec ts = { .tv_sec = (time_t)((until - now) / 1000000000ull),
+                                       .tv_nsec = (long)((until - now) % 1000000000ull) };
+
+                nanosleep(&ts, NULL);
+        }
+        return errbuf_set(e, EHOSTUNREACH, NULL, PROBE_NO_RESPONDER);
+}
+
 static void fail_all(struct probe_measurement *m, const struct errbuf *e)
 {
         errbuf_str(e, m->error, sizeof(m->error));
@@ -84,10 +105,13 @@ int probe_measure_pinned(const struct probe_params *pinned, const struct probe_p
                 *ret = m;
                 return -EINVAL;
         }
-        for (unsigned i = 0; i < runs; i++) {
+        for (unsigned i = 0; i < runs && !m.unanswered; i++) {
                 struct errbuf re = { .msg = "" };
+                uint64_t t0 = probe_now_ns();
                 int r = probe_run(pinned, m.mode, &m.runs[i], &re);
 
+                if (r < 0 && pinned->opaque && probe_unanswered(&re))
+                        r = no_answer(pinned, t0, &m, &re);     /* and no second run */
                 if (r >= 0)
                         r = check_run(path, &m.runs[i], &re);
                 m.n_runs++;
@@ -107,6 +131,8 @@ int probe_measure_pinned(const struct probe_params *pinned, const struct probe_p
                 }
         }
         m.ok = m.n_ok == runs;
+        if (m.unanswered && !m.ok)
+                snprintf(m.error, sizeof(m.error), "%s", PROBE_NO_RESPONDER);
         m.median_gbps = m.n_ok ? probe_median(rates, m.n_ok) : NAN;
         *ret = m;
         return first;
@@ -125,12 +151,19 @@ int probe_measure_observed(const struct probe_params *p, enum probe_mode mode, u
         struct probe_measurement m = { .mode = mode };
         struct probe_params pinned;
         struct probe_path path;
+        uint64_t t0 = probe_now_ns();
         int r;
 
         if (runs < 1 || runs > PROBE_RUNS_MAX)
                 r = errbuf_set(e, EINVAL, "runs", "%u out of range 1-%u", runs, PROBE_RUNS_MAX);
         else
                 r = probe_pin(p, mode, &pinned, &path, NULL, 0, e);
+        if (r < 0 && p->opaque && probe_unanswered(e)) {
+                r = no_answer(p, t0, &m, e);    /* one run that no responder answered, as a closed port's */
+                m.mode = mode == PROBE_MODE_AUTO ? PROBE_MODE_TCP : mode;
+                m.n_runs = 1;
+                m.run_error[0] = r;
+        }
         if (r < 0) {
                 fail_all(&m, e);
                 *ret = m;
@@ -182,7 +215,8 @@ static json_t *run_to_json(const struct probe_measurement *m, unsigned i)
         const struct probe_result *r = &m->runs[i];
 
         if (m->run_error[i] < 0)
-                return json_pack("{s:s, s:i}", "error", strerror(-m->run_error[i]), "errno", -m->run_error[i]);
+                return json_pack("{s:s, s:i}", "error", m->unanswered ? PROBE_NO_RESPONDER : strerror(-m->run_error[i]),
+                                 "errno", -m->run_error[i]);
         return json_pack("{s:s, s:f, s:I, s:f, s:i, s:i, s:s, s:i, s:s, s:i, s:i, s:o}", "mode", r->mode,
                          "gbps", r->gbps, "bytes", (json_int_t)r->bytes, "seconds", r->seconds,
                          "iterations", (int)r->iterations, "streams", (int)r->streams, "device", r->device,
@@ -201,7 +235,7 @@ json_t *probe_measurement_to_json(const struct probe_measurement *m)
         o = json_pack("{s:s, s:b, s:o, s:o, s:i, s:i}", "mode", probe_mode_name(m->mode), "ok", m->ok,
                       "median_gbps", probe_json_gbps(m->ok ? m->median_gbps : NAN), "runs", runs,
                       "n_runs", (int)m->n_runs, "n_ok", (int)m->n_ok);
-        if (o && m->mode != PROBE_MODE_AUTO)
+        if (o && m->mode != PROBE_MODE_AUTO && !m->unanswered)
                 json_object_set_new(o, "path", probe_path_to_json(&m->path));
         if (o && m->error[0])
                 json_object_set_new(o, "error", json_string(m->error));

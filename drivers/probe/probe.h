@@ -55,7 +55,17 @@ struct probe_params {
         unsigned timeout_ms;            /* connect and handshake bound (default 10000) */
         int priority;                   /* tcp: SO_PRIORITY, verbs: the address handle's SL; 0-7, -1 = leave */
         char netdev[PROBE_NETDEV_MAX];  /* local interface to leave by (SO_BINDTODEVICE), "" = the route's */
+        /*
+         * A measurement for a client of the API: a failure before the peer's responder
+         * answered (no route, no connection, no probe hello back) reads only
+         * PROBE_NO_RESPONDER and ends timeout_ms after its run began, whatever the
+         * cause: a closed port, a silent host, another service and an unreachable
+         * network look and last the same. The log and the agent's own CLI keep the cause.
+         */
+        bool opaque;
 };
+
+#define PROBE_NO_RESPONDER "no probe responder answered"
 
 /*
  * What a measurement runs on, resolved once (probe_pin): two measurements are
@@ -113,6 +123,9 @@ struct probe_measurement {
         double median_gbps;                     /* meaningful when ok */
         bool ok;                                /* every run succeeded */
         char error[512];                        /* the first failure, "" when ok */
+        /* params.opaque: no responder answered (error is PROBE_NO_RESPONDER); cause: why, for the log */
+        bool unanswered;
+        char cause[256];
 };
 
 extern const struct probe_ops probe_tcp_ops;
@@ -168,6 +181,18 @@ struct probe_addr;
  * (the caller closes it) and fills *ret_peer, or -errno with e filled.
  */
 int probe_connect_control(const struct probe_params *p, struct probe_addr *ret_peer, struct errbuf *e);
+
+/*
+ * A failure before the peer's responder said anything (the route, the connection,
+ * the hello and its first answer): mark e so (its where becomes "probe responder",
+ * the cause stays in its message); unanswered tells such a failure. A failure the
+ * responder itself reported (a PROBE_OOB_ERROR, where "probe server") is not one.
+ */
+void probe_mark_unanswered(struct errbuf *e);
+bool probe_unanswered(const struct errbuf *e);
+
+/* What is left of timeout_ms since started_ns (probe_now_ns), at least 1 ms. */
+unsigned probe_left_ms(uint64_t started_ns, unsigned timeout_ms);
 
 /* One run in `mode` (auto resolved first). *ret written on success only. */
 int probe_run(const struct probe_params *p, enum probe_mode mode,

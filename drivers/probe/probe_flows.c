@@ -66,6 +66,7 @@ static int parse_flow(struct jsonv *v, const json_t *j, size_t i, void *ctx)
         if (in.dscp >= 0)
                 fl->params.traffic_class = in.dscp << 2;
         fl->params.timeout_ms = PROBE_FLOWS_TIMEOUT_MS;
+        fl->params.opaque = true;       /* a flow to a peer that never answered says only that */
         f->n = (unsigned)i + 1;
         return 0;
 }
@@ -123,6 +124,7 @@ struct flow_job {
         int64_t start_at_ms;
         pthread_t tid;
         bool started;
+        bool unanswered;                /* its route failed: it ends as a peer that never answered */
 };
 
 static void sleep_until(int64_t at_ms)
@@ -142,6 +144,12 @@ static void *flow_thread(void *arg)
 
         sleep_until(j->start_at_ms);
         fl->started_ms = probe_flows_now_ms();
+        if (j->unanswered) {
+                sleep_until(fl->started_ms + fl->params.timeout_ms);
+                fl->ended_ms = probe_flows_now_ms();
+                free(m);
+                return NULL;
+        }
         if (!m) {
                 fl->err = -ENOMEM;
                 snprintf(fl->error, sizeof(fl->error), "out of memory");
@@ -184,7 +192,11 @@ int probe_flows_run(struct probe_flows *f, struct errbuf *e)
                 jobs[i] = (struct flow_job) { .fl = fl, .start_at_ms = f->start_at_ms };
                 fl->ran = false;
                 fl->err = pin(&jobs[i], &pe);
-                if (fl->err < 0) {
+                if (fl->err < 0 && fl->params.opaque && probe_unanswered(&pe)) {
+                        jobs[i].unanswered = true;
+                        fl->err = -EHOSTUNREACH;
+                        snprintf(fl->error, sizeof(fl->error), "%s", PROBE_NO_RESPONDER);
+                } else if (fl->err < 0) {
                         errbuf_str(&pe, fl->error, sizeof(fl->error));
                         continue;
                 }
@@ -212,6 +224,8 @@ static json_t *flow_json(const struct probe_flow *fl)
 {
         const struct probe_result *r = &fl->result;
         bool ok = fl->err >= 0;
+        /* A flow no responder answered shows nothing its cause would tell apart: no path, the mode asked. */
+        bool silent = !ok && streq(fl->error, PROBE_NO_RESPONDER);
         json_t *o = json_pack("{s:i, s:s, s:b, s:o, s:I, s:f, s:i, s:I, s:I, s:o, s:o}",
                               "id", (int)fl->id, "peer", fl->params.peer, "ok", ok,
                               "gbps", probe_json_gbps(ok ? r->gbps : NAN), "bytes", (json_int_t)(ok ? r->bytes : 0),
@@ -222,9 +236,9 @@ static json_t *flow_json(const struct probe_flow *fl)
 
         if (!o)
                 return NULL;
-        json_object_set_new(o, "mode", json_string(fl->ran || fl->path.mode != PROBE_MODE_AUTO ?
+        json_object_set_new(o, "mode", json_string(!silent && (fl->ran || fl->path.mode != PROBE_MODE_AUTO) ?
                                                    probe_mode_name(fl->path.mode) : probe_mode_name(fl->mode)));
-        json_object_set_new(o, "path", fl->ran ? probe_path_to_json(&fl->path) : json_null());
+        json_object_set_new(o, "path", fl->ran && !silent ? probe_path_to_json(&fl->path) : json_null());
         json_object_set_new(o, "error", ok ? json_null() : json_string(fl->error[0] ? fl->error : strerror(-fl->err)));
         json_object_set_new(o, "rtt_ms", probe_json_rtt(ok ? r->rtt_ms : 0));
         return o;

@@ -67,14 +67,37 @@ int probe_params_check(const struct probe_params *p, struct errbuf *e)
         return 0;
 }
 
+#define UNANSWERED_WHERE "probe responder"
+
+void probe_mark_unanswered(struct errbuf *e)
+{
+        if (e && !streq(e->where, "probe server"))
+                snprintf(e->where, sizeof(e->where), "%s", UNANSWERED_WHERE);
+}
+
+bool probe_unanswered(const struct errbuf *e)
+{
+        return e && streq(e->where, UNANSWERED_WHERE);
+}
+
+unsigned probe_left_ms(uint64_t started_ns, unsigned timeout_ms)
+{
+        uint64_t spent = (probe_now_ns() - started_ns) / 1000000ull;
+
+        return spent + 1 >= timeout_ms ? 1 : (unsigned)(timeout_ms - spent);
+}
+
 int probe_connect_control(const struct probe_params *p, struct probe_addr *ret_peer, struct errbuf *e)
 {
         int r = probe_net_parse(p->peer, "probe peer", ret_peer, e);
 
         if (r < 0)
                 return r;
-        return probe_net_connect(ret_peer, &(struct probe_sockopt){ .source = p->source, .netdev = p->netdev,
-                                                                    .tos = -1, .priority = -1 },
-                                 p->timeout_ms, e);
+        r = probe_net_connect(ret_peer, &(struct probe_sockopt){ .source = p->source, .netdev = p->netdev,
+                                                                 .tos = -1, .priority = -1 },
+                              p->timeout_ms, e);
+        if (r < 0)
+                probe_mark_unanswered(e);
+        return r;
 }
 

@@ -98,8 +98,9 @@ int probe_pin(const struct probe_params *p, enum probe_mode m, struct probe_para
         r = probe_params_check(p, e);
         if (r >= 0)
                 r = probe_net_parse(p->peer, "probe peer", &peer, e);
-        if (r >= 0)
-                r = probe_route_get(&peer, p->netdev, p->source, &rt, e);
+        if (r >= 0 && (r = probe_route_get(&peer, p->netdev, p->source, &rt, e)) < 0 && r != -ENODEV &&
+            r != -EINVAL)
+                probe_mark_unanswered(e);       /* no route to the peer: as if it never answered */
         if (r >= 0)
                 r = pin_mode(p, m, &rt, &g, &path.mode, warning, wsize, e);
         if (r >= 0 && path.mode == PROBE_MODE_VERBS)

@@ -383,7 +383,7 @@ static void server_reason(int ctrl, struct errbuf *e)
                 errbuf_set(e, m.status, "probe server", "%s", m.text);
 }
 
-static int tcp_exchange(const struct probe_params *p, int ctrl, const struct probe_addr *peer,
+static int tcp_exchange(const struct probe_params *p, int ctrl, const struct probe_addr *peer, uint64_t t0,
                         struct probe_result *ret, struct errbuf *e)
 {
         struct probe_oob_msg hello = {
@@ -396,16 +396,19 @@ static int tcp_exchange(const struct probe_params *p, int ctrl, const struct pro
         struct probe_result out = { .mode = "" };
         int r;
 
-        r = probe_oob_send(ctrl, &hello, p->timeout_ms, e);
+        /* The responder's first answer within timeout_ms of the connect's start, all told. */
+        r = probe_oob_send(ctrl, &hello, probe_left_ms(t0, p->timeout_ms), e);
         if (r >= 0)
-                r = probe_oob_expect(ctrl, PROBE_OOB_READY, &ready, p->timeout_ms, e);
+                r = probe_oob_expect(ctrl, PROBE_OOB_READY, &ready, probe_left_ms(t0, p->timeout_ms), e);
+        if (r < 0)
+                probe_mark_unanswered(e);
         if (r >= 0)
                 r = open_streams(p, peer, ready.port, &t, e);
         if (r >= 0)
                 stream_class(&t, peer, &out);
         if (r >= 0)
                 r = send_loop(p, &t, e);
-        if (r < 0)
+        if (r < 0 && !probe_unanswered(e))
                 server_reason(ctrl, e);
         for (unsigned i = 0; r >= 0 && i < t.n; i++)
                 (void)shutdown(t.fds[i], SHUT_WR);
@@ -429,11 +432,12 @@ static int tcp_exchange(const struct probe_params *p, int ctrl, const struct pro
 static int tcp_run(const struct probe_params *p, struct probe_result *ret, struct errbuf *e)
 {
         struct probe_addr peer;
+        uint64_t t0 = probe_now_ns();
         _cleanup_close_ int ctrl = probe_connect_control(p, &peer, e);
 
         if (ctrl < 0)
                 return ctrl;
-        return tcp_exchange(p, ctrl, &peer, ret, e);
+        return tcp_exchange(p, ctrl, &peer, t0, ret, e);
 }
 
 static bool tcp_available(const struct probe_params *p)

@@ -274,8 +274,8 @@ static void fill_result(const struct probe_params *p, const struct probe_verbs *
 }
 
 static int client_exchange(const struct probe_params *p, int ctrl, const struct probe_addr *peer,
-                           const struct probe_addr *local, struct probe_verbs *v, struct probe_result *ret,
-                           struct errbuf *e)
+                           const struct probe_addr *local, struct probe_verbs *v, uint64_t t0,
+                           struct probe_result *ret, struct errbuf *e)
 {
         struct probe_oob_msg hello = {
                 .type = PROBE_OOB_HELLO, .mode = PROBE_MODE_VERBS, .message_size = p->message_size,
@@ -288,11 +288,14 @@ static int client_exchange(const struct probe_params *p, int ctrl, const struct 
         int r;
 
         writer_init(&w, v);
-        r = probe_oob_send(ctrl, &hello, p->timeout_ms, e);
+        /* The responder's first answer within timeout_ms of the connect's start, all told. */
+        r = probe_oob_send(ctrl, &hello, probe_left_ms(t0, p->timeout_ms), e);
         if (r >= 0)
-                r = send_qps(ctrl, v, p->timeout_ms, e);
+                r = send_qps(ctrl, v, probe_left_ms(t0, p->timeout_ms), e);
         if (r >= 0)
-                r = probe_oob_expect(ctrl, PROBE_OOB_READY, &ready, p->timeout_ms, e);
+                r = probe_oob_expect(ctrl, PROBE_OOB_READY, &ready, probe_left_ms(t0, p->timeout_ms), e);
+        if (r < 0)
+                probe_mark_unanswered(e);
         if (r >= 0)
                 r = recv_qps(ctrl, peer, v->n_qp, p->message_size, rm, p->timeout_ms, e);
         if (r >= 0)
@@ -316,6 +319,7 @@ static int verbs_run(const struct probe_params *p, struct probe_result *ret, str
         struct probe_result res;
         struct probe_addr peer, local;
         _cleanup_close_ int ctrl = -1;
+        uint64_t t0 = probe_now_ns();
         int r;
 
         r = lazylib_open(&verbs_lib, e);        /* a clear error when libibverbs is missing */
@@ -337,7 +341,7 @@ static int verbs_run(const struct probe_params *p, struct probe_result *ret, str
                 probe_oob_send_error(ctrl, r, e);
                 return r;
         }
-        r = client_exchange(p, ctrl, &peer, &local, &v, &res, e);
+        r = client_exchange(p, ctrl, &peer, &local, &v, t0, &res, e);
         probe_verbs_close(&v);
         if (r < 0)
                 return r;

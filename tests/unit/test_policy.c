@@ -513,6 +513,60 @@ static void yaml_bad(const char *doc, const char *want)
 
 #define YHEAD "apiVersion: nettune/v1\nkind: Policy\nmetadata:\n  name: t\ntargets:\n  interfaces: [eth0]\n"
 
+/* A YAML document of n items in one of three shapes: a list, a mapping, a list of mappings. */
+static char *yaml_of(int shape, size_t n)
+{
+        size_t size = n * 32 + 16, len = 0;
+        char *s = malloc(size);
+
+        for (size_t i = 0; s && i < n; i++)
+                len += (size_t)(shape == 0   ? snprintf(s + len, size - len, "- %zu\n", i)
+                                : shape == 1 ? snprintf(s + len, size - len, "k%zu: 1\n", i)
+                                             : snprintf(s + len, size - len, "- {a: %zu, b: 2}\n", i));
+        return s;
+}
+
+/* Index slots looked at while reading a document of n items (every node found, then added). */
+static size_t yaml_probes(int shape, size_t n)
+{
+        struct errbuf e = { .where = "" };
+        struct jsonv_locs *locs = NULL;
+        json_t *root = NULL;
+        char *doc = yaml_of(shape, n);
+        unsigned line = 0, col = 0;
+        char path[64];
+        size_t probes;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+        CU_ASSERT_EQUAL_FATAL(jsonv_parse_yaml(doc, strlen(doc), "t.yaml", 1u << 24, &root, &locs, &e), 0);
+        probes = jsonv_locs_probes(locs);
+        /* the last item is where it stood: line n, column 1 (a key's) or 3 (a list item's) */
+        snprintf(path, sizeof(path), shape == 1 ? "$.k%zu" : "$[%zu]", n - 1);
+        CU_ASSERT_TRUE(jsonv_locs_find(locs, path, &line, &col));
+        CU_ASSERT_EQUAL(line, n);
+        CU_ASSERT_EQUAL(col, shape == 1 ? 1 : 3);
+        jsonv_locs_free(locs);
+        json_decref(root);
+        free(doc);
+        return probes;
+}
+
+/*
+ * Reading YAML is linear in its size: eight times the items cost at most about eight
+ * times the work (counted, not timed: a list searched end to end grew 64-fold), and
+ * every node costs a few probes whatever the size (bench/ has the wall-clock figure).
+ */
+static void test_yaml_linear(void)
+{
+        for (int shape = 0; shape < 3; shape++) {
+                size_t n = 2000, small = yaml_probes(shape, n), big = yaml_probes(shape, 8 * n);
+
+                CU_ASSERT(small > 0);
+                CU_ASSERT(big <= 10 * small);
+                CU_ASSERT(big <= 8 * n * 3 * 8);        /* 3 nodes an item at most, 8 probes a node */
+        }
+}
+
 static void test_yaml(void)
 {
         static const char doc[] = YHEAD "spec:\n  mtu: 9000\n  trust: dscp\n  dscp_to_priority: {26: 3, \"48\": 6}\n"
@@ -575,7 +629,8 @@ int suite_policy(void)
             !CU_add_test(s, "canonical_text", test_canonical_text) || !CU_add_test(s, "fabric", test_fabric) ||
             !CU_add_test(s, "verify_class", test_verify_class) || !CU_add_test(s, "limits", test_limits) ||
             !CU_add_test(s, "jsonv_paths", test_jsonv_paths) || !CU_add_test(s, "read_file", test_read_file) ||
-            !CU_add_test(s, "yaml", test_yaml))
+            !CU_add_test(s, "yaml", test_yaml) ||
+            !CU_add_test(s, "yaml_linear", test_yaml_linear))
                 return -1;
         return 0;
 }
