@@ -138,7 +138,7 @@ static json_t *read_drift(struct api *a, struct http_response *resp)
         int r;
 
         api_env_init(a, &env);
-        r = drift_check(&env, &plan, NULL, &e);
+        r = drift_check(&env, &plan, &e);
         if (r < 0 && r != -ENOENT) {
                 api_reply_errbuf(resp, 500, "runtime", &e);
                 plan_free(&plan);

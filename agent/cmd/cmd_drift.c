@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* nettune-agent drift: the live state against the newest committed policy, the fields it manages. */
+/* nettune-agent drift: the live state against the node's intent (its committed layers), the fields they manage. */
 #include <jansson.h>
 #include <stdio.h>
 
@@ -25,7 +25,7 @@ int cmd_drift(struct cli *c)
         if (r >= 0) {
                 txn_env_init(&env, &c->config, j);
                 txn_recover_due(&env);
-                r = drift_check(&env, &p, NULL, &e);
+                r = drift_check(&env, &p, &e);
                 if (r >= 0 && !(changes = plan_changes_json(&p)))
                         r = errbuf_set(&e, ENOMEM, NULL, "out of memory");
                 plan_free(&p);
@@ -42,14 +42,19 @@ int cmd_drift(struct cli *c)
                 putchar('\n');
                 json_decref(o);
         } else {
-                printf(r > 0 ? "drift: %d field(s) differ from the committed policy\n" : "no drift\n", r);
+                printf(r > 0 ? "drift: %d field(s) differ from the committed policies\n" : "no drift\n", r);
                 json_array_foreach(changes, i, ch) {
-                        char from[256], to[256];
+                        char from[256], to[256], owner[128] = "";
+                        const json_t *o = json_object_get(ch, "owner");
 
-                        printf("  %s %s: %s (committed: %s)\n", json_string_value(json_object_get(ch, "target")),
+                        if (o)
+                                snprintf(owner, sizeof(owner), " by policy '%s' revision %lld",
+                                         json_string_value(json_object_get(o, "policy")),
+                                         (long long)json_integer_value(json_object_get(o, "revision")));
+                        printf("  %s %s: %s (committed: %s)%s\n", json_string_value(json_object_get(ch, "target")),
                                json_string_value(json_object_get(ch, "key")),
                                state_text_value("", json_object_get(ch, "from"), from, sizeof(from)),
-                               state_text_value("", json_object_get(ch, "to"), to, sizeof(to)));
+                               state_text_value("", json_object_get(ch, "to"), to, sizeof(to)), owner);
                 }
                 json_decref(changes);
         }

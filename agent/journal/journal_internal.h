@@ -14,3 +14,6 @@ struct db *journal_db(struct journal *j);
 int journal_open_named(const char *state_dir, const char *name, struct journal **ret, struct errbuf *e);
 /* journal_unfinished()'s query (journal.c: journal_warm() prepares it too). */
 extern const char journal_sql_unfinished[];
+/* journal_layers.c, inside the writes of journal.c: a commit's layer version; a snapshot's values before. */
+int journal_layer_commit(struct db *d, int64_t tx, struct errbuf *e);
+int journal_originals_record(struct db *d, int64_t tx, struct errbuf *e);
