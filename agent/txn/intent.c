@@ -176,6 +176,25 @@ int intent_plan(struct txn_env *env, const struct intent *in, struct plan *ret, 
         return intent_build(env, ret, in->v, in->n, in->v, in->n, NULL, e);
 }
 
+/* A field the agent configuration gives another system (external_owners): refused, the owner named. */
+static int external_conflict(struct txn_env *env, const struct policy *p, const struct target *t, struct errbuf *e)
+{
+        uint32_t on = plan_fields_of(t);
+
+        for (int f = 0; f < STATE_FIELD_MAX; f++) {
+                const struct config_external_owner *o;
+
+                if (!layer_declares(p, t->kind == TARGET_SWITCH, t->name, on, (enum state_field)f) ||
+                    !(o = config_external_owner(env->config, t->kind, t->name, f)))
+                        continue;
+                return errbuf_set(e, EINVAL, NULL, "%s: field '%s' of %s '%s' is owned by '%s' (external_owners of "
+                                  "the agent configuration): nettune reads it but never writes it; nothing was changed",
+                                  LAYER_FIELD_OWNED, state_field_name(f), target_kind_name(t->kind), t->name,
+                                  o->owner);
+        }
+        return 0;
+}
+
 int intent_conflict(struct txn_env *env, const struct intent *in, const struct policy *p, struct errbuf *e)
 {
         struct plan scratch;
@@ -192,8 +211,9 @@ int intent_conflict(struct txn_env *env, const struct intent *in, const struct p
                         enum state_field f;
                         int o;
 
-                        if (!layers_conflict(in->v, in->n, p, t->kind == TARGET_SWITCH, t->name, plan_fields_of(t),
-                                             &f, &o))
+                        r = external_conflict(env, p, t, e);
+                        if (r < 0 || !layers_conflict(in->v, in->n, p, t->kind == TARGET_SWITCH, t->name,
+                                                      plan_fields_of(t), &f, &o))
                                 continue;
                         r = errbuf_set(e, EINVAL, NULL, "%s: field '%s' of %s '%s' is owned by policy '%s' (revision "
                                        "%lld); list '%s' in metadata.overrides to win over it; nothing was changed",
@@ -352,9 +372,8 @@ int txn_plan_policy(struct txn_env *env, const struct policy *p, struct plan *re
         int r;
 
         txn_plan_init(env, ret);
-        if (!env->journal)
-                return plan_for_policy(ret, p, 0, e);
-        r = intent_load(env->journal, &in, e);
+        memset(&in, 0, sizeof(in));
+        r = env->journal ? intent_load(env->journal, &in, e) : 0;
         if (r >= 0)
                 r = intent_conflict(env, &in, p, e);
         if (r >= 0)

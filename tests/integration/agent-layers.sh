@@ -102,3 +102,24 @@ A --output json intent >"$T/i.json"
 check "nothing left in the intent" [ "$(jq_py "$T/i.json" 'len(d["fields"])')" = 0 ]
 rc=0; A remove pol-a 2>"$T/err" || rc=$?
 check "removing a layer that is not committed exits 2 (got $rc)" [ "$rc" -eq 2 ]
+
+step "a field another system owns (external_owners) is refused, nothing changed"
+cat >"$T/ext.json" <<JSON
+{ "state_dir": "$T/state",
+  "external_owners": [ { "owner": "nic-operator", "interfaces": ["la*"], "fields": ["trust", "mtu"] } ] }
+JSON
+E() { ip netns exec "$ns" "$AGENT" --config "$T/ext.json" "$@"; }
+rc=0; E plan "$T/a.json" 2>"$T/err" >/dev/null || rc=$?
+check "plan exits 2 (got $rc)" [ "$rc" -eq 2 ]
+check "plan names rule, field, target and owner" grep -q "field_owned: field 'mtu' of interface '$a0' is owned by 'nic-operator'" "$T/err"
+rc=0; E apply "$T/a.json" 2>"$T/err" >/dev/null || rc=$?
+check "apply exits 2 (got $rc)" [ "$rc" -eq 2 ]
+check "apply names the owner" grep -q "owned by 'nic-operator'" "$T/err"
+check "$a0 untouched" [ "$(mtu_of "$ns" "$a0")" = 1500 ]
+expect_rc 0 "a policy on another interface is not refused" E plan "$T/b.json"
+cat >"$T/bad.json" <<JSON
+{ "state_dir": "$T/state", "external_owners": [ { "owner": "x", "fields": ["mtux"] } ] }
+JSON
+rc=0; ip netns exec "$ns" "$AGENT" --config "$T/bad.json" validate 2>"$T/err" || rc=$?
+check "an unknown field name is refused (got $rc)" [ "$rc" -eq 2 ]
+check "naming the JSON path" grep -q 'external_owners\[0\].fields\[0\]' "$T/err"
