@@ -14,6 +14,8 @@ int cmd_drift(struct cli *c)
         struct txn_env env;
         struct plan p = { 0 };
         json_t *changes = NULL;
+        struct second_writer *writers = NULL;
+        int n_writers = 0;
         char buf[1100];
         size_t i;
         json_t *ch;
@@ -28,6 +30,10 @@ int cmd_drift(struct cli *c)
                 r = drift_check(&env, &p, &e);
                 if (r >= 0 && !(changes = plan_changes_json(&p)))
                         r = errbuf_set(&e, ENOMEM, NULL, "out of memory");
+                if (r >= 0 && (writers = calloc(SECOND_WRITERS_MAX, sizeof(*writers))))
+                        n_writers = second_writers_find(j, &c->config, writers, SECOND_WRITERS_MAX, &e);
+                if (n_writers < 0)
+                        n_writers = 0;
                 plan_free(&p);
         }
         journal_close(j);
@@ -36,7 +42,8 @@ int cmd_drift(struct cli *c)
                 return r == -ENOENT ? OUTCOME_OK : OUTCOME_RUNTIME;
         }
         if (c->json) {
-                json_t *o = json_pack("{s:b, s:o}", "drift", r > 0, "changes", changes);
+                json_t *o = json_pack("{s:b, s:o, s:o}", "drift", r > 0, "changes", changes, "second_writers",
+                                      second_writers_json(writers, (unsigned)n_writers));
 
                 json_dumpf(o, stdout, JSON_INDENT(2));
                 putchar('\n');
@@ -57,6 +64,18 @@ int cmd_drift(struct cli *c)
                                state_text_value("", json_object_get(ch, "to"), to, sizeof(to)), owner);
                 }
                 json_decref(changes);
+                for (int w = 0; w < n_writers; w++) {
+                        char vals[600] = "";
+                        size_t len = 0;
+
+                        for (unsigned k = 0; k < writers[w].n_values; k++)
+                                len += (size_t)snprintf(vals + len, sizeof(vals) - len, "%s%s", k ? ", " : "",
+                                                        writers[w].values[k]);
+                        printf("second_writer: %s %s was restored %u times and written again (values seen: %s); "
+                               "enforcement leaves it alone until a person acts (apply, remove or rollback)\n",
+                               writers[w].target, state_field_name(writers[w].field), writers[w].times, vals);
+                }
         }
+        free(writers);
         return r > 0 ? OUTCOME_ROLLED_BACK : OUTCOME_OK;
 }

@@ -263,5 +263,18 @@ int journal_set_layer(struct journal *j, int64_t tx, const char *layer, int64_t 
 int journal_original(struct journal *j, int kind, const char *target, int field, char **ret_state_json,
                      struct errbuf *e);
 
+/*
+ * serve's enforcement since a person last acted: the committed transactions of kind
+ * "enforce" after the newest committed one of another kind, oldest first, each with
+ * its change list ([{target, field, key, from, to}] text; caller frees with
+ * journal_enforcements_free). What drift's second_writer finding counts.
+ */
+struct journal_enforcement {
+        int64_t at_ms;
+        char *changes_json;             /* owned, may be NULL */
+};
+int journal_enforcements(struct journal *j, struct journal_enforcement **ret, unsigned *ret_n, struct errbuf *e);
+void journal_enforcements_free(struct journal_enforcement *v, unsigned n);
+
 /* Wall clock in ms since the epoch. */
 int64_t journal_now_ms(void);

@@ -152,3 +152,42 @@ int journal_original(struct journal *j, int kind, const char *target, int field,
         *ret_state_json = db_col_dup(st, 0);
         return *ret_state_json ? 0 : errbuf_set(e, ENOMEM, NULL, "out of memory");
 }
+
+void journal_enforcements_free(struct journal_enforcement *v, unsigned n)
+{
+        for (unsigned i = 0; v && i < n; i++)
+                free(v[i].changes_json);
+        free(v);
+}
+
+int journal_enforcements(struct journal *j, struct journal_enforcement **ret, unsigned *ret_n, struct errbuf *e)
+{
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        struct journal_enforcement *v = NULL;
+        unsigned n = 0;
+        int r = db_prepare(journal_db(j),
+                           "SELECT t.started_ms, c.changes_json FROM transactions t"
+                           " JOIN transaction_changes c ON c.tx = t.id"
+                           " WHERE t.kind = 'enforce' AND t.state = 'committed' AND t.id > COALESCE("
+                           "  (SELECT MAX(id) FROM transactions WHERE kind <> 'enforce' AND state = 'committed'), 0)"
+                           " ORDER BY t.id", &st, e);
+
+        while (r >= 0 && (r = db_step_row(journal_db(j), st, e)) > 0) {
+                struct journal_enforcement *nv = realloc(v, (n + 1) * sizeof(*v));
+
+                if (!nv) {
+                        r = errbuf_set(e, ENOMEM, NULL, "out of memory");
+                        break;
+                }
+                v = nv;
+                v[n].at_ms = sqlite3_column_int64(st, 0);
+                v[n++].changes_json = db_col_dup(st, 1);
+        }
+        if (r < 0) {
+                journal_enforcements_free(v, n);
+                return r;
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}

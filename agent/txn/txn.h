@@ -242,8 +242,38 @@ void txlock_release(int fd);    /* accepts -1 */
  * with its owner. Returns the number of differences, -ENOENT when nothing is committed.
  */
 int drift_check(struct txn_env *env, struct plan *ret, struct errbuf *e);
-/* serve's enforcement: the intent's plan applied as one transaction (kind "enforce", no probe). */
+/*
+ * serve's enforcement: the intent's plan applied as one transaction (kind "enforce",
+ * no probe), every field a second writer holds (below) left alone.
+ */
 int txn_enforce(struct txn_env *env, struct txn_result *ret);
+
+/*
+ * A second writer: since a person last acted (a committed apply, remove or rollback),
+ * enforcement restored the same field of a target `second_writer.restores` times (3)
+ * within `second_writer.window_s` (600 s): something else writes it. Enforcement stops
+ * restoring it; drift, doctor and /metrics report it until a person acts.
+ */
+#define SECOND_WRITER_RESTORES 3
+#define SECOND_WRITER_WINDOW_S 600
+#define SECOND_WRITERS_MAX 32
+#define SECOND_WRITER_TIMES_MAX 128
+#define SECOND_WRITER_VALUES_MAX 4
+struct second_writer {
+        char target[STATE_NAME_MAX];
+        enum state_field field;
+        unsigned times;                 /* restores since a person last acted */
+        int64_t at_ms[SECOND_WRITER_TIMES_MAX];  /* a ring of when */
+        int64_t first_ms, last_ms;
+        unsigned n_values;
+        char values[SECOND_WRITER_VALUES_MAX][128];     /* the values seen (what the other writer set), JSON */
+        bool detected;
+};
+/* The second writers the journal shows: ret[0..return), at most max; -errno. */
+int second_writers_find(struct journal *j, const struct agent_config *c, struct second_writer *ret, unsigned max,
+                        struct errbuf *e);
+/* [{code: "second_writer", target, field, times, values_seen, first_ms, last_ms}]. */
+json_t *second_writers_json(const struct second_writer *v, unsigned n);
 
 /*
  * The node's intent (intent.c): its committed layers merged field by field
