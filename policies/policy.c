@@ -82,9 +82,8 @@ static int parse_selector(struct jsonv *v, const json_t *j, void *obj)
 }
 
 /* DNS label: [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters. */
-static int check_name(struct jsonv *v, const json_t *j, void *obj)
+static int check_policy_name(struct jsonv *v, const char *s)
 {
-        const char *s = json_string_value(j);
         size_t len = strlen(s);
         char q[80];
 
@@ -99,10 +98,28 @@ static int check_name(struct jsonv *v, const json_t *j, void *obj)
         return 0;
 }
 
+static int check_name(struct jsonv *v, const json_t *j, void *obj)
+{
+        (void)obj;
+        return check_policy_name(v, json_string_value(j));
+}
+
+static int parse_overrides(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct policy *p = obj;
+        size_t n;
+        int r = jsonv_string_array(v, j, "policy name", POLICY_OVERRIDES_MAX, p->overrides[0],
+                                   sizeof(p->overrides[0]), &n, check_policy_name);
+
+        p->n_overrides = r < 0 ? 0 : (unsigned)n;
+        return r;
+}
+
 static const struct jsonv_field metadata_fields[] = {
         { .key = "name", .type = JSONV_STRING, .flags = JSONV_REQUIRED | JSONV_NONEMPTY,
           JSONV_MEMBER(struct policy, name), .parse = check_name },
         JSONV_CUSTOM("labels", JSONV_OBJECT, 0, parse_labels),
+        JSONV_CUSTOM("overrides", JSONV_ARRAY, 0, parse_overrides),
         { 0 },
 };
 

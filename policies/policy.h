@@ -23,6 +23,7 @@
 #define POLICY_TARGETS_MAX 64
 #define POLICY_LABEL_MAX 64
 #define POLICY_PEER_MAX 128
+#define POLICY_OVERRIDES_MAX 16          /* metadata.overrides: the layers a policy means to win over */
 #define POLICY_DOC_MAX (1u << 20)       /* bytes: larger documents are refused */
 #define POLICY_GBPS_MAX 100000          /* verify.min_gbps upper bound */
 #define POLICY_MTU_MIN 68
@@ -102,6 +103,8 @@ struct policy {
         char name[POLICY_NAME_MAX];
         unsigned n_labels;
         struct policy_label labels[POLICY_LABELS_MAX];
+        unsigned n_overrides;                   /* metadata.overrides: layers whose fields this one may declare */
+        char overrides[POLICY_OVERRIDES_MAX][POLICY_NAME_MAX];
         unsigned n_selector;
         struct policy_label selector[POLICY_LABELS_MAX];
 

@@ -149,6 +149,8 @@ static json_t *policy_json(const struct policy *p, bool *ok)
         if (meta) {
                 spec_json_set(meta, "name", json_string(p->name), ok);
                 spec_json_set(meta, "labels", labels_json(p->labels, p->n_labels, ok), ok);
+                if (p->n_overrides)
+                        spec_json_set(meta, "overrides", names_json(p->overrides, p->n_overrides, ok), ok);
         }
         if (targets) {
                 spec_json_set(targets, "interfaces", names_json(p->interfaces, p->n_interfaces, ok), ok);

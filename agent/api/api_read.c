@@ -138,7 +138,7 @@ static json_t *read_drift(struct api *a, struct http_response *resp)
         int r;
 
         api_env_init(a, &env);
-        r = drift_check(&env, &plan, NULL, &e);
+        r = drift_check(&env, &plan, &e);
         if (r < 0 && r != -ENOENT) {
                 api_reply_errbuf(resp, 500, "runtime", &e);
                 plan_free(&plan);
@@ -147,8 +147,13 @@ static json_t *read_drift(struct api *a, struct http_response *resp)
         if (r == -ENOENT) {
                 doc = json_pack("{s:b, s:[], s:s}", "drift", 0, "changes", "note", e.msg);
         } else {
+                struct second_writer *w = calloc(SECOND_WRITERS_MAX, sizeof(*w));
+                int n = w ? second_writers_find(a->journal, a->config, w, SECOND_WRITERS_MAX, &e) : 0;
+
                 metrics_set_drift(&plan);
-                doc = json_pack("{s:b, s:o}", "drift", r > 0, "changes", plan_changes_json(&plan));
+                doc = json_pack("{s:b, s:o, s:o}", "drift", r > 0, "changes", plan_changes_json(&plan),
+                                "second_writers", second_writers_json(w, n > 0 ? (unsigned)n : 0));
+                free(w);
         }
         if (!doc)
                 http_error(resp, 500, "internal", NULL, "out of memory");

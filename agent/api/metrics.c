@@ -101,6 +101,20 @@ static void storm_event(FILE *storms, const char *ifname, const struct counter *
                         warning ? "warning" : "error", (unsigned long long)x->value);
 }
 
+/* Fields serve's enforcement stopped restoring: another writer keeps changing them (drift.c). */
+static void render_second_writers(FILE *f, struct journal *j, const struct agent_config *c)
+{
+        struct second_writer *w = calloc(SECOND_WRITERS_MAX, sizeof(*w));
+        int n = w ? second_writers_find(j, c, w, SECOND_WRITERS_MAX, NULL) : 0;
+
+        fprintf(f, "# HELP nettune_second_writer restores of a field another writer keeps changing; enforcement "
+                "leaves it alone until a person acts\n# TYPE nettune_second_writer gauge\n");
+        for (int i = 0; i < n; i++)
+                fprintf(f, "nettune_second_writer{target=\"%s\",field=\"%s\"} %u\n", w[i].target,
+                        state_field_name(w[i].field), w[i].times);
+        free(w);
+}
+
 static void render_counters(FILE *f, const struct agent_config *c, char (*ifs)[STATE_NAME_MAX], unsigned n)
 {
         static struct counters cs;      /* large: not on the stack; render is serialised by caller */
@@ -242,6 +256,7 @@ char *metrics_render(struct journal *j, const struct agent_config *c, char (*ifs
         fprintf(f, "# HELP nettune_pending_confirm transactions waiting for confirmation\n"
                 "# TYPE nettune_pending_confirm gauge\nnettune_pending_confirm %u\n", pending);
         render_rollbacks(f, j);
+        render_second_writers(f, j, c);
         render_counters(f, c, ifs, n_ifs);
         render_watchdog(f, c, switch_globs, n_switch_globs);
         queues_render_metrics(f, c);

@@ -44,6 +44,8 @@ int cmd_probe(struct cli *c);
 int cmd_probe_server(struct cli *c);
 int cmd_apply(struct cli *c);
 int cmd_rollback(struct cli *c);
+int cmd_remove(struct cli *c);
+int cmd_intent(struct cli *c);
 int cmd_confirm(struct cli *c);
 int cmd_confirm_watchdog(struct cli *c);
 int cmd_history(struct cli *c);

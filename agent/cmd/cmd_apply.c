@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Commands that change the node: apply, rollback, confirm, and the detached confirm watchdog. */
+/* Commands that change the node: apply, rollback, remove, confirm, and the detached confirm watchdog. */
 #include <getopt.h>
 #include <time.h>
 
@@ -153,15 +153,22 @@ int cmd_apply(struct cli *c)
         return rc;
 }
 
-/* --to REV or --to=REV: *ret = REV; 0 when not given. */
-static int parse_rollback_args(struct cli *c, int64_t *ret)
+/* --to REV or --to=REV: *ret = REV; 0 when not given. --policy NAME: *ret_policy. */
+static int parse_rollback_args(struct cli *c, int64_t *ret, const char **ret_policy)
 {
         const char *v = NULL;
         char *end;
         long long n;
 
         *ret = 0;
+        *ret_policy = NULL;
         if (c->argc == 1)
+                return 0;
+        if (c->argc == 3 && streq(c->argv[1], "--policy"))
+                *ret_policy = c->argv[2];
+        else if (c->argc == 2 && !strncmp(c->argv[1], "--policy=", 9))
+                *ret_policy = c->argv[1] + 9;
+        if (*ret_policy)
                 return 0;
         if (c->argc == 3 && streq(c->argv[1], "--to"))
                 v = c->argv[2];
@@ -184,12 +191,14 @@ int cmd_rollback(struct cli *c)
 {
         struct session s;
         struct txn_result res;
+        const char *policy;
         int64_t rev;
         int rc;
 
-        if (parse_rollback_args(c, &rev) < 0)
+        if (parse_rollback_args(c, &rev, &policy) < 0)
                 return OUTCOME_INVALID;
         if (!(rev ? cli_confirm(c->yes, "roll this node back to its revision %lld?", (long long)rev)
+                  : policy ? cli_confirm(c->yes, "roll policy '%s' back to its previous version?", policy)
                   : cli_confirm(c->yes, "roll this node back, undoing its newest committed revision?"))) {
                 fprintf(stderr, "%s: rollback: not confirmed; nothing was changed\n", c->prog);
                 return OUTCOME_INVALID;
@@ -200,8 +209,37 @@ int cmd_rollback(struct cli *c)
         txn_result_init(&res);
         if (rev)
                 txn_rollback_to(&s.env, rev, &res);
+        else if (policy)
+                txn_rollback_policy(&s.env, policy, &res);
         else
                 txn_rollback(&s.env, &res);
+        rc = print_result(c, &res);
+        txn_result_done(&res);
+        session_done(&s);
+        return rc;
+}
+
+int cmd_remove(struct cli *c)
+{
+        struct session s;
+        struct txn_result res;
+        int rc;
+
+        if (c->argc > 2 || (c->argc == 2 && c->argv[1][0] == '-'))
+                return cli_bad_arg(c, c->argv[c->argc > 2 ? 2 : 1]), OUTCOME_INVALID;
+        if (c->argc != 2) {
+                fprintf(stderr, "%s remove: no policy name given; see '%s remove --help'\n", c->prog, c->prog);
+                return OUTCOME_INVALID;
+        }
+        if (!cli_confirm(c->yes, "take policy '%s' out of this node's intent?", c->argv[1])) {
+                fprintf(stderr, "%s: remove: not confirmed; nothing was changed\n", c->prog);
+                return OUTCOME_INVALID;
+        }
+        rc = session_open(c, &s, true);
+        if (rc)
+                return rc;
+        txn_result_init(&res);
+        txn_remove(&s.env, c->argv[1], &res);
         rc = print_result(c, &res);
         txn_result_done(&res);
         session_done(&s);

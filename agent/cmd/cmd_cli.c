@@ -26,6 +26,7 @@ static const struct cli_flag apply_flags[] = {
 
 static const struct cli_flag rollback_flags[] = {
         { "--to", "REV", "apply committed revision REV (the REV column of 'history') again", NULL },
+        { "--policy", "NAME", "return layer NAME to its previous version (or take it out)", NULL },
         { 0 },
 };
 
@@ -132,8 +133,10 @@ const struct cli_command agent_commands[] = {
           "Applies POLICY as one transaction: snapshot, apply, read back, probe, commit\n"
           "or roll back. On a terminal it asks first (--yes does not).",
           apply_flags, EXITS_CHANGE },
-        { "rollback", NULL, "undo the newest committed revision",
-          "Undoes the newest committed revision as a full, verified transaction. On a\n"
+        { "rollback", NULL, "undo the newest committed revision (--policy NAME: one layer)",
+          "Undoes the newest committed revision as a full, verified transaction. With\n"
+          "several policies (layers) committed, say which with --policy NAME: that layer\n"
+          "goes back to its previous version (or out); a bare rollback is refused. On a\n"
           "terminal it asks first (--yes does not).",
           rollback_flags, EXITS_CHANGE },
         { "confirm", "TX", "keep a change that is pending confirmation",
@@ -141,8 +144,9 @@ const struct cli_command agent_commands[] = {
         { "history", NULL, "list transactions",
           "Lists this node's newest transactions, newest first (times in UTC).", history_flags,
           "0 ok, 2 invalid usage, 3 the journal cannot be read" },
-        { "drift", NULL, "compare live state with the committed policy; exit 1 on drift",
-          "Compares the live state with the newest committed policy, field by field.", NULL,
+        { "drift", NULL, "compare live state with the committed policies; exit 1 on drift",
+          "Compares the live state with the node's intent (every committed policy, merged),\n"
+          "field by field, naming the policy that owns each field that drifted.", NULL,
           "0 no drift (or nothing committed), 1 drift, 3 runtime failure" },
         { "doctor", NULL, "diagnose a slow fabric here (read only); --propose writes a fix",
           "Diagnoses this node's fabric, read only: link state and speed, MTU, trust,\n"
@@ -168,6 +172,17 @@ const struct cli_command agent_commands[] = {
           NULL, "0 recovered, or the journal is sound, 2 invalid usage,\n"
                 "            3 the journal could not be salvaged (the lock is held, a file cannot be written)" },
         { "confirm-watchdog", "TX", NULL, NULL, NULL, NULL },
+        { "intent", NULL, "print the merged intent: every managed field, its value, live value and owner",
+          "Prints this node's intent, the merge of its committed policies (layers): every\n"
+          "field nettune manages here with its desired value, its live value, and the\n"
+          "policy and revision that own it (docs/policy-reference.md, \"Layers and\n"
+          "owners\"). Changes nothing.",
+          NULL, "0 ok, 2 invalid usage, 3 the journal or a target cannot be read" },
+        { "remove", "NAME", "take committed policy NAME out as one transaction",
+          "Takes the layer NAME out of this node's intent as one verified transaction: the\n"
+          "fields it owned go back to the layer below, or to the value they had before\n"
+          "nettune first took them. On a terminal it asks first (--yes does not).",
+          NULL, EXITS_CHANGE },
         { 0 },
 };
 

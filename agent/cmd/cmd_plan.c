@@ -5,10 +5,13 @@
  * refuse. Changes nothing.
  */
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "agent/cmd/cmd.h"
 #include "agent/plan/plan.h"
+#include "agent/txn/txn.h"
 #include "policies/policy.h"
 #include "policies/state_text.h"
 
@@ -42,6 +45,9 @@ int cmd_plan(struct cli *c)
 {
         struct errbuf e = { .where = "" };
         struct policy *p = NULL;
+        struct journal *j = NULL;
+        char path[PATH_MAX];
+        struct txn_env env;
         json_auto_t *doc = NULL;
         struct plan_probe probe;
         struct plan plan;
@@ -58,8 +64,15 @@ int cmd_plan(struct cli *c)
         r = policy_load_file(c->argv[1], &p, &e);
         if (r < 0)
                 return cli_fail(c, &e, OUTCOME_INVALID);
-        plan_init(&plan, &(struct plan_env){ .config = &c->config });
-        r = plan_for_policy(&plan, p, 0, &e);
+        /* The layers committed here judge the policy too (field_owned); no journal yet: none. */
+        snprintf(path, sizeof(path), "%s/%s", c->config.state_dir, JOURNAL_FILE);
+        r = access(path, F_OK) == 0 ? journal_open(c->config.state_dir, &j, &e) : 0;
+        if (r < 0) {
+                policy_free(p);
+                return cli_fail(c, &e, OUTCOME_RUNTIME);
+        }
+        txn_env_init(&env, &c->config, j);
+        r = txn_plan_policy(&env, p, &plan, &e);
         if (r < 0)
                 code = outcome_of_errno(r);
         else if ((r = plan_read(&plan, &e)) < 0)
@@ -72,6 +85,7 @@ int cmd_plan(struct cli *c)
                 code = OUTCOME_RUNTIME;
         plan_free(&plan);
         policy_free(p);
+        journal_close(j);
         if (code != OUTCOME_OK)
                 return cli_fail(c, &e, code);
         if (c->json)

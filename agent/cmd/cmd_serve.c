@@ -19,12 +19,11 @@
 static void check_drift(struct txn_env *env, enum drift_mode mode)
 {
         struct errbuf e = { 0 };
-        struct policy *p = NULL;
         struct measure_info busy;
         struct txn_result res;
         struct plan plan;
         char buf[1100];
-        int r = drift_check(env, &plan, &p, &e);
+        int r = drift_check(env, &plan, &e);
 
         if (r >= 0)
                 metrics_set_drift(&plan);
@@ -35,25 +34,21 @@ static void check_drift(struct txn_env *env, enum drift_mode mode)
                 return;
         }
         if (r > 0)
-                log_warn("drift: %d field(s) differ from committed policy '%s'%s", r, p->name,
-                         mode == DRIFT_MODE_ENFORCE ? "; re-applying it" : "");
+                log_warn("drift: %d field(s) differ from the committed policies%s", r,
+                         mode == DRIFT_MODE_ENFORCE ? "; re-applying them" : "");
         if (r > 0 && mode == DRIFT_MODE_ENFORCE && measure_txn_enter(&busy) >= 0) {
                 if (txn_lock(env, false, &e) < 0) {
                         measure_txn_leave();
-                        policy_free(p);
                         return;
                 }
                 txn_result_init(&res);
-                env->apply_kind = "enforce";
-                txn_apply(env, p, 0, &res);
-                env->apply_kind = NULL;
+                txn_enforce(env, &res);
                 txn_unlock(env);
                 measure_txn_leave();
                 metrics_record(&res);
                 log_info("drift enforcement: transaction %lld %s", (long long)res.tx, res.result);
                 txn_result_done(&res);
         }
-        policy_free(p);
 }
 
 /*

@@ -30,6 +30,8 @@ static const struct command commands[] = {
         { "serve",        cmd_serve,        true,  true },
         { "journal-recover", cmd_journal_recover, true, false },
         { "confirm-watchdog", cmd_confirm_watchdog, true, true },
+        { "intent",       cmd_intent,       true,  false },
+        { "remove",       cmd_remove,       true,  false },
 };
 
 #define COMMON_USAGE "[--config FILE] [--output text|json] [--yes]"

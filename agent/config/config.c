@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The agent configuration file: defaults, validation tables, relative paths. */
 #include <arpa/inet.h>
+#include <fnmatch.h>
 #include <libgen.h>
 #include <limits.h>
 #include <linux/pkt_sched.h>
@@ -428,6 +429,113 @@ static int parse_links(struct jsonv *v, const json_t *j, void *obj)
         return 0;
 }
 
+/* external_owners[i]: {"owner", "interfaces": [GLOB], "switches": [GLOB], "fields": [spec field names]} */
+static int check_owner_glob(struct jsonv *v, const char *s)
+{
+        return jsonv_check_glob(v, "name", s, STATE_NAME_MAX - 1);
+}
+
+static int parse_eo_interfaces(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct config_external_owner *o = obj;
+        size_t n;
+        int r = jsonv_string_array(v, j, "interface glob", CONFIG_EXTERNAL_GLOBS_MAX, o->interfaces[0],
+                                   sizeof(o->interfaces[0]), &n, check_owner_glob);
+
+        o->n_interfaces = r < 0 ? 0 : (unsigned)n;
+        return r;
+}
+
+static int parse_eo_switches(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct config_external_owner *o = obj;
+        size_t n;
+        int r = jsonv_string_array(v, j, "switch glob", CONFIG_EXTERNAL_GLOBS_MAX, o->switches[0],
+                                   sizeof(o->switches[0]), &n, check_owner_glob);
+
+        o->n_switches = r < 0 ? 0 : (unsigned)n;
+        return r;
+}
+
+static int parse_eo_fields(struct jsonv *v, const json_t *j, void *obj)
+{
+        struct config_external_owner *o = obj;
+        char names[STATE_FIELD_MAX][32], allowed[400] = "", q[80];
+        size_t n, len = 0;
+        int r = jsonv_string_array(v, j, "field name", STATE_FIELD_MAX, names[0], sizeof(names[0]), &n, NULL);
+
+        for (int f = 0; f < STATE_FIELD_MAX; f++)
+                len += (size_t)snprintf(allowed + len, sizeof(allowed) - len, "%s%s", f ? ", " : "",
+                                        state_field_name((enum state_field)f));
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                int f = state_field_from_name(names[i]);
+
+                if (f >= 0) {
+                        o->fields |= STATE_BIT(f);
+                        continue;
+                }
+                jsonv_push_index(v, i);
+                r = jsonv_error(v, "unknown field '%s'; one of %s", jsonv_quote(names[i], q, sizeof(q)), allowed);
+                jsonv_pop(v);
+        }
+        return r;
+}
+
+static const struct jsonv_field external_owner_fields[] = {
+        { .key = "owner", .type = JSONV_STRING, .flags = JSONV_REQUIRED | JSONV_NONEMPTY,
+          JSONV_MEMBER(struct config_external_owner, owner) },
+        JSONV_CUSTOM("interfaces", JSONV_ARRAY, 0, parse_eo_interfaces),
+        JSONV_CUSTOM("switches", JSONV_ARRAY, 0, parse_eo_switches),
+        JSONV_CUSTOM("fields", JSONV_ARRAY, JSONV_REQUIRED, parse_eo_fields),
+        { 0 },
+};
+
+static int parse_external_owner(struct jsonv *v, const json_t *j, size_t i, void *ctx)
+{
+        struct agent_config *c = ctx;
+        struct config_external_owner *o = &c->external_owners[i];
+        int r;
+
+        memset(o, 0, sizeof(*o));
+        r = jsonv_object(v, j, external_owner_fields, o);
+        if (r >= 0)
+                c->n_external_owners = (unsigned)i + 1;
+        return r;
+}
+
+static int parse_external_owners(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_object_array(v, j, "external owner", "external owners", 0, CONFIG_EXTERNAL_OWNERS_MAX,
+                                  parse_external_owner, obj);
+}
+
+static const struct jsonv_field second_writer_fields[] = {
+        JSONV_UINT("restores", struct agent_config, second_writer_restores, 2, 100),
+        JSONV_UINT("window_s", struct agent_config, second_writer_window_s, 10, 86400),
+        { 0 },
+};
+
+static int parse_second_writer(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_object(v, j, second_writer_fields, obj);
+}
+
+const struct config_external_owner *config_external_owner(const struct agent_config *c, int kind, const char *name,
+                                                          int f)
+{
+        for (unsigned i = 0; i < c->n_external_owners; i++) {
+                const struct config_external_owner *o = &c->external_owners[i];
+                unsigned n = kind == TARGET_SWITCH ? o->n_switches : o->n_interfaces;
+
+                if (!(o->fields & STATE_BIT(f)))
+                        continue;
+                for (unsigned k = 0; k < n; k++)
+                        if (fnmatch(kind == TARGET_SWITCH ? o->switches[k] : o->interfaces[k], name, 0) == 0)
+                                return o;
+        }
+        return NULL;
+}
+
 static const struct jsonv_field config_fields[] = {
         JSONV_ENUM("role", struct agent_config, role, role_names, 0),
         CF_STR("listen", listen, check_listen),
@@ -451,6 +559,8 @@ static const struct jsonv_field config_fields[] = {
         JSONV_CUSTOM("links", JSONV_OBJECT, 0, parse_links),
         CF_STR("lldpd_socket", lldpd_socket, NULL),
         CF_STR("proc_root", proc_root, NULL),
+        JSONV_CUSTOM("external_owners", JSONV_ARRAY, 0, parse_external_owners),
+        JSONV_CUSTOM("second_writer", JSONV_OBJECT, 0, parse_second_writer),
         { 0 },
 };
 

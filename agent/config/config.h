@@ -39,6 +39,22 @@ struct config_link {
         char port[STATE_NAME_MAX];
 };
 
+/*
+ * external_owners: fields another system manages (a NIC configuration operator, a
+ * switch's own QoS command). A policy declaring one is refused (field_owned, the
+ * owner's name); nettune reads them and doctor judges them, but never writes them.
+ */
+#define CONFIG_EXTERNAL_OWNERS_MAX 16
+#define CONFIG_EXTERNAL_GLOBS_MAX 16
+struct config_external_owner {
+        char owner[64];
+        unsigned n_interfaces;                  /* globs */
+        char interfaces[CONFIG_EXTERNAL_GLOBS_MAX][STATE_NAME_MAX];
+        unsigned n_switches;
+        char switches[CONFIG_EXTERNAL_GLOBS_MAX][STATE_NAME_MAX];
+        uint32_t fields;                        /* STATE_BIT() of the spec fields it owns */
+};
+
 struct agent_config {
         char path[CONFIG_PATH_MAX];             /* where it was loaded from, "" = defaults */
         char listen[128];                       /* "0.0.0.0:7440" */
@@ -76,7 +92,16 @@ struct agent_config {
         unsigned max_body_bytes;                /* API request body limit (default 1 MiB) */
         unsigned request_timeout_s;             /* API connection timeout (default 30) */
         unsigned header_timeout_s;              /* API: from accept to a request's headers (default 5) */
+        unsigned n_external_owners;
+        struct config_external_owner external_owners[CONFIG_EXTERNAL_OWNERS_MAX];
+        /* second_writer: serve's enforcement stops restoring a field it restored `restores` times within
+         * `window_s` seconds (0: the defaults, 3 and 600) */
+        unsigned second_writer_restores;
+        unsigned second_writer_window_s;
 };
+/* The external owner of field f of a target (kind TARGET_*, name), or NULL. */
+const struct config_external_owner *config_external_owner(const struct agent_config *c, int kind, const char *name,
+                                                          int f);
 
 /* Defaults for every field (no file). */
 void config_defaults(struct agent_config *c);

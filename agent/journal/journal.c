@@ -80,6 +80,18 @@ static int add_missing_columns(struct db *d, struct errbuf *e)
         return db_exec(d, "ALTER TABLE transactions ADD COLUMN restores_json TEXT", e);
 }
 
+/* What a transaction does to the layers when it commits (journal_set_layer). */
+static int add_layer_columns(struct db *d, struct errbuf *e)
+{
+        int r = 0;
+
+        if (!db_has_column(d, "transactions", "layer"))
+                r = db_exec(d, "ALTER TABLE transactions ADD COLUMN layer TEXT", e);
+        if (r >= 0 && !db_has_column(d, "transactions", "layer_prev"))
+                r = db_exec(d, "ALTER TABLE transactions ADD COLUMN layer_prev INTEGER", e);
+        return r;
+}
+
 static int add_request_hash(struct db *d, struct errbuf *e)
 {
         if (db_has_column(d, "transactions", "request_hash"))
@@ -119,6 +131,28 @@ static const struct db_migration migrations[] = {
         { .sql = "DROP INDEX IF EXISTS transactions_idempotency_key;"
                  "CREATE INDEX transactions_idempotency_key ON transactions(idempotency_key)"
                  " WHERE idempotency_key IS NOT NULL;" },
+        /*
+         * Layers (journal_layers.c): every version of every layer, and the value each
+         * field had before nettune first took it. A journal from before opens as one
+         * layer (its newest committed policy); the values before come from its oldest
+         * snapshots.
+         */
+        { .sql = "CREATE TABLE IF NOT EXISTS layer_versions ("
+                 " rev INTEGER PRIMARY KEY, name TEXT NOT NULL, policy_json TEXT, prev INTEGER NOT NULL DEFAULT 0);"
+                 "CREATE INDEX IF NOT EXISTS layer_versions_name ON layer_versions(name, rev);"
+                 "INSERT OR IGNORE INTO layer_versions (rev, name, policy_json, prev)"
+                 " SELECT rev, json_extract(policy_json, '$.metadata.name'), policy_json, 0 FROM revisions"
+                 " WHERE policy_json IS NOT NULL AND json_valid(policy_json)"
+                 " AND rev = (SELECT MAX(rev) FROM revisions);"
+                 "CREATE TABLE IF NOT EXISTS originals ("
+                 " kind INTEGER NOT NULL, target TEXT NOT NULL, field INTEGER NOT NULL, tx INTEGER NOT NULL,"
+                 " state_json TEXT NOT NULL, PRIMARY KEY (kind, target, field));"
+                 "INSERT OR IGNORE INTO originals (kind, target, field, tx, state_json)"
+                 " WITH RECURSIVE bits(b) AS (VALUES(0) UNION ALL SELECT b + 1 FROM bits WHERE b < 30)"
+                 " SELECT json_extract(r.value, '$.kind'), json_extract(r.value, '$.target'), bits.b, s.tx,"
+                 " json_extract(r.value, '$.state') FROM snapshot_sets s, json_each(s.rows_json) r, bits"
+                 " WHERE (json_extract(r.value, '$.fields') >> bits.b) & 1 ORDER BY s.tx, r.key, bits.b;" },
+        { .fn = add_layer_columns },
         /* The digest of the keyed request (operation, parameters, body): one key means one request. */
         { .fn = add_request_hash },
 };
@@ -365,6 +399,8 @@ static int do_record(struct db *d, void *arg, struct errbuf *e)
         r = add_step(d, a->tx, a->s, now, e);
         if (r >= 0 && a->s == TXN_COMMITTED)
                 r = add_revision(d, a->tx, now, e);
+        if (r >= 0 && a->s == TXN_COMMITTED)
+                r = journal_layer_commit(d, a->tx, e);
         return r;
 }
 
@@ -458,6 +494,8 @@ static int do_snapshot(struct db *d, void *arg, struct errbuf *e)
         sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
         r = db_step_done(d, st, e);
         db_uncache(d, sql_snapshot, st);
+        if (r >= 0)
+                r = journal_originals_record(d, a->tx, e);
         return r < 0 ? r : do_record(d, &rec, e);
 }
 

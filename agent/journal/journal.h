@@ -13,7 +13,9 @@
  * Tables: transactions (one row per transaction: policy, state, result, probe
  * runs, error), steps (every state a transaction entered, with its time),
  * snapshots (per target: state_to_json() of the before-state), revisions
- * (committed policies, newest = what drift compares against). A journal made
+ * (committed policies), layer_versions (each committed version of each layer: the
+ * layers drift compares against) and originals (each field's value before nettune
+ * first took it). A journal made
  * before a column existed gets it added when opened (ALTER TABLE ... ADD COLUMN).
  */
 #pragma once
@@ -247,6 +249,56 @@ int journal_revision_get(struct journal *j, int64_t rev, int64_t *ret_tx, char *
  */
 int journal_committed_policy(struct journal *j, int64_t rev, struct policy **ret_policy, char **ret_json,
                              struct errbuf *e);
+
+/*
+ * Layers (policies/layers.h): every committed policy is a layer by its name. A commit
+ * records a new version of the transaction's layer (journal_layer_commit, inside the
+ * commit): its policy, or NULL when the transaction took the layer out; an "enforce"
+ * commit records none. A layer's version names its previous one (prev: the node
+ * revision of the version before it, 0 when none), which `rollback --policy` returns
+ * to. A journal from before layers opens with its newest committed policy as the one
+ * layer.
+ */
+struct journal_layer {
+        char name[POLICY_NAME_MAX];
+        int64_t rev;                    /* the node revision that committed this version */
+        int64_t prev;                   /* the revision of the version before it, 0: none */
+        char *policy_json;              /* owned; NULL: the layer was taken out */
+};
+
+void journal_layers_free(struct journal_layer *v, unsigned n);
+/* The committed layers, oldest version first (caller frees with journal_layers_free). */
+int journal_layers(struct journal *j, struct journal_layer **ret, unsigned *ret_n, struct errbuf *e);
+/* The layer version committed at revision rev; -ENOENT when that revision recorded none. */
+int journal_layer_version(struct journal *j, int64_t rev, struct journal_layer *ret, struct errbuf *e);
+/*
+ * What transaction tx does to the layers when it commits: layer is the layer it
+ * changes (NULL: the one its policy names), with its policy when that is the
+ * layer's, else taking it out (remove; its revision records the newest layer left);
+ * prev > 0 is the previous version the new one names (a
+ * rollback to an older version), else the layer's current one.
+ */
+int journal_set_layer(struct journal *j, int64_t tx, const char *layer, int64_t prev, struct errbuf *e);
+/*
+ * The value a target's field had before nettune first took it (the snapshot of the
+ * first transaction that wrote it): the target's snapshot JSON (state_to_json()
+ * text, every unit; caller frees). -ENOENT when nettune never took it.
+ */
+int journal_original(struct journal *j, int kind, const char *target, int field, char **ret_state_json,
+                     struct errbuf *e);
+
+/*
+ * serve's enforcement since a person last acted: the committed transactions of kind
+ * "enforce" after the newest committed one of another kind, oldest first, each with
+ * its change list ([{target, field, key, from, to}] text; caller frees with
+ * journal_enforcements_free). What drift's second_writer finding counts.
+ */
+struct journal_enforcement {
+        int64_t at_ms;
+        char *changes_json;             /* owned, may be NULL */
+};
+int journal_enforcements(struct journal *j, struct journal_enforcement **ret, unsigned *ret_n, struct errbuf *e);
+void journal_enforcements_free(struct journal_enforcement *v, unsigned n);
 
 /* Wall clock in ms since the epoch. */
 int64_t journal_now_ms(void);

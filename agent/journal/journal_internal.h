@@ -24,3 +24,6 @@ void journal_marker_begin(const char *state_dir, int64_t tx, const char *kind, c
 void journal_marker_end(const char *state_dir, int64_t tx);
 /* journal_unfinished()'s query (journal.c: journal_warm() prepares it too). */
 extern const char journal_sql_unfinished[];
+/* journal_layers.c, inside the writes of journal.c: a commit's layer version; a snapshot's values before. */
+int journal_layer_commit(struct db *d, int64_t tx, struct errbuf *e);
+int journal_originals_record(struct db *d, int64_t tx, struct errbuf *e);

@@ -15,7 +15,8 @@
 #define RESUME_TRIES 24                 /* seeks past a damaged page, each twice as far */
 
 const char *const journal_recover_tables[] = {
-        "transactions", "steps", "transaction_changes", "snapshot_sets", "revisions", NULL,
+        "transactions", "steps", "transaction_changes", "snapshot_sets", "revisions", "layer_versions",
+        "originals", NULL,
 };
 
 /* "INSERT INTO t (c1, ...) VALUES (?, ...)" for the columns of the old row that the new table has. */

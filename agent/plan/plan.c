@@ -345,6 +345,47 @@ static int add_policy_target(struct plan *p, const struct target *t, const struc
         return refuse_unsupported(p, pt, e);
 }
 
+int plan_add_state(struct plan *p, const struct target *t, const struct state *desired, struct plan_target **ret,
+                   struct errbuf *e)
+{
+        struct plan_target *pt;
+        uint32_t want = field_mask_on(kind_on(t), desired->present);
+        uint32_t extra = lossless_extra(t, want, 0);
+        int r = add_target(p, t, &pt, e);
+
+        if (r >= 0)
+                r = route(p, pt, want, extra, e);
+        if (r < 0)
+                return r;
+        if (t->kind == TARGET_INTERFACE)
+                p->io.n_interfaces++;
+        pt->want = want;
+        pt->extra = extra_fields(pt);
+        for (unsigned u = 0; u < pt->n_units; u++) {
+                pt->desired[u] = *desired;
+                pt->desired[u].present = want;
+        }
+        leave_out_unserved(p, pt);
+        r = refuse_unsupported(p, pt, e);
+        if (r >= 0 && ret)
+                *ret = pt;
+        return r;
+}
+
+const struct plan_owner *plan_owner_of(const struct plan *p, const struct plan_target *pt, enum state_field f)
+{
+        unsigned o = (unsigned)f < STATE_FIELD_MAX ? pt->owner[f] : 0;
+
+        return o && o <= p->n_owners ? &p->owners[o - 1] : NULL;
+}
+
+json_t *plan_owner_json(const struct plan *p, const struct plan_target *pt, enum state_field f)
+{
+        const struct plan_owner *o = plan_owner_of(p, pt, f);
+
+        return o ? json_pack("{s:s, s:I}", "policy", o->policy, "revision", (json_int_t)o->revision) : NULL;
+}
+
 /* How many interfaces the request holds, known before the first driver probes one (driver_io). */
 static void count_interfaces(struct plan *p, const struct target_list *l)
 {
@@ -665,6 +706,14 @@ json_t *plan_to_json(const struct plan *p)
                 const struct plan_target *pt = &p->v[i];
                 json_t *o = json_pack("{s:s,s:s,s:o}", "kind", target_kind_name(pt->t.kind), "name", pt->t.name,
                                       "changes", diff_to_json(&pt->diff));
+                json_t *ch = o ? json_object_get(o, "changes") : NULL;
+
+                for (unsigned k = 0; p->n_owners && ch && k < pt->diff.n; k++) {
+                        json_t *owner = plan_owner_json(p, pt, pt->diff.entries[k].field);
+
+                        if (owner)
+                                json_object_set_new(json_array_get(ch, k), "owner", owner);
+                }
 
                 if (!o || json_array_append_new(targets, o) < 0) {
                         json_decref(targets);
@@ -693,11 +742,17 @@ json_t *plan_changes_json(const struct plan *p)
         for (unsigned i = 0; arr && i < p->n; i++) {
                 const struct plan_target *pt = &p->v[i];
 
-                for (unsigned k = 0; k < pt->diff.n; k++)
-                        if (json_array_append_new(arr, plan_change_json(pt->t.name, &pt->diff.entries[k])) < 0) {
+                for (unsigned k = 0; k < pt->diff.n; k++) {
+                        json_t *c = plan_change_json(pt->t.name, &pt->diff.entries[k]);
+                        json_t *owner = c && p->n_owners ? plan_owner_json(p, pt, pt->diff.entries[k].field) : NULL;
+
+                        if (owner)
+                                json_object_set_new(c, "owner", owner);
+                        if (json_array_append_new(arr, c) < 0) {
                                 json_decref(arr);
                                 return NULL;
                         }
+                }
         }
         return arr;
 }

@@ -89,7 +89,16 @@ struct plan_target {
         uint32_t changed;               /* union of delta */
         struct diff diff;               /* every difference, keys prefixed per unit ("ports.swp1.") */
         bool touched;                   /* the transaction wrote to it */
+        uint8_t owner[STATE_FIELD_MAX]; /* a merged intent's plan: 1 + the index of each field's owner in
+                                         * plan.owners, 0 when the field has none (released, or no layers) */
 };
+
+/* The layer that owns a field of a merged intent (policies/layers.h): its name and revision. */
+struct plan_owner {
+        char policy[POLICY_NAME_MAX];
+        int64_t revision;
+};
+#define PLAN_OWNERS_MAX 64
 
 struct plan {
         struct plan_env env;
@@ -109,6 +118,8 @@ struct plan {
                 uint32_t allow;         /* checks.allow */
         } lossless;
         struct driver_io io;
+        unsigned n_owners;              /* a merged intent's plan: its layers (plan_target.owner) */
+        struct plan_owner owners[PLAN_OWNERS_MAX];
 };
 
 void plan_init(struct plan *p, const struct plan_env *env);
@@ -137,6 +148,18 @@ uint32_t plan_fields_of(const struct target *t);
 int plan_for_globs(struct plan *p, const char (*ifglobs)[64], unsigned n_if, const char (*swglobs)[64],
                    unsigned n_sw, bool no_switches, struct errbuf *e);
 
+/*
+ * A target with a desired state built by the caller (a merged intent): want = the
+ * fields desired has that the target carries, every unit desired the same (the caller
+ * may change a unit's afterwards through *ret). Refused as plan_for_policy() refuses
+ * a field no driver serves here.
+ */
+int plan_add_state(struct plan *p, const struct target *t, const struct state *desired, struct plan_target **ret,
+                   struct errbuf *e);
+/* The owner of a target's field, NULL when it has none. */
+const struct plan_owner *plan_owner_of(const struct plan *p, const struct plan_target *pt, enum state_field f);
+/* {"policy": NAME, "revision": N} of a field's owner, or NULL when it has none. New reference. */
+json_t *plan_owner_json(const struct plan *p, const struct plan_target *pt, enum state_field f);
 /* A target of a journal snapshot: desired = before = the snapshot (JSON of its units). */
 int plan_add_snapshot(struct plan *p, int kind, const char *name, uint32_t fields, const char *state_json,
                       struct errbuf *e);
@@ -174,7 +197,8 @@ void plan_note(struct plan *p, const char *fmt, ...) _printf_(2, 3);
 json_t *plan_to_json(const struct plan *p);
 /* The plan's notes and its drivers' (driver_note), as plan_to_json() lists them. New reference; NULL on ENOMEM. */
 json_t *plan_notes_json(const struct plan *p);
-/* The flat change list the journal and transaction results keep: [{target, field, key, from, to}]. */
+/* The flat change list the journal and transaction results keep: [{target, field, key, from, to}];
+ * a merged intent's plan adds each entry's "owner" ({policy, revision}) where the field has one. */
 json_t *plan_changes_json(const struct plan *p);
 /* One element of it: {target, field, key, from, to}. New reference; NULL on ENOMEM. */
 json_t *plan_change_json(const char *target, const struct diff_entry *d);

@@ -148,11 +148,13 @@ static int nothing_to_do(struct txn_env *env, const char *kind, const char *name
         r = journal_revision(env->journal, 0, NULL, NULL, &newest, &res->error);
         if (r < 0 && r != -ENOENT)
                 return r;
-        if (!policy_json || (newest && streq(newest, policy_json)))
+        if (!env->layer && (!policy_json || (newest && streq(newest, policy_json))))
                 return 0;
         r = journal_begin_keyed(env->journal, kind, name, policy_json, "[]", env->idempotency_key,
                                 env->key_hash,
                                 &res->tx, &res->error);
+        if (r >= 0 && env->layer)
+                r = journal_set_layer(env->journal, res->tx, env->layer, env->layer_prev, &res->error);
         if (r >= 0)
                 r = txn_record_final(env, res, TXN_COMMITTED, OUTCOME_OK, "nothing_to_do");
         return r;
@@ -493,6 +495,8 @@ int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_j
         r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, prep->changes, env->idempotency_key,
                                 env->key_hash,
                                 &res->tx, &res->error);
+        if (r >= 0 && env->layer)
+                r = journal_set_layer(env->journal, res->tx, env->layer, env->layer_prev, &res->error);
         if (r < 0) {
                 txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
                 goto out;

@@ -28,6 +28,7 @@
 #include "common/outcome.h"
 #include "drivers/driver.h"
 #include "drivers/probe/probe_gate.h"
+#include "policies/layers.h"
 #include "policies/policy.h"
 
 /*
@@ -101,6 +102,8 @@ struct txn_env {
         int64_t expect_revision;
         struct progress *progress;      /* the probes' runs as they end (apply on a terminal); NULL = none */
         bool grouped;                   /* journal writes go into one commit (txn_group_begin) */
+        const char *layer;              /* the layer the transaction changes (journal_set_layer); NULL: its policy's */
+        int64_t layer_prev;             /* > 0: the previous version the layer's new one names (rollback --policy) */
 };
 
 struct txn_result {
@@ -172,8 +175,22 @@ int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s
  */
 enum outcome txn_apply_file(const struct agent_config *cfg, const char *file, int confirm_timeout_s,
                             struct progress *progress, struct txn_result *ret);
-/* Undo the newest committed revision (restore its snapshot), gated like an apply. */
+/*
+ * Undo the newest committed revision (restore its snapshot), gated like an apply.
+ * With layers: the one committed layer back to its previous version (txn_rollback_policy);
+ * more than one is refused (exit 2, result "refused", -EINVAL) naming them.
+ */
 int txn_rollback(struct txn_env *env, struct txn_result *ret);
+/*
+ * Layer `name` back to its previous version, or taken out when it has none, as one
+ * transaction over the merged intent. Not committed: exit 2, -ENOENT, nothing touched.
+ */
+int txn_rollback_policy(struct txn_env *env, const char *name, struct txn_result *ret);
+/*
+ * Take layer `name` out as one transaction (kind "remove"): the fields it owned go to
+ * the layer below, or to their value before nettune took them. Not committed: exit 2.
+ */
+int txn_remove(struct txn_env *env, const char *name, struct txn_result *ret);
 /*
  * Apply the canonical policy of committed revision rev (journal_tx.rev) again, gated
  * like an apply, journaled as kind "rollback". No such revision (or one without a
@@ -217,16 +234,96 @@ int txlock_acquire(const char *state_dir, bool wait, int *ret_fd, struct errbuf 
 void txlock_release(int fd);    /* accepts -1 */
 
 
-/* Drift: live state against the newest committed policy, managed fields only. */
+/* Drift: live state against the node's intent (the merge of its committed layers), managed fields only. */
 
 
 
 /*
- * Compare: *ret is the committed policy's plan, read (plan_free it in every case);
- * *ret_policy (may be NULL): the committed policy (caller frees).
- * Returns the number of differences, -ENOENT when nothing was ever committed.
+ * Compare: *ret is the intent's plan, read (plan_free it in every case), every field
+ * with its owner. Returns the number of differences, -ENOENT when nothing is committed.
  */
-int drift_check(struct txn_env *env, struct plan *ret, struct policy **ret_policy, struct errbuf *e);
+int drift_check(struct txn_env *env, struct plan *ret, struct errbuf *e);
+/*
+ * serve's enforcement: the intent's plan applied as one transaction (kind "enforce",
+ * no probe), every field a second writer holds (below) left alone.
+ */
+int txn_enforce(struct txn_env *env, struct txn_result *ret);
+
+/*
+ * A second writer: since a person last acted (a committed apply, remove or rollback),
+ * enforcement restored the same field of a target `second_writer.restores` times (3)
+ * within `second_writer.window_s` (600 s): something else writes it. Enforcement stops
+ * restoring it; drift, doctor and /metrics report it until a person acts.
+ */
+#define SECOND_WRITER_RESTORES 3
+#define SECOND_WRITER_WINDOW_S 600
+#define SECOND_WRITERS_MAX 32
+#define SECOND_WRITER_TIMES_MAX 128
+#define SECOND_WRITER_VALUES_MAX 4
+struct second_writer {
+        char target[STATE_NAME_MAX];
+        enum state_field field;
+        unsigned times;                 /* restores since a person last acted */
+        int64_t at_ms[SECOND_WRITER_TIMES_MAX];  /* a ring of when */
+        int64_t first_ms, last_ms;
+        unsigned n_values;
+        char values[SECOND_WRITER_VALUES_MAX][128];     /* the values seen (what the other writer set), JSON */
+        bool detected;
+};
+/* The second writers the journal shows: ret[0..return), at most max; -errno. */
+int second_writers_find(struct journal *j, const struct agent_config *c, struct second_writer *ret, unsigned max,
+                        struct errbuf *e);
+/* [{code: "second_writer", target, field, times, values_seen, first_ms, last_ms}]. */
+json_t *second_writers_json(const struct second_writer *v, unsigned n);
+
+/*
+ * The node's intent (intent.c): its committed layers merged field by field
+ * (policies/layers.h, docs/policy-reference.md "Layers and owners").
+ */
+struct intent {
+        unsigned n;
+        struct layer v[LAYERS_MAX];     /* oldest version first; v[i].p owned */
+        int64_t prev[LAYERS_MAX];       /* each one's previous version (its revision), 0: none */
+};
+int intent_load(struct journal *j, struct intent *ret, struct errbuf *e);
+void intent_free(struct intent *in);
+/* The index of layer `name`, -1 when it is not committed. */
+int intent_find(const struct intent *in, const char *name);
+/* The plan of the whole intent: every owned field of every target here, owners named. Nothing read yet. */
+int intent_plan(struct txn_env *env, const struct intent *in, struct plan *ret, struct errbuf *e);
+/*
+ * Does p declare a field another layer owns here without overriding it? -EINVAL
+ * naming the rule (field_owned), the field, the target, the owner and its revision.
+ */
+int intent_conflict(struct txn_env *env, const struct intent *in, const struct policy *p, struct errbuf *e);
+/* Does applying p need the layered plan (other layers, or fields its new version releases)? */
+bool intent_is_layered(const struct intent *in, const struct policy *p);
+/*
+ * The plan of layer `name` becoming p (NULL: taken out): the fields it owns before or
+ * after, desired as the merged intent after has them, a field nobody owns after at its
+ * value before nettune took it. Nothing read yet.
+ */
+int intent_change_plan(struct txn_env *env, const struct intent *in, const char *name, const struct policy *p,
+                       struct plan *ret, struct errbuf *e);
+
+/*
+ * The plan `apply p` would run here (nothing read yet): refused with field_owned when
+ * p declares a field another layer owns; the merged intent's change among layers.
+ * env->journal NULL: the policy's own plan.
+ */
+int txn_plan_policy(struct txn_env *env, const struct policy *p, struct plan *ret, struct errbuf *e);
+/*
+ * [{target, kind, key, value, live, owner: {policy, revision}}] of every field of the
+ * intent's plan (read), unit by unit ("ports.swp1.mtu" on a switch). NULL on ENOMEM.
+ */
+json_t *intent_to_json(const struct plan *p);
+/* [{policy, revision, previous}] of the committed layers. NULL on ENOMEM. */
+json_t *intent_layers_json(const struct intent *in);
+/*
+ * `intent` (CLI and API): the intent's plan read (*ret: plan_free it in every case) and
+ * *ret_doc = {"layers": [...], "fields": [...]}.
+ */
+int intent_read(struct txn_env *env, struct plan *ret, json_t **ret_doc, struct errbuf *e);
 
 /* The newest `limit` transactions as a JSON array (history command and API); NULL on error. */
 json_t *history_json(struct journal *j, unsigned limit, struct errbuf *e);

@@ -169,3 +169,11 @@ bool crashpoint_armed(const char *step);
  * post-change probe (tests use it to break the data path and watch the gate).
  */
 void crashpoint_after_apply(void);
+
+/* ---- txn_layers.c ---- */
+
+/*
+ * A bare rollback with layers committed: one layer back to its previous version (1),
+ * several refused (exit 2, < 0); 0 when nothing is layered (the snapshot's way back).
+ */
+int txn_rollback_layers(struct txn_env *env, struct txn_result *ret);

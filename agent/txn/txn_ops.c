@@ -119,8 +119,33 @@ int txn_apply_prepared(struct txn_env *env, const struct policy *p, int confirm_
 {
         _cleanup_free_ char *json = policy_to_json(p);
         struct txn_prepared none = { 0 };
+        struct intent in = { 0 };
         int r;
 
+        /* Layers: a field another layer owns is refused; a change among layers plans the merged intent. */
+        if (env->journal && (!env->apply_kind || !streq(env->apply_kind, "enforce"))) {
+                r = intent_load(env->journal, &in, &ret->error);
+                if (r >= 0)
+                        r = intent_conflict(env, &in, p, &ret->error);
+                if (r >= 0 && intent_is_layered(&in, p)) {
+                        if (prep)
+                                txn_unprepare(plan, prep);
+                        plan_free(plan);
+                        txn_result_done(ret);
+                        txn_result_init(ret);
+                        txn_plan_init(env, plan);
+                        prep = NULL;
+                        r = intent_change_plan(env, &in, p->name, p, plan, &ret->error);
+                }
+                intent_free(&in);
+                if (r < 0) {
+                        if (prep)
+                                txn_unprepare(plan, prep);
+                        plan_free(plan);
+                        txn_finish(ret, TXN_PLANNED, outcome_of_errno(r), "refused");
+                        return r;
+                }
+        }
         r = json ? txn_run_prepared(env, env->apply_kind ? env->apply_kind : "apply", json, &p->verify,
                                     confirm_timeout_s >= 0 ? (unsigned)confirm_timeout_s : p->confirm_timeout_s,
                                     plan, prep ? prep : &none, ret)
@@ -156,6 +181,9 @@ int txn_rollback(struct txn_env *env, struct txn_result *ret)
         r = txn_check_expected(env, ret);
         if (r < 0)
                 return r;
+        r = txn_rollback_layers(env, ret);
+        if (r != 0)
+                return r < 0 ? r : 0;
         r = journal_revision(env->journal, 0, NULL, &last_tx, NULL, &ret->error);
         if (r == -ENOENT) {
                 txn_finish(ret, TXN_PLANNED, OUTCOME_INVALID, "refused");

@@ -19,15 +19,16 @@ agent_config "$T/agent.json" "$T/state" "127.0.0.1:7440" "127.0.0.1:18515"
 API_URL=https://127.0.0.1:7440
 A() { ip netns exec "$ns" "$AGENT" --config "$T/agent.json" "$@"; }
 ntx() { A --output json history >"$T/h.json" && jq_py "$T/h.json" 'len(d)'; }
-rev_of_mtu() {  # the revision number whose policy set this MTU (newest first)
-        A --output json history >"$T/h.json"
-        jq_py "$T/h.json" "[t['rev'] for t in d if t['policy'] == 'm$1' and t['rev']][0]"
+rev_of_mtu() {  # the revision number the apply of this MTU committed
+        jq_py "$T/a$1.json" 'd["rev"]'
 }
 
+# Three revisions of one policy (one layer, docs/policy-reference.md "Layers and owners":
+# a second policy of another name could not declare the same MTU).
 step "three committed revisions"
 for m in 9000 4000 2000; do
-        policy_file "$T/p$m.json" "m$m" "$ifc" "$m"
-        expect_rc 0 "apply mtu $m" A apply "$T/p$m.json"
+        policy_file "$T/p$m.json" mtu "$ifc" "$m"
+        expect_rc 0 "apply mtu $m" sh -c "ip netns exec '$ns' '$AGENT' --config '$T/agent.json' --output json apply '$T/p$m.json' >'$T/a$m.json'"
 done
 r9000=$(rev_of_mtu 9000); r4000=$(rev_of_mtu 4000); r2000=$(rev_of_mtu 2000)
 echo "revisions: 9000=$r9000 4000=$r4000 2000=$r2000"
@@ -54,8 +55,8 @@ check "exit 0 (got $rc)" [ "$rc" -eq 0 ]
 check "committed" [ "$(jq_py "$T/r.json" 'd["result"]')" = committed ]
 check "MTU 9000 again" [ "$(mtu_of "$ns" "$ifc")" = 9000 ]
 A --output json history >"$T/h.json"
-check "journaled as kind rollback of policy m9000" \
-        [ "$(jq_py "$T/h.json" 'd[0]["kind"] + " " + d[0]["policy"]')" = "rollback m9000" ]
+check "journaled as kind rollback of policy mtu" \
+        [ "$(jq_py "$T/h.json" 'd[0]["kind"] + " " + d[0]["policy"]')" = "rollback mtu" ]
 check "and recorded as a new revision" [ "$(jq_py "$T/h.json" 'd[0]["rev"]')" -gt "$r2000" ]
 
 step "POST /v1/rollback with {\"to\": REV}"

@@ -63,9 +63,9 @@ static struct policy *make_policy(unsigned mtu, const char *verify)
         char doc[1024];
 
         snprintf(doc, sizeof(doc),
-                 "{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"t%u\"},"
+                 "{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"t\"},"
                  "\"targets\":{\"interfaces\":[\"fa\",\"fb\"]},\"spec\":{\"mtu\":%u},\"verify\":%s}",
-                 mtu, mtu, verify ? verify : "{\"probe\":\"none\",\"settle_ms\":0}");
+                 mtu, verify ? verify : "{\"probe\":\"none\",\"settle_ms\":0}");
         CU_ASSERT_EQUAL(policy_parse_buffer(doc, strlen(doc), "test", &p, &e), 0);
         return p;
 }
@@ -551,7 +551,7 @@ static void test_rollback(void)
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 4000);
         CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 4000);
         CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "(a rollback is gated by the verify settings of the revision it "
-                                      "returns to: policy 't2000')"));
+                                      "returns to: policy 't')"));
         txn_result_done(&r);
         fakedrv_set_probes(pass, 2);
 }
@@ -610,7 +610,7 @@ static void test_rollback_to(void)
         CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 9000);
         CU_ASSERT_EQUAL_FATAL(journal_get(journal, r.tx, &t, &e), 0);
         CU_ASSERT_STRING_EQUAL(t.kind, "rollback");
-        CU_ASSERT_STRING_EQUAL(t.policy_name, "t9000");
+        CU_ASSERT_STRING_EQUAL(t.policy_name, "t");
         CU_ASSERT(t.rev > rev2000);
         journal_tx_done(&t);
         txn_result_done(&r);
@@ -625,7 +625,7 @@ static void test_rollback_to(void)
         /* ... and says whose gate it was: the revision it returns to, not the one it undoes. */
         CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "post-change rate 5.000 Gb/s is 50.0% below"));
         CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "(a rollback is gated by the verify settings of the revision it "
-                                      "returns to: policy 't2000')"));
+                                      "returns to: policy 't')"));
         txn_result_done(&r);
         fakedrv_set_probes(pass, 2);
         txn_result_init(&r);
@@ -800,7 +800,7 @@ static struct policy *spec_policy(const char *spec)
         char doc[1024];
 
         snprintf(doc, sizeof(doc),
-                 "{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"lossless\"},"
+                 "{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"t\"},"
                  "\"targets\":{\"interfaces\":[\"fa\",\"fb\"]},\"spec\":%s,\"verify\":{\"probe\":\"none\"}}", spec);
         if (policy_parse_buffer(doc, strlen(doc), "test", &p, &e) < 0)
                 fprintf(stderr, "spec_policy: %s: %s\n", e.where, e.msg);
