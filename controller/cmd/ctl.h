@@ -170,10 +170,14 @@ extern const struct cli_flag ctl_common_flags[];
 /* An argument the subcommand cannot place: the error (with a "did you mean") on stderr; -EINVAL. */
 int ctl_bad_arg(struct ctl *c, const char *arg);
 
-/* --selector KEY=VALUE (or its alias --label), repeatable: the nodes carrying every label. */
+/*
+ * --selector EXPR (or its alias --label), repeatable: the nodes meeting every one
+ * (set-based: KEY=VALUE, KEY!=VALUE, KEY in (A,B), KEY notin (A,B), KEY, !KEY;
+ * inventory_selector_check() in controller/fleet).
+ */
 struct ctl_selector {
         unsigned n;
-        const char *labels[POLICY_LABELS_MAX];  /* "KEY=VALUE", borrowed from argv */
+        const char *labels[POLICY_LABELS_MAX];  /* each an EXPR, checked, borrowed from argv */
 };
 /* argv[*i] a selector? 1: taken (*i past its value), 0: not one, -EINVAL: malformed (printed). */
 int ctl_take_selector(struct ctl *c, int *i, struct ctl_selector *s);
@@ -183,6 +187,17 @@ int ctl_take_selector(struct ctl *c, int *i, struct ctl_selector *s);
  */
 int ctl_select_only(struct ctl *c, const struct policy *p, const struct ctl_selector *only,
                     const struct inventory_node ***ret, unsigned *ret_n);
+
+/*
+ * Who asks and for what (ctl_who.c): o's user (the OS user, and sudo's), cert_cn (of
+ * the inventory's client certificate) and policy_sha256 (of doc, NULL: left). What
+ * cannot be read is left "".
+ */
+void ctl_who(struct ctl *c, const char *doc, struct rollout_opts *o);
+/* The CN of the PEM certificate at path into buf. 0 or -errno. */
+int ctl_cert_cn(const char *path, char *buf, size_t size);
+/* "sha256:HEX" of doc[0..len) into buf (73 bytes at least). 0 or -EINVAL. */
+int ctl_sha256(const char *doc, size_t len, char *buf, size_t size);
 
 int ctl_cmd_plan(struct ctl *c);
 int ctl_cmd_state(struct ctl *c);
@@ -222,7 +237,7 @@ bool ctl_store_shared(const struct ctl *c);
 /* Inventory nodes the policy selects (NULL p: all), in inventory order. Caller frees *ret. */
 int ctl_select(struct ctl *c, const struct policy *p, const struct inventory_node ***ret, unsigned *ret_n);
 
-/* Does node carry every label of labels[0..n) ("KEY=VALUE", each with a '=')? */
+/* Does node meet every selector of labels[0..n) (each checked by inventory_selector_check())? */
 bool ctl_labels_match(const char *const *labels, unsigned n, const struct inventory_node *node);
 
 struct rollout_run_env;

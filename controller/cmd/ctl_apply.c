@@ -15,6 +15,7 @@
 
 struct apply_args {
         const char *policy;
+        struct ctl_selector only;       /* --selector: the policy's nodes narrowed */
         unsigned resume;
         bool confirm_given;
         bool detach;
@@ -57,6 +58,23 @@ static int parse_label(const char *opt, const char *v, char *buf, size_t size)
         return 0;
 }
 
+/* --reason TEXT: one line of printable text, recorded with the rollout. */
+static int parse_reason(struct apply_args *a, const char *v)
+{
+        size_t len = v ? strlen(v) : 0;
+
+        for (size_t i = 0; i < len; i++)
+                if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+                        len = 0;
+        if (len == 0 || len >= sizeof(a->o.reason)) {
+                log_err("--reason '%.80s': expected one line of 1-%zu printable characters; nothing was changed",
+                        v ? v : "", sizeof(a->o.reason) - 1);
+                return -EINVAL;
+        }
+        memcpy(a->o.reason, v, len + 1);
+        return 0;
+}
+
 static int parse_one(struct apply_args *a, const char *opt, const char *v)
 {
         if (streq(opt, "--canary"))
@@ -86,6 +104,8 @@ static int parse_one(struct apply_args *a, const char *opt, const char *v)
         }
         if (streq(opt, "--resume"))
                 return ctl_parse_uint(opt, v, 1, 2000000000, &a->resume);
+        if (streq(opt, "--reason"))
+                return parse_reason(a, v);
         if (streq(opt, "--canary-selector"))
                 return parse_selector(a, v);
         if (streq(opt, "--wave-by"))
@@ -120,7 +140,10 @@ static int parse_args(struct ctl *c, struct apply_args *a)
                 const char *arg = c->argv[i], *eq = strchr(arg, '=');
                 char opt[64];
 
-                if (streq(arg, "--no-confirm")) {
+                if ((r = ctl_take_selector(c, &i, &a->only)) != 0) {
+                        if (r < 0)
+                                return r;
+                } else if (streq(arg, "--no-confirm")) {
                         a->o.no_confirm = true;
                 } else if (streq(arg, "--skip-unreachable")) {
                         a->o.skip_unreachable = true;
@@ -142,6 +165,11 @@ static int parse_args(struct ctl *c, struct apply_args *a)
         }
         if (!!a->policy == !!a->resume) {
                 log_err("apply: give a POLICY file or --resume ID; nothing was changed");
+                return -EINVAL;
+        }
+        if (a->resume && a->only.n) {
+                log_err("apply --resume: the rollout keeps the nodes it was started with: --selector is for a new "
+                        "one; nothing was changed");
                 return -EINVAL;
         }
         return 0;
@@ -327,13 +355,25 @@ static int override(const struct apply_args *a, struct policy **p, char **doc, s
         return r;
 }
 
+/* --selector: the policy's nodes that meet it too, in inventory order. */
+static void narrow(const struct apply_args *a, const struct inventory_node **sel, unsigned *n)
+{
+        unsigned k = 0;
+
+        for (unsigned i = 0; i < *n; i++)
+                if (ctl_labels_match(a->only.labels, a->only.n, sel[i]))
+                        sel[k++] = sel[i];
+        *n = k;
+}
+
 /* Refuse, before the pre-flight, what no node could change: no node selected, waves that cannot be planned. */
 static int check_plan(struct ctl *c, const struct apply_args *a, const struct inventory_node **sel, unsigned n)
 {
         struct errbuf e = { 0 };
 
         if (n == 0) {
-                log_err("%s: the selector matches no node of '%s'; nothing was changed", a->policy, c->inventory_path);
+                log_err("%s: %s matches no node of '%s'; nothing was changed", a->policy,
+                        a->only.n ? "the policy's selector with --selector" : "the selector", c->inventory_path);
                 return -EINVAL;
         }
         if (rollout_plan_check(&a->o, sel, n, &e) < 0) {
@@ -446,6 +486,8 @@ static int prepare(struct ctl *c, struct apply_args *a, char **doc, struct polic
                 a->o.confirm_timeout_s = (*p)->confirm_timeout_s;
         rc = ctl_select(c, *p, sel, n);
         if (rc >= 0)
+                narrow(a, *sel, n);
+        if (rc >= 0)
                 rc = check_plan(c, a, *sel, *n);
         if (rc >= 0)
                 rc = preflight(c, a, *doc, *sel, n);
@@ -454,6 +496,17 @@ static int prepare(struct ctl *c, struct apply_args *a, char **doc, struct polic
         if (rc >= 0)
                 note_timeout(c, *doc);
         return rc < 0 ? outcome_of_errno(rc) : 0;
+}
+
+/* Who asked, for which document, over which --selector: recorded with the rollout. */
+static void record_who(struct ctl *c, struct apply_args *a, const char *doc)
+{
+        size_t len = 0;
+
+        ctl_who(c, doc, &a->o);
+        for (unsigned i = 0; i < a->only.n && len < sizeof(a->o.selector); i++)
+                len += (size_t)snprintf(a->o.selector + len, sizeof(a->o.selector) - len, "%s%s", i ? "; " : "",
+                                        a->only.labels[i]);
 }
 
 static int start(struct ctl *c, struct apply_args *a)
@@ -467,6 +520,7 @@ static int start(struct ctl *c, struct apply_args *a)
         int rc = prepare(c, a, &doc, &p, &sel, &n);
 
         if (rc == 0) {
+                record_who(c, a, doc);
                 r = rollout_rec_new("apply", p->name, doc, NULL, &a->o, sel, n);
                 rc = r ? rollout_fabric_check(r, &e) : errbuf_set(&e, ENOMEM, "", "out of memory");
                 if (rc == -EINVAL)

@@ -25,8 +25,8 @@ const struct cli_flag ctl_common_flags[] = {
         { 0 },
 };
 
-#define SELECTOR { "--selector", "KEY=VALUE", "only nodes with this inventory label (repeatable: all of them)", \
-                   "--label" }
+#define SELECTOR { "--selector", "EXPR", "only nodes whose inventory labels meet EXPR: KEY=VALUE, KEY!=VALUE, " \
+                   "'KEY in (A,B)', 'KEY notin (A,B)', KEY, !KEY; ',' or repeated: all of them", "--label" }
 
 static const struct cli_flag plan_flags[] = {
         SELECTOR,
@@ -34,6 +34,7 @@ static const struct cli_flag plan_flags[] = {
 };
 
 static const struct cli_flag apply_flags[] = {
+        SELECTOR,
         { "--canary", "N", "nodes in the first wave (default 1; 0: none)", NULL },
         { "--canary-selector", "KEY=VALUE[,...]", "the canary wave: the nodes with these labels", NULL },
         { "--wave-size", "N|P%", "nodes per later wave (default 25%)", NULL },
@@ -49,6 +50,8 @@ static const struct cli_flag apply_flags[] = {
         { "--no-confirm", NULL, "leave the last wave pending ('nettunectl confirm ID' keeps it)", NULL },
         { "--fabric-neighbours", "K", "the fabric gate's ring neighbours per node", NULL },
         { "--resume", "ID", "continue an interrupted rollout (SQLite)", NULL },
+        { "--reason", "TEXT", "why: recorded with the rollout, the OS user, the certificate's CN and the policy's "
+          "sha256 (status, history)", NULL },
         { "--detach", NULL, "etcd store: submit and return ('serve' replicas run it)", NULL },
         { 0 },
 };
@@ -247,8 +250,9 @@ int ctl_bad_arg(struct ctl *c, const char *arg)
 
 int ctl_take_selector(struct ctl *c, int *i, struct ctl_selector *s)
 {
-        const char *a = c->argv[*i], *v = NULL, *eq;
+        const char *a = c->argv[*i], *v = NULL;
         const char *names[] = { "--selector", "--label" };
+        struct errbuf e = { 0 };
 
         for (size_t k = 0; k < ARRAY_SIZE(names) && !v; k++) {
                 size_t n = strlen(names[k]);
@@ -260,11 +264,13 @@ int ctl_take_selector(struct ctl *c, int *i, struct ctl_selector *s)
         }
         if (!v)
                 return 0;
-        eq = strchr(v, '=');
-        if (!eq || eq == v || s->n >= POLICY_LABELS_MAX || (size_t)(eq - v) >= POLICY_LABEL_MAX ||
-            strlen(eq + 1) >= POLICY_LABEL_MAX) {
-                log_err("%s: --selector '%s': expected KEY=VALUE (at most %d, each part under %d characters); "
-                        "nothing was changed", c->cmd->name, v, POLICY_LABELS_MAX, POLICY_LABEL_MAX);
+        if (s->n >= POLICY_LABELS_MAX) {
+                log_err("%s: --selector '%s': at most %d of them; nothing was changed", c->cmd->name, v,
+                        POLICY_LABELS_MAX);
+                return -EINVAL;
+        }
+        if (inventory_selector_check(v, &e) < 0) {
+                log_err("%s: %s %s; nothing was changed", c->cmd->name, e.where, e.msg);
                 return -EINVAL;
         }
         s->labels[s->n++] = v;

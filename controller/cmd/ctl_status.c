@@ -88,15 +88,23 @@ static int history_row(const struct rollout_rec *r, void *userdata)
         gmtime_r(&t, &tm);
         strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
         if (h->json)
-                json_array_append_new(h->list, json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:s}",
+                json_array_append_new(h->list, json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:s, s:s?, s:s?, s:s?, "
+                                                         "s:s?}",
                                                          "id", (json_int_t)r->id, "kind", r->kind,
                                                          "policy", r->policy_name,
                                                          "state", rollout_state_name(r->state),
                                                          "exit_code", r->exit_code, "created", when,
-                                                         "message", r->message));
+                                                         "message", r->message,
+                                                         "user", r->opts.user[0] ? r->opts.user : NULL,
+                                                         "cert_cn", r->opts.cert_cn[0] ? r->opts.cert_cn : NULL,
+                                                         "reason", r->opts.reason[0] ? r->opts.reason : NULL,
+                                                         "policy_sha256", r->opts.policy_sha256[0] ?
+                                                         r->opts.policy_sha256 : NULL));
         else
-                printf("%-6lld %-9s %-10s %-24s %s  %s\n", r->id, r->kind, rollout_state_name(r->state),
-                       r->policy_name, when, r->message);
+                printf("%-6lld %-9s %-10s %-24s %s  %s%s%s%s%s%s\n", r->id, r->kind, rollout_state_name(r->state),
+                       r->policy_name, when, r->message, r->opts.user[0] || r->opts.reason[0] ? "  [" : "",
+                       r->opts.user, r->opts.reason[0] ? ": " : "", r->opts.reason,
+                       r->opts.user[0] || r->opts.reason[0] ? "]" : "");
         return 0;
 }
 

@@ -54,6 +54,12 @@ struct rollout_opts {
         int max_regression_pct;                 /* --max-regression-pct: the policy's verify overridden; -1 = not */
         unsigned probe_duration_ms;             /* --probe-duration-ms: likewise; 0 = not */
         bool skip_unreachable;                  /* --skip-unreachable: nodes the pre-flight could not reach left out */
+        /* Who asked for it and why, and what exactly (recorded, shown by status and history; "" = not said): */
+        char reason[STORE_ERR_MAX];             /* --reason TEXT */
+        char user[STORE_LABEL_MAX * 2];         /* the OS user that ran nettunectl ("root (sudo: alice)") */
+        char cert_cn[STORE_LABEL_MAX * 2];      /* the CN of the client certificate it presented to the agents */
+        char policy_sha256[80];                 /* "sha256:HEX" of the document sent to the agents */
+        char selector[STORE_SELECTOR_MAX];      /* --selector, each one as given, joined by "; " */
 };
 
 /*

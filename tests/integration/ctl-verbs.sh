@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Controller: the operator's rollout verbs on 6 real agents (one netns each, mTLS):
+# apply --selector with set-based requirements changes exactly the nodes they select
+# (a malformed one changes nothing), and --reason is recorded with the OS user, the
+# client certificate's CN and the sha256 of the document the agents got (status,
+# history).
+. "$NETTUNE_TOP/tests/lib/common.sh"
+. "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
+fleet_require
+N=6
+
+step "fleet of $N agents (racks r1 r2 r3 r0 r1 r2)"
+fleet_up $N
+policy "$T/mtu.json" mtu-9000 9000 '{ "role": "gpu" }' '{ "probe": "none" }'
+
+step "a malformed selector: refused, nothing changed"
+expect_rc 2 "unclosed set" ctl --yes apply "$T/mtu.json" --selector 'rack in (r1,r2' 2> "$T/bad.err"
+check "the error names the selector" grep -q "selector 'rack in (r1,r2'.*expected ',' or ')'" "$T/bad.err"
+expect_rc 2 "a selector no node meets" ctl --yes apply "$T/mtu.json" --selector 'rack in (r7)' 2> "$T/none.err"
+check "the error says so" grep -q "matches no node" "$T/none.err"
+for ((i = 1; i <= N; i++)); do
+        [ "$(node_mtu $i)" = 1500 ] || fail "node $i has mtu $(node_mtu $i) after a refused apply"
+done
+check "no rollout recorded" [ "$(ctl_db 'select count(*) from rollouts')" = 0 ]
+
+step "apply --selector 'rack in (r1,r2)' --selector 'rack!=r2' --reason"
+expect_rc 0 "rollout commits" ctl_to "$T/apply.json" --output json --yes apply "$T/mtu.json" \
+        --selector 'rack in (r1,r2)' --selector 'rack!=r2' --reason 'NET-1234: jumbo frames for the r1 pod' \
+        --wave-size 100%
+check "two nodes in the rollout" [ "$(json_get "$T/apply.json" '",".join(n["name"] for n in d["nodes"])')" = \
+        node001,node005 ]
+for ((i = 1; i <= N; i++)); do
+        want=1500; [ $i = 1 ] || [ $i = 5 ] && want=9000
+        [ "$(node_mtu $i)" = $want ] || fail "node $i has mtu $(node_mtu $i), expected $want"
+done
+echo "ok: node001 and node005 at mtu 9000, the other four untouched at 1500"
+id=$(json_get "$T/apply.json" 'd["id"]')
+
+step "who, why and what: status and history"
+expect_rc 0 "status" ctl_to "$T/status.json" --output json status "$id"
+check "the reason" [ "$(json_get "$T/status.json" 'd["reason"]')" = 'NET-1234: jumbo frames for the r1 pod' ]
+check "the OS user" [ "$(json_get "$T/status.json" 'd["user"]')" = "$(id -un)${SUDO_USER:+ (sudo: $SUDO_USER)}" ]
+check "the certificate's CN" [ "$(json_get "$T/status.json" 'd["cert_cn"]')" = controller ]
+check "the document's hash" [ "$(json_get "$T/status.json" 'd["policy_sha256"]')" = \
+        "sha256:$(sha256sum < "$T/mtu.json" | cut -d' ' -f1)" ]
+check "the selector" [ "$(json_get "$T/status.json" 'd["selector"]')" = 'rack in (r1,r2); rack!=r2' ]
+ctl status "$id" > "$T/status.txt"
+check "status text: who and why" grep -q "^  by $(id -un).* (certificate 'controller'): NET-1234: jumbo frames" \
+        "$T/status.txt"
+ctl history > "$T/history.txt"
+check "history: the reason on the rollout's line" grep -q "^$id .*mtu-9000.*\[$(id -un).*: NET-1234: jumbo" \
+        "$T/history.txt"
+expect_rc 0 "history json" ctl_to "$T/history.json" --output json history
+check "history json: reason" [ "$(json_get "$T/history.json" 'd[0]["reason"]')" = \
+        'NET-1234: jumbo frames for the r1 pod' ]
