@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "controller/cmd/ctl.h"
@@ -21,6 +22,8 @@ struct apply_args {
         bool detach;
         struct rollout_opts o;
         json_t *left_out;               /* the nodes the pre-flight left out (--skip-unreachable), for the report */
+        bool ask;                       /* the y/N question will be asked (a terminal, no --yes) */
+        char *diff;                     /* then: what the pre-flight's plans change, grouped, shown before it */
 };
 
 static int parse_count(const char *opt, const char *v, struct rollout_count *ret)
@@ -392,6 +395,28 @@ static void left_out(struct apply_args *a, const char *name, const char *why)
         log_warn("pre-flight: %s left out (--skip-unreachable): %s", name, why);
 }
 
+/* What the nodes that accept the policy change, grouped, for the question. */
+static void keep_diff(struct apply_args *a, const struct inventory_node *const *sel, unsigned n,
+                      const struct preflight_node *pf)
+{
+        const char **names = calloc(n + 1, sizeof(*names)), **texts = calloc(n + 1, sizeof(*texts));
+        size_t size = 0;
+        unsigned k = 0;
+        FILE *f = names && texts ? open_memstream(&a->diff, &size) : NULL;
+
+        for (unsigned i = 0; f && i < n; i++)
+                if (pf[i].result == PREFLIGHT_OK) {
+                        names[k] = sel[i]->name;
+                        texts[k++] = pf[i].diff;
+                }
+        if (f) {
+                rollout_diff_print(f, names, texts, k, 20);
+                fclose(f);
+        }
+        free(names);
+        free(texts);
+}
+
 /*
  * Every node of the rollout answers and accepts the policy before anything changes.
  * A node that refuses the policy stops it (-EINVAL: invalid, exit 2), one whose plan
@@ -410,7 +435,10 @@ static int preflight(struct ctl *c, struct apply_args *a, const char *doc, const
         if (!pf)
                 return -ENOMEM;
         ctl_run_env(c, &env);
+        env.preflight_diff = a->ask;
         rc = rollout_preflight(&env, sel, *n, doc, pf, &e);
+        if (rc >= 0 && a->ask)
+                keep_diff(a, sel, *n, pf);
         for (unsigned i = 0; rc >= 0 && i < *n; i++) {
                 bad[pf[i].result]++;
                 if (pf[i].result == PREFLIGHT_INVALID)
@@ -425,6 +453,8 @@ static int preflight(struct ctl *c, struct apply_args *a, const char *doc, const
                 if (pf[i].result == PREFLIGHT_OK)
                         sel[k++] = sel[i];
         }
+        for (unsigned i = 0; i < *n; i++)
+                free(pf[i].diff);
         free(pf);
         if (rc < 0)
                 return ctl_fail(&e), rc;
@@ -509,6 +539,15 @@ static void record_who(struct ctl *c, struct apply_args *a, const char *doc)
                                         a->only.labels[i]);
 }
 
+/* On a terminal without --yes: what changes where, then the question. */
+static bool confirmed(struct ctl *c, const struct apply_args *a, const struct rollout_rec *r, unsigned n)
+{
+        if (a->ask && a->diff)
+                fprintf(stderr, "%s", a->diff);
+        return cli_confirm(c->yes, "roll '%s' out to %u node%s in %u wave%s?", r->policy_name, n, n == 1 ? "" : "s",
+                           r->n_waves, r->n_waves == 1 ? "" : "s");
+}
+
 static int start(struct ctl *c, struct apply_args *a)
 {
         _cleanup_free_ char *doc = NULL;
@@ -525,8 +564,7 @@ static int start(struct ctl *c, struct apply_args *a)
                 rc = r ? rollout_fabric_check(r, &e) : errbuf_set(&e, ENOMEM, "", "out of memory");
                 if (rc == -EINVAL)
                         log_err("%s: %s: %s; nothing was changed", a->policy, e.where, e.msg);
-                else if (rc >= 0 && !cli_confirm(c->yes, "roll '%s' out to %u node%s in %u wave%s?", r->policy_name,
-                                                 n, n == 1 ? "" : "s", r->n_waves, r->n_waves == 1 ? "" : "s")) {
+                else if (rc >= 0 && !confirmed(c, a, r, n)) {
                         log_err("apply: not confirmed; nothing was changed");
                         rc = -ECANCELED;
                 } else if (rc < 0 || (rc = store_rollout_create(c->store, r, &e)) < 0)
@@ -553,6 +591,7 @@ int ctl_cmd_apply(struct ctl *c)
 
         if (parse_args(c, &a) < 0)
                 return OUTCOME_INVALID;
+        a.ask = !c->yes && isatty(STDIN_FILENO);
         if (ctl_store_shared(c)) {
                 if (a.resume) {
                         log_err("apply --resume: with an etcd store the leading 'nettunectl serve' replica resumes "
@@ -563,6 +602,7 @@ int ctl_cmd_apply(struct ctl *c)
                         return r;
                 r = start(c, &a);
                 json_decref(a.left_out);
+                free(a.diff);
                 return r;
         }
         if (a.detach) {
@@ -576,5 +616,6 @@ int ctl_cmd_apply(struct ctl *c)
                 return r;
         r = a.resume ? resume(c, a.resume) : start(c, &a);
         json_decref(a.left_out);
+        free(a.diff);
         return r;
 }

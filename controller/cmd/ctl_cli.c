@@ -240,6 +240,12 @@ const struct cli_command ctl_commands[] = {
           "SONiC's dynamic buffer model does, ConnectX as the mlx5 driver does (the\n"
           "formulas and their sources: docs/operations.md, \"Headroom\"). Changes nothing.",
           headroom_flags, "0 computed, 2 invalid input (the flag is named)" },
+        { "diff", "ID1 ID2", "what changed between two rollouts' policy documents, path by path",
+          "Compares the documents two rollouts sent to their agents, path by path\n"
+          "(PATH: FROM -> TO, 'unset' where one has none; arrays whole), after a line\n"
+          "for each rollout: its policy, the document's sha256, who ran it and why.\n"
+          "Reads the store only.",
+          NULL, "0 the same, 1 they differ, 2 invalid input or no such rollout, 3 the store cannot be read" },
         { 0 },
 };
 

@@ -80,8 +80,9 @@ static const char *str_of(const json_t *o, const char *k)
 
 static void print_text(const json_t *nodes, const struct plan_sum *s, unsigned n)
 {
-        size_t i, k;
-        json_t *node, *ch;
+        size_t i;
+        json_t *node;
+        char *text;
 
         printf("plan: %u node%s selected: %u changing, %u unchanged, %u unreachable, %u invalid\n", n,
                n == 1 ? "" : "s", s->changing, s->unchanged, s->unreachable, s->invalid);
@@ -105,13 +106,10 @@ static void print_text(const json_t *nodes, const struct plan_sum *s, unsigned n
                 }
                 printf("%s: %zu change%s\n", str_of(node, "name"), json_array_size(changes),
                        json_array_size(changes) == 1 ? "" : "s");
-                json_array_foreach(changes, k, ch) {
-                        char from[256], to[256];
-
-                        printf("  %s %s: %s -> %s\n", str_of(ch, "target"), str_of(ch, "key"),
-                               state_text_value("", json_object_get(ch, "from"), from, sizeof(from)),
-                               state_text_value("", json_object_get(ch, "to"), to, sizeof(to)));
-                }
+                text = rollout_changes_text(changes, "  ");     /* the same change on many ports: one line */
+                if (text)
+                        printf("%s", text);
+                free(text);
         }
 }
 

@@ -23,6 +23,45 @@ for ((i = 1; i <= N; i++)); do
 done
 check "no rollout recorded" [ "$(ctl_db 'select count(*) from rollouts')" = 0 ]
 
+# on_tty ANSWER OUT CMD...: CMD on a terminal; ANSWER typed at its [y/N]; all it wrote into OUT; its exit code.
+on_tty() {
+        python3 - "$@" <<'PY'
+import os, pty, sys
+answer, out, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(argv[0], argv)
+got, sent = b"", False
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    got += chunk
+    if not sent and b"[y/N]" in got:
+        os.write(fd, answer.encode() + b"\n")
+        sent = True
+open(out, "wb").write(got.replace(b"\r\n", b"\n"))
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+PY
+}
+
+step "on a terminal: what changes where, before the question; 'n' changes nothing"
+expect_rc 2 "answered n" on_tty n "$T/tty.txt" ip netns exec "$HUB" "$CTL" --inventory "$T/inventory.json" \
+        --db "$T/ctl.db" apply "$T/mtu.json" --selector 'rack in (r1,r2)' --wave-size 100%
+check "the changes, grouped, before the question" python3 -c '
+import sys
+t = open(sys.argv[1]).read()
+want = "node001, node002, node005, node006 (4 nodes):\n  nt0 mtu: 1500 -> 9000\nroll \x27mtu-9000\x27 out to 4 nodes"
+sys.exit(want not in t)' "$T/tty.txt"
+check "not confirmed" grep -q "not confirmed; nothing was changed" "$T/tty.txt"
+for ((i = 1; i <= N; i++)); do
+        [ "$(node_mtu $i)" = 1500 ] || fail "node $i has mtu $(node_mtu $i) after 'n'"
+done
+check "no rollout recorded" [ "$(ctl_db 'select count(*) from rollouts')" = 0 ]
+
 step "apply --selector 'rack in (r1,r2)' --selector 'rack!=r2' --reason"
 expect_rc 0 "rollout commits" ctl_to "$T/apply.json" --output json --yes apply "$T/mtu.json" \
         --selector 'rack in (r1,r2)' --selector 'rack!=r2' --reason 'NET-1234: jumbo frames for the r1 pod' \
@@ -53,3 +92,20 @@ check "history: the reason on the rollout's line" grep -q "^$id .*mtu-9000.*\[$(
 expect_rc 0 "history json" ctl_to "$T/history.json" --output json history
 check "history json: reason" [ "$(json_get "$T/history.json" 'd[0]["reason"]')" = \
         'NET-1234: jumbo frames for the r1 pod' ]
+
+step "diff between two rollouts' documents"
+policy "$T/mtu4k.json" mtu-4000 4000 '{ "role": "gpu" }' '{ "probe": "none" }'
+expect_rc 0 "a second rollout" ctl --yes apply "$T/mtu4k.json" --selector rack=r1 --wave-size 100% --reason 'back off'
+check "node001 at mtu 4000" [ "$(node_mtu 1)" = 4000 ]
+expect_rc 1 "diff: they differ" ctl_to "$T/diff.txt" diff "$id" 2
+check "the header names each side, who and why" grep -q "^--- rollout $id (apply 'mtu-9000') sha256:[0-9a-f]\{64\} by .*: NET-1234" \
+        "$T/diff.txt"
+check "spec.mtu" grep -qx "  spec.mtu: 9000 -> 4000" "$T/diff.txt"
+check "metadata.name" grep -qx '  metadata.name: "mtu-9000" -> "mtu-4000"' "$T/diff.txt"
+check "nothing else" [ "$(grep -c '^  ' "$T/diff.txt")" = 2 ]
+expect_rc 1 "diff json" ctl_to "$T/diff.json" --output json diff "$id" 2
+check "json: the changes" [ "$(json_get "$T/diff.json" '[(c["path"], c["from"], c["to"]) for c in d["changes"]]')" = \
+        "[('metadata.name', '\"mtu-9000\"', '\"mtu-4000\"'), ('spec.mtu', '9000', '4000')]" ]
+check "json: the reason of each" [ "$(json_get "$T/diff.json" 'd["to"]["reason"]')" = 'back off' ]
+expect_rc 0 "a rollout against itself" ctl diff 2 2
+expect_rc 2 "no such rollout" ctl diff 2 99
