@@ -224,6 +224,9 @@ int ctl_doctor_collect(struct ctl *c, double window_s, const struct inventory_no
 
 int ctl_cmd_tune(struct ctl *c);
 int ctl_cmd_diff(struct ctl *c);
+int ctl_cmd_pause(struct ctl *c);
+int ctl_cmd_resume(struct ctl *c);
+int ctl_cmd_promote(struct ctl *c);
 
 /* GET /v1/drift on sel[0..n) at once, stored as one scan; caller frees with ctl_drift_scan_free. */
 int ctl_drift_scan(struct ctl *c, const struct inventory_node *const *sel, unsigned n, struct drift_scan *ret,

@@ -109,6 +109,16 @@ static int parse_one(struct apply_args *a, const char *opt, const char *v)
                 return ctl_parse_uint(opt, v, 1, 2000000000, &a->resume);
         if (streq(opt, "--reason"))
                 return parse_reason(a, v);
+        if (streq(opt, "--wave-interval"))
+                return ctl_parse_uint(opt, v, 0, 86400, &a->o.wave_interval_s);
+        if (streq(opt, "--promote")) {
+                if (!v || (!streq(v, "auto") && !streq(v, "manual"))) {
+                        log_err("--promote '%s': expected 'auto' or 'manual'; nothing was changed", v ? v : "");
+                        return -EINVAL;
+                }
+                a->o.promote_manual = streq(v, "manual");
+                return 0;
+        }
         if (streq(opt, "--canary-selector"))
                 return parse_selector(a, v);
         if (streq(opt, "--wave-by"))
@@ -596,6 +606,11 @@ int ctl_cmd_apply(struct ctl *c)
                 if (a.resume) {
                         log_err("apply --resume: with an etcd store the leading 'nettunectl serve' replica resumes "
                                 "every running rollout by itself; nothing was changed");
+                        return OUTCOME_INVALID;
+                }
+                if (a.o.promote_manual) {
+                        log_err("apply --promote manual: an etcd store keeps no promotion yet (a SQLite one does); "
+                                "nothing was changed");
                         return OUTCOME_INVALID;
                 }
                 if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0 || (r = ctl_need_http(c)) > 0)

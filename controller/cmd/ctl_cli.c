@@ -50,6 +50,9 @@ static const struct cli_flag apply_flags[] = {
         { "--no-confirm", NULL, "leave the last wave pending ('nettunectl confirm ID' keeps it)", NULL },
         { "--fabric-neighbours", "K", "the fabric gate's ring neighbours per node", NULL },
         { "--resume", "ID", "continue an interrupted rollout (SQLite)", NULL },
+        { "--wave-interval", "S", "soak S seconds after each wave before the next one (its fabric gate measures "
+          "again after the soak)", NULL },
+        { "--promote", "auto|manual", "manual: each wave after the first waits for 'nettunectl promote ID'", NULL },
         { "--reason", "TEXT", "why: recorded with the rollout, the OS user, the certificate's CN and the policy's "
           "sha256 (status, history)", NULL },
         { "--detach", NULL, "etcd store: submit and return ('serve' replicas run it)", NULL },
@@ -246,6 +249,15 @@ const struct cli_command ctl_commands[] = {
           "for each rollout: its policy, the document's sha256, who ran it and why.\n"
           "Reads the store only.",
           NULL, "0 the same, 1 they differ, 2 invalid input or no such rollout, 3 the store cannot be read" },
+        { "pause", "ID", "no further wave of a running rollout starts until 'resume ID'",
+          "Tells whoever drives rollout ID (through the store) that no further wave is\n"
+          "to start: the wave in flight finishes, the next one waits. Recorded with who\n"
+          "said it (status shows it). A SQLite store.",
+          NULL, "0 said, 2 no such running rollout or not paused/promotable, 3 the store failed" },
+        { "resume", "ID", "a paused rollout goes on with its next wave", NULL, NULL,
+          "0 said, 2 no such running rollout or not paused/promotable, 3 the store failed" },
+        { "promote", "ID", "start the next wave of a rollout applied with --promote manual", NULL, NULL,
+          "0 said, 2 no such running rollout or not paused/promotable, 3 the store failed" },
         { 0 },
 };
 

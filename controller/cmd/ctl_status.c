@@ -48,6 +48,29 @@ static void live_of(struct ctl *c, const struct rollout_rec *r, struct rollout_l
         }
 }
 
+/* A running rollout's hold (pause ID, promote ID), added to what is known of its driver. */
+static void hold_of(struct ctl *c, const struct rollout_rec *r, struct rollout_live *live)
+{
+        struct store_hold h;
+        struct errbuf e = { 0 };
+        unsigned next = 0;
+        size_t len = strlen(live->note);
+
+        if (r->state != ROLLOUT_RUNNING || store_hold_get(c->store, r->id, &h, &e) < 0)
+                return;
+        for (unsigned w = 0; w < r->n_waves && !next; w++)
+                if (r->waves[w].state == RWAVE_PLANNED)
+                        next = w + 1;
+        if (!live->state[0])
+                snprintf(live->state, sizeof(live->state), "running");
+        if (h.paused)
+                snprintf(live->note + len, sizeof(live->note) - len, "%spaused by %s: 'nettunectl resume %lld' goes "
+                         "on", len ? "; " : "", h.by, r->id);
+        else if (r->opts.promote_manual && next > 1 && h.promoted < next)
+                snprintf(live->note + len, sizeof(live->note) - len, "%swave %u waits for 'nettunectl promote %lld'",
+                         len ? "; " : "", next, r->id);
+}
+
 int ctl_cmd_status(struct ctl *c)
 {
         struct rollout_live live;
@@ -68,6 +91,7 @@ int ctl_cmd_status(struct ctl *c)
                 return outcome_of_errno(rc);
         }
         live_of(c, r, &live);
+        hold_of(c, r, &live);
         output_rollout_status(r, &live, c->json);
         rollout_rec_free(r);
         return OUTCOME_OK;

@@ -30,6 +30,9 @@ static const struct command commands[] = {
         { "headroom", ctl_cmd_headroom },
         { "tune",     ctl_cmd_tune },
         { "diff",     ctl_cmd_diff },
+        { "pause",    ctl_cmd_pause },
+        { "resume",   ctl_cmd_resume },
+        { "promote",  ctl_cmd_promote },
 };
 
 #define COMMON_USAGE "[--config FILE] [--inventory FILE] [--db FILE | --store SPEC] [--output text|json] [--yes]"

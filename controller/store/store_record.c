@@ -170,6 +170,10 @@ char *rollout_opts_to_json(const struct rollout_opts *o)
                 json_object_set_new(j, "probe_duration_ms", json_integer(o->probe_duration_ms));
         if (j && o->skip_unreachable)
                 json_object_set_new(j, "skip_unreachable", json_true());
+        if (j && o->wave_interval_s)
+                json_object_set_new(j, "wave_interval_s", json_integer(o->wave_interval_s));
+        if (j && o->promote_manual)
+                json_object_set_new(j, "promote", json_string("manual"));
         for (size_t i = 0; j && i < ARRAY_SIZE(who_members); i++) {
                 const char *v = (const char *)o + who_members[i].off;
 
@@ -229,6 +233,16 @@ int rollout_opts_from_json(const char *text, struct rollout_opts *ret)
                 if (v && (!json_is_string(v) || !copy_opt_str(json_string_value(v), (char *)&o + who_members[i].off,
                                                                who_members[i].size)))
                         r = -EINVAL;
+        }
+        if (r == 0) {
+                json_t *wi = json_object_get(j, "wave_interval_s"), *pm = json_object_get(j, "promote");
+
+                if ((wi && (!json_is_integer(wi) || json_integer_value(wi) < 0 ||
+                            json_integer_value(wi) > 86400)) ||
+                    (pm && (!json_is_string(pm) || strcmp(json_string_value(pm), "manual"))))
+                        r = -EINVAL;
+                o.wave_interval_s = wi ? (unsigned)json_integer_value(wi) : 0;
+                o.promote_manual = pm != NULL;
         }
         if (r == 0)
                 *ret = o;

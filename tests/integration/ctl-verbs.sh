@@ -109,3 +109,36 @@ check "json: the changes" [ "$(json_get "$T/diff.json" '[(c["path"], c["from"], 
 check "json: the reason of each" [ "$(json_get "$T/diff.json" 'd["to"]["reason"]')" = 'back off' ]
 expect_rc 0 "a rollout against itself" ctl diff 2 2
 expect_rc 2 "no such rollout" ctl diff 2 99
+
+step "--promote manual and --wave-interval: each later wave waits for a person; pause holds it even then"
+policy "$T/mtu6k.json" mtu-6000 6000 '{ "role": "gpu" }' '{ "probe": "none" }'
+bg ctl --yes --output json apply "$T/mtu6k.json" --selector 'rack in (r2,r3)' --canary 1 --wave-size 1 \
+        --promote manual --wave-interval 2 --confirm-timeout 600 > "$T/held.json" 2> "$T/held.err"
+apply_pid=$BG_PID
+# status_says ID TEXT: the rollout's status names TEXT
+status_says() { ctl status "$1" | grep -qF -- "$2"; }
+wait_for 60 mtu_is 2 6000 || fail "the canary node002 did not change (see $T/held.err)"
+hid=$(ctl_db 'select max(id) from rollouts')
+wait_for 60 status_says "$hid" "wave 2 waits for 'nettunectl promote $hid'" || fail "status does not say wave 2 waits"
+echo "ok: status: wave 2 waits for 'nettunectl promote $hid'"
+check "node003 (wave 2) untouched while it waits" [ "$(node_mtu 3)" = 1500 ]
+check "the soak was said before it" grep -q "soaking [12] s before wave 2/3" "$T/held.err"
+expect_rc 0 "pause" ctl pause "$hid"
+expect_rc 2 "pause twice" ctl pause "$hid"
+expect_rc 0 "promote while paused" ctl promote "$hid"
+wait_for 30 status_says "$hid" "paused by $(id -un)" || fail "status does not say paused"
+echo "ok: status: paused by $(id -un)"
+check "still untouched: paused, whatever was promoted" [ "$(node_mtu 3)" = 1500 ]
+expect_rc 0 "resume" ctl resume "$hid"
+wait_for 60 mtu_is 3 6000 || fail "wave 2 did not start after resume"
+echo "ok: wave 2 (node003) applied once resumed"
+wait_for 60 status_says "$hid" "wave 3 waits for 'nettunectl promote $hid'" || fail "wave 3 does not wait"
+check "node006 (wave 3) untouched while it waits" [ "$(node_mtu 6)" = 1500 ]
+expect_rc 0 "promote wave 3" ctl promote "$hid"
+rc=0; wait "$apply_pid" || rc=$?
+check "the rollout completes (exit $rc)" [ "$rc" = 0 ]
+check "node006 at 6000" [ "$(node_mtu 6)" = 6000 ]
+check "recorded: the soak and the promotion" [ "$(ctl_db "select opts from rollouts where id = $hid" |
+        python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["wave_interval_s"], o["promote"])')" = "2 manual" ]
+expect_rc 2 "promote a finished rollout" ctl promote "$hid"
+expect_rc 2 "--promote sometimes" ctl --yes apply "$T/mtu6k.json" --promote sometimes
