@@ -232,6 +232,13 @@ int ctl_cmd_promote(struct ctl *c);
 int ctl_drift_scan(struct ctl *c, const struct inventory_node *const *sel, unsigned n, struct drift_scan *ret,
                    struct errbuf *e);
 void ctl_drift_scan_free(struct drift_scan *scan);
+/*
+ * drift --heal (ctl_heal.c): every drifted node of scan gets the policy the newest
+ * finished rollout that committed it sent, as an "enforce" rollout per policy (asked
+ * on a terminal; with SQLite run here under the rollout lease, with etcd submitted).
+ * The worst exit code of them; 3 too when a drifted node has no such rollout (named).
+ */
+int ctl_drift_heal(struct ctl *c, const struct drift_scan *scan);
 
 /* The store spec in force: --store, else --db, else the config file's, else ./nettune.db. */
 const char *ctl_store_spec(const struct ctl *c);

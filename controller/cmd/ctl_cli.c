@@ -59,6 +59,12 @@ static const struct cli_flag apply_flags[] = {
         { 0 },
 };
 
+static const struct cli_flag drift_flags[] = {
+        SELECTOR,
+        { "--heal", NULL, "re-apply each drifted node's intent as a rollout (no 'serve' needed)", NULL },
+        { 0 },
+};
+
 static const struct cli_flag history_flags[] = {
         { "--limit", "N", "the newest N rollouts (default 50)", NULL },
         { 0 },
@@ -187,11 +193,15 @@ const struct cli_command ctl_commands[] = {
           "the node last committed is marked '*' and listed below the table. Changes\n"
           "nothing.",
           plan_flags, "0 ok, 1 drift found, 2 invalid input, 3 a node could not be reached" },
-        { "drift", NULL, "scan the fleet for drift (exit 1 on drift)",
+        { "drift", NULL, "scan the fleet for drift (exit 1 on drift; --heal re-applies the intent)",
           "Asks every selected node to compare its live state with the policy it last\n"
           "committed and prints what differs, as 'nettune-agent drift' does; the scan is\n"
-          "stored. Changes nothing.",
-          plan_flags, "0 no drift, 1 drift found, 2 invalid input, 3 a node could not be reached" },
+          "stored. Changes nothing, unless --heal: then every drifted node gets the\n"
+          "policy the newest rollout that committed it sent, as a rollout of kind\n"
+          "enforce with that rollout's waves (asked first on a terminal), run here.",
+          drift_flags, "0 no drift (--heal: every drifted node healed), 1 drift found (--heal: a heal\n"
+                       "            rollout halted), 2 invalid input, 3 a node could not be reached (--heal: or\n"
+                       "            failed, or has no rollout to take its intent from)" },
         { "doctor", NULL, "diagnose a slow fabric fleet-wide (read only; --propose a fix)",
           "Asks every selected agent for its facts over the same window and judges the\n"
           "fleet with the rules of 'nettune-agent doctor', across nodes: a host interface\n"

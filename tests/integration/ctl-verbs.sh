@@ -142,3 +142,15 @@ check "recorded: the soak and the promotion" [ "$(ctl_db "select opts from rollo
         python3 -c 'import json,sys; o=json.load(sys.stdin); print(o["wave_interval_s"], o["promote"])')" = "2 manual" ]
 expect_rc 2 "promote a finished rollout" ctl promote "$hid"
 expect_rc 2 "--promote sometimes" ctl --yes apply "$T/mtu6k.json" --promote sometimes
+
+step "drift --heal: each drifted node's intent again, as a rollout, without serve"
+ip -n "$(node_ns 5)" link set nt0 mtu 1500
+ip -n "$(node_ns 3)" link set nt0 mtu 1400
+expect_rc 0 "drift --heal heals both" ctl_to "$T/heal.txt" --yes drift --heal
+check "node005 back at 4000 (the policy of rollout 2, the newest that committed it)" [ "$(node_mtu 5)" = 4000 ]
+check "node003 back at 6000 (rollout $hid's policy)" [ "$(node_mtu 3)" = 6000 ]
+check "two enforce rollouts recorded, each with the heal's reason" [ "$(ctl_db "select count(*) from rollouts where
+        kind = 'enforce' and opts like '%drift --heal%'")" = 2 ]
+check "the report names them" grep -q "^rollout [0-9]* (enforce 'mtu-6000'): completed" "$T/heal.txt"
+check "untouched: node004 (never drifted)" [ "$(node_mtu 4)" = 1500 ]
+expect_rc 0 "in sync afterwards" ctl drift
