@@ -199,6 +199,15 @@ int ctl_cert_cn(const char *path, char *buf, size_t size);
 /* "sha256:HEX" of doc[0..len) into buf (73 bytes at least). 0 or -EINVAL. */
 int ctl_sha256(const char *doc, size_t len, char *buf, size_t size);
 
+/*
+ * --output json's error object (ctl_errjson.c): begin (before anything is parsed:
+ * argv is scanned for --output json) counts stdout and keeps the first error line;
+ * end prints {"error": {"code", "message", "path"?, "target"?, "exit_code"}} on stdout
+ * when rc is not 0 and the command printed nothing there. Returns rc.
+ */
+void ctl_errjson_begin(int argc, char **argv);
+int ctl_errjson_end(int rc);
+
 int ctl_cmd_plan(struct ctl *c);
 int ctl_cmd_state(struct ctl *c);
 int ctl_cmd_apply(struct ctl *c);

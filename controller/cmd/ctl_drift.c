@@ -101,7 +101,7 @@ static void print_json(const struct drift_scan *s)
                                                        "reached", d->reached, "drifted", d->drifted,
                                                        "report", rep, "error", d->error[0] ? d->error : NULL));
         }
-        j = json_pack("{s:I, s:I, s:i, s:i, s:i, s:o}", "scan", (json_int_t)s->id, "at", (json_int_t)s->at,
+        j = json_pack("{s:I, s:o, s:i, s:i, s:i, s:o}", "scan", (json_int_t)s->id, "at", output_time_json(s->at),
                       "nodes_scanned", (int)s->n_nodes, "drifted", (int)s->n_drifted,
                       "unreachable", (int)s->n_unreachable, "nodes", nodes);
         output_json(j);

@@ -171,7 +171,7 @@ static const struct command *find_command(const char *name, const struct cli_com
         return NULL;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
         struct ctl c = {
                 .inventory_path = "inventory.json", .db_path = "nettune.db",
@@ -212,4 +212,10 @@ int main(int argc, char **argv)
         r = cmd->run(&c);
         ctl_done(&c);
         return r;
+}
+
+int main(int argc, char **argv)
+{
+        ctl_errjson_begin(argc, argv);
+        return ctl_errjson_end(run(argc, argv));
 }

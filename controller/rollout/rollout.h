@@ -559,6 +559,9 @@ struct rollout_live {
 /* The rollout with what is known of its driver (live: NULL or state "" = as recorded). */
 void output_rollout_status(const struct rollout_rec *r, const struct rollout_live *live, bool json);
 
+/* A time (unix seconds) as every JSON of the controller writes it: RFC 3339 UTC, "2026-12-07T22:33:00Z"; 0: null. */
+json_t *output_time_json(long long t);
+
 /* Print a JSON document to stdout, indented, with a newline. */
 void output_json(json_t *j);
 

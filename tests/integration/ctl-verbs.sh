@@ -154,3 +154,25 @@ check "two enforce rollouts recorded, each with the heal's reason" [ "$(ctl_db "
 check "the report names them" grep -q "^rollout [0-9]* (enforce 'mtu-6000'): completed" "$T/heal.txt"
 check "untouched: node004 (never drifted)" [ "$(node_mtu 4)" = 1500 ]
 expect_rc 0 "in sync afterwards" ctl drift
+
+step "--output json: an error is one JSON object on stdout, with the same exit code; times in RFC 3339 UTC"
+expect_rc 2 "no such rollout" ctl_to "$T/err1.json" --output json status 99
+check "error.code invalid, the message" [ "$(json_get "$T/err1.json" 'd["error"]["code"], d["error"]["message"]')" = \
+        "('invalid', '$T/ctl.db: no rollout 99')" ]
+python3 - "$T/mtu.json" "$T/nope.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["targets"]["interfaces"] = ["nope0"]; json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_rc 2 "a policy the agents refuse" ctl_to "$T/err2.json" --output json --yes apply "$T/nope.json" \
+        --selector rack=r3
+check "one object: error with code, path and target" [ "$(json_get "$T/err2.json" \
+        '(sorted(d), d["error"]["code"], d["error"]["path"], d["error"]["target"])')" = \
+        "(['error'], 'invalid', '\$.targets.interfaces[0]', '$T/nope.json')" ]
+check "the message names the node" grep -q 'node node003 refuses the policy' "$T/err2.json"
+check "node003 untouched" [ "$(node_mtu 3)" = 6000 ]
+expect_rc 0 "status json" ctl_to "$T/st.json" --output json status "$id"
+check "created_at and every wave's started_at in RFC 3339 UTC" python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+ts = [d["created_at"], d["updated_at"]] + [w["started_at"] for w in d["waves"]]
+sys.exit(not all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", t) for t in ts))' "$T/st.json"
