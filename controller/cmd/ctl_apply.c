@@ -23,6 +23,7 @@ struct apply_args {
         struct rollout_opts o;
         json_t *left_out;               /* the nodes the pre-flight left out (--skip-unreachable), for the report */
         bool ask;                       /* the y/N question will be asked (a terminal, no --yes) */
+        json_t *notes;                  /* the pre-flight plans' notes, each with its nodes (rollout_notes_add) */
         char *diff;                     /* then: what the pre-flight's plans change, grouped, shown before it */
 };
 
@@ -188,13 +189,17 @@ static int parse_args(struct ctl *c, struct apply_args *a)
         return 0;
 }
 
-/* The rollout's report, with each wave's fabric gate when the policy has one and the nodes the pre-flight left out. */
-static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fabric, json_t *left_out)
+/*
+ * The rollout's report, with each wave's fabric gate when the policy has one, the nodes the pre-flight left out
+ * and the notes its plans carried.
+ */
+static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fabric, json_t *left_out, json_t *notes)
 {
         json_t *j;
 
         if (!c->json) {
                 output_rollout(r, false);
+                rollout_notes_print(stdout, notes);
                 for (size_t i = 0; i < json_array_size(left_out); i++)
                         printf("  left out by the pre-flight: %s: %s\n",
                                json_string_value(json_object_get(json_array_get(left_out, i), "name")),
@@ -207,12 +212,14 @@ static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fab
                 json_object_set(j, "fabric", fabric);
         if (j && left_out)
                 json_object_set(j, "left_out", left_out);
+        if (j && notes)
+                json_object_set(j, "notes", notes);
         output_json(j);
         json_decref(j);
         fflush(stdout);
 }
 
-static int run_and_report(struct ctl *c, struct rollout_rec *r, json_t *left_out)
+static int run_and_report(struct ctl *c, struct rollout_rec *r, json_t *left_out, json_t *notes)
 {
         struct rollout_run_env env;
         struct errbuf e = { 0 };
@@ -222,7 +229,7 @@ static int run_and_report(struct ctl *c, struct rollout_rec *r, json_t *left_out
         env.fabric_log = json_array();
         rc = rollout_run(&env, r, &e);
         if (rc >= 0)
-                report(c, r, env.fabric_log, left_out);
+                report(c, r, env.fabric_log, left_out, notes);
         json_decref(env.fabric_log);
         return rc < 0 ? ctl_fail(&e) : rc;
 }
@@ -247,7 +254,7 @@ static int resume(struct ctl *c, unsigned id)
         }
         if (!c->quiet && !c->json)
                 fprintf(stderr, "resuming rollout %u of '%s'\n", id, r->policy_name);
-        rc = run_and_report(c, r, NULL);
+        rc = run_and_report(c, r, NULL, NULL);
         rollout_rec_free(r);
         return rc;
 }
@@ -451,6 +458,8 @@ static int preflight(struct ctl *c, struct apply_args *a, const char *doc, const
                 keep_diff(a, sel, *n, pf);
         for (unsigned i = 0; rc >= 0 && i < *n; i++) {
                 bad[pf[i].result]++;
+                if (pf[i].result == PREFLIGHT_OK && a->notes)
+                        rollout_notes_add(a->notes, sel[i]->name, pf[i].notes);
                 if (pf[i].result == PREFLIGHT_INVALID)
                         log_err("%s: node %s refuses the policy: %s%s%s", a->policy, sel[i]->name, pf[i].path,
                                 pf[i].path[0] ? ": " : "", pf[i].why);
@@ -463,8 +472,10 @@ static int preflight(struct ctl *c, struct apply_args *a, const char *doc, const
                 if (pf[i].result == PREFLIGHT_OK)
                         sel[k++] = sel[i];
         }
-        for (unsigned i = 0; i < *n; i++)
+        for (unsigned i = 0; i < *n; i++) {
                 free(pf[i].diff);
+                json_decref(pf[i].notes);
+        }
         free(pf);
         if (rc < 0)
                 return ctl_fail(&e), rc;
@@ -554,6 +565,8 @@ static bool confirmed(struct ctl *c, const struct apply_args *a, const struct ro
 {
         if (a->ask && a->diff)
                 fprintf(stderr, "%s", a->diff);
+        if (a->ask)
+                rollout_notes_print(stderr, a->notes);
         return cli_confirm(c->yes, "roll '%s' out to %u node%s in %u wave%s?", r->policy_name, n, n == 1 ? "" : "s",
                            r->n_waves, r->n_waves == 1 ? "" : "s");
 }
@@ -589,9 +602,40 @@ static int start(struct ctl *c, struct apply_args *a)
         if (!c->quiet && !c->json)
                 fprintf(stderr, "rollout %lld: '%s' to %u node%s in %u wave%s\n", r->id, r->policy_name,
                         n, n == 1 ? "" : "s", r->n_waves, r->n_waves == 1 ? "" : "s");
-        rc = ctl_store_shared(c) ? submitted(c, a, r) : run_and_report(c, r, a->left_out);
+        rc = ctl_store_shared(c) ? submitted(c, a, r) : run_and_report(c, r, a->left_out, a->notes);
         rollout_rec_free(r);
         return rc;
+}
+
+static int dispatch(struct ctl *c, struct apply_args *a)
+{
+        int r;
+
+        if (ctl_store_shared(c)) {
+                if (a->resume) {
+                        log_err("apply --resume: with an etcd store the leading 'nettunectl serve' replica resumes "
+                                "every running rollout by itself; nothing was changed");
+                        return OUTCOME_INVALID;
+                }
+                if (a->o.promote_manual) {
+                        log_err("apply --promote manual: an etcd store keeps no promotion yet (a SQLite one does); "
+                                "nothing was changed");
+                        return OUTCOME_INVALID;
+                }
+                if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0 || (r = ctl_need_http(c)) > 0)
+                        return r;
+                return start(c, a);
+        }
+        if (a->detach) {
+                log_err("apply --detach needs a store that 'nettunectl serve' replicas share (etcd); "
+                        "nothing was changed");
+                return OUTCOME_INVALID;
+        }
+        if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0 || (r = ctl_need_http(c)) > 0)
+                return r;
+        if ((r = ctl_need_lease(c, a->resume)) > 0)
+                return r;
+        return a->resume ? resume(c, a->resume) : start(c, a);
 }
 
 int ctl_cmd_apply(struct ctl *c)
@@ -602,35 +646,10 @@ int ctl_cmd_apply(struct ctl *c)
         if (parse_args(c, &a) < 0)
                 return OUTCOME_INVALID;
         a.ask = !c->yes && isatty(STDIN_FILENO);
-        if (ctl_store_shared(c)) {
-                if (a.resume) {
-                        log_err("apply --resume: with an etcd store the leading 'nettunectl serve' replica resumes "
-                                "every running rollout by itself; nothing was changed");
-                        return OUTCOME_INVALID;
-                }
-                if (a.o.promote_manual) {
-                        log_err("apply --promote manual: an etcd store keeps no promotion yet (a SQLite one does); "
-                                "nothing was changed");
-                        return OUTCOME_INVALID;
-                }
-                if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0 || (r = ctl_need_http(c)) > 0)
-                        return r;
-                r = start(c, &a);
-                json_decref(a.left_out);
-                free(a.diff);
-                return r;
-        }
-        if (a.detach) {
-                log_err("apply --detach needs a store that 'nettunectl serve' replicas share (etcd); "
-                        "nothing was changed");
-                return OUTCOME_INVALID;
-        }
-        if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0 || (r = ctl_need_http(c)) > 0)
-                return r;
-        if ((r = ctl_need_lease(c, a.resume)) > 0)
-                return r;
-        r = a.resume ? resume(c, a.resume) : start(c, &a);
+        a.notes = json_array();
+        r = dispatch(c, &a);
         json_decref(a.left_out);
+        json_decref(a.notes);
         free(a.diff);
         return r;
 }

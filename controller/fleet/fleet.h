@@ -257,7 +257,9 @@ struct reply_plan {
         unsigned n_changes;
         uint32_t fields;                /* STATE_BIT of every changing field the agent named */
         json_t *changes;                /* owned: [{target, field, key, from, to}] */
+        json_t *notes;                  /* owned: the agent's notes, [string] (at most REPLY_NOTES_MAX) */
 };
+#define REPLY_NOTES_MAX 256
 
 struct reply_drift {
         bool drifted;

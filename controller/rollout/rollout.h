@@ -446,6 +446,7 @@ struct preflight_node {
         char why[STORE_ERR_MAX];
         char *diff;                     /* OK with env->preflight_diff: its changes (rollout_changes_text, "  "
                                            indented), "" = none; owned, the caller frees it */
+        json_t *notes;                  /* OK: its plan's notes ([string]); owned, the caller json_decref()s it */
 };
 
 /* Ask nodes[0..n) at once; ret[i] is node i's. 0, or -errno when libcurl failed. */
@@ -466,6 +467,15 @@ char *rollout_changes_text(const json_t *changes, const char *indent);
  * many change nothing (texts[i] NULL or ""). On f.
  */
 void rollout_diff_print(FILE *f, const char *const *names, const char *const *texts, unsigned n, unsigned max_groups);
+
+/*
+ * The agents' notes, each once with the nodes that said it: groups is a JSON array
+ * of {"note": TEXT, "nodes": [NAME...]} in order of first appearance; add node's
+ * notes (an array of strings) to it (0 or -ENOMEM). print: one line a note,
+ * "note (12 nodes: node001, node002, ...): TEXT" (eight names at most).
+ */
+int rollout_notes_add(json_t *groups, const char *node, const json_t *notes);
+void rollout_notes_print(FILE *f, const json_t *groups);
 
 /*
  * The fabric gate of a rollout (the policy's verify.fabric), on top of each

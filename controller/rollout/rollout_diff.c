@@ -193,3 +193,53 @@ void rollout_diff_print(FILE *f, const char *const *names, const char *const *te
                 fprintf(f, "%u node%s already as the policy asks\n", same, same == 1 ? " is" : "s are");
         free(g);
 }
+
+/* ---- notes: each said once, with the nodes that say it ---- */
+
+int rollout_notes_add(json_t *groups, const char *node, const json_t *notes)
+{
+        const json_t *n;
+        size_t i, k;
+
+        json_array_foreach(notes, i, n) {
+                const char *text = json_string_value(n);
+                json_t *g = NULL, *x;
+
+                if (!text)
+                        continue;
+                json_array_foreach(groups, k, x)
+                        if (!strcmp(json_string_value(json_object_get(x, "note")), text)) {
+                                g = x;
+                                break;
+                        }
+                if (!g) {
+                        g = json_pack("{s:s, s:[]}", "note", text, "nodes");
+                        if (!g || json_array_append_new(groups, g) < 0)
+                                return -ENOMEM;
+                }
+                if (json_array_append_new(json_object_get(g, "nodes"), json_string(node)) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+void rollout_notes_print(FILE *f, const json_t *groups)
+{
+        const json_t *g, *name;
+        size_t i, k;
+
+        json_array_foreach(groups, i, g) {
+                const json_t *nodes = json_object_get(g, "nodes");
+                size_t n = json_array_size(nodes);
+
+                fprintf(f, "note (%zu node%s: ", n, n == 1 ? "" : "s");
+                json_array_foreach(nodes, k, name) {
+                        if (k == 8) {
+                                fprintf(f, ", ...");
+                                break;
+                        }
+                        fprintf(f, "%s%s", k ? ", " : "", json_string_value(name));
+                }
+                fprintf(f, "): %s\n", json_string_value(json_object_get(g, "note")));
+        }
+}

@@ -58,6 +58,7 @@ static void on_plan(const struct http_req *q, struct preflight_node *p, bool wan
                 p->changes = rp.n_changes;
                 if (want_diff)
                         p->diff = rollout_changes_text(rp.changes, "  ");
+                p->notes = json_incref(rp.notes);
                 reply_plan_done(&rp);
         }
 }
@@ -88,6 +89,7 @@ static void judge(struct flight *f, struct preflight_node *ret)
 {
         *ret = f->plan;
         f->plan.diff = NULL;            /* moved */
+        f->plan.notes = NULL;
         if (!f->health_ok) {
                 ret->result = PREFLIGHT_UNREACHABLE;
                 snprintf(ret->why, sizeof(ret->why), "its health check: %.200s", f->health_why);
@@ -129,7 +131,9 @@ static int chunk(const struct rollout_run_env *env, const struct inventory_node 
                 judge(&fs->fl[i], &ret[i]);
         for (unsigned i = 0; i < k; i++) {
                 free(fs->fl[i].plan.diff);      /* not judged: libcurl failed */
+                json_decref(fs->fl[i].plan.notes);
                 fs->fl[i].plan.diff = NULL;
+                fs->fl[i].plan.notes = NULL;
         }
         for (unsigned i = 0; i < 2 * k; i++)
                 http_req_done(&reqs[i]);

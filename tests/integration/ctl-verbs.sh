@@ -176,3 +176,25 @@ import json, re, sys
 d = json.load(open(sys.argv[1]))
 ts = [d["created_at"], d["updated_at"]] + [w["started_at"] for w in d["waves"]]
 sys.exit(not all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", t) for t in ts))' "$T/st.json"
+
+step "every agent note reaches plan and apply, each once with the nodes that say it"
+cat > "$T/ecn.json" <<JSON
+{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "mtu-ecn" },
+  "selector": { "role": "gpu" }, "targets": { "interfaces": ["nt0"] },
+  "spec": { "mtu": 9000, "host_ecn": { "priorities": [3], "reaction_point": true, "notification_point": true,
+                                       "optional": true } },
+  "verify": { "probe": "none" } }
+JSON
+expect_rc 0 "plan json" ctl_to "$T/notes-plan.json" --output json plan "$T/ecn.json" --selector 'rack in (r0,r3)'
+check "each node's notes" [ "$(json_get "$T/notes-plan.json" \
+        'all(any("host_ecn is optional and left out here" in x for x in n["notes"]) for n in d["nodes"])')" = True ]
+check "the fleet's: the note once, with both nodes" [ "$(json_get "$T/notes-plan.json" \
+        '[(g["nodes"]) for g in d["notes"] if "host_ecn is optional" in g["note"]]')" = "[['node003', 'node004']]" ]
+ctl plan "$T/ecn.json" --selector 'rack in (r0,r3)' > "$T/notes-plan.txt"
+check "plan text: one line for both" grep -q "^note (2 nodes: node003, node004): .*host_ecn is optional and left out here" \
+        "$T/notes-plan.txt"
+expect_rc 0 "apply json" ctl_to "$T/notes-apply.json" --output json --yes apply "$T/ecn.json" --selector rack=r0 \
+        --wave-size 100%
+check "apply json: the note with node004" [ "$(json_get "$T/notes-apply.json" \
+        '[g["nodes"] for g in d["notes"] if "host_ecn is optional" in g["note"]]')" = "[['node004']]" ]
+check "node004 at 9000" [ "$(node_mtu 4)" = 9000 ]
