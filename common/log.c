@@ -9,6 +9,14 @@
 static enum log_level max_level = LOG_LEVEL_INFO;
 static const char *log_prefix = "nettune";
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static void (*log_tap)(enum log_level level, const char *msg, void *ud);
+static void *log_tap_ud;
+
+void log_set_tap(void (*fn)(enum log_level level, const char *msg, void *ud), void *ud)
+{
+        log_tap = fn;
+        log_tap_ud = ud;
+}
 
 void log_set_level(enum log_level level)
 {
@@ -36,6 +44,14 @@ void log_msg(enum log_level level, const char *fmt, ...)
         vfprintf(stderr, fmt, ap);
         va_end(ap);
         fputc('\n', stderr);
+        if (log_tap) {
+                char msg[2048];
+
+                va_start(ap, fmt);
+                vsnprintf(msg, sizeof(msg), fmt, ap);
+                va_end(ap);
+                log_tap(level, msg, log_tap_ud);
+        }
         pthread_mutex_unlock(&log_lock);
 }
 

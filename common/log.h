@@ -12,6 +12,13 @@ void log_set_level(enum log_level level);
 void log_set_prefix(const char *prefix);   /* e.g. "nettune-agent" */
 void log_msg(enum log_level level, const char *fmt, ...) _printf_(2, 3);
 
+/*
+ * A program's tap on its own diagnostics (NULL: none): fn sees every message
+ * log_msg prints, after it is printed, as one line without the prefix. nettunectl's
+ * --output json makes its error object from it.
+ */
+void log_set_tap(void (*fn)(enum log_level level, const char *msg, void *ud), void *ud);
+
 #define log_err(...) log_msg(LOG_LEVEL_ERR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_LEVEL_WARN, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_LEVEL_INFO, __VA_ARGS__)

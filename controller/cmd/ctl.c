@@ -188,14 +188,9 @@ int ctl_select(struct ctl *c, const struct policy *p, const struct inventory_nod
 
 bool ctl_labels_match(const char *const *labels, unsigned n, const struct inventory_node *node)
 {
-        for (unsigned i = 0; i < n; i++) {
-                const char *eq = strchr(labels[i], '=');
-                char key[POLICY_LABEL_MAX];
-
-                snprintf(key, sizeof(key), "%.*s", (int)(eq - labels[i]), labels[i]);
-                if (!inventory_node_has_label(node, key, eq + 1))
+        for (unsigned i = 0; i < n; i++)
+                if (!inventory_selector_match(labels[i], node))
                         return false;
-        }
         return true;
 }
 

@@ -170,10 +170,14 @@ extern const struct cli_flag ctl_common_flags[];
 /* An argument the subcommand cannot place: the error (with a "did you mean") on stderr; -EINVAL. */
 int ctl_bad_arg(struct ctl *c, const char *arg);
 
-/* --selector KEY=VALUE (or its alias --label), repeatable: the nodes carrying every label. */
+/*
+ * --selector EXPR (or its alias --label), repeatable: the nodes meeting every one
+ * (set-based: KEY=VALUE, KEY!=VALUE, KEY in (A,B), KEY notin (A,B), KEY, !KEY;
+ * inventory_selector_check() in controller/fleet).
+ */
 struct ctl_selector {
         unsigned n;
-        const char *labels[POLICY_LABELS_MAX];  /* "KEY=VALUE", borrowed from argv */
+        const char *labels[POLICY_LABELS_MAX];  /* each an EXPR, checked, borrowed from argv */
 };
 /* argv[*i] a selector? 1: taken (*i past its value), 0: not one, -EINVAL: malformed (printed). */
 int ctl_take_selector(struct ctl *c, int *i, struct ctl_selector *s);
@@ -183,6 +187,26 @@ int ctl_take_selector(struct ctl *c, int *i, struct ctl_selector *s);
  */
 int ctl_select_only(struct ctl *c, const struct policy *p, const struct ctl_selector *only,
                     const struct inventory_node ***ret, unsigned *ret_n);
+
+/*
+ * Who asks and for what (ctl_who.c): o's user (the OS user, and sudo's), cert_cn (of
+ * the inventory's client certificate) and policy_sha256 (of doc, NULL: left). What
+ * cannot be read is left "".
+ */
+void ctl_who(struct ctl *c, const char *doc, struct rollout_opts *o);
+/* The CN of the PEM certificate at path into buf. 0 or -errno. */
+int ctl_cert_cn(const char *path, char *buf, size_t size);
+/* "sha256:HEX" of doc[0..len) into buf (73 bytes at least). 0 or -EINVAL. */
+int ctl_sha256(const char *doc, size_t len, char *buf, size_t size);
+
+/*
+ * --output json's error object (ctl_errjson.c): begin (before anything is parsed:
+ * argv is scanned for --output json) counts stdout and keeps the first error line;
+ * end prints {"error": {"code", "message", "path"?, "target"?, "exit_code"}} on stdout
+ * when rc is not 0 and the command printed nothing there. Returns rc.
+ */
+void ctl_errjson_begin(int argc, char **argv);
+int ctl_errjson_end(int rc);
 
 int ctl_cmd_plan(struct ctl *c);
 int ctl_cmd_state(struct ctl *c);
@@ -209,11 +233,22 @@ int ctl_doctor_collect(struct ctl *c, double window_s, const struct inventory_no
                        struct doctor_facts *f);
 
 int ctl_cmd_tune(struct ctl *c);
+int ctl_cmd_diff(struct ctl *c);
+int ctl_cmd_pause(struct ctl *c);
+int ctl_cmd_resume(struct ctl *c);
+int ctl_cmd_promote(struct ctl *c);
 
 /* GET /v1/drift on sel[0..n) at once, stored as one scan; caller frees with ctl_drift_scan_free. */
 int ctl_drift_scan(struct ctl *c, const struct inventory_node *const *sel, unsigned n, struct drift_scan *ret,
                    struct errbuf *e);
 void ctl_drift_scan_free(struct drift_scan *scan);
+/*
+ * drift --heal (ctl_heal.c): every drifted node of scan gets the policy the newest
+ * finished rollout that committed it sent, as an "enforce" rollout per policy (asked
+ * on a terminal; with SQLite run here under the rollout lease, with etcd submitted).
+ * The worst exit code of them; 3 too when a drifted node has no such rollout (named).
+ */
+int ctl_drift_heal(struct ctl *c, const struct drift_scan *scan);
 
 /* The store spec in force: --store, else --db, else the config file's, else ./nettune.db. */
 const char *ctl_store_spec(const struct ctl *c);
@@ -223,7 +258,7 @@ bool ctl_store_shared(const struct ctl *c);
 /* Inventory nodes the policy selects (NULL p: all), in inventory order. Caller frees *ret. */
 int ctl_select(struct ctl *c, const struct policy *p, const struct inventory_node ***ret, unsigned *ret_n);
 
-/* Does node carry every label of labels[0..n) ("KEY=VALUE", each with a '=')? */
+/* Does node meet every selector of labels[0..n) (each checked by inventory_selector_check())? */
 bool ctl_labels_match(const char *const *labels, unsigned n, const struct inventory_node *node);
 
 struct rollout_run_env;

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "controller/cmd/ctl.h"
@@ -15,11 +16,15 @@
 
 struct apply_args {
         const char *policy;
+        struct ctl_selector only;       /* --selector: the policy's nodes narrowed */
         unsigned resume;
         bool confirm_given;
         bool detach;
         struct rollout_opts o;
         json_t *left_out;               /* the nodes the pre-flight left out (--skip-unreachable), for the report */
+        bool ask;                       /* the y/N question will be asked (a terminal, no --yes) */
+        json_t *notes;                  /* the pre-flight plans' notes, each with its nodes (rollout_notes_add) */
+        char *diff;                     /* then: what the pre-flight's plans change, grouped, shown before it */
 };
 
 static int parse_count(const char *opt, const char *v, struct rollout_count *ret)
@@ -57,6 +62,23 @@ static int parse_label(const char *opt, const char *v, char *buf, size_t size)
         return 0;
 }
 
+/* --reason TEXT: one line of printable text, recorded with the rollout. */
+static int parse_reason(struct apply_args *a, const char *v)
+{
+        size_t len = v ? strlen(v) : 0;
+
+        for (size_t i = 0; i < len; i++)
+                if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+                        len = 0;
+        if (len == 0 || len >= sizeof(a->o.reason)) {
+                log_err("--reason '%.80s': expected one line of 1-%zu printable characters; nothing was changed",
+                        v ? v : "", sizeof(a->o.reason) - 1);
+                return -EINVAL;
+        }
+        memcpy(a->o.reason, v, len + 1);
+        return 0;
+}
+
 static int parse_one(struct apply_args *a, const char *opt, const char *v)
 {
         if (streq(opt, "--canary"))
@@ -86,6 +108,18 @@ static int parse_one(struct apply_args *a, const char *opt, const char *v)
         }
         if (streq(opt, "--resume"))
                 return ctl_parse_uint(opt, v, 1, 2000000000, &a->resume);
+        if (streq(opt, "--reason"))
+                return parse_reason(a, v);
+        if (streq(opt, "--wave-interval"))
+                return ctl_parse_uint(opt, v, 0, 86400, &a->o.wave_interval_s);
+        if (streq(opt, "--promote")) {
+                if (!v || (!streq(v, "auto") && !streq(v, "manual"))) {
+                        log_err("--promote '%s': expected 'auto' or 'manual'; nothing was changed", v ? v : "");
+                        return -EINVAL;
+                }
+                a->o.promote_manual = streq(v, "manual");
+                return 0;
+        }
         if (streq(opt, "--canary-selector"))
                 return parse_selector(a, v);
         if (streq(opt, "--wave-by"))
@@ -120,7 +154,10 @@ static int parse_args(struct ctl *c, struct apply_args *a)
                 const char *arg = c->argv[i], *eq = strchr(arg, '=');
                 char opt[64];
 
-                if (streq(arg, "--no-confirm")) {
+                if ((r = ctl_take_selector(c, &i, &a->only)) != 0) {
+                        if (r < 0)
+                                return r;
+                } else if (streq(arg, "--no-confirm")) {
                         a->o.no_confirm = true;
                 } else if (streq(arg, "--skip-unreachable")) {
                         a->o.skip_unreachable = true;
@@ -144,16 +181,25 @@ static int parse_args(struct ctl *c, struct apply_args *a)
                 log_err("apply: give a POLICY file or --resume ID; nothing was changed");
                 return -EINVAL;
         }
+        if (a->resume && a->only.n) {
+                log_err("apply --resume: the rollout keeps the nodes it was started with: --selector is for a new "
+                        "one; nothing was changed");
+                return -EINVAL;
+        }
         return 0;
 }
 
-/* The rollout's report, with each wave's fabric gate when the policy has one and the nodes the pre-flight left out. */
-static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fabric, json_t *left_out)
+/*
+ * The rollout's report, with each wave's fabric gate when the policy has one, the nodes the pre-flight left out
+ * and the notes its plans carried.
+ */
+static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fabric, json_t *left_out, json_t *notes)
 {
         json_t *j;
 
         if (!c->json) {
                 output_rollout(r, false);
+                rollout_notes_print(stdout, notes);
                 for (size_t i = 0; i < json_array_size(left_out); i++)
                         printf("  left out by the pre-flight: %s: %s\n",
                                json_string_value(json_object_get(json_array_get(left_out, i), "name")),
@@ -166,12 +212,14 @@ static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fab
                 json_object_set(j, "fabric", fabric);
         if (j && left_out)
                 json_object_set(j, "left_out", left_out);
+        if (j && notes)
+                json_object_set(j, "notes", notes);
         output_json(j);
         json_decref(j);
         fflush(stdout);
 }
 
-static int run_and_report(struct ctl *c, struct rollout_rec *r, json_t *left_out)
+static int run_and_report(struct ctl *c, struct rollout_rec *r, json_t *left_out, json_t *notes)
 {
         struct rollout_run_env env;
         struct errbuf e = { 0 };
@@ -181,7 +229,7 @@ static int run_and_report(struct ctl *c, struct rollout_rec *r, json_t *left_out
         env.fabric_log = json_array();
         rc = rollout_run(&env, r, &e);
         if (rc >= 0)
-                report(c, r, env.fabric_log, left_out);
+                report(c, r, env.fabric_log, left_out, notes);
         json_decref(env.fabric_log);
         return rc < 0 ? ctl_fail(&e) : rc;
 }
@@ -206,7 +254,7 @@ static int resume(struct ctl *c, unsigned id)
         }
         if (!c->quiet && !c->json)
                 fprintf(stderr, "resuming rollout %u of '%s'\n", id, r->policy_name);
-        rc = run_and_report(c, r, NULL);
+        rc = run_and_report(c, r, NULL, NULL);
         rollout_rec_free(r);
         return rc;
 }
@@ -327,13 +375,25 @@ static int override(const struct apply_args *a, struct policy **p, char **doc, s
         return r;
 }
 
+/* --selector: the policy's nodes that meet it too, in inventory order. */
+static void narrow(const struct apply_args *a, const struct inventory_node **sel, unsigned *n)
+{
+        unsigned k = 0;
+
+        for (unsigned i = 0; i < *n; i++)
+                if (ctl_labels_match(a->only.labels, a->only.n, sel[i]))
+                        sel[k++] = sel[i];
+        *n = k;
+}
+
 /* Refuse, before the pre-flight, what no node could change: no node selected, waves that cannot be planned. */
 static int check_plan(struct ctl *c, const struct apply_args *a, const struct inventory_node **sel, unsigned n)
 {
         struct errbuf e = { 0 };
 
         if (n == 0) {
-                log_err("%s: the selector matches no node of '%s'; nothing was changed", a->policy, c->inventory_path);
+                log_err("%s: %s matches no node of '%s'; nothing was changed", a->policy,
+                        a->only.n ? "the policy's selector with --selector" : "the selector", c->inventory_path);
                 return -EINVAL;
         }
         if (rollout_plan_check(&a->o, sel, n, &e) < 0) {
@@ -350,6 +410,28 @@ static void left_out(struct apply_args *a, const char *name, const char *why)
                 a->left_out = json_array();
         json_array_append_new(a->left_out, json_pack("{s:s, s:s}", "name", name, "error", why));
         log_warn("pre-flight: %s left out (--skip-unreachable): %s", name, why);
+}
+
+/* What the nodes that accept the policy change, grouped, for the question. */
+static void keep_diff(struct apply_args *a, const struct inventory_node *const *sel, unsigned n,
+                      const struct preflight_node *pf)
+{
+        const char **names = calloc(n + 1, sizeof(*names)), **texts = calloc(n + 1, sizeof(*texts));
+        size_t size = 0;
+        unsigned k = 0;
+        FILE *f = names && texts ? open_memstream(&a->diff, &size) : NULL;
+
+        for (unsigned i = 0; f && i < n; i++)
+                if (pf[i].result == PREFLIGHT_OK) {
+                        names[k] = sel[i]->name;
+                        texts[k++] = pf[i].diff;
+                }
+        if (f) {
+                rollout_diff_print(f, names, texts, k, 20);
+                fclose(f);
+        }
+        free(names);
+        free(texts);
 }
 
 /*
@@ -370,9 +452,14 @@ static int preflight(struct ctl *c, struct apply_args *a, const char *doc, const
         if (!pf)
                 return -ENOMEM;
         ctl_run_env(c, &env);
+        env.preflight_diff = a->ask;
         rc = rollout_preflight(&env, sel, *n, doc, pf, &e);
+        if (rc >= 0 && a->ask)
+                keep_diff(a, sel, *n, pf);
         for (unsigned i = 0; rc >= 0 && i < *n; i++) {
                 bad[pf[i].result]++;
+                if (pf[i].result == PREFLIGHT_OK && a->notes)
+                        rollout_notes_add(a->notes, sel[i]->name, pf[i].notes);
                 if (pf[i].result == PREFLIGHT_INVALID)
                         log_err("%s: node %s refuses the policy: %s%s%s", a->policy, sel[i]->name, pf[i].path,
                                 pf[i].path[0] ? ": " : "", pf[i].why);
@@ -384,6 +471,10 @@ static int preflight(struct ctl *c, struct apply_args *a, const char *doc, const
                         log_err("node %s did not answer the pre-flight: %s", sel[i]->name, pf[i].why);
                 if (pf[i].result == PREFLIGHT_OK)
                         sel[k++] = sel[i];
+        }
+        for (unsigned i = 0; i < *n; i++) {
+                free(pf[i].diff);
+                json_decref(pf[i].notes);
         }
         free(pf);
         if (rc < 0)
@@ -446,6 +537,8 @@ static int prepare(struct ctl *c, struct apply_args *a, char **doc, struct polic
                 a->o.confirm_timeout_s = (*p)->confirm_timeout_s;
         rc = ctl_select(c, *p, sel, n);
         if (rc >= 0)
+                narrow(a, *sel, n);
+        if (rc >= 0)
                 rc = check_plan(c, a, *sel, *n);
         if (rc >= 0)
                 rc = preflight(c, a, *doc, *sel, n);
@@ -454,6 +547,28 @@ static int prepare(struct ctl *c, struct apply_args *a, char **doc, struct polic
         if (rc >= 0)
                 note_timeout(c, *doc);
         return rc < 0 ? outcome_of_errno(rc) : 0;
+}
+
+/* Who asked, for which document, over which --selector: recorded with the rollout. */
+static void record_who(struct ctl *c, struct apply_args *a, const char *doc)
+{
+        size_t len = 0;
+
+        ctl_who(c, doc, &a->o);
+        for (unsigned i = 0; i < a->only.n && len < sizeof(a->o.selector); i++)
+                len += (size_t)snprintf(a->o.selector + len, sizeof(a->o.selector) - len, "%s%s", i ? "; " : "",
+                                        a->only.labels[i]);
+}
+
+/* On a terminal without --yes: what changes where, then the question. */
+static bool confirmed(struct ctl *c, const struct apply_args *a, const struct rollout_rec *r, unsigned n)
+{
+        if (a->ask && a->diff)
+                fprintf(stderr, "%s", a->diff);
+        if (a->ask)
+                rollout_notes_print(stderr, a->notes);
+        return cli_confirm(c->yes, "roll '%s' out to %u node%s in %u wave%s?", r->policy_name, n, n == 1 ? "" : "s",
+                           r->n_waves, r->n_waves == 1 ? "" : "s");
 }
 
 static int start(struct ctl *c, struct apply_args *a)
@@ -467,12 +582,12 @@ static int start(struct ctl *c, struct apply_args *a)
         int rc = prepare(c, a, &doc, &p, &sel, &n);
 
         if (rc == 0) {
+                record_who(c, a, doc);
                 r = rollout_rec_new("apply", p->name, doc, NULL, &a->o, sel, n);
                 rc = r ? rollout_fabric_check(r, &e) : errbuf_set(&e, ENOMEM, "", "out of memory");
                 if (rc == -EINVAL)
                         log_err("%s: %s: %s; nothing was changed", a->policy, e.where, e.msg);
-                else if (rc >= 0 && !cli_confirm(c->yes, "roll '%s' out to %u node%s in %u wave%s?", r->policy_name,
-                                                 n, n == 1 ? "" : "s", r->n_waves, r->n_waves == 1 ? "" : "s")) {
+                else if (rc >= 0 && !confirmed(c, a, r, n)) {
                         log_err("apply: not confirmed; nothing was changed");
                         rc = -ECANCELED;
                 } else if (rc < 0 || (rc = store_rollout_create(c->store, r, &e)) < 0)
@@ -487,9 +602,40 @@ static int start(struct ctl *c, struct apply_args *a)
         if (!c->quiet && !c->json)
                 fprintf(stderr, "rollout %lld: '%s' to %u node%s in %u wave%s\n", r->id, r->policy_name,
                         n, n == 1 ? "" : "s", r->n_waves, r->n_waves == 1 ? "" : "s");
-        rc = ctl_store_shared(c) ? submitted(c, a, r) : run_and_report(c, r, a->left_out);
+        rc = ctl_store_shared(c) ? submitted(c, a, r) : run_and_report(c, r, a->left_out, a->notes);
         rollout_rec_free(r);
         return rc;
+}
+
+static int dispatch(struct ctl *c, struct apply_args *a)
+{
+        int r;
+
+        if (ctl_store_shared(c)) {
+                if (a->resume) {
+                        log_err("apply --resume: with an etcd store the leading 'nettunectl serve' replica resumes "
+                                "every running rollout by itself; nothing was changed");
+                        return OUTCOME_INVALID;
+                }
+                if (a->o.promote_manual) {
+                        log_err("apply --promote manual: an etcd store keeps no promotion yet (a SQLite one does); "
+                                "nothing was changed");
+                        return OUTCOME_INVALID;
+                }
+                if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0 || (r = ctl_need_http(c)) > 0)
+                        return r;
+                return start(c, a);
+        }
+        if (a->detach) {
+                log_err("apply --detach needs a store that 'nettunectl serve' replicas share (etcd); "
+                        "nothing was changed");
+                return OUTCOME_INVALID;
+        }
+        if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0 || (r = ctl_need_http(c)) > 0)
+                return r;
+        if ((r = ctl_need_lease(c, a->resume)) > 0)
+                return r;
+        return a->resume ? resume(c, a->resume) : start(c, a);
 }
 
 int ctl_cmd_apply(struct ctl *c)
@@ -499,28 +645,11 @@ int ctl_cmd_apply(struct ctl *c)
 
         if (parse_args(c, &a) < 0)
                 return OUTCOME_INVALID;
-        if (ctl_store_shared(c)) {
-                if (a.resume) {
-                        log_err("apply --resume: with an etcd store the leading 'nettunectl serve' replica resumes "
-                                "every running rollout by itself; nothing was changed");
-                        return OUTCOME_INVALID;
-                }
-                if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0 || (r = ctl_need_http(c)) > 0)
-                        return r;
-                r = start(c, &a);
-                json_decref(a.left_out);
-                return r;
-        }
-        if (a.detach) {
-                log_err("apply --detach needs a store that 'nettunectl serve' replicas share (etcd); "
-                        "nothing was changed");
-                return OUTCOME_INVALID;
-        }
-        if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_store(c)) > 0 || (r = ctl_need_http(c)) > 0)
-                return r;
-        if ((r = ctl_need_lease(c, a.resume)) > 0)
-                return r;
-        r = a.resume ? resume(c, a.resume) : start(c, &a);
+        a.ask = !c->yes && isatty(STDIN_FILENO);
+        a.notes = json_array();
+        r = dispatch(c, &a);
         json_decref(a.left_out);
+        json_decref(a.notes);
+        free(a.diff);
         return r;
 }

@@ -25,8 +25,8 @@ const struct cli_flag ctl_common_flags[] = {
         { 0 },
 };
 
-#define SELECTOR { "--selector", "KEY=VALUE", "only nodes with this inventory label (repeatable: all of them)", \
-                   "--label" }
+#define SELECTOR { "--selector", "EXPR", "only nodes whose inventory labels meet EXPR: KEY=VALUE, KEY!=VALUE, " \
+                   "'KEY in (A,B)', 'KEY notin (A,B)', KEY, !KEY; ',' or repeated: all of them", "--label" }
 
 static const struct cli_flag plan_flags[] = {
         SELECTOR,
@@ -34,6 +34,7 @@ static const struct cli_flag plan_flags[] = {
 };
 
 static const struct cli_flag apply_flags[] = {
+        SELECTOR,
         { "--canary", "N", "nodes in the first wave (default 1; 0: none)", NULL },
         { "--canary-selector", "KEY=VALUE[,...]", "the canary wave: the nodes with these labels", NULL },
         { "--wave-size", "N|P%", "nodes per later wave (default 25%)", NULL },
@@ -49,7 +50,18 @@ static const struct cli_flag apply_flags[] = {
         { "--no-confirm", NULL, "leave the last wave pending ('nettunectl confirm ID' keeps it)", NULL },
         { "--fabric-neighbours", "K", "the fabric gate's ring neighbours per node", NULL },
         { "--resume", "ID", "continue an interrupted rollout (SQLite)", NULL },
+        { "--wave-interval", "S", "soak S seconds after each wave before the next one (its fabric gate measures "
+          "again after the soak)", NULL },
+        { "--promote", "auto|manual", "manual: each wave after the first waits for 'nettunectl promote ID'", NULL },
+        { "--reason", "TEXT", "why: recorded with the rollout, the OS user, the certificate's CN and the policy's "
+          "sha256 (status, history)", NULL },
         { "--detach", NULL, "etcd store: submit and return ('serve' replicas run it)", NULL },
+        { 0 },
+};
+
+static const struct cli_flag drift_flags[] = {
+        SELECTOR,
+        { "--heal", NULL, "re-apply each drifted node's intent as a rollout (no 'serve' needed)", NULL },
         { 0 },
 };
 
@@ -194,11 +206,15 @@ const struct cli_command ctl_commands[] = {
           "the node last committed is marked '*' and listed below the table. Changes\n"
           "nothing.",
           plan_flags, "0 ok, 1 drift found, 2 invalid input, 3 a node could not be reached" },
-        { "drift", NULL, "scan the fleet for drift (exit 1 on drift)",
+        { "drift", NULL, "scan the fleet for drift (exit 1 on drift; --heal re-applies the intent)",
           "Asks every selected node to compare its live state with the policy it last\n"
           "committed and prints what differs, as 'nettune-agent drift' does; the scan is\n"
-          "stored. Changes nothing.",
-          plan_flags, "0 no drift, 1 drift found, 2 invalid input, 3 a node could not be reached" },
+          "stored. Changes nothing, unless --heal: then every drifted node gets the\n"
+          "policy the newest rollout that committed it sent, as a rollout of kind\n"
+          "enforce with that rollout's waves (asked first on a terminal), run here.",
+          drift_flags, "0 no drift (--heal: every drifted node healed), 1 drift found (--heal: a heal\n"
+                       "            rollout halted), 2 invalid input, 3 a node could not be reached (--heal: or\n"
+                       "            failed, or has no rollout to take its intent from)" },
         { "doctor", NULL, "diagnose a slow fabric fleet-wide (read only; --propose a fix)",
           "Asks every selected agent for its facts over the same window and judges the\n"
           "fleet with the rules of 'nettune-agent doctor', across nodes: a host interface\n"
@@ -259,6 +275,21 @@ const struct cli_command ctl_commands[] = {
           "SONiC's dynamic buffer model does, ConnectX as the mlx5 driver does (the\n"
           "formulas and their sources: docs/operations.md, \"Headroom\"). Changes nothing.",
           headroom_flags, "0 computed, 2 invalid input (the flag is named)" },
+        { "diff", "ID1 ID2", "what changed between two rollouts' policy documents, path by path",
+          "Compares the documents two rollouts sent to their agents, path by path\n"
+          "(PATH: FROM -> TO, 'unset' where one has none; arrays whole), after a line\n"
+          "for each rollout: its policy, the document's sha256, who ran it and why.\n"
+          "Reads the store only.",
+          NULL, "0 the same, 1 they differ, 2 invalid input or no such rollout, 3 the store cannot be read" },
+        { "pause", "ID", "no further wave of a running rollout starts until 'resume ID'",
+          "Tells whoever drives rollout ID (through the store) that no further wave is\n"
+          "to start: the wave in flight finishes, the next one waits. Recorded with who\n"
+          "said it (status shows it). A SQLite store.",
+          NULL, "0 said, 2 no such running rollout or not paused/promotable, 3 the store failed" },
+        { "resume", "ID", "a paused rollout goes on with its next wave", NULL, NULL,
+          "0 said, 2 no such running rollout or not paused/promotable, 3 the store failed" },
+        { "promote", "ID", "start the next wave of a rollout applied with --promote manual", NULL, NULL,
+          "0 said, 2 no such running rollout or not paused/promotable, 3 the store failed" },
         { 0 },
 };
 
@@ -269,8 +300,9 @@ int ctl_bad_arg(struct ctl *c, const char *arg)
 
 int ctl_take_selector(struct ctl *c, int *i, struct ctl_selector *s)
 {
-        const char *a = c->argv[*i], *v = NULL, *eq;
+        const char *a = c->argv[*i], *v = NULL;
         const char *names[] = { "--selector", "--label" };
+        struct errbuf e = { 0 };
 
         for (size_t k = 0; k < ARRAY_SIZE(names) && !v; k++) {
                 size_t n = strlen(names[k]);
@@ -282,11 +314,13 @@ int ctl_take_selector(struct ctl *c, int *i, struct ctl_selector *s)
         }
         if (!v)
                 return 0;
-        eq = strchr(v, '=');
-        if (!eq || eq == v || s->n >= POLICY_LABELS_MAX || (size_t)(eq - v) >= POLICY_LABEL_MAX ||
-            strlen(eq + 1) >= POLICY_LABEL_MAX) {
-                log_err("%s: --selector '%s': expected KEY=VALUE (at most %d, each part under %d characters); "
-                        "nothing was changed", c->cmd->name, v, POLICY_LABELS_MAX, POLICY_LABEL_MAX);
+        if (s->n >= POLICY_LABELS_MAX) {
+                log_err("%s: --selector '%s': at most %d of them; nothing was changed", c->cmd->name, v,
+                        POLICY_LABELS_MAX);
+                return -EINVAL;
+        }
+        if (inventory_selector_check(v, &e) < 0) {
+                log_err("%s: %s %s; nothing was changed", c->cmd->name, e.where, e.msg);
                 return -EINVAL;
         }
         s->labels[s->n++] = v;

@@ -9,15 +9,17 @@
 #include "controller/rollout/rollout.h"
 #include "policies/state_text.h"
 
-/* --selector KEY=VALUE... (nothing else). */
-static int parse_args(struct ctl *c, struct ctl_selector *only)
+/* --selector EXPR... and --heal (nothing else). */
+static int parse_args(struct ctl *c, struct ctl_selector *only, bool *heal)
 {
         for (int a = 0; a < c->argc; a++) {
                 int r = ctl_take_selector(c, &a, only);
 
                 if (r < 0)
                         return r;
-                if (r == 0)
+                if (r == 0 && streq(c->argv[a], "--heal"))
+                        *heal = true;
+                else if (r == 0)
                         return ctl_bad_arg(c, c->argv[a]);
         }
         return 0;
@@ -99,7 +101,7 @@ static void print_json(const struct drift_scan *s)
                                                        "reached", d->reached, "drifted", d->drifted,
                                                        "report", rep, "error", d->error[0] ? d->error : NULL));
         }
-        j = json_pack("{s:I, s:I, s:i, s:i, s:i, s:o}", "scan", (json_int_t)s->id, "at", (json_int_t)s->at,
+        j = json_pack("{s:I, s:o, s:i, s:i, s:i, s:o}", "scan", (json_int_t)s->id, "at", output_time_json(s->at),
                       "nodes_scanned", (int)s->n_nodes, "drifted", (int)s->n_drifted,
                       "unreachable", (int)s->n_unreachable, "nodes", nodes);
         output_json(j);
@@ -140,10 +142,11 @@ int ctl_cmd_drift(struct ctl *c)
         struct ctl_selector only = { 0 };
         struct drift_scan scan;
         struct errbuf e = { 0 };
+        bool heal = false;
         unsigned n;
         int r;
 
-        if (parse_args(c, &only) < 0)
+        if (parse_args(c, &only, &heal) < 0)
                 return OUTCOME_INVALID;
         if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_select_only(c, NULL, &only, &sel, &n)) > 0)
                 return r;
@@ -155,6 +158,9 @@ int ctl_cmd_drift(struct ctl *c)
                 print_json(&scan);
         else
                 print_text(&scan);
+        r = heal && scan.n_drifted ? ctl_drift_heal(c, &scan) : -1;     /* healed: the rollouts' exit code */
         ctl_drift_scan_free(&scan);
+        if (r >= 0)
+                return r;
         return scan.n_drifted ? OUTCOME_ROLLED_BACK : scan.n_unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
 }

@@ -13,6 +13,7 @@
 struct plan_sum {
         unsigned changing, unchanged, unreachable, invalid;
         unsigned field_nodes[STATE_FIELD_MAX];
+        json_t *notes;                  /* the agents' notes, each with the nodes that say it */
 };
 
 /* A node that answered 4xx refuses the policy: invalid there (outcome_of_http_status), with the path it names. */
@@ -56,7 +57,10 @@ static json_t *node_result(const struct http_req *q, struct plan_sum *s)
         } else {
                 s->unchanged++;
         }
-        return json_pack("{s:s, s:b, s:o}", "name", n->name, "reached", 1, "changes", p.changes);
+        if (s->notes)
+                rollout_notes_add(s->notes, n->name, p.notes);
+        return json_pack("{s:s, s:b, s:o, s:o}", "name", n->name, "reached", 1, "changes", p.changes, "notes",
+                         p.notes ? p.notes : json_array());
 }
 
 static json_t *summary_json(const struct plan_sum *s, unsigned n)
@@ -80,8 +84,9 @@ static const char *str_of(const json_t *o, const char *k)
 
 static void print_text(const json_t *nodes, const struct plan_sum *s, unsigned n)
 {
-        size_t i, k;
-        json_t *node, *ch;
+        size_t i;
+        json_t *node;
+        char *text;
 
         printf("plan: %u node%s selected: %u changing, %u unchanged, %u unreachable, %u invalid\n", n,
                n == 1 ? "" : "s", s->changing, s->unchanged, s->unreachable, s->invalid);
@@ -105,13 +110,10 @@ static void print_text(const json_t *nodes, const struct plan_sum *s, unsigned n
                 }
                 printf("%s: %zu change%s\n", str_of(node, "name"), json_array_size(changes),
                        json_array_size(changes) == 1 ? "" : "s");
-                json_array_foreach(changes, k, ch) {
-                        char from[256], to[256];
-
-                        printf("  %s %s: %s -> %s\n", str_of(ch, "target"), str_of(ch, "key"),
-                               state_text_value("", json_object_get(ch, "from"), from, sizeof(from)),
-                               state_text_value("", json_object_get(ch, "to"), to, sizeof(to)));
-                }
+                text = rollout_changes_text(changes, "  ");     /* the same change on many ports: one line */
+                if (text)
+                        printf("%s", text);
+                free(text);
         }
 }
 
@@ -120,15 +122,15 @@ static int plan(struct ctl *c, const char *file, const char *doc, const struct p
 {
         _cleanup_free_ const struct inventory_node **sel = NULL;
         struct http_req *reqs = NULL;
-        struct plan_sum s = { 0 };
+        struct plan_sum s = { .notes = json_array() };
         json_t *nodes;
         unsigned n;
         int r = ctl_select_only(c, p, only, &sel, &n);
 
-        if (r > 0)
-                return r;
-        r = ctl_query(c, sel, n, "POST", "/v1/plan", doc, &reqs);
-        if (r < 0) {
+        if (r > 0 || (r = ctl_query(c, sel, n, "POST", "/v1/plan", doc, &reqs)) < 0) {
+                json_decref(s.notes);
+                if (r > 0)
+                        return r;
                 log_err("cannot query the agents: %s", strerror(-r));
                 return OUTCOME_RUNTIME;
         }
@@ -137,15 +139,17 @@ static int plan(struct ctl *c, const char *file, const char *doc, const struct p
                 json_array_append_new(nodes, node_result(&reqs[i], &s));
         ctl_query_free(reqs, n);
         if (c->json) {
-                json_t *j = json_pack("{s:s, s:o, s:O}", "policy", p->name, "summary", summary_json(&s, n),
-                                      "nodes", nodes);
+                json_t *j = json_pack("{s:s, s:o, s:O, s:O}", "policy", p->name, "summary", summary_json(&s, n),
+                                      "nodes", nodes, "notes", s.notes);
 
                 output_json(j);
                 json_decref(j);
         } else {
                 print_text(nodes, &s, n);
+                rollout_notes_print(stdout, s.notes);   /* each note once, with the nodes that say it */
         }
         json_decref(nodes);
+        json_decref(s.notes);
         return s.invalid ? OUTCOME_INVALID : s.unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
 }
 

@@ -58,8 +58,8 @@ static void stamp(char *buf, size_t size)
 
         clock_gettime(CLOCK_REALTIME, &ts);
         gmtime_r(&ts.tv_sec, &tm);
-        strftime(buf, size, "%H:%M:%S", &tm);
-        snprintf(buf + strlen(buf), size - strlen(buf), ".%03ld", ts.tv_nsec / 1000000);
+        strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(buf + strlen(buf), size - strlen(buf), ".%03ldZ", ts.tv_nsec / 1000000);
 }
 
 #define say(...) do { char _t[32]; stamp(_t, sizeof(_t)); fprintf(stderr, "%s nettunectl serve: ", _t); \

@@ -48,6 +48,29 @@ static void live_of(struct ctl *c, const struct rollout_rec *r, struct rollout_l
         }
 }
 
+/* A running rollout's hold (pause ID, promote ID), added to what is known of its driver. */
+static void hold_of(struct ctl *c, const struct rollout_rec *r, struct rollout_live *live)
+{
+        struct store_hold h;
+        struct errbuf e = { 0 };
+        unsigned next = 0;
+        size_t len = strlen(live->note);
+
+        if (r->state != ROLLOUT_RUNNING || store_hold_get(c->store, r->id, &h, &e) < 0)
+                return;
+        for (unsigned w = 0; w < r->n_waves && !next; w++)
+                if (r->waves[w].state == RWAVE_PLANNED)
+                        next = w + 1;
+        if (!live->state[0])
+                snprintf(live->state, sizeof(live->state), "running");
+        if (h.paused)
+                snprintf(live->note + len, sizeof(live->note) - len, "%spaused by %s: 'nettunectl resume %lld' goes "
+                         "on", len ? "; " : "", h.by, r->id);
+        else if (r->opts.promote_manual && next > 1 && h.promoted < next)
+                snprintf(live->note + len, sizeof(live->note) - len, "%swave %u waits for 'nettunectl promote %lld'",
+                         len ? "; " : "", next, r->id);
+}
+
 int ctl_cmd_status(struct ctl *c)
 {
         struct rollout_live live;
@@ -68,6 +91,7 @@ int ctl_cmd_status(struct ctl *c)
                 return outcome_of_errno(rc);
         }
         live_of(c, r, &live);
+        hold_of(c, r, &live);
         output_rollout_status(r, &live, c->json);
         rollout_rec_free(r);
         return OUTCOME_OK;
@@ -88,15 +112,23 @@ static int history_row(const struct rollout_rec *r, void *userdata)
         gmtime_r(&t, &tm);
         strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
         if (h->json)
-                json_array_append_new(h->list, json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:s}",
+                json_array_append_new(h->list, json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:s, s:s?, s:s?, s:s?, "
+                                                         "s:s?}",
                                                          "id", (json_int_t)r->id, "kind", r->kind,
                                                          "policy", r->policy_name,
                                                          "state", rollout_state_name(r->state),
                                                          "exit_code", r->exit_code, "created", when,
-                                                         "message", r->message));
+                                                         "message", r->message,
+                                                         "user", r->opts.user[0] ? r->opts.user : NULL,
+                                                         "cert_cn", r->opts.cert_cn[0] ? r->opts.cert_cn : NULL,
+                                                         "reason", r->opts.reason[0] ? r->opts.reason : NULL,
+                                                         "policy_sha256", r->opts.policy_sha256[0] ?
+                                                         r->opts.policy_sha256 : NULL));
         else
-                printf("%-6lld %-9s %-10s %-24s %s  %s\n", r->id, r->kind, rollout_state_name(r->state),
-                       r->policy_name, when, r->message);
+                printf("%-6lld %-9s %-10s %-24s %s  %s%s%s%s%s%s\n", r->id, r->kind, rollout_state_name(r->state),
+                       r->policy_name, when, r->message, r->opts.user[0] || r->opts.reason[0] ? "  [" : "",
+                       r->opts.user, r->opts.reason[0] ? ": " : "", r->opts.reason,
+                       r->opts.user[0] || r->opts.reason[0] ? "]" : "");
         return 0;
 }
 

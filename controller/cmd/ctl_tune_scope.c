@@ -14,6 +14,16 @@
 
 #define TUNE_ECN_PROBABILITY_PCT 10     /* RED's ramp peaks at 10% at max = 10 x min (docs/operations.md) */
 
+/* Only KEY=VALUE selectors, one each: the winner policy of tune dcqcn carries them as labels. */
+static bool selectors_plain(const struct tune_args *a)
+{
+        for (unsigned i = 0; i < a->n_selector; i++)
+                if (!inventory_selector_plain(a->selector[i]) || strpbrk(a->selector[i], ", \t") ||
+                    strstr(a->selector[i], "=="))
+                        return false;
+        return true;
+}
+
 int ctl_tune_check_args(struct tune_args *a)
 {
         struct tune *t = &a->t;
@@ -31,6 +41,8 @@ int ctl_tune_check_args(struct tune_args *a)
                 bad = t->param < 0 ? "tune dcqcn needs --param NAME, one of spec.host_ecn.dcqcn's (rp_ai_rate, ...)"
                       : !a->interfaces ? "tune dcqcn needs --interfaces GLOB (the hosts' NICs)"
                       : !a->n_selector ? "tune dcqcn needs --selector KEY=VALUE (the canary hosts)"
+                      : !selectors_plain(a) ? "tune dcqcn: the winner policy selects by --selector: give each as "
+                        "one KEY=VALUE (repeat --selector for more)"
                       : a->sw || a->queue_given || a->ports || t->probability_pct
                         ? "--switch, --queue, --ports and --probability-pct are for tune ecn" : NULL;
                 if (!bad && !isfinite(t->ceiling_gbps))

@@ -30,6 +30,10 @@ static const struct command commands[] = {
         { "locate",   ctl_cmd_locate },
         { "headroom", ctl_cmd_headroom },
         { "tune",     ctl_cmd_tune },
+        { "diff",     ctl_cmd_diff },
+        { "pause",    ctl_cmd_pause },
+        { "resume",   ctl_cmd_resume },
+        { "promote",  ctl_cmd_promote },
 };
 
 #define COMMON_USAGE "[--config FILE] [--inventory FILE] [--db FILE | --store SPEC] [--output text|json] [--yes]"
@@ -168,7 +172,7 @@ static const struct command *find_command(const char *name, const struct cli_com
         return NULL;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
         struct ctl c = {
                 .inventory_path = "inventory.json", .db_path = "nettune.db",
@@ -209,4 +213,10 @@ int main(int argc, char **argv)
         r = cmd->run(&c);
         ctl_done(&c);
         return r;
+}
+
+int main(int argc, char **argv)
+{
+        ctl_errjson_begin(argc, argv);
+        return ctl_errjson_end(run(argc, argv));
 }

@@ -68,6 +68,24 @@ const struct inventory_node *inventory_find(const struct inventory *inv, const c
 /* Does a node carry label key=value? */
 bool inventory_node_has_label(const struct inventory_node *n, const char *key, const char *value);
 
+/*
+ * Set-based selectors over inventory labels (selector.c; one --selector argument):
+ * requirements separated by commas outside parentheses, every one of which a node
+ * meets, as Kubernetes label selectors spell them:
+ *
+ *   KEY=VALUE, KEY==VALUE   the node's label KEY is VALUE
+ *   KEY!=VALUE              it is not (a node without KEY meets it)
+ *   KEY in (A,B,...)        it is one of them
+ *   KEY notin (A,B,...)     it is none of them (a node without KEY meets it)
+ *   KEY / !KEY              the node carries KEY / does not
+ *
+ * e.g. "role in (gpu,fabric),rack!=r9". check: -EINVAL with e naming what is wrong.
+ * match: does n meet s (false when s is not valid)? plain: is s only KEY=VALUE ones?
+ */
+int inventory_selector_check(const char *s, struct errbuf *e);
+bool inventory_selector_match(const char *s, const struct inventory_node *n);
+bool inventory_selector_plain(const char *s);
+
 
 /*
  * HTTPS fan-out over libcurl multi: many requests to many agents at once, with
@@ -239,7 +257,9 @@ struct reply_plan {
         unsigned n_changes;
         uint32_t fields;                /* STATE_BIT of every changing field the agent named */
         json_t *changes;                /* owned: [{target, field, key, from, to}] */
+        json_t *notes;                  /* owned: the agent's notes, [string] (at most REPLY_NOTES_MAX) */
 };
+#define REPLY_NOTES_MAX 256
 
 struct reply_drift {
         bool drifted;

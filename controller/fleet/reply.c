@@ -193,6 +193,31 @@ static int plan_target(const json_t *t, size_t i, json_t *flat, uint32_t *fields
         return 0;
 }
 
+/* A plan's notes: absent (older agents) or an array of strings, at most REPLY_NOTES_MAX kept. *ret new. */
+static int plan_notes(const json_t *notes, json_t **ret, struct errbuf *e)
+{
+        json_t *out = json_array();
+        const json_t *n;
+        size_t i;
+
+        if (!out)
+                return errbuf_set(e, ENOMEM, "answer", "out of memory");
+        if (notes && !json_is_array(notes)) {
+                json_decref(out);
+                return errbuf_set(e, EBADMSG, "answer", "$.notes: expected an array");
+        }
+        json_array_foreach(notes, i, n) {
+                if (!json_is_string(n)) {
+                        json_decref(out);
+                        return errbuf_set(e, EBADMSG, "answer", "$.notes[%zu]: expected a string", i);
+                }
+                if (i < REPLY_NOTES_MAX)
+                        json_array_append(out, (json_t *)n);
+        }
+        *ret = out;
+        return 0;
+}
+
 /* The agent's plan (docs/api.md): {"policy", "changes": N, "targets": [{kind, name, changes: [...]}], "notes"}. */
 int reply_parse_plan(const char *body, size_t len, struct reply_plan *ret, struct errbuf *e)
 {
@@ -213,6 +238,8 @@ int reply_parse_plan(const char *body, size_t len, struct reply_plan *ret, struc
         json_array_foreach(targets, i, t)
                 if (r >= 0)
                         r = plan_target(t, i, flat, &fields, e);
+        if (r >= 0)
+                r = plan_notes(json_object_get(j, "notes"), &ret->notes, e);
         if (r >= 0) {
                 ret->n_changes = (unsigned)json_array_size(flat);
                 ret->fields = fields;
@@ -226,7 +253,8 @@ int reply_parse_plan(const char *body, size_t len, struct reply_plan *ret, struc
 void reply_plan_done(struct reply_plan *p)
 {
         json_decref(p->changes);
-        p->changes = NULL;
+        json_decref(p->notes);
+        p->changes = p->notes = NULL;
 }
 
 /* Drift answers name their findings "drift" (bool or array), "drifted" (bool) or "changes"/"entries". */

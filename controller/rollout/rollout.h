@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "common/errbuf.h"
 #include "common/progress.h"
@@ -147,6 +148,7 @@ struct rollout_run_env {
         unsigned timeout_s;             /* per request */
         enum progress_mode progress;    /* of every fan-out (common/progress.h) */
         json_t *fabric_log;             /* optional: each wave's fabric gate is appended (rollout_fabric.h) */
+        bool preflight_diff;            /* the pre-flight keeps each node's changes as text (preflight_node.diff) */
 };
 
 /*
@@ -442,11 +444,38 @@ struct preflight_node {
         unsigned changes;               /* OK: the changes its plan lists */
         char path[128];                 /* INVALID: the JSON path the node refuses, "" = none said */
         char why[STORE_ERR_MAX];
+        char *diff;                     /* OK with env->preflight_diff: its changes (rollout_changes_text, "  "
+                                           indented), "" = none; owned, the caller frees it */
+        json_t *notes;                  /* OK: its plan's notes ([string]); owned, the caller json_decref()s it */
 };
 
 /* Ask nodes[0..n) at once; ret[i] is node i's. 0, or -errno when libcurl failed. */
 int rollout_preflight(const struct rollout_run_env *env, const struct inventory_node *const *nodes, unsigned n,
                       const char *doc, struct preflight_node *ret, struct errbuf *e);
+
+/*
+ * What a plan changes as text (rollout_diff.c): a plan's changes ([{target, field,
+ * key, from, to}]) one line each ("INDENTleaf1 ports.swp1.mtu: 1500 -> 9216"), the
+ * same change on several numbered ports of a target one line with their ranges
+ * ("INDENTleaf1 swp1-64: trust pcp -> dscp"). Caller frees; NULL on ENOMEM.
+ */
+char *rollout_changes_text(const json_t *changes, const char *indent);
+
+/*
+ * The nodes of names[0..n) grouped by identical texts[i] ("node001, node005 (2 nodes):"
+ * then the text), at most max_groups groups, in order of first appearance, and how
+ * many change nothing (texts[i] NULL or ""). On f.
+ */
+void rollout_diff_print(FILE *f, const char *const *names, const char *const *texts, unsigned n, unsigned max_groups);
+
+/*
+ * The agents' notes, each once with the nodes that said it: groups is a JSON array
+ * of {"note": TEXT, "nodes": [NAME...]} in order of first appearance; add node's
+ * notes (an array of strings) to it (0 or -ENOMEM). print: one line a note,
+ * "note (12 nodes: node001, node002, ...): TEXT" (eight names at most).
+ */
+int rollout_notes_add(json_t *groups, const char *node, const json_t *notes);
+void rollout_notes_print(FILE *f, const json_t *groups);
 
 /*
  * The fabric gate of a rollout (the policy's verify.fabric), on top of each
@@ -539,6 +568,9 @@ struct rollout_live {
 
 /* The rollout with what is known of its driver (live: NULL or state "" = as recorded). */
 void output_rollout_status(const struct rollout_rec *r, const struct rollout_live *live, bool json);
+
+/* A time (unix seconds) as every JSON of the controller writes it: RFC 3339 UTC, "2026-12-07T22:33:00Z"; 0: null. */
+json_t *output_time_json(long long t);
 
 /* Print a JSON document to stdout, indented, with a newline. */
 void output_json(json_t *j);

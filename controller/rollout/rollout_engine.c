@@ -166,6 +166,68 @@ static int confirm_wave(struct engine *g, unsigned w)
                                                                                               RWAVE_DONE);
 }
 
+/* ---- between waves: the soak, and what a person said ---- */
+
+static int stop_if_lost(struct engine *g)
+{
+        if (store_lease_lost(g->env->store))
+                return errbuf_set(g->e, ENOLCK, store_where(g->env->store), "this controller no longer drives "
+                                  "rollout %lld: its lease was lost while it waited between waves", g->r->id);
+        return 0;
+}
+
+/*
+ * Before wave w (not the first) starts: the soak after the wave before it
+ * (--wave-interval), then what a person said through the store (pause, and with
+ * --promote manual the promotion of this wave), read every second. The wave's
+ * fabric baseline is measured after this: the gate sees the fabric as the soak
+ * left it. A store that keeps no holds (etcd) is never paused.
+ */
+static int wait_before_wave(struct engine *g, unsigned w)
+{
+        const struct rollout_rec *r = g->r;
+        long long left = g->soak_until - (long long)time(NULL);
+        int rc = 0;
+
+        if (w == 0 || g->held)
+                return 0;
+        if (left > 0) {
+                rc = step_journal_later(g);
+                fprintf(stderr, "rollout %lld: soaking %lld s before wave %u/%u (--wave-interval; its fabric gate "
+                        "measures again after it)\n", r->id, left, w + 1, r->n_waves);
+                while (rc >= 0 && (long long)time(NULL) < g->soak_until && (rc = stop_if_lost(g)) >= 0)
+                        sleep(1);
+        }
+        for (bool said = false; rc >= 0; ) {
+                struct store_hold h;
+                struct errbuf he = { 0 };
+
+                rc = store_hold_get(g->env->store, r->id, &h, &he);
+                if (rc == -EOPNOTSUPP)
+                        return 0;
+                if (rc < 0) {
+                        *g->e = he;
+                        return rc;
+                }
+                if (!h.paused && (!r->opts.promote_manual || h.promoted >= w + 1))
+                        break;
+                if (!said) {
+                        rc = step_journal_later(g);
+                        if (h.paused)
+                                fprintf(stderr, "rollout %lld: paused by %s before wave %u/%u; 'nettunectl resume "
+                                        "%lld' goes on\n", r->id, h.by, w + 1, r->n_waves, r->id);
+                        else
+                                fprintf(stderr, "rollout %lld: wave %u/%u waits for a person: 'nettunectl promote "
+                                        "%lld' starts it\n", r->id, w + 1, r->n_waves, r->id);
+                        said = true;
+                }
+                if (rc >= 0 && (rc = stop_if_lost(g)) >= 0)
+                        sleep(1);
+        }
+        g->held = true;
+        return rc;
+}
+
 /* ---- a wave found interrupted ---- */
 
 /*
@@ -275,11 +337,17 @@ static int phase_wave(struct engine *g, enum engine_phase *next)
         case RWAVE_DONE:
                 g->w++;
                 g->wave_entered = false;
+                g->held = false;
+                if (g->r->opts.wave_interval_s)
+                        g->soak_until = (long long)time(NULL) + g->r->opts.wave_interval_s;
                 return 0;
         case RWAVE_HALTED:
                 *next = PHASE_HALT;
                 return 0;
         case RWAVE_PLANNED:
+                rc = wait_before_wave(g, w);
+                if (rc < 0)
+                        return rc;
                 /* the fabric gate measures for seconds: what waits goes on record first */
                 rc = g->fabric ? step_journal_later(g) : 0;
                 if (rc >= 0 && g->fabric)

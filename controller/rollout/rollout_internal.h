@@ -32,6 +32,8 @@ struct engine {
         bool confirming;                /* confirm ID: the waves it confirms are closed at the end */
         bool later_set;                 /* wave `later`'s record waits for the next write (step_journal_wave_later) */
         unsigned later;
+        long long soak_until;           /* --wave-interval: no wave starts before (unix seconds) */
+        bool held;                      /* the wave in hand has waited for a person (pause, promote) */
 };
 
 #define ENGINE_NO_WAVE UINT_MAX

@@ -91,6 +91,33 @@ static json_t *node_json(const struct rnode *n)
                          "group", n->group[0] ? n->group : NULL);
 }
 
+json_t *output_time_json(long long t)
+{
+        char buf[32];
+        time_t tt = (time_t)t;
+        struct tm tm;
+
+        if (t <= 0 || !gmtime_r(&tt, &tm))
+                return json_null();
+        strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+        return json_string(buf);
+}
+
+/* Who asked for it and why, what exactly, over which nodes: the members recorded. */
+static void who_json(json_t *j, const struct rollout_opts *o)
+{
+        const struct {
+                const char *name, *v;
+        } m[] = {
+                { "reason", o->reason }, { "user", o->user }, { "cert_cn", o->cert_cn },
+                { "policy_sha256", o->policy_sha256 }, { "selector", o->selector },
+        };
+
+        for (size_t i = 0; j && i < ARRAY_SIZE(m); i++)
+                if (m[i].v[0])
+                        json_object_set_new(j, m[i].name, json_string(m[i].v));
+}
+
 json_t *output_rollout_json(const struct rollout_rec *r)
 {
         unsigned counts[RNODE_STATE_MAX];
@@ -102,16 +129,17 @@ json_t *output_rollout_json(const struct rollout_rec *r)
         for (unsigned i = 0; i < r->n_nodes; i++)
                 json_array_append_new(nodes, node_json(&r->nodes[i]));
         for (unsigned i = 0; i < r->n_waves; i++)
-                json_array_append_new(waves, json_pack("{s:i, s:s, s:I, s:I}", "wave", (int)i + 1,
+                json_array_append_new(waves, json_pack("{s:i, s:s, s:o, s:o}", "wave", (int)i + 1,
                                                        "state", rwave_state_name(r->waves[i].state),
-                                                       "started_at", (json_int_t)r->waves[i].started_at,
-                                                       "deadline", (json_int_t)r->waves[i].deadline));
-        j = json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:I, s:I, s:o, s:o, s:o}",
+                                                       "started_at", output_time_json(r->waves[i].started_at),
+                                                       "deadline", output_time_json(r->waves[i].deadline)));
+        j = json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:o, s:o, s:o, s:o, s:o}",
                       "id", (json_int_t)r->id, "kind", r->kind, "policy", r->policy_name,
                       "state", rollout_state_name(r->state), "exit_code", r->exit_code,
-                      "message", r->message, "created_at", (json_int_t)r->created_at,
-                      "updated_at", (json_int_t)r->updated_at, "summary", summary,
+                      "message", r->message, "created_at", output_time_json(r->created_at),
+                      "updated_at", output_time_json(r->updated_at), "summary", summary,
                       "waves", waves, "nodes", nodes);
+        who_json(j, &r->opts);
         return j;
 }
 
@@ -138,6 +166,13 @@ static void print_text(const struct rollout_rec *r, const struct rollout_live *l
         printf("\n");
         if (live && live->note[0])
                 printf("  %s\n", live->note);
+        if (r->opts.user[0] || r->opts.reason[0])
+                printf("  by %s%s%s%s: %s\n", r->opts.user[0] ? r->opts.user : "(not recorded)",
+                       r->opts.cert_cn[0] ? " (certificate '" : "", r->opts.cert_cn, r->opts.cert_cn[0] ? "')" : "",
+                       r->opts.reason[0] ? r->opts.reason : "no reason given");
+        if (r->opts.policy_sha256[0] || r->opts.selector[0])
+                printf("  policy %s%s%s%s\n", r->opts.policy_sha256[0] ? r->opts.policy_sha256 : "",
+                       r->opts.selector[0] ? " --selector '" : "", r->opts.selector, r->opts.selector[0] ? "'" : "");
         if (r->message[0])
                 printf("  %s\n", r->message);
         printf("  nodes: %u", r->n_nodes);

@@ -34,7 +34,7 @@ static void on_health(const struct http_req *q, struct flight *f)
 }
 
 /* A plan's answer: accepted (with its count of changes), refused (4xx: invalid, with its path), or failed. */
-static void on_plan(const struct http_req *q, struct preflight_node *p)
+static void on_plan(const struct http_req *q, struct preflight_node *p, bool want_diff)
 {
         struct reply_plan rp = { 0 };
         struct errbuf pe = { 0 };
@@ -56,6 +56,9 @@ static void on_plan(const struct http_req *q, struct preflight_node *p)
                 snprintf(p->why, sizeof(p->why), "its plan's answer is unreadable: %.200s", pe.msg);
         } else {
                 p->changes = rp.n_changes;
+                if (want_diff)
+                        p->diff = rollout_changes_text(rp.changes, "  ");
+                p->notes = json_incref(rp.notes);
                 reply_plan_done(&rp);
         }
 }
@@ -63,6 +66,7 @@ static void on_plan(const struct http_req *q, struct preflight_node *p)
 struct flights {
         struct flight *fl;              /* the chunk's nodes */
         unsigned n;                     /* in the chunk */
+        bool want_diff;                 /* keep each plan's changes as text */
         struct progress p;
 };
 
@@ -73,7 +77,7 @@ static void on_answer(struct http_req *q, void *userdata)
         struct flight *f = &fs->fl[i % fs->n];
 
         if (i >= fs->n)
-                on_plan(q, &f->plan);
+                on_plan(q, &f->plan, fs->want_diff);
         else
                 on_health(q, f);
         progress_item(&fs->p, q->err < 0 || q->status != 200, "%s", f->node->name);
@@ -81,9 +85,11 @@ static void on_answer(struct http_req *q, void *userdata)
 }
 
 /* A node that does not answer its health check is unreachable, whatever its plan said. */
-static void judge(const struct flight *f, struct preflight_node *ret)
+static void judge(struct flight *f, struct preflight_node *ret)
 {
         *ret = f->plan;
+        f->plan.diff = NULL;            /* moved */
+        f->plan.notes = NULL;
         if (!f->health_ok) {
                 ret->result = PREFLIGHT_UNREACHABLE;
                 snprintf(ret->why, sizeof(ret->why), "its health check: %.200s", f->health_why);
@@ -123,6 +129,12 @@ static int chunk(const struct rollout_run_env *env, const struct inventory_node 
                 r = http_run(env->http, ptrs + k, k, ms, on_answer, fs);
         for (unsigned i = 0; r >= 0 && i < k; i++)
                 judge(&fs->fl[i], &ret[i]);
+        for (unsigned i = 0; i < k; i++) {
+                free(fs->fl[i].plan.diff);      /* not judged: libcurl failed */
+                json_decref(fs->fl[i].plan.notes);
+                fs->fl[i].plan.diff = NULL;
+                fs->fl[i].plan.notes = NULL;
+        }
         for (unsigned i = 0; i < 2 * k; i++)
                 http_req_done(&reqs[i]);
         return r;
@@ -136,7 +148,7 @@ int rollout_preflight(const struct rollout_run_env *env, const struct inventory_
         /* what is in flight: one chunk's requests and answers, never the fleet's */
         struct http_req *reqs = calloc(2 * most + 1, sizeof(*reqs));
         struct http_req **ptrs = calloc(2 * most + 1, sizeof(*ptrs));
-        struct flights fs = { .fl = calloc(most + 1, sizeof(*fs.fl)) };
+        struct flights fs = { .fl = calloc(most + 1, sizeof(*fs.fl)), .want_diff = env->preflight_diff };
         int r = 0;
 
         if (!reqs || !ptrs || !fs.fl) {

@@ -213,6 +213,58 @@ int store_drift_last(struct store *s, struct drift_scan *ret, struct errbuf *e)
         return s->ops->drift_last(s, ret, e);
 }
 
+int store_hold_get(struct store *s, long long id, struct store_hold *ret, struct errbuf *e)
+{
+        struct store_hold h = { 0 };
+        char *doc = NULL;
+        json_t *j;
+        json_int_t promoted = 0, at = 0;
+        int paused = 0, rc;
+        const char *by = "";
+
+        if (!s->ops->hold_get)
+                return errbuf_set(e, EOPNOTSUPP, s->where, "a %s store keeps no pause or promotion", s->ops->name);
+        rc = s->ops->hold_get(s, id, &doc, e);
+        if (rc < 0 || !doc) {
+                if (rc >= 0)
+                        *ret = h;
+                return rc;
+        }
+        j = json_loads(doc, JSON_REJECT_DUPLICATES, NULL);
+        free(doc);
+        if (!j || json_unpack(j, "{s:b, s:I, s:s, s:I}", "paused", &paused, "promoted", &promoted, "by", &by,
+                              "at", &at) < 0 || promoted < 0 || promoted > 1000000 || strlen(by) >= sizeof(h.by)) {
+                json_decref(j);
+                return errbuf_set(e, EINVAL, s->where, "rollout %lld: its hold record is not valid", id);
+        }
+        h.paused = paused;
+        h.promoted = (unsigned)promoted;
+        snprintf(h.by, sizeof(h.by), "%s", by);
+        h.at = at;
+        json_decref(j);
+        *ret = h;
+        return 0;
+}
+
+int store_hold_set(struct store *s, long long id, const struct store_hold *h, struct errbuf *e)
+{
+        json_t *j;
+        char *doc;
+        int rc;
+
+        if (!s->ops->hold_set)
+                return errbuf_set(e, EOPNOTSUPP, s->where, "a %s store keeps no pause or promotion", s->ops->name);
+        j = json_pack("{s:b, s:I, s:s, s:I}", "paused", h->paused, "promoted", (json_int_t)h->promoted, "by", h->by,
+                      "at", (json_int_t)h->at);
+        doc = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        json_decref(j);
+        if (!doc)
+                return errbuf_set(e, ENOMEM, s->where, "out of memory");
+        rc = s->ops->hold_set(s, id, doc, e);
+        free(doc);
+        return rc;
+}
+
 int store_lease_take(struct store *s, const struct store_lease *me, struct store_lease *ret_holder,
                      struct errbuf *e)
 {

@@ -54,6 +54,16 @@ struct rollout_opts {
         int max_regression_pct;                 /* --max-regression-pct: the policy's verify overridden; -1 = not */
         unsigned probe_duration_ms;             /* --probe-duration-ms: likewise; 0 = not */
         bool skip_unreachable;                  /* --skip-unreachable: nodes the pre-flight could not reach left out */
+        /* Who asked for it and why, and what exactly (recorded, shown by status and history; "" = not said): */
+        char reason[STORE_ERR_MAX];             /* --reason TEXT */
+        char user[STORE_LABEL_MAX * 2];         /* the OS user that ran nettunectl ("root (sudo: alice)") */
+        char cert_cn[STORE_LABEL_MAX * 2];      /* the CN of the client certificate it presented to the agents */
+        char policy_sha256[80];                 /* "sha256:HEX" of the document sent to the agents */
+        char selector[STORE_SELECTOR_MAX];      /* --selector, each one as given, joined by "; " */
+        unsigned wave_interval_s;               /* --wave-interval: the soak after a wave, before the next
+                                                   one's fabric baseline; 0 = none */
+        bool promote_manual;                    /* --promote manual: each wave after the first waits for
+                                                   `nettunectl promote ID` */
 };
 
 /*
@@ -220,6 +230,22 @@ int store_rollout_list(struct store *s, unsigned limit,
 int store_drift_save(struct store *s, struct drift_scan *scan, struct errbuf *e);
 /* Number of drift scans stored and the newest one's counts (for tests and status). */
 int store_drift_last(struct store *s, struct drift_scan *ret, struct errbuf *e);
+
+/*
+ * What a person said to a running rollout (`nettunectl pause|resume|promote ID`),
+ * apart from its records, so that whoever drives it reads it between waves: paused
+ * (no further wave starts until resumed), and the highest wave promoted (with
+ * --promote manual, wave W+1 starts once promoted >= W+1; waves count from 1).
+ */
+struct store_hold {
+        bool paused;
+        unsigned promoted;
+        char by[STORE_LABEL_MAX * 2];           /* who said it last */
+        long long at;                           /* when, unix seconds */
+};
+/* Read (none said yet: all zero) and write rollout id's hold. -EOPNOTSUPP: this backend keeps none. */
+int store_hold_get(struct store *s, long long id, struct store_hold *ret, struct errbuf *e);
+int store_hold_set(struct store *s, long long id, const struct store_hold *h, struct errbuf *e);
 
 /* Options as JSON text and back (the store keeps them so --resume sees the same plan). */
 char *rollout_opts_to_json(const struct rollout_opts *o);

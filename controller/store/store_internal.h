@@ -58,6 +58,9 @@ struct store_ops {
          */
         int (*lazy_begin)(struct store *s, struct errbuf *e);
         int (*lazy_end)(struct store *s, struct errbuf *e);
+        /* Optional: a rollout's hold (store_hold_get/set), as JSON text. NULL: -EOPNOTSUPP. */
+        int (*hold_get)(struct store *s, long long id, char **ret, struct errbuf *e);
+        int (*hold_set)(struct store *s, long long id, const char *doc, struct errbuf *e);
 };
 
 /* What a batch collected (store.c): the records of one rollout, each once. */

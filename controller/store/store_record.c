@@ -2,6 +2,7 @@
 /* Store records as JSON documents, written compactly and read back strictly. */
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <time.h>
 
 #include "controller/store/store_internal.h"
@@ -131,6 +132,19 @@ void rollout_rec_free(struct rollout_rec *r)
         free(r);
 }
 
+/* The string members of who asked for a rollout and why: recorded only when said. */
+static const struct {
+        const char *name;
+        size_t off, size;
+} who_members[] = {
+        { "reason", offsetof(struct rollout_opts, reason), sizeof(((struct rollout_opts *)0)->reason) },
+        { "user", offsetof(struct rollout_opts, user), sizeof(((struct rollout_opts *)0)->user) },
+        { "cert_cn", offsetof(struct rollout_opts, cert_cn), sizeof(((struct rollout_opts *)0)->cert_cn) },
+        { "policy_sha256", offsetof(struct rollout_opts, policy_sha256),
+          sizeof(((struct rollout_opts *)0)->policy_sha256) },
+        { "selector", offsetof(struct rollout_opts, selector), sizeof(((struct rollout_opts *)0)->selector) },
+};
+
 char *rollout_opts_to_json(const struct rollout_opts *o)
 {
         json_t *j = json_pack("{s:i, s:i, s:b, s:i, s:b, s:i, s:s, s:b}",
@@ -156,6 +170,16 @@ char *rollout_opts_to_json(const struct rollout_opts *o)
                 json_object_set_new(j, "probe_duration_ms", json_integer(o->probe_duration_ms));
         if (j && o->skip_unreachable)
                 json_object_set_new(j, "skip_unreachable", json_true());
+        if (j && o->wave_interval_s)
+                json_object_set_new(j, "wave_interval_s", json_integer(o->wave_interval_s));
+        if (j && o->promote_manual)
+                json_object_set_new(j, "promote", json_string("manual"));
+        for (size_t i = 0; j && i < ARRAY_SIZE(who_members); i++) {
+                const char *v = (const char *)o + who_members[i].off;
+
+                if (*v)
+                        json_object_set_new(j, who_members[i].name, json_string(v));
+        }
         text = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 
         json_decref(j);
@@ -201,9 +225,27 @@ int rollout_opts_from_json(const char *text, struct rollout_opts *ret)
                 o.max_regression_pct = (int)mrp;
                 o.probe_duration_ms = (unsigned)pdm;
                 o.skip_unreachable = skip;
-                *ret = o;
                 r = 0;
         }
+        for (size_t i = 0; r == 0 && i < ARRAY_SIZE(who_members); i++) {
+                json_t *v = json_object_get(j, who_members[i].name);
+
+                if (v && (!json_is_string(v) || !copy_opt_str(json_string_value(v), (char *)&o + who_members[i].off,
+                                                               who_members[i].size)))
+                        r = -EINVAL;
+        }
+        if (r == 0) {
+                json_t *wi = json_object_get(j, "wave_interval_s"), *pm = json_object_get(j, "promote");
+
+                if ((wi && (!json_is_integer(wi) || json_integer_value(wi) < 0 ||
+                            json_integer_value(wi) > 86400)) ||
+                    (pm && (!json_is_string(pm) || strcmp(json_string_value(pm), "manual"))))
+                        r = -EINVAL;
+                o.wave_interval_s = wi ? (unsigned)json_integer_value(wi) : 0;
+                o.promote_manual = pm != NULL;
+        }
+        if (r == 0)
+                *ret = o;
         json_decref(j);
         return r;
 }

@@ -349,6 +349,46 @@ static int op_wait_change(struct store *s, unsigned timeout_ms, struct errbuf *e
         return 0;
 }
 
+/* Holds live in a table of their own, made on first use (no migration: older databases have none). */
+#define HOLDS_TABLE "CREATE TABLE IF NOT EXISTS holds (rollout_id INTEGER PRIMARY KEY, doc TEXT NOT NULL)"
+
+static int op_hold_get(struct store *s, long long id, char **ret, struct errbuf *e)
+{
+        struct sqlite_store *q = sqlite_of(s);
+        sqlite3_stmt *st;
+        int rc;
+
+        if (exec(q, HOLDS_TABLE, e) < 0)
+                return -EIO;
+        if (sqlite3_prepare_v2(q->db.h, "SELECT doc FROM holds WHERE rollout_id = ?", -1, &st, NULL) != SQLITE_OK)
+                return sqlite_fail(q, e, "cannot read the database");
+        sqlite3_bind_int64(st, 1, id);
+        rc = sqlite3_step(st);
+        *ret = rc == SQLITE_ROW ? strdup((const char *)sqlite3_column_text(st, 0)) : NULL;
+        sqlite3_finalize(st);
+        if (rc == SQLITE_ROW && !*ret)
+                return errbuf_set(e, ENOMEM, q->db.path, "out of memory");
+        return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlite_fail(q, e, "cannot read the database");
+}
+
+static int op_hold_set(struct store *s, long long id, const char *doc, struct errbuf *e)
+{
+        struct sqlite_store *q = sqlite_of(s);
+        sqlite3_stmt *st;
+        int rc;
+
+        if (exec(q, HOLDS_TABLE, e) < 0)
+                return -EIO;
+        if (sqlite3_prepare_v2(q->db.h, "INSERT OR REPLACE INTO holds (rollout_id, doc) VALUES (?, ?)", -1, &st,
+                               NULL) != SQLITE_OK)
+                return sqlite_fail(q, e, "cannot update the database");
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_text(st, 2, doc, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        return rc == SQLITE_DONE ? 0 : sqlite_fail(q, e, "cannot update the database");
+}
+
 static const struct store_ops sqlite_ops = {
         .name = "sqlite",
         .close = op_close,
@@ -365,4 +405,6 @@ static const struct store_ops sqlite_ops = {
         .wait_change = op_wait_change,
         .lazy_begin = op_lazy_begin,
         .lazy_end = op_lazy_end,
+        .hold_get = op_hold_get,
+        .hold_set = op_hold_set,
 };

@@ -362,6 +362,8 @@ int tune_preflight(const struct tune_env *env, struct tune *t, struct errbuf *e)
                 preflight_note(env, &pf[i], i, &worst, e);
         if (rc >= 0 && worst != PREFLIGHT_OK)
                 rc = worst == PREFLIGHT_INVALID ? -EINVAL : -EHOSTUNREACH;
+        for (unsigned i = 0; pf && i < env->n_scope; i++)
+                json_decref(pf[i].notes);       /* the trials' notes are the apply's to show */
         free(doc);
         free(pf);
         return rc;

@@ -2,6 +2,7 @@
 /* Inventory validation: accepted documents, and each rejection with its exact message. */
 #include <CUnit/CUnit.h>
 
+#include "common/util.h"
 #include "controller/fleet/fleet.h"
 
 static const char good[] =
@@ -113,6 +114,52 @@ static void test_load_missing(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no such file"));
 }
 
+/* Set-based selectors: each operator over nodes with, with another and without the label. */
+static void test_selector(void)
+{
+        struct policy_label gpu_r1[] = { { "role", "gpu" }, { "rack", "r1" } }, fab_r9[] = { { "role", "fabric" },
+                                                                                             { "rack", "r9" } };
+        const struct inventory_node n[] = {
+                { .name = "a", .n_labels = 2, .labels = gpu_r1 },
+                { .name = "b", .n_labels = 2, .labels = fab_r9 },
+                { .name = "c" },
+        };
+        static const struct {
+                const char *sel;
+                bool a, b, c;
+        } cases[] = {
+                { "role=gpu", true, false, false },
+                { "role==gpu", true, false, false },
+                { "rack!=r9", true, false, true },
+                { "role in (gpu,fabric)", true, true, false },
+                { "role in(gpu, fabric) , rack!=r9", true, false, false },
+                { "role notin (gpu)", false, true, true },
+                { "rack", true, true, false },
+                { "!rack", false, false, true },
+                { " role = fabric ", false, true, false },
+        };
+        static const char *const bad_sel[] = {
+                "", "role in gpu", "role in (gpu", "role in ()", "role=", "=gpu", "role=gpu,", "role~gpu",
+                "!role=gpu", "role in (a b)",
+        };
+        struct errbuf e = { 0 };
+
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                CU_ASSERT_EQUAL(inventory_selector_check(cases[i].sel, &e), 0);
+                CU_ASSERT_EQUAL(inventory_selector_match(cases[i].sel, &n[0]), cases[i].a);
+                CU_ASSERT_EQUAL(inventory_selector_match(cases[i].sel, &n[1]), cases[i].b);
+                CU_ASSERT_EQUAL(inventory_selector_match(cases[i].sel, &n[2]), cases[i].c);
+        }
+        for (size_t i = 0; i < ARRAY_SIZE(bad_sel); i++) {
+                e = (struct errbuf) { 0 };
+                CU_ASSERT_EQUAL(inventory_selector_check(bad_sel[i], &e), -EINVAL);
+                CU_ASSERT_STRING_EQUAL(e.where, "--selector");
+                CU_ASSERT_FALSE(inventory_selector_match(bad_sel[i], &n[0]));
+        }
+        CU_ASSERT_TRUE(inventory_selector_plain("role=gpu,rack=r1"));
+        CU_ASSERT_FALSE(inventory_selector_plain("rack!=r9"));
+}
+
 int suite_inventory(void);
 int suite_inventory(void)
 {
@@ -121,7 +168,8 @@ int suite_inventory(void)
         if (!s ||
             !CU_add_test(s, "good", test_good) ||
             !CU_add_test(s, "bad", test_bad) ||
-            !CU_add_test(s, "load_missing", test_load_missing))
+            !CU_add_test(s, "load_missing", test_load_missing) ||
+            !CU_add_test(s, "selector", test_selector))
                 return -1;
         return 0;
 }

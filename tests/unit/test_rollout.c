@@ -389,6 +389,42 @@ static void test_state_names(void)
         CU_ASSERT_TRUE(rnode_state_final(RNODE_COMMITTED));
 }
 
+
+/* Identical changes on numbered ports of one target collapse into ranges; the rest keep their lines. */
+static void test_changes_text(void)
+{
+        json_t *ch = json_array();
+        char *text, *buf = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        for (int p = 1; p <= 64; p++) {
+                char key[64];
+
+                if (p == 9)
+                        continue;
+                snprintf(key, sizeof(key), "ports.swp%d.trust", p);
+                json_array_append_new(ch, json_pack("{s:s, s:s, s:s, s:s, s:s}", "target", "leaf1", "field", "trust",
+                                                    "key", key, "from", "pcp", "to", "dscp"));
+        }
+        json_array_append_new(ch, json_pack("{s:s, s:s, s:s, s:s, s:s}", "target", "leaf1", "field", "trust", "key",
+                                            "ports.swp9.trust", "from", "dscp", "to", "dscp2"));
+        json_array_append_new(ch, json_pack("{s:s, s:s, s:s, s:i, s:i}", "target", "nt0", "field", "mtu", "key", "mtu",
+                                            "from", 1500, "to", 9000));
+        text = rollout_changes_text(ch, "  ");
+        CU_ASSERT_STRING_EQUAL(text, "  leaf1 swp1-8,10-64: trust pcp -> dscp\n"
+                                     "  leaf1 ports.swp9.trust: dscp -> dscp2\n"
+                                     "  nt0 mtu: 1500 -> 9000\n");
+        f = open_memstream(&buf, &size);
+        rollout_diff_print(f, (const char *[]) { "a", "b", "c" }, (const char *[]) { text, NULL, text }, 3, 20);
+        fclose(f);
+        CU_ASSERT_PTR_NOT_NULL(strstr(buf, "a, c (2 nodes):\n  leaf1 swp1-8,10-64"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(buf, "1 node is already as the policy asks\n"));
+        free(buf);
+        free(text);
+        json_decref(ch);
+}
+
 int suite_rollout(void);
 int suite_rollout(void)
 {
@@ -406,7 +442,8 @@ int suite_rollout(void)
             !CU_add_test(s, "plan_wave_by", test_plan_wave_by) ||
             !CU_add_test(s, "apply_timeout", test_apply_timeout) ||
             !CU_add_test(s, "end_state", test_end_state) ||
-            !CU_add_test(s, "state_names", test_state_names))
+            !CU_add_test(s, "state_names", test_state_names) ||
+            !CU_add_test(s, "changes_text", test_changes_text))
                 return -1;
         return 0;
 }

@@ -72,6 +72,13 @@ static void test_opts_roundtrip(void)
         o.max_regression_pct = 35;
         o.probe_duration_ms = 1500;
         o.skip_unreachable = true;
+        o.wave_interval_s = 30;
+        o.promote_manual = true;
+        snprintf(o.reason, sizeof(o.reason), "NET-1: \"jumbo\" frames");
+        snprintf(o.user, sizeof(o.user), "root (sudo: alice)");
+        snprintf(o.cert_cn, sizeof(o.cert_cn), "ops-ctl");
+        snprintf(o.policy_sha256, sizeof(o.policy_sha256), "sha256:%064d", 0);
+        snprintf(o.selector, sizeof(o.selector), "rack in (r1,r2); rack!=r2");
         text = rollout_opts_to_json(&o);
         CU_ASSERT_PTR_NOT_NULL_FATAL(text);
         CU_ASSERT_EQUAL(rollout_opts_from_json(text, &back), 0);
@@ -87,6 +94,13 @@ static void test_opts_roundtrip(void)
         CU_ASSERT_EQUAL(back.max_regression_pct, 35);
         CU_ASSERT_EQUAL(back.probe_duration_ms, 1500);
         CU_ASSERT_TRUE(back.skip_unreachable);
+        CU_ASSERT_EQUAL(back.wave_interval_s, 30);
+        CU_ASSERT_TRUE(back.promote_manual);
+        CU_ASSERT_STRING_EQUAL(back.reason, o.reason);
+        CU_ASSERT_STRING_EQUAL(back.user, o.user);
+        CU_ASSERT_STRING_EQUAL(back.cert_cn, o.cert_cn);
+        CU_ASSERT_STRING_EQUAL(back.policy_sha256, o.policy_sha256);
+        CU_ASSERT_STRING_EQUAL(back.selector, o.selector);
         CU_ASSERT_EQUAL(rollout_opts_from_json("{\"canary\":1}", &back), -EINVAL);
         free(text);
         /* Options recorded before the overrides existed: none of them. */
@@ -98,6 +112,33 @@ static void test_opts_roundtrip(void)
         CU_ASSERT_EQUAL(back.probe_duration_ms, 0);
         CU_ASSERT_STRING_EQUAL(back.wave_by, "");
         CU_ASSERT_FALSE(back.skip_unreachable);
+        CU_ASSERT_FALSE(back.promote_manual);
+        CU_ASSERT_STRING_EQUAL(back.reason, "");
+}
+
+/* A rollout's hold: none said yet reads as zeros; what is set reads back from another handle. */
+static void test_hold(void)
+{
+        struct store *s = NULL, *t = NULL;
+        struct store_hold h = { .paused = true }, back;
+        struct errbuf e = { 0 };
+
+        CU_ASSERT_EQUAL_FATAL(store_open(db, &s, &e), 0);
+        CU_ASSERT_EQUAL(store_hold_get(s, 77, &back, &e), 0);
+        CU_ASSERT_FALSE(back.paused);
+        CU_ASSERT_EQUAL(back.promoted, 0);
+        h.promoted = 3;
+        h.at = 1767225600;
+        snprintf(h.by, sizeof(h.by), "alice");
+        CU_ASSERT_EQUAL(store_hold_set(s, 77, &h, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(store_open(db, &t, &e), 0);
+        CU_ASSERT_EQUAL(store_hold_get(t, 77, &back, &e), 0);
+        CU_ASSERT_TRUE(back.paused);
+        CU_ASSERT_EQUAL(back.promoted, 3);
+        CU_ASSERT_EQUAL(back.at, 1767225600);
+        CU_ASSERT_STRING_EQUAL(back.by, "alice");
+        store_close(t);
+        store_close(s);
 }
 
 static void test_create_update_load(void)
@@ -526,7 +567,8 @@ int suite_store(void)
             !CU_add_test(s, "open_fails", test_open_fails) ||
             !CU_add_test(s, "migrate_v4", test_migrate_v4) ||
             !CU_add_test(s, "lease_take_refuse", test_lease_take_refuse) ||
-            !CU_add_test(s, "lease_stale_takeover", test_lease_stale_takeover))
+            !CU_add_test(s, "lease_stale_takeover", test_lease_stale_takeover) ||
+            !CU_add_test(s, "hold", test_hold))
                 return -1;
         return 0;
 }
