@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Inside controller/cmd; not for other modules: the tune command's arguments (ctl_tune.c,
- * ctl_tune_scope.c); doctor's picture and node labels (ctl_doctor_svg.c).
+ * ctl_tune_scope.c); doctor's picture and node labels (ctl_doctor_svg.c); the rollout's
+ * picture (ctl_status_svg.c).
  */
 #pragma once
 
@@ -47,3 +48,7 @@ int ctl_doctor_svg(const struct doctor_facts *f, const struct doctor_params *p, 
                    const char *path);
 /* Each collected node's nettune.io/lossless and nettune.io/findings labels into path. 0 or -errno (printed). */
 int ctl_doctor_labels(const struct doctor_facts *f, const struct doctor_report *r, bool json, const char *path);
+
+/* ---- ctl_status_svg.c: a rollout's timeline, waves and each node's gate Gb/s before and after ---- */
+
+int ctl_status_svg(const struct rollout_rec *r, const char *path);
