@@ -55,7 +55,7 @@ cat "$T/a.txt"
 check "node002's agent alone cannot judge it (exit $rc)" [ "$rc" -eq 0 ]
 check "and says why" grep -q "nt0: path unknown (switch 'leaf1' is not in the collected facts (nettunectl doctor collects every agent's))" "$T/a.txt"
 rc=0; ctl doctor --window 1 --svg "$T/d.svg" --node-labels "$T/labels.txt" >/dev/null || rc=$?
-check "doctor --svg and --node-labels: exit 3 as the report" [ "$rc" -eq 3 ]
+check "doctor --svg and --node-labels: exit 1 (findings), as without them" [ "$rc" -eq 1 ]
 if command -v rsvg-convert >/dev/null; then
         check "the picture's one vermillion hop is leaf1:swp2, the port the fix changes" \
                 python3 "$NETTUNE_TOP/tests/lib/svg_check.py" doctor "$T/d.svg" leaf1:swp2
