@@ -264,6 +264,8 @@ static char *draw(const struct headroom_input *in, const struct picture *pic, do
         char title[200], desc[600], label[32];
         struct svg s = { 0 };
 
+        if (ticks[nt - 1] < (buffer > max ? buffer : max) && nt < SVG_TICKS_MAX)
+                ticks[nt] = ticks[nt - 1] + step, nt++;
         top = ticks[nt - 1];
         snprintf(title, sizeof(title), "PFC headroom on %s at MTU %u: size per speed and cable length",
                  headroom_asic_name(in->asic), in->mtu);

@@ -71,23 +71,38 @@ static long long wave_end(const struct tl *t, unsigned w)
 static void timeline(struct svg *s, const struct tl *t, unsigned n_rolled_back)
 {
         const struct rollout_rec *r = t->r;
+        unsigned n_later = 0;
 
         svg_text(s, 10, 78, "font-weight=\"bold\"", "timeline");
         svg_put(s, "<line x1=\"%d\" y1=\"100\" x2=\"%d\" y2=\"100\" stroke=\"" SVG_GREY "\"/>\n", PL, W - PR);
         svg_text(s, PL, 114, "font-size=\"11\"", "0 s");
         svg_text(s, W - PR, 114, "font-size=\"11\" text-anchor=\"end\"", "%lld s", t->t1 - t->t0);
-        for (unsigned w = 0; w < r->n_waves; w++) {
+        for (unsigned w = 0; w < r->n_waves; w++)
+                n_later += !r->waves[w].started_at;
+        if (n_later)
+                svg_text(s, 10, 135, "font-size=\"11\"", "not started");
+        for (unsigned w = 0, k = 0; w < r->n_waves; w++) {
                 const struct rwave *wv = &r->waves[w];
-                double x1 = wv->started_at ? tx(t, wv->started_at) : W - PR, x2 = wv->started_at ?
-                            tx(t, wave_end(t, w)) : W - PR;
+                double slot = fmin(60, (W - PL - PR) / (double)(n_later ? n_later : 1)), x1, x2, y;
 
-                if (x2 - x1 < 24)
-                        x2 = x1 + 24;
+                if (wv->started_at) {
+                        x1 = tx(t, wv->started_at);
+                        x2 = fmax(tx(t, wave_end(t, w)), x1 + 24);
+                        if (x2 > W - PR) {      /* a short last wave ends at the axis' end */
+                                x1 -= x2 - (W - PR);
+                                x2 = W - PR;
+                        }
+                        y = 64 + (w % 2) * 8;
+                } else {        /* below the timeline, in order: no time of its own */
+                        x1 = PL + k++ * slot;
+                        x2 = x1 + slot - 2;
+                        y = 122;
+                }
                 svg_put(s, "<rect class=\"wave\" id=\"wave-%u\" data-wave=\"%u\" data-state=\"%s\" data-started=\"%lld\" "
-                        "x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"22\" fill=\"%s\" fill-opacity=\"0.85\" stroke=\"#FFFFFF\"/>\n",
-                        w, w, rwave_state_name(wv->state), wv->started_at, x1, 64 + (w % 2) * 8, x2 - x1,
+                        "x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"22\" fill=\"%s\" fill-opacity=\"0.85\" "
+                        "stroke=\"#FFFFFF\"/>\n", w, w, rwave_state_name(wv->state), wv->started_at, x1, y, x2 - x1,
                         wave_colour(wv->state));
-                svg_text(s, x1 + 3, 79 + (w % 2) * 8, "font-size=\"11\" fill=\"#000000\"", "%u%s", w,
+                svg_text(s, x1 + 3, y + 15, "font-size=\"11\" fill=\"#000000\"", "%u%s", w,
                          wv->state == RWAVE_HALTED ? " halt" : "");
         }
         if (r->state == ROLLOUT_HALTED)
@@ -95,7 +110,7 @@ static void timeline(struct svg *s, const struct tl *t, unsigned n_rolled_back)
                         "\" stroke-width=\"3\"/>\n", tx(t, r->updated_at), tx(t, r->updated_at));
         svg_text(s, W - PR + 8, 72, "class=\"event-label\"", "%s%s", rollout_state_name(r->state),
                  r->state == ROLLOUT_COMPLETED ? ": confirmed" : r->state == ROLLOUT_PENDING ?
-                 ": waiting for confirm" : r->state == ROLLOUT_HALTED ? ": halted" : "");
+                 ": waiting for confirm" : "");
         if (n_rolled_back)
                 svg_text(s, W - PR + 8, 88, "class=\"event-label rollback\"", "rolled back: %u node%s",
                          n_rolled_back, n_rolled_back == 1 ? "" : "s");
@@ -161,7 +176,7 @@ static void describe(const struct tl *t, unsigned n_rolled_back, char *buf, size
 int ctl_status_svg(const struct rollout_rec *r, const char *path)
 {
         struct tl t = { .r = r, .t0 = r->created_at, .t1 = r->updated_at, .gmax = 0 };
-        double ticks[SVG_TICKS_MAX], step, height = 140, y;
+        double ticks[SVG_TICKS_MAX], step, height = 170, y;
         unsigned n_rb = 0, nt;
         char title[200], desc[2048], label[32];
         _cleanup_free_ char *doc = NULL;
@@ -181,6 +196,8 @@ int ctl_status_svg(const struct rollout_rec *r, const char *path)
                 n_rb += n->state == RNODE_ROLLED_BACK;
         }
         nt = svg_ticks(0, t.gmax > 0 ? t.gmax : 1, 6, ticks, &step);
+        if (ticks[nt - 1] < t.gmax && nt < SVG_TICKS_MAX)       /* the scale ends on a tick past every bar */
+                ticks[nt] = ticks[nt - 1] + step, nt++;
         t.gmax = ticks[nt - 1];
         for (unsigned w = 0; w < r->n_waves; w++) {
                 unsigned k = 0;
@@ -195,11 +212,12 @@ int ctl_status_svg(const struct rollout_rec *r, const char *path)
         describe(&t, n_rb, desc, sizeof(desc));
         svg_begin(&s, W, (int)height, title, desc);
         svg_text(&s, 10, 28, "font-size=\"16\"", "%s", title);
-        svg_text(&s, 10, 46, "font-size=\"11\" fill=\"#555555\"", "waves: bluish green passed, vermillion halted, sky "
-                 "blue not yet decided; bars: blue before, after coloured by the node's state (green kept, orange "
-                 "put back, vermillion failed)");
+        svg_text(&s, 10, 44, "font-size=\"11\" fill=\"#555555\"", "waves: bluish green passed, vermillion halted, "
+                 "sky blue not yet decided or not started");
+        svg_text(&s, 10, 57, "font-size=\"11\" fill=\"#555555\"", "bars per node: blue the gate before, below it "
+                 "the gate after, coloured by the node's state (green kept, orange put back, vermillion failed)");
         timeline(&s, &t, n_rb);
-        y = 130;
+        y = 160;
         svg_text(&s, PL, y, "font-size=\"11\"", "gate bandwidth, Gb/s:");
         for (unsigned k = 0; k < nt; k++) {
                 double x = PL + ticks[k] / t.gmax * (W - PL - PR);

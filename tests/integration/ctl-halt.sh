@@ -53,7 +53,7 @@ if command -v rsvg-convert >/dev/null; then
         check "every wave in its state's colour (the halted one vermillion), every node's two bars in its state" \
                 python3 "$NETTUNE_TOP/tests/lib/svg_check.py" status "$T/status.svg" "$T/status.json"
         check "the halt and the rollback marked" grep -q 'class="event halt"' "$T/status.svg"
-        check "its text equivalent says halted" grep -q '<desc id="desc">Rollout [0-9]* (apply of .mtu-9000.): halted' "$T/status.svg"
+        check "its text equivalent says halted" grep -q '<desc id="desc">Rollout [0-9]* (apply of &apos;mtu-9000&apos;): halted' "$T/status.svg"
 else
         echo "skip: no rsvg-convert (librsvg2-bin): the picture is not rendered"
 fi
