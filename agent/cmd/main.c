@@ -30,6 +30,7 @@ static const struct command commands[] = {
         { "serve",        cmd_serve,        true,  true },
         { "journal-recover", cmd_journal_recover, true, false },
         { "confirm-watchdog", cmd_confirm_watchdog, true, true },
+        { "health",       cmd_health,       true,  false },
 };
 
 #define COMMON_USAGE "[--config FILE] [--output text|json] [--yes]"
