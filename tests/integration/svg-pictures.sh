@@ -48,3 +48,24 @@ for g in hops.values():
     assert m.near(rgb, m.OKABE["vermillion"]), rgb
 PY
 check "its text equivalent names the hops and their findings" grep -q "switch port leaf1 swp1: MISMATCH (critical mtu_mismatch" "$T/d.svg"
+
+step "doctor --node-labels of saved facts"
+"$CTL" doctor --facts "$NETTUNE_TOP/tests/data/doctor/fleet/facts.json" --node-labels "$T/labels.txt" >/dev/null || true
+"$CTL" --output json doctor --facts "$NETTUNE_TOP/tests/data/doctor/fleet/facts.json" >"$T/report.json" || true
+check "each node's verdict and codes are its findings' (most severe first, within 63 characters)" python3 - "$T/labels.txt" "$T/report.json" <<'PY'
+import json, sys
+got = {l.split()[0]: dict(kv.split("=", 1) for kv in l.split()[1:]) for l in open(sys.argv[1])}
+rep = json.load(open(sys.argv[2]))
+assert set(got) == {n["name"] for n in rep["nodes"] if n["collected"]}, got
+for node, labels in got.items():
+    mine = [f for f in rep["findings"] if node in f["nodes"] and f["severity"] != "info"]
+    want = "broken" if any(f["severity"] == "critical" for f in mine) else "degraded" if mine else "ok"
+    assert labels["nettune.io/lossless"] == want, (node, labels, want)
+    codes = labels["nettune.io/findings"].split(".") if labels["nettune.io/findings"] else []
+    order = []
+    for f in mine:
+        if f["code"] not in order:
+            order.append(f["code"])
+    assert codes == [c for c in order if c in codes] and set(codes) <= set(order), (node, codes, order)
+    assert len(labels["nettune.io/findings"]) <= 63 and (codes or not mine), (node, codes)
+PY
