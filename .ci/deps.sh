@@ -13,6 +13,7 @@ packages=(
         # tests (stress-ng: make check-stressed; bsdutils: script(1) for the terminal tests)
         libcunit1-dev python3 python3-jsonschema python3-yaml iproute2 openssh-server openssh-client
         openssl curl sqlite3 iperf3 ethtool valgrind procps psmisc stress-ng bsdutils tcpdump
+        librsvg2-bin
         # doctor: the LLDP path (tests/integration/doctor-lldp.sh runs lldpd on both ends)
         lldpd
         clang libclang-rt-14-dev

@@ -55,13 +55,14 @@ ALLOWED = {
                            "agent/measure", "agent/http", "agent/config", "drivers/*", "policies", "common"],
     # controller: cmd -> tune -> rollout -> fabric, store -> fleet
     "controller/fleet":   ["policies", "common"],
+    "controller/svg":     ["common"],
     "controller/store":   ["controller/fleet", "policies", "common"],
     "controller/fabric":  ["controller/fleet", "drivers/probe", "policies", "common"],
     "controller/rollout": ["controller/fabric", "controller/store", "controller/fleet", "policies", "common"],
     "controller/tune":    ["controller/rollout", "controller/fabric", "controller/store", "controller/fleet",
-                           "policies", "common"],
+                           "controller/svg", "policies", "common"],
     "controller/cmd":     ["controller/tune", "controller/rollout", "controller/fabric", "controller/store",
-                           "controller/fleet", "drivers/probe", "policies", "common"],
+                           "controller/fleet", "controller/svg", "drivers/probe", "policies", "common"],
 }
 # Includes that go against the table on purpose, each with its reason (FILE, INCLUDED).
 EXCEPTIONS = {

@@ -54,3 +54,4 @@ int cmd_serve(struct cli *c);
 int cmd_journal_recover(struct cli *c);
 int cmd_state(struct cli *c);
 int cmd_plan(struct cli *c);
+int cmd_health(struct cli *c);

@@ -30,6 +30,11 @@ static const struct cli_flag rollback_flags[] = {
         { 0 },
 };
 
+static const struct cli_flag health_flags[] = {
+        { "--timeout", "S", "seconds to wait for the connection (default 5)", NULL },
+        { 0 },
+};
+
 static const struct cli_flag history_flags[] = {
         { "--limit", "N", "the newest N transactions (default 50)", NULL },
         { 0 },
@@ -183,6 +188,11 @@ const struct cli_command agent_commands[] = {
           "fields it owned go back to the layer below, or to the value they had before\n"
           "nettune first took them. On a terminal it asks first (--yes does not).",
           NULL, EXITS_CHANGE },
+        { "health", NULL, "is the agent serving here? (a liveness check)",
+          "Loads the configuration and connects to the API's listen address (0.0.0.0 and\n"
+          "'::' on loopback): a liveness check for a supervisor, such as a Kubernetes\n"
+          "livenessProbe. Needs no client certificate; changes nothing.",
+          health_flags, "0 serving, 2 invalid configuration, 3 not accepting connections" },
         { 0 },
 };
 

@@ -32,6 +32,7 @@ static const struct command commands[] = {
         { "confirm-watchdog", cmd_confirm_watchdog, true, true },
         { "intent",       cmd_intent,       true,  false },
         { "remove",       cmd_remove,       true,  false },
+        { "health",       cmd_health,       true,  false },
 };
 
 #define COMMON_USAGE "[--config FILE] [--output text|json] [--yes]"

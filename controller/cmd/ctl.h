@@ -223,6 +223,7 @@ int ctl_cmd_store(struct ctl *c);
 int ctl_cmd_probe(struct ctl *c);
 int ctl_cmd_locate(struct ctl *c);
 int ctl_cmd_headroom(struct ctl *c);
+int ctl_cmd_inventory(struct ctl *c);
 
 /*
  * GET /v1/doctor?window_s=S on sel[0..n) at once: one node of f per node, in order,

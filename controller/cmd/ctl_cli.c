@@ -96,6 +96,8 @@ static const struct cli_flag doctor_flags[] = {
         { "--roce-priority", "P", "the priority RoCE traffic carries (default 3)", NULL },
         { "--save-facts", "FILE", "keep what was collected", NULL },
         { "--facts", "FILE", "judge a saved file instead of asking the agents", NULL },
+        { "--svg", "FILE", "draw the lossless class along every path, findings on their hops", NULL },
+        { "--node-labels", "FILE", "write each node's nettune.io/lossless and nettune.io/findings labels", NULL },
         { 0 },
 };
 
@@ -146,6 +148,28 @@ static const struct cli_flag headroom_flags[] = {
         { "--small-packet-pct", "N", "Spectrum: the share of small packets assumed (default 50)", NULL },
         { "--lossless-mtu", "N", "Spectrum: the largest lossless packet assumed (default 1024)", NULL },
         { "--max-mtu", "N", "connectx: the port's largest MTU (default 9216)", NULL },
+        { "--svg", "FILE", "draw the size for every common speed and cable length", NULL },
+        { "--node", "NAME", "with --svg and --port: the node whose port's buffer is drawn", NULL },
+        { "--port", "NAME", "with --svg and --node: its interface or switch port", NULL },
+        { 0 },
+};
+
+static const struct cli_flag inventory_flags[] = {
+        { "--from-kubernetes", "FILE|-", "the output of 'kubectl get nodes -o json' (required)", NULL },
+        { "--address-type", "TYPE", "the node address the agent is reached at (default InternalIP)", NULL },
+        { "--url-template", "T", "the agent URL: {address}, {name} (default https://{address}:7440)", NULL },
+        { "--agent-label", "KEY[=VALUE]", "nodes that run the agent carry it (default nettune.io/agent)", NULL },
+        { "--label-prefix", "P", "take the node labels whose keys start with P (again for more)", NULL },
+        { "--all-labels", NULL, "take every node label", NULL },
+        { "--tls-ca", "FILE", "the inventory's tls.ca (default ca.crt)", NULL },
+        { "--tls-cert", "FILE", "its tls.cert (default controller.crt)", NULL },
+        { "--tls-key", "FILE", "its tls.key (default controller.key)", NULL },
+        { "--out", "FILE", "write the inventory here (default: standard output)", NULL },
+        { 0 },
+};
+
+static const struct cli_flag status_flags[] = {
+        { "--svg", "FILE", "draw the rollout: waves, halt, rollback, confirm, each node's Gb/s", NULL },
         { 0 },
 };
 
@@ -198,7 +222,7 @@ const struct cli_command ctl_commands[] = {
           "wave is judged; a wave over --max-unavailable halts the rollout and rolls back.\n"
           "On a terminal it asks first (--yes does not).",
           apply_flags, EXITS_ROLLOUT },
-        { "status", "[ID]", "show a rollout (default: the newest)", NULL, NULL, "0 ok, 2 no such rollout" },
+        { "status", "[ID]", "show a rollout (default: the newest)", NULL, status_flags, "0 ok, 2 no such rollout" },
         { "state", NULL, "the fleet's live knobs: one row per node, drifted cells marked",
           "Asks every selected node for its live state and committed policy at once and\n"
           "prints one row per node and interface: mtu, trust, the DSCP map, PFC, ETS and\n"
@@ -290,6 +314,12 @@ const struct cli_command ctl_commands[] = {
           "0 said, 2 no such running rollout or not paused/promotable, 3 the store failed" },
         { "promote", "ID", "start the next wave of a rollout applied with --promote manual", NULL, NULL,
           "0 said, 2 no such running rollout or not paused/promotable, 3 the store failed" },
+        { "inventory", NULL, "an inventory from 'kubectl get nodes -o json'",
+          "Turns Kubernetes' list of nodes into an inventory: each node that carries the\n"
+          "agent's label, its name, its agent URL from an address of the chosen type, and\n"
+          "the labels asked for; validated as a hand-written inventory. Talks to no API\n"
+          "server: kubectl does.",
+          inventory_flags, "0 written, 2 invalid input (the node is named; nothing written)" },
         { 0 },
 };
 

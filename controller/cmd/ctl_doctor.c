@@ -2,7 +2,7 @@
 /*
  * nettunectl doctor [--selector KEY=VALUE]... [--window S] [--propose FILE] [--probe] [--locate] [--rtt-ms MS]
  *                   [--pause-storm-pps N] [--watchdog-flaps N] [--roce-dscp D] [--roce-priority P]
- *                   [--save-facts FILE | --facts FILE]
+ *                   [--save-facts FILE | --facts FILE] [--svg FILE] [--node-labels FILE]
  *
  * Asks every selected agent for its facts at once (GET /v1/doctor?window_s=S: each
  * samples its counters over the same window), merges them under the inventory's node
@@ -17,13 +17,15 @@
  * --propose writes
  * the fixing policy with a selector: the labels every node that manages its targets
  * carries. --facts judges a file --save-facts wrote (as `nettune-agent doctor --facts`
- * does a node's). Read only.
+ * does a node's). --svg draws the lossless class along every path with the findings on
+ * their hops, --node-labels writes each node's verdict as Kubernetes node labels
+ * (ctl_doctor_svg.c). Read only.
  */
 #include <math.h>
 #include <stdio.h>
 
 #include "common/log.h"
-#include "controller/cmd/ctl.h"
+#include "controller/cmd/ctl_internal.h"
 #include "controller/fabric/fabric.h"
 #include "controller/fleet/fleet.h"
 #include "controller/rollout/rollout.h"
@@ -34,7 +36,7 @@
 struct doctor_opts {
         struct doctor_params params;
         struct ctl_selector sel;        /* --selector (--label) */
-        const char *propose, *save_facts, *facts;
+        const char *propose, *save_facts, *facts, *svg, *node_labels;
         bool probe, locate;
 };
 
@@ -75,6 +77,10 @@ static int parse_opt(const char *a, const char *v, struct doctor_opts *o)
                 o->save_facts = v;
         else if (streq(a, "--facts"))
                 o->facts = v;
+        else if (streq(a, "--svg"))
+                o->svg = v;
+        else if (streq(a, "--node-labels"))
+                o->node_labels = v;
         else
                 return 1;
         return 0;
@@ -497,6 +503,10 @@ static int report(struct ctl *c, const struct doctor_opts *o, const struct docto
                 doctor_report_print(stdout, &r, f);
         code = doctor_exit_code(f, &r);        /* OUTCOME_OK, OUTCOME_ROLLED_BACK, OUTCOME_RUNTIME */
         if (o->propose && propose(c, &r, o->propose, doc) < 0)
+                code = OUTCOME_RUNTIME;
+        if (o->svg && ctl_doctor_svg(f, &o->params, &r, o->svg) < 0)
+                code = OUTCOME_RUNTIME;
+        if (o->node_labels && ctl_doctor_labels(f, &r, c->json, o->node_labels) < 0)
                 code = OUTCOME_RUNTIME;
         if (doc)
                 output_json(doc);

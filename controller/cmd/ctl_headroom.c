@@ -2,10 +2,15 @@
 /*
  * nettunectl headroom --speed-gbps N --cable-m N --mtu N [--asic NAME] [--lanes N]
  *                     [--small-packet-pct N] [--lossless-mtu N] [--max-mtu N]
+ *                     [--svg FILE [--node NAME --port NAME]]
  *
  * The PFC headroom a lossless priority needs on one port (policies/headroom.h):
  * xoff, xon and the buffer size in bytes, with the inputs used. Reads nothing,
- * writes nothing; bad input exits 2 naming the flag.
+ * writes nothing; bad input exits 2 naming the flag. --svg also draws the size
+ * for every common speed and cable length with the same inputs (one bar each, the
+ * asked one outlined), and, with --node and --port, the receive buffer that port
+ * reports (its agent's doctor facts: the buffers' total, else their sum) as a line
+ * the bars must stay under; the text then lists every bar.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -14,6 +19,8 @@
 #include "common/log.h"
 #include "controller/cmd/ctl.h"
 #include "controller/rollout/rollout.h"
+#include "controller/svg/svg.h"
+#include "policies/doctor.h"
 #include "policies/headroom.h"
 
 enum { SPECTRUM, CONNECTX };
@@ -40,7 +47,13 @@ static const struct flag {
 };
 
 #define USAGE "usage: nettunectl headroom --speed-gbps N --cable-m N --mtu N [--asic NAME] [--lanes N]\n" \
-              "                           [--small-packet-pct N] [--lossless-mtu N] [--max-mtu N]"
+              "                           [--small-packet-pct N] [--lossless-mtu N] [--max-mtu N]\n" \
+              "                           [--svg FILE [--node NAME --port NAME]]"
+
+/* The picture's options. */
+struct picture {
+        const char *svg, *node, *port;
+};
 
 static const char *flag_of(const char *input)
 {
@@ -69,7 +82,8 @@ static int parse_number(const struct flag *f, const char *s, unsigned *ret)
 }
 
 /* One "--flag VALUE" or "--flag=VALUE" at argv[*i]; *seen marks the flags given. */
-static int parse_one(struct ctl *c, int *i, struct headroom_input *in, const char **asic, unsigned *seen)
+static int parse_one(struct ctl *c, int *i, struct headroom_input *in, const char **asic, unsigned *seen,
+                     struct picture *pic)
 {
         const char *a = c->argv[*i], *eq = strchr(a, '='), *v;
         size_t n = eq ? (size_t)(eq - a) : strlen(a);
@@ -85,6 +99,11 @@ static int parse_one(struct ctl *c, int *i, struct headroom_input *in, const cha
                 *asic = v;
                 return 0;
         }
+        if ((n == 5 && !strncmp(a, "--svg", 5)) || (n == 6 && !strncmp(a, "--node", 6)) ||
+            (n == 6 && !strncmp(a, "--port", 6))) {
+                *(a[2] == 's' ? &pic->svg : a[2] == 'n' ? &pic->node : &pic->port) = v;
+                return 0;
+        }
         for (size_t k = 0; k < ARRAY_SIZE(flags); k++)
                 if (strlen(flags[k].name) == n && !strncmp(a, flags[k].name, n)) {
                         *seen |= 1u << k;
@@ -93,7 +112,7 @@ static int parse_one(struct ctl *c, int *i, struct headroom_input *in, const cha
         return ctl_bad_arg(c, a);
 }
 
-static int parse_args(struct ctl *c, struct headroom_input *in)
+static int parse_args(struct ctl *c, struct headroom_input *in, struct picture *pic)
 {
         const char *asic = "spectrum2";
         unsigned seen = 0;
@@ -101,8 +120,12 @@ static int parse_args(struct ctl *c, struct headroom_input *in)
 
         headroom_input_init(in, HEADROOM_SPECTRUM2);
         for (int i = 0; i < c->argc; i++)
-                if (parse_one(c, &i, in, &asic, &seen) < 0)
+                if (parse_one(c, &i, in, &asic, &seen, pic) < 0)
                         return -EINVAL;
+        if ((pic->node || pic->port) && (!pic->node || !pic->port || !pic->svg)) {
+                log_err("--node and --port go together, with --svg: the port whose buffer the picture draws");
+                return -EINVAL;
+        }
         for (size_t k = 0; k < ARRAY_SIZE(flags); k++)
                 if (flags[k].required && !(seen & (1u << k))) {
                         log_err("missing %s\n%s", flags[k].name, USAGE);
@@ -154,19 +177,201 @@ static void print_text(const struct headroom_input *in, const struct headroom *h
                h->size_bytes);
 }
 
+/* ---- --svg: every common speed and cable length with the same inputs ---- */
+
+static const unsigned speeds[] = { 10, 25, 40, 50, 100, 200, 400, 800 };
+static const unsigned cables[] = { 3, 10, 40, 100, 300 };
+static const char *const cable_colour[] = { SVG_SKY, SVG_BLUE, SVG_GREEN, SVG_ORANGE, SVG_PURPLE };
+
+/*
+ * The receive buffer of node's port (interface or switch port) as its agent reports it:
+ * the buffers' total, else the sum of their sizes. OUTCOME_OK with *ret (0: not reported).
+ */
+static int port_buffer(struct ctl *c, const struct picture *pic, double *ret)
+{
+        const struct inventory_node *n;
+        struct doctor_facts f;
+        const struct state *st = NULL;
+        int r;
+
+        *ret = 0;
+        if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_http(c)) > 0)
+                return r;
+        if (!(n = inventory_find(c->inv, pic->node))) {
+                log_err("--node '%s': not in the inventory", pic->node);
+                return OUTCOME_INVALID;
+        }
+        doctor_facts_init(&f);
+        r = ctl_doctor_collect(c, 0.1, &n, 1, &f);
+        if (r >= 0 && f.n_nodes == 1 && f.nodes[0].error[0]) {
+                log_err("--node '%s': %s", pic->node, f.nodes[0].error);
+                r = -EIO;
+        }
+        for (unsigned i = 0; r >= 0 && i < f.nodes[0].n_ifs && !st; i++)
+                if (streq(f.nodes[0].ifs[i].name, pic->port))
+                        st = &f.nodes[0].ifs[i].st;
+        for (unsigned s = 0; r >= 0 && s < f.nodes[0].n_switches && !st; s++)
+                for (unsigned k = 0; k < f.nodes[0].switches[s].n_ports && !st; k++)
+                        if (streq(f.nodes[0].switches[s].ports[k].name, pic->port))
+                                st = &f.nodes[0].switches[s].ports[k].st;
+        if (r >= 0 && !st) {
+                log_err("--port '%s': node '%s' reports no such interface or switch port", pic->port, pic->node);
+                r = -ENOENT;
+        }
+        if (st && state_has(st, STATE_FIELD_BUFFERS)) {
+                *ret = st->buffers.total;
+                for (unsigned b = 0; b < STATE_BUFFER_COUNT && !st->buffers.total; b++)
+                        *ret += st->buffers.size[b];
+        } else if (st) {
+                log_warn("--port '%s' of '%s': no receive buffers reported: the picture has no buffer line",
+                         pic->port, pic->node);
+        }
+        doctor_facts_free(&f);
+        return r == -ENOENT || r == -EINVAL ? OUTCOME_INVALID : r < 0 ? OUTCOME_RUNTIME : OUTCOME_OK;
+}
+
+/* Every bar's size (0: the calculator refuses that pair); the largest. */
+static double sweep(const struct headroom_input *in, uint32_t size[][ARRAY_SIZE(cables)])
+{
+        double max = 0;
+
+        for (size_t i = 0; i < ARRAY_SIZE(speeds); i++)
+                for (size_t k = 0; k < ARRAY_SIZE(cables); k++) {
+                        struct headroom_input x = *in;
+                        struct headroom_problem why = { 0 };
+                        struct headroom h;
+
+                        x.speed_gbps = speeds[i];
+                        x.cable_m = cables[k];
+                        size[i][k] = headroom_calc(&x, &h, &why) < 0 ? 0 : h.size_bytes;
+                        max = size[i][k] > max ? size[i][k] : max;
+                }
+        return max;
+}
+
+#define PW 860
+#define PH 480
+#define PL 80
+#define PR 150
+#define PT 50
+#define PB 60
+
+static char *draw(const struct headroom_input *in, const struct picture *pic, double buffer,
+                  uint32_t size[][ARRAY_SIZE(cables)], double max)
+{
+        double ticks[SVG_TICKS_MAX], step, top, gw = (PW - PL - PR) / (double)ARRAY_SIZE(speeds);
+        unsigned nt = svg_ticks(0, (buffer > max ? buffer : max) * 1.08, 7, ticks, &step);
+        char title[200], desc[600], label[32];
+        struct svg s = { 0 };
+
+        if (ticks[nt - 1] < (buffer > max ? buffer : max) && nt < SVG_TICKS_MAX)
+                ticks[nt] = ticks[nt - 1] + step, nt++;
+        top = ticks[nt - 1];
+        snprintf(title, sizeof(title), "PFC headroom on %s at MTU %u: size per speed and cable length",
+                 headroom_asic_name(in->asic), in->mtu);
+        snprintf(desc, sizeof(desc), "Bars: the lossless buffer size in bytes for speeds 10 to 800 Gb/s (groups) and "
+                 "cables of 3, 10, 40, 100 and 300 m (bars in each group); the asked %u Gb/s over %u m is outlined "
+                 "in black.%s", in->speed_gbps, in->cable_m, buffer > 0 ? " A line marks the port's buffer." : "");
+        if (buffer > 0)
+                snprintf(desc + strlen(desc), sizeof(desc) - strlen(desc), " Port %s of %s: %.0f bytes.", pic->port,
+                         pic->node, buffer);
+        svg_begin(&s, PW, PH, title, desc);
+        svg_text(&s, PL, 28, "font-size=\"15\"", "%s", title);
+        for (unsigned t = 0; t < nt; t++) {
+                double y = PT + (1 - ticks[t] / top) * (PH - PT - PB);
+
+                svg_tick_label(ticks[t], step, label, sizeof(label));
+                svg_put(&s, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#E5E5E5\"/>\n", PL, y, PW - PR,
+                        y);
+                svg_text(&s, PL - 6, y + 4, "class=\"ytick-label\" text-anchor=\"end\"", "%s", label);
+        }
+        for (size_t i = 0; i < ARRAY_SIZE(speeds); i++) {
+                double bw = gw / (ARRAY_SIZE(cables) + 1);
+
+                for (size_t k = 0; k < ARRAY_SIZE(cables); k++) {
+                        double h = size[i][k] / top * (PH - PT - PB), x = PL + i * gw + (k + 0.5) * bw;
+                        bool asked = speeds[i] == in->speed_gbps && cables[k] == in->cable_m;
+
+                        svg_put(&s, "<rect class=\"bar%s\" id=\"bar-%u-%u\" data-speed-gbps=\"%u\" data-cable-m=\"%u\" "
+                                "data-size-bytes=\"%u\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                                "fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"/>\n", asked ? " asked" : "",
+                                speeds[i], cables[k], speeds[i], cables[k], size[i][k], x, PH - PB - h, bw, h,
+                                cable_colour[k], asked ? SVG_BLACK : "none", asked ? "2.5" : "0");
+                }
+                svg_text(&s, PL + (i + 0.5) * gw, PH - PB + 16, "text-anchor=\"middle\"", "%u", speeds[i]);
+        }
+        svg_put(&s, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"" SVG_GREY "\"/>\n", PL, PH - PB, PW - PR,
+                PH - PB);
+        svg_text(&s, (PL + PW - PR) / 2.0, PH - 20, "class=\"axis-title\" font-size=\"13\" text-anchor=\"middle\"",
+                 "port speed, Gb/s (one bar per cable length)");
+        svg_put(&s, "<text class=\"axis-title\" x=\"18\" y=\"%d\" font-size=\"13\" transform=\"rotate(-90 18 %d)\" "
+                "text-anchor=\"middle\">headroom size, bytes</text>\n", (PH - PB + PT) / 2, (PH - PB + PT) / 2);
+        for (size_t k = 0; k < ARRAY_SIZE(cables); k++) {
+                svg_put(&s, "<rect x=\"%d\" y=\"%zu\" width=\"14\" height=\"14\" fill=\"%s\"/>\n", PW - PR + 16,
+                        PT + 20 * k, cable_colour[k]);
+                svg_text(&s, PW - PR + 36, PT + 20 * k + 12, "", "cable %u m", cables[k]);
+        }
+        if (buffer > 0) {
+                double y = PT + (1 - buffer / top) * (PH - PT - PB);
+
+                svg_put(&s, "<line class=\"port-buffer\" data-bytes=\"%.0f\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+                        "stroke=\"" SVG_RED "\" stroke-width=\"2.5\" stroke-dasharray=\"8 4\"/>\n", buffer, PL, y,
+                        PW - PR, y);
+                svg_text(&s, PW - PR + 16, y + 4, "class=\"port-buffer-label\" fill=\"#A04000\"", "%s %s buffer",
+                         pic->node, pic->port);
+                svg_text(&s, PW - PR + 16, y + 18, "fill=\"#A04000\"", "%.0f B", buffer);
+        }
+        return svg_end(&s);
+}
+
+static int picture(struct ctl *c, const struct headroom_input *in, const struct picture *pic)
+{
+        uint32_t size[ARRAY_SIZE(speeds)][ARRAY_SIZE(cables)];
+        double buffer = 0, max;
+        _cleanup_free_ char *doc = NULL;
+        int r;
+
+        if (pic->node && (r = port_buffer(c, pic, &buffer)) != OUTCOME_OK)
+                return r;
+        max = sweep(in, size);
+        if (!(doc = draw(in, pic, buffer, size, max))) {
+                log_err("out of memory");
+                return OUTCOME_RUNTIME;
+        }
+        if ((r = svg_write(pic->svg, doc)) < 0) {
+                log_err("--svg '%s': %s", pic->svg, strerror(-r));
+                return OUTCOME_RUNTIME;
+        }
+        if (!c->json) {         /* the picture's text: every bar */
+                printf("%-10s %-8s %s\n", "SPEED", "CABLE", "SIZE_BYTES");
+                for (size_t i = 0; i < ARRAY_SIZE(speeds); i++)
+                        for (size_t k = 0; k < ARRAY_SIZE(cables); k++)
+                                printf("%-10u %-8u %u%s\n", speeds[i], cables[k], size[i][k],
+                                       buffer > 0 && size[i][k] > buffer ? "  (over the port's buffer)" : "");
+                if (buffer > 0)
+                        printf("port %s of %s: buffer %.0f bytes\n", pic->port, pic->node, buffer);
+                printf("\n");
+        }
+        return OUTCOME_OK;
+}
+
 int ctl_cmd_headroom(struct ctl *c)
 {
         struct headroom_input in;
         struct headroom h;
         struct headroom_problem why = { 0 };
+        struct picture pic = { 0 };
         json_t *j;
+        int r;
 
-        if (parse_args(c, &in) < 0)
+        if (parse_args(c, &in, &pic) < 0)
                 return OUTCOME_INVALID;
         if (headroom_calc(&in, &h, &why) < 0) {
                 log_err("%s: %s", flag_of(why.input), why.msg);
                 return OUTCOME_INVALID;
         }
+        if (pic.svg && (r = picture(c, &in, &pic)) != OUTCOME_OK)
+                return r;
         if (!c->json) {
                 print_text(&in, &h);
                 return OUTCOME_OK;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* nettunectl status [ID] and history [--limit N]: rollouts from the store. */
+/* nettunectl status [ID] [--svg FILE] and history [--limit N]: rollouts from the store (the picture: ctl_status_svg.c). */
 #include <stdio.h>
 #include <time.h>
 
 #include "common/log.h"
-#include "controller/cmd/ctl.h"
+#include "controller/cmd/ctl_internal.h"
 #include "controller/rollout/rollout.h"
 
 /*
@@ -76,13 +76,22 @@ int ctl_cmd_status(struct ctl *c)
         struct rollout_live live;
         struct rollout_rec *r = NULL;
         struct errbuf e = { 0 };
+        const char *svg = NULL, *idarg = NULL;
         unsigned id = 0;
         char buf[1100];
         int rc;
 
-        if (c->argc > 1 || (c->argc == 1 && c->argv[0][0] == '-'))
-                return ctl_bad_arg(c, c->argv[c->argc > 1 && c->argv[0][0] != '-' ? 1 : 0]), OUTCOME_INVALID;
-        if (c->argc == 1 && ctl_parse_uint("status ID", c->argv[0], 1, 2000000000, &id) < 0)
+        for (int i = 0; i < c->argc; i++) {
+                const char *a = c->argv[i];
+
+                if (!strncmp(a, "--svg=", 6) || (streq(a, "--svg") && i + 1 < c->argc))
+                        svg = a[5] == '=' ? a + 6 : c->argv[++i];
+                else if (a[0] == '-' || idarg)
+                        return ctl_bad_arg(c, a), OUTCOME_INVALID;
+                else
+                        idarg = a;
+        }
+        if (idarg && ctl_parse_uint("status ID", idarg, 1, 2000000000, &id) < 0)
                 return OUTCOME_INVALID;
         if ((rc = ctl_need_store(c)) > 0)
                 return rc;
@@ -93,8 +102,9 @@ int ctl_cmd_status(struct ctl *c)
         live_of(c, r, &live);
         hold_of(c, r, &live);
         output_rollout_status(r, &live, c->json);
+        rc = svg ? ctl_status_svg(r, svg) : 0;
         rollout_rec_free(r);
-        return OUTCOME_OK;
+        return rc < 0 ? OUTCOME_RUNTIME : OUTCOME_OK;
 }
 
 struct history_out {

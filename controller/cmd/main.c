@@ -34,6 +34,7 @@ static const struct command commands[] = {
         { "pause",    ctl_cmd_pause },
         { "resume",   ctl_cmd_resume },
         { "promote",  ctl_cmd_promote },
+        { "inventory", ctl_cmd_inventory },
 };
 
 #define COMMON_USAGE "[--config FILE] [--inventory FILE] [--db FILE | --store SPEC] [--output text|json] [--yes]"

@@ -86,6 +86,43 @@ int inventory_selector_check(const char *s, struct errbuf *e);
 bool inventory_selector_match(const char *s, const struct inventory_node *n);
 bool inventory_selector_plain(const char *s);
 
+/*
+ * An inventory from `kubectl get nodes -o json` (inventory_k8s.c): one node per
+ * Kubernetes node that carries agent_label (with agent_value, when given): its
+ * metadata.name, the agent URL from url_template ({address}: its first address of
+ * type address_type, an IPv6 one in brackets; {name}: its name), and its labels whose
+ * keys start with one of prefixes (all_labels: every one), keys and values as they
+ * are. The document is then read back by inventory_parse_buffer: it is valid exactly
+ * when a hand-written one would be, and an error names the Kubernetes item and node
+ * ("FILE: $.items[3] (node 'gpu-7'): no InternalIP address (it has: Hostname)").
+ * Nodes without the agent's label are left out, the first INVENTORY_K8S_NAMED_MAX
+ * of them named. On success ret->text is the inventory (JSON, owned: free()).
+ */
+#define INVENTORY_K8S_DOC_MAX (512u << 20)      /* bytes of kubectl's output at most */
+#define INVENTORY_K8S_NAMED_MAX 32
+#define INVENTORY_K8S_PREFIXES_MAX 8
+
+struct inventory_k8s_opts {
+        const char *address_type;               /* "InternalIP" (or ExternalIP, Hostname, InternalDNS, ...) */
+        const char *url_template;               /* "https://{address}:7440" */
+        const char *agent_label;                /* "nettune.io/agent"; "" or NULL: every node */
+        const char *agent_value;                /* NULL: any value */
+        bool all_labels;
+        unsigned n_prefixes;
+        const char *prefixes[INVENTORY_K8S_PREFIXES_MAX];
+        const char *ca, *cert, *key;            /* the inventory's tls object */
+        struct errbuf *e;
+};
+
+struct inventory_k8s {
+        char *text;                             /* owned */
+        unsigned n_items, n_nodes, n_left_out;
+        char left_out[INVENTORY_K8S_NAMED_MAX][254];
+};
+
+int inventory_from_kubernetes(const char *buf, size_t len, const char *file, const struct inventory_k8s_opts *o,
+                              struct inventory_k8s *ret);
+
 
 /*
  * HTTPS fan-out over libcurl multi: many requests to many agents at once, with

@@ -26,7 +26,7 @@
  * winner is a policy file.
  *
  * May call: controller/rollout, controller/fabric, controller/store, controller/fleet,
- * policies/, common/. Called by controller/cmd (ctl_tune.c).
+ * controller/svg (the plot), policies/, common/. Called by controller/cmd (ctl_tune.c).
  */
 #pragma once
 

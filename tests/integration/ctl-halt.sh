@@ -45,3 +45,15 @@ check "node003's change was restored by its agent, not committed" \
 ctl status > "$T/status.txt"
 check "status reports the halt" grep -q "halted: 1 node failed (budget 0); 1 rolled back, 1 cancelled, 0 reverted, 17 skipped" "$T/status.txt"
 check "status shows node003 cancelled" grep -Eq "node003 +cancelled .*its wave halted: cancelled, its agent restored it" "$T/status.txt"
+
+step "status --svg: the timeline of the halted rollout, every wave and node drawn"
+if command -v rsvg-convert >/dev/null; then
+        ctl status --svg "$T/status.svg" >/dev/null
+        ctl --output json status >"$T/status.json"
+        check "every wave in its state's colour (the halted one vermillion), every node's two bars in its state" \
+                python3 "$NETTUNE_TOP/tests/lib/svg_check.py" status "$T/status.svg" "$T/status.json"
+        check "the halt and the rollback marked" grep -q 'class="event halt"' "$T/status.svg"
+        check "its text equivalent says halted" grep -q '<desc id="desc">Rollout [0-9]* (apply of &apos;mtu-9000&apos;): halted' "$T/status.svg"
+else
+        echo "skip: no rsvg-convert (librsvg2-bin): the picture is not rendered"
+fi

@@ -54,8 +54,30 @@ rc=0; ip netns exec "$(node_ns 2)" "$AGENT" --config "$T/n2/agent.json" doctor -
 cat "$T/a.txt"
 check "node002's agent alone cannot judge it (exit $rc)" [ "$rc" -eq 0 ]
 check "and says why" grep -q "nt0: path unknown (switch 'leaf1' is not in the collected facts (nettunectl doctor collects every agent's))" "$T/a.txt"
+rc=0; ctl doctor --window 1 --svg "$T/d.svg" --node-labels "$T/labels.txt" >/dev/null || rc=$?
+check "doctor --svg and --node-labels: exit 1 (findings), as without them" [ "$rc" -eq 1 ]
+if command -v rsvg-convert >/dev/null; then
+        check "the picture's one vermillion hop is leaf1:swp2, the port the fix changes" \
+                python3 "$NETTUNE_TOP/tests/lib/svg_check.py" doctor "$T/d.svg" leaf1:swp2
+fi
+check "node002 and node004 (named by the critical mtu_mismatch) are broken, the rest ok" python3 - "$T/labels.txt" <<'EOF2'
+import sys
+got = {l.split()[0]: dict(kv.split("=", 1) for kv in l.split()[1:]) for l in open(sys.argv[1])}
+want = {"node001": ("ok", ""), "node002": ("broken", "mtu_mismatch"), "node003": ("ok", ""),
+        "node004": ("broken", "mtu_mismatch")}
+assert {n: (v["nettune.io/lossless"], v["nettune.io/findings"]) for n, v in got.items()} == want, got
+EOF2
+ctl --output json doctor --window 1 --node-labels "$T/labels.json" >/dev/null || true
+check "--output json: a merge patch per node for kubectl patch" python3 - "$T/labels.json" <<'EOF2'
+import json, sys
+j = json.load(open(sys.argv[1]))["nodes"]
+assert j["node002"] == {"metadata": {"labels": {"nettune.io/lossless": "broken", "nettune.io/findings": "mtu_mismatch"}}}, j
+assert j["node001"]["metadata"]["labels"]["nettune.io/lossless"] == "ok", j
+EOF2
 nv set interface swp2 link mtu 9216 && nv_apply
 diagnose "" "MTU back"
+ctl doctor --window 1 --node-labels "$T/labels.txt" >/dev/null
+check "with the MTU back every node is ok again" [ "$(grep -c 'nettune.io/lossless=ok nettune.io/findings=$' "$T/labels.txt")" -eq 4 ]
 
 step "link_downshift across nodes: node003 slower than its peers"
 mkdir -p "$T/sys3/class/net/nt0" && echo 1000 >"$T/sys3/class/net/nt0/speed"

@@ -6,6 +6,7 @@
 #include <CUnit/CUnit.h>
 #include <math.h>
 
+#include "controller/svg/svg.h"
 #include "controller/tune/tune.h"
 
 /* A fabric whose share of the ceiling rises with the threshold: 0.55 at 0, 0.95 at 40 kB x ln 9 = 87.9 kB. */
@@ -350,6 +351,54 @@ static void test_plot_points(void)
         free(svg);
 }
 
+/*
+ * The axes read: a run with at most one pause frame a second still gets distinct
+ * right-axis ticks (they once read "0 0 0 1 1"); the baseline's runs are the noise
+ * band; doctor's ECN floor at the ceiling's rate is drawn. NETTUNE_TUNE_SVG=FILE
+ * keeps the picture (tests/integration/svg-pictures.sh renders it).
+ */
+static void test_plot_axes(void)
+{
+        static const double base_runs[] = { 11.0, 11.5, 12.1 };
+        const char *keep = getenv("NETTUNE_TUNE_SVG");
+        char labels[SVG_TICKS_MAX][16];
+        unsigned n = 0;
+        struct tune t;
+        const char *p;
+        char *svg;
+
+        lab_run(&t);
+        t.ceiling_gbps = 19.1;
+        t.baseline.m.gbps = 11.5;
+        t.baseline.m.n_runs = 3;
+        memcpy(t.baseline.m.run_gbps, base_runs, sizeof(base_runs));
+        tune_trial_judge(&t.judge, t.ceiling_gbps, &t.baseline);
+        for (unsigned i = 0; i < t.n_trials; i++) {
+                t.trials[i].m.gbps *= 1000;
+                t.trials[i].m.c.pauses_ps = i * 0.3;
+                tune_trial_judge(&t.judge, t.ceiling_gbps, &t.trials[i]);
+        }
+        svg = tune_plot_svg(&t);
+        CU_ASSERT_FATAL(svg != NULL);
+        for (p = svg; (p = strstr(p, "class=\"ptick-label\"")) && n < SVG_TICKS_MAX; p++) {
+                const char *gt = strchr(p, '>');
+
+                CU_ASSERT_FATAL(gt != NULL);
+                snprintf(labels[n], sizeof(labels[n]), "%.*s", (int)strcspn(gt + 1, "<"), gt + 1);
+                for (unsigned k = 0; k < n; k++)
+                        CU_ASSERT_STRING_NOT_EQUAL(labels[k], labels[n]);
+                n++;
+        }
+        CU_ASSERT(n >= 3);
+        CU_ASSERT_PTR_NOT_NULL(strstr(svg, "class=\"noise\" data-share-lo=\"0.5759\" data-share-hi=\"0.6335\""));
+        CU_ASSERT_PTR_NOT_NULL(strstr(svg, "class=\"doctor-floor\" data-bytes=\"28650\""));  /* 1500 B/Gb/s x 19.1 */
+        CU_ASSERT_PTR_NOT_NULL(strstr(svg, "ECN min_threshold_bytes, bytes"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(svg, "<title id=\"title\">tune ecn: leaf1"));
+        if (keep)
+                CU_ASSERT_EQUAL(svg_write(keep, svg), 0);
+        free(svg);
+}
+
 /* The report as JSON: every trial, and the chosen one the lowest that held. */
 static void test_report_json(void)
 {
@@ -406,6 +455,7 @@ int suite_tune(void)
             !CU_add_test(s, "verify_disproves_a_lucky_hold", test_verify_disproves_a_lucky_hold) ||
             !CU_add_test(s, "verify_out_of_budget", test_verify_out_of_budget) ||
             !CU_add_test(s, "trial_verdict", test_trial_verdict) || !CU_add_test(s, "plot_points", test_plot_points) ||
+            !CU_add_test(s, "plot_axes", test_plot_axes) ||
             !CU_add_test(s, "report_json", test_report_json) || !CU_add_test(s, "policy_document", test_policy_document))
                 return -1;
         return 0;
