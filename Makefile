@@ -234,10 +234,11 @@ bench-scale-loop: deps-check all test-bins
 # Binaries, man pages, profiles, bash completion and the systemd units (their
 # ExecStart= pointing at BINDIR). The Debian package calls it with PREFIX=/usr.
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/nettune/profiles $(DESTDIR)$(MANDIR)/man8 \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/nettune/profiles/vendor $(DESTDIR)$(MANDIR)/man8 \
 	           $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMD_UNITDIR)
 	install -m 0755 $(AGENT) $(CTL) $(DESTDIR)$(BINDIR)/
 	install -m 0644 policies/profiles/*.json policies/schema.json $(DESTDIR)$(PREFIX)/share/nettune/profiles/
+	install -m 0644 policies/profiles/vendor/*.json $(DESTDIR)$(PREFIX)/share/nettune/profiles/vendor/
 	install -m 0644 docs/man/*.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 examples/bash-completion/nettune-agent examples/bash-completion/nettunectl $(DESTDIR)$(BASHCOMPDIR)/
 	for u in examples/systemd/*.in; do \
