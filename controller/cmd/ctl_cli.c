@@ -49,7 +49,16 @@ static const struct cli_flag apply_flags[] = {
         { "--no-confirm", NULL, "leave the last wave pending ('nettunectl confirm ID' keeps it)", NULL },
         { "--fabric-neighbours", "K", "the fabric gate's ring neighbours per node", NULL },
         { "--resume", "ID", "continue an interrupted rollout (SQLite)", NULL },
+        { "--profile", "NAME", "roll out a vendor reference profile (policies/profiles/vendor) as the policy it "
+          "is, named after it", NULL },
         { "--detach", NULL, "etcd store: submit and return ('serve' replicas run it)", NULL },
+        { 0 },
+};
+
+static const struct cli_flag conform_flags[] = {
+        { "--profile", "NAME", "the vendor reference profile (policies/profiles/vendor) or its file", NULL },
+        { "--node", "NAME", "only this inventory node (repeatable)", NULL },
+        SELECTOR,
         { 0 },
 };
 
@@ -167,7 +176,7 @@ const struct cli_command ctl_commands[] = {
           "once and prints each node's changes, field by field, and a fleet summary.\n"
           "Changes nothing.",
           plan_flags, EXITS_READ },
-        { "apply", "POLICY | --resume ID", "roll out in canary waves with automatic rollback",
+        { "apply", "POLICY | --profile NAME | --resume ID", "roll out in canary waves with automatic rollback",
           "Rolls POLICY out to the nodes it selects: a canary wave, then waves of\n"
           "--wave-size; each node applies it as one gated transaction, pending until its\n"
           "wave is judged; a wave over --max-unavailable halts the rollout and rolls back.\n"
@@ -237,6 +246,15 @@ const struct cli_command ctl_commands[] = {
           "SONiC's dynamic buffer model does, ConnectX as the mlx5 driver does (the\n"
           "formulas and their sources: docs/operations.md, \"Headroom\"). Changes nothing.",
           headroom_flags, "0 computed, 2 invalid input (the flag is named)" },
+        { "conform", NULL, "compare the fleet with a vendor reference profile (exit 1 on a departure)",
+          "Asks every selected node (--node: those nodes) to plan the profile against\n"
+          "its live state and reports each departure, field by field on every host\n"
+          "interface and switch port the profile targets: the live value, the profile's\n"
+          "and the committed policy that owns it when nettune manages it. Lists what it\n"
+          "cannot verify and why, the profile's unmanaged settings included. Changes\n"
+          "nothing.",
+          conform_flags, "0 the fleet conforms, 1 a departure, 2 invalid input,\n"
+                         "            3 a node could not be reached or refused the profile" },
         { 0 },
 };
 

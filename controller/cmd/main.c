@@ -29,6 +29,7 @@ static const struct command commands[] = {
         { "probe",    ctl_cmd_probe },
         { "headroom", ctl_cmd_headroom },
         { "tune",     ctl_cmd_tune },
+        { "conform",  ctl_cmd_conform },
 };
 
 #define COMMON_USAGE "[--config FILE] [--inventory FILE] [--db FILE | --store SPEC] [--output text|json] [--yes]"
