@@ -82,6 +82,8 @@ static const struct cli_flag halt_flags[] = {
 
 static const struct cli_flag doctor_flags[] = {
         SELECTOR,
+        { "--profile", "NAME", "a vendor reference profile: cnp_class_mismatch names the profile versions each "
+          "end follows (repeatable)", NULL },
         { "--window", "S", "seconds every agent samples its counters over (default 10)", NULL },
         { "--probe", NULL, "measure every ordered pair of nodes, one at a time, then all at once", NULL },
         { "--rtt-ms", "MS", "the round trip the ECN floor follows (default: the largest the probes measured)", NULL },
