@@ -14,7 +14,7 @@ export BUILD=${BUILD:-build} NETTUNE_TOP=$PWD
 order="mtu_apply_64 state_1000 rollback_64 pfc_storm probe_tcp_vs_iperf3 agent_footprint rollout_200 ctl_store_2000 ctl_etcd_200 api_hostile probe_verbs_vs_ib_write_bw ecn_lab fabric_lab"
 # Run only when selected (BENCH=ctl_scale: `make bench-scale`; ctl_scale_loop: `make
 # bench-scale-loop`); their sections are kept like the others'.
-selected_only="ctl_scale ctl_scale_loop"
+selected_only="ctl_scale ctl_scale_loop conform_10000"
 sel=${BENCH:-$order}
 out=${OUT:-bench/RESULTS.md}
 HISTORY_MAX=${HISTORY_MAX:-30}
