@@ -84,7 +84,7 @@ SUITES_H   := $(BUILD)/gen/unit_suites.h
 # Agent objects other than main.c are shared with the controller's tests and tools.
 AGENT_LIB_OBJS := $(call obj,$(filter-out agent/cmd/main.c,$(AGENT_SRCS)))
 # Controller objects other than its command line (main.c and the subcommands), for its unit tests.
-CTL_CMDS     := apply cli confirm diff doctor drift halt headroom locate hold inventory plan probe rollback serve state status store tune tune_scope
+CTL_CMDS     := apply cli confirm diff doctor drift halt headroom locate hold inventory plan probe rollback serve state status store tune tune_scope conform profile
 CTL_LIB_OBJS := $(call obj,$(filter-out controller/cmd/main.c $(CTL_CMDS:%=controller/cmd/ctl_%.c),$(CTL_SRCS)))
 
 .PHONY: all check check-stressed check-long check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop bench-locate fuzz fuzz-build install uninstall clean deps help \
@@ -239,10 +239,11 @@ bench-locate: deps-check all test-bins
 # Binaries, man pages, profiles, bash completion and the systemd units (their
 # ExecStart= pointing at BINDIR). The Debian package calls it with PREFIX=/usr.
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/nettune/profiles $(DESTDIR)$(MANDIR)/man8 \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/nettune/profiles/vendor $(DESTDIR)$(MANDIR)/man8 \
 	           $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMD_UNITDIR)
 	install -m 0755 $(AGENT) $(CTL) $(DESTDIR)$(BINDIR)/
 	install -m 0644 policies/profiles/*.json policies/schema.json $(DESTDIR)$(PREFIX)/share/nettune/profiles/
+	install -m 0644 policies/profiles/vendor/*.json $(DESTDIR)$(PREFIX)/share/nettune/profiles/vendor/
 	install -m 0644 docs/man/*.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 examples/bash-completion/nettune-agent examples/bash-completion/nettunectl $(DESTDIR)$(BASHCOMPDIR)/
 	for u in examples/systemd/*.in; do \

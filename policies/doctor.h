@@ -212,6 +212,17 @@ struct doctor_facts {
         struct doctor_suspects suspects;        /* nettunectl doctor --locate */
 };
 
+/*
+ * A vendor reference profile doctor knows (--profile NAME: named; the other profiles
+ * of its directory are known, not named): cnp_class_mismatch names the versions whose
+ * CNP marking or switch map the finding's ends agree or disagree with.
+ */
+struct doctor_profile {
+        char name[POLICY_NAME_MAX];
+        bool named;
+        struct state spec;              /* its spec: host_ecn's CNP DSCP/priority, dscp_to_priority */
+};
+
 /* Thresholds and expectations of the rules (doctor_params_default: the documented values). */
 struct doctor_params {
         double window_s;                /* counter window (collection) */
@@ -228,6 +239,8 @@ struct doctor_params {
         int cnp_dscp;                   /* the CNP DSCP when no host says (48) */
         double watchdog_flaps;          /* storm/restore cycles of one queue over the window that are flapping (3) */
         double rdma_min_bytes_per_s;    /* RoCE traffic below this judges no priority (rdma_on_lossy_priority) */
+        const struct doctor_profile *profiles;  /* borrowed; the named ones and their directory's others */
+        unsigned n_profiles;
 };
 
 void doctor_params_default(struct doctor_params *p);

@@ -27,3 +27,7 @@ void doctor_watchdog_evidence(struct doctor_finding *x, const struct state *st);
 bool doctor_watchdog_missing_on(const struct state *st);
 /* "3,4" of a bitmap over priorities, "none" for none (doctor_report.c). */
 const char *doctor_prio_list(uint8_t bits, char *buf, size_t size);
+
+/* cnp_class_mismatch (doctor_cnp.c): a NIC's CNP marking against its switch port's CNP class. */
+void doctor_check_cnp_class(const struct doctor_rule *rule, const struct doctor_facts *f,
+                            const struct doctor_params *p, struct doctor_report *r);

@@ -937,6 +937,13 @@ const struct doctor_rule doctor_rules[] = {
         { "cnp_priority_mismatch", DOCTOR_WARNING, "CNPs leave the host on a priority the switch does not give "
           "their DSCP", "host cnp_priority != switch priority of host cnp_dscp", "NVIDIA RoCE defaults (CNP DSCP "
           "48 -> priority 6); MLNX_OFED roce_np cnp_dscp / cnp_802p_prio", true, check_cnp },
+        { "cnp_class_mismatch", DOCTOR_WARNING, "CNPs leave the host with a DSCP its switch port does not put in its "
+          "CNP class", "the switch priority of the NIC's CNP DSCP is not a strict class of the port (its ETS where "
+          "read), or, where the port's scheduling is not read, not the priority the port gives the CNP DSCP 48 "
+          "(--roce-dscp's CNP sibling); with --profile the profile versions each end follows are named",
+          "Cumulus Linux 5.x qos roce: DSCP 48 -> switch priority 6 -> traffic class 6, strict; NVIDIA Network "
+          "Operator roceOptimized CNP_DSCP 4 (26.7 docs) vs 48 (26.10 docs); MLNX_OFED roce_np cnp_dscp / "
+          "cnp_802p_prio", true, doctor_check_cnp_class },
         { "pause_storm", DOCTOR_CRITICAL, "pause frames above a bound", "pause frames/s on one priority >= 1000 "
           "(rx or tx), or the device's pause storm events", "the seed, step 3 (many pause frames); at 100 Gb/s one "
           "XOFF of the largest quanta holds the link 336 us, 1000/s can pause it a third of the time; mlx5 "

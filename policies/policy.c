@@ -120,6 +120,9 @@ static const struct jsonv_field metadata_fields[] = {
           JSONV_MEMBER(struct policy, name), .parse = check_name },
         JSONV_CUSTOM("labels", JSONV_OBJECT, 0, parse_labels),
         JSONV_CUSTOM("overrides", JSONV_ARRAY, 0, parse_overrides),
+        JSONV_CUSTOM("source", JSONV_OBJECT, 0, policy_source_parse),
+        JSONV_CUSTOM("unmanaged", JSONV_ARRAY, 0, policy_unmanaged_parse),
+        JSONV_CUSTOM("not_found", JSONV_ARRAY, 0, policy_not_found_parse),
         { 0 },
 };
 
@@ -326,6 +329,8 @@ static int parse(const char *buf, size_t len, const char *name, bool rules, stru
                 policy_defaults(p);
                 r = jsonv_object(&v, root, policy_fields, p);
         }
+        if (r >= 0)
+                r = policy_sources_check(&v, root);
         jsonv_locs_free(locs);
         if (r >= 0 && rules)
                 r = policy_lossless_validate(p, name, e);

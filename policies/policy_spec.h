@@ -16,3 +16,9 @@ int policy_lossless_validate(const struct policy *p, const char *file, struct er
 
 /* verify.fabric at the current path of v (policy_fabric.c); *ret written on success. */
 int policy_fabric_parse(struct jsonv *v, const json_t *j, struct policy_fabric *ret);
+
+/* metadata.source / unmanaged / not_found (policy_source.c), and every spec member cited once sources are named. */
+int policy_source_parse(struct jsonv *v, const json_t *j, void *obj);
+int policy_unmanaged_parse(struct jsonv *v, const json_t *j, void *obj);
+int policy_not_found_parse(struct jsonv *v, const json_t *j, void *obj);
+int policy_sources_check(struct jsonv *v, const json_t *root);

@@ -224,6 +224,10 @@ int ctl_cmd_probe(struct ctl *c);
 int ctl_cmd_locate(struct ctl *c);
 int ctl_cmd_headroom(struct ctl *c);
 int ctl_cmd_inventory(struct ctl *c);
+int ctl_cmd_conform(struct ctl *c);
+
+/* --profile NAME: the profile's file into path (ctl_profile.c); -ENOENT printed when there is none. */
+int ctl_profile_find(const char *name, char *path, size_t size);
 
 /*
  * GET /v1/doctor?window_s=S on sel[0..n) at once: one node of f per node, in order,

@@ -17,6 +17,7 @@
 struct apply_args {
         const char *policy;
         struct ctl_selector only;       /* --selector: the policy's nodes narrowed */
+        char profile_path[4096];        /* --profile NAME: its file, which policy then names */
         unsigned resume;
         bool confirm_given;
         bool detach;
@@ -166,6 +167,18 @@ static int parse_args(struct ctl *c, struct apply_args *a)
                 } else if (!strncmp(arg, "--", 2)) {
                         const char *v = eq ? eq + 1 : (i + 1 < c->argc ? c->argv[++i] : NULL);
 
+                        if (!strncmp(arg, "--profile", 9) && (arg[9] == '\0' || arg[9] == '=')) {
+                                /* a vendor profile, applied as the policy it is (named after the profile) */
+                                if (a->policy || !v) {
+                                        log_err("apply: give a POLICY file or --profile NAME, one of them; "
+                                                "nothing was changed");
+                                        return -EINVAL;
+                                }
+                                if (ctl_profile_find(v, a->profile_path, sizeof(a->profile_path)) < 0)
+                                        return -EINVAL;
+                                a->policy = a->profile_path;
+                                continue;
+                        }
                         snprintf(opt, sizeof(opt), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
                         if ((r = parse_one(a, opt, v)) < 0)
                                 return -EINVAL;
@@ -173,12 +186,15 @@ static int parse_args(struct ctl *c, struct apply_args *a)
                                 return ctl_bad_arg(c, arg);
                 } else if (!a->policy) {
                         a->policy = arg;
+                } else if (a->policy == a->profile_path) {
+                        log_err("apply: give a POLICY file or --profile NAME, one of them; nothing was changed");
+                        return -EINVAL;
                 } else {
                         return ctl_bad_arg(c, arg);
                 }
         }
         if (!!a->policy == !!a->resume) {
-                log_err("apply: give a POLICY file or --resume ID; nothing was changed");
+                log_err("apply: give a POLICY file, --profile NAME or --resume ID; nothing was changed");
                 return -EINVAL;
         }
         if (a->resume && a->only.n) {

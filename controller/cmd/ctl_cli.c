@@ -55,6 +55,8 @@ static const struct cli_flag apply_flags[] = {
         { "--promote", "auto|manual", "manual: each wave after the first waits for 'nettunectl promote ID'", NULL },
         { "--reason", "TEXT", "why: recorded with the rollout, the OS user, the certificate's CN and the policy's "
           "sha256 (status, history)", NULL },
+        { "--profile", "NAME", "roll out a vendor reference profile (policies/profiles/vendor) as the policy it "
+          "is, named after it", NULL },
         { "--detach", NULL, "etcd store: submit and return ('serve' replicas run it)", NULL },
         { 0 },
 };
@@ -62,6 +64,13 @@ static const struct cli_flag apply_flags[] = {
 static const struct cli_flag drift_flags[] = {
         SELECTOR,
         { "--heal", NULL, "re-apply each drifted node's intent as a rollout (no 'serve' needed)", NULL },
+        { 0 },
+};
+
+static const struct cli_flag conform_flags[] = {
+        { "--profile", "NAME", "the vendor reference profile (policies/profiles/vendor) or its file", NULL },
+        { "--node", "NAME", "only this inventory node (repeatable)", NULL },
+        SELECTOR,
         { 0 },
 };
 
@@ -85,6 +94,8 @@ static const struct cli_flag halt_flags[] = {
 
 static const struct cli_flag doctor_flags[] = {
         SELECTOR,
+        { "--profile", "NAME", "a vendor reference profile: cnp_class_mismatch names the profile versions each "
+          "end follows (repeatable)", NULL },
         { "--window", "S", "seconds every agent samples its counters over (default 10)", NULL },
         { "--probe", NULL, "measure every ordered pair of nodes, one at a time, then all at once", NULL },
         { "--locate", NULL, "run nettunectl locate over the nodes (racks by label 'rack'): where it is slow", NULL },
@@ -216,7 +227,7 @@ const struct cli_command ctl_commands[] = {
           "once and prints each node's changes, field by field, and a fleet summary.\n"
           "Changes nothing.",
           plan_flags, EXITS_READ },
-        { "apply", "POLICY | --resume ID", "roll out in canary waves with automatic rollback",
+        { "apply", "POLICY | --profile NAME | --resume ID", "roll out in canary waves with automatic rollback",
           "Rolls POLICY out to the nodes it selects: a canary wave, then waves of\n"
           "--wave-size; each node applies it as one gated transaction, pending until its\n"
           "wave is judged; a wave over --max-unavailable halts the rollout and rolls back.\n"
@@ -320,6 +331,15 @@ const struct cli_command ctl_commands[] = {
           "the labels asked for; validated as a hand-written inventory. Talks to no API\n"
           "server: kubectl does.",
           inventory_flags, "0 written, 2 invalid input (the node is named; nothing written)" },
+        { "conform", NULL, "compare the fleet with a vendor reference profile (exit 1 on a departure)",
+          "Asks every selected node (--node: those nodes) to plan the profile against\n"
+          "its live state and reports each departure, field by field on every host\n"
+          "interface and switch port the profile targets: the live value, the profile's\n"
+          "and the committed policy that owns it when nettune manages it. Lists what it\n"
+          "cannot verify and why, the profile's unmanaged settings included. Changes\n"
+          "nothing.",
+          conform_flags, "0 the fleet conforms, 1 a departure, 2 invalid input,\n"
+                         "            3 a node could not be reached or refused the profile" },
         { 0 },
 };
 

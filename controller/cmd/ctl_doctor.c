@@ -2,7 +2,7 @@
 /*
  * nettunectl doctor [--selector KEY=VALUE]... [--window S] [--propose FILE] [--probe] [--locate] [--rtt-ms MS]
  *                   [--pause-storm-pps N] [--watchdog-flaps N] [--roce-dscp D] [--roce-priority P]
- *                   [--save-facts FILE | --facts FILE] [--svg FILE] [--node-labels FILE]
+ *                   [--save-facts FILE | --facts FILE] [--svg FILE] [--node-labels FILE] [--profile NAME]...
  *
  * Asks every selected agent for its facts at once (GET /v1/doctor?window_s=S: each
  * samples its counters over the same window), merges them under the inventory's node
@@ -21,6 +21,7 @@
  * their hops, --node-labels writes each node's verdict as Kubernetes node labels
  * (ctl_doctor_svg.c). Read only.
  */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -32,12 +33,17 @@
 #include "policies/doctor.h"
 
 #define LABELS_MAX 16
+#define PROFILES_NAMED_MAX 8
+#define PROFILES_MAX 64
 
 struct doctor_opts {
         struct doctor_params params;
         struct ctl_selector sel;        /* --selector (--label) */
         const char *propose, *save_facts, *facts, *svg, *node_labels;
         bool probe, locate;
+        const char *named[PROFILES_NAMED_MAX];  /* --profile NAME: cnp_class_mismatch names profile versions */
+        unsigned n_named;
+        struct doctor_profile profiles[PROFILES_MAX];
 };
 
 static int num(const char *opt, const char *v, double min, double max, double *ret)
@@ -70,6 +76,14 @@ static int parse_opt(const char *a, const char *v, struct doctor_opts *o)
                 r = num(a, v, 0, streq(a, "--roce-dscp") ? 63 : 7, &d);
                 *(streq(a, "--roce-dscp") ? &o->params.roce_dscp : &o->params.roce_prio) = (int)d;
                 return r;
+        }
+        if (streq(a, "--profile")) {
+                if (o->n_named == PROFILES_NAMED_MAX) {
+                        log_err("doctor: --profile: at most %d", PROFILES_NAMED_MAX);
+                        return -EINVAL;
+                }
+                o->named[o->n_named++] = v;
+                return 0;
         }
         if (streq(a, "--propose"))
                 o->propose = v;
@@ -114,6 +128,75 @@ static int parse_args(struct ctl *c, struct doctor_opts *o)
                         "--locate, --save-facts)");
                 return -EINVAL;
         }
+        return 0;
+}
+
+/* One profile into o->profiles (0, or -EINVAL printed); a known one already there is marked named. */
+static int add_profile(struct doctor_opts *o, const char *path, bool named)
+{
+        struct policy *pol = NULL;
+        struct errbuf e = { 0 };
+        char msg[1100];
+        struct doctor_profile *d;
+
+        if (policy_load_file(path, &pol, &e) < 0) {
+                if (!named)
+                        return 0;       /* not a profile: only the named ones must be */
+                log_err("doctor: --profile: %s", errbuf_str(&e, msg, sizeof(msg)));
+                return -EINVAL;
+        }
+        for (unsigned i = 0; i < o->params.n_profiles; i++)
+                if (streq(o->profiles[i].name, pol->name)) {
+                        o->profiles[i].named |= named;
+                        policy_free(pol);
+                        return 0;
+                }
+        if (o->params.n_profiles < PROFILES_MAX) {
+                d = &o->profiles[o->params.n_profiles++];
+                *d = (struct doctor_profile){ .named = named, .spec = pol->spec };
+                snprintf(d->name, sizeof(d->name), "%s", pol->name);
+        }
+        policy_free(pol);
+        return 0;
+}
+
+/*
+ * --profile NAME...: the named profiles, then every other profile of their directories,
+ * known and not named (cnp_class_mismatch says which version a NIC's marking follows).
+ */
+static int load_profiles(struct doctor_opts *o)
+{
+        char path[4096], dir[4096], *slash;
+
+        for (unsigned i = 0; i < o->n_named; i++) {
+                if (ctl_profile_find(o->named[i], path, sizeof(path)) < 0 || add_profile(o, path, true) < 0)
+                        return -EINVAL;
+        }
+        for (unsigned i = 0; i < o->n_named; i++) {
+                DIR *d;
+                struct dirent *de;
+
+                if (ctl_profile_find(o->named[i], path, sizeof(path)) < 0)
+                        return -EINVAL;
+                snprintf(dir, sizeof(dir), "%s", path);
+                slash = strrchr(dir, '/');
+                if (slash)
+                        *slash = '\0';
+                else
+                        snprintf(dir, sizeof(dir), ".");
+                if (!(d = opendir(dir)))
+                        continue;
+                while ((de = readdir(d))) {
+                        size_t n = strlen(de->d_name);
+
+                        if (n < 6 || !streq(de->d_name + n - 5, ".json"))
+                                continue;
+                        snprintf(path, sizeof(path), "%.2000s/%.1000s", dir, de->d_name);
+                        add_profile(o, path, false);
+                }
+                closedir(d);
+        }
+        o->params.profiles = o->profiles;
         return 0;
 }
 
@@ -525,7 +608,7 @@ int ctl_cmd_doctor(struct ctl *c)
 
         if (!o)
                 return OUTCOME_RUNTIME;
-        if (parse_args(c, o) < 0)
+        if (parse_args(c, o) < 0 || load_profiles(o) < 0)
                 return OUTCOME_INVALID;
         if (o->facts) {
                 /* the proposal's selector wants the inventory's labels: only then is it read */

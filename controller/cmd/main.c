@@ -35,6 +35,7 @@ static const struct command commands[] = {
         { "resume",   ctl_cmd_resume },
         { "promote",  ctl_cmd_promote },
         { "inventory", ctl_cmd_inventory },
+        { "conform",  ctl_cmd_conform },
 };
 
 #define COMMON_USAGE "[--config FILE] [--inventory FILE] [--db FILE | --store SPEC] [--output text|json] [--yes]"

@@ -40,7 +40,7 @@ load_verdicts() {
         done < <(python3 "$check" validate "$schema" "$@")
 }
 
-files=("$top"/policies/profiles/*.json "$top"/examples/policies/*.json "$data"/valid/*.json)
+files=("$top"/policies/profiles/*.json "$top"/policies/profiles/vendor/*.json "$top"/examples/policies/*.json "$data"/valid/*.json)
 if python3 -c 'import yaml' 2>/dev/null; then
         files+=("$top"/examples/policies/*.yaml "$data"/valid/*.yaml)
 else

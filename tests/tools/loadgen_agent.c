@@ -22,6 +22,7 @@
  * addresses: its size, and what a client parses per handshake, grow with N). One shared
  * table holds each endpoint's committed policy, pending transactions with their
  * confirm deadlines, its idempotency keys and a short history:
+ *   GET  /v1/state (interface lg0 and the name "loadgen" when something was committed),
  *   GET  /v1/health, /v1/drift (never drifted), /v1/history (newest first, each commit
  *        with its revision number, as an agent numbers them), /v1/transactions/{tx}
  *   POST /v1/plan (one change, or none when the document is the committed one)
@@ -274,6 +275,21 @@ static void do_plan(struct lg_slot *s, const struct http_request *req, struct ht
                                            "field", "mtu", "key", "mtu", "from", "1500", "to", "9000", "notes"));
 }
 
+/* What an agent's GET /v1/state says: its committed policy's targets, read (the load generator has no name: "loadgen"). */
+static void do_state(struct lg_slot *s, struct http_response *resp)
+{
+        bool committed;
+
+        pthread_mutex_lock(&s->lock);
+        committed = s->committed != 0;
+        pthread_mutex_unlock(&s->lock);
+        if (!committed)
+                reply(resp, 200, json_pack("{s:n, s:[]}", "policy", "targets"));
+        else
+                reply(resp, 200, json_pack("{s:s, s:[{s:s, s:s, s:{s:i}}]}", "policy", "loadgen", "targets", "name",
+                                           "lg0", "kind", "interface", "state", "mtu", 9000));
+}
+
 static void handle(void *ud, const struct http_request *req, struct http_response *resp)
 {
         struct lg_slot *s = slot_of(req);
@@ -286,6 +302,8 @@ static void handle(void *ud, const struct http_request *req, struct http_respons
         } else if (get && streq(req->url, "/v1/health")) {
                 reply(resp, 200, json_pack("{s:s, s:s, s:b}", "status", "ok", "version", NETTUNE_VERSION,
                                            "load_generator", 1));
+        } else if (get && streq(req->url, "/v1/state")) {
+                do_state(s, resp);
         } else if (get && streq(req->url, "/v1/drift")) {
                 reply(resp, 200, json_pack("{s:b, s:[]}", "drifted", 0, "entries"));
         } else if (get && streq(req->url, "/v1/history")) {

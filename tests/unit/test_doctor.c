@@ -444,6 +444,99 @@ static void test_cnp(void)
         CU_ASSERT_EQUAL(ev(find("cnp_priority_mismatch"), "host_cnp_priority"), 6);
 }
 
+static const char *ev_str(const struct doctor_finding *x, const char *key)
+{
+        for (unsigned i = 0; x && i < x->n_ev; i++)
+                if (streq(x->ev[i].key, key) && !x->ev[i].is_num)
+                        return x->ev[i].str;
+        return "";
+}
+
+/* The profile's spec as doctor knows it (policies/profiles/vendor). */
+static void profile(struct doctor_profile *d, const char *name, bool named)
+{
+        char path[200];
+        struct policy *pol = NULL;
+        struct errbuf e = { 0 };
+
+        snprintf(path, sizeof(path), "policies/profiles/vendor/%s.json", name);
+        CU_ASSERT_EQUAL_FATAL(policy_load_file(path, &pol, &e), 0);
+        *d = (struct doctor_profile){ .named = named, .spec = pol->spec };
+        snprintf(d->name, sizeof(d->name), "%s", name);
+        policy_free(pol);
+}
+
+/* A NIC marking CNPs as NCO 26.7's roceOptimized documents (DSCP 4, priority 6) facing an NVUE qos roce lossless port. */
+static void test_cnp_class(void)
+{
+        struct doctor_profile profs[3];
+        const struct doctor_finding *x;
+        struct doctor_iface *h;
+
+        profile(&profs[0], "nvue-roce-lossless-cl5", true);
+        profile(&profs[1], "nco-roce-optimized-26-7", false);
+        profile(&profs[2], "nco-roce-optimized-26-10", false);
+        healthy();
+        for (unsigned i = 0; i < 2; i++)        /* leaf1 as NVUE's lossless profile maps: 8n..8n+7 -> n */
+                for (unsigned d = 0; d < STATE_DSCP_COUNT; d++)
+                        port_of("leaf1", i)->st.dscp_prio[d] = profs[0].spec.dscp_prio[d];
+        h = iface_of("gpu1");
+        h->st.present |= STATE_BIT(STATE_FIELD_HOST_ECN);
+        h->st.host_ecn = (struct state_host_ecn){ .prios = 0xff, .rp_enabled = 0xff, .np_enabled = 0xff,
+                                                  .has_cnp = true, .cnp_dscp = 48, .cnp_prio = 6 };
+        run();
+        CU_ASSERT_EQUAL(count("cnp_class_mismatch"), 0);         /* NCO 26.10's marking: the strict class 6 */
+        iface_of("gpu1")->st.host_ecn.cnp_dscp = 4;
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("cnp_class_mismatch"), 1);
+        x = find("cnp_class_mismatch");
+        CU_ASSERT_STRING_EQUAL(x->ports[0], "gpu1:eth0");
+        CU_ASSERT_STRING_EQUAL(x->ports[1], "leaf1:swp1");
+        CU_ASSERT_EQUAL(ev(x, "nic_cnp_dscp"), 4);
+        CU_ASSERT_EQUAL(ev(x, "nic_cnp_priority"), 6);
+        CU_ASSERT_STRING_EQUAL(ev_str(x, "switch_priority"), "0");
+        CU_ASSERT_EQUAL(ev(x, "switch_cnp_class_priority"), 6);
+        CU_ASSERT(strstr(x->summary, "gpu1 eth0 marks CNPs DSCP 4, priority 6; leaf1 port swp1 puts DSCP 4 on "
+                                     "priority 0, not its CNP class (priority 6, where it puts DSCP 48)") != NULL);
+        CU_ASSERT_STRING_EQUAL(ev_str(x, "nic_profiles"), "");  /* no profile named: none said */
+        /* --profile nvue-roce-lossless-cl5: the versions each end follows */
+        P.profiles = profs;
+        P.n_profiles = 3;
+        run();
+        x = find("cnp_class_mismatch");
+        CU_ASSERT_FATAL(x != NULL);
+        CU_ASSERT_STRING_EQUAL(ev_str(x, "nic_profiles"), "nco-roce-optimized-26-7");
+        CU_ASSERT_STRING_EQUAL(ev_str(x, "disagreeing_profiles"),
+                               "nvue-roce-lossless-cl5 (DSCP 48 -> priority 6, its CNP class)");
+        CU_ASSERT(strstr(x->summary, "; the NIC marks as nco-roce-optimized-26-7; against nvue-roce-lossless-cl5") !=
+                  NULL);
+        /* a named host profile that disagrees with the NIC is named too */
+        profs[2].named = true;
+        run();
+        CU_ASSERT(strstr(ev_str(find("cnp_class_mismatch"), "disagreeing_profiles"),
+                         "nco-roce-optimized-26-10 (marks CNPs DSCP 48, priority 6)") != NULL);
+        P.profiles = NULL;
+        P.n_profiles = 0;
+        /* a port whose ETS is read: the judge is its strict class, not DSCP 48's priority */
+        healthy();
+        h = iface_of("gpu1");
+        h->st.present |= STATE_BIT(STATE_FIELD_HOST_ECN);
+        h->st.host_ecn = (struct state_host_ecn){ .prios = 1u << 3, .rp_enabled = 1u << 3, .np_enabled = 1u << 3,
+                                                  .has_cnp = true, .cnp_dscp = 4, .cnp_prio = 6 };
+        port_of("leaf1", 0)->st.present |= STATE_BIT(STATE_FIELD_ETS);
+        port_of("leaf1", 0)->st.dscp_prio[4] = 0;
+        for (unsigned i = 0; i < STATE_TC_COUNT; i++) {
+                port_of("leaf1", 0)->st.ets.prio_tc[i] = (uint8_t)i;
+                port_of("leaf1", 0)->st.ets.tc_tsa[i] = i == 0 ? STATE_TSA_STRICT : STATE_TSA_ETS;
+        }
+        run();
+        CU_ASSERT_EQUAL(count("cnp_class_mismatch"), 0);         /* DSCP 4 -> priority 0, a strict class */
+        port_of("leaf1", 0)->st.ets.tc_tsa[0] = STATE_TSA_ETS;
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("cnp_class_mismatch"), 1);
+        CU_ASSERT(strstr(find("cnp_class_mismatch")->summary, "not a strict class of its ETS") != NULL);
+}
+
 static void test_pause_storm(void)
 {
         const struct doctor_finding *x;
@@ -948,7 +1041,7 @@ int suite_doctor(void)
             !CU_add_test(s, "switch_against_itself", test_switch_against_itself) ||
             !CU_add_test(s, "switch_split_over_agents", test_switch_split_over_agents) ||
             !CU_add_test(s, "roce_tos", test_roce_tos) || !CU_add_test(s, "rdma_on_lossy", test_rdma_on_lossy) ||
-            !CU_add_test(s, "cleanup", reset))
+            !CU_add_test(s, "cnp_class", test_cnp_class) || !CU_add_test(s, "cleanup", reset))
                 return -1;
         return 0;
 }
