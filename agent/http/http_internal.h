@@ -5,8 +5,10 @@
  *   http.c        the daemon: options, request callbacks, body limits, media type
  *   http_guard.c  every connection from accept to close: admission of clients that
  *                 have not authenticated yet (a budget in all and per address, the
- *                 oldest evicted first), the handshake-and-header deadline, the
- *                 verification inside the handshake (http_auth.c's check), logging
+ *                 oldest evicted first), the budgets of authenticated ones per role
+ *                 and per certificate (the idle keep-alive ones closed first), the
+ *                 handshake-and-header deadline, the verification inside the
+ *                 handshake (http_auth.c's check), logging
  *   http_auth.c   the client certificate: verified in the TLS handshake (no valid
  *                 certificate, no connection), then its role (extendedKeyUsage
  *                 clientAuth, tls.allowed_clients) before the first request runs

@@ -7,7 +7,7 @@
  * that was in flight and the way to recover. The marker is written when a journal is
  * first opened (durably: file and directory), and again when a transaction begins
  * (its id, kind, policy and targets) and when it ends (in_flight null). Those two are
- * renames of a new file, not synced: an apply's latency is its fsyncs, and what they
+ * written in place, not synced: an apply's latency is its fsyncs, and what they
  * protect is a hint — a marker that still names a finished transaction only names
  * interfaces to check, and the marker's existence, which is what tells a lost
  * journal from a first start, is durable from the start. A JSON object:
@@ -21,7 +21,6 @@
 #include "agent/journal/journal_internal.h"
 #include "common/statedir.h"
 
-#define MARKER_TMP JOURNAL_MARKER ".tmp"
 #define MARKER_MAX 65536
 #define TARGETS_MAX 64
 
@@ -35,25 +34,25 @@ static void sync_dir(const char *dir)
         }
 }
 
-/* Write the marker's text (tmp, then rename): 0 or -errno with e. durable: sync the file (and the directory). */
+/*
+ * Write the marker's text in place (over the old, then cut to its length: never an
+ * empty file between): 0 or -errno with e. durable: sync the file and, for a new
+ * entry, the directory. A marker torn by a crash still exists, which is what tells a
+ * lost journal from a first start; its unreadable text is said so.
+ */
 static int marker_put(const char *dir, const char *text, bool durable, bool new_entry, struct errbuf *e)
 {
-        char tmp[512], path[512];
+        char path[512];
         size_t len = strlen(text);
-        int fd = statedir_open(dir, MARKER_TMP, tmp, sizeof(tmp), e), r = 0;
+        int fd = statedir_open(dir, JOURNAL_MARKER, path, sizeof(path), e), r = 0;
 
         if (fd < 0)
                 return fd;
-        if (ftruncate(fd, 0) < 0 || write(fd, text, len) != (ssize_t)len || (durable && fsync(fd) < 0))
+        if (pwrite(fd, text, len, 0) != (ssize_t)len || ftruncate(fd, (off_t)len) < 0 || (durable && fsync(fd) < 0))
                 r = errno ? -errno : -EIO;
         close(fd);
-        snprintf(path, sizeof(path), "%s/%s", dir, JOURNAL_MARKER);
-        if (r >= 0 && rename(tmp, path) < 0)
-                r = -errno;
-        if (r < 0) {
-                unlink(tmp);
+        if (r < 0)
                 return errbuf_set(e, -r, path, "cannot write the journal's marker: %s", strerror(-r));
-        }
         if (new_entry)
                 sync_dir(dir);
         return 0;

@@ -130,6 +130,7 @@ idle() {        # idle CERT N HOLD_S READY [ARGS]: N mTLS connections held HOLD_
 }
 # From other addresses than the controller's (127.0.0.1): three clients of 60 that ask
 # again every second (answered 403), one of 40 that never asks.
+idle_t0=$(date +%s)
 for k in 1 2 3; do
         bg idle intruder 60 20 "$T/idle$k.ready" --bind 127.0.0.$((k + 1)) --request-every-ms 1000 > "$T/idle$k.json"
         idle_pids="${idle_pids:-} $BG_PID"
@@ -143,6 +144,7 @@ for i in $(seq 40); do
 done
 check "the controller: 40 of 40 requests answered 200 (got $ok)" [ "$ok" = 40 ]
 wait $idle_pids
+idle_s=$(( $(date +%s) - idle_t0 + 1 ))
 cat "$T"/idle?.json
 sum() { python3 -c "import json,sys; print(sum(json.load(open(f))[sys.argv[1]] for f in sys.argv[2:]))" "$1" "$T"/idle?.json; }
 check "the refused clients completed their handshakes, again and again ($(sum opened))" [ "$(sum opened)" -ge 200 ]
@@ -150,7 +152,8 @@ check "the server closed them as newer ones came: at most 32 left, the budget ($
         [ "$(sum open_at_end)" -le 32 ]
 check "refusals are rate-limited: the rest counted in one line" grep -q "more refused connection(s) or client(s) were not logged" "$T/serve.log"
 n=$(grep -c "refused client from 127.0.0.[2-5]" "$T/serve.log" || true)
-check "no more than 10 refusal lines a second ($n in all over ~20 s)" [ "$n" -le 250 ]
+# Counted over the time the clients really ran (20 s held, plus their handshakes: longer on a busy machine).
+check "no more than 10 refusal lines a second ($n in all over $idle_s s)" [ "$n" -le $(( 10 * idle_s + 10 )) ]
 
 kill -TERM "$SERVE_PID"; wait "$SERVE_PID" || true
 
