@@ -133,6 +133,9 @@ static const struct cli_flag headroom_flags[] = {
         { "--small-packet-pct", "N", "Spectrum: the share of small packets assumed (default 50)", NULL },
         { "--lossless-mtu", "N", "Spectrum: the largest lossless packet assumed (default 1024)", NULL },
         { "--max-mtu", "N", "connectx: the port's largest MTU (default 9216)", NULL },
+        { "--emit-policy", NULL, "print the policy's pfc (and with --buffer-total-bytes its buffers) stanza", NULL },
+        { "--priority", "P", "--emit-policy: the lossless priority (default 3)", NULL },
+        { "--buffer-total-bytes", "N", "--emit-policy: the port's total receive buffer (buffers stanza)", NULL },
         { 0 },
 };
 
