@@ -162,6 +162,9 @@ static const struct cli_flag headroom_flags[] = {
         { "--svg", "FILE", "draw the size for every common speed and cable length", NULL },
         { "--node", "NAME", "with --svg and --port: the node whose port's buffer is drawn", NULL },
         { "--port", "NAME", "with --svg and --node: its interface or switch port", NULL },
+        { "--emit-policy", NULL, "print the policy's pfc (and with --buffer-total-bytes its buffers) stanza", NULL },
+        { "--priority", "P", "--emit-policy: the lossless priority (default 3)", NULL },
+        { "--buffer-total-bytes", "N", "--emit-policy: the port's total receive buffer (buffers stanza)", NULL },
         { 0 },
 };
 

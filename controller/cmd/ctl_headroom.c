@@ -112,16 +112,47 @@ static int parse_one(struct ctl *c, int *i, struct headroom_input *in, const cha
         return ctl_bad_arg(c, a);
 }
 
-static int parse_args(struct ctl *c, struct headroom_input *in, struct picture *pic)
+/* --emit-policy and what it takes: the lossless priority, the port's total receive buffer. */
+struct emit {
+        bool on;
+        unsigned priority;              /* default 3 */
+        unsigned total_bytes;           /* --buffer-total-bytes, 0 = not given: no buffers stanza */
+};
+
+/* argv[*i] one of emit's flags? 1 taken, 0 not, -EINVAL bad. */
+static int parse_emit(struct ctl *c, int *i, struct emit *em)
+{
+        const char *a = c->argv[*i], *eq = strchr(a, '='), *v;
+        size_t n = eq ? (size_t)(eq - a) : strlen(a);
+        const struct flag pf = { "--priority", "", 0, 0, 7, false, -1 },
+                          tf = { "--buffer-total-bytes", "", 0, 1, 1u << 30, false, -1 };
+
+        if (streq(a, "--emit-policy")) {
+                em->on = true;
+                return 1;
+        }
+        if (!(n == 10 && !strncmp(a, "--priority", n)) && !(n == 20 && !strncmp(a, "--buffer-total-bytes", n)))
+                return 0;
+        v = eq ? eq + 1 : *i + 1 < c->argc ? c->argv[++*i] : NULL;
+        if (n == 10)
+                return parse_number(&pf, v, &em->priority) < 0 ? -EINVAL : 1;
+        return parse_number(&tf, v, &em->total_bytes) < 0 ? -EINVAL : 1;
+}
+
+static int parse_args(struct ctl *c, struct headroom_input *in, struct picture *pic, struct emit *em)
 {
         const char *asic = "spectrum2";
         unsigned seen = 0;
-        int a;
+        int a, r;
 
         headroom_input_init(in, HEADROOM_SPECTRUM2);
         for (int i = 0; i < c->argc; i++)
-                if (parse_one(c, &i, in, &asic, &seen, pic) < 0)
+                if ((r = parse_emit(c, &i, em)) < 0 || (!r && parse_one(c, &i, in, &asic, &seen, pic) < 0))
                         return -EINVAL;
+        if (!em->on && (em->total_bytes || em->priority != 3)) {
+                log_err("--priority and --buffer-total-bytes go with --emit-policy");
+                return -EINVAL;
+        }
         if ((pic->node || pic->port) && (!pic->node || !pic->port || !pic->svg)) {
                 log_err("--node and --port go together, with --svg: the port whose buffer the picture draws");
                 return -EINVAL;
@@ -355,16 +386,55 @@ static int picture(struct ctl *c, const struct headroom_input *in, const struct 
         return OUTCOME_OK;
 }
 
+/*
+ * The policy stanza for this port: pfc (the priority, the cable), and with the port's
+ * total receive buffer, buffers: the lossless priority alone in buffer 1 of the
+ * computed size, every other priority in buffer 0 with the rest.
+ */
+static int emit_policy(const struct headroom_input *in, const struct headroom *h, const struct emit *em)
+{
+        json_t *j = json_pack("{s:{s:[i], s:i}}", "pfc", "priorities", (int)em->priority, "cable_length_m",
+                              (int)in->cable_m), *p2b = json_array(), *sizes = json_array();
+
+        if (em->total_bytes && em->total_bytes <= h->size_bytes) {
+                log_err("--buffer-total-bytes %u: the lossless buffer alone needs %u bytes: nothing left for the "
+                        "lossy priorities", em->total_bytes, h->size_bytes);
+                json_decref(j);
+                json_decref(p2b);
+                json_decref(sizes);
+                return OUTCOME_INVALID;
+        }
+        for (unsigned i = 0; i < 8; i++) {
+                json_array_append_new(p2b, json_integer(i == em->priority));
+                json_array_append_new(sizes, json_integer(i == 0 ? em->total_bytes - h->size_bytes :
+                                                          i == 1 ? h->size_bytes : 0));
+        }
+        if (j && em->total_bytes)
+                json_object_set_new(j, "buffers", json_pack("{s:O, s:O}", "prio_to_buffer", p2b,
+                                                            "buffer_size_bytes", sizes));
+        else if (j)
+                log_warn("headroom: no 'buffers' stanza without --buffer-total-bytes (the port's total receive "
+                         "buffer): the device sizes its buffers from pfc.cable_length_m");
+        json_decref(p2b);
+        json_decref(sizes);
+        if (!j)
+                return log_err("out of memory"), OUTCOME_RUNTIME;
+        output_json(j);
+        json_decref(j);
+        return OUTCOME_OK;
+}
+
 int ctl_cmd_headroom(struct ctl *c)
 {
         struct headroom_input in;
         struct headroom h;
         struct headroom_problem why = { 0 };
         struct picture pic = { 0 };
+        struct emit em = { .priority = 3 };
         json_t *j;
         int r;
 
-        if (parse_args(c, &in, &pic) < 0)
+        if (parse_args(c, &in, &pic, &em) < 0)
                 return OUTCOME_INVALID;
         if (headroom_calc(&in, &h, &why) < 0) {
                 log_err("%s: %s", flag_of(why.input), why.msg);
@@ -372,6 +442,8 @@ int ctl_cmd_headroom(struct ctl *c)
         }
         if (pic.svg && (r = picture(c, &in, &pic)) != OUTCOME_OK)
                 return r;
+        if (em.on)
+                return emit_policy(&in, &h, &em);
         if (!c->json) {
                 print_text(&in, &h);
                 return OUTCOME_OK;

@@ -71,3 +71,26 @@ while IFS=$'\t' read -r asic s c m lanes spp lmtu xoff xon size; do
         [ "$got" = "$xoff $xon $size" ] || fail "headroom ${args[*]}: $got, the reference says $xoff $xon $size"
 done <"$REF/reference.tsv"
 echo "ok: $((n / 97)) sampled rows of $n equal the reference"
+
+step "--emit-policy: the pfc and buffers stanza for the port, a valid policy"
+H --speed-gbps 100 --cable-m 5 --mtu 9000 --asic connectx --output json >"$T/hr.json"
+H --speed-gbps 100 --cable-m 5 --mtu 9000 --asic connectx --emit-policy --priority 4 \
+        --buffer-total-bytes 262144 >"$T/stanza.json"
+check "priority 4 alone in buffer 1 of the computed size, the rest in buffer 0" python3 - "$T/hr.json" "$T/stanza.json" <<'PY'
+import json, sys
+h, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert s["pfc"] == {"priorities": [4], "cable_length_m": 5}, s
+assert s["buffers"]["prio_to_buffer"] == [0, 0, 0, 0, 1, 0, 0, 0], s
+assert s["buffers"]["buffer_size_bytes"] == [262144 - h["size_bytes"], h["size_bytes"], 0, 0, 0, 0, 0, 0], s
+PY
+python3 -c 'import json, sys
+json.dump({"apiVersion": "nettune/v1", "kind": "Policy", "metadata": {"name": "hr"},
+           "targets": {"interfaces": ["eth0"]}, "spec": json.load(open(sys.argv[1]))}, open(sys.argv[2], "w"))' \
+        "$T/stanza.json" "$T/hr-policy.json"
+expect_rc 0 "the stanza in a policy validates" "$AGENT" validate "$T/hr-policy.json"
+H --speed-gbps 100 --cable-m 5 --mtu 9000 --emit-policy >"$T/pfc-only.json" 2>"$T/pfc-only.err"
+check "without the port's total: pfc only, and why" [ "$(python3 -c 'import json,sys; print(sorted(json.load(open(sys.argv[1]))))' \
+        "$T/pfc-only.json")" = "['pfc']" ]
+check "the warning names --buffer-total-bytes" grep -q -- "--buffer-total-bytes" "$T/pfc-only.err"
+bad --buffer-total-bytes --speed-gbps 100 --cable-m 5 --mtu 9000 --asic connectx --emit-policy --buffer-total-bytes 1000
+bad --priority --speed-gbps 100 --cable-m 5 --mtu 9000 --emit-policy --priority 8
