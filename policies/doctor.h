@@ -139,6 +139,7 @@ struct doctor_drift {
         char key[96];
         char live[64];
         char committed[64];
+        char owner[DOCTOR_NAME_MAX];    /* the committed policy (layer) that owns the field, "" unknown */
 };
 
 struct doctor_node {
