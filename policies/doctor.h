@@ -339,6 +339,8 @@ struct doctor_proposal {
         struct state spec;              /* present = the fields it sets */
         uint64_t dscp_chosen;           /* DSCPs a rule chose (the rest of the map is the switch's own) */
         uint32_t mtu_max;               /* the lowest limit of the targets' dialects */
+        unsigned n_overrides;           /* the policies committed on those nodes: the proposal overrides them */
+        char overrides[POLICY_OVERRIDES_MAX][DOCTOR_NAME_MAX];
 };
 
 struct doctor_report {
