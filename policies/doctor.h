@@ -139,6 +139,7 @@ struct doctor_drift {
         char key[96];
         char live[64];
         char committed[64];
+        char owner[DOCTOR_NAME_MAX];    /* the committed policy (layer) that owns the field, "" unknown */
 };
 
 struct doctor_node {
@@ -375,6 +376,8 @@ struct doctor_proposal {
         struct state spec;              /* present = the fields it sets */
         uint64_t dscp_chosen;           /* DSCPs a rule chose (the rest of the map is the switch's own) */
         uint32_t mtu_max;               /* the lowest limit of the targets' dialects */
+        unsigned n_overrides;           /* the policies committed on those nodes: the proposal overrides them */
+        char overrides[POLICY_OVERRIDES_MAX][DOCTOR_NAME_MAX];
 };
 
 struct doctor_report {

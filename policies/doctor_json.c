@@ -139,9 +139,10 @@ json_t *doctor_node_to_json(const struct doctor_node *n)
         for (unsigned i = 0; i < n->n_notes; i++)
                 spec_json_append(notes, json_string(n->notes[i]), &ok);
         for (unsigned i = 0; i < n->n_drift && i < DOCTOR_DRIFT_MAX; i++)
-                spec_json_append(drift, json_pack("{s:s,s:s,s:s,s:s}", "target", n->drift[i].target, "key",
+                spec_json_append(drift, json_pack("{s:s,s:s,s:s,s:s,s:s*}", "target", n->drift[i].target, "key",
                                                   n->drift[i].key, "live", n->drift[i].live, "committed",
-                                                  n->drift[i].committed), &ok);
+                                                  n->drift[i].committed, "owner",
+                                                  n->drift[i].owner[0] ? n->drift[i].owner : NULL), &ok);
         if (n->drift_known)
                 spec_json_set(o, "drift", json_pack("{s:i,s:o}", "count", (int)n->n_drift, "changes", drift), &ok);
         else
@@ -378,6 +379,7 @@ static const struct jsonv_field drift_entry_fields[] = {
         JSONV_STR("key", struct doctor_drift, key, JSONV_REQUIRED),
         JSONV_STR("live", struct doctor_drift, live, JSONV_REQUIRED),
         JSONV_STR("committed", struct doctor_drift, committed, JSONV_REQUIRED),
+        JSONV_STR("owner", struct doctor_drift, owner, 0),
         { 0 },
 };
 

@@ -87,6 +87,13 @@ static json_t *document(const struct doctor_report *r, const char *name, const s
                 spec_json_set(sp, "ecn", ecn_json(&spec.ecn, ok), ok);
         o = json_pack("{s:s,s:s,s:{s:s,s:{s:s}}}", "apiVersion", "nettune/v1", "kind", "Policy", "metadata", "name",
                       name, "labels", "generated-by", "nettune-doctor");
+        if (pr->n_overrides) {
+                json_t *ov = json_array();
+
+                for (unsigned i = 0; i < pr->n_overrides; i++)
+                        spec_json_append(ov, json_string(pr->overrides[i]), ok);
+                spec_json_set(json_object_get(o, "metadata"), "overrides", ov, ok);
+        }
         if (n_selector)
                 spec_json_set(o, "selector", sel, ok);
         else

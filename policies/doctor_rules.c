@@ -883,7 +883,10 @@ static void check_drift(const struct doctor_rule *rule, const struct doctor_fact
                 doctor_finding_node(x, n->name);
                 for (unsigned k = 0; k < n->n_drift && k < DOCTOR_DRIFT_MAX; k++) {
                         doctor_finding_port(x, n->name, n->drift[k].target);
-                        if (k < DOCTOR_EVIDENCE_MAX - 1)
+                        if (k < DOCTOR_EVIDENCE_MAX - 1 && n->drift[k].owner[0])
+                                doctor_ev_str(x, n->drift[k].key, "%s (committed %s by policy '%s')",
+                                              n->drift[k].live, n->drift[k].committed, n->drift[k].owner);
+                        else if (k < DOCTOR_EVIDENCE_MAX - 1)
                                 doctor_ev_str(x, n->drift[k].key, "%s (committed %s)", n->drift[k].live,
                                               n->drift[k].committed);
                 }

@@ -66,12 +66,41 @@ static int finding_cmp(const void *a, const void *b)
         return strcmp(x->ports[0], y->ports[0]);
 }
 
+/*
+ * The policies committed on the nodes that manage the proposal's targets (facts:
+ * node.policy, "a, b" when several): the proposal lists them in metadata.overrides,
+ * so that it may declare the fields they own (docs/policy-reference.md, "Layers and owners").
+ */
+static void proposal_overrides(const struct doctor_facts *f, struct doctor_proposal *pr)
+{
+        for (unsigned i = 0; i < f->n_nodes; i++) {
+                const struct doctor_node *n = &f->nodes[i];
+                bool manages = false;
+                char names[sizeof(n->policy)], *save = NULL;
+
+                for (unsigned k = 0; k < pr->n_nodes; k++)
+                        manages |= streq(pr->nodes[k], n->name);
+                if (!manages || !n->policy[0])
+                        continue;
+                snprintf(names, sizeof(names), "%s", n->policy);
+                for (char *t = strtok_r(names, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+                        bool have = false;
+
+                        for (unsigned k = 0; k < pr->n_overrides; k++)
+                                have |= streq(pr->overrides[k], t);
+                        if (!have && pr->n_overrides < POLICY_OVERRIDES_MAX)
+                                snprintf(pr->overrides[pr->n_overrides++], DOCTOR_NAME_MAX, "%s", t);
+                }
+        }
+}
+
 int doctor_run(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r)
 {
         collection_notes(f, r);
         for (unsigned i = 0; i < doctor_rules_n; i++)
                 doctor_rules[i].check(&doctor_rules[i], f, p, r);
         doctor_lossless_fixed(f, p, r);
+        proposal_overrides(f, &r->prop);
         if (r->n)
                 qsort(r->v, r->n, sizeof(*r->v), finding_cmp);
         return 0;

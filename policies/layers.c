@@ -21,24 +21,29 @@ bool layer_declares(const struct policy *p, bool is_switch, const char *name, ui
         return is_switch ? policy_targets_switch(p, name) : policy_targets_interface(p, name);
 }
 
-/* The owner of f among the declaring layers: none overrides it; of several such, the newest. */
+/*
+ * The owner of f among the declaring layers: the newest one no other declaring layer
+ * overrides; where each is overridden (layers that override one another), the newest.
+ */
 static int owner_of(const struct layer *v, unsigned n, bool is_switch, const char *name, uint32_t on,
                     enum state_field f)
 {
-        int best = -1;
+        int best = -1, newest = -1;
 
         for (unsigned i = 0; i < n; i++) {
                 bool beaten = false;
 
                 if (!layer_declares(v[i].p, is_switch, name, on, f))
                         continue;
+                if (newest < 0 || v[i].revision > v[newest].revision)
+                        newest = (int)i;
                 for (unsigned k = 0; k < n && !beaten; k++)
                         beaten = k != i && layer_overrides(v[k].p, v[i].p) &&
                                  layer_declares(v[k].p, is_switch, name, on, f);
                 if (!beaten && (best < 0 || v[i].revision > v[best].revision))
                         best = (int)i;
         }
-        return best;
+        return best >= 0 ? best : newest;
 }
 
 void layers_merge(const struct layer *v, unsigned n, bool is_switch, const char *name, uint32_t on,

@@ -16,6 +16,7 @@
 #include "drivers/switch/switch.h"
 #include "drivers/switch/switch_counters.h"
 #include "policies/field.h"
+#include "policies/layers.h"
 
 #define SAMPLE_MAX 128
 
@@ -318,28 +319,45 @@ static void free_jobs(struct plan *p, struct sw_job *jobs)
 
 /* ---- the committed policy and drift ---- */
 
-static void drift_of(struct doctor_node *n, const struct plan *p, const struct policy *pol)
+/* The committed layers (policies/layers.h): every committed policy, oldest first. */
+struct layers_here {
+        unsigned n;
+        struct layer v[LAYERS_MAX];
+};
+
+static void layers_free(struct layers_here *l)
+{
+        for (unsigned i = 0; i < l->n; i++)
+                policy_free((struct policy *)l->v[i].p);
+        l->n = 0;
+}
+
+/* Drift: each target's fields against the merged intent, each difference with its owner. */
+static void drift_of(struct doctor_node *n, const struct plan *p, const struct layers_here *l)
 {
         for (unsigned i = 0; i < p->n; i++) {
                 const struct plan_target *pt = &p->v[i];
-                bool mine = pt->t.kind == TARGET_SWITCH ? policy_targets_switch(pol, pt->t.name)
-                                                         : policy_targets_interface(pol, pt->t.name);
                 const char (*names)[STATE_NAME_MAX] = target_unit_names(&pt->t);
+                int owner[STATE_FIELD_MAX];
                 struct diff d = { 0 };
+                struct state want;
 
-                if (!mine || (pt->t.kind == TARGET_SWITCH && !(pt->live[0].present)))
+                if (pt->t.kind == TARGET_SWITCH && !(pt->live[0].present))
+                        continue;
+                layers_merge(l->v, l->n, pt->t.kind == TARGET_SWITCH, pt->t.name, plan_fields_of(&pt->t), &want,
+                             owner);
+                if (!want.present)
                         continue;
                 for (unsigned u = 0; u < pt->n_units; u++) {
-                        struct state want = pol->spec;
                         char prefix[STATE_NAME_MAX + 8] = "";
 
-                        want.present = pol->spec.present & plan_fields_of(&pt->t);
                         if (names)
                                 snprintf(prefix, sizeof(prefix), "ports.%s.", names[u]);
                         diff_append(&d, prefix, &want, &pt->live[u]);
                 }
                 for (unsigned k = 0; k < d.n; k++, n->n_drift++) {
                         struct doctor_drift *x = &n->drift[n->n_drift];
+                        int o = owner[d.entries[k].field];
 
                         if (n->n_drift >= DOCTOR_DRIFT_MAX)
                                 continue;
@@ -347,28 +365,42 @@ static void drift_of(struct doctor_node *n, const struct plan *p, const struct p
                         snprintf(x->key, sizeof(x->key), "%.95s", d.entries[k].key);
                         snprintf(x->live, sizeof(x->live), "%.63s", d.entries[k].from);
                         snprintf(x->committed, sizeof(x->committed), "%.63s", d.entries[k].to);
+                        if (l->n > 1 && o >= 0)
+                                snprintf(x->owner, sizeof(x->owner), "%s", l->v[o].p->name);
                 }
                 diff_done(&d);
         }
         n->drift_known = true;
 }
 
-/* The newest committed policy (NULL: none, or no journal here: said). */
-static struct policy *committed(struct doctor_node *n, struct journal *j)
+/* The committed policies (none, or no journal here: said); n->policy names them. */
+static void committed(struct doctor_node *n, struct journal *j, struct layers_here *ret)
 {
-        struct policy *pol = NULL;
+        struct journal_layer *rows = NULL;
         struct errbuf e;
+        unsigned k = 0;
+        size_t len = 0;
 
+        ret->n = 0;
         if (!j) {
                 doctor_node_note(n, "no journal here: the committed policy and drift are not known");
-                return NULL;
+                return;
         }
-        if (journal_committed_policy(j, 0, &pol, NULL, &e) < 0 || !pol)
-                return NULL;            /* nothing committed: nothing drifts */
-        snprintf(n->policy, sizeof(n->policy), "%s", pol->name);
-        if (state_has(&pol->spec, STATE_FIELD_CABLE_LEN))
-                n->declared_cable_m = pol->spec.cable_len_m;
-        return pol;
+        if (journal_layers(j, &rows, &k, &e) < 0)
+                return;         /* nothing committed: nothing drifts */
+        for (unsigned i = 0; i < k && ret->n < LAYERS_MAX; i++) {
+                struct policy *pol = NULL;
+
+                if (policy_parse_committed(rows[i].policy_json, strlen(rows[i].policy_json), "committed layer", &pol,
+                                           &e) < 0)
+                        continue;
+                ret->v[ret->n++] = (struct layer){ .p = pol, .revision = rows[i].rev };
+                len += (size_t)snprintf(n->policy + len, len < sizeof(n->policy) ? sizeof(n->policy) - len : 0,
+                                        "%s%s", len ? ", " : "", pol->name);
+                if (state_has(&pol->spec, STATE_FIELD_CABLE_LEN))
+                        n->declared_cable_m = pol->spec.cable_len_m;
+        }
+        journal_layers_free(rows, k);
 }
 
 /* ---- the node ---- */
@@ -377,7 +409,7 @@ struct host_part {
         struct sample *a, *b;           /* [n] per plan target (interfaces only) */
 };
 
-static int read_hosts(const struct agent_config *c, const struct policy *pol, struct plan *p, struct doctor_node *n,
+static int read_hosts(const struct agent_config *c, const struct layers_here *l, struct plan *p, struct doctor_node *n,
                       struct host_part *h, struct errbuf *e)
 {
         _cleanup_free_ struct iface *ifs = NULL;
@@ -400,7 +432,8 @@ static int read_hosts(const struct agent_config *c, const struct policy *pol, st
                 snprintf(x->name, sizeof(x->name), "%s", pt->t.name);
                 snprintf(x->driver, sizeof(x->driver), "%s", pt->t.kernel_driver);
                 x->st = pt->live[0];
-                x->managed = pol && policy_targets_interface(pol, x->name);
+                for (unsigned k = 0; k < l->n && !x->managed; k++)
+                        x->managed = policy_targets_interface(l->v[k].p, x->name);
                 host_link(c, pt, ifs, n_ifs, x);
                 host_sample(pt, &h->a[i]);
         }
@@ -447,14 +480,14 @@ int doctor_collect(const struct agent_config *c, const struct doctor_collect_opt
         struct doctor_node n = { 0 };
         struct host_part h = { 0 };
         struct sw_job *jobs = NULL;
-        struct policy *pol;
+        struct layers_here layers;
         struct plan p;
         double start = now_s();
         int r;
 
         plan_init(&p, &(struct plan_env){ .config = c });
         node_basics(c, o, &n);
-        pol = committed(&n, o->journal);
+        committed(&n, o->journal, &layers);
         r = plan_for_globs(&p, o->ifglobs, o->n_if, o->swglobs, o->n_sw, o->no_switches, e);
         if (r >= 0 && (!(jobs = calloc(p.n ? p.n : 1, sizeof(*jobs))) || !(h.a = calloc(p.n + 1, sizeof(*h.a))) ||
                        !(h.b = calloc(p.n + 1, sizeof(*h.b)))))
@@ -462,7 +495,7 @@ int doctor_collect(const struct agent_config *c, const struct doctor_collect_opt
         if (r >= 0 && (r = start_switches(&p, o->window_s, jobs)) < 0)
                 errbuf_set(e, -r, NULL, "cannot start a thread per switch");
         if (r >= 0)
-                r = read_hosts(c, pol, &p, &n, &h, e);
+                r = read_hosts(c, &layers, &p, &n, &h, e);
         if (r >= 0)
                 host_peers(c, &n);
         if (r >= 0)
@@ -471,9 +504,9 @@ int doctor_collect(const struct agent_config *c, const struct doctor_collect_opt
         for (unsigned i = 0; r >= 0 && i < p.n; i++)
                 if (p.v[i].t.kind == TARGET_SWITCH)
                         switch_facts(&n, &jobs[i], &h.a[i], &h.b[i]);
-        if (r >= 0 && pol)
-                drift_of(&n, &p, pol);
-        policy_free(pol);
+        if (r >= 0 && layers.n)
+                drift_of(&n, &p, &layers);
+        layers_free(&layers);
         for (unsigned i = 0; i < p.io.n_notes; i++)
                 doctor_node_note(&n, "%s", p.io.notes[i]);
         free_jobs(&p, jobs);

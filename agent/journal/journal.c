@@ -137,10 +137,10 @@ static const struct db_migration migrations[] = {
          * layer (its newest committed policy); the values before come from its oldest
          * snapshots.
          */
-        { .sql = "CREATE TABLE IF NOT EXISTS layer_versions ("
-                 " rev INTEGER PRIMARY KEY, name TEXT NOT NULL, policy_json TEXT, prev INTEGER NOT NULL DEFAULT 0);"
-                 "CREATE INDEX IF NOT EXISTS layer_versions_name ON layer_versions(name, rev);"
-                 "INSERT OR IGNORE INTO layer_versions (rev, name, policy_json, prev)"
+        { .sql = "CREATE TABLE IF NOT EXISTS layer_versions (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                 " rev INTEGER NOT NULL, name TEXT NOT NULL, policy_json TEXT, prev INTEGER NOT NULL DEFAULT 0);"
+                 "CREATE INDEX IF NOT EXISTS layer_versions_name ON layer_versions(name, id);"
+                 "INSERT INTO layer_versions (rev, name, policy_json, prev)"
                  " SELECT rev, json_extract(policy_json, '$.metadata.name'), policy_json, 0 FROM revisions"
                  " WHERE policy_json IS NOT NULL AND json_valid(policy_json)"
                  " AND rev = (SELECT MAX(rev) FROM revisions);"

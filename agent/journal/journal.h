@@ -261,20 +261,26 @@ int journal_committed_policy(struct journal *j, int64_t rev, struct policy **ret
  */
 struct journal_layer {
         char name[POLICY_NAME_MAX];
+        int64_t id;                     /* the version's own number */
         int64_t rev;                    /* the node revision that committed this version */
-        int64_t prev;                   /* the revision of the version before it, 0: none */
+        int64_t prev;                   /* the version (id) before it, 0: none */
         char *policy_json;              /* owned; NULL: the layer was taken out */
 };
 
 void journal_layers_free(struct journal_layer *v, unsigned n);
 /* The committed layers, oldest version first (caller frees with journal_layers_free). */
 int journal_layers(struct journal *j, struct journal_layer **ret, unsigned *ret_n, struct errbuf *e);
-/* The layer version committed at revision rev; -ENOENT when that revision recorded none. */
-int journal_layer_version(struct journal *j, int64_t rev, struct journal_layer *ret, struct errbuf *e);
+/* The layers as they were at revision rev (rev <= 0: now). */
+int journal_layers_at(struct journal *j, int64_t rev, struct journal_layer **ret, unsigned *ret_n, struct errbuf *e);
+/* The first revision the layers know (a journal from before layers knows none before its migration); 0: none. */
+int journal_layers_since(struct journal *j, int64_t *ret_rev, struct errbuf *e);
+/* Layer version id; -ENOENT when there is none. */
+int journal_layer_version(struct journal *j, int64_t id, struct journal_layer *ret, struct errbuf *e);
 /*
  * What transaction tx does to the layers when it commits: layer is the layer it
  * changes (NULL: the one its policy names), with its policy when that is the
  * layer's, else taking it out (remove; its revision records the newest layer left);
+ * layer "*": every layer back to what it was at revision prev (rollback --to);
  * prev > 0 is the previous version the new one names (a
  * rollback to an older version), else the layer's current one.
  */

@@ -19,9 +19,14 @@ void intent_free(struct intent *in)
 
 int intent_load(struct journal *j, struct intent *ret, struct errbuf *e)
 {
+        return intent_load_at(j, 0, ret, e);
+}
+
+int intent_load_at(struct journal *j, int64_t rev, struct intent *ret, struct errbuf *e)
+{
         struct journal_layer *rows = NULL;
         unsigned n = 0;
-        int r = journal_layers(j, &rows, &n, e);
+        int r = journal_layers_at(j, rev, &rows, &n, e);
 
         memset(ret, 0, sizeof(*ret));
         for (unsigned i = 0; r >= 0 && i < n && ret->n < LAYERS_MAX; i++) {
@@ -169,6 +174,12 @@ static int intent_build(struct txn_env *env, struct plan *ret, const struct laye
         targets_free(&ifs);
         targets_free(&sws);
         return r;
+}
+
+int intent_back_plan(struct txn_env *env, const struct intent *now, const struct intent *then, struct plan *ret,
+                     struct errbuf *e)
+{
+        return intent_build(env, ret, now->v, now->n, then->v, then->n, NULL, e);
 }
 
 int intent_plan(struct txn_env *env, const struct intent *in, struct plan *ret, struct errbuf *e)
@@ -332,9 +343,8 @@ json_t *intent_layers_json(const struct intent *in)
         json_t *arr = json_array();
 
         for (unsigned i = 0; arr && i < in->n; i++)
-                if (json_array_append_new(arr, json_pack("{s:s, s:I, s:I}", "policy", in->v[i].p->name, "revision",
-                                                         (json_int_t)in->v[i].revision, "previous",
-                                                         (json_int_t)in->prev[i])) < 0) {
+                if (json_array_append_new(arr, json_pack("{s:s, s:I}", "policy", in->v[i].p->name, "revision",
+                                                         (json_int_t)in->v[i].revision)) < 0) {
                         json_decref(arr);
                         return NULL;
                 }

@@ -192,9 +192,12 @@ int txn_rollback_policy(struct txn_env *env, const char *name, struct txn_result
  */
 int txn_remove(struct txn_env *env, const char *name, struct txn_result *ret);
 /*
- * Apply the canonical policy of committed revision rev (journal_tx.rev) again, gated
- * like an apply, journaled as kind "rollback". No such revision (or one without a
- * policy): exit_code OUTCOME_INVALID, result "refused", -ENOENT; nothing is touched.
+ * Back to committed revision rev (journal_tx.rev), gated like an apply with that
+ * revision's verify settings, journaled as kind "rollback": every layer as it was
+ * then (one committed since goes, one taken out since comes back). A revision from
+ * before the journal knew layers: its canonical policy applied again. No such
+ * revision (or one without a policy): exit_code OUTCOME_INVALID, result "refused",
+ * -ENOENT; nothing is touched.
  */
 int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret);
 /*
@@ -283,9 +286,14 @@ json_t *second_writers_json(const struct second_writer *v, unsigned n);
 struct intent {
         unsigned n;
         struct layer v[LAYERS_MAX];     /* oldest version first; v[i].p owned */
-        int64_t prev[LAYERS_MAX];       /* each one's previous version (its revision), 0: none */
+        int64_t prev[LAYERS_MAX];       /* each one's previous version (journal_layer.id), 0: none */
 };
 int intent_load(struct journal *j, struct intent *ret, struct errbuf *e);
+/* The layers as they were at revision rev. */
+int intent_load_at(struct journal *j, int64_t rev, struct intent *ret, struct errbuf *e);
+/* The plan of the whole intent going from `now` to `then` (rollback --to): every field either owns. */
+int intent_back_plan(struct txn_env *env, const struct intent *now, const struct intent *then, struct plan *ret,
+                     struct errbuf *e);
 void intent_free(struct intent *in);
 /* The index of layer `name`, -1 when it is not committed. */
 int intent_find(const struct intent *in, const char *name);
@@ -317,7 +325,7 @@ int txn_plan_policy(struct txn_env *env, const struct policy *p, struct plan *re
  * intent's plan (read), unit by unit ("ports.swp1.mtu" on a switch). NULL on ENOMEM.
  */
 json_t *intent_to_json(const struct plan *p);
-/* [{policy, revision, previous}] of the committed layers. NULL on ENOMEM. */
+/* [{policy, revision}] of the committed layers. NULL on ENOMEM. */
 json_t *intent_layers_json(const struct intent *in);
 /*
  * `intent` (CLI and API): the intent's plan read (*ret: plan_free it in every case) and

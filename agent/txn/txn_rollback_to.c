@@ -15,10 +15,45 @@ static int refuse(struct txn_result *ret, int64_t rev, const char *why)
         return errbuf_set(&ret->error, ENOENT, NULL, "revision %lld %s; nothing was changed", (long long)rev, why);
 }
 
+/* Every layer back to revision rev: one transaction over the intent then and now. */
+static int back_to(struct txn_env *env, int64_t rev, const struct policy *p, struct txn_result *ret)
+{
+        _cleanup_free_ char *json = policy_to_json(p);
+        struct intent now, then;
+        struct plan plan;
+        int r;
+
+        txn_plan_init(env, &plan);
+        r = intent_load(env->journal, &now, &ret->error);
+        if (r < 0) {
+                txn_finish(ret, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
+                return r;
+        }
+        r = intent_load_at(env->journal, rev, &then, &ret->error);
+        if (r >= 0)
+                r = json ? intent_back_plan(env, &now, &then, &plan, &ret->error)
+                         : errbuf_set(&ret->error, ENOMEM, NULL, "out of memory");
+        if (r < 0) {
+                txn_finish(ret, TXN_PLANNED, outcome_of_errno(r), "refused");
+        } else {
+                snprintf(plan.policy, sizeof(plan.policy), "%s", p->name);
+                env->layer = "*";
+                env->layer_prev = rev;
+                r = txn_run(env, "rollback", json, &p->verify, 0, &plan, ret);
+                env->layer = NULL;
+                env->layer_prev = 0;
+        }
+        plan_free(&plan);
+        intent_free(&then);
+        intent_free(&now);
+        return r;
+}
+
 int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret)
 {
         const char *kind = env->apply_kind;
         struct policy *p = NULL;
+        int64_t since = 0;
         int r;
 
         if (rev <= 0)
@@ -33,6 +68,13 @@ int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret)
                 return refuse(ret, rev, "has no policy (it undid the first one): there is nothing to apply");
         if (r < 0) {
                 txn_finish(ret, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
+                return r;
+        }
+        r = journal_layers_since(env->journal, &since, &ret->error);
+        if (r >= 0 && since > 0 && rev >= since) {
+                r = back_to(env, rev, p, ret);
+                txn_rollback_name_gate(ret, p->name);
+                policy_free(p);
                 return r;
         }
         env->apply_kind = "rollback";

@@ -54,18 +54,29 @@ static void scan_node(const struct http_req *q, unsigned i, void *ud)
         scan->n_drifted += d->drifted;
 }
 
-/* What the agent says of its drift, line by line: "  vA mtu: 1500 (committed: 9000)". */
+/*
+ * What the agent says of its drift, line by line: "  vA mtu: 1500 (committed: 9000)",
+ * and the policy that owns the field where the agent names it (layers).
+ */
 static void print_changes(const json_t *rep)
 {
-        char from[256], to[256];
+        char from[256], to[256], owner[128];
         size_t i;
         json_t *ch;
 
-        json_array_foreach(json_object_get(rep, "changes"), i, ch)
-                printf("  %s %s: %s (committed: %s)\n", json_string_value(json_object_get(ch, "target")),
+        json_array_foreach(json_object_get(rep, "changes"), i, ch) {
+                const json_t *o = json_object_get(ch, "owner");
+
+                owner[0] = '\0';
+                if (o)
+                        snprintf(owner, sizeof(owner), " by policy '%s' revision %lld",
+                                 json_string_value(json_object_get(o, "policy")),
+                                 (long long)json_integer_value(json_object_get(o, "revision")));
+                printf("  %s %s: %s (committed: %s)%s\n", json_string_value(json_object_get(ch, "target")),
                        json_string_value(json_object_get(ch, "key")),
                        state_text_value("", json_object_get(ch, "from"), from, sizeof(from)),
-                       state_text_value("", json_object_get(ch, "to"), to, sizeof(to)));
+                       state_text_value("", json_object_get(ch, "to"), to, sizeof(to)), owner);
+        }
 }
 
 static void print_text(const struct drift_scan *s)

@@ -415,8 +415,13 @@ static int rollback_committed(struct engine *g, unsigned w, bool *checked)
                 struct rnode *n = sel[i];
 
                 if (verdicts[i].check == ROLLBACK_SEND) {
-                        /* a commit whose revision its agent did not say (0) gives no precondition to name */
-                        asks[send] = (struct rollback_ask) { .expect = verdicts[i].rev > 0 ? verdicts[i].rev : -1 };
+                        /*
+                         * a commit whose revision its agent did not say (0) gives no precondition to name;
+                         * one that did goes back to the revision before it by number (with several
+                         * policies committed, layers, an agent refuses a bare rollback)
+                         */
+                        asks[send] = (struct rollback_ask) { .expect = verdicts[i].rev > 0 ? verdicts[i].rev : -1,
+                                                             .to = verdicts[i].rev > 1 ? verdicts[i].rev - 1 : 0 };
                         sel[send++] = n;
                         continue;
                 }

@@ -152,7 +152,12 @@ static int send(struct restore *x)
 
                 if (p->action != RESTORE_UNDO && p->action != RESTORE_TO)
                         continue;
-                asks[n] = (struct rollback_ask) { .to = p->action == RESTORE_TO ? p->pre_rev : 0, .expect = p->cur_rev };
+                /*
+                 * Back to the revision before the rollout by number wherever there was one, an
+                 * undo too: with several policies (layers) committed an agent refuses a bare
+                 * rollback, and `to` returns every layer to what it was then.
+                 */
+                asks[n] = (struct rollback_ask) { .to = p->pre_rev > 0 ? p->pre_rev : 0, .expect = p->cur_rev };
                 sel[n++] = &r->nodes[i];
         }
         rc = step_rollback(&x->g, sel, n, asks, x->out, false, 0);

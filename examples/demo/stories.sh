@@ -107,7 +107,7 @@ story_2() {
                 agent_in gpu1 probe --peer "$PROBE_PEER" --mode tcp --duration-ms 500 --runs 3
         say "(The lab cannot make real RoCE congestion or pause frames; the thresholds themselves are real switch configuration.) What leaf1 has now, read back by fabric1's agent over SSH:"
         show "curl https://198.18.0.21:7440/v1/state (mTLS)    # fabric1's read-back of leaf1" leaf_ecn
-        say "The fix is an edit of the declaration: $ECN_POLICY is the same leaf policy with the thresholds raised from 15 kB / 150 kB to 150 kB / 1.5 MB. The plan shows that only those two values change, on each of leaf1's ports:"
+        say "The fix is a small policy of its own: $ECN_POLICY declares only the thresholds, raised from 15 kB / 150 kB to 150 kB / 1.5 MB, as a layer over the leaf profile (metadata.overrides: lab-leaf-lossless, whose ECN it replaces; the profile's trust, PFC and MTU stay its own). The plan shows that only those two values change, on each of leaf1's ports:"
         show "nettunectl plan $ECN_POLICY" ctl plan "$ECN_POLICY"
         ctl_json "$DEMO_DIR/p2.json" plan "$ECN_POLICY"
         expect "plan: only ecn changes, 2 values on every port of leaf1, on fabric1" \
@@ -151,6 +151,22 @@ story_3() {
         rc=0
         show "nettunectl drift" ctl drift || rc=$?
         expect "drift clean: exit 0 (got $rc)" [ "$rc" -eq 0 ]
+        say "Story 2's ECN change is a layer of its own over story 1's leaf profile ($ECN_POLICY declares only the ECN thresholds and overrides lab-leaf-lossless). Both stay guarded: someone sets leaf1's trust back to PCP by hand, a field of story 1's profile, after the ECN change."
+        show "nv set qos mapping default-global trust l2; nv config apply   # on leaf1" \
+                sim -- nv set qos mapping default-global trust l2
+        sim -- nv config apply -y >/dev/null
+        rc=0
+        show "nettunectl drift" ctl drift || rc=$?
+        expect "drift found on fabric1: exit 1 (got $rc)" [ "$rc" -eq 1 ]
+        ctl_json "$DEMO_DIR/d3b.json" drift
+        expect "fabric1's trust drifted, owned by story 1's lab-leaf-lossless" \
+                [ "$(json "$DEMO_DIR/d3b.json" '[(n["name"], c["key"].split(".", 2)[2], c["owner"]["policy"]) for n in d["nodes"] if n["drifted"] for c in n["report"]["changes"]][:1]')" = "[('fabric1', 'trust', 'lab-leaf-lossless')]" ]
+        rc=0
+        show_out "nettunectl apply $LEAF_POLICY --canary 1 --wave-size 50% --confirm-timeout 30" \
+                ctl apply "$LEAF_POLICY" "${WAVES[@]}" --confirm-timeout 30 || rc=$?
+        expect "rollout exit 0 (got $rc)" [ "$rc" -eq 0 ]
+        expect "leaf1: trust dscp again, the raised ECN thresholds kept" \
+                [ "$(leaf_qos 'd["mapping"]["default-global"]["trust"], tuple(d["congestion-control"]["default-global"]["traffic-class"]["3"][k] for k in ("min-threshold","max-threshold"))')" = "('l3', (150000, 1500000))" ]
         story_end 3
 }
 

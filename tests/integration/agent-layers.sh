@@ -56,6 +56,9 @@ check "drift exits 1 (got $rc)" [ "$rc" -eq 1 ]
 check "drift names field, values and owner" grep -q "$a0 mtu: 1500 (committed: 9000) by policy 'pol-a' revision 1" "$T/d.txt"
 A --output json drift >"$T/d.json" || true
 check "JSON drift names the owner" [ "$(jq_py "$T/d.json" 'd["changes"][0]["owner"]["policy"]')" = pol-a ]
+A --output json doctor --window 1 --interfaces "$a0,$b0" >"$T/doc.json" 2>/dev/null || true
+check "doctor judges the same intent: drift on $a0's mtu, owned by pol-a" \
+        [ "$(jq_py "$T/doc.json" "[f['evidence']['mtu'] for f in d['findings'] if f['code'] == 'drift']" 2>/dev/null)" = "[\"1500 (committed 9000 by policy 'pol-a')\"]" ]
 ip -n "$ns" link set "$a0" mtu 9000
 expect_rc 0 "no drift once restored" A drift
 

@@ -725,11 +725,20 @@ static void test_lldpad_and_drift(void)
 
         n->n_drift = 1;
         snprintf(n->policy, sizeof(n->policy), "lab");
-        n->drift[0] = (struct doctor_drift){ "eth0", "mtu", "1500", "9000" };
+        n->drift[0] = (struct doctor_drift){ .target = "eth0", .key = "mtu", .live = "1500", .committed = "9000" };
         run();
         CU_ASSERT_EQUAL_FATAL(count("drift"), 1);
         x = find("drift");
         CU_ASSERT_EQUAL(ev(x, "differences"), 1);
+        /* with several layers each difference names the policy that owns its field */
+        snprintf(n->drift[0].owner, sizeof(n->drift[0].owner), "lab-ecn");
+        run();
+        x = find("drift");
+        CU_ASSERT_FATAL(x != NULL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(x->ev[0].str, "1500 (committed 9000 by policy 'lab-ecn')"));
+        n->drift[0].owner[0] = '\0';
+        run();
+        x = find("drift");
         CU_ASSERT_PTR_NOT_NULL(strstr(x->summary, "1 setting differs from the committed policy 'lab'"));
         n->drift_known = false;                 /* nothing committed: nothing to compare */
         run();
