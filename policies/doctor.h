@@ -205,6 +205,7 @@ struct doctor_params {
         int cnp_dscp;                   /* the CNP DSCP when no host says (48) */
         double watchdog_flaps;          /* storm/restore cycles of one queue over the window that are flapping (3) */
         double rdma_min_bytes_per_s;    /* RoCE traffic below this judges no priority (rdma_on_lossy_priority) */
+        double class_share;             /* the share of RoCE bytes the lossless priorities must carry (0.99) */
 };
 
 void doctor_params_default(struct doctor_params *p);
@@ -378,6 +379,8 @@ void doctor_check_roce_tos(const struct doctor_rule *rule, const struct doctor_f
 void doctor_lossless_fixed(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
 void doctor_check_rdma_lossy(const struct doctor_rule *rule, const struct doctor_facts *f,
                              const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_nccl_tc(const struct doctor_rule *rule, const struct doctor_facts *f,
+                          const struct doctor_params *p, struct doctor_report *r);
 
 extern const struct doctor_rule doctor_rules[];
 extern const unsigned doctor_rules_n;
