@@ -381,6 +381,8 @@ void doctor_check_rdma_lossy(const struct doctor_rule *rule, const struct doctor
                              const struct doctor_params *p, struct doctor_report *r);
 void doctor_check_nccl_tc(const struct doctor_rule *rule, const struct doctor_facts *f,
                           const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_roce_mode(const struct doctor_rule *rule, const struct doctor_facts *f,
+                            const struct doctor_params *p, struct doctor_report *r);
 
 extern const struct doctor_rule doctor_rules[];
 extern const unsigned doctor_rules_n;

@@ -9,6 +9,8 @@
  *   rdma_on_lossy_priority   the share of the RoCE bytes (mlx5 rx/tx_vport_rdma_*_bytes) that
  *                            the lossless priorities' bytes (rx/tx_prioN_bytes) can hold, per
  *                            direction, under --class-share (99%)
+ *   roce_mode_v1             an RDMA port rdma_cm keeps on RoCE v1 (no IP header: no DSCP) where
+ *                            the host classifies by DSCP or sets a default ToS
  *   nccl_tc_lossy            NCCL's traffic class (NCCL_IB_TC in its file; 0 when unset) rides a
  *                            priority without PFC on a RoCE host
  *
@@ -547,4 +549,38 @@ void doctor_check_nccl_tc(const struct doctor_rule *rule, const struct doctor_fa
         }
         if (c.rule)
                 doctor_each_path(f, nccl_path, &c);
+}
+
+/* ---- roce_mode_v1 ---- */
+
+void doctor_check_roce_mode(const struct doctor_rule *rule, const struct doctor_facts *f,
+                            const struct doctor_params *p, struct doctor_report *r)
+{
+        (void)p;
+        for (unsigned i = 0; rule && i < f->n_nodes; i++) {
+                const struct doctor_node *n = &f->nodes[i];
+
+                for (unsigned k = 0; !n->error[0] && !n->switch_role && k < n->n_ifs; k++) {
+                        const struct state *s = &n->ifs[k].st;
+                        bool dscp = state_has(s, STATE_FIELD_TRUST) && s->trust == STATE_TRUST_DSCP;
+                        bool tos = state_has(s, STATE_FIELD_ROCE_TOS) && s->roce_tos;
+
+                        for (unsigned q = 0; (dscp || tos) && q < s->roce.n_ports && q < STATE_RDMA_PORTS_MAX; q++) {
+                                const struct state_rdma_port *x = &s->roce.ports[q];
+                                struct doctor_finding *y;
+
+                                if (x->roce_mode != STATE_ROCE_MODE_V1 || !(y = doctor_finding_add(r, rule)))
+                                        continue;
+                                doctor_finding_node(y, n->name);
+                                doctor_finding_port(y, n->name, n->ifs[k].name);
+                                summaryf(y, "%.63s %.63s: RDMA port %s/%u is on RoCE v1 (rdma_cm default_roce_mode "
+                                         "'IB/RoCE v1'): its packets carry no IP header, so no DSCP; %s", n->name,
+                                         n->ifs[k].name, x->dev, x->port, tos ? "the default ToS sets nothing there"
+                                         : "the DSCP classification does not see them");
+                                doctor_ev_num(y, "port", x->port);
+                                snprintf(y->fix, sizeof(y->fix), "put the port on RoCE v2: write 'RoCE v2' to "
+                                         "rdma_cm/%s/ports/%u/default_roce_mode in configfs", x->dev, x->port);
+                        }
+                }
+        }
 }

@@ -998,6 +998,10 @@ const struct doctor_rule doctor_rules[] = {
           "PFC on the host (trust dscp) or on its switch port, and no MLNX_OFED global traffic_class overrides it",
           "NCCL src/transport/net_ib.cc (grh.traffic_class = ncclParamIbTc(), default 0), src/misc/param.cc "
           "(the file format)", false, doctor_check_nccl_tc },
+        { "roce_mode_v1", DOCTOR_WARNING, "an RDMA port's rdma_cm default is RoCE v1: no IP header, so no DSCP",
+          "rdma_cm default_roce_mode 'IB/RoCE v1' on a port of a host interface that classifies by DSCP (trust "
+          "dscp) or has a default ToS set", "linux drivers/infiniband/core/cma_configfs.c default_roce_mode, "
+          "cache.c ib_cache_gid_type_str()", false, doctor_check_roce_mode },
 };
 
 const unsigned doctor_rules_n = ARRAY_SIZE(doctor_rules);

@@ -973,6 +973,11 @@ static void test_nccl_tc(void)
         g->rdma = false;                                /* no RDMA device: no RoCE host */
         run();
         CU_ASSERT_EQUAL(count("nccl_tc_lossy"), 0);
+        CU_ASSERT_EQUAL(count("roce_mode_v1"), 0);
+        g->st.roce.ports[0].roce_mode = STATE_ROCE_MODE_V1;     /* rdma_cm keeps the port on RoCE v1 */
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("roce_mode_v1"), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(find("roce_mode_v1")->summary, "RDMA port mlx5_0/1 is on RoCE v1"));
 }
 
 int suite_doctor(void);
