@@ -469,12 +469,13 @@ void doctor_check_rdma_lossy(const struct doctor_rule *rule, const struct doctor
 
 /* ---- nccl_tc_lossy ---- */
 
-/* NCCL's traffic class on a RoCE host: NCCL_IB_TC of its file, 0 unset; -1 when not known or overridden. */
+/* NCCL's traffic class on a RoCE host: NCCL_IB_TC of its file, 0 unset; -1 no file, or overridden. */
 static int nccl_tc(const struct doctor_iface *ifc)
 {
         const struct state *s = &ifc->st;
 
-        if (!ifc->rdma || !state_has(s, STATE_FIELD_NCCL) || ofed_global(s) >= 0)
+        /* no file at all: whether NCCL runs here is not known (a job may bring its own NCCL_CONF_FILE) */
+        if (!ifc->rdma || !state_has(s, STATE_FIELD_NCCL) || !s->nccl.exists || ofed_global(s) >= 0)
                 return -1;
         return s->nccl.has & (1u << STATE_NCCL_IB_TC) ? s->nccl.value[STATE_NCCL_IB_TC] : 0;
 }

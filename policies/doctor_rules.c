@@ -994,7 +994,7 @@ const struct doctor_rule doctor_rules[] = {
           SRC_8021QBB "; mlx5 counters.rst rx_prio[p]_discards, rx_discards_phy; SONiC pg-drop; NVUE "
           "rx-buffer-discards; EOS inDiscards", false, doctor_check_lossless_drops },
         { "nccl_tc_lossy", DOCTOR_CRITICAL, "NCCL's traffic class rides a priority without PFC",
-          "a RoCE host's NCCL file sets NCCL_IB_TC (or nothing: 0) whose DSCP (>> 2) maps to a priority without "
+          "a RoCE host's NCCL file exists and sets NCCL_IB_TC (or none: 0) whose DSCP (>> 2) maps to a priority without "
           "PFC on the host (trust dscp) or on its switch port, and no MLNX_OFED global traffic_class overrides it",
           "NCCL src/transport/net_ib.cc (grh.traffic_class = ncclParamIbTc(), default 0), src/misc/param.cc "
           "(the file format)", false, doctor_check_nccl_tc },

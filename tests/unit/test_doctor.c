@@ -962,6 +962,10 @@ static void test_nccl_tc(void)
         CU_ASSERT_EQUAL(find("nccl_tc_lossy")->severity, DOCTOR_CRITICAL);
         CU_ASSERT_EQUAL(ev(find("nccl_tc_lossy"), "nccl_ib_tc"), 0);
         CU_ASSERT_PTR_NOT_NULL(strstr(find("nccl_tc_lossy")->summary, "no NCCL_IB_TC in NCCL's file"));
+        g->st.nccl.exists = false;                      /* no file: whether NCCL runs here is not known */
+        run();
+        CU_ASSERT_EQUAL(count("nccl_tc_lossy"), 0);
+        g->st.nccl.exists = true;
         g->st.present |= STATE_BIT(STATE_FIELD_ROCE_TOS);       /* MLNX_OFED's global value rules every QP */
         g->st.roce_tos = 106;
         g->st.roce.n_ports = 1;
