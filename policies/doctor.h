@@ -242,6 +242,7 @@ struct doctor_params {
         double rdma_min_bytes_per_s;    /* RoCE traffic below this judges no priority (rdma_on_lossy_priority) */
         const struct doctor_profile *profiles;  /* borrowed; the named ones and their directory's others */
         unsigned n_profiles;
+        double class_share;             /* the share of RoCE bytes the lossless priorities must carry (0.99) */
 };
 
 void doctor_params_default(struct doctor_params *p);
@@ -418,6 +419,10 @@ void doctor_check_roce_tos(const struct doctor_rule *rule, const struct doctor_f
 void doctor_lossless_fixed(const struct doctor_facts *f, const struct doctor_params *p, struct doctor_report *r);
 void doctor_check_rdma_lossy(const struct doctor_rule *rule, const struct doctor_facts *f,
                              const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_nccl_tc(const struct doctor_rule *rule, const struct doctor_facts *f,
+                          const struct doctor_params *p, struct doctor_report *r);
+void doctor_check_roce_mode(const struct doctor_rule *rule, const struct doctor_facts *f,
+                            const struct doctor_params *p, struct doctor_report *r);
 
 extern const struct doctor_rule doctor_rules[];
 extern const unsigned doctor_rules_n;

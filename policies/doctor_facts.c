@@ -19,6 +19,7 @@ void doctor_params_default(struct doctor_params *p)
                 .cnp_dscp = 48,
                 .watchdog_flaps = 3,
                 .rdma_min_bytes_per_s = 1e6,
+                .class_share = 0.99,
         };
 }
 

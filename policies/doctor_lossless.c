@@ -6,14 +6,20 @@
  *
  *   roce_tos_lossy           the RDMA default ToS (roce_tos >> 2) rides a priority without
  *                            PFC, on the host's own classification and on its switch port's
- *   rdma_on_lossy_priority   RoCE bytes counted (mlx5 rx/tx_vport_rdma_*_bytes) outrun by far
- *                            the bytes of the lossless priorities (rx/tx_prioN_bytes)
+ *   rdma_on_lossy_priority   the share of the RoCE bytes (mlx5 rx/tx_vport_rdma_*_bytes) that
+ *                            the lossless priorities' bytes (rx/tx_prioN_bytes) can hold, per
+ *                            direction, under --class-share (99%)
+ *   roce_mode_v1             an RDMA port rdma_cm keeps on RoCE v1 (no IP header: no DSCP) where
+ *                            the host classifies by DSCP or sets a default ToS
+ *   nccl_tc_lossy            NCCL's traffic class (NCCL_IB_TC in its file; 0 when unset) rides a
+ *                            priority without PFC on a RoCE host
  *
  * ecn_queue_not_lossless, and a lossless priority without DCQCN, are
  * ecn_disabled_on_lossless_queue here (doctor_rules.c): one finding for one fault.
  * The check functions are rows of doctor_rules[] (declared in doctor.h).
  */
 #include <math.h>
+#include <stdarg.h>
 
 #include "policies/doctor.h"
 #include "policies/field.h"
@@ -271,6 +277,33 @@ struct tos_ctx {
         struct doctor_report *r;
 };
 
+/* The finding's summary (cut at its size, "..." not needed: the evidence holds the numbers). */
+static void _printf_(2, 3) summaryf(struct doctor_finding *x, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(x->summary, sizeof(x->summary), fmt, ap);
+        va_end(ap);
+}
+
+/* MLNX_OFED's global traffic class on one of the state's RDMA ports, -1 none: it overrides every QP's own. */
+static int ofed_global(const struct state *s)
+{
+        for (unsigned i = 0; i < s->roce.n_ports && i < STATE_RDMA_PORTS_MAX; i++)
+                if (s->roce.ports[i].has_ofed && s->roce.ports[i].ofed_tclass != STATE_TCLASS_UNSET)
+                        return s->roce.ports[i].ofed_tclass;
+        return -1;
+}
+
+/* Who a roce_tos reaches on this interface: rdma_cm's users, or every application under MLNX_OFED's override. */
+static const char *tos_senders(const struct state *s)
+{
+        return ofed_global(s) >= 0 ? "every RDMA application (MLNX_OFED's global traffic_class overrides their own)"
+                                   : "rdma_cm applications without a ToS of their own (perftest -R, NVMe-oF, rping; "
+                                     "not NCCL, which takes NCCL_IB_TC)";
+}
+
 static void tos_fix(struct doctor_finding *x, unsigned tos)
 {
         doctor_ev_num(x, "roce_tos", tos);
@@ -295,8 +328,8 @@ static void tos_host(const struct device *d, void *data)
                 return;
         doctor_finding_node(x, d->manager);
         doctor_finding_port(x, d->owner, d->name);
-        snprintf(x->summary, sizeof(x->summary), "%.63s %.63s: RDMA connections without a ToS of their own: %.320s", d->owner,
-                 d->name, text_of(&v));
+        summaryf(x, "%.63s %.63s: %s: %.320s", d->owner, d->name, tos_senders(d->st),
+                 text_of(&v));
         tos_fix(x, d->st->roce_tos);
 }
 
@@ -316,8 +349,8 @@ static void tos_path(const struct doctor_path *p, void *data)
         if (!lossless_dscp_lossy(p->port_st, &lc, h->roce_tos >> 2, path, &v) ||
             !(x = doctor_finding_path(c->r, c->rule, p)))
                 return;
-        snprintf(x->summary, sizeof(x->summary), "%.63s %.63s sends RDMA connections without a ToS of their own "
-                 "with DSCP %u; on port %.63s of %.63s %.160s", p->node->name, p->iface->name, h->roce_tos >> 2,
+        summaryf(x, "%.63s %.63s: DSCP %u for %s; on port %.63s of %.63s "
+                 "%.160s", p->node->name, p->iface->name, h->roce_tos >> 2, tos_senders(h),
                  p->linux_port ? p->linux_port->name : p->port->name, p->sw_name, text_of(&v));
         tos_fix(x, h->roce_tos);
 }
@@ -335,42 +368,93 @@ void doctor_check_roce_tos(const struct doctor_rule *rule, const struct doctor_f
 
 /* ---- rdma_on_lossy_priority ---- */
 
+/*
+ * One direction's rates of a kind at a priority: the mlx5 names start with it
+ * (en_stats.c: "rx_prio3_bytes", "tx_vport_rdma_unicast_bytes").
+ */
+static double dir_sum(const struct doctor_rates *rt, enum doctor_counter kind, int prio, const char *dir, bool *known)
+{
+        double sum = 0;
+
+        for (unsigned i = 0; i < rt->n; i++) {
+                const struct doctor_rate *x = &rt->v[i];
+
+                if (x->kind != kind || (prio != DOCTOR_PRIO_ANY && x->prio != prio) || strncmp(x->name, dir, 2))
+                        continue;
+                sum += x->per_s;
+                if (known)
+                        *known = true;
+        }
+        return sum;
+}
+
+struct class_share {
+        double rdma, lossless, top;     /* bytes/s of one direction */
+        int top_prio;                   /* the busiest priority without PFC, -1 none */
+        double share;                   /* of the RoCE bytes, at most what the lossless priorities carried */
+        bool judged;                    /* the NIC counts both, and RoCE ran at least rdma_min_bytes_per_s */
+};
+
+static struct class_share share_of(const struct doctor_rates *rt, uint8_t pfc, const char *dir,
+                                   const struct doctor_params *p)
+{
+        struct class_share c = { .top_prio = -1 };
+        bool known = false;
+
+        c.rdma = dir_sum(rt, DOCTOR_RDMA_BYTES, DOCTOR_PRIO_ANY, dir, NULL);
+        for (int q = 0; q < STATE_PRIO_COUNT; q++) {
+                double b = dir_sum(rt, DOCTOR_PRIO_BYTES, q, dir, &known);
+
+                if (pfc & (1u << q))
+                        c.lossless += b;
+                else if (b > c.top) {
+                        c.top = b;
+                        c.top_prio = q;
+                }
+        }
+        c.judged = known && c.rdma >= p->rdma_min_bytes_per_s;
+        c.share = c.rdma > 0 ? fmin(1.0, c.lossless / c.rdma) : 1.0;
+        return c;
+}
+
 static void rdma_lossy(struct tos_ctx *c, const struct doctor_params *p, const struct doctor_node *n,
                        const struct doctor_iface *ifc)
 {
-        const struct doctor_rates *rt = &ifc->rates;
         uint8_t pfc = state_has(&ifc->st, STATE_FIELD_PFC) ? ifc->st.pfc_enabled : 0;
-        double rdma = doctor_rate_sum(rt, DOCTOR_RDMA_BYTES, DOCTOR_PRIO_ANY, NULL), lossless = 0, top = 0;
-        bool known = false, k;
-        int top_prio = -1;
+        struct class_share tx = share_of(&ifc->rates, pfc, "tx", p), rx = share_of(&ifc->rates, pfc, "rx", p);
+        const struct class_share *w;
+        const char *wdir;
         struct doctor_finding *x;
+        char prio[48] = "";
 
-        for (int q = 0; q < STATE_PRIO_COUNT; q++) {
-                double b = doctor_rate_sum(rt, DOCTOR_PRIO_BYTES, q, &k);
-
-                known |= k;
-                if (pfc & (1u << q))
-                        lossless += b;
-                else if (b > top) {
-                        top = b;
-                        top_prio = q;
-                }
-        }
-        /* at least half the RoCE bytes cannot have ridden a lossless priority */
-        if (!known || rdma < p->rdma_min_bytes_per_s || lossless >= rdma / 2 || top_prio < 0 ||
-            !(x = doctor_finding_add(c->r, c->rule)))
+        /* the lossless priorities' bytes bound the RoCE bytes that can have ridden them, per direction */
+        if (!(tx.judged && tx.share < p->class_share) && !(rx.judged && rx.share < p->class_share))
                 return;
+        w = tx.judged && (!rx.judged || tx.share <= rx.share) ? &tx : &rx;
+        wdir = w == &tx ? "sent" : "received";
+        if (!(x = doctor_finding_add(c->r, c->rule)))
+                return;
+        if (w->top_prio >= 0)
+                snprintf(prio, sizeof(prio), "; priority %d, without PFC, carried %.0f", w->top_prio, w->top);
         doctor_finding_node(x, n->name);
         doctor_finding_port(x, n->name, ifc->name);
-        snprintf(x->summary, sizeof(x->summary), "%s %s: %.0f RoCE bytes/s, but its lossless priorities carry %.0f "
-                 "bytes/s: RoCE rides priority %d (%.0f bytes/s), which has no PFC", n->name, ifc->name, rdma,
-                 lossless, top_prio, top);
-        doctor_ev_num(x, "rdma_bytes_per_s", round(rdma));
-        doctor_ev_num(x, "lossless_bytes_per_s", round(lossless));
-        doctor_ev_num(x, "priority", top_prio);
-        doctor_ev_num(x, "priority_bytes_per_s", round(top));
-        snprintf(x->fix, sizeof(x->fix), "send RoCE on the lossless class: the RDMA default ToS (policy roce_tos) for "
-                 "rdma_cm applications, the applications' own ToS or service level for the others");
+        snprintf(x->summary, sizeof(x->summary), "%s %s: %.1f%% of the RoCE bytes %s rode lossless priorities (%.0f of "
+                 "%.0f bytes/s%s), under %.4g%%; tx %.1f%%, rx %.1f%%", n->name, ifc->name, 100 * w->share, wdir,
+                 fmin(w->lossless, w->rdma), w->rdma, prio, 100 * p->class_share,
+                 tx.judged ? 100 * tx.share : 100.0, rx.judged ? 100 * rx.share : 100.0);
+        doctor_ev_num(x, "rdma_bytes_per_s", round(tx.rdma + rx.rdma));
+        doctor_ev_num(x, "lossless_bytes_per_s", round(fmin(tx.lossless, tx.rdma) + fmin(rx.lossless, rx.rdma)));
+        if (tx.judged)
+                doctor_ev_num(x, "tx_class_share_pct", round(1000 * tx.share) / 10);
+        if (rx.judged)
+                doctor_ev_num(x, "rx_class_share_pct", round(1000 * rx.share) / 10);
+        if (w->top_prio >= 0) {
+                doctor_ev_num(x, "priority", w->top_prio);
+                doctor_ev_num(x, "priority_bytes_per_s", round(w->top));
+        }
+        snprintf(x->fix, sizeof(x->fix), "send RoCE on the lossless class: NCCL through NCCL_IB_TC (policy nccl.ib_tc), "
+                 "rdma_cm applications through the RDMA default ToS (policy roce_tos), any application through "
+                 "MLNX_OFED's global traffic_class; other verbs applications set their own ToS (perftest --tos)");
 }
 
 void doctor_check_rdma_lossy(const struct doctor_rule *rule, const struct doctor_facts *f,
@@ -381,4 +465,123 @@ void doctor_check_rdma_lossy(const struct doctor_rule *rule, const struct doctor
         for (unsigned i = 0; c.rule && i < f->n_nodes; i++)
                 for (unsigned k = 0; !f->nodes[i].error[0] && !f->nodes[i].switch_role && k < f->nodes[i].n_ifs; k++)
                         rdma_lossy(&c, p, &f->nodes[i], &f->nodes[i].ifs[k]);
+}
+
+/* ---- nccl_tc_lossy ---- */
+
+/* NCCL's traffic class on a RoCE host: NCCL_IB_TC of its file, 0 unset; -1 no file, or overridden. */
+static int nccl_tc(const struct doctor_iface *ifc)
+{
+        const struct state *s = &ifc->st;
+
+        /* no file at all: whether NCCL runs here is not known (a job may bring its own NCCL_CONF_FILE) */
+        if (!ifc->rdma || !state_has(s, STATE_FIELD_NCCL) || !s->nccl.exists || ofed_global(s) >= 0)
+                return -1;
+        return s->nccl.has & (1u << STATE_NCCL_IB_TC) ? s->nccl.value[STATE_NCCL_IB_TC] : 0;
+}
+
+static void nccl_fix(struct doctor_finding *x, int tc)
+{
+        doctor_ev_num(x, "nccl_ib_tc", tc);
+        doctor_ev_num(x, "dscp", tc >> 2);
+        snprintf(x->fix, sizeof(x->fix), "give NCCL the lossless class: policy nccl.ib_tc (\"auto\": the policy's "
+                 "roce_tos; 106 for DSCP 26 with ECT(0)), or make DSCP %d's priority lossless", tc >> 2);
+}
+
+static const char *nccl_what(const struct doctor_iface *ifc, char *buf, size_t size)
+{
+        if (ifc->st.nccl.has & (1u << STATE_NCCL_IB_TC))
+                snprintf(buf, size, "NCCL_IB_TC %u in NCCL's file", ifc->st.nccl.value[STATE_NCCL_IB_TC]);
+        else
+                snprintf(buf, size, "no NCCL_IB_TC in NCCL's file (NCCL sends traffic class 0)");
+        return buf;
+}
+
+static void nccl_path(const struct doctor_path *p, void *data)
+{
+        struct tos_ctx *c = data;
+        struct lossless_ctx lc = { .document = false, .roce_dscp = -1 };
+        struct lossless_violation v;
+        struct doctor_finding *x;
+        int tc = nccl_tc(p->iface);
+        char path[96], what[96];
+
+        if (tc < 0)
+                return;
+        snprintf(path, sizeof(path), "%s's NCCL traffic class %d", p->iface->name, tc);
+        if (!lossless_dscp_lossy(p->port_st, &lc, (unsigned)tc >> 2, path, &v) ||
+            !(x = doctor_finding_path(c->r, c->rule, p)))
+                return;
+        summaryf(x, "%.63s %.63s: DSCP %d for NCCL (%s); on port %.63s of %.63s "
+                 "%.160s", p->node->name, p->iface->name, tc >> 2, nccl_what(p->iface, what, sizeof(what)),
+                 p->linux_port ? p->linux_port->name : p->port->name, p->sw_name, text_of(&v));
+        nccl_fix(x, tc);
+}
+
+void doctor_check_nccl_tc(const struct doctor_rule *rule, const struct doctor_facts *f,
+                          const struct doctor_params *p, struct doctor_report *r)
+{
+        struct tos_ctx c = { rule, r };
+
+        (void)p;
+        for (unsigned i = 0; c.rule && i < f->n_nodes; i++) {
+                const struct doctor_node *n = &f->nodes[i];
+
+                for (unsigned k = 0; !n->error[0] && !n->switch_role && k < n->n_ifs; k++) {
+                        const struct doctor_iface *ifc = &n->ifs[k];
+                        struct lossless_ctx lc = { .document = false, .roce_dscp = -1 };
+                        struct lossless_violation v;
+                        struct doctor_finding *x;
+                        int tc = nccl_tc(ifc);
+                        char path[64], what[96];
+
+                        if (tc < 0)
+                                continue;
+                        snprintf(path, sizeof(path), "NCCL traffic class %d", tc);
+                        if (!lossless_dscp_lossy(&ifc->st, &lc, (unsigned)tc >> 2, path, &v) ||
+                            !(x = doctor_finding_add(c.r, c.rule)))
+                                continue;
+                        doctor_finding_node(x, n->name);
+                        doctor_finding_port(x, n->name, ifc->name);
+                        summaryf(x, "%.63s %.63s: NCCL: %s: %.320s", n->name, ifc->name,
+                                 nccl_what(ifc, what, sizeof(what)), text_of(&v));
+                        nccl_fix(x, tc);
+                }
+        }
+        if (c.rule)
+                doctor_each_path(f, nccl_path, &c);
+}
+
+/* ---- roce_mode_v1 ---- */
+
+void doctor_check_roce_mode(const struct doctor_rule *rule, const struct doctor_facts *f,
+                            const struct doctor_params *p, struct doctor_report *r)
+{
+        (void)p;
+        for (unsigned i = 0; rule && i < f->n_nodes; i++) {
+                const struct doctor_node *n = &f->nodes[i];
+
+                for (unsigned k = 0; !n->error[0] && !n->switch_role && k < n->n_ifs; k++) {
+                        const struct state *s = &n->ifs[k].st;
+                        bool dscp = state_has(s, STATE_FIELD_TRUST) && s->trust == STATE_TRUST_DSCP;
+                        bool tos = state_has(s, STATE_FIELD_ROCE_TOS) && s->roce_tos;
+
+                        for (unsigned q = 0; (dscp || tos) && q < s->roce.n_ports && q < STATE_RDMA_PORTS_MAX; q++) {
+                                const struct state_rdma_port *x = &s->roce.ports[q];
+                                struct doctor_finding *y;
+
+                                if (x->roce_mode != STATE_ROCE_MODE_V1 || !(y = doctor_finding_add(r, rule)))
+                                        continue;
+                                doctor_finding_node(y, n->name);
+                                doctor_finding_port(y, n->name, n->ifs[k].name);
+                                summaryf(y, "%.63s %.63s: RDMA port %s/%u is on RoCE v1 (rdma_cm default_roce_mode "
+                                         "'IB/RoCE v1'): its packets carry no IP header, so no DSCP; %s", n->name,
+                                         n->ifs[k].name, x->dev, x->port, tos ? "the default ToS sets nothing there"
+                                         : "the DSCP classification does not see them");
+                                doctor_ev_num(y, "port", x->port);
+                                snprintf(y->fix, sizeof(y->fix), "put the port on RoCE v2: write 'RoCE v2' to "
+                                         "rdma_cm/%s/ports/%u/default_roce_mode in configfs", x->dev, x->port);
+                        }
+                }
+        }
 }

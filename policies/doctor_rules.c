@@ -985,8 +985,8 @@ const struct doctor_rule doctor_rules[] = {
           "rdma_cm configfs default_roce_tos (cma.c cma_resolve_iboe_route: the connecting side's default); "
           SRC_LOSSLESS, false, doctor_check_roce_tos },
         { "rdma_on_lossy_priority", DOCTOR_CRITICAL, "RoCE bytes flow on priorities without PFC",
-          "RoCE bytes >= 1 MB/s (rx+tx vport_rdma) and the lossless priorities' bytes (rx+tx prioN) under half of "
-          "them", "mlx5 en_stats.c: vport_stats_desc (rx/tx_vport_rdma_*_bytes), pport_per_prio_traffic_stats_desc "
+          "in a direction (rx or tx), RoCE bytes >= 1 MB/s (vport_rdma) and the lossless priorities' bytes (prioN) "
+          "under 99% of them (--class-share)", "mlx5 en_stats.c: vport_stats_desc (rx/tx_vport_rdma_*_bytes), pport_per_prio_traffic_stats_desc "
           "(rx/tx_prioN_bytes, per priority)", false, doctor_check_rdma_lossy },
         { "headroom_insufficient", DOCTOR_CRITICAL, "a lossless priority's buffer is smaller than its headroom",
           "the size of the buffer a PFC priority fills < nettunectl headroom's size for the port's speed, MTU and "
@@ -1008,6 +1008,15 @@ const struct doctor_rule doctor_rules[] = {
           "rounds; critical at high confidence (two pairs or more show it, the rest of the fabric quiet)",
           "pairs measured against their peers as R-Pingmesh (SIGCOMM 2024) and ByteTracker localise a degraded "
           "link; controller/fabric/locate.h", false, doctor_check_fabric_suspect },
+        { "nccl_tc_lossy", DOCTOR_CRITICAL, "NCCL's traffic class rides a priority without PFC",
+          "a RoCE host's NCCL file exists and sets NCCL_IB_TC (or none: 0) whose DSCP (>> 2) maps to a priority without "
+          "PFC on the host (trust dscp) or on its switch port, and no MLNX_OFED global traffic_class overrides it",
+          "NCCL src/transport/net_ib.cc (grh.traffic_class = ncclParamIbTc(), default 0), src/misc/param.cc "
+          "(the file format)", false, doctor_check_nccl_tc },
+        { "roce_mode_v1", DOCTOR_WARNING, "an RDMA port's rdma_cm default is RoCE v1: no IP header, so no DSCP",
+          "rdma_cm default_roce_mode 'IB/RoCE v1' on a port of a host interface that classifies by DSCP (trust "
+          "dscp) or has a default ToS set", "linux drivers/infiniband/core/cma_configfs.c default_roce_mode, "
+          "cache.c ib_cache_gid_type_str()", false, doctor_check_roce_mode },
 };
 
 const unsigned doctor_rules_n = ARRAY_SIZE(doctor_rules);

@@ -55,7 +55,7 @@ static int value_opt(struct cli *c, int *i, struct doctor_args *a)
 {
         static const char *const names[] = { "--window", "--pause-storm-pps", "--roce-dscp", "--roce-priority",
                                              "--interfaces", "--switches", "--peer", "--propose", "--facts",
-                                             "--save-facts", "--name", "--watchdog-flaps", NULL };
+                                             "--save-facts", "--name", "--watchdog-flaps", "--class-share", NULL };
         struct doctor_params *p = &a->params;
         const char *v = NULL;
         unsigned k = 0;
@@ -83,7 +83,8 @@ static int value_opt(struct cli *c, int *i, struct doctor_args *a)
         case 8: a->facts = v; break;
         case 9: a->save_facts = v; break;
         case 10: a->name = v; break;
-        default: r = num_arg(c, names[k], v, 1, 1e6, &p->watchdog_flaps); break;
+        case 11: r = num_arg(c, names[k], v, 1, 1e6, &p->watchdog_flaps); break;
+        default: r = num_arg(c, names[k], v, 1, 100, &d); p->class_share = d / 100; break;
         }
         return r < 0 ? r : 1;
 }

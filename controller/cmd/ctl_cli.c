@@ -103,6 +103,7 @@ static const struct cli_flag doctor_flags[] = {
         { "--propose", "FILE", "write the policy that fixes what a policy can fix", NULL },
         { "--pause-storm-pps", "N", "pause frames a second that count as a storm", NULL },
         { "--watchdog-flaps", "N", "storm/restore cycles of a queue over the window that flap (default 3)", NULL },
+        { "--class-share", "PCT", "the share of RoCE bytes the lossless priorities must carry (default 99)", NULL },
         { "--roce-dscp", "D", "the DSCP RoCE traffic carries (default 26)", NULL },
         { "--roce-priority", "P", "the priority RoCE traffic carries (default 3)", NULL },
         { "--save-facts", "FILE", "keep what was collected", NULL },

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nettunectl doctor [--selector KEY=VALUE]... [--window S] [--propose FILE] [--probe] [--locate] [--rtt-ms MS]
- *                   [--pause-storm-pps N] [--watchdog-flaps N] [--roce-dscp D] [--roce-priority P]
+ *                   [--pause-storm-pps N] [--watchdog-flaps N] [--roce-dscp D] [--roce-priority P] [--class-share PCT]
  *                   [--save-facts FILE | --facts FILE] [--svg FILE] [--node-labels FILE] [--profile NAME]...
  *
  * Asks every selected agent for its facts at once (GET /v1/doctor?window_s=S: each
@@ -70,6 +70,11 @@ static int parse_opt(const char *a, const char *v, struct doctor_opts *o)
                 return num(a, v, 1, 1e9, &o->params.pause_storm_pps);
         if (streq(a, "--watchdog-flaps"))
                 return num(a, v, 1, 1e6, &o->params.watchdog_flaps);
+        if (streq(a, "--class-share")) {
+                r = num(a, v, 1, 100, &d);
+                o->params.class_share = d / 100;
+                return r;
+        }
         if (streq(a, "--rtt-ms"))
                 return num(a, v, 0.001, 600000, &o->params.rtt_ms);
         if (streq(a, "--roce-dscp") || streq(a, "--roce-priority")) {

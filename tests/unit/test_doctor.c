@@ -1007,7 +1007,7 @@ static void test_roce_tos(void)
         CU_ASSERT_EQUAL(ev(find("roce_tos_lossy"), "dscp"), 0);
 }
 
-/* RoCE bytes against the lossless priorities' bytes: at least half of them cannot be lossless. */
+/* The share of RoCE bytes the lossless priorities can hold, per direction, under 99% (--class-share). */
 static void test_rdma_on_lossy(void)
 {
         struct doctor_rates *r;
@@ -1015,19 +1015,75 @@ static void test_rdma_on_lossy(void)
         healthy();
         r = &iface_of("gpu1")->rates;
         rate(r, "tx_vport_rdma_unicast_bytes", DOCTOR_RDMA_BYTES, -1, 40e6);
-        rate(r, "tx_prio3_bytes", DOCTOR_PRIO_BYTES, 3, 20e6);          /* exactly half: not fired */
+        rate(r, "tx_prio3_bytes", DOCTOR_PRIO_BYTES, 3, 39.6e6);        /* exactly 99%: not fired */
         rate(r, "tx_prio0_bytes", DOCTOR_PRIO_BYTES, 0, 30e6);
+        rate(r, "rx_vport_rdma_unicast_bytes", DOCTOR_RDMA_BYTES, -1, 10e6);
+        rate(r, "rx_prio3_bytes", DOCTOR_PRIO_BYTES, 3, 12e6);          /* all of it, and TCP beside */
         run();
         CU_ASSERT_EQUAL(count("rdma_on_lossy_priority"), 0);
-        r->v[1].per_s = 19.9e6;
+        r->v[1].per_s = 39.5e6;                         /* 98.75% of the bytes sent */
         run();
         CU_ASSERT_EQUAL_FATAL(count("rdma_on_lossy_priority"), 1);
         CU_ASSERT_EQUAL(ev(find("rdma_on_lossy_priority"), "priority"), 0);
-        CU_ASSERT_EQUAL(ev(find("rdma_on_lossy_priority"), "rdma_bytes_per_s"), 40e6);
-        r->v[0].per_s = 0.9e6;                          /* below the floor of RoCE traffic */
-        r->v[1].per_s = 0;
+        CU_ASSERT_EQUAL(ev(find("rdma_on_lossy_priority"), "tx_class_share_pct"), 98.8);
+        CU_ASSERT_EQUAL(ev(find("rdma_on_lossy_priority"), "rx_class_share_pct"), 100);
+        CU_ASSERT_EQUAL(ev(find("rdma_on_lossy_priority"), "rdma_bytes_per_s"), 50e6);
+        CU_ASSERT_PTR_NOT_NULL(strstr(find("rdma_on_lossy_priority")->summary, "98.8% of the RoCE bytes sent"));
+        P.class_share = 0.95;                      /* --class-share 95 */
         run();
         CU_ASSERT_EQUAL(count("rdma_on_lossy_priority"), 0);
+        P.class_share = 0.99;
+        r->v[1].per_s = 39.6e6;
+        r->v[4].per_s = 9e6;                            /* received: 90% */
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("rdma_on_lossy_priority"), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(find("rdma_on_lossy_priority")->summary, "90.0% of the RoCE bytes received"));
+        r->v[0].per_s = 0.9e6;                          /* below the floor of RoCE traffic, both ways */
+        r->v[3].per_s = 0.9e6;
+        run();
+        CU_ASSERT_EQUAL(count("rdma_on_lossy_priority"), 0);
+}
+
+/* NCCL's traffic class: NCCL_IB_TC of its file, 0 without one; MLNX_OFED's global value overrides it. */
+static void test_nccl_tc(void)
+{
+        struct doctor_iface *g;
+
+        healthy();
+        g = iface_of("gpu1");
+        g->st.present |= STATE_BIT(STATE_FIELD_NCCL);
+        g->st.nccl = (struct state_nccl){ .has = 1u << STATE_NCCL_IB_TC, .value = { 106, 0 }, .read = true,
+                                          .exists = true, .eol = true };
+        run();
+        CU_ASSERT_EQUAL(count("nccl_tc_lossy"), 0);     /* DSCP 26: priority 3, lossless */
+        g->st.nccl.has = 0;                             /* no NCCL_IB_TC: NCCL sends 0 */
+        g->st.dscp_prio[0] = 0;
+        port_of("leaf1", 0)->st.dscp_prio[0] = 0;
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("nccl_tc_lossy"), 2);       /* the host's own class and its port's */
+        CU_ASSERT_EQUAL(find("nccl_tc_lossy")->severity, DOCTOR_CRITICAL);
+        CU_ASSERT_EQUAL(ev(find("nccl_tc_lossy"), "nccl_ib_tc"), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(find("nccl_tc_lossy")->summary, "no NCCL_IB_TC in NCCL's file"));
+        g->st.nccl.exists = false;                      /* no file: whether NCCL runs here is not known */
+        run();
+        CU_ASSERT_EQUAL(count("nccl_tc_lossy"), 0);
+        g->st.nccl.exists = true;
+        g->st.present |= STATE_BIT(STATE_FIELD_ROCE_TOS);       /* MLNX_OFED's global value rules every QP */
+        g->st.roce_tos = 106;
+        g->st.roce.n_ports = 1;
+        g->st.roce.ports[0] = (struct state_rdma_port){ .dev = "mlx5_0", .port = 1, .has_ofed = true,
+                                                        .ofed_tclass = 106 };
+        run();
+        CU_ASSERT_EQUAL(count("nccl_tc_lossy"), 0);
+        g->st.roce.ports[0].ofed_tclass = STATE_TCLASS_UNSET;
+        g->rdma = false;                                /* no RDMA device: no RoCE host */
+        run();
+        CU_ASSERT_EQUAL(count("nccl_tc_lossy"), 0);
+        CU_ASSERT_EQUAL(count("roce_mode_v1"), 0);
+        g->st.roce.ports[0].roce_mode = STATE_ROCE_MODE_V1;     /* rdma_cm keeps the port on RoCE v1 */
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("roce_mode_v1"), 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(find("roce_mode_v1")->summary, "RDMA port mlx5_0/1 is on RoCE v1"));
 }
 
 int suite_doctor(void);
@@ -1050,7 +1106,8 @@ int suite_doctor(void)
             !CU_add_test(s, "switch_against_itself", test_switch_against_itself) ||
             !CU_add_test(s, "switch_split_over_agents", test_switch_split_over_agents) ||
             !CU_add_test(s, "roce_tos", test_roce_tos) || !CU_add_test(s, "rdma_on_lossy", test_rdma_on_lossy) ||
-            !CU_add_test(s, "cnp_class", test_cnp_class) || !CU_add_test(s, "cleanup", reset))
+            !CU_add_test(s, "cnp_class", test_cnp_class) || !CU_add_test(s, "nccl_tc", test_nccl_tc) ||
+            !CU_add_test(s, "cleanup", reset))
                 return -1;
         return 0;
 }
