@@ -69,3 +69,15 @@ for node, labels in got.items():
     assert codes == [c for c in order if c in codes] and set(codes) <= set(order), (node, codes, order)
     assert len(labels["nettune.io/findings"]) <= 63 and (codes or not mine), (node, codes)
 PY
+
+step "headroom --svg --node --port against an agent"
+. "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
+fleet_require
+fleet_up 1
+rc=0; ctl headroom --speed-gbps 100 --cable-m 40 --mtu 9216 --svg "$T/hp.svg" --node node001 --port nosuch >/dev/null 2>"$T/err" || rc=$?
+check "a port the node does not report: exit $rc, named" [ "$rc" -eq 2 ] && grep -q "\-\-port 'nosuch': node 'node001' reports no such interface or switch port" "$T/err"
+rc=0; ctl headroom --speed-gbps 100 --cable-m 40 --mtu 9216 --svg "$T/hp.svg" --node node009 --port nt0 >/dev/null 2>"$T/err" || rc=$?
+check "a node not in the inventory: exit $rc, named" [ "$rc" -eq 2 ] && grep -q "\-\-node 'node009': not in the inventory" "$T/err"
+rc=0; ctl headroom --speed-gbps 100 --cable-m 40 --mtu 9216 --svg "$T/hp.svg" --node node001 --port nt0 >"$T/hp.txt" 2>"$T/err" || rc=$?
+check "a veth reports no receive buffers: exit $rc, said so" [ "$rc" -eq 0 ] && grep -q "no receive buffers reported: the picture has no buffer line" "$T/err"
+check "and the picture is drawn without a buffer line" python3 "$SVGCHECK" headroom "$T/hp.svg"
