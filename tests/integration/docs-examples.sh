@@ -23,7 +23,7 @@ jedit() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); exec(sys.
 
 step "policies"
 n=0
-for f in examples/policies/*.json examples/policies/*.yaml policies/profiles/*.json; do
+for f in examples/policies/*.json examples/policies/*.yaml policies/profiles/*.json policies/profiles/vendor/*.json; do
         expect_rc 0 "validate $f" "$AGENT" validate "$f"
         n=$((n + 1))
 done

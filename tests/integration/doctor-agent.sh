@@ -156,6 +156,17 @@ diagnose "cnp_priority_mismatch" "CNPs (DSCP 48, priority 6) mapped to 0 on the 
 nv set qos mapping default-global dscp 48 switch-priority 6 && nv_apply
 diagnose "" "CNP map back"
 
+step "cnp_class_mismatch: the NIC marks CNPs as NCO 26.7's roceOptimized does (DSCP 4), leaf1 keeps DSCP 48 on 6"
+# NVUE's qos roce lossless: DSCP 48 -> switch priority 6 -> traffic class 6, strict; DSCP 4 is not there
+echo 4 >"$T/sys/class/net/$HOST_IF/ecn/roce_np/cnp_dscp"
+diagnose "cnp_class_mismatch cnp_dscp_unmapped cnp_priority_mismatch drift" "the NIC's live CNP DSCP 4 by hand"
+check "both ends named" [ "$(finding cnp_class_mismatch "['ports'][1]")" = "leaf1:swp1" ]
+check "the NIC's marking and the port's CNP class" [ "$(jq_py "$T/d.json" "[[f['evidence'][k] for k in \
+        ('nic_cnp_dscp', 'nic_cnp_priority', 'switch_cnp_class_priority')] for f in d['findings'] \
+        if f['code'] == 'cnp_class_mismatch'][0]")" = "[4.0, 6.0, 6.0]" ]
+echo 48 >"$T/sys/class/net/$HOST_IF/ecn/roce_np/cnp_dscp"
+diagnose "" "CNP DSCP 48 again"
+
 step "lldpad_conflict"
 mkdir -p "$T/proc/4242" && echo lldpad >"$T/proc/4242/comm"
 diagnose "lldpad_conflict" "an lldpad process"
