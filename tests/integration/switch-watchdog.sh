@@ -213,4 +213,26 @@ refused '{"pfc": {"priorities": [3], "watchdog": {"detection_ms": 400, "restorat
         "is more than half of the shorter of timeout and recovery-time"
 storm eos 400 200 800
 sim -- 'show priority-flow-control counters watchdog | json' | sed 's/^/  /'
+step "eos: the switch-wide action no-drop and override action drop (AVD's schema) are read, never written"
+expect_rc 0 "back to the snapshot" swto "$T/rs.json" restore "$T/snap.json"
+policy "$T/noact.json" noact '{"pfc": {"priorities": [3], "watchdog": {"detection_ms": 400, "restoration_ms": 800}}}'
+expect_rc 0 "a watchdog without an action of the port's own" swto "$T/na.json" apply "$T/noact.json"
+eos_global() { sim -- "$(printf 'configure session hand\n%s\ncommit' "$1")" >/dev/null; }
+eos_global "priority-flow-control pause watchdog action no-drop"
+swctl read >"$T/r6.json"
+check "the port runs the switch's no-drop" test "$(wd "$T/r6.json" state "$P1" '["action"]')" = no-drop
+eos_global "priority-flow-control pause watchdog override action drop"
+swctl read >"$T/r7.json"
+check "overridden to drop" test "$(wd "$T/r7.json" state "$P1" '["action"]')" = drop
+native >"$T/n6.json"
+policy "$T/alert.json" alert '{"pfc": {"priorities": [3], "watchdog": {"detection_ms": 400, "restoration_ms": 800, "action": "alert"}}}'
+apply_logged "$T/al.json" "$T/sent.txt" "$T/alert.json"
+check "the port's own action written" grep -q "priority-flow-control pause watchdog port action notify-only" "$T/sent.txt"
+check "no switch-wide line sent" bash -c "! grep -qE '^(no )?priority-flow-control pause watchdog (action|override)' '$T/sent.txt'"
+check "the switch-wide lines stay" python3 - "$T/n6.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["cmds"]
+assert "priority-flow-control pause watchdog action no-drop" in c and \
+       "priority-flow-control pause watchdog override action drop" in c, sorted(k for k in c if "watchdog" in k)
+PY
 echo "ok: the watchdog on every dialect"
