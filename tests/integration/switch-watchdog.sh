@@ -174,6 +174,19 @@ check "no interval command" bash -c "! grep -q 'pfcwd interval' '$T/sent.txt'"
 check "the unmanaged port's watchdog stays" test "$(raw "d['sonic']['db']['PFC_WD']['Ethernet8']['detection_time']")" = 150
 sim -- sudo pfcwd stop Ethernet8 >/dev/null
 sim -- sudo config save -y >/dev/null
+step "sonic: a port whose row has no restoration time (infinite) is not given 2 x detection behind the policy's back"
+# pfcwd/main.py start_cmd() writes restoration_time = 2 * detection_time when --restoration-time is not
+# given: a policy that rewrites such a port's row without naming restoration_ms is refused.
+expect_rc 0 "a watchdog on $P1" swto "$T/inf.json" apply "$T/wd1.json"
+sim -- sonic-db-cli CONFIG_DB hdel "PFC_WD|$P1" restoration_time >/dev/null
+sim -- sudo config save -y >/dev/null
+swctl read >"$T/r8.json"
+check "read back: no restoration" test "$(wd "$T/r8.json" state "$P1" '.get("restoration_ms", 0)')" = 0
+refused '{"pfc": {"priorities": [3], "watchdog": {"detection_ms": 600}}}' \
+        "port '$P1': its watchdog never restores by itself (no restoration_time) and 'config pfcwd start' always writes one; give restoration_ms"
+policy "$T/inf2.json" inf2 '{"pfc": {"priorities": [3], "watchdog": {"detection_ms": 600, "restoration_ms": 1200}}}'
+expect_rc 0 "with restoration_ms named it applies" swto "$T/inf2.out" apply "$T/inf2.json"
+check "as declared" test "$(raw "d['sonic']['db']['PFC_WD']['$P1']['restoration_time']")" = 1200
 storm sonic 400 200 800
 sim -- show pfcwd stats | sed 's/^/  /'
 
