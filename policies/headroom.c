@@ -143,6 +143,7 @@ static int check_input(const struct headroom_input *in, struct headroom_problem 
 {
         bool cx = in->asic == HEADROOM_CONNECTX;
         unsigned cable_max = cx ? HEADROOM_CONNECTX_CABLE_MAX_M : HEADROOM_CABLE_MAX_M;
+        unsigned mtu_max = cx && in->max_mtu > HEADROOM_MTU_MAX ? in->max_mtu : HEADROOM_MTU_MAX;
 
         if ((unsigned)in->asic >= HEADROOM_ASIC_MAX)
                 return bad(why, "asic", "asic %u unknown", (unsigned)in->asic);
@@ -152,10 +153,12 @@ static int check_input(const struct headroom_input *in, struct headroom_problem 
         if (in->cable_m < 1 || in->cable_m > cable_max)
                 return bad(why, "cable_m", "cable length %u m out of range 1-%u%s", in->cable_m, cable_max,
                            cx ? " (mlx5 ignores a longer one: en_dcbnl.c MLX5E_MAX_CABLE_LENGTH)" : "");
-        if (in->mtu < HEADROOM_MTU_MIN || in->mtu > HEADROOM_MTU_MAX)
-                return bad(why, "mtu", "mtu %u out of range %u-%u", in->mtu, HEADROOM_MTU_MIN, HEADROOM_MTU_MAX);
         if (cx && (in->max_mtu < HEADROOM_MTU_MIN || in->max_mtu > 65535))
                 return bad(why, "max_mtu", "max_mtu %u out of range %u-65535", in->max_mtu, HEADROOM_MTU_MIN);
+        /* a ConnectX port goes up to its netdev->max_mtu (9978 on mlx5), calculate_xoff() takes any */
+        if (in->mtu < HEADROOM_MTU_MIN || in->mtu > mtu_max)
+                return bad(why, "mtu", "mtu %u out of range %u-%u%s", in->mtu, HEADROOM_MTU_MIN, mtu_max,
+                           cx ? " (the port's max_mtu)" : "");
         if (!cx && !valid_lanes(in->lanes))
                 return bad(why, "lanes", "lane count %u is not 1, 2, 4 or 8", in->lanes);
         if (!cx && (in->lossless_mtu < 1 || in->lossless_mtu > HEADROOM_MTU_MAX))

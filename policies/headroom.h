@@ -42,7 +42,7 @@ struct headroom_input {
         enum headroom_asic asic;
         unsigned speed_gbps;                    /* 1-800 */
         unsigned cable_m;                       /* 1-3000; connectx 1-999 */
-        unsigned mtu;                           /* the port MTU, 68-9216 */
+        unsigned mtu;                           /* the port MTU, 68-9216; connectx up to max_mtu */
         /* spectrum only */
         unsigned lanes;                         /* 1, 2, 4 or 8; 0 = 8 for spectrum3 at 400G and
                                                    spectrum4 at 800G, else 4 */

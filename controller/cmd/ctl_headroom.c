@@ -37,7 +37,8 @@ static const struct flag {
         { "--speed-gbps", "speed_gbps", offsetof(struct headroom_input, speed_gbps), 1, HEADROOM_SPEED_MAX_GBPS, true,
           -1 },
         { "--cable-m", "cable_m", offsetof(struct headroom_input, cable_m), 1, HEADROOM_CABLE_MAX_M, true, -1 },
-        { "--mtu", "mtu", offsetof(struct headroom_input, mtu), HEADROOM_MTU_MIN, HEADROOM_MTU_MAX, true, -1 },
+        /* connectx: up to --max-mtu; the calculator says which range holds */
+        { "--mtu", "mtu", offsetof(struct headroom_input, mtu), HEADROOM_MTU_MIN, 65535, true, -1 },
         { "--lanes", "lanes", offsetof(struct headroom_input, lanes), 1, 8, false, SPECTRUM },
         { "--small-packet-pct", "small_packet_pct", offsetof(struct headroom_input, small_packet_pct), 0, 100, false,
           SPECTRUM },

@@ -403,6 +403,50 @@ static int check_buffers(const struct port *p, const struct state *d, const stru
         return r;
 }
 
+/*
+ * mlx5: one setbuffer that changes the map and the sizes is taken map first, against
+ * the sizes the port has now (en/port_buffer.c mlx5e_port_manual_buffer_config():
+ * update_buffer_lossy() for MLX5E_PORT_BUFFER_PRIO2BUFFER before the new sizes, and
+ * update_xoff_threshold() refuses a lossless buffer below xoff + max_mtu + one cell,
+ * -ENOMEM; a lossless buffer of size 0 is -EINVAL). mlx5_order() says which order the
+ * driver takes: 1 in one request, 2 the sizes (with the map it has) and then the map,
+ * 0 neither.
+ */
+static uint8_t mlx5_lossless_bufs(const uint8_t *map, uint8_t pfc)
+{
+        uint8_t all = 0, lossy = 0;
+
+        for (unsigned prio = 0; prio < STATE_PRIO_COUNT; prio++) {
+                all |= (uint8_t)(1u << (map[prio] & 7));
+                if (!(pfc & (1u << prio)))
+                        lossy |= (uint8_t)(1u << (map[prio] & 7));
+        }
+        /* a buffer is lossless when every priority it holds is (update_buffer_lossy(): lossy_count) */
+        return all & (uint8_t)~lossy;
+}
+
+static bool mlx5_fits(const uint32_t *size, uint8_t lossless, uint32_t need)
+{
+        for (unsigned b = 0; b < STATE_BUFFER_COUNT; b++)
+                if ((lossless & (1u << b)) && size[b] < need)
+                        return false;
+        return true;
+}
+
+static int mlx5_order(const struct port *p, unsigned cable_m, uint8_t pfc, const struct dcbnl_buffer *now,
+                      const uint8_t *map, const uint32_t *size)
+{
+        uint32_t max_mtu = p->max_mtu > 9216 ? p->max_mtu : 9216;       /* port_buffer.c MINIMUM_MAX_MTU */
+        uint32_t need = headroom_mlx5_xoff(p->speed_mbps, cable_m, p->mtu) + max_mtu + HEADROOM_CONNECTX_CELL;
+        uint8_t old_ll = mlx5_lossless_bufs(now->prio2buffer, pfc), new_ll = mlx5_lossless_bufs(map, pfc);
+
+        if (!memcmp(map, now->prio2buffer, STATE_PRIO_COUNT) || mlx5_fits(now->buffer_size, new_ll, need))
+                return 1;
+        if (mlx5_fits(size, old_ll, need) && mlx5_fits(size, new_ll, need))
+                return 2;
+        return 0;
+}
+
 /* ---- mlxsw: what the driver will reserve after the change ---- */
 
 /*
@@ -533,6 +577,25 @@ static int check_mlxsw(struct target *t, struct nl *nl, const struct port *p, co
         return 0;
 }
 
+/* mlx5: a map and sizes the driver takes in neither order are refused here, not met as -ENOMEM at apply. */
+static int check_mlx5_order(const struct port *p, const struct state *d, const struct dcb_nl_ieee *cur, uint32_t fields,
+                            struct errbuf *e)
+{
+        unsigned live = live_cable(p, cur);
+        bool buffers_first = !(fields & STATE_BIT(STATE_FIELD_CABLE_LEN)) || d->cable_len_m > live;
+        unsigned cable = buffers_first ? live : d->cable_len_m;      /* the cable when setbuffer runs */
+        uint8_t pfc = state_has(d, STATE_FIELD_PFC) ? d->pfc_enabled : cur->has_pfc ? cur->pfc.pfc_en : 0;
+
+        if (!cur->has_buffer || !cable || mlx5_order(p, cable, pfc, &cur->buffer, d->buffers.prio_buffer,
+                                                     d->buffers.size))
+                return 0;
+        return errbuf_set(e, EINVAL, NULL, "buffers: mlx5 takes a new priority->buffer map against the sizes the "
+                          "port has now (mlx5e_port_manual_buffer_config(): the map before the sizes, -ENOMEM), and "
+                          "neither this map over the port's sizes nor these sizes under the port's map leave every "
+                          "lossless buffer xoff + max_mtu + one cell; change the sizes in one policy and the map in "
+                          "the next");
+}
+
 static int dcb_buffer_check(struct target *t, const struct driver_change *c, struct errbuf *e)
 {
         _cleanup_nl_ struct nl *own = NULL;
@@ -556,6 +619,8 @@ static int dcb_buffer_check(struct target *t, const struct driver_change *c, str
                 r = check_buffers(&p, d, &cur, e);
         if (r >= 0 && p.family == FAMILY_MLXSW)
                 r = check_mlxsw(t, nl, &p, d, &cur, e);
+        if (r >= 0 && p.family == FAMILY_MLX5 && (fields & STATE_BIT(STATE_FIELD_BUFFERS)))
+                r = check_mlx5_order(&p, d, &cur, fields, e);
         if (r >= 0 && (fields & STATE_BIT(STATE_FIELD_BUFFERS)) && p.family == FAMILY_MLX5)
                 driver_note(t, "interface '%s' (%s): setting buffers puts the port in manual buffer mode "
                             "(en_dcbnl.c mlx5e_dcbnl_setbuffer); a rollback restores sizes and map, the mode stays "
@@ -610,6 +675,14 @@ static int apply_buffers(struct nl *nl, struct target *t, const struct port *p, 
                 return 0;
         for (unsigned i = 0; snapshot && i < STATE_BUFFER_COUNT; i++)
                 b.buffer_size[i] = restore_size(p, d, i);
+        if (p->family == FAMILY_MLX5 && cur->has_pfc &&
+            mlx5_order(p, live_cable(p, cur), cur->pfc.pfc_en, &cur->buffer, b.prio2buffer, b.buffer_size) == 2) {
+                struct dcbnl_buffer sizes = cur->buffer;        /* the sizes under the map the port has */
+
+                memcpy(sizes.buffer_size, b.buffer_size, sizeof(sizes.buffer_size));
+                if ((r = dcb_nl_set_buffer(nl, t->name, &sizes, e)) < 0)
+                        return r;
+        }
         r = dcb_nl_set_buffer(nl, t->name, &b, e);
         if (r == -EINVAL && p->family == FAMILY_MLXSW)
                 errbuf_suffix(e, " (mlxsw takes dcb buffer only while egress is configured with tc, a root qdisc "

@@ -46,6 +46,9 @@ bad --cable-m --speed-gbps 100 --cable-m -5 --mtu 9100
 bad --cable-m --speed-gbps 100 --cable-m 3001 --mtu 9100
 bad --mtu --speed-gbps 100 --cable-m 5 --mtu 67
 bad --mtu --speed-gbps 100 --cable-m 5 --mtu 9217
+bad --mtu --speed-gbps 100 --cable-m 5 --mtu 9979 --asic connectx --max-mtu 9978
+H --speed-gbps 100 --cable-m 7 --mtu 9978 --asic connectx --max-mtu 9978 --output json >"$T/cx9978"
+check "a ConnectX port at its max_mtu 9978" python3 -c "import json, sys; j = json.load(open(sys.argv[1])); assert j['mtu'] == 9978 and j['xon_bytes'] == 9978, j" "$T/cx9978"
 bad --asic --speed-gbps 100 --cable-m 5 --mtu 9100 --asic tomahawk
 bad --cable-m --speed-gbps 100 --cable-m 1000 --mtu 9100 --asic connectx
 bad --lanes --speed-gbps 100 --cable-m 5 --mtu 9100 --lanes 3

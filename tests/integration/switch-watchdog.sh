@@ -174,6 +174,19 @@ check "no interval command" bash -c "! grep -q 'pfcwd interval' '$T/sent.txt'"
 check "the unmanaged port's watchdog stays" test "$(raw "d['sonic']['db']['PFC_WD']['Ethernet8']['detection_time']")" = 150
 sim -- sudo pfcwd stop Ethernet8 >/dev/null
 sim -- sudo config save -y >/dev/null
+step "sonic: a port whose row has no restoration time (infinite) is not given 2 x detection behind the policy's back"
+# pfcwd/main.py start_cmd() writes restoration_time = 2 * detection_time when --restoration-time is not
+# given: a policy that rewrites such a port's row without naming restoration_ms is refused.
+expect_rc 0 "a watchdog on $P1" swto "$T/inf.json" apply "$T/wd1.json"
+sim -- sonic-db-cli CONFIG_DB hdel "PFC_WD|$P1" restoration_time >/dev/null
+sim -- sudo config save -y >/dev/null
+swctl read >"$T/r8.json"
+check "read back: no restoration" test "$(wd "$T/r8.json" state "$P1" '.get("restoration_ms", 0)')" = 0
+refused '{"pfc": {"priorities": [3], "watchdog": {"detection_ms": 600}}}' \
+        "port '$P1': its watchdog never restores by itself (no restoration_time) and 'config pfcwd start' always writes one; give restoration_ms"
+policy "$T/inf2.json" inf2 '{"pfc": {"priorities": [3], "watchdog": {"detection_ms": 600, "restoration_ms": 1200}}}'
+expect_rc 0 "with restoration_ms named it applies" swto "$T/inf2.out" apply "$T/inf2.json"
+check "as declared" test "$(raw "d['sonic']['db']['PFC_WD']['$P1']['restoration_time']")" = 1200
 storm sonic 400 200 800
 sim -- show pfcwd stats | sed 's/^/  /'
 
@@ -213,4 +226,26 @@ refused '{"pfc": {"priorities": [3], "watchdog": {"detection_ms": 400, "restorat
         "is more than half of the shorter of timeout and recovery-time"
 storm eos 400 200 800
 sim -- 'show priority-flow-control counters watchdog | json' | sed 's/^/  /'
+step "eos: the switch-wide action no-drop and override action drop (AVD's schema) are read, never written"
+expect_rc 0 "back to the snapshot" swto "$T/rs.json" restore "$T/snap.json"
+policy "$T/noact.json" noact '{"pfc": {"priorities": [3], "watchdog": {"detection_ms": 400, "restoration_ms": 800}}}'
+expect_rc 0 "a watchdog without an action of the port's own" swto "$T/na.json" apply "$T/noact.json"
+eos_global() { sim -- "$(printf 'configure session hand\n%s\ncommit' "$1")" >/dev/null; }
+eos_global "priority-flow-control pause watchdog action no-drop"
+swctl read >"$T/r6.json"
+check "the port runs the switch's no-drop" test "$(wd "$T/r6.json" state "$P1" '["action"]')" = no-drop
+eos_global "priority-flow-control pause watchdog override action drop"
+swctl read >"$T/r7.json"
+check "overridden to drop" test "$(wd "$T/r7.json" state "$P1" '["action"]')" = drop
+native >"$T/n6.json"
+policy "$T/alert.json" alert '{"pfc": {"priorities": [3], "watchdog": {"detection_ms": 400, "restoration_ms": 800, "action": "alert"}}}'
+apply_logged "$T/al.json" "$T/sent.txt" "$T/alert.json"
+check "the port's own action written" grep -q "priority-flow-control pause watchdog port action notify-only" "$T/sent.txt"
+check "no switch-wide line sent" bash -c "! grep -qE '^(no )?priority-flow-control pause watchdog (action|override)' '$T/sent.txt'"
+check "the switch-wide lines stay" python3 - "$T/n6.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["cmds"]
+assert "priority-flow-control pause watchdog action no-drop" in c and \
+       "priority-flow-control pause watchdog override action drop" in c, sorted(k for k in c if "watchdog" in k)
+PY
 echo "ok: the watchdog on every dialect"

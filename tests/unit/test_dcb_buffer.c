@@ -273,6 +273,8 @@ static void test_mlx5_buffers_round_trip(void)
         down();
 }
 
+static void expect_refused_pfc(const struct state *want, const char *text);
+
 /* The dcb-buffer driver's check refuses want: nothing is sent (its PFC left to the dcb driver, not applied here). */
 static void expect_refused(const struct state *want_, const char *text)
 {
@@ -289,6 +291,42 @@ static void expect_refused(const struct state *want_, const char *text)
         CU_ASSERT_STRING_EQUAL(end, start);             /* nothing was changed */
         free(start);
         free(end);
+}
+
+/*
+ * mlx5 takes a new map before new sizes, against the sizes the port has
+ * (mlx5e_port_manual_buffer_config(): update_buffer_lossy() then the sizes): priority
+ * 3 moved to buffer 2, still 0 bytes, would be -ENOMEM in one request; nettune sends
+ * the sizes under the port's map first, then the map. A map and sizes that fit in
+ * neither order are refused at plan time.
+ */
+static void test_mlx5_map_after_sizes(void)
+{
+        struct state before, want;
+        struct errbuf e = { 0 };
+
+        up("mlx5:vA:3:host");
+        snapshot(&before);
+        lossless(&want, 130944);
+        want.buffers.prio_buffer[3] = 2;
+        want.buffers.size[2] = 65536;
+        CU_ASSERT(apply(&want, &e) == 0);
+        if (e.msg[0])
+                fprintf(stderr, "test_dcb_buffer: %s\n", e.msg);
+        CU_ASSERT(reads_as(&want));
+        CU_ASSERT(dump_has("prio2buffer 0,0,0,2,0,0,0,0 size 130944,130944,65536,0,0,0,0,0 lossless 0x04"));
+        CU_ASSERT(restore(&before, &e) == 0);
+        down();
+        /* buffer 1 to 0 bytes while it holds the lossless priority, and buffer 2 too small for it before */
+        up("mlx5:vA:3:host");
+        lossless(&want, 130944);
+        CU_ASSERT(apply(&want, &e) == 0);               /* priority 3 lossless in buffer 1 */
+        lossless(&want, 0);
+        want.buffers.prio_buffer[3] = 2;
+        want.buffers.size[2] = 65536;
+        expect_refused_pfc(&want, "buffers: mlx5 takes a new priority->buffer map against the sizes the port has "
+                                  "now");
+        down();
 }
 
 /* What mlx5 would refuse or round, refused at plan time with the calculator's figure. */
@@ -455,6 +493,7 @@ int suite_dcb_buffer(void)
         CU_pSuite s = CU_add_suite("dcb_buffer", NULL, NULL);
 
         if (!s || !CU_add_test(s, "caps_and_read", test_caps_and_read) ||
+            !CU_add_test(s, "mlx5_map_after_sizes", test_mlx5_map_after_sizes) ||
             !CU_add_test(s, "vector_buffer_show", test_vector_buffer_show) ||
             !CU_add_test(s, "mlx5_cable_firmware_mode", test_mlx5_cable_firmware_mode) ||
             !CU_add_test(s, "mlx5_cable_refused", test_mlx5_cable_refused) ||

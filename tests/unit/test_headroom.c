@@ -194,6 +194,18 @@ static void test_ranges(void)
         in = ok, in.cable_m = 3000;
         calc(HEADROOM_SPECTRUM2, 100, 3000, 9216, 0, false);
         calc(HEADROOM_CONNECTX, 800, 999, 9216, 0, false);
+        /* a ConnectX port up to its max_mtu (mlx5: 9978), not the Spectrum's 9216 */
+        headroom_input_init(&in, HEADROOM_CONNECTX);
+        in.speed_gbps = 100, in.cable_m = 7, in.mtu = 9978, in.max_mtu = 9978;
+        {
+                struct headroom h;
+                struct headroom_problem why;
+
+                CU_ASSERT_EQUAL(headroom_calc(&in, &h, &why), 0);
+                CU_ASSERT_EQUAL(h.xoff_bytes, headroom_mlx5_xoff(100000, 7, 9978));
+                CU_ASSERT_EQUAL(h.xon_bytes, 9978);
+        }
+        in.mtu = 9979, expect_bad(in, "mtu");
 }
 
 static void test_names_and_delay(void)
