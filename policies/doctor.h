@@ -251,6 +251,13 @@ void doctor_params_default(struct doctor_params *p);
 
 /* The round trip the ECN floor follows: p->rtt_ms, else the largest base round trip of f's probes, 0 none. */
 double doctor_rtt_ms(const struct doctor_facts *f, const struct doctor_params *p);
+/*
+ * The ECN floor of a port draining at rate_mbps (0: unknown, 100 Gb/s assumed) over
+ * a round trip of rtt_ms (0: none measured): min_threshold_bytes and max, as the rule
+ * ecn_threshold_low judges them (its bandwidth-delay product, else per Gb/s of speed).
+ */
+void doctor_ecn_floor(uint32_t rate_mbps, double rtt_ms, const struct doctor_params *p, uint32_t *ret_min,
+                      uint32_t *ret_max);
 
 /* ---- facts: lifetime and lookups (doctor_facts.c) ---- */
 

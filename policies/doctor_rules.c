@@ -431,23 +431,31 @@ struct ecn_floor {
  * bytes per Gb/s of its speed (a 12 us round trip: 150000 B at 100 Gb/s; 100 Gb/s
  * when the speed is unknown).
  */
+void doctor_ecn_floor(uint32_t rate_mbps, double rtt_ms, const struct doctor_params *p, uint32_t *ret_min,
+                      uint32_t *ret_max)
+{
+        double gbps = rate_mbps ? rate_mbps / 1000.0 : 100.0;
+
+        if (rtt_ms > 0) {
+                double bdp = ceil(gbps * 1e9 / 8 * rtt_ms / 1000);
+
+                *ret_min = bdp > POLICY_ECN_BYTES_MAX ? POLICY_ECN_BYTES_MAX : bdp < 1 ? 1 : (uint32_t)bdp;
+                *ret_max = bdp * DOCTOR_ECN_MAX_RATIO > POLICY_ECN_BYTES_MAX ? POLICY_ECN_BYTES_MAX
+                                                                               : *ret_min * DOCTOR_ECN_MAX_RATIO;
+                return;
+        }
+        *ret_min = (uint32_t)lround(gbps * p->ecn_min_bytes_per_gbps);
+        *ret_max = (uint32_t)lround(gbps * p->ecn_max_bytes_per_gbps);
+}
+
 static void ecn_floor(const struct rule_ctx *c, const struct sw_port *sp, struct ecn_floor *ret)
 {
         uint32_t rate = sp->shaper_mbps && (!sp->speed_mbps || sp->shaper_mbps < sp->speed_mbps) ? sp->shaper_mbps
                                                                                                 : sp->speed_mbps;
-        double gbps = rate ? rate / 1000.0 : 100.0, rtt = doctor_rtt_ms(c->f, c->p);
+        double rtt = doctor_rtt_ms(c->f, c->p);
 
         *ret = (struct ecn_floor){ .rate_mbps = rate, .rtt_ms = rtt };
-        if (rtt > 0) {
-                double bdp = ceil(gbps * 1e9 / 8 * rtt / 1000);
-
-                ret->min = bdp > POLICY_ECN_BYTES_MAX ? POLICY_ECN_BYTES_MAX : bdp < 1 ? 1 : (uint32_t)bdp;
-                ret->max = bdp * DOCTOR_ECN_MAX_RATIO > POLICY_ECN_BYTES_MAX ? POLICY_ECN_BYTES_MAX
-                                                                               : ret->min * DOCTOR_ECN_MAX_RATIO;
-                return;
-        }
-        ret->min = (uint32_t)lround(gbps * c->p->ecn_min_bytes_per_gbps);
-        ret->max = (uint32_t)lround(gbps * c->p->ecn_max_bytes_per_gbps);
+        doctor_ecn_floor(rate, rtt, c->p, &ret->min, &ret->max);
 }
 
 /* Raise queue q of the proposal to at least (min, max); keeps the highest thresholds, the lowest probability. */

@@ -157,6 +157,7 @@ static void params_of(const struct plan *p, const struct policy_verify *v, struc
         ret->duration_ms = v->duration_ms;
         ret->message_size = v->message_size;
         ret->streams = v->streams ? v->streams : 1;
+        ret->busy_wait_ms = PROBE_BUSY_WAIT_MS;         /* a gate (a restore's too) waits its turn at a busy peer */
         snprintf(ret->netdev, sizeof(ret->netdev), "%.*s", (int)sizeof(ret->netdev) - 1, v->device);
         if (c && c->env.sysfs_root[0])
                 snprintf(ret->sysfs_root, sizeof(ret->sysfs_root), "%s", c->env.sysfs_root);

@@ -191,6 +191,7 @@ static void on_signal(int sig)
         tune_request_stop();
         signal(SIGINT, SIG_DFL);        /* a second Ctrl-C ends it at once: the confirm timers restore */
         signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
 }
 
 static void on_trial(const struct tune *t, const struct tune_trial *x, void *ud)
@@ -251,7 +252,7 @@ static int outputs(struct tune_args *a, struct tune *t, const struct policy_labe
 
 static int report(struct ctl *c, struct tune_args *a, struct tune *t, int rc)
 {
-        int code = rc < 0 ? OUTCOME_RUNTIME : tune_chosen(t) ? OUTCOME_OK : OUTCOME_ROLLED_BACK;
+        int code = rc < 0 || t->no_winner ? OUTCOME_RUNTIME : tune_chosen(t) ? OUTCOME_OK : OUTCOME_ROLLED_BACK;
 
         if (outputs(a, t, a->labels, a->n_labels) < 0)
                 code = OUTCOME_RUNTIME;
@@ -302,11 +303,14 @@ int ctl_cmd_tune(struct ctl *c)
         if (!c->quiet && !c->json)
                 fprintf(stderr, "pre-flight: %u node%s answer and accept the trial policy\n", env.n_scope,
                         env.n_scope == 1 ? "" : "s");
+        /* SIGHUP too: a dropped SSH session cancels the trial in progress as Ctrl-C does */
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
         r = tune_run(&env, &a->t, &e);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
         if (r < 0)
                 log_err("tune: %s", e.msg);
         r = report(c, a, &a->t, r);

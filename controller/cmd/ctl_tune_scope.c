@@ -114,6 +114,24 @@ static const struct state_ecn_queue *queue_of(const struct state *st, unsigned q
         return state_has(st, STATE_FIELD_ECN) && (st->ecn.queues & (1u << q)) ? &st->ecn.q[q] : NULL;
 }
 
+/*
+ * A port under test: whether the queue carries one of its PFC priorities (a lossless
+ * queue: the lossless class keeps its marking on), and the lowest rate of the ports
+ * (its shaper where that is lower than its speed), for doctor's floor.
+ */
+static void port_facts(struct tune *t, const struct state *st, const struct doctor_link *l)
+{
+        uint32_t rate = l->shaper_mbps && (!l->speed_mbps || l->shaper_mbps < l->speed_mbps) ? l->shaper_mbps
+                                                                                          : l->speed_mbps;
+
+        for (unsigned p = 0; state_has(st, STATE_FIELD_PFC) && p < STATE_PRIO_COUNT; p++)
+                if ((st->pfc_enabled & (1u << p)) &&
+                    (state_has(st, STATE_FIELD_ETS) ? st->ets.prio_tc[p] % STATE_TC_COUNT : p) == t->queue)
+                        t->lossless = true;
+        if (rate && (!t->port_mbps || rate < t->port_mbps))
+                t->port_mbps = rate;
+}
+
 /* --ports, or every port that marks ECN on the queue now; the first one's settings are the start. */
 static int linux_ports(struct tune_args *a, const struct doctor_node *n, const struct state_ecn_queue **ret,
                        struct errbuf *e)
@@ -131,6 +149,7 @@ static int linux_ports(struct tune_args *a, const struct doctor_node *n, const s
                 if (!listed)
                         continue;
                 snprintf(t->ports[t->n_ports++], DOCTOR_NAME_MAX, "%s", n->ifs[i].name);
+                port_facts(t, &n->ifs[i].st, &n->ifs[i].link);
                 if (!*ret && q && q->enabled)
                         *ret = q;
         }
@@ -184,6 +203,7 @@ static int remote_ports(struct tune_args *a, const struct doctor_switch *sw, con
                 const struct state_ecn_queue *q = queue_of(&sw->ports[p].st, a->t.queue);
 
                 snprintf(a->t.ports[a->t.n_ports++], DOCTOR_NAME_MAX, "%s", sw->ports[p].name);
+                port_facts(&a->t, &sw->ports[p].st, &sw->ports[p].link);
                 if (!*ret && q && q->enabled)
                         *ret = q;
         }

@@ -106,3 +106,49 @@ bool tune_trial_judge(const struct tune_judge *j, double ceiling_gbps, struct tu
         }
         return t->held;
 }
+
+static bool saw_marks(const struct tune_trial *x)
+{
+        return x->m.ok && x->m.c.marks_known && x->m.c.marks_ps > 0;
+}
+
+double tune_rtt_ms(const struct tune *t)
+{
+        double rtt = fmax(t->baseline.m.rtt_ms, t->ceiling.m.rtt_ms);
+
+        for (unsigned i = 0; i < t->n_trials; i++)
+                rtt = fmax(rtt, t->trials[i].m.rtt_ms);
+        return rtt > 0 ? rtt : 0;
+}
+
+static bool no_winner(struct tune *t, const char *why, const struct tune_trial *x)
+{
+        snprintf(t->end, sizeof(t->end), "no winner: %.250s%s%s; nothing was chosen", why, x ? ", trial " : "",
+                 x ? x->label : "");
+        t->chosen = -1;
+        t->no_winner = true;
+        return false;
+}
+
+bool tune_verdict(struct tune *t, const struct doctor_params *p)
+{
+        const struct tune_trial *x = tune_chosen(t);
+        bool signal = saw_marks(&t->baseline);
+        uint32_t fmax_bytes = 0;
+        char why[250];
+
+        if (!x || t->kind != TUNE_ECN)
+                return x != NULL;
+        for (unsigned i = 0; i < t->n_trials; i++)
+                signal |= saw_marks(&t->trials[i]);
+        if (!signal)
+                return no_winner(t, "no trial saw an ECN mark on the queue (no signal: its thresholds were never "
+                                    "reached, so the trials cannot tell one value from another)", NULL);
+        doctor_ecn_floor(t->port_mbps, tune_rtt_ms(t), p, &t->floor_min, &fmax_bytes);
+        if (x->value >= t->floor_min)
+                return true;
+        snprintf(why, sizeof(why), "the best value, min_threshold_bytes %u, is below doctor's floor %u (%s)",
+                 x->value, t->floor_min, tune_rtt_ms(t) > 0 ? "the ports' rate x the trials' round trip"
+                                                            : "the ports' speed, no round trip measured");
+        return no_winner(t, why, x);
+}

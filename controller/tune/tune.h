@@ -122,6 +122,7 @@ struct tune_measure {
         double gbps;                    /* their median */
         const char *figure_name;        /* "goodput", "busbw", "min_rx_gbps" */
         struct tune_counters c;
+        double rtt_ms;                  /* the largest base round trip of the pattern's flows, 0 unknown */
         char error[320];                /* the first failure, "" when ok */
 };
 
@@ -201,6 +202,11 @@ struct tune {
         unsigned n_trials;
         struct tune_trial trials[TUNE_TRIALS_MAX];
         int chosen;                             /* index into trials, -1 = none (-2: the baseline) */
+        bool lossless;                          /* ECN: the queue carries a PFC priority on the ports under test:
+                                                   its marking stays on, the ceiling is its highest thresholds */
+        uint32_t port_mbps;                     /* ECN: what the ports under test drain at (lowest), 0 unknown */
+        uint32_t floor_min;                     /* ECN: doctor's floor of min_threshold_bytes (tune_verdict), 0 none */
+        bool no_winner;                         /* the search's best was not taken (no signal, below the floor): exit 3 */
         char end[320];                          /* how it ended, one line */
         char out_path[512];                     /* the winner's policy, "" = not written */
 };
@@ -210,6 +216,24 @@ void tune_init(struct tune *t, enum tune_kind kind);
 const struct tune_trial *tune_chosen(const struct tune *t);
 /* Every trial that changed something ended confirmed or reverted (none pending, none unknown)? */
 bool tune_all_ended(const struct tune *t);
+
+/*
+ * The verdict on a finished ECN search (pure; tune_run calls it): the chosen trial
+ * stands only when the search saw a signal, ECN marks on the queue in some trial
+ * (none: its trials could not tell one value from another), and when its value is
+ * not below doctor's floor of the ports under test (their rate x the largest round trip the
+ * trials' flows measured; the per-speed floor without one). Otherwise chosen becomes
+ * -1, no_winner is set and end says why. Returns whether a winner stands.
+ */
+bool tune_verdict(struct tune *t, const struct doctor_params *p);
+/*
+ * The ceiling's trial into *x: marking off on the queue, or, on a lossless queue (the
+ * lossless class refuses a lossless priority whose queue does not mark), marking on
+ * at the highest thresholds the search may try: the least marking its rule allows.
+ */
+void tune_ceiling_trial(struct tune *t, struct tune_trial *x, const char *label);
+/* The largest base round trip the measurements of t's trials saw, ms; 0 none. */
+double tune_rtt_ms(const struct tune *t);
 
 /* The run as JSON (new reference), and as text for people. */
 json_t *tune_to_json(const struct tune *t);
@@ -272,5 +296,5 @@ int tune_preflight(const struct tune_env *env, struct tune *t, struct errbuf *e)
  */
 int tune_run(const struct tune_env *env, struct tune *t, struct errbuf *e);
 
-/* Ask tune_run to stop after the step in progress (SIGINT, SIGTERM): safe from a signal handler. */
+/* Ask tune_run to stop after the step in progress (SIGINT, SIGTERM, SIGHUP): safe from a signal handler. */
 void tune_request_stop(void);

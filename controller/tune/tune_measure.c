@@ -142,8 +142,8 @@ out:
 }
 
 /* One run of the pattern: its collective figure (NAN when incomplete, error says why). */
-static double run_once(const struct tune_env *env, const struct tune *t, const char **ret_name, char *error,
-                       size_t size)
+static double run_once(const struct tune_env *env, const struct tune *t, const char **ret_name, double *rtt_ms,
+                       char *error, size_t size)
 {
         struct fabric_env fe = { .http = env->http, .timeout_s = env->timeout_s, .progress = PROGRESS_OFF };
         struct fabric_figures g;
@@ -164,6 +164,9 @@ static double run_once(const struct tune_env *env, const struct tune *t, const c
         } else {
                 fabric_compute(&f, &g);
                 *ret_name = g.figure_name;
+                for (unsigned i = 0; i < f.n_flows; i++)
+                        if (f.flows[i].ok && f.flows[i].rtt_ms > *rtt_ms)
+                                *rtt_ms = f.flows[i].rtt_ms;
                 if (g.complete && isfinite(g.figure))
                         fig = g.figure;
                 else
@@ -188,7 +191,7 @@ static void runs(const struct tune_env *env, const struct tune *t, struct tune_m
         for (unsigned i = 0; i < m->n_runs; i++) {
                 char why[sizeof(m->error)] = "";
 
-                m->run_gbps[i] = run_once(env, t, &m->figure_name, why, sizeof(why));
+                m->run_gbps[i] = run_once(env, t, &m->figure_name, &m->rtt_ms, why, sizeof(why));
                 if (isfinite(m->run_gbps[i]))
                         ok[m->n_ok++] = m->run_gbps[i];
                 else if (!m->error[0])

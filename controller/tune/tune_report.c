@@ -84,6 +84,11 @@ json_t *tune_to_json(const struct tune *t)
                       trial_json(t, &t->baseline), "trials", trials ? trials : json_null(), "chosen",
                       ch ? trial_json(t, ch) : json_null(), "ports", ports ? ports : json_null(), "all_ended",
                       tune_all_ended(t), "end", t->end, "trials_run", (int)t->n_trials);
+        if (o) {
+                json_object_set_new(o, "no_winner", json_boolean(t->no_winner));
+                json_object_set_new(o, "lossless", json_boolean(t->lossless));
+                json_object_set_new(o, "floor_min_bytes", t->floor_min ? json_integer(t->floor_min) : json_null());
+        }
         if (o)
                 json_object_set_new(o, "pattern_nodes", names_json(t->pattern_nodes,
                                                                    t->n_pattern < TUNE_SCOPE_MAX ? t->n_pattern

@@ -121,8 +121,7 @@ static int pair(const struct tune_env *env, struct tune *t, struct tune_trial *x
         int rc;
 
         snprintf(label, sizeof(label), "c%.12s", x->label);
-        new_trial(t, &c, label, 0);
-        c.marking_off = true;
+        tune_ceiling_trial(t, &c, label);
         rc = trial(env, t, &c, false, e);
         x->pair_rollout = c.rollout;
         x->pair_outcome = c.outcome;
@@ -197,6 +196,12 @@ static void new_trial(struct tune *t, struct tune_trial *x, const char *label, u
         }
 }
 
+void tune_ceiling_trial(struct tune *t, struct tune_trial *x, const char *label)
+{
+        new_trial(t, x, label, t->lossless && t->kind == TUNE_ECN ? t->search.o.ceiling : 0);
+        x->marking_off = !t->lossless || t->kind != TUNE_ECN;
+}
+
 static int ceiling(const struct tune_env *env, struct tune *t, struct errbuf *e)
 {
         struct tune_trial *x = &t->ceiling;
@@ -204,8 +209,7 @@ static int ceiling(const struct tune_env *env, struct tune *t, struct errbuf *e)
 
         if (isfinite(t->ceiling_gbps))
                 return 0;
-        new_trial(t, x, "ceiling", 0);
-        x->marking_off = true;
+        tune_ceiling_trial(t, x, "ceiling");
         rc = trial(env, t, x, false, e);        /* the first ceiling: paired measurements make their own */
         if (env->on_trial)
                 env->on_trial(t, x, env->ud);
@@ -216,7 +220,11 @@ static int ceiling(const struct tune_env *env, struct tune *t, struct errbuf *e)
                                   x->m.error[0] ? x->m.error : x->why);
         t->ceiling_gbps = x->m.gbps;
         x->share = 1;
-        snprintf(x->why, sizeof(x->why), "the pattern with marking off on queue %u: the ceiling", t->queue);
+        if (x->marking_off)
+                snprintf(x->why, sizeof(x->why), "the pattern with marking off on queue %u: the ceiling", t->queue);
+        else
+                snprintf(x->why, sizeof(x->why), "the pattern with queue %u (lossless) marking at its highest "
+                         "thresholds, %u-%u bytes: the ceiling", t->queue, x->value, x->max_bytes);
         return 0;
 }
 
@@ -386,11 +394,17 @@ int tune_run(const struct tune_env *env, struct tune *t, struct errbuf *e)
                 rc = search(env, t, e);
         }
         t->chosen = chosen_index(t, tune_search_chosen(&t->search));
-        if (rc >= 0 && env->keep)
+        if (rc >= 0) {
+                struct doctor_params dp;
+
+                doctor_params_default(&dp);
+                tune_verdict(t, &dp);
+        }
+        if (rc >= 0 && env->keep && tune_chosen(t))
                 rc = keep(env, t, e);
         if (rc < 0)
                 snprintf(t->end, sizeof(t->end), "stopped: %.300s", e->msg);
-        else
+        else if (!t->no_winner)
                 snprintf(t->end, sizeof(t->end), "%s%s", t->search.why_done,
                          tune_all_ended(t) ? "; every trial ended confirmed or reverted" : "");
         return rc;

@@ -92,6 +92,26 @@ static void fail_all(struct probe_measurement *m, const struct errbuf *e)
         m->median_gbps = NAN;
 }
 
+/* A run that waits its turn at a busy responder, at most p->busy_wait_ms in all. */
+static int run_waiting(const struct probe_params *p, enum probe_mode mode, struct probe_result *ret,
+                       struct errbuf *e)
+{
+        uint64_t t0 = probe_now_ns();
+        unsigned step = 0;
+
+        for (;;) {
+                int r = probe_run(p, mode, ret, e);
+                uint64_t waited_ms = (probe_now_ns() - t0) / 1000000ull;
+                /* spread the clients that were turned away together: 1 to 1.5 retry periods */
+                unsigned pause = PROBE_BUSY_RETRY_MS + (unsigned)((step++ * 7919u + (unsigned)t0) % (PROBE_BUSY_RETRY_MS / 2));
+                struct timespec ts = { .tv_sec = pause / 1000, .tv_nsec = (long)(pause % 1000) * 1000000 };
+
+                if (r != -EBUSY || !streq(e->where, "probe server") || waited_ms + pause > p->busy_wait_ms)
+                        return r;
+                nanosleep(&ts, NULL);
+        }
+}
+
 int probe_measure_pinned(const struct probe_params *pinned, const struct probe_path *path, unsigned runs,
                          const struct probe_observer *obs, struct probe_measurement *ret, struct errbuf *e)
 {
@@ -108,7 +128,7 @@ int probe_measure_pinned(const struct probe_params *pinned, const struct probe_p
         for (unsigned i = 0; i < runs && !m.unanswered; i++) {
                 struct errbuf re = { .msg = "" };
                 uint64_t t0 = probe_now_ns();
-                int r = probe_run(pinned, m.mode, &m.runs[i], &re);
+                int r = run_waiting(pinned, m.mode, &m.runs[i], &re);
 
                 if (r < 0 && pinned->opaque && probe_unanswered(&re))
                         r = no_answer(pinned, t0, &m, &re);     /* and no second run */

@@ -63,7 +63,18 @@ struct probe_params {
          * network look and last the same. The log and the agent's own CLI keep the cause.
          */
         bool opaque;
+        /*
+         * How long a run waits its turn at a responder that answers busy (its sessions
+         * or its memory taken: ERROR EBUSY), asking again every PROBE_BUSY_RETRY_MS;
+         * 0: a busy responder fails the run at once. A transaction's gate waits
+         * PROBE_BUSY_WAIT_MS, so a fleet rollback whose nodes probe one peer together
+         * is not defeated by its own congestion.
+         */
+        unsigned busy_wait_ms;
 };
+
+#define PROBE_BUSY_WAIT_MS 60000u
+#define PROBE_BUSY_RETRY_MS 500u
 
 #define PROBE_NO_RESPONDER "no probe responder answered"
 

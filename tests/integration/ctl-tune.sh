@@ -10,7 +10,8 @@
 # cancelled, so leaf1 is back at its thresholds after every trial; the hosts are never
 # touched; the winner is a valid policy and the plot draws every trial; a kill -9 of
 # tune mid-trial leaves the trial to the agent's confirm timer, which puts leaf1's
-# original thresholds back; bad input changes nothing.
+# original thresholds back; Ctrl-C and SIGHUP cancel the trial in progress; a best
+# value below doctor's floor is no winner (exit 3); bad input changes nothing.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/lib/sshd.sh"
 . "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
@@ -44,7 +45,7 @@ expect_rc 0 "apply the too-low thresholds" ctl --quiet apply "$T/too-low.json"
 check "leaf1 queue 3: 3000/15000/100" [ "$(thresholds)" = 3000/15000/100 ]
 "$SIM" --dialect nvue --state "$LEAF/state.json" --traffic swp1:ecn_marked.3=500,swp2:ecn_marked.3=250 >/dev/null
 
-step "tune: thresholds that already hold the target are bisected down, every trial reverted"
+step "tune: thresholds that already hold the target are bisected down, every trial reverted, and no winner below doctor's floor"
 # --target-pct 10 and a gate allowing 95%: the hosts' incast holds them whatever leaf1 says (its
 # thresholds shape nothing here) and however a busy machine moves a 1 s measurement.
 rc=0; ctl --output json tune ecn --switch leaf1 --queue 3 --selector role=gpu --pattern incast --receiver node003 \
@@ -53,7 +54,14 @@ rc=0; ctl --output json tune ecn --switch leaf1 --queue 3 --selector role=gpu --
         >"$T/tune.json" 2>"$T/tune.err" || rc=$?
 cat "$T/tune.err"
 json_get "$T/tune.json" '"\n".join("  %s %s: %s (%s)" % (t["trial"], t["min_threshold_bytes"], t["share"], t["outcome"]) for t in [d["ceiling"], d["baseline"]] + d["trials"])'
-check "exit 0 (got $rc)" [ "$rc" -eq 0 ]
+# leaf1's ports run at 100 Gb/s and the hosts' flows measure a round trip: doctor's floor is
+# far above 1500 bytes, so the lowest value that held is no winner (the issue's run wrote
+# 3000/30000, 50 times below what doctor calls critical).
+check "exit 3: no winner (got $rc)" [ "$rc" -eq 3 ]
+check "it says why: the best value is below doctor's floor" \
+        [ "$(json_get "$T/tune.json" 'd["no_winner"], d["chosen"], "below doctor" in d["end"], d["floor_min_bytes"] > 1500')" = \
+          "(True, None, True, True)" ]
+check "no policy written" [ ! -e "$T/tuned.json" ]
 check "the ceiling was a trial with marking off, reverted" \
         [ "$(json_get "$T/tune.json" 'd["ceiling"]["marking_off"], d["ceiling"]["outcome"]')" = "(True, 'reverted')" ]
 check "the baseline is the seed's thresholds and holds" \
@@ -62,8 +70,6 @@ check "trials below the seed's, down to the floor (1500) and it again, each held
         [ "$(json_get "$T/tune.json" '[(t["min_threshold_bytes"], t["held"], t["outcome"], t["phase"]) for t in d["trials"]]')" = \
           "[(2000, True, 'reverted', 'bisect'), (1500, True, 'reverted', 'bisect'), (1500, True, 'reverted', 'verify')]" ]
 check "every trial ended confirmed or reverted" [ "$(json_get "$T/tune.json" 'd["all_ended"]')" = True ]
-check "the chosen thresholds are the lowest that held" \
-        [ "$(json_get "$T/tune.json" 'd["chosen"]["min_threshold_bytes"] == min(t["min_threshold_bytes"] for t in d["trials"] + [d["baseline"]] if t["held"])')" = True ]
 check "max kept at 10 x min, probability 10%" \
         [ "$(json_get "$T/tune.json" 'all(t["max_threshold_bytes"] == 10 * t["min_threshold_bytes"] and t["mark_probability_pct"] == 10 for t in d["trials"])')" = True ]
 check "leaf1's marks were read while the trials ran" \
@@ -74,18 +80,18 @@ check "the hosts were never touched (no transaction on node001-003)" \
 ctl history >"$T/history.txt"
 cat "$T/history.txt"
 check "history lists the ceiling and the trials as rollouts of kind tune, halted" [ "$(grep -c '^[0-9]* *tune *halted' "$T/history.txt")" -eq 4 ]
-expect_rc 0 "the winner is a valid policy" "$AGENT" validate "$T/tuned.json"
-check "its thresholds are the chosen ones, its target leaf1" \
-        [ "$(json_get "$T/tuned.json" 'd["targets"]["switches"], d["spec"]["ecn"]["min_threshold_bytes"]')" = "(['leaf1'], 1500)" ]
-check "the plot draws the baseline, the trials, the target and the chosen one" python3 - "$T/tune.svg" "$T/tune.json" <<'PY'
+check "the plot draws the baseline, the trials and the target, and no chosen one" python3 - "$T/tune.svg" "$T/tune.json" <<'PY'
 import json, re, sys
 svg, run = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
 pts = re.findall(r'class="share[^"]*" data-trial="([^"]+)" data-value="(\d+)"', svg)
 want = [("baseline", str(run["baseline"]["value"]))] + [(t["trial"], str(t["value"])) for t in run["trials"]]
-ch = re.search(r'class="chosen" data-trial="[^"]+" data-value="(\d+)"', svg)
 sys.exit(0 if sorted(pts) == sorted(want) and 'class="target" data-share="0.100"' in svg
-         and ch and int(ch.group(1)) == run["chosen"]["value"] else 1)
+         and 'class="chosen"' not in svg else 1)
 PY
+
+# From here leaf1's ports run at 1 Mb/s: doctor's floor (the rate x the flows' round trip)
+# falls below the search's 1500 bytes and a value that holds is a winner again.
+"$SIM" --dialect nvue --state "$LEAF/state.json" --traffic swp1:speed=1M,swp2:speed=1M,swp3:speed=1M >/dev/null
 
 step "nothing holds: every trial reverted, exit 1, no policy written"
 rc=0; ctl tune ecn --switch leaf1 --queue 3 --selector role=gpu --pattern incast --receiver node003 \
@@ -142,6 +148,22 @@ echo "ok: leaf1 back at $(thresholds), nothing pending on node004"
 by_cancel() { [ "$(restored_by)" = cancelled ]; }
 wait_for 30 by_cancel || fail "restored by '$(restored_by)', expected tune's cancel"
 echo "ok: restored by tune's cancel, not a timer"
+
+step "SIGHUP mid-trial (an SSH session that drops): the same as Ctrl-C, the trial cancelled at once"
+ip netns exec "$HUB" "$CTL" --inventory "$T/inventory.json" --db "$T/ctl.db" tune ecn --switch leaf1 \
+        --queue 3 --selector role=gpu --pattern incast --receiver node003 --target-pct 50 --runs 1 --duration-ms 4000 \
+        --confirm-timeout 600 --ceiling 100 >"$T/hup.txt" 2>&1 &
+tune_pid=$!
+wait_for 90 trial_on || { kill -9 $tune_pid; fail "no trial reached leaf1: $(cat "$T/hup.txt")"; }
+echo "leaf1 mid-trial: $(thresholds)"
+kill -HUP $tune_pid
+rc=0; wait $tune_pid || rc=$?
+cat "$T/hup.txt"
+check "exit 3 (got $rc)" [ "$rc" -eq 3 ]
+check "says it was interrupted, nothing kept" grep -q 'interrupted after .*nothing of it was kept' "$T/hup.txt"
+wait_for 20 seed_back || fail "leaf1 is not back: $(thresholds), pending $(pending_count 4)"
+wait_for 30 by_cancel || fail "restored by '$(restored_by)', expected tune's cancel"
+echo "ok: leaf1 back at $(thresholds), restored by tune's cancel, not a timer"
 
 step "bad input changes nothing"
 expect_rc 2 "a queue out of range" ctl tune ecn --switch leaf1 --queue 8 --selector role=gpu

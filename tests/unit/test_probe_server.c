@@ -100,6 +100,36 @@ static void test_unreachable_and_verbs(void)
         CU_ASSERT_EQUAL(probe_measure(&p, PROBE_MODE_TCP, 0, &m, &e), -EINVAL);
 }
 
+/*
+ * A gate's probe at a busy responder waits its turn (busy_wait_ms) instead of failing
+ * with "busy: 1 sessions running": the slot is held by a client that never says
+ * hello, which the responder drops after its hello timeout; the waiting run then
+ * measures (busy_and_bad_hello: without a wait, busy fails the run at once).
+ */
+static void test_busy_waits_its_turn(void)
+{
+        struct probe_server_options o = { .listen = "127.0.0.1:0", .max_clients = 1, .hello_timeout_ms = 1000 };
+        struct probe_server *s = NULL;
+        struct probe_measurement m;
+        struct probe_params p;
+        struct probe_addr a;
+        struct errbuf e = { .msg = "" };
+        int hold;
+
+        CU_ASSERT_EQUAL_FATAL(probe_server_start_opts(&o, &s, &e), 0);
+        peer_of(s, &p);
+        CU_ASSERT_EQUAL_FATAL(probe_net_parse(p.peer, "peer", &a, &e), 0);
+        hold = probe_net_connect(&a, NULL, 1000, &e);        /* occupies the only slot until its hello timeout */
+        CU_ASSERT_FATAL(hold >= 0);
+        WAIT_UNTIL(running_is(s, 1));
+        p.busy_wait_ms = PROBE_BUSY_WAIT_MS;
+        CU_ASSERT_EQUAL(probe_measure(&p, PROBE_MODE_TCP, 1, &m, &e), 0);
+        CU_ASSERT_TRUE(m.ok);
+        CU_ASSERT(m.runs[0].bytes > 0);
+        close(hold);
+        probe_server_stop(s);
+}
+
 static void test_busy_and_bad_hello(void)
 {
         struct probe_server_options o = { .listen = "127.0.0.1:0", .max_clients = 1 };
@@ -429,6 +459,7 @@ int suite_probe_server(void)
             !CU_add_test(s, "tcp_measure", test_tcp_measure) ||
             !CU_add_test(s, "unreachable_and_verbs", test_unreachable_and_verbs) ||
             !CU_add_test(s, "busy_and_bad_hello", test_busy_and_bad_hello) ||
+            !CU_add_test(s, "busy_waits_its_turn", test_busy_waits_its_turn) ||
             !CU_add_test(s, "params", test_params) ||
             !CU_add_test(s, "cidr", test_cidr) ||
             !CU_add_test(s, "not_allowed", test_not_allowed) ||

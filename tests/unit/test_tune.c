@@ -416,6 +416,75 @@ static void test_report_json(void)
         json_decref(j);
 }
 
+/*
+ * The verdict on a finished search: no ECN mark in any trial is no signal (the issue's
+ * run wrote 3000/30000 after zero marks everywhere), a best value below doctor's floor
+ * is no winner either; both say why and end as a failure (exit 3), nothing chosen.
+ */
+static void test_verdict_needs_signal_and_floor(void)
+{
+        struct doctor_params dp;
+        struct tune t;
+
+        doctor_params_default(&dp);
+        /* the lab's run, 1 Gb/s ports, no round trip measured: floor 1500 B per Gb/s */
+        lab_run(&t);
+        t.port_mbps = 1000;
+        for (unsigned i = 0; i < t.n_trials; i++)
+                t.trials[i].m.c.marks_known = true;             /* counted, and zero everywhere */
+        CU_ASSERT_FALSE(tune_verdict(&t, &dp));
+        CU_ASSERT_TRUE(t.no_winner);
+        CU_ASSERT_PTR_NULL(tune_chosen(&t));
+        CU_ASSERT_PTR_NOT_NULL(strstr(t.end, "no signal"));
+        /* marks in one trial: the signal is there, 34000 is above the 1500 B floor */
+        lab_run(&t);
+        t.port_mbps = 1000;
+        t.trials[2].m.c.marks_known = true;
+        t.trials[2].m.c.marks_ps = 120;
+        CU_ASSERT_TRUE(tune_verdict(&t, &dp));
+        CU_ASSERT_FALSE(t.no_winner);
+        CU_ASSERT_EQUAL(tune_chosen(&t)->value, 34000);
+        CU_ASSERT_EQUAL(t.floor_min, 1500);
+        /* 100 Gb/s ports and a 12 us round trip the flows measured: floor 150000, 34000 is below it */
+        t.port_mbps = 100000;
+        t.trials[0].m.rtt_ms = 0.012;
+        CU_ASSERT_DOUBLE_EQUAL(tune_rtt_ms(&t), 0.012, 1e-9);
+        CU_ASSERT_FALSE(tune_verdict(&t, &dp));
+        CU_ASSERT_EQUAL(t.floor_min, 150000);
+        CU_ASSERT_TRUE(t.no_winner);
+        CU_ASSERT_PTR_NULL(tune_chosen(&t));
+        CU_ASSERT_PTR_NOT_NULL(strstr(t.end, "below doctor's floor 150000"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(t.end, "trial 4"));
+        /* DCQCN: no queue of its own to read marks on, no ECN floor: the chosen trial stands */
+        lab_run(&t);
+        t.kind = TUNE_DCQCN;
+        CU_ASSERT_TRUE(tune_verdict(&t, &dp));
+        CU_ASSERT_FALSE(t.no_winner);
+}
+
+/* On a lossless queue the first trial (the ceiling) keeps marking on, at the search's highest thresholds. */
+static void test_lossless_ceiling(void)
+{
+        struct tune t;
+        struct tune_trial c;
+        struct errbuf e = { 0 };
+        char *doc = NULL;
+
+        lab_run(&t);
+        t.probability_pct = 100;                        /* kept from the queue */
+        t.search.o.ceiling = POLICY_ECN_BYTES_MAX / t.max_ratio;
+        tune_ceiling_trial(&t, &c, "ceiling");
+        CU_ASSERT_TRUE(c.marking_off);                  /* a lossy queue: marking off */
+        t.lossless = true;
+        tune_ceiling_trial(&t, &c, "ceiling");
+        CU_ASSERT_FALSE(c.marking_off);
+        CU_ASSERT_EQUAL(c.value, POLICY_ECN_BYTES_MAX / t.max_ratio);
+        CU_ASSERT_EQUAL(c.max_bytes, POLICY_ECN_BYTES_MAX / t.max_ratio * t.max_ratio);
+        CU_ASSERT_EQUAL_FATAL(tune_policy(&t, &c, NULL, 0, "tune-leaf1-ceiling", &doc, &e), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(doc, "\"enabled\": true"));
+        free(doc);
+}
+
 /* The winner as a policy: the queue's ECN on the switch-role node's ports, parsed back. */
 static void test_policy_document(void)
 {
@@ -456,7 +525,9 @@ int suite_tune(void)
             !CU_add_test(s, "verify_out_of_budget", test_verify_out_of_budget) ||
             !CU_add_test(s, "trial_verdict", test_trial_verdict) || !CU_add_test(s, "plot_points", test_plot_points) ||
             !CU_add_test(s, "plot_axes", test_plot_axes) ||
-            !CU_add_test(s, "report_json", test_report_json) || !CU_add_test(s, "policy_document", test_policy_document))
+            !CU_add_test(s, "report_json", test_report_json) || !CU_add_test(s, "policy_document", test_policy_document) ||
+            !CU_add_test(s, "verdict_needs_signal_and_floor", test_verdict_needs_signal_and_floor) ||
+            !CU_add_test(s, "lossless_ceiling", test_lossless_ceiling))
                 return -1;
         return 0;
 }
