@@ -96,7 +96,7 @@ check "an unknown key: 400" [ "$(api "$ns" "/v1/confirm/$tx" -X POST --data-bina
 check "unknown transaction: 404" [ "$(get_tx 99999)" = 404 ]
 
 step "the agent stopped while a confirm waits, past the caller's deadline: refused and restored"
-policy_file "$T/q.json" jumbo4k "$ifc" 4000
+policy_file "$T/q.json" jumbo "$ifc" 4000      # a new revision of the jumbo layer
 api "$ns" '/v1/apply?confirm_timeout_s=60' -X POST --data-binary @"$T/q.json" >/dev/null
 tx=$(jq_py "$T/body" 'd["tx"]')
 get_tx "$tx" >/dev/null
@@ -133,7 +133,7 @@ step "GET /v1/transactions reports failed"
 # gate rolls back, and the restore cannot reach the interface: failed.
 kill -TERM "$SERVE_PID"; wait "$SERVE_PID" || true
 NETTUNE_TEST_HOOK_AFTER_APPLY="ip link del $ifc" serve_start "$ns" "$T/agent.json" 2>>"$T/serve.log"
-policy_file "$T/f.json" doomed "$ifc" 4000 \
+policy_file "$T/f.json" jumbo "$ifc" 4000 \
         '{"probe":"tcp","peer":"10.205.0.2:1","duration_ms":100,"runs":1,"settle_ms":0,"on_baseline_failure":"skip_gate"}'
 check "apply: 200" [ "$(api "$ns" /v1/apply -X POST --data-binary @"$T/f.json")" = 200 ]
 tx=$(jq_py "$T/body" 'd["tx"]')

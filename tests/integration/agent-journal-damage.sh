@@ -27,9 +27,10 @@ printf '{ "state_dir": "%s", "listen": "127.0.0.1:7469", "probe": { "listen": "1
         "$T/fs/state" > "$T/agent.json"
 agent() { ip netns exec "$ns" "$AGENT" --config "$T/agent.json" "$@"; }
 links() { ip -n "$ns" -d -o link show | grep -- "-$NT_ID" | sed 's/^[0-9]*: //'; }
-policy_file "$T/p9000.json" one "$ifc" 9000
+layer=all-$(printf 'x%.0s' $(seq 40))   # one layer: each apply below replaces the one before
+policy_file "$T/p9000.json" "$layer" "$ifc" 9000
 cat > "$T/all.json" <<JSON
-{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "all-$(printf 'x%.0s' $(seq 40))" },
+{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "$layer" },
   "targets": { "interfaces": ["jd*-$NT_ID", "je*-$NT_ID"] }, "spec": { "mtu": 4000 },
   "verify": { "probe": "none", "settle_ms": 0 } }
 JSON

@@ -19,7 +19,7 @@ ifc=jw$NT_ID
 ip -n "$ns" link add "$ifc" type veth peer name jx$NT_ID
 ip -n "$ns" link set "$ifc" up
 policy_file "$T/p9000.json" jumbo "$ifc" 9000
-policy_file "$T/p4000.json" smaller "$ifc" 4000
+policy_file "$T/p4000.json" jumbo "$ifc" 4000      # revision 2 of the same layer
 link_line() { ip -n "$ns" -d -o link show dev "$ifc" | sed 's/^[0-9]*: //'; }
 agent() { ip netns exec "$ns" "$AGENT" --config "$T/agent.json" "$@"; }
 history_json() { agent --output json history > "$T/h.json"; }

@@ -28,9 +28,10 @@ c.update({"sysfs_root": sys.argv[2] + "/sys", "settle_ms": 10000})
 json.dump(c, open(sys.argv[1], "w"), indent=1)
 EOF
 A() { NETTUNE_NETLINK_SOCKET=$NM_SOCK ip netns exec "$AS_NS" "$AGENT" --config "$T/agent.json" "$@"; }
-policy() {      # policy FILE NAME TARGETS_JSON SPEC_JSON [EXTRA]
+policy() {      # policy FILE NAME TARGETS_JSON SPEC_JSON [EXTRA] [OVERRIDES_JSON]
+        local over=${6:+, \"overrides\": $6}
         cat >"$1" <<EOF
-{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "$2" }, "targets": $3,
+{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "$2"$over }, "targets": $3,
   "spec": $4, "verify": { "probe": "none" }${5:+, $5} }
 EOF
 }
@@ -48,7 +49,7 @@ policy "$T/sw.json" sw-lossless "$sw" '{ "trust": "dscp", "dscp_to_priority": { 
 expect_rc 0 "the switch takes the same class" A apply "$T/sw.json"
 
 step "an ECN-only change that turns marking off on the lossless queue: refused, the switch untouched"
-policy "$T/ecn-off.json" ecn-off "$sw" '{ "ecn": { "queues": [3], "enabled": false } }'
+policy "$T/ecn-off.json" ecn-off "$sw" '{ "ecn": { "queues": [3], "enabled": false } }' '' '["sw-lossless"]'
 expect_rc 0 "validate alone cannot judge it (no pfc in the document)" A validate "$T/ecn-off.json"
 before=$(switch_state)
 m0=$(swdump leaf1 'd["mutations"]')
@@ -67,13 +68,13 @@ check "the switch's configuration is byte-identical" [ "$(switch_state)" = "$bef
 
 step "an ECN-only change to a queue that is not the lossless one keeps the class: it goes through"
 policy "$T/ecn4.json" ecn-queue4 "$sw" '{ "ecn": { "queues": [4], "min_threshold_bytes": 150000,
-  "max_threshold_bytes": 1500000, "mark_probability_pct": 100 } }'
+  "max_threshold_bytes": 1500000, "mark_probability_pct": 100 } }' '' '["sw-lossless"]'
 expect_rc 0 "apply ECN on queue 4" A apply "$T/ecn4.json"
 check "queue 4 marks now" [ "$(swdump leaf1 'd["nvue"]["applied"]["qos"]["congestion-control"]["default-global"]["traffic-class"]["4"]["ecn"]')" = enable ]
 check "queue 3 still marks" [ "$(swdump leaf1 'd["nvue"]["applied"]["qos"]["congestion-control"]["default-global"]["traffic-class"]["3"]["ecn"]')" = enable ]
 
 step "a PFC-only change that makes priority 5 lossless without a DSCP or ECN: refused"
-policy "$T/pfc5.json" pfc5 "$sw" '{ "pfc": { "priorities": [3, 5] } }'
+policy "$T/pfc5.json" pfc5 "$sw" '{ "pfc": { "priorities": [3, 5] } }' '' '["sw-lossless"]'
 before=$(switch_state)
 rc=0; A apply "$T/pfc5.json" 2>"$T/pfc5.err" || rc=$?
 cat "$T/pfc5.err"
@@ -82,7 +83,7 @@ check "the refusal names \$.spec.pfc.priorities[1]" grep -q "\$.spec.pfc.priorit
 check "the switch is byte-identical" [ "$(switch_state)" = "$before" ]
 
 step "a host_ecn-only change that turns DCQCN off on the lossless priority: refused, the NIC untouched"
-policy "$T/rp-off.json" rp-off "$host" '{ "host_ecn": { "priorities": [3], "reaction_point": false } }'
+policy "$T/rp-off.json" rp-off "$host" '{ "host_ecn": { "priorities": [3], "reaction_point": false } }' '' '["roce-lossless"]'
 host_state >"$T/h0"
 rc=0; A apply "$T/rp-off.json" 2>"$T/rp.err" || rc=$?
 cat "$T/rp.err"
@@ -95,12 +96,12 @@ check "the reaction point of priority 3 is still on" [ "$(cat "$T/sys/class/net/
 
 step "the same change with its rule waived goes through"
 policy "$T/rp-off-ok.json" rp-off-ok "$host" '{ "host_ecn": { "priorities": [3], "reaction_point": false } }' \
-        '"checks": { "allow": ["host_ecn_priority_mismatch"] }'
+        '"checks": { "allow": ["host_ecn_priority_mismatch"] }' '["roce-lossless"]'
 expect_rc 0 "apply with checks.allow" A apply "$T/rp-off-ok.json"
 check "the reaction point of priority 3 is off" [ "$(cat "$T/sys/class/net/$HOST_IF/ecn/roce_rp/enable/3")" = 0 ]
 
 step "an inconsistent target gets a note on a change that leaves the class as it is, and the change goes through"
-policy "$T/mtu.json" mtu "$host" '{ "mtu": 4200, "pfc": { "priorities": [3] } }'
+policy "$T/mtu.json" mtu "$host" '{ "mtu": 4200, "pfc": { "priorities": [3] } }' '' '["roce-lossless"]'
 A --output json plan "$T/mtu.json" >"$T/mtu.plan"
 python3 -c "import json,sys; [print('note:', n) for n in json.load(open(sys.argv[1]))['notes']]" "$T/mtu.plan"
 check "the note says it was so before" grep -q "lossless class, so before this change already: interface '$HOST_IF': .*host_ecn_priority_mismatch" \
@@ -109,8 +110,8 @@ expect_rc 0 "apply the MTU" A apply "$T/mtu.json"
 check "the MTU changed" grep -q "mtu 4200" <(nm_ctl dump)
 
 step "a change that makes the class whole again; its rollback leaves it as it was, never refused"
-policy "$T/rp-on.json" rp-on "$host" '{ "host_ecn": { "priorities": [3], "reaction_point": true } }'
+policy "$T/rp-on.json" rp-on "$host" '{ "host_ecn": { "priorities": [3], "reaction_point": true } }' '' '["roce-lossless", "rp-off-ok"]'
 expect_rc 0 "apply DCQCN on again" A apply "$T/rp-on.json"
 check "the reaction point of priority 3 is on" [ "$(cat "$T/sys/class/net/$HOST_IF/ecn/roce_rp/enable/3")" = 1 ]
-expect_rc 0 "rollback (the snapshot had it off: the way back is never refused)" A rollback
+expect_rc 0 "rollback (the snapshot had it off: the way back is never refused)" A rollback --policy rp-on
 check "the reaction point of priority 3 is off again" [ "$(cat "$T/sys/class/net/$HOST_IF/ecn/roce_rp/enable/3")" = 0 ]

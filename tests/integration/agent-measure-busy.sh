@@ -101,7 +101,7 @@ check "  naming \$.runs and the limit" [ "$(err '["path"]')" = '$.runs' ] &&
 
 step "a transaction's baseline is the node's measurement"
 start_responder
-policy_file "$T/g.json" gated "$ifc" 4000 \
+policy_file "$T/g.json" jumbo "$ifc" 4000 \
         '{"probe":"tcp","peer":"10.209.0.2:18565","duration_ms":30000,"runs":2,"settle_ms":0}'
 bg api "$ns" /v1/apply -X POST --data-binary @"$T/g.json" > "$T/gated.code"
 wait_for 30 health_kind_is baseline ||
