@@ -238,10 +238,23 @@ int intent_conflict(struct txn_env *env, const struct intent *in, const struct p
         return r;
 }
 
+/* Can layers a and b never declare the same field of the same target? (no common field, or target kind) */
+static bool disjoint(const struct policy *a, const struct policy *b)
+{
+        return !(a->spec.present & b->spec.present) || (!a->n_switches && !b->n_interfaces) ||
+               (!a->n_interfaces && !b->n_switches);
+}
+
 bool intent_is_layered(const struct intent *in, const struct policy *p)
 {
         int i = intent_find(in, p->name);
+        bool apart = true;
 
+        /* a new layer beside others it cannot touch: its own plan is the change */
+        for (unsigned k = 0; k < in->n && apart; k++)
+                apart = (int)k == i || disjoint(in->v[k].p, p);
+        if (i < 0 && apart)
+                return false;
         if (in->n > 1 || (in->n == 1 && i < 0))
                 return true;
         /* the same layer alone: a change plan only when the new version releases something */
