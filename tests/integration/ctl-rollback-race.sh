@@ -18,8 +18,10 @@ PROXY=$NETTUNE_TOP/tests/tools/confirm_proxy.py
 
 step "one node, nothing committed yet; controller B reaches it through a proxy that holds its rollbacks"
 fleet_up 1
-policy "$T/p9000.json" mtu-9000 9000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
-policy "$T/p4000.json" mtu-4000 4000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
+# two revisions of one layer (docs/policy-reference.md, "Layers and owners"): a plain
+# rollback undoes the newest revision of the node's only layer
+policy "$T/p9000.json" mtu 9000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
+policy "$T/p4000.json" mtu 4000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
 mkdir -p "$T/gate"
 bg ip netns exec "$HUB" python3 "$PROXY" --listen "$HUB_IP:7501" --upstream "$(node_ip 1):$FLEET_PORT" \
         --cert "$T/pki/agent.crt" --key "$T/pki/agent.key" --client-ca "$T/pki/clients-ca.crt" \

@@ -77,7 +77,8 @@ step "drift prints the agents' lines"
 rc=0; ctl drift >"$T/d.txt" || rc=$?
 cat "$T/d.txt"
 check "exit 1 (got $rc)" [ "$rc" -eq 1 ]
-check "node002: drift, then its agent's line" sh -c "grep -A1 '^node002: drift' '$T/d.txt' | grep -qx '  nt0 mtu: 1500 (committed: 9000)'"
+check "node002: drift, then its agent's line, naming the field's owner" \
+        sh -c "grep -A1 '^node002: drift' '$T/d.txt' | grep -qx \"  nt0 mtu: 1500 (committed: 9000) by policy 'mtu-9000' revision 1\""
 check "no JSON in the text" sh -c "! grep -q '{' '$T/d.txt'"
 
 step "an unreachable node is named"
