@@ -84,6 +84,20 @@ static void set_owners(struct plan *p, const struct layer *v, unsigned n)
 }
 
 /*
+ * Field f was released and every field its driver writes on pt is released too: the
+ * driver gives back what it took, so it is handed what the journal found where it
+ * writes (state.qdisc: the kernel's default qdisc, and nettune's tree goes), as a
+ * rollback to that snapshot would be.
+ */
+static bool driver_released(const struct plan_target *pt, enum state_field f, uint32_t released)
+{
+        for (unsigned i = 0; i < pt->n_routes; i++)
+                if (pt->routes[i].fields & STATE_BIT(f))
+                        return !(pt->routes[i].fields & pt->want & ~released);
+        return false;
+}
+
+/*
  * One target's part of a change of layer `name` from `before` to `after` (or, name
  * NULL, the whole of after): the fields either gives to `name`, desired as after has
  * them, a field after leaves to nobody back at its value before nettune.
@@ -150,6 +164,8 @@ static int add_intent_target(struct txn_env *env, struct plan *p, const struct t
                 for (unsigned u = 0; u < pt->n_units; u++) {
                         pt->desired[u].present &= ~STATE_BIT(f);
                         state_copy_fields(&pt->desired[u], &units[u], STATE_BIT(f));
+                        if (driver_released(pt, (enum state_field)f, released))
+                                pt->desired[u].qdisc = units[u].qdisc;
                 }
         }
         return 0;
