@@ -84,17 +84,56 @@ static void set_owners(struct plan *p, const struct layer *v, unsigned n)
 }
 
 /*
- * Field f was released and every field its driver writes on pt is released too: the
- * driver gives back what it took, so it is handed what the journal found where it
- * writes (state.qdisc: the kernel's default qdisc, and nettune's tree goes), as a
- * rollback to that snapshot would be.
+ * What a snapshot keeps beside the fields, for the drivers that put it back
+ * (policies/state.h): the DCB device (DCBX mode, APP entries) with the DCB fields,
+ * what sat where the tc qdisc driver attaches with its fields. Once every such field
+ * of a target is released, the oldest original of them gives it back too, as a
+ * rollback to that snapshot would (the DCBX mode nettune switched; the kernel's
+ * default qdisc, nettune's tree gone).
  */
-static bool driver_released(const struct plan_target *pt, enum state_field f, uint32_t released)
+#define QDISC_STATE_FIELDS (STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN))
+#define DCB_DEVICE_FIELDS (STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_DSCP_MAP) | \
+                           STATE_BIT(STATE_FIELD_PFC) | STATE_BIT(STATE_FIELD_ETS) | \
+                           STATE_BIT(STATE_FIELD_CABLE_LEN) | STATE_BIT(STATE_FIELD_BUFFERS))
+
+struct released_extras {
+        int64_t dcb_tx, qdisc_tx;               /* the original each was taken from, 0: none */
+        struct state_dcb_device dcb;
+        struct state_qdisc qdisc;
+};
+
+/* The fields of the driver that attaches tc qdiscs (it serves ecn) on pt, 0 when none does. */
+static uint32_t qdisc_route_fields(const struct plan_target *pt)
 {
         for (unsigned i = 0; i < pt->n_routes; i++)
-                if (pt->routes[i].fields & STATE_BIT(f))
-                        return !(pt->routes[i].fields & pt->want & ~released);
-        return false;
+                if (pt->routes[i].ops->fields & STATE_BIT(STATE_FIELD_ECN))
+                        return pt->routes[i].fields & pt->want;
+        return 0;
+}
+
+static void extras_note(struct released_extras *x, int f, int64_t tx, const struct state *orig)
+{
+        if ((DCB_DEVICE_FIELDS & STATE_BIT(f)) && orig->dcb.present && (!x->dcb_tx || tx < x->dcb_tx)) {
+                x->dcb_tx = tx;
+                x->dcb = orig->dcb;
+        }
+        if ((QDISC_STATE_FIELDS & STATE_BIT(f)) && orig->qdisc.root != STATE_QDISC_UNKNOWN &&
+            (!x->qdisc_tx || tx < x->qdisc_tx)) {
+                x->qdisc_tx = tx;
+                x->qdisc = orig->qdisc;
+        }
+}
+
+static void extras_put(struct plan_target *pt, const struct released_extras *x, uint32_t released)
+{
+        uint32_t q = qdisc_route_fields(pt);
+
+        if (pt->n_units != 1)
+                return;
+        if (x->dcb_tx && !(pt->want & DCB_DEVICE_FIELDS & ~released))
+                pt->desired[0].dcb = x->dcb;
+        if (x->qdisc_tx && q && !(q & ~released))
+                pt->desired[0].qdisc = x->qdisc;
 }
 
 /*
@@ -107,6 +146,7 @@ static int add_intent_target(struct txn_env *env, struct plan *p, const struct t
 {
         bool sw = t->kind == TARGET_SWITCH;
         uint32_t on = plan_fields_of(t), released = 0, take = 0;
+        struct released_extras x = { 0 };
         int own_before[STATE_FIELD_MAX], own_after[STATE_FIELD_MAX];
         struct state before, after;
         struct plan_target *pt;
@@ -131,7 +171,7 @@ static int add_intent_target(struct txn_env *env, struct plan *p, const struct t
                 _cleanup_free_ char *json = NULL;
 
                 if (!(released & STATE_BIT(f)) ||
-                    journal_original(env->journal, t->kind, t->name, f, &json, e) < 0) {
+                    journal_original(env->journal, t->kind, t->name, f, &json, NULL, e) < 0) {
                         released &= ~STATE_BIT(f);
                         continue;
                 }
@@ -148,11 +188,12 @@ static int add_intent_target(struct txn_env *env, struct plan *p, const struct t
         for (int f = 0; f < STATE_FIELD_MAX && released; f++) {
                 _cleanup_free_ char *json = NULL;
                 _cleanup_free_ struct state *units = NULL;
+                int64_t tx = 0;
                 json_t *j;
 
                 if (!(released & STATE_BIT(f)) || !(pt->want & STATE_BIT(f)))
                         continue;
-                if (journal_original(env->journal, t->kind, t->name, f, &json, e) < 0 ||
+                if (journal_original(env->journal, t->kind, t->name, f, &json, &tx, e) < 0 ||
                     !(j = json_loads(json, 0, NULL)))
                         return errbuf_set(e, EIO, NULL, "%s '%s': the value of '%s' before nettune cannot be read",
                                           target_kind_name(t->kind), t->name, state_field_name(f));
@@ -164,10 +205,10 @@ static int add_intent_target(struct txn_env *env, struct plan *p, const struct t
                 for (unsigned u = 0; u < pt->n_units; u++) {
                         pt->desired[u].present &= ~STATE_BIT(f);
                         state_copy_fields(&pt->desired[u], &units[u], STATE_BIT(f));
-                        if (driver_released(pt, (enum state_field)f, released))
-                                pt->desired[u].qdisc = units[u].qdisc;
                 }
+                extras_note(&x, f, tx, &units[0]);
         }
+        extras_put(pt, &x, released);
         return 0;
 }
 
