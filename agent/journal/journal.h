@@ -288,10 +288,11 @@ int journal_set_layer(struct journal *j, int64_t tx, const char *layer, int64_t 
 /*
  * The value a target's field had before nettune first took it (the snapshot of the
  * first transaction that wrote it): the target's snapshot JSON (state_to_json()
- * text, every unit; caller frees). -ENOENT when nettune never took it.
+ * text, every unit; caller frees) and, ret_tx not NULL, that transaction. -ENOENT
+ * when nettune never took it.
  */
 int journal_original(struct journal *j, int kind, const char *target, int field, char **ret_state_json,
-                     struct errbuf *e);
+                     int64_t *ret_tx, struct errbuf *e);
 
 /*
  * serve's enforcement since a person last acted: the committed transactions of kind

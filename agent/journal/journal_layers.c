@@ -10,11 +10,27 @@ static const char sql_originals[] =
         " json_extract(r.value, '$.state') FROM snapshot_sets s, json_each(s.rows_json) r, bits"
         " WHERE s.tx = ?1 AND (json_extract(r.value, '$.fields') >> bits.b) & 1";
 
+/*
+ * With no layer committed, nettune owns no field: the values kept from an earlier
+ * ownership are stale (the operator may have changed them since), and this
+ * snapshot's are the values before nettune takes them again.
+ */
+static const char sql_originals_stale[] =
+        "DELETE FROM originals WHERE NOT EXISTS (SELECT 1 FROM layer_versions v WHERE v.policy_json IS NOT NULL"
+        " AND v.rev = (SELECT MAX(rev) FROM layer_versions w WHERE w.name = v.name))";
+
 int journal_originals_record(struct db *d, int64_t tx, struct errbuf *e)
 {
         sqlite3_stmt *st;
-        int r = db_cached(d, sql_originals, &st, e);
+        int r = db_cached(d, sql_originals_stale, &st, e);
 
+        if (r < 0)
+                return r;
+        r = db_step_done(d, st, e);
+        db_uncache(d, sql_originals_stale, st);
+        if (r < 0)
+                return r;
+        r = db_cached(d, sql_originals, &st, e);
         if (r < 0)
                 return r;
         sqlite3_bind_int64(st, 1, tx);
@@ -194,11 +210,11 @@ int journal_set_layer(struct journal *j, int64_t tx, const char *layer, int64_t 
 }
 
 int journal_original(struct journal *j, int kind, const char *target, int field, char **ret_state_json,
-                     struct errbuf *e)
+                     int64_t *ret_tx, struct errbuf *e)
 {
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
-        int r = db_prepare(journal_db(j), "SELECT state_json FROM originals WHERE kind = ? AND target = ? AND field = ?",
-                           &st, e);
+        int r = db_prepare(journal_db(j), "SELECT state_json, tx FROM originals WHERE kind = ? AND target = ? AND "
+                           "field = ?", &st, e);
 
         if (r < 0)
                 return r;
@@ -211,6 +227,8 @@ int journal_original(struct journal *j, int kind, const char *target, int field,
         if (r == 0)
                 return -ENOENT;
         *ret_state_json = db_col_dup(st, 0);
+        if (ret_tx)
+                *ret_tx = sqlite3_column_int64(st, 1);
         return *ret_state_json ? 0 : errbuf_set(e, ENOMEM, NULL, "out of memory");
 }
 

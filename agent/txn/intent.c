@@ -89,6 +89,59 @@ static void set_owners(struct plan *p, const struct layer *v, unsigned n)
 }
 
 /*
+ * What a snapshot keeps beside the fields, for the drivers that put it back
+ * (policies/state.h): the DCB device (DCBX mode, APP entries) with the DCB fields,
+ * what sat where the tc qdisc driver attaches with its fields. Once every such field
+ * of a target is released, the oldest original of them gives it back too, as a
+ * rollback to that snapshot would (the DCBX mode nettune switched; the kernel's
+ * default qdisc, nettune's tree gone).
+ */
+#define QDISC_STATE_FIELDS (STATE_BIT(STATE_FIELD_ETS) | STATE_BIT(STATE_FIELD_ECN))
+#define DCB_DEVICE_FIELDS (STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_DSCP_MAP) | \
+                           STATE_BIT(STATE_FIELD_PFC) | STATE_BIT(STATE_FIELD_ETS) | \
+                           STATE_BIT(STATE_FIELD_CABLE_LEN) | STATE_BIT(STATE_FIELD_BUFFERS))
+
+struct released_extras {
+        int64_t dcb_tx, qdisc_tx;               /* the original each was taken from, 0: none */
+        struct state_dcb_device dcb;
+        struct state_qdisc qdisc;
+};
+
+/* The fields of the driver that attaches tc qdiscs (it serves ecn) on pt, 0 when none does. */
+static uint32_t qdisc_route_fields(const struct plan_target *pt)
+{
+        for (unsigned i = 0; i < pt->n_routes; i++)
+                if (pt->routes[i].ops->fields & STATE_BIT(STATE_FIELD_ECN))
+                        return pt->routes[i].fields & pt->want;
+        return 0;
+}
+
+static void extras_note(struct released_extras *x, int f, int64_t tx, const struct state *orig)
+{
+        if ((DCB_DEVICE_FIELDS & STATE_BIT(f)) && orig->dcb.present && (!x->dcb_tx || tx < x->dcb_tx)) {
+                x->dcb_tx = tx;
+                x->dcb = orig->dcb;
+        }
+        if ((QDISC_STATE_FIELDS & STATE_BIT(f)) && orig->qdisc.root != STATE_QDISC_UNKNOWN &&
+            (!x->qdisc_tx || tx < x->qdisc_tx)) {
+                x->qdisc_tx = tx;
+                x->qdisc = orig->qdisc;
+        }
+}
+
+static void extras_put(struct plan_target *pt, const struct released_extras *x, uint32_t released)
+{
+        uint32_t q = qdisc_route_fields(pt);
+
+        if (pt->n_units != 1)
+                return;
+        if (x->dcb_tx && !(pt->want & DCB_DEVICE_FIELDS & ~released))
+                pt->desired[0].dcb = x->dcb;
+        if (x->qdisc_tx && q && !(q & ~released))
+                pt->desired[0].qdisc = x->qdisc;
+}
+
+/*
  * One target's part of a change of layer `name` from `before` to `after` (or, name
  * NULL, the whole of after): the fields either gives to `name`, desired as after has
  * them, a field after leaves to nobody back at its value before nettune.
@@ -98,6 +151,7 @@ static int add_intent_target(struct txn_env *env, struct plan *p, const struct t
 {
         bool sw = t->kind == TARGET_SWITCH;
         uint32_t on = plan_fields_of(t), released = 0, take = 0;
+        struct released_extras x = { 0 };
         int own_before[STATE_FIELD_MAX], own_after[STATE_FIELD_MAX];
         struct state before, after;
         struct plan_target *pt;
@@ -122,7 +176,7 @@ static int add_intent_target(struct txn_env *env, struct plan *p, const struct t
                 _cleanup_free_ char *json = NULL;
 
                 if (!(released & STATE_BIT(f)) ||
-                    journal_original(env->journal, t->kind, t->name, f, &json, e) < 0) {
+                    journal_original(env->journal, t->kind, t->name, f, &json, NULL, e) < 0) {
                         released &= ~STATE_BIT(f);
                         continue;
                 }
@@ -139,11 +193,12 @@ static int add_intent_target(struct txn_env *env, struct plan *p, const struct t
         for (int f = 0; f < STATE_FIELD_MAX && released; f++) {
                 _cleanup_free_ char *json = NULL;
                 _cleanup_free_ struct state *units = NULL;
+                int64_t tx = 0;
                 json_t *j;
 
                 if (!(released & STATE_BIT(f)) || !(pt->want & STATE_BIT(f)))
                         continue;
-                if (journal_original(env->journal, t->kind, t->name, f, &json, e) < 0 ||
+                if (journal_original(env->journal, t->kind, t->name, f, &json, &tx, e) < 0 ||
                     !(j = json_loads(json, 0, NULL)))
                         return errbuf_set(e, EIO, NULL, "%s '%s': the value of '%s' before nettune cannot be read",
                                           target_kind_name(t->kind), t->name, state_field_name(f));
@@ -156,7 +211,9 @@ static int add_intent_target(struct txn_env *env, struct plan *p, const struct t
                         pt->desired[u].present &= ~STATE_BIT(f);
                         state_copy_fields(&pt->desired[u], &units[u], STATE_BIT(f));
                 }
+                extras_note(&x, f, tx, &units[0]);
         }
+        extras_put(pt, &x, released);
         return 0;
 }
 

@@ -34,7 +34,8 @@ d["tls"]["roles"] = {"operate": ["nettune-controller"], "read": ["*.ro.test"]}
 json.dump(d, open(sys.argv[1], "w"))
 PY
 policy_file "$T/p.json" jumbo "$ifc" 9000
-policy_file "$T/q.json" jumbo4k "$ifc" 4000
+# The same layer (metadata.name): 4000 is a new revision of jumbo, pending over 9000.
+policy_file "$T/q.json" jumbo "$ifc" 4000
 serve_start "$ns" "$T/agent.json" 2>>"$T/serve.log"
 mtu_is() { [ "$(mtu_of "$ns" "$ifc")" = "$1" ]; }
 code() { jq_py "$T/body" 'd["error"]["code"]'; }

@@ -18,7 +18,8 @@ as_switch leaf1 eos Ethernet1,Ethernet2
 as_switch leaf2 sonic Ethernet0,Ethernet4
 as_switches_up
 policy_switch "$T/p1.json" lossless 9000 3
-policy_switch "$T/p2.json" other 4000 4 \
+# p2 is a new revision of p1's layer (the same metadata.name): its gate fails and p1 stays.
+policy_switch "$T/p2.json" lossless 4000 4 \
         "{\"probe\":\"tcp\",\"peer\":\"$AS_PEER:18515\",\"device\":\"$AS_IF\",\"duration_ms\":200,\"runs\":1,\"settle_ms\":0,\"min_gbps\":100000}"
 sw_state() { A --output json state --switches "$1" >"$T/st.json" && jq_py "$T/st.json" 'd["switches"][0]["state"]'; }
 # sw_get SWITCH EXPR: EXPR of every port's state, one value when all ports agree.

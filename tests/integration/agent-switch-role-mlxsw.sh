@@ -64,7 +64,8 @@ check "red under band 4 (class 3) with ecn and nodrop (flags 0x9), offloaded" \
 check "DCB ETS and PFC untouched" cmp -s <(grep -v -e qdisc -e headroom "$T/now") <(grep -v headroom "$T/dcb-state")
 check "the offloaded root put the port's headroom in TC mode (mlxsw_sp_qdisc_create)" grep -q "headroom tc " "$T/now"
 expect_rc 0 "no drift" A drift
-expect_rc 0 "rollback" A rollback
+# dcb and ecn are two layers (policies) on swp1: roll back the ecn one, dcb stays
+expect_rc 0 "rollback" A rollback --policy ecn
 dev_dump swp1 >"$T/now"
 check "the tree is gone, the port as it was" cmp -s "$T/now" "$T/dcb-state"
 
@@ -101,7 +102,7 @@ check "nothing changed (sets $s0 -> $(sets))" [ "$(sets)" = "$s0" ]
 check "the port is as it was" test "$(dev_dump swp3)" = "$before"
 
 step "a port without DCB ETS: every priority stays in traffic class 0, and an ECN queue nobody uses is named"
-A rollback >/dev/null      # swp3 back to its power-on DCB
+A rollback --policy bad-dcb >/dev/null      # swp3 back to its power-on DCB
 A plan "$T/ecn3.json" >"$T/out" 2>&1; cat "$T/out"
 check "no PFC, no headroom note" sh -c "! grep -q 'headroom in TC mode' '$T/out'"
 check "the plan says queue 3 carries no traffic" grep -q "ecn queue 3 carries no traffic: no priority maps to traffic class 3" "$T/out"
@@ -110,4 +111,4 @@ dev_dump swp3 >"$T/now"
 check "ets: every priority in band 7 (class 0), all strict" \
         grep -q "qdisc ets 4e54: parent ffff:ffff bands 8 strict 8 priomap 7,7,7,7,7,7,7,7 quanta offloaded 1" "$T/now"
 check "red without nodrop (no PFC)" grep -q "qdisc red 4e63: .* flags 0x1 offloaded 1" "$T/now"
-expect_rc 0 "rollback" A rollback
+expect_rc 0 "rollback" A rollback --policy ecn3

@@ -24,8 +24,10 @@ EXTRA_SWITCHES_JSON="{ \"name\": \"spine1\", \"dialect\": \"nvue\", \"host\": \"
 as_switches_up
 verify_gate="{\"probe\":\"tcp\",\"peer\":\"$AS_PEER:18515\",\"duration_ms\":700,\"runs\":3,\"settle_ms\":0,\"max_regression_pct\":50}"
 policy_mixed "$T/p1.json" jumbo 9000 150000
-policy_mixed "$T/p2.json" smaller 4000 200000 "$verify_gate"
-policy_switch "$T/p3.json" lossless 9000 3
+# p2, p3 (and p4 below) are new revisions of p1's layer (the same metadata.name), each
+# replacing it: a bare rollback after p3 goes back to p1.
+policy_mixed "$T/p2.json" jumbo 4000 200000 "$verify_gate"
+policy_switch "$T/p3.json" jumbo 9000 3
 
 step "state: interfaces and switches; an unreachable switch is reported, the rest listed"
 rc=0; A --output json state >"$T/s.json" 2>"$T/s.err" || rc=$?
@@ -87,7 +89,7 @@ check "journal records how leaf1 was restored" [ "$(jq_py "$T/h.json" "[r['metho
 tc -n "$AS_NS" qdisc del dev "$AS_IF" root
 
 step "--confirm-timeout without confirm reverts the switch and the interface"
-policy_mixed "$T/p4.json" pending 5000 300000
+policy_mixed "$T/p4.json" jumbo 5000 300000
 # A long timer that the test runs out (expire_confirm): the reads while it is pending
 # cannot race it.
 rc=0; A --output json apply --confirm-timeout 600 "$T/p4.json" >"$T/r.json" || rc=$?

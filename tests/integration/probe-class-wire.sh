@@ -132,7 +132,8 @@ mkdir -p "$gid/gids" "$gid/gid_attrs/types"
 echo 0000:0000:0000:0000:0000:ffff:c000:0201 >"$gid/gids/1"      # ::ffff:192.0.2.1, not our source
 echo "RoCE v2" >"$gid/gid_attrs/types/1"
 echo "{ \"state_dir\": \"$T/state\", \"sysfs_root\": \"$T/sys\" }" >"$T/agent.json"
-policy_file "$T/auto.json" auto "$va" 1500 \
+# a new revision of the committed layer class (the same metadata.name): it replaces it
+policy_file "$T/auto.json" class "$va" 1500 \
         '{"probe":"auto","peer":"10.211.0.2:18515","dscp":26,"duration_ms":300,"runs":1,"settle_ms":0,"max_regression_pct":90}'
 A plan "$T/auto.json" >"$T/auto.plan"
 check "plan notes the warning" grep -q "warning: probe 'auto' resolved to tcp on '$va' although this node has RDMA device mlx5_0" "$T/auto.plan"

@@ -57,9 +57,10 @@ on_tty "$T/j.out" "$T/j.tty" "${A[@]}" --output json "${PROBE[@]}" || fail "prob
 check "--output json on a terminal: no escape codes" no_escapes "$T/j.tty" "$T/j.out"
 check "--output json: stdout is one JSON document" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/j.out"
 
+# One layer (metadata.name "mtu"): each apply is a new revision of it, replacing the MTU.
 mtu_policy() {
         cat >"$1" <<JSON
-{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "mtu-$2" },
+{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "mtu" },
   "targets": { "interfaces": ["$ifc"] }, "spec": { "mtu": $2 },
   "verify": { "probe": "tcp", "peer": "$PEER", "duration_ms": 200, "runs": 2, "settle_ms": 0,
               "max_regression_pct": 90 } }
@@ -97,6 +98,14 @@ CTL_CMD=(ip netns exec "$HUB" "$CTL" --inventory "$T/inventory.json" --db "$T/ct
 policy "$T/mtu.json" mtu-9000 9000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
 policy "$T/mtu2.json" mtu-4000 4000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
 policy "$T/mtu3.json" mtu-5000 5000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
+# each rollout's policy wins over the MTU of the ones before it (metadata.overrides)
+python3 - "$T/mtu2.json" "$T/mtu3.json" <<'PY'
+import json, sys
+for f, over in zip(sys.argv[1:], (["mtu-9000"], ["mtu-9000", "mtu-4000"])):
+    d = json.load(open(f))
+    d["metadata"]["overrides"] = over
+    json.dump(d, open(f, "w"))
+PY
 rc=0; answer_tty n "$T/cn.out" "$T/cn.tty" "${CTL_CMD[@]}" apply "$T/mtu.json" --canary 1 --wave-size 100% || rc=$?
 cat -v "$T/cn.tty"
 check "nettunectl apply asks first" grep -q "roll 'mtu-9000' out to 3 nodes in 2 waves? \[y/N\]" "$T/cn.tty"
