@@ -4,7 +4,10 @@
  * again as a full, gated transaction of kind "rollback" (resolve, diff,
  * baseline, snapshot, apply, read back, post probe and gate with that
  * revision's own verify settings). Fields the revision does not manage are left
- * as they are.
+ * as they are. With layers, every layer goes back to what it was at that revision:
+ * one taken out since comes back, one committed since goes, and a revision that took
+ * the last layer out takes every layer out (each field back to its value before
+ * nettune).
  */
 #include "common/outcome.h"
 #include "agent/txn/txn_internal.h"
@@ -64,6 +67,15 @@ int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret)
         r = journal_committed_policy(env->journal, rev, &p, NULL, &ret->error);
         if (r == -ENOENT)
                 return refuse(ret, rev, "does not exist: no committed revision has that number");
+        if (r >= 0 && !p && journal_layers_since(env->journal, &since, &ret->error) >= 0 && since > 0 &&
+            rev >= since && journal_committed_policy(env->journal, 0, &p, NULL, &ret->error) >= 0 && p) {
+                /* a revision that took the last layer out: going back to it takes every layer out,
+                 * gated by the verify settings of the newest committed policy, the one it undoes */
+                r = back_to(env, rev, p, ret);
+                txn_rollback_name_gate(ret, p->name);
+                policy_free(p);
+                return r;
+        }
         if (r >= 0 && !p)
                 return refuse(ret, rev, "has no policy (it undid the first one): there is nothing to apply");
         if (r < 0) {
