@@ -69,7 +69,7 @@ case_probe_class() {
         # a transaction pins auto once: with the RDMA device gone after the change, the
         # post-change probe fails as verbs (gate: post_probe_failed); it never falls back to tcp
         cat > /tmp/pin.json <<EOP
-{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "vmlab-pin" },
+{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "vmlab-pin", "overrides": ["vmlab-mtu"] },
   "targets": { "interfaces": ["va", "vb"] },
   "spec": { "mtu": 4200 },
   "verify": { "probe": "auto", "peer": "$B:$PORT", "dscp": 26, "duration_ms": 300, "message_size": $SIZE,

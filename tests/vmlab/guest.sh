@@ -108,9 +108,11 @@ case_a() {
                 res "FAIL verbs-probe-vs-ib_write_bw: ratio $r below 0.5"
 }
 
-policy() {      # policy FILE MTU MAX_REGRESSION_PCT
+# policy FILE MTU MAX_REGRESSION_PCT: the MTUs of the cases are revisions of one layer
+# (docs/policy-reference.md, "Layers and owners"), each replacing the one before
+policy() {
         cat > "$1" <<EOP
-{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "vmlab-mtu-$2" },
+{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "vmlab-mtu" },
   "targets": { "interfaces": ["va", "vb"] },
   "spec": { "mtu": $2 },
   "verify": { "probe": "verbs", "peer": "$B:$PORT", "duration_ms": 800, "message_size": $SIZE,

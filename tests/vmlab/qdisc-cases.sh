@@ -21,9 +21,11 @@ verdict() {     # CONDITION; verdict NAME $?: PASS, or FAIL with the last output
 has() { grep -q "$1" $W/out; }
 run() { "$@" > $W/out 2>&1; rc=$?; }
 
-policy() {      # policy FILE IFACE ECN [SPEC_EXTRA]
+# policy FILE IFACE ECN [SPEC_EXTRA]: one layer per port (docs/policy-reference.md, "Layers
+# and owners"), so that a policy for vb leaves va's as it is, and the next one for va replaces it
+policy() {
         cat > "$1" <<EOF
-{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "qdisc-cases" },
+{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "qdisc-$2" },
   "targets": { "interfaces": ["$2"] }, "spec": { "ecn": $3 $4 }, "verify": { "probe": "none" } }
 EOF
 }
@@ -100,7 +102,7 @@ cases() {
         [ $rc -eq 0 ] && qdiscs vb | grep -q 'ets 4e54: parent 1:1' &&
                 qdiscs vb | grep -q 'red 4e63: parent 4e54:5 limit 6000000b min 150000b max 1500000b ecn'
         verdict parent-apply $?
-        run agent rollback
+        run agent rollback --policy qdisc-vb          # va's layer stays committed beside it
         [ $rc -eq 0 ] && ! qdiscs vb | grep -q 'ets 4e54:' && qdiscs vb | grep -q 'htb 1: root'
         verdict parent-restored $?
 
