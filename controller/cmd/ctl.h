@@ -182,6 +182,14 @@ struct ctl_selector {
 /* argv[*i] a selector? 1: taken (*i past its value), 0: not one, -EINVAL: malformed (printed). */
 int ctl_take_selector(struct ctl *c, int *i, struct ctl_selector *s);
 /*
+ * A fleet command's options: selectors into sel, every other "--OPT VALUE" or
+ * "--OPT=VALUE" to one(ctx, OPT, VALUE): 0 taken, 1 not an option of the command,
+ * -EINVAL refused (printed). 0, or -EINVAL when something was refused (printed; an
+ * unknown option or a stray argument is named by ctl_bad_arg).
+ */
+int ctl_take_options(struct ctl *c, struct ctl_selector *sel, int (*one)(void *ctx, const char *opt, const char *v),
+                     void *ctx);
+/*
  * The nodes the policy (NULL: all) and only select, in inventory order (ctl_select());
  * none: the error printed, OUTCOME_INVALID. Returns 0 or an exit code; caller frees *ret.
  */

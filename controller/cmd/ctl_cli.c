@@ -381,6 +381,30 @@ int ctl_take_selector(struct ctl *c, int *i, struct ctl_selector *s)
         return 1;
 }
 
+int ctl_take_options(struct ctl *c, struct ctl_selector *sel, int (*one)(void *ctx, const char *opt, const char *v),
+                     void *ctx)
+{
+        for (int i = 0; i < c->argc; i++) {
+                const char *arg = c->argv[i], *eq = strchr(arg, '='), *v;
+                char opt[32];
+                int r = ctl_take_selector(c, &i, sel);
+
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        continue;
+                if (strncmp(arg, "--", 2) != 0)
+                        return ctl_bad_arg(c, arg);
+                snprintf(opt, sizeof(opt), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+                v = eq ? eq + 1 : i + 1 < c->argc ? c->argv[++i] : NULL;
+                if (!v || (r = one(ctx, opt, v)) > 0)
+                        return ctl_bad_arg(c, arg);
+                if (r < 0)
+                        return -EINVAL;
+        }
+        return 0;
+}
+
 int ctl_select_only(struct ctl *c, const struct policy *p, const struct ctl_selector *only,
                     const struct inventory_node ***ret, unsigned *ret_n)
 {

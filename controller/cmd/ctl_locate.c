@@ -45,8 +45,9 @@ static int parse_label(const char *opt, const char *v, char *buf, size_t size)
         return 0;
 }
 
-static int parse_one(struct locate_args *a, const char *o, const char *v)
+static int parse_one(void *ctx, const char *o, const char *v)
 {
+        struct locate_args *a = ctx;
         unsigned u;
 
         if (streq(o, "--by"))
@@ -77,25 +78,7 @@ static int parse_one(struct locate_args *a, const char *o, const char *v)
 static int parse_args(struct ctl *c, struct locate_args *a)
 {
         locate_opts_default(&a->o);
-        for (int i = 0; i < c->argc; i++) {
-                const char *arg = c->argv[i], *eq = strchr(arg, '='), *v;
-                char opt[32];
-                int r = ctl_take_selector(c, &i, &a->sel);
-
-                if (r < 0)
-                        return r;
-                if (r > 0)
-                        continue;
-                if (strncmp(arg, "--", 2) != 0)
-                        return ctl_bad_arg(c, arg);
-                snprintf(opt, sizeof(opt), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
-                v = eq ? eq + 1 : i + 1 < c->argc ? c->argv[++i] : NULL;
-                if (!v || (r = parse_one(a, opt, v)) > 0)
-                        return ctl_bad_arg(c, arg);
-                if (r < 0)
-                        return -EINVAL;
-        }
-        return 0;
+        return ctl_take_options(c, &a->sel, parse_one, a);
 }
 
 /* The value of label key on node n, "" when it has none. */

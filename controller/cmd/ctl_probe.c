@@ -17,6 +17,7 @@ struct probe_args {
         struct fabric_opts o;
         const char *receiver;
         struct ctl_selector sel;        /* --selector (--label) */
+        bool pattern;                   /* --pattern given */
 };
 
 static int parse_mode(const char *v, struct probe_args *a)
@@ -28,12 +29,14 @@ static int parse_mode(const char *v, struct probe_args *a)
         return 0;
 }
 
-static int parse_one(struct probe_args *a, const char *o, const char *v)
+static int parse_one(void *ctx, const char *o, const char *v)
 {
+        struct probe_args *a = ctx;
         unsigned u;
 
         if (streq(o, "--pattern")) {
-                if (v && fabric_pattern_from_string(v, &a->o.pattern) >= 0)
+                a->pattern = v && fabric_pattern_from_string(v, &a->o.pattern) >= 0;
+                if (a->pattern)
                         return 0;
                 log_err("--pattern '%s': expected 'ring', 'incast' or 'alltoall'; nothing was run", v ? v : "");
                 return -EINVAL;
@@ -65,29 +68,10 @@ static int parse_one(struct probe_args *a, const char *o, const char *v)
 
 static int parse_args(struct ctl *c, struct probe_args *a)
 {
-        bool pattern = false;
-
         fabric_opts_defaults(&a->o);
-        for (int i = 0; i < c->argc; i++) {
-                const char *arg = c->argv[i], *eq = strchr(arg, '='), *v;
-                char opt[32];
-                int r = ctl_take_selector(c, &i, &a->sel);
-
-                if (r < 0)
-                        return r;
-                if (r > 0)
-                        continue;
-                if (strncmp(arg, "--", 2) != 0)
-                        return ctl_bad_arg(c, arg);
-                snprintf(opt, sizeof(opt), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
-                v = eq ? eq + 1 : i + 1 < c->argc ? c->argv[++i] : NULL;
-                if (!v || (r = parse_one(a, opt, v)) > 0)
-                        return ctl_bad_arg(c, arg);
-                if (r < 0)
-                        return -EINVAL;
-                pattern |= streq(opt, "--pattern");
-        }
-        if (!pattern) {
+        if (ctl_take_options(c, &a->sel, parse_one, a) < 0)
+                return -EINVAL;
+        if (!a->pattern) {
                 log_err("probe: --pattern ring|incast|alltoall is required; nothing was run");
                 return -EINVAL;
         }
