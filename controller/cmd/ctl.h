@@ -228,6 +228,18 @@ int ctl_cmd_confirm(struct ctl *c);
 int ctl_cmd_halt(struct ctl *c);
 int ctl_cmd_serve(struct ctl *c);
 int ctl_cmd_store(struct ctl *c);
+/*
+ * The newest finished rollouts whose documents a drifted node may get again (kind apply
+ * or enforce, a document kept), for store_rollout_list: drift --heal and serve --enforce.
+ */
+#define CTL_SOURCES_MAX 50
+struct ctl_sources {
+        long long ids[CTL_SOURCES_MAX];
+        unsigned n;
+};
+struct rollout_rec;
+int ctl_collect_source(const struct rollout_rec *r, void *ud);
+
 int ctl_cmd_probe(struct ctl *c);
 int ctl_cmd_locate(struct ctl *c);
 int ctl_cmd_headroom(struct ctl *c);

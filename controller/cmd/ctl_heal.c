@@ -12,19 +12,12 @@
 #include "controller/cmd/ctl.h"
 #include "controller/rollout/rollout.h"
 
-#define HEAL_SOURCES_MAX 50             /* newest rollouts searched for a drifted node's policy */
-
-struct heal_sources {
-        long long ids[HEAL_SOURCES_MAX];
-        unsigned n;
-};
-
-static int collect(const struct rollout_rec *r, void *ud)
+int ctl_collect_source(const struct rollout_rec *r, void *ud)
 {
-        struct heal_sources *src = ud;
+        struct ctl_sources *src = ud;
 
         if ((streq(r->kind, "apply") || streq(r->kind, "enforce")) && r->state != ROLLOUT_RUNNING &&
-            r->policy_doc && src->n < HEAL_SOURCES_MAX)
+            r->policy_doc && src->n < CTL_SOURCES_MAX)
                 src->ids[src->n++] = r->id;
         return 0;
 }
@@ -99,7 +92,7 @@ int ctl_drift_heal(struct ctl *c, const struct drift_scan *scan)
 {
         _cleanup_free_ bool *done = calloc(scan->n_nodes + 1, sizeof(*done));
         _cleanup_free_ const struct inventory_node **sel = calloc(scan->n_nodes + 1, sizeof(*sel));
-        struct heal_sources src = { .n = 0 };
+        struct ctl_sources src = { .n = 0 };
         struct errbuf e = { 0 };
         int rc, worst = OUTCOME_OK;
 
@@ -107,7 +100,7 @@ int ctl_drift_heal(struct ctl *c, const struct drift_scan *scan)
                 return log_err("out of memory"), OUTCOME_RUNTIME;
         if (!ctl_store_shared(c) && (rc = ctl_need_lease(c, 0)) > 0)
                 return rc;
-        if (store_rollout_list(c->store, HEAL_SOURCES_MAX * 4, collect, &src, &e) < 0)
+        if (store_rollout_list(c->store, CTL_SOURCES_MAX * 4, ctl_collect_source, &src, &e) < 0)
                 return ctl_fail(&e);
         for (unsigned i = 0; i < src.n; i++) {           /* newest first: the policy in force */
                 struct rollout_rec *r = NULL;

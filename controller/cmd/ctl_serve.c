@@ -24,7 +24,6 @@
 #include "controller/rollout/rollout.h"
 
 #define RUNNING_SCAN_MAX 200            /* newest rollouts looked at for "running" */
-#define ENFORCE_SOURCES_MAX 50          /* newest rollouts searched for a drifted node's policy */
 
 struct serve {
         struct ctl *c;
@@ -202,21 +201,6 @@ static int run_pending(struct serve *s)
 
 /* ---- drift and enforcement ---- */
 
-struct source_ids {
-        long long ids[ENFORCE_SOURCES_MAX];
-        unsigned n;
-};
-
-static int collect_sources(const struct rollout_rec *r, void *ud)
-{
-        struct source_ids *src = ud;
-
-        if ((streq(r->kind, "apply") || streq(r->kind, "enforce")) && r->state != ROLLOUT_RUNNING &&
-            r->policy_doc && src->n < ENFORCE_SOURCES_MAX)
-                src->ids[src->n++] = r->id;
-        return 0;
-}
-
 /* One enforce rollout: the drifted nodes of `src` that it committed, with its document and rules. */
 static int enforce_from(struct serve *s, const struct rollout_rec *src, struct drift_scan *scan, bool *done)
 {
@@ -261,13 +245,13 @@ static int enforce_from(struct serve *s, const struct rollout_rec *src, struct d
 static int enforce(struct serve *s, struct drift_scan *scan)
 {
         _cleanup_free_ bool *done = calloc(scan->n_nodes + 1, sizeof(*done));
-        struct source_ids src = { .n = 0 };
+        struct ctl_sources src = { .n = 0 };
         struct errbuf e = { 0 };
         int rc;
 
         if (!done)
                 return -ENOMEM;
-        rc = store_rollout_list(s->c->store, ENFORCE_SOURCES_MAX * 4, collect_sources, &src, &e);
+        rc = store_rollout_list(s->c->store, CTL_SOURCES_MAX * 4, ctl_collect_source, &src, &e);
         for (unsigned i = 0; rc >= 0 && i < src.n; i++) {       /* newest first: the policy in force */
                 struct rollout_rec *r = NULL;
 
