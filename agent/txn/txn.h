@@ -101,7 +101,6 @@ struct txn_env {
          */
         int64_t expect_revision;
         struct progress *progress;      /* the probes' runs as they end (apply on a terminal); NULL = none */
-        bool grouped;                   /* journal writes go into one commit (txn_group_begin) */
         const char *layer;              /* the layer the transaction changes (journal_set_layer); NULL: its policy's */
         int64_t layer_prev;             /* > 0: the previous version the layer's new one names (rollback --policy) */
 };

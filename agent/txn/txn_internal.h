@@ -64,18 +64,18 @@ int txn_check_expected(struct txn_env *env, struct txn_result *res);
 int txn_step(struct txn_env *env, struct txn_result *res, enum txn_state s,
              const struct journal_result *jr);
 /*
- * Steps that nothing happens between (no probe, no settling, no device touched) go
- * to the journal as one commit: begin, the txn_step()s and journal writes, then end
- * before the next side effect. A crash point armed inside a group commits the
- * group's writes so far, then kills. end without begin does nothing. durable: the commit
- * fsyncs (what a later side effect relies on); else the next durable commit does.
+ * The write-ahead barrier (journal.h, docs/design.md "Write-ahead discipline"): what
+ * the transaction recorded so far made durable before its next side effect — the
+ * first device write, a probe, a settling wait, a switch's commit, the answer.
+ * txn_record_final() ends with one. 0 or -errno in res->error.
  */
-void txn_group_begin(struct txn_env *env, bool durable, struct txn_result *res);
-int txn_group_end(struct txn_env *env, struct txn_result *res);
-/* The crash point of a step just journaled (inside a group: its writes so far committed first). */
+int txn_barrier(struct txn_env *env, struct txn_result *res);
+/* A device write starts (what): nothing recorded may be unflushed (journal_side_effect). */
+int txn_side_effect(struct txn_env *env, const char *what, struct txn_result *res);
+/* The crash point of a step just journaled (what is recorded so far flushed first). */
 void txn_crashpoint(struct txn_env *env, const char *step);
 void txn_finish(struct txn_result *res, enum txn_state s, int exit_code, const char *result);
-/* Record a final state with the result's fields (error, probes, restored_by). */
+/* Record a final state with the result's fields (error, probes, restored_by), then the barrier of the end. */
 int txn_record_final(struct txn_env *env, struct txn_result *res, enum txn_state s,
                      int exit_code, const char *result);
 /* The canonical JSON text of a value (caller frees). */

@@ -306,8 +306,12 @@ int txn_confirm(struct txn_env *env, int64_t tx, int64_t not_after_ms, struct tx
                 struct journal_result jr = { .result = "committed", .exit_code = OUTCOME_OK };
 
                 r = txn_step(env, ret, TXN_COMMITTED, &jr);
-                if (r < 0)
+                if (r >= 0)
+                        r = txn_barrier(env, ret);      /* before the answer */
+                if (r < 0) {
+                        ret->state = TXN_PENDING_CONFIRM;
                         return r;
+                }
                 txn_finish(ret, TXN_COMMITTED, OUTCOME_OK, "committed");
                 return 0;
         }
