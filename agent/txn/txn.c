@@ -4,7 +4,6 @@
 
 #include "common/outcome.h"
 #include "agent/txn/txn_internal.h"
-#include "drivers/host/host_io.h"
 #include "policies/diff.h"
 #include "policies/field.h"
 #include "policies/jsonw.h"
