@@ -140,7 +140,7 @@ static void sleep_ms(unsigned ms)
 }
 
 /* Live state already matches: no device change; record the policy as a revision if it is new. */
-static int nothing_to_do(struct txn_env *env, const char *kind, const char *name,
+static int nothing_to_do(struct txn_env *env, const struct txn_request *req, const char *name,
                          const char *policy_json, struct txn_result *res)
 {
         _cleanup_free_ char *newest = NULL;
@@ -150,13 +150,12 @@ static int nothing_to_do(struct txn_env *env, const char *kind, const char *name
         r = journal_revision(env->journal, 0, NULL, NULL, &newest, &res->error);
         if (r < 0 && r != -ENOENT)
                 return r;
-        if (!env->layer && (!policy_json || (newest && streq(newest, policy_json))))
+        if (!req->layer && (!policy_json || (newest && streq(newest, policy_json))))
                 return 0;
-        r = journal_begin_keyed(env->journal, kind, name, policy_json, "[]", env->idempotency_key,
-                                env->key_hash,
-                                &res->tx, &res->error);
-        if (r >= 0 && env->layer)
-                r = journal_set_layer(env->journal, res->tx, env->layer, env->layer_prev, &res->error);
+        r = journal_begin_keyed(env->journal, req->kind, name, policy_json, "[]", req->idempotency_key,
+                                req->key_hash, &res->tx, &res->error);
+        if (r >= 0 && req->layer)
+                r = journal_set_layer(env->journal, res->tx, req->layer, req->layer_prev, &res->error);
         if (r >= 0)
                 r = txn_record_final(env, res, TXN_COMMITTED, OUTCOME_OK, "nothing_to_do");
         return r;
@@ -426,14 +425,15 @@ void txn_unprepare(struct plan *p, struct txn_prepared *prep)
         *prep = (struct txn_prepared){ 0 };
 }
 
-int txn_check_expected(struct txn_env *env, struct txn_result *res)
+int txn_check_expected(struct txn_env *env, const struct txn_request *req, struct txn_result *res)
 {
+        int64_t expect = req ? req->expect_revision : -1;
         int64_t rev = 0, tx = 0;
         struct journal_tx t = { 0 };
         struct errbuf e = { 0 };
         int r;
 
-        if (env->expect_revision < 0)
+        if (expect < 0)
                 return 0;
         r = journal_revision(env->journal, 0, &rev, &tx, NULL, &e);
         if (r == -ENOENT) {
@@ -443,18 +443,18 @@ int txn_check_expected(struct txn_env *env, struct txn_result *res)
                 txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
                 return r;
         }
-        if (rev == env->expect_revision)
+        if (rev == expect)
                 return 0;
         res->current_revision = rev;
         txn_finish(res, TXN_PLANNED, OUTCOME_INVALID, "precondition_failed");
         if (!rev)
                 return errbuf_set(&res->error, ESTALE, "$.expect_revision", "no revision is committed on this node, not "
-                                  "the expected %lld; nothing was changed", (long long)env->expect_revision);
+                                  "the expected %lld; nothing was changed", (long long)expect);
         if (journal_get(env->journal, tx, &t, &e) < 0)
                 t.kind[0] = '\0';
         r = errbuf_set(&res->error, ESTALE, "$.expect_revision", "the current revision is %lld (transaction %lld%s%s), "
                        "not the expected %lld; nothing was changed", (long long)rev, (long long)tx,
-                       t.kind[0] ? ", " : "", t.kind, (long long)env->expect_revision);
+                       t.kind[0] ? ", " : "", t.kind, (long long)expect);
         journal_tx_done(&t);
         return r;
 }
@@ -468,18 +468,19 @@ static int busy(struct txn_env *env, struct txn_result *res)
         return r;
 }
 
-int txn_run(struct txn_env *env, const char *kind, const char *policy_json, const struct policy_verify *verify,
-            unsigned confirm_timeout_s, struct plan *p, struct txn_result *res)
+int txn_run(struct txn_env *env, const struct txn_request *req, const char *policy_json,
+            const struct policy_verify *verify, unsigned confirm_timeout_s, struct plan *p, struct txn_result *res)
 {
         struct txn_prepared prep = { 0 };
 
-        return txn_run_prepared(env, kind, policy_json, verify, confirm_timeout_s, p, &prep, res);
+        return txn_run_prepared(env, req, policy_json, verify, confirm_timeout_s, p, &prep, res);
 }
 
-int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_json,
+int txn_run_prepared(struct txn_env *env, const struct txn_request *req, const char *policy_json,
                      const struct policy_verify *verify, unsigned confirm_timeout_s, struct plan *p,
                      struct txn_prepared *prep, struct txn_result *res)
 {
+        const char *kind = req->kind;
         bool ahead = prep->done;
         int r;
 
@@ -489,21 +490,20 @@ int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_j
          */
         r = prep->idle ? 0 : busy(env, res);
         if (r >= 0)
-                r = txn_check_expected(env, res);
+                r = txn_check_expected(env, req, res);
         if (r < 0)
                 goto out;
         r = ahead ? prep->r : txn_prepare(env, kind, verify, p, prep, res);
         if (r < 0)
                 goto out;
         if (p->n_changes == 0) {
-                r = nothing_to_do(env, kind, p->policy, policy_json, res);
+                r = nothing_to_do(env, req, p->policy, policy_json, res);
                 goto out;
         }
-        r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, prep->changes, env->idempotency_key,
-                                env->key_hash,
-                                &res->tx, &res->error);
-        if (r >= 0 && env->layer)
-                r = journal_set_layer(env->journal, res->tx, env->layer, env->layer_prev, &res->error);
+        r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, prep->changes, req->idempotency_key,
+                                req->key_hash, &res->tx, &res->error);
+        if (r >= 0 && req->layer)
+                r = journal_set_layer(env->journal, res->tx, req->layer, req->layer_prev, &res->error);
         if (r < 0) {
                 txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
                 goto out;

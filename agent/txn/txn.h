@@ -84,6 +84,7 @@ struct txn_switch_envs {
         const struct driver_env **saved;        /* the targets' own env pointers */
 };
 
+/* Where transactions run: the node's configuration, journal, lock and drivers, the same for every request. */
 struct txn_env {
         const struct agent_config *config;
         struct journal *journal;        /* owned by whoever opened it */
@@ -91,7 +92,17 @@ struct txn_env {
         struct txn_hooks hooks;
         int lock_fd;                    /* -1 when the lock is not held */
         bool no_watchdog;               /* serve: the daemon's timer handles confirm deadlines */
-        const char *apply_kind;         /* journal kind of txn_apply: NULL = "apply" ("enforce" for drift) */
+        struct progress *progress;      /* the probes' runs as they end (apply on a terminal); NULL = none */
+};
+
+/*
+ * What one request asks of its transaction besides the policy: its caller's options
+ * (the API's query and body, the command line) and, for the transactions the entry
+ * points make themselves, what they are (a rollback, a layer's change). Entry points
+ * take it as `req`; NULL is txn_request_init()'s defaults. Never kept past the call.
+ */
+struct txn_request {
+        const char *kind;               /* journal kind: NULL = the entry point's own ("apply", "rollback", ...) */
         const char *idempotency_key;    /* the request's key, journaled with the transaction, or NULL */
         const char *key_hash;           /* the digest of the keyed request, journaled with it, or NULL */
         /*
@@ -100,7 +111,6 @@ struct txn_env {
          * is done; -1: none. Refused: result "precondition_failed", -ESTALE.
          */
         int64_t expect_revision;
-        struct progress *progress;      /* the probes' runs as they end (apply on a terminal); NULL = none */
         const char *layer;              /* the layer the transaction changes (journal_set_layer); NULL: its policy's */
         int64_t layer_prev;             /* > 0: the previous version the layer's new one names (rollback --policy) */
 };
@@ -129,6 +139,8 @@ struct txn_result {
 };
 
 void txn_env_init(struct txn_env *env, const struct agent_config *c, struct journal *j);
+/* No key, no precondition, the entry point's kind, the policy's layer. */
+void txn_request_init(struct txn_request *req);
 void txn_result_init(struct txn_result *r);
 /* [{target, field, key, from, to}] of r->changes; NULL on ENOMEM. */
 json_t *txn_changes_json(const struct txn_result *r);
@@ -160,7 +172,7 @@ int txn_recover(struct txn_env *env, struct errbuf *e);
 int txn_recover_due(struct txn_env *env);
 
 /* Apply a policy. confirm_timeout_s < 0: use the policy's commit.confirm_timeout_s. */
-int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s,
+int txn_apply(struct txn_env *env, const struct txn_request *req, const struct policy *p, int confirm_timeout_s,
               struct txn_result *ret);
 /*
  * `apply FILE` in one call: the policy file read, the node's lock taken (recovering
@@ -179,17 +191,17 @@ enum outcome txn_apply_file(const struct agent_config *cfg, const char *file, in
  * With layers: the one committed layer back to its previous version (txn_rollback_policy);
  * more than one is refused (exit 2, result "refused", -EINVAL) naming them.
  */
-int txn_rollback(struct txn_env *env, struct txn_result *ret);
+int txn_rollback(struct txn_env *env, const struct txn_request *req, struct txn_result *ret);
 /*
  * Layer `name` back to its previous version, or taken out when it has none, as one
  * transaction over the merged intent. Not committed: exit 2, -ENOENT, nothing touched.
  */
-int txn_rollback_policy(struct txn_env *env, const char *name, struct txn_result *ret);
+int txn_rollback_policy(struct txn_env *env, const struct txn_request *req, const char *name, struct txn_result *ret);
 /*
  * Take layer `name` out as one transaction (kind "remove"): the fields it owned go to
  * the layer below, or to their value before nettune took them. Not committed: exit 2.
  */
-int txn_remove(struct txn_env *env, const char *name, struct txn_result *ret);
+int txn_remove(struct txn_env *env, const struct txn_request *req, const char *name, struct txn_result *ret);
 /*
  * Back to committed revision rev (journal_tx.rev), gated like an apply with that
  * revision's verify settings, journaled as kind "rollback": every layer as it was
@@ -198,7 +210,7 @@ int txn_remove(struct txn_env *env, const char *name, struct txn_result *ret);
  * revision (or one without a policy): exit_code OUTCOME_INVALID, result "refused",
  * -ENOENT; nothing is touched.
  */
-int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret);
+int txn_rollback_to(struct txn_env *env, const struct txn_request *req, int64_t rev, struct txn_result *ret);
 /*
  * Confirm a pending transaction. A confirm processed after the transaction's
  * confirm_deadline_ms, or (not_after_ms > 0) after not_after_ms — the deadline the
@@ -213,10 +225,10 @@ int txn_restore_tx(struct txn_env *env, int64_t tx, const char *restored_by, str
 /*
  * The core, shared by apply and rollback: run the transaction over a plan whose
  * targets and desired states are built (not read yet). policy_json (canonical)
- * becomes the revision.
+ * becomes the revision; req->kind (not NULL) is its journal kind.
  */
-int txn_run(struct txn_env *env, const char *kind, const char *policy_json, const struct policy_verify *verify,
-            unsigned confirm_timeout_s, struct plan *p, struct txn_result *ret);
+int txn_run(struct txn_env *env, const struct txn_request *req, const char *policy_json,
+            const struct policy_verify *verify, unsigned confirm_timeout_s, struct plan *p, struct txn_result *ret);
 
 
 /* A plan over this env's targets and drivers (plan_init with env->plan). */

@@ -42,21 +42,23 @@ int txn_prepare(struct txn_env *env, const char *kind, const struct policy_verif
                 struct txn_prepared *prep, struct txn_result *res);
 void txn_unprepare(struct plan *p, struct txn_prepared *prep);
 /* txn_run() over a first half done ahead (prep->done), or not yet (then it does it). */
-int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_json,
+int txn_run_prepared(struct txn_env *env, const struct txn_request *req, const char *policy_json,
                      const struct policy_verify *verify, unsigned confirm_timeout_s, struct plan *p,
                      struct txn_prepared *prep, struct txn_result *res);
 /* txn_apply() over the policy's plan already built and maybe prepared (prep may be NULL). Frees the plan. */
-int txn_apply_prepared(struct txn_env *env, const struct policy *p, int confirm_timeout_s, struct plan *plan,
-                       struct txn_prepared *prep, struct txn_result *ret);
+int txn_apply_prepared(struct txn_env *env, const struct txn_request *req, const struct policy *p,
+                       int confirm_timeout_s, struct plan *plan, struct txn_prepared *prep, struct txn_result *ret);
+/* req, or the defaults (txn_request_init) when NULL; kind: req's, else this one. Into *buf. */
+const struct txn_request *txn_request_of(const struct txn_request *req, const char *kind, struct txn_request *buf);
 
 /* ---- txn.c ---- */
 
 /*
- * The caller's precondition (env->expect_revision, -1: none): the node's current
- * revision is the one it names; else result "precondition_failed" (exit 2,
- * res->current_revision) and -ESTALE. Under the lock, before anything is done.
+ * The caller's precondition (req->expect_revision, -1: none; NULL req: none): the
+ * node's current revision is the one it names; else result "precondition_failed"
+ * (exit 2, res->current_revision) and -ESTALE. Under the lock, before anything is done.
  */
-int txn_check_expected(struct txn_env *env, struct txn_result *res);
+int txn_check_expected(struct txn_env *env, const struct txn_request *req, struct txn_result *res);
 
 /* ---- txn_record.c ---- */
 
@@ -176,4 +178,4 @@ void crashpoint_after_apply(void);
  * A bare rollback with layers committed: one layer back to its previous version (1),
  * several refused (exit 2, < 0); 0 when nothing is layered (the snapshot's way back).
  */
-int txn_rollback_layers(struct txn_env *env, struct txn_result *ret);
+int txn_rollback_layers(struct txn_env *env, const struct txn_request *req, struct txn_result *ret);
