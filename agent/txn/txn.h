@@ -4,7 +4,7 @@
  *
  * Owns the transaction's state machine (txn_ops.c entry points, txn.c forward path,
  * txn_restore.c restore, txn_verify.c probes and gate, txn_switch.c switch timers,
- * txn_record.c journal writes, txn_json.c results, txn_env.c environment), the
+ * txn_record.c journal records and barriers, txn_json.c results, txn_env.c environment and request), the
  * confirm watchdog (txn_watchdog.c), rollback to a revision (txn_rollback_to.c), the
  * one-transaction-per-node lock (txlock.c), drift (drift.c: the plan of the newest
  * committed policy), the journal's transactions as JSON (txn_history.c: history and one
@@ -41,8 +41,9 @@
  *
  * States PLANNED → SNAPSHOTTED → APPLYING → APPLIED → VERIFYING →
  * (PENDING_CONFIRM) → COMMITTED | RESTORING → ROLLED_BACK (FAILED when the
- * restore itself fails). Each arrow is a journal write before the next side
- * effect. The caller holds the node's transaction lock (txn_lock).
+ * restore itself fails). Each arrow is a journal record, made durable by a barrier
+ * before the next side effect (journal.h). The caller holds the node's transaction
+ * lock (txn_lock).
  */
 
 

@@ -11,7 +11,8 @@
  * calling only those below it:
  *   txn_ops.c (entry points) → txn.c (forward path) → txn_restore.c (the way back)
  *   → txn_verify.c (probes, gate), txn_switch.c (switch timers), txn_record.c (journal
- *   writes of the result), txn_json.c (result JSON) → txn_env.c (environment, result)
+ *   records and barriers), txn_json.c (result JSON) → txn_env.c (environment, request
+ *   defaults, result)
  */
 
 /* ---- txn.c ---- */
