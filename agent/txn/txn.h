@@ -11,7 +11,8 @@
  * transaction, for the command line and the API), apply of a policy file in one call
  * (txn_apply_file.c) and the test-only crash points (crashpoint.c).
  *
- * May call: agent/plan, agent/journal, agent/measure, agent/config, drivers/,
+ * May call: agent/plan, agent/journal, agent/measure, agent/config, drivers/ (not
+ * drivers/host: the request's queued writes go through driver_io_flush),
  * policies/, common/. Called by agent/api and agent/cmd.
  */
 #pragma once
