@@ -22,7 +22,7 @@ mkdir -p "$W/state"
 printf '{ "state_dir": "%s" }\n' "$W/state" > "$W/agent.json"
 for m in 9000 1500; do
         cat > "$W/p$m.json" <<JSON
-{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "bench-mtu-$m" },
+{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "bench-mtu" },
   "targets": { "interfaces": ["bm*", "bn*"] }, "spec": { "mtu": $m },
   "verify": { "probe": "none" } }
 JSON

@@ -13,7 +13,7 @@ done
 printf '{ "state_dir": "%s/state" }\n' "$W" > "$W/agent.json"
 for m in 9000 1500; do
         cat > "$W/p$m.json" <<JSON
-{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "profile-mtu-$m" },
+{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "profile-mtu" },
   "targets": { "interfaces": ["bm*", "bn*"] }, "spec": { "mtu": $m }, "verify": { "probe": "none" } }
 JSON
 done

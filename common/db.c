@@ -450,6 +450,11 @@ static int sync_file(struct db *d, int op, struct errbuf *e)
         return 0;
 }
 
+int db_sync_wal(struct db *d, struct errbuf *e)
+{
+        return sync_file(d, SQLITE_FCNTL_JOURNAL_POINTER, e);
+}
+
 #define CHECKPOINT_LOCKED_TRIES 5000   /* 1 ms apart: another thread's statement on this connection ends */
 
 /* SQLITE_CHECKPOINT_TRUNCATE, again while a statement of this connection (another thread's read) is open. */

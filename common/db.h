@@ -122,6 +122,11 @@ int db_begin(struct db *d, struct errbuf *e);           /* BEGIN IMMEDIATE */
  */
 int db_begin_lazy(struct db *d, struct errbuf *e);
 int db_commit(struct db *d, struct errbuf *e);          /* COMMIT; rolls back when it fails */
+/*
+ * The lazy commits so far made durable at once: the WAL synced (one fsync, what a
+ * commit of db_begin() makes), without copying it into the database file.
+ */
+int db_sync_wal(struct db *d, struct errbuf *e);
 void db_rollback(struct db *d);
 /* fn inside BEGIN IMMEDIATE ... COMMIT; ROLLBACK when fn or the commit fails. Inside a transaction: a savepoint. */
 int db_txn(struct db *d, int (*fn)(struct db *d, void *ud, struct errbuf *e), void *ud,

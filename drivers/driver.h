@@ -74,26 +74,44 @@ struct driver_env {
 
 /*
  * What one request (a plan, a transaction) shares among its targets, opened once
- * and on first use: the rtnetlink handle every host driver talks through, and the
- * links of the namespace as one RTM_GETLINK dump read them (valid until the handle
- * writes). Those host handles are drivers/host/host_io.h's (open, flush, close);
- * the notes are everyone's (driver_note).
+ * and on first use. A family of drivers keeps its handles in a part of its own
+ * (driver_io_part: the host's rtnetlink handle and its caches are
+ * drivers/host/host_io.h's), with the two operations every request runs on each
+ * part, whoever owns it: flush (send what its drivers queued while `batch`, check
+ * the answers) and close. The notes are everyone's (driver_note).
  */
 #define DRIVER_NOTES_MAX 16
 #define DRIVER_NOTE_MAX 256
-struct link_cache;
-struct dcb_cache;
+#define DRIVER_IO_PARTS_MAX 4
+struct driver_io_ops {
+        const char *name;                       /* "host" */
+        int (*flush)(void *part, struct errbuf *e);     /* optional: the writes queued while batch */
+        void (*close)(void *part);              /* what the part opened, and the part itself */
+};
 struct driver_io {
-        struct nl *rtnl;                        /* NETLINK_ROUTE (env->nl's transport); NULL until first used */
-        struct link_cache *links;               /* the dump, NULL until first used */
-        struct dcb_cache *dcb;                  /* every link's DCB GET, asked at once (drivers/host/dcb_nl.h) */
-        unsigned n_interfaces;                  /* interface targets of the request: a dump pays for two or more */
-        int8_t rdma_devices;                    /* SYSFS/class/infiniband: 0 not looked at, 1 lists one, -1 none */
-        bool batch;                             /* writes may wait in the handle's queue until driver_io_flush() */
+        struct driver_io_slot {
+                const struct driver_io_ops *ops;
+                void *part;
+        } parts[DRIVER_IO_PARTS_MAX];           /* made on first use (driver_io_part) */
+        unsigned n_parts;
+        unsigned n_targets[TARGET_KIND_MAX];                  /* targets of the request by enum target_kind, known before any is read */
+        bool batch;                             /* writes may wait in a part's queue until driver_io_flush() */
         char policy[64];                        /* the policy the request applies, "" when none (restore) */
         unsigned n_notes;                       /* what drivers want the reader to know (plan and state "notes") */
         char notes[DRIVER_NOTES_MAX][DRIVER_NOTE_MAX];
 };
+
+/* io's part of ops's family, made (size bytes, zeroed) on first use; NULL when io is NULL or memory ran out. */
+void *driver_io_part(struct driver_io *io, const struct driver_io_ops *ops, size_t size);
+/* The same without making it: NULL when there is none yet. */
+void *driver_io_find(const struct driver_io *io, const struct driver_io_ops *ops);
+/*
+ * Send the writes every part queued (io->batch) and check them; the first refusal,
+ * in the order the parts were made, is the error (it names its target). NULL io: 0.
+ */
+int driver_io_flush(struct driver_io *io, struct errbuf *e);
+/* Close what the request opened, part by part. */
+void driver_io_close(struct driver_io *io);
 
 struct driver_session;                          /* per-driver, per-transaction private data */
 

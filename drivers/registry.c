@@ -46,6 +46,53 @@ const char *target_kind_name(enum target_kind k)
         return k == TARGET_SWITCH ? "switch" : "interface";
 }
 
+void *driver_io_find(const struct driver_io *io, const struct driver_io_ops *ops)
+{
+        for (unsigned i = 0; io && i < io->n_parts; i++)
+                if (io->parts[i].ops == ops)
+                        return io->parts[i].part;
+        return NULL;
+}
+
+void *driver_io_part(struct driver_io *io, const struct driver_io_ops *ops, size_t size)
+{
+        void *part = driver_io_find(io, ops);
+
+        if (part || !io || io->n_parts >= DRIVER_IO_PARTS_MAX)
+                return part;
+        part = calloc(1, size);
+        if (part)
+                io->parts[io->n_parts++] = (struct driver_io_slot){ .ops = ops, .part = part };
+        return part;
+}
+
+int driver_io_flush(struct driver_io *io, struct errbuf *e)
+{
+        int first = 0;
+
+        for (unsigned i = 0; io && i < io->n_parts; i++) {
+                struct errbuf pe = { 0 };
+                const struct driver_io_slot *s = &io->parts[i];
+                int r = s->ops->flush ? s->ops->flush(s->part, &pe) : 0;
+
+                if (r < 0 && !first) {
+                        first = r;
+                        *e = pe;
+                }
+        }
+        return first;
+}
+
+void driver_io_close(struct driver_io *io)
+{
+        if (!io)
+                return;
+        for (unsigned i = io->n_parts; i-- > 0;)
+                io->parts[i].ops->close(io->parts[i].part);
+        memset(io->parts, 0, sizeof(io->parts));
+        io->n_parts = 0;
+}
+
 void driver_note(const struct target *t, const char *fmt, ...)
 {
         struct driver_io *io = t ? t->io : NULL;

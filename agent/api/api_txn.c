@@ -212,6 +212,7 @@ void api_apply(struct api *a, const struct http_request *req, const char *rest, 
         struct policy *p = api_parse_policy(req, resp);
         struct txn_result res;
         struct txn_env env;
+        struct txn_request treq;
         int confirm = -1;
         char *end;
 
@@ -237,9 +238,10 @@ void api_apply(struct api *a, const struct http_request *req, const char *rest, 
                 return;
         }
         api_env_init(a, &env);
-        env.idempotency_key = key;
-        env.key_hash = hash;
-        if (expect && (env.expect_revision = revision_of(expect)) < 0) {
+        txn_request_init(&treq);
+        treq.idempotency_key = key;
+        treq.key_hash = hash;
+        if (expect && (treq.expect_revision = revision_of(expect)) < 0) {
                 policy_free(p);
                 http_error(resp, 400, "invalid", "expect_revision", "expect_revision '%.40s' out of range 0-%d; "
                            "nothing was changed", expect, INT32_MAX);
@@ -248,7 +250,7 @@ void api_apply(struct api *a, const struct http_request *req, const char *rest, 
         if (begin_change(&env, resp) >= 0) {
                 if (!key || !replay_keyed(a, "apply", key, hash, resp)) {
                         txn_result_init(&res);
-                        txn_apply(&env, p, confirm, &res);
+                        txn_apply(&env, &treq, p, confirm, &res);
                         reply_result(resp, &res);
                         txn_result_done(&res);
                 }
@@ -327,15 +329,17 @@ void api_rollback(struct api *a, const struct http_request *req, const char *res
         struct rollback_req body;
         struct txn_result res;
         struct txn_env env;
+        struct txn_request treq;
         const char *key;
 
         if (!key_of(req, resp, &key) || parse_rollback_body(req, &body, resp) < 0 ||
             query_revision(req, &body.expect_revision, resp) < 0 || (key && request_hash(req, hash, resp) < 0))
                 return;
         api_env_init(a, &env);
-        env.expect_revision = body.expect_revision;
-        env.idempotency_key = key;
-        env.key_hash = hash;
+        txn_request_init(&treq);
+        treq.expect_revision = body.expect_revision;
+        treq.idempotency_key = key;
+        treq.key_hash = hash;
         if (begin_change(&env, resp) < 0)
                 return;
         /* A key already journaled: that transaction's answer, before the precondition (which it changed). */
@@ -345,9 +349,9 @@ void api_rollback(struct api *a, const struct http_request *req, const char *res
         }
         txn_result_init(&res);
         if (body.to)
-                txn_rollback_to(&env, body.to, &res);
+                txn_rollback_to(&env, &treq, body.to, &res);
         else
-                txn_rollback(&env, &res);
+                txn_rollback(&env, &treq, &res);
         end_change(&env);
         if (streq(res.result, "precondition_failed"))
                 reply_precondition(resp, &res);

@@ -208,11 +208,11 @@ int cmd_rollback(struct cli *c)
                 return rc;
         txn_result_init(&res);
         if (rev)
-                txn_rollback_to(&s.env, rev, &res);
+                txn_rollback_to(&s.env, NULL, rev, &res);
         else if (policy)
-                txn_rollback_policy(&s.env, policy, &res);
+                txn_rollback_policy(&s.env, NULL, policy, &res);
         else
-                txn_rollback(&s.env, &res);
+                txn_rollback(&s.env, NULL, &res);
         rc = print_result(c, &res);
         txn_result_done(&res);
         session_done(&s);
@@ -239,7 +239,7 @@ int cmd_remove(struct cli *c)
         if (rc)
                 return rc;
         txn_result_init(&res);
-        txn_remove(&s.env, c->argv[1], &res);
+        txn_remove(&s.env, NULL, c->argv[1], &res);
         rc = print_result(c, &res);
         txn_result_done(&res);
         session_done(&s);

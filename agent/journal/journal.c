@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <assert.h>
 #include <ctype.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -7,11 +8,25 @@
 #include "common/statedir.h"
 #include "policies/jsonw.h"
 
+/*
+ * The open batch: every write is a record of it (journal.h, "Write-ahead"), one SQLite
+ * transaction begun by its first record without an fsync of its own; what its records
+ * hold decides how journal_barrier() makes it durable.
+ */
+struct batch {
+        unsigned records;               /* records since the last barrier */
+        bool way_back;                  /* a snapshot (SNAPSHOTTED, APPLYING): into the database file */
+        bool run_end;                   /* a final state or pending confirmation: the run's end, into the file */
+        bool sync;                      /* a record recovery reads: beyond APPLIED and VERIFYING */
+        int64_t begun;                  /* a transaction began: the marker names it in flight (0: none) */
+        char *kind, *policy, *changes;  /* what the marker says of it (owned) */
+        int64_t ended;                  /* a transaction ended: the marker clears it (0: none) */
+};
+
 struct journal {
         struct db db;
         char dir[DB_PATH_MAX];          /* the state directory, when its marker is kept (journal_open) */
-        bool ckpt_due;                  /* a write of the open group ended a run (final or pending) */
-        bool group_lazy;                /* the open group commits without an fsync of its own */
+        struct batch batch;
 };
 
 static const char *const state_names[TXN_STATE_MAX] = {
@@ -262,10 +277,20 @@ int journal_check(struct journal *j, struct errbuf *e)
                           JOURNAL_RECOVER_HINT);
 }
 
+static void batch_reset(struct batch *b)
+{
+        free(b->kind);
+        free(b->policy);
+        free(b->changes);
+        *b = (struct batch){ 0 };
+}
+
 void journal_close(struct journal *j)
 {
         if (!j)
                 return;
+        journal_barrier(j, NULL);       /* the end: nothing recorded is left behind */
+        batch_reset(&j->batch);
         db_close(&j->db);
         free(j);
 }
@@ -324,6 +349,30 @@ static int do_begin(struct db *d, void *arg, struct errbuf *e)
         return add_step(d, *a->ret_tx, TXN_PLANNED, now, e);
 }
 
+/* fn as one record of the open batch, which the first record begins: a savepoint, undone alone when fn fails. */
+static int record(struct journal *j, int (*fn)(struct db *d, void *arg, struct errbuf *e), void *arg,
+                  struct errbuf *e)
+{
+        int r = sqlite3_get_autocommit(j->db.h) ? db_begin_lazy(&j->db, e) : 0;
+
+        if (r >= 0)
+                r = db_txn(&j->db, fn, arg, e);
+        if (r >= 0)
+                j->batch.records++;
+        return r;
+}
+
+/* What a record of state s asks of the barrier after it. */
+static void batch_note(struct batch *b, enum txn_state s)
+{
+        if (s == TXN_SNAPSHOTTED || s == TXN_APPLYING)
+                b->way_back = true;
+        else if (journal_state_final(s) || s == TXN_PENDING_CONFIRM)
+                b->run_end = true;
+        else if (s != TXN_APPLIED && s != TXN_VERIFYING)
+                b->sync = true;         /* APPLIED and VERIFYING: recovery restores as from APPLYING */
+}
+
 int journal_begin(struct journal *j, const char *kind, const char *policy_name,
                   const char *policy_json, const char *changes_json, int64_t *ret_tx,
                   struct errbuf *e)
@@ -337,11 +386,22 @@ int journal_begin_keyed(struct journal *j, const char *kind, const char *policy_
 {
         struct begin_args a = { kind, policy_name ? policy_name : "", policy_json, changes_json,
                                 key && key[0] ? key : NULL, key_hash && key_hash[0] ? key_hash : NULL, ret_tx };
-        int r = db_txn(&j->db, do_begin, &a, e);
+        struct batch *b = &j->batch;
+        int r = record(j, do_begin, &a, e);
 
-        if (r >= 0 && j->dir[0])
-                journal_marker_begin(j->dir, *ret_tx, kind, policy_name, changes_json);
-        return r;
+        if (r < 0)
+                return r;
+        batch_note(b, TXN_PLANNED);
+        if (j->dir[0]) {                /* the marker, written by the barrier */
+                free(b->kind);
+                free(b->policy);
+                free(b->changes);
+                b->begun = *ret_tx;
+                b->kind = strdup(kind);
+                b->policy = strdup(a.name);
+                b->changes = changes_json ? strdup(changes_json) : NULL;
+        }
+        return 0;
 }
 
 struct record_args {
@@ -404,49 +464,82 @@ static int do_record(struct db *d, void *arg, struct errbuf *e)
         return r;
 }
 
-/*
- * A run of a transaction ended (final, or pending confirmation): its record goes into
- * the database file too, so that it survives the loss of the WAL. Best effort: the
- * commit before it is durable against a crash already; a checkpoint that cannot be
- * made now is made by the next one (the next transaction makes one before it
- * touches anything).
- */
-/* The newest transaction's row written again by a commit that fsyncs: what the WAL holds is then durable. */
-static const char sql_touch[] = "UPDATE transactions SET finished_ms = finished_ms"
-                                " WHERE id = (SELECT MAX(id) FROM transactions)";
-
-static void checkpoint_if_due(struct journal *j)
-{
-        if (j->ckpt_due && sqlite3_get_autocommit(j->db.h)) {
-                j->ckpt_due = false;
-                /* A lazy group's end is durable through the checkpoint (it syncs the WAL first); without one, by a durable write. */
-                if (db_checkpoint(&j->db, NULL) < 0 && j->group_lazy)
-                        db_exec(&j->db, sql_touch, NULL);
-        }
-}
-
 int journal_record(struct journal *j, int64_t tx, enum txn_state s,
                    const struct journal_result *r, struct errbuf *e)
 {
         struct record_args a = { tx, s, r };
-        int k = db_txn(&j->db, do_record, &a, e);
+        int k = record(j, do_record, &a, e);
 
-        if (k >= 0 && (journal_state_final(s) || s == TXN_PENDING_CONFIRM))
-                j->ckpt_due = true;
-        if (k >= 0 && journal_state_final(s) && j->dir[0])
-                journal_marker_end(j->dir, tx);
-        if (k >= 0)
-                checkpoint_if_due(j);
-        return k;
+        if (k < 0)
+                return k;
+        batch_note(&j->batch, s);
+        if (journal_state_final(s) && j->dir[0])
+                j->batch.ended = tx;
+        return 0;
 }
 
-int journal_checkpoint(struct journal *j, struct errbuf *e)
+/*
+ * The marker after a commit: a transaction begun is named in flight, one ended is
+ * cleared (one that began and ended in the same batch never was in flight for it).
+ */
+static void marker_update(struct journal *j)
 {
-        int r = db_checkpoint(&j->db, e);
+        struct batch *b = &j->batch;
 
-        if (r >= 0)
-                j->ckpt_due = false;
+        if (b->begun && b->begun != b->ended)
+                journal_marker_begin(j->dir, b->begun, b->kind, b->policy, b->changes);
+        if (b->ended && b->begun != b->ended)
+                journal_marker_end(j->dir, b->ended);
+}
+
+/*
+ * Commit the batch (no fsync of its own), then make it as durable as its records
+ * ask: the way back (a snapshot) and the end of a run are copied into the database
+ * file (db_checkpoint: the WAL synced, copied, the file synced), so that they survive
+ * the loss of the WAL — the way back must be, the end's copy is best effort and
+ * falls back to the WAL synced; a record recovery reads otherwise has the WAL synced;
+ * APPLIED and VERIFYING alone are left to the next barrier that syncs (a power loss
+ * that drops them leaves APPLYING, which recovery restores the same way).
+ */
+int journal_barrier(struct journal *j, struct errbuf *e)
+{
+        struct batch *b = &j->batch;
+        int r;
+
+        if (sqlite3_get_autocommit(j->db.h)) {
+                b->records = 0;
+                return 0;               /* nothing recorded since the last barrier */
+        }
+        r = db_commit(&j->db, e);
+        if (r >= 0 && j->dir[0])
+                marker_update(j);
+        if (r < 0)
+                ;                       /* rolled back: nothing of it to make durable */
+        else if (b->way_back)
+                r = db_checkpoint(&j->db, e);
+        else if (b->run_end)
+                r = db_checkpoint(&j->db, NULL) < 0 ? db_sync_wal(&j->db, e) : 0;
+        else if (b->sync)
+                r = db_sync_wal(&j->db, e);
+        batch_reset(b);
         return r;
+}
+
+unsigned journal_unflushed(const struct journal *j)
+{
+        return j ? j->batch.records : 0;
+}
+
+int journal_side_effect(struct journal *j, const char *what, struct errbuf *e)
+{
+        if (!journal_unflushed(j))
+                return 0;
+#ifdef NETTUNE_DEBUG_BARRIER
+        /* A record not yet durable when a side effect starts: a barrier is missing before `what`. */
+        assert(!"journal: a record is unflushed when a side effect starts (a missing journal_barrier)");
+        (void)what;
+#endif
+        return journal_barrier(j, e);
 }
 
 struct snapshot_args {
@@ -503,8 +596,33 @@ int journal_snapshot(struct journal *j, int64_t tx, const struct journal_snapsho
                      unsigned n, struct errbuf *e)
 {
         struct snapshot_args a = { tx, rows, n };
+        int r = record(j, do_snapshot, &a, e);
 
-        return db_txn(&j->db, do_snapshot, &a, e);
+        if (r >= 0)
+                batch_note(&j->batch, TXN_SNAPSHOTTED);
+        return r;
+}
+
+struct layer_args {
+        int64_t tx, prev;
+        const char *layer;
+};
+
+static int do_set_layer(struct db *d, void *arg, struct errbuf *e)
+{
+        const struct layer_args *a = arg;
+
+        return journal_layer_set(d, a->tx, a->layer, a->prev, e);
+}
+
+int journal_set_layer(struct journal *j, int64_t tx, const char *layer, int64_t prev, struct errbuf *e)
+{
+        struct layer_args a = { tx, prev, layer };
+        int r = record(j, do_set_layer, &a, e);
+
+        if (r >= 0)
+                j->batch.sync = true;
+        return r;
 }
 
 void journal_warm(struct journal *j)
@@ -519,24 +637,6 @@ void journal_release_memory(struct journal *j)
 {
         if (j && j->db.h)
                 sqlite3_db_release_memory(j->db.h);
-}
-
-int journal_group_begin(struct journal *j, bool durable, struct errbuf *e)
-{
-        j->group_lazy = !durable;
-        return durable ? db_begin(&j->db, e) : db_begin_lazy(&j->db, e);
-}
-
-int journal_group_commit(struct journal *j, struct errbuf *e)
-{
-        int r = db_commit(&j->db, e);
-
-        if (r >= 0)
-                checkpoint_if_due(j);
-        else
-                j->ckpt_due = false;    /* rolled back: nothing of it to copy */
-        j->group_lazy = false;
-        return r;
 }
 
 /* The reading side (journal_read.c) reaches the handle through this. */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The durable transaction journal: SQLite in <state_dir>/journal.db (WAL,
- * synchronous=FULL). Every state change of a transaction is one SQLite
- * transaction committed before the next side effect, so a restarted agent knows
- * exactly what may have been touched and restores it from the snapshot. The
- * snapshot is checkpointed into journal.db itself (the WAL emptied) before the
- * first device change, and so is the end of every run: a WAL lost, emptied or torn
- * later costs at most the transaction that was unfinished, whose snapshot the file
- * has (journal_checkpoint). A damaged file is found by journal_check (PRAGMA
+ * synchronous=FULL). Every state change of a transaction is a record, made durable
+ * by the barrier before the next side effect (journal_barrier, "Write-ahead
+ * discipline" below), so a restarted agent knows exactly what may have been touched
+ * and restores it from the snapshot. The snapshot is checkpointed into journal.db
+ * itself (the WAL emptied) before the first device change, and so is the end of
+ * every run: a WAL lost, emptied or torn later costs at most the transaction that
+ * was unfinished, whose snapshot the file has. A damaged file is found by journal_check (PRAGMA
  * quick_check) and salvaged by journal_recover (journal_recover.c).
  *
  * Tables: transactions (one row per transaction: policy, state, result, probe
@@ -163,26 +163,41 @@ int journal_record(struct journal *j, int64_t tx, enum txn_state s,
                    const struct journal_result *r, struct errbuf *e);
 
 /*
- * Several writes made durable by one commit (one fsync): between begin and commit,
- * each journal write above is a savepoint of the open transaction. For steps that
- * nothing happens between; the caller commits before the next side effect. A group
- * that is not durable commits without fsync: for steps no side effect waits on
- * (recovery does the same for them as for the step before); the next durable
- * commit carries them.
+ * Write-ahead discipline. Every write above (journal_begin*, journal_snapshot,
+ * journal_record, journal_set_layer) is a record: buffered in the journal's open
+ * batch — one SQLite transaction, begun by the first record, no I/O of its own — and
+ * read back at once through this handle, by no one else. journal_barrier() makes
+ * the batch durable as one commit; the caller calls it at each side-effect boundary:
+ * before the first device write, before a measurement or a settling wait, before a
+ * confirm wait, before answering, at the end (journal_close makes one too). The
+ * journal decides how durable from what the batch holds:
+ *   - the way back (SNAPSHOTTED, APPLYING) and the end of a run (a final state,
+ *     PENDING_CONFIRM): committed, then copied into the database file
+ *     (db_checkpoint: the WAL synced, copied, the file synced), so that a WAL lost or
+ *     torn later costs at most the unfinished transaction; for the way back this
+ *     must succeed, for the end a WAL synced will do;
+ *   - any other record recovery reads (PLANNED, RESTORING, a layer): the WAL synced;
+ *   - APPLIED and VERIFYING alone: committed without an fsync (a power loss that
+ *     drops them leaves APPLYING, which recovery restores the same way); the next
+ *     barrier that syncs carries them.
+ * A barrier that fails leaves nothing of its batch (the commit rolled back), or, for
+ * the way back's copy into the file, the batch committed but not copied: -EIO,
+ * -ENOSPC, -EBUSY.
  */
-int journal_group_begin(struct journal *j, bool durable, struct errbuf *e);
+int journal_barrier(struct journal *j, struct errbuf *e);
+/* Records not yet made durable by a barrier. */
+unsigned journal_unflushed(const struct journal *j);
 /*
- * Copy the WAL into the database file and sync it (db_checkpoint): what the journal
- * holds then survives the loss or corruption of its WAL. A transaction calls it once
- * its snapshot is committed, before it touches any device; the end of each run
- * (final, or pending confirmation) makes one by itself. -EBUSY, -ENOSPC, -EIO.
+ * A side effect (a device write) starts: no record may wait unflushed. Built with
+ * NETTUNE_DEBUG_BARRIER (the Makefile's default; make check) an unflushed record is
+ * an assertion failure: a barrier is missing before `what`. Without it, the records
+ * are made durable here (journal_barrier), so the side effect still comes after them.
  */
-int journal_checkpoint(struct journal *j, struct errbuf *e);
+int journal_side_effect(struct journal *j, const char *what, struct errbuf *e);
 /* Give the connection's cached pages back (an idle daemon); nothing is lost but speed. */
 void journal_release_memory(struct journal *j);
 /* Prepare the statements a transaction writes with, ahead of it (apply opens its journal on a thread). */
 void journal_warm(struct journal *j);
-int journal_group_commit(struct journal *j, struct errbuf *e);
 
 struct journal_tx {
         int64_t id;

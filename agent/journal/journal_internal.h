@@ -27,3 +27,5 @@ extern const char journal_sql_unfinished[];
 /* journal_layers.c, inside the writes of journal.c: a commit's layer version; a snapshot's values before. */
 int journal_layer_commit(struct db *d, int64_t tx, struct errbuf *e);
 int journal_originals_record(struct db *d, int64_t tx, struct errbuf *e);
+/* journal_set_layer()'s write, as a record of journal.c's batch. */
+int journal_layer_set(struct db *d, int64_t tx, const char *layer, int64_t prev, struct errbuf *e);

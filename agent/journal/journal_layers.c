@@ -193,10 +193,10 @@ int journal_layer_version(struct journal *j, int64_t id, struct journal_layer *r
         return 0;
 }
 
-int journal_set_layer(struct journal *j, int64_t tx, const char *layer, int64_t prev, struct errbuf *e)
+int journal_layer_set(struct db *d, int64_t tx, const char *layer, int64_t prev, struct errbuf *e)
 {
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
-        int r = db_prepare(journal_db(j), "UPDATE transactions SET layer = ?, layer_prev = ? WHERE id = ?", &st, e);
+        int r = db_prepare(d, "UPDATE transactions SET layer = ?, layer_prev = ? WHERE id = ?", &st, e);
 
         if (r < 0)
                 return r;
@@ -206,7 +206,7 @@ int journal_set_layer(struct journal *j, int64_t tx, const char *layer, int64_t 
         else
                 sqlite3_bind_null(st, 2);
         sqlite3_bind_int64(st, 3, tx);
-        return db_step_done(journal_db(j), st, e);
+        return db_step_done(d, st, e);
 }
 
 int journal_original(struct journal *j, int kind, const char *target, int field, char **ret_state_json,

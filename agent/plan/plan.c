@@ -3,7 +3,6 @@
 #include <stdarg.h>
 
 #include "agent/plan/plan_internal.h"
-#include "drivers/host/host_io.h"
 #include "policies/field.h"
 #include "policies/state_json.h"
 
@@ -357,8 +356,7 @@ int plan_add_state(struct plan *p, const struct target *t, const struct state *d
                 r = route(p, pt, want, extra, e);
         if (r < 0)
                 return r;
-        if (t->kind == TARGET_INTERFACE)
-                p->io.n_interfaces++;
+        p->io.n_targets[t->kind]++;
         pt->want = want;
         pt->extra = extra_fields(pt);
         for (unsigned u = 0; u < pt->n_units; u++) {
@@ -386,11 +384,11 @@ json_t *plan_owner_json(const struct plan *p, const struct plan_target *pt, enum
         return o ? json_pack("{s:s, s:I}", "policy", o->policy, "revision", (json_int_t)o->revision) : NULL;
 }
 
-/* How many interfaces the request holds, known before the first driver probes one (driver_io). */
-static void count_interfaces(struct plan *p, const struct target_list *l)
+/* How many targets of each kind the request holds, known before the first driver probes one (driver_io). */
+static void count_targets(struct plan *p, const struct target_list *l)
 {
         for (unsigned i = 0; i < l->n; i++)
-                p->io.n_interfaces += l->v[i].kind == TARGET_INTERFACE;
+                p->io.n_targets[l->v[i].kind]++;
 }
 
 int plan_for_policy(struct plan *p, const struct policy *pol, unsigned flags, struct errbuf *e)
@@ -405,7 +403,7 @@ int plan_for_policy(struct plan *p, const struct policy *pol, unsigned flags, st
         p->lossless.roce_dscp = pol->verify.dscp;
         p->lossless.allow = pol->checks_allow;
         if (r >= 0)
-                count_interfaces(p, &l);
+                count_targets(p, &l);
         for (unsigned i = 0; r >= 0 && i < l.n; i++)
                 r = add_policy_target(p, &l.v[i], pol, flags, e);
         targets_free(&l);
@@ -416,7 +414,7 @@ static int add_all(struct plan *p, const struct target_list *l, struct errbuf *e
 {
         int r = 0;
 
-        count_interfaces(p, l);
+        count_targets(p, l);
         for (unsigned i = 0; r >= 0 && i < l->n; i++) {
                 struct plan_target *pt;
 
@@ -462,7 +460,7 @@ int plan_add_snapshot(struct plan *p, int kind, const char *name, uint32_t field
         r = kind == TARGET_SWITCH ? targets_for_switches(&p->env, (const char (*)[64])glob, 1, &l, e)
                                   : targets_for_interfaces(&p->env, (const char (*)[64])glob, 1, &l, e);
         if (r >= 0)
-                count_interfaces(p, &l);
+                count_targets(p, &l);
         if (r >= 0)
                 r = add_target(p, &l.v[0], &pt, e);
         if (r >= 0)

@@ -60,7 +60,8 @@ int txn_enforce(struct txn_env *env, struct txn_result *ret)
         if (r >= 0)
                 r = leave_second_writers(env, &plan, &ret->error);
         if (r >= 0)
-                r = txn_run(env, "enforce", json, NULL, 0, &plan, ret);
+                r = txn_run(env, &(struct txn_request){ .kind = "enforce", .expect_revision = -1 }, json, NULL, 0,
+                            &plan, ret);
         else
                 txn_finish(ret, TXN_PLANNED, outcome_of_errno(r), "refused");
         plan_free(&plan);

@@ -4,7 +4,6 @@
 
 #include "common/outcome.h"
 #include "agent/txn/txn_internal.h"
-#include "drivers/host/host_io.h"
 #include "policies/diff.h"
 #include "policies/field.h"
 #include "policies/jsonw.h"
@@ -41,11 +40,14 @@ static int apply_each(struct plan *p, struct errbuf *e)
  * that any driver sends before then sends them first, so the order holds. A refused
  * queued write is the first failure in that order.
  */
-static int apply_all(struct plan *p, struct errbuf *e)
+static int apply_all(struct txn_env *env, struct plan *p, struct txn_result *res)
 {
-        struct errbuf queued = { 0 };
+        struct errbuf queued = { 0 }, *e = &res->error;
         int r, k;
 
+        r = txn_side_effect(env, "the first device write", res);
+        if (r < 0)
+                return r;
         p->io.batch = true;
         r = apply_each(p, e);
         p->io.batch = false;
@@ -138,7 +140,7 @@ static void sleep_ms(unsigned ms)
 }
 
 /* Live state already matches: no device change; record the policy as a revision if it is new. */
-static int nothing_to_do(struct txn_env *env, const char *kind, const char *name,
+static int nothing_to_do(struct txn_env *env, const struct txn_request *req, const char *name,
                          const char *policy_json, struct txn_result *res)
 {
         _cleanup_free_ char *newest = NULL;
@@ -148,13 +150,12 @@ static int nothing_to_do(struct txn_env *env, const char *kind, const char *name
         r = journal_revision(env->journal, 0, NULL, NULL, &newest, &res->error);
         if (r < 0 && r != -ENOENT)
                 return r;
-        if (!env->layer && (!policy_json || (newest && streq(newest, policy_json))))
+        if (!req->layer && (!policy_json || (newest && streq(newest, policy_json))))
                 return 0;
-        r = journal_begin_keyed(env->journal, kind, name, policy_json, "[]", env->idempotency_key,
-                                env->key_hash,
-                                &res->tx, &res->error);
-        if (r >= 0 && env->layer)
-                r = journal_set_layer(env->journal, res->tx, env->layer, env->layer_prev, &res->error);
+        r = journal_begin_keyed(env->journal, req->kind, name, policy_json, "[]", req->idempotency_key,
+                                req->key_hash, &res->tx, &res->error);
+        if (r >= 0 && req->layer)
+                r = journal_set_layer(env->journal, res->tx, req->layer, req->layer_prev, &res->error);
         if (r >= 0)
                 r = txn_record_final(env, res, TXN_COMMITTED, OUTCOME_OK, "nothing_to_do");
         return r;
@@ -168,6 +169,13 @@ static int baseline(struct txn_env *env, const struct policy_verify *v, struct t
 
         if (!v || v->probe == POLICY_PROBE_NONE)
                 return 0;
+        /* Before the measurement: the transaction is known (PLANNED) while it measures. */
+        r = txn_barrier(env, res);
+        if (r < 0) {
+                res->tx = 0;            /* its begin went with the batch */
+                txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
+                return r;
+        }
         r = txn_probe_phase(env, res->tx, &res->pin, "baseline", &res->baseline, &res->error);
         if (r >= 0)
                 return 0;
@@ -226,7 +234,7 @@ static int finish_ok(struct txn_env *env, unsigned confirm_timeout_s, struct txn
  * The journal could not take the way back (its snapshot up to APPLYING, in the
  * database file) before anything was touched: the transaction ends here, nothing was
  * changed. What of it the journal holds is recorded as aborted where the journal
- * still takes writes (a checkpoint that failed); a group that was rolled back took
+ * still takes writes (a checkpoint that failed); a barrier that was rolled back took
  * its begin with it (tx 0). The cause (disk full, read-only) is the error.
  */
 static int unjournaled(struct txn_env *env, struct txn_result *res, int r)
@@ -249,26 +257,35 @@ static int unjournaled(struct txn_env *env, struct txn_result *res, int r)
         return r;
 }
 
+/* A switch's pending change committed (a side effect): what is recorded so far first. */
+static int commit_sessions(struct txn_env *env, struct plan *p, struct txn_result *res)
+{
+        int r;
+
+        if (!txn_has_sessions(p))
+                return 0;
+        r = txn_barrier(env, res);
+        if (r >= 0)
+                r = txn_side_effect(env, "a switch's commit", res);
+        return r < 0 ? r : txn_commit_sessions(p, &res->error);
+}
+
 /* From the snapshot on: anything that fails restores what was touched. */
 static int change_and_verify(struct txn_env *env, const struct policy_verify *v, unsigned confirm_timeout_s,
                              struct plan *p, struct txn_result *res)
 {
-        /* Settling is for the post-change probe: without one there is nothing to wait for. */
-        bool settle = v && v->present && v->probe != POLICY_PROBE_NONE && v->settle_ms;
-        /* Nothing to measure and nothing to commit elsewhere: the read-back is the last side effect. */
-        bool quiet = (!v || v->probe == POLICY_PROBE_NONE) && !txn_has_sessions(p);
         const char *by = "error";
         int code = OUTCOME_RUNTIME, r;
 
         /*
-         * The snapshot, and with it the way back, is durable before anything is touched:
-         * committed, and copied from the WAL into the journal's file (a journal that
-         * loses its WAL later still has it, and recovery restores from it).
+         * The barrier before the first device write: the snapshot, and with it the way
+         * back, is durable before anything is touched — committed, and copied from the
+         * WAL into the journal's file (a journal that loses its WAL later still has it,
+         * and recovery restores from it).
          */
-        if ((r = txn_step(env, res, TXN_APPLYING, NULL)) < 0 || (r = txn_group_end(env, res)) < 0 ||
-            (r = journal_checkpoint(env->journal, &res->error)) < 0)
+        if ((r = txn_step(env, res, TXN_APPLYING, NULL)) < 0 || (r = txn_barrier(env, res)) < 0)
                 return unjournaled(env, res, r);
-        if (apply_all(p, &res->error) < 0)
+        if (apply_all(env, p, res) < 0)
                 goto restore;
         crashpoint("applied-drivers");
         if (read_back(p, &res->error) < 0) {
@@ -276,37 +293,33 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
                 goto restore;
         }
         crashpoint_after_apply();
-        /*
-         * Recovery restores from APPLYING on: these two need no fsync of their own, the
-         * end's commit carries them. A quiet transaction has nothing left to do between
-         * them and that end: one commit takes APPLIED, VERIFYING and the end together,
-         * without an fsync of its own: the checkpoint that ends the run makes it durable
-         * (journal.h).
-         */
-        if (!settle)
-                txn_group_begin(env, false, res);
         if (txn_step(env, res, TXN_APPLIED, NULL) < 0)
                 goto restore;
-        if (settle)
+        /* Settling is for the post-change probe: without one there is nothing to wait for. */
+        if (v && v->present && v->probe != POLICY_PROBE_NONE && v->settle_ms) {
+                if (txn_barrier(env, res) < 0)
+                        goto restore;
                 sleep_ms(v->settle_ms);
-        if (txn_step(env, res, TXN_VERIFYING, NULL) < 0 || (!quiet && txn_group_end(env, res) < 0))
+        }
+        /* Before the post-change measurement: APPLIED and VERIFYING recorded. */
+        if (txn_step(env, res, TXN_VERIFYING, NULL) < 0 ||
+            (v && v->probe != POLICY_PROBE_NONE && txn_barrier(env, res) < 0))
                 goto restore;
         if (verify_post(env, v, res) < 0) {
                 by = "gate";
                 code = OUTCOME_ROLLED_BACK;
                 goto restore;
         }
-        if (txn_commit_sessions(p, &res->error) < 0)
+        if (commit_sessions(env, p, res) < 0)
                 goto restore;
         txn_switch_note_saves(res, p);
         if (finish_ok(env, confirm_timeout_s, res) < 0 && res->state != TXN_PENDING_CONFIRM)
                 goto restore;
-        /* The end is durable before anyone hears of it; should its commit fail, the change goes back. */
-        if (txn_group_end(env, res) < 0)
+        /* The end is durable before anyone hears of it; should its barrier fail, the change goes back. */
+        if (txn_barrier(env, res) < 0)
                 goto restore;
         return 0;
 restore:
-        txn_group_end(env, res);
         return txn_restore_targets(env, p, false, by, code, res);
 }
 
@@ -412,14 +425,15 @@ void txn_unprepare(struct plan *p, struct txn_prepared *prep)
         *prep = (struct txn_prepared){ 0 };
 }
 
-int txn_check_expected(struct txn_env *env, struct txn_result *res)
+int txn_check_expected(struct txn_env *env, const struct txn_request *req, struct txn_result *res)
 {
+        int64_t expect = req ? req->expect_revision : -1;
         int64_t rev = 0, tx = 0;
         struct journal_tx t = { 0 };
         struct errbuf e = { 0 };
         int r;
 
-        if (env->expect_revision < 0)
+        if (expect < 0)
                 return 0;
         r = journal_revision(env->journal, 0, &rev, &tx, NULL, &e);
         if (r == -ENOENT) {
@@ -429,18 +443,18 @@ int txn_check_expected(struct txn_env *env, struct txn_result *res)
                 txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
                 return r;
         }
-        if (rev == env->expect_revision)
+        if (rev == expect)
                 return 0;
         res->current_revision = rev;
         txn_finish(res, TXN_PLANNED, OUTCOME_INVALID, "precondition_failed");
         if (!rev)
                 return errbuf_set(&res->error, ESTALE, "$.expect_revision", "no revision is committed on this node, not "
-                                  "the expected %lld; nothing was changed", (long long)env->expect_revision);
+                                  "the expected %lld; nothing was changed", (long long)expect);
         if (journal_get(env->journal, tx, &t, &e) < 0)
                 t.kind[0] = '\0';
         r = errbuf_set(&res->error, ESTALE, "$.expect_revision", "the current revision is %lld (transaction %lld%s%s), "
                        "not the expected %lld; nothing was changed", (long long)rev, (long long)tx,
-                       t.kind[0] ? ", " : "", t.kind, (long long)env->expect_revision);
+                       t.kind[0] ? ", " : "", t.kind, (long long)expect);
         journal_tx_done(&t);
         return r;
 }
@@ -454,18 +468,19 @@ static int busy(struct txn_env *env, struct txn_result *res)
         return r;
 }
 
-int txn_run(struct txn_env *env, const char *kind, const char *policy_json, const struct policy_verify *verify,
-            unsigned confirm_timeout_s, struct plan *p, struct txn_result *res)
+int txn_run(struct txn_env *env, const struct txn_request *req, const char *policy_json,
+            const struct policy_verify *verify, unsigned confirm_timeout_s, struct plan *p, struct txn_result *res)
 {
         struct txn_prepared prep = { 0 };
 
-        return txn_run_prepared(env, kind, policy_json, verify, confirm_timeout_s, p, &prep, res);
+        return txn_run_prepared(env, req, policy_json, verify, confirm_timeout_s, p, &prep, res);
 }
 
-int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_json,
+int txn_run_prepared(struct txn_env *env, const struct txn_request *req, const char *policy_json,
                      const struct policy_verify *verify, unsigned confirm_timeout_s, struct plan *p,
                      struct txn_prepared *prep, struct txn_result *res)
 {
+        const char *kind = req->kind;
         bool ahead = prep->done;
         int r;
 
@@ -475,28 +490,20 @@ int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_j
          */
         r = prep->idle ? 0 : busy(env, res);
         if (r >= 0)
-                r = txn_check_expected(env, res);
+                r = txn_check_expected(env, req, res);
         if (r < 0)
                 goto out;
         r = ahead ? prep->r : txn_prepare(env, kind, verify, p, prep, res);
         if (r < 0)
                 goto out;
         if (p->n_changes == 0) {
-                r = nothing_to_do(env, kind, p->policy, policy_json, res);
+                r = nothing_to_do(env, req, p->policy, policy_json, res);
                 goto out;
         }
-        /*
-         * Without a baseline probe nothing happens before the snapshot: one commit up to
-         * APPLYING, without an fsync of its own: the checkpoint before the first device
-         * change syncs it (the WAL, then the journal's file).
-         */
-        if (!verify || verify->probe == POLICY_PROBE_NONE)
-                txn_group_begin(env, false, res);
-        r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, prep->changes, env->idempotency_key,
-                                env->key_hash,
-                                &res->tx, &res->error);
-        if (r >= 0 && env->layer)
-                r = journal_set_layer(env->journal, res->tx, env->layer, env->layer_prev, &res->error);
+        r = journal_begin_keyed(env->journal, kind, p->policy, policy_json, prep->changes, req->idempotency_key,
+                                req->key_hash, &res->tx, &res->error);
+        if (r >= 0 && req->layer)
+                r = journal_set_layer(env->journal, res->tx, req->layer, req->layer_prev, &res->error);
         if (r < 0) {
                 txn_finish(res, TXN_PLANNED, OUTCOME_RUNTIME, "failed");
                 goto out;
@@ -512,7 +519,7 @@ int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_j
         }
         r = change_and_verify(env, verify, confirm_timeout_s, p, res);
 out:
-        if (txn_group_end(env, res) < 0 && r >= 0)
+        if (txn_barrier(env, res) < 0 && r >= 0)
                 r = -EIO;
         plan_close(p);
         txn_unprepare(p, prep);

@@ -4,14 +4,15 @@
  *
  * Owns the transaction's state machine (txn_ops.c entry points, txn.c forward path,
  * txn_restore.c restore, txn_verify.c probes and gate, txn_switch.c switch timers,
- * txn_record.c journal writes, txn_json.c results, txn_env.c environment), the
+ * txn_record.c journal records and barriers, txn_json.c results, txn_env.c environment and request), the
  * confirm watchdog (txn_watchdog.c), rollback to a revision (txn_rollback_to.c), the
  * one-transaction-per-node lock (txlock.c), drift (drift.c: the plan of the newest
  * committed policy), the journal's transactions as JSON (txn_history.c: history and one
  * transaction, for the command line and the API), apply of a policy file in one call
  * (txn_apply_file.c) and the test-only crash points (crashpoint.c).
  *
- * May call: agent/plan, agent/journal, agent/measure, agent/config, drivers/,
+ * May call: agent/plan, agent/journal, agent/measure, agent/config, drivers/ (not
+ * drivers/host: the request's queued writes go through driver_io_flush),
  * policies/, common/. Called by agent/api and agent/cmd.
  */
 #pragma once
@@ -41,8 +42,9 @@
  *
  * States PLANNED → SNAPSHOTTED → APPLYING → APPLIED → VERIFYING →
  * (PENDING_CONFIRM) → COMMITTED | RESTORING → ROLLED_BACK (FAILED when the
- * restore itself fails). Each arrow is a journal write before the next side
- * effect. The caller holds the node's transaction lock (txn_lock).
+ * restore itself fails). Each arrow is a journal record, made durable by a barrier
+ * before the next side effect (journal.h). The caller holds the node's transaction
+ * lock (txn_lock).
  */
 
 
@@ -84,6 +86,7 @@ struct txn_switch_envs {
         const struct driver_env **saved;        /* the targets' own env pointers */
 };
 
+/* Where transactions run: the node's configuration, journal, lock and drivers, the same for every request. */
 struct txn_env {
         const struct agent_config *config;
         struct journal *journal;        /* owned by whoever opened it */
@@ -91,7 +94,17 @@ struct txn_env {
         struct txn_hooks hooks;
         int lock_fd;                    /* -1 when the lock is not held */
         bool no_watchdog;               /* serve: the daemon's timer handles confirm deadlines */
-        const char *apply_kind;         /* journal kind of txn_apply: NULL = "apply" ("enforce" for drift) */
+        struct progress *progress;      /* the probes' runs as they end (apply on a terminal); NULL = none */
+};
+
+/*
+ * What one request asks of its transaction besides the policy: its caller's options
+ * (the API's query and body, the command line) and, for the transactions the entry
+ * points make themselves, what they are (a rollback, a layer's change). Entry points
+ * take it as `req`; NULL is txn_request_init()'s defaults. Never kept past the call.
+ */
+struct txn_request {
+        const char *kind;               /* journal kind: NULL = the entry point's own ("apply", "rollback", ...) */
         const char *idempotency_key;    /* the request's key, journaled with the transaction, or NULL */
         const char *key_hash;           /* the digest of the keyed request, journaled with it, or NULL */
         /*
@@ -100,8 +113,6 @@ struct txn_env {
          * is done; -1: none. Refused: result "precondition_failed", -ESTALE.
          */
         int64_t expect_revision;
-        struct progress *progress;      /* the probes' runs as they end (apply on a terminal); NULL = none */
-        bool grouped;                   /* journal writes go into one commit (txn_group_begin) */
         const char *layer;              /* the layer the transaction changes (journal_set_layer); NULL: its policy's */
         int64_t layer_prev;             /* > 0: the previous version the layer's new one names (rollback --policy) */
 };
@@ -130,6 +141,8 @@ struct txn_result {
 };
 
 void txn_env_init(struct txn_env *env, const struct agent_config *c, struct journal *j);
+/* No key, no precondition, the entry point's kind, the policy's layer. */
+void txn_request_init(struct txn_request *req);
 void txn_result_init(struct txn_result *r);
 /* [{target, field, key, from, to}] of r->changes; NULL on ENOMEM. */
 json_t *txn_changes_json(const struct txn_result *r);
@@ -161,7 +174,7 @@ int txn_recover(struct txn_env *env, struct errbuf *e);
 int txn_recover_due(struct txn_env *env);
 
 /* Apply a policy. confirm_timeout_s < 0: use the policy's commit.confirm_timeout_s. */
-int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s,
+int txn_apply(struct txn_env *env, const struct txn_request *req, const struct policy *p, int confirm_timeout_s,
               struct txn_result *ret);
 /*
  * `apply FILE` in one call: the policy file read, the node's lock taken (recovering
@@ -180,17 +193,17 @@ enum outcome txn_apply_file(const struct agent_config *cfg, const char *file, in
  * With layers: the one committed layer back to its previous version (txn_rollback_policy);
  * more than one is refused (exit 2, result "refused", -EINVAL) naming them.
  */
-int txn_rollback(struct txn_env *env, struct txn_result *ret);
+int txn_rollback(struct txn_env *env, const struct txn_request *req, struct txn_result *ret);
 /*
  * Layer `name` back to its previous version, or taken out when it has none, as one
  * transaction over the merged intent. Not committed: exit 2, -ENOENT, nothing touched.
  */
-int txn_rollback_policy(struct txn_env *env, const char *name, struct txn_result *ret);
+int txn_rollback_policy(struct txn_env *env, const struct txn_request *req, const char *name, struct txn_result *ret);
 /*
  * Take layer `name` out as one transaction (kind "remove"): the fields it owned go to
  * the layer below, or to their value before nettune took them. Not committed: exit 2.
  */
-int txn_remove(struct txn_env *env, const char *name, struct txn_result *ret);
+int txn_remove(struct txn_env *env, const struct txn_request *req, const char *name, struct txn_result *ret);
 /*
  * Back to committed revision rev (journal_tx.rev), gated like an apply with that
  * revision's verify settings, journaled as kind "rollback": every layer as it was
@@ -199,7 +212,7 @@ int txn_remove(struct txn_env *env, const char *name, struct txn_result *ret);
  * revision (or one without a policy): exit_code OUTCOME_INVALID, result "refused",
  * -ENOENT; nothing is touched.
  */
-int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret);
+int txn_rollback_to(struct txn_env *env, const struct txn_request *req, int64_t rev, struct txn_result *ret);
 /*
  * Confirm a pending transaction. A confirm processed after the transaction's
  * confirm_deadline_ms, or (not_after_ms > 0) after not_after_ms — the deadline the
@@ -214,10 +227,10 @@ int txn_restore_tx(struct txn_env *env, int64_t tx, const char *restored_by, str
 /*
  * The core, shared by apply and rollback: run the transaction over a plan whose
  * targets and desired states are built (not read yet). policy_json (canonical)
- * becomes the revision.
+ * becomes the revision; req->kind (not NULL) is its journal kind.
  */
-int txn_run(struct txn_env *env, const char *kind, const char *policy_json, const struct policy_verify *verify,
-            unsigned confirm_timeout_s, struct plan *p, struct txn_result *ret);
+int txn_run(struct txn_env *env, const struct txn_request *req, const char *policy_json,
+            const struct policy_verify *verify, unsigned confirm_timeout_s, struct plan *p, struct txn_result *ret);
 
 
 /* A plan over this env's targets and drivers (plan_init with env->plan). */

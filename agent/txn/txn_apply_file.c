@@ -139,7 +139,7 @@ static enum outcome run(struct txn_env *env, struct opening *o, struct ahead *a,
                 txn_finish(a->res, TXN_PLANNED, outcome_of_errno(a->r), "refused");
                 return a->res->exit_code;
         }
-        txn_apply_prepared(env, a->p, confirm_timeout_s, a->plan, a->prep, a->res);
+        txn_apply_prepared(env, NULL, a->p, confirm_timeout_s, a->plan, a->prep, a->res);
         return a->res->exit_code;
 }
 

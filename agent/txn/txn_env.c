@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The transaction's environment and result: the lowest layer of txn*.c. */
+/* The transaction's environment, a request's defaults and the result: the lowest layer of txn*.c. */
 #include "common/outcome.h"
 #include "agent/txn/txn_internal.h"
 
@@ -9,9 +9,24 @@ void txn_env_init(struct txn_env *env, const struct agent_config *c, struct jour
         env->config = c;
         env->journal = j;
         env->lock_fd = -1;
-        env->expect_revision = -1;
         env->plan = (struct plan_env){ .config = c };
         env->hooks.probe = txn_probe_default;
+}
+
+void txn_request_init(struct txn_request *req)
+{
+        *req = (struct txn_request){ .expect_revision = -1 };
+}
+
+const struct txn_request *txn_request_of(const struct txn_request *req, const char *kind, struct txn_request *buf)
+{
+        if (req)
+                *buf = *req;
+        else
+                txn_request_init(buf);
+        if (!buf->kind)
+                buf->kind = kind;
+        return buf;
 }
 
 void txn_plan_init(const struct txn_env *env, struct plan *ret)

@@ -11,7 +11,8 @@
  * calling only those below it:
  *   txn_ops.c (entry points) → txn.c (forward path) → txn_restore.c (the way back)
  *   → txn_verify.c (probes, gate), txn_switch.c (switch timers), txn_record.c (journal
- *   writes of the result), txn_json.c (result JSON) → txn_env.c (environment, result)
+ *   records and barriers), txn_json.c (result JSON) → txn_env.c (environment, request
+ *   defaults, result)
  */
 
 /* ---- txn.c ---- */
@@ -42,21 +43,23 @@ int txn_prepare(struct txn_env *env, const char *kind, const struct policy_verif
                 struct txn_prepared *prep, struct txn_result *res);
 void txn_unprepare(struct plan *p, struct txn_prepared *prep);
 /* txn_run() over a first half done ahead (prep->done), or not yet (then it does it). */
-int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_json,
+int txn_run_prepared(struct txn_env *env, const struct txn_request *req, const char *policy_json,
                      const struct policy_verify *verify, unsigned confirm_timeout_s, struct plan *p,
                      struct txn_prepared *prep, struct txn_result *res);
 /* txn_apply() over the policy's plan already built and maybe prepared (prep may be NULL). Frees the plan. */
-int txn_apply_prepared(struct txn_env *env, const struct policy *p, int confirm_timeout_s, struct plan *plan,
-                       struct txn_prepared *prep, struct txn_result *ret);
+int txn_apply_prepared(struct txn_env *env, const struct txn_request *req, const struct policy *p,
+                       int confirm_timeout_s, struct plan *plan, struct txn_prepared *prep, struct txn_result *ret);
+/* req, or the defaults (txn_request_init) when NULL; kind: req's, else this one. Into *buf. */
+const struct txn_request *txn_request_of(const struct txn_request *req, const char *kind, struct txn_request *buf);
 
 /* ---- txn.c ---- */
 
 /*
- * The caller's precondition (env->expect_revision, -1: none): the node's current
- * revision is the one it names; else result "precondition_failed" (exit 2,
- * res->current_revision) and -ESTALE. Under the lock, before anything is done.
+ * The caller's precondition (req->expect_revision, -1: none; NULL req: none): the
+ * node's current revision is the one it names; else result "precondition_failed"
+ * (exit 2, res->current_revision) and -ESTALE. Under the lock, before anything is done.
  */
-int txn_check_expected(struct txn_env *env, struct txn_result *res);
+int txn_check_expected(struct txn_env *env, const struct txn_request *req, struct txn_result *res);
 
 /* ---- txn_record.c ---- */
 
@@ -64,18 +67,18 @@ int txn_check_expected(struct txn_env *env, struct txn_result *res);
 int txn_step(struct txn_env *env, struct txn_result *res, enum txn_state s,
              const struct journal_result *jr);
 /*
- * Steps that nothing happens between (no probe, no settling, no device touched) go
- * to the journal as one commit: begin, the txn_step()s and journal writes, then end
- * before the next side effect. A crash point armed inside a group commits the
- * group's writes so far, then kills. end without begin does nothing. durable: the commit
- * fsyncs (what a later side effect relies on); else the next durable commit does.
+ * The write-ahead barrier (journal.h, docs/design.md "Write-ahead discipline"): what
+ * the transaction recorded so far made durable before its next side effect — the
+ * first device write, a probe, a settling wait, a switch's commit, the answer.
+ * txn_record_final() ends with one. 0 or -errno in res->error.
  */
-void txn_group_begin(struct txn_env *env, bool durable, struct txn_result *res);
-int txn_group_end(struct txn_env *env, struct txn_result *res);
-/* The crash point of a step just journaled (inside a group: its writes so far committed first). */
+int txn_barrier(struct txn_env *env, struct txn_result *res);
+/* A device write starts (what): nothing recorded may be unflushed (journal_side_effect). */
+int txn_side_effect(struct txn_env *env, const char *what, struct txn_result *res);
+/* The crash point of a step just journaled (what is recorded so far flushed first). */
 void txn_crashpoint(struct txn_env *env, const char *step);
 void txn_finish(struct txn_result *res, enum txn_state s, int exit_code, const char *result);
-/* Record a final state with the result's fields (error, probes, restored_by). */
+/* Record a final state with the result's fields (error, probes, restored_by), then the barrier of the end. */
 int txn_record_final(struct txn_env *env, struct txn_result *res, enum txn_state s,
                      int exit_code, const char *result);
 /* The canonical JSON text of a value (caller frees). */
@@ -176,4 +179,4 @@ void crashpoint_after_apply(void);
  * A bare rollback with layers committed: one layer back to its previous version (1),
  * several refused (exit 2, < 0); 0 when nothing is layered (the snapshot's way back).
  */
-int txn_rollback_layers(struct txn_env *env, struct txn_result *ret);
+int txn_rollback_layers(struct txn_env *env, const struct txn_request *req, struct txn_result *ret);

@@ -39,10 +39,11 @@ static char *revision_json(const struct intent *in, const char *name, const stru
 }
 
 /* Layer name becomes p (NULL: out), the new version naming prev as its previous one. */
-static int layer_change(struct txn_env *env, struct intent *in, const char *kind, const char *name,
-                        const struct policy *p, int64_t prev, struct txn_result *ret)
+static int layer_change(struct txn_env *env, const struct txn_request *req, struct intent *in, const char *kind,
+                        const char *name, const struct policy *p, int64_t prev, struct txn_result *ret)
 {
         _cleanup_free_ char *json = revision_json(in, name, p);
+        struct txn_request change = *req;
         struct plan plan;
         int r;
 
@@ -57,19 +58,19 @@ static int layer_change(struct txn_env *env, struct intent *in, const char *kind
                 plan_free(&plan);
                 return r;
         }
-        env->layer = name;
-        env->layer_prev = prev;
-        r = txn_run(env, kind, json, p ? &p->verify : NULL, 0, &plan, ret);
-        env->layer = NULL;
-        env->layer_prev = 0;
+        change.kind = kind;
+        change.layer = name;
+        change.layer_prev = prev;
+        r = txn_run(env, &change, json, p ? &p->verify : NULL, 0, &plan, ret);
         plan_free(&plan);
         return r;
 }
 
-static int load_layer(struct txn_env *env, struct intent *in, const char *name, struct txn_result *ret)
+static int load_layer(struct txn_env *env, const struct txn_request *req, struct intent *in, const char *name,
+                      struct txn_result *ret)
 {
         char names[1024];
-        int r = txn_check_expected(env, ret);
+        int r = txn_check_expected(env, req, ret);
 
         if (r < 0)
                 return r;
@@ -88,30 +89,37 @@ static int load_layer(struct txn_env *env, struct intent *in, const char *name, 
         return r;
 }
 
-int txn_remove(struct txn_env *env, const char *name, struct txn_result *ret)
+int txn_remove(struct txn_env *env, const struct txn_request *req, const char *name, struct txn_result *ret)
 {
+        struct txn_request own;
         struct intent in;
-        int r = load_layer(env, &in, name, ret);
+        int r;
 
+        req = txn_request_of(req, "remove", &own);
+        r = load_layer(env, req, &in, name, ret);
         if (r < 0)
                 return r;
-        r = layer_change(env, &in, "remove", name, NULL, 0, ret);
+        r = layer_change(env, req, &in, "remove", name, NULL, 0, ret);
         intent_free(&in);
         return r;
 }
 
-int txn_rollback_policy(struct txn_env *env, const char *name, struct txn_result *ret)
+int txn_rollback_policy(struct txn_env *env, const struct txn_request *req, const char *name, struct txn_result *ret)
 {
         struct journal_layer prev = { 0 };
+        struct txn_request own;
         struct policy *p = NULL;
         struct intent in;
-        int i, r = load_layer(env, &in, name, ret);
+        int i, r;
+
+        req = txn_request_of(req, "rollback", &own);
+        r = load_layer(env, req, &in, name, ret);
 
         if (r < 0)
                 return r;
         i = intent_find(&in, name);
         if (!in.prev[i]) {      /* no version before: the layer goes */
-                r = layer_change(env, &in, "rollback", name, NULL, 0, ret);
+                r = layer_change(env, req, &in, "rollback", name, NULL, 0, ret);
                 intent_free(&in);
                 return r;
         }
@@ -120,7 +128,7 @@ int txn_rollback_policy(struct txn_env *env, const char *name, struct txn_result
                 r = policy_parse_committed(prev.policy_json, strlen(prev.policy_json), "committed layer", &p,
                                            &ret->error);
         if (r >= 0) {
-                r = layer_change(env, &in, "rollback", name, p, p ? prev.prev : 0, ret);
+                r = layer_change(env, req, &in, "rollback", name, p, p ? prev.prev : 0, ret);
                 if (p)
                         txn_rollback_name_gate(ret, p->name);
         } else
@@ -131,7 +139,7 @@ int txn_rollback_policy(struct txn_env *env, const char *name, struct txn_result
         return r;
 }
 
-int txn_rollback_layers(struct txn_env *env, struct txn_result *ret)
+int txn_rollback_layers(struct txn_env *env, const struct txn_request *req, struct txn_result *ret)
 {
         char names[1024], name[POLICY_NAME_MAX];
         struct intent in;
@@ -150,6 +158,6 @@ int txn_rollback_layers(struct txn_env *env, struct txn_result *ret)
         }
         snprintf(name, sizeof(name), "%s", in.v[0].p->name);
         intent_free(&in);
-        r = txn_rollback_policy(env, name, ret);
+        r = txn_rollback_policy(env, req, name, ret);
         return r < 0 ? r : 1;
 }

@@ -114,16 +114,18 @@ int txn_recover_due(struct txn_env *env)
         return r;
 }
 
-int txn_apply_prepared(struct txn_env *env, const struct policy *p, int confirm_timeout_s, struct plan *plan,
-                       struct txn_prepared *prep, struct txn_result *ret)
+int txn_apply_prepared(struct txn_env *env, const struct txn_request *req, const struct policy *p,
+                       int confirm_timeout_s, struct plan *plan, struct txn_prepared *prep, struct txn_result *ret)
 {
         _cleanup_free_ char *json = policy_to_json(p);
         struct txn_prepared none = { 0 };
+        struct txn_request own;
         struct intent in = { 0 };
         int r;
 
+        req = txn_request_of(req, "apply", &own);
         /* Layers: a field another layer owns is refused; a change among layers plans the merged intent. */
-        if (env->journal && (!env->apply_kind || !streq(env->apply_kind, "enforce"))) {
+        if (env->journal && !streq(req->kind, "enforce")) {
                 r = intent_load(env->journal, &in, &ret->error);
                 if (r >= 0)
                         r = intent_conflict(env, &in, p, &ret->error);
@@ -146,7 +148,7 @@ int txn_apply_prepared(struct txn_env *env, const struct policy *p, int confirm_
                         return r;
                 }
         }
-        r = json ? txn_run_prepared(env, env->apply_kind ? env->apply_kind : "apply", json, &p->verify,
+        r = json ? txn_run_prepared(env, req, json, &p->verify,
                                     confirm_timeout_s >= 0 ? (unsigned)confirm_timeout_s : p->confirm_timeout_s,
                                     plan, prep ? prep : &none, ret)
                  : -ENOMEM;
@@ -154,7 +156,7 @@ int txn_apply_prepared(struct txn_env *env, const struct policy *p, int confirm_
         return r;
 }
 
-int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s,
+int txn_apply(struct txn_env *env, const struct txn_request *req, const struct policy *p, int confirm_timeout_s,
               struct txn_result *ret)
 {
         struct plan plan;
@@ -167,21 +169,23 @@ int txn_apply(struct txn_env *env, const struct policy *p, int confirm_timeout_s
                 plan_free(&plan);
                 return r;
         }
-        return txn_apply_prepared(env, p, confirm_timeout_s, &plan, NULL, ret);
+        return txn_apply_prepared(env, req, p, confirm_timeout_s, &plan, NULL, ret);
 }
 
-int txn_rollback(struct txn_env *env, struct txn_result *ret)
+int txn_rollback(struct txn_env *env, const struct txn_request *req, struct txn_result *ret)
 {
         _cleanup_free_ char *json = NULL;
         struct policy *prev = NULL;
+        struct txn_request own;
         int64_t last_tx = 0;
         struct plan plan;
         int r;
 
-        r = txn_check_expected(env, ret);
+        req = txn_request_of(req, "rollback", &own);
+        r = txn_check_expected(env, req, ret);
         if (r < 0)
                 return r;
-        r = txn_rollback_layers(env, ret);
+        r = txn_rollback_layers(env, req, ret);
         if (r != 0)
                 return r < 0 ? r : 0;
         r = journal_revision(env->journal, 0, NULL, &last_tx, NULL, &ret->error);
@@ -199,7 +203,7 @@ int txn_rollback(struct txn_env *env, struct txn_result *ret)
                 r = txn_plan_from_snapshot(env, last_tx, &plan, &ret->error);
         if (r >= 0) {
                 snprintf(plan.policy, sizeof(plan.policy), "%s", prev ? prev->name : "");
-                r = txn_run(env, "rollback", json, prev ? &prev->verify : NULL, 0, &plan, ret);
+                r = txn_run(env, req, json, prev ? &prev->verify : NULL, 0, &plan, ret);
                 if (prev)
                         txn_rollback_name_gate(ret, prev->name);
         } else {
@@ -306,8 +310,12 @@ int txn_confirm(struct txn_env *env, int64_t tx, int64_t not_after_ms, struct tx
                 struct journal_result jr = { .result = "committed", .exit_code = OUTCOME_OK };
 
                 r = txn_step(env, ret, TXN_COMMITTED, &jr);
-                if (r < 0)
+                if (r >= 0)
+                        r = txn_barrier(env, ret);      /* before the answer */
+                if (r < 0) {
+                        ret->state = TXN_PENDING_CONFIRM;
                         return r;
+                }
                 txn_finish(ret, TXN_COMMITTED, OUTCOME_OK, "committed");
                 return 0;
         }

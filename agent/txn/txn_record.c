@@ -1,34 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* The transaction's journal writes: each state change, and the final result. */
+/* The transaction's journal records (each state change, the final result) and its barriers. */
 #include "agent/txn/txn_internal.h"
 
 void txn_crashpoint(struct txn_env *env, const char *step)
 {
         struct errbuf e = { 0 };
 
-        /* A crash test stops here: the journal as this step leaves it, so the group's writes so far commit first. */
-        if (env->grouped && crashpoint_armed(step)) {
-                env->grouped = false;
-                journal_group_commit(env->journal, &e);
-        }
+        /* A crash test stops here: the journal as this step leaves it, so what is recorded so far is flushed first. */
+        if (crashpoint_armed(step))
+                journal_barrier(env->journal, &e);
         crashpoint(step);
 }
 
-void txn_group_begin(struct txn_env *env, bool durable, struct txn_result *res)
+int txn_barrier(struct txn_env *env, struct txn_result *res)
 {
-        struct errbuf e = { 0 };
-
-        /* Cannot open one: each write commits on its own, as without a group. */
-        if (!env->grouped && journal_group_begin(env->journal, durable, &e) >= 0)
-                env->grouped = true;
+        return journal_barrier(env->journal, &res->error);
 }
 
-int txn_group_end(struct txn_env *env, struct txn_result *res)
+int txn_side_effect(struct txn_env *env, const char *what, struct txn_result *res)
 {
-        if (!env->grouped)
-                return 0;
-        env->grouped = false;
-        return journal_group_commit(env->journal, &res->error);
+        return journal_side_effect(env->journal, what, &res->error);
 }
 
 int txn_step(struct txn_env *env, struct txn_result *res, enum txn_state s,
@@ -64,6 +55,7 @@ int txn_record_final(struct txn_env *env, struct txn_result *res, enum txn_state
         _cleanup_free_ char *probe = txn_probe_json_text(res);
         _cleanup_free_ char *restores = txn_json_text(res->restores);
         char err[1100] = "";
+        int r;
         struct journal_result jr = {
                 .result = result, .exit_code = exit_code, .probe_json = probe,
                 .restored_by = res->restored_by[0] ? res->restored_by : NULL,
@@ -75,5 +67,7 @@ int txn_record_final(struct txn_env *env, struct txn_result *res, enum txn_state
         txn_finish(res, s, exit_code, result);
         if (!res->tx)
                 return 0;
-        return txn_step(env, res, s, &jr);
+        r = txn_step(env, res, s, &jr);
+        /* The end of the run: durable before anyone hears of it. */
+        return r < 0 ? r : txn_barrier(env, res);
 }

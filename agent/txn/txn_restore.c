@@ -157,8 +157,10 @@ int txn_restore_targets(struct txn_env *env, struct plan *p, bool all, const cha
         int r = 0, k;
 
         snprintf(res->restored_by, sizeof(res->restored_by), "%s", restored_by);
-        /* The journal must say RESTORING even if writing it fails: restore anyway. */
-        txn_step(env, res, TXN_RESTORING, NULL);
+        /* The journal must say RESTORING before the device writes back, and even if writing it fails: restore anyway. */
+        if (txn_step(env, res, TXN_RESTORING, NULL) >= 0)
+                txn_barrier(env, res);
+        txn_side_effect(env, "the way back's device writes", res);
         for (unsigned i = 0; i < p->n; i++) {
                 if (!all && !p->v[i].touched)
                         continue;

@@ -19,9 +19,11 @@ static int refuse(struct txn_result *ret, int64_t rev, const char *why)
 }
 
 /* Every layer back to revision rev: one transaction over the intent then and now. */
-static int back_to(struct txn_env *env, int64_t rev, const struct policy *p, struct txn_result *ret)
+static int back_to(struct txn_env *env, const struct txn_request *req, int64_t rev, const struct policy *p,
+                   struct txn_result *ret)
 {
         _cleanup_free_ char *json = policy_to_json(p);
+        struct txn_request back = *req;
         struct intent now, then;
         struct plan plan;
         int r;
@@ -40,11 +42,10 @@ static int back_to(struct txn_env *env, int64_t rev, const struct policy *p, str
                 txn_finish(ret, TXN_PLANNED, outcome_of_errno(r), "refused");
         } else {
                 snprintf(plan.policy, sizeof(plan.policy), "%s", p->name);
-                env->layer = "*";
-                env->layer_prev = rev;
-                r = txn_run(env, "rollback", json, &p->verify, 0, &plan, ret);
-                env->layer = NULL;
-                env->layer_prev = 0;
+                back.kind = "rollback";
+                back.layer = "*";               /* every layer as it was at rev */
+                back.layer_prev = rev;
+                r = txn_run(env, &back, json, &p->verify, 0, &plan, ret);
         }
         plan_free(&plan);
         intent_free(&then);
@@ -52,16 +53,18 @@ static int back_to(struct txn_env *env, int64_t rev, const struct policy *p, str
         return r;
 }
 
-int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret)
+int txn_rollback_to(struct txn_env *env, const struct txn_request *req, int64_t rev, struct txn_result *ret)
 {
-        const char *kind = env->apply_kind;
+        struct txn_request own;
         struct policy *p = NULL;
         int64_t since = 0;
         int r;
 
         if (rev <= 0)
                 return refuse(ret, rev, "does not exist: revisions are numbered from 1");
-        r = txn_check_expected(env, ret);
+        req = txn_request_of(req, "rollback", &own);
+        own.kind = "rollback";          /* whatever the caller's: a revision applied again is a rollback */
+        r = txn_check_expected(env, req, ret);
         if (r < 0)
                 return r;
         r = journal_committed_policy(env->journal, rev, &p, NULL, &ret->error);
@@ -71,7 +74,7 @@ int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret)
             rev >= since && journal_committed_policy(env->journal, 0, &p, NULL, &ret->error) >= 0 && p) {
                 /* a revision that took the last layer out: going back to it takes every layer out,
                  * gated by the verify settings of the newest committed policy, the one it undoes */
-                r = back_to(env, rev, p, ret);
+                r = back_to(env, req, rev, p, ret);
                 txn_rollback_name_gate(ret, p->name);
                 policy_free(p);
                 return r;
@@ -84,15 +87,13 @@ int txn_rollback_to(struct txn_env *env, int64_t rev, struct txn_result *ret)
         }
         r = journal_layers_since(env->journal, &since, &ret->error);
         if (r >= 0 && since > 0 && rev >= since) {
-                r = back_to(env, rev, p, ret);
+                r = back_to(env, req, rev, p, ret);
                 txn_rollback_name_gate(ret, p->name);
                 policy_free(p);
                 return r;
         }
-        env->apply_kind = "rollback";
-        r = txn_apply(env, p, 0, ret);
+        r = txn_apply(env, req, p, 0, ret);
         txn_rollback_name_gate(ret, p->name);
-        env->apply_kind = kind;
         policy_free(p);
         return r;
 }

@@ -47,16 +47,17 @@ static const char *kdrv(const struct target *t)
 static int prefetch(struct target *t, struct nl *nl, struct errbuf *e)
 {
         struct driver_io *io = t->io;
+        struct host_io *h = host_io_find(io);
         _cleanup_free_ char (*names)[16] = NULL;
         _cleanup_free_ bool *software = NULL;
         const struct link_info *l;
         unsigned n = 0;
         int r;
 
-        if (!io || io->dcb || io->n_interfaces < 2 || nl != io->rtnl)
+        if (!h || h->dcb || io->n_targets[TARGET_INTERFACE] < 2 || nl != h->rtnl)
                 return 0;
         r = link_cache_links(io, nl, &l, &n, e);
-        if (r < 0 || n > 2 * io->n_interfaces + 8)
+        if (r < 0 || n > 2 * io->n_targets[TARGET_INTERFACE] + 8)
                 return r;
         names = calloc(n ? n : 1, sizeof(*names));
         software = calloc(n ? n : 1, sizeof(*software));
@@ -66,7 +67,7 @@ static int prefetch(struct target *t, struct nl *nl, struct errbuf *e)
                 strcopy(names[i], sizeof(names[i]), l[i].name);
                 software[i] = link_cache_software(io, &l[i]);
         }
-        return dcb_cache_fill(nl, (const char (*)[16])names, software, n, &io->dcb, e);
+        return dcb_cache_fill(nl, (const char (*)[16])names, software, n, &h->dcb, e);
 }
 
 /* dcb_nl_get(), answered from the request's batch when it can. */
@@ -75,8 +76,8 @@ static int get_ieee(struct target *t, struct nl *nl, struct dcb_nl_ieee *cur, st
         struct errbuf pe = { 0 };
 
         /* A batch that failed as a whole leaves each interface to ask on its own. */
-        if (prefetch(t, nl, &pe) >= 0 && t->io) {
-                int r = dcb_cache_get(t->io->dcb, nl, t->name, cur, e);
+        if (prefetch(t, nl, &pe) >= 0 && host_io_find(t->io)) {
+                int r = dcb_cache_get(host_io_find(t->io)->dcb, nl, t->name, cur, e);
 
                 if (r <= 0)
                         return r;

@@ -1,18 +1,56 @@
 /* SPDX-License-Identifier: MIT */
-/* The host handles of a request: its rtnetlink handle and caches (see host_io.h). */
+/* The host's part of a request: its rtnetlink handle and caches (see host_io.h). */
 #include "drivers/host/dcb_nl.h"
 #include "drivers/host/host_io.h"
 #include "drivers/host/link.h"
 
+/* The writes queued on the handle while io->batch: sent, their ACKs checked; the first refusal names its target. */
+static int host_flush(void *part, struct errbuf *e)
+{
+        struct host_io *h = part;
+
+        return h->rtnl ? nl_flush(h->rtnl, e) : 0;
+}
+
+static void host_close(void *part)
+{
+        struct host_io *h = part;
+
+        link_cache_free(h->links);
+        dcb_cache_free(h->dcb);
+        nl_close(h->rtnl);
+        free(h);
+}
+
+static const struct driver_io_ops host_io_ops = {
+        .name = "host",
+        .flush = host_flush,
+        .close = host_close,
+};
+
+struct host_io *host_io_of(struct driver_io *io)
+{
+        return driver_io_part(io, &host_io_ops, sizeof(struct host_io));
+}
+
+struct host_io *host_io_find(const struct driver_io *io)
+{
+        return driver_io_find(io, &host_io_ops);
+}
+
 int driver_io_rtnl(struct driver_io *io, const struct driver_env *env, struct nl **ret, struct errbuf *e)
 {
-        if (!io->rtnl) {
-                int r = nl_open(env ? env->nl : NULL, NETLINK_ROUTE, &io->rtnl, e);
+        struct host_io *h = host_io_of(io);
+
+        if (!h)
+                return errbuf_set(e, ENOMEM, NULL, "out of memory");
+        if (!h->rtnl) {
+                int r = nl_open(env ? env->nl : NULL, NETLINK_ROUTE, &h->rtnl, e);
 
                 if (r < 0)
                         return r;
         }
-        *ret = io->rtnl;
+        *ret = h->rtnl;
         return 0;
 }
 
@@ -27,21 +65,4 @@ int driver_rtnl(const struct target *t, struct nl **ret, struct nl **ret_own, st
         if (r >= 0)
                 *ret = *ret_own;
         return r;
-}
-
-int driver_io_flush(struct driver_io *io, struct errbuf *e)
-{
-        return io && io->rtnl ? nl_flush(io->rtnl, e) : 0;
-}
-
-void driver_io_close(struct driver_io *io)
-{
-        if (!io)
-                return;
-        link_cache_free(io->links);
-        io->links = NULL;
-        dcb_cache_free(io->dcb);
-        io->dcb = NULL;
-        nl_close(io->rtnl);
-        io->rtnl = NULL;
 }

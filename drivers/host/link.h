@@ -86,6 +86,7 @@ bool link_cache_software(const struct driver_io *io, const struct link_info *l);
  */
 #define LINK_DEVICE_MAX 64
 int link_rtnl_device(const struct target *t, char *buf, size_t size);
+struct link_cache;
 void link_cache_free(struct link_cache *c);
 
 /* "interface 'NAME'" into e->where, keeping the message; returns r. */

@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "drivers/host/host_io.h"
 #include "drivers/host/link.h"
 
 struct link_cache {
@@ -95,9 +96,11 @@ static int cache_fill(struct link_cache *c, struct nl *nl, struct errbuf *e)
 
 static struct link_cache *cache_of(struct driver_io *io)
 {
-        if (!io->links)
-                io->links = calloc(1, sizeof(*io->links));
-        return io->links;
+        struct host_io *h = host_io_of(io);
+
+        if (h && !h->links)
+                h->links = calloc(1, sizeof(*h->links));
+        return h ? h->links : NULL;
 }
 
 static bool cache_valid(const struct link_cache *c, const struct nl *nl)
@@ -124,7 +127,9 @@ int link_cache_links(struct driver_io *io, struct nl *nl, const struct link_info
 
 bool link_cache_software(const struct driver_io *io, const struct link_info *l)
 {
-        return io && io->links && io->links->filled && io->links->parents && !l->parent[0];
+        const struct host_io *h = host_io_find(io);
+
+        return h && h->links && h->links->filled && h->links->parents && !l->parent[0];
 }
 
 /*
@@ -134,14 +139,17 @@ bool link_cache_software(const struct driver_io *io, const struct link_info *l)
  */
 static bool dump_pays(const struct driver_io *io, const struct link_cache *c, const struct nl *nl)
 {
-        if (io->n_interfaces < 2 || (c->filled && c->n > 8 * io->n_interfaces))
+        unsigned n_if = io->n_targets[TARGET_INTERFACE];
+
+        if (n_if < 2 || (c->filled && c->n > 8 * n_if))
                 return false;
         return !c->filled || (c->alone && c->alone_writes == nl_writes(nl));
 }
 
 int link_rtnl_read(const struct target *t, struct nl *nl, struct link_info *ret, struct errbuf *e)
 {
-        struct link_cache *c = t->io && nl == t->io->rtnl ? cache_of(t->io) : NULL;
+        const struct host_io *h = host_io_find(t->io);
+        struct link_cache *c = h && nl == h->rtnl ? cache_of(t->io) : NULL;
         const struct link_info *l;
         int r;
 
@@ -226,7 +234,8 @@ static int read_device(const struct target *t, char *buf, size_t size)
 
 int link_rtnl_device(const struct target *t, char *buf, size_t size)
 {
-        struct link_cache *c = t->io ? t->io->links : NULL;
+        const struct host_io *h = host_io_find(t->io);
+        struct link_cache *c = h ? h->links : NULL;
         struct link_info *l = c && c->filled ?
                 bsearch(&(struct link_info){ .ifindex = t->ifindex }, c->v, c->n, sizeof(*c->v), by_ifindex) : NULL;
         char *slot = l && streq(l->name, t->name) ? c->device[l - c->v] : NULL;

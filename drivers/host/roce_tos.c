@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "common/util.h"
+#include "drivers/host/host_io.h"
 #include "drivers/host/roce_tos.h"
 #include "drivers/host/sysfs.h"
 
@@ -120,16 +121,18 @@ static bool any_rdma_device(const struct target *t)
         bool any = false;
         DIR *d;
 
-        if (t->io && t->io->rdma_devices)
-                return t->io->rdma_devices > 0;
+        struct host_io *h = host_io_of(t->io);
+
+        if (h && h->rdma_devices)
+                return h->rdma_devices > 0;
         snprintf(dir, sizeof(dir), "%s/class/infiniband", sysfs_of(t));
         if ((d = opendir(dir))) {
                 while (!any && (de = readdir(d)))
                         any = de->d_name[0] != '.';
                 closedir(d);
         }
-        if (t->io)
-                t->io->rdma_devices = any ? 1 : -1;
+        if (h)
+                h->rdma_devices = any ? 1 : -1;
         return any;
 }
 

@@ -276,7 +276,7 @@ static void test_batch(void)
 /* The request's link cache: one dump for many reads, dropped by a write, refilled by a read-back. */
 static void test_link_cache(void)
 {
-        struct driver_io io = { .n_interfaces = 2 };
+        struct driver_io io = { .n_targets[TARGET_INTERFACE] = 2 };
         struct driver_env env = { .sysfs_root = "/nonexistent" };
         struct target t = { .kind = TARGET_INTERFACE, .ifindex = 8, .env = &env, .io = &io };
         const struct link_info *all;
@@ -297,17 +297,17 @@ static void test_link_cache(void)
         CU_ASSERT_EQUAL(all[0].ifindex, 7);
         CU_ASSERT_EQUAL(all[1].ifindex, 8);
         base = xport.n_log;
-        CU_ASSERT_EQUAL(link_rtnl_read(&t, io.rtnl, &l, &e), 0);
+        CU_ASSERT_EQUAL(link_rtnl_read(&t, host_io_find(&io)->rtnl, &l, &e), 0);
         CU_ASSERT_EQUAL(l.mtu, 1500);
         CU_ASSERT_EQUAL(xport.n_log, base);                     /* from the dump */
-        CU_ASSERT_EQUAL(link_rtnl_set_mtu(io.rtnl, 8, 9000, &e), 0);
+        CU_ASSERT_EQUAL(link_rtnl_set_mtu(host_io_find(&io)->rtnl, 8, 9000, &e), 0);
         base = xport.n_log;
-        CU_ASSERT_EQUAL(link_rtnl_read(&t, io.rtnl, &l, &e), 0);        /* after a write: asked */
+        CU_ASSERT_EQUAL(link_rtnl_read(&t, host_io_find(&io)->rtnl, &l, &e), 0);        /* after a write: asked */
         CU_ASSERT_EQUAL(l.mtu, 9000);
         CU_ASSERT_EQUAL(xport.n_log, base + 1);
-        CU_ASSERT_EQUAL(link_rtnl_read(&t, io.rtnl, &l, &e), 0);        /* a second read in a row: one dump */
+        CU_ASSERT_EQUAL(link_rtnl_read(&t, host_io_find(&io)->rtnl, &l, &e), 0);        /* a second read in a row: one dump */
         CU_ASSERT_EQUAL(xport.n_log, base + 2);
-        CU_ASSERT_EQUAL(link_rtnl_read(&t, io.rtnl, &l, &e), 0);        /* ... which serves the rest */
+        CU_ASSERT_EQUAL(link_rtnl_read(&t, host_io_find(&io)->rtnl, &l, &e), 0);        /* ... which serves the rest */
         CU_ASSERT_EQUAL(xport.n_log, base + 2);
         /* no device link in this tree: none (not a virtual link: that needs the class link) */
         CU_ASSERT_EQUAL(link_rtnl_device(&t, dev, sizeof(dev)), -ENOENT);
@@ -323,7 +323,7 @@ static void test_link_cache(void)
  */
 static void test_link_parent_is_sysfs_device(void)
 {
-        struct driver_io io = { .n_interfaces = 2 };
+        struct driver_io io = { .n_targets[TARGET_INTERFACE] = 2 };
         struct driver_env env = { .sysfs_root = "/sys" };
         const struct link_info *all;
         struct errbuf e = { 0 };
@@ -440,6 +440,56 @@ static void test_queue_kernel(void)
 }
 
 
+/* A family of its own beside the host's: driver_io flushes and closes every part, knowing none of them. */
+struct fake_part {
+        int flush_r;
+        unsigned *flushed, *closed;
+};
+
+static int fake_flush(void *part, struct errbuf *e)
+{
+        struct fake_part *f = part;
+
+        (*f->flushed)++;
+        return f->flush_r < 0 ? errbuf_set(e, -f->flush_r, "switch 'x'", "refused") : 0;
+}
+
+static void fake_close(void *part)
+{
+        struct fake_part *f = part;
+
+        (*f->closed)++;
+        free(f);
+}
+
+static const struct driver_io_ops fake_a = { .name = "a", .flush = fake_flush, .close = fake_close };
+static const struct driver_io_ops fake_b = { .name = "b", .flush = fake_flush, .close = fake_close };
+
+static void test_io_parts(void)
+{
+        struct driver_io io = { 0 };
+        struct errbuf e = { 0 };
+        unsigned flushed = 0, closed = 0;
+        struct fake_part *a = driver_io_part(&io, &fake_a, sizeof(*a)), *b;
+
+        CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+        CU_ASSERT_PTR_EQUAL(driver_io_part(&io, &fake_a, sizeof(*a)), a);     /* one part per family */
+        CU_ASSERT_PTR_NULL(driver_io_find(&io, &fake_b));
+        b = driver_io_part(&io, &fake_b, sizeof(*b));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        *a = (struct fake_part){ 0, &flushed, &closed };
+        *b = (struct fake_part){ -EPERM, &flushed, &closed };
+        CU_ASSERT_PTR_NULL(host_io_find(&io));                  /* no host part until a host driver asks */
+        CU_ASSERT_EQUAL(driver_io_flush(&io, &e), -EPERM);      /* every part flushed, the refusal returned */
+        CU_ASSERT_EQUAL(flushed, 2);
+        CU_ASSERT_STRING_EQUAL(e.where, "switch 'x'");
+        CU_ASSERT_EQUAL(driver_io_flush(NULL, &e), 0);
+        driver_io_close(&io);
+        CU_ASSERT_EQUAL(closed, 2);
+        CU_ASSERT_EQUAL(io.n_parts, 0);
+        CU_ASSERT_PTR_NULL(driver_io_find(&io, &fake_a));
+}
+
 int suite_nl(void);
 int suite_nl(void)
 {
@@ -451,7 +501,8 @@ int suite_nl(void)
             !CU_add_test(s, "seam", test_seam) || !CU_add_test(s, "queue", test_queue) ||
             !CU_add_test(s, "queue_kernel", test_queue_kernel) ||
             !CU_add_test(s, "batch", test_batch) || !CU_add_test(s, "link_cache", test_link_cache) ||
-            !CU_add_test(s, "link_parent_is_sysfs_device", test_link_parent_is_sysfs_device))
+            !CU_add_test(s, "link_parent_is_sysfs_device", test_link_parent_is_sysfs_device) ||
+            !CU_add_test(s, "io_parts", test_io_parts))
                 return -1;
         return 0;
 }

@@ -24,6 +24,7 @@ static char dir[64];
 static struct agent_config config;
 static struct journal *journal;
 static struct txn_env env;
+static struct txn_request req;        /* the request each entry point gets: no key, no precondition unless a test sets one */
 
 static int setup(void)
 {
@@ -37,7 +38,7 @@ static int setup(void)
         if (journal_open(dir, &journal, &e) < 0)
                 return -1;
         memset(&env, 0, sizeof(env));
-        env.expect_revision = -1;
+        txn_request_init(&req);
         env.config = &config;
         env.journal = journal;
         env.lock_fd = -1;
@@ -87,7 +88,7 @@ static int apply(unsigned mtu, const char *verify, int confirm, struct txn_resul
         txn_result_init(r);
         if (!p)
                 return -1;
-        txn_apply(&env, p, confirm, r);
+        txn_apply(&env, &req, p, confirm, r);
         policy_free(p);
         return r->exit_code;
 }
@@ -526,7 +527,7 @@ static void test_rollback(void)
         CU_ASSERT_EQUAL(apply(4000, NULL, -1, &r), OUTCOME_OK);
         txn_result_done(&r);
         txn_result_init(&r);
-        txn_rollback(&env, &r);
+        txn_rollback(&env, &req, &r);
         CU_ASSERT_EQUAL(r.exit_code, OUTCOME_OK);
         CU_ASSERT_EQUAL(r.state, TXN_COMMITTED);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
@@ -545,7 +546,7 @@ static void test_rollback(void)
         txn_result_done(&r);
         fakedrv_set_probes(regress, 2);
         txn_result_init(&r);
-        txn_rollback(&env, &r);
+        txn_rollback(&env, &req, &r);
         CU_ASSERT_EQUAL(r.exit_code, OUTCOME_ROLLED_BACK);
         CU_ASSERT_STRING_EQUAL(r.restored_by, "gate");
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 4000);
@@ -593,7 +594,7 @@ static void test_rollback_to(void)
         /* Unknown revision: refused, nothing touched. */
         applies = fakedrv_find("fa")->applies;
         txn_result_init(&r);
-        CU_ASSERT_EQUAL(txn_rollback_to(&env, 99999, &r), -ENOENT);
+        CU_ASSERT_EQUAL(txn_rollback_to(&env, &req, 99999, &r), -ENOENT);
         CU_ASSERT_EQUAL(r.exit_code, OUTCOME_INVALID);
         CU_ASSERT_STRING_EQUAL(r.result, "refused");
         CU_ASSERT_EQUAL(r.tx, 0);
@@ -604,7 +605,7 @@ static void test_rollback_to(void)
 
         /* Back to 9000: a full transaction of kind rollback, recorded as a new revision. */
         txn_result_init(&r);
-        CU_ASSERT_EQUAL(txn_rollback_to(&env, rev9000, &r), 0);
+        CU_ASSERT_EQUAL(txn_rollback_to(&env, &req, rev9000, &r), 0);
         CU_ASSERT_EQUAL(r.exit_code, OUTCOME_OK);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
         CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 9000);
@@ -618,7 +619,7 @@ static void test_rollback_to(void)
         /* The 2000 revision carries a gate: a regression undoes the rollback itself. */
         fakedrv_set_probes(regress, 2);
         txn_result_init(&r);
-        txn_rollback_to(&env, rev2000, &r);
+        txn_rollback_to(&env, &req, rev2000, &r);
         CU_ASSERT_EQUAL(r.exit_code, OUTCOME_ROLLED_BACK);
         CU_ASSERT_STRING_EQUAL(r.restored_by, "gate");
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
@@ -629,7 +630,7 @@ static void test_rollback_to(void)
         txn_result_done(&r);
         fakedrv_set_probes(pass, 2);
         txn_result_init(&r);
-        txn_rollback_to(&env, rev2000, &r);
+        txn_rollback_to(&env, &req, rev2000, &r);
         CU_ASSERT_EQUAL(r.exit_code, OUTCOME_OK);
         CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 2000);
         txn_result_done(&r);
@@ -655,8 +656,8 @@ static void test_expect_revision(void)
 
         /* The first caller undoes rev4000, naming it. */
         txn_result_init(&r);
-        env.expect_revision = rev4000;
-        CU_ASSERT_EQUAL(txn_rollback(&env, &r), 0);
+        req.expect_revision = rev4000;
+        CU_ASSERT_EQUAL(txn_rollback(&env, &req, &r), 0);
         CU_ASSERT_EQUAL(r.exit_code, OUTCOME_OK);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
         txn_result_done(&r);
@@ -664,7 +665,7 @@ static void test_expect_revision(void)
         /* The second, which also read rev4000 as the newest: refused, nothing touched. */
         applies = fakedrv_find("fa")->applies;
         txn_result_init(&r);
-        CU_ASSERT_EQUAL(txn_rollback(&env, &r), -ESTALE);
+        CU_ASSERT_EQUAL(txn_rollback(&env, &req, &r), -ESTALE);
         CU_ASSERT_STRING_EQUAL(r.result, "precondition_failed");
         CU_ASSERT_EQUAL(r.exit_code, OUTCOME_INVALID);
         CU_ASSERT_EQUAL(r.tx, 0);
@@ -678,7 +679,7 @@ static void test_expect_revision(void)
 
         /* The same for rollback to a revision, and for an apply. */
         txn_result_init(&r);
-        CU_ASSERT_EQUAL(txn_rollback_to(&env, rev4000, &r), -ESTALE);
+        CU_ASSERT_EQUAL(txn_rollback_to(&env, &req, rev4000, &r), -ESTALE);
         CU_ASSERT_STRING_EQUAL(r.result, "precondition_failed");
         txn_result_done(&r);
         CU_ASSERT_EQUAL(apply(2000, NULL, -1, &r), OUTCOME_INVALID);
@@ -687,11 +688,11 @@ static void test_expect_revision(void)
         txn_result_done(&r);
 
         /* Naming the current one: it runs. */
-        env.expect_revision = rev4000 + 1;
+        req.expect_revision = rev4000 + 1;
         CU_ASSERT_EQUAL(apply(2000, NULL, -1, &r), OUTCOME_OK);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 2000);
         txn_result_done(&r);
-        env.expect_revision = -1;
+        req.expect_revision = -1;
 }
 
 /* A confirm (or cancel) of a pending transaction that is not the node's current pending one changes nothing. */
@@ -843,7 +844,7 @@ static void test_lossless_class(void)
         CU_ASSERT_FATAL(off && keep);
         lossless_devices();
         txn_result_init(&r);
-        txn_apply(&env, off, -1, &r);
+        txn_apply(&env, &req, off, -1, &r);
         CU_ASSERT_EQUAL(r.exit_code, OUTCOME_INVALID);
         CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "interface 'fa': $.spec.host_ecn.reaction_point: "
                                                   "host_ecn_priority_mismatch: DCQCN is off for priority 3"));
@@ -853,7 +854,7 @@ static void test_lossless_class(void)
         txn_result_done(&r);
 
         txn_result_init(&r);
-        txn_apply(&env, keep, -1, &r);
+        txn_apply(&env, &req, keep, -1, &r);
         CU_ASSERT_EQUAL(r.exit_code, OUTCOME_OK);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
         txn_result_done(&r);
@@ -861,12 +862,12 @@ static void test_lossless_class(void)
         /* waived: DCQCN goes off; undoing that puts it back on, and undoing the undo is never refused */
         off->checks_allow = LOSSLESS_BIT(LOSSLESS_HOST_ECN);
         txn_result_init(&r);
-        txn_apply(&env, off, -1, &r);
+        txn_apply(&env, &req, off, -1, &r);
         CU_ASSERT_EQUAL(r.exit_code, OUTCOME_OK);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.host_ecn.rp_enabled, 0);
         txn_result_done(&r);
         txn_result_init(&r);
-        CU_ASSERT_EQUAL(txn_rollback(&env, &r), OUTCOME_OK);
+        CU_ASSERT_EQUAL(txn_rollback(&env, &req, &r), OUTCOME_OK);
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.host_ecn.rp_enabled, 0x08);
         txn_result_done(&r);
         policy_free(off);
