@@ -65,6 +65,9 @@ static const struct route routes[] = {
         { "POST", "/v1/probe", false, HTTP_ROLE_OPERATE, REFUSE, api_probe, NO_QUERY },
         { "GET", "/v1/fabric", false, HTTP_ROLE_OPERATE, ANSWER, api_fabric_info, NO_QUERY },
         { "POST", "/v1/fabric/flows", false, HTTP_ROLE_OPERATE, REFUSE, api_fabric_flows, NO_QUERY },
+        { "GET", "/v1/intent", false, HTTP_ROLE_READ, ANSWER, api_intent, NO_QUERY },
+        { "POST", "/v1/remove", false, HTTP_ROLE_OPERATE, REFUSE, api_remove,
+          QUERY("confirm_timeout_s", "idempotency_key", "expect_revision") },
 };
 
 /* Every query parameter is one the route takes: 0, or 400 naming the first that is not. */

@@ -209,3 +209,19 @@ void api_doctor(struct api *a, const struct http_request *req, const char *rest,
 {
         doctor_http(a->config, a->journal, req, resp);
 }
+
+/* GET /v1/intent: the merged intent, every managed field with its value, live value and owner. */
+void api_intent(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+{
+        struct errbuf e = { 0 };
+        struct txn_env env;
+        struct plan plan = { 0 };
+        json_t *doc = NULL;
+
+        api_env_init(a, &env);
+        if (intent_read(&env, &plan, &doc, &e) < 0)
+                api_reply_errbuf(resp, 500, "runtime", &e);
+        else
+                api_reply_json(resp, 200, doc);
+        plan_free(&plan);
+}

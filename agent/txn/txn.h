@@ -192,6 +192,11 @@ int txn_rollback_policy(struct txn_env *env, const char *name, struct txn_result
  */
 int txn_remove(struct txn_env *env, const char *name, struct txn_result *ret);
 /*
+ * txn_remove left pending confirmation for confirm_timeout_s (> 0; 0: committed at
+ * once), as an apply with a confirm timeout: POST /v1/remove, a controller's remove rollout.
+ */
+int txn_remove_confirm(struct txn_env *env, const char *name, unsigned confirm_timeout_s, struct txn_result *ret);
+/*
  * Back to committed revision rev (journal_tx.rev), gated like an apply with that
  * revision's verify settings, journaled as kind "rollback": every layer as it was
  * then (one committed since goes, one taken out since comes back). A revision from

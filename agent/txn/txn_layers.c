@@ -39,8 +39,9 @@ static char *revision_json(const struct intent *in, const char *name, const stru
 }
 
 /* Layer name becomes p (NULL: out), the new version naming prev as its previous one. */
-static int layer_change(struct txn_env *env, struct intent *in, const char *kind, const char *name,
-                        const struct policy *p, int64_t prev, struct txn_result *ret)
+static int layer_change_confirm(struct txn_env *env, struct intent *in, const char *kind, const char *name,
+                                const struct policy *p, int64_t prev, unsigned confirm_timeout_s,
+                                struct txn_result *ret)
 {
         _cleanup_free_ char *json = revision_json(in, name, p);
         struct plan plan;
@@ -59,11 +60,17 @@ static int layer_change(struct txn_env *env, struct intent *in, const char *kind
         }
         env->layer = name;
         env->layer_prev = prev;
-        r = txn_run(env, kind, json, p ? &p->verify : NULL, 0, &plan, ret);
+        r = txn_run(env, kind, json, p ? &p->verify : NULL, confirm_timeout_s, &plan, ret);
         env->layer = NULL;
         env->layer_prev = 0;
         plan_free(&plan);
         return r;
+}
+
+static int layer_change(struct txn_env *env, struct intent *in, const char *kind, const char *name,
+                        const struct policy *p, int64_t prev, struct txn_result *ret)
+{
+        return layer_change_confirm(env, in, kind, name, p, prev, 0, ret);
 }
 
 static int load_layer(struct txn_env *env, struct intent *in, const char *name, struct txn_result *ret)
@@ -90,12 +97,17 @@ static int load_layer(struct txn_env *env, struct intent *in, const char *name, 
 
 int txn_remove(struct txn_env *env, const char *name, struct txn_result *ret)
 {
+        return txn_remove_confirm(env, name, 0, ret);
+}
+
+int txn_remove_confirm(struct txn_env *env, const char *name, unsigned confirm_timeout_s, struct txn_result *ret)
+{
         struct intent in;
         int r = load_layer(env, &in, name, ret);
 
         if (r < 0)
                 return r;
-        r = layer_change(env, &in, "remove", name, NULL, 0, ret);
+        r = layer_change_confirm(env, &in, "remove", name, NULL, 0, confirm_timeout_s, ret);
         intent_free(&in);
         return r;
 }

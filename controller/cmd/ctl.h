@@ -245,6 +245,17 @@ int ctl_cmd_locate(struct ctl *c);
 int ctl_cmd_headroom(struct ctl *c);
 int ctl_cmd_inventory(struct ctl *c);
 int ctl_cmd_conform(struct ctl *c);
+/* ctl_intent.c: nettunectl intent; ctl_apply.c: nettunectl remove NAME (a rollout of kind "remove"). */
+int ctl_cmd_intent(struct ctl *c);
+int ctl_cmd_remove(struct ctl *c);
+/*
+ * The nodes of sel[0..*n) whose agents hold layer `name` committed (GET /v1/intent),
+ * kept in order (*n shrinks); the others that answered are named in without (", ").
+ * A node that does not answer: -EHOSTUNREACH (named on stderr), unless
+ * skip_unreachable leaves it out.
+ */
+int ctl_layer_holders(struct ctl *c, const char *name, const struct inventory_node **sel, unsigned *n,
+                      bool skip_unreachable, char *without, size_t size);
 
 /* --profile NAME: the profile's file into path (ctl_profile.c); -ENOENT printed when there is none. */
 int ctl_profile_find(const char *name, char *path, size_t size);

@@ -26,6 +26,7 @@ struct apply_args {
         bool ask;                       /* the y/N question will be asked (a terminal, no --yes) */
         json_t *notes;                  /* the pre-flight plans' notes, each with its nodes (rollout_notes_add) */
         char *diff;                     /* then: what the pre-flight's plans change, grouped, shown before it */
+        bool remove;                    /* nettunectl remove: policy is the name of the layer each node takes out */
 };
 
 static int parse_count(const char *opt, const char *v, struct rollout_count *ret)
@@ -194,7 +195,8 @@ static int parse_args(struct ctl *c, struct apply_args *a)
                 }
         }
         if (!!a->policy == !!a->resume) {
-                log_err("apply: give a POLICY file, --profile NAME or --resume ID; nothing was changed");
+                log_err(a->remove ? "remove: give the NAME of a committed policy (a layer) or --resume ID; nothing was "
+                        "changed" : "apply: give a POLICY file, --profile NAME or --resume ID; nothing was changed");
                 return -EINVAL;
         }
         if (a->resume && a->only.n) {
@@ -262,7 +264,7 @@ static int resume(struct ctl *c, unsigned id)
                 log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
                 return OUTCOME_INVALID;
         }
-        if (r->state != ROLLOUT_RUNNING || !streq(r->kind, "apply")) {
+        if (r->state != ROLLOUT_RUNNING || (!streq(r->kind, "apply") && !streq(r->kind, "remove"))) {
                 log_err("rollout %u is %s (%s), not an interrupted apply; nothing to resume",
                         id, rollout_state_name(r->state), r->kind);
                 rollout_rec_free(r);
@@ -583,8 +585,65 @@ static bool confirmed(struct ctl *c, const struct apply_args *a, const struct ro
                 fprintf(stderr, "%s", a->diff);
         if (a->ask)
                 rollout_notes_print(stderr, a->notes);
-        return cli_confirm(c->yes, "roll '%s' out to %u node%s in %u wave%s?", r->policy_name, n, n == 1 ? "" : "s",
+        return cli_confirm(c->yes, a->remove ? "take policy '%s' out of %u node%s in %u wave%s?" :
+                           "roll '%s' out to %u node%s in %u wave%s?", r->policy_name, n, n == 1 ? "" : "s",
                            r->n_waves, r->n_waves == 1 ? "" : "s");
+}
+
+/* A layer's name as metadata.name spells it: a DNS label. */
+static bool layer_name_ok(const char *s)
+{
+        size_t len = strlen(s);
+
+        for (size_t i = 0; i < len; i++)
+                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+                      (s[i] == '-' && i > 0 && i + 1 < len)))
+                        return false;
+        return len > 0 && len < POLICY_NAME_MAX;
+}
+
+/*
+ * remove NAME: the selected nodes (every inventory node --selector keeps) whose agents
+ * hold layer NAME committed, each asked first (GET /v1/intent); the others are named
+ * and left out. The rollout's document is {"policy": NAME}, each node's step
+ * POST /v1/remove (rollout_step.c).
+ */
+static int prepare_remove(struct ctl *c, struct apply_args *a, char **doc, const struct inventory_node ***sel,
+                          unsigned *n)
+{
+        char without[1024];
+        int rc;
+
+        if (!layer_name_ok(a->policy)) {
+                log_err("remove: policy name '%.80s' is not a DNS label: lowercase letters, digits and '-' inside, at "
+                        "most 63 characters; nothing was changed", a->policy);
+                return OUTCOME_INVALID;
+        }
+        if ((rc = ctl_select_only(c, NULL, &a->only, sel, n)) > 0)
+                return rc;
+        if (check_plan(c, a, *sel, *n) < 0)
+                return OUTCOME_INVALID;
+        rc = ctl_layer_holders(c, a->policy, *sel, n, a->o.skip_unreachable, without, sizeof(without));
+        if (rc < 0)
+                return rc == -EHOSTUNREACH ? OUTCOME_RUNTIME : (log_err("cannot query the agents: %s", strerror(-rc)),
+                                                                 OUTCOME_RUNTIME);
+        if (*n == 0) {
+                log_err("remove: no selected node has policy '%s' committed%s%s; nothing was changed", a->policy,
+                        without[0] ? " (asked: " : "", without[0] ? without : "");
+                if (without[0])
+                        fprintf(stderr, ")\n");
+                return OUTCOME_INVALID;
+        }
+        if (!c->quiet && !c->json) {
+                if (without[0])
+                        fprintf(stderr, "pre-flight: policy '%s' is not committed on %s: left out\n", a->policy,
+                                without);
+                fprintf(stderr, "pre-flight: %u node%s hold policy '%s'\n", *n, *n == 1 ? "" : "s", a->policy);
+        }
+        if (check_after(a, *sel, *n) < 0)
+                return OUTCOME_RUNTIME;
+        *doc = json_dumps(json_pack("{s:s}", "policy", a->policy), JSON_COMPACT);
+        return *doc ? 0 : (log_err("out of memory"), OUTCOME_RUNTIME);
 }
 
 static int start(struct ctl *c, struct apply_args *a)
@@ -595,16 +654,17 @@ static int start(struct ctl *c, struct apply_args *a)
         struct rollout_rec *r = NULL;
         struct errbuf e = { 0 };
         unsigned n = 0;
-        int rc = prepare(c, a, &doc, &p, &sel, &n);
+        int rc = a->remove ? prepare_remove(c, a, &doc, &sel, &n) : prepare(c, a, &doc, &p, &sel, &n);
 
         if (rc == 0) {
                 record_who(c, a, doc);
-                r = rollout_rec_new("apply", p->name, doc, NULL, &a->o, sel, n);
+                r = rollout_rec_new(a->remove ? "remove" : "apply", a->remove ? a->policy : p->name, doc, NULL, &a->o,
+                                    sel, n);
                 rc = r ? rollout_fabric_check(r, &e) : errbuf_set(&e, ENOMEM, "", "out of memory");
                 if (rc == -EINVAL)
                         log_err("%s: %s: %s; nothing was changed", a->policy, e.where, e.msg);
                 else if (rc >= 0 && !confirmed(c, a, r, n)) {
-                        log_err("apply: not confirmed; nothing was changed");
+                        log_err("%s: not confirmed; nothing was changed", a->remove ? "remove" : "apply");
                         rc = -ECANCELED;
                 } else if (rc < 0 || (rc = store_rollout_create(c->store, r, &e)) < 0)
                         ctl_fail(&e);
@@ -616,8 +676,9 @@ static int start(struct ctl *c, struct apply_args *a)
                 return rc;
         }
         if (!c->quiet && !c->json)
-                fprintf(stderr, "rollout %lld: '%s' to %u node%s in %u wave%s\n", r->id, r->policy_name,
-                        n, n == 1 ? "" : "s", r->n_waves, r->n_waves == 1 ? "" : "s");
+                fprintf(stderr, "rollout %lld: %s'%s' %s %u node%s in %u wave%s\n", r->id, a->remove ? "remove " : "",
+                        r->policy_name, a->remove ? "from" : "to", n, n == 1 ? "" : "s", r->n_waves,
+                        r->n_waves == 1 ? "" : "s");
         rc = ctl_store_shared(c) ? submitted(c, a, r) : run_and_report(c, r, a->left_out, a->notes);
         rollout_rec_free(r);
         return rc;
@@ -663,6 +724,32 @@ int ctl_cmd_apply(struct ctl *c)
                 return OUTCOME_INVALID;
         a.ask = !c->yes && isatty(STDIN_FILENO);
         a.notes = json_array();
+        r = dispatch(c, &a);
+        json_decref(a.left_out);
+        json_decref(a.notes);
+        free(a.diff);
+        return r;
+}
+
+/*
+ * nettunectl remove NAME: a rollout like apply (selectors, canary and waves, the same
+ * budgets, pending until each wave is judged, halt and confirm) whose nodes each take
+ * layer NAME out as one transaction.
+ */
+int ctl_cmd_remove(struct ctl *c)
+{
+        struct apply_args a = { .remove = true };
+        int r;
+
+        if (parse_args(c, &a) < 0)
+                return OUTCOME_INVALID;
+        if (a.policy == a.profile_path || a.o.max_regression_pct >= 0 || a.o.probe_duration_ms ||
+            a.o.fabric_neighbours >= 0) {
+                log_err("remove: --profile, --max-regression-pct, --probe-duration-ms and --fabric-neighbours are "
+                        "apply's: a remove names the layer to take out; nothing was changed");
+                return OUTCOME_INVALID;
+        }
+        a.ask = !c->yes && isatty(STDIN_FILENO);
         r = dispatch(c, &a);
         json_decref(a.left_out);
         json_decref(a.notes);

@@ -140,7 +140,8 @@ static int collect_running(const struct rollout_rec *r, void *ud)
 {
         struct running *run = ud;
 
-        if (r->state == ROLLOUT_RUNNING && (streq(r->kind, "apply") || streq(r->kind, "enforce")) &&
+        if (r->state == ROLLOUT_RUNNING &&
+            (streq(r->kind, "apply") || streq(r->kind, "enforce") || streq(r->kind, "remove")) &&
             run->n < RUNNING_SCAN_MAX)
                 run->ids[run->n++] = r->id;
         return 0;

@@ -185,6 +185,12 @@ int rollout_run_confirm(const struct rollout_run_env *env, struct rollout_rec *r
  * were, else 3; -errno when the store failed.
  */
 int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *r, long long to, struct errbuf *e);
+/*
+ * The same with {"policy": NAME}: each node's layer NAME back to its previous version
+ * (taken out when it has none), expect_revision as above (rollback --policy).
+ */
+int rollout_run_rollback_policy(const struct rollout_run_env *env, struct rollout_rec *r, const char *policy,
+                                struct errbuf *e);
 
 /*
  * Rollback by rollout: r (kind "rollback") holds the nodes of src to return to

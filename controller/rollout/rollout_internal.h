@@ -73,6 +73,7 @@ int step_apply(struct engine *g, struct rnode **nodes, unsigned n, unsigned wave
  */
 struct rollback_ask {
         long long to, expect;
+        const char *policy;             /* non-NULL: {"policy": NAME}, that layer back to its previous version */
 };
 
 struct rollback_outcome {
