@@ -56,7 +56,7 @@ static const struct route routes[] = {
         { "GET", "/v1/doctor", false, HTTP_ROLE_READ, ANSWER, api_doctor, QUERY("window_s") },
         { "GET", "/v1/history", false, HTTP_ROLE_READ, ANSWER, api_history, NO_QUERY },
         { "GET", "/v1/transactions/", true, HTTP_ROLE_READ, ANSWER, api_transaction, NO_QUERY },
-        { "POST", "/v1/plan", false, HTTP_ROLE_OPERATE, REFUSE, api_plan, NO_QUERY },
+        { "POST", "/v1/plan", false, HTTP_ROLE_OPERATE, REFUSE, api_plan, QUERY("compare") },
         { "POST", "/v1/apply", false, HTTP_ROLE_OPERATE, REFUSE, api_apply,
           QUERY("confirm_timeout_s", "idempotency_key", "expect_revision") },
         { "POST", "/v1/confirm/", true, HTTP_ROLE_OPERATE, ANSWER, api_confirm, NO_QUERY },

@@ -207,7 +207,10 @@ void api_metrics(struct api *a, const struct http_request *req, const char *rest
 /* This node's facts for nettunectl doctor (agent/doctor). */
 void api_doctor(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
-        doctor_http(a->config, a->journal, req, resp);
+        struct doctor_second_writer sw[DOCTOR_SECOND_WRITERS_MAX];
+        unsigned n = second_writers_doctor(a->journal, a->config, sw, DOCTOR_SECOND_WRITERS_MAX);
+
+        doctor_http(a->config, a->journal, req, resp, sw, n);
 }
 
 /* GET /v1/intent: the merged intent, every managed field with its value, live value and owner. */

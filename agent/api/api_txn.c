@@ -417,10 +417,11 @@ void api_confirm(struct api *a, const struct http_request *req, const char *rest
         txn_result_done(&res);
 }
 
-/* The same plan JSON as `nettune-agent plan --output json`. */
+/* The same plan JSON as `nettune-agent plan --output json`, over the layers committed here. */
 void api_plan(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
         struct policy *p = api_parse_policy(req, resp);
+        const char *cmp = http_query(req, "compare");
         struct errbuf e = { 0 };
         struct plan_probe probe;
         struct txn_env env;
@@ -430,9 +431,22 @@ void api_plan(struct api *a, const struct http_request *req, const char *rest, s
 
         if (!p)
                 return;
+        if (cmp && !streq(cmp, "0") && !streq(cmp, "1")) {
+                policy_free(p);
+                http_error(resp, 400, "invalid", "compare", "compare '%.40s': expected 0 or 1; nothing was changed", cmp);
+                return;
+        }
         api_env_init(a, &env);
-        txn_plan_init(&env, &plan);
-        r = plan_for_policy(&plan, p, 0, &e);
+        /*
+         * the layers committed here judge it as apply would (field_owned refused, owners named);
+         * ?compare=1 compares the document with live state alone (nettunectl conform's profile)
+         */
+        if (cmp && streq(cmp, "1")) {
+                txn_plan_init(&env, &plan);
+                r = plan_for_policy(&plan, p, 0, &e);
+        } else {
+                r = txn_plan_policy(&env, p, &plan, &e);
+        }
         if (r < 0)
                 api_reply_errno(resp, r, &e);
         else if ((r = plan_read(&plan, &e)) < 0)

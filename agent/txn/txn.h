@@ -283,6 +283,13 @@ int second_writers_find(struct journal *j, const struct agent_config *c, struct 
                         struct errbuf *e);
 /* [{code: "second_writer", target, field, times, values_seen, first_ms, last_ms}]. */
 json_t *second_writers_json(const struct second_writer *v, unsigned n);
+/*
+ * The same as doctor facts (policies/doctor.h), for doctor's second_writer finding:
+ * ret[0..return) of at most max; 0 when none or the journal cannot say.
+ */
+struct doctor_second_writer;
+unsigned second_writers_doctor(struct journal *j, const struct agent_config *c, struct doctor_second_writer *ret,
+                               unsigned max);
 
 /*
  * The node's intent (intent.c): its committed layers merged field by field

@@ -26,6 +26,7 @@ struct apply_args {
         bool ask;                       /* the y/N question will be asked (a terminal, no --yes) */
         json_t *notes;                  /* the pre-flight plans' notes, each with its nodes (rollout_notes_add) */
         char *diff;                     /* then: what the pre-flight's plans change, grouped, shown before it */
+        json_t *planned;                /* [{name, changes: [line]}]: each changing node's plan, owners named */
         bool remove;                    /* nettunectl remove: policy is the name of the layer each node takes out */
 };
 
@@ -211,12 +212,16 @@ static int parse_args(struct ctl *c, struct apply_args *a)
  * The rollout's report, with each wave's fabric gate when the policy has one, the nodes the pre-flight left out
  * and the notes its plans carried.
  */
-static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fabric, json_t *left_out, json_t *notes)
+static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fabric, json_t *left_out, json_t *notes,
+                   const struct apply_args *a)
 {
         json_t *j;
 
         if (!c->json) {
                 output_rollout(r, false);
+                if (a && a->diff && a->diff[0] && !a->ask)     /* asked on a terminal: shown before the question */
+                        printf("planned by the pre-flight, each change with the policy that owns its field:\n%s",
+                               a->diff);
                 rollout_notes_print(stdout, notes);
                 for (size_t i = 0; i < json_array_size(left_out); i++)
                         printf("  left out by the pre-flight: %s: %s\n",
@@ -232,12 +237,15 @@ static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fab
                 json_object_set(j, "left_out", left_out);
         if (j && notes)
                 json_object_set(j, "notes", notes);
+        if (j && a && a->planned)
+                json_object_set(j, "planned", a->planned);
         output_json(j);
         json_decref(j);
         fflush(stdout);
 }
 
-static int run_and_report(struct ctl *c, struct rollout_rec *r, json_t *left_out, json_t *notes)
+static int run_and_report(struct ctl *c, struct rollout_rec *r, json_t *left_out, json_t *notes,
+                          const struct apply_args *a)
 {
         struct rollout_run_env env;
         struct errbuf e = { 0 };
@@ -247,7 +255,7 @@ static int run_and_report(struct ctl *c, struct rollout_rec *r, json_t *left_out
         env.fabric_log = json_array();
         rc = rollout_run(&env, r, &e);
         if (rc >= 0)
-                report(c, r, env.fabric_log, left_out, notes);
+                report(c, r, env.fabric_log, left_out, notes, a);
         json_decref(env.fabric_log);
         return rc < 0 ? ctl_fail(&e) : rc;
 }
@@ -272,7 +280,7 @@ static int resume(struct ctl *c, unsigned id)
         }
         if (!c->quiet && !c->json)
                 fprintf(stderr, "resuming rollout %u of '%s'\n", id, r->policy_name);
-        rc = run_and_report(c, r, NULL, NULL);
+        rc = run_and_report(c, r, NULL, NULL, NULL);
         rollout_rec_free(r);
         return rc;
 }
@@ -448,6 +456,24 @@ static void keep_diff(struct apply_args *a, const struct inventory_node *const *
                 rollout_diff_print(f, names, texts, k, 20);
                 fclose(f);
         }
+        /* the same for --output json: each changing node's lines, the owner of each field named */
+        a->planned = json_array();
+        for (unsigned i = 0; a->planned && i < k; i++) {
+                json_t *lines = json_array();
+                const char *t = texts[i], *nl;
+
+                for (; lines && t && *t; t = *nl ? nl + 1 : nl) {
+                        size_t skip = strncmp(t, "  ", 2) ? 0 : 2;      /* the text's indent */
+
+                        nl = strchr(t, '\n');
+                        nl = nl ? nl : t + strlen(t);
+                        json_array_append_new(lines, json_stringn(t + skip, (size_t)(nl - t) - skip));
+                }
+                if (lines && json_array_size(lines))
+                        json_array_append_new(a->planned, json_pack("{s:s, s:o}", "name", names[i], "changes", lines));
+                else
+                        json_decref(lines);
+        }
         free(names);
         free(texts);
 }
@@ -470,9 +496,9 @@ static int preflight(struct ctl *c, struct apply_args *a, const char *doc, const
         if (!pf)
                 return -ENOMEM;
         ctl_run_env(c, &env);
-        env.preflight_diff = a->ask;
+        env.preflight_diff = true;      /* the question shows it on a terminal, the report otherwise */
         rc = rollout_preflight(&env, sel, *n, doc, pf, &e);
-        if (rc >= 0 && a->ask)
+        if (rc >= 0)
                 keep_diff(a, sel, *n, pf);
         for (unsigned i = 0; rc >= 0 && i < *n; i++) {
                 bad[pf[i].result]++;
@@ -679,7 +705,7 @@ static int start(struct ctl *c, struct apply_args *a)
                 fprintf(stderr, "rollout %lld: %s'%s' %s %u node%s in %u wave%s\n", r->id, a->remove ? "remove " : "",
                         r->policy_name, a->remove ? "from" : "to", n, n == 1 ? "" : "s", r->n_waves,
                         r->n_waves == 1 ? "" : "s");
-        rc = ctl_store_shared(c) ? submitted(c, a, r) : run_and_report(c, r, a->left_out, a->notes);
+        rc = ctl_store_shared(c) ? submitted(c, a, r) : run_and_report(c, r, a->left_out, a->notes, a);
         rollout_rec_free(r);
         return rc;
 }
@@ -727,6 +753,7 @@ int ctl_cmd_apply(struct ctl *c)
         r = dispatch(c, &a);
         json_decref(a.left_out);
         json_decref(a.notes);
+        json_decref(a.planned);
         free(a.diff);
         return r;
 }
@@ -753,6 +780,7 @@ int ctl_cmd_remove(struct ctl *c)
         r = dispatch(c, &a);
         json_decref(a.left_out);
         json_decref(a.notes);
+        json_decref(a.planned);
         free(a.diff);
         return r;
 }

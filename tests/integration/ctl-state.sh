@@ -85,8 +85,16 @@ step "layers on the fleet: a second policy over mtu-9000 on node001; intent name
 ip -n "$(node_ns 2)" link set nt0 mtu 9000
 policy "$T/l9000.json" mtu-9000 9000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
 policy "$T/l4000.json" mtu-4000 4000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
-expect_rc 0 "apply mtu-4000 (overrides mtu-9000) to rack r1" ctl --yes apply "$T/l4000.json" --selector rack=r1 \
-        --canary 0 --wave-size 100%
+expect_rc 0 "plan of mtu-4000 on rack r1" ctl_to "$T/lp.txt" plan "$T/l4000.json" --selector rack=r1
+cat "$T/lp.txt"
+check "plan: the change names the layer that will own the field" grep -qx "  nt0 mtu: 9000 -> 4000 by policy 'mtu-4000'" "$T/lp.txt"
+expect_rc 0 "plan --output json" ctl_to "$T/lp.json" --output json plan "$T/l4000.json" --selector rack=r1
+check "plan --output json: owner {policy, revision null: the version this change commits}" \
+        [ "$(json_get "$T/lp.json" '[c["owner"] for c in d["nodes"][0]["changes"]]')" = "[{'policy': 'mtu-4000', 'revision': None}]" ]
+expect_rc 0 "apply mtu-4000 (overrides mtu-9000) to rack r1" ctl_to "$T/la.json" --yes --output json apply \
+        "$T/l4000.json" --selector rack=r1 --canary 0 --wave-size 100%
+check "apply --output json: what each node's pre-flight planned, owners named" \
+        [ "$(json_get "$T/la.json" '[(p["name"], p["changes"]) for p in d["planned"]]')" = "[('node001', [\"nt0 mtu: 9000 -> 4000 by policy 'mtu-4000'\"])]" ]
 check "node001 at 4000, the others at 9000" [ "$(node_mtu 1)$(node_mtu 2)$(node_mtu 3)" = 400090009000 ]
 expect_rc 0 "intent --node node001" ctl_to "$T/i1.txt" intent --node node001
 cat "$T/i1.txt"
@@ -96,6 +104,26 @@ expect_rc 0 "intent --output json" ctl_to "$T/i.json" --output json intent
 check "--output json: target, key, value, live, owner {policy, revision} per node" \
         [ "$(json_get "$T/i.json" '[(n["name"], [(f["target"], f["key"], f["value"], f["live"], f["owner"]["policy"], f["owner"]["revision"]) for f in n["fields"]]) for n in d["nodes"]]')" = \
           "[('node001', [('nt0', 'mtu', 4000, 4000, 'mtu-4000', 2)]), ('node002', [('nt0', 'mtu', 9000, 9000, 'mtu-9000', 1)]), ('node003', [('nt0', 'mtu', 9000, 9000, 'mtu-9000', 1)])]" ]
+
+step "a policy that declares a committed layer's field without overriding it: the pre-flight refuses, nothing changed"
+cat >"$T/rogue.json" <<'JSON'
+{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "mtu-rogue" }, "selector": { "role": "gpu" },
+  "targets": { "interfaces": ["nt0"] }, "spec": { "mtu": 2000 }, "verify": { "probe": "none" } }
+JSON
+rc=0; ctl --yes apply "$T/rogue.json" >"$T/rogue.out" 2>&1 || rc=$?
+cat "$T/rogue.out"
+check "exit 2 (got $rc)" [ "$rc" -eq 2 ]
+check "node001 refuses it naming field_owned, the field, the target, the owner now and every layer that declares it" \
+        grep -q "node001 refuses the policy: .*field_owned: field 'mtu' of interface 'nt0' is owned by policy 'mtu-4000' (revision 2) and declared by 2 committed layers it does not override ('mtu-9000', 'mtu-4000')" "$T/rogue.out"
+check "node002 names its one owner" \
+        grep -q "node002 refuses the policy: .*field_owned: field 'mtu' of interface 'nt0' is owned by policy 'mtu-9000' (revision 1); list 'mtu-9000' in metadata.overrides" "$T/rogue.out"
+check "nothing changed" [ "$(node_mtu 1)$(node_mtu 2)$(node_mtu 3)" = 400090009000 ]
+sed 's/"name": "mtu-rogue" }/"name": "mtu-rogue", "overrides": ["mtu-4000"] }/' "$T/rogue.json" >"$T/rogue2.json"
+rc=0; ctl --yes apply "$T/rogue2.json" --selector rack=r1 >"$T/rogue2.out" 2>&1 || rc=$?
+cat "$T/rogue2.out"
+check "overriding the owner alone is not enough: exit 2 (got $rc), mtu-9000 named" \
+        grep -q "node001 refuses the policy: .*field_owned: field 'mtu' of interface 'nt0' is owned by policy 'mtu-4000' (revision 2) and declared by 1 committed layers it does not override ('mtu-9000')" "$T/rogue2.out"
+check "nothing changed" [ "$(node_mtu 1)" = 4000 ]
 
 step "a bare fleet rollback says what it would not undo: exit 2, the newest rollouts listed, nothing changed"
 rollouts=$(ctl_db 'select count(*) from rollouts')
