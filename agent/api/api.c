@@ -16,10 +16,16 @@ static void api_health(struct api *a, const struct http_request *req, const char
 {
         struct measure_info m;
         bool measuring = measure_running(&m);
+        json_t *sw = json_array();
 
-        api_reply_json(resp, 200, json_pack("{s:s, s:s, s:s, s:s, s:o}", "status", "ok", "version", NETTUNE_VERSION,
-                                            "client", req->client, "role", http_role_name(req->role),
-                                            "measuring", measuring ? measure_info_to_json(&m) : json_null()));
+        /* the switches this agent manages: a controller sends a policy's switch part here */
+        for (unsigned i = 0; sw && i < a->config->n_switches; i++)
+                json_array_append_new(sw, json_string(a->config->switches[i].name));
+        api_reply_json(resp, 200, json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}", "status", "ok", "version",
+                                            NETTUNE_VERSION, "client", req->client, "role",
+                                            http_role_name(req->role), "measuring",
+                                            measuring ? measure_info_to_json(&m) : json_null(), "switches",
+                                            sw ? sw : json_null()));
 }
 
 /*

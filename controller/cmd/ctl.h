@@ -245,6 +245,28 @@ int ctl_cmd_locate(struct ctl *c);
 int ctl_cmd_headroom(struct ctl *c);
 int ctl_cmd_inventory(struct ctl *c);
 int ctl_cmd_conform(struct ctl *c);
+/*
+ * ctl_parts.c: one profile for hosts and switches. A policy with targets.switches
+ * goes to the nodes --selector keeps (only) that its selector picks (the host part)
+ * and to the nodes whose agents manage its switches (GET /v1/health "switches": the
+ * switch part), each node its part: docs[doc_of[i]] for nodes[i], what[i] saying
+ * which ("hosts, switch leaf1"). A switch no answering node manages, or one two
+ * manage: -EINVAL (-EHOSTUNREACH when a node did not answer), said on stderr.
+ */
+struct ctl_parts {
+        unsigned n;
+        const struct inventory_node **nodes;
+        unsigned *doc_of;
+        char (*what)[256];
+        unsigned n_docs;
+        char **docs;
+};
+int ctl_parts_make(struct ctl *c, const struct policy *p, const char *doc, const struct ctl_selector *only,
+                   struct ctl_parts *ret);
+void ctl_parts_free(struct ctl_parts *pp);
+/* {"docs": [TEXT...], "node_doc": {NODE: INDEX}}: a rollout's args (rollout_node_doc). */
+json_t *ctl_parts_args(const struct ctl_parts *pp);
+
 /* ctl_intent.c: nettunectl intent; ctl_apply.c: nettunectl remove NAME (a rollout of kind "remove"). */
 int ctl_cmd_intent(struct ctl *c);
 int ctl_cmd_remove(struct ctl *c);

@@ -27,6 +27,7 @@ struct apply_args {
         json_t *notes;                  /* the pre-flight plans' notes, each with its nodes (rollout_notes_add) */
         char *diff;                     /* then: what the pre-flight's plans change, grouped, shown before it */
         json_t *planned;                /* [{name, changes: [line]}]: each changing node's plan, owners named */
+        json_t *parts_args;             /* a policy with switches: each node's part (ctl_parts_args), or NULL */
         bool remove;                    /* nettunectl remove: policy is the name of the layer each node takes out */
 };
 
@@ -445,7 +446,12 @@ static void keep_diff(struct apply_args *a, const struct inventory_node *const *
         const char **names = calloc(n + 1, sizeof(*names)), **texts = calloc(n + 1, sizeof(*texts));
         size_t size = 0;
         unsigned k = 0;
+        char *before = a->diff;         /* a policy's parts are pre-flighted one after the other */
         FILE *f = names && texts ? open_memstream(&a->diff, &size) : NULL;
+
+        if (f && before)
+                fputs(before, f);
+        free(before);
 
         for (unsigned i = 0; f && i < n; i++)
                 if (pf[i].result == PREFLIGHT_OK) {
@@ -457,7 +463,8 @@ static void keep_diff(struct apply_args *a, const struct inventory_node *const *
                 fclose(f);
         }
         /* the same for --output json: each changing node's lines, the owner of each field named */
-        a->planned = json_array();
+        if (!a->planned)
+                a->planned = json_array();
         for (unsigned i = 0; a->planned && i < k; i++) {
                 json_t *lines = json_array();
                 const char *t = texts[i], *nl;
@@ -557,6 +564,41 @@ static void note_timeout(const struct ctl *c, const char *doc)
                         "that long for its answer, not --timeout %u s\n", (double)(t + 999) / 1000, c->timeout_s);
 }
 
+/*
+ * One profile for hosts and switches (ctl_parts.c): the host part to the nodes the
+ * selector picks, the switch part to the nodes that manage the switches; each part
+ * pre-flighted with its own nodes, every node named with what it carries.
+ */
+static int prepare_parts(struct ctl *c, struct apply_args *a, const char *doc, const struct policy *p,
+                         const struct inventory_node ***sel, unsigned *n)
+{
+        struct ctl_parts pp;
+        unsigned k = 0;
+        int r = ctl_parts_make(c, p, doc, &a->only, &pp);
+
+        if (r < 0)
+                return r;
+        free(*sel);
+        *sel = calloc(pp.n + 1, sizeof(**sel));
+        r = *sel ? check_plan(c, a, pp.nodes, pp.n) : -ENOMEM;
+        for (unsigned i = 0; r >= 0 && !c->quiet && !c->json && i < pp.n; i++)
+                fprintf(stderr, "part: %s carries %s\n", pp.nodes[i]->name, pp.what[i]);
+        for (unsigned d = 0; r >= 0 && d < pp.n_docs; d++) {
+                unsigned m = 0;
+
+                for (unsigned i = 0; i < pp.n; i++)
+                        if (pp.doc_of[i] == d)
+                                (*sel)[k + m++] = pp.nodes[i];
+                r = preflight(c, a, pp.docs[d], *sel + k, &m);
+                k += m;
+        }
+        if (r >= 0 && !(a->parts_args = ctl_parts_args(&pp)))
+                r = -ENOMEM;
+        ctl_parts_free(&pp);
+        *n = k;
+        return r;
+}
+
 /* Read, override, select, check, pre-flight: the document and nodes of a new rollout, or an exit code. */
 static int prepare(struct ctl *c, struct apply_args *a, char **doc, struct policy **p,
                    const struct inventory_node ***sel, unsigned *n)
@@ -582,10 +624,14 @@ static int prepare(struct ctl *c, struct apply_args *a, char **doc, struct polic
         rc = ctl_select(c, *p, sel, n);
         if (rc >= 0)
                 narrow(a, *sel, n);
-        if (rc >= 0)
-                rc = check_plan(c, a, *sel, *n);
-        if (rc >= 0)
-                rc = preflight(c, a, *doc, *sel, n);
+        if (rc >= 0 && (*p)->n_switches) {
+                rc = prepare_parts(c, a, *doc, *p, sel, n);
+        } else {
+                if (rc >= 0)
+                        rc = check_plan(c, a, *sel, *n);
+                if (rc >= 0)
+                        rc = preflight(c, a, *doc, *sel, n);
+        }
         if (rc >= 0 && a->left_out)
                 rc = check_after(a, *sel, *n);
         if (rc >= 0)
@@ -684,8 +730,10 @@ static int start(struct ctl *c, struct apply_args *a)
 
         if (rc == 0) {
                 record_who(c, a, doc);
-                r = rollout_rec_new(a->remove ? "remove" : "apply", a->remove ? a->policy : p->name, doc, NULL, &a->o,
-                                    sel, n);
+                _cleanup_free_ char *args = a->parts_args ? json_dumps(a->parts_args, JSON_COMPACT) : NULL;
+
+                r = rollout_rec_new(a->remove ? "remove" : "apply", a->remove ? a->policy : p->name, doc, args,
+                                    &a->o, sel, n);
                 rc = r ? rollout_fabric_check(r, &e) : errbuf_set(&e, ENOMEM, "", "out of memory");
                 if (rc == -EINVAL)
                         log_err("%s: %s: %s; nothing was changed", a->policy, e.where, e.msg);
@@ -754,6 +802,7 @@ int ctl_cmd_apply(struct ctl *c)
         json_decref(a.left_out);
         json_decref(a.notes);
         json_decref(a.planned);
+        json_decref(a.parts_args);
         free(a.diff);
         return r;
 }
@@ -781,6 +830,7 @@ int ctl_cmd_remove(struct ctl *c)
         json_decref(a.left_out);
         json_decref(a.notes);
         json_decref(a.planned);
+        json_decref(a.parts_args);
         free(a.diff);
         return r;
 }

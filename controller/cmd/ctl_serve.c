@@ -228,7 +228,8 @@ static int enforce_from(struct serve *s, const struct rollout_rec *src, struct d
         }
         if (n == 0)
                 return 0;
-        r = rollout_rec_new("enforce", src->policy_name, src->policy_doc, NULL, &src->opts, sel, n);
+        /* src->args: a policy split into parts (one profile for hosts and switches) keeps them */
+        r = rollout_rec_new("enforce", src->policy_name, src->policy_doc, src->args, &src->opts, sel, n);
         if (!r)
                 return -ENOMEM;
         rc = store_rollout_create(s->c->store, r, &e);

@@ -278,7 +278,7 @@ static int request_of(struct engine *g, struct sent *x, struct http_req *q, unsi
                 snprintf(x->body, sizeof(x->body), x->ask->expect >= 0 && !x->older_agent ?
                          "{\"expect_revision\":%lld}" : "{}", x->ask->expect);
         *q = (struct http_req) {
-                .method = "POST", .body = x->ask ? x->body : g->r->policy_doc,
+                .method = "POST", .body = x->ask ? x->body : rollout_node_doc(g->r, g->parts, x->n->name),
                 .timeout_ms = timeout_ms, .user = x, .close_after = close,
         };
         q->body = q->body ? q->body : "{}";
