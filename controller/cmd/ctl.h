@@ -278,6 +278,9 @@ int ctl_cmd_remove(struct ctl *c);
  */
 int ctl_layer_holders(struct ctl *c, const char *name, const struct inventory_node **sel, unsigned *n,
                       bool skip_unreachable, char *without, size_t size);
+/* The names of the layers committed on sel[0..n) (each once, at most max); nodes that do not answer add none. */
+int ctl_layer_names(struct ctl *c, const struct inventory_node *const *sel, unsigned n,
+                    char (*names)[POLICY_NAME_MAX], unsigned max, unsigned *ret_n);
 
 /* --profile NAME: the profile's file into path (ctl_profile.c); -ENOENT printed when there is none. */
 int ctl_profile_find(const char *name, char *path, size_t size);

@@ -227,3 +227,31 @@ int ctl_cmd_intent(struct ctl *c)
         free(in);
         return unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
 }
+
+int ctl_layer_names(struct ctl *c, const struct inventory_node *const *sel, unsigned n,
+                    char (*names)[POLICY_NAME_MAX], unsigned max, unsigned *ret_n)
+{
+        struct intent_node *in = calloc(n + 1, sizeof(*in));
+        unsigned k = 0;
+        int r = in ? collect(c, sel, n, in) : -ENOMEM;
+
+        for (unsigned i = 0; r >= 0 && i < n; i++) {
+                size_t j;
+                json_t *l;
+
+                json_array_foreach(json_object_get(in[i].doc, "layers"), j, l) {
+                        const char *name = json_string_value(json_object_get(l, "policy"));
+                        bool seen = false;
+
+                        for (unsigned m = 0; name && m < k; m++)
+                                seen |= streq(names[m], name);
+                        if (name && !seen && k < max && strlen(name) < POLICY_NAME_MAX)
+                                snprintf(names[k++], POLICY_NAME_MAX, "%s", name);
+                }
+        }
+        for (unsigned i = 0; in && i < n; i++)
+                json_decref(in[i].doc);
+        free(in);
+        *ret_n = k;
+        return r;
+}

@@ -230,7 +230,7 @@ static int holders(struct ctl *c, const struct rollback_args *a, const struct in
         char without[1024];
         int r;
 
-        for (const char *p = a->policy; *p; p++)
+        for (const char *p = a->policy; *p || p == a->policy; p++)
                 if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-') ||
                     strlen(a->policy) >= POLICY_NAME_MAX) {
                         log_err("rollback --policy '%.80s': not a policy name (a DNS label); nothing was changed",
