@@ -684,6 +684,7 @@ static int prepare_remove(struct ctl *c, struct apply_args *a, char **doc, const
                           unsigned *n)
 {
         char without[1024];
+        json_t *body;
         int rc;
 
         if (!layer_name_ok(a->policy)) {
@@ -714,7 +715,9 @@ static int prepare_remove(struct ctl *c, struct apply_args *a, char **doc, const
         }
         if (check_after(a, *sel, *n) < 0)
                 return OUTCOME_RUNTIME;
-        *doc = json_dumps(json_pack("{s:s}", "policy", a->policy), JSON_COMPACT);
+        body = json_pack("{s:s}", "policy", a->policy);
+        *doc = body ? json_dumps(body, JSON_COMPACT) : NULL;
+        json_decref(body);
         return *doc ? 0 : (log_err("out of memory"), OUTCOME_RUNTIME);
 }
 
