@@ -142,6 +142,18 @@ struct doctor_drift {
         char owner[DOCTOR_NAME_MAX];    /* the committed policy (layer) that owns the field, "" unknown */
 };
 
+/*
+ * A field serve's enforcement stopped restoring because something else keeps writing
+ * it (the agent's second_writer finding, docs/operations.md "Drift").
+ */
+#define DOCTOR_SECOND_WRITERS_MAX 16
+struct doctor_second_writer {
+        char target[DOCTOR_NAME_MAX];
+        char field[48];
+        unsigned times;                 /* restores since a person last acted */
+        char values[160];               /* the values seen, ", " between them */
+};
+
 struct doctor_node {
         char name[DOCTOR_NAME_MAX];
         char error[DOCTOR_ERROR_MAX];   /* could not be collected ("" collected) */
@@ -161,6 +173,8 @@ struct doctor_node {
         struct doctor_switch *switches; /* owned */
         unsigned n_notes;               /* what could not be collected and why */
         char notes[DOCTOR_NOTES_MAX][DOCTOR_NOTE_MAX];
+        unsigned n_second_writers;      /* fields enforcement gave up to another writer */
+        struct doctor_second_writer second_writers[DOCTOR_SECOND_WRITERS_MAX];
 };
 
 /*

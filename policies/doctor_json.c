@@ -147,6 +147,16 @@ json_t *doctor_node_to_json(const struct doctor_node *n)
                 spec_json_set(o, "drift", json_pack("{s:i,s:o}", "count", (int)n->n_drift, "changes", drift), &ok);
         else
                 json_decref(drift);
+        if (n->n_second_writers) {
+                json_t *sw = json_array();
+
+                for (unsigned i = 0; i < n->n_second_writers && i < DOCTOR_SECOND_WRITERS_MAX; i++)
+                        spec_json_append(sw, json_pack("{s:s,s:s,s:i,s:s}", "target", n->second_writers[i].target,
+                                                       "field", n->second_writers[i].field, "times",
+                                                       (int)n->second_writers[i].times, "values_seen",
+                                                       n->second_writers[i].values), &ok);
+                spec_json_set(o, "second_writers", sw, &ok);
+        }
         spec_json_set(o, "interfaces", ifs, &ok);
         spec_json_set(o, "switches", sws, &ok);
         spec_json_set(o, "notes", notes, &ok);
@@ -431,6 +441,30 @@ static int node_notes(struct jsonv *v, const json_t *j, void *obj)
         return r;
 }
 
+static const struct jsonv_field second_writer_fields[] = {
+        JSONV_STR("target", struct doctor_second_writer, target, JSONV_REQUIRED | JSONV_NONEMPTY),
+        JSONV_STR("field", struct doctor_second_writer, field, JSONV_REQUIRED | JSONV_NONEMPTY),
+        JSONV_UINT_REQ("times", struct doctor_second_writer, times, 0, 1000000),
+        JSONV_STR("values_seen", struct doctor_second_writer, values, 0),
+        { 0 },
+};
+
+static int parse_second_writer(struct jsonv *v, const json_t *j, size_t i, void *ctx)
+{
+        struct doctor_node *n = ctx;
+        int r = jsonv_object(v, j, second_writer_fields, &n->second_writers[i]);
+
+        if (r >= 0)
+                n->n_second_writers = (unsigned)i + 1;
+        return r;
+}
+
+static int node_second_writers(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_object_array(v, j, "second writer", "second_writers", 0, DOCTOR_SECOND_WRITERS_MAX,
+                                  parse_second_writer, obj);
+}
+
 static const struct jsonv_field node_fields[] = {
         JSONV_STR("name", struct doctor_node, name, JSONV_REQUIRED | JSONV_NONEMPTY),
         JSONV_STR("error", struct doctor_node, error, 0),
@@ -446,6 +480,7 @@ static const struct jsonv_field node_fields[] = {
         JSONV_CUSTOM("interfaces", JSONV_ARRAY, 0, node_ifs),
         JSONV_CUSTOM("switches", JSONV_ARRAY, 0, node_switches),
         JSONV_CUSTOM("notes", JSONV_ARRAY, 0, node_notes),
+        JSONV_CUSTOM("second_writers", JSONV_ARRAY, 0, node_second_writers),
         { 0 },
 };
 

@@ -906,6 +906,42 @@ static void check_drift(const struct doctor_rule *rule, const struct doctor_fact
         }
 }
 
+/* ---- another writer ---- */
+
+/* A field serve's enforcement gave up (the agent's second_writer): something else keeps writing it. */
+static void check_second_writer(const struct doctor_rule *rule, const struct doctor_facts *f,
+                                const struct doctor_params *p, struct doctor_report *r)
+{
+        (void)p;
+        for (unsigned i = 0; i < f->n_nodes; i++) {
+                const struct doctor_node *n = &f->nodes[i];
+                struct doctor_finding *x;
+
+                if (n->error[0] || !n->n_second_writers || !(x = doctor_finding_add(r, rule)))
+                        continue;
+                doctor_finding_node(x, n->name);
+                for (unsigned k = 0; k < n->n_second_writers && k < DOCTOR_SECOND_WRITERS_MAX; k++) {
+                        const struct doctor_second_writer *w = &n->second_writers[k];
+                        char key[DOCTOR_NAME_MAX + 56];
+
+                        doctor_finding_port(x, n->name, w->target);
+                        snprintf(key, sizeof(key), "%s %s", w->target, w->field);
+                        if (k < DOCTOR_EVIDENCE_MAX)
+                                doctor_ev_str(x, key, "restored %u times, values seen: %s", w->times,
+                                              w->values[0] ? w->values : "none recorded");
+                }
+                snprintf(x->summary, sizeof(x->summary), "%s: another writer keeps changing %u field%s that serve's "
+                         "enforcement restored (first: %s %s, %u times); it no longer restores %s", n->name,
+                         n->n_second_writers, n->n_second_writers == 1 ? "" : "s", n->second_writers[0].target,
+                         n->second_writers[0].field, n->second_writers[0].times,
+                         n->n_second_writers == 1 ? "it" : "them");
+                snprintf(x->fix, sizeof(x->fix), "find the other writer on %s (a NIC configuration daemon, the switch's "
+                         "own QoS configuration, a person) and stop it, or declare the field in the agent's "
+                         "external_owners and take it out of the policy; a committed apply, remove or rollback "
+                         "starts the count again", n->name);
+        }
+}
+
 /* ---- the table ---- */
 
 #define SRC_8021QBB "IEEE 802.1Qbb (PFC); NVIDIA RoCE configuration guide: PFC on the RoCE priority end to end"
@@ -1025,6 +1061,11 @@ const struct doctor_rule doctor_rules[] = {
           "rdma_cm default_roce_mode 'IB/RoCE v1' on a port of a host interface that classifies by DSCP (trust "
           "dscp) or has a default ToS set", "linux drivers/infiniband/core/cma_configfs.c default_roce_mode, "
           "cache.c ib_cache_gid_type_str()", false, doctor_check_roce_mode },
+        { "second_writer", DOCTOR_WARNING, "serve's enforcement gave a field up: something else keeps writing it",
+          "the agent's serve restored the same field of a target 3 times within 10 minutes (agent configuration "
+          "second_writer: restores, window_s) and stopped restoring it until a person acts",
+          "docs/operations.md, Drift (a second writer); Kubernetes server-side apply field managers", false,
+          check_second_writer },
 };
 
 const unsigned doctor_rules_n = ARRAY_SIZE(doctor_rules);

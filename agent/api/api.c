@@ -16,10 +16,16 @@ static void api_health(struct api *a, const struct http_request *req, const char
 {
         struct measure_info m;
         bool measuring = measure_running(&m);
+        json_t *sw = json_array();
 
-        api_reply_json(resp, 200, json_pack("{s:s, s:s, s:s, s:s, s:o}", "status", "ok", "version", NETTUNE_VERSION,
-                                            "client", req->client, "role", http_role_name(req->role),
-                                            "measuring", measuring ? measure_info_to_json(&m) : json_null()));
+        /* the switches this agent manages: a controller sends a policy's switch part here */
+        for (unsigned i = 0; sw && i < a->config->n_switches; i++)
+                json_array_append_new(sw, json_string(a->config->switches[i].name));
+        api_reply_json(resp, 200, json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}", "status", "ok", "version",
+                                            NETTUNE_VERSION, "client", req->client, "role",
+                                            http_role_name(req->role), "measuring",
+                                            measuring ? measure_info_to_json(&m) : json_null(), "switches",
+                                            sw ? sw : json_null()));
 }
 
 /*
@@ -56,7 +62,7 @@ static const struct route routes[] = {
         { "GET", "/v1/doctor", false, HTTP_ROLE_READ, ANSWER, api_doctor, QUERY("window_s") },
         { "GET", "/v1/history", false, HTTP_ROLE_READ, ANSWER, api_history, NO_QUERY },
         { "GET", "/v1/transactions/", true, HTTP_ROLE_READ, ANSWER, api_transaction, NO_QUERY },
-        { "POST", "/v1/plan", false, HTTP_ROLE_OPERATE, REFUSE, api_plan, NO_QUERY },
+        { "POST", "/v1/plan", false, HTTP_ROLE_OPERATE, REFUSE, api_plan, QUERY("compare") },
         { "POST", "/v1/apply", false, HTTP_ROLE_OPERATE, REFUSE, api_apply,
           QUERY("confirm_timeout_s", "idempotency_key", "expect_revision") },
         { "POST", "/v1/confirm/", true, HTTP_ROLE_OPERATE, ANSWER, api_confirm, NO_QUERY },
@@ -65,6 +71,9 @@ static const struct route routes[] = {
         { "POST", "/v1/probe", false, HTTP_ROLE_OPERATE, REFUSE, api_probe, NO_QUERY },
         { "GET", "/v1/fabric", false, HTTP_ROLE_OPERATE, ANSWER, api_fabric_info, NO_QUERY },
         { "POST", "/v1/fabric/flows", false, HTTP_ROLE_OPERATE, REFUSE, api_fabric_flows, NO_QUERY },
+        { "GET", "/v1/intent", false, HTTP_ROLE_READ, ANSWER, api_intent, NO_QUERY },
+        { "POST", "/v1/remove", false, HTTP_ROLE_OPERATE, REFUSE, api_remove,
+          QUERY("confirm_timeout_s", "idempotency_key", "expect_revision") },
 };
 
 /* Every query parameter is one the route takes: 0, or 400 naming the first that is not. */

@@ -37,10 +37,10 @@ typedef void api_route_fn(struct api *a, const struct http_request *req, const c
                           struct http_response *resp);
 
 /* ---- api_txn.c: through a transaction (or its plan) ---- */
-api_route_fn api_plan, api_apply, api_rollback, api_confirm;
+api_route_fn api_plan, api_apply, api_rollback, api_confirm, api_remove;
 
 /* ---- api_read.c: reads ---- */
-api_route_fn api_state, api_drift, api_doctor, api_history, api_transaction, api_metrics;
+api_route_fn api_state, api_drift, api_doctor, api_history, api_transaction, api_metrics, api_intent;
 
 /* ---- api_probe.c ---- */
 api_route_fn api_probe;

@@ -207,5 +207,24 @@ void api_metrics(struct api *a, const struct http_request *req, const char *rest
 /* This node's facts for nettunectl doctor (agent/doctor). */
 void api_doctor(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
-        doctor_http(a->config, a->journal, req, resp);
+        struct doctor_second_writer sw[DOCTOR_SECOND_WRITERS_MAX];
+        unsigned n = second_writers_doctor(a->journal, a->config, sw, DOCTOR_SECOND_WRITERS_MAX);
+
+        doctor_http(a->config, a->journal, req, resp, sw, n);
+}
+
+/* GET /v1/intent: the merged intent, every managed field with its value, live value and owner. */
+void api_intent(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+{
+        struct errbuf e = { 0 };
+        struct txn_env env;
+        struct plan plan = { 0 };
+        json_t *doc = NULL;
+
+        api_env_init(a, &env);
+        if (intent_read(&env, &plan, &doc, &e) < 0)
+                api_reply_errbuf(resp, 500, "runtime", &e);
+        else
+                api_reply_json(resp, 200, doc);
+        plan_free(&plan);
 }

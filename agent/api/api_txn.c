@@ -268,6 +268,7 @@ void api_apply(struct api *a, const struct http_request *req, const char *rest, 
 struct rollback_req {
         int64_t to;                     /* 0: not given */
         int64_t expect_revision;        /* -1: not given */
+        char policy[POLICY_NAME_MAX];   /* {"policy": NAME}: that layer back to its previous version; "": not given */
 };
 
 static const struct jsonv_field rollback_fields[] = {
@@ -275,6 +276,7 @@ static const struct jsonv_field rollback_fields[] = {
           JSONV_MEMBER(struct rollback_req, to) },
         { .key = "expect_revision", .type = JSONV_INTEGER, .min = 0, .max = INT32_MAX, .what = "expect_revision",
           JSONV_MEMBER(struct rollback_req, expect_revision) },
+        JSONV_STR("policy", struct rollback_req, policy, JSONV_NONEMPTY),
         { 0 },
 };
 
@@ -335,6 +337,11 @@ void api_rollback(struct api *a, const struct http_request *req, const char *res
         if (!key_of(req, resp, &key) || parse_rollback_body(req, &body, resp) < 0 ||
             query_revision(req, &body.expect_revision, resp) < 0 || (key && request_hash(req, hash, resp) < 0))
                 return;
+        if (body.to && body.policy[0]) {
+                http_error(resp, 400, "invalid", "$.policy", "give \"to\" (every layer back to a revision) or "
+                           "\"policy\" (one layer back to its previous version), not both; nothing was changed");
+                return;
+        }
         api_env_init(a, &env);
         txn_request_init(&treq);
         treq.expect_revision = body.expect_revision;
@@ -350,6 +357,8 @@ void api_rollback(struct api *a, const struct http_request *req, const char *res
         txn_result_init(&res);
         if (body.to)
                 txn_rollback_to(&env, &treq, body.to, &res);
+        else if (body.policy[0])
+                txn_rollback_policy(&env, &treq, body.policy, &res);
         else
                 txn_rollback(&env, &treq, &res);
         end_change(&env);
@@ -412,10 +421,11 @@ void api_confirm(struct api *a, const struct http_request *req, const char *rest
         txn_result_done(&res);
 }
 
-/* The same plan JSON as `nettune-agent plan --output json`. */
+/* The same plan JSON as `nettune-agent plan --output json`, over the layers committed here. */
 void api_plan(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
         struct policy *p = api_parse_policy(req, resp);
+        const char *cmp = http_query(req, "compare");
         struct errbuf e = { 0 };
         struct plan_probe probe;
         struct txn_env env;
@@ -425,9 +435,22 @@ void api_plan(struct api *a, const struct http_request *req, const char *rest, s
 
         if (!p)
                 return;
+        if (cmp && !streq(cmp, "0") && !streq(cmp, "1")) {
+                policy_free(p);
+                http_error(resp, 400, "invalid", "compare", "compare '%.40s': expected 0 or 1; nothing was changed", cmp);
+                return;
+        }
         api_env_init(a, &env);
-        txn_plan_init(&env, &plan);
-        r = plan_for_policy(&plan, p, 0, &e);
+        /*
+         * the layers committed here judge it as apply would (field_owned refused, owners named);
+         * ?compare=1 compares the document with live state alone (nettunectl conform's profile)
+         */
+        if (cmp && streq(cmp, "1")) {
+                txn_plan_init(&env, &plan);
+                r = plan_for_policy(&plan, p, 0, &e);
+        } else {
+                r = txn_plan_policy(&env, p, &plan, &e);
+        }
         if (r < 0)
                 api_reply_errno(resp, r, &e);
         else if ((r = plan_read(&plan, &e)) < 0)
@@ -444,4 +467,92 @@ void api_plan(struct api *a, const struct http_request *req, const char *rest, s
         }
         plan_free(&plan);
         policy_free(p);
+}
+
+/*
+ * Body of POST /v1/remove: {"policy": NAME} (the layer taken out), with
+ * "expect_revision": N as for a rollback.
+ */
+struct remove_req {
+        char policy[POLICY_NAME_MAX];
+        int64_t expect_revision;        /* -1: not given */
+};
+
+static const struct jsonv_field remove_fields[] = {
+        JSONV_STR("policy", struct remove_req, policy, JSONV_REQUIRED | JSONV_NONEMPTY),
+        { .key = "expect_revision", .type = JSONV_INTEGER, .min = 0, .max = INT32_MAX, .what = "expect_revision",
+          JSONV_MEMBER(struct remove_req, expect_revision) },
+        { 0 },
+};
+
+/* ?confirm_timeout_s=S (0-86400): 0, or -EINVAL after answering 400. */
+static int query_confirm(const struct http_request *req, unsigned *ret, struct http_response *resp)
+{
+        const char *ct = http_query(req, "confirm_timeout_s");
+        char *end;
+        long v;
+
+        *ret = 0;
+        if (!ct)
+                return 0;
+        v = strtol(ct, &end, 10);
+        if (*end || end == ct || v < 0 || v > 86400) {
+                http_error(resp, 400, "invalid", "confirm_timeout_s",
+                           "confirm_timeout_s '%.40s' out of range 0-86400; nothing was changed", ct);
+                return -EINVAL;
+        }
+        *ret = (unsigned)v;
+        return 0;
+}
+
+/*
+ * POST /v1/remove[?confirm_timeout_s=S][&idempotency_key=K][&expect_revision=N]: layer
+ * NAME taken out as one transaction (kind "remove"), answered like an apply; with
+ * confirm_timeout_s it waits for POST /v1/confirm/{tx} as an apply does. Not committed
+ * here: 404, nothing changed.
+ */
+void api_remove(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+{
+        struct remove_req body = { .expect_revision = -1 };
+        char hash[JOURNAL_HASH_MAX] = "";
+        json_auto_t *root = NULL;
+        struct errbuf e = { 0 };
+        struct txn_request treq;
+        struct txn_result res;
+        struct txn_env env;
+        struct jsonv v;
+        const char *key;
+        unsigned confirm;
+
+        if (!key_of(req, resp, &key) || query_confirm(req, &confirm, resp) < 0)
+                return;
+        jsonv_init(&v, NULL, &e);
+        if (jsonv_parse(req->body, req->body_len, "request body", ROLLBACK_BODY_MAX, &root, &e) < 0 ||
+            jsonv_object(&v, root, remove_fields, &body) < 0) {
+                api_reply_invalid(resp, &e, "; nothing was changed");
+                return;
+        }
+        if (query_revision(req, &body.expect_revision, resp) < 0 || (key && request_hash(req, hash, resp) < 0))
+                return;
+        api_env_init(a, &env);
+        txn_request_init(&treq);
+        treq.expect_revision = body.expect_revision;
+        treq.idempotency_key = key;
+        treq.key_hash = hash;
+        if (begin_change(&env, resp) < 0)
+                return;
+        if (key && replay_keyed(a, "remove", key, hash, resp)) {
+                end_change(&env);
+                return;
+        }
+        txn_result_init(&res);
+        txn_remove_confirm(&env, &treq, body.policy, confirm, &res);
+        end_change(&env);
+        if (streq(res.result, "precondition_failed"))
+                reply_precondition(resp, &res);
+        else if (res.exit_code == OUTCOME_INVALID && !res.tx)
+                http_error(resp, 404, "not_found", NULL, "%s", res.error.msg);
+        else
+                reply_result(resp, &res);
+        txn_result_done(&res);
 }

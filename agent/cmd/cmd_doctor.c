@@ -10,6 +10,7 @@
 
 #include "agent/cmd/cmd.h"
 #include "agent/doctor/doctor_collect.h"
+#include "agent/txn/txn.h"
 #include "drivers/probe/probe.h"
 #include "policies/jsonv.h"
 
@@ -230,6 +231,10 @@ static int collect(struct cli *c, const struct doctor_args *a, struct doctor_fac
         char msg[1100];
         int r = n ? doctor_collect(&c->config, &o, n, &e) : errbuf_set(&e, ENOMEM, NULL, "out of memory");
 
+        /* the fields serve's enforcement gave up to another writer (second_writer) */
+        if (r >= 0 && o.journal)
+                n->n_second_writers = second_writers_doctor(o.journal, &c->config, n->second_writers,
+                                                            DOCTOR_SECOND_WRITERS_MAX);
         journal_close(o.journal);
         if (r < 0) {
                 fprintf(stderr, "%s: doctor: %s\n", c->prog, errbuf_str(&e, msg, sizeof(msg)));

@@ -45,5 +45,6 @@ int doctor_collect(const struct agent_config *c, const struct doctor_collect_opt
                    struct errbuf *e);
 
 /* GET /v1/doctor?window_s=N (doctor_http.c): this node's facts, {"name", "interfaces", ...} (docs/api.md). */
+/* sw[0..n_sw): the fields serve's enforcement gave up (agent/txn's second_writers_doctor), into the facts. */
 void doctor_http(const struct agent_config *c, struct journal *j, const struct http_request *req,
-                 struct http_response *resp);
+                 struct http_response *resp, const struct doctor_second_writer *sw, unsigned n_sw);

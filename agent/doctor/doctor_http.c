@@ -6,7 +6,7 @@
 #include "agent/doctor/doctor_collect.h"
 
 void doctor_http(const struct agent_config *cfg, struct journal *j, const struct http_request *req,
-                 struct http_response *resp)
+                 struct http_response *resp, const struct doctor_second_writer *sw, unsigned n_sw)
 {
         const char *w = http_query(req, "window_s");
         struct doctor_collect_opts o = { .window_s = 10, .journal = j };
@@ -27,6 +27,8 @@ void doctor_http(const struct agent_config *cfg, struct journal *j, const struct
                 http_error(resp, 500, "runtime", e.where, "%s", e.msg);
                 return;
         }
+        for (unsigned i = 0; i < n_sw && n.n_second_writers < DOCTOR_SECOND_WRITERS_MAX; i++)
+                n.second_writers[n.n_second_writers++] = sw[i];
         node = doctor_node_to_json(&n);
         doctor_node_free(&n);
         if (!node) {

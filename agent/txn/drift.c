@@ -2,6 +2,7 @@
 /* Drift: the live state against the node's intent, the merge of its committed layers; enforcement of it. */
 #include "agent/txn/txn.h"
 #include "agent/txn/txn_internal.h"
+#include "policies/doctor.h"
 
 int drift_check(struct txn_env *env, struct plan *ret, struct errbuf *e)
 {
@@ -164,4 +165,25 @@ json_t *second_writers_json(const struct second_writer *v, unsigned n)
                                                      (json_int_t)v[i].first_ms, "last_ms", (json_int_t)v[i].last_ms));
         }
         return arr;
+}
+
+unsigned second_writers_doctor(struct journal *j, const struct agent_config *c, struct doctor_second_writer *ret,
+                               unsigned max)
+{
+        struct second_writer *w = j ? calloc(SECOND_WRITERS_MAX, sizeof(*w)) : NULL;
+        int n = w ? second_writers_find(j, c, w, SECOND_WRITERS_MAX, NULL) : 0;
+        unsigned k = 0;
+
+        for (int i = 0; i < n && k < max; i++, k++) {
+                size_t len = 0;
+
+                ret[k] = (struct doctor_second_writer){ .times = w[i].times };
+                snprintf(ret[k].target, sizeof(ret[k].target), "%s", w[i].target);
+                snprintf(ret[k].field, sizeof(ret[k].field), "%s", state_field_name(w[i].field));
+                for (unsigned v = 0; v < w[i].n_values && len < sizeof(ret[k].values); v++)
+                        len += (size_t)snprintf(ret[k].values + len, sizeof(ret[k].values) - len, "%s%s",
+                                                v ? ", " : "", w[i].values[v]);
+        }
+        free(w);
+        return k;
 }

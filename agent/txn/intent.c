@@ -263,6 +263,49 @@ static int external_conflict(struct txn_env *env, const struct policy *p, const 
         return 0;
 }
 
+/*
+ * field_owned on field f of t: every committed layer that declares f there and that p
+ * does not override (or that overrides p) must be listed in p's metadata.overrides,
+ * not only the one that owns it now (first: the first such layer). The message names
+ * the owner now and each of them.
+ */
+static int owned_error(const struct intent *in, const struct policy *p, const struct target *t, enum state_field f,
+                       int first, struct errbuf *e)
+{
+        bool sw = t->kind == TARGET_SWITCH;
+        uint32_t on = plan_fields_of(t);
+        struct state *st = malloc(sizeof(*st));
+        int owner[STATE_FIELD_MAX], o = first;
+        char names[600] = "";
+        size_t len = 0;
+        unsigned n = 0;
+
+        if (st) {
+                layers_merge(in->v, in->n, sw, t->name, on, st, owner);
+                if (owner[f] >= 0 && !streq(in->v[owner[f]].p->name, p->name))
+                        o = owner[f];
+                free(st);
+        }
+        for (unsigned i = 0; i < in->n && len < sizeof(names); i++) {
+                const struct policy *x = in->v[i].p;
+
+                if (streq(x->name, p->name) || !layer_declares(x, sw, t->name, on, f) || layer_overrides(p, x) ||
+                    layer_overrides(x, p))
+                        continue;
+                len += (size_t)snprintf(names + len, sizeof(names) - len, "%s'%s'", n++ ? ", " : "", x->name);
+        }
+        if (n > 1 || !streq(in->v[o].p->name, in->v[first].p->name))
+                return errbuf_set(e, EINVAL, NULL, "%s: field '%s' of %s '%s' is owned by policy '%s' (revision %lld) "
+                                  "and declared by %u committed layers it does not override (%s); list each of them "
+                                  "in metadata.overrides to win over it; nothing was changed", LAYER_FIELD_OWNED,
+                                  state_field_name(f), target_kind_name(t->kind), t->name, in->v[o].p->name,
+                                  (long long)in->v[o].revision, n, names);
+        return errbuf_set(e, EINVAL, NULL, "%s: field '%s' of %s '%s' is owned by policy '%s' (revision %lld); list '%s' "
+                          "in metadata.overrides to win over it; nothing was changed", LAYER_FIELD_OWNED,
+                          state_field_name(f), target_kind_name(t->kind), t->name, in->v[o].p->name,
+                          (long long)in->v[o].revision, in->v[o].p->name);
+}
+
 int intent_conflict(struct txn_env *env, const struct intent *in, const struct policy *p, struct errbuf *e)
 {
         struct plan scratch;
@@ -283,10 +326,7 @@ int intent_conflict(struct txn_env *env, const struct intent *in, const struct p
                         if (r < 0 || !layers_conflict(in->v, in->n, p, t->kind == TARGET_SWITCH, t->name,
                                                       plan_fields_of(t), &f, &o))
                                 continue;
-                        r = errbuf_set(e, EINVAL, NULL, "%s: field '%s' of %s '%s' is owned by policy '%s' (revision "
-                                       "%lld); list '%s' in metadata.overrides to win over it; nothing was changed",
-                                       LAYER_FIELD_OWNED, state_field_name(f), target_kind_name(t->kind), t->name,
-                                       in->v[o].p->name, (long long)in->v[o].revision, in->v[o].p->name);
+                        r = owned_error(in, p, t, f, o, e);
                 }
         }
         targets_free(&ifs);

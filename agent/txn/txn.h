@@ -205,6 +205,12 @@ int txn_rollback_policy(struct txn_env *env, const struct txn_request *req, cons
  */
 int txn_remove(struct txn_env *env, const struct txn_request *req, const char *name, struct txn_result *ret);
 /*
+ * txn_remove left pending confirmation for confirm_timeout_s (> 0; 0: committed at
+ * once), as an apply with a confirm timeout: POST /v1/remove, a controller's remove rollout.
+ */
+int txn_remove_confirm(struct txn_env *env, const struct txn_request *req, const char *name,
+                       unsigned confirm_timeout_s, struct txn_result *ret);
+/*
  * Back to committed revision rev (journal_tx.rev), gated like an apply with that
  * revision's verify settings, journaled as kind "rollback": every layer as it was
  * then (one committed since goes, one taken out since comes back). A revision from
@@ -291,6 +297,13 @@ int second_writers_find(struct journal *j, const struct agent_config *c, struct 
                         struct errbuf *e);
 /* [{code: "second_writer", target, field, times, values_seen, first_ms, last_ms}]. */
 json_t *second_writers_json(const struct second_writer *v, unsigned n);
+/*
+ * The same as doctor facts (policies/doctor.h), for doctor's second_writer finding:
+ * ret[0..return) of at most max; 0 when none or the journal cannot say.
+ */
+struct doctor_second_writer;
+unsigned second_writers_doctor(struct journal *j, const struct agent_config *c, struct doctor_second_writer *ret,
+                               unsigned max);
 
 /*
  * The node's intent (intent.c): its committed layers merged field by field

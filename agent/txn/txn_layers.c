@@ -40,7 +40,8 @@ static char *revision_json(const struct intent *in, const char *name, const stru
 
 /* Layer name becomes p (NULL: out), the new version naming prev as its previous one. */
 static int layer_change(struct txn_env *env, const struct txn_request *req, struct intent *in, const char *kind,
-                        const char *name, const struct policy *p, int64_t prev, struct txn_result *ret)
+                        const char *name, const struct policy *p, int64_t prev, unsigned confirm_timeout_s,
+                        struct txn_result *ret)
 {
         _cleanup_free_ char *json = revision_json(in, name, p);
         struct txn_request change = *req;
@@ -61,7 +62,7 @@ static int layer_change(struct txn_env *env, const struct txn_request *req, stru
         change.kind = kind;
         change.layer = name;
         change.layer_prev = prev;
-        r = txn_run(env, &change, json, p ? &p->verify : NULL, 0, &plan, ret);
+        r = txn_run(env, &change, json, p ? &p->verify : NULL, confirm_timeout_s, &plan, ret);
         plan_free(&plan);
         return r;
 }
@@ -91,6 +92,12 @@ static int load_layer(struct txn_env *env, const struct txn_request *req, struct
 
 int txn_remove(struct txn_env *env, const struct txn_request *req, const char *name, struct txn_result *ret)
 {
+        return txn_remove_confirm(env, req, name, 0, ret);
+}
+
+int txn_remove_confirm(struct txn_env *env, const struct txn_request *req, const char *name,
+                       unsigned confirm_timeout_s, struct txn_result *ret)
+{
         struct txn_request own;
         struct intent in;
         int r;
@@ -99,7 +106,7 @@ int txn_remove(struct txn_env *env, const struct txn_request *req, const char *n
         r = load_layer(env, req, &in, name, ret);
         if (r < 0)
                 return r;
-        r = layer_change(env, req, &in, "remove", name, NULL, 0, ret);
+        r = layer_change(env, req, &in, "remove", name, NULL, 0, confirm_timeout_s, ret);
         intent_free(&in);
         return r;
 }
@@ -119,7 +126,7 @@ int txn_rollback_policy(struct txn_env *env, const struct txn_request *req, cons
                 return r;
         i = intent_find(&in, name);
         if (!in.prev[i]) {      /* no version before: the layer goes */
-                r = layer_change(env, req, &in, "rollback", name, NULL, 0, ret);
+                r = layer_change(env, req, &in, "rollback", name, NULL, 0, 0, ret);
                 intent_free(&in);
                 return r;
         }
@@ -128,7 +135,7 @@ int txn_rollback_policy(struct txn_env *env, const struct txn_request *req, cons
                 r = policy_parse_committed(prev.policy_json, strlen(prev.policy_json), "committed layer", &p,
                                            &ret->error);
         if (r >= 0) {
-                r = layer_change(env, req, &in, "rollback", name, p, p ? prev.prev : 0, ret);
+                r = layer_change(env, req, &in, "rollback", name, p, p ? prev.prev : 0, 0, ret);
                 if (p)
                         txn_rollback_name_gate(ret, p->name);
         } else

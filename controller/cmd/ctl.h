@@ -245,6 +245,42 @@ int ctl_cmd_locate(struct ctl *c);
 int ctl_cmd_headroom(struct ctl *c);
 int ctl_cmd_inventory(struct ctl *c);
 int ctl_cmd_conform(struct ctl *c);
+/*
+ * ctl_parts.c: one profile for hosts and switches. A policy with targets.switches
+ * goes to the nodes --selector keeps (only) that its selector picks (the host part)
+ * and to the nodes whose agents manage its switches (GET /v1/health "switches": the
+ * switch part), each node its part: docs[doc_of[i]] for nodes[i], what[i] saying
+ * which ("hosts, switch leaf1"). A switch no answering node manages, or one two
+ * manage: -EINVAL (-EHOSTUNREACH when a node did not answer), said on stderr.
+ */
+struct ctl_parts {
+        unsigned n;
+        const struct inventory_node **nodes;
+        unsigned *doc_of;
+        char (*what)[256];
+        unsigned n_docs;
+        char **docs;
+};
+int ctl_parts_make(struct ctl *c, const struct policy *p, const char *doc, const struct ctl_selector *only,
+                   struct ctl_parts *ret);
+void ctl_parts_free(struct ctl_parts *pp);
+/* {"docs": [TEXT...], "node_doc": {NODE: INDEX}}: a rollout's args (rollout_node_doc). */
+json_t *ctl_parts_args(const struct ctl_parts *pp);
+
+/* ctl_intent.c: nettunectl intent; ctl_apply.c: nettunectl remove NAME (a rollout of kind "remove"). */
+int ctl_cmd_intent(struct ctl *c);
+int ctl_cmd_remove(struct ctl *c);
+/*
+ * The nodes of sel[0..*n) whose agents hold layer `name` committed (GET /v1/intent),
+ * kept in order (*n shrinks); the others that answered are named in without (", ").
+ * A node that does not answer: -EHOSTUNREACH (named on stderr), unless
+ * skip_unreachable leaves it out.
+ */
+int ctl_layer_holders(struct ctl *c, const char *name, const struct inventory_node **sel, unsigned *n,
+                      bool skip_unreachable, char *without, size_t size);
+/* The names of the layers committed on sel[0..n) (each once, at most max); nodes that do not answer add none. */
+int ctl_layer_names(struct ctl *c, const struct inventory_node *const *sel, unsigned n,
+                    char (*names)[POLICY_NAME_MAX], unsigned max, unsigned *ret_n);
 
 /* --profile NAME: the profile's file into path (ctl_profile.c); -ENOENT printed when there is none. */
 int ctl_profile_find(const char *name, char *path, size_t size);

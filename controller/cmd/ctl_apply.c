@@ -26,6 +26,9 @@ struct apply_args {
         bool ask;                       /* the y/N question will be asked (a terminal, no --yes) */
         json_t *notes;                  /* the pre-flight plans' notes, each with its nodes (rollout_notes_add) */
         char *diff;                     /* then: what the pre-flight's plans change, grouped, shown before it */
+        json_t *planned;                /* [{name, changes: [line]}]: each changing node's plan, owners named */
+        json_t *parts_args;             /* a policy with switches: each node's part (ctl_parts_args), or NULL */
+        bool remove;                    /* nettunectl remove: policy is the name of the layer each node takes out */
 };
 
 static int parse_count(const char *opt, const char *v, struct rollout_count *ret)
@@ -194,7 +197,8 @@ static int parse_args(struct ctl *c, struct apply_args *a)
                 }
         }
         if (!!a->policy == !!a->resume) {
-                log_err("apply: give a POLICY file, --profile NAME or --resume ID; nothing was changed");
+                log_err(a->remove ? "remove: give the NAME of a committed policy (a layer) or --resume ID; nothing was "
+                        "changed" : "apply: give a POLICY file, --profile NAME or --resume ID; nothing was changed");
                 return -EINVAL;
         }
         if (a->resume && a->only.n) {
@@ -209,12 +213,16 @@ static int parse_args(struct ctl *c, struct apply_args *a)
  * The rollout's report, with each wave's fabric gate when the policy has one, the nodes the pre-flight left out
  * and the notes its plans carried.
  */
-static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fabric, json_t *left_out, json_t *notes)
+static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fabric, json_t *left_out, json_t *notes,
+                   const struct apply_args *a)
 {
         json_t *j;
 
         if (!c->json) {
                 output_rollout(r, false);
+                if (a && a->diff && a->diff[0] && !a->ask)     /* asked on a terminal: shown before the question */
+                        printf("planned by the pre-flight, each change with the policy that owns its field:\n%s",
+                               a->diff);
                 rollout_notes_print(stdout, notes);
                 for (size_t i = 0; i < json_array_size(left_out); i++)
                         printf("  left out by the pre-flight: %s: %s\n",
@@ -230,12 +238,15 @@ static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fab
                 json_object_set(j, "left_out", left_out);
         if (j && notes)
                 json_object_set(j, "notes", notes);
+        if (j && a && a->planned)
+                json_object_set(j, "planned", a->planned);
         output_json(j);
         json_decref(j);
         fflush(stdout);
 }
 
-static int run_and_report(struct ctl *c, struct rollout_rec *r, json_t *left_out, json_t *notes)
+static int run_and_report(struct ctl *c, struct rollout_rec *r, json_t *left_out, json_t *notes,
+                          const struct apply_args *a)
 {
         struct rollout_run_env env;
         struct errbuf e = { 0 };
@@ -245,7 +256,7 @@ static int run_and_report(struct ctl *c, struct rollout_rec *r, json_t *left_out
         env.fabric_log = json_array();
         rc = rollout_run(&env, r, &e);
         if (rc >= 0)
-                report(c, r, env.fabric_log, left_out, notes);
+                report(c, r, env.fabric_log, left_out, notes, a);
         json_decref(env.fabric_log);
         return rc < 0 ? ctl_fail(&e) : rc;
 }
@@ -262,7 +273,7 @@ static int resume(struct ctl *c, unsigned id)
                 log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
                 return OUTCOME_INVALID;
         }
-        if (r->state != ROLLOUT_RUNNING || !streq(r->kind, "apply")) {
+        if (r->state != ROLLOUT_RUNNING || (!streq(r->kind, "apply") && !streq(r->kind, "remove"))) {
                 log_err("rollout %u is %s (%s), not an interrupted apply; nothing to resume",
                         id, rollout_state_name(r->state), r->kind);
                 rollout_rec_free(r);
@@ -270,7 +281,7 @@ static int resume(struct ctl *c, unsigned id)
         }
         if (!c->quiet && !c->json)
                 fprintf(stderr, "resuming rollout %u of '%s'\n", id, r->policy_name);
-        rc = run_and_report(c, r, NULL, NULL);
+        rc = run_and_report(c, r, NULL, NULL, NULL);
         rollout_rec_free(r);
         return rc;
 }
@@ -435,7 +446,12 @@ static void keep_diff(struct apply_args *a, const struct inventory_node *const *
         const char **names = calloc(n + 1, sizeof(*names)), **texts = calloc(n + 1, sizeof(*texts));
         size_t size = 0;
         unsigned k = 0;
+        char *before = a->diff;         /* a policy's parts are pre-flighted one after the other */
         FILE *f = names && texts ? open_memstream(&a->diff, &size) : NULL;
+
+        if (f && before)
+                fputs(before, f);
+        free(before);
 
         for (unsigned i = 0; f && i < n; i++)
                 if (pf[i].result == PREFLIGHT_OK) {
@@ -445,6 +461,25 @@ static void keep_diff(struct apply_args *a, const struct inventory_node *const *
         if (f) {
                 rollout_diff_print(f, names, texts, k, 20);
                 fclose(f);
+        }
+        /* the same for --output json: each changing node's lines, the owner of each field named */
+        if (!a->planned)
+                a->planned = json_array();
+        for (unsigned i = 0; a->planned && i < k; i++) {
+                json_t *lines = json_array();
+                const char *t = texts[i], *nl;
+
+                for (; lines && t && *t; t = *nl ? nl + 1 : nl) {
+                        size_t skip = strncmp(t, "  ", 2) ? 0 : 2;      /* the text's indent */
+
+                        nl = strchr(t, '\n');
+                        nl = nl ? nl : t + strlen(t);
+                        json_array_append_new(lines, json_stringn(t + skip, (size_t)(nl - t) - skip));
+                }
+                if (lines && json_array_size(lines))
+                        json_array_append_new(a->planned, json_pack("{s:s, s:o}", "name", names[i], "changes", lines));
+                else
+                        json_decref(lines);
         }
         free(names);
         free(texts);
@@ -468,9 +503,9 @@ static int preflight(struct ctl *c, struct apply_args *a, const char *doc, const
         if (!pf)
                 return -ENOMEM;
         ctl_run_env(c, &env);
-        env.preflight_diff = a->ask;
+        env.preflight_diff = true;      /* the question shows it on a terminal, the report otherwise */
         rc = rollout_preflight(&env, sel, *n, doc, pf, &e);
-        if (rc >= 0 && a->ask)
+        if (rc >= 0)
                 keep_diff(a, sel, *n, pf);
         for (unsigned i = 0; rc >= 0 && i < *n; i++) {
                 bad[pf[i].result]++;
@@ -529,6 +564,41 @@ static void note_timeout(const struct ctl *c, const char *doc)
                         "that long for its answer, not --timeout %u s\n", (double)(t + 999) / 1000, c->timeout_s);
 }
 
+/*
+ * One profile for hosts and switches (ctl_parts.c): the host part to the nodes the
+ * selector picks, the switch part to the nodes that manage the switches; each part
+ * pre-flighted with its own nodes, every node named with what it carries.
+ */
+static int prepare_parts(struct ctl *c, struct apply_args *a, const char *doc, const struct policy *p,
+                         const struct inventory_node ***sel, unsigned *n)
+{
+        struct ctl_parts pp;
+        unsigned k = 0;
+        int r = ctl_parts_make(c, p, doc, &a->only, &pp);
+
+        if (r < 0)
+                return r;
+        free(*sel);
+        *sel = calloc(pp.n + 1, sizeof(**sel));
+        r = *sel ? check_plan(c, a, pp.nodes, pp.n) : -ENOMEM;
+        for (unsigned i = 0; r >= 0 && !c->quiet && !c->json && i < pp.n; i++)
+                fprintf(stderr, "part: %s carries %s\n", pp.nodes[i]->name, pp.what[i]);
+        for (unsigned d = 0; r >= 0 && d < pp.n_docs; d++) {
+                unsigned m = 0;
+
+                for (unsigned i = 0; i < pp.n; i++)
+                        if (pp.doc_of[i] == d)
+                                (*sel)[k + m++] = pp.nodes[i];
+                r = preflight(c, a, pp.docs[d], *sel + k, &m);
+                k += m;
+        }
+        if (r >= 0 && !(a->parts_args = ctl_parts_args(&pp)))
+                r = -ENOMEM;
+        ctl_parts_free(&pp);
+        *n = k;
+        return r;
+}
+
 /* Read, override, select, check, pre-flight: the document and nodes of a new rollout, or an exit code. */
 static int prepare(struct ctl *c, struct apply_args *a, char **doc, struct policy **p,
                    const struct inventory_node ***sel, unsigned *n)
@@ -554,10 +624,14 @@ static int prepare(struct ctl *c, struct apply_args *a, char **doc, struct polic
         rc = ctl_select(c, *p, sel, n);
         if (rc >= 0)
                 narrow(a, *sel, n);
-        if (rc >= 0)
-                rc = check_plan(c, a, *sel, *n);
-        if (rc >= 0)
-                rc = preflight(c, a, *doc, *sel, n);
+        if (rc >= 0 && (*p)->n_switches) {
+                rc = prepare_parts(c, a, *doc, *p, sel, n);
+        } else {
+                if (rc >= 0)
+                        rc = check_plan(c, a, *sel, *n);
+                if (rc >= 0)
+                        rc = preflight(c, a, *doc, *sel, n);
+        }
         if (rc >= 0 && a->left_out)
                 rc = check_after(a, *sel, *n);
         if (rc >= 0)
@@ -583,8 +657,68 @@ static bool confirmed(struct ctl *c, const struct apply_args *a, const struct ro
                 fprintf(stderr, "%s", a->diff);
         if (a->ask)
                 rollout_notes_print(stderr, a->notes);
-        return cli_confirm(c->yes, "roll '%s' out to %u node%s in %u wave%s?", r->policy_name, n, n == 1 ? "" : "s",
+        return cli_confirm(c->yes, a->remove ? "take policy '%s' out of %u node%s in %u wave%s?" :
+                           "roll '%s' out to %u node%s in %u wave%s?", r->policy_name, n, n == 1 ? "" : "s",
                            r->n_waves, r->n_waves == 1 ? "" : "s");
+}
+
+/* A layer's name as metadata.name spells it: a DNS label. */
+static bool layer_name_ok(const char *s)
+{
+        size_t len = strlen(s);
+
+        for (size_t i = 0; i < len; i++)
+                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+                      (s[i] == '-' && i > 0 && i + 1 < len)))
+                        return false;
+        return len > 0 && len < POLICY_NAME_MAX;
+}
+
+/*
+ * remove NAME: the selected nodes (every inventory node --selector keeps) whose agents
+ * hold layer NAME committed, each asked first (GET /v1/intent); the others are named
+ * and left out. The rollout's document is {"policy": NAME}, each node's step
+ * POST /v1/remove (rollout_step.c).
+ */
+static int prepare_remove(struct ctl *c, struct apply_args *a, char **doc, const struct inventory_node ***sel,
+                          unsigned *n)
+{
+        char without[1024];
+        json_t *body;
+        int rc;
+
+        if (!layer_name_ok(a->policy)) {
+                log_err("remove: policy name '%.80s' is not a DNS label: lowercase letters, digits and '-' inside, at "
+                        "most 63 characters; nothing was changed", a->policy);
+                return OUTCOME_INVALID;
+        }
+        if ((rc = ctl_select_only(c, NULL, &a->only, sel, n)) > 0)
+                return rc;
+        if (check_plan(c, a, *sel, *n) < 0)
+                return OUTCOME_INVALID;
+        rc = ctl_layer_holders(c, a->policy, *sel, n, a->o.skip_unreachable, without, sizeof(without));
+        if (rc < 0)
+                return rc == -EHOSTUNREACH ? OUTCOME_RUNTIME : (log_err("cannot query the agents: %s", strerror(-rc)),
+                                                                 OUTCOME_RUNTIME);
+        if (*n == 0) {
+                log_err("remove: no selected node has policy '%s' committed%s%s; nothing was changed", a->policy,
+                        without[0] ? " (asked: " : "", without[0] ? without : "");
+                if (without[0])
+                        fprintf(stderr, ")\n");
+                return OUTCOME_INVALID;
+        }
+        if (!c->quiet && !c->json) {
+                if (without[0])
+                        fprintf(stderr, "pre-flight: policy '%s' is not committed on %s: left out\n", a->policy,
+                                without);
+                fprintf(stderr, "pre-flight: %u node%s hold policy '%s'\n", *n, *n == 1 ? "" : "s", a->policy);
+        }
+        if (check_after(a, *sel, *n) < 0)
+                return OUTCOME_RUNTIME;
+        body = json_pack("{s:s}", "policy", a->policy);
+        *doc = body ? json_dumps(body, JSON_COMPACT) : NULL;
+        json_decref(body);
+        return *doc ? 0 : (log_err("out of memory"), OUTCOME_RUNTIME);
 }
 
 static int start(struct ctl *c, struct apply_args *a)
@@ -595,16 +729,19 @@ static int start(struct ctl *c, struct apply_args *a)
         struct rollout_rec *r = NULL;
         struct errbuf e = { 0 };
         unsigned n = 0;
-        int rc = prepare(c, a, &doc, &p, &sel, &n);
+        int rc = a->remove ? prepare_remove(c, a, &doc, &sel, &n) : prepare(c, a, &doc, &p, &sel, &n);
 
         if (rc == 0) {
                 record_who(c, a, doc);
-                r = rollout_rec_new("apply", p->name, doc, NULL, &a->o, sel, n);
+                _cleanup_free_ char *args = a->parts_args ? json_dumps(a->parts_args, JSON_COMPACT) : NULL;
+
+                r = rollout_rec_new(a->remove ? "remove" : "apply", a->remove ? a->policy : p->name, doc, args,
+                                    &a->o, sel, n);
                 rc = r ? rollout_fabric_check(r, &e) : errbuf_set(&e, ENOMEM, "", "out of memory");
                 if (rc == -EINVAL)
                         log_err("%s: %s: %s; nothing was changed", a->policy, e.where, e.msg);
                 else if (rc >= 0 && !confirmed(c, a, r, n)) {
-                        log_err("apply: not confirmed; nothing was changed");
+                        log_err("%s: not confirmed; nothing was changed", a->remove ? "remove" : "apply");
                         rc = -ECANCELED;
                 } else if (rc < 0 || (rc = store_rollout_create(c->store, r, &e)) < 0)
                         ctl_fail(&e);
@@ -616,9 +753,10 @@ static int start(struct ctl *c, struct apply_args *a)
                 return rc;
         }
         if (!c->quiet && !c->json)
-                fprintf(stderr, "rollout %lld: '%s' to %u node%s in %u wave%s\n", r->id, r->policy_name,
-                        n, n == 1 ? "" : "s", r->n_waves, r->n_waves == 1 ? "" : "s");
-        rc = ctl_store_shared(c) ? submitted(c, a, r) : run_and_report(c, r, a->left_out, a->notes);
+                fprintf(stderr, "rollout %lld: %s'%s' %s %u node%s in %u wave%s\n", r->id, a->remove ? "remove " : "",
+                        r->policy_name, a->remove ? "from" : "to", n, n == 1 ? "" : "s", r->n_waves,
+                        r->n_waves == 1 ? "" : "s");
+        rc = ctl_store_shared(c) ? submitted(c, a, r) : run_and_report(c, r, a->left_out, a->notes, a);
         rollout_rec_free(r);
         return rc;
 }
@@ -666,6 +804,36 @@ int ctl_cmd_apply(struct ctl *c)
         r = dispatch(c, &a);
         json_decref(a.left_out);
         json_decref(a.notes);
+        json_decref(a.planned);
+        json_decref(a.parts_args);
+        free(a.diff);
+        return r;
+}
+
+/*
+ * nettunectl remove NAME: a rollout like apply (selectors, canary and waves, the same
+ * budgets, pending until each wave is judged, halt and confirm) whose nodes each take
+ * layer NAME out as one transaction.
+ */
+int ctl_cmd_remove(struct ctl *c)
+{
+        struct apply_args a = { .remove = true };
+        int r;
+
+        if (parse_args(c, &a) < 0)
+                return OUTCOME_INVALID;
+        if (a.policy == a.profile_path || a.o.max_regression_pct >= 0 || a.o.probe_duration_ms ||
+            a.o.fabric_neighbours >= 0) {
+                log_err("remove: --profile, --max-regression-pct, --probe-duration-ms and --fabric-neighbours are "
+                        "apply's: a remove names the layer to take out; nothing was changed");
+                return OUTCOME_INVALID;
+        }
+        a.ask = !c->yes && isatty(STDIN_FILENO);
+        r = dispatch(c, &a);
+        json_decref(a.left_out);
+        json_decref(a.notes);
+        json_decref(a.planned);
+        json_decref(a.parts_args);
         free(a.diff);
         return r;
 }

@@ -81,9 +81,37 @@ static const struct cli_flag history_flags[] = {
 
 static const struct cli_flag rollback_flags[] = {
         { "--to", "REV", "each node applies its committed revision REV again", NULL },
+        { "--policy", "NAME", "each node holding layer NAME returns it to its previous version (out if it has "
+          "none)", NULL },
         { "--rollout", "ID", "every node rollout ID touched, back to its revision before it", NULL },
         { "--force", NULL, "with --rollout: also nodes a later rollout changed", NULL },
         SELECTOR,
+        { 0 },
+};
+
+static const struct cli_flag intent_flags[] = {
+        { "--node", "NAME", "only this inventory node (repeatable)", NULL },
+        SELECTOR,
+        { 0 },
+};
+
+static const struct cli_flag remove_flags[] = {
+        SELECTOR,
+        { "--canary", "N", "nodes in the first wave (default 1; 0: none)", NULL },
+        { "--canary-selector", "KEY=VALUE[,...]", "the canary wave: the nodes with these labels", NULL },
+        { "--wave-size", "N|P%", "nodes per later wave (default 25%)", NULL },
+        { "--wave-by", "LABEL", "no wave mixes nodes of different LABEL values (racks)", NULL },
+        { "--max-unavailable", "N|P%", "failed nodes a wave may have before the rollout halts (default 0)", NULL },
+        { "--skip-unreachable", NULL, "leave nodes the pre-flight cannot reach out of the rollout, by name", NULL },
+        { "--confirm-timeout", "S", "each node's change is pending until its wave is judged (default 120)", NULL },
+        { "--rollback-on-halt", "wave|all", "what a halt rolls back: the failing wave (default) or every wave",
+          NULL },
+        { "--no-confirm", NULL, "leave the last wave pending ('nettunectl confirm ID' keeps it)", NULL },
+        { "--resume", "ID", "continue an interrupted remove (SQLite)", NULL },
+        { "--wave-interval", "S", "soak S seconds after each wave before the next one", NULL },
+        { "--promote", "auto|manual", "manual: each wave after the first waits for 'nettunectl promote ID'", NULL },
+        { "--reason", "TEXT", "why: recorded with the rollout (status, history)", NULL },
+        { "--detach", NULL, "etcd store: submit and return ('serve' replicas run it)", NULL },
         { 0 },
 };
 
@@ -262,13 +290,15 @@ const struct cli_command ctl_commands[] = {
           doctor_flags, "0 no findings, 1 findings, 2 bad input, 3 a node could not be collected" },
         { "history", NULL, "list rollouts", NULL, history_flags, "0 ok, 2 invalid input, 3 the store cannot be read" },
         { "rollback", NULL, "roll the fleet back to an earlier revision",
-          "Rolls nodes back as verified transactions, recorded as a rollout. --rollout ID\n"
-          "returns every node that rollout touched to the revision it had before it (a\n"
-          "node already there is left alone; one a later rollout changed is refused\n"
-          "unless --force) and ends consistent or exits non-zero; after a halted rollout\n"
-          "a plain rollback means --rollout of it. Otherwise each selected node undoes\n"
-          "its newest committed revision (or applies --to REV again). On a terminal it\n"
-          "asks first (--yes does not).",
+          "Rolls nodes back as verified transactions, recorded as a rollout; it needs to\n"
+          "be told what it undoes. --rollout ID returns every node that rollout touched\n"
+          "to the revision it had before it (a node already there is left alone; one a\n"
+          "later rollout changed is refused unless --force) and ends consistent or exits\n"
+          "non-zero. --policy NAME returns layer NAME to its previous version on every\n"
+          "selected node that holds it (out where it has none). --to REV makes each\n"
+          "selected node apply its committed revision REV again. Without one of them it\n"
+          "changes nothing, exits 2 and lists the newest rollouts. On a terminal it asks\n"
+          "first (--yes does not).",
           rollback_flags, EXITS_ROLLOUT },
         { "confirm", "ID", "confirm a rollout's pending nodes by hand", NULL, NULL, EXITS_ROLLOUT },
         { "halt", "ID", "stop an interrupted or pending rollout: cancel, roll back",
@@ -344,6 +374,20 @@ const struct cli_command ctl_commands[] = {
           "nothing.",
           conform_flags, "0 the fleet conforms, 1 a departure, 2 invalid input,\n"
                          "            3 a node could not be reached or refused the profile" },
+        { "intent", NULL, "every node's merged intent: each field, its value, live value and owner",
+          "Asks every selected node (--node: those nodes) for its intent, the merge of\n"
+          "its committed policies (layers), and prints each managed field with its\n"
+          "desired value, its live value and the policy and revision that own it.\n"
+          "Changes nothing.",
+          intent_flags, EXITS_READ },
+        { "remove", "NAME | --resume ID", "take a policy (a layer) out of the fleet in canary waves",
+          "Takes the committed policy NAME out of every selected node that holds it, as a\n"
+          "rollout like apply: a canary wave, then waves; each node takes the layer out\n"
+          "as one transaction (the fields it owned go to the layer below, or back to\n"
+          "their value before nettune), pending until its wave is judged; a wave over\n"
+          "--max-unavailable halts and rolls back. Nodes that do not hold it are named\n"
+          "and left out. On a terminal it asks first (--yes does not).",
+          remove_flags, EXITS_ROLLOUT },
         { 0 },
 };
 

@@ -2,7 +2,7 @@
 /*
  * nettunectl conform --profile NAME [--node N]... [--selector KEY=VALUE]...: is the
  * fleet what a vendor reference profile says? Every selected agent plans the profile
- * against what it reads now (POST /v1/plan: the field table's comparison, field by
+ * against what it reads now (POST /v1/plan?compare=1: the field table's comparison, field by
  * field, on every interface and switch port the profile targets there) and says what
  * it last committed (GET /v1/state). Each difference is a departure: the live value,
  * the profile's, and the policy that owns the place when nettune manages it. What
@@ -265,7 +265,7 @@ static int run(struct ctl *ctl, const char *doc, const json_t *docj, const struc
         struct conform c = { .profile = p->name, .departures = json_array(), .unverified = json_array(),
                              .sources = json_object_get(json_object_get(docj, "metadata"), "source") };
         unsigned k = 0;
-        int r = v && changed && map ? ctl_query_each(ctl, sel, n, "POST", "/v1/plan", doc, &pl, NULL) : -ENOMEM;
+        int r = v && changed && map ? ctl_query_each(ctl, sel, n, "POST", "/v1/plan?compare=1", doc, &pl, NULL) : -ENOMEM;
 
         /* the owner matters only where something departs: the others are not asked twice */
         for (unsigned i = 0; r >= 0 && i < n; i++)

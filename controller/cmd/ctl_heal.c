@@ -58,7 +58,8 @@ static int heal_one(struct ctl *c, const struct rollout_rec *src, const struct i
                  src->policy_name, src->id);
         o.selector[0] = '\0';
         o.promote_manual = false;
-        r = rollout_rec_new("enforce", src->policy_name, src->policy_doc, NULL, &o, sel, n);
+        /* src->args: a policy split into parts (one profile for hosts and switches) keeps them */
+        r = rollout_rec_new("enforce", src->policy_name, src->policy_doc, src->args, &o, sel, n);
         if (!r)
                 return log_err("out of memory"), OUTCOME_RUNTIME;
         if (!cli_confirm(c->yes, "re-apply '%s' (rollout %lld) to %u drifted node%s in %u wave%s?", r->policy_name,

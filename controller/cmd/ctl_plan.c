@@ -110,11 +110,68 @@ static void print_text(const json_t *nodes, const struct plan_sum *s, unsigned n
                 }
                 printf("%s: %zu change%s\n", str_of(node, "name"), json_array_size(changes),
                        json_array_size(changes) == 1 ? "" : "s");
+                if (json_is_string(json_object_get(node, "part")))     /* one profile for hosts and switches */
+                        printf("  carries: %s\n", str_of(node, "part"));
                 text = rollout_changes_text(changes, "  ");     /* the same change on many ports: one line */
                 if (text)
                         printf("%s", text);
                 free(text);
         }
+}
+
+/*
+ * A policy with switch targets: each node asked with its part (ctl_parts.c), its
+ * answer marked with what it carries ("part": "hosts, switch leaf1"). *ret_n: nodes.
+ */
+static int plan_parts(struct ctl *c, const struct policy *p, const char *doc, const struct ctl_selector *only,
+                      struct plan_sum *s, json_t *nodes, unsigned *ret_n)
+{
+        struct ctl_parts pp;
+        json_t **out;
+        int r = ctl_parts_make(c, p, doc, only, &pp);
+
+        if (r < 0)
+                return r == -EHOSTUNREACH ? OUTCOME_RUNTIME : OUTCOME_INVALID;
+        if (pp.n == 0) {
+                log_err("plan: the policy's selector and switches name no node of '%s'; nothing was changed",
+                        c->inventory_path);
+                ctl_parts_free(&pp);
+                return OUTCOME_INVALID;
+        }
+        out = calloc(pp.n + 1, sizeof(*out));
+        for (unsigned d = 0; out && d < pp.n_docs; d++) {
+                const struct inventory_node **sel = calloc(pp.n + 1, sizeof(*sel));
+                unsigned *idx = calloc(pp.n + 1, sizeof(*idx)), k = 0;
+                struct http_req *reqs = NULL;
+
+                for (unsigned i = 0; sel && idx && i < pp.n; i++)
+                        if (pp.doc_of[i] == d) {
+                                idx[k] = i;
+                                sel[k++] = pp.nodes[i];
+                        }
+                r = sel && idx ? ctl_query(c, sel, k, "POST", "/v1/plan", pp.docs[d], &reqs) : -ENOMEM;
+                for (unsigned i = 0; r >= 0 && i < k; i++) {
+                        out[idx[i]] = node_result(&reqs[i], s);
+                        json_object_set_new(out[idx[i]], "part", json_string(pp.what[idx[i]]));
+                }
+                if (r >= 0)
+                        ctl_query_free(reqs, k);
+                free(sel);
+                free(idx);
+                if (r < 0)
+                        break;
+        }
+        for (unsigned i = 0; out && i < pp.n; i++)
+                if (out[i])
+                        json_array_append_new(nodes, out[i]);
+        *ret_n = pp.n;
+        free(out);
+        ctl_parts_free(&pp);
+        if (!out || r < 0) {
+                log_err("cannot query the agents: %s", strerror(out ? -r : ENOMEM));
+                return OUTCOME_RUNTIME;
+        }
+        return 0;
 }
 
 static int plan(struct ctl *c, const char *file, const char *doc, const struct policy *p,
@@ -124,9 +181,20 @@ static int plan(struct ctl *c, const char *file, const char *doc, const struct p
         struct http_req *reqs = NULL;
         struct plan_sum s = { .notes = json_array() };
         json_t *nodes;
-        unsigned n;
-        int r = ctl_select_only(c, p, only, &sel, &n);
+        unsigned n = 0;
+        int r;
 
+        if (p->n_switches) {
+                nodes = json_array();
+                r = plan_parts(c, p, doc, only, &s, nodes, &n);
+                if (r > 0) {
+                        json_decref(nodes);
+                        json_decref(s.notes);
+                        return r;
+                }
+                goto report;
+        }
+        r = ctl_select_only(c, p, only, &sel, &n);
         if (r > 0 || (r = ctl_query(c, sel, n, "POST", "/v1/plan", doc, &reqs)) < 0) {
                 json_decref(s.notes);
                 if (r > 0)
@@ -138,6 +206,7 @@ static int plan(struct ctl *c, const char *file, const char *doc, const struct p
         for (unsigned i = 0; i < n; i++)
                 json_array_append_new(nodes, node_result(&reqs[i], &s));
         ctl_query_free(reqs, n);
+report:
         if (c->json) {
                 json_t *j = json_pack("{s:s, s:o, s:O, s:O}", "policy", p->name, "summary", summary_json(&s, n),
                                       "nodes", nodes, "notes", s.notes);

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nettunectl rollback [--rollout ID [--force]] [--to REV] [--label KEY=VALUE]...:
- * POST /v1/rollback across the fleet, recorded as a rollout of kind "rollback".
+ * nettunectl rollback --rollout ID [--force] | --policy NAME | --to REV [--selector EXPR]...:
+ * POST /v1/rollback across the fleet, recorded as a rollout of kind "rollback". It
+ * says what it undoes: bare, it changes nothing, exits 2 and lists the newest rollouts.
  *
  * --rollout ID: every node rollout ID touched goes back to the revision it had
  * before that rollout (rollout_run_restore: restored, already there, refused,
- * failed); a node something else changed since is refused unless --force. Without
- * --rollout and --to, after a rollout that halted (the newest one, or the one the
- * newest rollback went back from) it means --rollout of that rollout; otherwise each
- * agent undoes its newest committed revision, and with --to REV each agent applies
- * its committed revision REV again ({"to": REV}). Every rollback carries
- * expect_revision, the node's current revision as its history said just before.
+ * failed); a node something else changed since is refused unless --force.
+ * --policy NAME: every selected node that holds layer NAME (GET /v1/intent) returns
+ * it to its previous version, or takes it out when it has none ({"policy": NAME}).
+ * --to REV: each agent applies its committed revision REV again ({"to": REV}).
+ * Every rollback carries expect_revision, the node's current revision as its
+ * history said just before.
  */
 #include <jansson.h>
 #include <stdarg.h>
@@ -23,7 +24,8 @@
 #define REV_MAX 2147483647u
 
 struct rollback_args {
-        unsigned to;                    /* 0: undo the newest revision */
+        unsigned to;                    /* 0: not given */
+        const char *policy;             /* --policy NAME: that layer back to its previous version */
         unsigned rollout;
         bool force;
         struct ctl_selector sel;        /* --selector (--label) */
@@ -46,6 +48,8 @@ static int parse_args(struct ctl *c, struct rollback_args *a)
                 if (streq(o, "--to") && v) {
                         if (ctl_parse_uint("--to", v, 1, REV_MAX, &a->to) < 0)
                                 return -EINVAL;
+                } else if (streq(o, "--policy") && v) {
+                        a->policy = v;
                 } else if (streq(o, "--rollout") && v) {
                         if (ctl_parse_uint("--rollout", v, 1, 2000000000, &a->rollout) < 0)
                                 return -EINVAL;
@@ -53,6 +57,11 @@ static int parse_args(struct ctl *c, struct rollback_args *a)
                         return ctl_bad_arg(c, o);
                 }
                 i++;
+        }
+        if (a->policy && (a->to || a->rollout || a->force)) {
+                log_err("rollback: --policy NAME returns one layer to its previous version on each node; --to and "
+                        "--rollout say another way back: give one of them; nothing was changed");
+                return -EINVAL;
         }
         if (a->to && (a->rollout || a->force)) {
                 log_err("rollback: --to REV applies one revision number on every node; --rollout ID%s goes back to "
@@ -63,39 +72,37 @@ static int parse_args(struct ctl *c, struct rollback_args *a)
         return 0;
 }
 
-/* The rollout a rollback record went back from ({"rollout": ID} in its args), 0 when it was a plain one. */
-static long long source_of(const struct rollout_rec *r)
+/* The newest rollouts, one line each, for a bare rollback's refusal. */
+static int newest_row(const struct rollout_rec *r, void *ud)
 {
-        json_t *j = r->args ? json_loads(r->args, 0, NULL) : NULL;
-        json_int_t id = json_integer_value(json_object_get(j, "rollout"));
+        unsigned *n = ud;
 
-        json_decref(j);
-        return streq(r->kind, "rollback") && id > 0 ? (long long)id : 0;
+        fprintf(stderr, "  %-6lld %-9s %-10s %-24s %s\n", r->id, r->kind, rollout_state_name(r->state),
+                r->policy_name, r->message);
+        (*n)++;
+        return 0;
 }
 
 /*
- * A plain rollback after a halted rollout is a rollback by that rollout: the newest
- * rollout halted, or the newest is a rollback by rollout (run again, it changes
- * nothing where the first one finished). A tune trial ends halted by design (its
- * change cancelled, never a revision): after one, a plain rollback stays plain.
+ * A bare rollback would not say what it undoes (each node's own newest revision,
+ * whatever rollout or layer made it): refused, exit 2, with the newest rollouts to
+ * choose from.
  */
-static void implied_rollout(struct ctl *c, struct rollback_args *a)
+static int refuse_bare(struct ctl *c)
 {
-        struct rollout_rec *r = NULL;
-        long long src;
+        struct errbuf e = { 0 };
+        unsigned n = 0;
 
-        if (a->to || a->rollout || store_rollout_load(c->store, 0, &r, NULL) < 0)
-                return;
-        src = source_of(r);
-        if (!src && r->state == ROLLOUT_HALTED && !streq(r->kind, "rollback") && !streq(r->kind, "tune"))
-                src = r->id;
-        if (src > 0 && src <= 2000000000) {
-                a->rollout = (unsigned)src;
-                if (!c->quiet && !c->json)
-                        fprintf(stderr, "rollback: rollout %lld %s: its nodes go back to their revisions before it "
-                                "(as --rollout %lld)\n", src, src == r->id ? "halted" : "was rolled back last", src);
-        }
-        rollout_rec_free(r);
+        log_err("rollback: say what to undo: --rollout ID (every node it touched, back to its revision before it), "
+                "--policy NAME (one layer back to its previous version) or --to REV; nothing was changed");
+        if (ctl_need_store(c) > 0)
+                return OUTCOME_INVALID;
+        fprintf(stderr, "the newest rollouts:\n");
+        if (store_rollout_list(c->store, 5, newest_row, &n, &e) < 0)
+                fprintf(stderr, "  (the store cannot be read: %s)\n", e.msg);
+        else if (n == 0)
+                fprintf(stderr, "  none\n");
+        return OUTCOME_INVALID;
 }
 
 static bool labels_match(struct ctl *c, const struct rollback_args *a, const char *name)
@@ -217,6 +224,33 @@ static int pick(struct ctl *c, const struct rollback_args *a, const struct inven
         return 0;
 }
 
+/* --policy NAME: the selected nodes that hold that layer (the others named, left out); exit code or 0. */
+static int holders(struct ctl *c, const struct rollback_args *a, const struct inventory_node **sel, unsigned *n)
+{
+        char without[1024];
+        int r;
+
+        for (const char *p = a->policy; *p || p == a->policy; p++)
+                if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-') ||
+                    strlen(a->policy) >= POLICY_NAME_MAX) {
+                        log_err("rollback --policy '%.80s': not a policy name (a DNS label); nothing was changed",
+                                a->policy);
+                        return OUTCOME_INVALID;
+                }
+        r = ctl_layer_holders(c, a->policy, sel, n, false, without, sizeof(without));
+        if (r < 0)
+                return r == -EHOSTUNREACH ? OUTCOME_RUNTIME : (log_err("cannot query the agents: %s", strerror(-r)),
+                                                                OUTCOME_RUNTIME);
+        if (*n == 0) {
+                log_err("rollback --policy %s: no selected node has policy '%s' committed; nothing was changed",
+                        a->policy, a->policy);
+                return OUTCOME_INVALID;
+        }
+        if (without[0] && !c->quiet && !c->json)
+                fprintf(stderr, "rollback: policy '%s' is not committed on %s: left out\n", a->policy, without);
+        return 0;
+}
+
 static int plain(struct ctl *c, const struct rollback_args *a)
 {
         struct rollout_opts o = { .canary = 0, .wave_size = { 100, true }, .fabric_neighbours = -1,
@@ -225,7 +259,7 @@ static int plain(struct ctl *c, const struct rollback_args *a)
         struct rollout_run_env env;
         struct rollout_rec *r;
         struct errbuf e = { 0 };
-        char name[64], body[32];
+        char name[96], body[96];
         unsigned n = 0;
         int rc;
 
@@ -235,17 +269,28 @@ static int plain(struct ctl *c, const struct rollback_args *a)
                 log_err("rollback: no node matches; nothing was changed");
                 return OUTCOME_INVALID;
         }
-        if (!confirmed(c, sel, n, "%s", a->to ? "each to its committed revision --to names" : ""))
+        if (a->policy && (rc = holders(c, a, sel, &n)) > 0)
+                return rc;
+        if (!confirmed(c, sel, n, "%s%s%s", a->to ? "each to its committed revision --to names" :
+                       a->policy ? "policy '" : "", a->policy ? a->policy : "",
+                       a->policy ? "' to its previous version" : ""))
                 return OUTCOME_INVALID;
-        snprintf(body, sizeof(body), a->to ? "{\"to\":%u}" : "{}", a->to);
-        snprintf(name, sizeof(name), a->to ? "rollback to %u" : "rollback", a->to);
+        if (a->policy)
+                snprintf(body, sizeof(body), "{\"policy\":\"%s\"}", a->policy);
+        else
+                snprintf(body, sizeof(body), a->to ? "{\"to\":%u}" : "{}", a->to);
+        if (a->policy)
+                snprintf(name, sizeof(name), "rollback of policy %s", a->policy);
+        else
+                snprintf(name, sizeof(name), a->to ? "rollback to %u" : "rollback", a->to);
         r = rollout_rec_new("rollback", name, NULL, body, &o, sel, n);
         if (!r)
                 return log_err("out of memory"), OUTCOME_RUNTIME;
         rc = store_rollout_create(c->store, r, &e);
         ctl_run_env(c, &env);
         if (rc >= 0)
-                rc = rollout_run_rollback(&env, r, a->to, &e);
+                rc = a->policy ? rollout_run_rollback_policy(&env, r, a->policy, &e) :
+                                 rollout_run_rollback(&env, r, a->to, &e);
         if (rc >= 0)
                 output_rollout(r, c->json);
         rc = rc < 0 ? ctl_fail(&e) : rc;
@@ -260,9 +305,10 @@ int ctl_cmd_rollback(struct ctl *c)
 
         if (parse_args(c, &a) < 0)
                 return OUTCOME_INVALID;
+        if (!a.rollout && !a.policy && !a.to)
+                return refuse_bare(c);
         if ((rc = ctl_need_store(c)) > 0 || (rc = ctl_need_http(c)) > 0 || (rc = ctl_need_lease(c, 0)) > 0)
                 return rc;
-        implied_rollout(c, &a);
         if (a.force && !a.rollout) {
                 log_err("rollback --force: only with --rollout ID (a node changed since that rollout is refused "
                         "without it); nothing was changed");

@@ -140,7 +140,8 @@ static int collect_running(const struct rollout_rec *r, void *ud)
 {
         struct running *run = ud;
 
-        if (r->state == ROLLOUT_RUNNING && (streq(r->kind, "apply") || streq(r->kind, "enforce")) &&
+        if (r->state == ROLLOUT_RUNNING &&
+            (streq(r->kind, "apply") || streq(r->kind, "enforce") || streq(r->kind, "remove")) &&
             run->n < RUNNING_SCAN_MAX)
                 run->ids[run->n++] = r->id;
         return 0;
@@ -227,7 +228,8 @@ static int enforce_from(struct serve *s, const struct rollout_rec *src, struct d
         }
         if (n == 0)
                 return 0;
-        r = rollout_rec_new("enforce", src->policy_name, src->policy_doc, NULL, &src->opts, sel, n);
+        /* src->args: a policy split into parts (one profile for hosts and switches) keeps them */
+        r = rollout_rec_new("enforce", src->policy_name, src->policy_doc, src->args, &src->opts, sel, n);
         if (!r)
                 return -ENOMEM;
         rc = store_rollout_create(s->c->store, r, &e);

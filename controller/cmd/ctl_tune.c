@@ -294,6 +294,9 @@ int ctl_cmd_tune(struct ctl *c)
         ctl_tune_env(c, a, &env);
         env.on_trial = on_trial;
         env.ud = c;
+        /* the layers committed on the scope: every trial overrides them (a trial is meant to win) */
+        if (ctl_layer_names(c, env.scope, env.n_scope, a->t.overrides, POLICY_OVERRIDES_MAX, &a->t.n_overrides) < 0)
+                a->t.n_overrides = 0;
         r = tune_preflight(&env, &a->t, &e);
         if (r < 0) {
                 log_err("tune: %s; nothing was changed", e.msg);

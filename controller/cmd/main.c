@@ -36,6 +36,8 @@ static const struct command commands[] = {
         { "promote",  ctl_cmd_promote },
         { "inventory", ctl_cmd_inventory },
         { "conform",  ctl_cmd_conform },
+        { "intent",   ctl_cmd_intent },
+        { "remove",   ctl_cmd_remove },
 };
 
 #define COMMON_USAGE "[--config FILE] [--inventory FILE] [--db FILE | --store SPEC] [--output text|json] [--yes]"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Parsing and validating agent answers. */
 #include <math.h>
+#include <stdint.h>
 
 #include "controller/fleet/fleet.h"
 #include "policies/state.h"
@@ -154,6 +155,22 @@ int reply_parse_apply(const char *body, size_t len, struct reply_apply *ret, str
         return 0;
 }
 
+/*
+ * A change's owner (layers): {policy, revision}, the layer that owns the field after
+ * the change; revision null for the version the change itself commits (the agent
+ * numbers it INT64_MAX). NULL when the agent names none.
+ */
+static json_t *owner_of(const json_t *o)
+{
+        const json_t *p = json_object_get(o, "policy");
+        json_int_t rev = json_integer_value(json_object_get(o, "revision"));
+
+        if (!json_is_string(p))
+                return NULL;
+        return json_pack("{s:O, s:o}", "policy", p, "revision", rev > 0 && rev < INT32_MAX ? json_integer(rev) :
+                         json_null());
+}
+
 /* One target of the plan: its changes, each {field, key, from, to} (strings; from, to typed), into the flat list. */
 static int plan_target(const json_t *t, size_t i, json_t *flat, uint32_t *fields, struct errbuf *e)
 {
@@ -184,9 +201,9 @@ static int plan_target(const json_t *t, size_t i, json_t *flat, uint32_t *fields
                 f = state_field_from_name(json_string_value(json_object_get(c, "field")));
                 if (f >= 0)
                         *fields |= STATE_BIT(f);
-                o = json_pack("{s:O,s:O,s:O,s:O,s:O}", "target", name, "field", json_object_get(c, "field"),
+                o = json_pack("{s:O,s:O,s:O,s:O,s:O,s:o?}", "target", name, "field", json_object_get(c, "field"),
                               "key", json_object_get(c, "key"), "from", json_object_get(c, "from"),
-                              "to", json_object_get(c, "to"));
+                              "to", json_object_get(c, "to"), "owner", owner_of(json_object_get(c, "owner")));
                 if (!o || json_array_append_new(flat, o) < 0)
                         return errbuf_set(e, ENOMEM, "answer", "out of memory");
         }

@@ -314,3 +314,24 @@ unsigned rollout_apply_timeout_ms(const char *doc, unsigned timeout_s)
         t = t > floor ? t : floor;
         return t > UINT_MAX ? UINT_MAX : (unsigned)t;
 }
+
+json_t *rollout_parts_load(const struct rollout_rec *r)
+{
+        json_t *j = r->args && (streq(r->kind, "apply") || streq(r->kind, "enforce")) ? json_loads(r->args, 0, NULL)
+                                                                                       : NULL;
+
+        if (!json_is_array(json_object_get(j, "docs")) || !json_is_object(json_object_get(j, "node_doc"))) {
+                json_decref(j);
+                return NULL;
+        }
+        return j;
+}
+
+const char *rollout_node_doc(const struct rollout_rec *r, const json_t *parts, const char *node)
+{
+        const json_t *i = json_object_get(json_object_get(parts, "node_doc"), node);
+        const char *doc = json_string_value(json_array_get(json_object_get(parts, "docs"),
+                                                           (size_t)json_integer_value(i)));
+
+        return i && doc ? doc : r->policy_doc;
+}

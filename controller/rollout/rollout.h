@@ -185,6 +185,21 @@ int rollout_run_confirm(const struct rollout_run_env *env, struct rollout_rec *r
  * were, else 3; -errno when the store failed.
  */
 int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *r, long long to, struct errbuf *e);
+/*
+ * One profile for hosts and switches: an apply whose args are {"docs": [TEXT...],
+ * "node_doc": {NODE: INDEX}} sends each node its part (nettunectl's ctl_parts.c)
+ * instead of policy_doc. rollout_parts_load: those args parsed (NULL: one document
+ * for every node); rollout_node_doc: the document node gets.
+ */
+json_t *rollout_parts_load(const struct rollout_rec *r);
+const char *rollout_node_doc(const struct rollout_rec *r, const json_t *parts, const char *node);
+
+/*
+ * The same with {"policy": NAME}: each node's layer NAME back to its previous version
+ * (taken out when it has none), expect_revision as above (rollback --policy).
+ */
+int rollout_run_rollback_policy(const struct rollout_run_env *env, struct rollout_rec *r, const char *policy,
+                                struct errbuf *e);
 
 /*
  * Rollback by rollout: r (kind "rollback") holds the nodes of src to return to

@@ -5,6 +5,7 @@
  * trust pcp -> dscp"), and nodes that change the same way one group.
  */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,13 +81,23 @@ static int add_change(struct change_line **lines, unsigned *n, const json_t *ch)
         unsigned num = 0;
         bool port = port_key(key, base, sizeof(base), &num, &rest);
         struct change_line *l = NULL, *grown;
+        char owner[160] = "";
+        const json_t *o = json_object_get(ch, "owner");
+        json_int_t rev = json_integer_value(json_object_get(o, "revision"));
 
         state_text_value("", json_object_get(ch, "from"), from, sizeof(from));
         state_text_value("", json_object_get(ch, "to"), to, sizeof(to));
-        snprintf(one, sizeof(one), "%s %s: %s -> %s", str_of(ch, "target"), key, from, to);
+        /*
+         * the layer that owns the field after the change (layers): " by policy 'NAME' revision N", as drift
+         * says it; the version the change itself commits has no number yet (the agent sends INT64_MAX)
+         */
+        if (json_is_string(json_object_get(o, "policy")))
+                snprintf(owner, sizeof(owner), rev > 0 && rev < INT32_MAX ? " by policy '%s' revision %lld" :
+                         " by policy '%s'", str_of(o, "policy"), (long long)rev);
+        snprintf(one, sizeof(one), "%s %s: %s -> %s%s", str_of(ch, "target"), key, from, to, owner);
         if (port) {
                 snprintf(head, sizeof(head), "%s %s", str_of(ch, "target"), base);
-                snprintf(tail, sizeof(tail), ": %s %s -> %s", rest, from, to);
+                snprintf(tail, sizeof(tail), ": %s %s -> %s%s", rest, from, to, owner);
         } else {
                 memcpy(head, one, sizeof(one));
                 tail[0] = '\0';

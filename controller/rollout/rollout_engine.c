@@ -650,9 +650,11 @@ static int engine_run(const struct rollout_run_env *env, struct rollout_rec *r, 
         if (!g.sel)
                 return errbuf_set(e, ENOMEM, "", "out of memory");
         g.apply_timeout_ms = rollout_apply_timeout_ms(r->policy_doc, env->timeout_s);
+        g.parts = rollout_parts_load(r);
         rc = p == PHASE_WAVE ? rollout_fabric_new(r, &g.fabric, e) : 0;
         if (rc >= 0)
                 rc = drive(&g, p);
+        json_decref(g.parts);
         if (env->fabric_log && rollout_fabric_log(g.fabric))
                 json_array_extend(env->fabric_log, rollout_fabric_log(g.fabric));
         rollout_fabric_free(g.fabric);

@@ -34,6 +34,7 @@ struct engine {
         unsigned later;
         long long soak_until;           /* --wave-interval: no wave starts before (unix seconds) */
         bool held;                      /* the wave in hand has waited for a person (pause, promote) */
+        json_t *parts;                  /* one profile's parts: {"docs", "node_doc"} of r->args, NULL: one doc */
 };
 
 #define ENGINE_NO_WAVE UINT_MAX
@@ -73,6 +74,7 @@ int step_apply(struct engine *g, struct rnode **nodes, unsigned n, unsigned wave
  */
 struct rollback_ask {
         long long to, expect;
+        const char *policy;             /* non-NULL: {"policy": NAME}, that layer back to its previous version */
 };
 
 struct rollback_outcome {

@@ -43,7 +43,8 @@ static int finish(struct engine *g, int exit_code)
 
 /* ---- plain: undo the newest revision, or apply revision REV again ---- */
 
-int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *r, long long to, struct errbuf *e)
+static int plain_rollback(const struct rollout_run_env *env, struct rollout_rec *r, long long to, const char *policy,
+                          struct errbuf *e)
 {
         struct node_revision *nr = calloc(r->n_nodes + 1, sizeof(*nr));
         struct rollback_ask *asks = calloc(r->n_nodes + 1, sizeof(*asks));
@@ -65,7 +66,7 @@ int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *
                         continue;
                 }
                 x->pre_rev = nr[i].v.rev;
-                asks[n] = (struct rollback_ask) { .to = to, .expect = nr[i].v.rev };
+                asks[n] = (struct rollback_ask) { .to = to, .expect = nr[i].v.rev, .policy = policy };
                 g.sel[n++] = x;
         }
         if (rc >= 0)
@@ -85,6 +86,17 @@ int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *
         }
         snprintf(r->message, sizeof(r->message), "%u of %u nodes rolled back", ok, r->n_nodes);
         return finish(&g, ok == r->n_nodes ? OUTCOME_OK : OUTCOME_RUNTIME);
+}
+
+int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *r, long long to, struct errbuf *e)
+{
+        return plain_rollback(env, r, to, NULL, e);
+}
+
+int rollout_run_rollback_policy(const struct rollout_run_env *env, struct rollout_rec *r, const char *policy,
+                                struct errbuf *e)
+{
+        return plain_rollback(env, r, 0, policy, e);
 }
 
 /* ---- by rollout: back to the revision before it ---- */

@@ -191,7 +191,7 @@ static bool answer_ok(const struct http_req *q, struct rollback_outcome *out)
 /* What is in flight for one node: its request's body and, for a rollback, where its outcome goes. */
 struct sent {
         struct rnode *n;
-        char body[96];
+        char body[192];
         char key[STORE_KEY_MAX];        /* a rollback's idempotency key ("rb-..."), "" = none */
         const struct rollback_ask *ask;
         struct rollback_outcome *out;
@@ -267,22 +267,27 @@ static int request_of(struct engine *g, struct sent *x, struct http_req *q, unsi
 {
         char path[128];
 
-        if (x->ask && x->ask->to > 0)
+        if (x->ask && x->ask->policy)
+                snprintf(x->body, sizeof(x->body), x->ask->expect >= 0 && !x->older_agent ?
+                         "{\"policy\":\"%s\",\"expect_revision\":%lld}" : "{\"policy\":\"%s\"}", x->ask->policy,
+                         x->ask->expect);
+        else if (x->ask && x->ask->to > 0)
                 snprintf(x->body, sizeof(x->body), x->ask->expect >= 0 && !x->older_agent ?
                          "{\"to\":%lld,\"expect_revision\":%lld}" : "{\"to\":%lld}", x->ask->to, x->ask->expect);
         else if (x->ask)
                 snprintf(x->body, sizeof(x->body), x->ask->expect >= 0 && !x->older_agent ?
                          "{\"expect_revision\":%lld}" : "{}", x->ask->expect);
         *q = (struct http_req) {
-                .method = "POST", .body = x->ask ? x->body : g->r->policy_doc,
+                .method = "POST", .body = x->ask ? x->body : rollout_node_doc(g->r, g->parts, x->n->name),
                 .timeout_ms = timeout_ms, .user = x, .close_after = close,
         };
         q->body = q->body ? q->body : "{}";
         q->body_len = strlen(q->body);
         if (x->ask)
                 snprintf(path, sizeof(path), "/v1/rollback%s%s", x->key[0] ? "?idempotency_key=" : "", x->key);
-        else
-                snprintf(path, sizeof(path), "/v1/apply?confirm_timeout_s=%u%s%s", g->r->opts.confirm_timeout_s,
+        else    /* a remove rollout's step takes its layer out (body {"policy": NAME}), answered as an apply */
+                snprintf(path, sizeof(path), "/v1/%s?confirm_timeout_s=%u%s%s",
+                         streq(g->r->kind, "remove") ? "remove" : "apply", g->r->opts.confirm_timeout_s,
                          x->n->key[0] ? "&idempotency_key=" : "", x->n->key);
         return http_url(q->url, sizeof(q->url), x->n->url, path);
 }
@@ -353,7 +358,7 @@ int step_apply(struct engine *g, struct rnode **nodes, unsigned n, unsigned wave
                 return errbuf_set(g->e, ENOMEM, "", "out of memory");
         for (unsigned i = 0; i < n; i++)
                 sent[i].n = nodes[i];
-        r = fan_out(g, sent, n, "apply", wave);
+        r = fan_out(g, sent, n, streq(g->r->kind, "remove") ? "remove" : "apply", wave);
         free(sent);
         return r;
 }

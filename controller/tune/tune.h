@@ -209,6 +209,9 @@ struct tune {
         bool no_winner;                         /* the search's best was not taken (no signal, below the floor): exit 3 */
         char end[320];                          /* how it ended, one line */
         char out_path[512];                     /* the winner's policy, "" = not written */
+        unsigned n_overrides;                   /* the layers committed on the scope, which every trial (and the
+                                                   winner) lists in metadata.overrides: a trial is meant to win */
+        char overrides[POLICY_OVERRIDES_MAX][POLICY_NAME_MAX];
 };
 
 void tune_init(struct tune *t, enum tune_kind kind);

@@ -55,6 +55,17 @@ int tune_policy(const struct tune *t, const struct tune_trial *x, const struct p
                         "none");
         if (doc && !n)
                 json_object_del(doc, "selector");
+        if (doc && t->n_overrides) {            /* over the layers committed on the scope (layers: field_owned) */
+                json_t *ov = json_array();
+
+                for (unsigned i = 0; ov && i < t->n_overrides; i++)
+                        if (!streq(t->overrides[i], name))
+                                json_array_append_new(ov, json_string(t->overrides[i]));
+                if (json_array_size(ov))
+                        json_object_set_new(json_object_get(doc, "metadata"), "overrides", ov);
+                else
+                        json_decref(ov);
+        }
         text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
         json_decref(doc);
         if (!text)

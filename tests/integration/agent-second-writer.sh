@@ -48,6 +48,12 @@ check "CLI drift exits 1 (got $rc)" [ "$rc" -eq 1 ]
 check "CLI drift names the second writer" grep -q "second_writer: $ifc mtu was restored" "$T/d.txt"
 metric() { api "$ns" /metrics >/dev/null && grep -q "^nettune_second_writer{target=\"$ifc\",field=\"mtu\"} [0-9]" "$T/body"; }
 check "/metrics reports it" metric
+api "$ns" '/v1/doctor?window_s=0.2' >/dev/null
+check "GET /v1/doctor carries it in the node's facts" \
+        [ "$(jq_py "$T/body" 'd["second_writers"][0]["target"] + " " + d["second_writers"][0]["field"]')" = "$ifc mtu" ]
+rc=0; A --output json doctor --window 0.2 >"$T/doc.json" || rc=$?
+check "doctor: exit 1, the finding second_writer naming the target and field (got $rc)" \
+        [ "$rc/$(jq_py "$T/doc.json" '[(f["code"], "'"$ifc"' mtu" in f["evidence"]) for f in d["findings"] if f["code"] == "second_writer"]')" = "1/[('second_writer', True)]" ]
 
 step "a person acts: the policy applied again, the finding goes"
 kill -TERM "$SERVE_PID"; wait "$SERVE_PID" || true

@@ -99,3 +99,28 @@ check "node001 named, with the agent's reason" [ "$(json_get "$T/c4.json" \
         "[x['node'] for x in d['unverified'] if x['field'] == '*']")" = "['node001']" ]
 check "the nvconfig ROCE_CC_PRIO_MASK is listed as unmanaged" [ "$(json_get "$T/c4.json" \
         "len([x for x in d['unverified'] if x['field'].startswith('nvconfig ROCE_CC_PRIO_MASK')])")" = 1 ]
+
+step "one profile for hosts and switches: the switch part goes to the node that manages leaf1"
+# selector role=gpu picks node001 alone; node002 (role fabric) manages leaf1 and gets its part
+cat >"$T/one.json" <<JSON
+{ "apiVersion": "nettune/v1", "kind": "Policy",
+  "metadata": { "name": "one-profile", "overrides": ["$PROFILE"] }, "selector": { "role": "gpu" },
+  "targets": { "interfaces": ["nt0"], "switches": ["leaf1"] }, "spec": { "mtu": 4000 }, "verify": { "probe": "none" } }
+JSON
+expect_rc 0 "plan" ctl_to "$T/one-plan.txt" plan "$T/one.json"
+cat "$T/one-plan.txt"
+check "plan: node001 carries the hosts' part" sh -c "grep -A2 '^node001:' '$T/one-plan.txt' | grep -qx '  carries: hosts'"
+check "plan: node002 carries leaf1's part" sh -c "grep -A2 '^node002:' '$T/one-plan.txt' | grep -qx '  carries: switch leaf1'"
+check "plan: leaf1's ports change on node002" grep -q "^  leaf1 swp1-2: mtu 9216 -> 4000" "$T/one-plan.txt"
+expect_rc 0 "plan --output json" ctl_to "$T/one-plan.json" --output json plan "$T/one.json"
+check "plan --output json: each node's part" [ "$(json_get "$T/one-plan.json" '[(n["name"], n["part"]) for n in d["nodes"]]')" = \
+        "[('node001', 'hosts'), ('node002', 'switch leaf1')]" ]
+expect_rc 0 "apply" ctl --yes apply "$T/one.json" --canary 1 --wave-size 100%
+check "node001's nt0 at 4000" [ "$(node_mtu 1)" = 4000 ]
+expect_rc 0 "intent of node002" ctl_to "$T/one-intent.json" --output json intent --node node002
+check "leaf1's ports at 4000, owned by one-profile on node002" [ "$(json_get "$T/one-intent.json" \
+        '[(f["key"], f["value"], f["live"], f["owner"]["policy"]) for f in d["nodes"][0]["fields"] if f["key"].endswith(".mtu")]')" = \
+        "[('ports.swp1.mtu', 4000, 4000, 'one-profile'), ('ports.swp2.mtu', 4000, 4000, 'one-profile')]" ]
+sed 's/"leaf1"/"leaf9"/' "$T/one.json" >"$T/nine.json"
+rc=0; ctl plan "$T/nine.json" >"$T/nine.out" 2>&1 || rc=$?
+check "a switch no node manages: exit 2 (got $rc), named" grep -q "switch 'leaf9' of the policy: no node's agent manages it" "$T/nine.out"

@@ -32,7 +32,7 @@ step "a second controller on the same database is refused"
 expect_rc 2 "second apply refused" ctl apply "$T/mtu2.json" --wave-size 100% 2> "$T/second.err"
 cat "$T/second.err"
 check "the refusal names the holder" grep -Eq 'is being driven by pid [0-9]+ on .* since .*; nothing was changed' "$T/second.err"
-expect_rc 2 "rollback refused" ctl rollback 2> /dev/null
+expect_rc 2 "rollback refused" ctl rollback --to 1 2> /dev/null
 expect_rc 2 "resume refused" ctl apply --resume 1 2> /dev/null
 expect_rc 2 "confirm refused" ctl confirm 1 2> /dev/null
 check "no rollout was added" [ "$(sqlite3 "$T/ctl.db" 'select count(*) from rollouts')" = "$rollouts_before" ]

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# D3: two controllers that both undo "the newest revision" cannot undo each other.
-# Each reads the node's history (revision 2 is current) and sends POST /v1/rollback
-# naming it ({"expect_revision": 2}); a TLS proxy holds the second controller's
+# D3: two controllers that both undo "the newest revision" of a layer cannot undo each
+# other. Each runs `rollback --policy mtu`, reads the node's history (revision 2 is
+# current) and sends POST /v1/rollback naming it ({"policy": "mtu", "expect_revision": 2}); a TLS proxy holds the second controller's
 # rollback between its history check and its request (the check-then-act window)
 # until the first has rolled back (revision 3). The agent checks the precondition
 # under its transaction lock: the second is refused (409 precondition_failed), the
 # controller reports it as a refusal naming the node, and the node stays one revision
 # back — it is not returned to the policy both meant to undo. Likewise when no revision
-# is current yet: the rollback names revision 0, and a change committed meanwhile stands.
+# is current yet: a `rollback --to 1` names revision 0, and a change committed meanwhile
+# stands.
 . "$NETTUNE_TOP/tests/lib/common.sh"
 . "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
 fleet_require
@@ -18,8 +19,8 @@ PROXY=$NETTUNE_TOP/tests/tools/confirm_proxy.py
 
 step "one node, nothing committed yet; controller B reaches it through a proxy that holds its rollbacks"
 fleet_up 1
-# two revisions of one layer (docs/policy-reference.md, "Layers and owners"): a plain
-# rollback undoes the newest revision of the node's only layer
+# two revisions of one layer (docs/policy-reference.md, "Layers and owners"): rollback
+# --policy mtu returns the layer to its previous revision
 policy "$T/p9000.json" mtu 9000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
 policy "$T/p4000.json" mtu 4000 '{ "role": "gpu" }' '{ "probe": "none", "settle_ms": 0 }'
 mkdir -p "$T/gate"
@@ -36,8 +37,8 @@ json.dump(inv, open(sys.argv[2], "w"), indent=1)
 PY
 ctl_b() { ip netns exec "$HUB" "$CTL" --inventory "$T/inventory-b.json" --db "$T/ctl-b.db" "$@"; }
 
-step "no revision is current: B's rollback names that (expect_revision 0), A applies meanwhile"
-bg ctl_b --output json rollback > "$T/b0.json" 2> "$T/b0.err"
+step "no revision is current: B's rollback --to 1 names that (expect_revision 0), A applies meanwhile"
+bg ctl_b --output json rollback --to 1 > "$T/b0.json" 2> "$T/b0.err"
 b=$BG_PID
 wait_for 60 test -e "$T/gate/rollback.held" || fail "controller B's first rollback never reached the proxy"
 expect_rc 0 "A: apply 9000 (revision 1)" ctl --quiet apply "$T/p9000.json" --canary 0 --wave-size 100%
@@ -54,12 +55,12 @@ rm -f "$T/gate/rollback.held" "$T/gate/rollback.open"
 step "revision 2 (mtu 4000); B's next rollback is held between its history check and its request"
 expect_rc 0 "apply 4000" ctl --quiet apply "$T/p4000.json" --canary 0 --wave-size 100%
 check "node at 4000" mtu_is 1 4000
-bg ctl_b --output json rollback > "$T/b.json" 2> "$T/b.err"
+bg ctl_b --output json rollback --policy mtu > "$T/b.json" 2> "$T/b.err"
 b=$BG_PID
 wait_for 60 test -e "$T/gate/rollback.held" || fail "controller B's rollback never reached the proxy"
 
-step "controller A rolls back meanwhile: revision 3 undoes 2"
-expect_rc 0 "A: rollback" ctl_to "$T/a.json" --output json rollback
+step "controller A rolls layer mtu back meanwhile: revision 3 undoes 2"
+expect_rc 0 "A: rollback --policy mtu" ctl_to "$T/a.json" --output json rollback --policy mtu
 check "A: node001 rolled back" [ "$(json_get "$T/a.json" "[n['state'] for n in d['nodes']][0]")" = rolled_back ]
 check "node at 9000" mtu_is 1 9000
 

@@ -4,7 +4,8 @@
 # 9000 halts with mixed outcomes: the canary committed, node003's gate rejected the
 # change (tbf 200 Mbit/s against min_gbps 0.5) and its agent restored it, its wave-mate
 # node002 was cancelled, nodes 4-6 skipped. Then:
-# - a plain `nettunectl rollback` means `--rollout S`: the canary's change is undone,
+# - a bare `nettunectl rollback` is refused (exit 2, nothing changed), listing S among
+#   the newest rollouts; `rollback --rollout S`: the canary's change is undone,
 #   node002 and node003 are already there and left alone (node003's rejected change is
 #   never put back), every node reads MTU 4000 live, the summary counts it, and a
 #   second run changes nothing on any node;
@@ -53,8 +54,13 @@ check "each node's revision before S is on record" \
           "1/2 1/0 1/0 -1/0 -1/0 -1/0" ]
 tx3=$(newest_tx 3)
 
-step "a plain rollback after the halted rollout is a rollback by it"
-expect_rc 0 "rollback" ctl_to "$T/r1.json" --output json rollback
+step "a bare rollback after the halted rollout says what it would not undo; --rollout S undoes S"
+rc=0; ctl --yes rollback >"$T/bare.out" 2>&1 || rc=$?
+cat "$T/bare.out"
+check "bare: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+check "bare: the halted rollout is listed" grep -qE "^  $S +apply +halted +mtu-9000" "$T/bare.out"
+check "bare: nothing changed" [ "$(mtus)" = "9000 4000 4000 4000 4000 4000" ]
+expect_rc 0 "rollback --rollout $S" ctl_to "$T/r1.json" --output json rollback --rollout "$S"
 check "it is a rollback of rollout $S" [ "$(json_get "$T/r1.json" 'd["policy"]')" = "rollback of rollout $S" ]
 check "the summary counts it" [ "$(json_get "$T/r1.json" 'd["message"]')" = \
         "rollback of rollout $S: 1 restored, 2 already there, 0 refused, 0 failed; every node it touched is at its revision before it" ]

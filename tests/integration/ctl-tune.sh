@@ -227,18 +227,22 @@ check "leaf1 carries it: $(thresholds)" [ "$(q3 min-threshold)/$(q3 probability)
 check "and the policy for the rest of the fleet names it" \
         [ "$(json_get "$T/kept.json" 'd["spec"]["ecn"]["min_threshold_bytes"]')" = "$value" ]
 
-step "a plain rollback after tune stays plain: a cancelled trial is no rollout to roll back by"
+step "a rollback after tune names what it undoes: bare is refused; --policy takes the kept winner's layer back"
 rc=0; ctl --quiet tune ecn --switch leaf1 --queue 3 --selector role=gpu --pattern incast --receiver node003 \
         --target-pct 10 --max-regression-pct 95 --max-trials 1 --runs 1 --duration-ms 1000 --ceiling 10 \
         >"$T/last.txt" 2>&1 || rc=$?
 check "exit 0 (got $rc)" [ "$rc" -eq 0 ]
 check "the newest rollout is a tune trial, halted" \
         [ "$(ctl_db 'SELECT kind, state FROM rollouts ORDER BY id DESC LIMIT 1')" = "tune|halted" ]
-rc=0; ctl --yes rollback --selector role=fabric >"$T/rollback.txt" 2>&1 || rc=$?
+rc=0; ctl --yes rollback --selector role=fabric >"$T/bare.txt" 2>&1 || rc=$?
+cat "$T/bare.txt"
+check "bare: exit 2, nothing changed (got $rc)" [ "$rc" -eq 2 ]
+check "bare: the trial is listed among the newest rollouts" grep -qE "^  [0-9]+ +tune +halted" "$T/bare.txt"
+expect_rc 0 "intent of the fabric node" ctl_to "$T/intent.json" --output json intent --selector role=fabric
+kept=$(json_get "$T/intent.json" 'max(d["nodes"][0]["layers"], key=lambda l: l["revision"])["policy"]')
+rc=0; ctl --yes rollback --policy "$kept" --selector role=fabric >"$T/rollback.txt" 2>&1 || rc=$?
 cat "$T/rollback.txt"
-check "exit 0 (got $rc)" [ "$rc" -eq 0 ]
-by_rollout() { grep -q 'as --rollout' "$T/rollback.txt"; }
-check "not a rollback by the trial" eval '! by_rollout'
+check "rollback --policy $kept: exit 0 (got $rc)" [ "$rc" -eq 0 ]
 check "leaf1 is back before the kept winner: $(thresholds)" [ "$(thresholds)" = 3000/15000/100 ]
 
 step "a scope node that does not answer stops tune before anything changes (exit 3, named)"

@@ -179,8 +179,11 @@ ts = [d["created_at"], d["updated_at"]] + [w["started_at"] for w in d["waves"]]
 sys.exit(not all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", t) for t in ts))' "$T/st.json"
 
 step "every agent note reaches plan and apply, each once with the nodes that say it"
+# a layer over the case's MTU layers (node003 holds mtu-6000): it overrides them, or the
+# plan refuses it as field_owned, as apply would
 cat > "$T/ecn.json" <<JSON
-{ "apiVersion": "nettune/v1", "kind": "Policy", "metadata": { "name": "mtu-ecn" },
+{ "apiVersion": "nettune/v1", "kind": "Policy",
+  "metadata": { "name": "mtu-ecn", "overrides": ["mtu-9000", "mtu-4000", "mtu-6000"] },
   "selector": { "role": "gpu" }, "targets": { "interfaces": ["nt0"] },
   "spec": { "mtu": 9000, "host_ecn": { "priorities": [3], "reaction_point": true, "notification_point": true,
                                        "optional": true } },

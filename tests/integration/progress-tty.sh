@@ -140,8 +140,8 @@ check "--quiet on a terminal: no escape codes" no_escapes "$T/g.tty"
 
 step "nettunectl rollback on a terminal asks first: 'n' changes nothing"
 before="$(node_mtu 1)$(node_mtu 2)$(node_mtu 3)"
-rc=0; answer_tty n "$T/rn.out" "$T/rn.tty" "${CTL_CMD[@]}" rollback || rc=$?
+rc=0; answer_tty n "$T/rn.out" "$T/rn.tty" "${CTL_CMD[@]}" rollback --to 1 || rc=$?
 cat -v "$T/rn.tty"
-check "the question names the nodes" grep -q "roll back 3 nodes (node001, node002, node003)? \[y/N\]" "$T/rn.tty"
+check "the question names the nodes" grep -q "roll back 3 nodes (node001, node002, node003), each to its committed revision --to names? \[y/N\]" "$T/rn.tty"
 check "'n': exit 2 (got $rc)" [ "$rc" -eq 2 ]
 check "'n': every node as it was ($before)" [ "$(node_mtu 1)$(node_mtu 2)$(node_mtu 3)" = "$before" ]

@@ -1086,6 +1086,35 @@ static void test_nccl_tc(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(find("roce_mode_v1")->summary, "RDMA port mlx5_0/1 is on RoCE v1"));
 }
 
+/* A field serve's enforcement gave up to another writer: one finding for its node, read back from JSON too. */
+static void test_second_writer(void)
+{
+        struct doctor_node back;
+        struct errbuf e = { 0 };
+        json_t *j;
+
+        healthy();
+        run();
+        CU_ASSERT_EQUAL(count("second_writer"), 0);
+        F.nodes[0].n_second_writers = 1;
+        F.nodes[0].second_writers[0] = (struct doctor_second_writer){ .target = "ens1f0np0", .field = "trust",
+                                                                      .times = 3, .values = "\"pcp\"" };
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("second_writer"), 1);
+        CU_ASSERT_EQUAL(find("second_writer")->severity, DOCTOR_WARNING);
+        CU_ASSERT_PTR_NOT_NULL(strstr(find("second_writer")->summary, "ens1f0np0 trust, 3 times"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(find("second_writer")->fix, "external_owners"));
+        j = doctor_node_to_json(&F.nodes[0]);
+        CU_ASSERT_EQUAL_FATAL(doctor_node_from_json(j, "gpu1", &back, &e), 0);
+        CU_ASSERT_EQUAL(back.n_second_writers, 1);
+        CU_ASSERT_STRING_EQUAL(back.second_writers[0].field, "trust");
+        CU_ASSERT_EQUAL(back.second_writers[0].times, 3);
+        CU_ASSERT_STRING_EQUAL(back.second_writers[0].values, "\"pcp\"");
+        doctor_node_free(&back);
+        json_decref(j);
+        F.nodes[0].n_second_writers = 0;
+}
+
 int suite_doctor(void);
 int suite_doctor(void)
 {
@@ -1107,6 +1136,7 @@ int suite_doctor(void)
             !CU_add_test(s, "switch_split_over_agents", test_switch_split_over_agents) ||
             !CU_add_test(s, "roce_tos", test_roce_tos) || !CU_add_test(s, "rdma_on_lossy", test_rdma_on_lossy) ||
             !CU_add_test(s, "cnp_class", test_cnp_class) || !CU_add_test(s, "nccl_tc", test_nccl_tc) ||
+            !CU_add_test(s, "second_writer", test_second_writer) ||
             !CU_add_test(s, "cleanup", reset))
                 return -1;
         return 0;
