@@ -13,9 +13,11 @@
 #include "drivers/host/dcb_driver.h"
 #include "drivers/host/dcb_nl.h"
 #include "drivers/host/host_io.h"
+#include "drivers/host/link.h"
 #include "policies/diff.h"
 #include "policies/field.h"
 #include "policies/headroom.h"
+#include "policies/policy.h"
 #include "tests/lib/drvtest.h"
 #include "tests/lib/nltrace.h"
 #include "tests/nicmodel/nm_transport.h"
@@ -421,6 +423,39 @@ static void test_mlx5_sbcam_cell(void)
         down();
 }
 
+/*
+ * A ConnectX port takes an MTU up to its max_mtu (mlx5: 9978), above the 9216 of the
+ * switches; its lossless buffer is checked and its xoff computed for that MTU
+ * (calculate_xoff(): 272 * 9978 / 100). An E810 (ICE_MAX_MTU 9702) refuses 9978
+ * before anything is sent.
+ */
+static void test_connectx_mtu_above_9216(void)
+{
+        struct state want;
+        struct errbuf e = { 0 };
+
+        up("mlx5:vA:3:host");
+        lossless(&want, 130944);
+        want.present |= STATE_BIT(STATE_FIELD_MTU);
+        want.mtu = POLICY_MTU_MAX;
+        CU_ASSERT_EQUAL(want.mtu, 9978);
+        CU_ASSERT(drvtest_apply(&link_driver, &fx.t, &want, &e) == 0);
+        CU_ASSERT(apply(&want, &e) == 0);
+        CU_ASSERT(dump_has("link mtu 9978"));
+        /* xoff (301 + 86) * 100 + 27140 = 65840: 130944 - 65840 = 65104, floored to cells */
+        CU_ASSERT(dump_has("size 130944,130944,0,0,0,0,0,0 lossless 0x02 xoff 0,65024,0,"));
+        down();
+        up("ice:vA:3");
+        state_init(&want);
+        want.present = STATE_BIT(STATE_FIELD_MTU);
+        want.mtu = 9978;
+        CU_ASSERT_EQUAL(drvtest_apply(&link_driver, &fx.t, &want, &e), -ERANGE);
+        if (!strstr(e.msg, "mtu 9978 out of the kernel's range"))
+                fprintf(stderr, "test_dcb_buffer: %s\n", e.msg);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "mtu 9978 out of the kernel's range"));
+        down();
+}
+
 static void expect_refused_pfc(const struct state *want, const char *text);
 
 /* The dcb-buffer driver's check refuses want: nothing is sent (its PFC left to the dcb driver, not applied here). */
@@ -644,6 +679,7 @@ int suite_dcb_buffer(void)
             !CU_add_test(s, "mlx5_ownership", test_mlx5_ownership) ||
             !CU_add_test(s, "mlx5_cable_after_buffers_when_owned", test_mlx5_cable_after_buffers_when_owned) ||
             !CU_add_test(s, "mlx5_sbcam_cell", test_mlx5_sbcam_cell) ||
+            !CU_add_test(s, "connectx_mtu_above_9216", test_connectx_mtu_above_9216) ||
             !CU_add_test(s, "mlx5_map_after_sizes", test_mlx5_map_after_sizes) ||
             !CU_add_test(s, "vector_buffer_show", test_vector_buffer_show) ||
             !CU_add_test(s, "mlx5_cable_firmware_mode", test_mlx5_cable_firmware_mode) ||
