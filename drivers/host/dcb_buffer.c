@@ -73,6 +73,7 @@ struct port {
         uint32_t mtu;                   /* the desired MTU, else the live one */
         uint32_t max_mtu;               /* IFLA_MAX_MTU, 0 unknown */
         unsigned lanes;                 /* mlxsw: 8 or 4 (ethtool_port_lanes(); 4 when unreadable) */
+        bool lanes_unread;              /* mlxsw: ethtool did not say: 4 assumed (check_mlxsw() notes it) */
         uint32_t cell;                  /* mlx5: the buffer cell the port's sizes show (mlx5_cell()) */
 };
 
@@ -112,8 +113,10 @@ static void port_of(struct target *t, struct nl *nl, const struct state *d, cons
                 ret->mtu = li.mtu;
         ret->max_mtu = t->max_mtu;
         ret->lanes = 4;
-        if (ret->family == FAMILY_MLXSW && ethtool_port_lanes(t->name, &ret->lanes) < 0)
+        if (ret->family == FAMILY_MLXSW && ethtool_port_lanes(t->name, &ret->lanes) < 0) {
                 ret->lanes = 4;
+                ret->lanes_unread = true;
+        }
         ret->cell = mlx5_cell(cur);
 }
 
@@ -695,6 +698,10 @@ static int dcb_buffer_check(struct target *t, const struct driver_change *c, str
                 r = check_buffers(&p, d, &cur, e);
         if (r >= 0 && p.family == FAMILY_MLXSW)
                 r = check_mlxsw(t, nl, &p, d, &cur, e);
+        if (r >= 0 && p.family == FAMILY_MLXSW && p.lanes_unread)
+                driver_note(t, "interface '%s' (%s): ethtool does not say how many lanes the port has, so its buffers "
+                            "were checked as a 4-lane port's; on an 8-lane port mlxsw doubles them and splits them over "
+                            "two buffers (mlxsw_sp_port_headroom_8x_adjust())", t->name, kdrv(t));
         if (r >= 0 && p.family == FAMILY_MLX5 && (fields & STATE_BIT(STATE_FIELD_BUFFERS)))
                 r = check_mlx5_order(&p, d, &cur, fields, e);
         if (r >= 0 && p.family == FAMILY_MLX5)
