@@ -8,6 +8,7 @@
 #include "agent/plan/plan.h"
 #include "drivers/host/counters.h"
 #include "drivers/host/dcb_lldpad.h"
+#include "drivers/host/ethtool.h"
 #include "drivers/host/iface.h"
 #include "drivers/host/link.h"
 #include "drivers/host/linkinfo.h"
@@ -148,6 +149,8 @@ static void host_link(const struct agent_config *c, const struct plan_target *pt
                 }
         snprintf(x->link.rate, sizeof(x->link.rate), "%s", l.rate);
         x->link.shaper_mbps = queues_shaper_mbps(&pt->t);      /* a Linux switch's shaped port */
+        if (ethtool_port_lanes(pt->t.name, &x->link.lanes) < 0)  /* an 8-lane mlxsw port splits its buffers */
+                x->link.lanes = 0;
         x->rdma = l.rdma;
 }
 
