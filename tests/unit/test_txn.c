@@ -911,6 +911,34 @@ static void test_gate_class(void)
         CU_ASSERT_STRING_EQUAL(r.gate.rode, "DSCP 26 through the DSCP map of 'fa' (trust dscp)");
         CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
         txn_result_done(&r);
+
+        /*
+         * The way back is never refused for the class: committed on ports without PFC (nothing
+         * to judge), PFC on 3 turned on by hand with no DSCP mapped to it, then rolled back with
+         * the probe on DSCP 0: the gate says the probe proves nothing of the class, and the
+         * rollback goes through.
+         */
+        lossless_devices();
+        fakedrv_find("fa")->live.pfc_enabled = fakedrv_find("fb")->live.pfc_enabled = 0;
+        fakedrv_set_probes(same, 2);
+        CU_ASSERT_EQUAL(apply(1400, "{\"probe\":\"tcp\",\"peer\":\"127.0.0.1:1\",\"settle_ms\":0,\"dscp\":0}", -1,
+                              &r), OUTCOME_OK);
+        CU_ASSERT_EQUAL(r.gate.rode_priority, -1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.gate.rode, "'fa' has no PFC priority"));
+        txn_result_done(&r);
+        fakedrv_find("fa")->live.pfc_enabled = fakedrv_find("fb")->live.pfc_enabled = 1u << 3;
+        fakedrv_find("fa")->live.dscp_prio[26] = fakedrv_find("fb")->live.dscp_prio[26] = 0;   /* no DSCP rides 3 */
+        fakedrv_set_probes(same, 2);
+        txn_result_init(&r);
+        CU_ASSERT_EQUAL(txn_rollback(&env, &r), OUTCOME_OK);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        CU_ASSERT_TRUE(r.gated);
+        if (r.gated) {
+                CU_ASSERT_EQUAL(r.gate.verdict, PROBE_GATE_PASS);
+                CU_ASSERT_PTR_NOT_NULL(strstr(r.gate.reason, "not counted as proof of the lossless class: the "
+                                                             "probe's traffic rode priority 0, not the lossless 3"));
+        }
+        txn_result_done(&r);
 }
 
 int suite_txn(void);
