@@ -108,7 +108,7 @@ static void host_sample(const struct plan_target *pt, struct sample *s)
         s->n = 0;
         s->ok = k && counters_read(pt->t.name, pt->t.env->sysfs_root, k, &e) >= 0;
         for (unsigned i = 0; s->ok && i < k->n; i++) {
-                int prio, tc, kind = counters_kind(k->c[i].name, &prio, &tc);
+                int prio, tc, kind = counters_kind_source(k->c[i].name, k->c[i].source, &prio, &tc);
                 char name[48];
 
                 snprintf(name, sizeof(name), "%s%s%.24s", k->c[i].name, streq(k->c[i].source, "ethtool") ? "" : " ",
