@@ -92,6 +92,7 @@ struct doctor_link {
         uint32_t shaper_mbps;           /* a Linux switch port: the rate of the class nettune's tree sits under
                                            (qdisc_parents), what its queues drain at; 0 = none */
         char rate[48];                  /* RDMA port rate as the kernel shows it: "100 Gb/sec (4X EDR)" */
+        uint32_t lanes;                 /* the port's lanes (ethtool's link modes), 0 = unknown */
 };
 
 enum doctor_path_source {

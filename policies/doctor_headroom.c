@@ -96,21 +96,31 @@ static unsigned cable_of(const struct end *x)
         return x->node->declared_cable_m;
 }
 
+/*
+ * A Linux switch port of 8 lanes: mlxsw splits each buffer over two, each half held
+ * to the headroom (spectrum_buffers.c mlxsw_sp_port_headroom_8x_adjust()), and dcbnl
+ * shows the sum: the headroom is what one half holds. 1 elsewhere.
+ */
+static unsigned halves_of(const struct end *x, int asic)
+{
+        return asic != HEADROOM_CONNECTX && x->link->lanes == 8 ? 2 : 1;
+}
+
 static void short_buffer(struct hr_ctx *c, const struct end *x, unsigned prio, const struct headroom_input *in,
-                         const struct headroom *need)
+                         const struct headroom *need, unsigned halves)
 {
         unsigned b = x->st->buffers.prio_buffer[prio];
-        uint32_t have = x->st->buffers.size[b];
+        uint32_t have = x->st->buffers.size[b] / halves;
         struct doctor_finding *y;
         char group[160];
 
         snprintf(group, sizeof(group), "%s:%s/%u", x->where, x->name, b);
         if (!(y = end_finding(c, x, group)))
                 return;
-        snprintf(y->summary, sizeof(y->summary), "%s:%s: lossless priority %u fills buffer %u of %u bytes, below "
+        snprintf(y->summary, sizeof(y->summary), "%s:%s: lossless priority %u fills buffer %u of %u bytes%s, below "
                  "the %u bytes of headroom for %u Gb/s, %u m, mtu %u (%s): it drops before PFC can stop the sender",
-                 x->where, x->name, prio, b, have, need->size_bytes, in->speed_gbps, in->cable_m, in->mtu,
-                 headroom_asic_name(in->asic));
+                 x->where, x->name, prio, b, have, halves == 2 ? " (each half of it on an 8-lane port)" : "",
+                 need->size_bytes, in->speed_gbps, in->cable_m, in->mtu, headroom_asic_name(in->asic));
         doctor_ev_num(y, "priority", prio);
         doctor_ev_num(y, "buffer", b);
         doctor_ev_num(y, "configured_bytes", have);
@@ -119,9 +129,12 @@ static void short_buffer(struct hr_ctx *c, const struct end *x, unsigned prio, c
         doctor_ev_num(y, "cable_m", in->cable_m);
         doctor_ev_num(y, "mtu", in->mtu);
         doctor_ev_str(y, "asic", "%s", headroom_asic_name(in->asic));
+        if (halves == 2)
+                doctor_ev_num(y, "lanes", 8);
         snprintf(y->fix, sizeof(y->fix), "give buffer %u of %s at least %u bytes (policy buffers.buffer_size_bytes); "
-                 "nettunectl headroom --asic %s --speed-gbps %u --cable-m %u --mtu %u", b, x->name, need->size_bytes,
-                 headroom_asic_name(in->asic), in->speed_gbps, in->cable_m, in->mtu);
+                 "nettunectl headroom --asic %s --speed-gbps %u --cable-m %u --mtu %u%s", b, x->name,
+                 need->size_bytes * halves, headroom_asic_name(in->asic), in->speed_gbps, in->cable_m, in->mtu,
+                 halves == 2 ? " --lanes 8 (twice its size: mlxsw splits the buffer over two)" : "");
 }
 
 static void headroom_one(const struct end *x, void *data)
@@ -131,6 +144,7 @@ static void headroom_one(const struct end *x, void *data)
         struct headroom_input in;
         struct headroom_problem why;
         struct headroom need;
+        unsigned halves;
 
         if (asic < 0 || !lossless(x) || !state_has(x->st, STATE_FIELD_BUFFERS) || !x->link->speed_mbps ||
             !state_has(x->st, STATE_FIELD_MTU) || !cable_of(x))
@@ -139,12 +153,15 @@ static void headroom_one(const struct end *x, void *data)
         in.speed_gbps = x->link->speed_mbps / 1000 ? x->link->speed_mbps / 1000 : 1;
         in.cable_m = cable_of(x);
         in.mtu = x->st->mtu;
+        halves = halves_of(x, asic);
+        if (asic != HEADROOM_CONNECTX && x->link->lanes)
+                in.lanes = x->link->lanes;
         if (in.speed_gbps > HEADROOM_SPEED_MAX_GBPS || headroom_calc(&in, &need, &why) < 0)
                 return;
         for (unsigned prio = 0; prio < STATE_PRIO_COUNT; prio++)
                 if ((lossless(x) & (1u << prio)) &&
-                    x->st->buffers.size[x->st->buffers.prio_buffer[prio]] < need.size_bytes)
-                        short_buffer(c, x, prio, &in, &need);
+                    x->st->buffers.size[x->st->buffers.prio_buffer[prio]] / halves < need.size_bytes)
+                        short_buffer(c, x, prio, &in, &need, halves);
 }
 
 void doctor_check_headroom(const struct doctor_rule *rule, const struct doctor_facts *f,

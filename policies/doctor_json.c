@@ -79,6 +79,8 @@ static json_t *link_json(const struct doctor_link *l, bool *ok)
                 spec_json_set(o, "shaper_mbps", json_integer(l->shaper_mbps), ok);
         if (l->rate[0])
                 spec_json_set(o, "rate", json_string(l->rate), ok);
+        if (l->lanes)
+                spec_json_set(o, "lanes", json_integer(l->lanes), ok);
         return o;
 }
 
@@ -229,6 +231,7 @@ static const struct jsonv_field link_fields[] = {
         JSONV_UINT("max_speed_mbps", struct doctor_link, max_speed_mbps, 1, 100000000),
         JSONV_UINT("shaper_mbps", struct doctor_link, shaper_mbps, 1, 100000000),
         JSONV_STR("rate", struct doctor_link, rate, 0),
+        JSONV_UINT("lanes", struct doctor_link, lanes, 1, 8),
         { 0 },
 };
 

@@ -6,7 +6,7 @@
  *
  *   roce_tos_lossy           the RDMA default ToS (roce_tos >> 2) rides a priority without
  *                            PFC, on the host's own classification and on its switch port's
- *   rdma_on_lossy_priority   the share of the RoCE bytes (mlx5 rx/tx_vport_rdma_*_bytes) that
+ *   rdma_on_lossy_priority   the share of the RoCE bytes (mlx5 rx/tx_vport_rdma_*_bytes, bnxt_re tx/rx_bytes) that
  *                            the lossless priorities' bytes (rx/tx_prioN_bytes) can hold, per
  *                            direction, under --class-share (99%)
  *   roce_mode_v1             an RDMA port rdma_cm keeps on RoCE v1 (no IP header: no DSCP) where

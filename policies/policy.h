@@ -27,7 +27,7 @@
 #define POLICY_DOC_MAX (1u << 20)       /* bytes: larger documents are refused */
 #define POLICY_GBPS_MAX 100000          /* verify.min_gbps upper bound */
 #define POLICY_MTU_MIN 68
-#define POLICY_MTU_MAX 9216
+#define POLICY_MTU_MAX 9978              /* mlx5's max_mtu (ConnectX); every driver holds a port to its own range */
 #define POLICY_ECN_BYTES_MAX (64 * 1024 * 1024)        /* 64 MiB: larger than any switch buffer */
 
 struct policy_label {

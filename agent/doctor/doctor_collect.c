@@ -8,6 +8,7 @@
 #include "agent/plan/plan.h"
 #include "drivers/host/counters.h"
 #include "drivers/host/dcb_lldpad.h"
+#include "drivers/host/ethtool.h"
 #include "drivers/host/iface.h"
 #include "drivers/host/link.h"
 #include "drivers/host/linkinfo.h"
@@ -107,7 +108,7 @@ static void host_sample(const struct plan_target *pt, struct sample *s)
         s->n = 0;
         s->ok = k && counters_read(pt->t.name, pt->t.env->sysfs_root, k, &e) >= 0;
         for (unsigned i = 0; s->ok && i < k->n; i++) {
-                int prio, tc, kind = counters_kind(k->c[i].name, &prio, &tc);
+                int prio, tc, kind = counters_kind_source(k->c[i].name, k->c[i].source, &prio, &tc);
                 char name[48];
 
                 snprintf(name, sizeof(name), "%s%s%.24s", k->c[i].name, streq(k->c[i].source, "ethtool") ? "" : " ",
@@ -148,6 +149,8 @@ static void host_link(const struct agent_config *c, const struct plan_target *pt
                 }
         snprintf(x->link.rate, sizeof(x->link.rate), "%s", l.rate);
         x->link.shaper_mbps = queues_shaper_mbps(&pt->t);      /* a Linux switch's shaped port */
+        if (ethtool_port_lanes(pt->t.name, &x->link.lanes) < 0)  /* an 8-lane mlxsw port splits its buffers */
+                x->link.lanes = 0;
         x->rdma = l.rdma;
 }
 

@@ -289,6 +289,25 @@ int plan_probe_pin(struct plan *p, const struct policy_verify *v, unsigned flags
 void plan_probe_class(struct plan *p, const char *netdev, int dscp, int *ret_dscp, int *ret_priority,
                       char *from, size_t from_size);
 
+/*
+ * The priority a probe that ran on `path` rode, judged after the change: the
+ * probe interface's trust, DSCP map and PFC read again through the drivers, the
+ * probe's DSCP (verbs: the GRH traffic class; tcp: the socket's TOS) through the
+ * map under trust dscp, its SL (verbs) or priority 0 (a socket's untagged frames)
+ * under trust pcp. judged: the interface has PFC priorities and the priority is
+ * known; lossless: that priority has PFC; reason: the gate's failure when not.
+ */
+struct plan_probe_rode {
+        bool judged;
+        bool lossless;
+        int priority;                           /* -1: not known */
+        uint8_t pfc;                            /* the interface's PFC priorities */
+        char how[160];                          /* how the priority follows, or why it is not judged */
+        char reason[400];                       /* not lossless: "the probe's traffic rode priority 0, not ..." */
+};
+
+void plan_probe_rode(struct plan *p, const struct probe_path *path, struct plan_probe_rode *ret);
+
 /* {"requested", "mode", "peer", "source", "interface", "device", "gid_index", "gid", "dscp",
  *  "dscp_from", "priority", "streams", "message_size", "runs", "warnings": [...]}. New reference. */
 json_t *plan_probe_to_json(const struct plan_probe *pp);

@@ -40,8 +40,12 @@ static void read_live(struct plan *p, struct target *t, uint32_t fields, struct 
         }
 }
 
-/* The interface's live DSCP map and PFC: from the plan when it read them, else read now. */
-static void live_class(struct plan *p, struct plan_target *pt, const char *netdev, struct state *ret)
+/*
+ * The interface's `fields` as they are: from the plan when it read them (unless
+ * fresh: after the change, read again), else read now.
+ */
+static void read_class(struct plan *p, struct plan_target *pt, const char *netdev, uint32_t fields, bool fresh,
+                       struct state *ret)
 {
         struct target_list l = { 0 };
         char glob[1][64];
@@ -49,16 +53,23 @@ static void live_class(struct plan *p, struct plan_target *pt, const char *netde
 
         state_init(ret);
         if (pt) {
-                state_copy_fields(ret, &pt->live[0], pt->live[0].present & DSCP_PFC_BITS);
-                read_live(p, &pt->t, DSCP_PFC_BITS, ret);
+                if (!fresh)
+                        state_copy_fields(ret, &pt->live[0], pt->live[0].present & fields);
+                read_live(p, &pt->t, fields, ret);
                 return;
         }
         snprintf(glob[0], sizeof(glob[0]), "%s", netdev);
         if (targets_for_interfaces(&p->env, (const char (*)[64])glob, 1, &l, &e) >= 0 && l.n == 1) {
                 l.v[0].io = &p->io;
-                read_live(p, &l.v[0], DSCP_PFC_BITS, ret);
+                read_live(p, &l.v[0], fields, ret);
         }
         targets_free(&l);
+}
+
+/* The interface's live DSCP map and PFC: from the plan when it read them, else read now. */
+static void live_class(struct plan *p, struct plan_target *pt, const char *netdev, struct state *ret)
+{
+        read_class(p, pt, netdev, DSCP_PFC_BITS, false, ret);
 }
 
 /*
@@ -114,7 +125,8 @@ void plan_probe_class(struct plan *p, const char *netdev, int dscp, int *ret_dsc
                           "(verbs SL 0)", dscp, netdev);
         else if (given && !(pfc >= 0 && (pfc & (1 << *ret_priority))))
                 plan_note(p, "probe: verify.dscp %d maps to priority %d on '%s', which is not PFC-enabled: the gate "
-                          "measures a lossy class", dscp, *ret_priority, netdev);
+                          "measures a lossy class%s", dscp, *ret_priority, netdev,
+                          pfc > 0 ? ", and fails (its traffic proves nothing of the lossless class)" : "");
 }
 
 static void warn(struct plan *p, struct plan_probe *pp, const char *text)
@@ -260,4 +272,87 @@ const char *plan_probe_str(const struct plan_probe *pp, char *buf, size_t size)
                 snprintf(buf, size, "tcp via %s (%s) to %s, DSCP %d (%s), %s, %u stream%s", h->netdev, h->source,
                          h->peer, h->dscp, pp->dscp_from, prio, h->streams, h->streams == 1 ? "" : "s");
         return buf;
+}
+
+/* "the lossless 3" or "a lossless one (3, 4)" */
+static void lossless_words(uint8_t pfc, char *buf, size_t size)
+{
+        size_t len = 0;
+        unsigned n = 0;
+
+        for (int q = 0; q < STATE_PRIO_COUNT; q++)
+                n += !!(pfc & (1u << q));
+        len = (size_t)snprintf(buf, size, n == 1 ? "the lossless " : "a lossless one (");
+        for (int q = 0, k = 0; q < STATE_PRIO_COUNT && len < size; q++)
+                if (pfc & (1u << q))
+                        len += (size_t)snprintf(buf + len, size - len, "%s%d", k++ ? ", " : "", q);
+        if (n > 1 && len < size)
+                snprintf(buf + len, size - len, ")");
+}
+
+/*
+ * Under trust dscp the frame's priority is its DSCP through the APP table, for
+ * RoCE (the GRH traffic class) and for a socket (mlx5e_get_up() ->
+ * mlx5e_get_dscp_up(), en/selq.c); a DSCP without an APP entry goes to priority
+ * 0 (mlx5e_dcbnl_delapp() sets its dscp2prio entry back to 0). Under trust pcp a
+ * socket's untagged frames ride priority 0 (mlx5e_get_up(): the VLAN tag's PCP, else
+ * 0), a verbs QP its SL; trusting nothing, everything rides 0.
+ */
+static int rode_of(const struct state *st, const struct probe_path *path, char *how, size_t size)
+{
+        int dscp = path->dscp < 0 ? 0 : path->dscp;
+        bool dscp_trust = state_has(st, STATE_FIELD_TRUST) && st->trust == STATE_TRUST_DSCP;
+
+        if (dscp_trust && !state_has(st, STATE_FIELD_DSCP_MAP)) {
+                snprintf(how, size, "trust dscp on '%s', but its DSCP map could not be read", path->netdev);
+                return -1;
+        }
+        if (dscp_trust && st->dscp_prio[dscp] == STATE_DSCP_UNMAPPED) {
+                snprintf(how, size, "DSCP %d, in no entry of the DSCP map of '%s' (trust dscp): priority 0", dscp,
+                         path->netdev);
+                return 0;
+        }
+        if (dscp_trust) {
+                snprintf(how, size, "DSCP %d through the DSCP map of '%s' (trust dscp)", dscp, path->netdev);
+                return st->dscp_prio[dscp];
+        }
+        if (state_has(st, STATE_FIELD_TRUST) && st->trust == STATE_TRUST_NONE) {
+                snprintf(how, size, "'%s' trusts neither DSCP nor PCP: priority 0", path->netdev);
+                return 0;
+        }
+        if (path->mode == PROBE_MODE_VERBS) {
+                snprintf(how, size, "SL %d of the probe's QP ('%s' trusts pcp)", path->priority < 0 ? 0 : path->priority,
+                         path->netdev);
+                return path->priority < 0 ? 0 : path->priority;
+        }
+        snprintf(how, size, "untagged frames of '%s' under trust pcp ride priority 0 whatever the socket's priority",
+                 path->netdev);
+        return 0;
+}
+
+void plan_probe_rode(struct plan *p, const struct probe_path *path, struct plan_probe_rode *ret)
+{
+        struct state st;
+        char lossless[48];
+
+        memset(ret, 0, sizeof(*ret));
+        ret->priority = -1;
+        read_class(p, iface_target(p, path->netdev), path->netdev, DSCP_PFC_BITS | STATE_BIT(STATE_FIELD_TRUST), true,
+                   &st);
+        if (!state_has(&st, STATE_FIELD_PFC) || !st.pfc_enabled) {
+                snprintf(ret->how, sizeof(ret->how), "'%s' has no PFC priority: there is no lossless class for the "
+                         "probe to prove", path->netdev);
+                return;
+        }
+        ret->pfc = st.pfc_enabled;
+        ret->priority = rode_of(&st, path, ret->how, sizeof(ret->how));
+        if (ret->priority < 0)
+                return;
+        ret->judged = true;
+        ret->lossless = (st.pfc_enabled & (1u << ret->priority)) != 0;
+        if (ret->lossless)
+                return;
+        lossless_words(st.pfc_enabled, lossless, sizeof(lossless));
+        snprintf(ret->reason, sizeof(ret->reason), "the probe's traffic rode priority %d, not %s: the change is not "
+                 "what the workload will see (%s)", ret->priority, lossless, ret->how);
 }

@@ -188,7 +188,7 @@ static int baseline(struct txn_env *env, const struct policy_verify *v, struct t
 }
 
 /* Post probe and gate; 0 = pass, -EIO = regression (res->error says why). */
-static int verify_post(struct txn_env *env, const struct policy_verify *v, struct txn_result *res)
+static int verify_post(struct txn_env *env, const struct policy_verify *v, struct plan *p, struct txn_result *res)
 {
         int r;
 
@@ -197,7 +197,8 @@ static int verify_post(struct txn_env *env, const struct policy_verify *v, struc
         r = txn_post_phase(env, v, res);
         if (r < 0 && !res->post.error[0])
                 errbuf_str(&res->error, res->post.error, sizeof(res->post.error));
-        if (txn_gate(v, res) >= 0)
+        r = txn_gate(v, res);
+        if (txn_gate_class(p, res) >= 0 && r >= 0)
                 return 0;
         return errbuf_set(&res->error, EIO, NULL, "verification failed: %s; the change was rolled back",
                           res->gate.reason);
@@ -305,7 +306,7 @@ static int change_and_verify(struct txn_env *env, const struct policy_verify *v,
         if (txn_step(env, res, TXN_VERIFYING, NULL) < 0 ||
             (v && v->probe != POLICY_PROBE_NONE && txn_barrier(env, res) < 0))
                 goto restore;
-        if (verify_post(env, v, res) < 0) {
+        if (verify_post(env, v, p, res) < 0) {
                 by = "gate";
                 code = OUTCOME_ROLLED_BACK;
                 goto restore;

@@ -120,6 +120,16 @@ int txn_post_phase(struct txn_env *env, const struct policy_verify *v, struct tx
  * own loads that differ beyond MEASURE_LOAD_DELTA_MAX.
  */
 int txn_gate(const struct policy_verify *v, struct txn_result *res);
+/*
+ * After txn_gate: which priority the post probe rode on its interface as the change
+ * left it (plan_probe_rode). A probe whose traffic rode a priority without PFC on a
+ * port that has PFC priorities proves nothing of the lossless class: verdict
+ * "lossy_class", -EIO; on the way back (a rollback: p->lossless.refuse is false,
+ * never refused for the class) the gate's reason says so and its verdict stands. Not
+ * judged (no PFC, trust dscp with an unreadable map): the gate's "rode" says why and
+ * its verdict stands.
+ */
+int txn_gate_class(struct plan *p, struct txn_result *res);
 /* The default probe hook: probe_measure_pinned() of the pinned probe. */
 int txn_probe_default(struct txn_env *env, const struct plan_probe *pin, const char *phase,
                       struct txn_probe *ret, struct errbuf *e);

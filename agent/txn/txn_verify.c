@@ -81,6 +81,29 @@ int txn_gate(const struct policy_verify *v, struct txn_result *res)
         return -EIO;
 }
 
+int txn_gate_class(struct plan *p, struct txn_result *res)
+{
+        struct plan_probe_rode c;
+
+        if (!res->gated || !res->post.ok)
+                return 0;
+        plan_probe_rode(p, &res->post.path, &c);
+        res->gate.rode_priority = c.judged ? c.priority : -1;
+        snprintf(res->gate.rode, sizeof(res->gate.rode), "%s", c.how);
+        if (!c.judged || c.lossless || res->gate.verdict != PROBE_GATE_PASS)
+                return 0;
+        if (!p->lossless.refuse) {              /* the way back is never refused for the class: said, not failed */
+                size_t len = strlen(res->gate.reason);
+
+                snprintf(res->gate.reason + len, sizeof(res->gate.reason) - len, "; not counted as proof of the "
+                         "lossless class: %.300s", c.reason);
+                return 0;
+        }
+        res->gate.verdict = PROBE_GATE_FAIL_LOSSY_CLASS;
+        snprintf(res->gate.reason, sizeof(res->gate.reason), "%s", c.reason);
+        return -EIO;
+}
+
 int txn_probe_default(struct txn_env *env, const struct plan_probe *pin, const char *phase,
                       struct txn_probe *ret, struct errbuf *e)
 {

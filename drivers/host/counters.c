@@ -70,6 +70,8 @@ static const char *const bnxt_names[] = {
          * rp_cnp_handled, np_ecn_marked_roce_packets, out_of_buffer; Broadcom's newer driver
          * np_cnp_sent, rp_cnp_ignored with those.
          */
+        /* bnxt_ethtool.c bnxt_rx_bytes_pri_arr, bnxt_tx_bytes_pri_arr: the CoS queues' bytes per priority (pri2cos_idx) */
+        "rx_bytes_pri%u", "tx_bytes_pri%u",
         "cnp_tx_pkts", "cnp_rx_pkts", "rx_ecn_marked_pkts", "rx_roce_discard_pkts", "res_oob_drop_count",
         "rx_roce_discards", "rx_out_of_buffer", "tx_cnp_pkts", "rx_cnp_pkts", "np_cnp_pkts", "rp_cnp_handled",
         "np_ecn_marked_roce_packets", "out_of_buffer", "np_cnp_sent", "rp_cnp_ignored", NULL,
@@ -179,6 +181,21 @@ static const struct {
         { "rx_prio%u_bytes", DOCTOR_PRIO_BYTES }, { "tx_prio%u_bytes", DOCTOR_PRIO_BYTES },
         { "rx_vport_rdma_unicast_bytes", DOCTOR_RDMA_BYTES }, { "tx_vport_rdma_unicast_bytes", DOCTOR_RDMA_BYTES },
         { "rx_vport_rdma_multicast_bytes", DOCTOR_RDMA_BYTES }, { "tx_vport_rdma_multicast_bytes", DOCTOR_RDMA_BYTES },
+        /*
+         * bnxt_ethtool.c: each priority's bytes, read from the CoS queue the firmware maps it to
+         * (bnxt_get_ethtool_stats(): base_off + bp->pri2cos_idx[i]); priorities sharing a queue
+         * show its bytes each
+         */
+        { "rx_bytes_pri%u", DOCTOR_PRIO_BYTES }, { "tx_bytes_pri%u", DOCTOR_PRIO_BYTES },
+};
+
+/* hw_counters names of an RDMA driver that mean something else under ethtool (the port's bytes there). */
+static const struct {
+        const char *name;
+        enum doctor_counter kind;
+} rdma_kinds[] = {
+        /* bnxt_re hw_counters.c: the RoCE function's unicast bytes (bnxt_re_ib_get_hw_stats()) */
+        { "rx_bytes", DOCTOR_RDMA_BYTES }, { "tx_bytes", DOCTOR_RDMA_BYTES },
 };
 
 int counters_kind(const char *name, int *ret_prio, int *ret_tc)
@@ -188,6 +205,16 @@ int counters_kind(const char *name, int *ret_prio, int *ret_tc)
                         return (int)kinds[i].kind;
         *ret_prio = *ret_tc = -1;
         return -1;
+}
+
+int counters_kind_source(const char *name, const char *source, int *ret_prio, int *ret_tc)
+{
+        for (size_t i = 0; !strncmp(source, "rdma:", 5) && i < ARRAY_SIZE(rdma_kinds); i++)
+                if (streq(name, rdma_kinds[i].name)) {
+                        *ret_prio = *ret_tc = -1;
+                        return (int)rdma_kinds[i].kind;
+                }
+        return counters_kind(name, ret_prio, ret_tc);
 }
 
 static void add(struct counters *c, const char *name, const char *source, uint64_t v, const char *kdrv)

@@ -80,3 +80,10 @@ bool counters_match(const char *kdrv, const char *name, int *ret_prio, int *ret_
  * none of those. *ret_prio: the priority it carries, *ret_tc: the traffic class (-1 none).
  */
 int counters_kind(const char *name, int *ret_prio, int *ret_tc);
+
+/*
+ * The same for a counter read from `source` ("ethtool", "rdma:DEV/PORT"): an RDMA
+ * driver's hw_counters name that ethtool also uses for something else counts what
+ * the RDMA driver means by it (bnxt_re's "tx_bytes"/"rx_bytes": the RoCE bytes).
+ */
+int counters_kind_source(const char *name, const char *source, int *ret_prio, int *ret_tc);

@@ -10,10 +10,15 @@
  *               MLX5E_DEFAULT_CABLE_LEN); taken only when 1-999 and new, any other
  *               value silently ignored, so nettune refuses it at plan time. The
  *               buffers are the firmware's until the first dcbnl_setbuffer that
- *               changes something (priv->dcbx.manual_buffer); from then on a new
- *               cable length or PFC recomputes xoff/xon (en/port_buffer.c
+ *               changes something (priv->dcbx.manual_buffer; since upstream
+ *               451d2849ea66 the firmware's PFCC buf_ownership SW_OWNED, and never
+ *               where it says UNKNOWN); while they are the driver's a new cable
+ *               length or PFC recomputes xoff/xon (en/port_buffer.c
  *               mlx5e_port_manual_buffer_config()), and a lossless buffer smaller
- *               than xoff + max_mtu + one 128-byte cell is refused (-ENOMEM).
+ *               than xoff + max_mtu + one cell is refused (-ENOMEM). setbuffer
+ *               recomputes from the stored length whoever owns them: the cable
+ *               goes first (dcb_buffer_change(), note_mlx5()). The cell is 128
+ *               bytes or SBCAM's (mlx5_cell()).
  *   mlxsw       delay = bits, a __u16; ieee_setpfc stores DIV_ROUND_UP(delay, 8)
  *               bytes as the port's delay (spectrum_dcb.c
  *               mlxsw_sp_dcbnl_ieee_setpfc()), which sizes the lossless buffers
@@ -68,6 +73,8 @@ struct port {
         uint32_t mtu;                   /* the desired MTU, else the live one */
         uint32_t max_mtu;               /* IFLA_MAX_MTU, 0 unknown */
         unsigned lanes;                 /* mlxsw: 8 or 4 (ethtool_port_lanes(); 4 when unreadable) */
+        bool lanes_unread;              /* mlxsw: ethtool did not say: 4 assumed (check_mlxsw() notes it) */
+        uint32_t cell;                  /* mlx5: the buffer cell the port's sizes show (mlx5_cell()) */
 };
 
 static const char *kdrv(const struct target *t)
@@ -85,7 +92,10 @@ static enum family family_of(const struct target *t, enum headroom_asic *ret_asi
         return a == HEADROOM_CONNECTX ? FAMILY_MLX5 : FAMILY_MLXSW;
 }
 
-static void port_of(struct target *t, struct nl *nl, const struct state *d, struct port *ret)
+static uint32_t mlx5_cell(const struct dcb_nl_ieee *cur);
+
+static void port_of(struct target *t, struct nl *nl, const struct state *d, const struct dcb_nl_ieee *cur,
+                    struct port *ret)
 {
         char path[512];
         struct link_info li;
@@ -103,8 +113,40 @@ static void port_of(struct target *t, struct nl *nl, const struct state *d, stru
                 ret->mtu = li.mtu;
         ret->max_mtu = t->max_mtu;
         ret->lanes = 4;
-        if (ret->family == FAMILY_MLXSW && ethtool_port_lanes(t->name, &ret->lanes) < 0)
+        if (ret->family == FAMILY_MLXSW && ethtool_port_lanes(t->name, &ret->lanes) < 0) {
                 ret->lanes = 4;
+                ret->lanes_unread = true;
+        }
+        ret->cell = mlx5_cell(cur);
+}
+
+static uint32_t gcd32(uint32_t a, uint32_t b)
+{
+        while (b) {
+                uint32_t t = a % b;
+
+                a = b;
+                b = t;
+        }
+        return a;
+}
+
+/*
+ * mlx5's buffer cell (priv->dcbx.port_buff_cell_sz) is 128 bytes without SBCAM and the
+ * firmware's SBCAM cap_cell_size with it (en_dcbnl.c mlx5e_query_port_buffers_cell_size());
+ * dcbnl does not say which, but every size it reports is whole cells
+ * (en/port_buffer.c mlx5e_port_query_buffer(): cells * port_buff_cell_sz), the total
+ * too: their greatest common divisor is the cell or a multiple of it. 128 when the
+ * port reports no sizes.
+ */
+static uint32_t mlx5_cell(const struct dcb_nl_ieee *cur)
+{
+        uint32_t g = cur && cur->has_buffer ? cur->buffer.total_size : 0;
+
+        for (unsigned b = 0; g && b < STATE_BUFFER_COUNT; b++)
+                if (cur->buffer.buffer_size[b])
+                        g = gcd32(g, cur->buffer.buffer_size[b]);
+        return g ? g : HEADROOM_CONNECTX_CELL;
 }
 
 /* ---- mlxsw: the headroom it reserves (spectrum_buffers.c) ---- */
@@ -268,7 +310,7 @@ static int dcb_buffer_read(struct target *t, uint32_t fields, struct state *ret,
         r = dcb_open_get(t, &nl, &own, &cur, e);
         if (r < 0)
                 return r;
-        port_of(t, nl, NULL, &p);
+        port_of(t, nl, NULL, &cur, &p);
         to_state(&p, &cur, fields, ret);
         return 0;
 }
@@ -338,17 +380,23 @@ static int check_lossless(const struct port *p, const struct state *d, unsigned 
                           p->family == FAMILY_MLX5 ? "; mlx5 would refuse it (update_xoff_threshold: -ENOMEM)" : "");
 }
 
-/* Sizes the device would round: mlx5 floors to 128-byte cells, mlxsw rounds up to its ASIC's cells. */
+/*
+ * Sizes the device would round: mlx5 floors to its cells (mlx5_cell(): 128 bytes, or
+ * SBCAM's), mlxsw rounds up to its ASIC's cells.
+ */
 static int check_cells(const struct port *p, const struct state *d, struct errbuf *e)
 {
-        unsigned cell = p->family == FAMILY_MLX5 ? HEADROOM_CONNECTX_CELL :
+        unsigned cell = p->family == FAMILY_MLX5 ? p->cell :
                         p->family == FAMILY_MLXSW ? headroom_cell_bytes(p->asic) : 0;
 
         for (unsigned b = 0; cell && b < STATE_BUFFER_COUNT; b++)
                 if (d->buffers.size[b] % cell)
                         return errbuf_set(e, EINVAL, NULL, "buffers.buffer_size_bytes[%u] %u is not a whole number "
                                           "of the port's %u-byte cells (%s keeps %u)", b, d->buffers.size[b], cell,
-                                          p->family == FAMILY_MLX5 ? "mlx5 floors it and" : "mlxsw rounds it up and",
+                                          p->family != FAMILY_MLX5 ? "mlxsw rounds it up and" :
+                                          cell == HEADROOM_CONNECTX_CELL ? "mlx5 floors it and" :
+                                          "every size the port reports is a multiple of it, its cell or a multiple "
+                                          "of the cell (SBCAM's cap_cell_size); mlx5 floors it and",
                                           p->family == FAMILY_MLX5 ? d->buffers.size[b] / cell * cell :
                                           (d->buffers.size[b] / cell + 1) * cell);
         return 0;
@@ -437,7 +485,7 @@ static int mlx5_order(const struct port *p, unsigned cable_m, uint8_t pfc, const
                       const uint8_t *map, const uint32_t *size)
 {
         uint32_t max_mtu = p->max_mtu > 9216 ? p->max_mtu : 9216;       /* port_buffer.c MINIMUM_MAX_MTU */
-        uint32_t need = headroom_mlx5_xoff(p->speed_mbps, cable_m, p->mtu) + max_mtu + HEADROOM_CONNECTX_CELL;
+        uint32_t need = headroom_mlx5_xoff(p->speed_mbps, cable_m, p->mtu) + max_mtu + p->cell;
         uint8_t old_ll = mlx5_lossless_bufs(now->prio2buffer, pfc), new_ll = mlx5_lossless_bufs(map, pfc);
 
         if (!memcmp(map, now->prio2buffer, STATE_PRIO_COUNT) || mlx5_fits(now->buffer_size, new_ll, need))
@@ -581,9 +629,8 @@ static int check_mlxsw(struct target *t, struct nl *nl, const struct port *p, co
 static int check_mlx5_order(const struct port *p, const struct state *d, const struct dcb_nl_ieee *cur, uint32_t fields,
                             struct errbuf *e)
 {
-        unsigned live = live_cable(p, cur);
-        bool buffers_first = !(fields & STATE_BIT(STATE_FIELD_CABLE_LEN)) || d->cable_len_m > live;
-        unsigned cable = buffers_first ? live : d->cable_len_m;      /* the cable when setbuffer runs */
+        /* the cable when setbuffer runs: the new one, written first (dcb_buffer_change()) */
+        unsigned cable = (fields & STATE_BIT(STATE_FIELD_CABLE_LEN)) ? d->cable_len_m : live_cable(p, cur);
         uint8_t pfc = state_has(d, STATE_FIELD_PFC) ? d->pfc_enabled : cur->has_pfc ? cur->pfc.pfc_en : 0;
 
         if (!cur->has_buffer || !cable || mlx5_order(p, cable, pfc, &cur->buffer, d->buffers.prio_buffer,
@@ -594,6 +641,38 @@ static int check_mlx5_order(const struct port *p, const struct state *d, const s
                           "neither this map over the port's sizes nor these sizes under the port's map leave every "
                           "lossless buffer xoff + max_mtu + one cell; change the sizes in one policy and the map in "
                           "the next");
+}
+
+/*
+ * mlx5: who owns the buffers decides what a new cable length does, and nettune can
+ * read neither the owner nor xoff (dcbnl_getbuffer shows sizes and the map). setpfc
+ * stores the cable length always, and recomputes xoff from it only while the buffers
+ * are the driver's: priv->dcbx.manual_buffer before upstream 451d2849ea66, the
+ * firmware's SW_OWNED since (mlx5_query_port_buffer_ownership(); a firmware without
+ * PCAM buffer_ownership says UNKNOWN, and setpfc never recomputes). A setbuffer that
+ * changes something recomputes from the stored cable length whoever owns them
+ * (mlx5e_dcbnl_setbuffer() -> mlx5e_port_manual_buffer_config() -> calculate_xoff()):
+ * the cable goes first.
+ */
+static void note_mlx5(struct target *t, uint32_t fields)
+{
+        bool cable = fields & STATE_BIT(STATE_FIELD_CABLE_LEN), buffers = fields & STATE_BIT(STATE_FIELD_BUFFERS);
+
+        if (buffers) {
+                driver_note(t, "interface '%s' (%s): buffers set here stay the driver's, manual buffer mode, "
+                            "until it reloads (mlx5e_dcbnl_setbuffer(); SW_OWNED since 451d2849ea66); a rollback "
+                            "restores sizes, map and cable", t->name, kdrv(t));
+                driver_note(t, "interface '%s': where the firmware owns the buffers or says UNKNOWN, a PFC change, a "
+                            "rollback's too, leaves which buffer is lossless and its xoff as they were; dcbnl reads "
+                            "back neither", t->name);
+        }
+        if (buffers && cable)
+                driver_note(t, "interface '%s': the cable length is written first, so that setbuffer computes xoff "
+                            "from it (calculate_xoff())", t->name);
+        else if (cable)
+                driver_note(t, "interface '%s': a new cable length moves xoff only where the driver owns the buffers "
+                            "(mlx5e_dcbnl_ieee_setpfc(); never where the firmware says UNKNOWN), and xoff is not read "
+                            "back: declare buffers to have it recomputed", t->name);
 }
 
 static int dcb_buffer_check(struct target *t, const struct driver_change *c, struct errbuf *e)
@@ -611,7 +690,7 @@ static int dcb_buffer_check(struct target *t, const struct driver_change *c, str
         r = dcb_open_get(t, &nl, &own, &cur, e);
         if (r < 0)
                 return r;
-        port_of(t, nl, d, &p);
+        port_of(t, nl, d, &cur, &p);
         if (fields & STATE_BIT(STATE_FIELD_CABLE_LEN))
                 r = check_cable(t, &p, d, e);
         /* the declared buffers hold for the declared cable, whichever of the two changes */
@@ -619,12 +698,14 @@ static int dcb_buffer_check(struct target *t, const struct driver_change *c, str
                 r = check_buffers(&p, d, &cur, e);
         if (r >= 0 && p.family == FAMILY_MLXSW)
                 r = check_mlxsw(t, nl, &p, d, &cur, e);
+        if (r >= 0 && p.family == FAMILY_MLXSW && p.lanes_unread)
+                driver_note(t, "interface '%s' (%s): ethtool does not say how many lanes the port has, so its buffers "
+                            "were checked as a 4-lane port's; on an 8-lane port mlxsw doubles them and splits them over "
+                            "two buffers (mlxsw_sp_port_headroom_8x_adjust())", t->name, kdrv(t));
         if (r >= 0 && p.family == FAMILY_MLX5 && (fields & STATE_BIT(STATE_FIELD_BUFFERS)))
                 r = check_mlx5_order(&p, d, &cur, fields, e);
-        if (r >= 0 && (fields & STATE_BIT(STATE_FIELD_BUFFERS)) && p.family == FAMILY_MLX5)
-                driver_note(t, "interface '%s' (%s): setting buffers puts the port in manual buffer mode "
-                            "(en_dcbnl.c mlx5e_dcbnl_setbuffer); a rollback restores sizes and map, the mode stays "
-                            "until the driver reloads", t->name, kdrv(t));
+        if (r >= 0 && p.family == FAMILY_MLX5)
+                note_mlx5(t, fields);
         if (r < 0) {
                 link_rtnl_where(t, e, r);
                 errbuf_suffix(e, "; nothing was changed");
@@ -715,9 +796,12 @@ static void part(struct errbuf *e, int *first, int r, const char *what, const st
 }
 
 /*
- * Buffers before a longer cable and after a shorter one: in mlx5's manual mode each
- * step recomputes the lossless buffers with the other's current value, and buffers
- * sized for the longer cable fit both.
+ * The cable length before the buffers: mlx5's setbuffer recomputes xoff from the cable
+ * length the driver holds whoever owns the buffers, while setpfc recomputes it only
+ * where the driver owns them (note_mlx5()). Where it does and the port's buffers are
+ * too small for the longer cable, setpfc refuses it (-ENOMEM, the cable length put
+ * back): then the buffers go first, sized for it, and the cable after them
+ * recomputes xoff, as it does there.
  */
 static int dcb_buffer_change(struct target *t, const struct state *d, uint32_t fields, bool best_effort,
                              struct errbuf *e)
@@ -727,7 +811,7 @@ static int dcb_buffer_change(struct target *t, const struct state *d, uint32_t f
         struct errbuf pe = { 0 };
         struct port p;
         struct nl *nl;
-        bool buffers_first;
+        bool buffers_first = false;
         int first = 0, r;
 
         fields &= OWN_FIELDS & d->present;
@@ -737,8 +821,7 @@ static int dcb_buffer_change(struct target *t, const struct state *d, uint32_t f
         if (r < 0)
                 return r;
         errbuf_clear(e);
-        port_of(t, nl, d, &p);
-        buffers_first = !(fields & STATE_BIT(STATE_FIELD_CABLE_LEN)) || d->cable_len_m > live_cable(&p, &cur);
+        port_of(t, nl, d, &cur, &p);
         for (int step = 0; step < 2 && (!first || best_effort); step++) {
                 bool buffers = (step == 0) == buffers_first;
                 enum state_field f = buffers ? STATE_FIELD_BUFFERS : STATE_FIELD_CABLE_LEN;
@@ -753,6 +836,12 @@ static int dcb_buffer_change(struct target *t, const struct state *d, uint32_t f
                 r = buffers ? apply_buffers(nl, t, &p, &cur, d, d->dcb.present, &pe) : apply_cable(nl, t, &p, &cur, d, &pe);
                 if (buffers && d->dcb.present && derived(&p, &cur, d, r))
                         r = 0;
+                if (r == -ENOMEM && !step && !buffers_first && (fields & STATE_BIT(STATE_FIELD_BUFFERS)) &&
+                    p.family == FAMILY_MLX5) {
+                        buffers_first = true;   /* nothing was changed: the buffers first, then the cable */
+                        step = -1;
+                        continue;
+                }
                 part(e, &first, r, buffers ? "buffers" : "pfc.cable_length_m", &pe);
         }
         return first < 0 ? link_rtnl_where(t, e, first) : 0;

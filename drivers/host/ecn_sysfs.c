@@ -11,11 +11,12 @@
 #include "drivers/host/link.h"
 #include "drivers/host/sysfs.h"
 
-/* Where a target's knobs are: the MLNX_OFED sysfs tree, or upstream mlx5's debugfs cc_params. */
+/* Where a target's knobs are: the MLNX_OFED sysfs tree, upstream mlx5's debugfs cc_params, bnxt_re's cc_config. */
 enum backend {
         BACKEND_NONE,
         BACKEND_OFED,
         BACKEND_CC_PARAMS,
+        BACKEND_BNXT_CC,
 };
 
 struct place {
@@ -40,6 +41,7 @@ struct scalar {
         const char *key;                /* state JSON, messages */
         const char *ofed;               /* under class/net/IF/ecn; NULL: not in that tree */
         const char *cc;                 /* under cc_params; NULL: not there */
+        const char *bnxt;               /* under bnxt_re's cc_config; NULL: not there */
         unsigned max;
         size_t off;                     /* uint8_t in struct state_host_ecn */
         size_t has_off;                 /* its bool "present" (rows may share one) */
@@ -49,9 +51,9 @@ struct scalar {
 #define HE(m) offsetof(struct state_host_ecn, m)
 
 static const struct scalar scalars[] = {
-        { "cnp_dscp", "roce_np/cnp_dscp", "np_cnp_dscp", 63, HE(cnp_dscp), HE(has_cnp), false },
-        { "cnp_priority", "roce_np/cnp_802p_prio", "np_cnp_prio", 7, HE(cnp_prio), HE(has_cnp), false },
-        { "cnp_priority_mode", NULL, "np_cnp_prio_mode", 1, HE(cnp_prio_mode), HE(has_prio_mode), true },
+        { "cnp_dscp", "roce_np/cnp_dscp", "np_cnp_dscp", "alt_vlan_dscp", 63, HE(cnp_dscp), HE(has_cnp), false },
+        { "cnp_priority", "roce_np/cnp_802p_prio", "np_cnp_prio", "alt_vlan_pcp", 7, HE(cnp_prio), HE(has_cnp), false },
+        { "cnp_priority_mode", NULL, "np_cnp_prio_mode", NULL, 1, HE(cnp_prio_mode), HE(has_prio_mode), true },
 };
 
 #define KNOBS_MAX (2 * STATE_PRIO_COUNT + ARRAY_SIZE(scalars) + STATE_DCQCN_MAX)
@@ -72,7 +74,7 @@ static const char *kdrv(const struct target *t)
 
 static const char *scalar_rel(const struct scalar *s, const struct place *p)
 {
-        return p->b == BACKEND_OFED ? s->ofed : p->b == BACKEND_CC_PARAMS ? s->cc : NULL;
+        return p->b == BACKEND_OFED ? s->ofed : p->b == BACKEND_CC_PARAMS ? s->cc : p->b == BACKEND_BNXT_CC ? s->bnxt : NULL;
 }
 
 static uint8_t *value_of(struct state_host_ecn *h, const struct scalar *s)
@@ -95,6 +97,12 @@ static void ecn_dir(const struct target *t, char *buf, size_t size)
 static void cc_dir(const struct target *t, const char *pci, char *buf, size_t size)
 {
         snprintf(buf, size, "%s/mlx5/%s/cc_params", t->env ? t->env->debugfs_root : "/sys/kernel/debug", pci);
+}
+
+/* bnxt_re_debugfs_add_pdev() (hw/bnxt_re/debugfs.c, 656dff55da19): bnxt_re/PCI/cc_config, a 0400 file per parameter. */
+static void bnxt_cc_dir(const struct target *t, const char *pci, char *buf, size_t size)
+{
+        snprintf(buf, size, "%s/bnxt_re/%s/cc_config", t->env ? t->env->debugfs_root : "/sys/kernel/debug", pci);
 }
 
 /* The PCI function of the netdev (its device link), read once per request. */
@@ -121,8 +129,17 @@ static void place_of(const struct target *t, struct place *p)
                 return;
         cc_dir(t, pci, p->dir, sizeof(p->dir));
         snprintf(knob, sizeof(knob), "%s/np_cnp_dscp", p->dir);
-        if (stat(knob, &st) == 0)
+        if (stat(knob, &st) == 0) {
                 p->b = BACKEND_CC_PARAMS;
+                return;
+        }
+        p->why = errno;
+        if (!streq(kdrv(t), "bnxt_en"))
+                return;
+        bnxt_cc_dir(t, pci, p->dir, sizeof(p->dir));
+        snprintf(knob, sizeof(knob), "%s/enable_cc", p->dir);
+        if (stat(knob, &st) == 0)
+                p->b = BACKEND_BNXT_CC;
         else
                 p->why = errno;
 }
@@ -269,6 +286,23 @@ static void assume_default_enables(const struct target *t, struct state_host_ecn
                     "and not verified", t->name, kdrv(t));
 }
 
+/*
+ * bnxt_re has one switch for congestion control, for every priority: cc_config/enable_cc
+ * (bnxt_qplib_cc_param.enable, CMDQ_MODIFY_ROCE_CC_MODIFY_MASK_ENABLE_CC; the driver
+ * turns it on at load, main.c bnxt_re_setup_cc()): both points of every priority.
+ */
+static int bnxt_enables(const struct target *t, const struct place *pl, struct state_host_ecn *h, struct errbuf *e)
+{
+        unsigned on;
+        int r = read_knob(t, pl, "enable_cc", &on, e);
+
+        if (r < 0)
+                return r == -ENOENT ? knob_fail(t, "enable_cc", r, "does not exist", e) : r;
+        h->prios = 0xff;
+        h->rp_enabled = h->np_enabled = on ? 0xff : 0;
+        return 0;
+}
+
 static int ecn_read(struct target *t, uint32_t fields, struct state *ret, struct errbuf *e)
 {
         struct state_host_ecn h = { 0 };
@@ -288,6 +322,8 @@ static int ecn_read(struct target *t, uint32_t fields, struct state *ret, struct
         }
         if (pl.b == BACKEND_CC_PARAMS)
                 assume_default_enables(t, &h);
+        if (pl.b == BACKEND_BNXT_CC)
+                r = bnxt_enables(t, &pl, &h, e);
         for (unsigned p = 0; pl.b == BACKEND_OFED && p < STATE_PRIO_COUNT && r >= 0; p++)
                 r = read_prio(t, &pl, p, &h, e);
         if (r >= 0)
@@ -323,6 +359,8 @@ static unsigned plan_knobs(const struct place *pl, const struct state_host_ecn *
         struct state_host_ecn want = *d;
         unsigned n = 0;
 
+        if (pl->b == BACKEND_BNXT_CC && d->prios)
+                add_knob(k, &n, "enable_cc", -1, (d->rp_enabled & d->prios) ? 1 : 0, false);
         for (unsigned p = 0; pl->b == BACKEND_OFED && p < STATE_PRIO_COUNT; p++) {
                 if (!(d->prios & (1u << p)))
                         continue;
@@ -366,6 +404,24 @@ static int cc_params_enables(const struct target *t, const struct state_host_ecn
                           t->name, kdrv(t), list, t->name);
 }
 
+/*
+ * bnxt_re's one enable_cc stands for both points of every priority: a policy's
+ * enables must be one value for both, and turning it off reaches every priority, so
+ * the policy must name all eight (nettune manages only what is declared).
+ */
+static int bnxt_cc_enables(const struct target *t, const struct state_host_ecn *d, struct errbuf *e)
+{
+        uint8_t rp = d->rp_enabled & d->prios, np = d->np_enabled & d->prios;
+
+        if (!d->prios || ((rp == d->prios || rp == 0) && rp == np && (rp || d->prios == 0xff)))
+                return 0;
+        return errbuf_set(e, EOPNOTSUPP, NULL,
+                          "interface '%s' (driver %s): bnxt_re has one congestion control switch for both points of "
+                          "every priority (debugfs cc_config/enable_cc): host_ecn must turn the reaction and "
+                          "notification points on together, and off only on all eight priorities; nothing was changed",
+                          t->name, kdrv(t));
+}
+
 /* Exists, is writable by this user (the mode bits, as kernfs checks, and access(2)), reads, takes the value. */
 static int check_knob(const struct target *t, const struct place *pl, struct knob *k, unsigned max, struct errbuf *e)
 {
@@ -382,7 +438,9 @@ static int check_knob(const struct target *t, const struct place *pl, struct kno
         }
         if (stat(k->path, &st) < 0)
                 return knob_fail(t, k->rel, errno, "does not exist; nothing was changed", e);
-        if (S_ISDIR(st.st_mode) || !(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)))
+        /* debugfs checks no mode bits for root (bnxt_re makes its cc_config 0400 and takes writes), kernfs does */
+        if (S_ISDIR(st.st_mode) || (!(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) &&
+                                    (pl->b != BACKEND_BNXT_CC || geteuid() != 0)))
                 return knob_fail(t, k->rel, EACCES, "is read-only; nothing was changed", e);
         /* root's access(2) ignores the mode bits (kernfs does not: those decided above); another user's does not */
         if (geteuid() != 0 && faccessat(AT_FDCWD, k->path, W_OK, AT_EACCESS) < 0) {
@@ -405,7 +463,8 @@ static int check_knob(const struct target *t, const struct place *pl, struct kno
 static unsigned knob_max(const struct knob *k)
 {
         for (size_t i = 0; i < ARRAY_SIZE(scalars); i++)
-                if ((scalars[i].ofed && streq(k->rel, scalars[i].ofed)) || (scalars[i].cc && streq(k->rel, scalars[i].cc)))
+                if ((scalars[i].ofed && streq(k->rel, scalars[i].ofed)) || (scalars[i].cc && streq(k->rel, scalars[i].cc)) ||
+                    (scalars[i].bnxt && streq(k->rel, scalars[i].bnxt)))
                         return scalars[i].max;
         for (unsigned p = 0; p < STATE_DCQCN_MAX; p++)
                 if (streq(k->rel, ecn_dcqcn_file(p, true)) || streq(k->rel, ecn_dcqcn_file(p, false)))
@@ -433,6 +492,12 @@ static int prepare(struct target *t, const struct state *d, struct place *pl, st
         place_of(t, pl);
         if (pl->b == BACKEND_CC_PARAMS)
                 r = cc_params_enables(t, &d->host_ecn, e);
+        if (pl->b == BACKEND_BNXT_CC)
+                r = bnxt_cc_enables(t, &d->host_ecn, e);
+        if (r >= 0 && pl->b == BACKEND_BNXT_CC && d->host_ecn.dcqcn_set)
+                r = errbuf_set(e, EOPNOTSUPP, NULL, "interface '%s' (driver %s): host_ecn.dcqcn names mlx5's DCQCN "
+                               "parameters; bnxt_re's cc_config has its own (g, init_cr, init_tr, rtt, ...), which "
+                               "nettune does not manage; nothing was changed", t->name, kdrv(t));
         if (r < 0)
                 return r;
         *ret_n = plan_knobs(pl, &d->host_ecn, k);

@@ -19,6 +19,13 @@
  * np_cnp_prio also sets np_cnp_prio_mode to 0: the mode is read as device detail and
  * a restore writes it after the priority.
  *
+ * Upstream bnxt_re (drivers/infiniband/hw/bnxt_re/debugfs.c, 656dff55da19) under
+ * env->debugfs_root, mode 0400 (root writes it: debugfs checks no mode bits), one
+ * directory per PCI function of a bnxt_en port:
+ *   bnxt_re/PCI/cc_config/enable_cc, alt_vlan_dscp (the CNP's DSCP), alt_vlan_pcp
+ *   (its priority), g, init_cr, ...
+ * One enable_cc for both points of every priority: on together, off only on all eight.
+ *
  * The scalar knobs are one table (ecn_sysfs.c `scalars[]`): a congestion parameter
  * is a row with its member of struct state_host_ecn and its file in each tree. The
  * kernel masks a value to the firmware field instead of checking it, so nettune

@@ -12,6 +12,7 @@ static const char *const verdict_names[PROBE_GATE_VERDICT_MAX] = {
         [PROBE_GATE_FAIL_NO_BASELINE] = "no_baseline",
         [PROBE_GATE_FAIL_MISMATCH] = "probe_mismatch",
         [PROBE_GATE_INCONCLUSIVE] = "inconclusive",
+        [PROBE_GATE_FAIL_LOSSY_CLASS] = "lossy_class",
 };
 
 const char *probe_gate_verdict_name(enum probe_gate_verdict v)
@@ -58,7 +59,7 @@ int probe_gate_evaluate(const struct probe_gate_params *g, const struct probe_me
                         const struct probe_measurement *post, struct probe_gate_report *ret)
 {
         struct probe_gate_report r = { .baseline_gbps = NAN, .post_gbps = NAN, .change_pct = NAN,
-                                       .threshold_gbps = NAN };
+                                       .threshold_gbps = NAN, .rode_priority = -1 };
         char diff[256];
         int k;
 
@@ -84,12 +85,20 @@ int probe_gate_evaluate(const struct probe_gate_params *g, const struct probe_me
 
 json_t *probe_gate_report_to_json(const struct probe_gate_params *g, const struct probe_gate_report *r)
 {
-        return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:f, s:f}",
-                         "verdict", probe_gate_verdict_name(r->verdict), "reason", r->reason,
-                         "baseline_ok", r->baseline_ok, "baseline_gbps", probe_json_gbps(r->baseline_gbps),
-                         "post_gbps", probe_json_gbps(r->post_gbps), "threshold_gbps", probe_json_gbps(r->threshold_gbps),
-                         "change_pct", probe_json_gbps(r->change_pct),
-                         "max_regression_pct", g->max_regression_pct, "min_gbps", g->min_gbps);
+        json_t *o = json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:f, s:f}",
+                              "verdict", probe_gate_verdict_name(r->verdict), "reason", r->reason,
+                              "baseline_ok", r->baseline_ok, "baseline_gbps", probe_json_gbps(r->baseline_gbps),
+                              "post_gbps", probe_json_gbps(r->post_gbps),
+                              "threshold_gbps", probe_json_gbps(r->threshold_gbps),
+                              "change_pct", probe_json_gbps(r->change_pct),
+                              "max_regression_pct", g->max_regression_pct, "min_gbps", g->min_gbps);
+
+        if (o && r->rode[0]) {
+                json_object_set_new(o, "rode_priority",
+                                    r->rode_priority >= 0 ? json_integer(r->rode_priority) : json_null());
+                json_object_set_new(o, "rode", json_string(r->rode));
+        }
+        return o;
 }
 
 json_t *probe_gate_to_json(const struct probe_gate_params *g, const struct probe_measurement *baseline,

@@ -24,6 +24,7 @@ enum probe_gate_verdict {
         PROBE_GATE_FAIL_NO_BASELINE,    /* baseline failed and the policy fails closed */
         PROBE_GATE_FAIL_MISMATCH,       /* baseline and post ran on different paths: no comparison */
         PROBE_GATE_INCONCLUSIVE,        /* the two were measured under loads too different to compare (set by the caller) */
+        PROBE_GATE_FAIL_LOSSY_CLASS,    /* the post probe rode a priority without PFC where the port has some (set by the caller) */
         PROBE_GATE_VERDICT_MAX,
 };
 
@@ -41,6 +42,9 @@ struct probe_gate_report {
         double threshold_gbps;          /* the lowest passing post rate */
         double change_pct;              /* (post - baseline) / baseline * 100, NAN when unknown */
         char reason[512];               /* one line: why it passed or failed */
+        /* The class the post probe rode, judged by the caller after the change (agent/plan plan_probe_rode): */
+        int rode_priority;              /* -1: not judged */
+        char rode[160];                 /* how that priority follows, or why it was not judged; "" not asked */
 };
 
 const char *probe_gate_verdict_name(enum probe_gate_verdict v);
@@ -50,7 +54,8 @@ int probe_gate_evaluate(const struct probe_gate_params *g, const struct probe_me
                         const struct probe_measurement *post, struct probe_gate_report *ret);
 
 /* {"verdict","reason","baseline_ok","baseline_gbps","post_gbps","threshold_gbps","change_pct",
- *  "max_regression_pct","min_gbps"}: the decision alone. New reference. */
+ *  "max_regression_pct","min_gbps"[,"rode_priority","rode"]}: the decision alone ("rode_priority"
+ *  null when not judged; both only when the class was asked). New reference. */
 json_t *probe_gate_report_to_json(const struct probe_gate_params *g, const struct probe_gate_report *r);
 
 /* {"baseline":{...},"post":{...},"gate":{"verdict","reason",...}} for the journal. New reference. */

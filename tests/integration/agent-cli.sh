@@ -37,7 +37,7 @@ check "MTU untouched" [ "$(mtu_of "$ns" "$ifc")" = 1500 ]
 policy_file "$T/bad.json" bad "$ifc" 99999
 rc=0; A apply "$T/bad.json" 2>"$T/err" || rc=$?
 check "invalid policy exit 2 (got $rc)" [ "$rc" -eq 2 ]
-check "message has file and JSON path" grep -q "bad.json: \$.spec.mtu: mtu 99999 out of range 68-9216; nothing was changed" "$T/err"
+check "message has file and JSON path" grep -q "bad.json: \$.spec.mtu: mtu 99999 out of range 68-9978; nothing was changed" "$T/err"
 policy_file "$T/none.json" none "zz$NT_ID*" 9000
 rc=0; A apply "$T/none.json" 2>"$T/err" || rc=$?
 check "no interface matches: exit 2 (got $rc)" [ "$rc" -eq 2 ]

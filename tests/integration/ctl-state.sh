@@ -30,7 +30,7 @@ YAML
 sed 's/  mtu: 9000/  mtu: 99999/' "$T/mtu.yaml" >"$T/bad.yaml"
 rc=0; ctl plan "$T/bad.yaml" >"$T/bad.out" 2>&1 || rc=$?
 check "an invalid YAML policy: exit 2 before any node is asked (got $rc)" [ "$rc" -eq 2 ]
-check "naming the line, the column and the JSON path" grep -q "bad.yaml:10:3: \$.spec.mtu: mtu 99999 out of range 68-9216" "$T/bad.out"
+check "naming the line, the column and the JSON path" grep -q "bad.yaml:10:3: \$.spec.mtu: mtu 99999 out of range 68-9978" "$T/bad.out"
 expect_rc 0 "plan of the YAML policy" ctl_to "$T/plan.txt" plan "$T/mtu.yaml"
 cat "$T/plan.txt"
 check "plan: every node changes its mtu, from -> to" [ "$(grep -c '^  nt0 mtu: 1500 -> 9000$' "$T/plan.txt")" = $N ]

@@ -3,14 +3,18 @@
  * build/nicmodel: NIC behaviour models behind the netlink seam.
  *
  *   nicmodel serve --socket PATH --control PATH [--ethtool PATH] [--sysfs ROOT] [--debugfs ROOT]
- *                  [--log FILE] [--flap-delay-ms N] [--link-up-ms N] [--rdma-lag-ms N] DEVICE...
+ *                  [--log FILE] [--flap-delay-ms N] [--link-up-ms N] [--rdma-lag-ms N] [--kernel-routes]
+ *                  DEVICE...
  *       DEVICE = DRIVER:NAME:IFINDEX[:VARIANT[:SPEED]], DRIVER mlx5, ice, bnxt, sparx5, mlxsw, veth
  *       or bond,
  *       SPEED in Mb/s (default 100000: link flaps last as long as the driver's at that speed;
  *       --link-up-ms sets one figure for every device).
  *       The agent reaches it with NETTUNE_NETLINK_SOCKET=PATH (NETLINK_GENERIC at PATH.genl;
  *       with --ethtool, NETTUNE_ETHTOOL_SOCKET=PATH). "ready" is printed on stdout once the
- *       sockets listen; SIGTERM stops it.
+ *       sockets listen; SIGTERM stops it. A NIC has no routes: with --kernel-routes a route
+ *       lookup (RTM_GETROUTE) is answered by the kernel of the namespace the model runs in,
+ *       where a test made a real link under a model device's name and ifindex to carry a
+ *       probe's traffic (the probe leaves by the real link; the agent reads the model's DCB).
  *   nicmodel ctl CONTROL COMMAND [ARGS...]
  *       One control command (tests/nicmodel/nm_control.c); exit 1 when it failed.
  */
@@ -32,7 +36,8 @@ static int usage(void)
 {
         fprintf(stderr, "usage: nicmodel serve --socket PATH --control PATH [--ethtool PATH] [--sysfs ROOT]\n"
                         "                      [--debugfs ROOT] [--log FILE]\n"
-                        "                      [--flap-delay-ms N] [--link-up-ms N] [--rdma-lag-ms N] DEVICE...\n"
+                        "                      [--flap-delay-ms N] [--link-up-ms N] [--rdma-lag-ms N]\n"
+                        "                      [--kernel-routes] DEVICE...\n"
                         "       nicmodel ctl CONTROL COMMAND [ARGS...]\n");
         return 2;
 }
@@ -44,7 +49,7 @@ static int serve(int argc, char **argv)
                 { "sysfs", required_argument, NULL, 'y' }, { "log", required_argument, NULL, 'l' },
                 { "flap-delay-ms", required_argument, NULL, 'f' }, { "link-up-ms", required_argument, NULL, 'u' },
                 { "rdma-lag-ms", required_argument, NULL, 'r' }, { "ethtool", required_argument, NULL, 'e' },
-                { "debugfs", required_argument, NULL, 'd' }, { 0 },
+                { "debugfs", required_argument, NULL, 'd' }, { "kernel-routes", no_argument, NULL, 'k' }, { 0 },
         };
         static struct nm m;
         const char *sock = NULL, *ctl = NULL, *eth = NULL;
@@ -63,6 +68,7 @@ static int serve(int argc, char **argv)
                 case 'f': m.flap_delay_ms = (unsigned)atoi(optarg); break;
                 case 'u': m.link_up_ms = (unsigned)atoi(optarg); break;
                 case 'r': m.rdma_lag_ms = (unsigned)atoi(optarg); break;
+                case 'k': m.kernel_routes = true; break;
                 default: return usage();
                 }
         }

@@ -181,6 +181,7 @@ struct nm {
         struct nm_qdisc qdiscs[NM_QDISCS_MAX];
         char sysfs_root[256];           /* "" = no sysfs files are written */
         char debugfs_root[256];         /* "" = no debugfs files are written */
+        bool kernel_routes;             /* --kernel-routes: RTM_GETROUTE answered by the kernel of the model's netns */
         /* timings of a link flap */
         unsigned flap_delay_ms;         /* mlx5: PORT_CHANGE event after the SET returned */
         unsigned link_up_ms;            /* carrier back after it went down; 0: each driver's own figure */

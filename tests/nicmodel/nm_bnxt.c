@@ -26,9 +26,34 @@
  * LLDP agent without the DCBX agent: VER_IEEE only, 0x08), "vf" (a VF: 0x08, and
  * no DSCP map, bnxt_hwrm_queue_dscp_qcaps() is skipped). At 0x08 every IEEE SET
  * is refused with -EINVAL and setdcbx refuses host mode.
+ *
+ * With a debugfs root, bnxt_re's congestion control (drivers/infiniband/hw/bnxt_re/
+ * debugfs.c, 656dff55da19, bnxt_re_debugfs_add_pdev()): DEBUGFS/bnxt_re/PCI/cc_config/
+ * NAME, a file of mode 0400 per GEN0 parameter (bnxt_re_cc_gen0_name[]), which root
+ * writes all the same (debugfs checks no mode bits against CAP_DAC_OVERRIDE). A read
+ * queries the firmware (bnxt_re_cc_config_get() -> bnxt_qplib_query_cc_param()); a write
+ * (bnxt_re_cc_config_set(): kstrtou32 base 0, shorter than 16 bytes) modifies one
+ * parameter (bnxt_re_fill_gen0_ext0(), one bit of the modify mask). At load the driver
+ * turns congestion control on with ECN-capable marking (main.c bnxt_re_setup_cc():
+ * enable 1, tos_ecn 1); the other values are the model's (no published defaults). As
+ * for mlx5's cc_params the files are plain: the model takes in what was written at
+ * its next tick. Not modelled: 656dff55da19 alone refuses every write (-EINVAL, its
+ * inverted CC_CONFIG_GEN0_EXT0 test, fixed after it), and reads of tx_queue and
+ * inactivity_cp fail (-EINVAL: map_cc_config_offset_gen0_ext0() has no case for them).
  */
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "common/util.h"
+#include "drivers/host/sysfs.h"
 #include "tests/nicmodel/nicmodel.h"
+
+/* bnxt_re_cc_gen0_name[] (debugfs.c), in CMDQ_MODIFY_ROCE_CC_MODIFY_MASK bit order */
+static const char *const cc_names[] = { "enable_cc", "g", "num_phase_per_state", "init_cr", "init_tr", "tos_ecn",
+                                        "tos_dscp", "alt_vlan_pcp", "alt_vlan_dscp", "rtt", "cc_mode", "tcp_cp",
+                                        "tx_queue", "inactivity_cp" };
+#define CC_N ARRAY_SIZE(cc_names)
+#define CC_MTIME_MODEL 1                /* the model's own writes: a write by anyone else changes the mtime */
 
 #define ENOTSUPP 524                    /* the kernel-internal errno bnxt_ets_validate() returns */
 
@@ -49,6 +74,9 @@ struct bnxt {
         uint8_t pfc_pri_mask;
         bool dscp_valid[64];            /* QUEUE_DSCP2PRI_CFG mask 0x3f, or cleared with mask 0 */
         uint8_t dscp_pri[64];
+        /* bnxt_re: the firmware's GEN0 congestion control parameters, their debugfs directory */
+        uint32_t cc[CC_N];
+        char cc_dir[320];
 };
 
 static struct bnxt *P(const struct nm_dev *d)
@@ -393,6 +421,65 @@ static unsigned bnxt_link_up_ms(const struct nm_dev *d)
  * infiniband/hw/bnxt_re/hw_counters.c bnxt_re_stat_descs[] since "bnxt_re: Expose the
  * missing hw counters" (2023-07, ~6.6): some of the congestion ones.
  */
+/* ---- bnxt_re debugfs cc_config ---- */
+
+static int cc_show(const struct bnxt *p, unsigned i)
+{
+        char path[400], text[16];
+        struct timespec t[2] = { { .tv_sec = CC_MTIME_MODEL }, { .tv_sec = CC_MTIME_MODEL } };
+        int r;
+
+        snprintf(path, sizeof(path), "%s/%s", p->cc_dir, cc_names[i]);
+        snprintf(text, sizeof(text), "%u\n", p->cc[i]);      /* bnxt_re_cc_config_get(): "%d\n" */
+        (void)chmod(path, 0600);                /* the model rewrites its own 0400 file */
+        r = nm_write_file(path, text, 0400);
+        if (r >= 0 && chmod(path, 0400) < 0)
+                r = -errno;
+        if (r >= 0 && utimensat(AT_FDCWD, path, t, 0) < 0)
+                r = -errno;
+        return r;
+}
+
+static int bnxt_debugfs_create(struct nm *m, struct nm_dev *d)
+{
+        struct bnxt *p = P(d);
+        char pci[32];
+        int r;
+
+        nm_bdf(d, pci, sizeof(pci));
+        snprintf(p->cc_dir, sizeof(p->cc_dir), "%s/bnxt_re/%s/cc_config", m->debugfs_root, pci);
+        if ((r = nm_mkdirs(p->cc_dir, 0755)) < 0)
+                return r;
+        p->cc[0] = p->cc[5] = 1;                /* bnxt_re_setup_cc(): enable, tos_ecn */
+        for (unsigned i = 0; i < CC_N; i++)
+                if ((r = cc_show(p, i)) < 0)
+                        return r;
+        return 0;
+}
+
+/* Every file written since the last tick: bnxt_re_cc_config_set() for it, then the firmware's value shown. */
+static void bnxt_files_tick(struct nm *m, struct nm_dev *d)
+{
+        struct bnxt *p = P(d);
+
+        for (unsigned i = 0; p->cc_dir[0] && i < CC_N; i++) {
+                char path[400], line[32] = "";
+                struct stat st;
+                unsigned long v;
+                char *end;
+
+                snprintf(path, sizeof(path), "%s/%s", p->cc_dir, cc_names[i]);
+                if (sysfs_read_line(path, line, sizeof(line)) < 0 || stat(path, &st) < 0)
+                        continue;
+                v = strtoul(line, &end, 0);     /* kstrtou32(buf, 0) */
+                if (st.st_mtim.tv_sec == CC_MTIME_MODEL || end == line || v > UINT32_MAX)
+                        continue;
+                p->cc[i] = (uint32_t)v;
+                nm_logf(m, "%s: cc_config %s = %u", d->name, cc_names[i], p->cc[i]);
+                (void)cc_show(p, i);
+        }
+}
+
 static const char *const hw_counters[] = { "tx_cnp_pkts", "rx_cnp_pkts", "rx_ecn_marked_pkts", "rx_roce_discards",
                                            "rx_out_of_buffer", NULL };
 
@@ -415,6 +502,8 @@ const struct nm_driver nm_bnxt = {
         .change_mtu = bnxt_change_mtu,
         .dump = bnxt_dump,
         .link_up_ms = bnxt_link_up_ms,
+        .debugfs_create = bnxt_debugfs_create,
+        .files_tick = bnxt_files_tick,
 };
 
 /* ---- veth: no dcbnl_ops (dcb_doit answers -EOPNOTSUPP), MTU 68..65535 (veth_setup) ---- */

@@ -249,8 +249,11 @@ static int mlx5_getpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
  * toggled (mlx5_toggle_port_link: PAOS down, then up). The SET returns at once;
  * carrier drops when the firmware's PORT_CHANGE event arrives, after the reply.
  * delay is the cable length in metres, taken when 1-999 and new, silently ignored
- * otherwise (MLX5E_MAX_CABLE_LENGTH). In manual buffer mode both recompute the
- * lossless buffers; a refusal there puts the cable length back, not the PFC.
+ * otherwise (MLX5E_MAX_CABLE_LENGTH), but stored whoever owns the buffers. In manual
+ * buffer mode (SW_OWNED where the firmware is asked, never when it says UNKNOWN) both
+ * recompute the lossless buffers; a refusal there puts the cable length back, not
+ * the PFC. Elsewhere xoff stays where the last recompute left it until a setbuffer
+ * that changes something recomputes it from the stored cable length.
  */
 static int mlx5_setpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
 {
@@ -268,7 +271,7 @@ static int mlx5_setpfc(struct nm *m, struct nm_dev *d, struct ieee_pfc *pfc)
                 p->cable_len = pfc->delay;
                 changed |= NM_MLX5_BUFFER_CABLE_LEN;
         }
-        if (p->pb.manual_buffer) {
+        if (nm_mlx5_pb_recompute(&p->pb)) {     /* manual_buffer, or mlx5_query_port_buffer_ownership() SW_OWNED */
                 struct nm_mlx5_port port = { .cable_len = p->cable_len, .fw_pfc_en = p->pfc_en };
 
                 ret = nm_mlx5_pb_config(m, d, &p->pb, &port, changed,
@@ -480,7 +483,8 @@ static int mlx5_init(struct nm *m, struct nm_dev *d, const char *variants)
 
         snprintf(variant, sizeof(variant), "%.*s", (int)strcspn(variants, "+"), variants);
         for (const char *w = strchr(variants, '+'); w; w = strchr(w + 1, '+'))
-                if (strncmp(w + 1, "no-stall-detect", 15) && strncmp(w + 1, "storm-name-blank", 16))
+                if (strncmp(w + 1, "no-stall-detect", 15) && strncmp(w + 1, "storm-name-blank", 16) &&
+                    strncmp(w + 1, "fw-owner", 8) && strncmp(w + 1, "owner-unknown", 13) && strncmp(w + 1, "sbcam", 5))
                         return -EINVAL;
         if (*variant && !streq(variant, "host") && !streq(variant, "dscp"))
                 return -EINVAL;
@@ -496,7 +500,10 @@ static int mlx5_init(struct nm *m, struct nm_dev *d, const char *variants)
         p->dcbx_host = streq(variant, "host") || streq(variant, "dscp");
         p->cap = DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE | (p->dcbx_host ? DCB_CAP_DCBX_HOST : 0);
         p->cable_len = DEFAULT_CABLE_LEN;
-        nm_mlx5_pb_init(&p->pb);
+        /* "+fw-owner", "+owner-unknown": a kernel with 451d2849ea66 (nm_mlx5.h); "+sbcam": the cell from SBCAM */
+        nm_mlx5_pb_init(&p->pb, nm_variant_has(variants, "fw-owner") ? NM_MLX5_OWNER_FW :
+                                nm_variant_has(variants, "owner-unknown") ? NM_MLX5_OWNER_UNKNOWN : NM_MLX5_OWNER_FLAG,
+                        nm_variant_has(variants, "sbcam") ? 256 : 128);
         /* mlx5e_ets_init(): every TC vendor at 100%, prio 0 on TC1 and prio 1 on TC0 */
         for (int i = 0; i < ets.ets_cap; i++) {
                 ets.tc_tx_bw[i] = MAX_BW_ALLOC;

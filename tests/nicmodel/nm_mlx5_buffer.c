@@ -13,29 +13,40 @@
  *     thresholds (update_xoff_threshold()), and refuses what does not fit;
  *   - sizes are floored to whole cells when written (port_set_buffer(): do_div).
  *
- * Newer kernels ask the firmware who owns the buffers
- * (mlx5_query_port_buffer_ownership(), SW_OWNED) instead of manual_buffer; the
- * arithmetic is the same.
+ * Newer kernels ask the firmware who owns the buffers instead of manual_buffer
+ * (upstream 451d2849ea66, mlx5_query_port_buffer_ownership(): PFCC buf_ownership,
+ * SW_OWNED only; UNKNOWN without PCAM buffer_ownership): nm_mlx5.h enum nm_mlx5_owner.
+ * The arithmetic is the same. With SBCAM the cell is the firmware's
+ * (mlx5e_query_port_buffers_cell_size()); port_update_shared_buffer() and
+ * port_update_pool_cfg() then resize the shared pools (SBPR, SBCM): not modelled.
  */
 #include "common/util.h"
 #include "tests/nicmodel/nm_mlx5.h"
 
-#define CELL 128                        /* 1 << MLX5E_BUFFER_CELL_SHIFT */
 #define MINIMUM_MAX_MTU 9216            /* port_buffer.c */
 #define SPEED_40000 40000
 
 /* What the firmware holds at driver load (PBMC of a 100G ConnectX: two lossy buffers, the rest empty). */
-void nm_mlx5_pb_init(struct nm_mlx5_pb *pb)
+void nm_mlx5_pb_init(struct nm_mlx5_pb *pb, enum nm_mlx5_owner owner, uint32_t cell)
 {
         memset(pb, 0, sizeof(*pb));
-        pb->port_buffer_cells = 524288 / CELL;
+        pb->owner = owner;
+        pb->cell = cell;
+        pb->port_buffer_cells = 524288 / cell;
         for (unsigned i = 0; i < NM_MLX5_BUFFERS; i++)
                 pb->buf[i].lossy = true;
-        pb->buf[0].size = pb->buf[1].size = 130944 / CELL;
+        pb->buf[0].size = pb->buf[1].size = 130944 / cell;
+}
+
+/* FLAG: priv->dcbx.manual_buffer; FW: buffer_ownership == MLX5_BUF_OWNERSHIP_SW_OWNED; UNKNOWN: never. */
+bool nm_mlx5_pb_recompute(const struct nm_mlx5_pb *pb)
+{
+        return pb->owner != NM_MLX5_OWNER_UNKNOWN && pb->manual_buffer;
 }
 
 /* A copy of the firmware's buffers in bytes, as mlx5e_port_query_buffer() returns them. */
 struct port_buffer {
+        uint32_t cell;                  /* port_buff_cell_sz */
         uint32_t port_buffer_size, headroom_size, spare_buffer_size;
         struct {
                 uint32_t size, xoff, xon;
@@ -46,14 +57,15 @@ struct port_buffer {
 static void query_buffer(const struct nm_mlx5_pb *pb, struct port_buffer *b)
 {
         memset(b, 0, sizeof(*b));
+        b->cell = pb->cell;
         for (unsigned i = 0; i < NM_MLX5_BUFFERS; i++) {
-                b->buffer[i].size = pb->buf[i].size * CELL;
-                b->buffer[i].xoff = pb->buf[i].xoff * CELL;
-                b->buffer[i].xon = pb->buf[i].xon * CELL;
+                b->buffer[i].size = pb->buf[i].size * pb->cell;
+                b->buffer[i].xoff = pb->buf[i].xoff * pb->cell;
+                b->buffer[i].xon = pb->buf[i].xon * pb->cell;
                 b->buffer[i].lossy = pb->buf[i].lossy;
                 b->headroom_size += b->buffer[i].size;
         }
-        b->port_buffer_size = pb->port_buffer_cells * CELL;
+        b->port_buffer_size = pb->port_buffer_cells * pb->cell;
         b->spare_buffer_size = b->port_buffer_size - b->headroom_size;     /* no internal buffers here */
 }
 
@@ -61,9 +73,9 @@ static void query_buffer(const struct nm_mlx5_pb *pb, struct port_buffer *b)
 static void set_buffer(struct nm_mlx5_pb *pb, const struct port_buffer *b)
 {
         for (unsigned i = 0; i < NM_MLX5_BUFFERS; i++) {
-                pb->buf[i].size = b->buffer[i].size / CELL;
-                pb->buf[i].xoff = b->buffer[i].xoff / CELL;
-                pb->buf[i].xon = b->buffer[i].xon / CELL;
+                pb->buf[i].size = b->buffer[i].size / pb->cell;
+                pb->buf[i].xoff = b->buffer[i].xoff / pb->cell;
+                pb->buf[i].xon = b->buffer[i].xon / pb->cell;
                 pb->buf[i].lossy = b->buffer[i].lossy;
         }
 }
@@ -87,7 +99,7 @@ static int update_xoff_threshold(struct nm *m, const struct nm_dev *d, struct po
                         b->buffer[i].xon = 0;
                         continue;
                 }
-                if (b->buffer[i].size < xoff + max_mtu + CELL) {
+                if (b->buffer[i].size < xoff + max_mtu + b->cell) {
                         nm_logf(m, "%s: buffer_size[%u]=%u is not enough for lossless buffer", d->name, i,
                                 b->buffer[i].size);
                         return -ENOMEM;
@@ -176,6 +188,8 @@ int nm_mlx5_pb_config(struct nm *m, struct nm_dev *d, struct nm_mlx5_pb *pb, con
         pb->xoff = xoff;
         if (update_buffer)
                 set_buffer(pb, &b);
+        if (update_buffer && pb->owner != NM_MLX5_OWNER_FLAG)
+                pb->manual_buffer = true;       /* the PBMC write went through: the firmware's SW_OWNED */
         if (change & NM_MLX5_BUFFER_PRIO2BUFFER)
                 memcpy(pb->prio2buffer, prio2buffer, sizeof(pb->prio2buffer));
         return 0;
@@ -186,8 +200,8 @@ void nm_mlx5_pb_get(const struct nm_mlx5_pb *pb, struct dcbnl_buffer *b)
         memset(b, 0, sizeof(*b));
         memcpy(b->prio2buffer, pb->prio2buffer, sizeof(b->prio2buffer));
         for (unsigned i = 0; i < NM_MLX5_BUFFERS; i++)
-                b->buffer_size[i] = pb->buf[i].size * CELL;
-        b->total_size = pb->port_buffer_cells * CELL;
+                b->buffer_size[i] = pb->buf[i].size * pb->cell;
+        b->total_size = pb->port_buffer_cells * pb->cell;
 }
 
 /* mlx5e_dcbnl_setbuffer(): nothing that differs, nothing done (and no manual mode). */
@@ -199,13 +213,14 @@ int nm_mlx5_pb_set(struct nm *m, struct nm_dev *d, struct nm_mlx5_pb *pb, const 
         if (memcmp(b->prio2buffer, pb->prio2buffer, sizeof(pb->prio2buffer)))
                 changed |= NM_MLX5_BUFFER_PRIO2BUFFER;
         for (unsigned i = 0; i < NM_MLX5_BUFFERS; i++)
-                if (pb->buf[i].size * CELL != b->buffer_size[i])
+                if (pb->buf[i].size * pb->cell != b->buffer_size[i])
                         changed |= NM_MLX5_BUFFER_SIZE;
         if (!changed)
                 return 0;
-        if (!pb->manual_buffer)
+        if (!pb->manual_buffer && pb->owner == NM_MLX5_OWNER_FLAG)
                 nm_logf(m, "%s: port buffers in manual mode from now on", d->name);
-        pb->manual_buffer = true;
+        if (pb->owner == NM_MLX5_OWNER_FLAG)
+                pb->manual_buffer = true;       /* before the config, failed or not (the bug 451d2849ea66 fixed) */
         return nm_mlx5_pb_config(m, d, pb, port, changed, 0, b->buffer_size, b->prio2buffer);
 }
 
@@ -214,10 +229,14 @@ void nm_mlx5_pb_dump(const struct nm_mlx5_pb *pb, FILE *f)
         uint8_t lossless = 0;
         uint32_t v[NM_MLX5_BUFFERS];
 
-        fprintf(f, "  buffers %s", pb->manual_buffer ? "manual" : "firmware");
+        static const char *const owned[] = { "firmware", "manual", "fw_owned", "sw_owned", "unknown", "unknown" };
+
+        fprintf(f, "  buffers %s", owned[2 * pb->owner + pb->manual_buffer]);
+        if (pb->cell != 128)
+                fprintf(f, " cell %u", pb->cell);
         nm_dump_u8s(f, "prio2buffer", pb->prio2buffer, 8);
         for (unsigned i = 0; i < NM_MLX5_BUFFERS; i++) {
-                v[i] = pb->buf[i].size * CELL;
+                v[i] = pb->buf[i].size * pb->cell;
                 lossless |= (uint8_t)(!pb->buf[i].lossy << i);
         }
         fprintf(f, " size");
@@ -225,9 +244,9 @@ void nm_mlx5_pb_dump(const struct nm_mlx5_pb *pb, FILE *f)
                 fprintf(f, "%s%u", i ? "," : " ", v[i]);
         fprintf(f, " lossless 0x%02x xoff", lossless);
         for (unsigned i = 0; i < NM_MLX5_BUFFERS; i++)
-                fprintf(f, "%s%u", i ? "," : " ", pb->buf[i].xoff * CELL);
+                fprintf(f, "%s%u", i ? "," : " ", pb->buf[i].xoff * pb->cell);
         fprintf(f, " xon");
         for (unsigned i = 0; i < NM_MLX5_BUFFERS; i++)
-                fprintf(f, "%s%u", i ? "," : " ", pb->buf[i].xon * CELL);
+                fprintf(f, "%s%u", i ? "," : " ", pb->buf[i].xon * pb->cell);
         fprintf(f, "\n");
 }

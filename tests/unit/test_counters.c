@@ -55,6 +55,14 @@ static void test_driver_names(void)
         CU_ASSERT(counters_kind("tx_prio5_bytes", &prio, &tc) == DOCTOR_PRIO_BYTES && prio == 5);
         CU_ASSERT(counters_kind("tx_vport_rdma_unicast_bytes", &prio, &tc) == DOCTOR_RDMA_BYTES && prio == -1);
         CU_ASSERT(counters_kind("rx_vport_rdma_multicast_bytes", &prio, &tc) == DOCTOR_RDMA_BYTES);
+        /* bnxt: each priority's bytes from its CoS queue (bnxt_ethtool.c), the RoCE bytes of bnxt_re's hw_counters */
+        CU_ASSERT(counters_kind("tx_bytes_pri3", &prio, &tc) == DOCTOR_PRIO_BYTES && prio == 3);
+        CU_ASSERT(counters_kind("rx_bytes_pri0", &prio, &tc) == DOCTOR_PRIO_BYTES && prio == 0);
+        CU_ASSERT(counters_kind_source("tx_bytes", "rdma:bnxt_re0/1", &prio, &tc) == DOCTOR_RDMA_BYTES && prio == -1);
+        CU_ASSERT(counters_kind_source("rx_bytes", "rdma:bnxt_re0/1", &prio, &tc) == DOCTOR_RDMA_BYTES);
+        CU_ASSERT(counters_kind_source("tx_bytes", "ethtool", &prio, &tc) == -1);      /* the port's bytes there */
+        CU_ASSERT(counters_kind_source("tx_prio5_bytes", "ethtool", &prio, &tc) == DOCTOR_PRIO_BYTES && prio == 5);
+        CU_ASSERT(counters_match("bnxt_en", "tx_bytes_pri7", &prio, &tc) && prio == 7);
         CU_ASSERT_FALSE(counters_match("mlx5_core", "rx_prio33_pause", &prio, &tc));
         CU_ASSERT(counters_match("bnxt_en", "rx_pfc_ena_frames_pri3", &prio, &tc) && prio == 3);
         CU_ASSERT(counters_match("bnxt_en", "cnp_rx_pkts", &prio, &tc));
@@ -367,7 +375,7 @@ static void test_real_bnxt(void)
         char name[48];
 
         CU_ASSERT_FATAL(c != NULL);
-        CU_ASSERT_EQUAL(read_listing(DATA "bnxt_en_ethtool_S_excerpt.txt", "bnxt_en", c), 50);
+        CU_ASSERT_EQUAL(read_listing(DATA "bnxt_en_ethtool_S_excerpt.txt", "bnxt_en", c), 58);
         CU_ASSERT(has(c, "rx_pause_frames", DOCTOR_PAUSE_RX, -1, -1));
         CU_ASSERT(has(c, "tx_pause_frames", DOCTOR_PAUSE_TX, -1, -1));
         for (int p = 0; p < 8; p++) {
@@ -380,6 +388,9 @@ static void test_real_bnxt(void)
         }
         CU_ASSERT_PTR_NULL(find(c, "rx_pfc_frames"));
         CU_ASSERT_PTR_NULL(find(c, "rx_discard_packets_cos3"));
+        /* each priority's bytes, for rdma_on_lossy_priority (the port's rx_bytes is not RoCE's) */
+        CU_ASSERT(has(c, "rx_bytes_pri3", DOCTOR_PRIO_BYTES, 3, -1));
+        CU_ASSERT_PTR_NULL(find(c, "rx_bytes"));
         free(c);
 }
 

@@ -12,9 +12,12 @@
 
 #include "drivers/host/dcb_driver.h"
 #include "drivers/host/dcb_nl.h"
+#include "drivers/host/host_io.h"
+#include "drivers/host/link.h"
 #include "policies/diff.h"
 #include "policies/field.h"
 #include "policies/headroom.h"
+#include "policies/policy.h"
 #include "tests/lib/drvtest.h"
 #include "tests/lib/nltrace.h"
 #include "tests/nicmodel/nm_transport.h"
@@ -273,6 +276,186 @@ static void test_mlx5_buffers_round_trip(void)
         down();
 }
 
+static void expect_refused(const struct state *want_, const char *text);
+
+/* The notes the dcb-buffer driver's check leaves for a change to want (the plan's). */
+static bool check_notes(const struct state *want, const char *text)
+{
+        struct driver_io io = { 0 };
+        struct state live;
+        uint32_t delta = want->present & (STATE_BIT(STATE_FIELD_CABLE_LEN) | STATE_BIT(STATE_FIELD_BUFFERS));
+        struct driver_change c = { .n_units = 1, .desired = want, .live = &live, .delta = &delta, .fields = delta };
+        struct errbuf e = { 0 };
+        bool found = false;
+
+        snapshot(&live);
+        fx.t.io = &io;
+        CU_ASSERT(dcb_buffer_driver.check(&fx.t, &c, &e) == 0);
+        fx.t.io = NULL;
+        for (unsigned i = 0; i < io.n_notes; i++)
+                found |= strstr(io.notes[i], text) != NULL;
+        if (!found)
+                fprintf(stderr, "test_dcb_buffer: no note '%s' (%u notes)\n", text, io.n_notes);
+        driver_io_close(&io);
+        return found;
+}
+
+/*
+ * Buffer ownership (upstream 451d2849ea66, nm_mlx5.h): where the firmware owns the
+ * buffers (FW_OWNED until the first PBMC write, or UNKNOWN without PCAM
+ * buffer_ownership), setpfc stores a new cable length and recomputes nothing; the
+ * cable goes first, so that setbuffer computes xoff at the new cable: 65536 - 42780
+ * at 40 m (not 65536 - 35680 at the 7 m a buffers-first order leaves). After it a
+ * cable alone recomputes only where the firmware says SW_OWNED; the plan says so.
+ */
+static void test_mlx5_ownership(void)
+{
+        static const char *const variants[] = { "mlx5:vA:3:host+fw-owner", "mlx5:vA:3:host+owner-unknown" };
+        static const char *const owned[] = { "buffers sw_owned ", "buffers unknown " };
+        static const char *const xoff50[] = { "xoff 0,20480,0,", "xoff 0,22656,0," };
+
+        for (unsigned v = 0; v < 2; v++) {
+                char *start, *end, *p;
+                struct state before, want;
+                struct errbuf e;
+
+                up(variants[v]);
+                start = dump();
+                snapshot(&before);
+                lossless(&want, 65536);
+                CU_ASSERT(check_notes(&want, "the cable length is written first, so that setbuffer computes xoff from "
+                                             "it (calculate_xoff())"));
+                CU_ASSERT(apply(&want, &e) == 0);
+                CU_ASSERT(reads_as(&want));
+                CU_ASSERT(dump_has("cable_len 40"));
+                CU_ASSERT(dump_has(owned[v]));
+                CU_ASSERT(dump_has("prio2buffer 0,0,0,1,0,0,0,0 size 130944,65536,0,0,0,0,0,0 lossless 0x02 "
+                                   "xoff 0,22656,0,0,0,0,0,0 xon 0,12672,"));
+                /* the cable alone: recomputed where the firmware says SW_OWNED, kept where it says UNKNOWN */
+                want.cable_len_m = 50;
+                want.present &= ~STATE_BIT(STATE_FIELD_BUFFERS);
+                CU_ASSERT(check_notes(&want, "a new cable length moves xoff only where the driver owns the buffers"));
+                CU_ASSERT(apply(&want, &e) == 0);
+                CU_ASSERT(dump_has("cable_len 50"));
+                CU_ASSERT(dump_has(xoff50[v]));
+                /*
+                 * The rollback: sizes, map and cable back; the ownership stays. Where the firmware
+                 * says UNKNOWN, the PFC restored after the buffers recomputes nothing: buffer 0,
+                 * which held priority 3 while PFC was still on, stays lossless (xoff at 7 m), as the
+                 * plan's note says; dcbnl cannot see it.
+                 */
+                CU_ASSERT(restore(&before, &e) == 0);
+                CU_ASSERT(reads_as(&before));
+                end = dump();
+                if (v) {
+                        static const char left[] = "lossless 0x01 xoff 95232,0,0,0,0,0,0,0 xon 85248,0,";
+
+                        p = strstr(end, left);
+                        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+                        CU_ASSERT(asprintf(&p, "%.*slossless 0x00 xoff 0,0,0,0,0,0,0,0 xon 0,0,%s", (int)(p - end), end,
+                                           p + strlen(left)) > 0);
+                        free(end);
+                        end = p;
+                }
+                p = strstr(end, owned[v]);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+                CU_ASSERT(asprintf(&p, "%.*sbuffers %s %s", (int)(p - end), end, v ? "unknown" : "fw_owned",
+                                   p + strlen(owned[v])) > 0);
+                free(end);
+                end = p;
+                if (strcmp(end, start))
+                        fprintf(stderr, "test_dcb_buffer: --- start\n%s--- end\n%s", start, end);
+                CU_ASSERT_STRING_EQUAL(end, start);
+                free(start);
+                free(end);
+                down();
+        }
+}
+
+/*
+ * Where the driver owns the buffers, a longer cable first is refused when the port's
+ * buffers are too small for it (update_xoff_threshold(): -ENOMEM, the cable length
+ * put back): the buffers go first then, and the cable after them recomputes xoff:
+ * 130944 - 77380 at 200 m, floored to cells.
+ */
+static void test_mlx5_cable_after_buffers_when_owned(void)
+{
+        struct state want;
+        struct errbuf e;
+
+        up("mlx5:vA:3:host+fw-owner");
+        lossless(&want, 65536);
+        CU_ASSERT(apply(&want, &e) == 0);               /* SW_OWNED, 40 m */
+        lossless(&want, 130944);
+        want.cable_len_m = 200;
+        CU_ASSERT(apply(&want, &e) == 0);
+        CU_ASSERT(reads_as(&want));
+        CU_ASSERT(dump_has("cable_len 200"));
+        CU_ASSERT(dump_has("size 130944,130944,0,0,0,0,0,0 lossless 0x02 xoff 0,53504,0,"));
+        down();
+}
+
+/*
+ * A ConnectX whose firmware has SBCAM: the cell is its cap_cell_size (the model's
+ * 256), every size the port reports is whole cells, and a size that is not is
+ * refused before anything is sent; thresholds are floored to it.
+ */
+static void test_mlx5_sbcam_cell(void)
+{
+        struct state before, want;
+        struct errbuf e;
+
+        up("mlx5:vA:3:host+sbcam");
+        snapshot(&before);
+        CU_ASSERT_EQUAL(before.buffers.size[0], 130816);        /* 511 cells of 256 */
+        lossless(&want, 65664);                                 /* 513 cells of 128 */
+        want.buffers.size[0] = 130816;
+        expect_refused(&want, "buffers.buffer_size_bytes[1] 65664 is not a whole number of the port's 256-byte cells "
+                              "(every size the port reports is a multiple of it");
+        lossless(&want, 65536);
+        want.buffers.size[0] = 130816;
+        CU_ASSERT(apply(&want, &e) == 0);
+        CU_ASSERT(reads_as(&want));
+        CU_ASSERT(dump_has("buffers manual cell 256 prio2buffer 0,0,0,1,0,0,0,0 size 130816,65536,0,0,0,0,0,0 "
+                           "lossless 0x02 xoff 0,22528,0,"));          /* 65536 - 42780 = 22756 -> 88 cells */
+        CU_ASSERT(restore(&before, &e) == 0);
+        CU_ASSERT(reads_as(&before));
+        down();
+}
+
+/*
+ * A ConnectX port takes an MTU up to its max_mtu (mlx5: 9978), above the 9216 of the
+ * switches; its lossless buffer is checked and its xoff computed for that MTU
+ * (calculate_xoff(): 272 * 9978 / 100). An E810 (ICE_MAX_MTU 9702) refuses 9978
+ * before anything is sent.
+ */
+static void test_connectx_mtu_above_9216(void)
+{
+        struct state want;
+        struct errbuf e = { 0 };
+
+        up("mlx5:vA:3:host");
+        lossless(&want, 130944);
+        want.present |= STATE_BIT(STATE_FIELD_MTU);
+        want.mtu = POLICY_MTU_MAX;
+        CU_ASSERT_EQUAL(want.mtu, 9978);
+        CU_ASSERT(drvtest_apply(&link_driver, &fx.t, &want, &e) == 0);
+        CU_ASSERT(apply(&want, &e) == 0);
+        CU_ASSERT(dump_has("link mtu 9978"));
+        /* xoff (301 + 86) * 100 + 27140 = 65840: 130944 - 65840 = 65104, floored to cells */
+        CU_ASSERT(dump_has("size 130944,130944,0,0,0,0,0,0 lossless 0x02 xoff 0,65024,0,"));
+        down();
+        up("ice:vA:3");
+        state_init(&want);
+        want.present = STATE_BIT(STATE_FIELD_MTU);
+        want.mtu = 9978;
+        CU_ASSERT_EQUAL(drvtest_apply(&link_driver, &fx.t, &want, &e), -ERANGE);
+        if (!strstr(e.msg, "mtu 9978 out of the kernel's range"))
+                fprintf(stderr, "test_dcb_buffer: %s\n", e.msg);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "mtu 9978 out of the kernel's range"));
+        down();
+}
+
 static void expect_refused_pfc(const struct state *want, const char *text);
 
 /* The dcb-buffer driver's check refuses want: nothing is sent (its PFC left to the dcb driver, not applied here). */
@@ -428,6 +611,9 @@ static void test_mlxsw_tc_mode_buffers(void)
         CU_ASSERT(dump_has("headroom tc cell 144"));
         lossless(&want, 67680);                 /* 470 cells; spectrum2 100G 40 m mtu 1500 needs 63488 */
         want.buffers.size[0] = 3168;            /* 2 x MTU in cells: 22 * 144 */
+        /* no ethtool here to say the lanes: checked as 4 lanes, and the plan says so */
+        CU_ASSERT(check_notes(&want, "ethtool does not say how many lanes the port has, so its buffers were checked "
+                                     "as a 4-lane port's"));
         CU_ASSERT(apply(&want, &e) == 0);
         if (e.msg[0])
                 fprintf(stderr, "test_dcb_buffer: %s\n", e.msg);
@@ -493,6 +679,10 @@ int suite_dcb_buffer(void)
         CU_pSuite s = CU_add_suite("dcb_buffer", NULL, NULL);
 
         if (!s || !CU_add_test(s, "caps_and_read", test_caps_and_read) ||
+            !CU_add_test(s, "mlx5_ownership", test_mlx5_ownership) ||
+            !CU_add_test(s, "mlx5_cable_after_buffers_when_owned", test_mlx5_cable_after_buffers_when_owned) ||
+            !CU_add_test(s, "mlx5_sbcam_cell", test_mlx5_sbcam_cell) ||
+            !CU_add_test(s, "connectx_mtu_above_9216", test_connectx_mtu_above_9216) ||
             !CU_add_test(s, "mlx5_map_after_sizes", test_mlx5_map_after_sizes) ||
             !CU_add_test(s, "vector_buffer_show", test_vector_buffer_show) ||
             !CU_add_test(s, "mlx5_cable_firmware_mode", test_mlx5_cable_firmware_mode) ||

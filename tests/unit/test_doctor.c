@@ -1042,6 +1042,17 @@ static void test_rdma_on_lossy(void)
         r->v[3].per_s = 0.9e6;
         run();
         CU_ASSERT_EQUAL(count("rdma_on_lossy_priority"), 0);
+
+        /* a NetXtreme: bnxt_re's RoCE bytes (hw_counters "tx_bytes"), bnxt_en's bytes per priority */
+        healthy();
+        r = &iface_of("gpu1")->rates;
+        rate(r, "tx_bytes rdma:bnxt_re0/1", DOCTOR_RDMA_BYTES, -1, 40e6);
+        rate(r, "tx_bytes_pri3", DOCTOR_PRIO_BYTES, 3, 30e6);
+        rate(r, "tx_bytes_pri0", DOCTOR_PRIO_BYTES, 0, 10e6);
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("rdma_on_lossy_priority"), 1);
+        CU_ASSERT_EQUAL(ev(find("rdma_on_lossy_priority"), "tx_class_share_pct"), 75);
+        CU_ASSERT_EQUAL(ev(find("rdma_on_lossy_priority"), "priority"), 0);
 }
 
 /* NCCL's traffic class: NCCL_IB_TC of its file, 0 without one; MLNX_OFED's global value overrides it. */

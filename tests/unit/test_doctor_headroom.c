@@ -159,6 +159,54 @@ static void test_headroom_insufficient(void)
         fresh();
 }
 
+/*
+ * A Linux switch port of 8 lanes (mlxsw): its buffer is split over two
+ * (mlxsw_sp_port_headroom_8x_adjust()) and dcbnl shows the sum, so each half must
+ * hold the headroom: a buffer short of twice the calculator's size fires there, and
+ * is silent where ethtool said 4 lanes or nothing.
+ */
+static void test_headroom_8_lanes(void)
+{
+        struct headroom_input in;
+        struct headroom h;
+        struct headroom_problem why;
+        const struct doctor_finding *f;
+        struct doctor_iface *x;
+
+        headroom_input_init(&in, HEADROOM_SPECTRUM2);
+        in.speed_gbps = 100, in.cable_m = 40, in.mtu = 1500, in.lanes = 8;
+        CU_ASSERT_FATAL(headroom_calc(&in, &h, &why) == 0);
+        for (unsigned lanes = 0; lanes <= 8; lanes += 4) {
+                fresh();
+                x = gpu("sw1", 0);
+                snprintf(x->driver, sizeof(x->driver), "mlxsw_spectrum2");
+                x->st.mtu = 1500;
+                x->st.cable_len_m = 40;
+                x->link.lanes = lanes;
+                buffers(x, 2 * h.size_bytes - 2 * 144);
+                if (lanes != 8) {
+                        CU_ASSERT(silent("headroom_insufficient"));
+                        continue;
+                }
+                f = only("headroom_insufficient");
+                CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+                CU_ASSERT_EQUAL(ev(f, "configured_bytes"), h.size_bytes - 144);
+                CU_ASSERT_EQUAL(ev(f, "needed_bytes"), h.size_bytes);
+                CU_ASSERT_EQUAL(ev(f, "lanes"), 8);
+                CU_ASSERT_PTR_NOT_NULL(strstr(f->summary, "(each half of it on an 8-lane port)"));
+                CU_ASSERT_PTR_NOT_NULL(strstr(f->fix, "--lanes 8 (twice its size"));
+                fresh();
+                x = gpu("sw1", 0);
+                snprintf(x->driver, sizeof(x->driver), "mlxsw_spectrum2");
+                x->st.mtu = 1500;
+                x->st.cable_len_m = 40;
+                x->link.lanes = 8;
+                buffers(x, 2 * h.size_bytes);
+                CU_ASSERT(silent("headroom_insufficient"));
+        }
+        fresh();
+}
+
 static void test_cable_length_unset(void)
 {
         const struct doctor_finding *f;
@@ -283,6 +331,7 @@ int suite_doctor_headroom(void)
         CU_pSuite s = CU_add_suite("doctor_headroom", NULL, NULL);
 
         if (!s || !CU_add_test(s, "headroom_insufficient", test_headroom_insufficient) ||
+            !CU_add_test(s, "headroom_8_lanes", test_headroom_8_lanes) ||
             !CU_add_test(s, "cable_length_unset", test_cable_length_unset) ||
             !CU_add_test(s, "lossless_drops", test_lossless_drops))
                 return -1;

@@ -17,6 +17,7 @@
 #include "drivers/host/ecn_sysfs.h"
 #include "policies/field.h"
 #include "tests/lib/drvtest.h"
+#include "tests/nicmodel/nm_transport.h"
 
 static char root[64];
 static struct driver_env env;
@@ -431,6 +432,142 @@ static void test_dcqcn_missing_param(void)
         remove_tree();
 }
 
+/* One bnxt_re cc_config file: bnxt_re/PCI/cc_config/NAME under the debugfs root. */
+static unsigned bnxt_get(const char *name)
+{
+        char path[256], buf[16] = "";
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/debug/bnxt_re/0000:3b:00.0/cc_config/%s", root, name);
+        f = fopen(path, "re");
+        if (!f)
+                return 999;
+        if (!fgets(buf, sizeof(buf), f))
+                buf[0] = '\0';
+        fclose(f);
+        return (unsigned)strtoul(buf, NULL, 0);
+}
+
+/*
+ * A NetXtreme (bnxt_en) with upstream bnxt_re's debugfs cc_config (debugfs.c,
+ * 656dff55da19): files of mode 0400 that root writes; the CNP's DSCP and priority
+ * are alt_vlan_dscp and alt_vlan_pcp (ALT_TOS_DSCP, ALT_VLAN_PCP), and one enable_cc
+ * stands for both points of every priority. Applied, read back, rolled back; what
+ * enable_cc cannot express is refused with nothing written.
+ */
+static void test_bnxt_cc_config(void)
+{
+        struct state before, want, live;
+        struct errbuf e;
+        uint32_t caps = 0;
+        char cmd[1024];
+
+        build_tree();
+        snprintf(tgt.name, sizeof(tgt.name), "bnxt0");
+        snprintf(tgt.kernel_driver, sizeof(tgt.kernel_driver), "bnxt_en");
+        snprintf(cmd, sizeof(cmd),
+                 "mkdir -p %s/class/net/bnxt0 %s/devices/0000:3b:00.0 %s/debug/bnxt_re/0000:3b:00.0/cc_config && "
+                 "ln -s ../../../devices/0000:3b:00.0 %s/class/net/bnxt0/device && "
+                 "cd %s/debug/bnxt_re/0000:3b:00.0/cc_config && for f in g num_phase_per_state init_cr init_tr "
+                 "tos_dscp rtt cc_mode tcp_cp tx_queue inactivity_cp; do echo 0 > $f; done && "
+                 "echo 1 > enable_cc && echo 1 > tos_ecn && echo 26 > alt_vlan_dscp && echo 7 > alt_vlan_pcp && "
+                 "echo 0 > alt_vlan_pcp && echo 7 > alt_vlan_pcp && chmod 0400 *",
+                 root, root, root, root, root);
+        CU_ASSERT_FATAL(system(cmd) == 0);
+        CU_ASSERT(nic_ecn_driver.caps(&tgt, &caps, &e) == 0);
+        CU_ASSERT_EQUAL(caps, STATE_BIT(STATE_FIELD_HOST_ECN));
+        state_init(&before);
+        CU_ASSERT_FATAL(nic_ecn_driver.read(&tgt, caps, &before, &e) == 0);
+        CU_ASSERT(before.host_ecn.has_cnp && before.host_ecn.cnp_dscp == 26 && before.host_ecn.cnp_prio == 7);
+        CU_ASSERT_FALSE(before.host_ecn.has_prio_mode);
+        CU_ASSERT(before.host_ecn.prios == 0xff && before.host_ecn.rp_enabled == 0xff && before.host_ecn.np_enabled == 0xff);
+        /* the reaction point off on priority 3 alone: enable_cc cannot, refused, nothing written */
+        desired(&want);
+        want.host_ecn.rp_enabled = 0;
+        CU_ASSERT_EQUAL(drvtest_apply(&nic_ecn_driver, &tgt, &want, &e), -EOPNOTSUPP);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "bnxt_re has one congestion control switch"));
+        CU_ASSERT_EQUAL(bnxt_get("enable_cc"), 1);
+        /* mlx5's DCQCN parameters are not bnxt_re's */
+        desired(&want);
+        want.host_ecn.dcqcn_set = 1;
+        CU_ASSERT_EQUAL(drvtest_apply(&nic_ecn_driver, &tgt, &want, &e), -EOPNOTSUPP);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "bnxt_re's cc_config has its own"));
+        /* on for priority 3, CNPs on DSCP 48 and priority 6: written through the 0400 files (root) */
+        desired(&want);
+        if (geteuid() == 0) {
+                CU_ASSERT(drvtest_apply(&nic_ecn_driver, &tgt, &want, &e) == 0);
+                CU_ASSERT_EQUAL(bnxt_get("alt_vlan_dscp"), 48);
+                CU_ASSERT_EQUAL(bnxt_get("alt_vlan_pcp"), 6);
+                state_init(&live);
+                CU_ASSERT(nic_ecn_driver.read(&tgt, caps, &live, &e) == 0);
+                CU_ASSERT(live.host_ecn.cnp_dscp == 48 && live.host_ecn.cnp_prio == 6 && live.host_ecn.rp_enabled == 0xff);
+                /* off on every priority: enable_cc 0, and the snapshot puts it back */
+                want.host_ecn.prios = 0xff;
+                want.host_ecn.rp_enabled = want.host_ecn.np_enabled = 0;
+                CU_ASSERT(drvtest_apply(&nic_ecn_driver, &tgt, &want, &e) == 0);
+                CU_ASSERT_EQUAL(bnxt_get("enable_cc"), 0);
+                CU_ASSERT(drvtest_restore(&nic_ecn_driver, &tgt, &before, &e) == 0);
+                CU_ASSERT_EQUAL(bnxt_get("enable_cc"), 1);
+                CU_ASSERT_EQUAL(bnxt_get("alt_vlan_dscp"), 26);
+                CU_ASSERT_EQUAL(bnxt_get("alt_vlan_pcp"), 7);
+        }
+        remove_tree();
+}
+
+/*
+ * The same over the bnxt model (tests/nicmodel/nm_bnxt.c, bnxt_re debugfs.c): the
+ * files the driver made at load (enable_cc and tos_ecn on, bnxt_re_setup_cc()), a
+ * write taken in by the firmware at the model's next tick and shown back, and the
+ * snapshot put back.
+ */
+static void test_bnxt_model(void)
+{
+        static struct nm m;
+        struct nm_transport x;
+        struct driver_env menv = { 0 };
+        struct target t = { .kind = TARGET_INTERFACE, .name = "bnxt0", .ifindex = 3, .kernel_driver = "bnxt_en" };
+        struct state before, want, live;
+        struct errbuf e;
+        char dir[64], cmd[96];
+
+        if (geteuid() != 0)
+                return;                         /* the 0400 files are root's, as on a real host */
+        snprintf(dir, sizeof(dir), "/tmp/nettune-bnxtcc.XXXXXX");
+        CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+        nm_init(&m);
+        snprintf(m.sysfs_root, sizeof(m.sysfs_root), "%s/sys", dir);
+        snprintf(m.debugfs_root, sizeof(m.debugfs_root), "%s/debug", dir);
+        CU_ASSERT_FATAL(nm_add(&m, "bnxt:bnxt0:3") == 0);
+        CU_ASSERT_FATAL(nm_sysfs_create(&m, &m.devs[0]) == 0);
+        nm_transport_init(&x, &m);
+        menv.nl = nm_transport_get(&x);
+        snprintf(menv.sysfs_root, sizeof(menv.sysfs_root), "%s", m.sysfs_root);
+        snprintf(menv.debugfs_root, sizeof(menv.debugfs_root), "%s", m.debugfs_root);
+        t.env = &menv;
+        state_init(&before);
+        CU_ASSERT_FATAL(nic_ecn_driver.read(&t, STATE_BIT(STATE_FIELD_HOST_ECN), &before, &e) == 0);
+        CU_ASSERT(before.host_ecn.rp_enabled == 0xff && before.host_ecn.cnp_dscp == 0 && before.host_ecn.cnp_prio == 0);
+        desired(&want);
+        CU_ASSERT(drvtest_apply(&nic_ecn_driver, &t, &want, &e) == 0);
+        nm_transport_lock(&x);
+        nm_tick(&m);
+        nm_transport_unlock(&x);
+        state_init(&live);
+        CU_ASSERT(nic_ecn_driver.read(&t, STATE_BIT(STATE_FIELD_HOST_ECN), &live, &e) == 0);
+        CU_ASSERT(live.host_ecn.cnp_dscp == 48 && live.host_ecn.cnp_prio == 6 && live.host_ecn.np_enabled == 0xff);
+        CU_ASSERT(drvtest_restore(&nic_ecn_driver, &t, &before, &e) == 0);
+        nm_transport_lock(&x);
+        nm_tick(&m);
+        nm_transport_unlock(&x);
+        state_init(&live);
+        CU_ASSERT(nic_ecn_driver.read(&t, STATE_BIT(STATE_FIELD_HOST_ECN), &live, &e) == 0);
+        CU_ASSERT(live.host_ecn.cnp_dscp == 0 && live.host_ecn.cnp_prio == 0);
+        nm_transport_done(&x);
+        nm_done(&m);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        CU_ASSERT(system(cmd) == 0);
+}
+
 int suite_ecn_sysfs(void);
 int suite_ecn_sysfs(void)
 {
@@ -441,6 +578,8 @@ int suite_ecn_sysfs(void)
             !CU_add_test(s, "midway_failure_restores", test_midway_failure_restores) ||
             !CU_add_test(s, "no_ecn_dir_and_cc_params", test_no_ecn_dir_and_cc_params) ||
             !CU_add_test(s, "cc_params_cnp", test_cc_params_cnp) ||
+            !CU_add_test(s, "bnxt_cc_config", test_bnxt_cc_config) ||
+            !CU_add_test(s, "bnxt_model", test_bnxt_model) ||
             !CU_add_test(s, "dcqcn_ofed", test_dcqcn_ofed) || !CU_add_test(s, "dcqcn_debugfs", test_dcqcn_debugfs) ||
             !CU_add_test(s, "dcqcn_missing_param", test_dcqcn_missing_param))
                 return -1;

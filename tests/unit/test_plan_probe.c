@@ -266,6 +266,70 @@ static void test_pin_target(void)
         nm_done(&model);
 }
 
+/*
+ * The priority a probe rode after the change, read again from the mlx5 model: DSCP
+ * through the map under trust dscp (26 -> 3, PFC: lossless; 48 -> 6: not; 10, in no
+ * APP entry: 0); under trust pcp a socket's untagged frames ride 0, a QP its SL; a
+ * port without PFC (vB) has no class to judge.
+ */
+static void test_rode(void)
+{
+        struct probe_path path = { .mode = PROBE_MODE_TCP, .netdev = "vA", .dscp = 26, .priority = 3 };
+        struct driver_env env = { .settle_ms = 2000 };
+        struct target t = { .kind = TARGET_INTERFACE, .name = "vA", .ifindex = 3, .env = &env };
+        struct plan_probe_rode c;
+        struct state want;
+        struct errbuf e;
+        struct plan p;
+
+        setup_model();
+        CU_ASSERT_EQUAL_FATAL(plan_of(&p, "\"vA\",\"vB\"", "{\"mtu\":9000}", NULL), 0);
+        plan_probe_rode(&p, &path, &c);
+        CU_ASSERT_TRUE(c.judged && c.lossless);
+        CU_ASSERT_EQUAL(c.priority, 3);
+        CU_ASSERT_STRING_EQUAL(c.how, "DSCP 26 through the DSCP map of 'vA' (trust dscp)");
+        path.dscp = 48;
+        plan_probe_rode(&p, &path, &c);
+        CU_ASSERT_TRUE(c.judged && !c.lossless);
+        CU_ASSERT_EQUAL(c.priority, 6);
+        CU_ASSERT_PTR_NOT_NULL(strstr(c.reason, "the probe's traffic rode priority 6, not the lossless 3: the change "
+                                                "is not what the workload will see"));
+        path.dscp = 10;
+        plan_probe_rode(&p, &path, &c);
+        CU_ASSERT_EQUAL(c.priority, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(c.how, "in no entry of the DSCP map of 'vA' (trust dscp): priority 0"));
+
+        plan_free(&p);
+        /* trust pcp, PFC on 3 and 4 (a plan read before it sees the old class: the plan of the change is read anew) */
+        env.nl = nm_transport_get(&model_x);
+        state_init(&want);
+        want.present = STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_PFC);
+        want.trust = STATE_TRUST_PCP;
+        want.pfc_enabled = (1u << 3) | (1u << 4);
+        CU_ASSERT_FATAL(drvtest_apply(&dcb_driver, &t, &want, &e) == 0);
+        CU_ASSERT_EQUAL_FATAL(plan_of(&p, "\"vA\",\"vB\"", "{\"mtu\":9000}", NULL), 0);
+        path.dscp = 26;
+        plan_probe_rode(&p, &path, &c);
+        CU_ASSERT_TRUE(c.judged && !c.lossless);
+        CU_ASSERT_EQUAL(c.priority, 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(c.reason, "rode priority 0, not a lossless one (3, 4)"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(c.how, "untagged frames of 'vA' under trust pcp ride priority 0"));
+        path.mode = PROBE_MODE_VERBS;
+        plan_probe_rode(&p, &path, &c);
+        CU_ASSERT_TRUE(c.judged && c.lossless);
+        CU_ASSERT_EQUAL(c.priority, 3);
+        CU_ASSERT_STRING_EQUAL(c.how, "SL 3 of the probe's QP ('vA' trusts pcp)");
+
+        snprintf(path.netdev, sizeof(path.netdev), "vB");
+        plan_probe_rode(&p, &path, &c);
+        CU_ASSERT_FALSE(c.judged);
+        CU_ASSERT_EQUAL(c.priority, -1);
+        CU_ASSERT_STRING_EQUAL(c.how, "'vB' has no PFC priority: there is no lossless class for the probe to prove");
+        plan_free(&p);
+        nm_transport_done(&model_x);
+        nm_done(&model);
+}
+
 int suite_plan_probe(void);
 int suite_plan_probe(void)
 {
@@ -274,7 +338,8 @@ int suite_plan_probe(void)
         if (!s ||
             !CU_add_test(s, "class_from_live_and_policy", test_class_from_live_and_policy) ||
             !CU_add_test(s, "class_without_dcb", test_class_without_dcb) ||
-            !CU_add_test(s, "pin_target", test_pin_target))
+            !CU_add_test(s, "pin_target", test_pin_target) ||
+            !CU_add_test(s, "rode", test_rode))
                 return -1;
         return 0;
 }

@@ -142,8 +142,8 @@ static void test_errors(void)
                 { "", "t.json: document is empty" },
                 { "{", "t.json:1:1: string or '}' expected near end of file" },
                 { "[1]", "t.json: $: expected object, found array" },
-                { HEAD "\"spec\":{\"mtu\":67}}", "t.json: $.spec.mtu: mtu 67 out of range 68-9216" },
-                { HEAD "\"spec\":{\"mtu\":9217}}", "t.json: $.spec.mtu: mtu 9217 out of range 68-9216" },
+                { HEAD "\"spec\":{\"mtu\":67}}", "t.json: $.spec.mtu: mtu 67 out of range 68-9978" },
+                { HEAD "\"spec\":{\"mtu\":9979}}", "t.json: $.spec.mtu: mtu 9979 out of range 68-9978" },
                 { HEAD "\"spec\":{\"mtu\":\"9000\"}}", "t.json: $.spec.mtu: expected integer, found string" },
                 { HEAD "\"spec\":{\"mtu\":9000.5}}", "t.json: $.spec.mtu: expected integer, found number" },
                 { HEAD "\"spec\":{\"foo\":1}}", "t.json: $.spec: unknown key 'foo'" },
@@ -594,7 +594,7 @@ static void test_yaml(void)
         CU_ASSERT_FALSE(jsonv_is_yaml("request body", " {\"a\":1}", 8));
         CU_ASSERT_FALSE(jsonv_is_yaml("p.json", "apiVersion: x", 13));
 
-        yaml_bad(YHEAD "spec:\n  mtu: 99999\n", "t.yaml:8:3: $.spec.mtu: mtu 99999 out of range 68-9216");
+        yaml_bad(YHEAD "spec:\n  mtu: 99999\n", "t.yaml:8:3: $.spec.mtu: mtu 99999 out of range 68-9978");
         yaml_bad(YHEAD "spec:\n  mtu: \"9000\"\n", "t.yaml:8:3: $.spec.mtu: expected integer, found string");
         yaml_bad(YHEAD "spec:\n  mtu: 9000.0\n", "t.yaml:8:3: $.spec.mtu: expected integer, found number");
         yaml_bad(YHEAD "spec:\n  pfc: {priorities: [3, 9]}\n",

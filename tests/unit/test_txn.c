@@ -874,6 +874,74 @@ static void test_lossless_class(void)
         policy_free(keep);
 }
 
+/*
+ * The gate checks the class its own probe rode: on ports lossless on priority 3
+ * (DSCP 26 -> 3), a probe told verify.dscp 0 rides priority 0 after the change: a
+ * rate that passes proves nothing of the class, the gate fails and the change is
+ * rolled back. Derived from the map (DSCP 26), the same change commits.
+ */
+static void test_gate_class(void)
+{
+        static const double same[] = { 10.0, 10.0 };
+        struct txn_result r;
+        json_t *j;
+        const json_t *g;
+
+        lossless_devices();
+        fakedrv_set_probes(same, 2);
+        CU_ASSERT_EQUAL(apply(9000, "{\"probe\":\"tcp\",\"peer\":\"127.0.0.1:1\",\"settle_ms\":0,\"dscp\":0}", -1,
+                              &r), OUTCOME_ROLLED_BACK);
+        CU_ASSERT_EQUAL(r.gate.verdict, PROBE_GATE_FAIL_LOSSY_CLASS);
+        CU_ASSERT_STRING_EQUAL(r.restored_by, "gate");
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.error.msg, "verification failed: the probe's traffic rode priority 0, not the "
+                                                   "lossless 3: the change is not what the workload will see (DSCP 0 "
+                                                   "through the DSCP map of 'fa' (trust dscp))"));
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 1500);
+        CU_ASSERT_EQUAL(fakedrv_find("fb")->live.mtu, 1500);
+        j = txn_result_to_json(&r);
+        g = json_object_get(json_object_get(j, "probe"), "gate");
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "verdict")), "lossy_class");
+        CU_ASSERT_EQUAL(json_integer_value(json_object_get(g, "rode_priority")), 0);
+        json_decref(j);
+        txn_result_done(&r);
+
+        fakedrv_set_probes(same, 2);
+        CU_ASSERT_EQUAL(apply(9000, GATED, -1, &r), OUTCOME_OK);
+        CU_ASSERT_EQUAL(r.gate.verdict, PROBE_GATE_PASS);
+        CU_ASSERT_EQUAL(r.gate.rode_priority, 3);
+        CU_ASSERT_STRING_EQUAL(r.gate.rode, "DSCP 26 through the DSCP map of 'fa' (trust dscp)");
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        txn_result_done(&r);
+
+        /*
+         * The way back is never refused for the class: committed on ports without PFC (nothing
+         * to judge), PFC on 3 turned on by hand with no DSCP mapped to it, then rolled back with
+         * the probe on DSCP 0: the gate says the probe proves nothing of the class, and the
+         * rollback goes through.
+         */
+        lossless_devices();
+        fakedrv_find("fa")->live.pfc_enabled = fakedrv_find("fb")->live.pfc_enabled = 0;
+        fakedrv_set_probes(same, 2);
+        CU_ASSERT_EQUAL(apply(1400, "{\"probe\":\"tcp\",\"peer\":\"127.0.0.1:1\",\"settle_ms\":0,\"dscp\":0}", -1,
+                              &r), OUTCOME_OK);
+        CU_ASSERT_EQUAL(r.gate.rode_priority, -1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(r.gate.rode, "'fa' has no PFC priority"));
+        txn_result_done(&r);
+        fakedrv_find("fa")->live.pfc_enabled = fakedrv_find("fb")->live.pfc_enabled = 1u << 3;
+        fakedrv_find("fa")->live.dscp_prio[26] = fakedrv_find("fb")->live.dscp_prio[26] = 0;   /* no DSCP rides 3 */
+        fakedrv_set_probes(same, 2);
+        txn_result_init(&r);
+        CU_ASSERT_EQUAL(txn_rollback(&env, NULL, &r), OUTCOME_OK);
+        CU_ASSERT_EQUAL(fakedrv_find("fa")->live.mtu, 9000);
+        CU_ASSERT_TRUE(r.gated);
+        if (r.gated) {
+                CU_ASSERT_EQUAL(r.gate.verdict, PROBE_GATE_PASS);
+                CU_ASSERT_PTR_NOT_NULL(strstr(r.gate.reason, "not counted as proof of the lossless class: the "
+                                                             "probe's traffic rode priority 0, not the lossless 3"));
+        }
+        txn_result_done(&r);
+}
+
 int suite_txn(void);
 int suite_txn(void)
 {
@@ -898,7 +966,8 @@ int suite_txn(void)
             !CU_add_test(s, "rollback_to", test_rollback_to) ||
             !CU_add_test(s, "expect_revision", test_expect_revision) ||
             !CU_add_test(s, "confirm_not_current", test_confirm_not_current) ||
-            !CU_add_test(s, "lossless_class", test_lossless_class))
+            !CU_add_test(s, "lossless_class", test_lossless_class) ||
+            !CU_add_test(s, "gate_class", test_gate_class))
                 return -1;
         return 0;
 }
