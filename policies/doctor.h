@@ -483,3 +483,35 @@ int doctor_proposal_policy(const struct doctor_report *r, const char *name, cons
  */
 bool doctor_propose_target(struct doctor_report *r, const char *manager, const char *target, bool linux_port,
                            uint32_t mtu_max);
+
+/* ---- across the cable, before a change (doctor_cable.c) ---- */
+
+/* One finding of a path rule the check kept: its code, both ends and doctor's words. */
+struct doctor_cable_item {
+        const char *code;               /* static: the rule's code ("pfc_priority_mismatch") */
+        enum doctor_severity severity;
+        char ends[2][2 * DOCTOR_NAME_MAX];      /* "node001:ens1f0", "leaf1:swp1" */
+        char summary[512];
+        char fix[512];
+};
+
+struct doctor_cable {
+        unsigned n_broken;              /* what the change breaks: the pre-flight refuses it */
+        struct doctor_cable_item *broken;       /* owned */
+        unsigned n_already;             /* paths inconsistent already (and after): notes */
+        struct doctor_cable_item *already;      /* owned */
+        unsigned n_waived;              /* findings of a code the policy's checks.allow waives */
+};
+
+/*
+ * The fleet pre-flight across the cable: doctor's path rules over f as collected and
+ * over f with pol's fields merged into every target the rollout's nodes (names
+ * nodes[0..n)) manage — their interfaces the policy names, and every copy of the
+ * ports of a switch the policy names that one of them manages. f is changed (the
+ * merged intent). Only findings on a path with a node of the rollout are kept; codes
+ * in pol's checks.allow are counted, never kept. 0 or -ENOMEM; ret freed with
+ * doctor_cable_free().
+ */
+int doctor_cable_check(struct doctor_facts *f, const struct policy *pol, const char *const *nodes, unsigned n,
+                       const struct doctor_params *p, struct doctor_cable *ret);
+void doctor_cable_free(struct doctor_cable *c);

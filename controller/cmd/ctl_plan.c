@@ -123,7 +123,7 @@ static int plan(struct ctl *c, const char *file, const char *doc, const struct p
         _cleanup_free_ const struct inventory_node **sel = NULL;
         struct http_req *reqs = NULL;
         struct plan_sum s = { .notes = json_array() };
-        json_t *nodes;
+        json_t *nodes, *refused = NULL;
         unsigned n;
         int r = ctl_select_only(c, p, only, &sel, &n);
 
@@ -138,19 +138,27 @@ static int plan(struct ctl *c, const char *file, const char *doc, const struct p
         for (unsigned i = 0; i < n; i++)
                 json_array_append_new(nodes, node_result(&reqs[i], &s));
         ctl_query_free(reqs, n);
+        /* across the cable: only a policy every reached node accepts */
+        r = 0;
+        if (!s.invalid && (r = ctl_cable_preflight(c, file, p, sel, n, s.notes, &refused)) < 0 && r != -EINVAL) {
+                log_err("%s: across the cable: %s", file, strerror(-r));
+                s.unreachable++;
+        }
         if (c->json) {
-                json_t *j = json_pack("{s:s, s:o, s:O, s:O}", "policy", p->name, "summary", summary_json(&s, n),
-                                      "nodes", nodes, "notes", s.notes);
+                json_t *j = json_pack("{s:s, s:o, s:O, s:O, s:o}", "policy", p->name, "summary", summary_json(&s, n),
+                                      "nodes", nodes, "notes", s.notes, "cable_refused",
+                                      refused ? refused : json_array());
 
                 output_json(j);
                 json_decref(j);
         } else {
                 print_text(nodes, &s, n);
                 rollout_notes_print(stdout, s.notes);   /* each note once, with the nodes that say it */
+                json_decref(refused);
         }
         json_decref(nodes);
         json_decref(s.notes);
-        return s.invalid ? OUTCOME_INVALID : s.unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
+        return s.invalid || r == -EINVAL ? OUTCOME_INVALID : s.unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
 }
 
 int ctl_cmd_plan(struct ctl *c)

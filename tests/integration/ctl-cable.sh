@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The fleet pre-flight across the cable, on real agents: node001 is a ConnectX host (the
+# mlx5 model behind its agent's netlink seam) cabled ("links") to port swp1 of leaf1, a
+# simulated NVUE switch that node002's agent manages. nettunectl plan and apply judge
+# doctor's path rules on the merged intent of both ends before anything changes: the
+# host's lossless class against a factory switch is refused naming both ends and the
+# rule, and accepted when the policy waives those rules; the switch's matching policy
+# goes out; a switch policy that moves RoCE to priority 4 while the host uses 3 is
+# refused by plan and by apply (exit 2) with the switch and the host byte-for-byte as
+# they were; a path inconsistent already (a port MTU set by hand) is a note.
+. "$NETTUNE_TOP/tests/lib/common.sh"
+. "$NETTUNE_TOP/tests/lib/sshd.sh"
+. "$NETTUNE_TOP/tests/integration/ctl-fleet.inc"
+. "$NETTUNE_TOP/tests/lib/nicmodel.sh"
+fleet_require
+require_sshd
+require_cmd python3
+
+HOST_IF=ens1f0np0
+N=2
+fleet_certs "$N"
+fleet_hub
+for ((i = 1; i <= N; i++)); do fleet_node "$i"; done
+fleet_inventory "$N"
+fleet_leaf1 2 swp1,swp2
+nicmodel_start "mlx5:$HOST_IF:4"
+python3 - "$T/n1/agent.json" "$T" "$HOST_IF" <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c.update({"sysfs_root": sys.argv[2] + "/sys", "links": {sys.argv[3]: "leaf1:swp1"}})
+json.dump(c, open(sys.argv[1], "w"), indent=1)
+EOF
+bg env NETTUNE_NETLINK_SOCKET="$NM_SOCK" NETTUNE_ETHTOOL_SOCKET="$NM_ETHTOOL" ip netns exec "$(node_ns 1)" \
+        "$AGENT" serve --config "$T/n1/agent.json" 2>>"$T/agents.log"
+AGENT_PID_1=$BG_PID
+fleet_start_agent 2 2>>"$T/agents.log"
+for ((i = 1; i <= N; i++)); do wait_for 20 agent_up "$i" || fail "agent $i did not come up (see $T/agents.log)"; done
+
+# policies: the host's lossless class (the shipped profile), the switch's to match, one that moves RoCE to 4
+nm_profile roce-lossless.json "$T/host.json" "$HOST_IF"
+python3 - "$T" <<'EOF'
+import json, sys
+t = sys.argv[1]
+h = json.load(open(t + "/host.json"))
+h["spec"].pop("mtu")
+h["verify"]["dscp"] = 26                # the RoCE DSCP (the profile's roce_tos 106 >> 2; the model has no rdma_cm)
+json.dump(h, open(t + "/host.json", "w"), indent=1)
+h["checks"] = {"allow": ["trust_mismatch", "dscp_map_mismatch", "pfc_priority_mismatch"]}
+h["metadata"]["name"] = "roce-host-staged"
+json.dump(h, open(t + "/host-waived.json", "w"), indent=1)
+def switch(name, prio, allow=None):
+    p = {"apiVersion": "nettune/v1", "kind": "Policy", "metadata": {"name": name}, "selector": {"role": "fabric"},
+         "targets": {"switches": ["leaf1"]},
+         "spec": {"trust": "dscp", "dscp_to_priority": {"26": prio, "48": 6}, "pfc": {"priorities": [prio]},
+                  "ecn": {"queues": [prio], "min_threshold_bytes": 150000, "max_threshold_bytes": 1500000,
+                          "mark_probability_pct": 100}},
+         "verify": {"probe": "none"}}
+    if allow:
+        p["checks"] = {"allow": allow}
+    json.dump(p, open("%s/%s.json" % (t, name), "w"), indent=1)
+switch("leaf-roce3", 3)
+switch("leaf-roce4", 4)
+switch("leaf-roce4-waived", 4, ["dscp_map_mismatch", "pfc_priority_mismatch"])
+EOF
+leaf_state() {  # its configuration, applied and pending (not the log of the commands it was asked)
+        "$SIM" --dialect nvue --state "$LEAF/state.json" --dump |
+                python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["nvue"], indent=1, sort_keys=True))'
+}
+snap() { leaf_state >"$T/leaf.$1"; nm_state >"$T/host.$1"; }
+unchanged() {   # unchanged WHAT: leaf1 and the host's NIC as snap before left them
+        leaf_state >"$T/leaf.now"
+        nm_state >"$T/host.now"
+        cmp -s "$T/leaf.before" "$T/leaf.now" || { diff -u "$T/leaf.before" "$T/leaf.now" | head -20; fail "$1: leaf1 changed"; }
+        cmp -s "$T/host.before" "$T/host.now" || { diff -u "$T/host.before" "$T/host.now" | head -20; fail "$1: the host changed"; }
+        echo "ok: $1: leaf1 and node001's NIC byte-for-byte as they were"
+}
+
+step "the host's lossless class against a factory switch (trust pcp, no PFC): refused across the cable"
+snap before
+rc=0; ctl plan "$T/host.json" >"$T/p.out" 2>"$T/p.err" || rc=$?
+cat "$T/p.out" "$T/p.err"
+check "plan: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+check "naming both ends and the rule" grep -q "across the cable: node001:$HOST_IF <-> leaf1:swp1: trust_mismatch" "$T/p.err"
+check "and the lossless priorities" grep -q "node001:$HOST_IF <-> leaf1:swp1: pfc_priority_mismatch" "$T/p.err"
+rc=0; ctl --output json plan "$T/host.json" >"$T/p.json" 2>/dev/null || rc=$?
+check "plan --output json: exit 2, the refusals with both ends" [ "$rc" -eq 2 ] && [ "$(jq_py "$T/p.json" \
+        "sorted((x['code'], x['ends']) for x in d['cable_refused'])")" = "[('dscp_map_mismatch', ['node001:$HOST_IF', \
+'leaf1:swp1']), ('pfc_priority_mismatch', ['node001:$HOST_IF', 'leaf1:swp1']), ('trust_mismatch', ['node001:$HOST_IF', \
+'leaf1:swp1'])]" ]
+rc=0; ctl apply "$T/host.json" --yes --canary 1 --wave-size 100% >"$T/a.out" 2>"$T/a.err" || rc=$?
+cat "$T/a.err"
+check "apply: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+check "apply names the rule and says nothing was changed" grep -q "no node was changed" "$T/a.err"
+unchanged "the refused apply"
+
+step "the same policy waiving those two rules (a staged rollout: hosts first) goes out"
+expect_rc 0 "plan of the waived host policy" ctl plan "$T/host-waived.json"
+expect_rc 0 "apply of the waived host policy" ctl apply "$T/host-waived.json" --yes --canary 1 --wave-size 100%
+
+step "the switch's matching policy: the path consistent again, accepted"
+expect_rc 0 "apply leaf-roce3" ctl apply "$T/leaf-roce3.json" --yes --canary 1 --wave-size 100%
+
+step "a switch policy that moves RoCE to priority 4 while the host uses 3: refused, nothing changed"
+snap before
+rc=0; ctl plan "$T/leaf-roce4.json" >"$T/p.out" 2>"$T/p.err" || rc=$?
+cat "$T/p.out" "$T/p.err"
+check "plan: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+check "dscp_map_mismatch, both ends named" grep -q "across the cable: node001:$HOST_IF <-> leaf1:swp1: dscp_map_mismatch" "$T/p.err"
+check "pfc_priority_mismatch, both ends named" grep -q "node001:$HOST_IF <-> leaf1:swp1: pfc_priority_mismatch" "$T/p.err"
+rc=0; ctl apply "$T/leaf-roce4.json" --yes --canary 1 --wave-size 100% >"$T/a.out" 2>"$T/a.err" || rc=$?
+cat "$T/a.err"
+check "apply: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+check "apply: across the cable, no node changed" grep -q "leaf-roce4.json: the change breaks 2 rules across the cable.*no node was changed" "$T/a.err"
+unchanged "the refused switch policy"
+expect_rc 0 "waiving both rules, plan accepts it" ctl plan "$T/leaf-roce4-waived.json"
+unchanged "the waived plan"
+
+step "a path inconsistent already (leaf1 swp1's MTU lowered by hand): a plan note, not a refusal"
+"$SIM" --dialect nvue --state "$LEAF/state.json" -- nv set interface swp1 link mtu 1000 >/dev/null
+"$SIM" --dialect nvue --state "$LEAF/state.json" -- nv config apply -y >/dev/null
+rc=0; ctl plan "$T/leaf-roce3.json" >"$T/p.out" 2>"$T/p.err" || rc=$?
+cat "$T/p.out"
+check "plan: exit 0 (got $rc)" [ "$rc" -eq 0 ]
+check "the note names both ends and the rule" grep -q "across the cable: node001:$HOST_IF <-> leaf1:swp1 is inconsistent already (mtu_mismatch)" "$T/p.out"
