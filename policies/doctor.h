@@ -134,11 +134,12 @@ struct doctor_switch {
         struct doctor_port *ports;      /* owned */
 };
 
+/* One difference as `nettune-agent drift` reports it (its diff entry, whole: DIFF_KEY_MAX, DIFF_VALUE_MAX). */
 struct doctor_drift {
         char target[DOCTOR_NAME_MAX];
-        char key[96];
-        char live[64];
-        char committed[64];
+        char key[128];
+        char live[160];
+        char committed[160];
         char owner[DOCTOR_NAME_MAX];    /* the committed policy (layer) that owns the field, "" unknown */
 };
 
@@ -351,10 +352,10 @@ enum doctor_severity {
 #define DOCTOR_EVIDENCE_MAX 12
 
 struct doctor_evidence {
-        char key[48];
+        char key[128];                  /* a drift entry's key whole ("ports.swp12.ecn.queue3.min_threshold_bytes") */
         bool is_num;
         double num;
-        char str[160];
+        char str[424];                  /* a drift entry's live and committed values and owner, whole */
 };
 
 struct doctor_rule;
