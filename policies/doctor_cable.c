@@ -37,10 +37,18 @@ static bool port_changes(const struct doctor_facts *f, const char *const *nodes,
         return false;
 }
 
+/* The policy's fields over one place's live state, as applying them would leave it: an optional field the
+ * place does not have (host_ecn with optional, on a NIC without its knobs) is left out, as the plan leaves it. */
+static void merge_one(struct state *live, const struct state *spec)
+{
+        uint32_t skip = field_optional(spec, spec->present) & ~live->present;
+
+        state_merge(live, spec, spec->present & ~skip);
+}
+
 /* The merged intent: the policy's fields over every target the rollout's nodes manage (every copy of a port). */
 static void merge(struct doctor_facts *f, const struct policy *pol, const char *const *nodes, unsigned n)
 {
-        uint32_t fields = pol->spec.present;
 
         for (unsigned i = 0; i < f->n_nodes; i++) {
                 struct doctor_node *nd = &f->nodes[i];
@@ -49,7 +57,7 @@ static void merge(struct doctor_facts *f, const struct policy *pol, const char *
                         continue;
                 for (unsigned k = 0; in_rollout(nodes, n, nd->name) && k < nd->n_ifs; k++)
                         if (policy_targets_interface(pol, nd->ifs[k].name))
-                                state_merge(&nd->ifs[k].st, &pol->spec, fields);
+                                merge_one(&nd->ifs[k].st, &pol->spec);
                 for (unsigned s = 0; s < nd->n_switches; s++) {
                         struct doctor_switch *sw = &nd->switches[s];
 
@@ -57,7 +65,7 @@ static void merge(struct doctor_facts *f, const struct policy *pol, const char *
                                 continue;
                         for (unsigned k = 0; k < sw->n_ports; k++)
                                 if (port_changes(f, nodes, n, sw->name, sw->ports[k].name))
-                                        state_merge(&sw->ports[k].st, &pol->spec, fields);
+                                        merge_one(&sw->ports[k].st, &pol->spec);
                 }
         }
 }

@@ -33,6 +33,14 @@ static const struct cli_flag plan_flags[] = {
         { 0 },
 };
 
+static const struct cli_flag state_flags[] = {
+        SELECTOR,
+        { "--columns", "NAME,...", "these columns only: mtu, trust, dscp, pfc, cable, watchdog, ets, host_ecn, "
+          "dcqcn, ecn, roce_tos, nccl_tc, buffers, policy", NULL },
+        { "--wide", NULL, "every column, the DCQCN parameters and buffers too", NULL },
+        { 0 },
+};
+
 static const struct cli_flag apply_flags[] = {
         SELECTOR,
         { "--canary", "N", "nodes in the first wave (default 1; 0: none)", NULL },
@@ -240,11 +248,14 @@ const struct cli_command ctl_commands[] = {
         { "status", "[ID]", "show a rollout (default: the newest)", NULL, status_flags, "0 ok, 2 no such rollout" },
         { "state", NULL, "the fleet's live knobs: one row per node, drifted cells marked",
           "Asks every selected node for its live state and committed policy at once and\n"
-          "prints one row per node and interface: mtu, trust, the DSCP map, PFC, ETS and\n"
-          "host ECN as 'nettune-agent state' shows them. A value that differs from what\n"
-          "the node last committed is marked '*' and listed below the table. Changes\n"
-          "nothing.",
-          plan_flags, "0 ok, 1 drift found, 2 invalid input, 3 a node could not be reached" },
+          "prints one row per node and interface (or switch port): MTU, trust, the DSCP\n"
+          "map, PFC, cable length, watchdog (a NIC's stall guard), ETS, host ECN, ECN\n"
+          "per queue in KB/MB, RoCE ToS, NCCL's traffic class and the committed\n"
+          "policy@revision; --wide adds the DCQCN parameters and the buffers, --columns\n"
+          "picks. A column no row has is left out. A value that differs from what the\n"
+          "node last committed is marked '*' (an ECN queue's on that queue) and listed\n"
+          "below the table. Changes nothing.",
+          state_flags, "0 ok, 1 drift found, 2 invalid input, 3 a node could not be reached" },
         { "drift", NULL, "scan the fleet for drift (exit 1 on drift; --heal re-applies the intent)",
           "Asks every selected node to compare its live state with the policy it last\n"
           "committed and prints what differs, as 'nettune-agent drift' does; the scan is\n"

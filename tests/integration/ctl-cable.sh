@@ -37,12 +37,13 @@ fleet_start_agent 2 2>>"$T/agents.log"
 for ((i = 1; i <= N; i++)); do wait_for 20 agent_up "$i" || fail "agent $i did not come up (see $T/agents.log)"; done
 
 # policies: the host's lossless class (the shipped profile), the switch's to match, one that moves RoCE to 4
-nm_profile roce-lossless.json "$T/host.json" "$HOST_IF"
+nm_profile roce-lossless.json "$T/host.json" "$HOST_IF" keep-host-ecn   # host_ecn optional: this NIC has no tree for it
 python3 - "$T" <<'EOF'
 import json, sys
 t = sys.argv[1]
 h = json.load(open(t + "/host.json"))
 h["spec"].pop("mtu")
+h["spec"]["pfc"]["nic_stall_timeout_ms"] = "auto"         # the NIC's own storm guard: no watchdog_missing
 h["verify"]["dscp"] = 26                # the RoCE DSCP (the profile's roce_tos 106 >> 2; the model has no rdma_cm)
 json.dump(h, open(t + "/host.json", "w"), indent=1)
 h["checks"] = {"allow": ["trust_mismatch", "dscp_map_mismatch", "pfc_priority_mismatch"]}
@@ -51,7 +52,7 @@ json.dump(h, open(t + "/host-waived.json", "w"), indent=1)
 def switch(name, prio, allow=None):
     p = {"apiVersion": "nettune/v1", "kind": "Policy", "metadata": {"name": name}, "selector": {"role": "fabric"},
          "targets": {"switches": ["leaf1"]},
-         "spec": {"trust": "dscp", "dscp_to_priority": {"26": prio, "48": 6}, "pfc": {"priorities": [prio]},
+         "spec": {"trust": "dscp", "dscp_to_priority": {"26": prio, "48": 6}, "pfc": {"priorities": [prio], "watchdog": {"detection_ms": 200, "action": "drop"}},
                   "ecn": {"queues": [prio], "min_threshold_bytes": 150000, "max_threshold_bytes": 1500000,
                           "mark_probability_pct": 100}},
          "verify": {"probe": "none"}}
@@ -122,3 +123,70 @@ rc=0; ctl plan "$T/leaf-roce3.json" >"$T/p.out" 2>"$T/p.err" || rc=$?
 cat "$T/p.out"
 check "plan: exit 0 (got $rc)" [ "$rc" -eq 0 ]
 check "the note names both ends and the rule" grep -q "across the cable: node001:$HOST_IF <-> leaf1:swp1 is inconsistent already (mtu_mismatch)" "$T/p.out"
+"$SIM" --dialect nvue --state "$LEAF/state.json" -- nv set interface swp1 link mtu 9216 >/dev/null
+"$SIM" --dialect nvue --state "$LEAF/state.json" -- nv config apply -y >/dev/null
+
+step "doctor and drift agree: the optional host_ecn this NIC cannot serve is no drift"
+rc=0; ctl --output json drift >"$T/dr.json" || rc=$?
+check "drift: exit 0, in sync (got $rc)" [ "$rc" -eq 0 ]
+rc=0; ctl --output json doctor --window 0.5 >"$T/d.json" 2>"$T/d.err" || rc=$?
+check "doctor: no drift finding" [ "$(jq_py "$T/d.json" "[f['code'] for f in d['findings'] if f['code'] == 'drift']")" = "[]" ]
+check "doctor: exit 0 on the healthy fabric (got $rc: $(jq_py "$T/d.json" "[(f['code'], f['ports']) for f in d['findings']]"))" \
+        [ "$rc" -eq 0 ]
+
+step "a hand change on leaf1: doctor's drift is drift's, field for field, with the owner"
+"$SIM" --dialect nvue --state "$LEAF/state.json" -- nv set qos mapping default-global dscp 10 switch-priority 5 >/dev/null
+"$SIM" --dialect nvue --state "$LEAF/state.json" -- nv config apply -y >/dev/null
+rc=0; ctl --output json drift >"$T/dr.json" || rc=$?
+check "drift: exit 1 (got $rc)" [ "$rc" -eq 1 ]
+rc=0; ctl --output json doctor --window 0.5 >"$T/d.json" 2>"$T/d.err" || rc=$?
+check "doctor: exit 1 (got $rc)" [ "$rc" -eq 1 ]
+check "every difference drift reports is doctor's evidence, whole, with its owner" python3 - "$T/dr.json" "$T/d.json" <<'EOF2'
+import json, sys
+dr = json.load(open(sys.argv[1])); doc = json.load(open(sys.argv[2]))
+want = {}
+for n in dr["nodes"]:
+    for c in (n.get("report") or {}).get("changes", []):
+        owner = " by policy '%s'" % c["owner"]["policy"] if c.get("owner") else ""
+        want[c["key"]] = "%s (committed %s%s)" % (c["from"], c["to"], owner)
+f = [f for f in doc["findings"] if f["code"] == "drift"]
+assert len(f) == 1, f
+ev = {k: v for k, v in f[0]["evidence"].items() if k != "differences"}
+assert want and ev == want, (ev, want)
+assert f[0]["evidence"]["differences"] == len(want), f[0]["evidence"]
+assert "leaf-roce3" in list(want.values())[0], want
+EOF2
+
+step "state: every knob a column, ECN in KB/MB, the drift marker on the drifted queue, policy@revision"
+"$SIM" --dialect nvue --state "$LEAF/state.json" -- nv set qos congestion-control default-global traffic-class 3 \
+        min-threshold 120000 >/dev/null
+"$SIM" --dialect nvue --state "$LEAF/state.json" -- nv config apply -y >/dev/null
+rc=0; ctl state --wide >"$T/s.txt" 2>&1 || rc=$?
+cat "$T/s.txt"
+check "exit 1: drift (got $rc)" [ "$rc" -eq 1 ]
+check "the columns (--wide: the buffers too; a knob no row has is left out)" \
+        grep -Eq "^NODE +TARGET +MTU +TRUST +DSCP->PRIO +PFC +CABLE +WATCHDOG +ETS +ECN +BUFFERS +POLICY$" "$T/s.txt"
+check "ECN in KB/MB with its queue, the '*' on queue 3 alone" \
+        grep -Eq "^node002 +leaf1:swp1 .*q3 120KB-1\.5MB 100%\*(,|  )" "$T/s.txt"
+check "the drifted DSCP map marked" grep -Eq "^node002 +leaf1:swp1 .*10:5 .*\* " "$T/s.txt"
+check "the switch's watchdog" grep -Eq "^node002 +leaf1:swp1 .*on 200/[0-9]+ms drop" "$T/s.txt"
+check "the NIC's stall guard" grep -Eq "^node001 +$HOST_IF .*stall auto|^node001 +$HOST_IF .*stall [0-9]+ms" "$T/s.txt"
+check "policy@revision of each node" grep -Eq "^node002 +leaf1:swp1 .*leaf-roce3@[0-9]+$" "$T/s.txt"
+rc=0; ctl state --columns mtu,ecn,policy >"$T/s2.txt" 2>&1 || rc=$?
+check "--columns: those, in the table's order" grep -Eq "^NODE +TARGET +MTU +ECN +POLICY$" "$T/s2.txt"
+expect_rc 2 "--columns with an unknown one" ctl state --columns mtu,colour
+rc=0; ctl --output json state >"$T/s.json" 2>&1 || rc=$?
+check "--output json: the revision, the drifted keys of the row" [ "$(jq_py "$T/s.json" \
+        "[(n['revision'] > 0, sorted(n['targets'][0]['drifted_keys'])) for n in d['nodes'] if n['name'] == 'node002']")" = \
+        "[(True, ['dscp_to_priority.10', 'ecn.queue3.min_threshold_bytes'])]" ]
+
+step "nettune-agent state --port: the port as mlnx_qos -i shows it"
+NETTUNE_NETLINK_SOCKET="$NM_SOCK" NETTUNE_ETHTOOL_SOCKET="$NM_ETHTOOL" ip netns exec "$(node_ns 1)" "$AGENT" \
+        --config "$T/n1/agent.json" state --port "$HOST_IF" >"$T/port.txt"
+cat "$T/port.txt"
+check "trust" grep -qx "Priority trust state: dscp" "$T/port.txt"
+check "the DSCP map by priority" grep -qx "        prio:3 dscp:26," "$T/port.txt"
+check "the PFC table" grep -Eqx " +enabled +0 +0 +0 +1 +0 +0 +0 +0" "$T/port.txt"
+check "each traffic class with its share" grep -qx "tc: 3 tsa: ets, bw: 50%" "$T/port.txt"
+expect_rc 2 "--port takes one name, no glob" ip netns exec "$(node_ns 1)" "$AGENT" --config "$T/n1/agent.json" \
+        state --port 'ens*'
