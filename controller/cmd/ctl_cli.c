@@ -169,10 +169,11 @@ static const struct cli_flag headroom_flags[] = {
         { "--lossless-mtu", "N", "Spectrum: the largest lossless packet assumed (default 1024)", NULL },
         { "--max-mtu", "N", "connectx: the port's largest MTU (default 9216)", NULL },
         { "--svg", "FILE", "draw the size for every common speed and cable length", NULL },
-        { "--node", "NAME", "with --svg and --port: the node whose port's buffer is drawn", NULL },
-        { "--port", "NAME", "with --svg and --node: its interface or switch port", NULL },
+        { "--node", "NAME", "with --port: the node whose port's live buffer the size is compared with (drawn with "
+          "--svg)", NULL },
+        { "--port", "NAME", "with --node: its interface or switch port", NULL },
         { "--emit-policy", NULL, "print the policy's pfc (and with --buffer-total-bytes its buffers) stanza", NULL },
-        { "--priority", "P", "--emit-policy: the lossless priority (default 3)", NULL },
+        { "--priority", "P", "--emit-policy, --node: the lossless priority (default 3)", NULL },
         { "--buffer-total-bytes", "N", "--emit-policy: the port's total receive buffer (buffers stanza)", NULL },
         { 0 },
 };
@@ -324,7 +325,8 @@ const struct cli_command ctl_commands[] = {
           "Computes the PFC headroom a lossless priority needs on one port: Spectrum as\n"
           "SONiC's dynamic buffer model does, ConnectX as the mlx5 driver does (the\n"
           "formulas and their sources: docs/operations.md, \"Headroom\"). Changes nothing.",
-          headroom_flags, "0 computed, 2 invalid input (the flag is named)" },
+          headroom_flags, "0 computed (--node: it fits the port's buffer), 1 --node: it does not,\n"
+                          "            2 invalid input (the flag is named), 3 --node: no buffers reported" },
         { "diff", "ID1 ID2", "what changed between two rollouts' policy documents, path by path",
           "Compares the documents two rollouts sent to their agents, path by path\n"
           "(PATH: FROM -> TO, 'unset' where one has none; arrays whole), after a line\n"

@@ -190,3 +190,18 @@ check "the PFC table" grep -Eqx " +enabled +0 +0 +0 +1 +0 +0 +0 +0" "$T/port.txt
 check "each traffic class with its share" grep -qx "tc: 3 tsa: ets, bw: 50%" "$T/port.txt"
 expect_rc 2 "--port takes one name, no glob" ip netns exec "$(node_ns 1)" "$AGENT" --config "$T/n1/agent.json" \
         state --port 'ens*'
+
+step "headroom against the port's live buffer: node001's NIC, priority 3's buffer"
+rc=0; ctl headroom --asic connectx --speed-gbps 100 --cable-m 7 --mtu 1500 --node node001 --port "$HOST_IF" \
+        >"$T/h.txt" 2>&1 || rc=$?
+cat "$T/h.txt"
+check "ok: exit 0 (got $rc)" [ "$rc" -eq 0 ]
+check "the size against buffer 0's, as the NIC reports it" \
+        grep -qx "port $HOST_IF of node001: priority 3 needs 45.1 KB, buffer 0 has 130.9 KB: ok" "$T/h.txt"
+rc=0; ctl --output json headroom --asic connectx --speed-gbps 200 --cable-m 500 --mtu 9000 --max-mtu 9978 \
+        --node node001 --port "$HOST_IF" >"$T/h.json" 2>&1 || rc=$?
+check "200G over 500 m does not fit: exit 1 (got $rc)" [ "$rc" -eq 1 ]
+check "--output json: port_buffer with both sizes" [ "$(jq_py "$T/h.json" \
+        "(d['port_buffer']['buffer_bytes'], d['port_buffer']['needs_bytes'], d['port_buffer']['ok'])")" = \
+        "(130944, 310912, False)" ]
+expect_rc 2 "--node without --port" ctl headroom --asic connectx --speed-gbps 100 --cable-m 7 --mtu 1500 --node node001
