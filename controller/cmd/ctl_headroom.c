@@ -504,8 +504,10 @@ int ctl_cmd_headroom(struct ctl *c)
         if (pic.node && !pic.svg && (r = compare_live(c, &pic, em.priority, &h, &live)) != OUTCOME_OK &&
             r != OUTCOME_ROLLED_BACK)
                 return r;
-        if (!c->json)
+        if (!c->json) {
+                json_decref(live);
                 return r;
+        }
         j = result_json(&in, &h);
         if (!j) {
                 json_decref(live);
