@@ -501,6 +501,9 @@ struct doctor_cable {
         struct doctor_cable_item *broken;       /* owned */
         unsigned n_already;             /* paths inconsistent already (and after): notes */
         struct doctor_cable_item *already;      /* owned */
+        unsigned n_undeclared;          /* what the change breaks against an end that declares nothing
+                                           (no committed policy of its own: its defaults): notes */
+        struct doctor_cable_item *undeclared;   /* owned */
         unsigned n_waived;              /* findings of a code the policy's checks.allow waives */
 };
 
@@ -510,7 +513,10 @@ struct doctor_cable {
  * nodes[0..n)) manage — their interfaces the policy names, and every copy of the
  * ports of a switch the policy names that one of them manages. f is changed (the
  * merged intent). Only findings on a path with a node of the rollout are kept; codes
- * in pol's checks.allow are counted, never kept. 0 or -ENOMEM; ret freed with
+ * in pol's checks.allow are counted, never kept. A new finding is broken when both
+ * ends declare an intent (the host interface a target of a committed policy or of
+ * pol; the switch's managing node a committed policy, or pol naming the switch),
+ * else undeclared. 0 or -ENOMEM; ret freed with
  * doctor_cable_free().
  */
 int doctor_cable_check(struct doctor_facts *f, const struct policy *pol, const char *const *nodes, unsigned n,

@@ -5,9 +5,10 @@
  * dscp_map_mismatch, pfc_priority_mismatch, cnp_priority_mismatch) run twice over the
  * fleet's facts — as they are, and with the policy's fields put over every target its
  * rollout's nodes manage (state_merge: what applying them would leave). A finding of
- * the second run that the first did not have is what the change breaks; one both
- * have is a path inconsistent already. A code the policy waives (checks.allow) is
- * neither. The same checks as doctor's, not a copy: one engine judges before and after.
+ * the second run that the first did not have is what the change breaks, when both
+ * ends declare an intent (else a path that becomes inconsistent against an end left at
+ * its defaults: noted); one both runs have is a path inconsistent already. A code the
+ * policy waives (checks.allow) is none of them. The same checks as doctor's, not a copy: one engine judges before and after.
  */
 #include "policies/doctor.h"
 #include "policies/field.h"
@@ -129,6 +130,45 @@ static int keep(struct doctor_cable_item **v, unsigned *n, const struct doctor_f
         return 0;
 }
 
+static const struct doctor_node *node_named(const struct doctor_facts *f, const char *name)
+{
+        for (unsigned i = 0; i < f->n_nodes; i++)
+                if (streq(f->nodes[i].name, name))
+                        return &f->nodes[i];
+        return NULL;
+}
+
+/*
+ * Does each end of the finding's path have an intent for the class — the host
+ * interface a target of a committed policy (facts: managed) or of this one on a node
+ * of the rollout; the switch port's managing node a committed policy, or this one
+ * naming the switch (a Linux switch: its port) on a node of the rollout? An end that
+ * declares nothing runs its defaults: the path is then noted, not refused.
+ */
+static bool both_declared(const struct doctor_facts *f, const struct policy *pol, const char *const *nodes,
+                          unsigned n, const struct doctor_finding *x)
+{
+        const struct doctor_node *h = node_named(f, x->nodes[0]),
+                                 *m = node_named(f, x->nodes[x->n_nodes > 1 ? 1 : 0]);
+        const char *hif = x->n_ports > 0 ? strchr(x->ports[0], ':') : NULL,
+                   *port = x->n_ports > 1 ? strchr(x->ports[1], ':') : NULL;
+        char sw[DOCTOR_NAME_MAX];
+        bool host = false, swd;
+
+        if (!h || !m || !hif || !port)
+                return false;
+        hif++;
+        snprintf(sw, sizeof(sw), "%.*s", (int)(port - x->ports[1]), x->ports[1]);
+        port++;
+        for (unsigned k = 0; k < h->n_ifs && !host; k++)
+                if (streq(h->ifs[k].name, hif))
+                        host = h->ifs[k].managed;
+        host |= in_rollout(nodes, n, h->name) && policy_targets_interface(pol, hif);
+        swd = m->policy[0] || (in_rollout(nodes, n, m->name) &&
+                               (m->switch_role ? policy_targets_interface(pol, port) : policy_targets_switch(pol, sw)));
+        return host && swd;
+}
+
 static bool waived(const struct policy *pol, const char *code)
 {
         int k = policy_cable_check_from_name(code);
@@ -155,10 +195,12 @@ int doctor_cable_check(struct doctor_facts *f, const struct policy *pol, const c
                         continue;
                 if (waived(pol, x->rule->code))
                         ret->n_waived++;
-                else if (!found_in(&before, x))
+                else if (found_in(&before, x))
+                        r = keep(&ret->already, &ret->n_already, x);
+                else if (both_declared(f, pol, nodes, n, x))
                         r = keep(&ret->broken, &ret->n_broken, x);
                 else
-                        r = keep(&ret->already, &ret->n_already, x);
+                        r = keep(&ret->undeclared, &ret->n_undeclared, x);
         }
         doctor_report_free(&before);
         doctor_report_free(&after);
@@ -173,5 +215,6 @@ void doctor_cable_free(struct doctor_cable *c)
                 return;
         free(c->broken);
         free(c->already);
+        free(c->undeclared);
         memset(c, 0, sizeof(*c));
 }

@@ -94,6 +94,14 @@ int ctl_cable_preflight(struct ctl *c, const char *what, const struct policy *p,
                 add_note(notes, node, "across the cable: %s <-> %s is inconsistent already (%s): %s", it->ends[0],
                          it->ends[1], it->code, it->summary);
         }
+        for (unsigned i = 0; i < cable.n_undeclared; i++) {
+                const struct doctor_cable_item *it = &cable.undeclared[i];
+
+                node_of(it->ends[0], node, sizeof(node));
+                add_note(notes, node, "across the cable: %s <-> %s becomes inconsistent (%s), not refused: an end "
+                         "declares no intent of its own (no committed policy): %s", it->ends[0], it->ends[1],
+                         it->code, it->summary);
+        }
         if (cable.n_broken && ret_refused && (*ret_refused = json_array()))
                 for (unsigned i = 0; i < cable.n_broken; i++)
                         json_array_append_new(*ret_refused, item_json(&cable.broken[i]));

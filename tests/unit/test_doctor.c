@@ -1102,6 +1102,13 @@ static void test_cable_check(void)
         healthy();
         snprintf(doc, sizeof(doc), sw4, "");
         CU_ASSERT_EQUAL_FATAL(policy_parse_buffer(doc, strlen(doc), "l4.json", &pol, &e), 0);
+        /* hosts that declare nothing of their own (no committed policy): noted, not refused */
+        CU_ASSERT_EQUAL_FATAL(doctor_cable_check(&F, pol, rollout, 1, &P, &c), 0);
+        CU_ASSERT_EQUAL(c.n_broken, 0);
+        CU_ASSERT_EQUAL(c.n_undeclared, 4);
+        doctor_cable_free(&c);
+        healthy();
+        iface_of("gpu1")->managed = iface_of("gpu2")->managed = true;    /* their committed policy's targets */
         CU_ASSERT_EQUAL_FATAL(doctor_cable_check(&F, pol, rollout, 1, &P, &c), 0);
         /* two hosts, dscp_map_mismatch (DSCP 26) and pfc_priority_mismatch on each path */
         CU_ASSERT_EQUAL(c.n_broken, 4);
@@ -1121,6 +1128,7 @@ static void test_cable_check(void)
 
         /* a path inconsistent already (swp1 MTU below the host's) is kept apart, not as broken */
         healthy();
+        iface_of("gpu1")->managed = iface_of("gpu2")->managed = true;
         port_of("leaf1", 0)->st.mtu = 1500;
         snprintf(doc, sizeof(doc), sw4, ", \"checks\": {\"allow\": [\"dscp_map_mismatch\", \"pfc_priority_mismatch\"]}");
         CU_ASSERT_EQUAL_FATAL(policy_parse_buffer(doc, strlen(doc), "l4.json", &pol, &e), 0);
