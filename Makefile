@@ -92,7 +92,7 @@ SUITES_H   := $(BUILD)/gen/unit_suites.h
 # Agent objects other than main.c are shared with the controller's tests and tools.
 AGENT_LIB_OBJS := $(call obj,$(filter-out agent/cmd/main.c,$(AGENT_SRCS)))
 # Controller objects other than its command line (main.c and the subcommands), for its unit tests.
-CTL_CMDS     := apply cli confirm diff doctor drift halt headroom locate hold inventory plan probe rollback serve state status store tune tune_scope conform profile intent
+CTL_CMDS     := apply cli confirm diff doctor drift halt headroom locate hold inventory plan probe rollback serve state status store tune tune_scope conform profile intent cable
 CTL_LIB_OBJS := $(call obj,$(filter-out controller/cmd/main.c $(CTL_CMDS:%=controller/cmd/ctl_%.c),$(CTL_SRCS)))
 
 .PHONY: all check check-stressed check-long check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop bench-locate fuzz fuzz-build install uninstall clean deps help \

@@ -135,11 +135,12 @@ struct doctor_switch {
         struct doctor_port *ports;      /* owned */
 };
 
+/* One difference as `nettune-agent drift` reports it (its diff entry, whole: DIFF_KEY_MAX, DIFF_VALUE_MAX). */
 struct doctor_drift {
         char target[DOCTOR_NAME_MAX];
-        char key[96];
-        char live[64];
-        char committed[64];
+        char key[128];
+        char live[160];
+        char committed[160];
         char owner[DOCTOR_NAME_MAX];    /* the committed policy (layer) that owns the field, "" unknown */
 };
 
@@ -366,10 +367,10 @@ enum doctor_severity {
 #define DOCTOR_EVIDENCE_MAX 12
 
 struct doctor_evidence {
-        char key[48];
+        char key[128];                  /* a drift entry's key whole ("ports.swp12.ecn.queue3.min_threshold_bytes") */
         bool is_num;
         double num;
-        char str[160];
+        char str[424];                  /* a drift entry's live and committed values and owner, whole */
 };
 
 struct doctor_rule;
@@ -498,3 +499,41 @@ int doctor_proposal_policy(const struct doctor_report *r, const char *name, cons
  */
 bool doctor_propose_target(struct doctor_report *r, const char *manager, const char *target, bool linux_port,
                            uint32_t mtu_max);
+
+/* ---- across the cable, before a change (doctor_cable.c) ---- */
+
+/* One finding of a path rule the check kept: its code, both ends and doctor's words. */
+struct doctor_cable_item {
+        const char *code;               /* static: the rule's code ("pfc_priority_mismatch") */
+        enum doctor_severity severity;
+        char ends[2][2 * DOCTOR_NAME_MAX];      /* "node001:ens1f0", "leaf1:swp1" */
+        char summary[512];
+        char fix[512];
+};
+
+struct doctor_cable {
+        unsigned n_broken;              /* what the change breaks: the pre-flight refuses it */
+        struct doctor_cable_item *broken;       /* owned */
+        unsigned n_already;             /* paths inconsistent already (and after): notes */
+        struct doctor_cable_item *already;      /* owned */
+        unsigned n_undeclared;          /* what the change breaks against an end that declares nothing
+                                           (no committed policy of its own: its defaults): notes */
+        struct doctor_cable_item *undeclared;   /* owned */
+        unsigned n_waived;              /* findings of a code the policy's checks.allow waives */
+};
+
+/*
+ * The fleet pre-flight across the cable: doctor's path rules over f as collected and
+ * over f with pol's fields merged into every target the rollout's nodes (names
+ * nodes[0..n)) manage — their interfaces the policy names, and every copy of the
+ * ports of a switch the policy names that one of them manages. f is changed (the
+ * merged intent). Only findings on a path with a node of the rollout are kept; codes
+ * in pol's checks.allow are counted, never kept. A new finding is broken when both
+ * ends declare an intent (the host interface a target of a committed policy or of
+ * pol; the switch's managing node a committed policy, or pol naming the switch),
+ * else undeclared. 0 or -ENOMEM; ret freed with
+ * doctor_cable_free().
+ */
+int doctor_cable_check(struct doctor_facts *f, const struct policy *pol, const char *const *nodes, unsigned n,
+                       const struct doctor_params *p, struct doctor_cable *ret);
+void doctor_cable_free(struct doctor_cable *c);

@@ -116,6 +116,7 @@ struct policy {
         struct state spec;                      /* desired; present = managed fields */
         struct lossless_pos pos;                /* where spec's arrays list each value (the rules' paths) */
         uint32_t checks_allow;                  /* checks.allow: LOSSLESS_BIT() of the rules waived */
+        uint32_t checks_allow_cable;            /* ... and bit i: policy_cable_checks[i] waived */
         struct policy_verify verify;
         unsigned confirm_timeout_s;             /* commit.confirm_timeout_s, 0 = none */
 };
@@ -172,6 +173,16 @@ void policy_fabric_class(const struct policy *p, int *ret_dscp, int *ret_priorit
  * lossless class"); the plan judges the live state with the change applied.
  */
 void policy_lossless_ctx(const struct policy *p, struct lossless_ctx *ret);
+
+/*
+ * The rules across the cable a policy's checks.allow may waive as well (doctor's
+ * path rules: "mtu_mismatch", "trust_mismatch", "dscp_map_mismatch",
+ * "pfc_priority_mismatch", "cnp_priority_mismatch"): the fleet pre-flight honours
+ * them (doctor_cable_check). from_name: the bit index, or -EINVAL.
+ */
+#define POLICY_CABLE_CHECKS 5
+extern const char *const policy_cable_checks[POLICY_CABLE_CHECKS];
+int policy_cable_check_from_name(const char *name);
 
 /* Every field at its documented default (verify absent: probe "none"). */
 void policy_defaults(struct policy *p);

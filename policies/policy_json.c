@@ -132,13 +132,16 @@ static json_t *verify_json(const struct policy_verify *vf, bool *ok)
 }
 
 /* checks.allow, in the rules' order. */
-static json_t *checks_json(uint32_t allow, bool *ok)
+static json_t *checks_json(uint32_t allow, uint32_t cable, bool *ok)
 {
         json_t *a = json_array();
 
         for (unsigned c = 0; a && c < LOSSLESS_CODE_MAX; c++)
                 if (allow & LOSSLESS_BIT(c))
                         spec_json_append(a, json_string(lossless_code_name(c)), ok);
+        for (unsigned c = 0; a && c < POLICY_CABLE_CHECKS; c++)
+                if (cable & LOSSLESS_BIT(c))
+                        spec_json_append(a, json_string(policy_cable_checks[c]), ok);
         return a;
 }
 
@@ -170,8 +173,9 @@ static json_t *policy_json(const struct policy *p, bool *ok)
         if (p->verify.present)
                 spec_json_set(o, "verify", verify_json(&p->verify, ok), ok);
         spec_json_set(o, "commit", json_pack("{s:I}", "confirm_timeout_s", (json_int_t)p->confirm_timeout_s), ok);
-        if (p->checks_allow)
-                spec_json_set(o, "checks", json_pack("{s:o}", "allow", checks_json(p->checks_allow, ok)), ok);
+        if (p->checks_allow || p->checks_allow_cable)
+                spec_json_set(o, "checks", json_pack("{s:o}", "allow", checks_json(p->checks_allow,
+                                                                               p->checks_allow_cable, ok)), ok);
         return o;
 }
 

@@ -8,25 +8,45 @@
 #include "policies/policy.h"
 #include "policies/policy_spec.h"
 
+/* Doctor's rules across the cable (doctor.h, doctor_cable_check) a policy may waive too, in bit order. */
+const char *const policy_cable_checks[POLICY_CABLE_CHECKS] = {
+        "mtu_mismatch", "trust_mismatch", "dscp_map_mismatch", "pfc_priority_mismatch", "cnp_priority_mismatch",
+};
+
+int policy_cable_check_from_name(const char *name)
+{
+        for (unsigned i = 0; i < POLICY_CABLE_CHECKS; i++)
+                if (streq(policy_cable_checks[i], name))
+                        return (int)i;
+        return -EINVAL;
+}
+
 static int parse_allow(struct jsonv *v, const json_t *j, void *obj)
 {
-        uint32_t *allow = obj;
+        struct policy *p = obj;
         size_t i;
         json_t *el;
         int r = jsonv_check_type(v, j, JSONV_ARRAY);
 
         json_array_foreach(j, i, el) {
                 char q[80], name[64];
-                int c = -EINVAL;
+                int c = -EINVAL, k = -EINVAL;
+                uint32_t *allow = &p->checks_allow;
 
                 if (r < 0)
                         break;
                 jsonv_push_index(v, i);
                 r = jsonv_string(v, el, "check", name, sizeof(name));
-                if (r >= 0 && (c = lossless_code_from_name(name)) < 0)
+                if (r >= 0 && (c = lossless_code_from_name(name)) < 0 && (k = policy_cable_check_from_name(name)) >= 0) {
+                        c = k;
+                        allow = &p->checks_allow_cable;
+                }
+                if (r >= 0 && c < 0)
                         r = jsonv_error(v, "unknown check '%s'; the lossless class has pfc_priority_unmapped, "
                                         "roce_priority_lossy, ecn_queue_not_lossless, host_ecn_priority_mismatch, "
-                                        "cnp_dscp_unmapped, lossless_tc_no_bandwidth", jsonv_quote(name, q, sizeof(q)));
+                                        "cnp_dscp_unmapped, lossless_tc_no_bandwidth, and across the cable "
+                                        "mtu_mismatch, trust_mismatch, dscp_map_mismatch, pfc_priority_mismatch, "
+                                        "cnp_priority_mismatch", jsonv_quote(name, q, sizeof(q)));
                 else if (r >= 0 && (*allow & LOSSLESS_BIT(c)))
                         r = jsonv_error(v, "duplicate check '%s'", name);
                 if (r >= 0)
@@ -43,7 +63,7 @@ static const struct jsonv_field checks_fields[] = {
 
 int policy_checks_parse(struct jsonv *v, const json_t *j, void *obj)
 {
-        return jsonv_object(v, j, checks_fields, &((struct policy *)obj)->checks_allow);
+        return jsonv_object(v, j, checks_fields, obj);
 }
 
 /* The index of each integer of the array at spec.A.B in pos[0..8) (-1 when not listed). */

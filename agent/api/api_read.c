@@ -98,6 +98,7 @@ static json_t *read_state(struct api *a, struct http_response *resp)
         struct txn_env env;
         struct plan plan;
         json_t *arr, *doc = NULL;
+        int64_t rev = 0;
         int r;
 
         api_env_init(a, &env);
@@ -122,6 +123,11 @@ static json_t *read_state(struct api *a, struct http_response *resp)
                 json_decref(arr);
                 api_reply_errbuf(resp, 500, "runtime", &e);
         } else if (!(doc = json_pack("{s:o, s:s}", "targets", arr, "policy", p->name))) {
+                http_error(resp, 500, "internal", NULL, "out of memory");
+        } else if (journal_revision(a->journal, 0, &rev, NULL, NULL, &e) >= 0 &&
+                   json_object_set_new(doc, "revision", json_integer(rev)) < 0) {
+                json_decref(doc);
+                doc = NULL;
                 http_error(resp, 500, "internal", NULL, "out of memory");
         }
         plan_free(&plan);
@@ -204,13 +210,23 @@ void api_metrics(struct api *a, const struct http_request *req, const char *rest
                 http_error(resp, 500, "internal", NULL, "out of memory");
 }
 
+/* doctor's drift: the plan GET /v1/drift answers from (drift_check), not a comparison of its own. */
+static int doctor_drift(void *ud, struct plan *ret, struct errbuf *e)
+{
+        struct txn_env env;
+
+        api_env_init(ud, &env);
+        return drift_check(&env, ret, e);
+}
+
 /* This node's facts for nettunectl doctor (agent/doctor). */
 void api_doctor(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
         struct doctor_second_writer sw[DOCTOR_SECOND_WRITERS_MAX];
         unsigned n = second_writers_doctor(a->journal, a->config, sw, DOCTOR_SECOND_WRITERS_MAX);
+        struct doctor_collect_opts base = { .journal = a->journal, .drift = doctor_drift, .drift_ud = a };
 
-        doctor_http(a->config, a->journal, req, resp, sw, n);
+        doctor_http(a->config, &base, req, resp, sw, n);
 }
 
 /* GET /v1/intent: the merged intent, every managed field with its value, live value and owner. */

@@ -44,6 +44,8 @@ static const struct cli_flag state_flags[] = {
         { "--interfaces", "GLOB,...", "these interfaces only (default: every one but loopback)", NULL },
         { "--switches", "GLOB,...", "these switches of the configuration only (default: every one)", NULL },
         { "--no-switches", NULL, "no switch at all", NULL },
+        { "--port", "IF", "one interface as 'mlnx_qos -i IF' shows a port: DCBX, trust, the DSCP map by "
+          "priority, buffers, cable length, the PFC table, each traffic class", NULL },
         { 0 },
 };
 

@@ -219,18 +219,36 @@ static void probe_peers(const struct doctor_args *a, const char *from, struct do
         }
 }
 
+/* doctor's drift: what `nettune-agent drift` reports (drift_check over this node's journal). */
+struct drift_here {
+        const struct agent_config *config;
+        struct journal *journal;
+};
+
+static int drift_here(void *ud, struct plan *ret, struct errbuf *e)
+{
+        const struct drift_here *d = ud;
+        struct txn_env env;
+
+        txn_env_init(&env, d->config, d->journal);
+        return drift_check(&env, ret, e);
+}
+
 static int collect(struct cli *c, const struct doctor_args *a, struct doctor_facts *f)
 {
         struct doctor_collect_opts o = {
                 .window_s = a->params.window_s, .ifglobs = (const char (*)[64])a->ifglobs, .n_if = a->n_if,
                 .swglobs = (const char (*)[64])a->swglobs, .n_sw = a->n_sw, .no_switches = a->no_switches,
-                .journal = journal_if_any(&c->config), .name = a->name,
+                .journal = journal_if_any(&c->config), .name = a->name, .drift = drift_here,
         };
+        struct drift_here src = { &c->config, o.journal };
         struct doctor_node *n = doctor_facts_add_node(f);
         struct errbuf e = { 0 };
         char msg[1100];
-        int r = n ? doctor_collect(&c->config, &o, n, &e) : errbuf_set(&e, ENOMEM, NULL, "out of memory");
+        int r;
 
+        o.drift_ud = &src;
+        r = n ? doctor_collect(&c->config, &o, n, &e) : errbuf_set(&e, ENOMEM, NULL, "out of memory");
         /* the fields serve's enforcement gave up to another writer (second_writer) */
         if (r >= 0 && o.journal)
                 n->n_second_writers = second_writers_doctor(o.journal, &c->config, n->second_writers,

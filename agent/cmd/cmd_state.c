@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nettune-agent state [--interfaces GLOB,...] [--switches GLOB,... | --no-switches]:
+ * nettune-agent state [--interfaces GLOB,...] [--switches GLOB,... | --no-switches] | --port IF:
  * the live state of this namespace's interfaces (all but loopback by default)
  * with their congestion counters, and of the configuration's switches (each
  * read over its own SSH session; one that cannot be read is reported with its
@@ -177,10 +177,117 @@ static void print_interface_text(const json_t *o)
                        json_integer_value(json_object_get(st, "value")));
 }
 
+/*
+ * --port IF: one interface the way `mlnx_qos -i IF` shows a port (DCBX mode, trust,
+ * the DSCP map by priority, the receive buffers, cable length, the PFC table with
+ * each priority's buffer, then per traffic class its TSA, share and priorities),
+ * from the same state as the listing, and the knobs mlnx_qos has no line for.
+ */
+static void port_ints(const char *title, const json_t *a, unsigned n)
+{
+        printf("        %-11s", title);
+        for (unsigned i = 0; i < n; i++)
+                printf(" %3lld", (long long)json_integer_value(json_array_get(a, i)));
+        printf("\n");
+}
+
+static void print_port_text(const json_t *o)
+{
+        const json_t *st = json_object_get(o, "state"), *pfc = json_object_get(st, "pfc"),
+                     *map = json_object_get(st, "dscp_to_priority"), *ets = json_object_get(st, "ets"),
+                     *buf = json_object_get(st, "buffers"), *dev = json_object_get(st, "dcb_device"), *v;
+        char names[64], line[1024];
+        json_auto_t *on = json_array();
+        const char *key;
+
+        printf("interface '%s' (ifindex %d, driver %s)\n", json_string_value(json_object_get(o, "name")),
+               (int)json_integer_value(json_object_get(o, "ifindex")), json_string_value(json_object_get(o, "driver")));
+        if ((v = json_object_get(dev, "dcbx")))
+                printf("DCBX mode: %s\n", (json_integer_value(v) & 0x02) ? "firmware controlled (lld-managed)" :
+                       state_dcbx_names((unsigned)json_integer_value(v), names, sizeof(names)));
+        if ((v = json_object_get(st, "trust")))
+                printf("Priority trust state: %s\n", json_string_value(v));
+        if (json_is_object(map)) {
+                printf("dscp2prio mapping:\n");
+                for (long long p = 0; p < 8; p++) {
+                        unsigned any = 0;
+
+                        for (int d = 63; d >= 0; d--) {         /* eight code points a line, as mlnx_qos */
+                                char k[8];
+
+                                snprintf(k, sizeof(k), "%d", d);
+                                if (json_integer_value(json_object_get(map, k)) != p || !json_object_get(map, k))
+                                        continue;
+                                if (any && any % 8 == 0)
+                                        printf("\n");
+                                if (any % 8)
+                                        printf("%02d,", d);
+                                else
+                                        printf("        prio:%lld dscp:%02d,", p, d);
+                                any++;
+                        }
+                        if (any)
+                                printf("\n");
+                }
+        }
+        if (json_is_object(buf)) {
+                size_t i;
+
+                printf("Receive buffer size (bytes): ");
+                json_array_foreach(json_object_get(buf, "buffer_size_bytes"), i, v)
+                        printf("%lld,", (long long)json_integer_value(v));
+                printf("\n");
+        }
+        if ((v = json_object_get(pfc, "cable_length_m")))
+                printf("Cable len: %lld\n", (long long)json_integer_value(v));
+        if (json_is_object(pfc) && json_object_get(pfc, "priorities")) {
+                size_t i;
+
+                for (unsigned p = 0; p < 8; p++)
+                        json_array_append_new(on, json_integer(0));
+                json_array_foreach(json_object_get(pfc, "priorities"), i, v)
+                        if (json_integer_value(v) >= 0 && json_integer_value(v) < 8)
+                                json_array_set_new(on, (size_t)json_integer_value(v), json_integer(1));
+                printf("PFC configuration:\n        %-11s", "priority");
+                for (unsigned p = 0; p < 8; p++)
+                        printf(" %3u", p);
+                printf("\n");
+                port_ints("enabled", on, 8);
+                if (json_is_object(buf))
+                        port_ints("buffer", json_object_get(buf, "prio_to_buffer"), 8);
+        }
+        for (unsigned tc = 0; json_is_object(ets) && tc < 8; tc++) {
+                const json_t *p2tc = json_object_get(ets, "priority_to_tc");
+                const char *tsa = json_string_value(json_array_get(json_object_get(ets, "tc_tsa"), tc));
+                bool any = false;
+
+                printf("tc: %u tsa: %s", tc, tsa ? tsa : "?");
+                if (tsa && streq(tsa, "ets"))
+                        printf(", bw: %lld%%",
+                               (long long)json_integer_value(json_array_get(json_object_get(ets, "tc_bandwidth_pct"), tc)));
+                printf("\n");
+                for (unsigned p = 0; p < 8; p++)
+                        if (json_integer_value(json_array_get(p2tc, p)) == tc) {
+                                printf(any ? " %u" : "         priority:  %u", p);
+                                any = true;
+                        }
+                if (any)
+                        printf("\n");
+        }
+        json_object_foreach((json_t *)st, key, v) {     /* what mlnx_qos has no line for */
+                if (streq(key, "trust") || streq(key, "dscp_to_priority") || streq(key, "ets") ||
+                    streq(key, "buffers") || streq(key, "dcb_device"))
+                        continue;
+                printf("%s: %s\n", key, state_text_value(key, v, line, sizeof(line)));
+        }
+        print_unsupported(json_object_get(o, "unsupported"));
+}
+
 struct state_args {
         char ifglobs[GLOBS_MAX][64], swglobs[GLOBS_MAX][64];
         unsigned n_if, n_sw;
         bool no_switches;
+        bool port;                      /* --port IF */
 };
 
 static int parse_state_args(struct cli *c, struct state_args *sa)
@@ -193,6 +300,17 @@ static int parse_state_args(struct cli *c, struct state_args *sa)
                         sa->no_switches = true;
                         continue;
                 }
+                if ((v = cli_opt_value(c, &i, "--port"))) {
+                        if (!v[0] || strpbrk(v, "*?[,") || strlen(v) >= sizeof(sa->ifglobs[0])) {
+                                fprintf(stderr, "%s: state: --port '%s': one interface's name, no glob\n", c->prog,
+                                        v);
+                                return -EINVAL;
+                        }
+                        snprintf(sa->ifglobs[0], sizeof(sa->ifglobs[0]), "%s", v);
+                        sa->n_if = 1;
+                        sa->port = sa->no_switches = true;
+                        continue;
+                }
                 v = cli_opt_value(c, &i, "--interfaces");
                 if (!v && (v = cli_opt_value(c, &i, "--switches")))
                         sw = true;
@@ -203,6 +321,11 @@ static int parse_state_args(struct cli *c, struct state_args *sa)
                                 c->prog, sw ? "--switches" : "--interfaces", v, GLOBS_MAX);
                         return -EINVAL;
                 }
+        }
+        if (sa->port && (sa->n_if != 1 || sa->n_sw)) {
+                fprintf(stderr, "%s: state: --port shows one interface: no --interfaces or --switches with it\n",
+                        c->prog);
+                return -EINVAL;
         }
         if (sa->no_switches && sa->n_sw) {
                 fprintf(stderr, "%s: state: --switches and --no-switches exclude each other\n", c->prog);
@@ -353,7 +476,7 @@ int cmd_state(struct cli *c)
                 json_t *o;
 
                 json_array_foreach(all.all, i, o)
-                        print_interface_text(o);
+                        (sa->port ? print_port_text : print_interface_text)(o);
                 json_array_foreach(switches, i, o)
                         print_switch_text(o);
                 json_array_foreach(notes, i, o)

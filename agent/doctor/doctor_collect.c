@@ -335,45 +335,46 @@ static void layers_free(struct layers_here *l)
         l->n = 0;
 }
 
-/* Drift: each target's fields against the merged intent, each difference with its owner. */
-static void drift_of(struct doctor_node *n, const struct plan *p, const struct layers_here *l)
+/*
+ * Drift: exactly what `nettune-agent drift` reports (o->drift: its plan), each
+ * difference with its owner; nothing when nothing is committed, a note when it
+ * cannot be read.
+ */
+static void drift_of(struct doctor_node *n, const struct doctor_collect_opts *o, const struct agent_config *c)
 {
-        for (unsigned i = 0; i < p->n; i++) {
-                const struct plan_target *pt = &p->v[i];
-                const char (*names)[STATE_NAME_MAX] = target_unit_names(&pt->t);
-                int owner[STATE_FIELD_MAX];
-                struct diff d = { 0 };
-                struct state want;
+        struct errbuf e = { 0 };
+        struct plan p;
+        char msg[600];
+        int r;
 
-                if (pt->t.kind == TARGET_SWITCH && !(pt->live[0].present))
-                        continue;
-                layers_merge(l->v, l->n, pt->t.kind == TARGET_SWITCH, pt->t.name, plan_fields_of(&pt->t), &want,
-                             owner);
-                if (!want.present)
-                        continue;
-                for (unsigned u = 0; u < pt->n_units; u++) {
-                        char prefix[STATE_NAME_MAX + 8] = "";
+        plan_init(&p, &(struct plan_env){ .config = c });
+        r = o->drift(o->drift_ud, &p, &e);
+        if (r == -ENOENT) {
+                n->drift_known = true;          /* nothing committed: nothing drifts */
+        } else if (r < 0) {
+                doctor_node_note(n, "drift could not be read: %s", errbuf_str(&e, msg, sizeof(msg)));
+        } else {
+                for (unsigned i = 0; i < p.n; i++) {
+                        const struct plan_target *pt = &p.v[i];
 
-                        if (names)
-                                snprintf(prefix, sizeof(prefix), "ports.%s.", names[u]);
-                        diff_append(&d, prefix, &want, &pt->live[u]);
+                        for (unsigned k = 0; k < pt->diff.n; k++, n->n_drift++) {
+                                const struct diff_entry *d = &pt->diff.entries[k];
+                                const struct plan_owner *w = plan_owner_of(&p, pt, d->field);
+                                struct doctor_drift *x = &n->drift[n->n_drift];
+
+                                if (n->n_drift >= DOCTOR_DRIFT_MAX)
+                                        continue;
+                                snprintf(x->target, sizeof(x->target), "%s", pt->t.name);
+                                snprintf(x->key, sizeof(x->key), "%s", d->key);
+                                snprintf(x->live, sizeof(x->live), "%s", d->from);
+                                snprintf(x->committed, sizeof(x->committed), "%s", d->to);
+                                if (w)
+                                        snprintf(x->owner, sizeof(x->owner), "%s", w->policy);
+                        }
                 }
-                for (unsigned k = 0; k < d.n; k++, n->n_drift++) {
-                        struct doctor_drift *x = &n->drift[n->n_drift];
-                        int o = owner[d.entries[k].field];
-
-                        if (n->n_drift >= DOCTOR_DRIFT_MAX)
-                                continue;
-                        snprintf(x->target, sizeof(x->target), "%s", pt->t.name);
-                        snprintf(x->key, sizeof(x->key), "%.95s", d.entries[k].key);
-                        snprintf(x->live, sizeof(x->live), "%.63s", d.entries[k].from);
-                        snprintf(x->committed, sizeof(x->committed), "%.63s", d.entries[k].to);
-                        if (l->n > 1 && o >= 0)
-                                snprintf(x->owner, sizeof(x->owner), "%s", l->v[o].p->name);
-                }
-                diff_done(&d);
+                n->drift_known = true;
         }
-        n->drift_known = true;
+        plan_free(&p);
 }
 
 /* The committed policies (none, or no journal here: said); n->policy names them. */
@@ -507,8 +508,8 @@ int doctor_collect(const struct agent_config *c, const struct doctor_collect_opt
         for (unsigned i = 0; r >= 0 && i < p.n; i++)
                 if (p.v[i].t.kind == TARGET_SWITCH)
                         switch_facts(&n, &jobs[i], &h.a[i], &h.b[i]);
-        if (r >= 0 && layers.n)
-                drift_of(&n, &p, &layers);
+        if (r >= 0 && layers.n && o->drift)
+                drift_of(&n, o, c);
         layers_free(&layers);
         for (unsigned i = 0; i < p.io.n_notes; i++)
                 doctor_node_note(&n, "%s", p.io.notes[i]);

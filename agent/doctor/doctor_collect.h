@@ -29,6 +29,8 @@
 #include "agent/journal/journal.h"
 #include "policies/doctor.h"
 
+struct plan;
+
 struct doctor_collect_opts {
         double window_s;                        /* > 0 */
         const char (*ifglobs)[64];              /* interfaces (n_if 0: every one but loopback) */
@@ -38,13 +40,24 @@ struct doctor_collect_opts {
         bool no_switches;
         struct journal *journal;                /* the committed policy; NULL: not known here */
         const char *name;                       /* the node's name (NULL: the host name) */
+        /*
+         * The node's drift exactly as `nettune-agent drift` and GET /v1/drift report it
+         * (agent/txn drift_check: the merged intent, optional knobs a driver does not
+         * serve left out, each field's owner), given by the caller: agent/doctor does not
+         * call agent/txn. 0 or more with *ret read (each target's diff is its drift,
+         * plan_owner_of its owners; plan_free'd here), -ENOENT nothing committed, else
+         * -errno with e. NULL: drift is not known here.
+         */
+        int (*drift)(void *ud, struct plan *ret, struct errbuf *e);
+        void *drift_ud;
 };
 
 /* Fill *ret (doctor_node_free it). -errno with e when nothing could be collected. */
 int doctor_collect(const struct agent_config *c, const struct doctor_collect_opts *o, struct doctor_node *ret,
                    struct errbuf *e);
 
-/* GET /v1/doctor?window_s=N (doctor_http.c): this node's facts, {"name", "interfaces", ...} (docs/api.md). */
-/* sw[0..n_sw): the fields serve's enforcement gave up (agent/txn's second_writers_doctor), into the facts. */
-void doctor_http(const struct agent_config *c, struct journal *j, const struct http_request *req,
+/* GET /v1/doctor?window_s=N (doctor_http.c): this node's facts, {"name", "interfaces", ...} (docs/api.md);
+ * base: the journal and the drift source (its window_s is the query's); sw[0..n_sw): the fields serve's
+ * enforcement gave up (agent/txn's second_writers_doctor), into the facts. */
+void doctor_http(const struct agent_config *c, const struct doctor_collect_opts *base, const struct http_request *req,
                  struct http_response *resp, const struct doctor_second_writer *sw, unsigned n_sw);

@@ -5,16 +5,17 @@
 
 #include "agent/doctor/doctor_collect.h"
 
-void doctor_http(const struct agent_config *cfg, struct journal *j, const struct http_request *req,
+void doctor_http(const struct agent_config *cfg, const struct doctor_collect_opts *base, const struct http_request *req,
                  struct http_response *resp, const struct doctor_second_writer *sw, unsigned n_sw)
 {
         const char *w = http_query(req, "window_s");
-        struct doctor_collect_opts o = { .window_s = 10, .journal = j };
+        struct doctor_collect_opts o = *base;
         struct doctor_node n;
         struct errbuf e = { 0 };
         json_t *node;
         char *end;
 
+        o.window_s = 10;
         if (w) {
                 o.window_s = strtod(w, &end);
                 if (*end || end == w || !isfinite(o.window_s) || o.window_s < 0.1 || o.window_s > DOCTOR_WINDOW_MAX_S) {

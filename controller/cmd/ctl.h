@@ -293,6 +293,18 @@ struct doctor_facts;
 int ctl_doctor_collect(struct ctl *c, double window_s, const struct inventory_node *const *sel, unsigned n,
                        struct doctor_facts *f);
 
+/*
+ * The pre-flight across the cable (ctl_cable.c): every inventory node's doctor facts,
+ * then doctor's path rules on the merged intent of both ends of every known path
+ * (doctor_cable_check) for policy p rolled out to sel[0..n). A path the change makes
+ * inconsistent is printed (both ends, the rule; `what` begins each line) and -EINVAL
+ * returned, *ret_refused (when given) then the JSON array of them; a path inconsistent
+ * already, or a node not collected, is a note in notes (rollout_notes_add; may be NULL).
+ * 0 when nothing breaks, or another -errno.
+ */
+int ctl_cable_preflight(struct ctl *c, const char *what, const struct policy *p,
+                        const struct inventory_node *const *sel, unsigned n, json_t *notes, json_t **ret_refused);
+
 int ctl_cmd_tune(struct ctl *c);
 int ctl_cmd_diff(struct ctl *c);
 int ctl_cmd_pause(struct ctl *c);

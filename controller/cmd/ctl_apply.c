@@ -635,6 +635,8 @@ static int prepare(struct ctl *c, struct apply_args *a, char **doc, struct polic
         if (rc >= 0 && a->left_out)
                 rc = check_after(a, *sel, *n);
         if (rc >= 0)
+                rc = ctl_cable_preflight(c, a->policy, *p, *sel, *n, a->notes, NULL);
+        if (rc >= 0)
                 note_timeout(c, *doc);
         return rc < 0 ? outcome_of_errno(rc) : 0;
 }

@@ -33,6 +33,14 @@ static const struct cli_flag plan_flags[] = {
         { 0 },
 };
 
+static const struct cli_flag state_flags[] = {
+        SELECTOR,
+        { "--columns", "NAME,...", "these columns only: mtu, trust, dscp, pfc, cable, watchdog, ets, host_ecn, "
+          "dcqcn, ecn, roce_tos, nccl_tc, buffers, policy", NULL },
+        { "--wide", NULL, "every column, the DCQCN parameters and buffers too", NULL },
+        { 0 },
+};
+
 static const struct cli_flag apply_flags[] = {
         SELECTOR,
         { "--canary", "N", "nodes in the first wave (default 1; 0: none)", NULL },
@@ -189,10 +197,11 @@ static const struct cli_flag headroom_flags[] = {
         { "--lossless-mtu", "N", "Spectrum: the largest lossless packet assumed (default 1024)", NULL },
         { "--max-mtu", "N", "connectx: the port's largest MTU (default 9216)", NULL },
         { "--svg", "FILE", "draw the size for every common speed and cable length", NULL },
-        { "--node", "NAME", "with --svg and --port: the node whose port's buffer is drawn", NULL },
-        { "--port", "NAME", "with --svg and --node: its interface or switch port", NULL },
+        { "--node", "NAME", "with --port: the node whose port's live buffer the size is compared with (drawn with "
+          "--svg)", NULL },
+        { "--port", "NAME", "with --node: its interface or switch port", NULL },
         { "--emit-policy", NULL, "print the policy's pfc (and with --buffer-total-bytes its buffers) stanza", NULL },
-        { "--priority", "P", "--emit-policy: the lossless priority (default 3)", NULL },
+        { "--priority", "P", "--emit-policy, --node: the lossless priority (default 3)", NULL },
         { "--buffer-total-bytes", "N", "--emit-policy: the port's total receive buffer (buffers stanza)", NULL },
         { 0 },
 };
@@ -268,11 +277,14 @@ const struct cli_command ctl_commands[] = {
         { "status", "[ID]", "show a rollout (default: the newest)", NULL, status_flags, "0 ok, 2 no such rollout" },
         { "state", NULL, "the fleet's live knobs: one row per node, drifted cells marked",
           "Asks every selected node for its live state and committed policy at once and\n"
-          "prints one row per node and interface: mtu, trust, the DSCP map, PFC, ETS and\n"
-          "host ECN as 'nettune-agent state' shows them. A value that differs from what\n"
-          "the node last committed is marked '*' and listed below the table. Changes\n"
-          "nothing.",
-          plan_flags, "0 ok, 1 drift found, 2 invalid input, 3 a node could not be reached" },
+          "prints one row per node and interface (or switch port): MTU, trust, the DSCP\n"
+          "map, PFC, cable length, watchdog (a NIC's stall guard), ETS, host ECN, ECN\n"
+          "per queue in KB/MB, RoCE ToS, NCCL's traffic class and the committed\n"
+          "policy@revision; --wide adds the DCQCN parameters and the buffers, --columns\n"
+          "picks. A column no row has is left out. A value that differs from what the\n"
+          "node last committed is marked '*' (an ECN queue's on that queue) and listed\n"
+          "below the table. Changes nothing.",
+          state_flags, "0 ok, 1 drift found, 2 invalid input, 3 a node could not be reached" },
         { "drift", NULL, "scan the fleet for drift (exit 1 on drift; --heal re-applies the intent)",
           "Asks every selected node to compare its live state with the policy it last\n"
           "committed and prints what differs, as 'nettune-agent drift' does; the scan is\n"
@@ -343,7 +355,8 @@ const struct cli_command ctl_commands[] = {
           "Computes the PFC headroom a lossless priority needs on one port: Spectrum as\n"
           "SONiC's dynamic buffer model does, ConnectX as the mlx5 driver does (the\n"
           "formulas and their sources: docs/operations.md, \"Headroom\"). Changes nothing.",
-          headroom_flags, "0 computed, 2 invalid input (the flag is named)" },
+          headroom_flags, "0 computed (--node: it fits the port's buffer), 1 --node: it does not,\n"
+                          "            2 invalid input (the flag is named), 3 --node: no buffers reported" },
         { "diff", "ID1 ID2", "what changed between two rollouts' policy documents, path by path",
           "Compares the documents two rollouts sent to their agents, path by path\n"
           "(PATH: FROM -> TO, 'unset' where one has none; arrays whole), after a line\n"

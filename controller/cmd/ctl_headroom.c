@@ -2,7 +2,7 @@
 /*
  * nettunectl headroom --speed-gbps N --cable-m N --mtu N [--asic NAME] [--lanes N]
  *                     [--small-packet-pct N] [--lossless-mtu N] [--max-mtu N]
- *                     [--svg FILE [--node NAME --port NAME]]
+ *                     [--svg FILE] [--node NAME --port NAME [--priority P]]
  *
  * The PFC headroom a lossless priority needs on one port (policies/headroom.h):
  * xoff, xon and the buffer size in bytes, with the inputs used. Reads nothing,
@@ -49,7 +49,7 @@ static const struct flag {
 
 #define USAGE "usage: nettunectl headroom --speed-gbps N --cable-m N --mtu N [--asic NAME] [--lanes N]\n" \
               "                           [--small-packet-pct N] [--lossless-mtu N] [--max-mtu N]\n" \
-              "                           [--svg FILE [--node NAME --port NAME]]"
+              "                           [--svg FILE] [--node NAME --port NAME [--priority P]]"
 
 /* The picture's options. */
 struct picture {
@@ -150,12 +150,12 @@ static int parse_args(struct ctl *c, struct headroom_input *in, struct picture *
         for (int i = 0; i < c->argc; i++)
                 if ((r = parse_emit(c, &i, em)) < 0 || (!r && parse_one(c, &i, in, &asic, &seen, pic) < 0))
                         return -EINVAL;
-        if (!em->on && (em->total_bytes || em->priority != 3)) {
-                log_err("--priority and --buffer-total-bytes go with --emit-policy");
+        if (!em->on && (em->total_bytes || (em->priority != 3 && !pic->node))) {
+                log_err("--priority goes with --emit-policy or --node, --buffer-total-bytes with --emit-policy");
                 return -EINVAL;
         }
-        if ((pic->node || pic->port) && (!pic->node || !pic->port || !pic->svg)) {
-                log_err("--node and --port go together, with --svg: the port whose buffer the picture draws");
+        if ((pic->node || pic->port) && (!pic->node || !pic->port)) {
+                log_err("--node and --port go together: the port whose live buffer the size is compared with");
                 return -EINVAL;
         }
         for (size_t k = 0; k < ARRAY_SIZE(flags); k++)
@@ -216,17 +216,18 @@ static const unsigned cables[] = { 3, 10, 40, 100, 300 };
 static const char *const cable_colour[] = { SVG_SKY, SVG_BLUE, SVG_GREEN, SVG_ORANGE, SVG_PURPLE };
 
 /*
- * The receive buffer of node's port (interface or switch port) as its agent reports it:
- * the buffers' total, else the sum of their sizes. OUTCOME_OK with *ret (0: not reported).
+ * The receive buffers of node's port (interface or switch port) as its agent reports
+ * them (its doctor facts): OUTCOME_OK with *ret (present: STATE_BIT(STATE_FIELD_BUFFERS)
+ * when reported), else the exit code, said.
  */
-static int port_buffer(struct ctl *c, const struct picture *pic, double *ret)
+static int port_buffers(struct ctl *c, const struct picture *pic, struct state *ret)
 {
         const struct inventory_node *n;
         struct doctor_facts f;
         const struct state *st = NULL;
         int r;
 
-        *ret = 0;
+        state_init(ret);
         if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_need_http(c)) > 0)
                 return r;
         if (!(n = inventory_find(c->inv, pic->node))) {
@@ -250,16 +251,68 @@ static int port_buffer(struct ctl *c, const struct picture *pic, double *ret)
                 log_err("--port '%s': node '%s' reports no such interface or switch port", pic->port, pic->node);
                 r = -ENOENT;
         }
-        if (st && state_has(st, STATE_FIELD_BUFFERS)) {
-                *ret = st->buffers.total;
-                for (unsigned b = 0; b < STATE_BUFFER_COUNT && !st->buffers.total; b++)
-                        *ret += st->buffers.size[b];
-        } else if (st) {
+        if (st)
+                *ret = *st;
+        doctor_facts_free(&f);
+        return r == -ENOENT || r == -EINVAL ? OUTCOME_INVALID : r < 0 ? OUTCOME_RUNTIME : OUTCOME_OK;
+}
+
+/* The picture's line: the buffers' total, else the sum of their sizes (0: not reported). */
+static int port_buffer(struct ctl *c, const struct picture *pic, double *ret)
+{
+        struct state st;
+        int r = port_buffers(c, pic, &st);
+
+        *ret = 0;
+        if (r == OUTCOME_OK && state_has(&st, STATE_FIELD_BUFFERS)) {
+                *ret = st.buffers.total;
+                for (unsigned b = 0; b < STATE_BUFFER_COUNT && !st.buffers.total; b++)
+                        *ret += st.buffers.size[b];
+        } else if (r == OUTCOME_OK) {
                 log_warn("--port '%s' of '%s': no receive buffers reported: the picture has no buffer line",
                          pic->port, pic->node);
         }
-        doctor_facts_free(&f);
-        return r == -ENOENT || r == -EINVAL ? OUTCOME_INVALID : r < 0 ? OUTCOME_RUNTIME : OUTCOME_OK;
+        return r;
+}
+
+/*
+ * --node N --port P: the size against the live buffer the lossless priority (--priority,
+ * default 3) maps to ("needs 72.7 KB, buffer 0 has 127.9 KB: ok"). OUTCOME_OK when it
+ * fits, OUTCOME_ROLLED_BACK (1) when it does not, 3 when the port reports no buffers.
+ */
+static int compare_live(struct ctl *c, const struct picture *pic, unsigned prio, const struct headroom *h,
+                        json_t **ret_json)
+{
+        struct state st;
+        unsigned b;
+        uint32_t have;
+        bool ok;
+        int r = port_buffers(c, pic, &st);
+
+        *ret_json = NULL;
+        if (r != OUTCOME_OK)
+                return r;
+        if (!state_has(&st, STATE_FIELD_BUFFERS)) {
+                log_err("--port '%s' of '%s': reports no receive buffers: nothing to compare with", pic->port,
+                        pic->node);
+                return OUTCOME_RUNTIME;
+        }
+        b = st.buffers.prio_buffer[prio] % STATE_BUFFER_COUNT;
+        have = st.buffers.size[b];
+        ok = have >= h->size_bytes;
+        *ret_json = json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:b}", "node", pic->node, "port", pic->port,
+                              "priority", (int)prio, "buffer", (int)b, "buffer_bytes", (json_int_t)have,
+                              "needs_bytes", (json_int_t)h->size_bytes, "ok", ok);
+        if (!c->json) {
+                if (ok)
+                        printf("port %s of %s: priority %u needs %.1f KB, buffer %u has %.1f KB: ok\n", pic->port,
+                               pic->node, prio, h->size_bytes / 1000.0, b, have / 1000.0);
+                else
+                        printf("port %s of %s: priority %u needs %.1f KB, buffer %u has %.1f KB: short by %.1f KB\n",
+                               pic->port, pic->node, prio, h->size_bytes / 1000.0, b, have / 1000.0,
+                               (h->size_bytes - have) / 1000.0);
+        }
+        return ok ? OUTCOME_OK : OUTCOME_ROLLED_BACK;
 }
 
 /* Every bar's size (0: the calculator refuses that pair); the largest. */
@@ -432,7 +485,7 @@ int ctl_cmd_headroom(struct ctl *c)
         struct headroom_problem why = { 0 };
         struct picture pic = { 0 };
         struct emit em = { .priority = 3 };
-        json_t *j;
+        json_t *j, *live = NULL;
         int r;
 
         if (parse_args(c, &in, &pic, &em) < 0)
@@ -445,16 +498,25 @@ int ctl_cmd_headroom(struct ctl *c)
                 return r;
         if (em.on)
                 return emit_policy(&in, &h, &em);
-        if (!c->json) {
+        if (!c->json)
                 print_text(&in, &h);
-                return OUTCOME_OK;
+        r = OUTCOME_OK;
+        if (pic.node && !pic.svg && (r = compare_live(c, &pic, em.priority, &h, &live)) != OUTCOME_OK &&
+            r != OUTCOME_ROLLED_BACK)
+                return r;
+        if (!c->json) {
+                json_decref(live);
+                return r;
         }
         j = result_json(&in, &h);
         if (!j) {
+                json_decref(live);
                 log_err("out of memory");
                 return OUTCOME_RUNTIME;
         }
+        if (live)
+                json_object_set_new(j, "port_buffer", live);
         output_json(j);
         json_decref(j);
-        return OUTCOME_OK;
+        return r;
 }

@@ -123,8 +123,9 @@ static void print_text(const json_t *nodes, const struct plan_sum *s, unsigned n
  * A policy with switch targets: each node asked with its part (ctl_parts.c), its
  * answer marked with what it carries ("part": "hosts, switch leaf1"). *ret_n: nodes.
  */
+/* The parts of a policy with switch targets, each to its nodes; *ret_sel: every node that carries one. */
 static int plan_parts(struct ctl *c, const struct policy *p, const char *doc, const struct ctl_selector *only,
-                      struct plan_sum *s, json_t *nodes, unsigned *ret_n)
+                      struct plan_sum *s, json_t *nodes, const struct inventory_node ***ret_sel, unsigned *ret_n)
 {
         struct ctl_parts pp;
         json_t **out;
@@ -165,6 +166,9 @@ static int plan_parts(struct ctl *c, const struct policy *p, const char *doc, co
                 if (out[i])
                         json_array_append_new(nodes, out[i]);
         *ret_n = pp.n;
+        *ret_sel = calloc(pp.n + 1, sizeof(**ret_sel));
+        for (unsigned i = 0; *ret_sel && i < pp.n; i++)
+                (*ret_sel)[i] = pp.nodes[i];
         free(out);
         ctl_parts_free(&pp);
         if (!out || r < 0) {
@@ -180,13 +184,13 @@ static int plan(struct ctl *c, const char *file, const char *doc, const struct p
         _cleanup_free_ const struct inventory_node **sel = NULL;
         struct http_req *reqs = NULL;
         struct plan_sum s = { .notes = json_array() };
-        json_t *nodes;
+        json_t *nodes, *refused = NULL;
         unsigned n = 0;
         int r;
 
         if (p->n_switches) {
                 nodes = json_array();
-                r = plan_parts(c, p, doc, only, &s, nodes, &n);
+                r = plan_parts(c, p, doc, only, &s, nodes, &sel, &n);
                 if (r > 0) {
                         json_decref(nodes);
                         json_decref(s.notes);
@@ -207,19 +211,28 @@ static int plan(struct ctl *c, const char *file, const char *doc, const struct p
                 json_array_append_new(nodes, node_result(&reqs[i], &s));
         ctl_query_free(reqs, n);
 report:
+        /* across the cable: only a policy every reached node accepts */
+        r = 0;
+        if (!s.invalid && sel && (r = ctl_cable_preflight(c, file, p, sel, n, s.notes, &refused)) < 0 &&
+            r != -EINVAL) {
+                log_err("%s: across the cable: %s", file, strerror(-r));
+                s.unreachable++;
+        }
         if (c->json) {
-                json_t *j = json_pack("{s:s, s:o, s:O, s:O}", "policy", p->name, "summary", summary_json(&s, n),
-                                      "nodes", nodes, "notes", s.notes);
+                json_t *j = json_pack("{s:s, s:o, s:O, s:O, s:o}", "policy", p->name, "summary", summary_json(&s, n),
+                                      "nodes", nodes, "notes", s.notes, "cable_refused",
+                                      refused ? refused : json_array());
 
                 output_json(j);
                 json_decref(j);
         } else {
                 print_text(nodes, &s, n);
                 rollout_notes_print(stdout, s.notes);   /* each note once, with the nodes that say it */
+                json_decref(refused);
         }
         json_decref(nodes);
         json_decref(s.notes);
-        return s.invalid ? OUTCOME_INVALID : s.unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
+        return s.invalid || r == -EINVAL ? OUTCOME_INVALID : s.unreachable ? OUTCOME_RUNTIME : OUTCOME_OK;
 }
 
 int ctl_cmd_plan(struct ctl *c)

@@ -91,7 +91,7 @@ lab_node() {
 { "listen": "$(ip_of "$n"):7440",
   "tls": { "cert": "../pki/$n.crt", "key": "../pki/$n.key", "client_ca": "../pki/clients-ca.crt" },
   "state_dir": "state",
-  "probe": { "listen": "$(ip_of "$n"):18515", "runs": 3 },
+  "probe": { "listen": "$(ip_of "$n"):18515", "runs": 3, "allow": ["198.18.0.0/24"] },
   "drift": { "interval_s": 0, "mode": "report" }${2:+,
   $2} }
 JSON

@@ -110,7 +110,15 @@ on_exit() {
         local rc=$?
         if [ "$KEEP" = 1 ]; then
                 echo "demo: the lab is still running (namespaces '$DEMO_PREFIX-*', files in $DEMO_DIR);"
-                echo "      'make demo-clean' or '$0 --clean' removes it"
+                echo "      'make demo-clean' or '$0 --clean' removes it. Drive it, as root, from the hub:"
+                echo "  C=\"ip netns exec $DEMO_PREFIX-hub $CTL --inventory $DEMO_DIR/inventory.json --db $DEMO_DIR/nettune.db\""
+                echo "  \$C state --wide                  # every node's knobs, drift marked"
+                echo "  \$C doctor --window 2 --probe     # the fabric's findings, every pair measured"
+                echo "  \$C probe --pattern alltoall      # many-to-many bandwidth (the agents' responders allow the lab)"
+                echo "  \$C plan examples/policies/lab-leaf-lossless.json   # what a change would do, across the cable too"
+                echo "  \$C history; \$C status          # the rollouts the stories made"
+                echo "  one node: ip netns exec $DEMO_PREFIX-gpu1 $AGENT --config $DEMO_DIR/gpu1/agent.json state"
+                echo "  the switch: $SIM --dialect nvue --state $DEMO_DIR/leaf1/state.json -- nv show qos"
         else
                 lab_down
         fi

@@ -48,7 +48,7 @@ expect_rc 0 "state" ctl_to "$T/s0.txt" state
 cat "$T/s0.txt"
 check "a header with the knobs" grep -q "^NODE  *TARGET  *MTU" "$T/s0.txt"
 for i in 1 2 3; do
-        check "node00$i nt0 9000" grep -qE "^node00$i +nt0 +9000 *$" "$T/s0.txt"
+        check "node00$i nt0 9000, its committed policy@revision" grep -qE "^node00$i +nt0 +9000 +mtu-9000@1 *$" "$T/s0.txt"
 done
 check "the summary" grep -qx "state: 3 nodes, 0 drifted, 0 unreachable" "$T/s0.txt"
 
@@ -57,8 +57,8 @@ ip -n "$(node_ns 2)" link set nt0 mtu 1500
 rc=0; ctl state >"$T/s1.txt" 2>"$T/s1.err" || rc=$?
 cat "$T/s1.txt"
 check "exit 1: drift found (got $rc)" [ "$rc" -eq 1 ]
-check "node002's cell: 1500*" grep -qE "^node002 +nt0 +1500\* *$" "$T/s1.txt"
-check "the others unmarked" sh -c "grep -qE '^node001 +nt0 +9000 *\$' '$T/s1.txt' && grep -qE '^node003 +nt0 +9000 *\$' '$T/s1.txt'"
+check "node002's cell: 1500*" grep -qE "^node002 +nt0 +1500\* +mtu-9000@1 *$" "$T/s1.txt"
+check "the others unmarked" sh -c "grep -qE '^node001 +nt0 +9000 +mtu' '$T/s1.txt' && grep -qE '^node003 +nt0 +9000 +mtu' '$T/s1.txt'"
 check "the difference as the agent says it" grep -qx "  node002 nt0 mtu: 1500 (committed: 9000)" "$T/s1.txt"
 check "the summary counts it" grep -qx "state: 3 nodes, 1 drifted, 0 unreachable" "$T/s1.txt"
 rc=0; ctl --output json state >"$T/s1.json" || rc=$?

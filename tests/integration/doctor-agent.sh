@@ -188,7 +188,8 @@ diagnose "" "the driver's default length again"
 step "drift"
 nm_ctl mtu "$HOST_IF" 4000 >/dev/null
 diagnose "drift" "the host's MTU changed by hand"
-check "evidence: mtu 4000, committed 9000" [ "$(finding drift "['evidence']['mtu']")" = "4000 (committed 9000)" ]
+check "evidence: mtu 4000, committed 9000 by the policy that owns it, as drift says" \
+        [ "$(finding drift "['evidence']['mtu']")" = "4000 (committed 9000 by policy 'roce-lossless')" ]
 expect_rc 0 "re-apply heals it" A apply "$T/host.json"
 diagnose "" "no drift"
 

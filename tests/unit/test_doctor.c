@@ -1126,6 +1126,62 @@ static void test_second_writer(void)
         F.nodes[0].n_second_writers = 0;
 }
 
+/* Across the cable: a switch policy moving RoCE to 4 breaks both hosts' paths; waived, nothing kept. */
+static void test_cable_check(void)
+{
+        static const char sw4[] = "{\"apiVersion\": \"nettune/v1\", \"kind\": \"Policy\", \"metadata\": {\"name\": \"l4\"},"
+                "\"targets\": {\"switches\": [\"leaf1\"]}, \"spec\": {\"trust\": \"dscp\", \"dscp_to_priority\": "
+                "{\"26\": 4, \"48\": 6}, \"pfc\": {\"priorities\": [4]}, \"ecn\": {\"queues\": [4], "
+                "\"min_threshold_bytes\": 150000, \"max_threshold_bytes\": 1500000}}%s}";
+        const char *rollout[] = { "fabric1" }, *hosts[] = { "gpu1" };
+        char doc[1024];
+        struct doctor_cable c;
+        struct policy *pol = NULL;
+        struct errbuf e = { 0 };
+
+        healthy();
+        snprintf(doc, sizeof(doc), sw4, "");
+        CU_ASSERT_EQUAL_FATAL(policy_parse_buffer(doc, strlen(doc), "l4.json", &pol, &e), 0);
+        /* hosts that declare nothing of their own (no committed policy): noted, not refused */
+        CU_ASSERT_EQUAL_FATAL(doctor_cable_check(&F, pol, rollout, 1, &P, &c), 0);
+        CU_ASSERT_EQUAL(c.n_broken, 0);
+        CU_ASSERT_EQUAL(c.n_undeclared, 4);
+        doctor_cable_free(&c);
+        healthy();
+        iface_of("gpu1")->managed = iface_of("gpu2")->managed = true;    /* their committed policy's targets */
+        CU_ASSERT_EQUAL_FATAL(doctor_cable_check(&F, pol, rollout, 1, &P, &c), 0);
+        /* two hosts, dscp_map_mismatch (DSCP 26) and pfc_priority_mismatch on each path */
+        CU_ASSERT_EQUAL(c.n_broken, 4);
+        CU_ASSERT_EQUAL(c.n_already, 0);
+        CU_ASSERT_STRING_EQUAL(c.broken[0].ends[1], "leaf1:swp1");
+        CU_ASSERT_EQUAL(port_of("leaf1", 0)->st.dscp_prio[26], 4);     /* the facts hold the merged intent */
+        doctor_cable_free(&c);
+        policy_free(pol);
+
+        /* the same change to nodes that do not manage leaf1: nothing of theirs changes */
+        healthy();
+        CU_ASSERT_EQUAL_FATAL(policy_parse_buffer(doc, strlen(doc), "l4.json", &pol, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(doctor_cable_check(&F, pol, hosts, 1, &P, &c), 0);
+        CU_ASSERT_EQUAL(c.n_broken, 0);
+        doctor_cable_free(&c);
+        policy_free(pol);
+
+        /* a path inconsistent already (swp1 MTU below the host's) is kept apart, not as broken */
+        healthy();
+        iface_of("gpu1")->managed = iface_of("gpu2")->managed = true;
+        port_of("leaf1", 0)->st.mtu = 1500;
+        snprintf(doc, sizeof(doc), sw4, ", \"checks\": {\"allow\": [\"dscp_map_mismatch\", \"pfc_priority_mismatch\"]}");
+        CU_ASSERT_EQUAL_FATAL(policy_parse_buffer(doc, strlen(doc), "l4.json", &pol, &e), 0);
+        CU_ASSERT_EQUAL_FATAL(doctor_cable_check(&F, pol, rollout, 1, &P, &c), 0);
+        CU_ASSERT_EQUAL(c.n_broken, 0);
+        CU_ASSERT_EQUAL(c.n_waived, 4);
+        CU_ASSERT_EQUAL_FATAL(c.n_already, 1);
+        CU_ASSERT_STRING_EQUAL(c.already[0].code, "mtu_mismatch");
+        CU_ASSERT_STRING_EQUAL(c.already[0].ends[0], "gpu1:eth0");
+        doctor_cable_free(&c);
+        policy_free(pol);
+}
+
 int suite_doctor(void);
 int suite_doctor(void)
 {
@@ -1148,7 +1204,7 @@ int suite_doctor(void)
             !CU_add_test(s, "roce_tos", test_roce_tos) || !CU_add_test(s, "rdma_on_lossy", test_rdma_on_lossy) ||
             !CU_add_test(s, "cnp_class", test_cnp_class) || !CU_add_test(s, "nccl_tc", test_nccl_tc) ||
             !CU_add_test(s, "second_writer", test_second_writer) ||
-            !CU_add_test(s, "cleanup", reset))
+            !CU_add_test(s, "cable_check", test_cable_check) || !CU_add_test(s, "cleanup", reset))
                 return -1;
         return 0;
 }
