@@ -57,6 +57,8 @@ def switch(name, prio, allow=None):
          "verify": {"probe": "none"}}
     if allow:
         p["checks"] = {"allow": allow}
+    if name != "leaf-roce3":            # a layer over the profile: it means to win over its fields
+        p["metadata"]["overrides"] = ["leaf-roce3"]
     json.dump(p, open("%s/%s.json" % (t, name), "w"), indent=1)
 switch("leaf-roce3", 3)
 switch("leaf-roce4", 4)
