@@ -14,9 +14,13 @@
 #include "controller/rollout/rollout.h"
 #include "policies/doctor.h"
 
-/* The fields the path rules relate: a policy without any of them cannot break a path. */
-#define CABLE_FIELDS (STATE_BIT(STATE_FIELD_MTU) | STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_DSCP_MAP) | \
-                      STATE_BIT(STATE_FIELD_PFC) | STATE_BIT(STATE_FIELD_HOST_ECN))
+/*
+ * The lossless class's fields the path rules relate: a policy without any of them is
+ * not judged across the cable (an MTU-only policy neither: mtu_mismatch is judged with
+ * the class, not alone).
+ */
+#define CABLE_FIELDS (STATE_BIT(STATE_FIELD_TRUST) | STATE_BIT(STATE_FIELD_DSCP_MAP) | STATE_BIT(STATE_FIELD_PFC) | \
+                      STATE_BIT(STATE_FIELD_HOST_ECN))
 #define CABLE_WINDOW_S 0.1
 
 /* "node001:ens1f0" -> "node001" */
