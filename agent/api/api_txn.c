@@ -5,6 +5,7 @@
 #include "agent/api/api_internal.h"
 #include "agent/measure/measure.h"
 #include "agent/txn/txn.h"
+#include "common/log.h"
 #include "common/outcome.h"
 #include "policies/jsonv.h"
 
@@ -321,18 +322,56 @@ static int query_revision(const struct http_request *req, int64_t *expect, struc
         return 0;
 }
 
+/*
+ * ?no_gate=true (false, or absent: gated) of a rollback: restored without the
+ * verification probe and gate, for the day the fabric is on fire. The route takes
+ * operate-role clients only; who asked is in the answer's notes and the agent's log.
+ * 0, or -EINVAL after answering 400.
+ */
+static int no_gate_of(const struct http_request *req, bool *ret, struct http_response *resp)
+{
+        const char *q = http_query(req, "no_gate");
+
+        if (!q)
+                return 0;
+        if (!streq(q, "true") && !streq(q, "false")) {
+                http_error(resp, 400, "invalid", "no_gate", "no_gate '%.40s': expected true or false; nothing was "
+                           "changed", q);
+                return -EINVAL;
+        }
+        *ret = streq(q, "true");
+        return 0;
+}
+
+/* The answer of a rollback without its gate says so, and who asked (the client's certificate). */
+static void note_no_gate(const struct http_request *req, struct txn_result *res)
+{
+        char text[256];
+
+        snprintf(text, sizeof(text), "no gate: restored without the verification probe and gate, as '%s' asked "
+                 "(no_gate)", req->client);
+        if (!res->notes)
+                res->notes = json_array();
+        json_array_append_new(res->notes, json_string(text));
+        log_info("api: rollback without its gate (no_gate) asked by '%s'", req->client);
+}
+
 void api_rollback(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
         char hash[JOURNAL_HASH_MAX] = "";
         struct rollback_req body;
         struct txn_result res;
         struct txn_env env;
+        bool no_gate = false;
         const char *key;
 
         if (!key_of(req, resp, &key) || parse_rollback_body(req, &body, resp) < 0 ||
             query_revision(req, &body.expect_revision, resp) < 0 || (key && request_hash(req, hash, resp) < 0))
                 return;
+        if (no_gate_of(req, &no_gate, resp) < 0)
+                return;
         api_env_init(a, &env);
+        env.no_gate = no_gate;
         env.expect_revision = body.expect_revision;
         env.idempotency_key = key;
         env.key_hash = hash;
@@ -349,6 +388,8 @@ void api_rollback(struct api *a, const struct http_request *req, const char *res
         else
                 txn_rollback(&env, &res);
         end_change(&env);
+        if (no_gate && res.tx)
+                note_no_gate(req, &res);
         if (streq(res.result, "precondition_failed"))
                 reply_precondition(resp, &res);
         else if (res.exit_code == OUTCOME_INVALID && !res.tx)

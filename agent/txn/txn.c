@@ -467,7 +467,15 @@ int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_j
                      struct txn_prepared *prep, struct txn_result *res)
 {
         bool ahead = prep->done;
+        struct policy_verify ungated;
         int r;
+
+        /* rollback --no-gate: the restore runs without its probes and gate (the fabric may be on fire). */
+        if (env->no_gate && verify) {
+                ungated = *verify;
+                ungated.probe = POLICY_PROBE_NONE;
+                verify = &ungated;
+        }
 
         /*
          * Prepared ahead (apply, while its journal opened), it only read: is the node busy

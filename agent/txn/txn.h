@@ -104,6 +104,8 @@ struct txn_env {
         bool grouped;                   /* journal writes go into one commit (txn_group_begin) */
         const char *layer;              /* the layer the transaction changes (journal_set_layer); NULL: its policy's */
         int64_t layer_prev;             /* > 0: the previous version the layer's new one names (rollback --policy) */
+        bool no_gate;                   /* rollback --no-gate: no verification probe and no gate (its caller
+                                           records who asked and why) */
 };
 
 struct txn_result {
