@@ -84,6 +84,8 @@ static const struct cli_flag rollback_flags[] = {
         { "--rollout", "ID", "every node rollout ID touched, back to its revision before it", NULL },
         { "--force", NULL, "with --rollout: also nodes a later rollout changed", NULL },
         SELECTOR,
+        { "--no-gate", NULL, "restore without the agents' verification probe and gate (needs --reason)", NULL },
+        { "--reason", "TEXT", "why, recorded with the rollback and who asked", NULL },
         { 0 },
 };
 
@@ -268,7 +270,9 @@ const struct cli_command ctl_commands[] = {
           "unless --force) and ends consistent or exits non-zero; after a halted rollout\n"
           "a plain rollback means --rollout of it. Otherwise each selected node undoes\n"
           "its newest committed revision (or applies --to REV again). On a terminal it\n"
-          "asks first (--yes does not).",
+          "asks first (--yes does not). --no-gate --reason TEXT, for the day the fabric\n"
+          "is on fire: the agents restore without their verification probe and gate;\n"
+          "who asked and why are recorded with the rollback.",
           rollback_flags, EXITS_ROLLOUT },
         { "confirm", "ID", "confirm a rollout's pending nodes by hand", NULL, NULL, EXITS_ROLLOUT },
         { "halt", "ID", "stop an interrupted or pending rollout: cancel, roll back",

@@ -11,6 +11,11 @@
  * agent undoes its newest committed revision, and with --to REV each agent applies
  * its committed revision REV again ({"to": REV}). Every rollback carries
  * expect_revision, the node's current revision as its history said just before.
+ *
+ * --no-gate --reason TEXT: for the day the fabric is on fire, each agent restores
+ * without its verification probe and gate (?no_gate=true; the agents answer it to
+ * operate-role clients only, as every rollback); who asked (the OS user, the client
+ * certificate's CN) and why are recorded with the rollback, as apply records them.
  */
 #include <jansson.h>
 #include <stdarg.h>
@@ -26,6 +31,8 @@ struct rollback_args {
         unsigned to;                    /* 0: undo the newest revision */
         unsigned rollout;
         bool force;
+        bool no_gate;                   /* --no-gate: restored without the verification probe and gate */
+        char reason[STORE_ERR_MAX];     /* --reason TEXT */
         struct ctl_selector sel;        /* --selector (--label) */
 };
 
@@ -41,6 +48,25 @@ static int parse_args(struct ctl *c, struct rollback_args *a)
                         continue;
                 if (streq(o, "--force")) {
                         a->force = true;
+                        continue;
+                }
+                if (streq(o, "--no-gate")) {
+                        a->no_gate = true;
+                        continue;
+                }
+                if (streq(o, "--reason") && v) {
+                        size_t len = strlen(v);
+
+                        for (size_t k = 0; k < len; k++)
+                                if ((unsigned char)v[k] < 0x20 || v[k] == 0x7f)
+                                        len = 0;
+                        if (len == 0 || len >= sizeof(a->reason)) {
+                                log_err("--reason '%.80s': expected one line of 1-%zu printable characters; nothing "
+                                        "was changed", v, sizeof(a->reason) - 1);
+                                return -EINVAL;
+                        }
+                        memcpy(a->reason, v, len + 1);
+                        i++;
                         continue;
                 }
                 if (streq(o, "--to") && v) {
@@ -60,7 +86,21 @@ static int parse_args(struct ctl *c, struct rollback_args *a)
                         a->force ? " (with --force)" : "");
                 return -EINVAL;
         }
+        if (a->no_gate && !a->reason[0]) {
+                log_err("rollback --no-gate: give --reason TEXT too (why the agents restore without their gate is "
+                        "recorded with who asked); nothing was changed");
+                return -EINVAL;
+        }
         return 0;
+}
+
+/* Who asked and why (--reason, and always with --no-gate): recorded with the rollback, as apply records them. */
+static void record_who(struct ctl *c, const struct rollback_args *a, struct rollout_opts *o)
+{
+        if (!a->no_gate && !a->reason[0])
+                return;
+        ctl_who(c, NULL, o);
+        snprintf(o->reason, sizeof(o->reason), "%s", a->reason);
 }
 
 /* The rollout a rollback record went back from ({"rollout": ID} in its args), 0 when it was a plain one. */
@@ -161,7 +201,7 @@ static int by_rollout(struct ctl *c, const struct rollback_args *a)
         const struct inventory_node **ptrs = NULL;
         struct rollout_run_env env;
         struct errbuf e = { 0 };
-        char name[64], args[64];
+        char name[64], args[96];
         unsigned n = 0;
         int rc = rollback_src(c, a, &src);
 
@@ -178,7 +218,9 @@ static int by_rollout(struct ctl *c, const struct rollback_args *a)
                 n++;
         }
         snprintf(name, sizeof(name), "rollback of rollout %lld", src->id);
-        snprintf(args, sizeof(args), "{\"rollout\":%lld,\"force\":%s}", src->id, a->force ? "true" : "false");
+        snprintf(args, sizeof(args), "{\"rollout\":%lld,\"force\":%s%s}", src->id, a->force ? "true" : "false",
+                 a->no_gate ? ",\"no_gate\":true" : "");
+        record_who(c, a, &o);
         if (nodes && ptrs && n == 0) {
                 log_err("rollback --rollout %lld: it changed no node%s; nothing was changed", src->id,
                         a->sel.n ? " with those labels" : "");
@@ -225,7 +267,7 @@ static int plain(struct ctl *c, const struct rollback_args *a)
         struct rollout_run_env env;
         struct rollout_rec *r;
         struct errbuf e = { 0 };
-        char name[64], body[32];
+        char name[64], body[48];
         unsigned n = 0;
         int rc;
 
@@ -237,7 +279,11 @@ static int plain(struct ctl *c, const struct rollback_args *a)
         }
         if (!confirmed(c, sel, n, "%s", a->to ? "each to its committed revision --to names" : ""))
                 return OUTCOME_INVALID;
-        snprintf(body, sizeof(body), a->to ? "{\"to\":%u}" : "{}", a->to);
+        if (a->to)
+                snprintf(body, sizeof(body), "{\"to\":%u%s}", a->to, a->no_gate ? ",\"no_gate\":true" : "");
+        else
+                snprintf(body, sizeof(body), "{%s}", a->no_gate ? "\"no_gate\":true" : "");
+        record_who(c, a, &o);
         snprintf(name, sizeof(name), a->to ? "rollback to %u" : "rollback", a->to);
         r = rollout_rec_new("rollback", name, NULL, body, &o, sel, n);
         if (!r)

@@ -73,6 +73,7 @@ int step_apply(struct engine *g, struct rnode **nodes, unsigned n, unsigned wave
  */
 struct rollback_ask {
         long long to, expect;
+        bool no_gate;                   /* ?no_gate=true: restored without the verification probe and gate */
 };
 
 struct rollback_outcome {

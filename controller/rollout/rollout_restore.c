@@ -43,6 +43,16 @@ static int finish(struct engine *g, int exit_code)
 
 /* ---- plain: undo the newest revision, or apply revision REV again ---- */
 
+/* `rollback --no-gate`: {"no_gate": true} in the record's args. */
+static bool no_gate_of(const struct rollout_rec *r)
+{
+        json_t *j = r->args ? json_loads(r->args, 0, NULL) : NULL;
+        bool v = json_is_true(json_object_get(j, "no_gate"));
+
+        json_decref(j);
+        return v;
+}
+
 int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *r, long long to, struct errbuf *e)
 {
         struct node_revision *nr = calloc(r->n_nodes + 1, sizeof(*nr));
@@ -65,7 +75,7 @@ int rollout_run_rollback(const struct rollout_run_env *env, struct rollout_rec *
                         continue;
                 }
                 x->pre_rev = nr[i].v.rev;
-                asks[n] = (struct rollback_ask) { .to = to, .expect = nr[i].v.rev };
+                asks[n] = (struct rollback_ask) { .to = to, .expect = nr[i].v.rev, .no_gate = no_gate_of(r) };
                 g.sel[n++] = x;
         }
         if (rc >= 0)
@@ -157,7 +167,8 @@ static int send(struct restore *x)
                  * undo too: with several policies (layers) committed an agent refuses a bare
                  * rollback, and `to` returns every layer to what it was then.
                  */
-                asks[n] = (struct rollback_ask) { .to = p->pre_rev > 0 ? p->pre_rev : 0, .expect = p->cur_rev };
+                asks[n] = (struct rollback_ask) { .to = p->pre_rev > 0 ? p->pre_rev : 0, .expect = p->cur_rev,
+                                                  .no_gate = no_gate_of(r) };
                 sel[n++] = &r->nodes[i];
         }
         rc = step_rollback(&x->g, sel, n, asks, x->out, false, 0);

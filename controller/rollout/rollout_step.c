@@ -280,7 +280,8 @@ static int request_of(struct engine *g, struct sent *x, struct http_req *q, unsi
         q->body = q->body ? q->body : "{}";
         q->body_len = strlen(q->body);
         if (x->ask)
-                snprintf(path, sizeof(path), "/v1/rollback%s%s", x->key[0] ? "?idempotency_key=" : "", x->key);
+                snprintf(path, sizeof(path), "/v1/rollback%s%s%s", x->key[0] ? "?idempotency_key=" : "", x->key,
+                         !x->ask->no_gate ? "" : x->key[0] ? "&no_gate=true" : "?no_gate=true");
         else
                 snprintf(path, sizeof(path), "/v1/apply?confirm_timeout_s=%u%s%s", g->r->opts.confirm_timeout_s,
                          x->n->key[0] ? "&idempotency_key=" : "", x->n->key);
