@@ -5,7 +5,6 @@
  * rollout for the leading `serve` replica and follows its records (--detach:
  * returns at once).
  */
-#include <signal.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
@@ -236,36 +235,17 @@ static void report(const struct ctl *c, const struct rollout_rec *r, json_t *fab
         fflush(stdout);
 }
 
-/*
- * SIGINT, SIGTERM and SIGHUP (an SSH session that drops) alike: the rollout stops at
- * its next step, cancelling what is pending and rolling back its wave (a halt); a
- * second one ends nettunectl at once (the agents' confirm timers restore the rest).
- */
-static void on_signal(int sig)
-{
-        rollout_request_stop(sig);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
-}
-
 static int run_and_report(struct ctl *c, struct rollout_rec *r, json_t *left_out, json_t *notes)
 {
-        struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
         struct rollout_run_env env;
         struct errbuf e = { 0 };
         int rc;
 
         ctl_run_env(c, &env);
         env.fabric_log = json_array();
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
+        ctl_signals_stop_rollout(true);
         rc = rollout_run(&env, r, &e);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
+        ctl_signals_stop_rollout(false);
         if (rc >= 0)
                 report(c, r, env.fabric_log, left_out, notes);
         json_decref(env.fabric_log);
