@@ -267,13 +267,22 @@ void api_apply(struct api *a, const struct http_request *req, const char *rest, 
 struct rollback_req {
         int64_t to;                     /* 0: not given */
         int64_t expect_revision;        /* -1: not given */
+        char probe_peer[POLICY_PEER_MAX];       /* "": the verify settings' peer */
 };
+
+static int parse_probe_peer(struct jsonv *v, const json_t *j, void *obj)
+{
+        (void)obj;
+        return jsonv_check_hostport(v, "probe_peer", json_string_value(j));
+}
 
 static const struct jsonv_field rollback_fields[] = {
         { .key = "to", .type = JSONV_INTEGER, .min = 1, .max = INT32_MAX, .what = "revision",
           JSONV_MEMBER(struct rollback_req, to) },
         { .key = "expect_revision", .type = JSONV_INTEGER, .min = 0, .max = INT32_MAX, .what = "expect_revision",
           JSONV_MEMBER(struct rollback_req, expect_revision) },
+        { .key = "probe_peer", .type = JSONV_STRING, .flags = JSONV_NONEMPTY, .what = "probe_peer",
+          JSONV_MEMBER(struct rollback_req, probe_peer), .parse = parse_probe_peer },
         { 0 },
 };
 
@@ -372,6 +381,7 @@ void api_rollback(struct api *a, const struct http_request *req, const char *res
                 return;
         api_env_init(a, &env);
         env.no_gate = no_gate;
+        env.probe_peer = body.probe_peer[0] ? body.probe_peer : NULL;
         env.expect_revision = body.expect_revision;
         env.idempotency_key = key;
         env.key_hash = hash;

@@ -470,10 +470,16 @@ int txn_run_prepared(struct txn_env *env, const char *kind, const char *policy_j
         struct policy_verify ungated;
         int r;
 
-        /* rollback --no-gate: the restore runs without its probes and gate (the fabric may be on fire). */
-        if (env->no_gate && verify) {
+        /*
+         * rollback --no-gate: the restore runs without its probes and gate (the fabric may be
+         * on fire). A fleet rollback's own peer: the gate measures against it instead.
+         */
+        if (verify && (env->no_gate || (env->probe_peer && env->probe_peer[0]))) {
                 ungated = *verify;
-                ungated.probe = POLICY_PROBE_NONE;
+                if (env->no_gate)
+                        ungated.probe = POLICY_PROBE_NONE;
+                else
+                        snprintf(ungated.peer, sizeof(ungated.peer), "%s", env->probe_peer);
                 verify = &ungated;
         }
 

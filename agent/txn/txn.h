@@ -106,6 +106,8 @@ struct txn_env {
         int64_t layer_prev;             /* > 0: the previous version the layer's new one names (rollback --policy) */
         bool no_gate;                   /* rollback --no-gate: no verification probe and no gate (its caller
                                            records who asked and why) */
+        const char *probe_peer;         /* a fleet rollback's probe peer for this node ("host:port", the
+                                           controller spreads them over the fleet's responders); NULL: verify's */
 };
 
 struct txn_result {
