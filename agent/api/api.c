@@ -67,7 +67,7 @@ static const struct route routes[] = {
           QUERY("confirm_timeout_s", "idempotency_key", "expect_revision") },
         { "POST", "/v1/confirm/", true, HTTP_ROLE_OPERATE, ANSWER, api_confirm, NO_QUERY },
         { "POST", "/v1/rollback", false, HTTP_ROLE_OPERATE, REFUSE, api_rollback,
-          QUERY("idempotency_key", "expect_revision") },
+          QUERY("idempotency_key", "expect_revision", "no_gate") },
         { "POST", "/v1/probe", false, HTTP_ROLE_OPERATE, REFUSE, api_probe, NO_QUERY },
         { "GET", "/v1/fabric", false, HTTP_ROLE_OPERATE, ANSWER, api_fabric_info, NO_QUERY },
         { "POST", "/v1/fabric/flows", false, HTTP_ROLE_OPERATE, REFUSE, api_fabric_flows, NO_QUERY },

@@ -70,12 +70,18 @@ void api_fabric_info(struct api *a, const struct http_request *req, const char *
         bool adv = advertised(c, addr, sizeof(addr), host, sizeof(host));
         bool has_if = adv && ifname_of(host, ifname, sizeof(ifname));
         long speed = has_if ? link_speed_mbps(c, ifname) : 0;
-        json_t *probe = json_pack("{s:o, s:o, s:i, s:o, s:o}",
+        json_t *allow = json_array();
+        json_t *probe;
+
+        for (unsigned i = 0; allow && i < c->n_probe_allow; i++)
+                json_array_append_new(allow, json_string(c->probe_allow[i]));
+        probe = json_pack("{s:o, s:o, s:i, s:o, s:o, s:o}",
                                   "listen", c->probe_listen[0] ? json_string(c->probe_listen) : json_null(),
                                   "address", adv ? json_string(addr) : json_null(),
                                   "max_clients", (int)c->probe_max_clients,
                                   "interface", has_if ? json_string(ifname) : json_null(),
-                                  "speed_mbps", speed > 0 ? json_integer(speed) : json_null());
+                                  "speed_mbps", speed > 0 ? json_integer(speed) : json_null(),
+                                  "allow", allow ? allow : json_null());
 
         api_reply_json(resp, 200, json_pack("{s:I, s:o, s:i, s:i}", "now_ms", (json_int_t)probe_flows_now_ms(),
                                    "probe", probe, "flows_max", PROBE_FLOWS_MAX,

@@ -5,6 +5,7 @@
 #include "agent/api/api_internal.h"
 #include "agent/measure/measure.h"
 #include "agent/txn/txn.h"
+#include "common/log.h"
 #include "common/outcome.h"
 #include "policies/jsonv.h"
 
@@ -269,7 +270,14 @@ struct rollback_req {
         int64_t to;                     /* 0: not given */
         int64_t expect_revision;        /* -1: not given */
         char policy[POLICY_NAME_MAX];   /* {"policy": NAME}: that layer back to its previous version; "": not given */
+        char probe_peer[POLICY_PEER_MAX];       /* "": the verify settings' peer */
 };
+
+static int parse_probe_peer(struct jsonv *v, const json_t *j, void *obj)
+{
+        (void)obj;
+        return jsonv_check_hostport(v, "probe_peer", json_string_value(j));
+}
 
 static const struct jsonv_field rollback_fields[] = {
         { .key = "to", .type = JSONV_INTEGER, .min = 1, .max = INT32_MAX, .what = "revision",
@@ -277,6 +285,8 @@ static const struct jsonv_field rollback_fields[] = {
         { .key = "expect_revision", .type = JSONV_INTEGER, .min = 0, .max = INT32_MAX, .what = "expect_revision",
           JSONV_MEMBER(struct rollback_req, expect_revision) },
         JSONV_STR("policy", struct rollback_req, policy, JSONV_NONEMPTY),
+        { .key = "probe_peer", .type = JSONV_STRING, .flags = JSONV_NONEMPTY, .what = "probe_peer",
+          JSONV_MEMBER(struct rollback_req, probe_peer), .parse = parse_probe_peer },
         { 0 },
 };
 
@@ -325,6 +335,40 @@ static int query_revision(const struct http_request *req, int64_t *expect, struc
         return 0;
 }
 
+/*
+ * ?no_gate=true (false, or absent: gated) of a rollback: restored without the
+ * verification probe and gate, for the day the fabric is on fire. The route takes
+ * operate-role clients only; who asked is in the answer's notes and the agent's log.
+ * 0, or -EINVAL after answering 400.
+ */
+static int no_gate_of(const struct http_request *req, bool *ret, struct http_response *resp)
+{
+        const char *q = http_query(req, "no_gate");
+
+        if (!q)
+                return 0;
+        if (!streq(q, "true") && !streq(q, "false")) {
+                http_error(resp, 400, "invalid", "no_gate", "no_gate '%.40s': expected true or false; nothing was "
+                           "changed", q);
+                return -EINVAL;
+        }
+        *ret = streq(q, "true");
+        return 0;
+}
+
+/* The answer of a rollback without its gate says so, and who asked (the client's certificate). */
+static void note_no_gate(const struct http_request *req, struct txn_result *res)
+{
+        char text[256];
+
+        snprintf(text, sizeof(text), "no gate: restored without the verification probe and gate, as '%s' asked "
+                 "(no_gate)", req->client);
+        if (!res->notes)
+                res->notes = json_array();
+        json_array_append_new(res->notes, json_string(text));
+        log_info("api: rollback without its gate (no_gate) asked by '%s'", req->client);
+}
+
 void api_rollback(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
         char hash[JOURNAL_HASH_MAX] = "";
@@ -332,6 +376,7 @@ void api_rollback(struct api *a, const struct http_request *req, const char *res
         struct txn_result res;
         struct txn_env env;
         struct txn_request treq;
+        bool no_gate = false;
         const char *key;
 
         if (!key_of(req, resp, &key) || parse_rollback_body(req, &body, resp) < 0 ||
@@ -342,8 +387,12 @@ void api_rollback(struct api *a, const struct http_request *req, const char *res
                            "\"policy\" (one layer back to its previous version), not both; nothing was changed");
                 return;
         }
+        if (no_gate_of(req, &no_gate, resp) < 0)
+                return;
         api_env_init(a, &env);
         txn_request_init(&treq);
+        treq.no_gate = no_gate;
+        treq.probe_peer = body.probe_peer[0] ? body.probe_peer : NULL;
         treq.expect_revision = body.expect_revision;
         treq.idempotency_key = key;
         treq.key_hash = hash;
@@ -362,6 +411,8 @@ void api_rollback(struct api *a, const struct http_request *req, const char *res
         else
                 txn_rollback(&env, &treq, &res);
         end_change(&env);
+        if (no_gate && res.tx)
+                note_no_gate(req, &res);
         if (streq(res.result, "precondition_failed"))
                 reply_precondition(resp, &res);
         else if (res.exit_code == OUTCOME_INVALID && !res.tx)

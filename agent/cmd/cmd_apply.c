@@ -153,8 +153,11 @@ int cmd_apply(struct cli *c)
         return rc;
 }
 
-/* --to REV or --to=REV: *ret = REV; 0 when not given. --policy NAME: *ret_policy. */
-static int parse_rollback_args(struct cli *c, int64_t *ret, const char **ret_policy)
+/*
+ * --to REV or --to=REV: *ret = REV; 0 when not given. --policy NAME: *ret_policy (one of
+ * them, or neither). --no-gate: *ret_no_gate.
+ */
+static int parse_rollback_args(struct cli *c, int64_t *ret, const char **ret_policy, bool *ret_no_gate)
 {
         const char *v = NULL;
         char *end;
@@ -162,20 +165,23 @@ static int parse_rollback_args(struct cli *c, int64_t *ret, const char **ret_pol
 
         *ret = 0;
         *ret_policy = NULL;
-        if (c->argc == 1)
-                return 0;
-        if (c->argc == 3 && streq(c->argv[1], "--policy"))
-                *ret_policy = c->argv[2];
-        else if (c->argc == 2 && !strncmp(c->argv[1], "--policy=", 9))
-                *ret_policy = c->argv[1] + 9;
-        if (*ret_policy)
-                return 0;
-        if (c->argc == 3 && streq(c->argv[1], "--to"))
-                v = c->argv[2];
-        else if (c->argc == 2 && !strncmp(c->argv[1], "--to=", 5))
-                v = c->argv[1] + 5;
+        *ret_no_gate = false;
+        for (int i = 1; i < c->argc; i++) {
+                const char *o = c->argv[i];
+
+                if (streq(o, "--no-gate"))
+                        *ret_no_gate = true;
+                else if ((streq(o, "--policy") || streq(o, "--to")) && i + 1 < c->argc && !v && !*ret_policy)
+                        *(streq(o, "--to") ? &v : ret_policy) = c->argv[++i];
+                else if (!strncmp(o, "--policy=", 9) && !v && !*ret_policy)
+                        *ret_policy = o + 9;
+                else if (!strncmp(o, "--to=", 5) && !v && !*ret_policy)
+                        v = o + 5;
+                else
+                        return cli_bad_arg(c, o);
+        }
         if (!v)
-                return cli_bad_arg(c, c->argv[c->argc == 3 && streq(c->argv[1], "--to") ? 2 : 1]);
+                return 0;
         errno = 0;
         n = strtoll(v, &end, 10);
         if (errno || end == v || *end || n <= 0) {
@@ -189,17 +195,22 @@ static int parse_rollback_args(struct cli *c, int64_t *ret, const char **ret_pol
 
 int cmd_rollback(struct cli *c)
 {
+        struct txn_request req;
         struct session s;
         struct txn_result res;
         const char *policy;
         int64_t rev;
+        bool no_gate;
         int rc;
 
-        if (parse_rollback_args(c, &rev, &policy) < 0)
+        if (parse_rollback_args(c, &rev, &policy, &no_gate) < 0)
                 return OUTCOME_INVALID;
-        if (!(rev ? cli_confirm(c->yes, "roll this node back to its revision %lld?", (long long)rev)
-                  : policy ? cli_confirm(c->yes, "roll policy '%s' back to its previous version?", policy)
-                  : cli_confirm(c->yes, "roll this node back, undoing its newest committed revision?"))) {
+        if (!(rev ? cli_confirm(c->yes, "roll this node back to its revision %lld%s?", (long long)rev,
+                                no_gate ? " without its gate" : "")
+                  : policy ? cli_confirm(c->yes, "roll policy '%s' back to its previous version%s?", policy,
+                                         no_gate ? " without its gate" : "")
+                  : cli_confirm(c->yes, "roll this node back, undoing its newest committed revision%s?",
+                                no_gate ? " without its gate" : ""))) {
                 fprintf(stderr, "%s: rollback: not confirmed; nothing was changed\n", c->prog);
                 return OUTCOME_INVALID;
         }
@@ -207,12 +218,14 @@ int cmd_rollback(struct cli *c)
         if (rc)
                 return rc;
         txn_result_init(&res);
+        txn_request_init(&req);
+        req.no_gate = no_gate;          /* --no-gate: no verification probe, no gate */
         if (rev)
-                txn_rollback_to(&s.env, NULL, rev, &res);
+                txn_rollback_to(&s.env, &req, rev, &res);
         else if (policy)
-                txn_rollback_policy(&s.env, NULL, policy, &res);
+                txn_rollback_policy(&s.env, &req, policy, &res);
         else
-                txn_rollback(&s.env, NULL, &res);
+                txn_rollback(&s.env, &req, &res);
         rc = print_result(c, &res);
         txn_result_done(&res);
         session_done(&s);

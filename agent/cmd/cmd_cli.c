@@ -27,6 +27,7 @@ static const struct cli_flag apply_flags[] = {
 static const struct cli_flag rollback_flags[] = {
         { "--to", "REV", "apply committed revision REV (the REV column of 'history') again", NULL },
         { "--policy", "NAME", "return layer NAME to its previous version (or take it out)", NULL },
+        { "--no-gate", NULL, "restore without the verification probe and gate (the fabric is on fire)", NULL },
         { 0 },
 };
 
@@ -145,7 +146,8 @@ const struct cli_command agent_commands[] = {
           "Undoes the newest committed revision as a full, verified transaction. With\n"
           "several policies (layers) committed, say which with --policy NAME: that layer\n"
           "goes back to its previous version (or out); a bare rollback is refused. On a\n"
-          "terminal it asks first (--yes does not).",
+          "terminal it asks first (--yes does not). --no-gate restores without the\n"
+          "verification probe and gate, for when the fabric itself is failing.",
           rollback_flags, EXITS_CHANGE },
         { "confirm", "TX", "keep a change that is pending confirmation",
           "Keeps a change applied with --confirm-timeout.", NULL, EXITS_CHANGE },

@@ -483,7 +483,21 @@ int txn_run_prepared(struct txn_env *env, const struct txn_request *req, const c
 {
         const char *kind = req->kind;
         bool ahead = prep->done;
+        struct policy_verify ungated;
         int r;
+
+        /*
+         * rollback --no-gate: the restore runs without its probes and gate (the fabric may be
+         * on fire). A fleet rollback's own peer: the gate measures against it instead.
+         */
+        if (verify && (req->no_gate || (req->probe_peer && req->probe_peer[0]))) {
+                ungated = *verify;
+                if (req->no_gate)
+                        ungated.probe = POLICY_PROBE_NONE;
+                else
+                        snprintf(ungated.peer, sizeof(ungated.peer), "%s", req->probe_peer);
+                verify = &ungated;
+        }
 
         /*
          * Prepared ahead (apply, while its journal opened), it only read: is the node busy

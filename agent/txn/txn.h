@@ -115,6 +115,10 @@ struct txn_request {
         int64_t expect_revision;
         const char *layer;              /* the layer the transaction changes (journal_set_layer); NULL: its policy's */
         int64_t layer_prev;             /* > 0: the previous version the layer's new one names (rollback --policy) */
+        bool no_gate;                   /* rollback --no-gate: no verification probe and no gate (its caller
+                                           records who asked and why) */
+        const char *probe_peer;         /* a fleet rollback's probe peer for this node ("host:port", the
+                                           controller spreads them over the fleet's responders); NULL: verify's */
 };
 
 struct txn_result {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Opening the inventory, store and HTTPS client on demand; small option helpers. */
 #include <limits.h>
+#include <signal.h>
 #include <time.h>
 
 #include "common/log.h"
@@ -288,4 +289,22 @@ void ctl_query_free(struct http_req *reqs, unsigned n)
         for (unsigned i = 0; i < n; i++)
                 http_req_done(&reqs[i]);
         free(reqs);
+}
+
+static void on_stop_signal(int sig)
+{
+        rollout_request_stop(sig);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+}
+
+void ctl_signals_stop_rollout(bool on)
+{
+        struct sigaction sa = { .sa_handler = on ? on_stop_signal : SIG_DFL, .sa_flags = on ? SA_RESTART : 0 };
+
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
 }

@@ -202,6 +202,13 @@ int ctl_select_only(struct ctl *c, const struct policy *p, const struct ctl_sele
  * cannot be read is left "".
  */
 void ctl_who(struct ctl *c, const char *doc, struct rollout_opts *o);
+/*
+ * on: SIGINT, SIGTERM and SIGHUP (an SSH session that drops) alike stop the rollout
+ * rollout_run drives at its next step, as a halt (rollout_request_stop); a second one
+ * ends nettunectl at once (the agents' confirm timers restore what was pending).
+ * off: their default actions back. apply and drift --heal (ctl.c).
+ */
+void ctl_signals_stop_rollout(bool on);
 /* The CN of the PEM certificate at path into buf. 0 or -errno. */
 int ctl_cert_cn(const char *path, char *buf, size_t size);
 /* "sha256:HEX" of doc[0..len) into buf (73 bytes at least). 0 or -EINVAL. */

@@ -254,7 +254,9 @@ static int run_and_report(struct ctl *c, struct rollout_rec *r, json_t *left_out
 
         ctl_run_env(c, &env);
         env.fabric_log = json_array();
+        ctl_signals_stop_rollout(true);
         rc = rollout_run(&env, r, &e);
+        ctl_signals_stop_rollout(false);
         if (rc >= 0)
                 report(c, r, env.fabric_log, left_out, notes, a);
         json_decref(env.fabric_log);

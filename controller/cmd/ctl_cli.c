@@ -94,6 +94,8 @@ static const struct cli_flag rollback_flags[] = {
         { "--rollout", "ID", "every node rollout ID touched, back to its revision before it", NULL },
         { "--force", NULL, "with --rollout: also nodes a later rollout changed", NULL },
         SELECTOR,
+        { "--no-gate", NULL, "restore without the agents' verification probe and gate (needs --reason)", NULL },
+        { "--reason", "TEXT", "why, recorded with the rollback and who asked", NULL },
         { 0 },
 };
 
@@ -310,7 +312,9 @@ const struct cli_command ctl_commands[] = {
           "selected node that holds it (out where it has none). --to REV makes each\n"
           "selected node apply its committed revision REV again. Without one of them it\n"
           "changes nothing, exits 2 and lists the newest rollouts. On a terminal it asks\n"
-          "first (--yes does not).",
+          "first (--yes does not). --no-gate --reason TEXT, for the day the fabric is on\n"
+          "fire: the agents restore without their verification probe and gate; who asked\n"
+          "and why are recorded with the rollback.",
           rollback_flags, EXITS_ROLLOUT },
         { "confirm", "ID", "confirm a rollout's pending nodes by hand", NULL, NULL, EXITS_ROLLOUT },
         { "halt", "ID", "stop an interrupted or pending rollout: cancel, roll back",

@@ -82,7 +82,9 @@ static int heal_one(struct ctl *c, const struct rollout_rec *src, const struct i
                 return OUTCOME_OK;
         }
         ctl_run_env(c, &env);
+        ctl_signals_stop_rollout(true);
         rc = rollout_run(&env, r, &e);
+        ctl_signals_stop_rollout(false);
         if (rc >= 0 && !c->json)                /* JSON: stdout has the scan; status ID has the rollout */
                 output_rollout(r, false);
         rollout_rec_free(r);

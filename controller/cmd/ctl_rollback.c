@@ -12,6 +12,11 @@
  * --to REV: each agent applies its committed revision REV again ({"to": REV}).
  * Every rollback carries expect_revision, the node's current revision as its
  * history said just before.
+ *
+ * --no-gate --reason TEXT: for the day the fabric is on fire, each agent restores
+ * without its verification probe and gate (?no_gate=true; the agents answer it to
+ * operate-role clients only, as every rollback); who asked (the OS user, the client
+ * certificate's CN) and why are recorded with the rollback, as apply records them.
  */
 #include <jansson.h>
 #include <stdarg.h>
@@ -28,6 +33,8 @@ struct rollback_args {
         const char *policy;             /* --policy NAME: that layer back to its previous version */
         unsigned rollout;
         bool force;
+        bool no_gate;                   /* --no-gate: restored without the verification probe and gate */
+        char reason[STORE_ERR_MAX];     /* --reason TEXT */
         struct ctl_selector sel;        /* --selector (--label) */
 };
 
@@ -43,6 +50,25 @@ static int parse_args(struct ctl *c, struct rollback_args *a)
                         continue;
                 if (streq(o, "--force")) {
                         a->force = true;
+                        continue;
+                }
+                if (streq(o, "--no-gate")) {
+                        a->no_gate = true;
+                        continue;
+                }
+                if (streq(o, "--reason") && v) {
+                        size_t len = strlen(v);
+
+                        for (size_t k = 0; k < len; k++)
+                                if ((unsigned char)v[k] < 0x20 || v[k] == 0x7f)
+                                        len = 0;
+                        if (len == 0 || len >= sizeof(a->reason)) {
+                                log_err("--reason '%.80s': expected one line of 1-%zu printable characters; nothing "
+                                        "was changed", v, sizeof(a->reason) - 1);
+                                return -EINVAL;
+                        }
+                        memcpy(a->reason, v, len + 1);
+                        i++;
                         continue;
                 }
                 if (streq(o, "--to") && v) {
@@ -69,7 +95,21 @@ static int parse_args(struct ctl *c, struct rollback_args *a)
                         a->force ? " (with --force)" : "");
                 return -EINVAL;
         }
+        if (a->no_gate && !a->reason[0]) {
+                log_err("rollback --no-gate: give --reason TEXT too (why the agents restore without their gate is "
+                        "recorded with who asked); nothing was changed");
+                return -EINVAL;
+        }
         return 0;
+}
+
+/* Who asked and why (--reason, and always with --no-gate): recorded with the rollback, as apply records them. */
+static void record_who(struct ctl *c, const struct rollback_args *a, struct rollout_opts *o)
+{
+        if (!a->no_gate && !a->reason[0])
+                return;
+        ctl_who(c, NULL, o);
+        snprintf(o->reason, sizeof(o->reason), "%s", a->reason);
 }
 
 /* The newest rollouts, one line each, for a bare rollback's refusal. */
@@ -168,7 +208,7 @@ static int by_rollout(struct ctl *c, const struct rollback_args *a)
         const struct inventory_node **ptrs = NULL;
         struct rollout_run_env env;
         struct errbuf e = { 0 };
-        char name[64], args[64];
+        char name[64], args[96];
         unsigned n = 0;
         int rc = rollback_src(c, a, &src);
 
@@ -185,7 +225,9 @@ static int by_rollout(struct ctl *c, const struct rollback_args *a)
                 n++;
         }
         snprintf(name, sizeof(name), "rollback of rollout %lld", src->id);
-        snprintf(args, sizeof(args), "{\"rollout\":%lld,\"force\":%s}", src->id, a->force ? "true" : "false");
+        snprintf(args, sizeof(args), "{\"rollout\":%lld,\"force\":%s%s}", src->id, a->force ? "true" : "false",
+                 a->no_gate ? ",\"no_gate\":true" : "");
+        record_who(c, a, &o);
         if (nodes && ptrs && n == 0) {
                 log_err("rollback --rollout %lld: it changed no node%s; nothing was changed", src->id,
                         a->sel.n ? " with those labels" : "");
@@ -259,7 +301,7 @@ static int plain(struct ctl *c, const struct rollback_args *a)
         struct rollout_run_env env;
         struct rollout_rec *r;
         struct errbuf e = { 0 };
-        char name[96], body[96];
+        char name[96], body[160];
         unsigned n = 0;
         int rc;
 
@@ -276,9 +318,13 @@ static int plain(struct ctl *c, const struct rollback_args *a)
                        a->policy ? "' to its previous version" : ""))
                 return OUTCOME_INVALID;
         if (a->policy)
-                snprintf(body, sizeof(body), "{\"policy\":\"%s\"}", a->policy);
+                snprintf(body, sizeof(body), "{\"policy\":\"%s\"%s}", a->policy,
+                         a->no_gate ? ",\"no_gate\":true" : "");
+        else if (a->to)
+                snprintf(body, sizeof(body), "{\"to\":%u%s}", a->to, a->no_gate ? ",\"no_gate\":true" : "");
         else
-                snprintf(body, sizeof(body), a->to ? "{\"to\":%u}" : "{}", a->to);
+                snprintf(body, sizeof(body), "{%s}", a->no_gate ? "\"no_gate\":true" : "");
+        record_who(c, a, &o);
         if (a->policy)
                 snprintf(name, sizeof(name), "rollback of policy %s", a->policy);
         else

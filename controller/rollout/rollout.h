@@ -166,6 +166,14 @@ struct rollout_rec *rollout_rec_new(const char *kind, const char *policy_name, c
  * failed (e says why; nothing further was sent).
  */
 int rollout_run(const struct rollout_run_env *env, struct rollout_rec *r, struct errbuf *e);
+/*
+ * Ask the rollout rollout_run drives to stop at its next step (SIGINT, SIGTERM,
+ * SIGHUP: a dropped SSH session): the wave in flight halts as if over its budget —
+ * its pending changes cancelled, its committed ones rolled back (--rollback-on-halt
+ * all: every wave's), later nodes skipped — and the message names the signal.
+ * Safe from a signal handler.
+ */
+void rollout_request_stop(int sig);
 
 /*
  * Halt r for good (the `halt ID` command: an interrupted rollout, or one left

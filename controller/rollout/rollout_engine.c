@@ -15,6 +15,7 @@
  * settle, revisions) are rollout_step.c's, the end state rollout_judge.c's
  * (rollout_end_state); neither calls back here.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +31,14 @@ enum engine_phase {
         PHASE_FINISH,           /* the rollout's end state, stored */
         PHASE_DONE,
 };
+
+/* The signal that asked the rollout in progress to stop (rollout_request_stop), 0 none. */
+static volatile sig_atomic_t stop_sig;
+
+void rollout_request_stop(int sig)
+{
+        stop_sig = sig ? sig : SIGTERM;
+}
 
 /* ---- a wave forward: applies, verdict, confirmations ---- */
 
@@ -94,7 +103,7 @@ static int apply_wave(struct engine *g, unsigned w)
  */
 static int verdict(struct engine *g, unsigned w)
 {
-        bool halt = rollout_over_budget(g->r, w);
+        bool halt = rollout_over_budget(g->r, w) || stop_sig;
         int rc = !halt && g->fabric ? rollout_fabric_after(g->fabric, g->env, g->r, w, g->e) : 0;
 
         if (rc < 0)
@@ -195,10 +204,10 @@ static int wait_before_wave(struct engine *g, unsigned w)
                 rc = step_journal_later(g);
                 fprintf(stderr, "rollout %lld: soaking %lld s before wave %u/%u (--wave-interval; its fabric gate "
                         "measures again after it)\n", r->id, left, w + 1, r->n_waves);
-                while (rc >= 0 && (long long)time(NULL) < g->soak_until && (rc = stop_if_lost(g)) >= 0)
+                while (rc >= 0 && !stop_sig && (long long)time(NULL) < g->soak_until && (rc = stop_if_lost(g)) >= 0)
                         sleep(1);
         }
-        for (bool said = false; rc >= 0; ) {
+        for (bool said = false; rc >= 0 && !stop_sig; ) {
                 struct store_hold h;
                 struct errbuf he = { 0 };
 
@@ -345,9 +354,11 @@ static int phase_wave(struct engine *g, enum engine_phase *next)
                 *next = PHASE_HALT;
                 return 0;
         case RWAVE_PLANNED:
-                rc = wait_before_wave(g, w);
+                rc = stop_sig ? 0 : wait_before_wave(g, w);
                 if (rc < 0)
                         return rc;
+                if (stop_sig)   /* asked to stop: the wave is not applied, what is pending is cancelled */
+                        return step_journal_wave(g, w, RWAVE_HALTED) < 0 ? g->store_err : 0;
                 /* the fabric gate measures for seconds: what waits goes on record first */
                 rc = g->fabric ? step_journal_later(g) : 0;
                 if (rc >= 0 && g->fabric)
@@ -358,6 +369,8 @@ static int phase_wave(struct engine *g, enum engine_phase *next)
         case RWAVE_APPLYING:
                 return verdict(g, w);
         case RWAVE_PASSED:
+                if (stop_sig && !g->r->opts.no_confirm)       /* asked to stop: cancelled, not confirmed */
+                        return step_journal_wave(g, w, RWAVE_HALTED) < 0 ? g->store_err : 0;
                 if (!g->r->opts.no_confirm)
                         return confirm_wave(g, w);
                 if (step_select(g->r, g->sel, w, false, RNODE_PLANNED) > 0)
@@ -596,7 +609,16 @@ static int phase_finish(struct engine *g, enum engine_phase *next)
                                 step_journal_wave(g, w, RWAVE_DONE);
                 r->opts.no_confirm = false;
         }
-        rollout_end_state(r, g->halted, rollout_fabric_reason(g->fabric));
+        if (stop_sig && g->halted) {
+                char why[96];
+
+                snprintf(why, sizeof(why), "signal %s nettunectl received (Ctrl-C, kill, or its session hung up)",
+                         stop_sig == SIGHUP ? "SIGHUP" : stop_sig == SIGINT ? "SIGINT" : stop_sig == SIGTERM ?
+                         "SIGTERM" : "to stop");
+                rollout_end_state(r, g->halted, why);
+        } else {
+                rollout_end_state(r, g->halted, rollout_fabric_reason(g->fabric));
+        }
         /* the end state and the last wave's, in one write */
         rc = g->store_err < 0 ? g->store_err : store_begin(g->env->store, g->e);
         if (rc >= 0)

@@ -72,9 +72,13 @@ int step_apply(struct engine *g, struct rnode **nodes, unsigned n, unsigned wave
  * A rollback for one node: to > 0 {"to": to}, else undo its newest revision; expect >= 0
  * adds expect_revision (0: no revision is committed there), -1 leaves it out (not known).
  */
+#define ROLLBACK_PEER_MAX 128
+
 struct rollback_ask {
         long long to, expect;
         const char *policy;             /* non-NULL: {"policy": NAME}, that layer back to its previous version */
+        bool no_gate;                   /* ?no_gate=true: restored without the verification probe and gate */
+        char peer[ROLLBACK_PEER_MAX];   /* "probe_peer": the responder its gate measures against; "": its policy's */
 };
 
 struct rollback_outcome {

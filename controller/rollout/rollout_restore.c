@@ -14,7 +14,10 @@
  * its history said just before: the agent refuses it (409) when something
  * committed in between. Steps over nodes are rollout_step.c's.
  */
+#include <arpa/inet.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "common/outcome.h"
 #include "controller/rollout/rollout_internal.h"
@@ -43,6 +46,134 @@ static int finish(struct engine *g, int exit_code)
 
 /* ---- plain: undo the newest revision, or apply revision REV again ---- */
 
+/* A responder's address as an agent gave it: numeric host:port, nothing to escape. */
+static bool peer_ok(const char *a)
+{
+        size_t n = a ? strlen(a) : 0;
+
+        if (n < 3 || n >= ROLLBACK_PEER_MAX)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!strchr("0123456789abcdefABCDEF.:[]", a[i]))
+                        return false;
+        return true;
+}
+
+/* The host of "h:p" or "[h]:p" into buf. */
+static void host_of(const char *hostport, char *buf, size_t size)
+{
+        const char *end = hostport[0] == '[' ? strchr(hostport, ']') : strrchr(hostport, ':');
+        const char *start = hostport[0] == '[' ? hostport + 1 : hostport;
+
+        snprintf(buf, size, "%.*s", end && end > start ? (int)(end - start) : 0, start);
+}
+
+/* Is host in network cidr ("10.0.0.0/24", "fd00::5": one address without a length)? */
+static bool in_cidr(const char *host, const char *cidr)
+{
+        unsigned char h[16], n[16];
+        char net[64];
+        const char *slash = strchr(cidr, '/');
+        int fam = strchr(host, ':') ? AF_INET6 : AF_INET;
+        unsigned bits = slash ? (unsigned)atoi(slash + 1) : (fam == AF_INET ? 32 : 128);
+
+        snprintf(net, sizeof(net), "%.*s", slash ? (int)(slash - cidr) : (int)strlen(cidr), cidr);
+        if (inet_pton(fam, host, h) != 1 || inet_pton(fam, net, n) != 1 || bits > (fam == AF_INET ? 32u : 128u))
+                return false;
+        for (unsigned b = 0; b < bits; b++)
+                if ((h[b / 8] ^ n[b / 8]) & (0x80 >> (b % 8)))
+                        return false;
+        return true;
+}
+
+/* Does the responder whose fabric info is j serve a client at host (its probe.allow)? */
+static bool serves(const json_t *j, const char *host)
+{
+        size_t i;
+        json_t *v;
+
+        json_array_foreach(json_object_get(json_object_get(j, "probe"), "allow"), i, v)
+                if (json_is_string(v) && in_cidr(host, json_string_value(v)))
+                        return true;
+        return false;
+}
+
+/*
+ * The probes of a fleet rollback spread over the fleet's responders: every node sent
+ * a rollback is asked where its own probe responder listens (GET /v1/fabric,
+ * probe.address), and node k's gate measures against the next node's responder (in
+ * the rollback's order, the node itself never), instead of every node's gate against
+ * the one peer its policy names, where they would wait their turn or fail busy. Only a
+ * responder whose probe.allow serves the node's own address is given to it. With none,
+ * nothing is given: the agent probes its policy's peer. A node whose agent has no gate
+ * ignores it.
+ */
+static void spread_peers(const struct rollout_run_env *env, struct rnode *const *nodes, unsigned n,
+                         struct rollback_ask *asks)
+{
+        struct http_req *reqs = calloc(n + 1, sizeof(*reqs));
+        struct http_req **ptrs = calloc(n + 1, sizeof(*ptrs));
+        char (*addr)[ROLLBACK_PEER_MAX] = calloc(n + 1, sizeof(*addr));
+        json_t **info = calloc(n + 1, sizeof(*info));
+        unsigned known = 0;
+
+        for (unsigned i = 0; reqs && ptrs && addr && info && i < n; i++) {
+                reqs[i] = (struct http_req){ .method = "GET", .idempotent = true, .close_after = false,
+                                             .timeout_ms = env->timeout_s * 1000 };
+                ptrs[i] = &reqs[i];
+                if (http_url(reqs[i].url, sizeof(reqs[i].url), nodes[i]->url, "/v1/fabric") < 0)
+                        reqs[i].url[0] = '\0';
+        }
+        if (reqs && ptrs && addr && info && n > 1 &&
+            http_run(env->http, ptrs, n, env->timeout_s * 1000 + 2000, NULL, NULL) >= 0)
+                for (unsigned i = 0; i < n; i++) {
+                        json_t *j = reqs[i].status == 200 ? json_loadb(reqs[i].resp, reqs[i].resp_len, 0, NULL) : NULL;
+                        const char *a = json_string_value(json_object_get(json_object_get(j, "probe"), "address"));
+
+                        if (peer_ok(a)) {
+                                snprintf(addr[i], sizeof(addr[i]), "%s", a);
+                                info[i] = j;
+                                known++;
+                        } else {
+                                json_decref(j);
+                        }
+                }
+        for (unsigned i = 0; known >= 2 && i < n; i++) {
+                char host[ROLLBACK_PEER_MAX];
+
+                if (!addr[i][0])
+                        continue;       /* where its probes come from is not known */
+                host_of(addr[i], host, sizeof(host));
+                for (unsigned k = 1; k < n; k++) {
+                        unsigned j = (i + k) % n;
+
+                        if (addr[j][0] && !streq(addr[j], addr[i]) && serves(info[j], host)) {
+                                snprintf(asks[i].peer, sizeof(asks[i].peer), "%s", addr[j]);
+                                break;
+                        }
+                }
+        }
+        for (unsigned i = 0; reqs && i < n; i++) {
+                http_req_done(&reqs[i]);
+                if (info)
+                        json_decref(info[i]);
+        }
+        free(reqs);
+        free(ptrs);
+        free(addr);
+        free(info);
+}
+
+/* `rollback --no-gate`: {"no_gate": true} in the record's args. */
+static bool no_gate_of(const struct rollout_rec *r)
+{
+        json_t *j = r->args ? json_loads(r->args, 0, NULL) : NULL;
+        bool v = json_is_true(json_object_get(j, "no_gate"));
+
+        json_decref(j);
+        return v;
+}
+
 static int plain_rollback(const struct rollout_run_env *env, struct rollout_rec *r, long long to, const char *policy,
                           struct errbuf *e)
 {
@@ -66,9 +197,12 @@ static int plain_rollback(const struct rollout_run_env *env, struct rollout_rec 
                         continue;
                 }
                 x->pre_rev = nr[i].v.rev;
-                asks[n] = (struct rollback_ask) { .to = to, .expect = nr[i].v.rev, .policy = policy };
+                asks[n] = (struct rollback_ask) { .to = to, .expect = nr[i].v.rev, .policy = policy,
+                                                  .no_gate = no_gate_of(r) };
                 g.sel[n++] = x;
         }
+        if (rc >= 0 && !no_gate_of(r))
+                spread_peers(env, g.sel, n, asks);
         if (rc >= 0)
                 rc = step_rollback(&g, g.sel, n, asks, NULL, true, 0);
         for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++) {
@@ -151,7 +285,7 @@ static int look(struct restore *x)
 }
 
 /* SEND: the rollbacks, each with expect_revision (the node's current revision as LOOK read it). */
-static int send(struct restore *x)
+static int send_asks(struct restore *x)
 {
         struct rollout_rec *r = x->g.r;
         struct rnode **sel = x->g.sel;
@@ -169,9 +303,12 @@ static int send(struct restore *x)
                  * undo too: with several policies (layers) committed an agent refuses a bare
                  * rollback, and `to` returns every layer to what it was then.
                  */
-                asks[n] = (struct rollback_ask) { .to = p->pre_rev > 0 ? p->pre_rev : 0, .expect = p->cur_rev };
+                asks[n] = (struct rollback_ask) { .to = p->pre_rev > 0 ? p->pre_rev : 0, .expect = p->cur_rev,
+                                                  .no_gate = no_gate_of(r) };
                 sel[n++] = &r->nodes[i];
         }
+        if (!no_gate_of(r))
+                spread_peers(x->g.env, sel, n, asks);
         rc = step_rollback(&x->g, sel, n, asks, x->out, false, 0);
         /* out[k] belongs to sel[k]: spread them back to their nodes' places */
         for (unsigned k = n; k-- > 0;)
@@ -286,7 +423,7 @@ int rollout_run_restore(const struct rollout_run_env *env, struct rollout_rec *r
         if (rc >= 0)
                 rc = look(&x);
         if (rc >= 0)
-                rc = send(&x);
+                rc = send_asks(&x);
         if (rc >= 0)
                 rc = verify(&x);
         if (rc >= 0)

@@ -191,11 +191,11 @@ static bool answer_ok(const struct http_req *q, struct rollback_outcome *out)
 /* What is in flight for one node: its request's body and, for a rollback, where its outcome goes. */
 struct sent {
         struct rnode *n;
-        char body[192];
+        char body[192 + ROLLBACK_PEER_MAX];
         char key[STORE_KEY_MAX];        /* a rollback's idempotency key ("rb-..."), "" = none */
         const struct rollback_ask *ask;
         struct rollback_outcome *out;
-        bool older_agent;               /* refused expect_revision: asked again without it */
+        bool older_agent;               /* refused expect_revision or probe_peer: asked again without them */
 };
 
 /* An agent from before expect_revision refuses the member as unknown (its validator's words). */
@@ -203,9 +203,10 @@ static bool refuses_expect(const struct http_req *q)
 {
         char text[400];
 
-        return q->err == 0 && q->status == 400 &&
-               strstr(reply_error_text(q->status, q->resp, q->resp_len, text, sizeof(text)),
-                      "unknown key 'expect_revision'");
+        if (q->err != 0 || q->status != 400)
+                return false;
+        reply_error_text(q->status, q->resp, q->resp_len, text, sizeof(text));
+        return strstr(text, "unknown key 'expect_revision'") || strstr(text, "unknown key 'probe_peer'");
 }
 
 /* The agent refused the rollback's expect_revision: another revision is current there (409). */
@@ -222,7 +223,7 @@ static void on_rollback(struct engine *g, struct sent *x, const struct http_req 
         struct rnode *n = x->n;
 
         memset(x->out, 0, sizeof(*x->out));
-        if (x->ask->expect >= 0 && !x->older_agent && refuses_expect(q)) {
+        if ((x->ask->expect >= 0 || x->ask->peer[0]) && !x->older_agent && refuses_expect(q)) {
                 x->older_agent = true;
                 return;
         }
@@ -277,6 +278,13 @@ static int request_of(struct engine *g, struct sent *x, struct http_req *q, unsi
         else if (x->ask)
                 snprintf(x->body, sizeof(x->body), x->ask->expect >= 0 && !x->older_agent ?
                          "{\"expect_revision\":%lld}" : "{}", x->ask->expect);
+        /* the responder its gate measures against, spread over the fleet's (rollout_restore.c) */
+        if (x->ask && x->ask->peer[0] && !x->older_agent) {
+                size_t len = strlen(x->body);
+
+                snprintf(x->body + len - 1, sizeof(x->body) - (len - 1), "%s\"probe_peer\":\"%s\"}",
+                         len > 2 ? "," : "", x->ask->peer);
+        }
         *q = (struct http_req) {
                 .method = "POST", .body = x->ask ? x->body : rollout_node_doc(g->r, g->parts, x->n->name),
                 .timeout_ms = timeout_ms, .user = x, .close_after = close,
@@ -284,7 +292,8 @@ static int request_of(struct engine *g, struct sent *x, struct http_req *q, unsi
         q->body = q->body ? q->body : "{}";
         q->body_len = strlen(q->body);
         if (x->ask)
-                snprintf(path, sizeof(path), "/v1/rollback%s%s", x->key[0] ? "?idempotency_key=" : "", x->key);
+                snprintf(path, sizeof(path), "/v1/rollback%s%s%s", x->key[0] ? "?idempotency_key=" : "", x->key,
+                         !x->ask->no_gate ? "" : x->key[0] ? "&no_gate=true" : "?no_gate=true");
         else    /* a remove rollout's step takes its layer out (body {"policy": NAME}), answered as an apply */
                 snprintf(path, sizeof(path), "/v1/%s?confirm_timeout_s=%u%s%s",
                          streq(g->r->kind, "remove") ? "remove" : "apply", g->r->opts.confirm_timeout_s,

@@ -80,6 +80,15 @@ struct switch_session {
         bool staged;                    /* edits of ours are staged and not applied (NVUE: an open revision) */
         bool save_after_undo;           /* the native undo leaves the startup configuration stale: save it */
         unsigned timer_s;
+        /*
+         * When the switch's own commit timer runs out, on this host's monotonic clock
+         * (ms; 0 unknown): counted from the moment the switch took the apply, read
+         * from the switch itself (NVUE: `nv config apply --confirm-status`), never
+         * from when nettune gave up waiting.
+         */
+        int64_t timer_end_ms;
+        bool unanswered;                /* the apply got no answer: the switch may take it later */
+        int64_t sent_ms;                /* when that apply was sent (monotonic ms) */
         bool dirty;                     /* something was written that is not saved yet */
         bool no_save;                   /* the dialect found it cannot save here (check) */
         enum switch_restore_method restore_method;

@@ -17,6 +17,8 @@
 
 /* switch_session.c: (re)connect the session's SSH connection to its switch; errors name the switch. */
 int switch_session_connect(struct switch_session *s, struct errbuf *e);
+/* This host's monotonic clock in ms (the session's timer_end_ms, sent_ms). */
+int64_t switch_now_ms(void);
 
 /* After the CONFIG_DB read (s->native): every port's watchdog into units. A switch without the CLI: a note. */
 int sonic_wd_read(struct switch_session *s, struct state *units, struct errbuf *e);
@@ -72,6 +74,12 @@ int nvue_take_staged(struct switch_session *s, struct errbuf *e);
 int nvue_detach_staged(struct switch_session *s, struct errbuf *e);
 /* After `nv config apply --confirm`: the revision awaiting confirmation is the staged one. */
 int nvue_take_applied(struct switch_session *s, struct errbuf *e);
+/*
+ * An apply that got no answer: 1 when the revision nettune staged is still open (the
+ * switch never took the apply) and is detached now, so that nothing is left for a late
+ * apply to take; 0 when the switch took it (or it is gone); -errno.
+ */
+int nvue_untaken(struct switch_session *s, struct errbuf *e);
 /* 0 when the revision awaiting confirmation is nettune's; `what` is "confirm" or "cancel". */
 int nvue_ours(struct switch_session *s, const char *what, struct errbuf *e);
 /* An interrupted session's record: its revision awaiting confirmation, or the one it staged, taken over. */

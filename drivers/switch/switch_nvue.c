@@ -616,16 +616,22 @@ static int nvue_apply(struct switch_session *s, const struct driver_change *ch, 
                 r = send_all(s, ch, e);
         if (r < 0)
                 return s->staged ? unstage(s, r, e) : r;
+        s->sent_ms = switch_now_ms();
+        s->timer_end_ms = 0;
         r = confirm_s ? switch_runf(s, NULL, e, "nv config apply -y --confirm %us", confirm_s)
                       : switch_run(s, "nv config apply -y", NULL, NULL, e);
         /*
          * Refused by the switch (it answered): nothing was applied and the revision is
-         * still open. No answer: the apply may have run, so a confirm timer may be pending.
+         * still open. No answer: the apply may have run, or may run later (nvued takes
+         * the CLI's apply as a request of its own, NVUE API page: one that waits behind
+         * the switch's configuration lock runs when it gets it), so a confirm timer may
+         * be pending, or start later: the undo waits for the switch (switch_txn.c).
          */
         if (r < 0 && ssh_session_alive(s->ssh))
                 return unstage(s, r, e);
         s->pending = s->timer = confirm_s > 0;
         s->timer_s = confirm_s;
+        s->unanswered = r < 0;
         if (r < 0)
                 return r;
         if (!confirm_s) {
@@ -676,6 +682,16 @@ static int nvue_abort(struct switch_session *s, struct errbuf *e)
 {
         int r;
 
+        /* An apply without an answer whose revision is still open never ran: detached, nothing is left to take. */
+        if (s->unanswered && s->staged) {
+                r = nvue_untaken(s, e);
+                if (r < 0)
+                        return r;
+                if (r > 0) {
+                        s->timer = false;
+                        return 0;
+                }
+        }
         if (!s->timer)
                 return s->staged ? nvue_detach_staged(s, e) : -EOPNOTSUPP;
         r = nvue_ours(s, "cancel", e);

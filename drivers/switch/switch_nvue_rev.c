@@ -323,6 +323,31 @@ int nvue_detach_staged(struct switch_session *s, struct errbuf *e)
         return r;
 }
 
+/*
+ * When the switch's commit timer runs out, by its own count: `--confirm-status` "shows
+ * the amount of time left before the automatic rollback" (NVREF Config-Commands, "nv
+ * config apply"), and the timer started when the switch took the apply, not when
+ * nettune sent it or gave up on it. Unreadable: the switch took the apply before it
+ * answered, so its timer ends at the latest timer_s from now (said in a note).
+ */
+static void read_timer(struct switch_session *s)
+{
+        _cleanup_free_ char *out = NULL;
+        struct errbuf ignore;
+        unsigned long left = 0;
+        int64_t now = switch_now_ms();
+
+        if (switch_run(s, NV_STATUS, NULL, &out, &ignore) >= 0 && switch_nvue_confirm_status(out, &left) > 0 &&
+            left) {
+                s->timer_end_ms = now + (int64_t)left * 1000;
+                return;
+        }
+        s->timer_end_ms = now + (int64_t)s->timer_s * 1000;
+        if (ssh_session_alive(s->ssh))
+                switch_note(s, "'%s' did not say how long the commit timer has left: taken as at most %u s from "
+                            "now", NV_STATUS, s->timer_s);
+}
+
 int nvue_take_applied(struct switch_session *s, struct errbuf *e)
 {
         struct nvue_revs rv;
@@ -334,7 +359,21 @@ int nvue_take_applied(struct switch_session *s, struct errbuf *e)
                 return errbuf_set(e, EPROTO, s->where, "'nv config apply --confirm' left revision %lld awaiting "
                                   "confirmation, not revision %s that nettune staged", rv.confirm, s->rev);
         s->staged = false;
+        read_timer(s);
         return nvue_record(s, e);
+}
+
+int nvue_untaken(struct switch_session *s, struct errbuf *e)
+{
+        struct nvue_revs rv;
+        int r = nvue_revisions(s, &rv, e);
+
+        if (r < 0)
+                return r;
+        if (!is_id(s->rev, rv.pending))
+                return 0;               /* taken (awaiting confirmation, applied) or gone */
+        r = nvue_detach_staged(s, e);
+        return r < 0 ? r : 1;
 }
 
 int nvue_ours(struct switch_session *s, const char *what, struct errbuf *e)
@@ -374,7 +413,9 @@ int nvue_adopt_revision(struct switch_session *s, const struct switch_own *own, 
                 return 0;
         snprintf(s->rev, sizeof(s->rev), "%lld", rv.confirm);
         s->pending = s->timer = true;
-        if (switch_run(s, NV_STATUS, NULL, &out, e) >= 0 && switch_nvue_confirm_status(out, &left) > 0 && left)
+        if (switch_run(s, NV_STATUS, NULL, &out, e) >= 0 && switch_nvue_confirm_status(out, &left) > 0 && left) {
                 s->timer_s = (unsigned)left;
+                s->timer_end_ms = switch_now_ms() + (int64_t)left * 1000;
+        }
         return 0;
 }

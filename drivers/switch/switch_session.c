@@ -8,6 +8,7 @@
  * it, it calls none of them.
  */
 #include <stdarg.h>
+#include <time.h>
 
 #include "drivers/switch/switch.h"
 #include "drivers/switch/switch_internal.h"
@@ -37,6 +38,14 @@ static void rewhere(struct switch_session *s, struct errbuf *e)
         snprintf(e->where, sizeof(e->where), "%s", s->where);
         if (*old)
                 errbuf_prefix(e, "%s", old);
+}
+
+int64_t switch_now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 int switch_session_connect(struct switch_session *s, struct errbuf *e)

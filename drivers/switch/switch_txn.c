@@ -260,8 +260,13 @@ static int apply_in(struct switch_session *s, const struct driver_change *c, uns
         if (r < 0)
                 return r;
         before = ssh_session_commands(s->ssh);
+        s->timer_end_ms = 0;
+        s->unanswered = false;
         r = s->d->apply(s, c, confirm_s, e);
         s->apply_commands = ssh_session_commands(s->ssh) - before;
+        /* The switch took an answered apply before it answered: its timer ends at the latest timer_s from now. */
+        if (s->timer && !s->unanswered && !s->timer_end_ms)
+                s->timer_end_ms = switch_now_ms() + (int64_t)s->timer_s * 1000;
         if (r >= 0)
                 s->dirty = true;
         /* Nothing of ours is left on the switch: no record (a staged edit keeps it, for the undo). */
@@ -314,7 +319,7 @@ static int native_undo(struct switch_session *s, struct errbuf *e)
                 return 0;
         if (r < 0)
                 return r;
-        s->pending = s->timer = s->staged = false;
+        s->pending = s->timer = s->staged = s->unanswered = false;
         s->dirty = s->save_after_undo;          /* the dialect's save sees why */
         switch_ledger_clear(s);
         return 1;
@@ -322,15 +327,49 @@ static int native_undo(struct switch_session *s, struct errbuf *e)
 
 static int unreachable(struct switch_session *s, int r, struct errbuf *e)
 {
+        int64_t now = switch_now_ms();
+
+        if (s->pending && s->timer && s->unanswered) {
+                /* Taken already, or later (behind the switch's lock): its timer counts from then, not from now. */
+                char old[sizeof(e->msg)];
+
+                snprintf(old, sizeof(old), "%s", e->msg);
+                s->restore_method = SWITCH_RESTORE_VENDOR_TIMER;
+                errbuf_set(e, r < 0 ? -r : EIO, s->where, "its apply got no answer, and the switch none since (%lld s): "
+                           "the apply%s%s may have run or may run yet (behind the switch's configuration lock); when it "
+                           "runs, the switch's commit timer reverts it %u s later, not %u s from now (%s on the switch "
+                           "says how long is left): %s", (long long)((now - s->sent_ms) / 1000), s->rev[0] ?
+                           " of revision " : "", s->rev, s->timer_s, s->timer_s, streq(s->d->name, "nvue") ?
+                           "'nv config apply --confirm-status'" : "its commit timer", old);
+                return r;
+        }
         if (s->pending && s->timer) {
+                int64_t left = s->timer_end_ms ? (s->timer_end_ms - now + 999) / 1000 : (int64_t)s->timer_s;
+
                 s->restore_method = SWITCH_RESTORE_VENDOR_TIMER;
                 errbuf_prefix(e, "cannot reach the switch to undo the change; its commit timer reverts it "
-                              "within %u s", s->timer_s);
+                              "within %lld s (counted from when the switch took the apply)", (long long)(left > 0 ?
+                              left : 0));
                 return r;
         }
         s->restore_method = SWITCH_RESTORE_FAILED;
         errbuf_prefix(e, "cannot restore");
         return r;
+}
+
+/*
+ * Is the undo of an apply that got no answer to go on waiting? While the switch is
+ * there but does not answer (its commands time out: busy, its configuration lock
+ * held by an apply that may be nettune's), for as long as the commit timer asked
+ * (at most 120 s) or three command timeouts without one, from when the apply was
+ * sent. A switch that drops the connection or refuses it is unreachable at once.
+ */
+static bool awaited(const struct switch_session *s, int r)
+{
+        int64_t cmd_ms = s->sw->command_timeout_ms ? s->sw->command_timeout_ms : 30000;
+        int64_t wait_ms = s->timer_s ? (int64_t)(s->timer_s < 120 ? s->timer_s : 120) * 1000 : 3 * cmd_ms;
+
+        return s->unanswered && r == -ETIMEDOUT && switch_now_ms() < s->sent_ms + wait_ms;
 }
 
 /* A pending change of ours an interrupted session left (the ledger names it): take it over. */
@@ -394,14 +433,21 @@ static int restore_in(struct switch_session *s, const struct driver_change *c, s
         s->save = SWITCH_SAVE_NONE;
         if (!live)
                 return errbuf_set(e, ENOMEM, s->where, "out of memory");
-        if (!ssh_session_alive(s->ssh) && (r = switch_session_connect(s, e)) < 0)
+        r = ssh_session_alive(s->ssh) ? 0 : switch_session_connect(s, e);
+        if (r < 0 && !awaited(s, r))
                 return unreachable(s, r, e);
-        if ((r = adopt_in(s, e)) < 0 && !ssh_session_alive(s->ssh))
+        if (r >= 0 && (r = adopt_in(s, e)) < 0 && !ssh_session_alive(s->ssh) && !awaited(s, r))
                 return unreachable(s, r, e);
-        r = native_undo(s, e);
+        r = ssh_session_alive(s->ssh) ? native_undo(s, e) : r;
         /* The session dropped under the undo: once more on a new one (the first may have done it). */
         if (r < 0 && !ssh_session_alive(s->ssh) && switch_session_connect(s, e) >= 0)
                 r = native_undo(s, e);
+        /* An apply without an answer: the switch, busy, may take it yet; waited for, then undone. */
+        while (r < 0 && !ssh_session_alive(s->ssh) && awaited(s, r)) {
+                r = switch_session_connect(s, e);
+                if (r >= 0)
+                        r = native_undo(s, e);
+        }
         if (r < 0 && !ssh_session_alive(s->ssh))
                 return unreachable(s, r, e);
         if (r == 0) {

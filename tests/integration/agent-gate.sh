@@ -42,3 +42,18 @@ step "without the limit the change commits"
 tc -n "$ns" qdisc del dev "$ifc" root
 expect_rc 0 "apply commits" A apply "$T/p.json"
 check "MTU 9000" [ "$(mtu_of "$ns" "$ifc")" = 9000 ]
+
+step "the fabric on fire: a gated rollback is defeated by its own gate, --no-gate restores"
+policy_file "$T/p4.json" jumbo "$ifc" 4000 "$verify"
+expect_rc 0 "a second revision of the layer commits" A apply "$T/p4.json"
+check "MTU 4000" [ "$(mtu_of "$ns" "$ifc")" = 4000 ]
+fire="tc qdisc replace dev $ifc root tbf rate 200mbit burst 32k latency 10ms"
+rc=0; NETTUNE_TEST_HOOK_AFTER_APPLY=$fire A --output json rollback >"$T/rb.json" || rc=$?
+check "the gated rollback fails (exit $rc)" [ "$rc" -ne 0 ]
+check "  its gate undid it: MTU still 4000" [ "$(mtu_of "$ns" "$ifc")" = 4000 ]
+tc -n "$ns" qdisc del dev "$ifc" root
+expect_rc 0 "rollback --no-gate" sh -c "NETTUNE_TEST_HOOK_AFTER_APPLY='$fire' ip netns exec '$ns' '$AGENT' \
+        --config '$T/agent.json' --output json rollback --no-gate >'$T/rbn.json'"
+check "  restored: MTU 9000" [ "$(mtu_of "$ns" "$ifc")" = 9000 ]
+check "  committed, no gate ran" [ "$(jq_py "$T/rbn.json" 'd["result"], "gate" in d.get("probe", {})')" = "committed False" ]
+tc -n "$ns" qdisc del dev "$ifc" root 2>/dev/null || true

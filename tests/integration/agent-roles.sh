@@ -64,6 +64,9 @@ check "read: cancel ({\"not_after_ms\": 1}) is 403" \
 check "  the change is still pending, not restored" mtu_is 4000 &&
         [ "$(api "$ns" "/v1/transactions/$tx")" = 200 ] && [ "$(jq_py "$T/body" 'd["state"]')" = pending_confirm ]
 check "read: rollback is 403" [ "$(api_as monitor "$ns" /v1/rollback -X POST)" = 403 ]
+check "read: rollback without the gate is 403" [ "$(api_as monitor "$ns" '/v1/rollback?no_gate=true' -X POST)" = 403 ]
+check "operate: no_gate other than true or false is 400 naming it" \
+        [ "$(api "$ns" '/v1/rollback?no_gate=yes' -X POST)" = 400 ] && grep -q "no_gate 'yes': expected true or false" "$T/body"
 check "read: apply is 403" [ "$(api_as monitor "$ns" /v1/apply -X POST --data-binary @"$T/p.json")" = 403 ]
 check "read: plan is 403" [ "$(api_as monitor "$ns" /v1/plan -X POST --data-binary @"$T/p.json")" = 403 ]
 check "read: probe is 403" [ "$(api_as monitor "$ns" /v1/probe -X POST --data-binary '{"peer":"10.208.0.2:18564"}')" = 403 ]

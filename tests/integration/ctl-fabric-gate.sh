@@ -81,3 +81,19 @@ echo "ok: nodes 3 and 4 are back at 1500; the canary keeps 9000 ($(node_mtu 1), 
 ctl status > "$T/status.txt"
 check "status reports the fabric halt" grep -q "halted by the fabric gate of wave 2" "$T/status.txt"
 tc -n "$HUB" qdisc del dev "h$NT_ID-3" root
+
+step "a fleet rollback's gates measure against their neighbours' responders, not all against the one peer"
+# The canary's MTU changed by hand: rollback --to 1 (mtu-9000, gated by its tcp probe) puts it back.
+# Nodes 5 and 6 have no revision 1 and fail; what counts is where each gate probed.
+for i in 1 2; do ip -n "$(node_ns $i)" link set nt0 mtu 1500; done
+expect_rc 3 "rollback --to 1" ctl_to "$T/rb.json" --output json --yes rollback --to 1 --selector 'rack in (r1,r2)'
+check "the canary back at 9000" [ "$(node_mtu 1)$(node_mtu 2)" = 90009000 ]
+peer_of() {     # peer_of I: the peer node I's newest rollback probed
+        agent_history "$1" "$T/rbh$1.json" && json_get "$T/rbh$1.json" \
+                '[t for t in d["transactions"] if t["kind"] == "rollback"][0]["probe"]["baseline"]["path"]["peer"]'
+}
+p1=$(peer_of 1); p2=$(peer_of 2)
+echo "node001's gate probed $p1, node002's $p2"
+check "node001's gate: node002's responder" [ "$p1" = "$(node_ip 2):18515" ]
+check "node002's gate: the next node's responder, not node001's and not the policy's" \
+        [ "$p2" != "10.88.255.1:18515" ] && [ "$p2" != "$p1" ]

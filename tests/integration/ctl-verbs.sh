@@ -202,3 +202,38 @@ expect_rc 0 "apply json" ctl_to "$T/notes-apply.json" --output json --yes apply 
 check "apply json: the note with node004" [ "$(json_get "$T/notes-apply.json" \
         '[g["nodes"] for g in d["notes"] if "host_ecn is optional" in g["note"]]')" = "[['node004']]" ]
 check "node004 at 9000" [ "$(node_mtu 4)" = 9000 ]
+
+step "rollback --no-gate --reason: the agents restore without their gate; who and why recorded"
+expect_rc 2 "--no-gate without --reason" ctl --yes rollback --no-gate --selector rack=r0
+check "node004 untouched" [ "$(node_mtu 4)" = 9000 ]
+expect_rc 0 "rollback --no-gate" ctl_to "$T/nogate.json" --output json --yes rollback --no-gate \
+        --reason 'INC-42: the fabric is on fire' --selector rack=r0
+check "node004 back at 1500" [ "$(node_mtu 4)" = 1500 ]
+nid=$(json_get "$T/nogate.json" 'd["id"]')
+expect_rc 0 "status" ctl_to "$T/nogate-st.json" --output json status "$nid"
+check "the reason" [ "$(json_get "$T/nogate-st.json" 'd["reason"]')" = 'INC-42: the fabric is on fire' ]
+check "the OS user" [ "$(json_get "$T/nogate-st.json" 'd["user"]')" = "$(id -un)${SUDO_USER:+ (sudo: $SUDO_USER)}" ]
+check "the certificate's CN" [ "$(json_get "$T/nogate-st.json" 'd["cert_cn"]')" = controller ]
+check "recorded as a rollback without the gate" [ "$(ctl_db "select args from rollouts where id = $nid" |
+        python3 -c 'import json,sys; print(json.load(sys.stdin).get("no_gate"))')" = True ]
+check "the agent was asked without its gate, by the controller's certificate" \
+        grep -q "rollback without its gate (no_gate) asked by '.*controller" "$T/agents.log"
+
+step "SIGHUP (its SSH session dropped) stops apply as Ctrl-C does: the rollout halts, its change rolled back"
+policy "$T/mtu7k.json" mtu-7000 7000 '{ "role": "gpu" }' '{ "probe": "none" }'
+# nettunectl itself gets the signal, as from its terminal (ip netns exec execs it: $! is its PID)
+ip netns exec "$HUB" "$CTL" --inventory "$T/inventory.json" --db "$T/ctl.db" --yes apply "$T/mtu7k.json" \
+        --selector rack=r1 --canary 1 --wave-size 1 --promote manual --rollback-on-halt all --confirm-timeout 600 \
+        > "$T/hup.txt" 2>&1 &
+hup_pid=$!
+canary_on() { [ "$(node_mtu 1)" = 7000 ] || [ "$(node_mtu 5)" = 7000 ]; }
+wait_for 60 canary_on || { kill -9 "$hup_pid"; fail "the canary did not change (see $T/hup.txt)"; }
+hupid=$(ctl_db 'select max(id) from rollouts')
+wait_for 60 status_says "$hupid" "wave 2 waits for 'nettunectl promote $hupid'" ||
+        { kill -9 "$hup_pid"; fail "wave 2 does not wait"; }
+kill -HUP "$hup_pid"
+rc=0; wait "$hup_pid" || rc=$?
+cat "$T/hup.txt"
+check "exit 1: halted and rolled back (got $rc)" [ "$rc" = 1 ]
+check "the record says why" status_says "$hupid" "halted by the signal SIGHUP nettunectl received"
+check "node001 and node005 back at 4000" [ "$(node_mtu 1) $(node_mtu 5)" = "4000 4000" ]

@@ -60,6 +60,34 @@ nofaults
 swctl read > "$T/r3.json"
 check "timer reverted the switch to its old state" same_state "$T/base.json" "$T/r3.json"
 
+# An apply that waits behind the switch's lock (another apply) runs late and arms its
+# commit timer then: the undo waits for it and cancels it, or names it when the wait runs
+# out; never "reverts within N s" counted from when nettune gave up. 2 s command timeouts.
+sed 's/"command_timeout_ms": [0-9]*/"command_timeout_ms": 2000/' "$T/sw/agent.json" > "$T/fast.json"
+swfast() { local out=$1; shift; "$SWCTL" --config "$T/fast.json" --switch sw1 "$@" > "$out"; }
+
+step "an apply stalled behind the switch's lock: waited for, then cancelled"
+faults '{"slow_ms": 10000, "slow_match": "nv config apply -y"}'
+expect_rc 3 "apply whose nv config apply stalls" swfast "$T/f4.json" apply "$T/p1.json" --confirm 30
+nofaults
+check "restored by the vendor abort once the switch answered" test "$(jget "$T/f4.json" 'd["restore_method"]')" = vendor-abort
+check "nothing awaits confirmation on the switch" test "$(raw 'd["nvue"]["confirm"]')" = None
+swctl read > "$T/r4.json"
+check "switch in its old state" same_state "$T/base.json" "$T/r4.json"
+
+step "an apply stalled past the wait: named, and the switch's timer counts from when it ran"
+sim --freeze-clock      # the switch's timer runs out when the test says so, not on a busy machine's clock
+faults '{"slow_ms": 10000, "slow_match": "nv config apply -y"}'
+expect_rc 3 "apply whose nv config apply stalls past the wait" swfast "$T/f5.json" apply "$T/p1.json" --confirm 2
+check "left to the switch's timer" test "$(jget "$T/f5.json" 'd["restore_method"]')" = vendor-timer
+check "the stalled apply is named, not promised away" grep -q "may run yet" <<< "$(jget "$T/f5.json" 'd["restore_error"]')"
+flock "$SIM_STATE.lock" true    # the stalled apply ends
+nofaults
+check "the switch took the stalled apply late" test "$(raw 'd["nvue"]["confirm"] is not None')" = True
+sim --advance 3
+swctl read > "$T/r5.json"
+check "its timer reverted the switch" same_state "$T/base.json" "$T/r5.json"
+
 step "dropped session mid-script on EOS"
 EOS_T=$T/eos; mkdir -p "$EOS_T"
 (

@@ -21,7 +21,12 @@
  * command kills this SSH connection before it runs (once, or every time with
  * drop_repeat). drop_match: drop at the first command containing the pattern, before it
  * runs, or after it ran with drop_after_run (the reply is lost); drop_all_after: and
- * every command after that. bad_json: the command's output cut in the middle; reword: its
+ * every command after that. slow_ms (with slow_match, the commands it holds): the command
+ * waits that long holding the switch's state lock before it runs, so every other command
+ * waits behind it — an `nv config apply` queued behind another apply: nvued takes the CLI's
+ * apply as a request of its own (NVUE API page, CL 5.11: "The NVUE CLI also communicates with
+ * the nvued service using internal APIs"), and it runs, arming its commit timer then (nvue.c),
+ * even after the client that sent it gave up. bad_json: the command's output cut in the middle; reword: its
  * output replaced by a line no vendor prints ("Confirmation state: unknown"), for the
  * driver's "cannot understand" path. "-- COMMAND" runs a command locally (hand edits,
  * drift tests).

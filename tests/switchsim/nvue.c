@@ -409,7 +409,13 @@ static void set_confirm_state(struct sim *s, const char *state)
                 json_object_set_new(r, "state", json_string(state));
 }
 
-/* "--confirm 30s", "5m", "1h"; a bare number is minutes (the documented default unit). */
+/*
+ * "--confirm 30s", "5m", "1h"; a bare number is minutes (the documented default unit:
+ * "nv config apply --confirm 60 requires you to confirm within one hour", NVREF
+ * Config-Commands). The timer starts when the apply runs (config_apply: "If you do not
+ * confirm within ten minutes [of the apply], the configuration rolls back automatically"),
+ * so an apply that waited behind the lock (main.c, slow_ms) arms it late.
+ */
 static int parse_confirm(const char *v, double *ret)
 {
         char *end;
@@ -431,6 +437,11 @@ static int confirm_action(struct sim *s, const char *opt)
 {
         json_t *c = json_object_get(s->d, "confirm");
 
+        /*
+         * "--confirm-status shows the amount of time left before the automatic rollback"
+         * (NVREF Config-Commands, "nv config apply"; the NVOS manuals say the same): the
+         * page prints no sample, so the words are this simulator's, the meaning the page's.
+         */
         if (!strcmp(opt, "--confirm-status")) {
                 if (!json_is_object(c))
                         return printf("No pending confirmation\n"), 0;
