@@ -209,15 +209,6 @@ const char *store_where(const struct store *s);
 
 /* Insert a new rollout with its waves and nodes; sets r->id. */
 int store_rollout_create(struct store *s, struct rollout_rec *r, struct errbuf *e);
-/*
- * Write a record of r as it is in memory: its rollout record (updated_at set to now),
- * one wave, one node. Outside a batch each is written at once; inside one it is
- * collected (see store_begin).
- */
-int store_rollout_update(struct store *s, struct rollout_rec *r, struct errbuf *e);
-int store_wave_update(struct store *s, const struct rollout_rec *r, unsigned wave, struct errbuf *e);
-int store_node_update(struct store *s, const struct rollout_rec *r, const struct rnode *n, struct errbuf *e);
-
 /* Load a rollout (id > 0) or the newest one (id 0). -ENOENT if there is none. */
 int store_rollout_load(struct store *s, long long id, struct rollout_rec **ret, struct errbuf *e);
 void rollout_rec_free(struct rollout_rec *r);
@@ -286,37 +277,34 @@ int store_lease_get(struct store *s, struct store_lease *ret, struct errbuf *e);
 int store_lease_release(struct store *s, struct errbuf *e);
 
 /*
- * Batches. From store_begin to its store_commit, the updates above are collected,
- * not written: each record once, however often it changed. store_commit writes what
- * was collected, every record as it is in memory then, durably and together: SQLite,
- * one transaction (one fsync); etcd, one txn, or as few as etcd's request limits
- * allow (at most 100 records and 1 MiB in each). Batches nest: an inner
- * store_commit writes what was collected so far (a barrier: the journal is durable
- * before the side effect that depends on it) and collecting goes on until the
- * outermost one. A batch holds the records of one rollout: updates of another write
- * what was collected first. The caller keeps the rollout_rec alive until the batch
- * is written. A failed write says why in e; an inner one keeps the records
- * collected (the next commit tries them again), the outermost one drops them.
+ * The write-ahead discipline: record, then barrier. A caller that changed a record of
+ * rollout r in memory (its own state, a wave, a node) says so with store_record_*: no
+ * I/O, nothing can fail there (a record of something that is not r's is an error the
+ * next barrier returns). store_barrier makes every record noted since the last barrier
+ * durable, each as it is in memory then and each once however often it was noted,
+ * before the caller's next side effect: a fan-out of requests, a long wait, an answer,
+ * the end. How records batch is the store's: SQLite, one transaction (one fsync) per
+ * rollout noted; etcd, one txn, or as few as etcd's request limits allow (at most 100
+ * records and 1 MiB in each). The caller keeps each rollout_rec it noted alive until
+ * the barrier. A failed barrier says why in e and drops what was noted: the caller
+ * stops, and what a crash or a failed write loses its agents still say on resume
+ * (rollout_reconcile.h).
  *
- * The rollout engine opens one batch for the records it journals before sending; the
- * answers of each fan-out go through store_answers_begin (below).
+ * store_publish: the records noted so far made visible to other readers where that is
+ * cheap, not durable (SQLite: committed without an fsync, which the next barrier's
+ * covers; etcd: nothing, they wait for the barrier). The rollout engine publishes each
+ * answer of a fan-out as it comes, so that `status` and an operator's `halt` see a
+ * wave's progress while it runs. A failed publish keeps the records for the barrier.
+ *
+ * store_unflushed: records noted or published and not yet made durable. The rollout
+ * engine asserts it is 0 when a fan-out starts (a debug build: without NDEBUG).
  */
-int store_begin(struct store *s, struct errbuf *e);
-int store_commit(struct store *s, struct errbuf *e);
-
-/*
- * The answers of one fan-out (a wave's applies or rollbacks, the settling of its
- * confirms), journaled as they come and durable together at store_answers_end: what
- * a crash loses of them its agents still say (rollout_reconcile.h); the requests
- * themselves were journaled before they were sent. SQLite writes each at once,
- * visible to `status` and to other readers, with one fsync at the end instead of one
- * each; etcd collects them in a batch (store_begin): one txn per 100 records. Pairs
- * nest; the outermost end makes them durable.
- */
-int store_answers_begin(struct store *s, struct errbuf *e);
-int store_answers_end(struct store *s, struct errbuf *e);
-/* Records collected and not yet written (0 outside a batch). */
-unsigned store_batch_pending(const struct store *s);
+void store_record_rollout(struct store *s, struct rollout_rec *r);     /* also sets r->updated_at to now */
+void store_record_wave(struct store *s, const struct rollout_rec *r, unsigned wave);
+void store_record_node(struct store *s, const struct rollout_rec *r, const struct rnode *n);
+int store_barrier(struct store *s, struct errbuf *e);
+void store_publish(struct store *s);
+unsigned store_unflushed(const struct store *s);
 
 /*
  * The held lease is no longer known to be valid (etcd: the keepalive did not

@@ -37,7 +37,7 @@ struct store_ops {
         const char *name;
         void (*close)(struct store *s);
         int (*rollout_create)(struct store *s, struct rollout_rec *r, struct errbuf *e);
-        /* Write the records d names, each as it is in r now, durably and together (store_commit). */
+        /* Write the records d names, each as it is in r now, durably and together (store_barrier). */
         int (*write)(struct store *s, const struct rollout_rec *r, const struct store_dirty *d, struct errbuf *e);
         int (*rollout_load)(struct store *s, long long id, struct rollout_rec **ret, struct errbuf *e);
         int (*rollout_list)(struct store *s, unsigned limit,
@@ -52,26 +52,35 @@ struct store_ops {
         bool (*lease_lost)(struct store *s);
         int (*wait_change)(struct store *s, unsigned timeout_ms, struct errbuf *e);
         /*
-         * Optional (store_answers_begin): from begin to end, write is written at once
-         * and visible, durable only at end (one sync for all). NULL: answers are
-         * collected in a batch instead.
+         * Optional (store_publish): write the records d names where other readers see
+         * them, not durably; sync makes every such write durable (store_barrier, when
+         * nothing else is to be written). NULL: records wait for the barrier.
          */
-        int (*lazy_begin)(struct store *s, struct errbuf *e);
-        int (*lazy_end)(struct store *s, struct errbuf *e);
+        int (*write_visible)(struct store *s, const struct rollout_rec *r, const struct store_dirty *d,
+                             struct errbuf *e);
+        int (*sync)(struct store *s, struct errbuf *e);
         /* Optional: a rollout's hold (store_hold_get/set), as JSON text. NULL: -EOPNOTSUPP. */
         int (*hold_get)(struct store *s, long long id, char **ret, struct errbuf *e);
         int (*hold_set)(struct store *s, long long id, const char *doc, struct errbuf *e);
 };
 
-/* What a batch collected (store.c): the records of one rollout, each once. */
-struct store_batch {
-        unsigned depth;                 /* store_begin without its store_commit yet; 0: no batch */
-        const struct rollout_rec *r;    /* whose records these are; NULL: none collected */
+/* What was noted of one rollout since the last barrier (store.c): each record once. */
+struct store_noted {
+        const struct rollout_rec *r;
         unsigned n_nodes_of, n_waves_of;        /* r's counts when it was taken */
         bool rollout;
-        unsigned *waves, n_waves;       /* indices collected, in order of arrival */
+        unsigned *waves, n_waves;       /* indices noted, in order of arrival */
         unsigned *nodes, n_nodes;
-        unsigned char *wave_in, *node_in;       /* one byte per wave / node: collected already */
+        unsigned char *wave_in, *node_in;       /* one byte per wave / node: noted already */
+};
+
+/* The write-ahead log of a handle (store_record_*, store_barrier): the rollouts noted, usually one. */
+struct store_log {
+        struct store_noted *of;
+        unsigned n, cap;
+        int err;                        /* a record that could not be noted: the next barrier returns it */
+        char why[STORE_ERR_MAX];
+        unsigned published;             /* records written visibly (store_publish) and not yet synced */
 };
 
 struct store {
@@ -79,12 +88,11 @@ struct store {
         char where[STORE_SPEC_MAX];
         unsigned long long writes;
         unsigned lease_ttl_s;           /* etcd: TTL of the leader lease (store_set_lease_ttl) */
-        struct store_batch batch;
-        unsigned answers;               /* store_answers_begin without its store_answers_end yet */
+        struct store_log log;
 };
 
-/* The backends' close: free what store.c keeps (the batch). */
-void store_batch_free(struct store *s);
+/* The backends' close: free what store.c keeps (the records noted). */
+void store_log_free(struct store *s);
 
 int sqlite_store_open(const char *path, struct store **ret, struct errbuf *e);
 int etcd_store_open(const char *spec, const struct store_tls *tls, struct store **ret, struct errbuf *e);
@@ -102,7 +110,6 @@ struct sqlite_store {
         bool lease_held;                /* store_lease_take succeeded, not yet released */
         struct store_lease lease;       /* ours, while lease_held */
         struct store_beat *beat;        /* the heartbeat thread, while lease_held */
-        bool lazy;                      /* between lazy_begin and lazy_end: writes commit without fsync */
 };
 
 #define STORE_LEASE_SCHEMA \
@@ -160,37 +167,37 @@ int sqlite_lease_release(struct sqlite_store *s, struct errbuf *e);
 #define STORE_BY_MAX 300
 
 /* New JSON texts (caller frees); NULL on ENOMEM. */
-char *store_record_rollout(const struct rollout_rec *r, const char *by);
-char *store_record_wave(const struct rollout_rec *r, unsigned idx, const char *by);
-char *store_record_node(const struct rollout_rec *r, const struct rnode *n, const char *by);
+char *store_json_rollout(const struct rollout_rec *r, const char *by);
+char *store_json_wave(const struct rollout_rec *r, unsigned idx, const char *by);
+char *store_json_node(const struct rollout_rec *r, const struct rnode *n, const char *by);
 /*
  * Nodes [chunk x r->chunk_nodes, +r->chunk_nodes) of r in one record (etcd keeps a
  * rollout's nodes so, a few hundred a key, so that a wave's results are one txn):
  *   {"v":1,"chunk","updated_at","nodes":[{seq,name,url,wave,state,...} in order],"by"}
  */
-char *store_record_chunk(const struct rollout_rec *r, unsigned chunk, const char *by);
-char *store_record_drift(const struct drift_scan *scan, const char *by);
-char *store_record_lease(const struct store_lease *l);
+char *store_json_chunk(const struct rollout_rec *r, unsigned chunk, const char *by);
+char *store_json_drift(const struct drift_scan *scan, const char *by);
+char *store_json_lease(const struct store_lease *l);
 
 /*
  * The rollout record into a new rollout_rec (nodes and waves allocated, zeroed,
  * every node's exit_code -1 and gbps NaN, to be filled by the wave and node
  * records). `where` names the record in messages.
  */
-int store_record_parse_rollout(const char *text, size_t len, const char *where, struct rollout_rec **ret,
+int store_json_parse_rollout(const char *text, size_t len, const char *where, struct rollout_rec **ret,
                                struct errbuf *e);
 /* A wave / node record into r (its idx / seq must be in range). */
-int store_record_parse_wave(const char *text, size_t len, const char *where, struct rollout_rec *r,
+int store_json_parse_wave(const char *text, size_t len, const char *where, struct rollout_rec *r,
                             struct errbuf *e);
-int store_record_parse_node(const char *text, size_t len, const char *where, struct rollout_rec *r,
+int store_json_parse_node(const char *text, size_t len, const char *where, struct rollout_rec *r,
                             struct errbuf *e);
 /* A chunk record into r (r->chunk_nodes set): every node of that chunk, in order, each once. */
-int store_record_parse_chunk(const char *text, size_t len, const char *where, unsigned chunk,
+int store_json_parse_chunk(const char *text, size_t len, const char *where, unsigned chunk,
                              struct rollout_rec *r, struct errbuf *e);
 /* A drift record's counts (no nodes). */
-int store_record_parse_drift(const char *text, size_t len, const char *where, struct drift_scan *ret,
+int store_json_parse_drift(const char *text, size_t len, const char *where, struct drift_scan *ret,
                              struct errbuf *e);
-int store_record_parse_lease(const char *text, size_t len, const char *where, struct store_lease *ret,
+int store_json_parse_lease(const char *text, size_t len, const char *where, struct store_lease *ret,
                              struct errbuf *e);
 
 

@@ -21,7 +21,7 @@ static json_t *gbps(double v)
         return isnan(v) ? json_null() : json_real(v);
 }
 
-char *store_record_rollout(const struct rollout_rec *r, const char *by)
+char *store_json_rollout(const struct rollout_rec *r, const char *by)
 {
         _cleanup_free_ char *opts = rollout_opts_to_json(&r->opts);
         json_t *o = opts ? json_loads(opts, 0, NULL) : NULL;
@@ -37,7 +37,7 @@ char *store_record_rollout(const struct rollout_rec *r, const char *by)
                               "by", by, "node_chunk", (int)r->chunk_nodes));
 }
 
-char *store_record_wave(const struct rollout_rec *r, unsigned idx, const char *by)
+char *store_json_wave(const struct rollout_rec *r, unsigned idx, const char *by)
 {
         const struct rwave *w = &r->waves[idx];
 
@@ -59,7 +59,7 @@ static json_t *node_json(const struct rollout_rec *r, const struct rnode *n)
                          "rev", (json_int_t)n->rev, "undo_tx", n->undo_tx, "group", n->group);
 }
 
-char *store_record_node(const struct rollout_rec *r, const struct rnode *n, const char *by)
+char *store_json_node(const struct rollout_rec *r, const struct rnode *n, const char *by)
 {
         json_t *j = node_json(r, n);
 
@@ -72,7 +72,7 @@ char *store_record_node(const struct rollout_rec *r, const struct rnode *n, cons
         return dump(j);
 }
 
-char *store_record_chunk(const struct rollout_rec *r, unsigned chunk, const char *by)
+char *store_json_chunk(const struct rollout_rec *r, unsigned chunk, const char *by)
 {
         unsigned from = chunk * r->chunk_nodes, to = from + r->chunk_nodes;
         json_t *nodes = json_array();
@@ -107,7 +107,7 @@ static json_t *drift_details(const struct drift_scan *scan)
         return arr;
 }
 
-char *store_record_drift(const struct drift_scan *scan, const char *by)
+char *store_json_drift(const struct drift_scan *scan, const char *by)
 {
         return dump(json_pack("{s:i, s:I, s:I, s:i, s:i, s:i, s:o, s:s}", "v", 1, "id", (json_int_t)scan->id,
                               "at", (json_int_t)scan->at, "nodes", (int)scan->n_nodes,
@@ -115,7 +115,7 @@ char *store_record_drift(const struct drift_scan *scan, const char *by)
                               "details", drift_details(scan), "by", by));
 }
 
-char *store_record_lease(const struct store_lease *l)
+char *store_json_lease(const struct store_lease *l)
 {
         return dump(json_pack("{s:i, s:I, s:s, s:I, s:I}", "v", 1, "pid", (json_int_t)l->pid, "host", l->host,
                               "started_at", (json_int_t)l->started_at, "rollout_id", (json_int_t)l->rollout_id));
@@ -353,7 +353,7 @@ static int rollout_from(struct jsonv *v, const struct rollout_in *in, struct rol
         return 0;
 }
 
-int store_record_parse_rollout(const char *text, size_t len, const char *where, struct rollout_rec **ret,
+int store_json_parse_rollout(const char *text, size_t len, const char *where, struct rollout_rec **ret,
                                struct errbuf *e)
 {
         struct rollout_in in = { 0 };
@@ -396,7 +396,7 @@ static const struct jsonv_field wave_fields[] = {
         { 0 },
 };
 
-int store_record_parse_wave(const char *text, size_t len, const char *where, struct rollout_rec *r,
+int store_json_parse_wave(const char *text, size_t len, const char *where, struct rollout_rec *r,
                             struct errbuf *e)
 {
         struct wave_in in = { 0 };
@@ -510,7 +510,7 @@ static int node_from(struct jsonv *v, const json_t *j, struct rollout_rec *r, un
         return 0;
 }
 
-int store_record_parse_node(const char *text, size_t len, const char *where, struct rollout_rec *r,
+int store_json_parse_node(const char *text, size_t len, const char *where, struct rollout_rec *r,
                             struct errbuf *e)
 {
         json_t *root = NULL;
@@ -558,7 +558,7 @@ static int chunk_node(struct jsonv *v, const json_t *el, size_t i, void *ctx)
         return node_from(v, el, c->r, c->from + (unsigned)i, c->from + (unsigned)i + 1);
 }
 
-int store_record_parse_chunk(const char *text, size_t len, const char *where, unsigned chunk,
+int store_json_parse_chunk(const char *text, size_t len, const char *where, unsigned chunk,
                              struct rollout_rec *r, struct errbuf *e)
 {
         struct chunk_in in = { 0 };
@@ -600,7 +600,7 @@ static const struct jsonv_field drift_fields[] = {
         { 0 },
 };
 
-int store_record_parse_drift(const char *text, size_t len, const char *where, struct drift_scan *ret,
+int store_json_parse_drift(const char *text, size_t len, const char *where, struct drift_scan *ret,
                              struct errbuf *e)
 {
         struct drift_in in = { 0 };
@@ -632,7 +632,7 @@ static const struct jsonv_field lease_fields[] = {
         { 0 },
 };
 
-int store_record_parse_lease(const char *text, size_t len, const char *where, struct store_lease *ret,
+int store_json_parse_lease(const char *text, size_t len, const char *where, struct store_lease *ret,
                              struct errbuf *e)
 {
         struct lease_in in = { 0 };
