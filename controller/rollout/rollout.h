@@ -12,7 +12,7 @@
  * the report). Calls between its files go one way: engine and restore -> step ->
  * reconcile -> judge.
  *
- * May call: controller/fabric, controller/store, controller/fleet, policies/, common/.
+ * May call: controller/fabric, controller/store, controller/model, controller/fleet, policies/, common/.
  * Called by controller/cmd.
  */
 #pragma once

@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <time.h>
 
-#include "controller/store/store_internal.h"
+#include "controller/store/store_etcd_internal.h"
 
 #define TXN_RECORDS_MAX 100             /* etcd refuses more than 128 operations per txn by default */
 #define TXN_BYTES_MAX (1u << 20)        /* ... and requests over 1.5 MiB (--max-request-bytes) */

@@ -12,7 +12,7 @@
  */
 #include <time.h>
 
-#include "controller/store/store_internal.h"
+#include "controller/store/store_etcd_internal.h"
 
 #define LEASE_MARGIN_MS 500
 

@@ -3,7 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "controller/store/store_internal.h"
+#include "controller/store/store_sqlite_internal.h"
 
 static const char schema_v1[] =
         "CREATE TABLE IF NOT EXISTS rollouts ("

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/store/store_internal.h"
+#include "controller/store/store_etcd_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <math.h>
 
 #include "controller/rollout/rollout.h"
-#include "controller/store/store_internal.h"
+#include "controller/store/store_etcd_internal.h"
 
 #define TEXT(s) s, strlen(s)
 
