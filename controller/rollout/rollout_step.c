@@ -279,9 +279,11 @@ static int fan_out(struct engine *g, struct sent *sent, unsigned n, const char *
                                 ptrs[k] = &reqs[k];
                                 k++;
                         }
+                if (r < 0)
+                        r = errbuf_set(g->e, -r, "", "cannot send requests: %s", strerror(-r));
                 /* The rollbacks sent again: the first round's answers durable before them. */
-                if (r >= 0 && k > 0 && round > 0 && (r = step_barrier(g)) < 0)
-                        break;
+                if (r >= 0 && k > 0 && round > 0)
+                        r = step_barrier(g);
                 if (r >= 0 && k > 0) {
                         STEP_WRITTEN_AHEAD(g->env->store);
                         r = http_run(g->env->http, ptrs, k, timeout_ms + 10000, on_done, g);
