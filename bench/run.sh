@@ -166,9 +166,11 @@ history() {
         echo
         history
         # chaos: written by `make check-chaos` (tests/chaos/run.sh); durability: the journal's
-        # designs measured side by side once (docs/design.md); ctl_scale, ctl_scale_loop:
+        # designs measured side by side once (docs/design.md); store_writes: the controller's
+        # store writes before and after record/barrier, measured once; write-ahead: the agent's
+        # journal writes per apply, the same; ctl_scale, ctl_scale_loop:
         # `make bench-scale`, `make bench-scale-loop`. All kept as they are when not run.
-        for b in $order $selected_only chaos durability; do
+        for b in $order $selected_only chaos durability store_writes write-ahead; do
                 if [ -s "$BENCH_SECTIONS/$b.md" ]; then
                         printf '\
 <!-- section %s -->\

@@ -54,16 +54,19 @@ ALLOWED = {
                            "agent/http", "agent/config", "drivers/*", "policies", "common"],
     "agent/cmd":          ["agent/api", "agent/txn", "agent/doctor", "agent/plan", "agent/journal",
                            "agent/measure", "agent/http", "agent/config", "drivers/*", "policies", "common"],
-    # controller: cmd -> tune -> rollout -> fabric, store -> fleet
+    # controller: cmd -> tune -> rollout -> fabric, store -> model -> fleet
     "controller/fleet":   ["policies", "common"],
     "controller/svg":     ["common"],
-    "controller/store":   ["controller/fleet", "policies", "common"],
+    "controller/model":   ["controller/fleet", "common"],
+    "controller/store":   ["controller/model", "controller/fleet", "policies", "common"],
     "controller/fabric":  ["controller/fleet", "drivers/probe", "policies", "common"],
-    "controller/rollout": ["controller/fabric", "controller/store", "controller/fleet", "policies", "common"],
-    "controller/tune":    ["controller/rollout", "controller/fabric", "controller/store", "controller/fleet",
-                           "controller/svg", "policies", "common"],
+    "controller/rollout": ["controller/fabric", "controller/store", "controller/model", "controller/fleet",
+                           "policies", "common"],
+    "controller/tune":    ["controller/rollout", "controller/fabric", "controller/store", "controller/model",
+                           "controller/fleet", "controller/svg", "policies", "common"],
     "controller/cmd":     ["controller/tune", "controller/rollout", "controller/fabric", "controller/store",
-                           "controller/fleet", "controller/svg", "drivers/probe", "policies", "common"],
+                           "controller/model", "controller/fleet", "controller/svg", "drivers/probe", "policies",
+                           "common"],
 }
 # Includes that go against the table on purpose, each with its reason (FILE, INCLUDED).
 EXCEPTIONS = {

@@ -195,11 +195,18 @@ bool ctl_labels_match(const char *const *labels, unsigned n, const struct invent
         return true;
 }
 
+/* What the rollout engine says while it waits (a soak, a pause, a resumed wave), on stderr. */
+static void say_line(void *ud, const char *line)
+{
+        (void)ud;
+        fprintf(stderr, "%s\n", line);
+}
+
 void ctl_run_env(struct ctl *c, struct rollout_run_env *ret)
 {
         *ret = (struct rollout_run_env) {
                 .http = c->http, .store = c->store, .timeout_s = c->timeout_s,
-                .progress = c->progress,
+                .progress = c->progress, .say = say_line,
         };
 }
 

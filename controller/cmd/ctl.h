@@ -5,7 +5,7 @@
  * and the HTTPS client opened on first use, fleet-wide queries), the configuration
  * file (ctl_config.c) and the serve command's /metrics (ctl_serve_metrics.c).
  *
- * May call: controller/rollout, controller/fabric, controller/store,
+ * May call: controller/rollout, controller/fabric, controller/store, controller/model,
  * controller/fleet, drivers/probe (flows), policies/, common/. Called by main.c only.
  */
 #pragma once

@@ -12,7 +12,7 @@
  * the report). Calls between its files go one way: engine and restore -> step ->
  * reconcile -> judge.
  *
- * May call: controller/fabric, controller/store, controller/fleet, policies/, common/.
+ * May call: controller/fabric, controller/store, controller/model, controller/fleet, policies/, common/.
  * Called by controller/cmd.
  */
 #pragma once
@@ -149,6 +149,15 @@ struct rollout_run_env {
         enum progress_mode progress;    /* of every fan-out (common/progress.h) */
         json_t *fabric_log;             /* optional: each wave's fabric gate is appended (rollout_fabric.h) */
         bool preflight_diff;            /* the pre-flight keeps each node's changes as text (preflight_node.diff) */
+        /*
+         * The engine prints nothing and sleeps through these: what it says while it waits
+         * (a soak, a pause, a promotion, a resumed wave: one line, no newline), its clock
+         * (unix seconds) and its sleep. NULL: it says nothing, time() and sleep().
+         */
+        void (*say)(void *ud, const char *line);
+        long long (*now_s)(void *ud);
+        void (*sleep_s)(void *ud, unsigned s);
+        void *ud;
 };
 
 /*

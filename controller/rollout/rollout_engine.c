@@ -16,9 +16,9 @@
  * (rollout_end_state); neither calls back here.
  */
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "controller/rollout/rollout_internal.h"
 
@@ -38,6 +38,32 @@ static volatile sig_atomic_t stop_sig;
 void rollout_request_stop(int sig)
 {
         stop_sig = sig ? sig : SIGTERM;
+}
+
+/* ---- waiting: the caller's clock, sleep and voice (rollout_run_env) ---- */
+
+static long long engine_now(const struct engine *g)
+{
+        return rollout_env_now_s(g->env);
+}
+
+static void engine_sleep(const struct engine *g, unsigned s)
+{
+        rollout_env_sleep_s(g->env, s);
+}
+
+static void engine_say(const struct engine *g, const char *fmt, ...) _printf_(2, 3);
+static void engine_say(const struct engine *g, const char *fmt, ...)
+{
+        char line[512];
+        va_list ap;
+
+        if (!g->env->say)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(line, sizeof(line), fmt, ap);
+        va_end(ap);
+        g->env->say(g->env->ud, line);
 }
 
 /* ---- a wave forward: applies, verdict, confirmations ---- */
@@ -64,7 +90,8 @@ static int apply_wave(struct engine *g, unsigned w)
                 if (!sel[i]->key[0])
                         rollout_node_key(r->id, w, (unsigned)(sel[i] - r->nodes), sel[i]->key, sizeof(sel[i]->key));
         }
-        rc = step_journal_nodes(g, sel, n, w);
+        step_record_nodes(g, sel, n, w);
+        rc = step_barrier(g);
         /*
          * An apply whose answer was lost and that its agent never journaled (its
          * connection failed as it went out) is sent once more with the same key: the
@@ -77,13 +104,14 @@ static int apply_wave(struct engine *g, unsigned w)
                         break;
                 rc = rollout_reconcile(g->env, sel, n, send == 1 ? RECONCILE_LIVE : RECONCILE_LIVE_LAST, g->e);
                 if (rc >= 0)
-                        rc = step_journal_nodes(g, sel, n, ENGINE_NO_WAVE);
+                        step_record_nodes(g, sel, n, ENGINE_NO_WAVE);
                 n = step_select(r, sel, w, false, RNODE_PLANNED);                /* never arrived */
                 if (rc < 0 || n == 0 || send > 1)
                         break;
                 for (unsigned i = 0; i < n; i++)
                         sel[i]->state = RNODE_APPLYING;
-                rc = step_journal_nodes(g, sel, n, w);
+                step_record_nodes(g, sel, n, w);
+                rc = step_barrier(g);
         }
         if (rc < 0)
                 return rc;
@@ -92,26 +120,28 @@ static int apply_wave(struct engine *g, unsigned w)
          * latest. The earlier deadline goes on record with the verdict.
          */
         wv->deadline = (long long)time(NULL) + r->opts.confirm_timeout_s;
-        return step_journal_wave_later(g, w, RWAVE_APPLYING);
+        step_record_wave(g, w, RWAVE_APPLYING);
+        return 0;
 }
 
 /*
- * After the applies: halt, or pass. A halt is journaled at once; a pass goes on
- * record with the confirmations' journal, before any is sent (with --no-confirm,
- * at once: the wave stays passed). The fabric gate, when the policy has one,
- * measures before the verdict.
+ * After the applies: halt, or pass, noted: durable with the next barrier (the
+ * confirmations' journal, before any is sent; a halt's, before its rollbacks). The
+ * fabric gate, when the policy has one, measures before the verdict, the answers on
+ * record first (it takes seconds).
  */
 static int verdict(struct engine *g, unsigned w)
 {
         bool halt = rollout_over_budget(g->r, w) || stop_sig;
-        int rc = !halt && g->fabric ? rollout_fabric_after(g->fabric, g->env, g->r, w, g->e) : 0;
+        int rc = !halt && g->fabric ? step_barrier(g) : 0;
 
+        if (rc >= 0 && !halt && g->fabric)
+                rc = rollout_fabric_after(g->fabric, g->env, g->r, w, g->e);
         if (rc < 0)
                 return rc;
         halt |= rc > 0;
-        if (!halt && !g->r->opts.no_confirm)
-                return step_journal_wave_later(g, w, RWAVE_PASSED);
-        return step_journal_wave(g, w, halt ? RWAVE_HALTED : RWAVE_PASSED);
+        step_record_wave(g, w, halt ? RWAVE_HALTED : RWAVE_PASSED);
+        return 0;
 }
 
 /*
@@ -142,7 +172,8 @@ static int confirm_nodes(struct engine *g, struct rnode **sel, unsigned n, unsig
         }
         if (w != ENGINE_NO_WAVE)
                 g->r->waves[w].deadline = (end + 999) / 1000;
-        rc = step_journal_nodes(g, sel, n, w);
+        step_record_nodes(g, sel, n, w);
+        rc = n > 0 ? step_barrier(g) : 0;
         if (rc >= 0)
                 rc = step_settle(g, sel, n, goals, until, "confirm", w);
         free(goals);
@@ -152,9 +183,9 @@ static int confirm_nodes(struct engine *g, struct rnode **sel, unsigned n, unsig
 
 /*
  * A passed wave: its pending nodes confirmed, then halted when failures now
- * exceed the budget (journaled at once), else done (or planned again when some of
- * its nodes are to be applied again after a resume), on record with the next
- * wave's journal. With --no-confirm it stays passed.
+ * exceed the budget, else done (or planned again when some of its nodes are to be
+ * applied again after a resume), durable with the next barrier. With --no-confirm
+ * it stays passed.
  */
 static int confirm_wave(struct engine *g, unsigned w)
 {
@@ -170,9 +201,10 @@ static int confirm_wave(struct engine *g, unsigned w)
         if (rc < 0)
                 return rc;
         if (rollout_over_budget(r, w))
-                return step_journal_wave(g, w, RWAVE_HALTED);
-        return step_journal_wave_later(g, w, step_select(r, g->sel, w, false, RNODE_PLANNED) ? RWAVE_PLANNED :
-                                                                                              RWAVE_DONE);
+                step_record_wave(g, w, RWAVE_HALTED);
+        else
+                step_record_wave(g, w, step_select(r, g->sel, w, false, RNODE_PLANNED) ? RWAVE_PLANNED : RWAVE_DONE);
+        return 0;
 }
 
 /* ---- between waves: the soak, and what a person said ---- */
@@ -195,17 +227,17 @@ static int stop_if_lost(struct engine *g)
 static int wait_before_wave(struct engine *g, unsigned w)
 {
         const struct rollout_rec *r = g->r;
-        long long left = g->soak_until - (long long)time(NULL);
+        long long left = g->soak_until - engine_now(g);
         int rc = 0;
 
         if (w == 0 || g->held)
                 return 0;
         if (left > 0) {
-                rc = step_journal_later(g);
-                fprintf(stderr, "rollout %lld: soaking %lld s before wave %u/%u (--wave-interval; its fabric gate "
-                        "measures again after it)\n", r->id, left, w + 1, r->n_waves);
-                while (rc >= 0 && !stop_sig && (long long)time(NULL) < g->soak_until && (rc = stop_if_lost(g)) >= 0)
-                        sleep(1);
+                rc = step_barrier(g);
+                engine_say(g, "rollout %lld: soaking %lld s before wave %u/%u (--wave-interval; its fabric gate "
+                           "measures again after it)", r->id, left, w + 1, r->n_waves);
+                while (rc >= 0 && !stop_sig && engine_now(g) < g->soak_until && (rc = stop_if_lost(g)) >= 0)
+                        engine_sleep(g, 1);
         }
         for (bool said = false; rc >= 0 && !stop_sig; ) {
                 struct store_hold h;
@@ -221,17 +253,17 @@ static int wait_before_wave(struct engine *g, unsigned w)
                 if (!h.paused && (!r->opts.promote_manual || h.promoted >= w + 1))
                         break;
                 if (!said) {
-                        rc = step_journal_later(g);
+                        rc = step_barrier(g);
                         if (h.paused)
-                                fprintf(stderr, "rollout %lld: paused by %s before wave %u/%u; 'nettunectl resume "
-                                        "%lld' goes on\n", r->id, h.by, w + 1, r->n_waves, r->id);
+                                engine_say(g, "rollout %lld: paused by %s before wave %u/%u; 'nettunectl resume "
+                                           "%lld' goes on", r->id, h.by, w + 1, r->n_waves, r->id);
                         else
-                                fprintf(stderr, "rollout %lld: wave %u/%u waits for a person: 'nettunectl promote "
-                                        "%lld' starts it\n", r->id, w + 1, r->n_waves, r->id);
+                                engine_say(g, "rollout %lld: wave %u/%u waits for a person: 'nettunectl promote "
+                                           "%lld' starts it", r->id, w + 1, r->n_waves, r->id);
                         said = true;
                 }
                 if (rc >= 0 && (rc = stop_if_lost(g)) >= 0)
-                        sleep(1);
+                        engine_sleep(g, 1);
         }
         g->held = true;
         return rc;
@@ -247,16 +279,15 @@ static int wait_before_wave(struct engine *g, unsigned w)
 static int recover_wave_unkeyed(struct engine *g, unsigned w)
 {
         struct rollout_rec *r = g->r;
-        long long wait = r->waves[w].deadline + 2 - (long long)time(NULL);
+        long long wait = r->waves[w].deadline + 2 - engine_now(g);
         int rc = 0;
 
         if (wait > 0) {
-                fprintf(stderr, "resume: wave %u was interrupted before its verdict; waiting %lld s "
-                                "for its unconfirmed nodes to be restored by their agents\n", w + 1, wait);
-                sleep((unsigned)wait);
+                engine_say(g, "resume: wave %u was interrupted before its verdict; waiting %lld s for its "
+                           "unconfirmed nodes to be restored by their agents", w + 1, wait);
+                engine_sleep(g, (unsigned)wait);
         }
-        rc = store_begin(g->env->store, g->e);
-        for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++) {
+        for (unsigned i = 0; i < r->n_nodes; i++) {
                 struct rnode *n = &r->nodes[i];
 
                 if (n->wave != w || n->state == RNODE_COMMITTED)
@@ -264,12 +295,10 @@ static int recover_wave_unkeyed(struct engine *g, unsigned w)
                 n->state = RNODE_PLANNED;
                 n->tx[0] = n->error[0] = '\0';
                 n->exit_code = -1;
-                rc = store_node_update(g->env->store, r, n, g->e);
+                step_record_node(g, n);
         }
-        r->waves[w].state = RWAVE_PLANNED;
-        if (rc >= 0)
-                rc = store_wave_update(g->env->store, r, w, g->e);
-        return rc >= 0 ? store_commit(g->env->store, g->e) : rc;
+        step_record_wave(g, w, RWAVE_PLANNED);
+        return rc;
 }
 
 /*
@@ -293,7 +322,7 @@ static int reconcile_wave(struct engine *g, unsigned w)
         }
         if (n == 0)
                 return 0;
-        fprintf(stderr, "resume: asking %u node%s of wave %u what they did\n", n, n == 1 ? "" : "s", w + 1);
+        engine_say(g, "resume: asking %u node%s of wave %u what they did", n, n == 1 ? "" : "s", w + 1);
         rc = rollout_reconcile(g->env, sel, n, RECONCILE_RESUME, g->e);
         for (unsigned i = 0; rc >= 0 && i < n; i++) {
                 if (sel[i]->state != RNODE_REVERTED)
@@ -302,7 +331,9 @@ static int reconcile_wave(struct engine *g, unsigned w)
                 sel[i]->key[0] = sel[i]->error[0] = sel[i]->tx[0] = '\0';
                 sel[i]->exit_code = -1;
         }
-        return rc >= 0 ? step_journal_nodes(g, sel, n, ENGINE_NO_WAVE) : rc;
+        if (rc >= 0)
+                step_record_nodes(g, sel, n, ENGINE_NO_WAVE);
+        return rc;
 }
 
 /* A resumed wave: its nodes reconciled, then planned again when some are to be applied (again). */
@@ -317,7 +348,7 @@ static int resume_wave(struct engine *g, unsigned w)
                                 return recover_wave_unkeyed(g, w);
         rc = reconcile_wave(g, w);
         if (rc >= 0 && r->waves[w].state == RWAVE_APPLYING && step_select(r, g->sel, w, false, RNODE_PLANNED) > 0)
-                rc = step_journal_wave(g, w, RWAVE_PLANNED);
+                step_record_wave(g, w, RWAVE_PLANNED);
         return rc;
 }
 
@@ -348,7 +379,7 @@ static int phase_wave(struct engine *g, enum engine_phase *next)
                 g->wave_entered = false;
                 g->held = false;
                 if (g->r->opts.wave_interval_s)
-                        g->soak_until = (long long)time(NULL) + g->r->opts.wave_interval_s;
+                        g->soak_until = engine_now(g) + g->r->opts.wave_interval_s;
                 return 0;
         case RWAVE_HALTED:
                 *next = PHASE_HALT;
@@ -357,24 +388,32 @@ static int phase_wave(struct engine *g, enum engine_phase *next)
                 rc = stop_sig ? 0 : wait_before_wave(g, w);
                 if (rc < 0)
                         return rc;
-                if (stop_sig)   /* asked to stop: the wave is not applied, what is pending is cancelled */
-                        return step_journal_wave(g, w, RWAVE_HALTED) < 0 ? g->store_err : 0;
+                if (stop_sig) { /* asked to stop: the wave is not applied, what is pending is cancelled */
+                        step_record_wave(g, w, RWAVE_HALTED);
+                        return 0;
+                }
                 /* the fabric gate measures for seconds: what waits goes on record first */
-                rc = g->fabric ? step_journal_later(g) : 0;
+                rc = g->fabric ? step_barrier(g) : 0;
                 if (rc >= 0 && g->fabric)
                         rc = rollout_fabric_before(g->fabric, g->env, g->r, w, g->e);
-                if (rc > 0)     /* no baseline: the wave is not applied */
-                        return step_journal_wave(g, w, RWAVE_HALTED) < 0 ? g->store_err : 0;
+                if (rc > 0) {   /* no baseline: the wave is not applied */
+                        step_record_wave(g, w, RWAVE_HALTED);
+                        return 0;
+                }
                 return rc < 0 ? rc : apply_wave(g, w);
         case RWAVE_APPLYING:
                 return verdict(g, w);
         case RWAVE_PASSED:
-                if (stop_sig && !g->r->opts.no_confirm)       /* asked to stop: cancelled, not confirmed */
-                        return step_journal_wave(g, w, RWAVE_HALTED) < 0 ? g->store_err : 0;
+                if (stop_sig && !g->r->opts.no_confirm) {     /* asked to stop: cancelled, not confirmed */
+                        step_record_wave(g, w, RWAVE_HALTED);
+                        return 0;
+                }
                 if (!g->r->opts.no_confirm)
                         return confirm_wave(g, w);
-                if (step_select(g->r, g->sel, w, false, RNODE_PLANNED) > 0)
-                        return step_journal_wave(g, w, RWAVE_PLANNED);          /* to apply again */
+                if (step_select(g->r, g->sel, w, false, RNODE_PLANNED) > 0) {
+                        step_record_wave(g, w, RWAVE_PLANNED);                  /* to apply again */
+                        return 0;
+                }
                 g->w++;                                                         /* left pending */
                 g->wave_entered = false;
                 return 0;
@@ -443,8 +482,11 @@ static int rollback_committed(struct engine *g, unsigned w, bool *checked)
                         snprintf(n->undo_tx, sizeof(n->undo_tx), "%s", verdicts[i].undo_tx);
                 }
                 step_node_error(n, "%s", verdicts[i].why);
-                rc = step_journal_node(g, n);
+                step_record_node(g, n);
         }
+        /* the rollbacks change the nodes: what led to them is durable first */
+        if (rc >= 0 && send > 0)
+                rc = step_barrier(g);
         if (rc >= 0)
                 rc = step_rollback(g, sel, send, asks, NULL, true, w);
 out:
@@ -477,7 +519,10 @@ static int settle_open(struct engine *g, bool cancel_pending, const char *what, 
                 until[k] = step_settle_until(g, n, now);
                 g->sel[k++] = n;
         }
-        rc = step_settle(g, g->sel, k, goals, until, what, w);
+        /* cancels change the nodes: what led to them is durable first */
+        rc = k > 0 ? step_barrier(g) : 0;
+        if (rc >= 0)
+                rc = step_settle(g, g->sel, k, goals, until, what, w);
         free(goals);
         free(until);
         return rc;
@@ -499,16 +544,14 @@ static int phase_halt(struct engine *g, enum engine_phase *next)
         if (!checked)
                 return errbuf_set(g->e, ENOMEM, "", "out of memory");
         /* What every node sent an apply was at before it, on record before anything is undone. */
-        rc = step_journal_later(g);
-        if (rc >= 0)
-                rc = step_record_revs(g, ENGINE_NO_WAVE);
+        rc = step_record_revs(g, ENGINE_NO_WAVE);
         for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++)
                 if (r->nodes[i].state == RNODE_PLANNED) {
                         r->nodes[i].state = RNODE_SKIPPED;
                         g->sel[k++] = &r->nodes[i];
                 }
         if (rc >= 0)
-                rc = step_journal_nodes(g, g->sel, k, ENGINE_NO_WAVE);
+                step_record_nodes(g, g->sel, k, ENGINE_NO_WAVE);
         if (rc >= 0)
                 rc = rollback_committed(g, g->w, checked);
         /* Pending changes of the halted wave are cancelled; outcomes nobody knew yet are asked again. */
@@ -568,11 +611,11 @@ static int phase_ask(struct engine *g, enum engine_phase *next)
                 if (sel[i]->state == RNODE_PLANNED)             /* never arrived: skipped by the halt */
                         step_node_error(sel[i], "its apply never reached its agent before the halt");
         if (rc >= 0)
-                rc = step_journal_nodes(g, sel, n, ENGINE_NO_WAVE);
+                step_record_nodes(g, sel, n, ENGINE_NO_WAVE);
         /* A pending rollout's waves all passed and wait for their confirmation: none will come. */
         for (unsigned k = 0; rc >= 0 && k < r->n_waves; k++)
                 if (k == w || (r->state == ROLLOUT_PENDING && r->waves[k].state == RWAVE_PASSED))
-                        rc = step_journal_wave(g, k, RWAVE_HALTED);
+                        step_record_wave(g, k, RWAVE_HALTED);
         g->w = w;
         *next = PHASE_HALT;
         return rc;
@@ -606,7 +649,7 @@ static int phase_finish(struct engine *g, enum engine_phase *next)
         if (g->confirming) {
                 for (unsigned w = 0; w < r->n_waves; w++)
                         if (r->waves[w].state == RWAVE_PASSED)
-                                step_journal_wave(g, w, RWAVE_DONE);
+                                step_record_wave(g, w, RWAVE_DONE);
                 r->opts.no_confirm = false;
         }
         if (stop_sig && g->halted) {
@@ -619,13 +662,9 @@ static int phase_finish(struct engine *g, enum engine_phase *next)
         } else {
                 rollout_end_state(r, g->halted, rollout_fabric_reason(g->fabric));
         }
-        /* the end state and the last wave's, in one write */
-        rc = g->store_err < 0 ? g->store_err : store_begin(g->env->store, g->e);
-        if (rc >= 0)
-                rc = step_join_later(g, ENGINE_NO_WAVE);
-        if (rc >= 0)
-                rc = store_rollout_update(g->env->store, r, g->e);
-        return rc < 0 ? rc : store_commit(g->env->store, g->e);
+        /* the end state with whatever was noted since the last barrier, in one write */
+        store_record_rollout(g->env->store, r);
+        return step_barrier(g);
 }
 
 /* The one loop: each phase does its step and names the next one, until done or an error. */
@@ -677,6 +716,12 @@ static int engine_run(const struct rollout_run_env *env, struct rollout_rec *r, 
         if (rc >= 0)
                 rc = drive(&g, p);
         json_decref(g.parts);
+        /* whatever way it ends, nothing noted is left behind (r may be freed next) */
+        if (rc < 0) {
+                struct errbuf ignored = { 0 };
+
+                store_barrier(env->store, &ignored);
+        }
         if (env->fabric_log && rollout_fabric_log(g.fabric))
                 json_array_extend(env->fabric_log, rollout_fabric_log(g.fabric));
         rollout_fabric_free(g.fabric);

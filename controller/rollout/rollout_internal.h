@@ -2,6 +2,7 @@
 /* Inside controller/rollout; not for other modules. */
 #pragma once
 
+#include <assert.h>
 #include <limits.h>
 
 #include "controller/rollout/rollout.h"
@@ -19,7 +20,6 @@ struct engine {
         const struct rollout_run_env *env;
         struct rollout_rec *r;
         struct errbuf *e;
-        int store_err;
         struct output_progress prog;
         bool rollback_journal;          /* the rollbacks in flight set their nodes rolled_back (else only report) */
         unsigned apply_timeout_ms;      /* an apply's (or a rollback's) request: never shorter than its policy's
@@ -30,8 +30,6 @@ struct engine {
         bool wave_entered;              /* wave w was looked at (a wave found mid-way is resumed first) */
         bool halted;                    /* the halt ran */
         bool confirming;                /* confirm ID: the waves it confirms are closed at the end */
-        bool later_set;                 /* wave `later`'s record waits for the next write (step_journal_wave_later) */
-        unsigned later;
         long long soak_until;           /* --wave-interval: no wave starts before (unix seconds) */
         bool held;                      /* the wave in hand has waited for a person (pause, promote) */
         json_t *parts;                  /* one profile's parts: {"docs", "node_doc"} of r->args, NULL: one doc */
@@ -40,23 +38,36 @@ struct engine {
 #define ENGINE_NO_WAVE UINT_MAX
 
 void step_node_error(struct rnode *n, const char *fmt, ...) _printf_(2, 3);
-int step_journal_node(struct engine *g, const struct rnode *n);
-/* Journal nodes[0..n) (and wave w unless ENGINE_NO_WAVE) in one store transaction. */
-int step_journal_nodes(struct engine *g, struct rnode **nodes, unsigned n, unsigned w);
-int step_journal_wave(struct engine *g, unsigned w, enum rwave_state s);
+
 /*
- * Wave w enters state s in memory; its record is written with the next thing the
- * engine writes (a batch, a fan-out's answers, another wave, the rollout's end), or
- * by step_journal_later. Only for a state whose record may lag without harm: a
- * crash before the write leaves the wave in the state before, which a resume
- * derives again from its nodes' agents (applying, passed), and a wave's deadline
- * that lags is the later one of the two.
+ * The write-ahead discipline (store.h): a step notes each record it changes (no I/O),
+ * and the engine calls step_barrier at its side-effect boundaries: before a fan-out
+ * of applies, rollbacks or confirms, before a wait of seconds (the fabric gate, a
+ * soak, a pause), at the end. An answer is noted and published as it comes (`status`
+ * sees a wave's progress; durable at the next barrier). Nothing else decides when a
+ * record is written.
  */
-int step_journal_wave_later(struct engine *g, unsigned w, enum rwave_state s);
-/* The waiting wave record, if any, written now. */
-int step_journal_later(struct engine *g);
-/* Inside an open batch or answers window: the waiting wave record joins it (unless it is wave w's own). */
-int step_join_later(struct engine *g, unsigned w);
+void step_record_node(struct engine *g, const struct rnode *n);
+/* nodes[0..n), and wave w unless ENGINE_NO_WAVE. */
+void step_record_nodes(struct engine *g, struct rnode **nodes, unsigned n, unsigned w);
+/* Wave w enters state s, noted. */
+void step_record_wave(struct engine *g, unsigned w, enum rwave_state s);
+/* An answer of a fan-out: noted, and visible to other readers where that is cheap. */
+void step_record_answer(struct engine *g, const struct rnode *n);
+/* Everything noted made durable. 0 or -errno (e says why; the engine stops). */
+int step_barrier(struct engine *g);
+
+/*
+ * A fan-out that changes something at the agents starts: every record noted before it
+ * is durable. A debug build (without NDEBUG, as `make check` builds) aborts when one
+ * is not: a barrier is missing before this side effect.
+ */
+#define STEP_WRITTEN_AHEAD(store) \
+        assert(store_unflushed(store) == 0 && "a record noted before this fan-out was not made durable")
+
+/* The caller's clock (unix seconds) and sleep (rollout_run_env), or time() and sleep(). */
+long long rollout_env_now_s(const struct rollout_run_env *env);
+void rollout_env_sleep_s(const struct rollout_run_env *env, unsigned s);
 
 /* Nodes in state s, of wave `wave` (or of every wave), into out. */
 unsigned step_select(struct rollout_rec *r, struct rnode **out, unsigned wave, bool any_wave, enum rnode_state s);

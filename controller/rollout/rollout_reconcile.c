@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "controller/rollout/rollout.h"
+#include "controller/rollout/rollout_internal.h"
 
 #define RECONCILE_ROUNDS 30             /* an agent still running our transaction is asked again */
 #define RECONCILE_PAUSE_MS 1000
@@ -18,6 +18,19 @@ long long rollout_now_ms(void)
 
         clock_gettime(CLOCK_REALTIME, &ts);
         return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+long long rollout_env_now_s(const struct rollout_run_env *env)
+{
+        return env->now_s ? env->now_s(env->ud) : rollout_now_ms() / 1000;
+}
+
+void rollout_env_sleep_s(const struct rollout_run_env *env, unsigned s)
+{
+        if (env->sleep_s)
+                env->sleep_s(env->ud, s);
+        else
+                sleep(s);
 }
 
 void rollout_node_key(long long id, unsigned w, unsigned seq, char *buf, size_t size)
@@ -163,6 +176,7 @@ struct settle_run {
         void (*on_final)(struct rnode *n, void *ud);
         void *ud;
         bool stopped;                   /* a request was not sent: this controller stopped acting */
+        int failed;                     /* -errno: the store failed (e says why), nothing more is sent */
 };
 
 static void settle_done(struct settle_run *sr, struct settling *s, enum rnode_state state, const char *why)
@@ -261,11 +275,13 @@ static void settle_give_up(struct settle_run *sr, struct settling *s)
 
 /*
  * One round: every node not final gets its next request, the last node first (the
- * connections kept since their applies are those of a wave's last nodes). Returns the
- * number sent, or -errno.
+ * connections kept since their applies are those of a wave's last nodes). What the
+ * rounds before settled is made durable before a later round sends (the first round's
+ * confirms were journaled by the caller). Returns the number sent, or -errno (e says
+ * why when the store failed).
  */
 static int settle_round(const struct rollout_run_env *env, struct settle_run *sr, struct settling *s, unsigned n,
-                        struct http_req *reqs, struct http_req **ptrs)
+                        unsigned round, struct http_req *reqs, struct http_req **ptrs, struct errbuf *e)
 {
         long long now = rollout_now_ms(), longest = 0;
         unsigned k = 0;
@@ -285,8 +301,12 @@ static int settle_round(const struct rollout_run_env *env, struct settle_run *sr
                 ptrs[k] = &reqs[k];
                 k++;
         }
-        if (r >= 0 && k > 0)
+        if (r >= 0 && k > 0 && round > 0 && store_unflushed(env->store) > 0)
+                sr->failed = store_barrier(env->store, e);
+        if (r >= 0 && k > 0 && sr->failed >= 0) {
+                STEP_WRITTEN_AHEAD(env->store);
                 r = http_run(env->http, ptrs, k, (unsigned)longest + 2000, on_settle_answer, sr);
+        }
         for (unsigned i = 0; i < k; i++)
                 http_req_done(&reqs[i]);
         return r < 0 ? r : (int)k;
@@ -313,8 +333,12 @@ int rollout_settle(const struct rollout_run_env *env, struct rnode **nodes, unsi
                         settle_done(&sr, &s[i], RNODE_UNKNOWN, "outcome unknown: no transaction id to ask about");
         }
         for (unsigned round = 0;; round++) {
-                int sent = settle_round(env, &sr, s, n, reqs, ptrs);
+                int sent = settle_round(env, &sr, s, n, round, reqs, ptrs, e);
 
+                if (sr.failed < 0) {
+                        r = sr.failed;
+                        break;
+                }
                 if (sent < 0) {
                         r = errbuf_set(e, -sent, "", "cannot send requests: %s", strerror(-sent));
                         break;

@@ -34,14 +34,25 @@ static int begin(struct engine *g, const struct rollout_run_env *env, struct rol
 static int finish(struct engine *g, int exit_code)
 {
         struct rollout_rec *r = g->r;
-        int rc = step_journal_wave(g, 0, RWAVE_DONE);
+        int rc;
 
+        step_record_wave(g, 0, RWAVE_DONE);
         r->state = ROLLOUT_COMPLETED;
         r->exit_code = exit_code;
-        if (rc >= 0)
-                rc = store_rollout_update(g->env->store, r, g->e);
+        store_record_rollout(g->env->store, r);
+        rc = step_barrier(g);
         free(g->sel);
         return rc < 0 ? rc : r->exit_code;
+}
+
+/* A run that stopped on an error: what was noted is written still (nothing is left behind). */
+static int stop(struct engine *g, int rc)
+{
+        struct errbuf ignored = { 0 };
+
+        store_barrier(g->env->store, &ignored);
+        free(g->sel);
+        return rc;
 }
 
 /* ---- plain: undo the newest revision, or apply revision REV again ---- */
@@ -204,20 +215,20 @@ static int plain_rollback(const struct rollout_run_env *env, struct rollout_rec 
         if (rc >= 0 && !no_gate_of(r))
                 spread_peers(env, g.sel, n, asks);
         if (rc >= 0)
+                rc = step_barrier(&g);
+        if (rc >= 0)
                 rc = step_rollback(&g, g.sel, n, asks, NULL, true, 0);
         for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++) {
                 if (r->nodes[i].state != RNODE_ROLLED_BACK) {
                         r->nodes[i].state = RNODE_FAILED;
-                        rc = step_journal_node(&g, &r->nodes[i]);
+                        step_record_node(&g, &r->nodes[i]);
                 }
                 ok += r->nodes[i].state == RNODE_ROLLED_BACK;
         }
         free(nr);
         free(asks);
-        if (rc < 0) {
-                free(g.sel);
-                return rc;
-        }
+        if (rc < 0)
+                return stop(&g, rc);
         snprintf(r->message, sizeof(r->message), "%u of %u nodes rolled back", ok, r->n_nodes);
         return finish(&g, ok == r->n_nodes ? OUTCOME_OK : OUTCOME_RUNTIME);
 }
@@ -281,7 +292,9 @@ static int look(struct restore *x)
                 step_node_error(n, "%s", x->plan[i].why);
                 x->g.sel[i] = n;
         }
-        return rc < 0 ? rc : step_journal_nodes(&x->g, x->g.sel, r->n_nodes, 0);
+        if (rc >= 0)
+                step_record_nodes(&x->g, x->g.sel, r->n_nodes, 0);
+        return rc;
 }
 
 /* SEND: the rollbacks, each with expect_revision (the node's current revision as LOOK read it). */
@@ -309,7 +322,9 @@ static int send_asks(struct restore *x)
         }
         if (!no_gate_of(r))
                 spread_peers(x->g.env, sel, n, asks);
-        rc = step_rollback(&x->g, sel, n, asks, x->out, false, 0);
+        rc = step_barrier(&x->g);       /* the decisions on record before anything is sent */
+        if (rc >= 0)
+                rc = step_rollback(&x->g, sel, n, asks, x->out, false, 0);
         /* out[k] belongs to sel[k]: spread them back to their nodes' places */
         for (unsigned k = n; k-- > 0;)
                 x->out[sel[k] - r->nodes] = x->out[k];
@@ -361,28 +376,25 @@ static int verify(struct restore *x)
         }
         for (unsigned i = 0; i < r->n_nodes; i++)
                 x->g.sel[i] = &r->nodes[i];
-        return rc < 0 ? rc : step_journal_nodes(&x->g, x->g.sel, r->n_nodes, ENGINE_NO_WAVE);
+        if (rc >= 0)
+                step_record_nodes(&x->g, x->g.sel, r->n_nodes, ENGINE_NO_WAVE);
+        return rc;
 }
 
-/* The rollout undone keeps, for each node put back, the transaction that did it (a second run sees it there). */
-static int note_undone(struct restore *x)
+/*
+ * The rollout undone keeps, for each node put back, the transaction that did it (a
+ * second run sees it there): noted, durable with the end's barrier.
+ */
+static void note_undone(struct restore *x)
 {
         struct rollout_rec *r = x->g.r;
-        int rc = store_begin(x->g.env->store, x->g.e);  /* one write of them all, not one per node */
-        bool begun = rc >= 0;
 
-        for (unsigned i = 0; rc >= 0 && i < r->n_nodes; i++) {
+        for (unsigned i = 0; i < r->n_nodes; i++) {
                 if (r->nodes[i].state != RNODE_RESTORED)
                         continue;
                 snprintf(x->srcn[i]->undo_tx, sizeof(x->srcn[i]->undo_tx), "%s", r->nodes[i].tx);
-                rc = store_node_update(x->g.env->store, x->src, x->srcn[i], x->g.e);
+                store_record_node(x->g.env->store, x->src, x->srcn[i]);
         }
-        if (begun) {
-                int c = store_commit(x->g.env->store, x->g.e);
-
-                rc = rc < 0 ? rc : c;
-        }
-        return rc;
 }
 
 /* The summary: restored / already there / refused / failed, and whether the fleet ended consistent. */
@@ -426,12 +438,12 @@ int rollout_run_restore(const struct rollout_run_env *env, struct rollout_rec *r
                 rc = send_asks(&x);
         if (rc >= 0)
                 rc = verify(&x);
-        if (rc >= 0)
-                rc = note_undone(&x);
-        if (rc >= 0)
+        if (rc >= 0) {
+                note_undone(&x);
                 rc = conclude(&x);
-        else
-                free(x.g.sel);
+        } else {
+                rc = stop(&x.g, rc);
+        }
         free(x.srcn);
         free(x.nr);
         free(x.plan);

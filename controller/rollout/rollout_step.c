@@ -19,75 +19,34 @@ void step_node_error(struct rnode *n, const char *fmt, ...)
         va_end(ap);
 }
 
-int step_journal_node(struct engine *g, const struct rnode *n)
+void step_record_node(struct engine *g, const struct rnode *n)
 {
-        int r;
-
-        if (g->store_err < 0)
-                return g->store_err;
-        r = store_node_update(g->env->store, g->r, n, g->e);
-        if (r < 0)
-                g->store_err = r;
-        return r;
+        store_record_node(g->env->store, g->r, n);
 }
 
-int step_join_later(struct engine *g, unsigned w)
+void step_record_nodes(struct engine *g, struct rnode **nodes, unsigned n, unsigned w)
 {
-        int r;
-
-        if (!g->later_set)
-                return 0;
-        g->later_set = false;
-        if (g->later == w)
-                return 0;
-        r = store_wave_update(g->env->store, g->r, g->later, g->e);
-        if (r < 0)
-                g->store_err = r;
-        return r;
+        if (w != ENGINE_NO_WAVE)
+                store_record_wave(g->env->store, g->r, w);
+        for (unsigned i = 0; i < n; i++)
+                store_record_node(g->env->store, g->r, nodes[i]);
 }
 
-int step_journal_nodes(struct engine *g, struct rnode **nodes, unsigned n, unsigned w)
-{
-        int r = g->store_err < 0 ? g->store_err : store_begin(g->env->store, g->e);
-
-        if (r >= 0)
-                r = step_join_later(g, w);
-        if (r >= 0 && w != ENGINE_NO_WAVE)
-                r = store_wave_update(g->env->store, g->r, w, g->e);
-        for (unsigned i = 0; r >= 0 && i < n; i++)
-                r = store_node_update(g->env->store, g->r, nodes[i], g->e);
-        if (r >= 0)
-                r = store_commit(g->env->store, g->e);
-        if (r < 0)
-                g->store_err = r;
-        return r;
-}
-
-int step_journal_wave(struct engine *g, unsigned w, enum rwave_state s)
+void step_record_wave(struct engine *g, unsigned w, enum rwave_state s)
 {
         g->r->waves[w].state = s;
-        if (g->later_set && g->later != w)
-                return step_journal_nodes(g, NULL, 0, w);      /* the waiting one with it, in one write */
-        g->later_set = false;
-        if (g->store_err < 0)
-                return g->store_err;
-        g->store_err = store_wave_update(g->env->store, g->r, w, g->e);
-        return g->store_err;
+        store_record_wave(g->env->store, g->r, w);
 }
 
-int step_journal_wave_later(struct engine *g, unsigned w, enum rwave_state s)
+void step_record_answer(struct engine *g, const struct rnode *n)
 {
-        if (g->later_set && g->later != w)
-                step_journal_later(g);
-        g->r->waves[w].state = s;
-        g->later = w;
-        g->later_set = true;
-        return g->store_err;
+        store_record_node(g->env->store, g->r, n);
+        store_publish(g->env->store);
 }
 
-int step_journal_later(struct engine *g)
+int step_barrier(struct engine *g)
 {
-        return g->later_set ? step_journal_wave(g, g->later, g->r->waves[g->later].state) : g->store_err;
+        return store_barrier(g->env->store, g->e);
 }
 
 unsigned step_select(struct rollout_rec *r, struct rnode **out, unsigned wave, bool any_wave, enum rnode_state s)
@@ -242,7 +201,7 @@ static void on_rollback(struct engine *g, struct sent *x, const struct http_req 
         } else {
                 step_node_error(n, "rollback failed: %s", x->out->why);
         }
-        step_journal_node(g, n);
+        step_record_answer(g, n);
         output_progress_node(&g->prog, n, n->state != RNODE_ROLLED_BACK);
 }
 
@@ -256,7 +215,7 @@ static void on_done(struct http_req *q, void *userdata)
                 return;
         }
         classify_apply(g, x->n, q);
-        step_journal_node(g, x->n);
+        step_record_answer(g, x->n);
         output_progress_node(&g->prog, x->n, rollout_failed_state(x->n->state));
 }
 
@@ -317,7 +276,6 @@ static int fan_out(struct engine *g, struct sent *sent, unsigned n, const char *
          * others are closed after their apply, so that a full cache never drops kept ones.
          */
         unsigned keep = http_client_keep(g->env->http, n);
-        bool answers = n > 0 && g->store_err >= 0;
         int r = 0;
 
         if (!reqs || !ptrs) {
@@ -326,12 +284,7 @@ static int fan_out(struct engine *g, struct sent *sent, unsigned n, const char *
                 return errbuf_set(g->e, ENOMEM, "", "out of memory");
         }
         output_progress_begin(&g->prog, g->env->progress, what, wave, g->r->n_waves, n);
-        /* The fan-out's answers, durable together (store_answers_begin). */
-        if (answers)
-                answers = (g->store_err = store_answers_begin(g->env->store, g->e)) >= 0;
-        if (answers)
-                step_join_later(g, ENGINE_NO_WAVE);
-        for (unsigned round = 0; round < 2 && r >= 0 && g->store_err >= 0; round++) {
+        for (unsigned round = 0; round < 2 && r >= 0; round++) {
                 unsigned k = 0;
 
                 for (unsigned i = 0; i < n && r >= 0; i++)
@@ -340,22 +293,24 @@ static int fan_out(struct engine *g, struct sent *sent, unsigned n, const char *
                                 ptrs[k] = &reqs[k];
                                 k++;
                         }
-                if (r >= 0 && k > 0)
+                if (r < 0)
+                        r = errbuf_set(g->e, -r, "", "cannot send requests: %s", strerror(-r));
+                /* The rollbacks sent again: the first round's answers durable before them. */
+                if (r >= 0 && k > 0 && round > 0)
+                        r = step_barrier(g);
+                if (r >= 0 && k > 0) {
+                        STEP_WRITTEN_AHEAD(g->env->store);
                         r = http_run(g->env->http, ptrs, k, timeout_ms + 10000, on_done, g);
+                        if (r < 0)
+                                r = errbuf_set(g->e, -r, "", "cannot send requests: %s", strerror(-r));
+                }
                 for (unsigned i = 0; i < k; i++)
                         http_req_done(&reqs[i]);
-        }
-        if (answers) {          /* ended whatever happened inside */
-                int c = store_answers_end(g->env->store, g->e);
-
-                g->store_err = g->store_err < 0 ? g->store_err : c;
         }
         output_progress_end(&g->prog);
         free(reqs);
         free(ptrs);
-        if (r < 0)
-                return errbuf_set(g->e, -r, "", "cannot send requests: %s", strerror(-r));
-        return g->store_err;
+        return r;
 }
 
 int step_apply(struct engine *g, struct rnode **nodes, unsigned n, unsigned wave)
@@ -464,39 +419,30 @@ int step_record_revs(struct engine *g, unsigned w)
                 if (take_revs(g->sel[i], &nr[i]))
                         g->sel[k++] = g->sel[i];
         free(nr);
-        return rc < 0 ? rc : step_journal_nodes(g, g->sel, k, ENGINE_NO_WAVE);
+        if (rc >= 0)
+                step_record_nodes(g, g->sel, k, ENGINE_NO_WAVE);
+        return rc;
 }
 
 static void on_settled(struct rnode *n, void *ud)
 {
         struct engine *g = ud;
 
-        step_journal_node(g, n);
+        step_record_answer(g, n);
         output_progress_node(&g->prog, n, n->state != RNODE_COMMITTED && n->state != RNODE_CANCELLED);
 }
 
 int step_settle(struct engine *g, struct rnode **nodes, unsigned n, const enum settle_goal *goals,
                 const long long *until_ms, const char *what, unsigned wave)
 {
-        bool answers = g->store_err >= 0;
         int r;
 
         if (n == 0)
-                return g->store_err;
+                return 0;
         output_progress_begin(&g->prog, g->env->progress, what, wave, g->r->n_waves, n);
-        /* As fan_out's answers: the final answers of a settle, durable together (its agents keep them too). */
-        if (answers)
-                answers = (g->store_err = store_answers_begin(g->env->store, g->e)) >= 0;
-        if (answers)
-                step_join_later(g, ENGINE_NO_WAVE);
         r = rollout_settle(g->env, nodes, n, goals, until_ms, on_settled, g, g->e);
-        if (answers) {          /* ended whatever happened inside */
-                int c = store_answers_end(g->env->store, g->e);
-
-                g->store_err = g->store_err < 0 ? g->store_err : c;
-        }
         output_progress_end(&g->prog);
-        return r < 0 ? r : g->store_err;
+        return r;
 }
 
 long long step_settle_until(const struct engine *g, const struct rnode *n, long long now)

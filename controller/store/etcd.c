@@ -2,7 +2,7 @@
 /* etcd v3 over its JSON gateway: calls, endpoint failover, mTLS, watch. */
 #include <curl/curl.h>
 
-#include "controller/store/store_internal.h"
+#include "controller/store/store_etcd_internal.h"
 
 struct etcd_client {
         char endpoints[ETCD_ENDPOINTS_MAX][256];

@@ -2,7 +2,7 @@
 /* Strict parsing of etcd v3 JSON gateway replies. */
 #include <jansson.h>
 
-#include "controller/store/store_internal.h"
+#include "controller/store/store_etcd_internal.h"
 
 static const char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* The store interface: every call dispatched to the backend that opened the store. */
-#include <limits.h>
 #include <time.h>
 
 #include "controller/store/store_internal.h"
@@ -36,22 +35,49 @@ int store_rollout_create(struct store *s, struct rollout_rec *r, struct errbuf *
         return s->ops->rollout_create(s, r, e);
 }
 
-/* ---- batches: the records of one rollout collected, each once, written together ---- */
+/* ---- the write-ahead log: records noted (no I/O), made durable at a barrier ---- */
 
-void store_batch_free(struct store *s)
+static void noted_free(struct store_noted *x)
 {
-        struct store_batch *b = &s->batch;
-
-        free(b->waves);
-        free(b->nodes);
-        free(b->wave_in);
-        free(b->node_in);
-        *b = (struct store_batch) { .depth = b->depth };
+        free(x->waves);
+        free(x->nodes);
+        free(x->wave_in);
+        free(x->node_in);
+        *x = (struct store_noted) { 0 };
 }
 
-unsigned store_batch_pending(const struct store *s)
+void store_log_free(struct store *s)
 {
-        return s->batch.r ? s->batch.rollout + s->batch.n_waves + s->batch.n_nodes : 0;
+        struct store_log *l = &s->log;
+
+        for (unsigned i = 0; i < l->n; i++)
+                noted_free(&l->of[i]);
+        free(l->of);
+        *l = (struct store_log) { 0 };
+}
+
+static unsigned noted_count(const struct store_noted *x)
+{
+        return x->rollout + x->n_waves + x->n_nodes;
+}
+
+unsigned store_unflushed(const struct store *s)
+{
+        unsigned n = s->log.published;
+
+        for (unsigned i = 0; i < s->log.n; i++)
+                n += noted_count(&s->log.of[i]);
+        return n;
+}
+
+static void noted_clear(struct store_noted *x)
+{
+        for (unsigned i = 0; i < x->n_waves; i++)
+                x->wave_in[x->waves[i]] = 0;
+        for (unsigned i = 0; i < x->n_nodes; i++)
+                x->node_in[x->nodes[i]] = 0;
+        x->rollout = false;
+        x->n_waves = x->n_nodes = 0;
 }
 
 static int cmp_unsigned(const void *a, const void *b)
@@ -61,134 +87,167 @@ static int cmp_unsigned(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
-/* Write what the batch collected; on success it is empty again (and still bound to its rollout). */
-static int batch_write(struct store *s, struct errbuf *e)
+/* What was noted of one rollout as the backend takes it: indices ascending. */
+static struct store_dirty noted_dirty(struct store_noted *x)
 {
-        struct store_batch *b = &s->batch;
-        struct store_dirty d;
-        int r;
-
-        if (!b->r || (!b->rollout && !b->n_waves && !b->n_nodes))
-                return 0;
-        qsort(b->waves, b->n_waves, sizeof(*b->waves), cmp_unsigned);
-        qsort(b->nodes, b->n_nodes, sizeof(*b->nodes), cmp_unsigned);
-        d = (struct store_dirty) { .rollout = b->rollout, .waves = b->waves, .n_waves = b->n_waves,
-                                   .nodes = b->nodes, .n_nodes = b->n_nodes };
-        r = s->ops->write(s, b->r, &d, e);
-        if (r < 0)
-                return r;
-        for (unsigned i = 0; i < b->n_waves; i++)
-                b->wave_in[b->waves[i]] = 0;
-        for (unsigned i = 0; i < b->n_nodes; i++)
-                b->node_in[b->nodes[i]] = 0;
-        b->rollout = false;
-        b->n_waves = b->n_nodes = 0;
-        return 0;
+        qsort(x->waves, x->n_waves, sizeof(*x->waves), cmp_unsigned);
+        qsort(x->nodes, x->n_nodes, sizeof(*x->nodes), cmp_unsigned);
+        return (struct store_dirty) { .rollout = x->rollout, .waves = x->waves, .n_waves = x->n_waves,
+                                      .nodes = x->nodes, .n_nodes = x->n_nodes };
 }
 
-/* The batch takes rollout r: what it holds of another is written first. */
-static int batch_bind(struct store *s, const struct rollout_rec *r, struct errbuf *e)
+/* A record that cannot be noted: the next barrier says so (the first such error). */
+static void log_fail(struct store *s, int err, long long id, const char *what)
 {
-        struct store_batch *b = &s->batch;
-        int rc;
-
-        if (b->r == r && b->n_nodes_of == r->n_nodes && b->n_waves_of == r->n_waves)
-                return 0;
-        rc = batch_write(s, e);
-        if (rc < 0)
-                return rc;
-        store_batch_free(s);
-        b->waves = calloc(r->n_waves + 1, sizeof(*b->waves));
-        b->nodes = calloc(r->n_nodes + 1, sizeof(*b->nodes));
-        b->wave_in = calloc(r->n_waves + 1, 1);
-        b->node_in = calloc(r->n_nodes + 1, 1);
-        if (!b->waves || !b->nodes || !b->wave_in || !b->node_in) {
-                store_batch_free(s);
-                return errbuf_set(e, ENOMEM, s->where, "out of memory");
-        }
-        b->r = r;
-        b->n_nodes_of = r->n_nodes;
-        b->n_waves_of = r->n_waves;
-        return 0;
+        if (s->log.err)
+                return;
+        s->log.err = -err;
+        snprintf(s->log.why, sizeof(s->log.why), "rollout %lld: %s", id, what);
 }
 
-/* Collect one record (a batch is open), or write it at once. */
-static int update(struct store *s, const struct rollout_rec *r, bool rollout, unsigned wave, unsigned node,
-                  struct errbuf *e)
+/*
+ * The entry of rollout r, taken on its first record. An entry of the same address
+ * with other counts is another rollout_rec (the one before was freed after its
+ * barrier): taken afresh.
+ */
+static struct store_noted *log_of(struct store *s, const struct rollout_rec *r)
 {
-        struct store_batch *b = &s->batch;
-        int rc;
+        struct store_log *l = &s->log;
+        struct store_noted *x = NULL;
 
-        if (!b->depth) {
-                struct store_dirty d = { .rollout = rollout, .waves = &wave, .n_waves = wave != UINT_MAX,
-                                         .nodes = &node, .n_nodes = node != UINT_MAX };
+        for (unsigned i = 0; i < l->n; i++)
+                if (l->of[i].r == r) {
+                        x = &l->of[i];
+                        if (x->n_nodes_of == r->n_nodes && x->n_waves_of == r->n_waves)
+                                return x;
+                        noted_free(x);
+                        break;
+                }
+        if (!x) {
+                if (l->n == l->cap) {
+                        unsigned cap = l->cap ? l->cap * 2 : 2;
+                        struct store_noted *more = realloc(l->of, cap * sizeof(*more));
 
-                return s->ops->write(s, r, &d, e);
+                        if (!more)
+                                goto nomem;
+                        l->of = more;
+                        l->cap = cap;
+                }
+                x = &l->of[l->n++];
+                *x = (struct store_noted) { 0 };
         }
-        rc = batch_bind(s, r, e);
-        if (rc < 0)
-                return rc;
-        b->rollout |= rollout;
-        if (wave != UINT_MAX && !b->wave_in[wave]) {
-                b->wave_in[wave] = 1;
-                b->waves[b->n_waves++] = wave;
+        x->waves = calloc(r->n_waves + 1, sizeof(*x->waves));
+        x->nodes = calloc(r->n_nodes + 1, sizeof(*x->nodes));
+        x->wave_in = calloc(r->n_waves + 1, 1);
+        x->node_in = calloc(r->n_nodes + 1, 1);
+        if (!x->waves || !x->nodes || !x->wave_in || !x->node_in) {
+                noted_free(x);
+                l->n--;
+                goto nomem;
         }
-        if (node != UINT_MAX && !b->node_in[node]) {
-                b->node_in[node] = 1;
-                b->nodes[b->n_nodes++] = node;
-        }
-        return 0;
+        x->r = r;
+        x->n_nodes_of = r->n_nodes;
+        x->n_waves_of = r->n_waves;
+        return x;
+nomem:
+        log_fail(s, ENOMEM, r->id, "out of memory noting a record");
+        return NULL;
 }
 
-int store_rollout_update(struct store *s, struct rollout_rec *r, struct errbuf *e)
+void store_record_rollout(struct store *s, struct rollout_rec *r)
 {
+        struct store_noted *x = log_of(s, r);
+
         r->updated_at = (long long)time(NULL);
-        return update(s, r, true, UINT_MAX, UINT_MAX, e);
+        if (x)
+                x->rollout = true;
 }
 
-int store_wave_update(struct store *s, const struct rollout_rec *r, unsigned wave, struct errbuf *e)
+void store_record_wave(struct store *s, const struct rollout_rec *r, unsigned wave)
 {
-        if (wave >= r->n_waves)
-                return errbuf_set(e, EINVAL, s->where, "rollout %lld has no wave %u", r->id, wave + 1);
-        return update(s, r, false, wave, UINT_MAX, e);
+        struct store_noted *x;
+
+        if (wave >= r->n_waves) {
+                log_fail(s, EINVAL, r->id, "a record of a wave it does not have");
+                return;
+        }
+        x = log_of(s, r);
+        if (x && !x->wave_in[wave]) {
+                x->wave_in[wave] = 1;
+                x->waves[x->n_waves++] = wave;
+        }
 }
 
-int store_node_update(struct store *s, const struct rollout_rec *r, const struct rnode *n, struct errbuf *e)
+void store_record_node(struct store *s, const struct rollout_rec *r, const struct rnode *n)
 {
-        if (n < r->nodes || n >= r->nodes + r->n_nodes)
-                return errbuf_set(e, EINVAL, s->where, "not a node of rollout %lld", r->id);
-        return update(s, r, false, UINT_MAX, (unsigned)(n - r->nodes), e);
+        struct store_noted *x;
+        unsigned i;
+
+        if (n < r->nodes || n >= r->nodes + r->n_nodes) {
+                log_fail(s, EINVAL, r->id, "a record of a node that is not one of its own");
+                return;
+        }
+        i = (unsigned)(n - r->nodes);
+        x = log_of(s, r);
+        if (x && !x->node_in[i]) {
+                x->node_in[i] = 1;
+                x->nodes[x->n_nodes++] = i;
+        }
 }
 
-int store_begin(struct store *s, struct errbuf *e)
+void store_publish(struct store *s)
 {
-        s->batch.depth++;
-        return 0;
+        struct store_log *l = &s->log;
+
+        if (!s->ops->write_visible)
+                return;
+        for (unsigned i = 0; i < l->n; i++) {
+                struct store_noted *x = &l->of[i];
+                unsigned k = noted_count(x);
+                struct store_dirty d;
+                struct errbuf e = { 0 };
+
+                if (k == 0)
+                        continue;
+                d = noted_dirty(x);
+                if (s->ops->write_visible(s, x->r, &d, &e) < 0)
+                        continue;               /* kept: the barrier writes them */
+                noted_clear(x);
+                l->published += k;
+        }
 }
 
-int store_commit(struct store *s, struct errbuf *e)
+int store_barrier(struct store *s, struct errbuf *e)
 {
-        int r = batch_write(s, e);
+        struct store_log *l = &s->log;
+        bool wrote = false;
+        int rc = 0;
 
-        if (s->batch.depth > 0 && --s->batch.depth == 0)
-                store_batch_free(s);
-        return r;
-}
+        if (l->err) {
+                rc = errbuf_set(e, -l->err, s->where, "%s", l->why);
+                goto out;
+        }
+        for (unsigned i = 0; rc >= 0 && i < l->n; i++) {
+                struct store_noted *x = &l->of[i];
+                struct store_dirty d;
 
-int store_answers_begin(struct store *s, struct errbuf *e)
-{
-        if (!s->ops->lazy_begin)
-                return store_begin(s, e);
-        return s->answers++ == 0 ? s->ops->lazy_begin(s, e) : 0;
-}
-
-int store_answers_end(struct store *s, struct errbuf *e)
-{
-        if (!s->ops->lazy_begin)
-                return store_commit(s, e);
-        if (s->answers == 0 || --s->answers > 0)
-                return 0;
-        return s->ops->lazy_end(s, e);
+                if (noted_count(x) == 0)
+                        continue;
+                d = noted_dirty(x);
+                rc = s->ops->write(s, x->r, &d, e);
+                wrote = rc >= 0;
+        }
+        /* A durable write makes the visible ones before it durable too (common/db.h); else a sync does. */
+        if (rc >= 0 && l->published && !wrote && s->ops->sync)
+                rc = s->ops->sync(s, e);
+out:
+        /* Written or dropped: the caller stops on a failure, and a rollout_rec noted may be freed next. */
+        for (unsigned i = 0; i < l->n; i++)
+                noted_free(&l->of[i]);
+        l->n = 0;
+        l->published = 0;
+        l->err = 0;
+        return rc;
 }
 
 int store_rollout_load(struct store *s, long long id, struct rollout_rec **ret, struct errbuf *e)

@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <time.h>
 
-#include "controller/store/store_internal.h"
+#include "controller/store/store_etcd_internal.h"
 
 #define TXN_RECORDS_MAX 100             /* etcd refuses more than 128 operations per txn by default */
 #define TXN_BYTES_MAX (1u << 20)        /* ... and requests over 1.5 MiB (--max-request-bytes) */
@@ -161,7 +161,7 @@ static int add_wave(struct etcd_store *s, struct records *rs, const struct rollo
         char key[ETCD_KEYLEN];
 
         etcd_store_key(s, key, sizeof(key), "wave/%020lld/%06u", r->id, w);
-        return records_add(s, rs, key, store_record_wave(r, w, s->by), e);
+        return records_add(s, rs, key, store_json_wave(r, w, s->by), e);
 }
 
 /* The record holding node i: its chunk (of nodes in ascending order, added once), or its own. */
@@ -172,13 +172,13 @@ static int add_node(struct etcd_store *s, struct records *rs, const struct rollo
 
         if (!r->chunk_nodes) {
                 etcd_store_key(s, key, sizeof(key), "node/%020lld/%06u", r->id, i);
-                return records_add(s, rs, key, store_record_node(r, &r->nodes[i], s->by), e);
+                return records_add(s, rs, key, store_json_node(r, &r->nodes[i], s->by), e);
         }
         if ((long long)(i / r->chunk_nodes) == *last_chunk)
                 return 0;
         *last_chunk = i / r->chunk_nodes;
         etcd_store_key(s, key, sizeof(key), "chunk/%020lld/%06u", r->id, i / r->chunk_nodes);
-        return records_add(s, rs, key, store_record_chunk(r, i / r->chunk_nodes, s->by), e);
+        return records_add(s, rs, key, store_json_chunk(r, i / r->chunk_nodes, s->by), e);
 }
 
 /* A batch's records: node chunks and waves first, the rollout record last. */
@@ -196,7 +196,7 @@ static int op_write(struct store *base, const struct rollout_rec *r, const struc
                 rc = add_wave(s, &rs, r, d->waves[i], e);
         if (rc >= 0 && d->rollout) {
                 rollout_key(s, r->id, key, sizeof(key));
-                rc = records_add(s, &rs, key, store_record_rollout(r, s->by), e);
+                rc = records_add(s, &rs, key, store_json_rollout(r, s->by), e);
         }
         if (rc >= 0)
                 rc = flush(s, &rs, e);
@@ -283,7 +283,7 @@ static int op_rollout_create(struct store *base, struct rollout_rec *r, struct e
         if (rc < 0)
                 return rc;
         rollout_key(s, r->id, key, sizeof(key));
-        return put_record(s, key, store_record_rollout(r, s->by), e);
+        return put_record(s, key, store_json_rollout(r, s->by), e);
 }
 
 /* ---- reads ---- */
@@ -324,12 +324,12 @@ static int load_kv(struct etcd_store *s, struct rollout_rec *r, const char *kind
         unsigned idx;
 
         if (streq(kind, "wave"))
-                return store_record_parse_wave(kv->value, kv->value_len, kv->key, r, e);
+                return store_json_parse_wave(kv->value, kv->value_len, kv->key, r, e);
         if (streq(kind, "node"))
-                return store_record_parse_node(kv->value, kv->value_len, kv->key, r, e);
+                return store_json_parse_node(kv->value, kv->value_len, kv->key, r, e);
         if (key_index(kv->key, &idx) < 0 || idx != want_idx)
                 return errbuf_set(e, EIO, kv->key, "rollout %lld: chunk record %u missing", r->id, want_idx);
-        return store_record_parse_chunk(kv->value, kv->value_len, kv->key, idx, r, e);
+        return store_json_parse_chunk(kv->value, kv->value_len, kv->key, idx, r, e);
 }
 
 static int load_children(struct etcd_store *s, struct rollout_rec *r, const char *kind, struct errbuf *e)
@@ -377,7 +377,7 @@ static int op_rollout_load(struct store *base, long long id, struct rollout_rec 
                 rc = id > 0 ? errbuf_set(e, ENOENT, s->base.where, "no rollout %lld", id) :
                               errbuf_set(e, ENOENT, s->base.where, "no rollouts yet");
         else
-                rc = store_record_parse_rollout(rep.kvs[0].value, rep.kvs[0].value_len, rep.kvs[0].key, &r, e);
+                rc = store_json_parse_rollout(rep.kvs[0].value, rep.kvs[0].value_len, rep.kvs[0].key, &r, e);
         if (rc >= 0)
                 etcd_cache_put(s, rep.kvs[0].key, rep.kvs[0].mod_rev);
         etcd_reply_done(&rep);
@@ -406,7 +406,7 @@ static int op_rollout_list(struct store *base, unsigned limit, int (*cb)(const s
         for (unsigned i = 0; rc >= 0 && i < rep.n_kvs; i++) {
                 struct rollout_rec *r = NULL;
 
-                rc = store_record_parse_rollout(rep.kvs[i].value, rep.kvs[i].value_len, rep.kvs[i].key, &r, e);
+                rc = store_json_parse_rollout(rep.kvs[i].value, rep.kvs[i].value_len, rep.kvs[i].key, &r, e);
                 if (rc < 0)
                         break;
                 free(r->nodes);
@@ -432,7 +432,7 @@ static int op_drift_save(struct store *base, struct drift_scan *scan, struct err
                 return rc;
         scan->id = id;
         etcd_store_key(s, key, sizeof(key), "drift/%020lld", id);
-        return put_record(s, key, store_record_drift(scan, s->by), e);
+        return put_record(s, key, store_json_drift(scan, s->by), e);
 }
 
 static int op_drift_last(struct store *base, struct drift_scan *ret, struct errbuf *e)
@@ -446,7 +446,7 @@ static int op_drift_last(struct store *base, struct drift_scan *ret, struct errb
         rc = range_prefix(s, prefix, 1, true, &rep, e);
         if (rc < 0)
                 return rc;
-        rc = rep.n_kvs ? store_record_parse_drift(rep.kvs[0].value, rep.kvs[0].value_len, rep.kvs[0].key, ret, e) :
+        rc = rep.n_kvs ? store_json_parse_drift(rep.kvs[0].value, rep.kvs[0].value_len, rep.kvs[0].key, ret, e) :
                          errbuf_set(e, ENOENT, s->base.where, "no drift scans yet");
         etcd_reply_done(&rep);
         return rc;
@@ -457,7 +457,7 @@ static void op_close(struct store *base)
         struct etcd_store *s = etcd_of(base);
 
         etcd_lease_release(base, NULL);
-        store_batch_free(base);
+        store_log_free(base);
         for (size_t i = 0; i < s->cache_cap; i++)
                 free(s->cache[i].key);
         free(s->cache);

@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <time.h>
 
-#include "controller/store/store_internal.h"
+#include "controller/store/store_etcd_internal.h"
 
 long long etcd_now_ms(void)
 {

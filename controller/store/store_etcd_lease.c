@@ -12,7 +12,7 @@
  */
 #include <time.h>
 
-#include "controller/store/store_internal.h"
+#include "controller/store/store_etcd_internal.h"
 
 #define LEASE_MARGIN_MS 500
 
@@ -185,7 +185,7 @@ int etcd_lease_get(struct store *base, struct store_lease *ret, struct errbuf *e
         if (rc < 0)
                 return rc;
         etcd_saw(s, r.revision);
-        rc = r.n_kvs ? store_record_parse_lease(r.kvs[0].value, r.kvs[0].value_len, key, ret, e) : -ENOENT;
+        rc = r.n_kvs ? store_json_parse_lease(r.kvs[0].value, r.kvs[0].value_len, key, ret, e) : -ENOENT;
         etcd_reply_done(&r);
         return rc;
 }
@@ -194,7 +194,7 @@ int etcd_lease_take(struct store *base, const struct store_lease *me, struct sto
                     struct errbuf *e)
 {
         struct etcd_store *s = etcd_of(base);
-        _cleanup_free_ char *value = store_record_lease(me);
+        _cleanup_free_ char *value = store_json_lease(me);
         long long id, sent, ttl;
         char key[ETCD_KEYLEN];
         struct etcd_reply r;
@@ -219,7 +219,7 @@ int etcd_lease_take(struct store *base, const struct store_lease *me, struct sto
         }
         etcd_saw(s, r.revision);
         if (!r.succeeded) {
-                rc = r.n_kvs ? store_record_parse_lease(r.kvs[0].value, r.kvs[0].value_len, key, ret_holder, e) : 0;
+                rc = r.n_kvs ? store_json_parse_lease(r.kvs[0].value, r.kvs[0].value_len, key, ret_holder, e) : 0;
                 etcd_reply_done(&r);
                 lease_revoke(s, id);
                 return rc < 0 ? rc : -EBUSY;

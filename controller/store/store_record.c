@@ -21,7 +21,7 @@ static json_t *gbps(double v)
         return isnan(v) ? json_null() : json_real(v);
 }
 
-char *store_record_rollout(const struct rollout_rec *r, const char *by)
+char *store_json_rollout(const struct rollout_rec *r, const char *by)
 {
         _cleanup_free_ char *opts = rollout_opts_to_json(&r->opts);
         json_t *o = opts ? json_loads(opts, 0, NULL) : NULL;
@@ -37,7 +37,7 @@ char *store_record_rollout(const struct rollout_rec *r, const char *by)
                               "by", by, "node_chunk", (int)r->chunk_nodes));
 }
 
-char *store_record_wave(const struct rollout_rec *r, unsigned idx, const char *by)
+char *store_json_wave(const struct rollout_rec *r, unsigned idx, const char *by)
 {
         const struct rwave *w = &r->waves[idx];
 
@@ -59,7 +59,7 @@ static json_t *node_json(const struct rollout_rec *r, const struct rnode *n)
                          "rev", (json_int_t)n->rev, "undo_tx", n->undo_tx, "group", n->group);
 }
 
-char *store_record_node(const struct rollout_rec *r, const struct rnode *n, const char *by)
+char *store_json_node(const struct rollout_rec *r, const struct rnode *n, const char *by)
 {
         json_t *j = node_json(r, n);
 
@@ -72,7 +72,7 @@ char *store_record_node(const struct rollout_rec *r, const struct rnode *n, cons
         return dump(j);
 }
 
-char *store_record_chunk(const struct rollout_rec *r, unsigned chunk, const char *by)
+char *store_json_chunk(const struct rollout_rec *r, unsigned chunk, const char *by)
 {
         unsigned from = chunk * r->chunk_nodes, to = from + r->chunk_nodes;
         json_t *nodes = json_array();
@@ -107,7 +107,7 @@ static json_t *drift_details(const struct drift_scan *scan)
         return arr;
 }
 
-char *store_record_drift(const struct drift_scan *scan, const char *by)
+char *store_json_drift(const struct drift_scan *scan, const char *by)
 {
         return dump(json_pack("{s:i, s:I, s:I, s:i, s:i, s:i, s:o, s:s}", "v", 1, "id", (json_int_t)scan->id,
                               "at", (json_int_t)scan->at, "nodes", (int)scan->n_nodes,
@@ -115,141 +115,11 @@ char *store_record_drift(const struct drift_scan *scan, const char *by)
                               "details", drift_details(scan), "by", by));
 }
 
-char *store_record_lease(const struct store_lease *l)
+char *store_json_lease(const struct store_lease *l)
 {
         return dump(json_pack("{s:i, s:I, s:s, s:I, s:I}", "v", 1, "pid", (json_int_t)l->pid, "host", l->host,
                               "started_at", (json_int_t)l->started_at, "rollout_id", (json_int_t)l->rollout_id));
 }
-
-void rollout_rec_free(struct rollout_rec *r)
-{
-        if (!r)
-                return;
-        free(r->policy_doc);
-        free(r->args);
-        free(r->nodes);
-        free(r->waves);
-        free(r);
-}
-
-/* The string members of who asked for a rollout and why: recorded only when said. */
-static const struct {
-        const char *name;
-        size_t off, size;
-} who_members[] = {
-        { "reason", offsetof(struct rollout_opts, reason), sizeof(((struct rollout_opts *)0)->reason) },
-        { "user", offsetof(struct rollout_opts, user), sizeof(((struct rollout_opts *)0)->user) },
-        { "cert_cn", offsetof(struct rollout_opts, cert_cn), sizeof(((struct rollout_opts *)0)->cert_cn) },
-        { "policy_sha256", offsetof(struct rollout_opts, policy_sha256),
-          sizeof(((struct rollout_opts *)0)->policy_sha256) },
-        { "selector", offsetof(struct rollout_opts, selector), sizeof(((struct rollout_opts *)0)->selector) },
-};
-
-char *rollout_opts_to_json(const struct rollout_opts *o)
-{
-        json_t *j = json_pack("{s:i, s:i, s:b, s:i, s:b, s:i, s:s, s:b}",
-                              "canary", (json_int_t)o->canary,
-                              "wave_size", (json_int_t)o->wave_size.value, "wave_size_pct", o->wave_size.pct,
-                              "max_unavailable", (json_int_t)o->max_unavailable.value,
-                              "max_unavailable_pct", o->max_unavailable.pct,
-                              "confirm_timeout_s", (json_int_t)o->confirm_timeout_s,
-                              "rollback_on_halt", o->halt_scope == ROLLOUT_HALT_ALL ? "all" : "wave",
-                              "no_confirm", o->no_confirm);
-        char *text;
-
-        if (j && o->fabric_neighbours >= 0)
-                json_object_set_new(j, "fabric_neighbours", json_integer(o->fabric_neighbours));
-        /* Members a rollout needs only when it was asked for them: older records lack them. */
-        if (j && o->canary_selector[0])
-                json_object_set_new(j, "canary_selector", json_string(o->canary_selector));
-        if (j && o->wave_by[0])
-                json_object_set_new(j, "wave_by", json_string(o->wave_by));
-        if (j && o->max_regression_pct >= 0)
-                json_object_set_new(j, "max_regression_pct", json_integer(o->max_regression_pct));
-        if (j && o->probe_duration_ms > 0)
-                json_object_set_new(j, "probe_duration_ms", json_integer(o->probe_duration_ms));
-        if (j && o->skip_unreachable)
-                json_object_set_new(j, "skip_unreachable", json_true());
-        if (j && o->wave_interval_s)
-                json_object_set_new(j, "wave_interval_s", json_integer(o->wave_interval_s));
-        if (j && o->promote_manual)
-                json_object_set_new(j, "promote", json_string("manual"));
-        for (size_t i = 0; j && i < ARRAY_SIZE(who_members); i++) {
-                const char *v = (const char *)o + who_members[i].off;
-
-                if (*v)
-                        json_object_set_new(j, who_members[i].name, json_string(v));
-        }
-        text = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-
-        json_decref(j);
-        return text;
-}
-
-static bool copy_opt_str(const char *v, char *buf, size_t size)
-{
-        if (!v)
-                return true;
-        if (strlen(v) >= size)
-                return false;
-        memcpy(buf, v, strlen(v) + 1);
-        return true;
-}
-
-int rollout_opts_from_json(const char *text, struct rollout_opts *ret)
-{
-        json_int_t canary, ws, mu, ct, fn = -1, mrp = -1, pdm = 0;
-        int wsp, mup, nc, skip = 0;
-        const char *scope, *csel = NULL, *wby = NULL;
-        json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
-        struct rollout_opts o = { 0 };
-        int r = -EINVAL;
-
-        if (j && json_unpack(j, "{s:I, s:I, s:b, s:I, s:b, s:I, s:s, s:b, s?I, s?s, s?s, s?I, s?I, s?b}",
-                             "canary", &canary, "wave_size", &ws, "wave_size_pct", &wsp, "max_unavailable", &mu,
-                             "max_unavailable_pct", &mup, "confirm_timeout_s", &ct,
-                             "rollback_on_halt", &scope, "no_confirm", &nc, "fabric_neighbours", &fn,
-                             "canary_selector", &csel, "wave_by", &wby, "max_regression_pct", &mrp,
-                             "probe_duration_ms", &pdm, "skip_unreachable", &skip) == 0 &&
-            canary >= 0 && ws >= 0 && mu >= 0 && ct >= 0 && fn >= -1 && fn <= 1000000 &&
-            mrp >= -1 && mrp <= 100 && pdm >= 0 && pdm <= 60000 &&
-            copy_opt_str(csel, o.canary_selector, sizeof(o.canary_selector)) &&
-            copy_opt_str(wby, o.wave_by, sizeof(o.wave_by))) {
-                o.canary = (unsigned)canary;
-                o.wave_size = (struct rollout_count) { (unsigned)ws, wsp };
-                o.max_unavailable = (struct rollout_count) { (unsigned)mu, mup };
-                o.confirm_timeout_s = (unsigned)ct;
-                o.halt_scope = streq(scope, "all") ? ROLLOUT_HALT_ALL : ROLLOUT_HALT_WAVE;
-                o.no_confirm = nc;
-                o.fabric_neighbours = (int)fn;
-                o.max_regression_pct = (int)mrp;
-                o.probe_duration_ms = (unsigned)pdm;
-                o.skip_unreachable = skip;
-                r = 0;
-        }
-        for (size_t i = 0; r == 0 && i < ARRAY_SIZE(who_members); i++) {
-                json_t *v = json_object_get(j, who_members[i].name);
-
-                if (v && (!json_is_string(v) || !copy_opt_str(json_string_value(v), (char *)&o + who_members[i].off,
-                                                               who_members[i].size)))
-                        r = -EINVAL;
-        }
-        if (r == 0) {
-                json_t *wi = json_object_get(j, "wave_interval_s"), *pm = json_object_get(j, "promote");
-
-                if ((wi && (!json_is_integer(wi) || json_integer_value(wi) < 0 ||
-                            json_integer_value(wi) > 86400)) ||
-                    (pm && (!json_is_string(pm) || strcmp(json_string_value(pm), "manual"))))
-                        r = -EINVAL;
-                o.wave_interval_s = wi ? (unsigned)json_integer_value(wi) : 0;
-                o.promote_manual = pm != NULL;
-        }
-        if (r == 0)
-                *ret = o;
-        json_decref(j);
-        return r;
-}
-
 
 /* ---- reading ---- */
 
@@ -353,7 +223,7 @@ static int rollout_from(struct jsonv *v, const struct rollout_in *in, struct rol
         return 0;
 }
 
-int store_record_parse_rollout(const char *text, size_t len, const char *where, struct rollout_rec **ret,
+int store_json_parse_rollout(const char *text, size_t len, const char *where, struct rollout_rec **ret,
                                struct errbuf *e)
 {
         struct rollout_in in = { 0 };
@@ -396,7 +266,7 @@ static const struct jsonv_field wave_fields[] = {
         { 0 },
 };
 
-int store_record_parse_wave(const char *text, size_t len, const char *where, struct rollout_rec *r,
+int store_json_parse_wave(const char *text, size_t len, const char *where, struct rollout_rec *r,
                             struct errbuf *e)
 {
         struct wave_in in = { 0 };
@@ -510,7 +380,7 @@ static int node_from(struct jsonv *v, const json_t *j, struct rollout_rec *r, un
         return 0;
 }
 
-int store_record_parse_node(const char *text, size_t len, const char *where, struct rollout_rec *r,
+int store_json_parse_node(const char *text, size_t len, const char *where, struct rollout_rec *r,
                             struct errbuf *e)
 {
         json_t *root = NULL;
@@ -558,7 +428,7 @@ static int chunk_node(struct jsonv *v, const json_t *el, size_t i, void *ctx)
         return node_from(v, el, c->r, c->from + (unsigned)i, c->from + (unsigned)i + 1);
 }
 
-int store_record_parse_chunk(const char *text, size_t len, const char *where, unsigned chunk,
+int store_json_parse_chunk(const char *text, size_t len, const char *where, unsigned chunk,
                              struct rollout_rec *r, struct errbuf *e)
 {
         struct chunk_in in = { 0 };
@@ -600,7 +470,7 @@ static const struct jsonv_field drift_fields[] = {
         { 0 },
 };
 
-int store_record_parse_drift(const char *text, size_t len, const char *where, struct drift_scan *ret,
+int store_json_parse_drift(const char *text, size_t len, const char *where, struct drift_scan *ret,
                              struct errbuf *e)
 {
         struct drift_in in = { 0 };
@@ -632,7 +502,7 @@ static const struct jsonv_field lease_fields[] = {
         { 0 },
 };
 
-int store_record_parse_lease(const char *text, size_t len, const char *where, struct store_lease *ret,
+int store_json_parse_lease(const char *text, size_t len, const char *where, struct store_lease *ret,
                              struct errbuf *e)
 {
         struct lease_in in = { 0 };

@@ -3,7 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "controller/store/store_internal.h"
+#include "controller/store/store_sqlite_internal.h"
 
 static const char schema_v1[] =
         "CREATE TABLE IF NOT EXISTS rollouts ("
@@ -77,7 +77,7 @@ void sqlite_store_close(struct sqlite_store *s)
                 return;
         sqlite_lease_release(s, NULL);
         db_close(&s->db);
-        store_batch_free(&s->base);
+        store_log_free(&s->base);
         free(s);
 }
 
@@ -239,12 +239,15 @@ static int write_wave(struct sqlite_store *s, const struct rollout_rec *r, unsig
         return step_done(s, st, e);
 }
 
-/* The records of a batch in one transaction: one fsync for all of them. */
+/*
+ * The records noted in one transaction: one fsync for all of them (store_barrier), or
+ * none (lazy: store_publish; the next durable commit covers it).
+ */
 static int sqlite_write(struct sqlite_store *s, const struct rollout_rec *r, const struct store_dirty *d,
-                        struct errbuf *e)
+                        bool lazy, struct errbuf *e)
 {
         long long now = (long long)time(NULL);
-        int rc = s->lazy ? db_begin_lazy(&s->db, e) : db_begin(&s->db, e);
+        int rc = lazy ? db_begin_lazy(&s->db, e) : db_begin(&s->db, e);
 
         if (rc < 0)
                 return rc;
@@ -264,22 +267,14 @@ static int sqlite_write(struct sqlite_store *s, const struct rollout_rec *r, con
         return rc;
 }
 
-static int op_lazy_begin(struct store *s, struct errbuf *e)
-{
-        (void)e;
-        sqlite_of(s)->lazy = true;
-        return 0;
-}
-
 /*
  * A durable commit (this write, in autocommit, fsyncs the WAL) makes every lazy commit
  * before it durable too (common/db.h).
  */
 static const char sql_touch[] = "UPDATE rollouts SET updated_at = updated_at WHERE id = (SELECT MAX(id) FROM rollouts)";
 
-static int op_lazy_end(struct store *s, struct errbuf *e)
+static int op_sync(struct store *s, struct errbuf *e)
 {
-        sqlite_of(s)->lazy = false;
         return exec(sqlite_of(s), sql_touch, e);
 }
 
@@ -296,7 +291,13 @@ static int op_rollout_create(struct store *s, struct rollout_rec *r, struct errb
 
 static int op_write(struct store *s, const struct rollout_rec *r, const struct store_dirty *d, struct errbuf *e)
 {
-        return sqlite_write(sqlite_of(s), r, d, e);
+        return sqlite_write(sqlite_of(s), r, d, false, e);
+}
+
+static int op_write_visible(struct store *s, const struct rollout_rec *r, const struct store_dirty *d,
+                            struct errbuf *e)
+{
+        return sqlite_write(sqlite_of(s), r, d, true, e);
 }
 
 static int op_rollout_load(struct store *s, long long id, struct rollout_rec **ret, struct errbuf *e)
@@ -403,8 +404,8 @@ static const struct store_ops sqlite_ops = {
         .lease_release = op_lease_release,
         .lease_lost = op_lease_lost,
         .wait_change = op_wait_change,
-        .lazy_begin = op_lazy_begin,
-        .lazy_end = op_lazy_end,
+        .write_visible = op_write_visible,
+        .sync = op_sync,
         .hold_get = op_hold_get,
         .hold_set = op_hold_set,
 };

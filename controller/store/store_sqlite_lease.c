@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "controller/store/store_internal.h"
+#include "controller/store/store_sqlite_internal.h"
 
 struct store_beat {
         pthread_t thread;

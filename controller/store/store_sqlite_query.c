@@ -2,7 +2,7 @@
 /* The SQLite backend: reading rollouts back, and drift scans. */
 #include <time.h>
 
-#include "controller/store/store_internal.h"
+#include "controller/store/store_sqlite_internal.h"
 
 static void copy_text(char *dst, size_t size, sqlite3_stmt *st, int col)
 {

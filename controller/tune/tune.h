@@ -25,7 +25,7 @@
  * agent's confirm timer restores it. tune never rolls out beyond its scope: the
  * winner is a policy file.
  *
- * May call: controller/rollout, controller/fabric, controller/store, controller/fleet,
+ * May call: controller/rollout, controller/fabric, controller/store, controller/model, controller/fleet,
  * controller/svg (the plot), policies/, common/. Called by controller/cmd (ctl_tune.c).
  */
 #pragma once

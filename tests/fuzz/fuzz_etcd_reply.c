@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/store/store_internal.h"
+#include "controller/store/store_etcd_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,27 +21,27 @@ static void records(const struct etcd_kv *kv)
         struct drift_scan d;
         struct store_lease l;
 
-        if (store_record_parse_rollout(kv->value, kv->value_len, kv->key, &r, NULL) >= 0) {
+        if (store_json_parse_rollout(kv->value, kv->value_len, kv->key, &r, NULL) >= 0) {
                 if (r->n_nodes > INVENTORY_NODES_MAX || r->n_waves > r->n_nodes + 1)
                         abort();
                 /* the same value as a wave and a node of that rollout */
-                if (r->n_waves && store_record_parse_wave(kv->value, kv->value_len, kv->key, r, NULL) >= 0 &&
+                if (r->n_waves && store_json_parse_wave(kv->value, kv->value_len, kv->key, r, NULL) >= 0 &&
                     r->waves[0].state >= RWAVE_STATE_MAX)
                         abort();
-                if (r->n_nodes && store_record_parse_node(kv->value, kv->value_len, kv->key, r, NULL) >= 0 &&
+                if (r->n_nodes && store_json_parse_node(kv->value, kv->value_len, kv->key, r, NULL) >= 0 &&
                     (r->nodes[0].state >= RNODE_STATE_MAX || strnlen(r->nodes[0].key, STORE_KEY_MAX) >= STORE_KEY_MAX))
                         abort();
                 /* ... and as its first chunk of nodes, when it keeps them so */
                 if (r->n_nodes && r->chunk_nodes &&
-                    store_record_parse_chunk(kv->value, kv->value_len, kv->key, 0, r, NULL) >= 0 &&
+                    store_json_parse_chunk(kv->value, kv->value_len, kv->key, 0, r, NULL) >= 0 &&
                     r->nodes[0].state >= RNODE_STATE_MAX)
                         abort();
                 rollout_rec_free(r);
         }
-        if (store_record_parse_drift(kv->value, kv->value_len, kv->key, &d, NULL) >= 0 &&
+        if (store_json_parse_drift(kv->value, kv->value_len, kv->key, &d, NULL) >= 0 &&
             (d.n_drifted > INVENTORY_NODES_MAX || d.n_nodes > INVENTORY_NODES_MAX))
                 abort();
-        if (store_record_parse_lease(kv->value, kv->value_len, kv->key, &l, NULL) >= 0 &&
+        if (store_json_parse_lease(kv->value, kv->value_len, kv->key, &l, NULL) >= 0 &&
             strnlen(l.host, sizeof(l.host)) >= sizeof(l.host))
                 abort();
 }

@@ -8,7 +8,7 @@
 #include <math.h>
 
 #include "controller/rollout/rollout.h"
-#include "controller/store/store_internal.h"
+#include "controller/store/store_etcd_internal.h"
 
 #define TEXT(s) s, strlen(s)
 
@@ -158,21 +158,21 @@ static void test_records_roundtrip(void)
         snprintf(r->nodes[1].group, sizeof(r->nodes[1].group), "r2");
         r->nodes[2].pre_rev = 0;                        /* no revision before */
         r->waves[1].state = RWAVE_PASSED;
-        t = store_record_rollout(r, "h:1");
-        CU_ASSERT_EQUAL_FATAL(store_record_parse_rollout(t, strlen(t), "k", &back, &e), 0);
+        t = store_json_rollout(r, "h:1");
+        CU_ASSERT_EQUAL_FATAL(store_json_parse_rollout(t, strlen(t), "k", &back, &e), 0);
         free(t);
         CU_ASSERT_EQUAL(back->id, 7);
         CU_ASSERT_EQUAL(back->n_nodes, 3);
         CU_ASSERT_STRING_EQUAL(back->policy_doc, "{\"a\":1}");
         CU_ASSERT_PTR_NULL(back->args);
         for (unsigned i = 0; i < r->n_waves; i++) {
-                t = store_record_wave(r, i, "h:1");
-                CU_ASSERT_EQUAL(store_record_parse_wave(t, strlen(t), "k", back, &e), 0);
+                t = store_json_wave(r, i, "h:1");
+                CU_ASSERT_EQUAL(store_json_parse_wave(t, strlen(t), "k", back, &e), 0);
                 free(t);
         }
         for (unsigned i = 0; i < r->n_nodes; i++) {
-                t = store_record_node(r, &r->nodes[i], "h:1");
-                CU_ASSERT_EQUAL(store_record_parse_node(t, strlen(t), "k", back, &e), 0);
+                t = store_json_node(r, &r->nodes[i], "h:1");
+                CU_ASSERT_EQUAL(store_json_parse_node(t, strlen(t), "k", back, &e), 0);
                 free(t);
         }
         CU_ASSERT_EQUAL(back->waves[1].state, RWAVE_PASSED);
@@ -190,14 +190,14 @@ static void test_records_roundtrip(void)
         CU_ASSERT_TRUE(isnan(back->nodes[0].post_gbps));
         CU_ASSERT_STRING_EQUAL(back->nodes[2].url, "https://10.0.0.3:7440");
         /* out of range, unknown state, unknown key */
-        CU_ASSERT(store_record_parse_wave(TEXT("{\"v\":1,\"idx\":9,\"state\":\"done\",\"started_at\":0,\"deadline\":0}"),
+        CU_ASSERT(store_json_parse_wave(TEXT("{\"v\":1,\"idx\":9,\"state\":\"done\",\"started_at\":0,\"deadline\":0}"),
                                           "k", back, &e) < 0);
-        CU_ASSERT(store_record_parse_node(TEXT("{\"v\":1,\"seq\":0,\"name\":\"n\",\"url\":\"u\",\"wave\":0,\"state\":\"odd\","
+        CU_ASSERT(store_json_parse_node(TEXT("{\"v\":1,\"seq\":0,\"name\":\"n\",\"url\":\"u\",\"wave\":0,\"state\":\"odd\","
                                           "\"tx\":\"\",\"exit_code\":0,\"changes\":0,\"baseline_gbps\":null,"
                                           "\"post_gbps\":null,\"error\":\"\",\"key\":\"\"}"), "k", back, &e) < 0);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "is not a node state"));
         /* A record from before confirm deadlines were kept has neither: 0; a negative one is refused. */
-        CU_ASSERT_EQUAL(store_record_parse_node(TEXT("{\"v\":1,\"seq\":0,\"name\":\"n\",\"url\":\"u\",\"wave\":0,"
+        CU_ASSERT_EQUAL(store_json_parse_node(TEXT("{\"v\":1,\"seq\":0,\"name\":\"n\",\"url\":\"u\",\"wave\":0,"
                                                 "\"state\":\"unknown\",\"tx\":\"3\",\"exit_code\":-1,\"changes\":0,"
                                                 "\"baseline_gbps\":null,\"post_gbps\":null,\"error\":\"\",\"key\":\"\"}"),
                                         "k", back, &e), 0);
@@ -205,13 +205,13 @@ static void test_records_roundtrip(void)
         CU_ASSERT_EQUAL(back->nodes[0].confirm_deadline_ms, 0);
         CU_ASSERT_EQUAL(back->nodes[0].pre_rev, -1);    /* nor its revision before the rollout: not recorded */
         CU_ASSERT_STRING_EQUAL(back->nodes[0].undo_tx, "");
-        CU_ASSERT(store_record_parse_node(TEXT("{\"v\":1,\"seq\":0,\"name\":\"n\",\"url\":\"u\",\"wave\":0,"
+        CU_ASSERT(store_json_parse_node(TEXT("{\"v\":1,\"seq\":0,\"name\":\"n\",\"url\":\"u\",\"wave\":0,"
                                           "\"state\":\"pending\",\"tx\":\"3\",\"exit_code\":-1,\"changes\":0,"
                                           "\"baseline_gbps\":null,\"post_gbps\":null,\"error\":\"\",\"key\":\"\","
                                           "\"not_after_ms\":-5}"), "k", back, &e) < 0);
-        CU_ASSERT(store_record_parse_wave(TEXT("{\"v\":1,\"idx\":0,\"state\":\"done\",\"started_at\":0,\"deadline\":0,"
+        CU_ASSERT(store_json_parse_wave(TEXT("{\"v\":1,\"idx\":0,\"state\":\"done\",\"started_at\":0,\"deadline\":0,"
                                           "\"extra\":1}"), "k", back, &e) < 0);
-        CU_ASSERT(store_record_parse_wave(TEXT("{\"v\":2,\"idx\":0,\"state\":\"done\",\"started_at\":0,\"deadline\":0}"),
+        CU_ASSERT(store_json_parse_wave(TEXT("{\"v\":2,\"idx\":0,\"state\":\"done\",\"started_at\":0,\"deadline\":0}"),
                                           "k", back, &e) < 0);
         rollout_rec_free(back);
         rollout_rec_free(r);
@@ -244,15 +244,15 @@ static void test_chunk_records(void)
         r->nodes[3].state = RNODE_COMMITTED;
         snprintf(r->nodes[3].tx, sizeof(r->nodes[3].tx), "17");
         snprintf(r->nodes[4].error, sizeof(r->nodes[4].error), "refused: busy");
-        t = store_record_rollout(r, "h:1");
-        CU_ASSERT_EQUAL_FATAL(store_record_parse_rollout(t, strlen(t), "k", &back, &e), 0);
+        t = store_json_rollout(r, "h:1");
+        CU_ASSERT_EQUAL_FATAL(store_json_parse_rollout(t, strlen(t), "k", &back, &e), 0);
         free(t);
         CU_ASSERT_EQUAL(back->chunk_nodes, 2);
         for (unsigned k = 0; k < 3; k++) {
-                t = store_record_chunk(r, k, "h:1");
-                CU_ASSERT_EQUAL(store_record_parse_chunk(t, strlen(t), "k", k, back, &e), 0);
+                t = store_json_chunk(r, k, "h:1");
+                CU_ASSERT_EQUAL(store_json_parse_chunk(t, strlen(t), "k", k, back, &e), 0);
                 /* the same text under another chunk's key */
-                CU_ASSERT(store_record_parse_chunk(t, strlen(t), "k", (k + 1) % 3, back, &e) < 0);
+                CU_ASSERT(store_json_parse_chunk(t, strlen(t), "k", (k + 1) % 3, back, &e) < 0);
                 free(t);
         }
         CU_ASSERT_EQUAL(back->nodes[3].state, RNODE_COMMITTED);
@@ -263,18 +263,18 @@ static void test_chunk_records(void)
         /* Chunk 1 with node 3 alone, then nodes 3 and 2 (out of order), then node 0 in chunk 1. */
 #define NODE(seq) "{\"seq\":" #seq ",\"name\":\"n\",\"url\":\"u\",\"wave\":0,\"state\":\"planned\",\"tx\":\"\"," \
                   "\"exit_code\":-1,\"changes\":0,\"baseline_gbps\":null,\"post_gbps\":null,\"error\":\"\",\"key\":\"\"}"
-        CU_ASSERT(store_record_parse_chunk(TEXT("{\"v\":1,\"chunk\":1,\"nodes\":[" NODE(3) "]}"), "k", 1, back, &e) < 0);
+        CU_ASSERT(store_json_parse_chunk(TEXT("{\"v\":1,\"chunk\":1,\"nodes\":[" NODE(3) "]}"), "k", 1, back, &e) < 0);
         CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "expected"));
-        CU_ASSERT(store_record_parse_chunk(TEXT("{\"v\":1,\"chunk\":1,\"nodes\":[" NODE(3) "," NODE(2) "]}"), "k", 1,
+        CU_ASSERT(store_json_parse_chunk(TEXT("{\"v\":1,\"chunk\":1,\"nodes\":[" NODE(3) "," NODE(2) "]}"), "k", 1,
                                            back, &e) < 0);
         CU_ASSERT_STRING_EQUAL(e.where, "k: $.nodes[0].seq");
-        CU_ASSERT(store_record_parse_chunk(TEXT("{\"v\":1,\"chunk\":1,\"nodes\":[" NODE(2) "," NODE(0) "]}"), "k", 1,
+        CU_ASSERT(store_json_parse_chunk(TEXT("{\"v\":1,\"chunk\":1,\"nodes\":[" NODE(2) "," NODE(0) "]}"), "k", 1,
                                            back, &e) < 0);
-        CU_ASSERT_EQUAL(store_record_parse_chunk(TEXT("{\"v\":1,\"chunk\":1,\"nodes\":[" NODE(2) "," NODE(3) "]}"), "k",
+        CU_ASSERT_EQUAL(store_json_parse_chunk(TEXT("{\"v\":1,\"chunk\":1,\"nodes\":[" NODE(2) "," NODE(3) "]}"), "k",
                                                  1, back, &e), 0);
-        CU_ASSERT(store_record_parse_chunk(TEXT("{\"v\":1,\"chunk\":3,\"nodes\":[]}"), "k", 3, back, &e) < 0);
+        CU_ASSERT(store_json_parse_chunk(TEXT("{\"v\":1,\"chunk\":3,\"nodes\":[]}"), "k", 3, back, &e) < 0);
         /* a node record stands alone only with its version */
-        CU_ASSERT(store_record_parse_node(TEXT(NODE(0)), "k", back, &e) < 0);
+        CU_ASSERT(store_json_parse_node(TEXT(NODE(0)), "k", back, &e) < 0);
 #undef NODE
         rollout_rec_free(back);
         rollout_rec_free(r);

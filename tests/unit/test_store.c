@@ -2,6 +2,7 @@
 /* The controller store on a real SQLite file: create, journal, reload, list, drift scans. */
 #include <CUnit/CUnit.h>
 #include <math.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "controller/rollout/rollout.h"
+#include "controller/rollout/rollout_internal.h"
 #include "controller/store/store.h"
 
 static char dir[64];
@@ -162,14 +164,15 @@ static void test_create_update_load(void)
         r->nodes[0].pre_rev = 4;
         r->nodes[0].rev = 5;
         snprintf(r->nodes[0].undo_tx, sizeof(r->nodes[0].undo_tx), "44");
-        CU_ASSERT_EQUAL(store_node_update(s, r, &r->nodes[0], &e), 0);
+        store_record_node(s, r, &r->nodes[0]);
         r->waves[0].state = RWAVE_PASSED;
         r->waves[0].deadline = 1234;
-        CU_ASSERT_EQUAL(store_wave_update(s, r, 0, &e), 0);
+        store_record_wave(s, r, 0);
         r->state = ROLLOUT_HALTED;
         r->exit_code = 1;
         snprintf(r->message, sizeof(r->message), "halted: test");
-        CU_ASSERT_EQUAL(store_rollout_update(s, r, &e), 0);
+        store_record_rollout(s, r);
+        CU_ASSERT_EQUAL(store_barrier(s, &e), 0);
         store_close(s);
 
         /* A fresh handle sees exactly what was journaled. */
@@ -226,105 +229,134 @@ static void peek(long long id, unsigned i, unsigned w, enum rnode_state *ret_nod
 }
 
 /*
- * A batch: nothing is written until its commit, then every record collected as it is
- * in memory then; an inner commit is a barrier; a record of another rollout writes
- * the batch first.
+ * Record, then barrier: nothing is written until the barrier, then every record noted
+ * as it is in memory then, each once; records of two rollouts are both written; a
+ * record of something that is not the rollout's is refused at the barrier.
  */
-static void test_batch(void)
+static void test_record_barrier(void)
 {
         struct rollout_rec *r = sample(7), *q = sample(2);
         struct store *s = NULL;
         struct errbuf e = { 0 };
+        unsigned long long w0;
         enum rnode_state ns;
         enum rwave_state ws;
 
         CU_ASSERT_EQUAL_FATAL(store_open(db, &s, &e), 0);
         CU_ASSERT_EQUAL_FATAL(store_rollout_create(s, r, &e), 0);
         CU_ASSERT_EQUAL_FATAL(store_rollout_create(s, q, &e), 0);
-        CU_ASSERT_EQUAL(store_begin(s, &e), 0);
+        CU_ASSERT_EQUAL(store_barrier(s, &e), 0);               /* nothing noted: nothing written */
+        w0 = store_writes(s);
+        CU_ASSERT_EQUAL(store_writes(s), w0);
         r->nodes[3].state = RNODE_APPLYING;
-        CU_ASSERT_EQUAL(store_node_update(s, r, &r->nodes[3], &e), 0);
-        CU_ASSERT_EQUAL(store_node_update(s, r, &r->nodes[3], &e), 0);
+        store_record_node(s, r, &r->nodes[3]);
+        store_record_node(s, r, &r->nodes[3]);
         r->waves[1].state = RWAVE_APPLYING;
-        CU_ASSERT_EQUAL(store_wave_update(s, r, 1, &e), 0);
-        CU_ASSERT_EQUAL(store_batch_pending(s), 2);             /* each record once */
+        store_record_wave(s, r, 1);
+        CU_ASSERT_EQUAL(store_unflushed(s), 2);                 /* each record once */
         peek(r->id, 3, 1, &ns, &ws);
-        CU_ASSERT_EQUAL(ns, RNODE_PLANNED);                     /* collected, not written */
+        CU_ASSERT_EQUAL(ns, RNODE_PLANNED);                     /* noted, not written */
         CU_ASSERT_EQUAL(ws, RWAVE_PLANNED);
-        /* Nested: the inner commit writes what was collected so far, the batch goes on. */
-        CU_ASSERT_EQUAL(store_begin(s, &e), 0);
-        r->nodes[3].state = RNODE_PENDING;                      /* written as it is now */
-        CU_ASSERT_EQUAL(store_commit(s, &e), 0);
-        CU_ASSERT_EQUAL(store_batch_pending(s), 0);
+        r->nodes[3].state = RNODE_PENDING;                      /* written as it is at the barrier */
+        q->nodes[1].state = RNODE_FAILED;
+        store_record_node(s, q, &q->nodes[1]);                  /* another rollout's, noted beside */
+        CU_ASSERT_EQUAL(store_unflushed(s), 3);
+        CU_ASSERT_EQUAL(store_barrier(s, &e), 0);
+        CU_ASSERT_EQUAL(store_unflushed(s), 0);
+        CU_ASSERT_EQUAL(store_writes(s), w0 + 2);               /* one transaction per rollout */
         peek(r->id, 3, 1, &ns, &ws);
         CU_ASSERT_EQUAL(ns, RNODE_PENDING);
         CU_ASSERT_EQUAL(ws, RWAVE_APPLYING);
-        r->nodes[4].state = RNODE_COMMITTED;
-        CU_ASSERT_EQUAL(store_node_update(s, r, &r->nodes[4], &e), 0);
-        /* Another rollout's record: r's are written first. */
-        q->nodes[1].state = RNODE_FAILED;
-        CU_ASSERT_EQUAL(store_node_update(s, q, &q->nodes[1], &e), 0);
-        peek(r->id, 4, 1, &ns, &ws);
-        CU_ASSERT_EQUAL(ns, RNODE_COMMITTED);
-        peek(q->id, 1, 0, &ns, &ws);
-        CU_ASSERT_EQUAL(ns, RNODE_PLANNED);
-        CU_ASSERT_EQUAL(store_commit(s, &e), 0);
         peek(q->id, 1, 0, &ns, &ws);
         CU_ASSERT_EQUAL(ns, RNODE_FAILED);
-        /* Outside a batch every update is written at once. */
+        /* Not one of r's: the barrier refuses it, drops what was noted and writes nothing. */
         r->nodes[5].state = RNODE_UNREACHABLE;
-        CU_ASSERT_EQUAL(store_node_update(s, r, &r->nodes[5], &e), 0);
+        store_record_node(s, r, &r->nodes[5]);
+        store_record_node(s, r, &q->nodes[0]);
+        store_record_wave(s, r, 9);
+        CU_ASSERT_EQUAL(store_barrier(s, &e), -EINVAL);
+        CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "a record of a node that is not one of its own"));
+        CU_ASSERT_EQUAL(store_unflushed(s), 0);
         peek(r->id, 5, 0, &ns, &ws);
-        CU_ASSERT_EQUAL(ns, RNODE_UNREACHABLE);
-        CU_ASSERT_EQUAL(store_node_update(s, r, &q->nodes[0], &e), -EINVAL);     /* not one of r's */
+        CU_ASSERT_EQUAL(ns, RNODE_PLANNED);
+        CU_ASSERT_EQUAL(store_barrier(s, &e), 0);               /* the next one is clean */
         store_close(s);
         rollout_rec_free(r);
         rollout_rec_free(q);
 }
 
-/* Node i of r set to st and updated in s: what another reader of the file sees of it then. */
-static enum rnode_state update_peek(struct store *s, struct rollout_rec *r, unsigned i, enum rnode_state st)
-{
-        struct errbuf e = { 0 };
-        enum rnode_state ns;
-        enum rwave_state ws;
-
-        r->nodes[i].state = st;
-        CU_ASSERT_EQUAL(store_node_update(s, r, &r->nodes[i], &e), 0);
-        peek(r->id, i, 0, &ns, &ws);
-        return ns;
-}
-
 /*
- * A fan-out's answers on SQLite: each written at once and visible to another reader
- * (`status` while a wave runs), not collected; pairs nest; after the outermost end,
- * updates are written as before; inside a batch they are the batch's.
+ * A fan-out's answers on SQLite: each published as it comes, visible to another
+ * reader (`status` while a wave runs), still unflushed until the barrier syncs them.
  */
-static void test_answers(void)
+static void test_publish(void)
 {
         struct rollout_rec *r = sample(5);
         struct errbuf e = { 0 };
         struct store *s = NULL;
+        enum rnode_state ns;
+        enum rwave_state ws;
 
         CU_ASSERT_EQUAL_FATAL(store_open(db, &s, &e), 0);
         CU_ASSERT_EQUAL_FATAL(store_rollout_create(s, r, &e), 0);
-        CU_ASSERT_EQUAL(store_answers_begin(s, &e), 0);
-        CU_ASSERT_EQUAL(update_peek(s, r, 2, RNODE_PENDING), RNODE_PENDING);
-        CU_ASSERT_EQUAL(store_batch_pending(s), 0);             /* not collected: written */
-        CU_ASSERT_EQUAL(store_answers_begin(s, &e), 0);         /* nested */
-        CU_ASSERT_EQUAL(update_peek(s, r, 3, RNODE_COMMITTED), RNODE_COMMITTED);
-        CU_ASSERT_EQUAL(store_answers_end(s, &e), 0);
-        CU_ASSERT_EQUAL(store_answers_end(s, &e), 0);
-        CU_ASSERT_EQUAL(store_answers_end(s, &e), 0);           /* one end too many changes nothing */
-        CU_ASSERT_EQUAL(update_peek(s, r, 4, RNODE_FAILED), RNODE_FAILED);
-        CU_ASSERT_EQUAL(store_begin(s, &e), 0);
-        CU_ASSERT_EQUAL(store_answers_begin(s, &e), 0);
-        CU_ASSERT_EQUAL(update_peek(s, r, 1, RNODE_APPLYING), RNODE_PLANNED);  /* the batch's: collected */
-        CU_ASSERT_EQUAL(store_answers_end(s, &e), 0);
-        CU_ASSERT_EQUAL(store_commit(s, &e), 0);
-        CU_ASSERT_EQUAL(update_peek(s, r, 1, RNODE_APPLYING), RNODE_APPLYING);
+        r->nodes[2].state = RNODE_PENDING;
+        store_record_node(s, r, &r->nodes[2]);
+        peek(r->id, 2, 0, &ns, &ws);
+        CU_ASSERT_EQUAL(ns, RNODE_PLANNED);
+        store_publish(s);
+        peek(r->id, 2, 0, &ns, &ws);
+        CU_ASSERT_EQUAL(ns, RNODE_PENDING);                     /* visible */
+        CU_ASSERT_EQUAL(store_unflushed(s), 1);                 /* not durable yet */
+        r->nodes[3].state = RNODE_COMMITTED;
+        store_record_node(s, r, &r->nodes[3]);
+        store_publish(s);
+        CU_ASSERT_EQUAL(store_unflushed(s), 2);
+        CU_ASSERT_EQUAL(store_barrier(s, &e), 0);               /* a sync: nothing else to write */
+        CU_ASSERT_EQUAL(store_unflushed(s), 0);
+        peek(r->id, 3, 0, &ns, &ws);
+        CU_ASSERT_EQUAL(ns, RNODE_COMMITTED);
         store_close(s);
         rollout_rec_free(r);
+}
+
+/*
+ * The debug build's check (rollout_internal.h): a fan-out that starts with a record
+ * noted and not made durable aborts the controller; after the barrier it goes on.
+ */
+static int written_ahead_child(bool barrier)
+{
+        struct rollout_rec *r = sample(3);
+        struct errbuf e = { 0 };
+        struct store *s = NULL;
+        int status = 0;
+        pid_t pid;
+
+        if (!r || store_open(db, &s, &e) < 0 || store_rollout_create(s, r, &e) < 0)
+                return -1;
+        pid = fork();
+        if (pid == 0) {
+                signal(SIGABRT, SIG_DFL);
+                fclose(stderr);                                 /* the assertion's message */
+                r->nodes[0].state = RNODE_APPLYING;
+                store_record_node(s, r, &r->nodes[0]);
+                if (barrier && store_barrier(s, &e) < 0)
+                        _exit(2);
+                STEP_WRITTEN_AHEAD(s);
+                _exit(0);
+        }
+        waitpid(pid, &status, 0);
+        store_close(s);
+        rollout_rec_free(r);
+        return status;
+}
+
+static void test_written_ahead(void)
+{
+        int status = written_ahead_child(false);
+
+        CU_ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+        status = written_ahead_child(true);
+        CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 static int count_cb(const struct rollout_rec *r, void *ud)
@@ -426,7 +458,8 @@ static void test_migrate_v4(void)
         CU_ASSERT_EQUAL(back->opts.max_regression_pct, -1);
         /* and the upgraded file takes the new fields */
         back->nodes[0].pre_rev = 3;
-        CU_ASSERT_EQUAL(store_node_update(s, back, &back->nodes[0], &e), 0);
+        store_record_node(s, back, &back->nodes[0]);
+        CU_ASSERT_EQUAL(store_barrier(s, &e), 0);
         rollout_rec_free(back);
         back = NULL;
         CU_ASSERT_EQUAL(store_rollout_load(s, 1, &back, &e), 0);
@@ -562,8 +595,9 @@ int suite_store(void)
             !CU_add_test(s, "opts_roundtrip", test_opts_roundtrip) ||
             !CU_add_test(s, "create_update_load", test_create_update_load) ||
             !CU_add_test(s, "list_and_drift", test_list_and_drift) ||
-            !CU_add_test(s, "batch", test_batch) ||
-            !CU_add_test(s, "answers", test_answers) ||
+            !CU_add_test(s, "record_barrier", test_record_barrier) ||
+            !CU_add_test(s, "publish", test_publish) ||
+            !CU_add_test(s, "written_ahead", test_written_ahead) ||
             !CU_add_test(s, "open_fails", test_open_fails) ||
             !CU_add_test(s, "migrate_v4", test_migrate_v4) ||
             !CU_add_test(s, "lease_take_refuse", test_lease_take_refuse) ||

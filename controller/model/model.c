@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The records' vocabulary: state names as stored, a rollout's default options. */
+/* The model's vocabulary: state names as stored, a rollout's default options, its counts. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
-#include "controller/store/store.h"
+#include "controller/model/model.h"
 
 static const char *const rnode_names[RNODE_STATE_MAX] = {
         [RNODE_PLANNED] = "planned",
@@ -100,4 +101,15 @@ void rollout_rec_count_states(const struct rollout_rec *r, unsigned counts[RNODE
         memset(counts, 0, sizeof(unsigned) * RNODE_STATE_MAX);
         for (unsigned i = 0; i < r->n_nodes; i++)
                 counts[r->nodes[i].state]++;
+}
+
+void rollout_rec_free(struct rollout_rec *r)
+{
+        if (!r)
+                return;
+        free(r->policy_doc);
+        free(r->args);
+        free(r->nodes);
+        free(r->waves);
+        free(r);
 }
