@@ -204,9 +204,9 @@ check "apply json: the note with node004" [ "$(json_get "$T/notes-apply.json" \
 check "node004 at 9000" [ "$(node_mtu 4)" = 9000 ]
 
 step "rollback --no-gate --reason: the agents restore without their gate; who and why recorded"
-expect_rc 2 "--no-gate without --reason" ctl --yes rollback --no-gate --selector rack=r0
+expect_rc 2 "--no-gate without --reason" ctl --yes rollback --policy mtu-ecn --no-gate --selector rack=r0
 check "node004 untouched" [ "$(node_mtu 4)" = 9000 ]
-expect_rc 0 "rollback --no-gate" ctl_to "$T/nogate.json" --output json --yes rollback --no-gate \
+expect_rc 0 "rollback --no-gate" ctl_to "$T/nogate.json" --output json --yes rollback --policy mtu-ecn --no-gate \
         --reason 'INC-42: the fabric is on fire' --selector rack=r0
 check "node004 back at 1500" [ "$(node_mtu 4)" = 1500 ]
 nid=$(json_get "$T/nogate.json" 'd["id"]')
