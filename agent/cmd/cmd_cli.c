@@ -247,7 +247,7 @@ int cli_parse_uint(struct cli *c, const char *opt, const char *v, unsigned min, 
 
 int cli_fail(struct cli *c, const struct errbuf *e, int code)
 {
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         fprintf(stderr, "%s: %s\n", c->prog, errbuf_str(e, buf, sizeof(buf)));
         return code;

@@ -142,7 +142,7 @@ static int parse_args(struct cli *c, struct doctor_args *a)
 static int load_facts(struct cli *c, const char *path, struct doctor_facts *f)
 {
         struct errbuf e = { 0 };
-        char msg[1100];
+        char msg[ERRBUF_STR_MAX];
         int r = doctor_facts_load(path, f, &e);
 
         if (r < 0)
@@ -227,7 +227,7 @@ static int collect(struct cli *c, const struct doctor_args *a, struct doctor_fac
         };
         struct doctor_node *n = doctor_facts_add_node(f);
         struct errbuf e = { 0 };
-        char msg[1100];
+        char msg[ERRBUF_STR_MAX];
         int r = n ? doctor_collect(&c->config, &o, n, &e) : errbuf_set(&e, ENOMEM, NULL, "out of memory");
 
         journal_close(o.journal);
@@ -248,7 +248,7 @@ static int propose(struct cli *c, const struct doctor_report *r, const char *pat
 {
         _cleanup_free_ char *text = NULL;
         struct errbuf e = { 0 };
-        char msg[1100];
+        char msg[ERRBUF_STR_MAX];
 
         if (doctor_proposal_policy(r, "doctor-proposal", NULL, 0, &text, &e) < 0) {
                 fprintf(stderr, "%s: doctor: the proposal is not a valid policy: %s\n", c->prog,

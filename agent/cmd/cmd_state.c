@@ -96,7 +96,7 @@ static json_t *switch_json(const struct plan_target *pt, const struct errbuf *e,
 {
         const struct target *t = &pt->t;
         json_t *ports = json_array(), *o;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         for (unsigned i = 0; ports && i < t->sw->n_ports; i++)
                 json_array_append_new(ports, json_string(t->sw->ports[i]));

@@ -208,7 +208,7 @@ static void *sw_thread(void *arg)
         struct sw_job *j = arg;
         struct plan_target *pt = &j->p->v[j->i];
         struct errbuf ce = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r;
 
         j->r = plan_read_target(j->p, j->i, pt->live, &j->e);
@@ -241,7 +241,7 @@ static void switch_facts(struct doctor_node *n, struct sw_job *j, struct sample 
         struct plan_target *pt = &j->p->v[j->i];
         const struct switch_dialect *d = switch_dialect_find(pt->t.sw->dialect);
         struct doctor_switch *sw = doctor_node_add_switch(n, pt->n_units);
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         unsigned reset = 0;
 
         if (!sw)

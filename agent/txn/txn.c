@@ -163,7 +163,7 @@ static int nothing_to_do(struct txn_env *env, const char *kind, const char *name
 /* Baseline probe; 0 = go on, <0 = abort (recorded, nothing touched). */
 static int baseline(struct txn_env *env, const struct policy_verify *v, struct txn_result *res)
 {
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r;
 
         if (!v || v->probe == POLICY_PROBE_NONE)

@@ -105,7 +105,7 @@ char *txn_probe_json_text(const struct txn_result *res)
 
 json_t *txn_result_to_json(const struct txn_result *r)
 {
-        char err[1100] = "";
+        char err[ERRBUF_STR_MAX] = "";
 
         if (r->error.msg[0])
                 errbuf_str(&r->error, err, sizeof(err));

@@ -44,7 +44,7 @@ int txn_commit_sessions(struct plan *p, struct errbuf *e)
 /* "; " between the failures gathered in one message. */
 static void gather(char *buf, size_t size, const struct errbuf *e)
 {
-        char one[1100];
+        char one[ERRBUF_STR_MAX];
         size_t n = strlen(buf);
 
         errbuf_str(e, one, sizeof(one));
@@ -152,7 +152,7 @@ int txn_restore_targets(struct txn_env *env, struct plan *p, bool all, const cha
                         struct txn_result *res)
 {
         double started = now_ms();      /* the decision to go back: the rollback's latency starts here */
-        char failures[1100] = "";
+        char failures[ERRBUF_STR_MAX] = "";
         struct errbuf e = { 0 };
         int r = 0, k;
 
@@ -177,7 +177,7 @@ int txn_restore_targets(struct txn_env *env, struct plan *p, bool all, const cha
                 r = k;
         res->rollback_ms = now_ms() - started;
         if (r < 0) {
-                char buf[1100];
+                char buf[ERRBUF_STR_MAX];
 
                 errbuf_str(&res->error, buf, sizeof(buf));
                 errbuf_set(&res->error, -r, NULL, "%s%sRESTORE FAILED: %s; the node is in an unknown state, check it by hand",

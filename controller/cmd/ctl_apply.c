@@ -257,7 +257,7 @@ static int resume(struct ctl *c, unsigned id)
         int rc;
 
         if (store_rollout_load(c->store, id, &r, &e) < 0) {
-                char buf[1100];
+                char buf[ERRBUF_STR_MAX];
 
                 log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
                 return OUTCOME_INVALID;
@@ -534,7 +534,7 @@ static int prepare(struct ctl *c, struct apply_args *a, char **doc, struct polic
                    const struct inventory_node ***sel, unsigned *n)
 {
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         size_t len;
         int rc;
 

@@ -340,7 +340,7 @@ int ctl_cmd_conform(struct ctl *c)
         struct errbuf e = { 0 };
         json_t *docj = NULL;
         json_error_t je;
-        char path[4096], buf[1100];
+        char path[4096], buf[ERRBUF_STR_MAX];
         unsigned n = 0, n_names = 0;
         size_t len;
         int r;

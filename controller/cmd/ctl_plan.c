@@ -160,7 +160,7 @@ int ctl_cmd_plan(struct ctl *c)
         struct policy *p = NULL;
         struct errbuf e = { 0 };
         const char *file = NULL;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         size_t len;
         int r;
 

@@ -111,7 +111,7 @@ static bool try_lead(struct serve *s)
 {
         struct store_lease me, holder = { 0 };
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r;
 
         store_lease_self(&me, 0);
@@ -152,7 +152,7 @@ static int drive(struct serve *s, long long id)
         struct rollout_run_env env;
         struct rollout_rec *r = NULL;
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int rc = store_rollout_load(s->c->store, id, &r, &e);
 
         if (rc < 0) {
@@ -184,7 +184,7 @@ static int run_pending(struct serve *s)
 {
         struct running run = { .n = 0 };
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int rc = store_rollout_list(s->c->store, RUNNING_SCAN_MAX, collect_running, &run, &e);
 
         if (rc < 0) {
@@ -207,7 +207,7 @@ static int enforce_from(struct serve *s, const struct rollout_rec *src, struct d
         _cleanup_free_ const struct inventory_node **sel = calloc(scan->n_nodes + 1, sizeof(*sel));
         struct rollout_rec *r;
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         unsigned n = 0;
         int rc;
 
@@ -268,7 +268,7 @@ static int drift(struct serve *s)
         _cleanup_free_ const struct inventory_node **sel = NULL;
         struct drift_scan scan;
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         unsigned n;
         int rc;
 
@@ -351,7 +351,7 @@ int ctl_cmd_serve(struct ctl *c)
         struct serve_metrics *m = NULL;
         struct sigaction sa = { .sa_handler = on_signal };
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r;
 
         if (parse_args(&s) < 0)

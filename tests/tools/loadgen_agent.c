@@ -467,7 +467,7 @@ int main(int argc, char **argv)
         struct http_server *srv = NULL;
         struct errbuf e = { 0 };
         const char *sign_ca = NULL, *sign_key = NULL;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int c;
 
         while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
