@@ -6,6 +6,7 @@
 
 #include "agent/doctor/doctor_collect.h"
 #include "agent/plan/plan.h"
+#include "common/clock.h"
 #include "drivers/host/counters.h"
 #include "drivers/host/dcb_lldpad.h"
 #include "drivers/host/iface.h"
@@ -28,20 +29,12 @@ struct sample {
         struct switch_counter c[SAMPLE_MAX];
 };
 
-static double now_s(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Sleep until `until` (monotonic seconds). */
 static void wait_until(double until)
 {
         double left;
 
-        while ((left = until - now_s()) > 0) {
+        while ((left = until - clock_mono_s()) > 0) {
                 struct timespec ts = { .tv_sec = (time_t)left, .tv_nsec = (long)((left - floor(left)) * 1e9) };
 
                 nanosleep(&ts, NULL);
@@ -103,7 +96,7 @@ static void host_sample(const struct plan_target *pt, struct sample *s)
         struct errbuf e;
         unsigned nq;
 
-        s->t = now_s();
+        s->t = clock_mono_s();
         s->n = 0;
         s->ok = k && counters_read(pt->t.name, pt->t.env->sysfs_root, k, &e) >= 0;
         for (unsigned i = 0; s->ok && i < k->n; i++) {
@@ -214,11 +207,11 @@ static void *sw_thread(void *arg)
         j->r = plan_read_target(j->p, j->i, pt->live, &j->e);
         if (j->r < 0)
                 return NULL;
-        j->ta = now_s();
+        j->ta = clock_mono_s();
         r = switch_counters_read(&pt->t, j->a, &ce);
         if (r >= 0) {
                 wait_until(j->ta + j->window_s);
-                j->tb = now_s();
+                j->tb = clock_mono_s();
                 r = switch_counters_read(&pt->t, j->b, &ce);
         }
         j->counters = r >= 0;
@@ -482,7 +475,7 @@ int doctor_collect(const struct agent_config *c, const struct doctor_collect_opt
         struct sw_job *jobs = NULL;
         struct layers_here layers;
         struct plan p;
-        double start = now_s();
+        double start = clock_mono_s();
         int r;
 
         plan_init(&p, &(struct plan_env){ .config = c });
@@ -513,7 +506,7 @@ int doctor_collect(const struct agent_config *c, const struct doctor_collect_opt
         plan_free(&p);
         free(h.a);
         free(h.b);
-        n.window_s = round((now_s() - start) * 1000) / 1000;
+        n.window_s = round((clock_mono_s() - start) * 1000) / 1000;
         if (r < 0) {
                 doctor_node_free(&n);
                 return r;

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "controller/cmd/ctl.h"
 #include "controller/rollout/rollout.h"
@@ -40,14 +41,6 @@ static volatile sig_atomic_t stopping;
 static void on_signal(int sig)
 {
         stopping = 1;
-}
-
-static long long mono_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void stamp(char *buf, size_t size)
@@ -127,7 +120,7 @@ static bool try_lead(struct serve *s)
         atomic_store(&s->counters.leader, 1);
         atomic_fetch_add(&s->counters.leader_changes, 1);
         say("leading (pid %lld on '%s')", me.pid, me.host);
-        s->next_drift_ms = mono_ms() + (long long)s->drift_interval_s * 1000;
+        s->next_drift_ms = clock_mono_ms() + (long long)s->drift_interval_s * 1000;
         return true;
 }
 
@@ -304,10 +297,10 @@ static void lead_once(struct serve *s)
                 step_down(s, "a store write or read failed (another replica may lead now)");
                 return;
         }
-        if (s->drift_interval_s && mono_ms() >= s->next_drift_ms && !stopping) {
+        if (s->drift_interval_s && clock_mono_ms() >= s->next_drift_ms && !stopping) {
                 if (drift(s) < 0 && store_lease_lost(s->c->store))
                         step_down(s, "the lease was not renewed in time");
-                s->next_drift_ms = mono_ms() + (long long)s->drift_interval_s * 1000;
+                s->next_drift_ms = clock_mono_ms() + (long long)s->drift_interval_s * 1000;
         }
 }
 
@@ -316,7 +309,7 @@ static unsigned wait_ms(const struct serve *s)
         long long w = (long long)s->ttl_s * 1000 / 2;
 
         if (s->leading && s->drift_interval_s) {
-                long long until = s->next_drift_ms - mono_ms();
+                long long until = s->next_drift_ms - clock_mono_ms();
 
                 if (until < w)
                         w = until > 0 ? until : 0;
