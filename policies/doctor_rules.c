@@ -912,119 +912,188 @@ static void check_drift(const struct doctor_rule *rule, const struct doctor_fact
 #define SRC_LOSSLESS "docs/policy-reference.md, The lossless class (the rules validate and plan apply)"
 
 const struct doctor_rule doctor_rules[] = {
-        { "link_downshift", DOCTOR_WARNING, "a link runs slower than it supports or than its peers",
-          "negotiated speed < the fastest supported link mode, or < the speed most peers of its class run at "
-          "(RoCE host interfaces fleet-wide; the ports of one switch)",
-          "the seed, step 1 (ibstat: no downshift); ETHTOOL_GLINKSETTINGS supported modes; sysfs speed", false,
-          check_downshift },
-        { "mtu_mismatch", DOCTOR_CRITICAL, "a host MTU above the switch port MTU on its path",
-          "host interface MTU > switch port MTU", "IEEE 802.3 (oversized frames are dropped); vendor MTU ranges "
-          "(NVUE 552-9216, SONiC 68-9216, EOS 68-9214)", true, check_mtu },
-        { "trust_mismatch", DOCTOR_CRITICAL, "host and switch classify by different fields (pcp/dscp)",
-          "host trust != switch port trust", "NVIDIA RoCE configuration guide (trust dscp on both ends); "
-          "Cumulus Linux 5.12 QoS: trust l2|l3", true, check_trust },
-        { "dscp_map_mismatch", DOCTOR_CRITICAL, "host and switch map the RoCE DSCP to different priorities",
-          "for the RoCE DSCP (26) and every DSCP the host maps to a lossless priority: host priority != switch "
-          "priority", "NVIDIA RoCE defaults (DSCP 26 -> priority 3, CNP DSCP 48 -> 6: nv show interface qos roce "
-          "status)", true, check_dscp },
-        { "pfc_priority_mismatch", DOCTOR_CRITICAL, "the RoCE priority lossless on one side only",
-          "a host lossless priority not lossless on its switch port, the RoCE priority lossless on one end only, or "
-          "a host without DCB facing a port with PFC",
-          SRC_8021QBB, true, check_pfc },
-        { "ecn_disabled_on_lossless_queue", DOCTOR_WARNING, "a lossless priority whose queue does not mark ECN",
-          "PFC on priority P and ECN off on its queue (switch), or DCQCN reaction/notification point off (NIC)",
-          "DCQCN (Zhu et al., SIGCOMM 2015): ECN marking before PFC; NVIDIA RoCE lossless mode enables ECN on the "
-          "RoCE queue", false, check_ecn_off },
-        { "ecn_threshold_low", DOCTOR_WARNING, "ECN thresholds below the floor for the port's bandwidth-delay product",
-          "min < the port's bandwidth-delay product (its rate - a shaping class's where it has one - x the largest "
-          "base round trip doctor's probes measured, or --rtt-ms) or max < 10 x that; without a measured round trip "
-          "1500 / 15000 B per Gb/s of port speed (a 12 us round trip: 150000 / 1500000 B at 100 Gb/s), and the fix "
-          "names nettunectl tune; critical with heavy marking (>= 1000 marked packets/s, or >= 1 in 1000 of the "
-          "queue's packets). The proposal's probability: the queue's own, at most 10%",
-          "the bandwidth-delay product rule of buffer sizing (Villamizar & Song, 1994); TCP_INFO tcpi_min_rtt of "
-          "the probes; Cumulus Linux 5.12 RoCE defaults (min 150000 B, max 1500000 B: 146.48 KB / 1.43 MB); the "
-          "seed: thresholds too low, marking early, pause frames; the VM lab's ECN story (bench/RESULTS.md)",
-          false, check_ecn_low },
-        { "cnp_priority_mismatch", DOCTOR_WARNING, "CNPs leave the host on a priority the switch does not give "
-          "their DSCP", "host cnp_priority != switch priority of host cnp_dscp", "NVIDIA RoCE defaults (CNP DSCP "
-          "48 -> priority 6); MLNX_OFED roce_np cnp_dscp / cnp_802p_prio", true, check_cnp },
-        { "cnp_class_mismatch", DOCTOR_WARNING, "CNPs leave the host with a DSCP its switch port does not put in its "
-          "CNP class", "the switch priority of the NIC's CNP DSCP is not a strict class of the port (its ETS where "
-          "read), or, where the port's scheduling is not read, not the priority the port gives the CNP DSCP 48 "
-          "(--roce-dscp's CNP sibling); with --profile the profile versions each end follows are named",
-          "Cumulus Linux 5.x qos roce: DSCP 48 -> switch priority 6 -> traffic class 6, strict; NVIDIA Network "
-          "Operator roceOptimized CNP_DSCP 4 (26.7 docs) vs 48 (26.10 docs); MLNX_OFED roce_np cnp_dscp / "
-          "cnp_802p_prio", true, doctor_check_cnp_class },
-        { "pause_storm", DOCTOR_CRITICAL, "pause frames above a bound", "pause frames/s on one priority >= 1000 "
-          "(rx or tx), or the device's pause storm events", "the seed, step 3 (many pause frames); at 100 Gb/s one "
-          "XOFF of the largest quanta holds the link 336 us, 1000/s can pause it a third of the time; mlx5 "
-          "tx_pause_storm_* counters", false, check_pause },
-        { "watchdog_missing", DOCTOR_WARNING, "nothing contains a PFC storm on a lossless port",
-          "a switch port's lossless priority its PFC watchdog does not cover; a NIC with lossless priorities whose "
-          "stall prevention timeout is 8000 ms (the firmware default) or 0 (off)", "Guo et al., RDMA over Commodity "
-          "Ethernet at Scale (SIGCOMM 2016), 4.3: NIC (100 ms) and ToR watchdogs; SONiC pfcwd (pfcwd_sw_enable); "
-          "mlx5 en_ethtool.c pfc-prevention-tout", false, doctor_check_watchdog_missing },
-        { "watchdog_flapping", DOCTOR_WARNING, "a switch queue's PFC watchdog storms and restores again and again",
-          "storm/restore cycles of one queue over the window >= 3 (--watchdog-flaps)", "sonic-buildimage #8483 "
-          "(storm/restore flapping); SONiC pfc_restore.lua: any pause frame restarts the restoration time",
-          false, doctor_check_watchdog_flapping },
-        { "lldpad_conflict", DOCTOR_WARNING, "lldpad runs and owns DCB",
-          "an lldpad process on the node", "lldpad(8): DCBX rewrites PFC/ETS/APP; nettune refuses DCB changes "
-          "while it runs (drivers/host/dcb_driver.c)", false, check_lldpad },
-        { "drift", DOCTOR_WARNING, "live state differs from the committed policy", "any difference of a managed "
-          "field", "nettune-agent drift (docs/operations.md, Drift)", false, check_drift },
+        { .code = "link_downshift", .severity = DOCTOR_WARNING,
+          .what = "a link runs slower than it supports or than its peers",
+          .threshold = "negotiated speed < the fastest supported link mode, or < the speed most peers of its class run at "
+            "(RoCE host interfaces fleet-wide; the ports of one switch)",
+          .source = "the seed, step 1 (ibstat: no downshift); ETHTOOL_GLINKSETTINGS supported modes; sysfs speed",
+          .needs_path = false, .check = check_downshift },
+        { .code = "mtu_mismatch", .severity = DOCTOR_CRITICAL,
+          .what = "a host MTU above the switch port MTU on its path",
+          .threshold = "host interface MTU > switch port MTU",
+          .source = "IEEE 802.3 (oversized frames are dropped); vendor MTU ranges "
+            "(NVUE 552-9216, SONiC 68-9216, EOS 68-9214)",
+          .needs_path = true, .check = check_mtu },
+        { .code = "trust_mismatch", .severity = DOCTOR_CRITICAL,
+          .what = "host and switch classify by different fields (pcp/dscp)",
+          .threshold = "host trust != switch port trust",
+          .source = "NVIDIA RoCE configuration guide (trust dscp on both ends); "
+            "Cumulus Linux 5.12 QoS: trust l2|l3",
+          .needs_path = true, .check = check_trust },
+        { .code = "dscp_map_mismatch", .severity = DOCTOR_CRITICAL,
+          .what = "host and switch map the RoCE DSCP to different priorities",
+          .threshold = "for the RoCE DSCP (26) and every DSCP the host maps to a lossless priority: host priority != switch "
+            "priority",
+          .source = "NVIDIA RoCE defaults (DSCP 26 -> priority 3, CNP DSCP 48 -> 6: nv show interface qos roce "
+            "status)",
+          .needs_path = true, .check = check_dscp },
+        { .code = "pfc_priority_mismatch", .severity = DOCTOR_CRITICAL,
+          .what = "the RoCE priority lossless on one side only",
+          .threshold = "a host lossless priority not lossless on its switch port, the RoCE priority lossless on one end only, or "
+            "a host without DCB facing a port with PFC",
+          .source = SRC_8021QBB,
+          .needs_path = true, .check = check_pfc },
+        { .code = "ecn_disabled_on_lossless_queue", .severity = DOCTOR_WARNING,
+          .what = "a lossless priority whose queue does not mark ECN",
+          .threshold = "PFC on priority P and ECN off on its queue (switch), or DCQCN reaction/notification point off (NIC)",
+          .source = "DCQCN (Zhu et al., SIGCOMM 2015): ECN marking before PFC; NVIDIA RoCE lossless mode enables ECN on the "
+            "RoCE queue",
+          .needs_path = false, .check = check_ecn_off },
+        { .code = "ecn_threshold_low", .severity = DOCTOR_WARNING,
+          .what = "ECN thresholds below the floor for the port's bandwidth-delay product",
+          .threshold = "min < the port's bandwidth-delay product (its rate - a shaping class's where it has one - x the largest "
+            "base round trip doctor's probes measured, or --rtt-ms) or max < 10 x that; without a measured round trip "
+            "1500 / 15000 B per Gb/s of port speed (a 12 us round trip: 150000 / 1500000 B at 100 Gb/s), and the fix "
+            "names nettunectl tune; critical with heavy marking (>= 1000 marked packets/s, or >= 1 in 1000 of the "
+            "queue's packets). The proposal's probability: the queue's own, at most 10%",
+          .source = "the bandwidth-delay product rule of buffer sizing (Villamizar & Song, 1994); TCP_INFO tcpi_min_rtt of "
+            "the probes; Cumulus Linux 5.12 RoCE defaults (min 150000 B, max 1500000 B: 146.48 KB / 1.43 MB); the "
+            "seed: thresholds too low, marking early, pause frames; the VM lab's ECN story (bench/RESULTS.md)",
+          .needs_path = false, .check = check_ecn_low },
+        { .code = "cnp_priority_mismatch", .severity = DOCTOR_WARNING,
+          .what = "CNPs leave the host on a priority the switch does not give "
+            "their DSCP",
+          .threshold = "host cnp_priority != switch priority of host cnp_dscp",
+          .source = "NVIDIA RoCE defaults (CNP DSCP "
+            "48 -> priority 6); MLNX_OFED roce_np cnp_dscp / cnp_802p_prio",
+          .needs_path = true, .check = check_cnp },
+        { .code = "cnp_class_mismatch", .severity = DOCTOR_WARNING,
+          .what = "CNPs leave the host with a DSCP its switch port does not put in its "
+            "CNP class",
+          .threshold = "the switch priority of the NIC's CNP DSCP is not a strict class of the port (its ETS where "
+            "read), or, where the port's scheduling is not read, not the priority the port gives the CNP DSCP 48 "
+            "(--roce-dscp's CNP sibling); with --profile the profile versions each end follows are named",
+          .source = "Cumulus Linux 5.x qos roce: DSCP 48 -> switch priority 6 -> traffic class 6, strict; NVIDIA Network "
+            "Operator roceOptimized CNP_DSCP 4 (26.7 docs) vs 48 (26.10 docs); MLNX_OFED roce_np cnp_dscp / "
+            "cnp_802p_prio",
+          .needs_path = true, .check = doctor_check_cnp_class },
+        { .code = "pause_storm", .severity = DOCTOR_CRITICAL,
+          .what = "pause frames above a bound",
+          .threshold = "pause frames/s on one priority >= 1000 "
+            "(rx or tx), or the device's pause storm events",
+          .source = "the seed, step 3 (many pause frames); at 100 Gb/s one "
+            "XOFF of the largest quanta holds the link 336 us, 1000/s can pause it a third of the time; mlx5 "
+            "tx_pause_storm_* counters",
+          .needs_path = false, .check = check_pause },
+        { .code = "watchdog_missing", .severity = DOCTOR_WARNING,
+          .what = "nothing contains a PFC storm on a lossless port",
+          .threshold = "a switch port's lossless priority its PFC watchdog does not cover; a NIC with lossless priorities whose "
+            "stall prevention timeout is 8000 ms (the firmware default) or 0 (off)",
+          .source = "Guo et al., RDMA over Commodity "
+            "Ethernet at Scale (SIGCOMM 2016), 4.3: NIC (100 ms) and ToR watchdogs; SONiC pfcwd (pfcwd_sw_enable); "
+            "mlx5 en_ethtool.c pfc-prevention-tout",
+          .needs_path = false, .check = doctor_check_watchdog_missing },
+        { .code = "watchdog_flapping", .severity = DOCTOR_WARNING,
+          .what = "a switch queue's PFC watchdog storms and restores again and again",
+          .threshold = "storm/restore cycles of one queue over the window >= 3 (--watchdog-flaps)",
+          .source = "sonic-buildimage #8483 "
+            "(storm/restore flapping); SONiC pfc_restore.lua: any pause frame restarts the restoration time",
+          .needs_path = false, .check = doctor_check_watchdog_flapping },
+        { .code = "lldpad_conflict", .severity = DOCTOR_WARNING,
+          .what = "lldpad runs and owns DCB",
+          .threshold = "an lldpad process on the node",
+          .source = "lldpad(8): DCBX rewrites PFC/ETS/APP; nettune refuses DCB changes "
+            "while it runs (drivers/host/dcb_driver.c)",
+          .needs_path = false, .check = check_lldpad },
+        { .code = "drift", .severity = DOCTOR_WARNING,
+          .what = "live state differs from the committed policy",
+          .threshold = "any difference of a managed "
+            "field",
+          .source = "nettune-agent drift (docs/operations.md, Drift)",
+          .needs_path = false, .check = check_drift },
         /* the lossless class, each device against itself (doctor_lossless.c; docs/policy-reference.md) */
-        { "pfc_priority_unmapped", DOCTOR_WARNING, "a PFC priority no DSCP reaches while trust is dscp",
-          "trust dscp, every code point's priority known, PFC on a priority none maps to", SRC_LOSSLESS, false,
-          doctor_check_pfc_unmapped },
-        { "roce_priority_lossy", DOCTOR_CRITICAL, "the RoCE DSCP rides a priority without PFC",
-          "trust dscp: the priority of the RoCE DSCP (26, --roce-dscp) has no PFC", SRC_LOSSLESS, false,
-          doctor_check_roce_lossy },
-        { "host_ecn_priority_mismatch", DOCTOR_INFO, "DCQCN on a priority that is not lossless",
-          "reaction or notification point on for a priority without PFC (a lossless priority without DCQCN is "
-          "ecn_disabled_on_lossless_queue)", SRC_LOSSLESS, false, doctor_check_host_ecn },
-        { "cnp_dscp_unmapped", DOCTOR_WARNING, "a NIC's CNP DSCP maps to another priority than its CNP priority",
-          "trust dscp: the NIC's own map of cnp_dscp != cnp_priority", SRC_LOSSLESS, false, doctor_check_cnp_dscp },
-        { "lossless_tc_no_bandwidth", DOCTOR_CRITICAL, "ETS gives a lossless priority's class 0%",
-          "the traffic class of a PFC priority is an ets class with 0%", SRC_LOSSLESS, false,
-          doctor_check_tc_bandwidth },
-        { "roce_tos_lossy", DOCTOR_CRITICAL, "the RDMA default ToS rides a priority without PFC",
-          "roce_tos >> 2 maps to a priority without PFC on the host (trust dscp) or on its switch port",
-          "rdma_cm configfs default_roce_tos (cma.c cma_resolve_iboe_route: the connecting side's default); "
-          SRC_LOSSLESS, false, doctor_check_roce_tos },
-        { "rdma_on_lossy_priority", DOCTOR_CRITICAL, "RoCE bytes flow on priorities without PFC",
-          "in a direction (rx or tx), RoCE bytes >= 1 MB/s (vport_rdma) and the lossless priorities' bytes (prioN) "
-          "under 99% of them (--class-share)", "mlx5 en_stats.c: vport_stats_desc (rx/tx_vport_rdma_*_bytes), pport_per_prio_traffic_stats_desc "
-          "(rx/tx_prioN_bytes, per priority)", false, doctor_check_rdma_lossy },
-        { "headroom_insufficient", DOCTOR_CRITICAL, "a lossless priority's buffer is smaller than its headroom",
-          "the size of the buffer a PFC priority fills < nettunectl headroom's size for the port's speed, MTU and "
-          "cable length (host NICs and Linux switch ports, whose buffers are read)",
-          "sonic-swss buffer_headroom_mellanox.lua (Spectrum); mlx5 en/port_buffer.c calculate_xoff (ConnectX); "
-          "docs/operations.md, Headroom", false, doctor_check_headroom },
-        { "cable_length_unset", DOCTOR_WARNING, "a lossless port sized for its device's default cable length",
-          "PFC on, no cable length of its own (or mlx5's default 7 m) and a longer one known for the link: "
-          "declared by the committed policy or set on the other end", "mlx5 MLX5E_DEFAULT_CABLE_LEN; SONiC "
-          "buffermgrdyn.cpp (no lossless profile without CABLE_LENGTH); NVUE qos pfc cable-length", false,
-          doctor_check_cable_unset },
-        { "lossless_drops", DOCTOR_CRITICAL, "packets of a lossless priority were dropped",
-          "any received packet of a PFC priority dropped for lack of buffer (per priority or priority group; a "
-          "port-wide counter is a warning), or a drop on a switch port's queue of a PFC priority",
-          SRC_8021QBB "; mlx5 counters.rst rx_prio[p]_discards, rx_discards_phy; SONiC pg-drop; NVUE "
-          "rx-buffer-discards; EOS inDiscards", false, doctor_check_lossless_drops },
-        { "fabric_suspect", DOCTOR_WARNING, "a node's link, a rack's uplink or a path far slower than its peers",
-          "nettunectl locate (--locate): every pair through it more than 50% below its peers' median in both "
-          "rounds; critical at high confidence (two pairs or more show it, the rest of the fabric quiet)",
-          "pairs measured against their peers as R-Pingmesh (SIGCOMM 2024) and ByteTracker localise a degraded "
-          "link; controller/fabric/locate.h", false, doctor_check_fabric_suspect },
-        { "nccl_tc_lossy", DOCTOR_CRITICAL, "NCCL's traffic class rides a priority without PFC",
-          "a RoCE host's NCCL file exists and sets NCCL_IB_TC (or none: 0) whose DSCP (>> 2) maps to a priority without "
-          "PFC on the host (trust dscp) or on its switch port, and no MLNX_OFED global traffic_class overrides it",
-          "NCCL src/transport/net_ib.cc (grh.traffic_class = ncclParamIbTc(), default 0), src/misc/param.cc "
-          "(the file format)", false, doctor_check_nccl_tc },
-        { "roce_mode_v1", DOCTOR_WARNING, "an RDMA port's rdma_cm default is RoCE v1: no IP header, so no DSCP",
-          "rdma_cm default_roce_mode 'IB/RoCE v1' on a port of a host interface that classifies by DSCP (trust "
-          "dscp) or has a default ToS set", "linux drivers/infiniband/core/cma_configfs.c default_roce_mode, "
-          "cache.c ib_cache_gid_type_str()", false, doctor_check_roce_mode },
+        { .code = "pfc_priority_unmapped", .severity = DOCTOR_WARNING,
+          .what = "a PFC priority no DSCP reaches while trust is dscp",
+          .threshold = "trust dscp, every code point's priority known, PFC on a priority none maps to",
+          .source = SRC_LOSSLESS,
+          .needs_path = false, .check = doctor_check_pfc_unmapped },
+        { .code = "roce_priority_lossy", .severity = DOCTOR_CRITICAL,
+          .what = "the RoCE DSCP rides a priority without PFC",
+          .threshold = "trust dscp: the priority of the RoCE DSCP (26, --roce-dscp) has no PFC",
+          .source = SRC_LOSSLESS,
+          .needs_path = false, .check = doctor_check_roce_lossy },
+        { .code = "host_ecn_priority_mismatch", .severity = DOCTOR_INFO,
+          .what = "DCQCN on a priority that is not lossless",
+          .threshold = "reaction or notification point on for a priority without PFC (a lossless priority without DCQCN is "
+            "ecn_disabled_on_lossless_queue)",
+          .source = SRC_LOSSLESS,
+          .needs_path = false, .check = doctor_check_host_ecn },
+        { .code = "cnp_dscp_unmapped", .severity = DOCTOR_WARNING,
+          .what = "a NIC's CNP DSCP maps to another priority than its CNP priority",
+          .threshold = "trust dscp: the NIC's own map of cnp_dscp != cnp_priority",
+          .source = SRC_LOSSLESS,
+          .needs_path = false, .check = doctor_check_cnp_dscp },
+        { .code = "lossless_tc_no_bandwidth", .severity = DOCTOR_CRITICAL,
+          .what = "ETS gives a lossless priority's class 0%",
+          .threshold = "the traffic class of a PFC priority is an ets class with 0%",
+          .source = SRC_LOSSLESS,
+          .needs_path = false, .check = doctor_check_tc_bandwidth },
+        { .code = "roce_tos_lossy", .severity = DOCTOR_CRITICAL,
+          .what = "the RDMA default ToS rides a priority without PFC",
+          .threshold = "roce_tos >> 2 maps to a priority without PFC on the host (trust dscp) or on its switch port",
+          .source = "rdma_cm configfs default_roce_tos (cma.c cma_resolve_iboe_route: the connecting side's default); "
+            SRC_LOSSLESS,
+          .needs_path = false, .check = doctor_check_roce_tos },
+        { .code = "rdma_on_lossy_priority", .severity = DOCTOR_CRITICAL,
+          .what = "RoCE bytes flow on priorities without PFC",
+          .threshold = "in a direction (rx or tx), RoCE bytes >= 1 MB/s (vport_rdma) and the lossless priorities' bytes (prioN) "
+            "under 99% of them (--class-share)",
+          .source = "mlx5 en_stats.c: vport_stats_desc (rx/tx_vport_rdma_*_bytes), pport_per_prio_traffic_stats_desc "
+            "(rx/tx_prioN_bytes, per priority)",
+          .needs_path = false, .check = doctor_check_rdma_lossy },
+        { .code = "headroom_insufficient", .severity = DOCTOR_CRITICAL,
+          .what = "a lossless priority's buffer is smaller than its headroom",
+          .threshold = "the size of the buffer a PFC priority fills < nettunectl headroom's size for the port's speed, MTU and "
+            "cable length (host NICs and Linux switch ports, whose buffers are read)",
+          .source = "sonic-swss buffer_headroom_mellanox.lua (Spectrum); mlx5 en/port_buffer.c calculate_xoff (ConnectX); "
+            "docs/operations.md, Headroom",
+          .needs_path = false, .check = doctor_check_headroom },
+        { .code = "cable_length_unset", .severity = DOCTOR_WARNING,
+          .what = "a lossless port sized for its device's default cable length",
+          .threshold = "PFC on, no cable length of its own (or mlx5's default 7 m) and a longer one known for the link: "
+            "declared by the committed policy or set on the other end",
+          .source = "mlx5 MLX5E_DEFAULT_CABLE_LEN; SONiC "
+            "buffermgrdyn.cpp (no lossless profile without CABLE_LENGTH); NVUE qos pfc cable-length",
+          .needs_path = false, .check = doctor_check_cable_unset },
+        { .code = "lossless_drops", .severity = DOCTOR_CRITICAL,
+          .what = "packets of a lossless priority were dropped",
+          .threshold = "any received packet of a PFC priority dropped for lack of buffer (per priority or priority group; a "
+            "port-wide counter is a warning), or a drop on a switch port's queue of a PFC priority",
+          .source = SRC_8021QBB
+            "; mlx5 counters.rst rx_prio[p]_discards, rx_discards_phy; SONiC pg-drop; NVUE "
+            "rx-buffer-discards; EOS inDiscards",
+          .needs_path = false, .check = doctor_check_lossless_drops },
+        { .code = "fabric_suspect", .severity = DOCTOR_WARNING,
+          .what = "a node's link, a rack's uplink or a path far slower than its peers",
+          .threshold = "nettunectl locate (--locate): every pair through it more than 50% below its peers' median in both "
+            "rounds; critical at high confidence (two pairs or more show it, the rest of the fabric quiet)",
+          .source = "pairs measured against their peers as R-Pingmesh (SIGCOMM 2024) and ByteTracker localise a degraded "
+            "link; controller/fabric/locate.h",
+          .needs_path = false, .check = doctor_check_fabric_suspect },
+        { .code = "nccl_tc_lossy", .severity = DOCTOR_CRITICAL,
+          .what = "NCCL's traffic class rides a priority without PFC",
+          .threshold = "a RoCE host's NCCL file exists and sets NCCL_IB_TC (or none: 0) whose DSCP (>> 2) maps to a priority without "
+            "PFC on the host (trust dscp) or on its switch port, and no MLNX_OFED global traffic_class overrides it",
+          .source = "NCCL src/transport/net_ib.cc (grh.traffic_class = ncclParamIbTc(), default 0), src/misc/param.cc "
+            "(the file format)",
+          .needs_path = false, .check = doctor_check_nccl_tc },
+        { .code = "roce_mode_v1", .severity = DOCTOR_WARNING,
+          .what = "an RDMA port's rdma_cm default is RoCE v1: no IP header, so no DSCP",
+          .threshold = "rdma_cm default_roce_mode 'IB/RoCE v1' on a port of a host interface that classifies by DSCP (trust "
+            "dscp) or has a default ToS set",
+          .source = "linux drivers/infiniband/core/cma_configfs.c default_roce_mode, "
+            "cache.c ib_cache_gid_type_str()",
+          .needs_path = false, .check = doctor_check_roce_mode },
 };
 
 const unsigned doctor_rules_n = ARRAY_SIZE(doctor_rules);
