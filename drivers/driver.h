@@ -10,7 +10,7 @@
  * is one unit; a switch has one unit per configured port, and its state is one
  * struct state per port (ports in the order of the agent configuration).
  *
- * Reconcile like `wg syncconf`: the plan (agent/plan.c) reads every unit once,
+ * Reconcile like `wg syncconf`: the plan (agent/plan/plan.c) reads every unit once,
  * diffs it with the field table (policies/field.h) and hands each driver only the
  * delta; the driver writes that delta and nothing else, without reading again
  * what the plan already read. Every operation is idempotent. No driver prints;

@@ -2,12 +2,12 @@
 /*
  * doctor: "why is my fabric slow?" as pure functions over collected facts.
  *
- *   facts     what the agents read (agent/doctor_collect.c): per node its interfaces
+ *   facts     what the agents read (agent/doctor/doctor_collect.c): per node its interfaces
  *             (link state, speed and supported speed, the managed knobs as struct
  *             state, counter rates over the window, the switch port each faces),
  *             lldpad, the committed policy and its drift; per switch its ports
  *             (state, speed, counter rates). The controller merges the nodes'
- *             facts (controller/cmd_doctor.c) and the same rules run fleet-wide.
+ *             facts (controller/cmd/ctl_doctor.c) and the same rules run fleet-wide.
  *   rules     doctor_rules[]: one row per finding code, with its severity, its
  *             threshold and the document that sets it, and a check that appends
  *             findings (doctor_rules.c).
@@ -20,7 +20,7 @@
  *
  * The path: a host interface faces one switch port, named in its facts as
  * peer (switch, port) by the agent configuration's "links" or by an LLDP neighbour
- * (agent/doctor_collect.c). The switch is any switch of any node's facts — the union
+ * (agent/doctor/doctor_collect.c). The switch is any switch of any node's facts — the union
  * of the ports every agent that manages it reports — or a node in the switch role
  * (its interfaces are its ports). A rule that needs the path
  * never guesses: without one the report says "path unknown".

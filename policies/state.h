@@ -7,7 +7,7 @@
  * manages; a driver sets the bits it read.
  *
  * A target with several such places (a switch: one per configured port) is an
- * array of states, one per *unit* (agent/plan.h). Everything here is pure data:
+ * array of states, one per *unit* (agent/plan/plan.h). Everything here is pure data:
  * no json_t, no file descriptors. What each field means, how it is compared,
  * copied and checked is in the field table (field.h); its JSON in state_json.c.
  */

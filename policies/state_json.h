@@ -19,7 +19,7 @@ json_t *state_to_json(const struct state *s);
 int state_from_json(const json_t *j, struct state *ret, struct errbuf *e);
 
 /*
- * A target's units (agent/plan.h): with names NULL, the one unit of an interface as
+ * A target's units (agent/plan/plan.h): with names NULL, the one unit of an interface as
  * state_to_json(); else {"ports": {NAME: state, ...}} for a switch's ports.
  */
 json_t *state_units_to_json(const struct state *units, const char (*names)[STATE_NAME_MAX], unsigned n);

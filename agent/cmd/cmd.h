@@ -20,7 +20,7 @@ struct cli {
         struct agent_config config;     /* loaded (or defaults) before the subcommand runs */
 };
 
-/* The subcommands, their flags and help (cmd_table.c), and the flags every one takes. */
+/* The subcommands, their flags and help (cmd_cli.c), and the flags every one takes. */
 extern const struct cli_command agent_commands[];
 extern const struct cli_flag agent_common_flags[];
 /* An argument the subcommand cannot place: the error (with a "did you mean") on stderr; -EINVAL. */

@@ -14,7 +14,7 @@ struct command {
         bool resident;                  /* runs until stopped: the heap is given back as it shrinks */
 };
 
-/* What runs each subcommand of agent_commands (cmd_table.c: arguments, help, flags). */
+/* What runs each subcommand of agent_commands (cmd_cli.c: arguments, help, flags). */
 static const struct command commands[] = {
         { "validate",     cmd_validate,     false, false },
         { "plan",         cmd_plan,         true,  false },

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * doctor's collection on one node: the facts of policies/doctor.h, read through the
- * plan (agent/plan.c) and the drivers, changing nothing.
+ * plan (agent/plan/plan.c) and the drivers, changing nothing.
  *
  *   interfaces   every field the drivers read (mtu, trust, dscp_to_priority, pfc, ets,
  *                host_ecn; ecn of a switch-role port), link state, speed, supported

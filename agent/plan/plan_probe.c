@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The probe of a plan (see plan_probe.h): path, target check, DSCP and priority. */
+/* The probe of a plan (see plan.h): path, target check, DSCP and priority. */
 #include "agent/plan/plan.h"
 #include "common/log.h"
 #include "drivers/probe/probe_net.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Per-queue counters of nettune's qdisc tree for state and /metrics (see queues.h). */
+/* Per-queue counters of nettune's qdisc tree for state and /metrics (see plan.h). */
 #include <linux/pkt_sched.h>
 
 #include "agent/plan/plan.h"

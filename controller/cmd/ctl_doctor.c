@@ -11,7 +11,7 @@
  * switch. --probe measures point-to-point bandwidth between every ordered pair of
  * reached nodes (POST /v1/probe on the sender, one pair at a time, to the responder the
  * receiver advertises for fabric probes: its data path), then every pair at
- * once with the fabric probe's all-to-all (fabric_run.h): the seed's signature is the
+ * once with the fabric probe's all-to-all (fabric_run.c): the seed's signature is the
  * pairs fine alone and slow together. --locate runs nettunectl locate over the
  * reached nodes (racks by the label "rack") and judges its suspects (fabric_suspect).
  * --propose writes

@@ -5,7 +5,7 @@
  * each side effect (journal first), so a controller that dies mid-rollout can be
  * resumed from these records.
  *
- * One interface, two backends (store_backend.h has the vtable):
+ * One interface, two backends (store_internal.h has the vtable):
  *   sqlite:PATH (or a bare PATH, `--db FILE`)  one file, WAL, synchronous=FULL; the
  *       zero-setup default (store_sqlite*.c)
  *   etcd://HOST:PORT[,HOST:PORT...]/PREFIX     etcd v3 through its JSON gateway, keys
@@ -307,7 +307,7 @@ int store_commit(struct store *s, struct errbuf *e);
 /*
  * The answers of one fan-out (a wave's applies or rollbacks, the settling of its
  * confirms), journaled as they come and durable together at store_answers_end: what
- * a crash loses of them its agents still say (rollout_reconcile.h); the requests
+ * a crash loses of them its agents still say (controller/rollout/rollout_reconcile.c); the requests
  * themselves were journaled before they were sent. SQLite writes each at once,
  * visible to `status` and to other readers, with one fsync at the end instead of one
  * each; etcd collects them in a batch (store_begin): one txn per 100 records. Pairs
