@@ -15,6 +15,9 @@
  * delta; the driver writes that delta and nothing else, without reading again
  * what the plan already read. Every operation is idempotent. No driver prints;
  * errors go to struct errbuf with where = "interface 'vA'" / "switch 'leaf1'".
+ *
+ * May call: policies/, common/. Called by the driver modules (drivers/host, drivers/switch,
+ * drivers/probe) and the agent.
  */
 #pragma once
 

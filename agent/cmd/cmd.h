@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Subcommands of nettune-agent: one function per subcommand, one file per area. */
+/*
+ * Subcommands of nettune-agent: one function per subcommand, one file per area.
+ *
+ * May call: agent/api, agent/txn, agent/doctor, agent/plan, agent/journal, agent/measure,
+ * agent/http, agent/config, drivers/, policies/, common/. Called by main.c only.
+ */
 #pragma once
 
 #include <jansson.h>

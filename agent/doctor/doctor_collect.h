@@ -19,6 +19,9 @@
  * timestamps: a slow switch shortens nobody's window), and kept as rates. A source
  * that cannot be read is a note or a switch error in the facts, not a failure: the
  * collection fails only when the node's own interfaces cannot be listed.
+ *
+ * May call: agent/plan, agent/journal, agent/config, drivers/, policies/, common/.
+ * Called by agent/api and agent/cmd (doctor).
  */
 #pragma once
 

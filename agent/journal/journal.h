@@ -17,6 +17,9 @@
  * layers drift compares against) and originals (each field's value before nettune
  * first took it). A journal made
  * before a column existed gets it added when opened (ALTER TABLE ... ADD COLUMN).
+ *
+ * May call: drivers/, policies/, common/. Called by agent/txn, agent/doctor, agent/api,
+ * agent/cmd.
  */
 #pragma once
 
