@@ -14,6 +14,7 @@
 #include "drivers/host/linkinfo.h"
 #include "drivers/host/lldp.h"
 #include "drivers/host/qdisc_ets.h"
+#include "drivers/host/queues.h"
 #include "drivers/switch/switch.h"
 #include "drivers/switch/switch_counters.h"
 #include "policies/field.h"
