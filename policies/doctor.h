@@ -24,6 +24,10 @@
  * of the ports every agent that manages it reports — or a node in the switch role
  * (its interfaces are its ports). A rule that needs the path
  * never guesses: without one the report says "path unknown".
+ *
+ * May call: policies/policy, policies/state, policies/json, common/. Called by
+ * agent/doctor, agent/api, agent/cmd, controller/ (doctor, tune) and drivers/switch
+ * (switch_counters.c fills the facts of a port).
  */
 #pragma once
 

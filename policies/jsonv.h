@@ -23,6 +23,10 @@
  *   struct jsonv v;
  *   jsonv_init(&v, "agent.json", e);
  *   r = jsonv_object(&v, root, fields, &conf);
+ *
+ * May call: common/. Called by the state model, the policy language and doctor
+ * (policies/), and by drivers/, agent/ and controller/ for every document and body
+ * from outside.
  */
 #pragma once
 

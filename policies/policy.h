@@ -7,7 +7,8 @@
  *   policy.json: $.spec.pfc.priorities[1]: priority 9 out of range 0-7
  *   policy.json:3:14: end of file expected near '}'
  *
- * May call: common/. Called by drivers/, agent/ and controller/.
+ * May call: policies/state, policies/json, common/. Called by doctor (policies/),
+ * drivers/, agent/ and controller/.
  */
 #pragma once
 

@@ -10,6 +10,9 @@
  * array of states, one per *unit* (agent/plan/plan.h). Everything here is pure data:
  * no json_t, no file descriptors. What each field means, how it is compared,
  * copied and checked is in the field table (field.h); its JSON in state_json.c.
+ *
+ * May call: policies/json, common/. Called by the policy language and doctor
+ * (policies/), drivers/, agent/ and controller/.
  */
 #pragma once
 

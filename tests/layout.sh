@@ -33,10 +33,10 @@ import os, re, sys
 # A module is a folder (drivers/ itself is driver.h and registry.c). Who may include
 # whom is read from the headers of each module, nowhere else: the sentence after
 # "May call:" lists modules and files ("agent/plan", "drivers/driver.h",
-# "drivers/host (nl.h routes)"), each standing for its module; "drivers/" is every
-# driver module, and words that name no folder of the tree (a library, a file of the
-# module itself) are for the reader. Every module may include itself.
-DRIVERS = ["drivers", "drivers/host", "drivers/switch", "drivers/probe"]
+# "drivers/host (nl.h routes)"), each standing for its module; a folder written with
+# its slash ("drivers/", "policies/") is every module in it, and words that name no
+# folder of the tree (a library, a file of the module itself) are for the reader.
+# Every module may include itself.
 # Includes that go against the table on purpose, each with its reason (FILE, INCLUDED).
 EXCEPTIONS = {
     ("agent/doctor/doctor_collect.h", "agent/http/http.h"):
@@ -50,7 +50,7 @@ def module(path):
     parts = path.split("/")
     if parts[0] == "tests":
         return "tests"
-    if parts[0] in ("agent", "controller", "drivers") and len(parts) > 2:
+    if parts[0] in ("agent", "controller", "drivers", "policies") and len(parts) > 2:
         return "/".join(parts[:2])
     return parts[0] if len(parts) > 1 else None
 
@@ -73,12 +73,14 @@ def may_call(text):
         if not words:
             continue
         w = words[0]
-        if w in ("drivers/", "drivers/*"):
-            names.update(DRIVERS)
+        if "." in os.path.basename(w):
+            names.add(module(w))
             continue
-        mod = module(w if "." in os.path.basename(w) else w.rstrip("/") + "/x.c")
-        if mod in MODULES:
-            names.add(mod)
+        folder = w.rstrip("/")
+        names.add(folder)
+        if w.endswith("/"):
+            names.update(m for m in MODULES if m.startswith(folder + "/"))
+    names &= MODULES
     return names
 
 ALLOWED = {}
