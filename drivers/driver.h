@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "common/errbuf.h"
-#include "policies/state.h"
+#include "policies/state/state.h"
 
 enum target_kind {
         TARGET_INTERFACE,

@@ -7,7 +7,7 @@
 #include "agent/doctor/doctor_collect.h"
 #include "agent/measure/measure.h"
 #include "agent/txn/txn.h"
-#include "policies/state_json.h"
+#include "policies/state/state_json.h"
 
 /* The transaction's final state as the journal has it: what a controller reconciles against. */
 void api_transaction(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)

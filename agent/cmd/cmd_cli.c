@@ -8,7 +8,7 @@
 #include <limits.h>
 
 #include "agent/cmd/cmd.h"
-#include "policies/jsonw.h"
+#include "policies/json/jsonw.h"
 
 const struct cli_flag agent_common_flags[] = {
         { "--config", "FILE", "agent configuration (default: defaults; serve: " CONFIG_DEFAULT_PATH ")", NULL },

@@ -11,7 +11,7 @@
 #include "agent/cmd/cmd.h"
 #include "agent/doctor/doctor_collect.h"
 #include "drivers/probe/probe.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 #define PEERS_MAX 64
 

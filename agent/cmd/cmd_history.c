@@ -4,7 +4,7 @@
 
 #include "agent/cmd/cmd.h"
 #include "agent/txn/txn.h"
-#include "policies/state_text.h"
+#include "policies/state/state_text.h"
 
 /* " (leaf1 vendor-abort, vA driver-reapply)" */
 static void print_restores(const json_t *restores)

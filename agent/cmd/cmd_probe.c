@@ -16,7 +16,7 @@
 #include "drivers/probe/probe.h"
 #include "drivers/probe/probe_gate.h"
 #include "drivers/probe/probe_server.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 struct probe_cmd {
         struct probe_params p;

@@ -17,11 +17,11 @@
 #include "drivers/host/ecn_sysfs.h"
 #include "drivers/host/link.h"
 #include "drivers/host/queues.h"
-#include "policies/field.h"
-#include "policies/jsonw.h"
-#include "policies/policy.h"
-#include "policies/state_json.h"
-#include "policies/state_text.h"
+#include "policies/state/field.h"
+#include "policies/json/jsonw.h"
+#include "policies/policy/policy.h"
+#include "policies/state/state_json.h"
+#include "policies/state/state_text.h"
 
 #define GLOBS_MAX CLI_GLOBS_MAX
 

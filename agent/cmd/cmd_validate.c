@@ -11,7 +11,7 @@
 
 #include "agent/cmd/cmd.h"
 #include "agent/config/config.h"
-#include "policies/policy.h"
+#include "policies/policy/policy.h"
 
 /*
  * Split errbuf.where ("FILE: $.path", "FILE:LINE:COL" or, for YAML, "FILE:LINE:COL: $.path")

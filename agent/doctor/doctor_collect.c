@@ -17,8 +17,8 @@
 #include "drivers/host/queues.h"
 #include "drivers/switch/switch.h"
 #include "drivers/switch/switch_counters.h"
-#include "policies/field.h"
-#include "policies/layers.h"
+#include "policies/state/field.h"
+#include "policies/policy/layers.h"
 
 #define SAMPLE_MAX 128
 

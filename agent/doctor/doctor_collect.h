@@ -30,7 +30,7 @@
 #include "agent/config/config.h"
 #include "agent/http/http.h"
 #include "agent/journal/journal.h"
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 
 struct doctor_collect_opts {
         double window_s;                        /* > 0 */

@@ -5,7 +5,7 @@
 
 #include "agent/journal/journal_internal.h"
 #include "common/statedir.h"
-#include "policies/jsonw.h"
+#include "policies/json/jsonw.h"
 
 struct journal {
         struct db db;

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "common/errbuf.h"
-#include "policies/policy.h"
+#include "policies/policy/policy.h"
 
 enum txn_state {
         TXN_PLANNED,

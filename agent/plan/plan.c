@@ -4,8 +4,8 @@
 
 #include "agent/plan/plan_internal.h"
 #include "drivers/host/host_io.h"
-#include "policies/field.h"
-#include "policies/state_json.h"
+#include "policies/state/field.h"
+#include "policies/state/state_json.h"
 
 void plan_init(struct plan *p, const struct plan_env *env)
 {

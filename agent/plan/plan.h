@@ -22,8 +22,8 @@
 #include "drivers/driver.h"
 #include "drivers/host/iface.h"
 #include "drivers/probe/probe.h"
-#include "policies/diff.h"
-#include "policies/policy.h"
+#include "policies/state/diff.h"
+#include "policies/policy/policy.h"
 
 /*
  * The plan: what one request knows about this node's targets, built once and used

@@ -10,7 +10,7 @@
 #include <stdarg.h>
 
 #include "agent/plan/plan_internal.h"
-#include "policies/field.h"
+#include "policies/state/field.h"
 
 /* The notes the check leaves for the plan. */
 struct notes {

@@ -3,7 +3,7 @@
 #include "agent/plan/plan.h"
 #include "common/log.h"
 #include "drivers/probe/probe_net.h"
-#include "policies/field.h"
+#include "policies/state/field.h"
 
 #define DSCP_PFC_BITS (STATE_BIT(STATE_FIELD_DSCP_MAP) | STATE_BIT(STATE_FIELD_PFC))
 

@@ -7,8 +7,8 @@
  */
 #include "agent/txn/txn.h"
 #include "agent/txn/txn_internal.h"
-#include "policies/field.h"
-#include "policies/state_json.h"
+#include "policies/state/field.h"
+#include "policies/state/state_json.h"
 
 void intent_free(struct intent *in)
 {

@@ -5,10 +5,10 @@
 #include "common/outcome.h"
 #include "agent/txn/txn_internal.h"
 #include "drivers/host/host_io.h"
-#include "policies/diff.h"
-#include "policies/field.h"
-#include "policies/jsonw.h"
-#include "policies/state_json.h"
+#include "policies/state/diff.h"
+#include "policies/state/field.h"
+#include "policies/json/jsonw.h"
+#include "policies/state/state_json.h"
 
 /* The delta of every target through the drivers that own it, in registry order. */
 static int apply_each(struct plan *p, struct errbuf *e)

@@ -28,8 +28,8 @@
 #include "common/outcome.h"
 #include "drivers/driver.h"
 #include "drivers/probe/probe_gate.h"
-#include "policies/layers.h"
-#include "policies/policy.h"
+#include "policies/policy/layers.h"
+#include "policies/policy/policy.h"
 
 /*
  * The transaction: one plan (plan.h) applied to this node's targets as a whole.

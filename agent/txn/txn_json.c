@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The transaction's JSON: probe runs, the gate's verdict, results. */
 #include "agent/txn/txn_internal.h"
-#include "policies/jsonw.h"
+#include "policies/json/jsonw.h"
 
 char *txn_json_text(const json_t *j)
 {

@@ -10,7 +10,7 @@
 #include "common/outcome.h"
 #include "agent/txn/txn_internal.h"
 #include "common/log.h"
-#include "policies/field.h"
+#include "policies/state/field.h"
 
 static bool route_commits(const struct plan_route *rt)
 {

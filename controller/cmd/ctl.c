@@ -6,8 +6,8 @@
 #include "common/log.h"
 #include "controller/cmd/ctl.h"
 #include "controller/rollout/rollout.h"
-#include "policies/jsonv.h"
-#include "policies/policy.h"
+#include "policies/json/jsonv.h"
+#include "policies/policy/policy.h"
 
 int ctl_need_inventory(struct ctl *c)
 {

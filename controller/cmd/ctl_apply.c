@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "controller/cmd/ctl.h"
 #include "controller/rollout/rollout.h"
-#include "policies/policy.h"
+#include "policies/policy/policy.h"
 
 struct apply_args {
         const char *policy;

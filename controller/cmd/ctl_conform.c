@@ -22,8 +22,8 @@
 #include "controller/cmd/ctl.h"
 #include "controller/fleet/fleet.h"
 #include "controller/rollout/rollout.h"
-#include "policies/policy.h"
-#include "policies/state_text.h"
+#include "policies/policy/policy.h"
+#include "policies/state/state_text.h"
 
 struct conform_node {
         const struct inventory_node *node;

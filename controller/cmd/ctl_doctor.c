@@ -30,7 +30,7 @@
 #include "controller/fabric/fabric.h"
 #include "controller/fleet/fleet.h"
 #include "controller/rollout/rollout.h"
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 
 #define LABELS_MAX 16
 #define PROFILES_NAMED_MAX 8

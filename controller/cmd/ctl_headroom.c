@@ -20,8 +20,8 @@
 #include "controller/cmd/ctl.h"
 #include "controller/rollout/rollout.h"
 #include "controller/svg/svg.h"
-#include "policies/doctor.h"
-#include "policies/headroom.h"
+#include "policies/doctor/doctor.h"
+#include "policies/state/headroom.h"
 
 enum { SPECTRUM, CONNECTX };
 

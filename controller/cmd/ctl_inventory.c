@@ -16,7 +16,7 @@
 #include "common/log.h"
 #include "controller/cmd/ctl.h"
 #include "controller/fleet/fleet.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 struct inv_args {
         const char *from, *out, *agent;

@@ -6,9 +6,9 @@
 #include "controller/cmd/ctl.h"
 #include "controller/fleet/fleet.h"
 #include "controller/rollout/rollout.h"
-#include "policies/policy.h"
-#include "policies/state.h"
-#include "policies/state_text.h"
+#include "policies/policy/policy.h"
+#include "policies/state/state.h"
+#include "policies/state/state_text.h"
 
 struct plan_sum {
         unsigned changing, unchanged, unreachable, invalid;

@@ -14,7 +14,7 @@
 #include "controller/cmd/ctl.h"
 #include "controller/fleet/fleet.h"
 #include "controller/rollout/rollout.h"
-#include "policies/state_text.h"
+#include "policies/state/state_text.h"
 
 #define CELL_MAX 160
 

@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "controller/fleet/fleet.h"
-#include "policies/state.h"
+#include "policies/state/state.h"
 
 int reply_load(const char *body, size_t len, json_t **ret, struct errbuf *e)
 {

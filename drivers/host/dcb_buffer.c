@@ -49,7 +49,7 @@
 #include "drivers/host/link.h"
 #include "drivers/host/qdisc_tree.h"
 #include "drivers/host/sysfs.h"
-#include "policies/headroom.h"
+#include "policies/state/headroom.h"
 
 #define OWN_FIELDS (STATE_BIT(STATE_FIELD_CABLE_LEN) | STATE_BIT(STATE_FIELD_BUFFERS))
 #define MLX5_CABLE_MAX 999              /* en_dcbnl.c: pfc->delay < MLX5E_MAX_CABLE_LENGTH (1000) */

@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 
-#include "policies/state.h"
+#include "policies/state/state.h"
 
 /* The file of parameter p (enum state_dcqcn_param) in the OFED layout (ofed) or in debugfs cc_params. */
 const char *ecn_dcqcn_file(unsigned p, bool ofed);

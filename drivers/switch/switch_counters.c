@@ -6,7 +6,7 @@
 #include "common/clock.h"
 #include "drivers/switch/switch.h"
 #include "drivers/switch/switch_counters.h"
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 
 #define TABLE_COLS 16
 #define TABLE_LINES 4096

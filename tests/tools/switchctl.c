@@ -27,9 +27,9 @@
 #include "agent/config/config.h"
 #include "drivers/driver.h"
 #include "drivers/switch/switch.h"
-#include "policies/field.h"
-#include "policies/policy.h"
-#include "policies/state_json.h"
+#include "policies/state/field.h"
+#include "policies/policy/policy.h"
+#include "policies/state/state_json.h"
 
 struct ctx {
         struct agent_config cfg;

@@ -12,9 +12,9 @@
 
 #include "drivers/host/dcb_driver.h"
 #include "drivers/host/dcb_nl.h"
-#include "policies/diff.h"
-#include "policies/field.h"
-#include "policies/headroom.h"
+#include "policies/state/diff.h"
+#include "policies/state/field.h"
+#include "policies/state/headroom.h"
 #include "tests/lib/drvtest.h"
 #include "tests/lib/nltrace.h"
 #include "tests/nicmodel/nm_transport.h"

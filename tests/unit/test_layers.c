@@ -3,8 +3,8 @@
 #include <CUnit/CUnit.h>
 #include <string.h>
 
-#include "policies/field.h"
-#include "policies/layers.h"
+#include "policies/state/field.h"
+#include "policies/policy/layers.h"
 
 static struct policy *pol(const char *name, const char *meta_extra, const char *targets, const char *spec)
 {

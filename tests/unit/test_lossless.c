@@ -7,8 +7,8 @@
  */
 #include <CUnit/CUnit.h>
 
-#include "policies/field.h"
-#include "policies/lossless.h"
+#include "policies/state/field.h"
+#include "policies/policy/lossless.h"
 
 /* A consistent lossless class on priority 3: DSCP 26 -> 3, 48 -> 6, ECN on queue 3, DCQCN on 3. */
 static void lossless3(struct state *s)

@@ -10,8 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "policies/jsonv.h"
-#include "policies/policy.h"
+#include "policies/json/jsonv.h"
+#include "policies/policy/policy.h"
 
 #define HEAD "{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"t\"}," \
              "\"targets\":{\"interfaces\":[\"eth0\"]},"
