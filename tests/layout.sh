@@ -38,11 +38,7 @@ import os, re, sys
 # folder of the tree (a library, a file of the module itself) are for the reader.
 # Every module may include itself.
 # Includes that go against the table on purpose, each with its reason (FILE, INCLUDED).
-EXCEPTIONS = {
-    ("agent/doctor/doctor_collect.h", "agent/http/http.h"):
-        "doctor_http.c answers GET /v1/doctor with the request and response of agent/http "
-        "(route work, whose place is agent/api); it points down, so no loop",
-}
+EXCEPTIONS = {}
 # Headers the build writes ($(BUILD)/gen, on the include path of the unit runner only).
 GENERATED = {"unit_suites.h"}
 

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* GET /v1/doctor[?window_s=S]: this node's doctor facts over one window, as JSON. */
+/* GET /v1/doctor[?window_s=S]: this node's doctor facts over one window, as JSON (agent/doctor collects). */
 #include <math.h>
 #include <stdlib.h>
 
+#include "agent/api/api_internal.h"
 #include "agent/doctor/doctor_collect.h"
 
-void doctor_http(const struct agent_config *cfg, struct journal *j, const struct http_request *req,
-                 struct http_response *resp)
+void api_doctor(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
 {
         const char *w = http_query(req, "window_s");
-        struct doctor_collect_opts o = { .window_s = 10, .journal = j };
+        struct doctor_collect_opts o = { .window_s = 10, .journal = a->journal };
         struct doctor_node n;
         struct errbuf e = { 0 };
         json_t *node;
@@ -23,7 +23,7 @@ void doctor_http(const struct agent_config *cfg, struct journal *j, const struct
                         return;
                 }
         }
-        if (doctor_collect(cfg, &o, &n, &e) < 0) {
+        if (doctor_collect(a->config, &o, &n, &e) < 0) {
                 http_error(resp, 500, "runtime", e.where, "%s", e.msg);
                 return;
         }

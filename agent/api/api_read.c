@@ -203,9 +203,3 @@ void api_metrics(struct api *a, const struct http_request *req, const char *rest
         if (!resp->body)
                 http_error(resp, 500, "internal", NULL, "out of memory");
 }
-
-/* This node's facts for nettunectl doctor (agent/doctor). */
-void api_doctor(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
-{
-        doctor_http(a->config, a->journal, req, resp);
-}
