@@ -11,7 +11,7 @@
  * struct state per port (ports in the order of the agent configuration).
  *
  * Reconcile like `wg syncconf`: the plan (agent/plan/plan.c) reads every unit once,
- * diffs it with the field table (policies/field.h) and hands each driver only the
+ * diffs it with the field table (policies/state/field.h) and hands each driver only the
  * delta; the driver writes that delta and nothing else, without reading again
  * what the plan already read. Every operation is idempotent. No driver prints;
  * errors go to struct errbuf with where = "interface 'vA'" / "switch 'leaf1'".

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nettune-agent doctor: why is this node's fabric slow? Collects (doctor_collect.c),
- * judges (policies/doctor_rules.c) and reports, changing nothing; --propose writes the
+ * judges (policies/doctor/doctor_rules.c) and reports, changing nothing; --propose writes the
  * policy that fixes what a policy can fix. GET /v1/doctor?window_s=N answers the
  * node's facts for `nettunectl doctor`, which judges the whole fleet.
  */

@@ -313,7 +313,7 @@ static void free_jobs(struct plan *p, struct sw_job *jobs)
 
 /* ---- the committed policy and drift ---- */
 
-/* The committed layers (policies/layers.h): every committed policy, oldest first. */
+/* The committed layers (policies/policy/layers.h): every committed policy, oldest first. */
 struct layers_here {
         unsigned n;
         struct layer v[LAYERS_MAX];

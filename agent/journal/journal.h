@@ -254,7 +254,7 @@ int journal_committed_policy(struct journal *j, int64_t rev, struct policy **ret
                              struct errbuf *e);
 
 /*
- * Layers (policies/layers.h): every committed policy is a layer by its name. A commit
+ * Layers (policies/policy/layers.h): every committed policy is a layer by its name. A commit
  * records a new version of the transaction's layer (journal_layer_commit, inside the
  * commit): its policy, or NULL when the transaction took the layer out; an "enforce"
  * commit records none. A layer's version names its previous one (prev: the node

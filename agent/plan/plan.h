@@ -5,8 +5,7 @@
  * Owns discovery (targets.c: interfaces by glob, switches from the configuration),
  * the plan (plan.c: each field routed to the driver that serves it here, live state
  * read once, the diff, each driver's check of its delta), the plan's probe
- * (plan_probe.c: the pinned path, DSCP and priority) and the per-queue counters of a
- * switch-role port (queues.c).
+ * (plan_probe.c: the pinned path, DSCP and priority).
  *
  * May call: agent/config, drivers/, policies/, common/. Called by every command that
  * reads or changes the node (agent/txn, agent/doctor, agent/api, agent/cmd).
@@ -93,7 +92,7 @@ struct plan_target {
                                          * plan.owners, 0 when the field has none (released, or no layers) */
 };
 
-/* The layer that owns a field of a merged intent (policies/layers.h): its name and revision. */
+/* The layer that owns a field of a merged intent (policies/policy/layers.h): its name and revision. */
 struct plan_owner {
         char policy[POLICY_NAME_MAX];
         int64_t revision;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The plan's lossless check (plan.h): each unit of each target judged by the
- * lossless rules (policies/lossless.h) as it is and as the change would leave it
+ * lossless rules (policies/policy/lossless.h) as it is and as the change would leave it
  * — live state with the policy's fields put over it as applying them would
  * (state_merge: whole fields, ecn and host_ecn by their listed queues and
  * priorities). What the change would break is refused before anything is

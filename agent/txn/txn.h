@@ -281,7 +281,7 @@ json_t *second_writers_json(const struct second_writer *v, unsigned n);
 
 /*
  * The node's intent (intent.c): its committed layers merged field by field
- * (policies/layers.h, docs/policy-reference.md "Layers and owners").
+ * (policies/policy/layers.h, docs/policy-reference.md "Layers and owners").
  */
 struct intent {
         unsigned n;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Where each DCQCN parameter of spec.host_ecn.dcqcn (policies/state.h, enum
+ * Where each DCQCN parameter of spec.host_ecn.dcqcn (policies/state/state.h, enum
  * state_dcqcn_param) lives on an mlx5 NIC, in both layouts the "nic-ecn" driver
  * (ecn_sysfs.c) serves, relative to its directory:
  *

@@ -3,7 +3,7 @@
  * doctor's lossless-headroom rules (rows in doctor_rules[], doctor_rules.c):
  *
  *   headroom_insufficient  a lossless priority's buffer below what the calculator
- *                          (policies/headroom.h) gives for the port's speed, MTU and
+ *                          (policies/state/headroom.h) gives for the port's speed, MTU and
  *                          cable length: host NICs and Linux switch ports, whose
  *                          buffers are read (dcbnl buffer); a switch OS sizes its own
  *                          from the cable length (cable_length_unset covers it)

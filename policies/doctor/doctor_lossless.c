@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * doctor's rules of the lossless class (policies/lossless.h) on live state: each
+ * doctor's rules of the lossless class (policies/policy/lossless.h) on live state: each
  * device against itself — a host NIC, a switch port, a Linux switch's port — with
  * the same rules plan and validate use, and what only live state and traffic show:
  *

@@ -3,7 +3,7 @@
  * Layers and owners (docs/policy-reference.md, "Layers and owners"): a node's intent
  * is the merge of its committed policies. Each policy (metadata.name) is a layer that
  * owns the fields it declares on the targets it names, at the granularity of the
- * field table (policies/field.h): `mtu` of a0, `ecn` of switch leaf1, ... A field
+ * field table (policies/state/field.h): `mtu` of a0, `ecn` of switch leaf1, ... A field
  * declared by two layers belongs to the one that lists the other in
  * metadata.overrides; a new policy may not declare a field another layer owns unless
  * it overrides that layer (rule code `field_owned`).

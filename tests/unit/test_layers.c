@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Layers and owners (policies/layers.c): the merge of committed policies, field by field, and its conflicts. */
+/* Layers and owners (policies/policy/layers.c): the merge of committed policies, field by field, and its conflicts. */
 #include <CUnit/CUnit.h>
 #include <string.h>
 

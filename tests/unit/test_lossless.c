@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The lossless class (policies/lossless.h) over documents and live states: each
+ * The lossless class (policies/policy/lossless.h) over documents and live states: each
  * rule at its boundary, what a document leaves out against what a device does not
  * describe, the paths of declared and live fields, waivers, and state_merge (the
  * state a change leaves) that the plan judges.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A state member in one line, as both programs' `state` print it (policies/state_text.h). */
+/* A state member in one line, as both programs' `state` print it (policies/state/state_text.h). */
 #include <CUnit/CUnit.h>
 
 #include "policies/state/state_text.h"
