@@ -68,7 +68,7 @@ CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-LIB_SRCS   := $(sort $(wildcard common/*.c policies/*.c drivers/*.c drivers/*/*.c))
+LIB_SRCS   := $(sort $(wildcard common/*.c policies/*/*.c drivers/*.c drivers/*/*.c))
 AGENT_SRCS := $(sort $(wildcard agent/*/*.c))
 CTL_SRCS   := $(sort $(wildcard controller/*/*.c))
 NM_SRCS    := $(sort $(filter-out tests/nicmodel/main.c,$(wildcard tests/nicmodel/*.c)))

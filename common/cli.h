@@ -16,7 +16,7 @@
  *           { 0 },
  *   };
  *
- * Also: the closest of a set of names by edit distance (policies/jsonv.c uses it
+ * Also: the closest of a set of names by edit distance (policies/json/jsonv.c uses it
  * for unknown keys), and the y/N question asked on a terminal before a change.
  */
 #pragma once

@@ -13,6 +13,10 @@ struct errbuf {
         char msg[768];     /* lowercase, no trailing full stop */
 };
 
+/* Room for errbuf_str()'s "where: msg" and a short prefix a program adds before
+ * printing it: the size of every buffer such a line is formatted into. */
+#define ERRBUF_STR_MAX 1100
+
 /* Set where and message. Either may be NULL/empty. Returns -err for tail calls. */
 int errbuf_set(struct errbuf *e, int err, const char *where, const char *fmt, ...) _printf_(4, 5);
 

@@ -7,7 +7,7 @@
  * million cycles of the dynamic loader, more than the whole transaction).
  *
  * Each library has one file of trampolines (drivers/switch/ssh_lib.c,
- * agent/http_lib.c, drivers/probe/verbs_lib.c): a definition of every function
+ * agent/http/http_lib.c, drivers/probe/verbs_lib.c): a definition of every function
  * nettune calls, with the library's own prototype, that resolves the real symbol on
  * first call. Call sites are unchanged. The entry point of each module calls
  * lazylib_open() first, so a missing library is a clear error, never a crash:

@@ -7,18 +7,11 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/subproc.h"
 #include "common/util.h"
 
 extern char **environ;
-
-static long long now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int spawn(const char *const argv[], int out_fd, pid_t *ret)
 {
@@ -43,7 +36,7 @@ static int drain(int fd, long long deadline, size_t max, char *buf, size_t *len)
 {
         for (;;) {
                 struct pollfd p = { .fd = fd, .events = POLLIN };
-                long long left = deadline - now_ms();
+                long long left = deadline - clock_mono_ms();
                 char chunk[4096];
                 ssize_t n;
                 int k;
@@ -71,7 +64,7 @@ static int drain(int fd, long long deadline, size_t max, char *buf, size_t *len)
 
 int subproc_run(const char *const argv[], unsigned timeout_ms, size_t max_out, char **ret_out, int *ret_status)
 {
-        long long deadline = now_ms() + timeout_ms;
+        long long deadline = clock_mono_ms() + timeout_ms;
         _cleanup_free_ char *buf = malloc(max_out + 1);
         size_t len = 0;
         int fds[2], status = 0, r;
@@ -90,7 +83,7 @@ int subproc_run(const char *const argv[], unsigned timeout_ms, size_t max_out, c
         r = drain(fds[0], deadline, max_out, buf, &len);
         close(fds[0]);
         while (r >= 0 && waitpid(pid, &status, WNOHANG) == 0) {        /* stdout closed, not exited yet */
-                if (now_ms() >= deadline) {
+                if (clock_mono_ms() >= deadline) {
                         r = -ETIMEDOUT;
                         break;
                 }

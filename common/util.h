@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Small shared helpers: cleanup attributes, array sizes, string compare. */
+/*
+ * Small shared helpers: cleanup attributes, array sizes, string compare.
+ *
+ * May call: no other module (common/ uses libc, SQLite and libdl only). Called by every
+ * module.
+ */
 #pragma once
 
 #include <errno.h>

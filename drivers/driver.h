@@ -10,11 +10,14 @@
  * is one unit; a switch has one unit per configured port, and its state is one
  * struct state per port (ports in the order of the agent configuration).
  *
- * Reconcile like `wg syncconf`: the plan (agent/plan.c) reads every unit once,
- * diffs it with the field table (policies/field.h) and hands each driver only the
+ * Reconcile like `wg syncconf`: the plan (agent/plan/plan.c) reads every unit once,
+ * diffs it with the field table (policies/state/field.h) and hands each driver only the
  * delta; the driver writes that delta and nothing else, without reading again
  * what the plan already read. Every operation is idempotent. No driver prints;
  * errors go to struct errbuf with where = "interface 'vA'" / "switch 'leaf1'".
+ *
+ * May call: policies/, common/. Called by the driver modules (drivers/host, drivers/switch,
+ * drivers/probe) and the agent.
  */
 #pragma once
 
@@ -22,7 +25,7 @@
 #include <stdint.h>
 
 #include "common/errbuf.h"
-#include "policies/state.h"
+#include "policies/state/state.h"
 
 enum target_kind {
         TARGET_INTERFACE,

@@ -4,10 +4,11 @@
 #   layout.includes   every #include "..." of a *.c or *.h names its file from the root
 #                     of the tree (the Makefile has -I. only) and that file exists
 #   layout.modules    every *.c and *.h outside tests/ lies in a module of the table below
-#   layout.direction  an include from one module into another follows the table: each
-#                     module names the modules it may include (its public header's
-#                     "May call:" line), and the table itself has no loop, so
-#                     dependencies point one way
+#   layout.direction  an include from one module into another follows the one table of
+#                     dependencies there is: each module's "May call:" line (in a header
+#                     of its folder: its public header) names the modules it may include,
+#                     and the table has no loop, so dependencies point one way; a module
+#                     without such a line is a finding of layout.modules
 #   layout.internal   a module's *_internal.h is included only by files of its own folder
 #
 # tests/ may include anything. One line per case (PASS/FAIL, as tests/check.sh reads
@@ -29,73 +30,75 @@ fi
 printf '%s\n' "$files" | python3 -c '
 import os, re, sys
 
-# Who may include whom, module by module: the "May call:" line of each public header.
-# A module is a folder with one public header; drivers/ is driver.h and registry.c.
-# Every module may include itself. "drivers/*" is every driver module.
-DRIVERS = ["drivers", "drivers/host", "drivers/switch", "drivers/probe"]
-ALLOWED = {
-    "common":             [],
-    "policies":           ["common"],
-    "drivers":            ["policies", "common"],
-    "drivers/host":       ["drivers", "policies", "common"],
-    "drivers/switch":     ["drivers", "policies", "common"],
-    "drivers/probe":      ["drivers", "drivers/host", "policies", "common"],   # nl.h routes, sysfs.h GIDs
-    # agent: cmd -> api -> txn, doctor -> measure, plan -> journal, config -> http
-    "agent/http":         ["policies", "common"],
-    "agent/config":       ["agent/http", "drivers/*", "policies", "common"],   # config_tls.c: the TLS files
-    "agent/journal":      ["drivers/*", "policies", "common"],
-    "agent/plan":         ["agent/config", "drivers/*", "policies", "common"],
-    "agent/measure":      ["drivers/probe", "common"],
-    "agent/doctor":       ["agent/plan", "agent/journal", "agent/config", "drivers/*", "policies", "common"],
-    # not drivers/host: the host handles of a request are flushed and closed through driver_io (drivers)
-    "agent/txn":          ["agent/plan", "agent/journal", "agent/measure", "agent/config",
-                           "drivers", "drivers/switch", "drivers/probe", "policies", "common"],
-    "agent/api":          ["agent/txn", "agent/doctor", "agent/plan", "agent/journal", "agent/measure",
-                           "agent/http", "agent/config", "drivers/*", "policies", "common"],
-    "agent/cmd":          ["agent/api", "agent/txn", "agent/doctor", "agent/plan", "agent/journal",
-                           "agent/measure", "agent/http", "agent/config", "drivers/*", "policies", "common"],
-    # controller: cmd -> tune -> rollout -> fabric, store -> model -> fleet
-    "controller/fleet":   ["policies", "common"],
-    "controller/svg":     ["common"],
-    "controller/model":   ["controller/fleet", "common"],
-    "controller/store":   ["controller/model", "controller/fleet", "policies", "common"],
-    "controller/fabric":  ["controller/fleet", "drivers/probe", "policies", "common"],
-    "controller/rollout": ["controller/fabric", "controller/store", "controller/model", "controller/fleet",
-                           "policies", "common"],
-    "controller/tune":    ["controller/rollout", "controller/fabric", "controller/store", "controller/model",
-                           "controller/fleet", "controller/svg", "policies", "common"],
-    "controller/cmd":     ["controller/tune", "controller/rollout", "controller/fabric", "controller/store",
-                           "controller/model", "controller/fleet", "controller/svg", "drivers/probe", "policies",
-                           "common"],
-}
+# A module is a folder (drivers/ itself is driver.h and registry.c). Who may include
+# whom is read from the headers of each module, nowhere else: the sentence after
+# "May call:" lists modules and files ("agent/plan", "drivers/driver.h",
+# "drivers/host (nl.h routes)"), each standing for its module; a folder written with
+# its slash ("drivers/", "policies/") is every module in it, and words that name no
+# folder of the tree (a library, a file of the module itself) are for the reader.
+# Every module may include itself.
 # Includes that go against the table on purpose, each with its reason (FILE, INCLUDED).
-EXCEPTIONS = {
-    ("agent/doctor/doctor_collect.h", "agent/http/http.h"):
-        "doctor_http.c answers GET /v1/doctor with the request and response of agent/http "
-        "(route work, whose place is agent/api); it points down, so no loop",
-}
+EXCEPTIONS = {}
 # Headers the build writes ($(BUILD)/gen, on the include path of the unit runner only).
 GENERATED = {"unit_suites.h"}
-
-for m, deps in ALLOWED.items():
-    ALLOWED[m] = set(d for dep in deps for d in (DRIVERS if dep == "drivers/*" else [dep]))
 
 def module(path):
     parts = path.split("/")
     if parts[0] == "tests":
         return "tests"
-    if parts[0] in ("agent", "controller", "drivers") and len(parts) > 2:
+    if parts[0] in ("agent", "controller", "drivers", "policies") and len(parts) > 2:
         return "/".join(parts[:2])
     return parts[0] if len(parts) > 1 else None
 
-found = {k: [] for k in ("includes", "modules", "direction", "internal")}
 files = [f for f in sys.stdin.read().split("\n") if f]
+MODULES = set(module(f) for f in files) - {None, "tests"}
+
+may_re = re.compile(r"May call:(.*?)\.(?:\s|$)", re.S)
+def may_call(text):
+    """The modules a "May call:" sentence names (None: the text has no such sentence)."""
+    lines = [re.sub(r"^\s*(/?\*+/?|//)\s?", "", l) for l in text.split("\n")]
+    m = may_re.search(" ".join(lines))
+    if not m:
+        return None
+    body = m.group(1)
+    while re.search(r"\([^()]*\)", body):
+        body = re.sub(r"\([^()]*\)", " ", body)
+    names = set()
+    for item in re.split(r",|\band\b", body):
+        words = item.split()
+        if not words:
+            continue
+        w = words[0]
+        if "." in os.path.basename(w):
+            names.add(module(w))
+            continue
+        folder = w.rstrip("/")
+        names.add(folder)
+        if w.endswith("/"):
+            names.update(m for m in MODULES if m.startswith(folder + "/"))
+    names &= MODULES
+    return names
+
+ALLOWED = {}
+for f in files:
+    mf = module(f)
+    if f.endswith(".h") and mf in MODULES and os.path.dirname(f) == mf:
+        try:
+            names = may_call(open(f, errors="replace").read())
+        except OSError:
+            names = None
+        if names is not None:
+            ALLOWED.setdefault(mf, set()).update(names - {mf})
+
+found = {k: [] for k in ("includes", "modules", "direction", "internal")}
+for m in sorted(MODULES - set(ALLOWED)):
+    found["modules"].append("%s/: no header of the module says what it may include: give its public header "
+                            "a \"May call:\" line (and the module a row in docs/design.md)" % m)
 inc_re = re.compile(r"^\s*#\s*include\s*\"([^\"]+)\"")
 for f in files:
     mf = module(f)
-    if mf != "tests" and mf not in ALLOWED:
-        found["modules"].append("%s: in no module of the table (folder %s): give it a row in tests/layout.sh "
-                                "and docs/design.md" % (f, os.path.dirname(f) or "."))
+    if mf is None:
+        found["modules"].append("%s: in no module: every file of the tree lies in the folder of a module" % f)
     try:
         text = open(f, errors="replace").read().split("\n")
     except OSError as err:

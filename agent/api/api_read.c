@@ -7,7 +7,7 @@
 #include "agent/doctor/doctor_collect.h"
 #include "agent/measure/measure.h"
 #include "agent/txn/txn.h"
-#include "policies/state_json.h"
+#include "policies/state/state_json.h"
 
 /* The transaction's final state as the journal has it: what a controller reconciles against. */
 void api_transaction(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
@@ -208,25 +208,6 @@ void api_metrics(struct api *a, const struct http_request *req, const char *rest
         resp->content_type = "text/plain; version=0.0.4";
         if (!resp->body)
                 http_error(resp, 500, "internal", NULL, "out of memory");
-}
-
-/* doctor's drift: the plan GET /v1/drift answers from (drift_check), not a comparison of its own. */
-static int doctor_drift(void *ud, struct plan *ret, struct errbuf *e)
-{
-        struct txn_env env;
-
-        api_env_init(ud, &env);
-        return drift_check(&env, ret, e);
-}
-
-/* This node's facts for nettunectl doctor (agent/doctor). */
-void api_doctor(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
-{
-        struct doctor_second_writer sw[DOCTOR_SECOND_WRITERS_MAX];
-        unsigned n = second_writers_doctor(a->journal, a->config, sw, DOCTOR_SECOND_WRITERS_MAX);
-        struct doctor_collect_opts base = { .journal = a->journal, .drift = doctor_drift, .drift_ud = a };
-
-        doctor_http(a->config, &base, req, resp, sw, n);
 }
 
 /* GET /v1/intent: the merged intent, every managed field with its value, live value and owner. */

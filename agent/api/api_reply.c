@@ -9,7 +9,7 @@
 #include "agent/api/api_internal.h"
 #include "agent/measure/measure.h"
 #include "common/outcome.h"
-#include "policies/policy.h"
+#include "policies/policy/policy.h"
 
 void api_reply_json(struct http_response *resp, int status, json_t *j)
 {

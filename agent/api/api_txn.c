@@ -7,7 +7,7 @@
 #include "agent/txn/txn.h"
 #include "common/log.h"
 #include "common/outcome.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 /* Take the node's transaction lock or answer 409. */
 static int lock_or_409(struct txn_env *env, struct http_response *resp)

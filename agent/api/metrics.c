@@ -6,6 +6,8 @@
 #include "agent/plan/plan.h"
 #include "common/version.h"
 #include "drivers/host/counters.h"
+#include "drivers/host/iface.h"
+#include "drivers/host/queues.h"
 #include "drivers/switch/switch.h"
 #include "drivers/switch/switch_counters.h"
 
@@ -225,6 +227,51 @@ static void render_watchdog(FILE *f, const struct agent_config *c, char (*globs)
                 free(buf[i]);
 }
 
+static void queue_family(FILE *f, const char *name, const char *type, const char *help)
+{
+        fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* The Prometheus families nettune_queue_* for every interface of this namespace (switch role only). */
+static void render_queues(FILE *f, const struct agent_config *c)
+{
+        static struct qdisc_queue_stats q[STATE_TC_COUNT];     /* render is serialised by the caller */
+        _cleanup_free_ struct iface *v = NULL;
+        struct errbuf e = { 0 };
+        unsigned nv = 0;
+
+        if (!c->env.switch_role)
+                return;
+        queue_family(f, "nettune_queue_ecn_marked_total", "counter", "packets marked CE by a queue of nettune's red qdiscs");
+        queue_family(f, "nettune_queue_drops_total", "counter", "packets a queue dropped, by reason (early: RED, pdrop: "
+               "queue limit, other)");
+        queue_family(f, "nettune_queue_backlog_bytes", "gauge", "bytes queued now");
+        queue_family(f, "nettune_queue_backlog_packets", "gauge", "packets queued now");
+        if (iface_list(c->env.nl, c->env.sysfs_root, &v, &nv, &e) < 0)
+                return;
+        for (unsigned i = 0; i < nv; i++) {
+                unsigned n = queues_read_link(&c->env, v[i].name, v[i].ifindex, q);
+
+                for (unsigned k = 0; k < n; k++) {
+                        const char *l = v[i].name;
+                        unsigned qu = q[k].queue;
+
+                        fprintf(f, "nettune_queue_ecn_marked_total{interface=\"%s\",queue=\"%u\"} %u\n", l, qu,
+                                q[k].marked);
+                        fprintf(f, "nettune_queue_drops_total{interface=\"%s\",queue=\"%u\",reason=\"early\"} %u\n",
+                                l, qu, q[k].early);
+                        fprintf(f, "nettune_queue_drops_total{interface=\"%s\",queue=\"%u\",reason=\"pdrop\"} %u\n",
+                                l, qu, q[k].pdrop);
+                        fprintf(f, "nettune_queue_drops_total{interface=\"%s\",queue=\"%u\",reason=\"other\"} %u\n",
+                                l, qu, q[k].other);
+                        fprintf(f, "nettune_queue_backlog_bytes{interface=\"%s\",queue=\"%u\"} %u\n", l, qu,
+                                q[k].backlog_bytes);
+                        fprintf(f, "nettune_queue_backlog_packets{interface=\"%s\",queue=\"%u\"} %u\n", l, qu,
+                                q[k].backlog_packets);
+                }
+        }
+}
+
 char *metrics_render(struct journal *j, const struct agent_config *c, char (*ifs)[STATE_NAME_MAX],
                      unsigned n_ifs, char (*switch_globs)[STATE_NAME_MAX], unsigned n_switch_globs)
 {
@@ -259,7 +306,7 @@ char *metrics_render(struct journal *j, const struct agent_config *c, char (*ifs
         render_second_writers(f, j, c);
         render_counters(f, c, ifs, n_ifs);
         render_watchdog(f, c, switch_globs, n_switch_globs);
-        queues_render_metrics(f, c);
+        render_queues(f, c);
         pthread_mutex_unlock(&render_lock);
         fclose(f);
         return buf;

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Subcommands of nettune-agent: one function per subcommand, one file per area. */
+/*
+ * Subcommands of nettune-agent: one function per subcommand, one file per area.
+ *
+ * May call: agent/api, agent/txn, agent/doctor, agent/plan, agent/journal, agent/measure,
+ * agent/http, agent/config, drivers/, policies/, common/. Called by main.c only.
+ */
 #pragma once
 
 #include <jansson.h>
@@ -20,7 +25,7 @@ struct cli {
         struct agent_config config;     /* loaded (or defaults) before the subcommand runs */
 };
 
-/* The subcommands, their flags and help (cmd_table.c), and the flags every one takes. */
+/* The subcommands, their flags and help (cmd_cli.c), and the flags every one takes. */
 extern const struct cli_command agent_commands[];
 extern const struct cli_flag agent_common_flags[];
 /* An argument the subcommand cannot place: the error (with a "did you mean") on stderr; -EINVAL. */

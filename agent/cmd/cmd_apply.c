@@ -24,7 +24,7 @@ static void session_done(struct session *s)
 static int session_open(struct cli *c, struct session *s, bool lock)
 {
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r;
 
         memset(s, 0, sizeof(*s));
@@ -76,7 +76,7 @@ static void print_restores(const json_t *restores)
 
 static int print_result(struct cli *c, const struct txn_result *r)
 {
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         for (unsigned i = 0; i < r->pin.n_warnings; i++)
                 fprintf(stderr, "%s: warning: %s\n", c->prog, r->pin.warnings[i]);
@@ -119,7 +119,7 @@ int cmd_apply(struct cli *c)
         const char *file = NULL;
         int confirm = -1, rc;
         unsigned timeout;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         for (int i = 1; i < c->argc; i++) {
                 const char *v = cli_opt_value(c, &i, "--confirm-timeout");

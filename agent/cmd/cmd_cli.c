@@ -8,7 +8,7 @@
 #include <limits.h>
 
 #include "agent/cmd/cmd.h"
-#include "policies/jsonw.h"
+#include "policies/json/jsonw.h"
 
 const struct cli_flag agent_common_flags[] = {
         { "--config", "FILE", "agent configuration (default: defaults; serve: " CONFIG_DEFAULT_PATH ")", NULL },
@@ -251,7 +251,7 @@ int cli_parse_uint(struct cli *c, const char *opt, const char *v, unsigned min, 
 
 int cli_fail(struct cli *c, const struct errbuf *e, int code)
 {
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         fprintf(stderr, "%s: %s\n", c->prog, errbuf_str(e, buf, sizeof(buf)));
         return code;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nettune-agent doctor: why is this node's fabric slow? Collects (doctor_collect.c),
- * judges (policies/doctor_rules.c) and reports, changing nothing; --propose writes the
+ * judges (policies/doctor/doctor_rules.c) and reports, changing nothing; --propose writes the
  * policy that fixes what a policy can fix. GET /v1/doctor?window_s=N answers the
  * node's facts for `nettunectl doctor`, which judges the whole fleet.
  */
@@ -12,7 +12,7 @@
 #include "agent/doctor/doctor_collect.h"
 #include "agent/txn/txn.h"
 #include "drivers/probe/probe.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 #define PEERS_MAX 64
 
@@ -143,7 +143,7 @@ static int parse_args(struct cli *c, struct doctor_args *a)
 static int load_facts(struct cli *c, const char *path, struct doctor_facts *f)
 {
         struct errbuf e = { 0 };
-        char msg[1100];
+        char msg[ERRBUF_STR_MAX];
         int r = doctor_facts_load(path, f, &e);
 
         if (r < 0)
@@ -244,7 +244,7 @@ static int collect(struct cli *c, const struct doctor_args *a, struct doctor_fac
         struct drift_here src = { &c->config, o.journal };
         struct doctor_node *n = doctor_facts_add_node(f);
         struct errbuf e = { 0 };
-        char msg[1100];
+        char msg[ERRBUF_STR_MAX];
         int r;
 
         o.drift_ud = &src;
@@ -271,7 +271,7 @@ static int propose(struct cli *c, const struct doctor_report *r, const char *pat
 {
         _cleanup_free_ char *text = NULL;
         struct errbuf e = { 0 };
-        char msg[1100];
+        char msg[ERRBUF_STR_MAX];
 
         if (doctor_proposal_policy(r, "doctor-proposal", NULL, 0, &text, &e) < 0) {
                 fprintf(stderr, "%s: doctor: the proposal is not a valid policy: %s\n", c->prog,

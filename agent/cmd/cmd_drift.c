@@ -5,7 +5,7 @@
 
 #include "agent/cmd/cmd.h"
 #include "agent/txn/txn.h"
-#include "policies/state_text.h"
+#include "policies/state/state_text.h"
 
 int cmd_drift(struct cli *c)
 {
@@ -16,7 +16,7 @@ int cmd_drift(struct cli *c)
         json_t *changes = NULL;
         struct second_writer *writers = NULL;
         int n_writers = 0;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         size_t i;
         json_t *ch;
         int r;

@@ -4,7 +4,7 @@
 
 #include "agent/cmd/cmd.h"
 #include "agent/txn/txn.h"
-#include "policies/state_text.h"
+#include "policies/state/state_text.h"
 
 /* " (leaf1 vendor-abort, vA driver-reapply)" */
 static void print_restores(const json_t *restores)
@@ -53,7 +53,7 @@ int cmd_history(struct cli *c)
         struct txn_env env;
         json_t *arr;
         unsigned limit = 50;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         for (int i = 1; i < c->argc; i++) {
                 const char *v = cli_opt_value(c, &i, "--limit");

@@ -5,7 +5,7 @@
 
 #include "agent/cmd/cmd.h"
 #include "agent/txn/txn.h"
-#include "policies/state_text.h"
+#include "policies/state/state_text.h"
 
 static void print_intent(const json_t *doc)
 {

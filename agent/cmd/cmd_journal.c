@@ -79,7 +79,7 @@ int cmd_journal_recover(struct cli *c)
 {
         struct journal_recovery rec;
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int lock = -1, r;
 
         if (c->argc > 1)

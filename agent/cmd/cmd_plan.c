@@ -12,8 +12,8 @@
 #include "agent/cmd/cmd.h"
 #include "agent/plan/plan.h"
 #include "agent/txn/txn.h"
-#include "policies/policy.h"
-#include "policies/state_text.h"
+#include "policies/policy/policy.h"
+#include "policies/state/state_text.h"
 
 static void print_plan_text(const json_t *doc, const char *probe)
 {

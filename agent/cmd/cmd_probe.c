@@ -16,7 +16,7 @@
 #include "drivers/probe/probe.h"
 #include "drivers/probe/probe_gate.h"
 #include "drivers/probe/probe_server.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 struct probe_cmd {
         struct probe_params p;
@@ -187,7 +187,7 @@ static int load_baseline(struct probe_cmd *pc)
         const json_t *gbps, *path;
         struct errbuf e = { .msg = "" };
         struct jsonv v;
-        char msg[1100];
+        char msg[ERRBUF_STR_MAX];
         size_t len;
         int r;
 
@@ -308,7 +308,7 @@ int cmd_probe(struct cli *c)
         struct probe_measurement m;
         struct probe_gate_report rep, *r = NULL;
         struct errbuf e = { .msg = "" };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int k;
 
         k = probe_parse(c, &pc);
@@ -342,7 +342,7 @@ int cmd_probe(struct cli *c)
 
 static void on_session(void *userdata, const char *peer, const char *mode, int r, const struct errbuf *e)
 {
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         if (r < 0)
                 log_warn("probe from %s (%s) failed: %s", peer, mode, errbuf_str(e, buf, sizeof(buf)));
@@ -405,7 +405,7 @@ int cmd_probe_server(struct cli *c)
                                           .allow = allow, .n_allow = config_probe_allow(&c->config, allow) };
         struct probe_server *s = NULL;
         struct errbuf e = { .msg = "" };
-        char buf[1100], addr[128];
+        char buf[ERRBUF_STR_MAX], addr[128];
         sigset_t set;
         int k, sig = 0;
 

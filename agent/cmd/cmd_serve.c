@@ -22,7 +22,7 @@ static void check_drift(struct txn_env *env, enum drift_mode mode)
         struct measure_info busy;
         struct txn_result res;
         struct plan plan;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r = drift_check(env, &plan, &e);
 
         if (r >= 0)
@@ -160,7 +160,7 @@ int cmd_serve(struct cli *c)
                 .handler = api_handle, .userdata = &api,
         };
         sigset_t set;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r, rc = OUTCOME_RUNTIME;
 
         serve_roles(&c->config, &o.roles);

@@ -16,11 +16,12 @@
 #include "drivers/host/counters.h"
 #include "drivers/host/ecn_sysfs.h"
 #include "drivers/host/link.h"
-#include "policies/field.h"
-#include "policies/jsonw.h"
-#include "policies/policy.h"
-#include "policies/state_json.h"
-#include "policies/state_text.h"
+#include "drivers/host/queues.h"
+#include "policies/state/field.h"
+#include "policies/json/jsonw.h"
+#include "policies/policy/policy.h"
+#include "policies/state/state_json.h"
+#include "policies/state/state_text.h"
 
 #define GLOBS_MAX CLI_GLOBS_MAX
 
@@ -96,7 +97,7 @@ static json_t *switch_json(const struct plan_target *pt, const struct errbuf *e,
 {
         const struct target *t = &pt->t;
         json_t *ports = json_array(), *o;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         for (unsigned i = 0; ports && i < t->sw->n_ports; i++)
                 json_array_append_new(ports, json_string(t->sw->ports[i]));
@@ -154,6 +155,28 @@ static void print_switch_text(const json_t *o)
         print_unsupported(json_object_get(o, "unsupported"));
 }
 
+static json_int_t queue_member(const json_t *o, const char *key)
+{
+        return json_integer_value(json_object_get(o, key));
+}
+
+/* "  queue 0 (ecn): marked 1240, drops 3 (early 0, limit 3, other 0), backlog 0 bytes / 0 packets". */
+static void print_queues(const json_t *queues)
+{
+        const json_t *q;
+        size_t i;
+
+        json_array_foreach(queues, i, q)
+                printf("  queue %" JSON_INTEGER_FORMAT " (%s): marked %" JSON_INTEGER_FORMAT ", drops %"
+                       JSON_INTEGER_FORMAT " (early %" JSON_INTEGER_FORMAT ", limit %" JSON_INTEGER_FORMAT
+                       ", other %" JSON_INTEGER_FORMAT "), backlog %" JSON_INTEGER_FORMAT " bytes / %"
+                       JSON_INTEGER_FORMAT " packets\n", queue_member(q, "queue"),
+                       json_is_true(json_object_get(q, "ecn")) ? "ecn" : "red",
+                       queue_member(q, "marked"), queue_member(q, "drops"), queue_member(q, "early_drops"),
+                       queue_member(q, "limit_drops"), queue_member(q, "other_drops"), queue_member(q, "backlog_bytes"),
+                       queue_member(q, "backlog_packets"));
+}
+
 static void print_interface_text(const json_t *o)
 {
         const json_t *st, *v;
@@ -167,7 +190,7 @@ static void print_interface_text(const json_t *o)
         print_unsupported(json_object_get(o, "unsupported"));
         json_object_foreach((json_t *)json_object_get(o, "cc_params"), key, v)
                 printf("  cc_param %s: %" JSON_INTEGER_FORMAT "\n", key, json_integer_value(v));
-        queues_print(json_object_get(o, "queues"));
+        print_queues(json_object_get(o, "queues"));
         v = json_object_get(o, "counters");
         if (!json_array_size(v))
                 printf("  counters: none\n");

@@ -11,7 +11,7 @@
 
 #include "agent/cmd/cmd.h"
 #include "agent/config/config.h"
-#include "policies/policy.h"
+#include "policies/policy/policy.h"
 
 /*
  * Split errbuf.where ("FILE: $.path", "FILE:LINE:COL" or, for YAML, "FILE:LINE:COL: $.path")
@@ -58,7 +58,7 @@ static int validate_one(const char *file, json_t *results, bool json, bool confi
 {
         _cleanup_free_ struct agent_config *c = NULL;
         struct policy *p = NULL;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r;
 
         if (config) {

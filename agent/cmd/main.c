@@ -14,7 +14,7 @@ struct command {
         bool resident;                  /* runs until stopped: the heap is given back as it shrinks */
 };
 
-/* What runs each subcommand of agent_commands (cmd_table.c: arguments, help, flags). */
+/* What runs each subcommand of agent_commands (cmd_cli.c: arguments, help, flags). */
 static const struct command commands[] = {
         { "validate",     cmd_validate,     false, false },
         { "plan",         cmd_plan,         true,  false },
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
         static struct cli c = { .prog = "nettune-agent" };     /* the configuration is 140 KiB: not on the stack */
         const struct command *cmd = NULL;
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         log_set_prefix(c.prog);
         if (parse_common(&c, argc, argv, &argc) < 0)

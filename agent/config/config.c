@@ -10,7 +10,7 @@
 #include "drivers/host/qdisc_tree.h"
 #include "drivers/host/tc_nl.h"
 #include "drivers/probe/probe_net.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 #define CONFIG_DOC_MAX (1u << 20)
 

@@ -4,6 +4,9 @@
  * Validated like a policy: unknown keys, wrong types and out-of-range values are
  * errors naming the file and the JSON path. Relative file names (tls, switch keys,
  * known_hosts) are resolved against the configuration file's directory.
+ *
+ * May call: agent/http (config_tls.c: the TLS files checked before use), drivers/,
+ * policies/, common/. Called by agent/plan, agent/doctor, agent/txn, agent/api, agent/cmd.
  */
 #pragma once
 

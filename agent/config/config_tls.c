@@ -9,7 +9,7 @@
 
 #include "agent/config/config.h"
 #include "agent/http/http.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 #define TLS_FILE_MAX (1u << 20)
 

@@ -6,6 +6,7 @@
 
 #include "agent/doctor/doctor_collect.h"
 #include "agent/plan/plan.h"
+#include "common/clock.h"
 #include "drivers/host/counters.h"
 #include "drivers/host/dcb_lldpad.h"
 #include "drivers/host/ethtool.h"
@@ -14,10 +15,11 @@
 #include "drivers/host/linkinfo.h"
 #include "drivers/host/lldp.h"
 #include "drivers/host/qdisc_ets.h"
+#include "drivers/host/queues.h"
 #include "drivers/switch/switch.h"
 #include "drivers/switch/switch_counters.h"
-#include "policies/field.h"
-#include "policies/layers.h"
+#include "policies/state/field.h"
+#include "policies/policy/layers.h"
 
 #define SAMPLE_MAX 128
 
@@ -29,20 +31,12 @@ struct sample {
         struct switch_counter c[SAMPLE_MAX];
 };
 
-static double now_s(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Sleep until `until` (monotonic seconds). */
 static void wait_until(double until)
 {
         double left;
 
-        while ((left = until - now_s()) > 0) {
+        while ((left = until - clock_mono_s()) > 0) {
                 struct timespec ts = { .tv_sec = (time_t)left, .tv_nsec = (long)((left - floor(left)) * 1e9) };
 
                 nanosleep(&ts, NULL);
@@ -104,7 +98,7 @@ static void host_sample(const struct plan_target *pt, struct sample *s)
         struct errbuf e;
         unsigned nq;
 
-        s->t = now_s();
+        s->t = clock_mono_s();
         s->n = 0;
         s->ok = k && counters_read(pt->t.name, pt->t.env->sysfs_root, k, &e) >= 0;
         for (unsigned i = 0; s->ok && i < k->n; i++) {
@@ -211,17 +205,17 @@ static void *sw_thread(void *arg)
         struct sw_job *j = arg;
         struct plan_target *pt = &j->p->v[j->i];
         struct errbuf ce = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r;
 
         j->r = plan_read_target(j->p, j->i, pt->live, &j->e);
         if (j->r < 0)
                 return NULL;
-        j->ta = now_s();
+        j->ta = clock_mono_s();
         r = switch_counters_read(&pt->t, j->a, &ce);
         if (r >= 0) {
                 wait_until(j->ta + j->window_s);
-                j->tb = now_s();
+                j->tb = clock_mono_s();
                 r = switch_counters_read(&pt->t, j->b, &ce);
         }
         j->counters = r >= 0;
@@ -244,7 +238,7 @@ static void switch_facts(struct doctor_node *n, struct sw_job *j, struct sample 
         struct plan_target *pt = &j->p->v[j->i];
         const struct switch_dialect *d = switch_dialect_find(pt->t.sw->dialect);
         struct doctor_switch *sw = doctor_node_add_switch(n, pt->n_units);
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         unsigned reset = 0;
 
         if (!sw)
@@ -322,7 +316,7 @@ static void free_jobs(struct plan *p, struct sw_job *jobs)
 
 /* ---- the committed policy and drift ---- */
 
-/* The committed layers (policies/layers.h): every committed policy, oldest first. */
+/* The committed layers (policies/policy/layers.h): every committed policy, oldest first. */
 struct layers_here {
         unsigned n;
         struct layer v[LAYERS_MAX];
@@ -486,7 +480,7 @@ int doctor_collect(const struct agent_config *c, const struct doctor_collect_opt
         struct sw_job *jobs = NULL;
         struct layers_here layers;
         struct plan p;
-        double start = now_s();
+        double start = clock_mono_s();
         int r;
 
         plan_init(&p, &(struct plan_env){ .config = c });
@@ -517,7 +511,7 @@ int doctor_collect(const struct agent_config *c, const struct doctor_collect_opt
         plan_free(&p);
         free(h.a);
         free(h.b);
-        n.window_s = round((now_s() - start) * 1000) / 1000;
+        n.window_s = round((clock_mono_s() - start) * 1000) / 1000;
         if (r < 0) {
                 doctor_node_free(&n);
                 return r;

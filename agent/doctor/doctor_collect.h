@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * doctor's collection on one node: the facts of policies/doctor.h, read through the
- * plan (agent/plan.c) and the drivers, changing nothing.
+ * doctor's collection on one node: the facts of policies/doctor/doctor.h, read through the
+ * plan (agent/plan/plan.c) and the drivers, changing nothing.
  *
  *   interfaces   every field the drivers read (mtu, trust, dscp_to_priority, pfc, ets,
  *                host_ecn; ecn of a switch-role port), link state, speed, supported
  *                speed and RDMA rate (drivers/host/linkinfo.c), the NIC's congestion
  *                counters (drivers/host/counters.c) and, on a Linux switch, its queues'
- *                marks and drops (queues.c); the switch port each faces: the agent
+ *                marks and drops (drivers/host/queues.c); the switch port each faces: the agent
  *                configuration's "links", else an LLDP neighbour (drivers/host/lldp.c)
  *   switches     every configured port's settings and, through the same session, its
  *                link and counters (drivers/switch/switch_counters.c); one thread per
@@ -19,15 +19,17 @@
  * timestamps: a slow switch shortens nobody's window), and kept as rates. A source
  * that cannot be read is a note or a switch error in the facts, not a failure: the
  * collection fails only when the node's own interfaces cannot be listed.
+ *
+ * May call: agent/plan, agent/journal, agent/config, drivers/, policies/, common/.
+ * Called by agent/api (GET /v1/doctor, api_doctor.c) and agent/cmd (doctor).
  */
 #pragma once
 
 #include <stdbool.h>
 
 #include "agent/config/config.h"
-#include "agent/http/http.h"
 #include "agent/journal/journal.h"
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 
 struct plan;
 
@@ -55,9 +57,3 @@ struct doctor_collect_opts {
 /* Fill *ret (doctor_node_free it). -errno with e when nothing could be collected. */
 int doctor_collect(const struct agent_config *c, const struct doctor_collect_opts *o, struct doctor_node *ret,
                    struct errbuf *e);
-
-/* GET /v1/doctor?window_s=N (doctor_http.c): this node's facts, {"name", "interfaces", ...} (docs/api.md);
- * base: the journal and the drift source (its window_s is the query's); sw[0..n_sw): the fields serve's
- * enforcement gave up (agent/txn's second_writers_doctor), into the facts. */
-void doctor_http(const struct agent_config *c, const struct doctor_collect_opts *base, const struct http_request *req,
-                 struct http_response *resp, const struct doctor_second_writer *sw, unsigned n_sw);

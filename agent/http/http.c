@@ -11,7 +11,7 @@
 #include "agent/http/http_internal.h"
 #include "common/log.h"
 #include "common/netaddr.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 /*
  * Connections in all (one thread each): the unauthenticated budget below, plus room

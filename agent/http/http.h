@@ -4,7 +4,7 @@
  * client certificates in the handshake, roles, connection budgets and deadlines,
  * request bodies. Knows nothing of routes (agent/api).
  *
- * May call: common/, policies/ (the JSON validator). Called by agent/api,
+ * May call: common/, policies/json (the JSON validator). Called by agent/api,
  * agent/config (the TLS files checked before use) and agent/cmd (serve).
  */
 #pragma once

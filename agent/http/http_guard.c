@@ -31,20 +31,13 @@
 #include <time.h>
 
 #include "agent/http/http_internal.h"
+#include "common/clock.h"
 #include "common/log.h"
 
 #define REAPER_TICK_MS 200
 #define LOG_LINES_PER_SECOND 10
 #define LOG_NOUN "refused connection(s) or client(s)"
 #define TICKET_LIFETIME_S 3600          /* a ticket older than this gets a full handshake */
-
-static long long mono_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void peer_text(const struct sockaddr *sa, char *buf, size_t size)
 {
@@ -310,7 +303,7 @@ static void started(struct http_guard *g, struct MHD_Connection *c, void **socke
         }
         hc->guard = g;
         hc->fd = fd->connect_fd;
-        hc->started_ms = hc->idle_since_ms = mono_ms();
+        hc->started_ms = hc->idle_since_ms = clock_mono_ms();
         peer_text(addr ? addr->client_addr : NULL, hc->peer, sizeof(hc->peer));
         if (g->lim.tls && tls && tls->tls_session)
                 tls_setup(g, (gnutls_session_t)tls->tls_session);
@@ -400,7 +393,7 @@ void http_guard_answered(struct http_guard *g, struct http_conn *hc)
 {
         pthread_mutex_lock(&g->lock);
         hc->busy = false;
-        hc->idle_since_ms = mono_ms();
+        hc->idle_since_ms = clock_mono_ms();
         pthread_mutex_unlock(&g->lock);
 }
 
@@ -411,7 +404,7 @@ static void *reaper(void *arg)
         pthread_mutex_lock(&g->lock);
         while (!g->stop) {
                 struct timespec ts;
-                long long now = mono_ms();
+                long long now = clock_mono_ms();
 
                 for (struct http_conn *hc = g->head; hc; hc = hc->next)
                         if (!hc->requested && !hc->closed_by &&

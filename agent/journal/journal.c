@@ -6,7 +6,7 @@
 
 #include "agent/journal/journal_internal.h"
 #include "common/statedir.h"
-#include "policies/jsonw.h"
+#include "policies/json/jsonw.h"
 
 /*
  * The open batch: every write is a record of it (journal.h, "Write-ahead"), one SQLite

@@ -17,6 +17,9 @@
  * layers drift compares against) and originals (each field's value before nettune
  * first took it). A journal made
  * before a column existed gets it added when opened (ALTER TABLE ... ADD COLUMN).
+ *
+ * May call: drivers/, policies/, common/. Called by agent/txn, agent/doctor, agent/api,
+ * agent/cmd.
  */
 #pragma once
 
@@ -24,7 +27,7 @@
 #include <stdint.h>
 
 #include "common/errbuf.h"
-#include "policies/policy.h"
+#include "policies/policy/policy.h"
 
 enum txn_state {
         TXN_PLANNED,
@@ -266,7 +269,7 @@ int journal_committed_policy(struct journal *j, int64_t rev, struct policy **ret
                              struct errbuf *e);
 
 /*
- * Layers (policies/layers.h): every committed policy is a layer by its name. A commit
+ * Layers (policies/policy/layers.h): every committed policy is a layer by its name. A commit
  * records a new version of the transaction's layer (journal_layer_commit, inside the
  * commit): its policy, or NULL when the transaction took the layer out; an "enforce"
  * commit records none. A layer's version names its previous one (prev: the node

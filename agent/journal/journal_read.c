@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The journal's queries: transactions, snapshots, steps, revisions. */
 #include "agent/journal/journal_internal.h"
-#include "policies/jsonw.h"
+#include "policies/json/jsonw.h"
 
 static int prepare(struct journal *j, const char *sql, sqlite3_stmt **ret, struct errbuf *e)
 {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "agent/measure/measure.h"
+#include "common/clock.h"
 #include "common/util.h"
 
 /* The node's measurement slot (this process). */
@@ -19,14 +20,6 @@ static struct {
         unsigned txns;                  /* transactions of this process in flight */
         unsigned long long seq;         /* the API's measurements so far: their ids */
 } slot = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-static long long mono_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The first line of /proc/stat: busy and total jiffies of all CPUs. */
 static bool host_cpu(unsigned long long *busy, unsigned long long *total)
@@ -167,14 +160,14 @@ void measure_begin(struct measure_span *s)
         host_cpu(&s->host_busy, &s->host_total);
         getrusage(RUSAGE_SELF, &s->self);
         getrusage(RUSAGE_THREAD, &s->thread);
-        s->wall_ms = mono_ms();
+        s->wall_ms = clock_mono_ms();
 }
 
 void measure_end(struct measure_span *s, struct measure_load *ret)
 {
         unsigned long long busy = 0, total = 0;
         struct rusage self, thread;
-        long long wall_ms = mono_ms() - s->wall_ms;
+        long long wall_ms = clock_mono_ms() - s->wall_ms;
         long long other_us;
 
         getrusage(RUSAGE_SELF, &self);

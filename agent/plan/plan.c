@@ -3,8 +3,8 @@
 #include <stdarg.h>
 
 #include "agent/plan/plan_internal.h"
-#include "policies/field.h"
-#include "policies/state_json.h"
+#include "policies/state/field.h"
+#include "policies/state/state_json.h"
 
 void plan_init(struct plan *p, const struct plan_env *env)
 {

@@ -5,8 +5,7 @@
  * Owns discovery (targets.c: interfaces by glob, switches from the configuration),
  * the plan (plan.c: each field routed to the driver that serves it here, live state
  * read once, the diff, each driver's check of its delta), the plan's probe
- * (plan_probe.c: the pinned path, DSCP and priority) and the per-queue counters of a
- * switch-role port (queues.c).
+ * (plan_probe.c: the pinned path, DSCP and priority).
  *
  * May call: agent/config, drivers/, policies/, common/. Called by every command that
  * reads or changes the node (agent/txn, agent/doctor, agent/api, agent/cmd).
@@ -22,8 +21,8 @@
 #include "drivers/driver.h"
 #include "drivers/host/iface.h"
 #include "drivers/probe/probe.h"
-#include "policies/diff.h"
-#include "policies/policy.h"
+#include "policies/state/diff.h"
+#include "policies/policy/policy.h"
 
 /*
  * The plan: what one request knows about this node's targets, built once and used
@@ -93,7 +92,7 @@ struct plan_target {
                                          * plan.owners, 0 when the field has none (released, or no layers) */
 };
 
-/* The layer that owns a field of a merged intent (policies/layers.h): its name and revision. */
+/* The layer that owns a field of a merged intent (policies/policy/layers.h): its name and revision. */
 struct plan_owner {
         char policy[POLICY_NAME_MAX];
         int64_t revision;
@@ -314,29 +313,3 @@ json_t *plan_probe_to_json(const struct plan_probe *pp);
 
 /* A human line: "tcp via vA (10.0.0.1) to 10.0.0.2:18515, DSCP 26 (policy), priority 3, 1 stream". */
 const char *plan_probe_str(const struct plan_probe *pp, char *buf, size_t size);
-
-
-/*
- * The per-queue counters of nettune's qdisc tree on a switch port (agent role
- * "switch"): ECN marks, RED drops (early, queue limit, other), every drop, and the
- * backlog, from the red qdiscs' TCA_STATS2 / tc_red_xstats. For `state` (JSON and
- * text) and /metrics. An interface without nettune's tree has no queues.
- */
-
-
-
-struct qdisc_queue_stats;
-/* The queues of nettune's tree on t (switch role only): q[0..return), at most STATE_TC_COUNT. */
-unsigned queues_read(const struct target *t, struct qdisc_queue_stats *q);
-/* The rate of the htb class t's tree attaches under (qdisc_parents), Mbit/s; 0 = the root, or not a shaper. */
-uint32_t queues_shaper_mbps(const struct target *t);
-
-/* [{queue, ecn, marked, early_drops, limit_drops, other_drops, drops, backlog_bytes, backlog_packets,
- *   sent_bytes, sent_packets}], [] when there are none (or they cannot be read). */
-json_t *queues_json(const struct target *t);
-
-/* "  queue 0 (ecn): marked 1240, drops 3 (early 0, limit 3, other 0), backlog 0 bytes / 0 packets". */
-void queues_print(const json_t *queues);
-
-/* The Prometheus families nettune_queue_* for every interface of this namespace (switch role only). */
-void queues_render_metrics(FILE *f, const struct agent_config *c);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The plan's lossless check (plan.h): each unit of each target judged by the
- * lossless rules (policies/lossless.h) as it is and as the change would leave it
+ * lossless rules (policies/policy/lossless.h) as it is and as the change would leave it
  * — live state with the policy's fields put over it as applying them would
  * (state_merge: whole fields, ecn and host_ecn by their listed queues and
  * priorities). What the change would break is refused before anything is
@@ -10,7 +10,7 @@
 #include <stdarg.h>
 
 #include "agent/plan/plan_internal.h"
-#include "policies/field.h"
+#include "policies/state/field.h"
 
 /* The notes the check leaves for the plan. */
 struct notes {

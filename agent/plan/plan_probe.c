@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The probe of a plan (see plan_probe.h): path, target check, DSCP and priority. */
+/* The probe of a plan (see plan.h): path, target check, DSCP and priority. */
 #include "agent/plan/plan.h"
 #include "common/log.h"
 #include "drivers/probe/probe_net.h"
-#include "policies/field.h"
+#include "policies/state/field.h"
 
 #define DSCP_PFC_BITS (STATE_BIT(STATE_FIELD_DSCP_MAP) | STATE_BIT(STATE_FIELD_PFC))
 

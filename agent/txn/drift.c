@@ -2,7 +2,7 @@
 /* Drift: the live state against the node's intent, the merge of its committed layers; enforcement of it. */
 #include "agent/txn/txn.h"
 #include "agent/txn/txn_internal.h"
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 
 int drift_check(struct txn_env *env, struct plan *ret, struct errbuf *e)
 {

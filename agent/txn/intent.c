@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The node's intent (txn.h): its committed layers (the journal's layer_versions),
- * merged field by field (policies/layers.c) into one plan; the plan of a change of
+ * merged field by field (policies/policy/layers.c) into one plan; the plan of a change of
  * one layer (apply, remove, rollback --policy), whose released fields go back to the
  * layer below or to the value before nettune took them (the journal's originals).
  */
 #include "agent/txn/txn.h"
 #include "agent/txn/txn_internal.h"
-#include "policies/field.h"
-#include "policies/state_json.h"
+#include "policies/state/field.h"
+#include "policies/state/state_json.h"
 
 void intent_free(struct intent *in)
 {
@@ -90,7 +90,7 @@ static void set_owners(struct plan *p, const struct layer *v, unsigned n)
 
 /*
  * What a snapshot keeps beside the fields, for the drivers that put it back
- * (policies/state.h): the DCB device (DCBX mode, APP entries) with the DCB fields,
+ * (policies/state/state.h): the DCB device (DCBX mode, APP entries) with the DCB fields,
  * what sat where the tc qdisc driver attaches with its fields. Once every such field
  * of a target is released, the oldest original of them gives it back too, as a
  * rollback to that snapshot would (the DCBX mode nettune switched; the kernel's

@@ -4,10 +4,10 @@
 
 #include "common/outcome.h"
 #include "agent/txn/txn_internal.h"
-#include "policies/diff.h"
-#include "policies/field.h"
-#include "policies/jsonw.h"
-#include "policies/state_json.h"
+#include "policies/state/diff.h"
+#include "policies/state/field.h"
+#include "policies/json/jsonw.h"
+#include "policies/state/state_json.h"
 
 /* The delta of every target through the drivers that own it, in registry order. */
 static int apply_each(struct plan *p, struct errbuf *e)
@@ -164,7 +164,7 @@ static int nothing_to_do(struct txn_env *env, const struct txn_request *req, con
 /* Baseline probe; 0 = go on, <0 = abort (recorded, nothing touched). */
 static int baseline(struct txn_env *env, const struct policy_verify *v, struct txn_result *res)
 {
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r;
 
         if (!v || v->probe == POLICY_PROBE_NONE)

@@ -11,9 +11,9 @@
  * transaction, for the command line and the API), apply of a policy file in one call
  * (txn_apply_file.c) and the test-only crash points (crashpoint.c).
  *
- * May call: agent/plan, agent/journal, agent/measure, agent/config, drivers/ (not
+ * May call: agent/plan, agent/journal, agent/measure, agent/config, drivers (not
  * drivers/host: the request's queued writes go through driver_io_flush),
- * policies/, common/. Called by agent/api and agent/cmd.
+ * drivers/switch, drivers/probe, policies/, common/. Called by agent/api and agent/cmd.
  */
 #pragma once
 
@@ -29,8 +29,8 @@
 #include "common/outcome.h"
 #include "drivers/driver.h"
 #include "drivers/probe/probe_gate.h"
-#include "policies/layers.h"
-#include "policies/policy.h"
+#include "policies/policy/layers.h"
+#include "policies/policy/policy.h"
 
 /*
  * The transaction: one plan (plan.h) applied to this node's targets as a whole.
@@ -311,7 +311,7 @@ unsigned second_writers_doctor(struct journal *j, const struct agent_config *c, 
 
 /*
  * The node's intent (intent.c): its committed layers merged field by field
- * (policies/layers.h, docs/policy-reference.md "Layers and owners").
+ * (policies/policy/layers.h, docs/policy-reference.md "Layers and owners").
  */
 struct intent {
         unsigned n;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The transaction's JSON: probe runs, the gate's verdict, results. */
 #include "agent/txn/txn_internal.h"
-#include "policies/jsonw.h"
+#include "policies/json/jsonw.h"
 
 char *txn_json_text(const json_t *j)
 {
@@ -105,7 +105,7 @@ char *txn_probe_json_text(const struct txn_result *res)
 
 json_t *txn_result_to_json(const struct txn_result *r)
 {
-        char err[1100] = "";
+        char err[ERRBUF_STR_MAX] = "";
 
         if (r->error.msg[0])
                 errbuf_str(&r->error, err, sizeof(err));

@@ -54,7 +54,7 @@ int txn_record_final(struct txn_env *env, struct txn_result *res, enum txn_state
 {
         _cleanup_free_ char *probe = txn_probe_json_text(res);
         _cleanup_free_ char *restores = txn_json_text(res->restores);
-        char err[1100] = "";
+        char err[ERRBUF_STR_MAX] = "";
         int r;
         struct journal_result jr = {
                 .result = result, .exit_code = exit_code, .probe_json = probe,

@@ -6,10 +6,11 @@
  */
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/outcome.h"
 #include "agent/txn/txn_internal.h"
 #include "common/log.h"
-#include "policies/field.h"
+#include "policies/state/field.h"
 
 static bool route_commits(const struct plan_route *rt)
 {
@@ -44,7 +45,7 @@ int txn_commit_sessions(struct plan *p, struct errbuf *e)
 /* "; " between the failures gathered in one message. */
 static void gather(char *buf, size_t size, const struct errbuf *e)
 {
-        char one[1100];
+        char one[ERRBUF_STR_MAX];
         size_t n = strlen(buf);
 
         errbuf_str(e, one, sizeof(one));
@@ -140,19 +141,11 @@ static int verify_restore(struct plan *p, bool all, char *failures, size_t size)
         return first;
 }
 
-static double now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 int txn_restore_targets(struct txn_env *env, struct plan *p, bool all, const char *restored_by, int exit_code,
                         struct txn_result *res)
 {
-        double started = now_ms();      /* the decision to go back: the rollback's latency starts here */
-        char failures[1100] = "";
+        double started = 1e3 * clock_mono_s(); /* the decision to go back: the rollback's latency starts here */
+        char failures[ERRBUF_STR_MAX] = "";
         struct errbuf e = { 0 };
         int r = 0, k;
 
@@ -177,9 +170,9 @@ int txn_restore_targets(struct txn_env *env, struct plan *p, bool all, const cha
         k = verify_restore(p, all, failures, sizeof(failures));
         if (k < 0 && r == 0)
                 r = k;
-        res->rollback_ms = now_ms() - started;
+        res->rollback_ms = 1e3 * clock_mono_s() - started;
         if (r < 0) {
-                char buf[1100];
+                char buf[ERRBUF_STR_MAX];
 
                 errbuf_str(&res->error, buf, sizeof(buf));
                 errbuf_set(&res->error, -r, NULL, "%s%sRESTORE FAILED: %s; the node is in an unknown state, check it by hand",

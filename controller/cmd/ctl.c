@@ -7,13 +7,13 @@
 #include "common/log.h"
 #include "controller/cmd/ctl.h"
 #include "controller/rollout/rollout.h"
-#include "policies/jsonv.h"
-#include "policies/policy.h"
+#include "policies/json/jsonv.h"
+#include "policies/policy/policy.h"
 
 int ctl_need_inventory(struct ctl *c)
 {
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         if (c->inv)
                 return 0;
@@ -41,7 +41,7 @@ bool ctl_store_shared(const struct ctl *c)
 int ctl_need_store(struct ctl *c)
 {
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r;
 
         if (c->store)
@@ -101,7 +101,7 @@ int ctl_need_http(struct ctl *c)
 {
         struct errbuf e = { 0 };
         struct http_opts o;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r = ctl_need_inventory(c);
 
         if (r > 0 || c->http)
@@ -149,7 +149,7 @@ int ctl_parse_uint(const char *opt, const char *s, unsigned min, unsigned max, u
 int ctl_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
 {
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         if (jsonv_read_file(path, max, ret, ret_len, &e) < 0) {
                 log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
@@ -212,7 +212,7 @@ void ctl_run_env(struct ctl *c, struct rollout_run_env *ret)
 
 int ctl_fail(const struct errbuf *e)
 {
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         log_err("%s", errbuf_str(e, buf, sizeof(buf)));
         return OUTCOME_RUNTIME;

@@ -5,8 +5,9 @@
  * and the HTTPS client opened on first use, fleet-wide queries), the configuration
  * file (ctl_config.c) and the serve command's /metrics (ctl_serve_metrics.c).
  *
- * May call: controller/rollout, controller/fabric, controller/store, controller/model,
- * controller/fleet, drivers/probe (flows), policies/, common/. Called by main.c only.
+ * May call: controller/tune, controller/rollout, controller/fabric, controller/store,
+ * controller/model, controller/fleet, controller/svg, drivers/probe (flows), policies/,
+ * common/. Called by main.c only.
  */
 #pragma once
 

@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "controller/cmd/ctl.h"
 #include "controller/rollout/rollout.h"
-#include "policies/policy.h"
+#include "policies/policy/policy.h"
 
 struct apply_args {
         const char *policy;
@@ -270,7 +270,7 @@ static int resume(struct ctl *c, unsigned id)
         int rc;
 
         if (store_rollout_load(c->store, id, &r, &e) < 0) {
-                char buf[1100];
+                char buf[ERRBUF_STR_MAX];
 
                 log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));
                 return OUTCOME_INVALID;
@@ -606,7 +606,7 @@ static int prepare(struct ctl *c, struct apply_args *a, char **doc, struct polic
                    const struct inventory_node ***sel, unsigned *n)
 {
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         size_t len;
         int rc;
 

@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "controller/cmd/ctl_internal.h"
 #include "controller/rollout/rollout.h"
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 
 /*
  * The lossless class's fields the path rules relate: a policy without any of them is

@@ -4,7 +4,7 @@
 #include <limits.h>
 
 #include "controller/cmd/ctl.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 #define CTL_CONFIG_DOC_MAX (1u << 20)
 

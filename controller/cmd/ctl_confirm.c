@@ -12,7 +12,7 @@ int ctl_cmd_confirm(struct ctl *c)
         struct rollout_run_env env;
         struct errbuf e = { 0 };
         unsigned id;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int rc;
 
         if (c->argc != 1 || c->argv[0][0] == '-') {

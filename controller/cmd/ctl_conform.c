@@ -22,8 +22,8 @@
 #include "controller/cmd/ctl.h"
 #include "controller/fleet/fleet.h"
 #include "controller/rollout/rollout.h"
-#include "policies/policy.h"
-#include "policies/state_text.h"
+#include "policies/policy/policy.h"
+#include "policies/state/state_text.h"
 
 struct conform_node {
         const struct inventory_node *node;
@@ -340,7 +340,7 @@ int ctl_cmd_conform(struct ctl *c)
         struct errbuf e = { 0 };
         json_t *docj = NULL;
         json_error_t je;
-        char path[4096], buf[1100];
+        char path[4096], buf[ERRBUF_STR_MAX];
         unsigned n = 0, n_names = 0;
         size_t len;
         int r;

@@ -106,7 +106,7 @@ static void print_side(const char *mark, const struct rollout_rec *r)
 static int load(struct ctl *c, unsigned id, struct rollout_rec **ret)
 {
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int rc = store_rollout_load(c->store, id, ret, &e);
 
         if (rc < 0)

@@ -11,7 +11,7 @@
  * switch. --probe measures point-to-point bandwidth between every ordered pair of
  * reached nodes (POST /v1/probe on the sender, one pair at a time, to the responder the
  * receiver advertises for fabric probes: its data path), then every pair at
- * once with the fabric probe's all-to-all (fabric_run.h): the seed's signature is the
+ * once with the fabric probe's all-to-all (fabric_run.c): the seed's signature is the
  * pairs fine alone and slow together. --locate runs nettunectl locate over the
  * reached nodes (racks by the label "rack") and judges its suspects (fabric_suspect).
  * --propose writes
@@ -30,7 +30,7 @@
 #include "controller/fabric/fabric.h"
 #include "controller/fleet/fleet.h"
 #include "controller/rollout/rollout.h"
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 
 #define LABELS_MAX 16
 #define PROFILES_NAMED_MAX 8
@@ -141,7 +141,7 @@ static int add_profile(struct doctor_opts *o, const char *path, bool named)
 {
         struct policy *pol = NULL;
         struct errbuf e = { 0 };
-        char msg[1100];
+        char msg[ERRBUF_STR_MAX];
         struct doctor_profile *d;
 
         if (policy_load_file(path, &pol, &e) < 0) {
@@ -209,7 +209,7 @@ static int load_profiles(struct doctor_opts *o)
 static int load_facts(const char *path, struct doctor_facts *f)
 {
         struct errbuf e = { 0 };
-        char msg[1100];
+        char msg[ERRBUF_STR_MAX];
         int r = doctor_facts_load(path, f, &e);
 
         if (r < 0)
@@ -538,7 +538,7 @@ static int propose(struct ctl *c, const struct doctor_report *r, const char *pat
         unsigned n = common_labels(c, &r->prop, sel);
         _cleanup_free_ char *text = NULL;
         struct errbuf e = { 0 };
-        char msg[1100];
+        char msg[ERRBUF_STR_MAX];
         FILE *f;
 
         if (doctor_proposal_policy(r, "doctor-proposal", sel, n, &text, &e) < 0) {

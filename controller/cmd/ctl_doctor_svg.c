@@ -30,7 +30,7 @@
 #include "common/log.h"
 #include "controller/cmd/ctl_internal.h"
 #include "controller/svg/svg.h"
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 
 #define W 980
 #define HOP_W 400

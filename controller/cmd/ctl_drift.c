@@ -7,7 +7,7 @@
 #include "controller/cmd/ctl.h"
 #include "controller/fleet/fleet.h"
 #include "controller/rollout/rollout.h"
-#include "policies/state_text.h"
+#include "policies/state/state_text.h"
 
 /* --selector EXPR... and --heal (nothing else). */
 static int parse_args(struct ctl *c, struct ctl_selector *only, bool *heal)

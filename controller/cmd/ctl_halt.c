@@ -45,7 +45,7 @@ int ctl_cmd_halt(struct ctl *c)
         struct errbuf e = { 0 };
         unsigned id = 0;
         int scope = -1, rc;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         if (parse_args(c, &id, &scope) < 0)
                 return OUTCOME_INVALID;

@@ -4,7 +4,7 @@
  *                     [--small-packet-pct N] [--lossless-mtu N] [--max-mtu N]
  *                     [--svg FILE] [--node NAME --port NAME [--priority P]]
  *
- * The PFC headroom a lossless priority needs on one port (policies/headroom.h):
+ * The PFC headroom a lossless priority needs on one port (policies/state/headroom.h):
  * xoff, xon and the buffer size in bytes, with the inputs used. Reads nothing,
  * writes nothing; bad input exits 2 naming the flag. --svg also draws the size
  * for every common speed and cable length with the same inputs (one bar each, the
@@ -20,8 +20,8 @@
 #include "controller/cmd/ctl.h"
 #include "controller/rollout/rollout.h"
 #include "controller/svg/svg.h"
-#include "policies/doctor.h"
-#include "policies/headroom.h"
+#include "policies/doctor/doctor.h"
+#include "policies/state/headroom.h"
 
 enum { SPECTRUM, CONNECTX };
 

@@ -59,7 +59,7 @@ static int hold(struct ctl *c, enum hold_verb v)
         struct store_hold h;
         struct rollout_opts who = { 0 };
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         unsigned id;
         int rc;
 

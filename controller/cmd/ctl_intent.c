@@ -12,7 +12,7 @@
 #include "controller/cmd/ctl.h"
 #include "controller/fleet/fleet.h"
 #include "controller/rollout/rollout.h"
-#include "policies/state_text.h"
+#include "policies/state/state_text.h"
 
 /* One node's answer: its document, or why there is none. */
 struct intent_node {

@@ -16,7 +16,7 @@
 #include "common/log.h"
 #include "controller/cmd/ctl.h"
 #include "controller/fleet/fleet.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 struct inv_args {
         const char *from, *out, *agent;
@@ -142,7 +142,7 @@ int ctl_cmd_inventory(struct ctl *c)
         struct inventory_k8s res;
         struct inv_args a = { 0 };
         struct errbuf e = { 0 };
-        char msg[1100], label[256];
+        char msg[ERRBUF_STR_MAX], label[256];
         size_t len = 0;
         int r;
 

@@ -6,9 +6,9 @@
 #include "controller/cmd/ctl.h"
 #include "controller/fleet/fleet.h"
 #include "controller/rollout/rollout.h"
-#include "policies/policy.h"
-#include "policies/state.h"
-#include "policies/state_text.h"
+#include "policies/policy/policy.h"
+#include "policies/state/state.h"
+#include "policies/state/state_text.h"
 
 struct plan_sum {
         unsigned changing, unchanged, unreachable, invalid;
@@ -242,7 +242,7 @@ int ctl_cmd_plan(struct ctl *c)
         struct policy *p = NULL;
         struct errbuf e = { 0 };
         const char *file = NULL;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         size_t len;
         int r;
 

@@ -2,7 +2,7 @@
 /*
  * nettunectl probe --pattern ring|incast|alltoall [--selector KEY=VALUE]...
  *   [--duration-ms N] [--mode auto|verbs|tcp] [--dscp D] [--priority P] [--streams N] [--receiver NAME]:
- * a fabric probe across the selected nodes (fabric.h, fabric_run.h) and its report.
+ * a fabric probe across the selected nodes (controller/fabric/fabric.h) and its report.
  * Exit 0 when every flow was measured, 3 when a node or flow failed (named in the
  * report), 2 for invalid input (nothing was run).
  */

@@ -161,7 +161,7 @@ static bool touched(const struct rnode *n)
 static int rollback_src(struct ctl *c, const struct rollback_args *a, struct rollout_rec **ret)
 {
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         if (store_rollout_load(c->store, a->rollout, ret, &e) < 0) {
                 log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));

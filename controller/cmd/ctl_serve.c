@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "controller/cmd/ctl.h"
 #include "controller/rollout/rollout.h"
@@ -40,14 +41,6 @@ static volatile sig_atomic_t stopping;
 static void on_signal(int sig)
 {
         stopping = 1;
-}
-
-static long long mono_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void stamp(char *buf, size_t size)
@@ -111,7 +104,7 @@ static bool try_lead(struct serve *s)
 {
         struct store_lease me, holder = { 0 };
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r;
 
         store_lease_self(&me, 0);
@@ -127,7 +120,7 @@ static bool try_lead(struct serve *s)
         atomic_store(&s->counters.leader, 1);
         atomic_fetch_add(&s->counters.leader_changes, 1);
         say("leading (pid %lld on '%s')", me.pid, me.host);
-        s->next_drift_ms = mono_ms() + (long long)s->drift_interval_s * 1000;
+        s->next_drift_ms = clock_mono_ms() + (long long)s->drift_interval_s * 1000;
         return true;
 }
 
@@ -153,7 +146,7 @@ static int drive(struct serve *s, long long id)
         struct rollout_run_env env;
         struct rollout_rec *r = NULL;
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int rc = store_rollout_load(s->c->store, id, &r, &e);
 
         if (rc < 0) {
@@ -185,7 +178,7 @@ static int run_pending(struct serve *s)
 {
         struct running run = { .n = 0 };
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int rc = store_rollout_list(s->c->store, RUNNING_SCAN_MAX, collect_running, &run, &e);
 
         if (rc < 0) {
@@ -208,7 +201,7 @@ static int enforce_from(struct serve *s, const struct rollout_rec *src, struct d
         _cleanup_free_ const struct inventory_node **sel = calloc(scan->n_nodes + 1, sizeof(*sel));
         struct rollout_rec *r;
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         unsigned n = 0;
         int rc;
 
@@ -270,7 +263,7 @@ static int drift(struct serve *s)
         _cleanup_free_ const struct inventory_node **sel = NULL;
         struct drift_scan scan;
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         unsigned n;
         int rc;
 
@@ -306,10 +299,10 @@ static void lead_once(struct serve *s)
                 step_down(s, "a store write or read failed (another replica may lead now)");
                 return;
         }
-        if (s->drift_interval_s && mono_ms() >= s->next_drift_ms && !stopping) {
+        if (s->drift_interval_s && clock_mono_ms() >= s->next_drift_ms && !stopping) {
                 if (drift(s) < 0 && store_lease_lost(s->c->store))
                         step_down(s, "the lease was not renewed in time");
-                s->next_drift_ms = mono_ms() + (long long)s->drift_interval_s * 1000;
+                s->next_drift_ms = clock_mono_ms() + (long long)s->drift_interval_s * 1000;
         }
 }
 
@@ -318,7 +311,7 @@ static unsigned wait_ms(const struct serve *s)
         long long w = (long long)s->ttl_s * 1000 / 2;
 
         if (s->leading && s->drift_interval_s) {
-                long long until = s->next_drift_ms - mono_ms();
+                long long until = s->next_drift_ms - clock_mono_ms();
 
                 if (until < w)
                         w = until > 0 ? until : 0;
@@ -353,7 +346,7 @@ int ctl_cmd_serve(struct ctl *c)
         struct serve_metrics *m = NULL;
         struct sigaction sa = { .sa_handler = on_signal };
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r;
 
         if (parse_args(&s) < 0)

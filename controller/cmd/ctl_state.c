@@ -4,7 +4,7 @@
  * Every selected node is asked at once for its live state (GET /v1/state: the
  * targets of the policy it last committed, every field read) and its drift
  * (GET /v1/drift); one row per node and interface (or switch port), one column
- * per knob, as `nettune-agent state` writes each value (policies/state_text.h).
+ * per knob, as `nettune-agent state` writes each value (policies/state/state_text.h).
  * A cell that differs from what the node committed is marked '*' and the
  * differences are listed below. Read only; nothing is stored.
  */
@@ -14,7 +14,7 @@
 #include "controller/cmd/ctl.h"
 #include "controller/fleet/fleet.h"
 #include "controller/rollout/rollout.h"
-#include "policies/state_text.h"
+#include "policies/state/state_text.h"
 
 #define CELL_MAX 160
 

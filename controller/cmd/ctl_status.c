@@ -78,7 +78,7 @@ int ctl_cmd_status(struct ctl *c)
         struct errbuf e = { 0 };
         const char *svg = NULL, *idarg = NULL;
         unsigned id = 0;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int rc;
 
         for (int i = 0; i < c->argc; i++) {

@@ -41,7 +41,7 @@ static int collect(const struct rollout_rec *r, void *ud)
 static int open_one(struct ctl *c, const char *spec, struct store **ret)
 {
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         if (store_open_spec(spec, &c->store_tls, ret, &e) < 0) {
                 log_err("%s; nothing was changed", errbuf_str(&e, buf, sizeof(buf)));

@@ -10,7 +10,7 @@
 
 #include "common/log.h"
 #include "controller/cmd/ctl_internal.h"
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 
 #define TUNE_ECN_PROBABILITY_PCT 10     /* RED's ramp peaks at 10% at max = 10 x min (docs/operations.md) */
 

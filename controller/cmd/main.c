@@ -149,7 +149,7 @@ static int parse_common(struct ctl *c, int argc, char **argv, int *ret_argc)
 static int load_config(struct ctl *c)
 {
         struct errbuf e = { 0 };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         bool inventory_given = !streq(c->inventory_path, "inventory.json");
 
         if (!c->config_path)

@@ -22,7 +22,7 @@
 
 /*
  * The fabric probe's patterns and figures: which node sends to which, and what the
- * measured flows say about the collective. Pure: no I/O (fabric_run.h sends the
+ * measured flows say about the collective. Pure: no I/O (fabric_run.c sends the
  * flows, fabric_report.c renders the result).
  *
  * Patterns over nodes 0..n-1 (in inventory order), every flow at once:

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "controller/fabric/fabric.h"
 
 struct round {
@@ -10,14 +11,6 @@ struct round {
         double t0_ms;                   /* our wall clock when the round began */
         struct progress p;
 };
-
-static double wall_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
 
 static struct http_req *reqs_new(unsigned n, struct http_req ***ret_ptrs)
 {
@@ -50,7 +43,7 @@ static void on_info(struct http_req *q, void *userdata)
         struct round *rd = userdata;
         struct fabric_node *n = q->user;
 
-        fabric_take_info(n, q, rd->t0_ms, wall_ms());
+        fabric_take_info(n, q, rd->t0_ms, 1e3 * clock_wall_s());
         progress_item(&rd->p, !n->reached, "%s", n->name);
 }
 
@@ -71,7 +64,7 @@ static int info_round(const struct fabric_env *env, struct fabric *f, struct err
         progress_init(&rd.p, env->progress == PROGRESS_TTY ? PROGRESS_TTY : PROGRESS_OFF, stderr);
         if (r >= 0) {
                 progress_begin(&rd.p, "fabric", f->n_nodes, "node", "clocks and responders");
-                rd.t0_ms = wall_ms();
+                rd.t0_ms = 1e3 * clock_wall_s();
                 r = http_run(env->http, ptrs, f->n_nodes, env->timeout_s * 3000 + 10000, on_info, &rd);
                 progress_end(&rd.p);
         }
@@ -148,7 +141,7 @@ static int flows_round(const struct fabric_env *env, struct fabric *f, struct er
                 return errbuf_set(e, ENOMEM, NULL, "out of memory");
         }
         f->lead_ms = lead_ms(f);
-        f->start_at_ms = (long long)wall_ms() + f->lead_ms;
+        f->start_at_ms = (long long)1e3 * clock_wall_s() + f->lead_ms;
         c.timeout_ms = (unsigned)f->lead_ms + f->o.duration_ms + FABRIC_FINISH_SLACK_MS;
         for (unsigned i = 0; i < f->n_nodes && r >= 0; i++) {
                 json_t *b;

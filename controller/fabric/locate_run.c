@@ -7,15 +7,8 @@
 #include <math.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "controller/fabric/fabric.h"
-
-static double mono_s(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int one_round(const struct fabric_env *env, struct fabric *f, struct locate *l, struct errbuf *e)
 {
@@ -45,7 +38,7 @@ int locate_run(const struct fabric_env *env, struct locate *l, const char *const
 {
         struct fabric_opts o;
         struct fabric f;
-        double t0 = mono_s();
+        double t0 = clock_mono_s();
         int r;
 
         fabric_opts_defaults(&o);
@@ -67,7 +60,7 @@ int locate_run(const struct fabric_env *env, struct locate *l, const char *const
         }
         if (r >= 0)
                 locate_judge(l);
-        l->elapsed_s = mono_s() - t0;
+        l->elapsed_s = clock_mono_s() - t0;
         fabric_free(&f);
         return r;
 }

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "common/errbuf.h"
-#include "policies/policy.h"
+#include "policies/policy/policy.h"
 
 /*
  * The controller's inventory (spec "Inventory"): the TLS material the controller

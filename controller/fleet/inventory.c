@@ -5,7 +5,7 @@
 #include <libgen.h>
 
 #include "controller/fleet/fleet.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 /* A DNS name: labels of 1-63 letters, digits and '-' (not at either end), 253 characters at most. */
 static bool dns_name_ok(const char *h, size_t len)

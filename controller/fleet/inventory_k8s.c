@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "controller/fleet/fleet.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 #define K8S_NAME_MAX 254                /* a node's name: a DNS subdomain, 253 characters at most */
 

@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "controller/fleet/fleet.h"
-#include "policies/state.h"
+#include "policies/state/state.h"
 
 int reply_load(const char *body, size_t len, json_t **ret, struct errbuf *e)
 {

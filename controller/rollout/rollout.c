@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "controller/rollout/rollout.h"
-#include "policies/policy.h"
+#include "policies/policy/policy.h"
 
 int rollout_count_parse(const char *s, struct rollout_count *ret)
 {

@@ -130,7 +130,7 @@ unsigned rollout_apply_timeout_ms(const char *doc, unsigned timeout_s);
  * and never runs the same key twice.
  *
  * Resume (the controller died, or another replica took over): every unfinished
- * node of an interrupted wave is reconciled first (rollout_reconcile.h): a step
+ * node of an interrupted wave is reconciled first (rollout_reconcile.c): a step
  * in flight by its key, a pending or unknown node by its transaction. Pending
  * nodes of a passed wave get a new confirm window; a change its agent restored
  * while nobody was there to confirm it is applied again as a new step; a step
@@ -147,7 +147,7 @@ struct rollout_run_env {
         struct store *store;
         unsigned timeout_s;             /* per request */
         enum progress_mode progress;    /* of every fan-out (common/progress.h) */
-        json_t *fabric_log;             /* optional: each wave's fabric gate is appended (rollout_fabric.h) */
+        json_t *fabric_log;             /* optional: each wave's fabric gate is appended (rollout_fabric.c) */
         bool preflight_diff;            /* the pre-flight keeps each node's changes as text (preflight_node.diff) */
         /*
          * The engine prints nothing and sleeps through these: what it says while it waits
@@ -232,7 +232,7 @@ int rollout_run_restore(const struct rollout_run_env *env, struct rollout_rec *r
 
 /*
  * What an agent's answer says became of a node's change: the decisions of
- * rollout_reconcile.h, kept pure (no I/O, no clock) so that they are unit-tested
+ * rollout_reconcile.c, kept pure (no I/O, no clock) so that they are unit-tested
  * and fuzzed with hostile answers. An answer settles a node only when it says what
  * became of its transaction; anything else asks again.
  */
@@ -404,7 +404,7 @@ void rollout_end_state(struct rollout_rec *r, bool halted, const char *fabric_re
  * transaction committed right after it means an earlier halt did it already; any
  * other committed transaction means someone changed the node since: not ours to undo.
  *
- * What an answer means is decided in rollout_judge.h (pure); this module sends.
+ * What an answer means is decided in rollout_judge.c (pure); this module sends.
  */
 
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "controller/rollout/rollout.h"
-#include "policies/state_text.h"
+#include "policies/state/state_text.h"
 
 #define LINE_MAX_ 600
 

@@ -6,7 +6,7 @@
 #include "common/progress.h"
 #include "controller/fabric/fabric.h"
 #include "controller/rollout/rollout.h"
-#include "policies/policy.h"
+#include "policies/policy/policy.h"
 
 struct wave_gate {
         bool measured;                  /* a complete baseline is held in base */

@@ -11,6 +11,9 @@
  *   etcd://HOST:PORT[,HOST:PORT...]/PREFIX     etcd v3 through its JSON gateway, keys
  *       under PREFIX, every record versioned and every state change a compare-and-swap
  *       on its mod_revision, fenced by the leader key (store_etcd*.c)
+ *
+ * May call: controller/model, controller/fleet, policies/, common/. Called by
+ * controller/rollout, controller/tune and controller/cmd.
  */
 #pragma once
 

@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "controller/store/store_internal.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 static char *dump(json_t *j)
 {

@@ -39,7 +39,7 @@
 #include "controller/fabric/fabric.h"
 #include "controller/fleet/fleet.h"
 #include "controller/store/store.h"
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 
 #define TUNE_TRIALS_MAX 32              /* --max-trials at most */
 #define TUNE_TRIALS_DEFAULT 8

@@ -4,7 +4,7 @@
  * median counting) and, around it, the counters doctor reads (GET /v1/doctor: their
  * increase over a window) on the scope and the pattern's nodes, from a second thread
  * with its own HTTPS client. The doctor requests go out with the fabric probe's
- * first round, a second or more before the flows' agreed start (fabric_run.h), so
+ * first round, a second or more before the flows' agreed start (controller/fabric/fabric_run.c), so
  * every agent opens its window before it starts measuring (an agent that measures
  * holds new requests until it is done: api.c).
  */

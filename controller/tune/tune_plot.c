@@ -16,7 +16,7 @@
 
 #include "controller/svg/svg.h"
 #include "controller/tune/tune.h"
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 
 #define W 780
 #define H 470

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The policy of a trial and of the winner: one queue's ECN, or one DCQCN parameter. */
 #include "controller/tune/tune.h"
-#include "policies/policy.h"
+#include "policies/policy/policy.h"
 
 static json_t *spec_json(const struct tune *t, const struct tune_trial *x)
 {

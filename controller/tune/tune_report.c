@@ -3,8 +3,8 @@
 #include <math.h>
 
 #include "controller/tune/tune.h"
-#include "policies/policy.h"
-#include "policies/spec_json.h"
+#include "policies/policy/policy.h"
+#include "policies/state/spec_json.h"
 
 /* "19.1 Mbit/s", "93.2 Gbit/s": rates of a lab and of a fabric in one format. */
 static const char *rate_str(double gbps, char *buf, size_t size)

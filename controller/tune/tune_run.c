@@ -14,7 +14,7 @@
 #include "common/outcome.h"
 #include "controller/rollout/rollout.h"
 #include "controller/tune/tune.h"
-#include "policies/policy.h"
+#include "policies/policy/policy.h"
 
 static volatile sig_atomic_t stop_requested;
 

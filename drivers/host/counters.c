@@ -16,7 +16,7 @@
 #include "drivers/host/ethtool.h"
 #include "drivers/host/iface.h"
 #include "drivers/host/sysfs.h"
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 
 #define ETHTOOL_STATS_MAX 16384         /* a device reporting more is not believed */
 #define ETHTOOL_SLACK_MIN 256           /* room for counters that appear between the calls */

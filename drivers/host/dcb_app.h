@@ -30,7 +30,7 @@
 
 #include "common/errbuf.h"
 #include "drivers/host/dcb_nl.h"
-#include "policies/state.h"
+#include "policies/state/state.h"
 
 /* What the kernel driver does with APP entries (from its source). */
 struct dcb_quirks {

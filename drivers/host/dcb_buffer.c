@@ -38,7 +38,7 @@
  *
  * The length is declared in metres; on mlxsw it becomes that allowance in bits,
  * read back the same way (a delay nettune did not write reads as the cable whose
- * round trip it is, policies/headroom.h). A snapshot keeps the raw delay
+ * round trip it is, policies/state/headroom.h). A snapshot keeps the raw delay
  * (dcb_device.pfc_delay) and puts back exactly that. Before anything is written,
  * every lossless buffer is checked against the calculator for the port's speed,
  * MTU and cable length, and sizes the device would round are refused; on mlxsw
@@ -54,7 +54,7 @@
 #include "drivers/host/link.h"
 #include "drivers/host/qdisc_tree.h"
 #include "drivers/host/sysfs.h"
-#include "policies/headroom.h"
+#include "policies/state/headroom.h"
 
 #define OWN_FIELDS (STATE_BIT(STATE_FIELD_CABLE_LEN) | STATE_BIT(STATE_FIELD_BUFFERS))
 #define MLX5_CABLE_MAX 999              /* en_dcbnl.c: pfc->delay < MLX5E_MAX_CABLE_LENGTH (1000) */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Where each DCQCN parameter of spec.host_ecn.dcqcn (policies/state.h, enum
+ * Where each DCQCN parameter of spec.host_ecn.dcqcn (policies/state/state.h, enum
  * state_dcqcn_param) lives on an mlx5 NIC, in both layouts the "nic-ecn" driver
  * (ecn_sysfs.c) serves, relative to its directory:
  *
@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 
-#include "policies/state.h"
+#include "policies/state/state.h"
 
 /* The file of parameter p (enum state_dcqcn_param) in the OFED layout (ofed) or in debugfs cc_params. */
 const char *ecn_dcqcn_file(unsigned p, bool ofed);

@@ -35,7 +35,7 @@ struct place {
  * mlx5_ib_set_cc_param_mask_val()), never a policy's. A policy's cnp_priority is the
  * fixed priority of every CNP (mode 0): where the mode reads otherwise, np_cnp_prio
  * is written even when it already holds that priority, and the field table lists the
- * mode's change (policies/field.c).
+ * mode's change (policies/state/field.c).
  */
 struct scalar {
         const char *key;                /* state JSON, messages */

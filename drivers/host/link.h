@@ -9,7 +9,8 @@
  *   link_rtnl.c    the rtnetlink messages: RTM_GETLINK one or all, RTM_NEWLINK IFLA_MTU
  *
  * May call: drivers/host/nl.h, sysfs.h, host_io.h (the request's handles, from the
- * driver only). Called by the host drivers, interface discovery and the agent.
+ * driver only), drivers/driver.h, policies/, common/. Called by the host drivers,
+ * interface discovery and the agent.
  */
 #pragma once
 

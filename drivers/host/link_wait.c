@@ -3,18 +3,11 @@
 #include <limits.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "drivers/host/link.h"
 #include "drivers/host/sysfs.h"
 
 #define POLL_MS 20
-
-static uint64_t now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void nap(void)
 {
@@ -137,7 +130,7 @@ static int no_carrier(const struct target *t, const struct link_wait *w, struct 
 static int wait_edge(struct nl *nl, const struct target *t, const struct link_wait *w, struct errbuf *e)
 {
         unsigned settle = w->bound_ms, flap = t->env ? t->env->flap_wait_ms : 0;
-        uint64_t start = now_ms(), down_at = 0;
+        int64_t start = clock_mono_ms(), down_at = 0;
         struct link_info l;
 
         for (;;) {
@@ -147,12 +140,12 @@ static int wait_edge(struct nl *nl, const struct target *t, const struct link_wa
                 if (r < 0)
                         return r;
                 if (!down_at && (!up || (w->counts && l.has_carrier_counts && l.carrier_down_count != w->down_count)))
-                        down_at = now_ms();
+                        down_at = clock_mono_ms();
                 if (down_at && up)
                         return 0;
-                if (down_at && now_ms() >= down_at + settle)
+                if (down_at && clock_mono_ms() >= down_at + settle)
                         return no_carrier(t, w, e);
-                if (!down_at && now_ms() >= start + flap)
+                if (!down_at && clock_mono_ms() >= start + flap)
                         return 0;       /* the link did not flap */
                 nap();
         }
@@ -161,11 +154,11 @@ static int wait_edge(struct nl *nl, const struct target *t, const struct link_wa
 static int wait_rdma(const struct target *t, const struct link_wait *w, struct errbuf *e)
 {
         unsigned bound = t->env ? t->env->rdma_wait_ms : 0;
-        uint64_t deadline = now_ms() + bound;
+        int64_t deadline = clock_mono_ms() + bound;
 
         for (unsigned i = 0; i < w->n_ports; i++) {
                 while (!port_active(w->ports[i])) {
-                        if (now_ms() >= deadline)
+                        if (clock_mono_ms() >= deadline)
                                 return errbuf_set(e, ETIMEDOUT, NULL,
                                                   "RDMA port '%s' is not ACTIVE %u ms after the change (rdma_wait_ms)",
                                                   w->ports[i], bound);

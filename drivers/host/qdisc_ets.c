@@ -9,7 +9,7 @@
 #include "drivers/host/qdisc_ets.h"
 #include "drivers/host/qdisc_tree.h"
 #include "drivers/host/sysfs.h"
-#include "policies/field.h"
+#include "policies/state/field.h"
 
 #define DEFAULT_RATE_BPS (10ull * 1000 * 1000 * 1000 / 8)      /* 10 Gbit/s when the port reports no speed */
 #ifndef TC_RED_NODROP

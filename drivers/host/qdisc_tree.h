@@ -31,7 +31,7 @@
 #include "common/errbuf.h"
 #include "drivers/host/nl.h"
 #include "drivers/host/tc_nl.h"
-#include "policies/state.h"
+#include "policies/state/state.h"
 
 #define QDISC_ETS_MAJOR 0x4e54u                 /* "NT" */
 #define QDISC_RED_MAJOR(tc) (0x4e60u + (tc))    /* the red child of traffic class tc */

@@ -9,7 +9,8 @@
  * (probe.c), the engines (probe_tcp.c, probe_verbs*.c), the responder, the gate, the
  * API's probe and fabric bodies. Calls go down: probe.c -> probe_pin.c, the engines
  * -> probe_params.c -> probe_net.c; the responder -> the engines' serve functions.
- * May call: drivers/host/nl.c (routes), policies/ (the JSON validator), common/.
+ * May call: drivers/driver.h, drivers/host (nl.h routes, sysfs.h GIDs), policies/ (the
+ * JSON validator), common/.
  */
 #pragma once
 

@@ -6,7 +6,7 @@
 
 #include "drivers/probe/probe_flows.h"
 #include "drivers/probe/probe_request.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 /* ---- the request body ---- */
 

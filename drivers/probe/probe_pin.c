@@ -10,7 +10,7 @@
 #include "drivers/probe/probe.h"
 #include "drivers/probe/probe_gid.h"
 #include "drivers/probe/probe_route.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 /* Device and GID for verbs: given (device + index), else the GID carrying the route's source. */
 static int pin_gid(const struct probe_params *p, const struct probe_route *rt, struct probe_gid *ret,

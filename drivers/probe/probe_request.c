@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The body of a probe request from outside (see probe_request.h). */
 #include "drivers/probe/probe_request.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 /* Indexes are enum probe_mode values. */
 static const char *const mode_names[] = { "auto", "verbs", "tcp", NULL };

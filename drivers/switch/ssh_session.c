@@ -10,6 +10,7 @@
 
 #include <libssh2.h>
 
+#include "common/clock.h"
 #include "drivers/switch/ssh_session.h"
 
 struct ssh_session {
@@ -35,14 +36,6 @@ static void ssh_lib_init(void)
         init_rc = libssh2_init(0);
 }
 
-static uint64_t now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static unsigned or_default(unsigned v, unsigned def)
 {
         return v ? v : def;
@@ -53,7 +46,7 @@ static int wait_socket(struct ssh_session *s, uint64_t deadline)
 {
         struct pollfd p = { .fd = s->fd };
         int dir = libssh2_session_block_directions(s->ssh);
-        uint64_t now = now_ms();
+        uint64_t now = clock_mono_ms();
         int next_ka = 0, r;
 
         if (now >= deadline)
@@ -102,7 +95,7 @@ static int connect_fd(const struct ssh_options *o, uint64_t deadline, int *ret_f
                         continue;
                 }
                 struct pollfd p = { .fd = fd, .events = POLLOUT };
-                uint64_t now = now_ms();
+                uint64_t now = clock_mono_ms();
                 int err = 0;
                 socklen_t len = sizeof(err);
                 if (now >= deadline || poll(&p, 1, (int)(deadline - now)) <= 0)
@@ -246,7 +239,7 @@ static int handshake_and_auth(struct ssh_session *s, const struct ssh_options *o
 int ssh_session_open(const struct ssh_options *o, struct ssh_session **ret, struct errbuf *e)
 {
         struct ssh_session *s;
-        uint64_t start = now_ms();
+        uint64_t start = clock_mono_ms();
         int r;
 
         r = lazylib_open(&ssh_lib, e);
@@ -400,7 +393,7 @@ int ssh_session_exec(struct ssh_session *s, const char *cmd, const char *input,
 
         if (!s->alive)
                 return errbuf_set(e, ECONNRESET, s->where, "session is closed (an earlier command failed)");
-        deadline = now_ms() + s->command_timeout_ms;
+        deadline = clock_mono_ms() + s->command_timeout_ms;
         if (deadline > s->deadline_total)
                 deadline = s->deadline_total;
         s->commands++;
@@ -450,7 +443,7 @@ void ssh_session_close(struct ssh_session *s)
         if (s->ssh) {
                 if (s->alive) {
                         /* Best effort, bounded: a polite goodbye, then drop the socket. */
-                        uint64_t deadline = now_ms() + 1000;
+                        uint64_t deadline = clock_mono_ms() + 1000;
                         SSH_RETRY(s, deadline, libssh2_session_disconnect(s->ssh, "done"));
                 }
                 /* With the socket shut, freeing never waits on the peer. */

@@ -23,6 +23,8 @@
  * A commit is saved to the switch's startup configuration (struct switch_dialect
  * .save): what the last commit or restore did about it is switch_last_save().
  * How a failed change was undone is kept per target: switch_last_restore_method().
+ *
+ * May call: drivers/driver.h, policies/, common/. Called by the agent (plan, txn, doctor).
  */
 #pragma once
 

@@ -4,7 +4,7 @@
 #include <stdarg.h>
 
 #include "drivers/switch/switch.h"
-#include "policies/field.h"
+#include "policies/state/field.h"
 
 int switch_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
 {

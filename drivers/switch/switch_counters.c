@@ -3,9 +3,10 @@
 #include <ctype.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "drivers/switch/switch.h"
 #include "drivers/switch/switch_counters.h"
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 
 #define TABLE_COLS 16
 #define TABLE_LINES 4096
@@ -600,14 +601,6 @@ int switch_counters_eos_ecn(const char *json, const struct switch_config *sw, st
 
 /* ---- reading through the session ---- */
 
-static double now_s(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /*
  * Run cmd; its output's counters (those a parse adds after *ret_t is set) are stamped
  * with the command's midpoint, so that a rate divides by the time between the switch's
@@ -615,10 +608,10 @@ static double now_s(void)
  */
 static int run_timed(struct switch_session *s, const char *cmd, char **ret_out, double *ret_t, struct errbuf *e)
 {
-        double t0 = now_s();
+        double t0 = clock_mono_s();
         int r = switch_run(s, cmd, NULL, ret_out, e);
 
-        *ret_t = (t0 + now_s()) / 2;
+        *ret_t = (t0 + clock_mono_s()) / 2;
         return r;
 }
 
@@ -770,7 +763,7 @@ static void watchdog_counters(struct target *t, struct switch_sample *ret)
         _cleanup_free_ struct switch_wd_stats *mine = malloc(sizeof(*mine));      /* 4 KiB: not on the stack */
         struct errbuf why = { 0 };
         unsigned before[STATE_PORTS_MAX];
-        double t0 = now_s();
+        double t0 = clock_mono_s();
         char buf[256];
 
         if (!mine)
@@ -791,7 +784,7 @@ static void watchdog_counters(struct target *t, struct switch_sample *ret)
                         if (x->restored_known)
                                 put(&ret->port[u], "storms restored", DOCTOR_WD_RESTORES, (int)q, x->restored);
                 }
-        stamp(ret, before, (t0 + now_s()) / 2);
+        stamp(ret, before, (t0 + clock_mono_s()) / 2);
 }
 
 int switch_counters_read(struct target *t, struct switch_sample *ret, struct errbuf *e)

@@ -13,7 +13,7 @@
 
 #include "drivers/switch/switch.h"
 #include "drivers/switch/switch_internal.h"
-#include "policies/field.h"
+#include "policies/state/field.h"
 
 extern const struct switch_dialect switch_nvue_dialect;
 extern const struct switch_dialect switch_sonic_dialect;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness for the controller's parser of agent answers (controller/reply.c):
+ * libFuzzer harness for the controller's parser of agent answers (controller/fleet/reply.c):
  * the same bytes as an apply/rollback/confirm answer, a plan answer, a drift answer,
  * an error body, a history answer and a transaction answer (GET /v1/transactions/TX),
  * and through the judges that decide from them what became of a node's change

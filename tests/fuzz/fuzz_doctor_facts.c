@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer harness for the controller's parser of etcd v3 JSON gateway replies
- * (controller/etcd_reply.c) and of the records it reads back from the store
- * (controller/store_record.c): the same bytes as every kind of reply, as an
+ * (controller/store/etcd_reply.c) and of the records it reads back from the store
+ * (controller/store/store_record.c): the same bytes as every kind of reply, as an
  * error body, as base64, and each decoded value of an accepted reply as a
  * rollout, wave, node, chunk of nodes, drift and leader record. Nothing may crash, leak or read
  * out of bounds, and whatever is accepted must be within the documented bounds.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer harness for the controller's parsers of the agents' fabric answers
- * (controller/fabric_reply.c): GET /v1/fabric and POST /v1/fabric/flows. Any input is
+ * (controller/fabric/fabric_reply.c): GET /v1/fabric and POST /v1/fabric/flows. Any input is
  * accepted or refused with a message; what is accepted is within the documented ranges.
  */
 #include <math.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness for the controller's inventory parser (controller/inventory.c):
+ * libFuzzer harness for the controller's inventory parser (controller/fleet/inventory.c):
  * the whole document, and the bytes as one node URL. Nothing may crash, leak or read
  * out of bounds; every accepted URL is https://HOST[:PORT] with no user information.
  */

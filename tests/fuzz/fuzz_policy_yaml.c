@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness for YAML policies (policies/jsonv_yaml.c through the policy
+ * libFuzzer harness for YAML policies (policies/json/jsonv_yaml.c through the policy
  * parser): any input must parse or fail cleanly (no crash, no leak, no undefined
  * behaviour, an error with a place), and every accepted YAML policy must be the
  * same policy once converted to the JSON the controller sends its agents.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policies/policy.h"
+#include "policies/policy/policy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 
 #include "drivers/host/qdisc_tree.h"
 #include "drivers/host/tc_nl.h"
-#include "policies/state_json.h"
+#include "policies/state/state_json.h"
 #include "tests/fuzz/fuzz_nl.h"
 
 struct trees {

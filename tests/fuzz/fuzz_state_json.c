@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policies/state_json.h"
+#include "policies/state/state_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

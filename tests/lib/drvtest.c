@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "policies/field.h"
+#include "policies/state/field.h"
 #include "tests/lib/drvtest.h"
 
 static int reconcile(const struct driver_ops *ops, struct target *t, const struct state *desired, bool restore,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Driving one driver on one target the way the plan does (agent/plan.c), for unit
+ * Driving one driver on one target the way the plan does (agent/plan/plan.c), for unit
  * tests of a driver alone: read the fields desired names, diff them with the field
  * table, run the driver's check on the delta, then hand it the delta.
  */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "policies/field.h"
+#include "policies/state/field.h"
 #include "tests/lib/fakedrv.h"
 
 struct fakedrv_device fakedrv_devices[FAKEDRV_DEVICES];

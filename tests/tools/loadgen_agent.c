@@ -11,7 +11,7 @@
  *                 [--lose-applies N]
  *
  * Design: one process, one mTLS listener (the agent's own HTTPS server code,
- * agent/http.c: client certificates required and verified) bound to every
+ * agent/http/http.c: client certificates required and verified) bound to every
  * address of a private network namespace; endpoint i (0-based) is the loopback
  * address 127.1.0.1 + i, so an inventory names N distinct https://127.1.x.y:PORT
  * URLs and the endpoint is told by the connection's local address. With --sign-ca
@@ -467,7 +467,7 @@ int main(int argc, char **argv)
         struct http_server *srv = NULL;
         struct errbuf e = { 0 };
         const char *sign_ca = NULL, *sign_key = NULL;
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int c;
 
         while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {

@@ -27,9 +27,9 @@
 #include "agent/config/config.h"
 #include "drivers/driver.h"
 #include "drivers/switch/switch.h"
-#include "policies/field.h"
-#include "policies/policy.h"
-#include "policies/state_json.h"
+#include "policies/state/field.h"
+#include "policies/policy/policy.h"
+#include "policies/state/state_json.h"
 
 struct ctx {
         struct agent_config cfg;
@@ -42,7 +42,7 @@ struct ctx {
 
 static int fail(struct ctx *c, int code, int r)
 {
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         fprintf(stderr, "switchctl: %s (%s)\n", errbuf_str(&c->e, buf, sizeof(buf)), strerror(-r));
         return code;
@@ -135,7 +135,7 @@ static int restore(struct ctx *c, const struct state *snap, int code, int why)
         uint32_t delta[STATE_PORTS_MAX];
         struct errbuf e2 = { 0 };
         struct driver_change ch = { .n_units = units(c), .desired = snap, .live = live, .delta = delta };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r = read_units(c, SWITCH_FIELDS, live);
 
         /* Unreadable: the native undo (or the switch's timer) is all there is. */

@@ -4,7 +4,7 @@
 #include <linux/ethtool.h>
 
 #include "drivers/host/counters.h"
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 #include "tests/lib/testfile.h"
 
 #define DATA "tests/data/counters/"

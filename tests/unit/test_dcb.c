@@ -18,7 +18,7 @@
 #include "drivers/host/dcb_driver.h"
 #include "drivers/host/dcb_lldpad.h"
 #include "drivers/host/dcb_nl.h"
-#include "policies/field.h"
+#include "policies/state/field.h"
 #include "tests/lib/drvtest.h"
 #include "tests/lib/nltrace.h"
 #include "tests/nicmodel/nm_transport.h"

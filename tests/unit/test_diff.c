@@ -3,8 +3,8 @@
 #include <CUnit/CUnit.h>
 
 #include "common/util.h"
-#include "policies/diff.h"
-#include "policies/field.h"
+#include "policies/state/diff.h"
+#include "policies/state/field.h"
 
 static struct state want, live;
 

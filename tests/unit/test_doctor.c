@@ -6,8 +6,8 @@
  */
 #include <CUnit/CUnit.h>
 
-#include "policies/doctor.h"
-#include "policies/policy.h"
+#include "policies/doctor/doctor.h"
+#include "policies/policy/policy.h"
 
 static struct doctor_facts F;
 static struct doctor_params P;

@@ -6,8 +6,8 @@
  */
 #include <CUnit/CUnit.h>
 
-#include "policies/doctor.h"
-#include "policies/headroom.h"
+#include "policies/doctor/doctor.h"
+#include "policies/state/headroom.h"
 
 static struct doctor_facts facts;
 static struct doctor_report rep;

@@ -12,7 +12,7 @@
 #include "drivers/host/counters.h"
 #include "drivers/host/linkinfo.h"
 #include "drivers/host/lldp.h"
-#include "policies/doctor.h"
+#include "policies/doctor/doctor.h"
 #include "tests/lib/testfile.h"
 
 static char *slurp(const char *path)

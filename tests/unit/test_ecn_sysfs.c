@@ -15,7 +15,7 @@
 
 #include "drivers/host/ecn_dcqcn.h"
 #include "drivers/host/ecn_sysfs.h"
-#include "policies/field.h"
+#include "policies/state/field.h"
 #include "tests/lib/drvtest.h"
 #include "tests/nicmodel/nm_transport.h"
 

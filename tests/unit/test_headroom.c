@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "common/util.h"
-#include "policies/headroom.h"
+#include "policies/state/headroom.h"
 
 #define TABLE "tests/data/headroom/reference.tsv"
 

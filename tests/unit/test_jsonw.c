@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "common/util.h"
-#include "policies/jsonw.h"
+#include "policies/json/jsonw.h"
 
 static const size_t flag_sets[] = {
         0, JSON_COMPACT, JSON_SORT_KEYS, JSON_COMPACT | JSON_SORT_KEYS, JSON_INDENT(2),

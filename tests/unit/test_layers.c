@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Layers and owners (policies/layers.c): the merge of committed policies, field by field, and its conflicts. */
+/* Layers and owners (policies/policy/layers.c): the merge of committed policies, field by field, and its conflicts. */
 #include <CUnit/CUnit.h>
 #include <string.h>
 
-#include "policies/field.h"
-#include "policies/layers.h"
+#include "policies/state/field.h"
+#include "policies/policy/layers.h"
 
 static struct policy *pol(const char *name, const char *meta_extra, const char *targets, const char *spec)
 {

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The lossless class (policies/lossless.h) over documents and live states: each
+ * The lossless class (policies/policy/lossless.h) over documents and live states: each
  * rule at its boundary, what a document leaves out against what a device does not
  * describe, the paths of declared and live fields, waivers, and state_merge (the
  * state a change leaves) that the plan judges.
  */
 #include <CUnit/CUnit.h>
 
-#include "policies/field.h"
-#include "policies/lossless.h"
+#include "policies/state/field.h"
+#include "policies/policy/lossless.h"
 
 /* A consistent lossless class on priority 3: DSCP 26 -> 3, 48 -> 6, ECN on queue 3, DCQCN on 3. */
 static void lossless3(struct state *s)

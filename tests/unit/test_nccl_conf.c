@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "drivers/host/nccl_conf.h"
-#include "policies/field.h"
+#include "policies/state/field.h"
 #include "tests/lib/drvtest.h"
 
 /* ---- the model: what NCCL's traffic class is after reading the file at path ---- */

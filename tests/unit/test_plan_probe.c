@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The probe of a plan (agent/plan_probe.c) over the real link and dcb drivers and
+ * The probe of a plan (agent/plan/plan_probe.c) over the real link and dcb drivers and
  * the DCB device model: which DSCP and priority the gate measures with (verify.dscp,
  * the policy's map and PFC, else the interface's live ones, else DSCP 0 with a
  * note), and the refusal of a probe that does not leave by a target.

@@ -10,8 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "policies/jsonv.h"
-#include "policies/policy.h"
+#include "policies/json/jsonv.h"
+#include "policies/policy/policy.h"
 
 #define HEAD "{\"apiVersion\":\"nettune/v1\",\"kind\":\"Policy\",\"metadata\":{\"name\":\"t\"}," \
              "\"targets\":{\"interfaces\":[\"eth0\"]},"
@@ -53,7 +53,7 @@ static void parse_bad(const char *doc, const char *expect)
 {
         struct policy *sentinel = (struct policy *)&sentinel, *p = sentinel;
         struct errbuf e = { .where = "" };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
         int r = policy_parse_buffer(doc, strlen(doc), "t.json", &p, &e);
 
         CU_ASSERT_EQUAL(r, -EINVAL);
@@ -501,7 +501,7 @@ static void yaml_bad(const char *doc, const char *want)
 {
         struct policy *p = NULL;
         struct errbuf e = { .where = "" };
-        char got[1100];
+        char got[ERRBUF_STR_MAX];
 
         CU_ASSERT_EQUAL(policy_parse_buffer(doc, strlen(doc), "t.yaml", &p, &e), -EINVAL);
         errbuf_str(&e, got, sizeof(got));

@@ -10,7 +10,7 @@ static void bad(const char *body, const char *expect)
 {
         struct probe_flows *f = calloc(1, sizeof(*f));
         struct errbuf e = { .msg = "" };
-        char buf[1100];
+        char buf[ERRBUF_STR_MAX];
 
         CU_ASSERT_PTR_NOT_NULL_FATAL(f);
         f->n = 77;

@@ -7,7 +7,7 @@
 #include "drivers/probe/probe.h"
 #include "drivers/probe/probe_net.h"
 #include "drivers/probe/probe_server.h"
-#include "policies/jsonv.h"
+#include "policies/json/jsonv.h"
 
 static void peer_of(const struct probe_server *s, struct probe_params *p)
 {

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policies/jsonv.h"
-#include "policies/policy.h"
+#include "policies/json/jsonv.h"
+#include "policies/policy/policy.h"
 
 #define VENDOR "policies/profiles/vendor/"
 

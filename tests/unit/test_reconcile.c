@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The controller's decisions about what became of a node's change, from what its
- * agent answered (controller/rollout_reconcile.c): confirm and cancel answers,
+ * agent answered (controller/rollout/rollout_reconcile.c): confirm and cancel answers,
  * transaction queries, resume, and whether a rollback is still ours to send.
  * Hostile and malformed answers never settle a node.
  */

@@ -2,7 +2,7 @@
 /* state_to_json / state_from_json: exact round trip and strict parsing. */
 #include <CUnit/CUnit.h>
 
-#include "policies/state_json.h"
+#include "policies/state/state_json.h"
 
 static void full_state(struct state *s)
 {

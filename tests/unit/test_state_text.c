@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* A state member in one line, as both programs' `state` print it (policies/state_text.h). */
+/* A state member in one line, as both programs' `state` print it (policies/state/state_text.h). */
 #include <CUnit/CUnit.h>
 
-#include "policies/state_text.h"
+#include "policies/state/state_text.h"
 
 static void line_is(const char *key, const char *json, const char *want)
 {

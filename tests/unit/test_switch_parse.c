@@ -5,8 +5,8 @@
 
 #include "drivers/switch/switch.h"
 #include "drivers/switch/switch_counters.h"
-#include "policies/doctor.h"
-#include "policies/field.h"
+#include "policies/doctor/doctor.h"
+#include "policies/state/field.h"
 #include "tests/lib/testfile.h"
 
 static char *slurp(const char *path)

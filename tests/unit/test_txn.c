@@ -14,7 +14,7 @@
 
 #include "agent/cmd/cmd.h"
 #include "agent/txn/txn.h"
-#include "policies/jsonw.h"
+#include "policies/json/jsonw.h"
 #include "tests/lib/fakedrv.h"
 
 #define MTU_BIT STATE_BIT(STATE_FIELD_MTU)
