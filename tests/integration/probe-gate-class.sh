@@ -49,6 +49,7 @@ check "the post probe measured a rate" python3 -c "import json,sys; sys.exit(0 i
 check "verdict lossy_class, the probe rode priority 0" [ "$(jq_py "$T/lossy.out" \
         '(d["probe"]["gate"]["verdict"], d["probe"]["gate"]["rode_priority"], d["restored_by"])')" = "('lossy_class', 0, 'gate')" ]
 check "the reason names the priorities" grep -q "the probe's traffic rode priority 0, not the lossless 3: the change is not what the workload will see (DSCP 0 through the DSCP map of '$ifc' (trust dscp))" "$T/lossy.err"
+nm_wait_settled
 nm_state >"$T/now"
 check "the model is byte-for-byte where it began" cmp -s "$T/start" "$T/now"
 
