@@ -1025,6 +1025,13 @@ const struct doctor_rule doctor_rules[] = {
           "rdma_cm default_roce_mode 'IB/RoCE v1' on a port of a host interface that classifies by DSCP (trust "
           "dscp) or has a default ToS set", "linux drivers/infiniband/core/cma_configfs.c default_roce_mode, "
           "cache.c ib_cache_gid_type_str()", false, doctor_check_roce_mode },
+        { "pause_burst", DOCTOR_WARNING, "a burst of pause the window's mean hides",
+          "the agent's counter sampler (counters.sample_ms, 10 ms) saw samples of >= 1000 pause frames/s (or a "
+          "pause duration counter paused >= half the sample) for >= 20 ms on one priority, while the window's mean "
+          "stays under pause_storm's bound", "Arista AI Analyzer (counters sampled every 100 us: \"traditional "
+          "counters are on the time scale of seconds\"); IEEE 802.3 Annex 31D (a quantum is 512 bit times); mlx5 "
+          "counters.rst rx/tx_prio[p]_pause, _pause_duration (us); bnxt pfc_pri%d_rx_duration_us",
+          false, doctor_check_pause_burst },
 };
 
 const unsigned doctor_rules_n = ARRAY_SIZE(doctor_rules);

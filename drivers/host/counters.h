@@ -80,3 +80,10 @@ bool counters_match(const char *kdrv, const char *name, int *ret_prio, int *ret_
  * none of those. *ret_prio: the priority it carries, *ret_tc: the traffic class (-1 none).
  */
 int counters_kind(const char *name, int *ret_prio, int *ret_tc);
+
+/*
+ * A pause duration counter (microseconds paused: mlx5 rx/tx_prioN_pause_duration, bnxt
+ * pfc_priN_rx/tx_duration_us)? DOCTOR_PAUSE_RX or DOCTOR_PAUSE_TX for the direction, -1 when
+ * it is none; *ret_prio the priority it carries (-1: the link's pause).
+ */
+int counters_duration(const char *name, int *ret_prio);
