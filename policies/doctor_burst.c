@@ -5,7 +5,8 @@
  * sample), at least pause_burst_min_ms long, on a port whose pause over the whole window
  * stays under pause_storm's bound: the window's mean hides it, so pause_storm cannot
  * name it. One finding per interface, priority and direction, the longest burst its
- * evidence.
+ * evidence (twelve entries: what the watchdog is, pause_storm's and watchdog_missing's
+ * evidence, is left to them).
  */
 #include <math.h>
 #include <time.h>
@@ -84,11 +85,9 @@ static void burst_finding(const struct doctor_rule *rule, const struct doctor_pa
                 doctor_ev_num(f, "pause_peak_per_s", round(b->peak_per_s));
         }
         doctor_ev_num(f, "window_mean_per_s", round(mean * 10) / 10);
-        doctor_ev_num(f, "window_s", n->window_s);
         doctor_ev_num(f, "sample_ms", n->sample_ms);
         doctor_ev_num(f, "bursts", count);
         doctor_ev_num(f, "bound_per_s", p->pause_storm_pps);
-        doctor_watchdog_evidence(f, &x->st);
         snprintf(f->fix, sizeof(f->fix), "a pause storm of milliseconds: find the incast or the slow receiver behind "
                  "it (ECN marking too late: ecn_threshold_low; a receiver that stalls); a PFC watchdog of 100 ms or "
                  "more does not see a burst this short");

@@ -443,6 +443,11 @@ json_t *metrics_sampler_json(void)
                                       "resets", (json_int_t)x->resets);
                         if (c && x->prio != DOCTOR_PRIO_ANY)
                                 json_object_set_new(c, "priority", json_integer(x->prio));
+                        if (c && x->max_ms) {
+                                iso_ms(x->max_ms, at, sizeof(at));
+                                json_object_set_new(c, "max_per_s", json_real(x->max));
+                                json_object_set_new(c, "max_at", json_string(at));
+                        }
                         json_array_append_new(cs, c);
                 }
                 sampler_unlock(&smp.s);

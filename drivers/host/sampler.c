@@ -148,6 +148,10 @@ void sampler_account(struct sampler *s, struct sampler_series *x, uint64_t v, in
         }
         x->w_delta += delta;
         x->w_dt += dt;
+        if (rate > x->max || !x->max_ms) {
+                x->max = rate;
+                x->max_ms = start_ms;
+        }
         if (rate > x->w_peak || !x->w_peak_ms) {
                 x->w_peak = rate;
                 x->w_peak_ms = start_ms;

@@ -71,6 +71,8 @@ struct sampler_series {
         uint64_t count;
         double sum;
         uint64_t total;                 /* what it counted since start */
+        double max;                     /* the highest rate of one sample since start ... */
+        int64_t max_ms;                 /* ... and when that sample began (wall clock ms) */
         /* the window now and the one before */
         int64_t w_start_ns;
         uint64_t w_delta;
