@@ -13,9 +13,10 @@ cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build} NETTUNE_TOP=$PWD
 order="mtu_apply_64 state_1000 rollback_64 pfc_storm probe_tcp_vs_iperf3 agent_footprint rollout_200 ctl_store_2000 ctl_etcd_200 api_hostile api_read_flood probe_verbs_vs_ib_write_bw ecn_lab fabric_lab policy_validate"
 # Run only when selected (BENCH=ctl_scale: `make bench-scale`; ctl_scale_loop: `make
-# bench-scale-loop`; locate_lab: `make bench-locate`; conform_10000: `BENCH=conform_10000 bench/run.sh`); their
+# bench-scale-loop`; locate_lab: `make bench-locate`; conform_10000: `BENCH=conform_10000 bench/run.sh`;
+# counter_sampler: `make bench-sampler`); their
 # sections are kept like the others'.
-selected_only="ctl_scale ctl_scale_loop locate_lab conform_10000"
+selected_only="ctl_scale ctl_scale_loop locate_lab conform_10000 counter_sampler"
 sel=${BENCH:-$order}
 out=${OUT:-bench/RESULTS.md}
 HISTORY_MAX=${HISTORY_MAX:-30}

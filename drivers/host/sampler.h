@@ -14,8 +14,9 @@
  *     read at (else the names are read again and the sample left out: race-free);
  *   - the RDMA hw_counters of the same table (counters.h), each file kept open and
  *     read again from offset 0 (sysfs shows the value anew on every read at 0);
- *   - the link's own drop counters from one RTM_GETSTATS dump of every link
- *     (IFLA_STATS_LINK_64: rx_dropped, tx_dropped, rx_missed_errors): what a veth has.
+ *   - the link's own drop counters (RTM_GETSTATS, IFLA_STATS_LINK_64: rx_dropped,
+ *     tx_dropped, rx_missed_errors; what a veth has): one dump of every link when the
+ *     sampled interfaces are at least half of them, else a GET each in one batch.
  *
  * Per counter it keeps: a histogram of its rate per sample since the sampler started
  * (events per second; a pause duration counter as the share of the sample it was
@@ -115,6 +116,7 @@ struct sampler {
         uint64_t samples, overruns;     /* samples taken; periods a sample did not fit in */
         int fd;                         /* the ethtool socket */
         struct nl *nl;                  /* the RTM_GETSTATS handle, NULL when it could not be opened */
+        bool st_dump;                   /* one dump of every link (most are sampled), else a GET each */
         void *ebuf;                     /* the ETHTOOL_GSTATS buffer */
         uint32_t ebuf_n;
         /* sampler_run's thread */
