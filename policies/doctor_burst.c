@@ -26,7 +26,11 @@ static void at_of(int64_t ms, char *buf, size_t size, bool date)
         snprintf(buf, size, "%s.%03dZ", s, (int)(ms % 1000));
 }
 
-/* The longest burst of (kind, prio) on x that qualifies, and how many do. */
+/*
+ * The longest burst of (kind, prio) on x that qualifies (a duration counter's before a
+ * frame counter's of the same length), and how many bursts its counter saw (the frame
+ * and the duration counter of one priority see the same bursts: counted once).
+ */
 static const struct doctor_burst *longest(const struct doctor_iface *x, unsigned kind, int prio, unsigned min_ms,
                                           unsigned *ret_n)
 {
@@ -38,11 +42,12 @@ static const struct doctor_burst *longest(const struct doctor_iface *x, unsigned
 
                 if (b->kind != kind || b->prio != prio || b->length_ms < min_ms)
                         continue;
-                ++*ret_n;
                 if (!best || b->length_ms > best->length_ms ||
                     (b->length_ms == best->length_ms && b->duration && !best->duration))
                         best = b;
         }
+        for (unsigned i = 0; best && i < x->n_bursts; i++)
+                *ret_n += x->bursts[i].length_ms >= min_ms && streq(x->bursts[i].name, best->name);
         return best;
 }
 

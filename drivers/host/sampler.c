@@ -30,8 +30,9 @@ struct sampler_if {
         char kdrv[32];
         int ifindex;                    /* 0: not known (no link counters) */
         /* ethtool: the names read at n_stats entries; the wanted ones by index */
-        uint32_t n_stats;               /* 0: the names are to be read (again) */
-        int64_t names_ns;
+        uint32_t n_stats;               /* the count the names were read at */
+        int64_t names_ns;               /* when they were read, 0 never */
+        bool stale;                     /* a GSTATS answered another count: read them again */
         unsigned n_et;
         uint32_t et_idx[IF_COUNTERS_MAX];
         unsigned et_series[IF_COUNTERS_MAX];
@@ -319,9 +320,15 @@ static void et_sample(struct sampler *s, struct sampler_if *f, int64_t now_ns)
         uint32_t n = 0;
         int64_t now_wall;
 
-        if (!f->n_stats || now_ns - f->names_ns >= (int64_t)SAMPLER_STRINGS_EVERY_MS * 1000000) {
+        /* the names: at the start, once a second, and at once when the count moved (no retry a sample) */
+        if (!f->names_ns || f->stale || now_ns - f->names_ns >= (int64_t)SAMPLER_STRINGS_EVERY_MS * 1000000) {
                 f->names_ns = now_ns;
-                if (et_count(s, f->name, &n) < 0 || et_names(s, f, n) < 0)
+                f->stale = false;
+                if (et_count(s, f->name, &n) < 0)
+                        return;         /* no statistics (-EOPNOTSUPP): asked again in a second */
+                if (et_names(s, f, n) == -EAGAIN)
+                        f->stale = true;
+                if (!f->n_et)
                         return;
         }
         if (!f->n_et)
@@ -333,7 +340,7 @@ static void et_sample(struct sampler *s, struct sampler_if *f, int64_t now_ns)
         now_ns = mono_ns();
         now_wall = wall_ms();
         if (st->n_stats != f->n_stats) {        /* the set changed under us: names first, this sample left out */
-                f->n_stats = 0;
+                f->stale = true;
                 return;
         }
         for (unsigned i = 0; i < f->n_et; i++)

@@ -45,14 +45,16 @@ PY
 dropped() { api "$ns" /v1/counters >/dev/null && [ "$(counter "['total']")" -ge 500 ]; }
 check "500 drops counted" wait_for 20 dropped
 echo "tx_dropped: $(counter "")"
-# 500 frames in a few ms: one or two 10 ms samples carry them, >= 25000/s; a 1 s poll: <= 500/s
-check "the burst's rate in one sample: >= 25000/s" python3 -c "import sys; sys.exit(0 if $(counter "['max_per_s']") >= 25000 else 1)"
+# 500 frames in a few ms (tens on a loaded machine): a 1 s poll sees <= 500/s, the
+# sampler's busiest sample at least 4 times that
+check "the burst's rate in one sample: >= 2000/s" python3 -c "import sys; sys.exit(0 if $(counter "['max_per_s']") >= 2000 else 1)"
 check "metrics: 200" [ "$(api "$ns" /metrics)" = 200 ]
 check "metrics: the drops as a histogram" grep -q "^nettune_counter_rate_per_second_bucket{interface=\"$ifc\",counter=\"tx_dropped\",kind=\"discard\",le=\"+Inf\"} [0-9]" "$T/body"
 check "metrics: the sampler's period" grep -qx 'nettune_counter_sampler_period_seconds 0.01' "$T/body"
 high=$(awk -v ifc="$ifc" 'index($0, "nettune_counter_rate_per_second_bucket{interface=\"" ifc "\",counter=\"tx_dropped\"") {
-        if ($0 ~ /le="10000"/) lo = $2; if ($0 ~ /le="\+Inf"/) hi = $2 } END { print hi - lo }' "$T/body")
-check "one or two samples above 10000/s ($high)" sh -c "[ '$high' -ge 1 ] && [ '$high' -le 2 ]"
+        if ($0 ~ /le="1000"/) lo = $2; if ($0 ~ /le="\+Inf"/) hi = $2 } END { print hi - lo }' "$T/body")
+# 500 frames make at most 50 samples of 10 frames (1000/s) or more
+check "samples above 1000/s in the histogram: 1 to 50 ($high)" sh -c "[ '$high' -ge 1 ] && [ '$high' -le 50 ]"
 kill -TERM "$SERVE_PID"; wait "$SERVE_PID" || true
 
 step "NIC models: a pause burst of 40-60 ms in a 6 s window is pause_burst, not pause_storm"
@@ -75,6 +77,12 @@ check "doctor's sampler is reading" wait_for 30 reading
 nm_ctl burst cx0 3 5000 50 >/dev/null
 nm_ctl burst e810a 4 4000 60 >/dev/null
 nm_ctl burst bnx0 3 6000 40 >/dev/null
+# PFC off on priority 4 mid-window: mlx5 drops that priority's counters, the statistics'
+# count changes under the sampler (a sample is left out, the names read again), and a
+# second burst on priority 3 is still counted
+burst_done() { nm_ctl burst cx0 3 5000 50 >/dev/null 2>&1; }
+nm_ctl pfc cx0 0x08 >/dev/null
+check "a second burst on cx0 once the first ended" wait_for 10 burst_done
 rc=0; wait "$doc" || rc=$?
 check "doctor exits 1: findings ($rc)" [ "$rc" -eq 1 ]
 python3 - "$T/d.json" <<'PY' || { cat "$T/d.err"; fail "pause_burst findings not as expected"; }
@@ -97,6 +105,7 @@ for ifc, (prio, ms) in want.items():
 assert b["cx0"]["evidence"]["counter"] in ("rx_prio3_pause_duration", "rx_prio3_pause"), b["cx0"]["evidence"]
 assert " paused " in b["cx0"]["summary"] or "pause frames" in b["cx0"]["summary"]
 assert b["e810a"]["evidence"]["counter"] == "rx_priority_4_xoff.nic", b["e810a"]["evidence"]
+assert b["cx0"]["evidence"]["bursts"] == 2, b["cx0"]["evidence"]       # before and after the count changed
 # a 1 s poll would have seen the frames as their count per second: under the bound of 1000
 frames = [f["evidence"].get("pause_frames") for f in b.values() if "pause_frames" in f["evidence"]]
 assert all(n < 1000 for n in frames), frames
