@@ -95,7 +95,7 @@ AGENT_LIB_OBJS := $(call obj,$(filter-out agent/cmd/main.c,$(AGENT_SRCS)))
 CTL_CMDS     := apply cli confirm diff doctor drift halt headroom locate hold inventory plan probe rollback serve state status store tune tune_scope conform profile intent cable
 CTL_LIB_OBJS := $(call obj,$(filter-out controller/cmd/main.c $(CTL_CMDS:%=controller/cmd/ctl_%.c),$(CTL_SRCS)))
 
-.PHONY: all check check-stressed check-long check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop bench-locate fuzz fuzz-build install uninstall clean deps help \
+.PHONY: all check check-stressed check-long check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop bench-locate bench-sampler fuzz fuzz-build install uninstall clean deps help \
         test-bins deb
 all: $(AGENT) $(CTL)
 
@@ -104,11 +104,11 @@ all: $(AGENT) $(CTL)
 # pkg-config call, any distribution). Every object waits for the check through the
 # flags stamp, so the first build on a fresh machine compiles with the flags of the
 # packages it has just installed.
-FULL_DEPS_GOALS := check check-stressed check-long check-chaos demo bench bench-scale bench-scale-loop bench-locate deb
+FULL_DEPS_GOALS := check check-stressed check-long check-chaos demo bench bench-scale bench-scale-loop bench-locate bench-sampler deb
 DEPS := $(if $(filter $(FULL_DEPS_GOALS),$(MAKECMDGOALS)),deps-check,deps-build)
 
 help:
-	@echo "targets: all check check-stressed check-long check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop bench-locate fuzz install uninstall deb clean deps"
+	@echo "targets: all check check-stressed check-long check-chaos demo demo-vm demo-clean bench bench-scale bench-scale-loop bench-locate bench-sampler fuzz install uninstall deb clean deps"
 	@echo "vars:    SANITIZE=address,undefined WERROR=1 V=1 DEBUG_BARRIER=$(DEBUG_BARRIER) BUILD=$(BUILD) PREFIX=$(PREFIX) DESTDIR="
 
 # Rebuild everything when the compiler flags change.
@@ -243,6 +243,11 @@ bench-scale-loop: deps-check all test-bins
 # twenty runs on the clean lab (bench/locate_lab.sh): minutes, so neither in `bench` nor in `check`.
 bench-locate: deps-check all test-bins
 	$(Q)BUILD=$(BUILD) BENCH=locate_lab BENCH_TIMEOUT=$${BENCH_TIMEOUT:-3600} bench/run.sh
+
+# The counter sampler's CPU at 10 ms on 2 and 32 ports against the floor of its reads (bench/counter_sampler.sh):
+# minutes, so neither in `bench` nor in `check`.
+bench-sampler: deps-check all test-bins
+	$(Q)BUILD=$(BUILD) BENCH=counter_sampler BENCH_TIMEOUT=$${BENCH_TIMEOUT:-1800} bench/run.sh
 
 # Binaries, man pages, profiles, bash completion and the systemd units (their
 # ExecStart= pointing at BINDIR). The Debian package calls it with PREFIX=/usr.

@@ -13,9 +13,10 @@ cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build} NETTUNE_TOP=$PWD
 order="mtu_apply_64 state_1000 rollback_64 pfc_storm probe_tcp_vs_iperf3 agent_footprint rollout_200 ctl_store_2000 ctl_etcd_200 api_hostile api_read_flood probe_verbs_vs_ib_write_bw ecn_lab fabric_lab policy_validate"
 # Run only when selected (BENCH=ctl_scale: `make bench-scale`; ctl_scale_loop: `make
-# bench-scale-loop`; locate_lab: `make bench-locate`; conform_10000: `BENCH=conform_10000 bench/run.sh`); their
+# bench-scale-loop`; locate_lab: `make bench-locate`; conform_10000: `BENCH=conform_10000 bench/run.sh`;
+# counter_sampler: `make bench-sampler`); their
 # sections are kept like the others'.
-selected_only="ctl_scale ctl_scale_loop locate_lab conform_10000"
+selected_only="ctl_scale ctl_scale_loop locate_lab conform_10000 counter_sampler"
 sel=${BENCH:-$order}
 out=${OUT:-bench/RESULTS.md}
 HISTORY_MAX=${HISTORY_MAX:-30}
@@ -57,8 +58,7 @@ table_rows() {
         sed -n '/^| benchmark | nettune |/,/^$/p' "$out" | grep '^| ' | grep -v '^| benchmark | nettune |' |
                 awk -F'|' -v mine="$rows" '
                 function word(cell) { sub(/^ +/, "", cell); sub(/[ ,(].*$/, "", cell); return cell }
-                BEGIN { while ((getline l < mine) > 0) { split(l, f, "|"); w = word(f[2]); new[w] = new[w] l "\
-"; order[++n] = w } }
+                BEGIN { while ((getline l < mine) > 0) { split(l, f, "|"); w = word(f[2]); new[w] = new[w] l "\n"; order[++n] = w } }
                 { w = word($2)
                   if (!(w in new)) { print; next }
                   if (!(w in done)) { printf "%s", new[w]; done[w] = 1 } }
@@ -103,8 +103,7 @@ goals() {
         mine=$(mktemp)
         awk -F'|' '{ unit = ($2 == "not measured") ? "" : $5
                      verdict = ($6 == "ok") ? "met" : "**NOT MET**"
-                     printf "| %s | %s %s | %s %s %s | %s |\
-", $1, $2, unit, $3, $4, $5, verdict }' "$BENCH_GOALS" > "$mine"
+                     printf "| %s | %s %s | %s %s %s | %s |\n", $1, $2, unit, $3, $4, $5, verdict }' "$BENCH_GOALS" > "$mine"
         echo "## Goals"
         echo
         if [ -n "${BENCH:-}" ]; then
@@ -132,8 +131,7 @@ goals() {
 
 # One line of history: date, commit, and every goal's figure.
 history_line() {
-        printf '| %s | %s | %s |\
-' "$(date -u '+%Y-%m-%d %H:%M')" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+        printf '| %s | %s | %s |\n' "$(date -u '+%Y-%m-%d %H:%M')" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
                 "$(awk -F'|' '{ sep = (NR > 1) ? "; " : ""; note = ($6 == "ok") ? "" : " (not met)"
                                 printf "%s%s: %s%s", sep, $1, $2, note }' "$BENCH_GOALS")"
 }
@@ -154,8 +152,7 @@ history() {
 {
         # Only sections were run (BENCH=ecn_lab): the table stays as it was, with its date.
         if [ ! -s "$rows" ] && [ -f "$out" ]; then
-                sed -n '/^<!-- section /q; /^<!-- history -->$/q; /^## Goals$/q; p' "$out" | sed -e :a -e '/^\
-*$/{$d;N;ba' -e '}'
+                sed -n '/^<!-- section /q; /^<!-- history -->$/q; /^## Goals$/q; p' "$out" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
         else
                 table
         fi
@@ -172,12 +169,9 @@ history() {
         # `make bench-scale`, `make bench-scale-loop`. All kept as they are when not run.
         for b in $order $selected_only chaos durability store_writes write-ahead; do
                 if [ -s "$BENCH_SECTIONS/$b.md" ]; then
-                        printf '\
-<!-- section %s -->\
-' "$b"
+                        printf '\n<!-- section %s -->\n' "$b"
                         cat "$BENCH_SECTIONS/$b.md"
-                        printf '<!-- end %s -->\
-' "$b"
+                        printf '<!-- end %s -->\n' "$b"
                 elif [ -n "$(old_section "$b")" ]; then
                         echo
                         old_section "$b"
@@ -190,8 +184,7 @@ cat "$out"
 if grep -q '|FAIL$' "$BENCH_GOALS"; then
         echo >&2
         echo "bench: FAILED: these figures are worse than their goals (or were not measured):" >&2
-        awk -F'|' '$6 == "FAIL" { printf "  - %s: %s %s (goal %s %s %s)\
-", $1, $2, $5, $3, $4, $5 }' "$BENCH_GOALS" >&2
+        awk -F'|' '$6 == "FAIL" { printf "  - %s: %s %s (goal %s %s %s)\n", $1, $2, $5, $3, $4, $5 }' "$BENCH_GOALS" >&2
         exit 1
 fi
 exit 0

@@ -19,6 +19,15 @@ static inline int64_t clock_mono_ms(void)
         return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Nanoseconds on the monotonic clock (the counter sampler's 10 ms periods). */
+static inline int64_t clock_mono_ns(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* Seconds on the monotonic clock, to the nanosecond. */
 static inline double clock_mono_s(void)
 {

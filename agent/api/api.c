@@ -70,6 +70,7 @@ static const struct route routes[] = {
           QUERY("idempotency_key", "expect_revision", "no_gate") },
         { "POST", "/v1/probe", false, HTTP_ROLE_OPERATE, REFUSE, api_probe, NO_QUERY },
         { "GET", "/v1/fabric", false, HTTP_ROLE_OPERATE, ANSWER, api_fabric_info, NO_QUERY },
+        { "GET", "/v1/counters", false, HTTP_ROLE_READ, ANSWER, api_counters, NO_QUERY },
         { "POST", "/v1/fabric/flows", false, HTTP_ROLE_OPERATE, REFUSE, api_fabric_flows, NO_QUERY },
         { "GET", "/v1/intent", false, HTTP_ROLE_READ, ANSWER, api_intent, NO_QUERY },
         { "POST", "/v1/remove", false, HTTP_ROLE_OPERATE, REFUSE, api_remove,

@@ -18,6 +18,7 @@
 #include "agent/http/http.h"
 #include "agent/journal/journal.h"
 #include "agent/txn/txn.h"
+#include "policies/doctor/doctor.h"
 
 /* The agent's HTTP API (docs/api.md): routes over the transaction, journal and probes. */
 
@@ -47,3 +48,18 @@ void metrics_set_drift(const struct plan *p);
  */
 char *metrics_render(struct journal *j, const struct agent_config *c, char (*interfaces)[STATE_NAME_MAX],
                      unsigned n_interfaces, char (*switch_globs)[STATE_NAME_MAX], unsigned n_switch_globs);
+
+/*
+ * serve's counter sampler (drivers/host/sampler.h, every counters.sample_ms): over the
+ * committed policy's interfaces, started at serve's start and opened again when
+ * that set changes (the next /metrics or GET /v1/counters finds it changed).
+ * api_sampler_sync: the committed interfaces now; metrics_sampler_close at the end.
+ */
+int api_sampler_sync(struct api *a, struct errbuf *e);
+int metrics_sampler_sync(const struct agent_config *c, char (*interfaces)[STATE_NAME_MAX], unsigned n,
+                         struct errbuf *e);
+void metrics_sampler_close(void);
+/* GET /v1/counters: the sampler's period, its counters' peaks and means, the bursts it kept. New reference. */
+json_t *metrics_sampler_json(void);
+/* One burst as JSON ("start" as 2026-12-08T12:00:01.230Z). New reference. */
+json_t *metrics_burst_json(const char *ifname, const struct doctor_burst *b);

@@ -40,7 +40,7 @@ typedef void api_route_fn(struct api *a, const struct http_request *req, const c
 api_route_fn api_plan, api_apply, api_rollback, api_confirm, api_remove;
 
 /* ---- api_read.c: reads ---- */
-api_route_fn api_state, api_drift, api_history, api_transaction, api_metrics, api_intent;
+api_route_fn api_state, api_drift, api_history, api_transaction, api_metrics, api_intent, api_counters;
 
 /* ---- api_doctor.c: GET /v1/doctor[?window_s=S], this node's facts for nettunectl doctor (agent/doctor) ---- */
 api_route_fn api_doctor;

@@ -188,13 +188,13 @@ void api_history(struct api *a, const struct http_request *req, const char *rest
                 api_reply_json(resp, 200, json_pack("{s:o}", "transactions", arr));
 }
 
-void api_metrics(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+/* The committed policy's plain interface names (globs skipped) and its switches. */
+static void committed_targets(struct api *a, char (*ifs)[STATE_NAME_MAX], unsigned *ret_n,
+                              char (*sws)[STATE_NAME_MAX], unsigned *ret_n_sw)
 {
-        char ifs[POLICY_TARGETS_MAX][STATE_NAME_MAX], sws[POLICY_TARGETS_MAX][STATE_NAME_MAX];
         struct policy *p = NULL;
         unsigned n = 0, n_sw = 0;
 
-        /* NIC counters of the committed policy's plain interface names (globs skipped); its switches' watchdogs. */
         if (journal_committed_policy(a->journal, 0, &p, NULL, NULL) >= 0 && p) {
                 for (unsigned i = 0; i < p->n_interfaces; i++)
                         if (!strpbrk(p->interfaces[i], "*?["))
@@ -203,6 +203,43 @@ void api_metrics(struct api *a, const struct http_request *req, const char *rest
                         snprintf(sws[n_sw++], STATE_NAME_MAX, "%s", p->switches[i]);
         }
         policy_free(p);
+        *ret_n = n;
+        *ret_n_sw = n_sw;
+}
+
+int api_sampler_sync(struct api *a, struct errbuf *e)
+{
+        char ifs[POLICY_TARGETS_MAX][STATE_NAME_MAX], sws[POLICY_TARGETS_MAX][STATE_NAME_MAX];
+        unsigned n, n_sw;
+
+        committed_targets(a, ifs, &n, sws, &n_sw);
+        return metrics_sampler_sync(a->config, ifs, n, e);
+}
+
+/* serve's counter sampler: its counters and the bursts it kept (drivers/host/sampler.h). */
+void api_counters(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+{
+        struct errbuf e = { 0 };
+        json_t *o;
+
+        if (api_sampler_sync(a, &e) < 0) {
+                api_reply_errbuf(resp, 500, "internal", &e);
+                return;
+        }
+        if (!(o = metrics_sampler_json()))
+                http_error(resp, 500, "internal", NULL, "out of memory");
+        else
+                api_reply_json(resp, 200, o);
+}
+
+void api_metrics(struct api *a, const struct http_request *req, const char *rest, struct http_response *resp)
+{
+        char ifs[POLICY_TARGETS_MAX][STATE_NAME_MAX], sws[POLICY_TARGETS_MAX][STATE_NAME_MAX];
+        unsigned n = 0, n_sw = 0;
+
+        /* NIC counters of the committed policy's plain interface names; its switches' watchdogs. */
+        committed_targets(a, ifs, &n, sws, &n_sw);
+        (void)metrics_sampler_sync(a->config, ifs, n, NULL);
         resp->status = 200;
         resp->body = metrics_render(a->journal, a->config, ifs, n, sws, n_sw);
         resp->content_type = "text/plain; version=0.0.4";

@@ -8,6 +8,7 @@
 #include "drivers/host/counters.h"
 #include "drivers/host/iface.h"
 #include "drivers/host/queues.h"
+#include "drivers/host/sampler.h"
 #include "drivers/switch/switch.h"
 #include "drivers/switch/switch_counters.h"
 
@@ -272,6 +273,240 @@ static void render_queues(FILE *f, const struct agent_config *c)
         }
 }
 
+/* ---- the counter sampler of serve (drivers/host/sampler.h) ---- */
+
+static struct {
+        pthread_mutex_t lock;
+        bool open;
+        struct sampler s;
+        unsigned n;
+        char ifs[SAMPLER_IFS_MAX][IF_NAMESIZE];
+} smp = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static bool same_ifs(char (*ifs)[STATE_NAME_MAX], unsigned n)
+{
+        if (!smp.open || n != smp.n)
+                return false;
+        for (unsigned i = 0; i < n; i++)
+                if (!streq(ifs[i], smp.ifs[i]))
+                        return false;
+        return true;
+}
+
+int metrics_sampler_sync(const struct agent_config *c, char (*ifs)[STATE_NAME_MAX], unsigned n, struct errbuf *e)
+{
+        struct sampler_opts o = { .period_ms = c->counters_sample_ms, .sysfs_root = c->env.sysfs_root,
+                                  .nl = c->env.nl };
+        int r = 0;
+
+        if (n > SAMPLER_IFS_MAX)
+                n = SAMPLER_IFS_MAX;
+        pthread_mutex_lock(&smp.lock);
+        if (!same_ifs(ifs, n)) {
+                if (smp.open)
+                        sampler_close(&smp.s);
+                smp.open = false;
+                smp.n = 0;
+                for (unsigned i = 0; i < n; i++)
+                        if (strlen(ifs[i]) < IF_NAMESIZE)
+                                snprintf(smp.ifs[smp.n++], IF_NAMESIZE, "%s", ifs[i]);
+                r = sampler_open(&smp.s, &o, (const char (*)[IF_NAMESIZE])smp.ifs, smp.n, e);
+                if (r >= 0 && (r = sampler_start(&smp.s)) < 0)
+                        errbuf_set(e, -r, NULL, "counter sampler: cannot start its thread");
+                if (r >= 0)
+                        smp.open = true;
+                else
+                        sampler_close(&smp.s);
+        }
+        pthread_mutex_unlock(&smp.lock);
+        return r;
+}
+
+void metrics_sampler_close(void)
+{
+        pthread_mutex_lock(&smp.lock);
+        if (smp.open)
+                sampler_close(&smp.s);
+        smp.open = false;
+        smp.n = 0;
+        pthread_mutex_unlock(&smp.lock);
+}
+
+static void series_labels(const struct sampler_series *x, char *buf, size_t size)
+{
+        int k = snprintf(buf, size, "interface=\"%s\",counter=\"%s\",kind=\"%s\"", x->ifname, x->name,
+                         doctor_counter_name(x->kind));
+
+        if (x->prio != DOCTOR_PRIO_ANY && k > 0 && (size_t)k < size)
+                snprintf(buf + k, size - (size_t)k, ",priority=\"%d\"", x->prio);
+}
+
+static void histogram(FILE *f, const char *family, const struct sampler_series *x, const double *bounds,
+                      const char *labels)
+{
+        uint64_t cum = 0;
+
+        for (unsigned b = 0; b < SAMPLER_BUCKETS; b++) {
+                cum += x->bucket[b];
+                fprintf(f, "%s_bucket{%s,le=\"%g\"} %llu\n", family, labels, bounds[b], (unsigned long long)cum);
+        }
+        fprintf(f, "%s_bucket{%s,le=\"+Inf\"} %llu\n%s_sum{%s} %.6g\n%s_count{%s} %llu\n", family, labels,
+                (unsigned long long)x->count, family, labels, x->sum, family, labels, (unsigned long long)x->count);
+}
+
+/*
+ * Every series of the sampler: its rate per sample as a histogram (a pause duration: the
+ * share of the sample paused), the peak and the mean of the last complete window, and
+ * the pause bursts it saw.
+ */
+static void render_sampler(FILE *f)
+{
+        static const char *const head[5] = {
+                "# HELP nettune_counter_rate_per_second a congestion counter's rate over each sample of "
+                "counters.sample_ms\n# TYPE nettune_counter_rate_per_second histogram\n",
+                "# HELP nettune_pause_paused_ratio the share of each sample a port was paused (pause duration "
+                "counters)\n# TYPE nettune_pause_paused_ratio histogram\n",
+                "# HELP nettune_counter_window_peak_per_second the highest rate of one sample in the last window "
+                "(1 s)\n# TYPE nettune_counter_window_peak_per_second gauge\n",
+                "# HELP nettune_counter_window_mean_per_second the mean rate over the last window (1 s)\n"
+                "# TYPE nettune_counter_window_mean_per_second gauge\n",
+                "# HELP nettune_pause_bursts_total bursts of pause (samples at or above 1000 pause frames/s, or "
+                "paused half the sample) that ended\n# TYPE nettune_pause_bursts_total counter\n",
+        };
+        char *buf[5] = { NULL };
+        size_t len[5] = { 0 };
+        FILE *out[5];
+        unsigned k = 0;
+
+        pthread_mutex_lock(&smp.lock);
+        if (!smp.open) {
+                pthread_mutex_unlock(&smp.lock);
+                return;
+        }
+        while (k < 5 && (out[k] = open_memstream(&buf[k], &len[k])))
+                k++;
+        sampler_lock(&smp.s);
+        fprintf(f, "# HELP nettune_counter_sampler_period_seconds the counter sampler's period (counters.sample_ms)\n"
+                "# TYPE nettune_counter_sampler_period_seconds gauge\nnettune_counter_sampler_period_seconds %g\n"
+                "# HELP nettune_counter_sampler_samples_total samples the counter sampler took\n"
+                "# TYPE nettune_counter_sampler_samples_total counter\nnettune_counter_sampler_samples_total %llu\n"
+                "# HELP nettune_counter_sampler_overruns_total periods a sample did not fit in\n"
+                "# TYPE nettune_counter_sampler_overruns_total counter\nnettune_counter_sampler_overruns_total %llu\n",
+                smp.s.o.period_ms / 1000.0, (unsigned long long)smp.s.samples, (unsigned long long)smp.s.overruns);
+        for (unsigned i = 0; k == 5 && i < smp.s.n; i++) {
+                const struct sampler_series *x = &smp.s.v[i];
+                char labels[256];
+
+                series_labels(x, labels, sizeof(labels));
+                histogram(out[x->duration], x->duration ? "nettune_pause_paused_ratio" :
+                          "nettune_counter_rate_per_second", x, x->duration ? sampler_share_bounds :
+                          sampler_rate_bounds, labels);
+                fprintf(out[2], "nettune_counter_window_peak_per_second{%s} %.6g\n", labels,
+                        x->last_window ? x->lw_peak : x->w_peak);
+                fprintf(out[3], "nettune_counter_window_mean_per_second{%s} %.6g\n", labels,
+                        x->last_window ? x->lw_mean : x->w_dt > 0 ? (double)x->w_delta / x->w_dt : 0);
+                if (x->kind == DOCTOR_PAUSE_RX || x->kind == DOCTOR_PAUSE_TX)
+                        fprintf(out[4], "nettune_pause_bursts_total{%s} %llu\n", labels,
+                                (unsigned long long)x->bursts);
+        }
+        sampler_unlock(&smp.s);
+        pthread_mutex_unlock(&smp.lock);
+        for (unsigned i = 0; i < k; i++)
+                fclose(out[i]);
+        for (unsigned i = 0; k == 5 && i < 5; i++)
+                fprintf(f, "%s%s", head[i], buf[i] ? buf[i] : "");
+        for (unsigned i = 0; i < 5; i++)
+                free(buf[i]);
+}
+
+/* An instant as "2026-12-08T12:00:01.230Z". */
+static void iso_ms(int64_t ms, char *buf, size_t size)
+{
+        time_t t = (time_t)(ms / 1000);
+        struct tm tm;
+        char s[32];
+
+        gmtime_r(&t, &tm);
+        strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(buf, size, "%s.%03dZ", s, (int)(ms % 1000));
+}
+
+json_t *metrics_burst_json(const char *ifname, const struct doctor_burst *b)
+{
+        char at[40];
+        json_t *o;
+
+        iso_ms(b->start_ms, at, sizeof(at));
+        o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:f,s:b}", "interface", ifname, "counter", b->name, "kind",
+                      doctor_counter_name(b->kind), "start", at, "start_ms", (json_int_t)b->start_ms, "length_ms",
+                      (json_int_t)b->length_ms, "count", (json_int_t)b->count, "peak_per_s", b->peak_per_s,
+                      "duration", b->duration);
+        if (o && b->prio != DOCTOR_PRIO_ANY)
+                json_object_set_new(o, "priority", json_integer(b->prio));
+        return o;
+}
+
+json_t *metrics_sampler_json(void)
+{
+        struct doctor_burst *b = calloc(SAMPLER_BURSTS_MAX * 2, sizeof(*b));
+        json_t *o = json_object(), *ifs = json_array(), *cs = json_array(), *bs = json_array();
+
+        if (!b || !o || !ifs || !cs || !bs) {
+                free(b);
+                json_decref(o);
+                json_decref(ifs);
+                json_decref(cs);
+                json_decref(bs);
+                return NULL;
+        }
+        pthread_mutex_lock(&smp.lock);
+        json_object_set_new(o, "running", json_boolean(smp.open));
+        if (smp.open) {
+                sampler_lock(&smp.s);
+                json_object_set_new(o, "sample_ms", json_integer(smp.s.o.period_ms));
+                json_object_set_new(o, "window_ms", json_integer(SAMPLER_WINDOW_MS));
+                json_object_set_new(o, "samples", json_integer((json_int_t)smp.s.samples));
+                json_object_set_new(o, "overruns", json_integer((json_int_t)smp.s.overruns));
+                for (unsigned i = 0; i < smp.s.n_ifs; i++) {
+                        unsigned n = sampler_bursts(&smp.s, smp.ifs[i], 0, b, SAMPLER_BURSTS_MAX * 2);
+
+                        json_array_append_new(ifs, json_string(smp.ifs[i]));
+                        for (unsigned k = 0; k < n; k++)
+                                json_array_append_new(bs, metrics_burst_json(smp.ifs[i], &b[k]));
+                }
+                for (unsigned i = 0; i < smp.s.n; i++) {
+                        const struct sampler_series *x = &smp.s.v[i];
+                        int64_t peak_ms = x->last_window ? x->lw_peak_ms : x->w_peak_ms;
+                        char at[40] = "";
+                        json_t *c;
+
+                        if (peak_ms)
+                                iso_ms(peak_ms, at, sizeof(at));
+                        c = json_pack("{s:s,s:s,s:s,s:f,s:s,s:f,s:I,s:I,s:I}", "interface", x->ifname, "counter",
+                                      x->name, "kind", doctor_counter_name(x->kind), "peak_per_s",
+                                      x->last_window ? x->lw_peak : x->w_peak, "peak_at", at, "mean_per_s",
+                                      x->last_window ? x->lw_mean : x->w_dt > 0 ? (double)x->w_delta / x->w_dt : 0,
+                                      "total", (json_int_t)x->total, "bursts", (json_int_t)x->bursts,
+                                      "resets", (json_int_t)x->resets);
+                        if (c && x->prio != DOCTOR_PRIO_ANY)
+                                json_object_set_new(c, "priority", json_integer(x->prio));
+                        if (c && x->max_ms) {
+                                iso_ms(x->max_ms, at, sizeof(at));
+                                json_object_set_new(c, "max_per_s", json_real(x->max));
+                                json_object_set_new(c, "max_at", json_string(at));
+                        }
+                        json_array_append_new(cs, c);
+                }
+                sampler_unlock(&smp.s);
+        }
+        pthread_mutex_unlock(&smp.lock);
+        free(b);
+        json_object_set_new(o, "interfaces", ifs);
+        json_object_set_new(o, "counters", cs);
+        json_object_set_new(o, "bursts", bs);
+        return o;
+}
+
 char *metrics_render(struct journal *j, const struct agent_config *c, char (*ifs)[STATE_NAME_MAX],
                      unsigned n_ifs, char (*switch_globs)[STATE_NAME_MAX], unsigned n_switch_globs)
 {
@@ -305,6 +540,7 @@ char *metrics_render(struct journal *j, const struct agent_config *c, char (*ifs
         render_rollbacks(f, j);
         render_second_writers(f, j, c);
         render_counters(f, c, ifs, n_ifs);
+        render_sampler(f);
         render_watchdog(f, c, switch_globs, n_switch_globs);
         render_queues(f, c);
         pthread_mutex_unlock(&render_lock);

@@ -191,9 +191,12 @@ int cmd_serve(struct cli *c)
         } else {
                 log_info("serving %s on %s%s", o.insecure_loopback ? "plain HTTP" : "HTTPS (client certificates required)",
                          c->config.listen, probe ? "; probe responder started" : "");
+                if (api_sampler_sync(&api, &e) < 0)
+                        log_warn("counter sampler not started: %s", errbuf_str(&e, buf, sizeof(buf)));
                 rc = serve_loop(c, j);
         }
         http_stop(http);
+        metrics_sampler_close();
         probe_server_stop(probe);
         journal_close(j);
         return rc;

@@ -8,6 +8,7 @@
 
 #include "agent/config/config.h"
 #include "drivers/host/qdisc_tree.h"
+#include "drivers/host/sampler.h"
 #include "drivers/host/tc_nl.h"
 #include "drivers/probe/probe_net.h"
 #include "policies/json/jsonv.h"
@@ -37,6 +38,7 @@ static void nonzero_defaults(struct agent_config *c)
         c->probe_runs = 3;
         c->probe_max_clients = 4;
         c->drift_interval_s = 60;
+        c->counters_sample_ms = SAMPLER_PERIOD_MS_DEFAULT;
         c->drift_mode = DRIFT_MODE_REPORT;
         c->max_body_bytes = 1u << 20;
         c->request_timeout_s = 30;
@@ -287,6 +289,16 @@ static const struct jsonv_field probe_fields[] = {
         CF_STR("advertise", probe_advertise, check_advertise),
         { 0 },
 };
+
+static const struct jsonv_field counters_fields[] = {
+        JSONV_UINT("sample_ms", struct agent_config, counters_sample_ms, SAMPLER_PERIOD_MS_MIN, SAMPLER_PERIOD_MS_MAX),
+        { 0 },
+};
+
+static int parse_counters(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_object(v, j, counters_fields, obj);
+}
 
 static const struct jsonv_field drift_fields[] = {
         JSONV_UINT("interval_s", struct agent_config, drift_interval_s, 0, 86400),
@@ -561,6 +573,7 @@ static const struct jsonv_field config_fields[] = {
         CF_STR("proc_root", proc_root, NULL),
         JSONV_CUSTOM("external_owners", JSONV_ARRAY, 0, parse_external_owners),
         JSONV_CUSTOM("second_writer", JSONV_OBJECT, 0, parse_second_writer),
+        JSONV_CUSTOM("counters", JSONV_OBJECT, 0, parse_counters),
         { 0 },
 };
 

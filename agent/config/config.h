@@ -83,6 +83,7 @@ struct agent_config {
         unsigned probe_max_clients;             /* responder sessions at once (probe.max_clients, default 4) */
         char probe_advertise[128];              /* "ADDR:PORT" peers reach the responder at; "" = probe.listen */
         unsigned drift_interval_s;              /* 0 = no periodic drift check */
+        unsigned counters_sample_ms;            /* counters.sample_ms: the counter sampler's period (10, 1-1000) */
         enum drift_mode drift_mode;
         unsigned role;                          /* enum agent_role ("role") */
         struct driver_env env;                  /* sysfs_root, debugfs_root, configfs_root, settle_ms, link_up_max_ms, flap_wait_ms, rdma_wait_ms, switch_role, qdisc_parents */

@@ -16,6 +16,7 @@
 #include "drivers/host/lldp.h"
 #include "drivers/host/qdisc_ets.h"
 #include "drivers/host/queues.h"
+#include "drivers/host/sampler.h"
 #include "drivers/switch/switch.h"
 #include "drivers/switch/switch_counters.h"
 #include "policies/state/field.h"
@@ -438,6 +439,47 @@ static int read_hosts(const struct agent_config *c, const struct layers_here *l,
         return 0;
 }
 
+/*
+ * Over the window, the counter sampler every counters.sample_ms on the host interfaces:
+ * the bursts of pause a rate over the whole window averages away (pause_burst).
+ */
+static void host_bursts(const struct agent_config *c, struct plan *p, struct doctor_node *n, struct host_part *h,
+                        double window_s)
+{
+        char (*names)[IF_NAMESIZE] = calloc(p->n + 1, IF_NAMESIZE);
+        struct sampler *s = calloc(1, sizeof(*s));
+        struct sampler_opts o = { .period_ms = c->counters_sample_ms, .sysfs_root = c->env.sysfs_root,
+                                  .nl = c->env.nl };
+        struct errbuf e = { 0 };
+        double end = -1;
+        int64_t since_ms;
+        unsigned k = 0;
+
+        for (unsigned i = 0; names && i < p->n && k < SAMPLER_IFS_MAX; i++)
+                if (p->v[i].t.kind == TARGET_INTERFACE && strlen(p->v[i].t.name) < IF_NAMESIZE) {
+                        snprintf(names[k++], IF_NAMESIZE, "%s", p->v[i].t.name);
+                        if (end < 0)
+                                end = h->a[i].t + window_s;
+                }
+        since_ms = clock_wall_ms() - c->counters_sample_ms;
+        if (!k || !s || !c->counters_sample_ms || sampler_open(s, &o, (const char (*)[IF_NAMESIZE])names, k, &e) < 0) {
+                free(names);
+                free(s);
+                return;
+        }
+        while (clock_mono_s() < end) {
+                sampler_sample(s);
+                wait_until(fmin(end, clock_mono_s() + c->counters_sample_ms / 1000.0));
+        }
+        sampler_sample(s);
+        n->sample_ms = c->counters_sample_ms;
+        for (unsigned i = 0; i < n->n_ifs; i++)
+                n->ifs[i].n_bursts = sampler_bursts(s, n->ifs[i].name, since_ms, n->ifs[i].bursts, DOCTOR_BURSTS_MAX);
+        sampler_close(s);
+        free(s);
+        free(names);
+}
+
 static void host_rates(struct plan *p, struct doctor_node *n, struct host_part *h, double window_s)
 {
         unsigned k = 0, reset = 0;
@@ -496,6 +538,8 @@ int doctor_collect(const struct agent_config *c, const struct doctor_collect_opt
                 r = read_hosts(c, &layers, &p, &n, &h, e);
         if (r >= 0)
                 host_peers(c, &n);
+        if (r >= 0)
+                host_bursts(c, &p, &n, &h, o->window_s);
         if (r >= 0)
                 host_rates(&p, &n, &h, o->window_s);
         join_switches(&p, jobs);

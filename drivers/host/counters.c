@@ -217,6 +217,33 @@ int counters_kind_source(const char *name, const char *source, int *ret_prio, in
         return counters_kind(name, ret_prio, ret_tc);
 }
 
+/*
+ * The pause duration counters, in microseconds: mlx5 en_stats.c pport_per_prio_pfc_stats_desc
+ * ("rx_prio%d_pause_duration", "tx_prio%d_pause_duration": PPCNT rx/tx_pause_duration, "the
+ * time in microseconds that the port was paused", Documentation/networking/device_drivers/
+ * ethernet/mellanox/mlx5/counters.rst) and the global pause group's; bnxt_ethtool.c
+ * bnxt_port_stats_ext_arr ("pfc_pri%d_rx_duration_us", "pfc_pri%d_tx_duration_us").
+ */
+static const struct {
+        const char *pattern;
+        enum doctor_counter kind;
+} durations[] = {
+        { "rx_prio%u_pause_duration", DOCTOR_PAUSE_RX }, { "tx_prio%u_pause_duration", DOCTOR_PAUSE_TX },
+        { "rx_global_pause_duration", DOCTOR_PAUSE_RX }, { "tx_global_pause_duration", DOCTOR_PAUSE_TX },
+        { "pfc_pri%u_rx_duration_us", DOCTOR_PAUSE_RX }, { "pfc_pri%u_tx_duration_us", DOCTOR_PAUSE_TX },
+};
+
+int counters_duration(const char *name, int *ret_prio)
+{
+        int tc;
+
+        for (size_t i = 0; i < ARRAY_SIZE(durations); i++)
+                if (match_one(durations[i].pattern, name, ret_prio, &tc))
+                        return (int)durations[i].kind;
+        *ret_prio = -1;
+        return -1;
+}
+
 static void add(struct counters *c, const char *name, const char *source, uint64_t v, const char *kdrv)
 {
         struct counter *x;

@@ -87,3 +87,10 @@ int counters_kind(const char *name, int *ret_prio, int *ret_tc);
  * the RDMA driver means by it (bnxt_re's "tx_bytes"/"rx_bytes": the RoCE bytes).
  */
 int counters_kind_source(const char *name, const char *source, int *ret_prio, int *ret_tc);
+
+/*
+ * A pause duration counter (microseconds paused: mlx5 rx/tx_prioN_pause_duration, bnxt
+ * pfc_priN_rx/tx_duration_us)? DOCTOR_PAUSE_RX or DOCTOR_PAUSE_TX for the direction, -1 when
+ * it is none; *ret_prio the priority it carries (-1: the link's pause).
+ */
+int counters_duration(const char *name, int *ret_prio);

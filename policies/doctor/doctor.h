@@ -112,6 +112,22 @@ struct doctor_peer {
         char port[DOCTOR_NAME_MAX];
 };
 
+/*
+ * A burst of pause the agent's counter sampler saw (drivers/host/sampler.h): consecutive
+ * samples of sample_ms at or above its bound, inside the window.
+ */
+#define DOCTOR_BURSTS_MAX 8
+struct doctor_burst {
+        char name[48];                  /* the counter: "rx_prio3_pause", "rx_prio3_pause_duration" */
+        uint8_t kind;                   /* enum doctor_counter (DOCTOR_PAUSE_RX or DOCTOR_PAUSE_TX) */
+        int8_t prio;                    /* the priority, DOCTOR_PRIO_ANY: the link's pause */
+        bool duration;                  /* count is microseconds paused, else pause frames */
+        int64_t start_ms;               /* wall clock, ms since the epoch */
+        uint32_t length_ms;
+        uint64_t count;                 /* frames, or microseconds paused, over the burst */
+        double peak_per_s;              /* the highest sample: frames/s, or the share paused (0-1) */
+};
+
 struct doctor_iface {
         char name[DOCTOR_NAME_MAX];
         char driver[32];                /* kernel driver */
@@ -121,6 +137,8 @@ struct doctor_iface {
         struct state st;                /* live: every field read here (present bits) */
         struct doctor_peer peer;
         struct doctor_rates rates;
+        unsigned n_bursts;              /* pause bursts the sampler saw over the window */
+        struct doctor_burst bursts[DOCTOR_BURSTS_MAX];
 };
 
 struct doctor_port {
@@ -172,6 +190,7 @@ struct doctor_node {
         unsigned n_drift;               /* differences (only the first DOCTOR_DRIFT_MAX listed) */
         struct doctor_drift drift[DOCTOR_DRIFT_MAX];
         double window_s;                /* how long the collection took (the counters' window and the reads) */
+        unsigned sample_ms;             /* the counter sampler's period over the window, 0: not sampled */
         unsigned probe_port;            /* its probe responder's port (probe.listen), 0 unknown */
         unsigned n_ifs;
         struct doctor_iface *ifs;       /* owned */
@@ -248,6 +267,7 @@ struct doctor_profile {
 struct doctor_params {
         double window_s;                /* counter window (collection) */
         double pause_storm_pps;         /* pause frames per second on one priority */
+        unsigned pause_burst_min_ms;    /* a sampled burst of pause at least this long is pause_burst's (20) */
         double heavy_marking_pps;       /* ECN-marked packets per second that count as heavy ... */
         double heavy_marking_share;     /* ... or this share of the queue's packets (0.001: 1 in 1000) */
         unsigned ecn_min_bytes_per_gbps;        /* ECN floor per Gb/s of port speed */

@@ -9,6 +9,7 @@ void doctor_params_default(struct doctor_params *p)
         *p = (struct doctor_params){
                 .window_s = 10,
                 .pause_storm_pps = 1000,
+                .pause_burst_min_ms = 20,
                 .heavy_marking_pps = 1000,
                 .heavy_marking_share = 0.001,
                 .ecn_min_bytes_per_gbps = 1500,         /* 150000 B at 100 Gb/s */

@@ -3,7 +3,7 @@
  * Internal to policies/: rule checks kept in files of their own, for the table in
  * doctor_rules.c (doctor_headroom.c: headroom_insufficient, cable_length_unset,
  * lossless_drops; doctor_watchdog.c: watchdog_missing, watchdog_flapping; doctor_locate.c:
- * fabric_suspect).
+ * fabric_suspect; doctor_burst.c: pause_burst).
  */
 #pragma once
 
@@ -31,3 +31,7 @@ const char *doctor_prio_list(uint8_t bits, char *buf, size_t size);
 /* cnp_class_mismatch (doctor_cnp.c): a NIC's CNP marking against its switch port's CNP class. */
 void doctor_check_cnp_class(const struct doctor_rule *rule, const struct doctor_facts *f,
                             const struct doctor_params *p, struct doctor_report *r);
+
+/* pause_burst (doctor_burst.c): a burst of pause the counter sampler saw, which the window's mean hides. */
+void doctor_check_pause_burst(const struct doctor_rule *rule, const struct doctor_facts *f,
+                              const struct doctor_params *p, struct doctor_report *r);

@@ -84,6 +84,25 @@ static json_t *link_json(const struct doctor_link *l, bool *ok)
         return o;
 }
 
+static json_t *bursts_json(const struct doctor_iface *x, bool *ok)
+{
+        json_t *a = json_array();
+
+        for (unsigned i = 0; a && i < x->n_bursts; i++) {
+                const struct doctor_burst *b = &x->bursts[i];
+                json_t *o = json_pack("{s:s,s:s,s:b,s:I,s:I,s:I,s:f}", "name", b->name, "kind",
+                                      doctor_counter_name(b->kind), "duration", b->duration, "start_ms",
+                                      (json_int_t)b->start_ms, "length_ms", (json_int_t)b->length_ms, "count",
+                                      (json_int_t)(b->count > LLONG_MAX ? LLONG_MAX : b->count), "peak_per_s",
+                                      b->peak_per_s);
+
+                if (o && b->prio != DOCTOR_PRIO_ANY)
+                        spec_json_set(o, "priority", json_integer(b->prio), ok);
+                spec_json_append(a, o, ok);
+        }
+        return a;
+}
+
 static json_t *iface_json(const struct doctor_iface *x, bool *ok)
 {
         json_t *o = json_pack("{s:s,s:s,s:b,s:b}", "name", x->name, "driver", x->driver, "rdma", x->rdma,
@@ -95,6 +114,8 @@ static json_t *iface_json(const struct doctor_iface *x, bool *ok)
                 spec_json_set(o, "peer", json_pack("{s:s,s:s,s:s}", "source", path_names[x->peer.source],
                                                    "switch", x->peer.sw, "port", x->peer.port), ok);
         spec_json_set(o, "rates", rates_json(&x->rates, ok), ok);
+        if (x->n_bursts)
+                spec_json_set(o, "bursts", bursts_json(x, ok), ok);
         return o;
 }
 
@@ -132,6 +153,8 @@ json_t *doctor_node_to_json(const struct doctor_node *n)
                 spec_json_set(o, "lldpad_pid", json_integer(n->lldpad_pid), &ok);
         if (n->probe_port)
                 spec_json_set(o, "probe_port", json_integer(n->probe_port), &ok);
+        if (n->sample_ms)
+                spec_json_set(o, "sample_ms", json_integer(n->sample_ms), &ok);
         if (n->declared_cable_m)
                 spec_json_set(o, "declared_cable_length_m", json_integer(n->declared_cable_m), &ok);
         for (unsigned i = 0; i < n->n_ifs; i++)
@@ -225,6 +248,38 @@ static int parse_rates(struct jsonv *v, const json_t *j, struct doctor_rates *r)
         return jsonv_object_array(v, j, "rate", "rates", 0, DOCTOR_RATES_MAX, parse_rate, r);
 }
 
+static const struct jsonv_field burst_fields[] = {
+        JSONV_STR("name", struct doctor_burst, name, JSONV_REQUIRED | JSONV_NONEMPTY),
+        JSONV_ENUM("kind", struct doctor_burst, kind, counter_names, JSONV_REQUIRED),
+        { .key = "priority", .type = JSONV_INTEGER, .min = 0, .max = 7, JSONV_MEMBER(struct doctor_burst, prio) },
+        JSONV_BOOLEAN("duration", struct doctor_burst, duration),
+        { .key = "start_ms", .type = JSONV_INTEGER, .flags = JSONV_REQUIRED, .min = 0, .max = LLONG_MAX,
+          JSONV_MEMBER(struct doctor_burst, start_ms) },
+        JSONV_UINT("length_ms", struct doctor_burst, length_ms, 0, 86400000),
+        { .key = "count", .type = JSONV_INTEGER, .flags = JSONV_REQUIRED, .min = 0, .max = LLONG_MAX,
+          JSONV_MEMBER(struct doctor_burst, count) },
+        { .key = "peak_per_s", .type = JSONV_NUMBER, .flags = JSONV_REQUIRED, .min = 0, .max = 1000000000000000LL,
+          JSONV_MEMBER(struct doctor_burst, peak_per_s) },
+        { 0 },
+};
+
+static int parse_burst(struct jsonv *v, const json_t *j, size_t i, void *ctx)
+{
+        struct doctor_iface *x = ctx;
+        struct doctor_burst *b;
+
+        if (x->n_bursts >= DOCTOR_BURSTS_MAX)
+                return jsonv_error(v, "more than %d bursts", DOCTOR_BURSTS_MAX);
+        b = &x->bursts[x->n_bursts++];
+        *b = (struct doctor_burst){ .prio = DOCTOR_PRIO_ANY };
+        return jsonv_object(v, j, burst_fields, b);
+}
+
+static int if_bursts(struct jsonv *v, const json_t *j, void *obj)
+{
+        return jsonv_object_array(v, j, "burst", "bursts", 0, DOCTOR_BURSTS_MAX, parse_burst, obj);
+}
+
 static const struct jsonv_field link_fields[] = {
         { .key = "up", .type = JSONV_BOOL, JSONV_MEMBER(struct doctor_link, up) },
         JSONV_UINT("speed_mbps", struct doctor_link, speed_mbps, 1, 100000000),
@@ -312,6 +367,7 @@ static const struct jsonv_field iface_fields[] = {
         IF_CUSTOM("state", JSONV_OBJECT, if_state),
         IF_CUSTOM("peer", JSONV_OBJECT, if_peer),
         IF_CUSTOM("rates", JSONV_ARRAY, if_rates),
+        IF_CUSTOM("bursts", JSONV_ARRAY, if_bursts),
         { 0 },
 };
 
@@ -477,6 +533,7 @@ static const struct jsonv_field node_fields[] = {
         JSONV_STR("policy", struct doctor_node, policy, 0),
         JSONV_NUM("window_s", struct doctor_node, window_s, 0, 86400),
         JSONV_UINT("probe_port", struct doctor_node, probe_port, 1, 65535),
+        JSONV_UINT("sample_ms", struct doctor_node, sample_ms, 1, 1000),
         JSONV_UINT("declared_cable_length_m", struct doctor_node, declared_cable_m, STATE_CABLE_LEN_MIN,
                    STATE_CABLE_LEN_MAX),
         JSONV_CUSTOM("drift", JSONV_OBJECT, 0, node_drift),

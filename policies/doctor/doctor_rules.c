@@ -1136,6 +1136,15 @@ const struct doctor_rule doctor_rules[] = {
             "configuration second_writer: restores, window_s) and stopped restoring it until a person acts",
           .source = "docs/operations.md, Drift (a second writer); Kubernetes server-side apply field managers",
           .needs_path = false, .check = check_second_writer },
+        { .code = "pause_burst", .severity = DOCTOR_WARNING,
+          .what = "a burst of pause the window's mean hides",
+          .threshold = "the agent's counter sampler (counters.sample_ms, 10 ms) saw samples of >= 1000 pause frames/s (or a "
+            "pause duration counter paused >= half the sample) for >= 20 ms on one priority, while the window's mean "
+            "stays under pause_storm's bound",
+          .source = "Arista AI Analyzer (counters sampled every 100 us: \"traditional "
+            "counters are on the time scale of seconds\"); IEEE 802.3 Annex 31D (a quantum is 512 bit times); mlx5 "
+            "counters.rst rx/tx_prio[p]_pause, _pause_duration (us); bnxt pfc_pri%d_rx_duration_us",
+          .needs_path = false, .check = doctor_check_pause_burst },
 };
 
 const unsigned doctor_rules_n = ARRAY_SIZE(doctor_rules);

@@ -141,6 +141,13 @@ struct nm_driver {
 #define NM_LINK_UP_MS 400               /* a driver without its own figure */
 #define NM_SPEED_MBPS 100000            /* a device's speed unless its spec names one */
 
+/* Pause bursts of a device (nm_pause.c), [0] received, [1] sent, per priority. */
+struct nm_pause {
+        uint64_t frames[2][8], us[2][8], transitions[2][8];     /* of the bursts that ended */
+        uint32_t pps[2][8];                                     /* a burst set, 0 none */
+        uint64_t since_ms[2][8], until_ms[2][8];
+};
+
 struct nm_dev {
         char name[IF_NAMESIZE];
         int ifindex;
@@ -163,6 +170,7 @@ struct nm_dev {
         int fail[NM_OP_MAX];            /* > 0: the next op fails with -fail (once) */
         unsigned fail_skip[NM_OP_MAX];  /* calls that still go through before that */
         unsigned n_sets;                /* SET requests (dcbnl and link) that reached the driver */
+        struct nm_pause pause;          /* control "burst": PFC pause on the device's clock */
 };
 
 struct nm_app {
@@ -187,9 +195,17 @@ struct nm {
         unsigned link_up_ms;            /* carrier back after it went down; 0: each driver's own figure */
         unsigned rdma_lag_ms;           /* RDMA port ACTIVE after carrier */
         unsigned n_requests;
+        unsigned n_gstats;              /* ETHTOOL_GSTATS answered (a reader of the statistics at work) */
         unsigned n_corrupt;             /* driver memory overruns seen (a real driver would corrupt itself) */
         FILE *log;                      /* what the model did, for people reading test logs; may be NULL */
 };
+
+/* ---- nm_pause.c ---- */
+/* A burst of PFC XOFF at pps frames/s on prio for ms, received (the peer pauses the device) or sent. */
+int nm_pause_burst(struct nm *m, struct nm_dev *d, bool tx, unsigned prio, uint32_t pps, unsigned ms);
+/* What the MAC counted of the bursts on prio up to now: frames, microseconds paused, XOFF-to-XON transitions. */
+void nm_pause_now(const struct nm_dev *d, bool tx, unsigned prio, uint64_t *frames, uint64_t *us,
+                  uint64_t *transitions);
 
 /* ---- nm_core.c ---- */
 void nm_init(struct nm *m);

@@ -483,6 +483,36 @@ static void bnxt_files_tick(struct nm *m, struct nm_dev *d)
 static const char *const hw_counters[] = { "tx_cnp_pkts", "rx_cnp_pkts", "rx_ecn_marked_pkts", "rx_roce_discards",
                                            "rx_out_of_buffer", NULL };
 
+/*
+ * ethtool -S (bnxt_ethtool.c): the port's PFC frames per priority (bnxt_port_stats_arr
+ * rx/tx_pfc_ena_frames_pri%u) and the extended port statistics' pause duration and
+ * transitions (bnxt_port_stats_ext_arr, BNXT_RX/TX_STATS_EXT_PFC_ENTRY: pfc_pri%d_rx/tx_duration_us,
+ * _transitions). A burst (nm_pause.c) moves them.
+ */
+static unsigned bnxt_stats(struct nm *m, struct nm_dev *d, char (*names)[NM_GSTRING_LEN], uint64_t *vals,
+                           unsigned max)
+{
+        uint64_t f[2][8], us[2][8], t[2][8];
+        unsigned n = 0;
+
+        for (unsigned tx = 0; tx < 2; tx++)
+                for (unsigned i = 0; i < 8; i++)
+                        nm_pause_now(d, tx, i, &f[tx][i], &us[tx][i], &t[tx][i]);
+        for (unsigned tx = 0; tx < 2; tx++)
+                for (unsigned i = 0; i < 8 && n < max; i++) {
+                        snprintf(names[n], NM_GSTRING_LEN, "%s_pfc_ena_frames_pri%u", tx ? "tx" : "rx", i);
+                        vals[n++] = f[tx][i];
+                }
+        for (unsigned tx = 0; tx < 2; tx++)
+                for (unsigned i = 0; i < 8 && n + 2 <= max; i++) {
+                        snprintf(names[n], NM_GSTRING_LEN, "pfc_pri%u_%s_duration_us", i, tx ? "tx" : "rx");
+                        vals[n++] = us[tx][i];
+                        snprintf(names[n], NM_GSTRING_LEN, "pfc_pri%u_%s_transitions", i, tx ? "tx" : "rx");
+                        vals[n++] = t[tx][i];
+                }
+        return n;
+}
+
 const struct nm_driver nm_bnxt = {
         .name = "bnxt",
         .kernel_driver = "bnxt_en",
@@ -504,6 +534,7 @@ const struct nm_driver nm_bnxt = {
         .link_up_ms = bnxt_link_up_ms,
         .debugfs_create = bnxt_debugfs_create,
         .files_tick = bnxt_files_tick,
+        .stats = bnxt_stats,
 };
 
 /* ---- veth: no dcbnl_ops (dcb_doit answers -EOPNOTSUPP), MTU 68..65535 (veth_setup) ---- */

@@ -2,7 +2,8 @@
 /*
  * The control commands of a model (one line each; build/nicmodel ctl SOCKET ...):
  *   dump                         the state of every device (nm_dump), stable text
- *   stats                        requests seen, SETs that reached each driver, carrier changes
+ *   stats                        requests seen (and of them ETHTOOL_GSTATS), SETs that reached each driver,
+ *                                carrier changes
  *   settled                      "settled" when no link flap is pending or under way, else "busy"
  *   pfc DEV MASK                 a hand change: the driver's setpfc with pfc_en = MASK
  *   app-add DEV DSCP PRIO        a hand change: an IEEE APP entry, through the driver's setapp
@@ -11,6 +12,8 @@
  *   tunable DEV MS               a hand change: ethtool --set-tunable DEV pfc-prevention-tout MS
  *                                (through the driver's set_tunable)
  *   stall DEV on|off             the device's receive path stalls (it keeps sending pause) or recovers
+ *   burst DEV PRIO PPS MS        the link partner pauses priority PRIO: PPS PFC XOFF frames a second for
+ *                                MS ms on the model's clock (nm_pause.c); burst-tx: the device sends them
  *   delay DEV N                  a hand change: the driver's setpfc with the current pfc_en and delay = N
  *   speed DEV MBPS               the link renegotiated at MBPS (0: unknown); SYSFS/class/net/DEV/speed follows
  *   qdisc DEV root|none          a root qdisc offloaded to the port, or removed (mlxsw's headroom mode)
@@ -33,7 +36,7 @@ static const char *const op_names[NM_OP_MAX] = {
 static int stats(struct nm *m, FILE *f)
 {
         nm_tick(m);
-        fprintf(f, "requests %u\n", m->n_requests);
+        fprintf(f, "requests %u\ngstats %u\n", m->n_requests, m->n_gstats);
         for (unsigned i = 0; i < m->n_devs; i++)
                 fprintf(f, "%s sets %u carrier_changes %u\n", m->devs[i].name, m->devs[i].n_sets,
                         m->devs[i].carrier_up_count + m->devs[i].carrier_down_count);
@@ -147,6 +150,8 @@ int nm_control(struct nm *m, const char *line, FILE *f)
                 r = fail(d, arg, (int)b, c);
         else if (streq(cmd, "tunable"))
                 r = d->drv->set_tunable ? (d->n_sets++, d->drv->set_tunable(m, d, 3, (uint16_t)a)) : -EOPNOTSUPP;
+        else if ((streq(cmd, "burst") || streq(cmd, "burst-tx")) && n == 5)
+                r = nm_pause_burst(m, d, streq(cmd, "burst-tx"), a, b, c);
         else if (streq(cmd, "stall") && (streq(arg, "on") || streq(arg, "off")))
                 r = d->drv->stall ? d->drv->stall(m, d, streq(arg, "on")) : -EOPNOTSUPP;
         else

@@ -101,6 +101,7 @@ static int strings_or_stats(struct nm *m, struct nm_dev *d, unsigned char *cmd, 
 
         if (!d->drv->stats)
                 return -EOPNOTSUPP;
+        m->n_gstats += values;
         if (len < head)
                 return -EFAULT;
         memcpy(hdr, cmd, head);

@@ -569,6 +569,30 @@ static unsigned ice_link_up_ms(const struct nm_dev *d)
 /* infiniband/hw/irdma/verbs.c irdma_hw_stat_names */
 static const char *const hw_counters[] = { "RxECNMrkd", "cnpHandled", "cnpIgnored", "cnpSent", NULL };
 
+/*
+ * ethtool -S (ice_ethtool.c ice_get_strings(), ICE_MAX_USER_PRIORITY): the per-priority
+ * flow control counters of the port, every priority, XON and XOFF frames sent and
+ * received (GLPRT_PXONTXC/PXOFFTXC, PXONRXC/PXOFFRXC); no pause duration. A burst
+ * (nm_pause.c) counts its XOFF frames and the one XON that ends it.
+ */
+static unsigned ice_stats(struct nm *m, struct nm_dev *d, char (*names)[NM_GSTRING_LEN], uint64_t *vals,
+                          unsigned max)
+{
+        unsigned n = 0;
+
+        for (unsigned tx = 2; tx-- > 0;)
+                for (unsigned i = 0; i < 8 && n + 2 <= max; i++) {
+                        uint64_t f, us, t;
+
+                        nm_pause_now(d, tx, i, &f, &us, &t);
+                        snprintf(names[n], NM_GSTRING_LEN, "%s_priority_%u_xon.nic", tx ? "tx" : "rx", i);
+                        vals[n++] = t;
+                        snprintf(names[n], NM_GSTRING_LEN, "%s_priority_%u_xoff.nic", tx ? "tx" : "rx", i);
+                        vals[n++] = f;
+                }
+        return n;
+}
+
 const struct nm_driver nm_ice = {
         .name = "ice",
         .kernel_driver = "ice",
@@ -589,4 +613,5 @@ const struct nm_driver nm_ice = {
         .dump = ice_dump,
         .link_up_ms = ice_link_up_ms,
         .rates = ice_rates,
+        .stats = ice_stats,
 };

@@ -447,7 +447,10 @@ static int mlx5_stall(struct nm *m, struct nm_dev *d, bool on)
         return 0;
 }
 
-/* ethtool -S (en_stats.c): per-priority pause of the PFC priorities (mlx5e_grp_per_prio_pfc), the stall events. */
+/*
+ * ethtool -S (en_stats.c): per-priority pause of the PFC priorities (mlx5e_grp_per_prio_pfc: only
+ * those with PFC on), the stall events.
+ */
 static unsigned mlx5_stats(struct nm *m, struct nm_dev *d, char (*names)[NM_GSTRING_LEN], uint64_t *vals, unsigned max)
 {
         const struct mlx5 *p = P(d);
@@ -456,13 +459,24 @@ static unsigned mlx5_stats(struct nm *m, struct nm_dev *d, char (*names)[NM_GSTR
         unsigned n = 0;
 
         stall_now(p, nm_now_ms(), &paused, &warn, &err);
-        for (int i = 0; i < 8 && n + 2 <= max; i++) {
+        /* pport_per_prio_pfc_stats_desc, in its order; pause bursts from nm_pause.c */
+        for (int i = 0; i < 8 && n + 5 <= max; i++) {
+                uint64_t rf, rus, rt, tf, tus, tt;
+
                 if (!(p->pfc_en & (1u << i)))
                         continue;
+                nm_pause_now(d, false, (unsigned)i, &rf, &rus, &rt);
+                nm_pause_now(d, true, (unsigned)i, &tf, &tus, &tt);
                 snprintf(names[n], NM_GSTRING_LEN, "rx_prio%d_pause", i);
-                vals[n++] = 0;
+                vals[n++] = rf;
+                snprintf(names[n], NM_GSTRING_LEN, "rx_prio%d_pause_duration", i);
+                vals[n++] = rus;
                 snprintf(names[n], NM_GSTRING_LEN, "tx_prio%d_pause", i);
-                vals[n++] = p->tx_pause[i] + paused;
+                vals[n++] = p->tx_pause[i] + paused + tf;
+                snprintf(names[n], NM_GSTRING_LEN, "tx_prio%d_pause_duration", i);
+                vals[n++] = tus;
+                snprintf(names[n], NM_GSTRING_LEN, "rx_prio%d_pause_transition", i);
+                vals[n++] = rt;
         }
         if (p->stall_detect && n + 2 <= max) {
                 snprintf(names[n], NM_GSTRING_LEN, "%s", p->storm_name_blank ? "tx_pause_storm_warning_events "

@@ -560,6 +560,53 @@ static void test_pause_storm(void)
         CU_ASSERT_EQUAL(count("pause_storm"), 1);
 }
 
+/* A 50 ms burst the sampler saw, while the window's mean stays under pause_storm's bound. */
+static void burst(struct doctor_iface *x, const char *name, enum doctor_counter kind, bool duration,
+                  uint32_t length_ms, uint64_t count, double peak)
+{
+        CU_ASSERT_FATAL(x->n_bursts < DOCTOR_BURSTS_MAX);
+        x->bursts[x->n_bursts++] = (struct doctor_burst){ .kind = (uint8_t)kind, .prio = 3, .duration = duration,
+                                                          .start_ms = 1796731201230, .length_ms = length_ms,
+                                                          .count = count, .peak_per_s = peak };
+        snprintf(x->bursts[x->n_bursts - 1].name, sizeof(x->bursts[0].name), "%s", name);
+}
+
+static void test_pause_burst(void)
+{
+        const struct doctor_finding *x;
+
+        healthy();
+        F.nodes[1].window_s = 10;
+        F.nodes[1].sample_ms = 10;
+        /* 250 frames in 50 ms: 25/s over the 10 s window, far under the bound of 1000/s */
+        rate(&iface_of("gpu2")->rates, "rx_prio3_pause", DOCTOR_PAUSE_RX, 3, 25);
+        burst(iface_of("gpu2"), "rx_prio3_pause", DOCTOR_PAUSE_RX, false, 19, 95, 5000);
+        run();
+        CU_ASSERT_EQUAL(count("pause_storm"), 0);
+        CU_ASSERT_EQUAL(count("pause_burst"), 0);               /* under 20 ms: not a burst doctor names */
+        iface_of("gpu2")->bursts[0].length_ms = 20;
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("pause_burst"), 1);
+        iface_of("gpu2")->n_bursts = 0;
+        burst(iface_of("gpu2"), "rx_prio3_pause", DOCTOR_PAUSE_RX, false, 50, 250, 5000);
+        burst(iface_of("gpu2"), "rx_prio3_pause_duration", DOCTOR_PAUSE_RX, true, 100, 61000, 0.9);
+        run();
+        CU_ASSERT_EQUAL_FATAL(count("pause_burst"), 1);         /* one per interface, priority and direction */
+        x = find("pause_burst");
+        CU_ASSERT_EQUAL(x->severity, DOCTOR_WARNING);
+        CU_ASSERT_EQUAL(ev(x, "priority"), 3);
+        CU_ASSERT_EQUAL(ev(x, "length_ms"), 100);               /* the longest */
+        CU_ASSERT_EQUAL(ev(x, "paused_ms"), 61);
+        CU_ASSERT_EQUAL(ev(x, "window_mean_per_s"), 25);
+        CU_ASSERT_EQUAL(ev(x, "bursts"), 1);                    /* the same burst, seen by two counters */
+        CU_ASSERT_PTR_NOT_NULL(strstr(x->summary, "priority 3 paused 61 ms of 100 ms at 12:00:01.230Z on "));
+        /* a mean at the bound is pause_storm's: no second finding for the same pause */
+        iface_of("gpu2")->rates.v[iface_of("gpu2")->rates.n - 1].per_s = 1000;
+        run();
+        CU_ASSERT_EQUAL(count("pause_storm"), 1);
+        CU_ASSERT_EQUAL(count("pause_burst"), 0);
+}
+
 /* The watchdog is read on the switch's ports (SONiC-like: it covers pfcwd_sw_enable's priorities). */
 static void watchdog_on(struct doctor_port *p, uint8_t prios)
 {
@@ -823,6 +870,8 @@ static void test_json_roundtrip(void)
         host("gpu3", NULL, NULL);
         rate(&iface_of("gpu1")->rates, "rx_prio3_pause", DOCTOR_PAUSE_RX, 3, 12.5);
         iface_of("gpu1")->link.rate[0] = 'x';
+        burst(iface_of("gpu1"), "rx_prio3_pause_duration", DOCTOR_PAUSE_RX, true, 50, 41000, 0.82);
+        F.nodes[0].sample_ms = 10;
         j = doctor_node_to_json(&F.nodes[0]);
         CU_ASSERT_FATAL(j != NULL);
         CU_ASSERT_EQUAL_FATAL(doctor_node_from_json(j, "gpu1", &back, &e), 0);
@@ -837,6 +886,12 @@ static void test_json_roundtrip(void)
         CU_ASSERT_DOUBLE_EQUAL(back.ifs[0].rates.v[0].per_s, 12.5, 1e-9);
         CU_ASSERT(back.ifs[0].link.state_known && back.ifs[0].link.up);
         CU_ASSERT_EQUAL(back.ifs[0].link.speed_mbps, 100000);
+        CU_ASSERT_EQUAL(back.sample_ms, 10);
+        CU_ASSERT_EQUAL_FATAL(back.ifs[0].n_bursts, 1);
+        CU_ASSERT(back.ifs[0].bursts[0].duration && back.ifs[0].bursts[0].prio == 3);
+        CU_ASSERT_EQUAL(back.ifs[0].bursts[0].start_ms, 1796731201230);
+        CU_ASSERT_EQUAL(back.ifs[0].bursts[0].count, 41000);
+        CU_ASSERT_STRING_EQUAL(back.ifs[0].bursts[0].name, "rx_prio3_pause_duration");
         doctor_node_free(&back);
         json_decref(j);
 
@@ -1192,6 +1247,7 @@ int suite_doctor(void)
             !CU_add_test(s, "dscp_map", test_dscp_map) || !CU_add_test(s, "pfc", test_pfc) ||
             !CU_add_test(s, "ecn_disabled", test_ecn_disabled) || !CU_add_test(s, "ecn_low", test_ecn_low) ||
             !CU_add_test(s, "cnp", test_cnp) || !CU_add_test(s, "pause_storm", test_pause_storm) ||
+            !CU_add_test(s, "pause_burst", test_pause_burst) ||
             !CU_add_test(s, "watchdog_missing", test_watchdog_missing) ||
             !CU_add_test(s, "watchdog_flapping", test_watchdog_flapping) ||
             !CU_add_test(s, "downshift", test_downshift) || !CU_add_test(s, "lldpad_and_drift", test_lldpad_and_drift) ||
