@@ -196,6 +196,12 @@ int ctl_take_options(struct ctl *c, struct ctl_selector *sel, int (*one)(void *c
  */
 int ctl_select_only(struct ctl *c, const struct policy *p, const struct ctl_selector *only,
                     const struct inventory_node ***ret, unsigned *ret_n);
+/*
+ * --node N (repeatable): sel[0..*n) narrowed to names[0..n_names) in sel's order (none
+ * given: all kept). A name not in sel: the error printed, -ENOENT, sel unchanged.
+ */
+int ctl_only_nodes(struct ctl *c, const struct inventory_node **sel, unsigned *n, const char *const *names,
+                   unsigned n_names);
 
 /*
  * Who asks and for what (ctl_who.c): o's user (the OS user, and sudo's), cert_cn (of

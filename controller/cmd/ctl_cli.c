@@ -490,3 +490,30 @@ int ctl_select_only(struct ctl *c, const struct policy *p, const struct ctl_sele
         *ret_n = k;
         return 0;
 }
+
+int ctl_only_nodes(struct ctl *c, const struct inventory_node **sel, unsigned *n, const char *const *names,
+                   unsigned n_names)
+{
+        unsigned k = 0;
+
+        for (unsigned j = 0; j < n_names; j++) {
+                bool found = false;
+
+                for (unsigned i = 0; i < *n; i++)
+                        found |= streq(sel[i]->name, names[j]);
+                if (!found) {
+                        log_err("%s: --node '%s' is not a selected node of the inventory", c->cmd->name, names[j]);
+                        return -ENOENT;
+                }
+        }
+        if (!n_names)
+                return 0;
+        for (unsigned i = 0; i < *n; i++)
+                for (unsigned j = 0; j < n_names; j++)
+                        if (streq(sel[i]->name, names[j])) {
+                                sel[k++] = sel[i];
+                                break;
+                        }
+        *n = k;
+        return 0;
+}

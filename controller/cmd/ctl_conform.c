@@ -302,33 +302,6 @@ static int run(struct ctl *ctl, const char *doc, const json_t *docj, const struc
         return r;
 }
 
-/* --node N (repeatable): only those inventory nodes, each of which must be there. */
-static int only_nodes(const struct inventory_node **sel, unsigned *n, const char *const *names, unsigned n_names)
-{
-        unsigned k = 0;
-
-        for (unsigned j = 0; j < n_names; j++) {
-                bool found = false;
-
-                for (unsigned i = 0; i < *n; i++)
-                        found |= streq(sel[i]->name, names[j]);
-                if (!found) {
-                        log_err("conform: --node '%s' is not a selected node of the inventory", names[j]);
-                        return -ENOENT;
-                }
-        }
-        if (!n_names)
-                return 0;
-        for (unsigned i = 0; i < *n; i++)
-                for (unsigned j = 0; j < n_names; j++)
-                        if (streq(sel[i]->name, names[j])) {
-                                sel[k++] = sel[i];
-                                break;
-                        }
-        *n = k;
-        return 0;
-}
-
 int ctl_cmd_conform(struct ctl *c)
 {
         _cleanup_free_ const struct inventory_node **sel = NULL;
@@ -378,7 +351,7 @@ int ctl_cmd_conform(struct ctl *c)
         docj = json_loadb(doc, len, 0, &je);
         if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_select_only(c, NULL, &only, &sel, &n)) > 0)
                 goto out;
-        if (only_nodes(sel, &n, names, n_names) < 0) {
+        if (ctl_only_nodes(c, sel, &n, names, n_names) < 0) {
                 r = OUTCOME_INVALID;
                 goto out;
         }

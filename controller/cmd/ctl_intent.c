@@ -151,31 +151,6 @@ static void print_json(const struct inventory_node *const *sel, unsigned n, cons
         json_decref(j);
 }
 
-/* --node N (repeatable): only those nodes of sel, each of which must be there. */
-static int only_nodes(const struct inventory_node **sel, unsigned *n, const char *const *names, unsigned n_names)
-{
-        unsigned k = 0;
-
-        for (unsigned j = 0; j < n_names; j++) {
-                bool found = false;
-
-                for (unsigned i = 0; i < *n; i++)
-                        found |= streq(sel[i]->name, names[j]);
-                if (!found) {
-                        log_err("intent: --node '%s' is not a selected node of the inventory", names[j]);
-                        return -ENOENT;
-                }
-        }
-        for (unsigned i = 0; n_names && i < *n; i++)
-                for (unsigned j = 0; j < n_names; j++)
-                        if (streq(sel[i]->name, names[j])) {
-                                sel[k++] = sel[i];
-                                break;
-                        }
-        *n = n_names ? k : *n;
-        return 0;
-}
-
 int ctl_cmd_intent(struct ctl *c)
 {
         _cleanup_free_ const struct inventory_node **sel = NULL;
@@ -204,7 +179,7 @@ int ctl_cmd_intent(struct ctl *c)
         }
         if ((r = ctl_need_inventory(c)) > 0 || (r = ctl_select_only(c, NULL, &only, &sel, &n)) > 0)
                 return r;
-        if (only_nodes(sel, &n, names, n_names) < 0)
+        if (ctl_only_nodes(c, sel, &n, names, n_names) < 0)
                 return OUTCOME_INVALID;
         if ((r = ctl_need_http(c)) > 0)
                 return r;
