@@ -176,7 +176,7 @@ FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 $(INCLUDES) $(PKG_CFLAGS) -pthread \
 # Plus the controller's parsers of agent answers, etcd replies, store records and the inventory
 # (pure: jansson and the library only).
 FUZZ_LIB_OBJS := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRCS) controller/fleet/reply.c \
-                   controller/store/etcd_reply.c controller/store/store_record.c controller/store/store_names.c controller/rollout/rollout.c \
+                   controller/store/etcd_reply.c controller/store/store_record.c controller/model/model.c controller/model/model_opts.c controller/rollout/rollout.c \
                    controller/rollout/rollout_judge.c controller/fleet/inventory.c controller/fabric/fabric_reply.c)
 $(BUILD)/fuzzobj/%.o: %.c | $(DEPS)
 	@mkdir -p $(dir $@)
