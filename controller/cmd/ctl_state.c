@@ -24,16 +24,12 @@ struct column {
         bool wide;                      /* shown with --wide (or named in --columns) */
         /* The cell from a row's state (st) and the drifted keys of the row; "" when the row has no value. */
         void (*text)(const json_t *st, const json_t *keys, char *buf, size_t size);
+        const char *member;             /* text NULL: this member of the state, as state_text prints it */
 };
 
-static void col_mtu(const json_t *st, const json_t *keys, char *buf, size_t size);
-static void col_trust(const json_t *st, const json_t *keys, char *buf, size_t size);
-static void col_dscp(const json_t *st, const json_t *keys, char *buf, size_t size);
 static void col_pfc(const json_t *st, const json_t *keys, char *buf, size_t size);
 static void col_cable(const json_t *st, const json_t *keys, char *buf, size_t size);
 static void col_watchdog(const json_t *st, const json_t *keys, char *buf, size_t size);
-static void col_ets(const json_t *st, const json_t *keys, char *buf, size_t size);
-static void col_host_ecn(const json_t *st, const json_t *keys, char *buf, size_t size);
 static void col_dcqcn(const json_t *st, const json_t *keys, char *buf, size_t size);
 static void col_ecn(const json_t *st, const json_t *keys, char *buf, size_t size);
 static void col_roce_tos(const json_t *st, const json_t *keys, char *buf, size_t size);
@@ -42,20 +38,20 @@ static void col_buffers(const json_t *st, const json_t *keys, char *buf, size_t 
 
 /* The columns, in this order; a column no row has is left out. POLICY is the node's, not a row's. */
 static const struct column knobs[] = {
-        { "mtu", "MTU", false, col_mtu },
-        { "trust", "TRUST", false, col_trust },
-        { "dscp", "DSCP->PRIO", false, col_dscp },
-        { "pfc", "PFC", false, col_pfc },
-        { "cable", "CABLE", false, col_cable },
-        { "watchdog", "WATCHDOG", false, col_watchdog },
-        { "ets", "ETS", false, col_ets },
-        { "host_ecn", "HOST_ECN", false, col_host_ecn },
-        { "dcqcn", "DCQCN", true, col_dcqcn },
-        { "ecn", "ECN", false, col_ecn },
-        { "roce_tos", "ROCE_TOS", false, col_roce_tos },
-        { "nccl_tc", "NCCL_TC", false, col_nccl_tc },
-        { "buffers", "BUFFERS", true, col_buffers },
-        { "policy", "POLICY", false, NULL },
+        { .name = "mtu", .title = "MTU", .member = "mtu" },
+        { .name = "trust", .title = "TRUST", .member = "trust" },
+        { .name = "dscp", .title = "DSCP->PRIO", .member = "dscp_to_priority" },
+        { .name = "pfc", .title = "PFC", .text = col_pfc },
+        { .name = "cable", .title = "CABLE", .text = col_cable },
+        { .name = "watchdog", .title = "WATCHDOG", .text = col_watchdog },
+        { .name = "ets", .title = "ETS", .member = "ets" },
+        { .name = "host_ecn", .title = "HOST_ECN", .member = "host_ecn" },
+        { .name = "dcqcn", .title = "DCQCN", .wide = true, .text = col_dcqcn },
+        { .name = "ecn", .title = "ECN", .text = col_ecn },
+        { .name = "roce_tos", .title = "ROCE_TOS", .text = col_roce_tos },
+        { .name = "nccl_tc", .title = "NCCL_TC", .text = col_nccl_tc },
+        { .name = "buffers", .title = "BUFFERS", .wide = true, .text = col_buffers },
+        { .name = "policy", .title = "POLICY" },
 };
 
 #define COL_POLICY (ARRAY_SIZE(knobs) - 1)
@@ -241,24 +237,6 @@ static const char *bytes(long long b, char *buf, size_t size)
         return buf;
 }
 
-static void col_mtu(const json_t *st, const json_t *keys, char *buf, size_t size)
-{
-        member(st, "mtu", buf, size);
-        mark(keys, "mtu", buf, size);
-}
-
-static void col_trust(const json_t *st, const json_t *keys, char *buf, size_t size)
-{
-        member(st, "trust", buf, size);
-        mark(keys, "trust", buf, size);
-}
-
-static void col_dscp(const json_t *st, const json_t *keys, char *buf, size_t size)
-{
-        member(st, "dscp_to_priority", buf, size);
-        mark(keys, "dscp_to_priority", buf, size);
-}
-
 static void col_pfc(const json_t *st, const json_t *keys, char *buf, size_t size)
 {
         const json_t *pfc = json_object_get(st, "pfc");
@@ -305,18 +283,6 @@ static void col_watchdog(const json_t *st, const json_t *keys, char *buf, size_t
                 snprintf(buf + o, size - 1 - o, "%sstall %s", o ? " " : "", json_string_value(stall));
         if (json_object_get(pfc, "nic_stall_timeout_ms"))
                 mark(keys, "pfc.nic_stall_timeout_ms", buf, size);
-}
-
-static void col_ets(const json_t *st, const json_t *keys, char *buf, size_t size)
-{
-        member(st, "ets", buf, size);
-        mark(keys, "ets", buf, size);
-}
-
-static void col_host_ecn(const json_t *st, const json_t *keys, char *buf, size_t size)
-{
-        member(st, "host_ecn", buf, size);
-        mark(keys, "host_ecn", buf, size);
 }
 
 /* The NIC's DCQCN parameters, "rp_ai_rate=5 rp_hai_rate=50 ..." (sorted). */
@@ -439,7 +405,12 @@ static const char *cell(const struct view *v, const json_t *row, size_t k, char 
                         snprintf(buf, size, "%s", v->policy ? v->policy : "-");
                 return buf;
         }
-        knobs[k].text(json_object_get(row, "state"), json_object_get(row, "drifted_keys"), buf, size);
+        if (knobs[k].text) {
+                knobs[k].text(json_object_get(row, "state"), json_object_get(row, "drifted_keys"), buf, size);
+        } else {
+                member(json_object_get(row, "state"), knobs[k].member, buf, size);
+                mark(json_object_get(row, "drifted_keys"), knobs[k].member, buf, size);
+        }
         if (!buf[0])
                 snprintf(buf, size, "-");
         return buf;
